@@ -93,6 +93,7 @@ class PackCase:
     refused: str | None = None  # the SDK cannot read the request: it fails (the engine stops), with these words
     extra: Callable[[Steps], Steps] | None = None  # makes the steps list itself (added or duplicated resources)
     measure: bool = False       # print the wall time and the pack's peak memory (hostile8's 20,000 resources)
+    policy_config: dict[str, dict[str, Any]] | None = None  # hostile9: ``Configure`` first (policy name -> its config, a raw level int allowed)
 
 
 def _copy_step(src: int, name: str, type_: str | None = None, same_urn: bool = False) -> Callable[[Steps], Steps]:
@@ -236,6 +237,63 @@ def h8_cases() -> list[PackCase]:
     return out
 
 
+def h9_cases() -> list[PackCase]:
+    """hostile9: the policy config the engine's ``Configure`` carries, of levels that do not exist and properties of
+    the wrong type, out of their bounds, or unknown to the schema. The engine validates a ``--policy-pack-config``
+    file against each policy's schema, but another client (or a schema gap: names the schema does not list pass it)
+    reaches the pack as is: a config the pack cannot take is refused, naming the policy and the property, never
+    read as another value (a typo'd ``kv_reserv`` silently ignored, ``production: "false"`` read as true), never an
+    internal error on every later request."""
+    priv = at(DEP, (*C0, "securityContext"), PRIV)
+    sw309 = "vllm-pod-with-host-access"
+    sw101 = "weights-exceed-gpu-memory"
+    out: list[PackCase] = []
+    out.append(PackCase("pack-h9-config-level-unknown-int", priv, policy_config={sw309: {"enforcementLevel": 7}}, refused="enforcement level"))
+    out.append(PackCase("pack-h9-config-level-negative-int", priv, policy_config={sw309: {"enforcementLevel": -1}}, refused="enforcement level"))
+    for tag, props, word in (("kv-reserve-string", {"kv_reserve": "x"}, "kv_reserve"), ("kv-reserve-below-1", {"kv_reserve": 0.5}, "kv_reserve"),
+                             ("kv-reserve-list", {"kv_reserve": [1.4]}, "kv_reserve"), ("kv-reserve-deep", {"kv_reserve": [[[[[[1.4]]]]]]}, "kv_reserve"),
+                             ("usable-fraction-5", {"usable_fraction": 5}, "usable_fraction"), ("p95-float", {"p95_context_tokens": 1.5}, "p95_context_tokens"),
+                             ("p95-negative", {"p95_context_tokens": -4096}, "p95_context_tokens"), ("production-string", {"production": "false"}, "production"),
+                             ("unknown-is-failure-number", {"unknown_is_failure": 0}, "unknown_is_failure"), ("unknown-property", {"kv_reserv": 1.2}, "kv_reserv"),
+                             ("namespaces-string", {"default_deny_namespaces": "serving"}, "default_deny_namespaces"),
+                             ("suppressions-string", {"suppressions": "SW309"}, "suppressions"), ("suppression-no-reason", {"suppressions": [{"subject": "*"}]}, "suppressions[0] has no reason"),
+                             ("suppression-unknown-key", {"suppressions": [{"subject": "*", "reason": "x", "code": "SW309"}]}, "code"),
+                             ("huge-string", {"kv_reserve": "9" * 1_000_000}, "kv_reserve")):
+        policy = sw101 if tag.startswith(("kv-reserve", "usable", "p95")) else sw309
+        out.append(PackCase(f"pack-h9-config-{tag}", priv, policy_config={policy: props}, refused=word))
+    out.append(PackCase("pack-h9-config-unknown-policy", priv, policy_config={"no-such-policy": {"enforcementLevel": "disabled"}}, refused="no-such-policy"))
+    # valid configs, the controls: a level given by name, a suppression with its reason
+    out.append(PackCase("pack-h9-config-valid-advisory", priv, policy_config={sw309: {"enforcementLevel": "advisory"}}, named="SW309"))
+    return out
+
+
+def configure(pack: Any, config: dict[str, dict[str, Any]] | None) -> str | None:
+    """``Configure`` as the engine sends it: every policy at its level, ``config``'s policies with theirs (a level as a
+    name, or a raw enum number the engine would not send) and their properties. None when taken, else the error."""
+    import grpc
+    from grpc_harness import LEVEL_VALUES, analyzer_pb2
+    info = pack.info()
+    req = analyzer_pb2.ConfigureAnalyzerRequest()
+    config = dict(config or {})
+    for p in info.policies:
+        req.policyConfig[p.name].CopyFrom(analyzer_pb2.PolicyConfig(enforcementLevel=p.enforcementLevel))
+    for name, c in config.items():
+        c = dict(c)
+        level = c.pop("enforcementLevel", None)
+        cfg = analyzer_pb2.PolicyConfig()
+        raw: int = (LEVEL_VALUES[level] if isinstance(level, str) else level) if level is not None else (
+            req.policyConfig[name].enforcementLevel if name in req.policyConfig else 0)
+        cfg.enforcementLevel = raw  # type: ignore[assignment]  # a raw number the engine would not send
+        if c:
+            cfg.properties.update(c)
+        req.policyConfig[name].CopyFrom(cfg)
+    try:
+        pack.stub.Configure(req)
+    except grpc.RpcError as e:
+        return f"Configure failed: {e.code().name}: {str(e.details())[:200]}"
+    return None
+
+
 def _retype_only(res: int, type_: str) -> Callable[[Steps], Steps]:
     def make(steps: Steps) -> Steps:
         s = steps[res]
@@ -358,7 +416,12 @@ def judge(case: PackCase, pack: Any, base: Said) -> tuple[str, int | None, str, 
     case.edit(hostile)
     if case.extra:
         hostile = case.extra(hostile)
-    got = send(pack, hostile)
+    refusal = configure(pack, case.policy_config) if case.policy_config is not None else None
+    try:
+        got = Said([], refusal) if refusal else send(pack, hostile)
+    finally:
+        if case.policy_config is not None:
+            configure(pack, {})  # every policy back at its own level, no properties
     dt = time.monotonic() - t0
     if case.measure:
         print(f"{case.name}: {len(hostile)} resources analysed in {dt:.1f} s of wall time; the pack's peak memory "
@@ -405,7 +468,7 @@ def _peak_mib(pid: int) -> str:
 
 def run(only: str) -> list[tuple[str, str, int | None, float, str]]:
     """(case, verdict, rc, seconds, said) of every pack case whose name holds ``only``."""
-    chosen = [c for c in cases() if only in c.name]
+    chosen = [c for c in cases() + h9_cases() if only in c.name]
     if not chosen:
         return []
     from grpc_harness import PackProcess

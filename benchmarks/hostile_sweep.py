@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -77,6 +78,7 @@ class Case:
     cwd_sub: str = ""                  # the run's folder under the case's (a repository built in a subfolder)
     stdout_said: bool = False          # a text report: its lines that name a rule or an error count as said
     stdin: bytes | None = None         # what the run reads on stdin (ENDLESS: a pipe that never ends); None: /dev/null
+    parse_out: str = ""                # hostile9: a report the run writes ("-": stdout) that must be valid UTF-8 JSON (SARIF: 2.1.0)
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -302,6 +304,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases()
     return out
 
 
@@ -630,6 +633,361 @@ class Result:
     said: str
 
 
+# ---------------------------------------------------------------------------------------------- hostile9
+# The readers the sweep covered least, each with wrong types at every level (a list where a mapping goes and back,
+# null, a number, a huge string, a deep value): Helm charts, --values files, Kustomize, Pulumi preview and stack
+# state JSON, the config file, inline suppressions, baselines; text encodings; the CLI's outputs. Written with what
+# a user must get before they were run (blind), then the classes fixed.
+
+TOOLS_BIN = os.path.join(os.path.expanduser("~"), ".cache", "shardwise-tools", "bin")  # helm, kustomize (scripts/build-tools.sh)
+
+
+def tools_env() -> dict[str, str]:
+    return {"PATH": TOOLS_BIN + os.pathsep + os.environ.get("PATH", "")}
+
+
+CHART_TEMPLATE = good("chart").replace("replicas: 2", "replicas: {{ .Values.replicas }}")
+
+
+def chart(d: str, chart_yaml: str | bytes = "apiVersion: v2\nname: badchart\nversion: 0.1.0\n",
+          values: str | bytes | None = "replicas: 2\n", template: str | bytes = CHART_TEMPLATE,
+          extra: dict[str, str] | None = None) -> str:
+    """A chart ``badchart`` whose one template renders a good Deployment (``replicas`` from its values)."""
+    write(d, "badchart/Chart.yaml", chart_yaml)
+    if values is not None:
+        write(d, "badchart/values.yaml", values)
+    write(d, "badchart/templates/deployment.yaml", template)
+    for rel, text in (extra or {}).items():
+        write(d, f"badchart/{rel}", text)
+    return "badchart"
+
+
+def chart_case(name: str, rc: tuple[int, ...] = (2,), named: str | None = "badchart", values_file: str | bytes | None = None,
+               named_if_refused: str | None = None, **kw: object) -> Case:
+    """``lint good.yaml badchart`` (``--values bad-values.yaml`` when given), helm on PATH."""
+    def build(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        chart(d, **kw)  # type: ignore[arg-type]
+        argv = ["lint", "--format", "json", "good.yaml", "badchart"]
+        if values_file is not None:
+            write(d, "bad-values.yaml", values_file)
+            argv[3:3] = ["--values", "bad-values.yaml"]
+        return argv
+    return Case(name, build, rc, named=named, env=tools_env(), named_if_refused=named_if_refused)
+
+
+KUST_BASE = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n"
+
+
+def kust_case(name: str, kustomization: str | bytes, rc: tuple[int, ...] = (2,), named: str | None = "badkust",
+              extra: dict[str, str] | None = None, argv_extra: tuple[str, ...] = ()) -> Case:
+    """``lint good.yaml badkust`` with ``badkust/kustomization.yaml`` and a good Deployment beside it, kustomize on PATH."""
+    def build(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", kustomization)
+        write(d, "badkust/deployment.yaml", good("kust"))
+        for rel, text in (extra or {}).items():
+            write(d, rel, text)
+        return ["lint", "--format", "json", *argv_extra, "good.yaml", "badkust"]
+    return Case(name, build, rc, named=named, env=tools_env())
+
+
+PREVIEW_DEP = {"op": "create", "urn": "urn:pulumi:dev::p::kubernetes:apps/v1:Deployment::bad",
+               "newState": {"urn": "urn:pulumi:dev::p::kubernetes:apps/v1:Deployment::bad",
+                            "type": "kubernetes:apps/v1:Deployment", "custom": True,
+                            "inputs": json.loads(json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad", "namespace": "serving", "labels": {"app": "vllm"}}, "spec": {"replicas": 2, "template": {"spec": {"nodeSelector": {"node.kubernetes.io/instance-type": "g6e.xlarge"}, "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--max-num-seqs", "16"], "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}})),
+                            "outputs": {}}}
+
+
+def preview(edit: Callable[[dict], object]) -> str:
+    """A ``pulumi preview --json`` of one good Deployment, edited."""
+    doc = {"steps": [json.loads(json.dumps(PREVIEW_DEP))]}
+    edit(doc)
+    return json.dumps(doc, indent=2)
+
+
+def state(edit: Callable[[dict], object]) -> str:
+    """A ``pulumi stack export`` of the same Deployment, edited."""
+    res: dict = json.loads(json.dumps(PREVIEW_DEP["newState"]))
+    res["outputs"] = json.loads(json.dumps(res["inputs"]))
+    doc = {"version": 3, "deployment": {"manifest": {}, "resources": [res]}}
+    edit(doc)
+    return json.dumps(doc, indent=2)
+
+
+def setp(path: tuple, value: object) -> Callable[[dict], None]:
+    def edit(doc: dict) -> None:
+        node = doc
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+    return edit
+
+
+DEEP = "[" * 50_000 + "]" * 50_000
+HUGE = "x" * 12_000_000
+
+
+def h9_reader_cases() -> list[Case]:
+    out: list[Case] = []
+    lj = ["lint", "--format", "json"]
+    # ---------------------------------------------------------------- Helm charts
+    out.append(chart_case("h9-chart-valid", rc=(0,), named=None))  # the control: the chart renders and is linted
+    out.append(chart_case("h9-chart-yaml-list", chart_yaml="- apiVersion: v2\n- name: badchart\n"))
+    out.append(chart_case("h9-chart-yaml-null", chart_yaml="~\n"))
+    out.append(chart_case("h9-chart-yaml-empty", chart_yaml=""))
+    out.append(chart_case("h9-chart-yaml-name-list", chart_yaml="apiVersion: v2\nname: [badchart]\nversion: 0.1.0\n"))
+    # blind: expected refused; helm reads `version: 1` (and a UTF-16 Chart.yaml with its BOM, a 2 MB name) and renders
+    out.append(chart_case("h9-chart-yaml-version-number", chart_yaml="apiVersion: v2\nname: badchart\nversion: 1\n", rc=(0,), named=None))
+    out.append(chart_case("h9-chart-yaml-no-version", chart_yaml="apiVersion: v2\nname: badchart\n"))
+    out.append(chart_case("h9-chart-yaml-not-yaml", chart_yaml="apiVersion: v2\nname: [badchart\n"))
+    out.append(chart_case("h9-chart-yaml-utf16", chart_yaml=b"\xff\xfe" + "apiVersion: v2\nname: badchart\nversion: 0.1.0\n".encode("utf-16-le"), rc=(0,), named=None))
+    out.append(chart_case("h9-chart-yaml-huge-name", chart_yaml="apiVersion: v2\nname: " + "b" * 2_000_000 + "\nversion: 0.1.0\n", rc=(0,), named=None))
+    out.append(chart_case("h9-values-list", values="- replicas\n- 2\n"))
+    out.append(chart_case("h9-values-scalar", values="42\n"))
+    # blind: expected refused; `replicas:` renders empty, a null the API server defaults (1 replica): read so
+    out.append(chart_case("h9-values-null", values="~\n", named=None, rc=(0,)))
+    out.append(chart_case("h9-values-wrong-type", values="replicas: [2]\n"))  # renders `replicas: [2]`: the API server refuses
+    out.append(chart_case("h9-values-string", values="replicas: \"2\"\n"))  # renders `replicas: 2`: valid
+    out[-1].rc, out[-1].named = (0,), None
+    out.append(chart_case("h9-values-deep", values="replicas: 2\nx: " + "[" * 20_000 + "]" * 20_000 + "\n"))
+    out.append(chart_case("h9-values-not-utf8", values=b"replicas: 2\nnote: caf\xe9\n"))
+    out.append(chart_case("h9-template-parse-error", template=CHART_TEMPLATE.replace("{{ .Values.replicas }}", "{{ .Values.replicas ")))
+    out.append(chart_case("h9-template-fail", template="{{ fail \"no model set\" }}\n" + CHART_TEMPLATE))
+    out.append(chart_case("h9-template-required", template=CHART_TEMPLATE.replace("{{ .Values.replicas }}", "{{ required \"replicas is required\" .Values.nothing }}")))
+    out.append(chart_case("h9-template-nil-pointer", template=CHART_TEMPLATE.replace("{{ .Values.replicas }}", "{{ .Values.a.b.c }}")))
+    out.append(chart_case("h9-template-renders-garbage", template="kind: [\n" + CHART_TEMPLATE))
+    out.append(chart_case("h9-template-not-utf8", template=CHART_TEMPLATE.encode().replace(b"serving", b"serv\xe9ing")))
+    out.append(chart_case("h9-chart-missing-dependency", chart_yaml="apiVersion: v2\nname: badchart\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 17.0.0\n    repository: https://charts.bitnami.com/bitnami\n"))
+    out.append(chart_case("h9-chart-dependencies-wrong-type", chart_yaml="apiVersion: v2\nname: badchart\nversion: 0.1.0\ndependencies: {redis: 1}\n"))
+    out.append(chart_case("h9-values-file-list", values_file="- a\n- b\n", named="bad-values.yaml"))
+    out.append(chart_case("h9-values-file-null", values_file="~\n", rc=(0,), named=None))  # helm reads a null document as no values
+    out.append(chart_case("h9-values-file-wrong-type", values_file="replicas: {a: 1}\n"))
+    # blind: expected refused; helm's YAML reader takes UTF-16 with a BOM (so does kustomize's, below)
+    out.append(chart_case("h9-values-file-utf16", values_file=b"\xff\xfe" + "replicas: 3\n".encode("utf-16-le"), rc=(0,), named=None))
+    out.append(chart_case("h9-values-file-nul", values_file=b"replicas: 3\x00\n", named="bad-values.yaml"))
+    out.append(chart_case("h9-values-file-huge-string", values_file="note: " + "x" * 12_000_000 + "\n", rc=(0, 2), named=None, named_if_refused="bad-values.yaml"))
+    out.append(chart_case("h9-values-file-deep", values_file="x: " + "[" * 50_000 + "]" * 50_000 + "\n", named="bad-values.yaml"))
+    out.append(Case("h9-values-file-missing", lambda d: (write(d, "good.yaml", good("good")), chart(d), [*lj, "--values", "nowhere.yaml", "good.yaml", "badchart"])[2], (2,), named="nowhere.yaml", env=tools_env()))
+    # ---------------------------------------------------------------- Kustomize
+    out.append(kust_case("h9-kust-valid", KUST_BASE, rc=(0,), named=None))  # the control: built and linted
+    out.append(kust_case("h9-kust-resources-loop", KUST_BASE + "  - ../badkust2\n", extra={"badkust2/kustomization.yaml": KUST_BASE.replace("deployment.yaml", "../badkust")}))
+    out.append(kust_case("h9-kust-resources-self", KUST_BASE + "  - .\n"))
+    out.append(kust_case("h9-kust-patch-missing-path", KUST_BASE + "patches:\n  - target: {kind: Deployment, name: kust}\n    patch: |-\n      - op: replace\n        path: /spec/nothing/here\n        value: 3\n"))
+    out.append(kust_case("h9-kust-patch-no-target", KUST_BASE + "patches:\n  - path: patch.yaml\n", extra={"badkust/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nowhere}\nspec: {replicas: 3}\n"}))
+    out.append(kust_case("h9-kust-remote-base", KUST_BASE + "  - https://github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v3.3.1\n"))
+    out.append(kust_case("h9-kust-resources-number", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: 5\n"))
+    out.append(kust_case("h9-kust-resources-mapping", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: {deployment.yaml: 1}\n"))
+    out.append(kust_case("h9-kust-list", "- resources\n- deployment.yaml\n"))
+    out.append(kust_case("h9-kust-null", "~\n"))
+    out.append(kust_case("h9-kust-not-yaml", "resources: [deployment.yaml\n"))
+    out.append(kust_case("h9-kust-missing-resource", KUST_BASE + "  - nowhere.yaml\n"))
+    out.append(kust_case("h9-kust-outside-repo", KUST_BASE + "  - /etc/passwd\n"))
+    out.append(kust_case("h9-kust-utf16", b"\xff\xfe" + KUST_BASE.encode("utf-16-le"), rc=(0,), named=None))
+    # ---------------------------------------------------------------- Pulumi preview and stack state JSON
+    for tag, edit in [("steps-mapping", setp(("steps",), {})), ("steps-number", setp(("steps",), 5)),
+                      ("step-number", setp(("steps", 0), 1)), ("step-null", setp(("steps", 0), None)),
+                      ("newstate-list", setp(("steps", 0, "newState"), [])),
+                      ("newstate-string", setp(("steps", 0, "newState"), "x")),
+                      ("type-number", setp(("steps", 0, "newState", "type"), 5)),
+                      ("inputs-list", setp(("steps", 0, "newState", "inputs"), [])),
+                      ("inputs-string", setp(("steps", 0, "newState", "inputs"), "spec")),
+                      ("spec-list", setp(("steps", 0, "newState", "inputs", "spec"), [])),
+                      ("containers-mapping", setp(("steps", 0, "newState", "inputs", "spec", "template", "spec", "containers"), {"vllm": {}})),
+                      ("op-list", setp(("steps", 0, "op"), ["create"])),
+                      ("deep-inputs", setp(("steps", 0, "newState", "inputs", "spec", "x"), json.loads("[" * 500 + "]" * 500)))]:
+        out.append(file_case(f"h9-preview-{tag}", preview(edit), rel="bad.json"))
+    for tag, edit in [("deployment-list", setp(("deployment",), [])), ("resources-mapping", setp(("deployment", "resources"), {})),
+                      ("resource-null", setp(("deployment", "resources", 0), None)),
+                      ("resource-string", setp(("deployment", "resources", 0), "urn:pulumi:x")),
+                      ("outputs-list", setp(("deployment", "resources", 0, "outputs"), [])),
+                      ("type-null", setp(("deployment", "resources", 0, "type"), None)),
+                      ]:
+        out.append(file_case(f"h9-state-{tag}", state(edit), rel="bad.json"))
+    # blind: expected refused; the step's own urn is not what is read (its newState's is), a version "3" is not checked,
+    # and a type of no provider the linter reads is skipped and counted, as any (the pack does the same)
+    out.append(file_case("h9-preview-urn-number", preview(setp(("steps", 0, "urn"), 7)), rel="bad.json", rc=(0,), named=None))
+    out.append(file_case("h9-state-version-string", state(setp(("version",), "3")), rel="bad.json", rc=(0,), named=None))
+    out.append(file_case("h9-preview-type-huge", preview(setp(("steps", 0, "newState", "type"), "kubernetes:" + "x" * 5_000_000)), rel="bad.json", rc=(0,), named=None))
+    # blind: expected read as no workload; a preview holds at least its stack's step, so an empty list is refused
+    out.append(file_case("h9-preview-no-steps", json.dumps({"steps": []}), rel="bad.json", rc=(2,)))
+    # ---------------------------------------------------------------- the config file: unknown keys and codes, wrong types at each level
+    for i, (text, rel) in enumerate([
+        ("unknwon_key = 1\n", "shardwise.toml"), ("[enforcement]\nSW999 = \"disabled\"\n", "shardwise.toml"),
+        ("[enforcement]\nSW104 = \"warn\"\n", "shardwise.toml"), ("[enforcement]\nsw104 = \"disabled\"\n", "shardwise.toml"),
+        ("[[suppress]]\ncode = \"SW999\"\nreason = \"x\"\n", "shardwise.toml"), ("[[suppress]]\ncode = \"SW104\"\nreason = 5\n", "shardwise.toml"),
+        ("[[suppress]]\ncode = \"SW104\"\nsubject = []\nreason = \"x\"\n", "shardwise.toml"), ("[[suppress]]\ncode = \"SW104\"\nreason = \"x\"\nextra = 1\n", "shardwise.toml"),
+        ("suppress = [5]\n", "shardwise.toml"), ("exclude = [1]\n", "shardwise.toml"), ("[enforcement]\nSW104 = [\"advisory\"]\n", "shardwise.toml"),
+        ("fail_on = \"" + "x" * 5_000_000 + "\"\n", "shardwise.toml"), ("[[suppress]]\ncode = \"SW104\"\nreason = \"x\"\nsubject = \"[\"\n", "shardwise.toml"),
+        ("unknown = \"maybe\"\n", "shardwise.toml"), ("production = \"yes\"\n", "shardwise.toml"),
+        ("enforcement: [SW104]\n", ".shardwise.yaml"), ("enforcement: {SW999: disabled}\n", ".shardwise.yaml"),
+        ("suppress: {code: SW104, reason: x}\n", ".shardwise.yaml"), ("suppress: [{code: SW999, reason: x}]\n", ".shardwise.yaml"),
+        ("suppress: [[SW104]]\n", ".shardwise.yaml"), ("kv_reserve: " + "[" * 20_000 + "]" * 20_000 + "\n", ".shardwise.yaml"),
+        ("exclude: " + "x" * 5_000_000 + "\n", ".shardwise.yaml"), ("fail_on: mandatory\nfail_on: advisory\n", ".shardwise.yaml"),
+        ("~\n", ".shardwise.yaml"), ("42\n", ".shardwise.yaml"),
+    ]):
+        # an empty (null) settings file sets nothing; blind: expected refused, and read as documented: one
+        # [[suppress]] entry written as a mapping is a list of one (as exclude's one string), a subject "[" is a glob
+        # of that character. A 5 MB exclude string (21) passed after 7.7 s of CPU over two paths: now refused
+        ok = text == "~\n" or i in (12, 17)
+        key = text.split("=")[0].split(":")[0].strip().strip("[").strip("]")[:20] or "x"
+        out.append(Case(f"h9-config-{i:02d}-{rel}-{key}", with_good(writer(rel, text)), (0,) if ok else (2,), named=None if ok else rel))
+    # ---------------------------------------------------------------- inline suppressions
+    def annotated(value: str) -> str:
+        return BLOCKING.replace("  labels: {app: vllm}\n", f"  labels: {{app: vllm}}\n  annotations:\n    shardwise.dev/ignore: {value}\n")
+    out.append(file_case("h9-ignore-unknown-code", annotated("\"SW999: benchmarked\""), rc=(1,), named="SW999"))
+    out.append(file_case("h9-ignore-number", annotated("104"), rc=(2,)))
+    out.append(file_case("h9-ignore-list", annotated("[SW101]"), rc=(2,)))
+    out.append(file_case("h9-ignore-mapping", annotated("{SW101: reason}"), rc=(2,)))
+    # blind: expected refused; a null annotation is sent as "" by kubectl (the API server's map[string]string): none
+    out.append(file_case("h9-ignore-null", annotated("~"), rc=(1,), named="SW101"))
+    out.append(file_case("h9-ignore-empty", annotated("\"\""), rc=(1,), named="SW101"))
+    out.append(file_case("h9-ignore-separators-only", annotated("\";;;\""), rc=(1,), named="SW101"))
+    # blind: expected SW101 to stay; the codes then the reason without a colon is documented (fields.parse_ignore), a
+    # control character written as a YAML escape is text, and a 3 MB reason is a reason: each suppresses
+    out.append(file_case("h9-ignore-no-colon", annotated("\"SW101 benchmarked on one L40S\""), rc=(0,), named=None))
+    out.append(file_case("h9-ignore-control-char", annotated("\"SW101: ok\\u0007\""), rc=(0,), named=None))
+    out.append(file_case("h9-ignore-huge-reason", annotated("\"SW101: " + "x" * 3_000_000 + "\""), rc=(0,), named=None))
+    # ---------------------------------------------------------------- baselines damaged or foreign
+    def baseline_case(name: str, data: str | bytes, cmd: str = "lint") -> Case:
+        def build(d: str) -> list[str]:
+            if cmd == "diff":
+                repo(d, {"good.yaml": good("good")})
+            else:
+                write(d, "good.yaml", good("good"))
+            write(d, "bad-baseline.json", data)
+            return [cmd, "--format", "json", "--baseline", "bad-baseline.json"] + (["HEAD"] if cmd == "diff" else ["good.yaml"])
+        return Case(name, build, (2,), named="bad-baseline.json")
+    entry = {"code": "SW101", "object": "Deployment serving/bad", "field": None, "file": "bad.yaml", "urn": None, "count": 1}
+    baselines: list[tuple[str, str | bytes]] = [
+        ("sarif", json.dumps({"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "runs": []})),
+        ("json-report", json.dumps({"findings": [], "input_errors": [], "summary": {}})),
+        ("version-2", json.dumps({"shardwise_baseline": 2, "findings": []})),
+        ("version-string", json.dumps({"shardwise_baseline": "1", "findings": []})),
+        ("version-true", json.dumps({"shardwise_baseline": True, "findings": []})),
+        ("findings-null", json.dumps({"shardwise_baseline": 1, "findings": None})),
+        ("findings-mapping", json.dumps({"shardwise_baseline": 1, "findings": {"SW101": 1}})),
+        ("entry-list", json.dumps({"shardwise_baseline": 1, "findings": [["SW101"]]})),
+        ("entry-code-number", json.dumps({"shardwise_baseline": 1, "findings": [{**entry, "code": 101}]})),
+        ("entry-count-string", json.dumps({"shardwise_baseline": 1, "findings": [{**entry, "count": "1"}]})),
+        ("entry-count-negative", json.dumps({"shardwise_baseline": 1, "findings": [{**entry, "count": -1}]})),
+        ("entry-count-huge", json.dumps({"shardwise_baseline": 1, "findings": [{**entry, "count": 10 ** 400}]})),
+        ("entry-missing-code", json.dumps({"shardwise_baseline": 1, "findings": [{k: v for k, v in entry.items() if k != "code"}]})),
+        ("top-list", json.dumps([{"shardwise_baseline": 1, "findings": []}])),
+        ("utf16", b"\xff\xfe" + json.dumps({"shardwise_baseline": 1, "findings": []}).encode("utf-16-le")),
+        ("nul", json.dumps({"shardwise_baseline": 1, "findings": []}).encode() + b"\x00"),
+        ("lone-surrogate", '{"shardwise_baseline": 1, "findings": [{"code": "SW101", "object": "Deployment serving/b\\ud800", "field": null, "file": "bad.yaml", "urn": null, "count": 1}]}'),
+        ("deep", '{"shardwise_baseline": 1, "findings": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        ("duplicate-key", '{"shardwise_baseline": 1, "shardwise_baseline": 1, "findings": []}'),
+    ]
+    for tag, data in baselines:
+        out.append(baseline_case(f"h9-baseline-{tag}", data))
+    out.append(baseline_case("h9-diff-baseline-sarif", json.dumps({"version": "2.1.0", "runs": []}), cmd="diff"))
+    out.append(baseline_case("h9-diff-baseline-version-2", json.dumps({"shardwise_baseline": 2, "findings": []}), cmd="diff"))
+    out.append(Case("h9-baseline-directory", lambda d: (write(d, "good.yaml", good("good")), mkdirs(os.path.join(d, "bad-baseline.json")), [*lj, "--baseline", "bad-baseline.json", "good.yaml"])[2], (2,), named="bad-baseline.json"))
+    out.append(Case("h9-create-baseline-into-missing-folder", lambda d: (write(d, "good.yaml", good("good")), [*lj, "--create-baseline", "nowhere/bad-baseline.json", "good.yaml"])[1], (2,), named="nowhere/bad-baseline.json"))
+    return out
+
+
+def h9_encoding_cases() -> list[Case]:
+    g = good()
+    out: list[Case] = []
+    j = json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad", "namespace": "serving", "labels": {"app": "vllm"}}, "spec": {"replicas": 2, "template": {"spec": {"nodeSelector": {"node.kubernetes.io/instance-type": "g6e.xlarge"}, "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--max-num-seqs", "16"], "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}, indent=2)
+    # UTF-16 and UTF-32 of both byte orders, with and without a BOM, in YAML and JSON: an input error naming the file
+    out.append(file_case("h9-utf16be-no-bom", g.encode("utf-16-be")))
+    out.append(file_case("h9-utf16le-no-bom-json", j.encode("utf-16-le"), rel="bad.json"))
+    out.append(file_case("h9-utf16be-bom-json", b"\xfe\xff" + j.encode("utf-16-be"), rel="bad.json"))
+    out.append(file_case("h9-utf16le-bom-json", b"\xff\xfe" + j.encode("utf-16-le"), rel="bad.json"))
+    out.append(file_case("h9-utf32be-no-bom", g.encode("utf-32-be")))
+    # Latin-1 bytes in a value (a comment, a label, an arg), YAML and JSON
+    out.append(file_case("h9-latin1-label", g.encode().replace(b"labels: {app: vllm}", b"labels: {app: vllm, team: \xe9quipe}")))
+    out.append(file_case("h9-latin1-comment", g.encode().replace(b"  replicas: 2\n", b"  replicas: 2  # r\xe9plicas\n")))
+    out.append(file_case("h9-latin1-json", j.encode().replace(b'"serving"', b'"s\xe9rving"'), rel="bad.json"))
+    # NUL bytes: in JSON, in a comment, at the end of the file
+    out.append(file_case("h9-nul-json", j.replace('"serving"', '"serv\0ing"'), rel="bad.json"))
+    # blind: expected refused; a control character written as a JSON escape is the text kubectl sends (the API server
+    # judges a namespace's characters): control characters are refused as raw bytes only, in YAML and JSON alike
+    out.append(file_case("h9-nul-json-escaped", j.replace('"serving"', '"serv\\u0000ing"'), rel="bad.json", rc=(0,), named=None))
+    out.append(file_case("h9-nul-comment", g.replace("  replicas: 2\n", "  replicas: 2  # \0\n")))
+    out.append(file_case("h9-nul-trailing", g + "\0"))
+    # a lone surrogate escaped in JSON: not a character; never written back into a report (invalid UTF-8)
+    out.append(file_case("h9-lone-surrogate-json-value", j.replace('"serving"', '"serv\\ud800ing"'), rel="bad.json"))
+    out.append(file_case("h9-lone-surrogate-json-name", j.replace('"name": "bad"', '"name": "bad\\udfff"'), rel="bad.json"))
+    # (blind: these two replaced text the indented JSON does not hold, so they read the plain file; rebuilt)
+    jd = json.loads(j)
+    jd["metadata"]["labels"] = {"app\ud800": "vllm"}
+    out.append(file_case("h9-lone-surrogate-json-key", json.dumps(jd, indent=2), rel="bad.json"))
+    jd["metadata"]["labels"] = {"app": "vllm"}
+    jd["metadata"]["annotations"] = {"note": "\U0001f600"}
+    assert "\\ud83d\\ude00" in json.dumps(jd)
+    out.append(file_case("h9-surrogate-pair-json", json.dumps(jd, indent=2), rel="bad.json", rc=(0,), same_as_plain=True))
+    out.append(file_case("h9-lone-surrogate-yaml-escape", g.replace("namespace: serving", "namespace: \"serv\\ud800ing\"")))
+    out.append(file_case("h9-lone-surrogate-preview", preview(setp(("steps", 0, "newState", "inputs", "metadata", "namespace"), "serv\ud800ing")).replace("\\ud800", "\\ud800"), rel="bad.json"))
+    # very long lines: a 10 MB comment, a 10 MB plain value, a 10 MB arg
+    out.append(file_case("h9-10mb-comment-line", "# " + "x" * 10_000_000 + "\n" + g, rc=(0,), same_as_plain=True))
+    out.append(file_case("h9-10mb-annotation", g.replace("  labels: {app: vllm}\n", "  labels: {app: vllm}\n  annotations: {note: " + "x" * 10_000_000 + "}\n"), rc=(0,), same_as_plain=True))
+    out.append(file_case("h9-10mb-arg", field_set("\"16\"]", "\"16\", --served-model-name, " + "x" * 10_000_000 + "]"), rc=(0, 1, 2), named=None))
+    # a million documents of `---`
+    out.append(file_case("h9-million-doc-separators", "---\n" * 1_000_000 + g, rc=(0,), same_as_plain=True, cpu_s=30.0))
+    # blind: expected said; a stream of empty documents is read as an empty file is (bytes-empty): nothing to say
+    out.append(file_case("h9-million-doc-separators-only", "---\n" * 1_000_000, rc=(0,), named=None, cpu_s=30.0))
+    out.append(file_case("h9-million-doc-separators-json-suffix", "---\n" * 1_000_000, rel="bad.json", named="bad.json", cpu_s=30.0))
+    out.append(file_case("h9-million-empty-flow-docs", "--- {}\n" * 1_000_000, rc=(0,), named="bad.yaml", cpu_s=30.0))
+    # config files and values in odd encodings
+    out.append(Case("h9-config-utf16", with_good(writer(".shardwise.yaml", b"\xff\xfe" + "fail_on: mandatory\n".encode("utf-16-le"))), (2,), named=".shardwise.yaml"))
+    out.append(Case("h9-config-latin1", with_good(writer("shardwise.toml", b"# r\xe9glages\nfail_on = \"mandatory\"\n")), (2,), named="shardwise.toml"))
+    out.append(Case("h9-config-nul", with_good(writer(".shardwise.yaml", b"fail_on: mandatory\x00\n")), (2,), named=".shardwise.yaml"))
+    out.append(Case("h9-config-bom", with_good(writer(".shardwise.yaml", b"\xef\xbb\xbffail_on: mandatory\n")), (0,), named=None))
+    return out
+
+
+def h9_output_cases() -> list[Case]:
+    out: list[Case] = []
+
+    def two(d: str) -> str:
+        write(d, "good.yaml", good("good"))
+        return write(d, "bad.yaml", BLOCKING)
+    lint = ["lint", "good.yaml", "bad.yaml"]
+    # --output and --format FMT=FILE where no file can be written: a usage error naming the path, before or after
+    # the reading, never a traceback, never a pass (a CI job that uploads the SARIF would find nothing)
+    out.append(Case("h9-output-missing-folder", lambda d: (two(d), [*lint, "--format", "sarif", "--output", "nowhere/bad.sarif"])[1], (2,), named="nowhere/bad.sarif"))
+    out.append(Case("h9-output-format-file-missing-folder", lambda d: (two(d), [*lint, "--format", "json=nowhere/bad.json"])[1], (2,), named="nowhere/bad.json"))
+    out.append(Case("h9-output-is-a-folder", lambda d: (two(d), mkdirs(os.path.join(d, "bad.sarif")), [*lint, "--format", "sarif", "--output", "bad.sarif"])[2], (2,), named="bad.sarif"))
+    out.append(Case("h9-output-dev-full", lambda d: (two(d), [*lint, "--format", "json", "--output", "/dev/full"])[1], (2,), named="/dev/full"))
+    out.append(Case("h9-output-format-file-dev-full", lambda d: (two(d), [*lint, "--format", "sarif=/dev/full", "--format", "text"])[1], (2,), named="/dev/full", stdout_said=True))
+    out.append(Case("h9-output-read-only", lambda d: (two(d), unreadable_file(d, "bad.sarif", ""), [*lint, "--format", "sarif", "--output", "bad.sarif"])[2], (2,), named="bad.sarif", root_only_skip=True))
+    out.append(Case("h9-output-empty-name", lambda d: (two(d), [*lint, "--format", "json", "--output", ""])[1], (2,), named="--output"))
+    out.append(Case("h9-output-format-empty-file", lambda d: (two(d), [*lint, "--format", "json="])[1], (2,), named="--format"))
+    out.append(Case("h9-output-same-file-twice", lambda d: (two(d), [*lint, "--format", "json=bad.out", "--format", "sarif=bad.out"])[1], (2,), named="bad.out"))
+    out.append(Case("h9-output-is-an-input", lambda d: (two(d), [*lint, "--format", "json=bad.yaml"])[1], (2,), named="bad.yaml"))
+    out.append(Case("h9-stdout-closed", lambda d: (two(d), [*lint, "--format", "json"])[1], (1, 2), named=None, stdout_said=True, env={"H9_CLOSE_STDOUT": "1"}))
+    out.append(Case("h9-diff-output-missing-folder", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "json", "--output", "nowhere/bad.json", "HEAD"])[1], (2,), named="nowhere/bad.json"))
+    # --format unknown, twice to stdout, case
+    out.append(Case("h9-format-unknown", lambda d: (two(d), [*lint, "--format", "xml"])[1], (2,), named="--format"))
+    out.append(Case("h9-format-unknown-with-file", lambda d: (two(d), [*lint, "--format", "xml=bad.xml"])[1], (2,), named="--format"))
+    out.append(Case("h9-format-upper-case", lambda d: (two(d), [*lint, "--format", "JSON"])[1], (2,), named="--format"))
+    out.append(Case("h9-format-two-to-stdout", lambda d: (two(d), [*lint, "--format", "json", "--format", "sarif"])[1], (2,), named="--format"))
+    out.append(Case("h9-format-empty", lambda d: (two(d), [*lint, "--format", ""])[1], (2,), named="--format"))
+    out.append(Case("h9-diff-format-sarif", lambda d: (repo(d, {"good.yaml": good("good")}), ["diff", "--format", "sarif", "HEAD"])[1], (2,), named="--format"))
+    # names holding control characters: the JSON and SARIF written stay valid (parsed strictly, as UTF-8)
+    ctrl = "bad\x1b[31m\x07\x7f\u2028\u202e.yaml"
+    def report_case(name: str, fmt: str, rel: str, data: str, rc: tuple[int, ...]) -> Case:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, rel, data)
+            return ["lint", "--format", f"{fmt}=bad.out", "."]
+        return Case(name, build, rc, named=None, parse_out="bad.out", stdout_said=True)  # blind: stdout_said was missing
+    obj = json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad\u001b[2J\u0085\u2028", "namespace": "serving"}, "spec": {"replicas": 2, "template": {"spec": {"nodeSelector": {"node.kubernetes.io/instance-type": "g6e.xlarge"}, "containers": [{"name": "vllm\u0007", "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "meta-llama/Llama-3.1-70B-Instruct\u0000"], "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}})
+    for fmt in ("json", "sarif"):
+        out.append(report_case(f"h9-ctrl-file-name-{fmt}", fmt, ctrl, BLOCKING, (1,)))
+        out.append(report_case(f"h9-ctrl-file-name-error-{fmt}", fmt, ctrl, "a: [\n", (2,)))
+        out.append(report_case(f"h9-ctrl-object-name-{fmt}", fmt, "bad.json", obj, (0,)))  # blind: (1, 2); escapes are text (above)
+        out.append(report_case(f"h9-lone-surrogate-name-{fmt}", fmt, os.fsdecode(b"bad\xed\xa0\x80.yaml"), BLOCKING, (1,)))
+    out.append(Case("h9-ctrl-file-name-stdout-json", lambda d: (write(d, "good.yaml", good("good")), write(d, ctrl, "a: [\n"), ["lint", "--format", "json", "."])[2], (2,), named=None, parse_out="-"))
+    out.append(Case("h9-ctrl-file-name-markdown", lambda d: (write(d, "good.yaml", good("good")), write(d, ctrl, BLOCKING), ["lint", "--format", "markdown=bad.out", "--format", "json", "."])[2], (1,), named=None, parse_out="-"))
+    return out
+
+
 def findings_of(report: dict) -> list[tuple]:
     return sorted((f.get("code"), f.get("level"), f.get("message")) for f in report.get("findings", []))
 
@@ -643,6 +1001,33 @@ def plain_findings(d: str) -> list[tuple] | None:
         return findings_of(json.loads(r.stdout))
 
 
+def report_invalid(out: str | bytes) -> str:
+    """What is wrong with a JSON or SARIF report (the bytes of stdout, or a file's path): not UTF-8, not JSON, a
+    lone surrogate that stands for no byte of a file name, a SARIF log without its version; "" when
+    none of these."""
+    if isinstance(out, str):
+        try:
+            with open(out, "rb") as f:
+                out = f.read()
+        except OSError as e:
+            return f"the report was not written ({e.strerror})"
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"the report is not UTF-8 ({e.reason} at byte {e.start})"
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        return f"the report is not JSON ({str(e)[:80]})"
+    # a lone surrogate escape stands for a byte of a file name that is not UTF-8 (U+DC80-U+DCFF, surrogateescape:
+    # formats.utf8_text, by design, so os.fsencode gets the bytes back); any other is no character
+    if re.search("[\ud800-\udc7f\udd00-\udfff]", json.dumps(doc, ensure_ascii=False)):
+        return "the report holds a lone surrogate that stands for no byte: not a character"
+    if isinstance(doc, dict) and "runs" in doc and doc.get("version") != "2.1.0":
+        return "the SARIF log has no version 2.1.0"
+    return ""
+
+
 def _ends(text: str) -> str:
     """A long finding's head and its tail (the release it was sized for is the last words)."""
     return text if len(text) <= 260 else f"{text[:120]} … {text[-130:]}"
@@ -651,6 +1036,9 @@ def _ends(text: str) -> str:
 def run_exe(argv: list[str], cwd: str, env: dict[str, str], deadline: float, stdin: bytes | None) -> subprocess.CompletedProcess[bytes]:
     """``shardwise ARGV`` with ``stdin`` on its standard input (hostile8): /dev/null, bytes, or ENDLESS (a writer
     that never stops, as ``yes | shardwise lint -``)."""
+    if env.get("H9_CLOSE_STDOUT"):  # hostile9: ``shardwise lint ... >&-``, a closed standard output
+        return subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, stdin=subprocess.DEVNULL,
+                              preexec_fn=lambda: os.close(1))  # noqa: PLW1509
     if stdin is None:
         return subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, stdin=subprocess.DEVNULL)
     if stdin != ENDLESS:
@@ -742,10 +1130,14 @@ def judge(case: Case, plain: list[tuple]) -> Result:
             return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said)
         if case.named and r.returncode == 0 and case.named not in said:
             return Result(case.name, f"FAIL: silent pass (nothing names {case.named})", r.returncode, dt, said)
-        if report is not None and "-named" not in case.name and argv[-1] == "." and not case.name.startswith(("config-", "ignore-")):
+        if report is not None and "-named" not in case.name and argv[-1] == "." and not case.name.startswith(("config-", "ignore-", "h9-config-")):
             subjects = [w.get("name") or w.get("subject") for w in report.get("workloads", [])]
             if not any("good" in str(s) for s in subjects):
                 return Result(case.name, f"FAIL: the good Deployment was not linted ({subjects})", r.returncode, dt, said)
+        if case.parse_out:
+            bad = report_invalid(r.stdout if case.parse_out == "-" else os.path.join(cwd, case.parse_out))
+            if bad:
+                return Result(case.name, f"FAIL: {bad}", r.returncode, dt, said)
         if case.same_as_plain and report is not None and findings_of(report) != plain:
             return Result(case.name, "FAIL: a valid variant read differently from its plain form", r.returncode, dt,
                           said + " || " + json.dumps(sorted(set(findings_of(report)) ^ set(plain)))[:400])

@@ -411,6 +411,32 @@ def _take_stack_config(servicer: type | None, pack: _Pack) -> None:
     setattr(servicer, "ConfigureStack", configure_stack)  # noqa: B010
 
 
+def _check_policy_config(servicer: type | None, pack: _Pack) -> None:
+    """Refuse a ``Configure`` whose policy config the pack cannot take (hostile9): a policy it does not have, a
+    property its schema does not list, a value of another type or out of its bounds, as
+    :func:`~.app.crossguard.policy_config_errors` says. The request fails naming the policy and the property,
+    so the preview stops (fail closed) where the value would have been ignored or read as another (a typo'd
+    ``kv_reserv``, ``production: "false"`` read as true) or crashed every rule (``kv_reserve: "x"``). An
+    enforcement level that does not exist is refused by the SDK itself ("unknown enforcement level: 7")."""
+    original = getattr(servicer, "Configure", None) if servicer is not None else None
+    json_format = getattr(sys.modules.get("pulumi_policy.policy"), "json_format", None)
+    if original is None or json_format is None:
+        return
+    names = [s.name for s in pack.specs]
+
+    def configure(self: Any, request: Any, context: Any) -> Any:
+        errors = []
+        for name in request.policyConfig:
+            props = json_format.MessageToDict(request.policyConfig[name].properties)
+            errors += crossguard.policy_config_errors(name, props, names)
+        if errors:
+            raise ValueError("shardwise: the policy config cannot be taken: " + "; ".join(errors[:5]) + (
+                f"; and {len(errors) - 5} more" if len(errors) > 5 else ""))
+        return original(self, request, context)
+
+    setattr(servicer, "Configure", configure)  # noqa: B010
+
+
 _REMEDIATE = "/pulumirpc.Analyzer/Remediate"
 #: pulumi-policy's servicer (1.21): the levels and the config of the engine's ``Configure``, each a dict that
 #: ``Configure`` replaces (never changes in place); with the pack's own levels they decide every policy's level.
@@ -886,6 +912,7 @@ def main() -> None:
     from pulumi_policy import policy as sdk
 
     _take_stack_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
+    _check_policy_config(getattr(sdk, "_PolicyAnalyzerServicer", None), pack)
     if all(hasattr(sdk, name) for name in ("json_format", "deserialize_properties", "unknown_checking_proxy")):
         _Wiring(sdk, pack).install(sdk, getattr(sdk, "_PolicyAnalyzerServicer", None))
     _remediate_when_asked(sdk, pack)

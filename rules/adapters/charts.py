@@ -100,7 +100,13 @@ class Renderer:
             cmd += ["--values", v]
         for flag, s in sets:
             cmd += [flag, s]
-        out = _run(cmd, os.path.join(directory, "Chart.yaml"), "helm template")
+        try:
+            out = _run(cmd, os.path.join(directory, "Chart.yaml"), "helm template")
+        except InputError as e:
+            file, line = helm_error_location(e.message, directory, values)
+            if file is not None:
+                raise InputError(e.message, file, line) from None
+            raise
         return helm_inventory(out, directory)
 
     def kustomize_build(self, directory: str) -> Inventory:
@@ -199,6 +205,37 @@ def _check_values_file(path: str, where: str) -> None:
         read_file_bytes(path)
     except InputError as e:
         raise InputError(f"the chart is not rendered: --values {path}: {e.message}", where) from None
+
+
+#: Where helm's error says it is (helm v3.22): a template's ``(CHART/templates/x.yaml:9)``, ``(…:1:3)`` or
+#: ``template: CHART/templates/x.yaml:8:22:``, where CHART is the chart's own name; a file helm could not read,
+#: ``YAML parse error on CHART/templates/x.yaml:`` (a line of its output, not of the template: the file only),
+#: ``cannot load values.yaml:``/``Chart.yaml:`` and ``failed to parse FILE:`` (a --values file), with goyaml's
+#: ``yaml: line N:`` after them.
+_HELM_AT = re.compile(r"(?:\(|template: )([^\s():]+/templates/[^\s():]+):(\d+)")
+_HELM_ON = re.compile(r"YAML parse error on ([^\s:]+/templates/[^\s:]+):")
+_HELM_FILE = re.compile(r"(?:cannot load (values\.yaml|Chart\.yaml)|failed to parse ([^:]+)): (?:.*?yaml: line (\d+))?")
+
+
+def helm_error_location(message: str, directory: str,
+                        values: list[str] | tuple[str, ...] = ()) -> tuple[str | None, int | None]:
+    """The file and line of a failed ``helm template``'s error (:data:`_HELM_AT` and its kin), as this run names the
+    chart's files (``DIR/templates/x.yaml``); ``(None, None)`` where it names none. Was always the chart's
+    ``Chart.yaml`` with no line (hostile9)."""
+    m = _HELM_AT.search(message)
+    if m:
+        return os.path.join(directory, m.group(1).split("/", 1)[1]), int(m.group(2))
+    m = _HELM_ON.search(message)
+    if m:
+        return os.path.join(directory, m.group(1).split("/", 1)[1]), None
+    m = _HELM_FILE.search(message)
+    if m:
+        line = int(m.group(3)) if m.group(3) else None
+        if m.group(1):
+            return os.path.join(directory, m.group(1)), line
+        if m.group(2) in values:
+            return m.group(2), line
+    return None, None
 
 
 def _run(cmd: list[str], where: str, what: str) -> str:

@@ -106,6 +106,24 @@ def too_many_digits(text: str, file: str) -> InputError:
                       "digits", file, _line_at(text, m.start() if m else None))
 
 
+_PAIR_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
+
+
+def _as_yaml_escape(m: re.Match[str]) -> str:
+    code = 0x10000 + ((int(m.group(2), 16) - 0xD800) << 10) + (int(m.group(3), 16) - 0xDC00)
+    return f"{m.group(1)}\\U{code:08x}"
+
+
+def yaml_readable(text: str) -> str:
+    """JSON ``text`` as the YAML reader (which gives the lines) reads it: a character beyond the BMP written as a
+    UTF-16 surrogate pair (``"\\ud83d\\ude00"``, as Python's ``json.dumps`` writes every such character) becomes
+    YAML's ``\\U0001f600``, on the same line. YAML has no surrogate pairs: a valid JSON manifest was the input
+    error "found invalid Unicode character escape code" (hostile9). Text without such an escape is returned as is."""
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return text
+    return _PAIR_ESCAPE.sub(_as_yaml_escape, text)
+
+
 def parse_json(text: str, file: str) -> Any:
     """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
     its line), ``NaN`` and ``Infinity`` (Python's extension, not JSON), a key written twice in one

@@ -62,6 +62,10 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
             if kind != kinds.KUBERNETES:
                 inv.skipped_files.append((file, kind))
                 return inv
+            if "\\u" in text:
+                from .jsonsrc import yaml_readable
+
+                text = yaml_readable(text)
     docs = load_documents(text, file)
     kind = kinds.yaml_kind(docs, file)
     if kind == kinds.STACK:

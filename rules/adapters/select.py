@@ -186,6 +186,10 @@ class Pattern:
     dir_only: bool
 
 
+#: The longest pattern compiled: Linux's PATH_MAX. A longer one is an input error (:func:`compile_pattern`).
+MAX_PATTERN = 4096
+
+
 def compile_pattern(line: str) -> Pattern | None:
     """A ``.shardwiseignore`` line or an ``--exclude`` value as a :class:`Pattern` (None: blank or a
     comment); :class:`~.globs.PatternError` for one that cannot mean anything (``[z-a]``). Semantics as
@@ -207,6 +211,10 @@ def compile_pattern(line: str) -> Pattern | None:
         return None
     anchored = "/" in glob
     from . import globs  # only where there are patterns: a run with none never loads the matcher (start-up time)
+
+    if len(glob) > MAX_PATTERN:  # hostile9: a 5 MB pattern took 7.7 s of CPU for two paths (the matcher's state grows
+        raise globs.PatternError(f"{len(glob):,} characters, longer than the {MAX_PATTERN:,} of the longest path "
+                                 "(PATH_MAX)")  # with the pattern, and every path is stepped through it)
 
     toks = globs.tokens(glob.lstrip("/"))
     if not anchored:
@@ -238,7 +246,9 @@ class Excludes:
             try:
                 p = compile_pattern(line)
             except globs.PatternError as e:
-                self.errors.append(InputError(f"invalid exclude pattern {line.strip()!r}: {e}; it is not applied",
+                shown = line.strip()
+                shown = repr(shown) if len(shown) <= 200 else f"{shown[:60]!r}…"
+                self.errors.append(InputError(f"invalid exclude pattern {shown}: {e}; it is not applied",
                                               source, n if numbered else None))
                 continue
             if p is not None:

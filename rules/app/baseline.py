@@ -33,9 +33,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..engine import Finding
 from ..model.errors import InputError
+from ..report.formats import utf8_text
 
 #: The marker key of a baseline file and the format version this shardwise reads and writes.
 MARKER = "shardwise_baseline"
@@ -113,7 +115,11 @@ def baselinable(f: Finding) -> bool:
 
 
 def entry_of(f: Finding, root: Path) -> Entry:
-    return Entry(f.code, f.subject, field_of(f), relative_file(f.location.file, root), f.location.urn)
+    """The fingerprint of ``f``. A file name that is not UTF-8 is held as the text report writes it
+    (``bad\\xff.yaml``), when written and when matched: JSON can hold its bytes only as lone surrogate escapes,
+    which shardwise's own JSON reader refuses (a baseline kept in the linted tree)."""
+    file = relative_file(f.location.file, root)
+    return Entry(f.code, f.subject, field_of(f), utf8_text(file, "text") if file else file, f.location.urn)
 
 
 def _sort_key(item: tuple[Entry, int]) -> tuple[str, str, str, str, str]:
@@ -129,7 +135,9 @@ def dumps(entries: dict[Entry, int]) -> str:
             for e, n in sorted(entries.items(), key=_sort_key)]
     body = ",\n    ".join(rows)
     findings = f"[\n    {body}\n  ]" if rows else "[]"
-    return f'{{\n  "{MARKER}": {FORMAT_VERSION},\n  "findings": {findings}\n}}\n'
+    # anything else that is not UTF-8 (a lone surrogate) as the bytes it stands for, written out: written as is, a
+    # file name that is not UTF-8 made --create-baseline an internal error (hostile9)
+    return utf8_text(f'{{\n  "{MARKER}": {FORMAT_VERSION},\n  "findings": {findings}\n}}\n', "text")
 
 
 def create(findings: Iterable[Finding], root: Path | None = None) -> dict[Entry, int]:
@@ -147,12 +155,23 @@ def _bad(name: str, what: str) -> InputError:
     return InputError(f"--baseline: {what}; write it with `shardwise lint --create-baseline {name}`", name)
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"the key {key!r} is written twice in one object")
+    return doc
+
+
 def parse(text: str, name: str) -> dict[Entry, int]:
     """The entries of a baseline file's ``text`` (``name`` names it in errors), or :class:`InputError`."""
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except ValueError as e:
         raise _bad(name, f"not a shardwise baseline: not JSON ({e})") from None
+    except RecursionError:  # was an internal error (hostile9)
+        raise _bad(name, "not a shardwise baseline: JSON nested too deeply") from None
     if not isinstance(doc, dict) or MARKER not in doc:
         raise _bad(name, f'not a shardwise baseline (no "{MARKER}" key)')
     version = doc[MARKER]

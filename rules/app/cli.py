@@ -16,8 +16,10 @@ imports what it needs (jinja2 only for Markdown, pydantic only when an adapter r
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -567,7 +569,25 @@ def _writable_stdout() -> None:
             pass
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when the process has none (``shardwise lint … >&-``: Python sets ``sys.stdout`` to None, and
+    the report's write was an internal error, with a traceback from the exit's flush): a report written there
+    fails as a write to a closed file does, so the run says so and exits 2 (hostile9)."""
+
+    def write(self, s: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed: the report cannot be written there (name a file "
+                                   "with --output or --format FMT=FILE)")
+
+
+def _standard_streams() -> None:
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:  # nowhere to say anything: the exit status still says it
+        sys.stderr = io.StringIO()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _standard_streams()
     _writable_stdout()
     args_list = sys.argv[1:] if argv is None else list(argv)
     args = _plain_lint(args_list)
@@ -709,6 +729,9 @@ def _lint(args: argparse.Namespace) -> int:
             continue
         from .output import write_atomically  # tempfile: only for a report written to a file
 
+        if _is_an_input(path, report.files):
+            failed.append(f"{path}: not written: it is an input of this run, which the report would replace")
+            continue
         try:
             write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:
@@ -727,6 +750,23 @@ def _lint(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _is_an_input(path: str, files: Sequence[str]) -> bool:
+    """Whether the report file ``path`` is one of the ``files`` the run read (hostile9: ``--format json=deploy/a.yaml``
+    replaced the manifest it had just linted with the report). Only files of the same name are compared, and only
+    when ``path`` exists: no work per file read in the common case."""
+    if not os.path.isfile(path):
+        return False
+    name = os.path.basename(path)
+    for f in files:
+        if os.path.basename(f) == name:
+            try:
+                if os.path.samefile(f, path):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..report import destinations
     from .diff import diff_refs, render_diff
@@ -737,17 +777,23 @@ def cmd_diff(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise _Usage(str(e)) from None
     result = diff_refs(args.base, args.paths, _lint_options(args))
+    failed: list[str] = []
     for fmt, path in outputs:
         text = render_diff(result, fmt)
         if path is None:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            write_atomically(path, text)
+            try:  # as lint: every other report is still written, and each one that is not is said (hostile9)
+                write_atomically(path, text)
+            except OSError as e:
+                failed.append(f"{path}: {e.strerror or e}")
+    for message in failed:
+        _err(message)
     for error in result.head_errors:
         _err(str(error))
     print(result.summary_line(), file=sys.stderr)
-    return 2 if result.head_errors else 0
+    return 2 if result.head_errors or failed else 0
 
 
 # -------------------------------------------------------------------------------------- rules/explain

@@ -36,6 +36,7 @@ The servicer calls the policies of one request one after another, in list order,
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -401,6 +402,80 @@ def _read_environment(key: str, value: Any) -> tuple[bool | None, str | None]:
     except (ValueError, ShardwiseError) as e:
         return None, f"{key}: {e}"
     return spec.production, None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value!r}" if len(repr(value)) <= 40 else "a number"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" + ("…" if len(value) > 40 else "")
+    return "a list" if isinstance(value, list | tuple) else "an object"
+
+
+def policy_config_errors(name: str, props: Mapping[str, Any], known_policies: Sequence[str]) -> list[str]:
+    """What is wrong with the configuration of policy ``name`` that ``Configure`` carries (hostile9): a policy
+    the pack does not have, a property :data:`CONFIG_SCHEMA` does not list, or a value outside its type or bounds.
+
+    The engine validates a ``--policy-pack-config`` file against each policy's schema, but a name the schema does
+    not list passes it (the SDK's schema cannot forbid other properties), and another client sends what it likes:
+    ``lint_config`` read ``production: "false"`` as true, ignored ``kv_reserv`` and took ``usable_fraction: 5``.
+    Every policy's properties are checked, the notes and error policies too (they take none)."""
+    if name not in known_policies:
+        return [f"`{name}` is no policy of this pack"]
+    errors = []
+    for key, value in props.items():
+        schema = CONFIG_SCHEMA.get(key)
+        if schema is None:
+            errors.append(f"`{name}`: unknown property {key!r}; the properties are {', '.join(CONFIG_SCHEMA)}")
+            continue
+        kind = schema["type"]
+        if kind == "boolean":
+            ok = isinstance(value, bool)
+        elif kind in ("number", "integer"):
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            if ok and kind == "integer":
+                ok = float(value).is_integer()
+            if ok:
+                lo, hi = schema.get("minimum"), schema.get("maximum")
+                ok = (lo is None or value >= lo) and (hi is None or value <= hi) and (
+                    "exclusiveMinimum" not in schema or value > schema["exclusiveMinimum"])
+        elif key == "default_deny_namespaces":
+            ok = isinstance(value, list) and all(isinstance(n, str) and n for n in value)
+        else:  # suppressions
+            ok = isinstance(value, list)
+            for i, e in enumerate(value if ok else ()):
+                if not isinstance(e, Mapping):
+                    errors.append(f"`{name}`: suppressions[{i}] is {_json_type(e)}; expected an object with a reason")
+                elif other := sorted(set(e) - {"subject", "reason"}):
+                    errors.append(f"`{name}`: suppressions[{i}]: unknown key {other[0]!r}; an entry has a reason and "
+                                  "an optional subject (a glob), and suppresses this policy")
+                elif not isinstance(e.get("reason"), str) or not e["reason"].strip():
+                    errors.append(f"`{name}`: suppressions[{i}] has no reason (a non-empty string): every suppression "
+                                  "needs one")
+                elif not isinstance(e.get("subject", "*"), str):
+                    errors.append(f"`{name}`: suppressions[{i}].subject is {_json_type(e['subject'])}; expected a glob")
+        if not ok:
+            errors.append(f"`{name}`: {key} is {_json_type(value)}; expected {_expected(key, schema)}")
+    return errors
+
+
+def _expected(key: str, schema: Mapping[str, Any]) -> str:
+    if key == "default_deny_namespaces":
+        return "a list of namespace globs (non-empty strings)"
+    if key == "suppressions":
+        return "a list of objects with a non-empty reason and an optional subject (a glob), nothing else"
+    if schema["type"] == "boolean":
+        return "true or false"
+    lo = schema.get("minimum", schema.get("exclusiveMinimum"))
+    hi = schema.get("maximum")
+    what = "a whole number" if schema["type"] == "integer" else "a number"
+    if lo is not None and hi is not None:
+        return f"{what} from {lo:g} to {hi:g}" + (" (above it)" if "exclusiveMinimum" in schema else "")
+    return f"{what} of at least {lo:g}" if lo is not None else what
 
 
 def lint_config(props: Mapping[str, Any] | None, code: str | None, context: StackContext) -> LintConfig:

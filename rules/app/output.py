@@ -25,7 +25,17 @@ def _default_mode() -> int:
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` as described above; :class:`OSError` when it cannot be written."""
+    """Write ``text`` (UTF-8) to ``path`` as described above; :class:`OSError` when it cannot be written, naming
+    ``path`` (hostile9: a missing folder's error named the temporary file, ``nowhere/.r.json.x1y2.tmp``)."""
+    try:
+        _write_atomically(path, text)
+    except OSError as e:
+        if e.filename is None or e.filename == path:
+            raise
+        raise OSError(e.errno, e.strerror or str(e), path) from None
+
+
+def _write_atomically(path: str, text: str) -> None:
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
         st = os.stat(target)

@@ -1,4 +1,4 @@
-"""SW001: a suppression that gives no reason."""
+"""SW001: a suppression that gives no reason, or names no rule."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from ..engine import Hit, InventoryObject, LintConfig, ObjectRule, RuleMeta, group_subject
 from ..model import Inventory, ServingGroup
+from .index import CODES
 
 
 class SuppressionWithoutReason(ObjectRule[InventoryObject]):
@@ -15,18 +16,20 @@ class SuppressionWithoutReason(ObjectRule[InventoryObject]):
         name="suppression-without-reason",
         enforcement="mandatory",
         severity="medium",
-        summary="A rule is suppressed without a written reason.",
+        summary="A rule is suppressed without a written reason, or a suppression names no rule.",
         why=(
             "A suppression hides a check from every later reader. Without the reason (a benchmark, a "
             "measured quality loss, an accepted risk) nobody can tell whether it still holds, so the "
-            "exception outlives the facts it was based on."
+            "exception outlives the facts it was based on. A suppression of a code that is no rule (`SW999`, "
+            "a rule's code mistyped as another number) suppresses nothing and hides the typo from its reader."
         ),
         bad_example='metadata:\n  annotations:\n    shardwise.dev/ignore: "SW104"',
         good_example=(
             'metadata:\n  annotations:\n    shardwise.dev/ignore: "SW104: benchmarked TP2 TPOT p95 18 ms '
             'vs 31 ms at TP1"'
         ),
-        remediation="Write the reason after the code and a colon, or remove the suppression.",
+        remediation="Write the reason after the code and a colon, correct a code that is no rule (`shardwise rules` "
+                    "lists them), or remove the suppression.",
         references=("https://github.com/shardwise/shardwise/blob/main/README.md#suppressions",),
         scope="resource",
     )
@@ -38,10 +41,14 @@ class SuppressionWithoutReason(ObjectRule[InventoryObject]):
     def check_object(self, obj: InventoryObject, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         named: Any = obj
         for s in obj.suppressions:
-            if s.reason.strip():
+            if s.code not in CODES:  # hostile9: was silent (the finding it meant stayed, with no word of the typo)
+                message = (f"suppression of {s.code} on {named.name} names no shardwise rule, so it suppresses "
+                           "nothing; correct the code (`shardwise rules` lists them) or remove it")
+            elif s.reason.strip():
                 continue
-            message = (f"suppression of {s.code} on {named.name} gives no reason; "
-                       f"write it as \"{s.code}: <reason>\"")
+            else:
+                message = (f"suppression of {s.code} on {named.name} gives no reason; "
+                           f"write it as \"{s.code}: <reason>\"")
             if isinstance(obj, ServingGroup):
                 where = s.location if s.location.file or s.location.urn else obj.location
                 yield Hit(group_subject(obj), message, where)

@@ -14,7 +14,7 @@ import os
 
 import pytest
 from repo_paths import ROOT
-from shardwise.rules.adapters.charts import line_map, split_sources
+from shardwise.rules.adapters.charts import helm_error_location, line_map, split_sources
 from shardwise.rules.app.cli import main
 from tools_support import find_tool, require_tool
 
@@ -118,6 +118,43 @@ def test_chart_rendered_by_helm_points_at_template_lines(tools_on_path, capsys):
     assert doc["summary"]["files"] == 2  # the two templates: service.yaml and deployment.yaml
 
 
+@pytest.mark.parametrize(("message", "where"), [
+    ("parse error at (llm/templates/deployment.yaml:9): unexpected <template> in operand",
+     ("c/llm/templates/deployment.yaml", 9)),
+    ("execution error at (llm/templates/deployment.yaml:8:15): replicas is required", ("c/llm/templates/deployment.yaml", 8)),
+    ('template: llm/templates/deployment.yaml:8:22: executing "llm/templates/deployment.yaml" at <.Values.a.b>: nil',
+     ("c/llm/templates/deployment.yaml", 8)),
+    ("execution error at (llm/charts/redis/templates/x.yaml:3:1): no", ("c/llm/charts/redis/templates/x.yaml", 3)),
+    ("YAML parse error on llm/templates/deployment.yaml: error converting YAML to JSON: yaml: line 2: did not find",
+     ("c/llm/templates/deployment.yaml", None)),
+    ("cannot load values.yaml: error converting YAML to JSON: yaml: line 2: exceeded max depth of 10000",
+     ("c/llm/values.yaml", 2)),
+    ("cannot load Chart.yaml: error unmarshaling JSON: json: cannot unmarshal array", ("c/llm/Chart.yaml", None)),
+    ("failed to parse prod.yaml: error converting YAML to JSON: yaml: line 4: mapping values", ("prod.yaml", 4)),
+    ("failed to parse other.yaml: error converting YAML to JSON: yaml: line 4: mapping values", (None, None)),
+    ("An error occurred while checking for chart dependencies: missing in charts/ directory: redis", (None, None)),
+])
+def test_where_a_helm_error_is(message, where):
+    """hostile9: each helm failure was an input error at the chart's Chart.yaml without a line; helm's words say the
+    template and its line, or the values file (the chart's own, or a --values file of the run) and its line."""
+    assert helm_error_location(f"helm template failed: Error: {message}", "c/llm", ["prod.yaml"]) == where
+
+
+@pytest.mark.tools
+def test_a_failing_required_is_an_input_error_at_its_template_line(tools_on_path, capsys, tmp_path):
+    require_tool("helm")
+    chart = tmp_path / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: other-name\nversion: 0.1.0\n")
+    (chart / "templates" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  a: {{ required \"set a\" .Values.a }}\n")
+    rc, doc, _ = lint_json(capsys, str(chart))
+    assert rc == 2
+    [error] = doc["input_errors"]
+    assert (error["file"], error["line"]) == (f"{chart}/templates/cm.yaml", 5)
+    assert error["message"].startswith("helm template failed: Error: execution error at (other-name/templates/cm.yaml:5:")
+
+
 @pytest.mark.tools
 def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
     require_tool("helm")
@@ -199,7 +236,8 @@ def test_a_helm_error_is_an_input_error_of_the_chart(tools_on_path, capsys):
     rc, doc, _ = lint_json(capsys, CHART, "--set", "image=oops")
     assert rc == 2
     (e,) = doc["input_errors"]
-    assert (e["file"], e["line"]) == (f"{CHART}/Chart.yaml", None)
+    # hostile9: at the template line helm names (was the chart's Chart.yaml, no line)
+    assert (e["file"], e["line"]) == (f"{CHART}/templates/deployment.yaml", 21)
     assert e["message"].startswith("helm template failed: Error: template: llm/templates/deployment.yaml:21:")
 
 

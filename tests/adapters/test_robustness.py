@@ -882,6 +882,14 @@ def test_preview_step_op_that_is_not_a_string(tmp_path):
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("dependencies", 5, "dependencies must be an array, got a number"),
     ("propertyDependencies", ["urn:pulumi:dev::gpu::x::y"], "propertyDependencies must be an object, got an array"),
+    # hostile9: an empty value of the wrong type was read as none (``x or {}``): the resource read without its
+    # properties, a Deployment no workload, silently
+    ("inputs", [], "inputs and outputs must be objects (inputs is an array)"),
+    ("outputs", [], "inputs and outputs must be objects (outputs is an array)"),
+    ("inputs", "", "inputs and outputs must be objects (inputs is a string)"),
+    ("propertyDependencies", [], "propertyDependencies must be an object, got an array"),
+    ("dependencies", {}, "dependencies must be an array, got an object"),
+    ("dependencies", 0, "dependencies must be an array, got a number"),
 ])
 def test_state_dependencies_of_the_wrong_type(tmp_path, key, value, message):
     # dependencies: 5 was "internal error: TypeError: 'int' object is not iterable"; a propertyDependencies
@@ -1173,3 +1181,30 @@ def test_a_field_of_the_wrong_type_is_an_input_error_at_its_line(data: st.DataOb
     assert code == 2, err
     assert err.startswith(f"shardwise: error: {target}:{line}: "), err
     assert key in err and "expected" in err, err
+
+
+def test_a_json_manifest_with_a_surrogate_pair_escape_is_read_as_its_utf8_form(tmp_path):
+    """hostile9: ``json.dumps`` writes a character beyond the BMP as a surrogate pair (``"\\ud83d\\ude00"``), valid
+    JSON that the YAML reader (which gives the lines) refused: "found invalid Unicode character escape code". It is
+    read as the same manifest written in UTF-8, at the same lines; an escaped backslash before ``u`` stays text, and
+    a lone half is still refused."""
+    manifest = {"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "big", "namespace": "serving", "annotations": {"team": "\U0001f680 infra",
+                                                                                  "raw": "\\ud83d\\ude00"}},
+                "spec": {"replicas": 1, "template": {"spec": {
+                    "nodeSelector": {"node.kubernetes.io/instance-type": "g6e.xlarge"},
+                    "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                                    "args": ["--model", "meta-llama/Llama-3.1-70B-Instruct"],
+                                    "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}
+    escaped = json.dumps(manifest, indent=2)
+    assert "\\ud83d\\ude80" in escaped and "\\\\ud83d" in escaped
+    plain = json.dumps(manifest, indent=2, ensure_ascii=False)
+    code_e, err_e, found_e = lint_text(tmp_path, "e.json", escaped)
+    code_p, err_p, found_p = lint_text(tmp_path, "p.json", plain)
+    assert (code_e, [(f["code"], f["line"], f["message"]) for f in found_e]) == (
+        code_p, [(f["code"], f["line"], f["message"]) for f in found_p])
+    assert code_e == 1 and "SW101" in {f["code"] for f in found_e}
+    lone = escaped.replace("\\ude80 infra", " infra")
+    assert error_of(tmp_path, "l.json", lone) == (
+        "shardwise: error: l.json:8: cannot parse JSON: the escape \\ud83d is half of a UTF-16 surrogate pair, not a "
+        "character\n")

@@ -10,6 +10,7 @@ checks which findings are new, by rule, line and object.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -238,6 +239,12 @@ HOW = f"; write it with `shardwise lint --create-baseline {BASELINE}`"
     ('{"shardwise_baseline": 1, "findings": [{"code": "SW309", "object": "Deployment a/b", "line": 4}]}',
      f'{BASELINE}: --baseline: entry 1 of "findings" is not a baseline entry (the keys code, object, field, '
      f"file, urn, count; count a whole number from 1){HOW}"),
+    # hostile9: nested past the JSON reader's recursion (was an internal error), a key written twice
+    ('{"shardwise_baseline": 1, "findings": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     f"{BASELINE}: --baseline: not a shardwise baseline: JSON nested too deeply{HOW}"),
+    ('{"shardwise_baseline": 1, "shardwise_baseline": 2, "findings": []}',
+     f"{BASELINE}: --baseline: not a shardwise baseline: not JSON (the key 'shardwise_baseline' is written twice "
+     f"in one object){HOW}"),
 ])
 def test_a_baseline_that_cannot_be_used_is_an_input_error(repo, capsys, text, message):
     if text is not None:
@@ -319,3 +326,18 @@ def test_a_finding_known_by_its_urn_is_fingerprinted_by_it(tmp_path):
     assert create_entries([replace(f, suppressed=True, suppression_reason="r"), replace(f, internal=True)],
                           tmp_path) == {}
     assert dumps({}) == '{\n  "shardwise_baseline": 1,\n  "findings": []\n}\n'
+
+
+def test_a_file_name_that_is_not_utf8_is_baselined_as_the_text_report_writes_it(repo, capsys):
+    """hostile9: --create-baseline was an internal error (UnicodeEncodeError) on a file name that is not UTF-8; the
+    name is held as the text report writes it, so the baseline is UTF-8 JSON that shardwise reads (also where it
+    lies in the linted tree), and the next run finds the finding baselined."""
+    name = os.fsdecode(b"deploy/odd\xff.yaml")
+    shutil.move(repo / "deploy" / "security.yaml", name)
+    rc, out, err = run(capsys, "lint", ".", "--create-baseline", BASELINE)
+    assert (rc, err) == (0, "")
+    text = (repo / BASELINE).read_bytes().decode("utf-8")
+    assert '"file": "deploy/odd\\\\xff.yaml"' in text
+    rc, out, err = run(capsys, "lint", ".", "--baseline", BASELINE)
+    assert (rc, err) == (0, "")
+    assert out.endswith("16 findings in the baseline — passed\n")

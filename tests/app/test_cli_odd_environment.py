@@ -88,3 +88,21 @@ def test_a_base_a_shallow_clone_lacks_says_to_fetch_it(tmp_path, monkeypatch, ca
         "actions/checkout with fetch-depth: 0)\n")
     monkeypatch.chdir(src)  # the full clone: the same ref is a commit
     assert main(["diff", "HEAD~1", "--format", "json"]) == 0
+
+
+def test_a_closed_standard_output_is_said_and_exits_2_not_an_internal_error(tmp_path):
+    """hostile9: ``shardwise lint … >&-`` (Python's ``sys.stdout`` is None) was an internal error with a traceback
+    from the exit's flush; a report written to a file needs no standard output (the summary goes to stderr)."""
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", encoding="utf-8")
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([EXE, "lint", *argv, "a.yaml"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120, preexec_fn=lambda: os.close(1))  # noqa: PLW1509
+    closed = run("--format", "json")
+    assert (closed.returncode, closed.stderr) == (2, (
+        "shardwise: error: standard output is closed: the report cannot be written there (name a file with --output "
+        "or --format FMT=FILE)\n"))
+    to_file = run("--format", "json=out.json")
+    assert (to_file.returncode, to_file.stderr) == (0, (
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
+        "findings, 0 suppressed — passed\n"))

@@ -284,6 +284,20 @@ def test_excludes_keep_the_good_patterns_when_one_is_invalid():
     assert ex.excluded("a/b.json", False)
 
 
+def test_a_pattern_longer_than_any_path_is_an_input_error_not_minutes_of_matching():
+    """hostile9: a 5 MB ``exclude`` string took 7.7 s of CPU over two paths (the automaton's state grows with the
+    pattern); a pattern longer than PATH_MAX is refused, its echo cut, the other patterns kept."""
+    import time
+
+    t0 = time.process_time()
+    ex = Excludes.from_lines(["x" * 5_000_000, "*.json", "y" * 4096], source=".shardwise.yaml")
+    assert time.process_time() - t0 < 1.0
+    assert [p.text for p in ex.patterns] == ["*.json", "y" * 4096]
+    assert [str(e) for e in ex.errors] == [
+        f".shardwise.yaml: invalid exclude pattern {'x' * 60!r}…: 5,000,000 characters, longer than the 4,096 of the "
+        "longest path (PATH_MAX); it is not applied"]
+
+
 # ------------------------------------------------------------------------------- numbers Python cannot read
 
 
@@ -529,6 +543,39 @@ def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
     assert ((repo / "latest.json").is_symlink(), report.read_text(), oct(report.stat().st_mode & 0o777)) == (
         True, "new\n", "0o640")
     capsys.readouterr()
+
+
+def test_a_report_that_cannot_be_written_names_the_path_given_in_lint_and_diff(repo, capsys):
+    """hostile9: diff's --output into a missing folder said ``nowhere/.r.json.x1y2.tmp: No such file or directory``
+    (the temporary file); both commands name the path given, write the other reports and exit 2."""
+    from shardwise.rules.app.output import write_atomically
+
+    with pytest.raises(OSError) as e:
+        write_atomically("nowhere/r.json", "x")
+    assert (e.value.filename, e.value.strerror) == ("nowhere/r.json", "No such file or directory")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"], cwd=repo, check=True)
+    capsys.readouterr()
+    assert main(["diff", "--format", "json=nowhere/r.json", "--format", "markdown=r.md", "HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == "shardwise: error: nowhere/r.json: No such file or directory"
+    assert (repo / "r.md").is_file()
+    assert main(["lint", "good.yaml", "--format", "sarif", "--output", "nowhere/r.sarif"]) == 2
+    assert capsys.readouterr().err == "shardwise: error: nowhere/r.sarif: No such file or directory\n"
+
+
+def test_a_report_onto_a_file_the_run_read_is_refused_and_the_file_kept(repo, capsys):
+    """hostile9: ``--format json=good.yaml`` replaced the manifest just linted with the report (exit 1, the file lost);
+    a file found by searching a folder counts, the other reports are written, the run exits 2."""
+    text = vllm_deployment("good")
+    put(repo, "deploy/good.yaml", text)
+    assert main(["lint", "deploy", "--format", "json=deploy/good.yaml", "--format", "sarif=r.sarif"]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "shardwise: error: deploy/good.yaml: not written: it is an input of this run, which the report would replace")
+    assert (repo / "deploy" / "good.yaml").read_text(encoding="utf-8") == text
+    assert (repo / "r.sarif").is_file()
 
 
 # ------------------------------------------------------------------------- kustomize: nothing from outside
@@ -813,12 +860,15 @@ def test_a_file_name_that_is_not_utf8_is_written_in_every_report(repo, capsys, f
 
 
 def test_a_line_of_unclosed_brackets_in_the_ignore_file_is_read_in_linear_time(repo, capsys):
-    """Each ``[`` without a ``]`` scanned to the end of its line: 20,000 of them took minutes."""
-    put(repo, ".shardwiseignore", "[" * 20_000 + "\n")
+    """Each ``[`` without a ``]`` scanned to the end of its line: 20,000 of them took minutes. (hostile9: a pattern
+    longer than PATH_MAX is now refused as it is read, and the line of 4,096 is read as brackets, in linear time.)"""
+    put(repo, ".shardwiseignore", "[" * 20_000 + "\n" + "[" * 4096 + "\n")
     put(repo, "good.yaml", vllm_deployment("good"))
     start = time.process_time()
     rc, errors, summary = lint(capsys, ".", seconds=20)
-    assert (rc, errors) == (0, [])
+    assert (rc, errors) == (2, [
+        f".shardwiseignore:1: error: invalid exclude pattern {'[' * 60!r}…: 20,000 characters, longer than the 4,096 "
+        "of the longest path (PATH_MAX); it is not applied"])
     assert LINTED_ONE in summary
     assert time.process_time() - start < 5
     closed = globs._Class(False, frozenset("ab"), ())

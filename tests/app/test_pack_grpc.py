@@ -659,6 +659,62 @@ def test_a_crash_in_a_rule_or_its_config_is_an_internal_error_report():
     ]
 
 
+def test_policy_config_the_pack_cannot_take_is_named():
+    """hostile9: a property the schema does not list, a value of another type or out of its bounds, a policy the
+    pack does not have: each named with its policy (the engine's schema check lets unlisted names through)."""
+    names = ["sharded-model-that-fits", "vllm-pod-with-host-access"]
+    ok = {"kv_reserve": 1.6, "p95_context_tokens": 4096.0, "usable_fraction": 1, "unknown_is_failure": False,
+          "production": True, "default_deny_namespaces": ["team-*"],
+          "suppressions": [{"subject": "Deployment serving/*", "reason": "benchmarked"}, {"reason": "r"}]}
+    assert crossguard.policy_config_errors("sharded-model-that-fits", ok, names) == []
+    assert crossguard.policy_config_errors("sharded-model-that-fits", {}, names) == []
+    assert crossguard.policy_config_errors("no-such", {}, names) == ["`no-such` is no policy of this pack"]
+    p = "vllm-pod-with-host-access"
+    assert crossguard.policy_config_errors(p, {
+        "kv_reserv": 1.2, "kv_reserve": 0.5, "usable_fraction": 0, "p95_context_tokens": 1.5, "production": "false",
+        "unknown_is_failure": 0, "default_deny_namespaces": "serving",
+        "suppressions": [{"subject": "*"}, {"reason": "x", "code": "SW309"}, "SW309", {"reason": "x", "subject": 3}],
+    }, names) == [
+        "`vllm-pod-with-host-access`: unknown property 'kv_reserv'; the properties are kv_reserve, p95_context_tokens, "
+        "usable_fraction, production, unknown_is_failure, default_deny_namespaces, suppressions",
+        "`vllm-pod-with-host-access`: kv_reserve is the number 0.5; expected a number from 1 to 10",
+        "`vllm-pod-with-host-access`: usable_fraction is the number 0; expected a number from 0 to 1 (above it)",
+        "`vllm-pod-with-host-access`: p95_context_tokens is the number 1.5; expected a whole number of at least 1",
+        "`vllm-pod-with-host-access`: production is the string 'false'; expected true or false",
+        "`vllm-pod-with-host-access`: unknown_is_failure is the number 0; expected true or false",
+        "`vllm-pod-with-host-access`: default_deny_namespaces is the string 'serving'; expected a list of namespace "
+        "globs (non-empty strings)",
+        "`vllm-pod-with-host-access`: suppressions[0] has no reason (a non-empty string): every suppression needs one",
+        "`vllm-pod-with-host-access`: suppressions[1]: unknown key 'code'; an entry has a reason and an optional "
+        "subject (a glob), and suppresses this policy",
+        "`vllm-pod-with-host-access`: suppressions[2] is the string 'SW309'; expected an object with a reason",
+        "`vllm-pod-with-host-access`: suppressions[3].subject is the number 3; expected a glob",
+    ]
+    assert crossguard.policy_config_errors(p, {"kv_reserve": float("nan")}, names) == [
+        "`vllm-pod-with-host-access`: kv_reserve is the number nan; expected a number from 1 to 10"]
+
+
+def test_configure_with_a_config_the_pack_cannot_take_is_refused(recordings):
+    """The RPC fails naming the policy and the property (the preview stops: fail closed); was read as another value
+    (``production: "false"`` as true), ignored (``kv_reserv``) or an internal error of every rule
+    (``kv_reserve: "x"``). A valid config after it is taken."""
+    import grpc
+
+    cfg, recorded = recordings["8b-at-tp2"]
+    with PackProcess(stack="prod", config=engine_config(cfg)) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        info = pack.info()
+        with pytest.raises(grpc.RpcError) as e:
+            pack.configure(info, {"sharded-model-that-fits": {"kv_reserve": "x", "kv_reserv": 1.2}})
+        pack.configure(info, {"sharded-model-that-fits": {"enforcementLevel": "advisory", "kv_reserve": 2}})
+    assert e.value.details() == (
+        "Exception calling application: shardwise: the policy config cannot be taken: `sharded-model-that-fits`: "
+        "unknown property 'kv_reserv'; the properties are kv_reserve, p95_context_tokens, usable_fraction, "
+        "production, unknown_is_failure, default_deny_namespaces, suppressions; `sharded-model-that-fits`: "
+        "kv_reserve is the string 'x'; expected a number from 1 to 10")
+
+
 def test_a_crash_while_reading_the_resources_is_an_internal_error_report(monkeypatch):
     from shardwise.rules.adapters import pulumi as adapter
 

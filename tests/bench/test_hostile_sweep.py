@@ -104,3 +104,31 @@ def test_the_record_holds_every_class_the_task_names():
         "RPC failed: UNKNOWN: Exception calling application: shardwise: cannot read kubernetes:apps/v1:Deployment "
         "`llama-8b`: spec.replicas is NaN: a number that is not finite, which JSON cannot hold and no Kubernetes or "
         "AWS field")}
+    # hostile9: the readers the sweep covered least (charts, --values, kustomizations, Pulumi JSON, config files,
+    # ignore annotations, baselines), text encodings, the CLI's outputs and the pack's policy config
+    for prefix in ("h9-chart-", "h9-values-", "h9-template-", "h9-values-file-", "h9-kust-", "h9-preview-", "h9-state-",
+                   "h9-config-", "h9-ignore-", "h9-baseline-", "h9-diff-baseline-", "h9-utf16", "h9-utf32",
+                   "h9-latin1-", "h9-nul-", "h9-lone-surrogate-", "h9-surrogate-pair-json", "h9-10mb-",
+                   "h9-million-", "h9-output-", "h9-stdout-closed", "h9-format-", "h9-ctrl-", "pack-h9-config-"):
+        assert any(case.startswith(prefix) for case in record), prefix
+    # a failing `required` names its template and line (was the chart's Chart.yaml, no line)
+    assert record["h9-template-required"]["said"].startswith(
+        "badchart/templates/deployment.yaml:8: helm template failed: Error: execution error at "
+        "(badchart/templates/deployment.yaml:8:15): replicas is required")
+    # an ignore annotation naming no rule is said (was silent); the finding it may have meant stays
+    assert "bad.yaml:8: SW001: suppression of SW999 on bad names no shardwise rule" in (
+        record["h9-ignore-unknown-code"]["said"])
+    assert record["h9-baseline-deep"] == {"rc": 2, "said": (
+        "shardwise: error: bad-baseline.json: --baseline: not a shardwise baseline: JSON nested too deeply; write it "
+        "with `shardwise lint --create-baseline bad-baseline.json`")}
+    assert record["h9-stdout-closed"] == {"rc": 2, "said": (
+        "shardwise: error: standard output is closed: the report cannot be written there (name a file with --output "
+        "or --format FMT=FILE)")}
+    assert record["h9-output-is-an-input"] == {"rc": 2, "said": (
+        "shardwise: error: bad.yaml: not written: it is an input of this run, which the report would replace")}
+    assert record["h9-diff-output-missing-folder"]["said"].startswith(
+        "shardwise: error: nowhere/bad.json: No such file or directory | ")
+    assert record["h9-preview-inputs-list"]["rc"] == 2 and record["h9-surrogate-pair-json"]["rc"] == 0
+    assert record["pack-h9-config-production-string"] == {"rc": None, "said": (
+        "Configure failed: UNKNOWN: Exception calling application: shardwise: the policy config cannot be taken: "
+        "`vllm-pod-with-host-access`: production is the string 'false'; expected true or false")}

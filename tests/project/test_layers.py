@@ -214,7 +214,9 @@ def test_no_rule_imports_another_rule():
             continue
         for target, line in _imports(path, module, is_package):
             tp = target.split(".")
-            if tp[:3] == ["shardwise", "rules", "checks"] and len(tp) > 3 and not tp[3].startswith("_"):
+            # the index (checks/index.py) is the registry as data, no rule: SW001 reads its codes (hostile9)
+            if tp[:3] == ["shardwise", "rules", "checks"] and len(tp) > 3 and not tp[3].startswith("_") and (
+                    tp[3] != "index"):
                 crossing.append(f"{path.relative_to(ROOT)}:{line}: {target}")
     assert crossing == []
 

@@ -193,6 +193,10 @@ def _item_line(text: str | None, path: tuple[str, ...], index: int) -> int | Non
     return None
 
 
+def _or_empty(value: Any, empty: Any) -> Any:
+    return empty if value is None else value
+
+
 def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int], where: str,
                     line: int | None = None) -> PulumiResource | None:
     urn = state.get("urn")
@@ -204,14 +208,17 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
     line = lines.get(urn, line)
     if rtype == "pulumi:pulumi:Stack" or rtype.startswith("pulumi:providers:") or state.get("delete"):
         return None
-    inputs = state.get("inputs") or {}
-    outputs = state.get("outputs") or {}
+    # absent or null is none; any other value of another type is an input error (hostile9: ``inputs: []`` was read
+    # as none, so a Deployment with its properties in a list was no workload, silently)
+    inputs = _or_empty(state.get("inputs"), {})
+    outputs = _or_empty(state.get("outputs"), {})
     if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
-        raise InputError(f"{urn}: inputs and outputs must be objects", file, line)
-    deps = state.get("propertyDependencies") or {}
+        bad, value = ("inputs", inputs) if not isinstance(inputs, Mapping) else ("outputs", outputs)
+        raise InputError(f"{urn}: inputs and outputs must be objects ({bad} is {json_type(value)})", file, line)
+    deps = _or_empty(state.get("propertyDependencies"), {})
     if not isinstance(deps, Mapping):
         raise InputError(f"{urn}: propertyDependencies must be an object, got {json_type(deps)}", file, line)
-    dependencies = state.get("dependencies") or []
+    dependencies = _or_empty(state.get("dependencies"), [])
     if not isinstance(dependencies, list):
         raise InputError(f"{urn}: dependencies must be an array, got {json_type(dependencies)}", file, line)
     rid = state.get("id")

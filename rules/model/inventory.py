@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from .errors import InputError
 from .shapes import GpuInfo, Interconnect, ModelShape
-from .unknown import UNKNOWN
+from .unknown import UNKNOWN, Unknown
 
 
 @dataclass(frozen=True)
@@ -318,25 +318,26 @@ class PodPorts:
 
 @dataclass
 class EngineArgs:
-    """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments)."""
+    """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments). Any of them may be
+    :data:`UNKNOWN` (a flag carrier such as ``$(EXTRA_ARGS)``, a ``--config`` file not read, a computed value)."""
 
-    model: str | None = None
+    model: str | Unknown | None = None
     tensor_parallel_size: Any = 1
     pipeline_parallel_size: Any = 1
     data_parallel_size: Any = 1
-    enable_expert_parallel: bool = False
+    enable_expert_parallel: bool | Unknown = False
     gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20; 1.0 extensible, 0.34)
     max_model_len: Any = None  # None: the model's context limit; "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: Any = None  # None: vLLM's default (256)
     max_num_batched_tokens: Any = None
-    dtype: str = "auto"
-    quantization: str | None = None
-    kv_cache_dtype: str = "auto"
+    dtype: str | Unknown = "auto"
+    quantization: str | Unknown | None = None
+    kv_cache_dtype: str | Unknown = "auto"
     block_size: Any = None  # None: vLLM's default (16; MLA models by attention backend)
-    enforce_eager: bool = False
+    enforce_eager: bool | Unknown = False
     enable_chunked_prefill: Any = None  # None: the release's default
     kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.10.2+)
-    distributed_executor_backend: str | None = None
+    distributed_executor_backend: str | Unknown | None = None
     nnodes: Any = None
     port: Any = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -186,7 +186,7 @@ class EnvSource:
 
     kind: Literal["configMap", "secret"]
     name: Any  # str | UNKNOWN
-    prefix: str = ""
+    prefix: str | Unknown = ""
     location: Location = Location()
 
 

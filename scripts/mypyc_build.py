@@ -29,6 +29,15 @@ MODULES = (
     "capacity/sizing",
     "capacity/layout",
     "vllm/kv_layout",
+    "capacity/group",
+    "vllm/args",
+    "adapters/k8s/pods",
+    "adapters/k8s/fields",
+    "vllm/flags",
+    "adapters/k8s/workloads",
+    "adapters/k8s/parse",
+    "adapters/k8s/dispatch",
+    "adapters/k8s/inventory",
 )
 GROUP = "shardwise.rules._mc"  # the shared library: rules/_mc__mypyc.*.so
 MANIFEST = "_mc_sources.marshal"  # in rules/: {module: (size, mtime as the .pyc header has it)}

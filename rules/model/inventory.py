@@ -63,10 +63,10 @@ class Taint:
 class Toleration:
     """A pod's toleration of node taints (``spec.tolerations``)."""
 
-    key: str | None
-    operator: str = "Equal"  # Equal | Exists
-    value: str | None = None
-    effect: str | None = None
+    key: str | Unknown | None  # each UNKNOWN when computed at preview
+    operator: str | Unknown = "Equal"  # Equal | Exists
+    value: str | Unknown | None = None
+    effect: str | Unknown | None = None
 
     def tolerates(self, taint: Taint) -> bool:
         """Whether this toleration surely tolerates ``taint`` (a taint field that is not known yet
@@ -132,7 +132,7 @@ class NodePool:
     unknown_labels: Any = frozenset()  # label keys whose values are not known yet; UNKNOWN: the whole map
     security_groups: list[str] = field(default_factory=list)
     subnets: list[str] = field(default_factory=list)
-    launch_template: str | None = None
+    launch_template: str | Unknown | None = None
     #: A network interface of the launch template asks for a public IPv4 (associatePublicIpAddress), whatever its
     #: subnet maps: True, UNKNOWN, or None (not asked: the subnet decides)
     public_ip: Any = None
@@ -219,7 +219,7 @@ class Container:
     """One container of a pod template."""
 
     name: str
-    image: str | None = None
+    image: str | Unknown | None = None  # UNKNOWN: a computed image at preview
     command: list[str] = field(default_factory=list)
     args: list[str] = field(default_factory=list)
     env: dict[str, Any] = field(default_factory=dict)
@@ -382,11 +382,11 @@ class ServingGroup:
     #: The engine's environment where no container carries one: ``plan --env`` (the container's env otherwise).
     engine_env: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
-    pod_labels: dict[str, str] = field(default_factory=dict)
+    pod_labels: dict[str, str] | Unknown = field(default_factory=dict)  # UNKNOWN: computed labels at preview
     containers: list[Container] = field(default_factory=list)
     vllm_container: str | None = None
     volumes: list[Volume] = field(default_factory=list)
-    restart_policy: str | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
+    restart_policy: str | Unknown | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
     exclusive_topology: str | None = None
     production: Any = None  # bool | None: the environment is production
     placement_known: bool = True  # False for `plan` (no node pool to check)
@@ -507,11 +507,11 @@ class Service:
 
     name: str
     namespace: str = "default"
-    type: str = "ClusterIP"
-    ports: list[int] = field(default_factory=list)
+    type: str | Unknown = "ClusterIP"  # UNKNOWN: computed at preview, as the fields below
+    ports: list[Any] = field(default_factory=list)  # int | UNKNOWN
     target_ports: list[Any] = field(default_factory=list)
-    selector: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
+    selector: dict[str, str] | Unknown = field(default_factory=dict)
+    annotations: dict[str, Any] = field(default_factory=dict)  # values str | UNKNOWN
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
     port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort

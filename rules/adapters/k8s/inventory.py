@@ -8,6 +8,7 @@ from typing import Any
 
 from ...model import CrossRef, Inventory, Location
 from ...model.errors import InputError
+from ...model.records import python_class
 from ..yamlsrc import load_documents, read_text
 from .configfile import config_maps_of, pods_of
 from .configjoin import CONFIG_REF
@@ -93,6 +94,7 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
     return inv
 
 
+@python_class  # pickled with a CrossRef (a forked reader's inventory): compiled, a native class is not
 class Upto(Sequence[str]):
     """The first ``end`` lines of a file's lines, without copying them."""
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from ...model import CrossRef, Inventory, Location
 from ...model.errors import InputError
-from ...model.records import python_class
 from ..yamlsrc import load_documents, read_text
 from .configfile import config_maps_of, pods_of
 from .configjoin import CONFIG_REF
@@ -94,7 +93,6 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
     return inv
 
 
-@python_class  # pickled with a CrossRef (a forked reader's inventory): compiled, a native class is not
 class Upto(Sequence[str]):
     """The first ``end`` lines of a file's lines, without copying them."""
 
@@ -102,6 +100,11 @@ class Upto(Sequence[str]):
 
     def __init__(self, lines: Sequence[str], end: int) -> None:
         self._lines, self._end = lines, min(end, len(lines))
+
+    def __reduce__(self) -> tuple[type[Upto], tuple[Sequence[str], int]]:
+        # pickled with a CrossRef (a forked reader's inventory): compiled by mypyc (a native class, no
+        # ``__dict__``), pickle's default would call Upto() without its arguments
+        return Upto, (self._lines, self._end)
 
     def __len__(self) -> int:
         return self._end

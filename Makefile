@@ -18,6 +18,12 @@ $(BIN)/shardwise: pyproject.toml setup.py
 # the optional compiled YAML reader (native/, Rust); without cargo setup goes on with the Python reader
 setup: $(BIN)/shardwise
 	@bash scripts/build-native.sh $(BIN)/python
+	@# the hottest rules modules compiled with mypyc (scripts/build-mypyc.sh; mypy, a dev dependency, ships it):
+	@# about 16 % fewer instructions of a lint of the generated manifests, the same reports (benchmarks/README.md,
+	@# "Compiled with mypyc"). Two to four minutes the first time and after a source of rules/ changed, nothing
+	@# when current; without mypyc or a C compiler it says so and the sources are used. SHARDWISE_MYPYC=0 make
+	@# setup builds none (and removes a build); a source edited since the build retires it until the next setup
+	@bash scripts/build-mypyc.sh $(BIN)/python
 	@# bytecode, as pip writes it when it installs a wheel: an editable install writes none, and with
 	@# PYTHONDONTWRITEBYTECODE set every start compiles each changed module again (0.17 s of a one-file lint
 	@# after a pull); compileall rewrites only what is out of date, so every setup brings it up to date
@@ -41,10 +47,8 @@ setup: $(BIN)/shardwise
 	@# later run adds them, and every one-file lint compiled them again: 14M of its instructions
 	@PYTHONDONTWRITEBYTECODE= $(BIN)/shardwise lint examples/llama-3.1-70b-tp4.yaml > /dev/null
 
-# optional, not part of setup: the sizing modules compiled with mypyc (scripts/build-mypyc.sh; about a minute):
-# about 8 % fewer instructions of a lint of the generated manifests, the same reports (benchmarks/README.md,
-# "Compiled with mypyc"); a source edited since retires them until the next `make mypyc`; SHARDWISE_MYPYC=0 make
-# mypyc removes them, SHARDWISE_MYPYC=0 in a lint's environment leaves them unused
+# the compiled modules alone (setup builds them too): SHARDWISE_MYPYC=0 make mypyc removes them,
+# SHARDWISE_MYPYC=0 in a lint's environment leaves them unused
 mypyc: setup
 	@bash scripts/build-mypyc.sh $(BIN)/python
 	@$(BIN)/python -c "from shardwise.rules._module_code import main; main()"

@@ -6,9 +6,9 @@
 #   scripts/build-mypyc.sh PYTHON    build (or keep a current build) for that interpreter
 #
 # Without mypyc or a C compiler, or when the build fails, it says so, removes what it built and exits 0: the
-# modules are then imported from their sources (the same results, about twice the CPU time of a lint).
+# modules are then imported from their sources (the same results, about a fifth more instructions of a lint).
 # SHARDWISE_MYPYC=0 removes the extensions and builds none; SHARDWISE_REQUIRE_MYPYC=1 makes a failed build exit
-# 1. A build takes one to two minutes (under `nice`); a source edited since then retires the extensions at
+# 1. A build takes two to four minutes (under `nice`; `make setup` runs it); a compiled source edited since then retires the extensions at
 # import (rules/_module_code.py) until the next build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,14 +36,14 @@ if ! "$python" -c "import mypyc.build" 2>/dev/null; then
     give_up "mypyc not found (pip install mypy)"
 fi
 mapfile -t modules < <("$python" scripts/mypyc_build.py --modules)
-sources=()
-for m in "${modules[@]}"; do sources+=("rules/$m.py"); done
+# current: no source of rules/ changed since (the compiled code checks the types of the classes it reads from
+# the other modules too: a field's annotation edited there needs a new build)
 if [ -f rules/_mc_sources.marshal ] \
-    && [ -z "$(find scripts/mypyc_build.py "${sources[@]}" -newer rules/_mc_sources.marshal -print -quit 2>/dev/null | head -1)" ] \
+    && [ -z "$(find scripts/mypyc_build.py rules -name '*.py' -newer rules/_mc_sources.marshal -print -quit 2>/dev/null | head -1)" ] \
     && [ -z "$(for m in "${modules[@]}"; do ls rules/$m.cpython-*.so >/dev/null 2>&1 || echo missing; done)" ]; then
     exit 0  # current
 fi
-say "compiling ${#modules[@]} modules with mypyc (one to two minutes) ..."
+say "compiling ${#modules[@]} modules with mypyc (two to four minutes) ..."
 t0=$(date +%s)
 stage=build/mypyc
 rm -rf "$stage"

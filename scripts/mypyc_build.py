@@ -17,11 +17,11 @@ import marshal
 import os
 import sys
 
-#: the modules compiled, relative to rules/: the sizing (where a lint of the generated manifests spends a fifth of
-#: its CPU: benchmarks/README.md, "Compiled with mypyc"). A compiled module checks its annotations at run time: a
-#: module that reads a field which may hold ``UNKNOWN`` (``model.unknown``; typed as the known value's type) raises
-#: TypeError where the source reads it, so the modules that handle unknowns (``capacity/group``, ``vllm/args``,
-#: ``adapters/k8s/pods`` and ``fields``) are not compiled. Each must also import without a module-level
+#: the modules compiled, relative to rules/: the sizing, the vLLM flag reader and the Kubernetes pod and workload
+#: readers (where a lint of the generated manifests spends its CPU: benchmarks/README.md, "Compiled with mypyc").
+#: A compiled module checks its annotations at run time, its own and those of the classes it reads from other
+#: modules: a field or variable that may hold ``UNKNOWN`` says so in its type (``str | Unknown | None``, or
+#: ``Any``), else the compiled read raises TypeError. Each must also import without a module-level
 #: ``__getattr__`` (set one after the body), compare no tuple or number by identity (compiled, they are values),
 #: make no instance of its own dataclasses without ``__init__`` (compiled, their fields are slots), and no test may
 #: monkeypatch its functions or classes (a compiled call does not see the patch)
@@ -29,6 +29,15 @@ MODULES = (
     "capacity/sizing",
     "capacity/layout",
     "vllm/kv_layout",
+    "capacity/group",
+    "vllm/args",
+    "adapters/k8s/pods",
+    "adapters/k8s/fields",
+    "vllm/flags",
+    "adapters/k8s/workloads",
+    "adapters/k8s/parse",
+    "adapters/k8s/dispatch",
+    "adapters/k8s/inventory",
 )
 GROUP = "shardwise.rules._mc"  # the shared library: rules/_mc__mypyc.*.so
 MANIFEST = "_mc_sources.marshal"  # in rules/: {module: (size, mtime as the .pyc header has it)}

@@ -189,9 +189,10 @@ def _vllm_version(g: ServingGroup) -> ResolvedVersion:
     if g.kind == "plan":
         return resolve(None, None, missing="--vllm-version not given")
     c = g.main_container
-    if c is not None and is_unknown(c.image):
+    image = c.image if c is not None else None
+    if is_unknown(image):
         return resolve(None, None, missing="the image is not known yet")
-    found = resolve(None, c.image if c is not None else None)
+    found = resolve(None, image)
     if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS:  # a manifest: say how to name it
         return ResolvedVersion(found.version, "assumed",
                                f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")

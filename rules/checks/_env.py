@@ -6,7 +6,17 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..engine import Hit, group_subject
-from ..model import UNKNOWN, UNKNOWN_NAMESPACE, Container, Inventory, Location, ServingGroup, Undecidable, UnknownEnv
+from ..model import (
+    UNKNOWN,
+    UNKNOWN_NAMESPACE,
+    Container,
+    Inventory,
+    Location,
+    ServingGroup,
+    Undecidable,
+    UnknownEnv,
+    is_unknown,
+)
 
 
 def vllm_containers(g: ServingGroup) -> list[Container]:
@@ -42,7 +52,7 @@ def env_from_value(inv: Inventory, namespace: str, c: Container, name: str) -> t
     for src in c.env_from:
         if src.kind != "configMap":
             continue
-        if src.prefix is UNKNOWN or src.name is UNKNOWN:
+        if is_unknown(src.prefix) or src.name is UNKNOWN:
             if any(_may_give(m.data, src.prefix, name) for m in maps):
                 raise Undecidable(f"{name} of container `{c.name}`", "it may come from an envFrom ConfigMap "
                                   "whose name or prefix is not known")

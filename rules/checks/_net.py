@@ -24,6 +24,7 @@ from ..model import (
     SgRule,
     Subnet,
     Undecidable,
+    is_unknown,
     known,
 )
 
@@ -217,12 +218,12 @@ def selects(service: Service, g: ServingGroup) -> bool:
     if service.namespace != g.namespace and UNKNOWN_NAMESPACE not in namespaces:
         return False
     selector = service.selector
-    if selector is UNKNOWN:
+    if is_unknown(selector):
         raise Undecidable(f"the selector of Service `{service.name}`")
     if not selector:
         return False
     labels = g.pod_labels
-    if labels is UNKNOWN:
+    if is_unknown(labels):
         raise Undecidable(f"the label set of the pods of {g.kind} `{g.name}`")
     if not all(labels.get(k) == v for k, v in selector.items()):
         return False

@@ -6,7 +6,18 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit
-from ..model import UNKNOWN, Ingress, Inventory, NodePool, SecurityGroup, Service, SgRule, Undecidable, known
+from ..model import (
+    UNKNOWN,
+    Ingress,
+    Inventory,
+    NodePool,
+    SecurityGroup,
+    Service,
+    SgRule,
+    Undecidable,
+    is_unknown,
+    known,
+)
 from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
@@ -257,7 +268,7 @@ def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int 
     if name.isdigit():
         return int(name), ""
     selector = svc.selector
-    if selector is UNKNOWN:
+    if is_unknown(selector):
         raise Undecidable(f"the selector of Service `{svc.name}`")
     matched = False
     found: set[int] = set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject, subject_of
-from ..model import UNKNOWN, UNRESOLVED, Inventory, LaunchTemplate, NodePool, known
+from ..model import UNKNOWN, UNRESOLVED, Inventory, LaunchTemplate, NodePool, is_unknown, known
 from ._net import ami_family, find_launch_template
 from ._words import listed
 
@@ -101,7 +101,7 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
             return
         pool = obj
         ref = pool.launch_template
-        if ref is UNKNOWN:
+        if is_unknown(ref):
             what = "EC2NodeClass" if pool.kind == "karpenter" else "launch template"
             yield self._undecided(pool, f"the {what} of node pool `{pool.name}` is not known "
                                         f"({UNRESOLVED})")

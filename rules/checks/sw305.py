@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
-from ..model import UNKNOWN, UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable
+from ..model import UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable, is_unknown
 from ._net import is_multi_node
 from ._unseen import unseen, unseen_hits
 from ._words import listed
@@ -106,7 +106,7 @@ class NamespaceWithoutDefaultDeny(Rule):
             if any(p.default_deny_ingress for p in policies):
                 continue
             exposed = [g for g in groups
-                       if g.pod_labels is UNKNOWN or not any(p.isolates(ns, g.pod_labels) for p in policies)]
+                       if is_unknown(g.pod_labels) or not any(p.isolates(ns, g.pod_labels) for p in policies)]
             # anchored at the workload that needs the policy most (a multi-node group whose runtime ports are
             # open, else an exposed one), never at whichever object of the namespace comes first: with many
             # files, that one may be another file's single-GPU sample

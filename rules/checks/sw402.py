@@ -29,8 +29,9 @@ def _checkpoint_gib(g: ServingGroup) -> float | None:
     if g.model is None:
         return None
     try:
-        precision = weight_precision(g.model, g.engine.dtype, g.engine.quantization)
-        return weights_bytes(g.model, precision, g.engine.quantization) / 2**30
+        # an unknown dtype or quantization raises TypeError where its truth value is asked (model.unknown), below
+        precision = weight_precision(g.model, g.engine.dtype, g.engine.quantization)  # type: ignore[arg-type]
+        return weights_bytes(g.model, precision, g.engine.quantization) / 2**30  # type: ignore[arg-type]
     except (KeyError, ValueError, TypeError, QuantizationUnknown):
         return None
 

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from .errors import InputError
 from .shapes import GpuInfo, Interconnect, ModelShape
-from .unknown import UNKNOWN
+from .unknown import UNKNOWN, Unknown
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,10 @@ class Taint:
 class Toleration:
     """A pod's toleration of node taints (``spec.tolerations``)."""
 
-    key: str | None
-    operator: str = "Equal"  # Equal | Exists
-    value: str | None = None
-    effect: str | None = None
+    key: str | Unknown | None  # each UNKNOWN when computed at preview
+    operator: str | Unknown = "Equal"  # Equal | Exists
+    value: str | Unknown | None = None
+    effect: str | Unknown | None = None
 
     def tolerates(self, taint: Taint) -> bool:
         """Whether this toleration surely tolerates ``taint`` (a taint field that is not known yet
@@ -132,7 +132,7 @@ class NodePool:
     unknown_labels: Any = frozenset()  # label keys whose values are not known yet; UNKNOWN: the whole map
     security_groups: list[str] = field(default_factory=list)
     subnets: list[str] = field(default_factory=list)
-    launch_template: str | None = None
+    launch_template: str | Unknown | None = None
     #: A network interface of the launch template asks for a public IPv4 (associatePublicIpAddress), whatever its
     #: subnet maps: True, UNKNOWN, or None (not asked: the subnet decides)
     public_ip: Any = None
@@ -186,7 +186,7 @@ class EnvSource:
 
     kind: Literal["configMap", "secret"]
     name: Any  # str | UNKNOWN
-    prefix: str = ""
+    prefix: str | Unknown = ""
     location: Location = Location()
 
 
@@ -219,7 +219,7 @@ class Container:
     """One container of a pod template."""
 
     name: str
-    image: str | None = None
+    image: str | Unknown | None = None  # UNKNOWN: a computed image at preview
     command: list[str] = field(default_factory=list)
     args: list[str] = field(default_factory=list)
     env: dict[str, Any] = field(default_factory=dict)
@@ -318,25 +318,26 @@ class PodPorts:
 
 @dataclass
 class EngineArgs:
-    """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments)."""
+    """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments). Any of them may be
+    :data:`UNKNOWN` (a flag carrier such as ``$(EXTRA_ARGS)``, a ``--config`` file not read, a computed value)."""
 
-    model: str | None = None
+    model: str | Unknown | None = None
     tensor_parallel_size: Any = 1
     pipeline_parallel_size: Any = 1
     data_parallel_size: Any = 1
-    enable_expert_parallel: bool = False
+    enable_expert_parallel: bool | Unknown = False
     gpu_memory_utilization: Any = None  # None: the release's default (0.9; 0.92 from vLLM 0.20; 1.0 extensible, 0.34)
     max_model_len: Any = None  # None: the model's context limit; "auto": vLLM fits it to the KV cache (0.14+)
     max_num_seqs: Any = None  # None: vLLM's default (256)
     max_num_batched_tokens: Any = None
-    dtype: str = "auto"
-    quantization: str | None = None
-    kv_cache_dtype: str = "auto"
+    dtype: str | Unknown = "auto"
+    quantization: str | Unknown | None = None
+    kv_cache_dtype: str | Unknown = "auto"
     block_size: Any = None  # None: vLLM's default (16; MLA models by attention backend)
-    enforce_eager: bool = False
+    enforce_eager: bool | Unknown = False
     enable_chunked_prefill: Any = None  # None: the release's default
     kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.10.2+)
-    distributed_executor_backend: str | None = None
+    distributed_executor_backend: str | Unknown | None = None
     nnodes: Any = None
     port: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -381,11 +382,11 @@ class ServingGroup:
     #: The engine's environment where no container carries one: ``plan --env`` (the container's env otherwise).
     engine_env: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
-    pod_labels: dict[str, str] = field(default_factory=dict)
+    pod_labels: dict[str, str] | Unknown = field(default_factory=dict)  # UNKNOWN: computed labels at preview
     containers: list[Container] = field(default_factory=list)
     vllm_container: str | None = None
     volumes: list[Volume] = field(default_factory=list)
-    restart_policy: str | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
+    restart_policy: str | Unknown | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
     exclusive_topology: str | None = None
     production: Any = None  # bool | None: the environment is production
     placement_known: bool = True  # False for `plan` (no node pool to check)
@@ -509,11 +510,11 @@ class Service:
 
     name: str
     namespace: str = "default"
-    type: str = "ClusterIP"
-    ports: list[int] = field(default_factory=list)
+    type: str | Unknown = "ClusterIP"  # UNKNOWN: computed at preview, as the fields below
+    ports: list[Any] = field(default_factory=list)  # int | UNKNOWN
     target_ports: list[Any] = field(default_factory=list)
-    selector: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
+    selector: dict[str, str] | Unknown = field(default_factory=dict)
+    annotations: dict[str, Any] = field(default_factory=dict)  # values str | UNKNOWN
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
     port_names: dict[str, Any] = field(default_factory=dict)  # named service port -> its targetPort

@@ -5,7 +5,10 @@ how a rule asks for a value it needs (:func:`known`) and what it raises when the
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 T = TypeVar("T")
 
@@ -26,6 +29,11 @@ class _Unknown:
     def __bool__(self) -> bool:
         raise TypeError("an unknown value has no truth value; use known() first")
 
+
+#: The type of :data:`UNKNOWN`, for a field or variable that may hold it: ``str | Unknown | None``. Code compiled
+#: by mypyc (scripts/mypyc_build.py) checks a value against its annotation where it reads it, so a field that may
+#: be unknown says so in its type (an ``int | Unknown`` field; ``Any`` where it may hold anything).
+Unknown = _Unknown
 
 UNKNOWN: Any = _Unknown()
 
@@ -58,7 +66,7 @@ def holds_placeholder(value: object) -> bool:
     return isinstance(value, str) and _PLACEHOLDER.search(value) is not None
 
 
-def is_unknown(value: object) -> bool:
+def is_unknown(value: object) -> TypeIs[Unknown]:
     return value is UNKNOWN
 
 
@@ -102,8 +110,8 @@ class ModelNotKnown(Undecidable):
         super().__init__("the model", reason)
 
 
-def known(value: T, prop: str) -> T:
+def known(value: T | Unknown, prop: str) -> T:
     """Return ``value``, or raise :class:`Undecidable` naming ``prop`` when it is unknown."""
     if value is UNKNOWN:
         raise Undecidable(prop)
-    return value
+    return value  # type: ignore[return-value]  # not UNKNOWN: a T (``is`` with the one instance; no isinstance)

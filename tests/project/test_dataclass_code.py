@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import subprocess
 import sys
 import textwrap
 
 from shardwise.rules import _dataclass_code as d
+
+#: the probes import the rules modules from their sources: a module compiled by mypyc (make setup) compiles
+#: its own patterns and named tuples at import, so the stores hold only the other modules' (both work alike)
+_SOURCES = {**os.environ, "SHARDWISE_MYPYC": "0"}
 
 _PROBE = textwrap.dedent("""
     import json, sys
@@ -39,7 +44,7 @@ _PROBE = textwrap.dedent("""
 def _probe(store, *extra):
     # a fresh interpreter with the store at `store`; -B so that nothing is written at exit
     proc = subprocess.run([sys.executable, "-B", "-c", _PROBE, str(store), *extra],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=_SOURCES)
     return json.loads(proc.stdout)
 
 
@@ -96,7 +101,7 @@ def test_setup_writes_only_what_todays_sources_make(tmp_path):
     methods[gone] = marshal.dumps({("__repr__", ("a",)): ()})
     store.write_bytes(marshal.dumps((header, codes, methods)))
     proc = subprocess.run([sys.executable, "-B", "-c", "from shardwise.rules._dataclass_code import main; "
-                           f"main({str(store)!r})"], capture_output=True, text=True, check=True)
+                           f"main({str(store)!r})"], capture_output=True, text=True, check=True, env=_SOURCES)
     _, written, kept = marshal.loads(store.read_bytes())
     entries = len(written) + sum(len(marshal.loads(packed)) for packed in kept.values())
     assert proc.stdout == f"dataclass code: {entries} method sets in {store}\n"
@@ -175,7 +180,7 @@ def test_named_tuples_of_shardwise_compile_nothing_from_the_store_and_are_the_sa
 
     def probe(*extra):
         proc = subprocess.run([sys.executable, "-B", "-c", _NT_PROBE, str(store), *extra],
-                              capture_output=True, text=True, check=True)
+                              capture_output=True, text=True, check=True, env=_SOURCES)
         return json.loads(proc.stdout)
 
     first = probe("save")
@@ -217,7 +222,7 @@ def test_dataclasses_imports_inspect_and_copy_only_when_it_asks_for_them():
                           "copy": dataclasses.copy is sys.modules.get("copy") and type(dataclasses.copy).__name__,
                           "copied": repr(copied), "deep": dataclasses.astuple(Holder(inner))[0] is not inner}))
     """)
-    proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True, env=_SOURCES)
     out = json.loads(proc.stdout)
     assert out == {"before": [], "doc": "NoDoc(a: int = 1, b: 'list[str]' = <factory>)", "real": "module",
                    "same": True, "signature": "(a: int = 1, b: 'list[str]' = <factory>) -> None", "copy": "module",

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import subprocess
 import sys
 import textwrap
+
+#: the probes import the rules modules from their sources: a module compiled by mypyc (make setup) compiles
+#: its own patterns and named tuples at import, so the stores hold only the other modules' (both work alike)
+_SOURCES = {**os.environ, "SHARDWISE_MYPYC": "0"}
 
 _PROBE = textwrap.dedent("""
     import json, re, sys
@@ -40,7 +45,7 @@ _PROBE = textwrap.dedent("""
 def _probe(store, *extra):
     # a fresh interpreter with the store at `store`; -B so that nothing is written at exit
     proc = subprocess.run([sys.executable, "-B", "-c", _PROBE, str(store), *extra],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=_SOURCES)
     return json.loads(proc.stdout)
 
 
@@ -80,7 +85,7 @@ def test_setup_writes_only_what_todays_sources_make(tmp_path):
     store.write_bytes(marshal.dumps(((sys.hexversion, 2), entries)))
     code = ("import shardwise.rules._regex_code as r; "
             f"r._entries.clear(); r._used.clear(); r.load({str(store)!r}); r.main({str(store)!r})")
-    proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-B", "-c", code], capture_output=True, text=True, check=True, env=_SOURCES)
     written = marshal.loads(store.read_bytes())[1]
     assert proc.stdout == f"regex code: {len(written)} patterns in {store}\n"
     assert stale not in written
@@ -92,5 +97,5 @@ def test_importing_the_rules_leaves_the_collector_as_it_found_it():
     code = ("import gc, sys\nif sys.argv[1] == 'off':\n    gc.disable()\nimport shardwise.rules\n"
             "print(gc.isenabled())\n")
     for state, expected in (("on", "True"), ("off", "False")):
-        out = subprocess.run([sys.executable, "-c", code, state], capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", code, state], capture_output=True, text=True, check=True, env=_SOURCES)
         assert out.stdout.strip() == expected, state

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, HardwareProfile, Inventory, Location, Toleration
+from ...model import UNKNOWN, HardwareProfile, Inventory, Location, Toleration, Unknown
 from .fields import as_list, as_map, line_of
 from .pods import read_tolerations
 
@@ -102,6 +102,6 @@ def _accelerator(resource: str) -> bool:
     return "/" in resource
 
 
-def _key(t: Toleration) -> tuple[str | None, str, str | None, str | None]:
+def _key(t: Toleration) -> tuple[str | Unknown | None, str | Unknown, str | Unknown | None, str | Unknown | None]:
     """TolerationKey: key, operator, value and effect."""
     return (t.key, t.operator, t.value, t.effect)

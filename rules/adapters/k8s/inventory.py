@@ -101,6 +101,11 @@ class Upto(Sequence[str]):
     def __init__(self, lines: Sequence[str], end: int) -> None:
         self._lines, self._end = lines, min(end, len(lines))
 
+    def __reduce__(self) -> tuple[type[Upto], tuple[Sequence[str], int]]:
+        # pickled with a CrossRef (a forked reader's inventory): compiled by mypyc (a native class, no
+        # ``__dict__``), pickle's default would call Upto() without its arguments
+        return Upto, (self._lines, self._end)
+
     def __len__(self) -> int:
         return self._end
 

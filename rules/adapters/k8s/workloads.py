@@ -566,7 +566,7 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     if bare_pod:  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
     elif strict:
-        group.pod_labels = {**group.pod_labels, **controller_labels(kind, obj)}
+        group.pod_labels = {**group.pod_labels, **controller_labels(kind, obj)}  # type: ignore[dict-item]  # a manifest's: known
     inv.groups.append(group)
     note_launch(inv, kind, obj, loc, pod, group)
     add_more_groups(kind, obj, loc, pod, replicas, file, inv, group)
@@ -616,7 +616,7 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     # api/leaderworkerset/v1): the set's name, the group index (the first group's pods: 0) and the worker
     # index, 0 for the leader (the pod a Service in front of the group selects) and 1.. for the workers
     leads = leader is None or chosen is leader
-    group.pod_labels = {**group.pod_labels, LWS_NAME: str(obj_meta.get("name") or "unnamed"),
+    group.pod_labels = {**group.pod_labels, LWS_NAME: str(obj_meta.get("name") or "unnamed"),  # type: ignore[dict-item]
                         LWS_GROUP_INDEX: "0", LWS_WORKER_INDEX: "0" if leads else "1"}
     rp = lwt.get("restartPolicy")
     group.restart_policy = str(rp) if rp is not None else None

@@ -50,6 +50,18 @@ def pytest_collection_modifyitems(session, config, items):  # noqa: ARG001 - pyt
     _cluster_tests.update(item.nodeid for item in items if item.get_closest_marker("cluster") is not None)
 
 
+#: What CIs say about the branch a checkout stands for (rules/adapters/gitops.py ``stands_for``): cleared for each
+#: test, so that a GitOps object renders the same in a pull request's CI job as on a workstation.
+CI_BRANCH_VARS = ("GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "SYSTEM_PULLREQUEST_TARGETBRANCH",
+                  "BITBUCKET_PR_DESTINATION_BRANCH", "GITHUB_REF_NAME", "GITHUB_REF_TYPE", "CI_COMMIT_BRANCH")
+
+
+@pytest.fixture(autouse=True)
+def _no_ci_branch(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CI_BRANCH_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _engine_available(request: pytest.FixtureRequest) -> None:
     if request.node.get_closest_marker("engine") is not None:

@@ -96,7 +96,7 @@ def default_jobs() -> int:
 
 
 def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None,
-                render: Renderer | None = None) -> Inventory:
+                render: Renderer | None = None, gitops_revision: tuple[str, str] | None = None) -> Inventory:
     """Read every input into one inventory and match workloads to the pools declared anywhere.
 
     What could not be read is in ``errors`` (input errors with file and line, in input order), what is
@@ -104,6 +104,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     read by ``jobs`` processes (default: the CPUs this process may use), on platforms that can fork;
     the result is the same as reading them one by one. Chart and kustomization directories among
     ``paths`` are rendered by ``render`` (default: helm/kustomize from PATH, no values; :mod:`.charts`).
+    ``gitops_revision`` (a branch and who names it) is a revision the checkout also stands for when GitOps objects
+    whose source is this checkout are rendered (:func:`.gitops.stands_for`).
     """
     sel = select_inputs(list(paths), excludes)
     files = sel.files
@@ -122,7 +124,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         from .charts import Renderer
         from .gitops import built_folders, plan, render_gitops
 
-        planned = plan(files)
+        planned = plan(files, gitops_revision)
         built = built_folders(planned)
         if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one
             inv = _load_chunk([f for f in files if not any(inside(f, d) for d in built)])

@@ -13,6 +13,7 @@ TOML::
     default_deny_namespaces = ["serving", "team-*"]   # their default-deny policy lives elsewhere (SW305)
     exclude = ["charts/**/templates/", "legacy/*.yaml"]   # paths lint does not read (gitignore-like)
     model_dirs = ["models"]        # <dir>/<org>/<name>/config.json for models the catalog lacks
+    gitops_revision = "main"       # the branch this checkout stands for (GitOps objects; --gitops-revision wins)
 
     [enforcement]
     SW106 = "disabled"             # disabled | advisory | mandatory
@@ -48,6 +49,7 @@ _CODE = re.compile(r"^SW\d{3}$")
 _TOP_KEYS = (
     "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",
     "usable_fraction", "production", "default_deny_namespaces", "exclude", "model_dirs",
+    "gitops_revision",
 )
 _SUPPRESS_KEYS = ("code", "subject", "reason")
 
@@ -63,6 +65,8 @@ class Settings:
     #: Directories of ``<org>/<name>/config.json`` for models the catalog lacks (relative paths are
     #: relative to the config file's directory).
     model_dirs: tuple[str, ...] = ()
+    #: The branch this checkout stands for, for GitOps objects whose source is it (``--gitops-revision`` wins).
+    gitops_revision: str | None = None
 
 
 class _Where:
@@ -212,6 +216,11 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
         cfg.default_deny_namespaces = _namespaces(w, data, "default_deny_namespaces")
     if "model_dirs" in data:
         settings.model_dirs = _model_dirs(w, data, path)
+    if "gitops_revision" in data:
+        value = data["gitops_revision"]
+        if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+            raise w.error(f"gitops_revision must be a branch name, got {value!r}", "gitops_revision", mapping=data)
+        settings.gitops_revision = value.strip()
     if "enforcement" in data:
         enf = data["enforcement"]
         if not isinstance(enf, dict):

@@ -11,7 +11,10 @@ when
   ``git@host:`` and ``ssh://`` spellings, a trailing ``.git`` or ``/``, letter case of the host); no network;
 - its revision is the one checked out, where that can be told: no revision, ``HEAD``, the checked-out branch, a tag
   on the checked-out commit, or a prefix of that commit (Argo CD's ``targetRevision``; Flux's ``spec.ref`` branch,
-  tag or commit). Any other revision may hold other files: not rendered;
+  tag or commit), or the branch the checkout stands for (:func:`stands_for`: ``--gitops-revision``, else a pull
+  request's target branch as the CI names it, else on a detached HEAD the branch a CI names for a push: a pull
+  request's job checks out a detached merge commit, which proposes what the target branch will hold). Any other
+  revision may hold other files: not rendered;
 - its ``path`` (Argo CD) or ``chart: ./path`` (Flux) is a folder under the repository root holding a ``Chart.yaml``
   or a kustomization.
 
@@ -68,18 +71,54 @@ class Checkout:
     branch: str | None
     commit: str | None
     tags: frozenset[str]
+    #: The branch this checkout also stands for (:func:`stands_for`): a pull request's target branch, the branch a
+    #: CI names for a push on a detached HEAD, or ``--gitops-revision``; and who said it.
+    stands_for: str | None = None
+    stands_by: str | None = None
 
     def revision_why(self, revision: str | None) -> str | None:
         """None when ``revision`` is the checked-out one, else why it is not (or cannot be told)."""
         rev = (revision or "").strip()
-        if rev in ("", "HEAD") or rev == self.branch or rev in self.tags or rev.removeprefix("refs/heads/") == \
-                self.branch or rev.removeprefix("refs/tags/") in self.tags:
+        branch = rev.removeprefix("refs/heads/")
+        if rev in ("", "HEAD") or branch == self.branch or rev in self.tags or rev.removeprefix("refs/tags/") in \
+                self.tags or (self.stands_for and branch.removeprefix("refs/tags/") == self.stands_for):
             return None
         if self.commit and re.fullmatch(r"[0-9a-f]{7,40}", rev) and self.commit.startswith(rev):
             return None
         here = self.branch or (self.commit or "")[:12] or "unknown"
+        if self.stands_for:
+            here += f", standing for {self.stands_for} by {self.stands_by}"
         return (f"its revision {rev!r} is not the one checked out here ({here}), so the files it renders may differ "
-                "from these")
+                f"from these; if this checkout stands for {branch}, say so with --gitops-revision {branch} (or "
+                "gitops_revision in the config file)")
+
+
+#: A pull request's target branch, as each CI names it: GitHub Actions (``pull_request``/``pull_request_target``
+#: events only; empty on others), GitLab merge-request pipelines, Azure Pipelines PR builds (``refs/heads/main``
+#: for Azure Repos, ``main`` for GitHub), Bitbucket Pipelines pull-request pipelines.
+PR_TARGET_VARS = ("GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "SYSTEM_PULLREQUEST_TARGETBRANCH",
+                  "BITBUCKET_PR_DESTINATION_BRANCH")
+
+
+def stands_for(env: Mapping[str, str], detached: bool, override: tuple[str, str] | None = None
+               ) -> tuple[str | None, str | None]:
+    """The branch a checkout stands for besides what it checks out, and who says it: ``override`` (a branch and its
+    origin, ``--gitops-revision`` or the config file's ``gitops_revision``) first; else a pull request's target
+    branch the CI names (:data:`PR_TARGET_VARS`: the change proposes what that branch holds once merged, and CIs
+    check out a detached merge commit); else, on a detached HEAD only, the branch a CI names for a push
+    (``GITHUB_REF_NAME`` with ``GITHUB_REF_TYPE=branch``, GitLab's ``CI_COMMIT_BRANCH``). (None, None) when none."""
+    if override and override[0].strip():
+        return override[0].strip().removeprefix("refs/heads/").removeprefix("refs/tags/"), override[1]
+    for var in PR_TARGET_VARS:
+        value = env.get(var, "").strip().removeprefix("refs/heads/")
+        if value:
+            return value, var
+    if detached:
+        if env.get("GITHUB_REF_TYPE") == "branch" and env.get("GITHUB_REF_NAME", "").strip():
+            return env["GITHUB_REF_NAME"].strip(), "GITHUB_REF_NAME"
+        if env.get("CI_COMMIT_BRANCH", "").strip():
+            return env["CI_COMMIT_BRANCH"].strip(), "CI_COMMIT_BRANCH"
+    return None, None
 
 
 def _git(args: list[str], cwd: str) -> str | None:
@@ -101,7 +140,7 @@ def snapshot_of(root: str, commit: str | None) -> Iterator[None]:
     and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so every
     finding of a rendered object would read as new in the change."""
     real = checkout()
-    _SNAPSHOTS.append(Checkout(root, real.remote, real.branch, commit or real.commit, real.tags))
+    _SNAPSHOTS.append(dataclasses.replace(real, root=root, commit=commit or real.commit))
     try:
         yield
     finally:
@@ -119,8 +158,9 @@ def checkout(cwd: str | None = None) -> Checkout:
     branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], here)
     commit = _git(["rev-parse", "-q", "--verify", "HEAD"], here)
     tags = _git(["tag", "--points-at", "HEAD"], here) if commit else None
+    stands, by = stands_for(os.environ, detached=not branch)
     return Checkout(root, normalise_url(remote) if remote else None, branch or None, commit or None,
-                    frozenset((tags or "").split()))
+                    frozenset((tags or "").split()), stands, by)
 
 
 def normalise_url(url: str) -> str:
@@ -397,11 +437,16 @@ def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
     return out
 
 
-def plan(files: list[str]) -> list[Outcome]:
-    """:func:`outcomes` of ``files`` in the current directory's checkout. A kustomize source whose folder holds
+def plan(files: list[str], revision: tuple[str, str] | None = None) -> list[Outcome]:
+    """:func:`outcomes` of ``files`` in the current directory's checkout, which also stands for ``revision`` (a
+    branch and who names it, :func:`stands_for`) when given. A kustomize source whose folder holds
     GitOps objects of ``files`` (a Flux Kustomization that syncs the cluster's own folder, an Argo CD root
     Application over a kustomization of Applications) is not rendered: those objects are read one by one here."""
-    found = outcomes(files, _SNAPSHOTS[-1] if _SNAPSHOTS else checkout())
+    co = _SNAPSHOTS[-1] if _SNAPSHOTS else checkout()
+    if revision and revision[0].strip():
+        stands, by = stands_for({}, detached=False, override=revision)
+        co = dataclasses.replace(co, stands_for=stands, stands_by=by)
+    found = outcomes(files, co)
     own = {os.path.dirname(os.path.abspath(r.file)) for r in found}
     for res in found:
         for src in list(res.sources):

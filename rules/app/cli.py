@@ -169,6 +169,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="let kustomize fetch the remote bases (git URLs) of the kustomization directories given as PATH; "
              "without it such a base is an input error and nothing is downloaded",
     )
+    p.add_argument(
+        "--gitops-revision", metavar="BRANCH",
+        help="the branch this checkout stands for: an Argo CD Application or Flux object whose source is this "
+             "repository at BRANCH is rendered from these files (default: gitops_revision in the config file, else "
+             "a pull request's target branch, or on a detached HEAD the branch pushed, as the CI names it)",
+    )
 
 
 def _diff_format(spec: str) -> tuple[str, str | None]:
@@ -473,6 +479,7 @@ def _err(message: str) -> None:
 _LINT_DEFAULTS: dict[str, Any] = {
     "formats": None, "output": None, "exclude": [], "fail_on": None, "config": None, "kv_reserve": None,
     "p95_context": None, "jobs": None, "model_dir": [], "values": [], "set": [], "fetch_remote_bases": False,
+    "gitops_revision": None,
     "no_color": False, "baseline": None, "create_baseline": None, "fetch_configs": False,
 }
 
@@ -689,7 +696,8 @@ def _lint_options(args: argparse.Namespace) -> Any:
         config=args.config, fail_on=args.fail_on, kv_reserve=args.kv_reserve, p95_context=args.p95_context,
         exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
         fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
-        remote_bases=args.fetch_remote_bases, baseline=getattr(args, "baseline", None),
+        remote_bases=args.fetch_remote_bases, gitops_revision=args.gitops_revision,
+        baseline=getattr(args, "baseline", None),
         create_baseline=getattr(args, "create_baseline", None),
     )
 

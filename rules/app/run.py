@@ -34,6 +34,7 @@ class LintOptions:
     values: list[str] = field(default_factory=list)
     set_values: list[str] = field(default_factory=list)
     remote_bases: bool = False  # let kustomize fetch remote bases (--fetch-remote-bases)
+    gitops_revision: str | None = None  # the branch this checkout stands for (--gitops-revision)
     baseline: str | None = None  # report only the findings this baseline file does not hold (--baseline)
     create_baseline: str | None = None  # write the run's findings to this baseline file (--create-baseline)
 
@@ -80,8 +81,11 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         excludes.errors.append(e)
     excludes.extend(settings.exclude, settings.source)
     excludes.extend(options.exclude, "--exclude")
+    revision = ((options.gitops_revision, "--gitops-revision") if options.gitops_revision else
+                (settings.gitops_revision, f"gitops_revision in {settings.source}") if settings.gitops_revision else
+                None)
     inv = read_inputs(list(paths), jobs=options.jobs, excludes=excludes,
-                      render=_renderer(options))
+                      render=_renderer(options), gitops_revision=revision)
     if options.fetch_configs:
         for model_id, outcome in resolve.fetch_unknown(inv.groups).items():
             print(f"shardwise: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)

@@ -128,7 +128,8 @@ def test_model_dirs_are_relative_to_the_config_file(tmp_path):
 def test_unknown_top_level_key_names_key_and_line():
     assert err("shardwise.toml", 'fail_on = "mandatory"\nkv_reserv = 1.2\n') == (
         "shardwise.toml:2: unknown key 'kv_reserv' (expected one of: enforcement, suppress, kv_reserve, "
-        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces, exclude, model_dirs)"
+        "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces, exclude, model_dirs, "
+        "gitops_revision)"
     )
     assert err(".shardwise.yaml", "fail_on: mandatory\nfail-on: advisory\n").startswith(
         ".shardwise.yaml:2: unknown key 'fail-on' (expected one of:"
@@ -235,3 +236,12 @@ def test_explicit_missing_config_file(tmp_path):
     with pytest.raises(InputError) as e:
         load_config(str(tmp_path / "nope.toml"))
     assert str(e.value) == f"{tmp_path / 'nope.toml'}: cannot read config file: No such file or directory"
+
+
+def test_gitops_revision_is_one_branch_name():
+    assert parse_config("shardwise.toml", 'gitops_revision = " main "\n').gitops_revision == "main"
+    assert parse_config(".shardwise.yaml", "gitops_revision: release-1\n").gitops_revision == "release-1"
+    assert parse_config("shardwise.toml", "").gitops_revision is None
+    for bad, shown in (("1", "1"), ('""', "''"), ('"main dev"', "'main dev'"), ('["main"]', "['main']")):
+        assert err("shardwise.toml", f"fail_on = 'mandatory'\ngitops_revision = {bad}\n") == (
+            f"shardwise.toml:2: gitops_revision must be a branch name, got {shown}")

@@ -16,13 +16,14 @@ import sys
 
 import pytest
 from repo_paths import ROOT
-from shardwise.rules.adapters.gitops import Checkout, normalise_url, outcomes, plan
+from shardwise.rules.adapters.gitops import Checkout, normalise_url, outcomes, plan, stands_for
 from shardwise.rules.app.cli import main
 from tools_support import find_tool, require_tool
 
 FIXTURE = os.path.join(ROOT, "tests/fixtures/gitops/llm-platform")
 ORIGIN = "https://github.com/acme/llm-platform.git"
 DEPLOYMENT = "charts/vllm/templates/deployment.yaml"
+OPTION = "; if this checkout stands for {0}, say so with --gitops-revision {0} (or gitops_revision in the config file)"
 
 
 @pytest.fixture()
@@ -66,7 +67,7 @@ def test_the_checked_out_revision_and_no_other():
     for same in ("", "HEAD", "main", "refs/heads/main", "v1.4.0", "refs/tags/v1.4.0", "0123456", co.commit):
         assert co.revision_why(same) is None, same
     assert co.revision_why("v2.0.0") == ("its revision 'v2.0.0' is not the one checked out here (main), so the files "
-                                         "it renders may differ from these")
+                                         "it renders may differ from these" + OPTION.format("v2.0.0"))
     assert co.revision_why("0123457") is not None
 
 
@@ -115,7 +116,7 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
         "apps/chat-canary.yaml": (
             "SW005: not read: it mentions vLLM (the vLLM image vllm/vllm-openai as its Helm parameter image.repository) "
             "but it was not rendered: its revision 'v2.0.0' is not the one checked out here (main), so the files it "
-            "renders may differ from these" + ARGO),
+            "renders may differ from these" + OPTION.format("v2.0.0") + ARGO),
         "apps/embed-upstream.yaml": (
             "SW005: not read: it mentions vLLM (the vLLM image vllm/vllm-openai in its Helm values) but it was not "
             "rendered: it installs the chart 'vllm-stack' from the Helm repository "
@@ -286,3 +287,121 @@ def test_diff_renders_the_base_as_this_checkout_at_the_base_commit(repo, capsys)
     assert doc["findings"]["added"] == []
     assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]["fixed"]] == [("SW204", VIA_PROD, 27)]
     assert doc["base_input_errors"] == doc["head_input_errors"] == []
+
+
+# ------------------------------------------------------------- the branch a pull request's detached checkout stands for
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize(("env", "detached", "expected"), [
+    ({}, True, (None, None)),
+    # a pull request's target branch, as each CI names it (GitHub: pull_request/pull_request_target events only)
+    ({"GITHUB_BASE_REF": "main", "GITHUB_REF_NAME": "7/merge", "GITHUB_REF_TYPE": "branch"}, True,
+     ("main", "GITHUB_BASE_REF")),
+    ({"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "release-1"}, True, ("release-1", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME")),
+    ({"SYSTEM_PULLREQUEST_TARGETBRANCH": "refs/heads/main"}, True, ("main", "SYSTEM_PULLREQUEST_TARGETBRANCH")),
+    ({"SYSTEM_PULLREQUEST_TARGETBRANCH": "main"}, False, ("main", "SYSTEM_PULLREQUEST_TARGETBRANCH")),
+    ({"BITBUCKET_PR_DESTINATION_BRANCH": "develop"}, True, ("develop", "BITBUCKET_PR_DESTINATION_BRANCH")),
+    # GitHub sets GITHUB_BASE_REF empty on other events: then the branch pushed, on a detached HEAD only
+    ({"GITHUB_BASE_REF": "", "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"}, True,
+     ("main", "GITHUB_REF_NAME")),
+    ({"GITHUB_BASE_REF": "", "GITHUB_REF_NAME": "main", "GITHUB_REF_TYPE": "branch"}, False, (None, None)),
+    ({"GITHUB_REF_NAME": "v1.4.0", "GITHUB_REF_TYPE": "tag"}, True, (None, None)),
+    ({"CI_COMMIT_BRANCH": "main"}, True, ("main", "CI_COMMIT_BRANCH")),
+    ({"CI_COMMIT_BRANCH": "main"}, False, (None, None)),
+])
+def test_the_branch_a_ci_says_a_checkout_stands_for(env, detached, expected):
+    assert stands_for(env, detached) == expected
+
+
+def test_the_option_wins_over_what_the_ci_says():
+    env = {"GITHUB_BASE_REF": "main"}
+    assert stands_for(env, True, ("refs/heads/release-2", "--gitops-revision")) == ("release-2", "--gitops-revision")
+    assert stands_for(env, True, ("", "--gitops-revision")) == ("main", "GITHUB_BASE_REF")
+
+
+def test_a_detached_checkout_standing_for_a_branch():
+    co = Checkout("/r", "github.com/acme/x", None, SHA, frozenset(), "main", "GITHUB_BASE_REF")
+    for same in ("main", "refs/heads/main", "HEAD", "0123456", SHA):
+        assert co.revision_why(same) is None, same
+    assert co.revision_why("release-1") == (
+        "its revision 'release-1' is not the one checked out here (0123456789ab, standing for main by "
+        "GITHUB_BASE_REF), so the files it renders may differ from these" + OPTION.format("release-1"))
+    alone = Checkout("/r", "github.com/acme/x", None, SHA, frozenset())
+    assert alone.revision_why("main") == (
+        "its revision 'main' is not the one checked out here (0123456789ab), so the files it renders may differ "
+        "from these" + OPTION.format("main"))
+
+
+@pytest.fixture()
+def detached(repo):
+    """The fixture repository as a pull request's CI job checks it out: a detached merge commit."""
+    subprocess.run(["git", "add", "-A"], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "merge"],
+                   check=True)
+    subprocess.run(["git", "checkout", "-q", "--detach"], check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+PROD_FINDINGS = [("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
+                 ("SW104", "mandatory", VIA_PROD, 25, "Deployment llm-prod/chat-vllm"),
+                 ("SW204", "mandatory", VIA_PROD, 27, "Deployment llm-prod/chat-vllm")]
+
+
+def test_a_detached_checkout_does_not_render_a_branch_it_is_not_told_of(detached, capsys):
+    """Without a CI's word or the option, a detached checkout is its commit only. (chat-prod's own fields do not name
+    vLLM, so not rendering it leaves no SW005: what it would run is in the chart, not in the Application.)"""
+    [res] = plan(["apps/chat-prod.yaml"])
+    assert (res.subject, res.sources, res.why_not) == (
+        "Application argocd/chat-prod", [],
+        f"its revision 'main' is not the one checked out here ({detached[:12]}), so the files it renders may differ "
+        "from these" + OPTION.format("main"))
+    assert findings(lint_json(capsys, "apps/chat-prod.yaml")[1]) == []
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("how", ["GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "option", "config"])
+def test_a_pull_requests_checkout_renders_its_target_branch(detached, capsys, monkeypatch, how):
+    """Application chat-prod is pinned to targetRevision main: in a pull request into main, its checkout (a detached
+    merge commit) holds what main will hold, so the Application is rendered and judged there."""
+    require_tool("helm")
+    args = ["apps/chat-prod.yaml"]
+    if how == "option":
+        args += ["--gitops-revision", "main"]
+    elif how == "config":
+        with open("shardwise.toml", "w", encoding="utf-8") as fh:
+            fh.write('gitops_revision = "main"\n')
+    else:
+        monkeypatch.setenv(how, "main")
+    rc, doc = lint_json(capsys, *args)
+    assert rc == 1
+    assert findings(doc) == PROD_FINDINGS
+    assert doc["input_errors"] == []
+
+
+def test_the_option_names_another_branch_than_the_pull_requests(detached, monkeypatch):
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    [res] = plan(["apps/chat-canary.yaml"], ("release-1", "--gitops-revision"))
+    assert res.why_not == (
+        f"its revision 'v2.0.0' is not the one checked out here ({detached[:12]}, standing for release-1 by "
+        "--gitops-revision), so the files it renders may differ from these" + OPTION.format("v2.0.0"))
+    assert plan(["apps/chat-prod.yaml"], ("release-1", "--gitops-revision"))[0].sources == []
+    assert [s.release for s in plan(["apps/chat-prod.yaml"])[0].sources] == ["chat"]
+
+
+@pytest.mark.tools
+def test_a_flux_git_repository_on_the_branch_pushed(detached, capsys, monkeypatch):
+    """GitLab checks a push out detached and names its branch in CI_COMMIT_BRANCH; Flux's GitRepository follows
+    branch main: its HelmRelease is rendered."""
+    require_tool("helm")
+    flux = ["clusters/prod/sources.yaml", "clusters/prod/chat.yaml"]
+    assert [(r.subject, r.why_not) for r in plan(flux)] == [(
+        "HelmRelease flux-system/chat-70b",
+        f"its revision 'main' is not the one checked out here ({detached[:12]}), so the files it renders may differ "
+        "from these" + OPTION.format("main"))]
+    assert findings(lint_json(capsys, *flux)[1]) == []
+    monkeypatch.setenv("CI_COMMIT_BRANCH", "main")
+    assert findings(lint_json(capsys, *flux)[1]) == [
+        ("SW305", "advisory", VIA_FLUX, 1, "Namespace llm-prod"),
+        ("SW106", "advisory", VIA_FLUX, 25, "Deployment llm-prod/llm-prod-chat-70b-vllm")]

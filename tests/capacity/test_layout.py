@@ -285,41 +285,45 @@ def test_plan_never_shards_wider_than_the_smallest_layout_with_room(model, gpu, 
     assert needed is None or needed * smallest.world > chosen.load.gpus, (chosen.parallel, smallest, holds)
 
 
-@pytest.mark.parametrize("model,gpu,load,layout,replicas", [
+@pytest.mark.parametrize("model,gpu,load,layout,replicas,cap", [
     # dense: one GPU holds an 8B with room on every GPU; on the 24 GB L4 at a lowered --max-model-len (26,624), its
     # KV cache beyond the error band a quarter of the reserve and more (6 sequences of the p95 context)
-    ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None),
-    ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1), None),
-    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3),  # 36 a replica: 2 (89 % full) + 1 headroom
+    ("meta-llama/Llama-3.1-8B-Instruct", "H100", None, Parallel(1), None, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "L4", None, Parallel(1), None, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "A100-40GB", 64, Parallel(1), 3, None),  # 36 a replica: 2 (89 % full) + 1 headroom
     # 70B: TP4 on H100 (TP2 leaves no room for one 131,072-token sequence), TP8 on A100-40GB; on MI300X's 192 GB
     # TP1 without a load (35 GiB of KV beside 131 GiB of weights: 22 sequences of the p95 context); for 64 sequences one TP2 replica holds 154 (42 % full: no headroom replica), 2 GPUs, where
     # TP1 holds 24 (3 replicas, 89 % full, + 1 headroom: 4 GPUs)
-    ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None),
-    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(1), None),
-    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(2), 1),
-    ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "H100", None, Parallel(4), None, None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", None, Parallel(1), None, None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "MI300X", 64, Parallel(2), 1, None),
+    ("meta-llama/Llama-3.1-70B-Instruct", "A100-40GB", None, Parallel(8), None, None),
     # MoE: Qwen3-30B-A3B on H100 is TP1 without a load (24 sequences of the p95 context; the weights × 1.4 rule of
-    # thumb asked for TP2), and TP1 for 64 sequences too: one TP2 replica holds 199 on 2 GPUs, but no H100 instance
-    # has 2 GPUs, so it is billed a p5.48xlarge (55.04 USD an hour), where TP1's 3 replicas + 1 headroom run on four
-    # 1-GPU p5.4xlarge (27.52): the bill ranks the layouts that hold the load
-    ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(1), None),
-    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(1), 4),
-    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None),
+    # thumb asked for TP2), and TP1 for 64 sequences too: one TP2 replica holds 197 on 2 GPUs, but no H100 instance
+    # has 2 GPUs, so it is billed a p5.48xlarge (55.04 USD an hour), where TP1 runs on 1-GPU p5.4xlarge: the bill
+    # ranks the layouts that hold the load. At vLLM's default cap of 1,024 a TP1 replica holds 24 (3 + 1 headroom =
+    # 4 GPUs); at half the cap (512) the sampler's smaller warm-up leaves room for 27, and 3 replicas hold the 64
+    # (79 % full, no headroom replica) on 3 GPUs (20.64 USD an hour): the plan takes the lowered cap
+    ("Qwen/Qwen3-30B-A3B", "H100", None, Parallel(1), None, None),
+    ("Qwen/Qwen3-30B-A3B", "H100", 64, Parallel(1), 3, 512),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "MI300X", None, Parallel(1), None, None),
     # MLA + experts: DeepSeek-R1 in FP8 needs two H100 nodes; on MI300X eight data-parallel ranks with the experts
     # spread hold the most sequences of the 8-GPU layouts
-    ("deepseek-ai/DeepSeek-R1", "H100", None, Parallel(8, 2), None),
-    ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None),
+    ("deepseek-ai/DeepSeek-R1", "H100", None, Parallel(8, 2), None, None),
+    ("deepseek-ai/DeepSeek-R1", "MI300X", None, Parallel(1, 1, 8, True), None, None),
     # hybrid (sliding-window layers): Gemma 3 27B on L4 takes four pipeline stages (PCIe only; 6 sequences of the
     # p95 context), one MI300X
-    ("google/gemma-3-27b-it", "L4", None, Parallel(1, 4), None),
-    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 2),  # 55 a replica: 2, 58 % full, no headroom
+    ("google/gemma-3-27b-it", "L4", None, Parallel(1, 4), None, None),
+    ("google/gemma-3-27b-it", "MI300X", 64, Parallel(1), 2, None),  # 55 a replica: 2, 58 % full, no headroom
 ])
-def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas):
+def test_plan_recommends_these_layouts(model, gpu, load, layout, replicas, cap):
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version="0.11.0", p95_context=4096, concurrency=load))
     assert plan.chosen is not None
     got = (plan.chosen.parallel, plan.chosen.load.replicas if plan.chosen.load else None)
     assert got == (layout, replicas)
-    assert plan.chosen.sizing.max_num_seqs_default  # vLLM's batch cap is kept
+    # cap: the --max-num-seqs the plan writes, None where vLLM's default batch cap is kept
+    assert plan.chosen.sizing.max_num_seqs_default == (cap is None)
+    assert cap is None or plan.chosen.sizing.max_num_seqs == cap
 
 
 # --------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -79,6 +80,7 @@ class Case:
     stdout_said: bool = False          # a text report: its lines that name a rule or an error count as said
     stdin: bytes | None = None         # what the run reads on stdin (ENDLESS: a pipe that never ends); None: /dev/null
     parse_out: str = ""                # hostile9: a report the run writes ("-": stdout) that must be valid UTF-8 JSON (SARIF: 2.1.0)
+    tool: str | None = None            # helm or kustomize: the case runs it (skipped where it is not built, see tool_missing)
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -646,6 +648,15 @@ def tools_env() -> dict[str, str]:
     return {"PATH": TOOLS_BIN + os.pathsep + os.environ.get("PATH", "")}
 
 
+def tool_missing(tool: str | None) -> bool:
+    """True when a case's ``tool`` (helm, kustomize) is on neither :data:`TOOLS_BIN` nor PATH and the run does not
+    require the tools (``SHARDWISE_REQUIRE_TOOLS=1``, as ``.ci/run`` sets, runs the case and lets it fail): a plain
+    machine without ``scripts/build-tools.sh``'s binaries skips the chart and kustomize cases and says so."""
+    if tool is None or os.environ.get("SHARDWISE_REQUIRE_TOOLS") == "1":
+        return False
+    return shutil.which(tool, path=tools_env()["PATH"]) is None
+
+
 CHART_TEMPLATE = good("chart").replace("replicas: 2", "replicas: {{ .Values.replicas }}")
 
 
@@ -673,7 +684,7 @@ def chart_case(name: str, rc: tuple[int, ...] = (2,), named: str | None = "badch
             write(d, "bad-values.yaml", values_file)
             argv[3:3] = ["--values", "bad-values.yaml"]
         return argv
-    return Case(name, build, rc, named=named, env=tools_env(), named_if_refused=named_if_refused)
+    return Case(name, build, rc, named=named, env=tools_env(), named_if_refused=named_if_refused, tool="helm")
 
 
 KUST_BASE = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n"
@@ -689,7 +700,7 @@ def kust_case(name: str, kustomization: str | bytes, rc: tuple[int, ...] = (2,),
         for rel, text in (extra or {}).items():
             write(d, rel, text)
         return ["lint", "--format", "json", *argv_extra, "good.yaml", "badkust"]
-    return Case(name, build, rc, named=named, env=tools_env())
+    return Case(name, build, rc, named=named, env=tools_env(), tool="kustomize")
 
 
 PREVIEW_DEP = {"op": "create", "urn": "urn:pulumi:dev::p::kubernetes:apps/v1:Deployment::bad",
@@ -768,7 +779,7 @@ def h9_reader_cases() -> list[Case]:
     out.append(chart_case("h9-values-file-nul", values_file=b"replicas: 3\x00\n", named="bad-values.yaml"))
     out.append(chart_case("h9-values-file-huge-string", values_file="note: " + "x" * 12_000_000 + "\n", rc=(0, 2), named=None, named_if_refused="bad-values.yaml"))
     out.append(chart_case("h9-values-file-deep", values_file="x: " + "[" * 50_000 + "]" * 50_000 + "\n", named="bad-values.yaml"))
-    out.append(Case("h9-values-file-missing", lambda d: (write(d, "good.yaml", good("good")), chart(d), [*lj, "--values", "nowhere.yaml", "good.yaml", "badchart"])[2], (2,), named="nowhere.yaml", env=tools_env()))
+    out.append(Case("h9-values-file-missing", lambda d: (write(d, "good.yaml", good("good")), chart(d), [*lj, "--values", "nowhere.yaml", "good.yaml", "badchart"])[2], (2,), named="nowhere.yaml", env=tools_env(), tool="helm"))
     # ---------------------------------------------------------------- Kustomize
     out.append(kust_case("h9-kust-valid", KUST_BASE, rc=(0,), named=None))  # the control: built and linted
     out.append(kust_case("h9-kust-resources-loop", KUST_BASE + "  - ../badkust2\n", extra={"badkust2/kustomization.yaml": KUST_BASE.replace("deployment.yaml", "../badkust")}))
@@ -1159,6 +1170,8 @@ def main() -> int:
             continue
         if case.root_only_skip and os.geteuid() == 0:
             results.append(Result(case.name, "skipped (root reads a file whatever its mode)", None, 0.0, ""))
+        elif tool_missing(case.tool):
+            results.append(Result(case.name, f"skipped ({case.tool} not built: scripts/build-tools.sh)", None, 0.0, ""))
         else:
             results.append(judge(case, plain or []))
         res = results[-1]
@@ -1176,6 +1189,11 @@ def main() -> int:
                 res.verdict = f"FAIL: differs from {args.check}: {want}"
         results.append(res)
         print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
+    no_tool = [r.case for r in results if r.verdict.startswith("skipped (") and " not built" in r.verdict]
+    if args.write and no_tool:
+        print(f"hostile_sweep: not written: {len(no_tool)} cases need helm or kustomize (scripts/build-tools.sh)",
+              file=sys.stderr)
+        return 2
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             json.dump({r.case: {"rc": r.rc, "said": r.said} for r in results if not r.verdict.startswith("skipped")},
@@ -1183,6 +1201,7 @@ def main() -> int:
             f.write("\n")
     failed = [r for r in results if r.verdict.startswith("FAIL")]
     print(json.dumps({"cases": len(results), "failed": len(failed), "skipped": sum(r.verdict.startswith("skipped") for r in results),
+                      "skipped_no_tool": len(no_tool),
                       "failures": [r.case for r in failed]}))
     return 1 if failed else 0
 

@@ -11,6 +11,7 @@ Regenerate the record after a deliberate change of wording, and read its diff::
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -27,7 +28,13 @@ def test_every_hostile_class_ends_as_recorded():
     totals = json.loads(r.stdout.splitlines()[-1])
     assert totals["failures"] == [], r.stdout
     assert r.returncode == 0
-    assert totals["cases"] == len(json.loads(RECORD.read_text(encoding="utf-8"))) + totals["skipped"]
+    # the record holds every case but those root skips (a file's mode binds no root); the chart and kustomize cases
+    # skipped where helm or kustomize is not built are in it
+    assert totals["cases"] == len(json.loads(RECORD.read_text(encoding="utf-8"))) + totals["skipped"] \
+        - totals["skipped_no_tool"]
+    if totals["skipped_no_tool"] and os.environ.get("SHARDWISE_REQUIRE_TOOLS") != "1":
+        pytest.skip(f"{totals['skipped_no_tool']} chart and kustomize cases skipped: helm or kustomize not built "
+                    "(scripts/build-tools.sh); the others end as recorded")
 
 
 def test_the_record_holds_every_class_the_task_names():

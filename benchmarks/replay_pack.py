@@ -291,6 +291,22 @@ class _Context:
         raise RuntimeError(f"{code}: {details}")
 
 
+
+def _start_pack() -> float:
+    """Runs the pack's ``__main__`` (``pulumi.policy ADDR rules``) until its server would start (the caller's
+    stand-in raises :class:`_Started`); the CPU seconds it took."""
+    import runpy
+
+    argv, sys.argv = sys.argv, ["pulumi.policy", "127.0.0.1:0", "rules"]
+    t0 = time.process_time()
+    try:
+        runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
+    except _Started:
+        pass
+    finally:
+        sys.argv = argv
+    return time.process_time() - t0
+
 def replay_in_process(path: Path) -> str:
     """:func:`replay` without the pack's process and its gRPC server (see the module doc)."""
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -300,18 +316,10 @@ def replay_in_process(path: Path) -> str:
     server = _StandInServer()
     make_server = grpc.server
     grpc.server = lambda *a, **k: server  # type: ignore[assignment]
-    argv, sys.argv = sys.argv, ["pulumi.policy", "127.0.0.1:0", "rules"]
-    t0 = time.process_time()
     try:
-        import runpy
-
-        runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
-    except _Started:
-        pass
+        start_cpu = _start_pack()
     finally:
         grpc.server = make_server  # type: ignore[assignment]
-        sys.argv = argv
-    start_cpu = time.process_time() - t0
     cpu: dict[str, float] = dict.fromkeys(REQUESTS, 0.0)
     calls: Counter[str] = Counter()
     digest = hashlib.sha256()
@@ -379,18 +387,10 @@ def replay_wire(path: Path) -> str:
 
     start_server = grpc_h2.Server.start
     grpc_h2.Server.start = start  # type: ignore[assignment,method-assign]
-    argv, sys.argv = sys.argv, ["pulumi.policy", "127.0.0.1:0", "rules"]
-    t0 = time.process_time()
     try:
-        import runpy
-
-        runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
-    except _Started:
-        pass
+        start_cpu = _start_pack()
     finally:
         grpc_h2.Server.start = start_server  # type: ignore[method-assign]
-        sys.argv = argv
-    start_cpu = time.process_time() - t0
     if not made:
         raise SystemExit("replay_pack --wire: the pack did not make the pack's own server (is hpack installed?)")
     sock = _SocketStandIn()

@@ -543,7 +543,7 @@ def make_plan(req: PlanRequest) -> Plan:
         linted = engine_settings(_group(ctx, Parallel(1, 1, 1, False), req.max_model_len, 1))
         settings = replace(settings, **{f: getattr(linted, f) for f in ENGINE_ARG_SETTINGS})
         ctx = replace(ctx, sizer=replace(sizer, settings=settings))
-    need = min_gpus(model, gpu_gb, precision, req.kv_reserve, 0.90, weights_gib=req.weights_gib)
+    need = min_gpus(model, gpu_gb, precision, req.kv_reserve, RULE_OF_THUMB_USABLE, weights_gib=req.weights_gib)
 
     if not req.searching:
         only = _evaluate(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel))
@@ -970,6 +970,10 @@ def _fitted_len(ctx: _Context, p: Parallel, seqs: int | None = None) -> Candidat
     return best
 
 
+#: The utilisation the rule of thumb (``capacity.seeds.gpus_needed``, the weights × the KV reserve) is judged at: the
+#: seeds' own default, whatever ``--gpu-memory-utilization`` the plan sizes with; the text says so where they differ.
+RULE_OF_THUMB_USABLE = 0.90
+
 #: The share of what the replicas hold that the load may fill before a headroom replica is added: the
 #: rule-of-thumb autoscaler scales up above 80 % KV use (capacity.seeds.autoscale, ``up``).
 HEADROOM_FILL = 0.80
@@ -1323,8 +1327,10 @@ def plan_text(plan: Plan) -> str:
         ("starts", _starts_text(shown)),
         (f"GPUs for weights × {req.kv_reserve:g}",
          f"{plural(need['tensor_parallel_size'], 'GPU')}: the weights × {req.kv_reserve:g} (room for a KV cache) are "
-         f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU, rounded up to a power of two "
-         "(a rule of thumb; the sizing above decides)"),
+         f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU"
+         + ("" if s.gpu_memory_utilization == RULE_OF_THUMB_USABLE else
+            f" (the rule's {RULE_OF_THUMB_USABLE:g} of the GPU, not the {s.gpu_memory_utilization:g} sized above)")
+         + ", rounded up to a power of two (a rule of thumb; the sizing above decides)"),
     ]
     if not req.searching:
         rows.append(("layout", layout_text(shown.parallel, plan.node.node)))

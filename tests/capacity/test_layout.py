@@ -60,8 +60,31 @@ def test_layouts_for_keep_tp_inside_the_nvlink_domain_and_pipeline_beyond_it():
     assert layouts_for(LLAMA_70B, 8, Node(8, 8), pp=2) == [Parallel(4, 2)]
     # a mixture-of-experts model also gets the same GPUs as data-parallel engines with the experts spread
     assert layouts_for(DEEPSEEK_R1, 8, Node(8, 8)) == [Parallel(8, 1), Parallel(1, 1, 8, True)]
+    # ... inside the NVLink domain, as tensor parallelism: not across 8-GPU nodes joined by EFA, but across the trays
+    # of a GB200 NVL72 rack (4 GPUs a tray, 72 in the domain), as NVIDIA Dynamo's DP8 and DP16 + EP recipes run them
+    assert layouts_for(DEEPSEEK_R1, 16, Node(8, 8)) == [Parallel(8, 2)]
+    assert layouts_for(DEEPSEEK_R1, 8, Node(4, 72)) == [Parallel(8, 1), Parallel(1, 1, 8, True)]
+    assert layouts_for(DEEPSEEK_R1, 16, Node(4, 72)) == [Parallel(16, 1), Parallel(1, 1, 16, True)]
+    assert layouts_for(DEEPSEEK_R1, 8, Node(4, 1)) == [Parallel(1, 8)]  # PCIe nodes: the node bounds it
     assert gpu_counts(Node(4, 1)) == ([1, 2, 4], [8, 16])
     assert gpu_counts(Node(8, 8)) == ([1, 2, 4, 8], [16, 32])
+
+
+def test_plan_spreads_data_parallel_engines_over_the_trays_of_an_nvlink_rack():
+    """DeepSeek-R1 (FP8, MLA) on GB200 trays (p6e-gb200.36xlarge: 4 GPUs, one NVLink domain of 72) at a p95 context
+    of 9,000 (vLLM 0.12.0): no 4-GPU layout has room, and of the 8-GPU ones, eight data-parallel engines with the
+    experts spread each keep their own KV cache (MLA's latent is not split by TP, so TP8 keeps one GPU's worth for the
+    whole engine): they hold 760 sequences of 9,000 tokens beyond the error band where TP8 holds 125. Before, data
+    parallelism stopped at the tray's 4 GPUs (issue 28: "bound the search by what a node and its NVLink domain
+    hold")."""
+    from shardwise.rules.app.plan import engine_text
+
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", instance_type="p6e-gb200.36xlarge",
+                                 vllm_version="0.12.0", p95_context=9000))
+    eight = {engine_text(c.parallel): c.holds for c in plan.candidates if c.parallel.world == 8}
+    assert eight == {"TP8": 125, "TP1 × DP8 with expert parallelism": 760}
+    assert plan.chosen is not None and engine_text(plan.chosen.parallel) == "TP1 × DP8 with expert parallelism"
+    assert [f.code for f in plan.chosen.findings if f.level == "mandatory"] == []
 
 
 def plan_json(capsys, *argv: str) -> dict:

@@ -282,7 +282,7 @@ class Plan:
         else:
             held = f"one replica holds {plural(c.holds, 'sequence')} of {s.expected_context:,} tokens"
             if s.expected_context != s.max_model_len:
-                full = max(0, int(s.max_concurrency))
+                full = max(0, int(s.max_concurrency)) * c.parallel.dp  # vLLM's figure is one engine's
                 held = (f"one replica holds {plural(full, 'sequence')} of {s.max_model_len:,} tokens "
                         f"(max_model_len), {c.holds:,} of {s.expected_context:,} (the p95 context)")
             text = (f"recommended: {name}; {held}; {packing}; as many replicas as the load needs "
@@ -1281,6 +1281,9 @@ def plan_text(plan: Plan) -> str:
           f"none: the weights, activations and the rest take {-s.available_kv_gib:.2f} GiB more than the usable "
           "memory")
     need = plan.gpus_needed
+    # data parallelism: each engine has its own KV cache, and vLLM logs these figures once per engine
+    dp = shown.parallel.dp
+    per_engine = f" in each of the {dp} data-parallel engines" if dp > 1 else ""
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
@@ -1298,14 +1301,14 @@ def plan_text(plan: Plan) -> str:
         ("KV cache per GPU", kv),
         ("KV bytes per token per GPU", f"{s.kv_bytes_per_token_per_gpu:,}"
                                        + (" (hybrid layers: the KV cache groups hold less)" if s.hybrid_kv else "")),
-        ("KV cache tokens", f"{s.kv_cache_tokens:,} ('GPU KV cache size')"),
+        ("KV cache tokens", f"{s.kv_cache_tokens:,} ('GPU KV cache size'){per_engine}"),
         ("max_model_len", f"{s.max_model_len:,} (the model allows {s.model_max_len:,})"),
-        ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens" if s.kv_cache_tokens > 0 else
-         "none: no KV cache"),
+        ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens{per_engine}"
+         if s.kv_cache_tokens > 0 else "none: no KV cache"),
     ]
     if req.p95_context:
         rows.append(("", f"{plural(s.concurrency_at_expected_context, 'sequence')} at the p95 context of "
-                         f"{s.expected_context:,} tokens"))
+                         f"{s.expected_context:,} tokens{per_engine}"))
     seqs_how = "vLLM default" if s.max_num_seqs_default else "--max-num-seqs"
     if shown.max_num_seqs_lowered:
         seqs_how = f"--max-num-seqs, lowered from vLLM's default of {shown.max_num_seqs_lowered_from:,}"

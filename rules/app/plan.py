@@ -1282,8 +1282,8 @@ def plan_text(plan: Plan) -> str:
           "memory")
     need = plan.gpus_needed
     # data parallelism: each engine has its own KV cache, and vLLM logs these figures once per engine
-    dp = shown.parallel.dp
-    per_engine = f" in each of the {dp} data-parallel engines" if dp > 1 else ""
+    engines = shown.parallel.dp
+    per_engine = f" in each of the {engines} data-parallel engines" if engines > 1 else ""
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),

@@ -282,7 +282,7 @@ class Plan:
         else:
             held = f"one replica holds {plural(c.holds, 'sequence')} of {s.expected_context:,} tokens"
             if s.expected_context != s.max_model_len:
-                full = max(0, int(s.max_concurrency))
+                full = max(0, int(s.max_concurrency)) * c.parallel.dp  # vLLM's figure is one engine's
                 held = (f"one replica holds {plural(full, 'sequence')} of {s.max_model_len:,} tokens "
                         f"(max_model_len), {c.holds:,} of {s.expected_context:,} (the p95 context)")
             text = (f"recommended: {name}; {held}; {packing}; as many replicas as the load needs "
@@ -543,7 +543,7 @@ def make_plan(req: PlanRequest) -> Plan:
         linted = engine_settings(_group(ctx, Parallel(1, 1, 1, False), req.max_model_len, 1))
         settings = replace(settings, **{f: getattr(linted, f) for f in ENGINE_ARG_SETTINGS})
         ctx = replace(ctx, sizer=replace(sizer, settings=settings))
-    need = min_gpus(model, gpu_gb, precision, req.kv_reserve, 0.90, weights_gib=req.weights_gib)
+    need = min_gpus(model, gpu_gb, precision, req.kv_reserve, RULE_OF_THUMB_USABLE, weights_gib=req.weights_gib)
 
     if not req.searching:
         only = _evaluate(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel))
@@ -970,6 +970,10 @@ def _fitted_len(ctx: _Context, p: Parallel, seqs: int | None = None) -> Candidat
     return best
 
 
+#: The utilisation the rule of thumb (``capacity.seeds.gpus_needed``, the weights × the KV reserve) is judged at: the
+#: seeds' own default, whatever ``--gpu-memory-utilization`` the plan sizes with; the text says so where they differ.
+RULE_OF_THUMB_USABLE = 0.90
+
 #: The share of what the replicas hold that the load may fill before a headroom replica is added: the
 #: rule-of-thumb autoscaler scales up above 80 % KV use (capacity.seeds.autoscale, ``up``).
 HEADROOM_FILL = 0.80
@@ -1277,6 +1281,9 @@ def plan_text(plan: Plan) -> str:
           f"none: the weights, activations and the rest take {-s.available_kv_gib:.2f} GiB more than the usable "
           "memory")
     need = plan.gpus_needed
+    # data parallelism: each engine has its own KV cache, and vLLM logs these figures once per engine
+    engines = shown.parallel.dp
+    per_engine = f" in each of the {engines} data-parallel engines" if engines > 1 else ""
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
@@ -1294,14 +1301,14 @@ def plan_text(plan: Plan) -> str:
         ("KV cache per GPU", kv),
         ("KV bytes per token per GPU", f"{s.kv_bytes_per_token_per_gpu:,}"
                                        + (" (hybrid layers: the KV cache groups hold less)" if s.hybrid_kv else "")),
-        ("KV cache tokens", f"{s.kv_cache_tokens:,} ('GPU KV cache size')"),
+        ("KV cache tokens", f"{s.kv_cache_tokens:,} ('GPU KV cache size'){per_engine}"),
         ("max_model_len", f"{s.max_model_len:,} (the model allows {s.model_max_len:,})"),
-        ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens" if s.kv_cache_tokens > 0 else
-         "none: no KV cache"),
+        ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens{per_engine}"
+         if s.kv_cache_tokens > 0 else "none: no KV cache"),
     ]
     if req.p95_context:
         rows.append(("", f"{plural(s.concurrency_at_expected_context, 'sequence')} at the p95 context of "
-                         f"{s.expected_context:,} tokens"))
+                         f"{s.expected_context:,} tokens{per_engine}"))
     seqs_how = "vLLM default" if s.max_num_seqs_default else "--max-num-seqs"
     if shown.max_num_seqs_lowered:
         seqs_how = f"--max-num-seqs, lowered from vLLM's default of {shown.max_num_seqs_lowered_from:,}"
@@ -1323,8 +1330,10 @@ def plan_text(plan: Plan) -> str:
         ("starts", _starts_text(shown)),
         (f"GPUs for weights × {req.kv_reserve:g}",
          f"{plural(need['tensor_parallel_size'], 'GPU')}: the weights × {req.kv_reserve:g} (room for a KV cache) are "
-         f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU, rounded up to a power of two "
-         "(a rule of thumb; the sizing above decides)"),
+         f"{need['need_gb']} GB against {need['per_gpu_gb']} GB usable per GPU"
+         + ("" if s.gpu_memory_utilization == RULE_OF_THUMB_USABLE else
+            f" (the rule's {RULE_OF_THUMB_USABLE:g} of the GPU, not the {s.gpu_memory_utilization:g} sized above)")
+         + ", rounded up to a power of two (a rule of thumb; the sizing above decides)"),
     ]
     if not req.searching:
         rows.append(("layout", layout_text(shown.parallel, plan.node.node)))

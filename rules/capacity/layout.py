@@ -723,7 +723,7 @@ def layouts_for(model: ModelShape, gpus: int, node: Node, *, pp: int | None = No
     tp = _largest_tp(model, min(gpus, node.tp_limit), expert_parallel)
     if gpus % tp == 0 and gpus // tp <= model.num_hidden_layers and not pp_refusal(model, gpus // tp):
         out.append(Parallel(tp, gpus // tp))
-    if model.moe is not None and 1 < gpus <= node.gpus:
+    if model.moe is not None and 1 < gpus <= max(node.gpus, node.tp_limit):
         out.append(Parallel(1, 1, gpus, True))
     return out
 

@@ -126,3 +126,25 @@ def test_a_base_model_beside_a_model_the_catalog_lacks_is_still_used(capsys):
     assert rc == 0
     assert '"base_model": "meta-llama/Llama-3.1-8B-Instruct"' in out
 
+
+
+
+def test_the_rule_of_thumb_says_it_is_judged_at_its_own_utilisation(capsys):
+    """Qwen3-235B-A22B-FP8 at TP4 and 32,768 tokens on MI300X (vLLM's Qwen3 recipe, plan case
+    qwen3-235b-fp8-mi300x-tp4). At --gpu-memory-utilization 0.8 the sizing uses 0.8 × 191.98 = 153.58 GiB, and the
+    weights × 1.4 line the seeds' gpus_needed at its own 0.9 (192 GB × 0.9 = 172.8 GB: 2 GPUs, where 0.8's 153.6 GB
+    would give 4): the line says so. At the release's default 0.9 the two agree and the line adds nothing (and TP2
+    keeps the reserve there, so SW104 blocks TP4: exit 1)."""
+    argv = ("plan", "--model", "Qwen/Qwen3-235B-A22B-FP8", "--gpu", "MI300X", "--vllm-version", "0.14.1", "--tp", "4",
+            "--max-model-len", "32768")
+    rule = ("GPUs for weights × 1.4      2 GPUs: the weights × 1.4 (room for a KV cache) are 330.9 GB against 172.8 GB "
+            "usable per GPU{}, rounded up to a power of two (a rule of thumb; the sizing above decides)")
+    for extra, usable, said, code in (
+            (("--gpu-memory-utilization", "0.8"), "153.58 GiB (0.8 × 191.98)",
+             " (the rule's 0.9 of the GPU, not the 0.8 sized above)", 0),
+            ((), "172.78 GiB (0.9 × 191.98)", "", 1)):
+        rc, out, _ = run(capsys, *argv, *extra)
+        lines = [line.strip() for line in out.splitlines()]
+        assert rc == code
+        assert [line for line in lines if line.startswith("usable per GPU")] == [f"usable per GPU              {usable}"]
+        assert [line for line in lines if line.startswith("GPUs for weights")] == [rule.format(said)]

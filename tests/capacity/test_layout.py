@@ -60,8 +60,40 @@ def test_layouts_for_keep_tp_inside_the_nvlink_domain_and_pipeline_beyond_it():
     assert layouts_for(LLAMA_70B, 8, Node(8, 8), pp=2) == [Parallel(4, 2)]
     # a mixture-of-experts model also gets the same GPUs as data-parallel engines with the experts spread
     assert layouts_for(DEEPSEEK_R1, 8, Node(8, 8)) == [Parallel(8, 1), Parallel(1, 1, 8, True)]
+    # ... inside the NVLink domain, as tensor parallelism: not across 8-GPU nodes joined by EFA, but across the trays
+    # of a GB200 NVL72 rack (4 GPUs a tray, 72 in the domain), as NVIDIA Dynamo's DP8 and DP16 + EP recipes run them
+    assert layouts_for(DEEPSEEK_R1, 16, Node(8, 8)) == [Parallel(8, 2)]
+    assert layouts_for(DEEPSEEK_R1, 8, Node(4, 72)) == [Parallel(8, 1), Parallel(1, 1, 8, True)]
+    assert layouts_for(DEEPSEEK_R1, 16, Node(4, 72)) == [Parallel(16, 1), Parallel(1, 1, 16, True)]
+    assert layouts_for(DEEPSEEK_R1, 8, Node(4, 1)) == [Parallel(1, 8)]  # PCIe nodes: the node bounds it
     assert gpu_counts(Node(4, 1)) == ([1, 2, 4], [8, 16])
     assert gpu_counts(Node(8, 8)) == ([1, 2, 4, 8], [16, 32])
+
+
+def test_plan_spreads_data_parallel_engines_over_the_trays_of_an_nvlink_rack():
+    """DeepSeek-R1 (FP8, MLA) on GB200 trays (p6e-gb200.36xlarge: 4 GPUs, one NVLink domain of 72) at a p95 context
+    of 9,000 (vLLM 0.12.0): no 4-GPU layout has room, and of the 8-GPU ones, eight data-parallel engines with the
+    experts spread each keep their own KV cache (MLA's latent is not split by TP, so TP8 keeps one GPU's worth for the
+    whole engine): they hold 760 sequences of 9,000 tokens beyond the error band where TP8 holds 125. Before, data
+    parallelism stopped at the tray's 4 GPUs (issue 28: "bound the search by what a node and its NVLink domain
+    hold"). The recommendation counts the replica's sequences of max_model_len over its 8 engines (5 each), not
+    one engine's."""
+    from shardwise.rules.app.plan import engine_text, plan_text
+
+    plan = make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", instance_type="p6e-gb200.36xlarge",
+                                 vllm_version="0.12.0", p95_context=9000))
+    eight = {engine_text(c.parallel): c.holds for c in plan.candidates if c.parallel.world == 8}
+    assert eight == {"TP8": 125, "TP1 × DP8 with expert parallelism": 760}
+    assert plan.chosen is not None and engine_text(plan.chosen.parallel) == "TP1 × DP8 with expert parallelism"
+    assert [f.code for f in plan.chosen.findings if f.level == "mandatory"] == []
+    (rec,) = [line for line in plan_text(plan).splitlines() if line.startswith("recommended: ")]
+    assert rec.startswith("recommended: TP1 × DP8 with expert parallelism; one replica holds 40 sequences of 163,840 "
+                          "tokens (max_model_len), 760 of 9,000 (the p95 context); TP1 × DP8 with expert parallelism "
+                          "= 8 GPUs: one replica spans 2 4-GPU nodes;")
+    rows = [line.strip() for line in plan_text(plan).splitlines()]
+    assert [r for r in rows if r.startswith(("KV cache tokens", "max concurrency"))] == [
+        "KV cache tokens             967,552 ('GPU KV cache size') in each of the 8 data-parallel engines",
+        "max concurrency             5.91x at 163,840 tokens in each of the 8 data-parallel engines"]
 
 
 def plan_json(capsys, *argv: str) -> dict:

@@ -1,4 +1,4 @@
-"""OLMo 3 (issue 28, catalog47).
+"""OLMo 3 and the quantised checkpoints NVIDIA and Z.ai publish of models the catalog knows (issue 28, catalog47).
 
 OLMo 3 (``Olmo3ForCausalLM``, which vLLM builds as ``Olmo2ForCausalLM``, ``model_executor/models/olmo2.py``): a dense
 decoder whose QK-norm is one RMSNorm over all query heads and one over all key heads, three sliding-window layers of
@@ -6,7 +6,10 @@ decoder whose QK-norm is one RMSNorm over all query heads and one over all key h
 states and loads the published safetensors into (rasbt/LLMs-from-scratch at 12658fee,
 ``ch05/13_olmo3/standalone-olmo3.ipynb``), the model card's layer, width and head counts agreeing.
 
-Each record is checked for its parameters, its KV bytes per token and its weights, and a
+The quantised checkpoints (``nvidia/...-NVFP4``, ``zai-org/GLM-5*-FP8``) were resolved by name as their originals
+wholly at the stated precision; their config.json (as ai-dynamo/aiconfigurator caches them at 095f58a) leaves
+attention, shared experts, routers or vision towers 16-bit, so each is now an entry with its own
+``quantization_config``. Each record is checked for its parameters, its KV bytes per token and its weights, and a
 manifest naming it (positionally, with ``--model``, or under a re-upload's name) is decided.
 """
 
@@ -18,7 +21,7 @@ from typing import Any
 import pytest
 from family_manifest import deployment, lint
 from shardwise.rules.capacity import sizing
-from shardwise.rules.capacity.weights import derived_max_model_len
+from shardwise.rules.capacity.weights import checkpoint_precision, derived_max_model_len, ignored_params, weights_bytes
 from shardwise.rules.catalog import derive_params, find_model, shape_from_config
 from shardwise.rules.vllm import kv_layout
 
@@ -103,6 +106,40 @@ def test_olmo3_weights_on_an_h100(model_id, tp, weights_gib):
     assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (weights_gib, True)
 
 
+@pytest.mark.parametrize(("model_id", "base", "ignored", "weights_gib", "before_gib"), [
+    ("nvidia/GLM-5.1-NVFP4", "zai-org/GLM-5.1", 17_113_373_184, 415.17, 392.26),
+    ("nvidia/GLM-5.2-NVFP4", "zai-org/GLM-5.2", 17_113_373_184, 415.17, 392.26),
+    ("nvidia/Gemma-4-26B-A4B-NVFP4", "google/gemma-4-26B-A4B-it", 1_584_168_960, 17.35, 15.23),
+    ("nvidia/Gemma-4-31B-IT-NVFP4", "google/gemma-4-31B-it", 7_927_234_560, 29.61, 18.99),
+    ("nvidia/Kimi-K2.5-NVFP4", "moonshotai/Kimi-K2.5", 6_168_569_856, 549.98, 541.73),
+    ("nvidia/MiniMax-M2.5-NVFP4", "MiniMaxAI/MiniMax-M2.5", 2_779_695_104, 125.17, 121.45),
+    ("nvidia/Qwen3.5-122B-A10B-NVFP4", "Qwen/Qwen3.5-122B-A10B", 4_583_537_664, 72.99, 66.85),
+])
+def test_nvidias_nvfp4_checkpoints_keep_their_ignore_lists(model_id, base, ignored, weights_gib, before_gib):
+    from shardwise.rules.catalog import lookup
+
+    shape, original = find_model(model_id), find_model(base)
+    assert (shape.precision, shape.quantization, shape.base_model) == ("nvfp4", "modelopt", base)
+    assert "aiconfigurator/blob/095f58a51c4ca8e61b66ec108d86f223f8d559ce" in shape.source
+    assert (shape.params, shape.max_position_embeddings) == (original.params, original.max_position_embeddings)
+    assert shape.hf_config["quantization_config"]["quant_algo"] == "NVFP4"
+    assert ignored_params(shape) == ignored
+    assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == weights_gib
+    # what the name alone gave: the original wholly 4-bit
+    by_name = lookup._as_variant(original, model_id, lookup.resolve_precision_from_name(model_id))
+    assert round(weights_bytes(by_name, checkpoint_precision(by_name)) / 2**30, 2) == before_gib
+
+
+@pytest.mark.parametrize("model_id", ["zai-org/GLM-5-FP8", "zai-org/GLM-5.1-FP8", "zai-org/GLM-5.2-FP8"])
+def test_zais_fp8_checkpoints_state_their_blocks_and_routers(model_id):
+    shape = find_model(model_id)
+    qc = shape.hf_config["quantization_config"]
+    assert (shape.precision, qc["quant_method"], qc["weight_block_size"]) == ("fp8", "fp8", [128, 128])
+    # the 75 MoE layers' routers (256 x 6144) stay 16-bit; 694.59 GiB when they were counted at one byte
+    assert ignored_params(shape) == 75 * 256 * 6144 == 117_964_800
+    assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == 694.70
+
+
 _MODEL_FLAG = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -141,6 +178,10 @@ def _decided(tmp_path: Path, text: str) -> list[str]:
 @pytest.mark.parametrize(("model_id", "tp", "instance"), [
     ("allenai/Olmo-3-7B-Instruct", 1, "p5.48xlarge"),
     ("allenai/Olmo-3.1-32B-Think", 2, "p5.48xlarge"),
+    ("nvidia/Gemma-4-31B-IT-NVFP4", 1, "p6-b200.48xlarge"),
+    ("nvidia/MiniMax-M2.5-NVFP4", 2, "p6-b200.48xlarge"),
+    ("nvidia/Qwen3.5-122B-A10B-NVFP4", 1, "p6-b200.48xlarge"),
+    ("zai-org/GLM-5-FP8", 8, "p5en.48xlarge"),
 ])
 def test_a_manifest_naming_the_model_positionally_is_decided(tmp_path, model_id, tp, instance):
     assert _decided(tmp_path, deployment(model_id, tp, instance=instance)) == []

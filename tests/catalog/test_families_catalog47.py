@@ -140,6 +140,31 @@ def test_zais_fp8_checkpoints_state_their_blocks_and_routers(model_id):
     assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == 694.70
 
 
+def test_nemotron_h_56b_is_its_config():
+    """nvidia/Nemotron-H-56B-Base-8K's config.json as aiconfigurator caches it at 095f58a: 54 Mamba2 layers, 10
+    attention layers and 54 squared-ReLU MLPs in its hybrid_override_pattern."""
+    m = find_model("nvidia/Nemotron-H-56B-Base-8K")
+    pattern = m.hf_config["hybrid_override_pattern"]
+    assert (len(pattern), pattern.count("M"), pattern.count("*"), pattern.count("-")) == (118, 54, 10, 54)
+    mamba = (8192 * (2 * 16384 + 2 * 8 * 256 + 256)  # in_proj: z and x (256 heads x 64), B and C (8 groups x 256), dt
+             + (16384 + 2 * 8 * 256) * 5  # depthwise conv of 4 taps with its bias over x, B and C
+             + 3 * 256 + 16384  # dt bias, A, D; the gated RMSNorm
+             + 16384 * 8192)  # out_proj
+    attention = 8192 * 8192 * 2 + 8192 * 1024 * 2
+    mlp = 2 * 8192 * 32768  # up and down (squared ReLU, no gate)
+    assert m.params == 2 * 131072 * 8192 + 54 * mamba + 10 * attention + 54 * mlp + 118 * 8192 + 8192
+    assert m.params == 56_324_350_464
+    # keys and values on the 10 attention layers (8 KV heads x 128 x 2 x 2 bytes); a state per request on the others
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 10 * 8 * 128 * 2 * 2 == 40_960
+    full, state = kv_layout.layout(m, 2, 1, 2).types
+    assert (full.kind, full.layers, full.bytes_per_token) == ("full", 10, 2048)
+    # TP2: a conv state of 3 x (16384 + 4096) / 2 bf16 values, a float32 SSM state of 128 heads x 64 x 256
+    assert (state.kind, state.layers, state.state_bytes) == ("state", 54, 3 * 10240 * 2 + 128 * 64 * 256 * 4)
+    sized = sizing.size_replica(m, 79.1, tp=2, vllm_version="0.18.1", max_model_len=8192)
+    assert sized.weights_gib_per_gpu * 2**30 == m.params + 8192 * 128 * 2
+    assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (52.46, True)
+
+
 _MODEL_FLAG = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -185,6 +210,13 @@ def _decided(tmp_path: Path, text: str) -> list[str]:
 ])
 def test_a_manifest_naming_the_model_positionally_is_decided(tmp_path, model_id, tp, instance):
     assert _decided(tmp_path, deployment(model_id, tp, instance=instance)) == []
+
+
+def test_nemotron_h_56b_is_held_to_its_8k_limit(tmp_path):
+    # the manifest asks for 32,768 tokens, which the model's 8,192 (config.json, no RoPE scaling) refuses
+    manifest = deployment("nvidia/Nemotron-H-56B-Base-8K", 2)
+    assert _decided(tmp_path, manifest) == ["SW102"]
+    assert _decided(tmp_path, manifest.replace('"32768"', '"8192"')) == []
 
 
 @pytest.mark.parametrize(("model_id", "tp"), [("allenai/Olmo-3.1-32B-Instruct", 2), ("allenai/Olmo-3-7B-Think", 1)])

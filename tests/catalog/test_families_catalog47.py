@@ -130,6 +130,21 @@ def test_nvidias_nvfp4_checkpoints_keep_their_ignore_lists(model_id, base, ignor
     assert round(weights_bytes(by_name, checkpoint_precision(by_name)) / 2**30, 2) == before_gib
 
 
+def test_kimi_k27_code_nvfp4_is_kimi_k26_nvfp4s_shape_and_list():
+    """nvidia/Kimi-K2.7-Code-NVFP4's config.json (aiconfigurator 095f58a) is Kimi-K2.6's key for key; its ignore list
+    adds the embeddings, which are 16-bit anyway. Kimi-K2.7-Code itself is not in the catalog: no base model."""
+    from shardwise.rules.catalog import CatalogError
+
+    code, k26 = find_model("nvidia/Kimi-K2.7-Code-NVFP4"), find_model("nvidia/Kimi-K2.6-NVFP4")
+    assert (code.params, code.vision_params, code.max_position_embeddings) == (
+        k26.params, k26.vision_params, 262_144)
+    assert (code.precision, code.quantization, code.base_model) == ("nvfp4", "modelopt", None)
+    assert ignored_params(code) == ignored_params(k26) == 9_207_343_104
+    assert round(weights_bytes(code, checkpoint_precision(code)) / 2**30, 2) == 554.05
+    with pytest.raises(CatalogError):
+        find_model("moonshotai/Kimi-K2.7-Code")
+
+
 @pytest.mark.parametrize("model_id", ["zai-org/GLM-5-FP8", "zai-org/GLM-5.1-FP8", "zai-org/GLM-5.2-FP8"])
 def test_zais_fp8_checkpoints_state_their_blocks_and_routers(model_id):
     shape = find_model(model_id)

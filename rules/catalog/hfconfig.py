@@ -107,6 +107,10 @@ _GLM4_MOE = frozenset({"glm4_moe", "glm4v_moe_text"})
 # Families whose layers are Gated DeltaNet linear attention except every ``full_attention_interval``-th
 # (Qwen3-Next; Qwen3.5 and Qwen3.6, whose text config inherits Qwen3-Next's).
 _HYBRID_LINEAR = frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
+# Families whose QK-norm is one RMSNorm over all query heads and one over all key heads (not one head's width):
+# OLMo 2 and OLMo 3 (vLLM's ``Olmo2Attention``, which builds both: ``q_norm`` of ``hidden_size``, ``k_norm`` of
+# ``num_key_value_heads x head_dim``, ``model_executor/models/olmo2.py``)
+_QK_NORM_ALL_HEADS = frozenset({"olmo2", "olmo3"})
 
 DTYPE_PRECISION: dict[str, Precision] = {
     "bfloat16": "bf16",
@@ -383,7 +387,7 @@ def derive_params(config: dict[str, Any]) -> int:
     kv_heads x head_dim each, o = heads x
     head_dim x hidden, plus the biases a family has (Qwen2 q/k/v; ``attention_bias`` q/k/v/o,
     but q/k/v only for GLM-4.5; always for Phi and OPT), per-head q/k RMSNorm (Qwen3, Gemma 3,
-    Qwen3-Next, Qwen3.5; over all heads for MiniMax-M2), gpt-oss's attention sinks, the latent
+    Qwen3-Next, Qwen3.5; over all heads for MiniMax-M2, OLMo 2 and OLMo 3), gpt-oss's attention sinks, the latent
     projections for MLA models and
     DeepSeek-V3.2's indexer; Qwen3-Next's and Qwen3.5's linear-attention layers (every layer that is not a
     ``full_attention_interval``-th one) are Gated DeltaNet projections, convolution and gates;
@@ -439,6 +443,8 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
         attn += 2 * head_dim
     elif model_type == "minimax_m2" and cfg.get("use_qk_norm", True):
         attn += q_out + kv_out  # MiniMax-M2: one RMSNorm over all q heads and one over all k heads
+    elif model_type in _QK_NORM_ALL_HEADS:
+        attn += q_out + kv_out
     if model_type == "gpt_oss":
         attn += heads  # attention sinks
     return attn

@@ -353,7 +353,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "model) on 1, 2, 4, ... GPUs up to a node, then over 2 and 4 nodes, and recommends the layout on the "
             "fewest GPUs that starts, holds the batch width asked and has no mandatory finding (a layout that does "
             "so only below vLLM's default --max-num-seqs is tried at half of it, not below 256, before a "
-            "wider one, and the cap is written); when none holds "
+            "wider one, and the cap is written; a model with Mamba or linear-attention layers that vLLM would "
+            "refuse for its Mamba cache blocks is tried at the blocks it surely holds); when none holds "
             "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
             "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
         )

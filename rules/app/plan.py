@@ -40,6 +40,7 @@ from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
 from ..vllm.support import speculative_draft_tp, speculative_method, speculative_model, speculative_tokens
+from ..vllm.versions import resolve
 
 if TYPE_CHECKING:
     from ..capacity.throughput import DecodeEstimate
@@ -290,7 +291,10 @@ class Plan:
         if c.max_model_len_lowered:
             text += (f"; --max-model-len {s.max_model_len} (the model's {s.model_max_len:,} tokens do not fit one "
                      "replica's KV cache)")
-        if c.max_num_seqs_lowered:
+        if c.max_num_seqs_lowered and 0 < s.mamba_blocks < (c.max_num_seqs_lowered_from or 0):
+            text += (f"; --max-num-seqs {s.max_num_seqs} (vLLM's default of {c.max_num_seqs_lowered_from:,} exceeds "
+                     "the Mamba cache blocks one replica's KV cache holds, and vLLM refuses to start above them)")
+        elif c.max_num_seqs_lowered:
             text += (f"; --max-num-seqs {s.max_num_seqs} (at vLLM's default of {c.max_num_seqs_lowered_from:,} what "
                      "follows the cap, the profile's sampler over the vocabulary above all, leaves one replica too "
                      "little KV cache)")
@@ -854,6 +858,21 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
         return _fewer_replicas(ctx, p, c) if declared else c
     if ctx.sizer.passes_over(p, None if declared else req.kv_reserve):
         return c  # the weights alone refuse (or leave no room for a KV cache): no cap gives room
+    blocks = c.sizing.mamba_blocks_sure
+    if c.sizing.mamba_verdict != "starts" and 1 <= blocks < c.sizing.max_num_seqs:
+        # vLLM 0.20+ refuses max_num_seqs above the Mamba cache blocks (sizing.mamba_seqs_check): the cap at the
+        # blocks the KV cache surely holds (a lower cap only leaves more KV cache), else a wider layout. The lower
+        # cap frees what follows it (the profile's sampler, the graphs), so the blocks grow: once more at those
+        # blocks, kept where they surely hold that cap too.
+        low = _fitted_len(ctx, p, blocks)
+        more = low.sizing.mamba_blocks_sure
+        if _serving(low, declared) and blocks < more < c.sizing.max_num_seqs:
+            wider = _fitted_len(ctx, p, more)
+            if _serving(wider, declared) and wider.sizing.mamba_verdict == "starts":
+                low, blocks = wider, more
+        if _serving(low, declared) and blocks >= seqs_floor(low, req.concurrency):
+            return replace(low, max_num_seqs_lowered_from=c.sizing.max_num_seqs)
+        return c
     tried: dict[int, Candidate] = {}
 
     def good(cap: int) -> bool:
@@ -1022,7 +1041,6 @@ def decode_estimate(model: ModelShape, gpu: GpuInfo | None, s: ReplicaSizing, p:
     from ..capacity.sizing import GIB
     from ..capacity.throughput import estimate_decode
     from ..vllm import kv_layout
-    from ..vllm.versions import resolve
 
     if gpu is None or batch < 1:
         return None
@@ -1197,9 +1215,11 @@ def _candidates_table(plan: Plan) -> list[str]:
     capped = [c for c in plan.candidates if c.max_num_seqs_lowered]
     if capped:
         where = ", ".join(f"{c.parallel.text()} ({c.sizing.max_num_seqs:,})" for c in capped)
+        mamba = 0 < capped[0].sizing.mamba_blocks < (capped[0].max_num_seqs_lowered_from or 0)
+        why = ("it exceeds the Mamba cache blocks the KV cache holds, which vLLM refuses" if mamba
+               else "what follows the cap (the profile's sampler above all) leaves too little KV cache")
         lines.append(f"max_num_seqs lowered from vLLM's default of {capped[0].max_num_seqs_lowered_from:,} on "
-                     f"{where}: at the default, what follows the cap (the profile's sampler above all) leaves too "
-                     "little KV cache")
+                     f"{where}: at the default, {why}")
     if plan.request.concurrency is not None:
         lines += ["", *_load_table(plan)]
     rec = plan.recommended()
@@ -1306,6 +1326,12 @@ def plan_text(plan: Plan) -> str:
         ("max concurrency", f"{s.max_concurrency:.2f}x at {s.max_model_len:,} tokens{per_engine}"
          if s.kv_cache_tokens > 0 else "none: no KV cache"),
     ]
+    if s.mamba_blocks:
+        what = ("refuses a max_num_seqs above them" if s.mamba_batch == s.max_num_seqs and
+                resolve(s.vllm_version).behaviour.mamba_seqs == "refused" else
+                f"fails an assert on a full decode CUDA graph above them (it captures up to {s.mamba_batch:,})")
+        rows.append(("Mamba cache blocks", f"{s.mamba_blocks:,} ({s.mamba_blocks_sure:,} beyond the error band): vLLM "
+                                           f"{s.vllm_version} {what}{per_engine}"))
     if req.p95_context:
         rows.append(("", f"{plural(s.concurrency_at_expected_context, 'sequence')} at the p95 context of "
                          f"{s.expected_context:,} tokens{per_engine}"))

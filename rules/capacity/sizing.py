@@ -318,6 +318,13 @@ class ReplicaSizing:
     refusal: str  # vLLM's reason when it refuses (central estimate or a certain error), else ""
     certain: bool  # the refusal does not depend on an estimate (a configuration vLLM rejects)
     headroom_gib_per_gpu: float  # KV budget left after the declared load
+    #: the KV cache's blocks (vLLM's ``kv_cache_config.num_blocks``) where the release checks ``max_num_seqs`` against
+    #: them (a model with state layers, full decode CUDA graphs: :func:`mamba_seqs_check`), else 0; central estimate
+    mamba_blocks: int
+    mamba_blocks_sure: int  # ... with the error band taken off the KV budget: the --max-num-seqs that surely starts
+    mamba_verdict: Verdict  # max_num_seqs against those blocks, with the error band ("starts" where not checked)
+    #: the batch vLLM compares with those blocks: max_num_seqs (0.20+) or the largest full decode graph (0.14-0.17)
+    mamba_batch: int
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -1343,6 +1350,13 @@ def _size_deployment(
 
     # what has to fit outside the budget (the last stage's GPUs warm the sampler up)
     kv_verdict = verdict
+    mamba = mamba_seqs_check(model, lay, b, engine, s, batch.seqs, batch.batched, available, band, band_above, mml,
+                             kv_batch.batched, block)
+    if mamba.verdict != "starts" and verdict != "refuses":
+        verdict = mamba.verdict
+    if mamba.refusal and not refusal:
+        refusal = mamba.refusal
+        starts = False
     outside = _margin(b, engine, device, s, util, graphs.in_budget, graphs.gib, sampler.rows, model.vocab_size,
                       sampler.per_elem, True, e, worst.last_peak, v2_terms, measured=ext)
     # A margin short beyond its error band refuses. Inside the band the verdict stays the KV cache's: the
@@ -1427,6 +1441,10 @@ def _size_deployment(
         "refusal": refusal,
         "certain": certain,
         "headroom_gib_per_gpu": load.headroom,
+        "mamba_blocks": mamba.blocks,
+        "mamba_blocks_sure": mamba.blocks_sure,
+        "mamba_verdict": mamba.verdict,
+        "mamba_batch": mamba.batch,
         "notes": tuple(notes),
     })
 
@@ -2235,6 +2253,75 @@ def _kv_cache(model: ModelShape, s: EngineSettings, lay: kv_layout.Layout, b: Be
     if model.mla is None and model.num_key_value_heads < s.tp:
         notes.append(f"{model.num_key_value_heads} KV heads < TP {s.tp}: each rank keeps a replica of one KV head")
     return _KvCache(mml, plan, needed, fit_len, fit_sure)
+
+
+class MambaSeqs(NamedTuple):
+    """``max_num_seqs`` against the blocks of a KV cache with state layers (:func:`mamba_seqs_check`)."""
+
+    blocks: int  # vLLM's kv_cache_config.num_blocks, central estimate (0: not checked)
+    blocks_sure: int  # ... at the low side of the KV budget's error band
+    verdict: Verdict
+    refusal: str  # vLLM's error where the central estimate refuses, else ""
+    batch: int  # what vLLM compares with the blocks: max_num_seqs, or the largest full decode graph (0.14-0.17)
+
+
+_NO_MAMBA_CHECK = MambaSeqs(0, 0, "starts", "", 0)
+
+
+def full_decode_graphs(b: Behaviour, engine: str, s: EngineSettings) -> bool:
+    """Whether V1 captures full decode CUDA graphs (``cudagraph_mode.has_full_cudagraphs()``): the release's default
+    mode has them (``FULL_AND_PIECEWISE``, ``Behaviour.full_cudagraphs``) unless ``--enforce-eager`` (mode ``NONE``) or
+    a ``--compilation-config`` ``cudagraph_mode`` of ``PIECEWISE`` or ``NONE`` says otherwise."""
+    mode = (s.cudagraph_mode or "").upper()
+    return engine == "v1" and b.full_cudagraphs and not s.enforce_eager and mode not in ("PIECEWISE", "NONE")
+
+
+def checks_conv_batch(model: ModelShape) -> bool:
+    """Whether the model's state layers check the decode batch against their cache lines before 0.18: a Gated
+    DeltaNet (Qwen3-Next, Qwen3.5, Qwen3.6: config.json's ``linear_num_key_heads``) or KDA layer (Kimi Linear:
+    ``linear_attn_config``) calls ``causal_conv1d_update`` with ``validate_data=True``."""
+    cfg = model.hf_config
+    return "linear_num_key_heads" in cfg or isinstance(cfg.get("linear_attn_config"), dict)
+
+
+def mamba_seqs_check(model: ModelShape, lay: kv_layout.Layout, b: Behaviour, engine: str, s: EngineSettings,
+                     seqs: int, scheduled: int, available: float, band: float, band_above: float, mml: int,
+                     batched: int, block: int) -> MambaSeqs:
+    """vLLM's check that each decode sequence has a Mamba cache block (0.20+, vllm#38270,
+    ``CompilationConfig.resolve_cudagraph_mode_and_sizes``): with a state layer in the KV cache
+    (``kv_cache_config.has_mamba_layers``: Mamba, Gated DeltaNet, KDA, short convolutions) and full decode CUDA
+    graphs (:func:`full_decode_graphs`), it raises "max_num_seqs (N) exceeds available Mamba cache blocks (M)"
+    where ``max_num_seqs`` > ``num_blocks``, the blocks one KV cache group holds (``available // page //
+    group_size``, :func:`~shardwise.rules.vllm.kv_layout.plan_kv_cache`; the pages are unified with the attention
+    layers', so a state's bytes set them). The blocks are counted at the central estimate and at each side of the
+    KV budget's error band: it refuses for sure beyond the band, may refuse inside it. 0.18-0.19 cut the capture
+    sizes to the blocks instead (it starts). 0.14-0.17 capture the full decode graphs up to ``min(max_num_seqs, 2 ×
+    max_num_seqs, 512, max_num_batched_tokens)`` (``scheduled``; :func:`cudagraph_captures`), and a Gated DeltaNet or
+    KDA layer (:func:`checks_conv_batch`) fails an assert on the largest above the blocks (``Behaviour.mamba_seqs``)."""
+    if (b.mamba_seqs not in ("refused", "asserts") or not full_decode_graphs(b, engine, s)
+            or not any(t.kind == "state" for t in lay.types)):
+        return _NO_MAMBA_CHECK
+    if b.mamba_seqs == "asserts":
+        if not checks_conv_batch(model):
+            return _NO_MAMBA_CHECK  # a Mamba mixer's decode does not check (vllm#34094: it reads out of bounds)
+        full = cudagraph_captures(model, b, seqs, scheduled, s.cudagraph_mode)[1]
+        seqs = max(full, default=0)  # the largest full decode graph captured
+
+    def blocks(gib: float) -> int:
+        return kv_layout.plan_kv_cache(lay, b, engine, max(gib, 0.0) * GIB, mml, batched, block).num_blocks
+
+    central = blocks(available)
+    low = blocks(available - band) if band else central
+    high = blocks(available + band_above) if band_above else central
+    verdict: Verdict = "refuses" if seqs > high else "may-refuse" if seqs > low else "starts"
+    refusal = ""
+    if seqs > central and b.mamba_seqs == "asserts":
+        refusal = (f"the full decode CUDA graph of {seqs:,} sequences exceeds the {central:,} Mamba cache blocks the "
+                   "KV cache holds (vLLM: AssertionError, num_cache_lines >= batch in causal_conv1d_update)")
+    elif seqs > central:
+        refusal = (f"max_num_seqs ({seqs:,}) exceeds the {central:,} Mamba cache blocks the KV cache holds (vLLM: "
+                   f"max_num_seqs ({seqs}) exceeds available Mamba cache blocks ({central}))")
+    return MambaSeqs(central, low, verdict, refusal, seqs)
 
 
 def _kv_refusal(engine: str, available: float, kv: _KvCache) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import gpu_name, sizing
+from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
+from ..vllm.versions import resolve
 from ._capacity import fits_instead, layout_text
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
@@ -29,7 +31,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "start when what is left cannot hold one request of max_model_len tokens (or nothing is left). "
             "It also refuses a max_model_len above the model's own limit, and a multimodal flag its argument "
             "parser cannot read (--limit-mm-per-prompt takes KEY=VALUE pairs up to 0.8.4 and JSON only from 0.10; "
-            "--mm-processor-kwargs takes JSON). Leaving max_model_len at the "
+            "--mm-processor-kwargs takes JSON). From vLLM 0.20 it also refuses a model with Mamba, Gated DeltaNet or "
+            "other linear-attention layers whose max_num_seqs exceeds the KV cache's blocks (each decode sequence "
+            "needs one block for its state, and full decode CUDA graphs are captured up to max_num_seqs). Leaving "
+            "max_model_len at the "
             "model's maximum (often 128k tokens) is the usual cause. shardwise estimates what vLLM "
             "measures, so the finding blocks only when the shortfall exceeds the estimate's error band; "
             "inside the band it says the server may refuse."
@@ -38,7 +43,8 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         good_example="vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
         remediation=(
             "Set --max-model-len to the longest context you serve (the message gives one that fits), use "
-            "an fp8 KV cache, raise --gpu-memory-utilization, or shard over more GPUs."
+            "an fp8 KV cache, raise --gpu-memory-utilization, or shard over more GPUs; for a model with state layers "
+            "whose max_num_seqs exceeds the Mamba cache blocks, lower --max-num-seqs to the blocks the message gives."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/configuration/conserving_memory.html",
@@ -62,8 +68,12 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             yield hit(g, f"{where}: {s.refusal}; vLLM refuses to start unless the image's entrypoint runs its args "
                          f"through a shell that removes the quotes", g.at(flag))
             return
-        if s.weights_fit_band != "starts" or s.kv_verdict == "starts":
+        if s.weights_fit_band != "starts":
             return  # SW101 speaks for a model whose weights may not fit
+        if s.mamba_verdict != "starts" and s.kv_verdict != "refuses":  # a second check at start-up
+            yield _mamba_hit(g, s, where)
+        if s.kv_verdict == "starts" or s.mamba_verdict == "refuses":
+            return  # a refusal that is sure whatever the KV cache's own check finds inside its band
         fix = fits_instead(g, s, config)
         fix = f"; {fix}" if fix else ""
         need = f"one request of {s.max_model_len:,} tokens needs {s.needed_kv_gib:.2f} GiB of KV cache per GPU"
@@ -85,3 +95,26 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         else:
             yield hit(g, f"{where}: {measured}; within the estimate's error, so vLLM may refuse to "
                          f"start{fix}")
+
+
+def _mamba_hit(g: ServingGroup, s: ReplicaSizing, where: str) -> Hit:
+    """vLLM's check of ``max_num_seqs`` against the blocks of a KV cache with state layers (0.20+), or the assert
+    on the largest full decode graph above them (0.14-0.17: Gated DeltaNet and KDA layers;
+    :func:`~shardwise.rules.capacity.sizing.mamba_seqs_check`): mandatory beyond the estimate's error band."""
+    cap = "vLLM's default" if s.max_num_seqs_default else "--max-num-seqs"
+    sure = (f"{s.mamba_blocks_sure:,} beyond the estimate's error of {s.kv_band_text} GiB of KV budget"
+            if s.mamba_blocks_sure != s.mamba_blocks else "no estimate error")
+    fix = (f"lower --max-num-seqs to {s.mamba_blocks_sure:,} or fewer" if s.mamba_blocks_sure >= 1 else
+           "give the KV cache more memory (more GPUs, a higher --gpu-memory-utilization)")
+    if resolve(s.vllm_version).behaviour.mamba_seqs == "refused":  # 0.20+: vLLM's own check
+        how = (f"vLLM {s.vllm_version} refuses to start with full decode CUDA graphs when max_num_seqs exceeds them "
+               f"(\"max_num_seqs (N) exceeds available Mamba cache blocks (M)\")")
+    else:  # 0.14-0.17: the decode convolution's assert while the graphs are captured
+        how = (f"vLLM {s.vllm_version} captures full decode CUDA graphs up to {s.mamba_batch:,} sequences and fails an "
+               f"assert on those above them (causal_conv1d_update: num_cache_lines >= batch)")
+    text = (f"{where}: max_num_seqs {s.max_num_seqs:,} ({cap}) against about {s.mamba_blocks:,} Mamba cache blocks "
+            f"({sure}): each decode sequence needs one block for its layers' state, and {how}")
+    at = None if s.max_num_seqs_default else g.at("max_num_seqs")
+    if s.mamba_verdict == "refuses":
+        return hit(g, f"{text}; {fix}", at, level="mandatory")
+    return hit(g, f"{text}; within the estimate's error, so vLLM may refuse to start; {fix}", at)

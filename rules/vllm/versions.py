@@ -84,6 +84,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``mamba_cache_modes``: with ``--enable-prefix-caching`` a model with state layers (Mamba, Gated DeltaNet) keeps
   its states in Mamba cache mode ``all`` (a state block per block of tokens: the models that declare
   ``SupportsMambaPrefixCaching``) or ``align`` (two state blocks a request: the others), not one block a request.
+* ``mamba_seqs``: a model with state layers (Mamba, Gated DeltaNet, KDA: a ``MambaSpec`` KV cache group) whose
+  ``max_num_seqs`` exceeds the KV cache's ``num_blocks`` with full decode CUDA graphs: ``refused`` (0.20+: "max_num_seqs
+  (N) exceeds available Mamba cache blocks (M)", :func:`shardwise.rules.capacity.sizing.mamba_seqs_refusal`),
+  ``capped`` (0.18-0.19: the capture sizes are cut to the blocks, it starts), ``asserts`` (0.14-0.17: a Gated DeltaNet
+  or KDA layer's decode convolution asserts ``num_cache_lines >= batch`` while the full decode graphs are captured, so
+  a capture size above the blocks fails; Mamba layers do not check), ``unchecked`` (before: not read).
 * ``kv_in_flight``: a sliding-window (or chunked-local) layer reserves, per request, its span plus the tokens
   scheduled but not yet settled: ``max_in_flight_tokens`` = concurrent batches × ``max_num_batched_tokens`` (two
   batches with async scheduling at PP1, PP + 1 on Model Runner V2, else PP), not one batch (0.26+, vllm#47728:
@@ -170,6 +176,8 @@ HybridKv = Literal["as-full", "groups"]
 #: to min(2 × max_num_seqs, 512)), ``step16`` (multiples of 8 below 256, of 16 from 256 up to that maximum).
 CudagraphSizes = Literal["step8-512", "step8", "step16"]
 TokensReport = Literal["blocks", "concurrency"]
+#: what vLLM does where ``max_num_seqs`` exceeds the KV cache's blocks of a model with state layers (``mamba_seqs``)
+MambaSeqs = Literal["unchecked", "asserts", "capped", "refused"]
 #: How V1 counts the dummy multimodal items it profiles (see ``mm_items`` in the module docstring).
 MmItems = Literal["ceil", "floor", "budget"]
 #: How Qwen2-VL's processing info picks the largest image: ``square`` (a huge square resized under ``max_pixels``),
@@ -259,6 +267,7 @@ class Behaviour:
     hybrid_kv: HybridKv = "groups"
     chunked_local_hybrid: bool = False
     mamba_cache_modes: bool = False
+    mamba_seqs: MambaSeqs = "unchecked"
     tokens_report: TokensReport = "blocks"
     mm_prefix_lm_batched: bool = False  # a default token budget holds a prefix-LM model's largest item (0.22+)
     mm_prefix_lm_chunk_off: bool = False  # Gemma 4's prefix-LM items are never chunked: one must fit the budget (0.20+)
@@ -430,13 +439,13 @@ _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
-              kv_dtype_from_checkpoint=True)
+              kv_dtype_from_checkpoint=True, mamba_seqs="asserts")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
-_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True)
+_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped")
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
-              tokens_report="concurrency", mm_prefix_lm_chunk_off=True)
+              tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused")
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
 _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
               qwen3_vit_pos="kernel", mm_prefix_lm_batched=True)
@@ -630,6 +639,15 @@ SOURCES: dict[str, str] = {
                          "in 0.14.1 (0.15-0.16 not read); prefix caching is opt-in for hybrid models "
                          "(config/model.py is_prefix_caching_supported in 0.22.0, engine/arg_utils.py "
                          "default_prefix_caching in 0.27.1)",
+    "mamba_seqs": "config/compilation.py resolve_cudagraph_mode_and_sizes raises 'max_num_seqs (N) exceeds available "
+                  "Mamba cache blocks (M)' where kv_cache_config.has_mamba_layers, "
+                  "cudagraph_mode.has_full_cudagraphs() and max_num_reqs > kv_cache_config.num_blocks, in 0.20.0, "
+                  "0.23.0, 0.28.0 and 0.34.0 (vllm#38270); "
+                  "0.18.0 and 0.19.0 adjust_cudagraph_sizes_for_mamba_cache caps the capture sizes to num_blocks "
+                  "with a warning (v1/worker/gpu_model_runner.py); in 0.14.1, 0.15.0 and 0.17.1 neither, and "
+                  "models/qwen3_next.py's decode causal_conv1d_update (Qwen3-Next, Qwen3.5 by inheritance) and "
+                  "layers/kda.py's (0.14.1, 0.15.0) pass validate_data=True, so layers/mamba/ops/causal_conv1d.py "
+                  "asserts num_cache_lines >= batch when a full decode graph above num_blocks is captured",
     "kv_in_flight": "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request: cdiv(min("
                     "sliding_window - 1 + max_in_flight_tokens, max_model_len), block_size) + 1 and config/vllm.py "
                     "max_in_flight_tokens = max_concurrent_batches * max_num_batched_tokens (async scheduling: "

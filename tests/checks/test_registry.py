@@ -95,7 +95,8 @@ EXTRA_FIXTURES = {
               "multimodal-flags.yaml",  # issue 28: a multimodal flag the release's argument parser refuses
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
-              "speculative-drafter.yaml"},  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
+              "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
+              "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
     "SW206": {"sharded-fits-every-gpu.yaml"},  # corpus17: a sharded group that starts anywhere still needs its GPU
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq

@@ -113,7 +113,8 @@ EXTRA_FIXTURES = {
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why
-              "kv-room.yaml"},  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
+              "kv-room.yaml",  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
+              "karpenter-instance-type.yaml"},  # corpus18: the instance type a pod selects from a NodePool's families
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation

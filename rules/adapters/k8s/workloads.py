@@ -337,7 +337,7 @@ def patch_fragment(kind: str, obj: Mapping[str, Any], file: str | None, containe
         return (f"its container `{container.name}` has no image, which Kubernetes requires of every container, so "
                 f"this {kind} is not applied as written: it is a patch merged onto a base elsewhere (a kustomize "
                 "overlay's)")
-    if file is not None:
+    if file is not None and file.endswith((".yaml", ".yml")):  # a manifest (not a preview's JSON, a URN)
         folder, name = os.path.split(os.path.abspath(file))
         if _PATCH_NAME.search(name) or os.path.basename(folder).lower() in ("patch", "patches"):
             return (f"its file {os.path.basename(file)} is named as a patch: a fragment merged onto a base elsewhere "

@@ -139,7 +139,7 @@ class GpuVisibilitySetByHand(GroupRule):
         text = str(value).strip()
         listed = [d.strip() for d in text.split(",") if d.strip()]
         gpus = c.gpus if isinstance(c.gpus, int) and not isinstance(c.gpus, bool) else None
-        if text.lower() == "all" or (gpus is not None and listed == [str(i) for i in range(gpus)]):
+        if text.lower() == "all" or (gpus is not None and _in_order(listed, gpus)):
             return  # exactly the devices the container was given, in their order
         visible = _visible(listed, gpus)
         need = _need(g) if runs_vllm and c is g.main_container else None
@@ -188,4 +188,11 @@ def _whole_node(g: ServingGroup, c: Container, value: str) -> bool:
     gpus = c.gpus if isinstance(c.gpus, int) and not isinstance(c.gpus, bool) else None
     per_node = g.pool.gpus_per_node if g.pool is not None else None
     listed = [d.strip() for d in value.split(",") if d.strip()]
-    return gpus is not None and per_node == gpus and listed == [str(i) for i in range(gpus)]
+    return gpus is not None and per_node == gpus and _in_order(listed, gpus)
+
+
+def _in_order(listed: list[str], gpus: int) -> bool:
+    """Whether ``listed`` is ``0,1,…,gpus-1``, the devices a container requesting ``gpus`` is given, in order. Compared
+    without building that list: a request is any whole number (``nvidia.com/gpu: 2147483648`` as written), and
+    the list can be no longer than what was written."""
+    return len(listed) == gpus and all(d == str(i) for i, d in enumerate(listed))

@@ -101,7 +101,8 @@ def internal_error(meta: RuleMeta, exc: Exception) -> str:
 
 
 #: Rules about what an operator may add to the pod it builds (the GPU request, /dev/shm, probes): on a group
-#: the generic reader read (``ServingGroup.unknown_operator``) their blocking findings are advisory.
+#: the generic reader read (``ServingGroup.unknown_operator``) their blocking findings are advisory, and so they
+#: are on a patch merged onto a base elsewhere (``ServingGroup.fragment``), which may hold them.
 OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})
 
 
@@ -151,6 +152,8 @@ class GroupRule(Rule):
                         hits = [self._on_assumed_gpu(h, g, config) for h in hits]
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
+                    elif g.fragment is not None and self.meta.code in OPERATOR_ADDS:
+                        hits = [self._on_fragment(h, g, config) for h in hits]
             except ModelNotKnown:
                 continue  # SW004 reports the unknown model once for the workload, naming this rule
             except Undecidable as u:
@@ -178,6 +181,15 @@ class GroupRule(Rule):
         return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the operator of this {g.kind} builds the pod and may add it; lint the pod it "
             "renders to make this finding blocking)"))
+
+    def _on_fragment(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking hit about what a patch leaves to its base (the GPU request, /dev/shm, probes) is advisory (a
+        level set in the configuration wins): the object read is not the whole object applied."""
+        if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        return evolve(h, level="advisory", message=(
+            f"{h.message} (advisory: {g.fragment}, which may set it; lint what the overlay builds, `kustomize build "
+            "DIR | shardwise lint -`, to make this finding blocking)"))
 
     def _on_assumed_gpu(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit that read the GPU of a pool whose GPU is read from a name only (``NodePool.gpu_assumed``)

@@ -399,6 +399,11 @@ class ServingGroup:
     #: Read by the generic reader: an operator shardwise does not know builds the pod from this object and
     #: may add resources, /dev/shm or probes (the rules about those are advisory on it: engine.OPERATOR_ADDS).
     unknown_operator: bool = False
+    #: Why the object read is a patch merged onto a base elsewhere rather than the whole object Kubernetes receives
+    #: (a kustomize overlay's strategic-merge patch: ``adapters.k8s.workloads.patch_fragment``); the base may hold
+    #: the resources, /dev/shm or probes the patch leaves out (the rules about those are advisory on it:
+    #: engine.OPERATOR_ADDS). None: read as a whole object.
+    fragment: str | None = None
     #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
     #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
     hardware_profile: str | None = None

@@ -277,8 +277,10 @@ def _find_in_argv(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     return None
 
 
-def _shell_script(argv: Sequence[str]) -> str | None:
-    """The script of ``sh -c SCRIPT`` (any shell, flags like ``-lc``/``-ec``), else None."""
+def _shell_call(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(the script, the words after it) of ``sh -c SCRIPT [NAME [ARG...]]`` (any shell, flags like ``-lc``/``-ec``),
+    else None. The words after the script are the script's ``$0`` and positional parameters (POSIX sh, -c: "the
+    remaining arguments shall be assigned to the positional parameters", the first of them to ``$0``)."""
     if not argv or _base(argv[0]) not in _SHELLS:
         return None
     i = 1
@@ -291,12 +293,22 @@ def _shell_script(argv: Sequence[str]) -> str | None:
             i += 1
             if i < len(argv) and argv[i] == "--":  # `bash -lc -- SCRIPT`: the end of the options
                 i += 1
-            return argv[i] if i < len(argv) else None
+            return (argv[i], list(argv[i + 1:])) if i < len(argv) else None
         if tok.startswith(("-", "+")):
             i += 1
             continue
         return None  # `sh script.sh`: a script file we cannot read
     return None
+
+
+def _shell_script(argv: Sequence[str]) -> str | None:
+    """The script of ``sh -c SCRIPT`` (any shell, flags like ``-lc``/``-ec``), else None."""
+    call = _shell_call(argv)
+    return call[0] if call is not None else None
+
+
+#: A word that is all of a script's positional parameters: ``"$@"`` (quotes removed by the split) and ``$*``.
+_ALL_POSITIONAL = frozenset(("$@", "${@}", "$*", "${*}"))
 
 
 _NEEDS_SHLEX = re.compile(r"[\"'\\#]")
@@ -358,9 +370,13 @@ def _assignments(words: list[str]) -> tuple[list[re.Match[str]], list[str], bool
     return assigns, rest, not rest or bool(prefix)
 
 
-def _find_in_script(script: str, env: Mapping[str, str],
-                    unknown: Collection[str] = ()) -> tuple[str, list[str]] | None:
-    if "vllm" not in script and not any("vllm" in v for v in env.values() if isinstance(v, str)):
+def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str] = (),
+                    operands: Sequence[str] = ()) -> tuple[str, list[str]] | None:
+    """The vLLM invocation of a shell script run as ``sh -c SCRIPT`` followed by ``operands`` (``$0``, then the
+    positional parameters a ``"$@"`` of the script expands to: ``sh -c 'exec vllm serve "$@"' vllm MODEL
+    --tensor-parallel-size 8`` runs ``vllm serve MODEL --tensor-parallel-size 8``)."""
+    if ("vllm" not in script and not any("vllm" in v for v in env.values() if isinstance(v, str))
+            and not any("vllm" in w for w in operands)):
         return None  # cheap exit for the many containers that run some other script
     local = dict(env)
     for words in _split_script(script):
@@ -372,6 +388,9 @@ def _find_in_script(script: str, env: Mapping[str, str],
             continue
         expanded: list[str] = []
         for w in rest:
+            if w in _ALL_POSITIONAL and operands:
+                expanded.extend(operands[1:])
+                continue
             value = _expand_shell(w, local, unknown)
             whole = _SHELL_REF.fullmatch(w)
             if whole and value != w and any(c.isspace() for c in value):
@@ -383,9 +402,9 @@ def _find_in_script(script: str, env: Mapping[str, str],
                     expanded.extend(value.split())
             else:
                 expanded.append(value)
-        inner = _shell_script(expanded)
+        inner = _shell_call(expanded)
         if inner is not None:
-            found = _find_in_script(inner, local, unknown)
+            found = _find_in_script(inner[0], local, unknown, inner[1])
         else:
             found = _find_in_argv(expanded)
         if found is not None:
@@ -535,8 +554,9 @@ def find_vllm_invocation(
     for a client (``vllm-bench-client``) are a client's, whose ``--model`` names the model it asks for.
     """
     argv = [expand_k8s(str(t), env) for t in (*command, *args)]
-    script = _shell_script(argv)
-    if script is not None:
+    call = _shell_call(argv)
+    if call is not None:
+        script, operands = call
         # A $(NAME) left after Kubernetes' expansion is a variable shardwise cannot read (Kubernetes puts its
         # value into the script before the shell runs) or a command substitution: an unknown word either way.
         unknown = set(unknown_env)
@@ -545,7 +565,7 @@ def find_vllm_invocation(
             unknown.add(m.group(1))
             return "${" + m.group(1) + "}"
 
-        found = _find_in_script(_K8S_REF_LEFT.sub(unresolved, script), env, unknown)
+        found = _find_in_script(_K8S_REF_LEFT.sub(unresolved, script), env, unknown, operands)
     else:
         found = _find_in_argv(argv)
     if (found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv))

@@ -114,7 +114,8 @@ EXTRA_FIXTURES = {
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why
-              "kv-room.yaml"},  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
+              "kv-room.yaml",  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
+              "karpenter-instance-type.yaml"},  # corpus18: the instance type a pod selects from a NodePool's families
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
@@ -128,6 +129,7 @@ EXTRA_FIXTURES = {
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
               "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
               "configmap-twice.yaml",
+              "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
@@ -171,7 +173,8 @@ EXTRA_FIXTURES = {
               "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
               "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml"},  # committed Secrets, placeholders, one finding per value per object
-    "SW310": {"pass-envfrom-elsewhere.yaml",
+    "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
+              "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml"},  # an autoscaled target counts its maximum

@@ -104,6 +104,22 @@ def test_shell_script_without_vllm_is_not_a_server():
     assert parse(["sh", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"]) is None
 
 
+def test_sh_c_script_passes_its_positional_parameters_with_quoted_at():
+    # aws-samples/sample-llm-inference-on-eks k8s-manifest/vllm/glm-5.2-fp8-p5en-vllm.yaml (corpus18): the words after
+    # the script are $0 ("vllm") and the positional parameters "$@" expands to (POSIX sh -c)
+    script = "lmcache server --l1-size-gb 400 --eviction-policy LRU &\nsleep 5\nexec vllm serve \"$@\"\n"
+    e = parse(["bash", "-c"], [script, "vllm", "zai-org/GLM-5.2-FP8", "--host=0.0.0.0", "--tensor-parallel-size=8",
+                                "--max-model-len=131072", "--kv-cache-dtype=fp8", "--gpu-memory-utilization=0.85"])
+    assert (e.model, e.tensor_parallel_size, e.max_model_len, e.kv_cache_dtype, e.gpu_memory_utilization) == (
+        "zai-org/GLM-5.2-FP8", 8, 131072, "fp8", 0.85)
+    # `--` as $0, unquoted $*; the script's own flags come first
+    e = parse(["sh", "-c", "exec vllm serve --enforce-eager $*", "--", "org/m", "--max-num-seqs", "16"])
+    assert (e.model, e.enforce_eager, e.max_num_seqs) == ("org/m", True, 16)
+    # nothing after the script: "$@" stays a word shardwise cannot read (the model unknown), as before
+    e = parse(["sh", "-c", 'exec vllm serve "$@"'])
+    assert (e.model, e.extra["positional"]) == (UNKNOWN, ["$@"])
+
+
 def test_shell_script_python_api_server():
     e = parse(["bash", "-ec", "python3 -m vllm.entrypoints.openai.api_server --model org/m -tp 8"])
     assert (e.model, e.tensor_parallel_size) == ("org/m", 8)

@@ -13,14 +13,17 @@ from typing import Any
 
 from ...catalog.accelerators import resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
+from ...catalog.lookup import instance_types
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
+    EKS_PREFIX,
     GFD_CLIQUE,
     GPU_LABELS,
     HOSTNAME,
     INSTANCE_FAMILY_SUFFIX,
     INSTANCE_TYPE,
+    INSTANCE_TYPE_BETA,
     KARPENTER_AWS_PREFIX,
     KARPENTER_GPU_NAME,
     KARPENTER_NODEPOOL,
@@ -158,12 +161,56 @@ def add_ec2_node_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
 
 
 
+def _launches(pool: NodePool, key: str, value: Any) -> bool:
+    """Whether a Karpenter NodePool whose labels do not set ``key`` launches a node labelled ``key=value`` for a
+    pod that selects it. Karpenter launches, of the instance types a NodePool's requirements allow, one the pod's
+    own node selector and required affinity allow too: the instance type is one of its well-known labels
+    (karpenter.sh, Concepts > Scheduling > Well-Known Labels: node.kubernetes.io/instance-type), and a NodePool that
+    names an instance family (karpenter.k8s.aws/instance-family, EKS Auto Mode's eks.amazonaws.com/instance-family)
+    allows that family's types only. Read for the instance type: its family, the name before the dot (``p5en`` of
+    ``p5en.48xlarge``), is the pool's, and its GPU is the pool's when the pool names one."""
+    if pool.kind != "karpenter" or key not in (INSTANCE_TYPE, INSTANCE_TYPE_BETA) or not isinstance(value, str):
+        return False
+    name = value.strip().lower()
+    family = name.split(".", 1)[0]
+    for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+        named = pool.labels.get(prefix + INSTANCE_FAMILY_SUFFIX)
+        if named is not None and named.strip().lower() != family:
+            return False
+    inst = instance_types().get(name)
+    return pool.gpu is None or inst is None or inst.gpu == pool.gpu.name
+
+
+def _selected_type(pool: NodePool, g: ServingGroup) -> str | None:
+    """The instance type ``g`` selects (its nodeSelector, or the one value of an ``In`` of its first required
+    affinity term) where the Karpenter NodePool ``pool`` does not set one: the type Karpenter launches for it."""
+    if pool.kind != "karpenter" or INSTANCE_TYPE in pool.labels or INSTANCE_TYPE_BETA in pool.labels:
+        return None
+    labels = _selector_labels(g)
+    value = labels.get(INSTANCE_TYPE, labels.get(INSTANCE_TYPE_BETA))
+    return value.strip() if isinstance(value, str) and _launches(pool, INSTANCE_TYPE, value) else None
+
+
+def _narrowed(pool: NodePool, g: ServingGroup) -> NodePool:
+    """``pool`` as the node Karpenter launches for ``g``: of the instance type ``g`` selects, when the NodePool
+    allows several (:func:`_selected_type`); the pool itself otherwise."""
+    chosen = _selected_type(pool, g)
+    if chosen is None:
+        return pool
+    out = pool_from_labels(f"{pool.name}/{chosen}", {**pool.labels, INSTANCE_TYPE: chosen}, pool.location,
+                           pool.taints, kind=pool.kind)
+    out.capacity_type, out.launch_template = pool.capacity_type, pool.launch_template
+    out.suppressions = list(pool.suppressions)
+    return out
+
+
 def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
     labels = pool.labels
     for k, v in g.node_selector.items():
-        if labels.get(k) != v:
+        if labels.get(k) != v and not (k not in labels and _launches(pool, k, v)):
             return False
-    if g.affinity and not any(all(e.matches(labels) for e in term) for term in g.affinity):
+    if g.affinity and not any(all(e.matches(labels) or (e.key not in labels and e.operator == "In" and any(
+            _launches(pool, e.key, v) for v in e.values)) for e in term) for term in g.affinity):
         return False
     for taint in pool.taints:
         blocking = taint.effect is UNKNOWN or taint.effect in ("NoSchedule", "NoExecute")
@@ -265,7 +312,7 @@ def resolve_pools(inv: Inventory) -> None:
             if wants_gpus:  # the scheduler (and Karpenter choosing an instance type) only uses nodes the pod fits
                 fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod]
                 pick = fits or pick
-            g.pool = pick[0] if pick else None
+            g.pool = _narrowed(pick[0], g) if pick else None
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
             g.pool = pool_from_selector(g)
 

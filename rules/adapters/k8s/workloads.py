@@ -213,6 +213,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         host=pod.host,
     )
     g.locations.update(pod.locations)
+    g.fragment = patch_fragment(kind, obj, file, pod.vllm)
     _native_multinode(g, kind)
     _ray_over_ordinals(g, kind, pod)
     _object_locations(g, obj, file)
@@ -318,6 +319,30 @@ def runs_as_read(kind: str, obj: Mapping[str, Any], file: str | None) -> bool:
     cwd = os.getcwd()
     stop = cwd if path.startswith(cwd + os.sep) else os.path.dirname(path)
     return not _in_kustomization(os.path.dirname(path), stop)
+
+
+def patch_fragment(kind: str, obj: Mapping[str, Any], file: str | None, container: Container) -> str | None:
+    """Why an object of a kind Kubernetes validates as written (:data:`_AS_WRITTEN`) is a patch merged onto a base
+    elsewhere, a kustomize overlay's strategic-merge patch, rather than the whole object applied; None when nothing
+    says so. Its vLLM container has no image: the API server refuses a container without one (core validation's
+    validateContainerCommon: ``image`` Required, for a Deployment's or a StatefulSet's pod template as for a Pod),
+    so the object is never applied as written; or its file, or the folder holding it (``patches/``), is named
+    as a patch (:data:`_PATCH_NAME`). The patch's
+    fields replace or merge into the base's (its ``args`` replace the base's list), and what it leaves out (the
+    resources, volumes, probes) is the base's."""
+    api = str(obj.get("apiVersion") or "")
+    if (api.rpartition("/")[0] if "/" in api else "", kind) not in _AS_WRITTEN:
+        return None
+    if container.image is None:
+        return (f"its container `{container.name}` has no image, which Kubernetes requires of every container, so "
+                f"this {kind} is not applied as written: it is a patch merged onto a base elsewhere (a kustomize "
+                "overlay's)")
+    if file is not None and file.endswith((".yaml", ".yml")):  # a manifest (not a preview's JSON, a URN)
+        folder, name = os.path.split(os.path.abspath(file))
+        if _PATCH_NAME.search(name) or os.path.basename(folder).lower() in ("patch", "patches"):
+            return (f"its file {os.path.basename(file)} is named as a patch: a fragment merged onto a base elsewhere "
+                    "(a kustomize overlay's)")
+    return None
 
 
 def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod,

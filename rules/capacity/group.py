@@ -530,12 +530,16 @@ def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:
-    """The group's model, GPU, settings and release, to size other layouts of it (None: no GPU to size on)."""
+    """The group's model, GPU, settings and release, to size other layouts of it (None: no GPU to size on).
+
+    Made once per group and run setting, so the rules that search its smaller layouts share what it was told
+    (:attr:`.layout.Sizer.told`); the model and the GPU are read on every call, as the rules count those reads."""
     model = require_model(g)
     dev = device(g)
     if dev is None:
         return None
-    return Sizer(model, dev, engine_settings(g), vllm_version(g), expected_context(g, config))
+    return per_group(g, f"sizer:{config.p95_context_tokens}",
+                     lambda g: Sizer(model, dev, engine_settings(g), vllm_version(g), expected_context(g, config)))
 
 
 def declared_load(g: ServingGroup, config: Context) -> Load:

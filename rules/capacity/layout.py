@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..model.records import evolve
@@ -45,6 +45,7 @@ from .sizing import (
     ReplicaSizing,
     Verdict,
     WeightsAlone,
+    _facts,
     moe_layers,
     size_deployment,
     weight_precision,
@@ -144,6 +145,12 @@ class Sizer:
     version: ResolvedVersion
     expected_context: int | None = None
     weights_gib: float | None = None
+    #: What this sizer was asked and told, by question: a layout's sizing and its weights alone.
+    #: A group's sizer is shared by the rules that search its smaller layouts (SW104, SW106, SW202): they ask
+    #: again of the same layouts, and each answer is a pure function of the sizer's fields and the question.
+    #: Not an argument: a copy made with another field (``dataclasses.replace``, as ``plan`` does) starts empty.
+    told: dict[tuple[object, ...], object] = field(default_factory=dict, init=False, compare=False, hash=False,
+                                                   repr=False)
 
     def _settings(self, parallel: Parallel, quantization: str | None, max_num_seqs: int | None) -> EngineSettings:
         changes: dict[str, object] = {"tp": parallel.tp, "pp": parallel.pp, "dp": parallel.dp,
@@ -156,8 +163,13 @@ class Sizer:
 
     def size(self, parallel: Parallel, *, quantization: str | None = None,
              max_num_seqs: int | None = None) -> ReplicaSizing:
-        return size_deployment(self.model, self.device, self._settings(parallel, quantization, max_num_seqs),
-                               self.version, expected_context=self.expected_context, weights_gib=self.weights_gib)
+        key = ("size", parallel, quantization, max_num_seqs)
+        hit = self.told.get(key)
+        if hit is None:
+            hit = self.told[key] = size_deployment(
+                self.model, self.device, self._settings(parallel, quantization, max_num_seqs), self.version,
+                expected_context=self.expected_context, weights_gib=self.weights_gib)
+        return hit  # type: ignore[return-value]
 
     def refuses(self, parallel: Parallel, *, quantization: str | None = None) -> bool:
         """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
@@ -169,8 +181,12 @@ class Sizer:
     def alone(self, parallel: Parallel, *, quantization: str | None = None) -> WeightsAlone | None:
         """What :meth:`size` would find of ``parallel``'s weights, told without sizing it
         (:func:`.sizing.weights_alone`; None where only the sizing can tell)."""
-        return weights_alone(self.model, self.device, self._settings(parallel, quantization, None), self.version,
-                             weights_gib=self.weights_gib)
+        key = ("alone", parallel, quantization)
+        if key in self.told:
+            return self.told[key]  # type: ignore[return-value]
+        told = self.told[key] = weights_alone(self.model, self.device, self._settings(parallel, quantization, None),
+                                              self.version, weights_gib=self.weights_gib)
+        return told
 
     def passes_over(self, parallel: Parallel, kv_reserve: float | None, *, quantization: str | None = None) -> bool:
         """Whether a search may pass over ``parallel`` without sizing it: its weights alone surely refuse
@@ -465,7 +481,17 @@ def smaller(model: ModelShape, current: Parallel, *, max_tp: int | None = None) 
     them (any TP and PP, not only divisors of the current TP and PP: two TP1 × PP2 replicas split one TP4 engine's
     GPUs as evenly as two TP2 do), a TP vLLM accepts with ``current``'s expert parallelism (the candidates keep it:
     a block-wise FP8 MoE whose experts cannot be split four ways loads at TP4 with the experts spread) and at most
-    ``max_tp``; fewest GPUs first, then the larger TP."""
+    ``max_tp``; fewest GPUs first, then the larger TP. Worked out once per model, layout and ``max_tp`` (kept in
+    the sizing's per-model facts: 1,559 calls in a 2,000-file lint, a few dozen distinct)."""
+    memo = _facts(model)
+    key = ("smaller", current, max_tp)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = tuple(_smaller(model, current, max_tp))
+    return list(hit)
+
+
+def _smaller(model: ModelShape, current: Parallel, max_tp: int | None) -> list[Parallel]:
     out = []
     for gpus in _divisors(current.gpus)[:-1]:
         for tp in _divisors(gpus):

@@ -96,10 +96,11 @@ class ShardedModelThatFits(GroupRule):
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
         where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
         seqs, how = declared_seqs(g, config)
+        candidates = smaller(model, current)
         if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
-            res = reserve_alternative(sz, current, smaller(model, current), config.kv_reserve)
+            res = reserve_alternative(sz, current, candidates, config.kv_reserve)
             if res is None:
-                capped = capped_alternative(sz, current, smaller(model, current), config.kv_reserve)
+                capped = capped_alternative(sz, current, candidates, config.kv_reserve)
                 if capped is None:
                     return  # no smaller layout starts at max_model_len: the sharding is needed
                 # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
@@ -108,7 +109,7 @@ class ShardedModelThatFits(GroupRule):
             text, sure = reserve_text(res, load_source(g))
             message = f"{where}, {'but' if sure else 'and'} {text}"
         else:
-            r = replication(sz, current, s.concurrency_at_expected_context, smaller(model, current), seqs,
+            r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs,
                             config.kv_reserve)
             if r is None:
                 return  # no smaller layout starts and holds its share: the sharding is needed

@@ -245,7 +245,7 @@ def weights_bytes(model: ModelShape, precision: Precision, quantization: str | N
     if precision == "mxfp4" and model.moe is not None:
         experts = min(expert_params(model), model.params - embed)
         return (model.params - experts) * 2.0 + experts * bpp
-    kept = embed
+    kept = embed + indexer_weights_params(model)  # built unquantised whatever the checkpoint or the flag says
     if precision == model.precision:
         kept += model.vision_params + ignored_params(model)
     kept = min(kept, model.params)
@@ -350,7 +350,8 @@ def ignored_params(model: ModelShape) -> int:
     ``UnquantizedLinearMethod`` (``should_ignore_layer``, ``is_layer_skipped``), so it loads at the model's dtype.
     Kimi-K2-Thinking keeps attention, shared experts and dense MLP 16-bit (``re:.*self_attn.*``); RedHatAI's Qwen3.6
     NVFP4 its linear attention (``re:.*linear_attn.*``, llm-compressor's recipe); cyankiwi's Gemma 4 AWQ its dense MLP.
-    The routed experts are never counted here."""
+    The routed experts are never counted here, nor the sparse-attention indexer's ``weights_proj``, which vLLM builds
+    unquantised in every checkpoint (:func:`indexer_weights_params`, counted apart by :func:`weights_bytes`)."""
     ignored = _ignore_matcher(model)
     if ignored is None:
         return 0
@@ -377,9 +378,11 @@ def ignored_params(model: ModelShape) -> int:
         interval = max(1, n // full) if full and full < n else 1
         full_layers = [i for i in range(n) if full == n or (i + 1) % interval == 0]
     linear_layers = [i for i in range(n) if i not in set(full_layers)]
+    # the indexer's weights_proj is 16-bit whatever the list says, counted apart (:func:`indexer_weights_params`)
+    indexer = indexer_weights_params(model) // n if n else 0
     parts: dict[str, tuple[list[int], int]] = {
         "self_attn": (full_layers, attention_params(cfg, h, model.num_attention_heads, model.num_key_value_heads,
-                                                    model.head_dim, model_type)),
+                                                    model.head_dim, model_type) - indexer),
         "linear_attn": (linear_layers if full < n else [], linear_attention_params(cfg, h) if full < n else 0),
     }
     moe_count = moe_layers(model)
@@ -516,6 +519,28 @@ def transformers_tower_params(model: ModelShape) -> int:
     return max(model.vision_params, 0)
 
 
+def indexer_weights_params(model: ModelShape) -> int:
+    """Parameters of the sparse-attention indexer's ``weights_proj`` (hidden -> ``index_n_heads``, every layer) of
+    DeepSeek-V3.2 and GLM-5, which vLLM builds with ``quant_config=None`` (``Indexer`` in
+    ``vllm/model_executor/models/deepseek_v2.py``, which ``GlmMoeDsaForCausalLM`` reuses): 16-bit in every checkpoint
+    and under every ``--quantization``, whatever an ignore list names. Z.ai's GLM-5 FP8 lists name it by the
+    transformers module ``self_attn.indexers_proj``, a name no vLLM layer has (vLLM's is ``self_attn.indexer
+    .weights_proj``), so no ignore-list match could count it; it is counted here. 0 for a model without the
+    indexer."""
+    if model.mla is None:
+        return 0
+    cfg = model.extra.get("config")
+    cfg = cfg if isinstance(cfg, dict) else {}
+
+    def num(key: str) -> int:
+        v = cfg.get(key, model.hf_config.get(key))
+        return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+    if not (num("index_n_heads") and num("index_head_dim")):
+        return 0
+    return model.hidden_size * num("index_n_heads") * model.num_hidden_layers
+
+
 def replicated_params(model: ModelShape) -> tuple[int, int]:
     """(quantised, 16-bit) parameters every tensor-parallel rank of an MLA model holds whole.
 
@@ -553,7 +578,7 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
     router = model.moe.num_experts * h * (layers - dense if dense else moe_layers(model)) if model.moe else 0
     if index_heads and index_dim:
         per_layer += q_lora * index_heads * index_dim + h * index_dim
-        router += h * index_heads * layers  # weights_proj: unquantised
+        router += indexer_weights_params(model)  # weights_proj: unquantised
     return per_layer * layers, router
 
 

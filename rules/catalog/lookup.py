@@ -424,6 +424,9 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
     # scales for the KV cache, which vLLM uses only under --kv-cache-dtype fp8 (the name says nothing of the default)
     (r"[-_.]fp8[-_.]kv", "fp8", "fp8"),
     (r"[-_.]fp8", "fp8", "fp8"),
+    # llm-compressor's FP4 weight-only scheme, named by its preset (``*-NVFP4A16``: 4-bit float weights in groups of
+    # 16 with an FP8 scale, 16-bit activations; vLLM loads it as compressed-tensors W4A16 FP4)
+    (r"[-_.]nvfp4a16", "nvfp4", "compressed-tensors"),
     (r"[-_.]nvfp4", "nvfp4", "modelopt"),
     (r"[-_.]fp4", "nvfp4", "modelopt"),  # nvidia/DeepSeek-R1-FP4, nvidia/Llama-3.3-70B-Instruct-FP4
     (r"[-_.]mxfp4", "mxfp4", "mxfp4"),
@@ -439,8 +442,18 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
 #: by one of these is marked ``quantization_bits_unstated``: its weights cannot be decided
 #: (``capacity.weights.checkpoint_precision``), never sized at the int4 the table's row carries.
 _WIDTH_UNSTATED = frozenset({r"[-_.]gptq"})
-#: Decorations re-uploaders add after the precision that state nothing about it.
-_DECORATIONS = re.compile(r"[-_.](unsloth|dynamic|hf)$", re.IGNORECASE)
+#: Decorations re-uploaders add before or after the precision that state nothing about it: ``-MTP`` says the
+#: re-upload keeps the multi-token-prediction layers its quantiser would drop (shawnw3i/Qwen3.6-27B-AWQ-MTP,
+#: twolven/Qwen3.8-27B-abliterated-AWQ-MTP, ...-MTP-NVFP4A16), which the base shape's count leaves out as before.
+#: A decoration is taken off only where a precision sits under it: ``Qwen3.6-27B-MTP`` states none and stays unknown.
+_DECORATIONS = re.compile(r"[-_.](unsloth|dynamic|hf|mtp)$", re.IGNORECASE)
+
+
+def _states_precision(name: str) -> bool:
+    """Whether ``name``, with any decorations taken off its end, ends in a quantisation suffix."""
+    while (decoration := _DECORATIONS.search(name)) and decoration.start() > 0:
+        name = name[: decoration.start()]
+    return any((m := pattern.search(name)) is not None and m.start() > 0 for pattern, _, _ in _quant_patterns())
 
 
 @functools.cache
@@ -459,8 +472,9 @@ def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str | None
     while changed:
         changed = False
         decoration = _DECORATIONS.search(name)
-        if decoration and decoration.start() > 0 and found is not None:
-            name = name[: decoration.start()]
+        under = name[: decoration.start()] if decoration and decoration.start() > 0 else None
+        if under is not None and (found is not None or _states_precision(under)):
+            name = under
             changed = True
             continue
         for pattern, precision, method in _quant_patterns():
@@ -518,6 +532,13 @@ _ASSUMED_QUANT_CONFIG: dict[tuple[str, str], dict[str, object]] = {
     },
     ("fp8", "fp8"): {"quant_method": "fp8", "activation_scheme": "dynamic"},
     ("nvfp4", "modelopt"): {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16},
+    # compressed-tensors' NVFP4A16 preset (``quantization/quant_scheme.py``): float 4-bit weights, tensor-group 16
+    ("nvfp4", "compressed-tensors"): {
+        "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+        "config_groups": {
+            "group_0": {"weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}}
+        },
+    },
     ("mxfp4", "mxfp4"): {"quant_method": "mxfp4"},
     ("int4", "bitsandbytes"): {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
     ("int8", "bitsandbytes"): {"quant_method": "bitsandbytes", "load_in_8bit": True},

@@ -607,6 +607,9 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "task": "word",
     "convert": "word",
     "mm-encoder-tp-mode": "word",
+    # a state layer's cache dtypes (capacity.group reads them; kv_layout.state_dtype_bytes)
+    "mamba-cache-dtype": "word",
+    "mamba-ssm-cache-dtype": "word",
     # 0.34's extensible KV cache: turned off by the switch, or by a block count given (capacity.group._extensible)
     "enable-extensible-kv-cache": "switch",
     "num-gpu-blocks-override": "int",
@@ -619,6 +622,7 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
 ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
                        "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
                        "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
+                       "mamba_cache_dtype", "mamba_ssm_cache_dtype",
                        "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)

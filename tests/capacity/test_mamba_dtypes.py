@@ -141,13 +141,17 @@ def test_lint_reads_the_flag_where_it_decides_the_refusal(tmp_path: Path, capsys
 def test_plan_takes_the_flags_as_engine_args(capsys):
     base = ["plan", "--model", "Qwen/Qwen3.6-27B-FP8", "--gpu", "H100", "--tp", "1", "--vllm-version", "0.27.1",
             "--max-model-len", "4096", "--gpu-memory-utilization", "0.88", "--json"]
-    rc_auto = main(base)
+    rc_auto = main([*base, "--max-num-seqs", "1024"])
     auto = json.loads(capsys.readouterr().out)
+    rc_low = main(base)
+    low = json.loads(capsys.readouterr().out)
     rc_bf16 = main([*base, "--engine-arg", "mamba-ssm-cache-dtype=bfloat16"])
     bf16 = json.loads(capsys.readouterr().out)
-    # the default cap of 1,024 against 790 blocks is refused (SW102, mandatory); against 1,549 it starts
+    # a cap of 1,024 against 790 blocks is refused (SW102, mandatory); at vLLM's default plan lowers it to the 737
+    # blocks a cap of 737 surely keeps; with a bf16 recurrent state 1,549 blocks: the default starts, nothing lowered
     assert (rc_auto, auto["block_size"], auto["mamba_blocks"], auto["verdict"]) == (1, 784, 790, "refuses")
     assert [f["level"] for f in auto["findings"] if f["code"] == "SW102"] == ["mandatory"]
-    assert (rc_bf16, bf16["block_size"], bf16["mamba_blocks"], bf16["mamba_blocks_sure"], bf16["verdict"]) == (
-        0, 400, 1549, 1435, "starts")
+    assert (rc_low, low["max_num_seqs"], low["mamba_blocks_sure"], low["verdict"]) == (0, 737, 737, "starts")
+    assert (rc_bf16, bf16["block_size"], bf16["mamba_blocks"], bf16["mamba_blocks_sure"], bf16["verdict"],
+            bf16["max_num_seqs"]) == (0, 400, 1549, 1435, "starts", 1024)
     assert not [f for f in bf16["findings"] if f["code"] == "SW102"]

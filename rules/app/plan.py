@@ -550,7 +550,7 @@ def make_plan(req: PlanRequest) -> Plan:
     need = min_gpus(model, gpu_gb, precision, req.kv_reserve, RULE_OF_THUMB_USABLE, weights_gib=req.weights_gib)
 
     if not req.searching:
-        only = _evaluate(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel))
+        only = _named(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel))
         chosen = only if not only.blocked else None
         return Plan(req, model, gpu, mem, node, [only], chosen, need, rules_model.params)
 
@@ -607,6 +607,9 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "task": "word",
     "convert": "word",
     "mm-encoder-tp-mode": "word",
+    # a state layer's cache dtypes (capacity.group reads them; kv_layout.state_dtype_bytes)
+    "mamba-cache-dtype": "word",
+    "mamba-ssm-cache-dtype": "word",
     # 0.34's extensible KV cache: turned off by the switch, or by a block count given (capacity.group._extensible)
     "enable-extensible-kv-cache": "switch",
     "num-gpu-blocks-override": "int",
@@ -619,6 +622,7 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
 ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
                        "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
                        "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
+                       "mamba_cache_dtype", "mamba_ssm_cache_dtype",
                        "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
@@ -858,21 +862,8 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
         return _fewer_replicas(ctx, p, c) if declared else c
     if ctx.sizer.passes_over(p, None if declared else req.kv_reserve):
         return c  # the weights alone refuse (or leave no room for a KV cache): no cap gives room
-    blocks = c.sizing.mamba_blocks_sure
-    if c.sizing.mamba_verdict != "starts" and 1 <= blocks < c.sizing.max_num_seqs:
-        # vLLM 0.20+ refuses max_num_seqs above the Mamba cache blocks (sizing.mamba_seqs_check): the cap at the
-        # blocks the KV cache surely holds (a lower cap only leaves more KV cache), else a wider layout. The lower
-        # cap frees what follows it (the profile's sampler, the graphs), so the blocks grow: once more at those
-        # blocks, kept where they surely hold that cap too.
-        low = _fitted_len(ctx, p, blocks)
-        more = low.sizing.mamba_blocks_sure
-        if _serving(low, declared) and blocks < more < c.sizing.max_num_seqs:
-            wider = _fitted_len(ctx, p, more)
-            if _serving(wider, declared) and wider.sizing.mamba_verdict == "starts":
-                low, blocks = wider, more
-        if _serving(low, declared) and blocks >= seqs_floor(low, req.concurrency):
-            return replace(low, max_num_seqs_lowered_from=c.sizing.max_num_seqs)
-        return c
+    if c.sizing.mamba_verdict != "starts" and 1 <= c.sizing.mamba_blocks_sure < c.sizing.max_num_seqs:
+        return _mamba_capped(ctx, c, lambda seqs: _fitted_len(ctx, p, seqs), lambda x: _serving(x, declared))
     tried: dict[int, Candidate] = {}
 
     def good(cap: int) -> bool:
@@ -886,6 +877,42 @@ def _fitted(ctx: _Context, p: Parallel) -> Candidate:
     if cap < seqs_floor(low, req.concurrency):
         return c
     return replace(low, max_num_seqs_lowered_from=c.sizing.max_num_seqs)
+
+
+def _mamba_capped(ctx: _Context, c: Candidate, size: Callable[[int], Candidate],
+                  ok: Callable[[Candidate], bool]) -> Candidate:
+    """``c``, a layout at vLLM's default ``--max-num-seqs`` above the Mamba cache blocks its KV cache surely holds
+    (vLLM 0.20+ refuses it, sizing.mamba_seqs_check), with the cap lowered to those blocks (``size`` sizes the layout
+    at a cap; a lower cap only leaves more KV cache) where it is then ``ok`` and admits what it must run at once
+    (:func:`seqs_floor`); else ``c``. The lower cap frees what follows it (the profile's sampler, the graphs), so the
+    blocks grow: once more at those blocks, kept where they surely hold that cap too. Both the free search
+    (:func:`_fitted`) and a layout named with ``--tp`` (:func:`_named`) lower it so."""
+    blocks = c.sizing.mamba_blocks_sure
+    low = size(blocks)
+    more = low.sizing.mamba_blocks_sure
+    if ok(low) and blocks < more < c.sizing.max_num_seqs:
+        wider = size(more)
+        if ok(wider) and wider.sizing.mamba_verdict == "starts":
+            low, blocks = wider, more
+    if ok(low) and blocks >= seqs_floor(low, ctx.req.concurrency):
+        return replace(low, max_num_seqs_lowered_from=c.sizing.max_num_seqs)
+    return c
+
+
+def _named(ctx: _Context, p: Parallel) -> Candidate:
+    """The layout ``plan --tp`` names, as asked; where no ``--max-num-seqs`` was given and vLLM's default exceeds the
+    Mamba cache blocks it surely holds, at the cap lowered to them (:func:`_mamba_capped`), where it then serves as
+    the free search asks (:func:`_serving`: it holds the declared load, or without one it has a roomy KV cache); a
+    layout whose KV cache is tight keeps the default and its refusal (SW102 names the cap). Nothing else is changed:
+    a context or a cap that leaves too little KV cache is reported, not fitted."""
+    c = _evaluate(ctx, p)
+    s = c.sizing
+    declared = ctx.req.concurrency is not None
+    if (ctx.req.max_num_seqs is None and s.max_num_seqs_default and s.mamba_verdict != "starts"
+            and 1 <= s.mamba_blocks_sure < s.max_num_seqs):
+        return _mamba_capped(ctx, c, lambda seqs: _evaluate(ctx, p, max_num_seqs=seqs),
+                             lambda x: _serving(x, declared))
+    return c
 
 
 def _fewer_replicas(ctx: _Context, p: Parallel, c: Candidate) -> Candidate:

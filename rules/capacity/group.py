@@ -278,6 +278,8 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         block_size=None if block is None else int(block),
         enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
         enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
+        mamba_cache_dtype=_mamba_dtype(e.extra.get("mamba_cache_dtype")),
+        mamba_ssm_cache_dtype=_mamba_dtype(e.extra.get("mamba_ssm_cache_dtype")),
         kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
         speculative_method=speculative_method(spec),
         speculative_tokens=speculative_tokens(spec),
@@ -290,6 +292,12 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         **_flashinfer(g),
         **_multimodal(g),
     )
+
+
+def _mamba_dtype(value: Any) -> str:
+    """``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` as written, lower case; "auto" where absent or not a word
+    (a value read from a variable the linter cannot see counts as the default)."""
+    return value.strip().lower() if isinstance(value, str) and value.strip() else "auto"
 
 
 #: ``--task`` values (before ``--runner``, 0.10.2) and ``--convert`` values that serve a model with the pooling runner

@@ -205,6 +205,10 @@ class EngineSettings:
     #: --enable-prefix-caching (None: vLLM's default, which is off for models with state layers and does not change
     #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
     enable_prefix_caching: bool | None = None
+    #: --mamba-cache-dtype and --mamba-ssm-cache-dtype as written ("auto": the default), the dtypes of a state layer's
+    #: conv and recurrent state (:func:`.kv_layout.state_dtype_bytes`), which set its page and the Mamba cache blocks
+    mamba_cache_dtype: str = "auto"
+    mamba_ssm_cache_dtype: str = "auto"
     speculative_method: str | None = None  # --speculative-config's method ("mtp", "eagle", ...; None: none)
     #: --speculative-config's ``num_speculative_tokens`` (None: not given; an MTP method then drafts as many tokens as
     #: the model has MTP layers, :func:`speculative_token_count`)
@@ -1268,7 +1272,7 @@ def _size_deployment(
     ck = _checkpoint(model, s, weights_gib, notes)
     length = _max_model_len(model, s, rv)
     first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s),
-                             ck.kv_dtype)
+                             ck.kv_dtype, state_dtypes(s, b))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
     if batch.refusal and not refusal:
@@ -2137,13 +2141,21 @@ def _cache_stage(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behav
     return best[2] if best is not None else worst
 
 
+def state_dtypes(s: EngineSettings, b: Behaviour) -> kv_layout.StateDtypes:
+    """The Mamba cache dtypes of the engine: its two flags and what the release does with them."""
+    if s.mamba_cache_dtype == "auto" and s.mamba_ssm_cache_dtype == "auto" and b.gdn_ssm_dtype \
+            and b.nemotron_h_ssm_dtype == "float32":
+        return kv_layout.AUTO_STATE
+    return kv_layout.StateDtypes(s.mamba_cache_dtype, s.mamba_ssm_cache_dtype, b.gdn_ssm_dtype, b.nemotron_h_ssm_dtype)
+
+
 def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, stage: int,
                   dr: Draft = NO_DRAFT) -> kv_layout.Layout:
     """The KV layout of one GPU of pipeline stage ``stage``; on the last stage with the draft's attention layers
     (:mod:`.draft`: an MTP module's layers are full-attention layers of the target's kind, cached in the same
     budget and the same group as the target's full-attention layers)."""
     lay = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, stage, b.mla_cache, speculative_token_count(model, s),
-                           ck.kv_dtype)
+                           ck.kv_dtype, state_dtypes(s, b))
     if not dr.kv_layers or stage != s.pp - 1:
         return lay
     types = list(lay.types)

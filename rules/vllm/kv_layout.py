@@ -49,7 +49,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..model.shapes import ModelShape
 from . import kv_dtypes, nas
@@ -281,19 +281,22 @@ def _stage_slice(n: int, pp: int, stage: int) -> range:
     return range(start, start + sizes[stage])
 
 
-def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int, spec_tokens: int = 0) -> int:
+def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int, spec_tokens: int = 0,
+                 dt: StateDtypes | None = None) -> int:
     """Per layer and request on one GPU: a Gated DeltaNet's conv and recurrent state (its conv state
     ``linear_conv_kernel_dim - 1 + spec_tokens`` columns wide: :func:`gdn_conv_columns`), or a Mamba2 mixer's
-    (:func:`mamba2_state_bytes`)."""
+    (:func:`mamba2_state_bytes`); the states' dtypes as ``dt`` resolves them (:func:`state_dtype_bytes`)."""
     cfg = model.hf_config
+    dt = dt or AUTO_STATE
     if _kda_layers(cfg) is not None:
-        return kda_state_bytes(model, tp, dtype_bytes)
+        return kda_state_bytes(model, tp, dtype_bytes, dt)
     if "conv_L_cache" in cfg:
-        return short_conv_state_bytes(model, tp, dtype_bytes)
+        return short_conv_state_bytes(model, tp, dtype_bytes, dt)
     if str(cfg.get("model_type") or model.extra.get("model_type") or "") == "jamba":
-        return mamba1_state_bytes(model, tp, dtype_bytes)
+        return mamba1_state_bytes(model, tp, dtype_bytes, dt)
     if _is_mamba(cfg):
-        return mamba2_state_bytes(model, tp, dtype_bytes)
+        return mamba2_state_bytes(model, tp, dtype_bytes, dt)
+    conv_bytes, ssm_bytes = state_dtype_bytes(model, dt, dtype_bytes)
     kh = _int(cfg, "linear_num_key_heads") or 0
     vh = _int(cfg, "linear_num_value_heads") or kh
     kd = _int(cfg, "linear_key_head_dim") or 0
@@ -302,10 +305,10 @@ def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int, spec_tokens: int 
     if kh and kd:
         conv = (2 * kh * kd + vh * vd) // tp * gdn_conv_columns(kernel, spec_tokens)
         ssm = (vh // max(1, min(tp, vh))) * kd * vd if vh >= tp else kd * vd
-        return conv * dtype_bytes + ssm * _ssm_dtype_bytes(model, dtype_bytes)
+        return conv * conv_bytes + ssm * (ssm_bytes if dt.gdn_ssm else conv_bytes)
     d_state = _int(cfg, "mamba_d_state") or _int(cfg, "ssm_state_size") or 128
     inner = 2 * model.hidden_size
-    return (inner // tp) * (d_state + 3) * dtype_bytes
+    return (inner // tp) * (d_state + 3) * conv_bytes
 
 
 def gdn_conv_columns(kernel: int, spec_tokens: int) -> int:
@@ -320,7 +323,7 @@ def gdn_conv_columns(kernel: int, spec_tokens: int) -> int:
     return kernel - 1 + max(spec_tokens, 0)
 
 
-def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2, dt: StateDtypes | None = None) -> int:
     """One Mamba2 mixer's state per request on one GPU, as vLLM's ``MambaStateShapeCalculator.mamba2_state_shape``
     sizes it: a conv state of ``(conv_kernel - 1) × (intermediate + 2 × groups × d_state) / TP`` values in the
     model dtype (groups raised to TP when TP does not divide them, ``extra_groups_for_head_shards``) and an SSM
@@ -341,12 +344,13 @@ def mamba2_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
     intermediate = heads * head_dim
     if groups % tp:
         groups += tp - groups
-    conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * dtype_bytes
-    ssm = heads // tp * head_dim * state * _ssm_dtype_bytes(model, dtype_bytes)
+    conv_bytes, ssm_bytes = state_dtype_bytes(model, dt or AUTO_STATE, dtype_bytes)
+    conv = (intermediate + 2 * groups * state) // tp * (kernel - 1) * conv_bytes
+    ssm = heads // tp * head_dim * state * ssm_bytes
     return conv + ssm
 
 
-def short_conv_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+def short_conv_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2, dt: StateDtypes | None = None) -> int:
     """One LFM2 short-convolution layer's state per request on one GPU, as vLLM sizes it
     (``MambaStateShapeCalculator.short_conv_state_shape`` in ``model_executor/layers/mamba/mamba_utils.py``, called by
     ``get_mamba_state_shape_from_config`` in ``models/lfm2.py`` with ``conv_dim`` and in ``models/lfm2_moe.py`` with
@@ -356,20 +360,24 @@ def short_conv_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> 
     cfg = model.hf_config
     moe = str(cfg.get("model_type") or model.extra.get("model_type") or "") == "lfm2_moe"
     width = model.hidden_size if moe else (_int(cfg, "conv_dim") or model.hidden_size)
-    return ((_int(cfg, "conv_L_cache") or 3) - 1) * (width // tp) * dtype_bytes
+    conv_bytes = state_dtype_bytes(model, dt or AUTO_STATE, dtype_bytes)[0]
+    return ((_int(cfg, "conv_L_cache") or 3) - 1) * (width // tp) * conv_bytes
 
 
-def mamba1_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+def mamba1_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2, dt: StateDtypes | None = None) -> int:
     """One Mamba1 mixer's state per request on one GPU (Jamba), as vLLM's
     ``MambaStateShapeCalculator.mamba1_state_shape`` sizes it: a conv state of ``intermediate / TP ×
     (mamba_d_conv - 1)`` and an SSM state of ``intermediate / TP × mamba_d_state`` values, both in the model dtype
-    (``mamba_cache_dtype`` and ``mamba_ssm_cache_dtype`` "auto"), intermediate = ``mamba_expand`` × hidden."""
+    (``mamba_cache_dtype`` and ``mamba_ssm_cache_dtype`` "auto"; each flag as :func:`state_dtype_bytes` reads it),
+    intermediate = ``mamba_expand`` × hidden."""
     cfg = model.hf_config
     inner = (_int(cfg, "mamba_expand") or 2) * model.hidden_size // tp
-    return inner * ((_int(cfg, "mamba_d_conv") or 4) - 1 + (_int(cfg, "mamba_d_state") or 16)) * dtype_bytes
+    conv_bytes, ssm_bytes = state_dtype_bytes(model, dt or AUTO_STATE, dtype_bytes)
+    conv = ((_int(cfg, "mamba_d_conv") or 4) - 1) * conv_bytes
+    return inner * (conv + (_int(cfg, "mamba_d_state") or 16) * ssm_bytes)
 
 
-def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
+def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2, dt: StateDtypes | None = None) -> int:
     """One Kimi Delta Attention layer's state per request on one GPU (``MambaStateShapeCalculator.kda_state_shape``
     and ``kda_state_dtype``): a conv state of ``(short_conv_kernel_size - 1) × 3 × heads × head_dim / TP`` values
     in the model dtype (q, k and v) and a recurrent state of ``heads / TP × head_dim × head_dim`` float32 values."""
@@ -378,28 +386,57 @@ def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2) -> int:
     heads = _int(lac, "num_heads") or model.num_attention_heads
     dim = _int(lac, "head_dim") or 128
     kernel = _int(lac, "short_conv_kernel_size") or 4
-    conv = 3 * heads * dim // tp * (kernel - 1) * dtype_bytes
+    conv = 3 * heads * dim // tp * (kernel - 1) * state_dtype_bytes(model, dt or AUTO_STATE, dtype_bytes)[0]
     return conv + heads // tp * dim * dim * 4
 
 
-_SSM_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 0}
+#: bytes of one value of the ``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` choices (``MambaDType``,
+#: ``config/cache.py``: "auto", "float32", "float16" in 0.14.1 - 0.20.0; "bfloat16" added by 0.23.0)
+_STATE_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 
 
-def _ssm_dtype_bytes(model: ModelShape, dtype_bytes: int) -> int:
-    """Bytes of one value of the recurrent (temporal) state vLLM keeps, where ``--mamba-ssm-cache-dtype`` is left
-    at ``auto``: config.json's ``mamba_ssm_cache_dtype`` for Nemotron-H (float32 when absent); config.json's
-    ``mamba_ssm_dtype`` for Qwen3.5 and Qwen3.6 (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``
-    in ``model_executor/models/config.py``, the same in every wheel read from 0.17.1, the first with Qwen3.5, to
-    0.27.1; their published configs say float32, and a 0.27.1 log of Qwen3.6-27B-FP8 shows it: attention block
-    784, the page of a float32 state); the model dtype otherwise (Qwen3-Next, Mamba, Jamba)."""
+class StateDtypes(NamedTuple):
+    """What sets the dtypes of a state layer's cache: the two flags as written and what the release does with them.
+
+    ``mamba``: ``--mamba-cache-dtype`` (the conv state, and the recurrent state where ``ssm`` is ``auto``; ``auto``:
+    the model dtype). ``ssm``: ``--mamba-ssm-cache-dtype`` (the recurrent state). ``gdn_ssm``: whether a Gated
+    DeltaNet layer's recurrent state takes ``ssm`` (``gated_delta_net_state_dtype`` passes it from 0.17.1; in 0.14.1
+    and 0.15.0 both states take ``mamba``). ``nemotron_h_ssm``: Nemotron-H's recurrent state where ``ssm`` is
+    ``auto`` and config.json names no ``mamba_ssm_cache_dtype`` (``NemotronHForCausalLMConfig``: float16 in 0.14.1 -
+    0.19.0, ``DEFAULT_MAMBA_SSM_CACHE_DTYPE`` float32 from 0.20.0)."""
+
+    mamba: str = "auto"
+    ssm: str = "auto"
+    gdn_ssm: bool = True
+    nemotron_h_ssm: str = "float32"
+
+
+#: both flags at ``auto``, as a layout is sized where no release or manifest says otherwise
+AUTO_STATE = StateDtypes()
+
+
+def state_dtype_bytes(model: ModelShape, dt: StateDtypes, dtype_bytes: int = 2) -> tuple[int, int]:
+    """Bytes of one conv-state value and one recurrent (temporal) state value, as vLLM resolves the two flags
+    (``MambaStateDtypeCalculator._mamba_state_dtype``, ``model_executor/layers/mamba/mamba_utils.py``, 0.14.1 -
+    0.34.0): the conv state takes ``--mamba-cache-dtype`` (``auto``: the model dtype, ``dtype_bytes``); the recurrent
+    state ``--mamba-ssm-cache-dtype``, and where that is ``auto`` the conv state's dtype — after the model's own
+    hook in ``model_executor/models/config.py`` has replaced an ``auto``: config.json's ``mamba_ssm_cache_dtype`` for
+    Nemotron-H (else ``dt.nemotron_h_ssm``), config.json's ``mamba_ssm_dtype`` for Qwen3.5 and Qwen3.6
+    (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``, 0.17.1 - 0.34.0; their published configs
+    say float32, which is taken where the entry does not keep the key, and a 0.27.1 log of Qwen3.6-27B-FP8 shows it:
+    attention block 784, the page of a float32 state). An explicit ``--mamba-ssm-cache-dtype`` wins over both hooks
+    (Qwen3.5's warns and uses it). Qwen3-Next, Mamba and Jamba have no hook. A value outside the choices counts as
+    ``auto`` (vLLM's parser would refuse it)."""
     cfg = model.hf_config
-    model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
-    if model_type.startswith("nemotron_h"):
-        named = _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_cache_dtype", "float32")), 4)
-        return named or dtype_bytes
-    if model_type.startswith("qwen3_5"):
-        return _SSM_DTYPE_BYTES.get(str(cfg.get("mamba_ssm_dtype", "float32")), 4) or dtype_bytes
-    return dtype_bytes
+    conv = _STATE_DTYPE_BYTES.get(dt.mamba, dtype_bytes)
+    ssm = dt.ssm
+    if ssm == "auto":
+        model_type = str(cfg.get("model_type") or model.extra.get("model_type") or "")
+        if model_type.startswith("nemotron_h"):
+            ssm = str(cfg.get("mamba_ssm_cache_dtype") or dt.nemotron_h_ssm)
+        elif model_type.startswith("qwen3_5"):
+            ssm = str(cfg.get("mamba_ssm_dtype") or "float32")
+    return conv, _STATE_DTYPE_BYTES.get(ssm, conv)
 
 
 def indexer_bytes(model: ModelShape) -> int:
@@ -443,26 +480,26 @@ def mla_block_size(model: ModelShape, arch: str, name: str, vendor: str, version
     return requested or 16
 
 
-#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype); a
-#: Layout is immutable.
-_LAYOUTS: dict[tuple[int, int, int, int, int, bool, int, str], tuple[ModelShape, Layout]] = {}
+#: layout()'s answers: (model, layout) by (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype,
+#: state); a Layout is immutable.
+_LAYOUTS: dict[tuple[int, int, int, int, int, bool, int, str, StateDtypes], tuple[ModelShape, Layout]] = {}
 
 
 def layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int = 0, mla_cache: bool = True,
-           spec_tokens: int = 0, kv_dtype: str = "") -> Layout:
+           spec_tokens: int = 0, kv_dtype: str = "", state: StateDtypes = AUTO_STATE) -> Layout:
     """The KV layout of pipeline stage ``stage`` of the model on one GPU.
 
     Without ``mla_cache`` (vLLM before 0.7) an MLA model caches every attention head at the head
     size padded to 256, as ordinary attention. ``spec_tokens``: the draft tokens a speculative method proposes a
     step, which widen a Gated DeltaNet layer's state (:func:`gdn_conv_columns`). ``kv_dtype``: a packed KV cache
     dtype (:data:`.kv_dtypes.PACKED`, vLLM 0.33+), whose slots replace ``kv_bytes`` × the head size
-    (:func:`head_pair_bytes`); "" for an element size.
+    (:func:`head_pair_bytes`); "" for an element size. ``state``: the Mamba cache dtypes (:class:`StateDtypes`).
     """
-    key = (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype)
+    key = (id(model), tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype, state)
     hit = _LAYOUTS.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype)
+    lay = _layout(model, tp, pp, kv_bytes, stage, mla_cache, spec_tokens, kv_dtype, state)
     if len(_LAYOUTS) >= 4096:
         _LAYOUTS.clear()
     _LAYOUTS[key] = (model, lay)
@@ -495,7 +532,7 @@ def head_pair_bytes(model: ModelShape, heads: int, head: int, kv_bytes: int, kv_
 
 
 def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_cache: bool,
-            spec_tokens: int = 0, kv_dtype: str = "") -> Layout:
+            spec_tokens: int = 0, kv_dtype: str = "", state: StateDtypes = AUTO_STATE) -> Layout:
     reason = unmodelled_reason(model)
     if reason:
         n = len(_stage_slice(model.num_hidden_layers, pp, stage))
@@ -523,7 +560,7 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         states = kinds.count("state")
         if states:  # Kimi Linear: MLA layers between KDA layers, one KDA state per layer and request
             mixed = (LayerType("full", kinds.count("full"), per),
-                     LayerType("state", states, 0, state_bytes=_state_bytes(model, tp, 2)))
+                     LayerType("state", states, 0, state_bytes=_state_bytes(model, tp, 2, dt=state)))
             return Layout(tuple(t for t in mixed if t.layers), mla=True)
         return Layout((LayerType("full", len(kinds), per),), mla=True)
     if model.mla is not None:
@@ -542,7 +579,7 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         if not c:
             continue
         if kind == "state":
-            types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2, spec_tokens)))
+            types.append(LayerType("state", c, 0, state_bytes=_state_bytes(model, tp, 2, spec_tokens, state)))
         elif kind == "full" and "sliding" in counts:
             types.append(LayerType("full", c, _global_bytes(model, tp, kv_bytes, kv_dtype) or per))
         else:

@@ -268,6 +268,12 @@ class Behaviour:
     chunked_local_hybrid: bool = False
     mamba_cache_modes: bool = False
     mamba_seqs: MambaSeqs = "unchecked"
+    #: a Gated DeltaNet layer's recurrent state takes --mamba-ssm-cache-dtype (0.17+; 0.14-0.15 both states take
+    #: --mamba-cache-dtype; before 0.14 not read, taken as 0.14): ``kv_layout.StateDtypes.gdn_ssm``
+    gdn_ssm_dtype: bool = False
+    #: Nemotron-H's recurrent state where --mamba-ssm-cache-dtype is auto and config.json names none (float16 in
+    #: 0.14-0.19, float32 from 0.20; before 0.14 not read, taken as 0.20): ``kv_layout.StateDtypes.nemotron_h_ssm``
+    nemotron_h_ssm_dtype: str = "float32"
     tokens_report: TokensReport = "blocks"
     mm_prefix_lm_batched: bool = False  # a default token budget holds a prefix-LM model's largest item (0.22+)
     mm_prefix_lm_chunk_off: bool = False  # Gemma 4's prefix-LM items are never chunked: one must fit the budget (0.20+)
@@ -439,13 +445,14 @@ _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
-              kv_dtype_from_checkpoint=True, mamba_seqs="asserts")
-_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True,
+              kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16")
+_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped")
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
-              tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused")
+              tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
+              nemotron_h_ssm_dtype="float32")
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
 _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
               qwen3_vit_pos="kernel", mm_prefix_lm_batched=True)

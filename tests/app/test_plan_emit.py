@@ -398,8 +398,8 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
     reads = ("block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
              "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, task, "
-             "convert, mm-encoder-tp-mode, enable-extensible-kv-cache, num-gpu-blocks-override, speculative-model, "
-             "num-speculative-tokens (and plan's own options)")
+             "convert, mm-encoder-tp-mode, mamba-cache-dtype, mamba-ssm-cache-dtype, enable-extensible-kv-cache, "
+             "num-gpu-blocks-override, speculative-model, num-speculative-tokens (and plan's own options)")
     for flag in ("cpu-offload-gb", "swap-space"):
         assert run(capsys, "plan", *L8_L4_11, f"--engine-arg=--{flag}=4") == (
             2, "", f"shardwise: error: --engine-arg --{flag}: the capacity model does not read --{flag}; it reads "
@@ -483,6 +483,7 @@ ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunke
                      "compilation-config": '{"level": 3}', "async-scheduling": "true",
                      "limit-mm-per-prompt": '{"image": 1}', "mm-processor-kwargs": '{"max_pixels": 1003520}',
                      "runner": "pooling", "task": "embed", "convert": "embed", "mm-encoder-tp-mode": "data",
+                     "mamba-cache-dtype": "float32", "mamba-ssm-cache-dtype": "float32",
                      "enable-extensible-kv-cache": "true", "num-gpu-blocks-override": "2000",
                      "speculative-model": "meta-llama/Llama-3.2-1B-Instruct", "num-speculative-tokens": "5"}
 
@@ -517,9 +518,11 @@ def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(c
         assert "SW003" not in {code for code, _ in lint(capsys, path)[1]}, flag
     ext = "enable-extensible-kv-cache"  # 0.34.0+
     spec = ["speculative-model", "num-speculative-tokens"]  # removed in 0.8.3
+    mamba = ["mamba-cache-dtype", "mamba-ssm-cache-dtype"]  # 0.10.1+
     assert refused == {"0.9.2": ["kv-cache-memory-bytes", "async-scheduling", "runner", "convert", "mm-encoder-tp-mode",
-                                 ext, *spec],
-                       "0.10.0": ["kv-cache-memory-bytes", "runner", "convert", "mm-encoder-tp-mode", ext, *spec],
+                                 *mamba, ext, *spec],
+                       "0.10.0": ["kv-cache-memory-bytes", "runner", "convert", "mm-encoder-tp-mode", *mamba, ext,
+                                  *spec],
                        "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode", ext, *spec],
                        "0.11.0": [ext, *spec],
                        "0.14.1": ["task", ext, *spec]}[release]

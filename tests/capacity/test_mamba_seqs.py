@@ -118,13 +118,39 @@ def test_plan_lowers_max_num_seqs_to_the_blocks_instead_of_recommending_a_refuse
 
 
 def test_plan_with_the_layout_named_reports_the_refusal(capsys):
-    rc = main(["plan", "--model", "Qwen/Qwen3.5-122B-A10B", "--gpu", "H200", "--tp", "2", "--vllm-version", "0.28.0",
-               "--json"])
+    # no load declared and a tight KV cache at the model's 262,144 tokens (not the roomy one plan asks of a layout
+    # without a load): the default cap is kept, and SW102 names the cap that surely starts
+    for cap in ([], ["--max-num-seqs", "1024"]):
+        rc = main(["plan", "--model", "Qwen/Qwen3.5-122B-A10B", "--gpu", "H200", "--tp", "2", "--vllm-version",
+                   "0.28.0", "--json", *cap])
+        d = json.loads(capsys.readouterr().out)
+        assert rc == 1
+        assert (d["mamba_blocks"], d["mamba_blocks_sure"], d["verdict"], d["starts"]) == (317, 92, "refuses", False)
+        [sw102] = [f for f in d["findings"] if f["code"] == "SW102" and f["level"] == "mandatory"]
+        assert sw102["message"].endswith("; lower --max-num-seqs to 92 or fewer")
+
+
+def test_plan_with_the_layout_named_lowers_the_default_cap_to_the_blocks_as_the_search_does(capsys):
+    """``plan --tp 2`` for 40 sequences of 8,192 tokens without ``--max-num-seqs``: at vLLM's default 1,024 the KV
+    cache surely holds 92 blocks (a refusal); at 92 the smaller sampler and graphs return memory and it surely holds
+    225, so the cap is 225, what the free search recommends for TP2 (test_plan_lowers_max_num_seqs_to_the_blocks_...),
+    and the layout starts. A cap given is kept (and refused)."""
+    ask = ["plan", "--model", "Qwen/Qwen3.5-122B-A10B", "--gpu", "H200", "--tp", "2", "--vllm-version", "0.28.0",
+           "--concurrency", "40", "--p95-context", "8192"]
+    rc = main([*ask, "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert rc == 1
-    assert (d["mamba_blocks"], d["mamba_blocks_sure"], d["verdict"], d["starts"]) == (317, 92, "refuses", False)
-    [sw102] = [f for f in d["findings"] if f["code"] == "SW102" and f["level"] == "mandatory"]
-    assert sw102["message"].endswith("; lower --max-num-seqs to 92 or fewer")
+    assert rc == 0
+    assert (d["max_num_seqs"], d["mamba_blocks"], d["mamba_blocks_sure"], d["mamba_verdict"], d["verdict"]) == (
+        225, 440, 225, "starts", "starts")
+    assert not [f for f in d["findings"] if f["code"] in ("SW101", "SW102")]
+    rc = main([*ask, "--emit", "vllm-args"])
+    assert rc == 0 and "--max-num-seqs 225 " in capsys.readouterr().out
+    rc = main([*ask, "--max-num-seqs", "1024", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert (rc, d["max_num_seqs"], d["verdict"]) == (1, 1024, "refuses")
+    # vLLM 0.19.0 caps the capture sizes and starts at the default: nothing lowered
+    rc = main([*ask[:-5], "0.19.0", *ask[-4:], "--json"])
+    assert (rc, json.loads(capsys.readouterr().out)["max_num_seqs"]) == (0, 1024)
 
 
 def test_a_public_start_at_the_default_cap_keeps_more_blocks_than_it():

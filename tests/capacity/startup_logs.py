@@ -479,8 +479,11 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "GB10's unified memory: the host's allocations land in the non-torch term, which has no GPU term",
         "the host's memory use during the profile (a MemorySnapshot debug line)"),
     "pp-rtx-pro-6000": (
-        "0.27.1 pipeline stages on RTX PRO 6000 over PCIe: the first stage keeps 0.81 GiB more than modelled at PP2; "
-        "the PP4 post quotes a stage that is not the binding one; the same post's TP2 run is within 0.10",
+        "0.27.1 pipeline stages on RTX PRO 6000 over PCIe, cold compile caches (fresh containers): at PP2 the log's "
+        "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "
+        "first stage (8.28; its last stage 7.73, 0.81 over); the PP4 post quotes a stage that is not the binding one; "
+        "the same post's TP2 run is within 0.10, and its TP4 breakdown logs 1.70 GiB of non-torch memory where 0.22 "
+        "are charged and 0.33 less peak than modelled (tokmulti10): not one term",
         "every stage's budget line"),
     "profile-peak-0.15": (
         "0.15.1's profile at 8,192 tokens (8 sequences): 0.33 GiB beyond weights, forward, cold-compile peak and "

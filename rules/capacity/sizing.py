@@ -586,6 +586,31 @@ def _qwen3_vit_patch_bytes(pos: str, vh: float, vi: float, tp: int, act: int) ->
     return max(interpolation, attention, mlp) * act
 
 
+def _qwen25_vit_patch_bytes(how: str, vh: float, vi: float, tp: int, act: int) -> float:
+    """Bytes per patch of Qwen2.5-VL's vision tower at its peak, beyond the dummy batch's pixel values
+    (``Qwen2_5_VisionBlock``, ``model_executor/models/qwen2_5_vl.py``; Qwen2.5-Omni's thinker builds the same tower), in
+    rows of ``vh`` (the tower's hidden size ``d``) at TP ``t``: the larger of
+
+    * attention, with the block's input (the residual) and ``norm1``'s output (2 ``d``) held: ``float32-rotary`` (0.11)
+      holds the qkv projection (3 ``d/t``), contiguous copies of q, k and v (3), ``torch.cat([q, k])`` (2), its
+      float32 copy (4 rows' bytes of the model's dtype), the float32 rotated output (4) and its cast back (2):
+      ``2 d + 18 d/t``; at TP > 1 first ``all_gather_interleave``'s gathered pieces and their interleaved copy (3 ``d``
+      each, beside the local qkv): ``8 d + 3 d/t``. ``model-dtype-rotary`` (0.12+) holds qkv (3 ``d/t``), one
+      contiguous copy of q and k (2), their rotated output (2), the attention's output (1) and the projection's row
+      (``d``): ``3 d + 8 d/t``;
+    * the gated MLP: ``norm2`` adds the attention's output to the residual and normalises in place (2 ``d`` held),
+      then ``gate_up_proj`` (2 ``vi/t``), the SiLU-and-multiply (``vi/t``) and ``down_proj``'s row (``d``):
+      ``3 d + 3 vi/t``.
+    """
+    d = vh
+    if how == "float32-rotary":
+        attention = max(2.0 * d + 18.0 * d / tp, 8.0 * d + 3.0 * d / tp if tp > 1 else 0.0)
+    else:
+        attention = 3.0 * d + 8.0 * d / tp
+    mlp = 3.0 * d + 3.0 * vi / tp
+    return max(attention, mlp) * act
+
+
 #: Qwen towers whose largest image vLLM finds with Qwen2-VL's processing info under the processor's ``max_pixels``
 #: (``Qwen2VLProcessingInfo.get_image_size_with_most_features``; Qwen2.5-Omni's thinker inherits it).
 _QWEN_PIXELS_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni")
@@ -726,9 +751,14 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     # values in the model's dtype where the processor's outputs are cast (0.9.1+, every release with the tower);
     # the other towers keep the float32 values, their copy in the tower's dtype and ``vit_hidden`` rows per patch
     # (their blocks not read; docs/capacity-model.md)
-    in_dtype = qwen3 and b.mm_inputs_model_dtype
+    # Qwen2.5-VL's tower is modelled from its blocks where they were read (0.11+, ``versions.py`` ``qwen25_vit``)
+    qwen25 = (engine == "v1" and b.qwen25_vit != "generic"
+              and (model_type.startswith(_QWEN_GATED_VIT_TYPES) or vision_type.startswith(_QWEN_GATED_VIT_TYPES)))
+    in_dtype = (qwen3 or qwen25) and b.mm_inputs_model_dtype
     if qwen3:
         per_patch = _qwen3_vit_patch_bytes(b.qwen3_vit_pos, vh, vi, s.tp, act)
+    elif qwen25:
+        per_patch = _qwen25_vit_patch_bytes(b.qwen25_vit, vh, vi, s.tp, act)
     else:
         per_patch = (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
     peak = items * patches * (per_patch + pixels * (act if in_dtype else 4 + act))

@@ -406,12 +406,12 @@ def rotary_cache_bytes(model: ModelShape, mrope_scale: int = 1) -> int:
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
-                   triton_kernels: bool = True, mrope_scale: int = 1) -> float:
+                   triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False) -> float:
     """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included, a multimodal RoPE's
-    ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed
-    (:func:`mxfp4_backend`)."""
+    ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed, and
+    ``scales_freed`` whether the release frees their loaded MXFP4 scales once swizzled (:func:`mxfp4_backend`)."""
     # the backend is the only thing of the device and the image it reads
-    backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
+    backend = mxfp4_backend(device, triton_kernels, scales_freed) if precision == "mxfp4" else None
     ep = s.expert_parallel
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
@@ -1239,7 +1239,8 @@ def weights_alone(
     ck = _checkpoint(model, s, weights_gib, [])
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, _engine(version, device, [], s), device, s))
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
-                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
+                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
+                       scales_freed=b.mxfp4_triton_frees_scales)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
                s.speculative_model, s.speculative_draft_tp).weight_bytes
     exact = exact_weights(model, ck.precision, weights_gib is not None)
@@ -1327,7 +1328,8 @@ def _size_deployment(
         measured = _Measured(device.memory_gib - before.gib, EXTENSIBLE_MARGIN_FLOOR_GIB[device.vendor])
     compile_gib = cold_compile_gib(rv.version, engine, s, e, model, ck.act_bytes)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
+                             b.mxfp4_triton_frees_scales)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -2056,7 +2058,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
              dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
-             compile_gib: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
+             compile_gib: float = 0.0, scales_freed: bool = False) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2086,7 +2088,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
-                           triton_kernels=triton_kernels, mrope_scale=mrope_scale)
+                           triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed)
         last = stage == s.pp - 1
         if last:
             w += dr.weight_bytes  # the drafter loads with the target, on the last stage

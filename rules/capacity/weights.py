@@ -8,7 +8,7 @@ are spread over TP × DP ranks instead of split by TP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..model.shapes import ModelShape, Precision
@@ -431,8 +431,11 @@ class Mxfp4Backend:
 
     ``Mxfp4MoEMethod.create_weights`` rounds the per-rank intermediate size and the hidden size up to
     the kernel's alignment; the Triton kernel's ``process_weights_after_loading`` swizzles the scales
-    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones,
-    and turns the biases into fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
+    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones up to
+    0.24 (``loaded_scales`` True), frees them from 0.25 (``convert_gpt_oss_weight_to_mxfp4_moe_kernel_format``,
+    ``fused_moe/oracle/mxfp4.py``: ``del layer.w13_weight_scale`` / ``w2_weight_scale`` after the swizzle, read in
+    the 0.25.0, 0.25.1, 0.29.0 and 0.30.0 wheels; 0.24.0 deletes the loaded weights only), and turns the biases into
+    fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
     """
 
     name: str
@@ -440,6 +443,7 @@ class Mxfp4Backend:
     hidden_align: int
     swizzled_scales: bool = False  # a second, padded copy of the scales (Triton on Hopper)
     bias_bytes: int = 2
+    loaded_scales: bool = True  # the scales as loaded stay beside the swizzled copy (Triton on Hopper up to 0.24)
 
 
 MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
@@ -455,17 +459,21 @@ MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
 }
 
 
-def mxfp4_backend(device: Device | None, triton_kernels: bool = True) -> Mxfp4Backend | None:
+def mxfp4_backend(device: Device | None, triton_kernels: bool = True,
+                  scales_freed: bool = False) -> Mxfp4Backend | None:
     """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place). On Hopper the Triton
     kernels need OpenAI's ``triton_kernels`` package; without it (``triton_kernels`` False: 0.10 and 0.11, whose
     wheels do not carry it and whose official image installs nothing else that does) vLLM falls back to Marlin
-    (``mxfp4.py``: ``not has_triton_kernels()`` -> Marlin in 0.10.1.1, 0.11.0 and 0.11.2)."""
+    (``mxfp4.py``: ``not has_triton_kernels()`` -> Marlin in 0.10.1.1, 0.11.0 and 0.11.2). ``scales_freed``: the
+    release frees the Triton backend's loaded scales once swizzled (0.25+, :class:`Mxfp4Backend`)."""
     if device is None:
         return None
     if device.vendor == "amd":
         return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
     arch = device.architecture
     if arch == "hopper":
+        if triton_kernels and scales_freed:
+            return replace(MXFP4_BACKENDS["triton"], loaded_scales=False)
         return MXFP4_BACKENDS["triton" if triton_kernels else "marlin"]
     if arch == "blackwell" and not device.name.upper().startswith("RTX"):
         return MXFP4_BACKENDS["flashinfer"]
@@ -493,7 +501,7 @@ def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: M
     i_pad = _round_up(inter, b.intermediate_align)
     h_pad = _round_up(model.hidden_size, b.hidden_align)
     values = 3 * i_pad * h_pad / 2  # w13: 2I x H/2, w2: H x I/2 (uint8, two values each)
-    scales = 3 * i_pad * h_pad / 32
+    scales = 3 * i_pad * h_pad / 32 if b.loaded_scales else 0.0
     if b.swizzled_scales:
         scales += (_round_up(2 * i_pad, 256) * _round_up(h_pad // 32, 2)
                    + _round_up(h_pad, 256) * _round_up(i_pad // 32, 2))

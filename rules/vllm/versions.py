@@ -307,6 +307,9 @@ class Behaviour:
     #: official image, which installs that wheel and requirements/cuda.txt and nothing else that brings them; without
     #: them MXFP4 experts on Hopper run on Marlin, whose padding and bf16 scales differ
     wheel_triton_kernels: bool = False
+    #: The Triton MXFP4 MoE backend (Hopper) frees the experts' scales as loaded once it has swizzled them, keeping
+    #: only the padded copy (0.25+; before, both stay: ``weights.Mxfp4Backend``)
+    mxfp4_triton_frees_scales: bool = False
     mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
@@ -460,7 +463,7 @@ _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
-              sliding_kernel_block=16)
+              sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
@@ -558,6 +561,12 @@ SOURCES: dict[str, str] = {
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
+    "mxfp4_triton_frees_scales": "model_executor/layers/fused_moe/oracle/mxfp4.py "
+                                 "convert_gpt_oss_weight_to_mxfp4_moe_kernel_format, TRITON backends: 'del "
+                                 "layer.w13_weight_scale' and 'del layer.w2_weight_scale' after _swizzle_mxfp4 in the "
+                                 "0.25.0, 0.25.1, 0.29.0 and 0.30.0 wheels; 0.24.0 deletes layer.w13_weight and "
+                                 "layer.w2_weight only (0.21.0 - 0.23.0 neither); the 0.27.1 H100 log of gpt-oss-120b "
+                                 "(aihpi/litellm-k8s: weights 61.1 GiB, against 64.38 at 0.14.1)",
     "wheel_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
                             "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
                             "0.10.1.1, 0.11.0 and 0.11.2, whose docker/Dockerfile installs requirements/cuda.txt and "

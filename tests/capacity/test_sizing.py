@@ -777,6 +777,12 @@ def test_mxfp4_expert_bytes_per_layer_by_backend():
     triton = sizing.MXFP4_BACKENDS["triton"]
     assert sizing.mxfp4_expert_bytes(oss, 1, 1, triton) == 32 * (
         3 * 2880 * 2880 / 2 + 3 * 2880 * 2880 / 32 + 5888 * 90 + 3072 * 90 + (2 * 2880 + 2880) * 4)
+    # 0.25+: the Triton path frees the scales as loaded once swizzled; only the padded copy stays
+    freed = sizing.mxfp4_backend(H100, True, scales_freed=True)
+    assert freed is not None and not freed.loaded_scales and freed.name == "Triton (SM90)"
+    assert sizing.mxfp4_expert_bytes(oss, 1, 1, freed) == 32 * (
+        3 * 2880 * 2880 / 2 + 5888 * 90 + 3072 * 90 + (2 * 2880 + 2880) * 4)
+    assert sizing.mxfp4_backend(A100, True, scales_freed=True) == marlin  # Marlin keeps its own layout
     # TP4: 720 columns per rank -> 768 on every backend; with EP over 4 ranks: 8 whole experts each
     assert sizing.mxfp4_expert_bytes(oss, 4, 1, marlin) == 32 * (
         3 * 768 * 3072 / 2 + 3 * 768 * 3072 / 32 + (2 * 768 + 3072) * 2)
@@ -801,6 +807,17 @@ def test_gpt_oss_weights_per_gpu_as_vllm_loads_them(model_id, device, tp, expect
     # 0.14.1: the wheel and the image carry OpenAI's Triton kernels, so Hopper runs Triton (0.10-0.11: Marlin, below)
     s = sizing.size_deployment(_oss(model_id), device, sizing.EngineSettings(tp=tp, max_model_len=8192), "0.14.1")
     assert round(s.weights_gib_per_gpu, 3) == expected
+
+
+def test_gpt_oss_on_hopper_from_0_25_keeps_one_copy_of_the_scales():
+    # 0.25.0 deletes the loaded w13/w2 scales after the swizzle (fused_moe/oracle/mxfp4.py), 0.24.0 keeps them;
+    # gpt-oss-120b at 0.27.1 on one H100: 61.1 GiB of weights (aihpi/litellm-k8s deployment comment)
+    for release, expected in (("0.24.0", (64.318, 13.421, 17.12)), ("0.25.0", (60.981, 12.865, 16.23)),
+                              ("0.27.1", (60.981, 12.865, 16.23))):
+        got = tuple(round(sizing.size_deployment(_oss(m), H100, sizing.EngineSettings(tp=tp, max_model_len=8192),
+                                                 release).weights_gib_per_gpu, 3)
+                    for m, tp in (("openai/gpt-oss-120b", 1), ("openai/gpt-oss-20b", 1), ("openai/gpt-oss-120b", 4)))
+        assert got == expected, release
 
 
 def test_gpt_oss_on_hopper_in_0_11_is_laid_out_for_marlin():

@@ -571,6 +571,10 @@ def transformers_tower_params(model: ModelShape) -> int:
 #: The modalities a Gemma 4 tower is marked for (``gemma4_mm.py``: ``_mark_tower_model(vllm_config, {"image",
 #: "video"})`` around ``vision_tower``, ``_mark_tower_model(vllm_config, "audio")`` around ``audio_tower``).
 _GEMMA4_TOWER_MODALITIES = ("image", "video")
+#: Model types whose vision tower vLLM marks for image and video alone (``qwen2_vl.py``, ``qwen2_5_vl.py``,
+#: ``qwen3_vl.py``, ``qwen3_5.py``: ``_mark_tower_model(vllm_config, {"image", "video"})`` in the 0.19.0 and 0.29.0
+#: wheels); the Omni thinkers' audio towers are marked apart and counted with the vision one here, so they are left out.
+_QWEN_VISION_TOWER_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5")
 
 
 def unbuilt_tower_params(model: ModelShape, limits: tuple[tuple[str, int], ...]) -> int:
@@ -579,16 +583,24 @@ def unbuilt_tower_params(model: ModelShape, limits: tuple[tuple[str, int], ...])
     modules assigned inside it on the meta device, as ``StageMissingLayer`` placeholders, when
     ``get_limit_per_prompt`` is 0 for all of its modalities, so their weights are never allocated (read in the 0.19.0,
     0.20.0, 0.25.1, 0.29.0 and 0.30.0 wheels; absent from 0.14.1's; the release gate is
-    ``Behaviour.unbuilt_towers``). Gemma 4 only, whose ``gemma4_mm.py`` marks its vision tower for image and video and
-    its audio tower for audio: the catalog counts both towers as one ``vision_params``, so an E-series model (which
-    has the audio tower: per-layer inputs) leaves it out only with audio at 0 too. A modality the limits do not name
-    keeps vLLM's default (999). 0 for any other model (other classes' marks not read)."""
+    ``Behaviour.unbuilt_towers``). Gemma 4, whose ``gemma4_mm.py`` marks its vision tower for image and video and its
+    audio tower for audio: the catalog counts both towers as one ``vision_params``, so an E-series model (which has
+    the audio tower: per-layer inputs) leaves it out only with audio at 0 too; Qwen2-VL, Qwen2.5-VL, Qwen3-VL and
+    Qwen3.5/3.6 (:data:`_QWEN_VISION_TOWER_TYPES`, image and video) and Gemma 3 (image). A modality the limits do not
+    name keeps vLLM's default (999). 0 for any other model (its class's marks not read)."""
     model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
-    if not model_type.startswith("gemma4") or model.vision_params <= 0 or not limits:
+    if model.vision_params <= 0 or not limits or not isinstance(model.hf_config.get("vision_config"), dict):
         return 0
-    audio = per_layer_embedding_params(model) > 0 or isinstance(model.hf_config.get("audio_config"), dict)
+    if model_type.startswith("gemma4"):
+        audio = per_layer_embedding_params(model) > 0 or isinstance(model.hf_config.get("audio_config"), dict)
+        taken: tuple[str, ...] = (*_GEMMA4_TOWER_MODALITIES, *(("audio",) if audio else ()))
+    elif model_type.startswith(_QWEN_VISION_TOWER_TYPES):
+        taken = ("image", "video")
+    elif model_type.startswith("gemma3") and not model_type.startswith("gemma3n"):
+        taken = ("image",)
+    else:
+        return 0
     limit = dict(limits)
-    taken = (*_GEMMA4_TOWER_MODALITIES, *(("audio",) if audio else ()))
     return model.vision_params if all(limit.get(m, 1) == 0 for m in taken) else 0
 
 

@@ -523,12 +523,15 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the checkpoints' config.json (ignore list, tie_word_embeddings) and safetensors index, or the vLLM module "
         "listing of a quantised Gemma 4 load"),
     "qwen38-awq-3090": (
-        "cyankiwi's Qwen3.8-27B AWQ checkpoints at 0.29.0 on RTX 3090s (TP2 over PCIe and one card, fp8_e5m2 KV, text "
-        "only): the weights differ from the shapes (AWQ-INT4 0.87 GiB over the estimate, the AWQ-BF16-INT4 ignore list "
-        "assumed), and the hybrid layout gives 1.8 - 4.4 % more tokens than the logged budgets hold, where set 21's "
-        "Qwen3.8-27B-FP8 pair with prefix caching declared is exact; the TP2 budgets are 0.97 GiB under with a cold "
-        "compile charged",
-        "the checkpoints' config.json and the starts' 'Setting attention block size' / mamba page lines and compile lines"),
+        "cyankiwi's Qwen3.8-27B-AWQ-INT4 at 0.29.0 on one RTX 3090 (eager, fp8_e5m2 KV, text only): its weights come "
+        "to 16.65 GiB against 18.37 logged once the vision tower these text-only starts do not build is out "
+        "(Qwen3.5's _mark_tower_model, 0.19+; 17.50 with it counted), where the catalog sizes the checkpoint as AutoAWQ "
+        "at group 128 (0.52 bytes a weight); a public note calls it compressed-tensors W4A16, group 32, asymmetric "
+        "(0.58: +1.33 GiB), unconfirmed; and the hybrid layout holds 4.5 % more tokens than the logged budget. Its "
+        "AWQ-BF16-INT4 sibling's TP2 rows came within 5 % with the tower out (toksingle10), their weights 0.68 GiB a GPU "
+        "short",
+        "the checkpoints' config.json (quant scheme, group size, zero points, ignore list) and the start's 'Setting "
+        "attention block size' / mamba page lines"),
     "text-only-warm-restart": (
         "a marginal 31B QAT start on an L4 at 0.97 whose count is the container's warm second start after a cold one "
         "refused (-0.29 GiB), with every modality limit 0; from toksingle10 the tower vLLM 0.19+ does not build is "
@@ -614,10 +617,6 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "google/gemma-4-E4B-it-qat-w4a16-ct", 1, 1, 1, 200_972): "gemma4-quantised-weights",
     (_XBILL_SM + "216f88e343679aec8e17ddbc4ed8e6a518116794/docs/runs/2026-09-28-l4-26b-31b/NOTES.md", "0.30.0",
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 2_555): "text-only-warm-restart",
-    (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
-     "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 560_445): "qwen38-awq-3090",
-    (_AIRA + "782d767fdbf897a9037213fa165f4eefc2cc02e0/src/mle_critic/docs/evaluation/LOCAL_VLLM_TWO_NODE_SETUP.md",
-     "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 541_764): "qwen38-awq-3090",
     (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
      "cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 1, 1, 120_422): "qwen38-awq-3090",
 }

@@ -654,7 +654,9 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # Qwen3.8-27B-FP8 pair, prefix caching declared, is exact)
     qwen38 = [lg for lg in LOGS if lg.model.id.startswith("cyankiwi/Qwen3.8-27B-AWQ")]
     assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348")), *qwen38]
-    assert [score(lg).tokens_from_logged_kv for lg in qwen38] == [570795, 559399, 125770]
+    # (570,795, 559,399 and 125,770 before toksingle10 took the tower these text-only starts do not build out of the
+    # weights: the count from the logged budget is the sized count scaled, so its block rounding moves with the budget)
+    assert [score(lg).tokens_from_logged_kv for lg in qwen38] == [569277, 559589, 125881]
     assert score(PP4_RTX_PRO_6000).tokens_from_logged_kv == 586316  # +5.5 % on the stage the post quotes
 
 
@@ -686,15 +688,13 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 136057, 126238, 126210),
         ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 180378, 170793, 170836),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
-        ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 154903, 125770, 120422),
-        ("rank", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 498676, 559399, 541764),
-        ("rank", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 508957, 570795, 560445),
+        ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 181713, 125881, 120422),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 253792, 180926, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 14
-    assert ("token counts outside 5 %, by where the error is: budget 17, layout 1, stage 1, rank 3, unsplit 14"
+    assert ("token counts outside 5 %, by where the error is: budget 17, layout 1, stage 1, rank 1, unsplit 14"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -799,11 +799,11 @@ def test_every_token_count_outside_5_percent_has_one_cause():
                       "large-tp-communicators": 3, "pip-sort": 1, "install-unknown": 2, "weights-format": 1,
                       "unified-memory": 1, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
                       "hybrid-fp8-unread": 1, "spec-drafter": 1, "sm120-cold-nontorch": 2, "gemma4-cold-peak": 1,
-                      "gemma4-quantised-weights": 3, "qwen38-awq-3090": 3, "text-only-warm-restart": 1}
+                      "gemma4-quantised-weights": 3, "qwen38-awq-3090": 1, "text-only-warm-restart": 1}
     assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 8, "
             "large-tp-communicators 3, pip-sort 1, install-unknown 2, weights-format 1, unified-memory 1, "
             "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 1, spec-drafter 1, "
-            "sm120-cold-nontorch 2, gemma4-cold-peak 1, gemma4-quantised-weights 3, qwen38-awq-3090 3, "
+            "sm120-cold-nontorch 2, gemma4-cold-peak 1, gemma4-quantised-weights 3, qwen38-awq-3090 1, "
             "text-only-warm-restart 1") in scoreboard(LOGS).splitlines()
 
 
@@ -843,7 +843,7 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "sm120-cold-nontorch         2        +55.0   +75.4    +1.23   +1.49",
         "gemma4-cold-peak            1         +8.6    +8.6    +0.25   +0.25",
         "gemma4-quantised-weights    3         +5.1   +12.5    +0.58   +0.94",
-        "qwen38-awq-3090             3         -9.2   +28.6    -0.80   +1.11",
+        "qwen38-awq-3090             1        +50.9   +50.9    +1.97   +1.97",
         "text-only-warm-restart      1       -100.0  -100.0    -0.25   -0.25",
     ]
 

@@ -55,7 +55,12 @@ def test_a_tower_whose_modalities_are_all_off_is_not_built_from_0_19():
     # the E-series' catalog count holds the audio tower too: it is out only with audio at 0 as well
     assert w.unbuilt_tower_params(E2B, (("image", 0), ("video", 0))) == 0
     assert w.unbuilt_tower_params(E2B, TEXT_ONLY) == 452_550_144
-    assert w.unbuilt_tower_params(find_model("Qwen/Qwen2.5-VL-7B-Instruct"), TEXT_ONLY) == 0  # other classes not read
+    # Qwen's ViT towers are marked for image and video (qwen2_5_vl.py, qwen3_vl.py, qwen3_5.py, 0.19.0 and 0.29.0)
+    qwen25vl, qwen36 = find_model("Qwen/Qwen2.5-VL-7B-Instruct"), find_model("Qwen/Qwen3.6-27B")
+    assert w.unbuilt_tower_params(qwen25vl, (("image", 0), ("video", 0))) == qwen25vl.vision_params > 0
+    assert w.unbuilt_tower_params(qwen36, (("image", 0),)) == 0
+    assert w.unbuilt_tower_params(qwen36, (("image", 0), ("video", 0))) == 460_730_096
+    assert w.unbuilt_tower_params(find_model("meta-llama/Llama-3.1-8B-Instruct"), TEXT_ONLY) == 0
     run = sizing.EngineSettings(max_model_len=4096, mm_limits=TEXT_ONLY)
     weights = {r: round(sizing.size_deployment(GEMMA4_26B_A4B_FP8, L40S, run, r).weights_gib_per_gpu, 2)
                for r in ("0.18.0", "0.19.0", "0.29.0")}

@@ -314,6 +314,12 @@ class Behaviour:
     #: official image, which installs that wheel and requirements/cuda.txt and nothing else that brings them; without
     #: them MXFP4 experts on Hopper run on Marlin, whose padding and bf16 scales differ
     wheel_triton_kernels: bool = False
+    #: The Triton MXFP4 MoE backend (Hopper) frees the experts' scales as loaded once it has swizzled them, keeping
+    #: only the padded copy (0.25+; before, both stay: ``weights.Mxfp4Backend``)
+    mxfp4_triton_frees_scales: bool = False
+    #: A tower whose modalities ``--limit-mm-per-prompt`` all sets to 0 is built on the meta device, its weights never
+    #: loaded (``SupportsMultiModal._mark_tower_model``, 0.19+; ``weights.unbuilt_tower_params``)
+    unbuilt_towers: bool = False
     mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
@@ -459,7 +465,7 @@ _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=Tr
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped")
-_R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True)
+_R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
               nemotron_h_ssm_dtype="float32")
@@ -470,7 +476,7 @@ _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
-              sliding_kernel_block=16)
+              sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
@@ -568,6 +574,17 @@ SOURCES: dict[str, str] = {
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
+    "unbuilt_towers": "model_executor/models/interfaces.py SupportsMultiModal._mark_tower_model: no_init_weights "
+                      "(the modules on the meta device, StageMissingLayer placeholders) when "
+                      "mm_config.get_limit_per_prompt(m) == 0 for every modality of the tower, in the 0.19.0, 0.20.0, "
+                      "0.25.1, 0.29.0 and 0.30.0 wheels (absent from 0.14.1's); models/gemma4_mm.py marks "
+                      "vision_tower and embed_vision for image and video, audio_tower and embed_audio for audio",
+    "mxfp4_triton_frees_scales": "model_executor/layers/fused_moe/oracle/mxfp4.py "
+                                 "convert_gpt_oss_weight_to_mxfp4_moe_kernel_format, TRITON backends: 'del "
+                                 "layer.w13_weight_scale' and 'del layer.w2_weight_scale' after _swizzle_mxfp4 in the "
+                                 "0.25.0, 0.25.1, 0.29.0 and 0.30.0 wheels; 0.24.0 deletes layer.w13_weight and "
+                                 "layer.w2_weight only (0.21.0 - 0.23.0 neither); the 0.27.1 H100 log of gpt-oss-120b "
+                                 "(aihpi/litellm-k8s: weights 61.1 GiB, against 64.38 at 0.14.1)",
     "wheel_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
                             "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
                             "0.10.1.1, 0.11.0 and 0.11.2, whose docker/Dockerfile installs requirements/cuda.txt and "

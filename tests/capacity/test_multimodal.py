@@ -402,8 +402,11 @@ def test_gemma4s_transformers_built_vision_tower_sits_whole_on_every_gpu_of_the_
         return sizing.size_deployment(model, L4, sizing.EngineSettings(tp=tp, max_model_len=4096),
                                       "0.19.0").weights_gib_per_gpu
 
+    # (toksingle10: the renamed model type also drops Gemma 4's second rotary cache, 262,144 x 512 x 2 bytes on every
+    # GPU, and the V slots of its ten k_eq_v global layers, 10 x 5,376 x 4 x 512 x 2 bytes split TP ways)
+    rope, slots = 262_144 * 512 * 2, 10 * 5_376 * 4 * 512 * 2
     assert {tp: round((weights(gemma4, tp) - weights(split, tp)) * GIB) for tp in (1, 2, 4)} == {
-        1: 0, 2: 550_000_000, 4: 825_000_000}
+        1: rope + slots, 2: 550_000_000 + rope + slots // 2, 4: 825_000_000 + rope + slots // 4}
 
 
 def test_encoder_tp_mode_data_keeps_the_vision_tower_whole_on_every_rank():

@@ -399,7 +399,8 @@ def rotary_cache_bytes(model: ModelShape, mrope_scale: int = 1) -> int:
     0.12 GiB for Qwen2.5-VL's 128,000 positions instead of 0.03). Kimi-K3's MLA layers are NoPE (``mla_use_nope``):
     its ``MultiHeadLatentAttention`` builds no rotary embedding for them (``vllm/models/kimi_k3/nvidia/mla.py``,
     ``use_rope`` False), so it holds none."""
-    if model.mla is not None and model.hf_config.get("mla_use_nope") is True and "linear_attn_config" in model.hf_config:
+    cfg = model.hf_config
+    if model.mla is not None and cfg.get("mla_use_nope") is True and "linear_attn_config" in cfg:
         return 0
     if model.mla is not None:
         return derived_max_model_len(model) * model.mla.qk_rope_head_dim * 2

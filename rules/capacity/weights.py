@@ -580,7 +580,8 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
         per_layer += q_lora * index_heads * index_dim + h * index_dim
         router += indexer_weights_params(model)  # weights_proj: unquantised
     lac = model.hf_config.get("linear_attn_config")
-    kda = lac.get("kda_layers") if isinstance(lac, dict) else None
+    lac = lac if isinstance(lac, dict) else {}
+    kda = lac.get("kda_layers")
     if not isinstance(kda, list):
         return per_layer * layers, router
     # Kimi Linear and Kimi-K3: MLA only on the layers KDA leaves. Kimi-K3's KDA (``KimiK3DeltaAttention``,

@@ -742,7 +742,8 @@ def _kimi_k3(cfg: dict[str, Any], req: dict[str, int], k_heads: int, k_dim: int,
     * Per layer two RMSNorms and, with ``attn_res_block_size``, the attention residuals' two norms and two 1 × h
       projections; after the last, the final norm and (attention residuals) one more norm and projection.
     """
-    h, layers, heads, vocab = req["hidden_size"], req["num_hidden_layers"], req["num_attention_heads"], req["vocab_size"]
+    h, layers = req["hidden_size"], req["num_hidden_layers"]
+    heads, vocab = req["num_attention_heads"], req["vocab_size"]
     p = k_heads * k_dim
     kda = 3 * h * p + h * k_dim + k_dim * p + p + h * k_heads + 3 * kernel * p + k_dim + h * p + k_dim + p * h
     n_kda = _kda_count(cfg, layers)

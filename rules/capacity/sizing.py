@@ -88,6 +88,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     attention_unquantised,
     bytes_per_param,
     derived_max_model_len,
+    expert_padding,
     expert_params,
     kv_bytes_per_token_per_gpu,
     kv_dtype_bytes,
@@ -397,7 +398,12 @@ def rotary_cache_bytes(model: ModelShape, mrope_scale: int = 1) -> int:
     """vLLM's rotary cos/sin cache, a buffer every GPU holds: context limit × rotary dim × 2 bytes per RoPE
     (Gemma 3 has a local and a global one). It is part of what vLLM logs as the weights. A multimodal RoPE's
     cache holds ``mrope_scale`` times the context limit (4 from vLLM 0.7.2, ``versions.py`` ``mrope_cache_scale``:
-    0.12 GiB for Qwen2.5-VL's 128,000 positions instead of 0.03)."""
+    0.12 GiB for Qwen2.5-VL's 128,000 positions instead of 0.03). Kimi-K3's MLA layers are NoPE (``mla_use_nope``):
+    its ``MultiHeadLatentAttention`` builds no rotary embedding for them (``vllm/models/kimi_k3/nvidia/mla.py``,
+    ``use_rope`` False), so it holds none."""
+    cfg = model.hf_config
+    if model.mla is not None and cfg.get("mla_use_nope") is True and "linear_attn_config" in cfg:
+        return 0
     if model.mla is not None:
         return derived_max_model_len(model) * model.mla.qk_rope_head_dim * 2
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
@@ -467,7 +473,10 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
     ep_ranks = tp * dp
     share = stage_share(model, pp, stage)
-    if precision == "mxfp4" and model.moe is not None and experts and buffers:
+    # vLLM's Mxfp4Config (gpt-oss) pads the experts per backend and always adds biases; compressed-tensors' MXFP4
+    # (Kimi-K3's ``mxfp4-pack-quantized``) stores them as the checkpoint does, the rest of the layers as they are
+    mxfp4_moe = not (precision == model.precision and (model.quantization or "") == "compressed-tensors")
+    if precision == "mxfp4" and model.moe is not None and experts and buffers and mxfp4_moe:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
         per_layer = (mxfp4_expert_bytes(model, tp, ep_ranks, backend) if expert_parallel
@@ -478,7 +487,8 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         kept = experts_only or (precision == model.precision and quantised and attention_unquantised(model))
         whole = quantised * (2.0 if kept else bpp) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
-        per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
+        pad = expert_padding(model, tp)  # Kimi-K3 pads a narrow per-rank expert width (zeros, held all the same)
+        per_gpu = ((body - experts - whole) / tp + whole + experts * pad / ep_ranks) * share
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
     # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole. So does any
     # vision encoder under ``--mm-encoder-tp-mode data`` at TP > 1 (its linears built with ``disable_tp``; the

@@ -664,7 +664,29 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
     if index_heads and index_dim:
         per_layer += q_lora * index_heads * index_dim + h * index_dim
         router += indexer_weights_params(model)  # weights_proj: unquantised
-    return per_layer * layers, router
+    lac = model.hf_config.get("linear_attn_config")
+    lac = lac if isinstance(lac, dict) else {}
+    kda = lac.get("kda_layers")
+    if not isinstance(kda, list):
+        return per_layer * layers, router
+    # Kimi Linear and Kimi-K3: MLA only on the layers KDA leaves. Kimi-K3's KDA (``KimiK3DeltaAttention``,
+    # ``use_full_rank_gate``) keeps its forget gate's down projection ``f_a`` (hidden -> head_dim) whole on every rank
+    # (``_KimiGDNMergedColumnParallelLinear``'s replicated shard), with the attention's quantisation; its LatentMoE
+    # builds ``routed_expert_down_proj`` and ``routed_expert_up_proj`` as ``ReplicatedLinear`` with
+    # ``quant_config=None`` (``vllm/models/kimi_k3/nvidia/model.py``, ``KimiMoE``)
+    quantised = per_layer * (layers - len(kda))
+    if lac.get("use_full_rank_gate"):
+        quantised += h * (_num_of(lac, "head_dim") or 128) * len(kda)
+    latent = _cfg_int(model, "routed_expert_hidden_size")
+    if latent and model.moe is not None:
+        router += 2 * h * latent * moe_layers(model)
+    return quantised, router
+
+
+def _num_of(cfg: dict[str, Any], key: str) -> int:
+    """A positive integer ``cfg[key]``, else 0."""
+    v = cfg.get(key)
+    return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
 def mla_dequantised_bytes(model: ModelShape, precision: Precision, tp: int) -> int:
@@ -787,7 +809,7 @@ def expert_params(model: ModelShape) -> int:
     if model.moe is None:
         return 0
     matrices = 2 if _nemotron_h(model) else 3  # Nemotron-H's experts are ungated (up and down, squared ReLU)
-    width = (_cfg_int(model, "moe_latent_size") if _nemotron_h(model) else None) or model.hidden_size  # LatentMoE
+    width = latent_moe_width(model) or model.hidden_size
     per_layer = model.moe.num_experts * matrices * width * model.moe.moe_intermediate_size
     counted = per_layer * moe_layers(model)
     if any(_cfg(model, k) is not None for k in _MOE_LAYER_KEYS):
@@ -804,6 +826,37 @@ def expert_params(model: ModelShape) -> int:
 _MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
                    "moe_layer_start_index", "expert_layer_period", "hybrid_override_pattern", "layers_block_type",
                    "num_dense_layers")
+
+
+#: Kimi-K3's smallest per-rank expert width (``min_moe_intermediate_per_partition``, 256 where the config sets none)
+KIMI_MIN_MOE_INTERMEDIATE_PER_PARTITION = 256
+
+
+def expert_padding(model: ModelShape, tp: int) -> float:
+    """How much larger vLLM builds the routed experts than the checkpoint holds them, at ``tp`` tensor-parallel ranks.
+
+    Kimi-K3 (``KimiMoE``, ``vllm/models/kimi_k3/nvidia/model.py`` at 006193b5): where ``moe_intermediate_size / TP``
+    falls below ``min_moe_intermediate_per_partition`` (256), the experts are built with an intermediate size of
+    256 × TP and the rows the checkpoint does not fill are zeroed, with or without expert parallelism (``tp_size`` is
+    the tensor-parallel world size either way): 3,072 at TP16 becomes 4,096, a third more expert memory per GPU. The
+    public TP16 H200 deployment that logs it (aws-samples/sample-llm-inference-on-eks, 129.75 GiB of weights a GPU)
+    is held by a test. 1.0 for every other model."""
+    if tp <= 1 or model.moe is None or _cfg_int(model, "routed_expert_hidden_size") is None:
+        return 1.0
+    inter = model.moe.moe_intermediate_size
+    floor = _cfg_int(model, "min_moe_intermediate_per_partition") or KIMI_MIN_MOE_INTERMEDIATE_PER_PARTITION
+    return floor * tp / inter if inter and inter // tp < floor else 1.0
+
+
+def latent_moe_width(model: ModelShape) -> int | None:
+    """The width the routed experts of a LatentMoE work in, or None where they work in ``hidden_size``: Nemotron-H's
+    ``moe_latent_size`` (``NemotronHMoE``) and Kimi-K3's ``routed_expert_hidden_size`` (vLLM's ``KimiMoE``
+    ``moe_hidden_size``, ``vllm/models/kimi_k3/nvidia/model.py``: the experts between ``routed_expert_down_proj`` and
+    ``routed_expert_up_proj``)."""
+    if model.moe is None:
+        return None
+    return (_cfg_int(model, "moe_latent_size") if _nemotron_h(model) else None) or _cfg_int(
+        model, "routed_expert_hidden_size")
 
 
 def _nemotron_h(model: ModelShape) -> bool:

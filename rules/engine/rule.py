@@ -225,8 +225,8 @@ class GroupRule(Rule):
         held = ", ".join(names[k] for k in (blocks or fired))
         launch = f"{', '.join(names[:-1])} or {names[-1]}"
         note = (f"NodePool `{g.pool.variant_of if g.pool else ''}` may launch {launch} for this pod and this holds "
-                f"on {held} only; select one kind (a nodeSelector on its instance family or GPU name) to have it "
-                "judged on that one")
+                f"on {held} only; select one kind (a nodeSelector on its instance type, family or GPU name) to "
+                "have it judged on that one")
         keep = self.meta.code in config.enforcement
         return [evolve(h, message=f"{h.message} (advisory: {note})", level=h.level if keep else "advisory")
                 if keep or (h.level or level_for(self.meta, config)) == "mandatory"

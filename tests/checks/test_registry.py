@@ -89,6 +89,7 @@ EXTRA_FIXTURES = {
               "quantization-mismatch.yaml",  # quant49: --quantization awq/gptq on a bf16/fp8 checkpoint
               "flags-as-command.yaml"},  # corpus17: engine flags as the container's command (no such executable)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge

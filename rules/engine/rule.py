@@ -5,7 +5,6 @@ they are about and what a crash or an unknown value on one of them becomes."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from copy import copy
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from ..model import (
@@ -258,6 +257,8 @@ def _option_groups(g: ServingGroup) -> list[ServingGroup]:
     """``g`` as it would be on each of its other kinds of node (``ServingGroup.pool_options``), made once: its
     own copy, so what the capacity model makes once per group is made for that kind."""
     if len(g.pool_option_groups) != len(g.pool_options):
+        from copy import copy  # here: a lint with no such pod imports neither copy nor weakref
+
         made = []
         for option in g.pool_options:
             alt = copy(g)

@@ -151,6 +151,9 @@ class NodePool:
     #: The Karpenter (or EKS Auto Mode) NodePool this pool is one kind of, when that NodePool's requirements admit
     #: several (an ``In`` list of instance types, families or GPU names): one pool per kind, all with this name.
     variant_of: str | None = None
+    #: A Karpenter NodePool's ``spec.weight`` (0 when unset): of several NodePools that admit a pod, Karpenter uses
+    #: the one with the highest weight.
+    weight: int = 0
     suppressions: list[Suppression] = field(default_factory=list)
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from repo_paths import ROOT
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.adapters.k8s import load_kubernetes_text
 from shardwise.rules.adapters.k8s.nodes import resolve_pools
+from shardwise.rules.model.errors import InputError
 
 WIDE = ROOT / "tests" / "corpus" / "wide"
 
@@ -36,14 +38,17 @@ def test_auto_mode_family_list_is_one_pool_per_family():
         ("gpu-nodepool/p5en", "H200-141GB", "gpu-nodepool")]
 
 
-def test_pod_without_a_choice_is_billed_on_the_cheapest_kind_and_judged_on_all():
-    """tungsheng/gpu-inference-lab (wide corpus): NodePool gpu-serving-ondemand on karpenter.k8s.aws/instance-family
-    [g4dn, g5], size xlarge, on-demand; its vLLM Deployment asks for one GPU and picks neither family. Karpenter's
-    on-demand allocation is lowest-price: g4dn.xlarge (T4) before g5.xlarge (A10G), whichever is listed first."""
+def test_pod_without_a_choice_lands_on_the_heaviest_nodepool_and_its_cheapest_kind():
+    """tungsheng/gpu-inference-lab (wide corpus): NodePools gpu-serving-ondemand (weight 10) and gpu-serving-spot
+    (weight 50), both on karpenter.k8s.aws/instance-family [g4dn, g5], size xlarge; its vLLM Deployment asks for one
+    GPU and picks neither. Karpenter uses the NodePool of the highest weight (the spot one, though its file comes
+    second), and of its kinds g4dn.xlarge (T4, $0.526 an hour in the catalog) before g5.xlarge (A10G, $1.006)."""
     inv = load_inputs([str(WIDE / "tungsheng__gpu-inference-lab")])
+    assert [(p.name, p.weight) for p in inv.pools] == [
+        ("gpu-serving-ondemand/g4dn", 10), ("gpu-serving-ondemand/g5", 10),
+        ("gpu-serving-spot/g4dn", 50), ("gpu-serving-spot/g5", 50)]
     [g] = inv.groups
-    assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu-serving-ondemand/g4dn",
-                                                                ["gpu-serving-ondemand/g5"])
+    assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu-serving-spot/g4dn", ["gpu-serving-spot/g5"])
 
 
 def _pool(requirements: str, selector: str = "{}") -> str:
@@ -115,3 +120,11 @@ def test_the_kind_listed_first_is_not_the_one_billed():
     resolve_pools(inv)
     [g] = inv.groups
     assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu/g5", ["gpu/g6e"])
+
+
+def test_a_weight_the_api_server_refuses_is_an_input_error():
+    """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
+    text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(
+        "spec:\n  template:", 'spec:\n  weight: "50"\n  template:', 1)
+    with pytest.raises(InputError, match=r"spec.weight: expected an integer"):
+        load_kubernetes_text(text, "np.yaml")

@@ -196,6 +196,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     if node_class and ref.get("group") == AUTO_MODE_GROUP:  # EKS Auto Mode: AWS's launch settings, not a template
         launch = auto_mode_template(str(node_class), loc, inv)
     suppressions = suppressions_from(ann, lines, loc.file, loc.line)
+    weight = int_field(spec, "weight", 0, loc, "spec.weight")  # the CRD: an integer, 1 to 100
     pools = [pool_from_labels(pool_name, pool_labels, loc, taints, kind="karpenter")
              for pool_name, pool_labels in variants]
     if len(pools) > 1:  # the kinds the other requirements rule out are not launched (all ruled out: read them all)
@@ -205,6 +206,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
         pool.launch_template = launch
         pool.suppressions = list(suppressions)
         pool.variant_of = name if len(pools) > 1 else None
+        pool.weight = weight if isinstance(weight, int) else 0
         inv.pools.append(pool)
 
 
@@ -365,6 +367,19 @@ def _kinds(pools: list[NodePool], g: ServingGroup) -> list[NodePool]:
     return sorted(out, key=lambda p: (prices[id(p)] is None, prices[id(p)] or 0.0))
 
 
+def _by_weight(pools: list[NodePool]) -> list[NodePool]:
+    """``pools`` with the Karpenter NodePools among them ordered by weight, highest first, in the places they hold
+    (the others keep theirs): "If multiple NodePools are matched, Karpenter will use the NodePool with the highest
+    weight" (karpenter.sh, Concepts > NodePools). Equal weights keep the inputs' order."""
+    spots = [i for i, p in enumerate(pools) if p.kind == "karpenter"]
+    if len(spots) < 2:
+        return pools
+    out = list(pools)
+    for i, p in zip(spots, sorted((pools[i] for i in spots), key=lambda p: -p.weight), strict=True):
+        out[i] = p
+    return out
+
+
 def resolve_pools(inv: Inventory) -> None:
     """Set ``group.pool`` for every group that has none (or only one synthesised from its selector).
 
@@ -420,7 +435,7 @@ def resolve_pools(inv: Inventory) -> None:
             g.pool = None
             continue
         if declared:
-            matching = [p for p in declared if _pool_admits(p, g)]
+            matching = _by_weight([p for p in declared if _pool_admits(p, g)])
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching

@@ -16,6 +16,7 @@ from ..model import (
     Location,
     ModelNotKnown,
     NetworkPolicy,
+    NodePool,
     ServingGroup,
     Suppression,
     Undecidable,
@@ -145,6 +146,8 @@ class GroupRule(Rule):
             reads, device_reads = g.model_reads, g.device_reads
             try:
                 hits = list(check_group(g, inv, config))
+                if g.pool_options and g.device_reads > device_reads:  # it read a GPU the pod may not land on
+                    hits = self._on_every_kind(hits, g, inv, config)
                 if hits:  # most groups give a rule nothing: what a hit is made advisory by is asked of hits only
                     if g.model_assumed and g.model_reads > reads:
                         hits = [self._on_assumed_model(h, g, config) for h in hits]
@@ -199,6 +202,35 @@ class GroupRule(Rule):
         assert g.pool is not None
         return evolve(h, level="advisory", message=f"{h.message} (advisory: {g.pool.gpu_assumed})")
 
+    def _on_every_kind(self, hits: list[Hit], g: ServingGroup, inv: Inventory, config: LintConfig) -> list[Hit]:
+        """The hits of a rule that read the GPU of a group whose NodePool may launch several kinds of node for it
+        (``ServingGroup.pool_options``), judged on each kind: a blocking hit stays blocking only when the rule
+        blocks on every kind (DESIGN.md, "When a finding blocks"); otherwise the hits of the first kind it holds
+        on (the billed one first) are advisory and name the kinds it holds on. A level set in the configuration
+        wins; a kind the rule cannot decide on is one it is not sure of."""
+        kinds = [g.pool, *g.pool_options]
+        found: list[list[Hit] | None] = [hits]
+        for alt in _option_groups(g):
+            try:
+                found.append(list(self.check_group(alt, inv, config)))
+            except Exception:  # noqa: BLE001 - undecided (or failing) on that kind: not sure there
+                found.append(None)
+        fired = [k for k, hs in enumerate(found) if hs]
+        blocks = [k for k in fired if any((h.level or level_for(self.meta, config)) == "mandatory"
+                                          for h in found[k] or ())]
+        if not fired or (len(fired) == len(kinds) and len(blocks) in (0, len(kinds))):
+            return hits  # the same verdict on every kind
+        names = [_kind_name(p) for p in kinds]
+        held = ", ".join(names[k] for k in (blocks or fired))
+        launch = f"{', '.join(names[:-1])} or {names[-1]}"
+        note = (f"NodePool `{g.pool.variant_of if g.pool else ''}` may launch {launch} for this pod and this holds "
+                f"on {held} only; select one kind (a nodeSelector on its instance type, family or GPU name) to "
+                "have it judged on that one")
+        keep = self.meta.code in config.enforcement
+        return [evolve(h, message=f"{h.message} (advisory: {note})", level=h.level if keep else "advisory")
+                if keep or (h.level or level_for(self.meta, config)) == "mandatory"
+                else evolve(h, message=f"{h.message} ({note})") for h in found[fired[0]] or ()]
+
     def _on_assumed_model(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit that rests on a model matched only by the name of its path is advisory: the
         directory may hold another model (SW004 names the entry). A level set in the configuration wins."""
@@ -208,6 +240,32 @@ class GroupRule(Rule):
         return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path only; "
             f"{ANN_BASE_MODEL} confirms it)"))
+
+
+def _kind_name(pool: NodePool | None) -> str:
+    """How a finding names one kind of node a NodePool may launch: its requirement's value and its GPU
+    (``g6 (L4)``, ``L40S``, ``g6e.12xlarge (L40S)``)."""
+    if pool is None:
+        return "no pool"
+    value = pool.name.split("/", 1)[1] if "/" in pool.name else pool.name
+    if pool.gpu is None:
+        return value
+    return pool.gpu.name if value.lower() in pool.gpu.name.lower() else f"{value} ({pool.gpu.name})"
+
+
+def _option_groups(g: ServingGroup) -> list[ServingGroup]:
+    """``g`` as it would be on each of its other kinds of node (``ServingGroup.pool_options``), made once: its
+    own copy, so what the capacity model makes once per group is made for that kind."""
+    if len(g.pool_option_groups) != len(g.pool_options):
+        from copy import copy  # here: a lint with no such pod imports neither copy nor weakref
+
+        made = []
+        for option in g.pool_options:
+            alt = copy(g)
+            alt.pool, alt.pool_options, alt.pool_option_groups = option, [], []
+            made.append(alt)
+        g.pool_option_groups = made
+    return g.pool_option_groups
 
 
 Obj = TypeVar("Obj", bound=InventoryObject)

@@ -148,6 +148,12 @@ class NodePool:
     #: Why ``gpu`` is read from a name rather than from what the nodes are ("" when it is not): a KubeAI resource
     #: profile ``nvidia-gpu-l4`` says L4 by its name only; the blocking findings that read the GPU are advisory.
     gpu_assumed: str = ""
+    #: The Karpenter (or EKS Auto Mode) NodePool this pool is one kind of, when that NodePool's requirements admit
+    #: several (an ``In`` list of instance types, families or GPU names): one pool per kind, all with this name.
+    variant_of: str | None = None
+    #: A Karpenter NodePool's ``spec.weight`` (0 when unset): of several NodePools that admit a pod, Karpenter uses
+    #: the one with the highest weight.
+    weight: int = 0
     suppressions: list[Suppression] = field(default_factory=list)
 
 
@@ -372,6 +378,12 @@ class ServingGroup:
     affinity: list[list[MatchExpression]] = field(default_factory=list)  # OR of AND-terms
     tolerations: list[Toleration] = field(default_factory=list)
     pool: NodePool | None = None
+    #: The other kinds of node the same NodePool may launch for this pod (``NodePool.variant_of``), besides
+    #: ``pool``, the one it is billed on (the cheapest that holds the pod, where Karpenter picks by price): a
+    #: finding that reads the GPU blocks only when it holds on every one (engine.rule.GroupRule).
+    pool_options: list[NodePool] = field(default_factory=list)
+    #: The group as it would be on each of ``pool_options`` (made once, by the engine, for the rules to check).
+    pool_option_groups: list[ServingGroup] = field(default_factory=list, compare=False, repr=False)
     gpu_override: GpuInfo | None = None  # plan: the GPU given on the command line
     gpu_memory_gib_override: float | None = None
     p95_context: int | None = None

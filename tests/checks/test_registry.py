@@ -89,6 +89,7 @@ EXTRA_FIXTURES = {
               "quantization-mismatch.yaml",  # quant49: --quantization awq/gptq on a bf16/fp8 checkpoint
               "flags-as-command.yaml"},  # corpus17: engine flags as the container's command (no such executable)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
@@ -100,7 +101,8 @@ EXTRA_FIXTURES = {
     "SW206": {"sharded-fits-every-gpu.yaml"},  # corpus17: a sharded group that starts anywhere still needs its GPU
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
-              "speculative-drafter.yaml"},  # spec45: --speculative-model's draft model in the weights
+              "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
+              "karpenter-family-list.yaml"},  # karpenter10: judged on every GPU an instance-family list admits
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
 from ...catalog.lookup import instance_types
@@ -22,10 +23,11 @@ from ...model.vocab import (
     GPU_LABELS,
     HOSTNAME,
     INSTANCE_FAMILY_SUFFIX,
+    INSTANCE_GPU_COUNT_SUFFIX,
+    INSTANCE_GPU_NAME_SUFFIX,
     INSTANCE_TYPE,
     INSTANCE_TYPE_BETA,
     KARPENTER_AWS_PREFIX,
-    KARPENTER_GPU_NAME,
     KARPENTER_NODEPOOL,
     LABEL_EFA,
     LABEL_NVLINK,
@@ -91,8 +93,73 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     inv.pools.append(pool)
 
 
-#: Karpenter requirement keys with several values that become one pool per value.
-_EXPANDABLE = (INSTANCE_TYPE, KARPENTER_GPU_NAME, KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX)
+#: Karpenter (``karpenter.k8s.aws/``) and EKS Auto Mode (``eks.amazonaws.com/``) requirement keys whose ``In`` list
+#: of several values becomes one pool per value, the most specific first: a NodePool that lists instance types, GPU
+#: names or instance families launches, for each pod, one of the instance types they admit (karpenter.sh, Concepts >
+#: NodePools > spec.template.spec.requirements; EKS Auto Mode, "Create a Node Pool", its supported labels).
+_EXPANDABLE = (INSTANCE_TYPE, *(prefix + suffix for suffix in (INSTANCE_GPU_NAME_SUFFIX, INSTANCE_FAMILY_SUFFIX)
+                                for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)))
+
+
+def _requirements(tspec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """``spec.template.spec.requirements`` as (key, operator, values); ``minValues`` only asks Karpenter to keep that
+    many values open when it launches, and changes none of the instance types a requirement admits."""
+    out = []
+    for req in as_list(tspec.get("requirements")):
+        req = as_map(req)
+        out.append((str(req.get("key", "")), str(req.get("operator", "")),
+                    [str(v).strip() for v in as_list(req.get("values"))]))
+    return out
+
+
+def _family(pool: NodePool) -> str | None:
+    """The instance family of a pool's nodes: its instance type's (``g6e`` of ``g6e.12xlarge``) or its label's."""
+    if pool.instance_type and isinstance(pool.instance_type, str):
+        return pool.instance_type.strip().lower().split(".", 1)[0]
+    named = pool.labels.get(KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX) or pool.labels.get(
+        EKS_PREFIX + INSTANCE_FAMILY_SUFFIX)
+    return named.strip().lower() if named else None
+
+
+def _same_gpu(pool: NodePool, name: str) -> bool | None:
+    """Whether GPU ``name`` (a label's value: ``l40s``, ``a10g``) is the pool's; None when either is not known."""
+    if pool.gpu is None:
+        return None
+    try:
+        return bool(find_gpu(name).name == pool.gpu.name)
+    except CatalogError:
+        return None
+
+
+def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
+    """Whether a requirement of the NodePool rules out the kind ``pool`` is (its instance type, family or GPU), read
+    with Karpenter's operators: ``NotIn`` a value, ``In`` values that do not hold it, ``Gt``/``Lt`` an integer
+    (GPU count) strictly above or below. Only what the pool's own figures decide counts."""
+    family = _family(pool)
+    for key, op, values in reqs:
+        suffix = key[len(KARPENTER_AWS_PREFIX):] if key.startswith(KARPENTER_AWS_PREFIX) else (
+            key[len(EKS_PREFIX):] if key.startswith(EKS_PREFIX) else None)
+        if op in ("In", "NotIn") and values:
+            held: bool | None = None
+            if key == INSTANCE_TYPE and pool.instance_type and isinstance(pool.instance_type, str):
+                held = pool.instance_type.strip().lower() in {v.lower() for v in values}
+            elif suffix == INSTANCE_FAMILY_SUFFIX and family:
+                held = family in {v.lower() for v in values}
+            elif suffix == INSTANCE_GPU_NAME_SUFFIX:
+                checks = [_same_gpu(pool, v) for v in values]
+                held = True if any(checks) else (False if all(c is False for c in checks) else None)
+            if held is not None and held != (op == "In"):
+                return True
+        elif op in ("Gt", "Lt") and len(values) == 1 and suffix == INSTANCE_GPU_COUNT_SUFFIX:
+            # (the GPU memory label is EC2's own MiB figure, which the catalog does not hold: not compared)
+            try:
+                bound = int(values[0])
+            except ValueError:
+                continue
+            count = pool.gpus_per_node
+            if isinstance(count, int) and not (count > bound if op == "Gt" else count < bound):
+                return True
+    return False
 
 
 def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
@@ -104,23 +171,22 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     labels = str_map(as_map(template.get("metadata")).get("labels"))
     labels[KARPENTER_NODEPOOL] = name
     capacity_type = None
-    multi: tuple[str, list[str]] | None = None
-    for req in as_list(tspec.get("requirements")):
-        req = as_map(req)
-        key, op = str(req.get("key", "")), str(req.get("operator", ""))
-        values = [str(v) for v in as_list(req.get("values"))]
+    lists: dict[str, list[str]] = {}
+    reqs = _requirements(tspec)
+    for key, op, values in reqs:
         if op != "In" or not values:
             continue
         if key == "karpenter.sh/capacity-type":
             capacity_type = ",".join(values)
         if len(values) == 1:
             labels[key] = values[0]
-        elif key in _EXPANDABLE and multi is None:
-            multi = (key, values)
+        elif key in _EXPANDABLE:
+            lists.setdefault(key, list(dict.fromkeys(values)))
     taints = read_taints(tspec.get("taints"))
     variants = [(name, labels)]
-    if multi is not None:  # one pool per instance type (or GPU name) the NodePool may launch
-        variants = [(f"{name}/{v}", {**labels, multi[0]: v}) for v in multi[1]]
+    multi = next((k for k in _EXPANDABLE if k in lists), None)
+    if multi is not None:  # one pool per instance type (or GPU name, or family) the NodePool may launch
+        variants = [(f"{name}/{v}", {**labels, multi: v}) for v in lists[multi]]
     ref = typed_map(tspec, "nodeClassRef", "spec.template.spec.nodeClassRef", loc)
     node_class = ref.get("name")
     if node_class is not None and node_class is not UNKNOWN and not isinstance(node_class, str):
@@ -130,11 +196,17 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     if node_class and ref.get("group") == AUTO_MODE_GROUP:  # EKS Auto Mode: AWS's launch settings, not a template
         launch = auto_mode_template(str(node_class), loc, inv)
     suppressions = suppressions_from(ann, lines, loc.file, loc.line)
-    for pool_name, pool_labels in variants:
-        pool = pool_from_labels(pool_name, pool_labels, loc, taints, kind="karpenter")
+    weight = int_field(spec, "weight", 0, loc, "spec.weight")  # the CRD: an integer, 1 to 100
+    pools = [pool_from_labels(pool_name, pool_labels, loc, taints, kind="karpenter")
+             for pool_name, pool_labels in variants]
+    if len(pools) > 1:  # the kinds the other requirements rule out are not launched (all ruled out: read them all)
+        pools = [p for p in pools if not _excluded(p, reqs)] or pools
+    for pool in pools:
         pool.capacity_type = capacity_type
         pool.launch_template = launch
         pool.suppressions = list(suppressions)
+        pool.variant_of = name if len(pools) > 1 else None
+        pool.weight = weight if isinstance(weight, int) else 0
         inv.pools.append(pool)
 
 
@@ -164,14 +236,22 @@ def add_ec2_node_class(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
 def _launches(pool: NodePool, key: str, value: Any) -> bool:
     """Whether a Karpenter NodePool whose labels do not set ``key`` launches a node labelled ``key=value`` for a
     pod that selects it. Karpenter launches, of the instance types a NodePool's requirements allow, one the pod's
-    own node selector and required affinity allow too: the instance type is one of its well-known labels
-    (karpenter.sh, Concepts > Scheduling > Well-Known Labels: node.kubernetes.io/instance-type), and a NodePool that
-    names an instance family (karpenter.k8s.aws/instance-family, EKS Auto Mode's eks.amazonaws.com/instance-family)
-    allows that family's types only. Read for the instance type: its family, the name before the dot (``p5en`` of
-    ``p5en.48xlarge``), is the pool's, and its GPU is the pool's when the pool names one."""
-    if pool.kind != "karpenter" or key not in (INSTANCE_TYPE, INSTANCE_TYPE_BETA) or not isinstance(value, str):
+    own node selector and required affinity allow too (karpenter.sh, Concepts > Scheduling: a pod's requirements
+    narrow the NodePool's), and labels the node with the well-known labels of that type
+    (node.kubernetes.io/instance-type; karpenter.k8s.aws/instance-family, instance-gpu-name, EKS Auto Mode's
+    eks.amazonaws.com/ ones). Read for the instance type: its family, the name before the dot (``p5en`` of
+    ``p5en.48xlarge``), is the pool's, and its GPU is the pool's when the pool names one; for a family or a GPU
+    name: the pool's, where the pool's family or GPU is known."""
+    if pool.kind != "karpenter" or not isinstance(value, str):
         return False
     name = value.strip().lower()
+    if key in (KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX, EKS_PREFIX + INSTANCE_FAMILY_SUFFIX):
+        family = _family(pool)
+        return family is None or family == name
+    if key in (KARPENTER_AWS_PREFIX + INSTANCE_GPU_NAME_SUFFIX, EKS_PREFIX + INSTANCE_GPU_NAME_SUFFIX):
+        return _same_gpu(pool, name) is not False
+    if key not in (INSTANCE_TYPE, INSTANCE_TYPE_BETA):
+        return False
     family = name.split(".", 1)[0]
     for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
         named = pool.labels.get(prefix + INSTANCE_FAMILY_SUFFIX)
@@ -197,8 +277,9 @@ def _narrowed(pool: NodePool, g: ServingGroup) -> NodePool:
     chosen = _selected_type(pool, g)
     if chosen is None:
         return pool
-    out = pool_from_labels(f"{pool.name}/{chosen}", {**pool.labels, INSTANCE_TYPE: chosen}, pool.location,
-                           pool.taints, kind=pool.kind)
+    # one kind of a NodePool that lists several (``gpu/p5en``) is named by the NodePool: ``gpu/p5en.48xlarge``
+    out = pool_from_labels(f"{pool.variant_of or pool.name}/{chosen}", {**pool.labels, INSTANCE_TYPE: chosen},
+                           pool.location, pool.taints, kind=pool.kind)
     out.capacity_type, out.launch_template = pool.capacity_type, pool.launch_template
     out.suppressions = list(pool.suppressions)
     return out
@@ -248,6 +329,55 @@ def pool_from_selector(g: ServingGroup) -> NodePool | None:
     if pool.gpu is None and pool.gpus_per_node is None and pool.gpu_memory_gib is None:
         return None
     return pool
+
+
+def _hourly(pool: NodePool, gpus: int) -> float | None:
+    """The lowest catalog on-demand price of an instance type of ``pool``'s kind that holds ``gpus`` GPUs (its
+    instance type's, else those of its GPU in its family, if it names one); None when the catalog prices none."""
+    if pool.instance_type and isinstance(pool.instance_type, str):
+        try:
+            return find_instance(pool.instance_type).price_per_hour_usd
+        except CatalogError:
+            return None
+    if pool.gpu is None:
+        return None
+    family = _family(pool)
+    prices = [i.price_per_hour_usd for i in instances_for_gpu(pool.gpu.name)
+              if i.price_per_hour_usd is not None and i.gpus >= gpus
+              and (family is None or i.name.split(".", 1)[0] == family)]
+    return min(prices) if prices else None
+
+
+def _kinds(pools: list[NodePool], g: ServingGroup) -> list[NodePool]:
+    """The kinds of one NodePool ``g`` may land on, one per GPU (and GPUs per node), the one it is billed on first.
+
+    Karpenter launches, of the instance types that hold the pod, the cheapest on-demand one (its on-demand
+    allocation strategy is ``lowest-price``: karpenter.sh, Concepts > Scheduling, and the AWS provider's
+    CreateFleet call); a NodePool that may launch spot is ordered by price too, the price the pod would pay if it
+    landed on-demand. Kinds the catalog prices none of keep their order, after the priced ones."""
+    per_pod = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0 else 1
+    seen: set[tuple[Any, Any]] = set()
+    out: list[NodePool] = []
+    for p in pools:
+        kind = (p.gpu.name if p.gpu is not None else p.name, p.gpus_per_node)
+        if kind not in seen:
+            seen.add(kind)
+            out.append(p)
+    prices = {id(p): _hourly(p, per_pod) for p in out}
+    return sorted(out, key=lambda p: (prices[id(p)] is None, prices[id(p)] or 0.0))
+
+
+def _by_weight(pools: list[NodePool]) -> list[NodePool]:
+    """``pools`` with the Karpenter NodePools among them ordered by weight, highest first, in the places they hold
+    (the others keep theirs): "If multiple NodePools are matched, Karpenter will use the NodePool with the highest
+    weight" (karpenter.sh, Concepts > NodePools). Equal weights keep the inputs' order."""
+    spots = [i for i, p in enumerate(pools) if p.kind == "karpenter"]
+    if len(spots) < 2:
+        return pools
+    out = list(pools)
+    for i, p in zip(spots, sorted((pools[i] for i in spots), key=lambda p: -p.weight), strict=True):
+        out[i] = p
+    return out
 
 
 def resolve_pools(inv: Inventory) -> None:
@@ -305,7 +435,7 @@ def resolve_pools(inv: Inventory) -> None:
             g.pool = None
             continue
         if declared:
-            matching = [p for p in declared if _pool_admits(p, g)]
+            matching = _by_weight([p for p in declared if _pool_admits(p, g)])
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
@@ -313,6 +443,11 @@ def resolve_pools(inv: Inventory) -> None:
                 fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod]
                 pick = fits or pick
             g.pool = _narrowed(pick[0], g) if pick else None
+            g.pool_options = []
+            if pick and g.pool is pick[0] and pick[0].variant_of is not None:  # it may land on several kinds
+                kinds = _kinds([p for p in pick if p.variant_of == pick[0].variant_of
+                                and p.location == pick[0].location], g)
+                g.pool, g.pool_options = kinds[0], kinds[1:]
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
             g.pool = pool_from_selector(g)
 

@@ -1,0 +1,130 @@
+"""The kinds of node a Karpenter or EKS Auto Mode NodePool may launch for a pod, read from its requirements.
+
+A NodePool whose requirement lists several instance types, GPU names or instance families (``In``) launches, for
+each pod, one instance type its requirements and the pod's own selector both admit (karpenter.sh, Concepts >
+NodePools and Scheduling); EKS Auto Mode reads the same requirements under ``eks.amazonaws.com/``. Each kind is one
+pool; a pod that does not pick one lands on the cheapest that holds it and is judged on every one
+(tests/fixtures/rules/SW101/karpenter-family-list.yaml for the findings).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.adapters.k8s import load_kubernetes_text
+from shardwise.rules.adapters.k8s.nodes import resolve_pools
+from shardwise.rules.model.errors import InputError
+
+WIDE = ROOT / "tests" / "corpus" / "wide"
+
+
+def kinds(inv):
+    return [(p.name, p.gpu.name if p.gpu else None, p.variant_of) for p in inv.pools]
+
+
+def test_auto_mode_family_list_is_one_pool_per_family():
+    """aws-samples/sample-llm-inference-on-eks k8s-manifest/infra/nodepool.yaml (vendored verbatim in the wide
+    corpus, PROVENANCE.json): an EKS Auto Mode NodePool on eks.amazonaws.com/instance-family [g5, g6, g6e, p4, p4d,
+    p5, p5en]. Before, the list was read as no family at all and its pods had no GPU. EC2 has no family ``p4``
+    (p4d, p4de): that kind names no GPU."""
+    inv = load_inputs([str(WIDE / "aws-samples__sample-llm-inference-on-eks" / "k8s-manifest__infra__nodepool.yaml")])
+    assert kinds(inv) == [
+        ("gpu-nodepool/g5", "A10G", "gpu-nodepool"), ("gpu-nodepool/g6", "L4", "gpu-nodepool"),
+        ("gpu-nodepool/g6e", "L40S", "gpu-nodepool"), ("gpu-nodepool/p4", None, "gpu-nodepool"),
+        ("gpu-nodepool/p4d", "A100-40GB", "gpu-nodepool"), ("gpu-nodepool/p5", "H100-SXM-80GB", "gpu-nodepool"),
+        ("gpu-nodepool/p5en", "H200-141GB", "gpu-nodepool")]
+
+
+def test_pod_without_a_choice_lands_on_the_heaviest_nodepool_and_its_cheapest_kind():
+    """tungsheng/gpu-inference-lab (wide corpus): NodePools gpu-serving-ondemand (weight 10) and gpu-serving-spot
+    (weight 50), both on karpenter.k8s.aws/instance-family [g4dn, g5], size xlarge; its vLLM Deployment asks for one
+    GPU and picks neither. Karpenter uses the NodePool of the highest weight (the spot one, though its file comes
+    second), and of its kinds g4dn.xlarge (T4, $0.526 an hour in the catalog) before g5.xlarge (A10G, $1.006)."""
+    inv = load_inputs([str(WIDE / "tungsheng__gpu-inference-lab")])
+    assert [(p.name, p.weight) for p in inv.pools] == [
+        ("gpu-serving-ondemand/g4dn", 10), ("gpu-serving-ondemand/g5", 10),
+        ("gpu-serving-spot/g4dn", 50), ("gpu-serving-spot/g5", 50)]
+    [g] = inv.groups
+    assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu-serving-spot/g4dn", ["gpu-serving-spot/g5"])
+
+
+def _pool(requirements: str, selector: str = "{}") -> str:
+    return textwrap.dedent("""\
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: gpu}
+        spec:
+          template:
+            spec:
+              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+              requirements:
+        %s
+              taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: llm, namespace: serving}
+        spec:
+          selector: {matchLabels: {app: llm}}
+          template:
+            metadata: {labels: {app: llm}}
+            spec:
+              nodeSelector: %s
+              tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [Qwen/Qwen2.5-7B-Instruct]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """) % (textwrap.indent(textwrap.dedent(requirements), " " * 8), selector)
+
+
+def test_gpu_name_list_is_preferred_to_the_family_list_and_other_operators_narrow_it():
+    """Both lists: the GPU names are the kinds (the families add none; minValues keeps values open and admits no
+    other); NotIn on a GPU name and Gt on the GPU count rule out the kinds whose figures they contradict (the L4 by
+    name; g6.xlarge's one GPU)."""
+    inv = load_kubernetes_text(_pool("""\
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6, g6e]}
+        - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [a10g, l4, l40s], minValues: 2}
+        - {key: karpenter.k8s.aws/instance-gpu-name, operator: NotIn, values: [l4]}
+        """), "np.yaml")
+    assert kinds(inv) == [("gpu/a10g", "A10G", "gpu"), ("gpu/l40s", "L40S", "gpu")]
+    inv = load_kubernetes_text(_pool("""\
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge, g6.12xlarge, g6.48xlarge]}
+        - {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ["1"]}
+        """), "np.yaml")
+    assert kinds(inv) == [("gpu/g6.12xlarge", "L4", "gpu"), ("gpu/g6.48xlarge", "L4", "gpu")]
+
+
+def test_pod_selector_on_gpu_name_or_family_picks_one_kind():
+    """A pod's nodeSelector on karpenter.k8s.aws/instance-gpu-name (or EKS Auto Mode's, or the family) narrows the
+    NodePool to that kind: no other is left to judge it on. Before, a family-list NodePool matched no such pod."""
+    reqs = "- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6e]}\n"
+    for selector, pool in [("{karpenter.k8s.aws/instance-gpu-name: l40s}", "gpu/g6e"),
+                           ("{karpenter.k8s.aws/instance-family: g5}", "gpu/g5"),
+                           ("{}", "gpu/g5")]:
+        inv = load_kubernetes_text(_pool(reqs, selector), "np.yaml")
+        resolve_pools(inv)
+        [g] = inv.groups
+        assert (g.pool.name, [p.name for p in g.pool_options]) == (pool, [] if selector != "{}" else ["gpu/g6e"])
+
+
+def test_the_kind_listed_first_is_not_the_one_billed():
+    """[g6e, g5]: g5.xlarge (A10G, $1.006 an hour in the catalog) is cheaper than g6e.xlarge (L40S, $1.861): the pod is
+    billed on g5 and g6e is the other kind it is judged on."""
+    inv = load_kubernetes_text(_pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e, g5]}\n"),
+                               "np.yaml")
+    resolve_pools(inv)
+    [g] = inv.groups
+    assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu/g5", ["gpu/g6e"])
+
+
+def test_a_weight_the_api_server_refuses_is_an_input_error():
+    """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
+    text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(
+        "spec:\n  template:", 'spec:\n  weight: "50"\n  template:', 1)
+    with pytest.raises(InputError, match=r"spec.weight: expected an integer"):
+        load_kubernetes_text(text, "np.yaml")

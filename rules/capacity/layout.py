@@ -46,8 +46,10 @@ from .sizing import (
     Verdict,
     WeightsAlone,
     _facts,
+    error_band_floor,
     moe_layers,
     size_deployment,
+    stages_refuse,
     weight_precision,
     weights_alone,
 )
@@ -173,10 +175,23 @@ class Sizer:
 
     def refuses(self, parallel: Parallel, *, quantization: str | None = None) -> bool:
         """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
-        told without sizing it (:func:`.sizing.weights_alone`; False where only the sizing can tell): its
+        told without sizing it (:func:`.sizing.weights_alone`, and for several pipeline stages
+        :func:`.sizing.stages_refuse`; False where only the sizing can tell): its
         :meth:`fit` would start ``"refuses"``. The searches below skip such a layout before they size it."""
         alone = self.alone(parallel, quantization=quantization)
-        return alone is not None and alone.refuses
+        return alone.refuses if alone is not None else self._stages_refuse(parallel, quantization)
+
+    def _stages_refuse(self, parallel: Parallel, quantization: str | None) -> bool:
+        """Several pipeline stages whose weights each surely do not fit (:func:`.sizing.stages_refuse`): the
+        sizing's ``weights_fit_band`` is ``"refuses"``, whichever stage its profile finds leaves the least."""
+        if parallel.pp <= 1:
+            return False
+        key = ("stages", parallel, quantization)
+        told = self.told.get(key)
+        if told is None:
+            told = self.told[key] = stages_refuse(self.model, self.device, self._settings(parallel, quantization, None),
+                                                  self.version, weights_gib=self.weights_gib)
+        return told  # type: ignore[return-value]
 
     def alone(self, parallel: Parallel, *, quantization: str | None = None) -> WeightsAlone | None:
         """What :meth:`size` would find of ``parallel``'s weights, told without sizing it
@@ -194,7 +209,7 @@ class Sizer:
         :func:`serves`), they surely leave it no room for a KV cache (:func:`no_room`)."""
         alone = self.alone(parallel, quantization=quantization)
         if alone is None:
-            return False
+            return self._stages_refuse(parallel, quantization)
         return alone.refuses or (kv_reserve is not None and self.settings.kv_cache_memory_bytes is None
                                  and no_room(alone, kv_reserve))
 
@@ -388,12 +403,14 @@ def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
 def no_room(alone: WeightsAlone, kv_reserve: float) -> bool:
     """Whether a sizing whose weights are ``alone`` (one pipeline stage, no ``--kv-cache-memory-bytes``) surely
     has no room for a KV cache (:func:`has_room` False), told before the sizing: the weights × the reserve do not
-    fit, and even all the memory the weights leave (the KV cache is at most that, the error band at least 0.6 GiB)
-    is below :data:`MIN_KV_SHARE` of the reserve. A quarter of the smaller layouts a 2,000-file lint sizes to ask
-    whether they serve the model are of this kind (weights that fit, but only just)."""
+    fit, and even all the memory the weights and the non-torch memory leave (the KV cache is at most that:
+    :func:`.sizing.weights_alone`), less the least error band (:func:`.sizing.error_band_floor`), is below
+    :data:`MIN_KV_SHARE` of the reserve. A
+    quarter of the smaller layouts a 2,000-file lint sizes to ask whether they serve the model are of this kind
+    (weights that fit, but only just)."""
     w, usable = alone.weights_gib, alone.usable_gib
-    return (kv_reserve > 1 and not w * kv_reserve <= usable
-            and usable - w < MIN_KV_SHARE * (kv_reserve - 1) * w)
+    most = max(usable - w - alone.nontorch_gib, 0.0) - error_band_floor(usable)  # the KV cache beyond the band
+    return kv_reserve > 1 and not w * kv_reserve <= usable and most < MIN_KV_SHARE * (kv_reserve - 1) * w
 
 
 def sure_holds(s: ReplicaSizing) -> int:

@@ -49,7 +49,7 @@ from .sizing import (
     error_band_floor,
     moe_layers,
     size_deployment,
-    stages_refuse,
+    stages_alone,
     weight_precision,
     weights_alone,
 )
@@ -176,22 +176,10 @@ class Sizer:
     def refuses(self, parallel: Parallel, *, quantization: str | None = None) -> bool:
         """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
         told without sizing it (:func:`.sizing.weights_alone`, and for several pipeline stages
-        :func:`.sizing.stages_refuse`; False where only the sizing can tell): its
+        :func:`.sizing.stages_alone`; False where only the sizing can tell): its
         :meth:`fit` would start ``"refuses"``. The searches below skip such a layout before they size it."""
-        alone = self.alone(parallel, quantization=quantization)
-        return alone.refuses if alone is not None else self._stages_refuse(parallel, quantization)
-
-    def _stages_refuse(self, parallel: Parallel, quantization: str | None) -> bool:
-        """Several pipeline stages whose weights each surely do not fit (:func:`.sizing.stages_refuse`): the
-        sizing's ``weights_fit_band`` is ``"refuses"``, whichever stage its profile finds leaves the least."""
-        if parallel.pp <= 1:
-            return False
-        key = ("stages", parallel, quantization)
-        told = self.told.get(key)
-        if told is None:
-            told = self.told[key] = stages_refuse(self.model, self.device, self._settings(parallel, quantization, None),
-                                                  self.version, weights_gib=self.weights_gib)
-        return told  # type: ignore[return-value]
+        alone = self._bounds(parallel, quantization)
+        return alone is not None and alone.refuses
 
     def alone(self, parallel: Parallel, *, quantization: str | None = None) -> WeightsAlone | None:
         """What :meth:`size` would find of ``parallel``'s weights, told without sizing it
@@ -203,13 +191,27 @@ class Sizer:
                                               self.version, weights_gib=self.weights_gib)
         return told
 
+    def _bounds(self, parallel: Parallel, quantization: str | None) -> WeightsAlone | None:
+        """:meth:`alone`, and for several pipeline stages the bounds every stage keeps (:func:`.sizing.stages_alone`:
+        the lightest stage's weights, whether all of them refuse)."""
+        if parallel.pp <= 1:
+            return self.alone(parallel, quantization=quantization)
+        key = ("stages", parallel, quantization)
+        if key in self.told:
+            return self.told[key]  # type: ignore[return-value]
+        told = self.told[key] = stages_alone(self.model, self.device, self._settings(parallel, quantization, None),
+                                             self.version, weights_gib=self.weights_gib)
+        return told
+
     def passes_over(self, parallel: Parallel, kv_reserve: float | None, *, quantization: str | None = None) -> bool:
         """Whether a search may pass over ``parallel`` without sizing it: its weights alone surely refuse
         (:meth:`refuses`), or, for a search that asks whether it serves the model (``kv_reserve`` given,
-        :func:`serves`), they surely leave it no room for a KV cache (:func:`no_room`)."""
-        alone = self.alone(parallel, quantization=quantization)
+        :func:`serves`), they surely leave it no room for a KV cache (:func:`no_room`; with several pipeline stages,
+        the lightest stage's weights: the KV cache is at most what they leave, and the room asked of the weights the
+        sizing judges is at least a share of them)."""
+        alone = self._bounds(parallel, quantization)
         if alone is None:
-            return self._stages_refuse(parallel, quantization)
+            return False
         return alone.refuses or (kv_reserve is not None and self.settings.kv_cache_memory_bytes is None
                                  and no_room(alone, kv_reserve))
 
@@ -401,8 +403,9 @@ def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
 
 
 def no_room(alone: WeightsAlone, kv_reserve: float) -> bool:
-    """Whether a sizing whose weights are ``alone`` (one pipeline stage, no ``--kv-cache-memory-bytes``) surely
-    has no room for a KV cache (:func:`has_room` False), told before the sizing: the weights × the reserve do not
+    """Whether a sizing whose weights are ``alone`` (one pipeline stage, or the lightest of several:
+    :func:`.sizing.stages_alone`; no ``--kv-cache-memory-bytes``) surely has no room for a KV cache (:func:`has_room`
+    False), told before the sizing: the weights × the reserve do not
     fit, and even all the memory the weights and the non-torch memory leave (the KV cache is at most that:
     :func:`.sizing.weights_alone`), less the least error band (:func:`.sizing.error_band_floor`), is below
     :data:`MIN_KV_SHARE` of the reserve. A

@@ -1251,7 +1251,7 @@ def weights_alone(
                         _nontorch_gib(b, engine, device, s, e))
 
 
-def stages_refuse(
+def stages_alone(
     model: ModelShape,
     device: Device,
     settings: EngineSettings,
@@ -1259,19 +1259,23 @@ def stages_refuse(
     *,
     weights_gib: float | None = None,
     estimates: Estimates = DEFAULT_ESTIMATES,
-) -> bool:
-    """Whether ``size_deployment`` with the same arguments surely finds ``weights_fit_band == "refuses"`` for
-    several pipeline stages, told without the sizing: the weights of every stage whose profile can differ
-    (:func:`_distinct_stages`, the draft's on the last) surely do not fit the memory vLLM may use. The sizing
-    judges the weights of the stage that leaves the least memory (:func:`_profile`), which only the whole profile
-    tells, but that stage is one of these, so where each of them refuses, it does. The same steps as the sizing's
-    (the engine, the checkpoint, the budget, each stage's weights), the same floats; False where any stage may fit,
-    for one stage (:func:`weights_alone` tells it) and for a release not resolved. A third of the layouts a
-    2,000-file lint sized for SW104's search were multi-stage layouts of this kind (TP4×PP2 of a 70B model on 40 GB
-    GPUs, smaller than its TP8×PP2)."""
+) -> WeightsAlone | None:
+    """For several pipeline stages, what :func:`weights_alone` tells of one: the weights of the lightest of the stages
+    whose profile can differ (:func:`_distinct_stages`, the draft's on the last), the memory vLLM may use, whether
+    every one of them surely refuses, and the non-torch memory; None for one stage (:func:`weights_alone` tells it)
+    and for a release not resolved. The same steps as the sizing's (the engine, the checkpoint, the budget, each
+    stage's weights), the same floats.
+
+    The sizing judges the weights of the stage that leaves the least memory (:func:`_profile`), which only the whole
+    profile tells, and sizes the KV cache of the stage with the fewest blocks (:func:`_cache_stage`); both are among
+    these stages. So where every stage refuses, the sizing's ``weights_fit_band`` is ``"refuses"``; and its weights
+    are at least the lightest stage's, its KV cache at most what the lightest stage's weights and the non-torch
+    memory leave of the budget (:func:`.layout.no_room` reads the bounds). A third of the layouts a 2,000-file lint
+    sized for SW104's search were multi-stage layouts whose weights refuse (TP4×PP2 of a 70B model on 40 GB GPUs,
+    smaller than its TP8×PP2)."""
     s, e = settings, estimates
     if s.pp <= 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
-        return False
+        return None
     b = version.behaviour
     s = _encoder_mode(model, s, version, [])
     s = _checkpoint_kv_mode(model, s, version, [])
@@ -1279,15 +1283,17 @@ def stages_refuse(
     ck = _checkpoint(model, s, weights_gib, [])
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
     exact = exact_weights(model, ck.precision, weights_gib is not None)
+    lightest = math.inf
+    refuses = True
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=weights_gib is None, device=device,
                            triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
         if stage == s.pp - 1:  # the drafter loads with the target, on the last stage (:func:`_profile`)
             w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
                        s.speculative_model, s.speculative_draft_tp).weight_bytes
-        if _weights_fit(w / GIB, usable, exact, e).verdict != "refuses":
-            return False
-    return True
+        lightest = min(lightest, w / GIB)
+        refuses = refuses and _weights_fit(w / GIB, usable, exact, e).verdict == "refuses"
+    return WeightsAlone(lightest, usable, refuses, _nontorch_gib(b, engine, device, s, e))
 
 
 def _size_deployment(

@@ -162,7 +162,15 @@ def test_passes_over_only_layouts_whose_sizing_would_not_serve_the_model():
     assert (sz.passes_over(Parallel(4), None), sz.passes_over(Parallel(4), 1.4)) == (False, True)
     given = replace(sz, settings=replace(sz.settings, kv_cache_memory_bytes=8 * 1024**3))
     assert given.passes_over(Parallel(4), 1.4) is False
-    assert (sz.alone(Parallel(2, 2)), sz.passes_over(Parallel(2, 2), 1.4)) == (None, False)
+    # several stages (lintspeed10): alone() tells one stage only; the search bounds every stage by the lightest one's
+    # weights (TP1×PP4: 31.91 GiB on its lightest stage, 33.86 on the one the sizing judges; TP2×PP2 32.89 on each),
+    # which leave no room in 35.45 GiB; TP4×PP2 (16.46) and TP2×PP4 (15.97 lightest) are sized, and serve the model
+    assert (sz.alone(Parallel(2, 2)), sz.alone(Parallel(1, 4))) == (None, None)
+    stages = [Parallel(2, 2), Parallel(1, 4), Parallel(4, 2), Parallel(2, 4)]
+    assert [(p.text(), sz.passes_over(p, 1.4), sz.passes_over(p, None)) for p in stages] == [
+        ("TP2×PP2", True, False), ("TP1×PP4", True, False), ("TP4×PP2", False, False), ("TP2×PP4", False, False)]
+    assert [(round(sz.size(p).weights_gib_per_gpu, 2), serves(judge(sz.size(p), p, None), 1.4)) for p in stages] == [
+        (32.89, False), (33.86, False), (16.46, True), (16.95, True)]
     # the bound takes the sizing's non-torch memory and the least error band off what the weights leave (lintspeed10):
     # at 0.92 of the A100, TP4 leaves 36.24 - 32.89 = 3.35 GiB, more than a quarter of the reserve (3.29), but less
     # 0.22 GiB of non-torch memory and the band's floor (4 % of 36.24: 1.45) it is 1.68; the sizing's KV cache is 2.61

@@ -108,7 +108,11 @@ fn load<'py>(
     plain: &Bound<'py, PyAny>,
     fallback: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    // A byte order mark may open the stream (YAML 1.2, 5.2) and is no content. The parser here took `\u{feff}a: 1`
+    // but failed on `\u{feff}---` (a document start right after the mark), leaving such a file to the Python
+    // reader (cfchase/basic-kserve-vllm). It holds no line break: the lines stay the same.
     let input = text.as_bytes();
+    let input = input.strip_prefix("\u{feff}".as_bytes()).unwrap_or(input);
     let new_linedict = linedict.getattr("__new__")?;
     let mut parser = match unsafe { Parser::new(input) } {
         Some(p) => p,

@@ -126,7 +126,27 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     read.errors[:0] = found.errors
     if found.stray is not None:
         read.launch_issues.append(_unapplied(file, found.stray, found.documents))
+    if found.serves is not None:
+        for opened, start, end, line, variable in found.image_variables:
+            if not any(start <= g.location.line < end for g in read.groups if g.location.line is not None) and not any(
+                    start <= i.location.line < end for i in read.launch_issues if i.location.line is not None):
+                read.launch_issues.append(_image_variable(file, found.serves, opened, line, variable))
     return read
+
+
+def _image_variable(file: str, serves: tuple[int, str], opened: int, line: int, variable: str) -> LaunchIssue:
+    """SW005's record of a pod a script applies whose image is a shell variable, in a script that runs a vLLM server
+    (``serves``: the line and word that says so, outside the manifests): the shell fills the image when the script
+    runs, and this reader does not run it, so no workload is read from the pod."""
+    at, word = serves
+    return LaunchIssue(
+        f"shell script {os.path.basename(file)}", "", (
+            f"the script runs vLLM (`{word}` at line {at}) but the pod its here-document at line {opened} applies "
+            f"takes its image from the shell variable `{variable}`, which the shell fills when the script runs; "
+            "shardwise reads a script's here-documents as written and does not run it, so no workload was read "
+            "from that pod: lint the manifest the script applies (render it, e.g. with `kubectl create "
+            "--dry-run=client -o yaml`, and lint the output)"),
+        Location(file, line), mentioned=True)
 
 
 def load_file(path: str) -> Inventory:

@@ -18,6 +18,11 @@ What the shell does to the text before kubectl sees it:
   pipe (it fills ``${VAR}`` and ``$VAR``: they stay placeholders, as written);
 - ``<<-``: leading tabs are removed from each line and from the closing delimiter.
 
+A pod an applied here-document builds from shell variables (``image: ${IMAGE}``, set by the script when it runs, a
+``case`` on its arguments choosing vLLM or another engine) is no workload this reader can see; where the script
+runs vLLM outside its manifests (``IMAGE=vllm/vllm-openai:…``, ``vllm serve`` in a command it builds), SW005 says
+so at the image's line (:attr:`ScriptManifests.image_variables`) instead of a silent pass.
+
 A here-document fed to kubectl whose closing delimiter never comes is an input error at the line that opens it.
 The scan is one pass over the lines, linear in the script's length; the script is at most the size any input is
 (:data:`..model.files.MAX_FILE_BYTES`).
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model.errors import InputError
 
@@ -53,6 +58,9 @@ _KIND = re.compile(r"^[ \t]*kind:", re.M)
 #: a command substitution on one line (``$((…))``, ``$(…)``, a backquoted one).
 _EXPANDED = re.compile(r"\\([$`\\])|\$\(\([^()\n]*\)\)|\$\([^()\n]*\)|`[^`\n]*`")
 _MENTION = re.compile(r"vllm", re.I)
+#: A container image an unquoted here-document leaves to the shell: ``image: ${IMAGE}``, ``- image: "$IMAGE"``.
+_IMAGE_VARIABLE = re.compile(r"^[ \t]*(?:-[ \t]+)?image:[ \t]*[\"']?"
+                             r"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)")
 _SEPARATORS = re.compile(r";|&&|\|\|")
 
 
@@ -240,6 +248,12 @@ class ScriptManifests:
     #: (line, what) of the first here-document that reads as a vLLM manifest (``apiVersion``, ``kind`` and a vLLM
     #: server) but that the script feeds to no ``kubectl apply/create`` this reader can see
     stray: tuple[int, str] | None = None
+    #: (line, word) of the first line outside the here-documents it applies, not a comment, that says the script
+    #: runs a vLLM server (``IMAGE=vllm/vllm-openai:…``, ``vllm serve`` in a command it builds)
+    serves: tuple[int, str] | None = None
+    #: the applied here-documents whose container image is a shell variable (``image: ${IMAGE}``): (line of the
+    #: command that opens it, its body's first and closing lines, the image's line, the variable)
+    image_variables: list[tuple[int, int, int, int, str]] = field(default_factory=list)
 
 
 def manifest_text(text: str, file: str) -> ScriptManifests:
@@ -256,6 +270,8 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
     errors: list[InputError] = []
     read = 0
     stray: tuple[int, str] | None = None
+    applied = [False] * len(lines)
+    variables: list[tuple[int, int, int, int, str]] = []
     for doc in heredocs(text):
         after = lines[doc.end] if doc.end is not None and doc.end < len(lines) else ""
         fed, envsubst = _fed_to_kubectl(doc, after, files)
@@ -274,13 +290,28 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
         read += 1
         out[doc.line - 1] = "---"
         literal = doc.quoted and not envsubst
+        variable: tuple[int, int, int, int, str] | None = None
         for k in range(doc.start, doc.end):
             line = lines[k - 1].lstrip("\t") if doc.strip_tabs else lines[k - 1]
             out[k - 1] = line if literal else _unquoted(line)
+            applied[k - 1] = True
+            if variable is None and not literal and (m := _IMAGE_VARIABLE.match(line)) is not None:
+                variable = (doc.line, doc.start, doc.end, k, m.group(1))
+        if variable is not None:
+            variables.append(variable)
     mention = None
     for n, line in enumerate(lines, 1):
         m = _MENTION.search(line)
         if m is not None:
             mention = (n, m.group(0))
             break
-    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray)
+    runs = None
+    if variables:
+        for n, line in enumerate(lines, 1):
+            if applied[n - 1] or line.lstrip().startswith("#"):
+                continue
+            m = _SERVES.search(line)
+            if m is not None:
+                runs = (n, m.group(0))
+                break
+    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray, runs, variables)

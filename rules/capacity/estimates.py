@@ -31,7 +31,8 @@ class Estimates:
       peak is the language model's forward over the whole dummy prompt, so it bounds the tower without measuring it;
       Gemma 3 4B's 64 images on a B200, V1 0.10.0, vllm PR #21489: 9.96 GiB logged for the whole profile, 11.81
       estimated). How many items, and what V1 holds through the forward pass after them, is by release
-      (:func:`.sizing._encoder`).
+      (:func:`.sizing._encoder`); Qwen3-VL's tower, and Qwen2.5-VL's from 0.11, are modelled from their blocks
+      instead (``sizing._qwen3_vit_patch_bytes``, ``sizing._qwen25_vit_patch_bytes``).
     * non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers where vLLM counts them) by
       what the release counts (:data:`shardwise.rules.vllm.versions.NonTorch`); ROCm adds ``rocm_extra_gib``; from
       0.19 ``tp_buffers_gib`` more where custom all-reduce runs on NVLink-joined GPUs (the communication buffers set

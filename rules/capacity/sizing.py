@@ -88,6 +88,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     attention_unquantised,
     bytes_per_param,
     derived_max_model_len,
+    expert_padding,
     expert_params,
     kv_bytes_per_token_per_gpu,
     kv_dtype_bytes,
@@ -95,11 +96,13 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     moe_layers,
     mxfp4_backend,
     mxfp4_expert_bytes,
+    per_layer_embedding_params,
     quantization_precision,
     quantization_vendor_refusal,
     replicated_params,
     stage_share,
     transformers_tower_params,
+    unbuilt_tower_params,
     weight_precision,
     weights_bytes,
     weights_gb,
@@ -395,39 +398,64 @@ def rotary_cache_bytes(model: ModelShape, mrope_scale: int = 1) -> int:
     """vLLM's rotary cos/sin cache, a buffer every GPU holds: context limit × rotary dim × 2 bytes per RoPE
     (Gemma 3 has a local and a global one). It is part of what vLLM logs as the weights. A multimodal RoPE's
     cache holds ``mrope_scale`` times the context limit (4 from vLLM 0.7.2, ``versions.py`` ``mrope_cache_scale``:
-    0.12 GiB for Qwen2.5-VL's 128,000 positions instead of 0.03)."""
+    0.12 GiB for Qwen2.5-VL's 128,000 positions instead of 0.03). Kimi-K3's MLA layers are NoPE (``mla_use_nope``):
+    its ``MultiHeadLatentAttention`` builds no rotary embedding for them (``vllm/models/kimi_k3/nvidia/mla.py``,
+    ``use_rope`` False), so it holds none."""
+    cfg = model.hf_config
+    if model.mla is not None and cfg.get("mla_use_nope") is True and "linear_attn_config" in cfg:
+        return 0
     if model.mla is not None:
         return derived_max_model_len(model) * model.mla.qk_rope_head_dim * 2
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
     ropes = 2 if ("rope_local_base_freq" in model.hf_config or model_type.startswith("gemma3")) else 1
     positions = derived_max_model_len(model) * (mrope_scale if mrope(model) else 1)
-    return positions * model.head_dim * 2 * ropes
+    return positions * (model.head_dim * ropes + _global_rope_dim(model)) * 2
+
+
+def _global_rope_dim(model: ModelShape) -> int:
+    """The width of Gemma 4's second rotary cache, 0 for every other model. ``Gemma4Attention`` calls ``get_rope``
+    with the layer's own head size and ``rope_parameters[layer_type]``, and ``get_rope`` keeps one instance a key
+    (head size, rotary dim, positions, parameters, dtype): the sliding layers share one cache of ``head_dim`` values a
+    position (``rope_theta`` 10,000), the full-attention layers another of ``global_head_dim`` (rope type
+    ``proportional``, theta 1,000,000), which ``Gemma4RotaryEmbedding`` builds with ``rotary_dim = head_size``,
+    zero-padding the frequencies ``partial_rotary_factor`` leaves out (``rotary_embedding/gemma4_rope.py``; both read
+    in the 0.20.0, 0.25.1, 0.29.0 and 0.30.0 wheels; each cache ``cache.to(dtype)``, the model's dtype:
+    ``rotary_embedding/base.py``). 512 values a position on every Gemma 4 model: 0.125 GiB at E2B's and E4B's 131,072
+    positions, 0.25 at the 26B's and 31B's 262,144."""
+    model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
+    types = model.hf_config.get("layer_types")
+    if not model_type.startswith("gemma4") or not isinstance(types, list) or "full_attention" not in types:
+        return 0
+    g = model.hf_config.get("global_head_dim")
+    return g if isinstance(g, int) and not isinstance(g, bool) and g > 0 else model.head_dim
 
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
-                   triton_kernels: bool = True, mrope_scale: int = 1) -> float:
+                   triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
+                   towers_built: bool = True) -> float:
     """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included, a multimodal RoPE's
-    ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed
-    (:func:`mxfp4_backend`)."""
+    ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed, and
+    ``scales_freed`` whether the release frees their loaded MXFP4 scales once swizzled (:func:`mxfp4_backend`)."""
     # the backend is the only thing of the device and the image it reads
-    backend = mxfp4_backend(device, triton_kernels) if precision == "mxfp4" else None
+    backend = mxfp4_backend(device, triton_kernels, scales_freed) if precision == "mxfp4" else None
     ep = s.expert_parallel
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization, whole)
+           s.quantization, whole, towers_built)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
-                                             backend, mrope_scale, s.quantization, whole)
+                                             backend, mrope_scale, s.quantization, whole, towers_built)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
-                      mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False) -> float:
+                      mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False,
+                      towers_built: bool = True) -> float:
     """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
     the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
     ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank."""
@@ -445,7 +473,10 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
     ep_ranks = tp * dp
     share = stage_share(model, pp, stage)
-    if precision == "mxfp4" and model.moe is not None and experts and buffers:
+    # vLLM's Mxfp4Config (gpt-oss) pads the experts per backend and always adds biases; compressed-tensors' MXFP4
+    # (Kimi-K3's ``mxfp4-pack-quantized``) stores them as the checkpoint does, the rest of the layers as they are
+    mxfp4_moe = not (precision == model.precision and (model.quantization or "") == "compressed-tensors")
+    if precision == "mxfp4" and model.moe is not None and experts and buffers and mxfp4_moe:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
         per_layer = (mxfp4_expert_bytes(model, tp, ep_ranks, backend) if expert_parallel
@@ -456,12 +487,14 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         kept = experts_only or (precision == model.precision and quantised and attention_unquantised(model))
         whole = quantised * (2.0 if kept else bpp) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
-        per_gpu = ((body - experts - whole) / tp + whole + experts / ep_ranks) * share
+        pad = expert_padding(model, tp)  # Kimi-K3 pads a narrow per-rank expert width (zeros, held all the same)
+        per_gpu = ((body - experts - whole) / tp + whole + experts * pad / ep_ranks) * share
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
     # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole. So does any
     # vision encoder under ``--mm-encoder-tp-mode data`` at TP > 1 (its linears built with ``disable_tp``; the
     # model's class builds it on every pipeline stage)
     tower = transformers_tower_params(model) or (max(model.vision_params, 0) if encoder_whole and tp > 1 else 0)
+    tower = tower if towers_built else 0  # a tower vLLM does not build is out of ``total_bytes`` already
     if tower and (tp > 1 or pp > 1):
         counted = tower * (2.0 if (BYTES_PER_PARAM[precision] >= 2.0 or precision == model.precision)
                            else bpp)
@@ -584,6 +617,31 @@ def _qwen3_vit_patch_bytes(pos: str, vh: float, vi: float, tp: int, act: int) ->
     attention = 4.0 * vh + 6.0 * vh / tp
     mlp = 4.0 * vh + vi / tp
     return max(interpolation, attention, mlp) * act
+
+
+def _qwen25_vit_patch_bytes(how: str, vh: float, vi: float, tp: int, act: int) -> float:
+    """Bytes per patch of Qwen2.5-VL's vision tower at its peak, beyond the dummy batch's pixel values
+    (``Qwen2_5_VisionBlock``, ``model_executor/models/qwen2_5_vl.py``; Qwen2.5-Omni's thinker builds the same tower), in
+    rows of ``vh`` (the tower's hidden size ``d``) at TP ``t``: the larger of
+
+    * attention, with the block's input (the residual) and ``norm1``'s output (2 ``d``) held: ``float32-rotary`` (0.11)
+      holds the qkv projection (3 ``d/t``), contiguous copies of q, k and v (3), ``torch.cat([q, k])`` (2), its
+      float32 copy (4 rows' bytes of the model's dtype), the float32 rotated output (4) and its cast back (2):
+      ``2 d + 18 d/t``; at TP > 1 first ``all_gather_interleave``'s gathered pieces and their interleaved copy (3 ``d``
+      each, beside the local qkv): ``8 d + 3 d/t``. ``model-dtype-rotary`` (0.12+) holds qkv (3 ``d/t``), one
+      contiguous copy of q and k (2), their rotated output (2), the attention's output (1) and the projection's row
+      (``d``): ``3 d + 8 d/t``;
+    * the gated MLP: ``norm2`` adds the attention's output to the residual and normalises in place (2 ``d`` held),
+      then ``gate_up_proj`` (2 ``vi/t``), the SiLU-and-multiply (``vi/t``) and ``down_proj``'s row (``d``):
+      ``3 d + 3 vi/t``.
+    """
+    d = vh
+    if how == "float32-rotary":
+        attention = max(2.0 * d + 18.0 * d / tp, 8.0 * d + 3.0 * d / tp if tp > 1 else 0.0)
+    else:
+        attention = 3.0 * d + 8.0 * d / tp
+    mlp = 3.0 * d + 3.0 * vi / tp
+    return max(attention, mlp) * act
 
 
 #: Qwen towers whose largest image vLLM finds with Qwen2-VL's processing info under the processor's ``max_pixels``
@@ -726,9 +784,14 @@ def _encoder(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str, mm
     # values in the model's dtype where the processor's outputs are cast (0.9.1+, every release with the tower);
     # the other towers keep the float32 values, their copy in the tower's dtype and ``vit_hidden`` rows per patch
     # (their blocks not read; docs/capacity-model.md)
-    in_dtype = qwen3 and b.mm_inputs_model_dtype
+    # Qwen2.5-VL's tower is modelled from its blocks where they were read (0.11+, ``versions.py`` ``qwen25_vit``)
+    qwen25 = (engine == "v1" and b.qwen25_vit != "generic"
+              and (model_type.startswith(_QWEN_GATED_VIT_TYPES) or vision_type.startswith(_QWEN_GATED_VIT_TYPES)))
+    in_dtype = (qwen3 or qwen25) and b.mm_inputs_model_dtype
     if qwen3:
         per_patch = _qwen3_vit_patch_bytes(b.qwen3_vit_pos, vh, vi, s.tp, act)
+    elif qwen25:
+        per_patch = _qwen25_vit_patch_bytes(b.qwen25_vit, vh, vi, s.tp, act)
     else:
         per_patch = (e.vit_hidden * vh + (3 if gated else 2) * vi / s.tp) * act
     peak = items * patches * (per_patch + pixels * (act if in_dtype else 4 + act))
@@ -898,10 +961,41 @@ def cold_compile_gib(version: Version, engine: str, s: EngineSettings, e: Estima
     (152,064 × 3,584 × 2 B = 1.015 GiB), 0.26.0 logs 1.01 GiB of peak activation for Llama-3.1-8B and for its GPTQ
     w4a16 checkpoint alike (128,256 × 4,096 × 2 B = 0.98; the embedding stays 16-bit), a 0.27.1 note 1.18 cold against
     0.19 warm for Qwen3-8B (1.16), and a cold 0.27.1 Qwen2.5-0.5B run 0.31, its forward's peak above its 0.25 GiB
-    embedding."""
+    embedding.
+
+    Not where the profile's dummy run hands the compiled model embeddings instead of token ids: a multimodal model
+    with any modality left on (``supports_mm_inputs``: ``MultiModalRegistry.supports_multimodal_inputs``, False once
+    every modality the model takes is limited to 0, "text-only mode") gets ``input_ids=None`` and the runner's
+    ``inputs_embeds`` buffer (V1 ``_dummy_run``, ``gpu_model_runner.py`` in the 0.11.0, 0.20.0 and 0.30.0 wheels,
+    ``_prepare_mm_inputs`` from 0.20; Model Runner V2 ``uses_inputs_embeds``, ``v1/worker/gpu/model_runner.py``
+    0.29.0 and 0.30.0), so the embedding table is not an input of the graph Inductor compiles and benchmarks
+    (:func:`mm_inputs_embedded`). The Gemma 4 rows say the same: with their weights as vLLM builds them, the E4B
+    cold start on an L4 keeps 94,919 tokens against 94,853 logged without the copy (71,814 with it), the 26B-A4B
+    W4A16 repack on an L40S 141,858 against 141,961, while set 12's text-only FP8-dynamic 26B-A4B runs
+    (``--language-model-only``) keep it."""
     if engine != "v1" or s.enforce_eager or s.compile_cache != "cold" or version.parts < COLD_COMPILE_SINCE.parts:
         return 0.0
+    if mm_inputs_embedded(model, s):
+        return 0.0
     return model.vocab_size * model.hidden_size * act_bytes / s.tp / GIB * e.cold_compile_embedding_copies
+
+
+def mm_inputs_embedded(model: ModelShape, s: EngineSettings) -> bool:
+    """Whether vLLM's runner embeds the tokens itself and hands the model ``inputs_embeds`` (:func:`cold_compile_gib`):
+    a multimodal model (a ``vision_config`` or ``audio_config`` in config.json) with at least one of the modalities it
+    takes above 0 in ``--limit-mm-per-prompt`` (a modality not named keeps the default, 999). The modalities: image,
+    video for the Qwen ViTs and Gemma 4 (and audio for a model with an audio tower: ``audio_config``, or Gemma 4's
+    E-series, whose per-layer inputs mark it), image for the others."""
+    cfg = model.hf_config
+    audio = isinstance(cfg.get("audio_config"), dict) or (
+        str(cfg.get("model_type") or "").startswith("gemma4") and per_layer_embedding_params(model) > 0)
+    if not isinstance(cfg.get("vision_config"), dict) and not audio:
+        return False
+    model_type = str(cfg.get("model_type") or "")
+    video = model_type.startswith(("gemma4", *_QWEN_VIT_TYPES))
+    taken = ("image", *(("video",) if video else ()), *(("audio",) if audio else ()))
+    limits = dict(s.mm_limits)
+    return any(limits.get(m, 1) > 0 for m in taken)
 
 
 def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
@@ -1162,6 +1256,16 @@ def size_deployment(
     return sized
 
 
+def _unbuilt_towers(model: ModelShape, s: EngineSettings, b: Behaviour, notes: list[str]) -> int:
+    """Parameters of the towers release ``b`` does not build for these settings (``Behaviour.unbuilt_towers``:
+    :func:`.weights.unbuilt_tower_params`), saying so."""
+    unbuilt = unbuilt_tower_params(model, s.mm_limits) if b.unbuilt_towers else 0
+    if unbuilt:
+        notes.append(f"every modality of {model.id}'s towers is limited to 0: vLLM builds them on the meta device and "
+                     f"loads none of their {unbuilt / 1e9:.2f} B parameters")
+    return unbuilt
+
+
 def _encoder_mode(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, notes: list[str]) -> EngineSettings:
     """The settings with ``--mm-encoder-tp-mode`` as vLLM ``rv`` keeps it for ``model``: ``data`` stays only where the
     release and the model's class support it (:func:`.support.encoder_tp_data`); vLLM falls back to ``weights``
@@ -1239,11 +1343,13 @@ def weights_alone(
         return None
     b = version.behaviour
     s = _encoder_mode(model, s, version, [])
-    ck = _checkpoint(model, s, weights_gib, [])
+    unbuilt = _unbuilt_towers(model, s, b, [])
+    ck = _checkpoint(model, s, weights_gib, [], unbuilt)
     engine = _engine(version, device, [], s)
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
-                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
+                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
+                       scales_freed=b.mxfp4_triton_frees_scales, towers_built=not unbuilt)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
                s.speculative_model, s.speculative_draft_tp).weight_bytes
     exact = exact_weights(model, ck.precision, weights_gib is not None)
@@ -1280,14 +1386,16 @@ def stages_alone(
     s = _encoder_mode(model, s, version, [])
     s = _checkpoint_kv_mode(model, s, version, [])
     engine = _engine(version, device, [], s)
-    ck = _checkpoint(model, s, weights_gib, [])
+    unbuilt = _unbuilt_towers(model, s, b, [])
+    ck = _checkpoint(model, s, weights_gib, [], unbuilt)
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
     exact = exact_weights(model, ck.precision, weights_gib is not None)
     lightest = math.inf
     refuses = True
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=weights_gib is None, device=device,
-                           triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale)
+                           triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
+                           scales_freed=b.mxfp4_triton_frees_scales, towers_built=not unbuilt)
         if stage == s.pp - 1:  # the drafter loads with the target, on the last stage (:func:`_profile`)
             w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
                        s.speculative_model, s.speculative_draft_tp).weight_bytes
@@ -1319,7 +1427,8 @@ def _size_deployment(
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)
-    ck = _checkpoint(model, s, weights_gib, notes)
+    unbuilt = _unbuilt_towers(model, s, b, notes)
+    ck = _checkpoint(model, s, weights_gib, notes, unbuilt)
     length = _max_model_len(model, s, rv)
     first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s),
                              ck.kv_dtype, state_dtypes(s, b))
@@ -1377,7 +1486,8 @@ def _size_deployment(
         measured = _Measured(device.memory_gib - before.gib, EXTENSIBLE_MARGIN_FLOOR_GIB[device.vendor])
     compile_gib = cold_compile_gib(rv.version, engine, s, e, model, ck.act_bytes)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
-                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib)
+                             notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
+                             b.mxfp4_triton_frees_scales, not unbuilt)
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -1544,13 +1654,16 @@ class _Checkpoint(NamedTuple):
     kv_dtype: str = ""  # a packed KV cache dtype (kv_dtypes.PACKED), sized by its slots; "" for an element size
 
 
-def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None, notes: list[str]) -> _Checkpoint:
+def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None, notes: list[str],
+                unbuilt: int = 0) -> _Checkpoint:
     """The model configuration's dtypes: the linear layers' precision (``--quantization``, else the
     checkpoint's own, else ``--dtype``), the activation dtype, the KV cache dtype
-    (``--kv-cache-dtype``), and the weights of the whole model (or ``plan --weights-gib``)."""
+    (``--kv-cache-dtype``), and the weights of the whole model (or ``plan --weights-gib``), less the ``unbuilt``
+    tower parameters vLLM does not build (:func:`_unbuilt_towers`), which a 16-bit checkpoint and a quantised one
+    alike keep at the model's dtype (:func:`weights_bytes`)."""
     if weights_gib is not None:
         notes.append(f"weights given as {weights_gib} GiB for the whole model")
-    key = ("checkpoint", s.dtype, s.quantization, s.kv_cache_dtype, weights_gib)
+    key = ("checkpoint", s.dtype, s.quantization, s.kv_cache_dtype, weights_gib, unbuilt)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
@@ -1558,6 +1671,10 @@ def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None,
         act = activation_dtype_bytes(model, s.dtype)
         kvb = kv_dtype_bytes(model, s.kv_cache_dtype, s.dtype)
         total_bytes = weights_gib * GIB if weights_gib is not None else weights_bytes(model, precision, s.quantization)
+        if unbuilt and weights_gib is None:
+            quantised = BYTES_PER_PARAM[precision] < 2 and precision != model.precision  # quantised at load time
+            total_bytes -= unbuilt * (bytes_per_param(model, precision, s.quantization) if quantised
+                                      else BYTES_PER_PARAM[precision] if BYTES_PER_PARAM[precision] >= 2 else 2.0)
         hit = memo[key] = _Checkpoint(precision, act, kvb, total_bytes, kv_dtypes.packed(s.kv_cache_dtype))
     return hit  # type: ignore[no-any-return]
 
@@ -2106,7 +2223,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              notes: list[str], triton_kernels: bool = True,
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
              dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
-             compile_gib: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
+             compile_gib: float = 0.0, scales_freed: bool = False,
+             towers_built: bool = True) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2136,7 +2254,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
-                           triton_kernels=triton_kernels, mrope_scale=mrope_scale)
+                           triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed,
+                           towers_built=towers_built)
         last = stage == s.pp - 1
         if last:
             w += dr.weight_bytes  # the drafter loads with the target, on the last stage

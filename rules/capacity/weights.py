@@ -8,7 +8,7 @@ are spread over TP × DP ranks instead of split by TP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..model.shapes import ModelShape, Precision
@@ -235,8 +235,14 @@ def weights_bytes(model: ModelShape, precision: Precision, quantization: str | N
     model: they take ``precision``'s bytes, everything else stays 16-bit.
     """
     bpp = bytes_per_param(model, precision, quantization)
+    slot = allocated_beyond_checkpoint(model)  # Gemma 4's V slots, in the attention's precision
     if bpp >= 2.0:
-        return model.params * bpp
+        return (model.params + slot) * bpp
+    slot_bytes = slot * (2.0 if precision == model.precision and attention_unquantised(model) else bpp)
+    return _weights_bytes_quantised(model, precision, quantization, bpp) + slot_bytes
+
+
+def _weights_bytes_quantised(model: ModelShape, precision: Precision, quantization: str | None, bpp: float) -> float:
     embed = min(model.embedding_params + per_layer_embedding_params(model), model.params)
     if (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION and model.moe is not None:
         # ``--quantization experts_int8``: the routed experts at ``precision``, everything else 16-bit
@@ -400,7 +406,42 @@ def ignored_params(model: ModelShape) -> int:
     for part, (layers, per_layer) in parts.items():
         if per_layer and layers:
             total += per_layer * sum(1 for i in layers if _layer_ignored(ignored, i, part))
+    glob = gemma4_global_attention(model)
+    if glob is not None:  # Gemma 4's full-attention layers are wider than the sliding ones counted above
+        layers, per_layer, _ = glob
+        total += (per_layer - parts["self_attn"][1]) * sum(1 for i in layers if _layer_ignored(ignored, i, "self_attn"))
     return total
+
+
+def gemma4_global_attention(model: ModelShape) -> tuple[list[int], int, int] | None:
+    """Gemma 4's full-attention layers as vLLM builds them, or None for another model: their indices, the parameters
+    of one such layer's attention in the checkpoint, and the parameters vLLM allocates beyond the checkpoint in each.
+    ``Gemma4DecoderLayer`` gives a full-attention layer ``global_head_dim`` (512) and, with ``attention_k_eq_v``,
+    ``num_global_key_value_heads`` KV heads; ``Gemma4Attention`` builds its ``QKVParallelLinear`` with K and V slots
+    alike, and the loader copies the checkpoint's ``k_proj`` into both (the checkpoint has no ``v_proj``: "k_eq_v layers
+    load K weights into both K and V slots", ``models/gemma4.py`` in the 0.19.0, 0.20.0, 0.29.0 and 0.30.0 wheels). So
+    the 31B's ten global layers hold 36,864 outputs a hidden unit (q 16,384, k and v 2,048 each, o 16,384) where the
+    sliding layers hold 24,576, and 11.0 M parameters a layer (its V slot) that no checkpoint counts: 0.21 GiB at 16
+    bits. The E-series set ``attention_k_eq_v`` false (no slot); its KV-shared layers are not told apart here."""
+    model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
+    types = model.hf_config.get("layer_types")
+    if not model_type.startswith("gemma4") or not isinstance(types, list) or len(types) != model.num_hidden_layers:
+        return None
+    full = [i for i, t in enumerate(types) if t == "full_attention"]
+    g = _cfg_int(model, "global_head_dim") or model.head_dim
+    k_eq_v = model.hf_config.get("attention_k_eq_v") is True
+    kv = (_cfg_int(model, "num_global_key_value_heads") or model.num_key_value_heads) if k_eq_v \
+        else model.num_key_value_heads
+    h, q = model.hidden_size, model.num_attention_heads * g
+    checkpoint = h * q + h * kv * g * (1 if k_eq_v else 2) + q * h  # q, k (and v), o: the projections, as counted above
+    return full, checkpoint, (h * kv * g if k_eq_v else 0)
+
+
+def allocated_beyond_checkpoint(model: ModelShape) -> int:
+    """Parameters vLLM allocates that the checkpoint does not hold (:func:`gemma4_global_attention`'s V slots),
+    at the precision of the layers they sit in."""
+    glob = gemma4_global_attention(model)
+    return len(glob[0]) * glob[2] if glob is not None else 0
 
 
 def attention_unquantised(model: ModelShape) -> bool:
@@ -431,8 +472,11 @@ class Mxfp4Backend:
 
     ``Mxfp4MoEMethod.create_weights`` rounds the per-rank intermediate size and the hidden size up to
     the kernel's alignment; the Triton kernel's ``process_weights_after_loading`` swizzles the scales
-    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones,
-    and turns the biases into fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
+    into new tensors (Hopper: rows padded to 2 × num_warps(8) × 2 × 8 = 256) and keeps the loaded ones up to
+    0.24 (``loaded_scales`` True), frees them from 0.25 (``convert_gpt_oss_weight_to_mxfp4_moe_kernel_format``,
+    ``fused_moe/oracle/mxfp4.py``: ``del layer.w13_weight_scale`` / ``w2_weight_scale`` after the swizzle, read in
+    the 0.25.0, 0.25.1, 0.29.0 and 0.30.0 wheels; 0.24.0 deletes the loaded weights only), and turns the biases into
+    fp32; FlashInfer's TRTLLM path on SM100 keeps fp32 biases.
     """
 
     name: str
@@ -440,6 +484,7 @@ class Mxfp4Backend:
     hidden_align: int
     swizzled_scales: bool = False  # a second, padded copy of the scales (Triton on Hopper)
     bias_bytes: int = 2
+    loaded_scales: bool = True  # the scales as loaded stay beside the swizzled copy (Triton on Hopper up to 0.24)
 
 
 MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
@@ -455,17 +500,21 @@ MXFP4_BACKENDS: dict[str, Mxfp4Backend] = {
 }
 
 
-def mxfp4_backend(device: Device | None, triton_kernels: bool = True) -> Mxfp4Backend | None:
+def mxfp4_backend(device: Device | None, triton_kernels: bool = True,
+                  scales_freed: bool = False) -> Mxfp4Backend | None:
     """vLLM's ``get_mxfp4_backend`` for ``device`` (None: a GPU the table does not place). On Hopper the Triton
     kernels need OpenAI's ``triton_kernels`` package; without it (``triton_kernels`` False: 0.10 and 0.11, whose
     wheels do not carry it and whose official image installs nothing else that does) vLLM falls back to Marlin
-    (``mxfp4.py``: ``not has_triton_kernels()`` -> Marlin in 0.10.1.1, 0.11.0 and 0.11.2)."""
+    (``mxfp4.py``: ``not has_triton_kernels()`` -> Marlin in 0.10.1.1, 0.11.0 and 0.11.2). ``scales_freed``: the
+    release frees the Triton backend's loaded scales once swizzled (0.25+, :class:`Mxfp4Backend`)."""
     if device is None:
         return None
     if device.vendor == "amd":
         return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
     arch = device.architecture
     if arch == "hopper":
+        if triton_kernels and scales_freed:
+            return replace(MXFP4_BACKENDS["triton"], loaded_scales=False)
         return MXFP4_BACKENDS["triton" if triton_kernels else "marlin"]
     if arch == "blackwell" and not device.name.upper().startswith("RTX"):
         return MXFP4_BACKENDS["flashinfer"]
@@ -493,7 +542,7 @@ def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: M
     i_pad = _round_up(inter, b.intermediate_align)
     h_pad = _round_up(model.hidden_size, b.hidden_align)
     values = 3 * i_pad * h_pad / 2  # w13: 2I x H/2, w2: H x I/2 (uint8, two values each)
-    scales = 3 * i_pad * h_pad / 32
+    scales = 3 * i_pad * h_pad / 32 if b.loaded_scales else 0.0
     if b.swizzled_scales:
         scales += (_round_up(2 * i_pad, 256) * _round_up(h_pad // 32, 2)
                    + _round_up(h_pad, 256) * _round_up(i_pad // 32, 2))
@@ -517,6 +566,42 @@ def transformers_tower_params(model: ModelShape) -> int:
     if not (model_type.startswith(TRANSFORMERS_TOWER_TYPES) and isinstance(model.hf_config.get("vision_config"), dict)):
         return 0
     return max(model.vision_params, 0)
+
+
+#: The modalities a Gemma 4 tower is marked for (``gemma4_mm.py``: ``_mark_tower_model(vllm_config, {"image",
+#: "video"})`` around ``vision_tower``, ``_mark_tower_model(vllm_config, "audio")`` around ``audio_tower``).
+_GEMMA4_TOWER_MODALITIES = ("image", "video")
+#: Model types whose vision tower vLLM marks for image and video alone (``qwen2_vl.py``, ``qwen2_5_vl.py``,
+#: ``qwen3_vl.py``, ``qwen3_5.py``: ``_mark_tower_model(vllm_config, {"image", "video"})`` in the 0.19.0 and 0.29.0
+#: wheels); the Omni thinkers' audio towers are marked apart and counted with the vision one here, so they are left out.
+_QWEN_VISION_TOWER_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5")
+
+
+def unbuilt_tower_params(model: ModelShape, limits: tuple[tuple[str, int], ...]) -> int:
+    """Parameters of the towers vLLM does not build because ``--limit-mm-per-prompt`` (or ``--language-model-only``)
+    sets every modality they take to 0: ``SupportsMultiModal._mark_tower_model`` (``models/interfaces.py``) builds the
+    modules assigned inside it on the meta device, as ``StageMissingLayer`` placeholders, when
+    ``get_limit_per_prompt`` is 0 for all of its modalities, so their weights are never allocated (read in the 0.19.0,
+    0.20.0, 0.25.1, 0.29.0 and 0.30.0 wheels; absent from 0.14.1's; the release gate is
+    ``Behaviour.unbuilt_towers``). Gemma 4, whose ``gemma4_mm.py`` marks its vision tower for image and video and its
+    audio tower for audio: the catalog counts both towers as one ``vision_params``, so an E-series model (which has
+    the audio tower: per-layer inputs) leaves it out only with audio at 0 too; Qwen2-VL, Qwen2.5-VL, Qwen3-VL and
+    Qwen3.5/3.6 (:data:`_QWEN_VISION_TOWER_TYPES`, image and video) and Gemma 3 (image). A modality the limits do not
+    name keeps vLLM's default (999). 0 for any other model (its class's marks not read)."""
+    model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
+    if model.vision_params <= 0 or not limits or not isinstance(model.hf_config.get("vision_config"), dict):
+        return 0
+    if model_type.startswith("gemma4"):
+        audio = per_layer_embedding_params(model) > 0 or isinstance(model.hf_config.get("audio_config"), dict)
+        taken: tuple[str, ...] = (*_GEMMA4_TOWER_MODALITIES, *(("audio",) if audio else ()))
+    elif model_type.startswith(_QWEN_VISION_TOWER_TYPES):
+        taken = ("image", "video")
+    elif model_type.startswith("gemma3") and not model_type.startswith("gemma3n"):
+        taken = ("image",)
+    else:
+        return 0
+    limit = dict(limits)
+    return model.vision_params if all(limit.get(m, 1) == 0 for m in taken) else 0
 
 
 def indexer_weights_params(model: ModelShape) -> int:
@@ -579,7 +664,29 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
     if index_heads and index_dim:
         per_layer += q_lora * index_heads * index_dim + h * index_dim
         router += indexer_weights_params(model)  # weights_proj: unquantised
-    return per_layer * layers, router
+    lac = model.hf_config.get("linear_attn_config")
+    lac = lac if isinstance(lac, dict) else {}
+    kda = lac.get("kda_layers")
+    if not isinstance(kda, list):
+        return per_layer * layers, router
+    # Kimi Linear and Kimi-K3: MLA only on the layers KDA leaves. Kimi-K3's KDA (``KimiK3DeltaAttention``,
+    # ``use_full_rank_gate``) keeps its forget gate's down projection ``f_a`` (hidden -> head_dim) whole on every rank
+    # (``_KimiGDNMergedColumnParallelLinear``'s replicated shard), with the attention's quantisation; its LatentMoE
+    # builds ``routed_expert_down_proj`` and ``routed_expert_up_proj`` as ``ReplicatedLinear`` with
+    # ``quant_config=None`` (``vllm/models/kimi_k3/nvidia/model.py``, ``KimiMoE``)
+    quantised = per_layer * (layers - len(kda))
+    if lac.get("use_full_rank_gate"):
+        quantised += h * (_num_of(lac, "head_dim") or 128) * len(kda)
+    latent = _cfg_int(model, "routed_expert_hidden_size")
+    if latent and model.moe is not None:
+        router += 2 * h * latent * moe_layers(model)
+    return quantised, router
+
+
+def _num_of(cfg: dict[str, Any], key: str) -> int:
+    """A positive integer ``cfg[key]``, else 0."""
+    v = cfg.get(key)
+    return int(v) if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
 def mla_dequantised_bytes(model: ModelShape, precision: Precision, tp: int) -> int:
@@ -702,7 +809,7 @@ def expert_params(model: ModelShape) -> int:
     if model.moe is None:
         return 0
     matrices = 2 if _nemotron_h(model) else 3  # Nemotron-H's experts are ungated (up and down, squared ReLU)
-    width = (_cfg_int(model, "moe_latent_size") if _nemotron_h(model) else None) or model.hidden_size  # LatentMoE
+    width = latent_moe_width(model) or model.hidden_size
     per_layer = model.moe.num_experts * matrices * width * model.moe.moe_intermediate_size
     counted = per_layer * moe_layers(model)
     if any(_cfg(model, k) is not None for k in _MOE_LAYER_KEYS):
@@ -719,6 +826,37 @@ def expert_params(model: ModelShape) -> int:
 _MOE_LAYER_KEYS = ("first_k_dense_replace", "interleave_moe_layer_step", "decoder_sparse_step", "mlp_only_layers",
                    "moe_layer_start_index", "expert_layer_period", "hybrid_override_pattern", "layers_block_type",
                    "num_dense_layers")
+
+
+#: Kimi-K3's smallest per-rank expert width (``min_moe_intermediate_per_partition``, 256 where the config sets none)
+KIMI_MIN_MOE_INTERMEDIATE_PER_PARTITION = 256
+
+
+def expert_padding(model: ModelShape, tp: int) -> float:
+    """How much larger vLLM builds the routed experts than the checkpoint holds them, at ``tp`` tensor-parallel ranks.
+
+    Kimi-K3 (``KimiMoE``, ``vllm/models/kimi_k3/nvidia/model.py`` at 006193b5): where ``moe_intermediate_size / TP``
+    falls below ``min_moe_intermediate_per_partition`` (256), the experts are built with an intermediate size of
+    256 × TP and the rows the checkpoint does not fill are zeroed, with or without expert parallelism (``tp_size`` is
+    the tensor-parallel world size either way): 3,072 at TP16 becomes 4,096, a third more expert memory per GPU. The
+    public TP16 H200 deployment that logs it (aws-samples/sample-llm-inference-on-eks, 129.75 GiB of weights a GPU)
+    is held by a test. 1.0 for every other model."""
+    if tp <= 1 or model.moe is None or _cfg_int(model, "routed_expert_hidden_size") is None:
+        return 1.0
+    inter = model.moe.moe_intermediate_size
+    floor = _cfg_int(model, "min_moe_intermediate_per_partition") or KIMI_MIN_MOE_INTERMEDIATE_PER_PARTITION
+    return floor * tp / inter if inter and inter // tp < floor else 1.0
+
+
+def latent_moe_width(model: ModelShape) -> int | None:
+    """The width the routed experts of a LatentMoE work in, or None where they work in ``hidden_size``: Nemotron-H's
+    ``moe_latent_size`` (``NemotronHMoE``) and Kimi-K3's ``routed_expert_hidden_size`` (vLLM's ``KimiMoE``
+    ``moe_hidden_size``, ``vllm/models/kimi_k3/nvidia/model.py``: the experts between ``routed_expert_down_proj`` and
+    ``routed_expert_up_proj``)."""
+    if model.moe is None:
+        return None
+    return (_cfg_int(model, "moe_latent_size") if _nemotron_h(model) else None) or _cfg_int(
+        model, "routed_expert_hidden_size")
 
 
 def _nemotron_h(model: ModelShape) -> bool:

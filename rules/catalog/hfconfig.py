@@ -151,8 +151,9 @@ HF_CONFIG_KEYS = frozenset({
     # Jamba: where its attention and expert layers are, and its Mamba1 mixers
     "attn_layer_period", "attn_layer_offset", "expert_layer_period", "expert_layer_offset", "mamba_dt_rank",
     "mamba_conv_bias", "mamba_proj_bias",
-    # Kimi Linear: which layers are KDA (linear attention) and their heads
-    "linear_attn_config",
+    # Kimi Linear: which layers are KDA (linear attention) and their heads; Kimi-K3's LatentMoE width (expert
+    # parallelism, replicated projections), its NoPE MLA (no rotary cache) and its q LoRA (replicated q_a_proj)
+    "linear_attn_config", "routed_expert_hidden_size", "mla_use_nope", "q_lora_rank",
     # Llama-Nemotron (DeciLM, NAS): each layer's attention (or none) and MLP width
     "block_configs",
     # LFM2 / LFM2.5 (Liquid AI): the short-convolution layers' state per request (kv_layout.short_conv_state_bytes),
@@ -712,6 +713,8 @@ def _kimi_linear(cfg: dict[str, Any], req: dict[str, int]) -> int:
     k_heads, k_dim = int(lac["num_heads"]), int(lac["head_dim"])
     kernel = int(lac.get("short_conv_kernel_size") or 4)
     p = k_heads * k_dim
+    if lac.get("use_full_rank_gate"):
+        return _kimi_k3(cfg, req, k_heads, k_dim, kernel)
     kda = (3 * h * p + (h * k_dim + k_dim * p + p) + h * k_heads + 3 * kernel * p + k_heads
            + (h * k_dim + k_dim * p) + k_dim + p * h)
     n_kda = _kda_count(cfg, layers)
@@ -721,6 +724,44 @@ def _kimi_linear(cfg: dict[str, Any], req: dict[str, int]) -> int:
     mlp = _mlp(moe_cfg, h, layers, "kimi_linear")
     total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2)
     return total + n_kda * kda + (layers - n_kda) * mla + mlp + layers * 2 * h + h
+
+
+def _kimi_k3(cfg: dict[str, Any], req: dict[str, int], k_heads: int, k_dim: int, kernel: int) -> int:
+    """Kimi-K3's language model (``use_full_rank_gate``), as its published safetensors hold it and vLLM's
+    ``vllm/models/kimi_k3/nvidia/model.py`` builds it (006193b5). P = ``num_heads`` × ``head_dim`` of
+    ``linear_attn_config``.
+
+    * KDA layer: q, k, v h × P; the forget gate's ``f_a`` h × head_dim and ``f_b`` head_dim × P with ``dt_bias`` (P);
+      beta h × heads; three short convolutions ``short_conv_kernel_size`` × P; ``A_log`` and the gated norm
+      ``o_norm`` of head_dim each (the checkpoint's shapes); a full-rank output gate ``g_proj`` h × P; o_proj P × h.
+    * MLA layer: DeepSeek's with q LoRA, plus the output gate ``g_proj`` h × heads × v (``mla_use_output_gate``).
+    * MLP: a dense one of ``intermediate_size`` on the first ``first_k_dense_replace`` layers; then a router h × E
+      with its bias, E experts of ``moe_intermediate_size`` working in ``routed_expert_hidden_size`` (LatentMoE:
+      ``routed_expert_down_proj`` h × latent, ``routed_expert_up_proj`` latent × h, a norm of latent with
+      ``latent_moe_use_norm``) and ``num_shared_experts`` shared experts of ``moe_intermediate_size`` in h.
+    * Per layer two RMSNorms and, with ``attn_res_block_size``, the attention residuals' two norms and two 1 × h
+      projections; after the last, the final norm and (attention residuals) one more norm and projection.
+    """
+    h, layers = req["hidden_size"], req["num_hidden_layers"]
+    heads, vocab = req["num_attention_heads"], req["vocab_size"]
+    p = k_heads * k_dim
+    kda = 3 * h * p + h * k_dim + k_dim * p + p + h * k_heads + 3 * kernel * p + k_dim + h * p + k_dim + p * h
+    n_kda = _kda_count(cfg, layers)
+    mla = _attention(cfg, h, heads, heads, _int(cfg, "head_dim") or h // heads, "kimi_linear")
+    if cfg.get("mla_use_output_gate"):
+        mla += h * heads * (_int(cfg, "v_head_dim") or 0)
+    dense = min(_int(cfg, "first_k_dense_replace") or 0, layers)
+    experts, inter = _int(cfg, "num_experts", "n_routed_experts") or 0, _int(cfg, "moe_intermediate_size") or 0
+    latent = _int(cfg, "routed_expert_hidden_size")
+    width = latent or h
+    moe = h * experts + experts + experts * 3 * width * inter
+    if latent:
+        moe += 2 * h * latent + (latent if cfg.get("latent_moe_use_norm") else 0)
+    moe += 3 * h * inter * (_int(cfg, "num_shared_experts", "n_shared_experts") or 0)
+    mlp = dense * 3 * h * (_int(cfg, "intermediate_size") or 0) + (layers - dense) * moe
+    res = 4 * h if cfg.get("attn_res_block_size") else 0
+    total = vocab * h * (1 if cfg.get("tie_word_embeddings") else 2)
+    return total + n_kda * kda + (layers - n_kda) * mla + mlp + layers * (2 * h + res) + h + res // 2
 
 
 def _nemotron_nas(cfg: dict[str, Any], req: dict[str, int]) -> int:
@@ -772,7 +813,7 @@ def _derive(cfg: dict[str, Any]) -> int:
         return _lfm2(cfg, required(cfg))
     if nas_blocks(cfg) is not None:
         return _nemotron_nas(cfg, required(cfg))
-    if cfg.get("model_type") == "kimi_linear":
+    if cfg.get("model_type") in ("kimi_linear", "kimi_k3"):
         return _kimi_linear(cfg, required(cfg))
     if cfg.get("model_type") == "jamba":
         return _jamba(cfg, required(cfg))
@@ -873,7 +914,9 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
         kind = "pixtral"
     if top_type in ("glm4v", "glm4v_moe") or kind in ("glm4v", "glm4v_moe", "glm4v_vision", "glm4v_moe_vision"):
         kind = "glm4v_vision"
-    defaults = _VISION_DEFAULTS.get(kind)
+    if top_type == "kimi_k3" and not kind:
+        kind = "kimi_k3_vision"
+    defaults = _VISION_DEFAULTS.get(kind, {} if kind == "kimi_k3_vision" else None)
     if defaults is None:
         return None
     v = {**defaults, **vision}
@@ -890,6 +933,8 @@ def _vision_params(config: dict[str, Any], vision: dict[str, Any], top_type: str
             return _pixtral(v, config, text_h)
         if kind == "kimi_k25_vision":
             return _moonvit(v, text_h)
+        if kind == "kimi_k3_vision":
+            return _kimi_k3_vit(v, text_h)
         if kind == "glm4v_vision":
             return _glm4v_vit(v)
         return _llama4_vision(v, text_h)
@@ -953,6 +998,22 @@ def _qwen3_omni_audio(a: dict[str, Any]) -> int | None:
     convs = (9 * c + c) + 2 * (9 * c * c + c) + c * freq * d
     layer = 4 * d * d + 4 * d + 4 * d + 2 * d * f + f + d
     return convs + layers * layer + 2 * d + d * d + d + d * out + out
+
+
+def _kimi_k3_vit(v: dict[str, Any], text_h: int) -> int:
+    """Kimi-K3's vision tower and projector as its published safetensors hold them (``vt_*`` keys of its
+    ``vision_config``; no biases: ``attn_bias``, ``linear_bias`` and ``patch_embed_proj_bias`` false): a patch
+    convolution 3 × patch² × H, a learned ``init_pos_emb_height`` × ``init_pos_emb_width`` × H table; per block two
+    RMSNorms H, ``wqkv`` H × 3 ``qkv_hidden_size``, ``wo`` ``qkv_hidden_size`` × H and an MLP H × I × 2; a final
+    norm H; the projector (``patchmergerv2``) over ``mm_hidden_size`` × merge² inputs M: M × M, M × text hidden and a
+    norm of the text hidden."""
+    H, inter, blocks = int(v["vt_hidden_size"]), int(v["vt_intermediate_size"]), int(v["vt_num_hidden_layers"])
+    qkv, p = int(v.get("qkv_hidden_size") or H), int(v["patch_size"])
+    merge = v.get("merge_kernel_size") or [2, 2]
+    m = int(v.get("mm_hidden_size") or H) * int(merge[0]) * int(merge[1])
+    tower = 3 * p * p * H + int(v["init_pos_emb_height"]) * int(v["init_pos_emb_width"]) * H
+    tower += blocks * (2 * H + H * 3 * qkv + qkv * H + 2 * H * inter) + H
+    return tower + m * m + m * text_h + text_h
 
 
 def _siglip(v: dict[str, Any], text_h: int) -> int:
@@ -1060,6 +1121,9 @@ def quant_from_config(q: Any) -> tuple[Precision, str] | None:
     if method == "compressed-tensors":
         if "nvfp4" in str(q.get("format", "")).lower():
             return "nvfp4", method
+        if "mxfp4" in str(q.get("format", "")).lower():
+            # ``mxfp4-pack-quantized`` (Kimi-K3): float 4-bit in groups of 32 with a uint8 (e8m0) scale each
+            return "mxfp4", method
         groups = q.get("config_groups") or {}
         for group in groups.values() if isinstance(groups, dict) else ():
             weights = group.get("weights") if isinstance(group, dict) else None

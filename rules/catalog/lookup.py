@@ -412,6 +412,10 @@ _QUANT_SUFFIXES: tuple[tuple[str, Precision, str | None], ...] = (
     (r"[-_.]w8a16", "int8", "gptq"),
     (r"[-_.]w8a8", "int8", "compressed-tensors"),
     (r"[-_.]awq[-_.]int4", "int4", "awq"),
+    # AWQ is 4-bit in vLLM (AWQConfig raises "only 4-bit weight quantization is supported for AWQ" for any other
+    # width, vllm/model_executor/layers/quantization/awq.py): `-AWQ-4bit` states the one width it can be
+    # (akiltrebreg/agile-assistant serves a /models/qwen3-8b-awq-4bit)
+    (r"[-_.]awq[-_.]4bit", "int4", "awq"),
     (r"[-_.]awq", "int4", "awq"),
     (r"[-_.]gptq[-_.]int4", "int4", "gptq"),
     (r"[-_.]gptq[-_.]int8", "int8", "gptq"),

@@ -256,7 +256,9 @@ def _guessed_names(model: str) -> list[str]:
     for an OCI image (KServe's modelcars), the tag that names the model (``oci://quay.io/…/modelcar-catalog:
     llama-3.2-1b-instruct``) and then the image's name (only the image's when the tag is a version); for a
     revision folder (``/models/microsoft/phi-2/main``, a
-    40-hex commit as the Hugging Face cache's snapshots), the ``org/name`` above it."""
+    40-hex commit as the Hugging Face cache's snapshots), the ``org/name`` above it; for the Hugging Face cache's own
+    folders (``gs://bucket/models--Qwen--Qwen3.5-397B-A17B-FP8/snapshots/<commit>``, a cache copied whole), the
+    repository they hold."""
     parts = [p for p in model.rstrip("/").split("/") if p]
     tail = parts[-1] if parts else ""
     if not tail or tail in (".", ".."):
@@ -269,9 +271,23 @@ def _guessed_names(model: str) -> list[str]:
         # instruct-quantized-w8a8:1.5`, `phi2-modelcar:0.0.5` (corpus17); tried after the name as written
         names += [bare for n in names if (m := _MODELCAR_AFFIX.match(n))
                   and re.search(r"\d", bare := m.group(1) or m.group(2))]
+    elif _revision_dir(tail) and len(parts) >= 3 and parts[-2] == "snapshots" and (hub := _hub_cache_repo(parts[-3])):
+        names = [hub]  # the Hugging Face cache's own layout, copied to a bucket or a volume whole
     elif _revision_dir(tail) and len(parts) >= 2:
         names = ([parts[-3] + "/" + parts[-2]] if len(parts) >= 3 else []) + [parts[-2]]
+    elif hub := _hub_cache_repo(tail):
+        names = [hub]
     return [n for n in names if n]
+
+
+def _hub_cache_repo(folder: str) -> str | None:
+    """``org/name`` of a Hugging Face cache folder, ``models--<org>--<name>`` (huggingface_hub's
+    ``repo_folder_name``: the repository id with ``/`` written ``--``; the Hub refuses ``--`` inside a name, so the
+    split is unambiguous), or None for any other folder."""
+    if not folder.startswith("models--"):
+        return None
+    parts = folder[len("models--"):].split("--")
+    return "/".join(parts) if len(parts) in (1, 2) and all(parts) else None
 
 
 def _name_guess(model: str) -> Any:

@@ -27,14 +27,20 @@ def cpu_image(image: str) -> bool:
 
 def runs_on_cpu(g: ServingGroup) -> bool:
     """Whether the group runs vLLM's CPU backend and requests no accelerator: a resource field says so
-    (``cpu_backend``), or the vLLM container's image is a CPU build, its environment sets
-    VLLM_TARGET_DEVICE=cpu or a setting only the CPU backend reads, or it passes ``--device cpu`` to an
-    image that is not known as an accelerator's build.
+    (``cpu_backend``), or the vLLM container's image is a CPU build, its environment holds a setting only
+    the CPU backend reads, or, on an image that is not known as an accelerator's build, it sets
+    VLLM_TARGET_DEVICE=cpu or passes ``--device cpu``.
 
     vLLM picks its platform from how it was built, never from ``--device`` (deprecated as having no
-    effect in vllm-project/vllm#18399, removed in 0.10.0 by #21349): ``vllm/vllm-openai`` with
-    ``--device cpu`` is the CUDA build and still needs a GPU. Only on an image whose build nothing
-    names (a team's own) is the flag kept as a sign of a CPU build."""
+    effect in vllm-project/vllm#18399, removed in 0.10.0 by #21349) nor from the environment:
+    ``VLLM_TARGET_DEVICE`` is read by its setup.py when the wheel is built, and at start-up
+    ``vllm/platforms/__init__.py`` activates the CPU platform only for a build whose version names ``cpu``
+    (or on macOS), the CUDA one only where NVML finds a GPU, so a CUDA build with no GPU gets no platform
+    (UnspecifiedPlatform). ``vllm/vllm-openai`` with ``--device cpu`` or ``VLLM_TARGET_DEVICE=cpu`` is the
+    CUDA build and still needs a GPU. Only on an image whose build nothing names (a team's own) are these
+    kept as a sign of a CPU build. (Read at vllm-project/vllm 00e2bbc, ``vllm/platforms/__init__.py``;
+    ``VLLM_TARGET_DEVICE`` is read in ``setup.py`` and tests only.) A setting only the CPU backend reads
+    (``VLLM_CPU_KVCACHE_SPACE``) is still taken as the author's sign of a CPU build, as before."""
     gpus = g.gpus_per_pod
     if (isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0) or g.accelerator_resource:
         return False
@@ -45,13 +51,12 @@ def runs_on_cpu(g: ServingGroup) -> bool:
         return False
     if isinstance(c.image, str) and cpu_image(c.image):
         return True
-    target = c.env.get("VLLM_TARGET_DEVICE")
-    if isinstance(target, str) and target.strip().lower() == "cpu":
-        return True
     if any(name in c.env for name in _CPU_ENV):
         return True
+    target = c.env.get("VLLM_TARGET_DEVICE")
     device = g.engine.extra.get("device")
-    if not (isinstance(device, str) and device.strip().lower() == "cpu"):
+    if not ((isinstance(target, str) and target.strip().lower() == "cpu")
+            or (isinstance(device, str) and device.strip().lower() == "cpu")):
         return False
     return not (isinstance(c.image, str) and image_families(c.image))
 

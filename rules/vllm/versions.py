@@ -154,6 +154,11 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   tower's peak on a large image: ``copies`` (0.11: the four neighbours' embeddings, a weighted copy of them, their sum,
   a contiguous copy and a permuted copy), ``in-place`` (0.17: the four embeddings weighted in place, their sum, a
   permuted copy and ``torch.cat``'s copy), ``kernel`` (0.22: a Triton kernel writes the interpolated rows).
+* ``qwen25_vit``: what Qwen2.5-VL's vision tower (``Qwen2_5_VisionTransformer``, which Qwen2.5-Omni's thinker reuses)
+  holds at its peak, read from its blocks: ``generic`` (before 0.11: not read in full, the generic estimate),
+  ``float32-rotary`` (0.11: attention copies q, k and v contiguous, concatenates q and k and rotates them through a
+  float32 copy into a float32 output, then casts it back), ``model-dtype-rotary`` (0.12+: q and k rotated in the
+  model's dtype, out of place, from one contiguous copy; the gated MLP is then as large).
 * ``qwen_image``: the largest image Qwen2-VL's processing info profiles under the processor's ``max_pixels``:
   ``square`` (up to 0.12: a 9,999,999-pixel square through ``smart_resize``, ``floor(√max_pixels ÷ 28)²`` tokens),
   ``factors`` (0.13+: the most tokens up to ``max_pixels // 28²`` whose closest factor pair is at most 200 : 1).
@@ -185,6 +190,8 @@ MmItems = Literal["ceil", "floor", "budget"]
 QwenImage = Literal["square", "factors"]
 #: How Qwen3-VL's vision tower interpolates its position embeddings (see ``qwen3_vit_pos`` in the module docstring).
 Qwen3VitPos = Literal["copies", "in-place", "kernel"]
+#: What Qwen2.5-VL's vision tower holds at its peak (see ``qwen25_vit`` in the module docstring).
+Qwen25Vit = Literal["generic", "float32-rotary", "model-dtype-rotary"]
 #: How vLLM's argument parser reads a multimodal flag's value (see ``mm_limit_parse`` in the module docstring).
 MmArgParse = Literal["kvs", "loads", "json-or-kvs", "json"]
 #: Which models run Model Runner V2 by default (see ``Behaviour.v2_runner``).
@@ -307,6 +314,12 @@ class Behaviour:
     #: official image, which installs that wheel and requirements/cuda.txt and nothing else that brings them; without
     #: them MXFP4 experts on Hopper run on Marlin, whose padding and bf16 scales differ
     wheel_triton_kernels: bool = False
+    #: The Triton MXFP4 MoE backend (Hopper) frees the experts' scales as loaded once it has swizzled them, keeping
+    #: only the padded copy (0.25+; before, both stay: ``weights.Mxfp4Backend``)
+    mxfp4_triton_frees_scales: bool = False
+    #: A tower whose modalities ``--limit-mm-per-prompt`` all sets to 0 is built on the meta device, its weights never
+    #: loaded (``SupportsMultiModal._mark_tower_model``, 0.19+; ``weights.unbuilt_tower_params``)
+    unbuilt_towers: bool = False
     mm_items: MmItems = "ceil"  # how V1 counts the dummy multimodal items it profiles (module docstring)
     mm_default_limit: int = 1  # --limit-mm-per-prompt's default per modality (V1: 999 from 0.8.4)
     mm_expand_outputs: bool = False  # 0.11-0.12: each dummy encoder output is padded to the encoder budget
@@ -320,6 +333,7 @@ class Behaviour:
     qwen_image: QwenImage = "square"  # how the largest Qwen-VL image is found (module docstring)
     mm_inputs_model_dtype: bool = False  # the processor's pixel values reach the GPU in the model's dtype (0.9.1+)
     qwen3_vit_pos: Qwen3VitPos = "copies"  # Qwen3-VL's position-embedding interpolation (module docstring)
+    qwen25_vit: Qwen25Vit = "generic"  # what Qwen2.5-VL's vision tower holds at its peak (module docstring)
     mm_limit_parse: MmArgParse = "kvs"  # --limit-mm-per-prompt's parser (module docstring)
     mm_kwargs_parse: MmArgParse = "loads"  # --mm-processor-kwargs' parser
     mrope_cache_scale: int = 1  # MRotaryEmbedding's cos/sin cache: this many times max_position_embeddings (0.7.2+: 4)
@@ -437,11 +451,13 @@ _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True)
 _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               runai_streamer=True, full_cudagraphs=True,
-              gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5)
+              gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5,
+              qwen25_vit="float32-rotary")
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True)
 _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
-              cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True)
+              cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
+              qwen25_vit="model-dtype-rotary")
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
@@ -449,7 +465,7 @@ _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=Tr
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped")
-_R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True)
+_R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
               nemotron_h_ssm_dtype="float32")
@@ -460,7 +476,7 @@ _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
 _R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
-              sliding_kernel_block=16)
+              sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
@@ -558,6 +574,17 @@ SOURCES: dict[str, str] = {
     "v0_chunked_tokens": "config.py SchedulerConfig: 512 with chunked prefill in 0.5.5 and 0.6.3.post1, 2048 in "
                          "0.6.6.post1 (0.6.4 logs show 512); engine/arg_utils.py turns chunked prefill on for "
                          "max_model_len > 32768 on CUDA, not for multimodal, sliding-window or ROCm",
+    "unbuilt_towers": "model_executor/models/interfaces.py SupportsMultiModal._mark_tower_model: no_init_weights "
+                      "(the modules on the meta device, StageMissingLayer placeholders) when "
+                      "mm_config.get_limit_per_prompt(m) == 0 for every modality of the tower, in the 0.19.0, 0.20.0, "
+                      "0.25.1, 0.29.0 and 0.30.0 wheels (absent from 0.14.1's); models/gemma4_mm.py marks "
+                      "vision_tower and embed_vision for image and video, audio_tower and embed_audio for audio",
+    "mxfp4_triton_frees_scales": "model_executor/layers/fused_moe/oracle/mxfp4.py "
+                                 "convert_gpt_oss_weight_to_mxfp4_moe_kernel_format, TRITON backends: 'del "
+                                 "layer.w13_weight_scale' and 'del layer.w2_weight_scale' after _swizzle_mxfp4 in the "
+                                 "0.25.0, 0.25.1, 0.29.0 and 0.30.0 wheels; 0.24.0 deletes layer.w13_weight and "
+                                 "layer.w2_weight only (0.21.0 - 0.23.0 neither); the 0.27.1 H100 log of gpt-oss-120b "
+                                 "(aihpi/litellm-k8s: weights 61.1 GiB, against 64.38 at 0.14.1)",
     "wheel_triton_kernels": "cmake/external_projects/triton_kernels.cmake (FetchContent of triton v3.5.0's "
                             "python/triton_kernels into the wheel) in the 0.12.0, 0.14.1 and 0.20.0 sdists, absent in "
                             "0.10.1.1, 0.11.0 and 0.11.2, whose docker/Dockerfile installs requirements/cuda.txt and "
@@ -730,6 +757,17 @@ SOURCES: dict[str, str] = {
                              "transformers.BatchFeature') in 0.9.1, 0.9.2 and 0.10.1.1, multimodal/processing.py in "
                              "0.11.0, multimodal/processing/context.py _postprocess_output in 0.17.1, 0.19.0 and "
                              "0.22.0; absent in 0.8.4, 0.8.5 and 0.9.0 (the processor's float32 tensors as they are)",
+    "qwen25_vit": "model_executor/models/qwen2_5_vl.py Qwen2_5_VisionAttention.forward: q, k, v "
+                  "rearranged .contiguous(), torch.cat([q, k]) and qwen2_vl.apply_rotary_pos_emb_vision (t.float(), "
+                  "vllm_flash_attn's apply_rotary_emb out of place, .type_as(t)) in 0.11.0, all_gather_interleave's "
+                  "gathered pieces and their interleaved torch.cat at TP > 1; qk einops-rearranged into one copy and "
+                  "rotated in the model's dtype (dispatch_rotary_emb_function in 0.12.0; ApplyRotaryEmb(enforce_enable="
+                  "True), enable_fp32_compute False, in 0.13.0, 0.14.1, 0.15.0, 0.20.0, 0.23.0, 0.25.1 and 0.26.0), "
+                  "Qwen2_5_VisionMLP gate_up_proj, act_fn, down_proj, and Qwen2_5_VisionBlock's fused "
+                  "norm2(x, residual=x_attn) in every one; compile_mm_encoder False by default "
+                  "(config/compilation.py); "
+                  "0.8.5 rotates q and k apart by attention backend (not modelled: the generic estimate before 0.11; "
+                  "0.11.1-0.11.x and 0.27+ not read, taken as the release before them)",
     "qwen3_vit_pos": "model_executor/models/qwen3_vl.py Qwen3_VisionTransformer.fast_pos_embed_interpolate: embeds "
                      "= pos_embed(indices) (4 × patches × hidden), weighted_embeds = embeds * weights, p0 + p1 + p2 + "
                      "p3, .contiguous() and a permuted reshape in 0.11.0; embeds *= weights, embeds.sum(0), a permuted "

@@ -222,3 +222,55 @@ def test_a_pipe_that_goes_on_after_the_closing_delimiter():
 def test_a_script_on_standard_input_is_known_by_its_shebang():
     inv = load_text(script("#!/bin/bash", "kubectl apply -f - <<'EOF'", POD, "EOF"), "<stdin>")
     assert [(g.location.file, g.location.line) for g in inv.groups] == [("<stdin>", 3)]
+
+
+JOB_FROM_VARIABLES = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {generateName: "${NAME}-"}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: server
+          image: ${IMAGE}
+          command: [/bin/bash, -c]
+          args: ["${CMD}"]
+          resources: {limits: {nvidia.com/gpu: "${TP}"}}
+"""
+
+
+def test_a_pod_whose_image_is_a_shell_variable_in_a_script_that_runs_vllm_is_said():
+    """The script picks the image and the server command into shell variables (a case on its argument) and applies
+    a Job that takes both from them: the shell fills them when it runs, this reader does not, so no workload is
+    read; SW005 says so at the image's line and names what says the script runs vLLM (outside the here-document,
+    not in a comment), instead of a silent pass (aproeme/AgentCAP's k8s/launch_llm_server.sh)."""
+    text = script("#!/bin/bash", "# images: lmsysorg/sglang or vllm/vllm-openai", 'case "$1" in',
+                  '  vllm) IMAGE="vllm/vllm-openai:v0.21.0"; CMD="vllm serve /models/m --tensor-parallel-size 2" ;;',
+                  '  sglang) IMAGE="lmsysorg/sglang:v0.5.9" ;;', "esac", "kubectl create -f - <<YAML",
+                  JOB_FROM_VARIABLES, "YAML")
+    inv = load_text(text, "launch.sh")
+    assert inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert (issue.subject, issue.location.line, issue.mentioned) == ("shell script launch.sh", 17, True)
+    assert issue.reason.startswith(
+        "the script runs vLLM (`vllm/vllm-openai` at line 4) but the pod its here-document at line 7 applies takes "
+        "its image from the shell variable `${IMAGE}`, which the shell fills when the script runs; ")
+
+
+def test_an_image_variable_is_not_said_where_the_script_runs_no_vllm_or_the_pod_is_read():
+    """Only a script that runs vLLM outside its manifests gets the record (a web app's image in a variable is no
+    vLLM server); a quoted delimiter keeps `${IMAGE}` as written (no shell fills it: not this case); and a pod of the
+    script that is read as a workload needs no word."""
+    web = load_text(script("#!/bin/bash", 'IMAGE="nginx:1.27"', "kubectl apply -f - <<EOF", JOB_FROM_VARIABLES,
+                           "EOF", "echo 'the chat UI talks to vllm'"), "web.sh")
+    assert web.launch_issues == []
+    quoted = load_text(script("#!/bin/bash", 'IMAGE="vllm/vllm-openai:v0.21.0"', "kubectl apply -f - <<'EOF'",
+                              JOB_FROM_VARIABLES, "EOF"), "quoted.sh")
+    assert [i for i in quoted.launch_issues if "shell variable" in i.reason] == []
+    served = POD.replace("image: vllm/vllm-openai:v0.11.0", "image: ${IMAGE}").replace(
+        "args: [", "command: [vllm, serve]\n      args: [")
+    read = load_text(script("#!/bin/bash", 'IMAGE="vllm/vllm-openai:v0.11.0"', "kubectl apply -f - <<EOF", served,
+                            "EOF"), "read.sh")
+    assert [i for i in read.launch_issues if "shell variable" in i.reason] == []

@@ -262,6 +262,7 @@ def test_deep_nesting_is_left_to_the_python_reader_past_500_levels(depth):
     "a: 1\n...\n%YAML 1.1\n---\nb: 2\n", "%YAML 1.2\n---\na: 1\n", "%TAG !e! tag:x,2000:\n---\na: 1\n",
     "a: 1\n%YAML 1.1\n---\nb: 2\n", "--- a\n--- b\n", "---\n...\n---\n", "a: |\n  x\n  y\nb: >-\n  p\n  q\n",
     "a: 'it''s'\nb: \"\\u00e9\\t\"\n", "- ? a\n  : b\n", "{a: 1, b: [2, 3]}\n", "a: b # c\n# d\n", "\ufeffa: 1\n",
+    "\ufeff---\na: 1\n---\nb: 2\n",
     "a:\n- 1\n- 2\n", "a: 1\r\nb: 2\r\n", "- - - x\n",
 ])
 def test_directives_document_markers_and_scalar_styles_read_the_same(text):

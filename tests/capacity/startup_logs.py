@@ -137,7 +137,9 @@ LLAMA33_70B_FP8_MODELOPT = dataclasses.replace(
 #: config.json was not reachable here) as kenrollins/gemma-forge quotes it (docs/journal/gotchas/nvfp4-vram-math.md at
 #: 2982efb: "Quantized (FP4): MLP/FFN layers only (weights AND activations, group_size=16)"; "NOT quantized (stays bf16):
 #: ALL 60 self-attention layers, the LM head, and the vision encoder"; its KV cache FP8, context-window-edge.md). The
-#: exclusions are spelt as ModelOpt's ``exclude_modules`` patterns over those modules, not verbatim.
+#: exclusions are spelt as ModelOpt's ``exclude_modules`` patterns over those modules, not verbatim. The catalog's copy of
+#: the checkpoint's config.json (catalog47, ai-dynamo/aiconfigurator 095f58a) has the same list: ``lm_head``,
+#: ``model.embed_vision*``, ``model.vision_tower*`` and every layer's ``self_attn*`` (toksingle10 checked).
 _GEMMA4_31B = find_model("google/gemma-4-31B-it")
 GEMMA4_31B_NVFP4_MODELOPT = dataclasses.replace(
     _GEMMA4_31B, id="nvidia/Gemma-4-31B-IT-NVFP4", precision="nvfp4", quantization="modelopt_fp4",
@@ -447,19 +449,19 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "0.29.0 runs every generative model on Model Runner V2 (config/vllm.py use_v2_model_runner, read in 0.29.0); "
         "shardwise keeps 0.25's rule (V1's terms) for mixtures of experts, because V2's terms (a greedy profile sampler, "
         "the flat graph term) leave 0.7 - 1.2 GiB unexplained on these rows (tokens 90 -> 89 with them, tokens34; "
-        "94 -> 94 and KV 113 -> 112, the residuals spread -0.91 to +1.22 GiB, tokens35)",
+        "94 -> 94 and KV 113 -> 112, the residuals spread -0.91 to +1.22 GiB, tokens35). Four of set 12's and 21's "
+        "text-only RedHatAI gemma-4-26B-A4B FP8-dynamic starts on an L40S joined in toksingle10 (+5.6 to +7.9 %, "
+        "0.76 - 1.04 GiB more cache than logged; the block-48 one left it): with their weights as vLLM loads them (the "
+        "tower --language-model-only leaves unbuilt out, 1.02 GiB; 24.58 GiB against 24.72 logged) their compiled "
+        "runs keep about 0.8 - 1.0 GiB beside the cache that no term gives, the eager one 0.37 (within 5 %)",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm"),
-    "pcie-tp4": (
-        "TP4 over PCIe with custom all-reduce off: the L4 run keeps 0.34 GiB more than modelled, the L40S runs 0.39 "
-        "more and 0.02 less, RTX 3090 runs 0.12 - 0.29 less: no one term; not NCCL's (two 12 MiB channels of ring and "
-        "of tree a communicator over P2P, none on the GPU over shared memory: at most 0.1 GiB, nccl46)",
-        "NCCL_DEBUG=INFO lines (channels, buffer sizes) of a PCIe TP4 start, or its non-torch breakdown"),
     "large-tp-communicators": (
-        "TP8 (and TP8 x PP2) on NVLink or XGMI nodes after 0.10 or on ROCm: vLLM keeps 2.9 - 9 GiB a GPU more than "
-        "modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.12.0 and 0.19.0 rows (lazy connect: torch's tp "
-        "ring, charged in 0.11 - 0.18 from tokens35, and one NVLS buffer), RCCL's rings and trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 "
-        "(nccl46; 0.9 - 0.10 on NVSwitch Hopper are charged)",
+        "TP8 x PP2 on two NVLink nodes joined by GPUDirect-TCPXO (0.19.0) and TP8 on XGMI (V0 on ROCm): vLLM keeps 2.9 "
+        "and 9 GiB a GPU more than modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.19.0 row, RCCL's rings and "
+        "trees at NCCL_MIN_NCHANNELS=112 3.5 of the MI300X row's 9 (nccl46; 0.9 - 0.10 on NVSwitch Hopper are charged). "
+        "No TP8 NVSwitch term is missing at 0.12.0: the same command's probes on 8 x H200 log 66-67x where the row's "
+        "61.44x was read, and shardwise is within +1.3 - +2.8 % of them (tokmulti10)",
         "NCCL_DEBUG=INFO channel and buffer lines, or a breakdown log, of a TP8 start"),
     "pip-sort": (
         "PyTorch's sort (a pip install without FlashInfer): vLLM kept 1.33 GiB beside the weights and the cache, less "
@@ -471,15 +473,19 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "tokens with and without it, enginrect/llmso Lab 2); at TP4 the quoted budget may be another worker's",
         "the install (a traceback's paths, pip freeze, the image) and, for TP4, every worker's budget line"),
     "weights-format": (
-        "the weights vLLM loads differ from the checkpoint's shape estimate (FP8 compressed-tensors 0.20 GiB under; "
-        "NVFP4 on Marlin 0.86 over by the post's approximate figure); with the logged weights the counts are in 5 %",
-        "the checkpoint's quantization_config and safetensors index"),
+        "the weights vLLM loads differ from the checkpoint's shape estimate (an FP8 compressed-tensors re-upload of "
+        "DeepSeek-R1-Distill-Qwen-32B, 0.20 GiB under; the activation 0.12 under); with the logged weights the count "
+        "is within 2 % (the Gemma 4 NVFP4 TP2 row of this class came within 5 % with Gemma 4's weights, toksingle10)",
+        "the checkpoint's quantization_config and safetensors index (the log names only a local directory)"),
     "unified-memory": (
         "GB10's unified memory: the host's allocations land in the non-torch term, which has no GPU term",
         "the host's memory use during the profile (a MemorySnapshot debug line)"),
     "pp-rtx-pro-6000": (
-        "0.27.1 pipeline stages on RTX PRO 6000 over PCIe: the first stage keeps 0.81 GiB more than modelled at PP2; "
-        "the PP4 post quotes a stage that is not the binding one; the same post's TP2 run is within 0.10",
+        "0.27.1 pipeline stages on RTX PRO 6000 over PCIe, cold compile caches (fresh containers): at PP2 the log's "
+        "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "
+        "first stage (8.28; its last stage 7.73, 0.81 over); the PP4 post quotes a stage that is not the binding one; "
+        "the same post's TP2 run is within 0.10, and its TP4 breakdown logs 1.70 GiB of non-torch memory where 0.22 "
+        "are charged and 0.33 less peak than modelled (tokmulti10): not one term",
         "every stage's budget line"),
     "profile-peak-0.15": (
         "0.15.1's profile at 8,192 tokens (8 sequences): 0.33 GiB beyond weights, forward, cold-compile peak and "
@@ -497,7 +503,9 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "a separate drafter (the speculative config's `model`, a Gemma 4 assistant): its weights are charged (0.78 GiB, "
         "from its config.json; the log's 25.5 against 24.72 without it), its CUDA graphs are not: 0.29's Model Runner "
         "V2 measures the speculator's graphs into the budget (the log's 'equivalent to' line: 0.93 GiB against 0.50 "
-        "in B-default, the same start without the drafter, +0.43), and 0.24 GiB more is not attributed",
+        "in B-default, the same start without the drafter, +0.43), and 0.99 GiB more is not attributed (0.24 while the "
+        "unbuilt 1.02 GiB tower was counted in the target's weights, before toksingle10: the class of v2-moe-0.29's "
+        "text-only Gemma 4 rows)",
         "the drafter's graph memory read from logs with and without a drafter at other capture sizes and draft "
         "lengths (one pair cannot tell a term from a fit)"),
     "sm120-cold-nontorch": (
@@ -505,33 +513,34 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "non-torch memory against the 0.12 charged; weights, layout and the cold-compile peak are right",
         "a cold and a warm start of one model measured on an sm_120 card"),
     "gemma4-cold-peak": (
-        "cold starts of dense Gemma 4 models keep 0.27 - 0.94 GiB less cache than modelled (E2B on a T4 at 0.28.0, "
-        "E4B on an L4 and 31B QAT on an L40S in 0.30.0's SageMaker container, each charged one copy of the embedding "
-        "for the cold torch.compile: 0.75, 1.25, 2.62 GiB); the 26B-A4B's cold starts on the same container and E2B's "
-        "on the L4 are within 2 %: not one term",
-        "a cold Gemma 4 E4B or 31B start's breakdown line ('Actual usage is ... peak activation ... CUDAGraph "
-        "memory', 0.26+) beside a warm start of the same"),
-    "compile-state-unread": (
-        "the source's figures come from a start whose torch.compile state it does not quote (GCE T4, 0.29.0 from "
-        "PyPI: the study's bf16 server for the sweep was a warm restart); charged cold (0.75 GiB for E2B's embedding) "
-        "the count is 19 % low, warm it would be within 4 %",
-        "the start's compile lines ('Compiling a graph' or 'Directly load the compiled graph')"),
-    "gemma4-e-weights": (
-        "the Gemma 4 E-series loads 0.19 - 0.57 GiB more than its parameters at their dtypes (bf16 E2B 9.75 - 9.8 "
-        "logged against 9.56; QAT E2B 8.01 - 8.02 against 7.56; QAT E4B 11.04 against 10.47): with the logged weights "
-        "the warm QAT E2B start on a T4 is within 1 %",
-        "the checkpoints' safetensors index (the catalog's 5.1 B and 8.0 B are the cards' rounded totals) and what "
-        "vLLM's gemma4_mm allocates beyond them"),
+        "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
+        "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "
+        "sizing.mm_inputs_embedded; charged, the row was -9.2 %, and the E4B, 31B QAT and NVFP4 rows of 0.30.0 that "
+        "this class held came within 5 % or moved to gemma4-quantised-weights), and the same image's L4 start is "
+        "within 1 %",
+        "the start's breakdown line ('Actual usage is ... peak activation ... non-torch ... CUDAGraph memory', 0.26+)"),
+    "gemma4-quantised-weights": (
+        "quantised Gemma 4 checkpoints load 0.25 - 0.45 GiB more than their parameters at their formats where the bf16 "
+        "ones are within 0.1 (E4B QAT W4A16 10.59 GiB against 11.04 logged, 31B QAT 19.43 against 19.78, the 31B "
+        "NVFP4 30.92 against 31.18, the 26B-A4B AWQ, NVFP4 and W4A16 repack 0.25 - 0.29 under): with the logged "
+        "weights the QAT rows' counts are within 2 - 3 %, the NVFP4 row's +9 %",
+        "the checkpoints' config.json (ignore list, tie_word_embeddings) and safetensors index, or the vLLM module "
+        "listing of a quantised Gemma 4 load"),
     "qwen38-awq-3090": (
-        "cyankiwi's Qwen3.8-27B AWQ checkpoints at 0.29.0 on RTX 3090s (TP2 over PCIe and one card, fp8_e5m2 KV, text "
-        "only): the weights differ from the shapes (AWQ-INT4 0.87 GiB over the estimate, the AWQ-BF16-INT4 ignore list "
-        "assumed), and the hybrid layout gives 1.8 - 4.4 % more tokens than the logged budgets hold, where set 21's "
-        "Qwen3.8-27B-FP8 pair with prefix caching declared is exact; the TP2 budgets are 0.97 GiB under with a cold "
-        "compile charged",
-        "the checkpoints' config.json and the starts' 'Setting attention block size' / mamba page lines and compile lines"),
+        "cyankiwi's Qwen3.8-27B-AWQ-INT4 at 0.29.0 on one RTX 3090 (eager, fp8_e5m2 KV, text only): its weights come "
+        "to 16.65 GiB against 18.37 logged once the vision tower these text-only starts do not build is out "
+        "(Qwen3.5's _mark_tower_model, 0.19+; 17.50 with it counted), where the catalog sizes the checkpoint as AutoAWQ "
+        "at group 128 (0.52 bytes a weight); a public note calls it compressed-tensors W4A16, group 32, asymmetric "
+        "(0.58: +1.33 GiB), unconfirmed; and the hybrid layout holds 4.5 % more tokens than the logged budget. Its "
+        "AWQ-BF16-INT4 sibling's TP2 rows came within 5 % with the tower out (toksingle10), their weights 0.68 GiB a GPU "
+        "short",
+        "the checkpoints' config.json (quant scheme, group size, zero points, ignore list) and the start's 'Setting "
+        "attention block size' / mamba page lines"),
     "text-only-warm-restart": (
         "a marginal 31B QAT start on an L4 at 0.97 whose count is the container's warm second start after a cold one "
-        "refused (-0.29 GiB), with every modality limit 0 (0.15+ builds no vision tower, still charged: 0.42 GiB)",
+        "refused (-0.29 GiB), with every modality limit 0; from toksingle10 the tower vLLM 0.19+ does not build is "
+        "not charged (1.02 GiB): the cold start's budget is modelled -0.25 GiB against the -0.29 logged, and the "
+        "warm second start, whose count this is, would be 2,610 tokens against 2,555",
         "a text-only start's breakdown (whether the tower's weights are loaded) and the compile state per start"),
 }
 
@@ -559,17 +568,19 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_GPT_OSS_SMOKE, "0.29.0", "openai/gpt-oss-20b", 1, 1, 1, 82_819): "v2-moe-0.29",
     (_GPT_OSS_SMOKE, "0.29.0", "openai/gpt-oss-20b", 1, 1, 1, 130_986): "v2-moe-0.29",
     (_GPT_OSS_SMOKE, "0.29.0", "openai/gpt-oss-20b", 1, 1, 4, 438_932): "v2-moe-0.29",
-    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/E-o3.log",
-     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 27_946): "v2-moe-0.29",
     (_AKAMAS + "6b9e573ae77908c59c30ffc8331e3ad844b9ede6/studies/16-qwen3-30b-a3b-parallelism-goodput-per-gpu-rerun/"
      "README.md", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", 4, 1, 1, 401_776): "v2-moe-0.29",
-    (_GEMMA_FORGE + "journey/12-bf16-tp4-full-precision.md", "0.19.0", "google/gemma-4-31B-it", 4, 1, 1, 17_968):
-        "pcie-tp4",
+    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/B-default.log",
+     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 63_988): "v2-moe-0.29",
+    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/E-memory.log",
+     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 126_210): "v2-moe-0.29",
+    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/K-fp8.log",
+     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 127_625): "v2-moe-0.29",
+    (_AKAMAS + "623272785ca52fc179107f297335ad3229ce7ab6/studies/31-l40s-gemma4-26b-tps-thinking/smoke/results/"
+     "apply_config.log", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 170_836): "v2-moe-0.29",
     ("https://github.com/AUGMXNT/MI300-testing/blob/032bd4da1080662667b9d5f77bacd6a579128c5f/"
      "inference-vllm-vs-vllm-rocm.ipynb", "0.6.4.dev5", "meta-llama/Llama-3.1-8B-Instruct", 8, 1, 1, 10_510_272):
         "large-tp-communicators",
-    ("https://github.com/hawkoli1987/mech-util/blob/73333af1bbc396090ea5ff1bb45ec5d23ee738a3/experiment_plan.md",
-     "0.12.0", "zai-org/GLM-4.6", 8, 1, 1, 2_013_266): "large-tp-communicators",
     ("https://github.com/MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks/blob/f0bb7621692d82fd3926376f844bda7cfebd0bcf/"
      "README.md", "0.19.0", "zai-org/GLM-5.1", 8, 2, 1, 858_048): "large-tp-communicators",
     ("https://github.com/ljg6861/anton_new/blob/ea8b5ea1a52667c4c34e5b607179a7c67189a96c/vllm_server.log", "0.10.0",
@@ -580,8 +591,6 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
         "install-unknown",
     ("https://github.com/dawn-boy/elloraa/blob/3df1f5be0a63789a67193b6d26b8182305eca338/vllm_server.log", "0.11.0",
      "DeepSeek-R1-Distill-Qwen-32B-FP8", 1, 1, 1, 24_736): "weights-format",
-    (_GEMMA_FORGE + "gotchas/context-window-edge.md", "0.19.0", "nvidia/Gemma-4-31B-IT-NVFP4", 2, 1, 1, 10_432):
-        "weights-format",
     ("https://github.com/TW-10519/VLLM-ROUTER/blob/43179adf4b1f340d0bb9dad4628f9919bf97753d/logs/vllm.log", "0.13.0",
      "huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2", 1, 1, 1, 282_624): "unified-memory",
     (_KUBESIMPLIFY + "8b1d2a5c3e94d3fad7aebfef7cecfa10b6bcc21b/content/blog/running-a-single-llm-across-two-gpus-with-"
@@ -602,20 +611,14 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "results/K-fi-fp8.log", "0.29.0", "Qwen/Qwen3-8B-FP8", 1, 1, 1, 28_784): "sm120-cold-nontorch",
     (_XBILL_DEV + "c03de961eca9f6b803e404bdb755cda321ac0cf3/gpu-vllm-g4dn-2b/benchmarks/runs/2026-08-30-first-serve-g4dn/"
      "engine-startup.log", "0.28.0", "google/gemma-4-E2B-it", 1, 1, 1, 329_579): "gemma4-cold-peak",
-    (_XBILL_SM + "28cc23a52149fefb108baebdce0b2742b7ee5829/docs/runs/2026-09-27-e4b-qat-vs-bf16/STATUS.md", "0.30.0",
-     "google/gemma-4-E4B-it", 1, 1, 1, 94_853): "gemma4-cold-peak",
     (_XBILL_SM + "3747ac8f3e085105fb6d81c350c2a942888ab6ea/docs/runs/2026-09-28-31b-26b-l40s/NOTES.md", "0.30.0",
-     "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 28_846): "gemma4-cold-peak",
-    (_XBILL_DEV + "5f0fa566a3c27468f6fc6633ebe118158c6ac72b/gpu-vllm-t4-2b/benchmarks/runs/2026-09-18-qat-vs-bf16-t4/"
-     "REPORT.md", "0.29.0", "google/gemma-4-E2B-it", 1, 1, 1, 315_974): "compile-state-unread",
-    (_XBILL_DEV + "9e1d643abf6ab989dc4d3349c38870e6ef79ec3c/gpu-vllm-t4-2b/advocu-devto-gemma4-t4-vm-deploy.md",
-     "0.29.0", "google/gemma-4-E2B-it-qat-w4a16-ct", 1, 1, 1, 519_681): "gemma4-e-weights",
+     "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 28_846): "gemma4-quantised-weights",
+    (_XBILL_SM + "3747ac8f3e085105fb6d81c350c2a942888ab6ea/docs/runs/2026-09-28-31b-26b-l40s/NOTES.md", "0.30.0",
+     "nvidia/Gemma-4-31B-IT-NVFP4", 1, 1, 1, 21_870): "gemma4-quantised-weights",
+    (_XBILL_SM + "28cc23a52149fefb108baebdce0b2742b7ee5829/docs/runs/2026-09-27-e4b-qat-vs-bf16/STATUS.md", "0.30.0",
+     "google/gemma-4-E4B-it-qat-w4a16-ct", 1, 1, 1, 200_972): "gemma4-quantised-weights",
     (_XBILL_SM + "216f88e343679aec8e17ddbc4ed8e6a518116794/docs/runs/2026-09-28-l4-26b-31b/NOTES.md", "0.30.0",
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 2_555): "text-only-warm-restart",
-    (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
-     "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 560_445): "qwen38-awq-3090",
-    (_AIRA + "782d767fdbf897a9037213fa165f4eefc2cc02e0/src/mle_critic/docs/evaluation/LOCAL_VLLM_TWO_NODE_SETUP.md",
-     "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 541_764): "qwen38-awq-3090",
     (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
      "cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 1, 1, 120_422): "qwen38-awq-3090",
 }

@@ -173,9 +173,10 @@ named nowhere); noonghunna/club-3090's bench reports (Genesis-patched nightly bu
 mitchross/talos-argocd-proxmox, TUM-DSE/doctor-cluster-config and syv-ai/qwen38-27b-rtx3090 (Qwen3.8-27B: no
 config.json found to teach it from), an H200 DeepSeek-V3.2 bisect build, a GB10 dev build of Qwen3.5-35B-A3B-FP8 and
 guqiong96/Lvllm (a fork). Open misses of the set (strict xfails below, all within the band): the Gemma 4 31B bf16 TP4
-run (+8.4 % tokens, 0.34 GiB kept beside the cache not attributed), the NVFP4 TP2 run (+32 % tokens: the journal's
-approximate '~16.3 GiB' of weights against 15.44 modelled) and GLM-4.6 at TP8 on H200 (+11.1 %: about 4.9 GiB kept
-beside the cache, the TP8 NVSwitch class of the 0.10.0 H100 node and of set 16's GLM-5.1, larger here).
+run (+8.4 % tokens, 0.34 GiB kept beside the cache not attributed) and the NVFP4 TP2 run (+32 % tokens: the journal's
+approximate '~16.3 GiB' of weights against 15.44 modelled). GLM-4.6 at TP8 on H200 was one (+11.1 %) until tokmulti10
+read the repository's history: the '61.44x' it scored is not the command's (the same command's probe, experiment 5B,
+logged 66.00-66.99x, and four one-setting variants agree), so the row is that probe (+2.1 %).
 
 Set 18 (``data/startup_logs_18.json``, logs18: vLLM's own GitHub issues) holds four rows from three threads: vllm#33155
 (gpt-oss-120b on one H100 at 0.97: 0.11.2 started at 87,040 tokens and 100 sequences, 0.14.1 ran out of memory at
@@ -308,6 +309,7 @@ from startup_logs import (
     row_key,
     score,
     scoreboard,
+    size,
 )
 
 LOGS = load()
@@ -593,41 +595,60 @@ H200_GLM46_0120 = next(lg for lg in LOGS if lg.url.startswith("https://github.co
 
 def test_gemma4_31b_on_l4s_holds_its_transformers_built_vision_tower_whole_on_every_gpu():
     # logs17: the 550M-parameter tower (AutoModel.from_config) is 1.02 GiB on each L4, not its TP share: the bf16
-    # TP4 run's cache comes to 4.46 GiB (logged 4.12; 5.23 with the tower split four ways); the load refusals stay
+    # TP4 run's cache comes to 4.16 GiB (logged 4.12; 5.23 with the tower split four ways, 4.46 before toksingle10
+    # counted Gemma 4's second rotary cache, 0.25 GiB at 262,144 positions, and the V slots of the k_eq_v layers,
+    # 0.05 a GPU at TP4); the NVFP4 TP2 run's 16.16 GiB a GPU (the journal's "~16.3", 15.44 before) is the same two
+    # terms and the ten global layers' attention, excluded from NVFP4, counted at 512 wide; the load refusals stay
     s = {tp: score(lg).sized for tp, lg in GEMMA4_L4_0190.items()}
     assert {tp: (round(x.weights_gib_per_gpu, 2), round(x.available_kv_gib, 2)) for tp, x in s.items()} == {
-        4: (15.44, 4.46), 2: (15.44, 2.85)}
+        4: (15.75, 4.16), 2: (16.16, 2.43)}
     refused = [score(lg).sized for lg in LOGS if lg.url.startswith("https://github.com/kenrollins/gemma-forge/")
                and not lg.started]
     assert [x.starts for x in refused] == [False, False, False]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open miss: 19,472 tokens against 17,968 (+8.4 %): 4.46 GiB of cache modelled where vLLM logged 4.12 at TP4 on "
-    "PCIe L4s (no NVLink, custom all-reduce off beyond two PCIe GPUs), eager, 8 sequences. The 0.34 GiB kept beside "
-    "the cache is not attributed: the profile's video item runs frame by frame through the transformers tower (630 "
-    "patches a frame, gemma4_mm.py 0.19.0), too small to be it; NCCL's buffers on four PCIe GPUs are not in the log"))
 def test_the_0_19_0_tp4_l4_gemma4_31b_run_is_within_5_percent_of_its_token_count():
-    assert score(GEMMA4_L4_0190[4]).tokens_within_5pct
+    # toksingle10: with Gemma 4's weights as vLLM builds them (second rotary cache, V slots) 18,160 against 17,968
+    # (+1.1 %; 19,472 and +8.4 % before, an open miss)
+    sc = score(GEMMA4_L4_0190[4])
+    assert (sc.sized.kv_cache_tokens, sc.tokens_within_5pct) == (18160, True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open miss: 13,776 tokens against 10,432 (+32 %) for nvidia/Gemma-4-31B-IT-NVFP4 at TP2 on L4s: the journal gives "
-    "its weights as '~16.3 GiB per GPU' where shardwise loads 15.44 (MLP in NVFP4 through Marlin on Ada, attention, "
-    "embeddings and the tower 16-bit as the repository quotes the quantization_config) and its cache as '~2.39 GiB' "
-    "(FP8) where shardwise keeps 2.85 (3.16 before tokens33's cold-compile peak); neither the checkpoint's config.json nor the log lines were readable here"))
 def test_the_0_19_0_tp2_l4_gemma4_31b_nvfp4_run_is_within_5_percent_of_its_token_count():
-    assert score(GEMMA4_L4_0190[2]).tokens_within_5pct
+    # toksingle10: 10,624 tokens against 10,432 (+1.8 %; 13,776 and +32 % before, an open miss): the weights 16.16 GiB
+    # a GPU (the journal's "~16.3"; 15.44 before) and no cold-compile copy of the embedding, which a multimodal run
+    # does not pass to its compiled graph (sizing.mm_inputs_embedded); the cache 2.43 GiB (the journal's "~2.39")
+    sc = score(GEMMA4_L4_0190[2])
+    assert (sc.sized.kv_cache_tokens, round(sc.sized.available_kv_gib, 2), sc.tokens_within_5pct) == (10624, 2.43, True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open miss: 2,236,896 tokens against 2,013,266 (+11.1 %): 49.07 GiB of FP8 cache modelled where the logged "
-    "61.44x concurrency at 32,768 tokens implies 44.16 (23,552 bytes a token a GPU). About 4.9 GiB a GPU kept beside "
-    "the cache that shardwise does not charge at TP8 with expert parallelism on one NVSwitch H200 node (0.12.0, "
-    "eager): the class of the 0.10.0 TP8 H100 node (1.84 GiB there), larger here; NCCL's NVLS buffers for two "
-    "8-rank communicators (TP and EP) are a candidate, not measured"))
-def test_the_0_12_0_tp8_h200_glm_4_6_run_is_within_5_percent_of_its_token_count():
-    assert score(H200_GLM46_0120).tokens_within_5pct
+def test_the_0_12_0_tp8_h200_glm_4_6_probes_need_no_tp8_communicator_term():
+    # tokmulti10: the row is the probe of experiment 5B (its vLLM command is the baseline's: ENABLE_PREFIX_CACHING=no
+    # only leaves a flag out that V1 turns on anyway), which logged 66.00-66.99x at 32,768 tokens; the table's other
+    # probes of the same command with one setting changed floor to 133 (16,384 tokens), 33 (65,536), 33 (bf16 KV) and
+    # 64 (--no-enable-chunked-prefill). shardwise, with no TP8 term beyond torch's tp ring (0.28 GiB), lands inside or
+    # within 3 % of each floor's range, so the 4.6 GiB a GPU the '61.44x' line implied is not a TP8 NVSwitch cost.
+    lg = H200_GLM46_0120
+    s = score(lg).sized
+    assert (lg.tokens, s.kv_cache_tokens, s.kv_bytes_per_token_per_gpu) == (2_179_072, 2_224_064, 23_552)
+    assert score(lg).tokens_within_5pct
+    probes = {  # (setting changed, its value): (floor of the logged concurrency, its max_model_len)
+        ("max_model_len", 16_384): (133, 16_384), ("max_model_len", 65_536): (33, 65_536),
+        ("kv_cache_dtype", "auto"): (33, 32_768), ("enable_chunked_prefill", False): (64, 32_768)}
+    got = {}
+    for (field, value), (floor, mml) in probes.items():
+        sized = size(dataclasses.replace(lg, settings=dataclasses.replace(lg.settings, **{field: value})))
+        got[field, value] = (sized.kv_cache_tokens, floor * mml, (floor + 1) * mml)
+    assert got == {
+        ("max_model_len", 16_384): (2_224_064, 2_179_072, 2_195_456),
+        ("max_model_len", 65_536): (2_224_064, 2_162_688, 2_228_224),
+        ("kv_cache_dtype", "auto"): (1_112_032, 1_081_344, 1_114_112),
+        ("enable_chunked_prefill", False): (2_040_288, 2_097_152, 2_129_920)}
+    # and the file's '61.44x' (2,013,266 tokens) is what vLLM's default max_num_seqs (1,024 on an H200: the scripts
+    # before the probe set none) leaves: PyTorch's sort over 1,024 x 151,552 logits in the profile
+    default = size(dataclasses.replace(lg, settings=dataclasses.replace(lg.settings, max_num_seqs=None)))
+    assert (default.max_num_seqs, default.kv_cache_tokens, round(default.sampler_gib_per_gpu, 2)) == (
+        1_024, 2_030_064, 5.6)
 
 
 #: The one log whose quoted budget is not its binding stage's: kubesimplify's Qwen3-235B-A22B-FP8 at PP4 on RTX PRO
@@ -654,7 +675,9 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # Qwen3.8-27B-FP8 pair, prefix caching declared, is exact)
     qwen38 = [lg for lg in LOGS if lg.model.id.startswith("cyankiwi/Qwen3.8-27B-AWQ")]
     assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348")), *qwen38]
-    assert [score(lg).tokens_from_logged_kv for lg in qwen38] == [570795, 559399, 125770]
+    # (570,795, 559,399 and 125,770 before toksingle10 took the tower these text-only starts do not build out of the
+    # weights: the count from the logged budget is the sized count scaled, so its block rounding moves with the budget)
+    assert [score(lg).tokens_from_logged_kv for lg in qwen38] == [569277, 559589, 125881]
     assert score(PP4_RTX_PRO_6000).tokens_from_logged_kv == 586316  # +5.5 % on the stage the post quotes
 
 
@@ -674,26 +697,25 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.13.0", "huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2", "GB10", 1, 1, 312304, 282670,
          282624),
         ("budget", "0.15.1", "nvidia/Llama-3.3-70B-Instruct-FP8", "H100", 1, 1, 35696, 33485, 33504),
-        ("budget", "0.19.0", "google/gemma-4-31B-it", "L4", 4, 1, 19472, 17996, 17968),
         ("budget", "0.27.1", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", 1, 2, 63296, 56675, 56640),
-        ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 365545, 302749, 302921),
+        ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 367001, 303341, 302921),
         ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
         ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 15872, 10551, 10576),
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 25248, 16307, 16288),
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 50496, 28828, 28784),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 26544, 27932, 27946),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 60236, 57086, 57065),
-        ("budget", "0.29.0", "google/gemma-4-E2B-it-qat-w4a16-ct", "T4", 1, 1, 550385, 519904, 519681),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63851, 57087, 57065),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 67562, 63972, 63988),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 135127, 127661, 127625),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 136057, 126238, 126210),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 180378, 170793, 170836),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
-        ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 154903, 125770, 120422),
-        ("rank", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 498676, 559399, 541764),
-        ("rank", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 508957, 570795, 560445),
+        ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 181713, 125881, 120422),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 253792, 180926, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
     ]
-    assert sum(sc.miss_class == "unsplit" for sc in misses) == 15
-    assert ("token counts outside 5 %, by where the error is: budget 16, layout 1, stage 1, rank 3, unsplit 15"
+    assert sum(sc.miss_class == "unsplit" for sc in misses) == 13
+    assert ("token counts outside 5 %, by where the error is: budget 17, layout 1, stage 1, rank 1, unsplit 13"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -771,13 +793,14 @@ GEMMA4_E4B_3090TI = next(lg for lg in LOGS if lg.gpu == "RTX 3090 Ti")
 
 
 def test_the_0_22_1_gemma4_e4b_run_is_within_5_percent_of_its_token_count():
-    # an open miss until tokens33 (240,263 tokens, +7.1 %, 4.39 GiB of cache): the official image's start (its compile
-    # state not in the excerpt, scored cold) peaks at the compile's copy of the 262,144 x 2,560 embedding (1.25 GiB)
-    # where its forward pass reaches 0.99. Its weights stay 0.22 GiB under the 15.18 logged (Gemma 4's second, 512-wide
-    # rotary cache, held back: docs/capacity-model.md)
+    # an open miss until tokens33 (240,263 tokens, +7.1 %, 4.39 GiB of cache), which charged the compile's copy of the
+    # 262,144 x 2,560 embedding (1.25 GiB; 227,853 tokens). toksingle10: a multimodal run hands its compiled graph
+    # embeddings, not token ids, so no copy is charged (the forward pass's 1.02 GiB is the peak), and the weights are
+    # Gemma 4's as vLLM builds them, its second, 512-wide rotary cache included (15.09 GiB against 15.18 logged; 14.96
+    # before): 233,423 tokens, +4.0 %
     sc = score(GEMMA4_E4B_3090TI)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
-            round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (14.96, 1.25, 4.16, 227853)
+            round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (15.09, 1.02, 4.27, 233423)
     assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True)
 
 
@@ -789,17 +812,20 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     assert misses == set(MISS_ROWS)
     assert set(MISS_ROWS.values()) == set(MISS_CAUSES)
     counts = {name: list(MISS_ROWS.values()).count(name) for name in MISS_CAUSES}
-    assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 5, "pcie-tp4": 1,
-                      "large-tp-communicators": 3, "pip-sort": 1, "install-unknown": 2, "weights-format": 2,
+    # toksingle10: Gemma 4's weights as vLLM builds them and no cold-compile copy for a run that embeds its tokens
+    # outside the graph bring six rows within (pcie-tp4's, weights-format's NVFP4, compile-state-unread's,
+    # gemma4-e-weights', one gemma4-cold-peak and one v2-moe-0.29 row, so three classes are gone) and move six out:
+    # four text-only FP8-dynamic 26B-A4B rows (v2-moe-0.29), two quantised Gemma 4 rows (gemma4-quantised-weights)
+    assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 8,
+                      "large-tp-communicators": 2, "pip-sort": 1, "install-unknown": 2, "weights-format": 1,
                       "unified-memory": 1, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
-                      "hybrid-fp8-unread": 1, "spec-drafter": 1, "sm120-cold-nontorch": 2, "gemma4-cold-peak": 3,
-                      "compile-state-unread": 1, "gemma4-e-weights": 1, "qwen38-awq-3090": 3,
-                      "text-only-warm-restart": 1}
-    assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 5, "
-            "pcie-tp4 1, large-tp-communicators 3, pip-sort 1, install-unknown 2, weights-format 2, unified-memory 1, "
+                      "hybrid-fp8-unread": 1, "spec-drafter": 1, "sm120-cold-nontorch": 2, "gemma4-cold-peak": 1,
+                      "gemma4-quantised-weights": 3, "qwen38-awq-3090": 1, "text-only-warm-restart": 1}
+    assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 8, "
+            "large-tp-communicators 2, pip-sort 1, install-unknown 2, weights-format 1, unified-memory 1, "
             "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 1, spec-drafter 1, "
-            "sm120-cold-nontorch 2, gemma4-cold-peak 3, compile-state-unread 1, gemma4-e-weights 1, "
-            "qwen38-awq-3090 3, text-only-warm-restart 1") in scoreboard(LOGS).splitlines()
+            "sm120-cold-nontorch 2, gemma4-cold-peak 1, gemma4-quantised-weights 3, qwen38-awq-3090 1, "
+            "text-only-warm-restart 1") in scoreboard(LOGS).splitlines()
 
 
 MISSES = [lg for lg in LOGS if miss_cause(lg)]
@@ -824,24 +850,22 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "cause                    rows tokens % min     max  GiB min     max",
         "wsl2-cold-compile           2        +15.7   +50.1    +0.73   +0.73",
         "wsl2-profile-transient      2         -8.1   +20.4    -1.01   +1.12",
-        "v2-moe-0.29                 5         -6.7   +31.0    -0.85   +0.74",
-        "pcie-tp4                    1         +8.4    +8.4    +0.34   +0.34",
-        "large-tp-communicators      3         +5.6   +11.9    +2.93   +9.04",
+        "v2-moe-0.29                 8         -6.7   +31.0    -0.85   +1.04",
+        "large-tp-communicators      2         +5.6   +11.9    +2.93   +9.04",
         "pip-sort                    1        -13.6   -13.6    -0.26   -0.26",
         "install-unknown             2        +10.8   +41.9    +0.70   +3.36",
-        "weights-format              2         +5.2   +19.5    +0.32   +0.47",
+        "weights-format              1         +5.2    +5.2    +0.32   +0.32",
         "unified-memory              1        +10.5   +10.5    +1.36   +1.36",
         "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
-        "hybrid-fp8-unread           1        +20.7   +20.7    +1.03   +1.03",
-        "spec-drafter                1         +5.6    +5.6    +0.67   +0.67",
+        "hybrid-fp8-unread           1        +21.2   +21.2    +1.05   +1.05",
+        "spec-drafter                1        +11.9   +11.9    +1.43   +1.43",
         "sm120-cold-nontorch         2        +55.0   +75.4    +1.23   +1.49",
-        "gemma4-cold-peak            3        -20.7    -5.2    -0.95   -0.27",
-        "compile-state-unread        1        -19.4   -19.4    -0.55   -0.55",
-        "gemma4-e-weights            1         +5.9    +5.9    +0.28   +0.28",
-        "qwen38-awq-3090             3         -9.2   +28.6    -0.80   +1.11",
-        "text-only-warm-restart      1       -100.0  -100.0    -0.97   -0.97",
+        "gemma4-cold-peak            1         +8.6    +8.6    +0.25   +0.25",
+        "gemma4-quantised-weights    3         +5.1   +12.5    +0.58   +0.94",
+        "qwen38-awq-3090             1        +50.9   +50.9    +1.97   +1.97",
+        "text-only-warm-restart      1       -100.0  -100.0    -0.25   -0.25",
     ]
 
 
@@ -877,7 +901,9 @@ def test_the_0_27_1_qwen3_8_fp8_pair_is_a_budget_miss():
     sc = score(RTX_3090_PAIR)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
             round(sc.sized.encoder_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
-            sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.18, 1.17, 6.03, 365545, 302749, "budget")
+            sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.17, 1.17, 6.04, 367001, 303341, "budget")
+    # (toksingle10: the peak 1.17, the encoder's, where the cold compile's copy of the embedding, 1.18, was charged: a
+    # multimodal run with a modality on hands its compiled graph embeddings, sizing.mm_inputs_embedded)
 
 
 #: Set 21: akamaslabs study 30's probes on one L40S at 0.29.0 that set 12 left out: fp8 KV (K-fp8) and a separate
@@ -886,10 +912,16 @@ L40S_K_FP8, L40S_M_MTP2 = (next(lg for lg in LOGS if lg.url.endswith(f"/probe/re
                            for name in ("K-fp8", "M-mtp2"))
 
 
-def test_the_0_29_0_gemma4_fp8_kv_probe_is_reproduced():
+def test_the_0_29_0_gemma4_fp8_kv_probe_is_a_budget_miss():
+    # 127,897 tokens (13.46 GiB) until toksingle10, with the 1.02 GiB vision tower that vLLM does not build under
+    # --language-model-only counted in the weights (25.34 GiB against 24.72 logged) and Gemma 4's second rotary cache
+    # not: with both as vLLM has them (24.58 GiB) the budget holds 0.79 GiB more than the logged 13.44, which the
+    # tower had been standing in for (startup_logs.MISS_CAUSES "v2-moe-0.29"); the layout is right (127,661 from the
+    # logged budget)
     sc = score(L40S_K_FP8)
-    assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens) == (13.46, 127897)
-    assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True)
+    assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
+            sc.tokens_from_logged_kv) == (24.58, 14.23, 135127, 127661)
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct, sc.miss_class) == (True, True, False, "budget")
 
 
 def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_band():
@@ -898,18 +930,21 @@ def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_b
     # without it; shardwise's 26.12 against 25.34), its KV-shared layers add no bytes a token. Its CUDA graphs are not
     # charged (0.93 GiB of graph estimate against 0.50: 0.92 - 0.8990 and 0.92 - 0.9087 of 44.42 GiB), and 0.24 GiB
     # more is not attributed. The layout is right (the logged 12.02 GiB give 57,086 tokens against 57,065): the
-    # 0.66 GiB left are the budget's. Blind (before spec45): 25.34, 13.46, 63,947 tokens (+12.1 %)
+    # 0.66 GiB left are the budget's. Blind (before spec45): 25.34, 13.46, 63,947 tokens (+12.1 %). toksingle10: the
+    # target's tower, which --language-model-only leaves unbuilt, is out and Gemma 4's second rotary cache in (25.36
+    # GiB against the 25.5 logged, 26.12 before), so 1.42 GiB are the budget's (12.68 GiB and 60,236 tokens before)
     sc = score(L40S_M_MTP2)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
-            sc.tokens_from_logged_kv, sc.miss_class) == (26.12, 12.68, 60236, 57086, "budget")
+            sc.tokens_from_logged_kv, sc.miss_class) == (25.36, 13.44, 63851, 57087, "budget")
     assert (sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, True)
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "open miss (budget): 60,236 tokens against 57,065 (+5.6 %), 12.68 GiB of cache against 12.02, inside the band. "
+    "open miss (budget): 63,851 tokens against 57,065 (+11.9 %), 13.44 GiB of cache against 12.02, inside the band. "
     "The drafter's weights are charged (google/gemma-4-26B-A4B-it-assistant, 0.78 GiB; +12.1 % before); its CUDA "
     "graphs, which 0.29's Model Runner V2 measures into the budget (about 0.43 GiB more estimate than without it), "
-    "are not, and 0.24 GiB is not attributed: one log pair cannot tell a graph term from a fit"))
+    "are not, and 0.99 GiB is not attributed (0.24 before toksingle10 took out the tower --language-model-only leaves "
+    "unbuilt): one log pair cannot tell a graph term from a fit"))
 def test_the_0_29_0_gemma4_assistant_drafter_probe_is_within_5_percent_of_its_token_count():
     assert score(L40S_M_MTP2).tokens_within_5pct
 
@@ -951,8 +986,10 @@ def test_the_0_29_0_mig_slice_probes_are_within_tolerance():
 L40S_GEMMA4_16K = next(lg for lg in LOGS if "/studies/31-l40s-gemma4-26b-tps-thinking/" in lg.url)
 
 
-def test_the_0_29_0_gemma4_l40s_start_at_16k_tokens_is_reproduced():
+def test_the_0_29_0_gemma4_l40s_start_at_16k_tokens_is_a_budget_miss():
+    # 170,727 tokens (13.46 GiB) until toksingle10, the unbuilt 1.02 GiB tower counted in the weights (the K-fp8 probe
+    # above): 14.23 GiB against the 13.47 logged, +5.6 %; the layout is right (170,793 from the logged budget)
     sc = score(L40S_GEMMA4_16K)
     assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens, sc.tokens_from_logged_kv) == (
-        13.46, 170727, 170791)
-    assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True, True)
+        14.23, 180378, 170793)
+    assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True, False)

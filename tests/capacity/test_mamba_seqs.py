@@ -39,19 +39,21 @@ def test_the_blocks_are_one_groups_pool_and_the_default_cap_exceeds_them_from_0_
     # 16 attention + 48 Gated DeltaNet layers: groups of 16, a page of 784 tokens × 4,096 bytes (the float32 state's),
     # num_blocks = available // page // 16
     assert s.block_size == 784 and s.max_num_seqs == 1024
-    assert s.mamba_blocks == int(s.available_kv_gib * GIB) // (784 * 4096) // 16 == 790
-    assert s.mamba_blocks_sure == int((s.available_kv_gib - s.error_band_gib) * GIB) // (784 * 4096) // 16 == 731
+    # (790 and 731 before toksingle10: a multimodal model's profile hands its compiled graph embeddings, so the cold
+    # compile's copy of the 248,320 x 5,120 embedding is not charged; the encoder's peak is the profile's)
+    assert s.mamba_blocks == int(s.available_kv_gib * GIB) // (784 * 4096) // 16 == 802
+    assert s.mamba_blocks_sure == int((s.available_kv_gib - s.error_band_gib) * GIB) // (784 * 4096) // 16 == 743
     assert (s.mamba_batch, s.mamba_verdict, s.verdict, s.kv_verdict, s.starts) == (
         1024, "refuses", "refuses", "starts", False)
-    assert s.refusal == ("max_num_seqs (1,024) exceeds the 790 Mamba cache blocks the KV cache holds (vLLM: "
-                         "max_num_seqs (1024) exceeds available Mamba cache blocks (790))")
+    assert s.refusal == ("max_num_seqs (1,024) exceeds the 802 Mamba cache blocks the KV cache holds (vLLM: "
+                         "max_num_seqs (1024) exceeds available Mamba cache blocks (802))")
     # a cap within the band may refuse; one under the blocks at the band's low side starts
     within = sizing.size_deployment(QWEN36, H100, dataclasses.replace(RUN, max_num_seqs=760), "0.27.1")
     assert (within.mamba_blocks, within.mamba_blocks_sure, within.mamba_verdict, within.starts) == (
-        795, 737, "may-refuse", True)
+        811, 753, "may-refuse", True)
     low = sizing.size_deployment(QWEN36, H100, dataclasses.replace(RUN, max_num_seqs=700), "0.27.1")
     assert (low.mamba_blocks, low.mamba_blocks_sure, low.mamba_verdict, low.verdict, low.refusal) == (
-        796, 738, "starts", "starts", "")
+        812, 754, "starts", "starts", "")
 
 
 def test_no_full_decode_graph_no_check():
@@ -60,13 +62,13 @@ def test_no_full_decode_graph_no_check():
         assert (s.mamba_blocks, s.mamba_verdict, s.verdict) == (0, "starts", "starts"), kw
     full = sizing.size_deployment(QWEN36, H100, dataclasses.replace(RUN, cudagraph_mode="FULL_AND_PIECEWISE"),
                                   "0.27.1")
-    assert (full.mamba_blocks, full.mamba_verdict) == (790, "refuses")
+    assert (full.mamba_blocks, full.mamba_verdict) == (802, "refuses")
 
 
 def test_prefix_caching_changes_the_blocks_a_request_holds_not_the_pool():
     # mode align: two state blocks a request, but vLLM compares max_num_seqs with num_blocks, the same pool
     s = sizing.size_deployment(QWEN36, H100, dataclasses.replace(RUN, enable_prefix_caching=True), "0.27.1")
-    assert (s.mamba_blocks, s.mamba_blocks_sure, s.mamba_verdict) == (790, 731, "refuses")
+    assert (s.mamba_blocks, s.mamba_blocks_sure, s.mamba_verdict) == (802, 743, "refuses")
 
 
 def test_0_18_and_0_19_cap_the_capture_sizes_and_start():
@@ -157,10 +159,13 @@ def test_a_public_start_at_the_default_cap_keeps_more_blocks_than_it():
     """startup_logs_15.json: Qwen3.6-27B on one A100-SXM4-80GB at vLLM 0.20.1, 0.90, 32,768 tokens, a pip install,
     max_num_seqs left at its default (256 on an A100), started: "Maximum concurrency for 32,768 tokens per request:
     8.02x", i.e. num_blocks ÷ (42 attention blocks of 784 tokens + 3 state groups × 1) = 8.02, 361 blocks. shardwise
-    counts 360 (300 at the band's low side): 256 fits, it starts."""
+    counts 377 (317 at the band's low side): 256 fits, it starts. (360 and 300 before toksingle10, which stopped
+    charging a multimodal run the cold compile's copy of the embedding, 2.37 GiB here, because its compiled graph takes
+    embeddings; the encoder's 1.59 GiB is now the peak and 0.8 GiB of this start is unexplained: its compile state is
+    not in the log, docs/capacity-model.md "A multimodal run compiles no embedding")"""
     a100 = sizing.Device("A100-80GB", 79.15, "nvidia", "ampere")
     run = sizing.EngineSettings(gpu_memory_utilization=0.9, max_model_len=32768, dtype="bfloat16", pip_install=True)
     s = sizing.size_deployment(find_model("Qwen/Qwen3.6-27B"), a100, run, "0.20.1")
     assert (s.max_num_seqs, s.mamba_blocks, s.mamba_blocks_sure, s.mamba_verdict, s.starts) == (
-        256, 360, 300, "starts", True)
-    assert round(s.mamba_blocks / (-(-32768 // 784) + 3), 2) == 8.0 and round(361 / 45, 2) == 8.02
+        256, 377, 317, "starts", True)
+    assert round(s.mamba_blocks / (-(-32768 // 784) + 3), 2) == 8.38 and round(361 / 45, 2) == 8.02

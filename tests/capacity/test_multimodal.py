@@ -41,13 +41,14 @@ def test_the_default_item_limit_bounds_the_batch_only_up_to_0_8_3():
 
 
 def test_0_8_and_0_9_round_the_encoder_budget_up_to_whole_images():
-    # 20,000 batched tokens over 16,384-token images: cdiv gives 2 (0.9.2), floor 1 (0.10.0 and later)
+    # 20,000 batched tokens over 16,384-token images: cdiv gives 2 (0.9.2), floor 1 (0.10.0 and later); 0.11's tower is
+    # modelled from its blocks (test_qwen25_vit_peak_per_patch_by_release): 65,536 × (20 × 1,280 × 2 + 1,176 × 2)
     got = {v: _size("Qwen/Qwen2.5-VL-7B-Instruct", H100, v, max_num_batched_tokens=20000, max_model_len=32768)
            for v in ("0.9.2", "0.10.0", "0.11.0")}
     assert {v: (_vision_note(s), round(s.encoder_gib_per_gpu, 3)) for v, s in got.items()} == {
         "0.9.2": ("vision encoder profiled with 2 images of 16,384 tokens (65,536 patches each)", 7.116),
         "0.10.0": ("vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)", 3.558),
-        "0.11.0": ("vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)", 3.558),
+        "0.11.0": ("vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)", 3.269),
     }
 
 
@@ -86,15 +87,21 @@ def test_0_11_pads_each_dummy_output_to_the_encoder_budget_and_0_12_to_the_items
 
 def test_the_72b_vision_language_model_profiles_one_image_on_every_release():
     # Qwen2.5-VL-72B on 4 × A100-40GB at 0.95 and 4,096 tokens: one 16,384-token image in every release (its tokens
-    # exceed the 2,048-token batch and the 4,096-token context, so the budget is one item); the tower's peak
-    # (2.62 GiB) is above the forward pass of 2,048 tokens with the image's embeddings (0.25 GiB) and its pixel values
-    # (0.29 GiB) held, so what vLLM profiles for it does not change from 0.8 to 0.33
+    # exceed the 2,048-token batch and the 4,096-token context, so the budget is one item). Before 0.11 the generic
+    # tower estimate (2.62 GiB) is the peak, above the forward pass of 2,048 tokens with the image's embeddings and
+    # pixel values held; from 0.11 the tower is modelled from its blocks: at TP4 0.11's qkv gather (8 × 1,280 + 3 × 320
+    # values a patch, 1.51 GiB with the bf16 pixels), from 0.12 the gated MLP (3 × 1,280 + 3 × 855, 0.93 GiB), below
+    # 0.12 - 0.16's PyTorch sort of 256 rows and 0.20's sampler with what is held
+    got = {}
     for release in ("0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.11.0", "0.12.0", "0.14.1", "0.20.0", "0.33.0"):
         s = sizing.size_deployment(find_model("Qwen/Qwen2.5-VL-72B-Instruct"), A100_40,
                                    sizing.EngineSettings(tp=4, gpu_memory_utilization=0.95, max_model_len=4096),
                                    release)
         assert _vision_note(s) == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
-        assert round(s.encoder_gib_per_gpu, 2) == round(s.activation_gib_per_gpu, 2) == 2.62, release
+        got[release] = (round(s.encoder_gib_per_gpu, 2), round(s.activation_gib_per_gpu, 2))
+    assert got == {"0.8.3": (2.62, 2.62), "0.9.2": (2.62, 2.62), "0.10.0": (2.62, 2.62), "0.10.1.1": (2.62, 2.62),
+                   "0.11.0": (1.51, 1.51), "0.12.0": (0.93, 1.81), "0.14.1": (0.93, 1.81), "0.20.0": (0.93, 0.99),
+                   "0.33.0": (0.93, 0.93)}
 
 
 #: Qwen/Qwen2.5-Omni-7B config.json: the thinker vLLM serves (Qwen2_5OmniThinkerForConditionalGeneration), its
@@ -136,8 +143,8 @@ def test_an_omni_model_profiles_its_largest_image_through_the_gated_qwen_vit(tmp
     got = sizing.size_deployment(omni, H100, settings, "0.11.0")
     vl = sizing.size_deployment(find_model("Qwen/Qwen2.5-VL-7B-Instruct"), H100, settings, "0.11.0")
     assert _vision_note(got) == "vision encoder profiled with 1 image of 16,384 tokens (65,536 patches each)"
-    # 65,536 patches × ((12 × 1,280 + 3 × 3,420) × 2 + 1,176 × 6) bytes
-    assert got.encoder_gib_per_gpu * GIB == 65536 * ((12 * 1280 + 3 * 3420) * 2 + 1176 * 6)
+    # 65,536 patches × (20 × 1,280 × 2 + 1,176 × 2) bytes: 0.11's float32 rotary in attention, the bf16 pixel values
+    assert got.encoder_gib_per_gpu * GIB == 65536 * (20 * 1280 * 2 + 1176 * 2)
     assert got.encoder_gib_per_gpu == vl.encoder_gib_per_gpu
 
 
@@ -156,9 +163,11 @@ def test_max_pixels_sizes_the_profiled_image_by_release():
         "0.12.0": "vision encoder profiled with 1 image of 1,296 tokens (5,184 patches each)",
         "0.13.0": "vision encoder profiled with 1 image of 1,337 tokens (5,348 patches each)",
     }
-    per_patch = (12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6
+    # 0.8.3: the generic estimate, float32 pixel values and their copy; 0.12+: the tower's blocks at TP4 (the gated
+    # MLP, 3 × 1,280 + 3 × 3,420 ÷ 4 values a patch) and bf16 pixel values
+    generic, blocks = (12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6, (3 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 2
     assert {v: round(s.encoder_gib_per_gpu * GIB) for v, s in got.items()} == {
-        "0.8.3": round(2 * 5184 * per_patch), "0.12.0": round(5184 * per_patch), "0.13.0": round(5348 * per_patch)}
+        "0.8.3": round(2 * 5184 * generic), "0.12.0": round(5184 * blocks), "0.13.0": round(5348 * blocks)}
 
 
 def test_the_default_processor_gives_16384_tokens_both_ways():
@@ -183,7 +192,7 @@ def test_limit_mm_per_prompt_bounds_the_items_and_zero_turns_the_profile_off():
     # video only: Qwen's one-frame video is the image's item (the same 65,536 patches at 4,096 tokens of context)
     video = sizing.size_deployment(vl, A100_40, sizing.EngineSettings(
         tp=4, gpu_memory_utilization=0.95, max_model_len=4096, mm_limits=(("image", 0), ("video", 1))), "0.14.1")
-    assert round(video.encoder_gib_per_gpu, 2) == 2.62
+    assert round(video.encoder_gib_per_gpu, 2) == 0.93
 
 
 def test_the_manifest_flags_reach_the_profile(tmp_path):
@@ -256,12 +265,28 @@ def test_qwen3_5_profiles_the_processors_16384_token_image_in_the_model_dtype():
     assert (round(s.available_kv_gib, 2), s.kv_cache_tokens) == (7.33, 119_952)
 
 
-def test_the_other_qwen_towers_keep_their_float32_pixels():
-    # Qwen2.5-VL's windowed tower is not modelled from its source: its pixel values stay float32 plus the tower's copy
-    # (1,176 per patch × 6 bytes) and vit_hidden rows per patch, on 0.19 as before
-    s = _size("Qwen/Qwen2.5-VL-72B-Instruct", A100_40, "0.19.0", tp=4, gpu_memory_utilization=0.95,
-              max_model_len=4096)
-    assert s.encoder_gib_per_gpu * GIB == 65_536 * ((12 * 1280 + 3 * 3420 / 4) * 2 + 1176 * 6)
+def test_qwen25_vit_peak_per_patch_by_release():
+    # Qwen2.5-VL's tower (hidden 1,280, gated MLP 3,420, the 3B's, 7B's and 72B's alike) in bf16, read from
+    # Qwen2_5_VisionBlock (plan10). 0.11 at TP1: the residual and norm1's output, qkv (3 rows), contiguous q, k, v (3),
+    # cat([q, k]) (2), its float32 copy (4), the float32 rotated output (4) and the cast back (2): 20 rows
+    assert sizing._qwen25_vit_patch_bytes("float32-rotary", 1280, 3420, 1, 2) == 20 * 1280 * 2 == 51_200
+    # at TP4 all_gather_interleave's pieces and their interleaved copy (3 rows each) beside the local qkv: 8.75 rows
+    assert sizing._qwen25_vit_patch_bytes("float32-rotary", 1280, 3420, 4, 2) == (8 * 1280 + 3 * 320) * 2 == 22_400
+    # 0.12+: attention holds 3 + 8 rows at TP1 (11 × 1,280 = 14,080), the gated MLP 3 × 1,280 + 3 × 3,420 = 14,100
+    assert sizing._qwen25_vit_patch_bytes("model-dtype-rotary", 1280, 3420, 1, 2) == 14_100 * 2
+    assert sizing._qwen25_vit_patch_bytes("model-dtype-rotary", 1280, 3420, 4, 2) == (3 * 1280 + 3 * 855) * 2
+
+
+def test_qwen25_vl_profiles_its_tower_by_release_with_bf16_pixels():
+    # one 16,384-token image (65,536 patches) on one GPU: the generic estimate before 0.11 (12 rows of 1,280 and the
+    # gated MLP, float32 pixel values and the tower's bf16 copy), then the blocks with the pixel values in bf16
+    # (call_hf_processor casts them from 0.9.1, so the tower's x.to(dtype) copies nothing)
+    got = {v: _size("Qwen/Qwen2.5-VL-7B-Instruct", sizing.Device("A10G", 22.06, "nvidia", "ampere", 1), v,
+                    max_model_len=16384).encoder_gib_per_gpu * GIB for v in ("0.10.1.1", "0.11.0", "0.14.1", "0.23.0")}
+    assert got == {"0.10.1.1": 65_536 * ((12 * 1280 + 3 * 3420) * 2 + 1176 * 6),
+                   "0.11.0": 65_536 * (51_200 + 1176 * 2), "0.14.1": 65_536 * (28_200 + 1176 * 2),
+                   "0.23.0": 65_536 * (28_200 + 1176 * 2)}
+    assert [round(g / GIB, 2) for g in got.values()] == [3.56, 3.27, 1.86, 1.86]
 
 
 def test_qwen3_vl_largest_video_counts_its_frames_as_vllm_0_11_and_0_12_do():
@@ -377,8 +402,11 @@ def test_gemma4s_transformers_built_vision_tower_sits_whole_on_every_gpu_of_the_
         return sizing.size_deployment(model, L4, sizing.EngineSettings(tp=tp, max_model_len=4096),
                                       "0.19.0").weights_gib_per_gpu
 
+    # (toksingle10: the renamed model type also drops Gemma 4's second rotary cache, 262,144 x 512 x 2 bytes on every
+    # GPU, and the V slots of its ten k_eq_v global layers, 10 x 5,376 x 4 x 512 x 2 bytes split TP ways)
+    rope, slots = 262_144 * 512 * 2, 10 * 5_376 * 4 * 512 * 2
     assert {tp: round((weights(gemma4, tp) - weights(split, tp)) * GIB) for tp in (1, 2, 4)} == {
-        1: 0, 2: 550_000_000, 4: 825_000_000}
+        1: rope + slots, 2: 550_000_000 + rope + slots // 2, 4: 825_000_000 + rope + slots // 4}
 
 
 def test_encoder_tp_mode_data_keeps_the_vision_tower_whole_on_every_rank():

@@ -101,7 +101,8 @@ def test_the_sixth_set_asks_what_the_others_do_not():
     assert len(sixth) >= 30
     assert _repeats(earlier, sixth) == ([], [])
     assert len([c for c in sixth if c.expect.get("starts") is False]) >= 3
-    assert len([c for c in sixth if c.expect.get("mandatory") == ["SW104"]]) >= 2
+    # oversized layouts: SW104 blocking, or advisory where the reserve is thin (qwen3-235b-fp8-mi300x-tp4, plan10)
+    assert len([c for c in sixth if "SW104" in c.expect.get("mandatory", []) + c.expect.get("must", [])]) >= 2
     assert len([c for c in sixth if c.expect.get("nodes_per_replica") == 2]) >= 3
     assert [c.id for c in sixth if c.request.get("enable_expert_parallel")]
     assert len([c for c in sixth if c.kind == "price"]) >= 3
@@ -297,7 +298,8 @@ def test_the_fifteenth_set_asks_what_the_others_do_not():
     (two a length the catalog takes from config.json where the recipe says 32,768, one a 4-bit re-upload sized as if
     wholly quantised, one the sampler at vLLM's default batch cap widening the engine). The last is right since plan
     lowers the cap before it widens (maxseqs53), with its expectation corrected to the two one-GPU replicas the load
-    takes (one was written, as plancases15 noted)."""
+    takes (one was written, as plancases15 noted). The two LFM2.5 expectations are corrected (plan10): vLLM reads
+    tokenizer_config.json's model_max_length only for pooling models, so the limit is config.json's 128,000."""
     earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
                               plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
                               plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,
@@ -307,8 +309,7 @@ def test_the_fifteenth_set_asks_what_the_others_do_not():
     assert _repeats(earlier, fifteenth) == ([], [])
     documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
     assert [c.id for c in fifteenth if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
-    assert [c.id for c in fifteenth if "error" in c.expect] == [
-        "recipe-lfm25-12b-l4-len-above-limit", "kaito-phi4-p95-above-limit"]
+    assert [c.id for c in fifteenth if "error" in c.expect] == ["kaito-phi4-p95-above-limit"]
     assert [c.id for c in fifteenth if c.request.get("dp", 1) > 1] == [
         "kaito-llama31-8b-a100pcie-dp4", "dynamo-dsr1-fp4-gb200-16gpu-decode-dp8-ep",
         "dynamo-dsr1-fp4-gb200-16gpu-prefill-dp8-ep"]
@@ -318,8 +319,7 @@ def test_the_fifteenth_set_asks_what_the_others_do_not():
     assert [c.id for c in fifteenth if c.expect.get("mandatory") == ["SW104"]] == [
         "recipe-qwen38-27b-fp8-gb300-tp4-262k", "recipe-hunyuan-a13b-mi300x-tp2-bench-load",
         "recipe-hunyuan-a13b-mi355x-tp2-bench-load", "gke-nemorl-gemma3-27b-h100-tp4-4k"]
-    assert [c.id for c in fifteenth if c.open_miss] == [
-        "recipe-qwen38-27b-nvfp4-rtx5090-no-len", "recipe-lfm25-12b-l4", "recipe-lfm25-12b-l4-len-above-limit"]
+    assert [c.id for c in fifteenth if c.open_miss] == ["recipe-qwen38-27b-nvfp4-rtx5090-no-len"]
     assert {c.request.get("gpu") or c.request.get("instance_type") for c in fifteenth} == {
         "RTX-5090", "GB300", "L4", "MI300X", "MI355X", "H100-NVL-94GB", "A100-PCIe-80GB", "H100", "p6e-gb200.36xlarge"}
 

@@ -23,9 +23,12 @@ def test_gemma4_awq_keeps_its_dense_mlp_and_router_16_bit():
     # router (30 x 128 x 2,816) are ignored; embeddings (262,144 x 2,816, tied) and the vision tower (550 M) as before
     assert ignored_params(GEMMA4_26B_A4B_AWQ) == 30 * 3 * 2816 * 2112 + 30 * 128 * 2816 == 546_078_720
     kept = 262_144 * 2_816 + 550_000_000 + 546_078_720
+    # toksingle10: plus the V slots vLLM's QKVParallelLinear allocates in the 5 k_eq_v global layers (2 KV heads of 512,
+    # loaded from k_proj), at the attention's 4 bits: 5 x 2,816 x 1,024 parameters
+    slots = 5 * 2_816 * 2 * 512
     assert weights_bytes(GEMMA4_26B_A4B_AWQ, "int4") == pytest.approx(
-        kept * 2 + (25_783_141_760 - kept) * (0.5 + 2 / 32))  # compressed-tensors int4, group 32: a bf16 scale each
-    assert round(weights_bytes(GEMMA4_26B_A4B_AWQ, "int4") / GIB, 2) == 15.96
+        kept * 2 + (25_783_141_760 - kept + slots) * (0.5 + 2 / 32))  # compressed-tensors int4, group 32: bf16 scales
+    assert round(weights_bytes(GEMMA4_26B_A4B_AWQ, "int4") / GIB, 2) == 15.97
 
 
 def test_qwen36_nvfp4_keeps_linear_attention_routers_and_mtp_16_bit():
@@ -46,10 +49,11 @@ def test_qwen36_nvfp4_keeps_linear_attention_routers_and_mtp_16_bit():
 
 
 def test_the_gb10_rows_weights_are_what_vllm_loaded():
-    # set 10 at 0.25.1: "Model loading took 16.63 GiB" and "23.45 GiB" (14.38 and 20.93 before the ignore lists)
+    # set 10 at 0.25.1: "Model loading took 16.63 GiB" and "23.45 GiB" (14.38 and 20.93 before the ignore lists; the
+    # Gemma 4 AWQ 16.09 before toksingle10 counted its second rotary cache, 0.25 GiB, and its V slots)
     rows = {lg.model.id: score(lg) for lg in load() if lg.gpu == "GB10" and lg.release == "0.25.1"}
     awq, qwen = rows["cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4"], rows["RedHatAI/Qwen3.6-35B-A3B-NVFP4"]
-    assert round(awq.sized.weights_gib_per_gpu, 2) == 16.09 and awq.weights_within
+    assert round(awq.sized.weights_gib_per_gpu, 2) == 16.35 and awq.weights_within
     assert round(qwen.sized.weights_gib_per_gpu, 2) == 23.44 and qwen.weights_within
 
 
@@ -308,5 +312,9 @@ def test_set22_nvfp4_gemma4_31b_on_an_l40s_caches_fp8_by_its_checkpoint():
     # xbill9/sagemaker-gemma: vLLM 0.30.0, 0.9, 8,192 tokens, KV auto: 21,870 tokens logged; 10,724 at 2 bytes
     row = next(r for r in load() if r.model.id == "nvidia/Gemma-4-31B-IT-NVFP4" and r.gpu == "L40S")
     assert row.tokens == 21870
-    assert score(row).sized.kv_cache_tokens == 21453
-    assert score(row).tokens_within_5pct
+    # 21,453 until toksingle10, with the weights 1.19 GiB short (29.73 against 31.18) and the cold compile's copy of the
+    # embedding charged (2.62 GiB), which a multimodal run does not make; with both as vLLM has them (30.92 GiB, the
+    # global layers' attention excluded from NVFP4 at 512 wide, the V slots, the second rotary cache) 24,602, +12.5 %:
+    # the quantised Gemma 4 weights' residual (startup_logs.MISS_CAUSES "gemma4-quantised-weights")
+    assert score(row).sized.kv_cache_tokens == 24602
+    assert not score(row).tokens_within_5pct and score(row).weights_within

@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 42 + 59 + 252
+    assert len(records) == 42 + 59 + 253
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -878,6 +878,7 @@ def test_model_aliases_and_case(spelling: str, canonical: str) -> None:
         ("nvidia/DeepSeek-R1-FP4", "deepseek-ai/DeepSeek-R1", "nvfp4", "modelopt"),
         ("Qwen/Qwen2.5-VL-7B-Instruct-AWQ", "Qwen/Qwen2.5-VL-7B-Instruct", "int4", "awq"),
         ("Qwen/Qwen3-8B-FP8", "Qwen/Qwen3-8B", "fp8", "fp8"),
+        ("qwen3-8b-awq-4bit", "Qwen/Qwen3-8B", "int4", "awq"),
         ("zai-org/GLM-4.5-Air-FP8", "zai-org/GLM-4.5-Air", "fp8", "compressed-tensors"),  # its own entry
         ("QuantTrio/GLM-4.5-Air-FP8", "zai-org/GLM-4.5-Air", "fp8", "fp8"),
         ("RedHatAI/gpt-oss-120b-FP8-dynamic", "openai/gpt-oss-120b", "fp8", "fp8"),

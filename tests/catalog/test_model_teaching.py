@@ -286,6 +286,11 @@ def test_the_linter_start_up_does_not_import_huggingface_hub():
      "ibm-granite/granite-3.1-8b-instruct"),
     ("oci://registry.redhat.io/rhelai1/modelcar-qwen3-8b-fp8-dynamic:1.5", "Qwen/Qwen3-8B"),
     ("oci://quay.io/ckavili/phi2-modelcar:0.0.5", "microsoft/phi-2"),
+    # catalog10: the Hugging Face cache's own layout copied to a bucket (GoogleCloudPlatform/devrel-demos's
+    # kueue-lws-*-model-streamer.yaml) or mounted whole: models--<org>--<name>[/snapshots/<commit>]
+    ("gs://MODEL_WEIGHT_BUCKET/models--Qwen--Qwen3.5-397B-A17B-FP8/snapshots/ea5b4f81096f3901c91dea97f81324302495781d",
+     "Qwen/Qwen3.5-397B-A17B"),
+    ("/root/.cache/huggingface/hub/models--microsoft--phi-2", "microsoft/phi-2"),
 ])
 def test_a_path_matched_by_name_says_which_entry_it_assumed(tmp_path: Path, model: str, assumed: str):
     deploy = tmp_path / "bot.yaml"
@@ -319,6 +324,8 @@ def test_a_path_whose_name_matches_nothing_is_unknown(tmp_path: Path):
     ("oci://registry.redhat.io/rhelai1/modelcar-granite-7b-starter:1.4.0", "modelcar-granite-7b-starter"),
     ("oci://registry.example.com/acme/support-bot:v2.1-rc1", "support-bot"),
     ("oci://registry.example.com/acme/support-bot:latest", "support-bot"),
+    # catalog10: a cache folder of a model the catalog lacks is said by its repository, not `models--acme--…`
+    ("/hub/models--acme--support-bot/snapshots/0e9e39f249a16976918f6564b8830bc894c89659", "acme/support-bot"),
 ])
 def test_a_path_whose_names_match_nothing_says_the_name_it_tried(tmp_path: Path, model: str, name: str):
     deploy = tmp_path / "bot.yaml"

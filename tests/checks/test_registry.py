@@ -121,6 +121,7 @@ EXTRA_FIXTURES = {
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
+              "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
               "arks-application.yaml",  # corpus16: an Arks ArksApplication's TP against its instance GPUs × size
@@ -138,13 +139,15 @@ EXTRA_FIXTURES = {
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",
               "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
-    "SW004": {"kustomize-base.yaml"},  # an LLMInferenceService base that leaves model.uri empty for its overlays
+    "SW004": {"kustomize-base.yaml",  # an LLMInferenceService base that leaves model.uri empty for its overlays
+              "path-awq-4bit.yaml"},  # corpus10: a path named ...-awq-4bit is sized as its base at int4 AWQ
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
+              "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets
               "bench-client.yaml"},  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
     "SW002": {"bench.yaml"},  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides

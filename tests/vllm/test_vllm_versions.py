@@ -309,7 +309,8 @@ def test_each_release_row_is_the_object_its_init_makes():
     """The rows are copies of the row before with the changes set (start-up time): each must be what
     ``Behaviour.__init__`` makes from its attributes, with nothing more and in the fields' order."""
     names = [f.name for f in dataclasses.fields(vv.Behaviour)]
-    assert len(names) == 67  # issue 28: gdn_ssm_dtype, nemotron_h_ssm_dtype (mamba56)
+    assert len(names) == 70  # issue 28: gdn_ssm_dtype, nemotron_h_ssm_dtype (mamba56); qwen25_vit (plan10);
+    # mxfp4_triton_frees_scales, unbuilt_towers (toksingle10)
     for row in vv.RANGES:
         made = vv.Behaviour(**vars(row))
         assert made == row and hash(made) == hash(row)
@@ -348,3 +349,13 @@ def test_0_34_starts_blocks_at_64_tokens_and_sizes_an_extensible_kv_cache():
             for v in ("0.33.0", "0.34.0", "0.99.0")]
     assert rows == [(16, False, 0.92), (64, True, 0.92), (64, True, 0.92)]
     assert CURRENT_RELEASE == "0.34.0"
+
+
+@pytest.mark.parametrize(("release", "how"), [
+    ("0.10.1.1", "generic"), ("0.11.0", "float32-rotary"), ("0.11.2", "float32-rotary"),
+    ("0.12.0", "model-dtype-rotary"), ("0.14.1", "model-dtype-rotary"), ("0.26.0", "model-dtype-rotary")])
+def test_qwen25_vl_tower_by_release(release, how):
+    # model_executor/models/qwen2_5_vl.py: 0.11.0 rotates q and k through a float32 copy (apply_rotary_pos_emb_vision);
+    # 0.12.0 and later in the model's dtype (dispatch_rotary_emb_function, then ApplyRotaryEmb); 0.8.5 not modelled
+    assert behaviour(release).qwen25_vit == how
+    assert "0.11.0" in vv.SOURCES["qwen25_vit"] and "0.12.0" in vv.SOURCES["qwen25_vit"]

@@ -46,8 +46,10 @@ from .sizing import (
     Verdict,
     WeightsAlone,
     _facts,
+    error_band_floor,
     moe_layers,
     size_deployment,
+    stages_alone,
     weight_precision,
     weights_alone,
 )
@@ -173,9 +175,10 @@ class Sizer:
 
     def refuses(self, parallel: Parallel, *, quantization: str | None = None) -> bool:
         """Whether ``parallel`` surely does not start because its weights alone do not fit (a 70B model on one GPU),
-        told without sizing it (:func:`.sizing.weights_alone`; False where only the sizing can tell): its
+        told without sizing it (:func:`.sizing.weights_alone`, and for several pipeline stages
+        :func:`.sizing.stages_alone`; False where only the sizing can tell): its
         :meth:`fit` would start ``"refuses"``. The searches below skip such a layout before they size it."""
-        alone = self.alone(parallel, quantization=quantization)
+        alone = self._bounds(parallel, quantization)
         return alone is not None and alone.refuses
 
     def alone(self, parallel: Parallel, *, quantization: str | None = None) -> WeightsAlone | None:
@@ -188,11 +191,25 @@ class Sizer:
                                               self.version, weights_gib=self.weights_gib)
         return told
 
+    def _bounds(self, parallel: Parallel, quantization: str | None) -> WeightsAlone | None:
+        """:meth:`alone`, and for several pipeline stages the bounds every stage keeps (:func:`.sizing.stages_alone`:
+        the lightest stage's weights, whether all of them refuse)."""
+        if parallel.pp <= 1:
+            return self.alone(parallel, quantization=quantization)
+        key = ("stages", parallel, quantization)
+        if key in self.told:
+            return self.told[key]  # type: ignore[return-value]
+        told = self.told[key] = stages_alone(self.model, self.device, self._settings(parallel, quantization, None),
+                                             self.version, weights_gib=self.weights_gib)
+        return told
+
     def passes_over(self, parallel: Parallel, kv_reserve: float | None, *, quantization: str | None = None) -> bool:
         """Whether a search may pass over ``parallel`` without sizing it: its weights alone surely refuse
         (:meth:`refuses`), or, for a search that asks whether it serves the model (``kv_reserve`` given,
-        :func:`serves`), they surely leave it no room for a KV cache (:func:`no_room`)."""
-        alone = self.alone(parallel, quantization=quantization)
+        :func:`serves`), they surely leave it no room for a KV cache (:func:`no_room`; with several pipeline stages,
+        the lightest stage's weights: the KV cache is at most what they leave, and the room asked of the weights the
+        sizing judges is at least a share of them)."""
+        alone = self._bounds(parallel, quantization)
         if alone is None:
             return False
         return alone.refuses or (kv_reserve is not None and self.settings.kv_cache_memory_bytes is None
@@ -386,14 +403,17 @@ def has_room(s: ReplicaSizing, kv_reserve: float) -> bool:
 
 
 def no_room(alone: WeightsAlone, kv_reserve: float) -> bool:
-    """Whether a sizing whose weights are ``alone`` (one pipeline stage, no ``--kv-cache-memory-bytes``) surely
-    has no room for a KV cache (:func:`has_room` False), told before the sizing: the weights × the reserve do not
-    fit, and even all the memory the weights leave (the KV cache is at most that, the error band at least 0.6 GiB)
-    is below :data:`MIN_KV_SHARE` of the reserve. A quarter of the smaller layouts a 2,000-file lint sizes to ask
-    whether they serve the model are of this kind (weights that fit, but only just)."""
+    """Whether a sizing whose weights are ``alone`` (one pipeline stage, or the lightest of several:
+    :func:`.sizing.stages_alone`; no ``--kv-cache-memory-bytes``) surely has no room for a KV cache (:func:`has_room`
+    False), told before the sizing: the weights × the reserve do not
+    fit, and even all the memory the weights and the non-torch memory leave (the KV cache is at most that:
+    :func:`.sizing.weights_alone`), less the least error band (:func:`.sizing.error_band_floor`), is below
+    :data:`MIN_KV_SHARE` of the reserve. A
+    quarter of the smaller layouts a 2,000-file lint sizes to ask whether they serve the model are of this kind
+    (weights that fit, but only just)."""
     w, usable = alone.weights_gib, alone.usable_gib
-    return (kv_reserve > 1 and not w * kv_reserve <= usable
-            and usable - w < MIN_KV_SHARE * (kv_reserve - 1) * w)
+    most = max(usable - w - alone.nontorch_gib, 0.0) - error_band_floor(usable)  # the KV cache beyond the band
+    return kv_reserve > 1 and not w * kv_reserve <= usable and most < MIN_KV_SHARE * (kv_reserve - 1) * w
 
 
 def sure_holds(s: ReplicaSizing) -> int:

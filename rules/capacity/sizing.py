@@ -1317,6 +1317,7 @@ class WeightsAlone(NamedTuple):
     weights_gib: float  # its ``weights_gib_per_gpu``, the same float
     usable_gib: float  # its ``usable_gib_per_gpu``
     refuses: bool  # its ``weights_fit_band == "refuses"``
+    nontorch_gib: float = 0.0  # its ``non_torch_gib_per_gpu``: taken from the budget besides the weights
 
 
 def weights_alone(
@@ -1332,9 +1333,11 @@ def weights_alone(
     finds them (the same steps: the checkpoint, the stage's weights, the draft's, the budget), without the rest
     of the sizing; None where only the sizing can tell (several pipeline stages: which is the worst depends on the
     whole profile; a release not resolved). With one stage and no ``--kv-cache-memory-bytes`` the KV cache the
-    sizing finds is at most ``usable_gib - weights_gib``: everything else the profile takes from the budget (the
-    activation peak, non-torch memory, CUDA graphs) is at least 0. The layout search (:mod:`.layout`) reads both
-    bounds before it sizes a smaller layout."""
+    sizing finds is at most ``usable_gib - weights_gib - nontorch_gib``: the non-torch memory is the sizing's own
+    term (:func:`_nontorch_gib`, the same float), and everything else the profile takes from the budget (the
+    activation peak, CUDA graphs, the buffers Model Runner V2 keeps) is at least 0; an extensible KV cache (0.34+)
+    takes them from the lesser of the budget and the free memory (:func:`_profile`). The layout search
+    (:mod:`.layout`) reads these bounds before it sizes a smaller layout."""
     s, e = settings, estimates
     if s.pp != 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
         return None
@@ -1342,14 +1345,63 @@ def weights_alone(
     s = _encoder_mode(model, s, version, [])
     unbuilt = _unbuilt_towers(model, s, b, [])
     ck = _checkpoint(model, s, weights_gib, [], unbuilt)
-    _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, _engine(version, device, [], s), device, s))
+    engine = _engine(version, device, [], s)
+    _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
                        triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
                        scales_freed=b.mxfp4_triton_frees_scales, towers_built=not unbuilt)
     w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
                s.speculative_model, s.speculative_draft_tp).weight_bytes
     exact = exact_weights(model, ck.precision, weights_gib is not None)
-    return WeightsAlone(w / GIB, usable, _weights_fit(w / GIB, usable, exact, e).verdict == "refuses")
+    return WeightsAlone(w / GIB, usable, _weights_fit(w / GIB, usable, exact, e).verdict == "refuses",
+                        _nontorch_gib(b, engine, device, s, e))
+
+
+def stages_alone(
+    model: ModelShape,
+    device: Device,
+    settings: EngineSettings,
+    version: ResolvedVersion,
+    *,
+    weights_gib: float | None = None,
+    estimates: Estimates = DEFAULT_ESTIMATES,
+) -> WeightsAlone | None:
+    """For several pipeline stages, what :func:`weights_alone` tells of one: the weights of the lightest of the stages
+    whose profile can differ (:func:`_distinct_stages`, the draft's on the last), the memory vLLM may use, whether
+    every one of them surely refuses, and the non-torch memory; None for one stage (:func:`weights_alone` tells it)
+    and for a release not resolved. The same steps as the sizing's (the engine, the checkpoint, the budget, each
+    stage's weights), the same floats.
+
+    The sizing judges the weights of the stage that leaves the least memory (:func:`_profile`), which only the whole
+    profile tells, and sizes the KV cache of the stage with the fewest blocks (:func:`_cache_stage`); both are among
+    these stages. So where every stage refuses, the sizing's ``weights_fit_band`` is ``"refuses"``; and its weights
+    are at least the lightest stage's, its KV cache at most what the lightest stage's weights and the non-torch
+    memory leave of the budget (:func:`.layout.no_room` reads the bounds). A third of the layouts a 2,000-file lint
+    sized for SW104's search were multi-stage layouts whose weights refuse (TP4×PP2 of a 70B model on 40 GB GPUs,
+    smaller than its TP8×PP2)."""
+    s, e = settings, estimates
+    if s.pp <= 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
+        return None
+    b = version.behaviour
+    s = _encoder_mode(model, s, version, [])
+    s = _checkpoint_kv_mode(model, s, version, [])
+    engine = _engine(version, device, [], s)
+    unbuilt = _unbuilt_towers(model, s, b, [])
+    ck = _checkpoint(model, s, weights_gib, [], unbuilt)
+    _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
+    exact = exact_weights(model, ck.precision, weights_gib is not None)
+    lightest = math.inf
+    refuses = True
+    for stage in _distinct_stages(model, s.pp):
+        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=weights_gib is None, device=device,
+                           triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
+                           scales_freed=b.mxfp4_triton_frees_scales, towers_built=not unbuilt)
+        if stage == s.pp - 1:  # the drafter loads with the target, on the last stage (:func:`_profile`)
+            w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
+                       s.speculative_model, s.speculative_draft_tp).weight_bytes
+        lightest = min(lightest, w / GIB)
+        refuses = refuses and _weights_fit(w / GIB, usable, exact, e).verdict == "refuses"
+    return WeightsAlone(lightest, usable, refuses, _nontorch_gib(b, engine, device, s, e))
 
 
 def _size_deployment(
@@ -2322,9 +2374,15 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
             + (e.cudagraph_error_gib if graphs.in_budget else 0.0))
     if given:
         return 0.0, 0.0  # vLLM uses the figure given; nothing is estimated
-    floor = max(0.6, 0.04 * usable)
+    floor = error_band_floor(usable)
     lighter = e.weights_error_below if exact else e.weights_error
     return max(worst.weights * e.weights_error + rest, floor), max(worst.weights * lighter + rest, floor)
+
+
+def error_band_floor(usable: float) -> float:
+    """The least the KV budget's error band is, below and above, where the budget is estimated (:func:`_error_band`):
+    0.6 GiB, and 4 % of the ``usable`` GiB vLLM may use."""
+    return max(0.6, 0.04 * usable)
 
 
 class _KvCache(NamedTuple):

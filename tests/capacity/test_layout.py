@@ -105,7 +105,9 @@ def test_refuses_tells_without_sizing_what_the_sizing_says_of_weights_that_do_no
     """The layout search skips a smaller layout whose weights alone surely do not fit before sizing it (issue 30: a
     quarter of a 2,000-file lint's sizings). Llama-3.1-70B on L4s (19.79 GiB usable at 0.9): 131.45 GiB at TP1,
     65.74 at TP2, 32.89 at TP4 refuse; 16.46 at TP8 starts; FP8 halves the weights and 4-bit AWQ quarters them.
-    With several pipeline stages the worst stage depends on the whole profile: the sizing decides (False)."""
+    With several pipeline stages the stage the sizing judges depends on the whole profile, so the layout refuses
+    unsized only where every stage's weights do (TP1×PP2 65.74, TP2×PP2 32.89, TP1×PP4 33.86 GiB on the worst
+    stage); TP4×PP2 (16.46), TP2×PP4 (16.95) and TP1×PP8 (17.93) start, and the sizing decides them."""
     sz = Sizer(LLAMA_70B, Device.of(find_gpu("L4"), find_gpu("L4").memory_gib),
                EngineSettings(gpu_memory_utilization=0.9), resolve("0.11.0"))
     told = {(q, p.text()): sz.refuses(p, quantization=q)
@@ -118,8 +120,12 @@ def test_refuses_tells_without_sizing_what_the_sizing_says_of_weights_that_do_no
         assert told[(q, p.text())] == (s.weights_fit_band == "refuses")
         if told[(q, p.text())]:
             assert judge(s, p, None).starts == "refuses"
-    for p in (Parallel(1, 2), Parallel(2, 2)):
-        assert (sz.refuses(p), sz.size(p).weights_fit_band) == (False, "refuses")
+    stages = [Parallel(1, 2), Parallel(2, 2), Parallel(1, 4), Parallel(4, 2), Parallel(2, 4), Parallel(1, 8)]
+    assert [(p.text(), sz.refuses(p), sz.size(p).weights_fit_band) for p in stages] == [
+        ("TP1×PP2", True, "refuses"), ("TP2×PP2", True, "refuses"), ("TP1×PP4", True, "refuses"),
+        ("TP4×PP2", False, "starts"), ("TP2×PP4", False, "starts"), ("TP1×PP8", False, "starts")]
+    for p in stages[:3]:
+        assert judge(sz.size(p), p, None).starts == "refuses" and sz.passes_over(p, None)
 
 
 def test_passes_over_only_layouts_whose_sizing_would_not_serve_the_model():
@@ -140,8 +146,9 @@ def test_passes_over_only_layouts_whose_sizing_would_not_serve_the_model():
                 alone = sz.alone(p, quantization=q)
                 s = sz.size(p, quantization=q)
                 assert alone is not None
-                assert (alone.weights_gib, alone.usable_gib, alone.refuses) == (
-                    s.weights_gib_per_gpu, s.usable_gib_per_gpu, s.weights_fit_band == "refuses")
+                assert (alone.weights_gib, alone.usable_gib, alone.refuses, alone.nontorch_gib) == (
+                    s.weights_gib_per_gpu, s.usable_gib_per_gpu, s.weights_fit_band == "refuses",
+                    s.non_torch_gib_per_gpu)
                 if sz.passes_over(p, 1.4, quantization=q):
                     assert not serves(judge(s, p, None), 1.4)
                     (refused if alone.refuses else passed).append((gpu, q, p.text()))
@@ -155,7 +162,24 @@ def test_passes_over_only_layouts_whose_sizing_would_not_serve_the_model():
     assert (sz.passes_over(Parallel(4), None), sz.passes_over(Parallel(4), 1.4)) == (False, True)
     given = replace(sz, settings=replace(sz.settings, kv_cache_memory_bytes=8 * 1024**3))
     assert given.passes_over(Parallel(4), 1.4) is False
-    assert (sz.alone(Parallel(2, 2)), sz.passes_over(Parallel(2, 2), 1.4)) == (None, False)
+    # several stages (lintspeed10): alone() tells one stage only; the search bounds every stage by the lightest one's
+    # weights (TP1×PP4: 31.91 GiB on its lightest stage, 33.86 on the one the sizing judges; TP2×PP2 32.89 on each),
+    # which leave no room in 35.45 GiB; TP4×PP2 (16.46) and TP2×PP4 (15.97 lightest) are sized, and serve the model
+    assert (sz.alone(Parallel(2, 2)), sz.alone(Parallel(1, 4))) == (None, None)
+    stages = [Parallel(2, 2), Parallel(1, 4), Parallel(4, 2), Parallel(2, 4)]
+    assert [(p.text(), sz.passes_over(p, 1.4), sz.passes_over(p, None)) for p in stages] == [
+        ("TP2×PP2", True, False), ("TP1×PP4", True, False), ("TP4×PP2", False, False), ("TP2×PP4", False, False)]
+    assert [(round(sz.size(p).weights_gib_per_gpu, 2), serves(judge(sz.size(p), p, None), 1.4)) for p in stages] == [
+        (32.89, False), (33.86, False), (16.46, True), (16.95, True)]
+    # the bound takes the sizing's non-torch memory and the least error band off what the weights leave (lintspeed10):
+    # at 0.92 of the A100, TP4 leaves 36.24 - 32.89 = 3.35 GiB, more than a quarter of the reserve (3.29), but less
+    # 0.22 GiB of non-torch memory and the band's floor (4 % of 36.24: 1.45) it is 1.68; the sizing's KV cache is 2.61
+    # GiB, 1.16 beyond its band: no room, and the search passes over it unsized
+    at92 = replace(sz, settings=replace(sz.settings, gpu_memory_utilization=0.92))
+    alone, s = at92.alone(Parallel(4)), at92.size(Parallel(4))
+    assert alone is not None and not alone.refuses and alone.usable_gib - alone.weights_gib >= 0.1 * alone.weights_gib
+    assert (round(s.kv_cache_gib_per_gpu, 2), round(s.error_band_gib, 2), s.non_torch_gib_per_gpu) == (2.61, 1.45, 0.22)
+    assert at92.passes_over(Parallel(4), 1.4) and not serves(judge(s, Parallel(4), None), 1.4)
 
 
 def test_plan_takes_the_node_from_the_instance_type(capsys):

@@ -322,6 +322,50 @@ def test_bad_p95_annotation_is_an_input_error_with_line():
                               "expected a whole number of tokens, got 'about 6000'")
 
 
+_LOADED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: heavy
+  annotations:
+    {key}: '{value}'
+spec:
+  selector: {{matchLabels: {{app: heavy}}}}
+  template:
+    metadata: {{labels: {{app: heavy}}}}
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.20.0
+        args: [google/gemma-3n-E4B-it, --max-model-len, '32768']
+        resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    # a fuzz seed's 332-digit concurrency reached the sizing and overflowed a float (an internal error in SW106)
+    ("shardwise.dev/target-concurrency", "9" * 332,
+     "shardwise.dev/target-concurrency: expected at most 10,000,000 sequences, got '999999999999999999999999'… "
+     "(332 characters)"),
+    ("shardwise.dev/target-concurrency", "10_000_001",
+     "shardwise.dev/target-concurrency: expected at most 10,000,000 sequences, got '10_000_001'"),
+    ("shardwise.dev/p95-context-tokens", "20000k",
+     "shardwise.dev/p95-context-tokens: expected at most 10,000,000 tokens, got '20000k'"),
+    ("shardwise.dev/output-tokens-per-second", "1e300",
+     "shardwise.dev/output-tokens-per-second: expected at most 10,000,000 tokens per second, got '1e300'"),
+])
+def test_a_load_annotation_above_what_plan_takes_is_an_input_error(key, value, message):
+    """The annotations take the bounds `plan`'s --concurrency, --p95-context and --output-tokens-per-second take."""
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(_LOADED.format(key=key, value=value), "l.yaml")
+    assert (err.value.line, err.value.message) == (6, message)
+
+
+def test_a_load_annotation_at_the_bound_is_taken():
+    inv = load_kubernetes_text(_LOADED.format(key="shardwise.dev/target-concurrency", value="10_000_000"), "l.yaml")
+    assert inv.groups[0].target_concurrency == 10_000_000
+
+
 def test_bad_tensor_parallel_value_points_at_its_line():
     """A value vLLM refuses at start-up is the workload's crash at the value's line (SW003), the setting read as
     unknown; it was an input error that hid the workload ("no vLLM workload found") before flags48."""

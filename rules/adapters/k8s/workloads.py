@@ -91,6 +91,11 @@ def _production(value: str, file: str | None, line: int | None) -> bool:
     raise InputError(f"{ANN_PRODUCTION}: expected \"true\" or \"false\", got {value!r}", file, line)
 
 
+#: The largest load an annotation may declare, as `plan`'s flags and the config's load fields take it: a count or
+#: rate above it is no deployment's, and past a float's range it would overflow the sizing.
+_MOST = 10_000_000
+
+
 def _positive(key: str, what: str, value: str, file: str | None, line: int | None) -> int:
     v = value.strip().replace("_", "")
     m = _HUMAN_INT.match(v)
@@ -100,7 +105,15 @@ def _positive(key: str, what: str, value: str, file: str | None, line: int | Non
         raise InputError(f"{key}: expected a whole number of {what}, got {value!r}", file, line) from None
     if n <= 0:
         raise InputError(f"{key}: expected a positive number of {what}, got {value!r}", file, line)
+    if n > _MOST:
+        raise InputError(f"{key}: expected at most {_MOST:,} {what}, got {_shown(value)}", file, line)
     return n
+
+
+def _shown(value: str) -> str:
+    """A value as an error quotes it, a long one cut to its first 24 characters and its length."""
+    text = value.strip()
+    return repr(text) if len(text) <= 32 else f"{text[:24]!r}… ({len(text):,} characters)"
 
 
 def _milliseconds(key: str, value: str, file: str | None, line: int | None) -> float:
@@ -136,6 +149,8 @@ def _rate(key: str, value: str, file: str | None, line: int | None) -> float:
         raise InputError(f"{key}: expected a number of tokens per second, got {value!r}", file, line) from None
     if not 0 < rate < float("inf"):
         raise InputError(f"{key}: expected a positive number of tokens per second, got {value!r}", file, line)
+    if rate > _MOST:
+        raise InputError(f"{key}: expected at most {_MOST:,} tokens per second, got {_shown(value)}", file, line)
     return rate
 
 

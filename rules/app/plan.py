@@ -696,14 +696,22 @@ def _refuse_absent_flags(own: list[str], words: list[str], release: str) -> None
     manifest plan would emit (SW003, on the image ``vllm/vllm-openai:v<release>`` it writes), so plan refuses it for
     the same reason instead of planning a layout that does not start. Judged by lint's own function
     (:func:`..vllm.flags.absent_flag`: the gaps table, then the release's collected option set) with the same
-    message; a release whose source was not read is not judged, as lint does not judge it."""
-    from ..vllm.flags import absent_flag, release_read
+    message; a release whose source was not read is not judged, as lint does not judge it. A value the release
+    refuses (:func:`..vllm.flags.release_value_refused`: ``--kv-cache-dtype nvfp4`` before 0.20.0,
+    ``--engine-arg mamba-ssm-cache-dtype=bfloat16`` before 0.22.0) is refused the same way."""
+    from ..vllm.flags import absent_flag, release_read, release_value_refused
 
     read = release_read(f"vllm/vllm-openai:v{release}")
     if read is None:
         return
     tokens = [*own, *words]
     absent = absent_flag(["vllm", "serve", *tokens], tokens, read)
+    if absent is None:
+        absent = release_value_refused(["vllm", "serve", *tokens], tokens, read)
+        if absent is not None and not absent[0].startswith("--"):  # the value's word: its flag is the word before
+            value, why = absent  # (the reason starts "`--flag value`": the flag, not another holding the same value)
+            absent = next((tokens[i - 1], why) for i in range(1, len(tokens))
+                          if tokens[i] == value and why.startswith(f"`{tokens[i - 1].replace('_', '-')} "))
     if absent is None:
         return
     word, why = absent

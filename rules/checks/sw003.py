@@ -19,9 +19,9 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "value in one list item, a reference Kubernetes leaves as written, an empty model, a flag the image's "
             "vLLM release does not define (a removed or newer flag, a typo), `vllm serve --model X` where that release "
             "refuses it, a value vLLM refuses: `--gpu-memory-utilization 1.5`, `--dtype bfloat17`, a "
-            "`--kv-cache-dtype` or a `--max-model-len 32k` the image's release does not take, `--quantization awq` or "
-            "`gptq` on a catalog checkpoint that is not in that format, vLLM's flags written as the container's "
-            "`command`, which the container runtime looks for as an executable)."
+            "`--kv-cache-dtype`, a `--mamba-ssm-cache-dtype` or a `--max-model-len 32k` the image's release does not "
+            "take, `--quantization awq` or `gptq` on a catalog checkpoint that is not in that format, vLLM's flags "
+            "written as the container's `command`, which the container runtime looks for as an executable)."
         ),
         why=(
             "The vllm/vllm-openai image's entrypoint is already `vllm serve`. Args that start with `serve` "
@@ -49,12 +49,18 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "alone) and no option of that release is or begins with the flag (the parser accepts a unique prefix). "
             "A flag no release defines (a typo such as `--gpu-memory-utilisation` or `--max-model-length`, a made-up "
             "one) is judged against every option string of the image's release, read from its source (the 65 releases "
-            "with a source distribution from 0.5.0 to 0.34.0; 0.15.x has none), naming the closest option; a tag "
-            "naming no release read is not judged here. A value vLLM refuses as written ends the same way: "
+            "with a source distribution from 0.5.0 to 0.34.0; 0.15.x has none), naming the closest option. A tag "
+            "naming no release read (`latest`, a nightly, a digest alone, a team's own image, a release newer than "
+            "0.34.0) is judged only on what every release read refuses, a flag none defines (vllm-router's "
+            "`--intra-node-data-parallel-size` given to `vllm serve`) or a Mamba cache dtype none takes, and "
+            "advisory: a newer release, or a build of its own, might take it. A value vLLM refuses as written ends the "
+            "same way: "
             "argparse's type conversion or `choices` (`--tensor-parallel-size auto`, `--dtype bfloat17`), a fraction "
             "outside (0, 1] for `--gpu-memory-utilization`, a parallel size below 1; and, by the image's release, "
             "`--max-model-len 32k` before 0.8.4 and `--max-num-batched-tokens 8k` before 0.9.1 (read with int() "
-            "there) and a `--kv-cache-dtype` before the release that added it (`nvfp4` before 0.20.0). The setting "
+            "there), a `--kv-cache-dtype` before the release that added it (`nvfp4` before 0.20.0), and a "
+            "`--mamba-cache-dtype` / `--mamba-ssm-cache-dtype` outside the release's choices (`MambaDType`: `auto`, "
+            "`float32` from 0.10.1, `float16` from 0.13.0, `bfloat16` from 0.22.0; case counts). The setting "
             "is then read as unknown and the rest of the workload is still linted. `vllm serve` written as the "
             "command refuses the model given as `--model` from 0.5.5 to 0.11.0 (it "
             "raises \"you should provide the model as a positional argument\"; 0.11.1 and later warn); the "
@@ -111,4 +117,5 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         return [issue for issue in inv.launch_issues if issue.crash]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        yield Hit(issue.subject, issue.reason, issue.location, tuple(issue.suppressions))
+        yield Hit(issue.subject, issue.reason, issue.location, tuple(issue.suppressions),
+                  level="advisory" if issue.advisory else None)

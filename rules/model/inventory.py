@@ -662,6 +662,8 @@ class LaunchIssue:
     #: The workload's kind runs one model over several pods (a LeaderWorkerSet): SW305 is mandatory for it.
     multi_node: bool = False
     namespace: str = ""  # the object's namespace, as the subject gives it
+    #: The crash holds at every vLLM release read, but the image names none of them: SW003 reports it as advisory.
+    advisory: bool = False
 
 
 @dataclass

@@ -24,8 +24,9 @@ no option of such a release is or begins with is judged absent there too, naming
 :func:`release_value_refused` judges the values a release's parser refuses and a later one takes;
 :func:`checkpoint_quantization_refused` a ``--quantization`` the checkpoint's own format refuses at every release read.
 
-A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap:
-no finding.
+A release not in :data:`RELEASES_READ` (one not read, a release candidate, a nightly, anything newer) has no gap;
+:func:`unread_release_refusal` judges only what every release read refuses (a flag none defines, a Mamba cache
+dtype none takes), for an advisory finding.
 """
 
 from __future__ import annotations
@@ -296,6 +297,16 @@ KV_DTYPE_SINCE: dict[str, str] = {
 }
 KV_DTYPE_CHOICES_UNTIL = Version((0, 33, 0))
 
+#: ``--mamba-cache-dtype`` and ``--mamba-ssm-cache-dtype`` (both first in 0.10.1; before it the flags themselves are
+#: absent): the first release whose choices take each value, read in every source distribution from 0.10.1 to 0.34.0
+#: (``MambaDType``, ``config/cache.py``; ``vllm/config.py`` in 0.10.x): ``auto``/``float32`` from 0.10.1, ``float16``
+#: from 0.13.0 (0.12.0 has none), ``bfloat16`` from 0.22.0 (0.21.0 has none); no value was dropped. EngineArgs types
+#: both fields with that Literal and ``literal_to_kwargs`` hands argparse ``choices`` (``type=str``: case counts,
+#: ``BFloat16`` is refused); no plugin registers more.
+MAMBA_DTYPE_SINCE: dict[str, str] = {"auto": "0.10.1", "float32": "0.10.1", "float16": "0.13.0", "bfloat16": "0.22.0"}
+MAMBA_DTYPE_FLAGS = ("mamba-cache-dtype", "mamba-ssm-cache-dtype")
+_MAMBA_DTYPE_FLAGS_SINCE = Version((0, 10, 1))
+
 
 def _release(text: str) -> Version:
     found = parse_version(text)
@@ -325,7 +336,8 @@ def release_value_refused(words: list[str], tokens: list[str], release: Version)
     ``release``'s argument parser refuses while a later release takes it: ``--max-model-len 32k`` where the release
     reads it with int() (:data:`HUMAN_INT_SINCE`), a ``--kv-cache-dtype`` that came later (:data:`KV_DTYPE_SINCE`).
     None when there is none, or when ``words`` (the whole command line) runs another program's parser. A value no
-    release takes is :mod:`shardwise.rules.vllm.args`'s to refuse; one holding a reference is not judged."""
+    release takes is :mod:`shardwise.rules.vllm.args`'s to refuse (a Mamba cache dtype is refused here, against the
+release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not judged."""
     line = "\0".join(words)
     for m in _OTHER_PARSERS:
         if m in line:
@@ -349,6 +361,69 @@ def release_value_refused(words: list[str], tokens: list[str], release: Version)
                     f"`--kv-cache-dtype {v}` is not a value vLLM {release} (the release the image names) takes: "
                     f"its argument parser's choices there are {taken} ({v} came in {came}), so it exits at start-up "
                     f"(\"invalid choice\") and the pod crash-loops; use an image of vLLM {came} or later")
+        if name in MAMBA_DTYPE_FLAGS and release >= _MAMBA_DTYPE_FLAGS_SINCE:
+            choices = [k for k, r in MAMBA_DTYPE_SINCE.items() if _release(r) <= release]
+            if v not in choices:
+                came = MAMBA_DTYPE_SINCE.get(v)
+                fix = (f"use an image of vLLM {came} or later" if came is not None else
+                       f"write one of them ({', '.join(choices)}; no release read to {NEWEST_READ} takes {v})")
+                return word, (
+                    f"`--{name} {v}` is not a value vLLM {release} (the release the image names) takes: its argument "
+                    f"parser's choices there are {', '.join(choices)} (MambaDType, config/cache.py"
+                    f"{f'; {v} came in {came}' if came else ''}), so it exits at start-up (\"invalid choice\") and the "
+                    f"pod crash-loops; {fix}")
+    return None
+
+
+NEWEST_READ = max(RELEASES_READ, key=_release)
+_OLDEST_READ = min(RELEASES_READ, key=_release)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every flag of a vLLM container whose image names no release read
+def no_release_defines(name: str) -> bool:
+    """Whether no release read (:data:`RELEASES_READ`) defines ``--name`` (dashed, without ``--``): no option of any
+    of them is or begins with it."""
+    return all(undefined_option(name, _release(r)) for r in RELEASES_READ)
+
+
+def unread_release_refusal(words: list[str], tokens: list[str], image: str | None) -> tuple[str, str] | None:
+    """(the word, why vLLM would exit) for the first flag in ``tokens`` (vLLM's own arguments) that no release read
+    defines, or the first ``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` value no release read takes, on an
+    image whose tag names no release read (``latest``, a digest, a nightly, a team's own image, a release newer
+    than :data:`NEWEST_READ` or between those read): every release read exits on it, and a release not read might
+    define it, so the caller reports it as advisory. None when there is none, for an image naming a release older
+    than the oldest read, or when ``words`` (the whole command line) runs another program's parser."""
+    line = "\0".join(words)
+    for m in _OTHER_PARSERS:
+        if m in line:
+            return None
+    named = version_from_image(image) if image else None
+    if named is not None and named < _release(_OLDEST_READ):
+        return None
+    named_as = f"the image {image} names no release read" if image else "the container names no image"
+    unless = (f"{named_as}: unless its vLLM is newer than {NEWEST_READ} or a build of its own that takes it, the pod "
+              f"crash-loops; pin a release tag (vllm/vllm-openai:v{NEWEST_READ}) to have it judged for sure")
+    for tok in tokens:
+        if tok == "--":
+            break
+        if not tok.startswith("--") or len(tok) < 3:
+            continue
+        name = tok[2:].partition("=")[0]
+        if "$" in name or "{" in name or "." in name or name.split() != [name] or len(name) > 64:
+            continue
+        name = name.replace("_", "-")
+        if no_release_defines(name):
+            close = closest_option(name, _release(NEWEST_READ))
+            return tok, (f"`--{name}` is defined by no vLLM release read, {_OLDEST_READ} to {NEWEST_READ} (no option "
+                         f"string of any is or begins with it), so each exits at start-up on it (\"unrecognized "
+                         f"arguments\"); {unless}" + (f"; did you mean `--{close}`?" if close else ""))
+    for name, value, word in _flag_values(tokens):
+        v = value.strip()
+        if name in MAMBA_DTYPE_FLAGS and v and "$" not in v and "{" not in v and v not in MAMBA_DTYPE_SINCE:
+            return word, (f"`--{name} {v}` is a value no vLLM release read takes ({_MAMBA_DTYPE_FLAGS_SINCE} to "
+                          f"{NEWEST_READ}; its choices in {NEWEST_READ} are {', '.join(MAMBA_DTYPE_SINCE)}: "
+                          f"MambaDType, config/cache.py), so each exits at start-up on it (\"invalid choice\"); "
+                          f"{unless}")
     return None
 
 

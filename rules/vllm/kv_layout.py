@@ -391,7 +391,7 @@ def kda_state_bytes(model: ModelShape, tp: int, dtype_bytes: int = 2, dt: StateD
 
 
 #: bytes of one value of the ``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` choices (``MambaDType``,
-#: ``config/cache.py``: "auto", "float32", "float16" in 0.14.1 - 0.20.0; "bfloat16" added by 0.23.0)
+#: ``config/cache.py``: "float16" from 0.13.0, "bfloat16" from 0.22.0; flags.MAMBA_DTYPE_SINCE)
 _STATE_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 
 

@@ -550,6 +550,11 @@ def test_plan_refuses_a_flag_the_release_lacks_in_lints_words():
          "first appears in 0.8.2: use an image of vLLM 0.8.2 or later, or remove it; vLLM's argument parser defines "
          "no option that is or begins with `--speculative-config` there, so it exits at start-up (\"unrecognized "
          "arguments\") and the pod crash-loops (lint: SW003)"),
+        ({"vllm_version": "0.21.0", "engine_args": (("mamba-ssm-cache-dtype", "bfloat16"),)},  # flags10: a value
+         "--engine-arg mamba-ssm-cache-dtype: `--mamba-ssm-cache-dtype bfloat16` is not a value vLLM 0.21.0 (the "
+         "release the image names) takes: its argument parser's choices there are auto, float32, float16 "
+         "(MambaDType, config/cache.py; bfloat16 came in 0.22.0), so it exits at start-up (\"invalid choice\") and "
+         "the pod crash-loops; use an image of vLLM 0.22.0 or later (lint: SW003)"),
     ]
     for extra, message in cases:
         with pytest.raises(PlanError) as e:
@@ -557,6 +562,8 @@ def test_plan_refuses_a_flag_the_release_lacks_in_lints_words():
         assert str(e.value) == message
     # not refused: the flag is there, or the release was not read (0.15.0 has no source distribution)
     make_plan(PlanRequest(**base, vllm_version="0.6.5", engine_args=(("compilation-config", '{"level": 3}'),)))  # type: ignore[arg-type]
+    make_plan(PlanRequest(**base, vllm_version="0.22.0",  # type: ignore[arg-type]
+                          engine_args=(("mamba-ssm-cache-dtype", "bfloat16"),)))
     make_plan(PlanRequest(**base, vllm_version="0.8.2",  # type: ignore[arg-type]
                           speculative_config='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'))
 

@@ -374,3 +374,63 @@ def test_checkpoint_quantization_refused_by_pair():
     assert refused("gptq", "m/x", "mxfp4", "mxfp4") is None
     assert refused("gptq", "m/x", "auto-round", "int4") is None
     assert refused("awq", "m/x", None, "int4") is None
+
+
+def test_a_mamba_cache_dtype_is_refused_outside_the_releases_choices():
+    """MambaDType (config/cache.py; vllm/config.py in 0.10.x), read in every source distribution from 0.10.1 to
+    0.34.0: auto/float32 from 0.10.1, float16 from 0.13.0, bfloat16 from 0.22.0; argparse's choices count case."""
+    from shardwise.rules.vllm.flags import release_value_refused
+
+    def judged(release: str, *tokens: str) -> tuple[str, str] | None:
+        at = parse_version(release)
+        assert at is not None
+        return release_value_refused(["vllm", "serve", "m", *tokens], list(tokens), at)
+
+    assert judged("0.21.0", "--mamba-ssm-cache-dtype", "bfloat16") == ("bfloat16", (
+        "`--mamba-ssm-cache-dtype bfloat16` is not a value vLLM 0.21.0 (the release the image names) takes: its "
+        "argument parser's choices there are auto, float32, float16 (MambaDType, config/cache.py; bfloat16 came in "
+        "0.22.0), so it exits at start-up (\"invalid choice\") and the pod crash-loops; use an image of vLLM 0.22.0 "
+        "or later"))
+    assert judged("0.22.0", "--mamba-ssm-cache-dtype", "bfloat16") is None
+    assert judged("0.12.0", "--mamba_cache_dtype=float16") == ("--mamba_cache_dtype=float16", (
+        "`--mamba-cache-dtype float16` is not a value vLLM 0.12.0 (the release the image names) takes: its argument "
+        "parser's choices there are auto, float32 (MambaDType, config/cache.py; float16 came in 0.13.0), so it exits "
+        "at start-up (\"invalid choice\") and the pod crash-loops; use an image of vLLM 0.13.0 or later"))
+    assert judged("0.13.0", "--mamba-cache-dtype", "float16") is None
+    assert judged("0.10.1", "--mamba-cache-dtype", "float32") is None
+    got = judged("0.34.0", "--mamba-ssm-cache-dtype", "BFloat16")
+    assert got is not None and got[1].endswith(
+        "so it exits at start-up (\"invalid choice\") and the pod crash-loops; write one of them (auto, float32, "
+        "float16, bfloat16; no release read to 0.34.0 takes BFloat16)")
+    assert judged("0.10.0", "--mamba-cache-dtype", "float64") is None  # the flag itself is absent there (SW003 too)
+    assert judged("0.28.0", "--mamba-ssm-cache-dtype", "$(DTYPE)") is None  # a reference: not judged
+
+
+def test_an_image_naming_no_release_read_is_judged_on_what_every_release_refuses():
+    from shardwise.rules.vllm.flags import unread_release_refusal
+
+    def judged(image: str | None, *tokens: str) -> tuple[str, str] | None:
+        return unread_release_refusal(["vllm", "serve", "m", *tokens], list(tokens), image)
+
+    got = judged("vllm/vllm-openai:latest", "--intra-node-data-parallel-size", "2")
+    assert got == ("--intra-node-data-parallel-size", (
+        "`--intra-node-data-parallel-size` is defined by no vLLM release read, 0.5.0 to 0.34.0 (no option string of "
+        "any is or begins with it), so each exits at start-up on it (\"unrecognized arguments\"); the image "
+        "vllm/vllm-openai:latest names no release read: unless its vLLM is newer than 0.34.0 or a build of its own "
+        "that takes it, the pod crash-loops; pin a release tag (vllm/vllm-openai:v0.34.0) to have it judged for sure; "
+        "did you mean `--new-data-parallel-size`?"))
+    assert judged("vllm/vllm-openai:nightly", "--mamba-ssm-cache-dtype", "fp8_e4m3") == ("fp8_e4m3", (
+        "`--mamba-ssm-cache-dtype fp8_e4m3` is a value no vLLM release read takes (0.10.1 to 0.34.0; its choices in "
+        "0.34.0 are auto, float32, float16, bfloat16: MambaDType, config/cache.py), so each exits at start-up on it "
+        "(\"invalid choice\"); the image vllm/vllm-openai:nightly names no release read: unless its vLLM is newer "
+        "than 0.34.0 or a build of its own that takes it, the pod crash-loops; pin a release tag "
+        "(vllm/vllm-openai:v0.34.0) to have it judged for sure"))
+    assert judged(None, "--gpu-memory-utilisation", "0.9") is not None  # no image at all
+    # defined by some release read (removed, added late), a unique prefix, `_` for `-`, after `--`: not judged
+    assert judged("vllm/vllm-openai:latest", "--swap-space", "4", "--enable-extensible-kv-cache", "--gpu-memory",
+                  "0.9", "--max_model_len", "8192", "--", "--wrapper-only") is None
+    assert judged("vllm/vllm-openai:latest", "--mamba-ssm-cache-dtype", "bfloat16") is None  # the newest takes it
+    assert judged("vllm/vllm-openai:latest", "--$(EXTRA_FLAG)") is None  # a reference: its name is not known
+    assert judged("vllm/vllm-openai:v0.4.2", "--bogus-flag-xyz") is None  # older than every release read
+    assert unread_release_refusal(["python3", "-m", "dynamo.vllm", "--bogus-flag-xyz"], ["--bogus-flag-xyz"],
+                                  "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.0") is None  # another program's parser

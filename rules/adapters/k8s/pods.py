@@ -41,7 +41,7 @@ from ...vllm.args import (
     names_unknown,
     parse_serve_args,
 )
-from ...vllm.flags import absent_flag, model_option_raises, release_read, release_value_refused
+from ...vllm.flags import absent_flag, model_option_raises, release_read, release_value_refused, unread_release_refusal
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
@@ -322,7 +322,7 @@ class Pod:
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
                  "volumes", "image_vllm", "unread", "unread_why", "crash", "crash_pending", "crash_placeholder",
-                 "locations", "host", "more")
+                 "crash_advisory", "locations", "host", "more")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -342,6 +342,9 @@ class Pod:
         #: builds the pod (note_launch), else None
         self.crash_pending: str | None = None
         self.crash_placeholder = False  # the crash is a template's placeholder (``${TP}``): see Crash.placeholder
+        #: the crash holds at every release read but the image names none of them (flags.unread_release_refusal): a
+        #: release not read might take the command, so SW003 reports it as advisory
+        self.crash_advisory = False
         self.locations: dict[str, Location] = {}  # see ServingGroup.locations
         self.host = HostAccess()
         self.more: list[Pod] = []  # the same pod seen from each further container that runs a vLLM server
@@ -594,11 +597,17 @@ def _bench_why(bench: str | None) -> str | None:
 def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple[str, list[str]] | None,
                  image: str | None, locate: Any, flag_loc: Location) -> None:
     """A flag the release of a vLLM image does not define (:mod:`shardwise.rules.vllm.flags`): vLLM exits on it.
-    ``found`` is the container's vLLM invocation (:func:`~shardwise.rules.vllm.args.find_vllm_invocation`)."""
+    ``found`` is the container's vLLM invocation (:func:`~shardwise.rules.vllm.args.find_vllm_invocation`). An image
+    naming no release read is judged only on what every release read refuses, as advisory
+    (:func:`~shardwise.rules.vllm.flags.unread_release_refusal`)."""
     if found is None:
         return
     release = release_read(image)
     if release is None:
+        refused = unread_release_refusal([str(w) for w in (*run, *args)], found[1], image)
+        if refused is not None:
+            pod.crash, pod.crash_advisory = refused[1], True
+            pod.locations["crash"] = (locate(refused[0]) if locate is not None else None) or flag_loc
         return
     absent = absent_flag([str(w) for w in (*run, *args)], found[1], release)
     if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint

@@ -281,8 +281,9 @@ def _object_locations(g: ServingGroup, obj: Mapping[str, Any], file: str | None)
 
 
 def launch_issue(inv: Inventory, subject: str, container: Container, reason: str, where: Location,
-                 suppressions: list[Suppression], crash: bool = False) -> None:
-    inv.launch_issues.append(LaunchIssue(subject, container.name, reason, where, crash, list(suppressions)))
+                 suppressions: list[Suppression], crash: bool = False, advisory: bool = False) -> None:
+    inv.launch_issues.append(LaunchIssue(subject, container.name, reason, where, crash, list(suppressions),
+                                         advisory=advisory))
 
 
 #: The workload kinds whose controller creates pods from the template as written, adding to a container's env
@@ -374,7 +375,7 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
         sure = False  # ${TP} in args is the template's placeholder: the value the tool fills stays unknown
     if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
-                     group.at("crash"), group.suppressions, crash=True)
+                     group.at("crash"), group.suppressions, crash=True, advisory=pod.crash_advisory)
     elif group is not None and pod.vllm is not None and (why := _quantization_refused(group)) is not None:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {why}",
                      group.at("quantization"), group.suppressions, crash=True)

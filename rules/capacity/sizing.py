@@ -1338,23 +1338,12 @@ def weights_alone(
     activation peak, CUDA graphs, the buffers Model Runner V2 keeps) is at least 0; an extensible KV cache (0.34+)
     takes them from the lesser of the budget and the free memory (:func:`_profile`). The layout search
     (:mod:`.layout`) reads these bounds before it sizes a smaller layout."""
-    s, e = settings, estimates
-    if s.pp != 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
+    if settings.pp != 1 or settings.tp < 1 or settings.dp < 1 or not isinstance(version, ResolvedVersion):
         return None
-    b = version.behaviour
-    s = _encoder_mode(model, s, version, [])
-    unbuilt = _unbuilt_towers(model, s, b, [])
-    ck = _checkpoint(model, s, weights_gib, [], unbuilt)
-    engine = _engine(version, device, [], s)
-    _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
-    w = _stage_weights(model, ck.total_bytes, ck.precision, s, 0, buffers=weights_gib is None, device=device,
-                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
-                       scales_freed=b.mxfp4_triton_frees_scales, towers_built=not unbuilt)
-    w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
-               s.speculative_model, s.speculative_draft_tp).weight_bytes
-    exact = exact_weights(model, ck.precision, weights_gib is not None)
-    return WeightsAlone(w / GIB, usable, _weights_fit(w / GIB, usable, exact, e).verdict == "refuses",
-                        _nontorch_gib(b, engine, device, s, e))
+    st = _weight_steps(model, device, settings, version, weights_gib)
+    w = _stage_weight_bytes(model, st, 0, weights_gib, device) / GIB
+    refuses = _weights_fit(w, st.usable, st.exact, estimates).verdict == "refuses"
+    return WeightsAlone(w, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates))
 
 
 def stages_alone(
@@ -1379,29 +1368,54 @@ def stages_alone(
     memory leave of the budget (:func:`.layout.no_room` reads the bounds). A third of the layouts a 2,000-file lint
     sized for SW104's search were multi-stage layouts whose weights refuse (TP4×PP2 of a 70B model on 40 GB GPUs,
     smaller than its TP8×PP2)."""
-    s, e = settings, estimates
-    if s.pp <= 1 or s.tp < 1 or s.dp < 1 or not isinstance(version, ResolvedVersion):
+    if settings.pp <= 1 or settings.tp < 1 or settings.dp < 1 or not isinstance(version, ResolvedVersion):
         return None
+    st = _weight_steps(model, device, settings, version, weights_gib)
+    lightest = math.inf
+    refuses = True
+    for stage in _distinct_stages(model, st.s.pp):
+        w = _stage_weight_bytes(model, st, stage, weights_gib, device) / GIB
+        lightest = min(lightest, w)
+        refuses = refuses and _weights_fit(w, st.usable, st.exact, estimates).verdict == "refuses"
+    return WeightsAlone(lightest, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates))
+
+
+class _WeightSteps(NamedTuple):
+    """The sizing's steps up to the weights (:func:`_size_deployment`'s, in its order, with no notes kept): what
+    :func:`weights_alone` and :func:`stages_alone` read."""
+
+    b: Behaviour
+    s: EngineSettings  # the settings as the sizing resolves them (encoder mode, the checkpoint's KV cache format)
+    engine: str
+    unbuilt: int  # the parameters of towers vLLM does not build
+    ck: _Checkpoint
+    usable: float  # the memory vLLM may use, GiB a GPU
+    exact: bool  # the weights are the checkpoint's own count, not an estimate
+
+
+def _weight_steps(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion,
+                  weights_gib: float | None) -> _WeightSteps:
     b = version.behaviour
-    s = _encoder_mode(model, s, version, [])
+    s = _encoder_mode(model, settings, version, [])
     s = _checkpoint_kv_mode(model, s, version, [])
     engine = _engine(version, device, [], s)
     unbuilt = _unbuilt_towers(model, s, b, [])
     ck = _checkpoint(model, s, weights_gib, [], unbuilt)
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
-    exact = exact_weights(model, ck.precision, weights_gib is not None)
-    lightest = math.inf
-    refuses = True
-    for stage in _distinct_stages(model, s.pp):
-        w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=weights_gib is None, device=device,
-                           triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
-                           scales_freed=b.mxfp4_triton_frees_scales, towers_built=not unbuilt)
-        if stage == s.pp - 1:  # the drafter loads with the target, on the last stage (:func:`_profile`)
-            w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
-                       s.speculative_model, s.speculative_draft_tp).weight_bytes
-        lightest = min(lightest, w / GIB)
-        refuses = refuses and _weights_fit(w / GIB, usable, exact, e).verdict == "refuses"
-    return WeightsAlone(lightest, usable, refuses, _nontorch_gib(b, engine, device, s, e))
+    return _WeightSteps(b, s, engine, unbuilt, ck, usable, exact_weights(model, ck.precision, weights_gib is not None))
+
+
+def _stage_weight_bytes(model: ModelShape, st: _WeightSteps, stage: int, weights_gib: float | None,
+                        device: Device) -> float:
+    """One GPU's weights on pipeline stage ``stage``, the drafter's with the last stage's, as the sizing counts them."""
+    s, b, ck = st.s, st.b, st.ck
+    w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=weights_gib is None, device=device,
+                       triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
+                       scales_freed=b.mxfp4_triton_frees_scales, towers_built=not st.unbuilt)
+    if stage == s.pp - 1:  # the drafter loads with the target, on the last stage (:func:`_profile`)
+        w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
+                   s.speculative_model, s.speculative_draft_tp).weight_bytes
+    return w
 
 
 def _size_deployment(

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from shardwise.rules.capacity import draft, sizing
 from shardwise.rules.capacity.weights import ignored_params, mtp_unquantised, weights_bytes
-from shardwise.rules.catalog import find_model
+from shardwise.rules.catalog import find_gpu, find_model
 from startup_logs import GEMMA4_26B_A4B_AWQ, GIB, QWEN36_35B_A3B_NVFP4, load, score
 
 LLAMA8 = find_model("meta-llama/Llama-3.1-8B-Instruct")
@@ -318,3 +318,20 @@ def test_set22_nvfp4_gemma4_31b_on_an_l40s_caches_fp8_by_its_checkpoint():
     # the quantised Gemma 4 weights' residual (startup_logs.MISS_CAUSES "gemma4-quantised-weights")
     assert score(row).sized.kv_cache_tokens == 24602
     assert not score(row).tokens_within_5pct and score(row).weights_within
+
+
+def test_meta_fbgemm_fp8_405b_keeps_attention_and_the_first_and_last_mlp_bf16():
+    # issue 28 (vLLM issue 6746): meta-llama/Llama-3.1-405B-Instruct-FP8 lists every attention projection and the MLP
+    # of layers 0 and 125 in modules_to_not_convert (exact names, FBGEMMFp8Config's is_layer_skipped); only the MLP of
+    # layers 1-124 is FP8. One layer's attention: q and o 16,384 x 16,384, k and v 16,384 x 1,024; its MLP 3 x 16,384
+    # x 53,248. Embeddings and lm_head (2 x 128,256 x 16,384) are 16-bit as before.
+    m = find_model("meta-llama/Llama-3.1-405B-Instruct-FP8")
+    assert (m.precision, m.quantization, m.params) == ("fp8", "fbgemm_fp8", 405_853_388_800)
+    attention, mlp = 2 * 16384 * 16384 + 2 * 16384 * 1024, 3 * 16384 * 53248
+    assert ignored_params(m) == 126 * attention + 2 * mlp == 77_108_084_736
+    kept = 77_108_084_736 + 2 * 128256 * 16384
+    assert weights_bytes(m, "fp8", "fbgemm_fp8") == kept * 2 + (405_853_388_800 - kept) == 487_164_166_144
+    h100 = find_gpu("H100")
+    tp8 = sizing.size_deployment(m, h100, sizing.EngineSettings(tp=8), "0.5.3.post1")
+    # vLLM 0.5.3.post1 logged 57.75 GiB a GPU; all-FP8 linear layers gave 47.77
+    assert round(tp8.weights_gib_per_gpu, 2) == 56.74

@@ -331,7 +331,7 @@ def test_meta_fbgemm_fp8_405b_keeps_attention_and_the_first_and_last_mlp_bf16():
     assert ignored_params(m) == 126 * attention + 2 * mlp == 77_108_084_736
     kept = 77_108_084_736 + 2 * 128256 * 16384
     assert weights_bytes(m, "fp8", "fbgemm_fp8") == kept * 2 + (405_853_388_800 - kept) == 487_164_166_144
-    h100 = find_gpu("H100")
+    h100 = sizing.Device.of(find_gpu("H100"))
     tp8 = sizing.size_deployment(m, h100, sizing.EngineSettings(tp=8), "0.5.3.post1")
     # vLLM 0.5.3.post1 logged 57.75 GiB a GPU; all-FP8 linear layers gave 47.77
     assert round(tp8.weights_gib_per_gpu, 2) == 56.74

@@ -15,6 +15,7 @@ misses by cause with their token error and budget residual (``startup_logs.cause
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -24,8 +25,14 @@ import startup_logs  # noqa: E402  (the test helper that reads the cases)
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
-    logs = startup_logs.load(*paths)
+    parser = argparse.ArgumentParser(description="Score the capacity model against public vLLM start-up logs.")
+    parser.add_argument("sets", nargs="*", type=Path, metavar="SET.json",
+                        help="held-out sets to read (default: every tests/capacity/data/startup_logs*.json)")
+    args = parser.parse_args(argv)
+    missing = [str(p) for p in args.sets if not p.is_file()]
+    if missing:
+        parser.error("no such set: " + ", ".join(missing))
+    logs = startup_logs.load(*args.sets)
     print(startup_logs.scoreboard(logs))
     print()
     print("KV budget residual (shardwise less logged, GiB) by torch.compile state:")

@@ -453,7 +453,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "text-only RedHatAI gemma-4-26B-A4B FP8-dynamic starts on an L40S joined in toksingle10 (+5.6 to +7.9 %, "
         "0.76 - 1.04 GiB more cache than logged; the block-48 one left it): with their weights as vLLM loads them (the "
         "tower --language-model-only leaves unbuilt out, 1.02 GiB; 24.58 GiB against 24.72 logged) their compiled "
-        "runs keep about 0.8 - 1.0 GiB beside the cache that no term gives, the eager one 0.37 (within 5 %)",
+        "runs keep about 0.8 - 1.0 GiB beside the cache that no term gives, the eager one 0.37 (within 5 %). tokmoe12 read "
+        "what a mixture of experts allocates on 0.29.0's V2 runner: the fused-MoE workspaces are taken in the profile "
+        "run and kept (counted; 0.04 - 1.38 GiB, of the size already charged), no MoE chunking is left, the dummy run "
+        "gathers every DP rank's tokens as charged: none is the missing term",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm"),
     "large-tp-communicators": (

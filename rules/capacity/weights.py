@@ -287,7 +287,11 @@ _LAYER_PREFIXES = ("model.layers.", "model.language_model.layers.", "language_mo
 #: Representative linear layers of each part of a decoder layer, as checkpoints name them.
 _PART_MODULES: dict[str, tuple[str, ...]] = {
     "self_attn": ("self_attn.q_proj", "self_attn.o_proj", "self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa"),
-    "linear_attn": ("linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv", "linear_attn.out_proj"),
+    # Gated DeltaNet's input projections (qkv and z, with b and a beside them, or vLLM's fused qkvz) apart from its
+    # output projection: a list may keep only the inputs 16-bit (``linear_attn.in_proj_qkv``) or the whole layer
+    # (``linear_attn*``, ``re:.*linear_attn.*``, AWQ's ``linear_attn``: both parts)
+    "linear_attn_in": ("linear_attn.in_proj_qkvz", "linear_attn.in_proj_qkv"),
+    "linear_attn_out": ("linear_attn.out_proj",),
     "mlp": ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"),
     "router": ("mlp.gate", "router", "router.proj", "block_sparse_moe.gate", "mlp.router"),
     "shared_expert": ("mlp.shared_expert.gate_proj", "mlp.shared_expert.down_proj", "mlp.shared_experts.gate_proj",
@@ -355,7 +359,9 @@ def ignored_params(model: ModelShape) -> int:
     it unquantised differs by model and release, and the logs do not tell 17 MB apart. vLLM builds an ignored layer with
     ``UnquantizedLinearMethod`` (``should_ignore_layer``, ``is_layer_skipped``), so it loads at the model's dtype.
     Kimi-K2-Thinking keeps attention, shared experts and dense MLP 16-bit (``re:.*self_attn.*``); RedHatAI's Qwen3.6
-    NVFP4 its linear attention (``re:.*linear_attn.*``, llm-compressor's recipe); cyankiwi's Gemma 4 AWQ its dense MLP.
+    NVFP4 its linear attention (``re:.*linear_attn.*``, llm-compressor's recipe); cyankiwi's Gemma 4 AWQ its dense MLP;
+    a list naming only Gated DeltaNet's input projections (``linear_attn.in_proj_qkv``, ``in_proj_z``, ``in_proj_b``,
+    ``in_proj_a``) keeps those 16-bit and counts ``out_proj`` (value heads x value head dim -> hidden) quantised.
     The routed experts are never counted here, nor the sparse-attention indexer's ``weights_proj``, which vLLM builds
     unquantised in every checkpoint (:func:`indexer_weights_params`, counted apart by :func:`weights_bytes`)."""
     ignored = _ignore_matcher(model)
@@ -389,8 +395,12 @@ def ignored_params(model: ModelShape) -> int:
     parts: dict[str, tuple[list[int], int]] = {
         "self_attn": (full_layers, attention_params(cfg, h, model.num_attention_heads, model.num_key_value_heads,
                                                     model.head_dim, model_type) - indexer),
-        "linear_attn": (linear_layers if full < n else [], linear_attention_params(cfg, h) if full < n else 0),
     }
+    if full < n:  # Gated DeltaNet: out_proj is value heads x value head dim -> hidden; the rest feeds the recurrence
+        value_dim = (config_int(cfg, "linear_num_value_heads") or 0) * (config_int(cfg, "linear_value_head_dim") or 0)
+        out_proj = value_dim * h
+        parts["linear_attn_in"] = (linear_layers, linear_attention_params(cfg, h) - out_proj)
+        parts["linear_attn_out"] = (linear_layers, out_proj)
     moe_count = moe_layers(model)
     if model.moe is None or cfg.get("enable_moe_block"):  # a dense MLP in every layer (Gemma 4 beside its experts)
         dense = list(range(n))

@@ -335,3 +335,27 @@ def test_meta_fbgemm_fp8_405b_keeps_attention_and_the_first_and_last_mlp_bf16():
     tp8 = sizing.size_deployment(m, h100, sizing.EngineSettings(tp=8), "0.5.3.post1")
     # vLLM 0.5.3.post1 logged 57.75 GiB a GPU; all-FP8 linear layers gave 47.77
     assert round(tp8.weights_gib_per_gpu, 2) == 56.74
+
+
+def test_inferact_qwen38_nvfp4_keeps_only_the_gated_deltanet_input_projections_bf16():
+    # issue 28 (plan case recipe-qwen38-27b-nvfp4-rtx5090-no-len): vLLM's recipe (vllm-project/recipes at 8959cf6,
+    # models/Qwen/Qwen3.8-27B.yaml) gives Inferact's ModelOpt NVFP4 build as 26,381,249,312 B and 12.02 GiB a GPU at TP2;
+    # its exclude list is inferred from that size (the catalog entry's note). One Gated DeltaNet layer (hidden 5,120, 16
+    # key heads and 48 value heads of 128): in_proj_qkv 5,120 x 10,240, in_proj_z 5,120 x 6,144, in_proj_b/a 5,120 x 48
+    # each, conv 10,240 x 4, dt and A 48, norm 128 stay bf16; out_proj 6,144 x 5,120 is NVFP4 with the rest.
+    m = find_model("Inferact/Qwen3.8-27B-NVFP4")
+    assert (m.precision, m.quantization, m.params) == ("nvfp4", "modelopt", 27_356_728_560)
+    per_in, out_proj = 5120 * 16384 + 5120 * 96 + 10240 * 4 + 2 * 48 + 128, 6144 * 5120
+    assert per_in + out_proj == 115_876_064  # the whole layer, as llm-compressor's re:.*linear_attn.* keeps it
+    assert ignored_params(m) == 48 * per_in == 4_052_101_632
+    kept = 4_052_101_632 + 2 * 248_320 * 5120 + 460_730_096  # plus embeddings, LM head and the vision tower
+    assert weights_bytes(m, "nvfp4") == kept * 2 + (27_356_728_560 - kept) * (0.5 + 1 / 16) == 25_530_625_824
+    # with the MTP module (27,781,427,952 - 27,356,728,560 parameters) at 16 bits: the recipe's bytes, 1.2 MB over
+    assert 26_381_249_312 - (25_530_625_824 + 2 * 424_699_392) == 1_224_704
+    out_only = _with(m, quant_method="modelopt", exclude_modules=["model.language_model.layers.*.linear_attn.out_proj"])
+    assert ignored_params(out_only) == 48 * out_proj == 1_509_949_440
+    rtx5090 = sizing.Device.of(find_gpu("RTX-5090"))
+    tp1, tp2 = (sizing.size_deployment(m, rtx5090, sizing.EngineSettings(tp=tp, kv_cache_dtype="fp8"), "0.26.0")
+                for tp in (1, 2))
+    # 18.48 GiB on one card as wholly NVFP4 before; the recipe logs 12.02 a GPU at TP2
+    assert (round(tp1.weights_gib_per_gpu, 2), round(tp2.weights_gib_per_gpu, 2)) == (23.90, 12.01)

@@ -888,6 +888,8 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
     * Pixtral (Mistral 3): patch conv 3 x p^2 x H + RMSNorm H + layers x (2 RMSNorms 2H + q/k/v/o
       4H^2 + gated MLP 3HI); projector RMSNorm H + patch merger (s^2 H) x H + H x text_hidden +
       text_hidden^2 (biases when ``multimodal_projector_bias``).
+    * Qwen2-Audio (an ``audio_config`` alone): Whisper's encoder with a learned position table and the projector to
+      the text hidden size (:func:`_qwen2_audio`).
     * Llama 4: patch linear 3p^2 x H + class embedding H + positions ((image/p)^2 + 1) x H + two
       LayerNorms 4H + layers x (q/k/v/o with biases 4(H^2 + H) + fc1/fc2 with biases + two
       LayerNorms 4H) + pixel-shuffle MLP (I x projector_in + projector_out^2) + projector

@@ -564,15 +564,24 @@ def mxfp4_expert_bytes(model: ModelShape, tp: int, ep_ranks: int = 1, backend: M
 #: own parallel layers (``vllm/model_executor/models/gemma4_mm.py`` and ``gemma3n_mm.py``, 0.14.1 - 0.25.1): plain
 #: ``nn.Linear`` modules that no tensor-parallel rank splits and vLLM's quantisation does not reach.
 TRANSFORMERS_TOWER_TYPES = ("gemma4", "gemma3n")
+#: Architectures whose audio tower vLLM builds from transformers' own module: ``Qwen2AudioForConditionalGeneration``
+#: (``vllm/model_executor/models/qwen2_audio.py``) builds ``audio_tower = Qwen2AudioEncoder(config.audio_config)`` and
+#: an ``nn.Linear`` projector on every rank. Its text decoder's ``model_type`` is plain ``qwen2``: the architecture
+#: says it.
+TRANSFORMERS_TOWER_ARCHITECTURES = ("Qwen2AudioForConditionalGeneration",)
 
 
 def transformers_tower_params(model: ModelShape) -> int:
     """Parameters of the vision and audio towers every GPU of a replica holds whole (:data:`TRANSFORMERS_TOWER_TYPES`):
     ``Gemma4ForConditionalGeneration`` builds ``vision_tower`` (and ``audio_tower``) as ``AutoModel.from_config`` on
-    every rank, so TP does not divide them, and they stay at the model's dtype whatever the checkpoint's quantisation.
+    every rank, so TP does not divide them, and they stay at the model's dtype whatever the checkpoint's quantisation;
+    so does Qwen2-Audio's audio tower and projector (:data:`TRANSFORMERS_TOWER_ARCHITECTURES`).
     0 for every other model, whose towers vLLM builds from its parallel layers (``ColumnParallelLinear`` and the like)
     and splits TP ways with the rest."""
     model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
+    architectures = model.hf_config.get("architectures")
+    if isinstance(architectures, list) and any(a in TRANSFORMERS_TOWER_ARCHITECTURES for a in architectures):
+        return max(model.vision_params, 0)
     if not (model_type.startswith(TRANSFORMERS_TOWER_TYPES) and isinstance(model.hf_config.get("vision_config"), dict)):
         return 0
     return max(model.vision_params, 0)

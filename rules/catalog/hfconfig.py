@@ -203,14 +203,28 @@ def thinker_config(config: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+#: Defaults of the text config a multimodal checkpoint builds its decoder from, by the checkpoint's top-level
+#: ``model_type``, where the published config.json writes only the keys that differ from them. Qwen2-Audio
+#: (``Qwen2AudioConfig`` builds ``text_config`` as a ``Qwen2Config``): transformers' ``Qwen2Config`` defaults, the
+#: 7B's shape (Qwen/Qwen2-Audio-7B(-Instruct)'s text_config states only vocabulary, FFN width, positions and rope).
+_COMPOSITE_TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
+    "qwen2_audio": {
+        "vocab_size": 151_936, "hidden_size": 4096, "intermediate_size": 22_016, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "max_position_embeddings": 32_768,
+        "tie_word_embeddings": False, "rope_theta": 10_000.0, "use_sliding_window": False, "sliding_window": 4096,
+    },
+}
+
+
 def text_config(config: dict[str, Any]) -> dict[str, Any]:
     """The decoder's config: ``text_config`` merged over the top level (multimodal checkpoints), an omni
     checkpoint's thinker's."""
     config = thinker_config(config)
     merged = dict(config)
     text = config.get("text_config")
+    composite = _COMPOSITE_TEXT_DEFAULTS.get(str(config.get("model_type", ""))) if isinstance(text, dict) else None
     if isinstance(text, dict):
-        merged.update(text)
+        merged.update({**(composite or {}), **text})
         merged.pop("text_config", None)
     model_type = str(merged.get("model_type", ""))
     for key, value in _FAMILY_DEFAULTS.get(model_type, {}).items():
@@ -874,6 +888,8 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
     * Pixtral (Mistral 3): patch conv 3 x p^2 x H + RMSNorm H + layers x (2 RMSNorms 2H + q/k/v/o
       4H^2 + gated MLP 3HI); projector RMSNorm H + patch merger (s^2 H) x H + H x text_hidden +
       text_hidden^2 (biases when ``multimodal_projector_bias``).
+    * Qwen2-Audio (an ``audio_config`` alone): Whisper's encoder with a learned position table and the projector to
+      the text hidden size (:func:`_qwen2_audio`).
     * Llama 4: patch linear 3p^2 x H + class embedding H + positions ((image/p)^2 + 1) x H + two
       LayerNorms 4H + layers x (q/k/v/o with biases 4(H^2 + H) + fc1/fc2 with biases + two
       LayerNorms 4H) + pixel-shuffle MLP (I x projector_in + projector_out^2) + projector
@@ -886,7 +902,8 @@ def derive_vision_params(config: dict[str, Any]) -> int | None:
     audio = config.get("audio_config")
     audio_params: int | None = 0
     if isinstance(audio, dict):
-        audio_params = _audio_params(audio, str(config.get("model_type", "")))
+        audio_params = _audio_params(audio, str(config.get("model_type", "")),
+                                     _int(text_config(config), "hidden_size") or 0)
     vision = config.get("vision_config")
     if not isinstance(vision, dict):
         return audio_params
@@ -952,10 +969,15 @@ _AUDIO_DEFAULTS: dict[str, dict[str, Any]] = {
         "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280, "output_dim": 3584,
         "downsample_hidden_size": 480,
     },
+    # Qwen2AudioEncoderConfig's defaults (transformers' configuration_qwen2_audio.py, checkpoint Qwen/Qwen2-Audio-7B)
+    "qwen2_audio_encoder": {
+        "num_mel_bins": 128, "encoder_layers": 32, "encoder_ffn_dim": 5120, "d_model": 1280,
+        "max_source_positions": 1500,
+    },
 }
 
 
-def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
+def _audio_params(audio: dict[str, Any], thinker_type: str, text_h: int) -> int | None:
     """Parameters of an omni model's audio encoder, or None for one of a kind not counted here.
 
     Qwen2.5-Omni (``Qwen2_5OmniAudioEncoder``, Whisper-style): conv1 (mel bins -> d, kernel 3) and conv2 (d -> d,
@@ -968,12 +990,16 @@ def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
         kind = "qwen2_5_omni_audio_encoder"
     if not kind and thinker_type.startswith("qwen3_omni"):
         kind = "qwen3_omni_moe_audio_encoder"
+    if not kind and thinker_type == "qwen2_audio":
+        kind = "qwen2_audio_encoder"
     defaults = _AUDIO_DEFAULTS.get(kind)
     if defaults is None:
         return None
     a = {**defaults, **audio}
     if kind == "qwen3_omni_moe_audio_encoder":
         return _qwen3_omni_audio(a)
+    if kind == "qwen2_audio_encoder":
+        return _qwen2_audio(a, text_h)
     try:
         d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
         mel, out = int(a["num_mel_bins"]), int(a["output_dim"])
@@ -982,6 +1008,23 @@ def _audio_params(audio: dict[str, Any], thinker_type: str) -> int | None:
     convs = mel * d * 3 + d + d * d * 3 + d
     layer = 4 * d * d + 3 * d + 4 * d + 2 * d * f + f + d
     return convs + layers * layer + 2 * d + d * out + out + 2 * out
+
+
+def _qwen2_audio(a: dict[str, Any], text_h: int) -> int | None:
+    """Qwen2-Audio's audio tower and projector as vLLM builds them (``qwen2_audio.py``: transformers'
+    ``Qwen2AudioEncoder``, Whisper's encoder, and ``Qwen2AudioMultiModalProjector``): conv1 (mel bins -> d, kernel 3)
+    and conv2 (d -> d, kernel 3) with biases; a learned position table ``max_source_positions`` x d (an
+    ``nn.Embedding``, held in the checkpoint); layers x (q, v, o with biases and k without: 4d^2 + 3d; two LayerNorms
+    4d; fc1 and fc2 with biases 2 d f + f + d); the final LayerNorm 2d; the projector d -> text hidden with its bias.
+    The average pooling has no weights."""
+    try:
+        d, f, layers = int(a["d_model"]), int(a["encoder_ffn_dim"]), int(a["encoder_layers"])
+        mel, positions = int(a["num_mel_bins"]), int(a["max_source_positions"])
+    except (TypeError, ValueError):
+        return None
+    convs = mel * d * 3 + d + d * d * 3 + d
+    layer = 4 * d * d + 3 * d + 4 * d + 2 * d * f + f + d
+    return convs + positions * d + layers * layer + 2 * d + d * text_h + text_h
 
 
 def _qwen3_omni_audio(a: dict[str, Any]) -> int | None:

@@ -451,11 +451,18 @@ _WIDTH_UNSTATED = frozenset({r"[-_.]gptq"})
 #: twolven/Qwen3.8-27B-abliterated-AWQ-MTP, ...-MTP-NVFP4A16), which the base shape's count leaves out as before.
 #: A decoration is taken off only where a precision sits under it: ``Qwen3.6-27B-MTP`` states none and stays unknown.
 _DECORATIONS = re.compile(r"[-_.](unsloth|dynamic|hf|mtp)$", re.IGNORECASE)
+#: Weight edits that keep every tensor's shape and dtype, named after the model with or without a precision around
+#: them: abliteration subtracts a refusal direction from the weights that write to the residual stream (W - r rᵀ W),
+#: so an ``-abliterated`` re-upload (``-v2``, ``-v3`` for later passes) is its base model's shape at its base's
+#: precision unless the name states another (huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2, whose public start-up
+#: log loads gpt-oss-20b's 13.72 GiB; twolven/Qwen3.8-27B-abliterated-AWQ-MTP). Unlike a decoration, it is taken off
+#: whether a precision sits under it or not.
+_WEIGHT_EDITS = re.compile(r"[-_.]abliterated(?:[-_.]?v\d+)?$", re.IGNORECASE)
 
 
 def _states_precision(name: str) -> bool:
     """Whether ``name``, with any decorations taken off its end, ends in a quantisation suffix."""
-    while (decoration := _DECORATIONS.search(name)) and decoration.start() > 0:
+    while (decoration := _DECORATIONS.search(name) or _WEIGHT_EDITS.search(name)) and decoration.start() > 0:
         name = name[: decoration.start()]
     return any((m := pattern.search(name)) is not None and m.start() > 0 for pattern, _, _ in _quant_patterns())
 
@@ -475,6 +482,11 @@ def _split_quant_suffix(model_id: str) -> tuple[str, tuple[Precision, str | None
     changed = True
     while changed:
         changed = False
+        edit = _WEIGHT_EDITS.search(name)
+        if edit and edit.start() > 0:
+            name = name[: edit.start()]
+            changed = True
+            continue
         decoration = _DECORATIONS.search(name)
         under = name[: decoration.start()] if decoration and decoration.start() > 0 else None
         if under is not None and (found is not None or _states_precision(under)):
@@ -497,7 +509,7 @@ def states_no_width(model_id: str) -> bool:
     several widths without the width (``...-GPTQ``; ``...-GPTQ-Int8`` states it)."""
     name = model_id.strip().rsplit("/", 1)[-1]
     while True:
-        decoration = _DECORATIONS.search(name)
+        decoration = _DECORATIONS.search(name) or _WEIGHT_EDITS.search(name)
         if decoration and decoration.start() > 0:
             name = name[: decoration.start()]
             continue
@@ -575,6 +587,18 @@ def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | N
     )
 
 
+def _without_uploader_prefix(model_id: str, name: str) -> str | None:
+    """``name`` without the re-uploader's own name in front of the base model's, or None where it has none: the first
+    word of the organisation (``huihui-ai`` -> ``Huihui-``, huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2). Tried
+    only when the name as written matches no catalog model."""
+    org, sep, _ = model_id.strip().partition("/")
+    word = re.split(r"[-_.]", org, maxsplit=1)[0] if sep else ""
+    if len(word) < 3 or len(name) <= len(word) + 1 or name[len(word)] not in "-_." \
+            or not name.lower().startswith(word.lower()):
+        return None
+    return name[len(word) + 1:]
+
+
 def find_model_exact(model_id: str) -> ModelShape | None:
     """The catalog entry whose id or alias is ``model_id`` (case does not matter), or None: no guessing."""
     if not isinstance(model_id, str):
@@ -610,6 +634,9 @@ def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
     if not candidates:  # a version written with a dash for its dot (mistral-7b-v0-3, qwen2-5-7b-instruct)
         dotless = _norm_model_name(name).replace(".", "")
         candidates = list(dict.fromkeys(i for key, ids in bare.items() if key.replace(".", "") == dotless for i in ids))
+    unprefixed = _without_uploader_prefix(model_id, name) if not candidates else None
+    if unprefixed is not None:  # huihui-ai/Huihui-gpt-oss-20b-...: the re-uploader's own name before the base's
+        candidates = bare.get(_norm_model_name(unprefixed), [])
     if len(candidates) == 1:
         return _as_variant(by_id[candidates[0]], model_id, quant)
     if len(candidates) > 1:

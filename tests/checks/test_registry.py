@@ -122,6 +122,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-type.yaml"},  # corpus18: the instance type a pod selects from a NodePool's families
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
+              "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is

@@ -178,9 +178,10 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             if colon and tag and _named(tag):
                 return f"the vLLM image {text}", _at(holder, key, file), None
         if low in ("command", "args") and isinstance(value, list):  # a container's command: its words
-            d = next((m for w in value if isinstance(w, str) and (m := _DYNAMO_SDK.search(w))), None)
-            if d is not None:
-                return f"Dynamo's vLLM worker `{d.group(1)}`", _at(holder, key, file), _DYNAMO_WHY
+            for word in value:
+                d = _DYNAMO_SDK.search(word) if isinstance(word, str) else None
+                if d is not None:
+                    return f"Dynamo's vLLM worker `{d.group(1)}`", _at(holder, key, file), _DYNAMO_WHY
         if isinstance(value, str):
             d = _DYNAMO_SDK.search(value)
             if d is not None:

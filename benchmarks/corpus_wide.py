@@ -38,10 +38,14 @@ LICENCES = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "ISC",
 #: what a file that runs a vLLM server says somewhere (its image, its command, its engine arguments); `/vllm:` is an
 #: image's last path segment (`quay.io/modh/vllm:tag`), never a URL's host (`http://vllm:8000/v1`, a client's setting);
 #: `vllm-openai` counts in an image's path (`quay.io/rh-aiservices-bu/vllm-openai-ubi9`) or after `image:` /
-#: `repository:`, never as a Service, label or ConfigMap name (`app.kubernetes.io/name: vllm-openai`) or a URL's host
+#: `repository:`, never as a Service, label or ConfigMap name (`app.kubernetes.io/name: vllm-openai`) or a URL's host;
+#: DJL Serving's LMI container runs vLLM when OPTION_ROLLING_BATCH or OPTION_ENTRYPOINT names it (the value on the
+#: same line or the next: `- name: OPTION_ROLLING_BATCH` / `value: vllm`); Dynamo 0.1-0.3's `dynamo serve x:VllmWorker`
 SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-tpu|(?<!/)/[\w.-]*vllm-openai"
                     r"|(?:image|repository):\s*[\"']?[\w.-]*vllm-openai|(?<!/)/vllm:"
-                    r"|--tensor-parallel-size|--max-model-len|engineArgs|engine_kwargs|llm_configs", re.I)
+                    r"|--tensor-parallel-size|--max-model-len|engineArgs|engine_kwargs|llm_configs"
+                    r"|OPTION_(?:ROLLING_BATCH|ENTRYPOINT)\b[^\n]*(?:\n[^\n]*)?\bvllm"
+                    r"|\bdynamo\s+serve\s+[\w./-]+:Vllm", re.I)
 VERDICTS = ("true", "false", "debatable")
 
 

@@ -14,6 +14,11 @@ NODE_CAPABILITIES = frozenset({
     "ALL", "SYS_ADMIN", "SYS_MODULE", "SYS_RAWIO", "SYS_PTRACE", "SYS_BOOT", "NET_ADMIN", "DAC_READ_SEARCH",
     "BPF", "PERFMON", "MKNOD", "SYS_TIME",
 })
+#: Node capabilities whose reach is a namespace the pod keeps apart from its node unless it shares it, with that
+#: namespace's pod field: SYS_PTRACE traces and reads the memory of the processes its container sees (its own,
+#: its pod's with shareProcessNamespace) and every process of the node only with hostPID (capabilities(7),
+#: ptrace(2): the ptrace access check is made in the tracer's PID namespace).
+NAMESPACED_CAPABILITIES = {"SYS_PTRACE": ("pid", "hostPID")}
 #: Capabilities GPU and RDMA serving legitimately asks for: IPC_LOCK pins memory for InfiniBand/EFA
 #: verbs, NET_BIND_SERVICE binds a port below 1024, SYS_NICE raises thread priorities.
 HARMLESS_CAPABILITIES = frozenset({"IPC_LOCK", "NET_BIND_SERVICE", "SYS_NICE", "CHOWN", "SETUID", "SETGID"})
@@ -45,10 +50,13 @@ class VllmPodWithHostAccess(GroupRule):
             "and a memory-backed emptyDir gives it /dev/shm. With hostNetwork the API and the unauthenticated "
             "runtime ports (Ray, torch.distributed, NCCL) listen on the node's own addresses, outside every "
             "NetworkPolicy; hostPID lets the pod see and signal every process on the node; a privileged "
-            "container or capabilities such as SYS_ADMIN, NET_ADMIN or SYS_PTRACE let code that reaches the "
+            "container or capabilities such as SYS_ADMIN or NET_ADMIN let code that reaches the "
             "server (a malicious model file, a prompt-injected tool) take the node and the other tenants' "
-            "GPUs. hostIPC is mostly a workaround for a small /dev/shm; it shares the node's shared memory "
-            "with the pod (advisory: mount a memory-backed emptyDir instead). seccomp Unconfined removes the "
+            "GPUs. SYS_PTRACE traces and reads the memory of the processes its container sees: with hostPID "
+            "every process of the node (mandatory), without it only the pod's own (advisory: vLLM does not "
+            "need it, and the Pod Security Standards' baseline forbids it). hostIPC is mostly a workaround "
+            "for a small /dev/shm; it shares the node's shared memory with the pod (advisory: mount a "
+            "memory-backed emptyDir instead). seccomp Unconfined removes the "
             "kernel filter the runtime's default profile applies (advisory). IPC_LOCK, which RDMA over "
             "InfiniBand or EFA needs to pin memory, is not reported. A privileged TPU container is advisory: "
             "GKE before 1.28 needed it to reach the chips, later versions do not."
@@ -87,7 +95,7 @@ class VllmPodWithHostAccess(GroupRule):
         ),
         scope="resource",
         mandatory_when=("for hostNetwork, hostPID, privileged containers (but TPU ones) and capabilities that "
-                        "control the node"),
+                        "control the node (SYS_PTRACE only with hostPID)"),
         applies_to_plans=False,
     )
 
@@ -139,7 +147,9 @@ class VllmPodWithHostAccess(GroupRule):
         added = [cap.removeprefix("CAP_") for cap in sc.capabilities_add]
         if "<unknown>" in added:
             yield self._undecided(g, f"the capabilities container `{c.name}` adds", where, "mandatory")
-        node = sorted(cap for cap in added if cap in NODE_CAPABILITIES)
+        node = sorted(cap for cap in added if cap in NODE_CAPABILITIES and cap not in NAMESPACED_CAPABILITIES)
+        for cap in sorted(cap for cap in added if cap in NAMESPACED_CAPABILITIES):
+            yield self._namespaced(g, c, cap, where)
         other = sorted(cap for cap in added if cap not in NODE_CAPABILITIES and cap not in HARMLESS_CAPABILITIES
                        and cap != "<unknown>")
         if node:
@@ -155,6 +165,20 @@ class VllmPodWithHostAccess(GroupRule):
         elif isinstance(sc.seccomp, str) and sc.seccomp.lower() == "unconfined":
             yield Hit(subject, f"container `{c.name}` runs with seccomp Unconfined, without the runtime's "
                                "system-call filter", where, tuple(g.suppressions), level="advisory")
+
+    def _namespaced(self, g: ServingGroup, c: Container, cap: str, where: Location) -> Hit:
+        """A capability whose reach is a namespace (:data:`NAMESPACED_CAPABILITIES`): mandatory when the pod
+        shares that namespace with its node, advisory when it does not (or when whether it does is not known
+        yet: the host field's own undecided finding, mandatory, says so)."""
+        attr, key = NAMESPACED_CAPABILITIES[cap]
+        if getattr(g.host, attr) is True:
+            return Hit(group_subject(g), f"container `{c.name}` adds {cap} and the pod sets {key}: true, so it can "
+                                         "trace and rewrite every process on the node", where,
+                       tuple(g.suppressions), level="mandatory")
+        return Hit(group_subject(g), f"container `{c.name}` adds {cap}, which vLLM does not need: it can trace "
+                                     "and read the memory of the processes the container sees (the node's only "
+                                     f"with {key}, which this pod does not set); the Pod Security Standards' "
+                                     "baseline forbids it", where, tuple(g.suppressions), level="advisory")
 
     def _undecided(self, g: ServingGroup, prop: str, where: Location, level: Level) -> Hit:
         u = Undecidable(prop)

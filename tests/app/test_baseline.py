@@ -166,7 +166,7 @@ def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
     create(capsys)
     path = repo / "deploy" / "security.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("[IPC_LOCK, NET_RAW, SYS_ADMIN]",
-                                                             "[IPC_LOCK, NET_RAW, SYS_ADMIN, SYS_PTRACE]"),
+                                                             "[IPC_LOCK, NET_RAW, SYS_ADMIN, SYS_MODULE]"),
                     encoding="utf-8")
     rc, out, err = run(capsys, "lint", "deploy", "--baseline", BASELINE)
     # SW309 names both capabilities in one finding now: its field is not the baselined one's, so the finding is
@@ -174,7 +174,7 @@ def test_a_new_finding_on_a_baselined_object_is_new(repo, capsys):
     assert (rc, err) == (1, "")
     assert out.splitlines()[0].startswith(
         "deploy/security.yaml:45: SW309 [mandatory] container `vllm` adds SYS_ADMIN, "
-        "SYS_PTRACE, which control the node")
+        "SYS_MODULE, which control the node")
     assert out.splitlines()[1] == (
         "shardwise: 2 files read, 3 workloads, 1 mandatory finding, 0 advisory findings, 0 suppressed; 15 findings in the "
         "baseline (1 baseline entry no longer matches a finding: refresh it with --create-baseline) — failed: "
@@ -199,7 +199,7 @@ def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(
     create(capsys)
     path = repo / "deploy" / "security.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("[IPC_LOCK, NET_RAW, SYS_ADMIN]",
-                                                             "[IPC_LOCK, NET_RAW, SYS_ADMIN, SYS_PTRACE]"),
+                                                             "[IPC_LOCK, NET_RAW, SYS_ADMIN, SYS_MODULE]"),
                     encoding="utf-8")
     rc, _, _ = run(capsys, "lint", "deploy", "--baseline", BASELINE, "--format", "json=r.json",
                    "--format", "sarif=r.sarif")
@@ -212,7 +212,7 @@ def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(
     jsonschema.validate(sarif, SCHEMA)
     results = sarif["runs"][0]["results"]
     assert [r["baselineState"] for r in results] == ["new"] + ["unchanged"] * 15
-    assert "SYS_PTRACE" in results[0]["message"]["text"]
+    assert "SYS_MODULE" in results[0]["message"]["text"]
     # without a baseline neither key is written
     run(capsys, "lint", "deploy", "--format", "json=r.json", "--format", "sarif=r.sarif")
     assert "baselined" not in json.loads((repo / "r.json").read_text(encoding="utf-8"))

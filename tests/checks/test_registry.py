@@ -76,6 +76,7 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
+    "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml",
@@ -121,6 +122,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-type.yaml"},  # corpus18: the instance type a pod selects from a NodePool's families
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
+              "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
@@ -151,7 +153,9 @@ EXTRA_FIXTURES = {
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets
-              "bench-client.yaml"},  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
+              "bench-client.yaml",  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
+              "djl-lmi.yaml",  # corpus12: DJL Serving's LMI container told to run vLLM by OPTION_ROLLING_BATCH
+              "dynamo-sdk.yaml"},  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
     "SW002": {"bench.yaml"},  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds

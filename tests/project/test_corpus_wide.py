@@ -65,6 +65,11 @@ def test_every_file_is_vendored_verbatim_with_its_provenance():
     ("    app.kubernetes.io/name: vllm-openai\n", False),
     ('  VLLM_BASE_URL: "http://vllm-openai:8000/v1"\n', False),
     ("  name: vllm-openai-config\n", False),
+    ('      - name: OPTION_ROLLING_BATCH\n        value: "vllm"\n', True),
+    ("  OPTION_ENTRYPOINT: djl_python.lmi_vllm.vllm_async_service\n", True),
+    ("      - name: OPTION_ROLLING_BATCH\n        value: lmi-dist\n      - name: VLLM_X\n", False),
+    ('        - "cd /workspace/examples/llm; dynamo serve graphs.disagg:VllmWorker -f configs/disagg.yaml"\n', True),
+    ('        - "dynamo serve graphs.disagg:Frontend -f configs/disagg.yaml"\n', False),
 ])
 def test_serves_reads_an_image_not_a_client_url(text, serves):
     """`/vllm:` marks an image (`…/vllm:tag`); a client's URL to a Service named vllm (`http://vllm:8000`) runs

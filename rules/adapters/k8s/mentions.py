@@ -11,6 +11,11 @@ themselves name their engine in fields instead, and such an object that gives no
 - a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``) or RayLLM's
   (``rayllm.backend:router_application``: RayLLM serves each model with the engine its model file names,
   ``engine_config: {type: VLLMEngine}``, and those files are not in the pod spec);
+- DJL Serving's LMI container (SageMaker's ``djl-inference`` image) told to run vLLM by its options:
+  ``OPTION_ROLLING_BATCH=vllm``, or ``OPTION_ENTRYPOINT=djl_python.lmi_vllm.vllm_async_service`` (LMI 0.33 and
+  later), as a container's ``env`` or a HyperPod InferenceEndpointConfig's ``environmentVariables``;
+- NVIDIA Dynamo's SDK serving a vLLM worker class (``dynamo serve graphs.disagg:VllmWorker -f configs/x.yaml``,
+  Dynamo 0.1 to 0.3): the engine's arguments are in the graph's config file inside the image;
 - a kind whose operator runs vLLM by default: an llmaz ``Playground`` (its backend defaults to vLLM) and a KAITO
   ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace);
 - a GitOps object that renders a Helm chart in the cluster (an Argo CD ``Application`` or ``ApplicationSet``, a Flux
@@ -52,6 +57,22 @@ _RAYLLM = re.compile(r"\bimport_path:\s*['\"]?(rayllm[.:]\S*)")
 _RAYLLM_WHY = ("RayLLM reads each model's engine config (model, vLLM engine_kwargs, GPUs per replica) from the model "
                "files its application names (here mounted into the pod), not from the pod spec, so no vLLM command "
                "is in the object; RayLLM is archived: ray.serve.llm's LLMConfig in serveConfigV2 is read")
+#: DJL Serving's options that name the engine its LMI container runs (``option.rolling_batch``,
+#: ``option.entrypoint`` of serving.properties, written ``OPTION_<NAME>`` in the environment): ``vllm`` or
+#: ``djl_python.lmi_vllm.vllm_async_service`` run vLLM inside DJL's Python engine (deepjavalibrary/djl-serving,
+#: serving/docs/lmi/user_guides/vllm_user_guide.md).
+_DJL_OPTIONS = frozenset({"OPTION_ROLLING_BATCH", "OPTION_ENTRYPOINT"})
+_DJL_WHY = ("DJL Serving's LMI container runs vLLM inside its own Python engine from its OPTION_* settings "
+            "(OPTION_TENSOR_PARALLEL_DEGREE, OPTION_MAX_MODEL_LEN, ...), not from a vLLM command, and shardwise does "
+            "not read those settings, so it checks no layout, model or context length here")
+#: ``dynamo serve <module>:<class>`` whose class is one of Dynamo's vLLM workers (VllmWorker, VllmPrefillWorker,
+#: VllmDecodeWorker): ai-dynamo/dynamo 0.1-0.3, examples/llm/components/worker.py runs vLLM's AsyncLLM from the
+#: ``-f`` config's VllmWorker section.
+_DYNAMO_SDK = re.compile(r"\bdynamo\s+serve\s+([\w./-]+:Vllm\w*)")
+_DYNAMO_WHY = ("Dynamo's SDK (`dynamo serve`) starts the vLLM engine from the graph's config file (its -f YAML, "
+               "inside the image), not from a vLLM command, so its model, layout and context length are not in the "
+               "object: lint the config's vLLM arguments, or the pod Dynamo 0.4 and later writes with python3 -m "
+               "dynamo.vllm")
 #: A value left for the reader to fill, beside a template's placeholders (:func:`.model.unknown.is_placeholder`):
 #: ``<your-image>``.
 _ANGLED = re.compile(r"^<[^>]+>$")
@@ -130,6 +151,9 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             return (*image, why)
     for key, value, holder in _walk(spec):
         low = key.lower()
+        if (low == "name" and isinstance(value, str) and value.upper() in _DJL_OPTIONS
+                and _named(holder.get("value"))):
+            return f"DJL Serving's {value}={holder['value']}", _at(holder, key, file), _DJL_WHY
         if low.startswith("vllm"):
             return f"the field `{key}`", _at(holder, key, file), None
         if low in _NAME_KEYS and _named(value):
@@ -153,7 +177,15 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             name, colon, tag = parse_image(text).name_and_tag.rpartition(":")
             if colon and tag and _named(tag):
                 return f"the vLLM image {text}", _at(holder, key, file), None
+        if low in ("command", "args") and isinstance(value, list):  # a container's command: its words
+            for word in value:
+                d = _DYNAMO_SDK.search(word) if isinstance(word, str) else None
+                if d is not None:
+                    return f"Dynamo's vLLM worker `{d.group(1)}`", _at(holder, key, file), _DYNAMO_WHY
         if isinstance(value, str):
+            d = _DYNAMO_SDK.search(value)
+            if d is not None:
+                return f"Dynamo's vLLM worker `{d.group(1)}`", _at(holder, key, file), _DYNAMO_WHY
             r = _RAYLLM.search(value)
             if r is not None or (low in _IMPORT_KEYS and value.startswith(("rayllm.", "rayllm:"))):
                 return (f"the RayLLM application `{r.group(1) if r is not None else value}`, which runs vLLM",

@@ -161,6 +161,11 @@ def test_app_template_releases():
     assert [(li.subject, li.location.line) for li in inv.launch_issues] == [("HelmRelease ai/from-cluster", 143)]
     # sharding a model one L40S holds blocks, at the HelmRelease's line; /dev/shm comes from persistence (no SW401)
     assert findings(inv) == [("SW104", "Deployment ai/chat-vllm", 40)]
+    # the shm item mounted elsewhere: TP2 without a memory /dev/shm blocks, at the container
+    with open(path("app-template-releases.yaml"), encoding="utf-8") as fh:
+        text = fh.read().replace("- path: /dev/shm", "- path: /dev/shm-cache")
+    assert findings(load_kubernetes_text(text, "f.yaml")) == [("SW104", "Deployment ai/chat-vllm", 40),
+                                                            ("SW401", "Deployment ai/chat-vllm", 34)]
 
 
 def test_app_template_rendering():

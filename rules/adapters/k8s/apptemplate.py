@@ -3,7 +3,7 @@
 Home clusters run vLLM through a Flux ``HelmRelease`` of bjw-s' ``app-template`` (a chart over bjw-s' ``common``
 library): no pod spec is written, the chart builds one from ``values.controllers``. The rendering below follows the
 ``common`` library v3 and v4 (bjw-s-labs/helm-charts, ``charts/library/common/templates`` at common-4.1.1,
-dfaf83d; the same in common-3.7.3 for every field read here):
+dfaf83d; its image and probe templates and probe defaults read the same at common-3.7.3):
 
 - each controller of ``controllers`` (``enabled`` unless ``enabled: false``) is a Deployment (``type: deployment``,
   the default), StatefulSet or DaemonSet (a Job or CronJob serves nothing: not read); ``replicas`` is written or 1;

@@ -3,8 +3,9 @@
 llm-d's guides serve vLLM with a values file of this chart (``modelArtifacts``, ``decode``, ``prefill``,
 ``routing``, ``multinode``, ``accelerator``) installed by helmfile, or with a Flux HelmRelease of it: no pod spec is
 written. The rendering below follows llm-d-incubation/llm-d-modelservice (``charts/llm-d-modelservice/templates``,
-``_helpers.tpl``) from v0.3.0 (f3b0e0e) to v0.4.9 (3051935), and where those versions render a field differently the
-field is unknown, never one version's reading (a values file does not say which chart version renders it):
+``_helpers.tpl``) at v0.3.0 (e7dfb0b) and v0.4.12 (3051935; the releases between were not each read), and where
+those two render a field differently the field is unknown, never one version's reading (a values file does not say
+which chart version renders it):
 
 - each of ``decode`` and ``prefill`` that the values write, with ``create`` not false and its own ``containers``
   (the chart's default container is llm-d's inference simulator), is a Deployment

@@ -73,6 +73,9 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
 
         return load_stack_text(text, file)
     if kind != kinds.KUBERNETES:
+        rendered = _chart_values(docs, text, file)
+        if rendered is not None:
+            return rendered
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
         if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
             inv.errors.extend(duplicates)
@@ -83,6 +86,28 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
     from .k8s import inventory_from_documents
 
     return inventory_from_documents(docs, text, file)
+
+
+def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -> Inventory | None:
+    """A Helm values file of a chart whose rendering is known (llm-d's ``llm-d-modelservice``,
+    :mod:`.k8s.modelservice`): the inventory of the objects it renders, None for any other file or when it renders
+    no server."""
+    if not any(isinstance(d, dict) and "modelArtifacts" in d for _, d in docs):
+        return None  # most YAML that is no object (start-up time: the chart readers are not imported)
+    from .k8s.modelservice import is_modelservice_values
+
+    found = [d for _, d in docs if is_modelservice_values(d)]
+    if not found:
+        return None
+    from .k8s.inventory import inventory_from_rendered
+    from .k8s.modelservice import modelservice_objects
+
+    objs = [o for d in found for o in modelservice_objects(d, None, None, None)]  # type: ignore[arg-type]
+    if not objs:
+        return None
+    inv = inventory_from_rendered(objs, text, file)
+    # only llm-d's inference simulator (the chart's default container), or nothing vLLM: Helm values, as before
+    return inv if inv.groups or inv.launch_issues or inv.errors else None
 
 
 def _unapplied(file: str, stray: tuple[int, str], read: int) -> LaunchIssue:

@@ -330,9 +330,19 @@ def script_words(text: str) -> list[str]:
         return text.split()
 
 
+#: A shell arithmetic expansion, ``$(( LWS_GROUP_SIZE * DP_SIZE_LOCAL ))`` (one level of parentheses inside).
+_ARITHMETIC = re.compile(r"\$\(\((?:[^()]|\([^()]*\))*\)\)")
+#: What an arithmetic expansion reads as: a value the shell computes when the script runs, not known here (and
+#: not its ``(`` and ``)`` split as operators, which left the flag before it with the word ``$``).
+ARITHMETIC_RESULT = "${ARITHMETIC_RESULT}"
+
+
 def _split_script(script: str) -> list[list[str]]:
-    """Split a shell script into simple commands (lists of words, unexpanded)."""
+    """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
+    :data:`ARITHMETIC_RESULT`."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
+    if "$((" in text:
+        text = _ARITHMETIC.sub(ARITHMETIC_RESULT, text)
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it
     words = script_words(text)
     commands: list[list[str]] = []

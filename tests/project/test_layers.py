@@ -67,7 +67,8 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
 #: a Service type Kubernetes refuses, for the hint).
 NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
-                                                    "ray", "rbg", "kserve", "generic", "unread", "ome", "serving")),
+                                                    "ray", "rbg", "kserve", "generic", "unread", "ome", "serving",
+                                                    "helmrelease", "apptemplate", "modelservice")),
     "shardwise.rules.catalog.hfconfig", "glob", "shlex", "json", "argparse", "gettext", "locale",
     "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
     "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",
@@ -331,6 +332,8 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
     "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
+    "rules/adapters/load.py: shardwise.rules.adapters.k8s.modelservice",  # only YAML that is no Kubernetes object
+    "rules/adapters/load.py: shardwise.rules.adapters.k8s.inventory",  # only a chart's values read as what it renders
     "rules/adapters/load.py: shardwise.rules.adapters.shell",  # only a shell script (adapters.shellname tells)
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",

@@ -387,6 +387,20 @@ def test_shell_unset_variable_is_unknown():
     assert e.max_model_len is UNKNOWN
 
 
+def test_shell_arithmetic_expansion_is_one_unknown_word():
+    # llm-d's wide-EP guide (llm-d-incubation/llm-d-infra quickstart/examples/wide-ep-lws/ms-wide-ep/values.yaml):
+    # `$((...))` was split at its parentheses, so --data-parallel-size read the word `$` and SW003 blocked a
+    # launch the shell computes; the flag after it still reads
+    script = ("START_RANK=$(( ${LWS_WORKER_INDEX:-0} * DP_SIZE_LOCAL ))\n"
+              "exec vllm serve org/m --tensor-parallel-size $TP_SIZE \\\n"
+              "  --data-parallel-size $((LWS_GROUP_SIZE * DP_SIZE_LOCAL)) --data-parallel-size-local $DP_SIZE_LOCAL \\\n"
+              "  --data-parallel-start-rank $START_RANK --port 8200")
+    e = parse(["/bin/bash", "-c"], [script], env={"TP_SIZE": "1", "DP_SIZE_LOCAL": "8"})
+    assert (e.model, e.tensor_parallel_size, e.data_parallel_size, e.port) == ("org/m", 1, UNKNOWN, 8200)
+    # an extra flag keeps its unresolved word, as with an unset $VAR
+    assert e.extra == {"data_parallel_size_local": 8, "data_parallel_start_rank": "${ARITHMETIC_RESULT}"}
+
+
 def test_k8s_expansion_happens_before_the_shell():
     e = parse(["sh", "-c", "vllm serve $(MODEL) --port $(PORT)"], env={"MODEL": "org/m", "PORT": "9000"})
     assert (e.model, e.port) == ("org/m", 9000)

@@ -99,6 +99,17 @@ def _with_kind_lines(add: Callable[[str, Mapping[str, Any], Location, Inventory,
     return lambda kind, obj, loc, inv, ctx: add(kind, obj, loc, inv, ctx.lines)
 
 
+_add_helm_release = Later("helmrelease", "add_helm_release")
+
+
+def _helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
+    """A Flux HelmRelease of a chart whose rendering is known (:mod:`.helmrelease`): the objects it renders; any
+    other is read as an object no adapter claims, as before."""
+    if not _add_helm_release(kind, obj, loc, inv, ctx) and not (
+            add_workload(kind, obj, loc, inv, ctx.lines, known=False) or add_generic(kind, obj, loc, inv, ctx.lines)):
+        inv.skipped[kind] += 1
+
+
 def _none(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
     """Recognised; no rule needs the object's content (or another object reads it)."""
 
@@ -122,6 +133,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("orchestration.aibrix.ai", "StormService"): _with_lines(Later("operators", "add_storm_service")),
     ("nvidia.com", "DynamoGraphDeployment"): _with_lines(Later("operators", "add_dynamo_graph")),
     ("llm-d.ai", "ModelService"): _with_lines(Later("operators", "add_model_service")),
+    ("helm.toolkit.fluxcd.io", "HelmRelease"): _helm_release,
     ("kaito.sh", "Workspace"): _with_lines(Later("operators", "add_kaito_workspace")),
     ("arks.ai", "ArksApplication"): _with_lines(Later("operators", "add_arks_application")),
     ("arks.ai", "ArksModel"): _plain(Later("operators", "add_arks_model")),

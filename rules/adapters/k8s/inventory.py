@@ -8,7 +8,7 @@ from typing import Any
 
 from ...model import CrossRef, Inventory, Location
 from ...model.errors import InputError
-from ..yamlsrc import load_documents, read_text
+from ..yamlsrc import LineDict, load_documents, read_text
 from .configfile import config_maps_of, pods_of
 from .configjoin import CONFIG_REF
 from .dispatch import Context, Later, add_object, helm_hook, holds_data, not_workload
@@ -135,6 +135,18 @@ def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, 
     errors: list[InputError] = []
     objs = objects_from_documents(docs, file, errors)
     inv = inventory_from_objects(objs, {file: text.splitlines()}, errors, join_config_maps=True)
+    inv.errors.extend(sorted(errors, key=lambda e: e.line or 0))
+    inv.sources.append(file)
+    resolve_pools(inv)
+    return inv
+
+
+def inventory_from_rendered(objs: list[LineDict], text: str, file: str) -> Inventory:
+    """The objects a chart renders from the values file ``file`` (each at the line its values are written on), as
+    a pool-resolved inventory, read like :func:`inventory_from_documents`' objects."""
+    errors: list[InputError] = []
+    inv = inventory_from_objects([(o, Location(file, o.line)) for o in objs], {file: text.splitlines()}, errors,
+                                 join_config_maps=True)
     inv.errors.extend(sorted(errors, key=lambda e: e.line or 0))
     inv.sources.append(file)
     resolve_pools(inv)

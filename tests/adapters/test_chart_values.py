@@ -1,0 +1,233 @@
+"""Helm values of charts whose rendering shardwise models, read as the workloads they render: llm-d's
+``llm-d-modelservice`` (a values file, or a Flux HelmRelease of it) and bjw-s' ``app-template`` (a Flux HelmRelease).
+
+Fixtures under fixtures/k8s/chartvalues/ (PROVENANCE.md there): public files vendored verbatim, among them the
+chart's own example values beside the manifests ``helm template`` rendered from them, and files written in the shapes
+home-ops repositories use. Each test asserts every serving group exactly, and what must not be read.
+"""
+
+from __future__ import annotations
+
+import os
+
+from repo_paths import FIXTURES
+from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
+from shardwise.rules.adapters.k8s.helmrelease import rendered_objects
+from shardwise.rules.adapters.load import load_file, load_text
+from shardwise.rules.adapters.yamlsrc import load_documents
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import run_rules
+from shardwise.rules.model import UNKNOWN, Inventory
+
+FIX = os.path.join(FIXTURES, "k8s", "chartvalues")
+
+
+def path(name: str) -> str:
+    return os.path.join(FIX, name)
+
+
+def show(v):
+    return "UNKNOWN" if v is UNKNOWN else v
+
+
+def groups(inv: Inventory) -> list[tuple]:
+    """(kind, namespace, name, line, model, TP, DP, max_model_len, GPUs per pod, resource, replicas, pods per group,
+    (pool, its GPU))"""
+    out = []
+    for g in inv.groups:
+        e, p = g.engine, g.pool
+        out.append((g.kind, g.namespace, g.name, g.location.line, show(e.model), show(e.tensor_parallel_size),
+                    show(e.data_parallel_size), e.max_model_len, show(g.gpus_per_pod), g.accelerator_resource,
+                    show(g.replicas), show(g.pods_per_group), (p.name, p.gpu.name if p.gpu else None) if p else None))
+    return out
+
+
+def findings(inv: Inventory) -> list[tuple[str, str, int | None]]:
+    return sorted((f.code, f.subject, f.location.line) for f in run_rules(ALL_RULES, inv) if f.level == "mandatory")
+
+
+# --- llm-d-modelservice values -----------------------------------------------------------------------------------
+
+
+def test_modelservice_values_read_as_the_chart_renders_them():
+    # the chart's own example (values-pd.yaml) and what helm template renders from it (output-pd.yaml, chart
+    # v0.4.12): the same two Deployments, model from modelArtifacts.uri's template, one GPU each (tensor 1)
+    values, rendered = load_file(path("values-pd.yaml")), load_kubernetes_file(path("output-pd.yaml"))
+    assert groups(values) == [
+        ("Deployment", "default", "llm-d-modelservice-decode", 28, "facebook/opt-125m", 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 1, None),
+        ("Deployment", "default", "llm-d-modelservice-prefill", 67, "facebook/opt-125m", 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 1, None),
+    ]
+    assert [g[4:] for g in groups(values)] == [g[4:] for g in groups(rendered)]
+    assert ([g.engine.port for g in values.groups], [g.engine.port for g in rendered.groups]) == ([8200, 8000],) * 2
+    assert values.skipped_files == [] and values.errors == []
+
+
+def test_modelservice_values_of_a_guide_with_vllm_args():
+    # yeqcharlotte/router's DeepSeek-V3.1 values: modelCommand vllmServe, tensor 8 and 8 GPUs written (every chart
+    # version renders 8)
+    inv = load_file(path("deepseek-v31-llm-d-values.yaml"))
+    assert groups(inv) == [
+        ("Deployment", "default", "llm-d-modelservice-decode", 26, "deepseek-ai/DeepSeek-V3.1", 8, 1, 32000, 8,
+         "nvidia.com/gpu", 1, 1, None),
+        ("Deployment", "default", "llm-d-modelservice-prefill", 98, "deepseek-ai/DeepSeek-V3.1", 8, 1, 32000, 8,
+         "nvidia.com/gpu", 1, 1, None),
+    ]
+
+
+def test_modelservice_values_that_chart_versions_render_differently_are_unknown():
+    # llm-d's wide-EP guide: multinode, parallelism data 2 tensor 1 and 8 GPUs written. v0.3 writes
+    # nvidia.com/gpu: 1 (tensor) over the 8 and sizes the LeaderWorkerSet by data (2); v0.4 keeps the 8 and sizes
+    # it by workers (1): both unknown. The prefill's data 1 is 1 in both; its DP is the script's $((...)), unknown.
+    inv = load_file(path("ms-wide-ep-values.yaml"))
+    assert groups(inv) == [
+        ("LeaderWorkerSet", "default", "llm-d-modelservice-decode", 70, "deepseek-ai/DeepSeek-R1-0528", 1,
+         "UNKNOWN", None, "UNKNOWN", "nvidia.com/gpu", 1, "UNKNOWN", None),
+        ("LeaderWorkerSet", "default", "llm-d-modelservice-prefill", 209, "deepseek-ai/DeepSeek-R1-0528", 1,
+         "UNKNOWN", None, "UNKNOWN", "nvidia.com/gpu", 1, 1, None),
+    ]
+    # what blocks is what the values write: SYS_RAWIO on both workers; no SW003 on the arithmetic
+    assert findings(inv) == [
+        ("SW309", "LeaderWorkerSet default/llm-d-modelservice-decode", 172),
+        ("SW309", "LeaderWorkerSet default/llm-d-modelservice-prefill", 310),
+    ]
+
+
+VALUES = """\
+modelArtifacts:
+  uri: hf://Qwen/Qwen3-32B
+  name: qwen3-32b
+decode:
+  replicas: 3
+  parallelism:
+    tensor: 2
+  acceleratorTypes:
+    labelKey: node.kubernetes.io/instance-type
+    labelValues: [p5.48xlarge]
+  containers:
+  - name: vllm
+    image: ghcr.io/llm-d/llm-d-cuda:v0.3.0
+    modelCommand: vllmServe
+    args: [--max-model-len, "32768"]
+    mountModelVolume: true
+prefill:
+  create: false
+  containers:
+  - name: vllm
+    image: ghcr.io/llm-d/llm-d-cuda:v0.3.0
+    modelCommand: vllmServe
+"""
+
+
+def test_modelservice_values_written_in_the_shape_of_the_guides():
+    # vllmServe with tensor 2 and no GPU count written: both versions request 2; the accelerator types are a
+    # required node affinity; prefill has create: false
+    inv = load_text(VALUES, "ms-values.yaml")
+    assert groups(inv) == [
+        ("Deployment", "default", "llm-d-modelservice-decode", 5, "Qwen/Qwen3-32B", 2, 1, 32768, 2, "nvidia.com/gpu",
+         3, 1, ("instance-type=p5.48xlarge", "H100-SXM-80GB")),
+    ]
+    assert inv.groups[0].engine.extra.get("served_model_name") == ["qwen3-32b"]
+    # dataLocal 2 without a written count: v0.3 requests tensor (2), v0.4 dataLocal x tensor (4): unknown
+    inv = load_text(VALUES.replace("    tensor: 2\n", "    tensor: 2\n    dataLocal: 2\n"), "ms-values.yaml")
+    assert [show(g.gpus_per_pod) for g in inv.groups] == ["UNKNOWN"]
+
+
+def test_values_of_other_charts_stay_skipped():
+    # the chart's default values (the inference simulator) and values of another chart are no workload
+    assert load_text("decode:\n  containers:\n  - name: vllm\n    image: x\n", "values.yaml").skipped_files == [
+        ("values.yaml", "Helm values")]
+    inv = load_text("modelArtifacts: {uri: hf://a/b}\ndecode:\n  containers:\n  - name: vllm\n"
+                    "    image: ghcr.io/llm-d/llm-d-inference-sim:v0.3.0\n    modelCommand: imageDefault\n",
+                    "values.yaml")
+    assert (inv.groups, inv.skipped_files) == ([], [("values.yaml", "Helm values")])
+
+
+# --- Flux HelmReleases ------------------------------------------------------------------------------------------
+
+
+def test_app_template_releases():
+    inv = load_kubernetes_file(path("app-template-releases.yaml"))
+    assert groups(inv) == [
+        # two controllers: <release>-<controller>; the pod options from defaultPodOptions
+        ("Deployment", "ai", "chat-vllm", 30, "Qwen/Qwen2.5-7B-Instruct", 2, 1, 32768, 2, "nvidia.com/gpu", 2, 1,
+         ("instance-type=g6e.12xlarge", "L40S")),
+        # one controller: the release's name; command written as a string
+        ("Deployment", "ai", "embed", 110, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1, "nvidia.com/gpu", 1, 1,
+         ("instance-type=g6e.12xlarge", "L40S")),
+    ]
+    # valuesFrom: values from the cluster, not read (SW005 says why)
+    assert [(li.subject, li.location.line) for li in inv.launch_issues] == [("HelmRelease ai/from-cluster", 143)]
+    # sharding a model one L40S holds blocks, at the HelmRelease's line; /dev/shm comes from persistence (no SW401)
+    assert findings(inv) == [("SW104", "Deployment ai/chat-vllm", 40)]
+    # the shm item mounted elsewhere: TP2 without a memory /dev/shm blocks, at the container
+    with open(path("app-template-releases.yaml"), encoding="utf-8") as fh:
+        text = fh.read().replace("- path: /dev/shm", "- path: /dev/shm-cache")
+    assert findings(load_kubernetes_text(text, "f.yaml")) == [("SW104", "Deployment ai/chat-vllm", 40),
+                                                            ("SW401", "Deployment ai/chat-vllm", 34)]
+
+
+def test_app_template_rendering():
+    with open(path("app-template-releases.yaml"), encoding="utf-8") as fh:
+        docs = load_documents(fh.read(), "f.yaml")
+    chat = rendered_objects(docs[0][1])
+    assert [o["metadata"]["name"] for o in chat] == ["chat-vllm", "chat-webui"]
+    pod = chat[0]["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    assert c["env"] == [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}},
+                        {"name": "VLLM_WORKER_MULTIPROC_METHOD", "value": "spawn"}]
+    # a probe that is not custom: HTTP on the port of the controller's service, the chart's timings
+    assert c["livenessProbe"] == {"initialDelaySeconds": 0, "failureThreshold": 3, "timeoutSeconds": 1,
+                                  "periodSeconds": 10, "httpGet": {"path": "/health", "scheme": "HTTP", "port": 8000}}
+    assert c["startupProbe"] == {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10,
+                                 "failureThreshold": 90}
+    assert c["volumeMounts"] == [{"name": "models", "mountPath": "/root/.cache/huggingface"},
+                                 {"name": "shm", "mountPath": "/dev/shm"}]
+    assert pod["volumes"] == [{"name": "models", "persistentVolumeClaim": {"claimName": "hf-cache"}},
+                              {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}]
+    # advancedMounts name the vllm controller only
+    assert "volumes" not in chat[1]["spec"]["template"]["spec"]
+    assert rendered_objects(docs[2][1]) is None  # valuesFrom
+
+
+def test_public_app_template_releases():
+    # chingcodes/home-ops: ROCm vLLM on one AMD GPU, probes disabled; no pool, so not sized
+    inv = load_kubernetes_file(path("chingcodes-vllm-helmrelease.yaml"))
+    assert groups(inv) == [("Deployment", "default", "vllm", 22, "Qwen/Qwen2-1.5B-Instruct", 1, 1, None, 1,
+                            "amd.com/gpu", 1, 1, None)]
+    assert findings(inv) == []
+    # timblakely/cogito-ops: two controllers (llm-vllm, the name its driftDetection targets, and llm-proxy), the
+    # vLLM one scaled to 0; VLLM_SERVER_DEV_MODE=1 in its env blocks as in any pod
+    inv = load_kubernetes_file(path("timblakely-llm-helmrelease.yaml"))
+    assert groups(inv) == [("Deployment", "default", "llm-vllm", 42, "google/gemma-4-31B-it-qat-w4a16-ct", 2, 1,
+                            229376, 4, "nvidia.com/gpu", 0, 1, ("hostname=iggy", None))]
+    assert findings(inv) == [("SW306", "Deployment default/llm-vllm", 108)]
+
+
+MODELSERVICE_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: qwen
+  namespace: llm-d
+spec:
+  chart:
+    spec:
+      chart: llm-d-modelservice
+      version: v0.3.0
+      sourceRef: {kind: HelmRepository, name: llm-d-modelservice}
+  values:
+"""
+
+
+def test_modelservice_helm_release_and_one_of_a_chart_in_this_checkout():
+    text = MODELSERVICE_RELEASE + "".join(f"    {ln}\n" for ln in VALUES.splitlines())
+    inv = load_kubernetes_text(text, "hr.yaml")
+    assert groups(inv) == [
+        ("Deployment", "llm-d", "qwen-llm-d-modelservice-decode", 17, "Qwen/Qwen3-32B", 2, 1, 32768, 2,
+         "nvidia.com/gpu", 3, 1, ("instance-type=p5.48xlarge", "H100-SXM-80GB")),
+    ]
+    # a chart from a GitRepository is the GitOps reader's to render (gitops.py): not read here
+    local = text.replace("kind: HelmRepository", "kind: GitRepository")
+    assert rendered_objects(load_documents(local, "hr.yaml")[0][1]) is None

@@ -431,10 +431,13 @@ def _script(c: Any) -> str:
 def _flashinfer(g: ServingGroup) -> dict[str, Any]:
     """What the engine's environment sets (:func:`env_settings`: ``VLLM_USE_FLASHINFER_SAMPLER`` and the rest), and
     whether its command installs vLLM from PyPI (then FlashInfer is there only where the release's wheel brings it,
-    or where the same command installs it). Otherwise the image is taken for the official one, which has it."""
+    or where the same command installs it), or where no container says it, whether ``plan --install pip`` was
+    given. Otherwise the image is taken for the official one, which has it."""
     c = g.main_container
     out = env_settings(engine_env(g))
     if c is None:
+        if g.pip_install:  # plan --install pip
+            out["pip_install"] = True
         return out
     script = _script(c)
     if _PIP_VLLM.search(script):

@@ -193,9 +193,12 @@ def _vllm_version(g: ServingGroup) -> ResolvedVersion:
     image = c.image if c is not None else None
     pinned = pip_pin(_script(c), image if isinstance(image, str) and not is_unknown(image) else None) \
         if c is not None else None
-    if pinned is None and is_unknown(image):
+    if pinned is not None:
+        found = pinned  # vLLM installed at start-up replaces the image's
+    elif is_unknown(image):
         return resolve(None, None, missing="the image is not known yet")
-    found = pinned if pinned is not None else resolve(None, image)  # vLLM installed at start-up replaces the image's
+    else:
+        found = resolve(None, image)
     if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS:  # a manifest: say how to name it
         return ResolvedVersion(found.version, "assumed",
                                f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")

@@ -414,6 +414,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, "
                           "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); "
                           "repeatable; --emit writes it into the pod's env")
+        plan.add_argument("--install", choices=("image", "pip"), default="image",
+                          help="how the engine's vLLM is installed: image (default), the official vllm/vllm-openai "
+                          "image of the release; pip, `pip install vllm==RELEASE` at start-up in a Python image "
+                          "(the 0.10.0-0.11.0 wheels bring no FlashInfer: the sampler's warm-up is PyTorch's); "
+                          "--emit writes it so")
         plan.add_argument("--engine-arg", action="append", type=_engine_pair, default=[], metavar="FLAG=VALUE",
                           help="a further vLLM engine flag the capacity model reads, as vLLM spells it: block-size, "
                           "enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
@@ -948,7 +953,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,
         speculative_config=args.speculative_config, kv_reserve=args.kv_reserve, concurrency=args.concurrency,
         output_tokens_per_second=args.output_tokens_per_second, env=tuple(args.env),
-        engine_args=tuple(args.engine_arg),
+        engine_args=tuple(args.engine_arg), install=args.install,
     )
     if len(gpus) > 1 or len(instance_types) > 1:
         if args.emit:

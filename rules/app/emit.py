@@ -18,7 +18,9 @@ several nodes) is made from the plan, and every form comes from it:
 
 The engine environment ``plan --env`` was given (what the capacity model reads, e.g. ``VLLM_USE_FLASHINFER_SAMPLER``)
 goes with every form: the vLLM container's env (``pod.env``) of the manifest and the stack config, and the variables
-before ``vllm serve`` on the command line.
+before ``vllm serve`` on the command line. ``plan --install pip`` (vLLM from PyPI, sized without the FlashInfer the
+release's wheel may lack) is written as ``pip install vllm==RELEASE && exec vllm serve ...`` in a Python image in
+the manifest and before the command line; the stack config's components deploy only the official image.
 """
 
 from __future__ import annotations
@@ -181,7 +183,26 @@ def manifest_objects(plan: Plan) -> list[dict[str, Any]]:
             selector = template["spec"]["nodeSelector"]
             selector.pop(LABEL_POOL, None)
             selector[INSTANCE_LABEL] = pool.instance_type
+            if plan.request.install == "pip":
+                _pip_install(template["spec"], str(spec.vllm_version))
     return objs
+
+
+#: The image ``plan --install pip`` runs vLLM in: CPython's Debian image (gcc for Triton's launcher, python3 for the
+#: preStop drain); the vLLM wheel brings PyTorch and its CUDA libraries, the node the driver.
+PIP_IMAGE = "python:3.12"
+
+
+def _pip_install(pod: dict[str, Any], version: str) -> None:
+    """``plan --install pip``: the serving container installs ``vllm==RELEASE`` from PyPI, then runs ``vllm serve``
+    with the same arguments, in :data:`PIP_IMAGE` (what lint reads as a pip-pinned release: ``versions.pip_pin``)."""
+    for c in pod["containers"]:
+        if c["command"] != ["vllm", "serve"]:
+            raise PlanError("--emit --install pip writes the vLLM container of a single-node replica or a native "
+                            "multi-node launch, not a Ray cluster's")
+        c["image"] = PIP_IMAGE
+        c["command"] = ["/bin/sh", "-c"]
+        c["args"] = [f"pip install vllm=={version} && exec vllm serve {shlex.join(c['args'])}"]
 
 
 def _templates(obj: dict[str, Any]) -> list[dict[str, Any]]:
@@ -229,6 +250,9 @@ def emit_manifest(plan: Plan) -> str:
 
 def emit_stack_config(plan: Plan) -> str:
     from ..model.spec import VllmMultiNodeSpec
+    if plan.request.install == "pip":
+        raise PlanError("--emit stack-config deploys the official vllm/vllm-openai image (the components have no pip "
+                        "install): emit a manifest, or plan without --install pip")
     pool, spec = specs(plan)
     multi = isinstance(spec, VllmMultiNodeSpec)
     kept = ("name", "namespace", "pool", "image", "groups" if multi else "replicas")
@@ -249,6 +273,8 @@ def emit_vllm_args(plan: Plan) -> str:
     _, spec = specs(plan)
     env = [f"{k}={v}" for k, v in plan.request.env]  # the environment it was sized with, before the command
     line = shlex.join([*env, "vllm", "serve", *vllm_args(spec)])
+    if plan.request.install == "pip":
+        line = f"pip install vllm=={spec.vllm_version} && {line}"
     if not isinstance(spec, VllmMultiNodeSpec):
         return f"{header(plan)}\n{line}\n"
     # vLLM's own multi-node launch (the components' LeaderWorkerSet passes the LWS variables instead)

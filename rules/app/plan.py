@@ -51,6 +51,10 @@ class PlanError(ShardwiseError):
     """Options that do not make a plan (the CLI reports it and exits 2)."""
 
 
+#: How ``plan --install`` says the engine's vLLM is installed (:attr:`PlanRequest.install`).
+INSTALLS = ("image", "pip")
+
+
 @dataclass(frozen=True)
 class PlanRequest:
     """What ``shardwise plan`` was asked: the model, the GPU pool and the vLLM settings."""
@@ -85,6 +89,10 @@ class PlanRequest:
     #: further vLLM engine flags the capacity model reads (``--engine-arg FLAG=VALUE``: :data:`ENGINE_ARG_FLAGS`), as
     #: (flag, value) pairs, the flag as vLLM spells it without its dashes; ``--emit`` writes them on the command line
     engine_args: tuple[tuple[str, str], ...] = ()
+    #: how the engine's vLLM is installed (``--install``): ``image``, the official vllm/vllm-openai image of the
+    #: release; ``pip``, ``pip install vllm==RELEASE`` at start-up in a Python image (FlashInfer only where that
+    #: release's wheel brings it: ``Behaviour.pip_flashinfer``); ``--emit`` writes it so
+    install: str = "image"
 
     def __post_init__(self) -> None:
         # a mapping or a list of pairs (a JSON request) is taken as the pairs it holds
@@ -500,6 +508,8 @@ def make_plan(req: PlanRequest) -> Plan:
                         "e.g. '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}')")
     if req.vllm_version is not None and parse_version(req.vllm_version) is None:
         raise PlanError(f"--vllm-version '{req.vllm_version}' is not a vLLM release number (e.g. 0.11.0)")
+    if req.install not in INSTALLS:
+        raise PlanError(f"--install '{req.install}': expected one of {', '.join(INSTALLS)}")
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     env = check_env(req.env)
@@ -533,7 +543,8 @@ def make_plan(req: PlanRequest) -> Plan:
         speculative_method=speculative_method(req.speculative_config),
         speculative_tokens=speculative_tokens(req.speculative_config),
         speculative_model=speculative_model(req.speculative_config),
-        speculative_draft_tp=speculative_draft_tp(req.speculative_config), **env_settings(env),
+        speculative_draft_tp=speculative_draft_tp(req.speculative_config), pip_install=req.install == "pip",
+        **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     _refuse_absent_flags(_own_words(req), engine_words(req.engine_args), str(version.version))
@@ -812,7 +823,7 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
         pool=ctx.node.pool, placement_known=ctx.node.pool is not None, gpu_override=ctx.gpu,
         gpu_memory_gib_override=ctx.memory_gib if req.gpu_memory_gib else None, p95_context=req.p95_context,
         target_concurrency=req.concurrency, output_tokens_per_second=req.output_tokens_per_second,
-        vllm_version=req.vllm_version, engine_env=dict(req.env),
+        vllm_version=req.vllm_version, engine_env=dict(req.env), pip_install=req.install == "pip",
     )
 
 
@@ -1156,6 +1167,8 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         out.pop(key, None)
     if plan.request.env:
         out["env"] = dict(plan.request.env)
+    if plan.request.install != "image":
+        out["install"] = plan.request.install  # --install pip (the official image otherwise)
     if plan.request.engine_args:
         out["engine_args"] = engine_words(plan.request.engine_args)  # the vllm serve words they stand for
     out["starts"] = shown.starts
@@ -1342,6 +1355,8 @@ def plan_text(plan: Plan) -> str:
     rows = [
         ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
+        *([("install", f"pip install vllm=={s.vllm_version} in a Python image (--install pip)")]
+          if req.install == "pip" else []),
         *([("engine args", shlex.join(engine_words(req.engine_args)) + " (--engine-arg)")] if req.engine_args
           else []),
         ("weights", f"{s.weights_gb_total:.1f} GB {s.weight_precision} in total, "

@@ -46,7 +46,7 @@ from ..vllm.support import (
     speculative_model,
     speculative_tokens,
 )
-from ..vllm.versions import ResolvedVersion, resolve
+from ..vllm.versions import ResolvedVersion, pip_pin, resolve, strip_comment_lines
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 
@@ -178,8 +178,9 @@ def device(g: ServingGroup) -> Device | None:
 
 
 def vllm_version(g: ServingGroup) -> ResolvedVersion:
-    """The vLLM release the group runs: ``plan --vllm-version``, the stack's ``vllm_version``, the image tag,
-    or the current release."""
+    """The vLLM release the group runs: ``plan --vllm-version``, the stack's ``vllm_version`` (or the manifest's
+    annotation), the release its command installs with pip (``pip install vllm==0.10.0``: :func:`.versions.pip_pin`),
+    the image tag, or the current release."""
     return per_group(g, "vllm_version", _vllm_version)
 
 
@@ -190,9 +191,14 @@ def _vllm_version(g: ServingGroup) -> ResolvedVersion:
         return resolve(None, None, missing="--vllm-version not given")
     c = g.main_container
     image = c.image if c is not None else None
-    if is_unknown(image):
+    pinned = pip_pin(_script(c), image if isinstance(image, str) and not is_unknown(image) else None) \
+        if c is not None else None
+    if pinned is not None:
+        found = pinned  # vLLM installed at start-up replaces the image's
+    elif is_unknown(image):
         return resolve(None, None, missing="the image is not known yet")
-    found = resolve(None, image)
+    else:
+        found = resolve(None, image)
     if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS:  # a manifest: say how to name it
         return ResolvedVersion(found.version, "assumed",
                                f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")
@@ -394,7 +400,9 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-_PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|]*\bvllm\b", re.I)
+#: ``pip install ... vllm`` in one shell command (a newline ends it too: ``pip install -U pip`` then
+#: ``python -m vllm...`` on the next line installs no vLLM; :func:`_script` has joined continued lines)
+_PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|\n]*\bvllm\b", re.I)
 
 
 def _multimodal(g: ServingGroup) -> dict[str, Any]:
@@ -416,15 +424,25 @@ def _args_verbatim(g: ServingGroup) -> bool:
     return isinstance(c.image, str) and not is_unknown(c.image) and image_info(c.image).family == "vllm-openai"
 
 
+def _script(c: Any) -> str:
+    """A container's command and args as one line (where a shell script installs vLLM), without the script's comment
+    lines (``# pip install vllm  # or custom installation`` installs nothing), its continued lines joined."""
+    text = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
+    return strip_comment_lines(text.replace("\\\n", " ") if "\\\n" in text else text)
+
+
 def _flashinfer(g: ServingGroup) -> dict[str, Any]:
     """What the engine's environment sets (:func:`env_settings`: ``VLLM_USE_FLASHINFER_SAMPLER`` and the rest), and
     whether its command installs vLLM from PyPI (then FlashInfer is there only where the release's wheel brings it,
-    or where the same command installs it). Otherwise the image is taken for the official one, which has it."""
+    or where the same command installs it), or where no container says it, whether ``plan --install pip`` was
+    given. Otherwise the image is taken for the official one, which has it."""
     c = g.main_container
     out = env_settings(engine_env(g))
     if c is None:
+        if g.pip_install:  # plan --install pip
+            out["pip_install"] = True
         return out
-    script = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
+    script = _script(c)
     if _PIP_VLLM.search(script):
         out["pip_install"] = True
         if re.search(r"\bflashinfer", script, re.I):

@@ -393,6 +393,8 @@ class ServingGroup:
     vllm_version: str | None = None  # plan --vllm-version; else the image tag says it
     #: The engine's environment where no container carries one: ``plan --env`` (the container's env otherwise).
     engine_env: dict[str, str] = field(default_factory=dict)
+    #: ``plan --install pip``: vLLM installed from PyPI where no container's command says how it is installed.
+    pip_install: bool = False
     annotations: dict[str, str] = field(default_factory=dict)
     pod_labels: dict[str, str] | Unknown = field(default_factory=dict)  # UNKNOWN: computed labels at preview
     containers: list[Container] = field(default_factory=list)

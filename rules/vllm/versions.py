@@ -851,7 +851,7 @@ def batch_defaults(b: Behaviour, gpu_total_gib: float, gpu_name: str = "") -> Ba
 # The release from a container image
 # --------------------------------------------------------------------------------------------------
 
-VersionSource = Literal["given", "image-tag", "assumed"]
+VersionSource = Literal["given", "image-tag", "pip-pin", "assumed"]
 
 
 @dataclass(frozen=True)
@@ -874,7 +874,8 @@ class ResolvedVersion:
         0.33.0"``): :func:`behaviour` gives it the newest row, whose behaviour it may not have."""
         if self.source == "assumed":
             return f"vLLM {self.version}, assumed: {self.detail}"
-        where = " from the image tag" if self.source == "image-tag" else ""
+        where = (" from the image tag" if self.source == "image-tag" else
+                 f" from `{self.detail}`" if self.source == "pip-pin" else "")
         if self.version > _CURRENT:
             return (f"vLLM {self.version}{where}, newer than the newest release the capacity model knows: sized as "
                     f"{CURRENT_RELEASE}")
@@ -914,6 +915,56 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
     if found is None:
         return ResolvedVersion(current, "assumed", _why_no_version(image))
     return ResolvedVersion(found, "image-tag", image)
+
+
+#: ``pip install`` (``pip3``, ``python -m pip``, ``uv pip``) of the ``vllm`` distribution, and its version specifier
+#: as written: ``vllm==0.10.0``, ``"vllm[audio]==0.9.2"``, ``vllm>=0.9``, or none (``-U vllm``). A word that only
+#: contains the name (``vllm-router``, ``git+https://.../vllm``, ``./vllm``) is another distribution or a source.
+_PIP_SPEC = re.compile(r"""\b(?:pip3?|uv\s+pip)\s+install\b[^;&|\n]*?(?<![\w./@+-])["']?vllm(?![\w./-])"""
+                       r"""(?:\[[^\]]*\])?(?:\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<value>[^\s"',;&|]*))?""", re.I)
+
+
+#: A shell script's comment line.
+_COMMENT_LINE = re.compile(r"(?m)^[ \t]*#.*$")
+
+
+def strip_comment_lines(script: str) -> str:
+    """A shell script without its comment lines (those whose first word starts with ``#``)."""
+    return _COMMENT_LINE.sub("", script) if "#" in script else script
+
+#: pip's (and uv's) ``-U`` / ``--upgrade``, alone or among short flags (``-qU``)
+_UPGRADE = re.compile(r"(?<!\S)(?:-[a-zA-Z]*U[a-zA-Z]*|--upgrade)(?![\w-])")
+
+
+@functools.lru_cache(maxsize=1024)  # asked of each container's command line that installs vLLM
+def pip_pin(script: str, image: str | None = None) -> ResolvedVersion | None:
+    """The release a container's command installs with pip, or None where the image's release stays (no ``vllm``
+    distribution installed, or one pip finds already satisfied).
+
+    ``pip install vllm==0.10.0`` (or ``===``) pins the release, as an image tag names one: the note says
+    ``"vLLM 0.10.0 from `pip install vllm==0.10.0`"``. A range (``>=``, ``~=``, ``<``), a wildcard (``==0.10.*``), a
+    reference (``==${VLLM_VERSION}``) or no specifier pins nothing: pip installs whatever PyPI serves when the pod
+    starts, an unknown release, sized as :data:`CURRENT_RELEASE` and said to be assumed, as an image whose tag names
+    no release is. Unless the image already holds a release (its tag names one) and a bare ``vllm`` (extras aside) is
+    installed without ``-U`` / ``--upgrade``: pip then leaves the installed vLLM as it is ("Requirement already
+    satisfied"; whether the image's release is in a range is not worked out: a range is unknown). A pin to a release
+    number the capacity model does not know is treated as such a tag is (:attr:`ResolvedVersion.note`). The last
+    install of ``vllm`` in the script is the one that stays installed.
+    """
+    script = strip_comment_lines(script)  # a commented-out install (``# pip install vllm``) installs nothing
+    found = list(_PIP_SPEC.finditer(script))
+    if not found:
+        return None
+    m = found[-1]
+    op, value = m.group("op"), m.group("value")
+    if op in ("==", "===") and (v := parse_version(value)) is not None:
+        return ResolvedVersion(v, "pip-pin", f"pip install vllm{op}{value}")
+    command = re.split(r"[;&|\n]", script[m.start():], maxsplit=1)[0]
+    if not op and image and not _UPGRADE.search(command) and version_from_image(image) is not None:
+        return None
+    written = f"vllm{op}{value}" if op else "vllm"  # (a reference's value is not known: nothing is pinned)
+    return ResolvedVersion(_CURRENT, "assumed",
+                           f"`pip install {written}` pins no release (pip installs what PyPI serves at start-up)")
 
 
 def _why_no_version(image: str) -> str:

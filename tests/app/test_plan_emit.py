@@ -627,3 +627,54 @@ def test_engine_arg_is_said_in_the_plan_text_and_json(capsys):
             "(--engine-arg)") in text.splitlines()
     rc, out, _ = run(capsys, "plan", *L8_L4_11, "--json")
     assert (rc, "engine_args" in json.loads(out)) == (0, False)
+
+
+L8_L4_100 = (*L8_L4_11[:-1], "0.10.0")
+
+
+def test_install_pip_sizes_pytorchs_sampler_where_the_wheel_has_no_flashinfer_and_lint_reads_the_manifest_so(capsys):
+    """Issue 28, "the sampler depends on the image": ``--install pip`` at 0.10.0 (a wheel without flashinfer-python)
+    sizes PyTorch's sort of 256 rows over Llama-3.1's 128,256 logits (1.184 GiB, not FlashInfer's 0.505); the
+    emitted manifest installs that release with pip in a Python image, and lint of it reads the release from the pin
+    and sizes the same sampler, KV budget and tokens."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import sizing, vllm_version
+    from shardwise.rules.engine import LintConfig
+
+    got = {}
+    for install in ("image", "pip"):
+        rc, out, _ = run(capsys, "plan", *L8_L4_100, "--install", install, "--json")
+        d = json.loads(out)
+        got[install] = (rc, d["sampler_gib_per_gpu"], d["available_kv_gib"], d["kv_cache_tokens"], d.get("install"))
+    assert got == {"image": (0, 0.505, 4.177, 34_208, None), "pip": (0, 1.184, 3.498, 28_656, "pip")}
+    text = emitted(capsys, "manifest", *L8_L4_100, "--install", "pip")
+    (deployment,) = [o for o in objects(text) if o["kind"] == "Deployment"]
+    (c,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert (c["image"], c["command"], c["args"]) == ("python:3.12", ["/bin/sh", "-c"], [
+        "pip install vllm==0.10.0 && exec vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 "
+        "--host 0.0.0.0"])
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    assert (vllm_version(group).note, round(linted.sampler_gib_per_gpu, 3), round(linted.available_kv_gib, 3),
+            linted.kv_cache_tokens) == ("vLLM 0.10.0 from `pip install vllm==0.10.0`", 1.184, 3.498, 28_656)
+    # from 0.11.1 the wheel brings FlashInfer: a pip install sizes as the image does
+    rc, out, _ = run(capsys, "plan", *L8_L4_11[:-1], "0.11.1", "--install", "pip", "--json")
+    rc2, out2, _ = run(capsys, "plan", *L8_L4_11[:-1], "0.11.1", "--json")
+    assert (rc, json.loads(out)["sampler_gib_per_gpu"]) == (rc2, json.loads(out2)["sampler_gib_per_gpu"])
+
+
+def test_install_pip_in_the_text_the_command_line_and_not_in_a_stack_config(capsys, tmp_path):
+    _, text, _ = run(capsys, "plan", *L8_L4_100, "--install", "pip")
+    assert ("  install                     pip install vllm==0.10.0 in a Python image (--install pip)"
+            in text.splitlines())
+    assert emitted(capsys, "vllm-args", *L8_L4_100, "--install", "pip").splitlines()[1] == (
+        "pip install vllm==0.10.0 && vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 "
+        "--host 0.0.0.0")
+    rc, out, err = run(capsys, "plan", *L8_L4_100, "--install", "pip", "--emit", "stack-config")
+    assert (rc, out, err) == (2, "", "shardwise: error: --emit stack-config deploys the official vllm/vllm-openai "
+                              "image (the components have no pip install): emit a manifest, or plan without "
+                              "--install pip\n")
+    path = tmp_path / "plan.yaml"
+    path.write_text(emitted(capsys, "manifest", *L8_L4_100, "--install", "pip"))
+    assert lint(capsys, path) == (0, [])

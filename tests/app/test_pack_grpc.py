@@ -776,6 +776,38 @@ def test_a_value_the_sdk_cannot_read_fails_the_request(recordings):
     assert e.value.code() == grpc.StatusCode.UNKNOWN
 
 
+def test_a_provider_the_sdk_cannot_read_fails_every_request_naming_it():
+    """packspeed12: the pack reads a provider's message once per content (the SDK read it for each request); one
+    it cannot read is never taken as read: each request naming it fails, and one naming a readable provider does
+    not."""
+    import grpc
+    from grpc_harness import struct
+    from pulumi.runtime.proto import analyzer_pb2
+
+    ns = Resource("kubernetes:core/v1:Namespace", "serving", "urn:pulumi:dev::p::kubernetes:core/v1:Namespace::serving",
+                  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "serving"}})
+
+    def provider(props: dict[str, Any]) -> Any:
+        return analyzer_pb2.AnalyzerProviderResource(
+            type="pulumi:providers:kubernetes", name="eks", urn="urn:pulumi:dev::p::pulumi:providers:kubernetes::eks",
+            properties=struct(props))
+
+    good, bad = provider({"version": "4.34.2"}), provider({"kubeconfig": {SIG: "not-a-signature"}})
+    with PackProcess(stack="dev", config=engine_config(stack_config("dev"))) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        pack.info()
+        for prov, fails in ((bad, True), (good, False), (bad, True), (good, False)):
+            request = pack.analyze_request(ns)
+            request.provider.CopyFrom(prov)
+            if fails:
+                with pytest.raises(grpc.RpcError) as e:
+                    pack.analyze(request)
+                assert e.value.code() == grpc.StatusCode.UNKNOWN
+            else:
+                assert pack.analyze(request) == []
+
+
 # --- AnalyzeStack gets outputs: what a provider computes is unknown at preview --------------------------
 
 

@@ -631,15 +631,17 @@ def _crashed(f: Finding) -> bool:
     return f.internal
 
 
-def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: str) -> Analysis:
-    """The inventory of ``resources`` (:class:`~.adapters.pulumi.PulumiResource`); never raises: a
-    resource that cannot be read, or a crash while reading them, becomes an internal-error report."""
+def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: str,
+              cleaned: Callable[[Any], Any] | None = None) -> Analysis:
+    """The inventory of ``resources`` (:class:`~.adapters.pulumi.PulumiResource`; ``cleaned``: a memo of their
+    cleaned properties, :meth:`AnalyzedInputs.cleaned`); never raises: a resource that cannot be read, or a crash
+    while reading them, becomes an internal-error report."""
     from ..adapters.pulumi import inventory_from_resources
 
     policy = RESOURCE_ERRORS if scope == "resource" else STACK_ERRORS
     errors: list[tuple[Any, str]] = []
     try:
-        inv = inventory_from_resources(resources, errors=errors, resolve=scope == "stack")
+        inv = inventory_from_resources(resources, errors=errors, resolve=scope == "stack", clean_of=cleaned)
     except Exception as exc:  # noqa: BLE001 - an RPC must never fail because of what it was sent
         analysis = Analysis(Inventory(), scope, where)
         analysis.internal.append(Report(policy, f"shardwise: internal error while reading {where}: "
@@ -654,13 +656,14 @@ def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: 
     return analysis
 
 
-def resource_analysis(res: Any, context: StackContext) -> Analysis:
+def resource_analysis(res: Any, context: StackContext, cleaned: Callable[[Any], Any] | None = None) -> Analysis:
     """The one-resource inventory of ``res`` (a :class:`~.adapters.pulumi.PulumiResource`)."""
-    return _analysis([res], context, "resource", f"{res.type} {res.name}")
+    return _analysis([res], context, "resource", f"{res.type} {res.name}", cleaned)
 
 
-def stack_analysis(resources: Iterable[Any], context: StackContext) -> Analysis:
-    analysis = _analysis(list(resources), context, "stack", "the stack")
+def stack_analysis(resources: Iterable[Any], context: StackContext,
+                   cleaned: Callable[[Any], Any] | None = None) -> Analysis:
+    analysis = _analysis(list(resources), context, "stack", "the stack", cleaned)
     if context.error:
         analysis.notes.append(Report(STACK_NOTES, f"shardwise: the stack config could not be read ({context.error})"))
     return analysis
@@ -680,18 +683,62 @@ class AnalyzedInputs:
 
     def __init__(self) -> None:
         self._by_urn: dict[str, Mapping[str, Any]] = {}
+        #: URN -> the engine's message of the properties remembered (``key``), them, and what ``clean`` made of them
+        self._sent: dict[str, tuple[bytes, Mapping[str, Any], list[Any]]] = {}
 
-    def remember(self, urn: str, props: Mapping[str, Any]) -> None:
+    def remember(self, urn: str, props: Mapping[str, Any], key: bytes | None = None) -> None:
+        """``props``, the inputs ``Analyze`` read for ``urn``; ``key``, where given, the message they were read
+        from as sent (``Struct.SerializeToString()``), whose reading gives a dict equal to ``props`` (:meth:`sent`)."""
         if isinstance(props, Mapping):
             self._by_urn[urn] = props
+            if key is not None:
+                self._sent[urn] = (key, props, [])
+            else:
+                self._sent.pop(urn, None)
+
+    def has_sent(self, urn: str) -> bool:
+        """Whether :meth:`sent` may give the inputs of ``urn`` (they were remembered with their message)."""
+        return urn in self._sent
+
+    def sent(self, urn: str, key: bytes) -> Mapping[str, Any] | None:
+        """The inputs remembered for ``urn`` when ``key`` is the same as theirs, else ``None``: the message's
+        deterministic serialization (``SerializeToString(deterministic=True)``, every map's entries sorted by
+        key), so equal keys are equal content and reading the message again gives an equal dict.
+
+        At preview ``AnalyzeStack`` gets a resource's outputs; a Kubernetes object's are its inputs unless the
+        provider's server-side dry run adds fields (973 of the 1,122 resources of a real preview). The engine
+        (Go) marshals each map of each request in an order of its own (850 of those 973 came in another order
+        than their ``Analyze``), so the dict given may list its keys in another order than a reading of the
+        stack's message would. Either order is one the engine happened to send (a reading of the stack's
+        message has no better one); a replay of that preview answers byte for byte as before
+        (``replay_pack.py``), and so does a test whose stack sends every map in reverse order."""
+        entry = self._sent.get(urn)
+        return entry[1] if entry is not None and entry[0] == key else None
 
     def merged(self, urn: str, outputs: Any) -> Any:
         inputs = self._by_urn.get(urn)
         if inputs is None or not isinstance(outputs, Mapping):
             return outputs
+        if outputs is inputs:  # what :meth:`sent` gives: merge_state(x, x) is a copy of x, keys in x's order
+            return inputs
         from ..adapters.pulumi import merge_state
 
         return merge_state(inputs, outputs)
+
+    def cleaned(self, res: Any) -> Any:
+        """``clean(res.props)``, made once for the remembered inputs of a Kubernetes resource and kept for the
+        stack's reading of the same dict (:meth:`sent`). Only Kubernetes objects: their reader
+        (:func:`~.adapters.pulumi.k8s.kubernetes`) copies every container of it into a new manifest and only
+        reads the cleaned properties, so the inventories of ``Analyze`` and ``AnalyzeStack`` share none of it."""
+        from ..adapters.pulumi import clean, kubernetes_api
+
+        entry = self._sent.get(res.urn)
+        if entry is None or entry[1] is not res.props or kubernetes_api(res.type) is None:
+            return clean(res.props)
+        made = entry[2]
+        if not made:
+            made.append(clean(res.props))
+        return made[0]
 
 
 class RequestCache:

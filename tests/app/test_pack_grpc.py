@@ -776,6 +776,38 @@ def test_a_value_the_sdk_cannot_read_fails_the_request(recordings):
     assert e.value.code() == grpc.StatusCode.UNKNOWN
 
 
+def test_a_provider_the_sdk_cannot_read_fails_every_request_naming_it():
+    """packspeed12: the pack reads a provider's message once per content (the SDK read it for each request); one
+    it cannot read is never taken as read: each request naming it fails, and one naming a readable provider does
+    not."""
+    import grpc
+    from grpc_harness import struct
+    from pulumi.runtime.proto import analyzer_pb2
+
+    ns = Resource("kubernetes:core/v1:Namespace", "serving", "urn:pulumi:dev::p::kubernetes:core/v1:Namespace::serving",
+                  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "serving"}})
+
+    def provider(props: dict[str, Any]) -> Any:
+        return analyzer_pb2.AnalyzerProviderResource(
+            type="pulumi:providers:kubernetes", name="eks", urn="urn:pulumi:dev::p::pulumi:providers:kubernetes::eks",
+            properties=struct(props))
+
+    good, bad = provider({"version": "4.34.2"}), provider({"kubeconfig": {SIG: "not-a-signature"}})
+    with PackProcess(stack="dev", config=engine_config(stack_config("dev"))) as pack:
+        pack.handshake()
+        pack.configure_stack()
+        pack.info()
+        for prov, fails in ((bad, True), (good, False), (bad, True), (good, False)):
+            request = pack.analyze_request(ns)
+            request.provider.CopyFrom(prov)
+            if fails:
+                with pytest.raises(grpc.RpcError) as e:
+                    pack.analyze(request)
+                assert e.value.code() == grpc.StatusCode.UNKNOWN
+            else:
+                assert pack.analyze(request) == []
+
+
 # --- AnalyzeStack gets outputs: what a provider computes is unknown at preview --------------------------
 
 
@@ -789,6 +821,32 @@ def test_stack_policies_read_outputs_with_the_inputs_analyze_saw():
     # unknown outputs the program did not set are the provider's to compute; known ones are kept
     assert memory.merged(urn, outputs) == {**inputs, "ownerId": "123456789012"}
     assert memory.merged(urn, {**outputs, "ingress": UNKNOWN}) == {**inputs, "ownerId": "123456789012"}
+
+
+def test_analyzed_inputs_give_the_dict_analyze_read_only_for_the_same_bytes():
+    """packspeed12: ``AnalyzeStack`` takes the dict ``Analyze`` read where the engine sent the same message (its
+    deterministic bytes), and the cleaned properties of a Kubernetes object made then; anything else is read anew."""
+    from shardwise.rules.adapters.pulumi import clean, merge_state
+
+    urn = "urn:pulumi:prod::shardwise::kubernetes:core/v1:Service::api"
+    props = {"kind": "Service", "metadata": {"name": "api"}, "spec": {"ports": [{"port": 8000.0}]}}
+    memory = crossguard.AnalyzedInputs()
+    memory.remember(urn, props, b"sent")
+    assert memory.has_sent(urn) and memory.sent(urn, b"sent") is props
+    assert memory.sent(urn, b"changed") is None and memory.sent("urn:other", b"sent") is None
+    assert memory.merged(urn, props) is props and merge_state(props, props) == props
+    res = PulumiResource("kubernetes:core/v1:Service", "api", urn, props)
+    made = memory.cleaned(res)
+    assert made == clean(props) == {"kind": "Service", "metadata": {"name": "api"}, "spec": {"ports": [{"port": 8000}]}}
+    assert memory.cleaned(res) is made  # the Kubernetes object's cleaned properties, made once
+    other = PulumiResource(res.type, "api", urn, copy.deepcopy(props))  # an equal dict, not the one remembered
+    assert memory.cleaned(other) == made and memory.cleaned(other) is not made
+    sg_urn = "urn:pulumi:prod::shardwise::aws:ec2/securityGroup:SecurityGroup::gpu"
+    memory.remember(sg_urn, {"description": "GPU nodes"}, b"sg")
+    sg = PulumiResource("aws:ec2/securityGroup:SecurityGroup", "gpu", sg_urn, memory.sent(sg_urn, b"sg") or {})
+    assert memory.cleaned(sg) == {"description": "GPU nodes"} and memory.cleaned(sg) is not memory.cleaned(sg)
+    memory.remember(urn, props)  # remembered again without its message (the SDK read it): never given by bytes
+    assert not memory.has_sent(urn) and memory.sent(urn, b"sent") is None
 
 
 def _sg_verdicts(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str, str]]:
@@ -912,10 +970,10 @@ resources, overrides = json.load(open(sys.argv[1], encoding="utf-8"))
 read = wiring.crossguard.resource_analysis
 
 
-def resource_analysis(res, context):  # a resource the pack cannot make an analysis of: every policy crashes
+def resource_analysis(res, context, *memo):  # a resource the pack cannot make an analysis of: every policy crashes
     if res.urn.endswith("::boom"):
         raise RuntimeError("boom")
-    return read(res, context)
+    return read(res, context, *memo)
 
 
 wiring.crossguard.resource_analysis = resource_analysis
@@ -978,6 +1036,92 @@ def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
     assert sum(len(names) for _, names in answers) >= 1 + 22  # the violation is among them, and the crashes
     assert answers[2][1] == ["shardwise-resource-internal-error"] * 22  # 20 rules not disabled, the notes, its own
     assert "shardwise-resource-internal-error" not in answers[3][1]
+
+
+_STACK_REUSE = r"""
+import json, sys
+from google.protobuf import struct_pb2
+from pulumi.runtime.proto import analyzer_pb2
+from pulumi_policy import policy as sdk
+from shardwise.rules import __main__ as wiring
+from shardwise.rules.checks.registry import ALL_RULES
+
+resources = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.path.insert(0, "tests/support")
+from grpc_harness import struct  # the harness's: secrets as the engine sends them
+
+
+def reordered(v):  # the engine (Go) marshals each map of each request in an order of its own
+    if isinstance(v, dict):
+        return {k: reordered(v[k]) for k in reversed(list(v))}
+    return [reordered(x) for x in v] if isinstance(v, list) else v
+
+
+def stack(reuse):
+    pack = wiring._Pack()
+    keys = {}
+    for type_, name, urn, props, parent, outputs, deps, property_deps in resources:  # Analyze, as the pack reads it
+        message = struct(props)
+        try:
+            read = wiring._LazyProxy(wiring.plain_properties(message), None)
+            keys[urn] = message.SerializeToString(deterministic=True)
+        except wiring._NotPlain:  # a secret: the SDK's reading, remembered without its message
+            read = sdk.unknown_checking_proxy(sdk.deserialize_properties(sdk.json_format.MessageToDict(message)))
+        pack.resource_analysis(type_, name, urn, read, parent, keys.get(urn))
+    request = analyzer_pb2.AnalyzeStackRequest()
+    for type_, name, urn, props, parent, outputs, deps, property_deps in resources:
+        r = request.resources.add()
+        r.type, r.name, r.urn, r.parent = type_, name, urn, parent
+        r.properties.CopyFrom(struct(reordered(outputs)))
+        r.dependencies.extend(deps)
+        for k, urns in property_deps.items():
+            if urns:
+                r.propertyDependencies[k].urns.extend(urns)
+    read = wiring._Wiring(sdk, pack).read_properties
+    served = wiring._StackRequest(request.resources, read, pack.inputs if reuse else None)
+    analysis = served.analysis(pack)
+    taken = [u for (_, _, u, *_), p in zip(resources, served._props) if u in keys and p is pack.inputs.sent(u, keys[u])]
+    reports = [[r.policy, r.message, r.urn] for rule in ALL_RULES
+               for r in analysis.check(rule, None, pack.context)]
+    reports += [[r.policy, r.message, r.urn] for r in [*analysis.notes, *analysis.internal]]
+    return taken, sorted(keys), reports
+
+
+print(json.dumps([stack(True), stack(False)]))
+"""
+
+
+@pytest.mark.slow
+def test_the_stack_reads_the_properties_analyze_read_only_where_the_engine_sent_them_again(recordings, tmp_path):
+    """packspeed12: where the engine sends a resource's properties to ``AnalyzeStack`` as it sent them to ``Analyze``
+    (the same content; Go marshals the maps in another order each time), the stack policies take the dict and the
+    cleaned properties ``Analyze`` made, and report exactly what reading the stack's message anew reports; a resource
+    whose outputs differ (a Service and a Deployment the provider gave a status, the AWS resources' computed
+    attributes) is read from the stack's message."""
+    from grpc_harness import preview_outputs
+
+    cfg, recorded = recordings["kv-budget-too-small"]
+    resources = resources_of(recorded)
+    service, deployment = find(resources, "prod-llama-70b-service"), find(resources, "prod-llama-70b-deployment")
+    outputs = {service.urn: {**service.props, "status": {"loadBalancer": {}}},
+               deployment.urn: {**deployment.props, "status": {"replicas": 4}}}
+    rows = [[r.type, r.name, r.urn, r.props, r.parent, outputs.get(r.urn, preview_outputs(r.type, r.props)),
+             list(r.dependencies), dict(r.property_dependencies or {})] for r in resources]
+    data = tmp_path / "stack.json"
+    data.write_text(json.dumps(rows), encoding="utf-8")
+    env = {**os.environ, "PULUMI_CONFIG": json.dumps(engine_config(cfg)), "PULUMI_STACK": "prod",
+           "PULUMI_PROJECT": "shardwise", "PULUMI_DRY_RUN": "true"}
+    proc = subprocess.run([PYTHON, "-c", _STACK_REUSE, str(data)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (taken, plain, reused), (none, _, anew) = json.loads(proc.stdout)
+    again = {r.urn for r in resources if r.urn not in outputs and preview_outputs(r.type, r.props) == r.props}
+    assert none == [] and set(taken) == again & set(plain)  # every resource read by the pack and sent again
+    kinds = {r.urn: r.type for r in resources}
+    assert len([u for u in taken if kinds[u].startswith("kubernetes:")]) >= 20
+    assert reused == anew
+    assert [(p, short(u)) for p, m, u in reused if m.startswith("SW103: the declared load of 4,096 sequences")] == [
+        ("kv-budget-below-load", "prod-llama-70b-deployment")]
 
 
 @pytest.mark.parametrize(("props", "said"), [

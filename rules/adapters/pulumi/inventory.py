@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...model import (
@@ -32,12 +32,16 @@ _URN_RE = re.compile(r'"urn"\s*:\s*"(urn:pulumi:[^"]+)"')
 
 def inventory_from_resources(resources: Iterable[PulumiResource], *,
                              errors: list[tuple[PulumiResource, str]] | None = None,
-                             resolve: bool = True) -> Inventory:
+                             resolve: bool = True,
+                             clean_of: Callable[[PulumiResource], Any] | None = None) -> Inventory:
     """Turn engine resources into one inventory.
 
     A resource that cannot be read raises :class:`InputError` naming its URN, or, when ``errors``
     is given, is recorded there as (resource, message) and left out. ``resolve`` matches
-    workloads to node pools (:func:`~shardwise.rules.adapters.k8s.resolve_pools`).
+    workloads to node pools (:func:`~shardwise.rules.adapters.k8s.resolve_pools`). ``clean_of(res)``, where
+    given, is what :func:`~.values.clean` makes of ``res.props`` (a memo of it: the policy pack's, which reads
+    a resource in ``Analyze`` and again in ``AnalyzeStack``); it must equal ``clean(res.props)`` and raise what
+    that raises.
     """
     cleaned: list[tuple[PulumiResource, Mapping[str, Any]]] = []
     inv = Inventory()
@@ -55,7 +59,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
 
     for res in resources:
         try:
-            props = clean(res.props)
+            props = clean(res.props) if clean_of is None else clean_of(res)
             if not isinstance(props, Mapping):
                 raise InputError(f"properties are a {type(props).__name__}, not an object")
         except Exception as exc:  # noqa: BLE001 - one bad resource must not hide the rest

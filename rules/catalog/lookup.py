@@ -28,7 +28,7 @@ from .accelerators import catalog_resources
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 # Keys a data entry may carry for people (provenance notes) that are not record fields.
-_NOTE_KEYS = frozenset({"note", "memory_gib_source", "family"})
+_NOTE_KEYS = frozenset({"note", "memory_gib_source", "ec2_memory_source", "family"})
 
 
 # --------------------------------------------------------------------------------------------

@@ -82,6 +82,7 @@ class TensorParallelLargerThanNode(GroupRule):
         ),
     )
     fields = ("tensor_parallel_size",)  # the line a finding points at
+    reads_pool = True  # GPUs per node and NVLink domain: judged on every kind a NodePool may launch
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if group_vendor(g) == "google":

@@ -80,6 +80,7 @@ class TensorParallelOverPcie(GroupRule):
         ),
     )
     fields = ("tensor_parallel_size",)  # the line a finding points at
+    reads_pool = True  # GPUs per node and NVLink domain: judged on every kind a NodePool may launch
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):

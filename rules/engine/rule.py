@@ -126,6 +126,10 @@ class GroupRule(Rule):
     """
 
     fields: ClassVar[tuple[str, ...]] = ()
+    #: The rule reads the pool's own fields (GPUs per node, NVLink domain) as well as, or instead of, the GPU through
+    #: the capacity model: a group whose NodePool may launch several kinds of node is judged on every kind whatever
+    #: the capacity model was asked (``_on_every_kind``), not only when the GPU was read.
+    reads_pool: ClassVar[bool] = False
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
@@ -146,7 +150,7 @@ class GroupRule(Rule):
             reads, device_reads = g.model_reads, g.device_reads
             try:
                 hits = list(check_group(g, inv, config))
-                if g.pool_options and g.device_reads > device_reads:  # it read a GPU the pod may not land on
+                if g.pool_options and (g.device_reads > device_reads or self.reads_pool):  # a kind it may not get
                     hits = self._on_every_kind(hits, g, inv, config)
                 if hits:  # most groups give a rule nothing: what a hit is made advisory by is asked of hits only
                     if g.model_assumed and g.model_reads > reads:

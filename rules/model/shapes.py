@@ -47,6 +47,11 @@ class GpuInfo:
     vendor: Vendor = "nvidia"
     k8s_resource: str = "nvidia.com/gpu"  # the extended resource its device plugin advertises
     source: str = ""
+    #: EC2's own figure for one GPU of the part, in MiB (DescribeInstanceTypes
+    #: ``GpuInfo.Gpus[].MemoryInfo.SizeInMiB``): the value of Karpenter's and EKS Auto Mode's ``instance-gpu-memory``
+    #: label, which a NodePool's ``Gt``/``Lt``/``In`` compares. Not the memory the rules use (``memory_gib``); None
+    #: where the catalog does not hold it.
+    ec2_memory_mib: int | None = None
 
 
 @dataclass(frozen=True)

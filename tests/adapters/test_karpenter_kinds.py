@@ -122,6 +122,78 @@ def test_the_kind_listed_first_is_not_the_one_billed():
     assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu/g5", ["gpu/g6e"])
 
 
+def test_gpu_memory_is_compared_on_ec2s_figure_for_one_gpu():
+    """Karpenter labels an instance type instance-gpu-memory with EC2's GpuInfo MemoryInfo.SizeInMiB of one GPU
+    (karpenter-provider-aws pkg/providers/instancetype/types.go; its generated instance-types reference lists 22888
+    for g5 and g6, 45776 for g6e, 81920 for p5, 144384 for p5en, 8 GPUs on the 48xlarge each): not the node's
+    total and not what CUDA reports. Gt, Lt, In and NotIn (and EKS Auto Mode's eks.amazonaws.com/ label) drop the
+    kinds whose figure they contradict. Before, none of them was compared and every kind stayed."""
+    families = "- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6, g6e, p5, p5en]}\n"
+    cases = [
+        ("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ['22888']}",
+         ["gpu/g6e", "gpu/p5", "gpu/p5en"]),
+        ("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: Lt, values: ['81920']}",
+         ["gpu/g5", "gpu/g6", "gpu/g6e"]),
+        ("- {key: eks.amazonaws.com/instance-gpu-memory, operator: Gt, values: ['81919']}", ["gpu/p5", "gpu/p5en"]),
+        ("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: In, values: ['45776', '144384']}",
+         ["gpu/g6e", "gpu/p5en"]),
+        ("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: NotIn, values: ['22888']}",
+         ["gpu/g6e", "gpu/p5", "gpu/p5en"]),
+        # (a total for the node, 8 x 81920 = 655360 MiB, rules out every kind: then all are read, as before)
+        ("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ['655359']}",
+         ["gpu/g5", "gpu/g6", "gpu/g6e", "gpu/p5", "gpu/p5en"]),
+    ]
+    for requirement, expected in cases:
+        inv = load_kubernetes_text(_pool(families + requirement + "\n"), "np.yaml")
+        assert [p.name for p in inv.pools] == expected, requirement
+    inv = load_kubernetes_text(_pool("""\
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.12xlarge, g6e.12xlarge, p5.48xlarge]}
+        - {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ["40000"]}
+        - {key: karpenter.k8s.aws/instance-gpu-memory, operator: Lt, values: ["80000"]}
+        """), "np.yaml")
+    assert kinds(inv) == [("gpu/g6e.12xlarge", "L40S", None)]
+
+
+def test_instance_category_is_one_kind_per_family_of_the_category():
+    """chrismld/ai-on-eks-demos demos/vllm-autoscaling/kubernetes/karpenter/gpu-nodepool.yaml (wide corpus):
+    karpenter.k8s.aws/instance-category In [g, p] and nothing that names a family. Karpenter's category is the
+    leading letters of the instance type (types.go, instanceTypeScheme): every g and p family the catalog knows is a
+    kind, in the catalog's order. Before, the NodePool was read as no GPU at all."""
+    inv = load_inputs([str(WIDE / "chrismld__ai-on-eks-demos" /
+                            "demos__vllm-autoscaling__kubernetes__karpenter__gpu-nodepool.yaml")])
+    assert kinds(inv) == [(f"gpu-inference/{f}", gpu, "gpu-inference") for f, gpu in [
+        ("g4dn", "T4"), ("g5", "A10G"), ("g6", "L4"), ("g6e", "L40S"), ("p3", "V100-16GB"), ("p3dn", "V100-32GB"),
+        ("p4d", "A100-40GB"), ("p4de", "A100-80GB"), ("p5", "H100-SXM-80GB"), ("p5e", "H200-141GB"),
+        ("p5en", "H200-141GB"), ("p6-b200", "B200"), ("p6-b300", "B300"), ("p6e-gb200", "GB200"),
+        ("g7e", "RTX-PRO-6000-Blackwell")]]
+
+
+def test_instance_generation_and_category_operators_narrow_the_kinds():
+    """aws-samples/awsome-inference 2.projects/nims-inference/.../scaling/karpenter-config.yaml (wide corpus):
+    category In [p] and instance-generation Gt 4: p5 and after (p6-b200's generation is 6: the digits after the
+    letters). NotIn on the category drops a family list's kinds of that category; a category that the catalog has no
+    GPU family of (c, m, r: souhailsegni/Deepseek_R1_VLLM-EKS's default-nodepool.yaml, a NodePool named
+    neuron-nodepool) stays one pool with no GPU."""
+    inv = load_inputs([str(WIDE / "aws-samples__awsome-inference" / (
+        "2.projects__nims-inference__nim-deploy__helm__scaling-lb-monitoring__scaling__karpenter-config.yaml"))])
+    assert [p.name for p in inv.pools] == [
+        "default/p5", "default/p5e", "default/p5en", "default/p6-b200", "default/p6-b300", "default/p6e-gb200"]
+    inv = load_kubernetes_text(_pool("""\
+        - {key: eks.amazonaws.com/instance-category, operator: In, values: [g, p]}
+        - {key: eks.amazonaws.com/instance-generation, operator: In, values: ["5"]}
+        - {key: eks.amazonaws.com/instance-category, operator: NotIn, values: [p]}
+        """), "np.yaml")
+    assert kinds(inv) == [("gpu/g5", "A10G", None)]  # g5 alone: one kind left, named as a list's kinds are
+    inv = load_kubernetes_text(_pool("""\
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e, p5]}
+        - {key: karpenter.k8s.aws/instance-category, operator: NotIn, values: [g]}
+        """), "np.yaml")
+    assert [p.name for p in inv.pools] == ["gpu/p5"]
+    inv = load_inputs([str(WIDE / "souhailsegni__Deepseek_R1_VLLM-EKS" /
+                            "eks__modules__eks__karpenter__default-nodepool.yaml")])
+    assert [(p.name, p.gpu, p.variant_of) for p in inv.pools] == [("neuron-nodepool", None, None)]
+
+
 def test_a_weight_the_api_server_refuses_is_an_input_error():
     """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
     text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(

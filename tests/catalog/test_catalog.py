@@ -1346,3 +1346,19 @@ def test_nvidias_nvfp4_checkpoints_are_sized_with_their_own_ignore_lists(model_i
     assert "aiconfigurator/blob/095f58a51c4ca8e61b66ec108d86f223f8d559ce" in shape.source
     assert ignored_params(shape) == ignored
     assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == weights_gib
+
+
+def test_ec2_gpu_memory_is_karpenters_label_for_every_nvidia_gpu_ec2_sells():
+    """``ec2_memory_mib``: EC2's GpuInfo MemoryInfo.SizeInMiB of one GPU, the value of Karpenter's (and EKS Auto
+    Mode's) instance-gpu-memory label, as karpenter-provider-aws's generated instance-types reference lists it (p3
+    from its v1.12 page). Every NVIDIA GPU of an EC2 instance type in the catalog has it but GB200 (p6e-gb200, not in
+    that reference); it is not the memory the rules use (A10G: 22888 MiB is 22.35 GiB, CUDA reports 22.06)."""
+    from shardwise.rules.catalog.lookup import instance_types
+
+    on_ec2 = {i.gpu for i in instance_types().values() if i.cloud == "aws"}
+    figures = {name: find_gpu(name).ec2_memory_mib for name in sorted(on_ec2)
+               if find_gpu(name).vendor == "nvidia"}
+    assert figures == {
+        "A10G": 22888, "A100-40GB": 40960, "A100-80GB": 81920, "B200": 183359, "B300": 275040, "GB200": None,
+        "H100-SXM-80GB": 81920, "H200-141GB": 144384, "L4": 22888, "L40S": 45776, "RTX-PRO-6000-Blackwell": 98304,
+        "T4": 16384, "V100-16GB": 16384, "V100-32GB": 32768}

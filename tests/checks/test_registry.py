@@ -104,14 +104,16 @@ EXTRA_FIXTURES = {
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
-              "karpenter-family-list.yaml"},  # karpenter10: judged on every GPU an instance-family list admits
+              "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits
+              "karpenter-gpu-memory.yaml"},  # karpenter12: a category's families less those a memory floor rules out
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
               "max-num-seqs-default.yaml"},  # maxseqs53: one GPU serves only below vLLM's default cap: advisory
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
-              "across-pods.yaml"},  # a TP group spread over the 1-GPU pods of a multi-node group
+              "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
+              "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind a NodePool's type list admits
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml"},  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
@@ -119,7 +121,8 @@ EXTRA_FIXTURES = {
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why
               "kv-room.yaml",  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
-              "karpenter-instance-type.yaml"},  # corpus18: the instance type a pod selects from a NodePool's families
+              "karpenter-instance-type.yaml",  # corpus18: the instance type a pod selects from a NodePool's families
+              "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine

@@ -8,6 +8,7 @@ sets none, becomes the one AWS launches its managed instances with (:func:`auto_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,8 +23,11 @@ from ...model.vocab import (
     GFD_CLIQUE,
     GPU_LABELS,
     HOSTNAME,
+    INSTANCE_CATEGORY_SUFFIX,
     INSTANCE_FAMILY_SUFFIX,
+    INSTANCE_GENERATION_SUFFIX,
     INSTANCE_GPU_COUNT_SUFFIX,
+    INSTANCE_GPU_MEMORY_SUFFIX,
     INSTANCE_GPU_NAME_SUFFIX,
     INSTANCE_TYPE,
     INSTANCE_TYPE_BETA,
@@ -101,6 +105,33 @@ _EXPANDABLE = (INSTANCE_TYPE, *(prefix + suffix for suffix in (INSTANCE_GPU_NAME
                                 for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)))
 
 
+#: How Karpenter reads an instance type's name (karpenter-provider-aws, pkg/providers/instancetype/types.go,
+#: ``instanceTypeScheme``): its ``instance-category`` is the leading letters, its ``instance-generation`` the digits
+#: after them (``p`` and ``6`` of ``p6-b200.48xlarge``, ``g`` and ``6`` of ``g6e.xlarge``, ``inf`` and ``2``).
+_TYPE_SCHEME = re.compile(r"([a-z]+)(?:-[0-9]+tb)?([0-9]+)")
+
+
+def _category_generation(family: str | None) -> tuple[str, int] | None:
+    """(instance-category, instance-generation) of an instance family, as Karpenter labels its nodes."""
+    m = _TYPE_SCHEME.match(family or "")
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def _category_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, list[str]] | None:
+    """(the family label, the families) an ``In`` on ``instance-category`` stands for: every AWS instance family of
+    those categories the catalog knows (``g``: g4dn, g5, g6, g6e, g7e), in the catalog's order; None when the
+    requirements have no such ``In``. A category is many families, and so many GPUs."""
+    for key, op, values in reqs:
+        for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+            if key == prefix + INSTANCE_CATEGORY_SUFFIX and op == "In" and values:
+                wanted = {v.lower() for v in values}
+                families = dict.fromkeys(
+                    f for f in (i.name.split(".", 1)[0] for i in instance_types().values() if i.cloud == "aws")
+                    if (_category_generation(f) or ("",))[0] in wanted)
+                return prefix + INSTANCE_FAMILY_SUFFIX, list(families)
+    return None
+
+
 def _requirements(tspec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
     """``spec.template.spec.requirements`` as (key, operator, values); ``minValues`` only asks Karpenter to keep that
     many values open when it launches, and changes none of the instance types a requirement admits."""
@@ -134,8 +165,17 @@ def _same_gpu(pool: NodePool, name: str) -> bool | None:
 def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
     """Whether a requirement of the NodePool rules out the kind ``pool`` is (its instance type, family or GPU), read
     with Karpenter's operators: ``NotIn`` a value, ``In`` values that do not hold it, ``Gt``/``Lt`` an integer
-    (GPU count) strictly above or below. Only what the pool's own figures decide counts."""
+    (GPU count, GPU memory, generation) strictly above or below. Only what the pool's own figures decide counts.
+    The GPU memory compared is EC2's MiB figure for one GPU (``GpuInfo.ec2_memory_mib``), which Karpenter's
+    ``instance-gpu-memory`` label carries (karpenter-provider-aws, pkg/providers/instancetype/types.go:
+    ``gpu.MemoryInfo.SizeInMiB``), not the memory CUDA reports."""
     family = _family(pool)
+    scheme = _category_generation(family)
+    figures: dict[str | None, int | None] = {
+        INSTANCE_GPU_COUNT_SUFFIX: pool.gpus_per_node if isinstance(pool.gpus_per_node, int) else None,
+        INSTANCE_GPU_MEMORY_SUFFIX: pool.gpu.ec2_memory_mib if pool.gpu is not None else None,
+        INSTANCE_GENERATION_SUFFIX: scheme[1] if scheme else None,
+    }
     for key, op, values in reqs:
         suffix = key[len(KARPENTER_AWS_PREFIX):] if key.startswith(KARPENTER_AWS_PREFIX) else (
             key[len(EKS_PREFIX):] if key.startswith(EKS_PREFIX) else None)
@@ -148,16 +188,19 @@ def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
             elif suffix == INSTANCE_GPU_NAME_SUFFIX:
                 checks = [_same_gpu(pool, v) for v in values]
                 held = True if any(checks) else (False if all(c is False for c in checks) else None)
+            elif suffix == INSTANCE_CATEGORY_SUFFIX and scheme:
+                held = scheme[0] in {v.lower() for v in values}
+            elif suffix in figures and figures[suffix] is not None:
+                held = str(figures[suffix]) in values
             if held is not None and held != (op == "In"):
                 return True
-        elif op in ("Gt", "Lt") and len(values) == 1 and suffix == INSTANCE_GPU_COUNT_SUFFIX:
-            # (the GPU memory label is EC2's own MiB figure, which the catalog does not hold: not compared)
+        elif op in ("Gt", "Lt") and len(values) == 1 and suffix in figures:
             try:
                 bound = int(values[0])
             except ValueError:
                 continue
-            count = pool.gpus_per_node
-            if isinstance(count, int) and not (count > bound if op == "Gt" else count < bound):
+            figure = figures[suffix]
+            if figure is not None and not (figure > bound if op == "Gt" else figure < bound):
                 return True
     return False
 
@@ -187,6 +230,12 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     multi = next((k for k in _EXPANDABLE if k in lists), None)
     if multi is not None:  # one pool per instance type (or GPU name, or family) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi: v}) for v in lists[multi]]
+    elif not any(k in labels for k in _EXPANDABLE) and (category := _category_families(reqs)) is not None:
+        key, families = category  # one pool per family of the categories, as for a family list
+        if len(families) == 1:
+            variants = [(name, {**labels, key: families[0]})]
+        elif families:
+            variants = [(f"{name}/{f}", {**labels, key: f}) for f in families]
     ref = typed_map(tspec, "nodeClassRef", "spec.template.spec.nodeClassRef", loc)
     node_class = ref.get("name")
     if node_class is not None and node_class is not UNKNOWN and not isinstance(node_class, str):

@@ -5,7 +5,9 @@
 //! from libyaml) and builds the documents the way `shardwise.rules.adapters.yamlsrc._load_events` does:
 //! mappings as `linedict` instances with `line` and `key_lines`, sequences as lists, quoted
 //! scalars and plain scalars that cannot be anything but text as `str`, and every other plain
-//! scalar through `plain(text)` (PyYAML's resolvers and constructors, in Python).
+//! scalar through `plain(text)` (PyYAML's resolvers and constructors, in Python). `seen`, when given,
+//! is `plain`'s own memo (scalar as written -> its value): a scalar it holds takes that value without
+//! the call (manifests repeat the same keys, flags and words file after file).
 //!
 //! It only takes the common path. Anything else (a parse error, an anchor, an alias, an explicit
 //! tag, a `<<` merge key, a collection or duplicate key, a scalar `plain` cannot construct,
@@ -100,6 +102,7 @@ impl Drop for Parser {
 }
 
 #[pyfunction]
+#[pyo3(signature = (text, base, linedict, plain, fallback, seen=None))]
 fn load<'py>(
     py: Python<'py>,
     text: &str,
@@ -107,6 +110,7 @@ fn load<'py>(
     linedict: &Bound<'py, PyAny>,
     plain: &Bound<'py, PyAny>,
     fallback: &Bound<'py, PyAny>,
+    seen: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     // A byte order mark may open the stream (YAML 1.2, 5.2) and is no content. The parser here took `\u{feff}a: 1`
     // but failed on `\u{feff}---` (a document start right after the mark), leaving such a file to the Python
@@ -166,7 +170,13 @@ fn load<'py>(
                         }
                     }
                     if s.plain_implicit && may_resolve(value.first()) {
-                        let got = plain.call1((text,))?;
+                        let word = PyString::new(py, text);
+                        if let Some(memo) = seen {
+                            if let Some(got) = memo.get_item(&word)? {
+                                return Ok(Step::Value(got, false)); // what `plain` answered before
+                            }
+                        }
+                        let got = plain.call1((word,))?;
                         if got.is(fallback) {
                             return Ok(Step::Fallback);
                         }

@@ -124,7 +124,6 @@ fn load<'py>(
     };
     let line_attr = PyString::new(py, "line");
     let key_lines_attr = PyString::new(py, "key_lines");
-    let merge = PyString::new(py, "<<");
 
     let docs = PyList::empty(py);
     let starts = PyList::empty(py);
@@ -212,6 +211,9 @@ fn load<'py>(
                 ev.type_,
                 y::YAML_SCALAR_EVENT | y::YAML_MAPPING_START_EVENT | y::YAML_SEQUENCE_START_EVENT | y::YAML_ALIAS_EVENT
             );
+        // a key written `<<` (the merge key, or that text quoted): left to the Python reader, as any value equal to it
+        let merge_text = ev.type_ == y::YAML_SCALAR_EVENT
+            && unsafe { bytes(ev.data.scalar.value, ev.data.scalar.length as usize) } == b"<<";
         unsafe { y::yaml_event_delete(ev) };
         let step = step?;
         if is_root_value {
@@ -268,14 +270,19 @@ fn load<'py>(
             Some(Frame::Map { dict, key_lines }) => match key.take() {
                 None => {
                     // a key: only a scalar that is not `<<` and not written before in this mapping
-                    if collection || val.eq(&merge).unwrap_or(true) || dict.contains(&val).unwrap_or(true) {
+                    // a key written before in this mapping is found when its value is set (the mapping does not grow)
+                    if collection || merge_text {
                         return Ok(None);
                     }
                     key = Some(val);
                     key_line = line;
                 }
                 Some(k) => {
+                    let size = dict.len();
                     dict.set_item(&k, val)?;
+                    if dict.len() == size {
+                        return Ok(None); // a duplicate key: the Python reader reports it
+                    }
                     if k.is_exact_instance_of::<PyString>() {
                         key_lines.set_item(&k, key_line)?;
                     }

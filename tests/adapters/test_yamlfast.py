@@ -125,6 +125,9 @@ def test_values_lines_and_documents():
     "base: &b {x: 1}\nc:\n  <<: *b\n",  # a merge key
     "a: 1\na: 2\n",  # a duplicate key (the Python reader reports it at its line)
     "1: a\n1.0: b\n",  # equal keys of two types are duplicates too
+    "a: 1\nb: 2\na:\n  c: [3]\n",  # a duplicate key whose value is a collection (found once the value is set)
+    "x:\n  - {k: 1, k: 2}\n",  # a duplicate key of a nested mapping
+    '"<<": 1\n',
     "a: !!int '5'\n",  # an explicit tag
     "a: !custom x\n",
     "? [a, b]\n: 1\n",  # a collection as a key

@@ -5,7 +5,9 @@
 //! from libyaml) and builds the documents the way `shardwise.rules.adapters.yamlsrc._load_events` does:
 //! mappings as `linedict` instances with `line` and `key_lines`, sequences as lists, quoted
 //! scalars and plain scalars that cannot be anything but text as `str`, and every other plain
-//! scalar through `plain(text)` (PyYAML's resolvers and constructors, in Python).
+//! scalar through `plain(text)` (PyYAML's resolvers and constructors, in Python). `seen`, when given,
+//! is `plain`'s own memo (scalar as written -> its value): a scalar it holds takes that value without
+//! the call (manifests repeat the same keys, flags and words file after file).
 //!
 //! It only takes the common path. Anything else (a parse error, an anchor, an alias, an explicit
 //! tag, a `<<` merge key, a collection or duplicate key, a scalar `plain` cannot construct,
@@ -100,6 +102,7 @@ impl Drop for Parser {
 }
 
 #[pyfunction]
+#[pyo3(signature = (text, base, linedict, plain, fallback, seen=None))]
 fn load<'py>(
     py: Python<'py>,
     text: &str,
@@ -107,6 +110,7 @@ fn load<'py>(
     linedict: &Bound<'py, PyAny>,
     plain: &Bound<'py, PyAny>,
     fallback: &Bound<'py, PyAny>,
+    seen: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     // A byte order mark may open the stream (YAML 1.2, 5.2) and is no content. The parser here took `\u{feff}a: 1`
     // but failed on `\u{feff}---` (a document start right after the mark), leaving such a file to the Python
@@ -120,7 +124,6 @@ fn load<'py>(
     };
     let line_attr = PyString::new(py, "line");
     let key_lines_attr = PyString::new(py, "key_lines");
-    let merge = PyString::new(py, "<<");
 
     let docs = PyList::empty(py);
     let starts = PyList::empty(py);
@@ -166,7 +169,13 @@ fn load<'py>(
                         }
                     }
                     if s.plain_implicit && may_resolve(value.first()) {
-                        let got = plain.call1((text,))?;
+                        let word = PyString::new(py, text);
+                        if let Some(memo) = seen {
+                            if let Some(got) = memo.get_item(&word)? {
+                                return Ok(Step::Value(got, false)); // what `plain` answered before
+                            }
+                        }
+                        let got = plain.call1((word,))?;
                         if got.is(fallback) {
                             return Ok(Step::Fallback);
                         }
@@ -202,6 +211,9 @@ fn load<'py>(
                 ev.type_,
                 y::YAML_SCALAR_EVENT | y::YAML_MAPPING_START_EVENT | y::YAML_SEQUENCE_START_EVENT | y::YAML_ALIAS_EVENT
             );
+        // a key written `<<` (the merge key, or that text quoted): left to the Python reader, as any value equal to it
+        let merge_text = ev.type_ == y::YAML_SCALAR_EVENT
+            && unsafe { bytes(ev.data.scalar.value, ev.data.scalar.length as usize) } == b"<<";
         unsafe { y::yaml_event_delete(ev) };
         let step = step?;
         if is_root_value {
@@ -258,14 +270,19 @@ fn load<'py>(
             Some(Frame::Map { dict, key_lines }) => match key.take() {
                 None => {
                     // a key: only a scalar that is not `<<` and not written before in this mapping
-                    if collection || val.eq(&merge).unwrap_or(true) || dict.contains(&val).unwrap_or(true) {
+                    // a key written before in this mapping is found when its value is set (the mapping does not grow)
+                    if collection || merge_text {
                         return Ok(None);
                     }
                     key = Some(val);
                     key_line = line;
                 }
                 Some(k) => {
+                    let size = dict.len();
                     dict.set_item(&k, val)?;
+                    if dict.len() == size {
+                        return Ok(None); // a duplicate key: the Python reader reports it
+                    }
                     if k.is_exact_instance_of::<PyString>() {
                         key_lines.set_item(&k, key_line)?;
                     }

@@ -171,7 +171,8 @@ def _load_fast(text: str, base: int, starts: list[int] | None) -> list[Any] | No
     if _fast is None:
         return None
     try:
-        got = _fast.load(text, base, LineDict, _plain_value, _NOT_HERE)
+        # _PLAIN_SEEN: a plain scalar _plain_value has answered takes its answer there, without the call
+        got = _fast.load(text, base, LineDict, _plain_value, _NOT_HERE, _PLAIN_SEEN)
     except Exception:  # noqa: BLE001 - text it cannot take (a lone surrogate): the Python reader's
         return None
     if got is None:

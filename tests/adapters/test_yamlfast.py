@@ -29,7 +29,9 @@ def _built() -> None:
 
 
 def fast(text: str, base: int = 0) -> tuple[list[Any], list[int]] | None:
-    got = yamlsrc._fast.load(text, base, LineDict, yamlsrc._plain_value, yamlsrc._NOT_HERE)
+    """The compiled reader as :func:`~shardwise.rules.adapters.yamlsrc._load_fast` calls it (with the plain scalars'
+    memo)."""
+    got = yamlsrc._fast.load(text, base, LineDict, yamlsrc._plain_value, yamlsrc._NOT_HERE, yamlsrc._PLAIN_SEEN)
     return None if got is None else (got[0], list(got[1]))
 
 
@@ -123,6 +125,9 @@ def test_values_lines_and_documents():
     "base: &b {x: 1}\nc:\n  <<: *b\n",  # a merge key
     "a: 1\na: 2\n",  # a duplicate key (the Python reader reports it at its line)
     "1: a\n1.0: b\n",  # equal keys of two types are duplicates too
+    "a: 1\nb: 2\na:\n  c: [3]\n",  # a duplicate key whose value is a collection (found once the value is set)
+    "x:\n  - {k: 1, k: 2}\n",  # a duplicate key of a nested mapping
+    '"<<": 1\n',
     "a: !!int '5'\n",  # an explicit tag
     "a: !custom x\n",
     "? [a, b]\n: 1\n",  # a collection as a key
@@ -156,6 +161,25 @@ def test_the_reader_is_used_and_can_be_switched_off(monkeypatch):
     assert calls == ["a: 1\n"]
     monkeypatch.setenv("SHARDWISE_PURE_YAML", "1")
     assert yamlsrc._fast_module() is None
+
+
+def test_a_plain_scalar_the_memo_holds_takes_its_answer_without_the_call():
+    """``seen`` is ``plain``'s memo (yamlsrc._PLAIN_SEEN): a plain scalar it holds takes the memo's value and
+    ``plain`` is not called for it; the others are asked of ``plain`` as before, and without a memo all are."""
+    asked: list[str] = []
+
+    def plain(value: str) -> Any:
+        asked.append(value)
+        return yamlsrc._plain_value(value)
+
+    text = "name: vllm\nenabled: true\ntp: -2\nport: 8000\n"
+    seen = {"name": "name", "true": True}
+    got = yamlsrc._fast.load(text, 0, LineDict, plain, yamlsrc._NOT_HERE, seen)
+    assert got[0] == [{"name": "vllm", "enabled": True, "tp": -2, "port": 8000}]
+    assert asked == ["tp", "-2"]  # "vllm", "enabled" and "port" are surely text and 8000 an int: never asked
+    asked.clear()
+    assert yamlsrc._fast.load(text, 0, LineDict, plain, yamlsrc._NOT_HERE)[0] == got[0]
+    assert asked == ["name", "true", "tp", "-2"]
 
 
 def test_text_it_cannot_take_goes_to_the_python_reader():

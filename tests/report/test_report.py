@@ -260,6 +260,24 @@ def test_json_document(report):
     assert doc["summary"] == report.summary()
 
 
+def test_json_layout_encodes_each_item_as_the_encoder_does(monkeypatch):
+    """The list items are encoded by one C encoder made per report (json_._item_encoder): the text of each is
+    ``JSONEncoder(ensure_ascii=False).encode``'s, byte for byte, and the layout is the same where the C encoder is
+    not built."""
+    from shardwise.rules.report import json_
+
+    items = [{"a": 1.5, "b": None, "c": [True, False], "d": "GPU × 8 − 2 \u00e9 \"q\"\n", "e": float("inf")},
+             "text é", 7, 2.0, [], {}, {"nested": {"x": [1, {"y": float("nan")}]}}]
+    obj = {"findings": items, "summary": {"files": 2, "by": {"SW101": 1}}, "excluded": []}
+    want = ("{\n  \"findings\": [\n    "
+            + ",\n    ".join(json.JSONEncoder(ensure_ascii=False).encode(v) for v in items)
+            + "\n  ],\n  \"summary\": {\n    \"files\": 2,\n    \"by\": {\n      \"SW101\": 1\n    }\n  },\n"
+            "  \"excluded\": []\n}\n")
+    assert json_.layout(obj) == want
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    assert json_.layout(obj) == want
+
+
 # ------------------------------------------------------------------------------------------- sarif
 
 

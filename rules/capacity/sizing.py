@@ -199,6 +199,9 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    #: VLLM_FUSED_MOE_CHUNK_SIZE (None: unset, the release's default): the tokens a fused-MoE layer routes at once,
+    #: where the release reads it (:func:`moe_chunk_tokens`)
+    moe_chunk_size: int | None = None
     #: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1/0 (None: unset, the release's default): whether the CUDA-graph
     #: estimate comes out of the KV budget, where the release reads the variable (``Behaviour.cudagraph_profiler_env``)
     cudagraph_profiling: bool | None = None
@@ -530,8 +533,20 @@ def _mm_args_refusal(s: EngineSettings, b: Behaviour, rv: ResolvedVersion) -> tu
     return "", False
 
 
-def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates) -> float:
-    """Peak of one dummy forward pass of ``tokens`` tokens on one GPU."""
+def moe_chunk_tokens(b: Behaviour, s: EngineSettings) -> int:
+    """The tokens a fused mixture-of-experts layer routes at once, 0 where the release routes the whole batch:
+    ``VLLM_FUSED_MOE_CHUNK_SIZE`` where the engine's environment sets it and the release reads it, else the release's
+    default (``Behaviour.moe_chunk_tokens``: 65,536 in 0.5.1 - 0.5.5, 32,768 from 0.6.0, 16,384 from 0.12.0; none
+    before 0.5.1 nor from 0.18.0, where the variable is not read)."""
+    if b.moe_chunk_tokens and s.moe_chunk_size is not None:
+        return s.moe_chunk_size
+    return b.moe_chunk_tokens
+
+
+def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
+                   moe_chunk: int = 0) -> float:
+    """Peak of one dummy forward pass of ``tokens`` tokens on one GPU; a mixture of experts routes at most
+    ``moe_chunk`` tokens at once (0: all of them, :func:`moe_chunk_tokens`)."""
     tp = s.tp
     h = model.hidden_size
     dense = tokens * (e.mlp * model.intermediate_size / tp + e.hidden * h) * act
@@ -541,7 +556,7 @@ def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
     # the MoE layer of a DP replica gathers the tokens of every DP rank (expert parallel or not: the naive DP
     # dispatch, ``MoEPrepareAndFinalizeNaiveDPEPModular``) and splits each expert TP × DP ways without EP
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp * s.dp)
-    routed_tokens = min(tokens * s.dp, e.moe_chunk_tokens)
+    routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
     moe_peak = routed_tokens * moe.experts_per_token * (e.mlp * width + h) * act
     shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
     has_dense = moe_layers(model) < model.num_hidden_layers
@@ -1501,7 +1516,7 @@ def _size_deployment(
     compile_gib = cold_compile_gib(rv.version, engine, s, e, model, ck.act_bytes)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                              notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
-                             b.mxfp4_triton_frees_scales, not unbuilt)
+                             b.mxfp4_triton_frees_scales, not unbuilt, moe_chunk_tokens(b, s))
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -2061,8 +2076,9 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
     attention model (docs/capacity-model.md): Qwen2.5-7B, 0.22.0, 35 + 19 graphs up to 256 tokens: 0.37 GiB
     logged, 0.37 estimated; Qwen3-Coder-30B-A3B, 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 logged and
     estimated."""
+    chunk = moe_chunk_tokens(b, s)
     key = ("profiled-graphs", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, act,
-           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, e)
+           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, chunk, e)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
@@ -2070,8 +2086,8 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
         if not sizes:
             hit = memo[key] = 0.0
             return 0.0
-        first = max(_forward_bytes(model, s, max(sizes), act, e),
-                    _forward_bytes(model, s, max(full), act, e) if full else 0.0)
+        first = max(_forward_bytes(model, s, max(sizes), act, e, chunk),
+                    _forward_bytes(model, s, max(full), act, e, chunk) if full else 0.0)
         extra = len(sizes) - 1 + max(len(full) - 1, 0)
         layers = -(-model.num_hidden_layers // s.pp)
         hit = memo[key] = (e.cudagraph_profile_base_gib + 2 * first / GIB
@@ -2238,7 +2254,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
              dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
              compile_gib: float = 0.0, scales_freed: bool = False,
-             towers_built: bool = True) -> tuple[_Stage, tuple[_Stage, ...]]:
+             towers_built: bool = True, moe_chunk: int = 0) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2265,7 +2281,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         notes.append(encoder.note)
     fields: list[tuple[int, float, float, float, float, float, float]] = []
     last_peak = 0.0
-    fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
+    fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e, moe_chunk)  # the same on every stage
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed,

@@ -1498,3 +1498,46 @@ def test_a_manifest_turns_the_extensible_kv_cache_off(tmp_path):
     assert settings(', "--num-gpu-blocks-override", "2000"').extensible_kv_cache is False
     assert settings(', "--enable-extensible-kv-cache"').extensible_kv_cache is True
     assert settings("").extensible_kv_cache is None
+
+
+QWEN3_MOE = ModelShape(
+    id="Qwen/Qwen3-30B-A3B", params=30_532_122_624, num_hidden_layers=48, hidden_size=2048,
+    num_attention_heads=32, num_key_value_heads=4, head_dim=128, intermediate_size=6144,
+    vocab_size=151936, max_position_embeddings=40960,
+    moe=MoeShape(num_experts=128, experts_per_token=8, shared_experts=0, moe_intermediate_size=768),
+)
+
+
+def test_the_fused_moe_chunk_is_the_release_s_default_or_the_env_s_where_the_release_reads_it():
+    """VLLM_FUSED_MOE_CHUNK_SIZE, read in each wheel's envs.py and fused_moe/fused_moe.py ``fused_experts_impl``:
+    absent in 0.4.3 and 0.5.0 (no chunking), '65536' in 0.5.1 - 0.5.5, '32768' in 0.6.0 - 0.11.2, 16 * 1024 in
+    0.12.0 - 0.17.1, gone in 0.18.0 (the whole batch at once). A set variable replaces the default only where it is
+    read."""
+    unset, env = sizing.EngineSettings(), sizing.EngineSettings(moe_chunk_size=4096)
+    got = [(r, sizing.moe_chunk_tokens(behaviour(r), unset), sizing.moe_chunk_tokens(behaviour(r), env))
+           for r in ("0.4.3", "0.5.0", "0.5.1", "0.5.5", "0.6.0", "0.10.1.1", "0.11.2", "0.12.0", "0.14.1", "0.17.1",
+                     "0.18.0", "0.19.0", "0.29.0")]
+    assert got == [("0.4.3", 0, 0), ("0.5.0", 0, 0), ("0.5.1", 65536, 4096), ("0.5.5", 65536, 4096),
+                   ("0.6.0", 32768, 4096), ("0.10.1.1", 32768, 4096), ("0.11.2", 32768, 4096),
+                   ("0.12.0", 16384, 4096), ("0.14.1", 16384, 4096), ("0.17.1", 16384, 4096),
+                   ("0.18.0", 0, 0), ("0.19.0", 0, 0), ("0.29.0", 0, 0)]
+    # the forward pass's MoE term: routed tokens x top-k x (3 x expert width + hidden) x 2 bytes, beside the batch's
+    # hidden states twice; 0 routes the whole batch
+    s = sizing.EngineSettings(max_num_batched_tokens=65536)
+    per_routed = 8 * (3 * 768 + 2048) * 2
+    rest = 65536 * 2048 * 2 * 2
+    for chunk, routed in ((65536, 65536), (32768, 32768), (16384, 16384), (0, 65536), (131072, 65536)):
+        assert sizing._forward_bytes(QWEN3_MOE, s, 65536, 2, sizing.DEFAULT_ESTIMATES, chunk) == (
+            routed * per_routed + rest)
+    # through the sizing: one H200, 65,536 batched tokens, 16 sequences (the forward is the profile's peak)
+    h200 = sizing.Device("H200", 139.8, "nvidia", "hopper")
+
+    def act(release: str, **kw) -> float:
+        settings = sizing.EngineSettings(max_model_len=32768, max_num_batched_tokens=65536, max_num_seqs=16, **kw)
+        return sizing.size_deployment(QWEN3_MOE, h200, settings, release).activation_gib_per_gpu
+
+    assert [act(r) for r in ("0.11.2", "0.12.0", "0.19.0")] == [2.625, 1.5625, 4.75]
+    assert (act("0.12.0", moe_chunk_size=32768), act("0.19.0", moe_chunk_size=8192)) == (2.625, 4.75)
+    # a pod's env sets it as vLLM reads it (int(...)); a count vLLM's loop cannot divide by is not read
+    assert env_settings({"VLLM_FUSED_MOE_CHUNK_SIZE": "8192"}) == {"moe_chunk_size": 8192}
+    assert [env_settings({"VLLM_FUSED_MOE_CHUNK_SIZE": v}) for v in ("0", "-1", "16k", "")] == [{}, {}, {}, {}]

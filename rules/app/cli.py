@@ -412,7 +412,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--env", action="append", type=_env_pair, default=[], metavar="NAME=VALUE",
                           help="the vLLM engine's environment, as the pod would set it; only what the capacity model "
                           "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, "
-                          "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); "
+                          "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE); "
                           "repeatable; --emit writes it into the pod's env")
         plan.add_argument("--engine-arg", action="append", type=_engine_pair, default=[], metavar="FLAG=VALUE",
                           help="a further vLLM engine flag the capacity model reads, as vLLM spells it: block-size, "

@@ -1541,3 +1541,21 @@ def test_the_fused_moe_chunk_is_the_release_s_default_or_the_env_s_where_the_rel
     # a pod's env sets it as vLLM reads it (int(...)); a count vLLM's loop cannot divide by is not read
     assert env_settings({"VLLM_FUSED_MOE_CHUNK_SIZE": "8192"}) == {"moe_chunk_size": 8192}
     assert [env_settings({"VLLM_FUSED_MOE_CHUNK_SIZE": v}) for v in ("0", "-1", "16k", "")] == [{}, {}, {}, {}]
+
+
+def test_dp_ep_moe_on_0_18_routes_every_dp_rank_s_profile_tokens_at_once():
+    """vLLM 0.18.0 (wheel from PyPI), DP + EP on the default settings: ``ParallelConfig.all2all_backend`` is
+    ``"allgather_reducescatter"`` (config/parallel.py), whose naive prepare-finalize all-gathers every DP rank's tokens
+    (fused_moe/prepare_finalize/naive_dp_ep.py, distributed/device_communicators/all2all.py ``AgRsAll2AllManager``);
+    ``use_dp_chunking`` (fused_moe/runner/default_moe_runner.py) is for the DeepEP low-latency, MORI, FlashInfer
+    NVLink two-sided and NIXL kernels only; ``profile_run`` runs ``_dummy_run(max_num_tokens)`` on every rank; and
+    the modular kernel allocates for ``M_full`` (modular_kernel.py). So a DP8 + EP engine profiling 8,192 tokens
+    routes 65,536 at once on 0.18.0, where 0.17.1 routed 16,384 at a time (VLLM_FUSED_MOE_CHUNK_SIZE)."""
+    s = sizing.EngineSettings(max_num_batched_tokens=8192, dp=8, expert_parallel=True)
+    per_routed = 8 * (3 * 768 + 2048) * 2  # EP: each expert whole on its rank
+    rest = 8192 * 2048 * 2 * 2
+    got = {r: sizing._forward_bytes(QWEN3_MOE, s, 8192, 2, sizing.DEFAULT_ESTIMATES,
+                                    sizing.moe_chunk_tokens(behaviour(r), s))
+           for r in ("0.17.1", "0.18.0")}
+    assert got == {"0.17.1": 16_384 * per_routed + rest, "0.18.0": 65_536 * per_routed + rest}
+    assert got["0.18.0"] == 4_630_511_616

@@ -96,6 +96,11 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   none again from 0.18.0 (the variable is gone and the whole batch is routed at once). Where it is not 0 the release
   reads the variable, so a manifest's ``VLLM_FUSED_MOE_CHUNK_SIZE`` replaces it
   (:func:`shardwise.rules.capacity.sizing.moe_chunk_tokens`).
+* ``hopper_block_fp8_ep_flashinfer``: block FP8 experts (128 × 128 weight blocks, dynamic 128-wide activation scales)
+  on compute capability 9.0 with ``ep_size > 1`` run FlashInfer CUTLASS: ``_get_priority_backends`` moves
+  ``FLASHINFER_CUTLASS`` to the front (``fused_moe/oracle/fp8.py``, read in the 0.18.0 wheel; later releases inherit
+  it unread), and the experts' routed rows are sized by FlashInfer's workspace
+  (:func:`shardwise.rules.capacity.sizing.moe_row_bytes`); before 0.18.0 not read (the forward term's Triton caches).
 * ``kv_in_flight``: a sliding-window (or chunked-local) layer reserves, per request, its span plus the tokens
   scheduled but not yet settled: ``max_in_flight_tokens`` = concurrent batches × ``max_num_batched_tokens`` (two
   batches with async scheduling at PP1, PP + 1 on Model Runner V2, else PP), not one batch (0.26+, vllm#47728:
@@ -304,6 +309,8 @@ class Behaviour:
     #: the tokens a fused-MoE layer routes at once (VLLM_FUSED_MOE_CHUNK_SIZE's default; 0: no chunking, the variable
     #: is not read)
     moe_chunk_tokens: int = 0
+    #: block FP8 experts on Hopper with expert parallelism run FlashInfer CUTLASS first (0.18.0+, see the list above)
+    hopper_block_fp8_ep_flashinfer: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -475,7 +482,8 @@ _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=Tr
               kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
-_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0)
+_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
+              hopper_block_fp8_ep_flashinfer=True)
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
@@ -701,6 +709,12 @@ SOURCES: dict[str, str] = {
                         "str(16 * 1024) in 0.12.0, 0.13.0, 0.14.0, 0.14.1, 0.15.0, 0.16.0, 0.17.0 and 0.17.1; gone "
                         "from envs.py in 0.18.0, 0.18.1 and 0.19.0, whose fused_experts_impl sets M = num_tokens and "
                         "whose modular_kernel.py allocates its workspaces for M_full (no chunk)",
+    "hopper_block_fp8_ep_flashinfer": "model_executor/layers/fused_moe/oracle/fp8.py _get_priority_backends in the "
+                                      "0.18.0 wheel: on capability 9.0 with kFp8Dynamic128Sym activations and "
+                                      "kFp8Static128BlockSym weights, FLASHINFER_CUTLASS moved to the front when "
+                                      "ep_size > 1 (TRITON otherwise); flashinfer-python 0.6.6 (pinned by the wheel) "
+                                      "csrc/fused_moe/cutlass_backend/cutlass_fused_moe_kernels.cuh "
+                                      "getWorkspaceDeviceBufferSizes sizes its workspace; earlier releases not read",
     "kv_in_flight": "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request: cdiv(min("
                     "sliding_window - 1 + max_in_flight_tokens, max_model_len), block_size) + 1 and config/vllm.py "
                     "max_in_flight_tokens = max_concurrent_batches * max_num_batched_tokens (async scheduling: "

@@ -1559,3 +1559,35 @@ def test_dp_ep_moe_on_0_18_routes_every_dp_rank_s_profile_tokens_at_once():
            for r in ("0.17.1", "0.18.0")}
     assert got == {"0.17.1": 16_384 * per_routed + rest, "0.18.0": 65_536 * per_routed + rest}
     assert got["0.18.0"] == 4_630_511_616
+
+
+def test_block_fp8_dp_ep_on_hopper_from_0_18_sizes_the_routed_rows_by_flashinfer_cutlass_s_workspace():
+    """0.18.0 ``fused_moe/oracle/fp8.py``: block FP8 on compute capability 9.0 with ``ep_size > 1`` runs FlashInfer
+    CUTLASS first (Triton first without EP). Its workspace a routed row for DeepSeek-V3.2 (hidden 7,168, expert
+    width 2,048, 256 experts over 8 ranks, top-8; flashinfer-python 0.6.6 ``getWorkspaceDeviceBufferSizes`` and
+    ``CutlassFp8BlockScaleGemmRunner::getWorkspaceSizeBase``): maps 3 × 4 + 32 × 4 ÷ 8, GEMM inputs 7,168 × 2, fc1
+    output 2 × 2,048 × 2, FP8 copy and scales 7,168 + 56 × 4 = 29,948 bytes; the kernels it may fall to hold fewer
+    (DeepGEMM (7,168 + 7,168) × 2 = 28,672, Triton (3 × 2,048 + 7,168) × 2 = 26,624), so the rows' error is
+    29,948 − 26,624 a row above the budget, none below, and not 35 % of them."""
+    v32 = find_model("deepseek-ai/DeepSeek-V3.2")
+    dp_ep = sizing.EngineSettings(dp=8, expert_parallel=True, max_model_len=163840)
+    e = sizing.DEFAULT_ESTIMATES
+    flashinfer = 3 * 4 + 32 * 4 / 8 + 7168 * 2 + 2 * 2048 * 2 + 7168 + 56 * 4
+    assert flashinfer == 29_948
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e) == (29_948, 26_624, True)
+    # not read: before 0.18.0, without EP (Triton first, each expert split 8 ways), off Hopper
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.17.1"), H200, "fp8", 2, e) == (26_624, 26_624, False)
+    tp8 = sizing.EngineSettings(tp=8)
+    assert sizing.moe_row_bytes(v32, tp8, behaviour("0.18.0"), H200, "fp8", 2, e) == (15_872, 15_872, False)
+    a100 = sizing.Device("A100-SXM-80GB", 79.15, "nvidia", "ampere")
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), a100, "fp8", 2, e) == (26_624, 26_624, False)
+    rows = 65_536 * 8
+    fwd, routed, fewer = sizing._forward_parts(v32, dp_ep, 8192, 2, e, 0,
+                                               sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e))
+    assert (fwd, routed, fewer) == (rows * 29_948 + 8192 * 7168 * 2 * 2, rows * 29_948, rows * (29_948 - 26_624))
+    r = sizing.size_deployment(v32, H200, dp_ep, "0.18.0")
+    # activation 13.22 -> 14.84 GiB; the band is the 4 % floor (weights 1.93 + the rest of the activation 0.23 +
+    # non-torch 0.30 below, + the kernels' spread 1.62 above: 4.08), where 35 % of the rows gave 7.58
+    assert (round(r.activation_gib_per_gpu, 4), round(r.available_kv_gib, 4)) == (14.8418, 14.3292)
+    assert (round(r.error_band_gib, 4), round(r.error_band_above_gib, 4)) == (5.0332, 5.0332)
+    assert round(sizing.error_band_floor(0.9 * 139.81), 4) == 5.0332

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..capacity.group import SIZING_ENV, SWITCH_VALUES, env_settings
+from ..capacity.group import COUNT_ENV, SIZING_ENV, SWITCH_VALUES, env_settings
 from ..capacity.layout import (
     Load,
     Node,
@@ -585,7 +585,8 @@ def make_plan(req: PlanRequest) -> Plan:
 
 
 def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """``--env``: only the variables the capacity model reads, each once, a switch as 0 or 1 (or true/false)."""
+    """``--env``: only the variables the capacity model reads, each once, a switch as 0 or 1 (or true/false), a count
+    as a positive integer."""
     out: dict[str, str] = {}
     for name, value in pairs:
         if name not in SIZING_ENV:
@@ -593,7 +594,10 @@ def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
                             f"{', '.join(SIZING_ENV)}")
         if name in out and out[name] != value:
             raise PlanError(f"--env {name} is given twice ('{out[name]}' and '{value}')")
-        if name != "VLLM_ALLOW_LONG_MAX_MODEL_LEN" and value.strip().lower() not in SWITCH_VALUES:
+        if name in COUNT_ENV:
+            if not (value.strip().isdecimal() and int(value) > 0):
+                raise PlanError(f"--env {name}={value}: a count of tokens, a positive integer")
+        elif name != "VLLM_ALLOW_LONG_MAX_MODEL_LEN" and value.strip().lower() not in SWITCH_VALUES:
             raise PlanError(f"--env {name}={value}: a switch, 0 or 1")
         out[name] = value
     return out

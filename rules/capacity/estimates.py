@@ -12,8 +12,9 @@ class Estimates:
 
     * forward pass of ``T`` = ``max_num_batched_tokens`` tokens: ``T × (mlp × MLP width per rank +
       hidden × hidden size) × activation bytes`` for dense layers; MoE layers keep
-      ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked at
-      32,768 tokens). Calibrated on V0 logs (Llama-3.1-8B: 110 KB per token, vllm#10517).
+      ``top_k × (3 × expert width per rank + hidden)`` per token (vLLM's fused-MoE caches, chunked by release:
+      ``Behaviour.moe_chunk_tokens``, ``VLLM_FUSED_MOE_CHUNK_SIZE``). Calibrated on V0 logs (Llama-3.1-8B: 110 KB
+      per token, vllm#10517).
     * sampler: ``rows × vocabulary × bytes`` — rows are ``min(max_num_seqs, T)`` in V1, ``max_num_seqs`` in V0
       (whose profile samples its dummy prompts with top-k/top-p through PyTorch's sort; the logits only with
       chunked prefill, as the 0.6-0.7 logs show). Per (row × vocabulary entry): the bf16 logits (2) and their
@@ -87,7 +88,6 @@ class Estimates:
 
     mlp: float = 3.0
     hidden: float = 3.0
-    moe_chunk_tokens: int = 32768
     sampler_bytes: tuple[tuple[str, float], ...] = (
         ("logits", 2.0), ("flashinfer", 16.0), ("sort", 38.2), ("triton", 15.5))
     #: PyTorch's sort takes one of three paths by the number of rows (``launch_stable_sort_kernel``,

@@ -228,7 +228,9 @@ def engine_env(g: ServingGroup) -> Mapping[str, Any]:
 
 #: The engine's environment variables the capacity model reads (:func:`env_settings`); ``plan --env`` takes these.
 SIZING_ENV = ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1",
-              "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
+              "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "VLLM_FUSED_MOE_CHUNK_SIZE")
+#: The ones among them that take a count, not a switch (vLLM reads them as ``int(...)``).
+COUNT_ENV = ("VLLM_FUSED_MOE_CHUNK_SIZE",)
 #: The values of the switches among them the model reads as set (vLLM reads them as ``bool(int(...))``).
 SWITCH_VALUES = ("0", "1", "true", "false")
 
@@ -237,7 +239,9 @@ def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
     """The :class:`EngineSettings` fields the engine's environment sets: ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``,
     ``VLLM_USE_FLASHINFER_SAMPLER`` (the sampler's warm-up, :func:`.sizing.sampler_kind`), ``VLLM_USE_V1`` and
     ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (whether the CUDA-graph estimate comes out of the KV budget,
-    :func:`.sizing.cudagraph_estimate_applied`)."""
+    :func:`.sizing.cudagraph_estimate_applied`) and ``VLLM_FUSED_MOE_CHUNK_SIZE`` (the tokens a fused-MoE layer
+    routes at once where the release reads it, :func:`.sizing.moe_chunk_tokens`; a positive integer, as
+    ``int(...)`` reads it: vLLM's loop divides by it)."""
     out: dict[str, Any] = {}
     value = env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN")
     if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes"):
@@ -247,6 +251,9 @@ def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
         flag = env.get(name)
         if isinstance(flag, str) and flag.strip().lower() in SWITCH_VALUES:
             out[key] = flag.strip().lower() in ("1", "true")
+    chunk = env.get("VLLM_FUSED_MOE_CHUNK_SIZE")
+    if isinstance(chunk, str) and chunk.strip().isdecimal() and int(chunk) > 0:
+        out["moe_chunk_size"] = int(chunk)
     return out
 
 

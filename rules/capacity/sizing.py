@@ -199,6 +199,9 @@ class EngineSettings:
     flashinfer_installed: bool | None = None
     pip_install: bool = False  # vLLM installed from PyPI in the container (not the official image)
     flashinfer_sampler: bool | None = None  # VLLM_USE_FLASHINFER_SAMPLER=1/0 (None: unset)
+    #: VLLM_FUSED_MOE_CHUNK_SIZE (None: unset, the release's default): the tokens a fused-MoE layer routes at once,
+    #: where the release reads it (:func:`moe_chunk_tokens`)
+    moe_chunk_size: int | None = None
     #: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1/0 (None: unset, the release's default): whether the CUDA-graph
     #: estimate comes out of the KV budget, where the release reads the variable (``Behaviour.cudagraph_profiler_env``)
     cudagraph_profiling: bool | None = None
@@ -530,22 +533,106 @@ def _mm_args_refusal(s: EngineSettings, b: Behaviour, rv: ResolvedVersion) -> tu
     return "", False
 
 
-def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates) -> float:
-    """Peak of one dummy forward pass of ``tokens`` tokens on one GPU."""
+def moe_chunk_tokens(b: Behaviour, s: EngineSettings) -> int:
+    """The tokens a fused mixture-of-experts layer routes at once, 0 where the release routes the whole batch:
+    ``VLLM_FUSED_MOE_CHUNK_SIZE`` where the engine's environment sets it and the release reads it, else the release's
+    default (``Behaviour.moe_chunk_tokens``: 65,536 in 0.5.1 - 0.5.5, 32,768 from 0.6.0, 16,384 from 0.12.0; none
+    before 0.5.1 nor from 0.18.0, where the variable is not read)."""
+    if b.moe_chunk_tokens and s.moe_chunk_size is not None:
+        return s.moe_chunk_size
+    return b.moe_chunk_tokens
+
+
+class MoeRows(NamedTuple):
+    """Bytes one routed row (a token for one of its top-k experts) holds in a fused mixture-of-experts layer:
+    ``central`` in the experts kernel vLLM picks, ``least`` in the one of the kernels it may pick for the scheme, GPU
+    and release that holds the least; ``read``: that choice was read in the source, so the rows' bytes are the
+    kernel's own formula and carry that spread, not the activations' error (:func:`_error_band`)."""
+
+    central: float
+    least: float
+    read: bool = False
+
+
+def _block_fp8_dynamic(model: ModelShape, s: EngineSettings, precision: Precision) -> bool:
+    """The checkpoint's experts are block FP8 as ``oracle/fp8.py`` keys them: 128 × 128 weight blocks
+    (``kFp8Static128BlockSym``) and dynamic activation scales a 128-wide group (``kFp8Dynamic128Sym``), loaded as
+    the checkpoint says (no other ``--quantization``)."""
+    q = model.hf_config.get("quantization_config")
+    if precision != "fp8" or (s.quantization or "fp8").lower() != "fp8" or not isinstance(q, dict):
+        return False
+    return (str(q.get("quant_method", "")).lower() == "fp8" and q.get("weight_block_size") == [128, 128]
+            and str(q.get("activation_scheme", "dynamic")).lower() == "dynamic")
+
+
+def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: Device, precision: Precision,
+                  act: int, e: Estimates) -> MoeRows:
+    """Bytes a routed row of a fused-MoE layer holds (:class:`MoeRows`). By default the Triton experts' caches
+    (``fused_experts_impl``: the gate and up output, the activation's, the down output) of one rank's expert width,
+    ``(mlp × width + hidden) × act``, with the activations' error.
+
+    Block FP8 on Hopper with expert parallelism from 0.18.0 (``Behaviour.hopper_block_fp8_ep_flashinfer``) runs
+    FlashInfer CUTLASS first, whose workspace is per routed row (``CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes``
+    for the DeepSeek block scale, ``csrc/fused_moe/cutlass_backend/cutlass_fused_moe_kernels.cuh``, and
+    ``CutlassFp8BlockScaleGemmRunner::getWorkspaceSizeBase``, ``fp8_blockscale_gemm.cu``, flashinfer-python 0.6.6,
+    which the 0.18.0 wheel pins): the permuted-row maps, selected experts and final scales (4 bytes each), the
+    blocked row map (4 bytes × local experts a token, ``÷ top-k`` a row), the overlapped GEMM inputs
+    (``max(hidden, width) × act``), the gated fc1 output (``2 × width × act``) and the block-scale GEMM's FP8 copy
+    of its widest input with one fp32 scale a 128 (``max(hidden, width) + ⌈max ÷ 128⌉ × 4``). The kernels vLLM falls
+    to (``VLLM_USE_FLASHINFER_MOE_FP8=0``, ``--moe-backend``, FlashInfer missing) hold less: DeepGEMM's two workspaces
+    (``max(width, hidden) + max(2 × width, hidden)`` × act, ``TritonOrDeepGemmExperts``/``deep_gemm_moe.py``
+    ``workspace_shapes``, before its per-expert alignment) and Triton's caches."""
+    moe = model.moe
+    h = model.hidden_size
+    if moe is None:
+        return MoeRows(0.0, 0.0)
+    ranks = s.tp * s.dp
+    width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
+    triton = (e.mlp * width + h) * act
+    if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
+            and device.architecture == "hopper" and _block_fp8_dynamic(model, s, precision)):
+        return MoeRows(triton, triton)
+    n = moe.moe_intermediate_size
+    local = math.ceil(moe.num_experts / ranks)
+    widest = max(h, n)
+    flashinfer = (3 * 4 + local * 4 / moe.experts_per_token + widest * act + 2 * n * act
+                  + widest + math.ceil(widest / 128) * 4)
+    deepgemm = (max(n, h) + max(2 * n, h)) * act
+    return MoeRows(flashinfer, min(flashinfer, deepgemm, triton), True)
+
+
+def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
+                   moe_chunk: int = 0, rows: MoeRows | None = None) -> tuple[float, float, float]:
+    """Peak of one dummy forward pass of ``tokens`` tokens on one GPU; a mixture of experts routes at most
+    ``moe_chunk`` tokens at once (0: all of them, :func:`moe_chunk_tokens`), each of its rows holding ``rows``
+    (:func:`moe_row_bytes`; the Triton caches where None). With it, where the routed rows decide the peak and their
+    kernel was read (``rows.read``), their bytes and the most fewer bytes the other kernels hold; else 0, 0."""
     tp = s.tp
     h = model.hidden_size
     dense = tokens * (e.mlp * model.intermediate_size / tp + e.hidden * h) * act
     if model.moe is None or moe_layers(model) == 0:
-        return dense
+        return dense, 0.0, 0.0
     moe = model.moe
     # the MoE layer of a DP replica gathers the tokens of every DP rank (expert parallel or not: the naive DP
     # dispatch, ``MoEPrepareAndFinalizeNaiveDPEPModular``) and splits each expert TP × DP ways without EP
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp * s.dp)
-    routed_tokens = min(tokens * s.dp, e.moe_chunk_tokens)
-    moe_peak = routed_tokens * moe.experts_per_token * (e.mlp * width + h) * act
+    per_row = MoeRows((e.mlp * width + h) * act, (e.mlp * width + h) * act) if rows is None else rows
+    routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
+    routed_rows = routed_tokens * moe.experts_per_token
+    moe_peak = routed_rows * per_row.central
     shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
     has_dense = moe_layers(model) < model.num_hidden_layers
-    return max(moe_peak + tokens * h * act * 2, shared, dense if has_dense else 0.0)
+    routed = moe_peak + tokens * h * act * 2
+    peak = max(routed, shared, dense if has_dense else 0.0)
+    if per_row.read and peak == routed:
+        return peak, moe_peak, routed_rows * (per_row.central - per_row.least)
+    return peak, 0.0, 0.0
+
+
+def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
+                   moe_chunk: int = 0, rows: MoeRows | None = None) -> float:
+    """Peak of one dummy forward pass of ``tokens`` tokens on one GPU (:func:`_forward_parts`)."""
+    return _forward_parts(model, s, tokens, act, e, moe_chunk, rows)[0]
 
 
 _QWEN_VL_MAX_PIXELS = 12_845_056  # Qwen2-VL / Qwen2.5-VL preprocessor default (16,384 tokens per image)
@@ -1501,7 +1588,8 @@ def _size_deployment(
     compile_gib = cold_compile_gib(rv.version, engine, s, e, model, ck.act_bytes)
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                              notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
-                             b.mxfp4_triton_frees_scales, not unbuilt)
+                             b.mxfp4_triton_frees_scales, not unbuilt, moe_chunk_tokens(b, s),
+                             moe_row_bytes(model, s, b, device, ck.precision, ck.act_bytes, e))
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -2061,8 +2149,9 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
     attention model (docs/capacity-model.md): Qwen2.5-7B, 0.22.0, 35 + 19 graphs up to 256 tokens: 0.37 GiB
     logged, 0.37 estimated; Qwen3-Coder-30B-A3B, 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 logged and
     estimated."""
+    chunk = moe_chunk_tokens(b, s)
     key = ("profiled-graphs", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, act,
-           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, e)
+           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, chunk, e)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
@@ -2070,8 +2159,8 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
         if not sizes:
             hit = memo[key] = 0.0
             return 0.0
-        first = max(_forward_bytes(model, s, max(sizes), act, e),
-                    _forward_bytes(model, s, max(full), act, e) if full else 0.0)
+        first = max(_forward_bytes(model, s, max(sizes), act, e, chunk),
+                    _forward_bytes(model, s, max(full), act, e, chunk) if full else 0.0)
         extra = len(sizes) - 1 + max(len(full) - 1, 0)
         layers = -(-model.num_hidden_layers // s.pp)
         hit = memo[key] = (e.cudagraph_profile_base_gib + 2 * first / GIB
@@ -2211,6 +2300,10 @@ class _Stage(NamedTuple):
     avail: float  # what determine_available_memory leaves for the KV cache
     last_peak: float = 0.0  # the last stage's profiled torch peak: the room the sampler warm-up reuses
     forward: float = 0.0  # the forward pass's (or the encoder's) share of the peak, the sampler's aside
+    #: the routed rows' bytes of a read experts kernel where they decide the peak (:func:`_forward_parts`), and the
+    #: most fewer bytes the other kernels vLLM may pick hold: their error, not the activations' (:func:`_error_band`)
+    moe_rows: float = 0.0
+    moe_fewer: float = 0.0
 
 
 def _distinct_stages(model: ModelShape, pp: int) -> tuple[int, ...]:
@@ -2238,7 +2331,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              encoder: _Encoder = _NO_ENCODER, mrope_scale: int = 1,
              dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
              compile_gib: float = 0.0, scales_freed: bool = False,
-             towers_built: bool = True) -> tuple[_Stage, tuple[_Stage, ...]]:
+             towers_built: bool = True, moe_chunk: int = 0,
+             moe_rows: MoeRows | None = None) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2263,9 +2357,10 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
         notes.append(encoder.note)
-    fields: list[tuple[int, float, float, float, float, float, float]] = []
+    fields: list[tuple[int, float, float, float, float, float, float, float, float]] = []
     last_peak = 0.0
-    fwd = _forward_bytes(model, s, batch.batched, ck.act_bytes, e)  # the same on every stage
+    # the same on every stage
+    fwd, rows_bytes, rows_fewer = _forward_parts(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed,
@@ -2288,10 +2383,12 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
             transient = peak / GIB + (graphs.gib if graphs.in_budget else 0.0)
             margin = max(measured.floor, EXTENSIBLE_MARGIN_FRACTION * transient)
             avail = min(usable - in_use, measured.free - in_use - margin) - transient
+        routed = rows_bytes > 0 and peak == fwd  # the forward pass, and in it the routed rows, decide the peak
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
-                       avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB))
+                       avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB,
+                       rows_bytes / GIB if routed else 0.0, rows_fewer / GIB if routed else 0.0))
     # every row carries the last stage's peak, known once the last stage is profiled
-    rows = tuple(_Stage(*f[:6], last_peak, f[6]) for f in fields)
+    rows = tuple(_Stage(*f[:6], last_peak, *f[6:]) for f in fields)
     worst = rows[0]
     for row in rows[1:]:
         if row.avail < worst.avail:
@@ -2374,8 +2471,12 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     fitted (38.0 - 38.2 on an H200 with torch 2.11, ``benchmarks/gpu/torch_terms-h200-torch2.11.json``; the twelve
     one-GPU sort-only logs of 1,024 rows, 0.10.1.1 - 0.14.1, imply 37.9 - 38.7 against the 38.2 charged), so it
     carries ``Estimates.sort_error`` of itself, or the forward pass's own error where the forward pass with it would
-    pass the sort, + 0.15 GiB."""
-    act_err = max(worst.act - worst.encoder, 0.0) * e.activation_error + e.activation_floor_gib
+    pass the sort, + 0.15 GiB. The routed rows of an experts kernel whose choice was read (``worst.moe_rows``,
+    :func:`moe_row_bytes`) are not in that 35 %: their bytes are the kernel's formula, and their error is the spread
+    to the kernels vLLM may fall to, all of which hold fewer (``worst.moe_fewer``, above the budget only)."""
+    # a read experts kernel's routed rows are its formula's: they carry the spread of the kernels vLLM may pick
+    # (fewer bytes only: the one it picks first holds the most, :func:`moe_row_bytes`), not the activations' error
+    act_err = max(worst.act - worst.encoder - worst.moe_rows, 0.0) * e.activation_error + e.activation_floor_gib
     if sort_peak and worst.sampler > 0 and worst.sampler >= worst.forward:
         # PyTorch's sort decides the peak: its bytes a logit are measured, not fitted; the forward pass keeps its error
         act_err = (max(worst.sampler * e.sort_error, worst.forward * (1 + e.activation_error) - worst.act, 0.0)
@@ -2390,7 +2491,8 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
         return 0.0, 0.0  # vLLM uses the figure given; nothing is estimated
     floor = error_band_floor(usable)
     lighter = e.weights_error_below if exact else e.weights_error
-    return max(worst.weights * e.weights_error + rest, floor), max(worst.weights * lighter + rest, floor)
+    return (max(worst.weights * e.weights_error + rest, floor),
+            max(worst.weights * lighter + rest + worst.moe_fewer, floor))
 
 
 def error_band_floor(usable: float) -> float:

@@ -90,6 +90,17 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   ``capped`` (0.18-0.19: the capture sizes are cut to the blocks, it starts), ``asserts`` (0.14-0.17: a Gated DeltaNet
   or KDA layer's decode convolution asserts ``num_cache_lines >= batch`` while the full decode graphs are captured, so
   a capture size above the blocks fails; Mamba layers do not check), ``unchecked`` (before: not read).
+* ``moe_chunk_tokens``: the tokens a fused mixture-of-experts layer routes at once, ``VLLM_FUSED_MOE_CHUNK_SIZE``'s
+  default (``fused_experts_impl`` and the modular kernel loop over chunks of it, their caches sized for one chunk):
+  none before 0.5.1 (0 here: the whole batch), 65,536 in 0.5.1 - 0.5.5, 32,768 from 0.6.0, 16,384 from 0.12.0, and
+  none again from 0.18.0 (the variable is gone and the whole batch is routed at once). Where it is not 0 the release
+  reads the variable, so a manifest's ``VLLM_FUSED_MOE_CHUNK_SIZE`` replaces it
+  (:func:`shardwise.rules.capacity.sizing.moe_chunk_tokens`).
+* ``hopper_block_fp8_ep_flashinfer``: block FP8 experts (128 × 128 weight blocks, dynamic 128-wide activation scales)
+  on compute capability 9.0 with ``ep_size > 1`` run FlashInfer CUTLASS: ``_get_priority_backends`` moves
+  ``FLASHINFER_CUTLASS`` to the front (``fused_moe/oracle/fp8.py``, read in the 0.18.0 wheel; later releases inherit
+  it unread), and the experts' routed rows are sized by FlashInfer's workspace
+  (:func:`shardwise.rules.capacity.sizing.moe_row_bytes`); before 0.18.0 not read (the forward term's Triton caches).
 * ``kv_in_flight``: a sliding-window (or chunked-local) layer reserves, per request, its span plus the tokens
   scheduled but not yet settled: ``max_in_flight_tokens`` = concurrent batches × ``max_num_batched_tokens`` (two
   batches with async scheduling at PP1, PP + 1 on Model Runner V2, else PP), not one batch (0.26+, vllm#47728:
@@ -295,6 +306,11 @@ class Behaviour:
     batched_capped_by_seqs: bool = False  # a default max_num_batched_tokens is capped at seqs × max_model_len
     startup_free_check: bool = False  # V1 refuses when free memory at start is below utilization × total
     sampler_warmup: bool = False  # V1 warms the sampler up again after sizing, after the CUDA graphs
+    #: the tokens a fused-MoE layer routes at once (VLLM_FUSED_MOE_CHUNK_SIZE's default; 0: no chunking, the variable
+    #: is not read)
+    moe_chunk_tokens: int = 0
+    #: block FP8 experts on Hopper with expert parallelism run FlashInfer CUTLASS first (0.18.0+, see the list above)
+    hopper_block_fp8_ep_flashinfer: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -433,7 +449,9 @@ def _row(prev: Behaviour, since: str, **changed: object) -> Behaviour:
     return row
 
 
-_R065 = _row(_V0, "0.6.5", v0_chunked_tokens=2048)
+_R051 = _row(_V0, "0.5.1", moe_chunk_tokens=65536)
+_R060 = _row(_R051, "0.6.0", moe_chunk_tokens=32768)
+_R065 = _row(_R060, "0.6.5", v0_chunked_tokens=2048)
 _R070 = _row(_R065, "0.7.0", mla_cache=True)
 _R072 = _row(_R070, "0.7.2", mrope_cache_scale=4)
 _R080 = _row(
@@ -457,14 +475,15 @@ _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfe
               pip_flashinfer=True)
 _R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
-              qwen25_vit="model-dtype-rotary")
+              qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
               kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
-_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped")
+_R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
+              hopper_block_fp8_ep_flashinfer=True)
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
@@ -491,9 +510,9 @@ _R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True)
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
-    _V0, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110, _R0111, _R0120,
-    _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260, _R0270, _R0280,
-    _R0290, _R0300, _R0320, _R0330, _R0340,
+    _V0, _R051, _R060, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110,
+    _R0111, _R0120, _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260,
+    _R0270, _R0280, _R0290, _R0300, _R0320, _R0330, _R0340,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -682,6 +701,20 @@ SOURCES: dict[str, str] = {
                   "models/qwen3_next.py's decode causal_conv1d_update (Qwen3-Next, Qwen3.5 by inheritance) and "
                   "layers/kda.py's (0.14.1, 0.15.0) pass validate_data=True, so layers/mamba/ops/causal_conv1d.py "
                   "asserts num_cache_lines >= batch when a full decode graph above num_blocks is captured",
+    "moe_chunk_tokens": "envs.py VLLM_FUSED_MOE_CHUNK_SIZE and model_executor/layers/fused_moe/fused_moe.py "
+                        "fused_experts_impl (CHUNK_SIZE = envs.VLLM_FUSED_MOE_CHUNK_SIZE; M = min(num_tokens, "
+                        "CHUNK_SIZE) sizes the caches): not in the 0.4.0, 0.4.3 and 0.5.0 wheels (no chunking); "
+                        "default '65536' in 0.5.1, 0.5.3, 0.5.4 and 0.5.5; '32768' in 0.6.0, 0.6.3, 0.7.0, 0.7.3, "
+                        "0.8.5, 0.10.2, 0.11.0, 0.11.1 and 0.11.2 (fused_moe/modular_kernel.py chunks by it too); "
+                        "str(16 * 1024) in 0.12.0, 0.13.0, 0.14.0, 0.14.1, 0.15.0, 0.16.0, 0.17.0 and 0.17.1; gone "
+                        "from envs.py in 0.18.0, 0.18.1 and 0.19.0, whose fused_experts_impl sets M = num_tokens and "
+                        "whose modular_kernel.py allocates its workspaces for M_full (no chunk)",
+    "hopper_block_fp8_ep_flashinfer": "model_executor/layers/fused_moe/oracle/fp8.py _get_priority_backends in the "
+                                      "0.18.0 wheel: on capability 9.0 with kFp8Dynamic128Sym activations and "
+                                      "kFp8Static128BlockSym weights, FLASHINFER_CUTLASS moved to the front when "
+                                      "ep_size > 1 (TRITON otherwise); flashinfer-python 0.6.6 (pinned by the wheel) "
+                                      "csrc/fused_moe/cutlass_backend/cutlass_fused_moe_kernels.cuh "
+                                      "getWorkspaceDeviceBufferSizes sizes its workspace; earlier releases not read",
     "kv_in_flight": "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request: cdiv(min("
                     "sliding_window - 1 + max_in_flight_tokens, max_model_len), block_size) + 1 and config/vllm.py "
                     "max_in_flight_tokens = max_concurrent_batches * max_num_batched_tokens (async scheduling: "

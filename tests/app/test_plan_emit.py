@@ -301,13 +301,42 @@ def test_env_takes_only_what_the_capacity_model_reads(capsys):
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_ATTENTION_BACKEND=FLASHINFER") == (
         2, "", "shardwise: error: --env VLLM_ATTENTION_BACKEND: the capacity model does not read "
         "VLLM_ATTENTION_BACKEND; it reads VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, "
-        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS\n")
+        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE\n")
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_USE_FLASHINFER_SAMPLER=yes") == (
         2, "", "shardwise: error: --env VLLM_USE_FLASHINFER_SAMPLER=yes: a switch, 0 or 1\n")
     assert run(capsys, "plan", *L8_L4, *NO_FLASHINFER, "--env", "VLLM_USE_FLASHINFER_SAMPLER=1") == (
         2, "", "shardwise: error: --env VLLM_USE_FLASHINFER_SAMPLER is given twice ('0' and '1')\n")
     rc, _, err = run(capsys, "plan", *L8_L4, "--env", "VLLM_USE_FLASHINFER_SAMPLER")
     assert rc == 2 and err.endswith("argument --env: 'VLLM_USE_FLASHINFER_SAMPLER' is not NAME=VALUE\n")
+    # a count, not a switch: vLLM reads it as int(...) and divides by it
+    assert run(capsys, "plan", *L8_L4, "--env", "VLLM_FUSED_MOE_CHUNK_SIZE=0") == (
+        2, "", "shardwise: error: --env VLLM_FUSED_MOE_CHUNK_SIZE=0: a count of tokens, a positive integer\n")
+
+
+QWEN3_MOE_H200 = ("--model", "Qwen/Qwen3-30B-A3B", "--gpu", "H200", "--tp", "1", "--max-model-len", "32768",
+                  "--max-num-batched-tokens", "65536", "--max-num-seqs", "16", "--vllm-version", "0.12.0")
+
+
+def test_a_fused_moe_chunk_in_the_env_sizes_the_forward_pass_in_plan_and_in_lint(capsys):
+    """0.12.0 routes 16,384 tokens of a fused-MoE layer at once by default (envs.py ``VLLM_FUSED_MOE_CHUNK_SIZE``,
+    ``16 * 1024``); ``VLLM_FUSED_MOE_CHUNK_SIZE=32768`` in the pod's env doubles the layer's caches, and the manifest
+    plan emits is linted with the same chunk."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings, sizing
+    from shardwise.rules.engine import LintConfig
+
+    rc, out, _ = run(capsys, "plan", *QWEN3_MOE_H200, "--json")
+    default = json.loads(out)
+    rc2, out, _ = run(capsys, "plan", *QWEN3_MOE_H200, "--env", "VLLM_FUSED_MOE_CHUNK_SIZE=32768", "--json")
+    wider = json.loads(out)
+    assert (rc, rc2, wider["env"]) == (0, 0, {"VLLM_FUSED_MOE_CHUNK_SIZE": "32768"})
+    assert [(d["activation_gib_per_gpu"], d["kv_cache_tokens"]) for d in (default, wider)] == [
+        (1.562, 734720), (2.625, 723120)]
+    text = emitted(capsys, "manifest", *QWEN3_MOE_H200, "--env", "VLLM_FUSED_MOE_CHUNK_SIZE=32768")
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    assert engine_settings(group).moe_chunk_size == 32768
+    linted = sizing(group, LintConfig())
+    assert linted is not None and round(linted.activation_gib_per_gpu, 3) == 2.625
 
 
 # ------------------------------------------------------------------------------------------------ --engine-arg

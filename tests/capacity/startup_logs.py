@@ -488,7 +488,11 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "
         "first stage (8.28; its last stage 7.73, 0.81 over); the PP4 post quotes a stage that is not the binding one; "
         "the same post's TP2 run is within 0.10, and its TP4 breakdown logs 1.70 GiB of non-torch memory where 0.22 "
-        "are charged and 0.33 less peak than modelled (tokmulti10): not one term",
+        "are charged and 0.33 less peak than modelled (tokmulti10): not one term. The PP2 excess is about one copy of "
+        "the embedding (151,936 x 5,120 x 2 B = 1.45 GiB), as if the cold compile's copy came on top of the forward "
+        "pass (1.41) instead of being the larger of the two; the one-GPU cold logs rule the sum out (0.26.0 "
+        "Llama-3.1-8B on an A40: 1.01 logged, the larger 0.98, the sum with the sampler's 0.49 1.47; 0.27.1 Qwen3-8B: "
+        "1.18 cold, 0.19 warm, the sum 1.35): no term (tokmisc12)",
         "every stage's budget line"),
     "profile-peak-0.15": (
         "0.15.1's profile at 8,192 tokens (8 sequences): 0.33 GiB beyond weights, forward, cold-compile peak and "

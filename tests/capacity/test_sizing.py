@@ -1498,3 +1498,96 @@ def test_a_manifest_turns_the_extensible_kv_cache_off(tmp_path):
     assert settings(', "--num-gpu-blocks-override", "2000"').extensible_kv_cache is False
     assert settings(', "--enable-extensible-kv-cache"').extensible_kv_cache is True
     assert settings("").extensible_kv_cache is None
+
+
+QWEN3_MOE = ModelShape(
+    id="Qwen/Qwen3-30B-A3B", params=30_532_122_624, num_hidden_layers=48, hidden_size=2048,
+    num_attention_heads=32, num_key_value_heads=4, head_dim=128, intermediate_size=6144,
+    vocab_size=151936, max_position_embeddings=40960,
+    moe=MoeShape(num_experts=128, experts_per_token=8, shared_experts=0, moe_intermediate_size=768),
+)
+
+
+def test_the_fused_moe_chunk_is_the_release_s_default_or_the_env_s_where_the_release_reads_it():
+    """VLLM_FUSED_MOE_CHUNK_SIZE, read in each wheel's envs.py and fused_moe/fused_moe.py ``fused_experts_impl``:
+    absent in 0.4.3 and 0.5.0 (no chunking), '65536' in 0.5.1 - 0.5.5, '32768' in 0.6.0 - 0.11.2, 16 * 1024 in
+    0.12.0 - 0.17.1, gone in 0.18.0 (the whole batch at once). A set variable replaces the default only where it is
+    read."""
+    unset, env = sizing.EngineSettings(), sizing.EngineSettings(moe_chunk_size=4096)
+    got = [(r, sizing.moe_chunk_tokens(behaviour(r), unset), sizing.moe_chunk_tokens(behaviour(r), env))
+           for r in ("0.4.3", "0.5.0", "0.5.1", "0.5.5", "0.6.0", "0.10.1.1", "0.11.2", "0.12.0", "0.14.1", "0.17.1",
+                     "0.18.0", "0.19.0", "0.29.0")]
+    assert got == [("0.4.3", 0, 0), ("0.5.0", 0, 0), ("0.5.1", 65536, 4096), ("0.5.5", 65536, 4096),
+                   ("0.6.0", 32768, 4096), ("0.10.1.1", 32768, 4096), ("0.11.2", 32768, 4096),
+                   ("0.12.0", 16384, 4096), ("0.14.1", 16384, 4096), ("0.17.1", 16384, 4096),
+                   ("0.18.0", 0, 0), ("0.19.0", 0, 0), ("0.29.0", 0, 0)]
+    # the forward pass's MoE term: routed tokens x top-k x (3 x expert width + hidden) x 2 bytes, beside the batch's
+    # hidden states twice; 0 routes the whole batch
+    s = sizing.EngineSettings(max_num_batched_tokens=65536)
+    per_routed = 8 * (3 * 768 + 2048) * 2
+    rest = 65536 * 2048 * 2 * 2
+    for chunk, routed in ((65536, 65536), (32768, 32768), (16384, 16384), (0, 65536), (131072, 65536)):
+        assert sizing._forward_bytes(QWEN3_MOE, s, 65536, 2, sizing.DEFAULT_ESTIMATES, chunk) == (
+            routed * per_routed + rest)
+    # through the sizing: one H200, 65,536 batched tokens, 16 sequences (the forward is the profile's peak)
+    h200 = sizing.Device("H200", 139.8, "nvidia", "hopper")
+
+    def act(release: str, **kw) -> float:
+        settings = sizing.EngineSettings(max_model_len=32768, max_num_batched_tokens=65536, max_num_seqs=16, **kw)
+        return sizing.size_deployment(QWEN3_MOE, h200, settings, release).activation_gib_per_gpu
+
+    assert [act(r) for r in ("0.11.2", "0.12.0", "0.19.0")] == [2.625, 1.5625, 4.75]
+    assert (act("0.12.0", moe_chunk_size=32768), act("0.19.0", moe_chunk_size=8192)) == (2.625, 4.75)
+    # a pod's env sets it as vLLM reads it (int(...)); a count vLLM's loop cannot divide by is not read
+    assert env_settings({"VLLM_FUSED_MOE_CHUNK_SIZE": "8192"}) == {"moe_chunk_size": 8192}
+    assert [env_settings({"VLLM_FUSED_MOE_CHUNK_SIZE": v}) for v in ("0", "-1", "16k", "")] == [{}, {}, {}, {}]
+
+
+def test_dp_ep_moe_on_0_18_routes_every_dp_rank_s_profile_tokens_at_once():
+    """vLLM 0.18.0 (wheel from PyPI), DP + EP on the default settings: ``ParallelConfig.all2all_backend`` is
+    ``"allgather_reducescatter"`` (config/parallel.py), whose naive prepare-finalize all-gathers every DP rank's tokens
+    (fused_moe/prepare_finalize/naive_dp_ep.py, distributed/device_communicators/all2all.py ``AgRsAll2AllManager``);
+    ``use_dp_chunking`` (fused_moe/runner/default_moe_runner.py) is for the DeepEP low-latency, MORI, FlashInfer
+    NVLink two-sided and NIXL kernels only; ``profile_run`` runs ``_dummy_run(max_num_tokens)`` on every rank; and
+    the modular kernel allocates for ``M_full`` (modular_kernel.py). So a DP8 + EP engine profiling 8,192 tokens
+    routes 65,536 at once on 0.18.0, where 0.17.1 routed 16,384 at a time (VLLM_FUSED_MOE_CHUNK_SIZE)."""
+    s = sizing.EngineSettings(max_num_batched_tokens=8192, dp=8, expert_parallel=True)
+    per_routed = 8 * (3 * 768 + 2048) * 2  # EP: each expert whole on its rank
+    rest = 8192 * 2048 * 2 * 2
+    got = {r: sizing._forward_bytes(QWEN3_MOE, s, 8192, 2, sizing.DEFAULT_ESTIMATES,
+                                    sizing.moe_chunk_tokens(behaviour(r), s))
+           for r in ("0.17.1", "0.18.0")}
+    assert got == {"0.17.1": 16_384 * per_routed + rest, "0.18.0": 65_536 * per_routed + rest}
+    assert got["0.18.0"] == 4_630_511_616
+
+
+def test_block_fp8_dp_ep_on_hopper_from_0_18_sizes_the_routed_rows_by_flashinfer_cutlass_s_workspace():
+    """0.18.0 ``fused_moe/oracle/fp8.py``: block FP8 on compute capability 9.0 with ``ep_size > 1`` runs FlashInfer
+    CUTLASS first (Triton first without EP). Its workspace a routed row for DeepSeek-V3.2 (hidden 7,168, expert
+    width 2,048, 256 experts over 8 ranks, top-8; flashinfer-python 0.6.6 ``getWorkspaceDeviceBufferSizes`` and
+    ``CutlassFp8BlockScaleGemmRunner::getWorkspaceSizeBase``): maps 3 × 4 + 32 × 4 ÷ 8, GEMM inputs 7,168 × 2, fc1
+    output 2 × 2,048 × 2, FP8 copy and scales 7,168 + 56 × 4 = 29,948 bytes; the kernels it may fall to hold fewer
+    (DeepGEMM (7,168 + 7,168) × 2 = 28,672, Triton (3 × 2,048 + 7,168) × 2 = 26,624), so the rows' error is
+    29,948 − 26,624 a row above the budget, none below, and not 35 % of them."""
+    v32 = find_model("deepseek-ai/DeepSeek-V3.2")
+    dp_ep = sizing.EngineSettings(dp=8, expert_parallel=True, max_model_len=163840)
+    e = sizing.DEFAULT_ESTIMATES
+    flashinfer = 3 * 4 + 32 * 4 / 8 + 7168 * 2 + 2 * 2048 * 2 + 7168 + 56 * 4
+    assert flashinfer == 29_948
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e) == (29_948, 26_624, True)
+    # not read: before 0.18.0, without EP (Triton first, each expert split 8 ways), off Hopper
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.17.1"), H200, "fp8", 2, e) == (26_624, 26_624, False)
+    tp8 = sizing.EngineSettings(tp=8)
+    assert sizing.moe_row_bytes(v32, tp8, behaviour("0.18.0"), H200, "fp8", 2, e) == (15_872, 15_872, False)
+    a100 = sizing.Device("A100-SXM-80GB", 79.15, "nvidia", "ampere")
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), a100, "fp8", 2, e) == (26_624, 26_624, False)
+    rows = 65_536 * 8
+    fwd, routed, fewer = sizing._forward_parts(v32, dp_ep, 8192, 2, e, 0,
+                                               sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e))
+    assert (fwd, routed, fewer) == (rows * 29_948 + 8192 * 7168 * 2 * 2, rows * 29_948, rows * (29_948 - 26_624))
+    r = sizing.size_deployment(v32, H200, dp_ep, "0.18.0")
+    # activation 13.22 -> 14.84 GiB; the band is the 4 % floor (weights 1.93 + the rest of the activation 0.23 +
+    # non-torch 0.30 below, + the kernels' spread 1.62 above: 4.08), where 35 % of the rows gave 7.58
+    assert (round(r.activation_gib_per_gpu, 4), round(r.available_kv_gib, 4)) == (14.8418, 14.3292)
+    assert (round(r.error_band_gib, 4), round(r.error_band_above_gib, 4)) == (5.0332, 5.0332)
+    assert round(sizing.error_band_floor(0.9 * 139.81), 4) == 5.0332

@@ -141,7 +141,8 @@ EXTRA_FIXTURES = {
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
-    "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
+    "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
+              "karpenter-instance-types.yaml"},  # karp13: judged on every kind, EFA on one of them only
     "SW301": {"ray-dashboard.yaml"},
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

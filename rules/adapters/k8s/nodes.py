@@ -16,7 +16,7 @@ from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
 from ...catalog.lookup import instance_types
-from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
+from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
     EKS_PREFIX,
@@ -294,6 +294,8 @@ def _launches(pool: NodePool, key: str, value: Any) -> bool:
     if pool.kind != "karpenter" or not isinstance(value, str):
         return False
     name = value.strip().lower()
+    if key in _NARROWING:  # category, generation, GPU memory or count: as the NodePool's own requirement reads it
+        return not _excluded(pool, [(key, "In", [name])])
     if key in (KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX, EKS_PREFIX + INSTANCE_FAMILY_SUFFIX):
         family = _family(pool)
         return family is None or family == name
@@ -308,6 +310,30 @@ def _launches(pool: NodePool, key: str, value: Any) -> bool:
             return False
     inst = instance_types().get(name)
     return pool.gpu is None or inst is None or inst.gpu == pool.gpu.name
+
+
+#: The well-known labels of an instance type (both prefixes) a pod's own selector or required affinity narrows a
+#: Karpenter NodePool's kinds by, read as the NodePool's own requirements on them are (:func:`_excluded`): Karpenter
+#: launches an instance type that meets the NodePool's requirements and the pod's (karpenter.sh, Concepts >
+#: Scheduling, "Well-Known Labels": a pod's nodeSelector or node affinity on them further constrains the NodePool's).
+_NARROWING = frozenset(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX) for suffix in (
+    INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX, INSTANCE_GPU_MEMORY_SUFFIX, INSTANCE_GPU_COUNT_SUFFIX))
+#: ... and those of them :func:`_launches` reads for an ``In`` (it also lands a pod on the instance type it names).
+_NAMING = frozenset((INSTANCE_TYPE, INSTANCE_TYPE_BETA, *(prefix + suffix for prefix in (
+    KARPENTER_AWS_PREFIX, EKS_PREFIX) for suffix in (INSTANCE_FAMILY_SUFFIX, INSTANCE_GPU_NAME_SUFFIX))))
+
+
+def _term_admits(pool: NodePool, e: MatchExpression) -> bool:
+    """Whether the kind ``pool`` meets one expression of a pod's required node affinity. On a Karpenter NodePool whose
+    labels do not set the well-known label of the instance type it reads, the expression is read as the NodePool's
+    own requirement on it would be (:func:`_excluded`: ``In``, ``NotIn``, ``Gt``, ``Lt``; an ``In`` on the instance
+    type, family or GPU name by :func:`_launches`); otherwise against the pool's labels."""
+    if pool.kind == "karpenter" and e.key not in pool.labels:
+        if e.operator == "In" and e.key in _NAMING:
+            return any(_launches(pool, e.key, v) for v in e.values)
+        if (e.key in _NARROWING or e.key in _NAMING) and e.operator in ("In", "NotIn", "Gt", "Lt"):
+            return not _excluded(pool, [(e.key, e.operator, [str(v).strip() for v in e.values])])
+    return e.matches(pool.labels)
 
 
 def _selected_type(pool: NodePool, g: ServingGroup) -> str | None:
@@ -339,8 +365,7 @@ def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
     for k, v in g.node_selector.items():
         if labels.get(k) != v and not (k not in labels and _launches(pool, k, v)):
             return False
-    if g.affinity and not any(all(e.matches(labels) or (e.key not in labels and e.operator == "In" and any(
-            _launches(pool, e.key, v) for v in e.values)) for e in term) for term in g.affinity):
+    if g.affinity and not any(all(_term_admits(pool, e) for e in term) for term in g.affinity):
         return False
     for taint in pool.taints:
         blocking = taint.effect is UNKNOWN or taint.effect in ("NoSchedule", "NoExecute")

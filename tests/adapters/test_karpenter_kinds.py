@@ -231,6 +231,24 @@ def test_pod_selector_on_category_generation_or_gpu_memory_narrows_the_kinds():
     assert inv.groups[0].pool is None
 
 
+def test_gpu_memory_floor_alone_is_one_kind_per_gpu_family_that_meets_it():
+    """A NodePool whose only instance requirement is a floor on instance-gpu-memory launches any instance type whose
+    GPU meets it (Karpenter gives a type with no GPU the requirement DoesNotExist on that label, which Gt does not
+    admit): every family the catalog holds EC2's figure for and the floor admits, in the catalog's order. Over 80000
+    MiB: A100-80GB and H100 (81920), H200 (144384), B200, B300, RTX PRO 6000 (98304); p6e-gb200 is not offered (EC2's
+    figure for GB200 is not in the catalog). Before, it was one pool with no GPU."""
+    inv = load_kubernetes_text(_pool("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ['80000']}\n"),
+                               "np.yaml")
+    assert kinds(inv) == [(f"gpu/{f}", gpu, "gpu") for f, gpu in [
+        ("p4de", "A100-80GB"), ("p5", "H100-SXM-80GB"), ("p5e", "H200-141GB"), ("p5en", "H200-141GB"),
+        ("p6-b200", "B200"), ("p6-b300", "B300"), ("g7e", "RTX-PRO-6000-Blackwell")]]
+    inv = load_kubernetes_text(_pool("- {key: eks.amazonaws.com/instance-gpu-memory, operator: Lt, values: ['20000']}\n",
+                                     "{eks.amazonaws.com/instance-category: g}"), "np.yaml")
+    assert kinds(inv) == [("gpu/g4dn", "T4", "gpu"), ("gpu/p3", "V100-16GB", "gpu")]
+    resolve_pools(inv)
+    assert (inv.groups[0].pool.name, inv.groups[0].pool_options) == ("gpu/g4dn", [])
+
+
 def test_a_weight_the_api_server_refuses_is_an_input_error():
     """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
     text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(

@@ -132,6 +132,29 @@ def _category_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, lis
     return None
 
 
+def _gpu_memory_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, list[str]] | None:
+    """(the family label, the families) a requirement ``In``, ``Gt`` or ``Lt`` on ``instance-gpu-memory`` stands for
+    when nothing names a type, GPU, family or category: every AWS instance family whose GPU's EC2 memory figure the
+    catalog holds (``GpuInfo.ec2_memory_mib``), in the catalog's order, for :func:`_excluded` to drop those the
+    figure rules out; None when the requirements have no such requirement. Karpenter gives an instance type with no
+    GPU no ``instance-gpu-memory`` requirement but ``DoesNotExist``, which none of these operators admits
+    (karpenter-provider-aws, pkg/providers/instancetype/types.go), so such a NodePool launches only GPU instances; a
+    family whose figure the catalog does not hold (p6e-gb200, the accelerators with no GPU) is not offered."""
+    for key, op, values in reqs:
+        for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+            if key == prefix + INSTANCE_GPU_MEMORY_SUFFIX and op in ("In", "Gt", "Lt") and values:
+                families: dict[str, None] = {}
+                for inst in instance_types().values():
+                    try:
+                        known_figure = inst.cloud == "aws" and find_gpu(inst.gpu).ec2_memory_mib is not None
+                    except CatalogError:
+                        known_figure = False
+                    if known_figure:
+                        families.setdefault(inst.name.split(".", 1)[0], None)
+                return prefix + INSTANCE_FAMILY_SUFFIX, list(families)
+    return None
+
+
 def _requirements(tspec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
     """``spec.template.spec.requirements`` as (key, operator, values); ``minValues`` only asks Karpenter to keep that
     many values open when it launches, and changes none of the instance types a requirement admits."""
@@ -230,8 +253,10 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     multi = next((k for k in _EXPANDABLE if k in lists), None)
     if multi is not None:  # one pool per instance type (or GPU name, or family) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi: v}) for v in lists[multi]]
-    elif not any(k in labels for k in _EXPANDABLE) and (category := _category_families(reqs)) is not None:
-        key, families = category  # one pool per family of the categories, as for a family list
+    elif not any(k in labels for k in _EXPANDABLE) and (
+            category := _category_families(reqs) or _gpu_memory_families(reqs)
+    ) is not None:
+        key, families = category  # one pool per family of the categories (or of the GPU memory), as for a family list
         if len(families) == 1:
             variants = [(name, {**labels, key: families[0]})]
         elif families:

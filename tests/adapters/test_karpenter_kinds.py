@@ -216,6 +216,12 @@ def test_pod_selector_on_category_generation_or_gpu_memory_narrows_the_kinds():
          ("gpu/g5", [])),
         (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-category, operator: NotIn, values: [g]}]"),
          ("gpu/p5", [])),
+        # NotIn on a GPU name the kinds do not carry as a label: each kind's GPU (before, it ruled out none)
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-gpu-name, operator: NotIn, values: [a10g]}]"),
+         ("gpu/g6e", ["gpu/p5"])),
+        # NotIn on the family the kinds are named by: read against each kind's own label, as before
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [g5]}]"),
+         ("gpu/g6e", ["gpu/p5"])),
         (_with_affinity(_pool(reqs.replace("karpenter.k8s.aws/", "eks.amazonaws.com/")),
                         "[{key: eks.amazonaws.com/instance-gpu-memory, operator: In, values: ['45776', '81920']}]"),
          ("gpu/g6e", ["gpu/p5"])),

@@ -57,6 +57,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
         mandatory_when="when the tensor-parallel or expert group crosses the node boundary",
     )
     fields = ("nodeSelector", "affinity")  # the line a finding points at
+    reads_pool = True  # GPUs per node and EFA: judged on every kind a NodePool may launch
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):

@@ -194,6 +194,67 @@ def test_instance_generation_and_category_operators_narrow_the_kinds():
     assert [(p.name, p.gpu, p.variant_of) for p in inv.pools] == [("neuron-nodepool", None, None)]
 
 
+def _with_affinity(text: str, expressions: str) -> str:
+    """``text`` (of :func:`_pool`) with the pod's required node affinity: one term of ``expressions``."""
+    return text.replace("      tolerations:", "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                        f"{{nodeSelectorTerms: [{{matchExpressions: {expressions}}}]}}}}}}\n      tolerations:", 1)
+
+
+def test_pod_selector_on_category_generation_or_gpu_memory_narrows_the_kinds():
+    """A pod's own nodeSelector or required node affinity on karpenter.k8s.aws/instance-category, -generation or
+    -gpu-memory (or EKS Auto Mode's eks.amazonaws.com/ ones) narrows a NodePool's kinds as the NodePool's own
+    requirement on it would (Karpenter launches a type that meets both: karpenter.sh, Concepts > Scheduling). Before,
+    a kind whose labels did not carry the key admitted no such pod (Gt, Lt, In) or every such pod (NotIn)."""
+    reqs = "- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6e, p5]}\n"
+    cases = [
+        (_pool(reqs, "{karpenter.k8s.aws/instance-category: p}"), ("gpu/p5", [])),
+        (_pool(reqs, "{karpenter.k8s.aws/instance-generation: '6'}"), ("gpu/g6e", [])),
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ['40000']}]"),
+         ("gpu/g6e", ["gpu/p5"])),
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-category, operator: In, values: [g]}, "
+                                     "{key: karpenter.k8s.aws/instance-gpu-memory, operator: Lt, values: ['30000']}]"),
+         ("gpu/g5", [])),
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-category, operator: NotIn, values: [g]}]"),
+         ("gpu/p5", [])),
+        # NotIn on a GPU name the kinds do not carry as a label: each kind's GPU (before, it ruled out none)
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-gpu-name, operator: NotIn, values: [a10g]}]"),
+         ("gpu/g6e", ["gpu/p5"])),
+        # NotIn on the family the kinds are named by: read against each kind's own label, as before
+        (_with_affinity(_pool(reqs), "[{key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [g5]}]"),
+         ("gpu/g6e", ["gpu/p5"])),
+        (_with_affinity(_pool(reqs.replace("karpenter.k8s.aws/", "eks.amazonaws.com/")),
+                        "[{key: eks.amazonaws.com/instance-gpu-memory, operator: In, values: ['45776', '81920']}]"),
+         ("gpu/g6e", ["gpu/p5"])),
+    ]
+    for text, (pool, others) in cases:
+        inv = load_kubernetes_text(text, "np.yaml")
+        resolve_pools(inv)
+        [g] = inv.groups
+        assert (g.pool.name if g.pool else None, [p.name for p in g.pool_options]) == (pool, others), text
+    # a value no kind meets: the NodePool admits the pod on none of them
+    inv = load_kubernetes_text(_pool(reqs, "{karpenter.k8s.aws/instance-category: inf}"), "np.yaml")
+    resolve_pools(inv)
+    assert inv.groups[0].pool is None
+
+
+def test_gpu_memory_floor_alone_is_one_kind_per_gpu_family_that_meets_it():
+    """A NodePool whose only instance requirement is a floor on instance-gpu-memory launches any instance type whose
+    GPU meets it (Karpenter gives a type with no GPU the requirement DoesNotExist on that label, which Gt does not
+    admit): every family the catalog holds EC2's figure for and the floor admits, in the catalog's order. Over 80000
+    MiB: A100-80GB and H100 (81920), H200 (144384), B200, B300, RTX PRO 6000 (98304); p6e-gb200 is not offered (EC2's
+    figure for GB200 is not in the catalog). Before, it was one pool with no GPU."""
+    inv = load_kubernetes_text(_pool("- {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ['80000']}\n"),
+                               "np.yaml")
+    assert kinds(inv) == [(f"gpu/{f}", gpu, "gpu") for f, gpu in [
+        ("p4de", "A100-80GB"), ("p5", "H100-SXM-80GB"), ("p5e", "H200-141GB"), ("p5en", "H200-141GB"),
+        ("p6-b200", "B200"), ("p6-b300", "B300"), ("g7e", "RTX-PRO-6000-Blackwell")]]
+    inv = load_kubernetes_text(_pool("- {key: eks.amazonaws.com/instance-gpu-memory, operator: Lt, values: ['20000']}\n",
+                                     "{eks.amazonaws.com/instance-category: g}"), "np.yaml")
+    assert kinds(inv) == [("gpu/g4dn", "T4", "gpu"), ("gpu/p3", "V100-16GB", "gpu")]
+    resolve_pools(inv)
+    assert (inv.groups[0].pool.name, inv.groups[0].pool_options) == ("gpu/g4dn", [])
+
+
 def test_a_weight_the_api_server_refuses_is_an_input_error():
     """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
     text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(

@@ -105,7 +105,8 @@ EXTRA_FIXTURES = {
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
               "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits
-              "karpenter-gpu-memory.yaml"},  # karpenter12: a category's families less those a memory floor rules out
+              "karpenter-gpu-memory.yaml",  # karpenter12: a category's families less those a memory floor rules out
+              "karpenter-pod-gpu-memory.yaml"},  # karp13: the pod's category and GPU-memory selector narrow them
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
@@ -141,7 +142,8 @@ EXTRA_FIXTURES = {
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
-    "SW205": {"efa-template.yaml"},  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
+    "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
+              "karpenter-instance-types.yaml"},  # karp13: judged on every kind, EFA on one of them only
     "SW301": {"ray-dashboard.yaml"},
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

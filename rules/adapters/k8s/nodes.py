@@ -16,7 +16,7 @@ from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
 from ...catalog.lookup import instance_types
-from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, NodePool, ServingGroup, Taint
+from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
     EKS_PREFIX,
@@ -132,6 +132,29 @@ def _category_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, lis
     return None
 
 
+def _gpu_memory_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, list[str]] | None:
+    """(the family label, the families) a requirement ``In``, ``Gt`` or ``Lt`` on ``instance-gpu-memory`` stands for
+    when nothing names a type, GPU, family or category: every AWS instance family whose GPU's EC2 memory figure the
+    catalog holds (``GpuInfo.ec2_memory_mib``), in the catalog's order, for :func:`_excluded` to drop those the
+    figure rules out; None when the requirements have no such requirement. Karpenter gives an instance type with no
+    GPU no ``instance-gpu-memory`` requirement but ``DoesNotExist``, which none of these operators admits
+    (karpenter-provider-aws, pkg/providers/instancetype/types.go), so such a NodePool launches only GPU instances; a
+    family whose figure the catalog does not hold (p6e-gb200, the accelerators with no GPU) is not offered."""
+    for key, op, values in reqs:
+        for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+            if key == prefix + INSTANCE_GPU_MEMORY_SUFFIX and op in ("In", "Gt", "Lt") and values:
+                families: dict[str, None] = {}
+                for inst in instance_types().values():
+                    try:
+                        known_figure = inst.cloud == "aws" and find_gpu(inst.gpu).ec2_memory_mib is not None
+                    except CatalogError:
+                        known_figure = False
+                    if known_figure:
+                        families.setdefault(inst.name.split(".", 1)[0], None)
+                return prefix + INSTANCE_FAMILY_SUFFIX, list(families)
+    return None
+
+
 def _requirements(tspec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
     """``spec.template.spec.requirements`` as (key, operator, values); ``minValues`` only asks Karpenter to keep that
     many values open when it launches, and changes none of the instance types a requirement admits."""
@@ -230,8 +253,10 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     multi = next((k for k in _EXPANDABLE if k in lists), None)
     if multi is not None:  # one pool per instance type (or GPU name, or family) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi: v}) for v in lists[multi]]
-    elif not any(k in labels for k in _EXPANDABLE) and (category := _category_families(reqs)) is not None:
-        key, families = category  # one pool per family of the categories, as for a family list
+    elif not any(k in labels for k in _EXPANDABLE) and (
+            category := _category_families(reqs) or _gpu_memory_families(reqs)
+    ) is not None:
+        key, families = category  # one pool per family of the categories (or of the GPU memory), as for a family list
         if len(families) == 1:
             variants = [(name, {**labels, key: families[0]})]
         elif families:
@@ -294,6 +319,8 @@ def _launches(pool: NodePool, key: str, value: Any) -> bool:
     if pool.kind != "karpenter" or not isinstance(value, str):
         return False
     name = value.strip().lower()
+    if key in _NARROWING:  # category, generation, GPU memory or count: as the NodePool's own requirement reads it
+        return not _excluded(pool, [(key, "In", [name])])
     if key in (KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX, EKS_PREFIX + INSTANCE_FAMILY_SUFFIX):
         family = _family(pool)
         return family is None or family == name
@@ -308,6 +335,30 @@ def _launches(pool: NodePool, key: str, value: Any) -> bool:
             return False
     inst = instance_types().get(name)
     return pool.gpu is None or inst is None or inst.gpu == pool.gpu.name
+
+
+#: The well-known labels of an instance type (both prefixes) a pod's own selector or required affinity narrows a
+#: Karpenter NodePool's kinds by, read as the NodePool's own requirements on them are (:func:`_excluded`): Karpenter
+#: launches an instance type that meets the NodePool's requirements and the pod's (karpenter.sh, Concepts >
+#: Scheduling, "Well-Known Labels": a pod's nodeSelector or node affinity on them further constrains the NodePool's).
+_NARROWING = frozenset(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX) for suffix in (
+    INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX, INSTANCE_GPU_MEMORY_SUFFIX, INSTANCE_GPU_COUNT_SUFFIX))
+#: ... and those of them :func:`_launches` reads for an ``In`` (it also lands a pod on the instance type it names).
+_NAMING = frozenset((INSTANCE_TYPE, INSTANCE_TYPE_BETA, *(prefix + suffix for prefix in (
+    KARPENTER_AWS_PREFIX, EKS_PREFIX) for suffix in (INSTANCE_FAMILY_SUFFIX, INSTANCE_GPU_NAME_SUFFIX))))
+
+
+def _term_admits(pool: NodePool, e: MatchExpression) -> bool:
+    """Whether the kind ``pool`` meets one expression of a pod's required node affinity. On a Karpenter NodePool whose
+    labels do not set the well-known label of the instance type it reads, the expression is read as the NodePool's
+    own requirement on it would be (:func:`_excluded`: ``In``, ``NotIn``, ``Gt``, ``Lt``; an ``In`` on the instance
+    type, family or GPU name by :func:`_launches`); otherwise against the pool's labels."""
+    if pool.kind == "karpenter" and e.key not in pool.labels:
+        if e.operator == "In" and e.key in _NAMING:
+            return any(_launches(pool, e.key, v) for v in e.values)
+        if (e.key in _NARROWING or e.key in _NAMING) and e.operator in ("In", "NotIn", "Gt", "Lt"):
+            return not _excluded(pool, [(e.key, e.operator, [str(v).strip() for v in e.values])])
+    return e.matches(pool.labels)
 
 
 def _selected_type(pool: NodePool, g: ServingGroup) -> str | None:
@@ -339,8 +390,7 @@ def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
     for k, v in g.node_selector.items():
         if labels.get(k) != v and not (k not in labels and _launches(pool, k, v)):
             return False
-    if g.affinity and not any(all(e.matches(labels) or (e.key not in labels and e.operator == "In" and any(
-            _launches(pool, e.key, v) for v in e.values)) for e in term) for term in g.affinity):
+    if g.affinity and not any(all(_term_admits(pool, e) for e in term) for term in g.affinity):
         return False
     for taint in pool.taints:
         blocking = taint.effect is UNKNOWN or taint.effect in ("NoSchedule", "NoExecute")

@@ -89,7 +89,8 @@ EXTRA_FIXTURES = {
               "refused-values.yaml",  # flags48: a value vLLM refuses at start-up (by release where it depends)
               "quantization-mismatch.yaml",  # quant49: --quantization awq/gptq on a bf16/fp8 checkpoint
               "flags-as-command.yaml",  # corpus17: engine flags as the container's command (no such executable)
-              "unread-release.yaml"},  # flags10: what every release refuses on an unread one; Mamba dtypes by release
+              "unread-release.yaml",  # flags10: what every release refuses on an unread one; Mamba dtypes by release
+              "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU

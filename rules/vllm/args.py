@@ -337,12 +337,24 @@ _ARITHMETIC = re.compile(r"\$\(\((?:[^()]|\([^()]*\))*\)\)")
 ARITHMETIC_RESULT = "${ARITHMETIC_RESULT}"
 
 
-def _split_script(script: str) -> list[list[str]]:
+#: A word that is one double-quoted parameter expansion, ``"${KV_CONFIG}"`` or ``"$EXTRA"``: the shell does not split
+#: its value into words (bash(1), Word Splitting: only "the results of parameter expansion ... that did not occur
+#: within double quotes"), while shlex removes the quotes that say so.
+_QUOTED_REF = re.compile(r'(?<![^\s;&|()])"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)"(?=[\s;&|()<>]|$)')
+#: What marks such a word among a script's words (:func:`_split_script` with ``quoted``): a control character no
+#: script's word holds.
+QUOTED = "\x1f"
+
+
+def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
-    :data:`ARITHMETIC_RESULT`."""
+    :data:`ARITHMETIC_RESULT`. With ``quoted``, a word that is one double-quoted parameter expansion
+    (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one word, whatever blanks it holds."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
     if "$((" in text:
         text = _ARITHMETIC.sub(ARITHMETIC_RESULT, text)
+    if quoted and '"$' in text:
+        text = _QUOTED_REF.sub(f'"{QUOTED}\\1"', text)
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it
     words = script_words(text)
     commands: list[list[str]] = []
@@ -389,7 +401,7 @@ def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str
             and not any("vllm" in w for w in operands)):
         return None  # cheap exit for the many containers that run some other script
     local = dict(env)
-    for words in _split_script(script):
+    for words in _split_script(script, quoted=True):
         assigns, rest, persist = _assignments(words)
         if persist:
             for m in assigns:
@@ -400,6 +412,9 @@ def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str
         for w in rest:
             if w in _ALL_POSITIONAL and operands:
                 expanded.extend(operands[1:])
+                continue
+            if w.startswith(QUOTED):  # "${KV_CONFIG}": one word, its value not split
+                expanded.append(_expand_shell(w[1:], local, unknown))
                 continue
             value = _expand_shell(w, local, unknown)
             whole = _SHELL_REF.fullmatch(w)

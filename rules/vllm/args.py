@@ -37,7 +37,9 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
+from ..model.unknown import is_placeholder
 from .imageref import parse_image
+from .images import image_info
 
 # ---------------------------------------------------------------------------------------------
 # Flag table
@@ -500,6 +502,28 @@ def has_vllm_only_flag(tokens: Sequence[str]) -> bool:
 
 #: Words of an image repository that name a client of a vLLM server (``vllm-bench-client``), not the server.
 _CLIENT_WORDS = re.compile(r"(?:^|[/_.-])client(?:[/_.-]|$)")
+
+
+#: A server's address with its port, ``http://llm-vllm:8000``, ``https://10.2.1.155:8000/v1``: what a proxy, router
+#: or gateway forwards requests to.
+_SERVER_URL = re.compile(r"https?://[^\s/:@]+:\d+")
+
+
+def fronts_a_server(image: str | None, gpus: Any, words: Sequence[str], env: Mapping[str, Any]) -> bool:
+    """Whether a container whose image is named for vLLM but runs no vLLM is a proxy, router or gateway in front of
+    a vLLM server, not the engine: its image is none of vLLM's own builds (:func:`.images.image_info`'s family is
+    ``other``: ``ghcr.io/timblakely/vllm-proxy``, ``.../k8s-vllm-inference-poc-gateway``), it requests no
+    accelerator, and its arguments or environment address a server by URL and port (``BACKEND_URL:
+    http://llm-vllm:8000``, ``vllm-router --prefill http://10.2.1.155:8000``). An engine holds its model on
+    accelerators; a container without one that forwards to a server's port is that server's client."""
+    if gpus is not None and not (isinstance(gpus, int) and gpus == 0):  # an accelerator, or a count not known
+        return False
+    if not image or is_placeholder(image) or image_info(image).family != "other":  # (a placeholder: not known)
+        return False
+    for w in words:
+        if "://" in w and _SERVER_URL.search(w):
+            return True
+    return any(isinstance(v, str) and "://" in v and _SERVER_URL.search(v) is not None for v in env.values())
 
 
 def is_client_argv(tokens: Sequence[str]) -> bool:

@@ -36,6 +36,7 @@ from ...vllm.args import (
     bench_subcommand,
     expand_k8s,
     find_vllm_invocation,
+    fronts_a_server,
     is_vllm_image,
     literal_crash,
     names_unknown,
@@ -539,7 +540,9 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 _container_locations(other.locations, c, file)
                 _doubled_serve(other, engine, locate, flag_loc)
                 pod.more.append(other)
-        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS:
+        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS \
+                and not fronts_a_server(image, container.gpus, [str(w) for w in (*run, *args)], env):
+            # (a proxy, router or gateway named for vLLM, in front of a server: no engine either)
             # vLLM's benchmark client (`vllm bench serve`) on the vLLM image is no server and no GPU workload
             pod.unread = container
             pod.unread_why = _bench_why(bench)

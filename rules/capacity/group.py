@@ -46,7 +46,7 @@ from ..vllm.support import (
     speculative_model,
     speculative_tokens,
 )
-from ..vllm.versions import ResolvedVersion, pip_pin, resolve, strip_comment_lines
+from ..vllm.versions import ResolvedVersion, command_script, pip_pin, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
 
@@ -434,8 +434,7 @@ def _args_verbatim(g: ServingGroup) -> bool:
 def _script(c: Any) -> str:
     """A container's command and args as one line (where a shell script installs vLLM), without the script's comment
     lines (``# pip install vllm  # or custom installation`` installs nothing), its continued lines joined."""
-    text = " ".join(str(x) for x in (*c.command, *c.args) if isinstance(x, str))
-    return strip_comment_lines(text.replace("\\\n", " ") if "\\\n" in text else text)
+    return command_script((*c.command, *c.args))
 
 
 def _flashinfer(g: ServingGroup) -> dict[str, Any]:

@@ -18,7 +18,11 @@ class VllmCommandNotUnderstood(ObjectRule[LaunchIssue]):
         why=(
             "Every capacity, topology and engine-flag check reads the vLLM command line. A container that "
             "starts vLLM through a script file, a wrapper binary or an entrypoint shardwise does not know "
-            "gets none of those checks; without this finding it would pass without having been looked at."
+            "gets none of those checks; without this finding it would pass without having been looked at. "
+            "A container whose image is only named for vLLM (none of vLLM's own builds), that requests no "
+            "accelerator and addresses a server by URL and port in its arguments or environment (a proxy, "
+            "router or gateway: `BACKEND_URL: http://llm-vllm:8000`, `vllm-router --prefill http://10.2.1.155:8000`) "
+            "is vLLM's client, not an engine, and gets no finding."
         ),
         bad_example=(
             "containers:\n"

@@ -37,7 +37,9 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
+from ..model.unknown import is_placeholder
 from .imageref import parse_image
+from .images import image_info
 
 # ---------------------------------------------------------------------------------------------
 # Flag table
@@ -337,12 +339,24 @@ _ARITHMETIC = re.compile(r"\$\(\((?:[^()]|\([^()]*\))*\)\)")
 ARITHMETIC_RESULT = "${ARITHMETIC_RESULT}"
 
 
-def _split_script(script: str) -> list[list[str]]:
+#: A word that is one double-quoted parameter expansion, ``"${KV_CONFIG}"`` or ``"$EXTRA"``: the shell does not split
+#: its value into words (bash(1), Word Splitting: only "the results of parameter expansion ... that did not occur
+#: within double quotes"), while shlex removes the quotes that say so.
+_QUOTED_REF = re.compile(r'(?<![^\s;&|()])"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)"(?=[\s;&|()<>]|$)')
+#: What marks such a word among a script's words (:func:`_split_script` with ``quoted``): a control character no
+#: script's word holds.
+QUOTED = "\x1f"
+
+
+def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
-    :data:`ARITHMETIC_RESULT`."""
+    :data:`ARITHMETIC_RESULT`. With ``quoted``, a word that is one double-quoted parameter expansion
+    (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one word, whatever blanks it holds."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
     if "$((" in text:
         text = _ARITHMETIC.sub(ARITHMETIC_RESULT, text)
+    if quoted and '"$' in text:
+        text = _QUOTED_REF.sub(f'"{QUOTED}\\1"', text)
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it
     words = script_words(text)
     commands: list[list[str]] = []
@@ -389,7 +403,7 @@ def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str
             and not any("vllm" in w for w in operands)):
         return None  # cheap exit for the many containers that run some other script
     local = dict(env)
-    for words in _split_script(script):
+    for words in _split_script(script, quoted=True):
         assigns, rest, persist = _assignments(words)
         if persist:
             for m in assigns:
@@ -400,6 +414,9 @@ def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str
         for w in rest:
             if w in _ALL_POSITIONAL and operands:
                 expanded.extend(operands[1:])
+                continue
+            if w.startswith(QUOTED):  # "${KV_CONFIG}": one word, its value not split
+                expanded.append(_expand_shell(w[1:], local, unknown))
                 continue
             value = _expand_shell(w, local, unknown)
             whole = _SHELL_REF.fullmatch(w)
@@ -485,6 +502,28 @@ def has_vllm_only_flag(tokens: Sequence[str]) -> bool:
 
 #: Words of an image repository that name a client of a vLLM server (``vllm-bench-client``), not the server.
 _CLIENT_WORDS = re.compile(r"(?:^|[/_.-])client(?:[/_.-]|$)")
+
+
+#: A server's address with its port, ``http://llm-vllm:8000``, ``https://10.2.1.155:8000/v1``: what a proxy, router
+#: or gateway forwards requests to.
+_SERVER_URL = re.compile(r"https?://[^\s/:@]+:\d+")
+
+
+def fronts_a_server(image: str | None, gpus: Any, words: Sequence[str], env: Mapping[str, Any]) -> bool:
+    """Whether a container whose image is named for vLLM but runs no vLLM is a proxy, router or gateway in front of
+    a vLLM server, not the engine: its image is none of vLLM's own builds (:func:`.images.image_info`'s family is
+    ``other``: ``ghcr.io/timblakely/vllm-proxy``, ``.../k8s-vllm-inference-poc-gateway``), it requests no
+    accelerator, and its arguments or environment address a server by URL and port (``BACKEND_URL:
+    http://llm-vllm:8000``, ``vllm-router --prefill http://10.2.1.155:8000``). An engine holds its model on
+    accelerators; a container without one that forwards to a server's port is that server's client."""
+    if gpus is not None and not (isinstance(gpus, int) and gpus == 0):  # an accelerator, or a count not known
+        return False
+    if not image or is_placeholder(image) or image_info(image).family != "other":  # (a placeholder: not known)
+        return False
+    for w in words:
+        if "://" in w and _SERVER_URL.search(w):
+            return True
+    return any(isinstance(v, str) and "://" in v and _SERVER_URL.search(v) is not None for v in env.values())
 
 
 def is_client_argv(tokens: Sequence[str]) -> bool:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from .imageref import parse_image
 from .images import image_info
 from .options import OPTION_RELEASES, closest_option, undefined_option
-from .versions import Version, parse_version, version_from_image
+from .versions import Version, command_script, parse_version, pip_pin, version_from_image
 
 #: The releases whose source was read for :data:`GAPS`: every source distribution vLLM publishes on PyPI from 0.5.0
 #: to 0.34.0 (0.15.0 and 0.15.1 have none, so they are not here) — the same releases whose option names were
@@ -167,6 +167,30 @@ def release_read(image: str | None) -> Version | None:
     return found if found is not None and str(found) in RELEASES_READ else None
 
 
+#: How a finding names the release it judged the flags against, where an image's tag named it.
+BY_IMAGE = "(the release the image names)"
+
+
+def flags_release(image: str | None, words: list[str]
+                  ) -> tuple[Version | None, str, str | None, Version | None]:
+    """The release a vLLM container's flags are judged against: (the release, or None where none read is known;
+    how a finding names it, as :data:`BY_IMAGE` does; where the release is not known, what the advisory
+    (:func:`unread_release_refusal`) says names none, None for the image, and the release pinned, if any).
+    ``words`` is the container's command line. A release its command pins with
+    pip (``pip install vllm==0.10.0``, :func:`.versions.pip_pin`) is the one that runs, whatever the image's tag,
+    and is judged as an image tag naming it would be (:func:`release_read`: a release not read is unknown); an
+    install that pins none (``pip install -U vllm``, a range) is PyPI's newest at start-up, unknown."""
+    pinned = pip_pin(command_script(words), image) if any("vllm" in w for w in words) else None
+    if pinned is None:
+        return release_read(image), BY_IMAGE, None, None
+    if pinned.source == "pip-pin":
+        said = f"(the release `{pinned.detail}` installs)"
+        if str(pinned.version) in RELEASES_READ:
+            return pinned.version, said, None, None
+        return None, said, f"`{pinned.detail}` names no release read", pinned.version
+    return None, BY_IMAGE, f"{pinned.detail.partition(' (')[0]}, so PyPI's newest at start-up runs", None
+
+
 def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[str, str] | None:
     """(the word as vLLM receives it, why vLLM exits) for the first flag in ``tokens`` (vLLM's own arguments) that
     ``release`` does not define; None when neither :data:`GAPS` nor the release's option set
@@ -202,13 +226,13 @@ def _name_absent(name: str, release: Version) -> str | None:
     name = name.replace("_", "-")
     what = word_gap(name, release)
     if what is not None:
-        return (f"`--{name}` is not a flag of vLLM {release} (the release the image names): it "
+        return (f"`--{name}` is not a flag of vLLM {release} {BY_IMAGE}: it "
                 f"{what}; vLLM's argument parser defines no option that is or begins with "
                 f"`--{name}` there, so it exits at start-up (\"unrecognized arguments\") and the pod "
                 f"crash-loops")
     if undefined_option(name, release):
         close = closest_option(name, release)
-        return (f"`--{name}` is not a flag of vLLM {release} (the release the image names): no option "
+        return (f"`--{name}` is not a flag of vLLM {release} {BY_IMAGE}: no option "
                 f"of that release is or begins with it (every option string of its source was read), so "
                 f"vLLM's argument parser exits at start-up (\"unrecognized arguments\") and the pod "
                 f"crash-loops" + (f"; did you mean `--{close}`?" if close else ""))
@@ -267,7 +291,7 @@ def model_option_raises(tokens: list[str], release: Version) -> str | None:
                 break
     else:
         return None
-    return (f"`vllm serve` in vLLM {release} (the release the image names) refuses `--model`: it raises \"With "
+    return (f"`vllm serve` in vLLM {release} {BY_IMAGE} refuses `--model`: it raises \"With "
             "`vllm serve`, you should provide the model as a positional argument ... instead of via the `--model` "
             "option\" before anything loads (0.5.5-0.11.0; from 0.11.1 it only warns), so the pod crash-loops; "
             "write the model first, `vllm serve MODEL ...`")
@@ -349,7 +373,7 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
         since = HUMAN_INT_SINCE.get(name)
         if since is not None and release < since and _SUFFIXED.match(v):
             return word, (
-                f"`--{name} {v}` is not a value vLLM {release} (the release the image names) takes: its "
+                f"`--{name} {v}` is not a value vLLM {release} {BY_IMAGE} takes: its "
                 f"argument parser reads --{name} with int() (engine/arg_utils.py; the k/M forms came in {since} "
                 f"with human_readable_int), so it exits at start-up (\"invalid int value: '{v}'\") and "
                 f"the pod crash-loops; write the number in full, or use an image of vLLM {since} or later")
@@ -358,7 +382,7 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
             if came is not None and release < _release(came):
                 taken = ", ".join(k for k, r in KV_DTYPE_SINCE.items() if _release(r) <= release)
                 return word, (
-                    f"`--kv-cache-dtype {v}` is not a value vLLM {release} (the release the image names) takes: "
+                    f"`--kv-cache-dtype {v}` is not a value vLLM {release} {BY_IMAGE} takes: "
                     f"its argument parser's choices there are {taken} ({v} came in {came}), so it exits at start-up "
                     f"(\"invalid choice\") and the pod crash-loops; use an image of vLLM {came} or later")
         if name in MAMBA_DTYPE_FLAGS and release >= _MAMBA_DTYPE_FLAGS_SINCE:
@@ -368,7 +392,7 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
                 fix = (f"use an image of vLLM {came} or later" if came is not None else
                        f"write one of them ({', '.join(choices)}; no release read to {NEWEST_READ} takes {v})")
                 return word, (
-                    f"`--{name} {v}` is not a value vLLM {release} (the release the image names) takes: its argument "
+                    f"`--{name} {v}` is not a value vLLM {release} {BY_IMAGE} takes: its argument "
                     f"parser's choices there are {', '.join(choices)} (MambaDType, config/cache.py"
                     f"{f'; {v} came in {came}' if came else ''}), so it exits at start-up (\"invalid choice\") and the "
                     f"pod crash-loops; {fix}")
@@ -386,7 +410,8 @@ def no_release_defines(name: str) -> bool:
     return all(undefined_option(name, _release(r)) for r in RELEASES_READ)
 
 
-def unread_release_refusal(words: list[str], tokens: list[str], image: str | None) -> tuple[str, str] | None:
+def unread_release_refusal(words: list[str], tokens: list[str], image: str | None,
+                           named_as: str | None = None, named: Version | None = None) -> tuple[str, str] | None:
     """(the word, why vLLM would exit) for the first flag in ``tokens`` (vLLM's own arguments) that no release read
     defines, or the first ``--mamba-cache-dtype`` / ``--mamba-ssm-cache-dtype`` value no release read takes, on an
     image whose tag names no release read (``latest``, a digest, a nightly, a team's own image, a release newer
@@ -397,12 +422,15 @@ def unread_release_refusal(words: list[str], tokens: list[str], image: str | Non
     for m in _OTHER_PARSERS:
         if m in line:
             return None
-    named = version_from_image(image) if image else None
+    if named_as is None:
+        named = version_from_image(image) if image else None
     if named is not None and named < _release(_OLDEST_READ):
         return None
-    named_as = f"the image {image} names no release read" if image else "the container names no image"
+    pin = f"(vllm=={NEWEST_READ})" if named_as is not None else f"tag (vllm/vllm-openai:v{NEWEST_READ})"
+    if named_as is None:  # (the image's)
+        named_as = f"the image {image} names no release read" if image else "the container names no image"
     unless = (f"{named_as}: unless its vLLM is newer than {NEWEST_READ} or a build of its own that takes it, the pod "
-              f"crash-loops; pin a release tag (vllm/vllm-openai:v{NEWEST_READ}) to have it judged for sure")
+              f"crash-loops; pin a release {pin} to have it judged for sure")
     for tok in tokens:
         if tok == "--":
             break

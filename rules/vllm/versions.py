@@ -179,6 +179,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
@@ -964,6 +965,13 @@ _COMMENT_LINE = re.compile(r"(?m)^[ \t]*#.*$")
 def strip_comment_lines(script: str) -> str:
     """A shell script without its comment lines (those whose first word starts with ``#``)."""
     return _COMMENT_LINE.sub("", script) if "#" in script else script
+
+def command_script(words: Sequence[object]) -> str:
+    """A container's command and args as one line (where a shell script installs vLLM), without the script's comment
+    lines (``# pip install vllm  # or custom installation`` installs nothing), its continued lines joined."""
+    text = " ".join(w for w in words if isinstance(w, str))
+    return strip_comment_lines(text.replace("\\\n", " ") if "\\\n" in text else text)
+
 
 #: pip's (and uv's) ``-U`` / ``--upgrade``, alone or among short flags (``-qU``)
 _UPGRADE = re.compile(r"(?<!\S)(?:-[a-zA-Z]*U[a-zA-Z]*|--upgrade)(?![\w-])")

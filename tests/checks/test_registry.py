@@ -89,7 +89,8 @@ EXTRA_FIXTURES = {
               "refused-values.yaml",  # flags48: a value vLLM refuses at start-up (by release where it depends)
               "quantization-mismatch.yaml",  # quant49: --quantization awq/gptq on a bf16/fp8 checkpoint
               "flags-as-command.yaml",  # corpus17: engine flags as the container's command (no such executable)
-              "unread-release.yaml"},  # flags10: what every release refuses on an unread one; Mamba dtypes by release
+              "unread-release.yaml",  # flags10: what every release refuses on an unread one; Mamba dtypes by release
+              "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
@@ -160,8 +161,10 @@ EXTRA_FIXTURES = {
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets
               "bench-client.yaml",  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
               "djl-lmi.yaml",  # corpus12: DJL Serving's LMI container told to run vLLM by OPTION_ROLLING_BATCH
-              "dynamo-sdk.yaml"},  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
-    "SW002": {"bench.yaml"},  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
+              "dynamo-sdk.yaml",  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
+              "gateway.yaml"},  # small12: a gateway named for vLLM, in front of its Service, is no mention
+    "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
+              "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory

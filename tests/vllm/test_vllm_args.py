@@ -401,6 +401,26 @@ def test_shell_arithmetic_expansion_is_one_unknown_word():
     assert e.extra == {"data_parallel_size_local": 8, "data_parallel_start_rank": "${ARITHMETIC_RESULT}"}
 
 
+def test_a_double_quoted_expansion_is_one_word_whatever_blanks_its_value_holds():
+    # GoogleCloudPlatform/devrel-demos ai-ml/disagg-tpu-llm-d/values_tpu.yaml: `--kv-transfer-config "${KV_CONFIG}"`
+    # with KV_CONFIG a JSON object holding blanks was split into words as if unquoted (shlex removes the quotes), and
+    # its pieces read as positionals: the model and TP unknown. bash does not split an expansion within double quotes
+    script = ('KV_CONFIG="{\\"kv_connector\\":\\"TPUConnector\\", \\"kv_role\\":\\"kv_consumer\\", '
+              '\\"kv_ip\\" : \\"$POD_IP\\"}"\n'
+              'echo "KV_CONFIG=$KV_CONFIG"\n'
+              'python3 -m vllm.entrypoints.openai.api_server \\\n  --model "Qwen/Qwen3-32B" --tensor-parallel-size 4 \\\n'
+              '  --kv-transfer-config "${KV_CONFIG}" --max-model-len 8192')
+    e = parse(["/bin/bash", "-c", script], env={"POD_IP": "10.0.0.7"})
+    assert (e.model, e.tensor_parallel_size, e.max_model_len) == ("Qwen/Qwen3-32B", 4, 8192)
+    assert e.extra["kv_transfer_config"] == ('{"kv_connector":"TPUConnector", "kv_role":"kv_consumer", '
+                                           '"kv_ip" : "10.0.0.7"}')
+    # `"$X"` too; unquoted, the same value still splits into words (and its second word is a positional)
+    e = parse(["sh", "-c", 'A="x y"; vllm serve org/m --kv-transfer-config "$A" --max-model-len 9'])
+    assert (e.model, e.max_model_len, e.extra) == ("org/m", 9, {"kv_transfer_config": "x y"})
+    e = parse(["sh", "-c", 'A="x y"; vllm serve org/m --kv-transfer-config $A --max-model-len 9'])
+    assert (e.max_model_len, e.extra) == (9, {"kv_transfer_config": "x", "positional": ["y"]})
+
+
 def test_k8s_expansion_happens_before_the_shell():
     e = parse(["sh", "-c", "vllm serve $(MODEL) --port $(PORT)"], env={"MODEL": "org/m", "PORT": "9000"})
     assert (e.model, e.port) == ("org/m", 9000)

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...model import UNKNOWN, Inventory, Location
-from ...vllm.args import is_vllm_image
+from ...vllm.args import fronts_a_server, is_vllm_image
 from ...vllm.envs import ENGINE_ENV
 from ..yamlsrc import LineDict
 from .fields import api_group, as_list, as_map
@@ -222,12 +222,25 @@ _PIP_LIST = re.compile(r"^[ \t]*(?:pip:[ \t]*\[[^\]\n]*?|-[ \t]*)['\"]?(vllm(?:[
 _VLLM_REQUIREMENT = re.compile(r"^vllm(?:[=<>~!\[\s]|$)")
 
 
+def _fronts(container: Any, image: str) -> bool:
+    """Whether ``container`` (a container's fields, where its image is named) is a proxy, router or gateway in front
+    of a vLLM server (:func:`~shardwise.rules.vllm.args.fronts_a_server`): its image does not say it runs vLLM."""
+    if not isinstance(container, Mapping) or "image" not in container:
+        return False
+    res = as_map(container.get("resources"))
+    accelerators = any("/" in str(k) and not str(k).startswith(("hugepages-", "ephemeral"))
+                       for part in ("limits", "requests") for k in as_map(res.get(part)))
+    words = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str)]
+    env = {str(e.get("name")): e.get("value") for e in as_list(container.get("env")) if isinstance(e, Mapping)}
+    return fronts_a_server(image, 1 if accelerators else None, words, env)
+
+
 def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
     """The first thing in ``obj`` that says it runs vLLM, as words for a message and its line: a vLLM
     image, a vLLM launch or install in a command or script, a parallel-size flag, an environment variable only
     the vLLM engine reads (:data:`~shardwise.rules.vllm.envs.ENGINE_ENV`); None when nothing does."""
     for key, value, holder in _strings(obj):
-        if key.lower().endswith("image") and is_vllm_image(value):
+        if key.lower().endswith("image") and is_vllm_image(value) and not _fronts(holder, value):
             return f"the vLLM image {value}", _at(holder, key)
         m = _LAUNCH.search(value)
         if m is not None:

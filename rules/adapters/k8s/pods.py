@@ -36,12 +36,20 @@ from ...vllm.args import (
     bench_subcommand,
     expand_k8s,
     find_vllm_invocation,
+    fronts_a_server,
     is_vllm_image,
     literal_crash,
     names_unknown,
     parse_serve_args,
 )
-from ...vllm.flags import absent_flag, model_option_raises, release_read, release_value_refused, unread_release_refusal
+from ...vllm.flags import (
+    BY_IMAGE,
+    absent_flag,
+    flags_release,
+    model_option_raises,
+    release_value_refused,
+    unread_release_refusal,
+)
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
@@ -532,7 +540,9 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 _container_locations(other.locations, c, file)
                 _doubled_serve(other, engine, locate, flag_loc)
                 pod.more.append(other)
-        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS:
+        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS \
+                and not fronts_a_server(image, container.gpus, [str(w) for w in (*run, *args)], env):
+            # (a proxy, router or gateway named for vLLM, in front of a server: no engine either)
             # vLLM's benchmark client (`vllm bench serve`) on the vLLM image is no server and no GPU workload
             pod.unread = container
             pod.unread_why = _bench_why(bench)
@@ -599,25 +609,27 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
     """A flag the release of a vLLM image does not define (:mod:`shardwise.rules.vllm.flags`): vLLM exits on it.
     ``found`` is the container's vLLM invocation (:func:`~shardwise.rules.vllm.args.find_vllm_invocation`). An image
     naming no release read is judged only on what every release read refuses, as advisory
-    (:func:`~shardwise.rules.vllm.flags.unread_release_refusal`)."""
+    (:func:`~shardwise.rules.vllm.flags.unread_release_refusal`). A release the command pins with pip is the one
+    judged, as an image's would be (:func:`~shardwise.rules.vllm.flags.flags_release`)."""
     if found is None:
         return
-    release = release_read(image)
+    words = [str(w) for w in (*run, *args)]
+    release, said, named_as, named = flags_release(image, words)
     if release is None:
-        refused = unread_release_refusal([str(w) for w in (*run, *args)], found[1], image)
+        refused = unread_release_refusal(words, found[1], image, named_as, named)
         if refused is not None:
             pod.crash, pod.crash_advisory = refused[1], True
             pod.locations["crash"] = (locate(refused[0]) if locate is not None else None) or flag_loc
         return
-    absent = absent_flag([str(w) for w in (*run, *args)], found[1], release)
+    absent = absent_flag(words, found[1], release)
     if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint
         why = model_option_raises(found[1], release)
         absent = ("--model", why) if why is not None else None
     if absent is None:
-        absent = release_value_refused([str(w) for w in (*run, *args)], found[1], release)
+        absent = release_value_refused(words, found[1], release)
     if absent is not None:
         word, why = absent
-        pod.crash = why
+        pod.crash = why.replace(BY_IMAGE, said) if said != BY_IMAGE else why
         pod.locations["crash"] = (locate(word) if locate is not None else None) or flag_loc
 
 

@@ -70,6 +70,12 @@ DATA_14 = Path(__file__).with_name("data") / "plan_cases_14.json"
 # 2-GPU VMs, Llama 3.1 8B as DP4, Phi-4, DeepSeek-R1-Distill-Qwen-14B), GKE's NeMo-RL Gemma 3 27B sample and NVIDIA
 # Dynamo's 16-GPU GB200 DeepSeek-R1 FP4 recipe
 DATA_15 = Path(__file__).with_name("data") / "plan_cases_15.json"
+# the sixteenth set (issue 28, plancases13 of 2026-12-06), from sources none of them cites: KServe's LLMInferenceService
+# samples (speculative decoding on H100, L40S, A100 40GB and A10G; Nemotron 3 Ultra TP8 + EP; DP16 + EP over two
+# nodes), NVIDIA Dynamo's recipes none cites (Llama 3.3 70B disaggregated, gpt-oss-120b, DeepSeek-R1 DP8 + EP on H200
+# and GB200, Qwen3.5-122B, Kimi-K2.6) and GitHub issues that state what ran or refused (vLLM 10517, SubgraphRAG 19,
+# Qwen3-VL 1489)
+DATA_16 = Path(__file__).with_name("data") / "plan_cases_16.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -93,7 +99,7 @@ def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
-                                   DATA_12, DATA_13, DATA_14, DATA_15):
+                                   DATA_12, DATA_13, DATA_14, DATA_15, DATA_16):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

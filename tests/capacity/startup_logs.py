@@ -504,8 +504,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
     "hybrid-fp8-unread": (
         "a hybrid (Gated DeltaNet + attention) FP8 checkpoint with a vision tower at TP2 on PCIe GeForce cards keeps "
         "1.04 GiB less cache than modelled; the log gives no memory breakdown, and the checkpoint's unquantised share "
-        "is assumed, not read",
-        "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown"),
+        "is assumed, not read. Set 23's Qwen3.8-27B NVFP4 on one RTX 5090 (0.26.1 pre-release, eager, 32K) moves "
+        "as the model does not: its fp8-cache start 126,976 modelled against 91,022, language-model-only frees 1.37 "
+        "GiB logged against 0.86 (tower and encoder profile), --max-num-seqs 8 another 0.52 against 0.11, a bf16 "
+        "cache keeps 0.84 of the fp8 count logged against 0.53 (the hybrid page under an fp8 cache); the start with "
+        "both flags is within 0.9 %",
+        "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown, "
+        "'Setting attention block size' and mamba page lines"),
     "spec-drafter": (
         "a separate drafter (the speculative config's `model`, a Gemma 4 assistant): its weights are charged (0.78 GiB, "
         "from its config.json; the log's 25.5 against 24.72 without it), its CUDA graphs are not: 0.29's Model Runner "
@@ -516,9 +521,22 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the drafter's graph memory read from logs with and without a drafter at other capture sizes and draft "
         "lengths (one pair cannot tell a term from a fit)"),
     "sm120-cold-nontorch": (
-        "a cold start on an sm_120 card on Linux (a 1g.16gb MIG slice of an RTX PRO 4500 Blackwell) logs 1.28 GiB of "
-        "non-torch memory against the 0.12 charged; weights, layout and the cold-compile peak are right",
-        "a cold and a warm start of one model measured on an sm_120 card"),
+        "cold starts on sm_120 cards on Linux keep about one more copy of the input embedding beside the cache than "
+        "modelled: the 1g.16gb MIG slice of an RTX PRO 4500 Blackwell logs 1.28 GiB of non-torch memory against the "
+        "0.12 charged (Qwen3-8B-FP8's embedding: 1.16 GiB); set 23's RTX 5090 at 0.29.0 (each (model, max_model_len) "
+        "a compile of its own: 0.29.0 hashes max_model_len into the compile cache, config/model.py "
+        "ModelConfig.compute_hash) keeps 0.94 - 1.27 GiB more on its dense rows (Qwen3-4B's embedding 0.72 GiB, "
+        "Phi-4-mini's 1.15); the RTX 5060 Ti's warm start is within 0.03. Weights, layout and the cold-compile peak "
+        "are right; no vLLM source term found",
+        "a cold and a warm start of one model on an sm_120 card with the breakdown line ('Actual usage is ... "
+        "non-torch ...'), and the same on a non-sm_120 card of the same release"),
+    "hybrid-state-0.29": (
+        "a hybrid model (Qwen3.5-4B's Gated DeltaNet, granite-4.0-h-micro's Mamba2) on set 23's RTX 5090 at 0.29.0: "
+        "beside the dense rows' sm_120 gap its logged count grows more from 32K to 128K than the modelled layout's "
+        "(Qwen3.5-4B BF16 +8.1 % logged against +4.8 %, granite +21.3 % against +11.6 %): part of the miss is the "
+        "count vLLM 0.29.0 reports for a hybrid cache (max concurrency x max_model_len, the state blocks a request "
+        "holds counted in), part the budget",
+        "the starts' 'Available KV cache memory' and 'Setting attention block size' / mamba page lines"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "
@@ -562,6 +580,10 @@ _GEMMA_FORGE = "https://github.com/kenrollins/gemma-forge/blob/2982efbd0117a0da9
 _XBILL_DEV = "https://github.com/xbill9/gemma4-dev/blob/"
 _XBILL_SM = "https://github.com/xbill9/sagemaker-gemma/blob/"
 _AIRA = "https://github.com/SuperSumanov/aira-dojo-noise-robust/blob/"
+_XL = "https://github.com/Xecutive-Development-LLC/ai-infra-lab/blob/"
+_XL_MC = _XL + "40931a9786dd16eaf11b1441bc14dfc95c39b9a9/docs/MODEL_COMPARISON_RESULTS.md"
+_XL_R2 = _XL + "4584f8ef124670e64317f91b328b52e09e2ad6ac/docs/MODEL_COMPARISON_ROUND2_RESULTS.md"
+_Q38 = "https://github.com/vllm-project/recipes/blob/62a146b6003c124e03b71eb8d1d84917b2d570b4/models/Qwen/Qwen3.8-27B.yaml"
 MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_FRESHAIR + "f52b9b99f2c0495fb32899ed7e4411c60a90341c/docs/evidence/wp24/WP24-2026-09-20-run1/B/EV02/"
      "vllm-startup-success.log", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 1, 1, 10_576): "wsl2-cold-compile",
@@ -628,6 +650,18 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 2_555): "text-only-warm-restart",
     (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
      "cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 1, 1, 120_422): "qwen38-awq-3090",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 91_022): "hybrid-fp8-unread",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 135_926): "hybrid-fp8-unread",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 76_458): "hybrid-fp8-unread",
+    (_XL_MC, "0.29.0", "microsoft/Phi-4-mini-instruct", 1, 1, 1, 151_973): "sm120-cold-nontorch",
+    (_XL_MC, "0.29.0", "microsoft/Phi-4-mini-instruct", 1, 1, 1, 152_029): "sm120-cold-nontorch",
+    (_XL_MC, "0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, 1, 1, 176_489): "sm120-cold-nontorch",
+    (_XL_MC, "0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, 1, 1, 176_554): "sm120-cold-nontorch",
+    (_XL_MC, "0.29.0", "Qwen/Qwen3.5-4B", 1, 1, 1, 518_114): "hybrid-state-0.29",
+    (_XL_MC, "0.29.0", "RedHatAI/Qwen3.5-4B-FP8-dynamic", 1, 1, 1, 586_499): "hybrid-state-0.29",
+    (_XL_MC, "0.29.0", "RedHatAI/Qwen3.5-4B-FP8-dynamic", 1, 1, 1, 634_799): "hybrid-state-0.29",
+    (_XL_R2, "0.29.0", "ibm-granite/granite-4.0-h-micro", 1, 1, 1, 2_143_269): "hybrid-state-0.29",
+    (_XL_R2, "0.29.0", "ibm-granite/granite-4.0-h-micro", 1, 1, 1, 2_600_821): "hybrid-state-0.29",
 }
 
 

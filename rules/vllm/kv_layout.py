@@ -28,8 +28,9 @@ vLLM's model implementations read them:
   per layer and token, not split by TP.
 
 Layouts vLLM has and this model does not (:func:`unmodelled_reason`: DeepSeek-V4's compressed sparse
-attention, lightning-attention hybrids, Mamba layers whose positions the config does not give, layer types not
-listed above) are laid out as full attention over the config's heads, and the layout says so (``modelled``
+attention, whose groups :mod:`.dsv4_cache` (and weights, :mod:`.dsv4_weights`) build as vLLM 0.20.0 does but the
+sizing does not use yet, lightning-attention hybrids, Mamba layers whose positions the config does not give, layer
+types not listed above) are laid out as full attention over the config's heads, and the layout says so (``modelled``
 False and a note): the weights are known, the KV figures are not vLLM's.
 
 :func:`plan_kv_cache` then follows ``vllm/v1/core/kv_cache_utils.py`` (0.9-0.19): with the hybrid KV

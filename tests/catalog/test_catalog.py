@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 42 + 59 + 257
+    assert len(records) == 42 + 59 + 259
     for record in records:
         assert record.source.startswith("https://"), record
 

@@ -426,7 +426,9 @@ def unread_release_refusal(words: list[str], tokens: list[str], image: str | Non
         named = version_from_image(image) if image else None
     if named is not None and named < _release(_OLDEST_READ):
         return None
-    pin = f"(vllm=={NEWEST_READ})" if named_as is not None else f"tag (vllm/vllm-openai:v{NEWEST_READ})"
+    pin = (f"(vllm=={NEWEST_READ})" if named_as is not None else
+           f"tag (vllm/vllm-openai:v{NEWEST_READ}) or declare the release the image holds (the annotation "
+           "shardwise.dev/vllm-version)")
     if named_as is None:  # (the image's)
         named_as = f"the image {image} names no release read" if image else "the container names no image"
     unless = (f"{named_as}: unless its vLLM is newer than {NEWEST_READ} or a build of its own that takes it, the pod "

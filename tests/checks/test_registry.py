@@ -79,7 +79,7 @@ EXTRA_FIXTURES = {
     "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
-    "SW003": {"literal-words.yaml",
+    "SW003": {"literal-words.yaml", "declared-release.yaml",
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "absent-flags.yaml",  # a flag the image's vLLM release does not define (vllm.flags), and ones it does

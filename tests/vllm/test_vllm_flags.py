@@ -417,14 +417,15 @@ def test_an_image_naming_no_release_read_is_judged_on_what_every_release_refuses
         "`--intra-node-data-parallel-size` is defined by no vLLM release read, 0.5.0 to 0.34.0 (no option string of "
         "any is or begins with it), so each exits at start-up on it (\"unrecognized arguments\"); the image "
         "vllm/vllm-openai:latest names no release read: unless its vLLM is newer than 0.34.0 or a build of its own "
-        "that takes it, the pod crash-loops; pin a release tag (vllm/vllm-openai:v0.34.0) to have it judged for sure; "
-        "did you mean `--new-data-parallel-size`?"))
+        "that takes it, the pod crash-loops; pin a release tag (vllm/vllm-openai:v0.34.0) or declare the release "
+        "the image holds (the annotation shardwise.dev/vllm-version) to have it judged for sure; did you mean `--new-data-parallel-size`?"))
     assert judged("vllm/vllm-openai:nightly", "--mamba-ssm-cache-dtype", "fp8_e4m3") == ("fp8_e4m3", (
         "`--mamba-ssm-cache-dtype fp8_e4m3` is a value no vLLM release read takes (0.10.1 to 0.34.0; its choices in "
         "0.34.0 are auto, float32, float16, bfloat16: MambaDType, config/cache.py), so each exits at start-up on it "
         "(\"invalid choice\"); the image vllm/vllm-openai:nightly names no release read: unless its vLLM is newer "
         "than 0.34.0 or a build of its own that takes it, the pod crash-loops; pin a release tag "
-        "(vllm/vllm-openai:v0.34.0) to have it judged for sure"))
+        "(vllm/vllm-openai:v0.34.0) or declare the release the image holds (the annotation "
+        "shardwise.dev/vllm-version) to have it judged for sure"))
     assert judged(None, "--gpu-memory-utilisation", "0.9") is not None  # no image at all
     # defined by some release read (removed, added late), a unique prefix, `_` for `-`, after `--`: not judged
     assert judged("vllm/vllm-openai:latest", "--swap-space", "4", "--enable-extensible-kv-cache", "--gpu-memory",

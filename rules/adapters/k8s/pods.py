@@ -44,12 +44,14 @@ from ...vllm.args import (
 )
 from ...vllm.flags import (
     BY_IMAGE,
+    RELEASES_READ,
     absent_flag,
     flags_release,
     model_option_raises,
     release_value_refused,
     unread_release_refusal,
 )
+from ...vllm.versions import Version, parse_version
 from ..yamlsrc import LineDict
 from .claims import claim_refs
 from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
@@ -330,7 +332,7 @@ class Pod:
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
                  "volumes", "image_vllm", "unread", "unread_why", "crash", "crash_pending", "crash_placeholder",
-                 "crash_advisory", "locations", "host", "more")
+                 "crash_advisory", "locations", "host", "more", "flag_check")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -356,6 +358,10 @@ class Pod:
         self.locations: dict[str, Location] = {}  # see ServingGroup.locations
         self.host = HostAccess()
         self.more: list[Pod] = []  # the same pod seen from each further container that runs a vLLM server
+        #: what judges the engine container's flags again against a release the workload declares
+        #: (``shardwise.dev/vllm-version``, :func:`judge_declared_release`), kept only where its image names no
+        #: release read and its command pins none
+        self.flag_check: tuple[Any, ...] | None = None
 
     def for_container(self, c: Container, engine: EngineArgs, raw: Mapping[str, Any]) -> Pod:
         """This pod as the serving group of another vLLM container in it (its own engine and GPUs)."""
@@ -615,12 +621,22 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
         return
     words = [str(w) for w in (*run, *args)]
     release, said, named_as, named = flags_release(image, words)
+    if release is None and named_as is None:
+        pod.flag_check = (words, found, bool(run), locate, flag_loc)
     if release is None:
         refused = unread_release_refusal(words, found[1], image, named_as, named)
         if refused is not None:
             pod.crash, pod.crash_advisory = refused[1], True
             pod.locations["crash"] = (locate(refused[0]) if locate is not None else None) or flag_loc
         return
+    _judge_at(pod, words, found, bool(run), release, said, locate, flag_loc)
+
+
+def _judge_at(pod: Pod, words: list[str], found: tuple[str, list[str]], run: bool, release: Version, said: str,
+              locate: Any, flag_loc: Location) -> None:
+    """Set ``pod.crash`` to the first flag or value of the command line ``words`` that vLLM ``release`` refuses
+    (``said``: how the finding names where the release comes from, :data:`BY_IMAGE` for the image's tag; ``run``:
+    the container gives a command, not only arguments to the image's entrypoint)."""
     absent = absent_flag(words, found[1], release)
     if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint
         why = model_option_raises(found[1], release)
@@ -629,8 +645,35 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
         absent = release_value_refused(words, found[1], release)
     if absent is not None:
         word, why = absent
-        pod.crash = why.replace(BY_IMAGE, said) if said != BY_IMAGE else why
+        if said != BY_IMAGE:
+            why = why.replace(BY_IMAGE, said)
+            if said.startswith(_PINNED):  # the fix is a pin, not an image
+                why = why.replace(_FIX_BY_IMAGE, "install vLLM ")
+        pod.crash = why
         pod.locations["crash"] = (locate(word) if locate is not None else None) or flag_loc
+
+
+#: How a finding names a release its command pins (:func:`~shardwise.rules.vllm.flags.flags_release`), and how a
+#: fix written for an image's release begins.
+_PINNED = "(the release `"
+_FIX_BY_IMAGE = "use an image of vLLM "
+
+
+def judge_declared_release(pod: Pod, declared: str | None) -> None:
+    """Judge the pod's vLLM flags against the release the workload declares with ``shardwise.dev/vllm-version``
+    (``declared``, a release number, or None), where its image names no release read and its command pins none: the
+    release the capacity model sizes for (:func:`~shardwise.rules.capacity.group.vllm_version`), so SW003 says for
+    sure what that release refuses, in place of the advisory every release read gives. A release not read leaves
+    the advisory as it was."""
+    check = pod.flag_check
+    release = parse_version(declared) if declared is not None else None
+    if check is None or release is None or str(release) not in RELEASES_READ:
+        return
+    words, found, run, locate, flag_loc = check
+    pod.crash, pod.crash_advisory = None, False
+    pod.locations.pop("crash", None)
+    _judge_at(pod, words, found, run, release, "(the release the annotation shardwise.dev/vllm-version declares)",
+              locate, flag_loc)
 
 
 def _without_config(tokens: Sequence[str]) -> list[str]:

@@ -58,7 +58,16 @@ from .fields import (
     typed_map,
 )
 from .parse import Lines
-from .pods import Pod, read_affinity, read_node_selector, read_pod, read_tolerations, template_counts, template_name
+from .pods import (
+    Pod,
+    judge_declared_release,
+    read_affinity,
+    read_node_selector,
+    read_pod,
+    read_tolerations,
+    template_counts,
+    template_name,
+)
 
 #: The workload kinds read here, by the API groups that define them with this shape (``spec.template`` a pod
 #: template, ``spec.replicas``): Kubernetes' own (``extensions`` the groups before ``apps``), Argo Rollouts,
@@ -251,6 +260,9 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         g.production = _production(ann[ANN_PRODUCTION], file, ann_lines.get(ANN_PRODUCTION) or loc.line)
     if ANN_VLLM_VERSION in ann:
         g.vllm_version = _release(ann[ANN_VLLM_VERSION], file, ann_lines.get(ANN_VLLM_VERSION) or loc.line)
+        judge_declared_release(pod, g.vllm_version)
+        if "crash" in pod.locations:
+            g.locations["crash"] = pod.locations["crash"]
     g.suppressions = suppressions_from(ann, ann_lines, file, loc.line)
     if engine.model is None:
         where = pod.vllm.location if pod.vllm.location.line else loc

@@ -132,6 +132,13 @@ def test_modelservice_values_written_in_the_shape_of_the_guides():
     # dataLocal 2 without a written count: v0.3 requests tensor (2), v0.4 dataLocal x tensor (4): unknown
     inv = load_text(VALUES.replace("    tensor: 2\n", "    tensor: 2\n    dataLocal: 2\n"), "ms-values.yaml")
     assert [show(g.gpus_per_pod) for g in inv.groups] == ["UNKNOWN"]
+    # a written count equal to tensor (2) with dataLocal 2: v0.3.0 and v0.3.17 on request 2, but v0.3.6 to v0.3.16
+    # write dataLocal x tensor (4) over it (charts/llm-d-modelservice/templates/_helpers.tpl, "resources"): unknown
+    two = VALUES.replace("    mountModelVolume: true\n", "    mountModelVolume: true\n    resources:\n"
+                         "      limits: {nvidia.com/gpu: 2}\n      requests: {nvidia.com/gpu: 2}\n")
+    assert [show(g.gpus_per_pod) for g in load_text(two, "ms-values.yaml").groups] == [2]
+    inv = load_text(two.replace("    tensor: 2\n", "    tensor: 2\n    dataLocal: 2\n"), "ms-values.yaml")
+    assert [show(g.gpus_per_pod) for g in inv.groups] == ["UNKNOWN"]
 
 
 def test_values_of_other_charts_stay_skipped():

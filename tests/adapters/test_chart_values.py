@@ -299,11 +299,20 @@ def test_vllm_stack_rendering_by_release():
     assert pod["volumes"] == [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "20Gi"}}]
     assert (pod["runtimeClassName"], pod["tolerations"]) == (
         "nvidia", [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
-    # 0.1.5 adds SYS_PTRACE to the container, whatever the values say
+    # 0.1.5 writes securityContext twice: SYS_PTRACE, then containerSecurityContext (default runAsNonRoot: false),
+    # which wins; with containerSecurityContext emptied, SYS_PTRACE holds
     legacy = rendered_objects(docs[1][1])
     assert legacy is not None
-    assert legacy[0]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {
-        "capabilities": {"add": ["SYS_PTRACE"]}}
+    assert legacy[0]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {"runAsNonRoot": False}
+    docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
+    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+        "securityContext"] == {"capabilities": {"add": ["SYS_PTRACE"]}}
+    # 0.1.4 sets hostIPC and hostPID on every engine pod
+    docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.4"
+    pod4 = rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]  # type: ignore[index]
+    assert (pod4["hostIPC"], pod4["hostPID"]) == (True, True)
+    del docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"]
+    docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.5"
     assert rendered_objects(docs[2][1]) is None  # version ">=0.1.10"
     # a required value missing (requestCPU, with no resources): helm renders nothing, and SW005 says so
     entry = docs[1][1]["spec"]["values"]["servingEngineSpec"]["modelSpec"][0]
@@ -313,11 +322,14 @@ def test_vllm_stack_rendering_by_release():
         "the chart refuses its values (servingEngineSpec.modelSpec[0] has no requestCPU, which it requires): it "
         "renders nothing")
     entry["requestCPU"] = 6
-    # the same values at 0.1.12: no capability added
-    text = docs[1][1]
-    text["spec"]["chart"]["spec"]["version"] = "0.1.12"
-    assert rendered_objects(text)[0]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {  # type: ignore[index]
-        "runAsNonRoot": False}
+    # the same values at 0.1.12: the chart's containerSecurityContext, no capability; emptied, none written
+    release = docs[1][1]
+    release["spec"]["chart"]["spec"]["version"] = "0.1.12"
+    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    assert container["securityContext"] == {"runAsNonRoot": False}
+    release["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
+    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    assert "securityContext" not in container
 
 
 def test_public_vllm_stack_releases():

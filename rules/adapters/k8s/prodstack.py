@@ -18,12 +18,12 @@ other version is not modelled (SW005 says the chart is not rendered here, as bef
   ``--enable-auto-tool-choice``, ``--tool-call-parser``, from ``vllmConfig``: ``--[no-]enable-chunked-prefill``
   (when written), ``--[no-]enable-prefix-caching`` (always, when ``vllmConfig`` is), ``--max-model-len``,
   ``--dtype``, ``--tensor-parallel-size``, ``--max-num-seqs``, ``--gpu_memory_utilization``, ``--max_loras``,
-  ``--runner``/``--convert`` (0.1.10 on), ``extraArgs``; ``--revision`` (0.1.9 on); ``--kv-transfer-config`` for
+  ``--runner``/``--convert`` (0.1.9 on), ``extraArgs``; ``--revision`` (0.1.12); ``--kv-transfer-config`` for
   ``lmcacheConfig.enabled`` (its JSON by version; unknown at 0.1.4 and 0.1.5 outside P/D);
 - env: ``PYTHONHASHSEED``, ``POD_IP``, ``HF_TOKEN`` and ``VLLM_API_KEY`` from their secrets,
   ``servingEngineSpec.env`` (0.1.10 on), ``modelSpec.env``, ``CUDA_VISIBLE_DEVICES`` from
-  ``lmcacheConfig.cudaVisibleDevices``; ``envFrom`` the ``configs`` ConfigMap and ``envFromSecret``. The chart's
-  LMCache, ``HF_HOME`` and Prometheus variables are not rendered here (no rule reads them);
+  ``lmcacheConfig.cudaVisibleDevices``; ``envFrom`` the ``configs`` ConfigMap and ``envFromSecret`` (0.1.7 on).
+  The chart's LMCache, ``HF_HOME`` and Prometheus variables are not rendered here (no rule reads them);
 - ports ``containerPort`` (8000), 55555 and 9999; probes from ``servingEngineSpec`` over the chart's defaults
   (startup: 15 s, every 10 s, 60 failures; liveness 15/10/3; readiness 15/5/3; ``httpGet /health:8000``), each
   field defaulted as ``chart.templateProbe`` does;
@@ -32,11 +32,14 @@ other version is not modelled (SW005 says the chart is not rendered here, as bef
 - ``/dev/shm``: an in-memory ``emptyDir`` of ``shmSize`` (20Gi) when ``vllmConfig.tensorParallelSize`` is written;
   ``pvcStorage`` mounted at ``/data`` (its claim ``<release>-<name>-storage-claim``; from 0.1.8 a mapping with
   ``emptyDir`` is that volume); ``extraVolumes``/``extraVolumeMounts`` as written;
-- the pod: ``hostIPC``/``hostPID`` with ``lmcacheConfig.enablePD``; ``securityContext`` and the container's
-  ``containerSecurityContext`` (0.1.4 and 0.1.5 add the capability ``SYS_PTRACE``, whatever the values say);
+- the pod: ``hostIPC``/``hostPID`` with ``lmcacheConfig.enablePD`` (0.1.4: on every engine pod);
+  ``securityContext``; the container's ``containerSecurityContext`` (default ``runAsNonRoot: false``; 0.1.4 and
+  0.1.5 write ``securityContext`` twice in the container, ``SYS_PTRACE`` then ``containerSecurityContext`` when set,
+  and the later key wins, so ``SYS_PTRACE`` holds only where the values empty it); ``serviceAccountName`` (0.1.5
+  on);
   ``runtimeClassName`` (``servingEngineSpec``'s, default ``nvidia``; from 0.1.8 the entry's own when written);
   ``tolerations`` (``servingEngineSpec``'s; from 0.1.11 with the entry's appended, or instead with
-  ``tolerationsPolicy: override``); ``schedulerName``, ``nodeName``, ``priorityClassName`` (0.1.11), affinity
+  ``tolerationsPolicy: override``); ``schedulerName``, ``nodeName``, ``priorityClassName`` (0.1.7 on), affinity
   (from 0.1.8 the entry's ``affinity`` first) else ``nodeSelectorTerms`` as a required node affinity (not with
   ``nodeName``).
 """
@@ -141,13 +144,13 @@ def _flags(m: Mapping[str, Any], v: int) -> list[Any]:
         named = [("maxModelLen", "--max-model-len"), ("dtype", "--dtype"), ("tensorParallelSize",
                  "--tensor-parallel-size"), ("maxNumSeqs", "--max-num-seqs"), ("gpuMemoryUtilization",
                  "--gpu_memory_utilization"), ("maxLoras", "--max_loras")]
-        if v >= 10:
+        if v >= 9:
             named += [("runner", "--runner"), ("convert", "--convert")]
         for key, flag in named:
             if key in cfg:
                 out += [flag, _text(cfg[key])]
         out += [_text(a) for a in as_list(cfg.get("extraArgs"))]
-    if v >= 9 and m.get("modelRevision"):
+    if v >= 12 and m.get("modelRevision"):
         out += ["--revision", _text(m["modelRevision"])]
     lm = as_map(m.get("lmcacheConfig"))
     if lm.get("enabled"):
@@ -163,7 +166,7 @@ def _flags(m: Mapping[str, Any], v: int) -> list[Any]:
             conf = '{"kv_connector":"' + connector + '","kv_role":"' + str(role) + '"}'
         out += ["--kv-transfer-config", conf]
     if m.get("chatTemplate"):
-        out += ["--chat-template", f"/templates/{m['chatTemplate']}"]
+        out += ["--chat-template", f"/templates/{m['chatTemplate']}" if v >= 6 else _text(m["chatTemplate"])]
     return out
 
 
@@ -229,10 +232,11 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
                      "command": [_executable(m, v), "serve", _text(m.get("modelURL")), "--host", "0.0.0.0",
                                  "--port", _text(port), *_flags(m, v)]}, line=at)
     csc = dict(as_map(se.get("containerSecurityContext", {"runAsNonRoot": False})))
-    if v in (4, 5):
-        caps = dict(as_map(csc.get("capabilities")))
-        caps["add"] = ["SYS_PTRACE"]
-        csc = {"capabilities": caps}  # the template writes this mapping; the values' is not used
+    if v in (4, 5) and not csc:
+        # the template writes `securityContext: {capabilities: {add: [SYS_PTRACE]}}` and, further down the same
+        # container, `securityContext: <containerSecurityContext>` when that is set: the later key wins as YAML is
+        # read without strict duplicate checks (sigs.k8s.io/yaml, which Helm's client decodes with)
+        csc = {"capabilities": {"add": ["SYS_PTRACE"]}}
     if csc:
         container["securityContext"] = csc
     if isinstance(m, LineDict):
@@ -243,7 +247,7 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
     env_from: list[Any] = []
     if se.get("configs"):
         env_from.append({"configMapRef": {"name": f"{release}-configs"}})
-    if as_map(m.get("envFromSecret")).get("name"):
+    if v >= 7 and as_map(m.get("envFromSecret")).get("name"):
         env_from.append({"secretRef": {"name": as_map(m["envFromSecret"])["name"]}})
     if env_from:
         container["envFrom"] = env_from
@@ -274,11 +278,11 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
     pod = _ld({"containers": [container]}, line=at)
     if se.get("securityContext"):
         pod["securityContext"] = se["securityContext"]
-    if as_map(m.get("lmcacheConfig")).get("enablePD"):
-        pod["hostIPC"] = pod["hostPID"] = True
-    if m.get("serviceAccountName"):
+    if v == 4 or as_map(m.get("lmcacheConfig")).get("enablePD"):
+        pod["hostIPC"] = pod["hostPID"] = True  # 0.1.4 writes them on every engine pod
+    if v >= 5 and m.get("serviceAccountName"):
         pod["serviceAccountName"] = m["serviceAccountName"]
-    if v >= 11 and m.get("priorityClassName"):
+    if v >= 7 and m.get("priorityClassName"):
         pod["priorityClassName"] = m["priorityClassName"]
     if volumes:
         pod["volumes"] = volumes

@@ -307,6 +307,18 @@ def test_vllm_stack_rendering_by_release():
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
     assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "securityContext"] == {"capabilities": {"add": ["SYS_PTRACE"]}}
+    # before 0.1.8 no readiness probe; before 0.1.10 a probe is the value as written (no field defaulted)
+    legacy_c = legacy[0]["spec"]["template"]["spec"]["containers"][0]
+    assert "readinessProbe" not in legacy_c and "readinessProbe" in c
+    docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"httpGet": {"path": "/health"}}
+    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+        "livenessProbe"] == {"initialDelaySeconds": 15, "failureThreshold": 3, "periodSeconds": 10,
+                             "httpGet": {"path": "/health", "port": 8000}}  # merged over the chart's default
+    docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"initialDelaySeconds": None,
+                                                                          "httpGet": {"path": "/health"}}
+    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+        "livenessProbe"] == {"failureThreshold": 3, "periodSeconds": 10, "httpGet": {"path": "/health", "port": 8000}}
+    del docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"]
     # 0.1.4 sets hostIPC and hostPID on every engine pod
     docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.4"
     pod4 = rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]  # type: ignore[index]

@@ -25,8 +25,8 @@ other version is not modelled (SW005 says the chart is not rendered here, as bef
   ``lmcacheConfig.cudaVisibleDevices``; ``envFrom`` the ``configs`` ConfigMap and ``envFromSecret`` (0.1.7 on).
   The chart's LMCache, ``HF_HOME`` and Prometheus variables are not rendered here (no rule reads them);
 - ports ``containerPort`` (8000), 55555 and 9999; probes from ``servingEngineSpec`` over the chart's defaults
-  (startup: 15 s, every 10 s, 60 failures; liveness 15/10/3; readiness 15/5/3; ``httpGet /health:8000``), each
-  field defaulted as ``chart.templateProbe`` does;
+  (startup: 15 s, every 10 s, 60 failures; liveness 15/10/3; readiness, 0.1.8 on, 15/5/3; ``httpGet
+  /health:8000``), as written before 0.1.10 and from 0.1.10 each field defaulted as ``chart.templateProbe`` does;
 - resources: ``modelSpec.resources`` when written, else ``requestCPU``/``requestMemory`` and, for
   ``requestGPU`` above 0, ``requestGPUType`` (default ``nvidia.com/gpu``) in requests and limits;
 - ``/dev/shm``: an in-memory ``emptyDir`` of ``shmSize`` (20Gi) when ``vllmConfig.tensorParallelSize`` is written;
@@ -254,9 +254,11 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
     container["ports"] = [{"name": "container-port", "containerPort": port},
                           {"name": "zmq-port", "containerPort": 55555}, {"name": "ucx-port", "containerPort": 9999}]
     for probe, default in _PROBE_DEFAULTS.items():
+        if probe == "readinessProbe" and v < 8:
+            continue  # no readiness probe before 0.1.8
         p = _merged(default, se[probe]) if probe in se else default
-        if p:
-            container[probe] = _probe(as_map(p), se.get(probe))
+        if p:  # chart.templateProbe from 0.1.10; before, the merged value as written (toYaml)
+            container[probe] = _probe(as_map(p), se.get(probe)) if v >= 10 else p
     container["resources"] = _resources(m)
     mounts: list[Any] = []
     volumes: list[Any] = []

@@ -28,7 +28,8 @@ other version is not modelled (SW005 says the chart is not rendered here, as bef
   (startup: 15 s, every 10 s, 60 failures; liveness 15/10/3; readiness, 0.1.8 on, 15/5/3; ``httpGet
   /health:8000``), as written before 0.1.10 and from 0.1.10 each field defaulted as ``chart.templateProbe`` does;
 - resources: ``modelSpec.resources`` when written, else ``requestCPU``/``requestMemory`` and, for
-  ``requestGPU`` above 0, ``requestGPUType`` (default ``nvidia.com/gpu``) in requests and limits;
+  ``requestGPU`` above 0, ``requestGPUType`` (default ``nvidia.com/gpu``) in requests and limits (HAMi's
+  ``nvidia.com/gpumem``/``gpucores`` from ``requestGPUMem`` ... and the default ``strategy`` are not rendered);
 - ``/dev/shm``: an in-memory ``emptyDir`` of ``shmSize`` (20Gi) when ``vllmConfig.tensorParallelSize`` is written;
   ``pvcStorage`` mounted at ``/data`` (its claim ``<release>-<name>-storage-claim``; from 0.1.8 a mapping with
   ``emptyDir`` is that volume); ``extraVolumes``/``extraVolumeMounts`` as written;

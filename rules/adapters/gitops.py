@@ -255,8 +255,12 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
                  namespace: str | None) -> tuple[Source | None, str | None]:
     url = str(src.get("repoURL") or "")
     if src.get("chart") and not src.get("path"):
-        return None, (f"it installs the chart {src.get('chart')!r} from the Helm repository {url}, which has no "
-                      "copy in this checkout: not fetched")
+        from .k8s.helmrelease import modelled_why, source_values
+
+        helm = _map(src.get("helm"))
+        return None, modelled_why(str(src["chart"]), src.get("targetRevision"), helm, source_values(helm)) or (
+            f"it installs the chart {src.get('chart')!r} from the Helm repository {url}, which has no "
+            "copy in this checkout: not fetched")
     why = _repo_why(co, url) or co.revision_why(str(src.get("targetRevision") or ""))
     if why:
         return None, why
@@ -373,6 +377,10 @@ def _flux(co: Checkout, kind: str, obj: Mapping[str, Any],
     if not chart and spec.get("chartRef"):
         return [], "its chart is a chartRef (an OCIRepository or HelmChart object): not fetched"
     why = _flux_repo(co, chart, repos, ns)
+    if why and _map(chart.get("sourceRef")).get("kind") != "GitRepository":
+        from .k8s.helmrelease import modelled_why
+
+        why = modelled_why(str(chart.get("chart") or ""), chart.get("version"), spec, spec.get("values")) or why
     if why:
         return [], why
     if spec.get("postRenderers"):

@@ -106,6 +106,11 @@ def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -
     if not objs:
         return None
     inv = inventory_from_rendered(objs, text, file)
+    if inv.errors:  # name the values key the user wrote, not the field the chart renders it into
+        from .k8s.helmrelease import named_for_values
+
+        for doc in found:
+            inv.errors = [named_for_values(e, doc, "") for e in inv.errors]
     # only llm-d's inference simulator (the chart's default container), or nothing vLLM: Helm values, as before
     return inv if inv.groups or inv.launch_issues or inv.errors else None
 

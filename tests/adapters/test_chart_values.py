@@ -12,7 +12,7 @@ import os
 
 from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
-from shardwise.rules.adapters.k8s.helmrelease import rendered_objects
+from shardwise.rules.adapters.k8s.helmrelease import modelled_why, rendered_objects
 from shardwise.rules.adapters.load import load_file, load_text
 from shardwise.rules.adapters.yamlsrc import load_documents
 from shardwise.rules.checks.registry import ALL_RULES
@@ -132,6 +132,13 @@ def test_modelservice_values_written_in_the_shape_of_the_guides():
     # dataLocal 2 without a written count: v0.3 requests tensor (2), v0.4 dataLocal x tensor (4): unknown
     inv = load_text(VALUES.replace("    tensor: 2\n", "    tensor: 2\n    dataLocal: 2\n"), "ms-values.yaml")
     assert [show(g.gpus_per_pod) for g in inv.groups] == ["UNKNOWN"]
+    # a written count equal to tensor (2) with dataLocal 2: v0.3.0 and v0.3.17 on request 2, but v0.3.6 to v0.3.16
+    # write dataLocal x tensor (4) over it (charts/llm-d-modelservice/templates/_helpers.tpl, "resources"): unknown
+    two = VALUES.replace("    mountModelVolume: true\n", "    mountModelVolume: true\n    resources:\n"
+                         "      limits: {nvidia.com/gpu: 2}\n      requests: {nvidia.com/gpu: 2}\n")
+    assert [show(g.gpus_per_pod) for g in load_text(two, "ms-values.yaml").groups] == [2]
+    inv = load_text(two.replace("    tensor: 2\n", "    tensor: 2\n    dataLocal: 2\n"), "ms-values.yaml")
+    assert [show(g.gpus_per_pod) for g in inv.groups] == ["UNKNOWN"]
 
 
 def test_values_of_other_charts_stay_skipped():
@@ -231,3 +238,157 @@ def test_modelservice_helm_release_and_one_of_a_chart_in_this_checkout():
     # a chart from a GitRepository is the GitOps reader's to render (gitops.py): not read here
     local = text.replace("kind: HelmRepository", "kind: GitRepository")
     assert rendered_objects(load_documents(local, "hr.yaml")[0][1]) is None
+
+
+# --- vLLM production-stack (vllm-stack) releases; Argo CD Applications of Helm-repository charts ----------------
+
+
+def test_vllm_stack_releases_and_applications():
+    inv = load_kubernetes_file(path("vllm-stack-releases.yaml"))
+    assert groups(inv) == [
+        # 0.1.12: <release>-<name>-deployment-vllm per modelSpec entry, TP and GPUs from vllmConfig and requestGPU,
+        # nodeSelectorTerms as a required node affinity; the raySpec entry (KubeRay) and the disabled one: none
+        ("Deployment", "ai", "llm-llama8b-deployment-vllm", 27, "meta-llama/Llama-3.1-8B-Instruct", 2, 1, 32768, 2,
+         "nvidia.com/gpu", 2, 1, ("instance-type=p5.48xlarge", "H100-SXM-80GB")),
+        # keda.enabled: no replicas written (KEDA scales it)
+        ("Deployment", "ai", "llm-qwen7b-deployment-vllm", 65, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 16384, 1,
+         "nvidia.com/gpu", 1, 1, ("instance-type=g6e.xlarge", "L40S")),
+        # 0.1.5
+        ("Deployment", "ai", "legacy-mistral-deployment-vllm", 101, "mistralai/Mistral-7B-Instruct-v0.3", 2, 1, 8192,
+         1, "nvidia.com/gpu", 1, 1, None),
+        # an Argo CD Application: helm.valuesObject, releaseName, destination namespace
+        ("Deployment", "serving", "chat-qwen32b-deployment-vllm", 158, "Qwen/Qwen2.5-32B-Instruct", 4, 1, 32768, 4,
+         "nvidia.com/gpu", 1, 1, ("instance-type=g6e.12xlarge", "L40S")),
+        # an Argo CD Application of app-template: helm.values, a YAML text read at its own lines
+        ("Deployment", "serving", "embed", 193, "Qwen/Qwen3-Embedding-0.6B", 1, 1, 8192, 1, "nvidia.com/gpu", 1, 1,
+         ("instance-type=g6e.xlarge", "L40S")),
+    ]
+    # a version range, and $values files: not read, SW005 says why
+    assert [(li.subject, li.location.line) for li in inv.launch_issues] == [
+        ("HelmRelease ai/floating", 131), ("Application argocd/from-git-values", 227)]
+    # what SW005 says in place of "not fetched" (the GitOps reader's words, gitops.py, for a run from a checkout)
+    assert modelled_why("vllm-stack", ">=0.1.10", {}) == (
+        "shardwise reads the vllm-stack chart's values at an exact release 0.1.4 to 0.1.12, and this one names "
+        "'>=0.1.10' (a range or none is resolved in the cluster; another release is not modelled)")
+    assert modelled_why("vllm-stack", "0.1.12", {"valueFiles": ["$values/serving/vllm-stack.yaml"]}) == (
+        "its valueFiles (or fileParameters) are files the inputs do not hold: its values are not known here")
+    assert modelled_why("vllm-stack", "0.1.12", {}) is None and modelled_why("other", None, {}) is None
+    # TP2 for a model one H100 holds blocks; 0.1.5's TP2 on requestGPU 1 blocks; the chart's /dev/shm (written
+    # with tensorParallelSize) keeps SW401 quiet
+    assert findings(inv) == [("SW104", "Deployment ai/llm-llama8b-deployment-vllm", 40),
+                             ("SW204", "Deployment ai/legacy-mistral-deployment-vllm", 101)]
+
+
+def test_vllm_stack_rendering_by_release():
+    with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
+        docs = load_documents(fh.read(), "f.yaml")
+    llm = rendered_objects(docs[0][1])
+    assert [o["metadata"]["name"] for o in llm] == ["llm-llama8b-deployment-vllm", "llm-qwen7b-deployment-vllm"]
+    assert "replicas" not in llm[1]["spec"]  # keda.enabled
+    pod = llm[0]["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    assert c["command"] == ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--host", "0.0.0.0", "--port", "8000",
+                            "--no-enable-prefix-caching", "--max-model-len", "32768", "--tensor-parallel-size", "2",
+                            "--gpu_memory_utilization", "0.9"]
+    assert c["resources"] == {"requests": {"memory": "64Gi", "cpu": "8", "nvidia.com/gpu": "2"},
+                              "limits": {"nvidia.com/gpu": "2"}}
+    assert c["startupProbe"] == {"initialDelaySeconds": 15, "periodSeconds": 10, "failureThreshold": 60,
+                                 "httpGet": {"path": "/health", "port": 8000}}
+    assert c["securityContext"] == {"runAsNonRoot": False}
+    assert c["volumeMounts"] == [{"name": "shm", "mountPath": "/dev/shm"}]
+    assert pod["volumes"] == [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "20Gi"}}]
+    assert (pod["runtimeClassName"], pod["tolerations"]) == (
+        "nvidia", [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+    # 0.1.5 writes securityContext twice: SYS_PTRACE, then containerSecurityContext (default runAsNonRoot: false),
+    # which wins; with containerSecurityContext emptied, SYS_PTRACE holds
+    legacy = rendered_objects(docs[1][1])
+    assert legacy is not None
+    assert legacy[0]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {"runAsNonRoot": False}
+    docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
+    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+        "securityContext"] == {"capabilities": {"add": ["SYS_PTRACE"]}}
+    # before 0.1.8 no readiness probe; before 0.1.10 a probe is the value as written (no field defaulted)
+    legacy_c = legacy[0]["spec"]["template"]["spec"]["containers"][0]
+    assert "readinessProbe" not in legacy_c and "readinessProbe" in c
+    docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"httpGet": {"path": "/health"}}
+    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+        "livenessProbe"] == {"initialDelaySeconds": 15, "failureThreshold": 3, "periodSeconds": 10,
+                             "httpGet": {"path": "/health", "port": 8000}}  # merged over the chart's default
+    docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"initialDelaySeconds": None,
+                                                                          "httpGet": {"path": "/health"}}
+    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+        "livenessProbe"] == {"failureThreshold": 3, "periodSeconds": 10, "httpGet": {"path": "/health", "port": 8000}}
+    del docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"]
+    # 0.1.4 sets hostIPC and hostPID on every engine pod
+    docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.4"
+    pod4 = rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]  # type: ignore[index]
+    assert (pod4["hostIPC"], pod4["hostPID"]) == (True, True)
+    del docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"]
+    docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.5"
+    assert rendered_objects(docs[2][1]) is None  # version ">=0.1.10"
+    # a required value missing (requestCPU, with no resources): helm renders nothing, and SW005 says so
+    entry = docs[1][1]["spec"]["values"]["servingEngineSpec"]["modelSpec"][0]
+    del entry["requestCPU"]
+    assert rendered_objects(docs[1][1]) == []
+    assert modelled_why("vllm-stack", "0.1.5", docs[1][1]["spec"], docs[1][1]["spec"]["values"]) == (
+        "the chart refuses its values (servingEngineSpec.modelSpec[0] has no requestCPU, which it requires): it "
+        "renders nothing")
+    entry["requestCPU"] = 6
+    # the same values at 0.1.12: the chart's containerSecurityContext, no capability; emptied, none written
+    release = docs[1][1]
+    release["spec"]["chart"]["spec"]["version"] = "0.1.12"
+    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    assert container["securityContext"] == {"runAsNonRoot": False}
+    release["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
+    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    assert "securityContext" not in container
+
+
+def test_public_vllm_stack_releases():
+    # amasolov/home-ops: 0.1.5, a CPU-only image with requestGPU 0: a workload with no accelerator, no blocking
+    inv = load_kubernetes_file(path("amasolov-vllm-stack-helmrelease.yaml"))
+    assert groups(inv) == [("Deployment", "default", "vllm-nm-llama-31-8b-deployment-vllm", 34,
+                            "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", 1, 1, 16384, None, None, 1, 1, None)]
+    assert findings(inv) == [] and inv.launch_issues == []
+    # teo/homelab-gitops: its postRenderers patch the rendered Deployment: not read (SW005 says why) ...
+    with open(path("teo-vllm-stack-helmrelease.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    inv = load_kubernetes_text(text, "teo.yaml")
+    assert (inv.groups, [(li.subject, li.location.line) for li in inv.launch_issues]) == ([], [("HelmRelease llm/vllm",
+                                                                                                 77)])
+    assert modelled_why("vllm-stack", "0.1.12", load_documents(text, "teo.yaml")[1][1]["spec"]) == (
+        "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered")
+    # ... and without them, 0.1.12's Deployment: its own resources (one GPU), TP1, the values' startup probe
+    inv = load_kubernetes_text(text[:text.index("  postRenderers:")] + text[text.index("  values:"):], "teo.yaml")
+    assert groups(inv) == [("Deployment", "llm", "vllm-qwen36-35b-a3b-nvfp4-deployment-vllm", 54,
+                            "nvidia/Qwen3.6-35B-A3B-NVFP4", 1, 1, 32768, 1, "nvidia.com/gpu", 1, 1, None)]
+    assert findings(inv) == []
+
+
+# --- input errors name the values key ----------------------------------------------------------------------------
+
+
+def test_input_errors_name_the_values_key():
+    # a value Kubernetes refuses, written in Helm values: the error names the key written, and what it renders
+    hr = MODELSERVICE_RELEASE + "".join(f"    {ln}\n" for ln in VALUES.splitlines())
+    hr = hr.replace("replicas: 3", "replicas: three")
+    assert "replicas: three" in hr
+    inv = load_text(hr, "hr.yaml")
+    assert [str(e) for e in inv.errors] == [
+        "hr.yaml:17: values.decode.replicas (rendered as spec.replicas): expected an integer, got 'three'"]
+    # the same values as a values file: the key from its top
+    inv = load_text(VALUES.replace("replicas: 3", "replicas: three"), "ms-values.yaml")
+    assert [str(e) for e in inv.errors] == [
+        "ms-values.yaml:5: decode.replicas (rendered as spec.replicas): expected an integer, got 'three'"]
+    # an Argo CD Application's values text, and production-stack's replicaCount rendered as the replicas
+    with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    bad = text.replace("nvidia.com/gpu: 1\n            pod:", "nvidia.com/gpu: one\n            pod:").replace(
+        "replicaCount: 2\n", "replicaCount: two\n")
+    assert bad.count("one") == text.count("one") + 1
+    inv = load_text(bad, "f.yaml")
+    assert [str(e) for e in inv.errors] == [
+        "f.yaml:31: values.servingEngineSpec.modelSpec[0].replicaCount (rendered as spec.replicas): expected an "
+        "integer, got 'two'",
+        "f.yaml:201: helm.values.controllers.embed.containers.app.resources.limits.nvidia.com/gpu (rendered as "
+        "resources.limits.nvidia.com/gpu): expected a whole number, got 'one' (not a Kubernetes quantity)"]

@@ -319,6 +319,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.charts",  # only a chart or kustomization named
     "rules/adapters/__init__.py: shardwise.rules.adapters.gitops",  # only a run that read a GitOps object
     "rules/adapters/gitops.py: shardwise.rules.adapters.charts",  # only when a GitOps object is rendered
+    "rules/adapters/gitops.py: shardwise.rules.adapters.k8s.helmrelease",  # only a Helm-repository chart's why
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
     "rules/adapters/kinds.py: shardwise.rules.adapters.pulumi",  # only a JSON file
     "rules/adapters/k8s/unread.py: shardwise.rules.adapters.k8s.mentions",  # only an object that gave no workload
@@ -334,6 +335,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
     "rules/adapters/load.py: shardwise.rules.adapters.k8s.modelservice",  # only YAML that is no Kubernetes object
     "rules/adapters/load.py: shardwise.rules.adapters.k8s.inventory",  # only a chart's values read as what it renders
+    "rules/adapters/load.py: shardwise.rules.adapters.k8s.helmrelease",  # only a chart's values with an input error
     "rules/adapters/load.py: shardwise.rules.adapters.shell",  # only a shell script (adapters.shellname tells)
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",

@@ -100,12 +100,14 @@ def _with_kind_lines(add: Callable[[str, Mapping[str, Any], Location, Inventory,
 
 
 _add_helm_release = Later("helmrelease", "add_helm_release")
+_add_application = Later("helmrelease", "add_application")
 
 
 def _helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
-    """A Flux HelmRelease of a chart whose rendering is known (:mod:`.helmrelease`): the objects it renders; any
-    other is read as an object no adapter claims, as before."""
-    if not _add_helm_release(kind, obj, loc, inv, ctx) and not (
+    """A Flux HelmRelease or an Argo CD Application of a chart whose rendering is known (:mod:`.helmrelease`): the
+    objects it renders; any other is read as an object no adapter claims, as before."""
+    add = _add_application if kind == "Application" else _add_helm_release
+    if not add(kind, obj, loc, inv, ctx) and not (
             add_workload(kind, obj, loc, inv, ctx.lines, known=False) or add_generic(kind, obj, loc, inv, ctx.lines)):
         inv.skipped[kind] += 1
 
@@ -134,6 +136,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("nvidia.com", "DynamoGraphDeployment"): _with_lines(Later("operators", "add_dynamo_graph")),
     ("llm-d.ai", "ModelService"): _with_lines(Later("operators", "add_model_service")),
     ("helm.toolkit.fluxcd.io", "HelmRelease"): _helm_release,
+    ("argoproj.io", "Application"): _helm_release,
     ("kaito.sh", "Workspace"): _with_lines(Later("operators", "add_kaito_workspace")),
     ("arks.ai", "ArksApplication"): _with_lines(Later("operators", "add_arks_application")),
     ("arks.ai", "ArksModel"): _plain(Later("operators", "add_arks_model")),

@@ -1,4 +1,5 @@
-"""A Flux ``HelmRelease`` of a chart whose rendering shardwise knows, read as the workloads it renders.
+"""A Flux ``HelmRelease`` or Argo CD ``Application`` of a chart whose rendering shardwise knows, read as the workloads
+it renders.
 
 Flux renders a HelmRelease's chart in the cluster; when the chart is in this checkout, :mod:`..gitops` renders it
 here with helm. A chart from a Helm or OCI repository is not fetched, so its pods are not in the inputs, except for
@@ -7,7 +8,10 @@ charts whose rendering of the values is known and modelled:
 - bjw-s' ``app-template`` (:mod:`.apptemplate`): the chart ``spec.chart.spec.chart: app-template``, or a
   ``spec.chartRef`` naming ``app-template`` (the OCIRepository home-ops repositories name after the chart);
 - llm-d's ``llm-d-modelservice`` (:mod:`.modelservice`): ``spec.chart.spec.chart: llm-d-modelservice`` (or a
-  ``chartRef`` of that name).
+  ``chartRef`` of that name);
+- vLLM's production-stack ``vllm-stack`` (:mod:`.prodstack`): ``spec.chart.spec.chart: vllm-stack`` at a
+  ``version`` that names one of the releases read there exactly (a range, or a ``chartRef`` whose version the
+  OCIRepository holds, is resolved in the cluster: not read).
 
 The values are ``spec.values``. A release that also takes ``valuesFrom`` (ConfigMaps or Secrets in the cluster,
 which the inputs do not hold and which override the inline values) or ``postRenderers`` (patches over the rendered
@@ -15,6 +19,17 @@ chart) is not read: what it renders is not known here, and SW005 says why, as fo
 name is ``spec.releaseName``, else ``[targetNamespace-]name``; the namespace ``targetNamespace``, else the object's
 (Flux's defaults). Each rendered object is read at the line its values are written on, as the manifest reader reads a
 plain object, and carries the HelmRelease's annotations (its ``shardwise.dev/ignore`` suppressions).
+
+An Argo CD ``Application`` is read the same way for each of its sources (``spec.source``, ``spec.sources``) that
+names a chart of a Helm repository (``chart``, which the GitOps reader never renders): its values are
+``helm.valuesObject``, else ``helm.values`` (a YAML text, read at the lines it is written on), as Argo CD's
+``ValuesYAML`` picks them; a source that also takes ``valueFiles`` (files of the chart or of another source,
+``$values/...``), ``parameters`` or ``fileParameters`` is not read (values the inputs do not hold, or overrides not
+modelled). The release is ``helm.releaseName``, else the Application's name; the namespace
+``spec.destination.namespace``; the chart's version ``targetRevision``.
+
+An input error in a rendered object (a value Kubernetes would refuse) names the values key the user wrote
+(``values.controllers.vllm.replicas``, rendered as ``spec.replicas``), found by the line it is written on.
 """
 
 from __future__ import annotations
@@ -23,14 +38,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model import Inventory, Location
-from ..yamlsrc import LineDict
+from ...model.errors import InputError
+from ..yamlsrc import LineDict, _parse
 from .apptemplate import app_template_objects
 from .dispatch import add_object
-from .fields import as_map
+from .fields import as_list, as_map
 from .modelservice import modelservice_objects
+from .prodstack import VERSIONS, chart_version, is_prodstack_values, prodstack_objects, refusal
 
 #: The charts read here, by the name a HelmRelease gives them.
-APP_TEMPLATE, MODELSERVICE = "app-template", "llm-d-modelservice"
+APP_TEMPLATE, MODELSERVICE, PRODSTACK = "app-template", "llm-d-modelservice", "vllm-stack"
 
 
 def chart_of(spec: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -44,6 +61,43 @@ def chart_of(spec: Mapping[str, Any]) -> tuple[str | None, str | None]:
     if ref:
         return (str(ref["name"]) if isinstance(ref.get("name"), str) else None), str(ref.get("kind") or "")
     return None, None
+
+
+def chart_objects(name: str, version: Any, values: Mapping[str, Any], release: str, namespace: str | None,
+                  annotations: Mapping[str, Any] | None) -> list[LineDict] | None:
+    """The objects chart ``name`` (at ``version``, as the GitOps object names it) renders from ``values``; None when
+    the chart is not one modelled here, or not at a version modelled."""
+    if name == APP_TEMPLATE and isinstance(values.get("controllers"), dict):
+        return app_template_objects(values, release, namespace, annotations)
+    if name == MODELSERVICE:
+        return modelservice_objects(values, release, namespace, annotations)
+    if name == PRODSTACK and is_prodstack_values(values):
+        n = chart_version(version)
+        return None if n is None else prodstack_objects(values, n, release, namespace, annotations)
+    return None
+
+
+def modelled_why(chart: str, version: Any, spec: Mapping[str, Any], values: Any = None) -> str | None:
+    """Why a GitOps object of a chart modelled here (its ``chart`` and ``version``; a HelmRelease's ``spec``, or an
+    Argo CD source's ``helm``; its inline ``values``) was not read, or None when nothing here says so: the words
+    SW005 gives in place of "not fetched", which would be no reason for these charts."""
+    if chart not in (APP_TEMPLATE, MODELSERVICE, PRODSTACK):
+        return None
+    if spec.get("postRenderers"):
+        return "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"
+    if spec.get("valuesFrom"):
+        return "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"
+    if spec.get("valueFiles") or spec.get("fileParameters"):
+        return "its valueFiles (or fileParameters) are files the inputs do not hold: its values are not known here"
+    if spec.get("parameters"):
+        return "its helm parameters override the values in ways not modelled here: not rendered"
+    if chart == PRODSTACK and isinstance(values, dict) and refusal(values):
+        return refusal(values)
+    if chart == PRODSTACK and chart_version(version) is None:
+        return (f"shardwise reads the vllm-stack chart's values at an exact release 0.1.{VERSIONS[0]} to "
+                f"0.1.{VERSIONS[-1]}, and this one names {str(version) if version is not None else 'none'!r} (a "
+                "range or none is resolved in the cluster; another release is not modelled)")
+    return None
 
 
 def rendered_objects(obj: Mapping[str, Any]) -> list[LineDict] | None:
@@ -62,11 +116,95 @@ def rendered_objects(obj: Mapping[str, Any]) -> list[LineDict] | None:
     release = str(spec.get("releaseName") or (f"{target}-{meta.get('name')}" if target else meta.get("name") or ""))
     namespace = str(target or meta.get("namespace") or "") or None
     annotations = as_map(meta.get("annotations")) or None
-    if name == APP_TEMPLATE and isinstance(values.get("controllers"), dict):
-        return app_template_objects(values, release, namespace, annotations)
-    if name == MODELSERVICE:
-        return modelservice_objects(values, release, namespace, annotations)
-    return None
+    version = as_map(as_map(spec.get("chart")).get("spec")).get("version")
+    return chart_objects(name, version, values, release, namespace, annotations)
+
+
+def _values_text(helm: Mapping[str, Any], file: str | None) -> Any:
+    """``helm.values`` (a YAML text) as a mapping at the lines it is written on; None when it is not one."""
+    text = helm.get("values")
+    if not isinstance(text, str):
+        return None
+    at = helm.key_lines.get("values") if isinstance(helm, LineDict) else None
+    try:
+        docs = _parse(text, file or "", at or 0, None, [])
+    except InputError:
+        return None  # Argo CD fails the sync; what it would render is not known
+    return docs[0] if len(docs) == 1 and isinstance(docs[0], dict) else None
+
+
+def source_values(helm: Mapping[str, Any], file: str | None = None) -> Any:
+    """An Argo CD source's inline values: ``valuesObject``, else the ``values`` text read (Argo CD's
+    ``ValuesYAML``); None when it has neither."""
+    return helm["valuesObject"] if isinstance(helm.get("valuesObject"), dict) else _values_text(helm, file)
+
+
+def application_objects(obj: Mapping[str, Any], file: str | None = None
+                        ) -> list[tuple[LineDict, Any, str]] | None:
+    """(rendered object, the values it came from, their key) for each Helm-repository source of an Argo CD
+    Application whose chart is modelled here and whose values are all inline; None when there is none."""
+    spec = as_map(obj.get("spec"))
+    sources = [spec["source"]] if isinstance(spec.get("source"), dict) else as_list(spec.get("sources"))
+    meta = as_map(obj.get("metadata"))
+    out: list[tuple[LineDict, Any, str]] = []
+    for src in sources:
+        if not isinstance(src, dict) or not isinstance(src.get("chart"), str):
+            continue
+        helm = as_map(src.get("helm"))
+        if helm.get("valueFiles") or helm.get("parameters") or helm.get("fileParameters"):
+            continue
+        key = "helm.valuesObject" if isinstance(helm.get("valuesObject"), dict) else "helm.values"
+        values = source_values(helm, file)
+        if not isinstance(values, dict):
+            continue
+        release = str(helm.get("releaseName") or meta.get("name") or "")
+        namespace = str(as_map(spec.get("destination")).get("namespace") or "") or None
+        objs = chart_objects(src["chart"], src.get("targetRevision"), values, release, namespace,
+                             as_map(meta.get("annotations")) or None)
+        out += [(o, values, key) for o in objs or ()]
+    return out or None
+
+
+def _key_at(values: Any, line: int, prefix: str) -> str | None:
+    """The dotted path of the values key written at ``line`` (``modelSpec[0].requestGPU``), None when no key or
+    more than one is written there."""
+    found: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                here = f"{path}.{k}" if path else str(k)
+                if isinstance(node, LineDict) and node.key_lines.get(k) == line:
+                    found.append(here)
+                walk(v, here)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}[{i}]")
+
+    walk(values, prefix)
+    return found[0] if len(found) == 1 else None
+
+
+def named_for_values(e: InputError, values: Any, prefix: str) -> InputError:
+    """``e`` with its rendered field path (``spec.replicas: ...``) replaced by the values key written at its line,
+    the rendered path kept in brackets; ``e`` itself when that key is not known."""
+    what, sep, rest = e.message.partition(": ")
+    key = _key_at(values, e.line, prefix) if e.line is not None and sep and " " not in what else None
+    if key is None:
+        return e
+    e.message = f"{key} (rendered as {what}): {rest}"
+    e.args = (str(e),)
+    return e
+
+
+def _add_rendered(objs: list[tuple[LineDict, Any, str]], loc: Location, inv: Inventory, ctx: Any) -> bool:
+    marks = len(inv.groups), len(inv.launch_issues)
+    for o, values, prefix in objs:
+        try:
+            add_object(o, Location(loc.file, o.line or loc.line), inv, ctx)
+        except InputError as e:
+            raise named_for_values(e, values, prefix) from None
+    return (len(inv.groups), len(inv.launch_issues)) != marks
 
 
 def add_helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Any) -> bool:
@@ -75,7 +213,11 @@ def add_helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inve
     objs = rendered_objects(obj)
     if not objs:
         return False
-    marks = len(inv.groups), len(inv.launch_issues)
-    for o in objs:
-        add_object(o, Location(loc.file, o.line or loc.line), inv, ctx)
-    return (len(inv.groups), len(inv.launch_issues)) != marks
+    return _add_rendered([(o, as_map(obj.get("spec")).get("values"), "values") for o in objs], loc, inv, ctx)
+
+
+def add_application(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Any) -> bool:
+    """Read the objects an Argo CD Application's Helm-repository chart renders (:func:`application_objects`);
+    False when none was read."""
+    objs = application_objects(obj, loc.file)
+    return bool(objs) and _add_rendered(objs or [], loc, inv, ctx)

@@ -3,9 +3,13 @@
 llm-d's guides serve vLLM with a values file of this chart (``modelArtifacts``, ``decode``, ``prefill``,
 ``routing``, ``multinode``, ``accelerator``) installed by helmfile, or with a Flux HelmRelease of it: no pod spec is
 written. The rendering below follows llm-d-incubation/llm-d-modelservice (``charts/llm-d-modelservice/templates``,
-``_helpers.tpl``) at v0.3.0 (e7dfb0b) and v0.4.12 (3051935; the releases between were not each read), and where
-those two render a field differently the field is unknown, never one version's reading (a values file does not say
-which chart version renders it):
+``_helpers.tpl``) at v0.3.0 (e7dfb0b) and v0.4.12 (3051935), and where those two render a field differently the
+field is unknown, never one version's reading (a values file does not say which chart version renders it). Of the
+releases between, v0.3.6 is the first to render as v0.4.12 does (``numGpuPerWorker``, ``numWorkers``,
+``--data-parallel-size``, ``DP_SIZE_LOCAL``), except the GPU count: v0.3.6 to v0.3.16 write ``dataLocal × tensor``
+over a written count, which v0.3.17 on keep; so a written count is known only where all three agree. v0.2.16 renders
+the workloads as v0.3.0; v0.2.0 to v0.2.7 differ further (no GPU request at tensor 1, ``routing.modelName``) and are
+not modelled apart:
 
 - each of ``decode`` and ``prefill`` that the values write, with ``create`` not false and its own ``containers``
   (the chart's default container is llm-d's inference simulator), is a Deployment
@@ -25,8 +29,8 @@ which chart version renders it):
   ``HF_TOKEN`` from ``modelArtifacts.authSecretName``;
 - the accelerator (``nvidia.com/gpu``; ``accelerator.type`` picks ``amd.com/gpu``, ``google.com/tpu``,
   ``gpu.intel.com/xe`` ..., ``cpu`` none; the inference simulator none) in each container's limits and requests:
-  v0.3 writes ``parallelism.tensor`` over what the values say, v0.4 keeps a written count and else writes
-  ``dataLocal × tensor``; where they differ the count is unknown;
+  v0.3 writes ``parallelism.tensor`` over what the values say, v0.3.6 to v0.3.16 ``dataLocal × tensor``, v0.3.17
+  on keep a written count and else write ``dataLocal × tensor``; where they differ the count is unknown;
 - LeaderWorkerSet size: ``parallelism.data`` in v0.3, ``parallelism.workers`` in v0.4; unknown where they differ;
 - the pod: ``extraConfig``, ``nodeSelector``, ``tolerations``, ``acceleratorTypes`` (a required node affinity on
   ``labelKey`` In ``labelValues``), ``podSecurityContext``, ``volumes`` plus ``model-storage`` (an ``emptyDir`` of
@@ -167,8 +171,8 @@ def _resources(c: Mapping[str, Any], values: Mapping[str, Any], role: str, tp: A
         if name is not None and not dra:
             if name in given:
                 v4 = given[name]
-                try:
-                    same = tp is not UNKNOWN and int(str(v4).strip()) == tp
+                try:  # v0.3.0-v0.3.5 write tensor, v0.3.6-v0.3.16 dataLocal x tensor, v0.3.17 on keep it
+                    same = tp is not UNKNOWN and int(str(v4).strip()) == tp and dpl == 1
                 except ValueError:
                     same = False
                 mine[name] = v4 if same else UNKNOWN

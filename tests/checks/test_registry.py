@@ -92,6 +92,7 @@ EXTRA_FIXTURES = {
               "unread-release.yaml",  # flags10: what every release refuses on an unread one; Mamba dtypes by release
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
-from ...catalog.accelerators import resource_names, vendor_of
+from ...catalog.accelerators import families_of, resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
 from ...catalog.lookup import instance_types
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
@@ -385,7 +385,25 @@ def _narrowed(pool: NodePool, g: ServingGroup) -> NodePool:
     return out
 
 
+def _advertises(pool: NodePool, g: ServingGroup) -> bool:
+    """Whether the nodes of ``pool`` may advertise the accelerator resource ``g``'s pods request. The scheduler binds
+    a pod that requests an extended resource only to a node whose allocatable holds it (kube-scheduler's
+    NodeResourcesFit filter), and Karpenter launches only an instance type whose resources hold the pod's requests;
+    a device plugin advertises its own maker's devices only (``nvidia.com/gpu`` on NVIDIA GPUs, ``habana.ai/gaudi``
+    on Gaudi, ``aws.amazon.com/neuron*`` on Inferentia and Trainium). So a pool whose accelerators' maker is known and
+    is none of the makers of the families that advertise the resource never holds the pod, however its labels and
+    taints read. Unknown on either side (a resource the table does not know, a pool that does not say whose
+    accelerators it has), or a request of none: it may."""
+    resource = g.accelerator_resource
+    if not resource or pool.accelerator is None or g.gpus_per_pod == 0 or g.gpus_per_pod is None:
+        return True
+    makers = {a.vendor for a in families_of(resource)}
+    return not makers or pool.accelerator in makers
+
+
 def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
+    if not _advertises(pool, g):
+        return False
     labels = pool.labels
     for k, v in g.node_selector.items():
         if labels.get(k) != v and not (k not in labels and _launches(pool, k, v)):

@@ -10,6 +10,10 @@ and the price of a million output tokens where the team declared a throughput.
   that holds one pod) is *assumed*, and the result says so. Prices are the catalog's us-east-1 on-demand
   Linux prices, with their source and the date they were published; an instance type without a public
   on-demand price (Capacity Blocks only) has no cost, and the note says so.
+- **Spot.** A pool that launches spot capacity only (a Karpenter NodePool with ``karpenter.sh/capacity-type``
+  ``In [spot]``, an EKS node group or stack pool with capacity type spot) is billed at the spot price, which
+  moves with the zone and the hour and which the catalog does not hold: its cost is still the on-demand
+  price, marked ``spot_only`` (the report says so: spot is cheaper, the figure an upper bound).
 - **Month.** 730 hours (365 × 24 ÷ 12), the figure AWS's pricing pages use.
 - **Cost per million output tokens** = hourly cost ÷ (replicas × declared output tokens per second of one
   replica × 3,600) × 10⁶. The throughput is declared with the annotation
@@ -49,6 +53,9 @@ class WorkloadCost:
     output_tokens_per_second: float | None  # declared, per replica
     usd_per_million_output_tokens: float | None
     note: str | None
+    #: The pool launches spot capacity only: billed at spot prices, below the on-demand price shown (the catalog
+    #: holds no spot price)
+    spot_only: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         d = {name: getattr(self, name) for name in _COST_FIELDS}  # every field is a plain value
@@ -107,12 +114,14 @@ def workload_cost(g: ServingGroup) -> WorkloadCost:
     per_pod = _gpus_per_pod(g)
     inst, assumed, why = _instance(g, per_pod)
     tps = g.output_tokens_per_second
+    spot_only = g.pool is not None and g.pool.capacity_type == "spot"
     replicas = _int(g.replicas)
     pods = replicas * (_int(g.pods_per_group) or 1) if replicas is not None else None
     gpus = pods * per_pod if pods is not None and per_pod is not None else None
     empty = WorkloadCost(gpus=gpus, nodes=None, gpus_per_node=None, instance_type=None, instance_assumed=False,
                          price_per_hour_usd=None, price_source=None, price_date=None, hourly_usd=None,
-                         monthly_usd=None, output_tokens_per_second=tps, usd_per_million_output_tokens=None, note=why)
+                         monthly_usd=None, output_tokens_per_second=tps, usd_per_million_output_tokens=None, note=why,
+                         spot_only=spot_only)
     if inst is None:
         return empty
     per_node = inst.gpus if assumed or g.pool is None or _int(g.pool.gpus_per_node) is None else _int(
@@ -120,7 +129,7 @@ def workload_cost(g: ServingGroup) -> WorkloadCost:
     price = inst.price_per_hour_usd
     base = dict(gpus=gpus, gpus_per_node=per_node, instance_type=inst.name, instance_assumed=assumed,
                 price_per_hour_usd=price, price_source=inst.price_source or None,
-                price_date=inst.price_date or None, output_tokens_per_second=tps)
+                price_date=inst.price_date or None, output_tokens_per_second=tps, spot_only=spot_only)
     if per_pod is None or pods is None or not per_node:
         missing = "replicas" if pods is None else "GPUs per pod"
         return WorkloadCost(nodes=None, hourly_usd=None, monthly_usd=None, usd_per_million_output_tokens=None,

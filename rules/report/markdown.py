@@ -115,6 +115,8 @@ def render(report: Report, color: bool = False) -> str:
         chart=Lines(memory_chart(report.workloads).rstrip("\n")),
         prices=prices,
         assumed=any(w["cost"]["instance_assumed"] for w in report.workloads),
+        spot=[w["subject"] for w in report.workloads
+              if w["cost"].get("spot_only") and w["cost"]["price_per_hour_usd"] is not None],
         summary=report.summary(),
         input_errors=report.input_errors(),
         workloads=report.workloads,

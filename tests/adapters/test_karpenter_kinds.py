@@ -255,6 +255,51 @@ def test_gpu_memory_floor_alone_is_one_kind_per_gpu_family_that_meets_it():
     assert (inv.groups[0].pool.name, inv.groups[0].pool_options) == ("gpu/g4dn", [])
 
 
+_GPU_FAMILIES = [("g4dn", "T4"), ("g5", "A10G"), ("g6", "L4"), ("g6e", "L40S"), ("p3", "V100-16GB"),
+                 ("p3dn", "V100-32GB"), ("p4d", "A100-40GB"), ("p4de", "A100-80GB"), ("p5", "H100-SXM-80GB"),
+                 ("p5e", "H200-141GB"), ("p5en", "H200-141GB"), ("p6-b200", "B200"), ("p6-b300", "B300"),
+                 ("p6e-gb200", "GB200"), ("g7e", "RTX-PRO-6000-Blackwell"), ("dl1", "Gaudi")]
+
+
+@pytest.mark.parametrize("requirement", [
+    "- {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ['0']}",
+    "- {key: eks.amazonaws.com/instance-gpu-count, operator: Exists}",
+])
+def test_gpu_count_alone_is_every_gpu_family_the_catalog_holds(requirement):
+    """A NodePool whose only GPU requirement is instance-gpu-count Gt 0 (or Exists) launches any instance type EC2
+    describes a GPU for: Karpenter labels the count from GpuInfo and gives every other type DoesNotExist
+    (karpenter-provider-aws pkg/providers/instancetype/types.go). That is every GPU family of the catalog, dl1's Gaudi
+    included (instance-gpu-count 8, manufacturer habana, in Karpenter's generated instance-types reference), and not
+    Inferentia or Trainium (NeuronInfo: instance-accelerator-count). Before, it was one pool with no GPU. A pod asking
+    one nvidia.com/gpu lands on the cheapest kind that holds it (g4dn, $0.526 an hour) and is judged on the others;
+    dl1's nodes advertise habana.ai/gaudi, not nvidia.com/gpu, so it is none of them (nor is p5en: H200 × 8, as p5e)."""
+    inv = load_kubernetes_text(_pool(requirement + "\n"), "np.yaml")
+    assert kinds(inv) == [(f"gpu/{f}", gpu, "gpu") for f, gpu in _GPU_FAMILIES]
+    resolve_pools(inv)
+    g = inv.groups[0]
+    assert (g.pool.name, [p.name for p in g.pool_options]) == ("gpu/g4dn", [
+        "gpu/g6", "gpu/g5", "gpu/g6e", "gpu/p3", "gpu/g7e", "gpu/p5", "gpu/p4d", "gpu/p4de", "gpu/p3dn",
+        "gpu/p6-b200", "gpu/p6-b300", "gpu/p5e", "gpu/p6e-gb200"])
+
+
+def test_gpu_count_in_gt_or_lt_keeps_the_families_with_such_a_type():
+    """In, Gt and Lt on instance-gpu-count keep the families of which the catalog holds an instance type with a count
+    the requirement admits: 4 GPUs are g4dn.12xlarge, g5/g6/g6e.12xlarge and .24xlarge, p3.8xlarge, p6e-gb200 and
+    g7e.24xlarge; fewer than 2 are the one-GPU sizes (p5.4xlarge among them); more than 4 drops p6e-gb200 (4 a node)."""
+    inv = load_kubernetes_text(_pool("- {key: eks.amazonaws.com/instance-gpu-count, operator: In, values: ['4']}\n"),
+                               "np.yaml")
+    assert [(n, g, p.gpus_per_node) for (n, g, _), p in zip(kinds(inv), inv.pools, strict=True)] == [
+        (f"gpu/{f}", gpu, 4) for f, gpu in [("g4dn", "T4"), ("g5", "A10G"), ("g6", "L4"), ("g6e", "L40S"),
+                                            ("p3", "V100-16GB"), ("p6e-gb200", "GB200"),
+                                            ("g7e", "RTX-PRO-6000-Blackwell")]]
+    inv = load_kubernetes_text(_pool("- {key: karpenter.k8s.aws/instance-gpu-count, operator: Lt, values: ['2']}\n"),
+                               "np.yaml")
+    assert [n for n, _, _ in kinds(inv)] == [f"gpu/{f}" for f in ("g4dn", "g5", "g6", "g6e", "p3", "p5", "g7e")]
+    inv = load_kubernetes_text(_pool("- {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ['4']}\n"),
+                               "np.yaml")
+    assert [n for n, _, _ in kinds(inv)] == [f"gpu/{f}" for f, _ in _GPU_FAMILIES if f != "p6e-gb200"]
+
+
 def test_a_weight_the_api_server_refuses_is_an_input_error():
     """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
     text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(

@@ -132,3 +132,41 @@ def test_a_replica_count_beyond_int32_is_an_input_error_not_an_internal_error(tm
     assert (f"shardwise: error: {path}:10: spec.replicas: expected an integer of at most 2,147,483,647 (Kubernetes "
             "types it as int32), got 10000000000000000000…(401 characters)") in err.splitlines()
     assert sorted(w["name"] for w in json.loads(out)["workloads"]) == ["llama-70b", "vllm-prefill"]
+
+
+def _karpenter(capacity_types: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {{name: gpu}}
+        spec:
+          template:
+            spec:
+              nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
+              requirements:
+                - {{key: karpenter.sh/capacity-type, operator: In, values: [{capacity_types}]}}
+                - {{key: node.kubernetes.io/instance-type, operator: In, values: [p4d.24xlarge]}}
+        ---
+        """)
+
+
+@pytest.mark.parametrize(("capacity_types", "spot_only"), [("spot", True), ("spot, on-demand", False),
+                                                           ("on-demand", False)])
+def test_a_spot_only_nodepool_is_priced_on_demand_and_says_so(tmp_path, capacity_types, spot_only):
+    """The catalog holds on-demand prices only (karpenter-provider-aws's generated on-demand table): a NodePool that
+    launches spot only (karpenter.sh/capacity-type In [spot]) keeps the on-demand figure, marked spot_only, which the
+    Markdown report turns into a sentence (spot is billed below it); one that may launch on-demand is not marked."""
+    c = cost_of(tmp_path, _karpenter(capacity_types) + deployment(selector="karpenter.sh/nodepool: gpu"))
+    assert (c.instance_type, c.nodes, c.hourly_usd, c.spot_only) == ("p4d.24xlarge", 1, 21.957642, spot_only)
+    assert c.as_dict()["spot_only"] is spot_only
+
+
+def test_the_markdown_report_says_a_spot_only_price_is_an_upper_bound(tmp_path):
+    from shardwise.rules.app.cli import main
+
+    path = tmp_path / "w.yaml"
+    path.write_text(_karpenter("spot") + deployment(selector="karpenter.sh/nodepool: gpu"))
+    out = tmp_path / "r.md"
+    main(["lint", str(path), "--format", "markdown", "--output", str(out)])
+    assert ("Deployment serving/llama runs on spot capacity only: billed at spot prices, below these on-demand ones, "
+            "which the catalog does not hold (the figures are an upper bound).") in out.read_text().splitlines()

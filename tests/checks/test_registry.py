@@ -92,6 +92,7 @@ EXTRA_FIXTURES = {
               "unread-release.yaml",  # flags10: what every release refuses on an unread one; Mamba dtypes by release
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
@@ -107,7 +108,8 @@ EXTRA_FIXTURES = {
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
               "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits
               "karpenter-gpu-memory.yaml",  # karpenter12: a category's families less those a memory floor rules out
-              "karpenter-pod-gpu-memory.yaml"},  # karp13: the pod's category and GPU-memory selector narrow them
+              "karpenter-pod-gpu-memory.yaml",  # karp13: the pod's category and GPU-memory selector narrow them
+              "karpenter-gpu-count.yaml"},  # place13: instance-gpu-count Gt 0 alone is every GPU family
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel

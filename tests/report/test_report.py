@@ -178,7 +178,7 @@ def test_workload_summary_numbers_come_from_size_replica(report):
             "gpus": 8, "nodes": 1, "gpus_per_node": 8, "instance_type": "p5.48xlarge", "instance_assumed": True,
             "price_per_hour_usd": 55.04, "price_source": KARPENTER_PRICES, "price_date": "2026-07-20",
             "hourly_usd": 55.04, "monthly_usd": 40179.2, "output_tokens_per_second": None,
-            "usd_per_million_output_tokens": None, "note": None,
+            "usd_per_million_output_tokens": None, "note": None, "spot_only": False,
         },
     }
     # the numbers themselves, from the documented formulas: 70.55B params × 2 B ÷ 4 GPUs

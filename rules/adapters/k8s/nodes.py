@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
-from ...catalog.accelerators import resource_names, vendor_of
+from ...catalog.accelerators import families_of, resource_names, vendor_of
 from ...catalog.hardware import pool_from_labels
 from ...catalog.lookup import instance_types
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
@@ -155,6 +155,47 @@ def _gpu_memory_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, l
     return None
 
 
+def _gpu_count_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, list[str]] | None:
+    """(the family label, the families) a requirement ``Exists``, ``In``, ``Gt`` or ``Lt`` on ``instance-gpu-count``
+    stands for when nothing names a type, GPU, family or category: every AWS instance family of the catalog whose
+    accelerator EC2 describes as a GPU, in the catalog's order, less those none of whose instance types the catalog
+    holds has a GPU count the requirement admits; None when the requirements have no such requirement. Karpenter
+    labels ``instance-gpu-count`` only from EC2's ``GpuInfo`` and gives every other instance type ``DoesNotExist``
+    on it (karpenter-provider-aws, pkg/providers/instancetype/types.go); Inferentia and Trainium are described by
+    ``NeuronInfo`` and labelled ``instance-accelerator-*`` instead, so they are not offered (nor is a family whose
+    accelerator's maker the catalog does not hold). Gaudi's dl1 is a GPU there (``instance-gpu-count`` 8,
+    ``instance-gpu-manufacturer`` habana: karpenter-provider-aws's generated instance-types reference)."""
+    for key, op, values in reqs:
+        for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+            if key != prefix + INSTANCE_GPU_COUNT_SUFFIX or op not in ("Exists", "In", "Gt", "Lt") or (
+                    op != "Exists" and not values):
+                continue
+            counts: dict[str, set[int]] = {}
+            for inst in instance_types().values():
+                try:
+                    vendor = find_gpu(inst.gpu).vendor if inst.cloud == "aws" else None
+                except CatalogError:
+                    vendor = None
+                if vendor is not None and vendor != "aws":  # "aws": a Neuron device, not an EC2 GPU
+                    counts.setdefault(inst.name.split(".", 1)[0], set()).add(inst.gpus)
+            families = [f for f, held in counts.items() if any(_count_admitted(n, op, values) for n in held)]
+            return prefix + INSTANCE_FAMILY_SUFFIX, families
+    return None
+
+
+def _count_admitted(count: int, op: str, values: list[str]) -> bool:
+    """Whether a GPU count meets Karpenter's requirement ``op values`` (a value that is no integer admits none)."""
+    if op == "Exists":
+        return True
+    try:
+        wanted = [int(v) for v in values]
+    except ValueError:
+        return False
+    if op == "In":
+        return count in wanted
+    return count > wanted[0] if op == "Gt" else count < wanted[0]
+
+
 def _requirements(tspec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
     """``spec.template.spec.requirements`` as (key, operator, values); ``minValues`` only asks Karpenter to keep that
     many values open when it launches, and changes none of the instance types a requirement admits."""
@@ -254,7 +295,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     if multi is not None:  # one pool per instance type (or GPU name, or family) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi: v}) for v in lists[multi]]
     elif not any(k in labels for k in _EXPANDABLE) and (
-            category := _category_families(reqs) or _gpu_memory_families(reqs)
+            category := _category_families(reqs) or _gpu_memory_families(reqs) or _gpu_count_families(reqs)
     ) is not None:
         key, families = category  # one pool per family of the categories (or of the GPU memory), as for a family list
         if len(families) == 1:
@@ -385,7 +426,25 @@ def _narrowed(pool: NodePool, g: ServingGroup) -> NodePool:
     return out
 
 
+def _advertises(pool: NodePool, g: ServingGroup) -> bool:
+    """Whether the nodes of ``pool`` may advertise the accelerator resource ``g``'s pods request. The scheduler binds
+    a pod that requests an extended resource only to a node whose allocatable holds it (kube-scheduler's
+    NodeResourcesFit filter), and Karpenter launches only an instance type whose resources hold the pod's requests;
+    a device plugin advertises its own maker's devices only (``nvidia.com/gpu`` on NVIDIA GPUs, ``habana.ai/gaudi``
+    on Gaudi, ``aws.amazon.com/neuron*`` on Inferentia and Trainium). So a pool whose accelerators' maker is known and
+    is none of the makers of the families that advertise the resource never holds the pod, however its labels and
+    taints read. Unknown on either side (a resource the table does not know, a pool that does not say whose
+    accelerators it has), or a request of none: it may."""
+    resource = g.accelerator_resource
+    if not resource or pool.accelerator is None or g.gpus_per_pod == 0 or g.gpus_per_pod is None:
+        return True
+    makers = {a.vendor for a in families_of(resource)}
+    return not makers or pool.accelerator in makers
+
+
 def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
+    if not _advertises(pool, g):
+        return False
     labels = pool.labels
     for k, v in g.node_selector.items():
         if labels.get(k) != v and not (k not in labels and _launches(pool, k, v)):

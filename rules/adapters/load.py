@@ -127,9 +127,9 @@ def terraform_skip(text: str) -> str:
     if found is None:
         return TERRAFORM
     line, word = found
-    return (f"Terraform configuration that starts vLLM (`{word}` at line {line}): shardwise reads no HCL, so the "
-            "workload it declares is not linted; lint the manifest it applies (the object as YAML, or `kubectl get "
-            "-o yaml` once applied)")
+    return (f"Terraform configuration that starts vLLM (`{word}` at line {line}): shardwise reads no HCL, so that "
+            "server is not linted; a Kubernetes object it declares can be (write it as YAML, or `kubectl get -o yaml` "
+            "once applied), a server it starts on a virtual machine cannot")
 
 
 def _unapplied(file: str, stray: tuple[int, str], read: int) -> LaunchIssue:

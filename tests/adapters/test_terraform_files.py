@@ -11,9 +11,9 @@ from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
 
 DIR = os.path.join(FIXTURES, "inputs", "terraform")
-STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so the "
-          "workload it declares is not linted; lint the manifest it applies (the object as YAML, or `kubectl get -o "
-          "yaml` once applied)")
+STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so that "
+          "server is not linted; a Kubernetes object it declares can be (write it as YAML, or `kubectl get -o yaml` "
+          "once applied), a server it starts on a virtual machine cannot")
 
 
 def test_a_searched_folder_skips_terraform_files_and_says_which_starts_vllm():

@@ -41,6 +41,9 @@ def load_text(text: str, file: str) -> Inventory:
 def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
     if is_script(file, text):
         return _load_script(text, file, inv)
+    if file.endswith(".tf"):
+        inv.skipped_files.append((file, terraform_skip(text)))
+        return inv
     stripped = text.lstrip()
     if not stripped:  # read, and nothing in it
         inv.sources.append(file)
@@ -113,6 +116,25 @@ def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -
             inv.errors = [named_for_values(e, doc, "") for e in inv.errors]
     # only llm-d's inference simulator (the chart's default container), or nothing vLLM: Helm values, as before
     return inv if inv.groups or inv.launch_issues or inv.errors else None
+
+
+#: Why a Terraform file is not read (:func:`terraform_skip`).
+TERRAFORM = "Terraform configuration (HCL is not read)"
+
+
+def terraform_skip(text: str) -> str:
+    """Why a Terraform file (``*.tf``) is skipped: shardwise reads no HCL, and says so of one that starts a vLLM
+    server (its image, ``vllm serve``, the API server module or a vLLM-only flag, as :mod:`.shell` reads a script),
+    whose workload (a ``kubernetes_deployment`` or the like) is then not linted."""
+    from .shell import serves_vllm
+
+    found = serves_vllm(text)
+    if found is None:
+        return TERRAFORM
+    line, word = found
+    return (f"Terraform configuration that starts vLLM (`{word}` at line {line}): shardwise reads no HCL, so that "
+            "server is not linted; a Kubernetes object it declares can be (write it as YAML, or `kubectl get -o yaml` "
+            "once applied), a server it starts on a virtual machine cannot")
 
 
 def _unapplied(file: str, stray: tuple[int, str], read: int) -> LaunchIssue:

@@ -1,7 +1,8 @@
 """Which files a lint run reads: directories searched, paths excluded, files that are not inputs.
 
-- Directories are searched recursively for ``*.yaml``, ``*.yml``, ``*.json`` and shell scripts (``*.sh``,
-  ``*.bash``, a file without a suffix whose first line is a sh/bash shebang; :mod:`.shell`) in sorted order;
+- Directories are searched recursively for ``*.yaml``, ``*.yml``, ``*.json``, shell scripts (``*.sh``,
+  ``*.bash``, a file without a suffix whose first line is a sh/bash shebang; :mod:`.shell`) and Terraform files
+  (``*.tf``: not read as HCL, skipped with a reason that says when one starts vLLM) in sorted order;
   hidden directories (``.git``, ``.github``, ...) and ``node_modules``, ``venv``, ``__pycache__``
   and ``.terraform`` are not searched.
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
@@ -38,6 +39,9 @@ from .renderkind import to_render
 from .shellname import is_shell_name, shebang_file
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+#: Terraform configuration: HCL is not read, but a searched folder's ``*.tf`` files are taken so that one that starts
+#: a vLLM server (a ``kubernetes_deployment`` of the vLLM image) is skipped with that reason, never passed over unseen.
+TERRAFORM_SUFFIX = ".tf"
 IGNORE_FILE = ".shardwiseignore"
 SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__"})  # and every hidden directory
 
@@ -440,7 +444,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                         else:
                             sel.skipped.append((path, MANIFEST_TEMPLATE))
                         continue
-                    if f.endswith(INPUT_SUFFIXES) or _script(root, f):
+                    if f.endswith(INPUT_SUFFIXES) or f.endswith(TERRAFORM_SUFFIX) or _script(root, f):
                         path = child(root, f)
                         if os.path.islink(path) and not inside(path, p):
                             sel.order.setdefault(path, len(sel.order))

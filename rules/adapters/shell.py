@@ -52,6 +52,20 @@ _WRITES = re.compile(r"(?<![<>&0-9])>{1,2}[ \t]*[\"']?([^\s\"';&|<>]+)"
                      r"|\btee[ \t]+(?:-a[ \t]+)?[\"']?([^\s\"';&|<>-][^\s\"';&|<>]*)")
 #: What says a script runs a vLLM server (as the wide corpus's triage reads a file).
 _SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-openai|--tensor-parallel-size", re.I)
+
+
+def serves_vllm(text: str) -> tuple[int, str] | None:
+    """(line, word) of the first line of ``text`` outside a comment (``#``, ``//``) that says it runs a vLLM server
+    (:data:`_SERVES`), or None."""
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        m = _SERVES.search(line)
+        if m is not None:
+            return n, m.group(0)
+    return None
+
+
 _API_VERSION = re.compile(r"^[ \t]*apiVersion:", re.M)
 _KIND = re.compile(r"^[ \t]*kind:", re.M)
 #: What the shell changes in an unquoted here-document's line: an escaped ``$``, backquote or backslash (group 1), or

@@ -157,6 +157,8 @@ class GroupRule(Rule):
                         hits = [self._on_assumed_model(h, g, config) for h in hits]
                     if g.pool is not None and g.pool.gpu_assumed and g.device_reads > device_reads:
                         hits = [self._on_assumed_gpu(h, g, config) for h in hits]
+                    if runs_no_replica(g, inv) and not self.meta.code.startswith("SW3"):
+                        hits = [self._on_no_replica(h, g, config) for h in hits]
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
                     elif g.fragment is not None and self.meta.code in OPERATOR_ADDS:
@@ -188,6 +190,18 @@ class GroupRule(Rule):
         return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the operator of this {g.kind} builds the pod and may add it; lint the pod it "
             "renders to make this finding blocking)"))
+
+    def _on_no_replica(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking capacity, topology or reliability hit on a workload that runs no replica as written
+        (:func:`runs_no_replica`) is advisory (a level set in the configuration wins): nothing starts, so the fault
+        shows the moment someone scales it up, and blocking it would stop every change beside it. Security hits
+        keep their level: a pod scaled up by hand is exposed without a word."""
+        if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        return evolve(h, level="advisory", message=(
+            f"{h.message} (advisory: the {g.kind} runs no replica as written (replicas: 0) and no KEDA ScaledObject "
+            "in the inputs scales it from zero (a HorizontalPodAutoscaler leaves a target at zero replicas alone); "
+            "it blocks once the manifest runs a replica)"))
 
     def _on_fragment(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what a patch leaves to its base (the GPU request, /dev/shm, probes) is advisory (a
@@ -244,6 +258,23 @@ class GroupRule(Rule):
         return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the model was matched to {g.model_assumed} by the name of its path only; "
             f"{ANN_BASE_MODEL} confirms it)"))
+
+
+#: Kinds whose ``replicas: 0`` runs no pod until someone changes it (a Knative or KServe minimum of zero scales
+#: from zero on demand, and is not one of them).
+_SCALED_BY_REPLICAS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "LeaderWorkerSet"})
+
+
+def runs_no_replica(g: ServingGroup, inv: Inventory) -> bool:
+    """Whether ``g`` runs no pod as written: ``replicas: 0`` on a Deployment, StatefulSet, ReplicaSet or
+    LeaderWorkerSet, with no KEDA ScaledObject in the inputs that may target it (KEDA activates a target from
+    zero; a HorizontalPodAutoscaler does not: Kubernetes' HPA controller disables scaling while the target's
+    replicas are 0, pkg/controller/podautoscaler/horizontal.go). A ScaledObject whose target is not known may be
+    this one."""
+    if type(g.replicas) is not int or g.replicas != 0 or g.kind not in _SCALED_BY_REPLICAS:
+        return False
+    return not any(a.kind == "ScaledObject" and a.namespace == g.namespace
+                   and (not isinstance(a.target_name, str) or a.target_name == g.name) for a in inv.autoscalers)
 
 
 def _kind_name(pool: NodePool | None) -> str:

@@ -45,3 +45,24 @@ def test_operator_objects_that_name_vllm_say_why_they_give_no_workload():
          "but none of its pod specs starts a vLLM server shardwise can read: the server is started elsewhere (a "
          "script, a job's entrypoint, the operator's own command)"),
     ]
+
+
+def test_args_given_to_an_image_placeholder_say_the_entrypoint_is_not_known_yet():
+    """corpus13: a container that gives only args to ``image: ${VLLM_IMAGE}`` runs what the image's entrypoint runs,
+    which the template's tool fills in (llm-d's coordinator deploys vLLM or llm-d-inference-sim, which takes the same
+    flags, from one template): SW005 says that, not that a script or an operator starts the server; a container
+    with a command of its own keeps the general reason."""
+    inv = load_inputs([os.path.join(FIXTURES, "k8s", "mentions", "placeholder-image.yaml")])
+    assert inv.groups == []
+    got = [(f.subject, f.location.line, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW005"]
+    assert got == [
+        ("Deployment default/vllm-d", 23, "advisory",
+         "not read: it mentions vLLM (the image placeholder `${VLLM_IMAGE}`) but its container 'vllm' gives only "
+         "args, so the entrypoint of its image decides what runs, and that image is a template's placeholder, not "
+         "known until the template is rendered (vLLM, or a simulator or another server that takes the same flags): "
+         "render it first (envsubst, helm template) and lint the output"),
+        ("Deployment default/vllm-scripted", 51, "advisory",
+         "not read: it mentions vLLM (the image placeholder `${VLLM_IMAGE}`) but none of its pod specs starts a "
+         "vLLM server shardwise can read: the server is started elsewhere (a script, a job's entrypoint, the "
+         "operator's own command)"),
+    ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from ...vllm.args import BENCH_CLIENTS, bench_subcommand
 from .dispatch import holds_data, is_template
 from .fields import as_list, as_map, read_annotations, suppressions_from
@@ -54,9 +55,15 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
                "the services that run on it")
     elif pods := find_pods(obj):
         client = _bench_client(pods)
+        entry = _placeholder_entrypoint(pods)
         why = (f"its container {client!r} runs vLLM's benchmark client (`vllm bench serve`), which sends requests to "
                "a server it names and loads no model: there is no server or GPU layout here to check"
                if client is not None else
+               f"its container {entry[0]!r} gives only args, so the entrypoint of its image"
+               f"{'' if entry[1] in mention[0] else f' `{entry[1]}`'} decides what runs, and that image is a "
+               "template's placeholder, not known until the template is rendered (vLLM, or a simulator or another "
+               "server that takes the same flags): render it first (envsubst, helm template) and lint the output"
+               if entry is not None else
                "none of its pod specs starts a vLLM server shardwise can read: the server is started "
                "elsewhere (a script, a job's entrypoint, the operator's own command)")
     else:
@@ -80,6 +87,19 @@ def _bench_client(pods: list[FoundPod]) -> str | None:
             command, args = as_list(c.get("command")), as_list(c.get("args"))
             if bench_subcommand([str(w) for w in command], [str(w) for w in args]) in BENCH_CLIENTS:
                 return str(c.get("name") or "")
+    return None
+
+
+def _placeholder_entrypoint(pods: list[FoundPod]) -> tuple[str, str] | None:
+    """(container name, image) of the first container of ``pods`` whose image is a whole template placeholder
+    (``${VLLM_IMAGE}``) and that gives ``args`` but no ``command``: its image's entrypoint, not known yet, decides
+    what runs."""
+    for pod in pods:
+        for c in as_list(pod.spec.get("containers")):
+            c = as_map(c)
+            image = c.get("image")
+            if is_placeholder(image) and c.get("args") and not c.get("command"):
+                return str(c.get("name") or ""), str(image).strip()
     return None
 
 

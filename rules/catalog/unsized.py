@@ -8,9 +8,10 @@ weights a GPU at TP4, against the 37.24 GiB vLLM 0.20.0 builds, and blocked as "
 read and what is not (docs/capacity-model.md, "Round catalog13" and "Round dsv4"):
 
 * vLLM 0.20.0 (the release that added the architecture; 0.19.1's wheel has no ``models/deepseek_v4.py``): its KV
-  groups (:mod:`..vllm.dsv4_cache`) and weights (:mod:`..vllm.dsv4_weights`) are modelled, its start-up terms are
-  not: the prefill gather workspace, the MTP hidden buffer and the rotary caches of two thetas
-  (``model_executor/models/deepseek_v4.py`` and ``layers/deepseek_v4_attention.py``);
+  groups (:mod:`..vllm.dsv4_cache`), weights (:mod:`..vllm.dsv4_weights`) and start-up buffers and prefill workspace
+  (:mod:`..vllm.dsv4_startup`) are modelled, but the profile run's activation peak is not (V4 carries four
+  hyper-connection streams of the hidden size through every layer and runs the sparse indexer), and no public 0.20.0
+  start-up log checks the sum, so the sizing does not use them;
 * later releases: their V4 layout was not read (0.34.0 plans the cache in ``v1/core/kv_cache_planning.py``, builds
   V4 from ``vllm/models/deepseek_v4/`` and logs tokens as its concurrency x ``max_model_len``);
 * DeepSeek-V4-Pro: its config.json was not found in a source shardwise can cite (only its technical report's 61
@@ -38,8 +39,9 @@ _NOT_SIZED = ("DeepSeek-V4 (compressed sparse attention over a sliding window, p
               "shardwise does not size yet")
 _PRO_CONFIG = ("its config.json was not found in a source shardwise can cite (its technical report gives 61 layers, "
                "width 7,168, 128 heads and 384 experts, not the per-layer compress_ratios its KV cache depends on)")
-_STARTUP = ("its KV groups and weights are modelled but not its start-up terms (the prefill gather workspace, the MTP "
-            "hidden buffer, the rotary caches of two thetas)")
+_STARTUP = ("its KV groups, weights and start-up buffers are modelled but the sizing does not use them yet: the "
+            "profile run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no "
+            "public 0.20.0 start-up log checks the sum")
 
 
 def is_dsv4_name(name: str) -> bool:

@@ -32,8 +32,10 @@ FLASH_CONFIG = {
 
 FAMILY = ("is DeepSeek-V4 (compressed sparse attention over a sliding window, per-layer compress_ratios), which "
           "shardwise does not size yet")
-AT_0_20 = ("for vLLM 0.20.0 from the image tag, its KV groups and weights are modelled but not its start-up terms (the "
-           "prefill gather workspace, the MTP hidden buffer, the rotary caches of two thetas)")
+STARTUP = ("its KV groups, weights and start-up buffers are modelled but the sizing does not use them yet: the profile "
+           "run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no public "
+           "0.20.0 start-up log checks the sum")
+AT_0_20 = f"for vLLM 0.20.0 from the image tag, {STARTUP}"
 PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro: the family is known (DeepSeek-V4 (compressed sparse "
        "attention over a sliding window, per-layer compress_ratios), which shardwise does not size yet), but its "
        "config.json was not found in a source shardwise can cite (its technical report gives 61 layers, width 7,168, "
@@ -104,7 +106,7 @@ def test_names(name: str, v4: bool):
 
 def test_release_notes():
     note = unsized.release_note
-    assert note(parse_version("0.20.0"), "vLLM 0.20.0").startswith("for vLLM 0.20.0, its KV groups and weights")
+    assert note(parse_version("0.20.0"), "vLLM 0.20.0").startswith("for vLLM 0.20.0, its KV groups, weights and start-up buffers")
     assert note(parse_version("0.20.1"), "vLLM 0.20.1") == (
         "for vLLM 0.20.1, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans the cache in "
         "v1/core/kv_cache_planning.py)")
@@ -114,9 +116,7 @@ def test_release_notes():
 def test_plan_refuses_v4_with_the_reason(tmp_path: Path):
     with pytest.raises(PlanError) as e:
         load_model("deepseek-ai/DeepSeek-V4-Flash", None, "0.20.0")
-    assert str(e.value) == (f"cannot size it: 'deepseek-ai/DeepSeek-V4-Flash' {FAMILY}; for vLLM 0.20.0, its KV groups "
-                            "and weights are modelled but not its start-up terms (the prefill gather workspace, the MTP "
-                            "hidden buffer, the rotary caches of two thetas)")
+    assert str(e.value) == f"cannot size it: 'deepseek-ai/DeepSeek-V4-Flash' {FAMILY}; for vLLM 0.20.0, {STARTUP}"
     config = tmp_path / "config.json"
     config.write_text(json.dumps(FLASH_CONFIG))
     with pytest.raises(PlanError) as e:

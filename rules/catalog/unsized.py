@@ -59,7 +59,7 @@ def is_dsv4_config(cfg: dict[str, Any]) -> bool:
 def reason(name: str) -> str:
     """Why ``name`` (a DeepSeek-V4 id, path or config's model id) is not sized, whatever the release."""
     if _PRO.search(name):
-        return f"{name!r} is DeepSeek-V4-Pro: the family is known ({_NOT_SIZED}), but {_PRO_CONFIG}"
+        return f"{name!r} is DeepSeek-V4-Pro: the family is known, but {_PRO_CONFIG}; and it is {_NOT_SIZED}"
     return f"{name!r} is {_NOT_SIZED}"
 
 

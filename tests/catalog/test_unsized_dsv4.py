@@ -36,10 +36,10 @@ STARTUP = ("its KV groups, weights and start-up buffers are modelled but the siz
            "run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no public "
            "0.20.0 start-up log checks the sum")
 AT_0_20 = f"for vLLM 0.20.0 from the image tag, {STARTUP}"
-PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro: the family is known (DeepSeek-V4 (compressed sparse "
-       "attention over a sliding window, per-layer compress_ratios), which shardwise does not size yet), but its "
-       "config.json was not found in a source shardwise can cite (its technical report gives 61 layers, width 7,168, "
-       "128 heads and 384 experts, not the per-layer compress_ratios its KV cache depends on)")
+PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro: the family is known, but its config.json was not found in "
+       "a source shardwise can cite (its technical report gives 61 layers, width 7,168, 128 heads and 384 experts, "
+       "not the per-layer compress_ratios its KV cache depends on); and it is DeepSeek-V4 (compressed sparse attention "
+       "over a sliding window, per-layer compress_ratios), which shardwise does not size yet")
 HELD = "SW101, SW102, SW104, SW106, SW203 could not run on it"
 
 

@@ -377,7 +377,30 @@ def _quantization_refused(req: PlanRequest) -> str | None:
     return checkpoint_quantization_refused(req.quantization, shape.id, shape.quantization, shape.precision)
 
 
-def load_model(spec: str, base_model: str | None) -> ModelShape:
+def load_model(spec: str, base_model: str | None, vllm_version: str | None = None) -> ModelShape:
+    """The shape ``plan`` sizes; a family the capacity model recognises but does not size (:mod:`..catalog.unsized`:
+    DeepSeek-V4) is refused with the reason and what the release (``--vllm-version``, else the current one) lacks,
+    never sized as a name or a config's shapes suggest."""
+    from ..catalog import CatalogError, unsized
+
+    def refused(name: str) -> PlanError:
+        release = resolve(vllm_version, None, missing="--vllm-version not given")
+        return PlanError(f"cannot size it: {unsized.reason(name)}; "
+                         f"{unsized.release_note(release.version, release.note)}")
+
+    try:
+        shape = _load_model(spec, base_model)
+    except CatalogError:
+        named = next((n for n in (spec, base_model) if n and unsized.is_dsv4_name(n)), None)
+        if named is not None:
+            raise refused(named) from None
+        raise
+    if unsized.is_dsv4_config(shape.hf_config):
+        raise refused(spec if unsized.is_dsv4_name(spec) else shape.id)
+    return shape
+
+
+def _load_model(spec: str, base_model: str | None) -> ModelShape:
     from ..catalog import CatalogError, find_model, find_model_exact, load_local_model
 
     if os.path.exists(spec):
@@ -514,7 +537,7 @@ def make_plan(req: PlanRequest) -> Plan:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     env = check_env(req.env)
     engine_words(req.engine_args)  # refused before anything is loaded
-    model = load_model(req.model, req.base_model)
+    model = load_model(req.model, req.base_model, req.vllm_version)
     if req.quantization:
         try:
             quantization_precision(model, req.quantization)

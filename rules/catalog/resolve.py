@@ -41,6 +41,7 @@ from ..model.files import inside
 from ..model.shapes import ModelShape
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
+from . import unsized
 from .lookup import find_model, find_model_exact
 
 #: The three ways to teach shardwise a model (SW004's remediation says them; kept for callers that print them).
@@ -324,6 +325,24 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
     except CatalogError as err:  # a config.json that cannot be read: an input error with its file and line
         where = f"{err.file}:{err.line}: " if err.file and err.line else (f"{err.file}: " if err.file else "")
         group.model_error = f"{loc}: {where}{err.message}"
+    _not_sized(group, model)
+
+
+def _not_sized(group: ServingGroup, model: str) -> None:
+    """A family shardwise recognises but does not size (:mod:`.unsized`: DeepSeek-V4), found by its config.json or,
+    where nothing was found, by its name: undecided with the reason, never sized as what a name or a config's
+    shapes would suggest."""
+    shape = group.model
+    if shape is not None and unsized.is_dsv4_config(shape.hf_config):
+        named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
+        group.model, group.model_assumed = None, None
+        group.model_unknown = unsized.reason(model if unsized.is_dsv4_name(model) or not named else named)
+    elif shape is None and group.model_unknown and not group.model_error:
+        named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
+        for name in (named, model):
+            if name and unsized.is_dsv4_name(name):
+                group.model_unknown = unsized.reason(name)
+                break
 
 
 def _resolve_annotated(group: ServingGroup, model: str, named: str, base_dir: str | None) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ..capacity.group import vllm_version
+from ..catalog import unsized
 from ..engine import GroupRule, Hit, LintConfig, Rule, RuleMeta, hit
 from ..model import Inventory, ModelNotKnown, ServingGroup
 from ..model.vocab import ANN_BASE_MODEL
@@ -88,7 +90,11 @@ class ModelNotKnownToShardwise(GroupRule):
             codes = rules_needing_the_model(g, inv, config, self.peers())
             skipped = (f"{', '.join(codes)} could not run on it" if codes
                        else "no rule needed it on this workload")
-            h = hit(g, f"shardwise does not know the model: {g.model_unknown}; {skipped}",
+            why = g.model_unknown
+            if unsized.is_reason(why):
+                release = vllm_version(g)
+                why = f"{why}; {unsized.release_note(release.version, release.note)}"
+            h = hit(g, f"shardwise does not know the model: {why}; {skipped}",
                     where,
                     level="mandatory" if config.unknown_configured and config.unknown_is_failure else None)
             yield Hit(h.subject, h.message, h.location, h.suppressions, level=h.level, undecided=True)

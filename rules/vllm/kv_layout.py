@@ -29,7 +29,8 @@ vLLM's model implementations read them:
 
 Layouts vLLM has and this model does not (:func:`unmodelled_reason`: DeepSeek-V4's compressed sparse
 attention, whose groups :mod:`.dsv4_cache` (and weights, :mod:`.dsv4_weights`) build as vLLM 0.20.0 does but the
-sizing does not use yet, lightning-attention hybrids, Mamba layers whose positions the config does not give, layer
+sizing does not use yet, so that a DeepSeek-V4 config.json is held back before it is sized
+(:mod:`..catalog.unsized`), lightning-attention hybrids, Mamba layers whose positions the config does not give, layer
 types not listed above) are laid out as full attention over the config's heads, and the layout says so (``modelled``
 False and a note): the weights are known, the KV figures are not vLLM's.
 

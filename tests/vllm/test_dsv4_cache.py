@@ -86,3 +86,23 @@ def test_a_block_size_whose_pages_vllm_cannot_unify_is_refused():
         dsv4_cache.layout({**FLASH, "compress_ratios": [0, 4]})
     with pytest.raises(ValueError, match="other than 4 and 128"):
         dsv4_cache.layout({**FLASH, "compress_ratios": [8] * 44})
+
+
+def test_a_public_start_up_refusal_agrees_with_these_formulas():
+    """vllm-project/vllm issue #44376 (simonwalo, 2026-06-03): DeepSeek-V4-Flash with the ``LLM`` class on two GH200
+    (TP2, expert parallel, ``--block-size 256``, fp8 cache, ``max_model_len`` 30,000) on vLLM "v0.22" refused to start:
+    "(6.66 GiB KV cache is needed, which is larger than the available KV cache memory (5.44 GiB). Based on the
+    available memory, the estimated maximum model length is 13528." The ``LLM`` class batches 16,384 tokens on a GPU
+    of 70 GiB or more (``EngineArgs._set_default_args``, 0.20.0). 0.22's V4 grouping was not read: this checks 0.20.0's
+    formulas against that release's figures, it does not model 0.22."""
+    lay = dsv4_cache.layout(FLASH)
+    # 118 compressed blocks (cdiv(30,000, 256)), 2 x 259 SWA (cdiv(127 + 16,384, 64) + 1), 4,099 ratio-4 state
+    # (cdiv(7 + 16,384, 4) + 1) and 2,065 ratio-128 state blocks (cdiv(127 + 16,384, 8) + 1)
+    assert [g.blocks_per_request(30_000, 16_384) for g in lay.groups] == [118, 259, 259, 4099, 2065]
+    needed = lay.request_bytes(30_000, 16_384)
+    assert needed == 6800 * 22 * 47_808 == 7_152_076_800 and f"{needed / 2**30:.2f}" == "6.66"
+    # estimate_max_model_len's binary search gives 13,528 for an available memory in [need(13,528), need(13,529)),
+    # 5.4404 to 5.4423 GiB: the 5.44 logged
+    low, high = lay.request_bytes(13_528, 16_384), lay.request_bytes(13_529, 16_384)
+    assert (low, high) == (5_841_563_904, 5_843_667_456)
+    assert f"{low / 2**30:.2f}" == f"{(high - 1) / 2**30:.2f}" == "5.44"

@@ -1,0 +1,80 @@
+"""Model families shardwise recognises but does not size, and why: never sized as something else, never guessed.
+
+DeepSeek-V4 (``DeepseekV4ForCausalLM``, ``model_type`` ``deepseek_v4``: V4-Flash, V4-Flash-Base, V4-Pro and their
+re-uploads). Its KV cache is compressed sparse attention over a sliding window (per-layer ``compress_ratios``), which
+no other layout of the capacity model holds; laid out as another model's attention, or with parameters derived from
+its config's shapes, every figure would be a guess (a V4-Flash config.json given by path was sized at 69 GiB of
+weights a GPU at TP4, against the 37.24 GiB vLLM 0.20.0 builds, and blocked as "vLLM will refuse to start"). What is
+read and what is not (docs/capacity-model.md, "Round catalog13" and "Round dsv4"):
+
+* vLLM 0.20.0 (the release that added the architecture; 0.19.1's wheel has no ``models/deepseek_v4.py``): its KV
+  groups (:mod:`..vllm.dsv4_cache`), weights (:mod:`..vllm.dsv4_weights`) and start-up buffers and prefill workspace
+  (:mod:`..vllm.dsv4_startup`) are modelled, but the profile run's activation peak is not (V4 carries four
+  hyper-connection streams of the hidden size through every layer and runs the sparse indexer), and no public 0.20.0
+  start-up log checks the sum, so the sizing does not use them;
+* later releases: their V4 layout was not read (0.34.0 plans the cache in ``v1/core/kv_cache_planning.py``, builds
+  V4 from ``vllm/models/deepseek_v4/`` and logs tokens as its concurrency x ``max_model_len``);
+* DeepSeek-V4-Pro: its config.json was not found in a source shardwise can cite (only its technical report's 61
+  layers, width 7,168, 128 heads and 384 experts, not the per-layer ``compress_ratios`` its cache depends on).
+
+A workload serving one is undecided (SW004, advisory unless ``unknown = "fail"``) with this reason, and ``plan``
+refuses it with the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..vllm.versions import Version
+
+#: a DeepSeek-V4 name: ``DeepSeek-V4-Flash``, ``deepseek_v4_pro``, ``DeepSeek-V4-Flash-FP8`` (not V3, V3.2, V40)
+_DSV4_NAME = re.compile(r"deepseek[-_ .]?v4(?![0-9.])", re.I)
+_PRO = re.compile(r"deepseek[-_ .]?v4[-_ .]?pro(?![a-z])", re.I)
+
+#: the release whose V4 KV groups and weights were read (catalog13)
+READ_RELEASE = (0, 20, 0)
+
+_NOT_SIZED = ("DeepSeek-V4 (compressed sparse attention over a sliding window, per-layer compress_ratios), which "
+              "shardwise does not size yet")
+_PRO_CONFIG = ("its config.json was not found in a source shardwise can cite (its technical report gives 61 layers, "
+               "width 7,168, 128 heads and 384 experts, not the per-layer compress_ratios its KV cache depends on)")
+_STARTUP = ("its KV groups, weights and start-up buffers are modelled but the sizing does not use them yet: the "
+            "profile run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no "
+            "public 0.20.0 start-up log checks the sum")
+
+
+def is_dsv4_name(name: str) -> bool:
+    """Whether a model id or path names a DeepSeek-V4 checkpoint."""
+    return isinstance(name, str) and _DSV4_NAME.search(name) is not None
+
+
+def is_dsv4_config(cfg: dict[str, Any]) -> bool:
+    """Whether a config.json (the keys :data:`.hfconfig.HF_CONFIG_KEYS` keeps) is DeepSeek-V4's."""
+    arch = cfg.get("architectures")
+    return cfg.get("model_type") == "deepseek_v4" or (
+        isinstance(arch, list) and any(isinstance(a, str) and a.startswith("DeepseekV4") for a in arch))
+
+
+def reason(name: str) -> str:
+    """Why ``name`` (a DeepSeek-V4 id, path or config's model id) is not sized, whatever the release."""
+    if _PRO.search(name):
+        return f"{name!r} is DeepSeek-V4-Pro: the family is known, but {_PRO_CONFIG}; and it is {_NOT_SIZED}"
+    return f"{name!r} is {_NOT_SIZED}"
+
+
+def release_note(version: Version, note: str) -> str:
+    """What the release the workload runs (``note``: ``"vLLM 0.20.0 from the image tag"``) adds to the reason."""
+    parts = version.parts[:3]
+    if parts < READ_RELEASE:
+        return (f"{note} builds no DeepSeek-V4 (the architecture came in 0.20.0; 0.19.1's wheel has no "
+                "models/deepseek_v4.py)")
+    if parts == READ_RELEASE and len(version.parts) <= 3:
+        return f"for {note}, {_STARTUP}"
+    return (f"for {note}, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans the cache in "
+            "v1/core/kv_cache_planning.py)")
+
+
+def is_reason(text: str | None) -> bool:
+    """Whether a group's ``model_unknown`` is one of :func:`reason`'s (SW004 then adds the release's part)."""
+    return isinstance(text, str) and _NOT_SIZED in text

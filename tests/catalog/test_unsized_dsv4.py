@@ -1,0 +1,128 @@
+"""DeepSeek-V4 is recognised and not sized: undecided with what is not modelled, never sized as a guess (issue 28, dsv4).
+
+catalog13 modelled V4's KV groups and weights as vLLM 0.20.0 builds them but not its start-up terms, read no later
+release's V4 layout and found no V4-Pro config.json. Before this round a V4-Flash config.json given by path was sized
+from its shapes as if its layers were full attention and its parameters derived (69.0 GiB of weights a GPU at TP4,
+where vLLM 0.20.0 builds 37.24 GiB) and SW102 blocked it ("vLLM will refuse to start"); by name, V4-Pro's SW004 said
+"did you mean: deepseek-ai/DeepSeek-V3". The config below is V4-Flash's as tests/vllm/test_dsv4_weights.py restates it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from family_manifest import deployment, lint
+from shardwise.rules.app.plan import PlanError, load_model
+from shardwise.rules.catalog import unsized
+from shardwise.rules.vllm.versions import parse_version
+
+FLASH_CONFIG = {
+    "architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4", "hidden_size": 4096,
+    "num_attention_heads": 64, "num_key_value_heads": 1, "head_dim": 512, "qk_rope_head_dim": 64, "q_lora_rank": 1024,
+    "o_lora_rank": 1024, "o_groups": 8, "vocab_size": 129_280, "n_routed_experts": 256, "moe_intermediate_size": 2048,
+    "num_experts_per_tok": 6, "n_shared_experts": 1, "hc_mult": 4, "index_n_heads": 64, "index_head_dim": 128,
+    "num_hash_layers": 3, "topk_method": "noaux_tc", "tie_word_embeddings": False, "num_hidden_layers": 43,
+    "sliding_window": 128, "max_position_embeddings": 1_048_576, "torch_dtype": "bfloat16",
+    "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128], "fmt": "e4m3",
+                            "activation_scheme": "dynamic", "scale_fmt": "ue8m0"},
+    "compress_ratios": [0, 0, *[4, 128] * 20, 4, 0],
+}
+
+FAMILY = ("is DeepSeek-V4 (compressed sparse attention over a sliding window, per-layer compress_ratios), which "
+          "shardwise does not size yet")
+STARTUP = ("its KV groups, weights and start-up buffers are modelled but the sizing does not use them yet: the profile "
+           "run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no public "
+           "0.20.0 start-up log checks the sum")
+AT_0_20 = f"for vLLM 0.20.0 from the image tag, {STARTUP}"
+PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro: the family is known, but its config.json was not found in "
+       "a source shardwise can cite (its technical report gives 61 layers, width 7,168, 128 heads and 384 experts, "
+       "not the per-layer compress_ratios its KV cache depends on); and it is DeepSeek-V4 (compressed sparse attention "
+       "over a sliding window, per-layer compress_ratios), which shardwise does not size yet")
+HELD = "SW101, SW102, SW104, SW106, SW203 could not run on it"
+
+
+def _codes(findings):
+    return sorted({f.code for f in findings if f.code.startswith(("SW0", "SW1", "SW2"))})
+
+
+def _sw004(findings):
+    (f,) = [f for f in findings if f.code == "SW004"]
+    assert (f.level, f.undecided) == ("advisory", True)
+    return f.message
+
+
+def test_flash_by_name_is_undecided_saying_what_0_20_lacks(tmp_path: Path):
+    found = lint(tmp_path, deployment("deepseek-ai/DeepSeek-V4-Flash", 4))
+    assert _codes(found) == ["SW004"]
+    assert _sw004(found) == (f"shardwise does not know the model: 'deepseek-ai/DeepSeek-V4-Flash' {FAMILY}; {AT_0_20}; "
+                             f"{HELD}")
+
+
+def test_a_flash_config_json_is_not_sized_from_its_shapes(tmp_path: Path):
+    # the regression: this config by path was sized (69.0 GiB of weights a GPU at TP4) and SW102 blocked it
+    (tmp_path / "v4").mkdir()
+    (tmp_path / "v4" / "config.json").write_text(json.dumps(FLASH_CONFIG))
+    text = deployment("deepseek-ai/DeepSeek-V4-Flash", 4).replace(
+        "  namespace: llm\n", "  namespace: llm\n  annotations:\n    shardwise.dev/base-model: v4/config.json\n")
+    found = lint(tmp_path, text)
+    assert _codes(found) == ["SW004"]
+    assert not [f for f in found if f.level == "mandatory" and f.code.startswith("SW1")]
+    assert _sw004(found) == (f"shardwise does not know the model: 'deepseek-ai/DeepSeek-V4-Flash' {FAMILY}; {AT_0_20}; "
+                             f"{HELD}")
+
+
+def test_pro_says_its_config_was_not_found_not_did_you_mean(tmp_path: Path):
+    found = lint(tmp_path, deployment("deepseek-ai/DeepSeek-V4-Pro", 8).replace("v0.20.0", "v0.27.1"))
+    message = _sw004(found)
+    assert "did you mean" not in message
+    assert message == (f"shardwise does not know the model: {PRO}; for vLLM 0.27.1 from the image tag, its DeepSeek-V4 "
+                       "layout was not read (only 0.20.0's; 0.34.0 plans the cache in v1/core/kv_cache_planning.py); "
+                       f"{HELD}")
+
+
+def test_a_release_before_0_20_has_no_deepseek_v4(tmp_path: Path):
+    found = lint(tmp_path, deployment("deepseek-ai/DeepSeek-V4-Flash", 4).replace("v0.20.0", "v0.19.1"))
+    assert _sw004(found) == (f"shardwise does not know the model: 'deepseek-ai/DeepSeek-V4-Flash' {FAMILY}; vLLM 0.19.1 "
+                             "from the image tag builds no DeepSeek-V4 (the architecture came in 0.20.0; 0.19.1's wheel "
+                             f"has no models/deepseek_v4.py); {HELD}")
+
+
+def test_a_path_named_for_v4_is_undecided_with_the_reason(tmp_path: Path):
+    found = lint(tmp_path, deployment("/models/DeepSeek-V4-Flash-FP8", 8))
+    assert _sw004(found).startswith(f"shardwise does not know the model: '/models/DeepSeek-V4-Flash-FP8' {FAMILY}; ")
+
+
+@pytest.mark.parametrize(("name", "v4"), [
+    ("deepseek-ai/DeepSeek-V4-Flash", True), ("deepseek-ai/DeepSeek-V4-Flash-Base", True),
+    ("deepseek-ai/DeepSeek-V4-Pro", True), ("/models/deepseek_v4_pro", True), ("sgl-project/DeepSeek-V4-Flash-FP8", True),
+    ("deepseek-ai/DeepSeek-V3", False), ("deepseek-ai/DeepSeek-V3.2-Exp", False), ("acme/deepseek-v40", False),
+    ("deepseek-ai/DeepSeek-V4.1-Flash", False),  # a later model: not the config catalog13 read
+])
+def test_names(name: str, v4: bool):
+    assert unsized.is_dsv4_name(name) is v4
+
+
+def test_release_notes():
+    note = unsized.release_note
+    assert note(parse_version("0.20.0"), "vLLM 0.20.0").startswith("for vLLM 0.20.0, its KV groups, weights and start-up buffers")
+    assert note(parse_version("0.20.1"), "vLLM 0.20.1") == (
+        "for vLLM 0.20.1, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans the cache in "
+        "v1/core/kv_cache_planning.py)")
+    assert note(parse_version("0.19.1"), "vLLM 0.19.1").startswith("vLLM 0.19.1 builds no DeepSeek-V4")
+
+
+def test_plan_refuses_v4_with_the_reason(tmp_path: Path):
+    with pytest.raises(PlanError) as e:
+        load_model("deepseek-ai/DeepSeek-V4-Flash", None, "0.20.0")
+    assert str(e.value) == f"cannot size it: 'deepseek-ai/DeepSeek-V4-Flash' {FAMILY}; for vLLM 0.20.0, {STARTUP}"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(FLASH_CONFIG))
+    with pytest.raises(PlanError) as e:
+        load_model(str(config), None, "0.27.1")
+    assert str(e.value).endswith("; for vLLM 0.27.1, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans "
+                                 "the cache in v1/core/kv_cache_planning.py)")
+    with pytest.raises(PlanError) as e:
+        load_model("deepseek-ai/DeepSeek-V4-Pro", None, "0.20.0")
+    assert str(e.value).startswith(f"cannot size it: {PRO}; for vLLM 0.20.0, ")

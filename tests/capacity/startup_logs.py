@@ -555,11 +555,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "(0.58: +1.33 GiB), unconfirmed. The hybrid layout held 4.4 % more tokens than the logged budget until "
         "hybrid13 modelled 0.29.0's default prefix caching (Mamba cache mode align, two state pages a request per "
         "group): +0.6 %, within one block. Its AWQ-BF16-INT4 sibling's TP2 rows (fp8_e5m2, 4 and 6 sequences) now "
-        "give the logged counts from the logged 8.91 GiB within 0.2 % and are -6.2 % on the budget (8.37 GiB), "
-        "their weights 0.68 GiB a GPU short and their activation one copy of the vocabulary-parallel embedding "
-        "(1.18 GiB, the cold compile's peak): the two together went unseen while the layout's 1.6 - 3.3 % hid them",
+        "give the logged counts from the logged 8.91 GiB within 0.2 % and are -6.2 % on the budget (8.37 GiB): their "
+        "weights are 0.68 GiB a GPU short (12.22 against 12.9), and beside weights and cache vLLM kept 0.59 GiB of "
+        "the 22.40 where 1.83 are charged (the cold compile's copy of the vocabulary-parallel embedding 1.18, graphs "
+        "0.40, non-torch 0.22), though both starts compiled (4.5 and 6 minutes, mostly torch.compile and graph "
+        "capture, by their sources); the layout's 1.6 - 3.3 % hid this until hybrid13",
         "the checkpoints' config.json (quant scheme, group size, zero points, ignore list) and the TP2 starts' "
-        "compile lines ('torch.compile takes' or 'Directly load the compiled graph') and memory breakdown"),
+        "memory breakdown (0.26+: 'Actual usage is ... peak activation ... CUDAGraph memory')"),
     "text-only-warm-restart": (
         "a marginal 31B QAT start on an L4 at 0.97 whose count is the container's warm second start after a cold one "
         "refused (-0.29 GiB), with every modality limit 0; from toksingle10 the tower vLLM 0.19+ does not build is "

@@ -208,8 +208,9 @@ class EngineSettings:
     #: the pooling runner (``--runner pooling``, ``--task embed`` and the like): V1 runs the pooler where it would
     #: run the sampler, in the profile and in the warm-up (:func:`.group.pooling_runner`)
     pooling: bool = False
-    #: --enable-prefix-caching (None: vLLM's default, which is off for models with state layers and does not change
-    #: their KV layout; True puts their states in a Mamba cache mode, ``kv_layout.with_mamba_cache_mode``)
+    #: --enable-prefix-caching (None: vLLM's default, which for models with state layers is off before 0.28 and on
+    #: from 0.28, :func:`prefix_caching_on`; on puts their states in a Mamba cache mode,
+    #: ``kv_layout.with_mamba_cache_mode``)
     enable_prefix_caching: bool | None = None
     #: --mamba-cache-dtype and --mamba-ssm-cache-dtype as written ("auto": the default), the dtypes of a state layer's
     #: conv and recurrent state (:func:`.kv_layout.state_dtype_bytes`), which set its page and the Mamba cache blocks
@@ -2064,11 +2065,22 @@ def _cached_layout(model: ModelShape, s: EngineSettings, b: Behaviour, engine: s
     Mamba cache mode (``Behaviour.mamba_cache_modes``, :func:`kv_layout.with_mamba_cache_mode`); with a speculative
     method they hold a block more a request for each draft token in the releases that have those modes
     (:func:`kv_layout.with_speculative_blocks`; 0.17.0, 0.19.0 and 0.25.1 read, 0.14.1 holds one)."""
-    if s.enable_prefix_caching and engine == "v1" and b.mamba_cache_modes:
-        lay = kv_layout.with_mamba_cache_mode(lay, model)
+    if prefix_caching_on(s, b) and engine == "v1" and b.mamba_cache_modes:
+        lay = kv_layout.with_mamba_cache_mode(lay, model, by_class=not b.hybrid_prefix_caching)
     if engine == "v1" and b.mamba_cache_modes:
         lay = kv_layout.with_speculative_blocks(lay, speculative_token_count(model, s))
     return lay
+
+
+def prefix_caching_on(s: EngineSettings, b: Behaviour) -> bool:
+    """Whether a model with state layers runs with prefix caching: as ``--enable-prefix-caching`` /
+    ``--no-enable-prefix-caching`` say, else the release's default: off before 0.28 (``default_prefix_caching``
+    excluded hybrid models, or ``is_prefix_caching_supported`` refused them), on from 0.28
+    (``Behaviour.hybrid_prefix_caching``: ``engine/arg_utils.py`` takes ``is_prefix_caching_supported``, True for a
+    generative hybrid model, in 0.28.0, 0.29.0 and 0.34.0; False for a pooling one, ``config/model.py``)."""
+    if s.enable_prefix_caching is not None:
+        return s.enable_prefix_caching
+    return b.hybrid_prefix_caching and not s.pooling
 
 
 def speculative_token_count(model: ModelShape, s: EngineSettings) -> int:

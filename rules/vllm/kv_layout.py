@@ -758,14 +758,16 @@ MAMBA_PREFIX_CACHING_TYPES = ("mamba", "mamba2", "falcon_mamba", "jamba", "zamba
                               "granitemoehybrid")
 
 
-def with_mamba_cache_mode(lay: Layout, model: ModelShape) -> Layout:
+def with_mamba_cache_mode(lay: Layout, model: ModelShape, by_class: bool = True) -> Layout:
     """The layout as vLLM caches it with prefix caching on (``MambaModelConfig.verify_and_update_config``, from
-    0.17): state layers hold ``all`` or ``align`` blocks (:data:`MAMBA_PREFIX_CACHING_TYPES`); other layouts as
-    they are."""
+    0.17): state layers hold ``all`` or ``align`` blocks (:data:`MAMBA_PREFIX_CACHING_TYPES`) where the release picks
+    the mode by the model's class (``by_class``, 0.17 - 0.27), ``align`` for every model where it does not (0.28+:
+    ``Behaviour.hybrid_prefix_caching``); other layouts as they are."""
     if not any(t.kind == "state" for t in lay.types):
         return lay
     model_type = str(model.hf_config.get("model_type") or model.extra.get("model_type") or "")
-    mode: Literal["all", "align"] = "all" if model_type.startswith(MAMBA_PREFIX_CACHING_TYPES) else "align"
+    mode: Literal["all", "align"] = (
+        "all" if by_class and model_type.startswith(MAMBA_PREFIX_CACHING_TYPES) else "align")
     types = tuple(dataclasses.replace(t, state_blocks=mode) if t.kind == "state" else t for t in lay.types)
     return dataclasses.replace(lay, types=types)
 

@@ -84,6 +84,11 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
 * ``mamba_cache_modes``: with ``--enable-prefix-caching`` a model with state layers (Mamba, Gated DeltaNet) keeps
   its states in Mamba cache mode ``all`` (a state block per block of tokens: the models that declare
   ``SupportsMambaPrefixCaching``) or ``align`` (two state blocks a request: the others), not one block a request.
+* ``hybrid_prefix_caching``: prefix caching is on by default for a generative model with state layers (0.28+; before,
+  only an explicit ``--enable-prefix-caching`` turned it on), and the Mamba cache mode it then takes by default is
+  ``align`` for every such model, the ``SupportsMambaPrefixCaching`` ones included (``all`` only where
+  ``--mamba-cache-mode all`` asks for it): a hybrid start with the default flags holds two state blocks a request
+  per state group, which its "GPU KV cache size" counts (:func:`shardwise.rules.capacity.sizing.prefix_caching_on`).
 * ``mamba_seqs``: a model with state layers (Mamba, Gated DeltaNet, KDA: a ``MambaSpec`` KV cache group) whose
   ``max_num_seqs`` exceeds the KV cache's ``num_blocks`` with full decode CUDA graphs: ``refused`` (0.20+: "max_num_seqs
   (N) exceeds available Mamba cache blocks (M)", :func:`shardwise.rules.capacity.sizing.mamba_seqs_refusal`),
@@ -286,6 +291,7 @@ class Behaviour:
     hybrid_kv: HybridKv = "groups"
     chunked_local_hybrid: bool = False
     mamba_cache_modes: bool = False
+    hybrid_prefix_caching: bool = False  # prefix caching on by default for hybrids, mode align for all (0.28+)
     mamba_seqs: MambaSeqs = "unchecked"
     #: a Gated DeltaNet layer's recurrent state takes --mamba-ssm-cache-dtype (0.17+; 0.14-0.15 both states take
     #: --mamba-cache-dtype; before 0.14 not read, taken as 0.14): ``kv_layout.StateDtypes.gdn_ssm``
@@ -500,7 +506,7 @@ _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2"
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
-_R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028)
+_R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True)
 _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
 _R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
@@ -693,6 +699,14 @@ SOURCES: dict[str, str] = {
                          "in 0.14.1 (0.15-0.16 not read); prefix caching is opt-in for hybrid models "
                          "(config/model.py is_prefix_caching_supported in 0.22.0, engine/arg_utils.py "
                          "default_prefix_caching in 0.27.1)",
+    "hybrid_prefix_caching": "engine/arg_utils.py _set_default_chunked_prefill_and_prefix_caching_args: "
+                             "default_prefix_caching = model_config.is_prefix_caching_supported in 0.28.0, 0.29.0 "
+                             "and 0.34.0 ('is_prefix_caching_supported and not model_config.is_hybrid' in 0.26.0; "
+                             "config/model.py returns True for a generative 'hybrid' attn_type from 0.26.0, False in "
+                             "0.23.0 and 0.25.1); model_executor/models/config.py "
+                             "MambaModelConfig.verify_and_update_config sets mamba_cache_mode 'align' where it is "
+                             "'none' in 0.28.0, 0.29.0 and 0.34.0 ('all' where supports_mamba_prefix_caching in "
+                             "0.25.1 and 0.26.0)",
     "mamba_seqs": "config/compilation.py resolve_cudagraph_mode_and_sizes raises 'max_num_seqs (N) exceeds available "
                   "Mamba cache blocks (M)' where kv_cache_config.has_mamba_layers, "
                   "cudagraph_mode.has_full_cudagraphs() and max_num_reqs > kv_cache_config.num_blocks, in 0.20.0, "

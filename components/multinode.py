@@ -1,4 +1,5 @@
-"""VllmMultiNode: one model sharded across nodes (TP inside a node, PP across nodes) as a LeaderWorkerSet."""
+"""VllmMultiNode: one model sharded across nodes (TP inside a node, PP across nodes, or data-parallel engines spread
+over them) as a LeaderWorkerSet."""
 
 from __future__ import annotations
 
@@ -38,8 +39,10 @@ class VllmMultiNode(pulumi.ComponentResource):
     libfabric and aws-ofi-nccl: an AWS DLC vLLM image), ``NCCL_SOCKET_IFNAME``/``GLOO_SOCKET_IFNAME``/
     ``VLLM_HOST_IP``; the launch (``launcher``): vLLM's own ``--nnodes/--node-rank/--master-addr`` when the
     image's vLLM has it (>= 0.11.1), else a Ray cluster per group. The LWS exclusive-topology annotation
-    only with ``exclusive_topology``. A group restarts as a whole, so the model cache must outlive a pod
-    (pvc, node-nvme or s3). The API is served by the leader only.
+    only with ``exclusive_topology``. With ``data_parallel_size`` > 1 a group is DP ÷ (a node's engines) pods,
+    each running a node's data-parallel engines (``--data-parallel-size-local``, the workers ``--headless`` from
+    their start rank), the leader's front end serving the API. A group restarts as a whole, so the model cache
+    must outlive a pod (pvc, node-nvme or s3). The API is served by the leader only.
 
     Outputs: ``leader_worker_set``, ``service``, ``monitor``, ``service_account``,
     ``pod_identity_association``, ``cache_claim``, ``token_secret``; ``leaderworkerset_name``, ``service_name``,
@@ -75,8 +78,11 @@ class VllmMultiNode(pulumi.ComponentResource):
         self.leader_worker_set = made["LeaderWorkerSet"]
         self.leaderworkerset_name = metadata_name(self.leader_worker_set)
         self.group_size = group_shape(spec, pool)[0]
-        self.gpus_per_group = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+        e = spec.engine
+        self.gpus_per_group = e.tensor_parallel_size * e.pipeline_parallel_size * e.data_parallel_size
         chosen, why = images.choose_launcher(spec.launcher, spec.image, spec.vllm_version)
+        if e.data_parallel_size > 1:  # the renderer writes vLLM's own data-parallel launch, on every release
+            chosen, why = "native", "data-parallel engines over nodes: vLLM's --data-parallel-size-local launch"
         self.launcher = {"launcher": chosen, "why": why}
         self.register_outputs({
             "leader_worker_set": self.leader_worker_set, "leaderworkerset_name": self.leaderworkerset_name,

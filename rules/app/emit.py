@@ -5,13 +5,15 @@ several nodes) is made from the plan, and every form comes from it:
 
 - ``manifest``: what the components render for it (:mod:`..render`), so the probes on /health, the memory-backed
   /dev/shm, the GPU requests and the preStop drain are the components' own: a Deployment (TP inside a node) or a
-  LeaderWorkerSet (PP across nodes, EFA where the instance has it), its ClusterIP Service, for a Deployment its
+  LeaderWorkerSet (PP across nodes, or data-parallel engines spread over nodes with vLLM's
+  ``--data-parallel-size-local`` launch; EFA where the instance has it), its ClusterIP Service, for a Deployment its
   PodDisruptionBudget, and RuntimeNetwork's NetworkPolicies for the namespace (default deny; DNS and HTTPS out;
   all traffic inside the serving group; the API port from the gateway and monitoring namespaces). The pods select
   their nodes by the well-known ``node.kubernetes.io/instance-type`` label (not the components'
-  ``shardwise.dev/pool``, which only a shardwise node pool carries), and the workload carries the ``shardwise.dev/``
-  annotations of the load it was planned for (target concurrency and p95 context), so ``shardwise lint`` judges it
-  against that load.
+  ``shardwise.dev/pool``, which only a shardwise node pool carries), or, for a GPU no cloud instance type in the
+  catalog carries (RTX 3090, H800), by GPU Feature Discovery's ``nvidia.com/gpu.product`` (and ``gpu.count``);
+  the workload carries the ``shardwise.dev/`` annotations of the load it was planned for (target concurrency and
+  p95 context), so ``shardwise lint`` judges it against that load.
 - ``stack-config``: the node pool and the service (or multi-node group) entries of ``stacks/Pulumi.<env>.yaml``,
   under ``config: shardwise:environment:``, to merge into a stack that has the environment's name and cluster.
 - ``vllm-args``: the ``vllm serve`` command line of one replica (multi-node: the leader's, with the LWS variables).
@@ -50,8 +52,8 @@ def _chosen(plan: Plan) -> Candidate:
     return c
 
 
-def _instance_type(plan: Plan, c: Candidate) -> str:
-    """The instance type the layout runs (and is billed) on."""
+def _instance_type(plan: Plan, c: Candidate) -> str | None:
+    """The instance type the layout runs (and is billed) on (None: the catalog has none with the GPU)."""
     if c.load is not None and c.load.instance_type:
         return c.load.instance_type
     if plan.node.instance is not None:
@@ -59,8 +61,39 @@ def _instance_type(plan: Plan, c: Candidate) -> str:
 
         inst, _, _ = billed_instance(plan.request, plan.node, plan.gpu, c.parallel.world)
         return str((inst or plan.node.instance).name)
-    raise PlanError(f"--emit needs an instance type to run on: the catalog has none for {plan.gpu_name} "
-                    "(give --instance-type)")
+    return None
+
+
+def gpu_product(plan: Plan) -> str:
+    """The GPU as GPU Feature Discovery labels its nodes (``nvidia.com/gpu.product``: the driver's name, spaces as
+    dashes, ``NVIDIA-GeForce-RTX-3090``): the catalog's first alias of that form; a GPU with none (a custom one)
+    cannot be selected, and says so."""
+    gpu = plan.gpu
+    names = [a for a in (gpu.aliases if gpu is not None else ()) if a.startswith("NVIDIA-")]
+    if not names:
+        raise PlanError(f"--emit needs a node to select: the catalog has no instance type and no GPU Feature "
+                        f"Discovery name for {plan.gpu_name} (give --instance-type)")
+    return str(names[0])
+
+
+def node_selector(plan: Plan, pool: Any | None) -> dict[str, str]:
+    """The nodes the pods select: the instance type where the catalog has one with the GPU; else (a GPU no cloud
+    instance type carries, RTX 3090, H800) GPU Feature Discovery's product label and, for a layout of several GPUs,
+    its ``nvidia.com/gpu.count`` of the node plan sized (the GPUs the NVLink or PCIe verdict is about)."""
+    from ..model.vocab import GFD_COUNT, GFD_PRODUCT
+
+    if pool is not None:
+        return {INSTANCE_LABEL: pool.instance_type}
+    c = _chosen(plan)
+    out = {GFD_PRODUCT: gpu_product(plan)}
+    if c.parallel.world > 1:
+        out[GFD_COUNT] = str(plan.node.node.gpus)
+    return out
+
+
+def _node_gpus(plan: Plan, pool: Any | None) -> int | None:
+    """GPUs of one node where no instance type says them (the node plan sized; None: the pool's instance type)."""
+    return plan.node.node.gpus if pool is None else None
 
 
 def specs(plan: Plan) -> tuple[Any, Any]:
@@ -79,18 +112,20 @@ def specs(plan: Plan) -> tuple[Any, Any]:
 
     c = _chosen(plan)
     req, s, p = plan.request, c.sizing, c.parallel
-    inst = find_instance(_instance_type(plan, c))
-    nodes_per_replica = -(-p.world // inst.gpus)
+    itype = _instance_type(plan, c)
+    inst = find_instance(itype) if itype is not None else None
+    if inst is None:
+        gpu_product(plan)  # a node to select, or why there is none, before anything else is written
+    per_node = inst.gpus if inst is not None else plan.node.node.gpus
+    nodes_per_replica = -(-p.world // per_node)
     replicas = c.load.replicas if c.load is not None else 1
     nodes = c.load.nodes if c.load is not None else nodes_per_replica
     name = workload_name(plan.model.id)
     multi = nodes_per_replica > 1
-    if multi and p.dp > 1:
-        # VllmMultiNode runs groups of PP pods of TP GPUs; data-parallel ranks spread over nodes are launched with
-        # --data-parallel-size-local and a start rank per node, which it does not write
-        raise PlanError(f"--emit writes a replica over several nodes as pipeline stages of TP GPUs; "
-                        f"{engine_text(p)} spreads {p.dp} data-parallel engines over {nodes_per_replica} nodes "
-                        "(vLLM's --data-parallel-size-local launch), which it does not write yet")
+    if multi and p.dp > 1 and p.tp * p.pp > per_node:
+        # VllmMultiNode spreads data-parallel engines over nodes only where each engine fits one node
+        raise PlanError(f"--emit writes data-parallel engines over nodes one or more a node; {engine_text(p)} "
+                        f"has engines of {p.tp * p.pp} GPUs, wider than a node's {per_node}")
     version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
     typed, passed = _engine_arg_specs(req.engine_args)
     engine = EngineArgsSpec(
@@ -105,11 +140,13 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         extra_args=(*(("--speculative-config", req.speculative_config) if req.speculative_config else ()), *passed),
         **typed,
     )
-    pool = NodePoolSpec(name=re.sub(r"[^a-z0-9]+", "-", inst.name.lower()).strip("-"), instance_type=inst.name,
-                        min_size=nodes, desired_size=nodes, max_size=nodes + nodes_per_replica,
-                        multi_node=multi)
+    # a GPU no instance type carries: no node pool the components provision (None), the manifest selects GPU
+    # Feature Discovery's labels instead (node_selector)
+    pool_name = re.sub(r"[^a-z0-9]+", "-", (inst.name if inst else plan.gpu_name).lower()).strip("-")
+    pool = NodePoolSpec(name=pool_name, instance_type=inst.name, min_size=nodes, desired_size=nodes,
+                        max_size=nodes + nodes_per_replica, multi_node=multi) if inst is not None else None
     common: dict[str, Any] = {
-        "name": name, "namespace": "serving", "pool": pool.name, "engine": engine,
+        "name": name, "namespace": "serving", "pool": pool_name, "engine": engine,
         "image": f"vllm/vllm-openai:v{version}", "vllm_version": version,
         "p95_context_tokens": s.expected_context, "target_concurrency": req.concurrency,
         "output_tokens_per_second": req.output_tokens_per_second,
@@ -121,7 +158,7 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         common["pod"] = PodSpec(env=tuple(EnvVarSpec(name=k, value=v) for k, v in req.env))
     if multi:
         # an NVLink domain wider than a node (GB200 NVL72): each group's pods stay inside one nvidia.com/gpu.clique
-        clique = GFD_CLIQUE if plan.node.node.nvlink_domain > inst.gpus else None
+        clique = GFD_CLIQUE if plan.node.node.nvlink_domain > per_node else None
         return pool, VllmMultiNodeSpec(**common, groups=replicas, exclusive_topology=clique)
     return pool, VllmServiceSpec(**common, replicas=replicas, autoscaling=None)
 
@@ -172,17 +209,19 @@ def manifest_objects(plan: Plan) -> list[dict[str, Any]]:
     from ..render.vllm import render_vllm_service
 
     pool, spec = specs(plan)
+    selector = node_selector(plan, pool)
     multi = isinstance(spec, VllmMultiNodeSpec)
-    objs = render_vllm_multinode(spec, pool) if multi else render_vllm_service(spec, pool)
+    objs = (render_vllm_multinode(spec, pool, _node_gpus(plan, pool)) if multi
+            else render_vllm_service(spec, pool))
     # the Prometheus Operator's PodMonitor only where the cluster has its CRD: the stack config keeps it
     objs = [o for o in objs if o["kind"] not in ("PodMonitor", "ServiceMonitor")]
     objs += render_network_policies(NetworkSpec(), multi_node=[spec]) if multi else render_network_policies(
         NetworkSpec(), services=[spec])
     for obj in objs:
         for template in _templates(obj):
-            selector = template["spec"]["nodeSelector"]
-            selector.pop(LABEL_POOL, None)
-            selector[INSTANCE_LABEL] = pool.instance_type
+            written = template["spec"]["nodeSelector"]
+            written.pop(LABEL_POOL, None)
+            written.update(selector)
             if plan.request.install == "pip":
                 _pip_install(template["spec"], str(spec.vllm_version))
     return objs
@@ -197,6 +236,11 @@ def _pip_install(pod: dict[str, Any], version: str) -> None:
     """``plan --install pip``: the serving container installs ``vllm==RELEASE`` from PyPI, then runs ``vllm serve``
     with the same arguments, in :data:`PIP_IMAGE` (what lint reads as a pip-pinned release: ``versions.pip_pin``)."""
     for c in pod["containers"]:
+        if c["command"] == ["/bin/sh", "-c"] and c["args"][0].startswith("exec vllm serve "):
+            # a data-parallel worker's script (its start rank from LWS_WORKER_INDEX)
+            c["image"] = PIP_IMAGE
+            c["args"] = [f"pip install vllm=={version} && {c['args'][0]}"]
+            continue
         if c["command"] != ["vllm", "serve"]:
             raise PlanError("--emit --install pip writes the vLLM container of a single-node replica or a native "
                             "multi-node launch, not a Ray cluster's")
@@ -254,6 +298,10 @@ def emit_stack_config(plan: Plan) -> str:
         raise PlanError("--emit stack-config deploys the official vllm/vllm-openai image (the components have no pip "
                         "install): emit a manifest, or plan without --install pip")
     pool, spec = specs(plan)
+    if pool is None:
+        raise PlanError(f"--emit stack-config provisions an EKS node pool of an instance type; the catalog has none "
+                        f"with {plan.gpu_name}: emit a manifest (it selects the nodes by GPU Feature Discovery's "
+                        "labels), or give --instance-type")
     multi = isinstance(spec, VllmMultiNodeSpec)
     kept = ("name", "namespace", "pool", "image", "groups" if multi else "replicas")
     entry = {k: v for k, v in spec.model_dump(mode="json").items() if k in kept}
@@ -270,7 +318,7 @@ def emit_vllm_args(plan: Plan) -> str:
     from ..model.spec import VllmMultiNodeSpec
     from ..render.workload import vllm_args
 
-    _, spec = specs(plan)
+    pool, spec = specs(plan)
     env = [f"{k}={v}" for k, v in plan.request.env]  # the environment it was sized with, before the command
     line = shlex.join([*env, "vllm", "serve", *vllm_args(spec)])
     if plan.request.install == "pip":
@@ -278,6 +326,18 @@ def emit_vllm_args(plan: Plan) -> str:
     if not isinstance(spec, VllmMultiNodeSpec):
         return f"{header(plan)}\n{line}\n"
     # vLLM's own multi-node launch (the components' LeaderWorkerSet passes the LWS variables instead)
+    if spec.engine.data_parallel_size > 1:
+        from ..render.multinode import DP_RPC_PORT, data_parallel_local
+
+        local = data_parallel_local(spec, pool, _node_gpus(plan, pool))
+        nodes = spec.engine.data_parallel_size // local
+        launch = (f"{line} --data-parallel-size-local {local} --data-parallel-address \"$LEADER_ADDR\" "
+                  f"--data-parallel-rpc-port {DP_RPC_PORT}")
+        lines = [header(plan), "# on the leader node (its address in LEADER_ADDR; it serves the API):", launch]
+        for n in range(1, nodes):  # node n runs ranks from n × local
+            lines += ["# on the other node:" if nodes == 2 else f"# on node {n}:",
+                      f"{launch} --headless --data-parallel-start-rank {local * n}"]
+        return "\n".join(lines) + "\n"
     nodes = spec.engine.pipeline_parallel_size
     launch = f"{line} --distributed-executor-backend mp --nnodes {nodes} --master-addr \"$LEADER_ADDR\""
     others = "the other node" if nodes == 2 else f"each other node, with its --node-rank from 1 to {nodes - 1}"

@@ -443,7 +443,8 @@ class VllmServiceSpec(_WorkloadSpec):
 
 
 class VllmMultiNodeSpec(_WorkloadSpec):
-    """One model over several nodes as a LeaderWorkerSet: TP inside a node, PP across nodes."""
+    """One model over several nodes as a LeaderWorkerSet: TP inside a node, PP across nodes, or data-parallel
+    engines spread over the nodes (vLLM's --data-parallel-size-local launch)."""
 
     groups: int = Field(1, ge=1, le=100, description="Independent LeaderWorkerSet replicas.")
     launcher: Literal["auto", "native", "ray"] = Field(

@@ -1,5 +1,6 @@
 """VllmMultiNode (:mod:`shardwise.components.multinode`): one LeaderWorkerSet of groups × (PP pods of TP
-GPUs), launched natively or with Ray, the leaders' ClusterIP Service and their Prometheus monitor."""
+GPUs), launched natively or with Ray, or of data-parallel engines spread over the group's nodes (vLLM's
+``--data-parallel-size-local`` launch), the leaders' ClusterIP Service and their Prometheus monitor."""
 
 from __future__ import annotations
 
@@ -57,6 +58,50 @@ _NATIVE = ["--distributed-executor-backend", "mp", "--nnodes", "$(LWS_GROUP_SIZE
            "--node-rank", "$(LWS_WORKER_INDEX)", "--master-addr", "$(LWS_LEADER_ADDRESS)"]
 
 
+#: The port vLLM's data-parallel engines hand-shake with the leader's front end on (``--data-parallel-rpc-port``;
+#: vLLM's data-parallel deployment guide uses 13345); it stays inside the group, which RuntimeNetwork allows.
+DP_RPC_PORT = 13345
+
+
+def node_gpus(pool: NodePoolSpec | None, gpus_per_node: int | None) -> int | None:
+    """GPUs of one node: the pool's instance type's, else ``gpus_per_node`` (nodes no instance type names: a GPU
+    selected by its GPU Feature Discovery labels), else None (not known)."""
+    return catalog_instance(pool.instance_type).gpus if pool is not None else gpus_per_node
+
+
+def data_parallel_local(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,
+                        gpus_per_node: int | None = None) -> int:
+    """The data-parallel engines one pod (one node of ``pool``, or of ``gpus_per_node``) runs: as many TP × PP
+    engines as a node holds, at most ``--data-parallel-size`` (one per pod where the node is not known); raises
+    ValueError where an engine is wider than a node or the engines do not fill the group's nodes evenly."""
+    e = spec.engine
+    engine = e.tensor_parallel_size * e.pipeline_parallel_size
+    per_node = node_gpus(pool, gpus_per_node) or engine
+    if engine > per_node:
+        raise ValueError(f"data-parallel engines of {engine} GPUs (TP × PP) are wider than a node's {per_node}: "
+                         "spread data-parallel engines over nodes only when each fits one")
+    local = min(e.data_parallel_size, per_node // engine)
+    if e.data_parallel_size % local:
+        raise ValueError(f"data_parallel_size {e.data_parallel_size} is not a multiple of the {local} engines a "
+                         "node holds: the group's nodes would hold uneven shares")
+    return local
+
+
+def _data_parallel(spec: VllmMultiNodeSpec, local: int) -> list[str]:
+    """vLLM's multi-node data-parallel launch (docs/serving/data_parallel_deployment.md, "Internal Load
+    Balancing"): every pod runs its ``local`` engines; the leader's front end binds the handshake at its address."""
+    return ["--data-parallel-size-local", str(local), "--data-parallel-address", "$(LWS_LEADER_ADDRESS)",
+            "--data-parallel-rpc-port", str(DP_RPC_PORT)]
+
+
+def _dp_worker_script(spec: VllmMultiNodeSpec, local: int) -> str:
+    """A worker pod's engines: ``--headless`` (no API server), ranks from ``LWS_WORKER_INDEX × local`` (the
+    leader holds ranks 0 to local − 1); the shell computes the start rank, as KServe's LLMInferenceService
+    controller does for the same launch (``$(( ${LWS_WORKER_INDEX:-0} * dataLocal ))``)."""
+    words = shlex.join(["vllm", "serve", *vllm_args(spec), *_data_parallel(spec, local), "--headless"])
+    return f'exec {words} --data-parallel-start-rank "$((LWS_WORKER_INDEX * {local}))"'
+
+
 def _ray_leader_script(spec: VllmMultiNodeSpec) -> str:
     gpus = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
     wait = (
@@ -80,28 +125,44 @@ def launcher(spec: VllmMultiNodeSpec) -> str:
     return choose_launcher(spec.launcher, spec.image, spec.vllm_version)[0]
 
 
-def group_shape(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> tuple[int, int]:
+def group_shape(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,
+                gpus_per_node: int | None = None) -> tuple[int, int]:
     """``(pods per group, GPUs per pod)``: PP pods of TP GPUs; where TP is wider than a node of ``pool`` (a
     tensor-parallel group over the trays of one NVLink domain, GB200 NVL72's 4-GPU trays), each pod takes a whole
-    node's GPUs and the group has TP × PP ÷ that many pods (vLLM's ranks run TP-major over ``--nnodes``)."""
+    node's GPUs and the group has TP × PP ÷ that many pods (vLLM's ranks run TP-major over ``--nnodes``). With
+    data parallelism, DP ÷ :func:`data_parallel_local` pods of that many engines each."""
     tp = spec.engine.tensor_parallel_size
     pp = spec.engine.pipeline_parallel_size
-    per_node = catalog_instance(pool.instance_type).gpus if pool is not None else tp
+    if spec.engine.data_parallel_size > 1:  # each pod one node's data-parallel engines (data_parallel_local)
+        local = data_parallel_local(spec, pool, gpus_per_node)
+        return spec.engine.data_parallel_size // local, tp * pp * local
+    per_node = node_gpus(pool, gpus_per_node) or tp
     if tp <= per_node or tp % per_node:
         return pp, tp
     return tp * pp // per_node, per_node
 
 
-def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
+def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,
+                           gpus_per_node: int | None = None) -> dict[str, Any]:
     """One LeaderWorkerSet: groups × (PP pods of TP GPUs, or of a node's GPUs where TP spans nodes,
-    :func:`group_shape`); the API runs on the leader only."""
-    size, per_pod = group_shape(spec, pool)
+    :func:`group_shape`); the API runs on the leader only. ``gpus_per_node``: the node's GPUs where no ``pool``
+    (no instance type) says them."""
+    size, per_pod = group_shape(spec, pool, gpus_per_node)
     efa = efa_interface_count(pool) if pool is not None else 0
     env = _multinode_env(spec, pool, efa)
     resources = gpu_resources(per_pod, efa)
     budget = cache.startup_budget(spec, pool).budget_seconds
     worker: dict[str, Any]
-    if launcher(spec) == "native":
+    if spec.engine.data_parallel_size > 1:
+        if spec.launcher == "ray":
+            raise ValueError("data-parallel engines over nodes are launched by vLLM itself "
+                             "(--data-parallel-size-local, --headless), not in a Ray cluster: use launcher native")
+        local = data_parallel_local(spec, pool, gpus_per_node)
+        leader = serving_container(spec, "vllm-leader", ["vllm", "serve"],
+                                   vllm_args(spec) + _data_parallel(spec, local), env, resources, budget)
+        worker = {"name": "vllm-worker", "image": spec.image, "command": ["/bin/sh", "-c"],
+                  "args": [_dp_worker_script(spec, local)]}
+    elif launcher(spec) == "native":
         leader = serving_container(spec, "vllm-leader", ["vllm", "serve"], vllm_args(spec) + _NATIVE, env,
                                    resources, budget)
         worker = {"name": "vllm-worker", "image": spec.image, "command": ["vllm", "serve"],
@@ -139,13 +200,14 @@ def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = 
     }
 
 
-def render_vllm_multinode(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None) -> list[dict[str, Any]]:
+def render_vllm_multinode(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,
+                          gpus_per_node: int | None = None) -> list[dict[str, Any]]:
     """ServiceAccount and claim (when asked), the LeaderWorkerSet, a ClusterIP Service that selects the
     leaders only, and the Prometheus monitor (leaders: the workers serve no HTTP)."""
     selector = {**selector_labels(spec.name), LABEL_ROLE: "leader"}
     objs = [
         *workload_extras(spec),
-        render_leaderworkerset(spec, pool),
+        render_leaderworkerset(spec, pool, gpus_per_node),
         render_service(spec.name, spec.namespace, spec.engine.port, selector),
     ]
     monitor = render_monitor(spec, leaders_only=True)

@@ -124,6 +124,83 @@ def test_a_leaderworkerset_for_a_replica_over_two_nodes(capsys):
                                                    "--pipeline-parallel-size", "2", "--max-model-len"]
 
 
+#: Kimi-K2's recipe: 16 data-parallel engines of one GPU with the experts spread over them, on two 8 x H200 nodes
+KIMI_DP16 = ("--model", "moonshotai/Kimi-K2-Instruct", "--gpu", "H200", "--vllm-version", "0.12.0", "--tp", "1",
+             "--dp", "16", "--enable-expert-parallel", "--gpu-memory-utilization", "0.85", "--max-model-len", "65536")
+KIMI_ARGS = ["moonshotai/Kimi-K2-Instruct", "--data-parallel-size", "16", "--enable-expert-parallel",
+             "--gpu-memory-utilization", "0.85", "--max-model-len", "65536", "--host", "0.0.0.0",
+             "--data-parallel-size-local", "8", "--data-parallel-address", "$(LWS_LEADER_ADDRESS)",
+             "--data-parallel-rpc-port", "13345"]
+
+
+def test_data_parallel_engines_over_two_nodes_as_vllm_launches_them(capsys, tmp_path):
+    """vLLM's multi-node data-parallel launch (docs/serving/data_parallel_deployment.md, "Internal Load Balancing";
+    the flags since 0.9.0) in a LeaderWorkerSet, as KServe's LLMInferenceService controller writes it: a group of two
+    pods of 8 GPUs, each running a node's 8 engines (--data-parallel-size-local 8); the leader's front end serves the
+    API and binds the handshake at its address, the worker is --headless from rank LWS_WORKER_INDEX × 8. Lint reads
+    the group back as the layout plan sized: TP1×PP1×DP16 over 2 pods of 8 GPUs, 16 GPUs on two p5en.48xlarge."""
+    text = emitted(capsys, "manifest", *KIMI_DP16)
+    lws = objects(text)[0]
+    lwt = lws["spec"]["leaderWorkerTemplate"]
+    assert (lws["kind"], lws["spec"]["replicas"], lwt["size"], lwt["restartPolicy"]) == (
+        "LeaderWorkerSet", 1, 2, "RecreateGroupOnPodRestart")
+    leader = lwt["leaderTemplate"]["spec"]["containers"][0]
+    worker = lwt["workerTemplate"]["spec"]["containers"][0]
+    assert (leader["command"], leader["args"]) == (["vllm", "serve"], KIMI_ARGS)
+    assert worker["command"] == ["/bin/sh", "-c"]
+    assert worker["args"] == [
+        "exec vllm serve " + " ".join(a if "$" not in a else f"'{a}'" for a in KIMI_ARGS)
+        + ' --headless --data-parallel-start-rank "$((LWS_WORKER_INDEX * 8))"']
+    for c in (leader, worker):
+        assert c["resources"]["limits"] == {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 16, "hugepages-2Mi": "5120Mi"}
+    for t in (lwt["leaderTemplate"], lwt["workerTemplate"]):
+        assert t["spec"]["nodeSelector"] == {"node.kubernetes.io/instance-type": "p5en.48xlarge"}
+    path = tmp_path / "kimi.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert lint(capsys, path) == (0, [])
+    (w,) = json.loads(run(capsys, "lint", str(path), "--format", "json")[1])["workloads"]
+    assert (w["tensor_parallel_size"], w["pipeline_parallel_size"], w["data_parallel_size"], w["cost"]["gpus"],
+            w["cost"]["nodes"], w["cost"]["gpus_per_node"]) == (1, 1, 16, 16, 2, 8)
+    # one pod short of its engines' GPUs is vLLM's failure to start, and lint says so of the emitted shape
+    path.write_text(text.replace("nvidia.com/gpu: 8", "nvidia.com/gpu: 4"), encoding="utf-8")
+    assert lint(capsys, path) == (1, [("SW204", "mandatory")])
+
+
+def test_data_parallel_engines_over_nodes_as_a_command_line(capsys):
+    launch = ("vllm serve " + " ".join(KIMI_ARGS[:-6]) + ' --data-parallel-size-local 8 --data-parallel-address '
+              '"$LEADER_ADDR" --data-parallel-rpc-port 13345')
+    assert emitted(capsys, "vllm-args", *KIMI_DP16).splitlines()[1:] == [
+        "# on the leader node (its address in LEADER_ADDR; it serves the API):", launch,
+        "# on the other node:", f"{launch} --headless --data-parallel-start-rank 8"]
+
+
+@pytest.mark.parametrize("argv,selector,kv_tokens", [
+    # vLLM issue 10517: Llama 3.1 8B on one RTX 3090 at 20,000 tokens (V0's profile), 33,024 tokens of KV in plan
+    (("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "RTX-3090", "--vllm-version", "0.6.4.post1", "--tp", "1",
+      "--max-model-len", "20000"), {"nvidia.com/gpu.product": "NVIDIA-GeForce-RTX-3090"}, 33024),
+    # Qwen3-VL issue 1489: the 235B at TP8 + EP on 8 x H800; several GPUs, so the node's count is selected too (the
+    # NVSwitch verdict is about those 8)
+    (("--model", "Qwen/Qwen3-VL-235B-A22B-Instruct", "--gpu", "H800", "--vllm-version", "0.11.0", "--tp", "8",
+      "--enable-expert-parallel", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.9", "--max-model-len", "41960",
+      "--max-num-batched-tokens", "128", "--engine-arg", "mm-encoder-tp-mode=data"),
+     {"nvidia.com/gpu.product": "NVIDIA-H800", "nvidia.com/gpu.count": "8"}, 216048),
+])
+def test_a_gpu_no_instance_type_carries_is_selected_by_its_gpu_feature_discovery_labels(capsys, tmp_path, argv,
+                                                                                        selector, kv_tokens):
+    """No cloud instance type in the catalog carries an RTX 3090 or an H800: the pods select GPU Feature Discovery's
+    nvidia.com/gpu.product (the driver's name, as the node labels it), and lint sizes the same GPU and KV cache."""
+    rc, out, _ = run(capsys, "plan", *argv, "--format", "json")
+    assert (rc, json.loads(out)["kv_cache_tokens"]) == (0, kv_tokens)
+    text = emitted(capsys, "manifest", *argv)
+    dep = objects(text)[0]
+    assert (dep["kind"], dep["spec"]["template"]["spec"]["nodeSelector"]) == ("Deployment", selector)
+    path = tmp_path / "gfd.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert lint(capsys, path) == (0, [])
+    (w,) = json.loads(run(capsys, "lint", str(path), "--format", "json")[1])["workloads"]
+    assert (w["gpu"], w["kv_cache_tokens"]) == (argv[3], kv_tokens)
+
+
 @pytest.mark.parametrize("argv,kind,justified", [
     # the 8B on one L40S (g6e.xlarge), no load declared: one replica, judged at the doctrine's reserve
     (L8, "Deployment", []),
@@ -224,18 +301,17 @@ def test_nothing_to_emit(capsys):
     assert run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--tp", "2",
                "--vllm-version", "0.11.0", "--emit", "manifest") == (
         1, "", "shardwise: nothing to emit: TP2×PP1 has mandatory findings (SW104)\n")
-    # nodes are selected by instance type: a GPU no instance type in the catalog carries has none to select
+    # nodes are selected by instance type, else by GPU Feature Discovery's product name: an AMD GPU no instance type
+    # in the catalog carries has neither to select
     assert run(capsys, "plan", *L8[:2], "--gpu", "MI300X", "--emit", "manifest") == (
-        2, "", "shardwise: error: --emit needs an instance type to run on: the catalog has none for MI300X (give "
-        "--instance-type)\n")
-    # Kimi-K2's recipe spreads 16 data-parallel engines over two 8-GPU nodes (--data-parallel-size-local 8): a
-    # LeaderWorkerSet of pipeline stages cannot say that, so nothing is written rather than pods of one GPU each
-    assert run(capsys, "plan", "--model", "moonshotai/Kimi-K2-Instruct", "--gpu", "H200", "--vllm-version", "0.12.0",
-               "--tp", "1", "--dp", "16", "--enable-expert-parallel", "--gpu-memory-utilization", "0.85",
-               "--max-model-len", "65536", "--emit", "manifest") == (
-        2, "", "shardwise: error: --emit writes a replica over several nodes as pipeline stages of TP GPUs; TP1 × DP16 "
-        "with expert parallelism spreads 16 data-parallel engines over 2 nodes (vLLM's --data-parallel-size-local "
-        "launch), which it does not write yet\n")
+        2, "", "shardwise: error: --emit needs a node to select: the catalog has no instance type and no GPU Feature "
+        "Discovery name for MI300X (give --instance-type)\n")
+    # the components provision a node pool of an instance type: a stack config cannot name an RTX 3090's
+    assert run(capsys, "plan", *L8[:2], "--gpu", "RTX-3090", "--vllm-version", "0.11.0", "--max-model-len", "8192",
+               "--emit", "stack-config") == (
+        2, "", "shardwise: error: --emit stack-config provisions an EKS node pool of an instance type; the catalog has "
+        "none with RTX-3090: emit a manifest (it selects the nodes by GPU Feature Discovery's labels), or give "
+        "--instance-type\n")
     rc, out, err = run(capsys, "plan", *L8[:2], "--gpu", "H100,L4", "--emit", "manifest")
     assert (rc, out) == (2, "")
     assert err == ("shardwise: error: --emit writes one layout: give one --gpu or --instance-type (the comparison "

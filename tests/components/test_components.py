@@ -522,3 +522,32 @@ def test_bad_stack_config_is_a_run_error():
 
     err, _ = failing_program(broken("dev", edit), error=pulumi.RunError)
     assert "services[0].engine.tensor_parallel_size" in str(err)
+
+
+def _dp16_over_two_nodes(env):
+    group = env["multi_node"][0]
+    group["engine"] = {"model": "deepseek-ai/DeepSeek-R1", "tensor_parallel_size": 1, "pipeline_parallel_size": 1,
+                       "data_parallel_size": 16, "enable_expert_parallel": True, "max_model_len": 16384}
+    group["suppress"] = [{"code": "SW404", "reason": "one group in this test"}]
+
+
+def test_a_multinode_group_of_data_parallel_engines_is_vllms_data_parallel_launch():
+    """DeepSeek-R1 as 16 data-parallel engines with the experts spread over them, on the prod pool of p5.48xlarge
+    (8 GPUs): a group of two pods of 8 engines each (--data-parallel-size-local 8), the leader's front end serving the
+    API, the worker --headless from rank LWS_WORKER_INDEX × 8 (vLLM's docs/serving/data_parallel_deployment.md)."""
+    run = run_program(broken("prod", _dp16_over_two_nodes), stack="prod")
+    lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
+    assert lws["spec"]["leaderWorkerTemplate"]["size"] == 2
+    leader, worker = container(lws, "leaderTemplate"), container(lws, "workerTemplate")
+    for ct in (leader, worker):
+        assert ct["resources"]["limits"]["nvidia.com/gpu"] == "8"
+    dp = ["--data-parallel-size-local", "8", "--data-parallel-address", "$(LWS_LEADER_ADDRESS)",
+          "--data-parallel-rpc-port", "13345"]
+    assert (leader["command"], leader["args"][-6:]) == (["vllm", "serve"], dp)
+    assert "--nnodes" not in leader["args"]
+    assert worker["command"] == ["/bin/sh", "-c"]
+    (script,) = worker["args"]
+    assert script.startswith("exec vllm serve deepseek-ai/DeepSeek-R1 ")
+    assert script.endswith(" --data-parallel-size-local 8 --data-parallel-address '$(LWS_LEADER_ADDRESS)' "
+                           "--data-parallel-rpc-port 13345 --headless --data-parallel-start-rank "
+                           '"$((LWS_WORKER_INDEX * 8))"')

@@ -95,12 +95,13 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
     jobs = default_jobs() if options.jobs is None else options.jobs
     if jobs > 1 and len(inv.groups) >= SPLIT_MIN_GROUPS:
         from ..engine.split import run_rules_split  # forked processes (pickle, tempfile): only a large run
-        from ..report.summary import workload_summary
+        from ..report.summary import workload_summary_text
 
-        findings, workloads = run_rules_split(rules, inv, lint, jobs, lambda g: workload_summary(g, lint))
+        # each summary made, and encoded as the JSON report writes it, by the process that sized its group
+        findings, texts = run_rules_split(rules, inv, lint, jobs, lambda g: workload_summary_text(g, lint))
     else:
-        findings, workloads = run_rules(rules, inv, lint), None
-    report = Report(findings, inv, settings, Metas(), list(paths), workloads_made=workloads)
+        findings, texts = run_rules(rules, inv, lint), None
+    report = Report(findings, inv, settings, Metas(), list(paths), workloads_text=texts)
     if options.create_baseline:  # a baseline holds each rule's own findings, written and matched before the merge
         baseline = _create_baseline(report, options.create_baseline)
     if baseline is not None:

@@ -48,7 +48,7 @@ from ..vllm.support import (
 )
 from ..vllm.versions import ResolvedVersion, command_script, pip_pin, resolve
 from .layout import Load, Parallel, Sizer
-from .sizing import Device, EngineSettings, ReplicaSizing, size_deployment, weight_precision
+from .sizing import Device, EngineSettings, ReplicaSizing, engine_settings_of, size_deployment, weight_precision
 
 T = TypeVar("T")
 
@@ -276,35 +276,36 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
     block = known(e.block_size, "block_size")
     # --speculative-config, else the flags of the releases before it (--speculative-model, ...)
     spec = e.extra.get("speculative_config") or legacy_speculative_config(e.extra)
-    return EngineSettings(
-        tp=tp, pp=pp,
-        dp=int(known(e.data_parallel_size, "data_parallel_size")),
-        expert_parallel=bool(known(e.enable_expert_parallel, "enable_expert_parallel")),
-        gpu_memory_utilization=utilization(e.gpu_memory_utilization),
-        max_model_len=mml if mml == "auto" or mml is None else int(mml),
-        max_num_seqs=known(e.max_num_seqs, "max_num_seqs"),
-        max_num_batched_tokens=known(e.max_num_batched_tokens, "max_num_batched_tokens"),
-        enable_chunked_prefill=None if chunked is None else bool(chunked),
-        dtype=known(e.dtype, "dtype"),
-        quantization=known(e.quantization, "quantization"),
-        kv_cache_dtype=known(e.kv_cache_dtype, "kv_cache_dtype"),
-        block_size=None if block is None else int(block),
-        enforce_eager=bool(known(e.enforce_eager, "enforce_eager")),
-        enable_prefix_caching=_prefix_caching(e.extra.get("enable_prefix_caching")),
-        mamba_cache_dtype=_mamba_dtype(e.extra.get("mamba_cache_dtype")),
-        mamba_ssm_cache_dtype=_mamba_dtype(e.extra.get("mamba_ssm_cache_dtype")),
-        kv_cache_memory_bytes=known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
-        speculative_method=speculative_method(spec),
-        speculative_tokens=speculative_tokens(spec),
-        speculative_model=speculative_model(spec),
-        speculative_draft_tp=speculative_draft_tp(spec),
-        cudagraph_mode=cudagraph_mode(e.extra.get("compilation_config")),
-        async_scheduling=_prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
-        extensible_kv_cache=_extensible(e.extra),
-        pooling=pooling_runner(e.extra),
+    # made from a dict, not through the frozen class's __init__ (:func:`.sizing.engine_settings_of`): once per group
+    return engine_settings_of({
+        "tp": tp, "pp": pp,
+        "dp": int(known(e.data_parallel_size, "data_parallel_size")),
+        "expert_parallel": bool(known(e.enable_expert_parallel, "enable_expert_parallel")),
+        "gpu_memory_utilization": utilization(e.gpu_memory_utilization),
+        "max_model_len": mml if mml == "auto" or mml is None else int(mml),
+        "max_num_seqs": known(e.max_num_seqs, "max_num_seqs"),
+        "max_num_batched_tokens": known(e.max_num_batched_tokens, "max_num_batched_tokens"),
+        "enable_chunked_prefill": None if chunked is None else bool(chunked),
+        "dtype": known(e.dtype, "dtype"),
+        "quantization": known(e.quantization, "quantization"),
+        "kv_cache_dtype": known(e.kv_cache_dtype, "kv_cache_dtype"),
+        "block_size": None if block is None else int(block),
+        "enforce_eager": bool(known(e.enforce_eager, "enforce_eager")),
+        "enable_prefix_caching": _prefix_caching(e.extra.get("enable_prefix_caching")),
+        "mamba_cache_dtype": _mamba_dtype(e.extra.get("mamba_cache_dtype")),
+        "mamba_ssm_cache_dtype": _mamba_dtype(e.extra.get("mamba_ssm_cache_dtype")),
+        "kv_cache_memory_bytes": known(e.kv_cache_memory_bytes, "kv_cache_memory_bytes"),
+        "speculative_method": speculative_method(spec),
+        "speculative_tokens": speculative_tokens(spec),
+        "speculative_model": speculative_model(spec),
+        "speculative_draft_tp": speculative_draft_tp(spec),
+        "cudagraph_mode": cudagraph_mode(e.extra.get("compilation_config")),
+        "async_scheduling": _prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
+        "extensible_kv_cache": _extensible(e.extra),
+        "pooling": pooling_runner(e.extra),
         **_flashinfer(g),
         **_multimodal(g),
-    )
+    })
 
 
 def _mamba_dtype(value: Any) -> str:

@@ -18,7 +18,7 @@ def as_object(report: Report) -> dict:
         "version": __version__,
         "findings": [f.as_dict() for f in report.findings],
         "input_errors": report.input_errors(),
-        "workloads": report.workloads,
+        "workloads": EncodedItems(report.workloads_text) if report.workloads_text is not None else report.workloads,
         "skipped_files": [{"file": f, "reason": why} for f, why in report.inventory.skipped_files],
         "excluded": list(report.inventory.excluded),
         "summary": report.summary(),
@@ -31,7 +31,13 @@ def as_object(report: Report) -> dict:
 _ONE_LINE = json.JSONEncoder(ensure_ascii=False)  # no indent: the C encoder
 
 
-def _item_encoder() -> Callable[[Any], str]:
+class EncodedItems(list):  # type: ignore[type-arg]
+    """A list whose items are JSON text already, each as :func:`item_encoder` writes it (the workload summaries a
+    split run encoded where it made them: :func:`.summary.workload_summary_text`): :func:`layout` writes them as
+    they are."""
+
+
+def item_encoder() -> Callable[[Any], str]:
     """``_ONE_LINE.encode`` for a list's items, with the C encoder made once: ``JSONEncoder.encode`` makes one (and
     its markers) per call through ``iterencode``, about a third of the time of a report's 3,800 items (2,000
     workloads, their findings); the same arguments, so the same text. ``_ONE_LINE.encode`` where the C encoder is
@@ -58,12 +64,12 @@ def layout(obj: dict[str, Any]) -> str:
     the C encoder (``indent=2`` on every level takes the pure-Python one: 3x slower on 2,000 workloads)."""
     lines = ["{"]
     last = len(obj) - 1
-    encode = _item_encoder()
+    encode = item_encoder()
     for i, (key, value) in enumerate(obj.items()):
         comma = "," if i < last else ""
         name = _ONE_LINE.encode(key)
         if isinstance(value, list) and value:
-            items = ",\n    ".join(map(encode, value))
+            items = ",\n    ".join(value if isinstance(value, EncodedItems) else map(encode, value))
             lines.append(f"  {name}: [\n    {items}\n  ]{comma}")
         elif isinstance(value, dict) and value:
             inner = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")

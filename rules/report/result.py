@@ -24,6 +24,9 @@ class Report:
     inputs: list[str] = field(default_factory=list)  # paths given on the command line
     #: :func:`workload_summary` of every group, when the run made them already (None: made when asked)
     workloads_made: list[dict[str, Any]] | None = field(default=None, repr=False)
+    #: the same summaries as the JSON report writes them, where processes that shared out the rules encoded them
+    #: (:func:`.summary.workload_summary_text`; None: not made so)
+    workloads_text: list[str] | None = field(default=None, repr=False)
     #: The baseline the run was compared with (``--baseline``, ``--create-baseline``), or None: then
     #: ``findings`` are the new ones, ``baselined`` those the baseline holds (reported apart, never blocking)
     #: and ``baseline_stale`` the baseline's entries that no finding matched.
@@ -100,6 +103,10 @@ class Report:
     def workloads(self) -> list[dict[str, Any]]:
         if self.workloads_made is not None:
             return self.workloads_made
+        if self.workloads_text is not None:  # made as JSON text by the processes that sized the groups
+            import json
+
+            return [json.loads(t) for t in self.workloads_text]
         from .summary import workload_summary  # start-up: only a report that shows the summaries
 
         return [workload_summary(g, self.settings.lint) for g in self.inventory.groups]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..capacity.group import summary
@@ -75,3 +76,20 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     )
     return out
 
+
+
+_ENCODE: list[Callable[[Any], str]] = []  # the JSON report's item encoder, made on the first summary text
+
+
+def workload_summary_text(g: ServingGroup, config: LintConfig) -> str:
+    """:func:`workload_summary` as the JSON report writes it on its line (:func:`.json_.item_encoder`'s text), for a
+    run whose rules are shared out over processes (:func:`~shardwise.rules.engine.split.run_rules_split`): the
+    process that checked the group and sized it encodes its summary, one string is pickled back instead of a dict of
+    thirty values, and the process that writes the report joins the texts instead of encoding 2,000 summaries after
+    every other process is done. :attr:`.result.Report.workloads` reads them back where a report needs the values
+    (Markdown, ``shardwise diff``): a summary holds only JSON's own types, so they come back equal."""
+    if not _ENCODE:
+        from .json_ import item_encoder
+
+        _ENCODE.append(item_encoder())
+    return _ENCODE[0](workload_summary(g, config))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import functools
 import os
+from itertools import compress
 
 from .versions import Version
 
@@ -41,15 +42,9 @@ def _load() -> tuple[tuple[str, ...], dict[str, str]]:
     base64 (a one-file lint's cold start)."""
     with open(_DATA, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    has = {}
-    names = []
-    for line in lines:
-        if line.startswith("@"):
-            release, _, bits = line[1:].partition(" ")
-            has[release] = bits
-        elif line and not line.startswith("#"):
-            names.append(line)
-    return tuple(names), has
+    # two comprehensions over the 6,250 lines (a loop of tests and appends took twice as long, in every process)
+    has = {release: bits for release, _, bits in (line[1:].partition(" ") for line in lines if line[:1] == "@")}
+    return tuple([line for line in lines if line and line[0] not in "@#"]), has
 
 
 @functools.lru_cache(maxsize=32)
@@ -59,8 +54,14 @@ def release_options(release: str) -> tuple[str, ...] | None:
     if release not in OPTION_RELEASES:
         return None
     union, has = _load()
-    bits = bytes.fromhex(has[release])
-    return tuple(n for i, n in enumerate(union) if bits[i // 8] >> (i % 8) & 1)
+    # bit i of the mask (byte i // 8, bit i % 8) says whether union[i] is an option of the release: the mask as one
+    # integer, its binary digits lowest first as 0/1 bytes, picked by itertools.compress in C (a generator asking each
+    # of the 6,000 names its bit took about 3 ms a release, in every process of a parallel lint that judges flags)
+    bits = int.from_bytes(bytes.fromhex(has[release]), "little")
+    return tuple(compress(union, bin(bits)[:1:-1].encode().translate(_DIGIT_BITS)))
+
+
+_DIGIT_BITS = bytes.maketrans(b"01", b"\x00\x01")  # a binary digit's character to its value (compress's selector)
 
 
 def undefined_option(name: str, release: Version) -> bool:

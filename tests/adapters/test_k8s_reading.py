@@ -5,6 +5,8 @@ pod, and flag carriers that make the flag-reading rules undecided.
 
 from __future__ import annotations
 
+import os
+import re
 import textwrap
 
 import pytest
@@ -242,3 +244,28 @@ def test_a_files_first_lines_slice_like_a_list_of_them():
     assert len(first) == 5 and first[-1] == "e" and first[0] == "a"
     with pytest.raises(IndexError):
         first[5]
+
+
+@pytest.mark.parametrize("file", [
+    "patch.yaml", "deploy/patches/vllm.yaml", "deploy/Patch/vllm.yml", "deploy/vllm-patch.yaml", "patches//vllm.yaml",
+    "patches/./vllm.yaml", "patches/sub/../vllm.yaml", "./vllm.yaml", "../vllm.yaml", "/vllm.yaml", "vllm.yaml",
+    "deploy/base/vllm.yaml", "/srv/patches/x/../vllm.yaml",
+])
+@pytest.mark.parametrize("cwd", ["patches", "base"])
+def test_a_file_named_as_a_patch_is_told_by_its_folder_s_name_as_its_absolute_path_gives_it(file, cwd, tmp_path,
+                                                                                            monkeypatch):
+    """patch_fragment names a file's folder without making every path absolute (os.path.abspath, a normpath in
+    Python, for every file read): its last part, and the absolute path's only where that is none, "." or ".." (the
+    current folder, a parent, the root). The answers are those of the absolute path's folder, from any folder."""
+    from shardwise.rules.adapters.k8s.workloads import patch_fragment
+    from shardwise.rules.model import Container
+
+    here = tmp_path / "sub" / cwd
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    folder, name = os.path.split(os.path.abspath(file))
+    by_abspath = bool(re.search(r"(?:^|[._/-])patch(?:es)?(?:[._/-]|$)", name, re.I)) or os.path.basename(
+        folder).lower() in ("patch", "patches")
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment"}
+    told = patch_fragment("Deployment", obj, file, Container(name="vllm", image="vllm/vllm-openai:v0.11.0"))
+    assert (told is not None) == by_abspath

@@ -1591,3 +1591,23 @@ def test_block_fp8_dp_ep_on_hopper_from_0_18_sizes_the_routed_rows_by_flashinfer
     assert (round(r.activation_gib_per_gpu, 4), round(r.available_kv_gib, 4)) == (14.8418, 14.3292)
     assert (round(r.error_band_gib, 4), round(r.error_band_above_gib, 4)) == (5.0332, 5.0332)
     assert round(sizing.error_band_floor(0.9 * 139.81), 4) == 5.0332
+
+
+@pytest.mark.parametrize("given", [
+    {},
+    {"tp": 4, "pp": 2, "gpu_memory_utilization": 0.92, "max_model_len": 16384, "kv_cache_dtype": "fp8"},
+    {"max_model_len": "auto", "mm_limits": (("image", 0),), "mm_args": (("--limit-mm-per-prompt", "{}"),),
+     "flashinfer_sampler": False, "moe_chunk_size": 32768, "compile_cache": "warm"},
+])
+def test_engine_settings_of_makes_the_object_the_class_s_init_makes(given):
+    made, init = sizing.engine_settings_of(dict(given)), sizing.EngineSettings(**given)
+    assert type(made) is sizing.EngineSettings
+    assert made == init and hash(made) == hash(init) and repr(made) == repr(init)
+    assert made.__dict__ == init.__dict__ and list(made.__dict__) == list(init.__dict__)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.tp = 2  # type: ignore[misc]
+
+
+def test_engine_settings_of_refuses_a_name_that_is_no_field():
+    with pytest.raises(AssertionError):
+        sizing.engine_settings_of({"tensor_parallel_size": 2})

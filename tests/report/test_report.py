@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections import Counter
@@ -261,7 +262,7 @@ def test_json_document(report):
 
 
 def test_json_layout_encodes_each_item_as_the_encoder_does(monkeypatch):
-    """The list items are encoded by one C encoder made per report (json_._item_encoder): the text of each is
+    """The list items are encoded by one C encoder made per report (json_.item_encoder): the text of each is
     ``JSONEncoder(ensure_ascii=False).encode``'s, byte for byte, and the layout is the same where the C encoder is
     not built."""
     from shardwise.rules.report import json_
@@ -276,6 +277,26 @@ def test_json_layout_encodes_each_item_as_the_encoder_does(monkeypatch):
     assert json_.layout(obj) == want
     monkeypatch.setattr(json.encoder, "c_make_encoder", None)
     assert json_.layout(obj) == want
+    # items encoded already (a split run's workload summaries) are written as they are
+    texts = json_.EncodedItems(json.JSONEncoder(ensure_ascii=False).encode(v) for v in items)
+    assert json_.layout({**obj, "findings": texts}) == want
+
+
+def test_a_summary_s_text_is_the_json_report_s_line_and_reads_back_equal(report):
+    """What a split run's processes send back for each workload (summary.workload_summary_text): the JSON report's
+    own encoding of the summary, which json.loads turns back into an equal dict (only JSON's own types in it)."""
+    from shardwise.rules.report import json_
+    from shardwise.rules.report.summary import workload_summary_text
+
+    config = report.settings.lint
+    for g, w in zip(report.inventory.groups, report.workloads, strict=True):
+        text = workload_summary_text(g, config)
+        assert text == json.JSONEncoder(ensure_ascii=False).encode(w) == json_.item_encoder()(w)
+        assert json.loads(text) == w
+    texts = [workload_summary_text(g, config) for g in report.inventory.groups]
+    split = dataclasses.replace(report, workloads_text=texts)
+    assert split.workloads == report.workloads
+    assert render(split, "json") == render(report, "json")
 
 
 # ------------------------------------------------------------------------------------------- sarif

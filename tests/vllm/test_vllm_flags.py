@@ -162,6 +162,23 @@ def test_the_option_data_holds_exactly_the_releases_collected():
     assert release_options("0.35.0") is None  # newer than the data
 
 
+def test_a_release_s_options_are_the_names_its_mask_sets_bit_by_bit():
+    """release_options picks the names with itertools.compress over the mask's binary digits: the same names, in the
+    same (sorted) order, as asking each name its bit (byte i // 8, bit i % 8), for every release; and the file read
+    line by line as the data's format says (comments, ``@RELEASE HEX`` lines, one name a line)."""
+    from shardwise.rules.vllm.options import _DATA, OPTION_RELEASES, _load, release_options
+
+    with open(_DATA, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    names = tuple(line for line in lines if line and not line.startswith(("#", "@")))
+    masks = {line[1:].split(" ")[0]: line.split(" ")[1] for line in lines if line.startswith("@")}
+    assert _load() == (names, masks) and list(_load()[1]) == list(masks)
+    assert list(names) == sorted(names)  # undefined_option bisects them
+    for release in OPTION_RELEASES:
+        bits = bytes.fromhex(masks[release])
+        assert release_options(release) == tuple(n for i, n in enumerate(names) if bits[i // 8] >> (i % 8) & 1)
+
+
 def test_a_flag_is_undefined_only_where_no_option_is_or_begins_with_it():
     from shardwise.rules.vllm.options import closest_option, undefined_option
 

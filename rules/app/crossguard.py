@@ -691,7 +691,7 @@ class AnalyzedInputs:
         #: URN -> the engine's message of the properties remembered (``key``), them, and what ``clean`` made of them
         self._sent: dict[str, tuple[bytes, Mapping[str, Any], list[Any]]] = {}
         #: URN -> what the Kubernetes reader made of the cleaned properties of :attr:`_sent` in ``Analyze``
-        #: (:meth:`kubernetes`): ``(type, name, location, api, the cleaned properties, the inventory)``
+        #: (:meth:`kubernetes`): ``(type, name, (file, line), api, the cleaned properties, the inventory)``
         self._read: dict[str, tuple[str, str, Any, Any, Any, Inventory]] = {}
 
     def remember(self, urn: str, props: Mapping[str, Any], key: bytes | None = None) -> None:
@@ -760,7 +760,7 @@ class AnalyzedInputs:
         inv = kubernetes(res, props, api)
         entry = self._sent.get(res.urn)
         if entry is not None and entry[1] is res.props and entry[2] and entry[2][0] is props:
-            self._read[res.urn] = (res.type, res.name, res.location, api, props, inv)
+            self._read[res.urn] = (res.type, res.name, (res.file, res.line), api, props, inv)
         return inv
 
     def kubernetes_again(self, res: Any, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
@@ -777,7 +777,7 @@ class AnalyzedInputs:
 
         kept = self._read.pop(res.urn, None)
         if kept is None or kept[4] is not props or kept[3] != api or kept[0] != res.type or kept[1] != res.name \
-                or kept[2] != res.location:
+                or kept[2] != (res.file, res.line):  # the location: its URN is the key
             return kubernetes(res, props, api)
         inv = kept[5]
         if inv.groups:

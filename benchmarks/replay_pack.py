@@ -15,7 +15,9 @@ the ``PULUMI_*`` environment the recording saw), sends the requests in the recor
 prints the pack's CPU time (``/proc``) for its start and by method: the engine's requests without the engine,
 steady enough to compare two commits on a shared machine. It prints a digest of the answers (each answer's
 deterministic serialization; a Remediate answered UNIMPLEMENTED counts as the empty answer the engine reads
-it as), which a change that keeps every diagnostic must not change; ``--answers`` writes them, one a line.
+it as), which a change that keeps every diagnostic must not change; ``--answers`` writes them, one a line;
+``--expect SHA256`` (another commit's digest, or its first eight digits or more; every mode) exits 1 where they
+differ.
 ``--profile`` runs the pack under a cProfile of its request handlers and prints the top functions by method.
 ``--pause MS`` waits MS milliseconds after each ``Analyze``, as the engine spaces its calls in a preview (it works
 on each resource between them: about 100 ms a resource in a 1,121-resource preview on two loaded cores), and prints
@@ -482,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthesize", metavar="FILE", help="write a recording of bench_pack.py's stack to FILE")
     ap.add_argument("--resources", type=int, default=1121, help="with --synthesize: how many resources")
     ap.add_argument("--answers", metavar="OUT", help="write each answer, hex-encoded, one a line")
+    ap.add_argument("--expect", metavar="SHA256",
+                    help="the answers' digest of another replay (another commit's): exit 1 if these differ")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--pack", metavar="DIR", help="serve the pack from DIR's __main__.py, not rules/")
     ap.add_argument("--in-process", action="store_true", help="call the pack's handlers in this process (no gRPC)")
@@ -505,18 +509,26 @@ def main(argv: list[str] | None = None) -> int:
     if a.in_process:
         if a.pack or a.profile or a.answers or a.pause or a.env:
             ap.error("--in-process takes no --pack, --profile, --answers, --pause or --env")
-        if a.wire:
-            replay_wire(Path(a.requests))
-        else:
-            replay_in_process(Path(a.requests))
-        return 0
+        digest = replay_wire(Path(a.requests)) if a.wire else replay_in_process(Path(a.requests))
+        return _expected(digest, a.expect)
     if a.wire:
         ap.error("--wire goes with --in-process")
     if any("=" not in e for e in a.env):
         ap.error("--env takes NAME=VALUE")
-    replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir, a.pause / 1000,
-           dict(e.split("=", 1) for e in a.env))
-    return 0
+    digest = replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir, a.pause / 1000,
+                    dict(e.split("=", 1) for e in a.env))
+    return _expected(digest, a.expect)
+
+
+def _expected(digest: str, expect: str | None) -> int:
+    """0 where ``expect`` (a digest, or the start of one) is not given or is this replay's, else 1, said."""
+    if expect is None:
+        return 0
+    if len(expect) >= 8 and digest.startswith(expect.lower()):
+        print(f"  answers: the same as expected ({expect})")
+        return 0
+    print(f"replay_pack: the answers differ from those expected: sha256 {digest}, expected {expect}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

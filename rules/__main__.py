@@ -284,7 +284,7 @@ class _Pack:
         plain = raw(props)
         self.inputs.remember(urn, plain, key if type(plain) is _Plain else None)
         res = PulumiResource(type=type_, name=name, urn=urn, props=plain, parent=parent)
-        return crossguard.resource_analysis(res, self.context, self.inputs.cleaned)
+        return crossguard.resource_analysis(res, self.context, self.inputs.cleaned, self.inputs.kubernetes)
 
     def _stack_analysis(self, args: StackValidationArgs, position: int) -> crossguard.Analysis:
         request: _StackRequest | None = getattr(self._stack, "request", None)
@@ -575,7 +575,8 @@ class _StackRequest:
                 )
                 for r, props in zip(self._resources, self._props, strict=True)
             ]
-            self._analysis = crossguard.stack_analysis(resources, pack.context, pack.inputs.cleaned)
+            self._analysis = crossguard.stack_analysis(resources, pack.context, pack.inputs.cleaned,
+                                                       pack.inputs.kubernetes_again)
         return self._analysis
 
 

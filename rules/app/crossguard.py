@@ -632,16 +632,19 @@ def _crashed(f: Finding) -> bool:
 
 
 def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: str,
-              cleaned: Callable[[Any], Any] | None = None) -> Analysis:
+              cleaned: Callable[[Any], Any] | None = None,
+              read: Callable[[Any, Any, Any], Any] | None = None) -> Analysis:
     """The inventory of ``resources`` (:class:`~.adapters.pulumi.PulumiResource`; ``cleaned``: a memo of their
-    cleaned properties, :meth:`AnalyzedInputs.cleaned`); never raises: a resource that cannot be read, or a crash
-    while reading them, becomes an internal-error report."""
+    cleaned properties, :meth:`AnalyzedInputs.cleaned`; ``read``: of what the Kubernetes reader made of them,
+    :meth:`AnalyzedInputs.kubernetes` / :meth:`AnalyzedInputs.kubernetes_again`); never raises: a resource that
+    cannot be read, or a crash while reading them, becomes an internal-error report."""
     from ..adapters.pulumi import inventory_from_resources
 
     policy = RESOURCE_ERRORS if scope == "resource" else STACK_ERRORS
     errors: list[tuple[Any, str]] = []
     try:
-        inv = inventory_from_resources(resources, errors=errors, resolve=scope == "stack", clean_of=cleaned)
+        inv = inventory_from_resources(resources, errors=errors, resolve=scope == "stack", clean_of=cleaned,
+                                       kubernetes_of=read)
     except Exception as exc:  # noqa: BLE001 - an RPC must never fail because of what it was sent
         analysis = Analysis(Inventory(), scope, where)
         analysis.internal.append(Report(policy, f"shardwise: internal error while reading {where}: "
@@ -656,14 +659,16 @@ def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: 
     return analysis
 
 
-def resource_analysis(res: Any, context: StackContext, cleaned: Callable[[Any], Any] | None = None) -> Analysis:
+def resource_analysis(res: Any, context: StackContext, cleaned: Callable[[Any], Any] | None = None,
+                      read: Callable[[Any, Any, Any], Any] | None = None) -> Analysis:
     """The one-resource inventory of ``res`` (a :class:`~.adapters.pulumi.PulumiResource`)."""
-    return _analysis([res], context, "resource", f"{res.type} {res.name}", cleaned)
+    return _analysis([res], context, "resource", f"{res.type} {res.name}", cleaned, read)
 
 
 def stack_analysis(resources: Iterable[Any], context: StackContext,
-                   cleaned: Callable[[Any], Any] | None = None) -> Analysis:
-    analysis = _analysis(list(resources), context, "stack", "the stack", cleaned)
+                   cleaned: Callable[[Any], Any] | None = None,
+                   read: Callable[[Any, Any, Any], Any] | None = None) -> Analysis:
+    analysis = _analysis(list(resources), context, "stack", "the stack", cleaned, read)
     if context.error:
         analysis.notes.append(Report(STACK_NOTES, f"shardwise: the stack config could not be read ({context.error})"))
     return analysis
@@ -685,12 +690,16 @@ class AnalyzedInputs:
         self._by_urn: dict[str, Mapping[str, Any]] = {}
         #: URN -> the engine's message of the properties remembered (``key``), them, and what ``clean`` made of them
         self._sent: dict[str, tuple[bytes, Mapping[str, Any], list[Any]]] = {}
+        #: URN -> what the Kubernetes reader made of the cleaned properties of :attr:`_sent` in ``Analyze``
+        #: (:meth:`kubernetes`): ``(type, name, (file, line), api, the cleaned properties, the inventory)``
+        self._read: dict[str, tuple[str, str, Any, Any, Any, Inventory]] = {}
 
     def remember(self, urn: str, props: Mapping[str, Any], key: bytes | None = None) -> None:
         """``props``, the inputs ``Analyze`` read for ``urn``; ``key``, where given, the message they were read
         from as sent (``Struct.SerializeToString()``), whose reading gives a dict equal to ``props`` (:meth:`sent`)."""
         if isinstance(props, Mapping):
             self._by_urn[urn] = props
+            self._read.pop(urn, None)
             if key is not None:
                 self._sent[urn] = (key, props, [])
             else:
@@ -729,7 +738,8 @@ class AnalyzedInputs:
         """``clean(res.props)``, made once for the remembered inputs of a Kubernetes resource and kept for the
         stack's reading of the same dict (:meth:`sent`). Only Kubernetes objects: their reader
         (:func:`~.adapters.pulumi.k8s.kubernetes`) copies every container of it into a new manifest and only
-        reads the cleaned properties, so the inventories of ``Analyze`` and ``AnalyzeStack`` share none of it."""
+        reads the cleaned properties, so no object of either inventory holds a part of it (the objects the reader
+        made are given to the stack by :meth:`kubernetes_again`)."""
         from ..adapters.pulumi import clean, kubernetes_api
 
         entry = self._sent.get(res.urn)
@@ -739,6 +749,44 @@ class AnalyzedInputs:
         if not made:
             made.append(clean(res.props))
         return made[0]
+
+
+    def kubernetes(self, res: Any, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
+        """What the Kubernetes reader (:func:`~.adapters.pulumi.kubernetes`) makes of ``props`` in ``Analyze``,
+        kept for the stack's reading (:meth:`kubernetes_again`) where they are the cleaned properties of the inputs
+        remembered with their message (:meth:`cleaned`)."""
+        from ..adapters.pulumi import kubernetes
+
+        inv = kubernetes(res, props, api)
+        entry = self._sent.get(res.urn)
+        if entry is not None and entry[1] is res.props and entry[2] and entry[2][0] is props:
+            self._read[res.urn] = (res.type, res.name, (res.file, res.line), api, props, inv)
+        return inv
+
+    def kubernetes_again(self, res: Any, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
+        """:func:`~.adapters.pulumi.kubernetes` of ``props`` for the stack: the objects ``Analyze`` read of the same
+        cleaned properties (:meth:`kubernetes`) of the same resource, given once, else read anew.
+
+        The reader is a function of the cleaned properties, the API and the resource's name and location; its
+        objects are the same. What the one-resource rules left on them is taken off: the capacity model's answers
+        made once per group (:func:`~.capacity.group.forget`, made without the node pool the stack resolves) and the
+        group on each other kind of node (``ServingGroup.pool_option_groups``); the rules change nothing else of
+        them (the reads counted on a group are compared before and after a rule). The stack's ``resolve_pools``
+        then sets their pools: they are given once, and a second reading of the stack reads them anew."""
+        from ..adapters.pulumi import kubernetes
+
+        kept = self._read.pop(res.urn, None)
+        if kept is None or kept[4] is not props or kept[3] != api or kept[0] != res.type or kept[1] != res.name \
+                or kept[2] != (res.file, res.line):  # the location: its URN is the key
+            return kubernetes(res, props, api)
+        inv = kept[5]
+        if inv.groups:
+            from ..capacity.group import forget
+
+            for g in inv.groups:
+                forget(g)
+                g.pool_option_groups = []
+        return inv
 
 
 class RequestCache:

@@ -77,6 +77,12 @@ def _forget(key: int, _ref: Any) -> None:
     _MADE.pop(key, None)
 
 
+def forget(g: ServingGroup) -> None:
+    """Drop what :func:`per_group` kept for ``g`` (the policy pack's stack reading a group the one-resource rules
+    read before, with the node pool it resolves since: ``crossguard.AnalyzedInputs.kubernetes_again``)."""
+    _MADE.pop(id(g), None)
+
+
 def per_group(g: ServingGroup, name: str, make: Callable[[ServingGroup], T]) -> T:
     """``make(g)``, made once per group and kept beside it (an Undecidable is raised again on each call)."""
     key = id(g)

@@ -724,7 +724,10 @@ class Inventory:
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
             "cross_refs",
         ):
-            getattr(self, name).extend(getattr(other, name))
-        self.skipped.update(other.skipped)
+            items = getattr(other, name)
+            if items:  # most are empty (a Kubernetes object's inventory: one or two of them hold anything)
+                getattr(self, name).extend(items)
+        if other.skipped:
+            self.skipped.update(other.skipped)
         if other.production is not None:
             self.production = bool(self.production) or other.production

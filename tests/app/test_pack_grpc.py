@@ -849,6 +849,48 @@ def test_analyzed_inputs_give_the_dict_analyze_read_only_for_the_same_bytes():
     assert not memory.has_sent(urn) and memory.sent(urn, b"sent") is None
 
 
+def test_the_stack_takes_the_objects_analyze_read_once_without_what_the_rules_kept_on_them():
+    """packspeed13: the stack's reading of a Kubernetes object ``Analyze`` read (the same cleaned properties, type,
+    name and location) takes the objects the reader made then, once, without the capacity model's answers kept for
+    its groups (made without the pool the stack resolves) nor their groups on other kinds of node; anything else is
+    read anew."""
+    from shardwise.rules.adapters.pulumi import kubernetes_api
+    from shardwise.rules.capacity import group as capacity_group
+
+    urn = "urn:pulumi:prod::shardwise::kubernetes:apps/v1:Deployment::llama"
+    container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                 "args": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "1"],
+                 "resources": {"limits": {"nvidia.com/gpu": 1.0}}}
+    props = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "llama", "namespace": "serving"},
+             "spec": {"replicas": 2.0, "template": {"spec": {"containers": [container]}}}}
+    api = kubernetes_api("kubernetes:apps/v1:Deployment")
+    assert api is not None
+    memory = crossguard.AnalyzedInputs()
+    memory.remember(urn, props, b"sent")
+    res = PulumiResource("kubernetes:apps/v1:Deployment", "llama", urn, props)
+    read = memory.kubernetes(res, memory.cleaned(res), api)
+    [g] = read.groups
+    assert (g.name, g.replicas, g.gpus_per_pod) == ("llama", 2, 1)
+    capacity_group.per_group(g, "seen", lambda _: "made without a pool")
+    g.pool_option_groups = [g]
+    stack_res = PulumiResource(res.type, res.name, urn, memory.merged(urn, memory.sent(urn, b"sent")))
+    taken = memory.kubernetes_again(stack_res, memory.cleaned(stack_res), api)
+    assert taken is read and taken.groups[0] is g and g.pool_option_groups == []
+    assert capacity_group.per_group(g, "seen", lambda _: "made again") == "made again"
+    again = memory.kubernetes_again(stack_res, memory.cleaned(stack_res), api)  # given once
+    assert again is not read and again.groups[0] is not g and again.groups == [g]
+    # another name, or cleaned properties that are not the ones Analyze read: read anew
+    memory.kubernetes(res, memory.cleaned(res), api)
+    renamed = PulumiResource(res.type, "other", urn, stack_res.props)
+    assert memory.kubernetes_again(renamed, memory.cleaned(renamed), api) is not read
+    read = memory.kubernetes(res, memory.cleaned(res), api)
+    assert memory.kubernetes_again(stack_res, copy.deepcopy(memory.cleaned(stack_res)), api) is not read
+    # remembered again (a second Analyze of the resource): what the first one read is not given
+    read = memory.kubernetes(res, memory.cleaned(res), api)
+    memory.remember(urn, props, b"sent")
+    assert memory.kubernetes_again(stack_res, memory.cleaned(stack_res), api) is not read
+
+
 def _sg_verdicts(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str, str]]:
     return {(d.policy, d.code, short(d.urn), d.message) for d in diagnostics if d.level == "mandatory"}
 
@@ -1060,6 +1102,7 @@ def reordered(v):  # the engine (Go) marshals each map of each request in an ord
 def stack(reuse):
     pack = wiring._Pack()
     keys = {}
+    groups = {}  # URN -> the serving groups Analyze read, after every resource rule ran on them
     for type_, name, urn, props, parent, outputs, deps, property_deps in resources:  # Analyze, as the pack reads it
         message = struct(props)
         try:
@@ -1067,7 +1110,11 @@ def stack(reuse):
             keys[urn] = message.SerializeToString(deterministic=True)
         except wiring._NotPlain:  # a secret: the SDK's reading, remembered without its message
             read = sdk.unknown_checking_proxy(sdk.deserialize_properties(sdk.json_format.MessageToDict(message)))
-        pack.resource_analysis(type_, name, urn, read, parent, keys.get(urn))
+        one = pack.resource_analysis(type_, name, urn, read, parent, keys.get(urn))
+        for rule in ALL_RULES:
+            if rule.meta.scope == "resource":
+                one.check(rule, None, pack.context)
+        groups[urn] = list(one.inventory.groups)
     request = analyzer_pb2.AnalyzeStackRequest()
     for type_, name, urn, props, parent, outputs, deps, property_deps in resources:
         r = request.resources.add()
@@ -1084,7 +1131,9 @@ def stack(reuse):
     reports = [[r.policy, r.message, r.urn] for rule in ALL_RULES
                for r in analysis.check(rule, None, pack.context)]
     reports += [[r.policy, r.message, r.urn] for r in [*analysis.notes, *analysis.internal]]
-    return taken, sorted(keys), reports
+    shared = sorted(u for u, gs in groups.items() if gs and all(any(g is h for h in analysis.inventory.groups)
+                                                                for g in gs))
+    return taken, sorted(keys), reports, shared
 
 
 print(json.dumps([stack(True), stack(False)]))
@@ -1114,12 +1163,15 @@ def test_the_stack_reads_the_properties_analyze_read_only_where_the_engine_sent_
     proc = subprocess.run([PYTHON, "-c", _STACK_REUSE, str(data)], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
-    (taken, plain, reused), (none, _, anew) = json.loads(proc.stdout)
+    (taken, plain, reused, shared), (none, _, anew, unshared) = json.loads(proc.stdout)
     again = {r.urn for r in resources if r.urn not in outputs and preview_outputs(r.type, r.props) == r.props}
     assert none == [] and set(taken) == again & set(plain)  # every resource read by the pack and sent again
     kinds = {r.urn: r.type for r in resources}
     assert len([u for u in taken if kinds[u].startswith("kubernetes:")]) >= 20
     assert reused == anew
+    # packspeed13: the serving groups Analyze read (and ran every resource rule on) are the stack's where the engine
+    # sent the same properties again (the LeaderWorkerSet); the Deployment whose outputs have a status is read anew
+    assert [short(u) for u in shared] == ["prod-llama-405b-leaderworkerset"] and unshared == []
     assert [(p, short(u)) for p, m, u in reused if m.startswith("SW103: the declared load of 4,096 sequences")] == [
         ("kv-budget-below-load", "prod-llama-70b-deployment")]
 

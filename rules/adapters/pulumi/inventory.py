@@ -33,7 +33,9 @@ _URN_RE = re.compile(r'"urn"\s*:\s*"(urn:pulumi:[^"]+)"')
 def inventory_from_resources(resources: Iterable[PulumiResource], *,
                              errors: list[tuple[PulumiResource, str]] | None = None,
                              resolve: bool = True,
-                             clean_of: Callable[[PulumiResource], Any] | None = None) -> Inventory:
+                             clean_of: Callable[[PulumiResource], Any] | None = None,
+                             kubernetes_of: Callable[[PulumiResource, Mapping[str, Any], tuple[str, str]], Inventory]
+                             | None = None) -> Inventory:
     """Turn engine resources into one inventory.
 
     A resource that cannot be read raises :class:`InputError` naming its URN, or, when ``errors``
@@ -41,7 +43,9 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
     workloads to node pools (:func:`~shardwise.rules.adapters.k8s.resolve_pools`). ``clean_of(res)``, where
     given, is what :func:`~.values.clean` makes of ``res.props`` (a memo of it: the policy pack's, which reads
     a resource in ``Analyze`` and again in ``AnalyzeStack``); it must equal ``clean(res.props)`` and raise what
-    that raises.
+    that raises. ``kubernetes_of(res, props, api)``, where given, is what
+    :func:`~.k8s.kubernetes` reads of a Kubernetes object (the pack's memo: :meth:`~shardwise.rules.app.crossguard.
+    AnalyzedInputs.kubernetes`); it must give what that gives and raise what that raises.
     """
     cleaned: list[tuple[PulumiResource, Mapping[str, Any]]] = []
     inv = Inventory()
@@ -89,7 +93,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             elif res.type == PLACEMENT_GROUP:
                 pass  # read through the launch templates that name it
             elif (api := kubernetes_api(res.type)) is not None:
-                inv.extend(kubernetes(res, props, api))
+                inv.extend(kubernetes(res, props, api) if kubernetes_of is None else kubernetes_of(res, props, api))
             else:
                 inv.skipped[res.type] += 1
         except Exception as exc:  # noqa: BLE001

@@ -366,7 +366,8 @@ def _special(path, kind: str) -> str:
 def test_a_chart_whose_chart_yaml_is_no_file_is_refused_naming_it(capsys, monkeypatch, tmp_path, kind):
     """fuzz13: a chart directory whose Chart.yaml was a FIFO, a directory or a broken link was no chart at all: its
     templates were read as plain YAML (their placeholders the input errors, "render the template first") and
-    nothing named the Chart.yaml. It is a chart that is not rendered, helm not run (a FIFO would hold it)."""
+    nothing named the Chart.yaml. It is a chart that is not rendered, helm not run (a FIFO would hold it); its
+    files are read one by one, as a kustomization's that does not build, so a manifest beside it is still linted."""
     import shutil
 
     shutil.copytree(ROOT / CHART, tmp_path / "llm")
@@ -376,9 +377,15 @@ def test_a_chart_whose_chart_yaml_is_no_file_is_refused_naming_it(capsys, monkey
     bin_dir.mkdir()
     _fake_helm(bin_dir, monkeypatch, f"touch {tmp_path}/called; exit 1")
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "llm" / "plain.yaml").write_text((ROOT / "tests/fixtures/k8s/bad-tp.yaml").read_text())
     rc, doc, _ = lint_json(capsys, "llm")
-    assert (rc, doc["input_errors"], doc["workloads"]) == (2, [{
-        "file": "llm/Chart.yaml", "line": None, "message": f"the chart is not rendered: cannot read: {what}"}], [])
+    assert (rc, doc["input_errors"][0]) == (2, {
+        "file": "llm/Chart.yaml", "line": None, "message": f"the chart is not rendered: cannot read: {what}; its 4 "
+                                                           "YAML files were read one by one instead (templates not "
+                                                           "rendered)"})
+    assert [(e["file"], e["line"]) for e in doc["input_errors"][1:]] == [
+        ("llm/templates/deployment.yaml", 6), ("llm/templates/service.yaml", 8)]  # placeholders, as plain YAML
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment default/bad-tp"]
     assert not (tmp_path / "called").exists()
 
 

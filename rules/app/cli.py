@@ -985,7 +985,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         sys.stdout.write(emit(plan, args.emit))
         return 0
     if as_json:
-        print(for_stream(utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json"), "json", sys.stdout))
+        text = utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json")
+        print(for_stream(text, "json", sys.stdout))
     else:
         sys.stdout.write(visible_lines(plan_text(plan)))
     if failure:

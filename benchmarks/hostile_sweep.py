@@ -1052,6 +1052,11 @@ def fuzz13_cases() -> list[Case]:
             special_file(os.path.join(d, "models", "acme", "bot", "config.json"), kind)
             return ["lint", "--format", "json", "--model-dir", "models", "bad.yaml"]
         out.append(Case(f"fz13-model-dir-config-{kind}", model_dir_build, (2,), named="acme/bot/config.json"))
+    # an operator's object of an unknown kind naming its vLLM image as Helm's {repository, tag}: was skipped silently
+    crd = ("apiVersion: serving.example.com/v1\nkind: LLMServer\nmetadata: {name: bad}\nspec:\n  image:\n"
+           "    repository: vllm/vllm-openai\n    tag: v0.11.0\n  model: meta-llama/Llama-3.1-8B-Instruct\n")
+    out.append(Case("fz13-crd-image-repository", lambda d: (write(d, "bad.yaml", crd), ["lint", "--format", "text", "bad.yaml"])[1],
+                    (0,), named="SW005", stdout_said=True))
     return out
 
 

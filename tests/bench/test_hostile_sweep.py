@@ -140,7 +140,7 @@ def test_the_record_holds_every_class_the_task_names():
     # regular file, a FIFO a kustomization builds from (was a 120 s hang)
     for prefix in ("fz13-json-stdout-", "fz13-sarif-stdout-", "fz13-plan-json-stdout-", "fz13-chart-yaml-",
                    "fz13-kustomization-", "fz13-kustomize-base-fifo", "fz13-kustomize-resource-fifo",
-                   "fz13-model-dir-config-"):
+                   "fz13-model-dir-config-", "fz13-crd-image-repository"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["fz13-kustomize-resource-fifo"]["rc"] == 2
     assert record["fz13-kustomize-resource-fifo"]["said"].startswith(

@@ -270,7 +270,12 @@ def mutated_file(r: random.Random, src: str) -> tuple[str | bytes, list[str]]:
     docs = parsed(src)
     if docs is not None and r.random() < .6:
         docs = copy.deepcopy(docs)
-        kinds += ["tree:" + tree_mutate(docs, r) for _ in range(r.randint(1, 3))]
+        for _ in range(r.randint(1, 3)):
+            try:
+                kinds.append("tree:" + tree_mutate(docs, r))
+            except RecursionError:  # nested deeper than this process walks: the tree as it stands
+                kinds.append("tree:too-deep")
+                break
         try:
             text = dump(docs, ".json" if src.endswith(".json") else ".yaml", r)
         except (ValueError, OverflowError, RecursionError, yaml.YAMLError):
@@ -622,9 +627,9 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
             fails.append((f"{where}:exit1-without-blocking", ""))
         if rc == 0 and blocking:
             fails.append((f"{where}:exit0-with-blocking", blocking[0]["message"][:200]))
-        for e in doc.get("input_errors", []):
-            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", str(e.get("message"))):
-                fails.append((f"{where}:python-words-in-input-error", str(e.get("message"))[:300]))
+        for entry in doc.get("input_errors", []):
+            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", str(entry.get("message"))):
+                fails.append((f"{where}:python-words-in-input-error", str(entry.get("message"))[:300]))
                 break
         # a silent pass: a file that clearly serves vLLM, no workload, nothing naming it
         for rel in c["files"] if not doc.get("excluded") else []:  # an ignore file may exclude it, and says so

@@ -1017,8 +1017,11 @@ def fuzz13_cases() -> list[Case]:
     out: list[Case] = []
     for enc in ("ascii", "latin-1"):
         for fmt in ("json", "sarif"):
-            out.append(Case(f"fz13-{fmt}-stdout-{enc}", lambda d, fmt=fmt: (write(d, "bad.yaml", BLOCKING), ["lint", "--format", fmt, "bad.yaml"])[1],
-                            (1,), named="SW101" if fmt == "json" else None, env={"PYTHONIOENCODING": enc}, parse_out="-"))
+            def stdout_build(d: str, fmt: str = fmt) -> list[str]:
+                write(d, "bad.yaml", BLOCKING)
+                return ["lint", "--format", fmt, "bad.yaml"]
+            out.append(Case(f"fz13-{fmt}-stdout-{enc}", stdout_build, (1,), named="SW101" if fmt == "json" else None,
+                            env={"PYTHONIOENCODING": enc}, parse_out="-"))
     out.append(Case("fz13-plan-json-stdout-ascii", argv_of(["plan", "--format", "json", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "L40S", "--tp", "1"]),
                     (1,), named=None, env={"PYTHONIOENCODING": "ascii"}, parse_out="-"))
     for kind in ("fifo", "dir", "loop", "dangling"):

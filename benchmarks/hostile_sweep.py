@@ -306,7 +306,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases()
     return out
 
 
@@ -996,6 +996,70 @@ def h9_output_cases() -> list[Case]:
         out.append(report_case(f"h9-lone-surrogate-name-{fmt}", fmt, os.fsdecode(b"bad\xed\xa0\x80.yaml"), BLOCKING, (1,)))
     out.append(Case("h9-ctrl-file-name-stdout-json", lambda d: (write(d, "good.yaml", good("good")), write(d, ctrl, "a: [\n"), ["lint", "--format", "json", "."])[2], (2,), named=None, parse_out="-"))
     out.append(Case("h9-ctrl-file-name-markdown", lambda d: (write(d, "good.yaml", good("good")), write(d, ctrl, BLOCKING), ["lint", "--format", "markdown=bad.out", "--format", "json", "."])[2], (1,), named=None, parse_out="-"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ fuzz13
+# Classes benchmarks/fuzz_mutate.py (and its hazards) found: a JSON report on a standard output that cannot encode it,
+# a chart's Chart.yaml or a kustomization file that is no regular file, a FIFO a kustomization builds from.
+
+
+def special_file(path: str, kind: str) -> str:
+    """``path`` made a FIFO, a directory, a link that loops or one that leads nowhere (replacing what is there)."""
+    if os.path.lexists(path):
+        os.unlink(path)
+    {"fifo": os.mkfifo, "dir": os.makedirs, "loop": lambda p: os.symlink(os.path.basename(p), p),
+     "dangling": lambda p: os.symlink("nowhere", p)}[kind](path)
+    return path
+
+
+def fuzz13_cases() -> list[Case]:
+    out: list[Case] = []
+    for enc in ("ascii", "latin-1"):
+        for fmt in ("json", "sarif"):
+            def stdout_build(d: str, fmt: str = fmt) -> list[str]:
+                write(d, "bad.yaml", BLOCKING)
+                return ["lint", "--format", fmt, "bad.yaml"]
+            out.append(Case(f"fz13-{fmt}-stdout-{enc}", stdout_build, (1,), named="SW101" if fmt == "json" else None,
+                            env={"PYTHONIOENCODING": enc}, parse_out="-"))
+    out.append(Case("fz13-plan-json-stdout-ascii", argv_of(["plan", "--format", "json", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "L40S", "--tp", "1"]),
+                    (1,), named=None, env={"PYTHONIOENCODING": "ascii"}, parse_out="-"))
+    for kind in ("fifo", "dir", "loop", "dangling"):
+        def chart_build(d: str, kind: str = kind) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            chart(d)
+            special_file(os.path.join(d, "badchart", "Chart.yaml"), kind)
+            write(d, "badchart/plain.yaml", good("plain"))
+            return ["lint", "--format", "json", "good.yaml", "badchart"]
+        out.append(Case(f"fz13-chart-yaml-{kind}", chart_build, (2,), named="badchart/Chart.yaml", env=tools_env(), tool="helm"))
+    for kind in ("fifo", "dir", "loop"):
+        def kust_file_build(d: str, kind: str = kind) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "badkust/deployment.yaml", good("kust"))
+            special_file(os.path.join(d, "badkust", "kustomization.yaml"), kind)
+            return ["lint", "--format", "json", "good.yaml", "badkust"]
+        out.append(Case(f"fz13-kustomization-{kind}", kust_file_build, (2,), named="badkust/kustomization.yaml", env=tools_env(), tool="kustomize"))
+    for what in ("base", "resource"):
+        def kust_build(d: str, what: str = what) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "badkust/base/kustomization.yaml", KUST_BASE)
+            write(d, "badkust/base/deployment.yaml", good("kust"))
+            write(d, "badkust/overlay/kustomization.yaml", KUST_BASE.replace("deployment.yaml", "../base"))
+            special_file(os.path.join(d, "badkust", "base", "kustomization.yaml" if what == "base" else "deployment.yaml"), "fifo")
+            return ["lint", "--format", "json", "good.yaml", "badkust/overlay"]
+        out.append(Case(f"fz13-kustomize-{what}-fifo", kust_build, (2,), named="badkust/base/", env=tools_env(), tool="kustomize"))
+    for kind in ("fifo", "dir", "loop"):  # a model directory's config.json that is no file was passed over (SW004)
+        def model_dir_build(d: str, kind: str = kind) -> list[str]:
+            write(d, "bad.yaml", good().replace("meta-llama/Llama-3.1-8B-Instruct", "acme/bot"))
+            os.makedirs(os.path.join(d, "models", "acme", "bot"))
+            special_file(os.path.join(d, "models", "acme", "bot", "config.json"), kind)
+            return ["lint", "--format", "json", "--model-dir", "models", "bad.yaml"]
+        out.append(Case(f"fz13-model-dir-config-{kind}", model_dir_build, (2,), named="acme/bot/config.json"))
+    # an operator's object of an unknown kind naming its vLLM image as Helm's {repository, tag}: was skipped silently
+    crd = ("apiVersion: serving.example.com/v1\nkind: LLMServer\nmetadata: {name: bad}\nspec:\n  image:\n"
+           "    repository: vllm/vllm-openai\n    tag: v0.11.0\n  model: meta-llama/Llama-3.1-8B-Instruct\n")
+    out.append(Case("fz13-crd-image-repository", lambda d: (write(d, "bad.yaml", crd), ["lint", "--format", "text", "bad.yaml"])[1],
+                    (0,), named="SW005", stdout_said=True))
     return out
 
 

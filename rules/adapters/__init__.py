@@ -137,8 +137,12 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         renderer = render or Renderer()
         for directory in sel.renders:
             rendered = renderer.render(directory)
-            if rendered.errors and render_kind(directory) == "kustomize":
+            kind = render_kind(directory)
+            if rendered.errors and kind == "kustomize":
                 rendered = _kustomization_read_plainly(directory, rendered, excludes)
+            elif rendered.errors and not os.path.isfile(os.path.join(directory, "Chart.yaml")):
+                # fuzz13: a Chart.yaml that is no file (a FIFO, a directory, a broken link) hides no manifest beside it
+                rendered = _kustomization_read_plainly(directory, rendered, excludes, "templates not rendered")
             inv.extend(rendered)
     found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
@@ -171,7 +175,8 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
                       f"while searching a folder (or as .): {named}; to lint them: {' and '.join(how)}")
 
 
-def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Excludes | None) -> Inventory:
+def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Excludes | None,
+                                not_applied: str = "patches, overlays and generators not applied") -> Inventory:
     """A kustomization that did not build (no kustomize on PATH, a resource it cannot resolve, a remote
     base): its error stays, and its files are read one by one as plain manifests, so that the
     workloads in them are still linted rather than left unread behind the error. Patches and
@@ -185,8 +190,8 @@ def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Exc
         first = inv.errors[0]
         n = len(sel.files)
         files = f"{n} YAML files were" if n != 1 else "1 YAML file was"
-        inv.errors[0] = InputError(f"{first.message}; its {files} read one by one instead (patches, overlays and "
-                                   "generators not applied)", first.file, first.line)
+        inv.errors[0] = InputError(f"{first.message}; its {files} read one by one instead ({not_applied})",
+                                   first.file, first.line)
     own = os.path.normpath(directory)
     inv.skipped_files.extend((f, KUSTOMIZE_NOT_BUILT if why == "Kustomize file" and os.path.dirname(
         os.path.normpath(f)) == own else why) for f, why in sel.skipped)

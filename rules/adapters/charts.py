@@ -92,6 +92,7 @@ class Renderer:
                 "this Helm chart cannot be rendered: the helm binary is not on PATH; install it from "
                 f"{HELM_INSTALL}, or render it yourself: helm template NAME {directory} | shardwise lint -",
                 os.path.join(directory, "Chart.yaml"))
+        _check_metadata_file(os.path.join(directory, "Chart.yaml"), "the chart is not rendered")
         cmd = [helm, "template", release, directory]
         if namespace:
             cmd += ["--namespace", namespace]
@@ -117,8 +118,9 @@ class Renderer:
 
     def _kustomize(self, directory: str) -> Inventory:
         kustomize, kubectl = self.which("kustomize"), self.which("kubectl")
-        name = next(f for f in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(directory, f)))
+        name = next(f for f in KUSTOMIZATION_FILES if os.path.lexists(os.path.join(directory, f)))
         where = os.path.join(directory, name)
+        _check_metadata_file(where, "the kustomization is not built")
         if kustomize is not None:
             cmd, what = [kustomize, "build", _ROOT_ONLY, directory], "kustomize build"
         elif kubectl is not None:
@@ -159,13 +161,18 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
     while todo:
         d = todo.pop()
         real = os.path.realpath(d)
-        name = next((f for f in KUSTOMIZATION_FILES if os.path.isfile(os.path.join(d, f))), None)
+        name = next((f for f in KUSTOMIZATION_FILES if os.path.lexists(os.path.join(d, f))), None)
         if real in seen or name is None:
             continue
         seen.add(real)
         where = os.path.join(d, name)
+        # a FIFO here (or a resource below) held kustomize until the timeout: refused with its path (fuzz13)
         try:
-            docs = list(load_all(decode_text(read_file_bytes(where), where), where))
+            data = read_file_bytes(where)
+        except InputError as e:
+            raise InputError(f"the kustomization is not built: {e.message}", where) from None
+        try:
+            docs = list(load_all(decode_text(data, where), where))
         except InputError:
             continue  # kustomize reports it in its own words
         doc = docs[0] if docs else None
@@ -188,10 +195,26 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                                          f"repository; {how})", where)
                     if os.path.isdir(local):
                         todo.append(local)
+                    else:  # a file kustomize reads: a regular one (a FIFO would hold it until the timeout)
+                        try:
+                            read_file_bytes(local)
+                        except InputError as e:
+                            raise InputError(f"the kustomization {where} is not built: its {key} entry {entry!r}: "
+                                             f"{e.message}", local) from None
                 elif _REMOTE.match(entry.strip()) and not remote:
                     raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
                                      "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
                                      f"kustomize build {directory} | shardwise lint -", where)
+
+
+def _check_metadata_file(path: str, what: str) -> None:
+    """Refuse a chart's ``Chart.yaml`` or a kustomization file that helm or kustomize could not read in bounded time:
+    a FIFO held the tool until the timeout, and a directory or a link that loops or leads nowhere gave the tool's
+    own words at best (fuzz13). A regular file of at most :data:`~..model.files.MAX_FILE_BYTES` passes."""
+    try:
+        read_file_bytes(path)
+    except InputError as e:
+        raise InputError(f"{what}: {e.message}", path) from None
 
 
 def _check_values_file(path: str, where: str) -> None:

@@ -29,10 +29,13 @@ def to_render(path: str) -> str | None:
 
 
 def render_kind(directory: str) -> str | None:
-    """``"helm"`` for a chart directory, ``"kustomize"`` for a kustomization directory, else None."""
-    if os.path.isfile(os.path.join(directory, "Chart.yaml")):
+    """``"helm"`` for a chart directory, ``"kustomize"`` for a kustomization directory, else None. A ``Chart.yaml``
+    or kustomization file that is there but no regular file (a FIFO, a directory, a link that loops or leads nowhere)
+    still makes the directory one to render: the renderer says what is wrong with that file (fuzz13: the
+    directory was read as plain manifests, its templates' placeholders were the errors, and the file unnamed)."""
+    if os.path.lexists(os.path.join(directory, "Chart.yaml")):
         return "helm"
-    if any(os.path.isfile(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
+    if any(os.path.lexists(os.path.join(directory, f)) for f in KUSTOMIZATION_FILES):
         return "kustomize"
     return None
 

@@ -723,6 +723,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations
+    from ..report.formats import for_stream
     from ..report.text import finding_line, visible
     from .run import lint_report, render
 
@@ -738,7 +739,8 @@ def _lint(args: argparse.Namespace) -> int:
     for fmt, path in outputs:
         if path is None:
             text_on_stdout, stdout_used = fmt == "text", True
-            sys.stdout.write(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)))
+            sys.stdout.write(for_stream(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)), fmt,
+                                        sys.stdout))
             sys.stdout.flush()
             continue
         from .output import write_atomically  # tempfile: only for a report written to a file
@@ -783,6 +785,7 @@ def _is_an_input(path: str, files: Sequence[str]) -> bool:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..report import destinations
+    from ..report.formats import for_stream
     from .diff import diff_refs, render_diff
     from .output import write_atomically
 
@@ -795,7 +798,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for fmt, path in outputs:
         text = render_diff(result, fmt)
         if path is None:
-            sys.stdout.write(text)
+            sys.stdout.write(for_stream(text, fmt, sys.stdout))
             sys.stdout.flush()
         else:
             try:  # as lint: every other report is still written, and each one that is not is said (hostile9)
@@ -830,7 +833,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        print(json.dumps([_meta_dict(m) for m in metas], indent=2, ensure_ascii=False))
+        from ..report.formats import for_stream
+
+        print(for_stream(json.dumps([_meta_dict(m) for m in metas], indent=2, ensure_ascii=False), "json", sys.stdout))
     elif args.format == "markdown":
         from ..report.docgen import rules_table_markdown
 
@@ -937,7 +942,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     import json
     from dataclasses import replace
 
-    from ..report.formats import utf8_text
+    from ..report.formats import for_stream, utf8_text
     from ..report.text import visible, visible_lines
     from .compare import comparison_json, comparison_text, hardware_list, make_comparison
     from .plan import PlanRequest, make_plan, plan_json, plan_text
@@ -961,7 +966,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                          "cheapest)")
         cmp = make_comparison(req, gpus, instance_types)
         if as_json:
-            print(utf8_text(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False), "json"))
+            print(for_stream(utf8_text(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False), "json"), "json",
+                             sys.stdout))
         else:
             sys.stdout.write(visible_lines(comparison_text(cmp)))
         return 0 if cmp.ok else 1
@@ -979,7 +985,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         sys.stdout.write(emit(plan, args.emit))
         return 0
     if as_json:
-        print(utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json"))
+        text = utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json")
+        print(for_stream(text, "json", sys.stdout))
     else:
         sys.stdout.write(visible_lines(plan_text(plan)))
     if failure:

@@ -1249,7 +1249,9 @@ def load_local_model(path: str | os.PathLike[str]) -> ModelShape:
     from :func:`derive_params` on its thinker (the index also holds the talker, which vLLM does not load).
     """
     target = os.fspath(path)
-    config_path = os.path.join(target, "config.json") if os.path.isdir(target) else target
+    # a folder named config.json is the file that is no regular file (fuzz13), not a model folder that lacks one
+    is_model_dir = os.path.isdir(target) and os.path.basename(os.path.normpath(target)) != "config.json"
+    config_path = os.path.join(target, "config.json") if is_model_dir else target
     if not os.path.lexists(config_path):
         raise CatalogError("config.json not found", file=config_path)
     try:

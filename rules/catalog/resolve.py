@@ -167,7 +167,9 @@ def find_in_model_dirs(model_id: str, dirs: Iterable[str]) -> str | None:
     org, name = repo.split("/")
     for directory in dirs:
         candidate = os.path.join(directory, org, name, "config.json")
-        if os.path.isfile(candidate):
+        # there but no regular file (a FIFO, a folder, a broken link): found, so reading it says what it is (fuzz13:
+        # it was passed over, and the model said to be unknown)
+        if os.path.lexists(candidate):
             return candidate
     return None
 
@@ -184,7 +186,7 @@ def find_in_hf_cache(model_id: str, cache: str | None = None) -> str | None:
         with open(os.path.join(root, "refs", "main"), encoding="utf-8") as fh:
             revision = fh.read().strip()
         preferred = os.path.join(root, "snapshots", revision, "config.json")
-        if revision and os.path.isfile(preferred):
+        if revision and os.path.lexists(preferred):
             return preferred
     except OSError:
         pass
@@ -207,7 +209,7 @@ def _local_model_path(model: str, base_dir: str | None) -> str | None:
     expanded = os.path.expanduser(model)
     candidates = [expanded] if os.path.isabs(expanded) else [os.path.join(base_dir or ".", expanded), expanded]
     for path in (c for c in candidates if _readable_here(c, base_dir)):
-        if os.path.isdir(path) and os.path.isfile(os.path.join(path, "config.json")):
+        if os.path.isdir(path) and os.path.lexists(os.path.join(path, "config.json")):
             return path
         if path.endswith(".json") and os.path.isfile(path):
             return path
@@ -223,7 +225,7 @@ def _annotation_config(value: str, base_dir: str | None) -> str | None:
     for candidate in [os.path.join(r, expanded) for r in roots] or [expanded]:
         if os.path.isfile(candidate):
             return candidate
-        if os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "config.json")):
+        if os.path.isdir(candidate) and os.path.lexists(os.path.join(candidate, "config.json")):
             return os.path.join(candidate, "config.json")
     return os.path.join(roots[0], expanded) if roots else expanded
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 
@@ -37,6 +38,36 @@ def utf8_text(text: str, fmt: str) -> str:
     else:
         return text
     return _SURROGATE.sub(_json_escape if fmt in ("json", "sarif") else _byte_escape, text)
+
+
+#: A character that is not ASCII: in a JSON or SARIF report for a stream that cannot encode it, a JSON escape.
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _json_char_escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code > 0xFFFF:  # JSON escapes a character beyond the basic plane as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def for_stream(text: str, fmt: str, stream: object) -> str:
+    """``text``, a rendered report, as ``stream`` (standard output) can hold it. Under ``PYTHONIOENCODING=ascii`` or
+    a Latin-1 locale, standard output writes what it cannot encode as a backslash escape (``\\xd7``), which in a
+    JSON or SARIF report is no JSON escape: the report was not JSON (fuzz13). There, each character that is not
+    ASCII becomes its JSON escape (``\\u00d7``), which every JSON reader reads back as the character; the other
+    formats are for people and keep the stream's escapes."""
+    if fmt not in ("json", "sarif") or text.isascii():
+        return text
+    encoding = str(getattr(stream, "encoding", None) or "utf-8")
+    try:
+        if codecs.lookup(encoding).name == "utf-8":
+            return text
+        text.encode(encoding)
+    except (LookupError, UnicodeError):
+        return _NON_ASCII.sub(_json_char_escape, text)
+    return text
 
 
 def parse_format(spec: str) -> tuple[str, str | None]:

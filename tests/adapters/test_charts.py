@@ -344,3 +344,92 @@ def test_a_kustomize_build_failure_keeps_its_message_and_reads_the_files(tools_o
     assert e["message"].endswith("; its 1 YAML file was read one by one instead (patches, overlays and generators "
                                  "not applied)")
     assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/llama8b"]
+
+
+def _special(path, kind: str) -> str:
+    """``path`` made a FIFO, a directory, a link that loops or one that leads nowhere; what shardwise says it is."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        os.mkdir(path)
+    elif kind == "loop":
+        os.symlink(os.path.basename(path), path)
+    else:
+        os.symlink("nowhere", path)
+    return {"fifo": "it is a FIFO (named pipe), not a regular file; shardwise reads only regular files",
+            "directory": "it is a directory, not a regular file; shardwise reads only regular files",
+            "loop": "a loop of symbolic links (each names another, and none a file)",
+            "dangling": "a symbolic link to nowhere, which does not exist"}[kind]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "loop", "dangling"])
+def test_a_chart_whose_chart_yaml_is_no_file_is_refused_naming_it(capsys, monkeypatch, tmp_path, kind):
+    """fuzz13: a chart directory whose Chart.yaml was a FIFO, a directory or a broken link was no chart at all: its
+    templates were read as plain YAML (their placeholders the input errors, "render the template first") and
+    nothing named the Chart.yaml. It is a chart that is not rendered, helm not run (a FIFO would hold it); its
+    files are read one by one, as a kustomization's that does not build, so a manifest beside it is still linted."""
+    import shutil
+
+    shutil.copytree(ROOT / CHART, tmp_path / "llm")
+    (tmp_path / "llm" / "Chart.yaml").unlink()
+    what = _special(tmp_path / "llm" / "Chart.yaml", kind)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_helm(bin_dir, monkeypatch, f"touch {tmp_path}/called; exit 1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "llm" / "plain.yaml").write_text((ROOT / "tests/fixtures/k8s/bad-tp.yaml").read_text())
+    rc, doc, _ = lint_json(capsys, "llm")
+    assert (rc, doc["input_errors"][0]) == (2, {
+        "file": "llm/Chart.yaml", "line": None, "message": f"the chart is not rendered: cannot read: {what}; its 4 "
+                                                           "YAML files were read one by one instead (templates not "
+                                                           "rendered)"})
+    assert [(e["file"], e["line"]) for e in doc["input_errors"][1:]] == [
+        ("llm/templates/deployment.yaml", 6), ("llm/templates/service.yaml", 8)]  # placeholders, as plain YAML
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment default/bad-tp"]
+    assert not (tmp_path / "called").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "loop"])
+def test_a_kustomization_file_that_is_no_file_is_refused_naming_it(capsys, monkeypatch, tmp_path, kind):
+    """fuzz13: a kustomization.yaml that was a directory (or a link that loops) left its folder read as plain
+    manifests with no word that the kustomization was not built; a FIFO one was skipped as a Kustomize file. It is
+    an input error naming it, the folder's manifests read one by one as for any kustomization that does not build."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    (tmp_path / "base" / "kustomization.yaml").unlink()
+    what = _special(tmp_path / "base" / "kustomization.yaml", kind)
+    (tmp_path / "kustomize").write_text(f"#!/bin/sh\ntouch {tmp_path}/called\nexit 1\n")
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"][0]) == (2, {
+        "file": "base/kustomization.yaml", "line": None,
+        "message": f"the kustomization is not built: cannot read: {what}; its 1 YAML file was read one by one "
+                   "instead (patches, overlays and generators not applied)"})
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment default/llama70b"]
+    assert not (tmp_path / "called").exists()
+
+
+@pytest.mark.parametrize("what", ["base", "resource"])
+def test_a_fifo_a_kustomization_builds_from_is_refused_not_waited_for(capsys, monkeypatch, tmp_path, what):
+    """fuzz13: an overlay whose base's kustomization.yaml (or a resource it lists) was a FIFO held kustomize, and
+    the run, for the 120 s timeout. Refused before kustomize runs, at the FIFO's path."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize", tmp_path / "k")
+    fifo = tmp_path / "k" / "base" / ("kustomization.yaml" if what == "base" else "deployment.yaml")
+    fifo.unlink()
+    os.mkfifo(fifo)
+    (tmp_path / "kustomize").write_text(f"#!/bin/sh\ntouch {tmp_path}/called\nexec sleep 60\n")
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "k/overlays/prod")
+    fifo_said = "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files"
+    message = (f"the kustomization is not built: {fifo_said}" if what == "base" else
+               f"the kustomization k/base/kustomization.yaml is not built: its resources entry 'deployment.yaml': "
+               f"{fifo_said}")
+    assert (rc, doc["input_errors"]) == (2, [{"file": f"k/base/{fifo.name}", "line": None, "message": message}])
+    assert not (tmp_path / "called").exists()

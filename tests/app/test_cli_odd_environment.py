@@ -4,6 +4,7 @@ escapes, not ended by an internal error; git steered elsewhere by GIT_DIR says s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -58,6 +59,25 @@ def test_an_ascii_standard_output_gets_escapes_not_an_internal_error(tmp_path):
         "shardwise: 1 file read, 1 workload, 1 mandatory finding, 1 advisory finding, 0 suppressed \\u2014 failed: "
         "1 blocking finding at or above mandatory")
     assert "(\\u22120.7/+2.9) of weights per GPU at TP1\\xd7PP1" in r.stdout.decode("ascii")
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("argv", [["lint", "--format", "json", "big.yaml"], ["lint", "--format", "sarif", "big.yaml"],
+                                  ["plan", "--format", "json", "--model", "meta-llama/Llama-3.1-70B-Instruct",
+                                   "--gpu", "L40S", "--tp", "1"]])
+def test_a_json_report_on_an_ascii_standard_output_is_still_json(encoding, argv, tmp_path):
+    """fuzz13: under ``PYTHONIOENCODING=ascii`` a JSON or SARIF report on standard output held Python's escape
+    ``\\xd7`` (TP1×PP1), which is no JSON escape: ``json.loads`` refused the report. Each character that is not ASCII
+    is now its JSON escape, read back as the character."""
+    (tmp_path / "big.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run([EXE, *argv], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    utf8 = subprocess.run([EXE, *argv], cwd=tmp_path, env={**env, "PYTHONIOENCODING": "utf-8"}, capture_output=True,
+                          timeout=120)
+    assert r.returncode == utf8.returncode == 1
+    assert r.stdout.isascii()
+    assert "\\u00d7" in r.stdout.decode("ascii")  # TP1×PP1, in the findings or the layouts
+    assert json.loads(r.stdout) == json.loads(utf8.stdout)
 
 
 def test_git_steered_by_the_environment_says_so(tmp_path, monkeypatch, capsys):

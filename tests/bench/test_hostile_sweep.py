@@ -136,6 +136,16 @@ def test_the_record_holds_every_class_the_task_names():
     assert record["h9-diff-output-missing-folder"]["said"].startswith(
         "shardwise: error: nowhere/bad.json: No such file or directory | ")
     assert record["h9-preview-inputs-list"]["rc"] == 2 and record["h9-surrogate-pair-json"]["rc"] == 0
+    # fuzz13: a JSON report on an ASCII or Latin-1 standard output, a Chart.yaml or kustomization file that is no
+    # regular file, a FIFO a kustomization builds from (was a 120 s hang)
+    for prefix in ("fz13-json-stdout-", "fz13-sarif-stdout-", "fz13-plan-json-stdout-", "fz13-chart-yaml-",
+                   "fz13-kustomization-", "fz13-kustomize-base-fifo", "fz13-kustomize-resource-fifo",
+                   "fz13-model-dir-config-", "fz13-crd-image-repository"):
+        assert any(case.startswith(prefix) for case in record), prefix
+    assert record["fz13-kustomize-resource-fifo"]["rc"] == 2
+    assert record["fz13-kustomize-resource-fifo"]["said"].startswith(
+        "badkust/base/deployment.yaml:None: the kustomization badkust/base/kustomization.yaml is not built: its "
+        "resources entry 'deployment.yaml': cannot read: it is a FIFO (named pipe), not a regular file")
     assert record["pack-h9-config-production-string"] == {"rc": None, "said": (
         "Configure failed: UNKNOWN: Exception calling application: shardwise: the policy config cannot be taken: "
         "`vllm-pod-with-host-access`: production is the string 'false'; expected true or false")}

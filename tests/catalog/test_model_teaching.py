@@ -195,6 +195,33 @@ def test_cli_model_dirs_from_the_config_file_and_the_flag(tmp_path: Path, capsys
     assert capsys.readouterr().err == "shardwise: error: --model-dir missing: not a directory\n"
 
 
+@pytest.mark.parametrize(("kind", "what"), [
+    ("fifo", "it is a FIFO (named pipe), not a regular file; shardwise reads only regular files"),
+    ("directory", "it is a directory, not a regular file; shardwise reads only regular files"),
+    ("loop", "a loop of symbolic links (each names another, and none a file)"),
+])
+def test_a_config_in_model_dirs_that_is_no_file_is_an_input_error(tmp_path: Path, kind: str, what: str,
+                                                                    capsys: pytest.CaptureFixture[str]):
+    """fuzz13: ``<dir>/<org>/<name>/config.json`` there but no regular file was passed over: the model was
+    "not in the catalog" (SW004), and nothing said the configured directory's config.json could not be read."""
+    import os
+
+    config = tmp_path / "team-models" / "acme" / "support-bot-v7" / "config.json"
+    config.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(config)
+    elif kind == "directory":
+        config.mkdir()
+    else:
+        config.symlink_to("config.json")
+    (tmp_path / "bot.yaml").write_text(manifest("acme/support-bot-v7"))
+    assert main(["lint", "bot.yaml", "--format", "json", "--model-dir", "team-models"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert report["input_errors"] == [{"file": "bot.yaml", "line": 17,  # the model's line
+                                       "message": f"{config}: cannot read model config: {what}"}]
+    assert "SW004" not in [f["code"] for f in report["findings"]]
+
+
 # --- (3) the local Hugging Face cache, offline -----------------------------------------------------------------
 
 

@@ -18,6 +18,8 @@ themselves name their engine in fields instead, and such an object that gives no
   Dynamo 0.1 to 0.3): the engine's arguments are in the graph's config file inside the image;
 - a kind whose operator runs vLLM by default: an llmaz ``Playground`` (its backend defaults to vLLM) and a KAITO
   ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace);
+- an image written as Helm's convention in the operator's own fields (``image: {repository: vllm/vllm-openai, tag:
+  v0.11.0}``), on any kind (fuzz13: such an object of an unknown kind was skipped without a word);
 - a GitOps object that renders a Helm chart in the cluster (an Argo CD ``Application`` or ``ApplicationSet``, a Flux
   ``HelmRelease``, a k3s ``HelmChart``) whose Helm values name a vLLM image: ``repository: vllm/vllm-openai``, a
   parameter ``{name: image.repository, value: vllm/vllm-openai}``, or the same in a values text.
@@ -156,6 +158,10 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             return f"DJL Serving's {value}={holder['value']}", _at(holder, key, file), _DJL_WHY
         if low.startswith("vllm"):
             return f"the field `{key}`", _at(holder, key, file), None
+        # Helm's image convention in an operator's own fields ({repository: vllm/vllm-openai, tag: v0.11.0}): fuzz13,
+        # an object of an unknown kind that wrote its vLLM image so was skipped without a word
+        if low == "repository" and isinstance(value, str) and is_vllm_image(value):
+            return f"the vLLM image repository {value}", _at(holder, key, file), None
         if low in _NAME_KEYS and _named(value):
             why = None
             if kind == "InferenceService" and low == "runtime":

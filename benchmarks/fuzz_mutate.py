@@ -1,0 +1,761 @@
+"""A mutation fuzzer over what users hand shardwise (fuzz13): real files, trees, plan options and environments,
+mutated structurally and byte by byte, each case run in-process AND as its own process.
+
+    .venv/bin/python benchmarks/fuzz_mutate.py SEED [--minutes M] [--cases N] [--log FILE]
+    .venv/bin/python benchmarks/fuzz_mutate.py SEED --case I [--keep DIR]   # replay case I of SEED, keep its tree
+
+Case I of a seed is built from ``random.Random(f"{SEED}-{I}")`` alone, so a failure replays with ``--case I``.
+Each case builds a folder (a temporary one) from one of these kinds:
+
+- ``file``: a YAML or JSON file of tests/fixtures, tests/corpus/wide, stacks or examples, mutated in its tree (a value
+  of another type: huge, negative, float, NaN, infinity, a bool where a number goes, deep nesting, keys deleted,
+  renamed or copied) or in its text (anchors and aliases, merge keys, tags, duplicate keys, a BOM, UTF-16, bytes that
+  are not UTF-8, NUL bytes, CRLF or lone CR, tabs, a very long line or scalar, unicode in names, truncation,
+  document markers and directives), under its own name or a unicode one;
+- ``tree``: such a file among hazards: symbolic-link loops and dangling links, a FIFO, a directory named like a
+  file, empty and blank files, ``.shardwiseignore`` and ``shardwise.toml`` with odd content;
+- ``chart``: tests/fixtures/charts/llm with Chart.yaml, values.yaml or a ``--values`` file mutated, or ``--set``
+  odd values (helm on PATH from ~/.cache/shardwise-tools/bin);
+- ``kust``: tests/fixtures/kustomize with a kustomization.yaml mutated (kustomize on PATH);
+- ``plan``: the options of a plan case of tests/capacity/data/plan_cases.json, one to three of them mutated;
+- ``diff``: a git repository whose base commit holds a real file and whose working tree a mutated one;
+
+and, in one case out of five, an environment variable the CLI reads set to an odd value.
+
+A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
+error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall
+time (a process is then run again with 60 s: a ``hang`` when it still does not end, else ``slow``), the exit status
+is not 0/1/2 or contradicts the report (2 without an input error or an input error without 2; 1 without a blocking
+finding; 0 with one), the report is not JSON (or SARIF that fails tests/schemas), the two runs disagree (exit status
+or findings), or a file that clearly serves vLLM (a vLLM image or a ``vllm serve``/``vllm.entrypoints`` launch in a
+Kubernetes object) yields no workload and nothing in the report names it (a silent pass). Each failure goes to the
+log (bench-out/fuzz13/failures.jsonl) with the seed and case number; one line of totals per class at the end.
+Standard library, PyYAML and jsonschema only; one process at a time (``--jobs 1``), so one core.
+"""
+# ruff: noqa: E501
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import io
+import json
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXE = os.path.join(ROOT, ".venv", "bin", "shardwise")
+OUT = os.path.join(ROOT, "bench-out", "fuzz13")
+TOOLS_BIN = os.path.join(os.path.expanduser("~"), ".cache", "shardwise-tools", "bin")
+WALL_S = 10.0
+
+
+import jsonschema  # noqa: E402
+import yaml  # noqa: E402
+from shardwise.rules.app.cli import main as cli_main  # noqa: E402
+
+
+def read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_text(path: str) -> str:
+    return read_bytes(path).decode("utf-8", "replace")
+
+
+SARIF = json.loads(read_text(os.path.join(ROOT, "tests/schemas/sarif-2.1.0-trimmed.json")))
+U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown sentinel
+
+
+def sources() -> list[str]:
+    out = []
+    for base in ("tests/fixtures", "tests/corpus/wide", "stacks", "examples"):
+        for dp, _, fs in os.walk(os.path.join(ROOT, base)):
+            for f in fs:
+                if f.endswith((".yaml", ".yml", ".json")) and "expected" not in f and f not in ("PROVENANCE.json", "TRIAGE.yaml"):
+                    p = os.path.join(dp, f)
+                    if os.path.getsize(p) < 120_000:
+                        out.append(os.path.relpath(p, ROOT))
+    return sorted(out)
+
+
+SRCS = sources()
+VLLM_SRCS = [p for p in SRCS if re.search(r"vllm/vllm-openai|vllm serve|vllm\.entrypoints", read_text(os.path.join(ROOT, p)))]
+
+ODD: list[Any] = [None, 0, 1, -1, -(2**63), 2**64, 10**30, 10**400, 1.5, -0.5, 0.0, -0.0, 1e308, math.inf, -math.inf, math.nan,
+                  True, False, "", " ", "yes", "no", "on", "off", "True", "NaN", ".nan", ".inf", "-.inf", "1e400", "0x10", "0o17",
+                  "1_000", "1:30", "08", "+1", "-0", "99999999999999999999Gi", "9" * 2000, U, "ünïcødé ✓ 😀", "\u202e", "a\u0000b",
+                  "${X}", "$(VLLM_X)", "{{ .Values.x }}", [], [None], [U], {}, {"a": 1}, {U: U}, [[]], [{}], "x" * 70_000]
+FIELDS = {"spec", "template", "containers", "env", "ports", "resources", "args", "command", "image", "metadata",
+          "annotations", "labels", "nodeSelector", "tolerations", "type", "replicas", "limits", "requests", "name",
+          "value", "valueFrom", "volumes", "volumeMounts", "leaderWorkerTemplate", "size", "steps", "newState",
+          "inputs", "outputs", "kind", "apiVersion", "items", "nvidia.com/gpu", "containerPort", "namespace",
+          "deployment", "config", "model", "tensorParallelSize", "gpu", "instanceType", "maxModelLen"}
+
+
+def slots(node: Any, out: list) -> list:
+    if isinstance(node, dict):
+        for k, v in list(node.items()):
+            out.append((node, k)); slots(v, out)  # noqa: E702
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.append((node, i)); slots(v, out)  # noqa: E702
+    return out
+
+
+def tree_mutate(docs: list, r: random.Random) -> str:
+    ss = slots(docs, [])
+    if not ss:
+        return "none"
+    named = [s for s in ss if isinstance(s[1], str) and s[1] in FIELDS]
+    kind = r.choice(["retype", "retype_field", "retype_field", "unknown", "delete", "dup", "huge", "deep", "rename", "num_as"])
+    parent, key = r.choice(named) if kind.endswith("_field") and named else r.choice(ss)
+    if kind.startswith("retype"):
+        parent[key] = copy.deepcopy(r.choice(ODD))
+    elif kind == "unknown":
+        parent[key] = U
+    elif kind == "delete" and isinstance(parent, dict):
+        parent.pop(key, None)
+    elif kind == "dup" and isinstance(parent, list):
+        parent.insert(r.randint(0, len(parent)), copy.deepcopy(parent[key]))
+    elif kind == "huge":
+        parent[key] = r.choice([10 ** r.randint(18, 4000), -(10 ** r.randint(3, 300)), float(10**300), 2**63, -(2**63) - 1])
+    elif kind == "deep":
+        v = parent[key]
+        for _ in range(r.randint(5, 600)):
+            v = {"a": v} if r.random() < .5 else [v]
+        parent[key] = v
+    elif kind == "rename" and isinstance(parent, dict):
+        parent[r.choice(sorted(FIELDS))] = parent.pop(key)
+    elif kind == "num_as":  # a number written as a bool, a float, a string or negative
+        nums = [s for s in ss if isinstance(s[0][s[1]], (int, float)) and not isinstance(s[0][s[1]], bool)] or ss
+        p, k = r.choice(nums)
+        v = p[k]
+        half = v + 0.5 if isinstance(v, float) else (v * 2 + 1) / 2 if isinstance(v, int) and abs(v) < 2**52 else 0.5
+        p[k] = r.choice([True, False, half, -v if isinstance(v, (int, float)) else -1, str(v), math.nan, math.inf, 0])
+    return kind
+
+
+def dump(docs: list, suffix: str, r: random.Random) -> str:
+    if suffix == ".json":
+        return json.dumps(docs[0], indent=1 if r.random() < .7 else None)
+    return yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True, width=10**6)
+
+
+# ---------------------------------------------------------------- text and byte mutations
+TAGS = ["!!str", "!!int", "!!float", "!!bool", "!!null", "!!binary", "!!set", "!!omap", "!!timestamp", "!Ref", "!Sub",
+        "!!python/object:os.system", "!foo", "!<tag:yaml.org,2002:str>", "!!map", "!!seq"]
+
+
+def lines_of(t: str) -> list[str]:
+    return t.split("\n")
+
+
+def text_mutate(t: str, r: random.Random) -> tuple[str | bytes, str]:
+    ls = lines_of(t)
+    kv = [i for i, ln in enumerate(ls) if re.match(r"^\s*(- )?[\w./-]+:\s*\S", ln)]
+    kk = [i for i, ln in enumerate(ls) if re.match(r"^\s*(- )?[\w./-]+:\s*$", ln)]
+    kind = r.choice(["anchor_alias", "merge", "tag", "dupkey", "bom", "utf16", "notutf8", "nul", "crlf", "lonecr", "tabs",
+                     "longline", "longscalar", "unicode_name", "truncate", "docmark", "directive", "flip", "yaml11", "alias_bomb",
+                     "indent", "comment_junk", "ctrl"])
+    if kind == "anchor_alias" and kk:  # an anchored mapping, aliased further down
+        i = r.choice(kk)
+        ls[i] = ls[i] + " &a1"
+        j = r.choice(kv) if kv else None
+        if j is not None:
+            ls[j] = re.sub(r":\s*\S.*$", ": *a1", ls[j])
+    elif kind == "merge" and kk:
+        i = r.choice(kk)
+        ind = len(ls[i]) - len(ls[i].lstrip()) + 2
+        ls.insert(i + 1, " " * ind + r.choice(["<<: {replicas: 3, x: 1}", "<<: [{a: 1}, {b: 2}]", "<<: 7", "<<: *nope", "<<: ~", "<<: [1, 2]"]))
+    elif kind == "tag" and kv:
+        i = r.choice(kv)
+        ls[i] = re.sub(r":\s+(\S)", lambda m: f": {r.choice(TAGS)} " + m.group(1), ls[i], count=1)
+    elif kind == "dupkey" and kv:
+        i = r.choice(kv)
+        ls.insert(i + 1, ls[i].replace("- ", "  ", 1) if ls[i].lstrip().startswith("- ") else ls[i])
+    elif kind == "bom":
+        return "\ufeff" + t if r.random() < .7 else ("\ufeff".join(t.split("\n---\n"))), kind
+    elif kind == "utf16":
+        return (b"\xff\xfe" if r.random() < .5 else b"") + t.encode("utf-16-le"), kind
+    elif kind == "notutf8":
+        b = bytearray(t.encode("utf-8"))
+        for _ in range(r.randint(1, 5)):
+            b[r.randrange(len(b) or 1):r.randrange(len(b) or 1)] = r.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80\x80", b"\xfe\xfe"])
+        return bytes(b), kind
+    elif kind == "nul":
+        b = bytearray(t.encode("utf-8"))
+        b.insert(r.randrange(len(b) + 1), 0)
+        return bytes(b), kind
+    elif kind == "crlf":
+        return t.replace("\n", "\r\n"), kind
+    elif kind == "lonecr":
+        return t.replace("\n", "\r") if r.random() < .5 else t.replace("\n", "\r", r.randint(1, 5)), kind
+    elif kind == "tabs":
+        return re.sub(r"(?m)^(  )+", lambda m: "\t" * (len(m.group(0)) // 2), t, count=r.randint(1, 5)), kind
+    elif kind == "longline":
+        ls.insert(r.randrange(len(ls) + 1), "# " + "x" * r.choice([10_000, 300_000, 3_000_000]))
+    elif kind == "longscalar" and kv:
+        i = r.choice(kv)
+        ls[i] = re.sub(r":\s*\S.*$", ": " + r.choice(["a", "9", "vllm serve ", "--tensor-parallel-size "]) * r.choice([1000, 100_000, 1_000_000]), ls[i])
+    elif kind == "unicode_name" and kv:
+        i = r.choice(kv)
+        ls[i] = re.sub(r":\s*\S.*$", ": " + r.choice(["vllm-ünï", "名前", "😀", "a\u200bb", "\u202emodel", "Ａ"]), ls[i])
+    elif kind == "truncate":
+        return t[: r.randrange(len(t) + 1)], kind
+    elif kind == "docmark":
+        i = r.randrange(len(ls) + 1)
+        ls.insert(i, r.choice(["---", "...", "--- !!map", "--- |", "---\n---", "--- # c", "...\n..."]))
+    elif kind == "directive":
+        return r.choice(["%YAML 1.1\n---\n", "%YAML 1.3\n---\n", "%TAG ! tag:x,2000:\n---\n", "%FOO bar\n---\n", "%YAML 1.2\n"]) + t, kind
+    elif kind == "flip":
+        b = bytearray(t.encode("utf-8"))
+        for _ in range(r.randint(1, 8)):
+            if b:
+                b[r.randrange(len(b))] = r.randrange(256)
+        return bytes(b), kind
+    elif kind == "yaml11" and kv:  # YAML 1.1 spellings where numbers or bools go
+        i = r.choice(kv)
+        ls[i] = re.sub(r":\s*\S.*$", ": " + r.choice(["yes", "No", "ON", "0x1F", "0o7", "017", "1_0", "1:20", ".NaN", "-.Inf", "2001-12-14", "~", "null", "Null", "=", "<<"]), ls[i])
+    elif kind == "alias_bomb":
+        bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"a{k}: &a{k} [*a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}, *a{k-1}]\n" for k in range(1, r.randint(3, 9)))
+        return (t + "\n---\n" + bomb) if r.random() < .5 else t.replace("metadata:", "metadata:\n  x: {" + "}", 0) + "\n" + bomb, kind
+    elif kind == "indent" and ls:
+        i = r.randrange(len(ls))
+        ls[i] = " " * r.randint(1, 3) + ls[i]
+    elif kind == "comment_junk":
+        ls.insert(r.randrange(len(ls) + 1), r.choice(["# vllm serve x --tensor-parallel-size 999", "#\x00", "#\x1b[31m", "# {{ x }}", "#" * 5000]))
+    elif kind == "ctrl" and kv:
+        i = r.choice(kv)
+        ls[i] = ls[i] + r.choice(["\x1b", "\x07", "\x7f", "\u0085", "\u2028", "\ufffe", "\x0c"])
+    return "\n".join(ls), kind
+
+
+def write(path: str, data: str | bytes) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+
+
+PARSED: dict[str, Any] = {}
+
+
+def parsed(p: str) -> list | None:
+    if p not in PARSED:
+        try:
+            t = read_bytes(os.path.join(ROOT, p)).decode("utf-8")
+            docs = [json.loads(t)] if p.endswith(".json") else list(yaml.safe_load_all(t))
+            PARSED[p] = docs or None
+        except Exception:
+            PARSED[p] = None
+    return PARSED[p]
+
+
+def mutated_file(r: random.Random, src: str) -> tuple[str | bytes, list[str]]:
+    """One real file mutated one to three times, in its tree or its text."""
+    text = read_text(os.path.join(ROOT, src))
+    kinds: list[str] = []
+    docs = parsed(src)
+    if docs is not None and r.random() < .6:
+        docs = copy.deepcopy(docs)
+        for _ in range(r.randint(1, 3)):
+            try:
+                kinds.append("tree:" + tree_mutate(docs, r))
+            except RecursionError:  # nested deeper than this process walks: the tree as it stands
+                kinds.append("tree:too-deep")
+                break
+        try:
+            text = dump(docs, ".json" if src.endswith(".json") else ".yaml", r)
+        except (ValueError, OverflowError, RecursionError, yaml.YAMLError):
+            kinds.append("undumpable")
+    data: str | bytes = text
+    if (kinds and r.random() < .4) or (not kinds and r.random() < .3):  # the tree alone: past the parser, into the rules
+        return data, kinds
+    if r.random() < .75 or not kinds:
+        for _ in range(r.randint(1, 2)):
+            if isinstance(data, bytes):
+                break
+            data, k = text_mutate(data, r)
+            kinds.append("text:" + k)
+    return data, kinds
+
+
+NAMES = ["input", "ünïcødé-名", "with space", "-dash", "a" * 200, "x.yaml.bak", ".hidden", "UPPER"]
+
+
+def file_name(r: random.Random, src: str) -> str:
+    ext = os.path.splitext(src)[1]
+    if r.random() < .2:
+        return r.choice(NAMES) + (ext if r.random() < .9 else r.choice([".YAML", ".yml", ".json", ""]))
+    return os.path.basename(src)
+
+
+# ---------------------------------------------------------------- case kinds
+def case_file(r: random.Random, d: str) -> dict:
+    src = r.choice(VLLM_SRCS if r.random() < .6 else SRCS)
+    data, kinds = mutated_file(r, src)
+    name = file_name(r, src)
+    write(os.path.join(d, "in", name), data)
+    fmt = "sarif" if r.random() < .15 else "json"
+    target = "in" if r.random() < .6 else os.path.join("in", name)
+    return {"argv": ["lint", "--format", fmt, "--jobs", "1", target], "src": src, "kinds": kinds, "files": [os.path.join("in", name)], "fmt": fmt}
+
+
+HAZARDS = ["symloop", "selfloop", "dangling", "fifo", "dir_as_file", "empty", "blank", "ignore", "toml", "dotyaml_config", "deepdir", "link_to_file", "link_to_dev"]
+
+
+def add_hazard(r: random.Random, d: str, h: str) -> str:
+    base = os.path.join(d, "in")
+    os.makedirs(base, exist_ok=True)
+    if h == "symloop":
+        os.symlink("b.yaml", os.path.join(base, "a.yaml")); os.symlink("a.yaml", os.path.join(base, "b.yaml"))  # noqa: E702
+    elif h == "selfloop":
+        os.makedirs(os.path.join(base, "sub"), exist_ok=True)
+        os.symlink("..", os.path.join(base, "sub", "up"))
+    elif h == "dangling":
+        os.symlink("/nonexistent/x.yaml", os.path.join(base, "gone.yaml"))
+    elif h == "fifo":
+        os.mkfifo(os.path.join(base, r.choice(["pipe.yaml", "pipe.json", "values.yaml", "Chart.yaml"])))
+    elif h == "dir_as_file":
+        os.makedirs(os.path.join(base, r.choice(["dir.yaml", "kustomization.yaml", "x.json", "Chart.yaml"])), exist_ok=True)
+    elif h == "empty":
+        write(os.path.join(base, r.choice(["empty.yaml", "empty.json", "kustomization.yaml"])), b"")
+    elif h == "blank":
+        write(os.path.join(base, "blank.yaml"), r.choice(["\n\n", "---\n", "---\n---\n", "...\n", "# c\n", " \t\n", "\ufeff", "null\n", "[]\n", "{}\n"]))
+    elif h == "ignore":
+        write(os.path.join(d, ".shardwiseignore"), r.choice(["*", "!*", "**/**/**/**/**/**/**/**/**/**/**/a", "[", "\\", "in/\n!in/", "\x00", "a" * 5000, "/**/\n", "[!]", "{a,b}"]))
+    elif h == "toml":
+        write(os.path.join(d, "shardwise.toml"), r.choice(["", "[", "exclude = 7", "fail_on = \"x\"", "kv_reserve = -1", "kv_reserve = nan",
+                                                           "p95_context = 1e400", "jobs = true", "model_dirs = [\"/dev/null\"]", "[suppress]\nSW101 = 1",
+                                                           "unknown = \"maybe\"", "\xff\xfe", "exclude = [\"[\"]", "p95_context = -5", "kv_reserve = inf"]))
+    elif h == "dotyaml_config":
+        write(os.path.join(d, ".shardwise.yaml"), r.choice(["", "- a", "exclude: 7", "fail_on: [x]", "kv_reserve: .nan", "&a [*a]", "p95_context: yes"]))
+    elif h == "deepdir":
+        p = base
+        for _ in range(r.randint(20, 80)):
+            p = os.path.join(p, "d")
+        write(os.path.join(p, "deep.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\n")
+    elif h == "link_to_file":
+        os.symlink(os.path.join(ROOT, r.choice(VLLM_SRCS)), os.path.join(base, "linked.yaml"))
+    elif h == "link_to_dev":
+        os.symlink(r.choice(["/dev/null", "/dev/zero", "/proc/version"]), os.path.join(base, "dev.yaml"))
+    return h
+
+
+def case_tree(r: random.Random, d: str) -> dict:
+    c = case_file(r, d)
+    hz = [add_hazard(r, d, h) for h in r.sample(HAZARDS, r.randint(1, 3))]
+    c["kinds"] = c["kinds"] + ["hazard:" + h for h in hz]
+    c["argv"][-1] = r.choice(["in", "."])
+    return c
+
+
+def special(r: random.Random, path: str) -> str:
+    """Replace ``path`` (a file or folder of a chart or kustomization) with something no tool can read as it."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    what = r.choice(["fifo", "dir", "loop", "dangling", "empty", "devnull", "binary", "link_up"])
+    if what == "fifo":
+        os.mkfifo(path)
+    elif what == "dir":
+        os.makedirs(path)
+    elif what == "loop":
+        os.symlink(os.path.basename(path), path)
+    elif what == "dangling":
+        os.symlink("nowhere", path)
+    elif what == "empty":
+        write(path, b"")
+    elif what == "devnull":
+        os.symlink("/dev/zero" if r.random() < .5 else "/dev/null", path)
+    elif what == "binary":
+        write(path, bytes(r.randrange(256) for _ in range(200)))
+    elif what == "link_up":
+        os.symlink("..", path)
+    return f"{what}@{os.path.basename(path)}"
+
+
+CHART = os.path.join(ROOT, "tests/fixtures/charts/llm")
+
+
+def case_chart(r: random.Random, d: str) -> dict:
+    shutil.copytree(CHART, os.path.join(d, "llm"))
+    argv = ["lint", "--format", "json", "--jobs", "1"]
+    what = r.choice(["Chart.yaml", "values.yaml", "--values", "--set", "template"])
+    kinds = ["chart:" + what]
+    if what in ("Chart.yaml", "values.yaml"):
+        src = os.path.relpath(os.path.join(CHART, what), ROOT)
+        data, k = mutated_file(r, src)
+        write(os.path.join(d, "llm", what), data)
+        kinds += k
+    elif what == "--values":
+        data, k = mutated_file(r, os.path.relpath(os.path.join(CHART, "values.yaml"), ROOT))
+        write(os.path.join(d, "v.yaml"), data)
+        argv += ["--values", "v.yaml"]
+        kinds += k
+    elif what == "--set":
+        keys = ["replicaCount", "image.tag", "model", "resources.limits.nvidia\\.com/gpu", "a.b[0]", "", "=", "x[99999999]", "a.b.c.d.e.f"]
+        for _ in range(r.randint(1, 3)):
+            argv += ["--set", f"{r.choice(keys)}={r.choice(['', '1e400', 'null', '-1', 'true', '{a,b}', 'x' * 5000, 'ü', '[', U])}"]
+    else:
+        src = os.path.relpath(os.path.join(CHART, "templates", "deployment.yaml"), ROOT)
+        data, k = mutated_file(r, src)
+        write(os.path.join(d, "llm", "templates", "deployment.yaml"), data)
+        kinds += k
+    if r.random() < .25:
+        kinds.append("hazard:" + special(r, os.path.join(d, "llm", r.choice(["Chart.yaml", "values.yaml", "templates/deployment.yaml", "templates", "charts", ".helmignore"]))))
+    argv.append("llm" if r.random() < .9 else "llm/Chart.yaml")
+    return {"argv": argv, "src": "charts/llm", "kinds": kinds, "files": [], "fmt": "json", "tools": True}
+
+
+KUST = os.path.join(ROOT, "tests/fixtures/kustomize")
+
+
+def case_kust(r: random.Random, d: str) -> dict:
+    shutil.copytree(KUST, os.path.join(d, "k"))
+    rel = r.choice(["base/kustomization.yaml", "overlays/prod/kustomization.yaml"])
+    data, kinds = mutated_file(r, os.path.relpath(os.path.join(KUST, rel), ROOT))
+    write(os.path.join(d, "k", rel), data)
+    target = os.path.join("k", os.path.dirname(rel))
+    if r.random() < .3:
+        kinds.append("hazard:" + special(r, os.path.join(d, "k", r.choice(["base/kustomization.yaml", "base/deployment.yaml", "overlays/prod/kustomization.yaml", "base"]))))
+    return {"argv": ["lint", "--format", "json", "--jobs", "1", target], "src": "kustomize/" + rel, "kinds": kinds, "files": [], "fmt": "json", "tools": True}
+
+
+PLAN_CASES = [c for c in json.loads(read_text(os.path.join(ROOT, "tests/capacity/data/plan_cases.json")))["cases"] if isinstance(c.get("plan"), dict)]
+PLAN_ODD = ["", "0", "-1", "1e400", "nan", "inf", "-inf", "1.5", "true", "99999999999999999999", "0x10", " 8", "8 ", "８", "1_000",
+            "\x00", "a\nb", "ü", "x" * 5000, "-", "--tp", "1e-300", "0.0000001", "2", U]
+
+
+def case_plan(r: random.Random, d: str) -> dict:
+    c = r.choice(PLAN_CASES)
+    argv = ["plan", "--format", "json"] if r.random() < .7 else ["plan"]
+    opts = []
+    for k, v in c["plan"].items():
+        flag = "--" + k.replace("_", "-")
+        if isinstance(v, bool):
+            if v:
+                opts.append([flag])
+        elif v is not None:
+            opts.append([flag, str(v)])
+    kinds = []
+    for _ in range(r.randint(1, 3)):
+        m = r.choice(["value", "drop", "dup", "add", "engine_arg", "env"])
+        kinds.append("plan:" + m)
+        if m == "value" and opts:
+            o = r.choice(opts)
+            if len(o) == 2:
+                o[1] = r.choice(PLAN_ODD)
+        elif m == "drop" and opts:
+            opts.pop(r.randrange(len(opts)))
+        elif m == "dup" and opts:
+            opts.append(list(r.choice(opts)))
+        elif m == "add":
+            opts.append([r.choice(["--tp", "--pp", "--dp", "--max-model-len", "--max-num-seqs", "--concurrency", "--p95-context", "--gpu-memory-gib",
+                                   "--gpus-per-node", "--weights-gib", "--kv-reserve", "--gpu-memory-utilization", "--vllm-version", "--quantization",
+                                   "--speculative-config", "--max-num-batched-tokens", "--output-tokens-per-second", "--base-model", "--gpu", "--instance-type"]),
+                         r.choice(PLAN_ODD + ["{}", "{\"model\": 1}", "[1]", "{\"num_speculative_tokens\": -1, \"method\": \"ngram\"}", "0.13.0", "99.0.0", "fp8", "awq"])])
+        elif m == "engine_arg":
+            opts.append(["--engine-arg", r.choice(["block_size", "swap_space", "max_num_seqs", "x", "", "=", "enable_prefix_caching", "cpu_offload_gb"]) + "=" + r.choice(PLAN_ODD)])
+        elif m == "env":
+            opts.append(["--env", r.choice(["VLLM_X", "", "=", "VLLM_USE_V1", "VLLM_FUSED_MOE_CHUNK_SIZE", "A B"]) + "=" + r.choice(PLAN_ODD)])
+    for o in opts:
+        argv += o
+    return {"argv": argv, "src": c["id"], "kinds": kinds, "files": [], "fmt": "json" if "json" in argv else "text"}
+
+
+def git(d: str, *a: str) -> None:
+    subprocess.run(["git", "-c", "user.name=f", "-c", "user.email=f@f", "-c", "commit.gpgsign=false", *a], cwd=d, check=True, capture_output=True)
+
+
+def case_diff(r: random.Random, d: str) -> dict:
+    src = r.choice(VLLM_SRCS)
+    name = os.path.basename(src)
+    write(os.path.join(d, name), read_bytes(os.path.join(ROOT, src)))
+    git(d, "init", "-q", "-b", "main"); git(d, "add", "-A"); git(d, "commit", "-qm", "base")  # noqa: E702
+    data, kinds = mutated_file(r, src)
+    write(os.path.join(d, name if r.random() < .8 else file_name(r, src)), data)
+    ref = r.choice(["HEAD", "HEAD", "HEAD", "main", "HEAD~5", "nope", "--", "-x", "HEAD:" + name, "\x7f"])
+    fmt = r.choice(["json", "markdown"])
+    return {"argv": ["diff", "--format", fmt, "--jobs", "1", ref, "."], "src": src, "kinds": kinds + ["ref:" + ref], "files": [], "fmt": fmt}
+
+
+ENV_ODD = {"COLUMNS": ["0", "-1", "abc", "99999999999999999999", ""], "NO_COLOR": ["", "0", "1"], "SHARDWISE_DEBUG": ["1", ""],
+           "GITHUB_WORKSPACE": ["/nonexistent", "", "\xe9"], "XDG_CACHE_HOME": ["/nonexistent", "/dev/null", ""], "HF_HOME": ["/dev/null", ""],
+           "HF_HUB_CACHE": ["/proc", "relative"], "SHARDWISE_DOCS_URL": ["", "javascript:alert(1)", "x" * 3000], "SHARDWISE_PURE_YAML": ["1"],
+           "GITHUB_REF_NAME": ["", "a\nb"], "GITHUB_BASE_REF": ["main", "../x"], "GIT_DIR": ["/nonexistent"], "HOME": ["/nonexistent"],
+           "LANG": ["C", "POSIX"], "LC_ALL": ["C"], "PYTHONIOENCODING": ["ascii", "latin-1"], "TMPDIR": ["/nonexistent"],
+           "PULUMI_CONFIG": ["{", "[]", "null", "{\"a\": 1}"], "CI_COMMIT_BRANCH": ["x"], "GITHUB_ACTIONS": ["true"]}
+
+KINDS = [("file", case_file, 40), ("tree", case_tree, 20), ("chart", case_chart, 8), ("kust", case_kust, 7), ("plan", case_plan, 15), ("diff", case_diff, 10)]
+
+
+def build(seed: int, i: int, d: str) -> dict:
+    r = random.Random(f"{seed}-{i}")
+    kind = r.choices([k for k, _, _ in KINDS], [w for _, _, w in KINDS])[0]
+    c = dict(next(f for k, f, _ in KINDS if k == kind)(r, d))
+    c["kind"] = kind
+    c["env"] = {}
+    if r.random() < .2:
+        k = r.choice(sorted(ENV_ODD))
+        c["env"][k] = r.choice(ENV_ODD[k])
+    return c
+
+
+# ---------------------------------------------------------------- running and judging
+class Hang(BaseException):
+    pass
+
+
+def _alarm(*_: object) -> None:
+    raise Hang()
+
+
+def env_for(c: dict, d: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "SHARDWISE_DEBUG", "SHARDWISE_PURE_YAML", "COLUMNS")}
+    env["PATH"] = TOOLS_BIN + os.pathsep + env.get("PATH", "")
+    env["HF_HOME"] = os.path.join(d, ".hf")
+    env.update(c["env"])
+    return env
+
+
+def run_inproc(c: dict, d: str) -> dict:
+    env = env_for(c, d)
+    saved = dict(os.environ)
+    cwd = os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    signal.signal(signal.SIGALRM, _alarm)
+    t0 = time.monotonic()
+    res: dict[str, Any] = {}
+    try:
+        os.environ.clear(); os.environ.update({k: v for k, v in env.items() if "\x00" not in v})  # noqa: E702
+        os.chdir(d)
+        signal.alarm(int(WALL_S * 3))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                res["rc"] = cli_main(list(c["argv"]))
+            except SystemExit as e:
+                res["rc"] = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except Hang:
+        res["hang"] = True
+    except BaseException as e:  # noqa: BLE001
+        tb = traceback.extract_tb(e.__traceback__)[-1]
+        res["exc"] = f"{type(e).__name__}@{os.path.basename(tb.filename)}:{tb.lineno}"
+        res["tb"] = traceback.format_exc()[-2500:]
+    finally:
+        signal.alarm(0)
+        os.chdir(cwd)
+        os.environ.clear(); os.environ.update(saved)  # noqa: E702
+    res["wall"] = time.monotonic() - t0
+    res["out"], res["err"] = out.getvalue(), err.getvalue()
+    return res
+
+
+def run_proc(c: dict, d: str, limit: float) -> dict:
+    env = env_for(c, d)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([EXE, *c["argv"]], cwd=d, env=env, capture_output=True, timeout=limit, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return {"hang": True, "wall": time.monotonic() - t0}
+    except ValueError as e:  # an environment value Python cannot pass (a NUL)
+        return {"skip": str(e), "wall": 0.0}
+    return {"rc": p.returncode, "out": p.stdout.decode("utf-8", "replace"), "err": p.stderr.decode("utf-8", "replace"),
+            "outb": p.stdout, "wall": time.monotonic() - t0}
+
+
+VLLM_SERVES = re.compile(r"vllm/vllm-openai|\bvllm\s+serve\b|vllm\.entrypoints")
+
+
+def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
+    fails: list[tuple[str, str]] = []
+    if res.get("skip"):
+        return fails
+    if res.get("hang"):
+        return [(f"{where}:hang>{WALL_S:.0f}s", "")]
+    if res.get("exc"):
+        return [(f"{where}:exception:{res['exc']}", res.get("tb", ""))]
+    rc, out, err = res["rc"], res["out"], res["err"]
+    if res["wall"] > WALL_S:
+        fails.append((f"{where}:slow>{WALL_S:.0f}s", f"{res['wall']:.1f}"))
+    if rc not in (0, 1, 2):
+        fails.append((f"{where}:exit{rc}", err[-400:]))
+    if "Traceback (most recent call last)" in out + err:
+        fails.append((f"{where}:traceback", (err or out)[-1500:]))
+    if "internal error" in err.lower():
+        fails.append((f"{where}:internal-error", [ln for ln in err.splitlines() if "internal error" in ln.lower()][0][:300]))
+    cmd = c["argv"][0]
+    if cmd in ("lint",) and c["fmt"] in ("json", "sarif"):
+        if not out.strip():
+            if rc != 2 or not err.strip():
+                fails.append((f"{where}:no-report-no-message", f"rc={rc} {err[-300:]}"))
+            return fails
+        try:
+            doc = json.loads(out)
+        except ValueError as e:
+            fails.append((f"{where}:report-not-json", str(e)[:200]))
+            return fails
+        if re.search("[\ud800-\udc7f\udd00-\udfff]", json.dumps(doc, ensure_ascii=False)):
+            fails.append((f"{where}:lone-surrogate", ""))
+        if c["fmt"] == "sarif":
+            try:
+                jsonschema.validate(doc, SARIF)
+            except jsonschema.ValidationError as e:
+                fails.append((f"{where}:sarif-schema", e.message[:300]))
+            return fails
+        internal = [f for f in doc.get("findings", []) if f.get("internal")]
+        if internal:
+            fails.append((f"{where}:internal-finding", internal[0]["message"][:300]))
+        if (rc == 2) != bool(doc.get("input_errors")):
+            fails.append((f"{where}:exit-vs-input-errors", f"rc={rc} {str(doc.get('input_errors'))[:300]}"))
+        blocking = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")]
+        if rc == 1 and not blocking:
+            fails.append((f"{where}:exit1-without-blocking", ""))
+        if rc == 0 and blocking:
+            fails.append((f"{where}:exit0-with-blocking", blocking[0]["message"][:200]))
+        for entry in doc.get("input_errors", []):
+            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", str(entry.get("message"))):
+                fails.append((f"{where}:python-words-in-input-error", str(entry.get("message"))[:300]))
+                break
+        # a silent pass: a file that clearly serves vLLM, no workload, nothing naming it
+        for rel in c["files"] if not doc.get("excluded") else []:  # an ignore file may exclude it, and says so
+            p = os.path.join(d, rel)
+            try:
+                raw = read_bytes(p)
+            except OSError:
+                continue
+            text = raw.decode("utf-8", "replace")
+            if not VLLM_SERVES.search(text) or not re.search(r"(?m)^\s*kind:|\"kind\"", text):
+                continue
+            if c["argv"][-1] != rel and not rel.endswith((".yaml", ".yml", ".json")):
+                continue  # a folder is searched for these names only (case and all, as kubectl apply -f DIR)
+            said = [w.get("file") for w in doc.get("workloads", [])] + [e.get("file") for e in doc.get("input_errors", [])]
+            said += [s.get("file") for s in doc.get("skipped_files", []) if isinstance(s, dict)]
+            said += [f.get("file") for f in doc.get("findings", [])]
+            # a chart or kustomization beside it that could not be rendered names the folder's metadata file
+            said += [e.get("file") for e in doc.get("input_errors", []) if str(e.get("file")).endswith(("/Chart.yaml", "/kustomization.yaml"))
+                     and os.path.dirname(str(e.get("file"))) == os.path.dirname(rel)]
+            if not any(s and os.path.basename(str(s)) in (os.path.basename(rel), "Chart.yaml", "kustomization.yaml") for s in said):
+                fails.append((f"{where}:silent-pass", rel))
+    elif cmd == "lint" and rc not in (0, 1, 2):
+        pass
+    elif cmd in ("plan", "diff") and c["fmt"] == "json" and rc != 2 and not (cmd == "plan" and rc == 1 and not out.strip()):
+        try:
+            json.loads(out)
+        except ValueError as e:
+            fails.append((f"{where}:report-not-json", f"rc={rc} {str(e)[:100]} {out[:100]!r}"))
+    if rc == 2 and not err.strip() and cmd != "lint":
+        fails.append((f"{where}:exit2-silent", out[:200]))
+    return fails
+
+
+def summary(res: dict, d: str) -> tuple:
+    """What the two runs must agree on: the exit status and the findings (codes and messages, paths relative)."""
+    if "rc" not in res:
+        return ("none",)
+    out = res["out"].replace(os.path.realpath(d), "<d>").replace(d, "<d>")
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        return (res["rc"], ())
+    if isinstance(doc, dict) and isinstance(doc.get("findings"), list) and all(isinstance(f, dict) for f in doc["findings"]):
+        return (res["rc"], tuple(sorted((f.get("code"), f.get("level"), f.get("message")) for f in doc["findings"])))
+    return (res["rc"], (out,))
+
+
+def one(seed: int, i: int, keep: str | None = None) -> tuple[dict, list[tuple[str, str]]]:
+    d = tempfile.mkdtemp(prefix="fz13-")
+    try:
+        c = build(seed, i, d)
+        if c.get("tools") and not shutil.which("helm", path=TOOLS_BIN):
+            return c, []
+        fails: list[tuple[str, str]] = []
+        rp = run_proc(c, d, WALL_S)
+        if rp.get("hang"):
+            rp2 = run_proc(c, d, 60.0)
+            rp = rp2 if not rp2.get("hang") else rp
+            if not rp.get("hang"):
+                rp["wall"] = max(rp["wall"], WALL_S + 0.01)
+        fails += judge(c, rp, "proc", d)
+        has_fifo = any("fifo" in k for k in c["kinds"])
+        if not has_fifo or rp.get("rc") is not None:
+            ri = run_inproc(c, d)
+            fails += judge(c, ri, "inproc", d)
+            if not rp.get("hang") and not ri.get("hang") and "rc" in rp and "rc" in ri and not c["env"] and summary(rp, d) != summary(ri, d):
+                a, b = summary(rp, d), summary(ri, d)
+                fails.append(("inproc-vs-proc", f"proc rc={a[0]} inproc rc={b[0]} " + (str(set(a[1]) ^ set(b[1]))[:400] if len(a) > 1 and len(b) > 1 else "")))
+        c["proc_rc"] = rp.get("rc")
+        return c, fails
+    finally:
+        if keep:
+            shutil.copytree(d, keep, symlinks=True, ignore_dangling_symlinks=True, dirs_exist_ok=True, ignore=lambda p, ns: [n for n in ns if os.path.exists(os.path.join(p, n)) and not os.path.isdir(os.path.join(p, n)) and not os.path.isfile(os.path.join(p, n))])
+        for dp, dns, _ in os.walk(d):
+            for n in dns:
+                with contextlib.suppress(OSError):
+                    os.chmod(os.path.join(dp, n), 0o755)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("seed", type=int)
+    ap.add_argument("--minutes", type=float, default=0.0, help="run cases until this many minutes have passed")
+    ap.add_argument("--cases", type=int, default=0, help="run this many cases (with --minutes: whichever ends first)")
+    ap.add_argument("--start", type=int, default=0, help="the first case number")
+    ap.add_argument("--case", type=int, help="replay this one case, print what each run said")
+    ap.add_argument("--keep", help="with --case: copy its folder here")
+    ap.add_argument("--log", default=os.path.join(OUT, "failures.jsonl"))
+    a = ap.parse_args()
+    if a.case is not None:
+        c, fails = one(a.seed, a.case, a.keep)
+        print(json.dumps({k: v for k, v in c.items()}, ensure_ascii=True, default=str)[:3000])
+        for cls, detail in fails:
+            print(cls, "\n   ", detail[-2000:])
+        return 1 if fails else 0
+    os.makedirs(os.path.dirname(a.log), exist_ok=True)
+    t_end = time.monotonic() + a.minutes * 60 if a.minutes else math.inf
+    n_end = a.start + a.cases if a.cases else math.inf
+    classes: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    rcs: Counter[str] = Counter()
+    i = a.start
+    t0 = time.monotonic()
+    with open(a.log, "a", encoding="utf-8") as log:
+        while i < n_end and time.monotonic() < t_end:
+            try:
+                c, fails = one(a.seed, i, None)
+            except Exception:  # the fuzzer's own defect: recorded, the campaign goes on
+                c, fails = {"kind": "fuzzer", "kinds": [], "argv": [], "env": {}}, [("fuzzer-error", traceback.format_exc()[-1500:])]
+            kinds[c["kind"]] += 1
+            rcs[f"{c['kind']}:{c.get('proc_rc')}"] += 1
+            for cls, detail in fails:
+                key = f"{c['kind']}|{cls}"
+                classes[key] += 1
+                if classes[key] <= 5:
+                    log.write(json.dumps({"seed": a.seed, "case": i, "kind": c["kind"], "class": cls, "src": c.get("src"), "kinds": c["kinds"],
+                                          "argv": c["argv"], "env": c["env"], "detail": detail[-1500:]}, ensure_ascii=True) + "\n")
+                    log.flush()
+            i += 1
+            if (i - a.start) % 100 == 0:
+                print(json.dumps({"cases": i - a.start, "secs": round(time.monotonic() - t0), "fails": sum(classes.values()), "classes": len(classes)}), flush=True)
+    print(json.dumps({"seed": a.seed, "first": a.start, "cases": i - a.start, "secs": round(time.monotonic() - t0), "kinds": kinds,
+                      "exits": rcs, "failed_classes": classes}, indent=1))
+    return 1 if classes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

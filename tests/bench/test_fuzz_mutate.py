@@ -1,0 +1,55 @@
+"""benchmarks/fuzz_mutate.py (fuzz13): a case is built from its seed and number alone, so a failure the campaign
+logs replays with ``--case``; and a few cases run end to end without a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from repo_paths import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import fuzz_mutate  # noqa: E402
+
+
+def _tree(d: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for dp, dns, fns in os.walk(d):
+        for n in dns + fns:
+            p = os.path.join(dp, n)
+            rel = os.path.relpath(p, d)
+            if rel.split(os.sep)[0] == ".git":  # a diff case's commit: its hash holds the time
+                continue
+            if os.path.islink(p):
+                out[rel] = ("link", os.readlink(p))
+            elif os.path.isfile(p):
+                with open(p, "rb") as f:
+                    out[rel] = f.read()
+            elif not os.path.isdir(p):
+                out[rel] = "special"
+    return out
+
+
+@pytest.mark.parametrize("case", range(0, 40, 3))
+def test_a_case_is_built_from_its_seed_and_number_alone(case, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    ca = fuzz_mutate.build(13013, case, str(a))
+    fuzz_mutate.build(99, case + 1, str(tmp_path / "other"))  # another case between: no shared state
+    cb = fuzz_mutate.build(13013, case, str(b))
+    assert (ca["argv"], ca["kinds"], ca["env"]) == (cb["argv"], cb["kinds"], cb["env"])
+    assert _tree(str(a)) == _tree(str(b))
+
+
+@pytest.mark.slow
+def test_a_few_cases_run_without_a_failure(tmp_path):
+    log = tmp_path / "failures.jsonl"
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fuzz_mutate.py"), "13013", "--cases", "30",
+                        "--log", str(log)], capture_output=True, text=True, timeout=900, cwd=ROOT)
+    totals = json.loads(r.stdout[r.stdout.index("{\n"):])
+    assert totals["cases"] == 30
+    assert totals["failed_classes"] == {}, log.read_text() if log.exists() else r.stderr

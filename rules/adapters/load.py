@@ -12,7 +12,9 @@ import os
 
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
+from ..model.files import read_file_bytes
 from . import kinds
+from .select import PROGRAM_ENDS
 from .shellname import is_script
 from .yamlsrc import DuplicateKey, load_documents, read_text
 
@@ -201,10 +203,23 @@ def _image_variable(file: str, serves: tuple[int, str], opened: int, line: int, 
         Location(file, line), mentioned=True)
 
 
+def _program(path: str) -> Inventory:
+    """A program source (:mod:`.programs`), skipped with its reason: only its head is read, for a vLLM mention."""
+    from .programs import HEAD_BYTES, program_skip
+
+    text = read_file_bytes(path, path, HEAD_BYTES, head=True).decode("utf-8", "replace")
+    return Inventory(sources=[path], skipped_files=[(path, program_skip(path, text))])
+
+
 def load_file(path: str) -> Inventory:
     """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error."""
     name = "<stdin>" if path == "-" else path
     try:
+        if path.endswith(PROGRAM_ENDS) or "ockerfile" in path or "ontainerfile" in path:
+            from .programs import is_program
+
+            if is_program(path):
+                return _program(path)
         text = read_text(path)
     except InputError as e:
         inv = Inventory(sources=[name])

@@ -2,7 +2,9 @@
 
 - Directories are searched recursively for ``*.yaml``, ``*.yml``, ``*.json``, shell scripts (``*.sh``,
   ``*.bash``, a file without a suffix whose first line is a sh/bash shebang; :mod:`.shell`) and Terraform files
-  (``*.tf``: not read as HCL, skipped with a reason that says when one starts vLLM) in sorted order;
+  (``*.tf``: not read as HCL, skipped with a reason that says when one starts vLLM), and program sources
+  (:mod:`.programs`: Jsonnet, CUE, KCL, Dockerfiles; TypeScript, JavaScript, Python and Go only beside a
+  ``Pulumi.yaml`` or under a ``cdk.json`` / ``cdk8s.yaml``; skipped with what to lint instead) in sorted order;
   hidden directories (``.git``, ``.github``, ...) and ``node_modules``, ``venv``, ``__pycache__``
   and ``.terraform`` are not searched.
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
@@ -56,6 +58,7 @@ _NAMED = {
     "requirements.yaml": "Helm chart metadata",
     "kustomization.yaml": "Kustomize file", "kustomization.yml": "Kustomize file", "Kustomization": "Kustomize file",
     "Pulumi.yaml": "Pulumi project file", "Pulumi.yml": "Pulumi project file",
+    "cdk.json": "AWS CDK project file", "cdk8s.yaml": "cdk8s project file",
     "PulumiPolicy.yaml": "Pulumi policy pack project", "PulumiPolicy.yml": "Pulumi policy pack project",
     "package.json": "Node.js project file", "package-lock.json": "Node.js project file",
     "pnpm-lock.yaml": "Node.js project file", "composer.json": "PHP project file",
@@ -97,6 +100,54 @@ def _script(root: str, name: str) -> bool:
     if is_shell_name(name):
         return True
     return "." not in name and shebang_file(os.path.join(root, name))
+
+
+#: What a program source's name ends with (:mod:`.programs`, imported only when one is met: a YAML-only lint pays
+#: two string tests per file): a searched folder takes those of general-purpose languages only in a project.
+PROGRAM_ENDS = (".jsonnet", ".libsonnet", ".cue", ".k", ".ts", ".js", ".py", ".go", "ockerfile", "ontainerfile")
+_PULUMI_PROJECT = ("Pulumi.yaml", "Pulumi.yml")
+
+
+class _Projects:
+    """Whether a folder met while searching ``top`` is a program's project folder: it holds a Pulumi.yaml, or it or a
+    folder above it (up to ``top``) holds a cdk.json / cdk8s.yaml. Asked only for a folder holding a file with a
+    program suffix, so a YAML-only walk asks nothing; each folder's answer is kept."""
+
+    def __init__(self, top: str) -> None:
+        self.top = os.path.abspath(top)
+        self.cdk: dict[str, bool] = {}
+
+    def _cdk(self, folder: str) -> bool:
+        hit = self.cdk.get(folder)
+        if hit is None:
+            hit = any(os.path.isfile(os.path.join(folder, f)) for f in ("cdk.json", "cdk8s.yaml"))
+            up = os.path.dirname(folder)
+            if not hit and folder != self.top and up != folder and up.startswith(self.top):
+                hit = self._cdk(up)
+            self.cdk[folder] = hit
+        return hit
+
+    def __call__(self, root: str, files: list[str]) -> bool:
+        return any(f in files for f in _PULUMI_PROJECT) or self._cdk(os.path.abspath(root))
+
+
+def _taken(name: str, root: str, files: list[str], projects: _Projects) -> bool:
+    """Whether a searched folder takes ``name``, a possible program source (:func:`.programs.taken`)."""
+    from .programs import taken
+
+    return taken(name, lambda: projects(root, files))
+
+
+def _pulumi_project(path: str) -> str:
+    """A Pulumi.yaml's skip reason: a project file, or a Pulumi YAML program that starts vLLM (its first
+    :data:`.programs.HEAD_BYTES` read; one that cannot be read stays a project file, as it was without reading)."""
+    from .programs import HEAD_BYTES, PULUMI_PROJECT_FILE, pulumi_project_skip
+
+    try:
+        text = read_file_bytes(path, path, HEAD_BYTES, head=True).decode("utf-8", "replace")
+    except InputError:
+        return PULUMI_PROJECT_FILE
+    return pulumi_project_skip(text)
 
 
 def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
@@ -394,6 +445,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
             sel.excluded.append(path)
             return
         reason = skipped_by_name(path, charts, places)
+        if reason == "Pulumi project file" and os.path.basename(path) in _PULUMI_PROJECT:
+            reason = _pulumi_project(path)
         if reason is not None:
             sel.skipped.append((path, reason))
         else:
@@ -421,6 +474,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                 sel.order.setdefault(where, len(sel.order))
                 sel.errors.append(InputError(f"cannot read directory: {e.strerror or e}", where))
 
+            projects = _Projects(p)
             for root, dirs, files, links in walk(p, unreadable):
                 keep = []
                 for d in sorted(dirs):
@@ -444,7 +498,9 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                         else:
                             sel.skipped.append((path, MANIFEST_TEMPLATE))
                         continue
-                    if f.endswith(INPUT_SUFFIXES) or f.endswith(TERRAFORM_SUFFIX) or _script(root, f):
+                    if f.endswith(INPUT_SUFFIXES) or f.endswith(TERRAFORM_SUFFIX) or _script(root, f) or (
+                            f.endswith(PROGRAM_ENDS) or "ontainerfile" in f or "ockerfile" in f) and _taken(
+                            f, root, files, projects):
                         path = child(root, f)
                         if os.path.islink(path) and not inside(path, p):
                             sel.order.setdefault(path, len(sel.order))

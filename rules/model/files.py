@@ -61,10 +61,11 @@ def size_text(limit: int) -> str:
     return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit:,} bytes"
 
 
-def read_file_bytes(path: str, name: str | None = None, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_file_bytes(path: str, name: str | None = None, limit: int = MAX_FILE_BYTES, *, head: bool = False) -> bytes:
     """The bytes of the regular file ``path`` (errors name ``name``, default the path), or :class:`InputError`:
     the file cannot be opened, is not a regular file (a FIFO, a device, a socket, a directory), or holds more
-    than ``limit`` bytes."""
+    than ``limit`` bytes. With ``head``, its first ``limit`` bytes, however long it is (a program source looked at
+    for a vLLM mention, :mod:`..adapters.programs`)."""
     name = path if name is None else name
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -77,7 +78,7 @@ def read_file_bytes(path: str, name: str | None = None, limit: int = MAX_FILE_BY
             raise InputError(f"cannot read: it is {_what(mode)}, not a regular file; shardwise reads only regular "
                              "files", name)
         chunks: list[bytes] = []
-        left = limit + 1
+        left = limit if head else limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
             if not chunk:

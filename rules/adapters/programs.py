@@ -1,0 +1,154 @@
+"""Program sources that deploy vLLM, never passed over unseen (progsrc13; Terraform's ``*.tf`` before them, corpus13).
+
+shardwise reads what a tool renders, not the program that renders it: a Pulumi program (``index.ts``,
+``__main__.py``, ``main.go`` beside a ``Pulumi.yaml``; a Pulumi YAML program), an AWS CDK or cdk8s app, Jsonnet,
+CUE and KCL sources, and a Dockerfile (a container image, not a deployment). A searched folder takes them so that
+each is skipped with a reason that says what to lint instead and, where a line outside a comment starts a vLLM server
+(:func:`.shell.serves_vllm`: the image, ``vllm serve``, the API server module, a vLLM-only flag), names that line.
+
+At no cost to a YAML-only lint: the suffixes of general-purpose languages (``.ts``, ``.js``, ``.py``, ``.go``) are
+taken only beside a ``Pulumi.yaml`` (Pulumi's ``main`` is the project folder by default) or under a folder holding a
+``cdk.json`` / ``cdk8s.yaml`` (``cdk init`` puts the stack in ``lib/`` or a package folder); only the first
+:data:`HEAD_BYTES` of each is read, when it is loaded. A file of these kinds named on the command line gets the same
+reason, never a YAML parse error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+#: How much of a program source is read for a vLLM mention (a program that starts vLLM names it near the top: the
+#: corpus's Pulumi and Terraform files do within their first 12 KB).
+HEAD_BYTES = 64 * 1024
+
+#: Project files whose folder's program sources are taken while searching, and what the program is.
+PULUMI_PROJECT = ("Pulumi.yaml", "Pulumi.yml")
+CDK_PROJECT = ("cdk.json", "cdk8s.yaml")
+#: General-purpose languages: taken only in a project folder (above).
+SOURCE_SUFFIXES = {".ts": "TypeScript", ".js": "JavaScript", ".py": "Python", ".go": "Go"}
+#: Configuration languages that render Kubernetes objects: always taken.
+OWN_SUFFIXES = {".jsonnet": "Jsonnet", ".libsonnet": "Jsonnet library", ".cue": "CUE", ".k": "KCL"}
+_ALL_SUFFIXES = (*SOURCE_SUFFIXES, *OWN_SUFFIXES)
+
+PULUMI_INSTEAD = "lint the program's `pulumi preview --json` output or its `pulumi stack export`, which shardwise reads"
+CDK8S_INSTEAD = "lint what `cdk8s synth` writes (the manifests in dist/)"
+CDK_INSTEAD = ("`cdk synth` writes a CloudFormation template, which shardwise does not read: lint the Kubernetes "
+               "manifests the app applies, written as YAML")
+SOURCE_INSTEAD = ("lint what the program deploys, rendered: a Pulumi program's `pulumi preview --json` output or "
+                  "`pulumi stack export` (which shardwise reads), `cdk8s synth` output, or the manifests as YAML")
+_OWN_INSTEAD = {
+    "Jsonnet": "lint its output (`jsonnet -y FILE`)",
+    "Jsonnet library": "lint the output of the Jsonnet file that imports it (`jsonnet -y FILE`)",
+    "CUE": "lint what `cue export --out yaml` prints",
+    "KCL": "lint what `kcl run` prints",
+}
+DOCKER_INSTEAD = ("it builds a container image, not a deployment, so that server is not linted here; lint the "
+                  "Kubernetes manifest that runs the image (its flags, GPUs and probes are there)")
+PULUMI_PROJECT_FILE = "Pulumi project file"
+
+_DOCKERFILE = re.compile(r"^(?:Dockerfile|Containerfile)(?:\..+)?$|.\.(?:Dockerfile|dockerfile|Containerfile)$")
+_YAML_RUNTIME = re.compile(r"^runtime:[ \t]*(?:yaml\b|\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*yaml\b)", re.M)
+_RESOURCES = re.compile(r"^resources:", re.M)
+#: ``vllm serve`` in exec form, as a Dockerfile's CMD or a program's container command writes it (``["vllm", "serve"``).
+_EXEC_SERVE = re.compile(r"""["']vllm["'][ \t]*,[ \t]*["']serve["']""")
+
+
+def serves_vllm(text: str) -> tuple[int, str] | None:
+    """(line, word) of the first line outside a comment that starts a vLLM server: what a script says
+    (:func:`.shell.serves_vllm`) or ``vllm serve`` in exec form (:data:`_EXEC_SERVE`)."""
+    from .shell import serves_vllm as script_serves
+
+    found = script_serves(text)
+    limit = text if found is None else "\n".join(text.splitlines()[:found[0] - 1])
+    for n, line in enumerate(limit.splitlines(), 1):
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        m = _EXEC_SERVE.search(line)
+        if m is not None:
+            return n, m.group(0)
+    return found
+
+
+def is_dockerfile(name: str) -> bool:
+    return ("ockerfile" in name or "ontainerfile" in name) and _DOCKERFILE.search(os.path.basename(name)) is not None
+
+
+def is_program(path: str) -> bool:
+    """Whether ``path`` is read as a program source (its name alone; :func:`program_skip` says what it is)."""
+    return path.endswith(_ALL_SUFFIXES) or is_dockerfile(path)
+
+
+def taken(name: str, project: Callable[[], bool]) -> bool:
+    """Whether a searched folder takes the file ``name``: a configuration language or a Dockerfile always, a
+    general-purpose source only in a project folder, beside a Pulumi.yaml or under a cdk.json / cdk8s.yaml
+    (``project()``, asked only then)."""
+    if name.endswith(tuple(OWN_SUFFIXES)) or is_dockerfile(name):
+        return True
+    return name.endswith(tuple(SOURCE_SUFFIXES)) and project()
+
+
+def _project(path: str) -> str | None:
+    """The kind of project ``path`` belongs to: Pulumi beside a Pulumi.yaml, cdk8s or AWS CDK in or under the folder
+    of a cdk8s.yaml / cdk.json."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if any(os.path.isfile(os.path.join(folder, f)) for f in PULUMI_PROJECT):
+        return "Pulumi"
+    while True:
+        if os.path.isfile(os.path.join(folder, "cdk8s.yaml")):
+            return "cdk8s"
+        if os.path.isfile(os.path.join(folder, "cdk.json")):
+            return "AWS CDK"
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up
+
+
+def _what(path: str) -> tuple[str, str]:
+    """What a program source is, and what to lint instead."""
+    if is_dockerfile(path):
+        return "Dockerfile", DOCKER_INSTEAD
+    suffix = os.path.splitext(path)[1]
+    own = OWN_SUFFIXES.get(suffix)
+    if own is not None:
+        return f"{own} source", _OWN_INSTEAD[own]
+    language = SOURCE_SUFFIXES[suffix]
+    project = _project(path)
+    if project == "Pulumi":
+        return f"Pulumi program in {language}", PULUMI_INSTEAD
+    if project == "cdk8s":
+        return f"cdk8s app in {language}", CDK8S_INSTEAD
+    if project == "AWS CDK":
+        return f"AWS CDK app in {language}", CDK_INSTEAD
+    return f"{language} source", SOURCE_INSTEAD
+
+
+def program_skip(path: str, text: str) -> str:
+    """Why the program source ``path`` (its first :data:`HEAD_BYTES` in ``text``) is skipped: what it is, and where a
+    line outside a comment starts a vLLM server, that line and what to lint instead."""
+    what, instead = _what(path)
+    found = serves_vllm(text)
+    if found is None:
+        if what == "Dockerfile":
+            return "Dockerfile (a container image, not a deployment)"
+        return f"{what} (program source is not read)"
+    line, word = found
+    if what == "Dockerfile":
+        return f"Dockerfile that starts vLLM (`{word}` at line {line}): {instead}"
+    return (f"{what} that starts vLLM (`{word}` at line {line}): shardwise reads no program source, so that server is "
+            f"not linted; {instead}")
+
+
+def pulumi_project_skip(text: str) -> str:
+    """Why a Pulumi.yaml is skipped: a project file, or a Pulumi YAML program (``runtime: yaml`` with
+    ``resources:``) that starts vLLM, whose line is named."""
+    if _YAML_RUNTIME.search(text) is None or _RESOURCES.search(text) is None:
+        return PULUMI_PROJECT_FILE
+    found = serves_vllm(text)
+    if found is None:
+        return PULUMI_PROJECT_FILE
+    line, word = found
+    return (f"Pulumi YAML program that starts vLLM (`{word}` at line {line}): shardwise does not run the program, so "
+            f"that server is not linted; {PULUMI_INSTEAD}")

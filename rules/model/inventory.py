@@ -698,6 +698,9 @@ class Inventory:
     ingresses: list[Ingress] = field(default_factory=list)
     network_policies: list[NetworkPolicy] = field(default_factory=list)
     autoscalers: list[Autoscaler] = field(default_factory=list)
+    #: Argo Rollouts that run another workload's pod template (``spec.workloadRef``), as (namespace, kind, name,
+    #: the Rollout's replicas): the workload they name runs their replicas, whatever its own ``replicas`` says.
+    workload_refs: list[tuple[str, str, str, Any]] = field(default_factory=list)
     production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
@@ -720,7 +723,8 @@ class Inventory:
     def extend(self, other: Inventory) -> None:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
-            "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
+            "services", "ingresses", "network_policies", "autoscalers", "workload_refs", "sources", "launch_issues",
+            "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
             "cross_refs",
         ):

@@ -199,10 +199,10 @@ class GroupRule(Rule):
         if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
         return evolve(h, level="advisory", message=(
-            f"{h.message} (advisory: the {g.kind} runs no replica as written (replicas: 0) and no KEDA ScaledObject, "
-            "HorizontalPodAutoscaler of minReplicas 0 or Argo Rollout (workloadRef) in the inputs runs it from zero "
-            "(a HorizontalPodAutoscaler of minReplicas 1 or more leaves a target at zero replicas alone); it blocks "
-            "once the manifest runs a replica)"))
+            f"{h.message} (advisory: the {g.kind} runs no replica as written (replicas: 0) and no KEDA ScaledObject "
+            "or HTTPScaledObject, HorizontalPodAutoscaler of minReplicas 0 or Argo Rollout (workloadRef) in the inputs "
+            "runs it from zero (a HorizontalPodAutoscaler of minReplicas 1 or more leaves a target at zero replicas "
+            "alone); it blocks once the manifest runs a replica)"))
 
     def _on_fragment(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what a patch leaves to its base (the GPU request, /dev/shm, probes) is advisory (a
@@ -272,8 +272,9 @@ def runs_no_replica(g: ServingGroup, inv: Inventory) -> bool:
     target from zero), a HorizontalPodAutoscaler of ``minReplicas: 0`` (Kubernetes' HPA controller disables scaling
     only while the target's replicas are 0 *and* its minimum is not 0, pkg/controller/podautoscaler/horizontal.go;
     a minimum of 0 is admitted only where the HPAScaleToZero gate is on, and there it scales the target from zero),
-    or an Argo Rollout whose ``workloadRef`` names it (the Rollout runs its pod template at the Rollout's replicas;
-    the Deployment is kept at zero by design). An autoscaler whose target is not known may be this one."""
+    an Argo Rollout whose ``workloadRef`` names it (the Rollout runs its pod template at the Rollout's replicas;
+    the Deployment is kept at zero by design), or a KEDA HTTP add-on HTTPScaledObject (it scales its target from
+    zero on a request). An autoscaler whose target is not known may be this one."""
     if type(g.replicas) is not int or g.replicas != 0 or g.kind not in _SCALED_BY_REPLICAS:
         return False
     if any(ns == g.namespace and kind == g.kind and name == g.name and not (type(n) is int and n == 0)

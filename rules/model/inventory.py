@@ -698,8 +698,9 @@ class Inventory:
     ingresses: list[Ingress] = field(default_factory=list)
     network_policies: list[NetworkPolicy] = field(default_factory=list)
     autoscalers: list[Autoscaler] = field(default_factory=list)
-    #: Argo Rollouts that run another workload's pod template (``spec.workloadRef``), as (namespace, kind, name,
-    #: the Rollout's replicas): the workload they name runs their replicas, whatever its own ``replicas`` says.
+    #: What runs another workload's pods whatever its own ``replicas`` says, as (namespace, kind, name, replicas): an
+    #: Argo Rollout's ``spec.workloadRef`` (the Rollout's replicas), a KEDA HTTP add-on HTTPScaledObject (None: on
+    #: demand, from zero).
     workload_refs: list[tuple[str, str, str, Any]] = field(default_factory=list)
     production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind

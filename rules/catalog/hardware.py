@@ -135,6 +135,12 @@ _MANUFACTURERS = {"nvidia": "nvidia", "amd": "amd", "aws": "aws", "habana": "int
                   "google": "google"}
 
 
+def manufacturer_vendor(value: str) -> str | None:
+    """The catalog's vendor name for a Karpenter ``instance-gpu-manufacturer`` value (``habana`` -> ``intel``), or
+    None for a maker the catalog does not know."""
+    return _MANUFACTURERS.get(value.strip().lower())
+
+
 def _label(labels: Mapping[str, str], suffix: str) -> str | None:
     """A Karpenter (``karpenter.k8s.aws/``) or EKS Auto Mode (``eks.amazonaws.com/``) instance label."""
     return labels.get(KARPENTER_AWS_PREFIX + suffix) or labels.get(EKS_PREFIX + suffix)
@@ -373,7 +379,7 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
         return str(pool.gpu.vendor)
     manufacturer = _label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX)
     if manufacturer:
-        return _MANUFACTURERS.get(manufacturer.strip().lower())
+        return manufacturer_vendor(manufacturer)
     if GKE_TPU_ACCELERATOR in labels:
         return "google"
     if AMD_PRODUCT in labels:

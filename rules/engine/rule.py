@@ -200,8 +200,9 @@ class GroupRule(Rule):
             return h
         return evolve(h, level="advisory", message=(
             f"{h.message} (advisory: the {g.kind} runs no replica as written (replicas: 0) and no KEDA ScaledObject "
-            "in the inputs scales it from zero (a HorizontalPodAutoscaler leaves a target at zero replicas alone); "
-            "it blocks once the manifest runs a replica)"))
+            "or HTTPScaledObject, HorizontalPodAutoscaler of minReplicas 0 or Argo Rollout (workloadRef) in the inputs "
+            "runs it from zero (a HorizontalPodAutoscaler of minReplicas 1 or more leaves a target at zero replicas "
+            "alone); it blocks once the manifest runs a replica)"))
 
     def _on_fragment(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what a patch leaves to its base (the GPU request, /dev/shm, probes) is advisory (a
@@ -267,14 +268,22 @@ _SCALED_BY_REPLICAS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "Lea
 
 def runs_no_replica(g: ServingGroup, inv: Inventory) -> bool:
     """Whether ``g`` runs no pod as written: ``replicas: 0`` on a Deployment, StatefulSet, ReplicaSet or
-    LeaderWorkerSet, with no KEDA ScaledObject in the inputs that may target it (KEDA activates a target from
-    zero; a HorizontalPodAutoscaler does not: Kubernetes' HPA controller disables scaling while the target's
-    replicas are 0, pkg/controller/podautoscaler/horizontal.go). A ScaledObject whose target is not known may be
-    this one."""
+    LeaderWorkerSet, with nothing in the inputs that may run it from zero: a KEDA ScaledObject (KEDA activates a
+    target from zero), a HorizontalPodAutoscaler of ``minReplicas: 0`` (Kubernetes' HPA controller disables scaling
+    only while the target's replicas are 0 *and* its minimum is not 0, pkg/controller/podautoscaler/horizontal.go;
+    a minimum of 0 is admitted only where the HPAScaleToZero gate is on, and there it scales the target from zero),
+    an Argo Rollout whose ``workloadRef`` names it (the Rollout runs its pod template at the Rollout's replicas;
+    the Deployment is kept at zero by design), or a KEDA HTTP add-on HTTPScaledObject (it scales its target from
+    zero on a request). An autoscaler whose target is not known may be this one."""
     if type(g.replicas) is not int or g.replicas != 0 or g.kind not in _SCALED_BY_REPLICAS:
         return False
-    return not any(a.kind == "ScaledObject" and a.namespace == g.namespace
-                   and (not isinstance(a.target_name, str) or a.target_name == g.name) for a in inv.autoscalers)
+    if any(ns == g.namespace and kind == g.kind and name == g.name and not (type(n) is int and n == 0)
+           for ns, kind, name, n in inv.workload_refs):
+        return False
+    return not any(a.namespace == g.namespace and (not isinstance(a.target_name, str) or a.target_name == g.name)
+                   and (a.kind == "ScaledObject" or (a.kind == "HorizontalPodAutoscaler"
+                                                     and type(a.min_replicas) is int and a.min_replicas == 0))
+                   for a in inv.autoscalers)
 
 
 def _kind_name(pool: NodePool | None) -> str:

@@ -698,6 +698,10 @@ class Inventory:
     ingresses: list[Ingress] = field(default_factory=list)
     network_policies: list[NetworkPolicy] = field(default_factory=list)
     autoscalers: list[Autoscaler] = field(default_factory=list)
+    #: What runs another workload's pods whatever its own ``replicas`` says, as (namespace, kind, name, replicas): an
+    #: Argo Rollout's ``spec.workloadRef`` (the Rollout's replicas), a KEDA HTTP add-on HTTPScaledObject (None: on
+    #: demand, from zero).
+    workload_refs: list[tuple[str, str, str, Any]] = field(default_factory=list)
     production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
@@ -720,7 +724,8 @@ class Inventory:
     def extend(self, other: Inventory) -> None:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
-            "services", "ingresses", "network_policies", "autoscalers", "sources", "launch_issues", "errors",
+            "services", "ingresses", "network_policies", "autoscalers", "workload_refs", "sources", "launch_issues",
+            "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
             "cross_refs",
         ):

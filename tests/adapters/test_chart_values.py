@@ -392,3 +392,32 @@ def test_input_errors_name_the_values_key():
         "integer, got 'two'",
         "f.yaml:201: helm.values.controllers.embed.containers.app.resources.limits.nvidia.com/gpu (rendered as "
         "resources.limits.nvidia.com/gpu): expected a whole number, got 'one' (not a Kubernetes quantity)"]
+
+
+def test_vllm_stack_empty_vllm_config_renders_no_flag():
+    """review13: the chart writes the vllmConfig flags inside ``{{- with $modelSpec.vllmConfig }}``
+    (helm/templates/deployment-vllm-multi.yaml at vllm-stack-0.1.4 to 0.1.12), and Go's templates take a map of
+    length zero as false: ``vllmConfig: {}`` renders no ``--no-enable-prefix-caching``, which was read before."""
+    text = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: llm, namespace: ai}
+spec:
+  chart:
+    spec: {chart: vllm-stack, version: 0.1.12, sourceRef: {kind: HelmRepository, name: vllm}}
+  values:
+    servingEngineSpec:
+      modelSpec:
+        - name: qwen
+          repository: vllm/vllm-openai
+          tag: v0.11.0
+          modelURL: Qwen/Qwen2.5-7B-Instruct
+          replicaCount: 1
+          requestCPU: 4
+          requestMemory: 32Gi
+          requestGPU: 1
+          vllmConfig: {}
+"""
+    (obj,) = rendered_objects(load_documents(text, "f.yaml")[0][1]) or []
+    assert obj["spec"]["template"]["spec"]["containers"][0]["command"] == [
+        "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--host", "0.0.0.0", "--port", "8000"]

@@ -300,6 +300,27 @@ def test_gpu_count_in_gt_or_lt_keeps_the_families_with_such_a_type():
     assert [n for n, _, _ in kinds(inv)] == [f"gpu/{f}" for f, _ in _GPU_FAMILIES if f != "p6e-gb200"]
 
 
+def test_gpu_count_beside_a_manufacturer_keeps_that_makers_families():
+    """review13: instance-gpu-manufacturer narrows the families a GPU count (or category, or GPU memory) stands for.
+    Karpenter labels it from EC2's GpuInfo manufacturer (nvidia, amd, habana) and gives a type with no GPU
+    DoesNotExist (karpenter-provider-aws pkg/providers/instancetype/types.go). Before, In [habana] beside a count was
+    read as every NVIDIA family too, and a pod asking nvidia.com/gpu was judged on a T4 the NodePool never launches;
+    In [amd], of which the catalog holds no AWS family, leaves one pool of AMD accelerators, which holds no NVIDIA
+    pod."""
+    count = "- {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ['0']}\n"
+    inv = load_kubernetes_text(_pool(count + "- {key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: In, "
+                                     "values: [habana]}\n"), "np.yaml")
+    assert kinds(inv) == [("gpu", "Gaudi", None)]
+    inv = load_kubernetes_text(_pool(count + "- {key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: NotIn, "
+                                     "values: [habana]}\n"), "np.yaml")
+    assert kinds(inv) == [(f"gpu/{f}", gpu, "gpu") for f, gpu in _GPU_FAMILIES if f != "dl1"]
+    inv = load_kubernetes_text(_pool(count + "- {key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: In, "
+                                     "values: [amd]}\n"), "np.yaml")
+    assert [(p.name, p.gpu, p.accelerator) for p in inv.pools] == [("gpu", None, "amd")]
+    resolve_pools(inv)
+    assert inv.groups[0].pool is None
+
+
 def test_a_weight_the_api_server_refuses_is_an_input_error():
     """The NodePool CRD types spec.weight as an integer: "50" is refused, never read as 50."""
     text = _pool("- {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n").replace(

@@ -132,6 +132,7 @@ EXTRA_FIXTURES = {
               "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "zero-replicas.yaml",  # corpus13: replicas 0 runs no pod (an HPA leaves it at zero); KEDA wakes it
+              "zero-replicas-woken.yaml",  # review13: an HPA of minReplicas 0 or an Argo Rollout's workloadRef runs it
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is

@@ -1,4 +1,5 @@
-"""Autoscalers: HorizontalPodAutoscaler (v1, v2) and KEDA ScaledObject, with the metrics they scale on."""
+"""Autoscalers: HorizontalPodAutoscaler (v1, v2) and KEDA ScaledObject, with the metrics they scale on; and KEDA's
+HTTP add-on ``HTTPScaledObject``, read only as what runs its target from zero."""
 
 from __future__ import annotations
 
@@ -91,3 +92,17 @@ def add_scaled_object(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> 
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
     ))
 
+
+
+def add_http_scaled_object(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """A KEDA HTTP add-on ``HTTPScaledObject`` (http.keda.sh/v1alpha1): the add-on's interceptor holds a request to
+    its target while the add-on scales that target from zero (``replicas.min``, 0 by default), so a Deployment at
+    ``replicas: 0`` that it names runs pods on demand (kedacore/http-add-on, docs). Its target is
+    ``scaleTargetRef.name`` (``scaleTargetRef.deployment`` before v0.7), a Deployment unless ``kind`` says otherwise.
+    It is not an :class:`Autoscaler` of the inventory (its scaling metric is the add-on's request count): it is
+    recorded among the objects that run a workload (``Inventory.workload_refs``), with no replica count."""
+    meta, target = as_map(obj.get("metadata")), as_map(as_map(obj.get("spec")).get("scaleTargetRef"))
+    name = target.get("name") or target.get("deployment")
+    if isinstance(name, str):
+        inv.workload_refs.append((str(meta.get("namespace") or "default"), str(target.get("kind") or "Deployment"),
+                                  name, None))

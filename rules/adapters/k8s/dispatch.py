@@ -173,6 +173,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("", "Secret"): _plain(Later("configmaps", "add_secret")),
     ("autoscaling", "HorizontalPodAutoscaler"): _plain(Later("autoscaling", "add_hpa")),
     ("keda.sh", "ScaledObject"): _plain(Later("autoscaling", "add_scaled_object")),
+    ("http.keda.sh", "HTTPScaledObject"): _plain(Later("autoscaling", "add_http_scaled_object")),
     ("", "Node"): _plain(add_node),
     ("karpenter.sh", "NodePool"): _plain(add_karpenter_pool),
     ("karpenter.k8s.aws", "EC2NodeClass"): _plain(add_ec2_node_class),

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import families_of, resource_names, vendor_of
-from ...catalog.hardware import pool_from_labels
+from ...catalog.hardware import manufacturer_vendor, pool_from_labels
 from ...catalog.lookup import instance_types
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
@@ -27,6 +27,7 @@ from ...model.vocab import (
     INSTANCE_FAMILY_SUFFIX,
     INSTANCE_GENERATION_SUFFIX,
     INSTANCE_GPU_COUNT_SUFFIX,
+    INSTANCE_GPU_MANUFACTURER_SUFFIX,
     INSTANCE_GPU_MEMORY_SUFFIX,
     INSTANCE_GPU_NAME_SUFFIX,
     INSTANCE_TYPE,
@@ -183,6 +184,36 @@ def _gpu_count_families(reqs: list[tuple[str, str, list[str]]]) -> tuple[str, li
     return None
 
 
+def _made_by(families: list[str], reqs: list[tuple[str, str, list[str]]]) -> list[str]:
+    """The families of ``families`` whose GPU's maker the NodePool's ``instance-gpu-manufacturer`` requirements
+    (``In``, ``NotIn``) admit. Karpenter labels that key from EC2's ``GpuInfo`` manufacturer (``nvidia``, ``amd``,
+    ``habana``) and gives an instance type without a GPU ``DoesNotExist`` on it, which an ``In`` does not admit
+    (karpenter-provider-aws, pkg/providers/instancetype/types.go), so a category, GPU-memory or GPU-count requirement
+    beside ``instance-gpu-manufacturer In [amd]`` launches no NVIDIA family."""
+    allowed: set[str] | None = None
+    refused: set[str] = set()
+    for key, op, values in reqs:
+        if key not in (KARPENTER_AWS_PREFIX + INSTANCE_GPU_MANUFACTURER_SUFFIX,
+                       EKS_PREFIX + INSTANCE_GPU_MANUFACTURER_SUFFIX) or not values:
+            continue
+        makers = {manufacturer_vendor(v) or f"?{v.strip().lower()}" for v in values}
+        if op == "In":
+            allowed = makers if allowed is None else allowed & makers
+        elif op == "NotIn":
+            refused |= makers
+    if allowed is None and not refused:
+        return families
+    vendors: dict[str, str] = {}
+    for inst in instance_types().values():
+        try:
+            if inst.cloud == "aws" and inst.gpu:
+                vendors.setdefault(inst.name.split(".", 1)[0], str(find_gpu(inst.gpu).vendor))
+        except CatalogError:
+            continue
+    return [f for f in families if (vendors.get(f) in allowed if allowed is not None else True)
+            and (vendors.get(f) is None or vendors.get(f) not in refused)]
+
+
 def _count_admitted(count: int, op: str, values: list[str]) -> bool:
     """Whether a GPU count meets Karpenter's requirement ``op values`` (a value that is no integer admits none)."""
     if op == "Exists":
@@ -298,6 +329,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
             category := _category_families(reqs) or _gpu_memory_families(reqs) or _gpu_count_families(reqs)
     ) is not None:
         key, families = category  # one pool per family of the categories (or of the GPU memory), as for a family list
+        families = _made_by(families, reqs)
         if len(families) == 1:
             variants = [(name, {**labels, key: families[0]})]
         elif families:

@@ -730,6 +730,9 @@ def _doubled_serve(pod: Pod, engine: EngineArgs, locate: Any, flag_loc: Location
     pod.crash = (f"the command reads as `vllm serve serve{written}`: the image's entrypoint "
                  "already runs `vllm serve`, so vLLM takes `serve` as the model name and exits; remove `serve` "
                  "from args")
+    # a sure crash, whatever the release: neither the advisory an unread release gave nor a release the workload
+    # declares (judge_declared_release) takes its place
+    pod.crash_advisory, pod.flag_check = False, None
     pod.locations["crash"] = engine.locations.get("model", flag_loc)
     engine.model = meant
     if meant is not None:

@@ -138,7 +138,7 @@ def _flags(m: Mapping[str, Any], v: int) -> list[Any]:
     if m.get("toolCallParser"):
         out += ["--tool-call-parser", _text(m["toolCallParser"])]
     cfg = m.get("vllmConfig")
-    if isinstance(cfg, dict):
+    if isinstance(cfg, dict) and cfg:  # `with` skips an empty map: Go templates take a map of length zero as false
         if "enableChunkedPrefill" in cfg:
             out.append("--enable-chunked-prefill" if cfg["enableChunkedPrefill"] else "--no-enable-chunked-prefill")
         out.append("--enable-prefix-caching" if cfg.get("enablePrefixCaching") else "--no-enable-prefix-caching")

@@ -488,6 +488,20 @@ def _written_null(d: Any, key: str, what: str, loc: Location) -> None:
                          f"{need} (the object is rejected)", loc.file, line_of(d, key) or loc.line)
 
 
+def _note_workload_ref(obj: Mapping[str, Any], spec: Mapping[str, Any], inv: Inventory) -> None:
+    """Record an Argo Rollout that runs another workload's pod template (``spec.workloadRef``, a Deployment by
+    default): Argo Rollouts builds the Rollout's ReplicaSets from that template, ``spec.replicas`` of them (default
+    1), and the Deployment is typically kept at ``replicas: 0`` (or scaled down by ``workloadRef.scaleDown``), so
+    that workload runs pods though its own replicas say none (argoproj/argo-rollouts, docs/migrating.md, "Reference
+    Deployment From Rollout")."""
+    ref = as_map(spec.get("workloadRef"))
+    if not isinstance(ref.get("name"), str):
+        return
+    namespace = str(as_map(obj.get("metadata")).get("namespace") or "default")
+    inv.workload_refs.append((namespace, str(ref.get("kind") or "Deployment"), ref["name"],
+                              spec.get("replicas", 1)))
+
+
 def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool) -> tuple[Any, Any, str] | None:
     """(template metadata, pod spec, the pod spec's path) for a workload, or None when it has no pod
     template. For the workload kinds known (``strict``), a template or pod spec of the wrong type is an
@@ -602,6 +616,8 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
             _written_null(spec, "template", "spec.template", loc)
         tpl = _template_of(kind, spec, loc, strict)
         if tpl is None:
+            if known and kind == "Rollout":
+                _note_workload_ref(obj, spec, inv)
             return False
         meta, pod_spec, path = tpl
         if not strict and not isinstance(as_map(pod_spec).get("containers"), list):

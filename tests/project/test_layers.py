@@ -340,10 +340,14 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",
     "rules/adapters/select.py: shardwise.rules.adapters.globs",  # only where there are exclude patterns
+    "rules/adapters/select.py: shardwise.rules.adapters.programs",  # only a folder holding a program source
+    "rules/adapters/load.py: shardwise.rules.adapters.programs",  # only a program source, Dockerfile or project file
+    "rules/adapters/programs.py: shardwise.rules.adapters.shell",  # only a program line that may start vLLM
     "rules/checks/index.py: shardwise.rules.checks.registry",  # every rule's metadata, only for SARIF and Markdown
     "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
     "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
     "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries
+    "rules/report/summary.py: shardwise.rules.report.json_",  # only a worker process's summary texts (--jobs 2)
     "rules/report/__init__.py: shardwise.rules.report.summary",  # its re-exports, on their first use
     "rules/report/result.py: shardwise.rules.report.summary",  # only a report that holds the workload summaries
     "rules/catalog/__init__.py: shardwise.rules.catalog.hfconfig",  # its re-exports, on their first use

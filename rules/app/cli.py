@@ -982,7 +982,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
             why = failure or f"{plan.shown.parallel.text()} has mandatory findings ({codes})"
             print(f"{PROG}: nothing to emit: {utf8_text(visible(why), 'text')}", file=sys.stderr)
             return 1
-        sys.stdout.write(emit(plan, args.emit))
+        from ..report.formats import stream_holds
+
+        text = emit(plan, args.emit)
+        sys.stdout.write(text if stream_holds(text, sys.stdout) else emit(plan, args.emit, ascii_only=True))
         return 0
     if as_json:
         text = utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json")

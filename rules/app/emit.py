@@ -269,7 +269,7 @@ def header(plan: Plan) -> str:
             f"{c.sizing.vllm_version_note}")
 
 
-def dump_documents(docs: list[dict[str, Any]]) -> str:
+def dump_documents(docs: list[dict[str, Any]], ascii_only: bool = False) -> str:
     """YAML documents, keys in the order given, multi-line strings as literal blocks, every object written out
     where it is used: no anchors and aliases (``&id001`` / ``*id001``) for objects the documents share, which a
     reader of the manifest would have to resolve by hand."""
@@ -284,15 +284,16 @@ def dump_documents(docs: list[dict[str, Any]]) -> str:
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
     _Dumper.add_representer(str, _str)
-    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+    # ascii_only: a character that is not ASCII is YAML's own escape (``"TP1\\xD7PP1"``, a double-quoted scalar)
+    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=not ascii_only,
                          explicit_start=True, width=120)
 
 
-def emit_manifest(plan: Plan) -> str:
-    return header(plan) + "\n" + dump_documents(manifest_objects(plan))
+def emit_manifest(plan: Plan, ascii_only: bool = False) -> str:
+    return header(plan) + "\n" + dump_documents(manifest_objects(plan), ascii_only)
 
 
-def emit_stack_config(plan: Plan) -> str:
+def emit_stack_config(plan: Plan, ascii_only: bool = False) -> str:
     from ..model.spec import VllmMultiNodeSpec
     if plan.request.install == "pip":
         raise PlanError("--emit stack-config deploys the official vllm/vllm-openai image (the components have no pip "
@@ -311,7 +312,7 @@ def emit_stack_config(plan: Plan) -> str:
         "multi_node" if multi else "services": [entry],
     }}}
     return (header(plan) + "\n# merge under config: shardwise:environment: of stacks/Pulumi.<env>.yaml (which names "
-            "the environment and its cluster)\n" + dump_documents([body]))
+            "the environment and its cluster)\n" + dump_documents([body], ascii_only))
 
 
 def emit_vllm_args(plan: Plan) -> str:
@@ -345,5 +346,17 @@ def emit_vllm_args(plan: Plan) -> str:
             f"# on {others}:\n{launch} --node-rank 1 --headless\n")
 
 
-def emit(plan: Plan, what: str) -> str:
-    return {"manifest": emit_manifest, "stack-config": emit_stack_config, "vllm-args": emit_vllm_args}[what](plan)
+def emit(plan: Plan, what: str, ascii_only: bool = False) -> str:
+    """What ``plan --emit WHAT`` writes. ``ascii_only`` (a standard output that cannot encode every character,
+    ``PYTHONIOENCODING=ascii``): YAML writes what is not ASCII as its own escapes in double-quoted scalars, and each
+    comment line is written in the nearest ASCII (``TP1xPP1``), where Python's ``\\xd7`` made the YAML invalid
+    (tiny13). A command line of ``vllm-args`` keeps the stream's escapes (only its comments are changed)."""
+    if what == "vllm-args":
+        text = emit_vllm_args(plan)
+    else:
+        text = (emit_manifest if what == "manifest" else emit_stack_config)(plan, ascii_only)
+    if not ascii_only or text.isascii():
+        return text
+    from ..report.formats import ascii_near
+
+    return "".join(ascii_near(line) if line.lstrip().startswith("#") else line for line in text.splitlines(True))

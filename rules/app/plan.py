@@ -383,10 +383,12 @@ def load_model(spec: str, base_model: str | None, vllm_version: str | None = Non
     never sized as a name or a config's shapes suggest."""
     from ..catalog import CatalogError, unsized
 
-    def refused(name: str) -> PlanError:
+    def refused(name: str, by_config: bool = False) -> PlanError:
+        why = unsized.reason(name, by_config=by_config)
+        if not unsized.is_reason(why):  # a later V4 release known by name only: no V4 release's note
+            return PlanError(f"cannot size it: {why}")
         release = resolve(vllm_version, None, missing="--vllm-version not given")
-        return PlanError(f"cannot size it: {unsized.reason(name)}; "
-                         f"{unsized.release_note(release.version, release.note)}")
+        return PlanError(f"cannot size it: {why}; {unsized.release_note(release.version, release.note)}")
 
     try:
         shape = _load_model(spec, base_model)
@@ -396,7 +398,7 @@ def load_model(spec: str, base_model: str | None, vllm_version: str | None = Non
             raise refused(named) from None
         raise
     if unsized.is_dsv4_config(shape.hf_config):
-        raise refused(spec if unsized.is_dsv4_name(spec) else shape.id)
+        raise refused(spec if unsized.is_dsv4_name(spec) else shape.id, by_config=True)
     return shape
 
 

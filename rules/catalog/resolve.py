@@ -338,7 +338,8 @@ def _not_sized(group: ServingGroup, model: str) -> None:
     if shape is not None and unsized.is_dsv4_config(shape.hf_config):
         named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
         group.model, group.model_assumed = None, None
-        group.model_unknown = unsized.reason(model if unsized.is_dsv4_name(model) or not named else named)
+        group.model_unknown = unsized.reason(model if unsized.is_dsv4_name(model) or not named else named,
+                                             by_config=True)
     elif shape is None and group.model_unknown and not group.model_error:
         named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
         for name in (named, model):

@@ -28,9 +28,18 @@ from typing import Any
 
 from ..vllm.versions import Version
 
-#: a DeepSeek-V4 name: ``DeepSeek-V4-Flash``, ``deepseek_v4_pro``, ``DeepSeek-V4-Flash-FP8`` (not V3, V3.2, V40)
-_DSV4_NAME = re.compile(r"deepseek[-_ .]?v4(?![0-9.])", re.I)
-_PRO = re.compile(r"deepseek[-_ .]?v4[-_ .]?pro(?![a-z])", re.I)
+#: the component of a model id or path that names the checkpoint: the last one (``org/name``, ``/models/name/``, the
+#: folder of ``/models/name/config.json``), or a Hugging Face cache folder's ``models--org--name``
+#: (``.../models--org--name/snapshots/<commit>``)
+_HF_CACHE = re.compile(r"^models--[^/]+?--(.+)$")
+#: a DeepSeek-V4 checkpoint or a re-upload of one: the name *starts* with the family (``DeepSeek-V4-Flash``,
+#: ``deepseek_v4_pro``, ``DeepSeek-V4-Flash-FP8``; not V3, V3.2, V40, nor ``Qwen3-8B-distilled-from-DeepSeek-V4``)
+_DSV4_NAME = re.compile(r"^deepseek[-_ .]?v4(?![0-9.])", re.I)
+#: a later DeepSeek-V4 release (``DeepSeek-V4.1``): the family is known, its architecture in vLLM not sourced
+_DSV4_LATER = re.compile(r"^(deepseek[-_ .]?v4\.[0-9]+)(?![0-9])", re.I)
+#: a distilled model, which is the student's architecture, not V4's (``DeepSeek-V4-Distill-Qwen-7B``)
+_DISTILL = re.compile(r"distill", re.I)
+_PRO = re.compile(r"^deepseek[-_ .]?v4[-_ .]?pro(?![a-z])", re.I)
 
 #: the release whose V4 KV groups and weights were read (catalog13)
 READ_RELEASE = (0, 20, 0)
@@ -44,9 +53,26 @@ _STARTUP = ("its KV groups, weights and start-up buffers are modelled but the si
             "public 0.20.0 start-up log checks the sum")
 
 
+def _checkpoint(name: str) -> str:
+    """The component of ``name`` (a model id or path) that names the checkpoint (:data:`_HF_CACHE`)."""
+    parts = [p for p in re.split(r"[/\\]", name.strip()) if p]
+    if len(parts) > 1 and parts[-1].lower().endswith(".json"):  # the checkpoint's config.json: its folder names it
+        parts.pop()
+    for i, part in enumerate(parts):
+        cached = _HF_CACHE.match(part)
+        if cached and (i == len(parts) - 1 or parts[i + 1] == "snapshots"):
+            return cached.group(1)
+    return parts[-1] if parts else ""
+
+
 def is_dsv4_name(name: str) -> bool:
-    """Whether a model id or path names a DeepSeek-V4 checkpoint."""
-    return isinstance(name, str) and _DSV4_NAME.search(name) is not None
+    """Whether a model id or path names a DeepSeek-V4 checkpoint or a re-upload of one (its name starts with the
+    family's), or a later V4 release (:data:`_DSV4_LATER`); never a model whose name merely mentions V4 (a distilled
+    student, ``...-distilled-from-DeepSeek-V4``)."""
+    if not isinstance(name, str):
+        return False
+    base = _checkpoint(name)
+    return (_DSV4_NAME.search(base) is not None or _DSV4_LATER.search(base) is not None) and not _DISTILL.search(base)
 
 
 def is_dsv4_config(cfg: dict[str, Any]) -> bool:
@@ -56,9 +82,18 @@ def is_dsv4_config(cfg: dict[str, Any]) -> bool:
         isinstance(arch, list) and any(isinstance(a, str) and a.startswith("DeepseekV4") for a in arch))
 
 
-def reason(name: str) -> str:
-    """Why ``name`` (a DeepSeek-V4 id, path or config's model id) is not sized, whatever the release."""
-    if _PRO.search(name):
+def reason(name: str, *, by_config: bool = False) -> str:
+    """Why ``name`` (a DeepSeek-V4 id, path or config's model id) is not sized, whatever the release. A later V4
+    release known by its name only (``by_config`` false: no config.json says ``DeepseekV4ForCausalLM``) is not said to
+    be V4's layout: whether vLLM builds it as V4 is not sourced, so the reason says the family is known and its
+    config.json was not found, and :func:`is_reason` is false for it (no V4 release note is added)."""
+    base = _checkpoint(name)
+    later = _DSV4_LATER.search(base)
+    if later and not by_config:
+        return (f"{name!r} is {later.group(1)}, a later DeepSeek-V4 release: the family is known, but its config.json "
+                "was not found in a source shardwise can cite, so whether vLLM builds it as DeepSeek-V4 "
+                "(DeepseekV4ForCausalLM) is not known, and shardwise does not size it")
+    if _PRO.search(base):
         return f"{name!r} is DeepSeek-V4-Pro: the family is known, but {_PRO_CONFIG}; and it is {_NOT_SIZED}"
     return f"{name!r} is {_NOT_SIZED}"
 

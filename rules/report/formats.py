@@ -52,22 +52,48 @@ def _json_char_escape(m: re.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
+def stream_holds(text: str, stream: object) -> bool:
+    """Whether ``stream`` (standard output) can encode ``text`` as it is (UTF-8 always; ``PYTHONIOENCODING=ascii`` or
+    a Latin-1 locale not every character)."""
+    if text.isascii():
+        return True
+    encoding = str(getattr(stream, "encoding", None) or "utf-8")
+    try:
+        if codecs.lookup(encoding).name == "utf-8":
+            return True
+        text.encode(encoding)
+    except (LookupError, UnicodeError):
+        return False
+    return True
+
+
+#: What a character of a comment becomes where the stream holds ASCII only: the nearest ASCII (else ``?``)
+_ASCII_NEAR = {"\u00d7": "x", "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2264": "<=", "\u2265": ">=",
+               "\u2192": "->", "\u2026": "...", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+               "\u00b7": ".", "\u2248": "~", "\u00b5": "u", "\u00a0": " ", "\u2009": " ", "\u202f": " "}
+
+
+def ascii_near(text: str) -> str:
+    """``text`` (a comment, for people) in ASCII: ``TP1\u00d7PP1`` -> ``TP1xPP1``; a character with no near ASCII
+    (:data:`_ASCII_NEAR`, else its compatibility decomposition's ASCII part, ``\u00e9`` -> ``e``) is ``?``."""
+    import unicodedata
+
+    def near(m: re.Match[str]) -> str:
+        ch = m.group()
+        return _ASCII_NEAR.get(ch) or unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+
+    return text if text.isascii() else _NON_ASCII.sub(near, text)
+
+
 def for_stream(text: str, fmt: str, stream: object) -> str:
     """``text``, a rendered report, as ``stream`` (standard output) can hold it. Under ``PYTHONIOENCODING=ascii`` or
     a Latin-1 locale, standard output writes what it cannot encode as a backslash escape (``\\xd7``), which in a
     JSON or SARIF report is no JSON escape: the report was not JSON (fuzz13). There, each character that is not
     ASCII becomes its JSON escape (``\\u00d7``), which every JSON reader reads back as the character; the other
     formats are for people and keep the stream's escapes."""
-    if fmt not in ("json", "sarif") or text.isascii():
+    if fmt not in ("json", "sarif") or stream_holds(text, stream):
         return text
-    encoding = str(getattr(stream, "encoding", None) or "utf-8")
-    try:
-        if codecs.lookup(encoding).name == "utf-8":
-            return text
-        text.encode(encoding)
-    except (LookupError, UnicodeError):
-        return _NON_ASCII.sub(_json_char_escape, text)
-    return text
+    return _NON_ASCII.sub(_json_char_escape, text)
 
 
 def parse_format(spec: str) -> tuple[str, str | None]:

@@ -126,3 +126,60 @@ def test_a_closed_standard_output_is_said_and_exits_2_not_an_internal_error(tmp_
     assert (to_file.returncode, to_file.stderr) == (0, (
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — passed\n"))
+
+
+L40S_PLAN = ["plan", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "L40S"]
+
+
+@pytest.mark.parametrize("what", ["manifest", "stack-config"])
+def test_emitted_yaml_on_an_ascii_standard_output_is_still_yaml(what, tmp_path):
+    """tiny13: under ``PYTHONIOENCODING=ascii`` ``plan --emit`` wrote Python's escape ``\\xd7`` (TP1×PP8) into the
+    YAML; comments are now the nearest ASCII and scalars YAML's own escapes: the same documents as on UTF-8."""
+    import yaml
+
+    argv = [*L40S_PLAN, "--emit", what]
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run([EXE, *argv], cwd=tmp_path, env={**env, "PYTHONIOENCODING": "ascii"}, capture_output=True,
+                       timeout=120)
+    utf8 = subprocess.run([EXE, *argv], cwd=tmp_path, env={**env, "PYTHONIOENCODING": "utf-8"}, capture_output=True,
+                          timeout=120)
+    assert (r.returncode, r.stderr, utf8.returncode) == (0, b"", 0)
+    assert r.stdout.isascii() and b"\\x" not in r.stdout and b"\\u" not in r.stdout
+    first = r.stdout.decode("ascii").splitlines()[0]
+    assert first == ("# shardwise plan: meta-llama/Llama-3.1-70B-Instruct as TP1 x PP8 on L40S, for no load declared "
+                     "(one replica; --concurrency C sizes replicas); sequences of 131,072 tokens; vLLM 0.34.0, assumed: "
+                     "--vllm-version not given")
+    assert utf8.stdout.decode("utf-8").splitlines()[0] == first.replace("TP1 x PP8", "TP1 \u00d7 PP8")
+    assert list(yaml.safe_load_all(r.stdout)) == list(yaml.safe_load_all(utf8.stdout))
+
+
+def test_emitted_yaml_scalars_use_yaml_escapes_where_the_stream_is_ascii():
+    from shardwise.rules.app.emit import dump_documents
+
+    docs = [{"note": "TP1\u00d7PP8 \u00e9", "cmd": "a\nb \u00d7 c\n", "ascii": "a\nb\n", "n": "x\u2192y \U0001f680"}]
+    text = dump_documents(docs, ascii_only=True)
+    assert text == ('---\nnote: "TP1\\xD7PP8 \\xE9"\ncmd: "a\\nb \\xD7 c\\n"\nascii: |\n  a\n  b\nn: "x\\u2192y '
+                    '\\U0001F680"\n')
+    import yaml
+
+    assert list(yaml.safe_load_all(text)) == docs
+
+
+def test_plan_text_on_an_ascii_standard_output_gets_escapes_not_an_internal_error(tmp_path):
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run([EXE, *L40S_PLAN], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert (r.returncode, r.stderr) == (0, b"")
+    lines = r.stdout.decode("ascii").splitlines()
+    assert lines[4] == " 1   8   1     8            17.93       20.89    547,584      4.18             3     yes  \\u2013"
+
+
+def test_a_markdown_report_on_an_ascii_standard_output_gets_escapes_not_an_internal_error(tmp_path):
+    (tmp_path / "big.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run([EXE, "lint", "--format", "markdown", "big.yaml"], cwd=tmp_path, env=env, capture_output=True,
+                       timeout=120)
+    assert (r.returncode, r.stderr) == (1, b"shardwise: 1 file read, 1 workload, 1 mandatory finding, 1 advisory finding, "
+                                           b"0 suppressed \\u2014 failed: 1 blocking finding at or above mandatory\n")
+    text = r.stdout.decode("ascii")
+    assert "**\\u274c Failed** \\u2014 1 blocking finding at or above `mandatory`." in text.splitlines()
+    assert "1 file read \\xb7 1 workload \\xb7 1 mandatory \\xb7 1 advisory \\xb7 0 suppressed" in text.splitlines()

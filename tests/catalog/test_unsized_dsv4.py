@@ -98,10 +98,50 @@ def test_a_path_named_for_v4_is_undecided_with_the_reason(tmp_path: Path):
     ("deepseek-ai/DeepSeek-V4-Flash", True), ("deepseek-ai/DeepSeek-V4-Flash-Base", True),
     ("deepseek-ai/DeepSeek-V4-Pro", True), ("/models/deepseek_v4_pro", True), ("sgl-project/DeepSeek-V4-Flash-FP8", True),
     ("deepseek-ai/DeepSeek-V3", False), ("deepseek-ai/DeepSeek-V3.2-Exp", False), ("acme/deepseek-v40", False),
-    ("deepseek-ai/DeepSeek-V4.1-Flash", False),  # a later model: not the config catalog13 read
+    # tiny13: a later V4 release is the family (its own reason below); the name that says what the checkpoint is, is
+    # the last component or a Hugging Face cache folder's, and it must start with the family: a model that merely
+    # mentions V4 (a distilled student) is not V4
+    ("deepseek-ai/DeepSeek-V4.1", True), ("deepseek-ai/DeepSeek-V4.1-Flash", True),
+    ("/root/.cache/huggingface/hub/models--deepseek-ai--DeepSeek-V4-Flash/snapshots/0123abcd", True),
+    ("/models/DeepSeek-V4-Flash/", True), ("/models/DeepSeek-V4-Flash/config.json", True),
+    ("acme/Qwen3-8B-distilled-from-DeepSeek-V4", False), ("acme/DeepSeek-V4-Distill-Qwen-7B", False),
+    ("/models/llama-3-8b-deepseek-v4-style", False), ("DeepSeek-V4-Flash/../qwen3-8b", False),
+    ("/root/.cache/huggingface/hub/models--acme--Qwen3-8B-distilled-from-DeepSeek-V4/snapshots/0123abcd", False),
 ])
 def test_names(name: str, v4: bool):
     assert unsized.is_dsv4_name(name) is v4
+
+
+LATER = ("'deepseek-ai/DeepSeek-V4.1' is DeepSeek-V4.1, a later DeepSeek-V4 release: the family is known, but its "
+         "config.json was not found in a source shardwise can cite, so whether vLLM builds it as DeepSeek-V4 "
+         "(DeepseekV4ForCausalLM) is not known, and shardwise does not size it")
+
+
+def test_v4_1_by_name_says_the_family_is_known_and_its_config_unpublished(tmp_path: Path):
+    """Was "did you mean" (dsv4); its architecture in vLLM is not sourced, so no V4 release's note is added."""
+    found = lint(tmp_path, deployment("deepseek-ai/DeepSeek-V4.1", 8))
+    assert _sw004(found) == f"shardwise does not know the model: {LATER}; {HELD}"
+    assert unsized.is_reason(unsized.reason("deepseek-ai/DeepSeek-V4.1")) is False
+    with pytest.raises(PlanError) as e:
+        load_model("deepseek-ai/DeepSeek-V4.1", None, "0.20.0")
+    assert str(e.value) == f"cannot size it: {LATER}"
+
+
+def test_v4_1_with_a_v4_config_json_is_v4(tmp_path: Path):
+    """Where its config.json says DeepseekV4ForCausalLM, the architecture is sourced: V4's reason and release note."""
+    folder = tmp_path / "DeepSeek-V4.1"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(FLASH_CONFIG))
+    with pytest.raises(PlanError) as e:
+        load_model(str(folder / "config.json"), None, "0.20.0")
+    assert str(e.value) == f"cannot size it: '{folder / 'config.json'}' {FAMILY}; for vLLM 0.20.0, {STARTUP}"
+
+
+def test_a_distilled_student_naming_v4_is_not_v4(tmp_path: Path):
+    """dsv4 matched V4 anywhere in the name: a student distilled from V4 was given V4's reason."""
+    found = lint(tmp_path, deployment("acme/Qwen3-8B-distilled-from-DeepSeek-V4", 1))
+    assert _sw004(found) == ("shardwise does not know the model: 'acme/Qwen3-8B-distilled-from-DeepSeek-V4' is not in "
+                             f"the catalog; {HELD}")
 
 
 def test_release_notes():

@@ -1,6 +1,6 @@
 """A pull-request comment in Markdown, rendered from ``templates/report.md.j2`` and its partials.
 
-Per workload a table row: GPUs = replicas × TP × PP, GPU type, weights / KV cache / headroom GiB
+Per workload a table row: GPUs = replicas × TP × PP (× DP where not 1), GPU type, weights / KV cache / headroom GiB
 per GPU, KV tokens, the concurrency ceiling at max_model_len and at the p95 context, nodes and the
 on-demand cost per hour and month (:mod:`shardwise.rules.capacity.cost`); then the per-GPU memory as a Mermaid
 chart (:mod:`.charts`) and the prices used, with their source and date. Then the
@@ -48,9 +48,11 @@ def at(value: Any, context: Any) -> str:
 
 def gpus(w: dict[str, Any]) -> str:
     r, tp, pp, total = w["replicas"], w["tensor_parallel_size"], w["pipeline_parallel_size"], w["gpus_total"]
+    dp = w.get("data_parallel_size")
+    factors = (r, tp, pp) if dp == 1 else (r, tp, pp, dp)  # DP shown where it is not 1 (or is not known)
     if total is None:
-        return cell(" × ".join("?" if x is None else str(x) for x in (r, tp, pp)))
-    return f"{total} = {r} × {tp} × {pp}"
+        return cell(" × ".join("?" if x is None else str(x) for x in factors))
+    return f"{total} = {' × '.join(str(x) for x in factors)}"
 
 
 def money(value: Any) -> str:

@@ -12,7 +12,7 @@ from ..model import int_or_none as _int
 
 
 def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
-    """Per-group sizing summary: GPUs = replicas × TP × PP and one replica's memory per GPU.
+    """Per-group sizing summary: GPUs = replicas × TP × PP × DP and one replica's memory per GPU.
 
     The numbers are the capacity rules' own sizing of the group (:func:`shardwise.rules.capacity.group.summary`,
     made once per group); when the group has no model, no GPU or an unknown input, ``note`` says what is missing
@@ -24,6 +24,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
     dp = _int(e.data_parallel_size)
+    per_replica = tp * pp * dp if tp and pp and dp else None
     sm = summary(g, config)
     p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {
@@ -41,8 +42,9 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
         "tensor_parallel_size": tp,
         "pipeline_parallel_size": pp,
         "data_parallel_size": dp,
-        "gpus_per_replica": tp * pp if tp and pp else None,
-        "gpus_total": replicas * tp * pp if tp and pp and replicas is not None else None,
+        # one replica is one engine set: TP × PP × DP GPUs (a DP8 Deployment of TP1 holds 8), as cost counts them
+        "gpus_per_replica": per_replica,
+        "gpus_total": replicas * per_replica if per_replica is not None and replicas is not None else None,
         "max_model_len": _int(e.max_model_len),
         "max_num_seqs": _int(e.max_num_seqs),
         "p95_context": p95,

@@ -161,6 +161,8 @@ def test_data_parallel_engines_over_two_nodes_as_vllm_launches_them(capsys, tmp_
     (w,) = json.loads(run(capsys, "lint", str(path), "--format", "json")[1])["workloads"]
     assert (w["tensor_parallel_size"], w["pipeline_parallel_size"], w["data_parallel_size"], w["cost"]["gpus"],
             w["cost"]["nodes"], w["cost"]["gpus_per_node"]) == (1, 1, 16, 16, 2, 8)
+    # the one engine set holds the 16 GPUs, as cost counts them (1 before: TP × PP without DP)
+    assert (w["replicas"], w["gpus_per_replica"], w["gpus_total"]) == (1, 16, 16)
     # one pod short of its engines' GPUs is vLLM's failure to start, and lint says so of the emitted shape
     path.write_text(text.replace("nvidia.com/gpu: 8", "nvidia.com/gpu: 4"), encoding="utf-8")
     assert lint(capsys, path) == (1, [("SW204", "mandatory")])

@@ -580,6 +580,10 @@ def resolve_pools(inv: Inventory) -> None:
     Karpenter use no other). Without declared pools: a pool synthesised from the selector's GPU labels, or
     None.
     """
+    if inv.workload_refs:  # Deployments at replicas 0 that Argo Rollouts run: sized at the Rollouts' replicas
+        from .workloads import size_referenced_workloads
+
+        size_referenced_workloads(inv)
     if inv.cross_refs:  # only the OME, KServe, Arks, ConfigMap-reader and ingress-class readers keep cross references
         kserve = [r.kind.startswith("kserve ") for r in inv.cross_refs]  # kserve.SERVICE_REF, RUNTIME_REF
         ingress = [r.kind.startswith("ingress class") for r in inv.cross_refs]  # network.INGRESS_CLASS_REF, ..PARAMS

@@ -498,8 +498,33 @@ def _note_workload_ref(obj: Mapping[str, Any], spec: Mapping[str, Any], inv: Inv
     if not isinstance(ref.get("name"), str):
         return
     namespace = str(as_map(obj.get("metadata")).get("namespace") or "default")
-    inv.workload_refs.append((namespace, str(ref.get("kind") or "Deployment"), ref["name"],
-                              spec.get("replicas", 1)))
+    raw = spec.get("replicas")  # absent or null: 1, the Rollout's default; a placeholder: not known yet
+    replicas = 1 if raw is None else raw if type(raw) is int else UNKNOWN
+    inv.workload_refs.append((namespace, str(ref.get("kind") or "Deployment"), ref["name"], replicas))
+
+
+def size_referenced_workloads(inv: Inventory) -> None:
+    """Size a workload at ``replicas: 0`` that Argo Rollouts runs through ``spec.workloadRef`` at the replicas of the
+    Rollouts that name it: Argo Rollouts builds its ReplicaSets from the referenced pod template at the Rollout's
+    ``spec.replicas`` (default 1; argoproj/argo-rollouts, docs/migrating.md, "Reference Deployment From Rollout"),
+    so the GPUs, nodes and cost are the Rollout's pods, not the none the Deployment's own field says. Two Rollouts
+    naming one Deployment run their pods each (the sum); a Rollout whose replicas is not known yet (a template's
+    placeholder) leaves the count unknown. A KEDA HTTPScaledObject (no count: on demand) sizes nothing, and a
+    workload at replicas other than 0 keeps its own (the Rollout's pods may run beside its own; not modelled)."""
+    counts: dict[tuple[str, str, str], Any] = {}
+    for ns, kind, name, n in inv.workload_refs:
+        if n is None:  # an HTTPScaledObject: runs the target on demand, at no count the inputs say
+            continue
+        key = (ns, kind, name)
+        before = counts.get(key, 0)
+        counts[key] = before + n if type(before) is int and type(n) is int else UNKNOWN
+    if not counts:
+        return
+    for g in inv.groups:
+        n = counts.get((g.namespace, g.kind, g.name))
+        if n is None or type(g.replicas) is not int or g.replicas != 0:
+            continue
+        g.replicas = n
 
 
 def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool) -> tuple[Any, Any, str] | None:

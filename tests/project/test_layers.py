@@ -329,6 +329,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.operators",  # only inputs that hold Arks objects
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.hwprofiles",  # only inputs with HardwareProfiles
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.gateway",  # only inputs with Gateway API objects
+    "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.workloads",  # only inputs with a Rollout's workloadRef
     "rules/adapters/k8s/kserve.py: shardwise.rules.adapters.k8s.gateway",  # only an LLMInferenceService's route
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
     "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON

@@ -223,6 +223,22 @@ QWEN38_27B_AWQ_BF16_INT4 = dataclasses.replace(
         **_QWEN38_AWQ.hf_config["quantization_config"],  # type: ignore[dict-item]
         "modules_to_not_convert": ["lm_head", "linear_attn", "visual"]}})
 
+#: cssnoeasy/a100-vllm-benchmark-blog's self-built Qwen3-32B W4A16 GPTQ (set 24): Qwen3-32B's shape (catalog), quantised
+#: by llm-compressor 0.12.0.1's GPTQModifier as the post states its recipe (docs/reports/a100-quantization-capacity.md at
+#: 5b67cd24: "INT4 权重、group size 128、symmetric、group strategy、static actorder，目标模块为 `Linear`，忽略 `lm_head`";
+#: the artefact's config: quant_method=compressed-tensors, format=pack-quantized). The quantization_config is spelt from
+#: that recipe, not copied from the checkpoint's config.json (not published).
+_QWEN3_32B = find_model("Qwen/Qwen3-32B")
+QWEN3_32B_W4A16_GPTQ_SELF = dataclasses.replace(
+    _QWEN3_32B, id="Qwen3-32B-W4A16-GPTQ-wikitext2", precision="int4", quantization="compressed-tensors",
+    base_model="Qwen/Qwen3-32B",
+    hf_config={**_QWEN3_32B.hf_config, "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": True,
+            "actorder": "static"}}},
+        "ignore": ["lm_head"]}})
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -233,6 +249,7 @@ SHAPES: dict[str, ModelShape] = {
     "QWEN3_CODER_480B_FP8": QWEN3_CODER_480B_FP8,
     "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
     "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK, "QWEN38_27B_AWQ_BF16_INT4": QWEN38_27B_AWQ_BF16_INT4,
+    "QWEN3_32B_W4A16_GPTQ_SELF": QWEN3_32B_W4A16_GPTQ_SELF,
 }
 
 

@@ -223,6 +223,22 @@ QWEN38_27B_AWQ_BF16_INT4 = dataclasses.replace(
         **_QWEN38_AWQ.hf_config["quantization_config"],  # type: ignore[dict-item]
         "modules_to_not_convert": ["lm_head", "linear_attn", "visual"]}})
 
+#: cssnoeasy/a100-vllm-benchmark-blog's self-built Qwen3-32B W4A16 GPTQ (set 24): Qwen3-32B's shape (catalog), quantised
+#: by llm-compressor 0.12.0.1's GPTQModifier as the post states its recipe (docs/reports/a100-quantization-capacity.md at
+#: 5b67cd24: "INT4 权重、group size 128、symmetric、group strategy、static actorder，目标模块为 `Linear`，忽略 `lm_head`";
+#: the artefact's config: quant_method=compressed-tensors, format=pack-quantized). The quantization_config is spelt from
+#: that recipe, not copied from the checkpoint's config.json (not published).
+_QWEN3_32B = find_model("Qwen/Qwen3-32B")
+QWEN3_32B_W4A16_GPTQ_SELF = dataclasses.replace(
+    _QWEN3_32B, id="Qwen3-32B-W4A16-GPTQ-wikitext2", precision="int4", quantization="compressed-tensors",
+    base_model="Qwen/Qwen3-32B",
+    hf_config={**_QWEN3_32B.hf_config, "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": True,
+            "actorder": "static"}}},
+        "ignore": ["lm_head"]}})
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -233,6 +249,7 @@ SHAPES: dict[str, ModelShape] = {
     "QWEN3_CODER_480B_FP8": QWEN3_CODER_480B_FP8,
     "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
     "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK, "QWEN38_27B_AWQ_BF16_INT4": QWEN38_27B_AWQ_BF16_INT4,
+    "QWEN3_32B_W4A16_GPTQ_SELF": QWEN3_32B_W4A16_GPTQ_SELF,
 }
 
 
@@ -568,6 +585,14 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "not charged (1.02 GiB): the cold start's budget is modelled -0.25 GiB against the -0.29 logged, and the "
         "warm second start, whose count this is, would be 2,610 tokens against 2,555",
         "a text-only start's breakdown (whether the tower's weights are loaded) and the compile state per start"),
+    "compile-state-by-run": (
+        "one lab's L4 at 0.28.0 (set 24): the same Qwen3-14B-AWQ start with every flag default logged 9.10 GiB on one "
+        "run and 10.33 on another ('회차에 따라', by run; servers started one after the other). shardwise charges every "
+        "start a cold compile's profile peak (one copy of the 151,936 x 5,120 embedding, sizing.cold_compile_gib) and "
+        "gives 9.21 GiB and 60,368 tokens, the 9.10 run's figures; sized warm, as a later start of the same "
+        "configuration that loads the first one's compile cache would be (the cache is keyed by the configuration's "
+        "hash), it gives 10.40 GiB and 68,176 tokens against 10.33 and 67,696",
+        "each start's compile lines ('Compiling a graph' or 'Directly load the compiled graph')"),
 }
 
 #: The rows of each class: (URL, release, model, TP, PP, DP, the logged token count) -> class. ``test_every_token_count_outside_5_percent_has_one_cause`` holds it to the scoreboard's misses.
@@ -584,6 +609,8 @@ _AIRA = "https://github.com/SuperSumanov/aira-dojo-noise-robust/blob/"
 _XL = "https://github.com/Xecutive-Development-LLC/ai-infra-lab/blob/"
 _XL_MC = _XL + "40931a9786dd16eaf11b1441bc14dfc95c39b9a9/docs/MODEL_COMPARISON_RESULTS.md"
 _XL_R2 = _XL + "4584f8ef124670e64317f91b328b52e09e2ad6ac/docs/MODEL_COMPARISON_ROUND2_RESULTS.md"
+_DDIIWOONG = ("https://github.com/ddiiwoong/newblog/blob/ca0977f4aaed493717b06da7547f92729ab5fa55/blog/"
+              "2026-09-06-llm-optimization-capstone.md")
 _Q38 = "https://github.com/vllm-project/recipes/blob/62a146b6003c124e03b71eb8d1d84917b2d570b4/models/Qwen/Qwen3.8-27B.yaml"
 MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_FRESHAIR + "f52b9b99f2c0495fb32899ed7e4411c60a90341c/docs/evidence/wp24/WP24-2026-09-20-run1/B/EV02/"
@@ -664,6 +691,7 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 560_445): "qwen38-awq-3090",
     (_AIRA + "782d767fdbf897a9037213fa165f4eefc2cc02e0/src/mle_critic/docs/evaluation/LOCAL_VLLM_TWO_NODE_SETUP.md",
      "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 541_764): "qwen38-awq-3090",
+    (_DDIIWOONG, "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, 67_696): "compile-state-by-run",
 }
 
 

@@ -447,7 +447,11 @@ ASKED_LAYOUT_ONLY = frozenset({"SW102", "SW104", "SW201", "SW202", "SW203"})
 WITHIN_BAND_WITH_A_LOAD = frozenset({"SW104"})
 #: Findings about a setting the request gives (KubeAI's --gpu-memory-utilization=0.98): plan keeps what it is
 #: asked and judges it as lint does; the finding is the request's, not a contradiction of plan's search.
-ASKED_SETTING = {"SW105": "gpu_memory_utilization"}
+ASKED_SETTING = {"SW105": "gpu_memory_utilization",
+                 # the experts asked spread on a node without NVLink (PR 29240's GLM-4.6-FP8 on 8 x RTX PRO 6000): vLLM's
+                 # EP group is a stage's TP x DP ranks, so the TP crosses PCIe; SW202 says the sharding is not
+                 # avoidable there, pipeline stages spreading no expert
+                 "SW202": "enable_expert_parallel"}
 #: Why ``--emit`` writes no manifest for a recommendation (the case is not linted): said by emit itself.
 #: (a GPU no AWS instance type carries is selected by GPU Feature Discovery's nvidia.com/gpu.product; an AMD one, as
 #: MI300X, has no such name in the catalog and needs --instance-type, which the cases do not give)

@@ -760,13 +760,22 @@ def layouts_for(model: ModelShape, gpus: int, node: Node, *, pp: int | None = No
     TP that makes up the rest. For a mixture-of-experts model, the same GPUs as data-parallel
     engines with the experts spread over them is a second layout. ``expert_parallel``: the layouts will run with
     the experts spread (``--enable-expert-parallel`` asked), so a TP that splits an expert's quantisation blocks is
-    not refused for it."""
+    not refused for it, and on a node without NVLink the TP spans the node's GPUs rather than leaving pipeline
+    stages alone, which vLLM runs with no expert parallelism at all (its EP group is a stage's TP × DP ranks)."""
     out: list[Parallel] = []
     if pp is not None:
         if gpus % pp == 0 and tp_allowed(model, gpus // pp, expert_parallel=expert_parallel):
             out.append(Parallel(gpus // pp, pp))
         return out
-    tp = _largest_tp(model, min(gpus, node.tp_limit), expert_parallel)
+    limit = node.tp_limit
+    if expert_parallel and limit < 2 and model.moe is not None:
+        # vLLM spreads the experts over the TP × DP ranks of a pipeline stage (FusedMoEParallelConfig.make,
+        # vllm/model_executor/layers/fused_moe/config.py: use_ep = dp_size × tp_size > 1 and enable_expert_parallel,
+        # 0.10 to 0.11; × pcp_size from 0.12): pipeline stages alone over a PCIe node's GPUs run
+        # --enable-expert-parallel as a no-op, every stage holding all its layers' experts. With the experts asked
+        # spread, the TP group is the node's GPUs, as the links are (the attention's all-reduce over PCIe)
+        limit = node.gpus
+    tp = _largest_tp(model, min(gpus, limit), expert_parallel)
     if gpus % tp == 0 and gpus // tp <= model.num_hidden_layers and not pp_refusal(model, gpus // tp):
         out.append(Parallel(tp, gpus // tp))
     if model.moe is not None and 1 < gpus <= max(node.gpus, node.tp_limit):

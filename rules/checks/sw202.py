@@ -176,7 +176,7 @@ def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain
     # review: proposed only when it starts (a model vLLM builds without SupportsPP, KV-shared layers split from their
     # targets, a first or last stage that the embedding and LM head leave without a KV cache all refuse)
     refused, piped = "", False
-    for p in layouts_for(model, current.gpus, Node(current.gpus, domain)):
+    for p in layouts_for(model, current.gpus, Node(current.gpus, domain), expert_parallel=current.expert_parallel):
         if p.tp >= current.tp or p.dp != 1:
             continue
         fit = sz.fit(p, seqs)
@@ -190,6 +190,10 @@ def _alternatives(g: ServingGroup, config: LintConfig, current: Parallel, domain
     if variant is not None:
         out.append(f"{'an' if variant.precision == 'fp8' else 'a'} {VARIANTS[variant.precision][1]} checkpoint "
                    f"at {variant.fit.parallel.text()}")
+    if not piped and not refused and current.expert_parallel and model.moe is not None:
+        # vLLM's expert-parallel group is a pipeline stage's TP × DP ranks (FusedMoEParallelConfig.make): stages
+        # across PCIe in place of the TP would leave every stage all its experts (capacity.layout.layouts_for)
+        refused = "they would spread no expert (vLLM's EP group is a stage's TP × DP ranks)"
     if not piped and not refused and domain < current.gpus:
         refused = pp_refusal(model, current.gpus // domain)  # the search left pipeline stages out for this model
     return ", or ".join(out), "" if piped else refused

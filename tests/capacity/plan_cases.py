@@ -76,6 +76,11 @@ DATA_15 = Path(__file__).with_name("data") / "plan_cases_15.json"
 # and GB200, Qwen3.5-122B, Kimi-K2.6) and GitHub issues that state what ran or refused (vLLM 10517, SubgraphRAG 19,
 # Qwen3-VL 1489)
 DATA_16 = Path(__file__).with_name("data") / "plan_cases_16.json"
+# the seventeenth set (issue 28, plancases14 of 2026-12-06), from sources none of them cites: the GKE inference reference
+# architecture's vLLM samples (Gemma 3/4, gpt-oss-20b, Llama 3.3 70B, Llama 4 Scout, Qwen3-32B on H100, H200, L4 and
+# RTX PRO 6000), vLLM issues and pull requests that state what ran or failed (16712, 16330, 22140, 29240, recipes 96 and
+# 394), QwenLM/Qwen3 issue 1387 and cloudrift-ai/emmy's H200 recipes
+DATA_17 = Path(__file__).with_name("data") / "plan_cases_17.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -99,7 +104,7 @@ def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
-                                   DATA_12, DATA_13, DATA_14, DATA_15, DATA_16):
+                                   DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"))

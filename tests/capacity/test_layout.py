@@ -70,6 +70,21 @@ def test_layouts_for_keep_tp_inside_the_nvlink_domain_and_pipeline_beyond_it():
     assert gpu_counts(Node(8, 8)) == ([1, 2, 4, 8], [16, 32])
 
 
+def test_layouts_for_with_the_experts_spread_keep_an_expert_parallel_group_on_pcie_nodes():
+    """--enable-expert-parallel on a node without NVLink (plan case pr29240-glm46-fp8-rtxpro6000-search-32k: GLM-4.6-FP8
+    on 8 x RTX PRO 6000, planned TP1 x PP8 "with expert parallelism"). vLLM's EP group is a pipeline stage's TP x DP
+    ranks (FusedMoEParallelConfig.make: use_ep = dp_size x tp_size > 1 and enable_expert_parallel), so stages alone
+    spread no expert: the TP spans the node's GPUs, as the PR's author ran TP8 + EP."""
+    assert layouts_for(DEEPSEEK_R1, 8, Node(8, 1), expert_parallel=True) == [Parallel(8, 1), Parallel(1, 1, 8, True)]
+    assert layouts_for(DEEPSEEK_R1, 4, Node(8, 1), expert_parallel=True) == [Parallel(4, 1), Parallel(1, 1, 4, True)]
+    # over two 4-GPU PCIe nodes: the node's four GPUs a stage, two stages across the nodes
+    assert layouts_for(DEEPSEEK_R1, 8, Node(4, 1), expert_parallel=True) == [Parallel(4, 2)]
+    # without the experts asked spread, and for a dense model, the PCIe rule stands: pipeline stages
+    assert layouts_for(DEEPSEEK_R1, 8, Node(8, 1)) == [Parallel(1, 8), Parallel(1, 1, 8, True)]
+    assert layouts_for(LLAMA_70B, 8, Node(8, 1), expert_parallel=True) == [Parallel(1, 8)]
+    assert layouts_for(DEEPSEEK_R1, 1, Node(8, 1), expert_parallel=True) == [Parallel(1, 1)]
+
+
 def test_plan_spreads_data_parallel_engines_over_the_trays_of_an_nvlink_rack():
     """DeepSeek-R1 (FP8, MLA) on GB200 trays (p6e-gb200.36xlarge: 4 GPUs, one NVLink domain of 72) at a p95 context
     of 9,000 (vLLM 0.12.0): no 4-GPU layout has room, and of the 8-GPU ones, eight data-parallel engines with the

@@ -282,8 +282,17 @@ def test_vllm_stack_releases_and_applications():
 def test_vllm_stack_rendering_by_release():
     with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
         docs = load_documents(fh.read(), "f.yaml")
-    llm = rendered_objects(docs[0][1])
-    assert [o["metadata"]["name"] for o in llm] == ["llm-llama8b-deployment-vllm", "llm-qwen7b-deployment-vllm"]
+    rendered = rendered_objects(docs[0][1])
+    assert rendered is not None
+    router, llm = rendered[0], rendered[1:]
+    assert [o["metadata"]["name"] for o in rendered] == [
+        "llm-deployment-router", "llm-llama8b-deployment-vllm", "llm-qwen7b-deployment-vllm"]
+    assert router["spec"]["template"]["spec"]["containers"][0] == {
+        "name": "router-container", "image": "lmcache/lmstack-router:latest",
+        "args": ["--host", "0.0.0.0", "--port", "8000", "--service-discovery", "k8s", "--k8s-namespace", "ai",
+                 "--k8s-label-selector", "environment=test,release=test", "--routing-logic", "roundrobin"]}
+    assert llm[0]["spec"]["template"]["metadata"]["labels"] == {
+        "model": "llama8b", "helm-release-name": "llm", "environment": "test", "release": "test"}
     assert "replicas" not in llm[1]["spec"]  # keda.enabled
     pod = llm[0]["spec"]["template"]["spec"]
     c = pod["containers"][0]
@@ -301,27 +310,27 @@ def test_vllm_stack_rendering_by_release():
         "nvidia", [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
     # 0.1.5 writes securityContext twice: SYS_PTRACE, then containerSecurityContext (default runAsNonRoot: false),
     # which wins; with containerSecurityContext emptied, SYS_PTRACE holds
-    legacy = rendered_objects(docs[1][1])
-    assert legacy is not None
+    legacy = (rendered_objects(docs[1][1]) or [])[1:]
+    assert legacy
     assert legacy[0]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {"runAsNonRoot": False}
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
-    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+    assert rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "securityContext"] == {"capabilities": {"add": ["SYS_PTRACE"]}}
     # before 0.1.8 no readiness probe; before 0.1.10 a probe is the value as written (no field defaulted)
     legacy_c = legacy[0]["spec"]["template"]["spec"]["containers"][0]
     assert "readinessProbe" not in legacy_c and "readinessProbe" in c
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"httpGet": {"path": "/health"}}
-    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+    assert rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "livenessProbe"] == {"initialDelaySeconds": 15, "failureThreshold": 3, "periodSeconds": 10,
                              "httpGet": {"path": "/health", "port": 8000}}  # merged over the chart's default
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"initialDelaySeconds": None,
                                                                           "httpGet": {"path": "/health"}}
-    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+    assert rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "livenessProbe"] == {"failureThreshold": 3, "periodSeconds": 10, "httpGet": {"path": "/health", "port": 8000}}
     del docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"]
     # 0.1.4 sets hostIPC and hostPID on every engine pod
     docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.4"
-    pod4 = rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]  # type: ignore[index]
+    pod4 = rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]  # type: ignore[index]
     assert (pod4["hostIPC"], pod4["hostPID"]) == (True, True)
     del docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"]
     docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.5"
@@ -337,10 +346,10 @@ def test_vllm_stack_rendering_by_release():
     # the same values at 0.1.12: the chart's containerSecurityContext, no capability; emptied, none written
     release = docs[1][1]
     release["spec"]["chart"]["spec"]["version"] = "0.1.12"
-    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    container = rendered_objects(release)[1]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
     assert container["securityContext"] == {"runAsNonRoot": False}
     release["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
-    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    container = rendered_objects(release)[1]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
     assert "securityContext" not in container
 
 
@@ -418,6 +427,102 @@ spec:
           requestGPU: 1
           vllmConfig: {}
 """
-    (obj,) = rendered_objects(load_documents(text, "f.yaml")[0][1]) or []
+    _router, obj = rendered_objects(load_documents(text, "f.yaml")[0][1]) or []
     assert obj["spec"]["template"]["spec"]["containers"][0]["command"] == [
         "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--host", "0.0.0.0", "--port", "8000"]
+
+
+_ROUTED = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: chat, namespace: llm}
+spec:
+  chart:
+    spec: {chart: vllm-stack, version: "0.1.12", sourceRef: {kind: HelmRepository, name: vllm}}
+  values:
+    servingEngineSpec:
+      labels: {environment: prod}
+      modelSpec:
+        - name: llama
+          repository: vllm/vllm-openai
+          tag: v0.11.0
+          modelURL: meta-llama/Llama-3.1-8B-Instruct
+          replicaCount: 3
+          requestCPU: 6
+          requestMemory: 16Gi
+          requestGPU: 1
+    routerSpec:
+      routingLogic: roundrobin
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: chat-b, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: llm-b}
+  source:
+    repoURL: https://vllm-project.github.io/production-stack
+    chart: vllm-stack
+    targetRevision: 0.1.8
+    helm:
+      values: |
+        servingEngineSpec:
+          modelSpec:
+            - name: qwen
+              repository: vllm/vllm-openai
+              tag: v0.11.0
+              modelURL: Qwen/Qwen2.5-7B-Instruct
+              replicaCount: 2
+              requestCPU: 6
+              requestMemory: 16Gi
+              requestGPU: 1
+"""
+
+
+def sw406(inv: Inventory) -> list[tuple[str, str, int | None, str]]:
+    return [(f.subject, f.message, f.location.line, f.level) for f in run_rules(ALL_RULES, inv) if f.code == "SW406"]
+
+
+def test_vllm_stack_router_routing_logic_judged_by_sw406():
+    """readers14: the chart's router (``deployment-router.yaml``, the same at vllm-stack-0.1.4 to 0.1.12) discovers
+    the engine pods of the release's namespace by ``servingEngineSpec.labels`` (merged over the chart's
+    ``environment: test, release: test``) and routes with ``routerSpec.routingLogic``, ``roundrobin`` by default at
+    every release: SW406 judges it as it judges an Ingress's round robin (advisory), at ``routingLogic``'s line
+    where it is written, else at the release's."""
+    inv = load_kubernetes_text(_ROUTED, "f.yaml")
+    assert [(r.name, r.namespace, r.logic, r.selector) for r in inv.routers] == [
+        ("chat-deployment-router", "llm", "roundrobin", {"environment": "prod", "release": "test"}),
+        ("chat-b-deployment-router", "llm-b", "roundrobin", {"environment": "test", "release": "test"})]
+    assert sw406(inv) == [
+        ("Deployment llm/chat-deployment-router", "vllm-router balances Deployment llm/chat-llama-deployment-vllm "
+         "with --routing-logic roundrobin, which ignores each replica's load", 20, "advisory"),
+        ("Deployment llm-b/chat-b-deployment-router", "vllm-router balances Deployment "
+         "llm-b/chat-b-qwen-deployment-vllm with --routing-logic roundrobin, which ignores each replica's load", 22,
+         "advisory")]
+    # the other logics route by session or prefix and else to the engine with the lowest request rate: no finding
+    for logic in ("session", "prefixaware", "kvaware"):
+        text = _ROUTED.replace("routingLogic: roundrobin", f"routingLogic: {logic}\n      sessionKey: x-user")
+        assert [s for s, *_ in sw406(load_kubernetes_text(text, "f.yaml"))] == [
+            "Deployment llm-b/chat-b-deployment-router"]
+    # routerSpec.enableRouter false: the chart renders no router
+    text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: roundrobin\n      enableRouter: false")
+    assert [r.name for r in load_kubernetes_text(text, "f.yaml").routers] == ["chat-b-deployment-router"]
+    # a routing logic the router does not define (it exits on argparse's choices): undecided, naming the value
+    text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: least_loaded")
+    assert sw406(load_kubernetes_text(text, "f.yaml"))[0] == (
+        "Deployment llm/chat-deployment-router", "cannot decide: the router's --routing-logic `least_loaded` is not "
+        "known (not one of the router's choices: roundrobin, session, kvaware, prefixaware, disaggregated_prefill, "
+        "disaggregated_prefill_orchestrated)", 20, "advisory")
+    # static discovery without the backends the template requires: helm renders nothing, and SW005 says so
+    docs = load_documents(_ROUTED, "f.yaml")
+    release = docs[0][1]
+    release["spec"]["values"]["routerSpec"]["serviceDiscovery"] = "static"
+    assert rendered_objects(release) == []
+    assert modelled_why("vllm-stack", "0.1.12", release["spec"], release["spec"]["values"]) == (
+        "the chart refuses its values (routerSpec.serviceDiscovery is static and routerSpec has no staticBackends "
+        "or staticModels, which it then requires): it renders nothing")
+    release["spec"]["values"]["routerSpec"].update(staticBackends="http://a:8000,http://b:8000",
+                                                   staticModels="m,m")
+    (router, _engine) = rendered_objects(release) or []
+    assert router["spec"]["template"]["spec"]["containers"][0]["args"] == [
+        "--host", "0.0.0.0", "--port", "8000", "--service-discovery", "static", "--static-backends",
+        "http://a:8000,http://b:8000", "--static-models", "m,m", "--routing-logic", "roundrobin"]

@@ -1,4 +1,4 @@
-"""vLLM's production-stack chart (``vllm-stack``): its Helm values as the engine Deployments it renders.
+"""vLLM's production-stack chart (``vllm-stack``): its Helm values as the router and engine Deployments it renders.
 
 vLLM's production-stack serves models with a release of its ``vllm-stack`` chart (Helm repository
 ``https://vllm-project.github.io/production-stack``), in a Flux HelmRelease or an Argo CD Application: no pod spec is
@@ -9,6 +9,13 @@ release is read only when it names one of them exactly (a HelmRelease's ``chart.
 ``targetRevision``): a version range or none is resolved by the controller to a release not known here, and any
 other version is not modelled (SW005 says the chart is not rendered here, as before).
 
+- ``routerSpec.enableRouter`` (default true) renders the router, ``<release>-deployment-router``
+  (``deployment-router.yaml``, the same in these respects at every release read): image ``lmcache/lmstack-router``
+  (``repository:tag``), ``--service-discovery`` (default ``k8s``) with ``--k8s-namespace`` the release's and
+  ``--k8s-label-selector`` ``servingEngineSpec.labels`` (merged over the chart's ``environment: test, release:
+  test``, which every engine pod also carries beside ``model`` and ``helm-release-name``), or ``static`` with its
+  required ``staticBackends``/``staticModels``; ``--routing-logic`` ``routingLogic`` (``roundrobin`` by default at
+  every release) and ``--session-key``. Read by :mod:`.router`, judged by SW406;
 - ``servingEngineSpec.enableEngine`` (default true) gates every engine; each ``modelSpec`` entry is the Deployment
   ``<release>-<name>-deployment-vllm`` with ``replicaCount`` replicas (none written from 0.1.11 when
   ``keda.enabled``: KEDA scales it). An entry with ``raySpec`` (0.1.11: ``raySpec.enabled``) is a KubeRay cluster
@@ -311,7 +318,10 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
                           else "nodeSelectorTerms"), ("tolerations", "tolerations"), ("volumes", "extraVolumes")):
             if key in pod and src in m.key_lines:
                 pod.key_lines[key] = m.key_lines[src]
-    pod_meta = {"annotations": m["podAnnotations"]} if m.get("podAnnotations") else {}
+    pod_meta: dict[str, Any] = {"labels": {"model": _text(m.get("name")), "helm-release-name": release,
+                                           **{k: _text(v) for k, v in engine_labels(se).items()}}}
+    if m.get("podAnnotations"):
+        pod_meta["annotations"] = m["podAnnotations"]
     meta: dict[str, Any] = {"name": f"{release}-{name}-deployment-vllm"}
     if namespace:
         meta["namespace"] = namespace
@@ -331,10 +341,73 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
                line=at)
 
 
+#: ``servingEngineSpec.labels`` in the chart's values.yaml at every release read (0.1.0 to 0.1.12 alike): Helm merges
+#: the written map over it key by key.
+ENGINE_LABELS = {"environment": "test", "release": "test"}
+#: ``routerSpec`` defaults read here, the same at every release read: the router image, port, discovery and
+#: ``routingLogic: "roundrobin"``.
+ROUTER_DEFAULTS = {"repository": "lmcache/lmstack-router", "tag": "latest", "enableRouter": True,
+                   "containerPort": 8000, "serviceDiscovery": "k8s", "routingLogic": "roundrobin", "sessionKey": ""}
+
+
+def engine_labels(se: Mapping[str, Any]) -> Any:
+    """``servingEngineSpec.labels`` as Helm merges it over the chart's default (a written null deletes it)."""
+    if "labels" not in se:
+        return dict(ENGINE_LABELS)
+    merged = _merged(ENGINE_LABELS, se["labels"])
+    return merged if isinstance(merged, dict) else {}
+
+
+def _router(values: Mapping[str, Any], release: str, namespace: str | None,
+            annotations: Mapping[str, Any] | None) -> LineDict | None:
+    """``deployment-router.yaml`` (the same at 0.1.4 to 0.1.12): the Deployment ``<release>-deployment-router``
+    running the router image with ``--service-discovery``, for ``k8s`` ``--k8s-namespace`` (the release's) and, with
+    the engines enabled, ``--k8s-label-selector`` from ``servingEngineSpec.labels`` (``labels.toCommaSeparatedList``:
+    ``key=value`` joined by commas, keys sorted as Go ranges a map), for ``static`` the backends and models, then
+    ``--routing-logic`` and ``--session-key``; None with ``enableRouter`` false."""
+    written = values.get("routerSpec")
+    r = _merged(ROUTER_DEFAULTS, written) if isinstance(written, dict) else dict(ROUTER_DEFAULTS)
+    if not r.get("enableRouter"):
+        return None
+    se = as_map(values.get("servingEngineSpec"))
+    discovery = r.get("serviceDiscovery")
+    args: list[Any] = ["--host", "0.0.0.0", "--port", _text(r.get("containerPort")), "--service-discovery",
+                       _text(discovery or "k8s")]
+    if discovery == "k8s":
+        args += ["--k8s-namespace", namespace or "default"]
+        if "enableEngine" not in se or se["enableEngine"]:
+            labels = engine_labels(se)
+            args += ["--k8s-label-selector", ",".join(f"{k}={_text(labels[k])}" for k in sorted(labels))]
+    if discovery == "static":
+        args += ["--static-backends", _text(r.get("staticBackends")), "--static-models", _text(r.get("staticModels"))]
+    args += ["--routing-logic", _text(r.get("routingLogic"))]
+    if r.get("sessionKey"):
+        args += ["--session-key", _text(r["sessionKey"])]
+    like = written if isinstance(written, LineDict) else None
+    at = like.key_lines.get("routingLogic", like.line) if like else None
+    container = _ld({"name": "router-container", "image": f"{r.get('repository')}:{r.get('tag')}", "args": args},
+                    line=at)
+    meta: dict[str, Any] = {"name": f"{release}-deployment-router"}
+    if namespace:
+        meta["namespace"] = namespace
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    pod = _ld({"containers": [container]}, line=at)
+    body = _ld({"template": _ld({"spec": pod}, line=at)}, line=at)
+    return _ld({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _ld(meta, line=at), "spec": body},
+               line=at)
+
+
 def refusal(values: Mapping[str, Any]) -> str | None:
     """Why ``helm template`` fails on these values (a ``required`` value of an engine the chart renders is missing:
     ``repository``, ``tag``, and without ``resources`` ``requestMemory`` and ``requestCPU``), None when it renders
     them. The chart then renders nothing, so no engine is read."""
+    router = as_map(values.get("routerSpec"))
+    if router.get("enableRouter", True) and router.get("serviceDiscovery") == "static":
+        missing = [k for k in ("staticBackends", "staticModels") if router.get(k) in (None, "")]
+        if missing:
+            return (f"the chart refuses its values (routerSpec.serviceDiscovery is static and routerSpec has no "
+                    f"{' or '.join(missing)}, which it then requires): it renders nothing")
     se = as_map(values.get("servingEngineSpec"))
     for i, m in enumerate(as_list(se.get("modelSpec"))):
         if not isinstance(m, dict) or m.get("enabled") is False:
@@ -349,12 +422,16 @@ def refusal(values: Mapping[str, Any]) -> str | None:
 
 def prodstack_objects(values: Mapping[str, Any], version: int, release: str, namespace: str | None,
                       annotations: Mapping[str, Any] | None) -> list[LineDict]:
-    """The engine Deployments release ``0.1.<version>`` of the chart renders from ``values`` for ``release``, each
-    at its ``modelSpec`` entry's line."""
+    """The router Deployment (:func:`_router`, at ``routerSpec.routingLogic``'s line) and the engine Deployments
+    release ``0.1.<version>`` of the chart renders from ``values`` for ``release``, each engine at its ``modelSpec``
+    entry's line."""
     se = as_map(values.get("servingEngineSpec"))
-    if "enableEngine" in se and not se["enableEngine"] or refusal(values):
+    if refusal(values):
         return []
-    out: list[LineDict] = []
+    router = _router(values, release, namespace, annotations)
+    out: list[LineDict] = [router] if router is not None else []
+    if "enableEngine" in se and not se["enableEngine"]:
+        return out
     for m in as_list(se.get("modelSpec")):
         if not isinstance(m, dict):
             continue

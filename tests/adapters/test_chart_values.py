@@ -268,7 +268,7 @@ def test_vllm_stack_releases_and_applications():
         ("HelmRelease ai/floating", 131), ("Application argocd/from-git-values", 227)]
     # what SW005 says in place of "not fetched" (the GitOps reader's words, gitops.py, for a run from a checkout)
     assert modelled_why("vllm-stack", ">=0.1.10", {}) == (
-        "shardwise reads the vllm-stack chart's values at an exact release 0.1.4 to 0.1.12, and this one names "
+        "shardwise reads the vllm-stack chart's values at an exact release 0.1.3 to 0.1.12, and this one names "
         "'>=0.1.10' (a range or none is resolved in the cluster; another release is not modelled)")
     assert modelled_why("vllm-stack", "0.1.12", {"valueFiles": ["$values/serving/vllm-stack.yaml"]}) == (
         "its valueFiles (or fileParameters) are files the inputs do not hold: its values are not known here")
@@ -526,3 +526,37 @@ def test_vllm_stack_router_routing_logic_judged_by_sw406():
     assert router["spec"]["template"]["spec"]["containers"][0]["args"] == [
         "--host", "0.0.0.0", "--port", "8000", "--service-discovery", "static", "--static-backends",
         "http://a:8000,http://b:8000", "--static-models", "m,m", "--routing-logic", "roundrobin"]
+
+
+def test_vllm_stack_0_1_3_and_older_releases():
+    """readers14: 0.1.3 renders as 0.1.4 less what 0.1.4 added (``git diff vllm-stack-0.1.3 vllm-stack-0.1.4 --
+    helm``: values.yaml and _helpers.tpl alike): no hostIPC/hostPID, no SYS_PTRACE, no ucx-port, and a ``raySpec``
+    of ``servingEngineSpec`` (not of an entry) renders no engine. 0.1.0 to 0.1.2 are not read, and say why."""
+    with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
+        docs = load_documents(fh.read(), "f.yaml")
+    release = docs[1][1]
+    release["spec"]["chart"]["spec"]["version"] = "0.1.3"
+    router, engine = rendered_objects(release) or []
+    assert router["metadata"]["name"] == "legacy-deployment-router"
+    pod = engine["spec"]["template"]["spec"]
+    assert "hostIPC" not in pod and "hostPID" not in pod
+    c = pod["containers"][0]
+    assert c["securityContext"] == {"runAsNonRoot": False}
+    assert c["ports"] == [{"name": "container-port", "containerPort": 8000}, {"name": "zmq-port", "containerPort": 55555}]
+    release["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
+    assert "securityContext" not in (rendered_objects(release) or [])[1]["spec"]["template"]["spec"]["containers"][0]
+    # an entry's raySpec is 0.1.4's: at 0.1.3 the entry is still an engine; servingEngineSpec's raySpec drops them all
+    entry = release["spec"]["values"]["servingEngineSpec"]["modelSpec"][0]
+    entry["raySpec"] = {"headNode": {"requestCPU": 2}}
+    assert [o["metadata"]["name"] for o in rendered_objects(release) or []] == [
+        "legacy-deployment-router", "legacy-mistral-deployment-vllm"]
+    del entry["raySpec"]
+    release["spec"]["values"]["servingEngineSpec"]["raySpec"] = {"headNode": {"requestCPU": 2}}
+    assert [o["metadata"]["name"] for o in rendered_objects(release) or []] == ["legacy-deployment-router"]
+    for older in ("0.1.2", "0.1.0", "0.0.11"):
+        release["spec"]["chart"]["spec"]["version"] = older
+        assert rendered_objects(release) is None
+    assert modelled_why("vllm-stack", "0.1.2", {}) == (
+        "vllm-stack 0.1.2 renders its engines unlike 0.1.3 to 0.1.12, the releases read: the executable is always "
+        "`vllm`, `--enable-prefix-caching` is written only when true (no `--no-enable-prefix-caching`), no POD_IP "
+        "env, zmq port or `nodeName`, and before 0.1.2 no `enableEngine` gate: not modelled")

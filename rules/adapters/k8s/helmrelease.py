@@ -44,7 +44,14 @@ from .apptemplate import app_template_objects
 from .dispatch import add_object
 from .fields import as_list, as_map
 from .modelservice import modelservice_objects
-from .prodstack import VERSIONS, chart_version, is_prodstack_values, prodstack_objects, refusal
+from .prodstack import (
+    VERSIONS,
+    chart_version,
+    is_prodstack_values,
+    older_release_why,
+    prodstack_objects,
+    refusal,
+)
 
 #: The charts read here, by the name a HelmRelease gives them.
 APP_TEMPLATE, MODELSERVICE, PRODSTACK = "app-template", "llm-d-modelservice", "vllm-stack"
@@ -94,9 +101,10 @@ def modelled_why(chart: str, version: Any, spec: Mapping[str, Any], values: Any 
     if chart == PRODSTACK and isinstance(values, dict) and refusal(values):
         return refusal(values)
     if chart == PRODSTACK and chart_version(version) is None:
-        return (f"shardwise reads the vllm-stack chart's values at an exact release 0.1.{VERSIONS[0]} to "
-                f"0.1.{VERSIONS[-1]}, and this one names {str(version) if version is not None else 'none'!r} (a "
-                "range or none is resolved in the cluster; another release is not modelled)")
+        return older_release_why(version) or (
+            f"shardwise reads the vllm-stack chart's values at an exact release 0.1.{VERSIONS[0]} to "
+            f"0.1.{VERSIONS[-1]}, and this one names {str(version) if version is not None else 'none'!r} (a "
+            "range or none is resolved in the cluster; another release is not modelled)")
     return None
 
 

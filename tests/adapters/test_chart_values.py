@@ -13,6 +13,7 @@ import os
 from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.adapters.k8s.helmrelease import modelled_why, rendered_objects
+from shardwise.rules.adapters.k8s.modelservice import version_why
 from shardwise.rules.adapters.load import load_file, load_text
 from shardwise.rules.adapters.yamlsrc import load_documents
 from shardwise.rules.checks.registry import ALL_RULES
@@ -238,6 +239,46 @@ def test_modelservice_helm_release_and_one_of_a_chart_in_this_checkout():
     # a chart from a GitRepository is the GitOps reader's to render (gitops.py): not read here
     local = text.replace("kind: HelmRepository", "kind: GitRepository")
     assert rendered_objects(load_documents(local, "hr.yaml")[0][1]) is None
+
+
+def test_modelservice_release_versions_not_modelled_say_so():
+    """readers14: a HelmRelease or Application naming an exact llm-d-modelservice release that renders its workloads
+    unlike v0.2.16 and v0.3.0 to v0.4.12 (tags read, ``_helpers.tpl``) is not read as those render it: SW005 names
+    the release and what it renders differently. A range resolves in the cluster to the newest match: read."""
+    text = MODELSERVICE_RELEASE + "".join(f"    {ln}\n" for ln in VALUES.splitlines())
+    for version, read in (("v0.2.16", True), ("v0.4.12", True), ("0.2.x", True), ("v0.2.7", False),
+                          ("v0.2.14", False), ("v0.2.15", False), ("0.0.20", False), ("v0.5.0", False)):
+        obj = load_documents(text.replace("version: v0.3.0", f"version: {version}"), "hr.yaml")[0][1]
+        assert (rendered_objects(obj) is not None) is read, version
+    assert version_why("v0.2.5") == (
+        "llm-d-modelservice v0.2.5 renders the accelerator request only above parallelism.tensor 1 and always as "
+        "nvidia.com/gpu (v0.2.8 on write it from tensor 1, of accelerator.type's resource): not modelled (shardwise "
+        "reads v0.2.16 and v0.3.0 to v0.4.12)")
+    assert version_why("v0.2.9") == (
+        "llm-d-modelservice v0.2.9 takes vllmServe's and imageDefault's --tensor-parallel-size from the container's "
+        "own parallelism, not the role's, while the GPU count follows the role's (v0.2.15 fixed it): not modelled "
+        "(shardwise reads v0.2.16 and v0.3.0 to v0.4.12)")
+    assert version_why("v0.2.15") == (
+        "llm-d-modelservice v0.2.15 passes vllmServe's --tensor-parallel-size as the text \"$TP_SIZE\", which "
+        "Kubernetes does not expand (v0.2.16 fixed it): not modelled (shardwise reads v0.2.16 and v0.3.0 to "
+        "v0.4.12)")
+    old = text.replace("version: v0.3.0", "version: v0.2.3")
+    inv = load_text(old, "hr.yaml")
+    # its values are the chart's, not a pod spec: no input error for a container naming no model (it was one), and
+    # SW005 says why at the modelCommand that runs vLLM
+    assert not inv.groups and not inv.errors
+    assert [(f.code, f.location.line, f.level, f.message) for f in run_rules(ALL_RULES, inv)
+            if f.code == "SW005"] == [("SW005", 26, "advisory", (
+                "not read: it mentions vLLM (llm-d-modelservice's modelCommand vllmServe (vLLM) in its Helm values) "
+                "but Flux renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
+                "chart rendered with these values (helm template, with the values or parameters set here)"))]
+    # llm-d's inference simulator (Apocrathia/homelab's release, triaged: no vLLM engine) mentions no vLLM
+    sim = load_text(old.replace("ghcr.io/llm-d/llm-d-cuda:v0.3.0", "ghcr.io/llm-d/llm-d-inference-sim:v0.6.1"),
+                    "hr.yaml")
+    assert [f.code for f in run_rules(ALL_RULES, sim) if f.code == "SW005"] == []
+    # a run from a checkout gives the GitOps reader's words (gitops.py): the release and what it renders otherwise
+    spec = load_documents(old, "hr.yaml")[0][1]["spec"]
+    assert modelled_why("llm-d-modelservice", "v0.2.3", spec, spec["values"]) == version_why("v0.2.3")
 
 
 # --- vLLM production-stack (vllm-stack) releases; Argo CD Applications of Helm-repository charts ----------------

@@ -272,6 +272,11 @@ def test_modelservice_release_versions_not_modelled_say_so():
                 "not read: it mentions vLLM (llm-d-modelservice's modelCommand vllmServe (vLLM) in its Helm values) "
                 "but Flux renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
                 "chart rendered with these values (helm template, with the values or parameters set here)"))]
+    # a release of a version read but with valuesFrom (not read): was an input error (exit 2), now SW005 too
+    vf = text.replace("  values:\n", "  valuesFrom: [{kind: ConfigMap, name: qwen-values}]\n  values:\n", 1)
+    inv_vf = load_text(vf, "hr.yaml")
+    assert not inv_vf.errors and not inv_vf.groups
+    assert [(f.code, f.location.line) for f in run_rules(ALL_RULES, inv_vf) if f.code == "SW005"] == [("SW005", 27)]
     # llm-d's inference simulator (Apocrathia/homelab's release, triaged: no vLLM engine) mentions no vLLM
     sim = load_text(old.replace("ghcr.io/llm-d/llm-d-cuda:v0.3.0", "ghcr.io/llm-d/llm-d-inference-sim:v0.6.1"),
                     "hr.yaml")

@@ -606,3 +606,17 @@ def test_vllm_stack_0_1_3_and_older_releases():
         "vllm-stack 0.1.2 renders its engines unlike 0.1.3 to 0.1.12, the releases read: the executable is always "
         "`vllm`, `--enable-prefix-caching` is written only when true (no `--no-enable-prefix-caching`), no POD_IP "
         "env, zmq port or `nodeName`, and before 0.1.2 no `enableEngine` gate: not modelled")
+
+
+def test_router_container_recognised_by_image_or_command():
+    """readers14: production-stack's router image under any registry or mirror path, or its entry point; not an image
+    whose name only ends in the same words, nor vLLM's engine."""
+    from shardwise.rules.adapters.k8s.router import is_router
+    from shardwise.rules.model import Container
+
+    images = ["lmcache/lmstack-router:latest", "docker.io/lmcache/lmstack-router@sha256:ab",
+              "ghcr.io/x/lmcache/lmstack-router:v1", "notlmcache/lmstack-router:1", "vllm/vllm-openai:v0.11.0"]
+    assert [is_router(Container("c", image=i)) for i in images] == [True, True, True, False, False]
+    assert is_router(Container("c", image="python:3.12", command=["/opt/venv/bin/vllm-router"]))
+    assert is_router(Container("c", image="python:3.12", command=["python3", "-m", "vllm_router.app"]))
+    assert not is_router(Container("c", image="python:3.12", command=["vllm", "serve", "m"]))

@@ -45,7 +45,8 @@ def _image_repo(image: Any) -> str:
 
 def is_router(c: Container) -> bool:
     """Whether container ``c`` runs production-stack's router (see the module's docstring)."""
-    if _image_repo(c.image).endswith(ROUTER_IMAGE):
+    repo = _image_repo(c.image)
+    if repo == ROUTER_IMAGE or repo.endswith("/" + ROUTER_IMAGE):  # a mirror keeps the path under its own
         return True
     words = [w for w in c.command if isinstance(w, str)]
     if words and posixpath.basename(words[0]) == "vllm-router":

@@ -25,7 +25,8 @@ _L = ("launch_issues",)
 #: (code, module of this package, class, collections of the inventory it reads), in the registry's order.
 RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("SW001", "sw001", "SuppressionWithoutReason",
-     ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses", "autoscalers")),
+     ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses", "routers",
+      "autoscalers")),
     ("SW002", "sw002", "VllmCommandNotUnderstood", _L),
     ("SW003", "sw003", "VllmCommandCrashes", _L),
     ("SW004", "sw004", "ModelNotKnownToShardwise", _G),
@@ -62,7 +63,7 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("SW403", "sw403", "AutoscalingOnUtilization", ("autoscalers",)),
     ("SW404", "sw404", "SingleReplicaInProduction", _G),
     ("SW405", "sw405", "LwsWithoutGroupRestart", _G),
-    ("SW406", "sw406", "RoundRobinInFrontOfVllm", ("ingresses",)),
+    ("SW406", "sw406", "RoundRobinInFrontOfVllm", ("ingresses", "routers")),
     ("SW407", "sw407", "VllmServiceWithoutReadinessProbe", _G),
     ("SW408", "sw408", "DebugSwitchInServing", _G),
 )

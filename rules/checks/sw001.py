@@ -36,7 +36,7 @@ class SuppressionWithoutReason(ObjectRule[InventoryObject]):
 
     def objects(self, inv: Inventory) -> Iterable[InventoryObject]:
         return [*inv.groups, *inv.pools, *inv.security_groups, *inv.subnets, *inv.launch_templates, *inv.services,
-                *inv.ingresses, *inv.autoscalers]
+                *inv.ingresses, *inv.routers, *inv.autoscalers]
 
     def check_object(self, obj: InventoryObject, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         named: Any = obj

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
-from ..model import UNKNOWN, Ingress, Inventory, ServingGroup
+from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable
 from ._net import groups_behind, targets
 from ._words import listed
 
@@ -15,6 +15,12 @@ LEAST_OUTSTANDING = "least_outstanding_requests"
 NGINX_BALANCE = "nginx.ingress.kubernetes.io/load-balance"
 NGINX_HASH = "nginx.ingress.kubernetes.io/upstream-hash-by"
 INGRESS_CLASS = "kubernetes.io/ingress.class"
+#: production-stack router's ``--routing-logic`` choices (``src/vllm_router/parsers/parser.py``, vllm-stack-0.1.12):
+#: only ``roundrobin`` ignores the engines' load; ``session``, ``kvaware`` and ``prefixaware`` send a request to the
+#: engine that holds its session or prefix and otherwise to the one with the lowest request rate (``_qps_routing``),
+#: the disaggregated ones by prefill/decode role.
+ROUTER_LOGICS = ("roundrobin", "session", "kvaware", "prefixaware", "disaggregated_prefill",
+                 "disaggregated_prefill_orchestrated")
 
 
 def routing(ing: Ingress) -> tuple[str, str] | None:
@@ -48,7 +54,25 @@ def _several_replicas(inv: Inventory, g: ServingGroup) -> bool:
     return False
 
 
-class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
+def _router_groups(inv: Inventory, r: Router) -> list[ServingGroup]:
+    """The serving groups whose pods a router with Kubernetes discovery sends requests to: those of its
+    ``--k8s-namespace`` whose pod labels hold every term of its ``--k8s-label-selector``."""
+    if r.watch_namespace is UNKNOWN:
+        raise Undecidable("the namespace the router discovers engines in (--k8s-namespace)")
+    if r.selector is UNKNOWN:
+        raise Undecidable("the router's --k8s-label-selector",
+                          "a value not known yet, or a set-based term shardwise does not read")
+    out = []
+    for g in inv.groups:
+        labels = g.pod_labels
+        if g.kind == "plan" or g.namespace != r.watch_namespace or not isinstance(labels, dict):
+            continue  # labels not known yet (a preview's computed labels): not this router's to claim
+        if all(labels.get(k) == v for k, v in r.selector.items()):
+            out.append(g)
+    return out
+
+
+class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
     meta = RuleMeta(
         code="SW406",
         name="round-robin-in-front-of-vllm",
@@ -81,23 +105,30 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
             "On the AWS Load Balancer Controller set alb.ingress.kubernetes.io/target-group-attributes to "
             "load_balancing.algorithm.type=least_outstanding_requests, or route through a gateway that balances "
             "on vLLM's own load (the Gateway API Inference Extension picks an endpoint from each replica's queue "
-            "and KV-cache metrics). ingress-nginx is retired (no releases or security fixes after March 2026): "
-            "move those Ingresses to a maintained Gateway API implementation instead of tuning its annotations."
+            "and KV-cache metrics). On vLLM production-stack's router (the vllm-stack chart's "
+            "routerSpec.routingLogic, roundrobin by default in every release) choose session, prefixaware or kvaware: "
+            "each falls back to the engine with the lowest request rate. ingress-nginx is retired (no releases or "
+            "security fixes after March 2026): move those Ingresses to a maintained Gateway API implementation "
+            "instead of tuning its annotations."
         ),
         references=(
             "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/ingress/annotations/#target-group-attributes",
             "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/edit-target-group-attributes.html#modify-routing-algorithm",
             "https://gateway-api-inference-extension.sigs.k8s.io/",
             "https://kubernetes.io/blog/2025/11/11/ingress-nginx-retirement/",
+            "https://github.com/vllm-project/production-stack/blob/vllm-stack-0.1.12/src/vllm_router/routers/routing_logic.py",
         ),
         scope="stack",
         safe_to_skip_unknown=True,
     )
 
-    def objects(self, inv: Inventory) -> Iterable[Ingress]:
-        return inv.ingresses
+    def objects(self, inv: Inventory) -> Iterable[Ingress | Router]:
+        return [*inv.ingresses, *inv.routers]
 
-    def check_object(self, ing: Ingress, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
+    def check_object(self, ing: Ingress | Router, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
+        if isinstance(ing, Router):
+            yield from self._check_router(ing, inv)
+            return
         route = routing(ing)
         if route is None:
             return
@@ -116,3 +147,32 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress]):
             f"balances {listed(group_subject(g) for g in groups)} with {algorithm}{retired}, which ignores "
             "each replica's load",
         )
+
+    def _check_router(self, r: Router, inv: Inventory) -> Iterator[Hit]:
+        if r.logic is UNKNOWN:
+            raise Undecidable("the router's --routing-logic")
+        if r.logic not in ROUTER_LOGICS:
+            raise Undecidable(f"the router's --routing-logic `{r.logic}`",
+                              f"not one of the router's choices: {', '.join(ROUTER_LOGICS)}")
+        if r.logic != "roundrobin":
+            return
+        if r.discovery == "static":
+            if r.backends is UNKNOWN:
+                raise Undecidable("the router's --static-backends")
+            if len(r.backends) > 1:
+                yield hit(r, f"vllm-router balances {len(r.backends)} static backends ({', '.join(r.backends)}) "
+                          "with --routing-logic roundrobin, which ignores each engine's load")
+            return
+        if r.discovery is UNKNOWN:
+            raise Undecidable("the router's --service-discovery")
+        if r.discovery != "k8s":
+            return
+        found = _router_groups(inv, r)
+        # the router sends a request only to the engines that serve its model: round-robin matters where one model
+        # has more than one engine (a group of several replicas, or several groups of the same model)
+        models = [g.engine.model for g in found if isinstance(g.engine.model, str)]
+        groups = [g for g in found if _several_replicas(inv, g)
+                  or (isinstance(g.engine.model, str) and models.count(g.engine.model) > 1)]
+        if groups:
+            yield hit(r, f"vllm-router balances {listed(group_subject(g) for g in groups)} with --routing-logic "
+                      "roundrobin, which ignores each replica's load")

@@ -17,6 +17,7 @@ from ..model import (
     ModelNotKnown,
     NetworkPolicy,
     NodePool,
+    Router,
     ServingGroup,
     Suppression,
     Undecidable,
@@ -55,7 +56,7 @@ class InventoryObject(Protocol):
 
 
 #: The objects whose ``kind`` is their Kubernetes kind (a node pool's says where it was read from).
-_KINDED = (Ingress, Autoscaler, NetworkPolicy)
+_KINDED = (Ingress, Autoscaler, NetworkPolicy, Router)
 
 
 def object_subject(kind: str, name: str, namespace: str | None = None) -> str:

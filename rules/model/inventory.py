@@ -579,6 +579,27 @@ class Ingress:
 
 
 @dataclass
+class Router:
+    """A pod running vLLM production-stack's router (``vllm-router``, the ``lmcache/lmstack-router`` image; the
+    ``vllm-stack`` chart's ``<release>-deployment-router``), read from its arguments
+    (``src/vllm_router/parsers/parser.py``): it spreads requests by ``--routing-logic`` over the engines it discovers,
+    with ``--service-discovery k8s`` the pods of ``--k8s-namespace`` (default ``default``) whose labels match
+    ``--k8s-label-selector`` (empty: every pod there), with ``static`` the URLs of ``--static-backends``."""
+
+    name: str
+    namespace: str = "default"
+    kind: str = "Deployment"  # the object the router's pod template is in
+    logic: Any = None  # --routing-logic as written: str | UNKNOWN (a value not known yet)
+    discovery: Any = None  # --service-discovery: "k8s" | "static" | another | UNKNOWN
+    watch_namespace: Any = "default"  # --k8s-namespace: str | UNKNOWN
+    #: --k8s-label-selector as equality terms (``a=b,c=d``); UNKNOWN when a value is not known or a term is not one
+    selector: Any = field(default_factory=dict)
+    backends: Any = field(default_factory=list)  # --static-backends: list[str] | UNKNOWN
+    location: Location = Location()
+    suppressions: list[Suppression] = field(default_factory=list)
+
+
+@dataclass
 class NetworkPolicy:
     """A policy that can isolate pods for ingress: a Kubernetes NetworkPolicy, or a CNI's own kind
     (Cilium, Calico) or an AdminNetworkPolicy / BaselineAdminNetworkPolicy.
@@ -696,6 +717,7 @@ class Inventory:
     launch_templates: list[LaunchTemplate] = field(default_factory=list)
     services: list[Service] = field(default_factory=list)
     ingresses: list[Ingress] = field(default_factory=list)
+    routers: list[Router] = field(default_factory=list)  # vLLM production-stack routers (vllm-router)
     network_policies: list[NetworkPolicy] = field(default_factory=list)
     autoscalers: list[Autoscaler] = field(default_factory=list)
     #: What runs another workload's pods whatever its own ``replicas`` says, as (namespace, kind, name, replicas): an
@@ -724,7 +746,8 @@ class Inventory:
     def extend(self, other: Inventory) -> None:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
-            "services", "ingresses", "network_policies", "autoscalers", "workload_refs", "sources", "launch_issues",
+            "services", "ingresses", "routers", "network_policies", "autoscalers", "workload_refs", "sources",
+            "launch_issues",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
             "cross_refs",

@@ -13,6 +13,7 @@ import os
 from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.adapters.k8s.helmrelease import modelled_why, rendered_objects
+from shardwise.rules.adapters.k8s.modelservice import version_why
 from shardwise.rules.adapters.load import load_file, load_text
 from shardwise.rules.adapters.yamlsrc import load_documents
 from shardwise.rules.checks.registry import ALL_RULES
@@ -240,6 +241,51 @@ def test_modelservice_helm_release_and_one_of_a_chart_in_this_checkout():
     assert rendered_objects(load_documents(local, "hr.yaml")[0][1]) is None
 
 
+def test_modelservice_release_versions_not_modelled_say_so():
+    """readers14: a HelmRelease or Application naming an exact llm-d-modelservice release that renders its workloads
+    unlike v0.2.16 and v0.3.0 to v0.4.12 (tags read, ``_helpers.tpl``) is not read as those render it: SW005 names
+    the release and what it renders differently. A range resolves in the cluster to the newest match: read."""
+    text = MODELSERVICE_RELEASE + "".join(f"    {ln}\n" for ln in VALUES.splitlines())
+    for version, read in (("v0.2.16", True), ("v0.4.12", True), ("0.2.x", True), ("v0.2.7", False),
+                          ("v0.2.14", False), ("v0.2.15", False), ("0.0.20", False), ("v0.5.0", False)):
+        obj = load_documents(text.replace("version: v0.3.0", f"version: {version}"), "hr.yaml")[0][1]
+        assert (rendered_objects(obj) is not None) is read, version
+    assert version_why("v0.2.5") == (
+        "llm-d-modelservice v0.2.5 renders the accelerator request only above parallelism.tensor 1 and always as "
+        "nvidia.com/gpu (v0.2.8 on write it from tensor 1, of accelerator.type's resource): not modelled (shardwise "
+        "reads v0.2.16 and v0.3.0 to v0.4.12)")
+    assert version_why("v0.2.9") == (
+        "llm-d-modelservice v0.2.9 takes vllmServe's and imageDefault's --tensor-parallel-size from the container's "
+        "own parallelism, not the role's, while the GPU count follows the role's (v0.2.15 fixed it): not modelled "
+        "(shardwise reads v0.2.16 and v0.3.0 to v0.4.12)")
+    assert version_why("v0.2.15") == (
+        "llm-d-modelservice v0.2.15 passes vllmServe's --tensor-parallel-size as the text \"$TP_SIZE\", which "
+        "Kubernetes does not expand (v0.2.16 fixed it): not modelled (shardwise reads v0.2.16 and v0.3.0 to "
+        "v0.4.12)")
+    old = text.replace("version: v0.3.0", "version: v0.2.3")
+    inv = load_text(old, "hr.yaml")
+    # its values are the chart's, not a pod spec: no input error for a container naming no model (it was one), and
+    # SW005 says why at the modelCommand that runs vLLM
+    assert not inv.groups and not inv.errors
+    assert [(f.code, f.location.line, f.level, f.message) for f in run_rules(ALL_RULES, inv)
+            if f.code == "SW005"] == [("SW005", 26, "advisory", (
+                "not read: it mentions vLLM (llm-d-modelservice's modelCommand vllmServe (vLLM) in its Helm values) "
+                "but Flux renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
+                "chart rendered with these values (helm template, with the values or parameters set here)"))]
+    # a release of a version read but with valuesFrom (not read): was an input error (exit 2), now SW005 too
+    vf = text.replace("  values:\n", "  valuesFrom: [{kind: ConfigMap, name: qwen-values}]\n  values:\n", 1)
+    inv_vf = load_text(vf, "hr.yaml")
+    assert not inv_vf.errors and not inv_vf.groups
+    assert [(f.code, f.location.line) for f in run_rules(ALL_RULES, inv_vf) if f.code == "SW005"] == [("SW005", 27)]
+    # llm-d's inference simulator (Apocrathia/homelab's release, triaged: no vLLM engine) mentions no vLLM
+    sim = load_text(old.replace("ghcr.io/llm-d/llm-d-cuda:v0.3.0", "ghcr.io/llm-d/llm-d-inference-sim:v0.6.1"),
+                    "hr.yaml")
+    assert [f.code for f in run_rules(ALL_RULES, sim) if f.code == "SW005"] == []
+    # a run from a checkout gives the GitOps reader's words (gitops.py): the release and what it renders otherwise
+    spec = load_documents(old, "hr.yaml")[0][1]["spec"]
+    assert modelled_why("llm-d-modelservice", "v0.2.3", spec, spec["values"]) == version_why("v0.2.3")
+
+
 # --- vLLM production-stack (vllm-stack) releases; Argo CD Applications of Helm-repository charts ----------------
 
 
@@ -268,7 +314,7 @@ def test_vllm_stack_releases_and_applications():
         ("HelmRelease ai/floating", 131), ("Application argocd/from-git-values", 227)]
     # what SW005 says in place of "not fetched" (the GitOps reader's words, gitops.py, for a run from a checkout)
     assert modelled_why("vllm-stack", ">=0.1.10", {}) == (
-        "shardwise reads the vllm-stack chart's values at an exact release 0.1.4 to 0.1.12, and this one names "
+        "shardwise reads the vllm-stack chart's values at an exact release 0.1.3 to 0.1.12, and this one names "
         "'>=0.1.10' (a range or none is resolved in the cluster; another release is not modelled)")
     assert modelled_why("vllm-stack", "0.1.12", {"valueFiles": ["$values/serving/vllm-stack.yaml"]}) == (
         "its valueFiles (or fileParameters) are files the inputs do not hold: its values are not known here")
@@ -282,8 +328,17 @@ def test_vllm_stack_releases_and_applications():
 def test_vllm_stack_rendering_by_release():
     with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
         docs = load_documents(fh.read(), "f.yaml")
-    llm = rendered_objects(docs[0][1])
-    assert [o["metadata"]["name"] for o in llm] == ["llm-llama8b-deployment-vllm", "llm-qwen7b-deployment-vllm"]
+    rendered = rendered_objects(docs[0][1])
+    assert rendered is not None
+    router, llm = rendered[0], rendered[1:]
+    assert [o["metadata"]["name"] for o in rendered] == [
+        "llm-deployment-router", "llm-llama8b-deployment-vllm", "llm-qwen7b-deployment-vllm"]
+    assert router["spec"]["template"]["spec"]["containers"][0] == {
+        "name": "router-container", "image": "lmcache/lmstack-router:latest",
+        "args": ["--host", "0.0.0.0", "--port", "8000", "--service-discovery", "k8s", "--k8s-namespace", "ai",
+                 "--k8s-label-selector", "environment=test,release=test", "--routing-logic", "roundrobin"]}
+    assert llm[0]["spec"]["template"]["metadata"]["labels"] == {
+        "model": "llama8b", "helm-release-name": "llm", "environment": "test", "release": "test"}
     assert "replicas" not in llm[1]["spec"]  # keda.enabled
     pod = llm[0]["spec"]["template"]["spec"]
     c = pod["containers"][0]
@@ -301,27 +356,27 @@ def test_vllm_stack_rendering_by_release():
         "nvidia", [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
     # 0.1.5 writes securityContext twice: SYS_PTRACE, then containerSecurityContext (default runAsNonRoot: false),
     # which wins; with containerSecurityContext emptied, SYS_PTRACE holds
-    legacy = rendered_objects(docs[1][1])
-    assert legacy is not None
+    legacy = (rendered_objects(docs[1][1]) or [])[1:]
+    assert legacy
     assert legacy[0]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {"runAsNonRoot": False}
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
-    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+    assert rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "securityContext"] == {"capabilities": {"add": ["SYS_PTRACE"]}}
     # before 0.1.8 no readiness probe; before 0.1.10 a probe is the value as written (no field defaulted)
     legacy_c = legacy[0]["spec"]["template"]["spec"]["containers"][0]
     assert "readinessProbe" not in legacy_c and "readinessProbe" in c
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"httpGet": {"path": "/health"}}
-    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+    assert rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "livenessProbe"] == {"initialDelaySeconds": 15, "failureThreshold": 3, "periodSeconds": 10,
                              "httpGet": {"path": "/health", "port": 8000}}  # merged over the chart's default
     docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"] = {"initialDelaySeconds": None,
                                                                           "httpGet": {"path": "/health"}}
-    assert rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
+    assert rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]["containers"][0][  # type: ignore[index]
         "livenessProbe"] == {"failureThreshold": 3, "periodSeconds": 10, "httpGet": {"path": "/health", "port": 8000}}
     del docs[1][1]["spec"]["values"]["servingEngineSpec"]["livenessProbe"]
     # 0.1.4 sets hostIPC and hostPID on every engine pod
     docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.4"
-    pod4 = rendered_objects(docs[1][1])[0]["spec"]["template"]["spec"]  # type: ignore[index]
+    pod4 = rendered_objects(docs[1][1])[1]["spec"]["template"]["spec"]  # type: ignore[index]
     assert (pod4["hostIPC"], pod4["hostPID"]) == (True, True)
     del docs[1][1]["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"]
     docs[1][1]["spec"]["chart"]["spec"]["version"] = "0.1.5"
@@ -337,10 +392,10 @@ def test_vllm_stack_rendering_by_release():
     # the same values at 0.1.12: the chart's containerSecurityContext, no capability; emptied, none written
     release = docs[1][1]
     release["spec"]["chart"]["spec"]["version"] = "0.1.12"
-    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    container = rendered_objects(release)[1]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
     assert container["securityContext"] == {"runAsNonRoot": False}
     release["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
-    container = rendered_objects(release)[0]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
+    container = rendered_objects(release)[1]["spec"]["template"]["spec"]["containers"][0]  # type: ignore[index]
     assert "securityContext" not in container
 
 
@@ -418,6 +473,150 @@ spec:
           requestGPU: 1
           vllmConfig: {}
 """
-    (obj,) = rendered_objects(load_documents(text, "f.yaml")[0][1]) or []
+    _router, obj = rendered_objects(load_documents(text, "f.yaml")[0][1]) or []
     assert obj["spec"]["template"]["spec"]["containers"][0]["command"] == [
         "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--host", "0.0.0.0", "--port", "8000"]
+
+
+_ROUTED = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: chat, namespace: llm}
+spec:
+  chart:
+    spec: {chart: vllm-stack, version: "0.1.12", sourceRef: {kind: HelmRepository, name: vllm}}
+  values:
+    servingEngineSpec:
+      labels: {environment: prod}
+      modelSpec:
+        - name: llama
+          repository: vllm/vllm-openai
+          tag: v0.11.0
+          modelURL: meta-llama/Llama-3.1-8B-Instruct
+          replicaCount: 3
+          requestCPU: 6
+          requestMemory: 16Gi
+          requestGPU: 1
+    routerSpec:
+      routingLogic: roundrobin
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: chat-b, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: llm-b}
+  source:
+    repoURL: https://vllm-project.github.io/production-stack
+    chart: vllm-stack
+    targetRevision: 0.1.8
+    helm:
+      values: |
+        servingEngineSpec:
+          modelSpec:
+            - name: qwen
+              repository: vllm/vllm-openai
+              tag: v0.11.0
+              modelURL: Qwen/Qwen2.5-7B-Instruct
+              replicaCount: 2
+              requestCPU: 6
+              requestMemory: 16Gi
+              requestGPU: 1
+"""
+
+
+def sw406(inv: Inventory) -> list[tuple[str, str, int | None, str]]:
+    return [(f.subject, f.message, f.location.line, f.level) for f in run_rules(ALL_RULES, inv) if f.code == "SW406"]
+
+
+def test_vllm_stack_router_routing_logic_judged_by_sw406():
+    """readers14: the chart's router (``deployment-router.yaml``, the same at vllm-stack-0.1.4 to 0.1.12) discovers
+    the engine pods of the release's namespace by ``servingEngineSpec.labels`` (merged over the chart's
+    ``environment: test, release: test``) and routes with ``routerSpec.routingLogic``, ``roundrobin`` by default at
+    every release: SW406 judges it as it judges an Ingress's round robin (advisory), at ``routingLogic``'s line
+    where it is written, else at the release's."""
+    inv = load_kubernetes_text(_ROUTED, "f.yaml")
+    assert [(r.name, r.namespace, r.logic, r.selector) for r in inv.routers] == [
+        ("chat-deployment-router", "llm", "roundrobin", {"environment": "prod", "release": "test"}),
+        ("chat-b-deployment-router", "llm-b", "roundrobin", {"environment": "test", "release": "test"})]
+    assert sw406(inv) == [
+        ("Deployment llm/chat-deployment-router", "vllm-router balances Deployment llm/chat-llama-deployment-vllm "
+         "with --routing-logic roundrobin, which ignores each replica's load", 20, "advisory"),
+        ("Deployment llm-b/chat-b-deployment-router", "vllm-router balances Deployment "
+         "llm-b/chat-b-qwen-deployment-vllm with --routing-logic roundrobin, which ignores each replica's load", 22,
+         "advisory")]
+    # the other logics route by session or prefix and else to the engine with the lowest request rate: no finding
+    for logic in ("session", "prefixaware", "kvaware"):
+        text = _ROUTED.replace("routingLogic: roundrobin", f"routingLogic: {logic}\n      sessionKey: x-user")
+        assert [s for s, *_ in sw406(load_kubernetes_text(text, "f.yaml"))] == [
+            "Deployment llm-b/chat-b-deployment-router"]
+    # routerSpec.enableRouter false: the chart renders no router
+    text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: roundrobin\n      enableRouter: false")
+    assert [r.name for r in load_kubernetes_text(text, "f.yaml").routers] == ["chat-b-deployment-router"]
+    # a routing logic the router does not define (it exits on argparse's choices): undecided, naming the value
+    text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: least_loaded")
+    assert sw406(load_kubernetes_text(text, "f.yaml"))[0] == (
+        "Deployment llm/chat-deployment-router", "cannot decide: the router's --routing-logic `least_loaded` is not "
+        "known (not one of the router's choices: roundrobin, session, kvaware, prefixaware, disaggregated_prefill, "
+        "disaggregated_prefill_orchestrated)", 20, "advisory")
+    # static discovery without the backends the template requires: helm renders nothing, and SW005 says so
+    docs = load_documents(_ROUTED, "f.yaml")
+    release = docs[0][1]
+    release["spec"]["values"]["routerSpec"]["serviceDiscovery"] = "static"
+    assert rendered_objects(release) == []
+    assert modelled_why("vllm-stack", "0.1.12", release["spec"], release["spec"]["values"]) == (
+        "the chart refuses its values (routerSpec.serviceDiscovery is static and routerSpec has no staticBackends "
+        "or staticModels, which it then requires): it renders nothing")
+    release["spec"]["values"]["routerSpec"].update(staticBackends="http://a:8000,http://b:8000",
+                                                   staticModels="m,m")
+    (router, _engine) = rendered_objects(release) or []
+    assert router["spec"]["template"]["spec"]["containers"][0]["args"] == [
+        "--host", "0.0.0.0", "--port", "8000", "--service-discovery", "static", "--static-backends",
+        "http://a:8000,http://b:8000", "--static-models", "m,m", "--routing-logic", "roundrobin"]
+
+
+def test_vllm_stack_0_1_3_and_older_releases():
+    """readers14: 0.1.3 renders as 0.1.4 less what 0.1.4 added (``git diff vllm-stack-0.1.3 vllm-stack-0.1.4 --
+    helm``: values.yaml and _helpers.tpl alike): no hostIPC/hostPID, no SYS_PTRACE, no ucx-port, and a ``raySpec``
+    of ``servingEngineSpec`` (not of an entry) renders no engine. 0.1.0 to 0.1.2 are not read, and say why."""
+    with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
+        docs = load_documents(fh.read(), "f.yaml")
+    release = docs[1][1]
+    release["spec"]["chart"]["spec"]["version"] = "0.1.3"
+    router, engine = rendered_objects(release) or []
+    assert router["metadata"]["name"] == "legacy-deployment-router"
+    pod = engine["spec"]["template"]["spec"]
+    assert "hostIPC" not in pod and "hostPID" not in pod
+    c = pod["containers"][0]
+    assert c["securityContext"] == {"runAsNonRoot": False}
+    assert c["ports"] == [{"name": "container-port", "containerPort": 8000}, {"name": "zmq-port", "containerPort": 55555}]
+    release["spec"]["values"]["servingEngineSpec"]["containerSecurityContext"] = None
+    assert "securityContext" not in (rendered_objects(release) or [])[1]["spec"]["template"]["spec"]["containers"][0]
+    # an entry's raySpec is 0.1.4's: at 0.1.3 the entry is still an engine; servingEngineSpec's raySpec drops them all
+    entry = release["spec"]["values"]["servingEngineSpec"]["modelSpec"][0]
+    entry["raySpec"] = {"headNode": {"requestCPU": 2}}
+    assert [o["metadata"]["name"] for o in rendered_objects(release) or []] == [
+        "legacy-deployment-router", "legacy-mistral-deployment-vllm"]
+    del entry["raySpec"]
+    release["spec"]["values"]["servingEngineSpec"]["raySpec"] = {"headNode": {"requestCPU": 2}}
+    assert [o["metadata"]["name"] for o in rendered_objects(release) or []] == ["legacy-deployment-router"]
+    for older in ("0.1.2", "0.1.0", "0.0.11"):
+        release["spec"]["chart"]["spec"]["version"] = older
+        assert rendered_objects(release) is None
+    assert modelled_why("vllm-stack", "0.1.2", {}) == (
+        "vllm-stack 0.1.2 renders its engines unlike 0.1.3 to 0.1.12, the releases read: the executable is always "
+        "`vllm`, `--enable-prefix-caching` is written only when true (no `--no-enable-prefix-caching`), no POD_IP "
+        "env, zmq port or `nodeName`, and before 0.1.2 no `enableEngine` gate: not modelled")
+
+
+def test_router_container_recognised_by_image_or_command():
+    """readers14: production-stack's router image under any registry or mirror path, or its entry point; not an image
+    whose name only ends in the same words, nor vLLM's engine."""
+    from shardwise.rules.adapters.k8s.router import is_router
+    from shardwise.rules.model import Container
+
+    images = ["lmcache/lmstack-router:latest", "docker.io/lmcache/lmstack-router@sha256:ab",
+              "ghcr.io/x/lmcache/lmstack-router:v1", "notlmcache/lmstack-router:1", "vllm/vllm-openai:v0.11.0"]
+    assert [is_router(Container("c", image=i)) for i in images] == [True, True, True, False, False]
+    assert is_router(Container("c", image="python:3.12", command=["/opt/venv/bin/vllm-router"]))
+    assert is_router(Container("c", image="python:3.12", command=["python3", "-m", "vllm_router.app"]))
+    assert not is_router(Container("c", image="python:3.12", command=["vllm", "serve", "m"]))

@@ -101,15 +101,18 @@ def _with_kind_lines(add: Callable[[str, Mapping[str, Any], Location, Inventory,
 
 _add_helm_release = Later("helmrelease", "add_helm_release")
 _add_application = Later("helmrelease", "add_application")
+_modelled_unread = Later("helmrelease", "modelled_unread")
 
 
 def _helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:
     """A Flux HelmRelease or an Argo CD Application of a chart whose rendering is known (:mod:`.helmrelease`): the
     objects it renders; any other is read as an object no adapter claims, as before."""
     add = _add_application if kind == "Application" else _add_helm_release
-    if not add(kind, obj, loc, inv, ctx) and not (
+    if add(kind, obj, loc, inv, ctx):
+        return
+    if _modelled_unread(kind, obj) or not (
             add_workload(kind, obj, loc, inv, ctx.lines, known=False) or add_generic(kind, obj, loc, inv, ctx.lines)):
-        inv.skipped[kind] += 1
+        inv.skipped[kind] += 1  # a modelled chart not read: its values are no pod spec (SW005 says why)
 
 
 def _none(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Context) -> None:

@@ -43,8 +43,15 @@ from ..yamlsrc import LineDict, _parse
 from .apptemplate import app_template_objects
 from .dispatch import add_object
 from .fields import as_list, as_map
-from .modelservice import modelservice_objects
-from .prodstack import VERSIONS, chart_version, is_prodstack_values, prodstack_objects, refusal
+from .modelservice import modelservice_objects, version_why
+from .prodstack import (
+    VERSIONS,
+    chart_version,
+    is_prodstack_values,
+    older_release_why,
+    prodstack_objects,
+    refusal,
+)
 
 #: The charts read here, by the name a HelmRelease gives them.
 APP_TEMPLATE, MODELSERVICE, PRODSTACK = "app-template", "llm-d-modelservice", "vllm-stack"
@@ -70,7 +77,7 @@ def chart_objects(name: str, version: Any, values: Mapping[str, Any], release: s
     if name == APP_TEMPLATE and isinstance(values.get("controllers"), dict):
         return app_template_objects(values, release, namespace, annotations)
     if name == MODELSERVICE:
-        return modelservice_objects(values, release, namespace, annotations)
+        return None if version_why(version) else modelservice_objects(values, release, namespace, annotations)
     if name == PRODSTACK and is_prodstack_values(values):
         n = chart_version(version)
         return None if n is None else prodstack_objects(values, n, release, namespace, annotations)
@@ -91,12 +98,15 @@ def modelled_why(chart: str, version: Any, spec: Mapping[str, Any], values: Any 
         return "its valueFiles (or fileParameters) are files the inputs do not hold: its values are not known here"
     if spec.get("parameters"):
         return "its helm parameters override the values in ways not modelled here: not rendered"
+    if chart == MODELSERVICE and version_why(version):
+        return version_why(version)
     if chart == PRODSTACK and isinstance(values, dict) and refusal(values):
         return refusal(values)
     if chart == PRODSTACK and chart_version(version) is None:
-        return (f"shardwise reads the vllm-stack chart's values at an exact release 0.1.{VERSIONS[0]} to "
-                f"0.1.{VERSIONS[-1]}, and this one names {str(version) if version is not None else 'none'!r} (a "
-                "range or none is resolved in the cluster; another release is not modelled)")
+        return older_release_why(version) or (
+            f"shardwise reads the vllm-stack chart's values at an exact release 0.1.{VERSIONS[0]} to "
+            f"0.1.{VERSIONS[-1]}, and this one names {str(version) if version is not None else 'none'!r} (a "
+            "range or none is resolved in the cluster; another release is not modelled)")
     return None
 
 
@@ -205,6 +215,23 @@ def _add_rendered(objs: list[tuple[LineDict, Any, str]], loc: Location, inv: Inv
         except InputError as e:
             raise named_for_values(e, values, prefix) from None
     return (len(inv.groups), len(inv.launch_issues)) != marks
+
+
+def modelled_unread(kind: str, obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` installs a chart modelled here from a Helm repository and :func:`modelled_why` says why it is
+    not read (a version not modelled, ``valuesFrom``, ``postRenderers`` ...): its values are the chart's, not a pod
+    spec, so no other reader takes them for one (llm-d-modelservice's ``containers`` with ``modelCommand`` were read
+    as a pod naming no model), and SW005 gives the reason."""
+    spec = as_map(obj.get("spec"))
+    if kind == "Application":
+        sources = [spec["source"]] if isinstance(spec.get("source"), dict) else as_list(spec.get("sources"))
+        return any(isinstance(src, dict) and isinstance(src.get("chart"), str) and modelled_why(
+            src["chart"], src.get("targetRevision"), as_map(src.get("helm"))) is not None for src in sources)
+    name, source = chart_of(spec)
+    if name is None or source == "GitRepository":
+        return False
+    version = as_map(as_map(spec.get("chart")).get("spec")).get("version")
+    return modelled_why(name, version, spec, spec.get("values")) is not None
 
 
 def add_helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Any) -> bool:

@@ -121,7 +121,7 @@ class Upto(Sequence[str]):
 
 
 #: The inventory's lists an object's extractor may add to.
-_LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses",
+_LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses", "routers",
           "network_policies", "autoscalers", "launch_issues", "config_maps", "pod_ports", "device_claims",
           "cross_refs")
 _ISSUES = _LISTS.index("launch_issues")

@@ -22,7 +22,8 @@ themselves name their engine in fields instead, and such an object that gives no
   v0.11.0}``), on any kind (fuzz13: such an object of an unknown kind was skipped without a word);
 - a GitOps object that renders a Helm chart in the cluster (an Argo CD ``Application`` or ``ApplicationSet``, a Flux
   ``HelmRelease``, a k3s ``HelmChart``) whose Helm values name a vLLM image: ``repository: vllm/vllm-openai``, a
-  parameter ``{name: image.repository, value: vllm/vllm-openai}``, or the same in a values text.
+  parameter ``{name: image.repository, value: vllm/vllm-openai}``, or the same in a values text; or llm-d-modelservice's
+  ``modelCommand: vllmServe`` / ``imageDefault`` (the chart writes the vLLM command).
 
 Only ``spec`` is looked at: labels and annotations name routes and metrics (``vllm:num_requests_waiting``);
 an annotation whose text writes a container (a pod patch a controller applies) is
@@ -139,6 +140,28 @@ def _gitops_image(spec: Any, file: str | None) -> tuple[str, Location | None] | 
     return None
 
 
+#: llm-d-modelservice's ``modelCommand`` values that run vLLM (``vllm serve``, or the image's entrypoint given vLLM's
+#: ``--model``/``--served-model-name``), as a field or in a values text.
+_MODEL_COMMANDS = ("vllmServe", "imageDefault")
+_VALUES_MODEL_COMMAND = re.compile(r"^[ \t]*-?[ \t]*modelCommand:[ \t]*['\"]?(vllmServe|imageDefault)\b", re.MULTILINE)
+
+
+def _gitops_model_command(spec: Any, file: str | None) -> tuple[str, Location | None] | None:
+    """llm-d-modelservice's ``modelCommand: vllmServe`` (or ``imageDefault``) in a GitOps object's Helm values: the
+    chart writes the vLLM command itself (readers14: a release at a version not modelled was silent)."""
+    for key, value, holder in _walk(spec):
+        low = key.lower()
+        if low == "modelcommand" and value in _MODEL_COMMANDS and isinstance(holder, Mapping) \
+                and "llm-d-inference-sim" not in str(holder.get("image") or ""):  # the simulator runs no vLLM
+            return f"llm-d-modelservice's modelCommand {value} (vLLM) in its Helm values", _at(holder, key, file)
+        if low in ("values", "valuescontent") and isinstance(value, str):
+            m = _VALUES_MODEL_COMMAND.search(value)
+            if m is not None:
+                return (f"llm-d-modelservice's modelCommand {m.group(1)} (vLLM) in its Helm values",
+                        _at(holder, key, file))
+    return None
+
+
 def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mention | None:
     """(what mentions vLLM, its line, why no workload was read or None for the general reason), or None."""
     spec = obj.get("spec")
@@ -148,7 +171,7 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
     file = loc.file
     why = gitops_why(kind, obj)
     if why is not None:
-        image = _gitops_image(spec, file)
+        image = _gitops_image(spec, file) or _gitops_model_command(spec, file)
         if image is not None:
             return (*image, why)
     for key, value, holder in _walk(spec):

@@ -270,6 +270,40 @@ def _pod(part: Mapping[str, Any], values: Mapping[str, Any], containers: list[Li
     return spec
 
 
+_EXACT = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+#: The releases whose rendering the reader follows: v0.2.16 (as v0.3.0) to v0.4.12, the newest.
+FIRST_READ, NEWEST_READ = (0, 2, 16), (0, 4, 12)
+
+
+def version_why(version: Any) -> str | None:
+    """Why a GitOps object naming the chart at ``version`` is not read, None when it is: an exact release before
+    v0.2.16 renders its workloads unlike the releases read (each range of tags read, llm-d-incubation/
+    llm-d-modelservice ``charts/llm-d-modelservice/templates/_helpers.tpl``), one after v0.4.12 was not read. A
+    range or no version resolves in the cluster to the newest release that matches, and is read as a values file
+    is."""
+    m = _EXACT.fullmatch(str(version).strip()) if isinstance(version, str | int | float) else None
+    if m is None:
+        return None
+    v = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    shown = str(version).strip()
+    if FIRST_READ <= v <= NEWEST_READ:
+        return None
+    if v > NEWEST_READ:
+        why = "is newer than v0.4.12, the newest release read"
+    elif v < (0, 2, 0):
+        why = "is a release before v0.2.0, whose templates were not read"
+    elif v < (0, 2, 8):
+        why = ("renders the accelerator request only above parallelism.tensor 1 and always as nvidia.com/gpu (v0.2.8 "
+               "on write it from tensor 1, of accelerator.type's resource)")
+    elif v < (0, 2, 15):
+        why = ("takes vllmServe's and imageDefault's --tensor-parallel-size from the container's own parallelism, "
+               "not the role's, while the GPU count follows the role's (v0.2.15 fixed it)")
+    else:
+        why = ("passes vllmServe's --tensor-parallel-size as the text \"$TP_SIZE\", which Kubernetes does not expand "
+               "(v0.2.16 fixed it)")
+    return f"llm-d-modelservice {shown} {why}: not modelled (shardwise reads v0.2.16 and v0.3.0 to v0.4.12)"
+
+
 def modelservice_objects(values: Mapping[str, Any], release: str | None, namespace: str | None,
                          annotations: Mapping[str, Any] | None) -> list[LineDict]:
     """The Deployments (or LeaderWorkerSets) the chart renders from ``values`` for ``release`` (None: a values

@@ -1,14 +1,26 @@
-"""vLLM's production-stack chart (``vllm-stack``): its Helm values as the engine Deployments it renders.
+"""vLLM's production-stack chart (``vllm-stack``): its Helm values as the router and engine Deployments it renders.
 
 vLLM's production-stack serves models with a release of its ``vllm-stack`` chart (Helm repository
-``https://vllm-project.github.io/production-stack``), in a Flux HelmRelease or an Argo CD Application: no pod spec is
-written, the chart builds one Deployment per ``servingEngineSpec.modelSpec[]`` entry. The rendering below follows
+``https://vllm-project.github.io/production-stack``), in a Flux HelmRelease or an Argo CD Application: no pod spec
+is written, the chart builds one Deployment per ``servingEngineSpec.modelSpec[]`` entry. The rendering below follows
 ``helm/templates/deployment-vllm-multi.yaml`` and ``_helpers.tpl`` of vllm-project/production-stack at the tags
-``vllm-stack-0.1.4`` to ``vllm-stack-0.1.12`` (66b6066), each read. Those releases render differently in places, so a
-release is read only when it names one of them exactly (a HelmRelease's ``chart.spec.version``, an Application's
-``targetRevision``): a version range or none is resolved by the controller to a release not known here, and any
-other version is not modelled (SW005 says the chart is not rendered here, as before).
+``vllm-stack-0.1.3`` (ff7a6c1) to ``vllm-stack-0.1.12`` (66b6066), each read. Those releases render differently in
+places, so a release is read only when it names one of them exactly (a HelmRelease's ``chart.spec.version``, an
+Application's ``targetRevision``): a version range or none is resolved by the controller to a release not known
+here, and any other version is not modelled (SW005 says the chart is not rendered here, as before). 0.1.3 differs
+from 0.1.4 only in what 0.1.4 added (``git diff vllm-stack-0.1.3 vllm-stack-0.1.4 -- helm``: values and helpers
+alike): no ``hostIPC``/``hostPID``, no ``SYS_PTRACE``, no ``ucx-port``, no ``CUDA_VISIBLE_DEVICES`` from LMCache's
+config, the LMCache executable for the tag ``2025-05-17-v1`` only, and a ``raySpec`` key of ``servingEngineSpec``
+(not of an entry) that renders no engine at all. 0.1.0 to 0.1.2 render the engines further apart
+(:func:`older_release_why`).
 
+- ``routerSpec.enableRouter`` (default true) renders the router, ``<release>-deployment-router``
+  (``deployment-router.yaml``, the same in these respects at every release read): image ``lmcache/lmstack-router``
+  (``repository:tag``), ``--service-discovery`` (default ``k8s``) with ``--k8s-namespace`` the release's and
+  ``--k8s-label-selector`` ``servingEngineSpec.labels`` (merged over the chart's ``environment: test, release:
+  test``, which every engine pod also carries beside ``model`` and ``helm-release-name``), or ``static`` with its
+  required ``staticBackends``/``staticModels``; ``--routing-logic`` ``routingLogic`` (``roundrobin`` by default at
+  every release) and ``--session-key``. Read by :mod:`.router`, judged by SW406;
 - ``servingEngineSpec.enableEngine`` (default true) gates every engine; each ``modelSpec`` entry is the Deployment
   ``<release>-<name>-deployment-vllm`` with ``replicaCount`` replicas (none written from 0.1.11 when
   ``keda.enabled``: KEDA scales it). An entry with ``raySpec`` (0.1.11: ``raySpec.enabled``) is a KubeRay cluster
@@ -33,7 +45,7 @@ other version is not modelled (SW005 says the chart is not rendered here, as bef
 - ``/dev/shm``: an in-memory ``emptyDir`` of ``shmSize`` (20Gi) when ``vllmConfig.tensorParallelSize`` is written;
   ``pvcStorage`` mounted at ``/data`` (its claim ``<release>-<name>-storage-claim``; from 0.1.8 a mapping with
   ``emptyDir`` is that volume); ``extraVolumes``/``extraVolumeMounts`` as written;
-- the pod: ``hostIPC``/``hostPID`` with ``lmcacheConfig.enablePD`` (0.1.4: on every engine pod);
+- the pod: ``hostIPC``/``hostPID`` with ``lmcacheConfig.enablePD`` (0.1.4: on every engine pod; 0.1.3: none);
   ``securityContext``; the container's ``containerSecurityContext`` (default ``runAsNonRoot: false``; 0.1.4 and
   0.1.5 write ``securityContext`` twice in the container, ``SYS_PTRACE`` then ``containerSecurityContext`` when set,
   and the later key wins, so ``SYS_PTRACE`` holds only where the values empty it); ``serviceAccountName`` (0.1.5
@@ -58,7 +70,7 @@ from .fields import as_list, as_map
 
 CHART = "vllm-stack"
 #: The chart releases read (``vllm-stack-0.1.N`` tags), by N.
-VERSIONS = range(4, 13)
+VERSIONS = range(3, 13)
 _VERSION = re.compile(r"v?0\.1\.(\d+)")
 _PROBE_DEFAULTS: dict[str, dict[str, Any]] = {
     "startupProbe": {"initialDelaySeconds": 15, "periodSeconds": 10, "failureThreshold": 60,
@@ -75,6 +87,18 @@ def chart_version(version: Any) -> int | None:
     m = _VERSION.fullmatch(str(version).strip()) if isinstance(version, str | int | float) else None
     n = int(m.group(1)) if m else None
     return n if n in VERSIONS else None
+
+
+def older_release_why(version: Any) -> str | None:
+    """Why an exact release before 0.1.3 is not read (its templates, read at each tag, render the engines unlike
+    0.1.3 on), None for any other version."""
+    m = re.fullmatch(r"v?0\.(0|1)\.(\d+)", str(version).strip()) if isinstance(version, str | int | float) else None
+    if m is None or (m.group(1) == "1" and int(m.group(2)) >= VERSIONS[0]):
+        return None
+    return (f"vllm-stack {str(version).strip()} renders its engines unlike 0.1.3 to 0.1.12, the releases read: the "
+            "executable is always `vllm`, `--enable-prefix-caching` is written only when true (no "
+            "`--no-enable-prefix-caching`), no POD_IP env, zmq port or `nodeName`, and before 0.1.2 no `enableEngine` "
+            "gate: not modelled")
 
 
 def is_prodstack_values(values: Any) -> bool:
@@ -176,7 +200,8 @@ def _executable(m: Mapping[str, Any], v: int) -> str:
     if v >= 8:
         lmcache = repo == "lmcache/vllm-openai"
     else:
-        lmcache = tag in ("2025-05-27-v1", "2025-05-17-v1") or (tag == "latest" and repo == "lmcache/vllm-openai")
+        lmcache = tag in (("2025-05-27-v1", "2025-05-17-v1") if v >= 4 else ("2025-05-17-v1",)) or (
+            tag == "latest" and repo == "lmcache/vllm-openai")
         if v >= 6:
             lmcache = lmcache or tag == "latest-nightly" or tag.startswith("nightly-")
     return "/opt/venv/bin/vllm" if lmcache else "vllm"
@@ -201,7 +226,7 @@ def _env(m: Mapping[str, Any], se: Mapping[str, Any], release: str, v: int, line
         env += [e for e in as_list(se.get("env"))]
     env += [e for e in as_list(m.get("env"))]
     lm = as_map(m.get("lmcacheConfig"))
-    if "cudaVisibleDevices" in lm:
+    if "cudaVisibleDevices" in lm and v >= 4:
         env.append(_ld({"name": "CUDA_VISIBLE_DEVICES", "value": _text(lm["cudaVisibleDevices"])}, line=line))
     return env
 
@@ -253,7 +278,9 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
     if env_from:
         container["envFrom"] = env_from
     container["ports"] = [{"name": "container-port", "containerPort": port},
-                          {"name": "zmq-port", "containerPort": 55555}, {"name": "ucx-port", "containerPort": 9999}]
+                          {"name": "zmq-port", "containerPort": 55555}]
+    if v >= 4:
+        container["ports"].append({"name": "ucx-port", "containerPort": 9999})
     for probe, default in _PROBE_DEFAULTS.items():
         if probe == "readinessProbe" and v < 8:
             continue  # no readiness probe before 0.1.8
@@ -281,8 +308,8 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
     pod = _ld({"containers": [container]}, line=at)
     if se.get("securityContext"):
         pod["securityContext"] = se["securityContext"]
-    if v == 4 or as_map(m.get("lmcacheConfig")).get("enablePD"):
-        pod["hostIPC"] = pod["hostPID"] = True  # 0.1.4 writes them on every engine pod
+    if v == 4 or (v >= 5 and as_map(m.get("lmcacheConfig")).get("enablePD")):
+        pod["hostIPC"] = pod["hostPID"] = True  # 0.1.4 writes them on every engine pod, 0.1.3 on none
     if v >= 5 and m.get("serviceAccountName"):
         pod["serviceAccountName"] = m["serviceAccountName"]
     if v >= 7 and m.get("priorityClassName"):
@@ -311,7 +338,10 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
                           else "nodeSelectorTerms"), ("tolerations", "tolerations"), ("volumes", "extraVolumes")):
             if key in pod and src in m.key_lines:
                 pod.key_lines[key] = m.key_lines[src]
-    pod_meta = {"annotations": m["podAnnotations"]} if m.get("podAnnotations") else {}
+    pod_meta: dict[str, Any] = {"labels": {"model": _text(m.get("name")), "helm-release-name": release,
+                                           **{k: _text(v) for k, v in engine_labels(se).items()}}}
+    if m.get("podAnnotations"):
+        pod_meta["annotations"] = m["podAnnotations"]
     meta: dict[str, Any] = {"name": f"{release}-{name}-deployment-vllm"}
     if namespace:
         meta["namespace"] = namespace
@@ -331,10 +361,74 @@ def _deployment(m: Mapping[str, Any], se: Mapping[str, Any], release: str, names
                line=at)
 
 
+#: ``servingEngineSpec.labels`` in the chart's values.yaml at every release read (0.1.0 to 0.1.12 alike): Helm merges
+#: the written map over it key by key.
+ENGINE_LABELS = {"environment": "test", "release": "test"}
+#: ``routerSpec`` defaults read here, the same at every release read: the router image, port, discovery and
+#: ``routingLogic: "roundrobin"``.
+ROUTER_DEFAULTS = {"repository": "lmcache/lmstack-router", "tag": "latest", "enableRouter": True,
+                   "containerPort": 8000, "serviceDiscovery": "k8s", "routingLogic": "roundrobin", "sessionKey": ""}
+
+
+def engine_labels(se: Mapping[str, Any]) -> Any:
+    """``servingEngineSpec.labels`` as Helm merges it over the chart's default (a written null deletes it)."""
+    if "labels" not in se:
+        return dict(ENGINE_LABELS)
+    merged = _merged(ENGINE_LABELS, se["labels"])
+    return merged if isinstance(merged, dict) else {}
+
+
+def _router(values: Mapping[str, Any], release: str, namespace: str | None,
+            annotations: Mapping[str, Any] | None) -> LineDict | None:
+    """``deployment-router.yaml`` (the same in these respects at 0.1.3 to 0.1.12): the Deployment
+    ``<release>-deployment-router`` running the router image with ``--service-discovery``, for ``k8s``
+    ``--k8s-namespace`` (the release's) and, with the engines enabled, ``--k8s-label-selector`` from
+    ``servingEngineSpec.labels`` (``labels.toCommaSeparatedList``: ``key=value`` joined by commas, keys sorted as Go
+    ranges a map), for ``static`` the backends and models, then ``--routing-logic`` and ``--session-key``; None with
+    ``enableRouter`` false."""
+    written = values.get("routerSpec")
+    r = _merged(ROUTER_DEFAULTS, written) if isinstance(written, dict) else dict(ROUTER_DEFAULTS)
+    if not r.get("enableRouter"):
+        return None
+    se = as_map(values.get("servingEngineSpec"))
+    discovery = r.get("serviceDiscovery")
+    args: list[Any] = ["--host", "0.0.0.0", "--port", _text(r.get("containerPort")), "--service-discovery",
+                       _text(discovery or "k8s")]
+    if discovery == "k8s":
+        args += ["--k8s-namespace", namespace or "default"]
+        if "enableEngine" not in se or se["enableEngine"]:
+            labels = engine_labels(se)
+            args += ["--k8s-label-selector", ",".join(f"{k}={_text(labels[k])}" for k in sorted(labels))]
+    if discovery == "static":
+        args += ["--static-backends", _text(r.get("staticBackends")), "--static-models", _text(r.get("staticModels"))]
+    args += ["--routing-logic", _text(r.get("routingLogic"))]
+    if r.get("sessionKey"):
+        args += ["--session-key", _text(r["sessionKey"])]
+    like = written if isinstance(written, LineDict) else None
+    at = like.key_lines.get("routingLogic", like.line) if like else None
+    container = _ld({"name": "router-container", "image": f"{r.get('repository')}:{r.get('tag')}", "args": args},
+                    line=at)
+    meta: dict[str, Any] = {"name": f"{release}-deployment-router"}
+    if namespace:
+        meta["namespace"] = namespace
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    pod = _ld({"containers": [container]}, line=at)
+    body = _ld({"template": _ld({"spec": pod}, line=at)}, line=at)
+    return _ld({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _ld(meta, line=at), "spec": body},
+               line=at)
+
+
 def refusal(values: Mapping[str, Any]) -> str | None:
     """Why ``helm template`` fails on these values (a ``required`` value of an engine the chart renders is missing:
     ``repository``, ``tag``, and without ``resources`` ``requestMemory`` and ``requestCPU``), None when it renders
     them. The chart then renders nothing, so no engine is read."""
+    router = as_map(values.get("routerSpec"))
+    if router.get("enableRouter", True) and router.get("serviceDiscovery") == "static":
+        missing = [k for k in ("staticBackends", "staticModels") if router.get(k) in (None, "")]
+        if missing:
+            return (f"the chart refuses its values (routerSpec.serviceDiscovery is static and routerSpec has no "
+                    f"{' or '.join(missing)}, which it then requires): it renders nothing")
     se = as_map(values.get("servingEngineSpec"))
     for i, m in enumerate(as_list(se.get("modelSpec"))):
         if not isinstance(m, dict) or m.get("enabled") is False:
@@ -349,19 +443,23 @@ def refusal(values: Mapping[str, Any]) -> str | None:
 
 def prodstack_objects(values: Mapping[str, Any], version: int, release: str, namespace: str | None,
                       annotations: Mapping[str, Any] | None) -> list[LineDict]:
-    """The engine Deployments release ``0.1.<version>`` of the chart renders from ``values`` for ``release``, each
-    at its ``modelSpec`` entry's line."""
+    """The router Deployment (:func:`_router`, at ``routerSpec.routingLogic``'s line) and the engine Deployments
+    release ``0.1.<version>`` of the chart renders from ``values`` for ``release``, each engine at its ``modelSpec``
+    entry's line."""
     se = as_map(values.get("servingEngineSpec"))
-    if "enableEngine" in se and not se["enableEngine"] or refusal(values):
+    if refusal(values):
         return []
-    out: list[LineDict] = []
+    router = _router(values, release, namespace, annotations)
+    out: list[LineDict] = [router] if router is not None else []
+    if "enableEngine" in se and not se["enableEngine"] or version == 3 and "raySpec" in se:
+        return out  # 0.1.3 renders no engine at all where servingEngineSpec has a raySpec key
     for m in as_list(se.get("modelSpec")):
         if not isinstance(m, dict):
             continue
         if version >= 11:
             if m.get("enabled") is False or as_map(m.get("raySpec")).get("enabled"):
                 continue
-        elif "raySpec" in m:
-            continue
+        elif "raySpec" in m and version >= 4:
+            continue  # 0.1.3 reads raySpec at servingEngineSpec only
         out.append(_deployment(m, se, release, namespace, annotations, version))
     return out

@@ -68,6 +68,7 @@ from .pods import (
     template_counts,
     template_name,
 )
+from .router import add_router
 
 #: The workload kinds read here, by the API groups that define them with this shape (``spec.template`` a pod
 #: template, ``spec.replicas``): Kubernetes' own (``extensions`` the groups before ``apps``), Argo Rollouts,
@@ -658,6 +659,7 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
         inv.pod_ports.append(ports)
     pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path)
     if pod.engine is None:
+        add_router(kind, obj, loc, pod.containers, inv)  # production-stack's router: SW406 judges its routing
         note_launch(inv, kind, obj, loc, pod, None)
         return pod.unread is not None
     replicas = _replicas(kind, obj, loc, strict)

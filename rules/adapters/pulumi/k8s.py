@@ -223,8 +223,8 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             for a in inv.autoscalers:
                 a.max_replicas = UNKNOWN
         elif path in (("metadata",), ("metadata", "namespace")):
-            namespaced: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies,
-                                     *inv.autoscalers, *inv.config_maps, *inv.pod_ports]
+            namespaced: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.routers,
+                                     *inv.network_policies, *inv.autoscalers, *inv.config_maps, *inv.pod_ports]
             for obj in namespaced:
                 obj.namespace = UNKNOWN_NAMESPACE
             if kind == "Pod" and path == ("metadata",):
@@ -395,8 +395,8 @@ def _fill_locations(inv: Inventory, loc: Location) -> None:
         g.locations = {k: fix(v) for k, v in g.locations.items()}
         for c in g.containers:
             c.location = fix(c.location)
-    located: list[Any] = [*inv.services, *inv.ingresses, *inv.autoscalers, *inv.pools, *inv.launch_templates,
-                          *inv.network_policies, *inv.launch_issues, *inv.config_maps]
+    located: list[Any] = [*inv.services, *inv.ingresses, *inv.routers, *inv.autoscalers, *inv.pools,
+                          *inv.launch_templates, *inv.network_policies, *inv.launch_issues, *inv.config_maps]
     for obj in located:
         obj.location = fix(obj.location)
         if hasattr(obj, "suppressions"):

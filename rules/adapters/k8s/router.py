@@ -1,0 +1,138 @@
+"""vLLM production-stack's router (``vllm-router``) in a pod template, read as the :class:`~..model.Router` SW406
+judges.
+
+The router is the ``vllm-router`` entry point of vllm-project/production-stack (``pyproject.toml``
+``[project.scripts]``), which its image ``lmcache/lmstack-router`` runs as its ENTRYPOINT (``docker/Dockerfile``),
+so the ``vllm-stack`` chart's ``deployment-router.yaml`` writes only ``args``. A container is a router when its image
+is ``lmcache/lmstack-router`` (any registry, tag or digest) or its command runs ``vllm-router`` (a path ending in it,
+or ``python -m vllm_router.app``). Its arguments are read as the router's parser reads them
+(``src/vllm_router/parsers/parser.py`` at vllm-stack-0.1.12, the same options at 0.1.4): ``--routing-logic``,
+``--service-discovery``, ``--k8s-namespace`` (default ``default``), ``--k8s-label-selector`` (default empty: every pod
+of the namespace), ``--static-backends`` (comma-separated URLs), each as ``--flag value`` or ``--flag=value``. A
+word the inputs do not give (a ``$(VAR)`` no literal env sets, a template placeholder) is unknown. A router without
+``--routing-logic`` exits at start (``verify_required_args_provided``): it routes nothing and is not read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ...model import UNKNOWN, Container, Inventory, Location, Router
+from ...model.unknown import UNKNOWN_TOKEN, holds_placeholder
+from .fields import as_map, read_annotations, suppressions_from
+
+ROUTER_IMAGE = "lmcache/lmstack-router"
+_VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_FLAGS = ("--routing-logic", "--service-discovery", "--k8s-namespace", "--k8s-label-selector", "--static-backends")
+
+
+def _image_repo(image: Any) -> str:
+    """The repository of an image reference without registry host, tag or digest (``lmcache/lmstack-router``)."""
+    if not isinstance(image, str):
+        return ""
+    ref = image.split("@", 1)[0]
+    name, _, tag = ref.rpartition(":")
+    if name and "/" not in tag:
+        ref = name
+    parts = ref.split("/")
+    if len(parts) > 2 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]
+    return "/".join(parts)
+
+
+def is_router(c: Container) -> bool:
+    """Whether container ``c`` runs production-stack's router (see the module's docstring)."""
+    repo = _image_repo(c.image)
+    if repo == ROUTER_IMAGE or repo.endswith("/" + ROUTER_IMAGE):  # a mirror keeps the path under its own
+        return True
+    words = [w for w in c.command if isinstance(w, str)]
+    if words and posixpath.basename(words[0]) == "vllm-router":
+        return True
+    return any(words[i] == "-m" and words[i + 1] == "vllm_router.app" for i in range(len(words) - 1))
+
+
+def _word(w: Any, env: Mapping[str, Any]) -> Any:
+    """A word as the router receives it: ``$(VAR)`` expanded from a literal env value, UNKNOWN when not known."""
+    if not isinstance(w, str) or UNKNOWN_TOKEN in w:
+        return UNKNOWN
+
+    def sub(m: re.Match[str]) -> str:
+        v = env.get(m.group(1))
+        return v if isinstance(v, str) else m.group(0)
+
+    out = _VAR.sub(sub, w)
+    return UNKNOWN if _VAR.search(out) or holds_placeholder(out) else out
+
+
+def _options(words: list[Any]) -> dict[str, Any]:
+    """The last value given for each flag of :data:`_FLAGS` (argparse keeps the last)."""
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w is UNKNOWN:
+            i += 1
+            continue
+        flag, eq, value = w.partition("=")
+        if flag in _FLAGS:
+            if eq:
+                out[flag] = value
+            elif i + 1 < len(words):
+                out[flag] = words[i + 1]
+                i += 1
+        i += 1
+    return out
+
+
+def _selector(text: Any) -> Any:
+    """``a=b,c=d`` as {a: b, c: d}; UNKNOWN when not known or a term is not an equality (``a in (x)``, ``!a``)."""
+    if text is UNKNOWN:
+        return UNKNOWN
+    out: dict[str, str] = {}
+    for term in str(text).split(","):
+        term = term.strip()
+        if not term:
+            continue
+        key, op, value = term.partition("==") if "==" in term else term.partition("=")
+        if not op or "!" in key or " " in key.strip():
+            return UNKNOWN
+        out[key.strip()] = value.strip()
+    return out
+
+
+def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: list[Container]) -> Router | None:
+    """The router the first router container of a pod template runs, None when none runs one or it is given no
+    ``--routing-logic``."""
+    c = next((c for c in containers if is_router(c)), None)
+    if c is None:
+        return None
+    env = {k: v for k, v in c.env.items() if isinstance(v, str)}
+    words = [_word(w, env) for w in [*c.command, *c.args]]
+    opts = _options(words)
+    if "--routing-logic" not in opts:
+        return None
+    meta = as_map(obj.get("metadata"))
+    ann, lines = read_annotations(meta)
+    discovery = opts.get("--service-discovery")
+    backends = opts.get("--static-backends")
+    return Router(
+        name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"), kind=kind,
+        logic=opts["--routing-logic"], discovery=discovery,
+        watch_namespace=opts.get("--k8s-namespace", "default"),
+        selector=_selector(opts.get("--k8s-label-selector", "")),
+        backends=UNKNOWN if backends is UNKNOWN else [b.strip() for b in str(backends or "").split(",") if b.strip()],
+        location=c.location if c.location.line else loc,
+        suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+    )
+
+
+def add_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: list[Container],
+               inv: Inventory) -> bool:
+    """Add the router a workload's pod runs (:func:`read_router`); True when one was added."""
+    r = read_router(kind, obj, loc, containers)
+    if r is not None:
+        inv.routers.append(r)
+    return r is not None

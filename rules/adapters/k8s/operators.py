@@ -360,8 +360,8 @@ def _msvc_values(obj: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[dict[
     elif isinstance(uri, str) and uri.startswith("pvc://"):
         values["ModelPath"] = "/".join(uri[len("pvc://"):].split("/")[1:])
         values["MountedModelPath"] = f"{_MSVC_STORAGE_ROOT}/{values['ModelPath']}"
-    ports = {str(p["name"]): str(p["port"]) for p in as_list(routing.get("ports"))
-             if isinstance(p, Mapping) and p.get("name") is not None and p.get("port") is not None}
+    ports = {str(p["name"]): str(p["port"]) for p in as_list(routing.get("ports"))  # an int32 in the CRD's schema
+             if isinstance(p, Mapping) and p.get("name") is not None and type(p.get("port")) is int}
     return values, ports
 
 

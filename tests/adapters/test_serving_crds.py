@@ -11,6 +11,7 @@ of each field a finding points at.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from repo_paths import FIXTURES
@@ -1081,3 +1082,21 @@ def test_model_service_without_its_base_config_map_does_not_block_on_what_the_ba
     # the model is the controller's rendering of {{ .HFModelName }}, never the placeholder (no SW003)
     inv = load_inputs([os.path.join(MSVC, "msvc.yaml")])
     assert [g.engine.model for g in inv.groups] == ["Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-32B-Instruct"]
+
+
+def test_model_service_base_template_that_is_no_yaml_once_rendered_holds_back_what_it_may_set(tmp_path):
+    # the controller renders the base with every TemplateVars field and function; an action this object does not
+    # decide ({{ .EPPServiceName }} in a flow mapping) leaves text that is not YAML: what the base gives is not known
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "              image: ghcr.io/llm-d/llm-d:0.0.8\n",
+        "              image: ghcr.io/llm-d/llm-d:0.0.8\n              labels: {{ .EPPServiceName }\n", 1)
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text((Path(MSVC) / "msvc.yaml").read_text())
+    got = _msvc_findings([str(tmp_path)])
+    assert [(code, subject, level) for code, subject, level, _ in got] == [
+        ("SW204", "ModelService default/qwen-small/decode", "advisory"),
+        ("SW204", "ModelService default/qwen-tp4/decode", "advisory"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "advisory"),
+    ]
+    assert all("ConfigMap `simple-base-config` (spec.baseConfigMapRef), whose `decodeDeployment` is not YAML once "
+               "rendered with what this object decides, which may set it" in message for *_, message in got)

@@ -407,20 +407,21 @@ def _merged(base: Any, over: Any) -> Any:
 
 
 def _msvc_base_pod(name: str, role: str, values: Mapping[str, str], ports: Mapping[str, str],
-                   file: str | None) -> Mapping[str, Any] | None:
+                   file: str | None) -> Mapping[str, Any] | str:
     """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered), {} when the ConfigMap
-    holds no such template (the controller then builds the Deployment from the role alone), None when no input
-    holds the ConfigMap."""
+    holds no such template (the controller then builds the Deployment from the role alone), or why what it holds
+    is not known: no input holds the ConfigMap, or its template is not YAML once rendered with what the object
+    decides."""
     data = config_map_data(name)
     if data is None:
-        return None
+        return "not in the inputs"
     text = data.get(f"{role}Deployment")
     if not isinstance(text, str):
         return {}
     for _, doc in load_documents(_msvc_render(text, values, ports), file or "<configmap>"):
         if isinstance(doc, Mapping):
             return unplaced(as_map(as_map(as_map(doc.get("spec")).get("template")).get("spec")))
-    return None  # a template the object's values do not render into YAML: what it holds is not known
+    return f"whose `{role}Deployment` is not YAML once rendered with what this object decides"
 
 
 def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
@@ -445,9 +446,9 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         fragment = None
         if isinstance(base_name, str) and base_name:
             base = _msvc_base_pod(base_name, role, values, ports, file)
-            if base is None:
+            if isinstance(base, str):
                 fragment = (f"the ModelService controller merges this role into the Deployment template of ConfigMap "
-                            f"`{base_name}` (spec.baseConfigMapRef), not in the inputs")
+                            f"`{base_name}` (spec.baseConfigMapRef), {base}")
             elif base:
                 own = {c.get("name"): c for c in containers if isinstance(c, Mapping)}
                 merged = [_merged(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own

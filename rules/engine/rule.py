@@ -210,9 +210,9 @@ class GroupRule(Rule):
         level set in the configuration wins): the object read is not the whole object applied."""
         if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
+        fix = g.fragment_fix or "lint what the overlay builds, `kustomize build DIR | shardwise lint -`"
         return evolve(h, level="advisory", message=(
-            f"{h.message} (advisory: {g.fragment}, which may set it; lint what the overlay builds, `kustomize build "
-            "DIR | shardwise lint -`, to make this finding blocking)"))
+            f"{h.message} (advisory: {g.fragment}, which may set it; {fix}, to make this finding blocking)"))
 
     def _on_assumed_gpu(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit that read the GPU of a pool whose GPU is read from a name only (``NodePool.gpu_assumed``)

@@ -418,6 +418,8 @@ class ServingGroup:
     #: the resources, /dev/shm or probes the patch leaves out (the rules about those are advisory on it:
     #: engine.OPERATOR_ADDS). None: read as a whole object.
     fragment: str | None = None
+    #: What makes the findings that ``fragment`` holds back blocking (None: a kustomize overlay's, `kustomize build`).
+    fragment_fix: str | None = None
     #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
     #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
     hardware_profile: str | None = None

@@ -11,6 +11,7 @@ of each field a finding points at.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from repo_paths import FIXTURES
@@ -1022,3 +1023,80 @@ def test_a_wrong_typed_ome_base_model_storage_uri_is_an_input_error_at_its_line(
         load_kubernetes_text("".join(lines), "ome.yaml")
     assert str(err.value).startswith(
         "ome.yaml:19: spec.storage.storageUri: expected a string, found a bytes (b'vLLM'); ")
+
+
+# --- llm-d ModelService: the base ConfigMap it merges into (corpus14) ---------------------------------------------
+
+MSVC = os.path.join(FIXTURES, "k8s", "modelservice")
+
+
+def _msvc_findings(paths: list[str]) -> list[tuple]:
+    inv = load_inputs(paths)
+    return sorted((f.code, f.subject, f.level, f.message) for f in run_rules(ALL_RULES, inv)
+                  if f.code in ("SW003", "SW204", "SW401") and not f.undecided)
+
+
+def test_model_service_merges_into_its_base_config_map_as_the_controller_does():
+    inv = load_inputs([MSVC])
+    assert groups(inv) == [
+        # {{ .HFModelName }} rendered from modelArtifacts.uri; 1 GPU, the image and `vllm serve` from the base's template
+        ("ModelService", "default", "qwen-small/decode", 19, "Qwen/Qwen2.5-1.5B-Instruct", 1, 1, 1, 8192, 1,
+         "nvidia.com/gpu", 2, 1, ("gpu.product=NVIDIA-L4", "L4")),
+        ("ModelService", "default", "qwen-tp4/decode", 48, "Qwen/Qwen2.5-32B-Instruct", 4, 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 1, ("gpu.product=NVIDIA-L4", "L4")),
+    ]
+    small = inv.groups[0]
+    assert small.main_container is not None and small.main_container.image == "ghcr.io/llm-d/llm-d:0.0.8"
+    # the base's `--port {{ "app_port" | getPort }}` rendered from routing.ports
+    assert small.engine.port == 8000
+    # what the base gives is merged: it holds no /dev/shm, so the TP4 role's pods have none; its 1 GPU per pod
+    # does not start TP4 (the controller sizes no resource from parallelism)
+    assert _msvc_findings([MSVC]) == [
+        ("SW204", "ModelService default/qwen-tp4/decode", "mandatory",
+         "the pod requests 1 nvidia.com/gpu but TP4×PP1 starts 4 workers; vLLM cannot start with fewer GPUs than "
+         "workers"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "mandatory",
+         "container `vllm` runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default "
+         "is 64 MiB); mount an emptyDir with medium: Memory there"),
+    ]
+
+
+def test_model_service_without_its_base_config_map_does_not_block_on_what_the_base_may_hold():
+    """corpus14: llm-d/llm-d-model-service samples linted without their base ConfigMap blocked on "requests no
+    GPUs" and on the controller's {{ .HFModelName }} read as a Helm placeholder vLLM would exit on."""
+    got = _msvc_findings([os.path.join(MSVC, "msvc.yaml")])
+    tail = ("(advisory: the ModelService controller merges this role into the Deployment template of ConfigMap "
+            "`simple-base-config` (spec.baseConfigMapRef), not in the inputs, which may set it; lint ConfigMap "
+            "`simple-base-config` with it, to make this finding blocking)")
+    assert got == [
+        ("SW204", "ModelService default/qwen-small/decode", "advisory",
+         "the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP1×PP1 needs 1 GPU per "
+         f"pod; the device plugin gives a container only the GPUs it requests {tail}"),
+        ("SW204", "ModelService default/qwen-tp4/decode", "advisory",
+         "the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP4×PP1 needs 4 GPUs per "
+         f"pod; the device plugin gives a container only the GPUs it requests {tail}"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "advisory",
+         "container `vllm` runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default "
+         f"is 64 MiB); mount an emptyDir with medium: Memory there {tail}"),
+    ]
+    # the model is the controller's rendering of {{ .HFModelName }}, never the placeholder (no SW003)
+    inv = load_inputs([os.path.join(MSVC, "msvc.yaml")])
+    assert [g.engine.model for g in inv.groups] == ["Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-32B-Instruct"]
+
+
+def test_model_service_base_template_that_is_no_yaml_once_rendered_holds_back_what_it_may_set(tmp_path):
+    # the controller renders the base with every TemplateVars field and function; an action this object does not
+    # decide ({{ .EPPServiceName }} in a flow mapping) leaves text that is not YAML: what the base gives is not known
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "              image: ghcr.io/llm-d/llm-d:0.0.8\n",
+        "              image: ghcr.io/llm-d/llm-d:0.0.8\n              labels: {{ .EPPServiceName }\n", 1)
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text((Path(MSVC) / "msvc.yaml").read_text())
+    got = _msvc_findings([str(tmp_path)])
+    assert [(code, subject, level) for code, subject, level, _ in got] == [
+        ("SW204", "ModelService default/qwen-small/decode", "advisory"),
+        ("SW204", "ModelService default/qwen-tp4/decode", "advisory"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "advisory"),
+    ]
+    assert all("ConfigMap `simple-base-config` (spec.baseConfigMapRef), whose `decodeDeployment` is not YAML once "
+               "rendered with what this object decides, which may set it" in message for *_, message in got)

@@ -135,6 +135,14 @@ def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, A
     return None
 
 
+def config_map_data(name: str) -> Mapping[str, Any] | None:
+    """The ``data`` of ConfigMap ``name`` of the pod's namespace in the input being read (every input's while
+    :func:`joined_config_maps` holds them); None when the input holds none of that name, or two with different
+    data (noted for the join, as for :func:`config_map_key`)."""
+    datas = _datas(name)
+    return datas[0] if len(datas) == 1 else None
+
+
 def config_map_key(name: str, key: str) -> str | None:
     """The value of ``key`` in ConfigMap ``name`` of the pod's namespace in the input being read, for an env
     variable set by ``valueFrom.configMapKeyRef``: kubelet resolves it before it expands ``$(VAR)`` in the

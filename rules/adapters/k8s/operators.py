@@ -16,7 +16,14 @@
 - llm-d ``ModelService`` (``llm-d.ai``): ``decode`` and ``prefill`` each hold ``containers`` (the
   ``vllm`` container's args are ``vllm serve`` args), ``replicas`` and ``parallelism``
   (``tensor``, ``data``); the model is ``modelArtifacts.uri``; ``acceleratorTypes`` (``labelKey``,
-  ``labelValues``) is a node-affinity requirement.
+  ``labelValues``) is a node-affinity requirement. The controller renders the containers' args as Go templates
+  with the ModelService's own values (``{{ .HFModelName }}``, ``{{ .ModelPath }}``, ``{{ .MountedModelPath }}``,
+  ``{{ "app_port" | getPort }}``: internal/controller/modelservice_controller.go TemplateVars) and merges the role
+  into the Deployment template of its ``baseConfigMapRef`` ConfigMap (``decodeDeployment``/``prefillDeployment``,
+  rendered the same way): containers by name, the role's fields over the base's, lists appended
+  (child_resources.go mergePDDeployment: mergo WithOverride, WithAppendSlice). That ConfigMap, read from any
+  input, gives the image, command, resources and volumes the role leaves out; when no input holds it, what it
+  may hold is not known (:func:`add_model_service`).
 - Arks ``ArksApplication`` (``arks.ai/v1``) with ``runtime: vllm`` (the default): the operator runs a
   LeaderWorkerSet of ``spec.replicas`` groups of ``spec.size`` pods (at least 1) in ``spec.runtimeImage``
   (else its default, ``vllm/vllm-openai:v0.8.2`` at scitix/arks e1732a9); the leader runs ``python3 -m
@@ -32,6 +39,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -41,7 +49,8 @@ from ...catalog.accelerators import vendor_resources
 from ...catalog.resolve import resolve_model
 from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
-from ..yamlsrc import LineDict
+from ..yamlsrc import LineDict, load_documents
+from .configfile import config_map_data, namespace_of
 from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
 from .parse import Lines
 from .serving import (
@@ -60,6 +69,7 @@ from .serving import (
     positive_int,
     replaced,
     synthetic_container,
+    unplaced,
     with_containers,
 )
 
@@ -327,12 +337,101 @@ def add_storm_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
 # ---------------------------------------------------------------------------------------------
 
 
+#: Where the ModelService controller mounts the model volume (internal/controller/constants.go modelStorageRoot).
+_MSVC_STORAGE_ROOT = "/model-cache"
+#: A Go template action the controller renders: ``{{ .Name }}`` (a TemplateVars field) or ``{{ "port" | getPort }}``.
+_MSVC_VAR = re.compile(r"\{\{-?\s*\.(\w+)\s*-?\}\}")
+_MSVC_PORT = re.compile(r"\{\{-?\s*\"([^\"]*)\"\s*\|\s*getPort\s*-?\}\}")
+
+
+def _msvc_values(obj: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """The template values the ModelService controller renders its templates with that the object decides
+    (TemplateVars.from: the model's name and path from ``modelArtifacts.uri``), and the ports ``getPort`` looks
+    up by name in ``routing.ports``."""
+    meta = as_map(obj.get("metadata"))
+    values = {"ModelServiceName": str(meta.get("name") or ""), "ModelServiceNamespace": namespace_of(obj)}
+    routing = as_map(spec.get("routing"))
+    if isinstance(routing.get("modelName"), str):
+        values["ModelName"] = routing["modelName"]
+    uri = as_map(spec.get("modelArtifacts")).get("uri")
+    if isinstance(uri, str) and uri.startswith("hf://"):
+        values["HFModelName"] = values["ModelPath"] = uri[len("hf://"):]
+        values["MountedModelPath"] = _MSVC_STORAGE_ROOT
+    elif isinstance(uri, str) and uri.startswith("pvc://"):
+        values["ModelPath"] = "/".join(uri[len("pvc://"):].split("/")[1:])
+        values["MountedModelPath"] = f"{_MSVC_STORAGE_ROOT}/{values['ModelPath']}"
+    ports = {str(p["name"]): str(p["port"]) for p in as_list(routing.get("ports"))  # an int32 in the CRD's schema
+             if isinstance(p, Mapping) and p.get("name") is not None and type(p.get("port")) is int}
+    return values, ports
+
+
+def _msvc_render(text: str, values: Mapping[str, str], ports: Mapping[str, str]) -> str:
+    """``text`` with the template actions the object decides rendered; any other is left as written."""
+    text = _MSVC_VAR.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+    return _MSVC_PORT.sub(lambda m: ports.get(m.group(1), m.group(0)), text)
+
+
+def _msvc_container(c: Any, values: Mapping[str, str], ports: Mapping[str, str]) -> Any:
+    """A role's container with its args rendered as the controller renders them (interpolateContainerArgs)."""
+    if not isinstance(c, Mapping) or not isinstance(c.get("args"), list):
+        return c
+    return replaced(c, args=[_msvc_render(a, values, ports) if isinstance(a, str) else a for a in c["args"]])
+
+
+def _placed_all(value: Any, where: Any) -> Any:
+    """``value`` (its mappings at any depth, in lists too) placed on ``where``'s line: the base template was written
+    in a ConfigMap's string, so a finding about what it gives points at the role that merges it."""
+    if isinstance(value, Mapping):
+        out = LineDict({k: _placed_all(v, where) for k, v in value.items()})
+        out.line = getattr(where, "line", None)
+        out.key_lines = {k: out.line or 0 for k in value} if out.line else {}
+        return out
+    if isinstance(value, list):
+        return [_placed_all(v, where) for v in value]
+    return value
+
+
+def _merged(base: Any, over: Any) -> Any:
+    """``over`` merged into ``base`` as mergo does with WithOverride and WithAppendSlice: mappings key by key,
+    lists appended, any other value of ``over`` replaces the base's."""
+    if isinstance(base, Mapping) and isinstance(over, Mapping):
+        out = LineDict({**base})
+        for k, v in over.items():
+            out[k] = _merged(base[k], v) if k in base else v
+        if isinstance(over, LineDict):
+            out.line, out.key_lines = over.line, {**getattr(base, "key_lines", {}), **over.key_lines}
+        return out
+    if isinstance(base, list) and isinstance(over, list):
+        return [*base, *over]
+    return over
+
+
+def _msvc_base_pod(name: str, role: str, values: Mapping[str, str], ports: Mapping[str, str],
+                   file: str | None) -> Mapping[str, Any] | str:
+    """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered), {} when the ConfigMap
+    holds no such template (the controller then builds the Deployment from the role alone), or why what it holds
+    is not known: no input holds the ConfigMap, or its template is not YAML once rendered with what the object
+    decides."""
+    data = config_map_data(name)
+    if data is None:
+        return "not in the inputs"
+    text = data.get(f"{role}Deployment")
+    if not isinstance(text, str):
+        return {}
+    for _, doc in load_documents(_msvc_render(text, values, ports), file or "<configmap>"):
+        if isinstance(doc, Mapping):
+            return unplaced(as_map(as_map(as_map(doc.get("spec")).get("template")).get("spec")))
+    return f"whose `{role}Deployment` is not YAML once rendered with what this object decides"
+
+
 def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:
     spec = as_map(obj.get("spec"))
     file = loc.file
     name = as_map(obj.get("metadata")).get("name") or "unnamed"
     artifacts = as_map(spec.get("modelArtifacts"))
     uri = model_from_uri(model_field(artifacts, "uri", "spec.modelArtifacts.uri", file, loc))
+    values, ports = _msvc_values(obj, spec)
+    base_name = as_map(spec.get("baseConfigMapRef")).get("name")
     for role in ("decode", "prefill"):
         part = as_map(spec.get(role))
         if not part:
@@ -343,7 +442,20 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
             implied.model = (uri, key_location(artifacts, "uri", file, loc))
         parallelism(implied, as_map(part.get("parallelism")), ("tensor", "data"), f"spec.{role}.parallelism",
                     where, file)
-        pod_spec = with_containers(part, list(as_list(part.get("containers"))))
+        containers = [_msvc_container(c, values, ports) for c in as_list(part.get("containers"))]
+        fragment = None
+        if isinstance(base_name, str) and base_name:
+            base = _msvc_base_pod(base_name, role, values, ports, file)
+            if isinstance(base, str):
+                fragment = (f"the ModelService controller merges this role into the Deployment template of ConfigMap "
+                            f"`{base_name}` (spec.baseConfigMapRef), {base}")
+            elif base:
+                own = {c.get("name"): c for c in containers if isinstance(c, Mapping)}
+                merged = [_merged(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
+                          else _placed_all(c, where) for c in as_list(base.get("containers")) if isinstance(c, Mapping)]
+                containers = [*merged, *own.values()]
+                part = _merged(_placed_all({k: v for k, v in base.items() if k != "containers"}, where), part)
+        pod_spec = with_containers(part, containers)
         accel = as_map(part.get("acceleratorTypes"))
         if accel.get("labelKey") and as_list(accel.get("labelValues")):
             term = {"matchExpressions": [{"key": str(accel["labelKey"]), "operator": "In",
@@ -352,8 +464,11 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
                 "nodeSelectorTerms": [term]}}}
             pod_spec.key_lines["affinity"] = key_location(part, "acceleratorTypes", file, where).line or 0
         replicas = int_field(part, "replicas", 1, where, f"spec.{role}.replicas")
-        crd_group(inv, "ModelService", obj, where, lines, pod_meta=None, pod_spec=pod_spec, replicas=replicas,
-                  implied=implied, name=f"{name}/{role}")
+        group = crd_group(inv, "ModelService", obj, where, lines, pod_meta=None, pod_spec=pod_spec,
+                          replicas=replicas, implied=implied, name=f"{name}/{role}")
+        if group is not None and fragment is not None:
+            group.fragment = fragment
+            group.fragment_fix = f"lint ConfigMap `{base_name}` with it"
     return True
 
 

@@ -405,3 +405,23 @@ def test_no_temporary_file_or_no_fork_means_the_share_is_computed_here(monkeypat
     monkeypatch.setattr(os, "fork", no_fork)
     assert map_parts(lambda i: (i, os.getpid() == parent), 2) == [(0, True), (1, True)]
 
+
+def test_batches_cover_every_index_once_in_order_and_shrink_towards_the_end():
+    from shardwise.rules.engine.forked import batches
+
+    got = batches(2000, 2, 25, 4)
+    assert got[0] == (0, 25) and got[-1] == (1996, 2000)
+    assert [start for start, _ in got[1:]] == [stop for _, stop in got[:-1]]  # contiguous, in order
+    sizes = [stop - start for start, stop in got]
+    assert sizes == sorted(sizes, reverse=True)  # never larger than the one before
+    # an eighth of what is left per process from 200 files left on: 25 ... then 22, 20, 17, ... and fours
+    assert sizes[-24:] == [25, 25, 25, 25, 22, 20, 17, 15, 13, 11, 10, 9, 8, 7, 6, 5, 4, 4, 4, 4, 4, 4, 4, 4]
+    assert len(got) == 93
+    assert batches(3, 2, 25, 4) == [(0, 3)]
+    assert batches(0, 2, 25, 4) == []
+    # more items than half the tickets hold at ``size``: larger batches; never more batches than tickets
+    many = batches(200_000, 2, 25, 4)
+    assert many[0] == (0, 391) and many[-1][1] == 200_000 and len(many) <= Tickets.MOST
+    wide = batches(200_000, 64, 25, 4)
+    assert len(wide) <= Tickets.MOST and wide[-1][1] == 200_000
+    assert [start for start, _ in wide[1:]] == [stop for _, stop in wide[:-1]]

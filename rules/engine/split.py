@@ -34,8 +34,9 @@ def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, j
 
     The groups are cut into batches of :data:`_BATCH_GROUPS`, smaller towards the end (:func:`~.forked.batches`),
     and each process takes the next batch when it is done with one (:class:`~.forked.Tickets`): a process the
-    machine gives less CPU checks fewer groups rather than holding up the others with a fixed share. The rules that look at the whole inventory run with the
-    batch that starts at the first group, once. A batch whose process failed is checked here."""
+    machine gives less CPU checks fewer groups rather than holding up the others with a fixed share. The rules
+    that look at the whole inventory run with the batch that starts at the first group, once. A batch whose
+    process failed is checked here."""
     groups = inv.groups
     if jobs <= 1 or len(groups) < SPLIT_MIN_GROUPS:
         return run_rules(rules, inv, config), None

@@ -86,7 +86,7 @@ def _probe(argv: list[str]) -> int:
     setattr(pickle, "Unpickler", unpickler)  # noqa: B010
     child: Callable[..., None] = forked._child  # noqa: SLF001 - a benchmark's probe, not the project's code
 
-    def timed_child(fn: Any, index: int, out: Any) -> None:
+    def timed_child(fn: Any, index: int, out: Any, done: int) -> None:
         _STEPS.clear()
         start = resource.getrusage(resource.RUSAGE_SELF)
         leave = os._exit
@@ -96,7 +96,7 @@ def _probe(argv: list[str]) -> int:
             leave(code)
 
         os._exit = report_and_leave  # type: ignore[assignment]
-        child(fn, index, out)
+        child(fn, index, out, done)
 
     setattr(forked, "_child", timed_child)  # noqa: B010
     sink = open(os.devnull, "w")  # noqa: SIM115 - the summary line the lint prints

@@ -11,15 +11,17 @@ from typing import TypeVar
 
 from ..model import Inventory, ServingGroup
 from .findings import Finding, LintConfig
-from .forked import Tickets, map_pieces
+from .forked import Tickets, batches, map_pieces
 from .rule import Rule
 from .runner import SPLIT_MIN_GROUPS, _finding_order, run_rules
 
 T = TypeVar("T")
 
 #: Serving groups per batch a process takes (:func:`run_rules_split`): each batch runs every rule once over its
-#: groups, so a batch is large enough that this costs little beside checking the groups.
+#: groups, so a batch is large enough that this costs little beside checking the groups; and the fewest in the
+#: smaller batches at the end (:func:`~.forked.batches`), where a process that is done waits for the others' last.
 _BATCH_GROUPS = 50
+_LEAST_GROUPS = 8
 
 
 def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, jobs: int,
@@ -30,15 +32,15 @@ def run_rules_split(rules: Sequence[Rule], inv: Inventory, config: LintConfig, j
     same order, as one process finds them. With one job or few groups everything runs here and
     ``per_group`` is not called (None): the caller makes what it needs when it needs it.
 
-    The groups are cut into batches of :data:`_BATCH_GROUPS`, and each process takes the next batch when it is
-    done with one (:class:`~.forked.Tickets`): a process the machine gives less CPU checks fewer groups rather
-    than holding up the others with a fixed share. The rules that look at the whole inventory run with the
-    batch that starts at the first group, once. A batch whose process failed is checked here."""
+    The groups are cut into batches of :data:`_BATCH_GROUPS`, smaller towards the end (:func:`~.forked.batches`),
+    and each process takes the next batch when it is done with one (:class:`~.forked.Tickets`): a process the
+    machine gives less CPU checks fewer groups rather than holding up the others with a fixed share. The rules
+    that look at the whole inventory run with the batch that starts at the first group, once. A batch whose
+    process failed is checked here."""
     groups = inv.groups
     if jobs <= 1 or len(groups) < SPLIT_MIN_GROUPS:
         return run_rules(rules, inv, config), None
-    size = max(_BATCH_GROUPS, -(-len(groups) // Tickets.MOST))
-    bounds = [(at, min(at + size, len(groups))) for at in range(0, len(groups), size)]
+    bounds = batches(len(groups), jobs, _BATCH_GROUPS, _LEAST_GROUPS)
 
     def batch(k: int) -> tuple[list[Finding], list[T]]:
         start, stop = bounds[k]

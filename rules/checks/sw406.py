@@ -159,8 +159,15 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
         if r.discovery == "static":
             if r.backends is UNKNOWN:
                 raise Undecidable("the router's --static-backends")
-            if len(r.backends) > 1:
-                yield hit(r, f"vllm-router balances {len(r.backends)} static backends ({', '.join(r.backends)}) "
+            if r.static_models is UNKNOWN:
+                raise Undecidable("the router's --static-models")
+            if r.static_models is None or len(r.static_models) != len(r.backends):
+                return  # the router refuses to start (validate_args; StaticServiceDiscovery asserts one model a URL)
+            # the router sends a request only to the backends that serve its model (request.py: `model in
+            # ep.model_names`): round-robin matters where one model has more than one backend
+            shared = [b for b, m in zip(r.backends, r.static_models, strict=True) if r.static_models.count(m) > 1]
+            if shared:
+                yield hit(r, f"vllm-router balances {len(shared)} static backends ({', '.join(shared)}) "
                           "with --routing-logic roundrobin, which ignores each engine's load")
             return
         if r.discovery is UNKNOWN:

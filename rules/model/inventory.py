@@ -597,6 +597,8 @@ class Router:
     #: --k8s-label-selector as equality terms (``a=b,c=d``); UNKNOWN when a value is not known or a term is not one
     selector: Any = field(default_factory=dict)
     backends: Any = field(default_factory=list)  # --static-backends: list[str] | UNKNOWN
+    #: --static-models, the model of each static backend in order: list[str] | UNKNOWN | None (not given)
+    static_models: Any = None
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
 

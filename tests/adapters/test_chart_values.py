@@ -620,3 +620,42 @@ def test_router_container_recognised_by_image_or_command():
     assert is_router(Container("c", image="python:3.12", command=["/opt/venv/bin/vllm-router"]))
     assert is_router(Container("c", image="python:3.12", command=["python3", "-m", "vllm_router.app"]))
     assert not is_router(Container("c", image="python:3.12", command=["vllm", "serve", "m"]))
+
+
+_STATIC_ROUTER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: static-router
+  namespace: llm
+spec:
+  template:
+    spec:
+      containers:
+        - name: router
+          image: lmcache/lmstack-router:v0.1.12
+          args: [--service-discovery, static, --static-backends, "http://a:8000,http://b:8000,http://c:8000",
+                 --static-models, "MODELS", --routing-logic, roundrobin]
+"""
+
+
+def test_static_router_balances_only_the_backends_of_one_model():
+    """review14: the router sends a request only to the static backends whose model it names
+    (``src/vllm_router/services/request_service/request.py`` at vllm-stack-0.1.12: ``model in ep.model_names``, each
+    URL paired with the model of the same place in ``--static-models``), so round robin over backends that each serve
+    another model balances nothing; without ``--static-models``, or with a different count, the router exits at start
+    (``validate_args``, ``StaticServiceDiscovery``'s assertion)."""
+    def found(models: str) -> list[str]:
+        return [m for _, m, *_ in sw406(load_kubernetes_text(_STATIC_ROUTER.replace("MODELS", models), "f.yaml"))]
+
+    assert found("llama,qwen,mistral") == []
+    assert found("llama,qwen,llama") == [
+        "vllm-router balances 2 static backends (http://a:8000, http://c:8000) with --routing-logic roundrobin, which "
+        "ignores each engine's load"]
+    assert found("m,m,m") == [
+        "vllm-router balances 3 static backends (http://a:8000, http://b:8000, http://c:8000) with --routing-logic "
+        "roundrobin, which ignores each engine's load"]
+    assert found("llama,qwen") == []  # two models for three URLs: the router does not start
+    assert found("$(MODELS)") == [
+        "cannot decide: the router's --static-models is not known (a computed value or an unresolved reference): "
+        "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"]

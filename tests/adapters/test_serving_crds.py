@@ -1100,3 +1100,31 @@ def test_model_service_base_template_that_is_no_yaml_once_rendered_holds_back_wh
     ]
     assert all("ConfigMap `simple-base-config` (spec.baseConfigMapRef), whose `decodeDeployment` is not YAML once "
                "rendered with what this object decides, which may set it" in message for *_, message in got)
+
+
+def test_model_service_container_merges_command_args_and_env_as_the_controllers_transformers(tmp_path):
+    """review14: the controller merges a role's container into the base's of the same name with its own
+    transformers (llm-d/llm-d-model-service internal/controller/merge_transformers.go containerSliceTransformer, since
+    "Prepend args" #84): the role's command replaces the base's, the role's args are prepended to the base's
+    (stringSlicePrependTransformer), env merges by name. vLLM's parser keeps a flag's last value, so a
+    --max-model-len both give is the base's; the corpus14 reader appended the role's args after the base's (the
+    role's value won) and concatenated the two commands."""
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        '                - "{{ "app_port" | getPort }}"\n',
+        '                - "{{ "app_port" | getPort }}"\n                - "--max-model-len"\n                - "4096"\n',
+        1)
+    role = (Path(MSVC) / "msvc.yaml").read_text().split("---\n")[0].replace(
+        '    - name: "vllm"\n      args:\n',
+        '    - name: "vllm"\n      command: ["vllm", "serve"]\n      env:\n      - {name: HF_HOME, value: /models}\n'
+        '      - {name: VLLM_LOGGING_LEVEL, value: DEBUG}\n      args:\n', 1)
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text(role)
+    inv = load_inputs([str(tmp_path)])
+    g = inv.groups[0]
+    assert (g.name, g.engine.model, g.engine.max_model_len, g.engine.port) == (
+        "qwen-small/decode", "Qwen/Qwen2.5-1.5B-Instruct", 4096, 8000)
+    c = g.main_container
+    assert c is not None and c.command == ["vllm", "serve"]
+    assert c.args == ["Qwen/Qwen2.5-1.5B-Instruct", "--max-model-len", "8192", "--port", "8000", "--max-model-len",
+                      "4096"]
+    assert c.env == {"HF_HOME": "/models", "VLLM_LOGGING_LEVEL": "DEBUG"}

@@ -21,9 +21,10 @@
   ``{{ "app_port" | getPort }}``: internal/controller/modelservice_controller.go TemplateVars) and merges the role
   into the Deployment template of its ``baseConfigMapRef`` ConfigMap (``decodeDeployment``/``prefillDeployment``,
   rendered the same way): containers by name, the role's fields over the base's, lists appended
-  (child_resources.go mergePDDeployment: mergo WithOverride, WithAppendSlice). That ConfigMap, read from any
-  input, gives the image, command, resources and volumes the role leaves out; when no input holds it, what it
-  may hold is not known (:func:`add_model_service`).
+  (child_resources.go mergePDDeployment: mergo WithOverride, WithAppendSlice), except in a container: the role's
+  command replaces the base's, its args come before the base's, env merges by name (merge_transformers.go). That
+  ConfigMap, read from any input, gives the image, command, resources and volumes the role leaves out; when no
+  input holds it, what it may hold is not known (:func:`add_model_service`).
 - Arks ``ArksApplication`` (``arks.ai/v1``) with ``runtime: vllm`` (the default): the operator runs a
   LeaderWorkerSet of ``spec.replicas`` groups of ``spec.size`` pods (at least 1) in ``spec.runtimeImage``
   (else its default, ``vllm/vllm-openai:v0.8.2`` at scitix/arks e1732a9); the leader runs ``python3 -m
@@ -406,6 +407,32 @@ def _merged(base: Any, over: Any) -> Any:
     return over
 
 
+def _merged_container(base: Mapping[str, Any], over: Mapping[str, Any]) -> Any:
+    """A role's container merged into the base template's container of the same name as the controller merges it
+    (internal/controller/merge_transformers.go containerSliceTransformer): the role's ``command``, when it gives
+    one, replaces the base's; the role's ``args`` come before the base's (stringSlicePrependTransformer), so of a
+    flag both give vLLM's parser keeps the base's, the later; ``env`` is merged by name (the role's fields over
+    the base's entry, the role's other entries after the base's); any other list appended, mappings key by key
+    (:func:`_merged`)."""
+    out = _merged(base, over)
+    command = over.get("command")
+    if isinstance(command, list) and command:
+        out["command"] = command
+    elif "command" in base:
+        out["command"] = base["command"]
+    args, base_args = over.get("args"), base.get("args")
+    if isinstance(args, list) and args and isinstance(base_args, list):
+        out["args"] = [*args, *base_args]
+    env, base_env = over.get("env"), base.get("env")
+    if isinstance(env, list) and isinstance(base_env, list):
+        own = {e.get("name"): e for e in env if isinstance(e, Mapping) and isinstance(e.get("name"), str)}
+        common = {e.get("name") for e in base_env if isinstance(e, Mapping) and e.get("name") in own}
+        out["env"] = [*(_merged(e, own[e["name"]]) if isinstance(e, Mapping) and e.get("name") in common else e
+                        for e in base_env),
+                      *(e for e in env if not (isinstance(e, Mapping) and e.get("name") in common))]
+    return out
+
+
 def _msvc_base_pod(name: str, role: str, values: Mapping[str, str], ports: Mapping[str, str],
                    file: str | None) -> Mapping[str, Any] | str:
     """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered), {} when the ConfigMap
@@ -451,7 +478,7 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
                             f"`{base_name}` (spec.baseConfigMapRef), {base}")
             elif base:
                 own = {c.get("name"): c for c in containers if isinstance(c, Mapping)}
-                merged = [_merged(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
+                merged = [_merged_container(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
                           else _placed_all(c, where) for c in as_list(base.get("containers")) if isinstance(c, Mapping)]
                 containers = [*merged, *own.values()]
                 part = _merged(_placed_all({k: v for k, v in base.items() if k != "containers"}, where), part)

@@ -1128,3 +1128,26 @@ def test_model_service_container_merges_command_args_and_env_as_the_controllers_
     assert c.args == ["Qwen/Qwen2.5-1.5B-Instruct", "--max-model-len", "8192", "--port", "8000", "--max-model-len",
                       "4096"]
     assert c.env == {"HF_HOME": "/models", "VLLM_LOGGING_LEVEL": "DEBUG"}
+
+
+def test_model_service_base_config_map_of_another_namespace(tmp_path):
+    """review14: the controller reads the base ConfigMap in ``baseConfigMapRef.namespace`` when it is set, the
+    ModelService's own namespace only when it is blank (llm-d/llm-d-model-service internal/controller/
+    child_resources.go getChildResourcesFromConfigMap). A base shared from another namespace was looked up in the
+    ModelService's: "not in the inputs" although it is, and a ConfigMap of the same name there would have been
+    merged in its place."""
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "  name: simple-base-config\n", "  name: simple-base-config\n  namespace: llm-d-shared\n", 1)
+    # a ConfigMap of the same name in the ModelService's namespace, which the controller does not read: 8 GPUs a pod
+    decoy = (Path(MSVC) / "base-config.yaml").read_text().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 8")
+    role = (Path(MSVC) / "msvc.yaml").read_text().replace(
+        "    name: simple-base-config\n", "    name: simple-base-config\n    namespace: llm-d-shared\n")
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "decoy.yaml").write_text(decoy)
+    (tmp_path / "msvc.yaml").write_text(role)
+    inv = load_inputs([str(tmp_path)])
+    assert [(g.name, g.gpus_per_pod, g.fragment) for g in inv.groups] == [
+        ("qwen-small/decode", 1, None), ("qwen-tp4/decode", 1, None)]
+    assert [(code, subject, level) for code, subject, level, _ in _msvc_findings([str(tmp_path)])] == [
+        ("SW204", "ModelService default/qwen-tp4/decode", "mandatory"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "mandatory")]

@@ -433,13 +433,13 @@ def _merged_container(base: Mapping[str, Any], over: Mapping[str, Any]) -> Any:
     return out
 
 
-def _msvc_base_pod(name: str, role: str, values: Mapping[str, str], ports: Mapping[str, str],
-                   file: str | None) -> Mapping[str, Any] | str:
+def _msvc_base_pod(name: str, namespace: str | None, role: str, values: Mapping[str, str],
+                   ports: Mapping[str, str], file: str | None) -> Mapping[str, Any] | str:
     """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered), {} when the ConfigMap
     holds no such template (the controller then builds the Deployment from the role alone), or why what it holds
     is not known: no input holds the ConfigMap, or its template is not YAML once rendered with what the object
     decides."""
-    data = config_map_data(name)
+    data = config_map_data(name, namespace)
     if data is None:
         return "not in the inputs"
     text = data.get(f"{role}Deployment")
@@ -459,6 +459,10 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
     uri = model_from_uri(model_field(artifacts, "uri", "spec.modelArtifacts.uri", file, loc))
     values, ports = _msvc_values(obj, spec)
     base_name = as_map(spec.get("baseConfigMapRef")).get("name")
+    # the controller reads the ConfigMap of baseConfigMapRef.namespace, the ModelService's when that is blank
+    # (child_resources.go getChildResourcesFromConfigMap)
+    base_ns = as_map(spec.get("baseConfigMapRef")).get("namespace")
+    base_ns = base_ns.strip() or None if isinstance(base_ns, str) else None
     for role in ("decode", "prefill"):
         part = as_map(spec.get(role))
         if not part:
@@ -472,7 +476,7 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         containers = [_msvc_container(c, values, ports) for c in as_list(part.get("containers"))]
         fragment = None
         if isinstance(base_name, str) and base_name:
-            base = _msvc_base_pod(base_name, role, values, ports, file)
+            base = _msvc_base_pod(base_name, base_ns, role, values, ports, file)
             if isinstance(base, str):
                 fragment = (f"the ModelService controller merges this role into the Deployment template of ConfigMap "
                             f"`{base_name}` (spec.baseConfigMapRef), {base}")

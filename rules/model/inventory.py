@@ -599,6 +599,9 @@ class Router:
     backends: Any = field(default_factory=list)  # --static-backends: list[str] | UNKNOWN
     #: --static-models, the model of each static backend in order: list[str] | UNKNOWN | None (not given)
     static_models: Any = None
+    #: --k8s-service-discovery-type: "pod-ip" (the router picks a pod) | "service-name" (it picks a Service, whose
+    #: pods kube-proxy picks among) | UNKNOWN
+    discovery_type: Any = "pod-ip"
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
 

@@ -379,7 +379,7 @@ def engine_labels(se: Mapping[str, Any]) -> Any:
 
 
 def _router(values: Mapping[str, Any], release: str, namespace: str | None,
-            annotations: Mapping[str, Any] | None) -> LineDict | None:
+            annotations: Mapping[str, Any] | None, version: int) -> LineDict | None:
     """``deployment-router.yaml`` (the same in these respects at 0.1.3 to 0.1.12): the Deployment
     ``<release>-deployment-router`` running the router image with ``--service-discovery``, for ``k8s``
     ``--k8s-namespace`` (the release's) and, with the engines enabled, ``--k8s-label-selector`` from
@@ -396,6 +396,8 @@ def _router(values: Mapping[str, Any], release: str, namespace: str | None,
                        _text(discovery or "k8s")]
     if discovery == "k8s":
         args += ["--k8s-namespace", namespace or "default"]
+        if version >= 8:  # 0.1.8 on: `--k8s-service-discovery-type {{ default "pod-ip" ... }}`
+            args += ["--k8s-service-discovery-type", _text(r.get("k8sServiceDiscoveryType") or "pod-ip")]
         if "enableEngine" not in se or se["enableEngine"]:
             labels = engine_labels(se)
             args += ["--k8s-label-selector", ",".join(f"{k}={_text(labels[k])}" for k in sorted(labels))]
@@ -449,7 +451,7 @@ def prodstack_objects(values: Mapping[str, Any], version: int, release: str, nam
     se = as_map(values.get("servingEngineSpec"))
     if refusal(values):
         return []
-    router = _router(values, release, namespace, annotations)
+    router = _router(values, release, namespace, annotations, version)
     out: list[LineDict] = [router] if router is not None else []
     if "enableEngine" in se and not se["enableEngine"] or version == 3 and "raySpec" in se:
         return out  # 0.1.3 renders no engine at all where servingEngineSpec has a raySpec key

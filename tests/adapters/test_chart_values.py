@@ -686,3 +686,13 @@ def test_router_service_name_discovery_is_no_pod_level_routing():
     text = text.replace('version: "0.1.12"', 'version: "0.1.5"').replace("k8sServiceDiscoveryType: pod-ip",
                                                                       "k8sServiceDiscoveryType: service-name")
     assert [r.discovery_type for r in load_kubernetes_text(text, "f.yaml").routers] == ["pod-ip", "pod-ip"]
+
+
+def test_router_extra_args_are_written_last_and_win():
+    """review14: ``deployment-router.yaml`` writes ``routerSpec.extraArgs`` after ``--routing-logic`` at every release
+    0.1.3 to 0.1.12, and the router's argparse keeps a flag's last value: a logic given there is the one that runs."""
+    text = _ROUTED.replace("routingLogic: roundrobin", 'routingLogic: roundrobin\n      extraArgs: ["--routing-logic", '
+                           '"prefixaware", "--log-level", "debug"]')
+    inv = load_kubernetes_text(text, "f.yaml")
+    assert [r.logic for r in inv.routers] == ["prefixaware", "roundrobin"]
+    assert [s for s, *_ in sw406(inv)] == ["Deployment llm-b/chat-b-deployment-router"]

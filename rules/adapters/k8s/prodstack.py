@@ -384,8 +384,8 @@ def _router(values: Mapping[str, Any], release: str, namespace: str | None,
     ``<release>-deployment-router`` running the router image with ``--service-discovery``, for ``k8s``
     ``--k8s-namespace`` (the release's) and, with the engines enabled, ``--k8s-label-selector`` from
     ``servingEngineSpec.labels`` (``labels.toCommaSeparatedList``: ``key=value`` joined by commas, keys sorted as Go
-    ranges a map), for ``static`` the backends and models, then ``--routing-logic`` and ``--session-key``; None with
-    ``enableRouter`` false."""
+    ranges a map), for ``static`` the backends and models, then ``--routing-logic``, ``--session-key`` and
+    ``extraArgs``; None with ``enableRouter`` false."""
     written = values.get("routerSpec")
     r = _merged(ROUTER_DEFAULTS, written) if isinstance(written, dict) else dict(ROUTER_DEFAULTS)
     if not r.get("enableRouter"):
@@ -406,6 +406,8 @@ def _router(values: Mapping[str, Any], release: str, namespace: str | None,
     args += ["--routing-logic", _text(r.get("routingLogic"))]
     if r.get("sessionKey"):
         args += ["--session-key", _text(r["sessionKey"])]
+    if isinstance(r.get("extraArgs"), list):  # written last at every release read: a flag here wins (argparse)
+        args += [_text(a) for a in r["extraArgs"]]
     like = written if isinstance(written, LineDict) else None
     at = like.key_lines.get("routingLogic", like.line) if like else None
     container = _ld({"name": "router-container", "image": f"{r.get('repository')}:{r.get('tag')}", "args": args},

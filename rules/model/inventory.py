@@ -420,6 +420,10 @@ class ServingGroup:
     fragment: str | None = None
     #: What makes the findings that ``fragment`` holds back blocking (None: a kustomize overlay's, `kustomize build`).
     fragment_fix: str | None = None
+    #: The base ``fragment`` names may also add engine arguments, which win over the ones read, and give the image
+    #: (an llm-d ModelService whose base ConfigMap is not known: its args come after the role's): every blocking
+    #: finding but a security rule's (SW3xx, which fail closed) is held back, not only engine.OPERATOR_ADDS.
+    fragment_args: bool = False
     #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
     #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
     hardware_profile: str | None = None

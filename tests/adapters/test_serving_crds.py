@@ -1151,3 +1151,22 @@ def test_model_service_base_config_map_of_another_namespace(tmp_path):
     assert [(code, subject, level) for code, subject, level, _ in _msvc_findings([str(tmp_path)])] == [
         ("SW204", "ModelService default/qwen-tp4/decode", "mandatory"),
         ("SW401", "ModelService default/qwen-tp4/decode", "mandatory")]
+
+
+def test_model_service_without_its_base_holds_back_capacity_findings_the_base_args_may_change(tmp_path):
+    """review14: the base ConfigMap's args follow the role's (the controller's stringSlicePrependTransformer) and its
+    template gives the image, so without it in the inputs every engine flag the role leaves out, or gives, may be
+    another: SW102 judged the model's 131,072-token default context on an L4 (an unknown read as vLLM's default) and
+    blocked. It is advisory, saying to lint the ConfigMap with it; with the base in the inputs it blocks."""
+    role = (Path(MSVC) / "msvc.yaml").read_text().split("---\n")[0].replace(
+        "Qwen/Qwen2.5-1.5B-Instruct", "meta-llama/Llama-3.1-8B-Instruct").replace(
+        '        - "--max-model-len"\n        - "8192"\n', "")
+    (tmp_path / "msvc.yaml").write_text(role)
+
+    def levels(paths: list[str]) -> list[tuple[str, str]]:
+        return sorted((f.code, f.level) for f in run_rules(ALL_RULES, load_inputs(paths))
+                      if f.code in ("SW102", "SW204") and not f.undecided)
+
+    assert levels([str(tmp_path / "msvc.yaml")]) == [("SW102", "advisory"), ("SW204", "advisory")]
+    (tmp_path / "base-config.yaml").write_text((Path(MSVC) / "base-config.yaml").read_text())
+    assert levels([str(tmp_path)]) == [("SW102", "mandatory")]

@@ -500,6 +500,7 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         if group is not None and fragment is not None:
             group.fragment = fragment
             group.fragment_fix = f"lint ConfigMap `{base_name}` with it"
+            group.fragment_args = True  # the base's args follow the role's (stringSlicePrependTransformer)
     return True
 
 

@@ -1170,3 +1170,16 @@ def test_model_service_without_its_base_holds_back_capacity_findings_the_base_ar
     assert levels([str(tmp_path / "msvc.yaml")]) == [("SW102", "advisory"), ("SW204", "advisory")]
     (tmp_path / "base-config.yaml").write_text((Path(MSVC) / "base-config.yaml").read_text())
     assert levels([str(tmp_path)]) == [("SW102", "mandatory")]
+
+
+def test_model_service_role_without_replicas_keeps_the_base_templates(tmp_path):
+    """review14: the controller sets the Deployment's replicas from the role's (a pointer, nil when not written) and
+    merges it over the base template with mergo.WithOverride, which leaves the base's value where the role's is nil
+    (child_resources.go mergePDDeployment): a role without ``replicas`` runs the base template's, not 1."""
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "    kind: Deployment\n    spec:\n", "    kind: Deployment\n    spec:\n      replicas: 3\n", 1)
+    role = (Path(MSVC) / "msvc.yaml").read_text().replace("    replicas: 1\n", "", 1)
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text(role)
+    inv = load_inputs([str(tmp_path)])
+    assert [(g.name, g.replicas) for g in inv.groups] == [("qwen-small/decode", 2), ("qwen-tp4/decode", 3)]

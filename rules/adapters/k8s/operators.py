@@ -434,20 +434,23 @@ def _merged_container(base: Mapping[str, Any], over: Mapping[str, Any]) -> Any:
 
 
 def _msvc_base_pod(name: str, namespace: str | None, role: str, values: Mapping[str, str],
-                   ports: Mapping[str, str], file: str | None) -> Mapping[str, Any] | str:
-    """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered), {} when the ConfigMap
-    holds no such template (the controller then builds the Deployment from the role alone), or why what it holds
-    is not known: no input holds the ConfigMap, or its template is not YAML once rendered with what the object
-    decides."""
+                   ports: Mapping[str, str], file: str | None) -> tuple[Mapping[str, Any], int | None] | str:
+    """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered) and the template's
+    ``spec.replicas`` (None when it writes no number), ({}, None) when the ConfigMap holds no such template (the
+    controller then builds the Deployment from the role alone), or why what it holds is not known: no input holds
+    the ConfigMap, or its template is not YAML once rendered with what the object decides."""
     data = config_map_data(name, namespace)
     if data is None:
         return "not in the inputs"
     text = data.get(f"{role}Deployment")
     if not isinstance(text, str):
-        return {}
+        return {}, None
     for _, doc in load_documents(_msvc_render(text, values, ports), file or "<configmap>"):
         if isinstance(doc, Mapping):
-            return unplaced(as_map(as_map(as_map(doc.get("spec")).get("template")).get("spec")))
+            dep = as_map(doc.get("spec"))
+            replicas = dep.get("replicas")
+            return (unplaced(as_map(as_map(dep.get("template")).get("spec"))),
+                    replicas if type(replicas) is int and replicas >= 0 else None)
     return f"whose `{role}Deployment` is not YAML once rendered with what this object decides"
 
 
@@ -474,13 +477,17 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         parallelism(implied, as_map(part.get("parallelism")), ("tensor", "data"), f"spec.{role}.parallelism",
                     where, file)
         containers = [_msvc_container(c, values, ports) for c in as_list(part.get("containers"))]
-        fragment = None
+        fragment: str | None = None
+        base: Mapping[str, Any] = {}
+        base_replicas: int | None = None
         if isinstance(base_name, str) and base_name:
-            base = _msvc_base_pod(base_name, base_ns, role, values, ports, file)
-            if isinstance(base, str):
+            found = _msvc_base_pod(base_name, base_ns, role, values, ports, file)
+            if isinstance(found, str):
                 fragment = (f"the ModelService controller merges this role into the Deployment template of ConfigMap "
-                            f"`{base_name}` (spec.baseConfigMapRef), {base}")
-            elif base:
+                            f"`{base_name}` (spec.baseConfigMapRef), {found}")
+            else:
+                base, base_replicas = found
+            if base:
                 own = {c.get("name"): c for c in containers if isinstance(c, Mapping)}
                 merged = [_merged_container(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
                           else _placed_all(c, where) for c in as_list(base.get("containers")) if isinstance(c, Mapping)]
@@ -494,7 +501,9 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
             pod_spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [term]}}}
             pod_spec.key_lines["affinity"] = key_location(part, "acceleratorTypes", file, where).line or 0
-        replicas = int_field(part, "replicas", 1, where, f"spec.{role}.replicas")
+        # a role without replicas leaves the base template's (mergo.WithOverride keeps dst where src is nil)
+        replicas = int_field(part, "replicas", 1 if base_replicas is None else base_replicas, where,
+                             f"spec.{role}.replicas")
         group = crd_group(inv, "ModelService", obj, where, lines, pod_meta=None, pod_spec=pod_spec,
                           replicas=replicas, implied=implied, name=f"{name}/{role}")
         if group is not None and fragment is not None:

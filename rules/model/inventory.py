@@ -144,6 +144,15 @@ class NodePool:
     #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"
     #: (Ascend); None: unknown.
     accelerator: str | None = None
+    #: The vendor-table families (``Accelerator.family``: ``intel-gaudi``, ``intel-gpu``, ``nvidia-gpu``) whose device
+    #: plugins the nodes run, where the inputs say more than the maker: Intel's Gaudi and GPU plugins advertise
+    #: different resources (``habana.ai/gaudi``; ``gpu.intel.com/i915``, ``gpu.intel.com/xe``). ``()``: the nodes are
+    #: known to have no accelerator (a Node whose capacity lists none, an instance type of a category without one).
+    #: None: known no better than ``accelerator`` (or the GPU) says.
+    accelerator_families: tuple[str, ...] | None = None
+    #: The accelerator resources a Node's ``status.capacity`` lists (a Node only; None for any other pool): the
+    #: scheduler binds a pod that requests an extended resource only to a node whose allocatable holds it.
+    node_resources: tuple[str, ...] | None = None
     fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
     #: Why ``gpu`` is read from a name rather than from what the nodes are ("" when it is not): a KubeAI resource
     #: profile ``nvidia-gpu-l4`` says L4 by its name only; the blocking findings that read the GPU are advisory.
@@ -382,6 +391,10 @@ class ServingGroup:
     #: ``pool``, the one it is billed on (the cheapest that holds the pod, where Karpenter picks by price): a
     #: finding that reads the GPU blocks only when it holds on every one (engine.rule.GroupRule).
     pool_options: list[NodePool] = field(default_factory=list)
+    #: Why no node of the pool the group's selector pins it to (by the pool's name label) can ever hold its pods,
+    #: where that pool is in the inputs: its nodes advertise another maker's accelerator, or none (the scheduler's
+    #: NodeResourcesFit filter never passes them); None otherwise. Set by ``resolve_pools``.
+    unplaceable: str | None = None
     #: The group as it would be on each of ``pool_options`` (made once, by the engine, for the rules to check).
     pool_option_groups: list[ServingGroup] = field(default_factory=list, compare=False, repr=False)
     gpu_override: GpuInfo | None = None  # plan: the GPU given on the command line

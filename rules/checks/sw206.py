@@ -151,11 +151,12 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"{e.key} {e.operator} {list(e.values)}" if e.values else f"{e.key} {e.operator}"
                         for e in term
                     )
-                known_pools = listed(f"`{p.name}`" for p in inv.pools) or "none declared"
+                pools = [p for p in inv.pools if inv.same_unit(p.location.file, g.location.file)]
+                known_pools = listed(f"`{p.name}`" for p in pools) or "none declared"
                 what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
                         if observed else
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
-                fix = (_LABEL_UNKNOWN if observed else _SELECT if not inv.pools else
+                fix = (_LABEL_UNKNOWN if observed else _SELECT if not pools else
                        "; make the selector match one of those pools, or lint the manifest of the pool it names with "
                        "the rest")
         if fits_every_gpu(g):

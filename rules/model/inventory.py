@@ -698,6 +698,10 @@ class CrossRef:
     names: tuple[str, ...] = ()
 
 
+#: The unit (``Inventory.units``) of a file that is of every unit: one named on its own on the command line.
+EVERY_UNIT = "*"
+
+
 @dataclass
 class Inventory:
     """Everything the rules look at, from one or many inputs."""
@@ -728,11 +732,24 @@ class Inventory:
     device_claims: list[DeviceClaim] = field(default_factory=list)
     hardware_profiles: list[HardwareProfile] = field(default_factory=list)
     cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
+    #: The files read as one Pulumi stack each (a ``pulumi preview --json`` or ``stack export`` file, a stack config).
+    stacks: list[str] = field(default_factory=list, compare=False, repr=False)
+    #: The deployable unit of each file that holds a pool or a workload (``adapters.units``), set for a lint run's
+    #: inputs: a pool places only the workloads of its own unit. Empty: all inputs are one unit.
+    units: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
     #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
     config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def same_unit(self, a: str | None, b: str | None) -> bool:
+        """Whether files ``a`` and ``b`` are of one deployable unit (:attr:`units`; a file it does not hold is of
+        every unit)."""
+        if not self.units:
+            return True
+        ua, ub = self.units.get(a or "", EVERY_UNIT), self.units.get(b or "", EVERY_UNIT)
+        return ua == ub or EVERY_UNIT in (ua, ub)
 
     def extend(self, other: Inventory) -> None:
         for name in (
@@ -740,7 +757,7 @@ class Inventory:
             "services", "ingresses", "network_policies", "autoscalers", "workload_refs", "sources", "launch_issues",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
-            "cross_refs",
+            "cross_refs", "stacks",
         ):
             items = getattr(other, name)
             if items:  # most are empty (a Kubernetes object's inventory: one or two of them hold anything)

@@ -762,8 +762,9 @@ def resolve_pools(inv: Inventory) -> None:
         if g.node_selector is UNKNOWN:  # not known yet: no pool can be matched (SW206 says so)
             g.pool = None
             continue
-        if declared:
-            matching = _by_weight([p for p in declared if _pool_admits(p, g)])
+        unit = [p for p in declared if inv.same_unit(p.location.file, g.location.file)] if inv.units else declared
+        if unit:
+            matching = _by_weight([p for p in unit if _pool_admits(p, g)])
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
@@ -777,7 +778,7 @@ def resolve_pools(inv: Inventory) -> None:
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
             if g.pool is None:
-                g.unplaceable = _unplaceable(declared, g)
+                g.unplaceable = _unplaceable(unit, g)
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
             g.pool = pool_from_selector(g)
 

@@ -153,6 +153,11 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         unread = _unrendered_error(inv.skipped_files)
         if unread is not None:
             inv.errors.append(unread)
+    overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
+    if overlays and inv.groups:
+        from .overlays import apply_overlays
+
+        apply_overlays(inv, overlays)  # a kustomization not built: its replicas and images over its bases' objects
     if inv.pools and inv.groups:
         from .units import assign_units
 

@@ -16,8 +16,11 @@ by the resource's name before a ``namePrefix``; ImageTagTransformer on every con
 - an image is rewritten only where every overlay that reaches the object writes the same one (``newName``,
   ``newTag``, ``digest``); where they differ the object keeps its own.
 
-A patch that changes a container's ``args`` or ``command`` is not applied (the flags were read from the base).
-Remote bases and files outside the reached folders are not followed.
+A patch that changes a container's ``args``, ``command`` or ``env`` (a JSON 6902 operation on them, or on the
+containers whole; a strategic merge patch of a container that sets them) is not applied: the flags were read from the
+base, so the object records the overlay (``ServingGroup.patched_by``) and its blocking capacity, topology and
+reliability findings are advisory, saying to lint what the overlay builds. Remote bases and files outside the reached
+folders are not followed.
 """
 
 from __future__ import annotations
@@ -132,6 +135,45 @@ def _counts(doc: dict[str, Any], here: str) -> list[tuple[str | None, str, int]]
     return out
 
 
+#: Where a JSON 6902 operation changes what a container runs (its args, command or env, or the containers whole).
+_RUN_PATHS = ("/spec/template/spec/containers", "/spec/template/spec/initContainers")
+_RUN_FIELDS = ("args", "command", "env", "envFrom")
+
+
+def _changes_run(op_path: str) -> bool:
+    if op_path in ("/spec", "/spec/template", "/spec/template/spec"):
+        return True
+    if not op_path.startswith(_RUN_PATHS):
+        return False
+    parts = op_path.split("/")
+    # /spec/template/spec/containers[/N[/field...]]: the list, one container whole, or one of the fields it runs by
+    return len(parts) <= 6 or parts[6] in _RUN_FIELDS
+
+
+def _run_patches(doc: dict[str, Any], here: str) -> list[tuple[str | None, str | None]]:
+    """(kind, name; None for any) of the objects a kustomization's patches change the args, command or env of."""
+    out: list[tuple[str | None, str | None]] = []
+    for entry in [*_list(doc.get("patches")), *_list(doc.get("patchesStrategicMerge")),
+                  *_list(doc.get("patchesJson6902"))]:
+        target, docs = _patch_docs(entry, here)
+        kind, name = target.get("kind"), target.get("name")
+        for d in docs:
+            if isinstance(d, list):
+                if any(isinstance(op, dict) and isinstance(op.get("path"), str) and _changes_run(op["path"])
+                       for op in d):
+                    out.append((kind if isinstance(kind, str) else None, name if isinstance(name, str) else None))
+            elif isinstance(d, dict):
+                spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
+                template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+                pod = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+                containers = [*_list(pod.get("containers")), *_list(pod.get("initContainers"))]
+                if any(isinstance(c, dict) and any(f in c for f in _RUN_FIELDS) for c in containers):
+                    meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+                    own = meta.get("name") if isinstance(meta.get("name"), str) else name
+                    out.append((d.get("kind") or kind, own if isinstance(own, str) else None))
+    return out
+
+
 def _image(image: str, rules: list[dict[str, Any]]) -> str:
     """``image`` as kustomize's ``images:`` entries rewrite it (the first entry whose ``name`` is its name)."""
     at = image.find("@")
@@ -184,6 +226,9 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                         if g.kind in _REPLICA_KINDS and name in names and kind in (None, g.kind):
                             count = n
                             changed.add(id(g))
+                    for kind, name in _run_patches(doc, os.path.dirname(k)):
+                        if (name is None or name in names) and kind in (None, g.kind):
+                            g.patched_by = os.path.relpath(k, os.path.dirname(f))  # from the object's folder
                     rules = [r for r in _list(doc.get("images")) if isinstance(r, dict)
                              and isinstance(r.get("name"), str)]
                     for i, img in image.items():

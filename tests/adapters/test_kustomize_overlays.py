@@ -160,3 +160,39 @@ def test_a_base_alone_and_another_object_are_left_as_written(tmp_path):
     """A kustomization that lists the base and sets nothing, and a count for another name: 0, as written."""
     _repo(tmp_path, {"prod": "resources: [../../base]\nreplicas: [{name: other, count: 2}]\n"})
     assert _read(tmp_path) == (0, "vllm/vllm-openai:v0.9.0")
+
+
+def _patched_by(root: pathlib.Path) -> str | None:
+    [g] = read_inputs([str(root)], jobs=1).groups
+    return g.patched_by
+
+
+def test_an_overlay_that_patches_what_the_container_runs_is_recorded(tmp_path):
+    """A strategic merge patch that sets a container's args (or a JSON 6902 operation on them) is not applied: the
+    object records the overlay, and its blocking capacity findings become advisory (SW101/overlay-patches-args/); a
+    patch of the container's resources only, and an overlay that lists the base, record nothing."""
+    _repo(tmp_path, {"prod": "resources: [../../base]\npatches: [{path: args.yaml}]\n"})
+    _write(tmp_path, {"overlays/prod/args.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  args: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2"]
+        """})
+    assert _patched_by(tmp_path) == "../overlays/prod/kustomization.yaml"
+    _write(tmp_path, {"overlays/prod/args.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  resources: {limits: {memory: 64Gi}}
+        """})
+    assert _patched_by(tmp_path) is None

@@ -79,6 +79,14 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def _patch_docs(entry: Any, here: str) -> tuple[dict[str, Any], list[Any]]:
     """(the target, the patch's documents) of one ``patches`` / ``patchesStrategicMerge`` / ``patchesJson6902``
     entry: inline (``patch:``, or a string) or in a file (``path:``)."""
@@ -93,7 +101,7 @@ def _patch_docs(entry: Any, here: str) -> tuple[dict[str, Any], list[Any]]:
             except InputError:
                 return target, []
     elif isinstance(entry, dict):
-        target = entry.get("target") if isinstance(entry.get("target"), dict) else {}
+        target = _map(entry.get("target"))
         if isinstance(entry.get("patch"), str):
             text = entry["patch"]
         elif isinstance(entry.get("path"), str):
@@ -127,8 +135,8 @@ def _counts(doc: dict[str, Any], here: str) -> list[tuple[str | None, str, int]]
                             and isinstance(target.get("name"), str)):
                         out.append((target.get("kind"), target["name"], op["value"]))
             elif isinstance(d, dict):  # a strategic merge patch names its object itself (or the target does)
-                spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
-                meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+                spec = _map(d.get("spec"))
+                meta = _map(d.get("metadata"))
                 name = meta.get("name") if isinstance(meta.get("name"), str) else target.get("name")
                 if type(spec.get("replicas")) is int and isinstance(name, str):
                     out.append((d.get("kind") or target.get("kind"), name, spec["replicas"]))
@@ -163,12 +171,12 @@ def _run_patches(doc: dict[str, Any], here: str) -> list[tuple[str | None, str |
                        for op in d):
                     out.append((kind if isinstance(kind, str) else None, name if isinstance(name, str) else None))
             elif isinstance(d, dict):
-                spec = d.get("spec") if isinstance(d.get("spec"), dict) else {}
-                template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-                pod = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+                spec = _map(d.get("spec"))
+                template = _map(spec.get("template"))
+                pod = _map(template.get("spec"))
                 containers = [*_list(pod.get("containers")), *_list(pod.get("initContainers"))]
                 if any(isinstance(c, dict) and any(f in c for f in _RUN_FIELDS) for c in containers):
-                    meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+                    meta = _map(d.get("metadata"))
                     own = meta.get("name") if isinstance(meta.get("name"), str) else name
                     out.append((d.get("kind") or kind, own if isinstance(own, str) else None))
     return out
@@ -184,7 +192,7 @@ def _image(image: str, rules: list[dict[str, Any]]) -> str:
     for r in rules:
         if r.get("name") != name:
             continue
-        new_name = r.get("newName") if isinstance(r.get("newName"), str) else name
+        new_name = _text(r.get("newName")) or name
         if isinstance(r.get("digest"), str):
             return f"{new_name}@{r['digest']}"
         if isinstance(r.get("newTag"), str):
@@ -226,16 +234,16 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                         if g.kind in _REPLICA_KINDS and name in names and kind in (None, g.kind):
                             count = n
                             changed.add(id(g))
-                    for kind, name in _run_patches(doc, os.path.dirname(k)):
-                        if (name is None or name in names) and kind in (None, g.kind):
+                    for patched_kind, patched in _run_patches(doc, os.path.dirname(k)):
+                        if (patched is None or patched in names) and patched_kind in (None, g.kind):
                             g.patched_by = os.path.relpath(k, os.path.dirname(f))  # from the object's folder
                     rules = [r for r in _list(doc.get("images")) if isinstance(r, dict)
                              and isinstance(r.get("name"), str)]
                     for i, img in image.items():
                         if rules and isinstance(img, str):
                             image[i] = _image(img, rules)
-                    prefix = (doc.get("namePrefix") if isinstance(doc.get("namePrefix"), str) else "") + prefix
-                    suffix = suffix + (doc.get("nameSuffix") if isinstance(doc.get("nameSuffix"), str) else "")
+                    prefix = _text(doc.get("namePrefix")) + prefix
+                    suffix = suffix + _text(doc.get("nameSuffix"))
                 counts.setdefault(id(g), []).append(count)
                 for i, img in image.items():
                     images.setdefault((id(g), i), set()).add(img)  # type: ignore[arg-type]

@@ -21,8 +21,8 @@ from ...model.errors import InputError
 from ...model.vocab import (
     EKS_NODEGROUP,
     EKS_PREFIX,
-    GKE_NODEPOOL,
     GFD_CLIQUE,
+    GKE_NODEPOOL,
     GPU_LABELS,
     HOSTNAME,
     INSTANCE_CATEGORY_SUFFIX,
@@ -477,7 +477,8 @@ _NO_ACCELERATOR_CATEGORIES = frozenset({"a", "c", "d", "h", "hpc", "i", "im", "i
 
 def _cpu_only(reqs: list[tuple[str, str, list[str]]]) -> bool:
     """Whether a NodePool's ``In`` on the instance type, family or category admits only categories with no
-    accelerator (:data:`_NO_ACCELERATOR_CATEGORIES`): ``instance-category In [c, m, r]``, ``instance-family In [c6g]``."""
+    accelerator (:data:`_NO_ACCELERATOR_CATEGORIES`): ``instance-category In [c, m, r]``, ``instance-family In
+    [c6g]``."""
     for key, op, values in reqs:
         if op != "In" or not values:
             continue

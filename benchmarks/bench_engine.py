@@ -126,7 +126,8 @@ class PackWatch:
         self._thread.join()
 
     def _is_pack(self, cmd: bytes) -> bool:
-        return self.marker is not None and b"pulumi.policy" in cmd and self.marker in cmd
+        return self.marker is not None and (b"pulumi.policy" in cmd or b"shardwise.rules.app.packstart" in cmd) \
+            and self.marker in cmd
 
     def _is_cli(self, cmd: bytes) -> bool:
         return self.cli is not None and cmd.startswith(self.cli) and b"\0preview\0" in cmd

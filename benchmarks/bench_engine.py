@@ -208,18 +208,19 @@ def timed_preview(project: Project, *, pack: bool, config: dict[str, str],
 
 
 #: the parts of the pack's CPU time in a preview (:func:`cpu_split`), in the order printed
-SPLIT = ("interpreter and Pulumi SDK", "pulumi-policy and shardwise modules", "policies", "server start",
+SPLIT = ("interpreter and Pulumi SDK", "pulumi-policy and shardwise modules", "policies", "main thread's rest",
          "Remediate", "Analyze", "AnalyzeStack", "other calls", "transport and wake-ups", "shutdown")
 
 
 def cpu_split(log: dict[str, Any] | None, total: float, main_thread: float) -> dict[str, float] | None:
     """Where the pack's process spent its CPU in one preview: its start (the main thread) from the marks it wrote
     (``rules/app/pack_cpu.py``: the interpreter with the Pulumi SDK until the pack's entry runs, the pack's and
-    pulumi-policy's modules, making the policies, and the rest of the main thread: the SDK's servicer, the server's
-    start, the port printed), its handlers by method (the serving thread's CPU in each), the serving threads' CPU
-    outside them (the transport, waking up) until the end of ``AnalyzeStack``, and what the process spent after it
-    until the engine stopped it (``total``: the process's CPU as :class:`PackWatch` last read it, in 10 ms ticks;
-    a small negative shutdown is that rounding). ``None`` where the pack wrote no log."""
+    pulumi-policy's modules, making the policies, and the main thread after them as :class:`PackWatch` last read
+    it: the SDK's servicer and the server's start, about 6 ms under cProfile, then its exit when the engine stops
+    the pack, which the shutdown counts too), its handlers by method (the serving thread's CPU in each), the
+    serving threads' CPU outside them (the transport, waking up) until the end of ``AnalyzeStack``, and what the
+    process spent after it until the engine stopped it (``total``: the process's CPU as :class:`PackWatch` last
+    read it, in 10 ms ticks; a small negative shutdown is that rounding). ``None`` where the pack wrote no log."""
     if not log:
         return None
     marks, methods = log["marks"], log["methods"]
@@ -230,7 +231,7 @@ def cpu_split(log: dict[str, Any] | None, total: float, main_thread: float) -> d
         "interpreter and Pulumi SDK": marks["entry"],
         "pulumi-policy and shardwise modules": marks["imported"] - marks["entry"],
         "policies": marks["policies"] - marks["imported"],
-        "server start": main_thread - marks["policies"],
+        "main thread's rest": main_thread - marks["policies"],
         **named,
         "other calls": others,
         "transport and wake-ups": log["process_cpu"] - main_thread - sum(handlers.values()),

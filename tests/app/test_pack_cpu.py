@@ -76,6 +76,6 @@ def test_bench_engine_splits_a_preview_with_the_log():
     assert list(split) == list(bench_engine.SPLIT)
     assert {k: round(v, 6) for k, v in split.items()} == {
         "interpreter and Pulumi SDK": 0.10, "pulumi-policy and shardwise modules": 0.05, "policies": 0.01,
-        "server start": 0.02, "Remediate": 0.0, "Analyze": 0.40, "AnalyzeStack": 0.06, "other calls": 0.01,
+        "main thread's rest": 0.02, "Remediate": 0.0, "Analyze": 0.40, "AnalyzeStack": 0.06, "other calls": 0.01,
         "transport and wake-ups": 0.55, "shutdown": 0.05}
     assert bench_engine.cpu_split(None, 1.0, 0.1) is None

@@ -14,7 +14,7 @@ What it does:
    host, as the engine tests do (``tests/support/engine_support.py``): the real Kubernetes provider where
    ``scripts/build-k8s-provider.sh`` built it (else the stand-in), the AWS provider stood in for by
    ``tests/support/standin_provider.py`` (it cannot be built here);
-3. runs ``pulumi preview`` once untimed (warm-up), then ``--runs`` times each, alternating, without
+3. runs ``pulumi preview`` once untimed (warm-up, with the pack), then ``--runs`` times each, alternating, without
    the pack and with it (``--policy-pack DIR/pack``, ``engine_support.pack_dir``), timing the whole
    command (host, program, engine, providers, and with the pack its start and every Analyze and
    the AnalyzeStack call); the launcher sets grpcio's settings as ``shardwise policy-pack-dir``'s does
@@ -64,7 +64,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from cluster_support import ControlPlane, cluster_bin  # noqa: E402
-from engine_support import HOW, Project, engine_bin, k8s_provider_bin, load_stack_config  # noqa: E402
+from engine_support import HOW, Project, engine_bin, k8s_provider_bin, load_stack_config, pack_dir  # noqa: E402
+from shardwise.rules.app import pack_cpu  # noqa: E402
 
 
 def bench_config(services: int) -> dict[str, Any]:
@@ -90,6 +91,8 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+#: where the pack writes its CPU time's split in each preview with it (``rules/app/pack_cpu.py``); set by main()
+CPU_LOG: Path | None = None
 GOAL_OVERHEAD = 0.02  # the pack adds at most 2 % to a preview (issue 30)
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -126,7 +129,8 @@ class PackWatch:
         self._thread.join()
 
     def _is_pack(self, cmd: bytes) -> bool:
-        return self.marker is not None and b"pulumi.policy" in cmd and self.marker in cmd
+        return self.marker is not None and (b"pulumi.policy" in cmd or b"shardwise.rules.app.packstart" in cmd) \
+            and self.marker in cmd
 
     def _is_cli(self, cmd: bytes) -> bool:
         return self.cli is not None and cmd.startswith(self.cli) and b"\0preview\0" in cmd
@@ -189,6 +193,9 @@ def timed_preview(project: Project, *, pack: bool, config: dict[str, str],
     """Wall seconds of the command, CPU seconds of everything it ran (CLI, host, program, plugins), output,
     the CPU seconds of the pack's own process (0 without the pack) and of the CLI's own process, and of the
     pack's main thread (its start-up; 0 without the pack). ``env`` is added to the CLI's environment."""
+    if pack and CPU_LOG is not None:
+        CPU_LOG.unlink(missing_ok=True)
+        env = {**(env or {}), pack_cpu.ENV: str(CPU_LOG)}
     cpu0 = _children_cpu()
     with PackWatch(str(ROOT / "rules") if pack else None, cli=Path(project.pulumi), launcher=project.pack) as watch:
         t0 = time.perf_counter()
@@ -198,6 +205,51 @@ def timed_preview(project: Project, *, pack: bool, config: dict[str, str],
     if proc.returncode != 0:
         raise SystemExit(f"pulumi preview (pack: {pack}) failed:\n{proc.stdout}\n{proc.stderr}")
     return seconds, cpu, proc.stdout, watch.seconds, watch.cli_seconds, watch.start_seconds
+
+
+#: the parts of the pack's CPU time in a preview (:func:`cpu_split`), in the order printed
+SPLIT = ("interpreter and Pulumi SDK", "pulumi-policy and shardwise modules", "policies", "main thread's rest",
+         "Remediate", "Analyze", "AnalyzeStack", "other calls", "transport and wake-ups", "shutdown")
+
+
+def cpu_split(log: dict[str, Any] | None, total: float, main_thread: float) -> dict[str, float] | None:
+    """Where the pack's process spent its CPU in one preview: its start (the main thread) from the marks it wrote
+    (``rules/app/pack_cpu.py``: the interpreter with the Pulumi SDK until the pack's entry runs, the pack's and
+    pulumi-policy's modules, making the policies, and the main thread after them as :class:`PackWatch` last read
+    it: the SDK's servicer and the server's start, about 6 ms under cProfile, then its exit when the engine stops
+    the pack, which the shutdown counts too), its handlers by method (the serving thread's CPU in each), the
+    serving threads' CPU outside them (the transport, waking up) until the end of ``AnalyzeStack``, and what the
+    process spent after it until the engine stopped it (``total``: the process's CPU as :class:`PackWatch` last
+    read it, in 10 ms ticks; a small negative shutdown is that rounding). ``None`` where the pack wrote no log."""
+    if not log:
+        return None
+    marks, methods = log["marks"], log["methods"]
+    handlers = {m: c for m, (_, c) in methods.items()}
+    named = {m: handlers.get(m, 0.0) for m in ("Remediate", "Analyze", "AnalyzeStack")}
+    others = sum(c for m, c in handlers.items() if m not in named)
+    return {
+        "interpreter and Pulumi SDK": marks["entry"],
+        "pulumi-policy and shardwise modules": marks["imported"] - marks["entry"],
+        "policies": marks["policies"] - marks["imported"],
+        "main thread's rest": main_thread - marks["policies"],
+        **named,
+        "other calls": others,
+        "transport and wake-ups": log["process_cpu"] - main_thread - sum(handlers.values()),
+        "shutdown": total - log["process_cpu"],
+    }
+
+
+def _read_cpu_log() -> dict[str, Any] | None:
+    try:
+        return json.loads(CPU_LOG.read_text(encoding="utf-8")) if CPU_LOG is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+def _split_text(split: dict[str, float] | None) -> str:
+    if split is None:
+        return "the pack wrote no CPU log"
+    return ", ".join(f"{k} {v:.3f}" for k, v in split.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grpc-defaults-too", action="store_true",
                     help="in each run, a third preview with the pack started with grpcio's default settings "
                          "(GRPC_EXPERIMENTS set empty, which the launcher keeps), to compare with its own")
+    ap.add_argument("--host-start-too", action="store_true",
+                    help="in each run, a preview with the pack started as the language host starts it (python -m "
+                         "pulumi.policy), to compare with its launcher's start (shardwise.rules.app.packstart)")
     ap.add_argument("--grpcio-too", action="store_true",
                     help="in each run, a preview with the pack served through pulumi-policy's grpcio server "
                          "(SHARDWISE_PACK_TRANSPORT=grpcio), to compare with its own transport")
@@ -220,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         # read their modules' bytecode, written once (by the untimed warm-up preview), not compiled at each start
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = str(Path(args.out).resolve() / "pycache")
+    global CPU_LOG
     bin_dir = engine_bin()
     if bin_dir is None:
         print(f"bench_engine: the Pulumi CLI is not built: {HOW}", file=sys.stderr)
@@ -227,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
     k8s_bin = k8s_provider_bin()
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         project = Project(Path(tmp), bin_dir, "bench", bench_config(args.services), k8s_bin=k8s_bin)
+        CPU_LOG = Path(tmp) / "pack-cpu.json"
+        launcher_pack = project.pack
+        (Path(tmp) / "host-start").mkdir()
+        host_pack = pack_dir(Path(tmp) / "host-start", host_start=True)
         version = project.run("version", check=True).stdout.strip()
         # where the real Kubernetes provider runs it needs a cluster to preview against (the stand-in
         # cluster's kubeconfig holds no real certificate): the local control plane where it is built,
@@ -243,7 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 config = {"kubernetes:renderYamlToDirectory": str(Path(tmp) / "rendered")}
                 target = "real Kubernetes provider, rendering YAML (no control plane built)"
-        _, _, out, _, _, _ = timed_preview(project, pack=False, config=config)
+        # the warm-up runs the pack too: what the first timed preview with it would otherwise pay alone, the pack's
+        # bytecode and the store of what reading the stack's environment config concluded (app/stack_verdicts.py,
+        # 0.1 s of CPU in ConfigureStack when it misses), is written there
+        _, _, out, _, _, _ = timed_preview(project, pack=True, config=config)
         if not args.compile_each_start:  # the pack's own modules' bytecode (the warm-up wrote the program's)
             subprocess.run([sys.executable, "-c", "import shardwise.rules.__main__"], cwd=ROOT, check=True)
         m = re.search(r"(\d[\d,]*) to create", out)
@@ -256,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         cli_cpu: dict[str, list[float]] = {"without": [], "with": []}
         defaults_cpu: list[tuple[float, float, float]] = []  # --grpc-defaults-too: preview, pack, pack's start
         grpcio_cpu: list[tuple[float, float, float]] = []  # --grpcio-too: the same
+        host_cpu: list[tuple[float, float, float]] = []  # --host-start-too: the same
+        splits: list[dict[str, float]] = []  # where the pack's CPU went in each preview with it (cpu_split)
+        host_splits: list[dict[str, float]] = []  # the same, started as the language host starts it
         for i in range(args.runs):
             w0, c0, _, _, e0, _ = timed_preview(project, pack=False, config=config)
             if args.grpc_defaults_too:
@@ -269,7 +335,24 @@ def main(argv: list[str] | None = None) -> int:
                 grpcio_cpu.append((cg, pg, sg))
                 print(f"  run {i + 1}: with the pack served through grpcio {cg:.2f} s CPU, the pack's own process "
                       f"{pg:.2f} s (its start {sg:.2f} s, serving {pg - sg:.2f} s)")
+            if args.host_start_too:
+                project.pack = host_pack
+                try:
+                    _, ch, _, ph, _, sh = timed_preview(project, pack=True, config=config)
+                finally:
+                    project.pack = launcher_pack
+                host_cpu.append((ch, ph, sh))
+                split = cpu_split(_read_cpu_log(), ph, sh)
+                if split is not None:
+                    host_splits.append(split)
+                print(f"  run {i + 1}: with the pack started as the host starts it (python -m pulumi.policy) "
+                      f"{ch:.2f} s CPU, the pack's own process {ph:.2f} s (its start {sh:.2f} s, "
+                      f"serving {ph - sh:.2f} s)\n"
+                      f"    its CPU: {_split_text(split)}")
             w1, c1, _, p1, e1, s1 = timed_preview(project, pack=True, config=config)
+            split = cpu_split(_read_cpu_log(), p1, s1)
+            if split is not None:
+                splits.append(split)
             runs["without"].append((w0, c0))
             runs["with"].append((w1, c1))
             pack_cpu.append(p1)
@@ -278,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             cli_cpu["with"].append(e1)
             print(f"  run {i + 1}: without the pack {w0:.2f} s wall ({c0:.2f} s CPU, the CLI's own {e0:.2f} s), "
                   f"with the pack {w1:.2f} s wall ({c1:.2f} s CPU, the CLI's own {e1:.2f} s, "
-                  f"the pack's own process {p1:.2f} s: its start {s1:.2f} s, serving {p1 - s1:.2f} s)")
+                  f"the pack's own process {p1:.2f} s: its start {s1:.2f} s, serving {p1 - s1:.2f} s)\n"
+                  f"    its CPU: {_split_text(split)}")
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     (a, ca), (b, cb) = med["without"], med["with"]
     pack_s = statistics.median(pack_cpu)
@@ -300,6 +384,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{own / ca * 100:.1f}% of the preview's CPU without the pack (goal <= {GOAL_OVERHEAD * 100:g}%: "
           f"{'met' if own / ca <= GOAL_OVERHEAD else 'NOT met'}); bytecode "
           f"{'compiled at each start' if args.compile_each_start else 'cached'}")
+    for name, kept in (("", splits), (" started as the host starts it", host_splits)):
+        if kept:
+            print(f"  where the pack's process spent its CPU{name}, median of {len(kept)} (s): "
+                  + ", ".join(f"{k} {statistics.median(s[k] for s in kept):.3f}" for k in SPLIT))
+    if host_cpu:
+        ph_s = statistics.median(p for _, p, _ in host_cpu)
+        sh_s = statistics.median(s for _, _, s in host_cpu)
+        print(f"  the pack's own process started as the host starts it (python -m pulumi.policy): median {ph_s:.2f} s "
+              f"({ph_s / ca * 100:.1f}%, its start {sh_s:.2f} s), through its launcher (shardwise.rules.app.packstart) "
+              f"{pack_s:.2f} s ({pack_s / ca * 100:.1f}%, its start {start_s:.2f} s)")
     if defaults_cpu:
         pd_s = statistics.median(p for _, p, _ in defaults_cpu)
         print(f"  the pack's own process on grpcio's defaults (GRPC_EXPERIMENTS empty): median {pd_s:.2f} s "
@@ -320,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         "bytecode_cached": not args.compile_each_start,
         "grpc_defaults_preview_pack_start_cpu_s": defaults_cpu,
         "grpcio_transport_preview_pack_start_cpu_s": grpcio_cpu,
+        "host_start_preview_pack_start_cpu_s": host_cpu,
+        "pack_cpu_split_s": splits, "host_start_pack_cpu_split_s": host_splits,
     }, indent=2), encoding="utf-8")
     return 0
 

@@ -83,6 +83,8 @@ from shardwise.rules.app.crossguard import installed_grpcio, pack_grpc_environme
 # the pack's entry point with each request handler profiled, one profile per method, written after AnalyzeStack
 _PROFILED_PACK = """
 import cProfile, os, runpy, sys, threading
+from shardwise.rules.app import packstart
+packstart.install()  # as the launchers start it
 from pulumi.runtime.proto import analyzer_pb2_grpc
 out, lock, profiles = os.environ["SHARDWISE_PACK_PROFILE"], threading.Lock(), {}
 add = analyzer_pb2_grpc.add_AnalyzerServicer_to_server
@@ -178,11 +180,16 @@ runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
 """
 
 
+#: How the pack's launchers start it (``crossguard.PACK_LAUNCHER``, the tests' ``engine_support.pack_dir``); the
+#: language host runs ``python -m pulumi.policy`` (``--host-start``).
+LAUNCHER = [PYTHON, "-m", "shardwise.rules.app.packstart"]
+
+
 def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path | None = None,
-           pause: float = 0.0, env: dict[str, str] | None = None) -> str:
+           pause: float = 0.0, env: dict[str, str] | None = None, host_start: bool = False) -> str:
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     requests = [(e["method"], json_format.ParseDict(e["request"], REQUESTS[e["method"]]())) for e in lines[1:]]
-    launcher = None
+    launcher = None if host_start else LAUNCHER
     # grpcio's settings as the pack's launchers give them (where this environment sets none), then the recording's
     # PULUMI_* environment, then --env
     extra = {k: v for k, v in pack_grpc_environment(installed_grpcio()).items() if k not in os.environ}
@@ -495,6 +502,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="start the pack with this in its environment as well (GRPC_EXPERIMENTS=...)")
     ap.add_argument("--pause", type=float, default=0.0, metavar="MS",
                     help="wait MS milliseconds after each Analyze, as the engine spaces its calls in a preview")
+    ap.add_argument("--host-start", action="store_true",
+                    help="start the pack as the language host does (python -m pulumi.policy), not as the launchers do")
     a = ap.parse_args(argv)
     if a.record:
         record(Path(a.record), a.services)
@@ -507,8 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     pack_dir = Path(a.pack).resolve() if a.pack else None
     os.chdir(ROOT)
     if a.in_process:
-        if a.pack or a.profile or a.answers or a.pause or a.env:
-            ap.error("--in-process takes no --pack, --profile, --answers, --pause or --env")
+        if a.pack or a.profile or a.answers or a.pause or a.env or a.host_start:
+            ap.error("--in-process takes no --pack, --profile, --answers, --pause, --env or --host-start")
         digest = replay_wire(Path(a.requests)) if a.wire else replay_in_process(Path(a.requests))
         return _expected(digest, a.expect)
     if a.wire:
@@ -516,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     if any("=" not in e for e in a.env):
         ap.error("--env takes NAME=VALUE")
     digest = replay(Path(a.requests), Path(a.answers) if a.answers else None, a.profile, pack_dir, a.pause / 1000,
-                    dict(e.split("=", 1) for e in a.env))
+                    dict(e.split("=", 1) for e in a.env), a.host_start)
     return _expected(digest, a.expect)
 
 

@@ -108,7 +108,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     ``gitops_revision`` (a branch and who names it) is a revision the checkout also stands for when GitOps objects
     whose source is this checkout are rendered (:func:`.gitops.stands_for`).
     """
-    sel = select_inputs(list(paths), excludes)
+    paths = list(paths)
+    sel = select_inputs(paths, excludes)
     files = sel.files
     jobs = default_jobs() if jobs is None else jobs
     enabled = gc.isenabled()
@@ -153,6 +154,15 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         unread = _unrendered_error(inv.skipped_files)
         if unread is not None:
             inv.errors.append(unread)
+    overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
+    if overlays and inv.groups:
+        from .overlays import apply_overlays
+
+        apply_overlays(inv, overlays)  # a kustomization not built: its replicas and images over its bases' objects
+    if inv.pools and inv.groups:
+        from .units import assign_units
+
+        assign_units(inv, paths)  # a pool places only the workloads of its own deployable unit
     resolve_pools(inv)
     return inv
 

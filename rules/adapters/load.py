@@ -63,7 +63,9 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
             if kind == kinds.PULUMI:
                 from .pulumi import inventory_from_pulumi_json
 
-                return inventory_from_pulumi_json(data, file, text)
+                stack = inventory_from_pulumi_json(data, file, text)
+                stack.stacks.append(file)
+                return stack
             if kind != kinds.KUBERNETES:
                 inv.skipped_files.append((file, kind))
                 return inv
@@ -76,7 +78,9 @@ def _load_text(text: str, file: str, inv: Inventory) -> Inventory:
     if kind == kinds.STACK:
         from .stack import load_stack_text
 
-        return load_stack_text(text, file)
+        stack = load_stack_text(text, file)
+        stack.stacks.append(file)
+        return stack
     if kind != kinds.KUBERNETES:
         rendered = _chart_values(docs, text, file)
         if rendered is not None:

@@ -127,7 +127,7 @@ _LAUNCHER_SCRIPT = """\
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 1
 engine=$1
 shift
-{environment}exec {python} -u -m pulumi.policy "$engine" "$here" "$@"
+{environment}exec {python} -u -m shardwise.rules.app.packstart "$engine" "$here" "$@"
 """
 
 #: grpcio's experiments the pack's launchers turn off (``GRPC_EXPERIMENTS=-NAME,...``): the EventEngine listener and

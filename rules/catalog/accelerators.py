@@ -151,6 +151,12 @@ def families_of(resource: str) -> tuple[Accelerator, ...]:
     return tuple(a for a in accelerators() if a.devices(resource) is not None)
 
 
+@functools.cache
+def families_made_by(vendor: str) -> tuple[str, ...]:
+    """The families (``Accelerator.family``) of one vendor: ``intel`` makes ``intel-gaudi`` and ``intel-gpu``."""
+    return tuple(a.family for a in accelerators() if a.vendor == vendor)
+
+
 @functools.lru_cache(maxsize=1024)
 def vendor_of(resource: str | None) -> str | None:
     """Who makes the accelerators ``resource`` requests, None when the table does not know it."""

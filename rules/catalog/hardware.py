@@ -370,6 +370,8 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     elif azure is not None and azure[3]:
         pool.fabric = "infiniband"
     pool.accelerator = _vendor(labels, pool)
+    if pool.gpu is None and (_label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX) or "").strip().lower() == "habana":
+        pool.accelerator_families = ("intel-gaudi",)  # EC2 names Gaudi's maker habana; Intel's GPUs are not it
     return pool
 
 

@@ -79,7 +79,12 @@ class WorkloadWithoutGpuPool(GroupRule):
             "would hold it (SW104) depends on the GPU. Not knowing the GPU is a cannot-decide, not a defect: a uniform "
             "GPU cluster needs no selector, and pods that request a whole node's GPUs land only on nodes that "
             "have them, so the finding is advisory (it blocks with unknown = \"fail\"). A multi-node group needs "
-            "the selector most: its fabric and NVLink layout decide whether it works at all."
+            "the selector most: its fabric and NVLink layout decide whether it works at all. One case is not a "
+            "cannot-decide: a selector on a pool's name label (karpenter.sh/nodepool, eks.amazonaws.com/nodegroup, "
+            "cloud.google.com/gke-nodepool) confines the pods to that pool, and where the pool is in the inputs and "
+            "its nodes have another maker's accelerator or none, no node ever advertises the resource the pods "
+            "request (kube-scheduler's NodeResourcesFit filter): they stay Pending, and the finding blocks. A pool "
+            "named that is not in the inputs may be anything: advisory."
         ),
         bad_example="spec:\n  containers: [...]   # no nodeSelector, no affinity",
         good_example="spec:\n  nodeSelector:\n    node.kubernetes.io/instance-type: p5.48xlarge",
@@ -96,12 +101,22 @@ class WorkloadWithoutGpuPool(GroupRule):
             "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/",
             "https://github.com/NVIDIA/k8s-device-plugin#gpu-feature-discovery",
         ),
-        mandatory_when='with `unknown = "fail"` in the configuration',
+        mandatory_when=('when the selector pins the workload by name (karpenter.sh/nodepool, '
+                        'eks.amazonaws.com/nodegroup, cloud.google.com/gke-nodepool) to a pool of the inputs whose '
+                        'nodes never advertise the accelerator its pods request (another maker\'s, or none): the '
+                        'pods stay Pending; with `unknown = "fail"` in the configuration otherwise'),
     )
     fields = ("nodeSelector", "affinity", "podSpec")  # the line a finding points at (a selector goes in the pod spec)
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or runs_on_cpu(g):  # vLLM's CPU backend has no GPU to size
+            return
+        if g.pool is None and g.unplaceable:  # pinned by name to a pool of the inputs that never holds the pods: sure
+            unit = g.accelerator_resource
+            yield Hit(group_subject(g), f"{g.unplaceable}, so the pods stay Pending (Insufficient {unit}: no node "
+                                        "the scheduler may bind them to has one); select a pool whose nodes have "
+                                        "that accelerator, or request the one the pool has",
+                      g.at("nodeSelector", "affinity", "podSpec"), tuple(g.suppressions), level="mandatory")
             return
         # advisory for every group, multi-node ones too: an unknown GPU is a cannot-decide (DESIGN: undecided
         # topology findings are advisory unless unknown = "fail"), not a defect
@@ -136,11 +151,12 @@ class WorkloadWithoutGpuPool(GroupRule):
                         f"{e.key} {e.operator} {list(e.values)}" if e.values else f"{e.key} {e.operator}"
                         for e in term
                     )
-                known_pools = listed(f"`{p.name}`" for p in inv.pools) or "none declared"
+                pools = [p for p in inv.pools if inv.same_unit(p.location.file, g.location.file)]
+                known_pools = listed(f"`{p.name}`" for p in pools) or "none declared"
                 what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
                         if observed else
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
-                fix = (_LABEL_UNKNOWN if observed else _SELECT if not inv.pools else
+                fix = (_LABEL_UNKNOWN if observed else _SELECT if not pools else
                        "; make the selector match one of those pools, or lint the manifest of the pool it names with "
                        "the rest")
         if fits_every_gpu(g):

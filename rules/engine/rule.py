@@ -160,6 +160,8 @@ class GroupRule(Rule):
                         hits = [self._on_assumed_gpu(h, g, config) for h in hits]
                     if runs_no_replica(g, inv) and not self.meta.code.startswith("SW3"):
                         hits = [self._on_no_replica(h, g, config) for h in hits]
+                    if g.patched_by and not self.meta.code.startswith("SW3"):
+                        hits = [self._on_patched(h, g, config) for h in hits]
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
                     elif g.fragment is not None and (self.meta.code in OPERATOR_ADDS or (
@@ -205,6 +207,18 @@ class GroupRule(Rule):
             "or HTTPScaledObject, HorizontalPodAutoscaler of minReplicas 0 or Argo Rollout (workloadRef) in the inputs "
             "runs it from zero (a HorizontalPodAutoscaler of minReplicas 1 or more leaves a target at zero replicas "
             "alone); it blocks once the manifest runs a replica)"))
+
+    def _on_patched(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
+        """A blocking capacity, topology or reliability hit on an object whose containers' args, command or env a
+        kustomization that was not built patches (``ServingGroup.patched_by``) is advisory (a level set in the
+        configuration wins): the flags read are the base's, not those the overlay applies. Security hits keep
+        their level (fail closed)."""
+        if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        return evolve(h, level="advisory", message=(
+            f"{h.message} (advisory: the kustomization {g.patched_by} patches this container's args, command or env, "
+            "which were read from the base as written; lint what it builds, `kustomize build` of its folder piped to "
+            "`shardwise lint -`, to make this finding blocking)"))
 
     def _on_fragment(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what a patch leaves to its base (the GPU request, /dev/shm, probes) is advisory (a

@@ -144,6 +144,15 @@ class NodePool:
     #: Who makes the accelerators: "nvidia", "amd", "google" (TPU), "intel" (Gaudi), "aws" (Neuron), "huawei"
     #: (Ascend); None: unknown.
     accelerator: str | None = None
+    #: The vendor-table families (``Accelerator.family``: ``intel-gaudi``, ``intel-gpu``, ``nvidia-gpu``) whose device
+    #: plugins the nodes run, where the inputs say more than the maker: Intel's Gaudi and GPU plugins advertise
+    #: different resources (``habana.ai/gaudi``; ``gpu.intel.com/i915``, ``gpu.intel.com/xe``). ``()``: the nodes are
+    #: known to have no accelerator (a Node whose capacity lists none, an instance type of a category without one).
+    #: None: known no better than ``accelerator`` (or the GPU) says.
+    accelerator_families: tuple[str, ...] | None = None
+    #: The accelerator resources a Node's ``status.capacity`` lists (a Node only; None for any other pool): the
+    #: scheduler binds a pod that requests an extended resource only to a node whose allocatable holds it.
+    node_resources: tuple[str, ...] | None = None
     fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
     #: Why ``gpu`` is read from a name rather than from what the nodes are ("" when it is not): a KubeAI resource
     #: profile ``nvidia-gpu-l4`` says L4 by its name only; the blocking findings that read the GPU are advisory.
@@ -382,6 +391,13 @@ class ServingGroup:
     #: ``pool``, the one it is billed on (the cheapest that holds the pod, where Karpenter picks by price): a
     #: finding that reads the GPU blocks only when it holds on every one (engine.rule.GroupRule).
     pool_options: list[NodePool] = field(default_factory=list)
+    #: Why no node of the pool the group's selector pins it to (by the pool's name label) can ever hold its pods,
+    #: where that pool is in the inputs: its nodes advertise another maker's accelerator, or none (the scheduler's
+    #: NodeResourcesFit filter never passes them); None otherwise. Set by ``resolve_pools``.
+    unplaceable: str | None = None
+    #: A kustomization that is not built and patches this object's containers' args, command or env (its path): what
+    #: was read is the base's, not what the overlay applies (``adapters.overlays``). None otherwise.
+    patched_by: str | None = None
     #: The group as it would be on each of ``pool_options`` (made once, by the engine, for the rules to check).
     pool_option_groups: list[ServingGroup] = field(default_factory=list, compare=False, repr=False)
     gpu_override: GpuInfo | None = None  # plan: the GPU given on the command line
@@ -717,6 +733,10 @@ class CrossRef:
     names: tuple[str, ...] = ()
 
 
+#: The unit (``Inventory.units``) of a file that is of every unit: one named on its own on the command line.
+EVERY_UNIT = "*"
+
+
 @dataclass
 class Inventory:
     """Everything the rules look at, from one or many inputs."""
@@ -748,11 +768,24 @@ class Inventory:
     device_claims: list[DeviceClaim] = field(default_factory=list)
     hardware_profiles: list[HardwareProfile] = field(default_factory=list)
     cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
+    #: The files read as one Pulumi stack each (a ``pulumi preview --json`` or ``stack export`` file, a stack config).
+    stacks: list[str] = field(default_factory=list, compare=False, repr=False)
+    #: The deployable unit of each file that holds a pool or a workload (``adapters.units``), set for a lint run's
+    #: inputs: a pool places only the workloads of its own unit. Empty: all inputs are one unit.
+    units: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
     #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
     config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def same_unit(self, a: str | None, b: str | None) -> bool:
+        """Whether files ``a`` and ``b`` are of one deployable unit (:attr:`units`; a file it does not hold is of
+        every unit)."""
+        if not self.units:
+            return True
+        ua, ub = self.units.get(a or "", EVERY_UNIT), self.units.get(b or "", EVERY_UNIT)
+        return ua == ub or EVERY_UNIT in (ua, ub)
 
     def extend(self, other: Inventory) -> None:
         for name in (
@@ -761,7 +794,7 @@ class Inventory:
             "launch_issues",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
-            "cross_refs",
+            "cross_refs", "stacks",
         ):
             items = getattr(other, name)
             if items:  # most are empty (a Kubernetes object's inventory: one or two of them hold anything)

@@ -80,6 +80,7 @@ GKE_ACCELERATOR_COUNT = "cloud.google.com/gke-accelerator-count"
 GKE_TPU_ACCELERATOR = "cloud.google.com/gke-tpu-accelerator"
 GKE_TPU_TOPOLOGY = "cloud.google.com/gke-tpu-topology"
 GKE_NODEPOOL = "cloud.google.com/gke-nodepool"
+EKS_NODEGROUP = "eks.amazonaws.com/nodegroup"  # EKS managed node groups label their nodes with their name
 # Cloud Run (a Knative Service with a GPU): the node selector that attaches the GPU, with GKE's values
 # (``nvidia-l4``, ``nvidia-rtx-pro-6000``), one GPU per instance (cloud.google.com/run/docs/configuring/services/gpu)
 CLOUD_RUN_ACCELERATOR = "run.googleapis.com/accelerator"

@@ -84,3 +84,84 @@ def test_the_pool_of_the_resource_s_maker_is_found_behind_another():
     NodePool comes first; a pod requesting none of these has the first pool, as before."""
     assert _pool_of(INF2, GAUDI_NODE, _deployment("habana.ai/gaudi")) == "gaudi-0"
     assert _pool_of(INF2, GAUDI_NODE, _deployment("cpu")) == "neuron-inf2"
+
+
+DL1 = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gaudi}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [dl1.24xlarge]}
+"""
+
+HABANA = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: habana}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: In, values: [habana]}
+"""
+
+INTEL_GPU_NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: xe-0}
+status:
+  capacity: {gpu.intel.com/xe: "4", cpu: "64"}
+"""
+
+CPU_NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+"""
+
+CPU_NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: m6i-0}
+status:
+  capacity: {cpu: "8", memory: 32386520Ki, pods: "58"}
+"""
+
+
+def test_intel_gaudi_and_intel_gpus_are_different_device_plugins():
+    """Intel makes both, but Gaudi's plugin advertises habana.ai/gaudi and the GPU plugin gpu.intel.com/i915 or
+    gpu.intel.com/xe (by kernel driver): an i915 or xe pod has no pool on a dl1 NodePool or one whose manufacturer
+    is habana (before: the first, by maker), a Gaudi pod has no pool on an xe Node; each lands on its own."""
+    assert _pool_of(DL1, _deployment("gpu.intel.com/i915")) is None
+    assert _pool_of(HABANA, _deployment("gpu.intel.com/xe")) is None
+    assert _pool_of(INTEL_GPU_NODE, _deployment("habana.ai/gaudi")) is None
+    assert _pool_of(INTEL_GPU_NODE, DL1, _deployment("habana.ai/gaudi")) == "gaudi"
+    assert _pool_of(DL1, INTEL_GPU_NODE, _deployment("gpu.intel.com/xe")) == "xe-0"
+
+
+def test_a_node_holds_only_the_resources_its_capacity_lists():
+    """A Node's status.capacity is what its device plugins advertise: an xe node never binds an i915 pod, and an
+    AMD pod has no pool on it (before: Intel's maker read alone admitted the first)."""
+    assert _pool_of(INTEL_GPU_NODE, _deployment("gpu.intel.com/i915")) is None
+    assert _pool_of(INTEL_GPU_NODE, _deployment("amd.com/gpu")) is None
+
+
+def test_a_pool_known_to_have_no_accelerator_holds_no_accelerator_pod():
+    """A NodePool of instance categories with no accelerator (c, m, r) and a Node whose capacity lists none are no
+    pool of a pod that requests a GPU (before: the first pool, sized as an unknown GPU), and still one of a pod that
+    requests none."""
+    assert _pool_of(CPU_NODEPOOL, _deployment("nvidia.com/gpu")) is None
+    assert _pool_of(CPU_NODE, _deployment("nvidia.com/gpu")) is None
+    assert _pool_of(CPU_NODEPOOL, GFD_NODE, _deployment("nvidia.com/gpu")) == "h100-0"
+    assert _pool_of(CPU_NODEPOOL, _deployment("cpu")) == "general"

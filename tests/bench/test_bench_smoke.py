@@ -84,3 +84,19 @@ def test_replay_pack_through_the_own_transport_answers_as_the_handlers(tmp_path)
         digests.append(found.group(1))
     assert "through its own transport over 22 resources" in out
     assert digests[0] == digests[1]
+
+
+def test_replay_pack_started_as_the_launchers_start_it_answers_as_the_hosts_start(tmp_path):
+    """``replay_pack.py`` starts the pack as the launchers do (``-m shardwise.rules.app.packstart``), ``--host-start``
+    as the language host does (``-m pulumi.policy``): the same answers over a synthesized recording."""
+    recording = tmp_path / "requests.jsonl"
+    _run(["benchmarks/replay_pack.py", "--synthesize", str(recording), "--resources", "20"])
+    digests = []
+    for extra in ([], ["--host-start"]):
+        out = _run(["benchmarks/replay_pack.py", str(recording), *extra])
+        assert re.search(r"^the pack over 22 resources \(requests\.jsonl\): [0-9.]+ s CPU; start-up [0-9.]+ s", out,
+                         re.M), out
+        found = re.search(r"^  answers: sha256 ([0-9a-f]{64})$", out, re.M)
+        assert found, out
+        digests.append(found.group(1))
+    assert digests[0] == digests[1]

@@ -102,14 +102,16 @@ EXTRA_FIXTURES = {
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
               "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
-    "SW206": {"sharded-fits-every-gpu.yaml"},  # corpus17: a sharded group that starts anywhere still needs its GPU
+    "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
+              "pinned-pool-without-the-accelerator"},  # place14: pinned by name to a pool that never holds it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
               "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits
               "karpenter-gpu-memory.yaml",  # karpenter12: a category's families less those a memory floor rules out
               "karpenter-pod-gpu-memory.yaml",  # karp13: the pod's category and GPU-memory selector narrow them
-              "karpenter-gpu-count.yaml"},  # place13: instance-gpu-count Gt 0 alone is every GPU family
+              "karpenter-gpu-count.yaml",  # place13: instance-gpu-count Gt 0 alone is every GPU family
+              "overlay-patches-args"},  # place14: an unbuilt overlay patches the args read from the base: advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
@@ -133,6 +135,7 @@ EXTRA_FIXTURES = {
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
               "zero-replicas.yaml",  # corpus13: replicas 0 runs no pod (an HPA leaves it at zero); KEDA wakes it
               "zero-replicas-woken.yaml",  # review13: an HPA of minReplicas 0 or an Argo Rollout's workloadRef runs it
+              "zero-replicas-overlay",  # place14: an unbuilt overlay's replicas over a base at 0 runs it
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is

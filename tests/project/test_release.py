@@ -95,7 +95,7 @@ def test_the_pack_directory_is_what_crossguard_publishes(tmp_path):
     assert launcher.stat().st_mode & 0o111 == 0o111
     lines = launcher.read_text().splitlines()
     assert lines[0] == "#!/bin/sh"
-    assert lines[-1] == f"exec '{sys.executable}' -u -m pulumi.policy \"$engine\" \"$here\" \"$@\""
+    assert lines[-1] == f"exec '{sys.executable}' -u -m shardwise.rules.app.packstart \"$engine\" \"$here\" \"$@\""
     # grpcio's settings for the installed release, where the user set none (tests/app/test_pack_launcher.py)
     if crossguard.pack_grpc_environment(version("grpcio")):
         assert lines[-4:-1] == [

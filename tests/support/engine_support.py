@@ -139,14 +139,16 @@ def load_stack_config(stack: str) -> dict[str, Any]:
         return {**dict(yaml.safe_load(fh)["config"]), **STACK_SECRETS.get(stack, {})}
 
 
-def pack_dir(where: Path, *, record: Path | None = None) -> Path:
+def pack_dir(where: Path, *, record: Path | None = None, host_start: bool = False) -> Path:
     """A pack directory for ``--policy-pack DIR/pack``: PulumiPolicy.yaml and an executable launcher.
 
     CLI 3.276 starts an executable pack path itself, with the engine's address as its one
-    argument; the launcher runs ``python -u -m pulumi.policy ENGINE rules/`` with the project
-    venv's interpreter, what a language host runs for a Python pack, with grpcio's settings that
-    ``shardwise policy-pack-dir``'s launcher sets (``crossguard.pack_grpc_environment``). With ``record``
-    the pack is started through ``tests/support/pack_recorder.py``, which writes down every request it receives.
+    argument; the launcher runs ``python -u -m shardwise.rules.app.packstart ENGINE rules/`` with the project
+    venv's interpreter, as ``shardwise policy-pack-dir``'s launcher does (``python -m pulumi.policy``, what a
+    language host runs for a Python pack, without executing the SDK's modules the pack never reads; with
+    ``host_start``, ``python -m pulumi.policy`` itself), with grpcio's settings that launcher sets
+    (``crossguard.pack_grpc_environment``). With ``record`` the pack is started through
+    ``tests/support/pack_recorder.py``, which writes down every request it receives.
     """
     from shardwise.rules.app.crossguard import installed_grpcio, launcher_environment, pack_grpc_environment
 
@@ -154,7 +156,8 @@ def pack_dir(where: Path, *, record: Path | None = None) -> Path:
     folder.mkdir()
     shutil.copy(ROOT / "rules" / "PulumiPolicy.yaml", folder / "PulumiPolicy.yaml")
     if record is None:
-        run = f'exec "{PYTHON}" -u -m pulumi.policy "$1" "{ROOT / "rules"}"'
+        module = "pulumi.policy" if host_start else "shardwise.rules.app.packstart"
+        run = f'exec "{PYTHON}" -u -m {module} "$1" "{ROOT / "rules"}"'
     else:
         run = f'SHARDWISE_PACK_RECORD="{record}" exec "{PYTHON}" -u "{ROOT / "tests" / "support" / "pack_recorder.py"}" ' \
               f'"$1" "{ROOT / "rules"}"'

@@ -13,14 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
-from ...catalog.accelerators import families_of, resource_names, vendor_of
+from ...catalog.accelerators import accelerators, families_made_by, families_of, resource_names, vendor_of
 from ...catalog.hardware import manufacturer_vendor, pool_from_labels
 from ...catalog.lookup import instance_types
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
+    EKS_NODEGROUP,
     EKS_PREFIX,
     GFD_CLIQUE,
+    GKE_NODEPOOL,
     GPU_LABELS,
     HOSTNAME,
     INSTANCE_CATEGORY_SUFFIX,
@@ -94,6 +96,10 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     pool = pool_from_labels(str(meta.get("name") or "unnamed"), str_map(meta.get("labels")), loc,
                             read_taints(spec.get("taints")), kind="node", gpus_per_node=count)
     pool.accelerator = pool.accelerator or vendor
+    if capacity:  # what the kubelet reports its device plugins advertise, each accelerator resource with a unit
+        held = tuple(str(k) for k, v in capacity.items() if families_of(str(k)) and whole_quantity(v))
+        pool.node_resources = held
+        pool.accelerator_families = tuple(dict.fromkeys(a.family for k in held for a in families_of(k)))
     pool.suppressions = suppressions_from(ann, lines, loc.file, loc.line)
     inv.pools.append(pool)
 
@@ -240,7 +246,7 @@ def _requirements(tspec: Mapping[str, Any]) -> list[tuple[str, str, list[str]]]:
 
 def _family(pool: NodePool) -> str | None:
     """The instance family of a pool's nodes: its instance type's (``g6e`` of ``g6e.12xlarge``) or its label's."""
-    if pool.instance_type and isinstance(pool.instance_type, str):
+    if isinstance(pool.instance_type, str) and pool.instance_type:
         return pool.instance_type.strip().lower().split(".", 1)[0]
     named = pool.labels.get(KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX) or pool.labels.get(
         EKS_PREFIX + INSTANCE_FAMILY_SUFFIX)
@@ -348,7 +354,10 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
              for pool_name, pool_labels in variants]
     if len(pools) > 1:  # the kinds the other requirements rule out are not launched (all ruled out: read them all)
         pools = [p for p in pools if not _excluded(p, reqs)] or pools
+    no_accelerator = _cpu_only(reqs)
     for pool in pools:
+        if no_accelerator:
+            pool.accelerator_families = ()
         pool.capacity_type = capacity_type
         pool.launch_template = launch
         pool.suppressions = list(suppressions)
@@ -458,20 +467,145 @@ def _narrowed(pool: NodePool, g: ServingGroup) -> NodePool:
     return out
 
 
+#: The EC2 instance categories (Karpenter's ``instance-category``, the leading letters of the type: ``c`` of
+#: ``c6g.xlarge``, ``hpc`` of ``hpc7g.16xlarge``) of no type with an accelerator a device plugin advertises: general
+#: purpose, compute, memory and storage optimised, HPC and Mac. The accelerated ones are p, g, gr, dl, inf, trn, f and
+#: vt (docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html, "Instance families").
+_NO_ACCELERATOR_CATEGORIES = frozenset({"a", "c", "d", "h", "hpc", "i", "im", "is", "m", "mac", "r", "t", "u", "x",
+                                        "z"})
+
+
+def _cpu_only(reqs: list[tuple[str, str, list[str]]]) -> bool:
+    """Whether a NodePool's ``In`` on the instance type, family or category admits only categories with no
+    accelerator (:data:`_NO_ACCELERATOR_CATEGORIES`): ``instance-category In [c, m, r]``, ``instance-family In
+    [c6g]``."""
+    for key, op, values in reqs:
+        if op != "In" or not values:
+            continue
+        if key in (KARPENTER_AWS_PREFIX + INSTANCE_CATEGORY_SUFFIX, EKS_PREFIX + INSTANCE_CATEGORY_SUFFIX):
+            cats = {v.strip().lower() for v in values}
+        elif key in (INSTANCE_TYPE, INSTANCE_TYPE_BETA, KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX,
+                     EKS_PREFIX + INSTANCE_FAMILY_SUFFIX):
+            schemes = [_category_generation(v.strip().lower().split(".", 1)[0]) for v in values]
+            if any(sc is None for sc in schemes):
+                continue
+            cats = {sc[0] for sc in schemes if sc is not None}
+        else:
+            continue
+        if cats <= _NO_ACCELERATOR_CATEGORIES:
+            return True
+    return False
+
+
+def _has_no_accelerator(pool: NodePool) -> bool:
+    """Whether the nodes of ``pool`` are known to have no accelerator: a Node whose capacity lists none, or an
+    instance type (family, category) of a category that has none."""
+    if pool.gpu is not None:
+        return False
+    if pool.accelerator_families is not None:
+        return pool.accelerator_families == ()
+    category = _category_generation(_family(pool))
+    named = [pool.labels.get(prefix + INSTANCE_CATEGORY_SUFFIX) for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)]
+    cats = {category[0]} if category else {str(c).strip().lower() for c in named if c}
+    return (bool(cats) and cats <= _NO_ACCELERATOR_CATEGORIES and pool.accelerator is None
+            and (pool.gpus_per_node is None or pool.gpus_per_node == 0))
+
+
+def pool_families(pool: NodePool) -> tuple[str, ...] | None:
+    """The vendor-table families whose resources the nodes of ``pool`` may advertise (``()``: none); None when not
+    known. A Node's capacity says; else a GPU the catalog knows (the families advertising its resource, by its
+    architecture where a resource has several); else the families the labels name (Karpenter's manufacturer
+    ``habana`` is Gaudi, not Intel's GPUs); else every family of the pool's maker."""
+    if _has_no_accelerator(pool):
+        return ()
+    if pool.accelerator_families is not None:
+        return pool.accelerator_families
+    if pool.gpu is not None:
+        fams = families_of(pool.gpu.k8s_resource)
+        by_arch = [a for a in fams if pool.gpu.architecture in a.architectures]
+        return tuple(a.family for a in (by_arch or fams)) or None
+    return families_made_by(pool.accelerator) if pool.accelerator else None
+
+
 def _advertises(pool: NodePool, g: ServingGroup) -> bool:
     """Whether the nodes of ``pool`` may advertise the accelerator resource ``g``'s pods request. The scheduler binds
     a pod that requests an extended resource only to a node whose allocatable holds it (kube-scheduler's
     NodeResourcesFit filter), and Karpenter launches only an instance type whose resources hold the pod's requests;
-    a device plugin advertises its own maker's devices only (``nvidia.com/gpu`` on NVIDIA GPUs, ``habana.ai/gaudi``
-    on Gaudi, ``aws.amazon.com/neuron*`` on Inferentia and Trainium). So a pool whose accelerators' maker is known and
-    is none of the makers of the families that advertise the resource never holds the pod, however its labels and
-    taints read. Unknown on either side (a resource the table does not know, a pool that does not say whose
-    accelerators it has), or a request of none: it may."""
+    a device plugin advertises its own family's devices only (``nvidia.com/gpu`` on NVIDIA GPUs, ``habana.ai/gaudi``
+    on Gaudi, ``gpu.intel.com/i915`` or ``gpu.intel.com/xe`` on Intel's GPUs, by kernel driver: Intel's GPU plugin,
+    intel/intel-device-plugins-for-kubernetes cmd/gpu_plugin/README.md; ``aws.amazon.com/neuron*`` on Inferentia
+    and Trainium). So a pool whose accelerator family is known (:func:`pool_families`; a Node's capacity names the
+    resources exactly) and is none of the families that advertise the resource never holds the pod, however its
+    labels and taints read; nor does one known to have no accelerator. Unknown on either side (a resource the table
+    does not know, a pool that does not say whose accelerators it has), or a request of none: it may."""
     resource = g.accelerator_resource
-    if not resource or pool.accelerator is None or g.gpus_per_pod == 0 or g.gpus_per_pod is None:
+    if not resource or g.gpus_per_pod == 0 or g.gpus_per_pod is None:
         return True
-    makers = {a.vendor for a in families_of(resource)}
-    return not makers or pool.accelerator in makers
+    if pool.node_resources is not None and families_of(resource):  # a Node's capacity: exactly what it advertises
+        return resource in pool.node_resources
+    wanted = {a.family for a in families_of(resource)}
+    held = pool_families(pool)
+    return not wanted or held is None or bool(wanted & set(held))
+
+
+#: The labels that name one node pool of a cluster, set on its nodes by what makes them: Karpenter's NodePool
+#: (``karpenter.sh/nodepool``), an EKS managed node group (``eks.amazonaws.com/nodegroup``), a GKE node pool
+#: (``cloud.google.com/gke-nodepool``). A name is one pool of a cluster: a pod that selects it lands there or nowhere.
+POOL_NAME_LABELS = (KARPENTER_NODEPOOL, EKS_NODEGROUP, GKE_NODEPOOL)
+
+
+def _pinned_to(g: ServingGroup) -> tuple[str, frozenset[str]] | None:
+    """(the pool-name label, the names) ``g``'s pods are confined to: a nodeSelector on one of
+    :data:`POOL_NAME_LABELS`, or an ``In`` on one label in every term of its required node affinity (a pod needs one
+    term to match); None when its selector confines it to no named pool."""
+    selector = g.node_selector if isinstance(g.node_selector, dict) else {}
+    for key in POOL_NAME_LABELS:
+        if isinstance(selector.get(key), str):
+            return key, frozenset([selector[key]])
+    for key in POOL_NAME_LABELS:
+        names: set[str] = set()
+        for term in g.affinity:
+            ins = [e for e in term if e.key == key and e.operator == "In" and e.values]
+            if not ins:
+                break
+            names |= set(ins[0].values)
+        else:
+            if g.affinity and names:
+                return key, frozenset(names)
+    return None
+
+
+def _held_by(pool: NodePool) -> str:
+    """What accelerator the nodes of ``pool`` have, for a message: ``no accelerator``, ``Intel Gaudi``, ..."""
+    fams = pool_families(pool)
+    if fams == ():
+        return "no accelerator"
+    if pool.node_resources:
+        return ", ".join(pool.node_resources)
+    titles = [a.title for a in accelerators() if fams is not None and a.family in fams]
+    if pool.gpu is not None:
+        return pool.gpu.name
+    return " or ".join(titles) or str(pool.accelerator)
+
+
+def _unplaceable(declared: list[NodePool], g: ServingGroup) -> str | None:
+    """Why ``g``'s pods never schedule, where its selector pins them to pools of the inputs by name
+    (:func:`_pinned_to`) and no node of those pools advertises the accelerator resource they request
+    (:func:`_advertises`); None when that is not so or not known: a pool named that is not in the inputs may be
+    anything, and a Node labelled with the name is one node of that pool, whose other nodes the inputs do not show
+    (each name must be a pool the inputs define: a Karpenter NodePool, an EKS node group, a stack's pool)."""
+    pinned = _pinned_to(g)
+    if pinned is None or not (isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0) or not g.accelerator_resource:
+        return None
+    key, names = pinned
+    named = [p for p in declared if p.labels.get(key) in names]
+    defined = {p.labels.get(key) for p in named if p.kind != "node"}  # a Node is one node of its pool, not all
+    if defined != names or any(_advertises(p, g) for p in named):
+        return None
+    pools = " and ".join(dict.fromkeys(f"`{p.variant_of or p.name}` ({_held_by(p)})" for p in named))
+    wanted = ", ".join(f"{key}={n}" for n in sorted(names))
+    return (f"the selector ({wanted}) confines the pods to pool {pools}, whose nodes never advertise "
+            f"{g.accelerator_resource}")
 
 
 def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
@@ -625,11 +759,13 @@ def resolve_pools(inv: Inventory) -> None:
     for g in inv.groups:
         if g.pool is not None and g.pool.kind != SELECTOR_POOL_KIND:
             continue
+        g.unplaceable = None
         if g.node_selector is UNKNOWN:  # not known yet: no pool can be matched (SW206 says so)
             g.pool = None
             continue
-        if declared:
-            matching = _by_weight([p for p in declared if _pool_admits(p, g)])
+        unit = [p for p in declared if inv.same_unit(p.location.file, g.location.file)] if inv.units else declared
+        if unit:
+            matching = _by_weight([p for p in unit if _pool_admits(p, g)])
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
@@ -642,6 +778,8 @@ def resolve_pools(inv: Inventory) -> None:
                 kinds = _kinds([p for p in pick if p.variant_of == pick[0].variant_of
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
+            if g.pool is None:
+                g.unplaceable = _unplaceable(unit, g)
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
             g.pool = pool_from_selector(g)
 

@@ -1,0 +1,257 @@
+"""What a kustomization that is not built says about the objects of its bases: their replicas and images.
+
+A kustomization met while searching a folder is not rendered (:mod:`.select`): the files of its bases are read one
+by one as plain manifests, and so is a named kustomization whose build failed. Its overlay's ``replicas:`` field and
+its patches that set ``spec.replicas`` change the number of pods the applied object runs, and its ``images:`` field
+the image; read as written, a base Deployment at ``replicas: 0`` that every overlay runs at 2 was judged as running
+nothing (advisory findings), where ``kustomize build`` of the overlay gives 2. This module reads those fields of each
+such kustomization and applies them to the objects read from the files it reaches (its ``resources``, a folder's
+through that folder's own kustomization, transitively), as kustomize's transformers do (kustomize
+``api/internal/builtins``: ReplicaCountTransformer on Deployment, ReplicaSet, ReplicationController and StatefulSet
+by the resource's name before a ``namePrefix``; ImageTagTransformer on every container's image by its name):
+
+- the count an overlay sets wins over the base's; where several overlays set counts for one object (dev at 1, prod
+  at 3), it is the largest: each overlay is a deployment of the object, and a finding blocks where one of them runs
+  pods;
+- an image is rewritten only where every overlay that reaches the object writes the same one (``newName``,
+  ``newTag``, ``digest``); where they differ the object keeps its own.
+
+A patch that changes a container's ``args``, ``command`` or ``env`` (a JSON 6902 operation on them, or on the
+containers whole; a strategic merge patch of a container that sets them) is not applied: the flags were read from the
+base, so the object records the overlay (``ServingGroup.patched_by``) and its blocking capacity, topology and
+reliability findings are advisory, saying to lint what the overlay builds. Remote bases and files outside the reached
+folders are not followed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from ..model import Inventory, ServingGroup
+from ..model.errors import InputError
+from .yamlsrc import load_documents, read_text
+
+#: The kinds kustomize's ``replicas:`` field sets (its ReplicaCountTransformer's default field specs).
+_REPLICA_KINDS = frozenset({"Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"})
+_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def _doc(path: str) -> Any:
+    try:
+        docs = load_documents(read_text(path), path)
+    except InputError:
+        return None
+    return docs[0][1] if docs and not isinstance(docs[0][1], InputError) else None
+
+
+def _kustomization_in(folder: str) -> str | None:
+    return next((os.path.join(folder, n) for n in _NAMES if os.path.isfile(os.path.join(folder, n))), None)
+
+
+def _reached(path: str, chain: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """The files a kustomization's ``resources`` (and old ``bases``) reach, folders through their kustomization, each
+    with the kustomizations it is reached through (this one first, the one that lists it last)."""
+    out: dict[str, tuple[str, ...]] = {}
+    if path in chain:
+        return out
+    chain = (*chain, path)
+    doc = _doc(path)
+    if not isinstance(doc, dict):
+        return out
+    here = os.path.dirname(path)
+    for entry in [*_list(doc.get("resources")), *_list(doc.get("bases"))]:
+        if not isinstance(entry, str) or "://" in entry or entry.startswith(("github.com/", "git@")):
+            continue
+        target = os.path.normpath(os.path.join(here, entry))
+        if os.path.isdir(target):
+            inner = _kustomization_in(target)
+            if inner is not None:
+                for f, through in _reached(os.path.abspath(inner), chain).items():
+                    out.setdefault(f, through)
+        elif os.path.isfile(target):
+            out.setdefault(os.path.abspath(target), chain)
+    return out
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _patch_docs(entry: Any, here: str) -> tuple[dict[str, Any], list[Any]]:
+    """(the target, the patch's documents) of one ``patches`` / ``patchesStrategicMerge`` / ``patchesJson6902``
+    entry: inline (``patch:``, or a string) or in a file (``path:``)."""
+    target: dict[str, Any] = {}
+    text: str | None = None
+    if isinstance(entry, str):
+        if "\n" in entry or ":" in entry:
+            text = entry
+        else:
+            try:
+                text = read_text(os.path.join(here, entry))
+            except InputError:
+                return target, []
+    elif isinstance(entry, dict):
+        target = _map(entry.get("target"))
+        if isinstance(entry.get("patch"), str):
+            text = entry["patch"]
+        elif isinstance(entry.get("path"), str):
+            try:
+                text = read_text(os.path.join(here, entry["path"]))
+            except InputError:
+                return target, []
+    if text is None:
+        return target, []
+    try:
+        docs = load_documents(text, "patch")
+    except InputError:
+        return target, []
+    return target, [d for _, d in docs if not isinstance(d, InputError)]
+
+
+def _counts(doc: dict[str, Any], here: str) -> list[tuple[str | None, str, int]]:
+    """(kind or None for any, name, count) of every replica count a kustomization sets."""
+    out: list[tuple[str | None, str, int]] = []
+    for r in _list(doc.get("replicas")):
+        if isinstance(r, dict) and isinstance(r.get("name"), str) and type(r.get("count")) is int:
+            out.append((None, r["name"], r["count"]))
+    for entry in [*_list(doc.get("patches")), *_list(doc.get("patchesStrategicMerge")),
+                  *_list(doc.get("patchesJson6902"))]:
+        target, docs = _patch_docs(entry, here)
+        for d in docs:
+            if isinstance(d, list):  # JSON 6902 operations on the target
+                for op in d:
+                    if (isinstance(op, dict) and op.get("op") in ("replace", "add")
+                            and op.get("path") == "/spec/replicas" and type(op.get("value")) is int
+                            and isinstance(target.get("name"), str)):
+                        out.append((target.get("kind"), target["name"], op["value"]))
+            elif isinstance(d, dict):  # a strategic merge patch names its object itself (or the target does)
+                spec = _map(d.get("spec"))
+                meta = _map(d.get("metadata"))
+                name = meta.get("name") if isinstance(meta.get("name"), str) else target.get("name")
+                if type(spec.get("replicas")) is int and isinstance(name, str):
+                    out.append((d.get("kind") or target.get("kind"), name, spec["replicas"]))
+    return out
+
+
+#: Where a JSON 6902 operation changes what a container runs (its args, command or env, or the containers whole).
+_RUN_PATHS = ("/spec/template/spec/containers", "/spec/template/spec/initContainers")
+_RUN_FIELDS = ("args", "command", "env", "envFrom")
+
+
+def _changes_run(op_path: str) -> bool:
+    if op_path in ("/spec", "/spec/template", "/spec/template/spec"):
+        return True
+    if not op_path.startswith(_RUN_PATHS):
+        return False
+    parts = op_path.split("/")
+    # /spec/template/spec/containers[/N[/field...]]: the list, one container whole, or one of the fields it runs by
+    return len(parts) <= 6 or parts[6] in _RUN_FIELDS
+
+
+def _run_patches(doc: dict[str, Any], here: str) -> list[tuple[str | None, str | None]]:
+    """(kind, name; None for any) of the objects a kustomization's patches change the args, command or env of."""
+    out: list[tuple[str | None, str | None]] = []
+    for entry in [*_list(doc.get("patches")), *_list(doc.get("patchesStrategicMerge")),
+                  *_list(doc.get("patchesJson6902"))]:
+        target, docs = _patch_docs(entry, here)
+        kind, name = target.get("kind"), target.get("name")
+        for d in docs:
+            if isinstance(d, list):
+                if any(isinstance(op, dict) and isinstance(op.get("path"), str) and _changes_run(op["path"])
+                       for op in d):
+                    out.append((kind if isinstance(kind, str) else None, name if isinstance(name, str) else None))
+            elif isinstance(d, dict):
+                spec = _map(d.get("spec"))
+                template = _map(spec.get("template"))
+                pod = _map(template.get("spec"))
+                containers = [*_list(pod.get("containers")), *_list(pod.get("initContainers"))]
+                if any(isinstance(c, dict) and any(f in c for f in _RUN_FIELDS) for c in containers):
+                    meta = _map(d.get("metadata"))
+                    own = meta.get("name") if isinstance(meta.get("name"), str) else name
+                    out.append((d.get("kind") or kind, own if isinstance(own, str) else None))
+    return out
+
+
+def _image(image: str, rules: list[dict[str, Any]]) -> str:
+    """``image`` as kustomize's ``images:`` entries rewrite it (the first entry whose ``name`` is its name)."""
+    at = image.find("@")
+    rest = image[:at] if at >= 0 else image
+    slash = rest.rfind("/")
+    colon = rest.rfind(":")
+    name = rest[:colon] if colon > slash else rest
+    for r in rules:
+        if r.get("name") != name:
+            continue
+        new_name = _text(r.get("newName")) or name
+        if isinstance(r.get("digest"), str):
+            return f"{new_name}@{r['digest']}"
+        if isinstance(r.get("newTag"), str):
+            return f"{new_name}:{r['newTag']}"
+        return new_name + image[len(name):]
+    return image
+
+
+def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
+    """Apply the replica counts and images of ``kustomizations`` (files, not built) to the groups of the files they
+    reach, by the rules of this module. Only a kustomization no other of them lists is a deployment (an overlay); a
+    base's own kustomization is applied through the overlays that list it, inner first (the outer count wins)."""
+    paths = [os.path.abspath(k) for k in kustomizations]
+    reach = {k: _reached(k) for k in paths}
+    listed = {k2 for k in paths for through in reach[k].values() for k2 in through[1:]}
+    docs: dict[str, dict[str, Any]] = {}
+    for k in {k2 for r in reach.values() for through in r.values() for k2 in through}:
+        doc = _doc(k)
+        docs[k] = doc if isinstance(doc, dict) else {}
+    by_file: dict[str, list[ServingGroup]] = {}
+    for g in inv.groups:
+        if g.location.file:
+            by_file.setdefault(os.path.abspath(g.location.file), []).append(g)
+    counts: dict[int, list[int]] = {}
+    images: dict[tuple[int, int], set[str]] = {}
+    changed: set[int] = set()
+    for leaf in paths:
+        if leaf in listed:
+            continue
+        for f, through in reach[leaf].items():
+            for g in by_file.get(f, []):
+                count = g.replicas
+                image = {i: c.image for i, c in enumerate(g.containers)}
+                prefix = suffix = ""
+                for k in reversed(through):  # the innermost kustomization first: the outer one wins
+                    doc = docs.get(k, {})
+                    names = {g.name, f"{prefix}{g.name}{suffix}"}
+                    for kind, name, n in _counts(doc, os.path.dirname(k)):
+                        if g.kind in _REPLICA_KINDS and name in names and kind in (None, g.kind):
+                            count = n
+                            changed.add(id(g))
+                    for patched_kind, patched in _run_patches(doc, os.path.dirname(k)):
+                        if (patched is None or patched in names) and patched_kind in (None, g.kind):
+                            g.patched_by = os.path.relpath(k, os.path.dirname(f))  # from the object's folder
+                    rules = [r for r in _list(doc.get("images")) if isinstance(r, dict)
+                             and isinstance(r.get("name"), str)]
+                    for i, img in image.items():
+                        if rules and isinstance(img, str):
+                            image[i] = _image(img, rules)
+                    prefix = _text(doc.get("namePrefix")) + prefix
+                    suffix = suffix + _text(doc.get("nameSuffix"))
+                counts.setdefault(id(g), []).append(count)
+                for i, img in image.items():
+                    images.setdefault((id(g), i), set()).add(img)  # type: ignore[arg-type]
+    for g in inv.groups:
+        held = [n for n in counts.get(id(g), []) if type(n) is int]
+        if id(g) in changed and type(g.replicas) is int and len(held) == len(counts[id(g)]):
+            g.replicas = max(held)
+        for i, c in enumerate(g.containers):
+            rewritten = images.get((id(g), i))
+            if rewritten is not None and len(rewritten) == 1:
+                c.image = next(iter(rewritten))

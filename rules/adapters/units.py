@@ -1,0 +1,83 @@
+"""Deployable units: which inputs of one lint run go to one cluster, so that a pool places only their workloads.
+
+A node pool is a candidate for a workload only when both are of the same deployable unit. A lint run may be handed
+several unrelated things at once (two repositories, the previews of two stacks), and a pod without a selector would
+otherwise be sized on another repository's pool, or a pool of another stack. What the inputs say decides the unit of
+a file, the first rule that applies:
+
+1. A Pulumi stack: a ``pulumi preview --json`` or ``pulumi stack export`` file, or a shardwise stack config, is one
+   stack, deployed on its own; its pools place only its own workloads, and its workloads take only its pools.
+2. A git repository: a file inside a git work tree (the nearest folder above it that holds ``.git``, a directory or,
+   for a submodule or a linked worktree, a file) is of that repository. The folders of one repository are one unit,
+   whatever folders of it the command line names (``shardwise lint k8s/ karpenter/``): a repository's NodePools place
+   its workloads. Two checkouts (``shardwise lint repo-a/ repo-b/``), or a submodule and its parent, are two units.
+3. The command line: outside any git work tree, each folder named on the command line is a unit (its whole tree,
+   the charts and kustomizations rendered from it included).
+
+A file named on its own on the command line (and standard input), other than a stack, was put beside the rest on
+purpose: it is of every unit of the run (``shardwise lint ~/nodes.yaml repo-a/ repo-b/`` sizes the workloads of both
+repositories on those nodes, and ``shardwise lint $(git ls-files '*.yaml')`` lints one unit, as before).
+
+A chart or kustomization rendered from a folder of the command line is of that folder's unit. A file no rule places
+(a location that is no file, an object rendered from a file named) is of every unit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from ..model import Inventory
+from ..model.files import inside
+from ..model.inventory import EVERY_UNIT
+
+
+def _git_root(directory: str, seen: dict[str, str | None]) -> str | None:
+    """The nearest folder at or above ``directory`` that holds a ``.git`` entry, None when there is none."""
+    walked: list[str] = []
+    d = directory
+    found: str | None = None
+    while True:
+        if d in seen:
+            found = seen[d]
+            break
+        walked.append(d)
+        if os.path.lexists(os.path.join(d, ".git")):
+            found = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    for w in walked:
+        seen[w] = found
+    return found
+
+
+def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
+    """Set ``inv.units`` for the files that hold a pool or a workload, by the rules above, from the paths the command
+    line named."""
+    paths = list(paths)
+    folders = sorted({os.path.abspath(p) for p in paths if p != "-" and os.path.isdir(p)}, key=len, reverse=True)
+    named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
+    stacks = set(inv.stacks)
+    seen: dict[str, str | None] = {}
+    units: dict[str, str] = {}
+    files = {p.location.file for p in inv.pools} | {g.location.file for g in inv.groups}
+    for f in files:
+        if not f:
+            continue
+        if f in stacks:
+            units[f] = f"stack:{f}"
+            continue
+        full = os.path.abspath(f)
+        if f == "<stdin>" or full in named:
+            units[f] = EVERY_UNIT
+            continue
+        root = _git_root(os.path.dirname(full), seen)
+        if root is not None:
+            units[f] = f"git:{root}"
+            continue
+        folder = next((d for d in folders if inside(full, d)), None)
+        units[f] = f"folder:{folder}" if folder is not None else EVERY_UNIT  # (rendered from a file named)
+    inv.units = units

@@ -1,0 +1,93 @@
+"""A pool places only the workloads of its own deployable unit (rules/adapters/units.py).
+
+Linting several unrelated repositories or folders in one run, a pod without a selector was sized on another
+repository's NodePool of the same maker (place13's one-run stress lint of the wide corpus). The unit of a file: its
+Pulumi stack, else its git work tree, else the folder of the command line it was found under; files named on their
+own go together.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from shardwise.rules.adapters import read_inputs
+
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge]}
+"""
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: serving}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-8B-Instruct]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def _two_folders(root: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    a, b = root / "platform", root / "team-app"
+    a.mkdir()
+    b.mkdir()
+    (a / "nodepool.yaml").write_text(NODEPOOL, encoding="utf-8")
+    (b / "vllm.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    return a, b
+
+
+def _pool(paths: list[pathlib.Path]) -> str | None:
+    inv = read_inputs([str(p) for p in paths], jobs=1)
+    [g] = inv.groups
+    return g.pool.name if g.pool is not None else None
+
+
+def test_two_folders_outside_git_are_two_units(tmp_path):
+    """Two folders named outside any git work tree: the workload has no pool (it had g5.xlarge's A10G); the folder
+    that holds both is one unit."""
+    a, b = _two_folders(tmp_path)
+    assert _pool([a, b]) is None
+    assert _pool([tmp_path]) == "gpu"
+
+
+def test_the_folders_of_one_repository_are_one_unit(tmp_path):
+    """Inside one git work tree (``.git`` a directory, or a file for a worktree or submodule) the folders named
+    are one repository's: its NodePool places its workloads."""
+    a, b = _two_folders(tmp_path)
+    (tmp_path / ".git").mkdir()
+    assert _pool([a, b]) == "gpu"
+
+
+def test_two_repositories_are_two_units(tmp_path):
+    """Each folder its own git work tree (two checkouts side by side, or a submodule): two units, also when their
+    common folder is named."""
+    a, b = _two_folders(tmp_path)
+    (a / ".git").mkdir()
+    (b / ".git").write_text("gitdir: ../.git/modules/team-app\n", encoding="utf-8")
+    assert _pool([a, b]) is None
+    assert _pool([tmp_path]) is None
+
+
+def test_a_file_named_on_its_own_is_of_every_unit(tmp_path):
+    """A file named on its own was put beside the rest on purpose, whatever repository it is in: its pool places the
+    workloads of a folder named beside it, and of another file named."""
+    a, b = _two_folders(tmp_path)
+    (b / ".git").mkdir()
+    assert _pool([a / "nodepool.yaml", b / "vllm.yaml"]) == "gpu"
+    assert _pool([a / "nodepool.yaml", b]) == "gpu"
+    assert _pool([a, b / "vllm.yaml"]) == "gpu"

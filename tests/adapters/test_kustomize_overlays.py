@@ -1,0 +1,198 @@
+"""A kustomization met while searching a folder (or named, when its build failed) is not rendered, but its overlay's
+``replicas:``, patches of ``spec.replicas`` and ``images:`` apply to the objects of its bases (rules/adapters/overlays.py).
+
+review13 noticed: a folder whose overlay sets ``replicas: 2`` over a base Deployment at ``replicas: 0`` was read as
+the base (0: its findings advisory), where ``kustomize build`` of the overlay, piped to shardwise, gives 2. Each case
+is checked against the real kustomize where it is installed (``~/.cache/shardwise-tools/bin`` or PATH).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+import yaml
+from shardwise.rules.adapters import read_inputs
+
+BASE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {app: vllm}
+  template:
+    metadata:
+      labels: {app: vllm}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.9.0
+          args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+"""
+
+
+def _write(root: pathlib.Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def _repo(root: pathlib.Path, overlays: dict[str, str]) -> None:
+    _write(root, {"base/deployment.yaml": BASE, "base/kustomization.yaml": "resources:\n  - deployment.yaml\n",
+                  **{f"overlays/{name}/kustomization.yaml": text for name, text in overlays.items()}})
+
+
+def _read(root: pathlib.Path) -> tuple[int, str]:
+    inv = read_inputs([str(root)], jobs=1)
+    [g] = inv.groups
+    assert isinstance(g.containers[0].image, str)
+    return g.replicas, g.containers[0].image
+
+
+def _kustomize() -> str | None:
+    cached = os.path.expanduser("~/.cache/shardwise-tools/bin/kustomize")
+    return cached if os.path.isfile(cached) else shutil.which("kustomize")
+
+
+def _built(root: pathlib.Path, overlay: str) -> tuple[int, str] | None:
+    """(replicas, image) of the Deployment ``kustomize build`` gives for one overlay; None without kustomize."""
+    tool = _kustomize()
+    if tool is None:
+        return None
+    out = subprocess.run([tool, "build", str(root / "overlays" / overlay)], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    [dep] = [d for d in yaml.safe_load_all(out) if d and d.get("kind") == "Deployment"]
+    return dep["spec"].get("replicas", 1), dep["spec"]["template"]["spec"]["containers"][0]["image"]
+
+
+REPLICAS_FIELD = """\
+    namespace: serving
+    namePrefix: prod-
+    resources:
+      - ../../base
+    replicas:
+      - name: vllm
+        count: 2
+    images:
+      - name: vllm/vllm-openai
+        newTag: v0.11.0
+    """
+
+JSON_PATCH = """\
+    resources:
+      - ../../base
+    patches:
+      - target: {kind: Deployment, name: vllm}
+        patch: |-
+          - op: replace
+            path: /spec/replicas
+            value: 3
+    """
+
+MERGE_PATCH_FILE = """\
+    resources:
+      - ../../base
+    patches:
+      - path: replicas.yaml
+    """
+
+MERGE_PATCH = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: vllm
+    spec:
+      replicas: 4
+    """
+
+
+@pytest.mark.parametrize("overlay,files,expected", [
+    (REPLICAS_FIELD, {}, (2, "vllm/vllm-openai:v0.11.0")),
+    (JSON_PATCH, {}, (3, "vllm/vllm-openai:v0.9.0")),
+    (MERGE_PATCH_FILE, {"overlays/prod/replicas.yaml": MERGE_PATCH}, (4, "vllm/vllm-openai:v0.9.0")),
+], ids=["replicas-and-images", "json6902-patch", "strategic-merge-patch-file"])
+def test_the_overlay_s_count_and_image_win(tmp_path, overlay, files, expected):
+    """Before: (0, v0.9.0) each time, the base as written."""
+    _repo(tmp_path, {"prod": overlay})
+    _write(tmp_path, files)
+    assert _read(tmp_path) == expected
+    built = _built(tmp_path, "prod")
+    assert built in (None, expected)
+
+
+def test_of_several_overlays_the_largest_count_and_only_an_image_they_agree_on(tmp_path):
+    """dev runs 1 pod of v0.10.0, prod 3 of v0.11.0: the object is read at 3 (a finding blocks where one overlay runs
+    pods) and keeps its own image (the overlays disagree)."""
+    _repo(tmp_path, {
+        "dev": "resources: [../../base]\nreplicas: [{name: vllm, count: 1}]\n"
+               "images: [{name: vllm/vllm-openai, newTag: v0.10.0}]\n",
+        "prod": "resources: [../../base]\nreplicas: [{name: vllm, count: 3}]\n"
+                "images: [{name: vllm/vllm-openai, newTag: v0.11.0}]\n",
+    })
+    assert _read(tmp_path) == (3, "vllm/vllm-openai:v0.9.0")
+
+
+def test_an_overlay_over_an_overlay_the_outer_one_wins(tmp_path):
+    """prod-eu lists prod (count 2, v0.10.0) and sets count 5 and v0.11.0: 5 and v0.11.0; prod, listed by another,
+    is no deployment of its own."""
+    _repo(tmp_path, {
+        "prod": "resources: [../../base]\nreplicas: [{name: vllm, count: 2}]\n"
+                "images: [{name: vllm/vllm-openai, newTag: v0.10.0}]\n",
+        "prod-eu": "resources: [../prod]\nreplicas: [{name: vllm, count: 5}]\n"
+                   "images: [{name: vllm/vllm-openai, newTag: v0.11.0}]\n",
+    })
+    assert _read(tmp_path) == (5, "vllm/vllm-openai:v0.11.0")
+    assert _built(tmp_path, "prod-eu") in (None, (5, "vllm/vllm-openai:v0.11.0"))
+
+
+def test_a_base_alone_and_another_object_are_left_as_written(tmp_path):
+    """A kustomization that lists the base and sets nothing, and a count for another name: 0, as written."""
+    _repo(tmp_path, {"prod": "resources: [../../base]\nreplicas: [{name: other, count: 2}]\n"})
+    assert _read(tmp_path) == (0, "vllm/vllm-openai:v0.9.0")
+
+
+def _patched_by(root: pathlib.Path) -> str | None:
+    [g] = read_inputs([str(root)], jobs=1).groups
+    return g.patched_by
+
+
+def test_an_overlay_that_patches_what_the_container_runs_is_recorded(tmp_path):
+    """A strategic merge patch that sets a container's args (or a JSON 6902 operation on them) is not applied: the
+    object records the overlay, and its blocking capacity findings become advisory (SW101/overlay-patches-args/); a
+    patch of the container's resources only, and an overlay that lists the base, record nothing."""
+    _repo(tmp_path, {"prod": "resources: [../../base]\npatches: [{path: args.yaml}]\n"})
+    _write(tmp_path, {"overlays/prod/args.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  args: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2"]
+        """})
+    assert _patched_by(tmp_path) == "../overlays/prod/kustomization.yaml"
+    _write(tmp_path, {"overlays/prod/args.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  resources: {limits: {memory: 64Gi}}
+        """})
+    assert _patched_by(tmp_path) is None

@@ -160,6 +160,10 @@ class NodePool:
     #: The Karpenter (or EKS Auto Mode) NodePool this pool is one kind of, when that NodePool's requirements admit
     #: several (an ``In`` list of instance types, families or GPU names): one pool per kind, all with this name.
     variant_of: str | None = None
+    #: The kinds were listed from the catalog for a requirement that names none (an instance category, a GPU memory
+    #: or count) and no ``instance-gpu-manufacturer In`` names the makers: EC2 may hold types of that requirement the
+    #: catalog does not (g4ad, AMD's Radeon Pro V520, in category g), so what the pool never advertises is not sure.
+    catalog_listed: bool = False
     #: A Karpenter NodePool's ``spec.weight`` (0 when unset): of several NodePools that admit a pod, Karpenter uses
     #: the one with the highest weight.
     weight: int = 0

@@ -406,8 +406,9 @@ def _router(values: Mapping[str, Any], release: str, namespace: str | None,
     args += ["--routing-logic", _text(r.get("routingLogic"))]
     if r.get("sessionKey"):
         args += ["--session-key", _text(r["sessionKey"])]
-    if isinstance(r.get("extraArgs"), list):  # written last at every release read: a flag here wins (argparse)
-        args += [_text(a) for a in r["extraArgs"]]
+    extra = r.get("extraArgs")
+    if isinstance(extra, list):  # written last at every release read: a flag here wins (argparse)
+        args += [_text(a) for a in extra]
     like = written if isinstance(written, LineDict) else None
     at = like.key_lines.get("routingLogic", like.line) if like else None
     container = _ld({"name": "router-container", "image": f"{r.get('repository')}:{r.get('tag')}", "args": args},

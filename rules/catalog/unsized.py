@@ -120,9 +120,10 @@ def release_note(version: Version, note: str) -> str:
     if len(version.parts) <= 3 and parts <= SAME_GROUPS_UNTIL:
         pool = ("0.20.0's pool" if parts < PACKED_POOL_FROM else
                 "a pool divided by each page size times its slots, not 0.20.0's layer tuples")
-        return (f"for {note}, its DeepSeek-V4 KV groups and start-up check are 0.20.0's (the same functions), with "
-                f"{pool}, but it builds the model otherwise than 0.20.0 (the weights and start-up buffers read there "
-                "are not checked against it) and the profile run's activation peak is not modelled")
+        return (f"for {note}, its DeepSeek-V4 KV groups and start-up check are 0.20.0's (the same functions, for the "
+                f"fp8_ds_mla cache), with {pool}, but it builds the model otherwise than 0.20.0 (the weights and "
+                "start-up buffers read there are not checked against it) and the profile run's activation peak is not "
+                "modelled")
     return (f"for {note}, its DeepSeek-V4 layout was not read (read: 0.20.0, and 0.20.1 to 0.25.1 compared with it; "
             "0.26.0 charges a sliding group for the tokens in flight, 0.27.0 overlays the groups in a packed block "
             "planner, 0.33.0 plans the cache in v1/core/kv_cache_planning.py)")

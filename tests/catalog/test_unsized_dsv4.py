@@ -149,9 +149,9 @@ def test_a_distilled_student_naming_v4_is_not_v4(tmp_path: Path):
 def test_release_notes():
     note = unsized.release_note
     assert note(parse_version("0.20.0"), "vLLM 0.20.0").startswith("for vLLM 0.20.0, its KV groups, weights and start-up buffers")
-    same = ("its DeepSeek-V4 KV groups and start-up check are 0.20.0's (the same functions), with {pool}, but it builds "
-            "the model otherwise than 0.20.0 (the weights and start-up buffers read there are not checked against it) "
-            "and the profile run's activation peak is not modelled")
+    same = ("its DeepSeek-V4 KV groups and start-up check are 0.20.0's (the same functions, for the fp8_ds_mla cache), "
+            "with {pool}, but it builds the model otherwise than 0.20.0 (the weights and start-up buffers read there "
+            "are not checked against it) and the profile run's activation peak is not modelled")
     # 0.20.1 to 0.22.1: _get_kv_cache_config_deepseek_v4, the grouping and the start-up check are 0.20.0's, byte for byte
     for v in ("0.20.1", "0.20.2", "0.21.0", "0.22.1"):
         assert note(parse_version(v), f"vLLM {v}") == f"for vLLM {v}, " + same.format(pool="0.20.0's pool")

@@ -459,7 +459,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "gathers every DP rank's tokens as charged: none is the missing term. tokens14: from 0.28 V2's greedy profile "
         "holds the logits alone (no float32 copy), so V2's terms would charge these rows less still; the graphs are "
         "measured after memory_profiling's snapshot; gpt-oss TP1's DCGM reading (18,604 MiB serving, 0.56 GiB under the "
-        "request) fits the cold-compile peak charged and leaves its +0.74 GiB to the unquoted consumed part",
+        "request) fits the cold-compile peak charged and leaves its +0.74 GiB to the unquoted consumed part. V2's "
+        "penalty buffers alone (certain by source) bring six rows of the class in (tokens 114 -> 118) but take "
+        "gpt-oss TP2 + EP and a 0.30.0 Gemma 4 26B-A4B QAT L4 row out, because V1's 16 B sampler stands in for about "
+        "0.4 GiB that V2's terms leave unexplained: not charged until that term is found",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm; for the gpt-oss smoke rows their 'Model loading took' and 'Available KV cache "
         "memory' lines"),

@@ -2277,8 +2277,8 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     dummy requests never do (``Behaviour.v2_profile_logits_copy``): what is left is ``compute_logits`` itself, the
     logits in the model's dtype, twice that for a model whose logits are soft-capped (:func:`logits_soft_capped`:
     ``LogitsProcessor.forward`` divides, takes tanh and multiplies out of place, each step holding its input and its
-    output, ``model_executor/layers/logits_processor.py`` 0.29.0, 0.28.0 not read); before 0.28 that moment sits under
-    the float32 copy's 6 bytes."""
+    output, ``model_executor/layers/logits_processor.py`` 0.28.0, 0.29.0 and 0.30.0); before 0.28 that moment sits
+    under the float32 copy's 6 bytes."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
     if engine == "v1" and s.pooling:
         return _Sampler(rows, 0.0, 0.0)  # the pooler over the hidden states: no logits, nothing sampled

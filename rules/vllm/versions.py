@@ -670,7 +670,7 @@ SOURCES: dict[str, str] = {
                                "v1/worker/gpu_worker.py determine_available_memory takes from the budget",
     "v2_profile_logits_copy": "v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params: an unconditional "
                               "'torch.empty_like(logits, dtype=torch.float32).copy_(logits)' in 0.25.1 and 0.27.1; "
-                              "0.28.0 and 0.29.0 first return the logits when no request of the batch has "
+                              "0.28.0, 0.29.0 and 0.30.0 first return the logits when no request of the batch has "
                               "needs_logits_processing (set only by add_request, so all False for profile_run's "
                               "dummy requests), and gumbel_sample allocates only rows x blocks arg-max buffers",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "

@@ -2234,6 +2234,24 @@ def sampler_kind(b: Behaviour, s: EngineSettings, vendor: str) -> str:
     return "flashinfer" if (installed and wanted) else b.native_sampler
 
 
+#: The config.json ``model_type`` of the families whose configuration sets ``final_logit_softcapping`` where a
+#: checkpoint's config.json does not say (transformers: ``Gemma2Config`` and ``Gemma3nTextConfig`` default to 30.0;
+#: ``Gemma4TextConfig`` defaults to None, but every Gemma 4 variant of ``convert_gemma4_weights.py`` ``_VARIANTS``
+#: (E2B, E4B, 26B-A4B, 31B, huggingface/transformers at ca5ff0b0) sets 30.0; Gemma 3's is null).
+_SOFT_CAPPED_TYPES = frozenset({"gemma2", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text"})
+
+
+def logits_soft_capped(model: ModelShape) -> bool:
+    """Whether vLLM soft-caps the model's logits (``LogitsProcessor(soft_cap=config.final_logit_softcapping)``, Gemma 2,
+    Gemma 3n and Gemma 4): the checkpoint's own ``final_logit_softcapping`` (or its ``text_config``'s) where
+    config.json gives the key, else its family's (``_SOFT_CAPPED_TYPES``)."""
+    cfg = model.hf_config or {}
+    for c in (cfg, cfg.get("text_config")):
+        if isinstance(c, dict) and "final_logit_softcapping" in c:
+            return bool(c["final_logit_softcapping"])
+    return str(cfg.get("model_type", "")) in _SOFT_CAPPED_TYPES
+
+
 def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e: Estimates,
                  s: EngineSettings = EngineSettings(), vendor: str = "nvidia", v2_act: int = 0) -> _Sampler:
     """The profile's dummy sampler run on the last stage: V1 samples ``min(max_num_seqs,
@@ -2254,12 +2272,18 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     Model Runner V2 (``v2_act``: the logits' bytes, where the model runs it) samples the same rows greedily: its
     ``_dummy_sampler_run`` keeps the dummy requests' default states (temperature 0, no top-k/top-p), so its
     ``Sampler`` copies the logits to float32 (``apply_sampling_params``) and takes a Gumbel arg-max that allocates
-    nothing more: ``v2_act`` + 4 bytes per logit (``v1/worker/gpu/sample/sampler.py`` 0.22.0 - 0.27.1)."""
+    nothing more: ``v2_act`` + 4 bytes per logit (``v1/worker/gpu/sample/sampler.py`` 0.22.0 - 0.27.1). From 0.28
+    ``apply_sampling_params`` returns the logits untouched when no request of the batch needs processing, which the
+    dummy requests never do (``Behaviour.v2_profile_logits_copy``): what is left is ``compute_logits`` itself, the
+    logits in the model's dtype, twice that for a model whose logits are soft-capped (:func:`logits_soft_capped`:
+    ``LogitsProcessor.forward`` divides, takes tanh and multiplies out of place, each step holding its input and its
+    output, ``model_executor/layers/logits_processor.py`` 0.28.0, 0.29.0 and 0.30.0); before 0.28 that moment sits
+    under the float32 copy's 6 bytes."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
     if engine == "v1" and s.pooling:
         return _Sampler(rows, 0.0, 0.0)  # the pooler over the hidden states: no logits, nothing sampled
     if v2_act:
-        per = float(v2_act + 4)
+        per = float(v2_act + 4 if b.v2_profile_logits_copy else v2_act * (2 if logits_soft_capped(model) else 1))
         return _Sampler(rows, per, rows * model.vocab_size * per)
     if engine == "v0":
         kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")

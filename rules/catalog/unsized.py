@@ -12,8 +12,14 @@ read and what is not (docs/capacity-model.md, "Round catalog13" and "Round dsv4"
   (:mod:`..vllm.dsv4_startup`) are modelled, but the profile run's activation peak is not (V4 carries four
   hyper-connection streams of the hidden size through every layer and runs the sparse indexer), and no public 0.20.0
   start-up log checks the sum, so the sizing does not use them;
-* later releases: their V4 layout was not read (0.34.0 plans the cache in ``v1/core/kv_cache_planning.py``, builds
-  V4 from ``vllm/models/deepseek_v4/`` and logs tokens as its concurrency x ``max_model_len``);
+* later releases (round dsv4b, every wheel from 0.20.1 to 0.34.0 compared with 0.20.0): 0.20.1 to 0.22.1 group V4's
+  KV cache, size its pool and check it at start-up with 0.20.0's functions, unchanged, but build the model otherwise
+  (0.20.1 reads the experts' dtype from ``expert_dtype`` and runs the attention's projections on side streams);
+  0.23.0 to 0.25.1 keep the groups and the check but divide the pool by each page size times its slots and build V4
+  from ``vllm/models/deepseek_v4/``; from 0.26.0 the layout was not read (0.26.0 charges a sliding group for
+  ``max_in_flight_tokens``, two batches under async scheduling; 0.27.0 overlays the groups in a packed block planner;
+  0.29.0 takes V4's grouping out of ``kv_cache_utils``; 0.33.0 plans the cache in ``v1/core/kv_cache_planning.py``);
+  the profile run's peak is modelled for none;
 * DeepSeek-V4-Pro: its config.json was not found in a source shardwise can cite (only its technical report's 61
   layers, width 7,168, 128 heads and 384 experts, not the per-layer ``compress_ratios`` its cache depends on).
 
@@ -43,6 +49,11 @@ _PRO = re.compile(r"^deepseek[-_ .]?v4[-_ .]?pro(?![a-z])", re.I)
 
 #: the release whose V4 KV groups and weights were read (catalog13)
 READ_RELEASE = (0, 20, 0)
+#: the last release whose V4 grouping and start-up check are 0.20.0's functions, unchanged (dsv4b: 0.26.0 charges a
+#: sliding group for ``max_in_flight_tokens``, 0.27.0 changes ``_get_kv_cache_groups_uniform_groups``)
+SAME_GROUPS_UNTIL = (0, 25, 999)
+#: the release from which the pool is divided by each page size times its slots (``_bucket_layers_by_page_size``)
+PACKED_POOL_FROM = (0, 23, 0)
 
 _NOT_SIZED = ("DeepSeek-V4 (compressed sparse attention over a sliding window, per-layer compress_ratios), which "
               "shardwise does not size yet")
@@ -106,8 +117,16 @@ def release_note(version: Version, note: str) -> str:
                 "models/deepseek_v4.py)")
     if parts == READ_RELEASE and len(version.parts) <= 3:
         return f"for {note}, {_STARTUP}"
-    return (f"for {note}, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans the cache in "
-            "v1/core/kv_cache_planning.py)")
+    if len(version.parts) <= 3 and parts <= SAME_GROUPS_UNTIL:
+        pool = ("0.20.0's pool" if parts < PACKED_POOL_FROM else
+                "a pool divided by each page size times its slots, not 0.20.0's layer tuples")
+        return (f"for {note}, its DeepSeek-V4 KV groups and start-up check are 0.20.0's (the same functions, for the "
+                f"fp8_ds_mla cache), with {pool}, but it builds the model otherwise than 0.20.0 (the weights and "
+                "start-up buffers read there are not checked against it) and the profile run's activation peak is not "
+                "modelled")
+    return (f"for {note}, its DeepSeek-V4 layout was not read (read: 0.20.0, and 0.20.1 to 0.25.1 compared with it; "
+            "0.26.0 charges a sliding group for the tokens in flight, 0.27.0 overlays the groups in a packed block "
+            "planner, 0.33.0 plans the cache in v1/core/kv_cache_planning.py)")
 
 
 def is_reason(text: str | None) -> bool:

@@ -106,6 +106,19 @@ class Dsv4Layout:
     def num_blocks(self, available: float) -> int:
         return max(int(available), 0) // (self.tuple_bytes * self.tuples)
 
+    @property
+    def slot_bytes(self) -> int:
+        """Bytes a pool block holds from 0.23.0 to 0.25.1 (round dsv4b: ``_bucket_layers_by_page_size``,
+        ``_get_kv_cache_config_deepseek_v4`` / ``_get_kv_cache_config_packed``): every page size times its slots, the
+        most layers of that page size in any one group, not the tuple times the tuple count (0.20.0 to 0.22.1)."""
+        sizes = {p for g in self.groups for p in g.pages}
+        return sum(p * max(g.pages.count(p) for g in self.groups) for p in sizes)
+
+    def num_blocks_sliced(self, available: float) -> int:
+        """:meth:`num_blocks` as 0.23.0 to 0.25.1 divide the pool (:attr:`slot_bytes`); their grouping and start-up
+        check are 0.20.0's."""
+        return max(int(available), 0) // self.slot_bytes
+
     def request_bytes(self, length: int, batched: int) -> int:
         """What vLLM's start-up check charges one request of ``length`` tokens."""
         pages = sum(g.blocks_per_request(length, batched) for g in self.groups)

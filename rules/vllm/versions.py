@@ -142,6 +142,8 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   would move (mixtures of experts only) move away from their logs, so 0.29+ keeps 0.25's ``dense`` rule (an open
   finding, docs/capacity-model.md, "Model Runner V2"). From 0.29 V2 measures its CUDA graphs into the budget
   (``v2_cudagraphs_in_budget``); the sizing keeps the flat graph term for them (V2's measurement is not modelled).
+  Its greedy profile sampler copies the logits to float32 in 0.22-0.27; from 0.28 it keeps them as ``compute_logits``
+  made them (``v2_profile_logits_copy``: no dummy request needs processing).
 * ``default_block_size``: the KV cache block size where ``--block-size`` is not given (``CacheConfig.
   DEFAULT_BLOCK_SIZE``, 16; 64 from 0.34), which the attention backend keeps where it supports it (MLA backends pick
   their own).
@@ -384,6 +386,11 @@ class Behaviour:
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
     #: throw-away pool, 0.29); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
+    #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
+    #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
+    #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
+    #: logits in the model's dtype
+    v2_profile_logits_copy: bool = True
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
     default_block_size: int = 16
@@ -506,7 +513,7 @@ _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2"
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
-_R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True)
+_R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True, v2_profile_logits_copy=False)
 _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
 _R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
@@ -661,6 +668,11 @@ SOURCES: dict[str, str] = {
                                "cudagraph_utils.profile_cudagraph_memory (a minimal KV cache, every PIECEWISE graph "
                                "captured into a throw-away pool, the largest FULL ones extrapolated), which "
                                "v1/worker/gpu_worker.py determine_available_memory takes from the budget",
+    "v2_profile_logits_copy": "v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params: an unconditional "
+                              "'torch.empty_like(logits, dtype=torch.float32).copy_(logits)' in 0.25.1 and 0.27.1; "
+                              "0.28.0, 0.29.0 and 0.30.0 first return the logits when no request of the batch has "
+                              "needs_logits_processing (set only by add_request, so all False for profile_run's "
+                              "dummy requests), and gumbel_sample allocates only rows x blocks arg-max buffers",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
                           "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
                           "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "

@@ -473,9 +473,16 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "runs keep about 0.8 - 1.0 GiB beside the cache that no term gives, the eager one 0.37 (within 5 %). tokmoe12 read "
         "what a mixture of experts allocates on 0.29.0's V2 runner: the fused-MoE workspaces are taken in the profile "
         "run and kept (counted; 0.04 - 1.38 GiB, of the size already charged), no MoE chunking is left, the dummy run "
-        "gathers every DP rank's tokens as charged: none is the missing term",
+        "gathers every DP rank's tokens as charged: none is the missing term. tokens14: from 0.28 V2's greedy profile "
+        "holds the logits alone (no float32 copy), so V2's terms would charge these rows less still; the graphs are "
+        "measured after memory_profiling's snapshot; gpt-oss TP1's DCGM reading (18,604 MiB serving, 0.56 GiB under the "
+        "request) fits the cold-compile peak charged and leaves its +0.74 GiB to the unquoted consumed part. V2's "
+        "penalty buffers alone (certain by source) bring six rows of the class in (tokens 114 -> 118) but take "
+        "gpt-oss TP2 + EP and a 0.30.0 Gemma 4 26B-A4B QAT L4 row out, because V1's 16 B sampler stands in for about "
+        "0.4 GiB that V2's terms leave unexplained: not charged until that term is found",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
-        "memory'), cold and warm"),
+        "memory'), cold and warm; for the gpt-oss smoke rows their 'Model loading took' and 'Available KV cache "
+        "memory' lines"),
     "large-tp-communicators": (
         "TP8 x PP2 on two NVLink nodes joined by GPUDirect-TCPXO (0.19.0) and TP8 on XGMI (V0 on ROCm): vLLM keeps 2.9 "
         "and 9 GiB a GPU more than modelled; NCCL on NVLink explains at most 0.5 GiB of the 0.19.0 row, RCCL's rings and "
@@ -576,7 +583,9 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "weights are 0.68 GiB a GPU short (12.22 against 12.9), and beside weights and cache vLLM kept 0.59 GiB of "
         "the 22.40 where 1.83 are charged (the cold compile's copy of the vocabulary-parallel embedding 1.18, graphs "
         "0.40, non-torch 0.22), though both starts compiled (4.5 and 6 minutes, mostly torch.compile and graph "
-        "capture, by their sources); the layout's 1.6 - 3.3 % hid this until hybrid13",
+        "capture, by their sources); the layout's 1.6 - 3.3 % hid this until hybrid13. tokens14: at group 32 with zero "
+        "points (the note's format) the TP1 weights come to 17.97 GiB (tokens +11.9 %) but the TP2 budget falls to 7.86 "
+        "against 8.91 logged: the TP2 miss is not the weights' format",
         "the checkpoints' config.json (quant scheme, group size, zero points, ignore list) and the TP2 starts' "
         "memory breakdown (0.26+: 'Actual usage is ... peak activation ... CUDAGraph memory')"),
     "text-only-warm-restart": (

@@ -64,19 +64,21 @@ def test_the_cold_rows_budgets_are_reproduced_but_the_sm_120_hosts_non_torch_mem
     # T4 (+0.27, 0.46 GiB of its weights unattributed: the gemma4-e-weights class; its cold 0.28.0 E2B row on a g4dn T4
     # logs no budget). toksingle10: with Gemma 4's weights as vLLM builds them the E2B QAT row is +0.15 (7.69 GiB of
     # weights against 8.02, quantised Gemma 4's residual) and the text-only 26B-A4B FP8 one +0.76, the 1.02 GiB tower
-    # vLLM does not build no longer counted in its weights (startup_logs.MISS_CAUSES "v2-moe-0.29")
+    # vLLM does not build no longer counted in its weights (startup_logs.MISS_CAUSES "v2-moe-0.29"). tokens14: the warm
+    # 0.30.0 RTX 5060 Ti row -0.03 -> +0.06, V2's greedy profile keeping no float32 copy of the logits from 0.28 (its
+    # logged peak activation, 0.53, is now met: 0.54; its weights are 0.09 short)
     budgeted = [lg for lg in LOGS if lg.kv_gib is not None]
     shown = sorted((r[0], r[2], r[3]) for r, lg in zip(compile_rows(LOGS), budgeted, strict=True) if lg.compile)
     assert shown == [("cold", "A10G", -0.16), ("cold", "A40", -0.01), ("cold", "A40", -0.0), ("cold", "L40S", 0.76),
                      ("cold", "RTX 4090", 0.09),
                      ("cold", "RTX 5060 Ti", 0.73), ("cold", "RTX 5060 Ti", 0.73),
                      ("cold", "RTX PRO 4500 1g.16gb", 1.23), ("cold", "RTX PRO 4500 1g.16gb", 1.49),
-                     ("warm", "A100-80GB", 0.13), ("warm", "RTX 4090", 0.23), ("warm", "RTX 5060 Ti", -0.03),
+                     ("warm", "A100-80GB", 0.13), ("warm", "RTX 4090", 0.23), ("warm", "RTX 5060 Ti", 0.06),
                      ("warm", "T4", 0.15)]
     table = compile_table(LOGS).splitlines()
     assert table[0].split() == ["compile", "release", "GPU", "rows", "median", "min", "max", ">", "+0.3"]
     assert table[1].split() == ["cold", "all", "all", "9", "+0.73", "-0.16", "+1.49", "5"]
-    assert "warm     all      all                       4   +0.14  -0.03  +0.23      0" in table
+    assert "warm     all      all                       4   +0.14  +0.06  +0.23      0" in table
 
 
 def test_a_cold_compile_peaks_at_one_copy_of_the_embedding_from_0_13():

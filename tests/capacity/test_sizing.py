@@ -1152,6 +1152,28 @@ def test_model_runner_v2s_profile_samples_greedily_and_estimates_no_graphs():
     assert coder.cudagraphs_in_budget is True
 
 
+def test_model_runner_v2s_profile_keeps_only_the_logits_from_0_28():
+    # tokens14: 0.28.0's and 0.29.0's Sampler.apply_sampling_params returns the logits untouched where no request of
+    # the batch has needs_logits_processing, which only add_request sets: the profile's dummy requests never do, so
+    # the float32 copy of 0.22 - 0.27 is gone and the greedy profile holds the logits (and the held hidden states)
+    l4 = sizing.Device("L4", 21.96, "nvidia", "ada", 1)
+    s = sizing.EngineSettings(gpu_memory_utilization=0.9, max_model_len=8192)
+    qwen = find_model("Qwen/Qwen3-4B-Instruct-2507")
+    hidden = 2048 * 2560 * 2  # the 2,048-token batch's hidden states, held while the 256 rows are sampled
+    got = {v: sizing.size_deployment(qwen, l4, s, v).sampler_gib_per_gpu * GIB for v in ("0.27.1", "0.28.0")}
+    assert got == {"0.27.1": 256 * 151936 * 6 + hidden, "0.28.0": 256 * 151936 * 2 + hidden}
+    # Gemma 4 soft-caps its logits (final_logit_softcapping 30.0 in every variant transformers converts):
+    # LogitsProcessor.forward divides, takes tanh and multiplies out of place, two copies at a time: 4 B a logit
+    gemma = find_model("google/gemma-4-E4B-it")
+    assert (sizing.logits_soft_capped(gemma), sizing.logits_soft_capped(qwen)) == (True, False)
+    got = {v: sizing.size_deployment(gemma, l4, s, v).sampler_gib_per_gpu * GIB for v in ("0.27.1", "0.28.0")}
+    assert got == {"0.27.1": 256 * 262144 * 6 + hidden, "0.28.0": 256 * 262144 * 4 + hidden}
+    # Gemma 3's config.json sets it to null: no cap, whatever the family; a config.json that says so is read first
+    assert sizing.logits_soft_capped(find_model("google/gemma-3-4b-it")) is False
+    uncapped = dataclasses.replace(gemma, hf_config={**gemma.hf_config, "final_logit_softcapping": None})
+    assert sizing.logits_soft_capped(uncapped) is False
+
+
 def test_the_cuda_context_is_charged_by_the_gpu_where_a_public_log_reads_it():
     # verdicts29: what vLLM's first snapshot finds used on one GPU before any weight, 0.19 GiB on an L4 (21.84/22.03,
     # v0.29.0-cu129) and 0.23 on an A10 (21.83/22.06; the A10G's 8 SMs more: 0.24); other parts keep H100's 0.50

@@ -41,6 +41,10 @@ PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro: the family is known, b
        "not the per-layer compress_ratios its KV cache depends on); and it is DeepSeek-V4 (compressed sparse attention "
        "over a sliding window, per-layer compress_ratios), which shardwise does not size yet")
 HELD = "SW101, SW102, SW104, SW106, SW203 could not run on it"
+#: what SW004 adds for a release whose V4 layout was not read (0.26.0 and later)
+NOT_READ = ("its DeepSeek-V4 layout was not read (read: 0.20.0, and 0.20.1 to 0.25.1 compared with it; 0.26.0 "
+            "charges a sliding group for the tokens in flight, 0.27.0 overlays the groups in a packed block planner, "
+            "0.33.0 plans the cache in v1/core/kv_cache_planning.py)")
 
 
 def _codes(findings):
@@ -77,9 +81,7 @@ def test_pro_says_its_config_was_not_found_not_did_you_mean(tmp_path: Path):
     found = lint(tmp_path, deployment("deepseek-ai/DeepSeek-V4-Pro", 8).replace("v0.20.0", "v0.27.1"))
     message = _sw004(found)
     assert "did you mean" not in message
-    assert message == (f"shardwise does not know the model: {PRO}; for vLLM 0.27.1 from the image tag, its DeepSeek-V4 "
-                       "layout was not read (only 0.20.0's; 0.34.0 plans the cache in v1/core/kv_cache_planning.py); "
-                       f"{HELD}")
+    assert message == f"shardwise does not know the model: {PRO}; for vLLM 0.27.1 from the image tag, {NOT_READ}; {HELD}"
 
 
 def test_a_release_before_0_20_has_no_deepseek_v4(tmp_path: Path):
@@ -147,9 +149,21 @@ def test_a_distilled_student_naming_v4_is_not_v4(tmp_path: Path):
 def test_release_notes():
     note = unsized.release_note
     assert note(parse_version("0.20.0"), "vLLM 0.20.0").startswith("for vLLM 0.20.0, its KV groups, weights and start-up buffers")
-    assert note(parse_version("0.20.1"), "vLLM 0.20.1") == (
-        "for vLLM 0.20.1, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans the cache in "
-        "v1/core/kv_cache_planning.py)")
+    same = ("its DeepSeek-V4 KV groups and start-up check are 0.20.0's (the same functions, for the fp8_ds_mla cache), "
+            "with {pool}, but it builds the model otherwise than 0.20.0 (the weights and start-up buffers read there "
+            "are not checked against it) and the profile run's activation peak is not modelled")
+    # 0.20.1 to 0.22.1: _get_kv_cache_config_deepseek_v4, the grouping and the start-up check are 0.20.0's, byte for byte
+    for v in ("0.20.1", "0.20.2", "0.21.0", "0.22.1"):
+        assert note(parse_version(v), f"vLLM {v}") == f"for vLLM {v}, " + same.format(pool="0.20.0's pool")
+    # 0.23.0 to 0.25.1: the pool is sum(page size x slots) (_bucket_layers_by_page_size)
+    for v in ("0.23.0", "0.24.0", "0.25.1"):
+        assert note(parse_version(v), f"vLLM {v}") == f"for vLLM {v}, " + same.format(
+            pool="a pool divided by each page size times its slots, not 0.20.0's layer tuples")
+    # 0.26.0 on: SlidingWindowSpec charges max_in_flight_tokens; later the grouping itself changes
+    for v in ("0.26.0", "0.27.1", "0.29.0", "0.34.0"):
+        assert note(parse_version(v), f"vLLM {v}") == f"for vLLM {v}, {NOT_READ}"
+    # a release with a fourth part is not taken for its three-part release
+    assert note(parse_version("0.22.1.1"), "vLLM 0.22.1.1") == f"for vLLM 0.22.1.1, {NOT_READ}"
     assert note(parse_version("0.19.1"), "vLLM 0.19.1").startswith("vLLM 0.19.1 builds no DeepSeek-V4")
 
 
@@ -161,8 +175,7 @@ def test_plan_refuses_v4_with_the_reason(tmp_path: Path):
     config.write_text(json.dumps(FLASH_CONFIG))
     with pytest.raises(PlanError) as e:
         load_model(str(config), None, "0.27.1")
-    assert str(e.value).endswith("; for vLLM 0.27.1, its DeepSeek-V4 layout was not read (only 0.20.0's; 0.34.0 plans "
-                                 "the cache in v1/core/kv_cache_planning.py)")
+    assert str(e.value).endswith(f"; for vLLM 0.27.1, {NOT_READ}")
     with pytest.raises(PlanError) as e:
         load_model("deepseek-ai/DeepSeek-V4-Pro", None, "0.20.0")
     assert str(e.value).startswith(f"cannot size it: {PRO}; for vLLM 0.20.0, ")

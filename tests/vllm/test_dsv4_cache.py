@@ -106,3 +106,14 @@ def test_a_public_start_up_refusal_agrees_with_these_formulas():
     low, high = lay.request_bytes(13_528, 16_384), lay.request_bytes(13_529, 16_384)
     assert (low, high) == (5_841_563_904, 5_843_667_456)
     assert f"{low / 2**30:.2f}" == f"{(high - 1) / 2**30:.2f}" == "5.44"
+
+
+def test_0_23_divides_the_pool_by_page_size_slots():
+    """Round dsv4b: 0.23.0 to 0.25.1 keep 0.20.0's groups but size the pool by ``_bucket_layers_by_page_size``: each
+    page size times the most layers of that size in one group."""
+    lay = dsv4_cache.layout(FLASH)
+    # 37,440: 22 (the larger SWA group); 8,640: 21 (indexer caches, indexer states); 1,728: 20 (the ratio-128 rows)
+    assert lay.slot_bytes == 22 * 37_440 + 21 * 8640 + 20 * 1728 == 1_039_680
+    assert lay.tuple_bytes * lay.tuples == 1_051_776  # 0.20.0 to 0.22.1: 47,808 x 22
+    # 100 GiB: 102,088 blocks at 0.20.0, 103,276 from 0.23.0 (1.2 % more)
+    assert (lay.num_blocks(100 * 2**30), lay.num_blocks_sliced(100 * 2**30)) == (102_088, 103_276)

@@ -51,3 +51,34 @@ def test_a_config_without_yarn_is_refused():
         dsv4_startup.buffers({**FLASH, "rope_scaling": None}, 8192)
     with pytest.raises(ValueError, match="compress_rope_theta"):
         dsv4_startup.buffers({k: v for k, v in FLASH.items() if k != "compress_rope_theta"}, 8192)
+
+
+#: with the indexer's ``index_head_dim`` (128, as test_dsv4_cache.py restates Flash's config.json)
+FLASH_IDX = {**FLASH, "index_head_dim": 128}
+
+
+def test_the_indexer_reserves_forty_rows_a_token_over_its_ratio():
+    # T = 1,048,576 x 40 // 4 = 10,485,760 rows: 128 FP8 bytes (1,342,177,280) and 4 scale bytes (41,943,040), both
+    # multiples of 256 already, and the radix top-k's 1 MiB
+    assert dsv4_startup.indexer_workspace(FLASH_IDX, 1_048_576) == 1_342_177_280 + 41_943_040 + 1_048_576 \
+        == 1_385_168_896
+    # at 131,072: 1,310,720 rows
+    assert dsv4_startup.indexer_workspace(FLASH_IDX, 131_072) == 167_772_160 + 5_242_880 + 1_048_576 == 174_063_616
+    # at 30,000 (vllm#44376's length): 300,000 rows; the scales' 1,200,000 bytes round up to 1,200,128
+    assert dsv4_startup.indexer_workspace(FLASH_IDX, 30_000) == 38_400_000 + 1_200_128 + 1_048_576 == 40_648_704
+    # the MXFP4 indexer cache: 64 value bytes and 128 / 32 = 4 scale bytes a row
+    assert dsv4_startup.indexer_workspace(FLASH_IDX, 1_048_576, fp4_indexer_cache=True) \
+        == 671_088_640 + 41_943_040 + 1_048_576 == 714_080_256
+
+
+def test_the_workspace_floor_is_the_indexers_at_long_context():
+    # 1,048,576 tokens, 8,192 batched: the indexer's 1,385,168,896 over the attention gather's 1,107,820,544
+    assert dsv4_startup.workspace_floor(FLASH_IDX, 1_048_576, 8192) == 1_385_168_896
+    assert dsv4_startup.workspace_floor(FLASH_IDX, 131_072, 8192) == 174_063_616  # over 168,296,448
+    # the attention gather is the larger at vllm#44376's 30,000 tokens and the LLM class's 16,384 batched tokens:
+    # 4 x (7,500 + 128 + 16,384) x 512 x 2
+    assert dsv4_startup.workspace_floor(FLASH_IDX, 30_000, 16_384) == 4 * 24_012 * 1024 == 98_353_152
+    # a model without a ratio-4 layer has no indexer
+    no_idx = {**FLASH_IDX, "num_hidden_layers": 2, "compress_ratios": [0, 128, 0]}
+    assert dsv4_startup.indexer_workspace(no_idx, 1_048_576) == 0
+    assert dsv4_startup.workspace_floor(no_idx, 1_048_576, 8192) == 4 * (8192 + 128 + 8192) * 1024

@@ -54,6 +54,7 @@ from ...model.vocab import INSTANCE_TYPE
 from ..yamlsrc import LineDict, load_documents
 from .configfile import config_map_data, namespace_of
 from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
+from .generic import add_generic
 from .parse import Lines
 from .serving import (
     API_SERVER,
@@ -481,14 +482,12 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
 
 def add_hyperpod_endpoint(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
                           lines: Lines | None) -> bool:
-    """SageMaker HyperPod ``InferenceEndpointConfig`` (``inference.sagemaker.aws.amazon.com``): its ``spec.worker``
+    r"""SageMaker HyperPod ``InferenceEndpointConfig`` (``inference.sagemaker.aws.amazon.com``): its ``spec.worker``
     container is read as any pod spec (:mod:`.generic`), and ``spec.instanceType`` ("Instance Type to deploy the model
     on", a SageMaker name matching ``^ml\..*``: the CRD at aws/sagemaker-hyperpod-cli's inference-operator chart) is
     where the operator runs the pod. HyperPod's EKS nodes carry that name as their ``node.kubernetes.io/instance-type``
     label, so the group selects it as a nodeSelector would (the node pool reads an ``ml.`` name as its EC2 type).
     A placeholder (``${HYPERPOD_INSTANCE_TYPE}``) leaves the group's node selector unknown; a non-string, unread."""
-    from .generic import add_generic
-
     marks = len(inv.groups)
     added = add_generic(kind, obj, loc, inv, lines)
     instance = as_map(obj.get("spec")).get("instanceType")

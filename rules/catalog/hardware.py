@@ -145,8 +145,9 @@ _AZURE_SIZES: dict[str, tuple[str, int, str, bool]] = {
 #: only instances launched into one are joined by it). From Oracle's "Compute Shapes" reference, GPU shapes
 #: (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm): VM.GPU.A10.1/.2 and BM.GPU.A10.4 carry
 #: NVIDIA A10 24 GB on PCIe; BM.GPU4.8 A100 40 GB and BM.GPU.A100-v2.8 A100 80 GB (SXM4, NVSwitch); BM.GPU.H100.8,
-#: BM.GPU.H200.8 and BM.GPU.B200.8 eight HGX GPUs on NVSwitch; BM.GPU.MI300X.8 eight MI300X on Infinity Fabric; VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink). Oracle prices these per GPU
-#: hour on its price list; no price is carried here (as for the Azure sizes, the pool prices only EC2 instances).
+#: BM.GPU.H200.8 and BM.GPU.B200.8 eight HGX GPUs on NVSwitch; BM.GPU.MI300X.8 eight MI300X on Infinity Fabric;
+#: VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink). Oracle prices these per GPU hour on its price list; no
+#: price is carried here (as for the Azure sizes, the pool prices only EC2 instances).
 _OCI_SHAPES: dict[str, tuple[str, int, str, bool]] = {
     "vm.gpu.a10.1": ("A10", 1, "pcie", False),
     "vm.gpu.a10.2": ("A10", 2, "pcie", False),

@@ -462,9 +462,10 @@ def case_kust(r: random.Random, d: str) -> dict:
     target = os.path.join("k", os.path.dirname(rel))
     if r.random() < .3:
         kinds.append("hazard:" + special(r, os.path.join(d, "k", r.choice(["base/kustomization.yaml", "base/deployment.yaml", "overlays/prod/kustomization.yaml", "base"]))))
-    if r.random() < .35 and not isinstance(data, bytes):  # fuzz14: a field naming a file, a component, a remote base
+    kfile = os.path.join(d, "k", rel)
+    if r.random() < .35 and not isinstance(data, bytes) and os.path.isfile(kfile) and not os.path.islink(kfile):  # fuzz14: a field naming a file, a component, a remote base
         extra, ref = r.choice(KUST_EXTRAS)
-        with open(os.path.join(d, "k", rel), "a", encoding="utf-8", errors="surrogatepass") as f:
+        with open(kfile, "a", encoding="utf-8", errors="surrogatepass") as f:
             f.write("\n" + extra)
         kinds.append("kust-extra:" + extra.split(":")[0])
         if ref:

@@ -432,10 +432,11 @@ def case_chart(r: random.Random, d: str) -> dict:
     if r.random() < .2:  # fuzz14: a template helm cannot run, or a dependency that is not there
         how = r.choice(["{{ nosuchfunc 1 }}", "{{ fail \"boom\" }}", "{{ required \"need x\" .Values.nope }}", "{{ (lookup \"v1\" \"Pod\" \"\" \"\").x }}",
                         "{{ .Files.Get \"../../etc/passwd\" }}", "{{ include \"nope\" . }}", "{{ range until 100000 }}x{{ end }}", "{{ template \"x\" }}", "{{ .Values.a.b.c }}"])
-        if r.random() < .7:
-            write(os.path.join(d, "llm", "templates", "zz.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: zz}\ndata:\n  x: " + how + "\n")
+        tdir = os.path.join(d, "llm", "templates")
+        if r.random() < .7 and os.path.isdir(tdir) and not os.path.islink(tdir):  # not where the case put a hazard (seed 14016 case 1197)
+            write(os.path.join(tdir, "zz.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: zz}\ndata:\n  x: " + how + "\n")
             kinds.append("template:" + how)
-        else:
+        elif os.path.isfile(os.path.join(d, "llm", "Chart.yaml")) and not os.path.islink(os.path.join(d, "llm", "Chart.yaml")):
             with open(os.path.join(d, "llm", "Chart.yaml"), "a", encoding="utf-8") as f:
                 f.write("\ndependencies:\n  - name: redis\n    version: 1.0.0\n    repository: " + r.choice(["https://charts.example.com", "file://../nope", "oci://x/y", "@stable"]) + "\n")
             kinds.append("chart:dependency")
@@ -631,7 +632,11 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
     if "/dev/full" in c["argv"]:  # fuzz14: nothing could be written: exit 2 and the reason on stderr
         if res.get("exc"):
             return [(f"{where}:exception:{res['exc']}", res.get("tb", ""))]
-        return [] if res.get("rc") == 2 and "/dev/full" in res.get("err", "") else [(f"{where}:dev-full-not-said", f"rc={res.get('rc')} {res.get('err', '')[-300:]}")]
+        # exit 2 with a word on stderr (the config's error stops the run before any writing); a GitHub report
+        # with nothing to annotate writes nothing, which /dev/full takes (seed 14016 cases 533, 707, 958)
+        said = res.get("rc") == 2 and res.get("err", "").strip()
+        empty = c["fmt"] == "github" and res.get("rc") == 0
+        return [] if said or empty else [(f"{where}:dev-full-not-said", f"rc={res.get('rc')} {res.get('err', '')[-300:]}")]
     if res.get("exc"):
         return [(f"{where}:exception:{res['exc']}", res.get("tb", ""))]
     rc, out, err = res["rc"], res["out"], res["err"]

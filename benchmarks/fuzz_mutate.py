@@ -1,4 +1,4 @@
-"""A mutation fuzzer over what users hand shardwise (fuzz13): real files, trees, plan options and environments,
+"""A mutation fuzzer over what users hand shardwise (fuzz13, fuzz14): real files, trees, plan options and environments,
 mutated structurally and byte by byte, each case run in-process AND as its own process.
 
     .venv/bin/python benchmarks/fuzz_mutate.py SEED [--minutes M] [--cases N] [--log FILE]
@@ -20,7 +20,11 @@ Each case builds a folder (a temporary one) from one of these kinds:
 - ``plan``: the options of a plan case of tests/capacity/data/plan_cases.json, one to three of them mutated;
 - ``diff``: a git repository whose base commit holds a real file and whose working tree a mutated one;
 
-and, in one case out of five, an environment variable the CLI reads set to an odd value.
+and, in one case out of five, an environment variable the CLI reads set to an odd value. fuzz14 added file names
+with control characters and Markdown, the text/github/markdown reports (judged for raw control characters, stray
+GitHub lines and rendered Markdown), ``--output /dev/full``, the files a kustomization patches, replaces or generates
+from (components, remote bases, a huge patch), a chart's .helmignore, schema, files and subcharts, templates helm
+refuses, missing dependencies, and terminal and locale variables (benchmarks/README.md).
 
 A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
 error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall
@@ -29,7 +33,7 @@ is not 0/1/2 or contradicts the report (2 without an input error or an input err
 finding; 0 with one), the report is not JSON (or SARIF that fails tests/schemas), the two runs disagree (exit status
 or findings), or a file that clearly serves vLLM (a vLLM image or a ``vllm serve``/``vllm.entrypoints`` launch in a
 Kubernetes object) yields no workload and nothing in the report names it (a silent pass). Each failure goes to the
-log (bench-out/fuzz13/failures.jsonl) with the seed and case number; one line of totals per class at the end.
+log (bench-out/fuzz14/failures.jsonl) with the seed and case number; one line of totals per class at the end.
 Standard library, PyYAML and jsonschema only; one process at a time (``--jobs 1``), so one core.
 """
 # ruff: noqa: E501
@@ -56,7 +60,7 @@ from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = os.path.join(ROOT, ".venv", "bin", "shardwise")
-OUT = os.path.join(ROOT, "bench-out", "fuzz13")
+OUT = os.path.join(ROOT, "bench-out", "fuzz14")
 TOOLS_BIN = os.path.join(os.path.expanduser("~"), ".cache", "shardwise-tools", "bin")
 WALL_S = 10.0
 
@@ -292,7 +296,9 @@ def mutated_file(r: random.Random, src: str) -> tuple[str | bytes, list[str]]:
     return data, kinds
 
 
-NAMES = ["input", "ünïcødé-名", "with space", "-dash", "a" * 200, "x.yaml.bak", ".hidden", "UPPER"]
+NAMES = ["input", "ünïcødé-名", "with space", "-dash", "a" * 200, "x.yaml.bak", ".hidden", "UPPER",
+         # fuzz14: names a report must escape (a newline, a terminal escape, a workflow command, Markdown)
+         "new\nline", "esc\x1b[31mred", "bell\x07", "cr\rname", "::error::x", "tick`![i](http://x/i.png)`|pipe", "tab\tname"]
 
 
 def file_name(r: random.Random, src: str) -> str:
@@ -308,9 +314,14 @@ def case_file(r: random.Random, d: str) -> dict:
     data, kinds = mutated_file(r, src)
     name = file_name(r, src)
     write(os.path.join(d, "in", name), data)
-    fmt = "sarif" if r.random() < .15 else "json"
+    x = r.random()
+    fmt = "sarif" if x < .15 else r.choice(["text", "github", "markdown"]) if x < .3 else "json"
     target = "in" if r.random() < .6 else os.path.join("in", name)
-    return {"argv": ["lint", "--format", fmt, "--jobs", "1", target], "src": src, "kinds": kinds, "files": [os.path.join("in", name)], "fmt": fmt}
+    argv = ["lint", "--format", fmt, "--jobs", "1", target]
+    if r.random() < .04:  # fuzz14: a report nobody can write (a full disk): an error naming it, exit 2
+        argv[3:3] = ["--output", "/dev/full"]
+        kinds = kinds + ["output:/dev/full"]
+    return {"argv": argv, "src": src, "kinds": kinds, "files": [os.path.join("in", name)], "fmt": fmt}
 
 
 HAZARDS = ["symloop", "selfloop", "dangling", "fifo", "dir_as_file", "empty", "blank", "ignore", "toml", "dotyaml_config", "deepdir", "link_to_file", "link_to_dev"]
@@ -417,12 +428,31 @@ def case_chart(r: random.Random, d: str) -> dict:
         write(os.path.join(d, "llm", "templates", "deployment.yaml"), data)
         kinds += k
     if r.random() < .25:
-        kinds.append("hazard:" + special(r, os.path.join(d, "llm", r.choice(["Chart.yaml", "values.yaml", "templates/deployment.yaml", "templates", "charts", ".helmignore"]))))
+        kinds.append("hazard:" + special(r, os.path.join(d, "llm", r.choice(["Chart.yaml", "values.yaml", "templates/deployment.yaml", "templates", "charts", ".helmignore", ".helmignore", "values.schema.json", "files/data.txt", "charts/sub"]))))
+    if r.random() < .2:  # fuzz14: a template helm cannot run, or a dependency that is not there
+        how = r.choice(["{{ nosuchfunc 1 }}", "{{ fail \"boom\" }}", "{{ required \"need x\" .Values.nope }}", "{{ (lookup \"v1\" \"Pod\" \"\" \"\").x }}",
+                        "{{ .Files.Get \"../../etc/passwd\" }}", "{{ include \"nope\" . }}", "{{ range until 100000 }}x{{ end }}", "{{ template \"x\" }}", "{{ .Values.a.b.c }}"])
+        tdir = os.path.join(d, "llm", "templates")
+        if r.random() < .7 and os.path.isdir(tdir) and not os.path.islink(tdir):  # not where the case put a hazard (seed 14016 case 1197)
+            write(os.path.join(tdir, "zz.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: zz}\ndata:\n  x: " + how + "\n")
+            kinds.append("template:" + how)
+        elif os.path.isfile(os.path.join(d, "llm", "Chart.yaml")) and not os.path.islink(os.path.join(d, "llm", "Chart.yaml")):
+            with open(os.path.join(d, "llm", "Chart.yaml"), "a", encoding="utf-8") as f:
+                f.write("\ndependencies:\n  - name: redis\n    version: 1.0.0\n    repository: " + r.choice(["https://charts.example.com", "file://../nope", "oci://x/y", "@stable"]) + "\n")
+            kinds.append("chart:dependency")
     argv.append("llm" if r.random() < .9 else "llm/Chart.yaml")
     return {"argv": argv, "src": "charts/llm", "kinds": kinds, "files": [], "fmt": "json", "tools": True}
 
 
 KUST = os.path.join(ROOT, "tests/fixtures/kustomize")
+#: fuzz14: what a kustomization names besides its resources, and the file or folder made a hazard (None: none)
+KUST_EXTRAS = [("patches:\n  - path: p.yaml\n", "p.yaml"), ("patchesStrategicMerge:\n  - p.yaml\n", "p.yaml"),
+               ("patchesJson6902:\n  - path: p.json\n    target: {kind: Deployment}\n", "p.json"), ("replacements:\n  - path: r.yaml\n", "r.yaml"),
+               ("configMapGenerator:\n  - name: c\n    files: [k=f.txt]\n", "f.txt"), ("secretGenerator:\n  - name: s\n    envs: [s.env]\n", "s.env"),
+               ("configMapGenerator:\n  - name: c\n    env: c.env\n", "c.env"), ("openapi:\n  path: o.json\n", "o.json"), ("crds: [c.json]\n", "c.json"),
+               ("configurations: [t.yaml]\n", "t.yaml"), ("transformers: [t.yaml]\n", "t.yaml"), ("generators: [g]\n", "g"), ("components: [comp]\n", "comp"),
+               ("components: [.]\n", None), ("resources: [https://github.com/x/y//k?ref=v1]\n", None), ("bases: [github.com/x/y]\n", None),
+               ("helmCharts:\n  - name: x\n    repo: https://example.com\n", None), ("patches:\n  - patch: |-\n" + "      - op: add\n        path: /metadata/labels/a\n        value: x\n" * 3000 + "    target: {kind: Deployment}\n", None)]
 
 
 def case_kust(r: random.Random, d: str) -> dict:
@@ -433,6 +463,14 @@ def case_kust(r: random.Random, d: str) -> dict:
     target = os.path.join("k", os.path.dirname(rel))
     if r.random() < .3:
         kinds.append("hazard:" + special(r, os.path.join(d, "k", r.choice(["base/kustomization.yaml", "base/deployment.yaml", "overlays/prod/kustomization.yaml", "base"]))))
+    kfile = os.path.join(d, "k", rel)
+    if r.random() < .35 and not isinstance(data, bytes) and os.path.isfile(kfile) and not os.path.islink(kfile):  # fuzz14: a field naming a file, a component, a remote base
+        extra, ref = r.choice(KUST_EXTRAS)
+        with open(kfile, "a", encoding="utf-8", errors="surrogatepass") as f:
+            f.write("\n" + extra)
+        kinds.append("kust-extra:" + extra.split(":")[0])
+        if ref:
+            kinds.append("hazard:" + special(r, os.path.join(d, "k", os.path.dirname(rel), ref)))
     return {"argv": ["lint", "--format", "json", "--jobs", "1", target], "src": "kustomize/" + rel, "kinds": kinds, "files": [], "fmt": "json", "tools": True}
 
 
@@ -498,8 +536,12 @@ ENV_ODD = {"COLUMNS": ["0", "-1", "abc", "99999999999999999999", ""], "NO_COLOR"
            "GITHUB_WORKSPACE": ["/nonexistent", "", "\xe9"], "XDG_CACHE_HOME": ["/nonexistent", "/dev/null", ""], "HF_HOME": ["/dev/null", ""],
            "HF_HUB_CACHE": ["/proc", "relative"], "SHARDWISE_DOCS_URL": ["", "javascript:alert(1)", "x" * 3000], "SHARDWISE_PURE_YAML": ["1"],
            "GITHUB_REF_NAME": ["", "a\nb"], "GITHUB_BASE_REF": ["main", "../x"], "GIT_DIR": ["/nonexistent"], "HOME": ["/nonexistent"],
-           "LANG": ["C", "POSIX"], "LC_ALL": ["C"], "PYTHONIOENCODING": ["ascii", "latin-1"], "TMPDIR": ["/nonexistent"],
-           "PULUMI_CONFIG": ["{", "[]", "null", "{\"a\": 1}"], "CI_COMMIT_BRANCH": ["x"], "GITHUB_ACTIONS": ["true"]}
+           "LANG": ["C", "POSIX", "C.UTF-8", "tr_TR.UTF-8"], "LC_ALL": ["C"], "PYTHONIOENCODING": ["ascii", "latin-1"], "TMPDIR": ["/nonexistent"],
+           "PULUMI_CONFIG": ["{", "[]", "null", "{\"a\": 1}"], "CI_COMMIT_BRANCH": ["x"], "GITHUB_ACTIONS": ["true"],
+           # fuzz14: terminals, locales and encodings
+           "TERM": ["dumb", "", "\x1b", "xterm-256color", "vt100"], "FORCE_COLOR": ["1", "0"], "CLICOLOR_FORCE": ["1"], "LANGUAGE": ["tr_TR"],
+           "PYTHONUTF8": ["0", "1"], "PYTHONWARNINGS": ["error"], "PYTHONHASHSEED": ["0", "4294967295"], "SHARDWISE_UNKNOWN_VALUE": ["", "x"],
+           "SHARDWISE_PACK_TRANSPORT": ["x", ""]}
 
 KINDS = [("file", case_file, 40), ("tree", case_tree, 20), ("chart", case_chart, 8), ("kust", case_kust, 7), ("plan", case_plan, 15), ("diff", case_diff, 10)]
 
@@ -587,6 +629,14 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
         return fails
     if res.get("hang"):
         return [(f"{where}:hang>{WALL_S:.0f}s", "")]
+    if "/dev/full" in c["argv"]:  # fuzz14: nothing could be written: exit 2 and the reason on stderr
+        if res.get("exc"):
+            return [(f"{where}:exception:{res['exc']}", res.get("tb", ""))]
+        # exit 2 with a word on stderr (the config's error stops the run before any writing); a GitHub report
+        # with nothing to annotate writes nothing, which /dev/full takes (seed 14016 cases 533, 707, 958)
+        said = res.get("rc") == 2 and res.get("err", "").strip()
+        empty = c["fmt"] == "github" and res.get("rc") == 0
+        return [] if said or empty else [(f"{where}:dev-full-not-said", f"rc={res.get('rc')} {res.get('err', '')[-300:]}")]
     if res.get("exc"):
         return [(f"{where}:exception:{res['exc']}", res.get("tb", ""))]
     rc, out, err = res["rc"], res["out"], res["err"]
@@ -638,7 +688,7 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
                 raw = read_bytes(p)
             except OSError:
                 continue
-            text = raw.decode("utf-8", "replace")
+            text = re.sub(r"(?m)^\s*#.*$", "", raw.decode("utf-8", "replace"))  # a comment serves nothing (fuzz14: seed 14014 case 1535)
             if not VLLM_SERVES.search(text) or not re.search(r"(?m)^\s*kind:|\"kind\"", text):
                 continue
             if c["argv"][-1] != rel and not rel.endswith((".yaml", ".yml", ".json")):
@@ -651,8 +701,23 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
                      and os.path.dirname(str(e.get("file"))) == os.path.dirname(rel)]
             if not any(s and os.path.basename(str(s)) in (os.path.basename(rel), "Chart.yaml", "kustomization.yaml") for s in said):
                 fails.append((f"{where}:silent-pass", rel))
-    elif cmd == "lint" and rc not in (0, 1, 2):
-        pass
+    elif cmd == "lint" and c["fmt"] in ("text", "github", "markdown"):  # fuzz14: the reports people and CI read
+        coloured = any(k in c["env"] for k in ("FORCE_COLOR", "CLICOLOR_FORCE"))
+        # a GitHub annotation names the file as it is (the runner's escaping: %, CR, LF, colon, comma), so the
+        # annotation still points at it: judged by its lines alone
+        seen = err if c["fmt"] == "github" else out if coloured else out + err
+        ctl = re.search(r"[\x00-\x08\x0b-\x1f\x7f]", seen)
+        if ctl and not (coloured and ctl.group(0) == "\x1b"):
+            fails.append((f"{where}:raw-control-character", repr(seen[max(0, ctl.start() - 80):ctl.start() + 40])))
+        if c["fmt"] == "github":
+            stray = [ln for ln in out.splitlines() if ln and not ln.startswith("::")]
+            if stray:
+                fails.append((f"{where}:github-line-not-a-command", repr(stray[0][:200])))
+        if c["fmt"] == "markdown":
+            for rel in c["files"]:
+                base = os.path.basename(rel)
+                if "![" in base and base in out:
+                    fails.append((f"{where}:markdown-injection", base))
     elif cmd in ("plan", "diff") and c["fmt"] == "json" and rc != 2 and not (cmd == "plan" and rc == 1 and not out.strip()):
         try:
             json.loads(out)
@@ -678,7 +743,7 @@ def summary(res: dict, d: str) -> tuple:
 
 
 def one(seed: int, i: int, keep: str | None = None) -> tuple[dict, list[tuple[str, str]]]:
-    d = tempfile.mkdtemp(prefix="fz13-")
+    d = tempfile.mkdtemp(prefix="fz14-")
     try:
         c = build(seed, i, d)
         if c.get("tools") and not shutil.which("helm", path=TOOLS_BIN):

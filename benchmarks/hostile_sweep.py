@@ -306,7 +306,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases()
     return out
 
 
@@ -1060,6 +1060,38 @@ def fuzz13_cases() -> list[Case]:
            "    repository: vllm/vllm-openai\n    tag: v0.11.0\n  model: meta-llama/Llama-3.1-8B-Instruct\n")
     out.append(Case("fz13-crd-image-repository", lambda d: (write(d, "bad.yaml", crd), ["lint", "--format", "text", "bad.yaml"])[1],
                     (0,), named="SW005", stdout_said=True))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ fuzz14
+# A FIFO a kustomization patches, replaces or generates from (fuzz13 refused a base or resource only), and a chart's
+# .helmignore that is a FIFO: each held kustomize or helm, and the run, for the 120 s timeout.
+
+KUST_FILE_FIELDS = {"patch": ("patches:\n  - path: p.yaml\n", "p.yaml"),
+                    "patch-strategic-merge": ("patchesStrategicMerge:\n  - p.yaml\n", "p.yaml"),
+                    "replacement": ("replacements:\n  - path: r.yaml\n", "r.yaml"),
+                    "generator-files": ("configMapGenerator:\n  - name: c\n    files: [k=f.txt]\n", "f.txt"),
+                    "generator-envs": ("secretGenerator:\n  - name: s\n    envs: [s.env]\n", "s.env"),
+                    "openapi": ("openapi:\n  path: schema.json\n", "schema.json")}
+
+
+def fuzz14_cases() -> list[Case]:
+    out: list[Case] = []
+    for what, (extra, rel) in KUST_FILE_FIELDS.items():
+        def kust_build(d: str, extra: str = extra, rel: str = rel) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "badkust/kustomization.yaml", KUST_BASE + extra)
+            write(d, "badkust/deployment.yaml", good("kust"))
+            fifo(os.path.join(d, "badkust", rel))
+            return ["lint", "--format", "json", "good.yaml", "badkust"]
+        out.append(Case(f"fz14-kustomize-{what}-fifo", kust_build, (2,), named=f"badkust/{rel}", env=tools_env(), tool="kustomize"))
+
+    def helmignore_build(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        chart(d)
+        fifo(os.path.join(d, "badchart", ".helmignore"))
+        return ["lint", "--format", "json", "good.yaml", "badchart"]
+    out.append(Case("fz14-chart-helmignore-fifo", helmignore_build, (2,), named="badchart/.helmignore", env=tools_env(), tool="helm"))
     return out
 
 

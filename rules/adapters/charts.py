@@ -93,6 +93,9 @@ class Renderer:
                 f"{HELM_INSTALL}, or render it yourself: helm template NAME {directory} | shardwise lint -",
                 os.path.join(directory, "Chart.yaml"))
         _check_metadata_file(os.path.join(directory, "Chart.yaml"), "the chart is not rendered")
+        ignore = os.path.join(directory, ".helmignore")
+        if os.path.exists(ignore):  # helm opens it before it checks the chart's files are regular (fuzz14: a FIFO
+            _check_metadata_file(ignore, "the chart is not rendered")  # held it until the timeout); none is fine
         cmd = [helm, "template", release, directory]
         if namespace:
             cmd += ["--namespace", namespace]
@@ -145,6 +148,48 @@ _ROOT_ONLY = "--load-restrictor=LoadRestrictionsRootOnly"
 _REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/\s]+@[^/\s]+:|git::|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/)")
 #: The keys of a kustomization that name other kustomizations (or files) to build in.
 _BASE_KEYS = ("resources", "bases", "components")
+#: The keys whose entries are files (or, for the plugin lists, kustomizations) kustomize reads besides its bases
+#: (sigs.k8s.io/kustomize ``api/types/kustomization.go``, ``generatorargs.go``, ``kvpairsources.go``): a list of
+#: paths, a list of mappings with ``path``, a generator's ``files`` (``[KEY=]PATH``), ``envs`` and ``env``, and
+#: ``openapi.path``. A FIFO at any of them held kustomize until the timeout (fuzz14).
+_FILE_LIST_KEYS = ("crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge")
+_PATH_ITEM_KEYS = ("patches", "patchesJson6902", "replacements")
+_GENERATOR_KEYS = ("configMapGenerator", "secretGenerator")
+
+
+def _file_entries(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(key, path)`` for each file a kustomization names outside its bases (:data:`_FILE_LIST_KEYS` and kin);
+    inline patches and values of another type are left to kustomize's own words."""
+    out: list[tuple[str, str]] = []
+
+    def add(key: str, value: object) -> None:
+        if isinstance(value, str) and value.strip() and "\n" not in value:
+            out.append((key, value.strip()))
+
+    for key in _FILE_LIST_KEYS:
+        entries = doc.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            add(key, entry)
+    for key in _PATH_ITEM_KEYS:
+        entries = doc.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict):
+                add(f"{key} path", entry.get("path"))
+    for key in _GENERATOR_KEYS:
+        entries = doc.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            files, envs = entry.get("files"), entry.get("envs")
+            for f in files if isinstance(files, list) else []:
+                add(f"{key} files", f.split("=", 1)[-1] if isinstance(f, str) else f)
+            for f in envs if isinstance(envs, list) else []:
+                add(f"{key} envs", f)
+            add(f"{key} env", entry.get("env"))
+    openapi = doc.get("openapi")
+    if isinstance(openapi, dict):
+        add("openapi path", openapi.get("path"))
+    return out
 
 
 def check_kustomization(directory: str, remote: bool = False) -> None:
@@ -205,6 +250,18 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                     raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
                                      "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
                                      f"kustomize build {directory} | shardwise lint -", where)
+        for key, entry in _file_entries(doc):
+            local = os.path.normpath(os.path.join(d, entry))
+            if not os.path.lexists(local) or not inside(local, root):
+                continue  # missing, or outside the root: kustomize says so in its own words, at once
+            if os.path.isdir(local):
+                todo.append(local)  # a generator or transformer kustomization
+                continue
+            try:  # a regular file: a FIFO held kustomize until the timeout, a device fed it without end
+                read_file_bytes(local)
+            except InputError as e:
+                raise InputError(f"the kustomization {where} is not built: its {key} entry {entry!r}: "
+                                 f"{e.message}", local) from None
 
 
 def _check_metadata_file(path: str, what: str) -> None:

@@ -436,9 +436,10 @@ def policy_config_errors(name: str, props: Mapping[str, Any], known_policies: Se
         if kind == "boolean":
             ok = isinstance(value, bool)
         elif kind in ("number", "integer"):
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and (
+                isinstance(value, int) or math.isfinite(value))  # a huge int is finite (fuzz14)
             if ok and kind == "integer":
-                ok = float(value).is_integer()
+                ok = isinstance(value, int) or value.is_integer()
             if ok:
                 lo, hi = schema.get("minimum"), schema.get("maximum")
                 ok = (lo is None or value >= lo) and (hi is None or value <= hi) and (

@@ -23,9 +23,15 @@ Node labels -> :class:`~shardwise.rules.model.NodePool`. The families read, most
 - Cloud Run: ``run.googleapis.com/accelerator`` (``nvidia-l4``, ``nvidia-rtx-pro-6000``), the node selector of a
   Knative Service that Cloud Run gives one GPU of that type per instance;
 - the AMD GPU operator's ``amd.com/gpu.product-name``;
+- CoreWeave's ``gpu.nvidia.com/model`` / ``gpu.nvidia.com/class`` (``H100_NVLINK_80GB``, ``A100_PCIE_80GB``) with
+  ``gpu.nvidia.com/count``, and Volcengine VKE's ``machine.cluster.vke.volcengine.com/gpu-name`` (``NVIDIA-L20``,
+  ``Tesla-V100``): a bare family name there (``Tesla-V100``, 16 or 32 GB) leaves the GPU's memory unknown. AKS's
+  ``kubernetes.azure.com/accelerator`` (``nvidia``) and NFD's ``feature.node.kubernetes.io/pci-10de.present`` name
+  a maker, no GPU, and are not read;
 - the well-known ``node.kubernetes.io/instance-type`` (and the deprecated
-  ``beta.kubernetes.io/instance-type``): an AWS instance type from the instance catalog, or one of the
-  common Azure GPU sizes (``Standard_ND96isr_H100_v5``) from a small table here.
+  ``beta.kubernetes.io/instance-type``): an AWS instance type from the instance catalog (SageMaker HyperPod's
+  ``ml.`` names read as the EC2 type), or one of the common Azure GPU sizes (``Standard_ND96isr_H100_v5``) or OCI
+  GPU shapes (``BM.GPU.A10.4``, which OKE writes there) from small tables here.
 
 Explicit labels win over what an instance type or family implies. Values that do not parse are left
 unset rather than guessed; a label that names an accelerator the catalog does not know leaves the
@@ -44,6 +50,9 @@ from ..model.errors import CatalogError
 from ..model.vocab import (
     AMD_PRODUCT,
     CLOUD_RUN_ACCELERATOR,
+    COREWEAVE_GPU_CLASS,
+    COREWEAVE_GPU_COUNT,
+    COREWEAVE_GPU_MODEL,
     EKS_PREFIX,
     GFD_CLIQUE,
     GFD_COUNT,
@@ -70,8 +79,9 @@ from ..model.vocab import (
     LABEL_GPU_PRODUCT,
     LABEL_NVLINK,
     LABEL_NVLINK_DOMAIN_SIZE,
+    VKE_GPU_NAME,
 )
-from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu
+from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu, size_unnamed
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -129,6 +139,39 @@ _AZURE_SIZES: dict[str, tuple[str, int, str, bool]] = {
     "standard_nd96isr_h200_v5": ("H200-141GB", 8, "nvswitch", True),
     "standard_nd96isr_mi300x_v5": ("MI300X", 8, "fabric", True),
 }
+
+#: OCI GPU shapes (OKE sets a node's ``node.kubernetes.io/instance-type`` to its shape, e.g. ``BM.GPU.A10.4``): GPU,
+#: GPUs per node, how they are joined, and False (the shape alone does not put the node in an RDMA cluster network:
+#: only instances launched into one are joined by it). From Oracle's "Compute Shapes" reference, GPU shapes
+#: (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm): VM.GPU.A10.1/.2 and BM.GPU.A10.4 carry
+#: NVIDIA A10 24 GB on PCIe; BM.GPU4.8 A100 40 GB and BM.GPU.A100-v2.8 A100 80 GB (SXM4, NVSwitch); BM.GPU.H100.8,
+#: BM.GPU.H200.8 and BM.GPU.B200.8 eight HGX GPUs on NVSwitch; BM.GPU.MI300X.8 eight MI300X on Infinity Fabric;
+#: VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink). Oracle prices these per GPU hour on its price list; no
+#: price is carried here (as for the Azure sizes, the pool prices only EC2 instances).
+_OCI_SHAPES: dict[str, tuple[str, int, str, bool]] = {
+    "vm.gpu.a10.1": ("A10", 1, "pcie", False),
+    "vm.gpu.a10.2": ("A10", 2, "pcie", False),
+    "bm.gpu.a10.4": ("A10", 4, "pcie", False),
+    "bm.gpu4.8": ("A100-40GB", 8, "nvswitch", False),
+    "bm.gpu.a100-v2.8": ("A100-80GB", 8, "nvswitch", False),
+    "bm.gpu.h100.8": ("H100-SXM-80GB", 8, "nvswitch", False),
+    "bm.gpu.h200.8": ("H200-141GB", 8, "nvswitch", False),
+    "bm.gpu.b200.8": ("B200", 8, "nvswitch", False),
+    "bm.gpu.mi300x.8": ("MI300X", 8, "fabric", False),
+    "vm.gpu3.1": ("V100-16GB", 1, "pcie", False),
+    "vm.gpu3.2": ("V100-16GB", 2, "nvlink", False),
+    "vm.gpu3.4": ("V100-16GB", 4, "nvlink", False),
+    "bm.gpu3.8": ("V100-16GB", 8, "nvlink", False),
+}
+
+#: Sizes of clouds other than AWS by the lower-cased name a node's instance-type label gives.
+_OTHER_SIZES: dict[str, tuple[str, int, str, bool]] = {**_AZURE_SIZES, **_OCI_SHAPES}
+
+
+def other_cloud_size(instance_type: str) -> tuple[str, int, str, bool] | None:
+    """(GPU, GPUs per node, interconnect, InfiniBand) of an Azure VM size or OCI GPU shape the tables above hold."""
+    return _OTHER_SIZES.get(instance_type.strip().lower())
+
 
 #: Karpenter's instance-gpu-manufacturer values -> the vendor names the catalog uses.
 _MANUFACTURERS = {"nvidia": "nvidia", "amd": "amd", "aws": "aws", "habana": "intel", "intel": "intel",
@@ -214,7 +257,7 @@ def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
 
 #: What :func:`pool_from_labels` reads from the labels (and the ``gpus_per_node`` fallback) alone.
 _READ_FIELDS = ("instance_type", "gpu", "gpus_per_node", "gpu_memory_gib", "interconnect", "nvlink_domain_size",
-                "clique", "efa", "fabric", "accelerator")
+                "clique", "efa", "fabric", "accelerator", "gpu_memory_why")
 #: Those fields by the labels' items and the fallback: every workload that selects the same instance type asks.
 _READ: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
@@ -266,14 +309,14 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     pool = NodePool(name=name, location=location, kind=kind, labels=dict(labels), taints=list(taints))
 
     instance = None
-    azure: tuple[str, int, str, bool] | None = None
+    sized: tuple[str, int, str, bool] | None = None  # an Azure VM size or an OCI shape
     itype = labels.get(INSTANCE_TYPE) or labels.get(INSTANCE_TYPE_BETA)
     if itype:
         pool.instance_type = str(itype)
         try:
             instance = find_instance(_ec2_name(str(itype)))
         except CatalogError:
-            azure = _AZURE_SIZES.get(str(itype).strip().lower())
+            sized = other_cloud_size(str(itype))
 
     # Memory labels in MiB pick the GPU's size (A100 40 vs 80 GB). As the memory figure they are
     # used only when the GPU is not in the catalog: GFD's is NVML's total (what nvidia-smi shows,
@@ -286,30 +329,39 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
                or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT)
                or labels.get(CLOUD_RUN_ACCELERATOR))
+    # CoreWeave's and Volcengine's GPU names come without a memory figure this reader knows the unit of: a bare family
+    # name there (Volcengine's ``Tesla-V100``: 16 or 32 GB) names no size, so the pool's memory is unknown
+    platform_product = None
+    if product is None:
+        platform_product = (labels.get(COREWEAVE_GPU_MODEL) or labels.get(COREWEAVE_GPU_CLASS)
+                            or labels.get(VKE_GPU_NAME))
+        product = platform_product
     members = _family_members(labels) if instance is None else []
     family_gpu, family_count, ambiguous = _family_gpu(members) if product is None else (None, None, False)
     family_link, family_efa = _family_links(members)
     named_unknown = ambiguous
+    unsized = False
     if product:
-        pool.gpu = _find_gpu(str(product), memory_mib)
+        unsized = platform_product is not None and not memory_mib and size_unnamed(str(product))
+        pool.gpu = None if unsized else _find_gpu(str(product), memory_mib)
         named_unknown = pool.gpu is None
     elif instance is not None:
         pool.gpu = _find_gpu(instance.gpu)
-    elif azure is not None:
-        pool.gpu = _find_gpu(azure[0])
+    elif sized is not None:
+        pool.gpu = _find_gpu(sized[0])
     elif family_gpu is not None:
         pool.gpu = _find_gpu(family_gpu)
 
     count = None
     for key in (LABEL_GPU_COUNT, GFD_COUNT, KARPENTER_AWS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX,
-                EKS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX, GKE_ACCELERATOR_COUNT):
+                EKS_PREFIX + INSTANCE_GPU_COUNT_SUFFIX, GKE_ACCELERATOR_COUNT, COREWEAVE_GPU_COUNT):
         count = _int(labels.get(key)) if key in labels else None
         if count is not None:
             break
     if count is None and instance is not None:
         count = instance.gpus
-    if count is None and azure is not None:
-        count = azure[1]
+    if count is None and sized is not None:
+        count = sized[1]
     if count is None and GKE_TPU_ACCELERATOR in labels:
         count = _tpu_chips(labels.get(GKE_TPU_TOPOLOGY))
     if count is None and CLOUD_RUN_ACCELERATOR in labels:
@@ -326,12 +378,15 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     if mem_gib is None and memory_mib:
         mem_gib = round(memory_mib / 1024, 2)
     pool.gpu_memory_gib = UNKNOWN if mem_gib is None and named_unknown else mem_gib
+    if pool.gpu_memory_gib is UNKNOWN and unsized:
+        pool.gpu_memory_why = (f"the label names {product!r}, a GPU the catalog holds in several memory sizes, and no "
+                               "label says which")
 
     link = _INTERCONNECTS.get(str(labels.get(LABEL_NVLINK, "")).strip().lower())
     if link is None and instance is not None:
         link = instance.interconnect
-    if link is None and azure is not None:
-        link = azure[2]
+    if link is None and sized is not None:
+        link = sized[2]
     if link is None:
         link = family_link  # every multi-GPU type of the family the NodePool may launch
     if link is None and pool.gpu is not None and isinstance(count, int) and count > 1:
@@ -347,8 +402,8 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
         domain = pool.gpu.nvlink_domain_size  # a clique is a multi-node NVLink domain
     if domain is None and link == "nvswitch" and isinstance(count, int) and count > 0:
         domain = count
-    if domain is None and azure is not None and link == "nvlink":
-        domain = azure[1]
+    if domain is None and sized is not None and link == "nvlink":
+        domain = sized[1]
     if domain is None and link == "nvlink" and pool.gpu is not None:
         # NVLink bridges join only as many cards as the part allows (H100 NVL: pairs), never more than the node has
         domain = pool.gpu.nvlink_domain_size
@@ -367,7 +422,7 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     pool.efa = efa
     if efa:
         pool.fabric = "efa"
-    elif azure is not None and azure[3]:
+    elif sized is not None and sized[3]:
         pool.fabric = "infiniband"
     pool.accelerator = _vendor(labels, pool)
     if pool.gpu is None and (_label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX) or "").strip().lower() == "habana":
@@ -386,7 +441,8 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
         return "google"
     if AMD_PRODUCT in labels:
         return "amd"
-    if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY)):
+    if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY, COREWEAVE_GPU_MODEL,
+                                 COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT)):
         return "nvidia"
     accel = labels.get(GKE_ACCELERATOR) or labels.get(CLOUD_RUN_ACCELERATOR) or ""
     return "nvidia" if accel.lower().startswith("nvidia") else None

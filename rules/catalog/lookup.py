@@ -230,6 +230,19 @@ def find_gpu(name: str, *, memory_mib: int | None = None) -> GpuInfo:
     return gpu
 
 
+def size_unnamed(name: str) -> bool:
+    """Whether ``name`` is a bare family name (``"V100"``, ``"A100"``) of a family whose GPUs come in more than one
+    memory size in the catalog: the name alone does not say which (:func:`find_gpu` takes the family's first size
+    unless a memory figure picks one). False for a specific name or a name the catalog does not know."""
+    if not isinstance(name, str) or not name.strip():
+        return False
+    by_name, keys, family = _gpu_index()
+    canonical = keys.get(_norm_gpu(name))
+    if canonical is None or _norm_gpu(name) != _norm_gpu(family[canonical]):
+        return False
+    return len({g.memory_gib for g in by_name.values() if family[g.name] == family[canonical]}) > 1
+
+
 @functools.cache
 def _instance_index() -> dict[str, InstanceType]:
     cached = _cached_indexes()

@@ -154,6 +154,9 @@ class NodePool:
     #: scheduler binds a pod that requests an extended resource only to a node whose allocatable holds it.
     node_resources: tuple[str, ...] | None = None
     fabric: str | None = None  # "efa" | "infiniband": the network between nodes, when the labels say
+    #: Why ``gpu_memory_gib`` is UNKNOWN where a reason better than "not known" is at hand ("" otherwise): a label
+    #: naming a GPU family the catalog holds in several sizes, with no memory figure to pick one.
+    gpu_memory_why: str = ""
     #: Why ``gpu`` is read from a name rather than from what the nodes are ("" when it is not): a KubeAI resource
     #: profile ``nvidia-gpu-l4`` says L4 by its name only; the blocking findings that read the GPU are advisory.
     gpu_assumed: str = ""

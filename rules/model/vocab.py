@@ -96,6 +96,15 @@ INSTANCE_GPU_MEMORY_SUFFIX = "instance-gpu-memory"
 INSTANCE_GPU_MANUFACTURER_SUFFIX = "instance-gpu-manufacturer"
 # NVIDIA GPU Feature Discovery, beyond the product/count/memory/clique above
 GFD_FAMILY = "nvidia.com/gpu.family"
+# CoreWeave: the GPU class of a node (``H100_NVLINK_80GB``, ``A100_PCIE_80GB``, ``A100_NVLINK``; llm-d's charts write
+# ``H200``) under two keys, and its GPU count (docs.coreweave.com, "Advanced Label Selectors"; SkyPilot's CoreWeave
+# label formatter reads the same keys)
+COREWEAVE_GPU_MODEL = "gpu.nvidia.com/model"
+COREWEAVE_GPU_CLASS = "gpu.nvidia.com/class"
+COREWEAVE_GPU_COUNT = "gpu.nvidia.com/count"
+# Volcengine VKE: the GPU of a node (``Tesla-V100``, ``NVIDIA-L20``), the label vllm-project/aibrix's KV-cache
+# controller selects by default (KVCacheAnnotationNodeAffinityDefaultKey)
+VKE_GPU_NAME = "machine.cluster.vke.volcengine.com/gpu-name"
 # AMD GPU operator's node labeller
 AMD_PRODUCT = "amd.com/gpu.product-name"
 AMD_COUNT = "amd.com/gpu.count"
@@ -111,5 +120,6 @@ GPU_LABELS: tuple[str, ...] = (
         INSTANCE_GPU_NAME_SUFFIX, INSTANCE_GPU_COUNT_SUFFIX, INSTANCE_GPU_MEMORY_SUFFIX, INSTANCE_FAMILY_SUFFIX,
         INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX)),
     GKE_ACCELERATOR, GKE_ACCELERATOR_COUNT, GKE_TPU_ACCELERATOR, CLOUD_RUN_ACCELERATOR, AMD_PRODUCT,
+    COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT, VKE_GPU_NAME,
     INSTANCE_TYPE, INSTANCE_TYPE_BETA,
 )

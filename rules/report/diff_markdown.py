@@ -12,8 +12,7 @@ from typing import Any
 
 from ..engine import Finding
 from .charts import memory_chart
-from .markdown import cell
-from .text import visible
+from .markdown import cell, code, prose, where
 
 MARKER = "<!-- shardwise-diff -->"
 
@@ -74,8 +73,8 @@ _COLUMNS = (
 
 def _finding_line(f: Finding) -> str:
     file, line = f.location.file, f.location.line
-    where = f"{file}:{line}" if line else (file or "")
-    return visible(f"- **{f.code}** `{f.name}` {f.level} — {f.subject}: {f.message} (`{where}`)")
+    at = f"{file}:{line}" if line else (file or "")
+    return f"- **{f.code}** `{f.name}` {f.level} — {prose(f'{f.subject}: {f.message}')} ({code(at)})"
 
 
 def render(result: Any) -> str:
@@ -85,10 +84,10 @@ def render(result: Any) -> str:
     added, fixed = result.finding_changes()
     out = [
         MARKER,
-        f"## shardwise diff: `{d['base']['ref']}` → {d['head']['ref']}",
+        f"## shardwise diff: {code(d['base']['ref'])} → {prose(d['head']['ref'])}",
         "",
-        f"Base `{d['base']['ref']}` ({commit}), head: {d['head']['ref']}; paths: "
-        + ", ".join(f"`{p}`" for p in d["paths"]) + ".",
+        f"Base {code(d['base']['ref'])} ({commit}), head: {prose(d['head']['ref'])}; paths: "
+        + ", ".join(code(p) for p in d["paths"]) + ".",
         "",
         "| | Base | Head | Change |",
         "|---|---:|---:|---:|",
@@ -117,7 +116,7 @@ def render(result: Any) -> str:
                  if (w["head"] or w["base"])["note"]]
         if notes:
             out.append("")
-            out += [visible(f"- {s}: {n}") for s, n in notes]
+            out += [prose(f"- {s}: {n}") for s, n in notes]
     else:
         out.append("No vLLM workloads on either side.")
     out += ["", "### Findings", ""]
@@ -135,8 +134,7 @@ def render(result: Any) -> str:
         out += ["", "### Input errors", ""]
         for side, errors in (("base", d["base_input_errors"]), ("head", d["head_input_errors"])):
             for e in errors:
-                where = f"{e['file']}:{e['line']}" if e["line"] else (e["file"] or "(input)")
-                out.append(visible(f"- {side}: `{where}` — {e['message']}"))
+                out.append(f"- {side}: {where(e['file'], e['line'])} — {prose(e['message'])}")
     prices = d["prices"]
     out += ["", "### Prices", ""]
     if prices:

@@ -6,13 +6,17 @@ on-demand cost per hour and month (:mod:`shardwise.rules.capacity.cost`); then t
 chart (:mod:`.charts`) and the prices used, with their source and date. Then the
 findings: blocking first, then the rest, then suppressed ones with their reasons. Autoescape is off
 (this is Markdown, not HTML); table cells escape ``|``. Every value the template writes goes through
-:func:`.text.visible` (the environment's ``finalize``): a control character a repository wrote (a newline in
-a file name) is an escape, so no value starts a line of its own (a GitHub Actions workflow command on stdout).
-The chart is the one value written as it is: :class:`Lines`, built here.
+:func:`prose` (the environment's ``finalize``): a control character a repository wrote (a newline in
+a file name) is an escape, so no value starts a line of its own (a GitHub Actions workflow command on stdout),
+and outside code spans ``[`` and ``<`` are escaped, so a name a repository chose (a file, an object) cannot
+become a link, an image or HTML in the pull-request comment (fuzz14); a file and line is a code span whose fence
+is longer than any run of backticks in it (:func:`code`). Text built here (the chart, a rule's link, a table cell)
+is :class:`Lines`, written as it is.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +29,79 @@ from .text import visible
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-def cell(value: Any) -> str:
-    """A Markdown table cell: ``|`` escaped, newlines as ``<br>``, None as an en dash."""
+class Lines(str):
+    """Text this module built, line breaks included (the Mermaid chart): written as it is."""
+
+    __slots__ = ()
+
+
+#: A run of backticks (CommonMark pairs a run with the next run of the same length: a code span), and what
+#: :func:`prose` escapes outside code spans.
+_TICKS = re.compile(r"`+")
+_ACTIVE = re.compile(r"[\[<]")
+
+
+def prose(text: str) -> str:
+    """``text`` as Markdown prose: :func:`.text.visible`, then ``[`` backslash-escaped and ``<`` written ``&lt;``
+    outside the code spans CommonMark would see in it, so no link, image, autolink or HTML tag a repository wrote is
+    rendered; code spans (a rule's `` `serving` ``) are left as they are (fuzz14)."""
+    text = visible(text)
+    if not _ACTIVE.search(text):
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        m = _TICKS.search(text, i)
+        if m is None:
+            out.append(_ACTIVE.sub(_md_escape, text[i:]))
+            break
+        out.append(_ACTIVE.sub(_md_escape, text[i:m.start()]))
+        slashes = m.start() - len(text[:m.start()].rstrip("\\"))
+        if slashes % 2:  # an escaped backtick (``\```) opens no span: literal, and the run's rest is read on
+            out.append("`")
+            i = m.start() + 1
+            continue
+        close = next((c for c in _TICKS.finditer(text, m.end()) if len(c.group()) == len(m.group())), None)
+        if close is None:  # an unmatched run is literal text: the rest is read on after it
+            out.append(m.group())
+            i = m.end()
+        else:
+            out.append(text[m.start():close.end()])
+            i = close.end()
+    return "".join(out)
+
+
+def _md_escape(m: re.Match[str]) -> str:
+    if m.group() == "<":
+        return "&lt;"
+    j = m.start()
+    while j > 0 and m.string[j - 1] == "\\":
+        j -= 1
+    escaped = (m.start() - j) % 2  # ``\[`` is a literal ``[`` already: prose twice is prose
+    return m.group() if escaped else "\\" + m.group()
+
+
+def code(value: Any) -> Lines:
+    """``value`` as one inline code span, :func:`.text.visible`: its fence one backtick longer than the longest run of
+    backticks in it (CommonMark), padded with a space where it starts or ends with a backtick."""
+    text = visible(str(value))
+    longest = max((len(m.group()) for m in _TICKS.finditer(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return Lines(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def where(file: Any, line: Any = None) -> Lines:
+    """``file:line`` (``(input)`` for no file) as a code span (:func:`code`)."""
+    return code(f"{file or '(input)'}{f':{line}' if line else ''}")
+
+
+def cell(value: Any) -> Lines:
+    """A Markdown table cell: ``|`` escaped, newlines as ``<br>``, None as an en dash; :func:`prose`."""
     if value is None or value == "":
-        return "–"
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
+        return Lines("–")
+    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
+    return Lines(prose(text).replace("&lt;br>", "<br>"))
 
 
 def num(value: Any, digits: int = 1) -> str:
@@ -71,14 +143,8 @@ def counts(by: dict[str, int]) -> str:
     return ", ".join(f"{k}×{n}" for k, n in by.items())
 
 
-class Lines(str):
-    """Text this module built, line breaks included (the Mermaid chart): written as it is."""
-
-    __slots__ = ()
-
-
 def _finalize(value: Any) -> Any:
-    return visible(value) if isinstance(value, str) and not isinstance(value, Lines) else value
+    return prose(value) if isinstance(value, str) and not isinstance(value, Lines) else value
 
 
 def environment(loader_dir: Path = TEMPLATES) -> Any:
@@ -91,7 +157,8 @@ def environment(loader_dir: Path = TEMPLATES) -> Any:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(cell=cell, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus, counts=counts, money=money,
+    env.filters.update(cell=cell, code=code, where=where, num=num, int_or_dash=int_or_dash, at=at, gpus=gpus,
+                       counts=counts, money=money,
                        nodes=nodes)
     return env
 
@@ -102,7 +169,7 @@ def render(report: Report, color: bool = False) -> str:
     def rule_link(code: str) -> str:
         meta = report.meta_for(code)
         url = meta.doc_url if meta else None  # SHARDWISE_DOCS_URL; else `shardwise explain CODE` says it
-        return f"[{code}]({url})" if url else f"**{code}**"
+        return Lines(f"[{code}]({url})" if url else f"**{code}**")
 
     env.filters["rule_link"] = rule_link
     ordered = report.ordered()

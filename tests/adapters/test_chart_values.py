@@ -81,12 +81,13 @@ def test_modelservice_values_that_chart_versions_render_differently_are_unknown(
     # llm-d's wide-EP guide: multinode, parallelism data 2 tensor 1 and 8 GPUs written. v0.3 writes
     # nvidia.com/gpu: 1 (tensor) over the 8 and sizes the LeaderWorkerSet by data (2); v0.4 keeps the 8 and sizes
     # it by workers (1): both unknown. The prefill's data 1 is 1 in both; its DP is the script's $((...)), unknown.
+    # Both select CoreWeave's gpu.nvidia.com/model=H200 (acceleratorTypes.labelKey): read since gaps15.
     inv = load_file(path("ms-wide-ep-values.yaml"))
     assert groups(inv) == [
         ("LeaderWorkerSet", "default", "llm-d-modelservice-decode", 70, "deepseek-ai/DeepSeek-R1-0528", 1,
-         "UNKNOWN", None, "UNKNOWN", "nvidia.com/gpu", 1, "UNKNOWN", None),
+         "UNKNOWN", None, "UNKNOWN", "nvidia.com/gpu", 1, "UNKNOWN", ("model=H200", "H200-141GB")),
         ("LeaderWorkerSet", "default", "llm-d-modelservice-prefill", 209, "deepseek-ai/DeepSeek-R1-0528", 1,
-         "UNKNOWN", None, "UNKNOWN", "nvidia.com/gpu", 1, 1, None),
+         "UNKNOWN", None, "UNKNOWN", "nvidia.com/gpu", 1, 1, ("model=H200", "H200-141GB")),
     ]
     # what blocks is what the values write: SYS_RAWIO on both workers; no SW003 on the arithmetic
     assert findings(inv) == [

@@ -433,3 +433,87 @@ def test_a_fifo_a_kustomization_builds_from_is_refused_not_waited_for(capsys, mo
                f"{fifo_said}")
     assert (rc, doc["input_errors"]) == (2, [{"file": f"k/base/{fifo.name}", "line": None, "message": message}])
     assert not (tmp_path / "called").exists()
+
+
+#: fuzz14: a file a kustomization reads besides its bases, each field kustomize reads one from, the entry as written
+#: and the words the input error says it with
+_KUST_FILE_FIELDS = [
+    ("patches:\n  - path: p.yaml\n", "p.yaml", "patches path entry 'p.yaml'"),
+    ("patchesStrategicMerge:\n  - p.yaml\n", "p.yaml", "patchesStrategicMerge entry 'p.yaml'"),
+    ("patchesJson6902:\n  - path: p.json\n    target: {kind: Deployment, name: llama70b}\n", "p.json",
+     "patchesJson6902 path entry 'p.json'"),
+    ("replacements:\n  - path: r.yaml\n", "r.yaml", "replacements path entry 'r.yaml'"),
+    ("configMapGenerator:\n  - name: c\n    files: [key=f.txt]\n", "f.txt", "configMapGenerator files entry 'f.txt'"),
+    ("secretGenerator:\n  - name: s\n    envs: [s.env]\n", "s.env", "secretGenerator envs entry 's.env'"),
+    ("configMapGenerator:\n  - name: c\n    env: c.env\n", "c.env", "configMapGenerator env entry 'c.env'"),
+    ("crds: [crd.json]\n", "crd.json", "crds entry 'crd.json'"),
+    ("configurations: [conf.yaml]\n", "conf.yaml", "configurations entry 'conf.yaml'"),
+    ("transformers: [t.yaml]\n", "t.yaml", "transformers entry 't.yaml'"),
+    ("openapi:\n  path: schema.json\n", "schema.json", "openapi path entry 'schema.json'"),
+]
+
+
+@pytest.mark.parametrize(("extra", "rel", "said"), _KUST_FILE_FIELDS, ids=[r[2].split(" entry")[0] for r in _KUST_FILE_FIELDS])
+def test_a_fifo_a_kustomization_patches_or_generates_from_is_refused_not_waited_for(capsys, monkeypatch, tmp_path,
+                                                                                   extra, rel, said):
+    """fuzz14: a patch, replacement, generator source, CRD, configuration, transformer or OpenAPI schema that was a
+    FIFO held kustomize, and the run, for the 120 s timeout (fuzz13 refused a FIFO base or resource only). Refused
+    before kustomize runs, at the FIFO's path; the folder's manifests read one by one as for any kustomization that
+    does not build."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    with open(tmp_path / "base" / "kustomization.yaml", "a") as f:
+        f.write(extra)
+    os.mkfifo(tmp_path / "base" / rel)
+    (tmp_path / "kustomize").write_text(f"#!/bin/sh\ntouch {tmp_path}/called\nexec sleep 60\n")
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "base")
+    fifo_said = "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files"
+    n = 2 if rel.endswith((".yaml", ".json")) else 1
+    assert (rc, doc["input_errors"][0]) == (2, {
+        "file": f"base/{rel}", "line": None,
+        "message": f"the kustomization base/kustomization.yaml is not built: its {said}: {fifo_said}; its {n} YAML "
+                   f"file{'s were' if n == 2 else ' was'} read one by one instead (patches, overlays and generators "
+                   "not applied)"})
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment default/llama70b"]
+    assert not (tmp_path / "called").exists()
+
+
+def test_an_inline_patch_and_a_missing_patch_file_are_left_to_kustomize(capsys, monkeypatch, tmp_path):
+    """fuzz14's check reads only files that exist: an inline strategic-merge patch (a string of YAML) and a patch file
+    that is missing reach kustomize, whose own words say what is wrong."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    with open(tmp_path / "base" / "kustomization.yaml", "a") as f:
+        f.write("patchesStrategicMerge:\n  - |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: x}\n"
+                "patches:\n  - path: missing.yaml\n")
+    _fake_kustomize = f"#!/bin/sh\ntouch {tmp_path}/called\necho 'Error: missing.yaml: no such file' >&2\nexit 1\n"
+    (tmp_path / "kustomize").write_text(_fake_kustomize)
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"][0]["file"], doc["input_errors"][0]["message"].split(";")[0]) == (
+        2, "base/kustomization.yaml", "kustomize build failed: Error: missing.yaml: no such file")
+    assert (tmp_path / "called").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_chart_whose_helmignore_is_no_file_is_refused_naming_it(capsys, monkeypatch, tmp_path, kind):
+    """fuzz14: helm opens a chart's .helmignore before it checks that the chart's files are regular: a FIFO there held
+    helm, and the run, for the 120 s timeout. It is an input error at it, helm not run; a chart without one renders."""
+    import shutil
+
+    shutil.copytree(ROOT / CHART, tmp_path / "llm")
+    (tmp_path / "llm" / ".helmignore").unlink(missing_ok=True)
+    what = _special(tmp_path / "llm" / ".helmignore", kind)
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called; exec sleep 60")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "llm")
+    assert (rc, doc["input_errors"]) == (2, [{"file": "llm/.helmignore", "line": None,
+                                              "message": f"the chart is not rendered: cannot read: {what}"}])
+    assert not (tmp_path / "called").exists()

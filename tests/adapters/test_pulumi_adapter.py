@@ -449,3 +449,19 @@ def test_a_capacity_block_node_group_takes_its_instance_type_from_the_launch_tem
     [pool] = inventory_from_resources(network(lt_props=lt, ng_props=ng)).pools
     assert (pool.instance_type, pool.gpu.name, pool.gpus_per_node, pool.capacity_type) == (
         "p5.48xlarge", "H100-SXM-80GB", 8, "capacity-block")
+
+
+def test_a_node_group_label_that_is_a_huge_integer_is_read_as_its_text(tmp_path):
+    """fuzz14 (seed 14016, case 496): a stack export whose node group label held an integer past a float's range was
+    an input error in Python's words ("OverflowError: int too large to convert to float"), the resource left out. A
+    number is a label's text however large (as for any number there): the pool is read with it."""
+    from repo_paths import ROOT
+
+    doc = json.loads((ROOT / "tests/fixtures/rules/SW304/fail.json").read_text())
+    ng = next(r for r in doc["deployment"]["resources"] if r["type"] == "aws:eks/nodeGroup:NodeGroup")
+    ng["inputs"]["labels"]["shardwise.dev/pool"] = 10**400
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(doc, indent=2))
+    inv = load_pulumi_json(str(path))
+    assert inv.errors == []
+    assert ["1" + "0" * 400 in p.labels.values() for p in inv.pools].count(True) == 1

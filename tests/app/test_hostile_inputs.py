@@ -505,6 +505,55 @@ def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt)
         assert '"uri": "evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror' in out
 
 
+#: fuzz14: a file and an object named with Markdown a pull-request comment would render (a code span broken by a
+#: backtick, an image that loads from anywhere, a link, an HTML tag)
+MD_FILE = "a`![x](https:/evil.example/p.png)`<img src=x>[l](u).yaml"
+MD_NAME = '"b`![y](https://evil.example/q.png)`<b>[m](v)"'
+
+
+def test_markdown_a_repository_wrote_is_not_rendered_in_the_report(repo, capsys):
+    """fuzz14: the Markdown report (the pull-request comment) wrote a file name in a code span a backtick closed and
+    object names as prose: the image `![x](…)` was live, a tracking pixel in every run's comment. A file and line is
+    one code span whose fence is longer than any backtick run in it; outside code spans ``[`` is escaped and ``<`` is
+    ``&lt;``, in prose and table cells alike."""
+    put(repo, MD_FILE, vllm_deployment(MD_NAME))
+    put(repo, "broken`![z](https:/evil.example/r.png)`.yaml", "a: [broken\n")
+    with deadline(30):
+        rc = main(["lint", ".", "--format", "markdown"])
+    out, _ = capsys.readouterr()
+    assert rc == 2
+    subject = "Deployment serving/b`![y](https://evil.example/q.png)`&lt;b>\\[m](v)"
+    assert f"| {subject} | meta-llama/Llama-3.1-8B-Instruct |" in out
+    assert ("- **SW305** `namespace-without-default-deny` **advisory** — SW305: namespace `serving` "
+            f"({subject}) has no default-deny ingress policy (no network policy at all); every pod in the cluster can "
+            "reach vLLM without the gateway — ``a`![x](https:/evil.example/p.png)`<img src=x>[l](u).yaml:1`` "
+            "(Namespace serving)") in out.splitlines()
+    assert ("- ``broken`![z](https:/evil.example/r.png)`.yaml:2`` — cannot parse YAML: did not find expected ',' or "
+            "']'") in out.splitlines()
+    # every image, link and tag left is inside a code span or escaped
+    assert "`<img" not in out.replace("``a`![x](https:/evil.example/p.png)`<img", "")
+
+
+def test_markdown_a_repository_wrote_is_not_rendered_in_the_diff_report(repo, capsys):
+    """fuzz14: ``shardwise diff --format markdown`` wrote the file of a finding and of an input error in a code span a
+    backtick closed, and the subject and message as prose."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    put(repo, "good.yaml", vllm_deployment("good"))
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    put(repo, MD_FILE, vllm_deployment(MD_NAME))
+    put(repo, "broken`![z](https:/evil.example/r.png)`.yaml", "a: [broken\n")
+    with deadline(60):
+        rc = main(["diff", "--format", "markdown", "HEAD"])
+    out, _ = capsys.readouterr()
+    assert rc == 2
+    lines = out.splitlines()
+    assert "| Deployment serving/b`![y](https://evil.example/q.png)`&lt;b>\\[m](v) | added |" in out
+    assert ("- head: ``broken`![z](https:/evil.example/r.png)`.yaml:2`` — cannot parse YAML: did not find expected "
+            "',' or ']'") in lines
+
+
 # ------------------------------------------------------------------------------------- --output atomically
 
 

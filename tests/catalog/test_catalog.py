@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 42 + 59 + 259
+    assert len(records) == 43 + 59 + 259  # gaps15: the NVIDIA A10 (OCI shapes)
     for record in records:
         assert record.source.startswith("https://"), record
 
@@ -486,7 +486,7 @@ def test_unknown_gpu_suggests_close_names() -> None:
     assert str(err.value).startswith("unknown GPU 'RTX-4080'; did you mean: RTX-4090")
     with pytest.raises(CatalogError) as err:
         find_gpu("Radeon-VII")
-    assert str(err.value).startswith("unknown GPU 'Radeon-VII'; known: A100-40GB, A100-80GB,")
+    assert str(err.value).startswith("unknown GPU 'Radeon-VII'; known: A10, A100-40GB, A100-80GB,")
 
 
 def test_blank_gpu_name_is_an_error_not_a_match() -> None:

@@ -148,6 +148,33 @@ def test_undecided_message_names_the_pool():
     # an Azure size not in the table: nothing guessed
     ({"node.kubernetes.io/instance-type": "Standard_NV36ads_A10_v5"},
      ("p", None, None, None, None, None, None, None)),
+    # OCI GPU shapes, which OKE writes as the instance type (Oracle's Compute Shapes reference): A10 on PCIe, HGX
+    # boards on NVSwitch; the shape alone puts no node in an RDMA cluster network (no fabric)
+    ({"node.kubernetes.io/instance-type": "BM.GPU.A10.4"}, ("p", "A10", 4, 22.06, "pcie", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "VM.GPU.A10.1"}, ("p", "A10", 1, 22.06, "pcie", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "BM.GPU.H100.8"},
+     ("p", "H100-SXM-80GB", 8, 79.19, "nvswitch", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "BM.GPU.A100-v2.8"},
+     ("p", "A100-80GB", 8, 79.15, "nvswitch", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "BM.GPU4.8"}, ("p", "A100-40GB", 8, 39.39, "nvswitch", None, None, "nvidia")),
+    ({"node.kubernetes.io/instance-type": "VM.GPU3.2"}, ("p", "V100-16GB", 2, 15.78, "nvlink", None, None, "nvidia")),
+    # an OCI shape not in the table (a CPU shape or one not added): nothing guessed
+    ({"node.kubernetes.io/instance-type": "BM.GPU.GB200.4"}, ("p", None, None, None, None, None, None, None)),
+    ({"node.kubernetes.io/instance-type": "VM.Standard.E4.Flex"}, ("p", None, None, None, None, None, None, None)),
+    # CoreWeave's GPU class under either key, with its count (docs.coreweave.com label selectors; llm-d's
+    # ms-wide-ep values select gpu.nvidia.com/model=H200)
+    ({"gpu.nvidia.com/model": "H100_NVLINK_80GB", "gpu.nvidia.com/count": "8"},
+     ("p", "H100-SXM-80GB", 8, 79.19, "nvswitch", None, None, "nvidia")),
+    ({"gpu.nvidia.com/class": "A100_PCIE_80GB"}, ("p", "A100-PCIe-80GB", None, 79.15, "pcie", None, None, "nvidia")),
+    ({"gpu.nvidia.com/class": "A100_NVLINK"}, ("p", "A100-40GB", None, 39.39, None, None, None, "nvidia")),
+    ({"gpu.nvidia.com/model": "H200"}, ("p", "H200-141GB", None, 139.81, None, None, None, "nvidia")),
+    # a CoreWeave class the catalog does not hold: the GPU is unknown, not absent
+    ({"gpu.nvidia.com/model": "RTX_A6000"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    # Volcengine VKE's GPU name (vllm-project/aibrix's samples); a bare family name names no size
+    ({"machine.cluster.vke.volcengine.com/gpu-name": "NVIDIA-L20"},
+     ("p", "L20", None, 44.31, "pcie", None, None, "nvidia")),
+    ({"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100"},
+     ("p", None, None, "UNKNOWN", None, None, None, None)),
     # GFD family and memory without the product: the memory is the node's, the GPU unnamed
     ({"nvidia.com/gpu.family": "hopper", "nvidia.com/gpu.memory": "81559"},
      ("p", None, None, 79.65, None, None, None, "nvidia")),
@@ -297,3 +324,23 @@ def test_cloud_run_services_are_sized_on_the_gpu_their_selector_attaches():
     assert got == [("SW101", "Knative Service default/gemma-27b-l4", "mandatory")]
     pools = {g.name: (g.pool.gpu.name, g.pool.gpus_per_node) for g in inv.groups if g.pool is not None}
     assert pools == {"gemma-27b-l4": ("L4", 1), "gemma-27b-rtx-pro": ("RTX-PRO-6000-Blackwell", 1)}
+
+
+def test_a_bare_family_name_says_why_its_memory_is_unknown():
+    """Volcengine's ``Tesla-V100`` (vllm-project/aibrix's autoscaling sample) is a V100 of 16 or 32 GB: the capacity
+    rules say which is missing instead of "a computed value"."""
+    from shardwise.rules.capacity.group import gpu_memory_gib
+    from shardwise.rules.model import ServingGroup, Undecidable
+
+    pool = pool_from_labels("gpu-name=Tesla-V100", {"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100"},
+                            Location("f", 1))
+    assert pool.gpu_memory_why == ("the label names 'Tesla-V100', a GPU the catalog holds in several memory sizes, "
+                                   "and no label says which")
+    with pytest.raises(Undecidable) as err:
+        gpu_memory_gib(ServingGroup(name="g", kind="Deployment", location=Location("f", 1), pool=pool))
+    assert err.value.text == ("GPU memory of node pool `gpu-name=Tesla-V100` is not known (the label names "
+                              "'Tesla-V100', a GPU the catalog holds in several memory sizes, and no label says which)")
+    # a memory label picks the size, as GPU Feature Discovery's does for Karpenter's bare names
+    sized = pool_from_labels("p", {"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100",
+                                   "nvidia.com/gpu.memory": "32768"}, Location("f", 1))
+    assert (sized.gpu.name, sized.gpu_memory_gib, sized.gpu_memory_why) == ("V100-32GB", 31.75, "")

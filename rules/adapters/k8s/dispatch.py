@@ -141,6 +141,8 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("helm.toolkit.fluxcd.io", "HelmRelease"): _helm_release,
     ("argoproj.io", "Application"): _helm_release,
     ("kaito.sh", "Workspace"): _with_lines(Later("operators", "add_kaito_workspace")),
+    ("inference.sagemaker.aws.amazon.com", "InferenceEndpointConfig"):
+        _with_kind_lines(Later("operators", "add_hyperpod_endpoint")),
     ("arks.ai", "ArksApplication"): _with_lines(Later("operators", "add_arks_application")),
     ("arks.ai", "ArksModel"): _plain(Later("operators", "add_arks_model")),
     ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(Later("kthena", "add_model_booster")),

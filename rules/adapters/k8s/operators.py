@@ -50,9 +50,12 @@ from ...catalog.accelerators import vendor_resources
 from ...catalog.resolve import resolve_model
 from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
+from ...model.unknown import is_placeholder
+from ...model.vocab import INSTANCE_TYPE
 from ..yamlsrc import LineDict, load_documents
 from .configfile import config_map_data, namespace_of
 from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
+from .generic import add_generic
 from .parse import Lines
 from .serving import (
     API_SERVER,
@@ -512,6 +515,32 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
             group.fragment_args = True  # the base's args follow the role's (stringSlicePrependTransformer)
     return True
 
+
+
+# ---------------------------------------------------------------------------------------------
+# SageMaker HyperPod
+# ---------------------------------------------------------------------------------------------
+
+def add_hyperpod_endpoint(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
+                          lines: Lines | None) -> bool:
+    r"""SageMaker HyperPod ``InferenceEndpointConfig`` (``inference.sagemaker.aws.amazon.com``): its ``spec.worker``
+    container is read as any pod spec (:mod:`.generic`), and ``spec.instanceType`` ("Instance Type to deploy the model
+    on", a SageMaker name matching ``^ml\..*``: the CRD at aws/sagemaker-hyperpod-cli's inference-operator chart) is
+    where the operator runs the pod. HyperPod's EKS nodes carry that name as their ``node.kubernetes.io/instance-type``
+    label, so the group selects it as a nodeSelector would (the node pool reads an ``ml.`` name as its EC2 type).
+    A placeholder (``${HYPERPOD_INSTANCE_TYPE}``) leaves the group's node selector unknown; a non-string, unread."""
+    marks = len(inv.groups)
+    added = add_generic(kind, obj, loc, inv, lines)
+    instance = as_map(obj.get("spec")).get("instanceType")
+    if isinstance(instance, str) and instance.strip():
+        for group in inv.groups[marks:]:
+            if is_placeholder(instance):  # envsubst's ${HYPERPOD_INSTANCE_TYPE}: the node is not known yet
+                group.node_selector = UNKNOWN
+            elif isinstance(group.node_selector, dict) and INSTANCE_TYPE not in group.node_selector:
+                group.node_selector = {**group.node_selector, INSTANCE_TYPE: instance.strip()}
+    if not added:
+        inv.skipped[kind] += 1  # as an object no adapter claims
+    return added
 
 
 def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None) -> bool:

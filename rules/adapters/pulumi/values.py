@@ -146,7 +146,9 @@ def text(value: Any, path: str, *, numbers: bool = False) -> Any:
     """A string (``numbers``: a number is accepted and written as text); None and UNKNOWN pass."""
     if value is None or value is UNKNOWN or isinstance(value, str):
         return value
-    if numbers and isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+    # an int is finite however large (math.isfinite of one past a float's range raised OverflowError: fuzz14)
+    if numbers and isinstance(value, int | float) and not isinstance(value, bool) and (
+            isinstance(value, int) or math.isfinite(value)):
         return str(value)
     raise wrong(path, "a string", value)
 

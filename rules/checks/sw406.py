@@ -154,13 +154,20 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
         if r.logic not in ROUTER_LOGICS:
             raise Undecidable(f"the router's --routing-logic `{r.logic}`",
                               f"not one of the router's choices: {', '.join(ROUTER_LOGICS)}")
-        if r.logic != "roundrobin":
-            return
+        if r.logic != "roundrobin" and not (r.discovery == "k8s" and r.discovery_type != "pod-ip"):
+            return  # session, prefix or KV affinity over the pods, else the pod with the lowest request rate
         if r.discovery == "static":
             if r.backends is UNKNOWN:
                 raise Undecidable("the router's --static-backends")
-            if len(r.backends) > 1:
-                yield hit(r, f"vllm-router balances {len(r.backends)} static backends ({', '.join(r.backends)}) "
+            if r.static_models is UNKNOWN:
+                raise Undecidable("the router's --static-models")
+            if r.static_models is None or len(r.static_models) != len(r.backends):
+                return  # the router refuses to start (validate_args; StaticServiceDiscovery asserts one model a URL)
+            # the router sends a request only to the backends that serve its model (request.py: `model in
+            # ep.model_names`): round-robin matters where one model has more than one backend
+            shared = [b for b, m in zip(r.backends, r.static_models, strict=True) if r.static_models.count(m) > 1]
+            if shared:
+                yield hit(r, f"vllm-router balances {len(shared)} static backends ({', '.join(shared)}) "
                           "with --routing-logic roundrobin, which ignores each engine's load")
             return
         if r.discovery is UNKNOWN:
@@ -173,6 +180,20 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
         models = [g.engine.model for g in found if isinstance(g.engine.model, str)]
         groups = [g for g in found if _several_replicas(inv, g)
                   or (isinstance(g.engine.model, str) and models.count(g.engine.model) > 1)]
+        if groups and r.discovery_type is UNKNOWN:
+            raise Undecidable("the router's --k8s-service-discovery-type")
+        if r.discovery_type not in ("pod-ip", "service-name"):
+            return  # not one of argparse's choices: the router exits at start
+        if groups and r.discovery_type == "service-name":
+            # the router picks a Service (K8sServiceNameServiceDiscovery) and kube-proxy one of its pods, whatever
+            # --routing-logic says; which Services match the selector is not read here
+            raise Undecidable(
+                "how the router's Services spread requests over the engine pods",
+                f"--k8s-service-discovery-type service-name: the router sends each request to a Service, which "
+                f"kube-proxy spreads over its pods without regard to their load, whatever --routing-logic "
+                f"{r.logic} picks; shardwise does not read which Services it finds")
+        if groups and r.logic != "roundrobin":
+            return
         if groups:
             yield hit(r, f"vllm-router balances {listed(group_subject(g) for g in groups)} with --routing-logic "
                       "roundrobin, which ignores each replica's load")

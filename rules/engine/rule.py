@@ -164,7 +164,8 @@ class GroupRule(Rule):
                         hits = [self._on_patched(h, g, config) for h in hits]
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
-                    elif g.fragment is not None and self.meta.code in OPERATOR_ADDS:
+                    elif g.fragment is not None and (self.meta.code in OPERATOR_ADDS or (
+                            g.fragment_args and not self.meta.code.startswith("SW3"))):
                         hits = [self._on_fragment(h, g, config) for h in hits]
             except ModelNotKnown:
                 continue  # SW004 reports the unknown model once for the workload, naming this rule

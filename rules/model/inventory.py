@@ -163,6 +163,10 @@ class NodePool:
     #: The Karpenter (or EKS Auto Mode) NodePool this pool is one kind of, when that NodePool's requirements admit
     #: several (an ``In`` list of instance types, families or GPU names): one pool per kind, all with this name.
     variant_of: str | None = None
+    #: The kinds were listed from the catalog for a requirement that names none (an instance category, a GPU memory
+    #: or count) and no ``instance-gpu-manufacturer In`` names the makers: EC2 may hold types of that requirement the
+    #: catalog does not (g4ad, AMD's Radeon Pro V520, in category g), so what the pool never advertises is not sure.
+    catalog_listed: bool = False
     #: A Karpenter NodePool's ``spec.weight`` (0 when unset): of several NodePools that admit a pod, Karpenter uses
     #: the one with the highest weight.
     weight: int = 0
@@ -439,6 +443,10 @@ class ServingGroup:
     fragment: str | None = None
     #: What makes the findings that ``fragment`` holds back blocking (None: a kustomize overlay's, `kustomize build`).
     fragment_fix: str | None = None
+    #: The base ``fragment`` names may also add engine arguments, which win over the ones read, and give the image
+    #: (an llm-d ModelService whose base ConfigMap is not known: its args come after the role's): every blocking
+    #: finding but a security rule's (SW3xx, which fail closed) is held back, not only engine.OPERATOR_ADDS.
+    fragment_args: bool = False
     #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
     #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
     hardware_profile: str | None = None
@@ -616,6 +624,11 @@ class Router:
     #: --k8s-label-selector as equality terms (``a=b,c=d``); UNKNOWN when a value is not known or a term is not one
     selector: Any = field(default_factory=dict)
     backends: Any = field(default_factory=list)  # --static-backends: list[str] | UNKNOWN
+    #: --static-models, the model of each static backend in order: list[str] | UNKNOWN | None (not given)
+    static_models: Any = None
+    #: --k8s-service-discovery-type: "pod-ip" (the router picks a pod) | "service-name" (it picks a Service, whose
+    #: pods kube-proxy picks among) | UNKNOWN
+    discovery_type: Any = "pod-ip"
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
 

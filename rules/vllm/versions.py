@@ -142,8 +142,9 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   would move (mixtures of experts only) move away from their logs, so 0.29+ keeps 0.25's ``dense`` rule (an open
   finding, docs/capacity-model.md, "Model Runner V2"). From 0.29 V2 measures its CUDA graphs into the budget
   (``v2_cudagraphs_in_budget``); the sizing keeps the flat graph term for them (V2's measurement is not modelled).
-  Its greedy profile sampler copies the logits to float32 in 0.22-0.27; from 0.28 it keeps them as ``compute_logits``
-  made them (``v2_profile_logits_copy``: no dummy request needs processing).
+  Its greedy profile sampler copies the logits to float32 in 0.22-0.27; in 0.28-0.32 it keeps them as
+  ``compute_logits`` made them (``v2_profile_logits_copy``: no dummy request needs processing); from 0.33 a second
+  pass with every sampling feature on copies them again.
 * ``default_block_size``: the KV cache block size where ``--block-size`` is not given (``CacheConfig.
   DEFAULT_BLOCK_SIZE``, 16; 64 from 0.34), which the attention backend keeps where it supports it (MLA backends pick
   their own).
@@ -389,7 +390,9 @@ class Behaviour:
     #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
-    #: logits in the model's dtype
+    #: logits in the model's dtype; from 0.33 ``_dummy_sampler_run`` samples a second time with
+    #: ``SamplingParams.for_sampler_warmup()`` on every dummy request, through the float32 copy again (and top-k/top-p,
+    #: penalties and logprobs beyond it, not charged)
     v2_profile_logits_copy: bool = True
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
@@ -518,7 +521,7 @@ _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
 _R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
 _R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
-                                                  "octave_k3v3_compact"))
+                                                  "octave_k3v3_compact"), v2_profile_logits_copy=True)
 _R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
@@ -672,7 +675,10 @@ SOURCES: dict[str, str] = {
                               "'torch.empty_like(logits, dtype=torch.float32).copy_(logits)' in 0.25.1 and 0.27.1; "
                               "0.28.0, 0.29.0 and 0.30.0 first return the logits when no request of the batch has "
                               "needs_logits_processing (set only by add_request, so all False for profile_run's "
-                              "dummy requests), and gumbel_sample allocates only rows x blocks arg-max buffers",
+                              "dummy requests), and gumbel_sample allocates only rows x blocks arg-max buffers; "
+                              "0.33.0 and 0.34.0 v1/worker/gpu/model_runner.py _dummy_sampler_run adds a second pass "
+                              "with SamplingParams.for_sampler_warmup() on every dummy request ('warmup_kernels ... "
+                              "pays for the fp32 logits pipeline, so the profiled peak must too'): the copy again",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
                           "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
                           "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "

@@ -165,3 +165,53 @@ def test_a_pool_known_to_have_no_accelerator_holds_no_accelerator_pod():
     assert _pool_of(CPU_NODE, _deployment("nvidia.com/gpu")) is None
     assert _pool_of(CPU_NODEPOOL, GFD_NODE, _deployment("nvidia.com/gpu")) == "h100-0"
     assert _pool_of(CPU_NODEPOOL, _deployment("cpu")) == "general"
+
+
+def _pinned_amd_pod(pool: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {{name: llm-{pool}, namespace: serving}}
+        spec:
+          template:
+            spec:
+              nodeSelector: {{karpenter.sh/nodepool: {pool}}}
+              containers:
+                - name: vllm
+                  image: rocm/vllm:rocm6.4.1_vllm_0.10.1
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+                  resources: {{limits: {{amd.com/gpu: 1}}}}
+        """)
+
+
+def test_a_pool_listed_from_the_catalog_for_a_category_is_not_sure_to_lack_a_maker():
+    """review14: a NodePool of ``instance-category In [g]`` was listed as the catalog's g families (all NVIDIA) and an
+    ``amd.com/gpu`` pod pinned to it blocked on SW206 ("never advertise amd.com/gpu"), but EC2's category g also holds
+    g4ad (AMD Radeon Pro V520; docs.aws.amazon.com/ec2/latest/instancetypes/ac.html), which the catalog does not list:
+    what the catalog lists for a category is not every type Karpenter may launch, so the pin is advisory. A NodePool
+    that names the maker (``instance-gpu-manufacturer In [nvidia]``) or only categories without an accelerator stays
+    sure."""
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    def sw206(requirements: str) -> list[str]:
+        text = textwrap.dedent("""\
+            apiVersion: karpenter.sh/v1
+            kind: NodePool
+            metadata: {name: gpu}
+            spec:
+              template:
+                spec:
+                  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+                  requirements:
+            """) + requirements + "\n---\n" + _pinned_amd_pod("gpu")
+        return [f.level for f in run_rules(ALL_RULES, load_kubernetes_text(text, "f.yaml"))
+                if f.code == "SW206"]
+
+    assert sw206("        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [g]}") == ["advisory"]
+    assert sw206("        - {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ['0']}") == ["advisory"]
+    assert sw206("        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [g]}\n"
+                 "        - {key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: In, values: [nvidia]}"
+                 ) == ["mandatory"]
+    assert sw206("        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}") == [
+        "mandatory"]

@@ -337,6 +337,8 @@ def test_vllm_stack_rendering_by_release():
     assert router["spec"]["template"]["spec"]["containers"][0] == {
         "name": "router-container", "image": "lmcache/lmstack-router:latest",
         "args": ["--host", "0.0.0.0", "--port", "8000", "--service-discovery", "k8s", "--k8s-namespace", "ai",
+                 # 0.1.8 on (review14): `--k8s-service-discovery-type {{ default "pod-ip" ... }}`
+                 "--k8s-service-discovery-type", "pod-ip",
                  "--k8s-label-selector", "environment=test,release=test", "--routing-logic", "roundrobin"]}
     assert llm[0]["spec"]["template"]["metadata"]["labels"] == {
         "model": "llama8b", "helm-release-name": "llm", "environment": "test", "release": "test"}
@@ -621,3 +623,77 @@ def test_router_container_recognised_by_image_or_command():
     assert is_router(Container("c", image="python:3.12", command=["/opt/venv/bin/vllm-router"]))
     assert is_router(Container("c", image="python:3.12", command=["python3", "-m", "vllm_router.app"]))
     assert not is_router(Container("c", image="python:3.12", command=["vllm", "serve", "m"]))
+
+
+_STATIC_ROUTER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: static-router
+  namespace: llm
+spec:
+  template:
+    spec:
+      containers:
+        - name: router
+          image: lmcache/lmstack-router:v0.1.12
+          args: [--service-discovery, static, --static-backends, "http://a:8000,http://b:8000,http://c:8000",
+                 --static-models, "MODELS", --routing-logic, roundrobin]
+"""
+
+
+def test_static_router_balances_only_the_backends_of_one_model():
+    """review14: the router sends a request only to the static backends whose model it names
+    (``src/vllm_router/services/request_service/request.py`` at vllm-stack-0.1.12: ``model in ep.model_names``, each
+    URL paired with the model of the same place in ``--static-models``), so round robin over backends that each serve
+    another model balances nothing; without ``--static-models``, or with a different count, the router exits at start
+    (``validate_args``, ``StaticServiceDiscovery``'s assertion)."""
+    def found(models: str) -> list[str]:
+        return [m for _, m, *_ in sw406(load_kubernetes_text(_STATIC_ROUTER.replace("MODELS", models), "f.yaml"))]
+
+    assert found("llama,qwen,mistral") == []
+    assert found("llama,qwen,llama") == [
+        "vllm-router balances 2 static backends (http://a:8000, http://c:8000) with --routing-logic roundrobin, which "
+        "ignores each engine's load"]
+    assert found("m,m,m") == [
+        "vllm-router balances 3 static backends (http://a:8000, http://b:8000, http://c:8000) with --routing-logic "
+        "roundrobin, which ignores each engine's load"]
+    assert found("llama,qwen") == []  # two models for three URLs: the router does not start
+    assert found("$(MODELS)") == [
+        "cannot decide: the router's --static-models is not known (a computed value or an unresolved reference): "
+        "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"]
+
+
+def test_router_service_name_discovery_is_no_pod_level_routing():
+    """review14: with ``--k8s-service-discovery-type service-name`` (production-stack ``service_discovery.py``
+    K8sServiceNameServiceDiscovery, the chart's ``routerSpec.k8sServiceDiscoveryType``, written from 0.1.8) the router
+    sends each request to a Service (``http://{service_name}:{port}``), and kube-proxy picks one of its pods: a session
+    or prefix affinity, or the lowest request rate, is no longer about a replica, so ``session`` over three replicas
+    passes no longer silently; which Services the router finds is not read, so SW406 cannot decide. ``pod-ip`` (the
+    default) is judged as before."""
+    text = _ROUTED.replace("routingLogic: roundrobin",
+                           "routingLogic: session\n      sessionKey: x-user\n      k8sServiceDiscoveryType: service-name")
+    inv = load_kubernetes_text(text, "f.yaml")
+    assert [r.discovery_type for r in inv.routers] == ["service-name", "pod-ip"]
+    assert sw406(inv)[0] == (
+        "Deployment llm/chat-deployment-router", "cannot decide: how the router's Services spread requests over the "
+        "engine pods is not known (--k8s-service-discovery-type service-name: the router sends each request to a "
+        "Service, which kube-proxy spreads over its pods without regard to their load, whatever --routing-logic "
+        "session picks; shardwise does not read which Services it finds)", 20, "advisory")
+    # pod-ip written: session routes among the pods, no finding; 0.1.5 writes no --k8s-service-discovery-type
+    text = _ROUTED.replace("routingLogic: roundrobin",
+                           "routingLogic: session\n      sessionKey: x-user\n      k8sServiceDiscoveryType: pod-ip")
+    assert [s for s, *_ in sw406(load_kubernetes_text(text, "f.yaml"))] == ["Deployment llm-b/chat-b-deployment-router"]
+    text = text.replace('version: "0.1.12"', 'version: "0.1.5"').replace("k8sServiceDiscoveryType: pod-ip",
+                                                                      "k8sServiceDiscoveryType: service-name")
+    assert [r.discovery_type for r in load_kubernetes_text(text, "f.yaml").routers] == ["pod-ip", "pod-ip"]
+
+
+def test_router_extra_args_are_written_last_and_win():
+    """review14: ``deployment-router.yaml`` writes ``routerSpec.extraArgs`` after ``--routing-logic`` at every release
+    0.1.3 to 0.1.12, and the router's argparse keeps a flag's last value: a logic given there is the one that runs."""
+    text = _ROUTED.replace("routingLogic: roundrobin", 'routingLogic: roundrobin\n      extraArgs: ["--routing-logic", '
+                           '"prefixaware", "--log-level", "debug"]')
+    inv = load_kubernetes_text(text, "f.yaml")
+    assert [r.logic for r in inv.routers] == ["prefixaware", "roundrobin"]
+    assert [s for s, *_ in sw406(inv)] == ["Deployment llm-b/chat-b-deployment-router"]

@@ -1100,3 +1100,86 @@ def test_model_service_base_template_that_is_no_yaml_once_rendered_holds_back_wh
     ]
     assert all("ConfigMap `simple-base-config` (spec.baseConfigMapRef), whose `decodeDeployment` is not YAML once "
                "rendered with what this object decides, which may set it" in message for *_, message in got)
+
+
+def test_model_service_container_merges_command_args_and_env_as_the_controllers_transformers(tmp_path):
+    """review14: the controller merges a role's container into the base's of the same name with its own
+    transformers (llm-d/llm-d-model-service internal/controller/merge_transformers.go containerSliceTransformer, since
+    "Prepend args" #84): the role's command replaces the base's, the role's args are prepended to the base's
+    (stringSlicePrependTransformer), env merges by name. vLLM's parser keeps a flag's last value, so a
+    --max-model-len both give is the base's; the corpus14 reader appended the role's args after the base's (the
+    role's value won) and concatenated the two commands."""
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        '                - "{{ "app_port" | getPort }}"\n',
+        '                - "{{ "app_port" | getPort }}"\n                - "--max-model-len"\n                - "4096"\n',
+        1)
+    role = (Path(MSVC) / "msvc.yaml").read_text().split("---\n")[0].replace(
+        '    - name: "vllm"\n      args:\n',
+        '    - name: "vllm"\n      command: ["vllm", "serve"]\n      env:\n      - {name: HF_HOME, value: /models}\n'
+        '      - {name: VLLM_LOGGING_LEVEL, value: DEBUG}\n      args:\n', 1)
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text(role)
+    inv = load_inputs([str(tmp_path)])
+    g = inv.groups[0]
+    assert (g.name, g.engine.model, g.engine.max_model_len, g.engine.port) == (
+        "qwen-small/decode", "Qwen/Qwen2.5-1.5B-Instruct", 4096, 8000)
+    c = g.main_container
+    assert c is not None and c.command == ["vllm", "serve"]
+    assert c.args == ["Qwen/Qwen2.5-1.5B-Instruct", "--max-model-len", "8192", "--port", "8000", "--max-model-len",
+                      "4096"]
+    assert c.env == {"HF_HOME": "/models", "VLLM_LOGGING_LEVEL": "DEBUG"}
+
+
+def test_model_service_base_config_map_of_another_namespace(tmp_path):
+    """review14: the controller reads the base ConfigMap in ``baseConfigMapRef.namespace`` when it is set, the
+    ModelService's own namespace only when it is blank (llm-d/llm-d-model-service internal/controller/
+    child_resources.go getChildResourcesFromConfigMap). A base shared from another namespace was looked up in the
+    ModelService's: "not in the inputs" although it is, and a ConfigMap of the same name there would have been
+    merged in its place."""
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "  name: simple-base-config\n", "  name: simple-base-config\n  namespace: llm-d-shared\n", 1)
+    # a ConfigMap of the same name in the ModelService's namespace, which the controller does not read: 8 GPUs a pod
+    decoy = (Path(MSVC) / "base-config.yaml").read_text().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 8")
+    role = (Path(MSVC) / "msvc.yaml").read_text().replace(
+        "    name: simple-base-config\n", "    name: simple-base-config\n    namespace: llm-d-shared\n")
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "decoy.yaml").write_text(decoy)
+    (tmp_path / "msvc.yaml").write_text(role)
+    inv = load_inputs([str(tmp_path)])
+    assert [(g.name, g.gpus_per_pod, g.fragment) for g in inv.groups] == [
+        ("qwen-small/decode", 1, None), ("qwen-tp4/decode", 1, None)]
+    assert [(code, subject, level) for code, subject, level, _ in _msvc_findings([str(tmp_path)])] == [
+        ("SW204", "ModelService default/qwen-tp4/decode", "mandatory"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "mandatory")]
+
+
+def test_model_service_without_its_base_holds_back_capacity_findings_the_base_args_may_change(tmp_path):
+    """review14: the base ConfigMap's args follow the role's (the controller's stringSlicePrependTransformer) and its
+    template gives the image, so without it in the inputs every engine flag the role leaves out, or gives, may be
+    another: SW102 judged the model's 131,072-token default context on an L4 (an unknown read as vLLM's default) and
+    blocked. It is advisory, saying to lint the ConfigMap with it; with the base in the inputs it blocks."""
+    role = (Path(MSVC) / "msvc.yaml").read_text().split("---\n")[0].replace(
+        "Qwen/Qwen2.5-1.5B-Instruct", "meta-llama/Llama-3.1-8B-Instruct").replace(
+        '        - "--max-model-len"\n        - "8192"\n', "")
+    (tmp_path / "msvc.yaml").write_text(role)
+
+    def levels(paths: list[str]) -> list[tuple[str, str]]:
+        return sorted((f.code, f.level) for f in run_rules(ALL_RULES, load_inputs(paths))
+                      if f.code in ("SW102", "SW204") and not f.undecided)
+
+    assert levels([str(tmp_path / "msvc.yaml")]) == [("SW102", "advisory"), ("SW204", "advisory")]
+    (tmp_path / "base-config.yaml").write_text((Path(MSVC) / "base-config.yaml").read_text())
+    assert levels([str(tmp_path)]) == [("SW102", "mandatory")]
+
+
+def test_model_service_role_without_replicas_keeps_the_base_templates(tmp_path):
+    """review14: the controller sets the Deployment's replicas from the role's (a pointer, nil when not written) and
+    merges it over the base template with mergo.WithOverride, which leaves the base's value where the role's is nil
+    (child_resources.go mergePDDeployment): a role without ``replicas`` runs the base template's, not 1."""
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "    kind: Deployment\n    spec:\n", "    kind: Deployment\n    spec:\n      replicas: 3\n", 1)
+    role = (Path(MSVC) / "msvc.yaml").read_text().replace("    replicas: 1\n", "", 1)
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text(role)
+    inv = load_inputs([str(tmp_path)])
+    assert [(g.name, g.replicas) for g in inv.groups] == [("qwen-small/decode", 2), ("qwen-tp4/decode", 3)]

@@ -360,3 +360,14 @@ def test_qwen25_vl_tower_by_release(release, how):
     # 0.12.0 and later in the model's dtype (dispatch_rotary_emb_function, then ApplyRotaryEmb); 0.8.5 not modelled
     assert behaviour(release).qwen25_vit == how
     assert "0.11.0" in vv.SOURCES["qwen25_vit"] and "0.12.0" in vv.SOURCES["qwen25_vit"]
+
+
+def test_model_runner_v2_profile_sampler_copies_the_logits_by_release():
+    """review14: V2's ``Sampler.apply_sampling_params`` copies the logits to float32 unconditionally in 0.22 - 0.27 and
+    returns them untouched where no request needs processing from 0.28 (tokens14); from 0.33.0
+    ``_dummy_sampler_run`` (v1/worker/gpu/model_runner.py, read in the 0.31.0 - 0.34.0 wheels) samples a second time
+    with ``SamplingParams.for_sampler_warmup()`` on every dummy request, so the profile pays for the float32 copy
+    again ("warmup_kernels ... pays for the fp32 logits pipeline, so the profiled peak must too"); 0.31 and 0.32
+    have only the first pass."""
+    assert [behaviour(r).v2_profile_logits_copy for r in ("0.27.1", "0.28.0", "0.30.0", "0.32.0", "0.33.0", "0.34.0")
+            ] == [True, False, False, False, True, True]

@@ -93,11 +93,11 @@ def joined_config_maps(maps: dict[tuple[str, str], list[Mapping[str, Any]]]) -> 
         _JOINED.reset(token)
 
 
-def _datas(name: str) -> list[Mapping[str, Any]]:
-    """The ``data`` of each ConfigMap called ``name`` in the namespace of the pod being read; a name the input
-    does not hold is noted for the join (:func:`pods_of`), and so is one it holds twice with different data (the
-    join names both files in what decides the values read from it)."""
-    datas = (_CONFIG_MAPS.get() or {}).get((_NAMESPACE.get(), name), [])
+def _datas(name: str, namespace: str | None = None) -> list[Mapping[str, Any]]:
+    """The ``data`` of each ConfigMap called ``name`` in the namespace of the pod being read (or ``namespace``); a
+    name the input does not hold is noted for the join (:func:`pods_of`), and so is one it holds twice with
+    different data (the join names both files in what decides the values read from it)."""
+    datas = (_CONFIG_MAPS.get() or {}).get((namespace or _NAMESPACE.get(), name), [])
     if len(datas) != 1:  # none, or two with different data
         missed = _MISSED.get()
         if missed is not None:
@@ -135,11 +135,11 @@ def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, A
     return None
 
 
-def config_map_data(name: str) -> Mapping[str, Any] | None:
-    """The ``data`` of ConfigMap ``name`` of the pod's namespace in the input being read (every input's while
-    :func:`joined_config_maps` holds them); None when the input holds none of that name, or two with different
-    data (noted for the join, as for :func:`config_map_key`)."""
-    datas = _datas(name)
+def config_map_data(name: str, namespace: str | None = None) -> Mapping[str, Any] | None:
+    """The ``data`` of ConfigMap ``name`` of the pod's namespace (or ``namespace``) in the input being read (every
+    input's while :func:`joined_config_maps` holds them); None when the input holds none of that name, or two with
+    different data (noted for the join, as for :func:`config_map_key`)."""
+    datas = _datas(name, namespace)
     return datas[0] if len(datas) == 1 else None
 
 

@@ -328,6 +328,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
             lists.setdefault(key, list(dict.fromkeys(values)))
     taints = read_taints(tspec.get("taints"))
     variants = [(name, labels)]
+    listed = False
     multi = next((k for k in _EXPANDABLE if k in lists), None)
     if multi is not None:  # one pool per instance type (or GPU name, or family) the NodePool may launch
         variants = [(f"{name}/{v}", {**labels, multi: v}) for v in lists[multi]]
@@ -336,6 +337,8 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     ) is not None:
         key, families = category  # one pool per family of the categories (or of the GPU memory), as for a family list
         families = _made_by(families, reqs)
+        listed = not any(op == "In" and k in (KARPENTER_AWS_PREFIX + INSTANCE_GPU_MANUFACTURER_SUFFIX,
+                                              EKS_PREFIX + INSTANCE_GPU_MANUFACTURER_SUFFIX) for k, op, _ in reqs)
         if len(families) == 1:
             variants = [(name, {**labels, key: families[0]})]
         elif families:
@@ -358,6 +361,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     for pool in pools:
         if no_accelerator:
             pool.accelerator_families = ()
+        pool.catalog_listed = listed
         pool.capacity_type = capacity_type
         pool.launch_template = launch
         pool.suppressions = list(suppressions)
@@ -602,6 +606,8 @@ def _unplaceable(declared: list[NodePool], g: ServingGroup) -> str | None:
     defined = {p.labels.get(key) for p in named if p.kind != "node"}  # a Node is one node of its pool, not all
     if defined != names or any(_advertises(p, g) for p in named):
         return None
+    if any(p.catalog_listed and pool_families(p) != () for p in named):
+        return None  # kinds the catalog listed for a category: EC2 may have others (g4ad's AMD GPU in category g)
     pools = " and ".join(dict.fromkeys(f"`{p.variant_of or p.name}` ({_held_by(p)})" for p in named))
     wanted = ", ".join(f"{key}={n}" for n in sorted(names))
     return (f"the selector ({wanted}) confines the pods to pool {pools}, whose nodes never advertise "

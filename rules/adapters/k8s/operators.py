@@ -21,9 +21,10 @@
   ``{{ "app_port" | getPort }}``: internal/controller/modelservice_controller.go TemplateVars) and merges the role
   into the Deployment template of its ``baseConfigMapRef`` ConfigMap (``decodeDeployment``/``prefillDeployment``,
   rendered the same way): containers by name, the role's fields over the base's, lists appended
-  (child_resources.go mergePDDeployment: mergo WithOverride, WithAppendSlice). That ConfigMap, read from any
-  input, gives the image, command, resources and volumes the role leaves out; when no input holds it, what it
-  may hold is not known (:func:`add_model_service`).
+  (child_resources.go mergePDDeployment: mergo WithOverride, WithAppendSlice), except in a container: the role's
+  command replaces the base's, its args come before the base's, env merges by name (merge_transformers.go). That
+  ConfigMap, read from any input, gives the image, command, resources and volumes the role leaves out; when no
+  input holds it, what it may hold is not known (:func:`add_model_service`).
 - Arks ``ArksApplication`` (``arks.ai/v1``) with ``runtime: vllm`` (the default): the operator runs a
   LeaderWorkerSet of ``spec.replicas`` groups of ``spec.size`` pods (at least 1) in ``spec.runtimeImage``
   (else its default, ``vllm/vllm-openai:v0.8.2`` at scitix/arks e1732a9); the leader runs ``python3 -m
@@ -409,21 +410,50 @@ def _merged(base: Any, over: Any) -> Any:
     return over
 
 
-def _msvc_base_pod(name: str, role: str, values: Mapping[str, str], ports: Mapping[str, str],
-                   file: str | None) -> Mapping[str, Any] | str:
-    """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered), {} when the ConfigMap
-    holds no such template (the controller then builds the Deployment from the role alone), or why what it holds
-    is not known: no input holds the ConfigMap, or its template is not YAML once rendered with what the object
-    decides."""
-    data = config_map_data(name)
+def _merged_container(base: Mapping[str, Any], over: Mapping[str, Any]) -> Any:
+    """A role's container merged into the base template's container of the same name as the controller merges it
+    (internal/controller/merge_transformers.go containerSliceTransformer): the role's ``command``, when it gives
+    one, replaces the base's; the role's ``args`` come before the base's (stringSlicePrependTransformer), so of a
+    flag both give vLLM's parser keeps the base's, the later; ``env`` is merged by name (the role's fields over
+    the base's entry, the role's other entries after the base's); any other list appended, mappings key by key
+    (:func:`_merged`)."""
+    out = _merged(base, over)
+    command = over.get("command")
+    if isinstance(command, list) and command:
+        out["command"] = command
+    elif "command" in base:
+        out["command"] = base["command"]
+    args, base_args = over.get("args"), base.get("args")
+    if isinstance(args, list) and args and isinstance(base_args, list):
+        out["args"] = [*args, *base_args]
+    env, base_env = over.get("env"), base.get("env")
+    if isinstance(env, list) and isinstance(base_env, list):
+        own = {e.get("name"): e for e in env if isinstance(e, Mapping) and isinstance(e.get("name"), str)}
+        common = {e.get("name") for e in base_env if isinstance(e, Mapping) and e.get("name") in own}
+        out["env"] = [*(_merged(e, own[e["name"]]) if isinstance(e, Mapping) and e.get("name") in common else e
+                        for e in base_env),
+                      *(e for e in env if not (isinstance(e, Mapping) and e.get("name") in common))]
+    return out
+
+
+def _msvc_base_pod(name: str, namespace: str | None, role: str, values: Mapping[str, str],
+                   ports: Mapping[str, str], file: str | None) -> tuple[Mapping[str, Any], int | None] | str:
+    """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered) and the template's
+    ``spec.replicas`` (None when it writes no number), ({}, None) when the ConfigMap holds no such template (the
+    controller then builds the Deployment from the role alone), or why what it holds is not known: no input holds
+    the ConfigMap, or its template is not YAML once rendered with what the object decides."""
+    data = config_map_data(name, namespace)
     if data is None:
         return "not in the inputs"
     text = data.get(f"{role}Deployment")
     if not isinstance(text, str):
-        return {}
+        return {}, None
     for _, doc in load_documents(_msvc_render(text, values, ports), file or "<configmap>"):
         if isinstance(doc, Mapping):
-            return unplaced(as_map(as_map(as_map(doc.get("spec")).get("template")).get("spec")))
+            dep = as_map(doc.get("spec"))
+            replicas = dep.get("replicas")
+            return (unplaced(as_map(as_map(dep.get("template")).get("spec"))),
+                    replicas if type(replicas) is int and replicas >= 0 else None)
     return f"whose `{role}Deployment` is not YAML once rendered with what this object decides"
 
 
@@ -435,6 +465,10 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
     uri = model_from_uri(model_field(artifacts, "uri", "spec.modelArtifacts.uri", file, loc))
     values, ports = _msvc_values(obj, spec)
     base_name = as_map(spec.get("baseConfigMapRef")).get("name")
+    # the controller reads the ConfigMap of baseConfigMapRef.namespace, the ModelService's when that is blank
+    # (child_resources.go getChildResourcesFromConfigMap)
+    base_ns = as_map(spec.get("baseConfigMapRef")).get("namespace")
+    base_ns = base_ns.strip() or None if isinstance(base_ns, str) else None
     for role in ("decode", "prefill"):
         part = as_map(spec.get(role))
         if not part:
@@ -446,15 +480,19 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         parallelism(implied, as_map(part.get("parallelism")), ("tensor", "data"), f"spec.{role}.parallelism",
                     where, file)
         containers = [_msvc_container(c, values, ports) for c in as_list(part.get("containers"))]
-        fragment = None
+        fragment: str | None = None
+        base: Mapping[str, Any] = {}
+        base_replicas: int | None = None
         if isinstance(base_name, str) and base_name:
-            base = _msvc_base_pod(base_name, role, values, ports, file)
-            if isinstance(base, str):
+            found = _msvc_base_pod(base_name, base_ns, role, values, ports, file)
+            if isinstance(found, str):
                 fragment = (f"the ModelService controller merges this role into the Deployment template of ConfigMap "
-                            f"`{base_name}` (spec.baseConfigMapRef), {base}")
-            elif base:
+                            f"`{base_name}` (spec.baseConfigMapRef), {found}")
+            else:
+                base, base_replicas = found
+            if base:
                 own = {c.get("name"): c for c in containers if isinstance(c, Mapping)}
-                merged = [_merged(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
+                merged = [_merged_container(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
                           else _placed_all(c, where) for c in as_list(base.get("containers")) if isinstance(c, Mapping)]
                 containers = [*merged, *own.values()]
                 part = _merged(_placed_all({k: v for k, v in base.items() if k != "containers"}, where), part)
@@ -466,12 +504,15 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
             pod_spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [term]}}}
             pod_spec.key_lines["affinity"] = key_location(part, "acceleratorTypes", file, where).line or 0
-        replicas = int_field(part, "replicas", 1, where, f"spec.{role}.replicas")
+        # a role without replicas leaves the base template's (mergo.WithOverride keeps dst where src is nil)
+        replicas = int_field(part, "replicas", 1 if base_replicas is None else base_replicas, where,
+                             f"spec.{role}.replicas")
         group = crd_group(inv, "ModelService", obj, where, lines, pod_meta=None, pod_spec=pod_spec,
                           replicas=replicas, implied=implied, name=f"{name}/{role}")
         if group is not None and fragment is not None:
             group.fragment = fragment
             group.fragment_fix = f"lint ConfigMap `{base_name}` with it"
+            group.fragment_args = True  # the base's args follow the role's (stringSlicePrependTransformer)
     return True
 
 

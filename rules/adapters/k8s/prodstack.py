@@ -379,13 +379,13 @@ def engine_labels(se: Mapping[str, Any]) -> Any:
 
 
 def _router(values: Mapping[str, Any], release: str, namespace: str | None,
-            annotations: Mapping[str, Any] | None) -> LineDict | None:
+            annotations: Mapping[str, Any] | None, version: int) -> LineDict | None:
     """``deployment-router.yaml`` (the same in these respects at 0.1.3 to 0.1.12): the Deployment
     ``<release>-deployment-router`` running the router image with ``--service-discovery``, for ``k8s``
     ``--k8s-namespace`` (the release's) and, with the engines enabled, ``--k8s-label-selector`` from
     ``servingEngineSpec.labels`` (``labels.toCommaSeparatedList``: ``key=value`` joined by commas, keys sorted as Go
-    ranges a map), for ``static`` the backends and models, then ``--routing-logic`` and ``--session-key``; None with
-    ``enableRouter`` false."""
+    ranges a map), for ``static`` the backends and models, then ``--routing-logic``, ``--session-key`` and
+    ``extraArgs``; None with ``enableRouter`` false."""
     written = values.get("routerSpec")
     r = _merged(ROUTER_DEFAULTS, written) if isinstance(written, dict) else dict(ROUTER_DEFAULTS)
     if not r.get("enableRouter"):
@@ -396,6 +396,8 @@ def _router(values: Mapping[str, Any], release: str, namespace: str | None,
                        _text(discovery or "k8s")]
     if discovery == "k8s":
         args += ["--k8s-namespace", namespace or "default"]
+        if version >= 8:  # 0.1.8 on: `--k8s-service-discovery-type {{ default "pod-ip" ... }}`
+            args += ["--k8s-service-discovery-type", _text(r.get("k8sServiceDiscoveryType") or "pod-ip")]
         if "enableEngine" not in se or se["enableEngine"]:
             labels = engine_labels(se)
             args += ["--k8s-label-selector", ",".join(f"{k}={_text(labels[k])}" for k in sorted(labels))]
@@ -404,6 +406,9 @@ def _router(values: Mapping[str, Any], release: str, namespace: str | None,
     args += ["--routing-logic", _text(r.get("routingLogic"))]
     if r.get("sessionKey"):
         args += ["--session-key", _text(r["sessionKey"])]
+    extra = r.get("extraArgs")
+    if isinstance(extra, list):  # written last at every release read: a flag here wins (argparse)
+        args += [_text(a) for a in extra]
     like = written if isinstance(written, LineDict) else None
     at = like.key_lines.get("routingLogic", like.line) if like else None
     container = _ld({"name": "router-container", "image": f"{r.get('repository')}:{r.get('tag')}", "args": args},
@@ -449,7 +454,7 @@ def prodstack_objects(values: Mapping[str, Any], version: int, release: str, nam
     se = as_map(values.get("servingEngineSpec"))
     if refusal(values):
         return []
-    router = _router(values, release, namespace, annotations)
+    router = _router(values, release, namespace, annotations, version)
     out: list[LineDict] = [router] if router is not None else []
     if "enableEngine" in se and not se["enableEngine"] or version == 3 and "raySpec" in se:
         return out  # 0.1.3 renders no engine at all where servingEngineSpec has a raySpec key

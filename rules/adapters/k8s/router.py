@@ -8,9 +8,11 @@ is ``lmcache/lmstack-router`` (any registry, tag or digest) or its command runs 
 or ``python -m vllm_router.app``). Its arguments are read as the router's parser reads them
 (``src/vllm_router/parsers/parser.py`` at vllm-stack-0.1.12, the same options at 0.1.4): ``--routing-logic``,
 ``--service-discovery``, ``--k8s-namespace`` (default ``default``), ``--k8s-label-selector`` (default empty: every pod
-of the namespace), ``--static-backends`` (comma-separated URLs), each as ``--flag value`` or ``--flag=value``. A
-word the inputs do not give (a ``$(VAR)`` no literal env sets, a template placeholder) is unknown. A router without
-``--routing-logic`` exits at start (``verify_required_args_provided``): it routes nothing and is not read.
+of the namespace), ``--k8s-service-discovery-type`` (``pod-ip`` when not given; the option from 0.1.7),
+``--static-backends`` (comma-separated URLs) and ``--static-models`` (the model each backend serves, in the same
+order), each as ``--flag value`` or ``--flag=value``. A word the inputs do not give (a ``$(VAR)`` no literal env
+sets, a template placeholder) is unknown. A router without ``--routing-logic`` exits
+at start (``verify_required_args_provided``): it routes nothing and is not read.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from .fields import as_map, read_annotations, suppressions_from
 
 ROUTER_IMAGE = "lmcache/lmstack-router"
 _VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
-_FLAGS = ("--routing-logic", "--service-discovery", "--k8s-namespace", "--k8s-label-selector", "--static-backends")
+_FLAGS = ("--routing-logic", "--service-discovery", "--k8s-namespace", "--k8s-label-selector", "--static-backends",
+          "--static-models", "--k8s-service-discovery-type")
 
 
 def _image_repo(image: Any) -> str:
@@ -118,12 +121,15 @@ def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: li
     ann, lines = read_annotations(meta)
     discovery = opts.get("--service-discovery")
     backends = opts.get("--static-backends")
+    models = opts.get("--static-models")
     return Router(
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"), kind=kind,
         logic=opts["--routing-logic"], discovery=discovery,
         watch_namespace=opts.get("--k8s-namespace", "default"),
         selector=_selector(opts.get("--k8s-label-selector", "")),
         backends=UNKNOWN if backends is UNKNOWN else [b.strip() for b in str(backends or "").split(",") if b.strip()],
+        static_models=models if models is None or models is UNKNOWN else [m.strip() for m in str(models).split(",")],
+        discovery_type=opts.get("--k8s-service-discovery-type", "pod-ip"),
         location=c.location if c.location.line else loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
     )

@@ -139,6 +139,26 @@ def test_undecided_message_names_the_pool():
     # a part without NVLink joins its GPUs over PCIe on a node of any size (a Karpenter NodePool by GPU name)
     ({"karpenter.k8s.aws/instance-gpu-name": "l40s"}, ("p", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
     ({"karpenter.k8s.aws/instance-family": "g6"}, ("p", "L4", None, 21.99, "pcie", None, None, "nvidia")),
+    # EC2's bare GPU names (Karpenter's instance-gpu-name): a100 is p4d's A100 40 GB or p4de's 80 GB, v100 p3's 16 GB
+    # or p3dn's 32 GB: no size without an instance type, family or memory label; h100 is only p5's H100 SXM 80 GB
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100"}, ("p", None, None, "UNKNOWN", None, None, None, None)),
+    ({"eks.amazonaws.com/instance-gpu-name": "v100"}, ("p", None, None, "UNKNOWN", None, None, None, None)),
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100", "karpenter.k8s.aws/instance-family": "p4de"},
+     ("p", "A100-80GB", None, 79.15, "nvswitch", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100", "node.kubernetes.io/instance-type": "p4de.24xlarge"},
+     ("p", "A100-80GB", 8, 79.15, "nvswitch", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "v100", "karpenter.k8s.aws/instance-family": "p3dn"},
+     ("p", "V100-32GB", None, 31.75, "nvlink", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100", "karpenter.k8s.aws/instance-gpu-memory": "81920"},
+     ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "h100"}, ("p", "H100-SXM-80GB", None, 79.19, None, None, None, "nvidia")),
+    # GKE's names are specific: nvidia-tesla-a100 is the A2 highgpu machines' A100 40 GB, nvidia-a100-80gb the
+    # ultragpu's 80 GB (cloud.google.com/kubernetes-engine/docs/how-to/gpus); GPU Feature Discovery writes NVML's name
+    ({"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"},
+     ("p", "A100-40GB", None, 39.39, None, None, None, "nvidia")),
+    ({"cloud.google.com/gke-accelerator": "nvidia-a100-80gb"},
+     ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
+    ({"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}, ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "Standard_NC24ads_A100_v4"},
      ("p", "A100-PCIe-80GB", 1, 79.15, "pcie", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "Standard_NC80adis_H100_v5"},
@@ -344,3 +364,13 @@ def test_a_bare_family_name_says_why_its_memory_is_unknown():
     sized = pool_from_labels("p", {"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100",
                                    "nvidia.com/gpu.memory": "32768"}, Location("f", 1))
     assert (sized.gpu.name, sized.gpu_memory_gib, sized.gpu_memory_why) == ("V100-32GB", 31.75, "")
+
+
+def test_an_ec2_bare_gpu_name_says_what_would_pick_its_size():
+    """A node labelled only ``karpenter.k8s.aws/instance-gpu-name=a100`` may be a p4d (A100 40 GB) or a p4de (80 GB):
+    its memory is unknown, with what would pick it, not the A100's first size."""
+    pool = pool_from_labels("p", {"karpenter.k8s.aws/instance-gpu-name": "a100"}, Location("f", 1))
+    assert (pool.gpu, pool.gpu_memory_gib) == (None, UNKNOWN)
+    assert pool.gpu_memory_why == ("the label names 'a100', EC2's name for a GPU that AWS instance types carry in "
+                                   "several memory sizes, and no instance type, instance family or GPU memory label "
+                                   "says which")

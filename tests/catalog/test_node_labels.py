@@ -374,3 +374,72 @@ def test_an_ec2_bare_gpu_name_says_what_would_pick_its_size():
     assert pool.gpu_memory_why == ("the label names 'a100', EC2's name for a GPU that AWS instance types carry in "
                                    "several memory sizes, and no instance type, instance family or GPU memory label "
                                    "says which")
+
+
+def test_a_deployment_selecting_an_ec2_bare_gpu_name_alone_is_undecided_not_blocked():
+    """Qwen3-32B (61 GiB of bf16 weights) selecting ``instance-gpu-name: a100`` with no NodePool in the input: the node
+    may be a p4d (A100 40 GB: it does not load) or a p4de (80 GB: it loads), so SW101 cannot decide. Before, it was
+    judged on the A100 40 GB and blocked."""
+    inv = load_kubernetes_text(textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: qwen32b, namespace: serving}
+        spec:
+          selector: {matchLabels: {app: qwen32b}}
+          template:
+            metadata: {labels: {app: qwen32b}}
+            spec:
+              nodeSelector: {karpenter.k8s.aws/instance-gpu-name: a100}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [Qwen/Qwen3-32B, --max-model-len, "32768"]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """), "qwen32b.yaml")
+    got = [(f.code, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW101"]
+    assert got == [("SW101", "advisory", (
+        "cannot decide: GPU memory of node pool `instance-gpu-name=a100` is not known (the label names 'a100', EC2's "
+        "name for a GPU that AWS instance types carry in several memory sizes, and no instance type, instance family "
+        "or GPU memory label says which)"))]
+
+
+def test_a_gpu_memory_floor_keeps_the_80_gb_kind_of_a_bare_a100():
+    """A NodePool of ``instance-gpu-name In [a100, h100]`` and ``instance-gpu-memory Gt 50000`` launches p4de (A100
+    80 GB) and p5 (H100), not p4d (A100 40 GB): a pod that selects ``a100`` or ``v100`` lands on p4de. Before, ``a100``
+    was read as the 40 GB part only, the floor ruled it out, and SW206 said the pod matched no pool."""
+    inv = load_kubernetes_text(textwrap.dedent("""\
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: gpu}
+        spec:
+          template:
+            spec:
+              requirements:
+                - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: ["a100", "h100"]}
+                - {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ["50000"]}
+              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: q, namespace: serving}
+        spec:
+          selector: {matchLabels: {app: q}}
+          template:
+            metadata: {labels: {app: q}}
+            spec:
+              affinity:
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                      - matchExpressions:
+                          - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [v100, a100]}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [Qwen/Qwen3-32B, --max-model-len, "16384"]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """), "gpu.yaml")
+    assert [(p.name, p.gpu.name if p.gpu else None) for p in inv.pools] == [
+        ("gpu/a100/p4de", "A100-80GB"), ("gpu/h100", "H100-SXM-80GB")]
+    assert [(g.name, g.pool.name if g.pool else None) for g in inv.groups] == [("q", "gpu/a100/p4de")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code.startswith(("SW1", "SW2"))] == []

@@ -16,13 +16,14 @@ imports what it needs (jinja2 only for Markdown, pydantic only when an adapter r
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import gc
 import io
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -592,6 +593,32 @@ class _ClosedStdout(io.TextIOBase):
                                    "with --output or --format FMT=FILE)")
 
 
+def _silence_stdout() -> None:
+    """Standard output's reader has gone (EPIPE: ``shardwise rules | head -1``): point its descriptor at /dev/null, so
+    what is still buffered, and the exit's flush, is dropped without a word instead of raising again."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(fd, sys.stdout.fileno())
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+
+
+@contextlib.contextmanager
+def _reader_may_leave() -> Iterator[None]:
+    """Write to standard output as a well-behaved filter does: when the reader closes the pipe early (``| head``),
+    stop writing there, quietly (no traceback, no message), and let the command end with its own status: lint's
+    verdict (0 pass, 1 blocking findings), plan's fit, 0 for ``rules`` and ``explain``, so a CI that pipes into
+    ``head`` under ``set -o pipefail`` reads neither a pass as a failure nor a failure as a pass (docs/cli.md)."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
 def _standard_streams() -> None:
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
@@ -618,7 +645,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(str(e))
         return 2
     except OSError as e:
-        if isinstance(e, BrokenPipeError):
+        if isinstance(e, BrokenPipeError):  # a command that writes outside _reader_may_leave (docs)
+            _silence_stdout()
             return 1
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         _err(f"{where}{e.strerror or e}")
@@ -739,9 +767,9 @@ def _lint(args: argparse.Namespace) -> int:
     for fmt, path in outputs:
         if path is None:
             text_on_stdout, stdout_used = fmt == "text", True
-            sys.stdout.write(for_stream(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)), fmt,
-                                        sys.stdout))
-            sys.stdout.flush()
+            with _reader_may_leave():  # the reader gone: the verdict is still the exit status
+                sys.stdout.write(for_stream(render(report, fmt, color=text_on_stdout and _use_color(args, sys.stdout)),
+                                            fmt, sys.stdout))
             continue
         from .output import write_atomically  # tempfile: only for a report written to a file
 
@@ -798,8 +826,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for fmt, path in outputs:
         text = render_diff(result, fmt)
         if path is None:
-            sys.stdout.write(for_stream(text, fmt, sys.stdout))
-            sys.stdout.flush()
+            with _reader_may_leave():
+                sys.stdout.write(for_stream(text, fmt, sys.stdout))
         else:
             try:  # as lint: every other report is still written, and each one that is not is said (hostile9)
                 write_atomically(path, text)
@@ -830,6 +858,12 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from ..checks.registry import ALL_RULES
 
     metas = [r.meta for r in ALL_RULES]
+    with _reader_may_leave():
+        _write_rules(args, metas)
+    return 0
+
+
+def _write_rules(args: argparse.Namespace, metas: list[Any]) -> None:
     if args.format == "json":
         import json
 
@@ -848,7 +882,6 @@ def cmd_rules(args: argparse.Namespace) -> int:
         if any(m.mandatory_when for m in metas):
             print("* advisory, but mandatory (blocking, exit 1) in the case the rule names: "
                   "shardwise explain CODE says when")
-    return 0
 
 
 def _find_meta(code: str) -> Any:
@@ -900,7 +933,9 @@ def explain_text(meta: Any, width: int = 100) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    sys.stdout.write(explain_text(_find_meta(args.code)))
+    text = explain_text(_find_meta(args.code))
+    with _reader_may_leave():
+        sys.stdout.write(text)
     return 0
 
 
@@ -965,11 +1000,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
             raise _Usage("--emit writes one layout: give one --gpu or --instance-type (the comparison names the "
                          "cheapest)")
         cmp = make_comparison(req, gpus, instance_types)
-        if as_json:
-            print(for_stream(utf8_text(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False), "json"), "json",
-                             sys.stdout))
-        else:
-            sys.stdout.write(visible_lines(comparison_text(cmp)))
+        with _reader_may_leave():  # the reader gone: the exit status still says whether a layout fits
+            if as_json:
+                print(for_stream(utf8_text(json.dumps(comparison_json(cmp), indent=2, ensure_ascii=False), "json"),
+                                 "json", sys.stdout))
+            else:
+                sys.stdout.write(visible_lines(comparison_text(cmp)))
         return 0 if cmp.ok else 1
     plan = make_plan(replace(req, gpu=gpus[0] if gpus else None,
                              instance_type=instance_types[0] if instance_types else None))
@@ -985,13 +1021,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
         from ..report.formats import stream_holds
 
         text = emit(plan, args.emit)
-        sys.stdout.write(text if stream_holds(text, sys.stdout) else emit(plan, args.emit, ascii_only=True))
+        with _reader_may_leave():
+            sys.stdout.write(text if stream_holds(text, sys.stdout) else emit(plan, args.emit, ascii_only=True))
         return 0
-    if as_json:
-        text = utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json")
-        print(for_stream(text, "json", sys.stdout))
-    else:
-        sys.stdout.write(visible_lines(plan_text(plan)))
+    with _reader_may_leave():
+        if as_json:
+            text = utf8_text(json.dumps(plan_json(plan), indent=2, ensure_ascii=False), "json")
+            print(for_stream(text, "json", sys.stdout))
+        else:
+            sys.stdout.write(visible_lines(plan_text(plan)))
     if failure:
         print(f"{PROG}: {utf8_text(visible(failure), 'text')}", file=sys.stderr)
     return 0 if plan.ok else 1

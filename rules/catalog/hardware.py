@@ -16,7 +16,9 @@ Node labels -> :class:`~shardwise.rules.model.NodePool`. The families read, most
 - Karpenter on AWS (``karpenter.k8s.aws/``) and EKS Auto Mode (``eks.amazonaws.com/``), the same
   suffixes: ``instance-gpu-name`` (``h100``), ``-gpu-count``, ``-gpu-memory`` (MiB, the nominal size
   EC2 publishes), ``-gpu-manufacturer``, and ``instance-family`` (``p5``) or ``instance-category`` +
-  ``instance-generation`` (``p`` + ``5``), looked up in the instance catalog;
+  ``instance-generation`` (``p`` + ``5``), looked up in the instance catalog. ``instance-gpu-name`` is EC2's GPU name:
+  where the EC2 types of the catalog carry it in several memory sizes (``a100``: p4d 40 GB, p4de 80 GB; ``v100``: p3,
+  p3dn) and no instance type, family or memory label picks one, the GPU's memory is unknown;
 - GKE: ``cloud.google.com/gke-accelerator`` (``nvidia-l4``, ``nvidia-h100-80gb``) with
   ``cloud.google.com/gke-accelerator-count``, and TPU nodes' ``cloud.google.com/gke-tpu-accelerator``
   (``tpu-v5-lite-podslice``) with ``cloud.google.com/gke-tpu-topology`` (``2x4``);
@@ -81,7 +83,7 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     VKE_GPU_NAME,
 )
-from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu, size_unnamed
+from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu, of_family, size_unnamed
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -340,10 +342,27 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     family_gpu, family_count, ambiguous = _family_gpu(members) if product is None else (None, None, False)
     family_link, family_efa = _family_links(members)
     named_unknown = ambiguous
-    unsized = False
+    unsized = ec2_name = False
     if product:
-        unsized = platform_product is not None and not memory_mib and size_unnamed(str(product))
-        pool.gpu = None if unsized else _find_gpu(str(product), memory_mib)
+        # A bare family name under Karpenter's or EKS Auto Mode's ``instance-gpu-name`` (EC2's GPU name: ``a100`` is
+        # p4d's A100 40 GB and p4de's 80 GB, ``v100`` p3's 16 GB and p3dn's 32 GB) or a platform's GPU name
+        # (Volcengine's ``Tesla-V100``) names no size: an instance type or family picks it where it holds one GPU of
+        # that name, a memory label where one is set; otherwise the pool's memory is unknown, never the family's
+        # first size. GPU Feature Discovery writes NVML's full product name (``NVIDIA-A100-SXM4-40GB``), GKE its own
+        # specific names (``nvidia-tesla-a100`` is the A2 machines' 40 GB part, ``nvidia-a100-80gb`` the 80 GB one)
+        # and ours the catalog's: those keep the size the catalog gives them.
+        ec2_name = product == _label(labels, INSTANCE_GPU_NAME_SUFFIX) and product not in (
+            labels.get(LABEL_GPU_PRODUCT), labels.get(GFD_PRODUCT))
+        bare = (ec2_name or platform_product is not None) and not memory_mib and size_unnamed(str(product))
+        held = {instance.gpu} if instance is not None else (
+            {sized[0]} if sized is not None else {i.gpu for i in members})
+        if not held and ec2_name:
+            # Karpenter's and EKS Auto Mode's GPU names are EC2's (``GpuInfo.Name``, lower-cased): the EC2 instance
+            # types of the catalog that carry a GPU of that name (``h100``: only p5's H100 SXM 80 GB)
+            held = {i.gpu for i in instance_types().values() if i.cloud == "aws" and of_family(str(product), i.gpu)}
+        picked = next(iter(held)) if len(held) == 1 and of_family(str(product), next(iter(held))) else None
+        unsized = bare and picked is None
+        pool.gpu = _find_gpu(picked) if bare and picked else (None if unsized else _find_gpu(str(product), memory_mib))
         named_unknown = pool.gpu is None
     elif instance is not None:
         pool.gpu = _find_gpu(instance.gpu)
@@ -381,6 +400,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     if pool.gpu_memory_gib is UNKNOWN and unsized:
         pool.gpu_memory_why = (f"the label names {product!r}, a GPU the catalog holds in several memory sizes, and no "
                                "label says which")
+        if ec2_name:
+            pool.gpu_memory_why = (f"the label names {product!r}, EC2's name for a GPU that AWS instance types carry "
+                                   "in several memory sizes, and no instance type, instance family or GPU memory label "
+                                   "says which")
 
     link = _INTERCONNECTS.get(str(labels.get(LABEL_NVLINK, "")).strip().lower())
     if link is None and instance is not None:

@@ -243,6 +243,21 @@ def size_unnamed(name: str) -> bool:
     return len({g.memory_gib for g in by_name.values() if family[g.name] == family[canonical]}) > 1
 
 
+def of_family(name: str, gpu_name: str) -> bool:
+    """Whether the catalog GPU ``gpu_name`` (``"A100-80GB"``) is one of the GPUs ``name`` names: itself when ``name``
+    names one size, any size of the family when ``name`` is a bare family name (``"a100"``, as Karpenter's
+    ``instance-gpu-name`` gives both p4d's A100 40 GB and p4de's A100 80 GB). False when either is unknown."""
+    if not isinstance(name, str) or not name.strip():
+        return False
+    by_name, keys, family = _gpu_index()
+    canonical = keys.get(_norm_gpu(name))
+    if canonical is None or gpu_name not in by_name:
+        return False
+    if canonical == gpu_name:
+        return True
+    return size_unnamed(name) and family[gpu_name] == family[canonical]
+
+
 @functools.cache
 def _instance_index() -> dict[str, InstanceType]:
     cached = _cached_indexes()

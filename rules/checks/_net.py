@@ -342,6 +342,28 @@ def groups_behind(inv: Inventory, ing: Ingress) -> list[tuple[Service, ServingGr
     return out
 
 
+def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
+    """Whether an Ingress routes to serving group ``g`` (a pair of :func:`groups_behind` holds ``g``), asking
+    :func:`selects` of ``g`` only: raises :class:`Undecidable` when a Service the Ingress names may select ``g``
+    and that is not known yet, never for another group's unknown labels (so the answer for one group does not
+    depend on the other groups or on their input order)."""
+    undecided: Undecidable | None = None
+    for name in ing.services:
+        found = [s for s in inv.services if s.name == name and s.namespace == ing.namespace]
+        for s in found:
+            try:
+                if selects(s, g):
+                    return True
+            except Undecidable as u:
+                undecided = undecided or u
+        if (not found and name.endswith(PREDICTOR_SERVICE) and g.kind == "InferenceService"
+                and g.name == name[:-len(PREDICTOR_SERVICE)] and g.namespace == ing.namespace):
+            return True
+    if undecided is not None:
+        raise undecided
+    return False
+
+
 def is_multi_node(g: ServingGroup) -> bool:
     pods = g.pods_per_group
     if pods is UNKNOWN:

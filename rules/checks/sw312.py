@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import FROM_VALUE_SOURCE, UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._env import env_location
-from ._net import groups_behind
+from ._net import routes_to
 from ._unseen import unseen_hits
 
 LORA = "VLLM_ALLOW_RUNTIME_LORA_UPDATING"
@@ -70,14 +70,17 @@ class RuntimeLoraWithoutAuth(GroupRule):
             return
         if "VLLM_API_KEY" in c.env or g.engine.extra.get("api_key") is not None or c.env_from:
             return  # a key is checked (or may come from an envFrom source: SW306 and SW310 speak of those)
-        routed = []
+        undecided: Undecidable | None = None
         for ing in inv.ingresses:
             try:
-                if any(other is g for _, other in groups_behind(inv, ing)):
-                    routed.append(ing)
-            except Undecidable:
-                continue
-        if routed:
+                if routes_to(inv, ing, g):
+                    return
+            except Undecidable as u:  # whether THIS group is behind it is not known: another's unknown never counts
+                undecided = undecided or u
+        if undecided is not None:
+            yield Hit(group_subject(g), f"cannot decide: {undecided.text} (whether an Ingress routes to it); "
+                                        f"container `{c.name}` sets {LORA}={value.strip()} with no API key",
+                      env_location(g, c, LORA), tuple(g.suppressions), undecided=True)
             return
         yield Hit(group_subject(g), f"container `{c.name}` sets {LORA}={value.strip()} with no API key and no "
                                     "Ingress or HTTPRoute in front, so anyone who reaches its port can load LoRA "

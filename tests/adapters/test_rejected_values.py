@@ -176,3 +176,61 @@ def test_a_network_policy_of_the_wrong_type_at_preview_names_its_urn(tmp_path):
     code, errors, findings = lint_document(tmp_path, doc)
     assert (code, errors) == (2, f"shardwise: error: p.json:5: {NP_T} urn:pulumi:dev::llm::{NP_T}::default-deny: "
                                  "spec: expected a mapping, found a number\n")
+
+
+#: A vLLM Deployment whose container's `image` key is missing (the fuzzer renamed it `inputs:`, seed 14014): the API
+#: server refuses it (k8s.io/kubernetes pkg/apis/core/validation, validateContainerCommon: `image` Required).
+NO_IMAGE = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama, namespace: serving}
+spec:
+  selector: {matchLabels: {app: llama}}
+  template:
+    metadata: {labels: {app: llama}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+      containers:
+        - name: proxy
+          image: quay.io/oauth2-proxy/oauth2-proxy:v7.6.0
+        - name: vllm
+          inputs: vllm/vllm-openai:v0.10.1
+          command: [python, -m, vllm.entrypoints.openai.api_server]
+          args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+"""
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    (NO_IMAGE, "shardwise: error: m.yaml:13: Deployment `llama`: container `vllm` has no image (containers[1].image: "
+               "Required value): Kubernetes refuses a container without one, so the object is never applied as "
+               "written"),
+    (NO_IMAGE.replace("          image: quay.io/oauth2-proxy/oauth2-proxy:v7.6.0\n", "")
+     .replace("inputs:", "image:").replace("kind: Deployment", "kind: StatefulSet"),
+     "shardwise: error: m.yaml:11: StatefulSet `llama`: container `proxy` has no image (containers[0].image: Required "
+     "value): Kubernetes refuses a container without one, so the object is never applied as written"),
+    (NO_IMAGE.replace("inputs: vllm/vllm-openai:v0.10.1", 'image: ""'),
+     "shardwise: error: m.yaml:13: Deployment `llama`: container `vllm` has no image (containers[1].image: "
+     "Required value): Kubernetes refuses a container without one, so the object is never applied as written"),
+], ids=["vllm-image-renamed", "sidecar-without-image", "image-empty"])
+def test_a_container_without_an_image_in_what_is_applied_is_an_input_error(tmp_path, text, error):
+    code, errors, findings = lint(tmp_path, text)
+    assert (code, errors, findings) == (2, [error], [KEPT])
+
+
+@pytest.mark.parametrize("where", ["kustomization", "patch-name"])
+def test_a_kustomize_patch_without_an_image_stays_a_fragment(tmp_path, where):
+    """A strategic-merge patch leaves the image to its base: no input error (patch_fragment reads it)."""
+    if where == "kustomization":
+        (tmp_path / "kustomization.yaml").write_text("resources: [base.yaml]\npatches: [{path: m.yaml}]\n")
+        path = tmp_path / "m.yaml"
+    else:
+        path = tmp_path / "deployment-patch.yaml"
+    path.write_text(NO_IMAGE.lstrip(), encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["lint", str(path), "--format", "json", "--output", str(tmp_path / "r.json")])
+    assert [line for line in err.getvalue().splitlines() if "error:" in line] == []
+    assert code in (0, 1)
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["workloads"] == 1

@@ -12,6 +12,7 @@ from repo_paths import FIXTURES
 
 FAIL = FIXTURES / "rules" / "SW104" / "fail.yaml"
 PASS = FIXTURES / "rules" / "SW104" / "pass.yaml"
+PASSES = FIXTURES / "rules" / "SW105" / "pass.yaml"  # no blocking finding of any rule: exit 0
 
 
 def _run(args: list[str], entry: str, cwd: str, extra: str = "") -> subprocess.CompletedProcess[str]:
@@ -66,3 +67,41 @@ def test_console_main_keeps_the_report_to_the_end_and_main_does_not(tmp_path):
     assert (p.returncode, p.stdout) == (1, "['Report']\n")
     p = _run(args, "main", str(tmp_path), extra)
     assert (p.returncode, p.stdout) == (1, "[]\n")
+
+
+def _run_reader_gone(args: list[str], cwd: str) -> tuple[int, str]:
+    """``shardwise ARGS | head -c0``: standard output a pipe whose reader has closed it before anything is written
+    (every write is EPIPE; Python ignores SIGPIPE, so it is a BrokenPipeError)."""
+    r, w = os.pipe()
+    os.close(r)
+    code = ("import sys\nfrom shardwise.rules.app.cli import console_main\n"
+            f"sys.argv = ['shardwise', *{args!r}]\nsys.exit(console_main())\n")
+    try:
+        p = subprocess.run([sys.executable, "-c", code], cwd=cwd, stdout=w, stderr=subprocess.PIPE, text=True,
+                           timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    finally:
+        os.close(w)
+    return p.returncode, p.stderr
+
+
+def test_a_reader_that_leaves_early_changes_no_exit_status_and_gets_no_traceback(tmp_path):
+    """A closed pipe on standard output (``| head``) is the reader's choice, not the command's failure: the run stops
+    writing there without a word and exits with the status it would have had (on main: 1 for each of these, so a
+    passing lint piped into ``head`` under ``set -o pipefail`` read as blocking)."""
+    cases = [
+        (["lint", str(FAIL)], 1, ""),
+        # a report other than text on standard output: the verdict goes to stderr, as it always does
+        (["lint", str(FAIL), "--format", "json"], 1, "shardwise: 1 file read, 2 workloads, 4 mandatory findings"),
+        (["lint", str(PASSES), "--format", "json"], 0, "shardwise: 1 file read, "),
+        (["lint", str(PASSES)], 0, ""),
+        (["rules"], 0, ""),
+        (["rules", "--format", "json"], 0, ""),
+        (["explain", "SW104"], 0, ""),
+        (["plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L40S"], 0, ""),
+    ]
+    for args, rc, said in cases:
+        got_rc, stderr = _run_reader_gone(args, str(tmp_path))
+        assert (got_rc, stderr[:len(said)]) == (rc, said), (args, stderr)
+        assert "Traceback" not in stderr and "BrokenPipe" not in stderr and "Exception ignored" not in stderr, args
+        if not said:
+            assert stderr == "", (args, stderr)

@@ -139,6 +139,26 @@ def test_undecided_message_names_the_pool():
     # a part without NVLink joins its GPUs over PCIe on a node of any size (a Karpenter NodePool by GPU name)
     ({"karpenter.k8s.aws/instance-gpu-name": "l40s"}, ("p", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
     ({"karpenter.k8s.aws/instance-family": "g6"}, ("p", "L4", None, 21.99, "pcie", None, None, "nvidia")),
+    # EC2's bare GPU names (Karpenter's instance-gpu-name): a100 is p4d's A100 40 GB or p4de's 80 GB, v100 p3's 16 GB
+    # or p3dn's 32 GB: no size without an instance type, family or memory label; h100 is only p5's H100 SXM 80 GB
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100"}, ("p", None, None, "UNKNOWN", None, None, None, None)),
+    ({"eks.amazonaws.com/instance-gpu-name": "v100"}, ("p", None, None, "UNKNOWN", None, None, None, None)),
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100", "karpenter.k8s.aws/instance-family": "p4de"},
+     ("p", "A100-80GB", None, 79.15, "nvswitch", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100", "node.kubernetes.io/instance-type": "p4de.24xlarge"},
+     ("p", "A100-80GB", 8, 79.15, "nvswitch", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "v100", "karpenter.k8s.aws/instance-family": "p3dn"},
+     ("p", "V100-32GB", None, 31.75, "nvlink", True, "efa", "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100", "karpenter.k8s.aws/instance-gpu-memory": "81920"},
+     ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
+    ({"karpenter.k8s.aws/instance-gpu-name": "h100"}, ("p", "H100-SXM-80GB", None, 79.19, None, None, None, "nvidia")),
+    # GKE's names are specific: nvidia-tesla-a100 is the A2 highgpu machines' A100 40 GB, nvidia-a100-80gb the
+    # ultragpu's 80 GB (cloud.google.com/kubernetes-engine/docs/how-to/gpus); GPU Feature Discovery writes NVML's name
+    ({"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"},
+     ("p", "A100-40GB", None, 39.39, None, None, None, "nvidia")),
+    ({"cloud.google.com/gke-accelerator": "nvidia-a100-80gb"},
+     ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
+    ({"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}, ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "Standard_NC24ads_A100_v4"},
      ("p", "A100-PCIe-80GB", 1, 79.15, "pcie", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "Standard_NC80adis_H100_v5"},
@@ -344,3 +364,82 @@ def test_a_bare_family_name_says_why_its_memory_is_unknown():
     sized = pool_from_labels("p", {"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100",
                                    "nvidia.com/gpu.memory": "32768"}, Location("f", 1))
     assert (sized.gpu.name, sized.gpu_memory_gib, sized.gpu_memory_why) == ("V100-32GB", 31.75, "")
+
+
+def test_an_ec2_bare_gpu_name_says_what_would_pick_its_size():
+    """A node labelled only ``karpenter.k8s.aws/instance-gpu-name=a100`` may be a p4d (A100 40 GB) or a p4de (80 GB):
+    its memory is unknown, with what would pick it, not the A100's first size."""
+    pool = pool_from_labels("p", {"karpenter.k8s.aws/instance-gpu-name": "a100"}, Location("f", 1))
+    assert (pool.gpu, pool.gpu_memory_gib) == (None, UNKNOWN)
+    assert pool.gpu_memory_why == ("the label names 'a100', EC2's name for a GPU that AWS instance types carry in "
+                                   "several memory sizes, and no instance type, instance family or GPU memory label "
+                                   "says which")
+
+
+def test_a_deployment_selecting_an_ec2_bare_gpu_name_alone_is_undecided_not_blocked():
+    """Qwen3-32B (61 GiB of bf16 weights) selecting ``instance-gpu-name: a100`` with no NodePool in the input: the node
+    may be a p4d (A100 40 GB: it does not load) or a p4de (80 GB: it loads), so SW101 cannot decide. Before, it was
+    judged on the A100 40 GB and blocked."""
+    inv = load_kubernetes_text(textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: qwen32b, namespace: serving}
+        spec:
+          selector: {matchLabels: {app: qwen32b}}
+          template:
+            metadata: {labels: {app: qwen32b}}
+            spec:
+              nodeSelector: {karpenter.k8s.aws/instance-gpu-name: a100}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [Qwen/Qwen3-32B, --max-model-len, "32768"]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """), "qwen32b.yaml")
+    got = [(f.code, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW101"]
+    assert got == [("SW101", "advisory", (
+        "cannot decide: GPU memory of node pool `instance-gpu-name=a100` is not known (the label names 'a100', EC2's "
+        "name for a GPU that AWS instance types carry in several memory sizes, and no instance type, instance family "
+        "or GPU memory label says which)"))]
+
+
+def test_a_gpu_memory_floor_keeps_the_80_gb_kind_of_a_bare_a100():
+    """A NodePool of ``instance-gpu-name In [a100, h100]`` and ``instance-gpu-memory Gt 50000`` launches p4de (A100
+    80 GB) and p5 (H100), not p4d (A100 40 GB): a pod that selects ``a100`` or ``v100`` lands on p4de. Before, ``a100``
+    was read as the 40 GB part only, the floor ruled it out, and SW206 said the pod matched no pool."""
+    inv = load_kubernetes_text(textwrap.dedent("""\
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: gpu}
+        spec:
+          template:
+            spec:
+              requirements:
+                - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: ["a100", "h100"]}
+                - {key: karpenter.k8s.aws/instance-gpu-memory, operator: Gt, values: ["50000"]}
+              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: q, namespace: serving}
+        spec:
+          selector: {matchLabels: {app: q}}
+          template:
+            metadata: {labels: {app: q}}
+            spec:
+              affinity:
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                      - matchExpressions:
+                          - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [v100, a100]}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [Qwen/Qwen3-32B, --max-model-len, "16384"]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """), "gpu.yaml")
+    assert [(p.name, p.gpu.name if p.gpu else None) for p in inv.pools] == [
+        ("gpu/a100/p4de", "A100-80GB"), ("gpu/h100", "H100-SXM-80GB")]
+    assert [(g.name, g.pool.name if g.pool else None) for g in inv.groups] == [("q", "gpu/a100/p4de")]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code.startswith(("SW1", "SW2"))] == []

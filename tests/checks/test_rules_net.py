@@ -21,7 +21,7 @@ from shardwise.rules.checks.sw402 import required_startup_seconds
 from shardwise.rules.checks.sw403 import metric_kind
 from shardwise.rules.checks.sw406 import routing
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.model import Ingress, SgRule
+from shardwise.rules.model import UNKNOWN, Ingress, SgRule
 from shardwise.rules.model.errors import InputError
 
 FIXTURES = repo_paths.FIXTURES / "rules"
@@ -450,3 +450,64 @@ def test_a_workload_met_in_two_files_is_named_once_in_a_message(tmp_path):
         "IngressClassParams set a scheme, which the inputs do not show)")
     [sw406] = [f for f in found if f.code == "SW406"]
     assert sw406.message == "balances Deployment serving/llama with round_robin, which ignores each replica's load"
+
+
+_SW312_GROUPS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %(name)s, namespace: serving}
+spec:
+  selector: {matchLabels: {app: %(name)s}}
+  template:
+    metadata: {labels: {app: %(name)s}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --enable-lora]
+          env:
+            - {name: VLLM_ALLOW_RUNTIME_LORA_UPDATING, value: "True"}
+          resources:
+            limits: {nvidia.com/gpu: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: %(name)s, namespace: serving}
+spec:
+  selector: {app: %(name)s}
+  ports: [{port: 8000, targetPort: 8000}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: %(name)s, namespace: serving}
+spec:
+  rules:
+    - http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend: {service: {name: %(name)s, port: {number: 8000}}}
+"""
+
+
+@pytest.mark.parametrize("order", [("other", "lora"), ("lora", "other")])
+def test_sw312_answer_for_a_group_ignores_another_groups_unknown_labels(tmp_path, order):
+    # Two LoRA servers, each behind its own Ingress; the pods' labels of `other` are not known yet (as at a Pulumi
+    # preview). Whether an Ingress routes to `lora` must not depend on `other` nor on the input order (on main, an
+    # Ingress met after `other`'s unknown was counted as not in front of `lora`, a finding that came and went).
+    path = tmp_path / "two.yaml"
+    path.write_text("---\n".join(_SW312_GROUPS % {"name": n} for n in order))
+    inv = load_inputs([str(path)])
+    for g in inv.groups:
+        if g.name == "other":
+            g.pod_labels = UNKNOWN
+    got = sorted((f.subject, f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv, None)
+                 if f.code == "SW312")
+    assert got == [(
+        "Deployment serving/other", "advisory", True,
+        "cannot decide: the label set of the pods of Deployment `other` is not known (a computed value or an "
+        "unresolved reference) (whether an Ingress routes to it); container `vllm` sets "
+        "VLLM_ALLOW_RUNTIME_LORA_UPDATING=True with no API key: write it literally in the inputs (not a reference to "
+        "a ConfigMap or Secret, nor a computed output)",
+    )]

@@ -15,7 +15,7 @@ from typing import Any
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import accelerators, families_made_by, families_of, resource_names, vendor_of
 from ...catalog.hardware import manufacturer_vendor, pool_from_labels
-from ...catalog.lookup import instance_types
+from ...catalog.lookup import instance_types, of_family, size_unnamed
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
@@ -258,9 +258,10 @@ def _same_gpu(pool: NodePool, name: str) -> bool | None:
     if pool.gpu is None:
         return None
     try:
-        return bool(find_gpu(name).name == pool.gpu.name)
+        find_gpu(name)
     except CatalogError:
         return None
+    return of_family(name, pool.gpu.name)  # ``a100`` is p4d's A100 40 GB and p4de's 80 GB alike
 
 
 def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
@@ -306,6 +307,29 @@ def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
     return False
 
 
+def _sized_variants(name: str, labels: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
+    """One kind of a NodePool as the kinds it launches when it names a GPU by a bare family name that EC2 gives to
+    several sizes (``instance-gpu-name`` ``a100``: p4d's A100 40 GB and p4de's 80 GB; ``v100``: p3's 16 GB and
+    p3dn's 32 GB) and nothing else picks the size (no instance type, family or GPU memory): one kind per AWS family of
+    the catalog whose GPU is of that name (``name/p4d``, ``name/p4de``), judged like the kinds of an instance-family
+    list. Karpenter labels ``instance-gpu-name`` with EC2's lower-cased ``GpuInfo`` name, the same on both families
+    (karpenter-provider-aws, pkg/providers/instancetype/types.go), and may launch either."""
+    if INSTANCE_TYPE in labels or INSTANCE_TYPE_BETA in labels:
+        return [(name, labels)]
+    for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+        if prefix + INSTANCE_FAMILY_SUFFIX in labels or prefix + INSTANCE_GPU_MEMORY_SUFFIX in labels:
+            return [(name, labels)]
+    for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX):
+        gpu = labels.get(prefix + INSTANCE_GPU_NAME_SUFFIX)
+        if not gpu or not size_unnamed(gpu):
+            continue
+        families = list(dict.fromkeys(i.name.split(".", 1)[0] for i in instance_types().values()
+                                      if i.cloud == "aws" and of_family(gpu, i.gpu)))
+        if len(families) > 1:
+            return [(f"{name}/{f}", {**labels, prefix + INSTANCE_FAMILY_SUFFIX: f}) for f in families]
+    return [(name, labels)]
+
+
 def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
@@ -343,6 +367,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
             variants = [(name, {**labels, key: families[0]})]
         elif families:
             variants = [(f"{name}/{f}", {**labels, key: f}) for f in families]
+    variants = [v for vname, vlabels in variants for v in _sized_variants(vname, vlabels)]
     ref = typed_map(tspec, "nodeClassRef", "spec.template.spec.nodeClassRef", loc)
     node_class = ref.get("name")
     if node_class is not None and node_class is not UNKNOWN and not isinstance(node_class, str):

@@ -239,6 +239,7 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
     )
     g.locations.update(pod.locations)
     g.fragment = patch_fragment(kind, obj, file, pod.vllm)
+    _image_required(kind, obj, file, pod, name)
     _native_multinode(g, kind)
     _ray_over_ordinals(g, kind, pod)
     _object_locations(g, obj, file)
@@ -348,6 +349,24 @@ def runs_as_read(kind: str, obj: Mapping[str, Any], file: str | None) -> bool:
     cwd = os.getcwd()
     stop = cwd if path.startswith(cwd + os.sep) else os.path.dirname(path)
     return not _in_kustomization(os.path.dirname(path), stop)
+
+
+def _image_required(kind: str, obj: Mapping[str, Any], file: str | None, pod: Pod, name: str) -> None:
+    """A container without an image in an object Kubernetes receives as written (:func:`runs_as_read`: a kind of
+    :data:`_AS_WRITTEN` read from standard input, rendered output, or a file that is in no kustomization and not
+    named as a patch) is an input error at the container's line: the API server refuses it (k8s.io/kubernetes
+    pkg/apis/core/validation, validateContainerCommon: ``containers[0].image: Required value``, for a Pod and for a
+    Deployment's, StatefulSet's, DaemonSet's, Job's or LeaderWorkerSet's pod template alike), so it was read as a
+    workload with no image and linted without a word. A strategic-merge patch of a kustomization, which leaves the
+    image to its base, stays a fragment (:func:`patch_fragment`); an operator's resource (KServe, a serving
+    runtime, a custom resource) whose controller fills the image is no kind of :data:`_AS_WRITTEN`."""
+    missing = [(i, c) for i, c in enumerate(pod.containers) if c.image is None or c.image == ""]
+    if not missing or not runs_as_read(kind, obj, file):
+        return
+    i, c = missing[0]
+    raise InputError(f"{kind} `{name}`: container `{c.name}` has no image (containers[{i}].image: Required value): "
+                     "Kubernetes refuses a container without one, so the object is never applied as written",
+                     c.location.file or file, c.location.line)
 
 
 def patch_fragment(kind: str, obj: Mapping[str, Any], file: str | None, container: Container) -> str | None:

@@ -44,7 +44,8 @@ _ACTIVE = re.compile(r"[\[<]")
 def prose(text: str) -> str:
     """``text`` as Markdown prose: :func:`.text.visible`, then ``[`` backslash-escaped and ``<`` written ``&lt;``
     outside the code spans CommonMark would see in it, so no link, image, autolink or HTML tag a repository wrote is
-    rendered; code spans (a rule's `` `serving` ``) are left as they are (fuzz14)."""
+    rendered; code spans (a rule's `` `serving` ``) are left as they are (fuzz14). GitHub's extended autolinks (a bare
+    ``https://…`` or ``www.…``) are not escaped: their text is their own address."""
     text = visible(text)
     if not _ACTIVE.search(text):
         return text

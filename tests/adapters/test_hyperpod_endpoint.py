@@ -76,3 +76,16 @@ def test_an_instance_type_the_catalog_does_not_hold_names_no_gpu_and_a_placehold
     assert g.pool is None
     g = _group("${HYPERPOD_INSTANCE_TYPE}")
     assert g.node_selector is UNKNOWN
+
+
+def test_the_replicas_beside_the_worker_are_read_unless_it_autoscales():
+    # the CRD's scale subresource reads .spec.replicas (specReplicasPath, a5d2a08); the worker sits beside it
+    src = ENDPOINT.replace("replicas: 1", "replicas: 3").format(instance="ml.g5.12xlarge", gpus=4)
+    (g,) = load_kubernetes_text(src, "endpoint.yaml").groups
+    assert (g.replicas, g.gpus_per_pod, g.pool.gpus_per_node) == (3, 4, 4)
+    # an autoScalingSpec (KEDA between minReplicaCount and maxReplicaCount) leaves the count unknown
+    scaled = src.replace("  replicas: 3\n", "  replicas: 3\n  autoScalingSpec:\n    minReplicaCount: 1\n"
+                         "    maxReplicaCount: 4\n")
+    assert "autoScalingSpec" in scaled
+    (g,) = load_kubernetes_text(scaled, "endpoint.yaml").groups
+    assert g.replicas is UNKNOWN

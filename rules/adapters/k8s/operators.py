@@ -538,6 +538,16 @@ def add_hyperpod_endpoint(kind: str, obj: Mapping[str, Any], loc: Location, inv:
                 group.node_selector = UNKNOWN
             elif isinstance(group.node_selector, dict) and INSTANCE_TYPE not in group.node_selector:
                 group.node_selector = {**group.node_selector, INSTANCE_TYPE: instance.strip()}
+    # ``spec.replicas`` is the endpoint's pod count (the CRD's scale subresource: specReplicasPath .spec.replicas); the
+    # worker sits beside it, not below it, so the generic reader does not see it. An autoScalingSpec lets the
+    # operator's KEDA ScaledObject move it between its min and max: unknown then.
+    spec = as_map(obj.get("spec"))
+    replicas = spec.get("replicas")
+    if (isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 0
+            and spec.get("autoScalingSpec") is None):
+        for group in inv.groups[marks:]:
+            if group.replicas is UNKNOWN:
+                group.replicas = replicas
     if not added:
         inv.skipped[kind] += 1  # as an object no adapter claims
     return added

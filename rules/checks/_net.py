@@ -327,23 +327,34 @@ def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
 PREDICTOR_SERVICE = "-predictor"
 
 
-def groups_behind(inv: Inventory, ing: Ingress) -> list[tuple[Service, ServingGroup]]:
-    """The (Service, serving group) pairs an Ingress routes to: the Services of the inputs, and the Service KServe
-    makes for an InferenceService's predictor (which no input holds), standing in for it."""
-    out: list[tuple[Service, ServingGroup]] = []
+def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, ServingGroup]],
+                                                         list[tuple[Service, ServingGroup, Undecidable]]]:
+    """The (Service, serving group) pairs an Ingress routes to (the Services of the inputs, and the Service KServe
+    makes for an InferenceService's predictor, which no input holds, standing in for it), judged pair by pair: (the
+    pairs the Ingress surely routes to, the pairs it may route to whose answer is not known yet, each with its
+    :class:`Undecidable`), both in input order. One group's unknown labels do not hide another group's sure answer,
+    and no answer depends on the other groups' input order (small16: SW306 and SW406 asked ``groups_behind``, which
+    raised at the first group whose labels were unknown; it is gone)."""
+    sure: list[tuple[Service, ServingGroup]] = []
+    unsure: list[tuple[Service, ServingGroup, Undecidable]] = []
     for name in ing.services:
         found = [s for s in inv.services if s.name == name and s.namespace == ing.namespace]
         for s in found:
-            out.extend((s, g) for g in selectable(inv, s) if selects(s, g))
+            for g in selectable(inv, s):
+                try:
+                    if selects(s, g):
+                        sure.append((s, g))
+                except Undecidable as u:
+                    unsure.append((s, g, u))
         if not found and name.endswith(PREDICTOR_SERVICE):
             isvc = name[:-len(PREDICTOR_SERVICE)]
-            out.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups
-                       if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace)
-    return out
+            sure.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups
+                        if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace)
+    return sure, unsure
 
 
 def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
-    """Whether an Ingress routes to serving group ``g`` (a pair of :func:`groups_behind` holds ``g``), asking
+    """Whether an Ingress routes to serving group ``g`` (a sure pair of :func:`judged_behind` holds ``g``), asking
     :func:`selects` of ``g`` only: raises :class:`Undecidable` when a Service the Ingress names may select ``g``
     and that is not known yet, never for another group's unknown labels (so the answer for one group does not
     depend on the other groups or on their input order)."""

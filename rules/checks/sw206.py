@@ -16,6 +16,9 @@ from ._words import listed
 
 #: Selector labels that name a GPU product.
 _PRODUCT_LABELS = (L.LABEL_GPU_PRODUCT, L.GFD_PRODUCT, L.KARPENTER_GPU_NAME)
+#: Selector and node-affinity labels whose value is a GPU type (the pool readers of catalog/hardware.py read them)
+_TYPE_LABELS = (*_PRODUCT_LABELS, L.EKS_PREFIX + L.INSTANCE_GPU_NAME_SUFFIX, L.GKE_ACCELERATOR, L.GKE_TPU_ACCELERATOR,
+                L.CLOUD_RUN_ACCELERATOR, L.AMD_PRODUCT, L.COREWEAVE_GPU_MODEL, L.COREWEAVE_GPU_CLASS, L.VKE_GPU_NAME)
 
 _CANNOT_SIZE = "so the capacity rules cannot size this workload"
 #: What decides it, for a workload whose selector names no pool: a selector, or the nodes of a cluster of one GPU type
@@ -153,9 +156,18 @@ class WorkloadWithoutGpuPool(GroupRule):
                     )
                 pools = [p for p in inv.pools if inv.same_unit(p.location.file, g.location.file)]
                 known_pools = listed(f"`{p.name}`" for p in pools) or "none declared"
+                # the GPU types it names (small16: a node affinity `In` several of them was said to name none)
+                types = [v for k, v in selector.items() if k in _TYPE_LABELS]
+                for term in g.affinity:
+                    types += [v for e in term if e.key in _TYPE_LABELS and e.operator == "In" for v in e.values]
+                types = list(dict.fromkeys(str(t) for t in types))
+                named = ("names no GPU type" if not types else
+                         f"names GPU type {listed(f'`{t}`' for t in types)}" if len(types) == 1 else
+                         f"names {len(types)} GPU types ({listed(f'`{t}`' for t in types)}), any of which the pods "
+                         "may get")
                 what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
                         if observed else
-                        f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and names no GPU type")
+                        f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and {named}")
                 fix = (_LABEL_UNKNOWN if observed else _SELECT if not pools else
                        "; make the selector match one of those pools, or lint the manifest of the pool it names with "
                        "the rest")

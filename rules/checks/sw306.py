@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
 from ..model.vocab import AWS_LB_SCHEME, INTERNAL_LB_ANNOTATIONS
 from ._env import env_value, vllm_containers
-from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, groups_behind, selectable, selects
+from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, judged_behind, selectable, selects
 from ._unseen import unseen_hits
 from ._words import listed
 
@@ -156,17 +156,25 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
     def _routed(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         """An Ingress or HTTPRoute in front of vLLM servers that check no API key."""
         open_: list[tuple[Service, ServingGroup, str]] = []  # (Service, group, why it is only advisory: "" sure)
-        for svc, g in groups_behind(inv, ing):
+        # each group judged on its own (small16): a group whose labels are not known yet is a "cannot decide" of its
+        # own (fail closed), and does not hide a sure finding on another group behind the same Ingress
+        sure, unsure = judged_behind(inv, ing)
+        for svc, g in sure:
             if g.kind == "plan" or any(g is x for _, x, _ in open_):
                 continue
             key = api_key(inv, g)
             if key is not True:
                 open_.append((svc, g, _fronted(svc, g) or key or ""))
-        if not open_:
+        unknown = sorted({u.text for _svc, g, u in unsure
+                          if g.kind != "plan" and not any(g is x for _, x, _ in open_) and api_key(inv, g) is not True})
+        if not open_ and not unknown:
             return
         reach = ingress_reach(ing)
         if reach is None:
             return  # the Ingress authenticates its clients
+        for text in unknown:
+            yield Hit(subject_of(ing), f"cannot decide: {text}", ing.location, tuple(ing.suppressions),
+                      undecided=True)
         how, advisory = reach
         kind = "Ingress" if ing.kind == "Ingress" else ing.kind
         for level_reason in sorted({why for _, _, why in open_}):

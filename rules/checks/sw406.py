@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
 from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable
-from ._net import groups_behind, targets
+from ._net import judged_behind, targets
 from ._words import listed
 
 ALB_ATTRS = "alb.ingress.kubernetes.io/target-group-attributes"
@@ -135,18 +135,24 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
         controller, algorithm = route
         if algorithm in (LEAST_OUTSTANDING, "ewma", "consistent hash"):
             return
+        # each group judged on its own (small16): a group whose labels are not known yet is a "cannot decide" of its
+        # own, and does not hide the groups the Ingress surely balances
+        sure, unsure = judged_behind(inv, ing)
         groups: list[ServingGroup] = []
-        for _svc, g in groups_behind(inv, ing):
+        for _svc, g in sure:
             if g not in groups and g.kind != "plan" and _several_replicas(inv, g):
                 groups.append(g)
-        if not groups:
-            return
-        retired = "" if controller == "alb" else " (ingress-nginx, retired: no fixes after March 2026)"
-        yield hit(
-            ing,
-            f"balances {listed(group_subject(g) for g in groups)} with {algorithm}{retired}, which ignores "
-            "each replica's load",
-        )
+        if groups:
+            retired = "" if controller == "alb" else " (ingress-nginx, retired: no fixes after March 2026)"
+            yield hit(
+                ing,
+                f"balances {listed(group_subject(g) for g in groups)} with {algorithm}{retired}, which ignores "
+                "each replica's load",
+            )
+        unknown = {u.text for _svc, g, u in unsure
+                   if g not in groups and g.kind != "plan" and _several_replicas(inv, g)}
+        for text in sorted(unknown):
+            yield Hit(subject_of(ing), f"cannot decide: {text}", ing.location, tuple(ing.suppressions), undecided=True)
 
     def _check_router(self, r: Router, inv: Inventory) -> Iterator[Hit]:
         if r.logic is UNKNOWN:

@@ -156,6 +156,27 @@ def test_values_of_other_charts_stay_skipped():
 # --- Flux HelmReleases ------------------------------------------------------------------------------------------
 
 
+_LLMD_APP = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ms, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: llm}
+  source:
+    repoURL: https://llm-d-incubation.github.io/llm-d-modelservice
+    chart: llm-d-modelservice
+    targetRevision: v0.2.3
+    helm:
+      values: |
+        modelArtifacts: {uri: hf://Qwen/Qwen3-0.6B}
+        decode:
+          containers:
+          - name: vllm
+            image: IMAGE
+            modelCommand: imageDefault
+"""
+
+
 def test_app_template_releases():
     inv = load_kubernetes_file(path("app-template-releases.yaml"))
     assert groups(inv) == [
@@ -282,6 +303,14 @@ def test_modelservice_release_versions_not_modelled_say_so():
     sim = load_text(old.replace("ghcr.io/llm-d/llm-d-cuda:v0.3.0", "ghcr.io/llm-d/llm-d-inference-sim:v0.6.1"),
                     "hr.yaml")
     assert [f.code for f in run_rules(ALL_RULES, sim) if f.code == "SW005"] == []
+    # the same values as a text (Argo CD's helm.values, small16): the simulator mentions no vLLM there either, and
+    # the llm-d image's modelCommand still does, at the values' line
+    app = (_LLMD_APP.replace("IMAGE", "ghcr.io/llm-d/llm-d-inference-sim:v0.6.1"))
+    assert [f.code for f in run_rules(ALL_RULES, load_text(app, "app.yaml")) if f.code == "SW005"] == []
+    app = _LLMD_APP.replace("IMAGE", "ghcr.io/llm-d/llm-d-cuda:v0.3.0")
+    assert [(f.location.line, f.message.split(") but")[0]) for f in run_rules(ALL_RULES, load_text(app, "app.yaml"))
+            if f.code == "SW005"] == [(11, "not read: it mentions vLLM (llm-d-modelservice's modelCommand imageDefault "
+                                          "(vLLM) in its Helm values")]
     # a run from a checkout gives the GitOps reader's words (gitops.py): the release and what it renders otherwise
     spec = load_documents(old, "hr.yaml")[0][1]["spec"]
     assert modelled_why("llm-d-modelservice", "v0.2.3", spec, spec["values"]) == version_why("v0.2.3")

@@ -1183,3 +1183,47 @@ def test_model_service_role_without_replicas_keeps_the_base_templates(tmp_path):
     (tmp_path / "msvc.yaml").write_text(role)
     inv = load_inputs([str(tmp_path)])
     assert [(g.name, g.replicas) for g in inv.groups] == [("qwen-small/decode", 2), ("qwen-tp4/decode", 3)]
+
+
+def test_model_service_init_containers_merge_by_name_as_containers(tmp_path, monkeypatch):
+    """small16: the controller renders a role's ``initContainers`` as its containers and its Deployment merge's
+    containerSliceTransformer applies to every ``[]corev1.Container`` field, so an init container of the base's name
+    is merged into it, not added beside it (llm-d/llm-d-model-service internal/controller/child_resources.go
+    interpolateContainerArgsForPDSpec and mergePDDeployment, merge_transformers.go). No rule reads init containers
+    yet: the test looks at the pod spec the adapter gives the group reader."""
+    from shardwise.rules.adapters.k8s import operators
+
+    base = (Path(MSVC) / "base-config.yaml").read_text().replace(
+        "          containers:\n            - name: vllm\n",
+        "          initContainers:\n            - name: fetch\n              image: busybox:1.36\n"
+        "              command: [sh, -c]\n              args: [\"cp -r /src /cache\"]\n"
+        "              env: [{name: A, value: base}, {name: B, value: base}]\n"
+        "            - name: warm\n              image: busybox:1.36\n"
+        "          containers:\n            - name: vllm\n", 1)
+    role = (Path(MSVC) / "msvc.yaml").read_text().split("---\n")[0].replace(
+        "    containers:\n",
+        "    initContainers:\n    - name: fetch\n      args: [\"--model={{ .HFModelName }}\"]\n"
+        "      env: [{name: B, value: role}, {name: C, value: role}]\n    - name: extra\n      image: alpine:3\n"
+        "    containers:\n", 1)
+    assert "initContainers" in role
+    (tmp_path / "base-config.yaml").write_text(base)
+    (tmp_path / "msvc.yaml").write_text(role)
+    seen: list = []
+    real = operators.crd_group
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["pod_spec"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(operators, "crd_group", spy)
+    load_inputs([str(tmp_path)])
+    pod = seen[-1]  # the reading with the base ConfigMap joined
+    init = [(c["name"], c.get("image"), c.get("args"), [(e["name"], e["value"]) for e in c.get("env", [])])
+            for c in pod["initContainers"]]
+    assert init == [
+        # the role's args before the base's, rendered; env by name, the role's value over the base's
+        ("fetch", "busybox:1.36", ["--model=Qwen/Qwen2.5-1.5B-Instruct", "cp -r /src /cache"],
+         [("A", "base"), ("B", "role"), ("C", "role")]),
+        ("warm", "busybox:1.36", None, []),
+        ("extra", "alpine:3", None, []),
+    ]

@@ -511,3 +511,74 @@ def test_sw312_answer_for_a_group_ignores_another_groups_unknown_labels(tmp_path
         "VLLM_ALLOW_RUNTIME_LORA_UPDATING=True with no API key: write it literally in the inputs (not a reference to "
         "a ConfigMap or Secret, nor a computed output)",
     )]
+
+
+_TWO_BEHIND_ONE_INGRESS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %(name)s, namespace: serving}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: %(name)s}}
+  template:
+    metadata: {labels: {app: %(name)s}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: %(name)s, namespace: serving}
+spec:
+  selector: {app: %(name)s}
+  ports: [{port: 80, targetPort: 8000}]
+"""
+
+_ONE_INGRESS = """\
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: chat
+  namespace: serving
+  annotations: {alb.ingress.kubernetes.io/scheme: internet-facing, alb.ingress.kubernetes.io/target-type: ip}
+spec:
+  ingressClassName: alb
+  rules:
+    - http:
+        paths:
+          - {path: /a, pathType: Prefix, backend: {service: {name: a, port: {number: 80}}}}
+          - {path: /b, pathType: Prefix, backend: {service: {name: b, port: {number: 80}}}}
+"""
+
+
+@pytest.mark.parametrize("order", [("other", "a"), ("a", "other")])
+def test_sw306_sw406_judge_each_group_behind_an_ingress_on_its_own(tmp_path, order):
+    # One Ingress in front of `a` (known labels, two replicas, no API key) and `other` (its pods' labels not known
+    # yet, as at a Pulumi preview). On main, `_net.groups_behind` raised at `other` and the whole Ingress was
+    # "cannot decide" for SW306 and SW406, hiding the sure finding on `a`; now `a` gets it, `other` its own "cannot
+    # decide", in either input order.
+    path = tmp_path / "two.yaml"
+    path.write_text("---\n".join([*(_TWO_BEHIND_ONE_INGRESS % {"name": n} for n in order),
+                                  _ONE_INGRESS.replace("name: b,", "name: other,")]))
+    inv = load_inputs([str(path)])
+    for g in inv.groups:
+        if g.name == "other":
+            g.pod_labels = UNKNOWN
+    got = sorted((f.code, f.level, f.undecided, f.message) for f in run_rules(ALL_RULES, inv, None)
+                 if f.code in ("SW306", "SW406") and f.subject == "Ingress serving/chat")
+    unknown = ("cannot decide: the label set of the pods of Deployment `other` is not known (a computed value or an "
+               "unresolved reference): write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a "
+               "computed output)")
+    assert got == [
+        ("SW306", "mandatory", False,
+         "Ingress `serving/chat` routes to Deployment serving/a (Service `a`) on an internet-facing ALB "
+         "(`alb.ingress.kubernetes.io/scheme: internet-facing`), and vLLM checks no API key there (no --api-key, no VLLM_API_KEY): whoever reaches it can call every route"),
+        ("SW306", "mandatory", True, unknown),
+        ("SW406", "advisory", False,
+         "balances Deployment serving/a with round_robin, which ignores each replica's load"),
+        ("SW406", "advisory", True, unknown),
+    ]

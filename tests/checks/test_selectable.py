@@ -1,6 +1,6 @@
 """``_net.selectable`` and ``selectable_pods``: the groups and pods a Service's selector may select, by an index, in place of every group.
 
-Every rule that looks up the pods behind a Service (SW301's named targetPort, SW306, ``groups_behind``) asks
+Every rule that looks up the pods behind a Service (SW301's named targetPort, SW306, ``judged_behind``) asks
 ``selects`` only of these; what they conclude, and the ``Undecidable`` they raise, must be what asking it of
 every group gives.
 """

@@ -63,3 +63,47 @@ def test_what_sw206_asks_for_decides_a_workload_without_a_selector(tmp_path, nod
     assert [f.subject for f in findings if f.code == "SW206"] == []
     group = next(g for g in inv.groups if g.name == "phi4-mini-default")
     assert group.pool is not None and group.pool.gpu is not None and group.pool.gpu.name == gpu
+
+
+_AFFINITY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ds, namespace: serving}
+spec:
+  selector: {matchLabels: {app: ds}}
+  template:
+    metadata: {labels: {app: ds}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+TERMS
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "Qwen/Qwen3-32B", "--tensor-parallel-size", "2"]
+          resources:
+            limits: {nvidia.com/gpu: 2}
+"""
+
+
+@pytest.mark.parametrize(("terms", "named"), [
+    # llm-d's CoreWeave label, two GPU classes in one term
+    ("              - matchExpressions: [{key: gpu.nvidia.com/model, operator: In, values: [H200, H100_NVLINK_80GB]}]",
+     "gpu.nvidia.com/model In ['H200', 'H100_NVLINK_80GB']) matches no GPU pool (pools: none declared) and names 2 "
+     "GPU types (`H200`, `H100_NVLINK_80GB`), any of which the pods may get"),
+    # a label that names no GPU type: as before
+    ("              - matchExpressions: [{key: nvidia.com/gpu.present, operator: In, values: ['true']}]",
+     "nvidia.com/gpu.present In ['true']) matches no GPU pool (pools: none declared) and names no GPU type"),
+])
+def test_sw206_says_which_gpu_types_an_affinity_names(tmp_path, terms, named) -> None:
+    # small16: "names no GPU type" was said of an affinity that names several (on main, the first two cases)
+    path = tmp_path / "ds.yaml"
+    path.write_text(_AFFINITY.replace("TERMS", terms))
+    found = [f.message for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW206"]
+    assert found == [
+        f"the selector ({named}, so the capacity rules cannot size this workload; select the GPU pool with a "
+        "nodeSelector (nvidia.com/gpu.product, node.kubernetes.io/instance-type or shardwise.dev/pool), or, on a "
+        "cluster of one GPU type, lint a manifest of its nodes with the rest (a Node whose labels, or a Karpenter "
+        "NodePool whose requirements, name the GPU)"]

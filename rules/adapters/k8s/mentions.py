@@ -40,7 +40,7 @@ from ...model import Location
 from ...model.unknown import is_placeholder
 from ...vllm.args import is_vllm_image
 from ...vllm.imageref import parse_image
-from ..yamlsrc import LineDict
+from ..yamlsrc import LineDict, load_documents
 from .fields import as_map
 
 #: Kinds that name an engine but run no server: NVIDIA's NIMCache downloads the model a NIMService later serves
@@ -155,8 +155,16 @@ def _gitops_model_command(spec: Any, file: str | None) -> tuple[str, Location | 
                 and "llm-d-inference-sim" not in str(holder.get("image") or ""):  # the simulator runs no vLLM
             return f"llm-d-modelservice's modelCommand {value} (vLLM) in its Helm values", _at(holder, key, file)
         if low in ("values", "valuescontent") and isinstance(value, str):
-            m = _VALUES_MODEL_COMMAND.search(value)
-            if m is not None:
+            # the values text read as YAML, so its container's image is judged as in the branch above (small16: a
+            # simulator release in a values text was read as vLLM); the line is the values key's
+            parsed = [doc for _, doc in load_documents(value, file or "values") if isinstance(doc, (Mapping, list))]
+            if parsed:
+                found = _gitops_model_command(parsed, None)
+                if found is not None:
+                    return found[0], _at(holder, key, file)
+                continue
+            m = _VALUES_MODEL_COMMAND.search(value)  # a text that is not YAML (a template): its words only
+            if m is not None and "llm-d-inference-sim" not in value:
                 return (f"llm-d-modelservice's modelCommand {m.group(1)} (vLLM) in its Helm values",
                         _at(holder, key, file))
     return None

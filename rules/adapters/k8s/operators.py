@@ -20,7 +20,7 @@
   with the ModelService's own values (``{{ .HFModelName }}``, ``{{ .ModelPath }}``, ``{{ .MountedModelPath }}``,
   ``{{ "app_port" | getPort }}``: internal/controller/modelservice_controller.go TemplateVars) and merges the role
   into the Deployment template of its ``baseConfigMapRef`` ConfigMap (``decodeDeployment``/``prefillDeployment``,
-  rendered the same way): containers by name, the role's fields over the base's, lists appended
+  rendered the same way): containers and init containers by name, the role's fields over the base's, lists appended
   (child_resources.go mergePDDeployment: mergo WithOverride, WithAppendSlice), except in a container: the role's
   command replaces the base's, its args come before the base's, env merges by name (merge_transformers.go). That
   ConfigMap, read from any input, gives the image, command, resources and volumes the role leaves out; when no
@@ -436,6 +436,15 @@ def _merged_container(base: Mapping[str, Any], over: Mapping[str, Any]) -> Any:
     return out
 
 
+def _by_name(base: list[Any], own: list[Any], where: Location) -> list[Any]:
+    """The base template's containers with the role's merged in by name (:func:`_merged_container`), then the role's
+    other containers (merge_transformers.go genericSliceTransformer)."""
+    by_name = {c.get("name"): c for c in own if isinstance(c, Mapping)}
+    merged = [_merged_container(_placed_all(c, where), by_name.pop(c.get("name"))) if c.get("name") in by_name
+              else _placed_all(c, where) for c in base if isinstance(c, Mapping)]
+    return [*merged, *by_name.values()]
+
+
 def _msvc_base_pod(name: str, namespace: str | None, role: str, values: Mapping[str, str],
                    ports: Mapping[str, str], file: str | None) -> tuple[Mapping[str, Any], int | None] | str:
     """The pod spec of the ``<role>Deployment`` template of ConfigMap ``name`` (rendered) and the template's
@@ -491,11 +500,19 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
             else:
                 base, base_replicas = found
             if base:
-                own = {c.get("name"): c for c in containers if isinstance(c, Mapping)}
-                merged = [_merged_container(_placed_all(c, where), own.pop(c.get("name"))) if c.get("name") in own
-                          else _placed_all(c, where) for c in as_list(base.get("containers")) if isinstance(c, Mapping)]
-                containers = [*merged, *own.values()]
-                part = _merged(_placed_all({k: v for k, v in base.items() if k != "containers"}, where), part)
+                containers = _by_name(as_list(base.get("containers")), containers, where)
+                # init containers too (small16): the controller renders them as the containers and its Deployment
+                # merge's containerSliceTransformer applies to every []corev1.Container, so they merge by name
+                # (child_resources.go interpolateContainerArgsForPDSpec, mergePDDeployment)
+                base_init = as_list(base.get("initContainers"))
+                init = [_msvc_container(c, values, ports) for c in as_list(part.get("initContainers"))]
+                part = _merged(_placed_all({k: v for k, v in base.items() if k not in ("containers", "initContainers")},
+                                           where), part)
+                if base_init or init:
+                    lines_of = (getattr(part, "line", None), dict(getattr(part, "key_lines", {})))
+                    part = LineDict(part)
+                    part.line, part.key_lines = lines_of
+                    part["initContainers"] = _by_name(base_init, init, where)
         pod_spec = with_containers(part, containers)
         accel = as_map(part.get("acceleratorTypes"))
         if accel.get("labelKey") and as_list(accel.get("labelValues")):

@@ -239,6 +239,21 @@ QWEN3_32B_W4A16_GPTQ_SELF = dataclasses.replace(
             "actorder": "static"}}},
         "ignore": ["lm_head"]}})
 
+#: cyankiwi/MiniMax-M2.7-AWQ-4bit (set 25): MiniMax-M2.7's shape (catalog), its weights 4-bit. The checkpoint's config.json
+#: was not read here: taken as the format of cyankiwi's other AWQ-4bit uploads in these sets (compressed-tensors, 4-bit
+#: weights, 16-bit activations: QWEN3_30B_A3B_AWQ, GEMMA4_26B_A4B_AWQ), the base model's FP8 quantization_config dropped.
+_MINIMAX_M27 = find_model("MiniMaxAI/MiniMax-M2.7")
+MINIMAX_M27_AWQ_CYANKIWI = dataclasses.replace(
+    _MINIMAX_M27, id="cyankiwi/MiniMax-M2.7-AWQ-4bit", precision="int4", quantization="compressed-tensors",
+    base_model="MiniMaxAI/MiniMax-M2.7",
+    hf_config={k: v for k, v in _MINIMAX_M27.hf_config.items() if k != "quantization_config"})
+#: A Qwen2.5-32B-Instruct INT8 W8A16 checkpoint (set 25, vllm#17238, a local directory named
+#: ``Qwen2.5-32B-Instruct-INT8-W8A16``): the catalog's Qwen2.5-32B-Instruct shape, its linear layers stored as 8-bit
+#: integers with 16-bit activations (compressed-tensors W8A16, the scheme its name gives; its config.json is not published).
+QWEN25_32B_W8A16 = dataclasses.replace(
+    find_model("Qwen/Qwen2.5-32B-Instruct"), id="Qwen2.5-32B-Instruct-INT8-W8A16", precision="int8",
+    quantization="compressed-tensors", base_model="Qwen/Qwen2.5-32B-Instruct")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -250,6 +265,7 @@ SHAPES: dict[str, ModelShape] = {
     "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
     "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK, "QWEN38_27B_AWQ_BF16_INT4": QWEN38_27B_AWQ_BF16_INT4,
     "QWEN3_32B_W4A16_GPTQ_SELF": QWEN3_32B_W4A16_GPTQ_SELF,
+    "MINIMAX_M27_AWQ_CYANKIWI": MINIMAX_M27_AWQ_CYANKIWI, "QWEN25_32B_W8A16": QWEN25_32B_W8A16,
 }
 
 

@@ -239,6 +239,21 @@ QWEN3_32B_W4A16_GPTQ_SELF = dataclasses.replace(
             "actorder": "static"}}},
         "ignore": ["lm_head"]}})
 
+#: cyankiwi/MiniMax-M2.7-AWQ-4bit (set 25): MiniMax-M2.7's shape (catalog), its weights 4-bit. The checkpoint's config.json
+#: was not read here: taken as the format of cyankiwi's other AWQ-4bit uploads in these sets (compressed-tensors, 4-bit
+#: weights, 16-bit activations: QWEN3_30B_A3B_AWQ, GEMMA4_26B_A4B_AWQ), the base model's FP8 quantization_config dropped.
+_MINIMAX_M27 = find_model("MiniMaxAI/MiniMax-M2.7")
+MINIMAX_M27_AWQ_CYANKIWI = dataclasses.replace(
+    _MINIMAX_M27, id="cyankiwi/MiniMax-M2.7-AWQ-4bit", precision="int4", quantization="compressed-tensors",
+    base_model="MiniMaxAI/MiniMax-M2.7",
+    hf_config={k: v for k, v in _MINIMAX_M27.hf_config.items() if k != "quantization_config"})
+#: A Qwen2.5-32B-Instruct INT8 W8A16 checkpoint (set 25, vllm#17238, a local directory named
+#: ``Qwen2.5-32B-Instruct-INT8-W8A16``): the catalog's Qwen2.5-32B-Instruct shape, its linear layers stored as 8-bit
+#: integers with 16-bit activations (compressed-tensors W8A16, the scheme its name gives; its config.json is not published).
+QWEN25_32B_W8A16 = dataclasses.replace(
+    find_model("Qwen/Qwen2.5-32B-Instruct"), id="Qwen2.5-32B-Instruct-INT8-W8A16", precision="int8",
+    quantization="compressed-tensors", base_model="Qwen/Qwen2.5-32B-Instruct")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -250,6 +265,7 @@ SHAPES: dict[str, ModelShape] = {
     "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
     "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK, "QWEN38_27B_AWQ_BF16_INT4": QWEN38_27B_AWQ_BF16_INT4,
     "QWEN3_32B_W4A16_GPTQ_SELF": QWEN3_32B_W4A16_GPTQ_SELF,
+    "MINIMAX_M27_AWQ_CYANKIWI": MINIMAX_M27_AWQ_CYANKIWI, "QWEN25_32B_W8A16": QWEN25_32B_W8A16,
 }
 
 
@@ -505,8 +521,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "is within 2 % (the Gemma 4 NVFP4 TP2 row of this class came within 5 % with Gemma 4's weights, toksingle10)",
         "the checkpoint's quantization_config and safetensors index (the log names only a local directory)"),
     "unified-memory": (
-        "GB10's unified memory: the host's allocations land in the non-torch term, which has no GPU term",
-        "the host's memory use during the profile (a MemorySnapshot debug line)"),
+        "GB10's unified memory: the host's allocations land in the non-torch term, which has no GPU term. Set 25's two "
+        "DGX Sparks joined by Ray at TP2 (cyankiwi's MiniMax-M2.7 AWQ, 0.29.1rc1) keep 16.4 GiB more beside the cache "
+        "than modelled at 0.85 as at 0.80, with the layout right (vLLM's 23.25 GiB for 196,608 tokens); their "
+        "CUDA-graph note ('0.80 effectively 0.758') puts about 5.1 GiB on graphs where 1.02 are charged, a device-wide "
+        "delta that on unified memory also holds the host's allocations",
+        "the host's memory use during the profile (a MemorySnapshot debug line); for a GB10 pair, each worker's "
+        "'Model loading took' and breakdown lines"),
     "pp-rtx-pro-6000": (
         "0.27.1 pipeline stages on RTX PRO 6000 over PCIe, cold compile caches (fresh containers): at PP2 the log's "
         "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "
@@ -659,6 +680,8 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "DeepSeek-R1-Distill-Qwen-32B-FP8", 1, 1, 1, 24_736): "weights-format",
     ("https://github.com/TW-10519/VLLM-ROUTER/blob/43179adf4b1f340d0bb9dad4628f9919bf97753d/logs/vllm.log", "0.13.0",
      "huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2", 1, 1, 1, 282_624): "unified-memory",
+    ("https://github.com/eugr/spark-vllm-docker/issues/396", "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", 2, 1,
+     1, 240_816): "unified-memory",
     (_KUBESIMPLIFY + "8b1d2a5c3e94d3fad7aebfef7cecfa10b6bcc21b/content/blog/running-a-single-llm-across-two-gpus-with-"
      "vllm.md", "0.27.1", "Qwen/Qwen3-32B", 1, 2, 1, 56_640): "pp-rtx-pro-6000",
     (_KUBESIMPLIFY + "00b7452215ee797ddc20c5ed57144396d7cc301b/content/blog/running-a-big-llm-across-multiple-gpus-"

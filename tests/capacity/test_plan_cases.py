@@ -387,7 +387,11 @@ def test_the_seventeenth_set_asks_what_the_others_do_not():
     earlier sets' convention), an --env plan does not read left out of one request (+3). Open (6): five capacity terms
     the GKE samples publish no log for (SW101's margin at 0.95 for gpt-oss-20b and Llama 3.3 70B TP4 at 0.11.2,
     Gemma 3 27B's sampler warm-up, Gemma 4 31B's KV at 131,072 on H100 and 4 x L4) and one doctrine question (SW104
-    compares only layouts that split an engine's GPUs evenly: PP3 on three GPUs where PP2 serves)."""
+    compares only layouts that split an engine's GPUs evenly: PP3 on three GPUs where PP2 serves). Corrected since
+    (planfix16): the two Gemma 4 31B samples at 131,072 cannot start as written (the guide's table is no log): on one
+    H100 the bf16 weights leave 14.1 GiB at 0.92 before any activation against the 17.04 GiB vLLM's check needs, and a
+    logged 0.19.0 run on four L4 kept 4.12 GiB a GPU at 0.92 only eager at 8 sequences, where 0.80 leaves 2.64 GiB
+    less against 3.09 needed: plan's mandatory SW102 is right."""
     earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
                               plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
                               plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,
@@ -404,15 +408,15 @@ def test_the_seventeenth_set_asks_what_the_others_do_not():
         "gke-h200-llama33-70b-tp4-131k", "gke-l4-gpt-oss-20b-tp8-131k", "issue22140-glm45-air-fp8-rtxpro6000-tp1-pp3",
         "recipes-pr96-minimax-m2-h200-tp8"]
     assert [c.id for c in seventeenth if c.expect.get("starts") is False] == [
-        "gke-rtxpro6000-llama4-scout-tp1-78k", "issue16712-scout-h100nvl-tp2", "qwen3-issue1387-30b-a3b-a10-tp4-070",
-        "recipes-pr96-minimax-m2-h200-tp8"]
+        "gke-h100-gemma4-31b-tp1-131k", "gke-l4-gemma4-31b-tp4-131k", "gke-rtxpro6000-llama4-scout-tp1-78k",
+        "issue16712-scout-h100nvl-tp2", "qwen3-issue1387-30b-a3b-a10-tp4-070", "recipes-pr96-minimax-m2-h200-tp8"]
     # plan and lint agree on every layout the set expects recommended (the emitted manifest, load declared, lints
-    # without a mandatory finding): 32 of them; the other 7 expect none (a refusal, or SW104 blocking the named one)
-    assert len([c for c in seventeenth if c.expect.get("lint")]) == 32
+    # without a mandatory finding): 30 of them; the other 9 expect none (a refusal, or SW104 blocking the named one)
+    assert len([c for c in seventeenth if c.expect.get("lint")]) == 30
     assert [c.id for c in seventeenth if c.expect.get("layout") and not c.expect.get("lint")] == []
     assert [c.id for c in seventeenth if c.open_miss] == [
-        "gke-h100-gemma3-27b-tp1-131k", "gke-h100-gemma4-31b-tp1-131k", "gke-h100-gpt-oss-20b-tp1-32k",
-        "gke-h100-llama33-70b-tp4-131k", "gke-l4-gemma4-31b-tp4-131k", "issue22140-glm45-air-fp8-rtxpro6000-tp1-pp3"]
+        "gke-h100-gemma3-27b-tp1-131k", "gke-h100-gpt-oss-20b-tp1-32k", "gke-h100-llama33-70b-tp4-131k",
+        "issue22140-glm45-air-fp8-rtxpro6000-tp1-pp3"]
     assert {c.request.get("gpu") for c in seventeenth} == {
         "A10G", "H100", "H100-NVL-94GB", "H200", "L4", "RTX-PRO-6000-Blackwell"}
 

@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ...catalog.accelerators import is_extended_resource, resource_names
 from ...model import Location
 from ...model.unknown import is_placeholder
 from ...vllm.args import is_vllm_image
@@ -170,6 +171,33 @@ def _gitops_model_command(spec: Any, file: str | None) -> tuple[str, Location | 
     return None
 
 
+#: A kind's words: ``VLLMModel`` -> ``VLLM Model``, ``VllmDeployment`` -> ``Vllm Deployment``.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_OPERATOR_WHY = ("it is an operator's object (its API is named for vLLM) that asks for accelerators, and shardwise "
+                 "does not read that operator's fields: the operator writes the vLLM command (model, layout, "
+                 "engine settings) into a pod spec that is not in the inputs; lint the pod it renders (kubectl "
+                 "get pod -o yaml) to check the layout")
+
+
+def _named_operator(group: str, kind: str, spec: Mapping[str, Any], file: str | None) -> Mention | None:
+    """An object of an operator named for vLLM (its API group, ``llm.vllm-operator.io``, or its kind, ``VLLMModel``)
+    whose spec asks for accelerators (``resources.limits`` with ``nvidia.com/gpu``): the operator serves a model with
+    them (corpus15: ycra-dev/vllm-operator's ``LLM`` and PhenixForge's ``VLLMModel`` were skipped without a word).
+    Objects of such groups that ask for no accelerator are routers, caches and adapters (production-stack's
+    ``VLLMRouter``, ``CacheServer``; the semantic router's pools): nothing is said of them."""
+    if not (_named(group) or _named(_CAMEL.sub(" ", kind))):
+        return None
+    for key, value, _holder in _walk(spec):
+        if key not in ("limits", "requests") or not isinstance(value, Mapping):
+            continue
+        for name in value:
+            name = str(name)
+            if name in resource_names() or (is_extended_resource(name) and name.split("/", 1)[1].startswith("gpu")):
+                return (f"the {kind} of {group}, which asks for {value[name]} {name}", _at(value, name, file),
+                        _OPERATOR_WHY)
+    return None
+
+
 def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mention | None:
     """(what mentions vLLM, its line, why no workload was read or None for the general reason), or None."""
     spec = obj.get("spec")
@@ -232,6 +260,9 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
                 return (f"the Ray Serve application `{m.group(1) if m is not None else value}`",
                         _at(holder, key, file), None)
     spec_map = as_map(spec)
+    served = _named_operator(group, kind, spec_map, file)
+    if served is not None:
+        return served
     if group == "inference.llmaz.io" and kind == "Playground":
         backend = as_map(spec_map.get("backendRuntimeConfig")).get("backendName")
         if not backend:  # llmaz's default backend is vLLM

@@ -198,6 +198,22 @@ def _named_operator(group: str, kind: str, spec: Mapping[str, Any], file: str | 
     return None
 
 
+def _vllm_chart(key: str, value: Any) -> str | None:
+    """The Helm chart a ``chart`` field names when that chart is vLLM's own (named ``vllm``: substratusai's
+    ``vllm``, ``oci://.../vllm``): an installer object of a kind the GitOps planner does not render (an app-store
+    ``AppEntry``) that runs it (corpus15: dhnt/appstore's AppEntry was skipped without a word). Charts named for
+    something beside vLLM (``vllm-router``, ``vllm-semantic-router``) are not vLLM's server and say nothing here."""
+    if key != "chart":
+        return None
+    name = value if isinstance(value, str) else as_map(value).get("name") or as_map(value).get("chart")
+    if isinstance(name, Mapping):  # Flux: chart: {spec: {chart: vllm}}
+        name = as_map(name.get("spec")).get("chart")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    text = name.strip()
+    return text if text.lower().rstrip("/").rsplit("/", 1)[-1] == "vllm" else None
+
+
 def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mention | None:
     """(what mentions vLLM, its line, why no workload was read or None for the general reason), or None."""
     spec = obj.get("spec")
@@ -206,6 +222,7 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
         return None
     file = loc.file
     why = gitops_why(kind, obj)
+    gitops = why is not None  # Argo CD, Flux, k3s: rendered (or said why not) by the GitOps planner, not here
     if why is not None:
         image = _gitops_image(spec, file) or _gitops_model_command(spec, file)
         if image is not None:
@@ -232,6 +249,11 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             inner = next((k for k in ("type", "name") if _named(value.get(k))), None)
             if inner is not None:
                 return f"`{key}.{inner}: {value[inner]}`", _at(value, inner, file), None
+        chart = None if gitops else _vllm_chart(low, value)
+        if chart is not None:
+            return (f"the Helm chart `{chart}`", _at(holder, key, file),
+                    f"it installs the Helm chart `{chart}` in the cluster, so the pods that chart runs are not in the "
+                    "inputs: lint the chart rendered with its values (helm template, with the values it names)")
         if low == "modelformat" and _named(as_map(value).get("name")):
             return f"the model format `{as_map(value).get('name')}`", _at(holder, key, file), None
         if low.endswith("image") and isinstance(value, str) and value.strip():

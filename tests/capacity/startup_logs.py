@@ -495,7 +495,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "request) fits the cold-compile peak charged and leaves its +0.74 GiB to the unquoted consumed part. V2's "
         "penalty buffers alone (certain by source) bring six rows of the class in (tokens 114 -> 118) but take "
         "gpt-oss TP2 + EP and a 0.30.0 Gemma 4 26B-A4B QAT L4 row out, because V1's 16 B sampler stands in for about "
-        "0.4 GiB that V2's terms leave unexplained: not charged until that term is found",
+        "0.4 GiB that V2's terms leave unexplained: not charged until that term is found. tokens16: V2's whole 0.29 "
+        "profile for every generative model (use_v2_model_runner) moves the rows apart, not in: gpt-oss-20b TP1 +31.0 -> "
+        "+36.3 %, its FP8-cache row +13.2 -> +35.0 %, TP2 + EP -4.1 -> +4.0 %, the eager DP4 engines -6.7 -> -7.3 %, "
+        "Qwen3-30B-A3B-FP8 TP4 +6.5 -> +14.1 %, the Gemma 4 26B-A4B FP8 rows +5.6 / +7.8 -> +4.9 / +11.1 %: the compiled "
+        "gpt-oss TP1 starts keep 0.8 - 0.9 GiB more beside the cache than V2's terms give and the eager DP4 engines 0.9 "
+        "less, so no one term of 0.29.0's profile_run, _dummy_run, _dummy_sampler_run or determine_available_memory "
+        "(read again) is the missing one",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm; for the gpt-oss smoke rows their 'Model loading took' and 'Available KV cache "
         "memory' lines"),
@@ -575,9 +581,18 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "a compile of its own: 0.29.0 hashes max_model_len into the compile cache, config/model.py "
         "ModelConfig.compute_hash) keeps 0.94 - 1.27 GiB more on its dense rows (Qwen3-4B's embedding 0.72 GiB, "
         "Phi-4-mini's 1.15); the RTX 5060 Ti's warm start is within 0.03. Weights, layout and the cold-compile peak "
-        "are right; no vLLM source term found",
+        "are right; no vLLM source term found. tokens16: every 0.29 - 0.30 compiled text-only start on an sm_120 card "
+        "keeps 1.00 - 1.42 x one GPU's input embedding beside the cache than modelled (the RTX 5090's Qwen3-4B, "
+        "Phi-4-mini, granite-4.0-h-micro and Qwen3.5-4B-FP8 rows, the MIG slice's pair, and the RTX 5060 Ti's cold pair "
+        "of wsl2-cold-compile, also sm_120: 1.00, where its warm start is 0.07), where the 0.26 - 0.28 cold starts on "
+        "Ampere and Ada keep none (A40 0.00, the cold Qwen3-14B-AWQ L4 run of compile-state-by-run). A second copy in "
+        "the non-torch memory of a cold compile on sm_120 from 0.29, computed and not committed (no source names the "
+        "mechanism, and its scope, sm_120 and 0.29+, is read from these rows): tokens 124 -> 131/169, KV 131 -> "
+        "135/143, verdicts and weights unchanged, no set loses a row (set 20 tokens 4 -> 6/6, 21 1 -> 2/7, 23 13 -> "
+        "17/22); the MIG slice's K-fi-fp8 row (+16.8 %) and the Qwen3.5-4B-FP8 pair stay out",
         "a cold and a warm start of one model on an sm_120 card with the breakdown line ('Actual usage is ... "
-        "non-torch ...'), and the same on a non-sm_120 card of the same release"),
+        "non-torch ...'), and the same on a non-sm_120 card of the same release (a 0.29 cold dense text-only start on "
+        "an L4, L40S or H100; a 0.28 cold start on an sm_120 card)"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "

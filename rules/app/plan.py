@@ -488,6 +488,10 @@ def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
                                                                     "this GPU; --instance-type or --gpus-per-node "
                                                                     "for another")
         return gpu, replace(info, instance=inst)
+    if gpu.gpus_per_node:  # a superchip rack's compute tray (GB300 NVL72: 4 GPUs; the domain spans the trays)
+        return gpu, _node_info(hardware.gpu_pool(gpu.name, gpu.gpus_per_node, where),
+                               f"a compute tray of {gpu.gpus_per_node} {gpu.name} (no instance type with this GPU in "
+                               "the catalog); give --gpus-per-node for another")
     return gpu, _node_info(hardware.gpu_pool(gpu.name, 8, where), "assumed: no instance type with this GPU in the "
                                                                   "catalog; give --gpus-per-node")
 

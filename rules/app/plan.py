@@ -480,8 +480,11 @@ def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
         source = "--gpus-per-node" if req.gpus_per_node else "assumed; give --gpus-per-node"
         return None, NodeInfo(Node(n, n), None, source, None)
     if req.gpus_per_node:
-        return gpu, replace(_node_info(hardware.gpu_pool(gpu.name, req.gpus_per_node, where), "--gpus-per-node"),
-                            instance=hardware.instance_with(gpu.name, req.gpus_per_node))
+        inst = hardware.instance_with(gpu.name, req.gpus_per_node)
+        if inst is not None:  # the instance type of that size: its pool, as the manifest --emit writes names it
+            return gpu, replace(_node_info(hardware.instance_pool(inst.name, where), f"--gpus-per-node ({inst.name})"),
+                                instance=inst)
+        return gpu, _node_info(hardware.gpu_pool(gpu.name, req.gpus_per_node, where), "--gpus-per-node")
     inst = hardware.largest_instance(gpu.name)
     if inst is not None:
         info = _node_info(hardware.instance_pool(inst.name, where), f"{inst.name}, the largest instance type with "

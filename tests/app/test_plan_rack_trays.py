@@ -37,3 +37,44 @@ def test_kimi_k3_tp8_on_two_gb300_trays_stays_in_the_rack():
     assert -(-plan.shown.parallel.world // plan.node.node.gpus) == 2
     assert plan.shown.starts is True
     assert sorted({f.code for f in plan.shown.findings} & {"SW201", "SW202", "SW205"}) == []
+
+
+def _emitted(tmp_path, **kw: object) -> str:
+    from shardwise.rules.app.emit import emit_manifest
+
+    plan = make_plan(PlanRequest(model="moonshotai/Kimi-K3", vllm_version="0.27.1", gpu_memory_utilization=0.9,
+                                 max_model_len=1048576, kv_cache_dtype="fp8", **kw))  # type: ignore[arg-type]
+    return emit_manifest(plan)
+
+
+def _layout_findings(tmp_path, text: str) -> list[tuple[str, str]]:
+    from shardwise.rules.app.run import LintOptions, lint_report
+
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    report = lint_report([str(path)], LintOptions(jobs=1))
+    return sorted({(f.code, f.level) for f in report.findings if f.code.startswith("SW2")})
+
+
+def test_lint_keeps_a_tp_group_on_two_trays_of_one_rack_in_its_domain(tmp_path):
+    """The manifest plan writes for TP8 on GB300 (a LeaderWorkerSet of two 4-GPU pods, each group kept in one
+    ``nvidia.com/gpu.clique``): the node labels give only the tray's GPU product and count, and the clique is the
+    rack's NVLink domain, so no SW201/SW205; the same manifest on B200 (HGX boards: a clique label never marks them)
+    crosses two nodes' NVLink islands, and SW201/SW205 say so."""
+    text = _emitted(tmp_path, gpu="GB300", tp=8)
+    assert "exclusive-topology: nvidia.com/gpu.clique" in text and "nvidia.com/gpu.count: '4'" in text
+    assert _layout_findings(tmp_path, text) == []
+    assert _layout_findings(tmp_path, text.replace("NVIDIA-GB300", "NVIDIA-B200")) == [
+        ("SW201", "advisory"), ("SW205", "advisory")]
+
+
+def test_gpus_per_node_that_names_an_instance_size_is_that_instance_type():
+    """``--gpus-per-node 8`` on B200 is p6-b200.48xlarge, the node the emitted manifest names: its EFA is known, so the
+    TP8 x PP2 over two nodes gets no SW205 ('does not say whether it has EFA') that lint of the manifest does not
+    give."""
+    _, info = resolve_node(PlanRequest(model="moonshotai/Kimi-K3", gpu="B200", gpus_per_node=8))
+    assert info.instance is not None and info.instance.name == "p6-b200.48xlarge"
+    assert info.pool is not None and info.pool.efa is True
+    plan = make_plan(PlanRequest(model="moonshotai/Kimi-K3", gpu="B200", gpus_per_node=8, vllm_version="0.27.1",
+                                 tp=8, pp=2, gpu_memory_utilization=0.9, max_model_len=1048576, kv_cache_dtype="fp8"))
+    assert "SW205" not in {f.code for f in plan.shown.findings}

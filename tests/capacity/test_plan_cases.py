@@ -459,7 +459,7 @@ def test_the_eighteenth_set_asks_what_the_others_do_not():
 
 
 @pytest.mark.parametrize("case", [
-    pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss or c.ambiguous)]
+    pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss or c.ambiguous or "")]
                  if c.open_miss or c.ambiguous else [])
     for c in CASES])
 def test_plan_case(case):

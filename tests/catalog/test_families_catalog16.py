@@ -2,10 +2,11 @@
 
 - The **RTX A5000** (GA102, 24 GB GDDR6, PCIe) is the GPU of LMCache#3430's log, which logs15 left out for want of
   it: 25,402,343,424 bytes as CUDA reports the card (a public device query), 23.66 GiB.
-- **Qwen/Qwen3-VL-Embedding-2B** is served by a public HelmRelease of the wide corpus (Aviator-Coding/home-ops) that
+- **Qwen/Qwen3-VL-Embedding-2B** (and its 8B sibling) is served by a public HelmRelease of the wide corpus (Aviator-Coding/home-ops) that
   was undecided for want of the model (SW004). Its config.json was not read: its card and README say it is built on
   Qwen3-VL with 28 layers, 2,048-dimensional embeddings and a 32K sequence length, which is Qwen3-VL-2B-Instruct's
-  shape; the record inherits that one with the card's 32,768 tokens (a weak citation, labelled so in the record).
+  shape; the record inherits that one with the card's 32,768 tokens (a weak citation, labelled so in the record). The
+  8B is Qwen3-VL-8B-Instruct's 36 layers of 4,096 less the untied output head vLLM's pooling adapter drops.
 - **ibm-granite/granite-3.3-2b-base** is served by llm-d's simple-model sample (llm-d/llm-d-model-service); the
   instruct model's card says it is built on top of it, so the record inherits granite-3.3-2b-instruct's shape (a weak
   citation, labelled so).
@@ -19,6 +20,7 @@ from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.vllm import kv_layout
 
 EMBED = "Qwen/Qwen3-VL-Embedding-2B"
+EMBED_8B = "Qwen/Qwen3-VL-Embedding-8B"
 GRANITE_BASE = "ibm-granite/granite-3.3-2b-base"
 _SHAPE = ("params", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
           "intermediate_size", "vocab_size", "tie_word_embeddings", "precision", "vision_params")
@@ -53,6 +55,21 @@ def test_qwen3_vl_embedding_2b_caches_8_kv_heads_of_128_on_28_layers():
     assert 28 * 4096 == 114_688
 
 
+def test_qwen3_vl_embedding_8b_is_qwen3_vl_8b_without_its_output_head():
+    m, base = find_model(EMBED_8B), find_model("Qwen/Qwen3-VL-8B-Instruct")
+    for name in _SHAPE[1:]:
+        assert getattr(m, name) == getattr(base, name), name
+    # vLLM's pooling adapter deletes the untied lm_head (151,936 x 4,096) before loading
+    assert base.params - m.params == 151_936 * 4096 == 622_329_856
+    assert (m.params, m.num_hidden_layers, m.hidden_size, m.max_position_embeddings) == (
+        8_144_793_840, 36, 4096, 32_768)
+    assert weights_bytes(m, "bf16", None) == 16_289_587_680  # 15.17 GiB, the tower included
+    for tp, per_layer in ((1, 4096), (2, 2048), (8, 512)):
+        (full,) = kv_layout.layout(m, tp, 1, 2).types
+        assert (full.kind, full.layers, full.bytes_per_token) == ("full", 36, per_layer)
+    assert 36 * 4096 == 147_456  # bytes a token at TP1
+
+
 def test_granite_3_3_2b_base_is_the_instruct_models_shape():
     m, instruct = find_model(GRANITE_BASE), find_model("ibm-granite/granite-3.3-2b-instruct")
     for name in (*_SHAPE, "max_position_embeddings"):
@@ -65,6 +82,7 @@ def test_granite_3_3_2b_base_is_the_instruct_models_shape():
 
 def test_the_new_models_resolve_by_their_names_and_no_other():
     assert find_model(EMBED).id == EMBED
+    assert find_model(EMBED_8B).id == EMBED_8B
     assert find_model(GRANITE_BASE).id == GRANITE_BASE
     # the instruct model and the Qwen3-VL chat model keep their own records
     assert find_model("ibm-granite/granite-3.3-2b-instruct").id == "ibm-granite/granite-3.3-2b-instruct"

@@ -3,6 +3,7 @@
 Run from the repository root, after ``scripts/build-pulumi.sh``::
 
     .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3] [--grpc-defaults-too] [--grpcio-too]
+    .venv/bin/python benchmarks/bench_engine.py --runs 0 --profile-cli   # where the CLI's own CPU goes (go tool pprof)
 
 What it does:
 
@@ -332,6 +333,11 @@ def cli_profile(project: Project, config: dict[str, str], where: Path,
     return out
 
 
+def _mean(splits: list[dict[str, float]], part: str | None = None) -> float:
+    """The mean over previews of one part of their splits, or of their totals."""
+    return statistics.mean(sum(s.values()) if part is None else s[part] for s in splits)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--services", type=int, default=138)
@@ -406,19 +412,14 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 for kind, unit, scale, what in (("cpu", "s", 1.0, "CPU"), ("alloc", "GB", 1e-9, "allocations")):
                     got = profile[kind]
-
-                    def mean(label: str, name: str | None = None) -> float:
-                        return statistics.mean(sum(v.values()) if name is None else v[name] for v in got[label]) \
-                            * scale  # noqa: B023  (used at once)
-
-                    a_all, b_all = mean("without"), mean("with")
+                    a_all, b_all = _mean(got["without"]) * scale, _mean(got["with"]) * scale
                     print(f"  where the CLI's own {what} went (its Go profile, mean of {len(got['with'])} previews "
                           f"each, alternating; {unit}): without the pack {a_all:.2f}, with it {b_all:.2f} "
                           f"({b_all - a_all:+.2f}, {(b_all - a_all) / a_all * 100:+.1f}%; each: "
                           + ", ".join(f"{sum(v.values()) * scale:.2f}" for label in ("without", "with")
                                       for v in got[label]) + ")")
                     for name, _ in CLI_SPLIT:
-                        a_s, b_s = mean("without", name), mean("with", name)
+                        a_s, b_s = _mean(got["without"], name) * scale, _mean(got["with"], name) * scale
                         print(f"    {name}: {a_s:.3f} -> {b_s:.3f} ({b_s - a_s:+.3f})")
         if args.runs < 1:
             out_dir = Path(args.out)

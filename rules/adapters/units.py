@@ -1,6 +1,9 @@
 """Deployable units: which inputs of one lint run go to one cluster, so that a pool places only their workloads.
 
-A node pool is a candidate for a workload only when both are of the same deployable unit. A lint run may be handed
+A node pool is a candidate for a workload only when both are of the same deployable unit, and so is a Service, an
+Ingress or HTTPRoute, a NetworkPolicy (of any CNI) or a production-stack router: a Service of one repository does
+not select the pods of another's, and a default-deny policy of one does not isolate another's namespace of the same
+name (place16; before, only pools were scoped). A lint run may be handed
 several unrelated things at once (two repositories, the previews of two stacks), and a pod without a selector would
 otherwise be sized on another repository's pool, or a pool of another stack. What the inputs say decides the unit of
 a file, the first rule that applies:
@@ -55,8 +58,8 @@ def _git_root(directory: str, seen: dict[str, str | None]) -> str | None:
 
 
 def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
-    """Set ``inv.units`` for the files that hold a pool or a workload, by the rules above, from the paths the command
-    line named."""
+    """Set ``inv.units`` for the files that hold a pool, a workload, a Service, an Ingress, a network policy or a
+    router, by the rules above, from the paths the command line named."""
     paths = list(paths)
     folders = sorted({os.path.abspath(p) for p in paths if p != "-" and os.path.isdir(p)}, key=len, reverse=True)
     named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
@@ -64,6 +67,8 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
     seen: dict[str, str | None] = {}
     units: dict[str, str] = {}
     files = {p.location.file for p in inv.pools} | {g.location.file for g in inv.groups}
+    files |= {s.location.file for s in inv.services} | {i.location.file for i in inv.ingresses}
+    files |= {n.location.file for n in inv.network_policies} | {r.location.file for r in inv.routers}
     for f in files:
         if not f:
             continue

@@ -148,7 +148,8 @@ _AZURE_SIZES: dict[str, tuple[str, int, str, bool]] = {
 #: (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm): VM.GPU.A10.1/.2 and BM.GPU.A10.4 carry
 #: NVIDIA A10 24 GB on PCIe; BM.GPU4.8 A100 40 GB and BM.GPU.A100-v2.8 A100 80 GB (SXM4, NVSwitch); BM.GPU.H100.8,
 #: BM.GPU.H200.8 and BM.GPU.B200.8 eight HGX GPUs on NVSwitch; BM.GPU.MI300X.8 eight MI300X on Infinity Fabric;
-#: VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink). Oracle prices these per GPU hour on its price list; no
+#: VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink); BM.GPU.L40S.4 four L40S 48 GB (192 GB of GPU memory in the
+#: reference's table; the L40S has no NVLink, so PCIe; place16). Oracle prices these per GPU hour on its price list; no
 #: price is carried here (as for the Azure sizes, the pool prices only EC2 instances).
 _OCI_SHAPES: dict[str, tuple[str, int, str, bool]] = {
     "vm.gpu.a10.1": ("A10", 1, "pcie", False),
@@ -160,6 +161,7 @@ _OCI_SHAPES: dict[str, tuple[str, int, str, bool]] = {
     "bm.gpu.h200.8": ("H200-141GB", 8, "nvswitch", False),
     "bm.gpu.b200.8": ("B200", 8, "nvswitch", False),
     "bm.gpu.mi300x.8": ("MI300X", 8, "fabric", False),
+    "bm.gpu.l40s.4": ("L40S", 4, "pcie", False),
     "vm.gpu3.1": ("V100-16GB", 1, "pcie", False),
     "vm.gpu3.2": ("V100-16GB", 2, "nvlink", False),
     "vm.gpu3.4": ("V100-16GB", 4, "nvlink", False),

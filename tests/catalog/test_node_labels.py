@@ -178,6 +178,8 @@ def test_undecided_message_names_the_pool():
      ("p", "A100-80GB", 8, 79.15, "nvswitch", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "BM.GPU4.8"}, ("p", "A100-40GB", 8, 39.39, "nvswitch", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "VM.GPU3.2"}, ("p", "V100-16GB", 2, 15.78, "nvlink", None, None, "nvidia")),
+    # place16 (review15 found it missing): four L40S 48 GB, no NVLink on the part
+    ({"node.kubernetes.io/instance-type": "BM.GPU.L40S.4"}, ("p", "L40S", 4, 44.31, "pcie", None, None, "nvidia")),
     # an OCI shape not in the table (a CPU shape or one not added): nothing guessed
     ({"node.kubernetes.io/instance-type": "BM.GPU.GB200.4"}, ("p", None, None, None, None, None, None, None)),
     ({"node.kubernetes.io/instance-type": "VM.Standard.E4.Flex"}, ("p", None, None, None, None, None, None, None)),

@@ -83,7 +83,16 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     VKE_GPU_NAME,
 )
-from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu, of_family, size_unnamed
+from .lookup import (
+    family_sizes,
+    find_gpu,
+    find_instance,
+    instance_types,
+    instances_for_gpu,
+    of_family,
+    product_unsized,
+    size_unnamed,
+)
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -355,7 +364,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
         # and ours the catalog's: those keep the size the catalog gives them.
         ec2_name = product == _label(labels, INSTANCE_GPU_NAME_SUFFIX) and product not in (
             labels.get(LABEL_GPU_PRODUCT), labels.get(GFD_PRODUCT))
-        bare = (ec2_name or platform_product is not None) and not memory_mib and size_unnamed(str(product))
+        # GPU Feature Discovery's label is NVML's full name; a hand-written bare one (``NVIDIA-A100``) names no size
+        gfd_name = product == labels.get(GFD_PRODUCT) and product != labels.get(LABEL_GPU_PRODUCT)
+        bare = not memory_mib and (((ec2_name or platform_product is not None) and size_unnamed(str(product)))
+                                   or (gfd_name and product_unsized(str(product))))
         held = {instance.gpu} if instance is not None else (
             {sized[0]} if sized is not None else {i.gpu for i in members})
         if not held and ec2_name:
@@ -402,6 +414,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     if pool.gpu_memory_gib is UNKNOWN and unsized:
         pool.gpu_memory_why = (f"the label names {product!r}, a GPU the catalog holds in several memory sizes, and no "
                                "label says which")
+        if gfd_name:
+            pool.gpu_memory_why = (f"the label nvidia.com/gpu.product names {product!r}, a GPU the catalog holds in "
+                                   "several memory sizes, not NVML's full name for one of them (GPU Feature Discovery "
+                                   "writes `NVIDIA-A100-SXM4-80GB`), and no nvidia.com/gpu.memory label says which")
         if ec2_name:
             pool.gpu_memory_why = (f"the label names {product!r}, EC2's name for a GPU that AWS instance types carry "
                                    "in several memory sizes, and no instance type, instance family or GPU memory label "
@@ -462,6 +478,13 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
     manufacturer = _label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX)
     if manufacturer:
         return manufacturer_vendor(manufacturer)
+    # a bare family name of several sizes (Volcengine's ``Tesla-V100``, EC2's ``a100``): its memory is unknown, its
+    # maker is not where every size of the family is one maker's (place16: the pool had no vendor)
+    for name in (labels.get(VKE_GPU_NAME), _label(labels, INSTANCE_GPU_NAME_SUFFIX)):
+        if name and size_unnamed(str(name)):
+            vendors = {find_gpu(size).vendor for size in family_sizes(str(name))}
+            if len(vendors) == 1:
+                return str(vendors.pop())
     if GKE_TPU_ACCELERATOR in labels:
         return "google"
     if AMD_PRODUCT in labels:

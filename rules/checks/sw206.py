@@ -155,7 +155,9 @@ class WorkloadWithoutGpuPool(GroupRule):
                         for e in term
                     )
                 pools = [p for p in inv.pools if inv.same_unit(p.location.file, g.location.file)]
-                others = [p for p in inv.pools if p not in pools]
+                # each pool once, not each kind of node it may launch (a NodePool's instance families)
+                others = list(dict.fromkeys((p.variant_of or p.name, p.location.file) for p in inv.pools
+                                            if p not in pools))
                 # place16: "none declared" was said where other deployable units of the run declare pools
                 known_pools = (listed(f"`{p.name}`" for p in pools) or
                                ("none declared" if not others else

@@ -3,6 +3,7 @@
 Run from the repository root, after ``scripts/build-pulumi.sh``::
 
     .venv/bin/python benchmarks/bench_engine.py [--services 138] [--runs 3] [--grpc-defaults-too] [--grpcio-too]
+    .venv/bin/python benchmarks/bench_engine.py --runs 0 --profile-cli   # where the CLI's own CPU goes (go tool pprof)
 
 What it does:
 
@@ -252,6 +253,91 @@ def _split_text(split: dict[str, float] | None) -> str:
     return ", ".join(f"{k} {v:.3f}" for k, v in split.items())
 
 
+#: where the CLI's own CPU and allocations go (``--profile-cli``): each sample of the CLI's Go profiles (``pulumi
+#: --profiling``) goes to the first part one of whose patterns a frame of its stack matches: the engine's analyzer
+#: client (pulumi v3.276.0 pkg/resource/plugin/analyzer_plugin.go; it filters and marshals each resource's properties
+#: and its provider's to a protobuf Struct for ``Remediate`` and again for ``Analyze``), its callers
+#: (pkg/resource/deploy/step_generator.go, analyze_snapshot.go), the policy events pkg/engine and pkg/backend/display
+#: handle, and the in-memory snapshot the diy backend's ``SnapshotManager`` serialises whole at each step's mutation
+#: even at preview (pkg/backend/diy/backend.go: a ``DiscardPersister``; pkg/backend/snapshot.go ``saveSnapshot``)
+CLI_SPLIT: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Remediate per resource (marshal, call, answer)", (r"plugin\.\(\*analyzer\)\.Remediate$",)),
+    ("Analyze per resource (marshal, call, answer)", (r"plugin\.\(\*analyzer\)\.Analyze$",)),
+    ("AnalyzeStack (collect, marshal, call)", (
+        r"\(\*analyzer\)\.AnalyzeStack$", r"\(\*stepGenerator\)\.AnalyzeResources$")),
+    ("the pack's start, handshake, info and config", (
+        r"NewPolicyAnalyzer$", r"\(\*defaultHost\)\.PolicyAnalyzer$", r"LoadLocalPolicyPackAnalyzers$",
+        r"\(\*analyzer\)\.(GetAnalyzerInfo|GetPluginInfo|Configure|Close|Cancel)$", r"loadPolicyAnalyzer$")),
+    ("policy events (summaries, violations: engine, display)", (
+        r"[Pp]olicy(Analyze|Remediate)?(Summary|Violation|Remediation)", r"OnPolicy")),
+    ("the in-memory snapshot's saves (serialised whole at each mutation)", (r"\(\*SnapshotManager\)\.saveSnapshot$",)),
+    ("the garbage collector's background work", (r"^runtime\.gcBgMarkWorker$",)),
+    ("gRPC and HTTP/2 outside the calls above (all plugins)", (
+        r"^google\.golang\.org/grpc", r"golang\.org/x/net/http2")),
+    ("everything else (program, providers, steps, display, runtime)", (r"",)),
+)
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0,
+          "B": 1.0, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+
+
+def profile_split(traces: str) -> dict[str, float]:
+    """The samples of a ``go tool pprof -traces`` listing (CPU seconds, or bytes of an allocation profile's
+    ``-sample_index=alloc_space``) summed by :data:`CLI_SPLIT`'s parts: each sample's stack (its frames, one a line
+    from its value's line on; label lines such as ``bytes: 72kB`` skipped) to the first part a frame matches."""
+    patterns = [(name, [re.compile(p) for p in pats]) for name, pats in CLI_SPLIT]
+    split = dict.fromkeys((name for name, _ in CLI_SPLIT), 0.0)
+    for block in traces.split("-----------+")[1:]:
+        lines = [ln.split() for ln in block.splitlines()[1:] if ln.strip() and not ln.split()[0].endswith(":")]
+        m = re.fullmatch(r"([\d.]+)([a-zµA-Z]+)", lines[0][0]) if lines and len(lines[0]) > 1 else None
+        if m is None or m.group(2) not in _UNITS:
+            continue
+        value = float(m.group(1)) * _UNITS[m.group(2)]
+        frames = [lines[0][1], *(ln[0] for ln in lines[1:])]
+        for name, compiled in patterns:
+            if any(c.search(f) for c in compiled for f in frames):
+                split[name] += value
+                break
+    return split
+
+
+#: the previews of ``--profile-cli``: without the pack, with it, with it, without it (alternating, so that a drift of
+#: the machine's load falls on both sides)
+PROFILE_ORDER = (False, True, True, False)
+
+
+def cli_profile(project: Project, config: dict[str, str], where: Path,
+                order: tuple[bool, ...] = PROFILE_ORDER) -> dict[str, dict[str, list[dict[str, float]]]] | str:
+    """Previews without the pack and with it (in ``order``), each with the CLI's Go profiles (``--profiling``): its
+    CPU seconds and the bytes it allocated, split by :func:`profile_split` (``{"cpu": {"without": [split, ...],
+    "with": [...]}, "alloc": ...}``); a string saying why not where ``go tool pprof`` is not at hand."""
+    where.mkdir(parents=True, exist_ok=True)
+    out: dict[str, dict[str, list[dict[str, float]]]] = {"cpu": {"without": [], "with": []},
+                                                         "alloc": {"without": [], "with": []}}
+    for i, pack in enumerate(order):
+        label = "with" if pack else "without"
+        prefix = where / f"cli-{label}-{i}"
+        proc = project.operation("preview", "--profiling", str(prefix), pack=pack, config=config)
+        if proc.returncode != 0:
+            raise SystemExit(f"pulumi preview --profiling (pack: {pack}) failed:\n{proc.stdout}\n{proc.stderr}")
+        # the CLI writes PREFIX.PID.{cpu,mem,trace} for its own process; the plugins it starts are other processes
+        for kind, suffix, index in (("cpu", "cpu", []), ("alloc", "mem", ["-sample_index=alloc_space"])):
+            found = sorted(where.glob(f"cli-{label}-{i}.*.{suffix}"))
+            if not found:
+                return f"the CLI wrote no {suffix} profile under {where}"
+            try:
+                traces = subprocess.run(["go", "tool", "pprof", *index, "-traces", project.pulumi, str(found[0])],
+                                        capture_output=True, text=True, check=True, timeout=300).stdout
+            except (OSError, subprocess.SubprocessError) as exc:
+                return f"go tool pprof is not at hand ({exc})"
+            out[kind][label].append(profile_split(traces))
+    return out
+
+
+def _mean(splits: list[dict[str, float]], part: str | None = None) -> float:
+    """The mean over previews of one part of their splits, or of their totals."""
+    return statistics.mean(sum(s.values()) if part is None else s[part] for s in splits)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--services", type=int, default=138)
@@ -269,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grpcio-too", action="store_true",
                     help="in each run, a preview with the pack served through pulumi-policy's grpcio server "
                          "(SHARDWISE_PACK_TRANSPORT=grpcio), to compare with its own transport")
+    ap.add_argument("--profile-cli", action="store_true",
+                    help="after the warm-up, one preview without the pack and one with it under the CLI's Go CPU "
+                         "profile (pulumi --profiling; needs go tool pprof), and where the CLI's own CPU went in "
+                         "each (Remediate, Analyze, AnalyzeStack, the pack's start, policy events, ...); with "
+                         "--runs 0 only that")
     args = ap.parse_args(argv)
     if not args.compile_each_start:
         # what an installed package or a checkout without PYTHONDONTWRITEBYTECODE does: the program and the pack
@@ -313,6 +404,30 @@ def main(argv: list[str] | None = None) -> int:
         resources = int(m.group(1).replace(",", "")) if m else -1
         print(f"pulumi {version}: preview of {resources} resources to create "
               f"({args.services} services; {target}; the AWS provider is a stand-in), {args.runs} runs each")
+        profile: dict[str, dict[str, list[dict[str, float]]]] | str | None = None
+        if args.profile_cli:
+            profile = cli_profile(project, config, Path(args.out).resolve() / "cli-profile")
+            if isinstance(profile, str):
+                print(f"  where the CLI's own CPU went: not profiled ({profile})")
+            else:
+                for kind, unit, scale, what in (("cpu", "s", 1.0, "CPU"), ("alloc", "GB", 1e-9, "allocations")):
+                    got = profile[kind]
+                    a_all, b_all = _mean(got["without"]) * scale, _mean(got["with"]) * scale
+                    print(f"  where the CLI's own {what} went (its Go profile, mean of {len(got['with'])} previews "
+                          f"each, alternating; {unit}): without the pack {a_all:.2f}, with it {b_all:.2f} "
+                          f"({b_all - a_all:+.2f}, {(b_all - a_all) / a_all * 100:+.1f}%; each: "
+                          + ", ".join(f"{sum(v.values()) * scale:.2f}" for label in ("without", "with")
+                                      for v in got[label]) + ")")
+                    for name, _ in CLI_SPLIT:
+                        a_s, b_s = _mean(got["without"], name) * scale, _mean(got["with"], name) * scale
+                        print(f"    {name}: {a_s:.3f} -> {b_s:.3f} ({b_s - a_s:+.3f})")
+        if args.runs < 1:
+            out_dir = Path(args.out)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / "bench_engine.json").write_text(json.dumps({
+                "pulumi": version, "resources": resources, "services": args.services, "kubernetes": target,
+                "cli_profile_s": profile}, indent=2), encoding="utf-8")
+            return 0
         runs: dict[str, list[tuple[float, float]]] = {"without": [], "with": []}
         pack_cpu: list[float] = []
         pack_start_cpu: list[float] = []
@@ -415,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         "grpc_defaults_preview_pack_start_cpu_s": defaults_cpu,
         "grpcio_transport_preview_pack_start_cpu_s": grpcio_cpu,
         "host_start_preview_pack_start_cpu_s": host_cpu,
-        "pack_cpu_split_s": splits, "host_start_pack_cpu_split_s": host_splits,
+        "pack_cpu_split_s": splits, "host_start_pack_cpu_split_s": host_splits, "cli_profile_s": profile,
     }, indent=2), encoding="utf-8")
     return 0
 

@@ -402,6 +402,19 @@ def load_model(spec: str, base_model: str | None, vllm_version: str | None = Non
     return shape
 
 
+def _overridden(model: ModelShape, req: PlanRequest) -> ModelShape:
+    """The model under ``--engine-arg hf-overrides=JSON``, as lint reads the flag from a manifest
+    (:func:`..catalog.hfconfig.with_hf_overrides`: the keys that decide the context limit)."""
+    if not any(flag.strip().lstrip("-").replace("_", "-") == "hf-overrides" for flag, _ in req.engine_args):
+        return model
+    from ..catalog.hfconfig import hf_overrides_of, with_hf_overrides
+    from ..model import Location
+    from ..vllm.args import parse_serve_args
+
+    given = parse_serve_args(engine_words(req.engine_args), form="api", location=Location())
+    return with_hf_overrides(model, hf_overrides_of(given.extra))
+
+
 def _load_model(spec: str, base_model: str | None) -> ModelShape:
     from ..catalog import CatalogError, find_model, find_model_exact, load_local_model
 
@@ -467,14 +480,21 @@ def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
         source = "--gpus-per-node" if req.gpus_per_node else "assumed; give --gpus-per-node"
         return None, NodeInfo(Node(n, n), None, source, None)
     if req.gpus_per_node:
-        return gpu, replace(_node_info(hardware.gpu_pool(gpu.name, req.gpus_per_node, where), "--gpus-per-node"),
-                            instance=hardware.instance_with(gpu.name, req.gpus_per_node))
+        inst = hardware.instance_with(gpu.name, req.gpus_per_node)
+        if inst is not None:  # the instance type of that size: its pool, as the manifest --emit writes names it
+            return gpu, replace(_node_info(hardware.instance_pool(inst.name, where), f"--gpus-per-node ({inst.name})"),
+                                instance=inst)
+        return gpu, _node_info(hardware.gpu_pool(gpu.name, req.gpus_per_node, where), "--gpus-per-node")
     inst = hardware.largest_instance(gpu.name)
     if inst is not None:
         info = _node_info(hardware.instance_pool(inst.name, where), f"{inst.name}, the largest instance type with "
                                                                     "this GPU; --instance-type or --gpus-per-node "
                                                                     "for another")
         return gpu, replace(info, instance=inst)
+    if gpu.gpus_per_node:  # a superchip rack's compute tray (GB300 NVL72: 4 GPUs; the domain spans the trays)
+        return gpu, _node_info(hardware.gpu_pool(gpu.name, gpu.gpus_per_node, where),
+                               f"a compute tray of {gpu.gpus_per_node} {gpu.name} (no instance type with this GPU in "
+                               "the catalog); give --gpus-per-node for another")
     return gpu, _node_info(hardware.gpu_pool(gpu.name, 8, where), "assumed: no instance type with this GPU in the "
                                                                   "catalog; give --gpus-per-node")
 
@@ -539,7 +559,7 @@ def make_plan(req: PlanRequest) -> Plan:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
     env = check_env(req.env)
     engine_words(req.engine_args)  # refused before anything is loaded
-    model = load_model(req.model, req.base_model, req.vllm_version)
+    model = _overridden(load_model(req.model, req.base_model, req.vllm_version), req)
     if req.quantization:
         try:
             quantization_precision(model, req.quantization)
@@ -656,6 +676,8 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     # the speculative draft's flags before --speculative-config (removed in 0.8.3; capacity.group reads them)
     "speculative-model": "word",
     "num-speculative-tokens": "int",
+    # the config overrides vLLM derives the context limit from (catalog.hfconfig.with_hf_overrides)
+    "hf-overrides": "json",
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)

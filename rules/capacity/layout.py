@@ -524,6 +524,25 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
+def fewer_stages(current: Parallel) -> list[Parallel]:
+    """``current`` with fewer pipeline stages whose GPUs do not split its own evenly (TP1 × PP2 of a TP1 × PP3
+    engine, TP4 × PP2 of a TP4 × PP3), fewest first: what SW104 weighs where no :func:`smaller` layout serves.
+    Pipeline stages buy memory, nothing else (the seeds: "sharding ... buys capacity to run the model at all, not
+    throughput"); a stage the model does not need for its weights and KV cache is a GPU the replica holds for
+    nothing, even where what is left over takes no second replica. Only stages are dropped: the TP group, its DP
+    size and expert parallelism stay as written (a narrower TP group on an uneven share is a different layout,
+    which :func:`smaller` already weighs where it splits the GPUs evenly). And only to a power of two of GPUs, the
+    engines ``plan`` itself tries (:func:`gpu_counts`): a layout ``plan`` recommends never gets SW104, so TP1 × PP4
+    on a four-GPU PCIe node is not blocked for a TP1 × PP3 that ``plan`` never weighs."""
+    return [Parallel(current.tp, pp, current.dp, current.expert_parallel)
+            for pp in range(1, current.pp)
+            if current.gpus % (current.tp * pp) and _power_of_two(current.tp * pp)]
+
+
+def _power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
 def alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], seqs: int | None, kv_reserve: float,
                 quantization: str | None = None) -> Alternative | None:
     """The first of ``candidates`` whose replicas, sharing one engine's load of ``seqs`` (None: undeclared),

@@ -2278,12 +2278,23 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     logits in the model's dtype, twice that for a model whose logits are soft-capped (:func:`logits_soft_capped`:
     ``LogitsProcessor.forward`` divides, takes tanh and multiplies out of place, each step holding its input and its
     output, ``model_executor/layers/logits_processor.py`` 0.28.0, 0.29.0 and 0.30.0); before 0.28 that moment sits
-    under the float32 copy's 6 bytes."""
+    under the float32 copy's 6 bytes. From 0.33 ``_dummy_sampler_run`` samples the same rows a second time with
+    ``SamplingParams.for_sampler_warmup()`` on every dummy request (``Behaviour.v2_profile_warmup_sampler``), through
+    the whole pipeline ``warmup_kernels`` runs after sizing: the float32 copy, the processors in place, FlashInfer's
+    fused top-k/top-p where the image has it, else the top-k/top-p kernel and a Gumbel arg-max
+    (``v1/worker/gpu/sample/sampler.py`` ``Sampler.sample``, 0.33.0 and 0.34.0): the warm-up sampler's bytes per logit
+    (:func:`sampler_kind`, as :func:`v2_runner_terms` charges the warm-up), which hold the logits and their copy."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
     if engine == "v1" and s.pooling:
         return _Sampler(rows, 0.0, 0.0)  # the pooler over the hidden states: no logits, nothing sampled
     if v2_act:
         per = float(v2_act + 4 if b.v2_profile_logits_copy else v2_act * (2 if logits_soft_capped(model) else 1))
+        if b.v2_profile_warmup_sampler:
+            kind = sampler_kind(b, s, vendor)
+            warm = _sampler_per_elem(kind, rows, e)
+            if warm > per:
+                sorts = kind == "sort" or (kind == "triton" and rows < 8)
+                return _Sampler(rows, warm, rows * model.vocab_size * warm, sorts and vendor == "nvidia")
         return _Sampler(rows, per, rows * model.vocab_size * per)
     if engine == "v0":
         kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")

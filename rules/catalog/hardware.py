@@ -513,8 +513,12 @@ def instance_pool(instance_type: str, location: Location, gpus_per_node: int | N
 
 def gpu_pool(gpu_name: str, gpus_per_node: int, location: Location) -> NodePool:
     """A pool of nodes with ``gpus_per_node`` of the GPU and the interconnect multi-GPU servers of it
-    usually have."""
+    usually have; where the part's NVLink domain spans nodes (GB200 and GB300 NVL72: 72 GPUs over trays of 4), that
+    domain, as the instance types of such racks carry it (``plan``'s replica runs inside one domain)."""
     labels = {LABEL_GPU_PRODUCT: gpu_name, LABEL_GPU_COUNT: str(gpus_per_node)}
+    gpu = find_gpu(gpu_name)
+    if gpu.gpus_per_node and gpu.nvlink_domain_size > max(gpu.gpus_per_node, gpus_per_node):  # a tray of a rack
+        labels[LABEL_NVLINK_DOMAIN_SIZE] = str(gpu.nvlink_domain_size)
     return pool_from_labels(gpu_name, labels, location)
 
 

@@ -1401,3 +1401,69 @@ attention_params = _attention
 full_attention_layers = _full_attention_layers
 linear_attention_params = _linear_attention
 config_int = _int
+
+
+#: The ``config.json`` keys ``--hf-overrides`` may set that decide the context limit vLLM derives from the config
+#: (``ModelConfig.get_and_verify_max_len``: ``max_position_embeddings``, scaled by ``rope_scaling``): the ones the
+#: capacity model applies; the others stay as the checkpoint has them.
+HF_OVERRIDE_LENGTH_KEYS = ("max_position_embeddings", "rope_scaling")
+
+
+def hf_overrides_of(extra: dict[str, Any]) -> dict[str, Any]:
+    """The config overrides a workload's engine arguments give, as one dict: ``--hf-overrides`` as a JSON object,
+    its dotted keys (``--hf-overrides.max_position_embeddings 65536``: vLLM's argument parser nests them), and
+    ``--rope-scaling``, the ``rope_scaling`` override of releases before 0.11.1. A value that is not JSON (a
+    variable, an unknown) overrides nothing."""
+    out: dict[str, Any] = {}
+    raw = extra.get("rope_scaling")
+    rope = _json_value(raw)
+    if isinstance(rope, dict):
+        out["rope_scaling"] = rope
+    whole = _json_value(extra.get("hf_overrides"))
+    if isinstance(whole, dict):
+        out.update(whole)
+    for key, value in extra.items():
+        if key.startswith("hf_overrides.") and len(key) > len("hf_overrides."):
+            parsed = _json_value(value)
+            if parsed is not None:
+                out[key[len("hf_overrides."):]] = parsed
+    return out
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (dict, int, float)) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
+def with_hf_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShape:
+    """The model as vLLM configures it under ``--hf-overrides`` (``ModelConfig.__post_init__``,
+    ``vllm/config/model.py``: a flat value goes through ``PretrainedConfig.update``, a dict value is set as the
+    attribute, or merged into a nested config such as ``text_config``; the limit is derived afterwards), for
+    :data:`HF_OVERRIDE_LENGTH_KEYS`, at the top level or in ``text_config`` (the shape merges it over the top
+    level): a YaRN ``rope_scaling`` of factor 4 over 32,768 positions lets Qwen3-32B take 131,072 tokens. The same
+    model where nothing it reads is overridden."""
+    keys: dict[str, Any] = {}
+    nested = overrides.get("text_config")
+    for layer in (overrides, nested if isinstance(nested, dict) else {}):
+        for key in HF_OVERRIDE_LENGTH_KEYS:
+            if key in layer:
+                keys[key] = layer[key]
+    positions = keys.get("max_position_embeddings")
+    if positions is not None and (isinstance(positions, bool) or not isinstance(positions, int) or positions <= 0):
+        del keys["max_position_embeddings"]
+    if "rope_scaling" in keys and not (keys["rope_scaling"] is None or isinstance(keys["rope_scaling"], dict)):
+        del keys["rope_scaling"]
+    if not keys:
+        return model
+    import dataclasses
+
+    config = {**model.hf_config, **keys}
+    return dataclasses.replace(model, hf_config=config,
+                               max_position_embeddings=keys.get("max_position_embeddings",
+                                                                model.max_position_embeddings))

@@ -328,6 +328,12 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
         where = f"{err.file}:{err.line}: " if err.file and err.line else (f"{err.file}: " if err.file else "")
         group.model_error = f"{loc}: {where}{err.message}"
     _not_sized(group, model)
+    if group.model is not None and any(k == "rope_scaling" or k.startswith("hf_overrides") for k in group.engine.extra):
+        # --hf-overrides (and the --rope-scaling of releases before 0.11.1) change the context limit vLLM derives;
+        # the config reader is imported only then (start-up time)
+        from .hfconfig import hf_overrides_of, with_hf_overrides
+
+        group.model = with_hf_overrides(group.model, hf_overrides_of(group.engine.extra))
 
 
 def _not_sized(group: ServingGroup, model: str) -> None:

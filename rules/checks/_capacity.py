@@ -125,39 +125,58 @@ def replicas_text(r: Replication, current: Parallel, how: str, context: str,
     replica must hold (128 by annotation … over 2 replicas)``. Without a declared load, what they would hold
     beside what the current layout holds (or ``down``: why it does not start), never sure."""
     alt = r.alt
-    them = f"{alt.replicas} replicas × {alt.fit.parallel.text()} on the same {current.world} GPUs"
+    them, one = placed(alt.replicas, alt.fit.parallel, current)
+    together = "" if one else " together"
     if r.need is None:
         where = down or f"{current.text()} holds {r.current_holds:,}"
-        return (f"{them} would hold {r.together:,} sequences of {context} together where {where}; declare the load "
+        return (f"{them} would hold {r.together:,} sequences of {context}{together} where {where}; declare the load "
                 f"({source}) to have it judged"), False
     about = "" if alt.fit.sure else "about "
-    text = (f"{them} hold {about}{r.together:,} sequences of {context} together: enough for the {r.need:,} a "
-            f"replica must hold ({how})")
+    text = (f"{them} hold{'s' if one else ''} {about}{r.together:,} sequences of {context}{together}: enough for the "
+            f"{r.need:,} a replica must hold ({how})")
     if alt.fit.sure:
         return text, True
     return f"{text} (within the estimate's error band)", False
 
 
-def reserve_text(res: Reserve, source: str) -> tuple[str, bool]:
+def placed(replicas: int, alt: Parallel, current: Parallel) -> tuple[str, bool]:
+    """Where ``replicas`` engines of ``alt`` run on the GPUs of one ``current`` engine, and whether that is one
+    engine: ``2 replicas × TP1×PP1 on the same 2 GPUs``, or, where they leave GPUs over (fewer pipeline stages than
+    an uneven layout holds, :func:`..capacity.layout.fewer_stages`), ``1 replica × TP1×PP2 on 2 of the 3 GPUs``."""
+    used = replicas * alt.world
+    noun = "replica" if replicas == 1 else "replicas"
+    if used < current.world:
+        return f"{replicas} {noun} × {alt.text()} on {used} of the {current.world} GPUs", replicas == 1
+    return f"{replicas} {noun} × {alt.text()} on the same {current.world} GPUs", replicas == 1
+
+
+def reserve_text(res: Reserve, source: str, current: Parallel | None = None) -> tuple[str, bool]:
     """A smaller layout against the doctrine's reserve (no load declared), and whether that is sure:
-    ``2 replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 131,072 with …``."""
+    ``2 replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 131,072 with …``; with ``current``
+    given and GPUs left over, ``1 replica × TP1×PP2 on 2 of the 3 GPUs fits: it starts …``."""
     f = res.fit
     s = f.sizing
     alt = f"{res.replicas} replicas × {f.parallel.text()}"
+    fit, each = "fit the same GPUs", "each"
+    if current is not None and res.replicas * f.parallel.world < current.world:
+        alt, one = placed(res.replicas, f.parallel, current)
+        fit, each = ("fits", "it") if one else ("fit", "each")
     reserve = f"{s.weights_gib_per_gpu:.1f} GiB of weights × {res.kv_reserve:g} = {res.reserve_gib:.1f} GiB"
     if res.sure:
-        return (f"{alt} fit the same GPUs: each starts at max_model_len {s.max_model_len:,} with "
+        run = "it" if each == "it" else "them"
+        return (f"{alt} {fit}: {each} starts at max_model_len {s.max_model_len:,} with "
                 f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU and keeps the KV "
-                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run them instead, or "
+                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run {run} instead, or "
                 f"declare the load ({source}) to have it judged against the load"), True
     if res.kept:
-        why = (f"each starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "
+        why = (f"{each} starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "
                "estimates follow CUDA and ROCm, not this device's vLLM plugin")
     else:
-        why = (f"each starts at max_model_len {s.max_model_len:,} with {s.kv_cache_gib_per_gpu:.1f} GiB "
+        why = (f"{each} starts at max_model_len {s.max_model_len:,} with {s.kv_cache_gib_per_gpu:.1f} GiB "
                f"({s.kv_band_text}) of KV cache per GPU, but the KV reserve is thin ({reserve} against the "
                f"{s.usable_gib_per_gpu:.1f} GiB vLLM may use)")
-    return f"{alt} may fit the same GPUs: {why}; declare the load ({source}) to have it judged", False
+    may = "may fit the same GPUs" if fit == "fit the same GPUs" else f"may {fit.removesuffix('s')}"
+    return f"{alt} {may}: {why}; declare the load ({source}) to have it judged", False
 
 
 def capped_text(c: Capped, source: str) -> str:

@@ -76,12 +76,16 @@ def gpus_per_node(g: ServingGroup) -> int | None:
 def in_one_nvlink_domain(g: ServingGroup, gpus: int) -> bool:
     """Whether ``gpus`` GPUs of the group share one NVLink domain that spans nodes (GB200 NVL72: 72 GPUs over 18
     trays): the pool's nodes are one ``nvidia.com/gpu.clique``, or the LeaderWorkerSet keeps each group inside one
-    (``leaderworkerset.sigs.k8s.io/exclusive-topology: nvidia.com/gpu.clique``), and the domain holds them."""
+    (``leaderworkerset.sigs.k8s.io/exclusive-topology: nvidia.com/gpu.clique``), and the domain holds them (the
+    pool's, or for the tray of a rack, ``GpuInfo.gpus_per_node``, the rack's where labels give only the tray)."""
     pool = g.pool
     if pool is None:
         return False
     one = bool(pool.clique) or g.exclusive_topology == GFD_CLIQUE
-    return one and (pool.nvlink_domain_size or 0) >= gpus
+    size = pool.nvlink_domain_size or 0
+    if one and pool.gpu is not None and pool.gpu.gpus_per_node and pool.gpu.nvlink_domain_size > size:
+        size = pool.gpu.nvlink_domain_size  # a rack's tray (GB300 NVL72): one clique is the rack's domain
+    return one and size >= gpus
 
 
 def requests_efa(g: ServingGroup) -> bool:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing
-from ..capacity.layout import capped_alternative, judge, replication, reserve_alternative, smaller
+from ..capacity.layout import (
+    capped_alternative,
+    fewer_stages,
+    judge,
+    replication,
+    reserve_alternative,
+    smaller,
+)
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import (
@@ -58,7 +65,10 @@ class ShardedModelThatFits(GroupRule):
             "the vocabulary: 9.6 GiB for Gemma 3's 262k logits at 1,024), the finding names that cap and is "
             "advisory: the layout as written is not what the smaller one would run, and the cap the team may "
             "want for other reasons is theirs to choose; `shardwise plan` recommends the smaller layout with that "
-            "cap. A per-token "
+            "cap. A pipeline stage the model does not need is the same waste where no layout splits the engine's GPUs "
+            "evenly: TP1 × PP3 on three GPUs, where one TP1 × PP2 engine on two of them serves, is judged the same "
+            "way (the same TP with fewer stages, on a power of two of GPUs, the engines `shardwise plan` tries). "
+            "A per-token "
             "latency target declared with the annotation shardwise.dev/tpot-target-ms (the stack's "
             "tpot_target_ms) makes it advisory: the sharding may be there to meet it."
         ),
@@ -73,7 +83,8 @@ class ShardedModelThatFits(GroupRule):
         ),
         remediation=(
             "Run the replicas the message names on the same GPUs, each with the smaller --tensor-parallel-size "
-            "(and --pipeline-parallel-size), behind the router. If the sharding "
+            "(and --pipeline-parallel-size), behind the router; where the message names one engine on part of "
+            "the GPUs, lower --pipeline-parallel-size to its stages and give the GPUs left over back. If the sharding "
             "is there for per-token latency, declare the target with the annotation "
             "shardwise.dev/tpot-target-ms, or suppress the rule with the benchmark as the reason."
         ),
@@ -101,16 +112,22 @@ class ShardedModelThatFits(GroupRule):
             res = reserve_alternative(sz, current, candidates, config.kv_reserve)
             if res is None:
                 capped = capped_alternative(sz, current, candidates, config.kv_reserve)
-                if capped is None:
+                if capped is not None:
+                    # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
+                    yield hit(g, f"{where}, and {capped_text(capped, load_source(g))} ({s.vllm_version_note})")
+                    return
+                # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
+                res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
+                if res is None:
                     return  # no smaller layout starts at max_model_len: the sharding is needed
-                # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
-                yield hit(g, f"{where}, and {capped_text(capped, load_source(g))} ({s.vllm_version_note})")
-                return
-            text, sure = reserve_text(res, load_source(g))
+            text, sure = reserve_text(res, load_source(g), current)
             message = f"{where}, {'but' if sure else 'and'} {text}"
         else:
             r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs,
                             config.kv_reserve)
+            if r is None:
+                r = replication(sz, current, s.concurrency_at_expected_context, fewer_stages(current), seqs,
+                                config.kv_reserve)
             if r is None:
                 return  # no smaller layout starts and holds its share: the sharding is needed
             text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing))

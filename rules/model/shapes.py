@@ -52,6 +52,10 @@ class GpuInfo:
     #: label, which a NodePool's ``Gt``/``Lt``/``In`` compares. Not the memory the rules use (``memory_gib``); None
     #: where the catalog does not hold it.
     ec2_memory_mib: int | None = None
+    #: GPUs one node of the part carries where no instance type in the catalog says it (``plan`` without
+    #: ``--gpus-per-node`` or ``--instance-type``): 4 for the superchip racks' compute trays (GB200, GB300 NVL72);
+    #: None: the usual 8 of a multi-GPU server.
+    gpus_per_node: int | None = None
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,8 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   (``v2_cudagraphs_in_budget``); the sizing keeps the flat graph term for them (V2's measurement is not modelled).
   Its greedy profile sampler copies the logits to float32 in 0.22-0.27; in 0.28-0.32 it keeps them as
   ``compute_logits`` made them (``v2_profile_logits_copy``: no dummy request needs processing); from 0.33 a second
-  pass with every sampling feature on copies them again.
+  pass with every sampling feature on copies them again and samples them as the warm-up does
+  (``v2_profile_warmup_sampler``: the warm-up sampler's bytes per logit).
 * ``default_block_size``: the KV cache block size where ``--block-size`` is not given (``CacheConfig.
   DEFAULT_BLOCK_SIZE``, 16; 64 from 0.34), which the attention backend keeps where it supports it (MLA backends pick
   their own).
@@ -391,9 +392,14 @@ class Behaviour:
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
     #: logits in the model's dtype; from 0.33 ``_dummy_sampler_run`` samples a second time with
-    #: ``SamplingParams.for_sampler_warmup()`` on every dummy request, through the float32 copy again (and top-k/top-p,
-    #: penalties and logprobs beyond it, not charged)
+    #: ``SamplingParams.for_sampler_warmup()`` on every dummy request, through the float32 copy again
     v2_profile_logits_copy: bool = True
+    #: From 0.33 that second pass is the whole warm-up pipeline (``Sampler.sample``: the float32 copy, logit bias,
+    #: penalties, bad words, temperature and min-p in place, then FlashInfer's fused top-k/top-p where it is used, else
+    #: ``apply_top_k_top_p`` and a Gumbel arg-max; logprobs by ``torch.topk`` and a Triton kernel that materialises
+    #: nothing), so the profile's sampler peak is the warm-up sampler's bytes per logit (``sizing.sampler_kind``), as
+    #: ``warmup_kernels`` after sizing charges it, over the profile's rows
+    v2_profile_warmup_sampler: bool = False
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
     default_block_size: int = 16
@@ -521,7 +527,8 @@ _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
 _R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
 _R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
-                                                  "octave_k3v3_compact"), v2_profile_logits_copy=True)
+                                                  "octave_k3v3_compact"), v2_profile_logits_copy=True,
+              v2_profile_warmup_sampler=True)
 _R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
@@ -679,6 +686,14 @@ SOURCES: dict[str, str] = {
                               "0.33.0 and 0.34.0 v1/worker/gpu/model_runner.py _dummy_sampler_run adds a second pass "
                               "with SamplingParams.for_sampler_warmup() on every dummy request ('warmup_kernels ... "
                               "pays for the fp32 logits pipeline, so the profiled peak must too'): the copy again",
+    "v2_profile_warmup_sampler": "v1/worker/gpu/model_runner.py _dummy_sampler_run (0.33.0, 0.34.0; absent from 0.31.0 "
+                                 "and 0.32.0): the second pass adds SamplingParams.for_sampler_warmup() (temperature "
+                                 "0.9, top-k 50, top-p 0.9, min-p, penalties, logit bias, bad words, logprobs 5) to "
+                                 "every dummy request; v1/worker/gpu/sample/sampler.py Sampler.sample copies the "
+                                 "logits to float32, applies the processors, temperature and min-p in place and "
+                                 "samples with flashinfer_sample where use_flashinfer (no greedy row, raw logprobs), "
+                                 "else apply_top_k_top_p and gumbel_sample; sample/logprob.py compute_topk_scores: "
+                                 "torch.topk and compute_token_logprobs (no log-softmax materialised)",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
                           "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
                           "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "

@@ -66,3 +66,27 @@ def test_args_given_to_an_image_placeholder_say_the_entrypoint_is_not_known_yet(
          "vLLM server shardwise can read: the server is started elsewhere (a script, a job's entrypoint, the "
          "operator's own command)"),
     ]
+
+
+def test_objects_of_an_operator_named_for_vllm_that_ask_for_accelerators_say_why():
+    """corpus15: an operator's object whose API group or kind is named for vLLM (``llm.vllm-operator.io`` ``LLM``,
+    ``VLLMModel``) and that asks for accelerators serves a model with them, so it says why it gives no workload; an
+    object of such a group that asks for none (production-stack's VLLMRouter) runs no engine and says nothing. An
+    installer that names vLLM's own chart (``chart: {name: vllm}``) says why too; a chart named for a router does not."""
+    inv = load_inputs([os.path.join(FIXTURES, "k8s", "mentions", "named-operators.yaml")])
+    assert inv.groups == []
+    why = ("it is an operator's object (its API is named for vLLM) that asks for accelerators, and shardwise does not "
+           "read that operator's fields: the operator writes the vLLM command (model, layout, engine settings) into a "
+           "pod spec that is not in the inputs; lint the pod it renders (kubectl get pod -o yaml) to check the layout")
+    got = [(f.subject, f.location.line, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW005"]
+    assert got == [
+        ("LLM default/qwen-prod", 14, "advisory",
+         f"not read: it mentions vLLM (the LLM of llm.vllm-operator.io, which asks for 1 nvidia.com/gpu) but {why}"),
+        ("VLLMModel default/mistral-7b-prod", 31, "advisory",
+         f"not read: it mentions vLLM (the VLLMModel of infra.phenixforge.io, which asks for 1 nvidia.com/gpu) "
+         f"but {why}"),
+        ("AppEntry default/vllm", 58, "advisory",
+         "not read: it mentions vLLM (the Helm chart `vllm`) but it installs the Helm chart `vllm` in the cluster, so "
+         "the pods that chart runs are not in the inputs: lint the chart rendered with its values (helm template, "
+         "with the values it names)"),
+    ]

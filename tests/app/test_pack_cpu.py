@@ -79,3 +79,88 @@ def test_bench_engine_splits_a_preview_with_the_log():
         "main thread's rest": 0.02, "Remediate": 0.0, "Analyze": 0.40, "AnalyzeStack": 0.06, "other calls": 0.01,
         "transport and wake-ups": 0.55, "shutdown": 0.05}
     assert bench_engine.cpu_split(None, 1.0, 0.1) is None
+
+
+# ``go tool pprof -traces`` of the CLI's profiles (pulumi v3.276.0 ``preview --profiling``), in the listing's shape: a
+# header, then each stack after a ``-----------+----`` rule, its value on its leaf's line (an allocation profile puts a
+# ``bytes:`` label line first); frames abridged from a real preview's profile
+_CPU_TRACES = """File: pulumi
+Build ID: be51e51de50f4a8af639afd7038a3b88b76d54c3
+Type: cpu
+Time: 2026-12-06 10:48:27 UTC
+Duration: 92.79s, Total samples = 57.87s (62.37%)
+-----------+-------------------------------------------------------
+      10ms   google.golang.org/protobuf/internal/impl.(*MessageInfo).sizePointerSlow
+             google.golang.org/protobuf/proto.MarshalOptions.Size
+             google.golang.org/grpc/encoding/proto.(*codecV2).Marshal
+             google.golang.org/grpc.(*ClientConn).Invoke
+             github.com/pulumi/pulumi/sdk/v3/proto/go.(*analyzerClient).Remediate
+             github.com/pulumi/pulumi/pkg/v3/resource/plugin.(*analyzer).Remediate
+             github.com/pulumi/pulumi/pkg/v3/resource/deploy.(*stepGenerator).generateSteps
+-----------+-------------------------------------------------------
+      20ms   runtime.mallocgc
+             github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin.MarshalPropertyValue
+             github.com/pulumi/pulumi/pkg/v3/resource/plugin.(*analyzer).Analyze
+             github.com/pulumi/pulumi/pkg/v3/resource/deploy.analyzeResource.func1
+-----------+-------------------------------------------------------
+     1.20s   github.com/pulumi/pulumi/pkg/v3/resource/stack.SerializeProperties
+             github.com/pulumi/pulumi/pkg/v3/resource/stack.SerializeResource
+             github.com/pulumi/pulumi/pkg/v3/backend.(*SnapshotManager).Deployment
+             github.com/pulumi/pulumi/pkg/v3/backend.(*SnapshotManager).saveSnapshot
+             github.com/pulumi/pulumi/pkg/v3/backend.(*SnapshotManager).defaultServiceLoop
+-----------+-------------------------------------------------------
+     300ms   runtime.scanObject
+             runtime.gcDrain
+             runtime.gcBgMarkWorker.func2
+             runtime.systemstack
+             runtime.gcBgMarkWorker
+-----------+-------------------------------------------------------
+      10ms   github.com/pulumi/pulumi/pkg/v3/engine.(*eventEmitter).policyAnalyzeSummaryEvent
+             github.com/pulumi/pulumi/pkg/v3/engine.(*policyEvents).OnPolicyAnalyzeSummary
+-----------+-------------------------------------------------------
+      30ms   google.golang.org/grpc/internal/transport.(*loopyWriter).run
+             google.golang.org/grpc/internal/transport.(*http2Client).newClientTransportWithOptions.func6
+-----------+-------------------------------------------------------
+      40ms   gopkg.in/yaml%2ev3.yaml_parser_scan_plain_scalar
+             gopkg.in/yaml%2ev3.(*parser).parse
+-----------+-------------------------------------------------------
+"""
+
+_ALLOC_TRACES = """File: pulumi
+Type: alloc_space
+-----------+-------------------------------------------------------
+     bytes:  72kB
+  548.84kB   github.com/pulumi/pulumi/pkg/v3/resource/plugin.(*analyzer).AnalyzeStack
+             github.com/pulumi/pulumi/pkg/v3/resource/deploy.(*stepGenerator).AnalyzeResources
+-----------+-------------------------------------------------------
+     bytes:  240B
+       2MB   github.com/pulumi/pulumi/pkg/v3/resource/stack.SerializeProperties
+             github.com/pulumi/pulumi/pkg/v3/backend.(*SnapshotManager).saveSnapshot
+-----------+-------------------------------------------------------
+"""
+
+
+def test_the_cli_profile_is_split_by_what_the_engine_was_doing():
+    split = bench_engine.profile_split(_CPU_TRACES)
+    parts = [name for name, _ in bench_engine.CLI_SPLIT]
+    assert list(split) == parts
+    got = {name: round(seconds, 6) for name, seconds in split.items()}
+    assert got == {
+        "Remediate per resource (marshal, call, answer)": 0.01,
+        "Analyze per resource (marshal, call, answer)": 0.02,
+        "AnalyzeStack (collect, marshal, call)": 0.0,
+        "the pack's start, handshake, info and config": 0.0,
+        "policy events (summaries, violations: engine, display)": 0.01,
+        "the in-memory snapshot's saves (serialised whole at each mutation)": 1.2,
+        "the garbage collector's background work": 0.3,
+        "gRPC and HTTP/2 outside the calls above (all plugins)": 0.03,
+        "everything else (program, providers, steps, display, runtime)": 0.04,
+    }
+    assert round(sum(split.values()), 6) == 1.61  # every sample counted once
+
+
+def test_an_allocation_profile_is_split_in_bytes_past_its_label_lines():
+    split = bench_engine.profile_split(_ALLOC_TRACES)
+    assert split["AnalyzeStack (collect, marshal, call)"] == 548.84e3
+    assert split["the in-memory snapshot's saves (serialised whole at each mutation)"] == 2e6
+    assert sum(split.values()) == 548.84e3 + 2e6

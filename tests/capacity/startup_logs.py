@@ -239,6 +239,21 @@ QWEN3_32B_W4A16_GPTQ_SELF = dataclasses.replace(
             "actorder": "static"}}},
         "ignore": ["lm_head"]}})
 
+#: cyankiwi/MiniMax-M2.7-AWQ-4bit (set 25): MiniMax-M2.7's shape (catalog), its weights 4-bit. The checkpoint's config.json
+#: was not read here: taken as the format of cyankiwi's other AWQ-4bit uploads in these sets (compressed-tensors, 4-bit
+#: weights, 16-bit activations: QWEN3_30B_A3B_AWQ, GEMMA4_26B_A4B_AWQ), the base model's FP8 quantization_config dropped.
+_MINIMAX_M27 = find_model("MiniMaxAI/MiniMax-M2.7")
+MINIMAX_M27_AWQ_CYANKIWI = dataclasses.replace(
+    _MINIMAX_M27, id="cyankiwi/MiniMax-M2.7-AWQ-4bit", precision="int4", quantization="compressed-tensors",
+    base_model="MiniMaxAI/MiniMax-M2.7",
+    hf_config={k: v for k, v in _MINIMAX_M27.hf_config.items() if k != "quantization_config"})
+#: A Qwen2.5-32B-Instruct INT8 W8A16 checkpoint (set 25, vllm#17238, a local directory named
+#: ``Qwen2.5-32B-Instruct-INT8-W8A16``): the catalog's Qwen2.5-32B-Instruct shape, its linear layers stored as 8-bit
+#: integers with 16-bit activations (compressed-tensors W8A16, the scheme its name gives; its config.json is not published).
+QWEN25_32B_W8A16 = dataclasses.replace(
+    find_model("Qwen/Qwen2.5-32B-Instruct"), id="Qwen2.5-32B-Instruct-INT8-W8A16", precision="int8",
+    quantization="compressed-tensors", base_model="Qwen/Qwen2.5-32B-Instruct")
+
 SHAPES: dict[str, ModelShape] = {
     "QWEN25_VL_72B": QWEN25_VL_72B, "GEMMA3_4B": GEMMA3_4B, "R1_DISTILL_14B": R1_DISTILL_14B, "QWEN2_7B": QWEN2_7B,
     "R1_DISTILL_32B_FP8": R1_DISTILL_32B_FP8, "QWEN3_30B_A3B_AWQ": QWEN3_30B_A3B_AWQ,
@@ -250,6 +265,7 @@ SHAPES: dict[str, ModelShape] = {
     "GEMMA4_E2B_QAT": GEMMA4_E2B_QAT, "GEMMA4_E4B_QAT": GEMMA4_E4B_QAT, "GEMMA4_31B_QAT": GEMMA4_31B_QAT,
     "GEMMA4_26B_A4B_W4A16_REPACK": GEMMA4_26B_A4B_W4A16_REPACK, "QWEN38_27B_AWQ_BF16_INT4": QWEN38_27B_AWQ_BF16_INT4,
     "QWEN3_32B_W4A16_GPTQ_SELF": QWEN3_32B_W4A16_GPTQ_SELF,
+    "MINIMAX_M27_AWQ_CYANKIWI": MINIMAX_M27_AWQ_CYANKIWI, "QWEN25_32B_W8A16": QWEN25_32B_W8A16,
 }
 
 
@@ -479,7 +495,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "request) fits the cold-compile peak charged and leaves its +0.74 GiB to the unquoted consumed part. V2's "
         "penalty buffers alone (certain by source) bring six rows of the class in (tokens 114 -> 118) but take "
         "gpt-oss TP2 + EP and a 0.30.0 Gemma 4 26B-A4B QAT L4 row out, because V1's 16 B sampler stands in for about "
-        "0.4 GiB that V2's terms leave unexplained: not charged until that term is found",
+        "0.4 GiB that V2's terms leave unexplained: not charged until that term is found. tokens16: V2's whole 0.29 "
+        "profile for every generative model (use_v2_model_runner) moves the rows apart, not in: gpt-oss-20b TP1 +31.0 -> "
+        "+36.3 %, its FP8-cache row +13.2 -> +35.0 %, TP2 + EP -4.1 -> +4.0 %, the eager DP4 engines -6.7 -> -7.3 %, "
+        "Qwen3-30B-A3B-FP8 TP4 +6.5 -> +14.1 %, the Gemma 4 26B-A4B FP8 rows +5.6 / +7.8 -> +4.9 / +11.1 %: the compiled "
+        "gpt-oss TP1 starts keep 0.8 - 0.9 GiB more beside the cache than V2's terms give and the eager DP4 engines 0.9 "
+        "less, so no one term of 0.29.0's profile_run, _dummy_run, _dummy_sampler_run or determine_available_memory "
+        "(read again) is the missing one",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm; for the gpt-oss smoke rows their 'Model loading took' and 'Available KV cache "
         "memory' lines"),
@@ -505,8 +527,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "is within 2 % (the Gemma 4 NVFP4 TP2 row of this class came within 5 % with Gemma 4's weights, toksingle10)",
         "the checkpoint's quantization_config and safetensors index (the log names only a local directory)"),
     "unified-memory": (
-        "GB10's unified memory: the host's allocations land in the non-torch term, which has no GPU term",
-        "the host's memory use during the profile (a MemorySnapshot debug line)"),
+        "GB10's unified memory: the host's allocations land in the non-torch term, which has no GPU term. Set 25's two "
+        "DGX Sparks joined by Ray at TP2 (cyankiwi's MiniMax-M2.7 AWQ, 0.29.1rc1) keep 16.4 GiB more beside the cache "
+        "than modelled at 0.85 as at 0.80, with the layout right (vLLM's 23.25 GiB for 196,608 tokens); their "
+        "CUDA-graph note ('0.80 effectively 0.758') puts about 5.1 GiB on graphs where 1.02 are charged, a device-wide "
+        "delta that on unified memory also holds the host's allocations",
+        "the host's memory use during the profile (a MemorySnapshot debug line); for a GB10 pair, each worker's "
+        "'Model loading took' and breakdown lines"),
     "pp-rtx-pro-6000": (
         "0.27.1 pipeline stages on RTX PRO 6000 over PCIe, cold compile caches (fresh containers): at PP2 the log's "
         "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "
@@ -554,9 +581,18 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "a compile of its own: 0.29.0 hashes max_model_len into the compile cache, config/model.py "
         "ModelConfig.compute_hash) keeps 0.94 - 1.27 GiB more on its dense rows (Qwen3-4B's embedding 0.72 GiB, "
         "Phi-4-mini's 1.15); the RTX 5060 Ti's warm start is within 0.03. Weights, layout and the cold-compile peak "
-        "are right; no vLLM source term found",
+        "are right; no vLLM source term found. tokens16: every 0.29 - 0.30 compiled text-only start on an sm_120 card "
+        "keeps 1.00 - 1.42 x one GPU's input embedding beside the cache than modelled (the RTX 5090's Qwen3-4B, "
+        "Phi-4-mini, granite-4.0-h-micro and Qwen3.5-4B-FP8 rows, the MIG slice's pair, and the RTX 5060 Ti's cold pair "
+        "of wsl2-cold-compile, also sm_120: 1.00, where its warm start is 0.07), where the 0.26 - 0.28 cold starts on "
+        "Ampere and Ada keep none (A40 0.00, the cold Qwen3-14B-AWQ L4 run of compile-state-by-run). A second copy in "
+        "the non-torch memory of a cold compile on sm_120 from 0.29, computed and not committed (no source names the "
+        "mechanism, and its scope, sm_120 and 0.29+, is read from these rows): tokens 124 -> 131/169, KV 131 -> "
+        "135/143, verdicts and weights unchanged, no set loses a row (set 20 tokens 4 -> 6/6, 21 1 -> 2/7, 23 13 -> "
+        "17/22); the MIG slice's K-fi-fp8 row (+16.8 %) and the Qwen3.5-4B-FP8 pair stay out",
         "a cold and a warm start of one model on an sm_120 card with the breakdown line ('Actual usage is ... "
-        "non-torch ...'), and the same on a non-sm_120 card of the same release"),
+        "non-torch ...'), and the same on a non-sm_120 card of the same release (a 0.29 cold dense text-only start on "
+        "an L4, L40S or H100; a 0.28 cold start on an sm_120 card)"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "
@@ -659,6 +695,8 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "DeepSeek-R1-Distill-Qwen-32B-FP8", 1, 1, 1, 24_736): "weights-format",
     ("https://github.com/TW-10519/VLLM-ROUTER/blob/43179adf4b1f340d0bb9dad4628f9919bf97753d/logs/vllm.log", "0.13.0",
      "huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2", 1, 1, 1, 282_624): "unified-memory",
+    ("https://github.com/eugr/spark-vllm-docker/issues/396", "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", 2, 1,
+     1, 240_816): "unified-memory",
     (_KUBESIMPLIFY + "8b1d2a5c3e94d3fad7aebfef7cecfa10b6bcc21b/content/blog/running-a-single-llm-across-two-gpus-with-"
      "vllm.md", "0.27.1", "Qwen/Qwen3-32B", 1, 2, 1, 56_640): "pp-rtx-pro-6000",
     (_KUBESIMPLIFY + "00b7452215ee797ddc20c5ed57144396d7cc301b/content/blog/running-a-big-llm-across-multiple-gpus-"

@@ -324,6 +324,25 @@ H200s (0.10.2), whose repositories the index does not name; vllm#17469 (an A10, 
 the log does not name (a 0.17.0 ROCm Qwen2.5-7B start, a 0.8.5 DeepSeek-R1-Distill-Qwen-14B start at 32,768 tokens);
 a Qwen3-VL-Embedding-2B pooling run on a T4 (not in the catalog); and a Mistral-7B GPTQ run on a DGX Spark (unified
 memory, a GPTQ checkpoint of unstated width).
+
+Set 25 (``data/startup_logs_25.json``, logs15) holds six rows, written from their sources and committed before shardwise
+was scored on them: vllm#10511 (youkaichao's memory-profiling sanity checks of 2024-12-13 on an H100, main between
+v0.6.4.post1 and v0.6.5, V0: Meta-Llama-3-8B at TP1, 14.96 GiB and 53.29 GiB, and TP2, 7.48 GiB),
+eugr/spark-vllm-docker#396 (cyankiwi/MiniMax-M2.7-AWQ-4bit at TP2 over two DGX Sparks, 0.29.1rc1, 196,608 tokens:
+refused at 0.80 with 22.5 GiB, started at 0.85 with 28.74 GiB and 240,816 tokens) and vllm#17238 (a Qwen2.5-32B-Instruct
+INT8 W8A16 checkpoint at TP2 on two RTX 3090s, 0.8.1, eager, 4,096 tokens: refused at the default 256 sequences,
+started at 8). Blind: verdicts 4/6, KV 1/3, tokens 0/1, weights 2/2. The misses, strict open misses: the Spark pair
+keeps 16.4 - 16.6 GiB more beside the cache than modelled at both utilisations with the layout exact (vLLM's 23.25 GiB
+for 196,608 tokens), the ``unified-memory`` class; the RTX 3090 pair's refusal at 256 sequences, where shardwise leaves
+3.84 GiB and the thread gives no memory line. No capacity term changed. Searched for and left out: DeepSeek-V4-Flash and
+-Pro logs on B200, H20, GH200 and H200 (vllm#51454, vllm#51041, vllm#44376, recipes#381: not in the catalog);
+vllm-project/recipes#273 and mitchross/talos-argocd-proxmox#1995 (already in sets 1 and 21); vllm#17469 and
+QwenLM/Qwen3#1387 (Qwen3-30B-A3B on 4 x A10, out of memory: the utilisation, and for #1387 the release, not given);
+vllm#43308 (Gemma 4 31B AWQ on an A100, figures given as approximations); vllm#28228 (Kimi-Linear AWQ on 2 x RTX 3090:
+the release not in the stored excerpt); recipes#831 (Qwen3.8-27B on an RTX PRO 6000, a 0.1.dev image); patched or
+forked builds (syv-ai/qwen38-27b-rtx3090, club-3090, 1Cat-vLLM, Lvllm, kvcached, intel/llm-scaler); committed logs whose
+repository the index does not name; and blog pages whose stored copy stops before their figures (blog.huikang.dev's
+gpt-oss-120b on a Kaggle GPU at 0.11.2, chinmayhebbal.com's gpt-oss-120b on an MI300X).
 """
 
 from __future__ import annotations
@@ -703,7 +722,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 111  # set 23 adds Qwen3-4B-Instruct-2507-FP8 on an RTX 5090 and Kimi-K2-Thinking at TP8, both exact;
+    assert len(split) == 112  # set 25 adds the two-Spark MiniMax-M2.7 AWQ start (0.9 % off, below); set 23 adds Qwen3-4B-Instruct-2507-FP8 on an RTX 5090 and Kimi-K2-Thinking at TP8, both exact;
     # set 24 seven rows of Qwen3-14B (BF16 and AWQ) on L40S and L4 at 0.28.0, TP2 and PP2 included, and four of
     # Qwen3-32B (BF16, FP8 cache, AWQ, W4A16 GPTQ) on an A100 at 0.19.0, all within 0.1 %
     off = [lg for sc, lg in split if abs(sc.tokens_from_logged_kv - lg.tokens) > 0.005 * lg.tokens]
@@ -719,7 +738,14 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # row stays outside 0.5 % (set 21's Qwen3.8-27B-FP8 pair, prefix caching declared, is exact)
     qwen38 = [lg for lg in LOGS if lg.model.id.startswith("cyankiwi/Qwen3.8-27B-AWQ")]
     one_gpu = next(lg for lg in qwen38 if lg.settings.tp == 1)
-    assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348")), one_gpu]
+    # set 25: cyankiwi's MiniMax-M2.7 AWQ at TP2 over two DGX Sparks (0.29.1rc1): the logged 28.74 GiB gives 243,024
+    # tokens at 126,976 B a token, vLLM kept 240,816 (0.9 % fewer, 0.26 GiB): at TP2 the count is the binding worker's
+    # and the quoted budget may be the other's ("rank"); the same layout gives vLLM's own 23.25 GiB for 196,608 tokens
+    # on the refused start (test_the_0_29_1_two_spark_minimax_m2_7_awq_refusal_needs_the_logged_cache)
+    spark_pair = next(lg for lg in LOGS if lg.url.endswith("/spark-vllm-docker/issues/396") and lg.started)
+    assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348")), one_gpu,
+                   spark_pair]
+    assert score(spark_pair).tokens_from_logged_kv == 243024
     assert sorted((lg.settings.tp, lg.tokens, score(lg).tokens_from_logged_kv) for lg in qwen38) == [
         (1, 120422, 121160), (2, 541764, 540936), (2, 560445, 559461)]
     assert score(PP4_RTX_PRO_6000).tokens_from_logged_kv == 586316  # +5.5 % on the stage the post quotes
@@ -757,6 +783,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 525794, 559461, 560445),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
         ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 174899, 121160, 120422),
+        ("rank", "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", "GB10", 2, 1, 381744, 243024, 240816),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 253792, 180926, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
@@ -765,7 +792,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
     # hybrid13 brings three of them within 5 % (Qwen3.5-4B BF16 at 32K, granite-4.0-h-micro at 32K and 128K) and moves
     # set 22's two AWQ-BF16-INT4 TP2 rows out, on their budget (above)
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 22
-    assert ("token counts outside 5 %, by where the error is: budget 20, layout 1, stage 1, rank 1, unsplit 22"
+    assert ("token counts outside 5 %, by where the error is: budget 20, layout 1, stage 1, rank 2, unsplit 22"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -870,15 +897,16 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     # outside the graph bring six rows within (pcie-tp4's, weights-format's NVFP4, compile-state-unread's,
     # gemma4-e-weights', one gemma4-cold-peak and one v2-moe-0.29 row, so three classes are gone) and move six out:
     # four text-only FP8-dynamic 26B-A4B rows (v2-moe-0.29), two quantised Gemma 4 rows (gemma4-quantised-weights)
+    # set 25: the two-Spark MiniMax-M2.7 AWQ start (+58.5 %, 16.67 GiB more cache than logged) joins unified-memory
     assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 8,
                       "large-tp-communicators": 2, "pip-sort": 1, "install-unknown": 2, "weights-format": 1,
-                      "unified-memory": 1, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
+                      "unified-memory": 2, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
                       "hybrid-fp8-unread": 6, "spec-drafter": 1, "sm120-cold-nontorch": 6,
                       "gemma4-cold-peak": 1,
                       "gemma4-quantised-weights": 3, "qwen38-awq-3090": 3, "text-only-warm-restart": 1,
                       "compile-state-by-run": 1}
     assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 8, "
-            "large-tp-communicators 2, pip-sort 1, install-unknown 2, weights-format 1, unified-memory 1, "
+            "large-tp-communicators 2, pip-sort 1, install-unknown 2, weights-format 1, unified-memory 2, "
             "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 6, spec-drafter 1, "
             "sm120-cold-nontorch 6, gemma4-cold-peak 1, gemma4-quantised-weights 3, "
             "qwen38-awq-3090 3, "
@@ -912,7 +940,7 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "pip-sort                    1        -13.6   -13.6    -0.26   -0.26",
         "install-unknown             2        +10.8   +41.9    +0.70   +3.36",
         "weights-format              1         +5.2    +5.2    +0.32   +0.32",
-        "unified-memory              1        +10.5   +10.5    +1.36   +1.36",
+        "unified-memory              2        +10.5   +58.5    +1.36  +16.67",
         "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
@@ -1070,3 +1098,51 @@ def test_the_0_28_0_l4_qwen3_14b_awq_runs_differ_by_the_compile_cache():
             for sc in sized] == [(9.21, 60368, 1.449), (9.21, 60368, 1.449), (10.4, 68176, 0.258)]
     assert [(sc.kv_within, sc.tokens_within_5pct) for sc in sized] == [(True, True), (False, False), (True, True)]
     assert miss_cause(later) == "compile-state-by-run" and not miss_cause(cold)
+
+
+#: Set 25: eugr/spark-vllm-docker#396, cyankiwi's MiniMax-M2.7 AWQ at TP2 over two DGX Sparks (0.29.1rc1), refused at
+#: 0.80 and started at 0.85
+SPARK_PAIR = [lg for lg in LOGS if lg.url == "https://github.com/eugr/spark-vllm-docker/issues/396"]
+
+
+def test_the_0_29_1_two_spark_minimax_m2_7_awq_refusal_needs_the_cache_vllm_logged():
+    # vLLM's refusal: "23.25 GiB KV cache is needed" for 196,608 tokens, 62 layers x 2 x 4 KV heads a rank x 128 x 2 B
+    # = 126,976 B a token at TP2 (a 16-bit cache); shardwise's layout gives exactly that. Its budget keeps 16.4 - 16.6
+    # GiB more than logged at both utilisations: the unified-memory class, open (startup_logs.MISS_CAUSES)
+    refused, started = SPARK_PAIR
+    s = score(refused).sized
+    assert (s.kv_bytes_per_token_per_gpu, round(s.needed_kv_gib, 2), s.max_model_len) == (126976, 23.25, 196608)
+    assert [(lg.started, s.starts, round(s.available_kv_gib, 2), lg.kv_gib)
+            for lg, s in ((lg, score(lg).sized) for lg in SPARK_PAIR)] == [(False, True, 39.06, 22.5),
+                                                                         (True, True, 45.15, 28.74)]
+    assert [bool(lg.open_miss) for lg in SPARK_PAIR] == [True, True]
+    assert [miss_cause(lg) for lg in SPARK_PAIR] == ["", "unified-memory"]
+
+
+#: Set 25: vllm#17238, a Qwen2.5-32B-Instruct INT8 W8A16 checkpoint at TP2 on two RTX 3090s, 0.8.1, eager, 4,096 tokens
+RTX3090_W8A16 = [lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/17238"]
+
+
+def test_the_0_8_1_rtx_3090_pair_starts_at_8_sequences_and_its_refusal_at_256_stays_open():
+    # refused at the default 256 sequences ("No available memory for the cache blocks"), started at 8; shardwise
+    # leaves 3.84 GiB of cache at 256 and 4.22 at 8 (its sampler and profile rows: 0.60 GiB against 0.04), so the start
+    # is right and the refusal a strict open miss: the thread has no memory line to say what vLLM kept beside the cache
+    assert [(lg.settings.max_num_seqs, lg.started) for lg in RTX3090_W8A16] == [(None, False), (8, True)]
+    sized = [score(lg).sized for lg in RTX3090_W8A16]
+    assert [(s.max_num_seqs, round(s.weights_gib_per_gpu, 2), round(s.sampler_gib_per_gpu, 2),
+             round(s.available_kv_gib, 2), s.starts) for s in sized] == [
+        (256, 15.99, 0.6, 3.84, True), (8, 15.99, 0.04, 4.22, True)]
+    assert [score(lg).verdict_right for lg in RTX3090_W8A16] == [False, True]
+    assert bool(RTX3090_W8A16[0].open_miss) and not RTX3090_W8A16[1].open_miss
+
+
+#: Set 25: vllm#10511, youkaichao's memory-profiling sanity checks on an H100 (main between v0.6.4.post1 and v0.6.5, V0)
+H100_LLAMA3_8B = [lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/pull/10511"]
+
+
+def test_the_0_6_4_h100_llama_3_8b_sanity_runs_load_the_logged_weights():
+    # 14.96 GiB at TP1 and 7.48 at TP2 logged; the TP1 budget 53.29 GiB logged against 54.86 modelled (within 2.85)
+    assert [(lg.settings.tp, lg.weights_gib, round(score(lg).sized.weights_gib_per_gpu, 2), score(lg).weights_within)
+            for lg in H100_LLAMA3_8B] == [(1, 14.96, 14.96, True), (2, 7.48, 7.48, True)]
+    first = score(H100_LLAMA3_8B[0])
+    assert (round(first.sized.available_kv_gib, 2), first.log.kv_gib, first.kv_within) == (54.86, 53.29, True)

@@ -1174,6 +1174,29 @@ def test_model_runner_v2s_profile_keeps_only_the_logits_from_0_28():
     assert sizing.logits_soft_capped(uncapped) is False
 
 
+def test_model_runner_v2s_profile_samples_with_the_warm_up_parameters_from_0_33():
+    # tokens16: 0.33.0's and 0.34.0's _dummy_sampler_run samples the dummy rows a second time with
+    # SamplingParams.for_sampler_warmup() on every request ("warmup_kernels ... pays for the fp32 logits pipeline, so
+    # the profiled peak must too"): Sampler.sample copies the logits to float32 and, no row being greedy, runs
+    # FlashInfer's fused top-k/top-p where the image has it, else the top-k/top-p kernel and a Gumbel arg-max: the
+    # warm-up sampler's bytes a logit (16 FlashInfer, 15.5 Triton), where 0.31 - 0.32 keep the logits alone
+    l4 = sizing.Device("L4", 21.96, "nvidia", "ada", 1)
+    s = sizing.EngineSettings(gpu_memory_utilization=0.9, max_model_len=8192)
+    qwen = find_model("Qwen/Qwen3-4B-Instruct-2507")
+    hidden = 2048 * 2560 * 2  # the 2,048-token batch's hidden states, held while the 256 rows are sampled
+    got = {v: sizing.size_deployment(qwen, l4, s, v).sampler_gib_per_gpu * GIB for v in ("0.32.0", "0.33.0", "0.34.0")}
+    assert got == {"0.32.0": 256 * 151936 * 2 + hidden, "0.33.0": 256 * 151936 * 16 + hidden,
+                   "0.34.0": 256 * 151936 * 16 + hidden}
+    # without FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=0) the Triton top-k/top-p kernel's 15.5 B; ROCm the same
+    native = dataclasses.replace(s, flashinfer_sampler=False)
+    assert sizing.size_deployment(qwen, l4, native, "0.33.0").sampler_gib_per_gpu * GIB == 256 * 151936 * 15.5 + hidden
+    mi300x = sizing.Device("MI300X", 191.98, "amd", "cdna3", 8)
+    at_256 = dataclasses.replace(s, max_num_seqs=256, max_num_batched_tokens=2048)  # a 192 GB GPU: 1,024 and 16,384
+    assert sizing.size_deployment(qwen, mi300x, at_256, "0.33.0").sampler_gib_per_gpu * GIB == (
+        256 * 151936 * 15.5 + hidden)
+    assert [behaviour(v).v2_profile_warmup_sampler for v in ("0.32.0", "0.33.0", "0.34.0")] == [False, True, True]
+
+
 def test_the_cuda_context_is_charged_by_the_gpu_where_a_public_log_reads_it():
     # verdicts29: what vLLM's first snapshot finds used on one GPU before any weight, 0.19 GiB on an L4 (21.84/22.03,
     # v0.29.0-cu129) and 0.23 on an A10 (21.83/22.06; the A10G's 8 SMs more: 0.24); other parts keep H100's 0.50
@@ -1462,43 +1485,51 @@ def test_what_is_made_per_group_goes_with_the_group():
 def test_0_34_sizes_an_extensible_kv_cache_from_what_is_in_use_after_the_warm_up():
     # v1/worker/extensible_kv_cache.py measure_kv_cache_bytes (0.34.0): min(requested - in use, free at start + 0
     # committed - max(1 GiB, 0.75 x peak)) - peak; config/cache.py resolved_gpu_memory_utilization: 1.0 when unset.
-    # Llama-3.1-8B on one H100 (Model Runner V2: its penalty buffers, 1,024 x 128,256 x 4 + the mask, are in use too)
+    # Llama-3.1-8B on one H100 (Model Runner V2: its penalty buffers, 1,024 x 128,256 x 4 + the mask, are in use too;
+    # from 0.33 its profile samples the 1,024 dummy rows with the warm-up's parameters too, FlashInfer's 16 B a logit:
+    # a 2.0195 GiB peak, 0.8438 before tokens16)
     llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
     h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 8)
     # a warm compile cache: the profile's own peak, without a first start's compile peak (test_compile_cache.py)
     s = sizing.EngineSettings(max_model_len=8192, compile_cache="warm")
     old, new = (sizing.size_deployment(llama, h100, s, v) for v in ("0.33.0", "0.34.0"))
     assert (old.gpu_memory_utilization, old.block_size, round(old.available_kv_gib, 4), old.kv_cache_tokens) == (
-        0.92, 16, 55.9954, 458704)
+        0.92, 16, 54.8196, 449072)
     assert (new.gpu_memory_utilization, new.block_size, round(new.available_kv_gib, 4), new.kv_cache_tokens) == (
-        1.0, 64, 60.4304, 495040)
+        1.0, 64, 58.44, 478720)
+    # the peak: FlashInfer's 16 B over 1,024 x 128,256 logits and the 8,192 x 4,096 hidden states it samples from
+    assert round(new.activation_gib_per_gpu, 4) == round((1024 * 128256 * 16 + 8192 * 4096 * 2) / 2**30, 4) == 2.0195
     # by hand: 79.1875 - 0.5 (CUDA context) - 14.9888 (weights) - 0.12 (non-torch) - 0.4 (graphs) - 0.4893 (penalty
-    # buffers) - max(1, 0.75 x 1.2438) - 1.2438 (peak 0.8438 + the 0.4 graph estimate): the device bound decides
+    # buffers) - max(1, 0.75 x 2.4195) - 2.4195 (peak 2.0195 + the 0.4 graph estimate): the device bound decides
     kept = 1024 * (128256 * 4 + 4008 * 4) / 2**30
-    by_hand = H100_GIB - 0.5 - new.weights_gib_per_gpu - 0.12 - 0.4 - kept - 1.0 - (new.activation_gib_per_gpu + 0.4)
+    peak = new.activation_gib_per_gpu + 0.4
+    by_hand = H100_GIB - 0.5 - new.weights_gib_per_gpu - 0.12 - 0.4 - kept - max(1.0, 0.75 * peak) - peak
     assert new.available_kv_gib == pytest.approx(by_hand, abs=1e-9)
     # an explicit 0.9 is the cap instead: the graphs are in use and in the peak (0.4 less than 0.33.0 at 0.9)
     at = [sizing.size_deployment(llama, h100, dataclasses.replace(s, gpu_memory_utilization=0.9), v).available_kv_gib
           for v in ("0.33.0", "0.34.0")]
-    assert [round(x, 4) for x in at] == [54.4117, 54.0117]
+    assert [round(x, 4) for x in at] == [53.2359, 52.8359]
 
 
 def test_0_34_extensible_kv_cache_leaves_nothing_to_fit_outside_the_budget():
-    # 0.33.0 at 0.99 on an L4: the graphs and the sampler warm-up after sizing may not fit 1 % of 22 GiB (refused on
-    # the central estimate); 0.34.0 measures them before it sizes the cache and skips the first snapshot's check
+    # 0.32.0 at 0.99 on an L4: the sampler warm-up after sizing may not fit 1 % of 22 GiB (refused on the central
+    # estimate: 0.50 GiB to hold in 0.22); 0.33.0 profiles the warm-up's sampler inside the budget (tokens16), so only
+    # the CUDA context and the allocator's slack are left outside (0.216 GiB: starts, within the band); 0.34.0
+    # measures them before it sizes the cache and skips the first snapshot's check
     llama = find_model("meta-llama/Llama-3.1-8B-Instruct")
     l4 = sizing.Device("L4", 22.05, "nvidia", "ada", 8)
     # a warm compile cache: a cold compile's larger profile peak would hold the sampler warm-up inside the budget
     s = sizing.EngineSettings(max_model_len=8192, gpu_memory_utilization=0.99, compile_cache="warm")
-    old, new = (sizing.size_deployment(llama, l4, s, v) for v in ("0.33.0", "0.34.0"))
-    assert (old.starts, old.margin_verdict) == (False, "may-refuse")
+    old, mid, new = (sizing.size_deployment(llama, l4, s, v) for v in ("0.32.0", "0.33.0", "0.34.0"))
+    assert (old.starts, old.margin_verdict, round(old.margin_need_gib, 4)) == (False, "may-refuse", 0.4982)
+    assert (mid.starts, mid.margin_verdict, round(mid.margin_need_gib, 4)) == (True, "may-refuse", 0.216)
     assert (new.starts, new.margin_verdict, new.margin_need_gib, round(new.available_kv_gib, 4)) == (
-        True, "starts", 0.0, 4.6141)
+        True, "starts", 0.0, 4.3202)
 
 
 @pytest.mark.parametrize(("settings", "util", "kv"), [
-    ({}, 1.0, 169.3792),  # ROCm: the margin's floor is 3 GiB (KV_CACHE_MARGIN_FLOOR_BYTES)
-    ({"extensible_kv_cache": False}, 0.92, 157.9208),  # --no-enable-extensible-kv-cache: 0.33.0's sizing
+    ({}, 1.0, 169.0458),  # ROCm: the margin's floor is 3 GiB (KV_CACHE_MARGIN_FLOOR_BYTES)
+    ({"extensible_kv_cache": False}, 0.92, 157.5874),  # --no-enable-extensible-kv-cache: 0.33.0's sizing
     ({"kv_cache_memory_bytes": 10 * 2**30}, 0.92, 10.0),  # --kv-cache-memory-bytes turns it off
 ])
 def test_0_34_extensible_kv_cache_on_rocm_and_where_it_is_off(settings, util, kv):

@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ...catalog.accelerators import is_extended_resource, resource_names
 from ...model import Location
 from ...model.unknown import is_placeholder
 from ...vllm.args import is_vllm_image
@@ -170,6 +171,49 @@ def _gitops_model_command(spec: Any, file: str | None) -> tuple[str, Location | 
     return None
 
 
+#: A kind's words: ``VLLMModel`` -> ``VLLM Model``, ``VllmDeployment`` -> ``Vllm Deployment``.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_OPERATOR_WHY = ("it is an operator's object (its API is named for vLLM) that asks for accelerators, and shardwise "
+                 "does not read that operator's fields: the operator writes the vLLM command (model, layout, "
+                 "engine settings) into a pod spec that is not in the inputs; lint the pod it renders (kubectl "
+                 "get pod -o yaml) to check the layout")
+
+
+def _named_operator(group: str, kind: str, spec: Mapping[str, Any], file: str | None) -> Mention | None:
+    """An object of an operator named for vLLM (its API group, ``llm.vllm-operator.io``, or its kind, ``VLLMModel``)
+    whose spec asks for accelerators (``resources.limits`` with ``nvidia.com/gpu``): the operator serves a model with
+    them (corpus15: ycra-dev/vllm-operator's ``LLM`` and PhenixForge's ``VLLMModel`` were skipped without a word).
+    Objects of such groups that ask for no accelerator are routers, caches and adapters (production-stack's
+    ``VLLMRouter``, ``CacheServer``; the semantic router's pools): nothing is said of them."""
+    if not (_named(group) or _named(_CAMEL.sub(" ", kind))):
+        return None
+    for key, value, _holder in _walk(spec):
+        if key not in ("limits", "requests") or not isinstance(value, Mapping):
+            continue
+        for name in value:
+            name = str(name)
+            if name in resource_names() or (is_extended_resource(name) and name.split("/", 1)[1].startswith("gpu")):
+                return (f"the {kind} of {group}, which asks for {value[name]} {name}", _at(value, name, file),
+                        _OPERATOR_WHY)
+    return None
+
+
+def _vllm_chart(key: str, value: Any) -> str | None:
+    """The Helm chart a ``chart`` field names when that chart is vLLM's own (named ``vllm``: substratusai's
+    ``vllm``, ``oci://.../vllm``): an installer object of a kind the GitOps planner does not render (an app-store
+    ``AppEntry``) that runs it (corpus15: dhnt/appstore's AppEntry was skipped without a word). Charts named for
+    something beside vLLM (``vllm-router``, ``vllm-semantic-router``) are not vLLM's server and say nothing here."""
+    if key != "chart":
+        return None
+    name = value if isinstance(value, str) else as_map(value).get("name") or as_map(value).get("chart")
+    if isinstance(name, Mapping):  # Flux: chart: {spec: {chart: vllm}}
+        name = as_map(name.get("spec")).get("chart")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    text = name.strip()
+    return text if text.lower().rstrip("/").rsplit("/", 1)[-1] == "vllm" else None
+
+
 def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mention | None:
     """(what mentions vLLM, its line, why no workload was read or None for the general reason), or None."""
     spec = obj.get("spec")
@@ -178,6 +222,7 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
         return None
     file = loc.file
     why = gitops_why(kind, obj)
+    gitops = why is not None  # Argo CD, Flux, k3s: rendered (or said why not) by the GitOps planner, not here
     if why is not None:
         image = _gitops_image(spec, file) or _gitops_model_command(spec, file)
         if image is not None:
@@ -204,6 +249,11 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
             inner = next((k for k in ("type", "name") if _named(value.get(k))), None)
             if inner is not None:
                 return f"`{key}.{inner}: {value[inner]}`", _at(value, inner, file), None
+        chart = None if gitops else _vllm_chart(low, value)
+        if chart is not None:
+            return (f"the Helm chart `{chart}`", _at(holder, key, file),
+                    f"it installs the Helm chart `{chart}` in the cluster, so the pods that chart runs are not in the "
+                    "inputs: lint the chart rendered with its values (helm template, with the values it names)")
         if low == "modelformat" and _named(as_map(value).get("name")):
             return f"the model format `{as_map(value).get('name')}`", _at(holder, key, file), None
         if low.endswith("image") and isinstance(value, str) and value.strip():
@@ -232,6 +282,9 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
                 return (f"the Ray Serve application `{m.group(1) if m is not None else value}`",
                         _at(holder, key, file), None)
     spec_map = as_map(spec)
+    served = _named_operator(group, kind, spec_map, file)
+    if served is not None:
+        return served
     if group == "inference.llmaz.io" and kind == "Playground":
         backend = as_map(spec_map.get("backendRuntimeConfig")).get("backendName")
         if not backend:  # llmaz's default backend is vLLM

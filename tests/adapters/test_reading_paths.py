@@ -6,16 +6,21 @@
   reset on the way out, also when the body raises, and they nest.
 - ``flags._name_absent_at`` (the memo keyed by a release's numbers) gives the verdict ``_name_absent`` gives, for
   two objects of one release too.
+- ``parse.location_at`` (a :class:`Location` made without calling ``__init__``) makes the object ``__init__`` makes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import pickle
 import sys
 
 import pytest
 from shardwise.rules.adapters.k8s import configfile
 from shardwise.rules.adapters.k8s.configfile import config_maps_of, pods_of
+from shardwise.rules.adapters.k8s.parse import location_at
+from shardwise.rules.model import Location
 from shardwise.rules.model.errors import InputError
 from shardwise.rules.model.files import read_file_bytes
 from shardwise.rules.vllm import flags
@@ -115,3 +120,14 @@ def test_the_memo_by_numbers_gives_the_verdict_of_the_release(name, parts):
 def test_the_memo_by_numbers_still_refuses_a_flag():
     why = flags._name_absent_at("no-such-flag", (0, 10, 2))
     assert why is not None and why.startswith("`--no-such-flag` is not a flag of vLLM 0.10.2 ")
+
+
+@pytest.mark.parametrize(("file", "line"), [("m.yaml", 3), ("m.yaml", None), (None, None), ("dir/ü.yaml", 10_000)])
+def test_a_location_made_without_init_is_the_one_init_makes(file, line):
+    made, plain = location_at(file, line), Location(file, line)
+    assert type(made) is Location
+    assert made == plain and hash(made) == hash(plain) and repr(made) == repr(plain) and str(made) == str(plain)
+    assert list(vars(made).items()) == list(vars(plain).items())  # the same entries, in the same order
+    assert pickle.dumps(made) == pickle.dumps(plain)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.line = 4  # type: ignore[misc]

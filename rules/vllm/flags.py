@@ -219,7 +219,8 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
 def _name_absent_at(name: str, parts: tuple[int, ...]) -> str | None:
     """:func:`_name_absent` of the release numbered ``parts``, memoised by the name and the numbers: a tuple of ints
     hashes and compares in C, where a :class:`Version` key called its dataclass ``__hash__`` (and ``__eq__`` for
-    another object of the same release) in Python at every lookup (about 8,000 instructions; six a container)."""
+    another object of the same release) in Python at every lookup, six a container (``absent_flag`` 23.5M → 21.3M
+    instructions over 400 generated files)."""
     return _name_absent(name, Version(parts))
 
 

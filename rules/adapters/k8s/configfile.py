@@ -50,7 +50,7 @@ def namespace_of(obj: Mapping[str, Any]) -> str:
 class _ConfigMapsOf:
     """:func:`config_maps_of`'s context: a class, not a ``@contextmanager`` generator (entered once for every file read
     and :class:`_PodsOf` once for every object: a generator, its context manager and its ``StopIteration`` at the exit
-    cost about 4 us each time; these two methods about 1 us)."""
+    each time; ``timeit`` on a loaded machine, generator then class: this one 6.5 → 3.0 us, pods_of's 7.9 → 5.5 us)."""
 
     __slots__ = ("objs", "token")
 

@@ -91,7 +91,7 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
 
 def location_at(file: str | None, line: int | None) -> Location:
     """``Location(file, line)``, made without calling its ``__init__``: this module is compiled (mypyc) and the model's
-    class is not, so each ``Location(...)`` made here or in :mod:`.pods` ran a Python frame (about 26 a file read). The
+    class is not, so each ``Location(...)`` made here or in :mod:`.pods` ran a Python frame (about 27 a file read). The
     instance is the one ``__init__`` makes: the same three entries in its dict, in the same order."""
     loc = Location.__new__(Location)
     d = loc.__dict__

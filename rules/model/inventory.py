@@ -631,6 +631,9 @@ class Router:
     discovery_type: Any = "pod-ip"
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    #: What was written for each option whose value is not known (``--routing-logic`` -> ``$(ROUTING_LOGIC)``), so a
+    #: "cannot decide" names it.
+    written: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -735,6 +738,7 @@ class CrossRef:
     lines: Any = None  # the text lines of its file, where engine flags are looked up
     groups: list[ServingGroup] = field(default_factory=list)  # what was read from the object alone
     issues: list[LaunchIssue] = field(default_factory=list)
+    routers: list[Router] = field(default_factory=list)  # production-stack routers read from the object alone
     done: bool = False  # joined: what it names was found
     #: What it names that its own input does not hold (the ConfigMaps a pod looked up: ``adapters.k8s.configjoin``).
     names: tuple[str, ...] = ()

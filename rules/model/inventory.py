@@ -388,6 +388,9 @@ class ServingGroup:
     #: ``sizing``): the engine tells from it which findings rest on a GPU read from a name (``NodePool.gpu_assumed``).
     device_reads: int = field(default=0, compare=False, repr=False)
     replicas: Any = 1
+    #: Why ``replicas`` is not known, naming what the object writes (a ``replicas`` beside the pod's containers in a
+    #: custom resource whose schema is not read); None: the general reason.
+    replicas_why: str | None = None
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None
     node_selector: Any = field(default_factory=dict)  # dict[str, str] | UNKNOWN

@@ -5,11 +5,12 @@ deploy a container on OKE, read at v1.0.11 (``docs/custom_blueprints/blueprint_j
 ``recipe_container_env``'s ``key``/``value`` pairs), ``recipe_node_shape`` (an OCI shape: ``VM.GPU.A10.2``),
 ``recipe_nvidia_gpu_count``, ``recipe_replica_count`` and ``recipe_shared_memory_volume_size_limit_in_mb``.
 
-The schema names the fields, but how the blueprints control plane turns them into a pod (the node label it selects
-the shape by, where the shared memory is mounted, the probes, the Service) is not published, and OCI's GPU shapes are
-not in the GPU catalog. A recipe that names vLLM (its image, or a vLLM flag in its arguments) is therefore not read
-as a workload: SW005 names the recipe and what it sets, never a silent pass. A recipe that names no vLLM is skipped
-as before, saying what it is.
+The schema names the fields, but how the blueprints control plane turns them into pods (how it places them on the
+shape's nodes, how it spreads a multi-node recipe, where the shared memory is mounted, the probes) is not in the
+repository (no file but the docs and samples uses the recipe's fields at v1.0.11). The shapes themselves are in the
+GPU catalog (``catalog/hardware.py``). A recipe that names vLLM (its image, or a vLLM flag in its arguments) is
+therefore not read as a workload: SW005 names the recipe and what it sets, never a silent pass. A recipe that names
+no vLLM is skipped as before, saying what it is.
 """
 
 from __future__ import annotations
@@ -59,10 +60,10 @@ def recipe_inventory(data: Mapping[str, Any], file: str, text: str) -> Inventory
             else f"the vLLM flag {flags[0]}")
     name = data.get("deployment_name") or data.get("recipe_id") or "unnamed"
     why = (f"it is an {OCI_RECIPE} ({'; '.join(sets) or 'no shape or GPU count'}), which the blueprints control "
-           "plane turns into a pod on OKE in a way the blueprints repository does not publish (only the recipe's "
-           "schema: the node label that selects the shape, the shared-memory mount and the probes are not given), and "
-           "OCI's GPU shapes are not in the GPU catalog: shardwise "
-           "does not read recipes, so lint the Deployment the blueprint creates (kubectl get deployment -o yaml)")
+           "plane turns into pods on OKE in a way the blueprints repository does not publish (only the recipe's "
+           "schema: how the pods are placed on the shape's nodes, how a multi-node recipe is spread and where the "
+           "shared memory is mounted are not given): shardwise does not read recipes, so lint the Deployment the "
+           "blueprint creates (kubectl get deployment -o yaml)")
     where = Location(file, _line(text, "recipe_image_uri" if isinstance(image, str) and is_vllm_image(image)
                                  else "recipe_container_command_args"))
     inv.launch_issues.append(LaunchIssue(f"{OCI_RECIPE} {name}", "", f"it mentions vLLM ({what}) but {why}", where,

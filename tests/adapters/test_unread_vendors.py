@@ -83,9 +83,9 @@ def test_oci_recipe_naming_vllm_says_why_it_is_not_read():
         "not read: it mentions vLLM (the vLLM image docker.io/vllm/vllm-openai:v0.9.1) but it is an OCI AI Blueprints "
         "recipe (recipe_node_shape 'VM.GPU.A10.2'; recipe_nvidia_gpu_count 2; recipe_replica_count 1; arguments "
         "`--model NousResearch/Meta-Llama-3-8B-Instruct --tensor-parallel-size 2`), which the blueprints control "
-        "plane turns into a pod on OKE in a way the blueprints repository does not publish (only the recipe's "
-        "schema: the node label that selects the shape, the shared-memory mount and the probes are not given), and "
-        "OCI's GPU shapes are not in the GPU catalog: shardwise does not read recipes, so lint the Deployment the "
+        "plane turns into pods on OKE in a way the blueprints repository does not publish (only the recipe's schema: "
+        "how the pods are placed on the shape's nodes, how a multi-node recipe is spread and where the shared memory "
+        "is mounted are not given): shardwise does not read recipes, so lint the Deployment the "
         "blueprint creates (kubectl get deployment -o yaml)", 5, "advisory")]
     # a recipe of another image and no vLLM flag (a fine-tuning job): skipped, saying what it is
     other = _RECIPE.replace("docker.io/vllm/vllm-openai:v0.9.1", "iad.ocir.io/x/trainer:1").replace(

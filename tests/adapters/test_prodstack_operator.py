@@ -151,3 +151,22 @@ def test_vllm_runtime_values_the_api_server_refuses_are_input_errors():
     assert (e.value.message, e.value.line) == (
         "spec.deploymentConfig.resources.gpu: expected a string, found int (2); the CRD types it as a string, so "
         "Kubernetes refuses the object as written", 21)
+
+
+def test_vllm_runtime_shm_size_mounts_dev_shm_as_the_operator_on_main_does():
+    """vllm-stack-0.1.12's controller mounts nothing at /dev/shm, so a runtime of tensor 2 gets SW401 (blocking, as
+    for any pod); the operator on main since 217fadb (#994) mounts an emptyDir of medium Memory there when
+    ``deploymentConfig.shmSize`` is written, and SW401 then passes."""
+    def sw401(text: str) -> list[tuple[str, str]]:
+        return [(f.level, f.message) for f in run_rules(ALL_RULES, load_kubernetes_text(text, "f.yaml"))
+                if f.code == "SW401"]
+
+    assert sw401(_ROUTER) == [("mandatory", "container `vllm` runs tensor_parallel_size 2 but mounts nothing at "
+                                            "/dev/shm (the container runtime's default is 64 MiB); mount an emptyDir "
+                                            "with medium: Memory there")]
+    text = _ROUTER.replace("    replicas: 3\n", "    replicas: 3\n    shmSize: 16Gi\n")
+    assert text != _ROUTER
+    dep = runtime_deployment(load_documents(text, "f.yaml")[1][1], Location("f.yaml", 11))
+    assert dep["spec"]["template"]["spec"]["volumes"] == [{"name": "dshm", "emptyDir": {"medium": "Memory",
+                                                                                          "sizeLimit": "16Gi"}}]
+    assert sw401(text) == []

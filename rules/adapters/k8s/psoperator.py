@@ -12,7 +12,10 @@ the controller writes (``--enable-lora``, ``--no-enable-chunked-prefill`` unless
 ``--tensor-parallel-size``, ``--gpu_memory_utilization``, ``extraArgs`` ... in its order), the request ``gpu`` of
 ``gpuType`` (``nvidia.com/gpu`` by default) as request and limit, the runtime class (``nvidia`` by default), node
 affinity from ``nodeSelectorTerms``, tolerations, and its probes (startup 120 s + 100 × 20 s). It mounts no
-``/dev/shm``. The sidecar (``sidecarConfig``), the Service, the PVC and the ScaledObject are not rendered.
+``/dev/shm`` at 0.1.12; the operator on main since 217fadb (vllm-project/production-stack#994, July 2026) mounts an
+emptyDir of medium Memory there when ``deploymentConfig.shmSize`` is written (a field the 0.1.12 CRD prunes), and the
+object says nothing of which operator runs it, so a written ``shmSize`` is read as main reads it. The sidecar
+(``sidecarConfig``), the Service, the PVC and the ScaledObject are not rendered.
 
 VLLMRouter: the Deployment ``<name>`` running ``image.registry/image.name`` with ``--service-discovery`` (``k8s`` by
 default), for ``k8s`` ``--k8s-namespace <the router's namespace>`` and ``--k8s-label-selector``, for ``static`` the
@@ -30,7 +33,7 @@ from ...model import UNKNOWN, Inventory, Location
 from ...model.errors import InputError
 from ..yamlsrc import LineDict
 from .apptemplate import _ld
-from .fields import as_map, int_field, line_of, typed_list, typed_map
+from .fields import as_map, int_field, line_of, quantity, typed_list, typed_map
 from .parse import Lines
 
 GROUP = "production-stack.vllm.ai"
@@ -161,9 +164,19 @@ def runtime_deployment(obj: Mapping[str, Any], loc: Location) -> LineDict:
     for key, (delay, period, timeout, failures) in _PROBES.items():
         container[key] = {"httpGet": {"path": "/health", "port": port, "scheme": "HTTP"}, "initialDelaySeconds": delay,
                           "periodSeconds": period, "timeoutSeconds": timeout, "failureThreshold": failures}
+    shm = _str(dc, "shmSize", "spec.deploymentConfig.shmSize", loc)
+    volumes: list[Any] = []
+    if shm:  # the operator after vllm-stack-0.1.12 (217fadb, main): an emptyDir of medium Memory at /dev/shm
+        empty: dict[str, Any] = {"medium": "Memory"}
+        if shm is not UNKNOWN and quantity(shm) is not None:
+            empty["sizeLimit"] = shm
+        volumes.append({"name": "dshm", "emptyDir": empty})
+        container["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
     pod: dict[str, Any] = {"containers": [_ld(container, line=at)],
                            "runtimeClassName": _str(dc, "runtimeClass", "spec.deploymentConfig.runtimeClass", loc,
                                                     "nvidia")}
+    if volumes:
+        pod["volumes"] = volumes
     terms = typed_list(dc, "nodeSelectorTerms", "spec.deploymentConfig.nodeSelectorTerms", loc)
     if "nodeSelectorTerms" in dc and dc["nodeSelectorTerms"] is not None:
         pod["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {

@@ -128,6 +128,9 @@ def test_vllm_router_defaults_and_other_logics():
     assert [m for _, m, *_ in sw406(load_kubernetes_text(text, "f.yaml"))] == [
         "vllm-router balances 2 static backends (http://a:8000, http://b:8000) with --routing-logic roundrobin, "
         "which ignores each engine's load"]
+    # an image of another name (a mirror): the VLLMRouter is the router whatever its image
+    text = _ROUTER.replace("name: lmcache/lmstack-router:latest", "name: acme/router:1.0")
+    assert [(r.name, r.logic) for r in load_kubernetes_text(text, "f.yaml").routers] == [("r", "roundrobin")]
     g = load_kubernetes_text(_ROUTER, "f.yaml").groups[0]
     assert (g.engine.tensor_parallel_size, g.gpus_per_pod, g.replicas) == (2, 2, 3)
 

@@ -35,6 +35,8 @@ from ..yamlsrc import LineDict
 from .apptemplate import _ld
 from .fields import as_map, int_field, line_of, quantity, typed_list, typed_map
 from .parse import Lines
+from .pods import read_pod
+from .router import read_router
 
 GROUP = "production-stack.vllm.ai"
 #: The controller's probes (``deploymentForVLLMRuntime``): HTTP GET /health on the vLLM port.
@@ -234,6 +236,14 @@ def add_prodstack_operator(kind: str, obj: Mapping[str, Any], loc: Location, inv
     routers = len(inv.routers)
     rendered = runtime_deployment(obj, loc) if kind == "VLLMRuntime" else router_deployment(obj, loc)
     added = add_workload(kind, rendered, loc, inv, lines, known=False) or len(inv.routers) > routers
+    if kind == "VLLMRouter" and not added:  # an image of another name (a mirror, a fork): the object says it routes
+        file_lines = lines.get(loc.file) if lines is not None and loc.file is not None else None
+        tpl = rendered["spec"]["template"]
+        pod = read_pod(tpl["metadata"], tpl["spec"], loc.file, file_lines, {}, where=loc, path="spec.template.spec")
+        router = read_router(kind, rendered, loc, pod.containers, claimed=True)
+        if router is not None:
+            inv.routers.append(router)
+            added = True
     if not added:
         inv.skipped[kind] += 1  # as an object no adapter claims
     return added

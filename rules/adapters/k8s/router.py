@@ -143,10 +143,12 @@ def _selector(text: Any) -> Any:
     return out
 
 
-def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: list[Container]) -> Router | None:
+def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: list[Container],
+                claimed: bool = False) -> Router | None:
     """The router the first router container of a pod template runs, None when none runs one or it is given no
-    ``--routing-logic``."""
-    c = next((c for c in containers if is_router(c)), None)
+    ``--routing-logic``; ``claimed``: the object says its first container is the router (the operator's
+    ``VLLMRouter``, whatever image it names)."""
+    c = next((c for c in containers if claimed or is_router(c)), None)
     if c is None:
         return None
     env = _env(c)

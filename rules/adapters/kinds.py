@@ -21,6 +21,8 @@ from .yamlsrc import DuplicateKey
 KUBERNETES = "kubernetes"
 STACK = "stack"
 PULUMI = "pulumi"
+#: An OCI AI Blueprints recipe (``ocirecipe.py``).
+OCI_RECIPE = "OCI AI Blueprints recipe"
 
 _KUSTOMIZE_GROUP = "kustomize.config.k8s.io/"
 #: Tools that deploy to Kubernetes and write their own configuration with a `kind` but never an `apiVersion`
@@ -150,6 +152,9 @@ def json_kind(data: Any, name: str) -> str:
                          "`pulumi stack export` output", name, 1)
     if _k8s_like(data):
         return KUBERNETES
+    if (isinstance(data, Mapping) and isinstance(data.get("recipe_image_uri"), str)
+            and ("recipe_mode" in data or "recipe_id" in data)):
+        return OCI_RECIPE  # read by ocirecipe.py
     if isinstance(data, Mapping) and "shardwise_baseline" in data:
         return "shardwise baseline"  # --create-baseline's file, committed beside the manifests
     return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"

@@ -62,6 +62,10 @@ def _load_text(text: str, file: str) -> Inventory:
                 raise
         else:
             kind = kinds.json_kind(data, file)
+            if kind == kinds.OCI_RECIPE:
+                from .ocirecipe import recipe_inventory
+
+                return recipe_inventory(data, file, text)
             if kind == kinds.PULUMI:
                 from .pulumi import inventory_from_pulumi_json
 

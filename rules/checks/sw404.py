@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, Inventory, ServingGroup, known
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ._net import targets
 
 #: Warm replicas a production model needs so that one failure or rollout leaves one serving.
@@ -76,6 +76,8 @@ class SingleReplicaInProduction(GroupRule):
             warm, a = max(lows, key=lambda t: t[0])
             found = f"{a.kind} `{a.name}` keeps a minimum of {warm}"
         else:
+            if g.replicas is UNKNOWN and g.replicas_why:  # readers16: name what the object writes
+                raise Undecidable("replicas", g.replicas_why)
             warm = int(known(g.replicas, "replicas"))
             found = f"replicas is {warm}"
         if warm >= MIN_WARM_REPLICAS:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
 from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable
+from ..model.unknown import UNRESOLVED
 from ._net import judged_behind, targets
 from ._words import listed
 
@@ -158,7 +159,13 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
 
     def _check_router(self, r: Router, inv: Inventory) -> Iterator[Hit]:
         if r.logic is UNKNOWN:
-            raise Undecidable("the router's --routing-logic")
+            written = r.written.get("--routing-logic")  # readers16: name what was written ($(ROUTING_LOGIC))
+            if written is None:
+                raise Undecidable("the router's --routing-logic")
+            raise Undecidable(f"the router's --routing-logic `{written}`",
+                              "a value no literal env or ConfigMap of the inputs gives: lint the ConfigMap that sets "
+                              "it with the router, or write it literally" if "$(" in written
+                              else UNRESOLVED)
         if r.logic not in ROUTER_LOGICS:
             raise Undecidable(f"the router's --routing-logic `{r.logic}`",
                               f"not one of the router's choices: {', '.join(ROUTER_LOGICS)}")

@@ -388,6 +388,9 @@ class ServingGroup:
     #: ``sizing``): the engine tells from it which findings rest on a GPU read from a name (``NodePool.gpu_assumed``).
     device_reads: int = field(default=0, compare=False, repr=False)
     replicas: Any = 1
+    #: Why ``replicas`` is not known, naming what the object writes (a ``replicas`` beside the pod's containers in a
+    #: custom resource whose schema is not read); None: the general reason.
+    replicas_why: str | None = None
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None
     node_selector: Any = field(default_factory=dict)  # dict[str, str] | UNKNOWN
@@ -631,6 +634,9 @@ class Router:
     discovery_type: Any = "pod-ip"
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    #: What was written for each option whose value is not known (``--routing-logic`` -> ``$(ROUTING_LOGIC)``), so a
+    #: "cannot decide" names it.
+    written: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -735,6 +741,7 @@ class CrossRef:
     lines: Any = None  # the text lines of its file, where engine flags are looked up
     groups: list[ServingGroup] = field(default_factory=list)  # what was read from the object alone
     issues: list[LaunchIssue] = field(default_factory=list)
+    routers: list[Router] = field(default_factory=list)  # production-stack routers read from the object alone
     done: bool = False  # joined: what it names was found
     #: What it names that its own input does not hold (the ConfigMaps a pod looked up: ``adapters.k8s.configjoin``).
     names: tuple[str, ...] = ()

@@ -322,3 +322,47 @@ def test_a_serving_runtime_alone_gets_the_checks_of_its_own_container():
     assert (g.kind, g.name, g.template, g.unknown_operator, show(g.replicas)) == (
         "ServingRuntime", "vllm-tp2", True, True, "UNKNOWN")
     assert codes(inv) == [("SW307", 10, "advisory"), ("SW401", 9, "advisory"), ("SW402", 13, "advisory")]
+
+
+_BESIDE = """\
+apiVersion: example.com/v1
+kind: LLMServer
+metadata:
+  name: qwen
+  namespace: prod
+  annotations:
+    shardwise.dev/production: "true"
+spec:
+  replicas: 1
+  server:
+    image: vllm/vllm-openai:v0.10.1
+    command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "8192"]
+    resources:
+      limits: {nvidia.com/gpu: 1}
+"""
+
+
+def test_replicas_beside_the_containers_of_a_crd_not_read_are_named_not_guessed():
+    """readers16: a custom resource whose ``replicas`` sits in the mapping that holds its container (HyperPod's
+    shape), not on the way down to it: what it counts is the CRD's schema's to say, and an unknown CRD's is not read
+    here, so the replicas stay unknown and SW404 names what is written instead of a general reason."""
+    (g,) = load_kubernetes_text(_BESIDE, "server.yaml").groups
+    assert (g.kind, g.replicas) == ("LLMServer", UNKNOWN)
+    assert [(f.code, f.message, f.location.line) for f in run_rules(ALL_RULES, load_kubernetes_text(
+        _BESIDE, "server.yaml")) if f.code == "SW404"] == [(
+            "SW404", "cannot decide: replicas is not known (`spec.replicas: 1` is written beside the pod's containers, "
+            "but LLMServer's schema is not read here, so which pods it counts is not known: lint the pods its "
+            "operator creates)", 9)]
+    # the same beside a `containers` list (a pod spec with its own replicas key), and minReplicas
+    listed = _BESIDE.replace("  replicas: 1\n  server:\n    image", "  minReplicas: 2\n  containers:\n  - image")
+    listed = listed.replace("\n    command", "\n    name: server\n    command").replace("\n    resources", "\n    resources")
+    (g,) = load_kubernetes_text(listed, "server.yaml").groups
+    assert (g.replicas, g.replicas_why) == (UNKNOWN, "`spec.minReplicas: 2` is written beside the pod's containers, "
+                                            "but LLMServer's schema is not read here, so which pods it counts is not "
+                                            "known: lint the pods its operator creates")
+    # replicas on the way down (spec.replicas over spec.template.spec) stay read as before
+    (g,) = load_kubernetes_text(_BESIDE.replace("  replicas: 1\n  server:", "  replicas: 2\n  worker:\n    server:")
+                                .replace("\n    image", "\n      image").replace("\n    command", "\n      command")
+                                .replace("\n    resources:\n      limits", "\n      resources:\n        limits"),
+                                "server.yaml").groups
+    assert g.replicas == 2 and g.replicas_why is None

@@ -89,3 +89,7 @@ def test_the_replicas_beside_the_worker_are_read_unless_it_autoscales():
     assert "autoScalingSpec" in scaled
     (g,) = load_kubernetes_text(scaled, "endpoint.yaml").groups
     assert g.replicas is UNKNOWN
+    assert g.replicas_why == ("spec.autoScalingSpec is set: the operator's KEDA ScaledObject moves spec.replicas "
+                              "between its minReplicaCount and maxReplicaCount")
+    (g,) = load_kubernetes_text(src, "endpoint.yaml").groups
+    assert g.replicas_why is None

@@ -61,7 +61,8 @@ def link_config_maps(inv: Inventory) -> None:
         ref.done = True
         inv.groups[:] = _replaced(inv.groups, ref.groups, joined.groups)
         inv.launch_issues[:] = _replaced(inv.launch_issues, ref.issues, joined.launch_issues)
-        ref.groups, ref.issues = joined.groups, joined.launch_issues
+        inv.routers[:] = _replaced(inv.routers, ref.routers, joined.routers)
+        ref.groups, ref.issues, ref.routers = joined.groups, joined.launch_issues, joined.routers
 
 
 def ambiguous_decider(namespace: str, name: str, places: list[Location], own: str | None = None) -> str:

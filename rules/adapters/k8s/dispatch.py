@@ -143,6 +143,8 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("kaito.sh", "Workspace"): _with_lines(Later("operators", "add_kaito_workspace")),
     ("inference.sagemaker.aws.amazon.com", "InferenceEndpointConfig"):
         _with_kind_lines(Later("operators", "add_hyperpod_endpoint")),
+    **{("production-stack.vllm.ai", kind): _with_kind_lines(Later("psoperator", "add_prodstack_operator"))
+       for kind in ("VLLMRuntime", "VLLMRouter")},
     ("arks.ai", "ArksApplication"): _with_lines(Later("operators", "add_arks_application")),
     ("arks.ai", "ArksModel"): _plain(Later("operators", "add_arks_model")),
     ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(Later("kthena", "add_model_booster")),

@@ -150,6 +150,20 @@ def _replicas(found: FoundPod) -> Any:
     return product if seen else UNKNOWN
 
 
+def _replicas_beside(kind: str, found: FoundPod) -> str | None:
+    """Why the replicas of a pod spec are not known where the object writes ``replicas`` (or ``minReplicas``) in the
+    mapping that holds its containers, not on the way down to it (readers16): the object's schema says what that
+    number counts (this engine's pods, a group's, every role's), and it is not read here, so it is not guessed.
+    None when nothing is written there."""
+    for key in ("replicas", "minReplicas"):
+        if key in found.spec:
+            value = found.spec[key]
+            at = found.path.rsplit(".", 1)[0] if found.path.endswith(tuple(f".{k}" for k in found.spec)) else found.path
+            return (f"`{at}.{key}: {value}` is written beside the pod's containers, but {kind}'s schema is not read "
+                    "here, so which pods it counts is not known: lint the pods its operator creates")
+    return None
+
+
 def _may_be_engine_pod(found: FoundPod) -> bool:
     """A pod spec that could be a worker of a multi-pod engine: it runs a vLLM image or asks for accelerators."""
     for c in as_list(found.spec.get("containers")):
@@ -189,6 +203,8 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         where = Location(file, f.spec.line if isinstance(f.spec, LineDict) and f.spec.line else loc.line)
         group_name = _name(name, f, len(serving))
         group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name)
+        if group.replicas is UNKNOWN:
+            group.replicas_why = _replicas_beside(kind, f)
         group.unknown_operator = True
         group.template = kind in TEMPLATE_KINDS and api_group(obj) in TEMPLATE_GROUPS
         if any(_may_be_engine_pod(o) for o, _ in others):

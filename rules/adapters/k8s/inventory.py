@@ -74,7 +74,8 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
                 read_files.add(loc.file)  # reported: not silent
                 continue
         if join_config_maps and missed and len(inv.cross_refs) == marks[_REFS] and (
-                len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES]):
+                len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES]
+                or len(inv.routers) > marks[_ROUTERS]):
             # a workload whose ConfigMap is not in this input: read again once every input is (configjoin.py)
             inv.cross_refs.append(CrossRef(CONFIG_REF, obj, loc, ctx.lines, names=tuple(sorted(missed))))
         if len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
@@ -87,6 +88,7 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
                 read_files.add(loc.file)
         for ref in inv.cross_refs[marks[_REFS]:]:  # what was read from it alone goes when it is joined
             ref.groups, ref.issues = inv.groups[marks[0]:], inv.launch_issues[marks[_ISSUES]:]
+            ref.routers = inv.routers[marks[_ROUTERS]:]
     for obj, loc in data:
         if loc.file not in read_files:
             _note_unread(str(obj.get("kind", "")), obj, loc, inv, errors)
@@ -126,6 +128,7 @@ _LISTS = ("groups", "pools", "security_groups", "subnets", "launch_templates", "
           "cross_refs")
 _ISSUES = _LISTS.index("launch_issues")
 _REFS = _LISTS.index("cross_refs")
+_ROUTERS = _LISTS.index("routers")
 
 
 def inventory_from_documents(docs: Iterable[tuple[int | None, Any]], text: str, file: str) -> Inventory:

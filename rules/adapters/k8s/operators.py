@@ -564,7 +564,12 @@ def add_hyperpod_endpoint(kind: str, obj: Mapping[str, Any], loc: Location, inv:
             and spec.get("autoScalingSpec") is None):
         for group in inv.groups[marks:]:
             if group.replicas is UNKNOWN:
-                group.replicas = replicas
+                group.replicas, group.replicas_why = replicas, None
+    elif spec.get("autoScalingSpec") is not None:
+        for group in inv.groups[marks:]:
+            if group.replicas is UNKNOWN:
+                group.replicas_why = ("spec.autoScalingSpec is set: the operator's KEDA ScaledObject moves "
+                                      "spec.replicas between its minReplicaCount and maxReplicaCount")
     if not added:
         inv.skipped[kind] += 1  # as an object no adapter claims
     return added

@@ -10,8 +10,11 @@ or ``python -m vllm_router.app``). Its arguments are read as the router's parser
 ``--service-discovery``, ``--k8s-namespace`` (default ``default``), ``--k8s-label-selector`` (default empty: every pod
 of the namespace), ``--k8s-service-discovery-type`` (``pod-ip`` when not given; the option from 0.1.7),
 ``--static-backends`` (comma-separated URLs) and ``--static-models`` (the model each backend serves, in the same
-order), each as ``--flag value`` or ``--flag=value``. A word the inputs do not give (a ``$(VAR)`` no literal env
-sets, a template placeholder) is unknown. A router without ``--routing-logic`` exits
+order), each as ``--flag value`` or ``--flag=value``. ``$(VAR)`` is expanded as kubelet does, from the container's
+literal env, its ``valueFrom.configMapKeyRef`` and its ``envFrom`` ConfigMaps when the inputs hold them (any input:
+a router that looked one up that its own input lacks is read again once every input is, ``configjoin.py``). A word
+the inputs do not give (a ``$(VAR)`` from a Secret or a ConfigMap not in the inputs, a template placeholder) is
+unknown, and the router keeps what was written for it. A router without ``--routing-logic`` exits
 at start (``verify_required_args_provided``): it routes nothing and is not read.
 """
 
@@ -24,6 +27,7 @@ from typing import Any
 
 from ...model import UNKNOWN, Container, Inventory, Location, Router
 from ...model.unknown import UNKNOWN_TOKEN, holds_placeholder
+from .configfile import config_map_key, env_from_values
 from .fields import as_map, read_annotations, suppressions_from
 
 ROUTER_IMAGE = "lmcache/lmstack-router"
@@ -70,24 +74,57 @@ def _word(w: Any, env: Mapping[str, Any]) -> Any:
     return UNKNOWN if _VAR.search(out) or holds_placeholder(out) else out
 
 
-def _options(words: list[Any]) -> dict[str, Any]:
-    """The last value given for each flag of :data:`_FLAGS` (argparse keeps the last)."""
+def _env(c: Container) -> dict[str, str]:
+    """The variables kubelet sets in the router's container that the inputs give: its ``envFrom`` ConfigMaps (all
+    of them held by the inputs, else none: a Secret or a missing map may set any name), then its ``env`` over them,
+    a literal value or a ``configMapKeyRef`` the inputs hold (makeEnvironmentVariables' order)."""
+    out: dict[str, str] = {}
+    if c.env_from:
+        rebuilt = [{"configMapRef" if s.kind == "configMap" else "secretRef": {"name": s.name}, "prefix": s.prefix}
+                   for s in c.env_from]
+        out.update(env_from_values(rebuilt) or {})
+    for name, value in c.env.items():
+        if isinstance(value, str):
+            out[name] = value
+        elif name in c.env_refs:
+            known = config_map_key(*c.env_refs[name])
+            if known is None:
+                out.pop(name, None)
+            else:
+                out[name] = known
+        else:
+            out.pop(name, None)
+    return out
+
+
+def _options(words: list[Any], raw: list[Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The last value given for each flag of :data:`_FLAGS` (argparse keeps the last), and what was written for
+    each that is not known (``raw``: the words as written)."""
     out: dict[str, Any] = {}
+    written: dict[str, str] = {}
     i = 0
     while i < len(words):
         w = words[i]
         if w is UNKNOWN:
+            flag, eq, value = raw[i].partition("=") if isinstance(raw[i], str) else ("", "", "")
+            if flag in _FLAGS and eq:  # --routing-logic=$(LOGIC)
+                out[flag], written[flag] = UNKNOWN, value
             i += 1
             continue
         flag, eq, value = w.partition("=")
         if flag in _FLAGS:
             if eq:
                 out[flag] = value
+                written.pop(flag, None)
             elif i + 1 < len(words):
                 out[flag] = words[i + 1]
+                if words[i + 1] is UNKNOWN and isinstance(raw[i + 1], str):
+                    written[flag] = raw[i + 1]
+                else:
+                    written.pop(flag, None)
                 i += 1
         i += 1
-    return out
+    return out, written
 
 
 def _selector(text: Any) -> Any:
@@ -106,15 +143,18 @@ def _selector(text: Any) -> Any:
     return out
 
 
-def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: list[Container]) -> Router | None:
+def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: list[Container],
+                claimed: bool = False) -> Router | None:
     """The router the first router container of a pod template runs, None when none runs one or it is given no
-    ``--routing-logic``."""
-    c = next((c for c in containers if is_router(c)), None)
+    ``--routing-logic``; ``claimed``: the object says its first container is the router (the operator's
+    ``VLLMRouter``, whatever image it names)."""
+    c = next((c for c in containers if claimed or is_router(c)), None)
     if c is None:
         return None
-    env = {k: v for k, v in c.env.items() if isinstance(v, str)}
-    words = [_word(w, env) for w in [*c.command, *c.args]]
-    opts = _options(words)
+    env = _env(c)
+    raw = [*c.command, *c.args]
+    words = [_word(w, env) for w in raw]
+    opts, written = _options(words, raw)
     if "--routing-logic" not in opts:
         return None
     meta = as_map(obj.get("metadata"))
@@ -132,6 +172,7 @@ def read_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: li
         discovery_type=opts.get("--k8s-service-discovery-type", "pod-ip"),
         location=c.location if c.location.line else loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
+        written=written,
     )
 
 

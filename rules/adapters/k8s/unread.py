@@ -13,6 +13,19 @@ from .dispatch import holds_data, is_template
 from .fields import as_list, as_map, read_annotations, suppressions_from
 from .generic import FoundPod, annotation_mentions, find_pods, vllm_mentions
 
+#: AMD AIM Engine (amd-enterprise-ai/aim-engine, read at v0.2.1: ``api/v1alpha1``): the kinds that say what a service
+#: serves. The operator resolves an AIMService's model to a service template, runs the AIM image's discovery and
+#: takes the engine (``metadata.engine``: vllm, tgi...), its ``engine_args``, the GPU model and count and the
+#: precision from the profile the image publishes (``AIMServiceTemplate`` ``status.profile``,
+#: ``aimservicetemplate_shared.go``), then creates a KServe InferenceService: none of it is in the object.
+AIM_GROUP = "aim.eai.amd.com"
+AIM_KINDS = frozenset({"AIMService", "AIMModel", "AIMClusterModel", "AIMServiceTemplate",
+                       "AIMClusterServiceTemplate"})
+AIM_WHY = ("AMD's AIM operator (aim.eai.amd.com) takes the engine, its arguments, the GPU model and count and the "
+           "precision from the profile the AIM image publishes when its discovery runs in the cluster (a service "
+           "template's status.profile), then creates a KServe InferenceService: shardwise does not read AIM objects, "
+           "so lint the InferenceService the operator creates (kubectl get inferenceservice -o yaml)")
+
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
                  errors: list[InputError] | None) -> bool:
@@ -32,6 +45,12 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     # what operators and GitOps objects say of vLLM: read only for an object that gave no workload (start-up time)
     from .mentions import gitops_why, operator_mention
 
+    aim = kind in AIM_KINDS and str(obj.get("apiVersion", "")).split("/", 1)[0] == AIM_GROUP
+    said = mention is not None
+    if aim:  # readers16: AMD AIM's engine settings are in its image's profiles, never in the object
+        mention = mention or (f"an AMD AIM {kind}, whose engine is vLLM or another as the AIM image's profile says",
+                              None)
+        special = AIM_WHY
     if mention is None:  # an operator's fields that name vLLM (runtime: vllm, backendName: vllm, vllmArgs: ...)
         found = operator_mention(kind, obj, loc)
         if found is None:
@@ -74,7 +93,8 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
     # the chart is rendered in the cluster, whatever mentioned vLLM
     why = special or gitops_why(kind, obj) or why
     where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
-    inv.launch_issues.append(LaunchIssue(subject, "", f"it mentions vLLM ({what}) but {why}", where,
+    text = f"it is {what}, and {why}" if aim and not said else f"it mentions vLLM ({what}) but {why}"
+    inv.launch_issues.append(LaunchIssue(subject, "", text, where,
                                          mentioned=True, suppressions=suppressions))
     return True
 

@@ -34,8 +34,9 @@ CORPUS = os.path.join(ROOT, "tests", "corpus", "wide")
 TRIAGE = os.path.join(CORPUS, "TRIAGE.yaml")
 PROVENANCE = os.path.join(CORPUS, "PROVENANCE.json")
 #: licences whose terms let the files be redistributed here (with the licence text, under LICENSES/); UPL-1.0 (the
-#: Universal Permissive License, OSI-approved) grants the right to copy and distribute with the notice kept
-LICENCES = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "MPL-2.0", "CC", "UPL-1.0"}
+#: Universal Permissive License, OSI-approved) grants the right to copy and distribute with the notice kept;
+#: CC0-1.0 (Creative Commons' public-domain dedication, corpus16) waives every right, copying included
+LICENCES = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "MPL-2.0", "CC", "CC0-1.0", "UPL-1.0"}
 #: what a file that runs a vLLM server says somewhere (its image, its command, its engine arguments); `/vllm:` is an
 #: image's last path segment (`quay.io/modh/vllm:tag`), never a URL's host (`http://vllm:8000/v1`, a client's setting);
 #: `vllm-openai` counts in an image's path (`quay.io/rh-aiservices-bu/vllm-openai-ubi9`) or after `image:` /

@@ -66,6 +66,23 @@ def _tool_config(doc: Mapping[str, Any]) -> bool:
     return "apiVersion" not in doc and isinstance(doc.get("kind"), str) and doc["kind"] in _TOOL_CONFIGS
 
 
+#: The top-level lists of Grafana's provisioning files (grafana/grafana docs, "Provision Grafana": data sources,
+#: dashboard providers, alerting resources, plugins), each written under ``apiVersion: 1``.
+_GRAFANA_LISTS = frozenset({"datasources", "deleteDatasources", "providers", "apps", "notifiers", "deleteNotifiers",
+                            "contactPoints", "deleteContactPoints", "policies", "resetPolicies", "templates",
+                            "deleteTemplates", "muteTimes", "deleteMuteTimes", "groups", "deleteRules"})
+
+
+def _grafana_provisioning(doc: Mapping[str, Any]) -> bool:
+    """A Grafana provisioning file: ``apiVersion`` a number (Grafana's format version, ``1``), no ``kind`` and no
+    ``metadata``, and one of Grafana's lists (:data:`_GRAFANA_LISTS`). A Kubernetes ``apiVersion`` is always a
+    string (``v1``, ``apps/v1``), and an object has a ``kind``: such a file is Grafana's, kept beside a repository's
+    manifests (corpus16: harshit-ojha0324/forge's deploy/local/grafana, two input errors and exit 2 before)."""
+    version = doc.get("apiVersion")
+    return (isinstance(version, int | float) and not isinstance(version, bool) and "kind" not in doc
+            and "metadata" not in doc and any(k in doc for k in _GRAFANA_LISTS))
+
+
 def _values_name(name: str) -> bool:
     base = os.path.basename(name)
     return base.startswith("values") or base.endswith(("values.yaml", "values.yml"))
@@ -114,7 +131,7 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     if is_shardwise_stack(first):
         return STACK
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
-           and not _tool_config(v) and not _helm_values(v, name) for v in values):
+           and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v) for v in values):
         return KUBERNETES
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip
@@ -126,6 +143,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     tools = [v for v in mappings if _tool_config(v)]
     if tools:
         return _TOOL_CONFIGS[tools[0]["kind"]]
+    if any(_grafana_provisioning(v) for v in mappings):
+        return "Grafana provisioning file"
     if mappings:
         return _what_yaml(mappings[0], name)
     return "YAML that is not a Kubernetes object"

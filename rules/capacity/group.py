@@ -141,8 +141,8 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
         raise Undecidable("memory per NeuronCore", "the catalog gives memory per Neuron device, which its "
                           "NeuronCores share in a proportion set by the logical core size")
     if g.pool is not None:
-        if is_unknown(g.pool.gpu_memory_gib) and g.pool.gpu_memory_why:
-            raise Undecidable(f"GPU memory of node pool `{g.pool.name}`", g.pool.gpu_memory_why)
+        if is_unknown(g.pool.gpu_memory_gib) and (g.pool.gpu_memory_why or g.pool.hardware_why):
+            raise Undecidable(f"GPU memory of node pool `{g.pool.name}`", g.pool.gpu_memory_why or g.pool.hardware_why)
         mem = known(g.pool.gpu_memory_gib, f"GPU memory of node pool `{g.pool.name}`")
         if mem:
             return float(mem)

@@ -8,7 +8,7 @@ from ..capacity.group import tp_pp
 from ..capacity.layout import plural
 from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, known
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
@@ -93,6 +93,8 @@ class TensorParallelLargerThanNode(GroupRule):
         tp, pp = tp_pp(g)
         if tp <= 1:
             return
+        if is_unknown(g.pool.gpus_per_node) and g.pool.hardware_why:
+            raise Undecidable(f"GPUs per node of pool `{g.pool.name}`", g.pool.hardware_why)
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
             yield from _across_pods(g)

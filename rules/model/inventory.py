@@ -157,6 +157,9 @@ class NodePool:
     #: Why ``gpu_memory_gib`` is UNKNOWN where a reason better than "not known" is at hand ("" otherwise): a label
     #: naming a GPU family the catalog holds in several sizes, with no memory figure to pick one.
     gpu_memory_why: str = ""
+    #: Why the pool's hardware (its GPU, GPU memory and GPUs per node) is UNKNOWN when the pool stands for one node
+    #: the inputs do not describe ("" otherwise): a selector that pins the pod by ``kubernetes.io/hostname``.
+    hardware_why: str = ""
     #: Why ``gpu`` is read from a name rather than from what the nodes are ("" when it is not): a KubeAI resource
     #: profile ``nvidia-gpu-l4`` says L4 by its name only; the blocking findings that read the GPU are advisory.
     gpu_assumed: str = ""

@@ -473,13 +473,29 @@ _VLLM_WORD = re.compile(r"(?:^|[/_.-])vllm(?:v?\d+(?:\.\d+)*)?(?:[/_.-]|$)")
 _ORGANISATIONS = frozenset({"vllm-project"})
 
 
+#: Words of an image repository that name a simulator of vLLM's server, not the server: llm-d's inference simulator
+#: (``ghcr.io/llm-d/llm-d-inference-sim``, a Go program first built as ``vllm-sim``, "designed to mimic the behavior
+#: of vLLM without the need for GPUs", README at eec055a; it takes vLLM's flag names, ``--model``,
+#: ``--max-model-len``, ``--max-num-seqs``, ``--max-loras``: docs/configuration.md), AIBrix's
+#: ``aibrix/vllm-simulator`` ("Mocked vLLM application", development/app/README.md), and mock or emulator builds named
+#: so. It holds no model and needs no accelerator (corpus16: nginx/nginx-gateway-fabric's guardrails example was
+#: read as a vLLM engine and blocked for requesting no GPU).
+_SIMULATOR_WORDS = re.compile(r"(?:^|[/_.-])(?:sim|simulator|mock|emulator)(?:[/_.-]|$)")
+
+
+def is_simulator_image(image: str | None) -> bool:
+    """Whether the image is a simulator or mock of vLLM's server (:data:`_SIMULATOR_WORDS`), not an engine."""
+    return bool(image) and _SIMULATOR_WORDS.search(_repository(str(image))) is not None
+
+
 @functools.lru_cache(maxsize=1024)
 def is_vllm_image(image: str | None) -> bool:
     """Whether the image is a vLLM server build: ``vllm/vllm-openai``, ``rocm/vllm``, ``opea/vllm-gaudi``,
     ``lmcache/vllm-openai``, AWS's ``pytorch-inference-vllm-neuronx``, ``neuron-sdk2.20-vllm0.5.0-neuron``, ...
     (``vllm`` as a word of the repository path, a version may follow; the registry host does not count, and
-    neither does an organisation of :data:`_ORGANISATIONS`: ``ghcr.io/vllm-project/guidellm`` is a client)."""
-    if not image:
+    neither does an organisation of :data:`_ORGANISATIONS`: ``ghcr.io/vllm-project/guidellm`` is a client; a
+    simulator named for vLLM, ``ghcr.io/llm-d/vllm-sim`` or ``aibrix/vllm-simulator``, is no build of it)."""
+    if not image or is_simulator_image(image):
         return False
     path = "/".join(part for part in _repository(str(image)).split("/") if part not in _ORGANISATIONS)
     return _VLLM_WORD.search(path) is not None
@@ -618,8 +634,10 @@ def find_vllm_invocation(
     else:
         found = _find_in_argv(argv)
     if (found is None and not command and argv and (is_vllm_image(image) or has_vllm_only_flag(argv))
-            and not is_client_argv(argv) and not _client_image(image)):
-        found = ("serve", argv)  # a client of the server (its address in a flag, a client image) is not it
+            and not is_client_argv(argv) and not _client_image(image) and not is_simulator_image(image)):
+        # a client of the server (its address in a flag, a client image) is not it, nor a simulator that takes
+        # vLLM's flags (llm-d's inference simulator: ``--model``, ``--max-model-len``)
+        found = ("serve", argv)
     return found
 
 

@@ -297,6 +297,25 @@ def test_tool_configurations_with_a_kind_but_no_api_version_are_not_inputs(work,
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, ["object has no apiVersion"])
 
 
+def test_grafana_provisioning_files_are_not_broken_manifests(work, capsys):
+    # corpus16 (harshit-ojha0324/forge's deploy/local/grafana): Grafana's provisioning files write `apiVersion: 1`
+    # (their format's version, a number) and no kind; they were two input errors and exit 2. A Kubernetes object with
+    # a number for apiVersion and a kind stays an input error.
+    put(work, "deploy/grafana/provisioning/datasources/prometheus.yml", "apiVersion: 1\n\ndatasources:\n"
+        "  - name: Prometheus\n    type: prometheus\n    access: proxy\n    url: http://prometheus:9090\n")
+    put(work, "deploy/grafana/provisioning/dashboards/dashboards.yml", "apiVersion: 1\n\nproviders:\n"
+        "  - name: forge\n    type: file\n    options:\n      path: /var/lib/grafana/dashboards\n")
+    put(work, "broken/deployment.yaml", "apiVersion: 1\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n")
+    rc, out, _ = lint(capsys, "deploy", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [
+        {"file": "deploy/grafana/provisioning/dashboards/dashboards.yml", "reason": "Grafana provisioning file"},
+        {"file": "deploy/grafana/provisioning/datasources/prometheus.yml", "reason": "Grafana provisioning file"}])
+    rc, out, _ = lint(capsys, "broken", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (
+        2, ["apiVersion: expected a string, found a number"])
+
+
 def test_a_shardwise_stack_of_the_project_is_never_skipped(work, capsys):
     # a stack file whose shardwise:environment went missing is broken, not "another project's"
     put(work, "Pulumi.dev.yaml", "config:\n  aws:region: us-east-1\n  shardwise:cluster: dev\n")

@@ -90,3 +90,15 @@ def test_objects_of_an_operator_named_for_vllm_that_ask_for_accelerators_say_why
          "the pods that chart runs are not in the inputs: lint the chart rendered with its values (helm template, "
          "with the values it names)"),
     ]
+
+
+def test_simulators_that_take_vllms_flags_are_not_engines():
+    """corpus16: llm-d's inference simulator takes vLLM's flag names (``--max-model-len``, ``--max-num-seqs``) and
+    needs no GPU; nginx-gateway-fabric's guardrails example was read as a vLLM engine and blocked by SW204 for
+    requesting none. A simulator or mock image (llm-d-inference-sim, its first name vllm-sim, AIBrix's
+    vllm-simulator) gives no workload and no finding; vLLM's own image with the same arguments is an engine, and
+    its missing GPU still blocks."""
+    inv = load_inputs([os.path.join(FIXTURES, "k8s", "mentions", "simulators.yaml")])
+    assert [g.name for g in inv.groups] == ["real-vllm"]
+    got = [(f.subject, f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code in ("SW002", "SW005", "SW204")]
+    assert got == [("Deployment default/real-vllm", "SW204", "mandatory")]

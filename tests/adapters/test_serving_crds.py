@@ -1227,3 +1227,31 @@ def test_model_service_init_containers_merge_by_name_as_containers(tmp_path, mon
         ("warm", "busybox:1.36", None, []),
         ("extra", "alpine:3", None, []),
     ]
+
+
+_APART = os.path.join(FIXTURES, "k8s", "runtime-apart")
+
+
+def test_a_runtime_that_names_no_model_is_a_template_whose_service_gives_it():
+    """corpus16 (rh-aiservices-bu/parasol-insurance): a ServingRuntime whose container starts vLLM's API server with
+    no args leaves the model to the InferenceService (KServe appends its args, mounts its storageUri at
+    /mnt/models). Linted alone it is a template with an unknown model that says so, not an input error (two such
+    runtimes made the repository's lint exit 2)."""
+    inv = load_inputs([os.path.join(_APART, "servingruntime.yaml")])
+    [g] = inv.groups
+    assert (g.kind, g.name, g.template, g.engine.model) == ("ServingRuntime", "vllm-cpu", True, UNKNOWN)
+    assert g.model_unknown == ("the serving runtime names none: the InferenceService that uses it gives the model "
+                               "(its args, its storageUri); lint the runtime with that InferenceService")
+
+
+def test_a_runtime_that_names_no_namespace_is_the_one_its_service_names():
+    """corpus16: the runtime names no namespace (parasol-insurance's kustomization puts every object in
+    ic-shared-llm with a namespace transformer), its InferenceService names ic-shared-llm and the runtime by name:
+    the service is read on that runtime (vLLM's CPU build, no GPU asked: no SW204), and the runtime is not linted
+    alone beside it."""
+    inv = load_inputs([_APART])
+    got = [(g.kind, g.name, g.template, g.unknown_operator, g.main_container.image, g.engine.max_model_len)
+           for g in inv.groups]
+    assert got == [("InferenceService", "qwen", False, False,
+                    "quay.io/rh-aiservices-bu/rhoai-lab-insurance-claim-vllm-cpu:v0.9.1", 4096)]
+    assert [f.code for f in run_rules(ALL_RULES, inv) if f.code == "SW204"] == []

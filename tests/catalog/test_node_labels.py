@@ -110,9 +110,27 @@ def test_unknown_accelerators_make_rules_undecided_never_silent():
 def test_undecided_message_names_the_pool():
     inv = load_inputs([FAMILIES])
     msgs = {f.message for f in run_rules(ALL_RULES, inv) if f.subject == "Deployment accel/pinned"}
-    assert "cannot decide: GPU memory of node pool `hostname=gpu-node-07` is not known (a computed value " \
-           "or an unresolved reference): write it literally in the inputs (not a reference to a ConfigMap or " \
-           "Secret, nor a computed output)" in msgs
+    # corpus16: it says what the pool is (a node named by hostname) and what would decide it, not "a computed value
+    # or an unresolved reference"
+    assert ("cannot decide: GPU memory of node pool `hostname=gpu-node-07` is not known (the pod is pinned to node "
+            "`gpu-node-07` by its kubernetes.io/hostname label, and no input describes that node's GPUs: lint the "
+            "node's manifest with the rest (`kubectl get node gpu-node-07 -o yaml`: GPU Feature Discovery's "
+            "nvidia.com/gpu.product and gpu.count labels), or select the node by a GPU label)") in msgs
+
+
+def test_a_custom_label_whose_value_names_a_gpu_is_not_read_as_that_gpu():
+    """corpus15 left it: ``accelerator: nvidia-h100`` (Goli-CLI) is a key only that cluster uses. shardwise reads no
+    GPU from it (no pool, nothing sized on an H100), so nothing blocks on it; SW206 names the selector and says what
+    would decide it."""
+    inv = load_inputs([os.path.join(FIXTURES, "k8s", "labels", "custom-accelerator-label.yaml")])
+    (g,) = inv.groups
+    assert g.pool is None
+    found = run_rules(ALL_RULES, inv)
+    assert [f.code for f in found if f.level == "mandatory" and not f.suppressed] == []
+    (sw206,) = [f for f in found if f.code == "SW206"]
+    assert (sw206.level, sw206.undecided) == ("advisory", True)
+    assert sw206.message.startswith("the selector (accelerator=nvidia-h100) matches no GPU pool (pools: none "
+                                    "declared) and names no GPU type, so the capacity rules cannot size this workload")
 
 
 

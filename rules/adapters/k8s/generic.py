@@ -202,18 +202,19 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
             fill_placement(pod, other)
         where = Location(file, f.spec.line if isinstance(f.spec, LineDict) and f.spec.line else loc.line)
         group_name = _name(name, f, len(serving))
-        group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name)
+        template = kind in TEMPLATE_KINDS and api_group(obj) in TEMPLATE_GROUPS
+        group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name, template=template)
         if group.replicas is UNKNOWN:
             group.replicas_why = _replicas_beside(kind, f)
         group.unknown_operator = True
-        group.template = kind in TEMPLATE_KINDS and api_group(obj) in TEMPLATE_GROUPS
+        group.template = template
         if any(_may_be_engine_pod(o) for o, _ in others):
             group.pods_per_group = UNKNOWN  # workers of the same engine, in a number the operator decides
         inv.groups.append(group)
         note_launch(inv, kind, obj, where, pod, group, group_name)
         for more in pod.more:
             g = make_group(kind, obj, where, more, group.replicas, file,
-                           name=f"{group_name}:{more.vllm.name if more.vllm else 'container'}")
+                           name=f"{group_name}:{more.vllm.name if more.vllm else 'container'}", template=template)
             g.containers = [more.vllm] if more.vllm else []
             g.unknown_operator = True
             g.template = group.template

@@ -206,16 +206,20 @@ def link_runtimes(inv: Inventory) -> None:
 
 def _named_runtime(runtimes: list[CrossRef], name: str, namespace: str) -> CrossRef | None:
     """The runtime an InferenceService names: a ServingRuntime of its namespace, else a ClusterServingRuntime
-    (KServe's GetServingRuntime)."""
-    for kind in ("ServingRuntime", "ClusterServingRuntime"):
+    (KServe's GetServingRuntime). A ServingRuntime whose metadata names no namespace lands in the one it is applied
+    to (``kubectl apply -n``, a Kustomize ``namespace:`` or namespace transformer: corpus16, parasol-insurance's
+    runtime beside the InferenceService that names it), so it is the service's when no runtime of that name names
+    the service's namespace."""
+    def found(kind: str, match: Any) -> CrossRef | None:
         for r in runtimes:
             meta = as_map(r.obj.get("metadata"))
-            if r.obj.get("kind") != kind or meta.get("name") != name:
-                continue
-            if kind == "ServingRuntime" and str(meta.get("namespace") or "default") != namespace:
-                continue
-            return r
-    return None
+            if r.obj.get("kind") == kind and meta.get("name") == name and match(meta.get("namespace")):
+                return r
+        return None
+
+    return (found("ServingRuntime", lambda ns: str(ns or "default") == namespace)
+            or found("ServingRuntime", lambda ns: not ns)
+            or found("ClusterServingRuntime", lambda ns: True))
 
 
 #: The InferenceService annotation that picks how KServe deploys the predictor (pkg/constants).

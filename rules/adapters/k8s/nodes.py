@@ -694,6 +694,11 @@ def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
         if HOSTNAME in labels:
             pool = NodePool(name=f"hostname={labels[HOSTNAME]}", location=g.location, kind=SELECTOR_POOL_KIND,
                             labels=labels, gpus_per_node=UNKNOWN, gpu_memory_gib=UNKNOWN, efa=UNKNOWN)
+            node = labels[HOSTNAME]
+            pool.hardware_why = (f"the pod is pinned to node `{node}` by its {HOSTNAME} label, and no input describes "
+                                 f"that node's GPUs: lint the node's manifest with the rest (`kubectl get node {node} "
+                                 "-o yaml`: GPU Feature Discovery's nvidia.com/gpu.product and gpu.count labels), or "
+                                 "select the node by a GPU label")
             return pool
         return None
     name = ",".join(f"{k.rsplit('/', 1)[-1]}={labels[k]}" for k in used)

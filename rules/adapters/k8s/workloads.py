@@ -208,8 +208,10 @@ def _ray_over_ordinals(g: ServingGroup, kind: str, pod: Pod) -> None:
 
 
 def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any,
-               file: str | None, name: str | None = None) -> ServingGroup:
-    """The serving group of a pod whose container runs vLLM (``name`` overrides the object's name)."""
+               file: str | None, name: str | None = None, template: bool = False) -> ServingGroup:
+    """The serving group of a pod whose container runs vLLM (``name`` overrides the object's name). ``template``:
+    the pod is a serving runtime's (KServe's ServingRuntime), which the services naming it fill in: a model it does
+    not name is the service's to give, an unknown, not an input error."""
     meta = as_map(obj.get("metadata"))
     name = name or str(meta.get("name") or meta.get("generateName") or "unnamed")
     ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
@@ -272,6 +274,12 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
             g.engine.model = UNKNOWN
             g.model_unknown = (f"it is set in the --config file {engine.extra['config']!r}, which shardwise "
                                "cannot read; pass the model on the command line")
+        elif template:
+            # KServe appends the InferenceService's model args to the runtime's container and mounts its storageUri
+            # at /mnt/models (the runtime's own args often name it, not always: corpus16, parasol-insurance)
+            g.engine.model = UNKNOWN
+            g.model_unknown = ("the serving runtime names none: the InferenceService that uses it gives the model "
+                               "(its args, its storageUri); lint the runtime with that InferenceService")
         else:
             raise InputError(
                 f"container {pod.vllm.name!r} runs vLLM but names no model "

@@ -70,3 +70,52 @@ def test_plan_takes_the_override_as_an_engine_argument():
     assert [f.code for f in plan.shown.findings if f.level == "mandatory"] == []
     with pytest.raises(PlanError, match="--max-model-len 131,072 is above the model's limit"):
         make_plan(PlanRequest(**req))
+
+
+def _capacity(path: Path) -> list[tuple[str, str, int | None, str]]:
+    from shardwise.rules.app.run import LintOptions, lint_report
+
+    report = lint_report([str(path)], LintOptions(jobs=1))
+    return [(f.code, f.level, f.location.line, f.message) for f in report.findings if f.code.startswith("SW1")]
+
+
+def _undecided(line: int, decides: str) -> list[tuple[str, str, int | None, str]]:
+    return [("SW101", "advisory", line,
+             "cannot decide: hf_overrides is not known (a computed value or an unresolved reference); this holds back "
+             f"SW101, SW102, which are checked once the value is known: {decides}")]
+
+
+def test_an_override_the_inputs_do_not_give_leaves_the_length_undecided(tmp_path):
+    """An override named but not readable (review16): main read it as no override and blocked Dynamo's flags with
+    SW102 ("max_model_len 131,072 is above the 40,960 tokens ...; vLLM will refuse to start") where the ConfigMap
+    may hold the YaRN scaling; and with --max-model-len unset it sized the checkpoint's 40,960 tokens, silently. The
+    limit vLLM derives is the override's: undecided, at the flag's line (``- --hf-overrides``), once for the workload."""
+    configmap = DATA / "qwen3-32b-yarn-configmap.yaml"
+    assert _capacity(configmap) == _undecided(
+        32, "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
+                   "output)")
+    helm = DATA / "qwen3-32b-yarn-helm.yaml"
+    assert _capacity(helm) == _undecided(
+        31, "render the chart first (`helm template`) and lint what it writes, or write the value as a literal")
+    # the ConfigMap in the inputs: its value is read, and what it says decides (factor 4: 131,072 serve; factor 2:
+    # 65,536, which vLLM refuses)
+    text = configmap.read_text() + (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: qwen3-32b-overrides\ndata:\n"
+        f"  hf-overrides: '{YARN}'\n")
+    given = tmp_path / "given.yaml"
+    given.write_text(text)
+    assert _capacity(given) == []
+    given.write_text(text.replace('"factor":4.0', '"factor":2.0'))
+    assert [(c, lv) for c, lv, _, m in _capacity(given) if "above the 65,536 tokens" in m] == [("SW102", "mandatory")]
+
+
+def test_a_length_written_within_the_checkpoints_limit_is_decided(tmp_path):
+    """--max-model-len 32768 with the override unread: the length is what is written and within Qwen3-32B's own
+    40,960, so the capacity rules judge it (no "cannot decide"), as they do without the flag."""
+    text = (DATA / "qwen3-32b-yarn-configmap.yaml").read_text().replace("- '131072'", "- '32768'")
+    assert "- '32768'" in text
+    path = tmp_path / "short.yaml"
+    path.write_text(text)
+    assert _capacity(path) == []
+    path.write_text(text.replace("            - --hf-overrides\n            - $(HF_OVERRIDES)\n", ""))
+    assert _capacity(path) == []

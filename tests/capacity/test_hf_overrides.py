@@ -119,3 +119,22 @@ def test_a_length_written_within_the_checkpoints_limit_is_decided(tmp_path):
     assert _capacity(path) == []
     path.write_text(text.replace("            - --hf-overrides\n            - $(HF_OVERRIDES)\n", ""))
     assert _capacity(path) == []
+
+
+def test_plan_refuses_an_override_it_would_not_apply():
+    """``--engine-arg hf-overrides`` with a key the capacity model does not apply is refused as a flag it does not
+    read is (review16): plan sized Llama 3.1 8B's 32 layers under ``{"num_hidden_layers": "x"}`` (exit 0), an
+    override on which vLLM's model cannot even be built; the hostile sweep's record still expected plan to refuse."""
+    req = dict(model="Qwen/Qwen3-32B", gpu="H200", vllm_version="0.23.0", tp=1)
+    for given, named in (('{"num_hidden_layers": "x"}', "num_hidden_layers"),
+                         ('{"max_position_embeddings": 65536, "rope_theta": 1000000}', "rope_theta"),
+                         ('{"text_config": {"max_position_embeddings": 65536, "num_key_value_heads": 4}}',
+                          "text_config.num_key_value_heads")):
+        with pytest.raises(PlanError) as err:
+            make_plan(PlanRequest(**req, engine_args={"hf-overrides": given}))
+        assert str(err.value) == (
+            "--engine-arg hf-overrides: the capacity model applies only max_position_embeddings and rope_scaling (at "
+            f"the top level or in text_config), not {named}: the plan would size the checkpoint as it is")
+    plan = make_plan(PlanRequest(**req, engine_args={"hf-overrides": '{"text_config": {"max_position_embeddings": '
+                                                                     '65536}}'}, max_model_len=65536))
+    assert plan.shown.sizing.max_model_len == 65_536

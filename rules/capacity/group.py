@@ -320,8 +320,9 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
 
 
 #: The ``--hf-overrides`` keys, top level or dotted (``--hf-overrides.rope_scaling``), that may set the context limit
-#: vLLM derives (``catalog.hfconfig.HF_OVERRIDE_LENGTH_KEYS``, or ``text_config``, which may hold them).
-_LENGTH_OVERRIDES = ("max_position_embeddings", "rope_scaling", "text_config")
+#: vLLM derives (``catalog.hfconfig.HF_OVERRIDE_LENGTH_KEYS``; ``rope_parameters``, the name transformers 5 gives
+#: ``rope_scaling`` (its ``PreTrainedConfig.rope_scaling`` setter sets it); ``text_config``, which may hold them).
+_LENGTH_OVERRIDES = ("max_position_embeddings", "rope_scaling", "rope_parameters", "text_config")
 
 
 def _unread_override(extra: Mapping[str, Any]) -> str | None:

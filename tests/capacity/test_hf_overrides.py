@@ -138,3 +138,17 @@ def test_plan_refuses_an_override_it_would_not_apply():
     plan = make_plan(PlanRequest(**req, engine_args={"hf-overrides": '{"text_config": {"max_position_embeddings": '
                                                                      '65536}}'}, max_model_len=65536))
     assert plan.shown.sizing.max_model_len == 65_536
+
+
+def test_which_unread_overrides_may_set_the_length():
+    from shardwise.rules.capacity.group import _unread_override
+    from shardwise.rules.model import UNKNOWN
+
+    assert _unread_override({"hf_overrides": "$(HF_OVERRIDES)"}) == "hf_overrides"
+    assert _unread_override({"hf_overrides": '{"max_position_embeddings": $(LEN)}'}) == "hf_overrides"
+    assert _unread_override({"rope_scaling": "{{ .Values.rope | toJson }}"}) == "rope_scaling"
+    assert _unread_override({"hf_overrides.rope_parameters": "${ROPE}"}) == "hf_overrides.rope_parameters"
+    assert _unread_override({"hf_overrides.text_config": UNKNOWN}) == "hf_overrides.text_config"
+    # a dotted key that cannot reach the length, and overrides written out, leave it decided
+    assert _unread_override({"hf_overrides.rope_theta": "$(THETA)", "hf_overrides": YARN}) is None
+    assert _unread_override({"max_model_len_note": "$(X)"}) is None

@@ -808,7 +808,8 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
     from ..capacity.sizing import derived_max_model_len
 
-    limit = derived_max_model_len(model)
+    rescales = resolve(req.vllm_version, None, missing="--vllm-version not given").behaviour.yarn_rescales_limit
+    limit = derived_max_model_len(model, rescales)
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len

@@ -356,7 +356,8 @@ def _length_override_known(g: ServingGroup, mml: Any) -> None:
     flag = _unread_override(g.engine.extra)
     if flag is None or g.model is None:
         return
-    if mml is None or mml == "auto" or (int(mml) > derived_max_model_len(g.model)
+    limit = min(derived_max_model_len(g.model), derived_max_model_len(g.model, yarn_rescales=False))
+    if mml is None or mml == "auto" or (int(mml) > limit
                                          and not env_settings(engine_env(g)).get("allow_long_max_model_len")):
         raise Undecidable(flag)
 

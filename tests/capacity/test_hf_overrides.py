@@ -152,3 +152,31 @@ def test_which_unread_overrides_may_set_the_length():
     # a dotted key that cannot reach the length, and overrides written out, leave it decided
     assert _unread_override({"hf_overrides.rope_theta": "$(THETA)", "hf_overrides": YARN}) is None
     assert _unread_override({"max_model_len_note": "$(X)"}) is None
+
+
+def test_from_030_a_yarn_override_needs_its_max_position_embeddings(tmp_path):
+    """vLLM 0.30.0 stopped scaling a YaRN config's limit (vllm#56446; ``_get_and_verify_max_len`` in 0.28.0 and 0.29.0
+    resets it to ``original_max_position_embeddings`` × ``factor``, in 0.30.0 - 0.33.0 it keeps
+    ``max_position_embeddings``): the YaRN scaling alone leaves Qwen3-32B at 40,960 tokens there, and vLLM refuses
+    --max-model-len 131072; Dynamo's override, which sets max_position_embeddings 131,072 too, starts on both."""
+    model = find_model_exact("Qwen/Qwen3-32B")
+    alone = hf_overrides_of({"hf_overrides": '{"rope_scaling":{"rope_type":"yarn","factor":4.0,'
+                                              '"original_max_position_embeddings":32768}}'})
+    assert derived_max_model_len(with_hf_overrides(model, alone)) == 131_072
+    assert derived_max_model_len(with_hf_overrides(model, alone), yarn_rescales=False) == 40_960
+    both = with_hf_overrides(model, hf_overrides_of({"hf_overrides": YARN}))
+    assert derived_max_model_len(both, yarn_rescales=False) == derived_max_model_len(both) == 131_072
+    text = (DATA / "qwen3-32b-yarn.yaml").read_text()
+    only_rope = text.replace(',"max_position_embeddings":131072}', "}")
+    assert only_rope != text
+    path = tmp_path / "rope.yaml"
+    for image, refused in (("v0.29.0", False), ("v0.30.0", True), ("v0.33.0", True)):
+        path.write_text(only_rope.replace("v0.23.0", image))
+        found = [(c, lv) for c, lv, _, m in _capacity(path) if "above the 40,960 tokens" in m]
+        assert found == ([("SW102", "mandatory")] if refused else []), image
+        path.write_text(text.replace("v0.23.0", image))
+        assert _capacity(path) == [], image
+    with pytest.raises(PlanError, match="--max-model-len 131,072 is above the model's limit"):
+        make_plan(PlanRequest(model="Qwen/Qwen3-32B", gpu="H200", vllm_version="0.30.0", tp=1, max_model_len=131072,
+                              engine_args={"hf-overrides": '{"rope_scaling":{"rope_type":"yarn","factor":4.0,'
+                                                           '"original_max_position_embeddings":32768}}'}))

@@ -202,6 +202,9 @@ class Outcome:
     line: int | None
     sources: list[Source]
     why_not: str | None = None
+    #: The cluster it deploys to, where it names one (an Argo CD Application's ``spec.destination``:
+    #: :func:`argo_cluster`); None for Flux's objects (the cluster Flux runs in, or a ``kubeConfig``'s)
+    cluster: str | None = None
 
     @property
     def subject(self) -> str:
@@ -304,6 +307,27 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
             for p in _list(helm.get("parameters")) if _map(p).get("name")]
     release = str(helm.get("releaseName") or name)
     return Source(folder, release, namespace, files, texts, sets), None
+
+
+def argo_cluster(obj: Mapping[str, Any]) -> str | None:
+    """The cluster an Argo CD Application (or an ApplicationSet's template) deploys to, from ``spec.destination``:
+    ``server=URL`` (the API server's URL, its scheme and host lower-cased, no trailing ``/``), else ``name=NAME`` (a
+    cluster Argo CD knows by that name; ``in-cluster`` is its own). Argo CD requires one of them (a destination with
+    both is refused: "application destination can't have both name and server defined"); None when neither is a
+    plain value (unset, or a generator's ``{{...}}``)."""
+    spec = _map(obj.get("spec"))
+    if obj.get("kind") == "ApplicationSet":
+        spec = _map(_map(spec.get("template")).get("spec"))
+    dest = _map(spec.get("destination"))
+    server, name = dest.get("server"), dest.get("name")
+    if isinstance(server, str) and server.strip() and not _templated(server):
+        url = server.strip().rstrip("/")
+        scheme, sep, rest = url.partition("://")
+        host, slash, path = rest.partition("/")
+        return f"server={scheme.lower()}{sep}{host.lower()}{slash}{path}" if sep else f"server={url.lower()}"
+    if isinstance(name, str) and name.strip() and not _templated(name):
+        return f"name={name.strip()}"
+    return None
 
 
 def _argo(co: Checkout, kind: str, obj: Mapping[str, Any]) -> tuple[list[Source], str | None]:
@@ -437,6 +461,7 @@ def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
         res = Outcome(kind, str(meta.get("namespace") or "default"), str(meta.get("name") or "unnamed"), f, line, [])
         if (group, kind) in ((ARGO_GROUP, "Application"), (ARGO_GROUP, "ApplicationSet")):
             res.sources, res.why_not = _argo(co, kind, obj)
+            res.cluster = argo_cluster(obj)
         elif (group, kind) in ((HELM_GROUP, "HelmRelease"), (KUSTOMIZE_GROUP, "Kustomization")):
             res.sources, res.why_not = _flux(co, kind, obj, repos)
         else:
@@ -486,6 +511,8 @@ def render_gitops(inv: Inventory, found: list[Outcome], renderer: Any) -> set[st
                 relabel(part, _via(f" (via {res.subject})"))
                 rendered = True
                 done.add(src.folder)
+                if res.cluster is not None:  # its objects are of that cluster's deployable unit (adapters.units)
+                    inv.clusters[f" (via {res.subject})"] = res.cluster
             inv.extend(part)
         _settle_sw005(inv, res, rendered)
     return done

@@ -1,4 +1,4 @@
-"""What a kustomization that is not built says about the objects of its bases: their replicas and images.
+"""What a kustomization that is not built says about the objects of its bases: their replicas, images and namespace.
 
 A kustomization met while searching a folder is not rendered (:mod:`.select`): the files of its bases are read one
 by one as plain manifests, and so is a named kustomization whose build failed. Its overlay's ``replicas:`` field and
@@ -14,7 +14,11 @@ by the resource's name before a ``namePrefix``; ImageTagTransformer on every con
   at 3), it is the largest: each overlay is a deployment of the object, and a finding blocks where one of them runs
   pods;
 - an image is rewritten only where every overlay that reaches the object writes the same one (``newName``,
-  ``newTag``, ``digest``); where they differ the object keeps its own.
+  ``newTag``, ``digest``); where they differ the object keeps its own;
+- so is the namespace (the ``namespace:`` of the outermost kustomization that sets one, kustomize's namespace
+  transformer), of workloads, Services, Ingresses, network policies and routers alike (:func:`_apply_namespaces`).
+  ``namePrefix``/``nameSuffix`` are not applied (kustomize's name references rename an Ingress's backend with its
+  Service, so names read unprefixed still match each other), nor are components or generators.
 
 A patch that changes a container's ``args``, ``command`` or ``env`` (a JSON 6902 operation on them, or on the
 containers whole; a strategic merge patch of a container that sets them) is not applied: the flags were read from the
@@ -247,6 +251,7 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                 counts.setdefault(id(g), []).append(count)
                 for i, img in image.items():
                     images.setdefault((id(g), i), set()).add(img)  # type: ignore[arg-type]
+    _apply_namespaces(inv, paths, reach, listed, docs)
     for g in inv.groups:
         held = [n for n in counts.get(id(g), []) if type(n) is int]
         if id(g) in changed and type(g.replicas) is int and len(held) == len(counts[id(g)]):
@@ -255,3 +260,32 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
             rewritten = images.get((id(g), i))
             if rewritten is not None and len(rewritten) == 1:
                 c.image = next(iter(rewritten))
+
+
+def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[str, tuple[str, ...]]],
+                      listed: set[str], docs: dict[str, dict[str, Any]]) -> None:
+    """Set the namespace of the workloads, Services, Ingresses, network policies and routers read from the files the
+    overlays reach to the one kustomize's namespace transformer gives them (the ``namespace:`` of the outermost
+    kustomization on the way that sets one; it overrides the object's own), where every overlay reaching the object
+    gives the same one (place16). Before, the base's namespace was kept: an overlay's own default-deny NetworkPolicy in
+    ``serving`` did not cover the base's Deployment it moves to ``serving``, and a Service of the overlay did not select
+    its pods. Where overlays disagree (dev and prod namespaces) the object keeps its own: it runs in each, and no one
+    of them is the object's. Cluster-scoped policies (``namespaces`` set) are left alone, as kustomize leaves
+    cluster-scoped kinds."""
+    given: dict[str, set[str | None]] = {}  # file -> the namespaces the overlays reaching it give (None: none set)
+    for leaf in paths:
+        if leaf in listed:
+            continue
+        for f, through in reach[leaf].items():
+            ns = next((_text(docs.get(k, {}).get("namespace")) for k in through  # the outermost first
+                       if _text(docs.get(k, {}).get("namespace"))), None)
+            given.setdefault(f, set()).add(ns)
+    if not given:
+        return
+    objects: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies, *inv.routers]
+    for obj in objects:
+        if not obj.location.file or getattr(obj, "namespaces", None) is not None:
+            continue
+        found = given.get(os.path.abspath(obj.location.file))
+        if found is not None and len(found) == 1 and None not in found:
+            obj.namespace = next(iter(found))

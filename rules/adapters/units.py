@@ -1,6 +1,9 @@
 """Deployable units: which inputs of one lint run go to one cluster, so that a pool places only their workloads.
 
-A node pool is a candidate for a workload only when both are of the same deployable unit. A lint run may be handed
+A node pool is a candidate for a workload only when both are of the same deployable unit, and so is a Service, an
+Ingress or HTTPRoute, a NetworkPolicy (of any CNI) or a production-stack router: a Service of one repository does
+not select the pods of another's, and a default-deny policy of one does not isolate another's namespace of the same
+name (place16; before, only pools were scoped). A lint run may be handed
 several unrelated things at once (two repositories, the previews of two stacks), and a pod without a selector would
 otherwise be sized on another repository's pool, or a pool of another stack. What the inputs say decides the unit of
 a file, the first rule that applies:
@@ -20,6 +23,16 @@ repositories on those nodes, and ``shardwise lint $(git ls-files '*.yaml')`` lin
 
 A chart or kustomization rendered from a folder of the command line is of that folder's unit. A file no rule places
 (a location that is no file, an object rendered from a file named) is of every unit.
+
+4. An Argo CD destination: the objects an Argo CD Application of the inputs renders (``adapters.gitops``) go to the
+   cluster of its ``spec.destination``; their unit is their repository's (or folder's) refined by that cluster
+   (``git:ROOT|server=URL``). Two Applications of one repository deploying to two servers (or two cluster names)
+   are two units: the NetworkPolicy or Service of one is not judged against the other's workloads, nor does one's
+   NodePool place the other's. Two Applications of the same destination are one cluster, and share their Services
+   and policies as Kubernetes does (a NetworkPolicy selects pods, whichever Application made them). A destination
+   given by name and another by server may be one cluster (Argo CD maps names to servers in its own cluster
+   secrets, which the inputs do not hold): one unit. The repository's files that no Application renders are of
+   every destination of it (``Inventory.same_unit``).
 """
 
 from __future__ import annotations
@@ -29,7 +42,7 @@ from collections.abc import Iterable
 
 from ..model import Inventory
 from ..model.files import inside
-from ..model.inventory import EVERY_UNIT
+from ..model.inventory import CLUSTER_MARK, EVERY_UNIT
 
 
 def _git_root(directory: str, seen: dict[str, str | None]) -> str | None:
@@ -55,8 +68,8 @@ def _git_root(directory: str, seen: dict[str, str | None]) -> str | None:
 
 
 def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
-    """Set ``inv.units`` for the files that hold a pool or a workload, by the rules above, from the paths the command
-    line named."""
+    """Set ``inv.units`` for the files that hold a pool, a workload, a Service, an Ingress, a network policy or a
+    router, by the rules above, from the paths the command line named."""
     paths = list(paths)
     folders = sorted({os.path.abspath(p) for p in paths if p != "-" and os.path.isdir(p)}, key=len, reverse=True)
     named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
@@ -64,6 +77,8 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
     seen: dict[str, str | None] = {}
     units: dict[str, str] = {}
     files = {p.location.file for p in inv.pools} | {g.location.file for g in inv.groups}
+    files |= {s.location.file for s in inv.services} | {i.location.file for i in inv.ingresses}
+    files |= {n.location.file for n in inv.network_policies} | {r.location.file for r in inv.routers}
     for f in files:
         if not f:
             continue
@@ -75,9 +90,9 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
             units[f] = EVERY_UNIT
             continue
         root = _git_root(os.path.dirname(full), seen)
-        if root is not None:
-            units[f] = f"git:{root}"
-            continue
         folder = next((d for d in folders if inside(full, d)), None)
-        units[f] = f"folder:{folder}" if folder is not None else EVERY_UNIT  # (rendered from a file named)
+        unit = f"git:{root}" if root is not None else f"folder:{folder}" if folder is not None else EVERY_UNIT
+        via = f.rfind(" (via ")
+        cluster = inv.clusters.get(f[via:]) if via >= 0 and unit != EVERY_UNIT else None
+        units[f] = f"{unit}{CLUSTER_MARK}{cluster}" if cluster else unit  # (EVERY_UNIT: rendered from a file named)
     inv.units = units

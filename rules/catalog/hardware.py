@@ -83,7 +83,16 @@ from ..model.vocab import (
     LABEL_NVLINK_DOMAIN_SIZE,
     VKE_GPU_NAME,
 )
-from .lookup import find_gpu, find_instance, instance_types, instances_for_gpu, of_family, size_unnamed
+from .lookup import (
+    family_sizes,
+    find_gpu,
+    find_instance,
+    instance_types,
+    instances_for_gpu,
+    of_family,
+    product_unsized,
+    size_unnamed,
+)
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -148,7 +157,8 @@ _AZURE_SIZES: dict[str, tuple[str, int, str, bool]] = {
 #: (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm): VM.GPU.A10.1/.2 and BM.GPU.A10.4 carry
 #: NVIDIA A10 24 GB on PCIe; BM.GPU4.8 A100 40 GB and BM.GPU.A100-v2.8 A100 80 GB (SXM4, NVSwitch); BM.GPU.H100.8,
 #: BM.GPU.H200.8 and BM.GPU.B200.8 eight HGX GPUs on NVSwitch; BM.GPU.MI300X.8 eight MI300X on Infinity Fabric;
-#: VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink). Oracle prices these per GPU hour on its price list; no
+#: VM.GPU3.1/.2/.4 and BM.GPU3.8 V100 16 GB (SXM2, NVLink); BM.GPU.L40S.4 four L40S 48 GB (192 GB of GPU memory in the
+#: reference's table; the L40S has no NVLink, so PCIe; place16). Oracle prices these per GPU hour on its price list; no
 #: price is carried here (as for the Azure sizes, the pool prices only EC2 instances).
 _OCI_SHAPES: dict[str, tuple[str, int, str, bool]] = {
     "vm.gpu.a10.1": ("A10", 1, "pcie", False),
@@ -160,6 +170,7 @@ _OCI_SHAPES: dict[str, tuple[str, int, str, bool]] = {
     "bm.gpu.h200.8": ("H200-141GB", 8, "nvswitch", False),
     "bm.gpu.b200.8": ("B200", 8, "nvswitch", False),
     "bm.gpu.mi300x.8": ("MI300X", 8, "fabric", False),
+    "bm.gpu.l40s.4": ("L40S", 4, "pcie", False),
     "vm.gpu3.1": ("V100-16GB", 1, "pcie", False),
     "vm.gpu3.2": ("V100-16GB", 2, "nvlink", False),
     "vm.gpu3.4": ("V100-16GB", 4, "nvlink", False),
@@ -353,7 +364,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
         # and ours the catalog's: those keep the size the catalog gives them.
         ec2_name = product == _label(labels, INSTANCE_GPU_NAME_SUFFIX) and product not in (
             labels.get(LABEL_GPU_PRODUCT), labels.get(GFD_PRODUCT))
-        bare = (ec2_name or platform_product is not None) and not memory_mib and size_unnamed(str(product))
+        # GPU Feature Discovery's label is NVML's full name; a hand-written bare one (``NVIDIA-A100``) names no size
+        gfd_name = product == labels.get(GFD_PRODUCT) and product != labels.get(LABEL_GPU_PRODUCT)
+        bare = not memory_mib and (((ec2_name or platform_product is not None) and size_unnamed(str(product)))
+                                   or (gfd_name and product_unsized(str(product))))
         held = {instance.gpu} if instance is not None else (
             {sized[0]} if sized is not None else {i.gpu for i in members})
         if not held and ec2_name:
@@ -400,6 +414,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     if pool.gpu_memory_gib is UNKNOWN and unsized:
         pool.gpu_memory_why = (f"the label names {product!r}, a GPU the catalog holds in several memory sizes, and no "
                                "label says which")
+        if gfd_name:
+            pool.gpu_memory_why = (f"the label nvidia.com/gpu.product names {product!r}, a GPU the catalog holds in "
+                                   "several memory sizes, not NVML's full name for one of them (GPU Feature Discovery "
+                                   "writes `NVIDIA-A100-SXM4-80GB`), and no nvidia.com/gpu.memory label says which")
         if ec2_name:
             pool.gpu_memory_why = (f"the label names {product!r}, EC2's name for a GPU that AWS instance types carry "
                                    "in several memory sizes, and no instance type, instance family or GPU memory label "
@@ -460,6 +478,13 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
     manufacturer = _label(labels, INSTANCE_GPU_MANUFACTURER_SUFFIX)
     if manufacturer:
         return manufacturer_vendor(manufacturer)
+    # a bare family name of several sizes (Volcengine's ``Tesla-V100``, EC2's ``a100``): its memory is unknown, its
+    # maker is not where every size of the family is one maker's (place16: the pool had no vendor)
+    for name in (labels.get(VKE_GPU_NAME), _label(labels, INSTANCE_GPU_NAME_SUFFIX)):
+        if name and size_unnamed(str(name)):
+            vendors = {find_gpu(size).vendor for size in family_sizes(str(name))}
+            if len(vendors) == 1:
+                return str(vendors.pop())
     if GKE_TPU_ACCELERATOR in labels:
         return "google"
     if AMD_PRODUCT in labels:

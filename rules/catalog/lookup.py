@@ -243,6 +243,28 @@ def size_unnamed(name: str) -> bool:
     return len({g.memory_gib for g in by_name.values() if family[g.name] == family[canonical]}) > 1
 
 
+#: How NVML begins the product names GPU Feature Discovery writes (``nvidia.com/gpu.product``, spaces as dashes).
+_NVML_PREFIXES = ("NVIDIA-", "NVIDIA ", "Tesla-", "Tesla ")
+
+
+def product_unsized(name: str) -> bool:
+    """Whether a GPU Feature Discovery product label ``name`` names no memory size: a bare family name of several sizes
+    (:func:`size_unnamed`) that is not NVML's own name for one of them. GFD writes NVML's full product name
+    (``NVIDIA-A100-SXM4-40GB``, ``Tesla-V100-SXM2-16GB``); a bare ``NVIDIA-H20`` is the 96 GB part's NVML name (an alias
+    of that entry, as written), but ``NVIDIA-A100``, ``NVIDIA-H100`` or ``A100`` are hand-written labels that any
+    size of the family may carry (bare15 left this open: they took the family's first size)."""
+    if not size_unnamed(name):
+        return False
+    return not (name.startswith(_NVML_PREFIXES) and name in find_gpu(name).aliases)
+
+
+def family_sizes(name: str) -> list[str]:
+    """The catalog GPUs a bare family name may be (:func:`of_family`), in catalog order: ``["A100-40GB",
+    "A100-80GB", "A100-PCIe-40GB", "A100-PCIe-80GB"]`` for ``NVIDIA-A100``."""
+    by_name, _, _ = _gpu_index()
+    return [g for g in by_name if of_family(name, g)]
+
+
 def of_family(name: str, gpu_name: str) -> bool:
     """Whether the catalog GPU ``gpu_name`` (``"A100-80GB"``) is one of the GPUs ``name`` names: itself when ``name``
     names one size, any size of the family when ``name`` is a bare family name (``"a100"``, as Karpenter's

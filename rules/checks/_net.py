@@ -254,7 +254,8 @@ def fronting_containers(svc: Service, g: ServingGroup) -> list[str]:
 
 def services_in(inv: Inventory, namespace: object) -> list[Service]:
     """The Services of ``inv`` whose namespace is ``namespace``, in input order (an index built once per
-    inventory and rebuilt when Services were added: a rule asking this per workload stays linear)."""
+    inventory and rebuilt when Services were added: a rule asking this per workload stays linear). Of every
+    deployable unit: a caller judging a group keeps those of its unit (``Inventory.same_unit``)."""
     index = inv.index.get("services")
     if index is None or index[0] != len(inv.services):
         by_ns: dict[object, list[Service]] = {}
@@ -269,8 +270,11 @@ def selectable(inv: Inventory, service: Service) -> list[ServingGroup]:
     """The serving groups of ``inv`` for which :func:`selects` of ``service`` may be true or may raise, in input
     order: every other group gives false without raising. ``[g for g in selectable(inv, s) if selects(s, g)]``
     is ``[g for g in inv.groups if selects(s, g)]``, and raises the same :class:`Undecidable` where that does
-    (the first group in input order that raises is among these). See :func:`_by_first_label`."""
-    return _by_first_label(inv, "groups", inv.groups, service.selector, lambda g: g.pod_labels)
+    (the first group in input order that raises is among these). See :func:`_by_first_label`. Only the groups of the
+    Service's own deployable unit (``Inventory.same_unit``): a Service of one repository or stack never selects the
+    pods of another's (place16)."""
+    found = _by_first_label(inv, "groups", inv.groups, service.selector, lambda g: g.pod_labels)
+    return [g for g in found if inv.same_unit(service.location.file, g.location.file)] if inv.units else found
 
 
 def selectable_pods(inv: Inventory, service: Service) -> list[Any]:
@@ -319,7 +323,7 @@ def _by_first_label(inv: Inventory, what: str, items: list[Any], selector: Any, 
 
 
 def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
-    return [s for s in inv.services if selects(s, g)]
+    return [s for s in inv.services if inv.same_unit(s.location.file, g.location.file) and selects(s, g)]
 
 
 #: The suffix of the Service KServe makes for an InferenceService's predictor (``<name>-predictor``, a Kubernetes
@@ -334,11 +338,12 @@ def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, Ser
     pairs the Ingress surely routes to, the pairs it may route to whose answer is not known yet, each with its
     :class:`Undecidable`), both in input order. One group's unknown labels do not hide another group's sure answer,
     and no answer depends on the other groups' input order (small16: SW306 and SW406 asked ``groups_behind``, which
-    raised at the first group whose labels were unknown; it is gone)."""
+    raised at the first group whose labels were unknown; it is gone). Only the Services and groups of the Ingress's
+    own deployable unit count (place16)."""
     sure: list[tuple[Service, ServingGroup]] = []
     unsure: list[tuple[Service, ServingGroup, Undecidable]] = []
     for name in ing.services:
-        found = [s for s in inv.services if s.name == name and s.namespace == ing.namespace]
+        found = fronted(inv, ing, name)
         for s in found:
             for g in selectable(inv, s):
                 try:
@@ -349,8 +354,15 @@ def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, Ser
         if not found and name.endswith(PREDICTOR_SERVICE):
             isvc = name[:-len(PREDICTOR_SERVICE)]
             sure.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups
-                        if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace)
+                        if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace
+                        and inv.same_unit(ing.location.file, g.location.file))
     return sure, unsure
+
+
+def fronted(inv: Inventory, ing: Ingress, name: str) -> list[Service]:
+    """The Services of ``inv`` named ``name`` in the namespace of ``ing`` and of its deployable unit."""
+    return [s for s in inv.services if s.name == name and s.namespace == ing.namespace
+            and inv.same_unit(ing.location.file, s.location.file)]
 
 
 def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
@@ -359,9 +371,13 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
     and that is not known yet, never for another group's unknown labels (so the answer for one group does not
     depend on the other groups or on their input order)."""
     undecided: Undecidable | None = None
+    if not inv.same_unit(ing.location.file, g.location.file):
+        return False  # another repository's or stack's Ingress (place16)
     for name in ing.services:
-        found = [s for s in inv.services if s.name == name and s.namespace == ing.namespace]
+        found = fronted(inv, ing, name)
         for s in found:
+            if not inv.same_unit(s.location.file, g.location.file):
+                continue
             try:
                 if selects(s, g):
                     return True

@@ -155,7 +155,14 @@ class WorkloadWithoutGpuPool(GroupRule):
                         for e in term
                     )
                 pools = [p for p in inv.pools if inv.same_unit(p.location.file, g.location.file)]
-                known_pools = listed(f"`{p.name}`" for p in pools) or "none declared"
+                # each pool once, not each kind of node it may launch (a NodePool's instance families)
+                others = list(dict.fromkeys((p.variant_of or p.name, p.location.file) for p in inv.pools
+                                            if p not in pools))
+                # place16: "none declared" was said where other deployable units of the run declare pools
+                known_pools = (listed(f"`{p.name}`" for p in pools) or
+                               ("none declared" if not others else
+                                f"none in its deployable unit; {len(others)} in other units of the run, which do "
+                                "not place its pods"))
                 # the GPU types it names (small16: a node affinity `In` several of them was said to name none)
                 types = [v for k, v in selector.items() if k in _TYPE_LABELS]
                 for term in g.affinity:

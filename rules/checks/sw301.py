@@ -23,6 +23,7 @@ from ._net import (
     EXTERNAL_SERVICE_TYPES,
     RUNTIME_PORTS,
     describe_rule_ports,
+    fronted,
     is_world,
     opens_port,
     pool_security_groups,
@@ -202,9 +203,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for name in ing.services:
-            for svc in inv.services:
-                if svc.name != name or svc.namespace != ing.namespace:
-                    continue
+            for svc in fronted(inv, ing, name):
                 targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):
                     targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known

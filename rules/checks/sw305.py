@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable, is_unknown
+from ..model.inventory import EVERY_UNIT
 from ._net import is_multi_node
 from ._unseen import unseen, unseen_hits
 from ._words import listed
@@ -95,14 +96,13 @@ class NamespaceWithoutDefaultDeny(Rule):
                           undecided=True, level=self._level([g]))
                 continue
             by_ns.setdefault(g.namespace, []).append(g)
-        unknown_deny = [p for p in inv.network_policies
-                        if p.namespaces is None and p.namespace == UNKNOWN_NAMESPACE and p.default_deny_ingress]
         blocked: set[str] = set()
-        for ns in sorted(by_ns):
-            groups = sorted(by_ns[ns], key=lambda g: (g.location.file or "", g.location.line or 0))
+        for ns, groups, unit_policies in self._namespaces(inv, by_ns):
             if any(fnmatch.fnmatchcase(ns, pattern) for pattern in config.default_deny_namespaces):
                 continue
-            policies = [p for p in inv.network_policies if p.covers(ns)]
+            unknown_deny = [p for p in unit_policies
+                            if p.namespaces is None and p.namespace == UNKNOWN_NAMESPACE and p.default_deny_ingress]
+            policies = [p for p in unit_policies if p.covers(ns)]
             if any(p.default_deny_ingress for p in policies):
                 continue
             exposed = [g for g in groups
@@ -129,10 +129,10 @@ class NamespaceWithoutDefaultDeny(Rule):
                 continue
             # sure only where the input holds the policies: with no network policy in it at all, the cluster's
             # may live in another repository (a docs sample, an examples folder, a chart): say what would decide
-            level = self._level(exposed) if inv.network_policies else None
+            level = self._level(exposed) if unit_policies else None
             if level:
                 blocked.add(ns)
-            yield Hit(subject, self._message(ns, groups, exposed, policies, bool(inv.network_policies)),
+            yield Hit(subject, self._message(ns, groups, exposed, policies, bool(unit_policies)),
                       first.location, suppressions, level=level)
         # a multi-node workload whose pods are not known yet (a preview): its pod labels may escape the policies
         # that select some pods, so only a default-deny policy of its namespace decides
@@ -142,6 +142,27 @@ class NamespaceWithoutDefaultDeny(Rule):
                  or any(p.default_deny_ingress for p in inv.network_policies if p.covers(i.namespace))))]
         yield from unseen_hits(inv, "whether its namespace's pods can reach its runtime ports",
                                "mandatory" if inv.network_policies else None, only=hidden)
+
+    @staticmethod
+    def _namespaces(inv: Inventory, by_ns: dict[str, list[ServingGroup]]
+                    ) -> Iterator[tuple[str, list[ServingGroup], list[NetworkPolicy]]]:
+        """Each namespace with its groups and the network policies of their deployable unit, split by unit: a
+        namespace of one repository or stack is not another's of the same name, and its policies do not isolate the
+        other's pods (place16; ``Inventory.same_unit``). A group of every unit (a file named on its own) is judged
+        with each unit's groups of its namespace, or alone with every policy where no other group shares it."""
+        for ns in sorted(by_ns):
+            groups = sorted(by_ns[ns], key=lambda g: (g.location.file or "", g.location.line or 0))
+            unit_of = {id(g): inv.units.get(g.location.file or "", EVERY_UNIT) for g in groups}
+            own = list(dict.fromkeys(u for u in unit_of.values() if u != EVERY_UNIT))
+            if len(own) <= 1:
+                anchor = next((g.location.file for g in groups if unit_of[id(g)] != EVERY_UNIT), None)
+                yield ns, groups, [p for p in inv.network_policies
+                                   if anchor is None or inv.same_unit(p.location.file, anchor)]
+                continue
+            for u in own:
+                part = [g for g in groups if unit_of[id(g)] in (u, EVERY_UNIT)]
+                anchor = next(g.location.file for g in part if unit_of[id(g)] == u)
+                yield ns, part, [p for p in inv.network_policies if inv.same_unit(p.location.file, anchor)]
 
     @staticmethod
     def _level(groups: list[ServingGroup]) -> Literal["mandatory"] | None:

@@ -67,6 +67,8 @@ def _router_groups(inv: Inventory, r: Router) -> list[ServingGroup]:
         labels = g.pod_labels
         if g.kind == "plan" or g.namespace != r.watch_namespace or not isinstance(labels, dict):
             continue  # labels not known yet (a preview's computed labels): not this router's to claim
+        if not inv.same_unit(r.location.file, g.location.file):
+            continue  # another repository's or stack's pods (place16)
         if all(labels.get(k) == v for k, v in r.selector.items()):
             out.append(g)
     return out

@@ -65,6 +65,8 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
             return
         services = []
         for svc in services_in(inv, g.namespace):
+            if not inv.same_unit(svc.location.file, g.location.file):
+                continue  # another repository's or stack's Service (place16)
             if svc.selector is UNKNOWN or g.pod_labels is UNKNOWN:
                 raise Undecidable(f"the selector of Service `{svc.name}` or the pod labels of {group_subject(g)}")
             if selects(svc, g):

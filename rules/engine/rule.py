@@ -261,6 +261,12 @@ class GroupRule(Rule):
         note = (f"NodePool `{g.pool.variant_of if g.pool else ''}` may launch {launch} for this pod and this holds "
                 f"on {held} only; select one kind (a nodeSelector on its instance type, family or GPU name) to "
                 "have it judged on that one")
+        if g.pool is not None and g.pool.kind in ("node", "selector"):  # a bare GPU name on a Node or a selector
+            whose = f"Node `{g.pool.variant_of}`" if g.pool.kind == "node" else f"the selector ({g.pool.variant_of})"
+            note = (f"{whose} names a GPU by a bare family name that may be {launch}, and this holds on {held} "
+                    "only; name one size (the GPU's full name, as GPU Feature Discovery writes it: "
+                    "`NVIDIA-A100-SXM4-80GB`; an instance type or family; or a GPU memory label) to have it judged "
+                    "on that one")
         keep = self.meta.code in config.enforcement
         return [evolve(h, message=f"{h.message} (advisory: {note})", level=h.level if keep else "advisory")
                 if keep or (h.level or level_for(self.meta, config)) == "mandatory"

@@ -73,14 +73,20 @@ def read_file_bytes(path: str, name: str | None = None, limit: int = MAX_FILE_BY
     except OSError as e:
         raise InputError(f"cannot read: {_why_not_opened(path, e)}", name) from None
     try:
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
+        mode = st.st_mode
         if not stat.S_ISREG(mode):
             raise InputError(f"cannot read: it is {_what(mode)}, not a regular file; shardwise reads only regular "
                              "files", name)
         chunks: list[bytes] = []
         left = limit if head else limit + 1
+        # the first read asks for the size fstat gave and one byte more, the next (which finds the end) for what is
+        # left of that: os.read makes a buffer of the size asked for, and a 1 MiB one for each of a manifest's two
+        # reads was most of their cost. A file that grew since is read on in 1 MiB reads, as before
+        want = st.st_size + 1
         while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
+            chunk = os.read(fd, min(left, want if want > 0 else 1 << 20))
+            want -= len(chunk)
             if not chunk:
                 break
             chunks.append(chunk)

@@ -742,6 +742,8 @@ class CrossRef:
 
 #: The unit (``Inventory.units``) of a file that is of every unit: one named on its own on the command line.
 EVERY_UNIT = "*"
+#: What separates a unit from the Argo CD destination that refines it (``git:ROOT|server=URL``).
+CLUSTER_MARK = "|"
 
 
 @dataclass
@@ -780,6 +782,10 @@ class Inventory:
     #: The deployable unit of each file that holds a pool or a workload (``adapters.units``), set for a lint run's
     #: inputs: a pool places only the workloads of its own unit. Empty: all inputs are one unit.
     units: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: The cluster an Argo CD Application of the inputs deploys to (``spec.destination``: ``server=URL`` or
+    #: ``name=NAME``), by the suffix its rendered objects' files carry (`` (via Application NS/NAME)``,
+    #: ``adapters.gitops``): ``adapters.units`` makes the objects of two destinations two deployable units.
+    clusters: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
     #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
     config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -792,7 +798,17 @@ class Inventory:
         if not self.units:
             return True
         ua, ub = self.units.get(a or "", EVERY_UNIT), self.units.get(b or "", EVERY_UNIT)
-        return ua == ub or EVERY_UNIT in (ua, ub)
+        if ua == ub or EVERY_UNIT in (ua, ub):
+            return True
+        # a unit refined by an Argo CD destination (``git:ROOT|server=URL``) is its repository's: the repository's
+        # plain files are of every destination, and two destinations are two clusters only where both are named the
+        # same way (two servers, two names); a name and a server may be one cluster
+        (base_a, _, dest_a), (base_b, _, dest_b) = ua.partition(CLUSTER_MARK), ub.partition(CLUSTER_MARK)
+        if base_a != base_b:
+            return False
+        if not dest_a or not dest_b:
+            return True
+        return dest_a.partition("=")[0] != dest_b.partition("=")[0]
 
     def extend(self, other: Inventory) -> None:
         for name in (

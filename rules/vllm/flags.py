@@ -209,13 +209,21 @@ def absent_flag(words: list[str], tokens: list[str], release: Version) -> tuple[
         name = tok[2:].partition("=")[0]
         # a verdict of the name and the release alone, memoised for the names flags have (a long word is judged
         # afresh: the memo keeps no large text alive)
-        why = _name_absent(name, release) if len(name) <= 64 else _name_absent.__wrapped__(name, release)
+        why = _name_absent_at(name, release.parts) if len(name) <= 64 else _name_absent(name, release)
         if why is not None:
             return tok, why
     return None
 
 
 @functools.lru_cache(maxsize=4096)  # asked of every flag of every vLLM container: a few dozen names a run
+def _name_absent_at(name: str, parts: tuple[int, ...]) -> str | None:
+    """:func:`_name_absent` of the release numbered ``parts``, memoised by the name and the numbers: a tuple of ints
+    hashes and compares in C, where a :class:`Version` key called its dataclass ``__hash__`` (and ``__eq__`` for
+    another object of the same release) in Python at every lookup, six a container (``absent_flag`` 23.5M → 21.3M
+    instructions over 400 generated files)."""
+    return _name_absent(name, Version(parts))
+
+
 def _name_absent(name: str, release: Version) -> str | None:
     """Why vLLM ``release`` exits on the flag ``--name`` as written (``name`` without ``--`` and its ``=value``), or
     None (:func:`absent_flag`, which asks it of each flag in turn): a verdict of the name and the release alone."""

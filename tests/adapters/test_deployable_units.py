@@ -91,3 +91,23 @@ def test_a_file_named_on_its_own_is_of_every_unit(tmp_path):
     assert _pool([a / "nodepool.yaml", b / "vllm.yaml"]) == "gpu"
     assert _pool([a / "nodepool.yaml", b]) == "gpu"
     assert _pool([a, b / "vllm.yaml"]) == "gpu"
+
+
+def test_sw206_names_the_pools_of_other_units_as_not_placing_it(tmp_path):
+    """SW206 said "pools: none declared" of a workload whose selector matches no pool when another unit of the run
+    declares pools (place16): it says none is in its unit and how many other units declare, which do not place it."""
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    a, b = _two_folders(tmp_path)
+    text = DEPLOYMENT.replace("    spec:\n      containers:", "    spec:\n      nodeSelector: {accelerator: nvidia}\n"
+                              "      containers:")
+    (b / "vllm.yaml").write_text(text, encoding="utf-8")
+    inv = read_inputs([str(a), str(b)], jobs=1)
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW206"]
+    assert f.message.startswith("the selector (accelerator=nvidia) matches no GPU pool (pools: none in its "
+                                "deployable unit; 1 in other units of the run, which do not place its pods) and names "
+                                "no GPU type,")
+    inv = read_inputs([str(b)], jobs=1)
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW206"]
+    assert "(pools: none declared)" in f.message

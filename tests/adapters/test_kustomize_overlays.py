@@ -196,3 +196,54 @@ def test_an_overlay_that_patches_what_the_container_runs_is_recorded(tmp_path):
                   resources: {limits: {memory: 64Gi}}
         """})
     assert _patched_by(tmp_path) is None
+
+
+DENY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny, namespace: serving}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+"""
+
+
+def _namespaces(root: pathlib.Path) -> dict[str, str]:
+    inv = read_inputs([str(root)], jobs=1)
+    return {**{f"{g.kind}/{g.name}": g.namespace for g in inv.groups},
+            **{f"NetworkPolicy/{p.name}": p.namespace for p in inv.network_policies}}
+
+
+def _built_namespaces(root: pathlib.Path, overlay: str) -> dict[str, str] | None:
+    tool = _kustomize()
+    if tool is None:
+        return None
+    out = subprocess.run([tool, "build", str(root / "overlays" / overlay)], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    return {f"{d['kind']}/{d['metadata']['name']}": d["metadata"].get("namespace", "default")
+            for d in yaml.safe_load_all(out) if d}
+
+
+def test_the_namespace_every_overlay_gives_is_applied(tmp_path):
+    """place16: an overlay's ``namespace: serving`` moves the base's Deployment (written without one: ``default``) to
+    ``serving``, where the overlay's own default-deny policy is; read as the base, the policy did not cover it and
+    SW305 reported namespace ``default``. ``kustomize build`` gives the same namespaces."""
+    _repo(tmp_path, {"prod": "namespace: serving\nresources:\n  - ../../base\n  - deny.yaml\n"})
+    _write(tmp_path, {"overlays/prod/deny.yaml": DENY})
+    expected = {"Deployment/vllm": "serving", "NetworkPolicy/default-deny": "serving"}
+    assert _namespaces(tmp_path) == expected
+    built = _built_namespaces(tmp_path, "prod")
+    assert built is None or built == expected
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"] == []
+
+
+def test_overlays_of_different_namespaces_leave_the_base_s(tmp_path):
+    """Two overlays moving the base to ``dev`` and to ``prod``: it runs in each, so it keeps its own namespace (as its
+    image where overlays disagree)."""
+    _repo(tmp_path, {"dev": "namespace: dev\nresources:\n  - ../../base\n",
+                     "prod": "namespace: prod\nresources:\n  - ../../base\n"})
+    assert _namespaces(tmp_path) == {"Deployment/vllm": "default"}

@@ -713,6 +713,26 @@ def test_at_0_95_on_one_h100_gpt_oss_20b_fails_after_sizing_and_llama_qwen_gemma
     }
 
 
+def test_no_graph_term_separates_llm_d_787_from_dynamos_tp2_prefill_worker_at_0_11_0():
+    # Both are TP2 on H100 at 0.95 with 1,024 sequences on 0.11.0 (docs/capacity-model.md, margin16). llm-d#787's
+    # Qwen3-32B ran out of memory warming the sampler up; Dynamo's Llama-3.3-70B-FP8 prefill worker is taken to start.
+    # Outside the graphs the two need 0.70 and 0.65 GiB of the 3.96, and the 70B captures more graphs, each of a
+    # larger hidden size: any graph term that refuses the first refuses the second.
+    from shardwise.rules.vllm.versions import behaviour
+
+    qwen = _h100("Qwen/Qwen3-32B", "0.11.0", tp=2, gpu_memory_utilization=0.95)
+    llama = _h100("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "0.11.0", tp=2, gpu_memory_utilization=0.95)
+    assert [(round(s.cudagraph_gib_per_gpu, 2), round(s.margin_need_gib, 2), s.margin_verdict, s.starts)
+            for s in (qwen, llama)] == [(2.22, 2.92, "may-refuse", True), (3.56, 4.21, "may-refuse", False)]
+    assert [round(s.margin_need_gib - s.cudagraph_gib_per_gpu, 2) for s in (qwen, llama)] == [0.70, 0.65]
+    graphs = []
+    for model_id in ("Qwen/Qwen3-32B", "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic"):
+        m = find_model(model_id)
+        sizes, full = sizing.cudagraph_captures(m, behaviour("0.11.0"), 1024, 8192)
+        graphs.append((len(sizes) * (m.num_hidden_layers + 1) + len(full), m.hidden_size))
+    assert graphs == [(4422, 5120), (5494, 8192)]
+
+
 def test_too_little_free_memory_at_the_first_snapshot_is_refused():
     # 4 × H100 at 0.998: the CUDA context (0.50) and NCCL's communicators (0.25) leave 78.44 GiB free
     s = _h100("meta-llama/Llama-3.1-8B-Instruct", "0.20.0", tp=4, gpu_memory_utilization=0.998, max_model_len=8192,

@@ -140,9 +140,10 @@ def test_undecided_message_names_the_pool():
     ({"karpenter.k8s.aws/instance-gpu-name": "l40s"}, ("p", "L40S", None, 44.31, "pcie", None, None, "nvidia")),
     ({"karpenter.k8s.aws/instance-family": "g6"}, ("p", "L4", None, 21.99, "pcie", None, None, "nvidia")),
     # EC2's bare GPU names (Karpenter's instance-gpu-name): a100 is p4d's A100 40 GB or p4de's 80 GB, v100 p3's 16 GB
-    # or p3dn's 32 GB: no size without an instance type, family or memory label; h100 is only p5's H100 SXM 80 GB
-    ({"karpenter.k8s.aws/instance-gpu-name": "a100"}, ("p", None, None, "UNKNOWN", None, None, None, None)),
-    ({"eks.amazonaws.com/instance-gpu-name": "v100"}, ("p", None, None, "UNKNOWN", None, None, None, None)),
+    # or p3dn's 32 GB: no size without an instance type, family or memory label; h100 is only p5's H100 SXM 80 GB.
+    # Every size is NVIDIA's, so the maker is known (place16: it was None)
+    ({"karpenter.k8s.aws/instance-gpu-name": "a100"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    ({"eks.amazonaws.com/instance-gpu-name": "v100"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
     ({"karpenter.k8s.aws/instance-gpu-name": "a100", "karpenter.k8s.aws/instance-family": "p4de"},
      ("p", "A100-80GB", None, 79.15, "nvswitch", True, "efa", "nvidia")),
     ({"karpenter.k8s.aws/instance-gpu-name": "a100", "node.kubernetes.io/instance-type": "p4de.24xlarge"},
@@ -178,6 +179,8 @@ def test_undecided_message_names_the_pool():
      ("p", "A100-80GB", 8, 79.15, "nvswitch", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "BM.GPU4.8"}, ("p", "A100-40GB", 8, 39.39, "nvswitch", None, None, "nvidia")),
     ({"node.kubernetes.io/instance-type": "VM.GPU3.2"}, ("p", "V100-16GB", 2, 15.78, "nvlink", None, None, "nvidia")),
+    # place16 (review15 found it missing): four L40S 48 GB, no NVLink on the part
+    ({"node.kubernetes.io/instance-type": "BM.GPU.L40S.4"}, ("p", "L40S", 4, 44.31, "pcie", None, None, "nvidia")),
     # an OCI shape not in the table (a CPU shape or one not added): nothing guessed
     ({"node.kubernetes.io/instance-type": "BM.GPU.GB200.4"}, ("p", None, None, None, None, None, None, None)),
     ({"node.kubernetes.io/instance-type": "VM.Standard.E4.Flex"}, ("p", None, None, None, None, None, None, None)),
@@ -194,7 +197,13 @@ def test_undecided_message_names_the_pool():
     ({"machine.cluster.vke.volcengine.com/gpu-name": "NVIDIA-L20"},
      ("p", "L20", None, 44.31, "pcie", None, None, "nvidia")),
     ({"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100"},
-     ("p", None, None, "UNKNOWN", None, None, None, None)),
+     ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    # a hand-written GPU Feature Discovery product without a size (NVML writes NVIDIA-A100-SXM4-40GB): no size either
+    # (place16: it was the A100 40 GB); NVIDIA-H20 is NVML's own name for the 96 GB part and keeps it
+    ({"nvidia.com/gpu.product": "NVIDIA-A100"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    ({"nvidia.com/gpu.product": "NVIDIA-A100", "nvidia.com/gpu.memory": "81920"},
+     ("p", "A100-80GB", None, 79.15, None, None, None, "nvidia")),
+    ({"nvidia.com/gpu.product": "NVIDIA-H20"}, ("p", "H20", None, 95.12, None, None, None, "nvidia")),
     # GFD family and memory without the product: the memory is the node's, the GPU unnamed
     ({"nvidia.com/gpu.family": "hopper", "nvidia.com/gpu.memory": "81559"},
      ("p", None, None, 79.65, None, None, None, "nvidia")),
@@ -376,10 +385,11 @@ def test_an_ec2_bare_gpu_name_says_what_would_pick_its_size():
                                    "says which")
 
 
-def test_a_deployment_selecting_an_ec2_bare_gpu_name_alone_is_undecided_not_blocked():
+def test_a_deployment_selecting_an_ec2_bare_gpu_name_alone_is_judged_on_each_size():
     """Qwen3-32B (61 GiB of bf16 weights) selecting ``instance-gpu-name: a100`` with no NodePool in the input: the node
-    may be a p4d (A100 40 GB: it does not load) or a p4de (80 GB: it loads), so SW101 cannot decide. Before, it was
-    judged on the A100 40 GB and blocked."""
+    may be a p4d (A100 40 GB: it does not load) or a p4de (80 GB: it loads), so SW101 does not block. Before bare15 it
+    was judged on the A100 40 GB and blocked; bare15 made it "cannot decide"; place16 judges each kind, as bare15 does
+    for a NodePool of that name (SW101/karpenter-bare-gpu-name.yaml), and says where it holds."""
     inv = load_kubernetes_text(textwrap.dedent("""\
         apiVersion: apps/v1
         kind: Deployment
@@ -398,9 +408,12 @@ def test_a_deployment_selecting_an_ec2_bare_gpu_name_alone_is_undecided_not_bloc
         """), "qwen32b.yaml")
     got = [(f.code, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW101"]
     assert got == [("SW101", "advisory", (
-        "cannot decide: GPU memory of node pool `instance-gpu-name=a100` is not known (the label names 'a100', EC2's "
-        "name for a GPU that AWS instance types carry in several memory sizes, and no instance type, instance family "
-        "or GPU memory label says which)"))]
+        "Qwen/Qwen3-32B in bf16 needs 61.0 GiB (−0.4/+1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization "
+        "0.9 × 39.4 GiB (A100-40GB) allows 35.5 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag) "
+        "(advisory: the selector (instance-gpu-name=a100) names a GPU by a bare family name that may be p4d "
+        "(A100-40GB) or p4de (A100-80GB), and this holds on p4d (A100-40GB) only; name one size (the GPU's full name, "
+        "as GPU Feature Discovery writes it: `NVIDIA-A100-SXM4-80GB`; an instance type or family; or a GPU memory "
+        "label) to have it judged on that one)"))]
 
 
 def test_a_gpu_memory_floor_keeps_the_80_gb_kind_of_a_bare_a100():
@@ -443,3 +456,44 @@ def test_a_gpu_memory_floor_keeps_the_80_gb_kind_of_a_bare_a100():
         ("gpu/a100/p4de", "A100-80GB"), ("gpu/h100", "H100-SXM-80GB")]
     assert [(g.name, g.pool.name if g.pool else None) for g in inv.groups] == [("q", "gpu/a100/p4de")]
     assert [f.code for f in run_rules(ALL_RULES, inv) if f.code.startswith(("SW1", "SW2"))] == []
+
+
+def test_a_node_with_a_bare_gfd_product_is_judged_on_each_size():
+    """A hand-written Node labelled ``nvidia.com/gpu.product: NVIDIA-A100`` (NVML writes the full name, so no size is
+    said) is each A100 of the catalog: Qwen3-32B does not load on the 40 GB ones only, so SW101 does not block (place16:
+    it was judged on the A100 40 GB, mandatory); 70B at TP1 fits none, mandatory."""
+    text = textwrap.dedent("""\
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: gpu-1
+          labels: {nvidia.com/gpu.product: NVIDIA-A100, nvidia.com/gpu.count: "8", kubernetes.io/hostname: gpu-1}
+        status:
+          capacity: {nvidia.com/gpu: "8"}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: MODEL, namespace: serving}
+        spec:
+          selector: {matchLabels: {app: MODEL}}
+          template:
+            metadata: {labels: {app: MODEL}}
+            spec:
+              nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [REPO, --max-model-len, "8192"]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """)
+    levels = {}
+    for name, repo in (("qwen32b", "Qwen/Qwen3-32B"), ("llama70b", "meta-llama/Llama-3.1-70B-Instruct")):
+        inv = load_kubernetes_text(text.replace("MODEL", name).replace("REPO", repo), "node.yaml")
+        levels[name] = [(f.level, f.message.split(" (advisory: ")[-1][:100]) for f in run_rules(ALL_RULES, inv)
+                        if f.code == "SW101"]
+    assert levels == {
+        "qwen32b": [("advisory", "Node `gpu-1` names a GPU by a bare family name that may be A100-40GB, A100-80GB, "
+                                 "A100-PCIe-40GB or A")],
+        "llama70b": [("mandatory", "meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (−0.7/+2.9) of weights "
+                                   "per GPU at TP1×PP1,")],
+    }

@@ -112,6 +112,7 @@ EXTRA_FIXTURES = {
               "karpenter-pod-gpu-memory.yaml",  # karp13: the pod's category and GPU-memory selector narrow them
               "karpenter-gpu-count.yaml",  # place13: instance-gpu-count Gt 0 alone is every GPU family
               "karpenter-bare-gpu-name.yaml",  # bare15: EC2's a100 is p4d (40 GB) or p4de (80 GB), v100 p3 or p3dn
+              "gfd-bare-product.yaml",  # place16: a bare GFD NVIDIA-A100 is any A100 of the catalog, 40 or 80 GB
               "overlay-patches-args"},  # place14: an unbuilt overlay patches the args read from the base: advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines

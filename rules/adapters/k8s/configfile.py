@@ -47,39 +47,62 @@ def namespace_of(obj: Mapping[str, Any]) -> str:
     return str(as_map(obj.get("metadata")).get("namespace") or "default")
 
 
-@contextmanager
-def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> Iterator[None]:
+class _ConfigMapsOf:
+    """:func:`config_maps_of`'s context: a class, not a ``@contextmanager`` generator (entered once for every file read
+    and :class:`_PodsOf` once for every object: a generator, its context manager and its ``StopIteration`` at the exit
+    each time; ``timeit`` on a loaded machine, generator then class: this one 6.5 → 3.0 us, pods_of's 7.9 → 5.5 us)."""
+
+    __slots__ = ("objs", "token")
+
+    def __init__(self, objs: Iterable[tuple[Mapping[str, Any], Any]]) -> None:
+        self.objs = objs
+
+    def __enter__(self) -> None:
+        joined = _JOINED.get()
+        found: dict[tuple[str, str], list[Mapping[str, Any]]] = {} if joined is None else joined
+        for obj, _ in self.objs if joined is None else ():
+            if obj.get("kind") == "ConfigMap" and str(obj.get("apiVersion", "")) == "v1":
+                name = as_map(obj.get("metadata")).get("name")
+                if isinstance(name, str):
+                    held = found.setdefault((namespace_of(obj), name), [])
+                    data = as_map(obj.get("data"))
+                    if data not in held:  # two copies with the same data are one value, as in the join (configjoin.py)
+                        held.append(data)
+        self.token = _CONFIG_MAPS.set(found)
+
+    def __exit__(self, *exc: object) -> None:
+        _CONFIG_MAPS.reset(self.token)
+
+
+def config_maps_of(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> _ConfigMapsOf:
     """Make the input's ConfigMaps known to :func:`mounted_config` while the input is read (every input's, while
     :func:`joined_config_maps` holds them)."""
-    joined = _JOINED.get()
-    found: dict[tuple[str, str], list[Mapping[str, Any]]] = {} if joined is None else joined
-    for obj, _ in objs if joined is None else ():
-        if obj.get("kind") == "ConfigMap" and str(obj.get("apiVersion", "")) == "v1":
-            name = as_map(obj.get("metadata")).get("name")
-            if isinstance(name, str):
-                held = found.setdefault((namespace_of(obj), name), [])
-                data = as_map(obj.get("data"))
-                if data not in held:  # two copies with the same data are one value, as in the join (configjoin.py)
-                    held.append(data)
-    token = _CONFIG_MAPS.set(found)
-    try:
-        yield
-    finally:
-        _CONFIG_MAPS.reset(token)
+    return _ConfigMapsOf(objs)
 
 
-@contextmanager
-def pods_of(obj: Mapping[str, Any]) -> Iterator[set[str]]:
+class _PodsOf:
+    """:func:`pods_of`'s context (a class: see :class:`_ConfigMapsOf`)."""
+
+    __slots__ = ("obj", "missed", "token", "token_missed")
+
+    def __init__(self, obj: Mapping[str, Any]) -> None:
+        self.obj = obj
+
+    def __enter__(self) -> set[str]:
+        self.missed: set[str] = set()
+        self.token = _NAMESPACE.set(namespace_of(self.obj))
+        self.token_missed = _MISSED.set(self.missed)
+        return self.missed
+
+    def __exit__(self, *exc: object) -> None:
+        _MISSED.reset(self.token_missed)
+        _NAMESPACE.reset(self.token)
+
+
+def pods_of(obj: Mapping[str, Any]) -> _PodsOf:
     """While ``obj`` is read, its pods look ConfigMaps up in its namespace only; what it yields ends up holding
     the names of the ConfigMaps they looked up and the input does not hold (to be joined from other inputs)."""
-    missed: set[str] = set()
-    token = _NAMESPACE.set(namespace_of(obj))
-    token_missed = _MISSED.set(missed)
-    try:
-        yield missed
-    finally:
-        _MISSED.reset(token_missed)
-        _NAMESPACE.reset(token)
+    return _PodsOf(obj)
 
 
 @contextmanager

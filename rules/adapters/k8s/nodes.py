@@ -15,13 +15,15 @@ from typing import Any
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import accelerators, families_made_by, families_of, resource_names, vendor_of
 from ...catalog.hardware import manufacturer_vendor, pool_from_labels
-from ...catalog.lookup import instance_types, of_family, size_unnamed
+from ...catalog.lookup import family_sizes, instance_types, of_family, product_unsized, size_unnamed
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
     EKS_NODEGROUP,
     EKS_PREFIX,
     GFD_CLIQUE,
+    GFD_MEMORY_MIB,
+    GFD_PRODUCT,
     GKE_NODEPOOL,
     GPU_LABELS,
     HOSTNAME,
@@ -37,6 +39,7 @@ from ...model.vocab import (
     KARPENTER_AWS_PREFIX,
     KARPENTER_NODEPOOL,
     LABEL_EFA,
+    LABEL_GPU_PRODUCT,
     LABEL_NVLINK,
 )
 from .claims import resolve_claims
@@ -93,15 +96,20 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
             count = whole_quantity(capacity[resource])  # a count Kubernetes would not hold reads as none
             vendor = vendor_of(resource) if count is not None else None
             break
-    pool = pool_from_labels(str(meta.get("name") or "unnamed"), str_map(meta.get("labels")), loc,
-                            read_taints(spec.get("taints")), kind="node", gpus_per_node=count)
-    pool.accelerator = pool.accelerator or vendor
-    if capacity:  # what the kubelet reports its device plugins advertise, each accelerator resource with a unit
-        held = tuple(str(k) for k, v in capacity.items() if families_of(str(k)) and whole_quantity(v))
-        pool.node_resources = held
-        pool.accelerator_families = tuple(dict.fromkeys(a.family for k in held for a in families_of(k)))
-    pool.suppressions = suppressions_from(ann, lines, loc.file, loc.line)
-    inv.pools.append(pool)
+    name = str(meta.get("name") or "unnamed")
+    variants = _sized_variants(name, str_map(meta.get("labels")))  # a bare GPU name: the sizes it may be
+    suppressions = suppressions_from(ann, lines, loc.file, loc.line)
+    for vname, vlabels in variants:
+        pool = pool_from_labels(vname, vlabels, loc, read_taints(spec.get("taints")), kind="node",
+                                gpus_per_node=count)
+        pool.accelerator = pool.accelerator or vendor
+        if capacity:  # what the kubelet reports its device plugins advertise, each accelerator resource with a unit
+            held = tuple(str(k) for k, v in capacity.items() if families_of(str(k)) and whole_quantity(v))
+            pool.node_resources = held
+            pool.accelerator_families = tuple(dict.fromkeys(a.family for k in held for a in families_of(k)))
+        pool.suppressions = list(suppressions)
+        pool.variant_of = name if len(variants) > 1 else None
+        inv.pools.append(pool)
 
 
 #: Karpenter (``karpenter.k8s.aws/``) and EKS Auto Mode (``eks.amazonaws.com/``) requirement keys whose ``In`` list
@@ -327,6 +335,14 @@ def _sized_variants(name: str, labels: dict[str, str]) -> list[tuple[str, dict[s
                                       if i.cloud == "aws" and of_family(gpu, i.gpu)))
         if len(families) > 1:
             return [(f"{name}/{f}", {**labels, prefix + INSTANCE_FAMILY_SUFFIX: f}) for f in families]
+    # place16: a GPU Feature Discovery product label that is a bare family name, not NVML's full name for one size
+    # (``nvidia.com/gpu.product: NVIDIA-A100``, hand-written), with no nvidia.com/gpu.memory: each catalog GPU of the
+    # family, judged like the kinds above (a finding blocks only where it holds on each); it took the first size
+    product = labels.get(GFD_PRODUCT)
+    if product and LABEL_GPU_PRODUCT not in labels and GFD_MEMORY_MIB not in labels and product_unsized(product):
+        sizes = family_sizes(product)
+        if len(sizes) > 1:
+            return [(f"{name}/{size}", {**labels, LABEL_GPU_PRODUCT: size}) for size in sizes]
     return [(name, labels)]
 
 
@@ -664,12 +680,13 @@ def _selector_labels(g: ServingGroup) -> dict[str, str]:
     return labels
 
 
-def pool_from_selector(g: ServingGroup) -> NodePool | None:
+def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
     """A node pool synthesised from a group's own selector, when its labels identify a GPU.
 
     A selector that pins one node by ``kubernetes.io/hostname`` names a real node whose accelerators
     the manifest does not describe: its pool has an unknown GPU, count and fabric, so the rules that
-    need them say they cannot decide instead of reporting a workload without a pool.
+    need them say they cannot decide instead of reporting a workload without a pool. A selector naming a GPU by a
+    bare family name gives one pool per size it may be (:func:`_sized_variants`), the kinds of one pool.
     """
     labels = _selector_labels(g)
     used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE)]
@@ -680,6 +697,12 @@ def pool_from_selector(g: ServingGroup) -> NodePool | None:
             return pool
         return None
     name = ",".join(f"{k.rsplit('/', 1)[-1]}={labels[k]}" for k in used)
+    variants = _sized_variants(name, labels)
+    if len(variants) > 1:  # a bare GPU name (``nvidia.com/gpu.product: NVIDIA-A100``): each size it may be
+        kinds = [pool_from_labels(vname, vlabels, g.location, kind=SELECTOR_POOL_KIND) for vname, vlabels in variants]
+        for kind in kinds:
+            kind.variant_of = name
+        return kinds
     pool = pool_from_labels(name, labels, g.location, kind=SELECTOR_POOL_KIND)
     if pool.gpu is None and pool.gpus_per_node is None and pool.gpu_memory_gib is None:
         return None
@@ -812,5 +835,9 @@ def resolve_pools(inv: Inventory) -> None:
             if g.pool is None:
                 g.unplaceable = _unplaceable(unit, g)
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
-            g.pool = pool_from_selector(g)
+            made = pool_from_selector(g)
+            if isinstance(made, list):  # a bare GPU name: the sizes it may be, judged on each
+                g.pool, g.pool_options = made[0], made[1:]
+            else:
+                g.pool, g.pool_options = made, []
 

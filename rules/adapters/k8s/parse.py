@@ -86,7 +86,19 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
             if value is not None and not isinstance(value, str) and value is not UNKNOWN:
                 raise InputError(f"metadata.{key}: expected a string, found {yaml_type(value)}; Kubernetes refuses "
                                  "the object as written", file, meta.line_of(key) or obj.line)
-    out.append((obj, Location(file, obj.line)))
+    out.append((obj, location_at(file, obj.line)))
+
+
+def location_at(file: str | None, line: int | None) -> Location:
+    """``Location(file, line)``, made without calling its ``__init__``: this module is compiled (mypyc) and the model's
+    class is not, so each ``Location(...)`` made here or in :mod:`.pods` ran a Python frame (about 27 a file read). The
+    instance is the one ``__init__`` makes: the same three entries in its dict, in the same order."""
+    loc = Location.__new__(Location)
+    d = loc.__dict__
+    d["file"] = file
+    d["line"] = line
+    d["urn"] = None
+    return loc
 
 
 def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
@@ -114,7 +126,7 @@ def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
             after = block[pos + n] if pos + n < len(block) else " "
             if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
                 # its line: the newlines before it, counted in C (no table of where each line starts)
-                return Location(file, lo + 1 + block.count("\n", 0, pos))
+                return location_at(file, lo + 1 + block.count("\n", 0, pos))
             pos = block.find(token, pos + 1)
         return None
 

@@ -67,7 +67,7 @@ from .fields import (
     typed_map,
     whole_quantity,
 )
-from .parse import make_locate, yaml_type
+from .parse import location_at, make_locate, yaml_type
 
 
 def read_node_selector(spec: Mapping[str, Any], loc: Location) -> Any:
@@ -199,7 +199,7 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
         if "value" in item and type(item["value"]) is not str:
             string_field(item["value"], f"{what}.env[{i}].value ({name})", where.file, line_of(item, "value") or at)
         if isinstance(item, LineDict):
-            lines[name] = Location(where.file, item.line)
+            lines[name] = location_at(where.file, item.line)
         if "value" in item and item["value"] is UNKNOWN:
             env[name] = UNKNOWN
             literal.pop(name, None)
@@ -398,7 +398,7 @@ def _accelerators(resources: Mapping[str, Any], file: str | None, line: int | No
 
 
 def _key_location(d: Any, key: str, file: str | None) -> Location | None:
-    return Location(file, d.key_lines[key]) if isinstance(d, LineDict) and key in d.key_lines else None
+    return location_at(file, d.key_lines[key]) if isinstance(d, LineDict) and key in d.key_lines else None
 
 
 def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequence[str] | None,
@@ -421,7 +421,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     refs = claim_refs(spec)
     for idx, c in enumerate(raw_containers):
         cline = c.line if isinstance(c, LineDict) else where.line
-        cloc = Location(file, cline)
+        cloc = location_at(file, cline)
         what = f"{path}.containers[{idx}]"
         name = c.get("name")
         if type(name) is not str:
@@ -497,7 +497,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         start = min(key_lines) if key_lines else cline
         nxt = raw_containers[idx + 1] if idx + 1 < len(raw_containers) else None
         end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
-        flag_loc = Location(file, (line_of(c, "args") if "args" in c else None) or start)
+        flag_loc = location_at(file, (line_of(c, "args") if "args" in c else None) or start)
         locate = make_locate(lines, start, end, file)
         unknown_env = {k for k, v in env.items() if v is UNKNOWN} | (
             {"*"} if env_from and from_values is None else set())  # envFrom of ConfigMaps of the input is known
@@ -555,7 +555,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
                                        or container.location)
     if isinstance(spec, LineDict) and spec.line is not None:  # where a selector or affinity would go
-        pod.locations["podSpec"] = Location(file, spec.line)
+        pod.locations["podSpec"] = location_at(file, spec.line)
     for key in ("nodeSelector", "affinity", "tolerations", "volumes"):
         found = _key_location(spec, key, file)
         if found is not None:
@@ -702,9 +702,9 @@ def _container_locations(out: dict[str, Location], c: Any, file: str | None) -> 
         lines = c.key_lines
         for key, name in _CONTAINER_KEYS:
             if key in lines:
-                out[name] = Location(file, lines[key])
+                out[name] = location_at(file, lines[key])
         if c.line is not None:
-            out["container"] = Location(file, c.line)
+            out["container"] = location_at(file, c.line)
     resources = c.get("resources") if isinstance(c, Mapping) else None
     for part in ("limits", "requests"):  # the line of the EFA count (a rule that cannot decide on it points there)
         where = _key_location(resources.get(part), EFA_RESOURCE, file) if isinstance(resources, Mapping) else None

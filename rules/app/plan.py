@@ -727,6 +727,8 @@ def engine_words(pairs: Sequence[tuple[str, str]]) -> list[str]:
                 parsed = None
             if not isinstance(parsed, dict):
                 raise PlanError(f"--engine-arg {flag}={value}: a JSON object, as vLLM takes it")
+            if flag == "hf-overrides":
+                _hf_overrides_read(parsed)
         elif not value.strip():
             raise PlanError(f"--engine-arg {flag} has no value")
         words.extend([f"--{flag}", value])
@@ -735,6 +737,24 @@ def engine_words(pairs: Sequence[tuple[str, str]]) -> list[str]:
     except InputError as e:
         raise PlanError(f"--engine-arg: {e.message}") from None
     return words
+
+
+def _hf_overrides_read(overrides: dict[str, Any]) -> None:
+    """Refuse ``--engine-arg hf-overrides`` keys the capacity model does not apply: like a flag it does not read, an
+    override of ``num_hidden_layers`` or ``num_key_value_heads`` would change what vLLM loads while the plan sized
+    the checkpoint as it is (only :data:`..catalog.hfconfig.HF_OVERRIDE_LENGTH_KEYS`, at the top level or in
+    ``text_config``, are applied)."""
+    from ..catalog.hfconfig import HF_OVERRIDE_LENGTH_KEYS
+
+    nested = overrides.get("text_config")
+    others = [k for k in overrides if k not in HF_OVERRIDE_LENGTH_KEYS and not (k == "text_config"
+                                                                                and isinstance(nested, dict))]
+    if isinstance(nested, dict):
+        others += [f"text_config.{k}" for k in nested if k not in HF_OVERRIDE_LENGTH_KEYS]
+    if others:
+        raise PlanError(f"--engine-arg hf-overrides: the capacity model applies only "
+                        f"{' and '.join(HF_OVERRIDE_LENGTH_KEYS)} (at the top level or in text_config), not "
+                        f"{', '.join(others)}: the plan would size the checkpoint as it is")
 
 
 def _own_words(req: PlanRequest) -> list[str]:
@@ -788,7 +808,8 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
     from ..capacity.sizing import derived_max_model_len
 
-    limit = derived_max_model_len(model)
+    rescales = resolve(req.vllm_version, None, missing="--vllm-version not given").behaviour.yarn_rescales_limit
+    limit = derived_max_model_len(model, rescales)
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len

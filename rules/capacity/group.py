@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 from ..catalog.accelerators import group_vendor
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
+from ..model.unknown import holds_placeholder
 from ..model.vocab import ANN_VLLM_VERSION
 from ..vllm.args import is_unresolved
 from ..vllm.images import image_info
@@ -49,6 +50,7 @@ from ..vllm.support import (
 from ..vllm.versions import ResolvedVersion, command_script, pip_pin, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, engine_settings_of, size_deployment, weight_precision
+from .weights import derived_max_model_len
 
 T = TypeVar("T")
 
@@ -280,6 +282,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
     e = g.engine
     tp, pp = tp_pp(g)
     mml = known(e.max_model_len, "max_model_len")
+    _length_override_known(g, mml)
     chunked = known(e.enable_chunked_prefill, "enable_chunked_prefill")
     block = known(e.block_size, "block_size")
     # --speculative-config, else the flags of the releases before it (--speculative-model, ...)
@@ -314,6 +317,49 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         **_flashinfer(g),
         **_multimodal(g),
     })
+
+
+#: The ``--hf-overrides`` keys, top level or dotted (``--hf-overrides.rope_scaling``), that may set the context limit
+#: vLLM derives (``catalog.hfconfig.HF_OVERRIDE_LENGTH_KEYS``; ``rope_parameters``, the name transformers 5 gives
+#: ``rope_scaling`` (its ``PreTrainedConfig.rope_scaling`` setter sets it); ``text_config``, which may hold them).
+_LENGTH_OVERRIDES = ("max_position_embeddings", "rope_scaling", "rope_parameters", "text_config")
+
+
+def _unread_override(extra: Mapping[str, Any]) -> str | None:
+    """The engine flag (its ``EngineArgs.extra`` key) whose value may override the context limit vLLM derives and
+    is not known: ``--hf-overrides`` (or ``--rope-scaling`` before 0.11.1) given as a ``$(VAR)`` the inputs do not
+    resolve, a template placeholder (``{{ .Values.x }}``, ``${X}``) or an unknown at preview, whole or in its JSON;
+    the dotted keys that reach :data:`_LENGTH_OVERRIDES`. None where every such value is written."""
+    for key, value in extra.items():
+        if key in ("hf_overrides", "rope_scaling"):
+            pass
+        elif key.startswith("hf_overrides."):
+            if key[len("hf_overrides."):].split(".", 1)[0] not in _LENGTH_OVERRIDES:
+                continue
+        else:
+            continue
+        if is_unknown(value) or (isinstance(value, str) and (is_unresolved(value) or holds_placeholder(value))):
+            return key
+    return None
+
+
+def _length_override_known(g: ServingGroup, mml: Any) -> None:
+    """Raise :class:`Undecidable` naming the flag where an override the inputs name but shardwise cannot read
+    (:func:`_unread_override`) decides the length: vLLM derives the model's limit after ``--hf-overrides``
+    (``ModelConfig.__post_init__``, then ``get_and_verify_max_len``), so with ``--max-model-len`` unset or ``auto``
+    the limit is the length sized, and a ``--max-model-len`` above the checkpoint's limit is refused or taken by
+    what the override says (unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``, which takes it either way). A length
+    written within the checkpoint's limit stays decided (only an override that shrinks the limit below it would
+    change the verdict)."""
+    if not any(k == "rope_scaling" or k.startswith("hf_overrides") for k in g.engine.extra):
+        return  # most workloads: no override at all
+    flag = _unread_override(g.engine.extra)
+    if flag is None or g.model is None:
+        return
+    limit = min(derived_max_model_len(g.model), derived_max_model_len(g.model, yarn_rescales=False))
+    if mml is None or mml == "auto" or (int(mml) > limit
+                                         and not env_settings(engine_env(g)).get("allow_long_max_model_len")):
+        raise Undecidable(flag)
 
 
 def _mamba_dtype(value: Any) -> str:

@@ -882,12 +882,14 @@ def _nemotron_h(model: ModelShape) -> bool:
     return str(model.hf_config.get("model_type") or model.extra.get("model_type") or "") == "nemotron_h"
 
 
-def derived_max_model_len(model: ModelShape) -> int:
+def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True) -> int:
     """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
 
     ``max_position_embeddings`` scaled by ``rope_scaling.factor`` unless the RoPE type is ``su``,
     ``longrope`` or ``llama3`` (their limit is already the long one) or the model is Gemma 3; YaRN
-    scales ``original_max_position_embeddings``.
+    scales ``original_max_position_embeddings`` where ``yarn_rescales`` (releases before 0.30.0,
+    ``versions.Behaviour.yarn_rescales_limit``); from 0.30.0 a YaRN config's ``max_position_embeddings`` is the
+    limit as written (vllm#56446: "YaRN variants leave max_position_embeddings already scaled").
     """
     limit = model.max_position_embeddings
     rope = model.hf_config.get("rope_scaling")
@@ -896,6 +898,8 @@ def derived_max_model_len(model: ModelShape) -> int:
         kind = str(rope.get("rope_type") or rope.get("type") or "")
         factor = rope.get("factor")
         if kind not in ("su", "longrope", "llama3", "mrope", "default") and isinstance(factor, (int, float)):
+            if kind == "yarn" and not yarn_rescales:
+                return limit
             if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
                 limit = int(rope["original_max_position_embeddings"])
             limit = int(limit * factor)

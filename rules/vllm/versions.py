@@ -400,6 +400,10 @@ class Behaviour:
     #: nothing), so the profile's sampler peak is the warm-up sampler's bytes per logit (``sizing.sampler_kind``), as
     #: ``warmup_kernels`` after sizing charges it, over the profile's rows
     v2_profile_warmup_sampler: bool = False
+    #: Whether the context limit of a YaRN config is ``original_max_position_embeddings`` × ``factor``
+    #: (``_get_and_verify_max_len`` before 0.30.0); from 0.30.0 it is ``max_position_embeddings`` as written
+    #: (vllm#56446 aligned YaRN with Transformers, which never scales it): ``weights.derived_max_model_len``
+    yarn_rescales_limit: bool = True
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
     default_block_size: int = 16
@@ -524,7 +528,7 @@ _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True, v2_profile_logits_copy=False)
 _R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
-_R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",))
+_R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",), yarn_rescales_limit=False)
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
 _R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
                                                   "octave_k3v3_compact"), v2_profile_logits_copy=True,
@@ -694,6 +698,11 @@ SOURCES: dict[str, str] = {
                                  "samples with flashinfer_sample where use_flashinfer (no greedy row, raw logprobs), "
                                  "else apply_top_k_top_p and gumbel_sample; sample/logprob.py compute_topk_scores: "
                                  "torch.topk and compute_token_logprobs (no log-softmax materialised)",
+    "yarn_rescales_limit": "config/model.py _get_and_verify_max_len: 0.28.0 and 0.29.0 reset the limit to "
+                           "rope_scaling's original_max_position_embeddings for rope_type 'yarn' and multiply it by "
+                           "factor; 0.30.0, 0.31.0, 0.32.0 and 0.33.0 leave 'yarn' (and its variants) out of the "
+                           "scaling ('YaRN variants leave max_position_embeddings already scaled, as Transformers' "
+                           "_compute_yarn_parameters assumes'; vllm#56446)",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
                           "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
                           "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "

@@ -972,6 +972,7 @@ def main() -> None:
         servicer = getattr(sdk, "_PolicyAnalyzerServicer", None)
         if servicer is not None:
             cpu_log.wrap(servicer)
+        cpu_log.at_exit()
     # Everything made so far (the modules, the SDK, the registry and the policies) lives as long as the
     # process: out of the garbage collector's sight, a request's collections go through what that request
     # made only (in a 1,121-resource preview they took an eighth of the requests' CPU time, 0.19 s -> 0.07 s)

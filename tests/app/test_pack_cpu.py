@@ -4,6 +4,7 @@ benchmarks/bench_engine.py, which splits a preview's pack process with it (``cpu
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -47,6 +48,28 @@ def test_the_handlers_are_counted_by_method_and_written_after_analyze_stack(tmp_
     assert list(tmp_path.iterdir()) == [tmp_path / "cpu.json"]
 
 
+def test_the_last_record_is_written_again_at_exit_with_the_cpu_then(tmp_path):
+    log = pack_cpu.CpuLog(str(tmp_path / "cpu.json"))
+    log.wrap(_Servicer)
+    log.write_exit()
+    assert not (tmp_path / "cpu.json").exists()  # nothing before an AnalyzeStack
+    _Servicer().AnalyzeStack("s", None)
+    before = json.loads((tmp_path / "cpu.json").read_text(encoding="utf-8"))
+    log.write_exit()
+    after = json.loads((tmp_path / "cpu.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in after.items() if k != "exit"} == before
+    assert sorted(after["exit"]) == ["main_thread_cpu", "process_cpu"]
+    assert after["exit"]["process_cpu"] >= before["process_cpu"]
+
+
+def test_bench_engine_takes_what_the_pack_wrote_at_exit_where_the_watcher_read_less():
+    log = {"process_cpu": 1.20, "exit": {"process_cpu": 1.23, "main_thread_cpu": 0.19}}
+    assert bench_engine.seen_at_exit(log, 1.21, 0.18) == (1.23, 0.19)
+    assert bench_engine.seen_at_exit(log, 1.25, 0.20) == (1.25, 0.20)
+    assert bench_engine.seen_at_exit({"process_cpu": 1.2}, 1.21, 0.18) == (1.21, 0.18)
+    assert bench_engine.seen_at_exit(None, 1.21, 0.18) == (1.21, 0.18)
+
+
 def test_nothing_is_noted_without_the_variable():
     assert pack_cpu.from_environment({}) is None
     assert pack_cpu.from_environment({pack_cpu.ENV: ""}) is None
@@ -60,6 +83,11 @@ def test_the_pack_writes_its_split_when_asked(tmp_path: Path):
         pack.info()
         pack.stub.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest())
         written = json.loads(out.read_text(encoding="utf-8"))
+        pack.proc.send_signal(signal.SIGINT)  # as the engine stops it: the record again, with the CPU at exit
+        assert pack.proc.wait(10) == 0
+    at_exit = json.loads(out.read_text(encoding="utf-8"))
+    assert at_exit["exit"]["process_cpu"] >= written["process_cpu"]
+    assert {k: v for k, v in at_exit.items() if k != "exit"} == written
     assert list(written["marks"]) == ["entry", "imported", "policies"]
     assert 0 < written["marks"]["entry"] < written["marks"]["imported"] <= written["marks"]["policies"]
     calls = {m: n for m, (n, _) in written["methods"].items() if n}

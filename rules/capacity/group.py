@@ -31,6 +31,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..catalog.accelerators import group_vendor
+from ..catalog.partitions import ASSUMED_MODE
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..model.unknown import holds_placeholder
@@ -130,7 +131,9 @@ def gpu_of(g: ServingGroup) -> GpuInfo | None:
 def gpu_name(g: ServingGroup) -> str:
     gpu = gpu_of(g)
     if gpu is not None:
-        return gpu.name
+        # amd17: one partition of an AMD Instinct GPU is named as one (``MI300X cpx_nps4 1/8``), not the whole GPU
+        size = g.pool.labels.get(ASSUMED_MODE, "spx") if g.pool is not None and g.gpu_override is None else "spx"
+        return gpu.name if size.startswith("spx") else f"{gpu.name} {size}"
     return "custom GPU" if g.gpu_memory_gib_override else "unknown GPU"
 
 

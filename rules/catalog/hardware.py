@@ -93,6 +93,7 @@ from .lookup import (
     product_unsized,
     size_unnamed,
 )
+from .partitions import ASSUMED_MODE
 
 _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "true": "nvlink", "false": "pcie"}
 
@@ -270,7 +271,7 @@ def _find_gpu(name: str, memory_mib: int | None = None) -> Any:
 
 #: What :func:`pool_from_labels` reads from the labels (and the ``gpus_per_node`` fallback) alone.
 _READ_FIELDS = ("instance_type", "gpu", "gpus_per_node", "gpu_memory_gib", "interconnect", "nvlink_domain_size",
-                "clique", "efa", "fabric", "accelerator", "gpu_memory_why")
+                "clique", "efa", "fabric", "accelerator", "gpu_memory_why", "accelerator_families")
 #: Those fields by the labels' items and the fallback: every workload that selects the same instance type asks.
 _READ: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
@@ -451,6 +452,11 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
         if isinstance(count, int) and count > 0:
             domain = min(domain, count)
     pool.nvlink_domain_size = domain
+    if not str(labels.get(ASSUMED_MODE, "spx")).startswith("spx"):
+        # amd17: devices that are partitions of AMD Instinct GPUs: the sources read say nothing of the links between
+        # partitions (of one GPU or of two), so no fabric is assumed (catalog/partitions.py)
+        pool.interconnect = UNKNOWN
+        pool.nvlink_domain_size = UNKNOWN
 
     clique = labels.get(GFD_CLIQUE)
     pool.clique = str(clique) if clique else None

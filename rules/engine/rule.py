@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
+from ..catalog.partitions import ASSUMED_MODE
 from ..model import (
     UNKNOWN_AT,
     Autoscaler,
@@ -267,6 +268,20 @@ class GroupRule(Rule):
                     "only; name one size (the GPU's full name, as GPU Feature Discovery writes it: "
                     "`NVIDIA-A100-SXM4-80GB`; an instance type or family; or a GPU memory label) to have it judged "
                     "on that one")
+        if g.pool is not None and ASSUMED_MODE in g.pool.labels:  # amd17: the sizes one AMD device may be
+            gpu = g.pool.gpu.name if g.pool.gpu is not None else "AMD"
+            mode = g.pool.labels[ASSUMED_MODE].split(" ", 1)[0]
+            if "_" not in mode:  # no mode named (``spx``, ``cpx 1/8``): the whole GPU and the smallest partition
+                note = (f"no label or resource names the partition mode of the {gpu} GPUs (the node labeller's "
+                        "amd.com/gpu.compute-memory-partition, a mode's resource such as amd.com/cpx_nps4), and the "
+                        "ROCm device plugin's default single strategy advertises each partition as one amd.com/gpu, "
+                        f"so one device may be {launch}; this holds on {held} only; name the mode (a nodeSelector on "
+                        "amd.com/gpu.compute-memory-partition, or request the mode's resource) to have it judged on "
+                        "that one")
+            else:
+                note = (f"in {mode} the {gpu} partitions on one memory partition share it, so one device may be "
+                        f"{launch}, and the sources read do not settle which the runtime reports; this holds on "
+                        f"{held} only")
         keep = self.meta.code in config.enforcement
         return [evolve(h, message=f"{h.message} (advisory: {note})", level=h.level if keep else "advisory")
                 if keep or (h.level or level_for(self.meta, config)) == "mandatory"

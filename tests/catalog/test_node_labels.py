@@ -51,8 +51,9 @@ def test_each_label_family_names_the_accelerator():
         ("aks-nd-h100", "nvidia.com/gpu", "nvidia",
          ("instance-type=Standard_ND96isr_H100_v5", "H100-SXM-80GB", 8, 79.19, "nvswitch", None, "infiniband",
           "nvidia")),
+        # amd17: no partition mode named, so the whole GPU first, then the smallest partition (a pool option)
         ("amd-mi300x", "amd.com/gpu", "amd",
-         ("gpu.product-name=AMD_Instinct_MI300X_OAM", "MI300X", None, 191.98, None, None, None, "amd")),
+         ("gpu.product-name=AMD_Instinct_MI300X_OAM/spx", "MI300X", None, 191.98, None, None, None, "amd")),
         ("gaudi-dl1", "habana.ai/gaudi", "intel",
          ("instance-type=dl1.24xlarge", "Gaudi", 8, 32.0, "fabric", True, "efa", "intel")),
         ("trn1-neuron", "aws.amazon.com/neuroncore", "aws",
@@ -273,8 +274,11 @@ def test_nodes_advertising_other_accelerators():
         status:
           capacity: {google.com/tpu: "8"}
         """), "nodes.yaml")
+    # amd17: eight amd.com/gpu may be eight whole MI300X (SPX) or eight partitions (CPX: one XCD's share of one GPU);
+    # no label says which, so the node is both kinds, and partitions are assumed no fabric between them
     assert [pool_summary(p) for p in inv.pools] == [
-        ("mi300x-node-1", "MI300X", 8, 191.98, "fabric", None, None, "amd"),
+        ("mi300x-node-1/spx", "MI300X", 8, 191.98, "fabric", None, None, "amd"),
+        ("mi300x-node-1/cpx 1/8", "MI300X", 8, 24.0, UNKNOWN, None, None, "amd"),
         ("tpu-host-1", "TPU-v6e", 8, 31.25, "fabric", None, None, "google"),
     ]
 

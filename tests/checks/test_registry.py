@@ -113,12 +113,14 @@ EXTRA_FIXTURES = {
               "karpenter-gpu-count.yaml",  # place13: instance-gpu-count Gt 0 alone is every GPU family
               "karpenter-bare-gpu-name.yaml",  # bare15: EC2's a100 is p4d (40 GB) or p4de (80 GB), v100 p3 or p3dn
               "gfd-bare-product.yaml",  # place16: a bare GFD NVIDIA-A100 is any A100 of the catalog, 40 or 80 GB
+              "amd-partition.yaml",  # amd17: an MI300X amd.com/gpu is a whole GPU or a partition of one
               "overlay-patches-args"},  # place14: an unbuilt overlay patches the args read from the base: advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
               "max-num-seqs-default.yaml",  # maxseqs53: one GPU serves only below vLLM's default cap: advisory
-              "fewer-stages.yaml"},  # planfix16: PP3 where one PP2 engine on two of the GPUs serves (vLLM 22140)
+              "fewer-stages.yaml",  # planfix16: PP3 where one PP2 engine on two of the GPUs serves (vLLM 22140)
+              "amd-partition.yaml"},  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group

@@ -16,6 +16,7 @@ from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import accelerators, families_made_by, families_of, resource_names, vendor_of
 from ...catalog.hardware import manufacturer_vendor, pool_from_labels
 from ...catalog.lookup import family_sizes, instance_types, of_family, product_unsized, size_unnamed
+from ...catalog.partitions import ASSUMED_MODE, PARTITION_LABELS, label_mode, mode_of, partition_sizes, partitionable
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
 from ...model.errors import InputError
 from ...model.vocab import (
@@ -39,6 +40,7 @@ from ...model.vocab import (
     KARPENTER_AWS_PREFIX,
     KARPENTER_NODEPOOL,
     LABEL_EFA,
+    LABEL_GPU_MEMORY_GIB,
     LABEL_GPU_PRODUCT,
     LABEL_NVLINK,
 )
@@ -97,7 +99,10 @@ def add_node(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
             vendor = vendor_of(resource) if count is not None else None
             break
     name = str(meta.get("name") or "unnamed")
-    variants = _sized_variants(name, str_map(meta.get("labels")))  # a bare GPU name: the sizes it may be
+    # amd17: a mode's resource in the capacity (the ROCm device plugin's mixed strategy, ``amd.com/cpx_nps4``)
+    modes = {m for k in capacity if (m := mode_of(str(k))) is not None and whole_quantity(capacity[k])}
+    variants = _sized_variants(name, str_map(meta.get("labels")),  # a bare GPU name: the sizes it may be
+                               modes.pop() if len(modes) == 1 else None)
     suppressions = suppressions_from(ann, lines, loc.file, loc.line)
     for vname, vlabels in variants:
         pool = pool_from_labels(vname, vlabels, loc, read_taints(spec.get("taints")), kind="node",
@@ -315,7 +320,8 @@ def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
     return False
 
 
-def _sized_variants(name: str, labels: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
+def _sized_variants(name: str, labels: dict[str, str],
+                    mode: str | None = None) -> list[tuple[str, dict[str, str]]]:
     """One kind of a NodePool as the kinds it launches when it names a GPU by a bare family name that EC2 gives to
     several sizes (``instance-gpu-name`` ``a100``: p4d's A100 40 GB and p4de's 80 GB; ``v100``: p3's 16 GB and
     p3dn's 32 GB) and nothing else picks the size (no instance type, family or GPU memory): one kind per AWS family of
@@ -343,7 +349,26 @@ def _sized_variants(name: str, labels: dict[str, str]) -> list[tuple[str, dict[s
         sizes = family_sizes(product)
         if len(sizes) > 1:
             return [(f"{name}/{size}", {**labels, LABEL_GPU_PRODUCT: size}) for size in sizes]
-    return [(name, labels)]
+    return _partition_variants(name, labels, mode)
+
+
+def _partition_variants(name: str, labels: dict[str, str], mode: str | None) -> list[tuple[str, dict[str, str]]]:
+    """amd17: a node of AMD Instinct GPUs that may run partitioned (MI300X, MI325X, MI355X) as the sizes one
+    ``amd.com`` device of it may be (:mod:`shardwise.rules.catalog.partitions`): the partition mode its labels name
+    (the node labeller's ``amd.com/gpu.compute-memory-partition``) or ``mode`` (a mode's resource it advertises or a
+    pod requests) picks them; with none, the whole GPU and the smallest partition, judged like the sizes of a bare
+    GPU name (a finding blocks only where it holds on each). Each size is the GPU memory label of one kind, and
+    :data:`ASSUMED_MODE` says which it is (a partitioned kind has no fabric assumed between its devices)."""
+    if LABEL_GPU_MEMORY_GIB in labels or ASSUMED_MODE in labels:
+        return [(name, labels)]
+    gpu = pool_from_labels(name, labels, Location()).gpu
+    if not partitionable(gpu):
+        return [(name, labels)]
+    assert gpu is not None
+    sizes = partition_sizes(gpu, label_mode(labels) or mode)
+    out = [(f"{name}/{size}" if len(sizes) > 1 else name,
+            {**labels, LABEL_GPU_MEMORY_GIB: f"{gib:g}", ASSUMED_MODE: size}) for size, gib in sizes]
+    return [(name, labels)] if len(out) == 1 and out[0][1][ASSUMED_MODE].startswith("spx") else out
 
 
 def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
@@ -689,7 +714,7 @@ def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
     bare family name gives one pool per size it may be (:func:`_sized_variants`), the kinds of one pool.
     """
     labels = _selector_labels(g)
-    used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE)]
+    used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE, *PARTITION_LABELS)]
     if not any(k in GPU_LABELS for k in used):
         if HOSTNAME in labels:
             pool = NodePool(name=f"hostname={labels[HOSTNAME]}", location=g.location, kind=SELECTOR_POOL_KIND,
@@ -702,13 +727,13 @@ def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
             return pool
         return None
     name = ",".join(f"{k.rsplit('/', 1)[-1]}={labels[k]}" for k in used)
-    variants = _sized_variants(name, labels)
+    variants = _sized_variants(name, labels, mode_of(g.accelerator_resource))
     if len(variants) > 1:  # a bare GPU name (``nvidia.com/gpu.product: NVIDIA-A100``): each size it may be
         kinds = [pool_from_labels(vname, vlabels, g.location, kind=SELECTOR_POOL_KIND) for vname, vlabels in variants]
         for kind in kinds:
             kind.variant_of = name
         return kinds
-    pool = pool_from_labels(name, labels, g.location, kind=SELECTOR_POOL_KIND)
+    pool = pool_from_labels(name, variants[0][1], g.location, kind=SELECTOR_POOL_KIND)
     if pool.gpu is None and pool.gpus_per_node is None and pool.gpu_memory_gib is None:
         return None
     return pool

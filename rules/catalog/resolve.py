@@ -320,7 +320,8 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
             group.engine.model = UNKNOWN
             group.model_unknown = (
                 f"it is {model}, set from a Secret, ConfigMap or the downward API, so shardwise cannot see which "
-                "model it is"
+                f"model it is; name the model with the annotation {ANN_BASE_MODEL} (a catalog id, or the "
+                "repository path of its config.json), or lint the ConfigMap that sets it with the workload"
             )
         else:
             _resolve_named(group, model, base_dir)

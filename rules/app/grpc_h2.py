@@ -20,7 +20,9 @@ and it serves the handlers grpcio's generated code registers (``unary_unary``, `
   ``grpc-message``, percent-encoded); an answer without a message is trailers only.
 - A method no handler serves: ``UNIMPLEMENTED``, "Method not found!". A handler that raises: ``UNKNOWN``,
   "Exception calling application: ..." (logged), or the code and details it set on its context
-  (``set_code``/``set_details``/``abort``: the generated servicer's "Method not implemented!").
+  (``set_code``/``set_details``/``abort``: the generated servicer's "Method not implemented!", logged at debug
+  level only: grpcio's logger prints nothing (a NullHandler), and this one's traceback, printed by Python's last
+  resort handler, was shown by the CLI under the stack in every preview).
   A request it cannot read: ``INTERNAL``, "Exception deserializing request!"; a response it cannot
   write: ``INTERNAL``, "Failed to serialize response!"; a request over ``grpc.max_receive_message_length``:
   ``RESOURCE_EXHAUSTED``.
@@ -811,7 +813,15 @@ class Server:
                 details = f"Exception calling application: {exc}"
             except Exception:  # noqa: BLE001
                 details = "Calling application raised unprintable Exception!"
-            _LOGGER.exception(details)
+            if isinstance(exc, NotImplementedError) and context.status == UNIMPLEMENTED:
+                # the generated servicer's refusal of a method it leaves out (pulumi-policy's Handshake and
+                # Cancel, which the CLI calls in every preview): an answer, not a failure. grpcio logs it to
+                # its "grpc" logger, which has a NullHandler, so nothing is printed; this module's logger has
+                # no handler, so Python's last resort printed the traceback to stderr and the CLI showed it
+                # under the stack in every preview
+                _LOGGER.debug(details)
+            else:
+                _LOGGER.exception(details)
             status = context.status if context.status is not None else UNKNOWN
             return None, status, context.message if context.message is not None else details.encode("utf-8"), \
                 context.trailing

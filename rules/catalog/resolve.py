@@ -320,7 +320,8 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
             group.engine.model = UNKNOWN
             group.model_unknown = (
                 f"it is {model}, set from a Secret, ConfigMap or the downward API, so shardwise cannot see which "
-                "model it is"
+                f"model it is; name the model with the annotation {ANN_BASE_MODEL} (a catalog id, or the "
+                "repository path of its config.json), or lint the ConfigMap that sets it with the workload"
             )
         else:
             _resolve_named(group, model, base_dir)
@@ -403,7 +404,8 @@ def _resolve_named(group: ServingGroup, model: str, base_dir: str | None) -> Non
     names = _guessed_names(model) or [model.rstrip("/").rsplit("/", 1)[-1]]
     group.model_unknown = (
         f"{model!r} is a path whose config.json shardwise cannot read here, and its name {names[0]!r} matches no "
-        "catalog model"
+        f"catalog model; name the model with the annotation {ANN_BASE_MODEL} (a catalog id, or the repository "
+        "path of its config.json) or put its config.json in a models directory (--model-dir)"
     )
 
 

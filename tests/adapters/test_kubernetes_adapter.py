@@ -561,7 +561,9 @@ def test_model_from_unset_env_var_is_unknown_with_the_reason():
     [g] = inv.groups
     assert (g.model, g.model_error, g.engine.model) == (None, None, UNKNOWN)
     assert g.model_unknown == (
-        "it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API, so shardwise cannot see which model it is")
+        "it is $(MODEL_ID), set from a Secret, ConfigMap or the downward API, so shardwise cannot see which model it is; "
+        "name the model with the annotation shardwise.dev/base-model (a catalog id, or the repository path of its "
+        "config.json), or lint the ConfigMap that sets it with the workload")
 
 
 def test_local_model_path_loads_config_json(tmp_path):

@@ -154,6 +154,31 @@ def test_a_handlers_failure_is_answered_as_grpcio_answers_it(served):
         assert _call(channel, "echo", b"still serving") == b"still serving"
 
 
+def test_the_generated_servicers_refusal_is_not_logged_as_an_error_but_a_failure_is(own, caplog):
+    """pulumi-policy's servicer leaves ``Handshake`` and ``Cancel`` to the generated base class, which sets
+    UNIMPLEMENTED and raises NotImplementedError; the CLI calls both in every preview and showed the traceback
+    this module logged (Python's last-resort handler printed it; grpcio's logger has a NullHandler) under the
+    stack ("Exception calling application: Method not implemented!", four times in a preview of one component,
+    adopt17). That refusal is answered as grpcio answers it and logged at debug level; a handler that fails is
+    still logged with its traceback."""
+    _, port = own
+    caplog.set_level("DEBUG", logger=grpc_h2.__name__)
+    with _channel(port) as channel:
+        assert _failure(channel, f"/{SERVICE}/unimplemented") == (grpc.StatusCode.UNIMPLEMENTED,
+                                                                  "Method not implemented!")
+        assert _call(channel, "echo", b"x") == b"x"
+        refused = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records
+                   if r.name == grpc_h2.__name__]
+        assert refused == [("DEBUG", "Exception calling application: Method not implemented!", False)]
+        caplog.clear()
+        assert _failure(channel, f"/{SERVICE}/boom") == (grpc.StatusCode.UNKNOWN,
+                                                         "Exception calling application: boom")
+        assert _call(channel, "echo", b"y") == b"y"
+        failed = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records
+                  if r.name == grpc_h2.__name__]
+        assert failed == [("ERROR", "Exception calling application: boom", True)]
+
+
 # --- through a raw HTTP/2 client: shapes of frames ----------------------------------------------------------
 
 

@@ -338,7 +338,9 @@ def test_a_path_whose_name_matches_nothing_is_unknown(tmp_path: Path):
     g = group_of(deploy)
     assert (g.model, g.model_unknown) == (
         None, "'/models/support-bot-v7' is a path whose config.json shardwise cannot read here, and its name "
-        "'support-bot-v7' matches no catalog model")
+        "'support-bot-v7' matches no catalog model; name the model with the annotation shardwise.dev/base-model (a "
+        "catalog id, or the repository path of its config.json) or put its config.json in a models directory "
+        "(--model-dir)")
 
 
 @pytest.mark.parametrize(("model", "name"), [
@@ -361,7 +363,8 @@ def test_a_path_whose_names_match_nothing_says_the_name_it_tried(tmp_path: Path,
     g = group_of(deploy)
     assert (g.model, g.model_unknown) == (
         None, f"{model!r} is a path whose config.json shardwise cannot read here, and its name {name!r} matches no "
-        "catalog model")
+        "catalog model; name the model with the annotation shardwise.dev/base-model (a catalog id, or the repository "
+        "path of its config.json) or put its config.json in a models directory (--model-dir)")
 
 
 def test_a_dotted_version_written_with_a_dash_resolves():

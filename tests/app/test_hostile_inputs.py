@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -532,6 +533,23 @@ def test_markdown_a_repository_wrote_is_not_rendered_in_the_report(repo, capsys)
             "']'") in out.splitlines()
     # every image, link and tag left is inside a code span or escaped
     assert "`<img" not in out.replace("``a`![x](https:/evil.example/p.png)`<img", "")
+
+
+def test_an_at_mention_a_repository_wrote_notifies_no_one_in_the_markdown_report(repo, capsys):
+    """fuzz15: an ``@name`` in an object's name (in a table cell and a finding's text) was written as it is, so posting the report
+    as a pull-request comment notified that user or team (GitHub mentions ``@user`` and ``@org/team``). Outside code
+    spans it is ``@&#8203;name`` (a zero-width space: the same text, no mention); an address (``a@b.c``) and a file
+    name in its code span are kept."""
+    put(repo, "ping-@octocat.yaml", vllm_deployment('"cc @octocat @acme/gpu-team a@b.c"'))
+    with deadline(30):
+        rc = main(["lint", ".", "--format", "markdown"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    subject = "Deployment serving/cc @&#8203;octocat @&#8203;acme/gpu-team a@b.c"
+    assert f"| {subject} | meta-llama/Llama-3.1-8B-Instruct |" in out
+    assert "`ping-@octocat.yaml:1`" in out
+    outside_code = re.sub(r"(`+)(?:(?!\1).)*?\1", "", re.sub(r"(?ms)^```mermaid$.*?^```$", "", out))
+    assert re.findall(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", outside_code) == []
 
 
 def test_markdown_a_repository_wrote_is_not_rendered_in_the_diff_report(repo, capsys):

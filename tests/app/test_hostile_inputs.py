@@ -612,6 +612,40 @@ def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
     capsys.readouterr()
 
 
+@pytest.mark.parametrize("flag", ["--output", "--create-baseline"])
+def test_a_report_onto_a_fifo_no_process_reads_is_an_error_not_a_wait(repo, capsys, flag):
+    """fuzz15: ``-o FIFO`` and ``--create-baseline FIFO`` with no reader held the run in ``open`` for ever (the probe's
+    20 s limit). Now an error naming it at once (exit 2); the text report still printed."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / "r.json")
+    with deadline(20):
+        rc = main(["lint", "good.yaml", flag, "r.json", *(["--format", "json"] if flag == "--output" else [])])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    said = {"--output": "r.json: ", "--create-baseline": "r.json: --create-baseline: cannot write: "}[flag]
+    assert (f"shardwise: error: {said}it is a FIFO (named pipe) that no process reads, so the report would wait for "
+            "ever; start its reader first, or write a regular file") in err.splitlines()
+
+
+def test_a_report_onto_a_read_fifo_and_onto_dev_stdout_as_a_pipe_is_written(repo):
+    """fuzz15: a FIFO a process reads is written as a pipe; ``--format json=/dev/stdout`` (and ``-o >(…)``, a
+    /dev/fd/N) where that is a pipe exited 2, "/dev/stdout: No such file or directory": the link was resolved to
+    ``/proc/…/pipe:[N]``, a name no one can open. Now the pipe gets the report."""
+    exe = str(Path(sys.executable).parent / "shardwise")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / "r.json")
+    reader = subprocess.Popen(["cat", "r.json"], cwd=repo, stdout=subprocess.PIPE)
+    time.sleep(0.3)  # cat opens the FIFO for reading
+    proc = subprocess.run([exe, "lint", "good.yaml", "--format", "json", "-o", "r.json"], cwd=repo,
+                          capture_output=True, timeout=60, check=False)
+    got, _ = reader.communicate(timeout=60)
+    assert (proc.returncode, [f["code"] for f in json.loads(got)["findings"]]) == (0, ["SW305"])
+    proc = subprocess.run([exe, "lint", "good.yaml", "--format", "json=/dev/stdout", "--format", "sarif=/dev/stderr"],
+                          cwd=repo, capture_output=True, timeout=60, check=False)
+    assert (proc.returncode, [f["code"] for f in json.loads(proc.stdout)["findings"]]) == (0, ["SW305"])
+    assert json.loads(proc.stderr.split(b"\nshardwise: ")[0])["version"] == "2.1.0"
+
+
 def test_a_report_that_cannot_be_written_names_the_path_given_in_lint_and_diff(repo, capsys):
     """hostile9: diff's --output into a missing folder said ``nowhere/.r.json.x1y2.tmp: No such file or directory``
     (the temporary file); both commands name the path given, write the other reports and exit 2."""

@@ -10,9 +10,9 @@ findings: blocking first, then the rest, then suppressed ones with their reasons
 a file name) is an escape, so no value starts a line of its own (a GitHub Actions workflow command on stdout),
 and outside code spans ``[`` and ``<`` are escaped, so a name a repository chose (a file, an object) cannot
 become a link, an image or HTML in the pull-request comment (fuzz14), and an ``@name`` outside code spans gets a
-zero-width space after its ``@``, so posting the comment notifies no user or team (fuzz15); a file and line is a code span whose fence
-is longer than any run of backticks in it (:func:`code`). Text built here (the chart, a rule's link, a table cell)
-is :class:`Lines`, written as it is.
+zero-width space after its ``@``, so posting the comment notifies no user or team (fuzz15); a file and line is a
+code span whose fence is longer than any run of backticks in it (:func:`code`). Text built here (the chart, a rule's
+link, a table cell) is :class:`Lines`, written as it is.
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ _UNMENTION = "@&#8203;"
 def prose(text: str) -> str:
     """``text`` as Markdown prose: :func:`.text.visible`, then ``[`` backslash-escaped and ``<`` written ``&lt;``
     outside the code spans CommonMark would see in it, so no link, image, autolink or HTML tag a repository wrote is
-    rendered, and an ``@name`` is written ``@&#8203;name``, so it mentions (notifies) no one (fuzz15); code spans (a rule's `` `serving` ``) are left as they are (fuzz14). GitHub's extended autolinks (a bare
-    ``https://…`` or ``www.…``) are not escaped: their text is their own address."""
+    rendered, and an ``@name`` is written ``@&#8203;name``, so it mentions (notifies) no one (fuzz15); code spans (a
+    rule's `` `serving` ``) are left as they are (fuzz14). GitHub's extended autolinks (a bare ``https://…`` or
+    ``www.…``) are not escaped: their text is their own address."""
     text = visible(text)
     if not _ACTIVE.search(text):
         return text

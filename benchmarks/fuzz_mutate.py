@@ -24,7 +24,8 @@ and, in one case out of five, an environment variable the CLI reads set to an od
 with control characters and Markdown, the text/github/markdown reports (judged for raw control characters, stray
 GitHub lines and rendered Markdown), ``--output /dev/full``, the files a kustomization patches, replaces or generates
 from (components, remote bases, a huge patch), a chart's .helmignore, schema, files and subcharts, templates helm
-refuses, missing dependencies, and terminal and locale variables (benchmarks/README.md).
+refuses, missing dependencies, and terminal and locale variables (benchmarks/README.md); fuzz15 env values that
+double at each step and a base commit holding a link to an absolute path or out of the tree.
 
 A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
 error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall
@@ -173,7 +174,7 @@ def text_mutate(t: str, r: random.Random) -> tuple[str | bytes, str]:
     kk = [i for i, ln in enumerate(ls) if re.match(r"^\s*(- )?[\w./-]+:\s*$", ln)]
     kind = r.choice(["anchor_alias", "merge", "tag", "dupkey", "bom", "utf16", "notutf8", "nul", "crlf", "lonecr", "tabs",
                      "longline", "longscalar", "unicode_name", "truncate", "docmark", "directive", "flip", "yaml11", "alias_bomb",
-                     "indent", "comment_junk", "ctrl"])
+                     "indent", "comment_junk", "ctrl", "env_doubling"])
     if kind == "anchor_alias" and kk:  # an anchored mapping, aliased further down
         i = r.choice(kk)
         ls[i] = ls[i] + " &a1"
@@ -241,6 +242,14 @@ def text_mutate(t: str, r: random.Random) -> tuple[str | bytes, str]:
         ls[i] = " " * r.randint(1, 3) + ls[i]
     elif kind == "comment_junk":
         ls.insert(r.randrange(len(ls) + 1), r.choice(["# vllm serve x --tensor-parallel-size 999", "#\x00", "#\x1b[31m", "# {{ x }}", "#" * 5000]))
+    elif kind == "env_doubling":  # fuzz15: env values that double at each step, beside a container's image
+        img = [i for i, ln in enumerate(ls) if re.match(r"^\s*(- )?image:\s*\S", ln)]
+        if img:
+            i = r.choice(img)
+            ind = len(ls[i]) - len(ls[i].lstrip()) + (2 if ls[i].lstrip().startswith("- ") else 0)
+            n = r.choice([10, 15, 16, 24, 40])
+            ls.insert(i + 1, " " * ind + 'env: [{name: Z0, value: "xxxxxxxx"}, ' + ", ".join(
+                f'{{name: Z{k}, value: "$(Z{k - 1})$(Z{k - 1})"}}' for k in range(1, n)) + "]")
     elif kind == "ctrl" and kv:
         i = r.choice(kv)
         ls[i] = ls[i] + r.choice(["\x1b", "\x07", "\x7f", "\u0085", "\u2028", "\ufffe", "\x0c"])
@@ -524,8 +533,12 @@ def case_diff(r: random.Random, d: str) -> dict:
     src = r.choice(VLLM_SRCS)
     name = os.path.basename(src)
     write(os.path.join(d, name), read_bytes(os.path.join(ROOT, src)))
+    link = r.choice(["/dev/zero", "/etc/hostname", "../../outside.yaml", "/"]) if r.random() < .2 else None
+    if link is not None:  # fuzz15: a committed link to an absolute path or out of the tree (an internal error once)
+        os.symlink(link, os.path.join(d, "linked.yaml"))
     git(d, "init", "-q", "-b", "main"); git(d, "add", "-A"); git(d, "commit", "-qm", "base")  # noqa: E702
     data, kinds = mutated_file(r, src)
+    kinds = kinds + ([f"base-link:{link}"] if link is not None else [])
     write(os.path.join(d, name if r.random() < .8 else file_name(r, src)), data)
     ref = r.choice(["HEAD", "HEAD", "HEAD", "main", "HEAD~5", "nope", "--", "-x", "HEAD:" + name, "\x7f"])
     fmt = r.choice(["json", "markdown"])

@@ -306,7 +306,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases()
     return out
 
 
@@ -1092,6 +1092,49 @@ def fuzz14_cases() -> list[Case]:
         fifo(os.path.join(d, "badchart", ".helmignore"))
         return ["lint", "--format", "json", "good.yaml", "badchart"]
     out.append(Case("fz14-chart-helmignore-fifo", helmignore_build, (2,), named="badchart/.helmignore", env=tools_env(), tool="helm"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ fuzz15
+# $(VAR) expansions that grow without end, a JSON 6902 patch kustomize takes minutes over, a report onto a FIFO no
+# process reads and onto /dev/stdout that is a pipe, a base commit holding a link to an absolute path.
+
+def _env_doubling(n: int) -> str:
+    env = 'env: [{name: E0, value: "xxxxxxxx"}, ' + ", ".join(f'{{name: E{i}, value: "$(E{i - 1})$(E{i - 1})"}}' for i in range(1, n)) + "]"
+    return good().replace("resources:", env + "\n          resources:")
+
+
+def fuzz15_cases() -> list[Case]:
+    out: list[Case] = [
+        file_case("fz15-env-doubling", _env_doubling(40)),
+        file_case("fz15-args-repeating", _env_doubling(14).replace('--max-model-len, "8192"', '--max-model-len, "' + "$(E13)" * 3 + '"')),
+    ]
+
+    def json6902(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", KUST_BASE + "patchesJson6902:\n  - path: p.json\n    target: {kind: Deployment}\n")
+        write(d, "badkust/deployment.yaml", good("kust"))
+        write(d, "badkust/p.json", json.dumps([{"op": "add", "path": f"/metadata/labels/l{i}", "value": "x"} for i in range(20000)]))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz15-kustomize-json6902-20000-ops", json6902, (2,), named="badkust/kustomization.yaml", env=tools_env(), tool="kustomize"))
+    for flag in ("--output", "--create-baseline"):
+        def fifo_out(d: str, flag: str = flag) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            fifo(os.path.join(d, "r.json"))
+            return ["lint", "--format", "json", flag, "r.json", "good.yaml"]
+        out.append(Case(f"fz15-{flag[2:]}-fifo-unread", fifo_out, (2,), named="r.json: "))
+    out.append(Case("fz15-format-dev-stdout-pipe", with_good(lambda d: None, ["lint", "--format", "json=/dev/stdout", "good.yaml"]),
+                    (0,), named=None, parse_out="-"))
+
+    def diff_abs_link(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        os.symlink("/dev/zero", os.path.join(d, "bad.yaml"))
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+        subprocess.run([*git, "init", "-q", "-b", "main"], cwd=d, check=True)
+        subprocess.run([*git, "add", "-A"], cwd=d, check=True)
+        subprocess.run([*git, "commit", "-qm", "base"], cwd=d, check=True)
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz15-diff-base-link-absolute", diff_abs_link, (2,), named="bad.yaml"))
     return out
 
 

@@ -6,13 +6,15 @@ one whole report, never a mixture or a truncated file, and a run that fails half
 report as it was. The new file gets the mode the old one had (else the umask's default, as ``open`` would).
 
 A destination that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO another program
-reads) is written in place: renaming over it would replace the device or the pipe. A symbolic link is
+reads) is written in place: renaming over it would replace the device or the pipe; a FIFO that no process reads
+is an error at once, not a wait without end (fuzz15). A symbolic link is
 followed, so the file it names is replaced and the link stays.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -22,6 +24,23 @@ def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def _open_in_place(target: str, mode: int) -> int:
+    """A descriptor to write ``target`` (no regular file) in place. A FIFO is opened without waiting: a FIFO no
+    process reads held the run in ``open`` for ever (fuzz15), so it is :class:`OSError` ``ENXIO`` naming it; one a
+    process reads (``-o >(gzip > r.gz)``, a FIFO a reader waits on) is then written as a blocking pipe."""
+    if not stat.S_ISFIFO(mode):
+        return os.open(target, os.O_WRONLY | os.O_TRUNC | os.O_CREAT, 0o666)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno != errno.ENXIO:
+            raise
+        raise OSError(errno.ENXIO, "it is a FIFO (named pipe) that no process reads, so the report would wait for "
+                      "ever; start its reader first, or write a regular file", target) from None
+    os.set_blocking(fd, True)
+    return fd
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -38,12 +57,14 @@ def write_atomically(path: str, text: str) -> None:
 def _write_atomically(path: str, text: str) -> None:
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
-        st = os.stat(target)
+        # the path itself, links followed by the kernel: /dev/stdout or /dev/fd/63 (``-o >(…)``) that is a pipe
+        # links to ``pipe:[N]``, a name realpath cannot open (exit 2, "No such file or directory": fuzz15)
+        st = os.stat(path)
     except FileNotFoundError:
         mode = _default_mode()
     else:
         if not stat.S_ISREG(st.st_mode):
-            with open(target, "w", encoding="utf-8") as fh:
+            with os.fdopen(_open_in_place(path, st.st_mode), "w", encoding="utf-8") as fh:
                 fh.write(text)
             return
         mode = stat.S_IMODE(st.st_mode)

@@ -9,9 +9,10 @@ findings: blocking first, then the rest, then suppressed ones with their reasons
 :func:`prose` (the environment's ``finalize``): a control character a repository wrote (a newline in
 a file name) is an escape, so no value starts a line of its own (a GitHub Actions workflow command on stdout),
 and outside code spans ``[`` and ``<`` are escaped, so a name a repository chose (a file, an object) cannot
-become a link, an image or HTML in the pull-request comment (fuzz14); a file and line is a code span whose fence
-is longer than any run of backticks in it (:func:`code`). Text built here (the chart, a rule's link, a table cell)
-is :class:`Lines`, written as it is.
+become a link, an image or HTML in the pull-request comment (fuzz14), and an ``@name`` outside code spans gets a
+zero-width space after its ``@``, so posting the comment notifies no user or team (fuzz15); a file and line is a
+code span whose fence is longer than any run of backticks in it (:func:`code`). Text built here (the chart, a rule's
+link, a table cell) is :class:`Lines`, written as it is.
 """
 
 from __future__ import annotations
@@ -38,14 +39,20 @@ class Lines(str):
 #: A run of backticks (CommonMark pairs a run with the next run of the same length: a code span), and what
 #: :func:`prose` escapes outside code spans.
 _TICKS = re.compile(r"`+")
-_ACTIVE = re.compile(r"[\[<]")
+#: An ``@`` that GitHub reads as a mention (of a user, or an ``org/team``) notifies them when the comment is posted:
+#: one that no letter, digit or underscore precedes and a letter or digit follows.
+_ACTIVE = re.compile(r"[\[<]|(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])")
+#: What an ``@`` mention is written as: a zero-width space after the ``@`` (as an HTML entity, visible in the
+#: comment's source) shows the same text and mentions no one.
+_UNMENTION = "@&#8203;"
 
 
 def prose(text: str) -> str:
     """``text`` as Markdown prose: :func:`.text.visible`, then ``[`` backslash-escaped and ``<`` written ``&lt;``
     outside the code spans CommonMark would see in it, so no link, image, autolink or HTML tag a repository wrote is
-    rendered; code spans (a rule's `` `serving` ``) are left as they are (fuzz14). GitHub's extended autolinks (a bare
-    ``https://…`` or ``www.…``) are not escaped: their text is their own address."""
+    rendered, and an ``@name`` is written ``@&#8203;name``, so it mentions (notifies) no one (fuzz15); code spans (a
+    rule's `` `serving` ``) are left as they are (fuzz14). GitHub's extended autolinks (a bare ``https://…`` or
+    ``www.…``) are not escaped: their text is their own address."""
     text = visible(text)
     if not _ACTIVE.search(text):
         return text
@@ -75,6 +82,8 @@ def prose(text: str) -> str:
 def _md_escape(m: re.Match[str]) -> str:
     if m.group() == "<":
         return "&lt;"
+    if m.group() == "@":
+        return _UNMENTION
     j = m.start()
     while j > 0 and m.string[j - 1] == "\\":
         j -= 1

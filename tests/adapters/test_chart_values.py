@@ -726,3 +726,18 @@ def test_router_extra_args_are_written_last_and_win():
     inv = load_kubernetes_text(text, "f.yaml")
     assert [r.logic for r in inv.routers] == ["prefixaware", "roundrobin"]
     assert [s for s, *_ in sw406(inv)] == ["Deployment llm-b/chat-b-deployment-router"]
+
+
+def test_vllm_stack_request_gpu_infinite_renders_no_gpu():
+    """fuzz15 (seed 15015 case 381): ``requestGPU: .inf`` raised OverflowError converting it to an int, an internal
+    error for the whole file. Sprig's ``int`` of +Inf is Go's conversion, the most negative int64 on amd64: the
+    chart's ``gt 0`` is false, so the container requests no GPU, as with ``requestGPU: 0``."""
+    with open(path("vllm-stack-releases.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    assert text.count("requestGPU: 2\n") == 1
+    docs = load_documents(text.replace("requestGPU: 2\n", "requestGPU: .inf\n"), "f.yaml")
+    rendered = rendered_objects(docs[0][1])
+    assert rendered is not None
+    resources = rendered[1]["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert (rendered[1]["metadata"]["name"], resources) == ("llm-llama8b-deployment-vllm",
+                                                            {"requests": {"memory": "64Gi", "cpu": "8"}})

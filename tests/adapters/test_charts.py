@@ -517,3 +517,73 @@ def test_a_chart_whose_helmignore_is_no_file_is_refused_naming_it(capsys, monkey
     assert (rc, doc["input_errors"]) == (2, [{"file": "llm/.helmignore", "line": None,
                                               "message": f"the chart is not rendered: cannot read: {what}"}])
     assert not (tmp_path / "called").exists()
+
+
+def _ops(n: int) -> list[dict[str, str]]:
+    return [{"op": "add", "path": f"/metadata/labels/l{i}", "value": "x"} for i in range(n)]
+
+
+@pytest.mark.parametrize("how", ["file", "inline", "split over an overlay and its base"])
+def test_a_json6902_patch_past_the_bound_is_refused_not_left_to_run_for_minutes(capsys, monkeypatch, tmp_path, how):
+    """fuzz15: kustomize applies each JSON 6902 operation to the whole object, so a patch of 20,000 ``add``
+    operations took it over a minute (4,000: 1.6 s), held only by the 120 s timeout. Past 5,000 operations in one
+    kustomization and what it includes the kustomization is refused before kustomize runs, with the count and the
+    bound; its files read one by one."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    target = "    target: {kind: Deployment, name: llama70b}\n"
+    top = "base"
+    if how == "file":
+        (tmp_path / "base" / "p.json").write_text(json.dumps(_ops(20000)))
+        with open(tmp_path / "base" / "kustomization.yaml", "a") as f:
+            f.write("patchesJson6902:\n  - path: p.json\n" + target)
+        said, counted = "patchesJson6902 entry 'p.json'", 20000
+    elif how == "inline":
+        ops = "".join(f"      - {{op: add, path: /metadata/labels/l{i}, value: x}}\n" for i in range(5001))
+        with open(tmp_path / "base" / "kustomization.yaml", "a") as f:
+            f.write("patches:\n  - patch: |-\n" + ops + target)
+        said, counted = "patches entry 'patch'", 5001
+    else:
+        (tmp_path / "base" / "p.json").write_text(json.dumps(_ops(3000)))
+        with open(tmp_path / "base" / "kustomization.yaml", "a") as f:
+            f.write("patches:\n  - path: p.json\n" + target)
+        (tmp_path / "overlay").mkdir()
+        (tmp_path / "overlay" / "p.yaml").write_text("".join(
+            f"- op: add\n  path: /metadata/annotations/a{i}\n  value: x\n" for i in range(3000)))
+        (tmp_path / "overlay" / "kustomization.yaml").write_text(
+            "resources: [../base]\npatches:\n  - path: p.yaml\n" + target)
+        top, said, counted = "overlay", "patches entry 'p.json'", 6000
+    (tmp_path / "kustomize").write_text(f"#!/bin/sh\ntouch {tmp_path}/called\nexec sleep 60\n")
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, top)
+    where = "base/kustomization.yaml"
+    assert (rc, doc["input_errors"][0]["file"], doc["input_errors"][0]["message"].split("; its ")[0]) == (
+        2, where, f"the kustomization is not built: its JSON 6902 patches hold more than 5,000 operations "
+                  f"({counted:,} counted up to its {said}); kustomize applies each to the whole object (20,000 took "
+                  f"it over a minute), so shardwise bounds them; build it yourself: kustomize build {top} | "
+                  "shardwise lint -")
+    # the named folder's files are read one by one, as for any kustomization that does not build (the overlay's
+    # own patch only)
+    assert [w["subject"] for w in doc["workloads"]] == ([] if top == "overlay" else ["Deployment default/llama70b"])
+    assert not (tmp_path / "called").exists()
+
+
+def test_a_json6902_patch_within_the_bound_reaches_kustomize(capsys, monkeypatch, tmp_path):
+    """fuzz15: 5,000 operations (the bound) and a strategic-merge patch beside them are kustomize's to apply."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    (tmp_path / "base" / "p.json").write_text(json.dumps(_ops(5000)))
+    (tmp_path / "base" / "s.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llama70b}\n")
+    with open(tmp_path / "base" / "kustomization.yaml", "a") as f:
+        f.write("patches:\n  - path: p.json\n    target: {kind: Deployment}\n  - path: s.yaml\n")
+    (tmp_path / "kustomize").write_text(f"#!/bin/sh\ntouch {tmp_path}/called\necho 'Error: stop here' >&2\nexit 1\n")
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"][0]["message"].split(";")[0]) == (2, "kustomize build failed: Error: stop here")
+    assert (tmp_path / "called").exists()

@@ -234,3 +234,45 @@ def test_a_kustomize_patch_without_an_image_stays_a_fragment(tmp_path, where):
     assert [line for line in err.getvalue().splitlines() if "error:" in line] == []
     assert code in (0, 1)
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["workloads"] == 1
+
+
+#: fuzz15: env values that double at each step (Kubernetes expands each over the ones before it), and an argument
+#: that repeats a long variable: the expansion grew without end (2**40 characters; the linter held until killed)
+_DOUBLING = "".join(f'        - {{name: E{i}, value: "$(E{i - 1})$(E{i - 1})"}}\n' for i in range(1, 41))
+_VLLM = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: serving}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "MML"]
+        env:
+        - {name: E0, value: xxxxxxxx}
+ENV"""
+_LIMIT = ("its $(VAR) references expand to more than 131,072 characters, the most one argument or environment string "
+          "may hold on Linux (MAX_ARG_STRLEN): the container could not start")
+
+
+@pytest.mark.parametrize(("mml", "env", "error"), [
+    ("8192", _DOUBLING, f"m.yaml:27: spec.template.spec.containers[0].env[15].value (E15): {_LIMIT}"),
+    ("$(E13)" * 3, _DOUBLING.split("        - {name: E14")[0], f"m.yaml:10: spec.template.spec.containers[0].args[3]: "
+                                                              f"{_LIMIT}"),
+], ids=["env doubling", "args repeating"])
+def test_an_expansion_past_what_linux_lets_a_container_start_with_is_an_input_error(tmp_path, mml, env, error):
+    """E14 (131,072 characters, the limit) is read; E15 and an argument of three E13s are past it: input errors at
+    their lines, found before the text is built; the other object's finding is kept."""
+    code, errors, findings = lint(tmp_path, _VLLM.replace("MML", mml).replace("ENV", env))
+    assert (code, errors, findings) == (2, [f"shardwise: error: {error}"], [KEPT])
+
+
+def test_an_expansion_up_to_the_linux_limit_is_read():
+    from shardwise.rules.vllm.args import expand_k8s
+
+    env = {"A": "a" * 65536}
+    assert expand_k8s("$(A)$(A)", env) == "a" * 131072
+    with pytest.raises(Exception, match="more than 131,072 characters"):
+        expand_k8s("$(A)$(A)x", env)

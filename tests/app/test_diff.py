@@ -200,3 +200,24 @@ def test_a_baseline_marks_the_added_findings_it_holds_and_the_gate_counts_the_ot
     rc, _, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(tmp_path / "missing.json"))
     assert (rc, err.splitlines()[-1]) == (2, f"shardwise: error: {tmp_path / 'missing.json'}: --baseline: cannot read: "
                                              "No such file or directory")
+
+
+def test_a_link_out_of_the_tree_in_the_base_is_linted_as_in_the_working_tree(repo, capsys):
+    """fuzz15: a committed symbolic link to an absolute path or out of the tree (``deploy/zero.yaml -> /dev/zero``,
+    ``-> ../../outside.yaml``) made the base's extraction raise tarfile's ``AbsoluteLinkError`` (an internal error,
+    exit 2, no report). The base now holds the link and lints it as the working tree does: named, not followed."""
+    os.symlink("/dev/zero", repo / "deploy" / "zero.yaml")
+    os.symlink("../../outside.yaml", repo / "deploy" / "up.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "links")
+    rc, out, err = run(capsys, "diff", "HEAD", "deploy/", "--format", "json")
+    d = json.loads(out)
+    said = "shardwise follows no link out of a folder it searches (name the file on the command line to read it)"
+    base_errors = sorted((e["file"], e["message"]) for e in d["base_input_errors"])
+    # the link out of the tree is named by where it leads, which for the base is beside the temporary folder
+    assert (rc, [f for f, _ in base_errors], base_errors[1]) == (2, ["deploy/up.yaml", "deploy/zero.yaml"], (
+        "deploy/zero.yaml", f"not read: a symbolic link to /dev/zero, outside deploy/; {said}"))
+    assert base_errors[0][1].startswith("not read: a symbolic link to /") and base_errors[0][1].endswith(
+        f"outside.yaml, outside deploy/; {said}")
+    assert sorted((e["file"], e["message"]) for e in d["head_input_errors"])[1] == base_errors[1]
+    assert "internal error" not in err

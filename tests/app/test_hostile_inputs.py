@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -534,6 +535,23 @@ def test_markdown_a_repository_wrote_is_not_rendered_in_the_report(repo, capsys)
     assert "`<img" not in out.replace("``a`![x](https:/evil.example/p.png)`<img", "")
 
 
+def test_an_at_mention_a_repository_wrote_notifies_no_one_in_the_markdown_report(repo, capsys):
+    """fuzz15: an ``@name`` in an object's name (in a table cell and a finding's text) was written as it is, so posting the report
+    as a pull-request comment notified that user or team (GitHub mentions ``@user`` and ``@org/team``). Outside code
+    spans it is ``@&#8203;name`` (a zero-width space: the same text, no mention); an address (``a@b.c``) and a file
+    name in its code span are kept."""
+    put(repo, "ping-@octocat.yaml", vllm_deployment('"cc @octocat @acme/gpu-team a@b.c"'))
+    with deadline(30):
+        rc = main(["lint", ".", "--format", "markdown"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    subject = "Deployment serving/cc @&#8203;octocat @&#8203;acme/gpu-team a@b.c"
+    assert f"| {subject} | meta-llama/Llama-3.1-8B-Instruct |" in out
+    assert "`ping-@octocat.yaml:1`" in out
+    outside_code = re.sub(r"(`+)(?:(?!\1).)*?\1", "", re.sub(r"(?ms)^```mermaid$.*?^```$", "", out))
+    assert re.findall(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]", outside_code) == []
+
+
 def test_markdown_a_repository_wrote_is_not_rendered_in_the_diff_report(repo, capsys):
     """fuzz14: ``shardwise diff --format markdown`` wrote the file of a finding and of an input error in a code span a
     backtick closed, and the subject and message as prose."""
@@ -592,6 +610,40 @@ def test_output_keeps_devices_links_and_the_files_mode(repo, capsys):
     assert ((repo / "latest.json").is_symlink(), report.read_text(), oct(report.stat().st_mode & 0o777)) == (
         True, "new\n", "0o640")
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("flag", ["--output", "--create-baseline"])
+def test_a_report_onto_a_fifo_no_process_reads_is_an_error_not_a_wait(repo, capsys, flag):
+    """fuzz15: ``-o FIFO`` and ``--create-baseline FIFO`` with no reader held the run in ``open`` for ever (the probe's
+    20 s limit). Now an error naming it at once (exit 2); the text report still printed."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / "r.json")
+    with deadline(20):
+        rc = main(["lint", "good.yaml", flag, "r.json", *(["--format", "json"] if flag == "--output" else [])])
+    out, err = capsys.readouterr()
+    assert rc == 2
+    said = {"--output": "r.json: ", "--create-baseline": "r.json: --create-baseline: cannot write: "}[flag]
+    assert (f"shardwise: error: {said}it is a FIFO (named pipe) that no process reads, so the report would wait for "
+            "ever; start its reader first, or write a regular file") in err.splitlines()
+
+
+def test_a_report_onto_a_read_fifo_and_onto_dev_stdout_as_a_pipe_is_written(repo):
+    """fuzz15: a FIFO a process reads is written as a pipe; ``--format json=/dev/stdout`` (and ``-o >(…)``, a
+    /dev/fd/N) where that is a pipe exited 2, "/dev/stdout: No such file or directory": the link was resolved to
+    ``/proc/…/pipe:[N]``, a name no one can open. Now the pipe gets the report."""
+    exe = str(Path(sys.executable).parent / "shardwise")
+    put(repo, "good.yaml", vllm_deployment("good"))
+    os.mkfifo(repo / "r.json")
+    reader = subprocess.Popen(["cat", "r.json"], cwd=repo, stdout=subprocess.PIPE)
+    time.sleep(0.3)  # cat opens the FIFO for reading
+    proc = subprocess.run([exe, "lint", "good.yaml", "--format", "json", "-o", "r.json"], cwd=repo,
+                          capture_output=True, timeout=60, check=False)
+    got, _ = reader.communicate(timeout=60)
+    assert (proc.returncode, [f["code"] for f in json.loads(got)["findings"]]) == (0, ["SW305"])
+    proc = subprocess.run([exe, "lint", "good.yaml", "--format", "json=/dev/stdout", "--format", "sarif=/dev/stderr"],
+                          cwd=repo, capture_output=True, timeout=60, check=False)
+    assert (proc.returncode, [f["code"] for f in json.loads(proc.stdout)["findings"]]) == (0, ["SW305"])
+    assert json.loads(proc.stderr.split(b"\nshardwise: ")[0])["version"] == "2.1.0"
 
 
 def test_a_report_that_cannot_be_written_names_the_path_given_in_lint_and_diff(repo, capsys):

@@ -206,7 +206,11 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
             unknown.add(name)
         elif "value" in item:
             raw = "" if item["value"] is None else str(item["value"])
-            value = expand_k8s(raw, literal)  # env values may reference earlier variables
+            try:
+                value = expand_k8s(raw, literal)  # env values may reference earlier variables
+            except InputError as e:
+                raise InputError(f"{what}.env[{i}].value ({name}): {e.message}", where.file,
+                                 line_of(item, "value") or at) from None
             if value != raw:
                 written[name] = raw
             if names_unknown(value, unknown):  # an earlier variable from a Secret: the value is not known
@@ -501,6 +505,12 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         locate = make_locate(lines, start, end, file)
         unknown_env = {k for k, v in env.items() if v is UNKNOWN} | (
             {"*"} if env_from and from_values is None else set())  # envFrom of ConfigMaps of the input is known
+        for j, word in enumerate((*run, *args)):  # bounded before any reader expands them (fuzz15)
+            try:
+                expand_k8s(str(word), literal)
+            except InputError as e:
+                part = f"command[{j}]" if j < len(run) else f"args[{j - len(run)}]"
+                raise InputError(f"{what}.{part}: {e.message}", flag_loc.file, flag_loc.line) from None
         crash = literal_crash(run, args, literal, image, unknown_env)
         if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
             words = [*run, *args]

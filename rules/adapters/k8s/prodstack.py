@@ -146,10 +146,12 @@ def _probe(p: Mapping[str, Any], like: Any) -> LineDict:
 
 
 def _gpus(value: Any) -> int:
-    """Sprig's ``int`` of ``requestGPU`` (a text or a float truncated; anything else 0)."""
+    """Sprig's ``int`` of ``requestGPU`` (a text or a float truncated; anything else 0). An infinity is 0 too: Go
+    converts ±Inf to the most negative int64 on amd64, which no ``gt 0`` passes (``.inf`` raised OverflowError, an
+    internal error: fuzz15, seed 15015 case 381)."""
     try:
         return int(float(str(value).strip())) if not isinstance(value, bool) and value is not None else 0
-    except ValueError:
+    except (ValueError, OverflowError):
         return 0
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .errors import InputError
-from .shapes import GpuInfo, Interconnect, ModelShape
+from .shapes import GpuInfo, ModelShape
 from .unknown import UNKNOWN, Unknown
 
 
@@ -122,8 +122,9 @@ class NodePool:
     gpu: GpuInfo | None = None
     gpus_per_node: Any = None  # int | UNKNOWN | None
     gpu_memory_gib: Any = None  # float | UNKNOWN | None
-    interconnect: Interconnect | None = None
-    nvlink_domain_size: int | None = None  # GPUs sharing one NVLink domain (> gpus_per_node: multi-node NVLink)
+    interconnect: Any = None  # Interconnect | UNKNOWN (a GPU partition's fabric, amd17) | None
+    #: GPUs sharing one NVLink domain (> gpus_per_node: multi-node NVLink); UNKNOWN between GPU partitions
+    nvlink_domain_size: Any = None  # int | UNKNOWN | None
     clique: str | None = None  # nvidia.com/gpu.clique
     efa: Any = None  # bool | UNKNOWN | None
     instance_type: str | None = None

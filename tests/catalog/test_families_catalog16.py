@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+import pytest
 from family_manifest import deployment, lint
 from shardwise.rules.capacity.weights import weights_bytes
 from shardwise.rules.catalog import find_gpu, find_model
+from shardwise.rules.model.errors import CatalogError
 from shardwise.rules.vllm import kv_layout
 
 EMBED = "Qwen/Qwen3-VL-Embedding-2B"
@@ -67,7 +69,8 @@ def test_the_qwen3_vl_embedders_stay_out_while_their_length_is_unsourced(tmp_pat
     (`--max-model-len 65536`, or no `--max-model-len` on a small GPU), so neither is in the catalog: a manifest
     serving one is undecided (SW004, advisory), never blocked on a guessed limit (review16)."""
     for name in (EMBED, EMBED_8B):
-        assert find_model(name) is None or find_model(name).id != name, name
+        with pytest.raises(CatalogError, match="unknown model"):
+            find_model(name)
         text = _on_a5000(deployment(name, 1, instance="g6.xlarge",
                                     extra=", --runner, pooling, --convert, embed, --max-model-len, '65536'"))
         findings = [f for f in lint(tmp_path, text) if f.subject == "Deployment llm/server"]

@@ -506,6 +506,18 @@ def test_the_nineteenth_set_asks_what_the_others_do_not():
         "TPU-v6e"}
 
 
+def test_gpt_oss_120b_kv_tokens_on_one_h200_match_llm_d_report():
+    """llm-d's P/D multi-tier report (set 19's llmd-pd-gptoss120b-h200-prefill-tp1; guides/pd-disaggregation/
+    benchmark-results/vllm-gpt-oss-120b-h200-multi-tier.md at 3cfabd6): each TP=1 gpt-oss-120b prefiller on an 8x H200
+    node at vLLM v0.27.1, block size 128, no --gpu-memory-utilization (0.92), 'reported 1,630,790 HBM KV tokens'.
+    plan sizes 1,632,607, 0.11 % above: the hybrid cache (18 full-attention layers, 18 sliding over 128 tokens)."""
+    plan = make_plan(PlanRequest(model="openai/gpt-oss-120b", gpu="H200", vllm_version="0.27.1", tp=1,
+                                 engine_args=(("block-size", "128"),)))
+    tokens = plan.shown.sizing.kv_cache_tokens
+    assert tokens == 1_632_607
+    assert abs(tokens / 1_630_790 - 1) < 0.005
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss or c.ambiguous or "")]
                  if c.open_miss or c.ambiguous else [])

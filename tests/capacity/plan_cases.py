@@ -86,6 +86,12 @@ DATA_17 = Path(__file__).with_name("data") / "plan_cases_17.json"
 # GLM-4.5V / 4.6V and LFM2.5, NVIDIA Dynamo's Qwen3-32B YaRN and Llama 3.3 70B multi-node recipes, AIBrix's DeepSeek-R1
 # on two H20 nodes, llm-d's optimized-baseline reports and vLLM issues 17469 and 18156
 DATA_18 = Path(__file__).with_name("data") / "plan_cases_18.json"
+# the nineteenth set (issue 28, plancases17 of 2026-12-06), from sources none of them cites: GKE's samples (the ADK Llama
+# 3.1 8B on L4, Gemma 1/2/3 on L4, A100 and H100, the Llama 4 base checkpoints, Llama 3.1 70B on TPU v6e), llm-d's guides
+# (GLM-5.2-FP8 DP8 + EP on H200, DeepSeek-V3 DP16 + EP on MI355X, DeepSeek-R1-0528 DP16 + EP on GB200, gpt-oss-120b P/D
+# on H200 and at 0.9 on H100), KAITO's custom-config workspace, a Red Hat AI Inference Server report, vLLM's recipe
+# config files for gpt-oss-120b and Llama 3.3 70B FP8/FP4 and a blog's gpt-oss-120b on one MI300X
+DATA_19 = Path(__file__).with_name("data") / "plan_cases_19.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -112,7 +118,8 @@ def load(*paths: Path) -> list[Case]:
     """The cases of the given files, in order (default: every set)."""
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
-                                   DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18):
+                                   DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
+                                   DATA_19):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

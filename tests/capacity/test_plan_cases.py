@@ -464,6 +464,60 @@ def test_the_eighteenth_set_asks_what_the_others_do_not():
         "RTX-PRO-6000-Blackwell"}
 
 
+def test_the_nineteenth_set_asks_what_the_others_do_not():
+    """plan_cases_19.json (issue 28, plancases17 of 2026-12-06): 42 cases from documents no earlier set cites, written
+    and committed before plan was run on them: GKE's samples (the ADK Llama 3.1 8B on one L4 at 32,768, Gemma 1/2/3 on
+    L4, A100 and H100, a Gemma 7B AWQ, the Llama 4 base checkpoints, Llama 3.1 70B on TPU v6e), llm-d's guides
+    (GLM-5.2-FP8 DP8 + EP on H200, DeepSeek-V3 DP16 + EP on MI355X, DeepSeek-R1-0528 DP16 + EP over four GB200 trays,
+    gpt-oss-120b P/D on H200 at 0.27.1 and at the 0.9 default on H100), KAITO's custom-config workspace, a Red Hat AI
+    Inference Server report (Qwen3.6-27B-FP8 on four L4), vLLM's recipe config files for gpt-oss-120b (EAGLE3 on
+    Hopper and Blackwell) and Llama 3.3 70B FP8/NVFP4 (one H100 refuses) and a blog's gpt-oss-120b on one MI300X.
+    Blind: 33 of 42; no plan code changed. Corrected (the expectation, not plan): six wrote the named layout where a
+    mandatory finding blocks it (the field is None then; their verdicts were right), the ADK sample's shortfall is
+    inside the band (SW102 advisory), and a search for Gemma 7B on L4 lowers --max-model-len on one GPU (the
+    doctrine). One ambiguous source: GLM-5.2-FP8's report names neither a release nor its pods' flags."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,
+                              plan_cases.DATA_14, plan_cases.DATA_15, plan_cases.DATA_16, plan_cases.DATA_17,
+                              plan_cases.DATA_18)
+    nineteenth = plan_cases.load(plan_cases.DATA_19)
+    assert len(nineteenth) == 42
+    assert _repeats(earlier, nineteenth) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in nineteenth if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in nineteenth if "tp" not in c.request] == [
+        "gke-adk-llama31-8b-l4-32k-search", "gke-gemma-7b-it-l4-search", "gke-gemma-7b-it-a100-40gb-search",
+        "gke-gemma-7b-it-h100-search", "gke-gemma2-9b-base-l4-search", "gke-gemma2-27b-base-l4-search",
+        "llmd-pd-gptoss120b-h200-search", "llmd-pd-gptoss120b-h200-decode-search", "gke-maverick-base-h200-search",
+        "kaito-custom-config-r1-distill-qwen14b-search", "recipes-llama33-70b-fp8-h100-search",
+        "recipes-llama33-70b-fp4-b200-search"]
+    assert [c.id for c in nineteenth if "SW104" in c.expect.get("mandatory", [])] == [
+        "gke-gemma-7b-it-a100-40gb-tp2", "gke-gemma-7b-it-a100-80gb-tp2", "gke-gemma-7b-it-h100-tp8",
+        "gke-gemma-2b-it-h100-tp8", "llmd-pd-gptoss120b-h200-decode-tp4"]
+    assert [c.id for c in nineteenth if c.expect.get("starts") is False] == [
+        "gke-adk-llama31-8b-l4-32k", "llmd-gptoss120b-h100-tp1-090-refused", "recipes-llama33-70b-fp8-h100-tp1-refused"]
+    # a mandatory finding on the named layout: plan recommends none (layout None), as sets 17 and 18 write it
+    assert [c.id for c in nineteenth if c.expect.get("mandatory") and c.expect.get("layout", "") is not None] == []
+    assert [c.id for c in nineteenth if c.open_miss] == []
+    assert [c.id for c in nineteenth if c.ambiguous] == ["llmd-glm52-fp8-h200-dp8-ep"]
+    assert {c.request.get("gpu") for c in nineteenth} == {
+        "A100-40GB", "A100-80GB", "A100-PCIe-80GB", "B200", "GB200", "H100", "H200", "L4", "MI300X", "MI355X",
+        "TPU-v6e"}
+
+
+def test_gpt_oss_120b_kv_tokens_on_one_h200_match_llm_d_report():
+    """llm-d's P/D multi-tier report (set 19's llmd-pd-gptoss120b-h200-prefill-tp1; guides/pd-disaggregation/
+    benchmark-results/vllm-gpt-oss-120b-h200-multi-tier.md at 3cfabd6): each TP=1 gpt-oss-120b prefiller on an 8x H200
+    node at vLLM v0.27.1, block size 128, no --gpu-memory-utilization (0.92), 'reported 1,630,790 HBM KV tokens'.
+    plan sizes 1,632,607, 0.11 % above: the hybrid cache (18 full-attention layers, 18 sliding over 128 tokens)."""
+    plan = make_plan(PlanRequest(model="openai/gpt-oss-120b", gpu="H200", vllm_version="0.27.1", tp=1,
+                                 engine_args=(("block-size", "128"),)))
+    tokens = plan.shown.sizing.kv_cache_tokens
+    assert tokens == 1_632_607
+    assert abs(tokens / 1_630_790 - 1) < 0.005
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.open_miss or c.ambiguous or "")]
                  if c.open_miss or c.ambiguous else [])

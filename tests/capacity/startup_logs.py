@@ -514,8 +514,12 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "NCCL_DEBUG=INFO channel and buffer lines, or a breakdown log, of a TP8 start"),
     "pip-sort": (
         "PyTorch's sort (a pip install without FlashInfer): vLLM kept 1.33 GiB beside the weights and the cache, less "
-        "than the bare sort over 256 x 151,936 logits at the 38.2 B a logit measured on torch 2.11",
-        "the sort measured on the release's torch (2.7.1) on a GPU"),
+        "than the bare sort over 256 x 151,936 logits at the 38.2 B a logit measured on torch 2.11. logs16 (set 26): "
+        "a pip install of 0.11.0 (an Ansible role's 'pip install vllm') on an RTX 5060 Ti, Qwen2.5-7B-Instruct-AWQ at "
+        "32,768 tokens and 0.85: vLLM kept 1.85 GiB beside the modelled weights and the logged 6.47 GiB of cache, "
+        "where the sort over 256 x 152,064 logits (1.40 GiB) and 0.12 of non-torch memory are charged: +0.33 GiB, "
+        "+5.2 % tokens",
+        "the sort measured on the release's torch (2.7.1, 2.8.0 for 0.11.0) on a GPU"),
     "install-unknown": (
         "an LMCache connector beside vLLM 0.9.2 / 0.10.2, installed by a path the thread does not give: as a pip install "
         "(PyTorch's sort) 0.10.2 is -1.5 %, 0.9.2 +28 %; at 0.27.1 the connector leaves the count unchanged (29,248 "
@@ -589,10 +593,19 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the non-torch memory of a cold compile on sm_120 from 0.29, computed and not committed (no source names the "
         "mechanism, and its scope, sm_120 and 0.29+, is read from these rows): tokens 124 -> 131/169, KV 131 -> "
         "135/143, verdicts and weights unchanged, no set loses a row (set 20 tokens 4 -> 6/6, 21 1 -> 2/7, 23 13 -> "
-        "17/22); the MIG slice's K-fi-fp8 row (+16.8 %) and the Qwen3.5-4B-FP8 pair stay out",
-        "a cold and a warm start of one model on an sm_120 card with the breakdown line ('Actual usage is ... "
-        "non-torch ...'), and the same on a non-sm_120 card of the same release (a 0.29 cold dense text-only start on "
-        "an L4, L40S or H100; a 0.28 cold start on an sm_120 card)"),
+        "17/22); the MIG slice's K-fi-fp8 row (+16.8 %) and the Qwen3.5-4B-FP8 pair stay out. logs16 (set 26): the "
+        "pattern is the card's, not 0.29's. Drolsey/syslab-server's RTX 5090 on the pinned 0.28.0 image logs the "
+        "breakdown: Qwen3-32B-AWQ at 0.70 (0.33 GiB of peak activation, a warm profile) holds 18.62 GiB of weights and "
+        "non-torch memory, the same model cold at 0.85 (1.46 GiB of peak, the cold compile's copy of the 1.45 GiB "
+        "embedding) 20.04, +1.42 GiB: one more copy of the embedding, and +1.77 GiB beside the cache than modelled; "
+        "Qwen3-14B-AWQ cold at 0.70 (1.46 GiB of peak) holds 11.22 GiB against 9.30 of weights modelled, +1.66 GiB; "
+        "the same set's 0.28.0 cold starts on an L4 (sm_89, fresh containers) keep none (+0.13, +0.14). A 0.28 term "
+        "would still rest on rows, not on a source line",
+        "what allocates it: a cold and a warm start of one model on an sm_120 card with the breakdown line and "
+        "'Model loading took', read beside a profile of the device's allocations outside PyTorch during the cold "
+        "compile (Inductor's kernels, their local memory, worker processes); a 0.29+ cold dense start on a card that "
+        "is not sm_120 with the breakdown line (the one found, a 0.31.0 A100 Llama-3.1-8B start, logs 0.26 GiB of "
+        "non-torch memory, but its repository is not named)"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "
@@ -604,9 +617,14 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "quantised Gemma 4 checkpoints load 0.25 - 0.45 GiB more than their parameters at their formats where the bf16 "
         "ones are within 0.1 (E4B QAT W4A16 10.59 GiB against 11.04 logged, 31B QAT 19.43 against 19.78, the 31B "
         "NVFP4 30.92 against 31.18, the 26B-A4B AWQ, NVFP4 and W4A16 repack 0.25 - 0.29 under): with the logged "
-        "weights the QAT rows' counts are within 2 - 3 %, the NVFP4 row's +9 %",
+        "weights the QAT rows' counts are within 2 - 3 %, the NVFP4 row's +9 %. logs16 (set 26): the same E4B QAT "
+        "export loads 9.81 GiB at 0.28.0 (floSa/data-analyst-agent's L4 start, its breakdown's 10.29 GiB of weights "
+        "and non-torch memory agreeing) against 11.04 at 0.30.0, a 1.23 GiB swing between releases, about one copy of "
+        "E4B's 262,144 x 2,560 embedding (1.25 GiB); read in both wheels, gemma4.py ties and skips the LM head alike, "
+        "and 0.30.0's KV-shared layers build only q_proj (less, not more); with the logged weights both 0.28.0 rows' "
+        "budgets are within 0.1 GiB",
         "the checkpoints' config.json (ignore list, tie_word_embeddings) and safetensors index, or the vLLM module "
-        "listing of a quantised Gemma 4 load"),
+        "listing of a quantised Gemma 4 load at 0.28.0 and at 0.30.0"),
     "qwen38-awq-3090": (
         "cyankiwi's Qwen3.8-27B-AWQ-INT4 at 0.29.0 on one RTX 3090 (eager, fp8_e5m2 KV, text only): its weights come "
         "to 16.65 GiB against 18.37 logged once the vision tower these text-only starts do not build is out "
@@ -636,7 +654,11 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "start a cold compile's profile peak (one copy of the 151,936 x 5,120 embedding, sizing.cold_compile_gib) and "
         "gives 9.21 GiB and 60,368 tokens, the 9.10 run's figures; sized warm, as a later start of the same "
         "configuration that loads the first one's compile cache would be (the cache is keyed by the configuration's "
-        "hash), it gives 10.40 GiB and 68,176 tokens against 10.33 and 67,696",
+        "hash), it gives 10.40 GiB and 68,176 tokens against 10.33 and 67,696. logs16 (set 26): Drolsey/syslab-"
+        "server's Qwen3-32B-AWQ at 0.70 on an RTX 5090 at 0.28.0 logs 0.33 GiB of peak activation, a warm profile, "
+        "where a cold compile's 1.54 GiB (the embedding's copy and the sampler) are charged: -0.77 GiB (-25.7 %) "
+        "sized cold, +0.32 GiB (+10.8 %) sized warm, its weights and non-torch memory (18.62 GiB) 0.5 over the "
+        "weights modelled and the 0.12 charged",
         "each start's compile lines ('Compiling a graph' or 'Directly load the compiled graph')"),
 }
 
@@ -654,6 +676,8 @@ _AIRA = "https://github.com/SuperSumanov/aira-dojo-noise-robust/blob/"
 _XL = "https://github.com/Xecutive-Development-LLC/ai-infra-lab/blob/"
 _XL_MC = _XL + "40931a9786dd16eaf11b1441bc14dfc95c39b9a9/docs/MODEL_COMPARISON_RESULTS.md"
 _XL_R2 = _XL + "4584f8ef124670e64317f91b328b52e09e2ad6ac/docs/MODEL_COMPARISON_ROUND2_RESULTS.md"
+_FLOSA = "https://github.com/floSa/data-analyst-agent/blob/"
+_DROLSEY = "https://github.com/Drolsey/syslab-server/blob/"
 _DDIIWOONG = ("https://github.com/ddiiwoong/newblog/blob/ca0977f4aaed493717b06da7547f92729ab5fa55/blog/"
               "2026-09-06-llm-optimization-capstone.md")
 _Q38 = "https://github.com/vllm-project/recipes/blob/62a146b6003c124e03b71eb8d1d84917b2d570b4/models/Qwen/Qwen3.8-27B.yaml"
@@ -739,6 +763,17 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_AIRA + "782d767fdbf897a9037213fa165f4eefc2cc02e0/src/mle_critic/docs/evaluation/LOCAL_VLLM_TWO_NODE_SETUP.md",
      "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 541_764): "qwen38-awq-3090",
     (_DDIIWOONG, "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, 67_696): "compile-state-by-run",
+    (_FLOSA + "430a10cc5a96818a0a00b6f03c6d3132c0f0a8d9/docs/VLLM.md", "0.28.0", "google/gemma-4-E4B-it-qat-w4a16-ct",
+     1, 1, 1, 150_167): "gemma4-quantised-weights",
+    (_FLOSA + "430a10cc5a96818a0a00b6f03c6d3132c0f0a8d9/docs/VLLM.md", "0.28.0", "google/gemma-4-E4B-it-qat-w4a16-ct",
+     1, 1, 1, 186_796): "gemma4-quantised-weights",
+    (_DROLSEY + "837e22e5f0a07d4614542e83cde7f43246a92d47/docs/models.md", "0.28.0", "Qwen/Qwen3-32B-AWQ", 1, 1, 1,
+     12_272): "compile-state-by-run",
+    (_DROLSEY + "main/docs/models.md", "0.28.0", "Qwen/Qwen3-32B-AWQ", 1, 1, 1, 21_120): "sm120-cold-nontorch",
+    (_DROLSEY + "main/docs/models.md", "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, 60_768): "sm120-cold-nontorch",
+    ("https://github.com/josemendozaorg/homelab-android19/blob/4b5d89eecc5edb34f761a8a3a91e22275323925d/specs/"
+     "gpu-passthrough-vm-llm-workloads/vllm-performance-analysis.md", "0.11.0", "Qwen/Qwen2.5-7B-Instruct-AWQ", 1, 1, 1,
+     121_072): "pip-sort",
 }
 
 

@@ -753,7 +753,8 @@ def _hf_overrides_read(overrides: dict[str, Any]) -> None:
         others += [f"text_config.{k}" for k in nested if k not in HF_OVERRIDE_LENGTH_KEYS]
     if others:
         raise PlanError(f"--engine-arg hf-overrides: the capacity model applies only "
-                        f"{' and '.join(HF_OVERRIDE_LENGTH_KEYS)} (at the top level or in text_config), not "
+                        f"{', '.join(HF_OVERRIDE_LENGTH_KEYS[:-1])} and {HF_OVERRIDE_LENGTH_KEYS[-1]} (at the top "
+                        "level or in text_config), not "
                         f"{', '.join(others)}: the plan would size the checkpoint as it is")
 
 
@@ -808,8 +809,8 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
     from ..capacity.sizing import derived_max_model_len
 
-    rescales = resolve(req.vllm_version, None, missing="--vllm-version not given").behaviour.yarn_rescales_limit
-    limit = derived_max_model_len(model, rescales)
+    b = resolve(req.vllm_version, None, missing="--vllm-version not given").behaviour
+    limit = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters)
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len

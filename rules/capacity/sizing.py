@@ -1844,7 +1844,7 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion) ->
     scaling included) and rejects a longer ``--max-model-len`` unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``;
     ``auto`` exists from 0.14 and is settled once the KV cache is sized (:func:`_kv_cache`)."""
     b = rv.behaviour
-    model_limit = derived_max_model_len(model, b.yarn_rescales_limit)
+    model_limit = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters)
     refusal, certain = "", False
     auto = s.max_model_len == "auto"
     if auto and not b.max_model_len_auto:

@@ -882,25 +882,69 @@ def _nemotron_h(model: ModelShape) -> bool:
     return str(model.hf_config.get("model_type") or model.extra.get("model_type") or "") == "nemotron_h"
 
 
-def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True) -> int:
+def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_parameters: bool = True) -> int:
     """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
 
-    ``max_position_embeddings`` scaled by ``rope_scaling.factor`` unless the RoPE type is ``su``,
-    ``longrope`` or ``llama3`` (their limit is already the long one) or the model is Gemma 3; YaRN
-    scales ``original_max_position_embeddings`` where ``yarn_rescales`` (releases before 0.30.0,
+    ``max_position_embeddings`` scaled by the RoPE ``factor`` unless the RoPE type is ``su``, ``longrope`` or
+    ``llama3`` (their limit is already the long one) or the model is Gemma 3; YaRN scales
+    ``original_max_position_embeddings`` where ``yarn_rescales`` (releases before 0.30.0,
     ``versions.Behaviour.yarn_rescales_limit``); from 0.30.0 a YaRN config's ``max_position_embeddings`` is the
-    limit as written (vllm#56446: "YaRN variants leave max_position_embeddings already scaled").
+    limit as written (vllm#56446: "YaRN variants leave max_position_embeddings already scaled"; ``deepseek_yarn``
+    and ``deepseek_llama_scaling`` with it).
+
+    The RoPE parameters are ``rope_scaling`` and, where ``rope_parameters`` (0.12.0 on,
+    ``versions.Behaviour.reads_rope_parameters``), config.json's ``rope_parameters``, the name transformers 5
+    gives them: vLLM reads ``hf_config.rope_parameters``, into which ``patch_rope_parameters`` copies a
+    transformers-4 config's ``rope_scaling`` (so ``rope_scaling`` wins where both are written). A dict of them by
+    layer type (``full_attention``, ``sliding_attention``, ...) is walked in order: the last layer type with a
+    scaling type that is not exempt gives the factor (and a YaRN one its ``original_max_position_embeddings``),
+    as vLLM's loop does ("This assumes all layer types have the same scaling factor"). Before 0.12.0 vLLM reads
+    ``rope_scaling`` alone, so a config that writes only ``rope_parameters`` keeps ``max_position_embeddings``.
     """
     limit = model.max_position_embeddings
-    rope = model.hf_config.get("rope_scaling")
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
-    if isinstance(rope, dict) and "gemma3" not in model_type:
+    if "gemma3" in model_type:
+        return limit
+    ropes = rope_parameter_sets(model.hf_config, rope_parameters)
+    if not ropes:
+        return limit
+    exempt = ("su", "longrope", "llama3", "mrope", "default") + (
+        () if yarn_rescales else ("yarn", "deepseek_yarn", "deepseek_llama_scaling"))
+    factor: float = 1.0
+    for rope in ropes:
         kind = str(rope.get("rope_type") or rope.get("type") or "")
-        factor = rope.get("factor")
-        if kind not in ("su", "longrope", "llama3", "mrope", "default") and isinstance(factor, (int, float)):
-            if kind == "yarn" and not yarn_rescales:
-                return limit
-            if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
-                limit = int(rope["original_max_position_embeddings"])
-            limit = int(limit * factor)
-    return limit
+        if kind in exempt:
+            continue
+        value = rope.get("factor")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            factor = value
+        if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
+            limit = int(rope["original_max_position_embeddings"])
+    return int(limit * factor)
+
+
+#: The keys by which a ``rope_parameters`` dict is nested (vLLM's ``is_rope_parameters_nested``: every key one of
+#: transformers' ``ALLOWED_LAYER_TYPES``: ``full_attention``, ``sliding_attention``, ``chunked_attention`` and
+#: ``linear_attention`` in 4.57; 5.x adds ``compressed_sparse_attention``, ``heavily_compressed_attention``,
+#: ``minimax_m3_sparse``, ``conv``, ``sparse``, ``dense``, ``hybrid``, ``hybrid_sliding``, ``moe``; vLLM 0.34.0 adds
+#: DeepSeek-V4's ``main`` and ``compress``). The union: a flat dict's keys (``rope_type``, ``factor``, ...) are
+#: never among them.
+ROPE_LAYER_TYPES = frozenset({
+    "full_attention", "sliding_attention", "chunked_attention", "linear_attention", "compressed_sparse_attention",
+    "heavily_compressed_attention", "minimax_m3_sparse", "conv", "sparse", "dense", "hybrid", "hybrid_sliding",
+    "moe", "main", "compress",
+})
+
+
+def rope_parameter_sets(cfg: dict[str, Any], rope_parameters: bool = True) -> list[dict[str, Any]]:
+    """The RoPE parameter dicts vLLM's length check walks: ``rope_scaling`` where it is a dict (a transformers-4
+    config, or one that writes both), else ``rope_parameters`` (where the release reads it), one dict per layer type
+    where it is keyed by layer types; empty where neither is written."""
+    rope = cfg.get("rope_scaling")
+    if not isinstance(rope, dict) and rope_parameters:
+        rope = cfg.get("rope_parameters")
+    if not isinstance(rope, dict) or not rope:
+        return []
+    if set(rope) <= ROPE_LAYER_TYPES:
+        return [p for p in rope.values() if isinstance(p, dict) and p]
+    return [rope]

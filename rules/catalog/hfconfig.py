@@ -128,6 +128,9 @@ HF_CONFIG_KEYS = frozenset({
     "model_type", "architectures", "sliding_window", "layer_types", "sliding_window_pattern",
     "attention_chunk_size", "no_rope_layers", "use_sliding_window", "max_window_layers",
     "full_attention_interval", "rope_scaling", "rope_theta", "max_position_embeddings", "vision_config",
+    # transformers 5's name for rope_theta and rope_scaling together, which vLLM reads from 0.12.0 (the context limit,
+    # weights.derived_max_model_len; a multimodal RoPE's mrope_section, sizing.mrope; kv_layout.rotary_dim)
+    "rope_parameters",
     "quantization_config", "interleaved_sliding_window", "attention_type", "mamba_d_state",
     "original_max_position_embeddings", "mm_tokens_per_image", "spatial_merge_size",
     # which layers are mixture-of-experts: expert parallelism spreads only those (capacity model)
@@ -1404,9 +1407,10 @@ config_int = _int
 
 
 #: The ``config.json`` keys ``--hf-overrides`` may set that decide the context limit vLLM derives from the config
-#: (``ModelConfig.get_and_verify_max_len``: ``max_position_embeddings``, scaled by ``rope_scaling``): the ones the
-#: capacity model applies; the others stay as the checkpoint has them.
-HF_OVERRIDE_LENGTH_KEYS = ("max_position_embeddings", "rope_scaling")
+#: (``ModelConfig.get_and_verify_max_len``: ``max_position_embeddings``, scaled by ``rope_scaling`` or, from 0.12.0,
+#: ``rope_parameters``, the name transformers 5 gives it): the ones the capacity model applies; the others stay as
+#: the checkpoint has them.
+HF_OVERRIDE_LENGTH_KEYS = ("max_position_embeddings", "rope_scaling", "rope_parameters")
 
 
 def hf_overrides_of(extra: dict[str, Any]) -> dict[str, Any]:
@@ -1457,8 +1461,9 @@ def with_hf_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShap
     positions = keys.get("max_position_embeddings")
     if positions is not None and (isinstance(positions, bool) or not isinstance(positions, int) or positions <= 0):
         del keys["max_position_embeddings"]
-    if "rope_scaling" in keys and not (keys["rope_scaling"] is None or isinstance(keys["rope_scaling"], dict)):
-        del keys["rope_scaling"]
+    for rope in ("rope_scaling", "rope_parameters"):
+        if rope in keys and not (keys[rope] is None or isinstance(keys[rope], dict)):
+            del keys[rope]
     if not keys:
         return model
     import dataclasses

@@ -404,6 +404,10 @@ class Behaviour:
     #: (``_get_and_verify_max_len`` before 0.30.0); from 0.30.0 it is ``max_position_embeddings`` as written
     #: (vllm#56446 aligned YaRN with Transformers, which never scales it): ``weights.derived_max_model_len``
     yarn_rescales_limit: bool = True
+    #: Whether the limit reads config.json's ``rope_parameters`` (the name transformers 5 gives ``rope_scaling``,
+    #: nested by layer type in some models) besides ``rope_scaling`` (0.12.0 on); before, only ``rope_scaling``:
+    #: ``weights.derived_max_model_len``
+    reads_rope_parameters: bool = True
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
     default_block_size: int = 16
@@ -447,6 +451,7 @@ _TIERS_V0 = (BatchTier(0.0, 2048, 256, 2048, 256),)
 _V0 = Behaviour(
     since="0.4.0", engine="v0", nontorch="increase", sampler="logits", batch_tiers=_TIERS_V0,
     v0_chunked_tokens=512, hybrid_kv="as-full", concurrency_from_tokens=True, mla_cache=False,
+    reads_rope_parameters=False,
 )
 
 #: Behaviour's fields, when each is an ``__init__`` argument stored as given (no ``__post_init__``, no
@@ -500,7 +505,7 @@ _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=Fals
               qwen25_vit="float32-rotary")
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True)
-_R0120 = _row(_R0111, "0.12.0", chunked_prefill_optional=True, batched_capped_by_seqs=True,
+_R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
@@ -703,6 +708,11 @@ SOURCES: dict[str, str] = {
                            "factor; 0.30.0, 0.31.0, 0.32.0 and 0.33.0 leave 'yarn' (and its variants) out of the "
                            "scaling ('YaRN variants leave max_position_embeddings already scaled, as Transformers' "
                            "_compute_yarn_parameters assumes'; vllm#56446)",
+    "reads_rope_parameters": "config/model.py _get_and_verify_max_len: 0.11.0, 0.11.1 and 0.11.2 read "
+                             "getattr(hf_config, 'rope_scaling'); 0.12.0, 0.13.0, 0.14.1, 0.18.0 and 0.29.0 read "
+                             "getattr(hf_config, 'rope_parameters') (transformers_utils/config.py "
+                             "patch_rope_parameters copies a v4 config's rope_scaling into it; a dict of layer "
+                             "types is walked, the last factor taken), 0.34.0 iter_rope_parameters (the same walk)",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
                           "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
                           "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "

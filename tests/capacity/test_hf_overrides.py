@@ -133,8 +133,9 @@ def test_plan_refuses_an_override_it_would_not_apply():
         with pytest.raises(PlanError) as err:
             make_plan(PlanRequest(**req, engine_args={"hf-overrides": given}))
         assert str(err.value) == (
-            "--engine-arg hf-overrides: the capacity model applies only max_position_embeddings and rope_scaling (at "
-            f"the top level or in text_config), not {named}: the plan would size the checkpoint as it is")
+            "--engine-arg hf-overrides: the capacity model applies only max_position_embeddings, rope_scaling and "
+            f"rope_parameters (at the top level or in text_config), not {named}: the plan would size the checkpoint "
+            "as it is")
     plan = make_plan(PlanRequest(**req, engine_args={"hf-overrides": '{"text_config": {"max_position_embeddings": '
                                                                      '65536}}'}, max_model_len=65536))
     assert plan.shown.sizing.max_model_len == 65_536

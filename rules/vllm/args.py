@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
-from ..model.unknown import is_placeholder
+from ..model.unknown import holds_placeholder, is_placeholder
 from .imageref import parse_image
 from .images import image_info
 
@@ -95,6 +95,10 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "cpu-offload-gb": ("cpu_offload_gb", "float"),
     "compilation-config": ("compilation_config", "str"),
     "config": ("config", "str"),
+    # a JSON object of config.json overrides: vLLM 0.7 - 0.10 register it with `type=json.loads`, 0.11 - 0.34 with
+    # `union_dict_and_str` (json.loads on a `{...}` value; another word reaches ModelConfig, a pydantic dataclass whose
+    # `HfOverrides = dict[str, Any] | Callable` refuses a string): text json.loads refuses makes vLLM exit at start-up
+    "hf-overrides": ("hf_overrides", "json"),
 }
 
 #: Flags the capacity model reads whose values vLLM's argparse restricts to a list (``choices``), each with every
@@ -742,6 +746,16 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
         raise _err(flag, value, "true or false", location)
     if kind == "secret":
         return "<redacted>"
+    if kind == "json":
+        if holds_placeholder(v) or v == UNKNOWN_TOKEN:  # a template's value, not known yet: kept as written
+            return value
+        import json  # only for a --hf-overrides (a one-file lint imports no json: start-up time)
+
+        try:
+            json.loads(v)
+        except ValueError:  # json.JSONDecodeError; argparse: "Value ... cannot be converted to <function loads>"
+            raise _err(flag, value, "JSON (vLLM's argument parser reads it with json.loads)", location) from None
+        return value
     return value
 
 

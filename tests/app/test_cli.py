@@ -910,6 +910,24 @@ def test_plan_unknown_model(capsys):
     assert (rc, err) == (2, "shardwise: error: ./missing/config.json: no such file or directory\n")
 
 
+def test_plan_model_link_that_leads_nowhere(capsys, tmp_path, monkeypatch):
+    """review17: a model folder linked into the working directory whose target is gone (``qwen -> /mnt/models/qwen``
+    after the volume is unmounted) or a loop of links was read as a model id: "unknown model 'qwen'"."""
+    monkeypatch.chdir(tmp_path)
+    os.symlink("/nonexistent/models/qwen3-32b", "qwen3-32b")
+    os.symlink("b", "a")
+    os.symlink("a", "b")
+    (tmp_path / "models").mkdir()
+    os.symlink("../gone", tmp_path / "models" / "llama")
+    gone = "a symbolic link to {}, which does not exist"
+    loop = "a loop of symbolic links (each names another, and none a file)"
+    for link, why in (("qwen3-32b", gone.format("/nonexistent/models/qwen3-32b")), ("a", loop),
+                      ("models/llama", gone.format("../gone")), (str(tmp_path / "b"), loop)):
+        for fmt in ("text", "json"):
+            rc, out, err = run(capsys, "plan", "--model", link, "--gpu", "H100", "--format", fmt)
+            assert (rc, out, err) == (2, "", f"shardwise: error: {link}: cannot read model config: {why}\n")
+
+
 @pytest.mark.parametrize(("flag", "value", "message"), [
     ("--tp", "0", "argument --tp: must be an integer from 1 to 64, got 0"),
     ("--gpu-memory-utilization", "1.5", "argument --gpu-memory-utilization: must be a number greater than 0 up to 1, "

@@ -505,8 +505,11 @@ _SIMULATOR_WORDS = re.compile(r"(?:^|[/_.-])(?:sim|simulator|mock|emulator)(?:[/
 
 
 def is_simulator_image(image: str | None) -> bool:
-    """Whether the image is a simulator or mock of vLLM's server (:data:`_SIMULATOR_WORDS`), not an engine."""
-    return bool(image) and _SIMULATOR_WORDS.search(_repository(str(image))) is not None
+    """Whether the image is a simulator or mock of vLLM's server (:data:`_SIMULATOR_WORDS` in the image's own name,
+    the repository path's last segment), not an engine. A registry folder or organisation so named
+    (``registry.example.com/mock/vllm-openai``, ``ghcr.io/sim-lab/vllm-openai``) holds real builds too: read as a
+    simulator, such a vLLM server gave no workload and no finding (review17)."""
+    return bool(image) and _SIMULATOR_WORDS.search(_repository(str(image)).rsplit("/", 1)[-1]) is not None
 
 
 @functools.lru_cache(maxsize=1024)

@@ -643,6 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except (ShardwiseError, _Usage) as e:
         _err(str(e))
+        _json_error(args, e)
         return 2
     except OSError as e:
         if isinstance(e, BrokenPipeError):  # a command that writes outside _reader_may_leave (docs)
@@ -650,6 +651,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         _err(f"{where}{e.strerror or e}")
+        _json_error(args, e)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -658,6 +660,57 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _err(f"internal error: {type(e).__name__}: {e} (set SHARDWISE_DEBUG=1 for the traceback; please report it)")
         return 2
+
+
+def _json_on_stdout(args: Any) -> bool:
+    """Whether the command asked for its JSON on standard output: ``lint`` or ``diff`` with ``--format json`` (no
+    file of its own), ``plan --format json`` or ``--json``."""
+    command = getattr(args, "command", None)
+    if command == "plan":
+        return bool(getattr(args, "json", False)) or getattr(args, "plan_format", None) == "json"
+    if command not in ("lint", "diff") or not getattr(args, "formats", None):
+        return False
+    from ..report import destinations
+
+    try:
+        outputs = destinations(args.formats, getattr(args, "output", None))
+    except ValueError:  # the reports' places are themselves the usage error
+        return False
+    return any(fmt == "json" and path is None for fmt, path in outputs)
+
+
+def _json_error(args: Any, e: Exception) -> None:
+    """review17: a command that stops on an error before it wrote its JSON (a ``--config``, ``--baseline`` or
+    ``--model-dir`` that cannot be read, a ``plan --model`` that cannot be read) still writes a JSON document where
+    its JSON was asked for, naming the error as the lint report names an input error (``input_errors``: ``file``,
+    ``line``, ``message``): ``lint``'s report with nothing linted (:func:`..report.json_.stopped_object`), ``plan``'s
+    and ``diff``'s ``{"version", "input_errors"}``. The exit status stays 2 and stderr still says it."""
+    if not _json_on_stdout(args):
+        return
+    import json
+
+    from shardwise import __version__
+
+    from ..model.errors import InputError
+    from ..report.formats import for_stream, utf8_text
+    from ..report.json_ import layout, stopped_object
+
+    if isinstance(e, InputError):
+        error = {"file": e.file, "line": e.line, "message": e.message}
+    elif isinstance(e, OSError):
+        error = {"file": e.filename if isinstance(e.filename, str) else None, "line": None,
+                 "message": str(e.strerror or e)}
+    else:
+        error = {"file": None, "line": None, "message": str(e)}
+    if args.command == "lint":
+        text = layout(stopped_object([error], getattr(args, "fail_on", None)))
+    else:
+        text = json.dumps({"version": __version__, "input_errors": [error]}, indent=2, ensure_ascii=False) + "\n"
+    try:
+        with _reader_may_leave():
+            sys.stdout.write(for_stream(utf8_text(text, "json"), "json", sys.stdout))
+    except (OSError, ValueError):  # no standard output to write it to (closed): stderr has said it
+        pass
 
 
 #: What a command made that lives until the process ends, when :func:`console_main` runs it (a list there, None for

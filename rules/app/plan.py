@@ -418,7 +418,9 @@ def _overridden(model: ModelShape, req: PlanRequest) -> ModelShape:
 def _load_model(spec: str, base_model: str | None) -> ModelShape:
     from ..catalog import CatalogError, find_model, find_model_exact, load_local_model
 
-    if os.path.exists(spec):
+    # a link that leads nowhere (its target gone, a loop of links) is the path given, not a model id: the reader
+    # says why it cannot be read (review17: it was "unknown model 'LINK'", or "no such file or directory")
+    if os.path.exists(spec) or os.path.islink(spec):
         return load_local_model(spec)
     if spec.startswith(("/", "./", "../", "~")) or spec.endswith(".json"):
         raise InputError("no such file or directory", spec)

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
 from ..model.errors import CatalogError, InputError
-from ..model.files import inside
+from ..model.files import inside, read_file_bytes
 from ..model.shapes import ModelShape
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
@@ -183,12 +183,14 @@ def find_in_hf_cache(model_id: str, cache: str | None = None) -> str | None:
     if not os.path.isdir(root):
         return None
     try:
-        with open(os.path.join(root, "refs", "main"), encoding="utf-8") as fh:
-            revision = fh.read().strip()
+        # a regular file only, its first 4 KiB (a commit hash): a FIFO there held the run in open() for ever
+        # (review17; read_file_bytes opens without waiting and refuses what is not a regular file)
+        ref = read_file_bytes(os.path.join(root, "refs", "main"), limit=4096, head=True)
+        revision = ref.decode("utf-8", "replace").strip()
         preferred = os.path.join(root, "snapshots", revision, "config.json")
         if revision and os.path.lexists(preferred):
             return preferred
-    except OSError:
+    except (OSError, ValueError, InputError):  # ValueError: a NUL in the revision
         pass
     import glob  # only when refs/main names no snapshot (start-up time)
 

@@ -28,6 +28,30 @@ def as_object(report: Report) -> dict:
     return out
 
 
+#: What ``summary.note`` says in the report of a run that stopped before it read any input (:func:`stopped_object`).
+STOPPED_NOTE = "the run stopped before reading its inputs: nothing was linted"
+
+
+def stopped_object(errors: list[dict[str, Any]], fail_on: str | None) -> dict[str, Any]:
+    """The JSON report of a ``lint`` that stopped before it read any input (a setup error: ``--config``,
+    ``--baseline`` or ``--model-dir`` that cannot be read): the keys of :func:`as_object`, its error under
+    ``input_errors`` as an input error is named there (``file``, ``line``, ``message``), nothing linted, not
+    passed, and :data:`STOPPED_NOTE` in ``summary.note``."""
+    return {
+        "version": __version__,
+        "findings": [],
+        "input_errors": errors,
+        "workloads": [],
+        "skipped_files": [],
+        "excluded": [],
+        "summary": {
+            "files": 0, "workloads": 0, "findings": {"mandatory": 0, "advisory": 0}, "suppressed": 0, "blocking": 0,
+            "fail_on": fail_on or "mandatory", "passed": False, "skipped": {}, "skipped_files": {}, "excluded": 0,
+            "input_errors": len(errors), "note": STOPPED_NOTE,
+        },
+    }
+
+
 _ONE_LINE = json.JSONEncoder(ensure_ascii=False)  # no indent: the C encoder
 
 

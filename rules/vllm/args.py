@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
-from ..model.unknown import is_placeholder
+from ..model.unknown import holds_placeholder, is_placeholder
 from .imageref import parse_image
 from .images import image_info
 
@@ -95,6 +95,10 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "cpu-offload-gb": ("cpu_offload_gb", "float"),
     "compilation-config": ("compilation_config", "str"),
     "config": ("config", "str"),
+    # a JSON object of config.json overrides: vLLM 0.7 - 0.10 register it with `type=json.loads`, 0.11 - 0.34 with
+    # `union_dict_and_str` (json.loads on a `{...}` value; another word reaches ModelConfig, a pydantic dataclass whose
+    # `HfOverrides = dict[str, Any] | Callable` refuses a string): text json.loads refuses makes vLLM exit at start-up
+    "hf-overrides": ("hf_overrides", "json"),
 }
 
 #: Flags the capacity model reads whose values vLLM's argparse restricts to a list (``choices``), each with every
@@ -501,8 +505,11 @@ _SIMULATOR_WORDS = re.compile(r"(?:^|[/_.-])(?:sim|simulator|mock|emulator)(?:[/
 
 
 def is_simulator_image(image: str | None) -> bool:
-    """Whether the image is a simulator or mock of vLLM's server (:data:`_SIMULATOR_WORDS`), not an engine."""
-    return bool(image) and _SIMULATOR_WORDS.search(_repository(str(image))) is not None
+    """Whether the image is a simulator or mock of vLLM's server (:data:`_SIMULATOR_WORDS` in the image's own name,
+    the repository path's last segment), not an engine. A registry folder or organisation so named
+    (``registry.example.com/mock/vllm-openai``, ``ghcr.io/sim-lab/vllm-openai``) holds real builds too: read as a
+    simulator, such a vLLM server gave no workload and no finding (review17)."""
+    return bool(image) and _SIMULATOR_WORDS.search(_repository(str(image)).rsplit("/", 1)[-1]) is not None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -742,6 +749,16 @@ def _convert(kind: str, flag: str, value: str, location: Location | None) -> Any
         raise _err(flag, value, "true or false", location)
     if kind == "secret":
         return "<redacted>"
+    if kind == "json":
+        if holds_placeholder(v) or v == UNKNOWN_TOKEN:  # a template's value, not known yet: kept as written
+            return value
+        import json  # only for a --hf-overrides (a one-file lint imports no json: start-up time)
+
+        try:
+            json.loads(v)
+        except ValueError:  # json.JSONDecodeError; argparse: "Value ... cannot be converted to <function loads>"
+            raise _err(flag, value, "JSON (vLLM's argument parser reads it with json.loads)", location) from None
+        return value
     return value
 
 

@@ -99,6 +99,10 @@ def test_simulators_that_take_vllms_flags_are_not_engines():
     vllm-simulator) gives no workload and no finding; vLLM's own image with the same arguments is an engine, and
     its missing GPU still blocks."""
     inv = load_inputs([os.path.join(FIXTURES, "k8s", "mentions", "simulators.yaml")])
-    assert [g.name for g in inv.groups] == ["real-vllm"]
+    # review17: the simulator's word counts in the image's own name only, not in a registry folder or organisation
+    # (`registry.example.com/mock/vllm-openai`, `ghcr.io/sim-lab/vllm-openai`: vLLM's image, no workload before)
+    assert [g.name for g in inv.groups] == ["real-vllm", "mirrored-vllm", "sim-lab-vllm"]
     got = [(f.subject, f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code in ("SW002", "SW005", "SW204")]
-    assert got == [("Deployment default/real-vllm", "SW204", "mandatory")]
+    assert got == [("Deployment default/real-vllm", "SW204", "mandatory"),
+                   ("Deployment default/mirrored-vllm", "SW204", "mandatory"),
+                   ("Deployment default/sim-lab-vllm", "SW204", "mandatory")]

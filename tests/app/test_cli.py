@@ -910,6 +910,63 @@ def test_plan_unknown_model(capsys):
     assert (rc, err) == (2, "shardwise: error: ./missing/config.json: no such file or directory\n")
 
 
+def test_plan_model_link_that_leads_nowhere(capsys, tmp_path, monkeypatch):
+    """review17: a model folder linked into the working directory whose target is gone (``qwen -> /mnt/models/qwen``
+    after the volume is unmounted) or a loop of links was read as a model id: "unknown model 'qwen'"."""
+    monkeypatch.chdir(tmp_path)
+    os.symlink("/nonexistent/models/qwen3-32b", "qwen3-32b")
+    os.symlink("b", "a")
+    os.symlink("a", "b")
+    (tmp_path / "models").mkdir()
+    os.symlink("../gone", tmp_path / "models" / "llama")
+    gone = "a symbolic link to {}, which does not exist"
+    loop = "a loop of symbolic links (each names another, and none a file)"
+    for link, why in (("qwen3-32b", gone.format("/nonexistent/models/qwen3-32b")), ("a", loop),
+                      ("models/llama", gone.format("../gone")), (str(tmp_path / "b"), loop)):
+        rc, out, err = run(capsys, "plan", "--model", link, "--gpu", "H100")
+        assert (rc, out, err) == (2, "", f"shardwise: error: {link}: cannot read model config: {why}\n")
+        rc, out, err = run(capsys, "plan", "--model", link, "--gpu", "H100", "--format", "json")
+        assert (rc, json.loads(out), err) == (2, {"version": "0.1.0", "input_errors": [
+            {"file": link, "line": None, "message": f"cannot read model config: {why}"}]},
+            f"shardwise: error: {link}: cannot read model config: {why}\n")
+
+
+def _stopped(error: dict) -> dict:
+    """The JSON report of a lint that stopped before reading its inputs (review17)."""
+    return {"version": "0.1.0", "findings": [], "input_errors": [error], "workloads": [], "skipped_files": [],
+            "excluded": [], "summary": {
+                "files": 0, "workloads": 0, "findings": {"mandatory": 0, "advisory": 0}, "suppressed": 0,
+                "blocking": 0, "fail_on": "mandatory", "passed": False, "skipped": {}, "skipped_files": {},
+                "excluded": 0, "input_errors": 1,
+                "note": "the run stopped before reading its inputs: nothing was linted"}}
+
+
+def test_setup_errors_write_a_json_document(capsys, tmp_path, monkeypatch):
+    """review17: a --config, --baseline or --model-dir that cannot be read stops the run before it reads its inputs;
+    with --format json it printed nothing on stdout (a CI step that parses the report failed on empty input). It
+    prints the report with the error under input_errors, as the report names an input error; exit 2 as before."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "deploy.yaml").write_text((FIXTURES / "rules" / "SW003" / "pass.yaml").read_text())
+    (tmp_path / "bad.toml").write_text("fail_on = 'mandatory'\n: [\n")
+    (tmp_path / "models").write_text("not a folder")
+    cases = [
+        (["--config", "bad.toml"], "bad.toml:2: cannot parse TOML: Invalid statement",
+         {"file": "bad.toml", "line": 2, "message": "cannot parse TOML: Invalid statement"}),
+        (["--baseline", "gone.json"], "gone.json: --baseline: cannot read: No such file or directory",
+         {"file": "gone.json", "line": None, "message": "--baseline: cannot read: No such file or directory"}),
+        (["--model-dir", "models"], "--model-dir models: not a directory",
+         {"file": None, "line": None, "message": "--model-dir models: not a directory"}),
+    ]
+    for options, said, error in cases:
+        rc, out, err = run(capsys, "lint", *options, "--format", "json", "deploy.yaml")
+        assert (rc, json.loads(out), err) == (2, _stopped(error), f"shardwise: error: {said}\n")
+        rc, out, err = run(capsys, "lint", *options, "deploy.yaml")  # text: stderr alone, as before
+        assert (rc, out, err) == (2, "", f"shardwise: error: {said}\n")
+    # a JSON report asked for in a file is not written: the run read nothing
+    rc, out, err = run(capsys, "lint", "--baseline", "gone.json", "--format", "json=report.json", "deploy.yaml")
+    assert (rc, out, os.path.exists("report.json")) == (2, "", False)
+
+
 @pytest.mark.parametrize(("flag", "value", "message"), [
     ("--tp", "0", "argument --tp: must be an integer from 1 to 64, got 0"),
     ("--gpu-memory-utilization", "1.5", "argument --gpu-memory-utilization: must be a number greater than 0 up to 1, "

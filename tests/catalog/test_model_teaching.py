@@ -262,6 +262,31 @@ def test_hf_cache_prefers_the_revision_refs_main_names(tmp_path: Path, monkeypat
     assert resolve.find_in_hf_cache("/models/acme/bot") is None
 
 
+def test_hf_cache_refs_main_that_is_a_fifo_does_not_hold_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """review17: ``refs/main`` was opened with open(), which waits for a writer when it is a FIFO: the run never
+    ended (fuzz15 bounded a FIFO as the cache itself, not inside it). It is read as a missing ref: the newest
+    snapshot is taken."""
+    import os
+    import signal
+
+    def hung(signum: int, frame: object) -> None:  # noqa: ARG001 - the signal handler's signature
+        raise TimeoutError("find_in_hf_cache still waiting after 20 s")
+
+    cache = tmp_path / "hub-cache"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    cache_entry(cache, "acme/bot", "current", main_ref=False)
+    (cache / "models--acme--bot" / "refs").mkdir(parents=True, exist_ok=True)
+    os.mkfifo(cache / "models--acme--bot" / "refs" / "main")
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        found = resolve.find_in_hf_cache("acme/bot")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert found == str(cache / "models--acme--bot" / "snapshots" / "current" / "config.json")
+
+
 def test_hf_cache_dir_follows_the_environment():
     assert resolve.hf_cache_dir({"HF_HUB_CACHE": "/c", "HF_HOME": "/h"}) == "/c"
     assert resolve.hf_cache_dir({"HF_HOME": "/h"}) == "/h/hub"

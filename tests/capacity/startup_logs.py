@@ -547,7 +547,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the embedding (151,936 x 5,120 x 2 B = 1.45 GiB), as if the cold compile's copy came on top of the forward "
         "pass (1.41) instead of being the larger of the two; the one-GPU cold logs rule the sum out (0.26.0 "
         "Llama-3.1-8B on an A40: 1.01 logged, the larger 0.98, the sum with the sampler's 0.49 1.47; 0.27.1 Qwen3-8B: "
-        "1.18 cold, 0.19 warm, the sum 1.35): no term (tokmisc12)",
+        "1.18 cold, 0.19 warm, the sum 1.35): no term (tokmisc12). tokens17: charged as a sum on sm_120 it closes the "
+        "PP2 row (-0.04 GiB) only because the forward pass there (1.41) is about the copy, and it takes the same "
+        "post's TP2 row out of 5 % (-7.6 %) and leaves every one-GPU cold sm_120 row of 0.28 - 0.30 0.43 - 1.42 GiB "
+        "over: not charged",
         "every stage's budget line"),
     "profile-peak-0.15": (
         "0.15.1's profile at 8,192 tokens (8 sequences): 0.33 GiB beyond weights, forward, cold-compile peak and "
@@ -600,7 +603,11 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "embedding) 20.04, +1.42 GiB: one more copy of the embedding, and +1.77 GiB beside the cache than modelled; "
         "Qwen3-14B-AWQ cold at 0.70 (1.46 GiB of peak) holds 11.22 GiB against 9.30 of weights modelled, +1.66 GiB; "
         "the same set's 0.28.0 cold starts on an L4 (sm_89, fresh containers) keep none (+0.13, +0.14). A 0.28 term "
-        "would still rest on rows, not on a source line",
+        "would still rest on rows, not on a source line. tokens17, every sm_120 row: the copy on top of the forward "
+        "pass is ruled out (the 18 one-GPU cold rows of 0.28 - 0.30 keep 0.43 - 1.42 GiB over, the 0.27.1 TP2 "
+        "Qwen3-32B row goes to -7.6 %); a second copy beside the peak fits those 18 (+0.01 - +0.33 GiB) but takes the "
+        "0.27.1 TP2 row to -9.2 % and the 0.28.0 Qwen3-32B-AWQ 0.70 start (compile state not stated) to a refusal: "
+        "neither is charged",
         "what allocates it: a cold and a warm start of one model on an sm_120 card with the breakdown line and "
         "'Model loading took', read beside a profile of the device's allocations outside PyTorch during the cold "
         "compile (Inductor's kernels, their local memory, worker processes); a 0.29+ cold dense start on a card that "

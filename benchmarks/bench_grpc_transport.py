@@ -17,7 +17,9 @@ thread reading and answering the HTTP/2 frames by hand, without decoding a heade
 floor under any transport of the pack's own; ``native-floor``: the same loop in Rust (``benchmarks/h2_floor.rs``,
 built with ``rustc -O`` into ``bench-out/``; skipped, and said so, without ``rustc``), the floor of a native answerer
 that never enters the interpreter; ``own`` and ``own-refused``: the pack's own transport
-(``shardwise.rules.app.grpc_h2``: HTTP/2 by hand on one thread), a served call and a refused one. The server's
+(``shardwise.rules.app.grpc_h2``: HTTP/2 by hand on one thread), a served call and a refused one; ``own-pair``: a
+resource's two calls as the engine sends them, a refused ``Remediate`` then a served ``Analyze``, the pause after both
+(the figures are a pair's: what a change of how one of them is answered saves the resource). The server's
 CPU a call is printed by thread name too (the
 interpreter's threads, grpcio's poll thread and workers among them, carry its executable's name, ``python`` or
 ``python3``; ``event_engine``: the C core's). ``--pause MS`` waits MS milliseconds after each call, as the engine
@@ -43,7 +45,7 @@ import grpc
 
 SERVICE = "pulumirpc.Analyzer"
 VARIANTS = ("generic", "one-worker", "registered", "aio", "refused", "aio-refused", "h2-floor", "native-floor", "own",
-            "own-refused")
+            "own-refused", "own-pair")
 _OPTIONS = [("grpc.max_receive_message_length", 1 << 30)]  # pulumi-policy's
 
 
@@ -128,7 +130,7 @@ def serve(variant: str) -> None:
         os.execv(binary, [binary])
     options = _server_options()
     handlers = {"Analyze": grpc.unary_unary_rpc_method_handler(_empty)}
-    if variant in ("own", "own-refused"):
+    if variant in ("own", "own-refused", "own-pair"):
         from shardwise.rules.app import grpc_h2
 
         own = grpc_h2.Server(options)
@@ -191,8 +193,8 @@ def _switches(pid: int) -> int:
 
 
 def native_floor() -> str | None:
-    """The ``native-floor`` server (``benchmarks/h2_floor.rs``) built with ``rustc -O`` into ``bench-out/``, or
-    ``None`` (said on stderr) where ``rustc`` is not found or the build fails."""
+    """The ``native-floor`` server (``benchmarks/h2_floor.rs``) built with ``rustc -O`` into ``bench-out/`` (kept while
+    newer than its source), or ``None`` (said with the figures) where ``rustc`` is not found or the build fails."""
     here = os.path.dirname(os.path.abspath(__file__))
     source = os.path.join(here, "h2_floor.rs")
     out_dir = os.path.join(os.path.dirname(here), "bench-out")
@@ -204,7 +206,7 @@ def native_floor() -> str | None:
         subprocess.run(["rustc", "-O", "--edition", "2021", "-o", binary, source], check=True,
                        stdout=subprocess.DEVNULL)
     except (OSError, subprocess.CalledProcessError) as e:
-        print(f"  native-floor skipped: rustc could not build {source} ({e})", file=sys.stderr)
+        print(f"  native-floor skipped: rustc could not build {source} ({e})", flush=True)
         return None
     return binary
 
@@ -228,7 +230,15 @@ def measure(variant: str, calls: int, size: int, env: dict[str, str],
             call = channel.unary_unary(f"/{SERVICE}/{method}")
             body = b"x" * size
 
+            remediate = channel.unary_unary(f"/{SERVICE}/Remediate")
+
             def once() -> None:
+                if variant == "own-pair":
+                    try:
+                        remediate(body)
+                    except grpc.RpcError as e:
+                        if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                            raise
                 try:
                     call(body)
                 except grpc.RpcError:

@@ -157,7 +157,7 @@ EXTRA_FIXTURES = {
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
               "karpenter-instance-types.yaml"},  # karp13: judged on every kind, EFA on one of them only
-    "SW301": {"ray-dashboard.yaml"},
+    "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",

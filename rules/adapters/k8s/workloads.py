@@ -584,13 +584,23 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
 
 
 def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPorts | None:
-    """The named container ports of a pod template (any workload), or None when it names none."""
+    """The named container ports of a pod template (any workload); an empty map when its containers name no
+    port, so that a Service selecting these pods by a port name they do not declare is known to reach none of
+    them (Kubernetes' EndpointSlice controller leaves such a pod out: ``podutil.FindPort`` finds no container
+    port of that name), not taken for a Service whose pods are not in the inputs. ``"*"`` -> UNKNOWN when the
+    pod spec or its container list is not known yet. None when the template has no container list at all."""
     named: dict[str, Any] = {}
-    for c in as_list(as_map(pod_spec).get("containers")):
+    containers = pod_spec.get("containers") if isinstance(pod_spec, Mapping) else pod_spec
+    if containers is UNKNOWN:
+        named["*"] = UNKNOWN
+    elif not isinstance(containers, list):
+        return None
+    for c in as_list(containers):
+        if c is UNKNOWN:
+            named["*"] = UNKNOWN
+            continue
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
             named.setdefault(name, number)
-    if not named:
-        return None
     labels = as_map(meta).get("labels")
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named)
 

@@ -46,6 +46,7 @@ from ...model.vocab import (
 from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
+from .engines import other_engine
 from .fields import (
     as_list,
     as_map,
@@ -442,6 +443,16 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
                 f"({_shown_command([*c.command, *c.args])}) "
                 f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
                 where, suppressions)
+    elif group is None and pod.unread is None and (other := other_engine(pod.containers)) is not None:
+        c, engine, seen = other
+        ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
+        inv.launch_issues.append(LaunchIssue(
+            subject, c.name, (
+                f"container {c.name!r} serves a model with {engine}, not with vLLM's own server ({seen}): "
+                f"shardwise checks vLLM servers, so no capacity, topology, network or reliability rule looked at "
+                f"this workload"),
+            c.image_location or loc, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line),
+            other_engine=engine))
 
 
 def _flag_as_entrypoint(container: Container) -> str | None:

@@ -16,8 +16,9 @@ What each engine's container runs, from its own documentation and images:
   own server, which picks its backend (TensorRT-LLM, vLLM, SGLang) by profile at start-up: not a ``vllm serve`` whose
   flags the manifest holds.
 
-A container is read word by word (the first :data:`_WORDS` words, the first :data:`_CHARS` characters of each): the
-joined command line is never built.
+A container is read word by word (the first :data:`_WORDS` words, the first :data:`_CHARS` characters of each), the
+first :data:`_CONTAINERS` containers of a pod: the joined command line is never built, and a hostile pod (thousands
+of containers whose words alias one large scalar) costs a bounded scan.
 """
 
 from __future__ import annotations
@@ -37,19 +38,24 @@ ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] 
     ("TensorRT-LLM", re.compile(r"(?<![\w-])trtllm-serve\b"), None),
     ("NVIDIA NIM", None, re.compile(r"(?:^|/)nvcr\.io/nim/")),
 )
-_WORDS = 64
-_CHARS = 8192
+_WORDS = 32
+_CHARS = 2048
+_CONTAINERS = 16
+#: The engines' commands as one pattern, a named group each: a word is scanned once, not once per engine.
+_COMMANDS = re.compile("|".join(f"(?P<e{i}>{command.pattern})" for i, (_, command, _) in enumerate(ENGINES)
+                                if command is not None))
 
 
-def _seen(words: list[str], pattern: re.Pattern[str]) -> str | None:
-    """What of ``words`` matches ``pattern``: in one word, or across two neighbours (``lmdeploy``, ``serve``)."""
+def _seen(words: list[str]) -> tuple[str, str] | None:
+    """(the engine, what of ``words`` names it) for the first engine command in one word or across two neighbours
+    (``lmdeploy``, ``serve``)."""
     words = [w[:_CHARS] for w in words[:_WORDS] if isinstance(w, str)]
     for i, w in enumerate(words):
-        m = pattern.search(w)
+        m = _COMMANDS.search(w)
         if m is None and i + 1 < len(words):
-            m = pattern.search(f"{w[-64:]} {words[i + 1][:64]}")
-        if m is not None:
-            return m.group(0)
+            m = _COMMANDS.search(f"{w[-64:]} {words[i + 1][:64]}")
+        if m is not None and m.lastgroup is not None:
+            return ENGINES[int(m.lastgroup[1:])][0], m.group(0)
     return None
 
 
@@ -57,12 +63,15 @@ def other_engine(containers: Iterable[Container]) -> tuple[Container, str, str] 
     """(the container, the engine, what said so) for the first container that runs an LLM server other than vLLM,
     by its command first, then by its image; None when none does."""
     found = None
-    for c in containers:
-        words = [*c.command, *c.args]
-        for engine, command, image in ENGINES:
-            seen = _seen(words, command) if command is not None else None
-            if seen is not None:
-                return c, engine, f"its command runs `{seen}`"
-            if found is None and image is not None and isinstance(c.image, str) and image.search(c.image[:_CHARS]):
-                found = c, engine, f"its image is {c.image}"
+    for n, c in enumerate(containers):
+        if n == _CONTAINERS:
+            break
+        seen = _seen([*c.command[:_WORDS], *c.args[:_WORDS]][:_WORDS])
+        if seen is not None:
+            return c, seen[0], f"its command runs `{seen[1]}`"
+        if found is None and isinstance(c.image, str):
+            for engine, _, image in ENGINES:
+                if image is not None and image.search(c.image[:_CHARS]):
+                    found = c, engine, f"its image is {c.image}"
+                    break
     return found

@@ -14,8 +14,12 @@ for each variant: served calls through the SDK's server (``generic``), the same 
 with registered method handlers (``registered``), the asyncio server (``aio``), a refused ``Remediate``
 (``refused``), the same refused by the asyncio server (``aio-refused``), and ``h2-floor``: no grpcio server but one
 thread reading and answering the HTTP/2 frames by hand, without decoding a header (:func:`serve_h2_floor`), the
-floor under any transport of the pack's own; ``own`` and ``own-refused``: the pack's own transport
-(``shardwise.rules.app.grpc_h2``: HTTP/2 by hand on one thread), a served call and a refused one. The server's
+floor under any transport of the pack's own; ``native-floor``: the same loop in Rust (``benchmarks/h2_floor.rs``,
+built with ``rustc -O`` into ``bench-out/``; skipped, and said so, without ``rustc``), the floor of a native answerer
+that never enters the interpreter; ``own`` and ``own-refused``: the pack's own transport
+(``shardwise.rules.app.grpc_h2``: HTTP/2 by hand on one thread), a served call and a refused one; ``own-pair``: a
+resource's two calls as the engine sends them, a refused ``Remediate`` then a served ``Analyze``, the pause after both
+(the figures are a pair's: what a change of how one of them is answered saves the resource). The server's
 CPU a call is printed by thread name too (the
 interpreter's threads, grpcio's poll thread and workers among them, carry its executable's name, ``python`` or
 ``python3``; ``event_engine``: the C core's). ``--pause MS`` waits MS milliseconds after each call, as the engine
@@ -40,7 +44,8 @@ from typing import Any
 import grpc
 
 SERVICE = "pulumirpc.Analyzer"
-VARIANTS = ("generic", "one-worker", "registered", "aio", "refused", "aio-refused", "h2-floor", "own", "own-refused")
+VARIANTS = ("generic", "one-worker", "registered", "aio", "refused", "aio-refused", "h2-floor", "native-floor", "own",
+            "own-refused", "own-pair")
 _OPTIONS = [("grpc.max_receive_message_length", 1 << 30)]  # pulumi-policy's
 
 
@@ -118,9 +123,14 @@ def serve(variant: str) -> None:
     if variant == "h2-floor":
         serve_h2_floor()
         return
+    if variant == "native-floor":
+        binary = native_floor()
+        if binary is None:
+            raise SystemExit(1)
+        os.execv(binary, [binary])
     options = _server_options()
     handlers = {"Analyze": grpc.unary_unary_rpc_method_handler(_empty)}
-    if variant in ("own", "own-refused"):
+    if variant in ("own", "own-refused", "own-pair"):
         from shardwise.rules.app import grpc_h2
 
         own = grpc_h2.Server(options)
@@ -182,12 +192,35 @@ def _switches(pid: int) -> int:
     return total
 
 
+def native_floor() -> str | None:
+    """The ``native-floor`` server (``benchmarks/h2_floor.rs``) built with ``rustc -O`` into ``bench-out/`` (kept while
+    newer than its source), or ``None`` (said with the figures) where ``rustc`` is not found or the build fails."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    source = os.path.join(here, "h2_floor.rs")
+    out_dir = os.path.join(os.path.dirname(here), "bench-out")
+    binary = os.path.join(out_dir, "h2_floor")
+    if os.path.exists(binary) and os.path.getmtime(binary) >= os.path.getmtime(source):
+        return binary
+    os.makedirs(out_dir, exist_ok=True)
+    try:
+        subprocess.run(["rustc", "-O", "--edition", "2021", "-o", binary, source], check=True,
+                       stdout=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"  native-floor skipped: rustc could not build {source} ({e})", flush=True)
+        return None
+    return binary
+
+
 def measure(variant: str, calls: int, size: int, env: dict[str, str],
             pause: float = 0.0) -> tuple[float, float, dict[str, float]]:
     """Server CPU (ms) and voluntary context switches per call, for one server process, and its CPU (ms) a call by
     thread name; ``pause`` seconds between calls (the server's CPU while it waits counts)."""
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", variant], stdout=subprocess.PIPE,
-                            env={**os.environ, **env})
+    command = [sys.executable, __file__, "--serve", variant]
+    if variant == "native-floor":
+        binary = native_floor()
+        assert binary is not None
+        command = [binary]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, env={**os.environ, **env})
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
@@ -197,7 +230,15 @@ def measure(variant: str, calls: int, size: int, env: dict[str, str],
             call = channel.unary_unary(f"/{SERVICE}/{method}")
             body = b"x" * size
 
+            remediate = channel.unary_unary(f"/{SERVICE}/Remediate")
+
             def once() -> None:
+                if variant == "own-pair":
+                    try:
+                        remediate(body)
+                    except grpc.RpcError as e:
+                        if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                            raise
                 try:
                     call(body)
                 except grpc.RpcError:
@@ -242,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.option:
         env["SHARDWISE_GRPC_OPTIONS"] = ",".join(args.option)
     for variant in args.variant or VARIANTS:
+        if variant == "native-floor" and native_floor() is None:
+            continue
         t0 = time.perf_counter()
         runs = [measure(variant, args.calls, args.size, env, args.pause / 1000) for _ in range(args.runs)]
         cpu = [c for c, _, _ in runs]

@@ -81,6 +81,23 @@ def pytest_runtest_logreport(report):
         _cluster_skipped.add(report.nodeid)
 
 
+def pytest_sessionfinish(session, exitstatus):  # noqa: ARG001 - pytest's hook signature
+    """Close the event loops Pulumi's mocks left open, before the interpreter's exit finalises them.
+
+    The first component test under ``pulumi.runtime.set_mocks`` makes an event loop in the main thread
+    (``asyncio.Future()`` in ``resource_output``) and one in each thread of the SDK's invoke pool
+    (``sync_await._ensure_event_loop``); none is closed, so the exit printed a ``ResourceWarning`` for each loop
+    and each of its self-pipe sockets (18 lines after ``make test``)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return
+    import gc
+
+    for obj in gc.get_objects():
+        if isinstance(obj, asyncio.AbstractEventLoop) and not obj.is_running() and not obj.is_closed():
+            obj.close()
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001 - pytest's hook signature
     if _skipped:
         terminalreporter.write_line(f"shardwise: {len(_skipped)} engine tests were skipped (no Pulumi CLI): {HOW}.")

@@ -44,6 +44,7 @@ read as "no GPU").
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -567,3 +568,44 @@ def instance_nvlink_domain(inst: Any) -> int:
     """GPUs one NVLink domain of an instance type's node joins, as its node labels say it: 1 on PCIe-only
     instances, every GPU of the node otherwise."""
     return 1 if inst.interconnect == "pcie" else int(inst.gpus)
+
+
+#: EC2 instance categories whose instances carry no accelerator (Karpenter's ``instance-category`` label: the
+#: letters of the family before its generation, ``m`` of ``m8g``): general purpose, compute, memory and storage
+#: optimised, burstable, HPC, Mac. The accelerated ones (``p``, ``g``, ``inf``, ``trn``, ``dl``, ``f``, ``vt``)
+#: are not here. (aws/karpenter-provider-aws, pkg/providers/instancetype/types.go: the category label.)
+NO_ACCELERATOR_CATEGORIES = frozenset({"a", "c", "d", "h", "hpc", "i", "im", "is", "m", "mac", "r", "t", "u", "x",
+                                       "z"})
+_TYPE_SCHEME = re.compile(r"([a-z]+)(?:-[0-9]+tb)?([0-9]+)")
+_FAMILY_KEYS = (INSTANCE_TYPE, INSTANCE_TYPE_BETA, KARPENTER_AWS_PREFIX + INSTANCE_FAMILY_SUFFIX,
+                EKS_PREFIX + INSTANCE_FAMILY_SUFFIX)
+_CATEGORY_KEYS = (KARPENTER_AWS_PREFIX + INSTANCE_CATEGORY_SUFFIX, EKS_PREFIX + INSTANCE_CATEGORY_SUFFIX)
+
+
+def _no_accelerator_values(key: str, values: Iterable[Any]) -> bool:
+    """Whether every value of an instance type, family or category label names a category without accelerators
+    (``m8g``, ``c6i.4xlarge``, ``r``); False for any other key or a value of another shape."""
+    vals = [v.strip().lower() for v in values if isinstance(v, str)]
+    if not vals:
+        return False
+    if key in _CATEGORY_KEYS:
+        return all(v in NO_ACCELERATOR_CATEGORIES for v in vals)
+    if key in _FAMILY_KEYS:
+        schemes = [_TYPE_SCHEME.match(v.split(".", 1)[0]) for v in vals]
+        return all(m is not None and m.group(1) in NO_ACCELERATOR_CATEGORIES for m in schemes)
+    return False
+
+
+def selects_no_accelerator(node_selector: Any, affinity: Any) -> bool:
+    """Whether a pod's node selection admits only EC2 instances without an accelerator: its nodeSelector names an
+    instance type, family or category of :data:`NO_ACCELERATOR_CATEGORIES` (``karpenter.k8s.aws/instance-family:
+    m8g``), or every term of its required node affinity has an ``In`` on such a key with only such values."""
+    if isinstance(node_selector, Mapping) and any(
+            _no_accelerator_values(str(k), [v]) for k, v in node_selector.items()):
+        return True
+    terms = affinity if isinstance(affinity, list) else []
+    return bool(terms) and all(
+        isinstance(term, list) and any(
+            getattr(e, "operator", None) == "In" and _no_accelerator_values(getattr(e, "key", ""), e.values)
+            for e in term)
+        for term in terms)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..catalog.accelerators import image_families
+from ..catalog.hardware import selects_no_accelerator
 from ..model import UNKNOWN, ServingGroup, Undecidable
 from ..model.vocab import EFA_RESOURCE, GFD_CLIQUE
 from ..vllm.imageref import parse_image
@@ -40,7 +41,10 @@ def runs_on_cpu(g: ServingGroup) -> bool:
     CUDA build and still needs a GPU. Only on an image whose build nothing names (a team's own) are these
     kept as a sign of a CPU build. (Read at vllm-project/vllm 00e2bbc, ``vllm/platforms/__init__.py``;
     ``VLLM_TARGET_DEVICE`` is read in ``setup.py`` and tests only.) A setting only the CPU backend reads
-    (``VLLM_CPU_KVCACHE_SPACE``) is still taken as the author's sign of a CPU build, as before."""
+    (``VLLM_CPU_KVCACHE_SPACE``) is still taken as the author's sign of a CPU build, as before. So is, on such an
+    image, a node selection that admits only EC2 instances without an accelerator (``karpenter.k8s.aws/
+    instance-family: m8g``, :func:`~shardwise.rules.catalog.hardware.selects_no_accelerator`): the CUDA build has
+    no platform there, so a team's own image placed there is its CPU build (corpus19: a Graviton vLLM)."""
     gpus = g.gpus_per_pod
     if (isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0) or g.accelerator_resource:
         return False
@@ -51,6 +55,9 @@ def runs_on_cpu(g: ServingGroup) -> bool:
         return False
     if isinstance(c.image, str) and cpu_image(c.image):
         return True
+    if not (isinstance(c.image, str) and image_families(c.image)) and selects_no_accelerator(g.node_selector,
+                                                                                          g.affinity):
+        return True  # a team's own build, placed on instances without accelerators: its CPU build (corpus19)
     if any(name in c.env for name in _CPU_ENV):
         return True
     target = c.env.get("VLLM_TARGET_DEVICE")

@@ -50,7 +50,8 @@ class VllmCommandNotUnderstood(ObjectRule[LaunchIssue]):
     )
 
     def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
-        return [issue for issue in inv.launch_issues if not issue.crash and not issue.mentioned]
+        return [issue for issue in inv.launch_issues
+                if not issue.crash and not issue.mentioned and not issue.other_engine]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         yield Hit(issue.subject, f"cannot check this workload: {issue.reason}", issue.location,

@@ -15,7 +15,7 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
         enforcement="advisory",
         severity="medium",
         summary="An object mentions vLLM (an image, a launch, a parallel-size flag) but shardwise read no "
-                "workload from it.",
+                "workload from it, or it serves a model with another engine that no rule checks.",
         why=(
             "A file whose objects shardwise cannot read as workloads would otherwise end \"no vLLM workload "
             "found\" and pass, though it deploys vLLM: an operator's resource that builds the pod from its "
@@ -23,7 +23,9 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
             "ConfigMap, or a server container written in an annotation's text that a controller applies to build "
             "the server's pod (llm-d's dual-pod.llm-d.ai/server-patch). None of the capacity, topology or "
             "security checks looked at it; the finding names the "
-            "object, what said it runs vLLM, and why it was not read."
+            "object, what said it runs vLLM, and why it was not read. A workload that serves a model with another "
+            "engine (SGLang, Text Generation Inference, LoRAX, LMDeploy, TensorRT-LLM's trtllm-serve) is named "
+            "too: shardwise models vLLM only, and a file of them must not read as checked and fine."
         ),
         bad_example=(
             "apiVersion: example.com/v1\n"
@@ -58,8 +60,8 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
     )
 
     def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
-        return [issue for issue in inv.launch_issues if issue.mentioned]
+        return [issue for issue in inv.launch_issues if issue.mentioned or issue.other_engine]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        yield Hit(issue.subject, f"not read: {issue.reason}", issue.location,
-                  tuple(issue.suppressions), undecided=True)
+        yield Hit(issue.subject, f"{'not checked' if issue.other_engine else 'not read'}: {issue.reason}",
+                  issue.location, tuple(issue.suppressions), undecided=True)

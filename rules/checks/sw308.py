@@ -65,6 +65,14 @@ _LABEL_WORDS = frozenset({
     "password", "passwd", "pass", "access", "vllm", "openai", "aws", "wandb", "ngc", "auth", "bearer", "value",
     "my", "the", "a", "id", "string", "str", "xxx",
 })
+#: Words that say where a credential comes from or what to do with it: a value made of them and of
+#: :data:`_LABEL_WORDS` alone describes the credential instead of holding it (``API_KEY_GENERATED_FROM_NGC``,
+#: ``hf-token-from-settings``, ``PASTE_NGC_KEY``); a generated token is no run of such words, and a key a person
+#: chose (``key-for-team``) is none of them.
+_INSTRUCTION_WORDS = frozenset({
+    "generated", "generate", "from", "obtain", "obtained", "paste", "enter", "fill", "provide", "provided", "copy",
+    "copied", "issued", "settings", "profile", "portal", "console", "dashboard", "catalog", "nvidia",
+})
 #: Keys given as examples in public documentation, which a reader copies into a demo: vLLM's
 #: ("token-abc123", docs/serving/openai_compatible_server.md) and AWS's documented example key pair.
 _DOCUMENTED_EXAMPLES = frozenset({"token-abc123", "akiaiosfodnn7example", "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey"})
@@ -79,7 +87,9 @@ def is_placeholder(value: str, name: str = "") -> bool:
     """Whether ``value`` is a fill-in, not a credential: empty or a few characters, one character repeated
     (``xxxx``, ``****``), template or substitution syntax, prose, a word of :data:`_PLACEHOLDER_WORDS`
     (``insert-your-huggingface-token-here``), only words that name a credential (``hf-token``), the variable's
-    own name, a documented example key, or the word ``example`` anywhere (``AKIAIOSFODNN7EXAMPLE``)."""
+    own name, a documented example key, the word ``example`` anywhere (``AKIAIOSFODNN7EXAMPLE``), or three words or
+    more of those and of :data:`_INSTRUCTION_WORDS` that say where the credential comes from
+    (``API_KEY_GENERATED_FROM_NGC``)."""
     v = value.strip().strip("'\"").strip()
     low = v.lower()
     if len(v) < 4 or len(set(low) - {"-", "_", "."}) <= 2 or _TEMPLATE.search(v) or " " in v:
@@ -89,6 +99,8 @@ def is_placeholder(value: str, name: str = "") -> bool:
     words = [w.rstrip("0123456789") or w for w in _words(v)]  # "changeme123" is "changeme"
     if any(w in _PLACEHOLDER_WORDS or (len(w) >= 3 and set(w) == {"x"}) for w in words):
         return True
+    if len(words) >= 3 and any(w in _INSTRUCTION_WORDS for w in words):
+        return all(w in _LABEL_WORDS or w in _INSTRUCTION_WORDS for w in words)
     return bool(words) and all(w in _LABEL_WORDS for w in words)
 
 

@@ -731,6 +731,8 @@ class LaunchIssue:
     namespace: str = ""  # the object's namespace, as the subject gives it
     #: The crash holds at every vLLM release read, but the image names none of them: SW003 reports it as advisory.
     advisory: bool = False
+    #: The workload serves a model with another engine ("SGLang"): no vLLM rule judges it, SW005 says so
+    other_engine: str = ""
 
 
 @dataclass

@@ -75,15 +75,21 @@ class Report:
         issues = self.inventory.launch_issues
         unread = sum(1 for i in issues if i.mentioned)
         # a vLLM image whose command is no launch shardwise reads (SW002): a vLLM server, not "no vLLM" (newuser6)
-        unparsed = sum(1 for i in issues if not i.mentioned and not i.crash)
+        unparsed = sum(1 for i in issues if not i.mentioned and not i.crash and not i.other_engine)
+        others = sorted({i.other_engine for i in issues if i.other_engine})
+        other = sum(1 for i in issues if i.other_engine)
         why = []
         if unparsed:
             why.append(f"{unparsed} {'containers run' if unparsed != 1 else 'container runs'} a vLLM image with a "
                        "command shardwise cannot read: see SW002")
         if unread:
             why.append(f"{unread} {'objects mention' if unread != 1 else 'object mentions'} vLLM: see SW005")
+        elsewhere = (f"{other} {'workloads serve' if other != 1 else 'workload serves'} a model with another "
+                     f"engine ({', '.join(others)}), not vLLM: see SW005") if other else ""
         if why:
-            return f"no vLLM workload could be read, though {'; '.join(why)}"
+            return f"no vLLM workload could be read, though {'; '.join([*why, *([elsewhere] if other else [])])}"
+        if other:
+            return f"no vLLM workload found in the inputs; {elsewhere}"
         return "no vLLM workload found in the inputs"
 
     def ordered(self) -> list[Finding]:

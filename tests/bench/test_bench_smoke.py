@@ -70,6 +70,23 @@ def test_bench_grpc_transport_prints_its_figures():
                          out, re.M), out
 
 
+def test_bench_grpc_transport_native_floor_and_a_resources_pair():
+    """``native-floor`` (the floor's loop in Rust, ``benchmarks/h2_floor.rs``, built with ``rustc``: its process has
+    one thread, named after the binary) where ``rustc`` is found, else said skipped; ``own-pair`` (a refused
+    ``Remediate`` and a served ``Analyze`` a resource) on the pack's transport, one interpreter thread."""
+    import shutil
+
+    out = _run(["benchmarks/bench_grpc_transport.py", "--calls", "50", "--runs", "1", "--variant", "native-floor",
+                "--variant", "own-pair", "--pause", "1"])
+    line = r" +server CPU a call: min [0-9.]+ ms, median [0-9.]+ ms; voluntary context switches a call: median [0-9.]+; "
+    if shutil.which("rustc") or (ROOT / "bench-out" / "h2_floor").exists():
+        assert re.search(rf"^  native-floor{line}CPU a call by thread, medians: h2_floor [0-9.]+ ms \(\d+ s\)$",
+                         out, re.M), out
+    else:
+        assert "native-floor skipped: rustc could not build" in out, out
+    assert re.search(rf"^  own-pair{line}CPU a call by thread, medians: [\w.-]+ [0-9.]+ ms \(\d+ s\)$", out, re.M), out
+
+
 def test_replay_pack_through_the_own_transport_answers_as_the_handlers(tmp_path):
     """``replay_pack.py --in-process --wire`` (the pack's own transport fed bytes as grpc-go frames them) reads back
     the answers the handlers give without it (``--in-process``): the same digest over a synthesized recording."""

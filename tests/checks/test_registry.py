@@ -154,11 +154,12 @@ EXTRA_FIXTURES = {
               "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
+              "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
               "karpenter-instance-types.yaml"},  # karp13: judged on every kind, EFA on one of them only
-    "SW301": {"ray-dashboard.yaml"},
+    "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",
@@ -176,7 +177,8 @@ EXTRA_FIXTURES = {
               "bench-client.yaml",  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
               "djl-lmi.yaml",  # corpus12: DJL Serving's LMI container told to run vLLM by OPTION_ROLLING_BATCH
               "dynamo-sdk.yaml",  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
-              "gateway.yaml"},  # small12: a gateway named for vLLM, in front of its Service, is no mention
+              "gateway.yaml",  # small12: a gateway named for vLLM, in front of its Service, is no mention
+              "other-engines.yaml"},  # corpus19: SGLang, LMDeploy, TGI, trtllm-serve workloads are named, not passed
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides

@@ -311,6 +311,8 @@ def test_an_object_rule_decides_and_contains_a_crash_per_object():
     ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"), ("HF_TOKEN", "hf-token"), ("VLLM_API_KEY", "REPLACE_ME"),
     ("HF_TOKEN", "__HF_TOKEN__"), ("HF_TOKEN", "#{HfToken}#"), ("HF_TOKEN", "put your token here"),
     ("HF_TOKEN", "HF_TOKEN"), ("MAX_TOKENS", "4096"), ("VLLM_API_KEY", "changeme123"),
+    # corpus19: a NIM Secret's fill-in (MohammadB88/rag-anythingllm, models/nvidia_nim/*_all_resources.yaml)
+    ("NGC_API_KEY", "API_KEY_GENERATED_FROM_NGC"), ("HF_TOKEN", "token-from-hf-settings"), ("NGC_API_KEY", "PASTE_NGC_KEY"),
 ])
 def test_sw308_placeholders_are_no_credential(name, value):
     from shardwise.rules.checks.sw308 import judge
@@ -324,6 +326,9 @@ def test_sw308_placeholders_are_no_credential(name, value):
     ("VLLM_API_KEY", "serving-key-2026-prod-41f9", ("a VLLM_API_KEY credential", "mandatory")),
     ("HF_TOKEN", "my-own-mirror-k3y-2026", ("a literal value not shaped like a Hugging Face token", "advisory")),
     ("REGISTRY_PASSWORD", "Tr0ub4dor-and-3", ("what looks like a credential", "advisory")),
+    # words a person chose, not words that say where a key comes from: still a literal credential
+    ("VLLM_API_KEY", "key-for-team-alpha", ("a VLLM_API_KEY credential", "mandatory")),
+    ("NGC_API_KEY", "nvapi-4fQ9zL2xV7bN1mK8pR3tY6wE0sA5dG2hJ9kC", ("a NGC_API_KEY credential", "mandatory")),
 ])
 def test_sw308_the_value_shape_decides(name, value, found):
     from shardwise.rules.checks.sw308 import judge

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import accelerators, families_made_by, families_of, resource_names, vendor_of
-from ...catalog.hardware import manufacturer_vendor, pool_from_labels
+from ...catalog.hardware import NO_ACCELERATOR_CATEGORIES, manufacturer_vendor, pool_from_labels
 from ...catalog.lookup import family_sizes, instance_types, of_family, product_unsized, size_unnamed
 from ...catalog.partitions import ASSUMED_MODE, PARTITION_LABELS, label_mode, mode_of, partition_sizes, partitionable
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
@@ -541,8 +541,7 @@ def _narrowed(pool: NodePool, g: ServingGroup) -> NodePool:
 #: ``c6g.xlarge``, ``hpc`` of ``hpc7g.16xlarge``) of no type with an accelerator a device plugin advertises: general
 #: purpose, compute, memory and storage optimised, HPC and Mac. The accelerated ones are p, g, gr, dl, inf, trn, f and
 #: vt (docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html, "Instance families").
-_NO_ACCELERATOR_CATEGORIES = frozenset({"a", "c", "d", "h", "hpc", "i", "im", "is", "m", "mac", "r", "t", "u", "x",
-                                        "z"})
+_NO_ACCELERATOR_CATEGORIES = NO_ACCELERATOR_CATEGORIES  # one list, the catalog's (a pod's selector reads it too)
 
 
 def _cpu_only(reqs: list[tuple[str, str, list[str]]]) -> bool:

@@ -46,6 +46,7 @@ from ...model.vocab import (
 from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
+from .engines import other_engine
 from .fields import (
     as_list,
     as_map,
@@ -442,6 +443,16 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
                 f"({_shown_command([*c.command, *c.args])}) "
                 f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
                 where, suppressions)
+    elif group is None and pod.unread is None and (other := other_engine(pod.containers)) is not None:
+        c, engine, seen = other
+        ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
+        inv.launch_issues.append(LaunchIssue(
+            subject, c.name, (
+                f"container {c.name!r} serves a model with {engine}, not with vLLM's own server ({seen}): "
+                f"shardwise checks vLLM servers, so no capacity, topology, network or reliability rule looked at "
+                f"this workload"),
+            c.image_location or loc, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line),
+            other_engine=engine))
 
 
 def _flag_as_entrypoint(container: Container) -> str | None:
@@ -584,13 +595,23 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
 
 
 def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPorts | None:
-    """The named container ports of a pod template (any workload), or None when it names none."""
+    """The named container ports of a pod template (any workload); an empty map when its containers name no
+    port, so that a Service selecting these pods by a port name they do not declare is known to reach none of
+    them (Kubernetes' EndpointSlice controller leaves such a pod out: ``podutil.FindPort`` finds no container
+    port of that name), not taken for a Service whose pods are not in the inputs. ``"*"`` -> UNKNOWN when the
+    pod spec or its container list is not known yet. None when the template has no container list at all."""
     named: dict[str, Any] = {}
-    for c in as_list(as_map(pod_spec).get("containers")):
+    containers = pod_spec.get("containers") if isinstance(pod_spec, Mapping) else pod_spec
+    if containers is UNKNOWN:
+        named["*"] = UNKNOWN
+    elif not isinstance(containers, list):
+        return None
+    for c in as_list(containers):
+        if c is UNKNOWN:
+            named["*"] = UNKNOWN
+            continue
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
             named.setdefault(name, number)
-    if not named:
-        return None
     labels = as_map(meta).get("labels")
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named)
 

@@ -1,0 +1,77 @@
+"""LLM servers other than vLLM, known by what a container runs: a workload that serves a model with one of them
+gets a word (SW005) instead of passing as if nothing served a model there.
+
+What each engine's container runs, from its own documentation and images:
+
+- SGLang: ``python3 -m sglang.launch_server`` (sgl-project/sglang, docs/basic_usage and docker/k8s-sglang-service.yaml);
+  images ``lmsysorg/sglang``.
+- Text Generation Inference: ``text-generation-launcher`` (huggingface/text-generation-inference, launcher/);
+  images ``ghcr.io/huggingface/text-generation-inference`` and Google's
+  ``…/huggingface-text-generation-inference-cu…`` builds.
+- LoRAX, a TGI fork: ``lorax-launcher``; images ``ghcr.io/predibase/lorax``.
+- LMDeploy: ``lmdeploy serve api_server`` (InternLM/lmdeploy, k8s/deployment.yaml); images ``openmmlab/lmdeploy``.
+- TensorRT-LLM's OpenAI server: ``trtllm-serve`` (NVIDIA/TensorRT-LLM, docs/source/commands/trtllm-serve); its image
+  alone is a toolkit, not a server, so only the command counts.
+- NVIDIA NIM: its images under ``nvcr.io/nim/`` (NVIDIA/nim-deploy, k8s-nim-operator's NIMService samples) run NIM's
+  own server, which picks its backend (TensorRT-LLM, vLLM, SGLang) by profile at start-up: not a ``vllm serve`` whose
+  flags the manifest holds.
+
+A container is read word by word (the first :data:`_WORDS` words, the first :data:`_CHARS` characters of each), the
+first :data:`_CONTAINERS` containers of a pod: the joined command line is never built, and a hostile pod (thousands
+of containers whose words alias one large scalar) costs a bounded scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ...model import Container
+
+#: (engine, what its command runs, what its image's repository says) — None where that says nothing.
+ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
+    ("SGLang", re.compile(r"\bsglang\.launch_server\b"), re.compile(r"(?:^|/)lmsysorg/sglang(?:[:@]|$)")),
+    ("Text Generation Inference", re.compile(r"(?<![\w-])text-generation-launcher\b"),
+     re.compile(r"text-generation-inference")),
+    ("LoRAX", re.compile(r"(?<![\w-])lorax-launcher\b"), re.compile(r"(?:^|/)predibase/lorax(?:[:@]|$)")),
+    ("LMDeploy", re.compile(r"\blmdeploy\s+serve\b"), re.compile(r"(?:^|/)openmmlab/lmdeploy(?:[:@]|$)")),
+    ("TensorRT-LLM", re.compile(r"(?<![\w-])trtllm-serve\b"), None),
+    ("NVIDIA NIM", None, re.compile(r"(?:^|/)nvcr\.io/nim/")),
+)
+_WORDS = 32
+_CHARS = 2048
+_CONTAINERS = 16
+#: The engines' commands as one pattern, a named group each: a word is scanned once, not once per engine.
+_COMMANDS = re.compile("|".join(f"(?P<e{i}>{command.pattern})" for i, (_, command, _) in enumerate(ENGINES)
+                                if command is not None))
+
+
+def _seen(words: list[str]) -> tuple[str, str] | None:
+    """(the engine, what of ``words`` names it) for the first engine command in one word or across two neighbours
+    (``lmdeploy``, ``serve``)."""
+    words = [w[:_CHARS] for w in words[:_WORDS] if isinstance(w, str)]
+    for i, w in enumerate(words):
+        m = _COMMANDS.search(w)
+        if m is None and i + 1 < len(words):
+            m = _COMMANDS.search(f"{w[-64:]} {words[i + 1][:64]}")
+        if m is not None and m.lastgroup is not None:
+            return ENGINES[int(m.lastgroup[1:])][0], m.group(0)
+    return None
+
+
+def other_engine(containers: Iterable[Container]) -> tuple[Container, str, str] | None:
+    """(the container, the engine, what said so) for the first container that runs an LLM server other than vLLM,
+    by its command first, then by its image; None when none does."""
+    found = None
+    for n, c in enumerate(containers):
+        if n == _CONTAINERS:
+            break
+        seen = _seen([*c.command[:_WORDS], *c.args[:_WORDS]][:_WORDS])
+        if seen is not None:
+            return c, seen[0], f"its command runs `{seen[1]}`"
+        if found is None and isinstance(c.image, str):
+            for engine, _, image in ENGINES:
+                if image is not None and image.search(c.image[:_CHARS]):
+                    found = c, engine, f"its image is {c.image}"
+                    break
+    return found

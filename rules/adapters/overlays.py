@@ -361,7 +361,8 @@ def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[st
             of_leaf[leaf, f] = ns
     if not given:
         return
-    objects: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies, *inv.routers]
+    objects: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies, *inv.routers,
+                          *inv.pod_ports]
     for obj in objects:
         if not obj.location.file or getattr(obj, "namespaces", None) is not None:
             continue

@@ -340,6 +340,9 @@ class PodPorts:
     namespace: str
     labels: Any  # dict[str, str] | UNKNOWN
     named: dict[str, Any] = field(default_factory=dict)  # as Container.port_names ("*": a name not known)
+    #: Where the workload is: its file decides its deployable unit (``Inventory.units``), so that a Service's named
+    #: ``targetPort`` is resolved on the pods of its own unit only, as its selector is (readers17).
+    location: Location = Location()
 
 
 @dataclass

@@ -583,8 +583,8 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
     return template.get("metadata"), template.get("spec"), f"{path}.template.spec"
 
 
-def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPorts | None:
-    """The named container ports of a pod template (any workload), or None when it names none."""
+def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Location) -> PodPorts | None:
+    """The named container ports of a pod template (any workload) at ``loc``, or None when it names none."""
     named: dict[str, Any] = {}
     for c in as_list(as_map(pod_spec).get("containers")):
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
@@ -592,7 +592,7 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPort
     if not named:
         return None
     labels = as_map(meta).get("labels")
-    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named)
+    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc)
 
 
 def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
@@ -681,7 +681,7 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     namespace = str(obj_meta.get("namespace") or "default")
     bare_pod = strict and kind == "Pod"
     ports = pod_ports(f"{kind} {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
-                      obj_meta if bare_pod else meta, pod_spec)
+                      obj_meta if bare_pod else meta, pod_spec, loc)
     if ports is not None:
         inv.pod_ports.append(ports)
     pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path)
@@ -720,7 +720,7 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     namespace = str(obj_meta.get("namespace") or "default")
     for raw in (leader_raw, worker_raw):
         ports = pod_ports(f"LeaderWorkerSet {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
-                          raw.get("metadata"), raw.get("spec"))
+                          raw.get("metadata"), raw.get("spec"), loc)
         if ports is not None:
             inv.pod_ports.append(ports)
     leader = read_pod(leader_raw.get("metadata"), leader_raw.get("spec"), file, file_lines,

@@ -624,7 +624,8 @@ def _settle_sw005(inv: Inventory, res: Outcome, rendered: bool) -> None:
                 continue  # its workload was read: what it renders is judged instead
             if res.why_not:  # why, then what was said before (who renders it, and how to lint it)
                 mention, _, before = li.reason.partition(" but ")
-                flux = f"; {FLUX_CLUSTER}" if res.kind in ("HelmRelease", "Kustomization") else ""
-                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}{flux}; {before}")
+                cluster = f"; {FLUX_CLUSTER}" if res.kind in ("HelmRelease", "Kustomization") else ""
+                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}{cluster}; "
+                                                    f"{before}")
         keep.append(li)
     inv.launch_issues[:] = keep

@@ -366,10 +366,9 @@ def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[st
     for obj in objects:
         if not obj.location.file or getattr(obj, "namespaces", None) is not None:
             continue
-        copy = copies.get(id(obj))
-        if copy is not None:  # one overlay's copy: that overlay's namespace
-            found = {of_leaf.get(copy)}
-        else:
-            found = given.get(os.path.abspath(obj.location.file))
+        twin = copies.get(id(obj))
+        found: set[str | None] | None = (
+            {of_leaf.get(twin)} if twin is not None  # one overlay's copy: that overlay's namespace
+            else given.get(os.path.abspath(obj.location.file)))
         if found is not None and len(found) == 1 and None not in found:
             obj.namespace = next(iter(found))

@@ -12,7 +12,7 @@ from shardwise.rules.adapters.k8s.psoperator import router_deployment, runtime_d
 from shardwise.rules.adapters.yamlsrc import load_documents
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.model import UNKNOWN, Inventory, Location
+from shardwise.rules.model import Inventory, Location
 from shardwise.rules.model.errors import InputError
 
 FIX = os.path.join(FIXTURES, "k8s", "psoperator")

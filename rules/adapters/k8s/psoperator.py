@@ -6,11 +6,12 @@ vllm-stack-0.1.12 (vllm-project/production-stack 66b6066, ``operator/internal/co
 leaves them out).
 
 VLLMRuntime: the Deployment ``<name>`` of ``replicas`` pods (default 1; with ``autoscalingConfig.enabled`` the
-KEDA ScaledObject the controller creates moves them, and it is read too: :func:`runtime_scaled_object`), labelled ``app: <name>`` and the runtime's own labels, with one
-container ``vllm`` running ``/opt/venv/bin/vllm serve <modelURL>`` on ``image.registry/image.name`` with the flags
-the controller writes (``--enable-lora``, ``--no-enable-chunked-prefill`` unless enabled, ``--max-model-len``,
-``--tensor-parallel-size``, ``--gpu_memory_utilization``, ``extraArgs`` ... in its order), the request ``gpu`` of
-``gpuType`` (``nvidia.com/gpu`` by default) as request and limit, the runtime class (``nvidia`` by default), node
+KEDA ScaledObject the controller creates moves them, and it is read too: :func:`runtime_scaled_object`), labelled
+``app: <name>`` and the runtime's own labels, with one container ``vllm`` running ``/opt/venv/bin/vllm serve
+<modelURL>`` on ``image.registry/image.name`` with the flags the controller writes (``--enable-lora``,
+``--no-enable-chunked-prefill`` unless enabled, ``--max-model-len``, ``--tensor-parallel-size``,
+``--gpu_memory_utilization``, ``extraArgs`` ... in its order), the request ``gpu`` of ``gpuType`` (``nvidia.com/gpu``
+by default) as request and limit, the runtime class (``nvidia`` by default), node
 affinity from ``nodeSelectorTerms``, tolerations, and its probes (startup 120 s + 100 × 20 s). It mounts no
 ``/dev/shm`` at 0.1.12; the operator on main since 217fadb (vllm-project/production-stack#994, July 2026) mounts an
 emptyDir of medium Memory there when ``deploymentConfig.shmSize`` is written (a field the 0.1.12 CRD prunes), and the

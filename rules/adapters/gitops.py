@@ -385,6 +385,9 @@ def _plain_folders(co: Checkout, obj: Mapping[str, Any]) -> list[str]:
 def _flux_repo(co: Checkout, spec: Mapping[str, Any], repos: Mapping[tuple[str, str], Mapping[str, Any]],
                namespace: str) -> str | None:
     ref = _map(spec.get("sourceRef"))
+    if not ref:  # readers17: it said "its source is the unnamed"
+        return ("it names no source (sourceRef): a patch of such an object names only what it changes, and one "
+                "applied as written is refused")
     if ref.get("kind") != "GitRepository":
         return (f"its source is the {ref.get('kind') or 'unnamed'} {ref.get('name') or ''}".rstrip() +
                 ", not a GitRepository of this checkout: not fetched")

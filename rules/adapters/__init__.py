@@ -128,8 +128,12 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
 
         planned = plan(files, gitops_revision)
         built = built_folders(planned)
-        if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one
-            inv = _load_chunk([f for f in files if not any(inside(f, d) for d in built)])
+        if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one,
+            from .overlays import reached_files  # nor are its bases' files outside its folder (readers17)
+
+            bases = reached_files(built)
+            inv = _load_chunk([f for f in files if not any(inside(f, d) for d in built)
+                               and os.path.abspath(f) not in bases])
         through = render_gitops(inv, planned, render or Renderer())
         # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
         sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]

@@ -49,7 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Inventory, LaunchIssue
+from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from ..model.files import inside
 from .renderkind import render_kind
@@ -205,6 +205,11 @@ class Outcome:
     #: The cluster it deploys to, where it names one (an Argo CD Application's ``spec.destination``:
     #: :func:`argo_cluster`); None for Flux's objects (the cluster Flux runs in, or a ``kubeConfig``'s)
     cluster: str | None = None
+    #: Its kustomize source holds GitOps objects of the inputs, or its source is a plain folder of manifests of this
+    #: checkout that the inputs hold: read one by one instead of rendered (:func:`plan`)
+    read_instead: bool = False
+    #: The plain folders of manifests (no chart, no kustomization) of this checkout its sources name
+    plain: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def subject(self) -> str:
@@ -362,9 +367,27 @@ def _argo(co: Checkout, kind: str, obj: Mapping[str, Any]) -> tuple[list[Source]
     return out, "; ".join(whys) or (None if out else "it names no source")
 
 
+def _plain_folders(co: Checkout, obj: Mapping[str, Any]) -> list[str]:
+    """The folders of this checkout (its own repository) that an Argo CD Application's sources name by ``path`` and
+    that hold neither a chart nor a kustomization: Argo CD applies their manifests as they are."""
+    spec = _map(obj.get("spec"))
+    out: list[str] = []
+    for s in [_map(s) for s in _list(spec.get("sources"))] or [_map(spec.get("source"))]:
+        path = s.get("path")
+        if not isinstance(path, str) or not path or _repo_why(co, str(s.get("repoURL") or "")) is not None:
+            continue
+        full = os.path.normpath(os.path.join(co.root, path))
+        if os.path.isdir(full) and inside(full, co.root) and render_kind(full) is None:
+            out.append(os.path.abspath(full))
+    return out
+
+
 def _flux_repo(co: Checkout, spec: Mapping[str, Any], repos: Mapping[tuple[str, str], Mapping[str, Any]],
                namespace: str) -> str | None:
     ref = _map(spec.get("sourceRef"))
+    if not ref:  # readers17: it said "its source is the unnamed"
+        return ("it names no source (sourceRef): a patch of such an object names only what it changes, and one "
+                "applied as written is refused")
     if ref.get("kind") != "GitRepository":
         return (f"its source is the {ref.get('kind') or 'unnamed'} {ref.get('name') or ''}".rstrip() +
                 ", not a GitRepository of this checkout: not fetched")
@@ -462,8 +485,15 @@ def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
         if (group, kind) in ((ARGO_GROUP, "Application"), (ARGO_GROUP, "ApplicationSet")):
             res.sources, res.why_not = _argo(co, kind, obj)
             res.cluster = argo_cluster(obj)
+            res.plain = _plain_folders(co, obj) if res.why_not else []
         elif (group, kind) in ((HELM_GROUP, "HelmRelease"), (KUSTOMIZE_GROUP, "Kustomization")):
             res.sources, res.why_not = _flux(co, kind, obj, repos)
+            spec = _map(obj.get("spec"))
+            if kind == "Kustomization" and res.why_not and _flux_repo(co, spec, repos, res.namespace) is None:
+                # Flux applies a folder without a kustomization as it is (it generates one): a plain folder
+                full = os.path.normpath(os.path.join(co.root, str(spec.get("path") or "./")))
+                if os.path.isdir(full) and inside(full, co.root) and render_kind(full) is None:
+                    res.plain = [os.path.abspath(full)]
         else:
             continue
         out.append(res)
@@ -480,11 +510,16 @@ def plan(files: list[str], revision: tuple[str, str] | None = None) -> list[Outc
         stands, by = stands_for({}, detached=False, override=revision)
         co = dataclasses.replace(co, stands_for=stands, stands_by=by)
     found = outcomes(files, co)
+    read = [os.path.abspath(f) for f in files]
+    for res in found:  # a plain folder whose manifests are among the inputs: they are linted as they are
+        if res.plain and any(inside(f, d) for d in res.plain for f in read):
+            res.read_instead = True
     own = {os.path.dirname(os.path.abspath(r.file)) for r in found}
     for res in found:
         for src in list(res.sources):
             if render_kind(src.folder) == "kustomize" and any(inside(d, src.folder) for d in own):
                 res.sources.remove(src)
+                res.read_instead = True
                 res.why_not = (f"its path {src.folder} holds GitOps objects of the inputs (the sync of a folder of "
                                "Applications, HelmReleases or Kustomizations): they are read one by one instead")
     return found
@@ -543,11 +578,48 @@ def _render(renderer: Any, src: Source, res: Outcome) -> Inventory:
         return inv
 
 
+#: What a Flux object leaves unsaid of where it deploys (readers17): the facts of the cluster its objects run on.
+FLUX_CLUSTER = ("it names no cluster (Flux applies it to the cluster Flux runs in, or to the one its spec.kubeConfig "
+                "Secret names), so that cluster's GPU nodes, node pools and network policies are known only where "
+                "the inputs hold them")
+
+
+def _unskip(inv: Inventory, kind: str) -> None:
+    if inv.skipped.get(kind, 0) > 0:  # read after all, or said why: not an unknown kind skipped silently
+        inv.skipped[kind] -= 1
+        if not inv.skipped[kind]:
+            del inv.skipped[kind]
+
+
+def _read_from(inv: Inventory, res: Outcome) -> bool:
+    """Whether anything of ``inv`` was read from the GitOps object ``res`` (a modelled chart's HelmRelease or
+    Application, read as the workloads it deploys): an item located in its document of its file."""
+    if res.line is None:
+        return True  # not to be told apart: say nothing more
+    try:
+        starts = sorted(line for line, _ in load_documents(read_text(res.file), res.file) if line is not None)
+    except InputError:
+        return True
+    end = next((line for line in starts if line > res.line), None)
+    items: list[Any] = [*inv.groups, *inv.routers, *inv.services, *inv.launch_issues]
+    return any(i.location.file == res.file and isinstance(i.location.line, int) and i.location.line >= res.line
+               and (end is None or i.location.line < end) for i in items)
+
+
 def _settle_sw005(inv: Inventory, res: Outcome, rendered: bool) -> None:
-    if rendered and inv.skipped.get(res.kind, 0) > 0:  # read after all: not an unknown kind skipped
-        inv.skipped[res.kind] -= 1
-        if not inv.skipped[res.kind]:
-            del inv.skipped[res.kind]
+    if rendered:
+        _unskip(inv, res.kind)
+    elif res.why_not and not res.read_instead and not _read_from(inv, res):
+        # readers17: an object that names no vLLM was only counted among the skipped objects of unknown kinds; what
+        # it deploys was not read, so it says why (SW005, advisory), naming the source it cannot read
+        flux = res.kind in ("HelmRelease", "Kustomization")
+        inv.launch_issues.append(LaunchIssue(
+            res.subject, "", f"what it deploys was not read: {res.why_not}"
+            + (f"; {FLUX_CLUSTER}" if flux else "") + "; lint that source (a checkout of it, or what it renders) "
+            "with the rest, or suppress SW005 on it with the reason it deploys no vLLM server",
+            Location(res.file, res.line), mentioned=True))
+        _unskip(inv, res.kind)
+        return
     keep: list[LaunchIssue] = []
     for li in inv.launch_issues:
         if li.mentioned and li.subject == res.subject and li.location.file == res.file:
@@ -555,6 +627,8 @@ def _settle_sw005(inv: Inventory, res: Outcome, rendered: bool) -> None:
                 continue  # its workload was read: what it renders is judged instead
             if res.why_not:  # why, then what was said before (who renders it, and how to lint it)
                 mention, _, before = li.reason.partition(" but ")
-                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}; {before}")
+                cluster = f"; {FLUX_CLUSTER}" if res.kind in ("HelmRelease", "Kustomization") else ""
+                li = dataclasses.replace(li, reason=f"{mention} but it was not rendered: {res.why_not}{cluster}; "
+                                                    f"{before}")
         keep.append(li)
     inv.launch_issues[:] = keep

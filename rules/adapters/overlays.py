@@ -10,18 +10,24 @@ through that folder's own kustomization, transitively), as kustomize's transform
 ``api/internal/builtins``: ReplicaCountTransformer on Deployment, ReplicaSet, ReplicationController and StatefulSet
 by the resource's name before a ``namePrefix``; ImageTagTransformer on every container's image by its name):
 
-- the count an overlay sets wins over the base's; where several overlays set counts for one object (dev at 1, prod
-  at 3), it is the largest: each overlay is a deployment of the object, and a finding blocks where one of them runs
-  pods;
+- the count an overlay sets wins over the base's;
+- a workload that two or more overlays reach (a base of dev and prod) is one object per overlay, as ``kustomize
+  build`` of each emits its own: one copy each, named by the overlay (``base/deploy.yaml (via
+  overlays/prod/kustomization.yaml)``), with that overlay's count, images, namespace and patches, and of that
+  overlay's deployable unit (:mod:`.units`); so one finding per deployed object, never the base's as well
+  (:func:`_split_by_overlay`, readers17; before, the base was read once with the largest count of its overlays);
 - an image is rewritten only where every overlay that reaches the object writes the same one (``newName``,
-  ``newTag``, ``digest``); where they differ the object keeps its own;
+  ``newTag``, ``digest``); where they differ the object keeps its own (Services, Ingresses and policies, which are
+  not copied);
 - so is the namespace (the ``namespace:`` of the outermost kustomization that sets one, kustomize's namespace
   transformer), of workloads, Services, Ingresses, network policies and routers alike (:func:`_apply_namespaces`).
   ``namePrefix``/``nameSuffix`` are not applied (kustomize's name references rename an Ingress's backend with its
   Service, so names read unprefixed still match each other), nor are components or generators.
 
-A patch that changes a container's ``args``, ``command`` or ``env`` (a JSON 6902 operation on them, or on the
-containers whole; a strategic merge patch of a container that sets them) is not applied: the flags were read from the
+A patch that changes a container's ``args``, ``command``, ``env`` or device count (an extended resource such as
+``nvidia.com/gpu`` among its ``resources``; a JSON 6902 operation on them, or on the containers whole; a strategic
+merge patch of a container that sets them), or the pod's ``nodeSelector`` or ``affinity`` (readers17: the GPU count
+and type an overlay gives), is not applied: the flags were read from the
 base, so the object records the overlay (``ServingGroup.patched_by``) and its blocking capacity, topology and
 reliability findings are advisory, saying to lint what the overlay builds. Remote bases and files outside the reached
 folders are not followed.
@@ -29,6 +35,7 @@ folders are not followed.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -76,6 +83,18 @@ def _reached(path: str, chain: tuple[str, ...] = ()) -> dict[str, tuple[str, ...
                     out.setdefault(f, through)
         elif os.path.isfile(target):
             out.setdefault(os.path.abspath(target), chain)
+    return out
+
+
+def reached_files(folders: Iterable[str]) -> set[str]:
+    """The files (absolute) the kustomizations of ``folders`` reach through their ``resources`` and ``bases``: a
+    kustomization a GitOps object builds emits its bases' objects, so their files are not also read one by one
+    (adopt17: a base's Deployment was reported as written and again through the overlay)."""
+    out: set[str] = set()
+    for folder in folders:
+        own = _kustomization_in(folder)
+        if own is not None:
+            out.update(_reached(os.path.abspath(own)))
     return out
 
 
@@ -150,16 +169,29 @@ def _counts(doc: dict[str, Any], here: str) -> list[tuple[str | None, str, int]]
 #: Where a JSON 6902 operation changes what a container runs (its args, command or env, or the containers whole).
 _RUN_PATHS = ("/spec/template/spec/containers", "/spec/template/spec/initContainers")
 _RUN_FIELDS = ("args", "command", "env", "envFrom")
+#: What a pod-level patch sets that moves the pods (the GPU type they land on): not applied either (readers17).
+_PLACE_FIELDS = ("nodeSelector", "affinity")
+_PLACE_PATHS = tuple(f"/spec/template/spec/{f}" for f in _PLACE_FIELDS)
 
 
 def _changes_run(op_path: str) -> bool:
-    if op_path in ("/spec", "/spec/template", "/spec/template/spec"):
+    if op_path in ("/spec", "/spec/template", "/spec/template/spec") or op_path.startswith(_PLACE_PATHS):
         return True
     if not op_path.startswith(_RUN_PATHS):
         return False
     parts = op_path.split("/")
     # /spec/template/spec/containers[/N[/field...]]: the list, one container whole, or one of the fields it runs by
-    return len(parts) <= 6 or parts[6] in _RUN_FIELDS
+    if len(parts) <= 6 or parts[6] in _RUN_FIELDS:
+        return True
+    # its resources whole, their limits or requests whole, or a device among them (``nvidia.com~1gpu``: JSON
+    # pointer's escaped slash; cpu and memory name no device)
+    return parts[6] == "resources" and (len(parts) <= 8 or "~1" in parts[8])
+
+
+def _devices(container: dict[str, Any]) -> bool:
+    """Whether a patch's container sets a device count (an extended resource, ``vendor/name``) among its resources."""
+    res = _map(container.get("resources"))
+    return any(isinstance(k, str) and "/" in k for part in ("limits", "requests") for k in _map(res.get(part)))
 
 
 def _run_patches(doc: dict[str, Any], here: str) -> list[tuple[str | None, str | None]]:
@@ -179,7 +211,8 @@ def _run_patches(doc: dict[str, Any], here: str) -> list[tuple[str | None, str |
                 template = _map(spec.get("template"))
                 pod = _map(template.get("spec"))
                 containers = [*_list(pod.get("containers")), *_list(pod.get("initContainers"))]
-                if any(isinstance(c, dict) and any(f in c for f in _RUN_FIELDS) for c in containers):
+                if (any(isinstance(c, dict) and (any(f in c for f in _RUN_FIELDS) or _devices(c))
+                        for c in containers) or any(f in pod for f in _PLACE_FIELDS)):
                     meta = _map(d.get("metadata"))
                     own = meta.get("name") if isinstance(meta.get("name"), str) else name
                     out.append((d.get("kind") or kind, own if isinstance(own, str) else None))
@@ -216,9 +249,12 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
     for k in {k2 for r in reach.values() for through in r.values() for k2 in through}:
         doc = _doc(k)
         docs[k] = doc if isinstance(doc, dict) else {}
+    copies = _split_by_overlay(inv, [k for k in paths if k not in listed], reach)
     by_file: dict[str, list[ServingGroup]] = {}
     for g in inv.groups:
-        if g.location.file:
+        if id(g) in copies:
+            by_file.setdefault(copies[id(g)][1], []).append(g)
+        elif g.location.file:
             by_file.setdefault(os.path.abspath(g.location.file), []).append(g)
     counts: dict[int, list[int]] = {}
     images: dict[tuple[int, int], set[str]] = {}
@@ -228,6 +264,8 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
             continue
         for f, through in reach[leaf].items():
             for g in by_file.get(f, []):
+                if id(g) in copies and copies[id(g)][0] != leaf:
+                    continue  # the copy another overlay deploys
                 count = g.replicas
                 image = {i: c.image for i, c in enumerate(g.containers)}
                 prefix = suffix = ""
@@ -251,7 +289,7 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                 counts.setdefault(id(g), []).append(count)
                 for i, img in image.items():
                     images.setdefault((id(g), i), set()).add(img)  # type: ignore[arg-type]
-    _apply_namespaces(inv, paths, reach, listed, docs)
+    _apply_namespaces(inv, paths, reach, listed, docs, copies)
     for g in inv.groups:
         held = [n for n in counts.get(id(g), []) if type(n) is int]
         if id(g) in changed and type(g.replicas) is int and len(held) == len(counts[id(g)]):
@@ -262,8 +300,47 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                 c.image = next(iter(rewritten))
 
 
+def _split_by_overlay(inv: Inventory, leaves: list[str],
+                      reach: dict[str, dict[str, tuple[str, ...]]]) -> dict[int, tuple[str, str]]:
+    """Replace each workload of a file that two or more overlays reach (a base of dev and prod) by one copy per
+    overlay, named by it (``base/deploy.yaml (via overlays/prod/kustomization.yaml)``, the line the base's) and of
+    its own deployable unit (:mod:`.units`: the overlay refines the repository's unit, as an Argo CD destination
+    does): ``kustomize build`` of each overlay emits its own object, with its own replicas, images, namespace and
+    patches, and each is deployed (readers17; before, the base was read once, with the largest count of the
+    overlays, and both overlays were one unit). Returns, by the id of each copy, (its overlay, the base's file).
+    A file one overlay reaches keeps its name: it is one deployable object."""
+    from .charts import _relocate
+
+    by: dict[str, list[str]] = {}
+    for leaf in leaves:
+        for f in reach[leaf]:
+            by.setdefault(f, []).append(leaf)
+    split = {f for f, ls in by.items() if len(ls) > 1}
+    copies: dict[int, tuple[str, str]] = {}
+    if not split:
+        return copies
+    kept: list[ServingGroup] = []
+    for g in inv.groups:
+        full = os.path.abspath(g.location.file) if g.location.file else None
+        if full is None or full not in split:
+            kept.append(g)
+            continue
+        old = g.location.file
+        assert old is not None
+        for leaf in by[full]:
+            twin = copy.deepcopy(g)
+            suffix = f" (via {leaf if os.path.isabs(old) else os.path.relpath(leaf)})"  # as the file was given
+            _relocate(twin, old, old + suffix, lambda n: n)
+            inv.clusters[suffix] = f"kustomize={os.path.relpath(os.path.dirname(leaf))}"
+            copies[id(twin)] = (leaf, full)
+            kept.append(twin)
+    inv.groups[:] = kept
+    return copies
+
+
 def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[str, tuple[str, ...]]],
-                      listed: set[str], docs: dict[str, dict[str, Any]]) -> None:
+                      listed: set[str], docs: dict[str, dict[str, Any]],
+                      copies: dict[int, tuple[str, str]]) -> None:
     """Set the namespace of the workloads, Services, Ingresses, network policies and routers read from the files the
     overlays reach to the one kustomize's namespace transformer gives them (the ``namespace:`` of the outermost
     kustomization on the way that sets one; it overrides the object's own), where every overlay reaching the object
@@ -273,6 +350,7 @@ def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[st
     of them is the object's. Cluster-scoped policies (``namespaces`` set) are left alone, as kustomize leaves
     cluster-scoped kinds."""
     given: dict[str, set[str | None]] = {}  # file -> the namespaces the overlays reaching it give (None: none set)
+    of_leaf: dict[tuple[str, str], str | None] = {}  # (overlay, file) -> the namespace that overlay gives
     for leaf in paths:
         if leaf in listed:
             continue
@@ -280,12 +358,17 @@ def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[st
             ns = next((_text(docs.get(k, {}).get("namespace")) for k in through  # the outermost first
                        if _text(docs.get(k, {}).get("namespace"))), None)
             given.setdefault(f, set()).add(ns)
+            of_leaf[leaf, f] = ns
     if not given:
         return
-    objects: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies, *inv.routers]
+    objects: list[Any] = [*inv.groups, *inv.services, *inv.ingresses, *inv.network_policies, *inv.routers,
+                          *inv.pod_ports]
     for obj in objects:
         if not obj.location.file or getattr(obj, "namespaces", None) is not None:
             continue
-        found = given.get(os.path.abspath(obj.location.file))
+        twin = copies.get(id(obj))
+        found: set[str | None] | None = (
+            {of_leaf.get(twin)} if twin is not None  # one overlay's copy: that overlay's namespace
+            else given.get(os.path.abspath(obj.location.file)))
         if found is not None and len(found) == 1 and None not in found:
             obj.namespace = next(iter(found))

@@ -79,6 +79,7 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
     files = {p.location.file for p in inv.pools} | {g.location.file for g in inv.groups}
     files |= {s.location.file for s in inv.services} | {i.location.file for i in inv.ingresses}
     files |= {n.location.file for n in inv.network_policies} | {r.location.file for r in inv.routers}
+    files |= {p.location.file for p in inv.pod_ports}
     for f in files:
         if not f:
             continue

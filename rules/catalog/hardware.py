@@ -24,7 +24,9 @@ Node labels -> :class:`~shardwise.rules.model.NodePool`. The families read, most
   (``tpu-v5-lite-podslice``) with ``cloud.google.com/gke-tpu-topology`` (``2x4``);
 - Cloud Run: ``run.googleapis.com/accelerator`` (``nvidia-l4``, ``nvidia-rtx-pro-6000``), the node selector of a
   Knative Service that Cloud Run gives one GPU of that type per instance;
-- the AMD GPU operator's ``amd.com/gpu.product-name``;
+- the AMD GPU operator's node labeller: ``amd.com/gpu.product-name`` and ``amd.com/gpu.vram`` (or its
+  ``beta.amd.com/`` copy; the GPUs' memory in whole GiB, ``192G``: it picks a product's size, and alone is the
+  memory);
 - CoreWeave's ``gpu.nvidia.com/model`` / ``gpu.nvidia.com/class`` (``H100_NVLINK_80GB``, ``A100_PCIE_80GB``) with
   ``gpu.nvidia.com/count``, and Volcengine VKE's ``machine.cluster.vke.volcengine.com/gpu-name`` (``NVIDIA-L20``,
   ``Tesla-V100``): a bare family name there (``Tesla-V100``, 16 or 32 GB) leaves the GPU's memory unknown. AKS's
@@ -52,6 +54,8 @@ from ..model import UNKNOWN, Location, NodePool, Taint
 from ..model.errors import CatalogError
 from ..model.vocab import (
     AMD_PRODUCT,
+    AMD_VRAM,
+    AMD_VRAM_BETA,
     CLOUD_RUN_ACCELERATOR,
     COREWEAVE_GPU_CLASS,
     COREWEAVE_GPU_COUNT,
@@ -109,6 +113,23 @@ def _int(value: Any, top: float = math.inf) -> int | None:
     except (TypeError, ValueError):
         return None
     return n if 0 <= n <= top else None
+
+
+def _vram_mib(value: Any) -> int | None:
+    """MiB of the AMD node labeller's ``amd.com/gpu.vram`` value (``192G``: the memory bank's bytes in GiB, rounded to
+    a whole number; ROCm/k8s-device-plugin v1.31.0.10, cmd/k8s-node-labeller/main.go), None when it is not that."""
+    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    if len(text) < 2 or text[-1] not in "Gg" or not text[:-1].isdigit():
+        return None
+    gib = int(text[:-1])
+    return gib * 1024 if 0 < gib <= MAX_GPU_MEMORY_GIB else None
+
+
+def vram_gib(labels: Mapping[str, Any]) -> int | None:
+    """The GiB of the AMD node labeller's ``amd.com/gpu.vram`` (or ``beta.amd.com/gpu.vram``) of ``labels``, None when
+    neither is set in its form."""
+    mib = _vram_mib(labels.get(AMD_VRAM) if AMD_VRAM in labels else labels.get(AMD_VRAM_BETA))
+    return None if mib is None else mib // 1024
 
 
 def _float(value: Any, top: float = math.inf) -> float | None:
@@ -339,7 +360,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     # memory_gib is the total CUDA reports, which gpu_memory_utilization is a fraction of.
     gfd_mib = _int(labels.get(GFD_MEMORY_MIB), MAX_GPU_MEMORY_GIB * 1024)
     karpenter_mib = _int(_label(labels, INSTANCE_GPU_MEMORY_SUFFIX), MAX_GPU_MEMORY_GIB * 1024)
-    memory_mib = gfd_mib or karpenter_mib
+    # AMD's node labeller: whole GiB (readers17), as a MiB figure to pick a size of a product by, or the memory itself
+    vram = labels.get(AMD_VRAM) if AMD_VRAM in labels else labels.get(AMD_VRAM_BETA)
+    amd_mib = _vram_mib(vram)
+    memory_mib = gfd_mib or karpenter_mib or amd_mib
 
     product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
                or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT)
@@ -413,6 +437,10 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     if mem_gib is None and memory_mib:
         mem_gib = round(memory_mib / 1024, 2)
     pool.gpu_memory_gib = UNKNOWN if mem_gib is None and named_unknown else mem_gib
+    if mem_gib is None and vram is not None and amd_mib is None:  # named, but not in the labeller's form: say so
+        pool.gpu_memory_gib = UNKNOWN
+        pool.gpu_memory_why = (f"the label {AMD_VRAM if AMD_VRAM in labels else AMD_VRAM_BETA} is {vram!r}, not the "
+                               "AMD node labeller's form (the GPUs' memory in whole GiB then G, as `192G`)")
     if pool.gpu_memory_gib is UNKNOWN and unsized:
         pool.gpu_memory_why = (f"the label names {product!r}, a GPU the catalog holds in several memory sizes, and no "
                                "label says which")
@@ -494,7 +522,7 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
                 return str(vendors.pop())
     if GKE_TPU_ACCELERATOR in labels:
         return "google"
-    if AMD_PRODUCT in labels:
+    if AMD_PRODUCT in labels or AMD_VRAM in labels or AMD_VRAM_BETA in labels:
         return "amd"
     if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY, COREWEAVE_GPU_MODEL,
                                  COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT)):

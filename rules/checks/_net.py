@@ -279,8 +279,12 @@ def selectable(inv: Inventory, service: Service) -> list[ServingGroup]:
 
 def selectable_pods(inv: Inventory, service: Service) -> list[Any]:
     """The entries of ``inv.pod_ports`` whose labels may match the selector of ``service``, in input order: every
-    other entry's labels are known and miss the selector's first label or give it another string."""
-    return _by_first_label(inv, "pod_ports", inv.pod_ports, service.selector, lambda p: p.labels)
+    other entry's labels are known and miss the selector's first label or give it another string. Only those of the
+    Service's own deployable unit, as :func:`selectable` (readers17: a named ``targetPort`` resolves on the pods the
+    Service selects, Kubernetes' endpoints of its own cluster; another checkout's pod of the same labels named
+    ``http`` another port)."""
+    found = _by_first_label(inv, "pod_ports", inv.pod_ports, service.selector, lambda p: p.labels)
+    return [p for p in found if inv.same_unit(service.location.file, p.location.file)] if inv.units else found
 
 
 def _by_first_label(inv: Inventory, what: str, items: list[Any], selector: Any, labels_of: Any) -> list[Any]:

@@ -210,16 +210,16 @@ class GroupRule(Rule):
             "alone); it blocks once the manifest runs a replica)"))
 
     def _on_patched(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
-        """A blocking capacity, topology or reliability hit on an object whose containers' args, command or env a
-        kustomization that was not built patches (``ServingGroup.patched_by``) is advisory (a level set in the
-        configuration wins): the flags read are the base's, not those the overlay applies. Security hits keep
-        their level (fail closed)."""
+        """A blocking capacity, topology or reliability hit on an object whose containers' args, command, env or
+        device count (or pod's nodeSelector or affinity) a kustomization that was not built patches
+        (``ServingGroup.patched_by``) is advisory (a level set in the configuration wins): the flags read are the
+        base's, not those the overlay applies. Security hits keep their level (fail closed)."""
         if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
         return evolve(h, level="advisory", message=(
-            f"{h.message} (advisory: the kustomization {g.patched_by} patches this container's args, command or env, "
-            "which were read from the base as written; lint what it builds, `kustomize build` of its folder piped to "
-            "`shardwise lint -`, to make this finding blocking)"))
+            f"{h.message} (advisory: the kustomization {g.patched_by} patches this container's args, command, env or "
+            "device count, or the pod's nodeSelector or affinity, which were read from the base as written; lint what "
+            "it builds, `kustomize build` of its folder piped to `shardwise lint -`, to make this finding blocking)"))
 
     def _on_fragment(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what a patch leaves to its base (the GPU request, /dev/shm, probes) is advisory (a

@@ -340,6 +340,9 @@ class PodPorts:
     namespace: str
     labels: Any  # dict[str, str] | UNKNOWN
     named: dict[str, Any] = field(default_factory=dict)  # as Container.port_names ("*": a name not known)
+    #: Where the workload is: its file decides its deployable unit (``Inventory.units``), so that a Service's named
+    #: ``targetPort`` is resolved on the pods of its own unit only, as its selector is (readers17).
+    location: Location = Location()
 
 
 @dataclass
@@ -409,7 +412,8 @@ class ServingGroup:
     #: where that pool is in the inputs: its nodes advertise another maker's accelerator, or none (the scheduler's
     #: NodeResourcesFit filter never passes them); None otherwise. Set by ``resolve_pools``.
     unplaceable: str | None = None
-    #: A kustomization that is not built and patches this object's containers' args, command or env (its path): what
+    #: A kustomization that is not built and patches this object's containers' args, command, env or device count, or
+    #: its pods' nodeSelector or affinity (its path): what
     #: was read is the base's, not what the overlay applies (``adapters.overlays``). None otherwise.
     patched_by: str | None = None
     #: The group as it would be on each of ``pool_options`` (made once, by the engine, for the rules to check).

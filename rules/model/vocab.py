@@ -108,7 +108,11 @@ VKE_GPU_NAME = "machine.cluster.vke.volcengine.com/gpu-name"
 # AMD GPU operator's node labeller
 AMD_PRODUCT = "amd.com/gpu.product-name"
 AMD_COUNT = "amd.com/gpu.count"
+#: the labeller's VRAM of the node's GPUs, whole GiB rounded then ``G`` (``192G``), where they are all one size; its
+#: experimental copy under ``beta.amd.com`` (ROCm/k8s-device-plugin v1.31.0.10, cmd/k8s-node-labeller/main.go:
+#: ``"vram"`` and ``createLabels``)
 AMD_VRAM = "amd.com/gpu.vram"
+AMD_VRAM_BETA = "beta.amd.com/gpu.vram"
 # A pod pinned to one node by name: the node is real, what it carries is not in the manifest.
 HOSTNAME = "kubernetes.io/hostname"
 
@@ -120,6 +124,6 @@ GPU_LABELS: tuple[str, ...] = (
         INSTANCE_GPU_NAME_SUFFIX, INSTANCE_GPU_COUNT_SUFFIX, INSTANCE_GPU_MEMORY_SUFFIX, INSTANCE_FAMILY_SUFFIX,
         INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX)),
     GKE_ACCELERATOR, GKE_ACCELERATOR_COUNT, GKE_TPU_ACCELERATOR, CLOUD_RUN_ACCELERATOR, AMD_PRODUCT,
-    COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT, VKE_GPU_NAME,
+    AMD_VRAM, AMD_VRAM_BETA, COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT, VKE_GPU_NAME,
     INSTANCE_TYPE, INSTANCE_TYPE_BETA,
 )

@@ -180,7 +180,9 @@ def test_a_flux_release_whose_git_repository_is_not_in_the_inputs(repo, capsys):
                                                                "    model: meta"))
     assert _sw005(capsys, "clusters/prod/chat.yaml") == [
         "it was not rendered: its GitRepository flux-system/llm-platform is not in the inputs, so where it points is "
-        "not known; Flux renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
+        "not known; it names no cluster (Flux applies it to the cluster Flux runs in, or to the one its "
+        "spec.kubeConfig Secret names), so that cluster's GPU nodes, node pools and network policies are known only "
+        "where the inputs hold them; Flux renders the Helm chart it names in the cluster, so its pods are not in the inputs: lint the "
         "chart rendered with these values (helm template, with the values or parameters set here)"]
 
 
@@ -352,14 +354,19 @@ PROD_FINDINGS = [("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
 
 
 def test_a_detached_checkout_does_not_render_a_branch_it_is_not_told_of(detached, capsys):
-    """Without a CI's word or the option, a detached checkout is its commit only. (chat-prod's own fields do not name
-    vLLM, so not rendering it leaves no SW005: what it would run is in the chart, not in the Application.)"""
+    """Without a CI's word or the option, a detached checkout is its commit only. chat-prod's own fields do not name
+    vLLM, but what it deploys was not read: SW005 says why (readers17; before, it was only counted among the skipped
+    objects of unknown kinds)."""
     [res] = plan(["apps/chat-prod.yaml"])
     assert (res.subject, res.sources, res.why_not) == (
         "Application argocd/chat-prod", [],
         f"its revision 'main' is not the one checked out here ({detached[:12]}), so the files it renders may differ "
         "from these" + OPTION.format("main"))
-    assert findings(lint_json(capsys, "apps/chat-prod.yaml")[1]) == []
+    doc = lint_json(capsys, "apps/chat-prod.yaml")[1]
+    assert findings(doc) == [("SW005", "advisory", "apps/chat-prod.yaml", 2, "Application argocd/chat-prod")]
+    assert doc["findings"][0]["message"] == (
+        f"SW005: not read: what it deploys was not read: {res.why_not}; lint that source (a checkout of it, or what it "
+        "renders) with the rest, or suppress SW005 on it with the reason it deploys no vLLM server")
 
 
 @pytest.mark.tools
@@ -402,8 +409,28 @@ def test_a_flux_git_repository_on_the_branch_pushed(detached, capsys, monkeypatc
         "HelmRelease flux-system/chat-70b",
         f"its revision 'main' is not the one checked out here ({detached[:12]}), so the files it renders may differ "
         "from these" + OPTION.format("main"))]
-    assert findings(lint_json(capsys, *flux)[1]) == []
+    assert findings(lint_json(capsys, *flux)[1]) == [
+        ("SW005", "advisory", "clusters/prod/chat.yaml", 2, "HelmRelease flux-system/chat-70b")]
     monkeypatch.setenv("CI_COMMIT_BRANCH", "main")
     assert findings(lint_json(capsys, *flux)[1]) == [
         ("SW305", "advisory", VIA_FLUX, 1, "Namespace llm-prod"),
         ("SW106", "advisory", VIA_FLUX, 25, "Deployment llm-prod/llm-prod-chat-70b-vllm")]
+
+
+def test_an_application_of_another_repository_that_names_no_vllm_says_why(repo, capsys):
+    """readers17 (adopt17's reproducer): an Application whose repoURL is not the checkout's origin and whose own
+    fields name no vLLM was only counted as "skipped 1 object of unknown kinds: Application×1"; what it deploys may
+    be vLLM, so SW005 (advisory) names the source it cannot read. Nothing blocks on it."""
+    (repo / "apps" / "other.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: models, namespace: argocd}\n"
+        "spec:\n  project: default\n  source:\n    repoURL: https://github.com/acme/model-serving.git\n"
+        "    targetRevision: main\n    path: overlays/prod\n"
+        "  destination: {server: https://kubernetes.default.svc, namespace: llm}\n", encoding="utf-8")
+    rc, doc = lint_json(capsys, "apps/other.yaml")
+    assert rc == 0
+    assert [(f["code"], f["level"], f["line"], f["subject"], f["message"]) for f in doc["findings"]] == [(
+        "SW005", "advisory", 1, "Application argocd/models",
+        "SW005: not read: what it deploys was not read: its source https://github.com/acme/model-serving.git is not "
+        "this checkout's git remote (origin): not fetched; lint that source (a checkout of it, or what it renders) "
+        "with the rest, or suppress SW005 on it with the reason it deploys no vLLM server")]
+    assert doc["summary"]["skipped"] == {}  # no longer also an object of an unknown kind

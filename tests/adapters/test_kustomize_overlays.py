@@ -131,16 +131,23 @@ def test_the_overlay_s_count_and_image_win(tmp_path, overlay, files, expected):
     assert built in (None, expected)
 
 
-def test_of_several_overlays_the_largest_count_and_only_an_image_they_agree_on(tmp_path):
-    """dev runs 1 pod of v0.10.0, prod 3 of v0.11.0: the object is read at 3 (a finding blocks where one overlay runs
-    pods) and keeps its own image (the overlays disagree)."""
+def test_of_several_overlays_each_is_its_own_object(tmp_path):
+    """dev runs 1 pod of v0.10.0, prod 3 of v0.11.0: one object per overlay, each with its own count and image, as
+    ``kustomize build`` of each gives (readers17; before, one object at the largest count, 3, with the base's image,
+    as the overlays disagreed)."""
     _repo(tmp_path, {
         "dev": "resources: [../../base]\nreplicas: [{name: vllm, count: 1}]\n"
                "images: [{name: vllm/vllm-openai, newTag: v0.10.0}]\n",
         "prod": "resources: [../../base]\nreplicas: [{name: vllm, count: 3}]\n"
                 "images: [{name: vllm/vllm-openai, newTag: v0.11.0}]\n",
     })
-    assert _read(tmp_path) == (3, "vllm/vllm-openai:v0.9.0")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert sorted((g.location.file.rpartition(" (via ")[2], g.replicas, g.containers[0].image)
+                  for g in inv.groups) == [
+        (f"{tmp_path}/overlays/dev/kustomization.yaml)", 1, "vllm/vllm-openai:v0.10.0"),
+        (f"{tmp_path}/overlays/prod/kustomization.yaml)", 3, "vllm/vllm-openai:v0.11.0")]
+    assert _built(tmp_path, "dev") in (None, (1, "vllm/vllm-openai:v0.10.0"))
+    assert _built(tmp_path, "prod") in (None, (3, "vllm/vllm-openai:v0.11.0"))
 
 
 def test_an_overlay_over_an_overlay_the_outer_one_wins(tmp_path):
@@ -241,9 +248,12 @@ def test_the_namespace_every_overlay_gives_is_applied(tmp_path):
     assert [f for f in run_rules(ALL_RULES, inv) if f.code == "SW305"] == []
 
 
-def test_overlays_of_different_namespaces_leave_the_base_s(tmp_path):
-    """Two overlays moving the base to ``dev`` and to ``prod``: it runs in each, so it keeps its own namespace (as its
-    image where overlays disagree)."""
+def test_overlays_of_different_namespaces_give_one_object_in_each(tmp_path):
+    """Two overlays moving the base to ``dev`` and to ``prod``: it runs in each, one object per overlay in its
+    namespace (readers17; before, one object that kept the base's ``default``)."""
     _repo(tmp_path, {"dev": "namespace: dev\nresources:\n  - ../../base\n",
                      "prod": "namespace: prod\nresources:\n  - ../../base\n"})
-    assert _namespaces(tmp_path) == {"Deployment/vllm": "default"}
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert sorted(g.namespace for g in inv.groups) == ["dev", "prod"]
+    for overlay in ("dev", "prod"):
+        assert _built_namespaces(tmp_path, overlay) in (None, {"Deployment/vllm": overlay})

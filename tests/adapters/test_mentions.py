@@ -72,7 +72,9 @@ def test_objects_of_an_operator_named_for_vllm_that_ask_for_accelerators_say_why
     """corpus15: an operator's object whose API group or kind is named for vLLM (``llm.vllm-operator.io`` ``LLM``,
     ``VLLMModel``) and that asks for accelerators serves a model with them, so it says why it gives no workload; an
     object of such a group that asks for none (production-stack's VLLMRouter) runs no engine and says nothing. An
-    installer that names vLLM's own chart (``chart: {name: vllm}``) says why too; a chart named for a router does not."""
+    installer that names vLLM's own chart (``chart: {name: vllm}``) says why too; a chart named for a router is not
+    said to mention vLLM, but as a Flux HelmRelease of a HelmRepository it says what it deploys was not read
+    (readers17: every GitOps object not rendered says why)."""
     inv = load_inputs([os.path.join(FIXTURES, "k8s", "mentions", "named-operators.yaml")])
     assert inv.groups == []
     why = ("it is an operator's object (its API is named for vLLM) that asks for accelerators, and shardwise does not "
@@ -89,6 +91,12 @@ def test_objects_of_an_operator_named_for_vllm_that_ask_for_accelerators_say_why
          "not read: it mentions vLLM (the Helm chart `vllm`) but it installs the Helm chart `vllm` in the cluster, so "
          "the pods that chart runs are not in the inputs: lint the chart rendered with its values (helm template, "
          "with the values it names)"),
+        ("HelmRelease default/semantic-router", 66, "advisory",
+         "not read: what it deploys was not read: its source is the HelmRepository vllm, not a GitRepository of this "
+         "checkout: not fetched; it names no cluster (Flux applies it to the cluster Flux runs in, or to the one its "
+         "spec.kubeConfig Secret names), so that cluster's GPU nodes, node pools and network policies are known only "
+         "where the inputs hold them; lint that source (a checkout of it, or what it renders) with the rest, or "
+         "suppress SW005 on it with the reason it deploys no vLLM server"),
     ]
 
 

@@ -11,8 +11,8 @@ from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_t
 from shardwise.rules.adapters.k8s.psoperator import router_deployment, runtime_deployment
 from shardwise.rules.adapters.yamlsrc import load_documents
 from shardwise.rules.checks.registry import ALL_RULES
-from shardwise.rules.engine import run_rules
-from shardwise.rules.model import UNKNOWN, Inventory, Location
+from shardwise.rules.engine import LintConfig, run_rules
+from shardwise.rules.model import Inventory, Location
 from shardwise.rules.model.errors import InputError
 
 FIX = os.path.join(FIXTURES, "k8s", "psoperator")
@@ -135,14 +135,69 @@ def test_vllm_router_defaults_and_other_logics():
     assert (g.engine.tensor_parallel_size, g.gpus_per_pod, g.replicas) == (2, 2, 3)
 
 
-def test_vllm_runtime_autoscaled_replicas_are_not_known():
-    """``autoscalingConfig.enabled``: the operator's KEDA ScaledObject moves the pods between minReplicas and
-    maxReplicas, so the replicas are not known (the operator's own autoscaling samples)."""
+def test_vllm_runtime_autoscaled_is_read_with_the_operator_s_scaled_object():
+    """``autoscalingConfig.enabled``: the controller creates the KEDA ScaledObject ``<name>-scaledobject``
+    (``reconcileScaledObject``, vllm-stack-0.1.12) that scales the VLLMRuntime's scale subresource
+    (``.spec.deploymentConfig.replicas``) between minReplicas (default 1) and maxReplicas, scale-down window 300 s by
+    default, on four vLLM metrics; it is read as any ScaledObject of the inputs, and the runtime's replicas are the
+    count written (readers17; readers16 left them unknown and rendered no ScaledObject). The operator's own samples."""
     inv = load_kubernetes_file(AUTOSCALED)
     assert [(g.name, g.replicas, g.engine.max_model_len) for g in inv.groups] == [
-        ("vllmruntime-autoscaling-minimal", UNKNOWN, None),
-        ("vllmruntime-autoscaling-scale-to-zero", UNKNOWN, None),
-        ("vllmruntime-autoscaling-sample", UNKNOWN, 4096)]
+        ("vllmruntime-autoscaling-minimal", 1, None),
+        ("vllmruntime-autoscaling-scale-to-zero", 1, None),
+        ("vllmruntime-autoscaling-sample", 1, 4096)]
+    metrics = ["vllm:num_incoming_requests_total", "vllm:num_requests_running", "vllm:generation_tokens_total",
+               "vllm:prompt_tokens_total"]
+    assert [(a.name, a.kind, a.target_kind, a.target_name, a.min_replicas, a.max_replicas,
+             a.scale_down_window_seconds, a.metrics, a.location.line) for a in inv.autoscalers] == [
+        ("vllmruntime-autoscaling-minimal-scaledobject", "ScaledObject", "VLLMRuntime",
+         "vllmruntime-autoscaling-minimal", 1, 2, 300, metrics, 25),
+        ("vllmruntime-autoscaling-scale-to-zero-scaledobject", "ScaledObject", "VLLMRuntime",
+         "vllmruntime-autoscaling-scale-to-zero", 0, 2, 300, metrics, 54),
+        ("vllmruntime-autoscaling-sample-scaledobject", "ScaledObject", "VLLMRuntime",
+         "vllmruntime-autoscaling-sample", 1, 4, 300, metrics, 104)]
+
+
+def test_vllm_runtime_autoscaled_in_production_keeps_the_scaled_object_s_minimum():
+    """SW404 judges an autoscaled runtime by its ScaledObject's minimum, as any KEDA target: minReplicas 1 is one warm
+    replica in a production stack, though the runtime writes 2 (before, the replicas were not known and it could
+    not decide); a runtime without autoscaling keeps
+    its count. A runtime whose autoscaling names no maxReplicas is refused by the CRD: an input error at its line."""
+    text = _AUTOSCALED_PROD
+    inv = load_kubernetes_text(text, "f.yaml")
+    found = [(f.subject, f.level, f.message) for f in run_rules(ALL_RULES, inv, LintConfig(production=True))
+             if f.code == "SW404"]
+    assert found == [("VLLMRuntime llm/qwen", "advisory", "1 warm replica in a production stack (ScaledObject "
+                      "`qwen-scaledobject` keeps a minimum of 1), where at least 2 are required")]
+    with pytest.raises(InputError) as e:
+        load_kubernetes_text(text.replace("    maxReplicas: 4\n", ""), "f.yaml")
+    assert (e.value.message, e.value.line) == (
+        "spec.autoscalingConfig.maxReplicas: required when autoscaling is enabled (the VLLMRuntime CRD's validation)",
+        18)
+
+
+_AUTOSCALED_PROD = """\
+apiVersion: production-stack.vllm.ai/v1alpha1
+kind: VLLMRuntime
+metadata:
+  name: qwen
+  namespace: llm
+spec:
+  model: {modelURL: Qwen/Qwen2.5-7B-Instruct, maxModelLen: 8192}
+  vllmConfig: {tensorParallelSize: 1, port: 8000}
+  deploymentConfig:
+    replicas: 2
+    resources: {gpu: "1"}
+    image: {registry: docker.io, name: "vllm/vllm-openai:v0.11.0"}
+    nodeSelectorTerms:
+      - matchExpressions:
+          - key: nvidia.com/gpu.product
+            operator: In
+            values: [NVIDIA-L4]
+  autoscalingConfig:
+    enabled: true
+    maxReplicas: 4
+"""
 
 
 def test_vllm_runtime_values_the_api_server_refuses_are_input_errors():

@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 44 + 59 + 260  # catalog16: the RTX A5000 and granite-3.3-2b-base (the Qwen3-VL embedders out again)
+    assert len(records) == 45 + 59 + 260  # readers17: MI300A (catalog16: the RTX A5000 and granite-3.3-2b-base)
     for record in records:
         assert record.source.startswith("https://"), record
 

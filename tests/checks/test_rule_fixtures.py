@@ -59,7 +59,9 @@ def _finding(f: Finding, folder: pathlib.Path | None = None, base: pathlib.Path 
     level = f.level + (" undecided" if f.undecided else "") + (" internal" if f.internal else "")
     line: object = f.location.line
     if folder is not None and f.location.file is not None:
-        line = f"{pathlib.Path(f.location.file).relative_to(folder)}:{line if line is not None else '-'}"
+        # a workload of a base two overlays deploy is named by each (``base/x.yaml (via DIR/overlays/prod/...)``)
+        where = str(pathlib.Path(f.location.file).relative_to(folder)).replace(f"{folder}/", "")
+        line = f"{where}:{line if line is not None else '-'}"
     # a file a message names, as the run was given it (absolute here): relative to the fixture's folder
     message = f.message.replace(f"{base}/", "") if base is not None else f.message
     return _row(line, level, f.subject, message, f.suppression_reason)

@@ -144,3 +144,45 @@ def test_one_repository_is_one_unit_as_before(tmp_path):
     assert _findings([a, b], "SW312") == []
     assert [s for s, _, _ in _findings([a, b], "SW407")] == ["Deployment default/platform-vllm",
                                                              "Deployment default/team-vllm"]
+
+
+RAY_HEAD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: ray-head}}
+spec:
+  selector: {{matchLabels: {{app: ray-head}}}}
+  template:
+    metadata: {{labels: {{app: ray-head}}}}
+    spec:
+      containers:
+        - name: ray-head
+          image: rayproject/ray:2.40.0
+          ports: [{{name: dashboard, containerPort: {port}}}]
+"""
+
+DASHBOARD_LB = """\
+apiVersion: v1
+kind: Service
+metadata: {name: ray-dashboard}
+spec:
+  type: LoadBalancer
+  selector: {app: ray-head}
+  ports: [{port: 80, targetPort: dashboard}]
+"""
+
+
+def test_a_named_target_port_resolves_on_its_own_repositorys_pods(tmp_path):
+    """readers17: a Service's named ``targetPort`` is resolved on the container ports of the pods it selects, which
+    are its own cluster's (``platform`` names ``dashboard`` port 8080, an authenticating proxy); another checkout's pod
+    of the same labels names ``dashboard`` 8265 (Ray's dashboard). On main SW301 reported the ``platform`` Service as
+    exposing 8265; within one repository that pod is selected and it still does."""
+    a, b = _repos(tmp_path)
+    (a / "ray.yaml").write_text(RAY_HEAD.format(port=8080), encoding="utf-8")
+    (a / "dashboard.yaml").write_text(DASHBOARD_LB, encoding="utf-8")
+    (b / "ray.yaml").write_text(RAY_HEAD.format(port=8265), encoding="utf-8")
+    assert _findings([a, b], "SW301") == []
+    (a / "ray.yaml").write_text(RAY_HEAD.format(port=8265), encoding="utf-8")
+    assert _findings([a, b], "SW301") == [(
+        "Service default/ray-dashboard", "mandatory", "Service `default/ray-dashboard` of type LoadBalancer exposes "
+        "port 8265 (Ray dashboard, targetPort `dashboard`) outside the cluster")]

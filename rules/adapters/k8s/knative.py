@@ -182,7 +182,7 @@ def add_knative(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         meta.get("labels"), meta.get("annotations"), tmeta.get("annotations"), pod_spec.get("nodeSelector"))
         else None)
     kind = f"Knative {kind}"
-    ports = pod_ports(f"{kind} {namespace}/{name}", namespace, {"labels": labels}, pod_spec)
+    ports = pod_ports(f"{kind} {namespace}/{name}", namespace, {"labels": labels}, pod_spec, loc)
     if ports is not None:
         inv.pod_ports.append(ports)
     pod = read_pod(tmeta, with_default_probe(with_default_names(pod_spec)), file, file_lines, {}, where=loc, path=path)

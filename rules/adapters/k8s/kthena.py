@@ -90,7 +90,8 @@ def add_model_serving(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         injected = {"GROUP_SIZE": str(pods)} if isinstance(pods, int) else {}
         role_name = str(role.get("name") or f"role-{i}")
         full = f"{name}/{role_name}"
-        ports = pod_ports(f"{KIND} {namespace}/{name}", namespace, entry_raw.get("metadata"), entry_raw.get("spec"))
+        ports = pod_ports(f"{KIND} {namespace}/{name}", namespace, entry_raw.get("metadata"), entry_raw.get("spec"),
+                          where)
         if ports is not None:
             inv.pod_ports.append(ports)
         entry = read_pod(entry_raw.get("metadata"), entry_raw.get("spec"), file, file_lines,

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...catalog import CatalogError, find_gpu, find_instance, instances_for_gpu
 from ...catalog.accelerators import accelerators, families_made_by, families_of, resource_names, vendor_of
-from ...catalog.hardware import NO_ACCELERATOR_CATEGORIES, manufacturer_vendor, pool_from_labels
+from ...catalog.hardware import NO_ACCELERATOR_CATEGORIES, manufacturer_vendor, pool_from_labels, vram_gib
 from ...catalog.lookup import family_sizes, instance_types, of_family, product_unsized, size_unnamed
 from ...catalog.partitions import ASSUMED_MODE, PARTITION_LABELS, label_mode, mode_of, partition_sizes, partitionable
 from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
@@ -365,6 +365,13 @@ def _partition_variants(name: str, labels: dict[str, str], mode: str | None) -> 
     if not partitionable(gpu):
         return [(name, labels)]
     assert gpu is not None
+    vram = vram_gib(labels)
+    if vram is not None and vram < round(gpu.memory_gib):
+        # readers17: the labeller writes the memory of each device it sees (a KFD node: a partition on a partitioned
+        # GPU), so a vram under the whole GPU's is the size of one partition, the device a pod gets; a vram of the
+        # whole GPU's size does not say the GPU is whole (partitions of one memory partition), so the sizes follow
+        named = label_mode(labels) or mode
+        return [(name, {**labels, LABEL_GPU_MEMORY_GIB: f"{vram:g}", ASSUMED_MODE: f"{named or 'partition'} {vram}G"})]
     sizes = partition_sizes(gpu, label_mode(labels) or mode)
     out = [(f"{name}/{size}" if len(sizes) > 1 else name,
             {**labels, LABEL_GPU_MEMORY_GIB: f"{gib:g}", ASSUMED_MODE: size}) for size, gib in sizes]

@@ -5,17 +5,18 @@ vllm-stack-0.1.12 (vllm-project/production-stack 66b6066, ``operator/internal/co
 ``+kubebuilder:default`` in ``operator/api/v1alpha1/*_types.go``, which the API server writes into an object that
 leaves them out).
 
-VLLMRuntime: the Deployment ``<name>`` of ``replicas`` pods (default 1; KEDA's ScaledObject moves them when
-``autoscalingConfig.enabled``: not known then), labelled ``app: <name>`` and the runtime's own labels, with one
-container ``vllm`` running ``/opt/venv/bin/vllm serve <modelURL>`` on ``image.registry/image.name`` with the flags
-the controller writes (``--enable-lora``, ``--no-enable-chunked-prefill`` unless enabled, ``--max-model-len``,
-``--tensor-parallel-size``, ``--gpu_memory_utilization``, ``extraArgs`` ... in its order), the request ``gpu`` of
-``gpuType`` (``nvidia.com/gpu`` by default) as request and limit, the runtime class (``nvidia`` by default), node
+VLLMRuntime: the Deployment ``<name>`` of ``replicas`` pods (default 1; with ``autoscalingConfig.enabled`` the
+KEDA ScaledObject the controller creates moves them, and it is read too: :func:`runtime_scaled_object`), labelled
+``app: <name>`` and the runtime's own labels, with one container ``vllm`` running ``/opt/venv/bin/vllm serve
+<modelURL>`` on ``image.registry/image.name`` with the flags the controller writes (``--enable-lora``,
+``--no-enable-chunked-prefill`` unless enabled, ``--max-model-len``, ``--tensor-parallel-size``,
+``--gpu_memory_utilization``, ``extraArgs`` ... in its order), the request ``gpu`` of ``gpuType`` (``nvidia.com/gpu``
+by default) as request and limit, the runtime class (``nvidia`` by default), node
 affinity from ``nodeSelectorTerms``, tolerations, and its probes (startup 120 s + 100 × 20 s). It mounts no
 ``/dev/shm`` at 0.1.12; the operator on main since 217fadb (vllm-project/production-stack#994, July 2026) mounts an
 emptyDir of medium Memory there when ``deploymentConfig.shmSize`` is written (a field the 0.1.12 CRD prunes), and the
 object says nothing of which operator runs it, so a written ``shmSize`` is read as main reads it. The sidecar
-(``sidecarConfig``), the Service, the PVC and the ScaledObject are not rendered.
+(``sidecarConfig``), the Service and the PVC are not rendered.
 
 VLLMRouter: the Deployment ``<name>`` running ``image.registry/image.name`` with ``--service-discovery`` (``k8s`` by
 default), for ``k8s`` ``--k8s-namespace <the router's namespace>`` and ``--k8s-label-selector``, for ``static`` the
@@ -186,14 +187,50 @@ def runtime_deployment(obj: Mapping[str, Any], loc: Location) -> LineDict:
     tolerations = typed_list(dc, "toleration", "spec.deploymentConfig.toleration", loc)
     if tolerations:
         pod["tolerations"] = tolerations
+    # with autoscalingConfig.enabled, KEDA moves this count (the CRD's scale subresource) between the ScaledObject's
+    # bounds (:func:`runtime_scaled_object`): the count written is the one it starts at, as a Deployment's is
     replicas = int_field(dc, "replicas", 1, loc, "spec.deploymentConfig.replicas")
-    scaling = typed_map(spec, "autoscalingConfig", "spec.autoscalingConfig", loc)
-    if _bool(scaling, "enabled", "spec.autoscalingConfig.enabled", loc):
-        replicas = UNKNOWN  # KEDA's ScaledObject moves it between minReplicas and maxReplicas
     template = _ld({"metadata": {"labels": _labels(obj), "annotations": as_map(dc.get("podAnnotations"))},
                     "spec": _ld(pod, line=at)}, line=at)
     return _ld({"apiVersion": f"{GROUP}/v1alpha1", "kind": "VLLMRuntime", "metadata": _meta(obj),
                 "spec": _ld({"replicas": replicas, "template": template}, line=at)}, line=loc.line)
+
+
+def runtime_scaled_object(obj: Mapping[str, Any], loc: Location) -> tuple[dict[str, Any], Location] | None:
+    """The KEDA ScaledObject the controller creates for a VLLMRuntime with ``autoscalingConfig.enabled``
+    (``reconcileScaledObject`` at vllm-stack-0.1.12), and where its config is; None when autoscaling is off.
+
+    ``<name>-scaledobject`` in the runtime's namespace scales the VLLMRuntime itself (its CRD's scale subresource is
+    ``.spec.deploymentConfig.replicas``, which the controller copies to the Deployment) between ``minReplicas``
+    (default 1; 0 scales to zero) and ``maxReplicas`` (required), with the HPA scale-down window
+    ``scaleDownPolicy.stabilizationWindowSeconds`` (default 300), on four Prometheus triggers: requests arriving
+    (``vllm:num_incoming_requests_total``), ``vllm:num_requests_running`` (threshold 5 by default),
+    ``vllm:generation_tokens_total`` and ``vllm:prompt_tokens_total`` rates (100 each by default)."""
+    spec = typed_map(obj, "spec", "spec", loc)
+    scaling = typed_map(spec, "autoscalingConfig", "spec.autoscalingConfig", loc)
+    if not _bool(scaling, "enabled", "spec.autoscalingConfig.enabled", loc):
+        return None
+    line = spec.key_lines.get("autoscalingConfig") if isinstance(spec, LineDict) else None
+    where = Location(loc.file, line or loc.line)
+    if scaling.get("maxReplicas") is None:  # +kubebuilder:validation:Required: the API server refuses the object
+        raise InputError("spec.autoscalingConfig.maxReplicas: required when autoscaling is enabled (the VLLMRuntime "
+                         "CRD's validation)", where.file, where.line)
+    low = int_field(scaling, "minReplicas", 1, where, "spec.autoscalingConfig.minReplicas")
+    high = int_field(scaling, "maxReplicas", None, where, "spec.autoscalingConfig.maxReplicas", minimum=1)
+    down = typed_map(scaling, "scaleDownPolicy", "spec.autoscalingConfig.scaleDownPolicy", where)
+    window = int_field(down, "stabilizationWindowSeconds", 300, where,
+                       "spec.autoscalingConfig.scaleDownPolicy.stabilizationWindowSeconds")
+    meta = as_map(obj.get("metadata"))
+    name = str(meta.get("name") or "unnamed")
+    queries = ("sum(rate(vllm:num_incoming_requests_total[2m]) > bool 0)", "sum(vllm:num_requests_running)",
+               "sum(rate(vllm:generation_tokens_total[1m]))", "sum(rate(vllm:prompt_tokens_total[1m]))")
+    return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+            "metadata": {"name": f"{name}-scaledobject", "namespace": meta.get("namespace") or "default"},
+            "spec": {"scaleTargetRef": {"apiVersion": f"{GROUP}/v1alpha1", "kind": "VLLMRuntime", "name": name},
+                     "minReplicaCount": low, "maxReplicaCount": high,
+                     "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {"scaleDown": {
+                         "stabilizationWindowSeconds": window}}}},
+                     "triggers": [{"type": "prometheus", "metadata": {"query": q}} for q in queries]}}, where
 
 
 def router_deployment(obj: Mapping[str, Any], loc: Location) -> LineDict:
@@ -244,6 +281,12 @@ def add_prodstack_operator(kind: str, obj: Mapping[str, Any], loc: Location, inv
         if router is not None:
             inv.routers.append(router)
             added = True
+    if kind == "VLLMRuntime":
+        scaled = runtime_scaled_object(obj, loc)
+        if scaled is not None:  # readers17: the operator's KEDA ScaledObject, as any ScaledObject of the inputs
+            from .autoscaling import add_scaled_object
+
+            add_scaled_object(scaled[0], scaled[1], inv)
     if not added:
         inv.skipped[kind] += 1  # as an object no adapter claims
     return added

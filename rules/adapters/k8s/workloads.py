@@ -594,12 +594,12 @@ def _template_of(kind: str, spec: Mapping[str, Any], loc: Location, strict: bool
     return template.get("metadata"), template.get("spec"), f"{path}.template.spec"
 
 
-def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPorts | None:
-    """The named container ports of a pod template (any workload); an empty map when its containers name no
-    port, so that a Service selecting these pods by a port name they do not declare is known to reach none of
-    them (Kubernetes' EndpointSlice controller leaves such a pod out: ``podutil.FindPort`` finds no container
-    port of that name), not taken for a Service whose pods are not in the inputs. ``"*"`` -> UNKNOWN when the
-    pod spec or its container list is not known yet. None when the template has no container list at all."""
+def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Location) -> PodPorts | None:
+    """The named container ports of a pod template (any workload) at ``loc``; an empty map when its containers
+    name no port, so that a Service selecting these pods by a port name they do not declare is known to reach
+    none of them (Kubernetes' EndpointSlice controller leaves such a pod out: ``podutil.FindPort`` finds no
+    container port of that name), not taken for a Service whose pods are not in the inputs. ``"*"`` -> UNKNOWN
+    when the pod spec or its container list is not known yet. None when the template has no container list."""
     named: dict[str, Any] = {}
     containers = pod_spec.get("containers") if isinstance(pod_spec, Mapping) else pod_spec
     if containers is UNKNOWN:
@@ -613,7 +613,7 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any) -> PodPort
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
             named.setdefault(name, number)
     labels = as_map(meta).get("labels")
-    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named)
+    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc)
 
 
 def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
@@ -702,7 +702,7 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
     namespace = str(obj_meta.get("namespace") or "default")
     bare_pod = strict and kind == "Pod"
     ports = pod_ports(f"{kind} {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
-                      obj_meta if bare_pod else meta, pod_spec)
+                      obj_meta if bare_pod else meta, pod_spec, loc)
     if ports is not None:
         inv.pod_ports.append(ports)
     pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path)
@@ -741,7 +741,7 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
     namespace = str(obj_meta.get("namespace") or "default")
     for raw in (leader_raw, worker_raw):
         ports = pod_ports(f"LeaderWorkerSet {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
-                          raw.get("metadata"), raw.get("spec"))
+                          raw.get("metadata"), raw.get("spec"), loc)
         if ports is not None:
             inv.pod_ports.append(ports)
     leader = read_pod(leader_raw.get("metadata"), leader_raw.get("spec"), file, file_lines,

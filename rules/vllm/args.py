@@ -377,8 +377,9 @@ QUOTED = "\x1f"
 
 def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
-    :data:`ARITHMETIC_RESULT`, and a command substitution one word, :data:`COMMAND_OUTPUT`. With ``quoted``, a word that is one double-quoted parameter expansion
-    (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one word, whatever blanks it holds."""
+    :data:`ARITHMETIC_RESULT`, and a command substitution one word, :data:`COMMAND_OUTPUT`. With ``quoted``, a word
+    that is one double-quoted parameter expansion (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one
+    word, whatever blanks it holds."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
     if "$((" in text:
         text = _ARITHMETIC.sub(ARITHMETIC_RESULT, text)

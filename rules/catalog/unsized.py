@@ -25,6 +25,26 @@ read and what is not (docs/capacity-model.md, "Round catalog13" and "Round dsv4"
 
 A workload serving one is undecided (SW004, advisory unless ``unknown = "fail"``) with this reason, and ``plan``
 refuses it with the same words.
+
+Three more families are recognised the same way (round catalog18, :data:`FAMILIES`), by their config.json's
+``model_type`` / ``architectures`` or by a name that starts with the family's. For each, vLLM builds attention whose
+KV cache the capacity model does not hold, and no published config.json was found in a source shardwise can cite
+(ai-dynamo/aiconfigurator's copies of MiniMax-M3's and Step-3.7's are flattened or curated, its commits say so;
+its MiMo-V2-Flash one does not say where it comes from), so no parameter count either:
+
+* MiniMax-M3 (``minimax_m3``; vLLM's ``vllm/models/minimax_m3``, in the 0.29.0 to 0.34.0 wheels, not in 0.18.0's):
+  MiniMax Sparse Attention, an indexer key cache on each sparse layer beside the GQA K/V (``common/indexer.py``:
+  ``MLAAttentionSpec`` with one head of the index head size);
+* MiMo-V2 (``mimo_v2_flash`` / ``mimo_v2``, MiMo-V2-Flash and V2.5): full-attention layers of ``num_key_value_heads``
+  and sliding-window layers (``hybrid_layer_pattern`` 1) of ``swa_num_key_value_heads``, with a K head of
+  ``head_dim`` and a V head of ``v_head_dim`` (0.14.1's ``mimo_v2_flash.py`` pads V to the K head's size; 0.29.0's
+  ``mimo_v2.py`` gives the cache ``head_size_v``); read as another layout, the 48 layers of MiMo-V2-Flash were taken
+  as 12 full and 36 chunked ones of one head count;
+* Step-3.5 / Step-3.7 (``step3p5`` / ``step3p7``; ``step3p5.py`` from 0.18.0): the layers whose ``layer_types`` entry
+  is ``attention_other_setting``'s ``attention_type`` take that setting's heads, KV groups and head size, the others
+  the config's ``num_attention_groups``.
+
+These reasons do not depend on the release: no release's note is added.
 """
 
 from __future__ import annotations
@@ -127,6 +147,65 @@ def release_note(version: Version, note: str) -> str:
     return (f"for {note}, its DeepSeek-V4 layout was not read (read: 0.20.0, and 0.20.1 to 0.25.1 compared with it; "
             "0.26.0 charges a sliding group for the tokens in flight, 0.27.0 overlays the groups in a packed block "
             "planner, 0.33.0 plans the cache in v1/core/kv_cache_planning.py)")
+
+
+#: families recognised and not sized besides DeepSeek-V4: (name pattern on the checkpoint's name, ``model_type``s,
+#: ``architectures`` prefixes, what vLLM builds that the capacity model does not hold)
+FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("MiniMax-M3", re.compile(r"^minimax[-_ .]?m3(?![0-9.])", re.I), ("minimax_m3", "minimax_m3_vl"),
+     ("MiniMaxM3",),
+     "MiniMax Sparse Attention: vLLM (vllm/models/minimax_m3, 0.29.0 - 0.34.0) caches an indexer key on each sparse "
+     "layer beside the GQA K/V (an MLAAttentionSpec of one head), a layout the capacity model does not hold"),
+    ("MiMo-V2", re.compile(r"^mimo[-_ .]?v2(?![0-9])", re.I), ("mimo_v2_flash", "mimo_v2"), ("MiMoV2",),
+     "vLLM builds its full-attention layers with num_key_value_heads and its sliding-window layers "
+     "(hybrid_layer_pattern) with swa_num_key_value_heads, K heads of head_dim and V heads of v_head_dim "
+     "(mimo_v2_flash.py, 0.14.1; mimo_v2.py, 0.29.0): per-type KV heads and head sizes the capacity model does not "
+     "hold"),
+    ("Step-3.5 / Step-3.7", re.compile(r"^step[-_ .]?3[.p][57](?![0-9])", re.I), ("step3p5", "step3p7"),
+     ("Step3p5", "Step3p7"),
+     "vLLM (step3p5.py, 0.18.0 on) builds the layers of attention_other_setting's attention_type with that "
+     "setting's heads, KV groups and head size and the others with num_attention_groups: per-type KV heads the "
+     "capacity model does not hold"),
+)
+_NO_CONFIG = "no published config.json or parameter count was found in a source shardwise can cite"
+
+
+def _family_reason(name: str, family: str, why: str) -> str:
+    return f"{name!r} is {family}, which shardwise does not size yet: {why}; and {_NO_CONFIG}"
+
+
+def family_of_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
+    """The family of :data:`FAMILIES` a config.json (the keys :data:`.hfconfig.HF_CONFIG_KEYS` keeps) is, with
+    what vLLM builds that is not held; None for any other config."""
+    model_type = cfg.get("model_type")
+    arch = cfg.get("architectures")
+    archs = [a for a in arch if isinstance(a, str)] if isinstance(arch, list) else []
+    for family, _, types, prefixes, why in FAMILIES:
+        if model_type in types or any(a.startswith(prefixes) for a in archs):
+            return family, why
+    return None
+
+
+def family_of_name(name: str) -> tuple[str, str] | None:
+    """The family of :data:`FAMILIES` a model id or path names (its checkpoint's name starts with the family's:
+    ``MiniMax-M3-NVFP4``, ``MiMo-V2.5-Pro``, ``Step-3.7-Flash-FP8``; not MiniMax-M2, MiMo-7B or Step-3); None
+    otherwise."""
+    if not isinstance(name, str):
+        return None
+    base = _checkpoint(name)
+    if _DISTILL.search(base):
+        return None
+    for family, pattern, _, _, why in FAMILIES:
+        if pattern.search(base):
+            return family, why
+    return None
+
+
+def family_reason(name: str, cfg: dict[str, Any] | None = None) -> str:
+    """Why ``name`` (with its config.json's kept keys, where one was read) is not sized, for a family of
+    :data:`FAMILIES`; "" for any other model."""
+    found = family_of_config(cfg) if cfg is not None else family_of_name(name)
+    return _family_reason(name, *found) if found else ""
 
 
 def is_reason(text: str | None) -> bool:

@@ -20,8 +20,8 @@ read and what is not (docs/capacity-model.md, "Round catalog13" and "Round dsv4"
   ``max_in_flight_tokens``, two batches under async scheduling; 0.27.0 overlays the groups in a packed block planner;
   0.29.0 takes V4's grouping out of ``kv_cache_utils``; 0.33.0 plans the cache in ``v1/core/kv_cache_planning.py``);
   the profile run's peak is modelled for none;
-* DeepSeek-V4-Pro: its config.json was not found in a source shardwise can cite (only its technical report's 61
-  layers, width 7,168, 128 heads and 384 experts, not the per-layer ``compress_ratios`` its cache depends on).
+* DeepSeek-V4-Pro: its config.json is in ai-dynamo/aiconfigurator (found by catalog17; 62 ``compress_ratios``) and
+  not in the catalog; it is V4 as V4-Flash is, and not sized for the same reasons.
 
 A workload serving one is undecided (SW004, advisory unless ``unknown = "fail"``) with this reason, and ``plan``
 refuses it with the same words.
@@ -77,8 +77,9 @@ PACKED_POOL_FROM = (0, 23, 0)
 
 _NOT_SIZED = ("DeepSeek-V4 (compressed sparse attention over a sliding window, per-layer compress_ratios), which "
               "shardwise does not size yet")
-_PRO_CONFIG = ("its config.json was not found in a source shardwise can cite (its technical report gives 61 layers, "
-               "width 7,168, 128 heads and 384 experts, not the per-layer compress_ratios its KV cache depends on)")
+_PRO_CONFIG = ("config.json (ai-dynamo/aiconfigurator 095f58a5, aic-core/src/aiconfigurator_core/model_configs/"
+               "deepseek-ai--DeepSeek-V4-Pro_config.json: 61 layers, width 7,168, 128 heads, 384 experts, 62 "
+               "compress_ratios) is not in the catalog")
 _STARTUP = ("its KV groups, weights and start-up buffers are modelled but the sizing does not use them yet: the "
             "profile run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no "
             "public 0.20.0 start-up log checks the sum")
@@ -125,7 +126,7 @@ def reason(name: str, *, by_config: bool = False) -> str:
                 "was not found in a source shardwise can cite, so whether vLLM builds it as DeepSeek-V4 "
                 "(DeepseekV4ForCausalLM) is not known, and shardwise does not size it")
     if _PRO.search(base):
-        return f"{name!r} is DeepSeek-V4-Pro: the family is known, but {_PRO_CONFIG}; and it is {_NOT_SIZED}"
+        return f"{name!r} is DeepSeek-V4-Pro, whose {_PRO_CONFIG}; and it is {_NOT_SIZED}"
     return f"{name!r} is {_NOT_SIZED}"
 
 

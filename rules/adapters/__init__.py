@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..model import Inventory
@@ -56,23 +56,30 @@ def _load_chunk(files: list[str]) -> Inventory:
     return inv
 
 
-def _load_parallel(files: list[str], jobs: int) -> Inventory:
+def _load_parallel(files: list[str], jobs: int, meanwhile: Callable[[Inventory], object] | None = None) -> Inventory:
     """Read ``files`` in ``jobs`` processes, this one and forked ones (:mod:`..forked`), merged in input order.
 
     The files are cut into batches of :data:`_BATCH_FILES`, smaller towards the end
     (:func:`~..engine.forked.batches`), and each process takes the next batch when it is done with one
     (:class:`~..engine.forked.Tickets`), so that a process the machine gives less CPU reads less and sends less
     back (its batches are pickled to this process, which is most of what reading in several processes costs),
-    rather than holding up the others with a fixed share. A batch whose process failed is read here."""
+    rather than holding up the others with a fixed share. A batch whose process failed is read here.
+
+    ``meanwhile`` is called in this process with each batch it read itself, after the batch (the children do not
+    call it): work the run needs after the reading, done while the other processes still read and then take fewer
+    batches of this one, rather than on this process alone after the last batch (:func:`read_inputs`)."""
     from ..engine.forked import Tickets, batches, map_pieces
 
     bounds = batches(len(files), jobs, _BATCH_FILES, _LEAST_FILES)
     with Tickets(len(bounds)) as tickets:
 
-        def share(_: int) -> Iterator[tuple[int, Inventory]]:  # a child pickles one batch while it reads the next
+        def share(index: int) -> Iterator[tuple[int, Inventory]]:  # a child pickles one batch while it reads the next
             for k in tickets:
                 start, stop = bounds[k]
-                yield k, _load_chunk(files[start:stop])
+                piece = _load_chunk(files[start:stop])
+                yield k, piece
+                if index == 0 and meanwhile is not None:
+                    meanwhile(piece)
 
         read = {k: piece for pieces in map_pieces(share, jobs) for k, piece in pieces}
     inv = Inventory()
@@ -97,7 +104,8 @@ def default_jobs() -> int:
 
 
 def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None,
-                render: Renderer | None = None, gitops_revision: tuple[str, str] | None = None) -> Inventory:
+                render: Renderer | None = None, gitops_revision: tuple[str, str] | None = None,
+                meanwhile: Callable[[Inventory], object] | None = None) -> Inventory:
     """Read every input into one inventory and match workloads to the pools declared anywhere.
 
     What could not be read is in ``errors`` (input errors with file and line, in input order), what is
@@ -106,7 +114,9 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     the result is the same as reading them one by one. Chart and kustomization directories among
     ``paths`` are rendered by ``render`` (default: helm/kustomize from PATH, no values; :mod:`.charts`).
     ``gitops_revision`` (a branch and who names it) is a revision the checkout also stands for when GitOps objects
-    whose source is this checkout are rendered (:func:`.gitops.stands_for`).
+    whose source is this checkout are rendered (:func:`.gitops.stands_for`). ``meanwhile``, where the files are read
+    by several processes, is called in this one with each batch of files it read (:func:`_load_parallel`); it must
+    not change the batch.
     """
     paths = list(paths)
     sel = select_inputs(paths, excludes)
@@ -116,7 +126,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     gc.disable()
     try:
         if jobs > 1 and len(files) >= PARALLEL_MIN_FILES and "-" not in files and sys.platform == "linux":
-            inv = _load_parallel(files, jobs)
+            inv = _load_parallel(files, jobs, meanwhile)
         else:
             inv = _load_chunk(files)
     finally:

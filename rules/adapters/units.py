@@ -41,7 +41,6 @@ import os
 from collections.abc import Iterable
 
 from ..model import Inventory
-from ..model.files import inside
 from ..model.inventory import CLUSTER_MARK, EVERY_UNIT
 
 
@@ -67,11 +66,25 @@ def _git_root(directory: str, seen: dict[str, str | None]) -> str | None:
     return found
 
 
+def _folder_of(full: str, tops: list[tuple[str, str]]) -> str | None:
+    """The first of the folders ``tops`` (each with its real path, longest first) that holds ``full``, links followed:
+    :func:`~..model.files.inside` with each folder's real path made once per run, not once per file and folder."""
+    real = os.path.realpath(full)
+    for folder, top in tops:
+        try:
+            if os.path.commonpath([real, top]) == top:
+                return folder
+        except ValueError:  # different drives
+            continue
+    return None
+
+
 def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
     """Set ``inv.units`` for the files that hold a pool, a workload, a Service, an Ingress, a network policy or a
     router, by the rules above, from the paths the command line named."""
     paths = list(paths)
     folders = sorted({os.path.abspath(p) for p in paths if p != "-" and os.path.isdir(p)}, key=len, reverse=True)
+    tops: list[tuple[str, str]] | None = None  # each folder and its real path, made when a file first needs them
     named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
     stacks = set(inv.stacks)
     seen: dict[str, str | None] = {}
@@ -91,8 +104,13 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
             units[f] = EVERY_UNIT
             continue
         root = _git_root(os.path.dirname(full), seen)
-        folder = next((d for d in folders if inside(full, d)), None)
-        unit = f"git:{root}" if root is not None else f"folder:{folder}" if folder is not None else EVERY_UNIT
+        if root is not None:  # a repository's file: the folders named do not decide (each was looked for, 2 realpaths)
+            unit = f"git:{root}"
+        else:
+            if tops is None:
+                tops = [(d, os.path.realpath(d)) for d in folders]
+            folder = _folder_of(full, tops)
+            unit = f"folder:{folder}" if folder is not None else EVERY_UNIT
         via = f.rfind(" (via ")
         cluster = inv.clusters.get(f[via:]) if via >= 0 and unit != EVERY_UNIT else None
         units[f] = f"{unit}{CLUSTER_MARK}{cluster}" if cluster else unit  # (EVERY_UNIT: rendered from a file named)

@@ -379,8 +379,8 @@ def _quantization_refused(req: PlanRequest) -> str | None:
 
 def load_model(spec: str, base_model: str | None, vllm_version: str | None = None) -> ModelShape:
     """The shape ``plan`` sizes; a family the capacity model recognises but does not size (:mod:`..catalog.unsized`:
-    DeepSeek-V4) is refused with the reason and what the release (``--vllm-version``, else the current one) lacks,
-    never sized as a name or a config's shapes suggest."""
+    DeepSeek-V4, MiniMax-M3, MiMo-V2, Step-3.5 / 3.7) is refused with the reason (for DeepSeek-V4, with what the
+    release, ``--vllm-version`` or else the current one, lacks), never sized as a name or a config's shapes suggest."""
     from ..catalog import CatalogError, unsized
 
     def refused(name: str, by_config: bool = False) -> PlanError:
@@ -396,9 +396,14 @@ def load_model(spec: str, base_model: str | None, vllm_version: str | None = Non
         named = next((n for n in (spec, base_model) if n and unsized.is_dsv4_name(n)), None)
         if named is not None:
             raise refused(named) from None
+        other = next((n for n in (spec, base_model) if n and unsized.family_of_name(n)), None)
+        if other is not None:
+            raise PlanError(f"cannot size it: {unsized.family_reason(other)}") from None
         raise
     if unsized.is_dsv4_config(shape.hf_config):
         raise refused(spec if unsized.is_dsv4_name(spec) else shape.id, by_config=True)
+    if unsized.family_of_config(shape.hf_config) is not None:
+        raise PlanError(f"cannot size it: {unsized.family_reason(spec, shape.hf_config)}")
     return shape
 
 

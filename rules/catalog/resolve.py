@@ -340,7 +340,8 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
 
 
 def _not_sized(group: ServingGroup, model: str) -> None:
-    """A family shardwise recognises but does not size (:mod:`.unsized`: DeepSeek-V4), found by its config.json or,
+    """A family shardwise recognises but does not size (:mod:`.unsized`: DeepSeek-V4, MiniMax-M3, MiMo-V2, Step-3.5 /
+    3.7), found by its config.json or,
     where nothing was found, by its name: undecided with the reason, never sized as what a name or a config's
     shapes would suggest."""
     shape = group.model
@@ -349,11 +350,19 @@ def _not_sized(group: ServingGroup, model: str) -> None:
         group.model, group.model_assumed = None, None
         group.model_unknown = unsized.reason(model if unsized.is_dsv4_name(model) or not named else named,
                                              by_config=True)
+    elif shape is not None and unsized.family_of_config(shape.hf_config) is not None:
+        named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
+        group.model, group.model_assumed = None, None
+        group.model_unknown = unsized.family_reason(model if unsized.family_of_name(model) or not named else named,
+                                                    shape.hf_config)
     elif shape is None and group.model_unknown and not group.model_error:
         named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
         for name in (named, model):
             if name and unsized.is_dsv4_name(name):
                 group.model_unknown = unsized.reason(name)
+                break
+            if name and unsized.family_of_name(name) is not None:
+                group.model_unknown = unsized.family_reason(name)
                 break
 
 

@@ -20,11 +20,31 @@ read and what is not (docs/capacity-model.md, "Round catalog13" and "Round dsv4"
   ``max_in_flight_tokens``, two batches under async scheduling; 0.27.0 overlays the groups in a packed block planner;
   0.29.0 takes V4's grouping out of ``kv_cache_utils``; 0.33.0 plans the cache in ``v1/core/kv_cache_planning.py``);
   the profile run's peak is modelled for none;
-* DeepSeek-V4-Pro: its config.json was not found in a source shardwise can cite (only its technical report's 61
-  layers, width 7,168, 128 heads and 384 experts, not the per-layer ``compress_ratios`` its cache depends on).
+* DeepSeek-V4-Pro: its config.json is in ai-dynamo/aiconfigurator (found by catalog17; 62 ``compress_ratios``) and
+  not in the catalog; it is V4 as V4-Flash is, and not sized for the same reasons.
 
 A workload serving one is undecided (SW004, advisory unless ``unknown = "fail"``) with this reason, and ``plan``
 refuses it with the same words.
+
+Three more families are recognised the same way (round catalog18, :data:`FAMILIES`), by their config.json's
+``model_type`` / ``architectures`` or by a name that starts with the family's. For each, vLLM builds attention whose
+KV cache the capacity model does not hold, and no published config.json was found in a source shardwise can cite
+(ai-dynamo/aiconfigurator's copies of MiniMax-M3's and Step-3.7's are flattened or curated, its commits say so;
+its MiMo-V2-Flash one does not say where it comes from), so no parameter count either:
+
+* MiniMax-M3 (``minimax_m3``; vLLM's ``vllm/models/minimax_m3``, in the 0.29.0 to 0.34.0 wheels, not in 0.18.0's):
+  MiniMax Sparse Attention, an indexer key cache on each sparse layer beside the GQA K/V (``common/indexer.py``:
+  ``MLAAttentionSpec`` with one head of the index head size);
+* MiMo-V2 (``mimo_v2_flash`` / ``mimo_v2``, MiMo-V2-Flash and V2.5): full-attention layers of ``num_key_value_heads``
+  and sliding-window layers (``hybrid_layer_pattern`` 1) of ``swa_num_key_value_heads``, with a K head of
+  ``head_dim`` and a V head of ``v_head_dim`` (0.14.1's ``mimo_v2_flash.py`` pads V to the K head's size; 0.29.0's
+  ``mimo_v2.py`` gives the cache ``head_size_v``); read as another layout, the 48 layers of MiMo-V2-Flash were taken
+  as 12 full and 36 chunked ones of one head count;
+* Step-3.5 / Step-3.7 (``step3p5`` / ``step3p7``; ``step3p5.py`` from 0.18.0): the layers whose ``layer_types`` entry
+  is ``attention_other_setting``'s ``attention_type`` take that setting's heads, KV groups and head size, the others
+  the config's ``num_attention_groups``.
+
+These reasons do not depend on the release: no release's note is added.
 """
 
 from __future__ import annotations
@@ -57,8 +77,9 @@ PACKED_POOL_FROM = (0, 23, 0)
 
 _NOT_SIZED = ("DeepSeek-V4 (compressed sparse attention over a sliding window, per-layer compress_ratios), which "
               "shardwise does not size yet")
-_PRO_CONFIG = ("its config.json was not found in a source shardwise can cite (its technical report gives 61 layers, "
-               "width 7,168, 128 heads and 384 experts, not the per-layer compress_ratios its KV cache depends on)")
+_PRO_CONFIG = ("config.json (ai-dynamo/aiconfigurator 095f58a5, aic-core/src/aiconfigurator_core/model_configs/"
+               "deepseek-ai--DeepSeek-V4-Pro_config.json: 61 layers, width 7,168, 128 heads, 384 experts, 62 "
+               "compress_ratios) is not in the catalog")
 _STARTUP = ("its KV groups, weights and start-up buffers are modelled but the sizing does not use them yet: the "
             "profile run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no "
             "public 0.20.0 start-up log checks the sum")
@@ -105,7 +126,7 @@ def reason(name: str, *, by_config: bool = False) -> str:
                 "was not found in a source shardwise can cite, so whether vLLM builds it as DeepSeek-V4 "
                 "(DeepseekV4ForCausalLM) is not known, and shardwise does not size it")
     if _PRO.search(base):
-        return f"{name!r} is DeepSeek-V4-Pro: the family is known, but {_PRO_CONFIG}; and it is {_NOT_SIZED}"
+        return f"{name!r} is DeepSeek-V4-Pro, whose {_PRO_CONFIG}; and it is {_NOT_SIZED}"
     return f"{name!r} is {_NOT_SIZED}"
 
 
@@ -127,6 +148,65 @@ def release_note(version: Version, note: str) -> str:
     return (f"for {note}, its DeepSeek-V4 layout was not read (read: 0.20.0, and 0.20.1 to 0.25.1 compared with it; "
             "0.26.0 charges a sliding group for the tokens in flight, 0.27.0 overlays the groups in a packed block "
             "planner, 0.33.0 plans the cache in v1/core/kv_cache_planning.py)")
+
+
+#: families recognised and not sized besides DeepSeek-V4: (name pattern on the checkpoint's name, ``model_type``s,
+#: ``architectures`` prefixes, what vLLM builds that the capacity model does not hold)
+FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("MiniMax-M3", re.compile(r"^minimax[-_ .]?m3(?![0-9.])", re.I), ("minimax_m3", "minimax_m3_vl"),
+     ("MiniMaxM3",),
+     "MiniMax Sparse Attention: vLLM (vllm/models/minimax_m3, 0.29.0 - 0.34.0) caches an indexer key on each sparse "
+     "layer beside the GQA K/V (an MLAAttentionSpec of one head), a layout the capacity model does not hold"),
+    ("MiMo-V2", re.compile(r"^mimo[-_ .]?v2(?![0-9])", re.I), ("mimo_v2_flash", "mimo_v2"), ("MiMoV2",),
+     "vLLM builds its full-attention layers with num_key_value_heads and its sliding-window layers "
+     "(hybrid_layer_pattern) with swa_num_key_value_heads, K heads of head_dim and V heads of v_head_dim "
+     "(mimo_v2_flash.py, 0.14.1; mimo_v2.py, 0.29.0): per-type KV heads and head sizes the capacity model does not "
+     "hold"),
+    ("Step-3.5 / Step-3.7", re.compile(r"^step[-_ .]?3[.p][57](?![0-9])", re.I), ("step3p5", "step3p7"),
+     ("Step3p5", "Step3p7"),
+     "vLLM (step3p5.py, 0.18.0 on) builds the layers of attention_other_setting's attention_type with that "
+     "setting's heads, KV groups and head size and the others with num_attention_groups: per-type KV heads the "
+     "capacity model does not hold"),
+)
+_NO_CONFIG = "no published config.json or parameter count was found in a source shardwise can cite"
+
+
+def _family_reason(name: str, family: str, why: str) -> str:
+    return f"{name!r} is {family}, which shardwise does not size yet: {why}; and {_NO_CONFIG}"
+
+
+def family_of_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
+    """The family of :data:`FAMILIES` a config.json (the keys :data:`.hfconfig.HF_CONFIG_KEYS` keeps) is, with
+    what vLLM builds that is not held; None for any other config."""
+    model_type = cfg.get("model_type")
+    arch = cfg.get("architectures")
+    archs = [a for a in arch if isinstance(a, str)] if isinstance(arch, list) else []
+    for family, _, types, prefixes, why in FAMILIES:
+        if model_type in types or any(a.startswith(prefixes) for a in archs):
+            return family, why
+    return None
+
+
+def family_of_name(name: str) -> tuple[str, str] | None:
+    """The family of :data:`FAMILIES` a model id or path names (its checkpoint's name starts with the family's:
+    ``MiniMax-M3-NVFP4``, ``MiMo-V2.5-Pro``, ``Step-3.7-Flash-FP8``; not MiniMax-M2, MiMo-7B or Step-3); None
+    otherwise."""
+    if not isinstance(name, str):
+        return None
+    base = _checkpoint(name)
+    if _DISTILL.search(base):
+        return None
+    for family, pattern, _, _, why in FAMILIES:
+        if pattern.search(base):
+            return family, why
+    return None
+
+
+def family_reason(name: str, cfg: dict[str, Any] | None = None) -> str:
+    """Why ``name`` (with its config.json's kept keys, where one was read) is not sized, for a family of
+    :data:`FAMILIES`; "" for any other model."""
+    found = family_of_config(cfg) if cfg is not None else family_of_name(name)
+    return _family_reason(name, *found) if found else ""
 
 
 def is_reason(text: str | None) -> bool:

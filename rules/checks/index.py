@@ -86,6 +86,19 @@ def rules_for(inv: Inventory) -> tuple[Rule, ...]:
     return made
 
 
+def import_rules_for(inv: Inventory) -> None:
+    """Import the modules of the rules :func:`rules_for` would make for ``inv``, and make none: a parallel lint's
+    reading process calls it with each batch it read (:func:`~..adapters.read_inputs`' ``meanwhile``), so that the
+    rules' imports are done while the other process still reads, not on one core after the reading."""
+    for _, module, _, reads in RULES:
+        if module not in _IMPORTED and any(getattr(inv, name) for name in reads):
+            importlib.import_module(f"{__package__}.{module}")
+            _IMPORTED.add(module)
+
+
+_IMPORTED: set[str] = set()  # the rule modules import_rules_for imported (a set's lookup, not the import system's)
+
+
 class Metas(Mapping[str, "RuleMeta"]):
     """Every rule's metadata by code, in the registry's order, read from :mod:`.registry` when first asked (the SARIF
     and Markdown reports ask; the text, JSON and GitHub reports never do, so a run writing them imports no rule it

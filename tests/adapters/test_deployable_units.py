@@ -111,3 +111,15 @@ def test_sw206_names_the_pools_of_other_units_as_not_placing_it(tmp_path):
     inv = read_inputs([str(b)], jobs=1)
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW206"]
     assert "(pools: none declared)" in f.message
+
+
+def test_the_innermost_folder_named_outside_git_is_the_unit(tmp_path):
+    """Outside git, a folder named inside another named folder is a unit of its own (the longest that holds the
+    file, links followed; lintspeed17 looks the folders up once a run, and only for files no repository decides);
+    inside a repository the folders named do not split it."""
+    a, b = _two_folders(tmp_path)
+    assert _pool([tmp_path, b]) is None
+    assert _pool([b, tmp_path]) is None
+    assert _pool([tmp_path, a]) is None
+    (tmp_path / ".git").mkdir()
+    assert _pool([tmp_path, b]) == "gpu"

@@ -36,10 +36,12 @@ STARTUP = ("its KV groups, weights and start-up buffers are modelled but the siz
            "run's activation peak (four hyper-connection streams, the sparse indexer) is not modelled and no public "
            "0.20.0 start-up log checks the sum")
 AT_0_20 = f"for vLLM 0.20.0 from the image tag, {STARTUP}"
-PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro: the family is known, but its config.json was not found in "
-       "a source shardwise can cite (its technical report gives 61 layers, width 7,168, 128 heads and 384 experts, "
-       "not the per-layer compress_ratios its KV cache depends on); and it is DeepSeek-V4 (compressed sparse attention "
-       "over a sliding window, per-layer compress_ratios), which shardwise does not size yet")
+#: catalog18: was "its config.json was not found in a source shardwise can cite", which catalog17 found in NVIDIA's
+#: aiconfigurator (the published text: DeepseekV4ForCausalLM, transformers 4.57.1, per-layer compress_ratios)
+PRO = ("'deepseek-ai/DeepSeek-V4-Pro' is DeepSeek-V4-Pro, whose config.json (ai-dynamo/aiconfigurator 095f58a5, "
+       "aic-core/src/aiconfigurator_core/model_configs/deepseek-ai--DeepSeek-V4-Pro_config.json: 61 layers, width "
+       "7,168, 128 heads, 384 experts, 62 compress_ratios) is not in the catalog; and it is DeepSeek-V4 (compressed "
+       "sparse attention over a sliding window, per-layer compress_ratios), which shardwise does not size yet")
 HELD = "SW101, SW102, SW104, SW106, SW203 could not run on it"
 #: what SW004 adds for a release whose V4 layout was not read (0.26.0 and later)
 NOT_READ = ("its DeepSeek-V4 layout was not read (read: 0.20.0, and 0.20.1 to 0.25.1 compared with it; 0.26.0 "
@@ -77,7 +79,7 @@ def test_a_flash_config_json_is_not_sized_from_its_shapes(tmp_path: Path):
                              f"{HELD}")
 
 
-def test_pro_says_its_config_was_not_found_not_did_you_mean(tmp_path: Path):
+def test_pro_says_where_its_config_is_not_did_you_mean(tmp_path: Path):
     found = lint(tmp_path, deployment("deepseek-ai/DeepSeek-V4-Pro", 8).replace("v0.20.0", "v0.27.1"))
     message = _sw004(found)
     assert "did you mean" not in message

@@ -81,3 +81,24 @@ def test_a_one_file_lint_imports_only_the_rules_it_runs():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "1 ['sw101', 'sw305']"
+
+
+def test_import_rules_for_imports_the_modules_rules_for_makes_and_makes_none():
+    """lintspeed17: a parallel lint imports its rules while it still reads (``import_rules_for`` on each batch the
+    parent read); rules_for then imports nothing more. A Deployment with a Service: the same modules as the lint
+    above, and no rule object made by the import."""
+    code = (
+        "import sys\n"
+        "from shardwise.rules.adapters import read_inputs\n"
+        "from shardwise.rules.checks import index\n"
+        "inv = read_inputs(['tests/fixtures/rules/SW104/fail.yaml'], jobs=1)\n"
+        "def rules_imported():\n"
+        "    return sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('shardwise.rules.checks.sw'))\n"
+        "before = rules_imported()\n"
+        "index.import_rules_for(inv)\n"
+        "imported = rules_imported()\n"
+        "made = sorted(type(r).__module__.rsplit('.', 1)[1] for r in index.rules_for(inv))\n"
+        "print(before, imported == made, rules_imported() == imported, 'sw101' in made, 'sw406' in made)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[] True True True False"

@@ -280,6 +280,39 @@ def test_a_batch_whose_reader_died_is_read_here(tmp_path, monkeypatch):
     assert two.sources == one.sources and two.errors == one.errors
 
 
+@needs_fork
+def test_meanwhile_sees_each_batch_this_process_read_and_no_other(tmp_path, monkeypatch):
+    """lintspeed17: ``read_inputs``' ``meanwhile`` (the rules' imports, done while the other process still reads) is
+    called here with each batch this process read, after it, never in a child, and changes nothing read."""
+    from shardwise.rules import adapters
+    from shardwise.rules.adapters import PARALLEL_MIN_FILES, read_inputs
+
+    sources = sorted((ROOT / "tests" / "fixtures" / "rules").glob("SW1*/*.yaml"))
+    for i in range(PARALLEL_MIN_FILES):
+        src = sources[i % len(sources)]
+        (tmp_path / f"{i:04d}-{src.parent.name}-{src.name}").write_text(src.read_text(encoding="utf-8"))
+    one = read_inputs([str(tmp_path)], jobs=1)
+    parent = os.getpid()
+    load_chunk = adapters._load_chunk
+    read_here: list[object] = []
+
+    def slow_in_the_child(files):
+        if os.getpid() != parent:
+            time.sleep(0.05)  # this process reads most batches: meanwhile is called more than once
+            return load_chunk(files)
+        piece = load_chunk(files)
+        read_here.append(piece)
+        return piece
+
+    seen: list[tuple[int, object]] = []
+    monkeypatch.setattr(adapters, "_load_chunk", slow_in_the_child)
+    two = read_inputs([str(tmp_path)], jobs=2, meanwhile=lambda piece: seen.append((os.getpid(), piece)))
+    assert len(read_here) >= 2
+    assert [(pid, id(piece)) for pid, piece in seen] == [(parent, id(piece)) for piece in read_here]
+    assert [(g.name, g.location) for g in two.groups] == [(g.name, g.location) for g in one.groups]
+    assert two.sources == one.sources and two.errors == one.errors
+
+
 def test_one_part_or_no_fork_runs_everything_here(monkeypatch):
     parent = os.getpid()
     assert map_parts(lambda i: (i, os.getpid() == parent), 1) == [(0, True)]

@@ -81,9 +81,9 @@ def _once_action() -> type:
                      option_string: str | None = None) -> None:
             before = getattr(namespace, self.dest, None)  # None until given: none of them has a default
             if before is not None:
-                hint = f": give one list, {option_string} {before},{values}" if self.dest in ("gpu", "instance_type") \
+                hint = f"; give one list: {option_string} {before},{values}" if self.dest in ("gpu", "instance_type") \
                     else ""
-                raise argparse.ArgumentError(self, f"given twice ({before!r}, then {values!r}){hint}")
+                raise argparse.ArgumentError(self, f"is given twice ('{before}' and '{values}'){hint}")
             setattr(namespace, self.dest, values)
 
     return Once

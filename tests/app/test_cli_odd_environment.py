@@ -190,12 +190,12 @@ def test_a_markdown_report_on_an_ascii_standard_output_gets_escapes_not_an_inter
 
 
 @pytest.mark.parametrize(("argv", "said"), [
-    (["--gpu", "H100", "--gpu", "L4"], "--gpu: given twice ('H100', then 'L4'): give one list, --gpu H100,L4"),
+    (["--gpu", "H100", "--gpu", "L4"], "--gpu: is given twice ('H100' and 'L4'); give one list: --gpu H100,L4"),
     (["--instance-type", "p5.48xlarge", "--instance-type", "g6.xlarge"],
-     "--instance-type: given twice ('p5.48xlarge', then 'g6.xlarge'): give one list, --instance-type "
+     "--instance-type: is given twice ('p5.48xlarge' and 'g6.xlarge'); give one list: --instance-type "
      "p5.48xlarge,g6.xlarge"),
     (["--gpu", "H100", "--model", "Qwen/Qwen3-8B"],
-     "--model: given twice ('meta-llama/Llama-3.1-8B-Instruct', then 'Qwen/Qwen3-8B')"),
+     "--model: is given twice ('meta-llama/Llama-3.1-8B-Instruct' and 'Qwen/Qwen3-8B')"),
 ])
 def test_a_plan_option_given_twice_is_a_usage_error_not_the_last_one_alone(argv, said, capsys):
     """fuzz16: ``plan --gpu H100 --gpu L4`` planned L4 alone (argparse keeps the last), exit 0: the H100 the user

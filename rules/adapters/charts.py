@@ -278,7 +278,9 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
     base, which kustomize would ``git fetch`` (allowed with ``remote``). :class:`InputError` at the
     kustomization file that names it. Kustomize itself keeps every other file under its kustomization's root
     (``--load-restrictor=LoadRestrictionsRootOnly``), runs no plugin or function (no ``--enable-alpha-plugins``,
-    no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``)."""
+    no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``). What it would be handed is measured on
+    the way (:data:`MAX_JSON6902_OPS`, :data:`MAX_KUSTOMIZE_OBJECTS`, :data:`MAX_KUSTOMIZE_KEYS`): past a bound the
+    kustomization is refused too, so kustomize never runs for minutes."""
     root = os.getcwd() if inside(directory, os.getcwd()) else directory
     seen: set[str] = set()
     cost = _Cost()
@@ -378,7 +380,8 @@ def _check_cost(cost: _Cost, directory: str, where: str) -> None:
                          f"{MAX_KUSTOMIZE_KEYS:,} shardwise hands kustomize (its work grows with the square of a "
                          f"mapping's keys: 20,000 labels took it 28-56 s); {by_hand}", cost.widest_at)
     if cost.objects > MAX_KUSTOMIZE_OBJECTS:
-        raise InputError(f"the kustomization is not built: it and the kustomizations it includes hold {cost.objects:,} objects, "
+        raise InputError("the kustomization is not built: it and the kustomizations it includes hold "
+                         f"{cost.objects:,} objects, "
                          f"more than the {MAX_KUSTOMIZE_OBJECTS:,} shardwise hands kustomize (its work grows with the "
                          f"square of the objects: 4,000 ConfigMaps took it 202 s); {by_hand}", where)
 

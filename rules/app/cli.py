@@ -381,7 +381,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--model", required=True, action=once, metavar="M",
                           help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
         plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
-        plan.add_argument("--gpu", action=once, metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
+        plan.add_argument("--gpu", action=once, metavar="G",
+                          help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
                           "(H100,H200,L40S,A100) compares the layouts each recommends and names the cheapest")
         plan.add_argument("--instance-type", action=once, metavar="T",
                           help="instance type of the node pool, e.g. p5.48xlarge, g5.12xlarge: its GPU, GPUs per node "
@@ -478,7 +479,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
                         "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
                         "environment needs pulumi-policy (shardwise[pulumi]).")
-        pack.add_argument("--out", type=_path, metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
+        pack.add_argument("--out", type=_path, metavar="DIR",
+                          help="write it there (default: a folder in ~/.cache/shardwise)")
         pack.set_defaults(func=cmd_policy_pack_dir)
     if command in (None, "docs"):
         docs = sub.add_parser("docs", help="generate or check the rule documentation",

@@ -25,7 +25,10 @@ with control characters and Markdown, the text/github/markdown reports (judged f
 GitHub lines and rendered Markdown), ``--output /dev/full``, the files a kustomization patches, replaces or generates
 from (components, remote bases, a huge patch), a chart's .helmignore, schema, files and subcharts, templates helm
 refuses, missing dependencies, and terminal and locale variables (benchmarks/README.md); fuzz15 env values that
-double at each step and a base commit holding a link to an absolute path or out of the tree.
+double at each step and a base commit holding a link to an absolute path or out of the tree; fuzz16 the kinds ``pack``
+(a preview's or state's input properties replaced by unknowns, secrets, output values, nulls, flipped types, huge
+strings, numbers as strings, ``$(VAR)`` loops) and ``gitops`` (Argo CD and Flux paths out of the checkout, at nothing,
+at a file, at a link out or a loop).
 
 A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
 error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall

@@ -25,7 +25,10 @@ with control characters and Markdown, the text/github/markdown reports (judged f
 GitHub lines and rendered Markdown), ``--output /dev/full``, the files a kustomization patches, replaces or generates
 from (components, remote bases, a huge patch), a chart's .helmignore, schema, files and subcharts, templates helm
 refuses, missing dependencies, and terminal and locale variables (benchmarks/README.md); fuzz15 env values that
-double at each step and a base commit holding a link to an absolute path or out of the tree.
+double at each step and a base commit holding a link to an absolute path or out of the tree; fuzz16 the kinds ``pack``
+(a preview's or state's input properties replaced by unknowns, secrets, output values, nulls, flipped types, huge
+strings, numbers as strings, ``$(VAR)`` loops) and ``gitops`` (Argo CD and Flux paths out of the checkout, at nothing,
+at a file, at a link out or a loop).
 
 A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
 error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall
@@ -556,7 +559,83 @@ ENV_ODD = {"COLUMNS": ["0", "-1", "abc", "99999999999999999999", ""], "NO_COLOR"
            "PYTHONUTF8": ["0", "1"], "PYTHONWARNINGS": ["error"], "PYTHONHASHSEED": ["0", "4294967295"], "SHARDWISE_UNKNOWN_VALUE": ["", "x"],
            "SHARDWISE_PACK_TRANSPORT": ["x", ""]}
 
-KINDS = [("file", case_file, 40), ("tree", case_tree, 20), ("chart", case_chart, 8), ("kust", case_kust, 7), ("plan", case_plan, 15), ("diff", case_diff, 10)]
+# fuzz16: the pack's inputs (a preview's or state's resource properties) mutated where the readers look
+PACK_SRCS = [p for p in SRCS if p.endswith(".json") and '"urn:pulumi:' in read_text(os.path.join(ROOT, p))]
+SIG = "4dabf18193072939515e22adb298388d"
+
+
+def pack_mutation(v: Any, r: random.Random) -> tuple[Any, str]:
+    m = r.choice(["unknown", "secret", "secret_unknown", "null", "flip", "huge", "numstr", "loop", "output"])
+    if m == "unknown":
+        return U, m
+    if m == "secret":
+        return {SIG: "1b47061264138c4ac30d75fd1eb44270", "value": v}, m
+    if m == "secret_unknown":
+        return {SIG: "1b47061264138c4ac30d75fd1eb44270", "value": U}, m
+    if m == "output":  # an output value: known or not, secret or not, with dependencies
+        return {SIG: "d0e6a833031e9bbcd3f4e8bde6ca49a4", "value": v, "secret": r.random() < .5, "dependencies": ["urn:x"]} if r.random() < .6 \
+            else {SIG: "d0e6a833031e9bbcd3f4e8bde6ca49a4"}, m
+    if m == "null":
+        return None, m
+    if m == "flip":
+        return ([v] if isinstance(v, dict) else {"a": v} if isinstance(v, list) else {"x": v}), m
+    if m == "huge":
+        return "x" * r.choice([300_000, 3_000_000]), m
+    if m == "numstr":
+        return (str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else int(v) if isinstance(v, str) and v.isdigit() else " 8"), m
+    return "$(SELF)$(SELF)" if r.random() < .5 else "$(A)$(B)", m
+
+
+def case_pack(r: random.Random, d: str) -> dict:
+    src = r.choice(PACK_SRCS)
+    doc = json.loads(read_text(os.path.join(ROOT, src)))
+    res = doc.get("steps") or (doc.get("deployment") or {}).get("resources") or []
+    kinds = []
+    for _ in range(r.randint(1, 3)):
+        props = [x for x in ((s.get("newState") or s).get("inputs") for s in res if isinstance(s, dict)) if isinstance(x, dict)]
+        ss = slots(props, []) if props else []
+        if not ss:
+            break
+        parent, key = r.choice(ss)
+        parent[key], m = pack_mutation(parent[key], r)
+        kinds.append(f"pack:{m}:{key}")
+    write(os.path.join(d, "in", "stack.json"), json.dumps(doc, indent=1))
+    fmt = r.choice(["json", "json", "sarif"])
+    return {"argv": ["lint", "--format", fmt, "--jobs", "1", os.path.join("in", "stack.json")], "src": src, "kinds": kinds, "files": [], "fmt": fmt}
+
+
+# fuzz16: Argo CD and Flux objects of the checkout pointing where they should not
+GITOPS = os.path.join(ROOT, "tests/fixtures/gitops/llm-platform")
+GITOPS_PATHS = ["../../../../etc", "/etc", "charts/nothing", "charts/vllm/Chart.yaml", "", ".", "./", "charts/../charts/vllm", "charts/vllm\n",
+                "7", "null", "[a]", "{{path}}", "charts/vllm/../../..", "ünï/cødé", "out", "loop"]
+
+
+def case_gitops(r: random.Random, d: str) -> dict:
+    root = d  # the run's folder is the checkout: a source is this repository only seen from inside it
+    shutil.copytree(GITOPS, root, symlinks=True, dirs_exist_ok=True)
+    git(root, "init", "-q", "-b", "main"); git(root, "remote", "add", "origin", "https://github.com/acme/llm-platform.git")  # noqa: E702
+    os.symlink("/etc", os.path.join(root, "out")); os.symlink("loop", os.path.join(root, "loop"))  # noqa: E702
+    rel, key = r.choice([("apps/chat-staging.yaml", "path: charts/vllm"), ("apps/chat-prod.yaml", "path: charts/vllm"),
+                         ("clusters/prod/summarize.yaml", "path: ./deploy/summarize"),
+                         ("apps/chat-staging.yaml", "- $values/environments/staging/values.yaml")])
+    p = os.path.join(root, rel)
+    text = read_text(p)
+    new = r.choice(GITOPS_PATHS)
+    if key.startswith("- $values"):
+        new = r.choice(["$values/../../../../etc/passwd", "/etc/passwd", "$nope/x.yaml", "$values/out/hostname", "$values/loop"])
+        text = text.replace(key, "- " + new)
+    elif key in text:
+        text = text.replace(key, key.split(":")[0] + ": " + (json.dumps(new) if "\n" in new or new in ("", "7") else new))
+    write(p, text)
+    kinds = [f"gitops:{rel}:{new!r}"]
+    if r.random() < .2:
+        kinds.append("hazard:" + special(r, os.path.join(root, r.choice(["charts/vllm/values.yaml", "environments/staging/values.yaml", "deploy/summarize/deployment.yaml"]))))
+    fmt = r.choice(["json", "sarif"])
+    return {"argv": ["lint", "--format", fmt, "--jobs", "1", "."], "src": "gitops/" + rel, "kinds": kinds, "files": [], "fmt": fmt, "tools": True}
+
+
+KINDS = [("file", case_file, 40), ("tree", case_tree, 20), ("chart", case_chart, 8), ("kust", case_kust, 7), ("plan", case_plan, 15), ("diff", case_diff, 10),
+         ("pack", case_pack, 10), ("gitops", case_gitops, 6)]
 
 
 def build(seed: int, i: int, d: str) -> dict:

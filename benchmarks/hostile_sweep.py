@@ -287,7 +287,8 @@ def cases() -> list[Case]:
                                ["--speculative-config", "null"], ["--max-model-len", "1e400"], ["--max-model-len", "-1k"], ["--gpu", ""], ["--gpu", "H100,,"],
                                ["--instance-type", "../../etc/passwd"], ["--quantization", "\x01"], ["--vllm-version", "x.y.z"], ["--vllm-version", "99999999999999999999.0.0"],
                                ["--tp", "1e3"], ["--gpu-memory-gib", "nan"], ["--base-model", "/dev/zero"]]):
-        out.append(Case(f"plan-opt-{i:02d}", argv_of(base + extra), (0, 2), named=None))
+        mine = base[:-2] if extra[0] == "--gpu" else base  # one --gpu: given twice is a usage error of its own (fuzz16)
+        out.append(Case(f"plan-opt-{i:02d}", argv_of(mine + extra), (0, 2), named=None))
     # hostile6: a release newer than the capacity model knows says what it is sized as; absurd numbers are errors;
     # what the user typed is echoed escaped (a control character as \\x1b, a byte that is not UTF-8 as \\xff); a
     # --base-model beside a --model the catalog knows itself is said to be unused
@@ -306,7 +307,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases()
     return out
 
 
@@ -1135,6 +1136,51 @@ def fuzz15_cases() -> list[Case]:
         subprocess.run([*git, "commit", "-qm", "base"], cwd=d, check=True)
         return ["diff", "--format", "json", "HEAD"]
     out.append(Case("fz15-diff-base-link-absolute", diff_abs_link, (2,), named="bad.yaml"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ fuzz16
+# kustomize handed a mapping of 20,000 keys or 4,000 objects (bounded before it runs), a nodeSelector value that is a
+# mapping, an empty docs path, plan's --gpu given twice, an Argo CD Application whose path leads out of its repository.
+
+def fuzz16_cases() -> list[Case]:
+    out: list[Case] = []
+
+    def wide(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", KUST_BASE + "  - wide.yaml\n")
+        write(d, "badkust/deployment.yaml", good("kust"))
+        write(d, "badkust/wide.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: wide\n  labels:\n"
+              + "".join(f"    l{i}: v\n" for i in range(20000)))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz16-kustomize-20000-labels", wide, (2,), named="badkust/wide.yaml", env=tools_env(), tool="kustomize"))
+
+    def many(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", KUST_BASE + "  - cms.yaml\n")
+        write(d, "badkust/deployment.yaml", good("kust"))
+        write(d, "badkust/cms.yaml", "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n"
+                                             for i in range(4000)))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz16-kustomize-4000-objects", many, (2,), named="badkust/kustomization.yaml", env=tools_env(), tool="kustomize"))
+    out.append(file_case("fz16-node-selector-value-mapping", field_set(
+        "nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}",
+        "nodeSelector: {node.kubernetes.io/instance-type: {x: g6e.xlarge}}")))
+    out.append(Case("fz16-docs-readme-empty", argv_of(["docs", "--readme", ""]), (2,), named="--readme"))
+    out.append(Case("fz16-plan-gpu-twice", argv_of(["plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100",
+                                                    "--gpu", "L4"]), (2,), named="--gpu"))
+
+    def argo_escape(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "charts/vllm/Chart.yaml", "apiVersion: v2\nname: vllm\nversion: 0.1.0\n")
+        write(d, "apps/bad.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: bad, namespace: "
+              "argocd}\nspec:\n  source:\n    repoURL: https://github.com/acme/llm.git\n    path: ../../../../etc\n"
+              "  destination: {namespace: llm}\n")
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+        subprocess.run([*git, "init", "-q", "-b", "main"], cwd=d, check=True)
+        subprocess.run([*git, "remote", "add", "origin", "https://github.com/acme/llm.git"], cwd=d, check=True)
+        return ["lint", "--format", "json", "."]
+    out.append(Case("fz16-argo-path-outside-root", argo_escape, (2,), named="apps/bad.yaml"))
     return out
 
 

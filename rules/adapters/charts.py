@@ -163,15 +163,55 @@ _GENERATOR_KEYS = ("configMapGenerator", "secretGenerator")
 #: more than 60 s for 20,000 (fuzz14). Past this the kustomization is an input error that says so (fuzz15).
 MAX_JSON6902_OPS = 5000
 
+#: The most objects kustomize may be handed by one kustomization and what it includes (its resource files'
+#: documents, one per generator entry), and the most keys of one mapping in any of them. Kustomize's work grows
+#: with the square of both, whatever the objects hold (kustomize v5.8.1 here, two cores shared, load 10: 1,000
+#: custom objects of one name each 1.7 s, 2,000 9.6 s; ConfigMaps 4.5 s, 27.7 s and 4,000 202 s; a Deployment of
+#: 4,000 labels 3.1 s, of 20,000 28-56 s, fuzz15), so the 120 s timeout was the only bound. Both are counted from
+#: the files before kustomize runs; past either the kustomization is an input error that names the file (fuzz16).
+MAX_KUSTOMIZE_OBJECTS = 2500
+MAX_KUSTOMIZE_KEYS = 10000
 
-def _json6902_ops(text: str, where: str) -> int:
-    """How many JSON 6902 operations ``text`` (a patch file or an inline ``patch:``) holds: the length of a list it
-    is (JSON or YAML); 0 for a strategic-merge patch, or for a patch that does not parse (kustomize says why)."""
+
+@dataclass
+class _Cost:
+    """What a kustomization hands kustomize, counted before it runs (:func:`check_kustomization`)."""
+
+    ops: int = 0  # JSON 6902 operations
+    objects: int = 0  # documents of resource files, generator entries
+    widest: int = 0  # keys of the widest mapping seen
+    widest_at: str = ""  # the file that holds it
+
+
+def _widest_mapping(doc: Any) -> int:
+    """The most keys of any mapping in ``doc`` (a parsed document), walked without recursion."""
+    most, todo = 0, [doc]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            most = max(most, len(node))
+            todo.extend(v for v in node.values() if isinstance(v, dict | list))
+        elif isinstance(node, list):
+            todo.extend(v for v in node if isinstance(v, dict | list))
+    return most
+
+
+def _measure(text: str, where: str, cost: _Cost, *, objects: bool) -> int:
+    """Add to ``cost`` what ``text`` (a resource file with ``objects``, else a patch) hands kustomize: its documents
+    (a resource file's), the keys of its widest mapping; return the JSON 6902 operations it holds (the length of a
+    list it is, JSON or YAML; 0 for a strategic-merge patch). A text that does not parse counts nothing: kustomize
+    says why in its own words."""
     try:
         docs = list(load_all(text, where))
     except InputError:
         return 0
-    return sum(len(d) for d in docs if isinstance(d, list))
+    if objects:
+        cost.objects += sum(1 for d in docs if d is not None)
+    for d in docs:
+        wide = _widest_mapping(d)
+        if wide > cost.widest:
+            cost.widest, cost.widest_at = wide, where
+    return sum(len(d) for d in docs if isinstance(d, list)) if not objects else 0
 
 
 def _patch_texts(d: str, doc: dict[str, Any], root: str) -> list[tuple[str, str, str]]:
@@ -238,10 +278,13 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
     base, which kustomize would ``git fetch`` (allowed with ``remote``). :class:`InputError` at the
     kustomization file that names it. Kustomize itself keeps every other file under its kustomization's root
     (``--load-restrictor=LoadRestrictionsRootOnly``), runs no plugin or function (no ``--enable-alpha-plugins``,
-    no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``)."""
+    no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``). What it would be handed is measured on
+    the way (:data:`MAX_JSON6902_OPS`, :data:`MAX_KUSTOMIZE_OBJECTS`, :data:`MAX_KUSTOMIZE_KEYS`): past a bound the
+    kustomization is refused too, so kustomize never runs for minutes."""
     root = os.getcwd() if inside(directory, os.getcwd()) else directory
     seen: set[str] = set()
-    ops = 0
+    cost = _Cost()
+    top: str | None = None  # the named kustomization's file
     todo = [directory]
     while todo:
         d = todo.pop()
@@ -282,22 +325,37 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                         todo.append(local)
                     else:  # a file kustomize reads: a regular one (a FIFO would hold it until the timeout)
                         try:
-                            read_file_bytes(local)
+                            data = read_file_bytes(local)
                         except InputError as e:
                             raise InputError(f"the kustomization {where} is not built: its {key} entry {entry!r}: "
                                              f"{e.message}", local) from None
+                        try:
+                            _measure(decode_text(data, local), local, cost, objects=True)
+                        except InputError:
+                            pass  # not text: kustomize says so in its own words
                 elif _REMOTE.match(entry.strip()) and not remote:
                     raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
                                      "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
                                      f"kustomize build {directory} | shardwise lint -", where)
+        for key in _GENERATOR_KEYS:  # one object each, a key for each literal and file
+            entries = doc.get(key)
+            for gen in entries if isinstance(entries, list) else []:
+                cost.objects += 1
+                if isinstance(gen, dict):
+                    wide = sum(len(v) for v in (gen.get("literals"), gen.get("files")) if isinstance(v, list))
+                    if wide > cost.widest:
+                        cost.widest, cost.widest_at = wide, where
         for key, entry, text in _patch_texts(d, doc, root):
-            ops += _json6902_ops(text, where)
+            ops = cost.ops = cost.ops + _measure(text, where if entry == "patch" else os.path.join(d, entry), cost,
+                                                 objects=False)
             if ops > MAX_JSON6902_OPS:
                 raise InputError(f"the kustomization is not built: its JSON 6902 patches hold more than "
                                  f"{MAX_JSON6902_OPS:,} operations ({ops:,} counted up to its {key} entry {entry!r}); "
                                  "kustomize applies each to the whole object (20,000 took it over a minute), so "
                                  f"shardwise bounds them; build it yourself: kustomize build {directory} | "
                                  "shardwise lint -", where)
+        _check_cost(cost, directory, top or where)
+        top = top or where
         for key, entry in _file_entries(doc):
             local = os.path.normpath(os.path.join(d, entry))
             if not os.path.lexists(local) or not inside(local, root):
@@ -310,6 +368,22 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
             except InputError as e:
                 raise InputError(f"the kustomization {where} is not built: its {key} entry {entry!r}: "
                                  f"{e.message}", local) from None
+
+
+def _check_cost(cost: _Cost, directory: str, where: str) -> None:
+    """:class:`InputError` when what the kustomization hands kustomize, counted so far, passes
+    :data:`MAX_KUSTOMIZE_KEYS` (at the file that holds the widest mapping) or :data:`MAX_KUSTOMIZE_OBJECTS` (at
+    the named kustomization's file ``where``)."""
+    by_hand = f"build it yourself: kustomize build {directory} | shardwise lint -"
+    if cost.widest > MAX_KUSTOMIZE_KEYS:
+        raise InputError(f"the kustomization is not built: a mapping of {cost.widest:,} keys, more than the "
+                         f"{MAX_KUSTOMIZE_KEYS:,} shardwise hands kustomize (its work grows with the square of a "
+                         f"mapping's keys: 20,000 labels took it 28-56 s); {by_hand}", cost.widest_at)
+    if cost.objects > MAX_KUSTOMIZE_OBJECTS:
+        raise InputError("the kustomization is not built: it and the kustomizations it includes hold "
+                         f"{cost.objects:,} objects, "
+                         f"more than the {MAX_KUSTOMIZE_OBJECTS:,} shardwise hands kustomize (its work grows with the "
+                         f"square of the objects: 4,000 ConfigMaps took it 202 s); {by_hand}", where)
 
 
 def _check_metadata_file(path: str, what: str) -> None:

@@ -210,6 +210,8 @@ class Outcome:
     read_instead: bool = False
     #: The plain folders of manifests (no chart, no kustomization) of this checkout its sources name
     plain: list[str] = dataclasses.field(default_factory=list)
+    #: Argo CD's own refusal of a source of this checkout at this revision (:func:`_argo_refuses`): an input error
+    refused: str | None = None
 
     @property
     def subject(self) -> str:
@@ -259,8 +261,24 @@ def _dump(value: Any) -> str:
     return json.dumps(value, default=str)  # JSON is YAML: helm reads it as a values file
 
 
+def _argo_refuses(co: Checkout, path: str) -> str | None:
+    """Argo CD's words when it refuses an Application's ``path`` in its repository (argo-cd ``util/app/path/path.go``,
+    ``Path``: the path joined to the repository root as text, then looked at), None when it takes it. An empty path is
+    the repository root, which it takes."""
+    if os.path.isabs(path):
+        return f"{path}: app path is absolute"
+    full = os.path.normpath(os.path.join(co.root, path))
+    if os.path.relpath(full, co.root).startswith(".."):
+        return f"{path}: app path outside root"
+    if not os.path.lexists(full):
+        return f"{path}: app path does not exist"
+    if os.path.exists(full) and not os.path.isdir(full):
+        return f"{path}: app path is not a directory"
+    return None
+
+
 def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], name: str,
-                 namespace: str | None) -> tuple[Source | None, str | None]:
+                 namespace: str | None, refusals: list[str] | None = None) -> tuple[Source | None, str | None]:
     url = str(src.get("repoURL") or "")
     if src.get("chart") and not src.get("path"):
         from .k8s.helmrelease import modelled_why, source_values
@@ -272,7 +290,11 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
     why = _repo_why(co, url) or co.revision_why(str(src.get("targetRevision") or ""))
     if why:
         return None, why
-    folder, why = _folder(co, str(src.get("path") or ""))
+    path = src.get("path")
+    refused = _argo_refuses(co, path) if isinstance(path, str) and path and not _templated(path) else None
+    if refused is not None and refusals is not None:  # this checkout at this revision: what Argo CD will say
+        refusals.append(refused)
+    folder, why = _folder(co, str(path or ""))
     if folder is None:
         return None, why
     helm = _map(src.get("helm"))
@@ -335,7 +357,8 @@ def argo_cluster(obj: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _argo(co: Checkout, kind: str, obj: Mapping[str, Any]) -> tuple[list[Source], str | None]:
+def _argo(co: Checkout, kind: str, obj: Mapping[str, Any], refusals: list[str] | None = None
+          ) -> tuple[list[Source], str | None]:
     meta = _map(obj.get("metadata"))
     spec = _map(obj.get("spec"))
     if kind == "ApplicationSet":
@@ -359,7 +382,7 @@ def _argo(co: Checkout, kind: str, obj: Mapping[str, Any]) -> tuple[list[Source]
     for s in sources:
         if s.get("ref") and not s.get("path") and not s.get("chart"):
             continue  # a values-only source
-        made, why = _argo_source(co, s, refs, name, str(namespace) if namespace else None)
+        made, why = _argo_source(co, s, refs, name, str(namespace) if namespace else None, refusals)
         if made is not None:
             out.append(made)
         elif why:
@@ -483,7 +506,9 @@ def outcomes(files: list[str], co: Checkout) -> list[Outcome]:
         meta = _map(obj.get("metadata"))
         res = Outcome(kind, str(meta.get("namespace") or "default"), str(meta.get("name") or "unnamed"), f, line, [])
         if (group, kind) in ((ARGO_GROUP, "Application"), (ARGO_GROUP, "ApplicationSet")):
-            res.sources, res.why_not = _argo(co, kind, obj)
+            refusals: list[str] = []
+            res.sources, res.why_not = _argo(co, kind, obj, refusals)
+            res.refused = "; ".join(refusals) or None
             res.cluster = argo_cluster(obj)
             res.plain = _plain_folders(co, obj) if res.why_not else []
         elif (group, kind) in ((HELM_GROUP, "HelmRelease"), (KUSTOMIZE_GROUP, "Kustomization")):
@@ -549,6 +574,10 @@ def render_gitops(inv: Inventory, found: list[Outcome], renderer: Any) -> set[st
                 if res.cluster is not None:  # its objects are of that cluster's deployable unit (adapters.units)
                     inv.clusters[f" (via {res.subject})"] = res.cluster
             inv.extend(part)
+        if res.refused is not None:  # Argo CD refuses the Application: it syncs nothing (fuzz16)
+            inv.errors.append(InputError(
+                f"{res.subject}: Argo CD refuses its source in this repository ({res.refused}; argo-cd "
+                "util/app/path): it syncs nothing; point the path at a folder of the repository", res.file, res.line))
         _settle_sw005(inv, res, rendered)
     return done
 

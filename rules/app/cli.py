@@ -71,6 +71,24 @@ def _path(text: str) -> str:
     return text
 
 
+def _once_action() -> type:
+    """An argparse action that refuses its option given twice: ``plan --gpu H100 --gpu L4`` planned L4 alone, the
+    first silently dropped (fuzz16); each of these options takes a comma list instead."""
+    import argparse  # the parser that uses it imported it
+
+    class Once(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                     option_string: str | None = None) -> None:
+            before = getattr(namespace, self.dest, None)  # None until given: none of them has a default
+            if before is not None:
+                hint = f"; give one list: {option_string} {before},{values}" if self.dest in ("gpu", "instance_type") \
+                    else ""
+                raise argparse.ArgumentError(self, f"is given twice ('{before}' and '{values}'){hint}")
+            setattr(namespace, self.dest, values)
+
+    return Once
+
+
 def _format(spec: str) -> tuple[str, str | None]:
     import argparse  # the parser that calls this imported it
 
@@ -345,6 +363,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         diff.set_defaults(func=cmd_diff)
 
     if command in (None, "plan"):
+        once = _once_action()
         plan = sub.add_parser(
             "plan",
             help="size a model on a GPU pool and recommend a layout (TP, PP, DP) that lint accepts",
@@ -359,12 +378,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "the batch width, lowers max_num_seqs to what each KV cache holds and recommends the layout that holds "
             "the most sequences per GPU. Exit 1 when no layout (or the --tp layout) is free of mandatory findings.",
         )
-        plan.add_argument("--model", required=True, metavar="M",
+        plan.add_argument("--model", required=True, action=once, metavar="M",
                           help="catalog model id, quantised re-upload name, or path to a config.json or its folder")
         plan.add_argument("--base-model", metavar="ID", help="catalog model whose shape an unknown model id has")
-        plan.add_argument("--gpu", metavar="G", help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
+        plan.add_argument("--gpu", action=once, metavar="G",
+                          help="GPU name, e.g. H100, A10G, L40S (see the catalog); a list "
                           "(H100,H200,L40S,A100) compares the layouts each recommends and names the cheapest")
-        plan.add_argument("--instance-type", metavar="T",
+        plan.add_argument("--instance-type", action=once, metavar="T",
                           help="instance type of the node pool, e.g. p5.48xlarge, g5.12xlarge: its GPU, GPUs per node "
                           "and NVLink (default: the largest instance type with --gpu in the catalog); a list "
                           "(p5.48xlarge,p4de.24xlarge) compares them")
@@ -459,14 +479,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "schema, for `pulumi policy publish`, and the launcher shardwise-pack, for `pulumi preview "
                         "--policy-pack \"$(shardwise policy-pack-dir)/shardwise-pack\"` from any project. The "
                         "environment needs pulumi-policy (shardwise[pulumi]).")
-        pack.add_argument("--out", metavar="DIR", help="write it there (default: a folder in ~/.cache/shardwise)")
+        pack.add_argument("--out", type=_path, metavar="DIR",
+                          help="write it there (default: a folder in ~/.cache/shardwise)")
         pack.set_defaults(func=cmd_policy_pack_dir)
     if command in (None, "docs"):
         docs = sub.add_parser("docs", help="generate or check the rule documentation",
                               description="Write one Markdown page per rule and an index; --check only compares.")
         docs.add_argument("--check", action="store_true", help="exit 1 if a page is missing or stale")
-        docs.add_argument("--out", metavar="DIR", help="output folder (default: the package's rules/docs)")
-        docs.add_argument("--readme", metavar="FILE",
+        docs.add_argument("--out", type=_path, metavar="DIR", help="output folder (default: the package's rules/docs)")
+        docs.add_argument("--readme", type=_path, metavar="FILE",
                           help="update (or --check) the rule table between <!-- rules:start/end --> in FILE instead")
         docs.set_defaults(func=cmd_docs)
     return parser

@@ -201,6 +201,28 @@ def test_outcomes_say_why_a_path_is_not_rendered(repo):
         assert (res.sources, res.why_not and res.why_not.split(f" ({repo})")[0]) == ([], why)
 
 
+@pytest.mark.parametrize(("path", "said"), [
+    ("../../../../etc", "../../../../etc: app path outside root"),
+    ("/etc", "/etc: app path is absolute"),
+    ("charts/nothing", "charts/nothing: app path does not exist"),
+    ("charts/vllm/Chart.yaml", "charts/vllm/Chart.yaml: app path is not a directory"),
+])
+def test_an_application_path_argo_cd_refuses_is_an_input_error(repo, capsys, path, said):
+    """fuzz16: an Application of this checkout at this revision whose path escapes the repository, is absolute, or
+    names no folder is refused by Argo CD (argo-cd util/app/path/path.go: "app path outside root", "is absolute",
+    "does not exist", "is not a directory"), so it syncs nothing. chat-staging's own manifest names no vLLM (its values
+    file does), so nothing was said: its workload vanished from the run, the Application counted among "objects of
+    unknown kinds", exit 0. It is an input error at the Application; the rest is linted."""
+    app = repo / "apps" / "chat-staging.yaml"
+    app.write_text(app.read_text().replace("path: charts/vllm", f"path: {path}"))
+    rc, doc = lint_json(capsys, "apps")
+    assert (rc, [(e["file"], e["line"], e["message"]) for e in doc["input_errors"]]) == (2, [(
+        "apps/chat-staging.yaml", 2, f"Application argocd/chat-staging: Argo CD refuses its source in this repository "
+        f"({said}; argo-cd util/app/path): it syncs nothing; point the path at a folder of the repository")])
+    assert "Deployment llm-staging/chat-staging-vllm" not in [w["subject"] for w in doc["workloads"]]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment llm-prod/chat-vllm"]  # chat-prod, rendered
+
+
 def test_a_run_without_gitops_objects_does_not_load_the_gitops_reader():
     code = ("import sys; from shardwise.rules.app.cli import main; main(['lint', 'tests/fixtures/rules/SW104/fail.yaml',"
             " '--output', '/dev/null']); print('shardwise.rules.adapters.gitops' in sys.modules)")

@@ -500,3 +500,28 @@ def test_an_interface_that_asks_for_a_public_ip_blocks_in_any_subnet(tmp_path, v
         d["steps"][LT]["newState"]["propertyDependencies"]["networkInterfaces"] = [urn(SG_T, "gpu-nodes")]
     code, errors, findings = lint(tmp_path, edit)
     assert (code, errors, [f for f in findings if f[0] == "SW303"]) == (1 if found else 0, "", found)
+
+
+# --- fuzz16: the pack's inputs with a Kubernetes object's name, namespace, metadata or selector of another type ------
+
+DEP_ERR = f"shardwise: error: p.json:{LINE[DEP]}: {DEP_T} {urn(DEP_T, 'llama-8b')}: "
+REFUSED = "; Kubernetes refuses the object as written"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: inputs(d, DEP)["metadata"].update(name={"x": "llama-8b"}),
+     "metadata.name: expected a string, found an object"),
+    (lambda d: inputs(d, DEP)["metadata"].update(namespace=["serving"]),
+     "metadata.namespace: expected a string, found an array"),
+    (lambda d: inputs(d, DEP)["metadata"].update(name=8), "metadata.name: expected a string, found a number"),
+    (lambda d: inputs(d, DEP).update(metadata=[{"name": "llama-8b"}]), "metadata: expected an object, found an array"),
+    (lambda d: inputs(d, DEP)["spec"]["template"]["spec"]["nodeSelector"].update({"shardwise.dev/pool": {"x": "h100"}}),
+     "nodeSelector.shardwise.dev/pool: expected a string, found a mapping"),
+], ids=["name-object", "namespace-array", "name-number", "metadata-array", "selector-value-object"])
+def test_a_kubernetes_object_named_by_another_type_is_an_input_error(tmp_path, edit, message):
+    """fuzz16 (the pack-input probe): a Deployment's ``metadata.name`` or ``namespace`` of another type was read as its
+    Python text (findings on ``Deployment serving/{'x': 'llama-8b'}``, a namespace ``{'x': 'serving'}`` without a
+    default-deny policy), a ``metadata`` array as an empty one, and a nodeSelector value that is an object as the
+    label value ``{'x': 'h100'}`` (SW206, no pool matched). The Kubernetes provider refuses each, as the YAML reader
+    does: an input error naming the URN and the property, nothing read from the object."""
+    assert error(tmp_path, edit) == DEP_ERR + message + REFUSED + "\n"

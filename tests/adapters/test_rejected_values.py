@@ -159,9 +159,27 @@ def lint(tmp_path: Path, text: str) -> tuple[int, list[str], list[tuple[str, str
        leaderWorkerTemplate: null
      """, "shardwise: error: m.yaml:5: spec.leaderWorkerTemplate: written as null, but Kubernetes requires a value (the "
           "object is rejected)"),
+    # fuzz16: a nodeSelector value of another type was read as its Python text (pool={'x': 'h100'}: SW206, no pool)
+    ("""
+     apiVersion: apps/v1
+     kind: Deployment
+     metadata: {name: llama, namespace: serving}
+     spec:
+       selector: {matchLabels: {app: llama}}
+       template:
+         metadata: {labels: {app: llama}}
+         spec:
+           nodeSelector:
+             shardwise.dev/pool: {x: h100}
+           containers:
+             - name: vllm
+               image: vllm/vllm-openai:v0.11.0
+               args: [meta-llama/Llama-3.1-8B-Instruct]
+     """, "shardwise: error: m.yaml:10: nodeSelector.shardwise.dev/pool: expected a string, found a mapping; Kubernetes "
+          "refuses the object as written"),
 ], ids=["np-spec-number", "np-selector-list", "np-policy-type", "target-port-bool", "port-out-of-range",
         "workload-spec-null", "containers-null", "container-nested", "pod-spec-null", "cronjob-job-spec-null",
-        "lws-worker-spec-null", "lws-template-null"])
+        "lws-worker-spec-null", "lws-template-null", "node-selector-value-mapping"])
 def test_a_value_kubernetes_rejects_is_an_input_error_and_the_rest_is_linted(tmp_path, text, error):
     code, errors, findings = lint(tmp_path, text)
     assert (code, errors, findings) == (2, [error], [KEPT])

@@ -40,6 +40,10 @@ spec:
     (["lint", "x.yaml", ""], "PATH"),
     (["diff", "HEAD", ""], "PATH"),
     (["diff", "HEAD", "--config", ""], "--config"),
+    # fuzz16: these three were read as not given (docs wrote the package's pages, exit 0) or named no file
+    (["docs", "--readme", ""], "--readme"),
+    (["docs", "--out", ""], "--out"),
+    (["policy-pack-dir", "--out", ""], "--out"),
 ])
 def test_an_empty_path_is_a_usage_error_naming_its_option(argv, option, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -183,3 +187,18 @@ def test_a_markdown_report_on_an_ascii_standard_output_gets_escapes_not_an_inter
     text = r.stdout.decode("ascii")
     assert "**\\u274c Failed** \\u2014 1 blocking finding at or above `mandatory`." in text.splitlines()
     assert "1 file read \\xb7 1 workload \\xb7 1 mandatory \\xb7 1 advisory \\xb7 0 suppressed" in text.splitlines()
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--gpu", "H100", "--gpu", "L4"], "--gpu: is given twice ('H100' and 'L4'); give one list: --gpu H100,L4"),
+    (["--instance-type", "p5.48xlarge", "--instance-type", "g6.xlarge"],
+     "--instance-type: is given twice ('p5.48xlarge' and 'g6.xlarge'); give one list: --instance-type "
+     "p5.48xlarge,g6.xlarge"),
+    (["--gpu", "H100", "--model", "Qwen/Qwen3-8B"],
+     "--model: is given twice ('meta-llama/Llama-3.1-8B-Instruct' and 'Qwen/Qwen3-8B')"),
+])
+def test_a_plan_option_given_twice_is_a_usage_error_not_the_last_one_alone(argv, said, capsys):
+    """fuzz16: ``plan --gpu H100 --gpu L4`` planned L4 alone (argparse keeps the last), exit 0: the H100 the user
+    asked to compare was dropped without a word. A GPU, instance type or model given twice is a usage error."""
+    assert main(["plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", *argv]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"shardwise plan: error: argument {said}"

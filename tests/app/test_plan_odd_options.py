@@ -87,7 +87,8 @@ def test_lint_of_a_newer_image_tag_says_so_in_the_finding(tmp_path, capsys):
     (("--gpu", "L40S,,\udcff"), "an empty name in the list 'L40S,,\\xff': give names separated by commas"),
 ])
 def test_an_odd_character_in_an_option_is_echoed_escaped(capsys, argv, said):
-    rc, out, err = run(capsys, *BASE, *argv)
+    base = BASE[:-2] if argv[0] == "--gpu" else BASE  # one --gpu (given twice is a usage error of its own, fuzz16)
+    rc, out, err = run(capsys, *base, *argv)
     assert (rc, out) == (2, "")
     assert err.startswith(f"shardwise: error: {said}")
     assert err.count("\n") == 1 and err.isascii()

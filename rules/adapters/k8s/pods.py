@@ -78,6 +78,11 @@ def read_node_selector(spec: Mapping[str, Any], loc: Location) -> Any:
     if value is not None and not isinstance(value, Mapping):
         raise InputError(f"nodeSelector: expected a mapping of node labels, got {type(value).__name__}",
                          loc.file, line_of(spec, "nodeSelector") or loc.line)
+    for key, label in (value or {}).items():  # map[string]string: a list or mapping is never a label value (fuzz16)
+        if isinstance(label, dict | list):
+            raise InputError(f"nodeSelector.{key}: expected a string, found {yaml_type(label)}; Kubernetes refuses "
+                             "the object as written", loc.file, line_of(value, key) or line_of(spec, "nodeSelector")
+                             or loc.line)
     return str_map(value)
 
 

@@ -38,9 +38,11 @@ from ...model import (
     Suppression,
     UnknownEnv,
 )
+from ...model.errors import InputError
 from ...model.vocab import AWS_LB_SCHEME
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
+from .values import json_type
 
 if TYPE_CHECKING:
     from .resource import PulumiResource
@@ -409,13 +411,21 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
     manifest.setdefault("apiVersion", api[0])
     manifest.setdefault("kind", api[1])
     meta = manifest.get("metadata")
+    loc = res.location
+    if meta is not None and not isinstance(meta, dict):  # the provider refuses it; never read as an empty one (fuzz16)
+        raise InputError(f"metadata: expected an object, found {json_type(meta)}; Kubernetes refuses the object as "
+                         "written", loc.file, loc.line)
     if not isinstance(meta, dict):
         meta = manifest["metadata"] = {}
+    for key in ("name", "namespace"):  # they name it in every finding: strings, or refused as the YAML reader does
+        value = meta.get(key)
+        if value is not None and value is not UNKNOWN and not isinstance(value, str):
+            raise InputError(f"metadata.{key}: expected a string, found {json_type(value)}; Kubernetes refuses the "
+                             "object as written", loc.file, loc.line)
     if ("metadata",) in unknown or ("metadata", "name") in unknown:
         meta["name"] = UNKNOWN_NAMESPACE  # "<unknown>": matches no reference by name
     elif not meta.get("name"):
         meta["name"] = res.name
-    loc = res.location
     inv = inventory_from_objects([(manifest, loc)])
 
     def subject() -> str:

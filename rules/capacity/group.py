@@ -333,7 +333,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         "async_scheduling": _prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         "extensible_kv_cache": _extensible(e.extra),
         "pooling": pooling_runner(e.extra),
-        "all2all_backend": _all2all_flag(e.extra.get("all2all_backend")),
+        "all2all_backend": _all2all_flag(e.extra.get("all2all_backend"), g),
         **_flashinfer(g),
         **_multimodal(g),
     })
@@ -382,9 +382,15 @@ def _length_override_known(g: ServingGroup, mml: Any) -> None:
         raise Undecidable(flag)
 
 
-def _all2all_flag(value: Any) -> str | None:
-    """``--all2all-backend`` as written, lower case; None where absent or not a word (a value the linter cannot see
-    is read as not given: only DeepEP's buffers depend on it, :func:`.sizing.all2all_buffers_gib`)."""
+def _all2all_flag(value: Any, g: ServingGroup) -> str | None:
+    """``--all2all-backend`` as written, lower case; None where absent. A value the linter cannot see (an unknown at
+    preview, a ``$(VAR)`` the inputs do not resolve, a template placeholder) is :class:`Undecidable` where it decides
+    DeepEP's buffers (:func:`.sizing.all2all_buffers_gib`: data parallelism with expert parallelism), else not read."""
+    if is_unknown(value) or (isinstance(value, str) and (is_unresolved(value) or holds_placeholder(value))):
+        # the group's DP size and EP switch are known here (``_engine_settings`` read them first)
+        if int(g.engine.data_parallel_size) > 1 and bool(g.engine.enable_expert_parallel):
+            raise Undecidable("all2all_backend")
+        return None
     return value.strip().lower() if isinstance(value, str) and value.strip() else None
 
 

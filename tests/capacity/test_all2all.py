@@ -93,3 +93,40 @@ def test_the_environment_names_the_backend_and_its_buffers():
     # counts that are not positive integers are not read (vLLM's int() would refuse them)
     assert env_settings({"VLLM_DEEPEP_BUFFER_SIZE_MB": "0", "VLLM_MOE_DP_CHUNK_SIZE": "x", "VLLM_ALL2ALL_BACKEND": ""}) \
         == {}
+
+
+def _deployment(dp: int, backend: str) -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: ds, namespace: llm}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: ds}}}}
+  template:
+    metadata: {{labels: {{app: ds}}}}
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H200}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.15.0
+        args: [--model, deepseek-ai/DeepSeek-V3, --data-parallel-size, "{dp}", --enable-expert-parallel,
+               --max-model-len, "32768", --all2all-backend, "{backend}"]
+        resources: {{limits: {{nvidia.com/gpu: {dp}}}}}
+"""
+
+
+def test_a_backend_the_linter_cannot_see_is_undecided_where_it_decides_the_buffers():
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.model import Undecidable
+
+    (g,) = load_kubernetes_text(_deployment(8, "deepep_high_throughput"), "ds.yaml").groups
+    assert engine_settings(g).all2all_backend == "deepep_high_throughput"
+    (g,) = load_kubernetes_text(_deployment(8, "$(A2A)"), "ds.yaml").groups
+    with pytest.raises(Undecidable) as e:
+        engine_settings(g)
+    assert e.value.args[0] == "all2all_backend"
+    # one DP rank: the backend is not used (use_all2all_kernels), so an unseen value is not read
+    (g,) = load_kubernetes_text(_deployment(1, "$(A2A)"), "ds.yaml").groups
+    assert engine_settings(g).all2all_backend is None

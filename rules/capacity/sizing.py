@@ -599,7 +599,8 @@ def all2all_backend(b: Behaviour, s: EngineSettings) -> str:
 
 def deepep_ll_rdma_bytes(tokens: int, hidden: int, experts: int) -> int:
     """The RDMA buffer DeepEP low-latency asks for (``get_low_latency_rdma_size_hint``, ``csrc/config.hpp``
-    ``LowLatencyLayout`` as read at deepseek-ai/DeepEP 030cdf0; which DeepEP vLLM's images build is not read): two send buffers of the larger of one rank's dispatch messages (``tokens`` ×
+    ``LowLatencyLayout`` as read at deepseek-ai/DeepEP 030cdf0; which DeepEP vLLM's images build is not read): two
+    send buffers of the larger of one rank's dispatch messages (``tokens`` ×
     ``16 + max(2 × hidden, hidden + hidden ÷ 128 × 4)``) and its combine messages to every expert (``experts`` ×
     ``tokens`` × ``hidden ÷ 128 × 4 + 2 × hidden``), two receive buffers of every expert's messages of either kind,
     rounded up to 128 bytes past the total. Its two signalling buffers (a counter an expert, under 4 KiB at 256

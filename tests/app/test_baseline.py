@@ -284,6 +284,23 @@ def _finding(code: str, message: str, undecided: bool = False) -> Finding:
               "key from a Secret (VLLM_API_KEY for --api-key, HF_TOKEN for --hf-token)", False,
      "container vllm --api-key"),
     ("SW309", "Deployment a/b sets hostNetwork: true, so its ports listen on the node", False, "hostNetwork"),
+    # adopt18: the remedy a blocking message ends with names nothing new, so baselines written before it still match
+    ("SW309", "the pod sets hostNetwork: true, so its API and runtime ports listen on the node's addresses, outside "
+              "every NetworkPolicy; remove hostNetwork from the pod spec (a Service reaches the API port, and the "
+              "EFA device plugin hands the pod its EFA devices)", False, "hostNetwork"),
+    ("SW309", "container `mistral-7b` adds SYS_PTRACE and the pod sets hostPID: true, so it can trace and rewrite "
+              "every process on the node; remove hostPID from the pod spec, or SYS_PTRACE from "
+              "securityContext.capabilities.add", False, "container mistral-7b SYS_PTRACE hostPID"),
+    ("SW309", "container `vllm` adds SYS_ADMIN, which controls the node or its other pods; remove it from "
+              "securityContext.capabilities.add", False, "container vllm SYS_ADMIN"),
+    ("SW310", "container `vllm` sets NVIDIA_VISIBLE_DEVICES to 'all', which overrides the GPUs the device plugin "
+              "allocated (it can reach other pods' GPUs); remove NVIDIA_VISIBLE_DEVICES from the container and "
+              "request its GPUs as nvidia.com/gpu (the device plugin then chooses them)", False,
+     "container vllm NVIDIA_VISIBLE_DEVICES"),
+    ("SW310", "container `vllm` sets CUDA_VISIBLE_DEVICES='4,5,6,7', so vLLM sees 0 devices (the container's 4 are "
+              "numbered 0-3 inside it) but TP4×PP1 needs 4 in the pod: it cannot start; remove CUDA_VISIBLE_DEVICES "
+              "from the container (the device plugin already chose its GPUs)", False,
+     "container vllm CUDA_VISIBLE_DEVICES"),
     ("SW301", "security group `gpu-nodes` allows tcp 6379 (Ray GCS) from 0.0.0.0/0", False, ""),
 ])
 def test_the_field_is_what_the_message_names_on_the_object(code, message, undecided, field):

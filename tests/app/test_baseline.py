@@ -195,6 +195,29 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
     assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
 
 
+def test_a_run_over_part_of_the_repository_leaves_the_other_files_entries_unjudged(repo, capsys):
+    """adopt18: a hook or a job that lints one folder (`args: [deploy/secrets.yaml, --baseline, ...]`) was told that
+    the baseline entries of every other file "no longer match a finding: refresh it with --create-baseline", and
+    that refresh would have dropped them, so the whole-repository job failed on them next. Only the entries of the
+    files under the linted paths can be stale: one of a fixed finding there still is."""
+    create(capsys)
+    rc, out, err = run(capsys, "lint", "deploy/secrets.yaml", "--baseline", BASELINE)
+    # its 5 entries, and the namespace's default-deny finding, matched in security.yaml's entry (a moved object)
+    assert (rc, out, err) == (0, "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 0 "
+                                 "suppressed; 6 findings in the baseline — passed\n", "")
+    path = repo / "deploy" / "secrets.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("  REGISTRY_PASSWORD: Tr0ub4dor-and-3\n", ""),
+                    encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy/secrets.yaml", "--baseline", BASELINE)
+    assert (rc, out, err) == (0, "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 0 "
+                                 "suppressed; 5 findings in the baseline (1 baseline entry no longer matches a "
+                                 "finding: refresh it with --create-baseline) — passed\n", "")
+    # the whole repository judges every entry, as before
+    assert run(capsys, "lint", "deploy", "--baseline", BASELINE)[1].endswith(
+        "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
+        "--create-baseline) — passed\n")
+
+
 def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(repo, capsys):
     create(capsys)
     path = repo / "deploy" / "security.yaml"

@@ -324,6 +324,8 @@ def _finding(code: str, message: str, undecided: bool = False) -> Finding:
               "numbered 0-3 inside it) but TP4×PP1 needs 4 in the pod: it cannot start; remove CUDA_VISIBLE_DEVICES "
               "from the container (the device plugin already chose its GPUs)", False,
      "container vllm CUDA_VISIBLE_DEVICES"),
+    ("SW304", "EC2NodeClass `gpu` of node pool `l40s` sets http_tokens = optional (IMDSv1 allowed), so pods can take "
+              "the node's IAM credentials; set metadataOptions.httpTokens to required", False, ""),
     ("SW301", "security group `gpu-nodes` allows tcp 6379 (Ray GCS) from 0.0.0.0/0", False, ""),
 ])
 def test_the_field_is_what_the_message_names_on_the_object(code, message, undecided, field):

@@ -90,7 +90,7 @@ def test_intel_xpu_requests_are_counted() -> None:
                       "qwen-xe": ("intel", "gpu.intel.com/xe", 1, None)}
     assert found == [
         ("SW203", "mandatory", "qwen-xe", 50, "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not "
-         "divisible by tensor_parallel_size 8"),
+         "divisible by tensor_parallel_size 8; the weights split at tensor_parallel_size 2 or 4"),
         ("SW204", "mandatory", "qwen-xe", 51, "the pod requests 1 gpu.intel.com/xe (1 to 2 devices) but "
          "TP8×PP1 starts 8 workers; vLLM cannot start with fewer GPUs than workers"),
     ]

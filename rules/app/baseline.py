@@ -216,13 +216,26 @@ class Matched:
 
     new: list[Finding]
     baselined: list[Finding]
-    stale: int  # entries (counted with their counts) that no finding of the run matched
+    stale: int  # entries (counted with their counts) that no finding of the run matched, of the files it linted
 
 
-def match(findings: list[Finding], baseline: dict[Entry, int], root: Path | None = None) -> Matched:
+def _outside(e: Entry, root: Path, linted: list[Path]) -> bool:
+    """Whether entry ``e`` is of a file outside every linted path: a run over part of the repository (a hook's
+    `args: [deploy/]`) could not have matched it, so it is not stale."""
+    if e.file is None:
+        return False
+    path = root / e.file
+    return not any(path == p or path.is_relative_to(p) for p in linted)
+
+
+def match(findings: list[Finding], baseline: dict[Entry, int], root: Path | None = None,
+          linted: list[str] | None = None) -> Matched:
     """Split ``findings`` (in their order) by ``baseline``: first on the whole fingerprint, then, for those
-    still unmatched, on code, object and field against the entries still unused, in the baseline's order."""
+    still unmatched, on code, object and field against the entries still unused, in the baseline's order.
+    With ``linted`` (the paths the run read), an unused entry of a file outside all of them is not counted
+    stale."""
     root = root or repository_root()
+    read = None if linted is None else [Path(os.path.abspath(p)) for p in linted]
     left = dict(baseline)
     keys = [entry_of(f, root) if baselinable(f) else None for f in findings]
     held = [False] * len(findings)
@@ -244,5 +257,5 @@ def match(findings: list[Finding], baseline: dict[Entry, int], root: Path | None
     return Matched(
         new=[f for f, h in zip(findings, held, strict=True) if not h],
         baselined=[f for f, h in zip(findings, held, strict=True) if h],
-        stale=sum(left.values()),
+        stale=sum(n for e, n in left.items() if read is None or not _outside(e, root, read)),
     )

@@ -433,7 +433,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--env", action="append", type=_env_pair, default=[], metavar="NAME=VALUE",
                           help="the vLLM engine's environment, as the pod would set it; only what the capacity model "
                           "reads (VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, "
-                          "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE); "
+                          "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE, VLLM_ALL2ALL_BACKEND, "
+                          "VLLM_DEEPEP_BUFFER_SIZE_MB, VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE, "
+                          "VLLM_MOE_DP_CHUNK_SIZE); "
                           "repeatable; --emit writes it into the pod's env")
         plan.add_argument("--install", choices=("image", "pip"), default="image",
                           help="how the engine's vLLM is installed: image (default), the official vllm/vllm-openai "

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..capacity.group import COUNT_ENV, SIZING_ENV, SWITCH_VALUES, env_settings
+from ..capacity.group import COUNT_ENV, SIZING_ENV, SWITCH_VALUES, WORD_ENV, env_settings
 from ..capacity.layout import (
     Load,
     Node,
@@ -638,7 +638,7 @@ def make_plan(req: PlanRequest) -> Plan:
 
 def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
     """``--env``: only the variables the capacity model reads, each once, a switch as 0 or 1 (or true/false), a count
-    as a positive integer."""
+    as a positive integer, a backend as a word."""
     out: dict[str, str] = {}
     for name, value in pairs:
         if name not in SIZING_ENV:
@@ -648,7 +648,10 @@ def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
             raise PlanError(f"--env {name} is given twice ('{out[name]}' and '{value}')")
         if name in COUNT_ENV:
             if not (value.strip().isdecimal() and int(value) > 0):
-                raise PlanError(f"--env {name}={value}: a count of tokens, a positive integer")
+                raise PlanError(f"--env {name}={value}: a count, a positive integer")
+        elif name in WORD_ENV:
+            if not value.strip():
+                raise PlanError(f"--env {name}={value}: a backend's name")
         elif name != "VLLM_ALLOW_LONG_MAX_MODEL_LEN" and value.strip().lower() not in SWITCH_VALUES:
             raise PlanError(f"--env {name}={value}: a switch, 0 or 1")
         out[name] = value
@@ -659,6 +662,7 @@ def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
 #: plan has no option of its own for, each with its kind: ``switch`` (true/false, or the flag alone for true), ``int``
 #: (vLLM's human-readable counts too: 8G), ``json`` (an object, as vLLM takes it) or ``word``
 ENGINE_ARG_FLAGS: dict[str, str] = {
+    "all2all-backend": "word",
     "block-size": "int",
     "enforce-eager": "switch",
     "enable-chunked-prefill": "switch",
@@ -688,8 +692,9 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
-ENGINE_ARG_SETTINGS = ("block_size", "enforce_eager", "enable_chunked_prefill", "enable_prefix_caching",
-                       "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling", "pooling", "mm_max_pixels",
+ENGINE_ARG_SETTINGS = ("all2all_backend", "block_size", "enforce_eager", "enable_chunked_prefill",
+                       "enable_prefix_caching", "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling",
+                       "pooling", "mm_max_pixels",
                        "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
                        "mamba_cache_dtype", "mamba_ssm_cache_dtype",
                        "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")

@@ -150,7 +150,7 @@ def _create_baseline(report: Report, path: str) -> dict[Entry, int]:
 def _compare(report: Report, baseline: dict[Entry, int], name: str) -> None:
     from .baseline import match
 
-    m = match(report.findings, baseline)
+    m = match(report.findings, baseline, linted=report.inputs)
     report.findings, report.baselined, report.baseline_stale = m.new, m.baselined, m.stale
     report.baseline_file = name
 

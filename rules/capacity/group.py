@@ -241,9 +241,12 @@ def engine_env(g: ServingGroup) -> Mapping[str, Any]:
 
 #: The engine's environment variables the capacity model reads (:func:`env_settings`); ``plan --env`` takes these.
 SIZING_ENV = ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1",
-              "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "VLLM_FUSED_MOE_CHUNK_SIZE")
+              "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_ALL2ALL_BACKEND",
+              "VLLM_DEEPEP_BUFFER_SIZE_MB", "VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE", "VLLM_MOE_DP_CHUNK_SIZE")
 #: The ones among them that take a count, not a switch (vLLM reads them as ``int(...)``).
-COUNT_ENV = ("VLLM_FUSED_MOE_CHUNK_SIZE",)
+COUNT_ENV = ("VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_DEEPEP_BUFFER_SIZE_MB", "VLLM_MOE_DP_CHUNK_SIZE")
+#: The one among them that takes a word (a backend's name).
+WORD_ENV = ("VLLM_ALL2ALL_BACKEND",)
 #: The values of the switches among them the model reads as set (vLLM reads them as ``bool(int(...))``).
 SWITCH_VALUES = ("0", "1", "true", "false")
 
@@ -254,7 +257,9 @@ def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
     ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (whether the CUDA-graph estimate comes out of the KV budget,
     :func:`.sizing.cudagraph_estimate_applied`) and ``VLLM_FUSED_MOE_CHUNK_SIZE`` (the tokens a fused-MoE layer
     routes at once where the release reads it, :func:`.sizing.moe_chunk_tokens`; a positive integer, as
-    ``int(...)`` reads it: vLLM's loop divides by it)."""
+    ``int(...)`` reads it: vLLM's loop divides by it), and for a data-parallel engine with expert parallelism
+    ``VLLM_ALL2ALL_BACKEND``, ``VLLM_DEEPEP_BUFFER_SIZE_MB``, ``VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE`` and
+    ``VLLM_MOE_DP_CHUNK_SIZE`` (its DeepEP buffers, :func:`.sizing.all2all_buffers_gib`)."""
     out: dict[str, Any] = {}
     value = env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN")
     if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes"):
@@ -267,6 +272,17 @@ def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
     chunk = env.get("VLLM_FUSED_MOE_CHUNK_SIZE")
     if isinstance(chunk, str) and chunk.strip().isdecimal() and int(chunk) > 0:
         out["moe_chunk_size"] = int(chunk)
+    backend = env.get("VLLM_ALL2ALL_BACKEND")
+    if isinstance(backend, str) and backend.strip():
+        out["all2all_backend_env"] = backend.strip().lower()
+    for name, key in (("VLLM_DEEPEP_BUFFER_SIZE_MB", "deepep_buffer_mb"),
+                      ("VLLM_MOE_DP_CHUNK_SIZE", "moe_dp_chunk_size")):
+        count = env.get(name)
+        if isinstance(count, str) and count.strip().isdecimal() and int(count) > 0:
+            out[key] = int(count)
+    intra = env.get("VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE")
+    if isinstance(intra, str) and intra.strip().lower() in SWITCH_VALUES:
+        out["deepep_force_intra_node"] = intra.strip().lower() in ("1", "true")
     return out
 
 
@@ -317,6 +333,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         "async_scheduling": _prefix_caching(e.extra.get("async_scheduling")),  # a bool as written, else the default
         "extensible_kv_cache": _extensible(e.extra),
         "pooling": pooling_runner(e.extra),
+        "all2all_backend": _all2all_flag(e.extra.get("all2all_backend"), g),
         **_flashinfer(g),
         **_multimodal(g),
     })
@@ -363,6 +380,18 @@ def _length_override_known(g: ServingGroup, mml: Any) -> None:
     if mml is None or mml == "auto" or (int(mml) > limit
                                          and not env_settings(engine_env(g)).get("allow_long_max_model_len")):
         raise Undecidable(flag)
+
+
+def _all2all_flag(value: Any, g: ServingGroup) -> str | None:
+    """``--all2all-backend`` as written, lower case; None where absent. A value the linter cannot see (an unknown at
+    preview, a ``$(VAR)`` the inputs do not resolve, a template placeholder) is :class:`Undecidable` where it decides
+    DeepEP's buffers (:func:`.sizing.all2all_buffers_gib`: data parallelism with expert parallelism), else not read."""
+    if is_unknown(value) or (isinstance(value, str) and (is_unresolved(value) or holds_placeholder(value))):
+        # the group's DP size and EP switch are known here (``_engine_settings`` read them first)
+        if int(g.engine.data_parallel_size) > 1 and bool(g.engine.enable_expert_parallel):
+            raise Undecidable("all2all_backend")
+        return None
+    return value.strip().lower() if isinstance(value, str) and value.strip() else None
 
 
 def _mamba_dtype(value: Any) -> str:

@@ -256,6 +256,18 @@ class EngineSettings:
     #: compiled graphs are loaded from it). A Kubernetes pod starts cold: a persisted cache volume is warm only after a
     #: first start has filled it, and that first start must fit too (:func:`cold_compile_gib`).
     compile_cache: Literal["cold", "warm"] = "cold"
+    #: ``--all2all-backend`` as written (None: not given), the MoE dispatch backend of a DP engine with expert
+    #: parallelism where the release has the flag (:func:`all2all_backend`)
+    all2all_backend: str | None = None
+    #: ``VLLM_ALL2ALL_BACKEND`` (None: unset), read as ``Behaviour.all2all_env`` says
+    all2all_backend_env: str | None = None
+    #: ``VLLM_DEEPEP_BUFFER_SIZE_MB`` (None: unset, 1,024): the MiB of each DeepEP buffer (:func:`all2all_buffers_gib`)
+    deepep_buffer_mb: int | None = None
+    #: ``VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE=1``: DeepEP high-throughput takes no RDMA buffer across nodes
+    deepep_force_intra_node: bool = False
+    #: ``VLLM_MOE_DP_CHUNK_SIZE`` (None: unset, 256): the tokens a DP rank dispatches at once, which sizes DeepEP
+    #: low-latency's RDMA buffer (``FusedMoEConfig.max_num_tokens``)
+    moe_dp_chunk_size: int | None = None
 
 
 #: Every field of :class:`EngineSettings` with its default, in the class's order (:func:`engine_settings_of`).
@@ -560,6 +572,75 @@ def moe_chunk_tokens(b: Behaviour, s: EngineSettings) -> int:
     if b.moe_chunk_tokens and s.moe_chunk_size is not None:
         return s.moe_chunk_size
     return b.moe_chunk_tokens
+
+
+#: The dispatch backends whose kernels hold DeepEP buffers (:func:`all2all_buffers_gib`)
+DEEPEP_BACKENDS = ("deepep_high_throughput", "deepep_low_latency")
+#: vLLM's defaults of ``VLLM_DEEPEP_BUFFER_SIZE_MB`` and ``VLLM_MOE_DP_CHUNK_SIZE`` (``envs.py``, 0.11.0 - 0.30.0)
+DEEPEP_BUFFER_MB = 1024
+MOE_DP_CHUNK_TOKENS = 256
+#: The most GPUs one node of the catalog holds: a wider expert-parallel group spans nodes (:func:`all2all_buffers_gib`)
+NODE_GPUS_MAX = 8
+
+
+def all2all_backend(b: Behaviour, s: EngineSettings) -> str:
+    """The MoE dispatch backend the engine runs (``Behaviour.all2all_env``): before 0.11.1 ``VLLM_ALL2ALL_BACKEND``
+    or the release's default; 0.11.1 - 0.13 ``--all2all-backend``, else the variable, else the default; 0.14 - 0.17
+    the variable where set, else the flag, else the default; from 0.18 the flag, else the default."""
+    flag, env = s.all2all_backend, s.all2all_backend_env
+    if b.all2all_env == "only":
+        return env or b.all2all_backend
+    if b.all2all_env == "override":
+        return env or flag or b.all2all_backend
+    if b.all2all_env == "fallback":
+        return flag or env or b.all2all_backend
+    return flag or b.all2all_backend
+
+
+def deepep_ll_rdma_bytes(tokens: int, hidden: int, experts: int) -> int:
+    """The RDMA buffer DeepEP low-latency asks for (``get_low_latency_rdma_size_hint``, ``csrc/config.hpp``
+    ``LowLatencyLayout`` as read at deepseek-ai/DeepEP 030cdf0; which DeepEP vLLM's images build is not read): two
+    send buffers of the larger of one rank's dispatch messages (``tokens`` ×
+    ``16 + max(2 × hidden, hidden + hidden ÷ 128 × 4)``) and its combine messages to every expert (``experts`` ×
+    ``tokens`` × ``hidden ÷ 128 × 4 + 2 × hidden``), two receive buffers of every expert's messages of either kind,
+    rounded up to 128 bytes past the total. Its two signalling buffers (a counter an expert, under 4 KiB at 256
+    experts, whose width changed between DeepEP versions) are left out."""
+    scales = hidden // 128
+    dispatch_msg = 16 + max(hidden * 2, hidden + scales * 4)
+    combine_msg = scales * 4 + hidden * 2
+    send = max(tokens * dispatch_msg, experts * tokens * combine_msg)
+    recv = experts * tokens * max(dispatch_msg, combine_msg)
+    total = 2 * send + 2 * recv
+    return (total + 128) // 128 * 128
+
+
+def all2all_buffers_gib(b: Behaviour, model: ModelShape, s: EngineSettings) -> float:
+    """GiB of DeepEP buffers each rank of a data-parallel engine with expert parallelism allocates (0 for every other
+    backend, and where ``dp_size == 1`` or expert parallelism is off: ``use_all2all_kernels``). Allocated with
+    ``cudaMalloc`` and NVSHMEM, outside PyTorch, when ``load_model`` runs ``prepare_communication_buffer_for_model``
+    (``v1/worker/gpu_model_runner.py``), after the worker's memory snapshot and before ``determine_available_memory``:
+    inside the non-torch increase, so out of the KV budget (``v1/worker/gpu_worker.py``, read in 0.18.0).
+
+    ``distributed/device_communicators/all2all.py`` (the same sizes in 0.11.0, 0.11.1, 0.12.0, 0.15.0, 0.18.0, 0.20.0,
+    0.25.1, 0.29.0 and 0.30.0): high-throughput (``DeepEPHTAll2AllManager``) an NVLink buffer of
+    ``VLLM_DEEPEP_BUFFER_SIZE_MB`` MiB and, where the group spans nodes (wider than :data:`NODE_GPUS_MAX`) and
+    ``VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE`` is not set, an RDMA buffer of as many; low-latency
+    (``DeepEPLLAll2AllManager``) the same NVLink buffer and the RDMA buffer :func:`deepep_ll_rdma_bytes` sizes for
+    ``VLLM_MOE_DP_CHUNK_SIZE`` tokens a rank (``FusedMoEConfig.max_num_tokens``), the hidden size and every routed
+    expert. One buffer a rank, shared by every MoE layer (``handle_cache``). pplx, Mori, NIXL-EP and FlashInfer's
+    NVLink backends also hold buffers; they are not read."""
+    moe = model.moe
+    if moe is None or not s.expert_parallel or s.dp < 2:
+        return 0.0
+    backend = all2all_backend(b, s)
+    if backend not in DEEPEP_BACKENDS:
+        return 0.0
+    mib = (DEEPEP_BUFFER_MB if s.deepep_buffer_mb is None else s.deepep_buffer_mb) * 1024 * 1024
+    if backend == "deepep_high_throughput":
+        internode = s.tp * s.dp > NODE_GPUS_MAX and not s.deepep_force_intra_node
+        return mib * (2 if internode else 1) / GIB
+    tokens = MOE_DP_CHUNK_TOKENS if s.moe_dp_chunk_size is None else s.moe_dp_chunk_size
+    return (mib + deepep_ll_rdma_bytes(tokens, model.hidden_size, moe.num_experts)) / GIB
 
 
 class MoeRows(NamedTuple):
@@ -1104,7 +1185,8 @@ def mm_inputs_embedded(model: ModelShape, s: EngineSettings) -> bool:
     return any(limits.get(m, 1) > 0 for m in taken)
 
 
-def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates) -> float:
+def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
+                  model: ModelShape) -> float:
     """GiB of non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers) vLLM charges to the budget:
     what the release counts (V0 the increase while profiling; V1 as :data:`shardwise.rules.vllm.versions.NonTorch`
     says), more on several GPUs, ROCm's extra, and where the release counts them the communication
@@ -1116,7 +1198,8 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
     the pynccl warm-up all-reduce is the communicator's; ``distributed/parallel_state.py`` and
     ``device_communicators/pynccl.py`` 0.10.1.1), so a one-GPU V1 engine of 0.9 – 0.10 measures what 0.11 does:
     the ``after-distributed`` one-GPU term. On several GPUs the ``increase`` scope stays as it was (its NCCL
-    communicators are set up after that snapshot)."""
+    communicators are set up after that snapshot). A data-parallel engine with expert parallelism on a DeepEP
+    backend adds its buffers (:func:`all2all_buffers_gib`), which ``load_model`` allocates after the snapshot."""
     gpus = s.tp * s.pp
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
@@ -1131,6 +1214,8 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
         gib += nccl_buffers_at_init_gib(device, s, e)
     if engine == "v1" and scope == "after-distributed" and not b.tp_buffers_in_budget:
         gib += torch_tp_communicator_gib(device, s, e)  # 0.11 - 0.18; from 0.19 the calibrated term is charged
+    if engine == "v1":
+        gib += all2all_buffers_gib(b, model, s)  # DeepEP's buffers, allocated at load_model
     return gib
 
 
@@ -1449,7 +1534,7 @@ def weights_alone(
     st = _weight_steps(model, device, settings, version, weights_gib)
     w = _stage_weight_bytes(model, st, 0, weights_gib, device) / GIB
     refuses = _weights_fit(w, st.usable, st.exact, estimates).verdict == "refuses"
-    return WeightsAlone(w, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates))
+    return WeightsAlone(w, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates, model))
 
 
 def stages_alone(
@@ -1483,7 +1568,7 @@ def stages_alone(
         w = _stage_weight_bytes(model, st, stage, weights_gib, device) / GIB
         lightest = min(lightest, w)
         refuses = refuses and _weights_fit(w, st.usable, st.exact, estimates).verdict == "refuses"
-    return WeightsAlone(lightest, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates))
+    return WeightsAlone(lightest, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates, model))
 
 
 class _WeightSteps(NamedTuple):
@@ -1577,7 +1662,7 @@ def _size_deployment(
     # the memory profile: the budget, what it must hold besides the KV cache, the stage that leaves least
     ext = extensible_kv_cache(b, engine, device, s)
     util, usable = _requested_memory(device, s, b, ext)
-    nontorch = _nontorch_gib(b, engine, device, s, e)
+    nontorch = _nontorch_gib(b, engine, device, s, e, model)
     v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
     flat = False  # a state layer among the first stage's cache types (a loop: asked once a sizing)
     for t in first.types:

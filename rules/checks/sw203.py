@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import require_model, tp_pp
-from ..capacity.layout import CALIBRATED_VENDORS, weight_load_refusals
+from ..capacity.layout import CALIBRATED_VENDORS, tp_allowed, weight_load_refusals
 from ..catalog.accelerators import group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
+from ..model.shapes import ModelShape
 
 
 class HeadsNotDivisibleByTp(GroupRule):
@@ -49,8 +50,10 @@ class HeadsNotDivisibleByTp(GroupRule):
         model = require_model(g)
         tp, pp = tp_pp(g)
         refusals = weight_load_refusals(model, tp)
+        ep = False
         if any(r.experts for r in refusals) and known(g.engine.enable_expert_parallel, "enable_expert_parallel"):
             refusals = weight_load_refusals(model, tp, expert_parallel=True)
+            ep = True
         vendor = group_vendor(g)
         # quantisation blocks and groups are what vLLM's CUDA and ROCm loaders need whole per rank; another vendor's
         # plugin (TPU's tpu-inference, Gaudi's) loads quantised weights its own way: said, never blocking there
@@ -61,7 +64,25 @@ class HeadsNotDivisibleByTp(GroupRule):
                              "loads quantised weights its own way, so this is not known to refuse there",
                           level="advisory")
                 continue
-            yield hit(g, r.message, level=None if r.sure else "advisory")
+            yield hit(g, r.message + _instead(model, tp, ep, r.experts), level=None if r.sure else "advisory")
         if pp > model.num_hidden_layers:
             yield hit(g, f"pipeline_parallel_size {pp} exceeds the {model.num_hidden_layers} layers "
                          f"of {model.id}")
+
+
+#: The tensor-parallel sizes a refusal's message offers instead: those of one node of 2, 4 or 8 GPUs.
+_CANDIDATES = (2, 4, 8)
+
+
+def _instead(model: ModelShape, tp: int, ep: bool, experts: bool) -> str:
+    """What to write instead of ``tp``: the sizes of :data:`_CANDIDATES` at which the weights split (without
+    deciding whether they fit), and --enable-expert-parallel where it keeps the refused experts whole."""
+    fits = [n for n in _CANDIDATES if n != tp and tp_allowed(model, n, expert_parallel=ep)]
+    out = ""
+    if fits:
+        sizes = str(fits[-1]) if len(fits) == 1 else f"{', '.join(map(str, fits[:-1]))} or {fits[-1]}"
+        out = f"; the weights split at tensor_parallel_size {sizes}"
+    if experts and not ep and tp_allowed(model, tp, expert_parallel=True):
+        out += (", or add --enable-expert-parallel, which keeps the experts whole" if out else
+                "; add --enable-expert-parallel, which keeps the experts whole")
+    return out

@@ -73,7 +73,8 @@ class GpuNodesInPublicSubnet(ObjectRule[NodePool]):
                 yield Hit(
                     subject_of(pool),
                     f"node pool `{pool.name}` launches GPU nodes into subnet `{subnet.name}`, which "
-                    "maps public IPs on launch (map_public_ip_on_launch = true)",
+                    "maps public IPs on launch (map_public_ip_on_launch = true); launch them into private subnets "
+                    "(map_public_ip_on_launch = false, egress through a NAT gateway)",
                     pool.location,
                     (*pool.suppressions, *subnet.suppressions),
                 )

@@ -175,18 +175,22 @@ class ImdsV2NotRequired(ObjectRule[NodePool | LaunchTemplate]):
                       f"`{lt.name}` is not known ({UNRESOLVED})", lt.location,
                       suppressions, undecided=True)
             return
-        problems = []
+        problems, fixes = [], []
+        ec2nc = lt.kind == "EC2NodeClass"
         if tokens != "required":
             problems.append(f"http_tokens = {tokens or 'unset'} (IMDSv1 allowed)")
+            fixes.append("metadataOptions.httpTokens to required" if ec2nc else "http_tokens = required")
         hop = int(known(hops, "http_put_response_hop_limit")) if hops is not None else None
         if hop is not None and hop > MAX_HOP_LIMIT:
             problems.append(f"http_put_response_hop_limit = {hop}")
+            fixes.append(f"metadataOptions.httpPutResponseHopLimit to {MAX_HOP_LIMIT}" if ec2nc else
+                         f"http_put_response_hop_limit = {MAX_HOP_LIMIT}")
         if not problems:
             return
         yield Hit(
             subject,
             f"{what} `{lt.name}` of node pool {names} sets {' and '.join(problems)}, so pods can take the node's "
-            "IAM credentials",
+            f"IAM credentials; set {' and '.join(fixes)}",
             lt.location,
             suppressions,
         )

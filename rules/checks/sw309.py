@@ -112,8 +112,11 @@ class VllmPodWithHostAccess(GroupRule):
         host = g.host
         checks: tuple[tuple[str, str, Level, str], ...] = (
             ("network", "hostNetwork", "mandatory",
-             "its API and runtime ports listen on the node's addresses, outside every NetworkPolicy"),
-            ("pid", "hostPID", "mandatory", "it can see and signal every process on the node"),
+             "its API and runtime ports listen on the node's addresses, outside every NetworkPolicy; remove "
+             "hostNetwork from the pod spec (a Service reaches the API port, and the EFA device plugin hands "
+             "the pod its EFA devices)"),
+            ("pid", "hostPID", "mandatory",
+             "it can see and signal every process on the node; remove hostPID from the pod spec"),
             ("ipc", "hostIPC", "advisory",
              "it shares the node's shared memory (usually a /dev/shm workaround: mount a memory-backed emptyDir "
              "there instead)"),
@@ -143,7 +146,9 @@ class VllmPodWithHostAccess(GroupRule):
                       tuple(g.suppressions), level="advisory")
         elif sc.privileged is True:
             yield Hit(subject, f"container `{c.name}` is privileged: it has every device and capability of the "
-                               "node", where, tuple(g.suppressions), level="mandatory")
+                               "node; remove privileged from its securityContext and request its GPUs (and EFA "
+                               "devices) as resources, which the device plugins hand it", where,
+                      tuple(g.suppressions), level="mandatory")
         added = [cap.removeprefix("CAP_") for cap in sc.capabilities_add]
         if "<unknown>" in added:
             yield self._undecided(g, f"the capabilities container `{c.name}` adds", where, "mandatory")
@@ -154,7 +159,8 @@ class VllmPodWithHostAccess(GroupRule):
                        and cap != "<unknown>")
         if node:
             yield Hit(subject, f"container `{c.name}` adds {', '.join(node)}, which "
-                               f"control{'s' if len(node) == 1 else ''} the node or its other pods", where,
+                               f"control{'s' if len(node) == 1 else ''} the node or its other pods; remove "
+                               f"{'it' if len(node) == 1 else 'them'} from securityContext.capabilities.add", where,
                       tuple(g.suppressions),
                       level="mandatory")
         if other:
@@ -173,7 +179,8 @@ class VllmPodWithHostAccess(GroupRule):
         attr, key = NAMESPACED_CAPABILITIES[cap]
         if getattr(g.host, attr) is True:
             return Hit(group_subject(g), f"container `{c.name}` adds {cap} and the pod sets {key}: true, so it can "
-                                         "trace and rewrite every process on the node", where,
+                                         f"trace and rewrite every process on the node; remove {key} from the pod "
+                                         f"spec, or {cap} from securityContext.capabilities.add", where,
                        tuple(g.suppressions), level="mandatory")
         return Hit(group_subject(g), f"container `{c.name}` adds {cap}, which vLLM does not need: it can trace "
                                      "and read the memory of the processes the container sees (the node's only "

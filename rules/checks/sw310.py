@@ -122,7 +122,9 @@ class GpuVisibilitySetByHand(GroupRule):
                               tuple(g.suppressions), level="advisory")
                     continue
                 yield Hit(subject, f"container `{c.name}` sets {NVIDIA} to {shown}{via}, which overrides the GPUs "
-                                   "the device plugin allocated (it can reach other pods' GPUs)", where,
+                                   f"the device plugin allocated (it can reach other pods' GPUs); remove {NVIDIA} "
+                                   "from the container and request its GPUs as nvidia.com/gpu (the device plugin "
+                                   "then chooses them)", where,
                           tuple(g.suppressions), level="mandatory")
                 continue
             yield from self._renumbering(g, c, name, value, via, where, runs_vllm)
@@ -149,7 +151,8 @@ class GpuVisibilitySetByHand(GroupRule):
             inside = f" (the container's {gpus} are numbered 0-{gpus - 1} inside it)" if gpus and visible < len(
                 listed) else ""
             yield Hit(subject, f"container `{c.name}` sets {name}={value!r}{via}, so vLLM sees {shown}{inside} "
-                               f"but {lay.text()} needs {need} in the pod: it cannot start", where,
+                               f"but {lay.text()} needs {need} in the pod: it cannot start; remove {name} from the "
+                               "container (the device plugin already chose its GPUs)", where,
                       tuple(g.suppressions), level="mandatory")
             return
         detail = ""

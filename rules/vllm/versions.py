@@ -106,6 +106,14 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   ``FLASHINFER_CUTLASS`` to the front (``fused_moe/oracle/fp8.py``, read in the 0.18.0 wheel; later releases inherit
   it unread), and the experts' routed rows are sized by FlashInfer's workspace
   (:func:`shardwise.rules.capacity.sizing.moe_row_bytes`); before 0.18.0 not read (the forward term's Triton caches).
+* ``all2all_backend`` and ``all2all_env``: the MoE dispatch backend a data-parallel engine with expert parallelism
+  runs (``ParallelConfig.all2all_backend``, used where ``dp_size > 1`` and ``use_ep``: ``use_all2all_kernels`` in
+  ``fused_moe/config.py``) and how ``VLLM_ALL2ALL_BACKEND`` names it: ``only`` (before 0.11.1: the variable is the
+  setting, default ``naive`` in 0.10.2's ``envs.py``, ``allgather_reducescatter`` in 0.11.0's), ``fallback``
+  (0.11.1 - 0.13: ``--all2all-backend``, the variable where the flag is not given), ``override`` (0.14 - 0.17: the
+  flag, default ``allgather_reducescatter``; a set variable replaces it with a deprecation warning, read in 0.14.1
+  and 0.15.0, 0.16 - 0.17 not read), ``unread`` (0.18.0 on: ``config/parallel.py`` no longer reads it). The backend
+  decides the DeepEP buffers each rank allocates (:func:`shardwise.rules.capacity.sizing.all2all_buffers_gib`).
 * ``kv_in_flight``: a sliding-window (or chunked-local) layer reserves, per request, its span plus the tokens
   scheduled but not yet settled: ``max_in_flight_tokens`` = concurrent batches × ``max_num_batched_tokens`` (two
   batches with async scheduling at PP1, PP + 1 on Model Runner V2, else PP), not one batch (0.26+, vllm#47728:
@@ -211,6 +219,8 @@ MmItems = Literal["ceil", "floor", "budget"]
 QwenImage = Literal["square", "factors"]
 #: How Qwen3-VL's vision tower interpolates its position embeddings (see ``qwen3_vit_pos`` in the module docstring).
 Qwen3VitPos = Literal["copies", "in-place", "kernel"]
+#: How a release reads ``VLLM_ALL2ALL_BACKEND`` beside ``--all2all-backend`` (``Behaviour.all2all_env``)
+All2AllEnv = Literal["only", "fallback", "override", "unread"]
 #: What Qwen2.5-VL's vision tower holds at its peak (see ``qwen25_vit`` in the module docstring).
 Qwen25Vit = Literal["generic", "float32-rotary", "model-dtype-rotary"]
 #: How vLLM's argument parser reads a multimodal flag's value (see ``mm_limit_parse`` in the module docstring).
@@ -322,6 +332,10 @@ class Behaviour:
     moe_chunk_tokens: int = 0
     #: block FP8 experts on Hopper with expert parallelism run FlashInfer CUTLASS first (0.18.0+, see the list above)
     hopper_block_fp8_ep_flashinfer: bool = False
+    #: the MoE dispatch backend of a data-parallel engine with expert parallelism when nothing names one
+    all2all_backend: str = "naive"
+    #: how VLLM_ALL2ALL_BACKEND is read beside --all2all-backend (see the list above)
+    all2all_env: All2AllEnv = "only"
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -500,22 +514,23 @@ _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True)
 _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
-              runai_streamer=True, full_cudagraphs=True,
+              runai_streamer=True, all2all_backend="allgather_reducescatter", full_cudagraphs=True,
               gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5,
               qwen25_vit="float32-rotary")
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
-              pip_flashinfer=True)
+              pip_flashinfer=True, all2all_env="fallback")
 _R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0)
 _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
-              kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16")
+              kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16",
+              all2all_env="override")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
-              hopper_block_fp8_ep_flashinfer=True)
+              hopper_block_fp8_ep_flashinfer=True, all2all_env="unread")
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
@@ -782,6 +797,14 @@ SOURCES: dict[str, str] = {
                                       "ep_size > 1 (TRITON otherwise); flashinfer-python 0.6.6 (pinned by the wheel) "
                                       "csrc/fused_moe/cutlass_backend/cutlass_fused_moe_kernels.cuh "
                                       "getWorkspaceDeviceBufferSizes sizes its workspace; earlier releases not read",
+    "all2all_backend": "envs.py VLLM_ALL2ALL_BACKEND default 'naive' in 0.10.2, 'allgather_reducescatter' in 0.11.0; "
+                       "config/parallel.py ParallelConfig.all2all_backend default 'allgather_reducescatter' in "
+                       "0.14.1, 0.15.0, 0.18.0, 0.20.0, 0.25.1, 0.29.0 and 0.30.0 (None in 0.11.1, 0.12.0 and "
+                       "0.13.0, then the variable's default 'allgather_reducescatter')",
+    "all2all_env": "config/parallel.py __post_init__: the variable where all2all_backend is None in 0.11.1, 0.12.0 "
+                   "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1 and 0.15.0; "
+                   "not read in 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND); 0.11.0 has no --all2all-backend "
+                   "(engine/arg_utils.py)",
     "kv_in_flight": "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request: cdiv(min("
                     "sliding_window - 1 + max_in_flight_tokens, max_model_len), block_size) + 1 and config/vllm.py "
                     "max_in_flight_tokens = max_concurrent_batches * max_num_batched_tokens (async scheduling: "

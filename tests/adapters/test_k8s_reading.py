@@ -130,7 +130,8 @@ def test_every_vllm_container_of_a_pod_is_a_serving_group(tmp_path):
            if f.code in ("SW203", "SW208")]
     assert got == [
         ("SW203", "Deployment serving/llama:vllm-small", "mandatory", 17,
-         "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not divisible by tensor_parallel_size 3"),
+         "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not divisible by tensor_parallel_size 3; the weights split "
+         "at tensor_parallel_size 2 or 4"),
         ("SW208", "Deployment serving/llama:vllm-small", "advisory", 18,
          "the pod requests 4 nvidia.com/gpu but TP3×PP1 uses 3; 1 GPU stays reserved and idle per pod"),
     ]

@@ -462,7 +462,7 @@ def test_a_hop_limit_aws_accepts_is_read(tmp_path, hops):
         1: [],
         64: [("SW304", "mandatory", AT[LT], "SW304: launch template `gpu-lt` of node pool `h100` sets "
                                               "http_put_response_hop_limit = 64, so pods can take the node's IAM "
-                                              "credentials")],
+                                              "credentials; set http_put_response_hop_limit = 1")],
         U: [("SW304", "mandatory", AT[LT], "SW304: cannot decide: http_put_response_hop_limit of launch template "
                                              f"`gpu-lt` {UNDECIDED}")],
     }[hops]

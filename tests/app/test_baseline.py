@@ -195,6 +195,29 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
     assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
 
 
+def test_a_run_over_part_of_the_repository_leaves_the_other_files_entries_unjudged(repo, capsys):
+    """adopt18: a hook or a job that lints one folder (`args: [deploy/secrets.yaml, --baseline, ...]`) was told that
+    the baseline entries of every other file "no longer match a finding: refresh it with --create-baseline", and
+    that refresh would have dropped them, so the whole-repository job failed on them next. Only the entries of the
+    files under the linted paths can be stale: one of a fixed finding there still is."""
+    create(capsys)
+    rc, out, err = run(capsys, "lint", "deploy/secrets.yaml", "--baseline", BASELINE)
+    # its 5 entries, and the namespace's default-deny finding, matched in security.yaml's entry (a moved object)
+    assert (rc, out, err) == (0, "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 0 "
+                                 "suppressed; 6 findings in the baseline — passed\n", "")
+    path = repo / "deploy" / "secrets.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("  REGISTRY_PASSWORD: Tr0ub4dor-and-3\n", ""),
+                    encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy/secrets.yaml", "--baseline", BASELINE)
+    assert (rc, out, err) == (0, "shardwise: 1 file read, 1 workload, 0 mandatory findings, 0 advisory findings, 0 "
+                                 "suppressed; 5 findings in the baseline (1 baseline entry no longer matches a "
+                                 "finding: refresh it with --create-baseline) — passed\n", "")
+    # the whole repository judges every entry, as before
+    assert run(capsys, "lint", "deploy", "--baseline", BASELINE)[1].endswith(
+        "15 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
+        "--create-baseline) — passed\n")
+
+
 def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(repo, capsys):
     create(capsys)
     path = repo / "deploy" / "security.yaml"
@@ -284,6 +307,25 @@ def _finding(code: str, message: str, undecided: bool = False) -> Finding:
               "key from a Secret (VLLM_API_KEY for --api-key, HF_TOKEN for --hf-token)", False,
      "container vllm --api-key"),
     ("SW309", "Deployment a/b sets hostNetwork: true, so its ports listen on the node", False, "hostNetwork"),
+    # adopt18: the remedy a blocking message ends with names nothing new, so baselines written before it still match
+    ("SW309", "the pod sets hostNetwork: true, so its API and runtime ports listen on the node's addresses, outside "
+              "every NetworkPolicy; remove hostNetwork from the pod spec (a Service reaches the API port, and the "
+              "EFA device plugin hands the pod its EFA devices)", False, "hostNetwork"),
+    ("SW309", "container `mistral-7b` adds SYS_PTRACE and the pod sets hostPID: true, so it can trace and rewrite "
+              "every process on the node; remove hostPID from the pod spec, or SYS_PTRACE from "
+              "securityContext.capabilities.add", False, "container mistral-7b SYS_PTRACE hostPID"),
+    ("SW309", "container `vllm` adds SYS_ADMIN, which controls the node or its other pods; remove it from "
+              "securityContext.capabilities.add", False, "container vllm SYS_ADMIN"),
+    ("SW310", "container `vllm` sets NVIDIA_VISIBLE_DEVICES to 'all', which overrides the GPUs the device plugin "
+              "allocated (it can reach other pods' GPUs); remove NVIDIA_VISIBLE_DEVICES from the container and "
+              "request its GPUs as nvidia.com/gpu (the device plugin then chooses them)", False,
+     "container vllm NVIDIA_VISIBLE_DEVICES"),
+    ("SW310", "container `vllm` sets CUDA_VISIBLE_DEVICES='4,5,6,7', so vLLM sees 0 devices (the container's 4 are "
+              "numbered 0-3 inside it) but TP4×PP1 needs 4 in the pod: it cannot start; remove CUDA_VISIBLE_DEVICES "
+              "from the container (the device plugin already chose its GPUs)", False,
+     "container vllm CUDA_VISIBLE_DEVICES"),
+    ("SW304", "EC2NodeClass `gpu` of node pool `l40s` sets http_tokens = optional (IMDSv1 allowed), so pods can take "
+              "the node's IAM credentials; set metadataOptions.httpTokens to required", False, ""),
     ("SW301", "security group `gpu-nodes` allows tcp 6379 (Ray GCS) from 0.0.0.0/0", False, ""),
 ])
 def test_the_field_is_what_the_message_names_on_the_object(code, message, undecided, field):

@@ -824,7 +824,8 @@ def test_plan_json_says_a_layout_vllm_refuses_does_not_start(capsys):
     rc, out, _ = run(capsys, "plan", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--tp", "8",
                      "--vllm-version", "0.11.0")
     assert ("  starts                      no: vLLM refuses the layout (SW203: Qwen/Qwen2.5-7B-Instruct has 28 attention "
-            "heads, not divisible by tensor_parallel_size 8)") in out.splitlines()
+            "heads, not divisible by tensor_parallel_size 8; the weights split at tensor_parallel_size 2 or 4)"
+            ) in out.splitlines()
 
 
 def test_plan_70b_recommends_tp4_two_replicas(capsys):

@@ -379,7 +379,8 @@ def test_env_takes_only_what_the_capacity_model_reads(capsys):
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_ATTENTION_BACKEND=FLASHINFER") == (
         2, "", "shardwise: error: --env VLLM_ATTENTION_BACKEND: the capacity model does not read "
         "VLLM_ATTENTION_BACKEND; it reads VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, "
-        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE\n")
+        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE, VLLM_ALL2ALL_BACKEND, "
+        "VLLM_DEEPEP_BUFFER_SIZE_MB, VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE, VLLM_MOE_DP_CHUNK_SIZE\n")
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_USE_FLASHINFER_SAMPLER=yes") == (
         2, "", "shardwise: error: --env VLLM_USE_FLASHINFER_SAMPLER=yes: a switch, 0 or 1\n")
     assert run(capsys, "plan", *L8_L4, *NO_FLASHINFER, "--env", "VLLM_USE_FLASHINFER_SAMPLER=1") == (
@@ -388,7 +389,9 @@ def test_env_takes_only_what_the_capacity_model_reads(capsys):
     assert rc == 2 and err.endswith("argument --env: 'VLLM_USE_FLASHINFER_SAMPLER' is not NAME=VALUE\n")
     # a count, not a switch: vLLM reads it as int(...) and divides by it
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_FUSED_MOE_CHUNK_SIZE=0") == (
-        2, "", "shardwise: error: --env VLLM_FUSED_MOE_CHUNK_SIZE=0: a count of tokens, a positive integer\n")
+        2, "", "shardwise: error: --env VLLM_FUSED_MOE_CHUNK_SIZE=0: a count, a positive integer\n")
+    assert run(capsys, "plan", *L8_L4, "--env", "VLLM_ALL2ALL_BACKEND= ") == (
+        2, "", "shardwise: error: --env VLLM_ALL2ALL_BACKEND= : a backend's name\n")
 
 
 QWEN3_MOE_H200 = ("--model", "Qwen/Qwen3-30B-A3B", "--gpu", "H200", "--tp", "1", "--max-model-len", "32768",
@@ -415,6 +418,36 @@ def test_a_fused_moe_chunk_in_the_env_sizes_the_forward_pass_in_plan_and_in_lint
     assert engine_settings(group).moe_chunk_size == 32768
     linted = sizing(group, LintConfig())
     assert linted is not None and round(linted.activation_gib_per_gpu, 3) == 2.625
+
+
+DEEPSEEK_DP8_EP = ("--model", "deepseek-ai/DeepSeek-V3", "--gpu", "H200", "--tp", "1", "--dp", "8",
+                   "--enable-expert-parallel", "--max-model-len", "32768", "--vllm-version", "0.12.0")
+
+
+def test_a_deepep_backend_takes_its_buffers_from_the_budget_in_plan_and_in_lint(capsys):
+    """A DP8 + EP engine on DeepEP low-latency holds a 1 GiB NVLink buffer and a 3.55 GiB RDMA buffer a rank
+    (``DeepEPLLAll2AllManager``, allocated at ``load_model``: in the non-torch increase); high-throughput on one node
+    the NVLink buffer alone; the manifest plan emits is linted with the same backend and the same terms."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings, sizing
+    from shardwise.rules.engine import LintConfig
+
+    rows = []
+    for extra in ((), ("--engine-arg", "all2all-backend=deepep_low_latency"),
+                  ("--env", "VLLM_ALL2ALL_BACKEND=deepep_high_throughput")):
+        rc, out, _ = run(capsys, "plan", *DEEPSEEK_DP8_EP, *extra, "--json")
+        d = json.loads(out)
+        rows.append((rc, d["non_torch_gib_per_gpu"], d["kv_cache_gib_per_gpu"]))
+    assert rows == [(0, 0.12, 25.171), (0, 4.675, 20.616), (0, 1.12, 24.171)]
+    text = emitted(capsys, "manifest", *DEEPSEEK_DP8_EP, "--engine-arg", "all2all-backend=deepep_low_latency")
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    assert engine_settings(group).all2all_backend == "deepep_low_latency"
+    linted = sizing(group, LintConfig())
+    assert linted is not None and round(linted.non_torch_gib_per_gpu, 3) == 4.675
+    text = emitted(capsys, "manifest", *DEEPSEEK_DP8_EP, "--env", "VLLM_ALL2ALL_BACKEND=deepep_high_throughput")
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None and round(linted.non_torch_gib_per_gpu, 3) == 1.12
 
 
 # ------------------------------------------------------------------------------------------------ --engine-arg
@@ -503,7 +536,7 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
 
 
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
-    reads = ("block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
+    reads = ("all2all-backend, block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
              "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, task, "
              "convert, mm-encoder-tp-mode, mamba-cache-dtype, mamba-ssm-cache-dtype, enable-extensible-kv-cache, "
              "num-gpu-blocks-override, speculative-model, num-speculative-tokens, hf-overrides (and plan's own "
@@ -594,7 +627,7 @@ ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunke
                      "mamba-cache-dtype": "float32", "mamba-ssm-cache-dtype": "float32",
                      "enable-extensible-kv-cache": "true", "num-gpu-blocks-override": "2000",
                      "speculative-model": "meta-llama/Llama-3.2-1B-Instruct", "num-speculative-tokens": "5",
-                     "hf-overrides": '{"max_position_embeddings": 131072}'}
+                     "hf-overrides": '{"max_position_embeddings": 131072}', "all2all-backend": "deepep_low_latency"}
 
 
 @pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])
@@ -628,12 +661,13 @@ def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(c
     ext = "enable-extensible-kv-cache"  # 0.34.0+
     spec = ["speculative-model", "num-speculative-tokens"]  # removed in 0.8.3
     mamba = ["mamba-cache-dtype", "mamba-ssm-cache-dtype"]  # 0.10.1+
+    a2a = "all2all-backend"  # 0.11.1+
     assert refused == {"0.9.2": ["kv-cache-memory-bytes", "async-scheduling", "runner", "convert", "mm-encoder-tp-mode",
-                                 *mamba, ext, *spec],
+                                 *mamba, ext, *spec, a2a],
                        "0.10.0": ["kv-cache-memory-bytes", "runner", "convert", "mm-encoder-tp-mode", *mamba, ext,
-                                  *spec],
-                       "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode", ext, *spec],
-                       "0.11.0": [ext, *spec],
+                                  *spec, a2a],
+                       "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode", ext, *spec, a2a],
+                       "0.11.0": [ext, *spec, a2a],
                        "0.14.1": ["task", ext, *spec]}[release]
 
 

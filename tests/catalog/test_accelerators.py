@@ -90,7 +90,7 @@ def test_intel_xpu_requests_are_counted() -> None:
                       "qwen-xe": ("intel", "gpu.intel.com/xe", 1, None)}
     assert found == [
         ("SW203", "mandatory", "qwen-xe", 50, "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not "
-         "divisible by tensor_parallel_size 8"),
+         "divisible by tensor_parallel_size 8; the weights split at tensor_parallel_size 2 or 4"),
         ("SW204", "mandatory", "qwen-xe", 51, "the pod requests 1 gpu.intel.com/xe (1 to 2 devices) but "
          "TP8×PP1 starts 8 workers; vLLM cannot start with fewer GPUs than workers"),
     ]
@@ -168,12 +168,13 @@ def test_visible_devices_written_by_hand() -> None:
     or the whole node's GPUs) is harmless; fewer visible devices than the layout needs cannot start, an
     `export` in the script included; a reordered list is advisory."""
     _, found = _findings("visible-devices.yaml", ("SW310",))
-    fix = "it cannot start"
+    fix = "it cannot start; remove {} from the container (the device plugin already chose its GPUs)"
     assert found == [
         ("SW310", "mandatory", "hip-short", 40, "container `vllm` sets "
-         f"HIP_VISIBLE_DEVICES='0', so vLLM sees 1 device but TP2×PP1 needs 2 in the pod: {fix}"),
+         "HIP_VISIBLE_DEVICES='0', so vLLM sees 1 device but TP2×PP1 needs 2 in the pod: "
+         + fix.format("HIP_VISIBLE_DEVICES")),
         ("SW310", "mandatory", "cuda-export-short", 58, "container `vllm` sets CUDA_VISIBLE_DEVICES='0' (in the container's script), so vLLM sees 1 device but "
-         f"TP2×PP1 needs 2 in the pod: {fix}"),
+         "TP2×PP1 needs 2 in the pod: " + fix.format("CUDA_VISIBLE_DEVICES")),
         ("SW310", "advisory", "cuda-reordered", 128, "container `vllm` sets CUDA_VISIBLE_DEVICES='1,0', where the "
          "device plugin already chose the GPUs"),
     ]  # cuda-exact, habana-all, nvidia-whole-node: no finding

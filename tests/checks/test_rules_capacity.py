@@ -210,6 +210,7 @@ def test_sw203_blocks_split_fp8_blocks_only_where_vllms_gpu_loaders_load_them(tm
     split = ("at tensor_parallel_size 8 each rank holds 192 columns of each expert's gate/up projection of "
              "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8, not a multiple of block_n 128 (128x128 FP8 blocks); vLLM "
              "refuses to load the weights")
-    assert found["h100"] == [("mandatory", split)]
+    assert found["h100"] == [("mandatory", split + "; the weights split at tensor_parallel_size 2 or 4, or add "
+                                               "--enable-expert-parallel, which keeps the experts whole")]
     assert found["tpu"] == [("advisory", split + " on vLLM's CUDA and ROCm builds; on google accelerators vLLM's "
                              "plugin loads quantised weights its own way, so this is not known to refuse there")]

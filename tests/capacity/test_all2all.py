@@ -1,0 +1,132 @@
+"""The MoE dispatch backend of a data-parallel engine with expert parallelism, and the DeepEP buffers it allocates
+(issue 28): sizes from vLLM's ``distributed/device_communicators/all2all.py`` and DeepEP's ``csrc/config.hpp``."""
+
+import dataclasses
+
+import pytest
+from shardwise.rules.capacity import sizing
+from shardwise.rules.capacity.group import env_settings
+from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
+from shardwise.rules.vllm.versions import behaviour
+
+GIB = 1024**3
+DEEPSEEK = ModelShape(
+    id="deepseek-ai/DeepSeek-V3", params=671_026_419_200, num_hidden_layers=61, hidden_size=7168,
+    num_attention_heads=128, num_key_value_heads=128, head_dim=192, intermediate_size=18432,
+    vocab_size=129280, max_position_embeddings=163840, precision="fp8",
+    moe=MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048),
+    mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+)
+DENSE = dataclasses.replace(DEEPSEEK, moe=None)
+EP8 = sizing.EngineSettings(dp=8, expert_parallel=True)
+
+
+def _backend(release: str, **kw: object) -> str:
+    return sizing.all2all_backend(behaviour(release), dataclasses.replace(EP8, **kw))
+
+
+def test_the_backend_by_release_flag_and_variable():
+    # 0.10.2: the variable alone, default naive; 0.11.0: default allgather_reducescatter, no flag yet
+    assert _backend("0.10.2") == "naive"
+    assert _backend("0.10.2", all2all_backend_env="deepep_low_latency") == "deepep_low_latency"
+    assert _backend("0.11.0") == "allgather_reducescatter"
+    # 0.11.1 - 0.13: the flag, the variable only where the flag is not given
+    assert _backend("0.12.0", all2all_backend="deepep_high_throughput",
+                    all2all_backend_env="deepep_low_latency") == "deepep_high_throughput"
+    assert _backend("0.12.0", all2all_backend_env="deepep_low_latency") == "deepep_low_latency"
+    # 0.14 - 0.17: a set variable replaces the flag (with a deprecation warning)
+    assert _backend("0.15.0", all2all_backend="deepep_high_throughput",
+                    all2all_backend_env="deepep_low_latency") == "deepep_low_latency"
+    # 0.18 on: the variable is not read
+    assert _backend("0.18.0", all2all_backend_env="deepep_low_latency") == "allgather_reducescatter"
+    assert _backend("0.30.0", all2all_backend="deepep_low_latency") == "deepep_low_latency"
+
+
+def test_deepep_low_latency_rdma_size_hint():
+    # DeepSeek-V3 (hidden 7,168, 256 experts) at VLLM_MOE_DP_CHUNK_SIZE's 256 tokens: dispatch messages of
+    # 16 + max(14,336, 7,168 + 56 x 4) = 14,352 bytes, combine messages of 56 x 4 + 14,336 = 14,560 bytes; send
+    # max(256 x 14,352, 256 x 256 x 14,560) and receive 256 x 256 x 14,560, each twice
+    assert sizing.deepep_ll_rdma_bytes(256, 7168, 256) == (4 * 256 * 256 * 14560 + 128) // 128 * 128
+    assert sizing.deepep_ll_rdma_bytes(256, 7168, 256) == 3_816_816_768
+    # a small model: the dispatch send buffer is never the larger one (experts x tokens x combine message)
+    assert sizing.deepep_ll_rdma_bytes(128, 2048, 128) == (4 * 128 * 128 * (16 * 4 + 4096) + 128) // 128 * 128
+
+
+def test_deepep_buffers_per_rank():
+    b = behaviour("0.18.0")
+    ht = dataclasses.replace(EP8, all2all_backend="deepep_high_throughput")
+    ll = dataclasses.replace(EP8, all2all_backend="deepep_low_latency")
+    # the default backend, no expert parallelism, one DP rank, a dense model: no DeepEP buffer
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, EP8) == 0.0
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, dataclasses.replace(ht, expert_parallel=False)) == 0.0
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, dataclasses.replace(ht, dp=1, tp=8)) == 0.0
+    assert sizing.all2all_buffers_gib(b, DENSE, ht) == 0.0
+    # high throughput: one NVLink buffer of VLLM_DEEPEP_BUFFER_SIZE_MB (1,024) on one node, an RDMA buffer as large
+    # across nodes unless VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE is set
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, ht) == 1.0
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, dataclasses.replace(ht, dp=16)) == 2.0
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, dataclasses.replace(ht, dp=16, deepep_force_intra_node=True)) == 1.0
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, dataclasses.replace(ht, deepep_buffer_mb=2048)) == 2.0
+    # low latency: the NVLink buffer and the RDMA size hint for 256 tokens a rank (VLLM_MOE_DP_CHUNK_SIZE)
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, ll) == (GIB + 3_816_816_768) / GIB
+    assert sizing.all2all_buffers_gib(b, DEEPSEEK, dataclasses.replace(ll, moe_dp_chunk_size=128)) == (
+        GIB + sizing.deepep_ll_rdma_bytes(128, 7168, 256)) / GIB
+
+
+def test_deepep_buffers_come_out_of_the_kv_budget():
+    h200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+    moe = dataclasses.replace(DEEPSEEK, hf_config={"first_k_dense_replace": 3})
+    base = dataclasses.replace(EP8, max_model_len=8192, max_num_batched_tokens=2048)
+    ag = sizing.size_deployment(moe, h200, base, "0.15.0")
+    ht = sizing.size_deployment(moe, h200, dataclasses.replace(base, all2all_backend="deepep_high_throughput"),
+                                "0.15.0")
+    # allocated at load_model, after the worker's snapshot: the non-torch increase, so the KV budget, holds them
+    assert ht.non_torch_gib_per_gpu - ag.non_torch_gib_per_gpu == pytest.approx(1.0)
+    assert ag.kv_cache_gib_per_gpu - ht.kv_cache_gib_per_gpu == pytest.approx(1.0, abs=0.01)
+
+
+def test_the_environment_names_the_backend_and_its_buffers():
+    assert env_settings({"VLLM_ALL2ALL_BACKEND": " DeepEP_Low_Latency ", "VLLM_DEEPEP_BUFFER_SIZE_MB": "512",
+                         "VLLM_MOE_DP_CHUNK_SIZE": "128", "VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE": "1"}) == {
+        "all2all_backend_env": "deepep_low_latency", "deepep_buffer_mb": 512, "moe_dp_chunk_size": 128,
+        "deepep_force_intra_node": True}
+    # counts that are not positive integers are not read (vLLM's int() would refuse them)
+    assert env_settings({"VLLM_DEEPEP_BUFFER_SIZE_MB": "0", "VLLM_MOE_DP_CHUNK_SIZE": "x", "VLLM_ALL2ALL_BACKEND": ""}) \
+        == {}
+
+
+def _deployment(dp: int, backend: str) -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: ds, namespace: llm}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: ds}}}}
+  template:
+    metadata: {{labels: {{app: ds}}}}
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H200}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.15.0
+        args: [--model, deepseek-ai/DeepSeek-V3, --data-parallel-size, "{dp}", --enable-expert-parallel,
+               --max-model-len, "32768", --all2all-backend, "{backend}"]
+        resources: {{limits: {{nvidia.com/gpu: {dp}}}}}
+"""
+
+
+def test_a_backend_the_linter_cannot_see_is_undecided_where_it_decides_the_buffers():
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.model import Undecidable
+
+    (g,) = load_kubernetes_text(_deployment(8, "deepep_high_throughput"), "ds.yaml").groups
+    assert engine_settings(g).all2all_backend == "deepep_high_throughput"
+    (g,) = load_kubernetes_text(_deployment(8, "$(A2A)"), "ds.yaml").groups
+    with pytest.raises(Undecidable) as e:
+        engine_settings(g)
+    assert e.value.args[0] == "all2all_backend"
+    # one DP rank: the backend is not used (use_all2all_kernels), so an unseen value is not read
+    (g,) = load_kubernetes_text(_deployment(1, "$(A2A)"), "ds.yaml").groups
+    assert engine_settings(g).all2all_backend is None

@@ -326,12 +326,26 @@ def image_families(image: str) -> tuple[Accelerator, ...]:
     """The families an image is a build for, read from the words of its repository's own name and tag
     (``rocm``, ``gaudi``, ``tpu``, ``neuronx``, ``xpu``, ``rbln``) and from repositories that are one
     family's build (``rocm/vllm``, ``vllm/vllm-openai`` for CUDA). Words and organisations win over a
-    repository's default, so ``vllm/vllm-openai:v0.9.0-rocm`` is ROCm. Empty when nothing says."""
+    repository's default, so ``vllm/vllm-openai:v0.9.0-rocm`` is ROCm. Empty when nothing says.
+
+    A mirror keeps the upstream path after a prefix of its own (an ECR pull-through cache of Docker Hub,
+    ``ACCOUNT.dkr.ecr.REGION.amazonaws.com/docker-hub/vllm/vllm-openai``; a Harbor proxy project), so a repository
+    that ends in ``/`` + one of those repositories, or holds a Docker Hub organisation's segment (``…/rocm/vllm``),
+    is that build too (review18: the CUDA image so mirrored was read as a team's own, a CPU build on an m7i)."""
     own = parse_image(image.lower()).name_and_tag  # a registry path like cpu-team/ says nothing
     repo = _repository(image)
     marked = tuple(a for a in accelerators()
                    if any(_marked(own, m) for m in a.image_markers)
-                   or any(r.endswith("/") and repo.startswith(r) for r in a.image_repositories))
+                   or any(r.endswith("/") and (repo.startswith(r) or (_hub_org(r) and f"/{r}" in repo))
+                          for r in a.image_repositories))
     if marked:
         return marked
-    return tuple(a for a in accelerators() if repo in a.image_repositories)
+    return tuple(a for a in accelerators()
+                 if repo in a.image_repositories
+                 or any(not r.endswith("/") and repo.endswith(f"/{r}") for r in a.image_repositories))
+
+
+def _hub_org(prefix: str) -> bool:
+    """Whether an ``image_repositories`` prefix is a Docker Hub organisation (``rocm/``), not a registry's path
+    (``nvcr.io/nvidia/``): one segment, no host."""
+    return prefix.count("/") == 1 and "." not in prefix and ":" not in prefix

@@ -358,6 +358,12 @@ _ARITHMETIC = re.compile(r"\$\(\((?:[^()]|\([^()]*\))*\)\)")
 #: What an arithmetic expansion reads as: a value the shell computes when the script runs, not known here (and
 #: not its ``(`` and ``)`` split as operators, which left the flag before it with the word ``$``).
 ARITHMETIC_RESULT = "${ARITHMETIC_RESULT}"
+#: A command substitution, ``$(cat /etc/vllm/len)`` (one level of parentheses inside, not an arithmetic ``$((``) or
+#: ```cat /etc/vllm/len``` (bash(1), Command Substitution): what the command prints when the script runs.
+_COMMAND_SUBSTITUTION = re.compile(r"\$\((?!\()(?:[^()]|\([^()]*\))*\)|`[^`\n]*`")
+#: What a command substitution reads as: not known here (review18: `$(cat FILE)` unquoted was split at its parentheses,
+#: leaving the flag the word ``$``, and a backquoted command was read as written; SW003 blocked both).
+COMMAND_OUTPUT = "${COMMAND_OUTPUT}"
 
 
 #: A word that is one double-quoted parameter expansion, ``"${KV_CONFIG}"`` or ``"$EXTRA"``: the shell does not split
@@ -371,11 +377,14 @@ QUOTED = "\x1f"
 
 def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
-    :data:`ARITHMETIC_RESULT`. With ``quoted``, a word that is one double-quoted parameter expansion
-    (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one word, whatever blanks it holds."""
+    :data:`ARITHMETIC_RESULT`, and a command substitution one word, :data:`COMMAND_OUTPUT`. With ``quoted``, a word
+    that is one double-quoted parameter expansion (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one
+    word, whatever blanks it holds."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
     if "$((" in text:
         text = _ARITHMETIC.sub(ARITHMETIC_RESULT, text)
+    if "$(" in text or "`" in text:
+        text = _COMMAND_SUBSTITUTION.sub(COMMAND_OUTPUT, text)
     if quoted and '"$' in text:
         text = _QUOTED_REF.sub(f'"{QUOTED}\\1"', text)
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it

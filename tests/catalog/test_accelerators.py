@@ -239,6 +239,12 @@ def test_neuron_pools_hold_cores_not_devices() -> None:
     ("quay.io/ascend/vllm-ascend:v0.10.0rc1", ["huawei-ascend"]),
     ("registry.example.com/team/vllm:0.10.1", []),
     ("cuda-team/vllm:latest", []),  # a registry organisation says nothing
+    # review18: a mirror keeps the upstream path after its own prefix (an ECR pull-through cache of Docker Hub,
+    # `ACCOUNT.dkr.ecr.REGION.amazonaws.com/PREFIX/vllm/vllm-openai`; a Harbor proxy project): the same build
+    ("123456789012.dkr.ecr.us-east-1.amazonaws.com/docker-hub/vllm/vllm-openai:v0.11.0", ["nvidia-gpu"]),
+    ("harbor.example.com/dockerhub-proxy/vllm/vllm-tpu:nightly", ["google-tpu", "google-tpu-v7x"]),
+    ("harbor.example.com/dockerhub-proxy/rocm/vllm:latest", ["amd-gpu"]),
+    ("registry.example.com/my-vllm/vllm-openai-fork:1", []),  # another repository's name, not a mirror's path
 ])
 def test_image_families(image, families) -> None:
     from shardwise.rules.catalog.accelerators import image_families

@@ -401,6 +401,22 @@ def test_shell_arithmetic_expansion_is_one_unknown_word():
     assert e.extra == {"data_parallel_size_local": 8, "data_parallel_start_rank": "${ARITHMETIC_RESULT}"}
 
 
+def test_shell_command_substitution_is_one_unknown_word():
+    # review18: a command substitution is what the shell prints when the script runs, not a value as written; an
+    # unquoted `$(cat FILE)` was split at its parentheses (the flag read the word `$`) and a backquoted `cat FILE`
+    # was read as written, so SW003 blocked `--max-model-len` / `--hf-overrides` read from a mounted file
+    # (bash(1), Command Substitution: `$(command)` or `` `command` ``)
+    for sub in ("$(cat /etc/vllm/len)", '"$(cat /etc/vllm/len)"', "`cat /etc/vllm/len`", '"`cat /etc/vllm/len`"',
+                "$(tr -d '\\n' < /etc/vllm/len)"):
+        e = parse(["sh", "-c", f"exec vllm serve org/m --max-model-len {sub} --port 8200"])
+        assert (e.model, e.max_model_len, e.port) == ("org/m", UNKNOWN, 8200), sub
+    e = parse(["/bin/bash", "-c"], ['vllm serve org/m --hf-overrides "`cat /etc/hf/overrides.json`" --port 8200'])
+    assert (e.model, e.port, e.extra) == ("org/m", 8200, {"hf_overrides": "${COMMAND_OUTPUT}"})
+    # written in exec form (no shell), the same words reach vLLM as written: its argparse refuses them
+    with pytest.raises(InputError, match="is not an integer"):
+        parse(["vllm", "serve", "org/m", "--max-model-len", "`cat /etc/vllm/len`"])
+
+
 def test_a_double_quoted_expansion_is_one_word_whatever_blanks_its_value_holds():
     # GoogleCloudPlatform/devrel-demos ai-ml/disagg-tpu-llm-d/values_tpu.yaml: `--kv-transfer-config "${KV_CONFIG}"`
     # with KV_CONFIG a JSON object holding blanks was split into words as if unquoted (shlex removes the quotes), and

@@ -63,9 +63,11 @@ def test_the_record_holds_every_class_the_task_names():
         "shardwise: error: --vllm-version '99999999999999999999.0.0' is not a vLLM release number (e.g. 0.11.0)")}
     assert record["plan-model-not-utf8"] == {"rc": 2, "said": (
         "shardwise: error: --model 'acme/x\\xffy' is no model id: it holds a byte that is not UTF-8")}
+    # review17: a setup error with --format json also prints the JSON document, its input error without a line
     assert record["config-is-a-directory"] == {"rc": 2, "said": (
-        "shardwise: error: shardwise.toml: cannot read config file: it is a directory, not a regular file; "
-        "shardwise reads only regular files")}
+        "shardwise.toml:None: cannot read config file: it is a directory, not a regular file; shardwise reads only "
+        "regular files | shardwise: error: shardwise.toml: cannot read config file: it is a directory, not a regular "
+        "file; shardwise reads only regular files")}
     # hostile7: the policy pack's inputs over gRPC, the CLI's git, file names, sizes, counts, --config and
     # environment, and every numeric plan option
     for prefix in ("pack-unknown-string-", "pack-unknown-object-", "pack-unknown-secret-", "pack-unknown-bool-",

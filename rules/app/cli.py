@@ -864,8 +864,8 @@ def _lint(args: argparse.Namespace) -> int:
         for error in report.errors:
             _err(visible(str(error)))  # a newline in a file name starts no line of its own
         if not stdout_used:  # every report in a file: a CI log shows why the run failed without opening them
-            for finding in report.blocking:
-                print(finding_line(finding), file=sys.stderr)
+            # one write for all of them, not a print (and a write to the stream) per line: 626 on 2,000 files
+            sys.stderr.write("".join([f"{finding_line(finding)}\n" for finding in report.blocking]))
         print(report.summary_line(), file=sys.stderr)
     return report.exit_code
 

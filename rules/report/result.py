@@ -45,7 +45,12 @@ class Report:
 
     @property
     def blocking(self) -> list[Finding]:
-        return [f for f in self.findings if self.is_blocking(f)]
+        """The findings :meth:`is_blocking` holds, with the level's order looked up once, not per finding (a report
+        asks for them several times: its summary, its exit status, the lines on stderr)."""
+        if not self.findings:
+            return []
+        order, threshold = LEVEL_ORDER, LEVEL_ORDER[self.fail_on]
+        return [f for f in self.findings if not f.suppressed and order[f.level] >= threshold]
 
     @property
     def errors(self) -> list[InputError]:
@@ -122,6 +127,7 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         active = [f for f in self.findings if not f.suppressed]
+        blocking = len(self.blocking)  # once: "blocking" and "passed"
         out: dict[str, Any] = {
             "files": len(self.files),
             "workloads": len(self.inventory.groups),
@@ -130,9 +136,9 @@ class Report:
                 "advisory": sum(1 for f in active if f.level == "advisory"),
             },
             "suppressed": sum(1 for f in self.findings if f.suppressed),
-            "blocking": len(self.blocking),
+            "blocking": blocking,
             "fail_on": self.fail_on,
-            "passed": not self.blocking and not self.errors,
+            "passed": not blocking and not self.errors,
             "skipped": dict(sorted(self.inventory.skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
             "skipped_files": self.skipped_files(),
             "excluded": len(self.inventory.excluded),
@@ -144,9 +150,10 @@ class Report:
                                "stale": self.baseline_stale}
         return out
 
-    def verdict(self) -> str:
-        """``passed``, or ``failed: …`` with the input errors and the blocking findings."""
-        s = self.summary()
+    def verdict(self, summary: dict[str, Any] | None = None) -> str:
+        """``passed``, or ``failed: …`` with the input errors and the blocking findings; ``summary`` is
+        :meth:`summary`'s, where the caller made it already."""
+        s = self.summary() if summary is None else summary
         why = []
         if s["input_errors"]:
             why.append(_count(s["input_errors"], "input error"))
@@ -182,7 +189,7 @@ class Report:
             line += f"; excluded {_count(s['excluded'], 'path')}"
         if "baseline" in s:
             line += "; " + self.baseline_line()
-        return f"{line} — {self.verdict()}"
+        return f"{line} — {self.verdict(s)}"
 
 
     def baseline_line(self) -> str:

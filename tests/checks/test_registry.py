@@ -178,7 +178,9 @@ EXTRA_FIXTURES = {
               "djl-lmi.yaml",  # corpus12: DJL Serving's LMI container told to run vLLM by OPTION_ROLLING_BATCH
               "dynamo-sdk.yaml",  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
               "gateway.yaml",  # small12: a gateway named for vLLM, in front of its Service, is no mention
-              "other-engines.yaml"},  # corpus19: SGLang, LMDeploy, TGI, trtllm-serve workloads are named, not passed
+              "other-engines.yaml",  # corpus19: SGLang, LMDeploy, TGI, trtllm-serve workloads are named, not passed
+              "operator-engines.yaml",  # corpus20: a NIMService, Dynamo's SGLang and TensorRT-LLM workers
+              "llama-ollama.yaml"},  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides

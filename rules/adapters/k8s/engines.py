@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ...catalog.accelerators import runtime_visibility
 from ...model import Container
 
 #: (engine, what its command runs, what its image's repository says) — None where that says nothing.
@@ -99,6 +100,8 @@ def other_engine(containers: Iterable[Container]) -> tuple[Container, str, str] 
 
 
 def _accelerated(c: Container) -> bool:
-    """Whether ``c`` requests accelerators: a count above 0, a count not known yet, or a device claim."""
+    """Whether ``c`` is given accelerators: a count above 0, a count not known yet, a device claim, or a RuntimeClass
+    that shows it the node's devices without a request (``runtimeClassName: nvidia``, as homelab Ollama pods write)."""
     gpus = c.gpus
-    return bool(c.resource_claims) or (gpus is not None and not (isinstance(gpus, (int, float)) and gpus <= 0))
+    return (bool(c.resource_claims) or (gpus is not None and not (isinstance(gpus, (int, float)) and gpus <= 0))
+            or (isinstance(c.runtime_class, str) and runtime_visibility(c.runtime_class)))

@@ -58,6 +58,15 @@ ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] 
 )
 #: Engines named only where the container requests accelerators (a count, a count not known yet, or a device claim).
 GPU_ONLY = frozenset({"llama.cpp", "Ollama"})
+#: Images a team builds or an engine ships that say the engine only by name, read on a container given accelerators
+#: (a router or a client of the same name runs on CPUs): SGLang as a word of the image's own name
+#: (``sglang-snapshot:replace-me``, ai-dynamo/snapshot docs/guides/sglang/deployment.yaml), and TensorRT-LLM's release
+#: image on a container that serves on a port (the image is a toolkit: ai-dynamo/snapshot's tensorrt-llm guide runs its
+#: own LLM-API app on port 8000; a batch job declares no port).
+_NAMED_IMAGES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
+    ("SGLang", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])sglang(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE), False),
+    ("TensorRT-LLM", re.compile(r"(?:^|/)tensorrt-llm/release(?:[:@]|$)"), True),
+)
 _WORDS = 32
 _CHARS = 2048
 _CONTAINERS = 16
@@ -96,6 +105,12 @@ def other_engine(containers: Iterable[Container]) -> tuple[Container, str, str] 
                     if accelerated or engine not in GPU_ONLY:
                         found = c, engine, f"its image is {c.image}"
                     break
+            else:
+                if accelerated:
+                    for engine, named, port in _NAMED_IMAGES:
+                        if named.search(c.image[:_CHARS]) and (c.ports or not port):
+                            found = c, engine, f"its image is {c.image}, on a container given accelerators"
+                            break
     return found
 
 

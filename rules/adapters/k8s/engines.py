@@ -59,13 +59,18 @@ ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] 
 #: Engines named only where the container requests accelerators (a count, a count not known yet, or a device claim).
 GPU_ONLY = frozenset({"llama.cpp", "Ollama"})
 #: Images a team builds or an engine ships that say the engine only by name, read on a container given accelerators
-#: (a router or a client of the same name runs on CPUs): SGLang as a word of the image's own name
+#: (a router or a client of the same name runs on CPUs): SGLang, Ollama or llama.cpp as a word of the image's own name
 #: (``sglang-snapshot:replace-me``, ai-dynamo/snapshot docs/guides/sglang/deployment.yaml), and TensorRT-LLM's release
 #: image on a container that serves on a port (the image is a toolkit: ai-dynamo/snapshot's tensorrt-llm guide runs its
 #: own LLM-API app on port 8000; a batch job declares no port).
 _NAMED_IMAGES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ("SGLang", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])sglang(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE), False),
     ("TensorRT-LLM", re.compile(r"(?:^|/)tensorrt-llm/release(?:[:@]|$)"), True),
+    # a team's Ollama or llama.cpp build (GoogleCloudPlatform/backlogged-pinball-backend k8s/ollama.yaml:
+    # us-docker.pkg.dev/backlogged-ai/llm/ollama:v1.0.0 on two H100)
+    ("Ollama", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])ollama(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE), False),
+    ("llama.cpp", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])llama[._-]?cpp(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE),
+     False),
 )
 _WORDS = 32
 _CHARS = 2048

@@ -188,7 +188,7 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
     folders = unrendered_folders(skipped)
     if not folders:
         return None
-    named = ", ".join(f"{d} ({what})" for d, what in folders)
+    named = ", ".join(f"{d} ({what}{_called(d)})" for d, what in folders)
     by_name = [d for d, _ in folders if d != "."]
     how = []
     if by_name:
@@ -198,6 +198,14 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
             how.append(f"{'helm template .' if what == 'Helm chart' else 'kustomize build .'} | shardwise lint -")
     return InputError("no file was read: the only inputs met are charts or kustomizations, not rendered when met "
                       f"while searching a folder (or as .): {named}; to lint them: {' and '.join(how)}")
+
+
+def _called(folder: str) -> str:
+    """`` `NAME` `` for a folder written only as dots (``.``, ``..``): the name a reader knows it by."""
+    if os.path.basename(os.path.normpath(folder)) not in (".", ".."):
+        return ""
+    name = os.path.basename(os.path.abspath(folder))
+    return f" `{name}`" if name else ""
 
 
 def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Excludes | None,

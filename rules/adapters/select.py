@@ -203,6 +203,18 @@ def _skipped_by_place(path: str, directory: str, charts: dict[str, bool]) -> str
         d = parent
 
 
+def _chart_above_cwd() -> str | None:
+    """The outermost chart folder above the current directory, as a relative path (``..``), where ``templates/`` or
+    ``files/`` of a chart is searched from inside (``cd chart/templates && shardwise lint .``); None when none is."""
+    here = os.getcwd()
+    found, d = None, here
+    while os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+        if os.path.isfile(os.path.join(d, "Chart.yaml")):
+            found = d
+    return os.path.relpath(found, here) if found is not None else None
+
+
 def unrendered_folders(skipped: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The folders of the charts (``Helm chart``) and kustomizations (``kustomization``) whose files are in
     ``skipped`` unrendered (found by searching, or ``.``), in order, each once: a chart's is the folder of its
@@ -220,6 +232,8 @@ def unrendered_folders(skipped: Iterable[tuple[str, str]]) -> list[tuple[str, st
                 d = os.path.dirname(d)
             if chart is None and os.path.isfile("Chart.yaml") and not os.path.isabs(path):
                 chart = "."
+            if chart is None and not os.path.isabs(path):
+                chart = _chart_above_cwd()  # searched from inside the chart (its templates/ as .): named by ../
             if chart is not None:
                 out.setdefault(os.path.normpath(chart), "Helm chart")
     charts = [d for d, what in out.items() if what == "Helm chart"]

@@ -24,8 +24,11 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
             "the server's pod (llm-d's dual-pod.llm-d.ai/server-patch). None of the capacity, topology or "
             "security checks looked at it; the finding names the "
             "object, what said it runs vLLM, and why it was not read. A workload that serves a model with another "
-            "engine (SGLang, Text Generation Inference, LoRAX, LMDeploy, TensorRT-LLM's trtllm-serve) is named "
-            "too: shardwise models vLLM only, and a file of them must not read as checked and fine."
+            "engine (SGLang, Text Generation Inference, LoRAX, LMDeploy, TensorRT-LLM's trtllm-serve, NVIDIA NIM, "
+            "and llama.cpp's llama-server or Ollama on a container that requests GPUs) is named too, as is an "
+            "operator's resource that serves with one (the NIM operator's NIMService, a DynamoGraphDeployment's "
+            "SGLang or TensorRT-LLM workers): shardwise models vLLM only, and a file of them must not read as "
+            "checked and fine."
         ),
         bad_example=(
             "apiVersion: example.com/v1\n"

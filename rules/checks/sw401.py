@@ -76,6 +76,11 @@ class ParallelWithoutShm(GroupRule):
         else:
             layout = f"tensor_parallel_size {tp}"
         mounted = [name for name, path in c.volume_mounts.items() if str(path).rstrip("/") == SHM]
+        if not mounted and g.host.ipc is True:
+            # hostIPC: the runtime binds the node's own /dev/shm into the container instead of a 64 MiB tmpfs
+            # (containerd, internal/cri/server/container_create_linux.go: a pod whose IPC namespace is the node's
+            # gets sandboxDevShm = /dev/shm); SW309 names the hostIPC itself
+            return
         if not mounted:
             yield hit(g, f"container `{c.name}` runs {layout} but mounts nothing at {SHM} (the container "
                          "runtime's default is 64 MiB); mount an emptyDir with medium: Memory there")

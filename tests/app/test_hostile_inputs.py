@@ -782,6 +782,27 @@ CHART = "apiVersion: v2\nname: NAME\nversion: 0.1.0\n"
 TEMPLATE = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n"
 
 
+def test_a_charts_templates_linted_from_inside_name_the_chart(repo, capsys, monkeypatch):
+    """corpus20: a user in a chart's templates/ running `shardwise lint .` or `shardwise lint deploy.yaml` met only
+    the chart's unrendered templates, as from the repository root, but passed having read nothing (the chart's
+    folder, ``..``, was looked for below the current directory only). Now the same input error as from outside,
+    naming the chart by its folder and its name, with the command that lints it."""
+    put(repo, "charts/vllm/Chart.yaml", CHART.replace("NAME", "vllm"))
+    put(repo, "charts/vllm/values.yaml", "image: vllm/vllm-openai\n")
+    put(repo, "charts/vllm/templates/deploy.yaml", TEMPLATE)
+    rc, errors, _ = lint(capsys, "charts/vllm/templates")
+    assert (rc, errors) == (2, [
+        "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
+        "while searching a folder (or as .): charts/vllm (Helm chart); to lint them: shardwise lint charts/vllm"])
+    monkeypatch.chdir(repo / "charts" / "vllm" / "templates")
+    for named in (".", "deploy.yaml"):
+        rc, errors, summary = lint(capsys, named)
+        assert (rc, errors) == (2, [
+            "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when "
+            "met while searching a folder (or as .): .. (Helm chart `vllm`); to lint them: shardwise lint .."]), named
+        assert summary.endswith("— failed: 1 input error")
+
+
 def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, capsys, monkeypatch):
     """A repository whose only inputs are charts (a subchart inside one) and a kustomization met while searching:
     nothing is read, so the run is an input error naming the folders and the command that lints them, not a pass
@@ -806,7 +827,7 @@ def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, caps
     monkeypatch.chdir(repo)
     assert (rc, errors) == (2, [
         "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
-        "while searching a folder (or as .): . (Helm chart); to lint them: helm template . | shardwise lint -"])
+        "while searching a folder (or as .): . (Helm chart `vllm`); to lint them: helm template . | shardwise lint -"])
     put(repo, "deploy/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: serving\n")
     rc, errors, summary = lint(capsys, ".")  # a file read: the charts are skipped with the summary's hint, as before
     assert (rc, errors) == (0, []) and summary.startswith("shardwise: 1 file read, 0 workloads")

@@ -178,10 +178,14 @@ EXTRA_FIXTURES = {
               "djl-lmi.yaml",  # corpus12: DJL Serving's LMI container told to run vLLM by OPTION_ROLLING_BATCH
               "dynamo-sdk.yaml",  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
               "gateway.yaml",  # small12: a gateway named for vLLM, in front of its Service, is no mention
-              "other-engines.yaml"},  # corpus19: SGLang, LMDeploy, TGI, trtllm-serve workloads are named, not passed
+              "other-engines.yaml",  # corpus19: SGLang, LMDeploy, TGI, trtllm-serve workloads are named, not passed
+              "operator-engines.yaml",  # corpus20: a NIMService, Dynamo's SGLang and TensorRT-LLM workers
+              "llama-ollama.yaml",  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
+              "named-images.yaml"},  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
+    "SW401": {"host-ipc.yaml"},  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme

@@ -68,7 +68,7 @@ def test_linting_manifests_does_not_import_the_pulumi_or_stack_adapters():
 NOT_IMPORTED_BY_ONE_DEPLOYMENT = (
     *(f"shardwise.rules.adapters.k8s.{m}" for m in ("configmaps", "knative", "kthena", "operators", "policies",
                                                     "ray", "rbg", "kserve", "generic", "unread", "ome", "serving",
-                                                    "helmrelease", "apptemplate", "modelservice")),
+                                                    "helmrelease", "apptemplate", "modelservice", "nim")),
     "shardwise.rules.catalog.hfconfig", "glob", "shlex", "json", "argparse", "gettext", "locale",
     "shardwise.rules.adapters.globs", "shardwise.rules.adapters.yamlpy", "shardwise.rules.adapters.charts",
     "shardwise.rules.adapters.k8s.mentions", "shardwise.rules.adapters.jsonsrc",

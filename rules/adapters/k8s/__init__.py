@@ -14,7 +14,8 @@ workload). One extractor per family of objects:
   :mod:`.ome` (OME's InferenceService on the ServingRuntime or ClusterServingRuntime it names, in any input),
   :mod:`.ray` (RayCluster, RayService with Ray Serve LLM's ``serveConfigV2``, AIBrix RayClusterFleet),
   :mod:`.operators` (KubeAI Model, Dynamo DynamoGraphDeployment, AIBrix StormService, llm-d ModelService,
-  Kaito Workspace), :mod:`.kthena` (ModelServing, ModelBooster), :mod:`.knative` (Knative Service,
+  Kaito Workspace), :mod:`.nim` (the NIM operator's NIMService: SW005's "not checked"),
+  :mod:`.kthena` (ModelServing, ModelBooster), :mod:`.knative` (Knative Service,
   Configuration, Revision), :mod:`.rbg` (RoleBasedGroup, RoleBasedGroupSet);
 - :mod:`.generic`: the floor under them, any object of a (group, kind) no adapter claims that holds a pod spec
   at any depth;

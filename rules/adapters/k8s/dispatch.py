@@ -137,6 +137,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("orchestration.aibrix.ai", "RayClusterFleet"): _ray,
     ("orchestration.aibrix.ai", "StormService"): _with_lines(Later("operators", "add_storm_service")),
     ("nvidia.com", "DynamoGraphDeployment"): _with_lines(Later("operators", "add_dynamo_graph")),
+    ("apps.nvidia.com", "NIMService"): _with_lines(Later("nim", "add_nim_service")),
     ("llm-d.ai", "ModelService"): _with_lines(Later("operators", "add_model_service")),
     ("helm.toolkit.fluxcd.io", "HelmRelease"): _helm_release,
     ("argoproj.io", "Application"): _helm_release,

@@ -14,7 +14,20 @@ What each engine's container runs, from its own documentation and images:
   alone is a toolkit, not a server, so only the command counts.
 - NVIDIA NIM: its images under ``nvcr.io/nim/`` (NVIDIA/nim-deploy, k8s-nim-operator's NIMService samples) run NIM's
   own server, which picks its backend (TensorRT-LLM, vLLM, SGLang) by profile at start-up: not a ``vllm serve`` whose
-  flags the manifest holds.
+  flags the manifest holds. The NIM operator's ``NIMService`` builds such a pod itself (:mod:`.nim`).
+- NVIDIA Dynamo's SGLang and TensorRT-LLM workers: ``python3 -m dynamo.sglang`` and ``python3 -m dynamo.trtllm``
+  (ai-dynamo/dynamo, examples/backends/sglang/deploy/agg.yaml and examples/backends/trtllm/deploy/agg.yaml;
+  ``dynamo.sglang.worker`` and ``dynamo.sglang.decode_worker`` in the 0.4 examples): the engine's own flags, not
+  vLLM's, in a DynamoGraphDeployment's worker (Dynamo's vLLM worker, ``dynamo.vllm``, is read as vLLM).
+- llama.cpp's server: ``llama-server`` (ggml-org/llama.cpp, tools/server/README.md); images
+  ``ghcr.io/ggml-org/llama.cpp:server…`` (``ggerganov/llama.cpp`` before the move), whose ``:server`` tags run it
+  (``:full`` and ``:light`` are its command-line tools).
+- Ollama: ``ollama serve`` (ollama/ollama, docs/docker.md: the image's entrypoint is ``/bin/ollama`` with ``serve``);
+  images ``ollama/ollama``.
+
+llama.cpp and Ollama are named only on a container that requests accelerators (:data:`GPU_ONLY`): on CPUs they run
+a homelab's small models, where the gate has nothing of vLLM's to look for; on a GPU a team that expects the gate
+to look at every model server on its accelerators must hear that this one was not.
 
 A container is read word by word (the first :data:`_WORDS` words, the first :data:`_CHARS` characters of each), the
 first :data:`_CONTAINERS` containers of a pod: the joined command line is never built, and a hostile pod (thousands
@@ -26,17 +39,38 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ...catalog.accelerators import runtime_visibility
 from ...model import Container
 
 #: (engine, what its command runs, what its image's repository says) — None where that says nothing.
 ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] = (
-    ("SGLang", re.compile(r"\bsglang\.launch_server\b"), re.compile(r"(?:^|/)lmsysorg/sglang(?:[:@]|$)")),
+    ("SGLang", re.compile(r"\b(?:sglang\.launch_server\b|dynamo\.sglang(?:\.(?:worker|decode_worker))?(?![\w.]))"),
+     re.compile(r"(?:^|/)lmsysorg/sglang(?:[:@]|$)")),
     ("Text Generation Inference", re.compile(r"(?<![\w-])text-generation-launcher\b"),
      re.compile(r"text-generation-inference")),
     ("LoRAX", re.compile(r"(?<![\w-])lorax-launcher\b"), re.compile(r"(?:^|/)predibase/lorax(?:[:@]|$)")),
     ("LMDeploy", re.compile(r"\blmdeploy\s+serve\b"), re.compile(r"(?:^|/)openmmlab/lmdeploy(?:[:@]|$)")),
-    ("TensorRT-LLM", re.compile(r"(?<![\w-])trtllm-serve\b"), None),
+    ("TensorRT-LLM", re.compile(r"(?:(?<![\w-])trtllm-serve\b|\bdynamo\.trtllm(?![\w.]))"), None),
     ("NVIDIA NIM", None, re.compile(r"(?:^|/)nvcr\.io/nim/")),
+    ("llama.cpp", re.compile(r"(?<![\w-])llama-server\b"),
+     re.compile(r"(?:^|/)(?:ggml-org|ggerganov)/llama\.cpp:server")),
+    ("Ollama", re.compile(r"\bollama\s+serve\b"), re.compile(r"(?:^|/)ollama/ollama(?:[:@]|$)")),
+)
+#: Engines named only where the container requests accelerators (a count, a count not known yet, or a device claim).
+GPU_ONLY = frozenset({"llama.cpp", "Ollama"})
+#: Images a team builds or an engine ships that say the engine only by name, read on a container given accelerators
+#: (a router or a client of the same name runs on CPUs): SGLang, Ollama or llama.cpp as a word of the image's own name
+#: (``sglang-snapshot:replace-me``, ai-dynamo/snapshot docs/guides/sglang/deployment.yaml), and TensorRT-LLM's release
+#: image on a container that serves on a port (the image is a toolkit: ai-dynamo/snapshot's tensorrt-llm guide runs its
+#: own LLM-API app on port 8000; a batch job declares no port).
+_NAMED_IMAGES: tuple[tuple[str, re.Pattern[str], bool], ...] = (
+    ("SGLang", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])sglang(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE), False),
+    ("TensorRT-LLM", re.compile(r"(?:^|/)tensorrt-llm/release(?:[:@]|$)"), True),
+    # a team's Ollama or llama.cpp build (GoogleCloudPlatform/backlogged-pinball-backend k8s/ollama.yaml:
+    # us-docker.pkg.dev/backlogged-ai/llm/ollama:v1.0.0 on two H100)
+    ("Ollama", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])ollama(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE), False),
+    ("llama.cpp", re.compile(r"(?:^|/)[^/:@]*(?<![a-z0-9])llama[._-]?cpp(?![a-z0-9])[^/:@]*(?:[:@]|$)", re.IGNORECASE),
+     False),
 )
 _WORDS = 32
 _CHARS = 2048
@@ -66,12 +100,28 @@ def other_engine(containers: Iterable[Container]) -> tuple[Container, str, str] 
     for n, c in enumerate(containers):
         if n == _CONTAINERS:
             break
+        accelerated = _accelerated(c)
         seen = _seen([*c.command[:_WORDS], *c.args[:_WORDS]][:_WORDS])
-        if seen is not None:
+        if seen is not None and (accelerated or seen[0] not in GPU_ONLY):
             return c, seen[0], f"its command runs `{seen[1]}`"
-        if found is None and isinstance(c.image, str):
+        if found is None and seen is None and isinstance(c.image, str):
             for engine, _, image in ENGINES:
                 if image is not None and image.search(c.image[:_CHARS]):
-                    found = c, engine, f"its image is {c.image}"
+                    if accelerated or engine not in GPU_ONLY:
+                        found = c, engine, f"its image is {c.image}"
                     break
+            else:
+                if accelerated:
+                    for engine, named, port in _NAMED_IMAGES:
+                        if named.search(c.image[:_CHARS]) and (c.ports or not port):
+                            found = c, engine, f"its image is {c.image}, on a container given accelerators"
+                            break
     return found
+
+
+def _accelerated(c: Container) -> bool:
+    """Whether ``c`` is given accelerators: a count above 0, a count not known yet, a device claim, or a RuntimeClass
+    that shows it the node's devices without a request (``runtimeClassName: nvidia``, as homelab Ollama pods write)."""
+    gpus = c.gpus
+    return (bool(c.resource_claims) or (gpus is not None and not (isinstance(gpus, (int, float)) and gpus <= 0))
+            or (isinstance(c.runtime_class, str) and runtime_visibility(c.runtime_class)))

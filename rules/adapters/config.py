@@ -6,7 +6,7 @@ given; when both names exist the run stops, because silently preferring one hide
 
 TOML::
 
-    fail_on = "mandatory"          # or "advisory"
+    fail_on = "mandatory"          # or "advisory", or "none" (report only: findings never fail the run)
     unknown = "fail"               # or "warn": a rule that cannot decide is advisory
     kv_reserve = 1.4               # weights × this must fit (gpus_needed's kv_overhead)
     p95_context_tokens = 8192      # declared p95 prompt+output length
@@ -44,7 +44,8 @@ from .yamlsrc import load_all
 CONFIG_NAMES = ("shardwise.toml", ".shardwise.yaml")
 PRECEDENCE = ("defaults", "config file", "command line")
 LEVELS = ("disabled", "advisory", "mandatory")
-FAIL_ON = ("advisory", "mandatory")
+#: ``none``: a report-only run (findings never fail it; an input error still exits 2)
+FAIL_ON = ("advisory", "mandatory", "none")
 _CODE = re.compile(r"^SW\d{3}$")
 _TOP_KEYS = (
     "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 PROG = "shardwise"
 FORMATS = ("text", "json", "sarif", "github", "markdown")  # as rules.report.FORMATS (not imported: start-up)
+#: ``--fail-on``'s levels, as rules.adapters.config.FAIL_ON (not imported: start-up); none: report only
+FAIL_ON_LEVELS = ("advisory", "mandatory", "none")
 #: The commands, in the order ``--help`` lists them (:func:`build_parser`).
 COMMANDS = ("lint", "diff", "plan", "rules", "explain", "policy-pack-dir", "docs")
 
@@ -152,8 +154,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "config file's exclude)",
     )
     p.add_argument(
-        "--fail-on", choices=("advisory", "mandatory"), default=None,
-        help="lowest level that fails the run (default: mandatory, or fail_on in the config file)",
+        "--fail-on", choices=FAIL_ON_LEVELS, default=None,
+        help="lowest level that fails the run, or none: report only, findings never fail it (an unreadable input "
+        "still exits 2) (default: mandatory, or fail_on in the config file)",
     )
     p.add_argument(
         "--config", type=_path, metavar="FILE",
@@ -280,9 +283,10 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 #: What ``shardwise lint --help`` ends with: the statuses a CI step sees (docs/cli.md, "Exit status").
 LINT_EXIT_CODES = (
-    "Exit codes: 0 nothing blocks; 1 findings at or above --fail-on (or the config file's fail_on; default "
-    "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
-    "linted and the reports written; 2 wins over 1) or a usage error (nothing is linted)."
+    "Exit codes: 0 nothing blocks (with --fail-on none, whatever the findings); 1 findings at or above --fail-on "
+    "(or the config file's fail_on; default mandatory; with --baseline, new ones only); 2 an input that cannot be "
+    "read (after everything readable was linted and the reports written; 2 wins over 1) or a usage error (nothing "
+    "is linted)."
 )
 
 
@@ -584,7 +588,7 @@ def _plain_lint(argv: Sequence[str]) -> Any:
                 return None
             fields[field] = jobs
         elif kind == "fail_on":
-            if value not in ("advisory", "mandatory"):
+            if value not in FAIL_ON_LEVELS:
                 return None
             fields[field] = value
         else:

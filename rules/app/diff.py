@@ -304,22 +304,26 @@ class DiffResult:
         ``fail_on``) are counted, as those ``shardwise lint`` fails on, so the line says whether the change would
         pass the gate (newuser6: ``--fail-on`` was taken and read by nothing)."""
         from ..capacity.layout import plural
+        from ..report.result import REPORT_ONLY
 
         t = self.as_object()
         c = t["totals"]["change"]
         added, _ = self.finding_changes()
         blocking = sum(1 for f in added if self.head.is_blocking(f) and not self.in_baseline(f))
         held = sum(1 for f in added if self.in_baseline(f))
-        gate = (f" ({blocking} at or above {self.head.fail_on}: shardwise lint fails on "
-                f"{'it' if blocking == 1 else 'them'})" if blocking else
-                f" (none at or above {self.head.fail_on})" if added else "")
+        level = self.head.gate  # fail-on none (report only): what would fail at mandatory, failing nothing
+        fails = "would fail on" if self.head.report_only else "fails on"
+        only = f"; {REPORT_ONLY}" if self.head.report_only else ""
+        gate = (f" ({blocking} at or above {level}: shardwise lint {fails} "
+                f"{'it' if blocking == 1 else 'them'}{only})" if blocking else
+                f" (none at or above {level}{only})" if added else "")
         if self.head.baseline_file:
             them = "it" if blocking == 1 else "them"
-            gate = (f" ({blocking} at or above {self.head.fail_on} and not in the baseline "
-                    f"{self.head.baseline_file}: shardwise lint --baseline fails on {them}; "
-                    f"{held} in the baseline)" if blocking else
-                    f" (none at or above {self.head.fail_on} outside the baseline {self.head.baseline_file}; {held} in "
-                    "it)" if added else "")
+            gate = (f" ({blocking} at or above {level} and not in the baseline "
+                    f"{self.head.baseline_file}: shardwise lint --baseline {fails} {them}; "
+                    f"{held} in the baseline{only})" if blocking else
+                    f" (none at or above {level} outside the baseline {self.head.baseline_file}; {held} in "
+                    f"it{only})" if added else "")
         return (f"shardwise diff {self.base_ref}..{self.head_ref}: {c['gpus_total']:+d} GPUs, {c['nodes']:+d} nodes, "
                 f"{_money_delta(c['hourly_usd'])}/hour, {plural(len(added), 'finding')} added{gate}, "
                 f"{len(t['findings']['fixed'])} fixed")

@@ -38,10 +38,24 @@ class Report:
 
     @property
     def fail_on(self) -> str:
+        """``mandatory``, ``advisory`` or ``none`` (a report-only run: findings never fail it)."""
         return self.settings.fail_on
 
+    @property
+    def report_only(self) -> bool:
+        """``--fail-on none`` (or the config file's ``fail_on: none``): findings never fail the run, input errors
+        still do (exit 2)."""
+        return self.fail_on == "none"
+
+    @property
+    def gate(self) -> str:
+        """The level the findings are sorted at: ``fail_on``, or in a report-only run ``mandatory`` (the default
+        gate, so the report shows what would fail once the run gates)."""
+        return "mandatory" if self.report_only else self.fail_on
+
     def is_blocking(self, f: Finding) -> bool:
-        return not f.suppressed and LEVEL_ORDER[f.level] >= LEVEL_ORDER[self.fail_on]
+        """At or above :attr:`gate`; in a report-only run such a finding would block at mandatory, and fails nothing."""
+        return not f.suppressed and LEVEL_ORDER[f.level] >= LEVEL_ORDER[self.gate]
 
     @property
     def blocking(self) -> list[Finding]:
@@ -49,7 +63,7 @@ class Report:
         asks for them several times: its summary, its exit status, the lines on stderr)."""
         if not self.findings:
             return []
-        order, threshold = LEVEL_ORDER, LEVEL_ORDER[self.fail_on]
+        order, threshold = LEVEL_ORDER, LEVEL_ORDER[self.gate]
         return [f for f in self.findings if not f.suppressed and order[f.level] >= threshold]
 
     @property
@@ -59,8 +73,8 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """2 when an input could not be read, else 1 when a finding blocks, else 0."""
-        return 2 if self.errors else 1 if self.blocking else 0
+        """2 when an input could not be read, else 1 when a finding blocks (never in a report-only run), else 0."""
+        return 2 if self.errors else 1 if self.blocking and not self.report_only else 0
 
     def input_errors(self) -> list[dict[str, Any]]:
         return [{"file": e.file, "line": e.line, "message": e.message} for e in self.errors]
@@ -138,7 +152,7 @@ class Report:
             "suppressed": sum(1 for f in self.findings if f.suppressed),
             "blocking": blocking,
             "fail_on": self.fail_on,
-            "passed": not blocking and not self.errors,
+            "passed": (self.report_only or not blocking) and not self.errors,
             "skipped": dict(sorted(self.inventory.skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
             "skipped_files": self.skipped_files(),
             "excluded": len(self.inventory.excluded),
@@ -151,12 +165,18 @@ class Report:
         return out
 
     def verdict(self, summary: dict[str, Any] | None = None) -> str:
-        """``passed``, or ``failed: …`` with the input errors and the blocking findings; ``summary`` is
-        :meth:`summary`'s, where the caller made it already."""
+        """``passed``, or ``failed: …`` with the input errors and the blocking findings; in a report-only run
+        ``report only (fail-on none): …`` with what would fail at mandatory (after ``failed: N input errors; ``);
+        ``summary`` is :meth:`summary`'s, where the caller made it already."""
         s = self.summary() if summary is None else summary
         why = []
         if s["input_errors"]:
             why.append(_count(s["input_errors"], "input error"))
+        if self.report_only:
+            would = (f"{_count(s['blocking'], 'blocking finding')} would fail at {self.gate}" if s["blocking"]
+                     else f"nothing would fail at {self.gate}")
+            only = f"{REPORT_ONLY}: {would}"
+            return f"failed: {why[0]}; {only}" if why else only
         if s["blocking"]:
             why.append(f"{_count(s['blocking'], 'blocking finding')} at or above {self.fail_on}")
         return f"failed: {', '.join(why)}" if why else "passed"
@@ -202,6 +222,10 @@ class Report:
             text += (f" ({_count(n, 'baseline entry', 'baseline entries')} no longer {'matches' if n == 1 else 'match'}"
                      " a finding: refresh it with --create-baseline)")
         return text
+
+
+#: How every report names a report-only run (``--fail-on none``, or the config file's ``fail_on: none``).
+REPORT_ONLY = "report only (fail-on none)"
 
 
 #: Skipped files of a chart or a kustomization found by searching a folder (or `.` itself, never rendered):

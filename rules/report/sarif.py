@@ -106,8 +106,12 @@ def notification(e: InputError) -> dict[str, Any]:
 
 def invocation(report: Report) -> dict[str, Any]:
     inv: dict[str, Any] = {"executionSuccessful": not report.errors}
-    if report.errors:
+    if report.errors or report.report_only:
         inv["exitCode"] = report.exit_code
+    if report.report_only:  # a report-only run says so: its results at level error fail nothing
+        inv["exitCodeDescription"] = report.verdict()
+        inv["properties"] = {"fail_on": report.fail_on}
+    if report.errors:
         inv["toolExecutionNotifications"] = [notification(e) for e in report.errors]
     return inv
 

@@ -89,6 +89,14 @@ def test_full_file_toml_and_yaml_agree(tmp_path, name, text):
     assert s.lint == EXPECTED
 
 
+@pytest.mark.parametrize(("name", "text"), [("shardwise.toml", 'fail_on = "none"\n'),
+                                           (".shardwise.yaml", "fail_on: none\n")])
+def test_fail_on_none_is_a_level(tmp_path, name, text):
+    """A report-only phase (adopt18): the string none in either file, not YAML's null."""
+    (tmp_path / name).write_text(text)
+    assert load_config(None, cwd=str(tmp_path)).fail_on == "none"
+
+
 def test_discovery_prefers_nothing_when_both_exist(tmp_path):
     (tmp_path / "shardwise.toml").write_text("")
     (tmp_path / ".shardwise.yaml").write_text("")
@@ -159,7 +167,7 @@ def test_wrong_types_and_ranges():
         ".shardwise.yaml:2: unknown must be one of 'fail', 'warn', got 'maybe'"
     )
     assert err("shardwise.toml", 'fail_on = "error"\n') == (
-        "shardwise.toml:1: fail_on must be one of 'advisory', 'mandatory', got 'error'"
+        "shardwise.toml:1: fail_on must be one of 'advisory', 'mandatory', 'none', got 'error'"
     )
     assert err("shardwise.toml", 'production = "yes"\n') == (
         "shardwise.toml:1: production must be true or false, got 'yes'"

@@ -151,6 +151,93 @@ def test_fail_on_advisory(work, capsys):
     assert out.splitlines()[-1].endswith("— failed: 1 blocking finding at or above advisory")
 
 
+def test_fail_on_none_reports_without_failing(work, capsys):
+    """adopt18: `--fail-on none` was an argparse error, so a report-only phase needed `|| true`, which hid exit 2
+    too. Findings never fail the run; every format says the run is report only and what would fail at mandatory."""
+    f = write(work / "tp2.yaml", TP2_8B)
+    rc, out, err = run(capsys, "lint", f)
+    assert (rc, codes(out)) == (1, [("SW104", "mandatory")])
+    rc, out, err = run(capsys, "lint", f, "--fail-on", "none")
+    assert (rc, codes(out), err) == (0, [("SW104", "mandatory")], "")
+    assert out.splitlines()[-1] == (
+        "shardwise: 1 file read, 1 workload, 1 mandatory finding, 0 advisory findings, 0 suppressed — "
+        "report only (fail-on none): 1 blocking finding would fail at mandatory")
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "none", "--format", "json")
+    summary = json.loads(out)["summary"]
+    assert rc == 0
+    assert {k: summary[k] for k in ("findings", "blocking", "fail_on", "passed", "input_errors")} == {
+        "findings": {"mandatory": 1, "advisory": 0}, "blocking": 1, "fail_on": "none", "passed": True,
+        "input_errors": 0}
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "none", "--format", "sarif")
+    sarif = json.loads(out)
+    jsonschema.validate(sarif, SCHEMA)
+    assert rc == 0
+    assert sarif["runs"][0]["invocations"] == [{
+        "executionSuccessful": True, "exitCode": 0,
+        "exitCodeDescription": "report only (fail-on none): 1 blocking finding would fail at mandatory",
+        "properties": {"fail_on": "none"}}]
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["error"]
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "none", "--format", "markdown")
+    assert rc == 0
+    assert out.splitlines()[3] == (
+        "**📝 Report only** (`fail-on none`) — 1 blocking finding would fail at `mandatory`; findings do not fail "
+        "this run.")
+    # every report in a file: the verdict on stderr says so too
+    rc, out, err = run(capsys, "lint", f, "--fail-on", "none", "--format", "json=r.json")
+    assert (rc, out) == (0, "")
+    assert err.splitlines()[-1].endswith("— report only (fail-on none): 1 blocking finding would fail at mandatory")
+
+
+def test_fail_on_none_with_nothing_to_report(work, capsys):
+    f = write(work / "tp4.yaml", TP4_70B)
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "none")
+    assert (rc, codes(out)) == (0, [("SW106", "advisory")])
+    assert out.splitlines()[-1] == (
+        "shardwise: 1 file read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed — "
+        "report only (fail-on none): nothing would fail at mandatory")
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "none", "--format", "markdown")
+    assert out.splitlines()[3] == (
+        "**📝 Report only** (`fail-on none`) — nothing would fail at `mandatory`; findings do not fail this run.")
+
+
+def test_fail_on_none_still_exits_2_on_an_unreadable_input(work, capsys):
+    """What `|| true` hid: an input that cannot be read fails a report-only run (exit 2), after the rest is reported."""
+    f = write(work / "tp2.yaml", TP2_8B)
+    (work / "broken.yaml").write_text("kind: Deployment\nmetadata: {name: [\n")
+    rc, out, _ = run(capsys, "lint", f, "broken.yaml", "--fail-on", "none")
+    assert (rc, codes(out)) == (2, [("SW104", "mandatory")])
+    assert out.splitlines()[-1] == (
+        "shardwise: 2 files read, 1 workload, 1 mandatory finding, 0 advisory findings, 0 suppressed — "
+        "failed: 1 input error; report only (fail-on none): 1 blocking finding would fail at mandatory")
+    rc, out, _ = run(capsys, "lint", f, "broken.yaml", "--fail-on", "none", "--format", "json")
+    summary = json.loads(out)["summary"]
+    assert (rc, summary["fail_on"], summary["passed"], summary["blocking"], summary["input_errors"]) == (
+        2, "none", False, 1, 1)
+    rc, out, _ = run(capsys, "lint", f, "broken.yaml", "--fail-on", "none", "--format", "sarif")
+    (invocation,) = json.loads(out)["runs"][0]["invocations"]
+    assert rc == 2
+    assert {k: v for k, v in invocation.items() if k != "toolExecutionNotifications"} == {
+        "executionSuccessful": False, "exitCode": 2,
+        "exitCodeDescription": "failed: 1 input error; report only (fail-on none): 1 blocking finding would fail at "
+                               "mandatory",
+        "properties": {"fail_on": "none"}}
+    rc, out, _ = run(capsys, "lint", f, "broken.yaml", "--fail-on", "none", "--format", "markdown")
+    assert out.splitlines()[3] == (
+        "**❌ Failed** — 1 input error (everything else was read and linted); report only (`fail-on none`): 1 blocking "
+        "finding would fail at `mandatory`.")
+
+
+def test_config_file_fail_on_none_and_the_flag_over_it(work, capsys):
+    f = write(work / "tp2.yaml", TP2_8B)
+    write(work / ".shardwise.yaml", "fail_on: none\n")
+    rc, out, _ = run(capsys, "lint", f)
+    assert (rc, codes(out)) == (0, [("SW104", "mandatory")])
+    assert out.splitlines()[-1].endswith("— report only (fail-on none): 1 blocking finding would fail at mandatory")
+    rc, out, _ = run(capsys, "lint", f, "--fail-on", "mandatory")
+    assert rc == 1
+    assert out.splitlines()[-1].endswith("— failed: 1 blocking finding at or above mandatory")
+
+
 def test_precedence_flag_over_config_over_default(work, capsys):
     f = write(work / "tp2.yaml", TP2_32B_DEFAULT_BATCH)
     write(work / "shardwise.toml", 'fail_on = "advisory"\nkv_reserve = 1.0\n')
@@ -330,8 +417,8 @@ def test_lint_help_ends_with_the_exit_codes(work, capsys):
     out = " ".join(out.split())
     assert rc == 0
     assert out.endswith(
-        "Exit codes: 0 nothing blocks; 1 findings at or above --fail-on (or the config file's fail_on; default "
-        "mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
+        "Exit codes: 0 nothing blocks (with --fail-on none, whatever the findings); 1 findings at or above --fail-on "
+        "(or the config file's fail_on; default mandatory; with --baseline, new ones only); 2 an input that cannot be read (after everything readable was "
         "linted and the reports written; 2 wins over 1) or a usage error (nothing is linted).")
 
 
@@ -989,7 +1076,7 @@ def test_plan_absurd_numbers(capsys, flag, value, message):
 
 @pytest.mark.parametrize(("argv", "last"), [
     (["lint", ".", "--fail-on", "warning"],
-     "shardwise lint: error: argument --fail-on: invalid choice 'warning'; expected one of advisory, mandatory"),
+     "shardwise lint: error: argument --fail-on: invalid choice 'warning'; expected one of advisory, mandatory, none"),
     (["lnt", "."], "shardwise: error: argument COMMAND: invalid choice 'lnt'; expected one of lint, diff, plan, rules, "
                    "explain, policy-pack-dir, docs"),
     (["plan", "--model", "m", "--dtype", "it's"],

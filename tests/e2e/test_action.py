@@ -348,15 +348,42 @@ def test_a_second_push_edits_the_same_comment(pr_repo, tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_repo, tmp_path):
     path = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{SYSTEM_PATH}"
-    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "fail-level": "none", "comment": "true"},
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "fail-level": "none", "comment": "true",
+                                             "base-ref": "main"},
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [
         ("Set up Python", None), ("Install shardwise", None), ("Lint", 0), ("Upload SARIF to code scanning", None),
         ("Capacity and cost diff", 0), ("Pull-request comment", 0), ("Plan", 0), ("Fail on findings", 0)]
-    assert records[2]["outputs"]["exit-code"] == "1"
+    # adopt18: the action ran lint without --fail-on and swallowed its exit 1, so the summary and the comment said
+    # "❌ Failed" while the job passed; it passes --fail-on none, and every report says the run is report only
+    report = tmp_path / "runner-temp" / "shardwise-report.md"
+    assert records[2]["outputs"] == {"exit-code": "0", "fail-level": "none", "sarif-file": "shardwise.sarif",
+                                     "report-file": str(report)}
+    assert report.read_text(encoding="utf-8").splitlines()[3] == (
+        "**📝 Report only** (`fail-on none`) — 2 blocking findings would fail at `mandatory`; findings do not fail this run.")
+    sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["invocations"] == [{
+        "executionSuccessful": True, "exitCode": 0,
+        "exitCodeDescription": "report only (fail-on none): 2 blocking findings would fail at mandatory",
+        "properties": {"fail_on": "none"}}]
+    assert records[4]["stderr"] == (  # the diff counts what would fail at mandatory, and says it is report only
+        "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (2 at or above "
+        "mandatory: shardwise lint would fail on them; report only (fail-on none)), 1 fixed\n")
     assert records[5]["stdout"] == "shardwise: not a pull request; no comment\n"
     assert records[6]["outputs"] == {"plan-file": ""}  # no plan input: no plan
+    assert records[7]["stdout"] == ""
     assert not (tmp_path / "gh.log").exists()
+
+    # what `|| true` would hide: an input that cannot be read still fails a report-only run (exit 2)
+    (pr_repo / "deploy" / "broken.yaml").write_text("kind: Deployment\nmetadata: {name: [\n", encoding="utf-8")
+    records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "fail-level": "none"}, event={}, path=path,
+                         skip=("Install shardwise",))
+    assert [(r["name"], r.get("rc")) for r in records][-1] == ("Fail on findings", 2)
+    assert records[2]["outputs"]["exit-code"] == "2"
+    assert records[-1]["stdout"] == "::error title=shardwise::an input could not be read (exit 2); see the lint step\n"
+    assert report.read_text(encoding="utf-8").splitlines()[3] == (
+        "**❌ Failed** — 1 input error (everything else was read and linted); report only (`fail-on none`): 2 blocking findings "
+        "would fail at `mandatory`.")
 
     records = run_action(pr_repo, tmp_path, {"fail-level": "blocking"}, event={}, path=path,
                          skip=("Install shardwise",))

@@ -68,6 +68,7 @@ def test_the_repository_url_is_defined_once():
     assert re.findall(r"^    rev: (\S+)$", CI_DOC, flags=re.M) == [f"v{__version__}"]
     assert re.findall(r"^      - uses: (\S+)", CI_DOC, flags=re.M) == [
         "actions/checkout@v4", "./.github/actions/shardwise", "actions/checkout@v4", f"{owner_name}@v{__version__}",
+        "./.github/actions/shardwise",  # the copy in a report-only phase (fail-level: none)
         "./.github/actions/shardwise",  # the copy with a baseline input
         "./.github/actions/shardwise", "./.github/actions/shardwise", "actions/upload-artifact@v4"]  # with a plan
     for path in ("README.md", "docs/ci.md", "action.yml", ".pre-commit-hooks.yaml"):

@@ -86,9 +86,9 @@ def test_the_record_holds_every_class_the_task_names():
     assert record["config-opt-empty-name"] == {"rc": 2, "said": (
         "shardwise lint: error: argument --config: an empty path names no file or folder")}
     assert record["env7-00-PYTHONIOENCODING"]["rc"] == 1
-    assert record["diff-shallow-clone"]["said"].endswith(
+    assert (  # review17: the error's JSON document follows it (its "input_errors" line)
         "this is a shallow clone, which holds only the history it fetched: fetch the base (git fetch --unshallow, "
-        "or actions/checkout with fetch-depth: 0)")
+        "or actions/checkout with fetch-depth: 0)") in record["diff-shallow-clone"]["said"]
     assert record["plan7--kv-reserve-nan"] == {"rc": 2, "said": (
         "shardwise plan: error: argument --kv-reserve: must be a number from 1 to 10, got nan")}
     # hostile8: YAML as kubectl reads it, special files named directly, stdin, --jobs, the pack's odd numbers and types

@@ -92,11 +92,13 @@ class TensorParallelLargerThanNode(GroupRule):
             return
         tp, pp = tp_pp(g)
         if tp <= 1:
+            yield from _request_beyond_node(g, tp)
             return
         if is_unknown(g.pool.gpus_per_node) and g.pool.hardware_why:
             raise Undecidable(f"GPUs per node of pool `{g.pool.name}`", g.pool.hardware_why)
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
+            yield from _request_beyond_node(g, tp)
             yield from _across_pods(g)
             return
         unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
@@ -159,7 +161,7 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
                  f"({tp} GPUs per pod) and span pods with pipeline parallelism only")
 
 
-def _one_pod(g: ServingGroup, tp: int, per_node: int) -> Iterable[Hit]:
+def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "") -> Iterable[Hit]:
     """A group of one pod: its workers run in that pod, on one node. A request beyond the node's GPUs
     leaves it unschedulable; a request below TP × PP is SW204's (vLLM cannot place its workers)."""
     assert g.pool is not None
@@ -167,6 +169,24 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int) -> Iterable[Hit]:
     if gpus is None or int(gpus) <= per_node:
         return
     unit = g.accelerator_resource or "nvidia.com/gpu"
-    yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for tensor_parallel_size {tp}, but a node of "
+    used = layout or f"tensor_parallel_size {tp}"
+    yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for {used}, but a node of "
                  f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit})",
               level="mandatory")
+
+
+def _request_beyond_node(g: ServingGroup, tp: int) -> Iterable[Hit]:
+    """A group of one pod whose tensor-parallel group fits a node but whose GPU request does not: pipeline stages
+    or data-parallel ranks in the pod (TP2 x PP2 requesting 4 GPUs on 2-GPU nodes), or more GPUs requested than
+    the layout uses (1 GPU used, 2 requested on a 1-GPU node). A pod runs on one node, so the scheduler places it
+    nowhere (Insufficient nvidia.com/gpu) and it stays Pending. Nothing is said where the node's GPUs are not
+    known (SW206 says why)."""
+    assert g.pool is not None
+    if g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1 or g.gpus_per_pod is UNKNOWN:
+        return  # (a request not known yet: SW204 and SW208 name it)
+    per_node = g.pool.gpus_per_node
+    if is_unknown(per_node) or not per_node:
+        return
+    tp_, pp = tp_pp(g)
+    yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp_}×PP{pp}")
+

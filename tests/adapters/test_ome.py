@@ -156,7 +156,11 @@ def test_engine_and_decoder_are_each_their_own_group():
         ("InferenceService", "pd", "qwen3-pd/decoder", 71, "Qwen/Qwen3-8B", 1, 1, 16384, 2, 3, 1,
          "instance-type=g6e.xlarge", False),
     ]
+    # the decoder's 2 GPUs on a 1-GPU g6e.xlarge: the pod never schedules (SW201), and one of them would idle
     assert findings(inv) == [
+        ("SW201", "mandatory", "prefill-decode.yaml", 71, False, "a pod of this workload requests 2 nvidia.com/gpu "
+         "for TP1×PP1, but a node of pool `instance-type=g6e.xlarge` has 1, so the pod stays Pending (Insufficient "
+         "nvidia.com/gpu)"),
         ("SW208", "advisory", "prefill-decode.yaml", 74, False, "the pod requests 2 nvidia.com/gpu but "
          "TP1×PP1 uses 1; 1 GPU stays reserved and idle per pod")]
 

@@ -92,13 +92,13 @@ class TensorParallelLargerThanNode(GroupRule):
             return
         tp, pp = tp_pp(g)
         if tp <= 1:
-            yield from _request_beyond_node(g, tp)
+            yield from _request_beyond_node(g, tp, pp)
             return
         if is_unknown(g.pool.gpus_per_node) and g.pool.hardware_why:
             raise Undecidable(f"GPUs per node of pool `{g.pool.name}`", g.pool.hardware_why)
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
-            yield from _request_beyond_node(g, tp)
+            yield from _request_beyond_node(g, tp, pp)
             yield from _across_pods(g)
             return
         unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
@@ -175,7 +175,7 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "") -> Itera
               level="mandatory")
 
 
-def _request_beyond_node(g: ServingGroup, tp: int) -> Iterable[Hit]:
+def _request_beyond_node(g: ServingGroup, tp: int, pp: int) -> Iterable[Hit]:
     """A group of one pod whose tensor-parallel group fits a node but whose GPU request does not: pipeline stages
     or data-parallel ranks in the pod (TP2 x PP2 requesting 4 GPUs on 2-GPU nodes), or more GPUs requested than
     the layout uses (1 GPU used, 2 requested on a 1-GPU node). A pod runs on one node, so the scheduler places it
@@ -187,6 +187,5 @@ def _request_beyond_node(g: ServingGroup, tp: int) -> Iterable[Hit]:
     per_node = g.pool.gpus_per_node
     if is_unknown(per_node) or not per_node:
         return
-    tp_, pp = tp_pp(g)
-    yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp_}×PP{pp}")
+    yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp}×PP{pp}")
 

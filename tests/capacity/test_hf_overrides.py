@@ -117,16 +117,39 @@ def test_an_override_the_inputs_do_not_give_leaves_the_length_undecided(tmp_path
     assert _capacity(given) == []
 
 
-def test_a_length_written_within_the_checkpoints_limit_is_decided(tmp_path):
-    """--max-model-len 32768 with the override unread: the length is what is written and within Qwen3-32B's own
-    40,960, so the capacity rules judge it (no "cannot decide"), as they do without the flag."""
+def test_an_unread_override_leaves_even_a_short_length_undecided(tmp_path):
+    """--max-model-len 32768 with the override unread: review16 judged it (within Qwen3-32B's own 40,960), but the
+    override may lower the limit below it (``{"max_position_embeddings": 16384}``) or change what a token of KV cache
+    costs (``{"num_key_value_heads": 16}``), so a pass was not sure either (hfover19): undecided, as with the length
+    above the limit; the same manifest without the flag is judged."""
     text = (DATA / "qwen3-32b-yarn-configmap.yaml").read_text().replace("- '131072'", "- '32768'")
     assert "- '32768'" in text
     path = tmp_path / "short.yaml"
     path.write_text(text)
-    assert _capacity(path) == []
+    assert _capacity(path) == _undecided(
+        32, "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)")
     path.write_text(text.replace("            - --hf-overrides\n            - $(HF_OVERRIDES)\n", ""))
     assert _capacity(path) == []
+
+
+def test_an_override_read_from_a_file_or_variable_in_a_script_is_undecided():
+    """`sh -c` scripts that read the override at start-up (`"$(cat FILE)"`, `$(cat FILE)`, `` `cat FILE` ``,
+    `"$VAR"`, `"${VAR}"`, Kubernetes' `$(VAR)`), on 0.18.0 with --max-model-len 131072 and with none: never a pass,
+    never a block, one "cannot decide" naming hf_overrides at the script's line."""
+    import tempfile
+
+    text = (DATA / "qwen3-32b-yarn-shell.yaml").read_text().replace("v0.20.0", "v0.18.0")
+    written = ROPE_ONLY.join("''")
+    assert written in text
+    for value in ('"$(cat /etc/vllm/hf-overrides.json)"', "$(cat /etc/vllm/hf-overrides.json)",
+                  '"`cat /etc/vllm/hf-overrides.json`"', '"$HF_OVERRIDES"', '"${HF_OVERRIDES}"', "$(HF_OVERRIDES)"):
+        for length in ("--max-model-len 131072", "--max-model-len 32768", ""):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "script.yaml"
+                path.write_text(text.replace(written, value).replace("--max-model-len 131072", length))
+                found = _capacity(path)
+            assert [(c, lv, line, m.startswith("cannot decide: hf_overrides is not known")) for c, lv, line, m in found
+                    ] == [("SW101", "advisory", 27, True)], (value, length)
 
 
 def test_plan_refuses_an_override_it_would_not_apply():

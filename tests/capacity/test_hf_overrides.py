@@ -247,6 +247,14 @@ def test_a_rope_scaling_override_reaches_the_limit_by_release():
     assert _rope_limits('{"text_config":' + ROPE_ONLY + "}") == _rope_limits(ROPE_ONLY)
     # with max_position_embeddings (a flat value, set before the patch) every release takes 131,072: Dynamo's recipe
     assert set(_rope_limits(YARN).values()) == {(131_072,)}
+    # the dotted form: vLLM's FlexibleArgumentParser json.loads the value and nests it under the key
+    # (utils/argparse_utils.py, 0.14.1; utils/__init__.py, 0.11.0), so it is the same dict override
+    from shardwise.rules.capacity.sizing import possible_limits
+    from shardwise.rules.vllm.versions import resolve
+
+    dotted = with_hf_overrides(find_model_exact("Qwen/Qwen3-32B"), hf_overrides_of(
+        {"hf_overrides.rope_scaling": ROPE_ONLY[len('{"rope_scaling":'):-1]}))
+    assert [possible_limits(dotted, resolve(v)) for v in ("0.18.0", "0.24.0")] == [(40_960,), (131_072,)]
 
 
 def test_lint_judges_a_rope_scaling_override_by_release():

@@ -91,6 +91,8 @@ EXTRA_FIXTURES = {
               "flags-as-command.yaml",  # corpus17: engine flags as the container's command (no such executable)
               "unread-release.yaml",  # flags10: what every release refuses on an unread one; Mamba dtypes by release
               "hf-overrides-not-json.yaml",  # review17: an --hf-overrides json.loads refuses; JSON, dotted keys pass
+              # hfover19: JSON that is not an object (null, [], a string, a number), by release
+              "hf-overrides-not-an-object.yaml",
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod

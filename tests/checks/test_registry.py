@@ -151,6 +151,7 @@ EXTRA_FIXTURES = {
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
               "arks-application.yaml",  # corpus16: an Arks ArksApplication's TP against its instance GPUs × size
+              "nebari-llmmodel.yaml",  # corpus21: a Nebari LLMModel's TP against its gpu.count
               "configmap-namespace.yaml",  # corpus15: only a ConfigMap of the pod's own namespace is read for it
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input

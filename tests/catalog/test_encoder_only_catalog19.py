@@ -54,6 +54,17 @@ def test_a_config_json_is_not_sized_as_a_decoder(tmp_path: Path):
     assert f.message == f"shardwise does not know the model: 'm/config.json' {WHY}; {HELD}"
 
 
+@pytest.mark.parametrize("model", ["./models/bge-m3", "models/bge-m3/config.json"])
+def test_a_model_path_in_the_repository_is_not_sized_either(tmp_path: Path, model: str):
+    folder = tmp_path / "models" / "bge-m3"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "bge-m3-korean_config.json", folder / "config.json")
+    found = lint(tmp_path, deployment(model, 1))
+    assert _sw_codes(found) == ["SW004"]
+    (f,) = [f for f in found if f.code == "SW004"]
+    assert f.message == f"shardwise does not know the model: {model!r} {WHY}; {HELD}"
+
+
 def test_plan_refuses_it(tmp_path: Path):
     config = _with_config(tmp_path)
     with pytest.raises(PlanError) as e:

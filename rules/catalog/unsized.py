@@ -176,7 +176,7 @@ FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...], tuple[str, ...], st
 )
 _NO_CONFIG = "no published config.json or parameter count was found in a source shardwise can cite"
 
-#: encoder-only embedders and cross-encoders (BGE, E5, gte, nomic-embed, jina v3, MiniLM, ModernBERT: round catalog19):
+#: encoder-only embedders and cross-encoders (BGE, E5, gte, nomic-embed, MiniLM, ModernBERT: round catalog19):
 #: the ``architectures`` vLLM's registry maps to ``bert``, ``roberta``, ``bert_with_rope`` and ``modernbert``
 #: (``vllm/model_executor/models/registry.py``, the same names in the 0.11.1 and 0.29.0 wheels; BertForMaskedLM and
 #: BgeM3EmbeddingModel in 0.29.0's only), and the transformers ``model_type`` s of those encoders

@@ -356,7 +356,8 @@ class _Pack:
         Kubernetes object's made (:meth:`crossguard.AnalyzedInputs.cleaned`)."""
         plain = raw(props)
         if type(plain) is _Plain:
-            self.inputs.remember(urn, plain, key, plain.cleaned, plain.manifest)
+            manifest, plain.manifest = plain.manifest, None  # the reader's, given once; not kept with the inputs
+            self.inputs.remember(urn, plain, key, plain.cleaned, manifest)
         else:
             self.inputs.remember(urn, plain)
         res = PulumiResource(type=type_, name=name, urn=urn, props=plain, parent=parent)

@@ -3,22 +3,25 @@ parameters it allocates, the dtype it loads them in and the length it derives (r
 
 These are the first terms of a KV-free sizing; they are not used by the rules yet (the encoder stays undecided,
 :mod:`..catalog.unsized`): the pooling runner's profile peak is not modelled and the judgement has no shape without a
-KV cache. Read in the 0.11.1, 0.18.0 and 0.29.0 wheels (docs/capacity-model.md, "Round catalog20"):
+KV cache. Read in the 0.11.1, 0.18.0 and 0.29.0 wheels, and for BERT's and RoBERTa's embeddings and pooler also in
+0.21.0's sdist and the 0.31.0 and 0.34.0 wheels (docs/capacity-model.md, "Round catalog20"):
 
-* Weights (``vllm/model_executor/models/bert.py``, ``roberta.py``, ``modernbert.py``). ``BertModel`` /
-  ``RobertaModel`` / ``XLMRobertaModel`` build ``BertEmbedding`` / ``RobertaEmbedding``: word, position and
-  token-type embeddings, each a ``VocabParallelEmbedding`` whose rows are padded to a multiple of 64
-  (``DEFAULT_VOCAB_PADDING_SIZE``, ``vocab_parallel_embedding.py``), and a LayerNorm with bias; each layer a QKV
-  projection, an output projection, an intermediate and an output dense layer, all with biases, and two LayerNorms
-  with biases. The checkpoint's ``pooler.`` weights are skipped (``skip_prefixes=["pooler."]`` in 0.11.1 and 0.18.0,
-  the mapper's ``{"pooler.": None}`` in 0.29.0): an embedding model loads no pooler. ``BgeM3EmbeddingModel`` (0.29.0;
-  named by ``--hf-overrides``, BAAI/bge-m3's own config.json says ``XLMRobertaModel``) adds ``sparse_linear``
-  (hidden -> 1) and ``colbert_linear`` (hidden -> hidden) in the pooling head's dtype, float32 by default
-  (``ModelConfig.head_dtype``). ``ModernBertModel``: a word embedding (padded), a LayerNorm, per layer a QKV and an
-  output projection, a gated MLP (hidden -> 2 x intermediate, intermediate -> hidden), an attention LayerNorm on
-  every layer but the first (``nn.Identity`` there) and an MLP LayerNorm; a final LayerNorm. Its biases follow
-  ``attention_bias``, ``mlp_bias`` and ``norm_bias`` (False where the config.json omits them: transformers'
-  ``ModernBertConfig`` defaults).
+* Weights (``vllm/model_executor/models/bert.py``, ``roberta.py``, ``modernbert.py``). ``BertModel`` builds
+  ``BertEmbedding``: word, position and token-type embeddings, each a ``VocabParallelEmbedding`` whose rows are
+  padded to a multiple of 64 (``DEFAULT_VOCAB_PADDING_SIZE``, ``vocab_parallel_embedding.py``), and a LayerNorm with
+  bias. ``RobertaModel`` / ``XLMRobertaModel`` build ``RobertaEmbedding``: the same, except that its position and
+  token-type embeddings are unpadded ``nn.Embedding`` up to 0.21.0 and padded from 0.29.0
+  (:data:`ROBERTA_PADDED_FROM`). Each encoder layer: a QKV projection, an output projection, an intermediate and an
+  output dense layer, all with biases, and two LayerNorms with biases. The checkpoint's ``pooler.`` weights are
+  skipped (``skip_prefixes=["pooler."]`` in 0.11.1 to 0.21.0, the mapper's ``{"pooler.": None}`` in 0.29.0 to
+  0.34.0): an embedding model loads no pooler. ``BgeM3EmbeddingModel`` (0.18.0 on; named by ``--hf-overrides``,
+  BAAI/bge-m3's own config.json says ``XLMRobertaModel``) adds ``sparse_linear`` (hidden -> 1) and
+  ``colbert_linear`` (hidden -> hidden) in the pooling head's dtype, float32 by default (``ModelConfig.head_dtype``).
+  ``ModernBertModel``: a word embedding (padded), a LayerNorm, per layer a QKV and an output projection, a gated MLP
+  (hidden -> 2 x intermediate, intermediate -> hidden), an attention LayerNorm on every layer but the first
+  (``nn.Identity`` there) and an MLP LayerNorm; a final LayerNorm. Its biases follow ``attention_bias``,
+  ``mlp_bias`` and ``norm_bias`` (False where the config.json omits them: transformers' ``ModernBertConfig``
+  defaults).
 * Dtype (``_resolve_auto_dtype``, ``vllm/config/model.py``, the same function in the three wheels): under
   ``--dtype auto`` a pooling model prefers float16 where the platform supports it (every CUDA GPU), and a float32
   checkpoint (or one whose config.json and safetensors metadata name no dtype: ``_find_dtype``'s float32) is
@@ -45,6 +48,16 @@ EMBEDDING_PADDING = 64
 #: ``RobertaEmbedding`` (the same tensors), loaded without the pooler
 BERT_EMBEDDERS = frozenset({"BertModel", "RobertaModel", "XLMRobertaModel", "BgeM3EmbeddingModel"})
 MODERNBERT_EMBEDDERS = frozenset({"ModernBertModel"})
+
+#: the releases whose encoders were read: 0.11.1, 0.18.0, 0.21.0 (sdist), 0.29.0, 0.31.0 and 0.34.0 for BERT and
+#: RoBERTa embeddings and the pooler, 0.11.1, 0.18.0 and 0.29.0 for the rest; the releases between are taken as the
+#: same, except RoBERTa's embedding for the releases between 0.21.0 and 0.29.0 (no wheel of them here)
+READ_FROM, READ_TO = (0, 11, 1), (0, 34, 0)
+#: ``RobertaEmbedding`` builds its position and token-type embeddings as unpadded ``nn.Embedding`` up to this release
+#: (0.11.1, 0.18.0, 0.21.0) and as padded ``VocabParallelEmbedding`` from the next (0.29.0, 0.31.0, 0.34.0)
+ROBERTA_UNPADDED_TO, ROBERTA_PADDED_FROM = (0, 21, 999), (0, 29, 0)
+#: ``BgeM3EmbeddingModel``: not in 0.11.1, in 0.18.0 and later (its heads in the pooling head's float32)
+BGE_M3_FROM = (0, 18, 0)
 
 #: the length keys ``_get_and_verify_max_len`` takes the smallest of (``possible_keys``, vllm/config/model.py)
 _LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
@@ -79,20 +92,35 @@ def architecture(cfg: dict[str, Any]) -> str:
     raise EncoderShapeError("config.json names no architecture")
 
 
-def params(cfg: dict[str, Any], *, padded: bool = True) -> tuple[int, int]:
-    """The parameters vLLM allocates for an encoder embedder: (in the model dtype, in the pooling head's dtype).
-    ``padded`` false counts the checkpoint's rows instead of the padded ones (the tensors the checkpoint holds, less
-    the pooler vLLM skips)."""
+def params(cfg: dict[str, Any], release: tuple[int, int, int], *, padded: bool = True) -> tuple[int, int]:
+    """The parameters vLLM ``release`` allocates for an encoder embedder: (in the model dtype, in the pooling head's
+    dtype). ``padded`` false counts the checkpoint's rows instead of the padded ones (the tensors the checkpoint
+    holds, less the pooler vLLM skips). A release whose build of the architecture was not read raises."""
     arch = architecture(cfg)
+    if not READ_FROM <= release[:3] <= READ_TO:
+        raise EncoderShapeError(f"vLLM {'.'.join(map(str, release))}'s {arch} was not read (read: 0.11.1 to 0.34.0)")
     pad = _pad if padded else (lambda rows: rows)
     if arch in BERT_EMBEDDERS:
         h = _int(cfg, "hidden_size")
         inter = _int(cfg, "intermediate_size")
         layers = _int(cfg, "num_hidden_layers")
-        rows = (pad(_int(cfg, "vocab_size")) + pad(_int(cfg, "max_position_embeddings"))
-                + pad(_int(cfg, "type_vocab_size", 2)))
+        positions, types = _int(cfg, "max_position_embeddings"), _int(cfg, "type_vocab_size", 2)
+        if arch != "BertModel":  # RobertaEmbedding: nn.Embedding positions and token types before VocabParallel ones
+            if ROBERTA_UNPADDED_TO < release[:3] < ROBERTA_PADDED_FROM:
+                raise EncoderShapeError(f"vLLM {'.'.join(map(str, release))}'s RobertaEmbedding was not read (nn."
+                                        "Embedding positions in 0.21.0, padded VocabParallelEmbedding ones in 0.29.0)")
+            if release[:3] >= ROBERTA_PADDED_FROM:
+                positions, types = pad(positions), pad(types)
+        else:
+            positions, types = pad(positions), pad(types)
+        rows = pad(_int(cfg, "vocab_size")) + positions + types
         per_layer = (3 * h * h + 3 * h) + (h * h + h) + 2 * h + (h * inter + inter) + (inter * h + h) + 2 * h
-        head = (h + 1) + (h * h + h) if arch == "BgeM3EmbeddingModel" else 0
+        head = 0
+        if arch == "BgeM3EmbeddingModel":
+            if release[:3] < BGE_M3_FROM:
+                raise EncoderShapeError(f"vLLM {'.'.join(map(str, release))} has no BgeM3EmbeddingModel that was read "
+                                        "(0.11.1 has none; 0.18.0 has it)")
+            head = (h + 1) + (h * h + h)
         return rows * h + 2 * h + layers * per_layer, head
     if arch in MODERNBERT_EMBEDDERS:
         h = _int(cfg, "hidden_size")
@@ -124,10 +152,10 @@ def dtype(cfg: dict[str, Any], flag: str = "auto") -> str:
     return "float16"
 
 
-def weights_bytes(cfg: dict[str, Any], flag: str = "auto") -> int:
-    """The bytes of the weights vLLM allocates: the body in :func:`dtype`, the pooling head's extra linears (BGE-M3's
-    sparse and ColBERT ones) in float32."""
-    body, head = params(cfg)
+def weights_bytes(cfg: dict[str, Any], release: tuple[int, int, int], flag: str = "auto") -> int:
+    """The bytes of the weights vLLM ``release`` allocates: the body in :func:`dtype`, the pooling head's extra
+    linears (BGE-M3's sparse and ColBERT ones) in float32."""
+    body, head = params(cfg, release)
     return body * DTYPE_BYTES[dtype(cfg, flag)] + head * 4
 
 

@@ -1,13 +1,14 @@
 """Round catalog20: what vLLM allocates for an encoder-only embedder, the dtype it loads it in and the length it
-derives (:mod:`shardwise.rules.capacity.encoder`; read in the 0.11.1, 0.18.0 and 0.29.0 wheels).
+derives (:mod:`shardwise.rules.capacity.encoder`; read in the 0.11.1, 0.18.0 and 0.29.0 wheels, and 0.21.0, 0.31.0
+and 0.34.0 for BERT's and RoBERTa's embeddings).
 
 The configs: the bge-m3 fine-tune's config.json of vllm#25865 (an ``XLMRobertaModel`` of BGE-M3's shape, vendored by
 catalog19 in tests/catalog/data/catalog19 with its source); BERT base as transformers' ``BertConfig`` defaults
 (huggingface/transformers 008f5c8c, ``src/transformers/models/bert/configuration_bert.py``: the
-google-bert/bert-base-uncased architecture, the shape of BERT-base embedders such as bge-base and e5-base);
-ModernBERT-base as transformers' ``ModernBertConfig`` defaults (001f85b3,
-``src/transformers/models/modernbert/configuration_modernbert.py``: answerdotai/ModernBERT-base, the shape
-gte-modernbert-base fine-tunes). Every expected number is worked out by hand in the comments.
+google-bert/bert-base-uncased architecture, which BERT-base embedders such as bge-base and e5-base build on; their own
+config.json were not vendored); ModernBERT-base as transformers' ``ModernBertConfig`` defaults (001f85b3,
+``src/transformers/models/modernbert/configuration_modernbert.py``: answerdotai/ModernBERT-base, which gte-modernbert
+fine-tunes; its config.json was not vendored either). Every expected number is worked out by hand in the comments.
 """
 
 from __future__ import annotations

@@ -884,7 +884,8 @@ def judge_malformed(c: dict, res: dict, d: str) -> list[tuple[str, str]]:
         return []
     new = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")
            and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
-    odd = [k for k in c["kinds"] if not re.search(r"=(-?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999)$", k)]
+    # a value vLLM's argparse (int) or Kubernetes reads as a number is no malformed value: "+4" is 4 (seed 17003 case 459)
+    odd = [k for k in c["kinds"] if not re.search(r"=([+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999)$", k)]
     return [("proc:blocking-on-malformed", f"{c['kinds']} {new[0]['code']}: {new[0]['message'][:300]}")] if new and odd else []
 
 

@@ -515,8 +515,8 @@ def _err(message: str) -> None:
 #: copied for each run. tests/app/test_cli.py holds this to :func:`build_parser`'s namespace.
 _LINT_DEFAULTS: dict[str, Any] = {
     "formats": None, "output": None, "exclude": [], "fail_on": None, "config": None, "kv_reserve": None,
-    "p95_context": None, "jobs": None, "model_dir": [], "values": [], "set": [], "fetch_remote_bases": False,
-    "gitops_revision": None,
+    "p95_context": None, "jobs": None, "progress": False, "model_dir": [], "values": [], "set": [],
+    "fetch_remote_bases": False, "gitops_revision": None,
     "no_color": False, "baseline": None, "create_baseline": None, "fetch_configs": False,
 }
 
@@ -835,7 +835,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def _start_progress(args: argparse.Namespace) -> None:
     """Progress lines on standard error (:mod:`..model.progress`) with ``--progress`` or when it is a terminal."""
-    if getattr(args, "progress", False) or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+    if args.progress or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         from ..model import progress
 
         progress.start(sys.stderr)

@@ -28,7 +28,9 @@ refuses, missing dependencies, and terminal and locale variables (benchmarks/REA
 double at each step and a base commit holding a link to an absolute path or out of the tree; fuzz16 the kinds ``pack``
 (a preview's or state's input properties replaced by unknowns, secrets, output values, nulls, flipped types, huge
 strings, numbers as strings, ``$(VAR)`` loops) and ``gitops`` (Argo CD and Flux paths out of the checkout, at nothing,
-at a file, at a link out or a loop).
+at a file, at a link out or a loop); fuzz17 the kind ``count`` (a GPU count, replicas, a size or a quantity of a file
+that serves vLLM, or a vLLM count flag, set to a malformed or absurd value; the unmutated file linted too, and a new
+blocking finding on a malformed value with no input error recorded as ``blocking-on-malformed``).
 
 A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
 error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall

@@ -615,7 +615,7 @@ def _lookup(mapping: list[int]) -> Callable[[int], int]:
 def _relocate(obj: Any, old: str, new: str, line: Callable[[int], int]) -> None:
     """Replace every location in ``obj`` (an inventory and what it holds) that names ``old``: file ``new``,
     line mapped through ``line``."""
-    model_module = Location.__module__
+    model_module = Inventory.__module__  # (Location's own module is model.location)
     seen: set[int] = set()
 
     def fix(value: Any) -> Any:

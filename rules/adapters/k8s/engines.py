@@ -74,6 +74,9 @@ ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] 
     # eks-cluster/tests/test-gpu.yaml)
     ("Triton Inference Server", re.compile(r"(?<![\w.-])tritonserver(?![\w./-])"), None),
 )
+#: What a workload's word names where no engine was named (:func:`simulator`, :func:`unrecognised_server`): an object
+#: that mentions vLLM says that instead (``adapters.k8s.inventory``), which names what of vLLM it holds.
+WEAK_ENGINES = frozenset({"a simulator", "an engine not recognised"})
 #: Engines named only where the container requests accelerators (a count, a count not known yet, or a device claim).
 GPU_ONLY = frozenset({"llama.cpp", "Ollama", "LocalAI", "Triton Inference Server"})
 #: An image tag that names the backend an engine's build carries: Triton's ``24.09-vllm-python-py3`` (vLLM) and

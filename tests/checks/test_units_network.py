@@ -186,3 +186,20 @@ def test_a_named_target_port_resolves_on_its_own_repositorys_pods(tmp_path):
     assert _findings([a, b], "SW301") == [(
         "Service default/ray-dashboard", "mandatory", "Service `default/ray-dashboard` of type LoadBalancer exposes "
         "port 8265 (Ray dashboard, targetPort `dashboard`) outside the cluster")]
+
+
+def test_a_finding_on_what_flux_rendered_names_the_object_and_the_missing_facts():
+    """readers18 (rules/checks/_cluster.py): Flux's objects name no cluster; a finding on what one rendered says so."""
+    from shardwise.rules.checks._cluster import flux_subject, no_cluster
+
+    assert flux_subject("charts/vllm/templates/deployment.yaml (via HelmRelease flux-system/chat-70b)") == (
+        "HelmRelease flux-system/chat-70b")
+    assert flux_subject("deploy/k.yaml (kustomize build) (via Kustomization flux-system/summarize)") == (
+        "Kustomization flux-system/summarize")
+    assert flux_subject("charts/vllm/templates/deployment.yaml (via Application argocd/chat)") is None
+    assert flux_subject(None) is None
+    assert no_cluster("a.yaml (via HelmRelease ns/x)", "GPU nodes and node pools") == (
+        "; HelmRelease ns/x, which deploys it, names no cluster (Flux applies it to the cluster Flux runs in, or to the "
+        "one its spec.kubeConfig Secret names), so that cluster's GPU nodes and node pools are known only where the "
+        "inputs hold them")
+    assert no_cluster("a.yaml", "network policies") == ""

@@ -629,7 +629,12 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
         named["*"] = UNKNOWN
     elif not isinstance(containers, list):
         return None
-    for c in as_list(containers):
+    # readers18: then the native sidecars' (an init container with restartPolicy Always runs for the pod's life; the
+    # EndpointSlice controller's findPort looks at them after the containers: kubernetes staging/src/k8s.io/
+    # endpointslice/utils.go, "also support sidecar container (initContainer with restartPolicy=Always)")
+    inits = pod_spec.get("initContainers") if isinstance(pod_spec, Mapping) else None
+    sidecars = [c for c in as_list(inits) if isinstance(c, Mapping) and c.get("restartPolicy") == "Always"]
+    for c in [*as_list(containers), *sidecars]:
         if c is UNKNOWN:
             named["*"] = UNKNOWN
             continue

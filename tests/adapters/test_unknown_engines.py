@@ -84,7 +84,7 @@ def test_vllm_through_a_wrapper_that_names_it_is_read_as_vllm():
 def test_an_object_that_mentions_vllm_keeps_that_word():
     """An object that mentions vLLM already said why it gave no workload (what of vLLM it names): that word stays,
     not the weaker simulator's or not-recognised one (ai-dynamo/modelexpress's streamer client names
-    VLLM_RPC_TIMEOUT; the wide corpus lost five such mentions to the simulator's word before this)."""
+    VLLM_RPC_TIMEOUT; blind, the wide corpus lost eight such mentions to the new words)."""
     sim = ("      - name: vllm-sim\n        image: ghcr.io/llm-d/llm-d-inference-sim:latest\n"
            "        args: [--model, Qwen/Qwen3-8B, --port, '8000']\n        ports: [{containerPort: 8000}]\n")
     assert [i.other_engine for i in load_text(_deployment(sim), "srv.yaml").launch_issues] == ["a simulator"]

@@ -416,6 +416,28 @@ def test_github_annotations(report):
     ]
 
 
+def test_github_annotations_of_a_report_only_run_are_warnings(report):
+    """--fail-on none fails nothing, so no finding paints the pull request red: the mandatory SW104 is a warning
+    there (it was an error, failnone18's note), with the same place, title and message."""
+    report.settings.fail_on = "none"
+    assert report.exit_code == 0
+    assert render(report, "github").splitlines() == [
+        "::warning file=deploy/llama.yaml,line=12,title=SW104 sharded-model-that-fits::SW104: 100%25 "
+        "sharded | over 4 GPUs, needs 1: replicate%0Ainstead (Deployment serving/llama70b)",
+        "::warning file=deploy/llama.yaml,line=12,title=SW106 sharding-avoidable-by-quantization::SW106: "
+        "an AWQ variant would fit one GPU (Deployment serving/llama70b)",
+        "::warning title=SW106 sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
+    ]
+
+
+def test_github_report_only_run_keeps_input_errors_as_errors(broken):
+    """An unreadable input fails a report-only run too (exit 2), so its annotation stays an error."""
+    broken.settings.fail_on = "none"
+    assert broken.exit_code == 2
+    lines = render(broken, "github").splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == ["::error"] * 3 + ["::warning"] * 3
+
+
 def test_github_file_with_comma_and_colon_is_escaped():
     f = Finding("SW104", "x", "mandatory", "high", "m", Location("a,b:c.yaml", 7), "s")
     assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=SW104 x::SW104: m (s)"

@@ -723,7 +723,9 @@ def _json_error(args: Any, e: Exception) -> None:
     from ..report.json_ import layout, stopped_object
 
     if isinstance(e, InputError):
-        error = {"file": e.file, "line": e.line, "message": e.message}
+        from ..report.result import error_object
+
+        error = error_object(e)
     elif isinstance(e, OSError):
         error = {"file": e.filename if isinstance(e.filename, str) else None, "line": None,
                  "message": str(e.strerror or e)}

@@ -47,12 +47,14 @@ def annotation_path(file: str) -> str:
     return Path(rel).as_posix()
 
 
-def _where(file: str | None, line: int | None) -> list[str]:
+def _where(file: str | None, line: int | None, column: int | None = None) -> list[str]:
     props = []
     if file and file != "-" and not file.startswith("<"):  # not "<stdin>"
         props.append(f"file={escape_property(annotation_path(file))}")
         if line:
             props.append(f"line={int(line)}")
+            if column:
+                props.append(f"col={int(column)}")
     return props
 
 
@@ -66,7 +68,7 @@ def annotation(f: Finding, report_only: bool = False) -> str:
 
 
 def error_annotation(e: InputError) -> str:
-    props = [*_where(e.file, e.line), f"title={escape_property('shardwise input error')}"]
+    props = [*_where(e.file, e.line, e.column), f"title={escape_property('shardwise input error')}"]
     message = e.message if e.file and not e.file.startswith("<") else str(e)
     return f"::error {','.join(props)}::{escape_data(message)}"
 

@@ -77,7 +77,9 @@ class Report:
         return 2 if self.errors else 1 if self.blocking and not self.report_only else 0
 
     def input_errors(self) -> list[dict[str, Any]]:
-        return [{"file": e.file, "line": e.line, "message": e.message} for e in self.errors]
+        """``file``, ``line`` and ``message`` of each input error, and ``column`` where the reader gave one (a YAML
+        syntax error)."""
+        return [error_object(e) for e in self.errors]
 
     def skipped_files(self) -> dict[str, int]:
         """Files that are not inputs, by reason, most first."""
@@ -232,6 +234,13 @@ REPORT_ONLY = "report only (fail-on none)"
 #: naming the chart's or the overlay's folder renders it (docs/cli.md, "Helm charts and Kustomize").
 _UNRENDERED_KINDS = frozenset({"Helm chart template (not rendered)", "Helm chart file (not rendered)",
                                "Kustomize file"})
+
+
+def error_object(e: InputError) -> dict[str, Any]:
+    """An input error as the JSON report writes it: ``column`` only where the reader gave one."""
+    if e.column is None:
+        return {"file": e.file, "line": e.line, "message": e.message}
+    return {"file": e.file, "line": e.line, "column": e.column, "message": e.message}
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:

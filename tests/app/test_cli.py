@@ -319,7 +319,7 @@ def test_yaml_error_exits_2_with_file_and_line(work, capsys):
     rc, out, err = run(capsys, "lint", f)
     assert (rc, err) == (2, "")  # the text report on stdout carries the error
     assert out == (
-        "bad.yaml:3: error: cannot parse YAML: did not find expected ',' or ']'\n"
+        "bad.yaml:3:1: error: cannot parse YAML: did not find expected ',' or ']'\n"
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error\n"
     )
@@ -329,9 +329,10 @@ def test_yaml_error_goes_to_stderr_when_the_report_does_not(work, capsys):
     f = write(work / "bad.yaml", "a: [\nb: 1\n")
     rc, out, err = run(capsys, "lint", f, "--format", "json")
     assert (rc, json.loads(out)["input_errors"]) == (2, [
-        {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected ',' or ']'"}])
+        {"file": "bad.yaml", "line": 3, "column": 1,
+         "message": "cannot parse YAML: did not find expected ',' or ']'"}])
     assert err == (
-        "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected ',' or ']'\n"
+        "shardwise: error: bad.yaml:3:1: cannot parse YAML: did not find expected ',' or ']'\n"
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error\n"
     )
@@ -1169,10 +1170,11 @@ def test_console_script_input_error_has_no_traceback(tmp_path):
                        text=True, timeout=60)
     assert p.returncode == 2
     assert json.loads(p.stdout)["input_errors"] == [
-        {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected node content"}]
+        {"file": "bad.yaml", "line": 3, "column": 1,
+         "message": "cannot parse YAML: did not find expected node content"}]
     assert "Traceback" not in p.stderr
     assert p.stderr.splitlines() == [
-        "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected node content",
+        "shardwise: error: bad.yaml:3:1: cannot parse YAML: did not find expected node content",
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error",
     ]

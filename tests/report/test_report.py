@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import pickle
 from collections import Counter
 from pathlib import Path
 
@@ -550,6 +551,38 @@ def test_github_annotates_input_errors(broken):
         "the file as UTF-8",
     ]
     assert len(lines) == 6
+
+
+def test_a_yaml_syntax_error_gives_its_column_in_every_format():
+    """A YAML syntax error carries the reader's column beside its line (adopt18: "broken.yaml:37: error: cannot
+    parse YAML: did not find expected key" named no column): text and stderr ``file:line:column``, JSON ``column``
+    (only where known: other input errors keep their three keys), SARIF ``startColumn``, GitHub ``col``, Markdown
+    ``file:line:column``."""
+    e = InputError("cannot parse YAML: did not find expected ',' or ']'", "deploy/lws.yaml", 37, 34)
+    other = InputError("cannot read directory: Permission denied", "deploy/private")
+    r = Report([], Inventory(sources=["deploy/lws.yaml"], errors=[e, other]))
+    assert str(e) == "deploy/lws.yaml:37:34: cannot parse YAML: did not find expected ',' or ']'"
+    assert render(r, "text").splitlines()[0] == (
+        "deploy/lws.yaml:37:34: error: cannot parse YAML: did not find expected ',' or ']'")
+    assert json.loads(render(r, "json"))["input_errors"] == [
+        {"file": "deploy/lws.yaml", "line": 37, "column": 34,
+         "message": "cannot parse YAML: did not find expected ',' or ']'"},
+        {"file": "deploy/private", "line": None, "message": "cannot read directory: Permission denied"},
+    ]
+    doc = json.loads(render(r, "sarif"))
+    jsonschema.validate(doc, SCHEMA)
+    notes = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["locations"][0]["physicalLocation"].get("region") for n in notes] == [
+        {"startLine": 37, "startColumn": 34}, None]
+    assert render(r, "github").splitlines()[0] == (
+        "::error file=deploy/lws.yaml,line=37,col=34,title=shardwise input error::cannot parse YAML: did not find "
+        "expected ',' or ']'")
+    assert "- `deploy/lws.yaml:37:34` — cannot parse YAML: did not find expected ',' or ']'\n" in render(r, "markdown")
+    assert pickle.loads(pickle.dumps(e)).column == 34  # a worker process's error keeps it
+
+
+def test_a_column_without_a_line_is_dropped():
+    assert InputError("m", "f.yaml", None, 4).column is None
 
 
 def test_markdown_input_errors_and_skipped_files(broken):

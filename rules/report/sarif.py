@@ -149,7 +149,7 @@ def as_object(report: Report) -> dict[str, Any]:
                 "ruleId": code,
                 "ruleIndex": index[code],
                 "level": LEVEL[f.level],
-                "message": {"text": f"{code}: {f.message} ({f.subject})"},
+                "message": {"text": f"{f.message} ({f.subject})"},  # the code is the result's ruleId
                 "locations": _locations(f, report),
                 "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
             }

@@ -525,7 +525,7 @@ def test_markdown_a_repository_wrote_is_not_rendered_in_the_report(repo, capsys)
     assert rc == 2
     subject = "Deployment serving/b`![y](https://evil.example/q.png)`&lt;b>\\[m](v)"
     assert f"| {subject} | meta-llama/Llama-3.1-8B-Instruct |" in out
-    assert ("- **SW305** `namespace-without-default-deny` **advisory** — SW305: namespace `serving` "
+    assert ("- **SW305** `namespace-without-default-deny` **advisory** — namespace `serving` "
             f"({subject}) has no default-deny ingress policy (no network policy at all); every pod in the cluster can "
             "reach vLLM without the gateway — ``a`![x](https:/evil.example/p.png)`<img src=x>[l](u).yaml:1`` "
             "(Namespace serving)") in out.splitlines()

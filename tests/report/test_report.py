@@ -353,8 +353,9 @@ def test_sarif_results(report):
         ("SW104", "SW104", "error"), ("SW106", "SW106", "warning"), ("SW103", "SW103", "error"),
         ("SW106", "SW106", "warning"),
     ]
+    # the code is the result's ruleId, not repeated in its message (adopt18: "SW104 … SW104: …" in code scanning)
     assert results[0]["message"] == {
-        "text": "SW104: 100% sharded | over 4 GPUs, needs 1: replicate\ninstead (Deployment serving/llama70b)"
+        "text": "100% sharded | over 4 GPUs, needs 1: replicate\ninstead (Deployment serving/llama70b)"
     }
     assert results[0]["locations"] == [{"physicalLocation": {
         "artifactLocation": {"uri": "deploy/llama.yaml", "uriBaseId": "%SRCROOT%"},
@@ -657,9 +658,10 @@ def test_markdown_report(report):
     assert blocking < advisory < suppressed
     assert (
         "- **SW103** `kv-budget-below-load` "
-        "**mandatory** — SW103: 32 × 8,192 tokens needs more KV — `deploy/other.yaml:3` (Deployment "
+        "**mandatory** — 32 × 8,192 tokens needs more KV — `deploy/other.yaml:3` (Deployment "
         "serving/other) — suppressed: load measured at 12 concurrent"
     ) in md
+    assert md.count("SW103") == 1  # the code once per finding (it was repeated before the message: adopt18)
     assert "\n\n\n" not in md
 
 

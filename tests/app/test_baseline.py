@@ -73,8 +73,10 @@ def entries(path: Path) -> list[tuple[str, str, str, str | None]]:
     return [(e["code"], e["object"], e["field"], e["file"]) for e in doc["findings"]]
 
 
-#: What --create-baseline prints: the findings written, and the file they went to.
-ALL_WRITTEN = ALL_BASELINED.replace("15 findings in the baseline", f"15 findings written to the baseline {BASELINE}")
+#: What --create-baseline prints: the findings written by level, and the file they went to (adopt19: it said "0
+#: mandatory findings, 0 advisory findings, 0 suppressed" beside "15 findings written", counting those outside it)
+ALL_WRITTEN = (f"shardwise: 2 files read, 3 workloads; 15 findings written to the baseline {BASELINE} (7 mandatory, 8 "
+               "advisory) — passed\n")
 
 
 def create(capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,7 +86,9 @@ def create(capsys: pytest.CaptureFixture[str]) -> None:
 def test_create_baseline_records_rule_object_field_and_file_and_the_run_passes(repo, capsys):
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
     assert (rc, out, err) == (0, ALL_WRITTEN, "")
-    assert ALL_WRITTEN.endswith("15 findings written to the baseline .shardwise-baseline.json — passed\n")
+    # the levels written are the run's without a baseline
+    assert run(capsys, "lint", "deploy")[1].splitlines()[-1].startswith(
+        "shardwise: 2 files read, 3 workloads, 7 mandatory findings, 8 advisory findings, 0 suppressed — failed")
     assert entries(repo / BASELINE) == ENTRIES
     text = (repo / BASELINE).read_text(encoding="utf-8")
     assert text.splitlines()[:3] == ["{", '  "shardwise_baseline": 1,', '  "findings": [']
@@ -196,7 +200,8 @@ def test_a_fixed_finding_is_a_stale_entry_and_drops_out_on_the_next_create(repo,
                    "14 findings in the baseline (1 baseline entry no longer matches a finding: refresh it with "
                    "--create-baseline) — passed\n")
     rc, out, err = run(capsys, "lint", "deploy", "--create-baseline", BASELINE)
-    assert rc == 0 and out.endswith("14 findings written to the baseline .shardwise-baseline.json — passed\n")
+    assert rc == 0 and out.endswith("14 findings written to the baseline .shardwise-baseline.json (7 mandatory, 7 "
+                                    "advisory) — passed\n")  # the advisory hostIPC finding fixed
     assert entries(repo / BASELINE) == [e for e in ENTRIES if e[2] != "hostIPC"]
 
 

@@ -108,6 +108,18 @@ def test_summary_and_exit_code(report):
     )
 
 
+def test_create_baseline_summary_says_what_it_wrote():
+    """--create-baseline: the findings written by level, and what it left out (adopt17, adopt18: "0 mandatory
+    findings, 0 advisory findings" beside "34 findings written")."""
+    internal = dataclasses.replace(F_BLOCK, internal=True)
+    r = Report([internal, F_SUPPRESSED], Inventory(sources=["a.yaml"]), baseline_file="b.json",
+               baselined=[F_BLOCK, F_ADVISORY, F_URN], baseline_written=True)
+    assert r.summary_line() == (
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs); 3 findings written to the "
+        "baseline b.json (1 mandatory, 2 advisory); 1 finding not written (a rule crashed: internal errors always "
+        "block); 1 suppressed, not written — failed: 1 blocking finding at or above mandatory")
+
+
 def test_fail_on_advisory_blocks_advisory_findings(report):
     report.settings.fail_on = "advisory"
     assert report.blocking == [F_BLOCK, F_ADVISORY, F_URN]

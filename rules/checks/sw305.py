@@ -195,4 +195,9 @@ class NamespaceWithoutDefaultDeny(Rule):
             # advisory: what the input does not hold is not known to be missing from the cluster
             return (f"namespace `{ns}` ({names}) has no default-deny ingress policy in the input, which holds no "
                     f"network policy at all; unless the cluster has one, {why}")
-        return f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"
+        text = f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"
+        if multi:  # blocking: what to write instead
+            text += (f"; add a NetworkPolicy in `{ns}` that selects every pod (an empty podSelector) with policyTypes "
+                     "Ingress and no ingress rule, then allow each group's own pods and the gateway's traffic to the "
+                     "API port")
+        return text

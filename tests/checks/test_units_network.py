@@ -185,7 +185,9 @@ def test_a_named_target_port_resolves_on_its_own_repositorys_pods(tmp_path):
     (a / "ray.yaml").write_text(RAY_HEAD.format(port=8265), encoding="utf-8")
     assert _findings([a, b], "SW301") == [(
         "Service default/ray-dashboard", "mandatory", "Service `default/ray-dashboard` of type LoadBalancer exposes "
-        "port 8265 (Ray dashboard, targetPort `dashboard`) outside the cluster")]
+        "port 8265 (Ray dashboard, targetPort `dashboard`) outside the cluster; make the Service type ClusterIP (the "
+        "group's pods still reach it inside the cluster; reach a dashboard with kubectl port-forward), or take this "
+        "port off it and leave only the API port")]
 
 
 def test_a_finding_on_what_flux_rendered_names_the_object_and_the_missing_facts():

@@ -44,7 +44,9 @@ class WeightsDoNotFit(GroupRule):
             "run did not see: the CUDA graphs (releases before 0.20: one per capture size, up to 1,024 tokens "
             "for gpt-oss), the allocator's slack and whatever the sampler warm-up over max_num_seqs sequences × "
             "the vocabulary needs beyond the peak the profile run reserved inside the budget ('CUDA out of "
-            "memory occurred when warming up sampler')."
+            "memory occurred when warming up sampler'). On Google TPUs none of this is the arithmetic vLLM's TPU "
+            "backend does (it sizes its KV cache from XLA's memory stats): the capacity rules do not judge a TPU, "
+            "and this rule says so once, advisory."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",

@@ -10,14 +10,13 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import layout_text
 
-
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
 TPU_NOT_CHECKED = (
     "{tpu}: capacity not checked: shardwise's capacity model follows vLLM's CUDA and ROCm workers, and vLLM's TPU "
     "backend sizes its KV cache its own way (XLA's memory limit × gpu_memory_utilization less what its profile run "
     "leaves in use, the head size padded to 128) and loads other weight formats (vLLM 0.11.0: fp8, tpu_int8 and "
-    "compressed-tensors, not AWQ or GPTQ), so the weights, the KV cache and the layout are not judged on it; read the KV cache size the "
-    "server logs at start-up")
+    "compressed-tensors, not AWQ or GPTQ), so the weights, the KV cache and the layout are not judged on it; read "
+    "the KV cache size the server logs at start-up")
 
 
 class WeightsDoNotFit(GroupRule):

@@ -174,10 +174,10 @@ def _lines(file: str) -> tuple[str, ...]:
 def what_decides(location: Location) -> str:
     """What would decide an unknown value written at ``location``: :data:`DECIDED_AT_UP` for a Pulumi resource,
     else by what its line holds: a Go template (:data:`DECIDED_BY_RENDERING`), a shell command substitution and no
-    Kubernetes ``$(VAR)`` (:data:`DECIDED_BY_COMMAND`), a Kubernetes ``$(VAR)`` (:data:`DECIDED_BY_CONFIGMAP`), a ``${VAR}`` (:data:`DECIDED_BY_RENDERING` in a file with a Go template, else
-    :data:`DECIDED_BY_VARIABLE`); any other line: :data:`DECIDED_BY_RENDERING` in such a file, else
-    :data:`DECIDE_IT`, as for no line. Read only when a "cannot decide" finding is made (the file's lines are
-    read once, then cached)."""
+    Kubernetes ``$(VAR)`` (:data:`DECIDED_BY_COMMAND`), a Kubernetes ``$(VAR)`` (:data:`DECIDED_BY_CONFIGMAP`), a
+    ``${VAR}`` (:data:`DECIDED_BY_RENDERING` in a file with a Go template, else :data:`DECIDED_BY_VARIABLE`); any
+    other line: :data:`DECIDED_BY_RENDERING` in such a file, else :data:`DECIDE_IT`, as for no line. Read only
+    when a "cannot decide" finding is made (the file's lines are read once, then cached)."""
     if location.urn:
         return DECIDED_AT_UP
     at = location.line or 0

@@ -168,8 +168,29 @@ def gpu_memory_gb(g: ServingGroup) -> float | None:
     return mem * 1024**3 / 1e9 if mem else None
 
 
+def tpu_of(g: ServingGroup) -> str | None:
+    """The Google TPU a group runs on (the catalog's name, ``TPU-v5e``, else ``Google TPU``), or None where it does
+    not: its pods request ``google.com/tpu`` or its pool's accelerator is a TPU.
+
+    The capacity model follows the memory profile of vLLM's CUDA and ROCm workers. vLLM's TPU backend sizes its KV
+    cache another way (the 0.11.0 wheel's vllm/v1/worker/tpu_worker.py ``determine_available_memory``: XLA's
+    ``bytes_limit`` × gpu_memory_utilization less the memory in use after its profile run × 1.02, the KV cache cut
+    by the head size padded to a multiple of 128), with no CUDA context, NCCL communicators or CUDA graphs, and it
+    loads other weight formats (that wheel's vllm/platforms/tpu.py ``supported_quantization``: fp8, tpu_int8,
+    compressed-tensors; no AWQ or GPTQ); from later releases the tpu_inference plugin runs it (0.34.0's
+    vllm/platforms/tpu.py imports it). So a TPU is not sized: :func:`device` gives None, and SW101 says the capacity
+    is not checked."""
+    pool_gpu = g.pool.gpu if g.pool is not None else None
+    if group_vendor(g) != "google" and (pool_gpu is None or pool_gpu.vendor != "google"):
+        return None
+    gpu = g.gpu_override or pool_gpu
+    return gpu.name if gpu is not None and gpu.vendor == "google" else "Google TPU"
+
+
 def device(g: ServingGroup) -> Device | None:
-    """The GPU as the capacity model sizes it (None: no GPU memory to size against)."""
+    """The GPU as the capacity model sizes it (None: no GPU memory to size against, or a TPU: :func:`tpu_of`)."""
+    if tpu_of(g) is not None:
+        return None
     mem = gpu_memory_gib(g)
     if not mem:
         return None
@@ -679,6 +700,8 @@ def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
 
 
 def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
+    if tpu_of(g) is not None:
+        return None  # not sized, whatever else is not known (its model, its layout)
     model = require_model(g)
     dev = device(g)
     if dev is None:
@@ -692,6 +715,8 @@ def sizer(g: ServingGroup, config: Context) -> Sizer | None:
 
     Made once per group and run setting, so the rules that search its smaller layouts share what it was told
     (:attr:`.layout.Sizer.told`); the model and the GPU are read on every call, as the rules count those reads."""
+    if tpu_of(g) is not None:
+        return None
     model = require_model(g)
     dev = device(g)
     if dev is None:

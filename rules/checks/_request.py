@@ -50,6 +50,10 @@ def gpu_request(g: ServingGroup) -> tuple[Request | None, str]:
                           "one to rules/catalog/data/accelerators.json")
     if c is not None and c.resource_claims and (g.gpus_per_pod is None or is_unknown(g.gpus_per_pod)):
         claims = ", ".join(f"`{n}`" for n in c.resource_claims)
+        if g.gpus_per_pod is None and c.claims_unread:
+            raise Undecidable(f"the device count of container `{c.name}`",
+                              f"they come from the resource claim {claims} (dynamic resource allocation), and "
+                              f"{c.claims_unread}")
         if g.gpus_per_pod is None:
             refs = [c.claim_refs.get(n) for n in c.resource_claims]
             named = ", ".join(f"{r[0]} `{r[1]}`" for r in refs if r is not None) or "the objects they name"

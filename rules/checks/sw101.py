@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, sizing
+from ..capacity.group import gpu_name, sizing, tpu_of
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import layout_text
+
+#: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
+TPU_NOT_CHECKED = (
+    "{tpu}: capacity not checked: shardwise's capacity model follows vLLM's CUDA and ROCm workers, and vLLM's TPU "
+    "backend sizes its KV cache its own way (XLA's memory limit × gpu_memory_utilization less what its profile run "
+    "leaves in use, the head size padded to 128) and loads other weight formats (vLLM 0.11.0: fp8, tpu_int8 and "
+    "compressed-tensors, not AWQ or GPTQ), so the weights, the KV cache and the layout are not judged on it; read "
+    "the KV cache size the server logs at start-up")
 
 
 class WeightsDoNotFit(GroupRule):
@@ -35,7 +43,9 @@ class WeightsDoNotFit(GroupRule):
             "run did not see: the CUDA graphs (releases before 0.20: one per capture size, up to 1,024 tokens "
             "for gpt-oss), the allocator's slack and whatever the sampler warm-up over max_num_seqs sequences × "
             "the vocabulary needs beyond the peak the profile run reserved inside the budget ('CUDA out of "
-            "memory occurred when warming up sampler')."
+            "memory occurred when warming up sampler'). On Google TPUs none of this is the arithmetic vLLM's TPU "
+            "backend does (it sizes its KV cache from XLA's memory stats): the capacity rules do not judge a TPU, "
+            "and this rule says so once, advisory."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
@@ -56,6 +66,10 @@ class WeightsDoNotFit(GroupRule):
     fields = ("tensor_parallel_size", "quantization", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        tpu = tpu_of(g)
+        if tpu is not None:
+            yield hit(g, TPU_NOT_CHECKED.format(tpu=tpu), level="advisory")
+            return
         s = sizing(g, config)
         if s is None:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing
+from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
     capped_alternative,
     fewer_stages,
@@ -97,6 +97,8 @@ class ShardedModelThatFits(GroupRule):
     fields = ("tensor_parallel_size", "pipeline_parallel_size")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if tpu_of(g) is not None:
+            return  # not sized (SW101 says so)
         model = require_model(g)
         current = parallel(g)
         if current.gpus <= 1:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, gpu_of, parallel, require_model, sizer, sizing
+from ..capacity.group import gpu_name, gpu_of, parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication, sure_holds
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
@@ -44,6 +44,8 @@ class ShardingAvoidableByQuantization(GroupRule):
     fields = ("tensor_parallel_size", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if tpu_of(g) is not None:
+            return  # not sized (SW101 says so)
         model = require_model(g)
         current = parallel(g)
         if current.gpus <= 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .. import catalog
-from ..capacity.group import engine_settings, gpu_memory_gib, require_model, vllm_version
+from ..capacity.group import engine_settings, gpu_memory_gib, require_model, tpu_of, vllm_version
 from ..capacity.sizing import Device, size_deployment
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
@@ -122,6 +122,8 @@ class WorkloadWithoutGpuPool(GroupRule):
                                         "that accelerator, or request the one the pool has",
                       g.at("nodeSelector", "affinity", "podSpec"), tuple(g.suppressions), level="mandatory")
             return
+        if tpu_of(g) is not None:
+            return  # a TPU is not sized whatever pool it lands on (SW101 says so): nothing to name for the sizing
         # advisory for every group, multi-node ones too: an unknown GPU is a cannot-decide (DESIGN: undecided
         # topology findings are advisory unless unknown = "fail"), not a defect
         if g.pool is None and g.node_selector is UNKNOWN:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Literal
@@ -120,13 +121,24 @@ DECIDED_BY_VARIABLE = ("run `envsubst` first if it is a template's placeholder; 
 #: from a Secret (the reader never reads a Secret's value), or from nowhere in the file (a kustomize base).
 DECIDED_BY_CONFIGMAP = ("add the ConfigMap its variable is read from to the inputs, or set the variable or the value "
                         "literally (a Secret's value is never read)")
+#: A shell command substitution on the value's line (``--hf-overrides "$(cat /etc/vllm/overrides.json)"``, backquotes):
+#: the container's shell runs the command at start-up, and what it prints (a file of the image or of a volume) is in
+#: no input (hfover19 noticed the ConfigMap wording given for it, where no ConfigMap is involved).
+DECIDED_BY_COMMAND = ("the container's shell runs a command for it at start-up (`$(…)` or backquotes), which shardwise "
+                      "does not run: write the value literally, or set an env variable to it (a literal or a "
+                      "ConfigMap of the inputs) and pass the variable instead of the command")
+#: A Kubernetes ``$(VAR)`` reference, as the kubelet expands it in a command or args (a C identifier in ``$( )``).
+_K8S_REF = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+#: A command substitution: ``$(`` not opening an arithmetic ``$((`` nor a Kubernetes reference, or a backquoted command.
+_COMMAND_SUBSTITUTION = re.compile(r"\$\((?!\()(?![A-Za-z_][A-Za-z0-9_]*\))|`[^`]+`")
 #: A ``$(VAR)`` whose ConfigMap the inputs hold twice in one namespace with different data (each file named, by
 #: ``adapters.k8s.configjoin.ambiguous_decider``): both are inputs, and the one the cluster holds decides.
 AMBIGUOUS_CONFIGMAP = "the inputs hold ConfigMap"
 #: Any other unknown (a computed value, an unresolved reference the line does not show).
 DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
              "output)")
-_DECIDERS = (DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE, DECIDED_BY_CONFIGMAP, DECIDE_IT)
+_DECIDERS = (DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE, DECIDED_BY_CONFIGMAP, DECIDED_BY_COMMAND,
+             DECIDE_IT)
 #: Why a value the inputs write is not known, as a "cannot decide" message gives it: the findings that get what
 #: decides it. Other reasons name what the inputs or the catalog lack (a ResourceClaimTemplate, KubeAI's
 #: configuration, a vendor table entry) and what to do about it themselves.
@@ -161,11 +173,11 @@ def _lines(file: str) -> tuple[str, ...]:
 
 def what_decides(location: Location) -> str:
     """What would decide an unknown value written at ``location``: :data:`DECIDED_AT_UP` for a Pulumi resource,
-    else by what its line holds: a Go template (:data:`DECIDED_BY_RENDERING`), a Kubernetes ``$(VAR)``
-    (:data:`DECIDED_BY_CONFIGMAP`), a ``${VAR}`` (:data:`DECIDED_BY_RENDERING` in a file with a Go template, else
-    :data:`DECIDED_BY_VARIABLE`); any other line: :data:`DECIDED_BY_RENDERING` in such a file, else
-    :data:`DECIDE_IT`, as for no line. Read only when a "cannot decide" finding is made (the file's lines are
-    read once, then cached)."""
+    else by what its line holds: a Go template (:data:`DECIDED_BY_RENDERING`), a shell command substitution and no
+    Kubernetes ``$(VAR)`` (:data:`DECIDED_BY_COMMAND`), a Kubernetes ``$(VAR)`` (:data:`DECIDED_BY_CONFIGMAP`), a
+    ``${VAR}`` (:data:`DECIDED_BY_RENDERING` in a file with a Go template, else :data:`DECIDED_BY_VARIABLE`); any
+    other line: :data:`DECIDED_BY_RENDERING` in such a file, else :data:`DECIDE_IT`, as for no line. Read only
+    when a "cannot decide" finding is made (the file's lines are read once, then cached)."""
     if location.urn:
         return DECIDED_AT_UP
     at = location.line or 0
@@ -175,6 +187,8 @@ def what_decides(location: Location) -> str:
     text = lines[at - 1]
     if "{{" in text:
         return DECIDED_BY_RENDERING
+    if ("$(" in text or "`" in text) and _K8S_REF.search(text) is None and _COMMAND_SUBSTITUTION.search(text):
+        return DECIDED_BY_COMMAND
     if "$(" in text:
         return DECIDED_BY_CONFIGMAP
     if any("{{" in line for line in lines):

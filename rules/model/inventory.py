@@ -240,6 +240,9 @@ class Container:
     resource_claims: list[str] = field(default_factory=list)  # resources.claims (dynamic resource allocation)
     #: The pod's spec.resourceClaims: claim name -> (ResourceClaim or ResourceClaimTemplate, its name | UNKNOWN)
     claim_refs: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    #: Why the devices of those claims are not read, where a claim of the inputs names them in a way not read
+    #: (:attr:`DeviceClaim.unread`, with the claim's kind and name); "" otherwise.
+    claims_unread: str = ""
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
     #: Variables set by ``valueFrom.configMapKeyRef``: name -> (ConfigMap, key), resolved by the rules from the
@@ -301,6 +304,9 @@ class DeviceClaim:
     namespace: str = "default"
     count: Any = None  # int | UNKNOWN (allocationMode All, a prioritized list, a computed value)
     device_class: str | None = None  # for a DeviceClass: the DRA driver its selector names
+    #: Why its devices are not read, where they are not ("" where they are): an API version whose claims name no
+    #: devices (resource.k8s.io/v1alpha2: a ResourceClass and its driver's parameters decide them)
+    unread: str = ""
     location: Location = Location()
 
 

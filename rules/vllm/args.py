@@ -367,7 +367,10 @@ COMMAND_OUTPUT = "${COMMAND_OUTPUT}"
 #: A redirection's file descriptor, the digits written against its operator (``2>&1``, ``1>log``, ``0<in``): bash
 #: reads a number as one only so (bash(1), Redirection: "[n]>word"); ``--port 8000 > /tmp/log`` passes 8000 to the
 #: command (corpus21: such a port was dropped as if it were the fd, and the flag refused as having no value, exit 2).
-_FD_REDIRECT = re.compile(r"(?<![^\s;&|()])(\d+)(?=[<>])")
+#: Inside quotes a redirection is no redirection at all (bash(1), QUOTING: quoting removes the special meaning of
+#: metacharacters): ``--served-model-name "a 2>b"`` is one word, written as it is (corpus21 noticed the marker left in
+#: such a word). So quoted spans and escaped characters are matched first and kept; only digits outside them mark.
+_FD_REDIRECT = re.compile(r"""'[^']*'|"(?:\\.|[^"\\])*"|\\.|(?<![^\s;&|()])(\d+)(?=[<>])""", re.S)
 #: What marks such digits among a script's words: a control character no script's word holds.
 _FD = "\x1e"
 #: A template's angle-bracket placeholder written in a script, ``vllm serve <model-id>``: a name in ``<`` ``>`` with
@@ -388,6 +391,11 @@ _QUOTED_REF = re.compile(r'(?<![^\s;&|()])"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za
 QUOTED = "\x1f"
 
 
+def _mark_fd(m: re.Match[str]) -> str:
+    """A redirection's file descriptor marked with :data:`_FD`; a quoted span or an escaped character as written."""
+    return _FD + m.group(1) if m.group(1) is not None else m.group(0)
+
+
 def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
     :data:`ARITHMETIC_RESULT`, a command substitution one word, :data:`COMMAND_OUTPUT`, and a template's ``<name>``
@@ -402,7 +410,7 @@ def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     if "<" in text:
         text = _ANGLE_PLACEHOLDER.sub(PLACEHOLDER_VALUE, text)
     if ">" in text or "<" in text:  # `2>&1`: the fd is written against its operator; `--port 8000 > log` is no fd
-        text = _FD_REDIRECT.sub(_FD + r"\1", text)
+        text = _FD_REDIRECT.sub(_mark_fd, text)
     if quoted and '"$' in text:
         text = _QUOTED_REF.sub(f'"{QUOTED}\\1"', text)
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it

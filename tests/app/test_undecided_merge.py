@@ -229,6 +229,9 @@ SHELL_WORDING = ("run `envsubst` first if it is a template's placeholder; if the
                  "the ConfigMap its variable is read from to the inputs, or set the variable or the value literally")
 HELM_WORDING = "render the chart first (`helm template`) and lint what it writes, or write the value as a literal"
 ANY_WORDING = "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
+COMMAND_WORDING = ("the container's shell runs a command for it at start-up (`$(…)` or backquotes), which shardwise "
+                   "does not run: write the value literally, or set an env variable to it (a literal or a ConfigMap "
+                   "of the inputs) and pass the variable instead of the command")
 
 
 @pytest.mark.parametrize(("line", "expected"), [
@@ -237,6 +240,11 @@ ANY_WORDING = "write it literally in the inputs (not a reference to a ConfigMap 
     ("          --tensor-parallel-size $TP \\", SHELL_WORDING),
     ('        args: ["--tensor-parallel-size", "{{ .Values.tp }}"]', HELM_WORDING),
     ("        args: [--tensor-parallel-size]", ANY_WORDING),  # nothing on the line shows where it comes from
+    # tpu19: a command substitution is no ConfigMap's value (hfover19 noticed the ConfigMap hint given for it)
+    ('          --hf-overrides "$(cat /etc/vllm/hf.json)" \\', COMMAND_WORDING),
+    ("          --max-model-len `cat /etc/vllm/len` \\", COMMAND_WORDING),
+    ('          --max-model-len "$(cat $(LEN_FILE))"', LITERALLY),  # a Kubernetes reference on the line: its ConfigMap
+    ("          --tensor-parallel-size $(( NODES * 8 ))", LITERALLY),  # arithmetic: no command (wording unchanged)
 ])
 def test_what_decides_a_value_is_read_from_its_line(tmp_path, line, expected):
     from shardwise.rules.engine import what_decides

@@ -15,6 +15,7 @@ from shardwise.rules.app.plan import PlanError, PlanRequest, make_plan
 from shardwise.rules.capacity.weights import derived_max_model_len
 from shardwise.rules.catalog import find_model_exact
 from shardwise.rules.catalog.hfconfig import hf_overrides_of, with_hf_overrides
+from shardwise.rules.engine.runner import DECIDED_BY_COMMAND, DECIDED_BY_CONFIGMAP, DECIDED_BY_VARIABLE
 
 YARN = ('{"rope_scaling":{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768},'
         '"max_position_embeddings":131072}')
@@ -150,6 +151,10 @@ def test_an_override_read_from_a_file_or_variable_in_a_script_is_undecided():
                 found = _capacity(path)
             assert [(c, lv, line, m.startswith("cannot decide: hf_overrides is not known")) for c, lv, line, m in found
                     ] == [("SW101", "advisory", 27, True)], (value, length)
+            # what would decide it (tpu19): a command the shell runs is no ConfigMap's (hfover19 noticed that word)
+            tail = (DECIDED_BY_COMMAND if "cat " in value else DECIDED_BY_VARIABLE if value.startswith('"$')
+                    else DECIDED_BY_CONFIGMAP)
+            assert found[0][3].endswith(f": {tail}"), (value, found[0][3])
 
 
 def test_plan_refuses_an_override_it_would_not_apply():

@@ -206,6 +206,30 @@ def test_dynamic_resource_allocation_claims_are_the_pods_request() -> None:
     ]
 
 
+def test_dra_claims_of_every_served_api_version() -> None:
+    """tpu19: a resource.k8s.io/v1alpha2 claim (classic DRA) in the same file was said to be "not in the inputs"
+    (wangchen615/vLLM-DRA in the wide corpus): it names a ResourceClass and its driver's parameters, not devices,
+    and the finding now says that version's devices are not read. v1alpha3 and v1beta2 are read by their shape."""
+    groups, found = _findings("dra-versions.yaml", ("SW204", "SW208"))
+    assert groups == {"llama-classic-claim": (None, None, "unknown", None),
+                      "llama-classic-template": (None, None, "unknown", None),
+                      "llama-alpha3-short": ("nvidia", "nvidia.com/gpu", 2, None),
+                      "llama-beta2-tp4": ("nvidia", "nvidia.com/gpu", 4, None)}
+    classic = ("(classic DRA, Kubernetes 1.26 to 1.30), where ResourceClass `gpu.nvidia.com`")
+    unread = "the devices; shardwise reads the device requests of v1alpha3 and later, not these)"
+    assert found == [
+        ("SW204", "advisory", "llama-classic-claim", 81, "cannot decide: the device count of container `vllm` is not "
+         "known (they come from the resource claim `gpu` (dynamic resource allocation), and ResourceClaim "
+         f"`classic-gpus` is of resource.k8s.io/v1alpha2 {classic} and its driver's GpuClaimParameters `two-gpus` "
+         f"decide {unread}"),
+        ("SW204", "advisory", "llama-classic-template", 105, "cannot decide: the device count of container `vllm` is "
+         "not known (they come from the resource claim `gpu` (dynamic resource allocation), and ResourceClaimTemplate "
+         f"`classic-template` is of resource.k8s.io/v1alpha2 {classic} decides {unread}"),
+        ("SW204", "mandatory", "llama-alpha3-short", 128, "the pod requests 2 nvidia.com/gpu but TP4×PP1 starts 4 "
+         "workers; vLLM cannot start with fewer GPUs than workers"),
+    ]
+
+
 def test_credential_placeholders_are_read_consistently() -> None:
     """SW308: <HF_TOKEN>, changeme and a $(VAR) reference are no credential; an envsubst placeholder ($VAR,
     ${VAR}) in a credential's plain value is advisory (the substituted token is stored in the object); a

@@ -214,3 +214,25 @@ def test_sw203_blocks_split_fp8_blocks_only_where_vllms_gpu_loaders_load_them(tm
                                                "--enable-expert-parallel, which keeps the experts whole")]
     assert found["tpu"] == [("advisory", split + " on vLLM's CUDA and ROCm builds; on google accelerators vLLM's "
                              "plugin loads quantised weights its own way, so this is not known to refuse there")]
+
+
+def test_a_tpu_workload_gets_no_gpu_finding_and_one_note_that_its_capacity_is_not_checked():
+    # tpu19: vLLM on Google TPUs (gcp-getting-started-lab-jp's gke-tpu lab in the wide corpus) got SW101 on "the CUDA
+    # context and NCCL" and SW106 suggesting a 4-bit AWQ/GPTQ variant, which vLLM's TPU backend does not load; a 70B
+    # over 4 v6e chips was blocked by the GPU arithmetic. Every capacity and topology rule but SW101's note is silent
+    # on the TPUs; the GPU workload of the same file is still judged.
+    inv = load_inputs([str(FIXTURES / "SW101" / "tpu.yaml")])
+    found = [(f.code, f.level, f.subject.split("/")[-1], f.message.split(":")[0])
+             for f in run_rules(ALL_RULES, inv) if f.code < "SW3"]
+    assert sorted(found) == [
+        ("SW101", "advisory", "llama70b-v6e", "TPU-v6e"),
+        ("SW101", "advisory", "qwen14b-v5e", "TPU-v5e"),
+        ("SW101", "advisory", "qwen32b-tpu-request", "Google TPU"),
+        ("SW101", "mandatory", "llama70b-l4",
+         "meta-llama/Llama-3.1-70B-Instruct in bf16 needs 32.9 GiB (−0.2/+1.0) of weights per GPU at TP4×PP1, but "
+         "gpu_memory_utilization 0.9 × 22.0 GiB (L4) allows 19.8 GiB; vLLM will fail at start-up (vLLM 0.11.1 from "
+         "the image tag)"),
+        ("SW202", "advisory", "llama70b-l4",
+         "tensor_parallel_size 4 on pool `gpu.product=NVIDIA-L4` (L4, joined only by PCIe) runs every layer's "
+         "all-reduce over PCIe, and TP4×PP1 would not start"),
+    ]

@@ -441,6 +441,21 @@ def test_an_angle_bracket_placeholder_in_a_script_is_one_unknown_word():
         assert (e.model, e.max_model_len, e.port) == ("org/m", 4096, 8200), tail
 
 
+def test_a_redirection_inside_quotes_is_part_of_the_word():
+    # bash(1), QUOTING: quotes remove the special meaning of `>`, so `"a 2>b"` is one word, written as it is; the
+    # file-descriptor marker was left inside it (corpus21). Outside the quotes the same script still redirects.
+    script = 'vllm serve org/m --served-model-name "a 2>b" --port 8200 2>&1'
+    e = parse(["sh", "-c", script])
+    assert (e.model, e.port, e.extra) == ("org/m", 8200, {"served_model_name": ["a 2>b"]})
+    e = parse(["sh", "-c", "vllm serve org/m --served-model-name 'x 1>y' --port 8200 >/tmp/log"])
+    assert (e.model, e.port, e.extra) == ("org/m", 8200, {"served_model_name": ["x 1>y"]})
+    e = parse(["sh", "-c", 'vllm serve org/m --served-model-name a\\ 2\\>b --port 8200'])
+    assert (e.model, e.port, e.extra) == ("org/m", 8200, {"served_model_name": ["a 2>b"]})
+    # unquoted, the same words redirect: `2>b` sends stderr to b and the name is `a`
+    e = parse(["sh", "-c", "vllm serve org/m --served-model-name a 2>b --port 8200"])
+    assert (e.model, e.port, e.extra) == ("org/m", 8200, {"served_model_name": ["a"]})
+
+
 def test_a_double_quoted_expansion_is_one_word_whatever_blanks_its_value_holds():
     # GoogleCloudPlatform/devrel-demos ai-ml/disagg-tpu-llm-d/values_tpu.yaml: `--kv-transfer-config "${KV_CONFIG}"`
     # with KV_CONFIG a JSON object holding blanks was split into words as if unquoted (shlex removes the quotes), and

@@ -7,6 +7,13 @@ A claim's device requests are read in both published shapes: ``resource.k8s.io/v
 (``firstAvailable``) give a count the manifest does not fix. The device class names the family through the
 vendor table (``gpu.nvidia.com`` is NVIDIA's DRA driver); a DeviceClass of the inputs whose selector names
 a driver (``device.driver == "gpu.nvidia.com"``) is followed to it.
+
+Every API version Kubernetes has served is taken (``resource.k8s.io`` v1alpha2, v1alpha3, v1beta1, v1beta2, v1;
+the dispatch goes by group and kind). v1alpha3 (1.31) has v1beta1's shape and v1beta2 (1.33) v1's, so those are read
+by their shape. v1alpha2 (classic DRA, Kubernetes 1.26 - 1.30, removed in 1.31) has no device requests at all: a
+claim names a ``resourceClassName`` and a ``parametersRef`` to its driver's own object (NVIDIA's
+``GpuClaimParameters``, ``MigDeviceClaimParameters``), which decide the devices; shardwise does not read those, and
+says so (:attr:`..model.DeviceClaim.unread`) rather than calling the claim missing.
 """
 
 from __future__ import annotations
@@ -60,8 +67,22 @@ def add_device_claim(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inve
         claim.namespace = ""
     else:
         inner = as_map(spec.get("spec")) if kind == "ResourceClaimTemplate" else spec
-        claim.count, claim.device_class = _requests(inner)
+        version = str(obj.get("apiVersion") or "")
+        if version == CLASSIC_DRA or ("resourceClassName" in inner and "devices" not in inner):
+            params = as_map(inner.get("parametersRef"))
+            by = f"ResourceClass `{inner.get('resourceClassName')}` decides"
+            if params.get("kind"):
+                by = by.removesuffix(" decides") + f" and its driver's {params['kind']} `{params.get('name')}` decide"
+            claim.count = UNKNOWN
+            claim.unread = (f"is of {version or CLASSIC_DRA} (classic DRA, Kubernetes 1.26 to 1.30), where {by} "
+                            "the devices; shardwise reads the device requests of v1alpha3 and later, not these")
+        else:
+            claim.count, claim.device_class = _requests(inner)
     inv.device_claims.append(claim)
+
+
+#: The API version of classic dynamic resource allocation, whose claims name a ResourceClass and parameters.
+CLASSIC_DRA = "resource.k8s.io/v1alpha2"
 
 
 def claim_refs(pod_spec: Mapping[str, Any]) -> dict[str, tuple[str, Any]]:
@@ -97,6 +118,10 @@ def resolve_claims(inv: Inventory) -> None:
             kind, ref = c.claim_refs.get(name, ("", None))
             claim = index.get((kind, g.namespace, str(ref))) if ref is not UNKNOWN else None
             if claim is None:
+                total = None
+                break
+            if claim.unread:
+                c.claims_unread = f"{claim.kind} `{claim.name}` {claim.unread}"
                 total = None
                 break
             if claim.count is None:

@@ -738,3 +738,84 @@ def _summary(g: ServingGroup, config: Context) -> Summary:
         note = "no GPU pool matches the workload" if g.pool is None else f"pool {g.pool.name} has no known GPU"
         return Summary(model, name, None, None, note)
     return Summary(model, name, mem, s, None)
+
+
+# --------------------------------------------------------------------------------------------------
+# An encoder-only embedder: weights only (round catalog21)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EncoderFit:
+    """An encoder-only embedder judged on its weights alone: vLLM builds its attention as ``EncoderOnlyAttention``,
+    whose ``get_kv_cache_spec`` returns None, so no KV budget or KV capacity bounds it. ``why`` says what kept the
+    weights from being judged ("" where they were); ``usable_gib`` is None where the GPU is not known."""
+
+    weights_gib: float | None
+    dtype: str
+    release: str
+    usable_gib: float | None = None
+    gpu_memory_gib: float | None = None
+    utilization: float | None = None
+    why: str = ""
+
+    @property
+    def refuses(self) -> bool:
+        """The weights alone exceed the GPU's whole memory: the tensors counted are the ones vLLM allocates
+        (:func:`.encoder.params`), so what it loads is at least this much, and loading them runs out of memory."""
+        return (self.weights_gib is not None and self.gpu_memory_gib is not None
+                and self.weights_gib > self.gpu_memory_gib)
+
+    @property
+    def over_budget(self) -> bool:
+        """The weights exceed gpu_memory_utilization × the GPU's memory but not the whole of it. vLLM does not
+        refuse that for a model without a KV cache: ``EngineCore._initialize_kv_caches`` profiles the memory only
+        where some layer has a KV cache spec ("Attention free models don't need memory for kv cache",
+        ``vllm/v1/engine/core.py`` in the 0.18.0, 0.20.0 and 0.34.0 wheels), so the budget is never compared with the
+        weights; the server takes more of the GPU than it was given."""
+        return (not self.refuses and self.weights_gib is not None and self.usable_gib is not None
+                and self.weights_gib > self.usable_gib)
+
+    def text(self, gpu: str) -> str:
+        if self.why:
+            return f"its weights were not judged: {self.why}"
+        head = f"{self.weights_gib:.2f} GiB of weights in {self.dtype} on vLLM {self.release}, no KV cache"
+        if self.usable_gib is None:
+            return f"{head}; the GPU it lands on is not known"
+        return (f"{head}, against the {self.usable_gib:.1f} GiB gpu_memory_utilization {self.utilization:g} × "
+                f"{self.gpu_memory_gib:.1f} GiB ({gpu}) allows")
+
+
+def encoder_fit(g: ServingGroup) -> EncoderFit | None:
+    """The weights-only judgement of an encoder-only embedder whose config.json was read (``g.encoder_config``), or
+    None for any other group. Raises Undecidable for an unknown value it reads."""
+    cfg = g.encoder_config
+    if cfg is None or g.model is not None:
+        return None
+    from . import encoder  # only an encoder's group needs it (start-up time)
+
+    release = vllm_version(g)
+    text = str(release.version)
+    flag = known(g.engine.dtype, "dtype")
+    flag = "auto" if flag is None else str(flag)
+    try:
+        dtype = encoder.dtype(cfg, flag)
+    except encoder.EncoderShapeError as err:
+        return EncoderFit(None, flag, text, why=str(err))
+    tp, pp = tp_pp(g)
+    if known(g.engine.quantization, "quantization"):
+        return EncoderFit(None, dtype, text, why="a quantised encoder's weights are not modelled")
+    if tp * pp != 1:
+        return EncoderFit(None, dtype, text, why=f"an encoder sharded over {tp * pp} GPUs is not modelled (TP {tp}, "
+                                                 f"PP {pp})")
+    try:
+        major, minor, patch = (*release.version.parts, 0, 0, 0)[:3]
+        weights = encoder.weights_bytes(cfg, (major, minor, patch), flag) / 1024**3
+    except encoder.EncoderShapeError as err:
+        return EncoderFit(None, dtype, text, why=str(err))
+    mem = gpu_memory_gib(g)
+    if not mem:
+        return EncoderFit(weights, dtype, text)
+    util = utilization(g.engine.gpu_memory_utilization)
+    util = release.behaviour.gpu_memory_utilization if util is None else util
+    return EncoderFit(weights, dtype, text, mem * util, mem, util)

@@ -29,6 +29,7 @@ into the Hugging Face cache with ``huggingface_hub``, imported only then.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -351,9 +352,11 @@ def _not_sized(group: ServingGroup, model: str) -> None:
         group.model, group.model_assumed = None, None
         group.model_unknown = unsized.reason(model if unsized.is_dsv4_name(model) or not named else named,
                                              by_config=True)
-    elif shape is not None and unsized.family_of_config(shape.hf_config) is not None:
+    elif shape is not None and (family := unsized.family_of_config(shape.hf_config)) is not None:
         named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
         group.model, group.model_assumed = None, None
+        if family[0] == unsized.ENCODER_ONLY:
+            group.encoder_config = _encoder_config(shape.source)
         group.model_unknown = unsized.family_reason(model if unsized.family_of_name(model) or not named else named,
                                                     shape.hf_config)
     elif shape is None and group.model_unknown and not group.model_error:
@@ -365,6 +368,19 @@ def _not_sized(group: ServingGroup, model: str) -> None:
             if name and unsized.family_of_name(name) is not None:
                 group.model_unknown = unsized.family_reason(name)
                 break
+
+
+def _encoder_config(source: str) -> dict[str, Any] | None:
+    """The whole config.json an encoder-only shape was read from (its weights need keys the shape does not keep:
+    ``type_vocab_size``, the bias flags), or None where it is not a file read here (a catalog entry)."""
+    if not source or not os.path.isfile(source):
+        return None
+    try:
+        with open(source, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return raw if isinstance(raw, dict) else None
 
 
 def _resolve_annotated(group: ServingGroup, model: str, named: str, base_dir: str | None) -> None:

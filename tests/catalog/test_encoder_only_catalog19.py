@@ -29,7 +29,12 @@ WHY = ("is an encoder-only model (BERT / RoBERTa / XLM-R / gte / nomic-bert / Mo
        "bounds it, and its length is sentence_bert_config.json's max_seq_length where the checkpoint has one "
        "(_get_and_verify_max_len's encoder_config), not max_position_embeddings; the capacity model has no shape "
        "without a KV cache yet, and sized as a decoder it would charge one")
-HELD = "SW101, SW102, SW104, SW106, SW203 could not run on it"
+# round catalog21: SW101 judges the weights alone (tests/catalog/test_encoder_weights_catalog21.py), and SW004 says them
+JUDGED = ("judged on its weights alone: 1.06 GiB of weights in float16 on vLLM 0.20.0, no KV cache, against the 72.9 GiB "
+          "gpu_memory_utilization 0.92 × 79.2 GiB (H100-SXM-80GB) allows; the pooling runner's profile peak (a dummy "
+          "run over max_num_batched_tokens, then the pooler once per task) is not modelled, so whether it starts is "
+          "not decided")
+HELD = f"{JUDGED}; SW102, SW104, SW106, SW203 could not run on it"
 
 
 def _with_config(tmp_path: Path) -> Path:

@@ -819,3 +819,38 @@ def encoder_fit(g: ServingGroup) -> EncoderFit | None:
     util = utilization(g.engine.gpu_memory_utilization)
     util = release.behaviour.gpu_memory_utilization if util is None else util
     return EncoderFit(weights, dtype, text, mem * util, mem, util)
+
+
+def encoder_length(g: ServingGroup) -> tuple[int, str, str] | None:
+    """The length vLLM derives for an encoder-only embedder whose config.json was read (:func:`.encoder.max_len`),
+    what set it, and "" where every input that could raise it was read, else why it is not sure; None for any other
+    group, or an encoder whose length is not read here (a release ``encoder.py`` did not read, ``--hf-overrides``)."""
+    cfg = g.encoder_config
+    if cfg is None or g.model is not None:
+        return None
+    from . import encoder  # only an encoder's group needs it (start-up time)
+
+    parts = (*vllm_version(g).version.parts, 0, 0, 0)[:3]
+    if not encoder.READ_FROM <= parts <= encoder.READ_TO:
+        return None
+    if any(k == "rope_scaling" or k.startswith("hf_overrides") for k in g.engine.extra):
+        return None
+    sentence = g.encoder_siblings.get("sentence_bert_config.json")
+    tokenizer = g.encoder_siblings.get("tokenizer_config.json")
+    try:
+        length = encoder.max_len(cfg, sentence if isinstance(sentence, dict) else None,
+                                 tokenizer if isinstance(tokenizer, dict) else None)
+    except encoder.EncoderShapeError:
+        return None
+    if isinstance(sentence, dict) and "do_lower_case" in sentence and isinstance(sentence.get("max_seq_length"), int):
+        return length, "sentence_bert_config.json's max_seq_length", ""
+    # sentence_bert_config.json replaces the length up or down: where it is absent or not read here, the checkpoint
+    # vLLM loads may have one; tokenizer_config.json only lowers it, so its absence leaves an upper bound
+    how = "config.json's length keys" + (", capped by tokenizer_config.json's model_max_length"
+                                         if isinstance(tokenizer, dict) and "model_max_length" in tokenizer else "")
+    if sentence is None:
+        return length, how, ("there is no sentence_bert_config.json beside the config.json, and the checkpoint vLLM "
+                             "loads may have one, whose max_seq_length replaces the length")
+    if isinstance(sentence, str):
+        return length, how, f"sentence_bert_config.json beside the config.json was not read: {sentence}"
+    return length, how, ""

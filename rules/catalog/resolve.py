@@ -357,6 +357,9 @@ def _not_sized(group: ServingGroup, model: str) -> None:
         group.model, group.model_assumed = None, None
         if family[0] == unsized.ENCODER_ONLY:
             group.encoder_config = _encoder_config(shape.source)
+            if group.encoder_config is not None:
+                folder = os.path.dirname(shape.source)
+                group.encoder_siblings = {name: _sibling(os.path.join(folder, name)) for name in ENCODER_SIBLINGS}
         group.model_unknown = unsized.family_reason(model if unsized.family_of_name(model) or not named else named,
                                                     shape.hf_config)
     elif shape is None and group.model_unknown and not group.model_error:
@@ -381,6 +384,24 @@ def _encoder_config(source: str) -> dict[str, Any] | None:
     except (OSError, ValueError, RecursionError):
         return None
     return raw if isinstance(raw, dict) else None
+
+
+#: the files beside an encoder's config.json that vLLM reads its length from (``encoder.max_len``)
+ENCODER_SIBLINGS = ("sentence_bert_config.json", "tokenizer_config.json")
+
+
+def _sibling(path: str) -> dict[str, Any] | str | None:
+    """A JSON object read from ``path``; None where there is no such file; why it was not read otherwise."""
+    if not os.path.lexists(path):
+        return None
+    if not os.path.isfile(path):
+        return "it is not a regular file"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, ValueError, RecursionError) as err:
+        return f"it cannot be read ({type(err).__name__})"
+    return raw if isinstance(raw, dict) else "it is not a JSON object"
 
 
 def _resolve_annotated(group: ServingGroup, model: str, named: str, base_dir: str | None) -> None:

@@ -392,6 +392,9 @@ class ServingGroup:
     #: read whole: ``model`` stays None (no KV cache, no decoder shape), and SW101 / SW004 judge its weights alone
     #: (``capacity.group.encoder_fit``; round catalog21).
     encoder_config: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: The files beside that config.json that set its length (``sentence_bert_config.json``,
+    #: ``tokenizer_config.json``): each read JSON object, None where the file is absent, or why it was not read.
+    encoder_siblings: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: How many times a rule asked for the model's shape (``capacity.group.require_model``): the engine
     #: tells from it which findings rest on an assumed model.
     model_reads: int = field(default=0, compare=False, repr=False)

@@ -30,7 +30,7 @@ WHY = ("'./models/bge-m3' is an encoder-only model (BERT / RoBERTa / XLM-R / gte
        "without a KV cache yet, and sized as a decoder it would charge one")
 PEAK = ("the pooling runner's profile peak (a dummy run over max_num_batched_tokens, then the pooler once per task) is "
         "not modelled, so whether it starts is not decided")
-HELD = "SW102, SW104, SW106, SW203 could not run on it"
+HELD = "SW104, SW106, SW203 could not run on it"
 
 
 def _repo(tmp_path: Path, name: str = "bge-m3", **wider: int) -> None:
@@ -41,6 +41,11 @@ def _repo(tmp_path: Path, name: str = "bge-m3", **wider: int) -> None:
         return
     cfg = json.loads((DATA / "bge-m3-korean_config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**cfg, **wider}, indent=2))
+
+
+def _weights_only(*args, **kwargs) -> str:
+    """The Deployment with --max-model-len 8192, inside the bge-m3 shape's 8,194 (SW102 is tested below)."""
+    return deployment(*args, **kwargs).replace('"32768"', '"8192"')
 
 
 def _sw(found):
@@ -56,7 +61,7 @@ def test_bge_m3_on_an_h100_is_judged_on_its_weights_only(tmp_path: Path):
     # vLLM 0.20.0 (the image): RobertaEmbedding's positions and token types unpadded, 566,752,256 parameters,
     # float32 checkpoint downcast to float16: 1,133,504,512 bytes = 1.06 GiB; default utilisation 0.92
     _repo(tmp_path)
-    found = lint(tmp_path, deployment("./models/bge-m3", 1, extra=", --runner, pooling"))
+    found = lint(tmp_path, _weights_only("./models/bge-m3", 1, extra=", --runner, pooling"))
     assert _sw(found) == [("SW004", "advisory")]
     assert _msg(found, "SW004") == (
         f"shardwise does not know the model: {WHY}; judged on its weights alone: 1.06 GiB of weights in float16 on "
@@ -67,7 +72,7 @@ def test_bge_m3_on_an_h100_is_judged_on_its_weights_only(tmp_path: Path):
 def test_weights_above_the_budget_but_inside_the_gpu_are_advisory(tmp_path: Path):
     # 0.04 × 22.0 GiB = 0.88 GiB < 1.06 GiB: vLLM compares no budget with an encoder's weights, so it loads them
     _repo(tmp_path)
-    found = lint(tmp_path, deployment("./models/bge-m3", 1, instance="g6.xlarge",
+    found = lint(tmp_path, _weights_only("./models/bge-m3", 1, instance="g6.xlarge",
                                       extra=", --runner, pooling, --gpu-memory-utilization, '0.04'"))
     assert _sw(found) == [("SW004", "advisory"), ("SW101", "advisory"), ("SW105", "advisory")]
     assert _msg(found, "SW101") == (
@@ -81,7 +86,7 @@ def test_weights_above_the_whole_gpu_block(tmp_path: Path):
     # synthetic: bge-m3's config.json widened to 4,096 x 48 layers (no public XLMRobertaModel checkpoint is this
     # large); at --dtype float32 its 10,722,451,456 parameters take 39.95 GiB, more than an L4's 22.0 GiB
     _repo(tmp_path, "wide", hidden_size=4096, intermediate_size=16384, num_hidden_layers=48, num_attention_heads=32)
-    found = lint(tmp_path, deployment("./models/wide", 1, instance="g6.xlarge",
+    found = lint(tmp_path, _weights_only("./models/wide", 1, instance="g6.xlarge",
                                       extra=", --runner, pooling, --dtype, float32"))
     assert _sw(found) == [("SW004", "advisory"), ("SW101", "mandatory")]
     assert _msg(found, "SW101") == (
@@ -89,27 +94,81 @@ def test_weights_above_the_whole_gpu_block(tmp_path: Path):
         "cache, against the 20.2 GiB gpu_memory_utilization 0.92 × 22.0 GiB (L4) allows: the weights alone exceed "
         "the GPU's memory; vLLM will fail at start-up")
     # in float16 (--dtype auto downcasts the float32 checkpoint) 19.98 GiB: inside the 20.2 GiB budget, no SW101
-    found = lint(tmp_path, deployment("./models/wide", 1, instance="g6.xlarge", extra=", --runner, pooling"))
+    found = lint(tmp_path, _weights_only("./models/wide", 1, instance="g6.xlarge", extra=", --runner, pooling"))
     assert _sw(found) == [("SW004", "advisory")]
     assert "judged on its weights alone: 19.98 GiB of weights in float16" in _msg(found, "SW004")
 
 
 def test_a_sharded_encoder_says_its_weights_were_not_judged(tmp_path: Path):
     _repo(tmp_path)
-    found = lint(tmp_path, deployment("./models/bge-m3", 2, instance="g6.12xlarge", extra=", --runner, pooling"))
+    found = lint(tmp_path, _weights_only("./models/bge-m3", 2, instance="g6.12xlarge", extra=", --runner, pooling"))
     assert _sw(found) == [("SW004", "advisory")]
     assert _msg(found, "SW004") == (
         f"shardwise does not know the model: {WHY}; its weights were not judged: an encoder sharded over 2 GPUs is "
-        f"not modelled (TP 2, PP 1); {PEAK}; SW102, SW104, SW106, SW202, SW203 could not run on it")
+        f"not modelled (TP 2, PP 1); {PEAK}; SW104, SW106, SW202, SW203 could not run on it")
 
 
 def test_by_annotation_with_a_release_whose_roberta_embedding_is_padded(tmp_path: Path):
     # vLLM 0.29.0: padded positions and token types, 566,880,256 parameters (catalog20), 1.06 GiB in float16
     _repo(tmp_path)
-    text = deployment("BAAI/bge-m3", 1, instance="g6.xlarge", extra=", --runner, pooling").replace(
+    text = _weights_only("BAAI/bge-m3", 1, instance="g6.xlarge", extra=", --runner, pooling").replace(
         "v0.20.0", "v0.29.0").replace(
         "  namespace: llm\n", "  namespace: llm\n  annotations:\n    shardwise.dev/base-model: models/bge-m3/config.json\n")
     found = lint(tmp_path, text)
     assert _sw(found) == [("SW004", "advisory")]
     assert ("; judged on its weights alone: 1.06 GiB of weights in float16 on vLLM 0.29.0, no KV cache, against the "
             "20.2 GiB gpu_memory_utilization 0.92 × 22.0 GiB (L4) allows; ") in _msg(found, "SW004")
+
+
+# The length (round catalog21, second step): vLLM's _get_and_verify_max_len refuses a --max-model-len above the length
+# it derives unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (config/model.py, 0.20.0); sentence_bert_config.json's
+# max_seq_length replaces that length up or down, so where it is absent beside the config.json the refusal is not sure.
+
+def test_max_model_len_above_the_config_without_sentence_bert_config_is_advisory(tmp_path: Path):
+    _repo(tmp_path)
+    found = lint(tmp_path, deployment("./models/bge-m3", 1, extra=", --runner, pooling"))
+    assert _sw(found) == [("SW004", "advisory"), ("SW102", "advisory")]
+    assert _msg(found, "SW102") == (
+        "'./models/bge-m3' is an encoder-only embedder: --max-model-len 32,768 is above the 8,194 tokens vLLM 0.20.0 "
+        "derives (config.json's length keys), and vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; not sure: "
+        "there is no sentence_bert_config.json beside the config.json, and the checkpoint vLLM loads may have one, "
+        "whose max_seq_length replaces the length")
+
+
+def test_max_model_len_above_sentence_bert_config_blocks(tmp_path: Path):
+    # BAAI/bge-m3's sentence_bert_config.json: {"max_seq_length": 8192, "do_lower_case": false}
+    _repo(tmp_path)
+    (tmp_path / "models" / "bge-m3" / "sentence_bert_config.json").write_text(
+        '{\n  "max_seq_length": 8192,\n  "do_lower_case": false\n}\n')
+    found = lint(tmp_path, deployment("./models/bge-m3", 1, extra=", --runner, pooling"))
+    assert _sw(found) == [("SW004", "advisory"), ("SW102", "mandatory")]
+    assert _msg(found, "SW102") == (
+        "'./models/bge-m3' is an encoder-only embedder: --max-model-len 32,768 is above the 8,192 tokens vLLM 0.20.0 "
+        "derives (sentence_bert_config.json's max_seq_length), and vLLM refuses it unless "
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; vLLM will refuse to start")
+    # at the length, nothing
+    ok = deployment("./models/bge-m3", 1, extra=", --runner, pooling").replace('"32768"', '"8192"')
+    assert _sw(lint(tmp_path, ok)) == [("SW004", "advisory")]
+
+
+def test_an_unreadable_sentence_bert_config_is_advisory(tmp_path: Path):
+    _repo(tmp_path)
+    (tmp_path / "models" / "bge-m3" / "sentence_bert_config.json").write_text('{"max_seq_length": 8192,')
+    found = lint(tmp_path, deployment("./models/bge-m3", 1, extra=", --runner, pooling"))
+    assert _sw(found) == [("SW004", "advisory"), ("SW102", "advisory")]
+    assert _msg(found, "SW102").endswith(
+        "(config.json's length keys), and vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; not sure: "
+        "sentence_bert_config.json beside the config.json was not read: it cannot be read (JSONDecodeError)")
+
+
+def test_a_tokenizer_cap_only_lowers_the_length(tmp_path: Path):
+    # tokenizer_config.json's model_max_length 8,192 caps the 8,194 positions (absolute positions); a
+    # sentence_bert_config.json without do_lower_case does not replace it, and it was read: sure
+    _repo(tmp_path)
+    folder = tmp_path / "models" / "bge-m3"
+    (folder / "tokenizer_config.json").write_text('{"model_max_length": 8192, "tokenizer_class": "XLMRobertaTokenizer"}')
+    (folder / "sentence_bert_config.json").write_text('{"max_seq_length": 512}')
+    found = lint(tmp_path, deployment("./models/bge-m3", 1, extra=", --runner, pooling"))
+    assert _sw(found) == [("SW004", "advisory"), ("SW102", "mandatory")]
+    assert "above the 8,192 tokens vLLM 0.20.0 derives (config.json's length keys, capped by tokenizer_config.json's " \
+           "model_max_length)" in _msg(found, "SW102")

@@ -29,7 +29,6 @@ into the Hugging Face cache with ``huggingface_hub``, imported only then.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -378,6 +377,8 @@ def _encoder_config(source: str) -> dict[str, Any] | None:
     ``type_vocab_size``, the bias flags), or None where it is not a file read here (a catalog entry)."""
     if not source or not os.path.isfile(source):
         return None
+    import json  # only an encoder's config.json is read again (start-up time)
+
     try:
         with open(source, encoding="utf-8") as fh:
             raw = json.load(fh)
@@ -396,6 +397,8 @@ def _sibling(path: str) -> dict[str, Any] | str | None:
         return None
     if not os.path.isfile(path):
         return "it is not a regular file"
+    import json  # only beside an encoder's config.json (start-up time)
+
     try:
         with open(path, encoding="utf-8") as fh:
             raw = json.load(fh)

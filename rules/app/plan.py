@@ -403,9 +403,37 @@ def load_model(spec: str, base_model: str | None, vllm_version: str | None = Non
         raise
     if unsized.is_dsv4_config(shape.hf_config):
         raise refused(spec if unsized.is_dsv4_name(spec) else shape.id, by_config=True)
-    if unsized.family_of_config(shape.hf_config) is not None:
-        raise PlanError(f"cannot size it: {unsized.family_reason(spec, shape.hf_config)}")
+    family = unsized.family_of_config(shape.hf_config)
+    if family is not None:
+        note = _encoder_weights(shape.source, vllm_version) if family[0] == unsized.ENCODER_ONLY else ""
+        raise PlanError(f"cannot size it: {unsized.family_reason(spec, shape.hf_config)}{note}")
     return shape
+
+
+def _encoder_weights(source: str, vllm_version: str | None) -> str:
+    """What ``plan`` says of an encoder-only embedder's config.json (round catalog21): its weights on one GPU under
+    ``--dtype auto``, no KV cache, and that the pooling runner's profile peak is not modelled, so no layout is given."""
+    import json
+
+    from ..capacity import encoder
+
+    try:
+        with open(source, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return ""
+    if not isinstance(raw, dict):
+        return ""
+    release = resolve(vllm_version, None, missing="--vllm-version not given")
+    major, minor, patch = (*release.version.parts, 0, 0, 0)[:3]
+    peak = ("the pooling runner's profile peak (a dummy run over max_num_batched_tokens, then the pooler once per "
+            "task) is not modelled, so plan gives no layout")
+    try:
+        gib = encoder.weights_bytes(raw, (major, minor, patch)) / 1024**3
+    except encoder.EncoderShapeError as err:
+        return f"; its weights were not judged: {err}; {peak}"
+    return (f"; on one GPU its weights alone are {gib:.2f} GiB in {encoder.dtype(raw)} under --dtype auto on vLLM "
+            f"{release.version}, with no KV cache; {peak}")
 
 
 def _overridden(model: ModelShape, req: PlanRequest) -> ModelShape:

@@ -804,3 +804,119 @@ def _summary(g: ServingGroup, config: Context) -> Summary:
         note = "no GPU pool matches the workload" if g.pool is None else f"pool {g.pool.name} has no known GPU"
         return Summary(model, name, None, None, note)
     return Summary(model, name, mem, s, None)
+
+
+# --------------------------------------------------------------------------------------------------
+# An encoder-only embedder: weights only (round catalog21)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EncoderFit:
+    """An encoder-only embedder judged on its weights alone: vLLM builds its attention as ``EncoderOnlyAttention``,
+    whose ``get_kv_cache_spec`` returns None, so no KV budget or KV capacity bounds it. ``why`` says what kept the
+    weights from being judged ("" where they were); ``usable_gib`` is None where the GPU is not known."""
+
+    weights_gib: float | None
+    dtype: str
+    release: str
+    usable_gib: float | None = None
+    gpu_memory_gib: float | None = None
+    utilization: float | None = None
+    why: str = ""
+
+    @property
+    def refuses(self) -> bool:
+        """The weights alone exceed the GPU's whole memory: the tensors counted are the ones vLLM allocates
+        (:func:`.encoder.params`), so what it loads is at least this much, and loading them runs out of memory."""
+        return (self.weights_gib is not None and self.gpu_memory_gib is not None
+                and self.weights_gib > self.gpu_memory_gib)
+
+    @property
+    def over_budget(self) -> bool:
+        """The weights exceed gpu_memory_utilization × the GPU's memory but not the whole of it. vLLM does not
+        refuse that for a model without a KV cache: ``EngineCore._initialize_kv_caches`` profiles the memory only
+        where some layer has a KV cache spec ("Attention free models don't need memory for kv cache",
+        ``vllm/v1/engine/core.py`` in the 0.18.0, 0.20.0 and 0.34.0 wheels), so the budget is never compared with the
+        weights; the server takes more of the GPU than it was given."""
+        return (not self.refuses and self.weights_gib is not None and self.usable_gib is not None
+                and self.weights_gib > self.usable_gib)
+
+    def text(self, gpu: str) -> str:
+        if self.why:
+            return f"its weights were not judged: {self.why}"
+        head = f"{self.weights_gib:.2f} GiB of weights in {self.dtype} on vLLM {self.release}, no KV cache"
+        if self.usable_gib is None:
+            return f"{head}; the GPU it lands on is not known"
+        return (f"{head}, against the {self.usable_gib:.1f} GiB gpu_memory_utilization {self.utilization:g} × "
+                f"{self.gpu_memory_gib:.1f} GiB ({gpu}) allows")
+
+
+def encoder_fit(g: ServingGroup) -> EncoderFit | None:
+    """The weights-only judgement of an encoder-only embedder whose config.json was read (``g.encoder_config``), or
+    None for any other group. Raises Undecidable for an unknown value it reads."""
+    cfg = g.encoder_config
+    if cfg is None or g.model is not None:
+        return None
+    from . import encoder  # only an encoder's group needs it (start-up time)
+
+    release = vllm_version(g)
+    text = str(release.version)
+    flag = known(g.engine.dtype, "dtype")
+    flag = "auto" if flag is None else str(flag)
+    try:
+        dtype = encoder.dtype(cfg, flag)
+    except encoder.EncoderShapeError as err:
+        return EncoderFit(None, flag, text, why=str(err))
+    tp, pp = tp_pp(g)
+    if known(g.engine.quantization, "quantization"):
+        return EncoderFit(None, dtype, text, why="a quantised encoder's weights are not modelled")
+    if tp * pp != 1:
+        return EncoderFit(None, dtype, text, why=f"an encoder sharded over {tp * pp} GPUs is not modelled (TP {tp}, "
+                                                 f"PP {pp})")
+    try:
+        major, minor, patch = (*release.version.parts, 0, 0, 0)[:3]
+        weights = encoder.weights_bytes(cfg, (major, minor, patch), flag) / 1024**3
+    except encoder.EncoderShapeError as err:
+        return EncoderFit(None, dtype, text, why=str(err))
+    mem = gpu_memory_gib(g)
+    if not mem:
+        return EncoderFit(weights, dtype, text)
+    util = utilization(g.engine.gpu_memory_utilization)
+    util = release.behaviour.gpu_memory_utilization if util is None else util
+    return EncoderFit(weights, dtype, text, mem * util, mem, util)
+
+
+def encoder_length(g: ServingGroup) -> tuple[int, str, str] | None:
+    """The length vLLM derives for an encoder-only embedder whose config.json was read (:func:`.encoder.max_len`),
+    what set it, and "" where every input that could raise it was read, else why it is not sure; None for any other
+    group, or an encoder whose length is not read here (a release ``encoder.py`` did not read, ``--hf-overrides``)."""
+    cfg = g.encoder_config
+    if cfg is None or g.model is not None:
+        return None
+    from . import encoder  # only an encoder's group needs it (start-up time)
+
+    parts = (*vllm_version(g).version.parts, 0, 0, 0)[:3]
+    if not encoder.READ_FROM <= parts <= encoder.READ_TO:
+        return None
+    if any(k == "rope_scaling" or k.startswith("hf_overrides") for k in g.engine.extra):
+        return None
+    sentence = g.encoder_siblings.get("sentence_bert_config.json")
+    tokenizer = g.encoder_siblings.get("tokenizer_config.json")
+    try:
+        length = encoder.max_len(cfg, sentence if isinstance(sentence, dict) else None,
+                                 tokenizer if isinstance(tokenizer, dict) else None)
+    except encoder.EncoderShapeError:
+        return None
+    if isinstance(sentence, dict) and "do_lower_case" in sentence and isinstance(sentence.get("max_seq_length"), int):
+        return length, "sentence_bert_config.json's max_seq_length", ""
+    # sentence_bert_config.json replaces the length up or down: where it is absent or not read here, the checkpoint
+    # vLLM loads may have one; tokenizer_config.json only lowers it, so its absence leaves an upper bound
+    how = "config.json's length keys" + (", capped by tokenizer_config.json's model_max_length"
+                                         if isinstance(tokenizer, dict) and "model_max_length" in tokenizer else "")
+    if sentence is None:
+        return length, how, ("there is no sentence_bert_config.json beside the config.json, and the checkpoint vLLM "
+                             "loads may have one, whose max_seq_length replaces the length")
+    if isinstance(sentence, str):
+        return length, how, f"sentence_bert_config.json beside the config.json was not read: {sentence}"
+    return length, how, ""

@@ -351,9 +351,14 @@ def _not_sized(group: ServingGroup, model: str) -> None:
         group.model, group.model_assumed = None, None
         group.model_unknown = unsized.reason(model if unsized.is_dsv4_name(model) or not named else named,
                                              by_config=True)
-    elif shape is not None and unsized.family_of_config(shape.hf_config) is not None:
+    elif shape is not None and (family := unsized.family_of_config(shape.hf_config)) is not None:
         named = (group.annotations.get(ANN_BASE_MODEL) or "").strip()
         group.model, group.model_assumed = None, None
+        if family[0] == unsized.ENCODER_ONLY:
+            group.encoder_config = _encoder_config(shape.source)
+            if group.encoder_config is not None:
+                folder = os.path.dirname(shape.source)
+                group.encoder_siblings = {name: _sibling(os.path.join(folder, name)) for name in ENCODER_SIBLINGS}
         group.model_unknown = unsized.family_reason(model if unsized.family_of_name(model) or not named else named,
                                                     shape.hf_config)
     elif shape is None and group.model_unknown and not group.model_error:
@@ -365,6 +370,41 @@ def _not_sized(group: ServingGroup, model: str) -> None:
             if name and unsized.family_of_name(name) is not None:
                 group.model_unknown = unsized.family_reason(name)
                 break
+
+
+def _encoder_config(source: str) -> dict[str, Any] | None:
+    """The whole config.json an encoder-only shape was read from (its weights need keys the shape does not keep:
+    ``type_vocab_size``, the bias flags), or None where it is not a file read here (a catalog entry)."""
+    if not source or not os.path.isfile(source):
+        return None
+    import json  # only an encoder's config.json is read again (start-up time)
+
+    try:
+        with open(source, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+#: the files beside an encoder's config.json that vLLM reads its length from (``encoder.max_len``)
+ENCODER_SIBLINGS = ("sentence_bert_config.json", "tokenizer_config.json")
+
+
+def _sibling(path: str) -> dict[str, Any] | str | None:
+    """A JSON object read from ``path``; None where there is no such file; why it was not read otherwise."""
+    if not os.path.lexists(path):
+        return None
+    if not os.path.isfile(path):
+        return "it is not a regular file"
+    import json  # only beside an encoder's config.json (start-up time)
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, ValueError, RecursionError) as err:
+        return f"it cannot be read ({type(err).__name__})"
+    return raw if isinstance(raw, dict) else "it is not a JSON object"
 
 
 def _resolve_annotated(group: ServingGroup, model: str, named: str, base_dir: str | None) -> None:

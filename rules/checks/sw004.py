@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..capacity.group import vllm_version
+from ..capacity.group import encoder_fit, gpu_name, vllm_version
 from ..catalog import unsized
 from ..engine import GroupRule, Hit, LintConfig, Rule, RuleMeta, hit
-from ..model import Inventory, ModelNotKnown, ServingGroup
+from ..model import Inventory, ModelNotKnown, ServingGroup, Undecidable
 from ..model.vocab import ANN_BASE_MODEL
 
 
@@ -29,6 +29,23 @@ def rules_needing_the_model(g: ServingGroup, inv: Inventory, config: LintConfig,
         except Exception:  # noqa: BLE001,S112 - another unknown value or a crash: the rule reports it itself
             continue
     return codes
+
+
+#: what the weights-only judgement of an encoder leaves out (read in 0.29.0's gpu_model_runner.py, round catalog20)
+ENCODER_PEAK = ("the pooling runner's profile peak (a dummy run over max_num_batched_tokens, then the pooler once per "
+                "task) is not modelled, so whether it starts is not decided")
+
+
+def _encoder_note(g: ServingGroup) -> str:
+    """An encoder-only embedder whose config.json was read: its weights-only judgement (round catalog21)."""
+    try:
+        fit = encoder_fit(g)
+    except Undecidable:  # an unknown --dtype or layout: the rule that reads it says so
+        return ""
+    if fit is None:
+        return ""
+    head = fit.text(gpu_name(g)) if fit.why else f"judged on its weights alone: {fit.text(gpu_name(g))}"
+    return f"; {head}; {ENCODER_PEAK}"
 
 
 class ModelNotKnownToShardwise(GroupRule):
@@ -94,6 +111,7 @@ class ModelNotKnownToShardwise(GroupRule):
             if unsized.is_reason(why):
                 release = vllm_version(g)
                 why = f"{why}; {unsized.release_note(release.version, release.note)}"
+            why += _encoder_note(g)
             h = hit(g, f"shardwise does not know the model: {why}; {skipped}",
                     where,
                     level="mandatory" if config.unknown_configured and config.unknown_is_failure else None)

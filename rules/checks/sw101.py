@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, sizing, tpu_of
+from ..capacity.group import encoder_fit, gpu_name, sizing, tpu_of
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
@@ -69,6 +69,17 @@ class WeightsDoNotFit(GroupRule):
         tpu = tpu_of(g)
         if tpu is not None:
             yield hit(g, TPU_NOT_CHECKED.format(tpu=tpu), level="advisory")
+            return
+        fit = encoder_fit(g)
+        if fit is not None:  # an encoder-only embedder: no KV cache, its weights alone (round catalog21)
+            if fit.refuses:
+                yield hit(g, f"{g.engine.model!r} is an encoder-only embedder with {fit.text(gpu_name(g))}: the "
+                             "weights alone exceed the GPU's memory; vLLM will fail at start-up", level="mandatory")
+            elif fit.over_budget:
+                yield hit(g, f"{g.engine.model!r} is an encoder-only embedder with {fit.text(gpu_name(g))}: vLLM "
+                             "does not hold a model without a KV cache to that budget (it profiles the memory only "
+                             "for a KV cache), so it loads, but takes more of the GPU than gpu_memory_utilization "
+                             "gives it", level="advisory")
             return
         s = sizing(g, config)
         if s is None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, sizing
+from ..capacity.group import encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, known
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ..vllm.versions import resolve
 from ._capacity import fits_instead, layout_text
@@ -55,6 +55,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
     fields = ("max_model_len", "model")  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if g.encoder_config is not None and g.model is None:  # an encoder-only embedder: its length alone
+            yield from _encoder_length(g)
+            return
         s = sizing(g, config)
         if s is None:
             return
@@ -102,6 +105,32 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         else:
             yield hit(g, f"{where}: {measured}; within the estimate's error, so vLLM may refuse to "
                          f"start{fix}")
+
+
+def _encoder_length(g: ServingGroup) -> Iterable[Hit]:
+    """An encoder-only embedder has no KV cache to hold one request, but ``_get_and_verify_max_len`` refuses a
+    ``--max-model-len`` above the length it derives (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): mandatory where every
+    file that could raise that length was read, advisory otherwise (round catalog21)."""
+    found = encoder_length(g)
+    if found is None:
+        return
+    length, how, unsure = found
+    mml = known(g.engine.max_model_len, "max_model_len")
+    if mml is None or mml == "auto" or int(mml) <= length:
+        return
+    # vLLM lets a --max-model-len up to the config.json's own model_max_length through (config/model.py, 0.20.0)
+    allowed = (g.encoder_config or {}).get("model_max_length")
+    if isinstance(allowed, int) and not isinstance(allowed, bool) and int(mml) <= allowed:
+        return
+    if env_settings(engine_env(g)).get("allow_long_max_model_len"):
+        return
+    text = (f"{g.engine.model!r} is an encoder-only embedder: --max-model-len {int(mml):,} is above the {length:,} "
+            f"tokens vLLM {vllm_version(g).version} derives ({how}), and vLLM refuses it unless "
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
+    if unsure:
+        yield hit(g, f"{text}; not sure: {unsure}", g.at("max_model_len"), level="advisory")
+    else:
+        yield hit(g, f"{text}; vLLM will refuse to start", g.at("max_model_len"), level="mandatory")
 
 
 def _mamba_hit(g: ServingGroup, s: ReplicaSizing, where: str) -> Hit:

@@ -367,6 +367,13 @@ class ServingGroup:
     #: The catalog entry a model path was matched to by its name (``/models/llama-3.1-8b-instruct``):
     #: the rules size it as that entry and SW004 says which one was assumed.
     model_assumed: str | None = None
+    #: The config.json of an encoder-only embedder given by path or annotation (``catalog.unsized.ENCODER_ONLY``),
+    #: read whole: ``model`` stays None (no KV cache, no decoder shape), and SW101 / SW004 judge its weights alone
+    #: (``capacity.group.encoder_fit``; round catalog21).
+    encoder_config: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: The files beside that config.json that set its length (``sentence_bert_config.json``,
+    #: ``tokenizer_config.json``): each read JSON object, None where the file is absent, or why it was not read.
+    encoder_siblings: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: How many times a rule asked for the model's shape (``capacity.group.require_model``): the engine
     #: tells from it which findings rest on an assumed model.
     model_reads: int = field(default=0, compare=False, repr=False)

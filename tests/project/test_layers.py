@@ -361,6 +361,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/catalog/resolve.py: shardwise.rules.catalog.hfconfig",  # only a config.json to read
     "rules/capacity/weights.py: shardwise.rules.catalog.hfconfig",  # only a quantised checkpoint or Nemotron-H
     "rules/capacity/sizing.py: shardwise.rules.capacity.seeds",  # its re-exports, on their first use (no lint)
+    "rules/capacity/group.py: shardwise.rules.capacity.encoder",  # only an encoder-only embedder's config.json
 }
 
 

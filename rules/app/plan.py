@@ -128,6 +128,9 @@ class Candidate:
     #: vLLM's default --max-num-seqs where plan lowered it so that the layout serves (what follows the cap, the
     #: profile's sampler above all, left too little KV cache at the default): :func:`_fitted`; None: not lowered
     max_num_seqs_lowered_from: int | None = None
+    #: the accelerator is one the capacity model does not size (a Google TPU: capacity.group.tpu_of), so SW101 says
+    #: its capacity is not checked and the start-up verdict is ``maybe``, never ``yes``
+    capacity_unchecked: bool = False
 
     @property
     def max_num_seqs_lowered(self) -> bool:
@@ -142,11 +145,12 @@ class Candidate:
         """``yes``, ``maybe`` or ``no``: plan's one start-up verdict for the layout, in its table, its ``starts`` line
         and its recommendation, as SW101 and SW102 judge it: ``maybe`` when the weights and one ``max_model_len``
         request fit only within the estimate's error band, or when they fit but the margin outside the KV budget
-        (CUDA graphs captured after sizing, the sampler's warm-up) is short within the band (SW101's advisory)."""
+        (CUDA graphs captured after sizing, the sampler's warm-up) is short within the band (SW101's advisory), or
+        when the accelerator is a TPU, whose capacity SW101 says is not checked (:attr:`capacity_unchecked`)."""
         s = self.sizing
         if self.refused or s.verdict == "refuses":
             return "no"
-        if s.verdict == "may-refuse":
+        if s.verdict == "may-refuse" or self.capacity_unchecked:
             return "maybe"
         if not s.starts or (s.margin_verdict != "starts" and s.margin_failure and not s.certain):
             return "maybe"
@@ -955,6 +959,7 @@ REFUSALS = frozenset({"SW203"})
 
 def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None,
               max_num_seqs: int | None = None) -> Candidate:
+    from ..capacity.group import tpu_of
     from ..checks.registry import ALL_RULES
     from ..engine import LintConfig, run_rules
     from ..model import Inventory
@@ -977,7 +982,7 @@ def _evaluate(ctx: _Context, p: Parallel, max_model_len: int | str | None = None
         findings=findings,
         blocked=blocked, refused=any(f.blocking and f.code in REFUSALS for f in findings), holds=holds, fits=fits,
         roomy=not blocked and serves(fit, req.kv_reserve),  # the judgement SW104 makes of a smaller layout
-        max_model_len_lowered=max_model_len is not None, load=load,
+        max_model_len_lowered=max_model_len is not None, load=load, capacity_unchecked=tpu_of(group) is not None,
     )
 
 

@@ -226,7 +226,8 @@ def test_dra_claims_of_every_served_api_version() -> None:
          "not known (they come from the resource claim `gpu` (dynamic resource allocation), and ResourceClaimTemplate "
          f"`classic-template` is of resource.k8s.io/v1alpha2 {classic} decides {unread}"),
         ("SW204", "mandatory", "llama-alpha3-short", 128, "the pod requests 2 nvidia.com/gpu but TP4×PP1 starts 4 "
-         "workers; vLLM cannot start with fewer GPUs than workers"),
+         "workers; vLLM cannot start with fewer GPUs than workers; make the resource claim `gpus` of the vLLM "
+         "container allocate 4 devices"),
     ]
 
 

@@ -12,6 +12,7 @@ from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, k
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
+from ._sharing import GPU_PRODUCT_LABELS, MIG_STRATEGY, gpu_sharing, placement_labels
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
 MEASURED = (
@@ -185,7 +186,25 @@ def _request_beyond_node(g: ServingGroup, tp: int, pp: int) -> Iterable[Hit]:
     if g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1 or g.gpus_per_pod is UNKNOWN:
         return  # (a request not known yet: SW204 and SW208 name it)
     per_node = g.pool.gpus_per_node
-    if is_unknown(per_node) or not per_node:
+    if is_unknown(per_node) or not per_node or not _whole_devices(g):
         return
     yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp}×PP{pp}")
+
+
+def _whole_devices(g: ServingGroup) -> bool:
+    """Whether a node of the group's pool advertises one unit of the requested resource per device the pool counts
+    (its GPUs per node), so a request above that count is sure to leave the pod Pending (review19). Not so where the
+    request is of another unit than the pool's (a MIG slice ``nvidia.com/mig-3g.47gb``, of which one GPU holds up to
+    seven; ``aws.amazon.com/neuroncore``, two to eight per Neuron device the pool counts; ``nvidia.com/gpu.shared``),
+    where the inputs declare time-slicing or MPS (the device plugin advertises each GPU ``replicas`` times), or where
+    GPU Feature Discovery's product names a MIG device (MIG's single strategy: ``nvidia.com/gpu`` counts MIG devices,
+    56 on eight A100s; NVIDIA/gpu-feature-discovery README, "MIG 'single' strategy")."""
+    unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
+    if (g.accelerator_resource or unit) != unit:
+        return False
+    sharing = gpu_sharing(g)
+    if sharing is not None and sharing.kind in ("time-slicing", "mig"):
+        return False
+    return not any(key == MIG_STRATEGY and value.strip().lower() == "single"
+                   or key in GPU_PRODUCT_LABELS and "-mig-" in value.lower() for key, value in placement_labels(g))
 

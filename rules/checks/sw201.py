@@ -171,9 +171,10 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "") -> Itera
         return
     unit = g.accelerator_resource or "nvidia.com/gpu"
     used = layout or f"tensor_parallel_size {tp}"
+    # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for {used}, but a node of "
                  f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit})",
-              level="mandatory")
+              location=g.at("resources") if layout else None, level="mandatory")
 
 
 def _request_beyond_node(g: ServingGroup, tp: int, pp: int) -> Iterable[Hit]:

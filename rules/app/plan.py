@@ -819,10 +819,11 @@ def _refuse_absent_flags(own: list[str], words: list[str], release: str) -> None
 def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     """A --max-model-len or --p95-context beyond the model's own limit is the model's, not the GPU's: vLLM refuses
     such a --max-model-len on any GPU (unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1) and rejects longer requests."""
-    from ..capacity.sizing import derived_max_model_len
+    from ..capacity.sizing import possible_limits
 
-    b = resolve(req.vllm_version, None, missing="--vllm-version not given").behaviour
-    limit = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters)
+    # the longest limit the release may derive: one the overrides' RoPE dict makes depend on the image's
+    # transformers or on a release not given is sized, and the sizing says it cannot decide (sizing.possible_limits)
+    limit = possible_limits(model, resolve(req.vllm_version, None, missing="--vllm-version not given"))[-1]
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len

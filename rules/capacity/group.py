@@ -51,7 +51,6 @@ from ..vllm.support import (
 from ..vllm.versions import ResolvedVersion, command_script, pip_pin, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import Device, EngineSettings, ReplicaSizing, engine_settings_of, size_deployment, weight_precision
-from .weights import derived_max_model_len
 
 T = TypeVar("T")
 
@@ -365,21 +364,20 @@ def _unread_override(extra: Mapping[str, Any]) -> str | None:
 
 def _length_override_known(g: ServingGroup, mml: Any) -> None:
     """Raise :class:`Undecidable` naming the flag where an override the inputs name but shardwise cannot read
-    (:func:`_unread_override`) decides the length: vLLM derives the model's limit after ``--hf-overrides``
-    (``ModelConfig.__post_init__``, then ``get_and_verify_max_len``), so with ``--max-model-len`` unset or ``auto``
-    the limit is the length sized, and a ``--max-model-len`` above the checkpoint's limit is refused or taken by
-    what the override says (unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``, which takes it either way). A length
-    written within the checkpoint's limit stays decided (only an override that shrinks the limit below it would
-    change the verdict)."""
+    (:func:`_unread_override`: a ``$(VAR)``, a shell's ``$(cat FILE)``, a template placeholder, an unknown at preview)
+    is given. vLLM derives the model's limit after ``--hf-overrides`` (``ModelConfig.__post_init__``, then
+    ``get_and_verify_max_len``), and the override may set any config key the sizing reads (the layers, the KV heads,
+    ``max_position_embeddings``): with it unread neither the length nor the sizing is known, whatever
+    ``--max-model-len`` says (review16 judged a length written within the checkpoint's limit, but an override may
+    lower the limit below it or change the KV cache a token needs; hfover19). ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``
+    takes a long length either way, not the sizing."""
+    del mml  # the length written does not settle it (above)
     if not any(k == "rope_scaling" or k.startswith("hf_overrides") for k in g.engine.extra):
         return  # most workloads: no override at all
     flag = _unread_override(g.engine.extra)
     if flag is None or g.model is None:
         return
-    limit = min(derived_max_model_len(g.model), derived_max_model_len(g.model, yarn_rescales=False))
-    if mml is None or mml == "auto" or (int(mml) > limit
-                                         and not env_settings(engine_env(g)).get("allow_long_max_model_len")):
-        raise Undecidable(flag)
+    raise Undecidable(flag)
 
 
 def _all2all_flag(value: Any, g: ServingGroup) -> str | None:

@@ -88,6 +88,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     activation_dtype_bytes,
     attention_unquantised,
     bytes_per_param,
+    derived_limits,
     derived_max_model_len,
     expert_padding,
     expert_params,
@@ -1634,7 +1635,7 @@ def _size_deployment(
     engine = _engine(rv, device, notes, s)
     unbuilt = _unbuilt_towers(model, s, b, notes)
     ck = _checkpoint(model, s, weights_gib, notes, unbuilt)
-    length = _max_model_len(model, s, rv)
+    length = _max_model_len(model, s, rv, notes)
     first = kv_layout.layout(model, s.tp, s.pp, ck.kv_bytes, 0, b.mla_cache, speculative_token_count(model, s),
                              ck.kv_dtype, state_dtypes(s, b))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
@@ -1924,22 +1925,67 @@ class _Length(NamedTuple):
     certain: bool
 
 
-def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion) -> _Length:
+def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, notes: list[str]) -> _Length:
     """The model configuration's ``max_model_len``: vLLM derives the limit from config.json (the RoPE
     scaling included) and rejects a longer ``--max-model-len`` unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``;
     ``auto`` exists from 0.14 and is settled once the KV cache is sized (:func:`_kv_cache`)."""
     b = rv.behaviour
-    model_limit = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters)
+    model_limit = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters,
+                                        b.rope_scaling_override != "ignored")
     refusal, certain = "", False
     auto = s.max_model_len == "auto"
     if auto and not b.max_model_len_auto:
         refusal, certain = f"vLLM {rv.version} has no --max-model-len auto (added in 0.14)", True
     mml = model_limit if (s.max_model_len is None or auto) else int(s.max_model_len)
-    if not auto and s.max_model_len is not None and mml > model_limit and not s.allow_long_max_model_len:
+    limits = possible_limits(model, rv)
+    if not auto and s.max_model_len is not None and mml > limits[-1] and not s.allow_long_max_model_len:
         refusal, certain = (
             f"max_model_len {mml:,} is above the {model_limit:,} tokens {model.id} allows "
-            "(vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", True)
+            f"(vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1){_unread_scaling(model, rv, model_limit)}", True)
+    elif len(limits) > 1 and not s.allow_long_max_model_len and (
+            s.max_model_len is None or auto or mml > limits[0]) and not refusal:
+        notes.append(length_by_release_note(model, rv, limits))
     return _Length(model_limit, mml, auto, refusal, certain)
+
+
+def possible_limits(model: ModelShape, rv: ResolvedVersion) -> tuple[int, ...]:
+    """The context limits vLLM may derive for ``model`` (:func:`.weights.derived_limits`), sorted: one where the
+    release decides it; for an ``--hf-overrides`` RoPE dict (``catalog.hfconfig.OVERRIDE_ROPE_KEY``) on 0.20 - 0.23
+    (transformers 4 or 5, by the image) both, and where the release is not known (assumed) every release's."""
+    b = rv.behaviour
+    if not model.extra or "hf_override_rope" not in model.extra:
+        return (derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters),)
+    return derived_limits(model, RANGES if rv.source == "assumed" else (b,))
+
+
+def _unread_scaling(model: ModelShape, rv: ResolvedVersion, limit: int) -> str:
+    """Words for a refusal where the release sets an ``--hf-overrides`` ``rope_scaling`` dict after it has read the
+    RoPE parameters (``Behaviour.rope_scaling_override`` ``ignored``) and that override would have changed the limit,
+    else ""."""
+    b = rv.behaviour
+    if b.rope_scaling_override != "ignored" or not model.extra or "hf_override_rope" not in model.extra:
+        return ""
+    read = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters, True)
+    if read == limit:
+        return ""
+    return (f": vLLM {rv.version} (transformers 4) sets the rope_scaling of --hf-overrides after patch_rope_parameters "
+            f"has read the checkpoint's, so the override's {read:,} tokens do not count; write it as "
+            "rope_parameters, or set max_position_embeddings with it")
+
+
+def length_by_release_note(model: ModelShape, rv: ResolvedVersion, limits: tuple[int, ...]) -> str:
+    """The "cannot decide" note of a length that depends on what runs (:func:`possible_limits`)."""
+    shown = " or ".join(f"{n:,}" for n in limits)
+    if rv.source == "assumed":
+        why = (f"the limit {model.id} takes under its --hf-overrides RoPE dict depends on the release, which is not "
+               f"known: {shown} tokens by release (0.12 - 0.19 set a rope_scaling override after they have read the "
+               "RoPE parameters, 0.30 on leave a YaRN limit unscaled); pin the image to a release")
+    else:
+        why = (f"vLLM {rv.version} takes transformers 4 or 5 (its requirements allow both) and the limit {model.id} "
+               f"takes under its --hf-overrides rope_scaling depends on it: {shown} tokens (under transformers 4 "
+               "patch_rope_parameters has read the checkpoint's RoPE parameters before the override is set); write "
+               "the override as rope_parameters or set max_position_embeddings with it")
+    return f"cannot decide: max_model_len: {why}"
 
 
 class _Batch(NamedTuple):

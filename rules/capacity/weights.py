@@ -882,7 +882,8 @@ def _nemotron_h(model: ModelShape) -> bool:
     return str(model.hf_config.get("model_type") or model.extra.get("model_type") or "") == "nemotron_h"
 
 
-def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_parameters: bool = True) -> int:
+def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_parameters: bool = True,
+                          scaling_override: bool = True) -> int:
     """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
 
     ``max_position_embeddings`` scaled by the RoPE ``factor`` unless the RoPE type is ``su``, ``longrope`` or
@@ -900,12 +901,18 @@ def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_pa
     scaling type that is not exempt gives the factor (and a YaRN one its ``original_max_position_embeddings``),
     as vLLM's loop does ("This assumes all layer types have the same scaling factor"). Before 0.12.0 vLLM reads
     ``rope_scaling`` alone, so a config that writes only ``rope_parameters`` keeps ``max_position_embeddings``.
+
+    A dict-valued RoPE override in ``--hf-overrides`` (:func:`overridden_rope_config`) is set after
+    ``patch_rope_parameters`` has run: ``scaling_override`` False where the release reads ``rope_parameters`` under
+    transformers 4 (``versions.Behaviour.rope_scaling_override``), so the override's ``rope_scaling`` never reaches
+    the parameters the limit reads.
     """
     limit = model.max_position_embeddings
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
     if "gemma3" in model_type:
         return limit
-    ropes = rope_parameter_sets(model.hf_config, rope_parameters)
+    cfg = overridden_rope_config(model, rope_parameters, scaling_override)
+    ropes = rope_parameter_sets(cfg, rope_parameters)
     if not ropes:
         return limit
     exempt = ("su", "longrope", "llama3", "mrope", "default") + (
@@ -921,6 +928,62 @@ def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_pa
         if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), (int, float)):
             limit = int(rope["original_max_position_embeddings"])
     return int(limit * factor)
+
+
+def overridden_rope_config(model: ModelShape, rope_parameters: bool = True,
+                           scaling_override: bool = True) -> dict[str, Any]:
+    """The config whose RoPE parameters vLLM's length check reads where ``--hf-overrides`` gives a dict-valued
+    ``rope_scaling`` or ``rope_parameters`` (``catalog.hfconfig.OVERRIDE_ROPE_KEY``); the model's ``hf_config``
+    where it gives neither, or where the release reads ``rope_scaling`` alone (before 0.12.0: the override is the
+    ``rope_scaling`` it reads).
+
+    From 0.11.1 ``ModelConfig.__post_init__`` (``vllm/config/model.py``) passes flat overrides to ``get_config``,
+    which applies them (``PretrainedConfig.update``) before ``patch_rope_parameters``, and applies the dict-valued
+    ones after it (``_apply_dict_overrides``: a top-level key is set as the attribute, a nested config such as
+    ``text_config`` is merged key by key, ``_update_nested``). Read at 0.11.1, 0.11.2, 0.12.0, 0.14.1, 0.15.0,
+    0.18.0, 0.19.0, 0.20.0, 0.23.0, 0.25.1, 0.26.0, 0.28.0, 0.29.0, 0.31.0 and 0.34.0. So:
+
+    - a ``rope_parameters`` dict is what the check reads (set last, over what the patch made);
+    - a ``rope_scaling`` dict reaches it only where ``rope_scaling`` is ``rope_parameters`` (``scaling_override``:
+      transformers 5's ``PreTrainedConfig.rope_scaling`` setter sets ``rope_parameters``). Under transformers 4
+      ``patch_rope_parameters`` has already copied the checkpoint's ``rope_scaling`` into ``rope_parameters``: a
+      top-level override replaces ``rope_scaling`` alone and the checkpoint's parameters stay; one in
+      ``text_config`` is merged into the checkpoint's ``rope_scaling`` dict, the very object ``rope_parameters``
+      holds, where the checkpoint has one, and is lost where it has none."""
+    cfg = model.hf_config
+    given = model.extra.get(_OVERRIDE_ROPE_KEY) if model.extra else None
+    if not isinstance(given, dict) or not rope_parameters:
+        return cfg
+    scaling, parameters = given.get("rope_scaling"), given.get("rope_parameters")
+    if scaling and scaling_override:
+        return cfg  # the override's rope_scaling, as with_hf_overrides merged it, is what the check reads
+    if parameters:
+        return {**cfg, "rope_scaling": None}  # the override's rope_parameters, set after the patch
+    checkpoint = given.get("checkpoint")
+    checkpoint = checkpoint if isinstance(checkpoint, dict) else {}
+    own = checkpoint.get("rope_scaling")
+    out = {k: v for k, v in cfg.items() if k not in ("rope_scaling", "rope_parameters")}
+    out.update(checkpoint)
+    given_scaling = cfg.get("rope_scaling")
+    if scaling == "nested" and isinstance(own, dict) and isinstance(given_scaling, dict):
+        out["rope_scaling"] = {**own, **given_scaling}
+    return out
+
+
+#: ``catalog.hfconfig.OVERRIDE_ROPE_KEY`` (rules/capacity imports no catalog module here)
+_OVERRIDE_ROPE_KEY = "hf_override_rope"
+
+
+def derived_limits(model: ModelShape, behaviours: Any) -> tuple[int, ...]:
+    """The context limits vLLM derives for ``model`` under each of ``behaviours`` (``versions.Behaviour`` rows:
+    one for a known release, every row where the release is not known), sorted, without repeats; a row whose
+    ``rope_scaling_override`` is ``image`` (0.20 - 0.23, whose requirements take transformers 4 or 5) gives both."""
+    out: set[int] = set()
+    for b in behaviours:
+        mode = b.rope_scaling_override
+        for read in ((True, False) if mode == "image" else (mode != "ignored",)):
+            out.add(derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters, read))
+    return tuple(sorted(out))
 
 
 #: The keys by which a ``rope_parameters`` dict is nested (vLLM's ``is_rope_parameters_nested``: every key one of

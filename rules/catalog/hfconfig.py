@@ -1454,10 +1454,13 @@ def with_hf_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShap
     model where nothing it reads is overridden."""
     keys: dict[str, Any] = {}
     nested = overrides.get("text_config")
-    for layer in (overrides, nested if isinstance(nested, dict) else {}):
+    scaling_given = ""  # where a dict-valued rope_scaling override is written: "top" or "nested"
+    for where, layer in (("top", overrides), ("nested", nested if isinstance(nested, dict) else {})):
         for key in HF_OVERRIDE_LENGTH_KEYS:
             if key in layer:
                 keys[key] = layer[key]
+                if key == "rope_scaling" and isinstance(layer[key], dict):
+                    scaling_given = where
     positions = keys.get("max_position_embeddings")
     if positions is not None and (isinstance(positions, bool) or not isinstance(positions, int) or positions <= 0):
         del keys["max_position_embeddings"]
@@ -1469,6 +1472,22 @@ def with_hf_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShap
     import dataclasses
 
     config = {**model.hf_config, **keys}
-    return dataclasses.replace(model, hf_config=config,
+    extra = model.extra
+    if scaling_given or isinstance(keys.get("rope_parameters"), dict):
+        # what the releases that apply a dict after patch_rope_parameters read (weights.derived_max_model_len)
+        extra = {**extra, OVERRIDE_ROPE_KEY: {
+            "rope_scaling": scaling_given,
+            "rope_parameters": isinstance(keys.get("rope_parameters"), dict),
+            "checkpoint": {k: model.hf_config[k] for k in ("rope_scaling", "rope_parameters") if k in model.hf_config},
+        }}
+    return dataclasses.replace(model, hf_config=config, extra=extra,
                                max_position_embeddings=keys.get("max_position_embeddings",
                                                                 model.max_position_embeddings))
+
+
+#: ``ModelShape.extra``'s record of a dict-valued RoPE override (:func:`with_hf_overrides`): ``rope_scaling``, where
+#: one is written ("top", "nested" in ``text_config``, "" for none), ``rope_parameters`` (whether one is written) and
+#: ``checkpoint``, the checkpoint's own ``rope_scaling`` / ``rope_parameters``. vLLM 0.11.1 on applies a dict-valued
+#: override after ``get_config`` has run ``patch_rope_parameters`` (``ModelConfig._apply_dict_overrides``), so where
+#: the release reads ``rope_parameters`` under transformers 4 the override's ``rope_scaling`` never reaches it.
+OVERRIDE_ROPE_KEY = "hf_override_rope"

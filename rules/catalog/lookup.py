@@ -611,13 +611,38 @@ _ASSUMED_QUANT_CONFIG: dict[tuple[str, str], dict[str, object]] = {
 }
 
 
+#: The modules llm-compressor's FP8_DYNAMIC recipes for Gated DeltaNet models keep 16-bit, as the quantised
+#: checkpoint's ``ignore`` list then names them: the LM head, the vision tower, the routers, the embeddings and every
+#: linear-attention layer (``re:.*linear_attn.*``). vllm-project/llm-compressor
+#: ``examples/quantization_w8a8_fp8/qwen3_5_example.py`` at 16802c1b (this list) and ``qwen3_5_moe_example.py`` at
+#: 68d59afa; ``qwen3_next_example.py`` at 1e9253b2 keeps the same decoder modules (no tower, no embedding entry). The
+#: Qwen3.5 recipes copy the MTP module's tensors as they are (``save_mtp_tensors_to_checkpoint``); the list does not
+#: name them, as theirs does not.
+_FP8_DYNAMIC_GDN_IGNORE = ("re:.*lm_head", "re:visual.*", "re:model.visual.*", "re:.*mlp.gate$", "re:.*embed_tokens$",
+                           "re:.*shared_expert_gate$", "re:.*linear_attn.*")
+_FP8_DYNAMIC_NAME = re.compile(r"[-_.]fp8[-_.]dynamic(?:$|[-_.])", re.IGNORECASE)
+
+
+def _assumed_quant_config(base: ModelShape, model_id: str, precision: str, method: str) -> dict[str, object] | None:
+    """The ``quantization_config`` assumed for a re-upload known by its name (:data:`_ASSUMED_QUANT_CONFIG`). An
+    ``-FP8-dynamic`` re-upload (llm-compressor's FP8_DYNAMIC scheme, the name its recipes save under) of a model with
+    Gated DeltaNet layers (config.json's ``linear_num_key_heads``: Qwen3-Next, Qwen3.5, Qwen3.6) also carries the
+    recipes' ignore list (:data:`_FP8_DYNAMIC_GDN_IGNORE`): its linear attention stays 16-bit, 1,011,356,160
+    parameters of Qwen3.5-4B (0.94 GiB more than all-FP8)."""
+    assumed = _ASSUMED_QUANT_CONFIG.get((precision, method))
+    if assumed is not None and (precision, method) == ("fp8", "fp8") and "linear_num_key_heads" in base.hf_config \
+            and _FP8_DYNAMIC_NAME.search(model_id.strip().rsplit("/", 1)[-1]):
+        return {**assumed, "ignore": list(_FP8_DYNAMIC_GDN_IGNORE)}
+    return assumed
+
+
 def _as_variant(base: ModelShape, model_id: str, quant: tuple[Precision, str | None] | None) -> ModelShape:
     """``base``'s shape under ``model_id``, at the precision the name states (its own when none)."""
     precision, method = quant if quant is not None else (base.precision, base.quantization)
     hf_config = dict(base.hf_config)
     extra: dict[str, object] = {**base.extra, "resolved_from": base.id}
     if quant is not None and (precision, method) != (base.precision, base.quantization):
-        assumed = _ASSUMED_QUANT_CONFIG.get((precision, str(method)))
+        assumed = _assumed_quant_config(base, model_id, precision, str(method))
         if assumed is not None:
             hf_config["quantization_config"] = assumed
             extra["quantization_config_assumed"] = True

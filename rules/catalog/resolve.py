@@ -39,6 +39,7 @@ from ..model import UNKNOWN, UNKNOWN_TOKEN, ServingGroup
 from ..model.errors import CatalogError, InputError
 from ..model.files import inside, read_file_bytes
 from ..model.shapes import ModelShape
+from ..model.unknown import PLACEHOLDER_VALUE
 from ..model.vocab import ANN_BASE_MODEL
 from ..vllm.args import is_unresolved
 from . import unsized
@@ -311,7 +312,7 @@ def resolve_model(group: ServingGroup, base_dir: str | None = None) -> None:
     loc = group.engine.locations.get("model", group.location)
     if not isinstance(model, str) or not model:
         return
-    if UNKNOWN_TOKEN in model:
+    if UNKNOWN_TOKEN in model or model == PLACEHOLDER_VALUE:
         group.engine.model = UNKNOWN  # a computed value: rules that need the model say they cannot decide
         return
     named = (group.annotations.get(ANN_BASE_MODEL) or "").strip() or None

@@ -68,6 +68,13 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             yield hit(g, f"{where}: {s.refusal}; vLLM refuses to start unless the image's entrypoint runs its args "
                          f"through a shell that removes the quotes", g.at(flag))
             return
+        # a limit that depends on the release or on the image's transformers (--hf-overrides' RoPE dict): what
+        # holds on one may be refused on another, so nothing about the length blocks
+        by_release = next((n for n in s.notes if n.startswith(f"{CANNOT}max_model_len: ")), "")
+        if by_release:
+            yield Hit(group_subject(g), f"{CANNOT}{where}: {by_release.removeprefix(f'{CANNOT}max_model_len: ')}",
+                      g.at("hf_overrides", "max_model_len"), tuple(g.suppressions), undecided=True)
+            return
         if s.weights_fit_band != "starts":
             return  # SW101 speaks for a model whose weights may not fit
         if s.mamba_verdict != "starts" and s.kv_verdict != "refuses":  # a second check at start-up

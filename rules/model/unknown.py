@@ -41,6 +41,11 @@ UNKNOWN: Any = _Unknown()
 #: How an unknown value is written inside a command line (args are text): the vLLM flag parser reads
 #: it as an unresolved reference, so the field becomes UNKNOWN.
 UNKNOWN_TOKEN = "$(SHARDWISE_UNKNOWN_VALUE)"
+#: How a template's angle-bracket placeholder written in a script (``vllm serve <model-id>``) reads: a value the
+#: template's user fills in before applying it, not known here (rules/vllm/args.py ``_ANGLE_PLACEHOLDER``). A word of
+#: its own (the script splitter would cut :data:`UNKNOWN_TOKEN` at its parentheses); read as UNKNOWN, never as a
+#: variable a Secret sets.
+PLACEHOLDER_VALUE = "${TEMPLATE_PLACEHOLDER}"
 #: The key of ``EngineArgs.locations`` that holds where an unresolved word (``$(EXTRA_ARGS)``, an unknown
 #: value) made the settings it could carry unknown: an undecided finding about one of them points there.
 UNKNOWN_AT = "unknown-at"

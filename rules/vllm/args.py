@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
-from ..model.unknown import holds_placeholder, is_placeholder
+from ..model.unknown import PLACEHOLDER_VALUE, holds_placeholder, is_placeholder
 from .imageref import parse_image
 from .images import image_info
 
@@ -364,6 +364,19 @@ _COMMAND_SUBSTITUTION = re.compile(r"\$\((?!\()(?:[^()]|\([^()]*\))*\)|`[^`\n]*`
 #: What a command substitution reads as: not known here (review18: `$(cat FILE)` unquoted was split at its parentheses,
 #: leaving the flag the word ``$``, and a backquoted command was read as written; SW003 blocked both).
 COMMAND_OUTPUT = "${COMMAND_OUTPUT}"
+#: A redirection's file descriptor, the digits written against its operator (``2>&1``, ``1>log``, ``0<in``): bash
+#: reads a number as one only so (bash(1), Redirection: "[n]>word"); ``--port 8000 > /tmp/log`` passes 8000 to the
+#: command (corpus21: such a port was dropped as if it were the fd, and the flag refused as having no value, exit 2).
+_FD_REDIRECT = re.compile(r"(?<![^\s;&|()])(\d+)(?=[<>])")
+#: What marks such digits among a script's words: a control character no script's word holds.
+_FD = "\x1e"
+#: A template's angle-bracket placeholder written in a script, ``vllm serve <model-id>``: a name in ``<`` ``>`` with
+#: nothing between it and the brackets, after a blank or the script's start and before a blank, ``;``, ``&``, ``|``,
+#: ``)`` or the end. As shell it is an input redirection from the file ``model-id`` and an output redirection, so the
+#: word is lost and the next one becomes the output file: no script means that, the file says "Replace <model-id>"
+#: (corpus21: llm-d/llm-d-workload-variant-autoscaler hack/vllm-benchmark-deployment.yaml was refused as naming no
+#: model, exit 2). Heredocs (``<<EOF``), ``2>&1``, ``>/dev/null``, ``< file`` and ``<(cmd)`` do not match.
+_ANGLE_PLACEHOLDER = re.compile(r"(?<![^\s;&|(])<([A-Za-z][A-Za-z0-9_.:/-]*)>(?=[\s;&|)]|$)")
 
 
 #: A word that is one double-quoted parameter expansion, ``"${KV_CONFIG}"`` or ``"$EXTRA"``: the shell does not split
@@ -377,7 +390,8 @@ QUOTED = "\x1f"
 
 def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     """Split a shell script into simple commands (lists of words, unexpanded); an arithmetic expansion is one word,
-    :data:`ARITHMETIC_RESULT`, and a command substitution one word, :data:`COMMAND_OUTPUT`. With ``quoted``, a word
+    :data:`ARITHMETIC_RESULT`, a command substitution one word, :data:`COMMAND_OUTPUT`, and a template's ``<name>``
+    placeholder one word, :data:`PLACEHOLDER_VALUE`. With ``quoted``, a word
     that is one double-quoted parameter expansion (``"${KV_CONFIG}"``) starts with :data:`QUOTED`: its value is one
     word, whatever blanks it holds."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
@@ -385,6 +399,10 @@ def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
         text = _ARITHMETIC.sub(ARITHMETIC_RESULT, text)
     if "$(" in text or "`" in text:
         text = _COMMAND_SUBSTITUTION.sub(COMMAND_OUTPUT, text)
+    if "<" in text:
+        text = _ANGLE_PLACEHOLDER.sub(PLACEHOLDER_VALUE, text)
+    if ">" in text or "<" in text:  # `2>&1`: the fd is written against its operator; `--port 8000 > log` is no fd
+        text = _FD_REDIRECT.sub(_FD + r"\1", text)
     if quoted and '"$' in text:
         text = _QUOTED_REF.sub(f'"{QUOTED}\\1"', text)
     text = text.replace("\n", "\n; ")  # after the newline, so a trailing comment cannot eat it
@@ -402,7 +420,7 @@ def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
             current = []
             continue
         if w and set(w) <= set("<>&|"):  # a redirection: drop it and its target
-            if current and current[-1].isdigit():
+            if current and current[-1].startswith(_FD):
                 current.pop()
             skip_next = True
             continue

@@ -340,6 +340,40 @@ MAMBA_DTYPE_FLAGS = ("mamba-cache-dtype", "mamba-ssm-cache-dtype")
 _MAMBA_DTYPE_FLAGS_SINCE = Version((0, 10, 1))
 
 
+#: The first release read whose argument parser hands an ``--hf-overrides`` value that is not a JSON object on as a
+#: string, which ModelConfig refuses (:func:`not_a_json_object`): ``union_dict_and_str`` (engine/arg_utils.py: a
+#: value matching ``{...}`` goes to json.loads, any other is ``str(val)``) with ModelConfig a pydantic dataclass
+#: whose ``hf_overrides`` is ``dict[str, Any] | Callable`` (config/__init__.py, config/model.py), read at 0.10.0,
+#: 0.10.1.1, 0.10.2, 0.11.0, 0.11.2, 0.14.1, 0.29.0 and 0.34.0. Before it (0.8.5: ``type=json.loads``) ``null``
+#: reached ModelConfig as None; not read further, so not judged.
+HF_OVERRIDES_OBJECT_SINCE = Version((0, 10, 0))
+
+
+def not_a_json_object(value: str) -> str | None:
+    """What ``value`` is as JSON where json.loads reads it as something other than an object (``null``, ``[]``,
+    ``"yarn"``, ``5``: "null", "an array", "a string", "a number"), else None (an object, or text that is not JSON,
+    which :mod:`shardwise.rules.vllm.args` refuses on every release)."""
+    v = value.strip()
+    if not v or v.startswith("{") or "$" in v:
+        return None
+    import json  # only for an --hf-overrides (a one-file lint imports no json: start-up time)
+
+    try:
+        parsed = json.loads(v)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(parsed, dict):
+        return None
+    return ("null" if parsed is None else "a boolean" if isinstance(parsed, bool) else "an array"
+            if isinstance(parsed, list) else "a string" if isinstance(parsed, str) else "a number")
+
+
+def _hf_overrides_why(v: str, what: str) -> str:
+    return (f"`--hf-overrides {v}` is {what}, not a JSON object: vLLM's argument parser hands a value that is not "
+            "`{...}` on as a string (engine/arg_utils.py union_dict_and_str) and ModelConfig, whose hf_overrides is a "
+            "dict or a callable, refuses it (pydantic)")
+
+
 def _release(text: str) -> Version:
     found = parse_version(text)
     assert found is not None, text
@@ -378,6 +412,10 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
         v = value.strip()
         if "$" in v or "{" in v:
             continue
+        if name == "hf-overrides" and release >= HF_OVERRIDES_OBJECT_SINCE and (what := not_a_json_object(v)):
+            return word, (f"{_hf_overrides_why(v, what)}: vLLM {release} {BY_IMAGE} exits at start-up, as every "
+                          f"release read from {HF_OVERRIDES_OBJECT_SINCE} does, and the pod crash-loops; write a JSON "
+                          "object (`{}` overrides nothing) or drop the flag")
         since = HUMAN_INT_SINCE.get(name)
         if since is not None and release < since and _SUFFIXED.match(v):
             return word, (
@@ -457,6 +495,11 @@ def unread_release_refusal(words: list[str], tokens: list[str], image: str | Non
                          f"arguments\"); {unless}" + (f"; did you mean `--{close}`?" if close else ""))
     for name, value, word in _flag_values(tokens):
         v = value.strip()
+        if (name == "hf-overrides" and (named is None or named >= HF_OVERRIDES_OBJECT_SINCE)
+                and (what := not_a_json_object(v))):
+            return word, (f"{_hf_overrides_why(v, what)}: every release read from {HF_OVERRIDES_OBJECT_SINCE} to "
+                          f"{NEWEST_READ} exits at start-up on it (before {HF_OVERRIDES_OBJECT_SINCE} it is not "
+                          f"judged); {unless}")
         if name in MAMBA_DTYPE_FLAGS and v and "$" not in v and "{" not in v and v not in MAMBA_DTYPE_SINCE:
             return word, (f"`--{name} {v}` is a value no vLLM release read takes ({_MAMBA_DTYPE_FLAGS_SINCE} to "
                           f"{NEWEST_READ}; its choices in {NEWEST_READ} are {', '.join(MAMBA_DTYPE_SINCE)}: "

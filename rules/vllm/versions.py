@@ -422,6 +422,14 @@ class Behaviour:
     #: nested by layer type in some models) besides ``rope_scaling`` (0.12.0 on); before, only ``rope_scaling``:
     #: ``weights.derived_max_model_len``
     reads_rope_parameters: bool = True
+    #: Whether a dict-valued ``rope_scaling`` in ``--hf-overrides`` reaches the RoPE parameters the limit reads
+    #: (``weights.overridden_rope_config``): ``read`` where the release reads ``rope_scaling`` itself (before 0.12.0)
+    #: or runs transformers 5, whose ``rope_scaling`` setter sets ``rope_parameters`` (0.24.0 on: ``transformers >=
+    #: 5.5.3``); ``ignored`` where it reads ``rope_parameters`` and pins ``transformers < 5`` (0.12.0 - 0.19.x), so
+    #: ``patch_rope_parameters`` has copied the checkpoint's ``rope_scaling`` before the override is set; ``image``
+    #: where the requirements take either (0.20.0 - 0.23.x: ``transformers >= 4.56.0, != 5.0.* ... != 5.5.0``), so
+    #: it depends on the transformers the image installed
+    rope_scaling_override: str = "read"
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
     default_block_size: int = 16
@@ -519,7 +527,8 @@ _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=Fals
               qwen25_vit="float32-rotary")
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True, all2all_env="fallback")
-_R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, chunked_prefill_optional=True, batched_capped_by_seqs=True,
+_R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, rope_scaling_override="ignored",
+              chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
@@ -532,14 +541,15 @@ _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
               hopper_block_fp8_ep_flashinfer=True, all2all_env="unread")
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
-_R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, cudagraphs_in_budget=True,
+_R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, rope_scaling_override="image", cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
               nemotron_h_ssm_dtype="float32")
 _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default=True)
 _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
               qwen3_vit_pos="kernel", mm_prefix_lm_batched=True)
 _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
-_R0240 = _row(_R0230, "0.24.0", v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
+_R0240 = _row(_R0230, "0.24.0", rope_scaling_override="read",
+              v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
               sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
@@ -728,6 +738,15 @@ SOURCES: dict[str, str] = {
                              "getattr(hf_config, 'rope_parameters') (transformers_utils/config.py "
                              "patch_rope_parameters copies a v4 config's rope_scaling into it; a dict of layer "
                              "types is walked, the last factor taken), 0.34.0 iter_rope_parameters (the same walk)",
+    "rope_scaling_override": "config/model.py ModelConfig.__post_init__ splits --hf-overrides: flat values go to "
+                             "transformers_utils/config.py get_config (config.update, then patch_rope_parameters), "
+                             "dict values are set after it (_apply_dict_overrides; 0.11.1, 0.11.2, 0.12.0, 0.14.1, "
+                             "0.15.0, 0.18.0, 0.19.0, 0.20.0, 0.23.0, 0.25.1, 0.26.0, 0.28.0, 0.29.0, 0.31.0, 0.34.0; "
+                             "0.11.0 passes them all to get_config); patch_rope_parameters' transformers-4 branch "
+                             "(0.12.0 - 0.23.0; gone in 0.25.1) copies rope_scaling into rope_parameters. Wheel "
+                             "requirements (PyPI metadata): transformers<5,>=4.56.0 in 0.11.2 - 0.19.0; "
+                             "!=5.0.*,...,!=5.5.0,>=4.56.0 in 0.20.0 - 0.23.0; >=5.5.3 in 0.24.0 - 0.28.0, >=5.10.4 "
+                             "in 0.29.0; transformers 5's PreTrainedConfig.rope_scaling setter sets rope_parameters",
     "default_block_size": "config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE: 16 in 0.33.0, 64 in 0.34.0; "
                           "platforms/interface.py update_block_size_for_backend takes it where --block-size is not "
                           "given and every backend supports it (v1/attention/backend.py get_preferred_block_size; "

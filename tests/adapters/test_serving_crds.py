@@ -354,6 +354,39 @@ def test_arks_applications_as_the_operator_runs_them():
     assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
 
 
+def test_nebari_llm_models_as_the_operator_runs_them():
+    """corpus21: nebari-dev/llm-serving-pack's LLMModel was skipped as an object of an unknown kind (with a word only
+    when a field was named for vLLM). Its operator's Deployment (modelservice.go at 50253626): the API server with
+    --served-model-name, --tensor-parallel-size from spec.serving.tensorParallelism else spec.resources.gpu.count,
+    --data-parallel-size, then spec.serving.vllmArgs and spec.advanced.vllm.extraArgs; gpu.count nvidia.com/gpu;
+    a memory /dev/shm; spec.serving.replicas (default 1); placement from spec.advanced.vllm. The model is
+    spec.model.name (the operator's --model is its local copy). A command of its own that is not vLLM's (the mock
+    server of the operator's dev loop) is no vLLM group."""
+    inv = load("nebari.yaml")
+    assert groups(inv) == [
+        ("LLMModel", "nebari-llm-serving-system", "qwen3-32b-awq", 5, "Qwen/Qwen3-32B-AWQ", 2, 1, 1, 32768, 2,
+         "nvidia.com/gpu", 2, 1, ("gpu.product=NVIDIA-L40S", "L40S")),
+        ("LLMModel", "nebari-llm-serving-system", "devstral", 38, "mistralai/Devstral-Small-2505", 1, 1, 1, None, 1,
+         "nvidia.com/gpu", 1, 1, None),
+    ]
+    assert lines(inv) == [
+        ({"served_model_name": 25, "tensor_parallel_size": 25, "data_parallel_size": 25, "max_model_len": 27,
+          "gpu_memory_utilization": 34, "model": 12}, {"nodeSelector": 31, "resources": 19}),
+        ({"served_model_name": 38, "tensor_parallel_size": 38, "data_parallel_size": 38, "model": 45},
+         {"resources": 49}),
+    ]
+    assert [(g.main_container.image, g.main_container.command, g.main_container.args,
+             g.main_container.volume_mounts) for g in inv.groups] == [
+        ("ghcr.io/llm-d/llm-d-cuda:v0.7.0", ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+         ["--served-model-name", "Qwen/Qwen3-32B-AWQ", "--tensor-parallel-size", "2", "--data-parallel-size", "1",
+          "--max-model-len", "32768", "--gpu-memory-utilization", "0.92"], {"shm": "/dev/shm"}),
+        ("ghcr.io/llm-d/llm-d-cuda:v0.7.0", ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+         ["--served-model-name", "mistralai/Devstral-Small-2505", "--tensor-parallel-size", "1",
+          "--data-parallel-size", "1"], {"shm": "/dev/shm"}),
+    ]
+    assert (dict(inv.skipped), inv.launch_issues) == ({}, [])
+
+
 def test_arks_application_serves_the_model_of_its_arks_model_in_its_namespace(tmp_path):
     """The ArksModel of the application's spec.model.name in its namespace, in any input, names the model (at
     its spec.model line); one of another namespace does not."""
@@ -527,7 +560,7 @@ def test_aibrix_and_llm_d():
 
 def test_every_serving_fixture_lints_without_input_errors():
     inv = load_inputs([FIX])
-    assert len(inv.groups) == 23  # arks.yaml (corpus16): 2 vLLM applications of 4
+    assert len(inv.groups) == 25  # arks.yaml (corpus16): 2 vLLM applications of 4; nebari.yaml (corpus21): 2 of 3
     assert not [g.name for g in inv.groups if g.model is None]
 
 

@@ -98,27 +98,58 @@ def test_an_override_the_inputs_do_not_give_leaves_the_length_undecided(tmp_path
     assert _capacity(helm) == _undecided(
         31, "render the chart first (`helm template`) and lint what it writes, or write the value as a literal")
     # the ConfigMap in the inputs: its value is read, and what it says decides (factor 4: 131,072 serve; factor 2:
-    # 65,536, which vLLM refuses)
+    # 65,536 where the YaRN dict counts, which vLLM refuses from 0.24 (transformers 5); 0.12 - 0.19 (transformers 4)
+    # set it after the RoPE parameters are read and take the max_position_embeddings of 131,072; 0.20 - 0.23 take
+    # either transformers, so there it is undecided (hfover19))
     text = configmap.read_text() + (
         "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: qwen3-32b-overrides\ndata:\n"
         f"  hf-overrides: '{YARN}'\n")
     given = tmp_path / "given.yaml"
     given.write_text(text)
     assert _capacity(given) == []
-    given.write_text(text.replace('"factor":4.0', '"factor":2.0'))
+    half = text.replace('"factor":4.0', '"factor":2.0')
+    given.write_text(half)
+    assert [(c, lv, m.startswith("cannot decide: ")) for c, lv, _, m in _capacity(given)
+            if "65,536 or 131,072 tokens" in m] == [("SW102", "advisory", True)]
+    given.write_text(half.replace("v0.23.0", "v0.24.0"))
     assert [(c, lv) for c, lv, _, m in _capacity(given) if "above the 65,536 tokens" in m] == [("SW102", "mandatory")]
+    given.write_text(half.replace("v0.23.0", "v0.19.0"))
+    assert _capacity(given) == []
 
 
-def test_a_length_written_within_the_checkpoints_limit_is_decided(tmp_path):
-    """--max-model-len 32768 with the override unread: the length is what is written and within Qwen3-32B's own
-    40,960, so the capacity rules judge it (no "cannot decide"), as they do without the flag."""
+def test_an_unread_override_leaves_even_a_short_length_undecided(tmp_path):
+    """--max-model-len 32768 with the override unread: review16 judged it (within Qwen3-32B's own 40,960), but the
+    override may lower the limit below it (``{"max_position_embeddings": 16384}``) or change what a token of KV cache
+    costs (``{"num_key_value_heads": 16}``), so a pass was not sure either (hfover19): undecided, as with the length
+    above the limit; the same manifest without the flag is judged."""
     text = (DATA / "qwen3-32b-yarn-configmap.yaml").read_text().replace("- '131072'", "- '32768'")
     assert "- '32768'" in text
     path = tmp_path / "short.yaml"
     path.write_text(text)
-    assert _capacity(path) == []
+    assert _capacity(path) == _undecided(
+        32, "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)")
     path.write_text(text.replace("            - --hf-overrides\n            - $(HF_OVERRIDES)\n", ""))
     assert _capacity(path) == []
+
+
+def test_an_override_read_from_a_file_or_variable_in_a_script_is_undecided():
+    """`sh -c` scripts that read the override at start-up (`"$(cat FILE)"`, `$(cat FILE)`, `` `cat FILE` ``,
+    `"$VAR"`, `"${VAR}"`, Kubernetes' `$(VAR)`), on 0.18.0 with --max-model-len 131072 and with none: never a pass,
+    never a block, one "cannot decide" naming hf_overrides at the script's line."""
+    import tempfile
+
+    text = (DATA / "qwen3-32b-yarn-shell.yaml").read_text().replace("v0.20.0", "v0.18.0")
+    written = ROPE_ONLY.join("''")
+    assert written in text
+    for value in ('"$(cat /etc/vllm/hf-overrides.json)"', "$(cat /etc/vllm/hf-overrides.json)",
+                  '"`cat /etc/vllm/hf-overrides.json`"', '"$HF_OVERRIDES"', '"${HF_OVERRIDES}"', "$(HF_OVERRIDES)"):
+        for length in ("--max-model-len 131072", "--max-model-len 32768", ""):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "script.yaml"
+                path.write_text(text.replace(written, value).replace("--max-model-len 131072", length))
+                found = _capacity(path)
+            assert [(c, lv, line, m.startswith("cannot decide: hf_overrides is not known")) for c, lv, line, m in found
+                    ] == [("SW101", "advisory", 27, True)], (value, length)
 
 
 def test_plan_refuses_an_override_it_would_not_apply():
@@ -181,3 +212,98 @@ def test_from_030_a_yarn_override_needs_its_max_position_embeddings(tmp_path):
         make_plan(PlanRequest(model="Qwen/Qwen3-32B", gpu="H200", vllm_version="0.30.0", tp=1, max_model_len=131072,
                               engine_args={"hf-overrides": '{"rope_scaling":{"rope_type":"yarn","factor":4.0,'
                                                            '"original_max_position_embeddings":32768}}'}))
+
+
+ROPE_ONLY = '{"rope_scaling":{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}}'
+
+
+def _rope_limits(overrides: str) -> dict[str, tuple[int, ...]]:
+    from shardwise.rules.capacity.sizing import possible_limits
+    from shardwise.rules.vllm.versions import resolve
+
+    model = with_hf_overrides(find_model_exact("Qwen/Qwen3-32B"), hf_overrides_of({"hf_overrides": overrides}))
+    releases = ("0.11.2", "0.12.0", "0.19.1", "0.20.0", "0.23.1", "0.24.0", "0.29.0", "0.30.0")
+    return {**{v: possible_limits(model, resolve(v)) for v in releases}, "?": possible_limits(model, resolve())}
+
+
+def test_a_rope_scaling_override_reaches_the_limit_by_release():
+    """vLLM 0.11.1 on sets a dict-valued override after ``get_config`` has run ``patch_rope_parameters``
+    (``ModelConfig._apply_dict_overrides``): 0.12 - 0.19 pin transformers < 5, whose patch has copied the checkpoint's
+    rope_scaling into the rope_parameters the limit reads, so the override's YaRN x4 is lost (40,960); 0.20 - 0.23
+    allow transformers 4 or 5 (both); 0.24 on require 5, whose rope_scaling setter sets rope_parameters (131,072 up to
+    0.29, 40,960 from 0.30, which leaves YaRN unscaled); 0.11.x read rope_scaling itself. Before (hfover19): 131,072
+    on 0.12 - 0.29."""
+    assert _rope_limits(ROPE_ONLY) == {
+        "0.11.2": (131_072,), "0.12.0": (40_960,), "0.19.1": (40_960,), "0.20.0": (40_960, 131_072),
+        "0.23.1": (40_960, 131_072), "0.24.0": (131_072,), "0.29.0": (131_072,), "0.30.0": (40_960,),
+        "?": (40_960, 131_072)}
+    # the same dict as rope_parameters is set after the patch on every release that reads it; 0.11.x do not
+    as_parameters = ROPE_ONLY.replace("rope_scaling", "rope_parameters")
+    assert _rope_limits(as_parameters) == {
+        "0.11.2": (40_960,), "0.12.0": (131_072,), "0.19.1": (131_072,), "0.20.0": (131_072,),
+        "0.23.1": (131_072,), "0.24.0": (131_072,), "0.29.0": (131_072,), "0.30.0": (40_960,), "?": (40_960, 131_072)}
+    # in text_config: merged into the checkpoint's rope_scaling dict (the object rope_parameters holds) where it has
+    # one; Qwen3-32B's config.json has none, so transformers 4 loses it there too
+    assert _rope_limits('{"text_config":' + ROPE_ONLY + "}") == _rope_limits(ROPE_ONLY)
+    # with max_position_embeddings (a flat value, set before the patch) every release takes 131,072: Dynamo's recipe
+    assert set(_rope_limits(YARN).values()) == {(131_072,)}
+    # the dotted form: vLLM's FlexibleArgumentParser json.loads the value and nests it under the key
+    # (utils/argparse_utils.py, 0.14.1; utils/__init__.py, 0.11.0), so it is the same dict override
+    from shardwise.rules.capacity.sizing import possible_limits
+    from shardwise.rules.vllm.versions import resolve
+
+    dotted = with_hf_overrides(find_model_exact("Qwen/Qwen3-32B"), hf_overrides_of(
+        {"hf_overrides.rope_scaling": ROPE_ONLY[len('{"rope_scaling":'):-1]}))
+    assert [possible_limits(dotted, resolve(v)) for v in ("0.18.0", "0.24.0")] == [(40_960,), (131_072,)]
+
+
+def test_lint_judges_a_rope_scaling_override_by_release():
+    """The override in the shapes manifests write it: a Deployment's args on 0.18.0 (vLLM refuses 131,072: a
+    blocking SW102 that main missed), one `sh -c` script on 0.20.0 (transformers 4 or 5 by the image: undecided) and
+    a production-stack HelmRelease's extraArgs with the tag `latest` (the release is not known: undecided)."""
+    assert _capacity(DATA / "qwen3-32b-yarn-v018.yaml") == [(
+        "SW102", "mandatory", 34,
+        "Qwen/Qwen3-32B at TP1×PP1 on H200-141GB (vLLM 0.18.0 from the image tag): max_model_len 131,072 is above the "
+        "40,960 tokens Qwen/Qwen3-32B allows (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): vLLM 0.18.0 "
+        "(transformers 4) sets the rope_scaling of --hf-overrides after patch_rope_parameters has read the "
+        "checkpoint's, so the override's 131,072 tokens do not count; write it as rope_parameters, or set "
+        "max_position_embeddings with it; vLLM will refuse to start")]
+    assert _capacity(DATA / "qwen3-32b-yarn-shell.yaml") == [(
+        "SW102", "advisory", 27,
+        "cannot decide: Qwen/Qwen3-32B at TP1×PP1 on H200-141GB (vLLM 0.20.0 from the image tag): vLLM 0.20.0 takes "
+        "transformers 4 or 5 (its requirements allow both) and the limit Qwen/Qwen3-32B takes under its "
+        "--hf-overrides rope_scaling depends on it: 40,960 or 131,072 tokens (under transformers 4 "
+        "patch_rope_parameters has read the checkpoint's RoPE parameters before the override is set); write the "
+        "override as rope_parameters or set max_position_embeddings with it")]
+    assert _capacity(DATA / "qwen3-32b-yarn-prodstack.yaml") == [(
+        "SW102", "advisory", 43,
+        "cannot decide: Qwen/Qwen3-32B at TP1×PP1 on H200-141GB (vLLM 0.34.0, assumed: tag latest names no vLLM "
+        "release; declare it with the annotation shardwise.dev/vllm-version): the limit Qwen/Qwen3-32B takes under "
+        "its --hf-overrides RoPE dict depends on the release, which is not known: 40,960 or 131,072 tokens by release "
+        "(0.12 - 0.19 set a rope_scaling override after they have read the RoPE parameters, 0.30 on leave a YaRN "
+        "limit unscaled); pin the image to a release")]
+
+
+def test_lint_takes_the_override_where_every_release_in_reach_does(tmp_path):
+    """Written as rope_parameters, 0.18.0 takes the YaRN x4 (set after the patch): no finding; on 0.24.0 the
+    rope_scaling form is read (transformers 5): no finding."""
+    text = (DATA / "qwen3-32b-yarn-v018.yaml").read_text()
+    path = tmp_path / "p.yaml"
+    path.write_text(text.replace('{"rope_scaling":', '{"rope_parameters":'))
+    assert _capacity(path) == []
+    path.write_text(text.replace("v0.18.0", "v0.24.0"))
+    assert _capacity(path) == []
+
+
+def test_plan_judges_a_rope_scaling_override_by_release():
+    req = dict(model="Qwen/Qwen3-32B", gpu="H200", tp=1, gpu_memory_utilization=0.9, max_model_len=131072,
+               engine_args={"hf-overrides": ROPE_ONLY})
+    with pytest.raises(PlanError, match="--max-model-len 131,072 is above the model's limit: Qwen/Qwen3-32B allows "
+                                        "40,960 tokens"):
+        make_plan(PlanRequest(**req, vllm_version="0.18.0"))
+    plan = make_plan(PlanRequest(**req, vllm_version="0.24.0"))
+    assert (plan.shown.sizing.max_model_len, plan.shown.starts) == (131_072, True)
+    plan = make_plan(PlanRequest(**req, vllm_version="0.20.0"))
+    assert plan.shown.sizing.max_model_len == 131_072
+    assert [(f.code, f.level, f.message.startswith("cannot decide: ")) for f in plan.shown.findings
+            if "40,960 or 131,072 tokens" in f.message] == [("SW102", "advisory", True)]

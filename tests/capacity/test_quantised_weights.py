@@ -48,6 +48,36 @@ def test_qwen36_nvfp4_keeps_linear_attention_routers_and_mtp_16_bit():
     assert (round(nvfp4.weight_bytes / GIB, 2), round(plain.weight_bytes / GIB, 2)) == (1.58, 0.46)
 
 
+def test_an_fp8_dynamic_reupload_of_a_gated_deltanet_model_keeps_its_linear_attention_16_bit():
+    # llm-compressor's FP8_DYNAMIC recipes for Qwen3.5 and Qwen3-Next (examples/quantization_w8a8_fp8/qwen3_5_example.py
+    # at 16802c1b, qwen3_5_moe_example.py at 68d59afa, qwen3_next_example.py at 1e9253b2) ignore ``re:.*linear_attn.*``:
+    # a RedHatAI ...-FP8-dynamic name resolved from the catalog carries that list. Qwen3.5-4B: 24 Gated DeltaNet layers of
+    # 42,139,840 parameters (in_proj_qkv 2,560 x 8,192, in_proj_z 2,560 x 4,096, in_proj_b/a 2,560 x 32, conv 8,192 x 4,
+    # dt and A 32, norm 128, out_proj 4,096 x 2,560)
+    per_linear = 2560 * 8192 + 2560 * 4096 + 2 * 2560 * 32 + 8192 * 4 + 2 * 32 + 128 + 4096 * 2560
+    assert per_linear == 42_139_840
+    fp8 = find_model("RedHatAI/Qwen3.5-4B-FP8-dynamic")
+    assert fp8.hf_config["quantization_config"]["ignore"][-1] == "re:.*linear_attn.*"
+    assert ignored_params(fp8) == 24 * per_linear == 1_011_356_160
+    # Qwen3.6-35B-A3B: the same list also keeps its 40 routers (mlp.gate) 16-bit, as the NVFP4 recipe's does
+    assert ignored_params(find_model("RedHatAI/Qwen3.6-35B-A3B-FP8-dynamic")) == 1_032_525_440
+    # Qwen's own -FP8 releases (block-wise, linear attention quantised) and a model without Gated DeltaNet layers keep
+    # the plain assumption
+    assert "ignore" not in find_model("Qwen/Qwen3.8-27B-FP8").hf_config["quantization_config"]
+    assert "ignore" not in find_model("RedHatAI/Phi-4-mini-instruct-FP8-dynamic").hf_config["quantization_config"]
+    # set 23's pair on one RTX 5090 at 0.29.0 (ai-infra-lab): 5.26 -> 6.20 GiB of weights, tokens +7.45 % -> +2.75 % at
+    # 32K and 128K, as the BF16 checkpoint's rows on the same card (+2.75 %, +2.84 %)
+    rows = {(lg.model.id, lg.settings.max_model_len): score(lg) for lg in load() if lg.gpu == "RTX 5090"
+            and lg.model.id in ("RedHatAI/Qwen3.5-4B-FP8-dynamic", "Qwen/Qwen3.5-4B")}
+    got = {k: (round(sc.sized.weights_gib_per_gpu, 2), sc.sized.kv_cache_tokens, sc.log.tokens)
+           for k, sc in rows.items()}
+    assert got == {("RedHatAI/Qwen3.5-4B-FP8-dynamic", 32768): (6.2, 602_646, 586_499),
+                   ("RedHatAI/Qwen3.5-4B-FP8-dynamic", 131072): (6.2, 652_275, 634_799),
+                   ("Qwen/Qwen3.5-4B", 32768): (8.58, 532_361, 518_114),
+                   ("Qwen/Qwen3.5-4B", 131072): (8.58, 576_202, 560_268)}
+    assert all(sc.tokens_within_5pct for sc in rows.values())
+
+
 def test_the_gb10_rows_weights_are_what_vllm_loaded():
     # set 10 at 0.25.1: "Model loading took 16.63 GiB" and "23.45 GiB" (14.38 and 20.93 before the ignore lists; the
     # Gemma 4 AWQ 16.09 before toksingle10 counted its second rotary cache, 0.25 GiB, and its V slots)

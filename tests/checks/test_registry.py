@@ -91,6 +91,8 @@ EXTRA_FIXTURES = {
               "flags-as-command.yaml",  # corpus17: engine flags as the container's command (no such executable)
               "unread-release.yaml",  # flags10: what every release refuses on an unread one; Mamba dtypes by release
               "hf-overrides-not-json.yaml",  # review17: an --hf-overrides json.loads refuses; JSON, dotted keys pass
+              # hfover19: JSON that is not an object (null, [], a string, a number), by release
+              "hf-overrides-not-an-object.yaml",
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
@@ -150,6 +152,7 @@ EXTRA_FIXTURES = {
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
               "arks-application.yaml",  # corpus16: an Arks ArksApplication's TP against its instance GPUs × size
+              "nebari-llmmodel.yaml",  # corpus21: a Nebari LLMModel's TP against its gpu.count
               "configmap-namespace.yaml",  # corpus15: only a ConfigMap of the pod's own namespace is read for it
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from shardwise.rules.model import UNKNOWN, UNKNOWN_TOKEN, EngineArgs, Location
 from shardwise.rules.model.errors import InputError
+from shardwise.rules.model.unknown import PLACEHOLDER_VALUE
 from shardwise.rules.vllm.args import (
     bench_subcommand,
     expand_k8s,
@@ -415,6 +416,29 @@ def test_shell_command_substitution_is_one_unknown_word():
     # written in exec form (no shell), the same words reach vLLM as written: its argparse refuses them
     with pytest.raises(InputError, match="is not an integer"):
         parse(["vllm", "serve", "org/m", "--max-model-len", "`cat /etc/vllm/len`"])
+
+
+def test_an_angle_bracket_placeholder_in_a_script_is_one_unknown_word():
+    # corpus21: llm-d/llm-d-workload-variant-autoscaler hack/vllm-benchmark-deployment.yaml runs
+    # `vllm serve <model-id> \` in `bash -c` and says "Replace <model-id> with your model identifier". Split as shell,
+    # `<model-id>` was an input redirection from `model-id` plus an output redirection that swallowed the next flag,
+    # so the script named no model and the file was refused (an input error, exit 2). It is a template's placeholder:
+    # an unknown, as `${MODEL}` is.
+    script = ("vllm serve <model-id> \\\n--trust-remote-code \\\n--download-dir /models-cache \\\n"
+              "--dtype float16 \\\n--max-num-seqs 64 \\\n--port 8000\n")
+    e = parse(["/bin/bash", "-c"], [script])
+    assert (e.model, e.dtype, e.max_num_seqs, e.port) == (PLACEHOLDER_VALUE, "float16", 64, 8000)
+    assert e.extra == {"trust_remote_code": True, "download_dir": "/models-cache"}
+    e = parse(["sh", "-c", "vllm serve org/m --max-model-len <max-len> --port 8200"])
+    assert (e.model, e.max_model_len, e.port) == ("org/m", UNKNOWN, 8200)
+    # real redirections keep their meaning: the word after `<` or `>` is a file, not an argument
+    e = parse(["sh", "-c", "vllm serve org/m --port 8200 --enforce-eager > /tmp/log 2>&1 < /dev/null"])
+    assert (e.model, e.port, e.enforce_eager) == ("org/m", 8200, True)
+    # a number is a file descriptor only written against its operator (bash(1), Redirection: "[n]>word"): the port
+    # before ` > /tmp/log` is the flag's value (it was dropped as an fd, and the flag refused as having none, exit 2)
+    for tail in (" > /tmp/vllm.log 2>&1 &", " >/tmp/vllm.log", " 1> /tmp/o 2>/tmp/e", " 2>&1 | tee /tmp/log"):
+        e = parse(["sh", "-c", "vllm serve org/m --max-model-len 4096 --port 8200" + tail])
+        assert (e.model, e.max_model_len, e.port) == ("org/m", 4096, 8200), tail
 
 
 def test_a_double_quoted_expansion_is_one_word_whatever_blanks_its_value_holds():

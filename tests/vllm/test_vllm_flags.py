@@ -454,3 +454,28 @@ def test_an_image_naming_no_release_read_is_judged_on_what_every_release_refuses
     assert judged("vllm/vllm-openai:v0.4.2", "--bogus-flag-xyz") is None  # older than every release read
     assert unread_release_refusal(["python3", "-m", "dynamo.vllm", "--bogus-flag-xyz"], ["--bogus-flag-xyz"],
                                   "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.0") is None  # another program's parser
+
+
+def test_an_hf_overrides_that_is_json_but_no_object_is_refused_from_0_10():
+    """hfover19: 0.10.0 - 0.34.0 hand a value that is not `{...}` on as a string (``union_dict_and_str``) and
+    ModelConfig refuses it; 0.9.2 and before (``type=json.loads``) are not judged; an object, text that is not JSON
+    (args.py's, on every release) and a reference are not this check's."""
+    from shardwise.rules.vllm.flags import not_a_json_object, release_value_refused, unread_release_refusal
+    from shardwise.rules.vllm.versions import parse_version
+
+    assert [not_a_json_object(v) for v in ("null", " [] ", '"yarn"', "131072", "1.5", "true", "{}", '{"a": 1}',
+                                           "{'a': 1}", "$(HF)", "")] == [
+        "null", "an array", "a string", "a number", "a number", "a boolean", None, None, None, None, None]
+    for release, refused in (("0.9.2", False), ("0.10.0", True), ("0.18.0", True), ("0.34.0", True)):
+        tokens = ["--model", "Qwen/Qwen3-32B", "--hf-overrides", "null"]
+        found = release_value_refused(["vllm", "serve", *tokens], tokens, parse_version(release))
+        assert (found is not None) == refused, release
+        if found is not None:
+            assert found[0] == "null" and found[1].startswith("`--hf-overrides null` is null, not a JSON object")
+    tokens = ["--hf-overrides=[]"]
+    assert release_value_refused(tokens, tokens, parse_version("0.11.0"))[0] == "--hf-overrides=[]"
+    assert release_value_refused(["--hf-overrides", "{}"], ["--hf-overrides", "{}"], parse_version("0.11.0")) is None
+    latest = unread_release_refusal(["--hf-overrides", "5"], ["--hf-overrides", "5"], "vllm/vllm-openai:latest")
+    assert latest is not None and "every release read from 0.10.0 to 0.34.0 exits at start-up on it" in latest[1]
+    assert unread_release_refusal(["--hf-overrides", "5"], ["--hf-overrides", "5"], "vllm/vllm-openai:v0.9.2.post9") \
+        is None

@@ -148,6 +148,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
        for kind in ("VLLMRuntime", "VLLMRouter")},
     ("arks.ai", "ArksApplication"): _with_lines(Later("operators", "add_arks_application")),
     ("arks.ai", "ArksModel"): _plain(Later("operators", "add_arks_model")),
+    ("llm.nebari.dev", "LLMModel"): _with_lines(Later("nebari", "add_nebari_model")),
     ("workload.serving.volcano.sh", "ModelBooster"): _with_lines(Later("kthena", "add_model_booster")),
     ("workload.serving.volcano.sh", "ModelServing"): _with_lines(Later("kthena", "add_model_serving")),
     ("", "Service"): _plain(add_service),
@@ -246,6 +247,7 @@ _FALLBACK = _pairs({
     "llm-d.ai": ("ModelService",),
     "kaito.sh": ("Workspace",),
     "arks.ai": ("ArksApplication",),
+    "llm.nebari.dev": ("LLMModel",),
     "workload.serving.volcano.sh": ("ModelBooster", "ModelServing"),
     RBG_GROUP: RBG_KINDS,
 })

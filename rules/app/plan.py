@@ -379,8 +379,9 @@ def _quantization_refused(req: PlanRequest) -> str | None:
 
 def load_model(spec: str, base_model: str | None, vllm_version: str | None = None) -> ModelShape:
     """The shape ``plan`` sizes; a family the capacity model recognises but does not size (:mod:`..catalog.unsized`:
-    DeepSeek-V4, MiniMax-M3, MiMo-V2, Step-3.5 / 3.7) is refused with the reason (for DeepSeek-V4, with what the
-    release, ``--vllm-version`` or else the current one, lacks), never sized as a name or a config's shapes suggest."""
+    DeepSeek-V4, MiniMax-M3, MiMo-V2, Step-3.5 / 3.7, encoder-only embedders) is refused with the reason (for
+    DeepSeek-V4, with what the release, ``--vllm-version`` or else the current one, lacks), never sized as a name or a
+    config's shapes suggest."""
     from ..catalog import CatalogError, unsized
 
     def refused(name: str, by_config: bool = False) -> PlanError:

@@ -44,6 +44,12 @@ its MiMo-V2-Flash one does not say where it comes from), so no parameter count e
   is ``attention_other_setting``'s ``attention_type`` take that setting's heads, KV groups and head size, the others
   the config's ``num_attention_groups``.
 
+Encoder-only embedders and cross-encoders (round catalog19, :data:`ENCODER_ONLY`) are recognised by their config.json
+only (a name does not say whether a checkpoint is an encoder: ``bge-m3`` is, ``bge-multilingual-gemma2`` is not): vLLM
+builds their attention as ``EncoderOnlyAttention`` and keeps no KV cache, a shape the capacity model does not have;
+sized as a decoder they were charged a KV term. Their config.json is published, so their reason does not say it was
+not found.
+
 These reasons do not depend on the release: no release's note is added.
 """
 
@@ -170,20 +176,45 @@ FAMILIES: tuple[tuple[str, re.Pattern[str], tuple[str, ...], tuple[str, ...], st
 )
 _NO_CONFIG = "no published config.json or parameter count was found in a source shardwise can cite"
 
+#: encoder-only embedders and cross-encoders (BGE, E5, gte, nomic-embed, MiniLM, ModernBERT: round catalog19):
+#: the ``architectures`` vLLM's registry maps to ``bert``, ``roberta``, ``bert_with_rope`` and ``modernbert``
+#: (``vllm/model_executor/models/registry.py``, the same names in the 0.11.1 and 0.29.0 wheels; BertForMaskedLM and
+#: BgeM3EmbeddingModel in 0.29.0's only), and the transformers ``model_type`` s of those encoders
+ENCODER_ONLY_ARCHITECTURES = frozenset({
+    "BertModel", "BertForMaskedLM", "BertSpladeSparseEmbeddingModel", "BertForSequenceClassification",
+    "BertForTokenClassification", "BgeM3EmbeddingModel", "GteModel", "GteNewModel", "GteNewForSequenceClassification",
+    "ModernBertModel", "ModernBertForSequenceClassification", "ModernBertForTokenClassification", "NomicBertModel",
+    "RobertaModel", "RobertaForMaskedLM", "RobertaForSequenceClassification", "RobertaForTokenClassification",
+    "XLMRobertaModel", "XLMRobertaForSequenceClassification", "XLMRobertaForTokenClassification",
+})
+ENCODER_ONLY_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "modernbert", "nomic_bert"})
+ENCODER_ONLY = "an encoder-only model (BERT / RoBERTa / XLM-R / gte / nomic-bert / ModernBERT)"
+_ENCODER_ONLY_WHY = (
+    "vLLM runs it with the pooling runner and builds its attention as EncoderOnlyAttention, whose "
+    "get_kv_cache_spec returns None (vllm/attention/layers/encoder_only_attention.py, 0.11.1; "
+    "model_executor/layers/attention/, 0.18.0 and 0.29.0): it keeps no KV cache, so no KV budget or KV capacity "
+    "bounds it, and its length is sentence_bert_config.json's max_seq_length where the checkpoint has one "
+    "(_get_and_verify_max_len's encoder_config), not max_position_embeddings; the capacity model has no shape without "
+    "a KV cache yet, and sized as a decoder it would charge one")
+
 
 def _family_reason(name: str, family: str, why: str) -> str:
+    if family == ENCODER_ONLY:  # its config.json is published: only the layout is missing
+        return f"{name!r} is {family}, which shardwise does not size yet: {why}"
     return f"{name!r} is {family}, which shardwise does not size yet: {why}; and {_NO_CONFIG}"
 
 
 def family_of_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
     """The family of :data:`FAMILIES` a config.json (the keys :data:`.hfconfig.HF_CONFIG_KEYS` keeps) is, with
-    what vLLM builds that is not held; None for any other config."""
+    what vLLM builds that is not held, or :data:`ENCODER_ONLY`; None for any other config."""
     model_type = cfg.get("model_type")
     arch = cfg.get("architectures")
     archs = [a for a in arch if isinstance(a, str)] if isinstance(arch, list) else []
     for family, _, types, prefixes, why in FAMILIES:
         if model_type in types or any(a.startswith(prefixes) for a in archs):
             return family, why
+    if any(a in ENCODER_ONLY_ARCHITECTURES for a in archs) or (not archs and model_type in ENCODER_ONLY_MODEL_TYPES):
+        return ENCODER_ONLY, _ENCODER_ONLY_WHY
     return None
 
 

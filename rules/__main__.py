@@ -75,9 +75,10 @@ from pulumi_policy import (  # noqa: E402
     StackValidationPolicy,
 )
 from pulumi_policy.proxy import UnknownValueError  # noqa: E402
-from shardwise.rules.adapters.pulumi import PulumiResource  # noqa: E402
+from shardwise.rules.adapters.pulumi import UNKNOWN_SENTINELS, PulumiResource, kubernetes_api  # noqa: E402
 from shardwise.rules.app import crossguard, pack_cpu  # noqa: E402
 from shardwise.rules.checks.registry import ALL_RULES  # noqa: E402
+from shardwise.rules.model import UNKNOWN  # noqa: E402
 
 _IMPORTED_CPU = time.process_time()  # and the pack's modules, pulumi-policy's and shardwise's
 
@@ -173,7 +174,11 @@ def _named(res_type: str, name: str, e: NotFinite) -> ValueError:
 
 class _Plain(dict):  # type: ignore[type-arg]
     """Properties read by :func:`plain_properties`: what the SDK's ``deserialize_properties`` makes of them is
-    an equal dict, so the pack's wiring hands on this one."""
+    an equal dict, so the pack's wiring hands on this one. Read by :func:`kubernetes_properties`, they carry what
+    the pack's reading makes of them too (``cleaned``, ``manifest``); else those are ``None``."""
+
+    cleaned: dict[str, Any] | None = None
+    manifest: dict[str, Any] | None = None
 
 
 def plain_properties(struct: Any) -> _Plain:
@@ -213,6 +218,69 @@ def _plain_value(value: Any) -> Any:
     if kind == "bool_value":
         return value.bool_value
     return None  # null_value, or no value set (MessageToDict's None)
+
+
+def kubernetes_properties(struct: Any) -> _Plain:
+    """:func:`plain_properties` of a Kubernetes object's properties, with what the pack's reading makes of them in
+    the same walk: ``.cleaned``, equal to :func:`~.adapters.pulumi.clean` of them (the engine's unknown sentinels
+    as :data:`~.model.UNKNOWN`, whole numbers as ``int``), and ``.manifest``, the copy of that which the Kubernetes
+    reader starts from (:func:`~.adapters.pulumi.k8s.prepare_manifest`: its dicts and lists new, the top-level
+    ``__`` keys left out), or ``None`` where a sentinel was met (that reader then decides what each becomes).
+
+    One walk of the message instead of three (the SDK's reading, ``clean``, the reader's copy). Raises
+    :class:`_NotPlain` where :func:`plain_properties` does."""
+    fields = struct.fields
+    if _SIG_KEY in fields:
+        raise _NotPlain
+    unknown: list[bool] = []
+    raw: dict[str, Any] = {}
+    cleaned: dict[str, Any] = {}
+    manifest: dict[str, Any] = {}
+    for k in fields:
+        r, c, m = _three(fields[k], unknown)
+        raw[k] = r
+        cleaned[k] = c
+        if not k.startswith("__"):
+            manifest[k] = m
+    plain = _Plain(raw)
+    plain.cleaned = cleaned
+    plain.manifest = None if unknown else manifest
+    return plain
+
+
+def _three(value: Any, unknown: list[bool]) -> tuple[Any, Any, Any]:
+    """A value read as :func:`_plain_value` reads it, cleaned, and its copy (:func:`kubernetes_properties`); a
+    sentinel met is noted in ``unknown``."""
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        text = value.string_value
+        if text in UNKNOWN_SENTINELS:
+            unknown.append(True)
+            return text, UNKNOWN, UNKNOWN
+        return text, text, text
+    if kind == "struct_value":
+        fields = value.struct_value.fields
+        if _SIG_KEY in fields:
+            raise _NotPlain
+        raw: dict[str, Any] = {}
+        cleaned: dict[str, Any] = {}
+        copy: dict[str, Any] = {}
+        for k in fields:
+            raw[k], cleaned[k], copy[k] = _three(fields[k], unknown)
+        return raw, cleaned, copy
+    if kind == "list_value":
+        items = [_three(v, unknown) for v in value.list_value.values]
+        return [i[0] for i in items], [i[1] for i in items], [i[2] for i in items]
+    if kind == "number_value":
+        number = value.number_value
+        if number - number != 0:  # infinite or NaN
+            raise _NotPlain
+        whole = int(number) if number.is_integer() else number
+        return number, whole, whole
+    if kind == "bool_value":
+        flag = value.bool_value
+        return flag, flag, flag
+    return None, None, None
 
 
 class _LazyProxy(Mapping):  # type: ignore[type-arg]
@@ -287,7 +355,11 @@ class _Pack:
         :func:`plain_properties` read them: :meth:`crossguard.AnalyzedInputs.sent`), and so is what cleaning a
         Kubernetes object's made (:meth:`crossguard.AnalyzedInputs.cleaned`)."""
         plain = raw(props)
-        self.inputs.remember(urn, plain, key if type(plain) is _Plain else None)
+        if type(plain) is _Plain:
+            manifest, plain.manifest = plain.manifest, None  # the reader's, given once; not kept with the inputs
+            self.inputs.remember(urn, plain, key, plain.cleaned, manifest)
+        else:
+            self.inputs.remember(urn, plain)
         res = PulumiResource(type=type_, name=name, urn=urn, props=plain, parent=parent)
         return crossguard.resource_analysis(res, self.context, self.inputs.cleaned, self.inputs.kubernetes)
 
@@ -642,9 +714,13 @@ class _Wiring:
             return self._deserialize(_refused(self._to_dict, message))
 
     def to_dict(self, message: Any, *args: Any, **kwargs: Any) -> Any:
-        """``json_format.MessageToDict``; a ``Struct`` without signatures read by :func:`plain_properties`."""
+        """``json_format.MessageToDict``; a ``Struct`` without signatures read by :func:`plain_properties`, the
+        properties of the Kubernetes object this thread's ``Analyze`` request names by
+        :func:`kubernetes_properties`."""
         if not args and not kwargs and isinstance(message, self._struct):
             try:
+                if message is getattr(self._local, "kubernetes", None):
+                    return kubernetes_properties(message)
                 return plain_properties(message)
             except _NotPlain:
                 return _refused(self._to_dict, message)
@@ -703,6 +779,9 @@ class _Wiring:
 
         def analyze_memoised(self: Any, request: Any, context: Any) -> Any:
             wiring._local.memo = {}
+            # a Kubernetes object's properties, read with what the pack makes of them (kubernetes_properties); the
+            # message is kept alive here, so the SDK's reading of it gets the same object (see the memo above)
+            wiring._local.kubernetes = request.properties if kubernetes_api(request.type) is not None else None
             try:
                 if dispatch is not None:
                     policies = dispatch.ours(self)
@@ -713,6 +792,7 @@ class _Wiring:
                 raise _named(request.type, request.name, e) from None
             finally:
                 wiring._local.memo = None
+                wiring._local.kubernetes = None
 
         def analyze_stack_once(self: Any, request: Any, context: Any) -> Any:
             pack.serving_stack(_StackRequest(request.resources, wiring.read_properties, pack.inputs))

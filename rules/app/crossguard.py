@@ -691,18 +691,27 @@ class AnalyzedInputs:
         self._by_urn: dict[str, Mapping[str, Any]] = {}
         #: URN -> the engine's message of the properties remembered (``key``), them, and what ``clean`` made of them
         self._sent: dict[str, tuple[bytes, Mapping[str, Any], list[Any]]] = {}
+        #: URN -> the manifest made with the cleaned properties of :attr:`_sent` for the Kubernetes reader (given once)
+        self._manifests: dict[str, dict[str, Any]] = {}
         #: URN -> what the Kubernetes reader made of the cleaned properties of :attr:`_sent` in ``Analyze``
         #: (:meth:`kubernetes`): ``(type, name, (file, line), api, the cleaned properties, the inventory)``
         self._read: dict[str, tuple[str, str, Any, Any, Any, Inventory]] = {}
 
-    def remember(self, urn: str, props: Mapping[str, Any], key: bytes | None = None) -> None:
+    def remember(self, urn: str, props: Mapping[str, Any], key: bytes | None = None, cleaned: Any = None,
+                 manifest: dict[str, Any] | None = None) -> None:
         """``props``, the inputs ``Analyze`` read for ``urn``; ``key``, where given, the message they were read
-        from as sent (``Struct.SerializeToString()``), whose reading gives a dict equal to ``props`` (:meth:`sent`)."""
+        from as sent (``Struct.SerializeToString()``), whose reading gives a dict equal to ``props`` (:meth:`sent`).
+        With ``key``, ``cleaned`` (where given) is ``clean(props)`` made by the caller, and ``manifest`` (where
+        given) what :func:`~.adapters.pulumi.k8s.prepare_manifest` makes of ``cleaned`` holding no unknown: a new
+        copy, which the Kubernetes reader takes (:meth:`kubernetes`) in place of its own."""
         if isinstance(props, Mapping):
             self._by_urn[urn] = props
             self._read.pop(urn, None)
+            self._manifests.pop(urn, None)
             if key is not None:
-                self._sent[urn] = (key, props, [])
+                self._sent[urn] = (key, props, [] if cleaned is None else [cleaned])
+                if cleaned is not None and manifest is not None:
+                    self._manifests[urn] = manifest
             else:
                 self._sent.pop(urn, None)
 
@@ -736,8 +745,9 @@ class AnalyzedInputs:
         return merge_state(inputs, outputs)
 
     def cleaned(self, res: Any) -> Any:
-        """``clean(res.props)``, made once for the remembered inputs of a Kubernetes resource and kept for the
-        stack's reading of the same dict (:meth:`sent`). Only Kubernetes objects: their reader
+        """``clean(res.props)``, made once for the remembered inputs of a Kubernetes resource (or given to
+        :meth:`remember` with them) and kept for the stack's reading of the same dict (:meth:`sent`). Only
+        Kubernetes objects: their reader
         (:func:`~.adapters.pulumi.k8s.kubernetes`) copies every container of it into a new manifest and only
         reads the cleaned properties, so no object of either inventory holds a part of it (the objects the reader
         made are given to the stack by :meth:`kubernetes_again`)."""
@@ -758,9 +768,10 @@ class AnalyzedInputs:
         remembered with their message (:meth:`cleaned`)."""
         from ..adapters.pulumi import kubernetes
 
-        inv = kubernetes(res, props, api)
         entry = self._sent.get(res.urn)
-        if entry is not None and entry[1] is res.props and entry[2] and entry[2][0] is props:
+        ours = entry is not None and entry[1] is res.props and bool(entry[2]) and entry[2][0] is props
+        inv = kubernetes(res, props, api, self._manifests.pop(res.urn, None) if ours else None)
+        if ours:
             self._read[res.urn] = (res.type, res.name, (res.file, res.line), api, props, inv)
         return inv
 

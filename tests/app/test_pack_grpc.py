@@ -963,6 +963,90 @@ def test_the_pack_reads_plain_properties_as_the_sdk_does():
         lazy["tags"]
 
 
+def _containers(value: Any) -> list[Any]:
+    """Every dict and list in ``value``, itself included."""
+    if isinstance(value, dict):
+        return [value, *(c for v in value.values() for c in _containers(v))]
+    if isinstance(value, list):
+        return [value, *(c for v in value for c in _containers(v))]
+    return []
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with every leaf's type beside it (``1`` and ``1.0`` and ``True`` told apart), for exact equality."""
+    if isinstance(value, dict):
+        return [(k, _typed(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
+_DEPLOYMENT = {
+    "apiVersion": "apps/v1", "kind": "Deployment", "__inputs": {"a": 1}, "__initialApiVersion": "apps/v1",
+    "metadata": {"name": "llama", "namespace": "serving", "labels": {"b": "2", "a": "1"},
+                 "annotations": {"__kept": "nested double underscores stay"}},
+    "spec": {"replicas": 2, "paused": False, "minReadySeconds": 0.5, "selector": None, "progressDeadlineSeconds": 1e3,
+             "template": {"spec": {"containers": [{"args": ["--tensor-parallel-size", "8", "--x", 1.25], "env": [],
+                                                   "resources": {"limits": {"nvidia.com/gpu": 8}}}],
+                                   "volumes": [[], {}, None, True]}}},
+}
+
+
+@pytest.mark.parametrize("props", [
+    _DEPLOYMENT,
+    {**_DEPLOYMENT, "metadata": {"name": UNKNOWN, "namespace": "serving"}},  # a sentinel: no manifest
+    {**_DEPLOYMENT, "__hidden": [UNKNOWN]},  # one under a top-level `__` key, which the manifest leaves out
+    {}, {"spec": {"ports": [UNKNOWN, 80]}},
+])
+def test_the_pack_reads_a_kubernetes_object_in_one_walk(props):
+    """``kubernetes_properties`` gives, in one walk of the engine's message, what the pack's three walks give:
+    ``plain_properties``'s dict (the SDK's reading), ``clean`` of it and, where it holds no unknown, the
+    Kubernetes reader's copy of that (``prepare_manifest``): equal values of equal types in the same order, the
+    copy's dicts and lists new."""
+    from shardwise.rules import __main__ as wiring
+    from shardwise.rules.adapters.pulumi import clean
+    from shardwise.rules.adapters.pulumi.k8s import prepare_manifest
+
+    message = _struct(props)
+    ours = wiring.kubernetes_properties(message)
+    plain = wiring.plain_properties(message)
+    assert type(ours) is wiring._Plain and _typed(ours) == _typed(plain)
+    assert plain.cleaned is None and plain.manifest is None
+    cleaned = clean(plain)
+    assert _typed(ours.cleaned) == _typed(cleaned)
+    if UNKNOWN in json.dumps(props):  # a sentinel anywhere: the reader makes its manifest itself
+        assert ours.manifest is None
+    else:
+        manifest, unknown = prepare_manifest(ours.cleaned)
+        assert unknown == []
+        assert _typed(ours.manifest) == _typed(manifest)
+        shared = {id(c) for c in [*_containers(ours), *_containers(ours.cleaned)]}
+        assert not [c for c in _containers(ours.manifest) if id(c) in shared]
+    assert not {id(c) for c in _containers(ours)} & {id(c) for c in _containers(ours.cleaned)}
+
+
+def test_the_one_walk_of_a_deployment_has_exact_values():
+    """What ``kubernetes_properties`` makes of a Deployment, written out: whole numbers as ``int`` once cleaned,
+    the top-level ``__`` keys out of the manifest."""
+    from shardwise.rules import __main__ as wiring
+
+    ours = wiring.kubernetes_properties(_struct(_DEPLOYMENT))
+    assert ours["spec"]["replicas"] == 2.0 and type(ours["spec"]["replicas"]) is float
+    assert type(ours.cleaned["spec"]["replicas"]) is int and type(ours.cleaned["spec"]["minReadySeconds"]) is float
+    assert ours.cleaned["spec"]["progressDeadlineSeconds"] == 1000
+    assert list(ours.cleaned) == list(ours)  # the message's order (upb's maps keep one of their own)
+    assert ours.manifest is not None and list(ours.manifest) == [k for k in ours if not k.startswith("__")]
+    assert sorted(ours.manifest) == ["apiVersion", "kind", "metadata", "spec"]
+    assert ours.manifest["metadata"]["annotations"] == {"__kept": "nested double underscores stay"}
+    assert ours.manifest["spec"]["template"]["spec"]["containers"][0]["args"] == ["--tensor-parallel-size", "8",
+                                                                                 "--x", 1.25]
+    from shardwise.rules.model import UNKNOWN as READ_AS_UNKNOWN
+
+    unknown = wiring.kubernetes_properties(_struct({**_DEPLOYMENT, "spec": {"replicas": UNKNOWN}}))
+    assert unknown["spec"]["replicas"] == UNKNOWN and unknown.manifest is None
+    assert unknown.cleaned["spec"]["replicas"] is READ_AS_UNKNOWN
+
+
 @pytest.mark.parametrize("value", [
     {SIG: "1b47061264138c4ac30d75fd1eb44270", "value": "hf_token"},  # a secret: the SDK's reading unwraps it
     {SIG: "c44067f5952c0a294b673a41bacd8c17", "text": "x"},  # an asset: an object
@@ -975,6 +1059,8 @@ def test_the_pack_leaves_signatures_and_odd_numbers_to_the_sdk(value):
     for props in ({"a": value}, {"a": {"b": [1, value]}}):
         with pytest.raises(wiring._NotPlain):
             wiring.plain_properties(_struct(props))
+        with pytest.raises(wiring._NotPlain):  # nor read in one walk: the SDK's reading, then clean, as before
+            wiring.kubernetes_properties(_struct(props))
 
 
 @pytest.mark.slow

@@ -405,9 +405,13 @@ def _fill_locations(inv: Inventory, loc: Location) -> None:
             obj.suppressions = fix_supp(obj.suppressions)
 
 
-def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str]) -> Inventory:
-    """One Kubernetes resource -> its inventory (see the module docstring)."""
-    manifest, unknown = prepare_manifest(props)
+def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, str],
+               manifest: dict[str, Any] | None = None) -> Inventory:
+    """One Kubernetes resource -> its inventory (see the module docstring). ``manifest``, where given, is what
+    :func:`prepare_manifest` makes of ``props`` holding no unknown (a new copy of them without their top-level
+    ``__`` keys, which the readers change), made by the caller: the policy pack's, in its one walk of the engine's
+    message (``rules/__main__.py`` ``kubernetes_properties``)."""
+    manifest, unknown = prepare_manifest(props) if manifest is None else (manifest, [])
     manifest.setdefault("apiVersion", api[0])
     manifest.setdefault("kind", api[1])
     meta = manifest.get("metadata")

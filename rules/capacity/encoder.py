@@ -1,0 +1,180 @@
+"""What vLLM builds for an encoder-only embedder (BERT, RoBERTa / XLM-R, ModernBERT), from its config.json: the
+parameters it allocates, the dtype it loads them in and the length it derives (round catalog20).
+
+These are the first terms of a KV-free sizing; they are not used by the rules yet (the encoder stays undecided,
+:mod:`..catalog.unsized`): the pooling runner's profile peak is not modelled and the judgement has no shape without a
+KV cache. Read in the 0.11.1, 0.18.0 and 0.29.0 wheels, and for BERT's and RoBERTa's embeddings and pooler also in
+0.21.0's sdist and the 0.31.0 and 0.34.0 wheels (docs/capacity-model.md, "Round catalog20"):
+
+* Weights (``vllm/model_executor/models/bert.py``, ``roberta.py``, ``modernbert.py``). ``BertModel`` builds
+  ``BertEmbedding``: word, position and token-type embeddings, each a ``VocabParallelEmbedding`` whose rows are
+  padded to a multiple of 64 (``DEFAULT_VOCAB_PADDING_SIZE``, ``vocab_parallel_embedding.py``), and a LayerNorm with
+  bias. ``RobertaModel`` / ``XLMRobertaModel`` build ``RobertaEmbedding``: the same, except that its position and
+  token-type embeddings are unpadded ``nn.Embedding`` up to 0.21.0 and padded from 0.29.0
+  (:data:`ROBERTA_PADDED_FROM`). Each encoder layer: a QKV projection, an output projection, an intermediate and an
+  output dense layer, all with biases, and two LayerNorms with biases. The checkpoint's ``pooler.`` weights are
+  skipped (``skip_prefixes=["pooler."]`` in 0.11.1 to 0.21.0, the mapper's ``{"pooler.": None}`` in 0.29.0 to
+  0.34.0): an embedding model loads no pooler. ``BgeM3EmbeddingModel`` (0.18.0 on; named by ``--hf-overrides``,
+  BAAI/bge-m3's own config.json says ``XLMRobertaModel``) adds ``sparse_linear`` (hidden -> 1) and
+  ``colbert_linear`` (hidden -> hidden) in the pooling head's dtype, float32 by default (``ModelConfig.head_dtype``).
+  ``ModernBertModel``: a word embedding (padded), a LayerNorm, per layer a QKV and an output projection, a gated MLP
+  (hidden -> 2 x intermediate, intermediate -> hidden), an attention LayerNorm on every layer but the first
+  (``nn.Identity`` there) and an MLP LayerNorm; a final LayerNorm. Its biases follow ``attention_bias``,
+  ``mlp_bias`` and ``norm_bias`` (False where the config.json omits them: transformers' ``ModernBertConfig``
+  defaults).
+* Dtype (``_resolve_auto_dtype``, ``vllm/config/model.py``, the same function in the three wheels): under
+  ``--dtype auto`` a pooling model prefers float16 where the platform supports it (every CUDA GPU), and a float32
+  checkpoint (or one whose config.json and safetensors metadata name no dtype: ``_find_dtype``'s float32) is
+  downcast to the preferred dtype; a float16 or bfloat16 checkpoint keeps its own.
+* Length (``_get_and_verify_max_len``): the smallest of the config's length keys (``max_position_embeddings``,
+  ``n_positions``, ...), capped by ``tokenizer_config.json``'s ``model_max_length`` for a pooling model whose
+  ``position_embedding_type`` is ``absolute`` (``ModelConfig.get_and_verify_max_len``), then replaced by
+  ``sentence_bert_config.json``'s ``max_seq_length`` where the checkpoint has that file with both ``max_seq_length``
+  and ``do_lower_case`` (``get_sentence_transformer_tokenizer_config``, ``vllm/transformers_utils/config.py``).
+  vLLM subtracts no RoBERTa padding offset from the length: RoBERTa's positions start at ``pad_token_id + 1`` in
+  the embedding's forward (``roberta.py``), and only
+  ``JinaRobertaModelConfig`` (rotary XLM-R, ``position_embedding_type`` ``rotary``) adjusts a position count, its
+  RoPE cache's, not the length.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: ``DEFAULT_VOCAB_PADDING_SIZE`` (vocab_parallel_embedding.py, 64 in 0.11.1, 0.18.0 and 0.29.0)
+EMBEDDING_PADDING = 64
+
+#: architectures whose body is ``bert.py``'s ``BertModel`` with ``BertEmbedding`` or ``roberta.py``'s
+#: ``RobertaEmbedding`` (the same tensors), loaded without the pooler
+BERT_EMBEDDERS = frozenset({"BertModel", "RobertaModel", "XLMRobertaModel", "BgeM3EmbeddingModel"})
+MODERNBERT_EMBEDDERS = frozenset({"ModernBertModel"})
+
+#: the releases whose encoders were read: 0.11.1, 0.18.0, 0.21.0 (sdist), 0.29.0, 0.31.0 and 0.34.0 for BERT and
+#: RoBERTa embeddings and the pooler, 0.11.1, 0.18.0 and 0.29.0 for the rest; the releases between are taken as the
+#: same, except RoBERTa's embedding for the releases between 0.21.0 and 0.29.0 (no wheel of them here)
+READ_FROM, READ_TO = (0, 11, 1), (0, 34, 0)
+#: ``RobertaEmbedding`` builds its position and token-type embeddings as unpadded ``nn.Embedding`` up to this release
+#: (0.11.1, 0.18.0, 0.21.0) and as padded ``VocabParallelEmbedding`` from the next (0.29.0, 0.31.0, 0.34.0)
+ROBERTA_UNPADDED_TO, ROBERTA_PADDED_FROM = (0, 21, 999), (0, 29, 0)
+#: ``BgeM3EmbeddingModel``: not in 0.11.1, in 0.18.0 and later (its heads in the pooling head's float32)
+BGE_M3_FROM = (0, 18, 0)
+
+#: the length keys ``_get_and_verify_max_len`` takes the smallest of (``possible_keys``, vllm/config/model.py)
+_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
+
+#: ``--dtype`` values and the dtype each names (``_STR_DTYPE_TO_TORCH_DTYPE``)
+_DTYPE_FLAGS = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "float": "float32",
+                "float32": "float32"}
+DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
+
+
+class EncoderShapeError(ValueError):
+    """A config.json that is not one of the encoders modelled here, or lacks a key its weights need."""
+
+
+def _pad(rows: int) -> int:
+    return -(-rows // EMBEDDING_PADDING) * EMBEDDING_PADDING
+
+
+def _int(cfg: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = cfg.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise EncoderShapeError(f"config.json has no usable {key!r} ({value!r})")
+    return value
+
+
+def architecture(cfg: dict[str, Any]) -> str:
+    """The config's first architecture, which vLLM builds."""
+    arch = cfg.get("architectures")
+    if isinstance(arch, list) and arch and isinstance(arch[0], str):
+        return arch[0]
+    raise EncoderShapeError("config.json names no architecture")
+
+
+def params(cfg: dict[str, Any], release: tuple[int, int, int], *, padded: bool = True) -> tuple[int, int]:
+    """The parameters vLLM ``release`` allocates for an encoder embedder: (in the model dtype, in the pooling head's
+    dtype). ``padded`` false counts the checkpoint's rows instead of the padded ones (the tensors the checkpoint
+    holds, less the pooler vLLM skips). A release whose build of the architecture was not read raises."""
+    arch = architecture(cfg)
+    if not READ_FROM <= release[:3] <= READ_TO:
+        raise EncoderShapeError(f"vLLM {'.'.join(map(str, release))}'s {arch} was not read (read: 0.11.1 to 0.34.0)")
+    pad = _pad if padded else (lambda rows: rows)
+    if arch in BERT_EMBEDDERS:
+        h = _int(cfg, "hidden_size")
+        inter = _int(cfg, "intermediate_size")
+        layers = _int(cfg, "num_hidden_layers")
+        positions, types = _int(cfg, "max_position_embeddings"), _int(cfg, "type_vocab_size", 2)
+        if arch != "BertModel":  # RobertaEmbedding: nn.Embedding positions and token types before VocabParallel ones
+            if ROBERTA_UNPADDED_TO < release[:3] < ROBERTA_PADDED_FROM:
+                raise EncoderShapeError(f"vLLM {'.'.join(map(str, release))}'s RobertaEmbedding was not read (nn."
+                                        "Embedding positions in 0.21.0, padded VocabParallelEmbedding ones in 0.29.0)")
+            if release[:3] >= ROBERTA_PADDED_FROM:
+                positions, types = pad(positions), pad(types)
+        else:
+            positions, types = pad(positions), pad(types)
+        rows = pad(_int(cfg, "vocab_size")) + positions + types
+        per_layer = (3 * h * h + 3 * h) + (h * h + h) + 2 * h + (h * inter + inter) + (inter * h + h) + 2 * h
+        head = 0
+        if arch == "BgeM3EmbeddingModel":
+            if release[:3] < BGE_M3_FROM:
+                raise EncoderShapeError(f"vLLM {'.'.join(map(str, release))} has no BgeM3EmbeddingModel that was read "
+                                        "(0.11.1 has none; 0.18.0 has it)")
+            head = (h + 1) + (h * h + h)
+        return rows * h + 2 * h + layers * per_layer, head
+    if arch in MODERNBERT_EMBEDDERS:
+        h = _int(cfg, "hidden_size")
+        inter = _int(cfg, "intermediate_size")
+        layers = _int(cfg, "num_hidden_layers")
+        # transformers' ModernBertConfig defaults the three biases to False
+        norm = 2 * h if cfg.get("norm_bias", False) else h
+        attn_bias = 4 * h if cfg.get("attention_bias", False) else 0
+        mlp_bias = 2 * inter + h if cfg.get("mlp_bias", False) else 0
+        per_layer = 4 * h * h + attn_bias + 3 * h * inter + mlp_bias + 2 * norm  # attention and MLP LayerNorms
+        # the embeddings' LayerNorm and the final one; the first layer has no attention LayerNorm
+        return pad(_int(cfg, "vocab_size")) * h + layers * per_layer + norm, 0
+    raise EncoderShapeError(f"{arch} is not an encoder whose weights are modelled (BertModel, RobertaModel, "
+                            "XLMRobertaModel, BgeM3EmbeddingModel, ModernBertModel)")
+
+
+def dtype(cfg: dict[str, Any], flag: str = "auto") -> str:
+    """The dtype vLLM loads a pooling model's weights in on a CUDA GPU (``--dtype``; ``auto`` by default)."""
+    flag = flag.lower()
+    if flag != "auto":
+        if flag not in _DTYPE_FLAGS:
+            raise EncoderShapeError(f"--dtype {flag!r} is not one vLLM takes")
+        return _DTYPE_FLAGS[flag]
+    stored = cfg.get("torch_dtype", cfg.get("dtype"))
+    if stored in ("float16", "bfloat16"):
+        return str(stored)
+    # float32, or none named (_find_dtype's float32 where the safetensors metadata, not read here, name none either):
+    # downcast to the pooling model's float16
+    return "float16"
+
+
+def weights_bytes(cfg: dict[str, Any], release: tuple[int, int, int], flag: str = "auto") -> int:
+    """The bytes of the weights vLLM ``release`` allocates: the body in :func:`dtype`, the pooling head's extra
+    linears (BGE-M3's sparse and ColBERT ones) in float32."""
+    body, head = params(cfg, release)
+    return body * DTYPE_BYTES[dtype(cfg, flag)] + head * 4
+
+
+def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
+            tokenizer_config: dict[str, Any] | None = None) -> int:
+    """The length vLLM derives for an encoder embedder under the pooling runner: the smallest length key of the
+    config; capped by ``tokenizer_config.json``'s ``model_max_length`` where the positions are absolute (BERT and
+    RoBERTa configs default ``position_embedding_type`` to ``absolute``; ModernBERT's has none); replaced by
+    ``sentence_bert_config.json``'s ``max_seq_length`` where that file has it and ``do_lower_case``."""
+    if sentence_config and "max_seq_length" in sentence_config and "do_lower_case" in sentence_config:
+        value = sentence_config["max_seq_length"]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    found = [v for k in _LENGTH_KEYS if isinstance(v := cfg.get(k), int) and not isinstance(v, bool)]
+    if not found:
+        raise EncoderShapeError("config.json has no length key")
+    length = min(found)
+    absolute = cfg.get("position_embedding_type", "absolute" if architecture(cfg) in BERT_EMBEDDERS else "")
+    cap = (tokenizer_config or {}).get("model_max_length")
+    if absolute == "absolute" and isinstance(cap, int) and not isinstance(cap, bool):
+        length = min(length, cap)
+    return length

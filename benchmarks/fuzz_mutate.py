@@ -28,7 +28,9 @@ refuses, missing dependencies, and terminal and locale variables (benchmarks/REA
 double at each step and a base commit holding a link to an absolute path or out of the tree; fuzz16 the kinds ``pack``
 (a preview's or state's input properties replaced by unknowns, secrets, output values, nulls, flipped types, huge
 strings, numbers as strings, ``$(VAR)`` loops) and ``gitops`` (Argo CD and Flux paths out of the checkout, at nothing,
-at a file, at a link out or a loop).
+at a file, at a link out or a loop); fuzz17 the kind ``count`` (a GPU count, replicas, a size or a quantity of a file
+that serves vLLM, or a vLLM count flag, set to a malformed or absurd value; the unmutated file linted too, and a new
+blocking finding on a malformed value with no input error recorded as ``blocking-on-malformed``).
 
 A case is recorded as failed when, in-process or as a process: a traceback or an exception escapes, an internal
 error is reported (a finding with ``internal``, "internal error" on stderr), the run takes more than 10 s of wall
@@ -634,8 +636,53 @@ def case_gitops(r: random.Random, d: str) -> dict:
     return {"argv": ["lint", "--format", fmt, "--jobs", "1", "."], "src": "gitops/" + rel, "kinds": kinds, "files": [], "fmt": fmt, "tools": True}
 
 
+#: fuzz17: where a count or a quantity goes, in the text of a file that serves vLLM, and values that are only
+#: malformed there (YAML 1.1/1.2 spellings, strings, units, signs, fractions, overflow) or absurd flag values
+COUNT_SLOTS = [r"(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/neuron):\s*\S+", r"replicas:\s*\S+", r"\bsize:\s*\S+",
+               r"memory:\s*\S+", r"cpu:\s*\S+", r"ephemeral-storage:\s*\S+", r"sizeLimit:\s*\S+",
+               r"--(tensor-parallel-size|pipeline-parallel-size|data-parallel-size|max-model-len|max-num-seqs|"
+               r"gpu-memory-utilization|block-size|max-num-batched-tokens)(=|\s+|\"?,\s*\"?)[^\s\",\]]+"]
+COUNT_ODD = ["0x10", "0o10", "010", ".inf", "-.inf", ".nan", "1e400", "-1", "0", "0.5", "1.5", '"2Gi"', '"2"', '"-1"', '"1.5"',
+             '"two"', '"2 "', "~", "[]", "{}", "99999999999999999999", "1e9", "!!binary Mg==", "!Ref Gpus", '"1m"', '"1e3"',
+             '"+2"', "2Gi", "-2Gi", "1Ei", "99999999Ei", "0.000001m", '"8.5Gi"', "1_000", "true", '""']
+FLAG_ODD = ["0", "-1", "1e9", "1.5", "two", "", "0x2", "inf", "nan", "2Gi", "99999999999999999999", "+4", " 4", "８", "$(TP)"]
+
+
+def case_count(r: random.Random, d: str) -> dict:
+    """fuzz17: one count or quantity of a file that serves vLLM replaced by a malformed or absurd value; the unmutated
+    file is linted too (``base``), so that a new blocking finding on a value that is only malformed is seen."""
+    srcs = [p for p in VLLM_SRCS if any(re.search(x, read_text(os.path.join(ROOT, p))) for x in COUNT_SLOTS)]
+    src = r.choice(srcs)
+    t = read_text(os.path.join(ROOT, src))
+    kinds = []
+    for _ in range(r.randint(1, 2)):
+        hits = [m for x in COUNT_SLOTS for m in re.finditer(x, t)]
+        if not hits:
+            break
+        m = r.choice(hits)
+        whole = m.group(0)
+        if whole.startswith("--"):
+            flag = re.match(r"--[\w-]+", whole).group(0)  # type: ignore[union-attr]
+            sep = whole[len(flag):][: len(whole[len(flag):]) - len(re.search(r"[^\s\",=]*$", whole).group(0))]  # type: ignore[union-attr]
+            value = r.choice(FLAG_ODD)
+            repl = flag + sep + value
+        else:
+            key = whole.split(":", 1)[0]
+            value = r.choice(COUNT_ODD)
+            repl = f"{key}: {value}"
+        t = t[:m.start()] + repl + t[m.end():]
+        kinds.append(f"count:{whole.split(':')[0].split('=')[0].strip()[:40]}={value}")
+    name = os.path.basename(src)
+    write(os.path.join(d, "in", name), t)
+    write(os.path.join(d, "base", name), read_text(os.path.join(ROOT, src)))
+    fmt = r.choice(["json", "json", "sarif"])
+    return {"argv": ["lint", "--format", fmt, "--jobs", "1", os.path.join("in", name)], "src": src, "kinds": kinds,
+            "files": [os.path.join("in", name)], "fmt": fmt, "base": ["lint", "--format", "json", "--jobs", "1",
+                                                                        os.path.join("base", name)]}
+
+
 KINDS = [("file", case_file, 40), ("tree", case_tree, 20), ("chart", case_chart, 8), ("kust", case_kust, 7), ("plan", case_plan, 15), ("diff", case_diff, 10),
-         ("pack", case_pack, 10), ("gitops", case_gitops, 6)]
+         ("pack", case_pack, 10), ("gitops", case_gitops, 6), ("count", case_count, 15)]
 
 
 def build(seed: int, i: int, d: str) -> dict:
@@ -774,7 +821,10 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
                 fails.append((f"{where}:python-words-in-input-error", str(entry.get("message"))[:300]))
                 break
         # a silent pass: a file that clearly serves vLLM, no workload, nothing naming it
-        for rel in c["files"] if not doc.get("excluded") else []:  # an ignore file may exclude it, and says so
+        # an ignore file may exclude it, and says so; a setup error (a config file that cannot be read) stops the run
+        # before any input is read, and the report says so (review17; seed 17001 case 16)
+        stopped = "stopped before reading its inputs" in str((doc.get("summary") or {}).get("note"))
+        for rel in c["files"] if not doc.get("excluded") and not stopped else []:
             p = os.path.join(d, rel)
             try:
                 raw = read_bytes(p)
@@ -820,6 +870,27 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
     return fails
 
 
+def judge_malformed(c: dict, res: dict, d: str) -> list[tuple[str, str]]:
+    """A count made malformed (not a vLLM flag value, which vLLM itself refuses: SW003/SW004) that gives a blocking
+    finding the unmutated file does not have, with no input error: the rule judged a value it could not read."""
+    try:
+        doc = json.loads(res["out"])
+    except ValueError:
+        return []
+    if c["fmt"] != "json" or doc.get("input_errors"):
+        return []
+    base = run_inproc({**c, "argv": c["base"], "env": {}}, d)
+    try:
+        was = {(f["code"], f.get("line")) for f in json.loads(base["out"]).get("findings", []) if f.get("level") == "mandatory"}
+    except (ValueError, KeyError):
+        return []
+    new = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")
+           and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
+    # a value vLLM's argparse (int) or Kubernetes reads as a number is no malformed value: "+4" is 4 (seed 17003 case 459)
+    odd = [k for k in c["kinds"] if not re.search(r"=([+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999)$", k)]
+    return [("proc:blocking-on-malformed", f"{c['kinds']} {new[0]['code']}: {new[0]['message'][:300]}")] if new and odd else []
+
+
 def summary(res: dict, d: str) -> tuple:
     """What the two runs must agree on: the exit status and the findings (codes and messages, paths relative)."""
     if "rc" not in res:
@@ -848,6 +919,8 @@ def one(seed: int, i: int, keep: str | None = None) -> tuple[dict, list[tuple[st
             if not rp.get("hang"):
                 rp["wall"] = max(rp["wall"], WALL_S + 0.01)
         fails += judge(c, rp, "proc", d)
+        if c.get("base") and "rc" in rp:  # fuzz17: a new blocking capacity finding where a value is only malformed
+            fails += judge_malformed(c, rp, d)
         has_fifo = any("fifo" in k for k in c["kinds"])
         if not has_fifo or rp.get("rc") is not None:
             ri = run_inproc(c, d)

@@ -307,7 +307,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases()
     return out
 
 
@@ -1181,6 +1181,32 @@ def fuzz16_cases() -> list[Case]:
         subprocess.run([*git, "remote", "add", "origin", "https://github.com/acme/llm.git"], cwd=d, check=True)
         return ["lint", "--format", "json", "."]
     out.append(Case("fz16-argo-path-outside-root", argo_escape, (2,), named="apps/bad.yaml"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ fuzz17
+# kustomize handed 600,600 YAML nodes within its object and width bounds (the node bound), progress asked for with a
+# JSON report on stdout.
+
+def fuzz17_cases() -> list[Case]:
+    out: list[Case] = []
+
+    def nodes(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", KUST_BASE + "".join(f"  - cm{f}.yaml\n" for f in range(6)))
+        write(d, "badkust/deployment.yaml", good("kust"))
+        for f in range(6):
+            write(d, f"badkust/cm{f}.yaml", "".join(
+                f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{10 * f + i}\ndata:\n"
+                + "".join(f"  k{k}: v\n" for k in range(5000)) for i in range(10)))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz17-kustomize-600600-nodes", nodes, (2,), named="badkust/cm4.yaml", env=tools_env(), tool="kustomize"))
+
+    def progress(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "bad.yaml", good())
+        return ["lint", "--progress", "--format", "json", "."]
+    out.append(Case("fz17-progress-json-on-stdout", progress, (0,), named=None, same_as_plain=True))
     return out
 
 

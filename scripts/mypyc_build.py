@@ -38,6 +38,7 @@ MODULES = (
     "adapters/k8s/parse",
     "adapters/k8s/dispatch",
     "adapters/k8s/inventory",
+    "model/location",
 )
 GROUP = "shardwise.rules._mc"  # the shared library: rules/_mc__mypyc.*.so
 MANIFEST = "_mc_sources.marshal"  # in rules/: {module: (size, mtime as the .pyc header has it)}

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..model import Inventory
+from ..model import Inventory, progress
 from ..model.errors import InputError
 from ..model.files import inside
 from .k8s import resolve_pools
@@ -48,10 +48,13 @@ def __getattr__(name: str) -> Any:
 PARALLEL_MIN_FILES = 200
 
 
-def _load_chunk(files: list[str]) -> Inventory:
+def _load_chunk(files: list[str], tell: bool = False) -> Inventory:
+    """Read ``files`` here; with ``tell``, say how many are read (:func:`..model.progress.files`)."""
     gc.disable()  # adapters allocate many small objects and free none: the cycle collector only costs
     inv = Inventory()
-    for f in files:
+    for i, f in enumerate(files):
+        if tell:
+            progress.files(i, len(files))
         inv.extend(load_file(f))
     return inv
 
@@ -76,6 +79,8 @@ def _load_parallel(files: list[str], jobs: int, meanwhile: Callable[[Inventory],
         def share(index: int) -> Iterator[tuple[int, Inventory]]:  # a child pickles one batch while it reads the next
             for k in tickets:
                 start, stop = bounds[k]
+                if index == 0:  # the batches before k are taken: about as many files read
+                    progress.files(start, len(files))
                 piece = _load_chunk(files[start:stop])
                 yield k, piece
                 if index == 0 and meanwhile is not None:
@@ -128,7 +133,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         if jobs > 1 and len(files) >= PARALLEL_MIN_FILES and "-" not in files and sys.platform == "linux":
             inv = _load_parallel(files, jobs, meanwhile)
         else:
-            inv = _load_chunk(files)
+            inv = _load_chunk(files, tell=True)
     finally:
         if enabled:
             gc.enable()
@@ -152,8 +157,9 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
 
         renderer = render or Renderer()
         for directory in sel.renders:
-            rendered = renderer.render(directory)
             kind = render_kind(directory)
+            progress.step(f"rendering {directory} with {kind or 'helm'}")
+            rendered = renderer.render(directory)
             if rendered.errors and kind == "kustomize":
                 rendered = _kustomization_read_plainly(directory, rendered, excludes)
             elif rendered.errors and not os.path.isfile(os.path.join(directory, "Chart.yaml")):

@@ -172,6 +172,18 @@ MAX_JSON6902_OPS = 5000
 MAX_KUSTOMIZE_OBJECTS = 2500
 MAX_KUSTOMIZE_KEYS = 10000
 
+#: The most YAML nodes (every mapping, list and scalar, each mapping key counted too) kustomize may be handed by one
+#: kustomization and what it includes. Within both bounds above, 2,500 objects of 10,000 keys each still held
+#: kustomize until the 120 s timeout (fuzz16's open (4)): its work also grows with everything it reads. Measured
+#: here (kustomize v5.8.1, GOMAXPROCS=1, two cores shared, load 8-11; nodes counted by :func:`_shape`): ConfigMaps of
+#: 1,000 data keys, 10 (20,110 nodes) 1.4 s, 160 (321,760) 17.1 s; 10 of 16,000 keys (320,110) 101 s; one custom
+#: object of small nested mappings, 252,011 nodes (1.8 MB) 16.7 s, 630,011 34.2 s, 1,008,011 49.4 s, 1,260,011
+#: 46.8 s; 40 such objects, 1,008,440 nodes 41.2 s; 2,500 ConfigMaps of 195 keys (1,002,500) 80.8 s, of 97 keys
+#: (512,500, about this bound) 87.5 s and 90.2 s. Counted from the files before kustomize runs (one file at a time:
+#: the files after the one that passes it are not parsed); past it the kustomization is an input error at that
+#: file (fuzz17).
+MAX_KUSTOMIZE_NODES = 500_000
+
 
 @dataclass
 class _Cost:
@@ -181,19 +193,30 @@ class _Cost:
     objects: int = 0  # documents of resource files, generator entries
     widest: int = 0  # keys of the widest mapping seen
     widest_at: str = ""  # the file that holds it
+    nodes: int = 0  # YAML nodes, mapping keys counted
+    nodes_at: str = ""  # the file whose nodes passed MAX_KUSTOMIZE_NODES first
 
 
-def _widest_mapping(doc: Any) -> int:
-    """The most keys of any mapping in ``doc`` (a parsed document), walked without recursion."""
-    most, todo = 0, [doc]
+def _shape(doc: Any) -> tuple[int, int]:
+    """The most keys of any mapping in ``doc`` (a parsed document) and its nodes (every mapping, list and scalar,
+    each mapping key counted too; a value shared by aliases once per place), walked without recursion."""
+    most, nodes, todo = 0, 1, [doc]
     while todo:
         node = todo.pop()
         if isinstance(node, dict):
             most = max(most, len(node))
+            nodes += 2 * len(node)
             todo.extend(v for v in node.values() if isinstance(v, dict | list))
         elif isinstance(node, list):
+            nodes += len(node)
             todo.extend(v for v in node if isinstance(v, dict | list))
-    return most
+    return most, nodes
+
+
+def _add_nodes(cost: _Cost, nodes: int, where: str) -> None:
+    cost.nodes += nodes
+    if cost.nodes > MAX_KUSTOMIZE_NODES and not cost.nodes_at:
+        cost.nodes_at = where
 
 
 def _measure(text: str, where: str, cost: _Cost, *, objects: bool) -> int:
@@ -208,9 +231,12 @@ def _measure(text: str, where: str, cost: _Cost, *, objects: bool) -> int:
     if objects:
         cost.objects += sum(1 for d in docs if d is not None)
     for d in docs:
-        wide = _widest_mapping(d)
+        if d is None:
+            continue
+        wide, nodes = _shape(d)
         if wide > cost.widest:
             cost.widest, cost.widest_at = wide, where
+        _add_nodes(cost, nodes, where)
     return sum(len(d) for d in docs if isinstance(d, list)) if not objects else 0
 
 
@@ -279,7 +305,8 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
     kustomization file that names it. Kustomize itself keeps every other file under its kustomization's root
     (``--load-restrictor=LoadRestrictionsRootOnly``), runs no plugin or function (no ``--enable-alpha-plugins``,
     no ``--enable-exec``) and inflates no Helm chart (no ``--enable-helm``). What it would be handed is measured on
-    the way (:data:`MAX_JSON6902_OPS`, :data:`MAX_KUSTOMIZE_OBJECTS`, :data:`MAX_KUSTOMIZE_KEYS`): past a bound the
+    the way (:data:`MAX_JSON6902_OPS`, :data:`MAX_KUSTOMIZE_OBJECTS`, :data:`MAX_KUSTOMIZE_KEYS`,
+    :data:`MAX_KUSTOMIZE_NODES`): past a bound the
     kustomization is refused too, so kustomize never runs for minutes."""
     root = os.getcwd() if inside(directory, os.getcwd()) else directory
     seen: set[str] = set()
@@ -333,6 +360,7 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                             _measure(decode_text(data, local), local, cost, objects=True)
                         except InputError:
                             pass  # not text: kustomize says so in its own words
+                        _check_cost(cost, directory, top or where)  # before reading the next file
                 elif _REMOTE.match(entry.strip()) and not remote:
                     raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
                                      "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
@@ -345,6 +373,7 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                     wide = sum(len(v) for v in (gen.get("literals"), gen.get("files")) if isinstance(v, list))
                     if wide > cost.widest:
                         cost.widest, cost.widest_at = wide, where
+                    _add_nodes(cost, 2 * wide, where)  # a key and a value each
         for key, entry, text in _patch_texts(d, doc, root):
             ops = cost.ops = cost.ops + _measure(text, where if entry == "patch" else os.path.join(d, entry), cost,
                                                  objects=False)
@@ -379,6 +408,11 @@ def _check_cost(cost: _Cost, directory: str, where: str) -> None:
         raise InputError(f"the kustomization is not built: a mapping of {cost.widest:,} keys, more than the "
                          f"{MAX_KUSTOMIZE_KEYS:,} shardwise hands kustomize (its work grows with the square of a "
                          f"mapping's keys: 20,000 labels took it 28-56 s); {by_hand}", cost.widest_at)
+    if cost.nodes > MAX_KUSTOMIZE_NODES:
+        raise InputError("the kustomization is not built: it and the kustomizations it includes hand kustomize more "
+                         f"than {MAX_KUSTOMIZE_NODES:,} YAML nodes ({cost.nodes:,} counted by this file: kustomize's "
+                         "work grows with all it reads, and 2,500 objects of 10,000 keys each held it past 120 s); "
+                         f"{by_hand}", cost.nodes_at)
     if cost.objects > MAX_KUSTOMIZE_OBJECTS:
         raise InputError("the kustomization is not built: it and the kustomizations it includes hold "
                          f"{cost.objects:,} objects, "
@@ -581,7 +615,7 @@ def _lookup(mapping: list[int]) -> Callable[[int], int]:
 def _relocate(obj: Any, old: str, new: str, line: Callable[[int], int]) -> None:
     """Replace every location in ``obj`` (an inventory and what it holds) that names ``old``: file ``new``,
     line mapped through ``line``."""
-    model_module = Location.__module__
+    model_module = Inventory.__module__  # (Location's own module is model.location)
     seen: set[int] = set()
 
     def fix(value: Any) -> Any:

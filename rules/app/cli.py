@@ -173,6 +173,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=_ranged(int, 1, 256), default=None, metavar="N",
                    help="processes reading the files and running the rules when there are many "
                         "(default: the CPUs available)")
+    p.add_argument("--progress", action="store_true",
+                   help="say on standard error how far a long read has gone (a line every 2 s once a run is 1 s "
+                        "old; default: when standard error is a terminal); never on standard output")
     p.add_argument(
         "--model-dir", action="append", default=[], type=_path, metavar="DIR",
         help="a directory of <org>/<name>/config.json for models the catalog lacks (repeatable; adds to "
@@ -512,8 +515,8 @@ def _err(message: str) -> None:
 #: copied for each run. tests/app/test_cli.py holds this to :func:`build_parser`'s namespace.
 _LINT_DEFAULTS: dict[str, Any] = {
     "formats": None, "output": None, "exclude": [], "fail_on": None, "config": None, "kv_reserve": None,
-    "p95_context": None, "jobs": None, "model_dir": [], "values": [], "set": [], "fetch_remote_bases": False,
-    "gitops_revision": None,
+    "p95_context": None, "jobs": None, "progress": False, "model_dir": [], "values": [], "set": [],
+    "fetch_remote_bases": False, "gitops_revision": None,
     "no_color": False, "baseline": None, "create_baseline": None, "fetch_configs": False,
 }
 
@@ -825,8 +828,23 @@ def cmd_lint(args: argparse.Namespace) -> int:
     try:
         return _lint(args)
     finally:
+        _stop_progress()
         if enabled:
             gc.enable()
+
+
+def _start_progress(args: argparse.Namespace) -> None:
+    """Progress lines on standard error (:mod:`..model.progress`) with ``--progress`` or when it is a terminal."""
+    if args.progress or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        from ..model import progress
+
+        progress.start(sys.stderr)
+
+
+def _stop_progress() -> None:
+    from ..model import progress
+
+    progress.stop()
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -839,6 +857,7 @@ def _lint(args: argparse.Namespace) -> int:
         outputs = destinations(args.formats, args.output)
     except ValueError as e:
         raise _Usage(str(e)) from None
+    _start_progress(args)
     report = lint_report(args.paths, _lint_options(args))
     if _KEPT is not None:
         _KEPT.append(report)  # not freed object by object when the command returns: the process ends by os._exit
@@ -892,6 +911,13 @@ def _is_an_input(path: str, files: Sequence[str]) -> bool:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    try:
+        return _diff(args)
+    finally:
+        _stop_progress()
+
+
+def _diff(args: argparse.Namespace) -> int:
     from ..report import destinations
     from ..report.formats import for_stream
     from .diff import diff_refs, render_diff
@@ -901,6 +927,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         outputs = destinations(args.formats or [("markdown", None)], args.output)
     except ValueError as e:
         raise _Usage(str(e)) from None
+    _start_progress(args)
     result = diff_refs(args.base, args.paths, _lint_options(args))
     failed: list[str] = []
     for fmt, path in outputs:

@@ -664,6 +664,9 @@ def check_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
 #: (vLLM's human-readable counts too: 8G), ``json`` (an object, as vLLM takes it) or ``word``
 ENGINE_ARG_FLAGS: dict[str, str] = {
     "all2all-backend": "word",
+    # EPLB's redundant experts in the weights (capacity.group._eplb): --eplb-config '{"num_redundant_experts": N}'
+    "enable-eplb": "switch",
+    "eplb-config": "json",
     "block-size": "int",
     "enforce-eager": "switch",
     "enable-chunked-prefill": "switch",
@@ -693,9 +696,9 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
-ENGINE_ARG_SETTINGS = ("all2all_backend", "block_size", "enforce_eager", "enable_chunked_prefill",
-                       "enable_prefix_caching", "kv_cache_memory_bytes", "cudagraph_mode", "async_scheduling",
-                       "pooling", "mm_max_pixels",
+ENGINE_ARG_SETTINGS = ("all2all_backend", "enable_eplb", "num_redundant_experts", "block_size", "enforce_eager",
+                       "enable_chunked_prefill", "enable_prefix_caching", "kv_cache_memory_bytes", "cudagraph_mode",
+                       "async_scheduling", "pooling", "mm_max_pixels",
                        "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
                        "mamba_cache_dtype", "mamba_ssm_cache_dtype",
                        "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")

@@ -333,6 +333,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         "extensible_kv_cache": _extensible(e.extra),
         "pooling": pooling_runner(e.extra),
         "all2all_backend": _all2all_flag(e.extra.get("all2all_backend"), g),
+        **_eplb(g),
         **_flashinfer(g),
         **_multimodal(g),
     })
@@ -390,6 +391,46 @@ def _all2all_flag(value: Any, g: ServingGroup) -> str | None:
             raise Undecidable("all2all_backend")
         return None
     return value.strip().lower() if isinstance(value, str) and value.strip() else None
+
+
+def _unseen(value: Any) -> bool:
+    """A value the linter cannot see: an unknown at preview, a ``$(VAR)`` the inputs do not resolve, a placeholder."""
+    return is_unknown(value) or (isinstance(value, str) and (is_unresolved(value) or holds_placeholder(value)))
+
+
+def _eplb(g: ServingGroup) -> dict[str, Any]:
+    """``--enable-eplb`` and the redundant experts given (:func:`.sizing.redundant_experts`):
+    ``--num-redundant-experts`` (0.11, which sets ``eplb_config.num_redundant_experts`` over the rest:
+    ``engine/arg_utils.py`` 0.11.2), else ``--eplb-config.num_redundant_experts``, else ``--eplb-config``'s JSON. Read
+    whatever the group's layout (``plan`` reads the flags on a TP1 group and sizes them on each layout); they decide
+    the weights only with expert
+    parallelism (:func:`.sizing.redundant_experts`), so only there is a value the linter cannot see
+    :class:`Undecidable`. A count that is not a whole number is not read (vLLM's config refuses it)."""
+    e = g.engine
+    ep = bool(known(e.enable_expert_parallel, "enable_expert_parallel"))
+    on = e.extra.get("enable_eplb")
+    if _unseen(on):
+        if ep:
+            raise Undecidable("enable_eplb")
+        return {}
+    if on is not True:
+        return {}
+    raw = e.extra.get("eplb_config")
+    given = (("num_redundant_experts", e.extra.get("num_redundant_experts")),
+             ("eplb_config.num_redundant_experts", e.extra.get("eplb_config.num_redundant_experts")),
+             ("eplb_config", raw if _unseen(raw) else (json_object(raw) or {}).get("num_redundant_experts")))
+    for flag, value in given:
+        if value is None:
+            continue
+        if _unseen(value):
+            if ep:
+                raise Undecidable(flag)
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return {"enable_eplb": True, "num_redundant_experts": value}
+        if isinstance(value, str) and value.strip().isdecimal():
+            return {"enable_eplb": True, "num_redundant_experts": int(value.strip())}
+    return {"enable_eplb": True}
 
 
 def _mamba_dtype(value: Any) -> str:

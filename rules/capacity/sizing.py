@@ -269,6 +269,12 @@ class EngineSettings:
     #: ``VLLM_MOE_DP_CHUNK_SIZE`` (None: unset, 256): the tokens a DP rank dispatches at once, which sizes DeepEP
     #: low-latency's RDMA buffer (``FusedMoEConfig.max_num_tokens``)
     moe_dp_chunk_size: int | None = None
+    #: ``--enable-eplb``: vLLM's expert-parallel load balancer, whose redundant experts every EP rank holds beside its
+    #: share of the routed ones (:func:`redundant_experts`)
+    enable_eplb: bool = False
+    #: the redundant experts given (``--eplb-config``'s ``num_redundant_experts``, its dotted form, or 0.11's
+    #: ``--num-redundant-experts``); None: not given, the release's default (:func:`redundant_experts`)
+    num_redundant_experts: int | None = None
 
 
 #: Every field of :class:`EngineSettings` with its default, in the class's order (:func:`engine_settings_of`).
@@ -465,35 +471,54 @@ def _global_rope_dim(model: ModelShape) -> int:
     return g if isinstance(g, int) and not isinstance(g, bool) and g > 0 else model.head_dim
 
 
+def redundant_experts(b: Behaviour, model: ModelShape, s: EngineSettings) -> int:
+    """The redundant experts vLLM's EPLB adds to every MoE layer (``FusedMoE``: ``global_num_experts = num_experts +
+    num_redundant_experts``, all of them spread over the EP ranks as the routed ones are): 0 without ``--enable-eplb``,
+    without expert parallelism (vLLM refuses EPLB without it, and a count without EPLB: ``config/parallel.py``) or
+    for a dense model; the count given; else 0 before 0.34 (``EPLBConfig.num_redundant_experts`` defaults to 0) and
+    from 0.34 the least that makes the experts divide over the TP × DP ranks
+    (``ParallelConfig.compute_eplb_num_redundant_experts``; prefill context parallelism is not modelled)."""
+    if model.moe is None or not s.enable_eplb or not s.expert_parallel:
+        return 0
+    if s.num_redundant_experts is not None:
+        return s.num_redundant_experts
+    if not b.eplb_min_redundant:
+        return 0
+    ranks, experts = s.tp * s.dp, model.moe.num_experts
+    return (ranks - experts % ranks) % ranks
+
+
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
                    triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
-                   towers_built: bool = True) -> float:
+                   towers_built: bool = True, redundant: int = 0) -> float:
     """Bytes of weights on one GPU of pipeline stage ``stage`` (the rotary cache included, a multimodal RoPE's
     ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed, and
-    ``scales_freed`` whether the release frees their loaded MXFP4 scales once swizzled (:func:`mxfp4_backend`)."""
+    ``scales_freed`` whether the release frees their loaded MXFP4 scales once swizzled (:func:`mxfp4_backend`);
+    ``redundant``: EPLB's redundant experts (:func:`redundant_experts`)."""
     # the backend is the only thing of the device and the image it reads
     backend = mxfp4_backend(device, triton_kernels, scales_freed) if precision == "mxfp4" else None
     ep = s.expert_parallel
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization, whole, towers_built)
+           s.quantization, whole, towers_built, redundant)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
-                                             backend, mrope_scale, s.quantization, whole, towers_built)
+                                             backend, mrope_scale, s.quantization, whole, towers_built, redundant)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
                       mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False,
-                      towers_built: bool = True) -> float:
+                      towers_built: bool = True, redundant: int = 0) -> float:
     """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
     the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
-    ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank."""
+    ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank.
+    ``redundant``: EPLB's redundant experts, whole experts more spread over the EP ranks with the routed ones."""
     experts_only = (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
@@ -507,6 +532,9 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     # (vLLM's FusedMoEParallelConfig.make, ``flatten_tp_across_dp_and_pcp``): whole experts per rank with it, every
     # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
     ep_ranks = tp * dp
+    # EPLB's redundant experts: E + R experts over the EP ranks where there were E (``FusedMoE.global_num_experts``)
+    spread = ((model.moe.num_experts + redundant) / model.moe.num_experts
+              if redundant and expert_parallel and model.moe is not None else 1.0)
     share = stage_share(model, pp, stage)
     # vLLM's Mxfp4Config (gpt-oss) pads the experts per backend and always adds biases; compressed-tensors' MXFP4
     # (Kimi-K3's ``mxfp4-pack-quantized``) stores them as the checkpoint does, the rest of the layers as they are
@@ -514,7 +542,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     if precision == "mxfp4" and model.moe is not None and experts and buffers and mxfp4_moe:
         # the experts as vLLM's MXFP4 kernel pads and keeps them on this GPU; the rest is 16-bit
         bias = _checkpoint_expert_bias_params(model) * 2.0
-        per_layer = (mxfp4_expert_bytes(model, tp, ep_ranks, backend) if expert_parallel
+        per_layer = (mxfp4_expert_bytes(model, tp, ep_ranks, backend) * spread if expert_parallel
                      else mxfp4_expert_bytes(model, ep_ranks, 1, backend))
         per_gpu = ((body - experts - bias) / tp + per_layer * moe_layers(model)) * share
     else:
@@ -523,7 +551,7 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         whole = quantised * (2.0 if kept else bpp) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
         pad = expert_padding(model, tp)  # Kimi-K3 pads a narrow per-rank expert width (zeros, held all the same)
-        per_gpu = ((body - experts - whole) / tp + whole + experts * pad / ep_ranks) * share
+        per_gpu = ((body - experts - whole) / tp + whole + experts * pad * spread / ep_ranks) * share
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
     # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole. So does any
     # vision encoder under ``--mm-encoder-tp-mode data`` at TP > 1 (its linears built with ``disable_tp``; the
@@ -1603,7 +1631,8 @@ def _stage_weight_bytes(model: ModelShape, st: _WeightSteps, stage: int, weights
     s, b, ck = st.s, st.b, st.ck
     w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=weights_gib is None, device=device,
                        triton_kernels=b.wheel_triton_kernels, mrope_scale=b.mrope_cache_scale,
-                       scales_freed=b.mxfp4_triton_frees_scales, towers_built=not st.unbuilt)
+                       scales_freed=b.mxfp4_triton_frees_scales, towers_built=not st.unbuilt,
+                       redundant=redundant_experts(b, model, s))
     if stage == s.pp - 1:  # the drafter loads with the target, on the last stage (:func:`_profile`)
         w += draft(model, s.speculative_method, ck.precision, s.tp, s.tp * (s.dp if s.expert_parallel else 1),
                    s.speculative_model, s.speculative_draft_tp).weight_bytes
@@ -1694,7 +1723,8 @@ def _size_deployment(
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                              notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
                              b.mxfp4_triton_frees_scales, not unbuilt, moe_chunk_tokens(b, s),
-                             moe_row_bytes(model, s, b, device, ck.precision, ck.act_bytes, e))
+                             moe_row_bytes(model, s, b, device, ck.precision, ck.act_bytes, e),
+                             redundant_experts(b, model, s))
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -2528,7 +2558,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
              compile_gib: float = 0.0, scales_freed: bool = False,
              towers_built: bool = True, moe_chunk: int = 0,
-             moe_rows: MoeRows | None = None) -> tuple[_Stage, tuple[_Stage, ...]]:
+             moe_rows: MoeRows | None = None, redundant: int = 0) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2560,7 +2590,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed,
-                           towers_built=towers_built)
+                           towers_built=towers_built, redundant=redundant)
         last = stage == s.pp - 1
         if last:
             w += dr.weight_bytes  # the drafter loads with the target, on the last stage

@@ -9,36 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .errors import InputError
+from .location import Location as Location  # the model's face and every reader import it from here
 from .shapes import GpuInfo, ModelShape
 from .unknown import UNKNOWN, Unknown
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where an object came from: a file and line, or a Pulumi URN."""
-
-    file: str | None = None
-    line: int | None = None
-    urn: str | None = None
-
-    def __init__(self, file: str | None = None, line: int | None = None, urn: str | None = None) -> None:
-        # the dataclass's own __init__ for a frozen class sets each field with object.__setattr__; a lint makes
-        # about 37 locations per file, so they are set straight into the instance's dict (the same object)
-        d = self.__dict__
-        d["file"] = file
-        d["line"] = line
-        d["urn"] = urn
-
-    def __reduce__(self) -> tuple[type[Location], tuple[str | None, int | None, str | None]]:
-        # to and from a process of a parallel run (adapters._load_parallel, engine.split): the three values, not the
-        # instance's dict; about 28 locations per file read, whose unpickling was a fifth of what this process spent
-        # taking in another's files (a bare class and a state dict to set per location)
-        return (Location, (self.file, self.line, self.urn))
-
-    def __str__(self) -> str:
-        if self.file:
-            return f"{self.file}:{self.line}" if self.line else self.file
-        return self.urn or "<unknown location>"
 
 
 @dataclass(frozen=True)

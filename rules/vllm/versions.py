@@ -336,6 +336,9 @@ class Behaviour:
     all2all_backend: str = "naive"
     #: how VLLM_ALL2ALL_BACKEND is read beside --all2all-backend (see the list above)
     all2all_env: All2AllEnv = "only"
+    #: ``--enable-eplb`` with no redundant-expert count takes the least that divides the routed experts over the EP
+    #: ranks (0.34+); before, none (``EPLBConfig.num_redundant_experts`` defaults to 0)
+    eplb_min_redundant: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -563,7 +566,7 @@ _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4b
 _R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
                                                   "octave_k3v3_compact"), v2_profile_logits_copy=True,
               v2_profile_warmup_sampler=True)
-_R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True)
+_R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True, eplb_min_redundant=True)
 
 #: One row per range of releases, oldest first; a row holds from ``since`` up to the next row, and each
 #: row is written as what changed from the one before it.
@@ -820,6 +823,10 @@ SOURCES: dict[str, str] = {
                        "config/parallel.py ParallelConfig.all2all_backend default 'allgather_reducescatter' in "
                        "0.14.1, 0.15.0, 0.18.0, 0.20.0, 0.25.1, 0.29.0 and 0.30.0 (None in 0.11.1, 0.12.0 and "
                        "0.13.0, then the variable's default 'allgather_reducescatter')",
+    "eplb_min_redundant": "config/parallel.py ParallelConfig.compute_eplb_num_redundant_experts (0.34.0: where "
+                          "enable_eplb is set and eplb_config.num_redundant_experts is None, the least that makes "
+                          "num_logical_experts + it divide by TP x PCP x DP; absent in the 0.31.0, 0.32.0 and 0.33.0 "
+                          "wheels); EPLBConfig.num_redundant_experts defaults to 0 in 0.11.0, 0.11.2, 0.18.0, 0.28.0",
     "all2all_env": "config/parallel.py __post_init__: the variable where all2all_backend is None in 0.11.1, 0.12.0 "
                    "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1 and 0.15.0; "
                    "not read in 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND); 0.11.0 has no --all2all-backend "

@@ -675,3 +675,69 @@ def test_a_mapping_of_10000_keys_reaches_kustomize(capsys, monkeypatch, tmp_path
     rc, doc, _ = lint_json(capsys, "base")
     assert (rc, doc["input_errors"][0]["message"].split(";")[0]) == (2, "kustomize build failed: Error: stop here")
     assert (tmp_path / "called").exists()
+
+
+def _configmaps(first: int, count: int, keys: int) -> str:
+    return "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n"
+                   + "".join(f"  k{k}: v\n" for k in range(keys)) for i in range(first, first + count))
+
+
+def test_everything_kustomize_would_read_is_bounded_not_only_objects_and_widths(capsys, monkeypatch, tmp_path):
+    """fuzz16 left open, fuzz17: 2,500 objects of 10,000 keys each passed both of fuzz16's bounds and held kustomize
+    until the 120 s timeout; its work grows with all it reads (v5.8.1 here: 2,500 ConfigMaps of 195 keys, 1,002,500
+    nodes, 80.8 s). Here 60 ConfigMaps of 5,000 data keys in six files (widest 5,000, 60 objects: within both) hand
+    it 600,600 nodes: past 500,000 it is an input error at the file that passed the bound, kustomize not run, and
+    the files after it are not even parsed."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    kz = tmp_path / "base" / "kustomization.yaml"
+    for f in range(6):
+        (tmp_path / "base" / f"cm{f}.yaml").write_text(_configmaps(10 * f, 10, 5000))
+    kz.write_text(kz.read_text() + "".join(f"  - cm{f}.yaml\n" for f in range(6)))
+    _stop_kustomize(tmp_path, monkeypatch, "exec sleep 60")
+    rc, doc, _ = lint_json(capsys, "base")
+    # the Deployment's file first, then 100,010 nodes a file: the fifth file passes 500,000
+    counted = int(doc["input_errors"][0]["message"].split(" YAML nodes (")[1].split(" counted")[0].replace(",", ""))
+    assert (rc, doc["input_errors"][0]["file"], doc["input_errors"][0]["message"].split("; its ")[0]) == (
+        2, "base/cm4.yaml", "the kustomization is not built: it and the kustomizations it includes hand kustomize "
+        f"more than 500,000 YAML nodes ({counted:,} counted by this file: kustomize's work grows with all it reads, "
+        "and 2,500 objects of 10,000 keys each held it past 120 s); build it yourself: kustomize build base | "
+        "shardwise lint -")
+    assert 500_000 < counted < 500_000 + 100_010
+    assert not (tmp_path / "called").exists()
+
+
+def test_the_node_bound_counts_keys_values_and_items_and_its_edge_reaches_kustomize(capsys, monkeypatch, tmp_path):
+    """fuzz17: a node is every mapping, list and scalar, each mapping key counted too. The Deployment fixture and a
+    ConfigMap are counted exactly; at the bound kustomize runs, one node past it does not."""
+    import shutil
+
+    from shardwise.rules.adapters import charts
+
+    # the mapping, its keys a and c and their values, the list's 1, 2 and mapping, that mapping's key b and None
+    assert charts._shape({"a": [1, 2, {"b": None}], "c": "d"}) == (2, 10)
+    assert charts._shape("x") == (0, 1)
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    # the object, its 4 keys and their values, metadata's name and its value, 3 data keys and values: 17
+    (tmp_path / "base" / "cm.yaml").write_text(_configmaps(0, 1, 3))
+    kz = tmp_path / "base" / "kustomization.yaml"
+    kz.write_text(kz.read_text() + "  - cm.yaml\n")
+    from shardwise.rules.adapters.yamlsrc import load_all
+
+    total = sum(charts._shape(d)[1] for f in sorted((tmp_path / "base").glob("*.yaml")) if f.name != "kustomization.yaml"
+                for d in load_all(f.read_text(), str(f)) if d is not None)
+    assert charts._shape(next(iter(load_all(_configmaps(0, 1, 3), "x"))))[1] == 17
+    _stop_kustomize(tmp_path, monkeypatch, "echo 'Error: stop here' >&2; exit 1")
+    monkeypatch.setattr(charts, "MAX_KUSTOMIZE_NODES", total)
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"][0]["message"].split(";")[0]) == (2, "kustomize build failed: Error: stop here")
+    assert (tmp_path / "called").exists()
+    (tmp_path / "called").unlink()
+    monkeypatch.setattr(charts, "MAX_KUSTOMIZE_NODES", total - 1)
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"][0]["file"]) == (2, "base/cm.yaml")
+    assert doc["input_errors"][0]["message"].startswith(
+        f"the kustomization is not built: it and the kustomizations it includes hand kustomize more than "
+        f"{total - 1:,} YAML nodes ({total:,} counted by this file:")
+    assert not (tmp_path / "called").exists()

@@ -24,6 +24,8 @@ from shardwise.rules.model.errors import InputError
     ("5.", Fraction(5)), (" 2 ", Fraction(2)), ("-1", Fraction(-1)), ("250u", Fraction(1, 4000)),
     ("one", None), (True, None), ([1], None), ("1 k", None), ("e3", None), ("1e99999", None), ("2 GPUs", None),
     (float("nan"), None), (float("inf"), None), (None, None),
+    # fuzz17 (seed 17002 case 528, `nvidia.com/gpu: 1Ei`): the exa and exbi suffixes were taken for an exponent
+    ("1Ei", Fraction(2**60)), ("1E", Fraction(10**18)), ("2Ei", Fraction(2**61)), ("1.5E", Fraction(15 * 10**17)),
 ])
 def test_quantity_is_read_as_the_api_server_reads_it(value, parsed):
     assert quantity(value) == parsed
@@ -51,7 +53,8 @@ def pod(count: str) -> str:
         """)
 
 
-@pytest.mark.parametrize("count,gpus", [("1.0", 1), ('"1e3"', 1000), ('"2000m"', 2), ("2", 2), ('"1k"', 1000)])
+@pytest.mark.parametrize("count,gpus", [("1.0", 1), ('"1e3"', 1000), ('"2000m"', 2), ("2", 2), ('"1k"', 1000),
+                                        ("1Ei", 2**60), ("1E", 10**18)])
 def test_a_gpu_count_written_as_any_quantity_is_read(count, gpus):
     [group] = load_kubernetes_text(pod(count), "t.yaml").groups
     assert group.gpus_per_pod == gpus
@@ -64,6 +67,7 @@ def test_a_gpu_count_written_as_any_quantity_is_read(count, gpus):
     ("true", "expected a whole number, got true (not a Kubernetes quantity)"),
     ('"2 GPUs"', "expected a whole number, got '2 GPUs' (not a Kubernetes quantity)"),
     ('"1e30"', "expected a whole number, got '1e30' (more than the 2^63-1 a Kubernetes quantity holds)"),
+    ("8Ei", "expected a whole number, got '8Ei' (more than the 2^63-1 a Kubernetes quantity holds)"),
 ])
 def test_a_gpu_count_kubernetes_refuses_is_an_input_error_at_its_line(count, message):
     with pytest.raises(InputError) as err:

@@ -536,7 +536,8 @@ def test_engine_arg_every_emitted_form_is_sized_as_the_plan_was(capsys, tmp_path
 
 
 def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
-    reads = ("all2all-backend, block-size, enforce-eager, enable-chunked-prefill, enable-prefix-caching, kv-cache-memory-bytes, "
+    reads = ("all2all-backend, enable-eplb, eplb-config, block-size, enforce-eager, enable-chunked-prefill, "
+             "enable-prefix-caching, kv-cache-memory-bytes, "
              "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, task, "
              "convert, mm-encoder-tp-mode, mamba-cache-dtype, mamba-ssm-cache-dtype, enable-extensible-kv-cache, "
              "num-gpu-blocks-override, speculative-model, num-speculative-tokens, hf-overrides (and plan's own "
@@ -627,7 +628,8 @@ ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunke
                      "mamba-cache-dtype": "float32", "mamba-ssm-cache-dtype": "float32",
                      "enable-extensible-kv-cache": "true", "num-gpu-blocks-override": "2000",
                      "speculative-model": "meta-llama/Llama-3.2-1B-Instruct", "num-speculative-tokens": "5",
-                     "hf-overrides": '{"max_position_embeddings": 131072}', "all2all-backend": "deepep_low_latency"}
+                     "hf-overrides": '{"max_position_embeddings": 131072}', "all2all-backend": "deepep_low_latency",
+                     "enable-eplb": "true", "eplb-config": '{"num_redundant_experts": 0}'}
 
 
 @pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])
@@ -662,11 +664,12 @@ def test_plan_refuses_an_engine_flag_the_release_lacks_exactly_where_lint_does(c
     spec = ["speculative-model", "num-speculative-tokens"]  # removed in 0.8.3
     mamba = ["mamba-cache-dtype", "mamba-ssm-cache-dtype"]  # 0.10.1+
     a2a = "all2all-backend"  # 0.11.1+
+    eplb = "eplb-config"  # 0.10.2+ (--enable-eplb is older than every release here)
     assert refused == {"0.9.2": ["kv-cache-memory-bytes", "async-scheduling", "runner", "convert", "mm-encoder-tp-mode",
-                                 *mamba, ext, *spec, a2a],
+                                 *mamba, ext, *spec, a2a, eplb],
                        "0.10.0": ["kv-cache-memory-bytes", "runner", "convert", "mm-encoder-tp-mode", *mamba, ext,
-                                  *spec, a2a],
-                       "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode", ext, *spec, a2a],
+                                  *spec, a2a, eplb],
+                       "0.10.1": ["kv-cache-memory-bytes", "mm-encoder-tp-mode", ext, *spec, a2a, eplb],
                        "0.11.0": [ext, *spec, a2a],
                        "0.14.1": ["task", ext, *spec]}[release]
 

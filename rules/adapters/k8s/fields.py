@@ -130,7 +130,7 @@ def quantity(value: Any) -> Fraction | None:
     if not m:
         return None
     number, suffix = m.group(1), m.group(2) or ""
-    if suffix[:1] in ("e", "E"):
+    if suffix not in _SUFFIX:  # an exponent (e3, E-2); not "E" (exa) nor "Ei" (exbi), an internal error before (fuzz17)
         exponent = int(suffix[1:])
         if abs(exponent) > 1000:
             return None

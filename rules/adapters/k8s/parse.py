@@ -90,15 +90,9 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
 
 
 def location_at(file: str | None, line: int | None) -> Location:
-    """``Location(file, line)``, made without calling its ``__init__``: this module is compiled (mypyc) and the model's
-    class is not, so each ``Location(...)`` made here or in :mod:`.pods` ran a Python frame (about 27 a file read). The
-    instance is the one ``__init__`` makes: the same three entries in its dict, in the same order."""
-    loc = Location.__new__(Location)
-    d = loc.__dict__
-    d["file"] = file
-    d["line"] = line
-    d["urn"] = None
-    return loc
+    """``Location(file, line)``: the locations the compiled readers make most (a container's key lines, the flags found
+    in the command). The class is compiled too (:mod:`~shardwise.rules.model.location`), so this is a direct C call."""
+    return Location(file, line)
 
 
 def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,

@@ -1,0 +1,138 @@
+"""EPLB's redundant experts in the weights (issue 28, verdicts19): ``--enable-eplb`` with expert parallelism spreads
+``num_experts + num_redundant_experts`` routed experts over the EP ranks (``FusedMoE.global_num_experts``; vLLM
+``config/parallel.py`` ``EPLBConfig``, default 0 in 0.11.0 - 0.33.0; 0.34.0 ``compute_eplb_num_redundant_experts``)."""
+
+import dataclasses
+
+import pytest
+from shardwise.rules.capacity import sizing
+from shardwise.rules.model.shapes import MlaShape, ModelShape, MoeShape
+from shardwise.rules.vllm.versions import behaviour
+
+GIB = 1024**3
+DEEPSEEK = ModelShape(
+    id="deepseek-ai/DeepSeek-V3", params=671_026_419_200, num_hidden_layers=61, hidden_size=7168,
+    num_attention_heads=128, num_key_value_heads=128, head_dim=192, intermediate_size=18432,
+    vocab_size=129280, max_position_embeddings=163840, precision="fp8",
+    moe=MoeShape(num_experts=256, experts_per_token=8, shared_experts=1, moe_intermediate_size=2048),
+    mla=MlaShape(kv_lora_rank=512, qk_rope_head_dim=64),
+)
+EP8 = sizing.EngineSettings(dp=8, expert_parallel=True)
+H200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+
+
+def _redundant(release: str, model: ModelShape = DEEPSEEK, **kw: object) -> int:
+    return sizing.redundant_experts(behaviour(release), model, dataclasses.replace(EP8, **kw))
+
+
+def test_the_redundant_experts_by_flag_and_release():
+    # no --enable-eplb, or EPLB without expert parallelism (vLLM refuses it), or a dense model: none
+    assert _redundant("0.11.0", num_redundant_experts=32) == 0
+    assert _redundant("0.11.0", enable_eplb=True, num_redundant_experts=32, expert_parallel=False) == 0
+    assert _redundant("0.11.0", dataclasses.replace(DEEPSEEK, moe=None), enable_eplb=True,
+                      num_redundant_experts=32) == 0
+    # the count given, on every release
+    assert _redundant("0.11.0", enable_eplb=True, num_redundant_experts=32) == 32
+    assert _redundant("0.34.0", enable_eplb=True, num_redundant_experts=32) == 32
+    # none given: 0 before 0.34 (EPLBConfig's default), from 0.34 the least that divides the experts over TP x DP
+    assert _redundant("0.33.0", enable_eplb=True, dp=6) == 0
+    assert _redundant("0.34.0", enable_eplb=True) == 0  # 256 experts over 8 ranks
+    assert _redundant("0.34.0", enable_eplb=True, dp=6) == 2  # 258 over 6
+    assert _redundant("0.34.0", enable_eplb=True, tp=2, dp=5) == 4  # 260 over 10
+    assert _redundant("0.34.0", enable_eplb=True, dp=6, num_redundant_experts=0) == 0
+
+
+def test_the_redundant_experts_load_with_the_routed_ones():
+    # DeepSeek-V3's routed experts at FP8 (1 byte a parameter): 32 more of 256 over 8 ranks are an eighth of the
+    # experts' bytes over 8 more on every rank, out of the KV budget
+    base = dataclasses.replace(EP8, max_model_len=8192, max_num_batched_tokens=2048)
+    plain = sizing.size_deployment(DEEPSEEK, H200, base, "0.11.0")
+    eplb = sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(base, enable_eplb=True,
+                                                                      num_redundant_experts=32), "0.11.0")
+    experts = sizing.expert_params(DEEPSEEK) * 1.0
+    assert eplb.weights_gib_per_gpu - plain.weights_gib_per_gpu == pytest.approx(experts * 32 / 256 / 8 / GIB)
+    assert sizing.expert_params(DEEPSEEK) == 649_097_869_286  # this shape's routed experts (no dense layer named)
+    assert experts * 32 / 256 / 8 / GIB == pytest.approx(9.4456, abs=1e-4)
+    assert plain.kv_cache_gib_per_gpu - eplb.kv_cache_gib_per_gpu == pytest.approx(experts * 32 / 256 / 8 / GIB,
+                                                                                  abs=0.01)
+    # --enable-eplb alone at 0.11.0: no redundant expert, the same weights
+    alone = sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(base, enable_eplb=True), "0.11.0")
+    assert alone.weights_gib_per_gpu == plain.weights_gib_per_gpu
+
+
+def _deployment(args: str, ep: bool = True) -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: ds, namespace: llm}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: ds}}}}
+  template:
+    metadata: {{labels: {{app: ds}}}}
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H200}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: [--model, deepseek-ai/DeepSeek-V3, --data-parallel-size, "8",{" --enable-expert-parallel," if ep else ""}
+               --max-model-len, "8192", {args}]
+        resources: {{limits: {{nvidia.com/gpu: 8}}}}
+"""
+
+
+@pytest.mark.parametrize(("args", "enabled", "count"), [
+    ('--enable-eplb, --eplb-config, \'{"num_redundant_experts": 32}\'', True, 32),
+    ("--enable-eplb, --eplb-config.num_redundant_experts, \"16\"", True, 16),
+    # 0.11's deprecated flag sets eplb_config.num_redundant_experts over the JSON's (engine/arg_utils.py 0.11.2)
+    ('--enable-eplb, --num-redundant-experts, "8", --eplb-config, \'{"num_redundant_experts": 32}\'', True, 8),
+    ("--enable-eplb", True, None),
+    ('--eplb-config, \'{"num_redundant_experts": 32}\'', False, None),  # no --enable-eplb: not read
+    ('--enable-eplb, --eplb-config, \'{"window_size": 1000}\'', True, None),
+])
+def test_lint_reads_the_eplb_flags(args: str, enabled: bool, count: int | None):
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+
+    (g,) = load_kubernetes_text(_deployment(args), "ds.yaml").groups
+    s = engine_settings(g)
+    assert (s.enable_eplb, s.num_redundant_experts) == (enabled, count)
+
+
+def test_a_count_the_linter_cannot_see_is_undecided_with_expert_parallelism():
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.model import Undecidable
+
+    (g,) = load_kubernetes_text(_deployment("--enable-eplb, --eplb-config.num_redundant_experts, $(R)"),
+                                "ds.yaml").groups
+    with pytest.raises(Undecidable) as e:
+        engine_settings(g)
+    assert e.value.args[0] == "eplb_config.num_redundant_experts"
+    # without expert parallelism the count decides nothing: not read
+    (g,) = load_kubernetes_text(_deployment("--enable-eplb, --eplb-config.num_redundant_experts, $(R)", ep=False),
+                                "ds.yaml").groups
+    assert engine_settings(g).num_redundant_experts is None
+
+
+def test_plan_and_lint_size_the_redundant_experts_alike():
+    from shardwise.rules.app.emit import emit_manifest
+    from shardwise.rules.app.plan import PlanRequest, make_plan
+
+    def plan(*engine_args: tuple[str, str]):
+        return make_plan(PlanRequest(model="deepseek-ai/DeepSeek-R1", gpu="H200", vllm_version="0.11.0", tp=1, dp=8,
+                                     enable_expert_parallel=True, max_model_len=2560, engine_args=engine_args))
+
+    plain = plan()
+    eplb = plan(("enable-eplb", "true"), ("eplb-config", '{"num_redundant_experts": 32}'))
+    # DeepSeek-R1's 653,908,770,816 routed-expert parameters at FP8: 32 of 256 experts more over 8 ranks
+    assert eplb.shown.sizing.weights_gib_per_gpu - plain.shown.sizing.weights_gib_per_gpu == pytest.approx(
+        653_908_770_816 * 32 / 256 / 8 / GIB)
+    assert 653_908_770_816 * 32 / 256 / 8 / GIB == pytest.approx(9.515625)
+    assert eplb.shown.starts
+    # the manifest plan emits carries the flags, and lint reads them back
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+
+    groups = load_kubernetes_text(emit_manifest(eplb), "plan.yaml").groups
+    assert [(engine_settings(g).enable_eplb, engine_settings(g).num_redundant_experts) for g in groups] == [(True, 32)]

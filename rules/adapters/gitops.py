@@ -315,7 +315,9 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
             full = os.path.join(refs[ref], rest)
         else:
             full = os.path.join(folder, f)
-        if os.path.lexists(full) and not inside(full, co.root):
+        # readers18: a path that leaves the repository as written (`$values/../../x.yaml`) says so, existing or not
+        if os.path.relpath(os.path.abspath(full), os.path.abspath(co.root)).startswith("..") or (
+                os.path.lexists(full) and not inside(full, co.root)):
             return None, f"its value file {f} is outside the repository: not read"
         if not os.path.isfile(full):
             if helm.get("ignoreMissingValueFiles") is True:

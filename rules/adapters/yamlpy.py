@@ -101,9 +101,13 @@ def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedY
     return yaml.constructor.ConstructorError(None, None, problem, mark)
 
 
+#: The name of a mark made for a line alone (:func:`_mark`): its column is no position the reader found.
+_LINE_ONLY = "<line only>"
+
+
 def _mark(line: int) -> Any:
     """A mark at the start of 0-based ``line`` (for errors found after the parser's own marks are gone)."""
-    return yaml.Mark("<text>", 0, line, 0, None, None)
+    return yaml.Mark(_LINE_ONLY, 0, line, 0, None, None)
 
 
 def _duplicate_key(key: Any, first: int | None, line: int) -> yaml.MarkedYAMLError:
@@ -390,11 +394,14 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 + base if mark is not None else None
+        # the reader's column (0-based in PyYAML and libyaml alike, counted in characters) as editors count it
+        column = mark.column + 1 if mark is not None and mark.name != _LINE_ONLY else None
         context = e.context_mark.line + 1 + base if e.context_mark is not None else None
         template = _template_line(text, (line, context), base)
         if template is not None:
             raise InputError(f"cannot parse YAML: {TEMPLATE_PROBLEM}", file, template) from None
-        raise InputError(f"cannot parse YAML: {e.problem or e.context or 'invalid YAML'}", file, line) from None
+        raise InputError(f"cannot parse YAML: {e.problem or e.context or 'invalid YAML'}", file, line,
+                         column) from None
     except yaml.YAMLError:
         raise InputError("cannot parse YAML", file) from None
     except RecursionError:

@@ -247,11 +247,46 @@ def _parser_class() -> type[argparse.ArgumentParser]:
         are made of the parser's own class), and whose usage errors read as shardwise's own: a value quoted plainly
         (``invalid choice 'x'; expected one of advisory, mandatory``), never with Python's repr (``"it's"``,
         ``'\\udcff'``), and the line written as :func:`_err` writes one (a control character or a byte that is not
-        UTF-8 as the reports' escape)."""
+        UTF-8 as the reports' escape). No option may be abbreviated (``allow_abbrev=False``, the subcommands' parsers
+        too): argparse's prefix matching read ``diff main --base ''`` as ``--baseline ''`` (adopt19), and a prefix
+        that is whole today may name two options tomorrow; an abbreviation is refused with the options it begins."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("formatter_class", _HelpFormatter)
+            kwargs.setdefault("allow_abbrev", False)
             super().__init__(*args, **kwargs)
+
+        def _options(self) -> list[str]:
+            """The long options of this parser and of the subcommands' parsers built so far."""
+            found: list[str] = []
+            for action in self._actions:
+                found += [o for o in action.option_strings if o.startswith("--")]
+                if isinstance(action, argparse._SubParsersAction):
+                    for parser in dict.fromkeys(action.choices.values()):
+                        found += parser._options() if isinstance(parser, _Parser) else []
+            return list(dict.fromkeys(found))
+
+        def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+            self._words = list(sys.argv[1:] if args is None else args)  # for error(): the words an abbreviation is in
+            return super().parse_known_args(args, namespace)
+
+        def _abbreviations(self, message: str) -> str:
+            """``message``, and each word of the command line that begins a long option without being one, named
+            with the options it begins: ``--base is not an option (shardwise takes no abbreviations): write
+            --baseline``. Any error, not only "unrecognized arguments": ``plan --mod x`` fails first on the missing
+            --model."""
+            options = self._options()
+            said = []
+            for word in dict.fromkeys(getattr(self, "_words", [])):
+                if not isinstance(word, str) or not word.startswith("--") or word == "--":
+                    continue
+                typed = word.partition("=")[0]
+                whole = [o for o in options if o.startswith(typed) and o != typed]
+                # a bare "--" or "--=1" begins every option: no option is meant, and argparse's words say enough
+                if typed not in options and 0 < len(whole) <= 4:
+                    said.append(f"{typed} is not an option (shardwise takes no abbreviations): write "
+                                f"{' or '.join(whole)}")
+            return f"{message}; {'; '.join(said)}" if said else message
 
         def _check_value(self, action: argparse.Action, value: Any) -> None:
             if action.choices is not None and value not in action.choices:
@@ -272,6 +307,7 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             from ..report.formats import utf8_text
             from ..report.text import visible
 
+            message = self._abbreviations(message)
             self.print_usage(sys.stderr)
             self.exit(2, f"{self.prog}: error: {utf8_text(visible(message), 'text')}\n")
 
@@ -726,7 +762,9 @@ def _json_error(args: Any, e: Exception) -> None:
     from ..report.json_ import layout, stopped_object
 
     if isinstance(e, InputError):
-        error = {"file": e.file, "line": e.line, "message": e.message}
+        from ..report.result import error_object
+
+        error = error_object(e)
     elif isinstance(e, OSError):
         error = {"file": e.filename if isinstance(e.filename, str) else None, "line": None,
                  "message": str(e.strerror or e)}

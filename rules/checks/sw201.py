@@ -162,7 +162,7 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
                  f"({tp} GPUs per pod) and span pods with pipeline parallelism only")
 
 
-def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "") -> Iterable[Hit]:
+def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "", uses: int | None = None) -> Iterable[Hit]:
     """A group of one pod: its workers run in that pod, on one node. A request beyond the node's GPUs
     leaves it unschedulable; a request below TP × PP is SW204's (vLLM cannot place its workers)."""
     assert g.pool is not None
@@ -171,9 +171,13 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "") -> Itera
         return
     unit = g.accelerator_resource or "nvidia.com/gpu"
     used = layout or f"tensor_parallel_size {tp}"
+    uses = tp if uses is None else uses
+    instead = f"select a pool with {int(gpus)} or more GPUs per node"
+    if uses <= per_node:  # the layout itself fits a node: the request is what does not
+        instead += f", or request the {uses} {unit} {used} uses"
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for {used}, but a node of "
-                 f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit})",
+                 f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit}); {instead}",
               location=g.at("resources") if layout else None, level="mandatory")
 
 
@@ -189,7 +193,7 @@ def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> I
     per_node = g.pool.gpus_per_node
     if is_unknown(per_node) or not per_node or not _whole_devices(g, inv):
         return
-    yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp}×PP{pp}")
+    yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp)
 
 
 def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:

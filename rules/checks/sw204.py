@@ -20,6 +20,21 @@ def _ambiguous(req: Request) -> Undecidable:
                        f"one holds {req.lo} to {req.hi}: {why}" if why else f"one holds {req.lo} to {req.hi}")
 
 
+def _units(devices: int, req: Request) -> int:
+    """The units of ``req.resource`` that hold ``devices`` vLLM devices for sure (each unit holds at least ``lo``)."""
+    return -(-devices // max(1, req.lo))
+
+
+def _write(resource: str, units: int, g: ServingGroup | None = None) -> str:
+    """What to write instead: the request, as the container's resources take it, or the device count of the
+    resource claims it takes its devices from (dynamic resource allocation)."""
+    c = g.main_container if g is not None else None
+    if c is not None and c.resource_claims:
+        claims = ", ".join(f"`{n}`" for n in c.resource_claims)
+        return f"make the resource claim {claims} of the vLLM container allocate {units} devices"
+    return f"write {resource}: {units} under the vLLM container's resources.limits"
+
+
 class GpuRequestNotTp(GroupRule):
     meta = RuleMeta(
         code="SW204",
@@ -92,7 +107,7 @@ class GpuRequestNotTp(GroupRule):
                        if g.hardware_profile is not None else "")
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {plural(need, 'GPU')} per pod; the device plugin gives a container "
-                         f"only the GPUs it requests{profile}", location=g.at("resources"))
+                         f"only the GPUs it requests{profile}; {_write(resource, need)}", location=g.at("resources"))
             return
         pods = lay.pods if per_pod is None else 1
         need = lay.world if per_pod is None else per_pod
@@ -104,9 +119,10 @@ class GpuRequestNotTp(GroupRule):
         if per_pod is not None:
             in_pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"the pod requests {req.text()} but {lay.text()} starts "
-                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer GPUs than workers",
-                      location=g.at("resources"))
+                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer GPUs than workers; "
+                         f"{_write(req.resource, _units(per_pod, req), g)}", location=g.at("resources"))
         else:
             yield hit(g, f"{lay.pods} pods × {req.text()} = {most} GPUs per group, but "
-                         f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers",
-                      location=g.at("resources"))
+                         f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers; "
+                         f"{_write(req.resource, _units(-(-lay.world // lay.pods), req), g)} in each of its {lay.pods} "
+                         "pods", location=g.at("resources"))

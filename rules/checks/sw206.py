@@ -11,6 +11,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
 from ..model.errors import CatalogError
+from ._cluster import no_cluster
 from ._layout import runs_on_cpu
 from ._words import listed
 
@@ -180,5 +181,6 @@ class WorkloadWithoutGpuPool(GroupRule):
                        "the rest")
         if fits_every_gpu(g):
             return
-        yield Hit(group_subject(g), f"{what}, {_CANNOT_SIZE}{fix}", g.at("nodeSelector", "affinity", "podSpec"),
+        flux = no_cluster(g.location.file, "GPU nodes and node pools")  # readers18: which facts are missing
+        yield Hit(group_subject(g), f"{what}, {_CANNOT_SIZE}{fix}{flux}", g.at("nodeSelector", "affinity", "podSpec"),
                   tuple(g.suppressions), undecided=True)  # the capacity verdict is undecided

@@ -34,4 +34,5 @@ class ExpertParallelOnDenseModel(GroupRule):
             return
         model = require_model(g)
         if model.moe is None:
-            yield hit(g, f"--enable-expert-parallel is set but {model.id} is a dense model with no experts")
+            yield hit(g, f"--enable-expert-parallel is set but {model.id} is a dense model with no experts; "
+                         "remove the flag")

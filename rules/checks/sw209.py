@@ -66,5 +66,6 @@ class ImageForAnotherAccelerator(GroupRule):
             return
         platform = " or ".join(dict.fromkeys(a.title for a in built))
         yield hit(g, f"image {c.image} is built for {platform} but the pod requests {resource} ({need}); "
-                     "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up",
+                     "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up; "
+                     f"use a vLLM image built for {need}, or request the accelerator this image is built for",
                   location=g.at("image"), level="mandatory")

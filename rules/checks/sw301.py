@@ -139,7 +139,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 sg,
                 f"security group `{sg.name}` allows {what} ({names}) from {_join(bad)}{together}, not only from "
-                "itself",
+                "itself; make the rule's source the group itself (a self-referencing rule: self = true, or "
+                "source_security_group_id its own id)",
                 where,
             )
 
@@ -196,7 +197,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 svc,
                 f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                f"({RUNTIME_PORTS[port]}{via}) outside the cluster",
+                f"({RUNTIME_PORTS[port]}{via}) outside the cluster; {_SERVICE_REMEDY}",
             )
 
     def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
@@ -227,8 +228,14 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({RUNTIME_PORTS[port]})",
+                f"({RUNTIME_PORTS[port]}); remove that route (reach a dashboard with kubectl port-forward) and "
+                "route only the API port, through a gateway",
             )
+
+
+#: What to write instead of a LoadBalancer or NodePort Service in front of a runtime port.
+_SERVICE_REMEDY = ("make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
+                   "dashboard with kubectl port-forward), or take this port off it and leave only the API port")
 
 
 def attached_security_groups(inv: Inventory) -> set[int]:

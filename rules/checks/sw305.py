@@ -9,6 +9,7 @@ from typing import Literal
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
 from ..model import UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable, is_unknown
 from ..model.inventory import EVERY_UNIT
+from ._cluster import no_cluster
 from ._net import is_multi_node
 from ._unseen import unseen, unseen_hits
 from ._words import listed
@@ -132,7 +133,9 @@ class NamespaceWithoutDefaultDeny(Rule):
             level = self._level(exposed) if unit_policies else None
             if level:
                 blocked.add(ns)
-            yield Hit(subject, self._message(ns, groups, exposed, policies, bool(unit_policies)),
+            # readers18: rendered by a Flux object, which names no cluster: that cluster's policies are not in it
+            flux = "" if unit_policies else no_cluster(first.location.file, "network policies")
+            yield Hit(subject, self._message(ns, groups, exposed, policies, bool(unit_policies)) + flux,
                       first.location, suppressions, level=level)
         # a multi-node workload whose pods are not known yet (a preview): its pod labels may escape the policies
         # that select some pods, so only a default-deny policy of its namespace decides
@@ -192,4 +195,9 @@ class NamespaceWithoutDefaultDeny(Rule):
             # advisory: what the input does not hold is not known to be missing from the cluster
             return (f"namespace `{ns}` ({names}) has no default-deny ingress policy in the input, which holds no "
                     f"network policy at all; unless the cluster has one, {why}")
-        return f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"
+        text = f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"
+        if multi:  # blocking: what to write instead
+            text += (f"; add a NetworkPolicy in `{ns}` that selects every pod (an empty podSelector) with policyTypes "
+                     "Ingress and no ingress rule, then allow each group's own pods and the gateway's traffic to the "
+                     "API port")
+        return text

@@ -15,6 +15,12 @@ from ._words import listed
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 
 
+#: What to write instead, in a blocking finding (the names it gives are the message's own: a baseline's field is
+#: read from the message).
+_REMEDY = ("set VLLM_API_KEY in the vLLM container from a Secret (valueFrom.secretKeyRef), or authenticate the "
+           "clients at the gateway or the load balancer")
+
+
 class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
     meta = RuleMeta(
         code="SW306",
@@ -186,7 +192,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             if why:
                 yield hit(ing, f"{message} (advisory: {why})", level="advisory")
             else:
-                yield hit(ing, message)
+                yield hit(ing, f"{message}; {_REMEDY}")
 
     def _published(self, inv: Inventory, g: ServingGroup) -> Iterator[Hit]:
         """The group's own controller publishes it outside the cluster (a Knative Service's route)."""

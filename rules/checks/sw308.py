@@ -306,7 +306,8 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             what, level = found
             yield Hit(
                 group_subject(g),
-                f"container `{c.name}` sets {name} to {what} written in the manifest ({redact(str(value))})",
+                f"container `{c.name}` sets {name} to {what} written in the manifest ({redact(str(value))}); "
+                f"{_from_secret(name)}",
                 env_location(g, c, name), tuple(g.suppressions), level=level,
             )
 
@@ -347,7 +348,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             shaped = f"{what}, " if what in _SHAPES else ""
             yield Hit(
                 group_subject(g),
-                f"container `{c.name}` passes --{flag} a literal value ({shaped}{redact(value)})",
+                f"container `{c.name}` passes --{flag} a literal value ({shaped}{redact(value)}); {_FLAG_REMEDY[flag]}",
                 where or c.location, tuple(g.suppressions), level=level,
             )
 
@@ -364,14 +365,36 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 continue
             what, level = found
             if cm.kind == "Secret":
-                tail = "committed to the repository (a Secret's data is base64, not encryption)"
+                tail = ("committed to the repository (a Secret's data is base64, not encryption); commit a "
+                        "SealedSecret or an ExternalSecret in its place (or create the Secret at deploy time), and "
+                        "rotate the value, which the repository's history keeps")
             else:
-                tail = "in a ConfigMap, which is not for credentials"
+                tail = ("in a ConfigMap, which is not for credentials; move the key to a Secret, take it with "
+                        "valueFrom.secretKeyRef or envFrom.secretRef, and rotate the value, which the repository's "
+                        "history keeps")
             yield Hit(
                 subject,
                 f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}), {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
+
+
+#: What to write instead of a secret flag's literal value (no variable named: a baseline's field is read from the
+#: message, and the remedy must not change it; the rule's remediation names the variables).
+_FLAG_REMEDY = {
+    "api-key": "drop the flag and give vLLM the key in its API-key environment variable from a Secret "
+               "(valueFrom.secretKeyRef), then rotate the key",
+    "hf-token": "drop the flag and give vLLM the token in its Hugging Face token environment variable from a Secret "
+                "(valueFrom.secretKeyRef), then rotate the token",
+}
+
+
+def _from_secret(name: str) -> str:
+    """What to write instead of a credential in a plain env value."""
+    if name.startswith("AWS_"):
+        return ("give the pod an IAM role instead (EKS Pod Identity or IRSA on its service account), or take the "
+                "value from a Secret with valueFrom.secretKeyRef; deactivate the key, which the repository keeps")
+    return "take the value from a Secret with valueFrom.secretKeyRef, and rotate it, which the repository keeps"
 
 
 def _not_known(location: Location) -> str:

@@ -178,14 +178,45 @@ class LivenessWithoutStartupProbe(GroupRule):
             return
         sure = window < est.low_seconds
         cached = ""
+        kept_high: int | None = None  # the estimate's top with the Hugging Face cache on a volume
         if est.download == "every start":
-            kept = startup_estimate(est.checkpoint_gib, _pods(g), "cached", est.engine)
-            cached = f"; up to {kept.high_seconds} s with the cache on a volume"
+            kept_high = startup_estimate(est.checkpoint_gib, _pods(g), "cached", est.engine).high_seconds
+            cached = f"; up to {kept_high} s with the cache on a volume"
         need = (f"starting {'needs' if sure else 'takes an estimated'} {est.low_seconds}-{est.high_seconds} s "
                 f"({est.terms()}){cached}")
         if startup is None:
+            instead = _add_startup(est.high_seconds, kept_high)
             yield hit(g, f"container `{c.name}` has a liveness probe that acts after {_budget(liveness)} and no "
-                         f"startup probe, but {need}", level="mandatory" if sure else "advisory")
+                         f"startup probe, but {need}; {instead}", level="mandatory" if sure else "advisory")
         else:
-            yield hit(g, f"the startup probe of container `{c.name}` allows {_budget(startup)}, but {need}",
-                      location=g.at("probe:startup"), level="mandatory" if sure else "advisory")
+            instead = _raise_threshold(startup, est.high_seconds, kept_high)
+            yield hit(g, f"the startup probe of container `{c.name}` allows {_budget(startup)}, but {need}; "
+                         f"{instead}", location=g.at("probe:startup"), level="mandatory" if sure else "advisory")
+
+
+def _add_startup(seconds: int, cached: int | None) -> str:
+    """The startup probe to write: /health every 10 s, failing for at least ``seconds`` (the estimate's top), or
+    ``cached`` seconds with the Hugging Face cache on a volume (None: nothing to keep)."""
+    threshold = -(-seconds // 10)
+    out = (f"add a startupProbe on /health with periodSeconds 10 and failureThreshold {threshold} "
+           f"({threshold * 10} s, at least the estimate's upper end)")
+    if cached is not None:
+        out += f", or {-(-cached // 10)} with the cache on a volume"
+    return out
+
+
+def _raise_threshold(p: Probe, seconds: int, cached: int | None) -> str:
+    """The failureThreshold that makes probe ``p`` wait ``seconds`` (the estimate's top) with its own period and
+    initial delay, or ``cached`` seconds with the Hugging Face cache on a volume (None: nothing to keep)."""
+    period = max(1, int(p.period_seconds))
+    delay = max(0, int(p.initial_delay_seconds))
+
+    def threshold(s: int) -> int:
+        return max(1, -(-(s - delay) // period))
+
+    out = (f"raise its failureThreshold to {threshold(seconds)} (initialDelaySeconds {delay} + periodSeconds "
+           f"{period} × {threshold(seconds)} = {delay + period * threshold(seconds)} s, at least the estimate's upper "
+           "end)")
+    if cached is not None:
+        out += f", or to {threshold(cached)} with the cache on a volume"
+    return out

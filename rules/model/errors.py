@@ -8,21 +8,33 @@ class ShardwiseError(Exception):
 
 
 class InputError(ShardwiseError):
-    """Bad input: unparseable file, wrong type, absurd number. Names the file and line when known."""
+    """Bad input: unparseable file, wrong type, absurd number. Names the file and line when known, and the
+    column (1-based, as editors count) where the reader gives one: a YAML syntax error."""
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
+    def __init__(self, message: str, file: str | None = None, line: int | None = None,
+                 column: int | None = None) -> None:
         self.message = message
         self.file = file
         self.line = line
+        self.column = column if line else None
         super().__init__(self.__str__())
 
     def __reduce__(self):  # type: ignore[override]  # survives a trip to and from a worker process
-        return (type(self), (self.message, self.file, self.line))
+        if self.column is None:  # subclasses whose __init__ takes other arguments after line
+            return (type(self), (self.message, self.file, self.line))
+        return (type(self), (self.message, self.file, self.line, self.column))
+
+    @property
+    def position(self) -> str:
+        """``line`` or ``line:column``; empty without a line."""
+        if not self.line:
+            return ""
+        return f"{self.line}:{self.column}" if self.column else str(self.line)
 
     def __str__(self) -> str:
         where = ""
         if self.file:
-            where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+            where = f"{self.file}:{self.position}: " if self.line else f"{self.file}: "
         return f"{where}{self.message}"
 
 

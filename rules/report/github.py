@@ -2,8 +2,10 @@
 per finding.
 
 Escaping follows the runner's rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded;
-in property values ``:`` and ``,`` are too. Mandatory findings are errors, advisory ones warnings;
-suppressed findings are not annotated (they are in the other reports with their reasons).
+in property values ``:`` and ``,`` are too. Mandatory findings are errors, advisory ones warnings, except in a
+report-only run (``--fail-on none``), where every finding is a warning: an error annotation paints the pull request's
+files red, and such a run fails nothing (an input error, which still fails it with exit 2, stays an error).
+Suppressed findings are not annotated (they are in the other reports with their reasons).
 
 The ``file`` of an annotation is relative to the repository's checkout (``$GITHUB_WORKSPACE``, else the
 working directory), normalised and with ``/``: GitHub places an annotation on a pull request's changed
@@ -45,28 +47,32 @@ def annotation_path(file: str) -> str:
     return Path(rel).as_posix()
 
 
-def _where(file: str | None, line: int | None) -> list[str]:
+def _where(file: str | None, line: int | None, column: int | None = None) -> list[str]:
     props = []
     if file and file != "-" and not file.startswith("<"):  # not "<stdin>"
         props.append(f"file={escape_property(annotation_path(file))}")
         if line:
             props.append(f"line={int(line)}")
+            if column:
+                props.append(f"col={int(column)}")
     return props
 
 
-def annotation(f: Finding) -> str:
-    command = "error" if f.level == "mandatory" else "warning"
+def annotation(f: Finding, report_only: bool = False) -> str:
+    """``::error`` for a mandatory finding, ``::warning`` for an advisory one or for any finding of a report-only
+    run (``report_only``)."""
+    command = "error" if f.level == "mandatory" and not report_only else "warning"
     props = _where(f.location.file, f.location.line)
     props.append(f"title={escape_property(f'{f.code} {f.name}')}")
     return f"::{command} {','.join(props)}::{escape_data(f'{f.coded_message} ({f.subject})')}"
 
 
 def error_annotation(e: InputError) -> str:
-    props = [*_where(e.file, e.line), f"title={escape_property('shardwise input error')}"]
+    props = [*_where(e.file, e.line, e.column), f"title={escape_property('shardwise input error')}"]
     message = e.message if e.file and not e.file.startswith("<") else str(e)
     return f"::error {','.join(props)}::{escape_data(message)}"
 
 
 def render(report: Report, color: bool = False) -> str:
     return "".join([*(error_annotation(e) + "\n" for e in report.errors),
-                    *(annotation(f) + "\n" for f in report.findings if not f.suppressed)])
+                    *(annotation(f, report.report_only) + "\n" for f in report.findings if not f.suppressed)])

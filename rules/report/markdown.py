@@ -101,9 +101,10 @@ def code(value: Any) -> Lines:
     return Lines(f"{fence}{pad}{text}{pad}{fence}")
 
 
-def where(file: Any, line: Any = None) -> Lines:
-    """``file:line`` (``(input)`` for no file) as a code span (:func:`code`)."""
-    return code(f"{file or '(input)'}{f':{line}' if line else ''}")
+def where(file: Any, line: Any = None, column: Any = None) -> Lines:
+    """``file:line`` or ``file:line:column`` (``(input)`` for no file) as a code span (:func:`code`)."""
+    at = f":{line}:{column}" if line and column else f":{line}" if line else ""
+    return code(f"{file or '(input)'}{at}")
 
 
 def cell(value: Any) -> Lines:

@@ -83,12 +83,15 @@ INPUT_ERROR = {
 }
 
 
-def _physical(file: str | None, line: int | None) -> dict[str, Any] | None:
+def _physical(file: str | None, line: int | None, column: int | None = None) -> dict[str, Any] | None:
     if not file or file == "-" or file.startswith("<"):  # not "<stdin>"
         return None
     phys: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file), "uriBaseId": "%SRCROOT%"}}
     if line and line >= 1:
         phys["region"] = {"startLine": int(line)}
+        if column and column >= 1:  # 1-based, in characters: SARIF's default columnKind (utf16CodeUnits) differs
+            # only beyond the basic plane
+            phys["region"]["startColumn"] = int(column)
     return phys
 
 
@@ -98,7 +101,7 @@ def notification(e: InputError) -> dict[str, Any]:
         "message": {"text": e.message if _physical(e.file, e.line) else str(e)},
         "descriptor": {"id": INPUT_ERROR["id"], "index": 0},
     }
-    phys = _physical(e.file, e.line)
+    phys = _physical(e.file, e.line, e.column)
     if phys is not None:
         out["locations"] = [{"physicalLocation": phys}]
     return out
@@ -146,7 +149,7 @@ def as_object(report: Report) -> dict[str, Any]:
                 "ruleId": code,
                 "ruleIndex": index[code],
                 "level": LEVEL[f.level],
-                "message": {"text": f"{code}: {f.message} ({f.subject})"},
+                "message": {"text": f"{f.message} ({f.subject})"},  # the code is the result's ruleId
                 "locations": _locations(f, report),
                 "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
             }

@@ -58,7 +58,7 @@ def finding_line(f: Finding, color: bool = False) -> str:
 
 
 def error_line(e: InputError, color: bool = False) -> str:
-    where = visible(f"{e.file}:{e.line}" if e.file and e.line else (e.file or "(input)"))
+    where = visible(f"{e.file}:{e.position}" if e.file and e.line else (e.file or "(input)"))
     message = visible(e.message)
     if not color:
         return f"{where}: error: {message}"

@@ -150,7 +150,11 @@ def test_values_of_other_charts_stay_skipped():
     inv = load_text("modelArtifacts: {uri: hf://a/b}\ndecode:\n  containers:\n  - name: vllm\n"
                     "    image: ghcr.io/llm-d/llm-d-inference-sim:v0.3.0\n    modelCommand: imageDefault\n",
                     "values.yaml")
-    assert (inv.groups, inv.skipped_files) == ([], [("values.yaml", "Helm values")])
+    # readers18: the modelservice chart's default values deploy the inference simulator; no workload, and the decode
+    # Deployment says it was recognised as a simulator (SW005) where the file was only counted as Helm values
+    assert (inv.groups, inv.skipped_files) == ([], [])
+    assert [(i.subject, i.other_engine, i.location.line) for i in inv.launch_issues] == [
+        ("Deployment default/llm-d-modelservice-decode", "a simulator", 5)]
 
 
 # --- Flux HelmReleases ------------------------------------------------------------------------------------------

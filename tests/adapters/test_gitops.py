@@ -111,6 +111,14 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
         ("Deployment llm-prod/llm-prod-chat-70b-vllm", VIA_FLUX, 1, 4),
         ("Deployment summarize/summarize", VIA_KUSTOMIZE, 1, 1),
     ]
+    # readers18: the finding on what a Flux Kustomization built says that object names no cluster, and which facts of
+    # it are missing; an Argo CD Application's (a destination named) does not
+    sw305 = {f["file"]: f["message"] for f in doc["findings"] if f["code"] == "SW305"}
+    assert sw305[VIA_KUSTOMIZE].endswith(
+        "; Kustomization flux-system/summarize, which deploys it, names no cluster (Flux applies it to the cluster Flux "
+        "runs in, or to the one its spec.kubeConfig Secret names), so that cluster's network policies are known only "
+        "where the inputs hold them")
+    assert [f for f, m in sw305.items() if "names no cluster" in m] == [VIA_KUSTOMIZE]
     messages = {f["file"]: f["message"] for f in doc["findings"] if f["code"] == "SW005"}
     assert messages == {
         "apps/chat-canary.yaml": (
@@ -263,6 +271,25 @@ def test_value_files_outside_the_repository_or_fetched_are_refused(repo, tmp_pat
                        f"    repoURL: {ORIGIN}\n    path: charts/vllm\n    helm: {{valueFiles: [{value_file!r}]}}\n")
         (res,) = outcomes([str(app)], co)
         assert (res.sources, res.why_not) == ([], why)
+
+
+def test_objects_whose_paths_leave_the_tree_say_so(repo, capsys):
+    """readers18: a Flux Kustomization whose path leaves the repository and an Argo CD Application whose
+    `$values/../../x.yaml` does each get SW005 (advisory) naming the path; the value file said "is not in this
+    checkout" where no file was there, as if a checkout would hold it."""
+    (repo / "clusters/prod/escape.yaml").write_text(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: escape, namespace: "
+        "flux-system}\nspec:\n  path: ../elsewhere/deploy\n  sourceRef: {kind: GitRepository, name: llm-platform}\n")
+    (repo / "apps/escape.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: esc}\nspec:\n  sources:\n"
+        f"  - repoURL: {ORIGIN}\n    path: charts/vllm\n    helm: {{valueFiles: ['$values/../../x.yaml']}}\n"
+        f"  - repoURL: {ORIGIN}\n    ref: values\n")
+    rc, doc = lint_json(capsys, "clusters/prod/escape.yaml", "clusters/prod/sources.yaml", "apps/escape.yaml")
+    assert (rc, [(f["code"], f["level"], f["file"], f["message"].split("; ")[0]) for f in doc["findings"]]) == (0, [
+        ("SW005", "advisory", "apps/escape.yaml", "SW005: not read: what it deploys was not read: its value file "
+                                                  "$values/../../x.yaml is outside the repository: not read"),
+        ("SW005", "advisory", "clusters/prod/escape.yaml", "SW005: not read: what it deploys was not read: its path "
+                                                           "'../elsewhere/deploy' leads outside the repository")])
 
 
 FLUX_KS = ("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: k, namespace: flux-system}\n"

@@ -138,7 +138,7 @@ def test_several_files_with_errors_are_all_reported_in_input_order(work, capsys)
     rc, out, err = lint(capsys, "a")
     assert rc == 2
     assert out.splitlines()[:3] == [
-        "a/1.yaml:2: error: cannot parse YAML: did not find expected node content",
+        "a/1.yaml:2:1: error: cannot parse YAML: did not find expected node content",
         "a/3.json:1: error: cannot parse JSON: NaN is not a JSON number (JSON has no NaN or infinity); write a "
         "number, or null",
         "a/4.yaml:3: error: not UTF-8 text: byte 0xE9 at column 18 is not UTF-8; save the file as UTF-8",

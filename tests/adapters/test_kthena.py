@@ -87,7 +87,7 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
          "--pipeline-parallel-size 16 (vLLM 0.10.1 from the image tag)"),
         # the entry's 4 GPUs and the worker's 4: the group holds 8 of the 16 workers TP16 starts
         ("SW204", "mandatory", 27, "2 pods × 4 nvidia.com/gpu = 8 GPUs per group, but TP16×PP1 needs 16; "
-         "vLLM cannot place all its workers"),
+         "vLLM cannot place all its workers; write nvidia.com/gpu: 8 under the vLLM container's resources.limits in each of its 2 pods"),
         ("SW205", "mandatory", 27, "the group spans 2 nodes of EFA pool `instance-type=g6.12xlarge`, but its "
          "pods request no vpc.amazonaws.com/efa devices, and its tensor-parallel group (TP16) crosses the node "
          "boundary (4 GPUs per node): every layer's all-reduce would run over TCP"),

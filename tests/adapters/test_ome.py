@@ -92,7 +92,8 @@ def test_runtime_service_and_model_in_different_files_are_joined():
          "shardwise.dev/target-concurrency) to have it judged (vLLM 0.10.1 from the image tag)"),
         # the service's 2 GPUs do not hold the runtime's TP4; OME may add GPUs from an accelerator class: advisory
         ("SW204", "advisory", "service.yaml", 19, False, "the pod requests 2 nvidia.com/gpu but TP4×PP1 starts "
-         "4 workers; vLLM cannot start with fewer GPUs than workers (advisory: the operator of this InferenceService "
+         "4 workers; vLLM cannot start with fewer GPUs than workers; write nvidia.com/gpu: 4 under the vLLM container's resources.limits "
+         "(advisory: the operator of this InferenceService "
          "builds the pod and may add it; lint the pod it renders to make this finding blocking)"),
     ]
 
@@ -160,7 +161,7 @@ def test_engine_and_decoder_are_each_their_own_group():
     assert findings(inv) == [
         ("SW201", "mandatory", "prefill-decode.yaml", 74, False, "a pod of this workload requests 2 nvidia.com/gpu "
          "for TP1×PP1, but a node of pool `instance-type=g6e.xlarge` has 1, so the pod stays Pending (Insufficient "
-         "nvidia.com/gpu)"),
+         "nvidia.com/gpu); select a pool with 2 or more GPUs per node, or request the 1 nvidia.com/gpu TP1×PP1 uses"),
         ("SW208", "advisory", "prefill-decode.yaml", 74, False, "the pod requests 2 nvidia.com/gpu but "
          "TP1×PP1 uses 1; 1 GPU stays reserved and idle per pod")]
 

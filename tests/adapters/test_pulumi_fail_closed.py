@@ -285,7 +285,9 @@ def test_a_state_entry_without_urn_names_its_line(tmp_path):
 
 # --- 9: a managed prefix list is a source --------------------------------------------------------------
 
-RAY_FROM = "SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from {}, not only from itself"
+RAY_FROM = ("SW301: security group `gpu-nodes` allows tcp 6379 (Ray GCS) from {}, not only from itself; make the "
+            "rule's source the group itself (a self-referencing rule: self = true, or source_security_group_id its "
+            "own id)")
 
 
 def _vpc_rule(d: dict[str, Any], **source: Any) -> None:

@@ -258,6 +258,8 @@ K8S_CASES: list[Case] = [
     Case(DEP, ("spec", "template"), DEV_POD, "SW306", noted="SW002"),
     Case(DEP, ("spec", "template", "spec"), DEV_POD["spec"], "SW306", noted="SW002"),
     Case(DEP, (*POD, "containers"), DEV_POD["spec"]["containers"], "SW306", noted="SW002"),
+    # readers18: only a native sidecar's named ports are read from it, for a Service's named targetPort
+    Case(DEP, (*POD, "initContainers"), why="the stack's Services target port numbers, not a sidecar's port name"),
     Case(DEP, C0, DEV_POD["spec"]["containers"][0], "SW306", noted="SW002"),
     Case(DEP, (*C0, "name"), why=NAME_ONLY),
     Case(DEP, (*C0, "image"), why="the image decides nothing the command line does not"),

@@ -814,29 +814,31 @@ def test_impossible_date_is_a_yaml_error(tmp_path):
     # kubectl reads it), a tagged one is still a timestamp
     text = "apiVersion: v1\nkind: Service\nmetadata: {name: s, creationTimestamp: !!timestamp 2024-13-45}\n"
     assert error_of(tmp_path, "s.yaml", text) == (
-        "shardwise: error: s.yaml:3: cannot parse YAML: '2024-13-45' tagged !!timestamp is not a date or a timestamp "
+        "shardwise: error: s.yaml:3:40: cannot parse YAML: '2024-13-45' tagged !!timestamp is not a date or a timestamp "
         "(2024-01-31, 2024-01-31T12:00:00Z)\n"
     )
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("a: !!float abc\n", "'abc' tagged !!float is not a number"),
-    ("a: !!int abc\n", "'abc' tagged !!int is not an integer"),
-    ("a: &x !!timestamp 2024-02-30\nb: *x\n", "'2024-02-30' tagged !!timestamp is not a date or a timestamp "
-                                               "(2024-01-31, 2024-01-31T12:00:00Z)"),
-    ("type: !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),  # a tag that does not fit its value
-    ("type: &t !!bool maybe\n", "'maybe' tagged !!bool is not a boolean (true or false)"),
+@pytest.mark.parametrize(("text", "column", "message"), [
+    ("a: !!float abc\n", 4, "'abc' tagged !!float is not a number"),
+    ("a: !!int abc\n", 4, "'abc' tagged !!int is not an integer"),
+    ("a: &x !!timestamp 2024-02-30\nb: *x\n", 4, "'2024-02-30' tagged !!timestamp is not a date or a timestamp "
+                                                  "(2024-01-31, 2024-01-31T12:00:00Z)"),
+    ("type: !!bool maybe\n", 7, "'maybe' tagged !!bool is not a boolean (true or false)"),  # a tag that does not fit
+    ("type: &t !!bool maybe\n", 7, "'maybe' tagged !!bool is not a boolean (true or false)"),
 ])
-def test_tagged_scalar_that_does_not_construct(tmp_path, text, message):
+def test_tagged_scalar_that_does_not_construct(tmp_path, text, column, message):
     # was: "internal error: ValueError: ..." (both loaders: events, and PyYAML's for anchors); !!bool maybe was
-    # "internal error: KeyError: 'maybe'"; then the constructor's own exception text in the message
-    assert error_of(tmp_path, "t.yaml", text) == f"shardwise: error: t.yaml:1: cannot parse YAML: {message}\n"
+    # "internal error: KeyError: 'maybe'"; then the constructor's own exception text in the message. The column is
+    # where the node starts (its anchor or tag, as the reader marks it).
+    assert error_of(tmp_path, "t.yaml", text) == (
+        f"shardwise: error: t.yaml:1:{column}: cannot parse YAML: {message}\n")
 
 
 def test_unhashable_mapping_key_names_the_file(tmp_path):
     # was: "shardwise: error: unhashable mapping key at line 2" (no file)
     assert error_of(tmp_path, "k.yaml", "a: &x [1]\n? [a]\n: 1\n") == (
-        "shardwise: error: k.yaml:2: cannot parse YAML: unhashable mapping key at line 2 "
+        "shardwise: error: k.yaml:2:3: cannot parse YAML: unhashable mapping key at line 2 "
         "(a key must be text or a number)\n"
     )
 
@@ -849,7 +851,7 @@ def test_json_nested_too_deep(tmp_path, name):
     # was: "internal error: RecursionError: maximum recursion depth exceeded while decoding a JSON array"
     text = "[" * 100_000 + "]" * 100_000
     expected = ("shardwise: error: deep.json: cannot parse JSON: nesting too deep\n" if name.endswith(".json")
-                else "shardwise: error: deep.yaml:1: cannot parse YAML: exceeded maximum nesting depth\n")
+                else "shardwise: error: deep.yaml:1:1001: cannot parse YAML: exceeded maximum nesting depth\n")
     assert error_of(tmp_path, name, text) == expected
 
 

@@ -1087,7 +1087,7 @@ def test_model_service_merges_into_its_base_config_map_as_the_controller_does():
     assert _msvc_findings([MSVC]) == [
         ("SW204", "ModelService default/qwen-tp4/decode", "mandatory",
          "the pod requests 1 nvidia.com/gpu but TP4×PP1 starts 4 workers; vLLM cannot start with fewer GPUs than "
-         "workers"),
+         "workers; write nvidia.com/gpu: 4 under the vLLM container's resources.limits"),
         ("SW401", "ModelService default/qwen-tp4/decode", "mandatory",
          "container `vllm` runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default "
          "is 64 MiB); mount an emptyDir with medium: Memory there"),
@@ -1104,10 +1104,10 @@ def test_model_service_without_its_base_config_map_does_not_block_on_what_the_ba
     assert got == [
         ("SW204", "ModelService default/qwen-small/decode", "advisory",
          "the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP1×PP1 needs 1 GPU per "
-         f"pod; the device plugin gives a container only the GPUs it requests {tail}"),
+         f"pod; the device plugin gives a container only the GPUs it requests; write nvidia.com/gpu: 1 under the vLLM container's resources.limits {tail}"),
         ("SW204", "ModelService default/qwen-tp4/decode", "advisory",
          "the vLLM container requests no GPUs (nvidia.com/gpu or another accelerator) but TP4×PP1 needs 4 GPUs per "
-         f"pod; the device plugin gives a container only the GPUs it requests {tail}"),
+         f"pod; the device plugin gives a container only the GPUs it requests; write nvidia.com/gpu: 4 under the vLLM container's resources.limits {tail}"),
         ("SW401", "ModelService default/qwen-tp4/decode", "advisory",
          "container `vllm` runs tensor_parallel_size 4 but mounts nothing at /dev/shm (the container runtime's default "
          f"is 64 MiB); mount an emptyDir with medium: Memory there {tail}"),

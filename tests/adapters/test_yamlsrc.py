@@ -123,7 +123,43 @@ def test_yaml_errors_name_the_file_and_line():
     with pytest.raises(InputError) as err:
         list(yamlsrc.load_all("a: 1\nb: [unclosed\nc: 3\n", "bad.yaml"))
     assert (err.value.file, err.value.line) == ("bad.yaml", 3)
-    assert str(err.value).startswith("bad.yaml:3: cannot parse YAML: ")
+    assert str(err.value).startswith("bad.yaml:3:2: cannot parse YAML: ")
+
+
+# adopt18's reproducer: a quote inside a "…" shell command of surajssd__llm-k8s' lws.yaml (there on line 37); the
+# reader stops at the word after the inner quote, column 34 here
+QUOTE_IN_COMMAND = 'kind: Pod\nspec:\n  containers:\n  - command: ["sh", "-c", "echo "hi" && vllm serve m"]\n'
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+def test_yaml_syntax_errors_give_line_and_column(monkeypatch, pure):
+    """Both readers (the compiled one hands every error to the Python reader; SHARDWISE_PURE_YAML=1 reads with the
+    Python reader alone) name the line and the column, 1-based as editors count them."""
+    if pure:
+        monkeypatch.setattr(yamlsrc, "_fast", None)
+    with pytest.raises(InputError) as err:
+        list(yamlsrc.load_all(QUOTE_IN_COMMAND, "lws.yaml"))
+    assert (err.value.line, err.value.column) == (4, 34)
+    assert str(err.value) == "lws.yaml:4:34: cannot parse YAML: did not find expected ',' or ']'"
+    assert QUOTE_IN_COMMAND.splitlines()[3][33:35] == "hi"
+
+
+def test_a_column_counts_characters_not_bytes():
+    """A line with a character of several UTF-8 bytes before the error: the column counts it once (an editor's
+    column), in a document parsed alone after a broken stream (its lines offset, its columns not)."""
+    text = "a: 1\n---\nname: \"é\" x\n"
+    docs = yamlsrc.load_documents(text, "u.yaml")
+    errors = [d for _, d in docs if isinstance(d, InputError)]
+    assert [(e.line, e.column, e.message) for e in errors] == [
+        (3, 11, "cannot parse YAML: did not find expected key")]
+    assert text.splitlines()[2][10] == "x"
+
+
+def test_an_error_moved_to_its_documents_end_has_no_column():
+    """An error the reader found at the next document's --- is named at the last line of its own document: the
+    reader's column is not on that line, so none is given."""
+    docs = yamlsrc.load_documents("a: [1,\n---\nb: 2\n", "d.yaml")
+    assert [(d.line, d.column) for _, d in docs if isinstance(d, InputError)] == [(1, None)]
 
 
 @pytest.mark.parametrize("text,line,message", [

@@ -319,7 +319,7 @@ def test_yaml_error_exits_2_with_file_and_line(work, capsys):
     rc, out, err = run(capsys, "lint", f)
     assert (rc, err) == (2, "")  # the text report on stdout carries the error
     assert out == (
-        "bad.yaml:3: error: cannot parse YAML: did not find expected ',' or ']'\n"
+        "bad.yaml:3:1: error: cannot parse YAML: did not find expected ',' or ']'\n"
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error\n"
     )
@@ -329,9 +329,10 @@ def test_yaml_error_goes_to_stderr_when_the_report_does_not(work, capsys):
     f = write(work / "bad.yaml", "a: [\nb: 1\n")
     rc, out, err = run(capsys, "lint", f, "--format", "json")
     assert (rc, json.loads(out)["input_errors"]) == (2, [
-        {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected ',' or ']'"}])
+        {"file": "bad.yaml", "line": 3, "column": 1,
+         "message": "cannot parse YAML: did not find expected ',' or ']'"}])
     assert err == (
-        "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected ',' or ']'\n"
+        "shardwise: error: bad.yaml:3:1: cannot parse YAML: did not find expected ',' or ']'\n"
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error\n"
     )
@@ -1169,10 +1170,11 @@ def test_console_script_input_error_has_no_traceback(tmp_path):
                        text=True, timeout=60)
     assert p.returncode == 2
     assert json.loads(p.stdout)["input_errors"] == [
-        {"file": "bad.yaml", "line": 3, "message": "cannot parse YAML: did not find expected node content"}]
+        {"file": "bad.yaml", "line": 3, "column": 1,
+         "message": "cannot parse YAML: did not find expected node content"}]
     assert "Traceback" not in p.stderr
     assert p.stderr.splitlines() == [
-        "shardwise: error: bad.yaml:3: cannot parse YAML: did not find expected node content",
+        "shardwise: error: bad.yaml:3:1: cannot parse YAML: did not find expected node content",
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — failed: 1 input error",
     ]
@@ -1432,3 +1434,54 @@ def test_a_plain_lint_imports_no_argparse(tmp_path):
             "print(rc, sorted(m for m in ('argparse', 'gettext', 'locale') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.splitlines()[-1] == "1 []"
+
+
+# --- abbreviations (adopt19) ----------------------------------------------------------------------------------------
+
+
+def test_every_parser_and_subparser_refuses_abbreviations():
+    """argparse's prefix matching is off in the top-level parser and in every command's (they are made of its
+    class), so a prefix that is whole today cannot name another option tomorrow."""
+    import argparse
+
+    from shardwise.rules.app.cli import build_parser
+
+    parser = build_parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert parser.allow_abbrev is False
+    assert sorted(name for name, p in sub.choices.items() if p.allow_abbrev is not False) == []
+    assert len(sub.choices) >= 6  # lint, diff, plan, rules, explain, docs, policy-pack-dir
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    # adopt19: `diff main --base ''` ran as `--baseline ''` (argparse read the prefix), and --baseline '' then read
+    # the current directory as the baseline file
+    (["diff", "HEAD", "--base", ""], "unrecognized arguments: --base ; --base is not an option (shardwise takes no "
+                                     "abbreviations): write --baseline"),
+    (["lint", "a.yaml", "--fail", "none"], "unrecognized arguments: --fail none; --fail is not an option (shardwise "
+                                           "takes no abbreviations): write --fail-on"),
+    (["lint", "a.yaml", "--form=json"], "unrecognized arguments: --form=json; --form is not an option (shardwise "
+                                        "takes no abbreviations): write --format"),
+    (["lint", "a.yaml", "--create", "b.json"], "unrecognized arguments: --create b.json; --create is not an option "
+                                               "(shardwise takes no abbreviations): write --create-baseline"),
+    # another error first: the abbreviation is still named
+    (["plan", "--mod", "x"], "the following arguments are required: --model; --mod is not an option (shardwise "
+                             "takes no abbreviations): write --model"),
+    # a word that begins no option is left as argparse says it, and so is one that begins every option (the hostile
+    # sweep's plan-engine-arg-16; argparse's prefix matching called it "ambiguous option: --=1 could match --help,
+    # --version")
+    (["lint", "a.yaml", "--bogus"], "unrecognized arguments: --bogus"),
+    (["plan", "--model", "x", "--engine-arg", "--=1"], "argument --engine-arg: expected one argument"),
+])
+def test_an_abbreviated_option_is_a_usage_error_that_names_the_option(work, capsys, argv, said):
+    write(work / "a.yaml", "a: 1\n")
+    rc, out, err = run(capsys, *argv)
+    assert (rc, out) == (2, "")
+    assert err.splitlines()[-1].endswith(f"error: {said}")
+
+
+def test_full_option_names_still_parse(work, capsys):
+    write(work / "a.yaml", "a: 1\n")
+    rc, out, _ = run(capsys, "lint", "a.yaml", "--fail-on", "none", "--format=json")
+    assert rc == 0
+    assert json.loads(out)["summary"]["fail_on"] == "none"

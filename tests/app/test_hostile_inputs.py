@@ -311,7 +311,7 @@ def test_a_number_of_more_than_4300_digits_is_an_input_error_at_its_line(repo, c
     assert errors == [
         "preview.json:3: error: cannot parse JSON: a number of 5,000 digits; shardwise reads integers of at most "
         "4,300 digits",
-        "values.yml:2: error: cannot parse YAML: '" + "9" * 60 + "…' is an integer of 4,301 digits; shardwise reads "
+        "values.yml:2:4: error: cannot parse YAML: '" + "9" * 60 + "…' is an integer of 4,301 digits; shardwise reads "
         "integers of at most 4,300 digits; quote it to keep it as text",
     ]
     assert LINTED_ONE in summary
@@ -489,16 +489,16 @@ def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt)
     if fmt == "github":  # the runner's own escaping: one annotation per line
         assert commands == [
             "::error file=evil%0A%3A%3Astop-commands%3A%3Apwned%0A%3A%3Aerror file=x.yaml%3A%3Ainjected\x1b[2J.yaml,"
-            "line=2,title=shardwise input error::cannot parse YAML: did not find expected ',' or ']'",
+            "line=2,col=1,title=shardwise input error::cannot parse YAML: did not find expected ',' or ']'",
             *commands[1:]]
         assert all(c.startswith(("::error ", "::warning ")) for c in commands)
         return
     assert commands == [] and "\x1b[2J" not in out + err
     shown = "evil\\n::stop-commands::pwned\\n::error file=x.yaml::injected\\x1b[2J.yaml"
     if fmt == "text":
-        assert f"{shown}:2: error: cannot parse YAML: did not find expected ',' or ']'" in lines
+        assert f"{shown}:2:1: error: cannot parse YAML: did not find expected ',' or ']'" in lines
     elif fmt == "markdown":
-        assert f"- `{shown}:2` — cannot parse YAML: did not find expected ',' or ']'" in lines
+        assert f"- `{shown}:2:1` — cannot parse YAML: did not find expected ',' or ']'" in lines
     elif fmt == "json":  # JSON escapes control characters itself: the name comes back exactly
         assert [e["file"] for e in json.loads(out)["input_errors"]] == [INJECTED]
     else:  # SARIF: a URI, percent-encoded
@@ -525,11 +525,11 @@ def test_markdown_a_repository_wrote_is_not_rendered_in_the_report(repo, capsys)
     assert rc == 2
     subject = "Deployment serving/b`![y](https://evil.example/q.png)`&lt;b>\\[m](v)"
     assert f"| {subject} | meta-llama/Llama-3.1-8B-Instruct |" in out
-    assert ("- **SW305** `namespace-without-default-deny` **advisory** — SW305: namespace `serving` "
+    assert ("- **SW305** `namespace-without-default-deny` **advisory** — namespace `serving` "
             f"({subject}) has no default-deny ingress policy (no network policy at all); every pod in the cluster can "
             "reach vLLM without the gateway — ``a`![x](https:/evil.example/p.png)`<img src=x>[l](u).yaml:1`` "
             "(Namespace serving)") in out.splitlines()
-    assert ("- ``broken`![z](https:/evil.example/r.png)`.yaml:2`` — cannot parse YAML: did not find expected ',' or "
+    assert ("- ``broken`![z](https:/evil.example/r.png)`.yaml:2:1`` — cannot parse YAML: did not find expected ',' or "
             "']'") in out.splitlines()
     # every image, link and tag left is inside a code span or escaped
     assert "`<img" not in out.replace("``a`![x](https:/evil.example/p.png)`<img", "")
@@ -973,12 +973,12 @@ def test_a_file_name_that_is_not_utf8_is_written_in_every_report(repo, capsys, f
         [note] = json.loads(text)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
         assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy/%FF%FE%20bad.yaml"
     elif fmt == "text":
-        assert f"deploy/\\xff\\xfe bad.yaml:2: error: {error}" in text.splitlines()
+        assert f"deploy/\\xff\\xfe bad.yaml:2:1: error: {error}" in text.splitlines()
     elif fmt == "github":
-        assert (f"::error file=deploy/\\xff\\xfe bad.yaml,line=2,title=shardwise input error::{error}"
+        assert (f"::error file=deploy/\\xff\\xfe bad.yaml,line=2,col=1,title=shardwise input error::{error}"
                 in text.splitlines())
     else:
-        assert f"- `deploy/\\xff\\xfe bad.yaml:2` — {error}" in text.splitlines()
+        assert f"- `deploy/\\xff\\xfe bad.yaml:2:1` — {error}" in text.splitlines()
 
 
 def test_a_line_of_unclosed_brackets_in_the_ignore_file_is_read_in_linear_time(repo, capsys):

@@ -149,9 +149,9 @@ def test_sarif_gives_one_result_per_rule_of_a_merged_finding(tmp_path, monkeypat
     assert rc == 1
     assert [(r["ruleId"], r["level"], r["message"]["text"], r["properties"].get("codes"),
              r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results] == [
-        ("SW305", "warning", f"SW305: {NAMESPACE.split(' [advisory] ')[1]}", None, 1),
-        *((c, "error", f"{c}: {BLOCKING} {SUBJECT}", blocking, 19) for c in blocking),
-        *((c, "warning", f"{c}: {ADVISORY} {SUBJECT}", ["SW106", "SW208", "SW401"], 19)
+        ("SW305", "warning", NAMESPACE.split(' [advisory] ')[1], None, 1),
+        *((c, "error", f"{BLOCKING} {SUBJECT}", blocking, 19) for c in blocking),  # the code is the ruleId alone
+        *((c, "warning", f"{ADVISORY} {SUBJECT}", ["SW106", "SW208", "SW401"], 19)
           for c in ("SW106", "SW208", "SW401")),
     ]
 

@@ -92,7 +92,8 @@ def test_intel_xpu_requests_are_counted() -> None:
         ("SW203", "mandatory", "qwen-xe", 50, "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, not "
          "divisible by tensor_parallel_size 8; the weights split at tensor_parallel_size 2 or 4"),
         ("SW204", "mandatory", "qwen-xe", 51, "the pod requests 1 gpu.intel.com/xe (1 to 2 devices) but "
-         "TP8×PP1 starts 8 workers; vLLM cannot start with fewer GPUs than workers"),
+         "TP8×PP1 starts 8 workers; vLLM cannot start with fewer GPUs than workers; write gpu.intel.com/xe: 8 "
+         "under the vLLM container's resources.limits"),
     ]
 
 
@@ -113,7 +114,7 @@ def test_tpu_v7x_chips_hold_two_devices() -> None:
                       "llama-tpu-any": ("google", "google.com/tpu", 4, None)}
     assert found == [
         ("SW204", "mandatory", "llama-v6e", 51, "the pod requests 4 google.com/tpu but TP8×PP1 starts 8 "
-         "workers; vLLM cannot start with fewer GPUs than workers"),
+         "workers; vLLM cannot start with fewer GPUs than workers; write google.com/tpu: 8 under the vLLM container's resources.limits"),
         ("SW204", "advisory", "llama-tpu-any", 71, "cannot decide: how many vLLM devices 4 google.com/tpu "
          "hold is not known (one holds 1 to 2: a TPU7x (Ironwood) chip holds two devices, earlier generations "
          "one; a cloud.google.com/gke-tpu-accelerator node selector says which)"),
@@ -132,7 +133,8 @@ def test_an_unknown_family_is_undecided_and_a_mig_slice_is_one_gpu() -> None:
          "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
          "mount an emptyDir with medium: Memory there"),
         ("SW204", "mandatory", "qwen-mig", 37, "the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
-         "starts 2 workers; vLLM cannot start with fewer GPUs than workers"),
+         "starts 2 workers; vLLM cannot start with fewer GPUs than workers; write nvidia.com/mig-3g.40gb: 2 "
+         "under the vLLM container's resources.limits"),
     ]
 
 
@@ -141,25 +143,27 @@ def test_an_image_built_for_another_accelerator_is_a_finding() -> None:
     against the accelerator the pod requests; an image that says nothing is not judged, the CPU build on an
     accelerator request is advisory."""
     _, found = _findings("image-platforms.yaml", ("SW209",))
-    lands = "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up"
+    lands = "the pod lands on a node whose accelerators this vLLM build cannot use and exits at start-up; use a vLLM image built for"
+    instead = "or request the accelerator this image is built for"
     tpus = "Google TPUs v4 to v6e or Google TPU7x (Ironwood)"
     assert found == [
         ("SW209", "mandatory", "rocm-on-nvidia", 16, "image rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909 is "
-         f"built for AMD Instinct GPUs (ROCm) but the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands}"),
+         f"built for AMD Instinct GPUs (ROCm) but the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands} NVIDIA GPUs, {instead}"),
         ("SW209", "mandatory", "cuda-on-amd", 35, "image vllm/vllm-openai:v0.10.1 is built for NVIDIA GPUs "
-         f"but the pod requests amd.com/gpu (AMD Instinct GPUs (ROCm)); {lands}"),
+         f"but the pod requests amd.com/gpu (AMD Instinct GPUs (ROCm)); {lands} AMD Instinct GPUs (ROCm), {instead}"),
         ("SW209", "mandatory", "gaudi-on-nvidia", 54, "image vault.habana.ai/gaudi-docker/1.22.0/ubuntu24.04/"
          "habanalabs/vllm-installer-2.7.1:latest is built for Intel Gaudi HPUs but the pod requests nvidia.com/gpu "
-         f"(NVIDIA GPUs); {lands}"),
+         f"(NVIDIA GPUs); {lands} NVIDIA GPUs, {instead}"),
         ("SW209", "mandatory", "tpu-on-nvidia", 73, f"image vllm/vllm-tpu:nightly is built for {tpus} but "
-         f"the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands}"),
+         f"the pod requests nvidia.com/gpu (NVIDIA GPUs); {lands} NVIDIA GPUs, {instead}"),
         ("SW209", "mandatory", "cuda-on-tpu", 92, "image docker.io/vllm/vllm-openai:latest is built for "
-         f"NVIDIA GPUs but the pod requests google.com/tpu ({tpus}); {lands}"),
+         f"NVIDIA GPUs but the pod requests google.com/tpu ({tpus}); {lands} {tpus}, {instead}"),
         ("SW209", "advisory", "cpu-on-nvidia", 111, "image public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:"
          "v0.10.1 is vLLM's CPU build but the pod requests nvidia.com/gpu (NVIDIA GPUs); vLLM runs on the CPU and "
          "the accelerators stay reserved and idle"),
         ("SW209", "mandatory", "xpu-on-gaudi", 206, "image intel/vllm:0.10.2-xpu is built for Intel GPUs "
-         "(XPU: Data Center GPU Max, Arc) but the pod requests habana.ai/gaudi (Intel Gaudi HPUs); " + lands),
+         "(XPU: Data Center GPU Max, Arc) but the pod requests habana.ai/gaudi (Intel Gaudi HPUs); " + lands
+         + f" Intel Gaudi HPUs, {instead}"),
     ]  # rocm-on-amd, cuda-on-nvidia, custom-on-amd, ascend-on-ascend: no finding
 
 
@@ -190,7 +194,8 @@ def test_dynamic_resource_allocation_claims_are_the_pods_request() -> None:
                       "llama-dra-elsewhere": (None, None, "unknown", None)}
     assert found == [
         ("SW204", "mandatory", "llama-dra-short", 85, "the pod requests 1 nvidia.com/gpu but TP4×PP1 starts "
-         "4 workers; vLLM cannot start with fewer GPUs than workers"),
+         "4 workers; vLLM cannot start with fewer GPUs than workers; make the resource claim `gpu` of the vLLM "
+         "container allocate 4 devices"),
         ("SW204", "advisory", "llama-dra-all", 108, "cannot decide: the device count of container `vllm` is "
          "not known (the resource claim `node` asks for every device of its class (allocationMode All) or for a "
          "prioritized list, so the count depends on the node)"),

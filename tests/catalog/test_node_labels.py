@@ -305,7 +305,8 @@ def test_karpenter_nodepool_with_several_instance_families_is_one_pool_per_famil
           "(Trainium2) NeuronCores, and tensor parallelism counts NeuronCores; request aws.amazon.com/neuroncore "
           "to compare with the layout)")]),
     (1, 16, [("SW204", "mandatory", False, "the pod requests 1 aws.amazon.com/neuron (2 to 8 devices) but "
-              "TP16×PP1 starts 16 workers; vLLM cannot start with fewer GPUs than workers")]),
+              "TP16×PP1 starts 16 workers; vLLM cannot start with fewer GPUs than workers; write "
+              "aws.amazon.com/neuron: 8 under the vLLM container's resources.limits")]),  # 8 devices of at least 2 cores hold 16
 ])
 def test_neuron_devices_are_compared_with_the_cores_they_hold(devices, tp, messages):
     """aws.amazon.com/neuron counts devices of 2 to 8 NeuronCores: TP8 on 2 devices may or may not fit (the
@@ -324,7 +325,8 @@ def test_gpu_request_message_names_the_resource():
     g = next(g for g in inv.groups if g.name == "amd-mi300x")
     g.gpus_per_pod = 1
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW204"]
-    assert f.message == "the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer GPUs than workers"
+    assert f.message == ("the pod requests 1 amd.com/gpu but TP2×PP1 starts 2 workers; vLLM cannot start with fewer "
+                         "GPUs than workers; write amd.com/gpu: 2 under the vLLM container's resources.limits")
 
 
 def _ascend(npus: int) -> str:

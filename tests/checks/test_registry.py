@@ -184,6 +184,8 @@ EXTRA_FIXTURES = {
               "dynamo-sdk.yaml",  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
               "gateway.yaml",  # small12: a gateway named for vLLM, in front of its Service, is no mention
               "other-engines.yaml",  # corpus19: SGLang, LMDeploy, TGI, trtllm-serve workloads are named, not passed
+              "unknown-engines.yaml",  # readers18: LocalAI, Triton, a team's own server on a GPU named, not passed
+              "simulators.yaml",  # readers18: llm-d's inference simulator said to be recognised as one
               "operator-engines.yaml",  # corpus20: a NIMService, Dynamo's SGLang and TensorRT-LLM workers
               "llama-ollama.yaml",  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
               "named-images.yaml"},  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs

@@ -581,7 +581,9 @@ def test_sw306_sw406_judge_each_group_behind_an_ingress_on_its_own(tmp_path, ord
     assert got == [
         ("SW306", "mandatory", False,
          "Ingress `serving/chat` routes to Deployment serving/a (Service `a`) on an internet-facing ALB "
-         "(`alb.ingress.kubernetes.io/scheme: internet-facing`), and vLLM checks no API key there (no --api-key, no VLLM_API_KEY): whoever reaches it can call every route"),
+         "(`alb.ingress.kubernetes.io/scheme: internet-facing`), and vLLM checks no API key there (no --api-key, no VLLM_API_KEY): whoever reaches it can call every route; "
+         "set VLLM_API_KEY in the vLLM container from a Secret (valueFrom.secretKeyRef), or authenticate the clients "
+         "at the gateway or the load balancer"),
         ("SW306", "mandatory", True, unknown),
         ("SW406", "advisory", False,
          "balances Deployment serving/a with round_robin, which ignores each replica's load"),

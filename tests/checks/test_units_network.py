@@ -185,4 +185,43 @@ def test_a_named_target_port_resolves_on_its_own_repositorys_pods(tmp_path):
     (a / "ray.yaml").write_text(RAY_HEAD.format(port=8265), encoding="utf-8")
     assert _findings([a, b], "SW301") == [(
         "Service default/ray-dashboard", "mandatory", "Service `default/ray-dashboard` of type LoadBalancer exposes "
-        "port 8265 (Ray dashboard, targetPort `dashboard`) outside the cluster")]
+        "port 8265 (Ray dashboard, targetPort `dashboard`) outside the cluster; make the Service type ClusterIP (the "
+        "group's pods still reach it inside the cluster; reach a dashboard with kubectl port-forward), or take this "
+        "port off it and leave only the API port")]
+
+
+def test_a_finding_on_what_flux_rendered_names_the_object_and_the_missing_facts():
+    """readers18 (rules/checks/_cluster.py): Flux's objects name no cluster; a finding on what one rendered says so."""
+    from shardwise.rules.checks._cluster import flux_subject, no_cluster
+
+    assert flux_subject("charts/vllm/templates/deployment.yaml (via HelmRelease flux-system/chat-70b)") == (
+        "HelmRelease flux-system/chat-70b")
+    assert flux_subject("deploy/k.yaml (kustomize build) (via Kustomization flux-system/summarize)") == (
+        "Kustomization flux-system/summarize")
+    assert flux_subject("charts/vllm/templates/deployment.yaml (via Application argocd/chat)") is None
+    assert flux_subject(None) is None
+    assert no_cluster("a.yaml (via HelmRelease ns/x)", "GPU nodes and node pools") == (
+        "; HelmRelease ns/x, which deploys it, names no cluster (Flux applies it to the cluster Flux runs in, or to the "
+        "one its spec.kubeConfig Secret names), so that cluster's GPU nodes and node pools are known only where the "
+        "inputs hold them")
+    assert no_cluster("a.yaml", "network policies") == ""
+
+
+def test_a_native_sidecars_named_ports_count_for_a_services_target_port():
+    """readers18: an init container with `restartPolicy: Always` (a native sidecar, Kubernetes 1.29+ by default) runs
+    for the pod's life, and the EndpointSlice controller's findPort looks up a named targetPort in its ports after the
+    containers' (kubernetes staging/src/k8s.io/endpointslice/utils.go: "also support sidecar container
+    (initContainer with restartPolicy=Always)"). A plain init container's ports do not count; a container's name wins
+    over a sidecar's of the same name."""
+    from shardwise.rules.adapters import load_text
+
+    inv = load_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  selector: {matchLabels: {a: b}}\n"
+        "  template:\n    metadata: {labels: {a: b}}\n    spec:\n      initContainers:\n"
+        "      - {name: fetch, image: busybox, ports: [{name: early, containerPort: 7000}]}\n"
+        "      - name: proxy\n        image: quay.io/oauth2-proxy/oauth2-proxy:v7.6.0\n        restartPolicy: Always\n"
+        "        ports: [{name: https, containerPort: 8443}, {name: http, containerPort: 9999}]\n"
+        "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.11.0\n"
+        "        args: [--model, Qwen/Qwen2.5-7B-Instruct]\n        ports: [{name: http, containerPort: 8000}]\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n", "vllm.yaml")
+    assert [p.named for p in inv.pod_ports] == [{"http": 8000, "https": 8443}]

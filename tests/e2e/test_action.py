@@ -463,7 +463,9 @@ def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo,
     shardwise = str(Path(sys.executable).parent / "shardwise")
     made = subprocess.run([shardwise, "lint", "deploy/", "--create-baseline", ".shardwise-baseline.json"],
                           cwd=pr_repo, capture_output=True, text=True, check=False)
-    assert made.returncode == 0 and made.stdout.endswith("4 findings written to the baseline .shardwise-baseline.json — passed\n")
+    assert made.returncode == 0 and made.stdout == (
+        "shardwise: 1 file read, 2 workloads; 4 findings written to the baseline .shardwise-baseline.json (2 mandatory, "
+        "2 advisory) — passed\n")
     records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import pickle
 from collections import Counter
 from pathlib import Path
 
@@ -105,6 +106,18 @@ def test_summary_and_exit_code(report):
         "skipped 3 objects of unknown kinds: ConfigMap×2, Secret×1 — failed: 1 blocking finding at or "
         "above mandatory"
     )
+
+
+def test_create_baseline_summary_says_what_it_wrote():
+    """--create-baseline: the findings written by level, and what it left out (adopt17, adopt18: "0 mandatory
+    findings, 0 advisory findings" beside "34 findings written")."""
+    internal = dataclasses.replace(F_BLOCK, internal=True)
+    r = Report([internal, F_SUPPRESSED], Inventory(sources=["a.yaml"]), baseline_file="b.json",
+               baselined=[F_BLOCK, F_ADVISORY, F_URN], baseline_written=True)
+    assert r.summary_line() == (
+        "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs); 3 findings written to the "
+        "baseline b.json (1 mandatory, 2 advisory); 1 finding not written (a rule crashed: internal errors always "
+        "block); 1 suppressed, not written — failed: 1 blocking finding at or above mandatory")
 
 
 def test_fail_on_advisory_blocks_advisory_findings(report):
@@ -352,8 +365,9 @@ def test_sarif_results(report):
         ("SW104", "SW104", "error"), ("SW106", "SW106", "warning"), ("SW103", "SW103", "error"),
         ("SW106", "SW106", "warning"),
     ]
+    # the code is the result's ruleId, not repeated in its message (adopt18: "SW104 … SW104: …" in code scanning)
     assert results[0]["message"] == {
-        "text": "SW104: 100% sharded | over 4 GPUs, needs 1: replicate\ninstead (Deployment serving/llama70b)"
+        "text": "100% sharded | over 4 GPUs, needs 1: replicate\ninstead (Deployment serving/llama70b)"
     }
     assert results[0]["locations"] == [{"physicalLocation": {
         "artifactLocation": {"uri": "deploy/llama.yaml", "uriBaseId": "%SRCROOT%"},
@@ -414,6 +428,28 @@ def test_github_annotations(report):
         "an AWQ variant would fit one GPU (Deployment serving/llama70b)",
         "::warning title=SW106 sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
     ]
+
+
+def test_github_annotations_of_a_report_only_run_are_warnings(report):
+    """--fail-on none fails nothing, so no finding paints the pull request red: the mandatory SW104 is a warning
+    there (it was an error, failnone18's note), with the same place, title and message."""
+    report.settings.fail_on = "none"
+    assert report.exit_code == 0
+    assert render(report, "github").splitlines() == [
+        "::warning file=deploy/llama.yaml,line=12,title=SW104 sharded-model-that-fits::SW104: 100%25 "
+        "sharded | over 4 GPUs, needs 1: replicate%0Ainstead (Deployment serving/llama70b)",
+        "::warning file=deploy/llama.yaml,line=12,title=SW106 sharding-avoidable-by-quantization::SW106: "
+        "an AWQ variant would fit one GPU (Deployment serving/llama70b)",
+        "::warning title=SW106 sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
+    ]
+
+
+def test_github_report_only_run_keeps_input_errors_as_errors(broken):
+    """An unreadable input fails a report-only run too (exit 2), so its annotation stays an error."""
+    broken.settings.fail_on = "none"
+    assert broken.exit_code == 2
+    lines = render(broken, "github").splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == ["::error"] * 3 + ["::warning"] * 3
 
 
 def test_github_file_with_comma_and_colon_is_escaped():
@@ -530,6 +566,38 @@ def test_github_annotates_input_errors(broken):
     assert len(lines) == 6
 
 
+def test_a_yaml_syntax_error_gives_its_column_in_every_format():
+    """A YAML syntax error carries the reader's column beside its line (adopt18: "broken.yaml:37: error: cannot
+    parse YAML: did not find expected key" named no column): text and stderr ``file:line:column``, JSON ``column``
+    (only where known: other input errors keep their three keys), SARIF ``startColumn``, GitHub ``col``, Markdown
+    ``file:line:column``."""
+    e = InputError("cannot parse YAML: did not find expected ',' or ']'", "deploy/lws.yaml", 37, 34)
+    other = InputError("cannot read directory: Permission denied", "deploy/private")
+    r = Report([], Inventory(sources=["deploy/lws.yaml"], errors=[e, other]))
+    assert str(e) == "deploy/lws.yaml:37:34: cannot parse YAML: did not find expected ',' or ']'"
+    assert render(r, "text").splitlines()[0] == (
+        "deploy/lws.yaml:37:34: error: cannot parse YAML: did not find expected ',' or ']'")
+    assert json.loads(render(r, "json"))["input_errors"] == [
+        {"file": "deploy/lws.yaml", "line": 37, "column": 34,
+         "message": "cannot parse YAML: did not find expected ',' or ']'"},
+        {"file": "deploy/private", "line": None, "message": "cannot read directory: Permission denied"},
+    ]
+    doc = json.loads(render(r, "sarif"))
+    jsonschema.validate(doc, SCHEMA)
+    notes = doc["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["locations"][0]["physicalLocation"].get("region") for n in notes] == [
+        {"startLine": 37, "startColumn": 34}, None]
+    assert render(r, "github").splitlines()[0] == (
+        "::error file=deploy/lws.yaml,line=37,col=34,title=shardwise input error::cannot parse YAML: did not find "
+        "expected ',' or ']'")
+    assert "- `deploy/lws.yaml:37:34` — cannot parse YAML: did not find expected ',' or ']'\n" in render(r, "markdown")
+    assert pickle.loads(pickle.dumps(e)).column == 34  # a worker process's error keeps it
+
+
+def test_a_column_without_a_line_is_dropped():
+    assert InputError("m", "f.yaml", None, 4).column is None
+
+
 def test_markdown_input_errors_and_skipped_files(broken):
     md = render(broken, "markdown")
     assert md.startswith("<!-- shardwise-report -->\n## shardwise report\n\n**❌ Failed** — 3 input errors "
@@ -602,9 +670,10 @@ def test_markdown_report(report):
     assert blocking < advisory < suppressed
     assert (
         "- **SW103** `kv-budget-below-load` "
-        "**mandatory** — SW103: 32 × 8,192 tokens needs more KV — `deploy/other.yaml:3` (Deployment "
+        "**mandatory** — 32 × 8,192 tokens needs more KV — `deploy/other.yaml:3` (Deployment "
         "serving/other) — suppressed: load measured at 12 concurrent"
     ) in md
+    assert md.count("SW103") == 1  # the code once per finding (it was repeated before the message: adopt18)
     assert "\n\n\n" not in md
 
 

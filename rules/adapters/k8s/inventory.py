@@ -12,6 +12,7 @@ from ..yamlsrc import LineDict, load_documents, read_text
 from .configfile import config_maps_of, pods_of
 from .configjoin import CONFIG_REF
 from .dispatch import Context, Later, add_object, helm_hook, holds_data, not_workload
+from .engines import WEAK_ENGINES
 from .groups import RUNTIME_KINDS
 from .nodes import resolve_pools
 from .parse import Lines, objects_from_documents
@@ -78,7 +79,15 @@ def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines |
                 or len(inv.routers) > marks[_ROUTERS]):
             # a workload whose ConfigMap is not in this input: read again once every input is (configjoin.py)
             inv.cross_refs.append(CrossRef(CONFIG_REF, obj, loc, ctx.lines, names=tuple(sorted(missed))))
-        if len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
+        weak = len(inv.groups) == marks[0] and len(inv.launch_issues) > marks[_ISSUES] and all(
+            i.other_engine in WEAK_ENGINES for i in inv.launch_issues[marks[_ISSUES]:])
+        if weak and _note_unread(str(obj.get("kind", "")), obj, loc, inv, errors):
+            # readers18: an object that mentions vLLM keeps that word (what of vLLM it names) in place of the weaker
+            # "not recognised" or "a simulator" one, which is for objects that would otherwise pass in silence
+            n = len(inv.launch_issues) - 1
+            inv.launch_issues[marks[_ISSUES]:] = inv.launch_issues[n:]
+            read_files.add(loc.file)
+        elif len(inv.groups) > marks[0] or len(inv.launch_issues) > marks[_ISSUES] or id(obj) in ctx.used_runtimes:
             read_files.add(loc.file)
         else:
             kind = str(obj.get("kind", ""))

@@ -46,7 +46,7 @@ from ...model.vocab import (
 from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
-from .engines import other_engine
+from .engines import other_engine, simulator, unrecognised_server
 from .fields import (
     as_list,
     as_map,
@@ -453,6 +453,29 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
                 f"this workload"),
             c.image_location or loc, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line),
             other_engine=engine))
+    elif group is None and pod.unread is None and (sim := simulator(pod.containers)) is not None:
+        ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
+        inv.launch_issues.append(LaunchIssue(
+            subject, sim.name, (
+                f"container {sim.name!r} runs a simulator of an LLM server (its image is {sim.image}), recognised as "
+                f"one: it loads no model and uses no accelerator, so no capacity, topology or reliability rule has a "
+                f"server to check here"),
+            sim.image_location or sim.location or loc,
+            suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line), other_engine="a simulator"))
+    elif group is None and pod.unread is None and (server := unrecognised_server(pod.containers)) is not None:
+        c, seen = server
+        ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
+        run = [str(w)[:200] for w in [*c.command[:32], *c.args[:32]]]  # a hostile pod's words: bounded
+        inv.launch_issues.append(LaunchIssue(
+            subject, c.name, (
+                f"container {c.name!r} serves a model on accelerators ({seen}), but its command "
+                f"({_shown_command(run)}) and its image "
+                f"({c.image if isinstance(c.image, str) else 'not known'}) name no server shardwise knows: no "
+                f"capacity, topology, network or reliability rule looked at this workload; if it runs vLLM, write "
+                f"`vllm serve` (or `python -m vllm.entrypoints.openai.api_server`) in its command or args"),
+            c.image_location or c.location or loc,
+            suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line),
+            other_engine="an engine not recognised"))
 
 
 def _flag_as_entrypoint(container: Container) -> str | None:
@@ -606,7 +629,12 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
         named["*"] = UNKNOWN
     elif not isinstance(containers, list):
         return None
-    for c in as_list(containers):
+    # readers18: then the native sidecars' (an init container with restartPolicy Always runs for the pod's life; the
+    # EndpointSlice controller's findPort looks at them after the containers: kubernetes staging/src/k8s.io/
+    # endpointslice/utils.go, "also support sidecar container (initContainer with restartPolicy=Always)")
+    inits = pod_spec.get("initContainers") if isinstance(pod_spec, Mapping) else None
+    sidecars = [c for c in as_list(inits) if isinstance(c, Mapping) and c.get("restartPolicy") == "Always"]
+    for c in [*as_list(containers), *sidecars]:
         if c is UNKNOWN:
             named["*"] = UNKNOWN
             continue

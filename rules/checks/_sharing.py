@@ -35,7 +35,9 @@ Kind = Literal["time-slicing", "mig", "no-request", "shared-claim", "unified-mem
 
 _REPLICAS = "nvidia.com/gpu.replicas"
 _STRATEGY = "nvidia.com/gpu.sharing-strategy"
-_PRODUCTS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
+#: GPU Feature Discovery's MIG strategy label: ``single`` makes ``nvidia.com/gpu`` count MIG devices.
+MIG_STRATEGY = "nvidia.com/mig.strategy"
+GPU_PRODUCT_LABELS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def _visible(c: Container) -> str | None:
     return None
 
 
-def _labels(g: ServingGroup) -> list[tuple[str, str]]:
+def placement_labels(g: ServingGroup) -> list[tuple[str, str]]:
     """The node labels the group's pods are placed by: its node selector, node affinity and pool's labels."""
     out: list[tuple[str, str]] = []
     if isinstance(g.node_selector, dict):
@@ -94,14 +96,14 @@ def _time_slicing_label(labels: list[tuple[str, str]]) -> str | None:
                     return key  # an Exists term: placed on nodes that share their GPUs
         elif key == _STRATEGY and v not in ("none",):
             return f"{key}={value}" if v else key
-        elif key in _PRODUCTS and v.endswith("-shared"):
+        elif key in GPU_PRODUCT_LABELS and v.endswith("-shared"):
             return f"{key}={value}"
     return None
 
 
 def _unified(g: ServingGroup, labels: list[tuple[str, str]]) -> str | None:
     for key, value in labels:
-        if key in _PRODUCTS and unified_memory_product(value):
+        if key in GPU_PRODUCT_LABELS and unified_memory_product(value):
             return value
     gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
     if gpu is not None and unified_memory_product(gpu.name):
@@ -133,7 +135,7 @@ def gpu_sharing(g: ServingGroup) -> Sharing | None:
         shared = [n for n in c.resource_claims if c.claim_refs.get(n, ("", None))[0] == "ResourceClaim"]
         if shared:
             return Sharing("shared-claim", f"the resource claim `{shared[0]}`, which every pod naming it shares")
-    labels = _labels(g)
+    labels = placement_labels(g)
     product = _unified(g, labels)
     if product is not None:
         return Sharing("unified-memory", f"unified memory ({product}: the GPU's memory is the system's)")

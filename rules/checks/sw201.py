@@ -12,6 +12,7 @@ from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, k
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
+from ._sharing import GPU_PRODUCT_LABELS, MIG_STRATEGY, gpu_sharing, placement_labels
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
 MEASURED = (
@@ -92,13 +93,13 @@ class TensorParallelLargerThanNode(GroupRule):
             return
         tp, pp = tp_pp(g)
         if tp <= 1:
-            yield from _request_beyond_node(g, tp, pp)
+            yield from _request_beyond_node(g, inv, tp, pp)
             return
         if is_unknown(g.pool.gpus_per_node) and g.pool.hardware_why:
             raise Undecidable(f"GPUs per node of pool `{g.pool.name}`", g.pool.hardware_why)
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
-            yield from _request_beyond_node(g, tp, pp)
+            yield from _request_beyond_node(g, inv, tp, pp)
             yield from _across_pods(g)
             return
         unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
@@ -174,12 +175,13 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "", uses: in
     instead = f"select a pool with {int(gpus)} or more GPUs per node"
     if uses <= per_node:  # the layout itself fits a node: the request is what does not
         instead += f", or request the {uses} {unit} {used} uses"
+    # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for {used}, but a node of "
                  f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit}); {instead}",
-              level="mandatory")
+              location=g.at("resources") if layout else None, level="mandatory")
 
 
-def _request_beyond_node(g: ServingGroup, tp: int, pp: int) -> Iterable[Hit]:
+def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> Iterable[Hit]:
     """A group of one pod whose tensor-parallel group fits a node but whose GPU request does not: pipeline stages
     or data-parallel ranks in the pod (TP2 x PP2 requesting 4 GPUs on 2-GPU nodes), or more GPUs requested than
     the layout uses (1 GPU used, 2 requested on a 1-GPU node). A pod runs on one node, so the scheduler places it
@@ -189,7 +191,42 @@ def _request_beyond_node(g: ServingGroup, tp: int, pp: int) -> Iterable[Hit]:
     if g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1 or g.gpus_per_pod is UNKNOWN:
         return  # (a request not known yet: SW204 and SW208 name it)
     per_node = g.pool.gpus_per_node
-    if is_unknown(per_node) or not per_node:
+    if is_unknown(per_node) or not per_node or not _whole_devices(g, inv):
         return
     yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp)
+
+
+def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
+    """Whether a node of the group's pool advertises one unit of the requested resource per device the pool counts
+    (its GPUs per node), so a request above that count is sure to leave the pod Pending (review19). Not so where the
+    request is of another unit than the pool's (a MIG slice ``nvidia.com/mig-3g.47gb``, of which one GPU holds up to
+    seven; ``aws.amazon.com/neuroncore``, two to eight per Neuron device the pool counts; ``nvidia.com/gpu.shared``),
+    where the inputs declare time-slicing or MPS (the device plugin advertises each GPU ``replicas`` times), or where
+    GPU Feature Discovery's product names a MIG device (MIG's single strategy: ``nvidia.com/gpu`` counts MIG devices,
+    56 on eight A100s; NVIDIA/gpu-feature-discovery README, "MIG 'single' strategy"), or where a resource claim asks
+    for MIG devices (NVIDIA's DRA driver publishes them in the DeviceClass ``mig.nvidia.com``, not among
+    ``gpu.nvidia.com``'s GPUs: NVIDIA/k8s-dra-driver-gpu)."""
+    unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
+    if (g.accelerator_resource or unit) != unit:
+        return False
+    sharing = gpu_sharing(g)
+    if sharing is not None and sharing.kind in ("time-slicing", "mig"):
+        return False
+    if any(key == MIG_STRATEGY and value.strip().lower() == "single"
+           or key in GPU_PRODUCT_LABELS and "-mig-" in value.lower() for key, value in placement_labels(g)):
+        return False
+    c = g.main_container
+    if c is None or not c.resource_claims or not inv.device_claims:
+        return True
+    claims = {(d.kind, d.namespace, d.name): d for d in inv.device_claims}
+    for name in c.resource_claims:
+        kind, ref = c.claim_refs.get(name, ("", None))
+        claim = claims.get((kind, g.namespace, str(ref)))
+        if claim is not None and claim.device_class in MIG_DEVICE_CLASSES:
+            return False
+    return True
+
+
+#: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).
+MIG_DEVICE_CLASSES = frozenset({"mig.nvidia.com"})
 

@@ -159,7 +159,7 @@ def test_engine_and_decoder_are_each_their_own_group():
     ]
     # the decoder's 2 GPUs on a 1-GPU g6e.xlarge: the pod never schedules (SW201), and one of them would idle
     assert findings(inv) == [
-        ("SW201", "mandatory", "prefill-decode.yaml", 71, False, "a pod of this workload requests 2 nvidia.com/gpu "
+        ("SW201", "mandatory", "prefill-decode.yaml", 74, False, "a pod of this workload requests 2 nvidia.com/gpu "
          "for TP1×PP1, but a node of pool `instance-type=g6e.xlarge` has 1, so the pod stays Pending (Insufficient "
          "nvidia.com/gpu); select a pool with 2 or more GPUs per node, or request the 1 nvidia.com/gpu TP1×PP1 uses"),
         ("SW208", "advisory", "prefill-decode.yaml", 74, False, "the pod requests 2 nvidia.com/gpu but "

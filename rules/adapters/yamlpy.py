@@ -41,7 +41,6 @@ from .yamlsrc import (
     TEMPLATE_PROBLEM,
     LineDict,
     _bad_character,
-    _expanded_size,
     _Fallback,
     _short,
     _template_line,
@@ -351,6 +350,69 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
         loader.dispose()
 
 
+def _check_aliases(text: str, file: str, base: int) -> None:
+    """Raise :class:`InputError` when a document's aliases add more than :data:`MAX_EXPANDED_VALUES` values
+    (mappings, lists and scalars, keys included) or :data:`MAX_EXPANDED_CHARS` characters of scalar text, or
+    make a collection that contains itself. Only what the aliases add is counted: each alias adds the size of
+    the node its anchor names, fully expanded, computed once per anchor when that node ends. The document
+    itself, however large, adds nothing (the bytes read per file bound it). One pass over the parser's events,
+    before any node or value is built, in memory of the anchors and the open collections; the error is at
+    the line where the document's value begins, as soon as the bound is passed."""
+    loader = _Base(text)
+    get = loader.get_event
+    roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
+    anchors: dict[str, tuple[int, int]] = {}
+    open_: list[list[Any]] = []  # per open collection: [values, characters, its anchor or None]
+    added = added_chars = 0
+    start = 0
+    try:
+        while True:
+            ev = get()
+            cls = ev.__class__
+            if not open_ and cls in roots:
+                start = ev.start_mark.line + 1 + base
+            if cls is MappingStartEvent or cls is SequenceStartEvent:
+                open_.append([1, 0, ev.anchor])
+                continue
+            if cls is ScalarEvent:
+                size = (1, len(ev.value))
+                if ev.anchor is not None:
+                    anchors[ev.anchor] = size
+            elif cls is AliasEvent:
+                found = anchors.get(ev.anchor)
+                if found is None:
+                    if any(c[2] == ev.anchor for c in open_):
+                        raise InputError("cannot parse YAML: its aliases make a list that contains itself", file,
+                                         start)
+                    return  # an undefined alias: the composer reports it at its line
+                size = found
+                added += size[0]
+                added_chars += size[1]
+                if added > MAX_EXPANDED_VALUES or added_chars > MAX_EXPANDED_CHARS:
+                    what = (f"expand to more than {MAX_EXPANDED_VALUES:,} values" if added > MAX_EXPANDED_VALUES else
+                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
+                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
+                    raise InputError(f"cannot parse YAML: its aliases {what}", file, start)
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                values, chars, anchor = open_.pop()
+                size = (values, chars)
+                if anchor is not None:
+                    anchors[anchor] = size
+            elif cls is DocumentStartEvent:
+                anchors.clear()
+                continue
+            elif cls is StreamEndEvent:
+                return
+            else:
+                continue
+            if open_:
+                top = open_[-1]
+                top[0] += size[0]
+                top[1] += size[1]
+    finally:
+        loader.dispose()
+
+
 def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
           dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
     """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
@@ -364,6 +426,8 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 del starts[:]
             if dups is not None:
                 del dups[:]
+        if "*" in text:  # an alias (none without a '*'): what the aliases add is bounded before a node is built
+            _check_aliases(text, file, base)
         loader = _LineLoader(text)  # yaml.load_all, with each document's line
         loader.line_base = base
         loader.dups = dups
@@ -373,15 +437,7 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 node = loader.get_node()
                 if starts is not None:
                     starts.append(node.start_mark.line + 1 + base)
-                doc = loader.construct_document(node)
-                size, chars = _expanded_size(doc, MAX_EXPANDED_VALUES)
-                if size < 0 or size > MAX_EXPANDED_VALUES or chars > MAX_EXPANDED_CHARS:
-                    what = ("make a list that contains itself" if size < 0 else
-                            f"expand to more than {MAX_EXPANDED_VALUES:,} values" if size > MAX_EXPANDED_VALUES else
-                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
-                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
-                    raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1 + base)
-                docs.append(doc)
+                docs.append(loader.construct_document(node))
         finally:
             loader.dispose()
         return docs

@@ -355,14 +355,18 @@ def _check_aliases(text: str, file: str, base: int) -> None:
     (mappings, lists and scalars, keys included) or :data:`MAX_EXPANDED_CHARS` characters of scalar text, or
     make a collection that contains itself. Only what the aliases add is counted: each alias adds the size of
     the node its anchor names, fully expanded, computed once per anchor when that node ends. The document
-    itself, however large, adds nothing (the bytes read per file bound it). One pass over the parser's events,
-    before any node or value is built, in memory of the anchors and the open collections; the error is at
-    the line where the document's value begins, as soon as the bound is passed."""
+    itself, however large, adds nothing (the bytes read per file bound it). A ``<<`` merge adds the pairs of
+    each mapping it merges, each anchor once per mapping (:func:`_flatten` keeps a merged key once, so a
+    merge of merges grows with the keys; pairs merged from two anchors are both counted, an upper bound). One
+    pass over the parser's events, before any node or value is built, in memory of the anchors and the open
+    collections; the error is at the line where the document's value begins, as soon as the bound is passed."""
     loader = _Base(text)
     get = loader.get_event
     roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
     anchors: dict[str, tuple[int, int]] = {}
-    open_: list[list[Any]] = []  # per open collection: [values, characters, its anchor or None]
+    # per open collection: [values, characters, its anchor, a mapping?, a key next?, merging?, anchors merged]
+    # (merging: a mapping whose value being read is a `<<` key's, or the list of such a value)
+    open_: list[list[Any]] = []
     added = added_chars = 0
     start = 0
     try:
@@ -371,8 +375,11 @@ def _check_aliases(text: str, file: str, base: int) -> None:
             cls = ev.__class__
             if not open_ and cls in roots:
                 start = ev.start_mark.line + 1 + base
+            top = open_[-1] if open_ else None
+            merge = top is not None and top[5] and not (top[3] and top[4])
             if cls is MappingStartEvent or cls is SequenceStartEvent:
-                open_.append([1, 0, ev.anchor])
+                mapping = cls is MappingStartEvent
+                open_.append([1, 0, ev.anchor, mapping, mapping, merge and not mapping, None])
                 continue
             if cls is ScalarEvent:
                 size = (1, len(ev.value))
@@ -386,6 +393,12 @@ def _check_aliases(text: str, file: str, base: int) -> None:
                                          start)
                     return  # an undefined alias: the composer reports it at its line
                 size = found
+                if merge and top is not None:  # `<<: *a` or `<<: [*a, …]`: a's pairs, once per mapping
+                    into = top if top[3] else open_[-2]
+                    if into[6] is None:
+                        into[6] = set()
+                    size = (0, 0) if ev.anchor in into[6] else (found[0] - 1, found[1])
+                    into[6].add(ev.anchor)
                 added += size[0]
                 added_chars += size[1]
                 if added > MAX_EXPANDED_VALUES or added_chars > MAX_EXPANDED_CHARS:
@@ -394,7 +407,7 @@ def _check_aliases(text: str, file: str, base: int) -> None:
                             f"reads from one file, {size_text(MAX_FILE_BYTES)})")
                     raise InputError(f"cannot parse YAML: its aliases {what}", file, start)
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                values, chars, anchor = open_.pop()
+                values, chars, anchor = open_.pop()[:3]
                 size = (values, chars)
                 if anchor is not None:
                     anchors[anchor] = size
@@ -409,6 +422,12 @@ def _check_aliases(text: str, file: str, base: int) -> None:
                 top = open_[-1]
                 top[0] += size[0]
                 top[1] += size[1]
+                if top[3]:  # a mapping: a key, then its value
+                    if top[4]:
+                        top[5] = cls is ScalarEvent and ev.value == "<<" and ev.tag is None and ev.implicit[0]
+                    else:
+                        top[5] = False
+                    top[4] = not top[4]
     finally:
         loader.dispose()
 

@@ -372,3 +372,16 @@ def test_a_merge_key_adds_what_it_merges(reader):
 @pytest.mark.parametrize("text", ["&x [*x]\n", "&m {a: [b, *m]}\n"])
 def test_a_collection_that_contains_itself_is_refused(reader, text):
     assert _refused(text) == "x.yaml:1: cannot parse YAML: its aliases make a list that contains itself"
+
+
+def test_a_merge_of_merges_is_read_and_a_merge_of_many_aliases_refused(reader):
+    # a merged key is kept once (hostile8): each anchor merged once per mapping, so this grows with the keys
+    text = "m0: &m0 {k0: v, k1: v}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: 1}}\n" for i in range(1, 12))
+    (doc,) = yamlsrc._parse(text, "x.yaml")
+    assert doc["m11"] == {"k0": "v", "k1": "v", **{f"n{i}": 1 for i in range(1, 12)}}
+    # and each list of aliases beside the merge counted each time (the hostile sweep's h8-merge-key-bomb)
+    text = "m0: &m0 {k0: v, k1: v, k2: v, k3: v, k4: v, k5: v, k6: v, k7: v, k8: v, k9: v}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: [{', '.join([f'*m{i - 1}'] * 10)}]}}\n"
+        for i in range(1, 9))
+    assert _refused(text) == "x.yaml:1: cannot parse YAML: its aliases expand to more than 1,000,000 values"

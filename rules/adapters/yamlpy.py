@@ -350,10 +350,11 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
         loader.dispose()
 
 
-def _check_aliases(text: str, file: str, base: int) -> None:
+def _check_aliases(text: str, file: str, base: int) -> int:
     """Raise :class:`InputError` when a document's aliases add more than :data:`MAX_EXPANDED_VALUES` values
-    (mappings, lists and scalars, keys included) or :data:`MAX_EXPANDED_CHARS` characters of scalar text, or
-    make a collection that contains itself. Only what the aliases add is counted: each alias adds the size of
+    (mappings, lists and scalars, keys included) or :data:`MAX_EXPANDED_CHARS` characters of scalar text;
+    return the index of the first document where an alias names a collection still open (one that contains
+    itself), where the pass stops, or -1. Only what the aliases add is counted: each alias adds the size of
     the node its anchor names, fully expanded, computed once per anchor when that node ends. The document
     itself, however large, adds nothing (the bytes read per file bound it). A ``<<`` merge adds the pairs of
     each mapping it merges, each anchor once per mapping (:func:`_flatten` keeps a merged key once, so a
@@ -369,6 +370,7 @@ def _check_aliases(text: str, file: str, base: int) -> None:
     open_: list[list[Any]] = []
     added = added_chars = 0
     start = 0
+    index = -1
     try:
         while True:
             ev = get()
@@ -388,10 +390,9 @@ def _check_aliases(text: str, file: str, base: int) -> None:
             elif cls is AliasEvent:
                 found = anchors.get(ev.anchor)
                 if found is None:
-                    if any(c[2] == ev.anchor for c in open_):
-                        raise InputError("cannot parse YAML: its aliases make a list that contains itself", file,
-                                         start)
-                    return  # an undefined alias: the composer reports it at its line
+                    # an alias naming a collection still open (it contains itself: the document is refused once
+                    # built, see parse) or no anchor (the composer's error at its line): counted no further
+                    return index if any(c[2] == ev.anchor for c in open_) else -1
                 size = found
                 if merge and top is not None:  # `<<: *a` or `<<: [*a, …]`: a's pairs, once per mapping
                     into = top if top[3] else open_[-2]
@@ -413,9 +414,10 @@ def _check_aliases(text: str, file: str, base: int) -> None:
                     anchors[anchor] = size
             elif cls is DocumentStartEvent:
                 anchors.clear()
+                index += 1
                 continue
             elif cls is StreamEndEvent:
-                return
+                return -1
             else:
                 continue
             if open_:
@@ -445,8 +447,8 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 del starts[:]
             if dups is not None:
                 del dups[:]
-        if "*" in text:  # an alias (none without a '*'): what the aliases add is bounded before a node is built
-            _check_aliases(text, file, base)
+        # an alias (none without a '*'): what the aliases add is bounded before a node is built
+        cyclic = _check_aliases(text, file, base) if "*" in text else -1
         loader = _LineLoader(text)  # yaml.load_all, with each document's line
         loader.line_base = base
         loader.dups = dups
@@ -456,7 +458,11 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 node = loader.get_node()
                 if starts is not None:
                     starts.append(node.start_mark.line + 1 + base)
-                docs.append(loader.construct_document(node))
+                doc = loader.construct_document(node)  # PyYAML refuses most recursive nodes: at the alias's line
+                if len(docs) == cyclic:  # the first collection that contains itself, built: a root list or mapping
+                    raise InputError("cannot parse YAML: its aliases make a list that contains itself", file,
+                                     node.start_mark.line + 1 + base)
+                docs.append(doc)
         finally:
             loader.dispose()
         return docs

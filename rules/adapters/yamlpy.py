@@ -452,7 +452,7 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
         loader = _LineLoader(text)  # yaml.load_all, with each document's line
         loader.line_base = base
         loader.dups = dups
-        docs = []
+        docs: list[Any] = []
         try:
             while loader.check_node():
                 node = loader.get_node()

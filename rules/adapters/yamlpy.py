@@ -41,7 +41,6 @@ from .yamlsrc import (
     TEMPLATE_PROBLEM,
     LineDict,
     _bad_character,
-    _expanded_size,
     _Fallback,
     _short,
     _template_line,
@@ -355,6 +354,90 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
         loader.dispose()
 
 
+def _check_aliases(text: str, file: str, base: int) -> int:
+    """Raise :class:`InputError` when a document's aliases add more than :data:`MAX_EXPANDED_VALUES` values
+    (mappings, lists and scalars, keys included) or :data:`MAX_EXPANDED_CHARS` characters of scalar text;
+    return the index of the first document where an alias names a collection still open (one that contains
+    itself), where the pass stops, or -1. Only what the aliases add is counted: each alias adds the size of
+    the node its anchor names, fully expanded, computed once per anchor when that node ends. The document
+    itself, however large, adds nothing (the bytes read per file bound it). A ``<<`` merge adds the pairs of
+    each mapping it merges, each anchor once per mapping (:func:`_flatten` keeps a merged key once, so a
+    merge of merges grows with the keys; pairs merged from two anchors are both counted, an upper bound). One
+    pass over the parser's events, before any node or value is built, in memory of the anchors and the open
+    collections; the error is at the line where the document's value begins, as soon as the bound is passed."""
+    loader = _Base(text)
+    get = loader.get_event
+    roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
+    anchors: dict[str, tuple[int, int]] = {}
+    # per open collection: [values, characters, its anchor, a mapping?, a key next?, merging?, anchors merged]
+    # (merging: a mapping whose value being read is a `<<` key's, or the list of such a value)
+    open_: list[list[Any]] = []
+    added = added_chars = 0
+    start = 0
+    index = -1
+    try:
+        while True:
+            ev = get()
+            cls = ev.__class__
+            if not open_ and cls in roots:
+                start = ev.start_mark.line + 1 + base
+            top = open_[-1] if open_ else None
+            merge = top is not None and top[5] and not (top[3] and top[4])
+            if cls is MappingStartEvent or cls is SequenceStartEvent:
+                mapping = cls is MappingStartEvent
+                open_.append([1, 0, ev.anchor, mapping, mapping, merge and not mapping, None])
+                continue
+            if cls is ScalarEvent:
+                size = (1, len(ev.value))
+                if ev.anchor is not None:
+                    anchors[ev.anchor] = size
+            elif cls is AliasEvent:
+                found = anchors.get(ev.anchor)
+                if found is None:
+                    # an alias naming a collection still open (it contains itself: the document is refused once
+                    # built, see parse) or no anchor (the composer's error at its line): counted no further
+                    return index if any(c[2] == ev.anchor for c in open_) else -1
+                size = found
+                if merge and top is not None:  # `<<: *a` or `<<: [*a, …]`: a's pairs, once per mapping
+                    into = top if top[3] else open_[-2]
+                    if into[6] is None:
+                        into[6] = set()
+                    size = (0, 0) if ev.anchor in into[6] else (found[0] - 1, found[1])
+                    into[6].add(ev.anchor)
+                added += size[0]
+                added_chars += size[1]
+                if added > MAX_EXPANDED_VALUES or added_chars > MAX_EXPANDED_CHARS:
+                    what = (f"expand to more than {MAX_EXPANDED_VALUES:,} values" if added > MAX_EXPANDED_VALUES else
+                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
+                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
+                    raise InputError(f"cannot parse YAML: its aliases {what}", file, start)
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                values, chars, anchor = open_.pop()[:3]
+                size = (values, chars)
+                if anchor is not None:
+                    anchors[anchor] = size
+            elif cls is DocumentStartEvent:
+                anchors.clear()
+                index += 1
+                continue
+            elif cls is StreamEndEvent:
+                return -1
+            else:
+                continue
+            if open_:
+                top = open_[-1]
+                top[0] += size[0]
+                top[1] += size[1]
+                if top[3]:  # a mapping: a key, then its value
+                    if top[4]:
+                        top[5] = cls is ScalarEvent and ev.value == "<<" and ev.tag is None and ev.implicit[0]
+                    else:
+                        top[5] = False
+                    top[4] = not top[4]
+    finally:
+        loader.dispose()
+
+
 def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
           dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
     """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
@@ -368,23 +451,21 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 del starts[:]
             if dups is not None:
                 del dups[:]
+        # an alias (none without a '*'): what the aliases add is bounded before a node is built
+        cyclic = _check_aliases(text, file, base) if "*" in text else -1
         loader = _LineLoader(text)  # yaml.load_all, with each document's line
         loader.line_base = base
         loader.dups = dups
-        docs = []
+        docs: list[Any] = []
         try:
             while loader.check_node():
                 node = loader.get_node()
                 if starts is not None:
                     starts.append(node.start_mark.line + 1 + base)
-                doc = loader.construct_document(node)
-                size, chars = _expanded_size(doc, MAX_EXPANDED_VALUES)
-                if size < 0 or size > MAX_EXPANDED_VALUES or chars > MAX_EXPANDED_CHARS:
-                    what = ("make a list that contains itself" if size < 0 else
-                            f"expand to more than {MAX_EXPANDED_VALUES:,} values" if size > MAX_EXPANDED_VALUES else
-                            f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
-                            f"reads from one file, {size_text(MAX_FILE_BYTES)})")
-                    raise InputError(f"cannot parse YAML: its aliases {what}", file, node.start_mark.line + 1 + base)
+                doc = loader.construct_document(node)  # PyYAML refuses most recursive nodes: at the alias's line
+                if len(docs) == cyclic:  # the first collection that contains itself, built: a root list or mapping
+                    raise InputError("cannot parse YAML: its aliases make a list that contains itself", file,
+                                     node.start_mark.line + 1 + base)
                 docs.append(doc)
         finally:
             loader.dispose()

@@ -205,53 +205,15 @@ def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
     return _python_reader().parse(text, file, base, starts, dups)  # type: ignore[no-any-return]
 
 
-#: A document whose aliases make it larger than this is refused (a "billion laughs": a few lines of
-#: anchors that expand to billions of values, which every reader of the document would then walk).
+#: A document whose aliases add more values than this is refused (a "billion laughs": a few lines of
+#: anchors that expand to billions of values, which every reader of the document would then walk). Only what
+#: the aliases add counts (each alias: the node its anchor names, expanded), never the document itself.
 MAX_EXPANDED_VALUES = 1_000_000
-#: Nor may its aliases make it hold more text than this (keys and scalars counted each time an alias repeats
+#: Nor may its aliases add more text than this (keys and scalars counted each time an alias repeats
 #: them): one 1 MiB scalar aliased 20,000 times is 20 GiB of text to every rule that joins or scans it. The
 #: bound is the most a file may hold (:data:`~shardwise.rules.model.files.MAX_FILE_BYTES`), so a document
-#: never costs the rules more than the largest file without aliases would.
+#: never holds more than twice the text of the largest file without aliases.
 MAX_EXPANDED_CHARS = MAX_FILE_BYTES
-
-
-def _expanded_size(root: Any, limit: int, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int]:
-    """How many values ``root`` holds and how many characters of text (keys and strings) with every alias
-    expanded (shared lists, mappings and strings counted each time they appear): ``(values, characters)``,
-    returned as soon as one passes its limit, or ``(-1, 0)`` when a list holds itself. Linear in the distinct
-    values."""
-    if not isinstance(root, dict | list):
-        return 1, len(root) if isinstance(root, str) else 0
-    sizes: dict[int, tuple[int, int]] = {}
-    pending: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        key = id(node)
-        items = node.values() if isinstance(node, dict) else node
-        if children_done:
-            total, chars = 1, 0
-            for c in items:
-                if isinstance(c, str):
-                    total += 1
-                    chars += len(c)
-                else:
-                    v, n = sizes.get(id(c), (1, 0))
-                    total += v
-                    chars += n
-            if isinstance(node, dict):
-                chars += sum(len(k) for k in node if isinstance(k, str))
-            if total > limit or chars > char_limit:
-                return total, chars
-            sizes[key] = (total, chars)
-            pending.discard(key)
-        elif key in pending:
-            return -1, 0  # it contains itself
-        elif key not in sizes:
-            pending.add(key)
-            stack.append((node, True))
-            stack.extend((c, False) for c in items if isinstance(c, dict | list) and id(c) not in sizes)
-    return sizes[id(root)]
 
 
 def load_all(text: str, file: str) -> Iterator[Any]:

@@ -347,3 +347,81 @@ def test_an_input_error_in_a_worker_keeps_its_file_and_line(tmp_path):
     with pytest.raises(InputError) as err:
         load_inputs([str(tmp_path)], jobs=2)
     assert (err.value.file, err.value.line) == (str(tmp_path / "0150.yaml"), 2)
+
+
+# ------------------------------------------------------------------ aliases: only what they add is bounded (aliases19)
+
+@pytest.fixture(params=["compiled", "python"])
+def reader(request, monkeypatch):
+    """Both ways in: the compiled reader hands a text with an alias to the Python one; the pure reader alone."""
+    if request.param == "python":
+        monkeypatch.setattr(yamlsrc, "_fast", None)
+    elif yamlsrc._fast is None:
+        pytest.skip("the compiled reader is not built (make setup)")
+    return request.param
+
+
+def _refused(text):
+    with pytest.raises(InputError) as e:
+        yamlsrc._parse(text, "x.yaml")
+    return str(e.value)
+
+
+def test_one_alias_in_a_document_of_more_than_a_million_values_is_read(reader):
+    # was: "x.yaml:1: cannot parse YAML: its aliases expand to more than 1,000,000 values": the whole document was
+    # counted (a 31 MiB file of 3.2M keys with one anchor and one alias: 85.8 s, 2.3 GB, then refused)
+    text = "a: &a x\nb: [" + "1," * 1_000_000 + "*a]\n"
+    (doc,) = yamlsrc._parse(text, "x.yaml")
+    assert (len(doc["b"]), doc["b"][0], doc["b"][-1]) == (1_000_001, 1, "x")
+
+
+def test_aliases_that_add_exactly_the_bound_are_read_and_one_value_more_is_refused(reader):
+    anchor = "a: &a [" + ",".join(["v"] * 999) + "]\n"  # the list and its 999 scalars: 1,000 values
+    (doc,) = yamlsrc._parse(anchor + "b: [" + ",".join(["*a"] * 1000) + "]\n", "x.yaml")  # adds 1,000,000
+    assert (len(doc["b"]), doc["b"][999] is doc["a"]) == (1000, True)
+    assert _refused(anchor + "b: [" + ",".join(["*a"] * 1000) + ", *a]\n") == (  # adds 1,001,000
+        "x.yaml:1: cannot parse YAML: its aliases expand to more than 1,000,000 values")
+
+
+def test_aliases_that_add_exactly_the_text_bound_are_read_and_one_character_more_is_refused(reader):
+    big = "x" * (1 << 20)
+    (doc,) = yamlsrc._parse(f"a: &a {big}\nb: [" + ",".join(["*a"] * 32) + "]\n", "x.yaml")  # adds 32 MiB
+    assert [len(s) for s in doc["b"]] == [1 << 20] * 32
+    assert _refused(f"a: &a {big}y\nb: [" + ",".join(["*a"] * 32) + "]\n") == (
+        "x.yaml:1: cannot parse YAML: its aliases expand to more than 33,554,432 characters of text "
+        "(the most shardwise reads from one file, 32 MiB)")
+
+
+def test_a_billion_laughs_is_refused_at_its_document(reader):
+    anchors = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    anchors += [f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True)]
+    assert _refused("---\nok: 1\n---\n" + "\n".join(anchors) + "\n") == (
+        "x.yaml:4: cannot parse YAML: its aliases expand to more than 1,000,000 values")
+
+
+def test_a_merge_key_adds_what_it_merges(reader):
+    anchor = "a: &a {" + ", ".join(f"k{i}: v" for i in range(999)) + "}\n"  # 1 + 999 keys + 999 values
+    assert _refused(anchor + "".join(f"m{i}: {{<<: *a}}\n" for i in range(501))) == (  # 501 x 1,999
+        "x.yaml:1: cannot parse YAML: its aliases expand to more than 1,000,000 values")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("&x [*x]\n", "x.yaml:1: cannot parse YAML: its aliases make a list that contains itself"),
+    ("ok: 1\n---\n&x [*x]\n", "x.yaml:3: cannot parse YAML: its aliases make a list that contains itself"),
+    ("&m {a: [b, *m]}\n", "x.yaml:1: cannot parse YAML: found unconstructable recursive node"),  # PyYAML's own
+])
+def test_a_collection_that_contains_itself_is_refused(reader, text, said):
+    assert _refused(text) == said
+
+
+def test_a_merge_of_merges_is_read_and_a_merge_of_many_aliases_refused(reader):
+    # a merged key is kept once (hostile8): each anchor merged once per mapping, so this grows with the keys
+    text = "m0: &m0 {k0: v, k1: v}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: 1}}\n" for i in range(1, 12))
+    (doc,) = yamlsrc._parse(text, "x.yaml")
+    assert doc["m11"] == {"k0": "v", "k1": "v", **{f"n{i}": 1 for i in range(1, 12)}}
+    # and each list of aliases beside the merge counted each time (the hostile sweep's h8-merge-key-bomb)
+    text = "m0: &m0 {k0: v, k1: v, k2: v, k3: v, k4: v, k5: v, k6: v, k7: v, k8: v, k9: v}\n" + "".join(
+        f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: [{', '.join([f'*m{i - 1}'] * 10)}]}}\n"
+        for i in range(1, 9))
+    assert _refused(text) == "x.yaml:1: cannot parse YAML: its aliases expand to more than 1,000,000 values"

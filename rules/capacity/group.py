@@ -871,6 +871,17 @@ def encoder_fit(g: ServingGroup) -> EncoderFit | None:
     tp, pp = tp_pp(g)
     if known(g.engine.quantization, "quantization"):
         return EncoderFit(None, dtype, text, why="a quantised encoder's weights are not modelled")
+    quantised = cfg.get("quantization_config")
+    if quantised is not None:  # a quantised checkpoint: vLLM loads it with its method, --quantization or not
+        method = quantised.get("quant_method") if isinstance(quantised, dict) else None
+        named = f", {method}" if isinstance(method, str) and method else ""
+        return EncoderFit(None, dtype, text, why="a quantised encoder's weights are not modelled (config.json's "
+                                                 f"quantization_config{named})")
+    offload = known(g.engine.extra.get("cpu_offload_gb"), "cpu_offload_gb")
+    if isinstance(offload, (int, float)) and not isinstance(offload, bool) and offload > 0:
+        # vLLM moves up to that many GiB of each GPU's weights to CPU memory (models/utils.py maybe_offload_to_cpu)
+        return EncoderFit(None, dtype, text, why=f"--cpu-offload-gb {offload:g} moves up to {offload:g} GiB of the "
+                                                 "weights to CPU memory, which is not modelled")
     if tp * pp != 1:
         return EncoderFit(None, dtype, text, why=f"an encoder sharded over {tp * pp} GPUs is not modelled (TP {tp}, "
                                                  f"PP {pp})")

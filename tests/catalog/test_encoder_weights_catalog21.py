@@ -33,7 +33,7 @@ PEAK = ("the pooling runner's profile peak (a dummy run over max_num_batched_tok
 HELD = "SW104, SW106, SW203 could not run on it"
 
 
-def _repo(tmp_path: Path, name: str = "bge-m3", **wider: int) -> None:
+def _repo(tmp_path: Path, name: str = "bge-m3", **wider: object) -> None:
     folder = tmp_path / "models" / name
     folder.mkdir(parents=True)
     if not wider:
@@ -172,3 +172,32 @@ def test_a_tokenizer_cap_only_lowers_the_length(tmp_path: Path):
     assert _sw(found) == [("SW004", "advisory"), ("SW102", "mandatory")]
     assert "above the 8,192 tokens vLLM 0.20.0 derives (config.json's length keys, capped by tokenizer_config.json's " \
            "model_max_length)" in _msg(found, "SW102")
+
+
+# review20: SW101 blocked an encoder whose weights were counted at 16 bits where vLLM loads less of them on the GPU.
+# A config.json with ``quantization_config`` is a quantised checkpoint: vLLM builds the layers with that method
+# (ModelConfig reads the checkpoint's quantization_config whatever --quantization says), so its weights are not the
+# 16-bit count; and ``--cpu-offload-gb N`` has vLLM move up to N GiB of each GPU's weights to CPU memory
+# (vllm/model_executor/models/utils.py ``maybe_offload_to_cpu``, set from cache_config.cpu_offload_gb). Neither is
+# modelled for an encoder, so neither is judged (SW004 says why); the 56-layer widening is 22.98 GiB in float16, more
+# than an L4's 22.0 GiB, which blocked both before.
+
+def test_a_quantised_encoder_checkpoint_is_not_judged_at_16_bits(tmp_path: Path):
+    _repo(tmp_path, "wide", hidden_size=4096, intermediate_size=16384, num_hidden_layers=56, num_attention_heads=32,
+          quantization_config={"quant_method": "compressed-tensors", "format": "pack-quantized"})
+    found = lint(tmp_path, _weights_only("./models/wide", 1, instance="g6.xlarge", extra=", --runner, pooling"))
+    assert _sw(found) == [("SW004", "advisory")]
+    assert ("; its weights were not judged: a quantised encoder's weights are not modelled (config.json's "
+            "quantization_config, compressed-tensors); ") in _msg(found, "SW004")
+
+
+def test_an_encoder_with_cpu_offload_is_not_judged(tmp_path: Path):
+    _repo(tmp_path, "wide", hidden_size=4096, intermediate_size=16384, num_hidden_layers=56, num_attention_heads=32)
+    found = lint(tmp_path, _weights_only("./models/wide", 1, instance="g6.xlarge",
+                                      extra=", --runner, pooling, --cpu-offload-gb, '16'"))
+    assert _sw(found) == [("SW004", "advisory")]
+    assert ("; its weights were not judged: --cpu-offload-gb 16 moves up to 16 GiB of the weights to CPU memory, "
+            "which is not modelled; ") in _msg(found, "SW004")
+    # without the flag the same checkpoint blocks (22.98 GiB of float16 weights on 22.0 GiB)
+    found = lint(tmp_path, _weights_only("./models/wide", 1, instance="g6.xlarge", extra=", --runner, pooling"))
+    assert _sw(found) == [("SW004", "advisory"), ("SW101", "mandatory")]

@@ -699,10 +699,27 @@ def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     return per_group(g, key, lambda g: _sizing(g, config))
 
 
+def _offloaded(g: ServingGroup) -> None:
+    """Raise Undecidable where ``--cpu-offload-gb`` is above 0 (or not known): vLLM then keeps up to that many GiB of
+    each GPU's weights in CPU memory and streams them in for each forward pass (the 0.11.0 wheel's
+    vllm/model_executor/models/utils.py ``maybe_offload_to_cpu``), which the capacity model does not count, so the
+    weights on the GPU and the KV cache left beside them are not known. A sizing that charged the whole weights would
+    block a layout that starts (Llama-3.1-70B at TP4 on L4s with ``--cpu-offload-gb 24``)."""
+    value = g.engine.extra.get("cpu_offload_gb")
+    if value is None:
+        return
+    offload = known(value, "cpu_offload_gb")
+    if isinstance(offload, bool) or not isinstance(offload, (int, float)) or offload > 0:
+        amount = f"{offload:g}" if isinstance(offload, (int, float)) and not isinstance(offload, bool) else str(offload)
+        raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {amount} moves up to {amount} GiB of "
+                          "them to CPU memory, which the capacity model does not count")
+
+
 def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     if tpu_of(g) is not None:
         return None  # not sized, whatever else is not known (its model, its layout)
     model = require_model(g)
+    _offloaded(g)
     dev = device(g)
     if dev is None:
         return None
@@ -718,6 +735,7 @@ def sizer(g: ServingGroup, config: Context) -> Sizer | None:
     if tpu_of(g) is not None:
         return None
     model = require_model(g)
+    _offloaded(g)
     dev = device(g)
     if dev is None:
         return None

@@ -108,6 +108,7 @@ EXTRA_FIXTURES = {
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
               "pinned-pool-without-the-accelerator"},  # place14: pinned by name to a pool that never holds it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
               "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits

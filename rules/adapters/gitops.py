@@ -236,12 +236,18 @@ def _templated(v: Any) -> bool:
     return False
 
 
+def _leaves(rel: str) -> bool:
+    """Whether a path relative to the repository root leads out of it: ``..`` or ``../x``, not a folder of the
+    repository whose name begins with two dots (``..cfg/values.yaml``; review20)."""
+    return rel == os.pardir or rel.startswith(os.pardir + os.sep)
+
+
 def _folder(co: Checkout, path: str) -> tuple[str | None, str | None]:
     """(the folder relative to the current directory, None) or (None, why it is not rendered)."""
     if not path or os.path.isabs(path):
         return None, f"its path {path!r} is not a folder of the repository"
     full = os.path.normpath(os.path.join(co.root, path))
-    if os.path.relpath(full, co.root).startswith("..") or (os.path.exists(full) and not inside(full, co.root)):
+    if _leaves(os.path.relpath(full, co.root)) or (os.path.exists(full) and not inside(full, co.root)):
         return None, f"its path {path!r} leads outside the repository"
     if not os.path.isdir(full):
         return None, f"its path {path!r} is not a folder of this checkout ({co.root})"
@@ -268,7 +274,7 @@ def _argo_refuses(co: Checkout, path: str) -> str | None:
     if os.path.isabs(path):
         return f"{path}: app path is absolute"
     full = os.path.normpath(os.path.join(co.root, path))
-    if os.path.relpath(full, co.root).startswith(".."):
+    if _leaves(os.path.relpath(full, co.root)):
         return f"{path}: app path outside root"
     if not os.path.lexists(full):
         return f"{path}: app path does not exist"
@@ -316,7 +322,7 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
         else:
             full = os.path.join(folder, f)
         # readers18: a path that leaves the repository as written (`$values/../../x.yaml`) says so, existing or not
-        if os.path.relpath(os.path.abspath(full), os.path.abspath(co.root)).startswith("..") or (
+        if _leaves(os.path.relpath(os.path.abspath(full), os.path.abspath(co.root))) or (
                 os.path.lexists(full) and not inside(full, co.root)):
             return None, f"its value file {f} is outside the repository: not read"
         if not os.path.isfile(full):

@@ -266,6 +266,8 @@ def test_value_files_outside_the_repository_or_fetched_are_refused(repo, tmp_pat
         ("../../../secret.yaml", "its value file ../../../secret.yaml is outside the repository: not read"),
         ("../../environments/prod/link.yaml",
          "its value file ../../environments/prod/link.yaml is outside the repository: not read"),
+        # review20: a folder of the repository whose name begins with two dots is inside it
+        ("../../..cfg/values.yaml", "its value file ../../..cfg/values.yaml is not in this checkout"),
     ]:
         app.write_text("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: x}\nspec:\n  source:\n"
                        f"    repoURL: {ORIGIN}\n    path: charts/vllm\n    helm: {{valueFiles: [{value_file!r}]}}\n")

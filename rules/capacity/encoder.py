@@ -230,9 +230,10 @@ def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
         value = sentence_config["max_seq_length"]
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-    if architecture(cfg) in ROTARY_ENCODERS:
+    if architecture(cfg) in ROTARY_ENCODERS or cfg.get("model_type") == "new":
         # NomicBertModelConfig resets the length to max_trained_positions where none was given in 0.11.1 and 0.18.0,
-        # not in 0.29.0; the gte configs were not followed: not read here
+        # not in 0.29.0; the gte configs (GteNewModelConfig, and Alibaba-NLP's NewModel, whose rope_scaling vLLM
+        # would read) were not followed: not read here
         raise EncoderShapeError(f"the length vLLM derives for {architecture(cfg)} is not read")
     found = [v for k in _LENGTH_KEYS if isinstance(v := cfg.get(k), int) and not isinstance(v, bool)]
     if not found:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from family_manifest import deployment, lint
+from shardwise.rules.app.plan import PlanError, load_model
 
 DATA = Path(__file__).parent / "data" / "catalog22"
 #: nomic-embed-text-v1.5's config.json as public code restates it (data/catalog22/README.md)
@@ -78,3 +80,13 @@ def test_weights_above_the_whole_gpu_still_block(tmp_path: Path):
     found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, extra=", --runner, pooling"))
     assert ("SW101", "mandatory") in _sw(found)
     assert "with 128.47 GiB of weights in float16 on vLLM 0.20.0" in _msg(found, "SW101")
+
+
+def test_plan_says_its_weights(tmp_path: Path):
+    _repo(tmp_path)
+    config = tmp_path / "models" / "nomic-embed-text-v1.5" / "config.json"
+    with pytest.raises(PlanError) as e:
+        load_model(str(config), None, "0.29.0")
+    # before: "its weights were not judged: NomicBertModel is not an encoder whose weights are modelled"
+    assert ("; on one GPU its weights alone are 0.25 GiB in float16 under --dtype auto on vLLM 0.29.0, with no KV "
+            "cache; ") in str(e.value)

@@ -31,8 +31,9 @@ KV cache. Read in the 0.11.1, 0.18.0 and 0.29.0 wheels, and for BERT's and RoBER
   (rotary). Each layer: QKV and output projections, the MLP (gate and up stacked, then down) and two LayerNorms with
   bias; a layer ``i`` with ``i % moe_every_n_layers == 1`` holds ``NomicMoE`` instead: a bias-free router (hidden x
   experts), ``w1`` and ``w2`` of experts x intermediate x hidden each, and one bias of hidden. No pooler is built
-  (``add_pooling_layer`` False; ``pooler`` weights are skipped). Its length is not read here (:func:`max_len`): 0.11.1
-  and 0.18.0 reset it to ``max_trained_positions`` where no length was given, 0.29.0 does not. gte's ``GteNewModel``
+  (``add_pooling_layer`` False; ``pooler`` weights are skipped). Its length is not :func:`max_len`'s: up to 0.21.0 a
+  given ``--max-model-len`` is held to ``max_trained_positions`` (:func:`nomic_given_limit`), from 0.22.0 the rule
+  was not followed. gte's ``GteNewModel``
   and ``GteModel`` share the body but are not counted: their bias comes from ``getattr(config, "bias", True)`` on a
   remote-code config class that was not read.
 * Dtype (``_resolve_auto_dtype``, ``vllm/config/model.py``, the same function in the three wheels): under
@@ -220,6 +221,44 @@ def weights_bytes(cfg: dict[str, Any], release: tuple[int, int, int], flag: str 
     return body * DTYPE_BYTES[dtype(cfg, flag)] + head * 4
 
 
+#: ``NomicBertModelConfig`` holds a given ``--max-model-len`` to ``max_trained_positions`` up to this release (read in
+#: 0.11.1, 0.18.0, 0.20.0 and 0.21.0; 0.22.0, 0.23.0, 0.25.1, 0.27.0, 0.29.0 and 0.34.0 do not)
+NOMIC_HELD_TO = (0, 21, 999)
+#: from 0.18.0 it sets the derived length to ``max_trained_positions`` itself (``derived_max_model_len_and_key``);
+#: 0.11.1 sets ``max_position_embeddings`` to it and derives the smallest length key; 0.12 - 0.17 were not read
+NOMIC_DERIVED_FROM = (0, 18, 0)
+
+
+def nomic_given_limit(cfg: dict[str, Any], release: tuple[int, int, int]) -> int | None:
+    """The length vLLM ``release`` holds a given ``--max-model-len`` of a ``NomicBertModel`` to, or None where that is
+    not read here. ``NomicBertModelConfig`` (model_executor/models/config.py, 0.11.1 to 0.21.0), where a
+    ``--max-model-len`` (or ``--hf-overrides``) is given, re-verifies it against ``max_trained_positions`` with
+    ``sentence_bert_config.json``'s ``max_seq_length`` dropped and the position type ``rope`` (no tokenizer cap), so
+    neither sibling file raises it; a RoPE factor of the config would multiply it and is not read here. The generic
+    check (``get_and_verify_max_len``) runs before it and may refuse a smaller length (a ``sentence_bert_config.json``
+    below it): a length above this one is refused for sure, one below it is not judged here."""
+    if architecture(cfg) not in NOMIC_EMBEDDERS or not READ_FROM <= release[:3] <= NOMIC_HELD_TO:
+        return None
+    rope = cfg.get("rope_parameters")
+    if cfg.get("rope_scaling") or (isinstance(rope, dict) and (
+            "factor" in rope or any(isinstance(v, dict) and "factor" in v for v in rope.values()))):
+        return None
+    if cfg.get("position_embedding_type", "rope") == "absolute":
+        return None
+    trained = cfg.get("max_trained_positions")
+    if isinstance(trained, bool) or not isinstance(trained, int) or trained <= 0:
+        return None  # vLLM's getattr default (2,048) would apply on the remote-code class: not read
+    # 0.11.1: max_position_embeddings := max_trained_positions, then the smallest length key
+    keys = {k: cfg[k] for k in _LENGTH_KEYS if isinstance(cfg.get(k), int) and not isinstance(cfg.get(k), bool)}
+    keys["max_position_embeddings"] = trained
+    smallest = min(keys.values())
+    if release[:3] >= NOMIC_DERIVED_FROM:
+        return trained
+    if release[:3] <= (0, 11, 999):
+        return smallest
+    return trained if trained == smallest else None  # 0.12 - 0.17: either rule, where they agree
+
+
 def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
             tokenizer_config: dict[str, Any] | None = None) -> int:
     """The length vLLM derives for an encoder embedder under the pooling runner: the smallest length key of the
@@ -231,9 +270,9 @@ def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
         if isinstance(value, int) and not isinstance(value, bool):
             return value
     if architecture(cfg) in ROTARY_ENCODERS or cfg.get("model_type") == "new":
-        # NomicBertModelConfig resets the length to max_trained_positions where none was given in 0.11.1 and 0.18.0,
-        # not in 0.29.0; the gte configs (GteNewModelConfig, and Alibaba-NLP's NewModel, whose rope_scaling vLLM
-        # would read) were not followed: not read here
+        # NomicBertModelConfig holds the length to max_trained_positions up to 0.21.0 (nomic_given_limit), not from
+        # 0.22.0; the gte configs (GteNewModelConfig, and Alibaba-NLP's NewModel, whose rope_scaling vLLM would read)
+        # were not followed: BERT's rule is not theirs
         raise EncoderShapeError(f"the length vLLM derives for {architecture(cfg)} is not read")
     found = [v for k in _LENGTH_KEYS if isinstance(v := cfg.get(k), int) and not isinstance(v, bool)]
     if not found:

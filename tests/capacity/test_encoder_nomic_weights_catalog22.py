@@ -88,3 +88,26 @@ def test_gte_weights_are_not_counted() -> None:
            "num_hidden_layers": 12, "vocab_size": 30528, "type_vocab_size": 0, "hidden_act": "gelu"}
     with pytest.raises(encoder.EncoderShapeError, match="GteNewModel is not an encoder whose weights are modelled"):
         encoder.params(gte, (0, 29, 0))
+
+
+@pytest.mark.parametrize(("release", "limit"), [((0, 11, 1), 2048), ((0, 15, 0), 2048), ((0, 18, 0), 2048),
+                                                 ((0, 21, 0), 2048), ((0, 22, 0), None), ((0, 29, 0), None)])
+def test_the_length_a_given_max_model_len_is_held_to(release: tuple[int, int, int], limit: int | None) -> None:
+    # 0.11.1: max_position_embeddings := max_trained_positions, then the smallest length key (n_positions 8,192,
+    # 2,048): 2,048; 0.18.0 - 0.21.0: max_trained_positions itself; 0.12 - 0.17 (not read): where both agree
+    assert encoder.nomic_given_limit(NOMIC_V15, release) == limit
+
+
+def test_the_held_length_where_the_rules_differ_or_a_key_is_missing() -> None:
+    short = {**NOMIC_V15, "n_positions": 1024}  # the smallest key below max_trained_positions
+    assert encoder.nomic_given_limit(short, (0, 11, 1)) == 1024
+    assert encoder.nomic_given_limit(short, (0, 18, 0)) == 2048
+    assert encoder.nomic_given_limit(short, (0, 15, 0)) is None
+    # no max_trained_positions in the config.json (the remote class's default is not read), a RoPE factor, gte
+    assert encoder.nomic_given_limit({k: v for k, v in NOMIC_V15.items() if k != "max_trained_positions"},
+                                     (0, 20, 0)) is None
+    assert encoder.nomic_given_limit({**NOMIC_V15, "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}},
+                                     (0, 20, 0)) is None
+    assert encoder.nomic_given_limit({**NOMIC_V15, "rope_parameters": {"rope_type": "default", "rope_theta": 1000.0}},
+                                     (0, 20, 0)) == 2048
+    assert encoder.nomic_given_limit({**NOMIC_V15, "architectures": ["GteNewModel"]}, (0, 20, 0)) is None

@@ -1,15 +1,16 @@
-"""A NomicBERT embedder whose config.json is read is judged on its weights alone, and its length is not judged
-(issue 28, round catalog22).
+"""A NomicBERT embedder whose config.json is read is judged on its weights alone, and a given length on what vLLM
+holds it to (issue 28, round catalog22).
 
-``rules/capacity/encoder.py`` counts ``NomicBertModel`` from catalog22 (tests/capacity/test_encoder_nomic_catalog22.py:
-nomic-embed-text-v1.5's 136,731,648 checkpoint parameters, 136,779,264 allocated with the token types padded), so a
-Deployment serving nomic-embed-text-v1.5 from a path in the repository is judged as catalog21 judges a BERT: SW004
-(advisory, undecided) with the weights. Before, SW004 said "its weights were not judged: NomicBertModel is not an
-encoder whose weights are modelled", and SW102 judged its length by BERT's rule (the smallest length key, n_positions
-8,192), which is not vLLM's for it: 0.11.1 and 0.18.0 reset the length to max_trained_positions (2,048) where none was
-given, and with a --max-model-len re-verify it against max_trained_positions; 0.29.0 does neither. The manifest is the
-shape of a real embedding Deployment (``vllm serve <path> --runner pooling``); the config.json is the one public code
-restates (its own file was not found as text: data/catalog22/README.md).
+``rules/capacity/encoder.py`` counts ``NomicBertModel`` from catalog22 (tests/capacity/test_encoder_nomic_weights_
+catalog22.py: nomic-embed-text-v1.5's 136,731,648 checkpoint parameters, 136,779,264 allocated with the token types
+padded), so a Deployment serving nomic-embed-text-v1.5 from a path in the repository is judged as catalog21 judges a
+BERT: SW004 (advisory, undecided) with the weights. Before, SW004 said "its weights were not judged: NomicBertModel is
+not an encoder whose weights are modelled", and SW102 judged its length by BERT's rule (the smallest length key,
+n_positions 8,192: advisory), which is not vLLM's for it: 0.11.1 to 0.21.0 re-verify a given --max-model-len against
+max_trained_positions (2,048), sentence_bert_config.json's max_seq_length dropped, so 32,768 is refused for sure;
+0.22.0 on do not, and their rule for NomicBERT was not followed. The manifest is the shape of a real embedding
+Deployment (``vllm serve <path> --runner pooling``); the config.json is the one public code restates (its own file
+was not found as text: data/catalog22/README.md).
 """
 
 from __future__ import annotations
@@ -51,11 +52,16 @@ def _msg(found, code):
     return f.message
 
 
+def _within(*args, **kwargs) -> str:
+    """The Deployment with --max-model-len 2048, inside the 2,048 tokens vLLM holds NomicBERT to up to 0.21."""
+    return deployment(*args, **kwargs).replace('"32768"', '"2048"')
+
+
 def test_nomic_embed_text_v1_5_on_an_l4_is_judged_on_its_weights(tmp_path: Path):
     # vLLM 0.20.0: 136,779,264 parameters, the float32 checkpoint in float16: 273,558,528 bytes = 0.25 GiB
     _repo(tmp_path)
-    found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
-                                      extra=", --runner, pooling"))
+    found = lint(tmp_path, _within("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
+                                   extra=", --runner, pooling"))
     assert _sw(found) == [("SW004", "advisory")]
     assert _msg(found, "SW004") == (
         f"shardwise does not know the model: {WHY}; judged on its weights alone: 0.25 GiB of weights in float16 on "
@@ -63,13 +69,28 @@ def test_nomic_embed_text_v1_5_on_an_l4_is_judged_on_its_weights(tmp_path: Path)
         f"{PEAK}; SW104, SW106, SW203 could not run on it")
 
 
-def test_its_length_is_not_judged_by_bert_rule(tmp_path: Path):
-    # --max-model-len 32768 above n_positions 8,192: vLLM's limit for NomicBERT is not BERT's, so no SW102 either way
+def test_a_given_length_above_max_trained_positions_is_refused_up_to_0_21(tmp_path: Path):
+    # NomicBertModelConfig (0.18.0 - 0.21.0) re-verifies a given --max-model-len against max_trained_positions
+    # (2,048) with sentence_bert_config.json's max_seq_length dropped: 32,768 is refused whatever that file says.
+    # Before catalog22: advisory "above the 8,192 tokens" (BERT's rule, the smallest length key, n_positions)
     _repo(tmp_path)
     found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
                                       extra=", --runner, pooling"))
-    assert not [f for f in found if f.code == "SW102"]
-    assert '"32768"' in deployment("./models/nomic-embed-text-v1.5", 1)
+    assert _sw(found) == [("SW004", "advisory"), ("SW102", "mandatory")]
+    assert _msg(found, "SW102") == (
+        "'./models/nomic-embed-text-v1.5' is an encoder-only embedder: --max-model-len 32,768 is above the 2,048 "
+        "tokens vLLM 0.20.0 derives (max_trained_positions, which NomicBertModelConfig holds a given --max-model-len "
+        "to, whatever sentence_bert_config.json says), and vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; "
+        "vLLM will refuse to start")
+
+
+def test_from_0_22_its_length_is_not_judged(tmp_path: Path):
+    # 0.22.0 on (0.23.0, 0.25.1, 0.27.0, 0.29.0, 0.34.0 read) no longer hold it to max_trained_positions, and the
+    # generic rule for NomicBERT was not followed: no SW102 either way
+    _repo(tmp_path)
+    found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
+                                      extra=", --runner, pooling").replace("v0.20.0", "v0.29.0"))
+    assert _sw(found) == [("SW004", "advisory")]
 
 
 def test_weights_above_the_whole_gpu_still_block(tmp_path: Path):

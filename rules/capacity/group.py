@@ -930,6 +930,10 @@ def encoder_length(g: ServingGroup) -> tuple[int, str, str] | None:
         return None
     if any(k == "rope_scaling" or k.startswith("hf_overrides") for k in g.engine.extra):
         return None
+    held = encoder.nomic_given_limit(cfg, (parts[0], parts[1], parts[2]))
+    if held is not None:  # NomicBERT up to 0.21: a given --max-model-len is held to max_trained_positions
+        return held, ("max_trained_positions, which NomicBertModelConfig holds a given --max-model-len to, whatever "
+                      "sentence_bert_config.json says"), ""
     sentence = g.encoder_siblings.get("sentence_bert_config.json")
     tokenizer = g.encoder_siblings.get("tokenizer_config.json")
     try:

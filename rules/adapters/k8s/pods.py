@@ -60,6 +60,7 @@ from .fields import (
     as_map,
     line_of,
     port_names,
+    quantity,
     quantity_problem,
     str_map,
     typed_items,
@@ -107,6 +108,57 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
                                  f"({quantity_problem(value)})", file, line_of(section, name) or line)
             return n
     return None
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """Whether Kubernetes lets a container request less of resource ``name`` than its limit: a native resource
+    (``cpu``, ``memory``, ``ephemeral-storage``, a ``kubernetes.io/`` name) other than huge pages. An extended
+    resource (``nvidia.com/gpu``, ``amd.com/gpu``, ``vpc.amazonaws.com/efa``) and huge pages are never overcommitted
+    (kubernetes pkg/apis/core/helper/helpers.go, ``IsOvercommitAllowed``: ``IsNativeResource(name) &&
+    !IsHugePageResourceName(name)``; ``IsNativeResource``: no domain, or one containing ``kubernetes.io/``)."""
+    native = "/" not in name or "kubernetes.io/" in name
+    return native and not name.startswith("hugepages-")
+
+
+def check_requests_within_limits(resources: Any, what: str, file: str | None, line: int | None) -> None:
+    """An :class:`InputError` at the request's line where a container's ``resources`` set both a request and a limit
+    of one resource that the API server refuses together (kubernetes pkg/apis/core/validation/validation.go,
+    ``ValidateContainerResourceRequirements``): a request above its limit (``must be less than or equal to cpu
+    limit``), or, for a resource that is never overcommitted (:func:`_overcommit_allowed`), a request other than its
+    limit (``must be equal to nvidia.com/gpu limit``). The pod is never created, so neither number is the pod's: the
+    object is an input error, never sized on one of them. A value that is no quantity, or not known yet, is left to
+    the readers of the count; a request without a limit is not judged here (a LimitRange of the namespace may give
+    the limit at admission)."""
+    if not isinstance(resources, dict):
+        return
+    requests, limits = resources.get("requests"), resources.get("limits")
+    if not isinstance(requests, dict) or not isinstance(limits, dict):
+        return
+    for name, asked in requests.items():
+        if name not in limits:
+            continue
+        req, lim = quantity(asked), quantity(limits[name])
+        if req is None or lim is None or req == lim:
+            continue
+        name = str(name)
+        shown_req, shown_lim = _shown_quantity(asked), _shown_quantity(limits[name])
+        at = line_of(requests, name) or line
+        if not _overcommit_allowed(name):
+            raise InputError(
+                f"{what}.resources.requests.{name}: {shown_req}, but limits.{name} is {shown_lim}; Kubernetes "
+                f"refuses the pod (\"must be equal to {name} limit\": {name} is never overcommitted, so a "
+                "container's request must equal its limit) and runs neither count: write the count once, under "
+                "limits (the request defaults to it)", file, at)
+        if req > lim:
+            raise InputError(
+                f"{what}.resources.requests.{name}: {shown_req} is more than limits.{name}, {shown_lim}; "
+                f"Kubernetes refuses the pod (\"must be less than or equal to {name} limit\"): lower the request or "
+                "raise the limit", file, at)
+
+
+def _shown_quantity(value: Any) -> str:
+    """A quantity as a message quotes it: as written."""
+    return str(value).strip()
 
 
 def _efa(resources: Mapping[str, Any], file: str | None, line: int | None) -> Any:
@@ -428,6 +480,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     pod_sc = typed_map(spec, "securityContext", f"{path}.securityContext", where)
     raw_containers = typed_items(spec, "containers", f"{path}.containers", where)
     refs = claim_refs(spec)
+    for idx, init in enumerate(as_list(spec.get("initContainers"))):  # the API server validates them alike
+        if isinstance(init, dict):
+            check_requests_within_limits(init.get("resources"), f"{path}.initContainers[{idx}]", file,
+                                         init.line if isinstance(init, LineDict) else where.line)
     for idx, c in enumerate(raw_containers):
         cline = c.line if isinstance(c, LineDict) else where.line
         cloc = location_at(file, cline)
@@ -449,6 +505,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         env, literal, env_lines, env_written = _env(c, injected, what, cloc, env_refs, from_values)
         env_from = _env_from(c, what, cloc)
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
+        check_requests_within_limits(resources, what, file, cline)
         gpus, accelerator = _accelerators(resources, file, cline)
         ports = typed_items(c, "ports", f"{what}.ports", cloc)
         for i, port in enumerate(ports):

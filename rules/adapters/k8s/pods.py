@@ -393,7 +393,7 @@ class Pod:
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
                  "volumes", "image_vllm", "unread", "unread_why", "crash", "crash_pending", "crash_placeholder",
-                 "crash_advisory", "locations", "host", "more", "flag_check")
+                 "crash_advisory", "locations", "host", "more", "flag_check", "pod_gpus", "pod_gpus_from")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -423,6 +423,10 @@ class Pod:
         #: (``shardwise.dev/vllm-version``, :func:`judge_declared_release`), kept only where its image names no
         #: release read and its command pins none
         self.flag_check: tuple[Any, ...] | None = None
+        #: the pod's request of the server's accelerator resource as the scheduler counts it, where it is more than the
+        #: server's own (:func:`scheduled_request`), and what else in the pod requests it; None and () otherwise
+        self.pod_gpus: Any = None
+        self.pod_gpus_from: tuple[str, ...] = ()
 
     def for_container(self, c: Container, engine: EngineArgs, raw: Mapping[str, Any]) -> Pod:
         """This pod as the serving group of another vLLM container in it (its own engine and GPUs)."""
@@ -647,7 +651,68 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             vol.medium = str(ed["medium"]) if ed.get("medium") else None
             vol.size_limit = str(ed["sizeLimit"]) if ed.get("sizeLimit") is not None else None
         pod.volumes.append(vol)
+    for view in (pod, *pod.more):
+        if view.accelerator_resource is not None and view.gpus is not UNKNOWN:
+            view.pod_gpus, view.pod_gpus_from = scheduled_request(spec, view.accelerator_resource, view.vllm_raw,
+                                                                  view.gpus, file, where.line)
     return pod
+
+
+def scheduled_request(spec: Mapping[str, Any], resource: str, server: Any, own: Any, file: str | None,
+                      line: int | None) -> tuple[Any, tuple[str, ...]]:
+    """(the count of ``resource`` one pod of ``spec`` requests as the scheduler counts it, what in the pod other
+    than the ``server`` container, whose own count is ``own``, requests it), where that count is not ``own``;
+    (None, ()) where it is.
+
+    Kubernetes sums the app containers' requests and adds every native sidecar's (an init container with
+    ``restartPolicy: Always``, which runs for the pod's life), and takes the larger of that and the peak of the init
+    phase, where each init container runs beside the sidecars started before it (KEP-753, "Resources calculation
+    for scheduling and pod admission"; kubernetes staging/src/k8s.io/component-helpers/resource/helpers.go,
+    ``AggregateContainerRequests``). The scheduler's NodeResourcesFit filter places the pod on a node only where
+    that much is allocatable, so a GPU a native sidecar or another container requests counts for the pod's fit
+    though the vLLM server does not see it. UNKNOWN where a count is not known yet. A count is read as
+    :func:`_quantity_int` reads the server's (limits first: an extended resource's request equals its limit)."""
+    running, sidecars, peak = 0, 0, 0
+    peak_from: tuple[str, ...] = ()  # the init container whose run is the peak, and the sidecars beside it
+    others: list[str] = []
+    started: list[str] = []  # the native sidecars started so far that request the resource
+    unknown = False
+
+    def count(c: Any) -> int:
+        nonlocal unknown
+        n = _quantity_int(as_map(c.get("resources")), resource, file, c.line if isinstance(c, LineDict) else line)
+        if n is UNKNOWN:
+            unknown = True
+            return 0
+        return int(n or 0)
+
+    for c in as_list(spec.get("containers")):
+        if isinstance(c, dict) and c is not server:
+            n = count(c)
+            running += n
+            if n:
+                others.append(f"container `{c.get('name')}` ({n})")
+    for c in as_list(spec.get("initContainers")):
+        if not isinstance(c, dict):
+            continue
+        n = count(c)
+        if c.get("restartPolicy") == "Always":
+            running += n
+            sidecars += n
+            if n:
+                others.append(f"native sidecar `{c.get('name')}` ({n})")
+                started.append(others[-1])
+            if sidecars > peak:
+                peak, peak_from = sidecars, ()
+        elif n + sidecars > peak:
+            peak, peak_from = n + sidecars, (*started, f"init container `{c.get('name')}` ({n})")
+    if unknown:
+        return UNKNOWN, tuple(others)
+    mine = own if isinstance(own, int) else 0
+    if peak > running + mine and peak_from:
+        return peak, peak_from
+    total = max(running + mine, peak)
+    return (None, ()) if total == mine else (total, tuple(others))
 
 
 def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate: Any

@@ -89,3 +89,46 @@ def test_the_pool_is_one_whose_nodes_hold_the_pods_whole_request():
     [alone] = load_kubernetes_text(nodes + deployment([]).replace(
         "    spec:\n", "    spec:\n      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n", 1), "t.yaml").groups
     assert alone.pool is not None and alone.pool.name == "small"
+
+
+SERVER_AS_SIDECAR = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: agent, namespace: serving}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      initContainers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          restartPolicy: Always
+          args: ["--model", "Qwen/Qwen2.5-1.5B-Instruct", "--max-model-len", "8192"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+      containers:
+        - name: agent
+          image: python:3.11
+          command: ["python", "-m", "agent"]
+          resources:
+            limits: {nvidia.com/gpu: %s}
+"""
+
+
+@pytest.mark.parametrize("agent,scheduled,named", [("0", 1, ()), ("1", 2, ("container `agent` (1)",))])
+def test_a_vllm_server_run_as_a_native_sidecar_is_the_pods_server(agent, scheduled, named):
+    """The vLLM server as a native sidecar in front of an agent: it runs for the pod's life, so it is the workload
+    (before: SW005, 'not read', and no workload). Its GPUs are the server's; the agent's count for the pod only."""
+    inv = load_kubernetes_text(SERVER_AS_SIDECAR % agent, "t.yaml")
+    [g] = inv.groups
+    assert (g.vllm_container, g.engine.model, g.gpus_per_pod) == ("vllm", "Qwen/Qwen2.5-1.5B-Instruct", 1)
+    assert (g.scheduled_gpus, g.pod_gpus_from) == (scheduled, named)
+    assert [c.name for c in g.containers] == ["agent", "vllm"]
+    assert g.engine.locations["model"].line == 14
+
+
+def test_a_native_sidecar_that_runs_no_vllm_server_is_not_one_of_the_groups_containers():
+    [g] = load_kubernetes_text(deployment([("embedder", True, "1")]), "t.yaml").groups
+    assert [c.name for c in g.containers] == ["vllm"]

@@ -475,7 +475,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     an :class:`InputError` at its line, never read as absent.
 
     Every container that runs a vLLM server is read: the first becomes the pod's engine, each further
-    one a :meth:`Pod.for_container` view in ``Pod.more``."""
+    one a :meth:`Pod.for_container` view in ``Pod.more``. A native sidecar (an init container with ``restartPolicy:
+    Always``) that runs one is read after the app containers (:func:`_native_vllm`)."""
     pod = Pod()
     where = where or Location(file, None)
     pod.meta = as_map(template_meta)
@@ -488,10 +489,14 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         if isinstance(init, dict):
             check_requests_within_limits(init.get("resources"), f"{path}.initContainers[{idx}]", file,
                                          init.line if isinstance(init, LineDict) else where.line)
-    for idx, c in enumerate(raw_containers):
+    inits = as_list(spec.get("initContainers"))
+    entries: list[tuple[Any, str, list[Any], int, bool]] = [
+        (c, f"{path}.containers[{i}]", raw_containers, i, False) for i, c in enumerate(raw_containers)]
+    entries += [(c, f"{path}.initContainers[{i}]", inits, i, True) for i, c in enumerate(inits) if _native_vllm(c)]
+    sidecars: list[Container] = []  # the native sidecars read: kept only where one runs the vLLM server
+    for idx, (c, what, siblings, at, sidecar) in enumerate(entries):
         cline = c.line if isinstance(c, LineDict) else where.line
         cloc = location_at(file, cline)
-        what = f"{path}.containers[{idx}]"
         name = c.get("name")
         if type(name) is not str:
             name = string_field(name, f"{what}.name", file, line_of(c, "name") or cline)
@@ -556,8 +561,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             if probe is not None:
                 container.probes[kind] = probe
         pod.containers.append(container)
+        if sidecar:
+            sidecars.append(container)
         run = command
-        if entrypoint is not None and not command and (entrypoint[0] in (None, name) if idx == 0
+        if entrypoint is not None and not command and (entrypoint[0] in (None, name) if idx == 0 and not sidecar
                                                        else entrypoint[0] == name):
             run = list(entrypoint[1])
         if not (run or args or image):
@@ -565,7 +572,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         key_lines = [x for x in (line_of(c, "command") if "command" in c else None,
                                  line_of(c, "args") if "args" in c else None) if x is not None]
         start = min(key_lines) if key_lines else cline
-        nxt = raw_containers[idx + 1] if idx + 1 < len(raw_containers) else None
+        nxt = siblings[at + 1] if at + 1 < len(siblings) else None
         end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
         flag_loc = location_at(file, (line_of(c, "args") if "args" in c else None) or start)
         locate = make_locate(lines, start, end, file)
@@ -622,7 +629,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 _container_locations(other.locations, c, file)
                 _doubled_serve(other, engine, locate, flag_loc)
                 pod.more.append(other)
-        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS \
+        elif not sidecar and looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) \
+                not in BENCH_CLIENTS \
                 and not fronts_a_server(image, container.gpus, [str(w) for w in (*run, *args)], env):
             # (a proxy, router or gateway named for vLLM, in front of a server: no engine either)
             # vLLM's benchmark client (`vllm bench serve`) on the vLLM image is no server and no GPU workload
@@ -630,6 +638,9 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.unread_why = _bench_why(bench)
             pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
                                        or container.location)
+    idle = [c for c in sidecars if not c.runs_vllm]
+    if idle:  # a native sidecar that runs no vLLM server is not read as one of the pod's containers (as before)
+        pod.containers[:] = [c for c in pod.containers if all(c is not x for x in idle)]
     if isinstance(spec, LineDict) and spec.line is not None:  # where a selector or affinity would go
         pod.locations["podSpec"] = location_at(file, spec.line)
     for key in ("nodeSelector", "affinity", "tolerations", "volumes"):
@@ -656,6 +667,19 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             view.pod_gpus, view.pod_gpus_from = scheduled_request(spec, view.accelerator_resource, view.vllm_raw,
                                                                   view.gpus, file, where.line)
     return pod
+
+
+def _native_vllm(c: Any) -> bool:
+    """Whether an init container is a native sidecar (``restartPolicy: Always``: it runs for the pod's life, beside the
+    app containers; Kubernetes 1.28+, KEP-753) that may run the vLLM server: a vLLM image, or ``vllm`` in its command
+    or args. Such a sidecar is read like an app container; the server it runs is the pod's (the app containers'
+    first, where both run one)."""
+    if not isinstance(c, dict) or c.get("restartPolicy") != "Always":
+        return False
+    image = c.get("image")
+    if isinstance(image, str) and is_vllm_image(image):
+        return True
+    return any(isinstance(w, str) and "vllm" in w.lower() for key in ("command", "args") for w in as_list(c.get(key)))
 
 
 def scheduled_request(spec: Mapping[str, Any], resource: str, server: Any, own: Any, file: str | None,
@@ -687,19 +711,19 @@ def scheduled_request(spec: Mapping[str, Any], resource: str, server: Any, own: 
         return int(n or 0)
 
     for c in as_list(spec.get("containers")):
-        if isinstance(c, dict) and c is not server:
+        if isinstance(c, dict):
             n = count(c)
             running += n
-            if n:
+            if n and c is not server:
                 others.append(f"container `{c.get('name')}` ({n})")
     for c in as_list(spec.get("initContainers")):
         if not isinstance(c, dict):
             continue
         n = count(c)
-        if c.get("restartPolicy") == "Always":
+        if c.get("restartPolicy") == "Always":  # the server itself may be one (its count is its own)
             running += n
             sidecars += n
-            if n:
+            if n and c is not server:
                 others.append(f"native sidecar `{c.get('name')}` ({n})")
                 started.append(others[-1])
             if sidecars > peak:
@@ -709,10 +733,10 @@ def scheduled_request(spec: Mapping[str, Any], resource: str, server: Any, own: 
     if unknown:
         return UNKNOWN, tuple(others)
     mine = own if isinstance(own, int) else 0
-    if peak > running + mine and peak_from:
-        return peak, peak_from
-    total = max(running + mine, peak)
-    return (None, ()) if total == mine else (total, tuple(others))
+    total = max(running, peak)
+    if total == mine:
+        return None, ()
+    return (peak, peak_from) if peak > running and peak_from else (total, tuple(others))
 
 
 def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate: Any

@@ -60,7 +60,9 @@ class TensorParallelLargerThanNode(GroupRule):
             "it is advisory. Keep TP inside one NVLink domain and span nodes with pipeline parallelism, or, "
             "for a mixture-of-experts model, with data parallelism and expert parallelism (attention inside "
             "each node, only the experts' all-to-all across). A single pod never spans nodes: where one pod "
-            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending. "
+            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays "
+            "Pending; what a pod requests is what its containers and native sidecars (init containers with "
+            "restartPolicy Always) request together, not only the vLLM container (KEP-753). "
             "Nor does NVLink join pods (outside a multi-node NVLink domain such as GB200 NVL72): each pod sees "
             "only its own GPUs and NCCL takes each pod for a host of its "
             "own, so a TP group spread over the pods of a multi-node group all-reduces over the network wherever "
@@ -166,13 +168,29 @@ def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "", uses: in
     """A group of one pod: its workers run in that pod, on one node. A request beyond the node's GPUs
     leaves it unschedulable; a request below TP × PP is SW204's (vLLM cannot place its workers)."""
     assert g.pool is not None
-    gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
+    others = g.pod_gpus is not None and not is_unknown(g.pod_gpus)  # else judged on the server's own, a lower bound
+    gpus = known(g.pod_gpus if others else g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     if gpus is None or int(gpus) <= per_node:
         return
     unit = g.accelerator_resource or "nvidia.com/gpu"
     used = layout or f"tensor_parallel_size {tp}"
     uses = tp if uses is None else uses
     instead = f"select a pool with {int(gpus)} or more GPUs per node"
+    own = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else 0
+    if others:  # others in the pod request GPUs too: the scheduler counts them all (KEP-753)
+        if own <= per_node:
+            instead += f", or move the GPUs of {' and '.join(g.pod_gpus_from)} out of this pod"
+        parts = " and ".join(g.pod_gpus_from)
+        asked = (f"{int(gpus)} {unit} while its init containers run ({parts}), more than the {own} of the vLLM "
+                 f"server's {used}" if g.pod_gpus_from[-1].startswith("init container `")
+                 else f"{int(gpus)} {unit}, {own} for the vLLM server's {used} and {parts}")
+        yield hit(g, f"a pod of this workload requests {asked}: Kubernetes schedules a pod on what its containers "
+                     "and native sidecars (init containers with restartPolicy Always, which run for the pod's life) "
+                     "request together, or on an init container beside the sidecars started before it where that is "
+                     f"more (KEP-753), and a node of pool `{g.pool.name}` has {per_node}, so the pod stays Pending "
+                     f"(Insufficient {unit}); {instead}", location=g.at("resources") if layout else None,
+                  level="mandatory")
+        return
     if uses <= per_node:  # the layout itself fits a node: the request is what does not
         instead += f", or request the {uses} {unit} {used} uses"
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)

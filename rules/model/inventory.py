@@ -386,6 +386,14 @@ class ServingGroup:
     replicas_why: str | None = None
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None
+    #: The GPUs of ``accelerator_resource`` one pod requests as the scheduler counts them, where that is not the
+    #: vLLM server's own ``gpus_per_pod``: native sidecars (init containers with ``restartPolicy: Always``) and the
+    #: pod's other containers request them too, or an init container more while it runs (KEP-753's formula:
+    #: ``adapters.k8s.pods.scheduled_request``); UNKNOWN where one of those counts is not known yet; None: the
+    #: server's. What fits a node reads :attr:`scheduled_gpus`; what vLLM sees reads ``gpus_per_pod``.
+    pod_gpus: Any = None
+    #: What in the pod besides the server requests them (``native sidecar `x` (1)``), for a finding to name.
+    pod_gpus_from: tuple[str, ...] = ()
     node_selector: Any = field(default_factory=dict)  # dict[str, str] | UNKNOWN
     affinity: list[list[MatchExpression]] = field(default_factory=list)  # OR of AND-terms
     tolerations: list[Toleration] = field(default_factory=list)
@@ -476,6 +484,11 @@ class ServingGroup:
             if loc is not None and (loc.line is not None or loc.urn is not None):
                 return loc
         return self.location
+
+    @property
+    def scheduled_gpus(self) -> Any:
+        """The GPUs one pod requests as the scheduler counts them (:attr:`pod_gpus`, else ``gpus_per_pod``)."""
+        return self.gpus_per_pod if self.pod_gpus is None else self.pod_gpus
 
     @property
     def gpus_per_replica(self) -> int:

@@ -769,7 +769,8 @@ def _kinds(pools: list[NodePool], g: ServingGroup) -> list[NodePool]:
     allocation strategy is ``lowest-price``: karpenter.sh, Concepts > Scheduling, and the AWS provider's
     CreateFleet call); a NodePool that may launch spot is ordered by price too, the price the pod would pay if it
     landed on-demand. Kinds the catalog prices none of keep their order, after the priced ones."""
-    per_pod = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0 else 1
+    asked = g.scheduled_gpus  # the instance type must hold the pod's whole request (native sidecars' GPUs too)
+    per_pod = asked if isinstance(asked, int) and asked > 0 else 1
     seen: set[tuple[Any, Any]] = set()
     out: list[NodePool] = []
     for p in pools:
@@ -859,8 +860,10 @@ def resolve_pools(inv: Inventory) -> None:
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
-            if wants_gpus:  # the scheduler (and Karpenter choosing an instance type) only uses nodes the pod fits
-                fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod]
+            asked = g.scheduled_gpus  # the pod's whole request: its native sidecars' GPUs too (KEP-753)
+            if wants_gpus and isinstance(asked, int):  # the scheduler (and Karpenter choosing an instance type)
+                # only uses nodes the pod fits
+                fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= asked]
                 pick = fits or pick
             g.pool = _narrowed(pick[0], g) if pick else None
             g.pool_options = []

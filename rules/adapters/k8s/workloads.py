@@ -229,6 +229,8 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         engine=engine,
         replicas=replicas,
         gpus_per_pod=pod.gpus,
+        pod_gpus=pod.pod_gpus,
+        pod_gpus_from=pod.pod_gpus_from,
         accelerator_resource=pod.accelerator_resource,
         node_selector=read_node_selector(pod.spec, loc),
         affinity=read_affinity(pod.spec),

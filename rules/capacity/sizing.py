@@ -488,6 +488,17 @@ def redundant_experts(b: Behaviour, model: ModelShape, s: EngineSettings) -> int
     return (ranks - experts % ranks) % ranks
 
 
+def eplb_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
+    """vLLM's refusal of ``--enable-eplb`` without ``--enable-expert-parallel``
+    (``Behaviour.eplb_needs_expert_parallel``: ParallelConfig raises before a layer is built, whatever the model),
+    else ""."""
+    if not (s.enable_eplb and not s.expert_parallel and b.eplb_needs_expert_parallel):
+        return ""
+    return (f"--enable-eplb without --enable-expert-parallel is refused at start-up by vLLM {version}'s ParallelConfig "
+            "(vLLM: enable_expert_parallel must be True to use EPLB.); add --enable-expert-parallel or drop "
+            "--enable-eplb")
+
+
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
                    triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
@@ -1669,6 +1680,10 @@ def _size_deployment(
                              ck.kv_dtype, state_dtypes(s, b))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
+    # ParallelConfig is made after ModelConfig (the length) and before the scheduler's and the model's checks
+    no_ep = eplb_refusal(s, b, rv.version)
+    if no_ep and not refusal:
+        refusal, certain = no_ep, True
     if batch.refusal and not refusal:
         refusal, certain = batch.refusal, True
     # vLLM checks the model class for SupportsPP before it builds a layer (and an MTP draft's class, which keeps the

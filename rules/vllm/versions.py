@@ -339,6 +339,8 @@ class Behaviour:
     #: ``--enable-eplb`` with no redundant-expert count takes the least that divides the routed experts over the EP
     #: ranks (0.34+); before, none (``EPLBConfig.num_redundant_experts`` defaults to 0)
     eplb_min_redundant: bool = False
+    #: ``--enable-eplb`` without ``--enable-expert-parallel`` is refused at start-up (0.10+); 0.9.2 took it
+    eplb_needs_expert_parallel: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -521,7 +523,7 @@ _R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_
              concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs")
 _R091 = _row(_R090, "0.9.1", mm_inputs_model_dtype=True)
 _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
-              mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json")
+              mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json", eplb_needs_expert_parallel=True)
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True)
 _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
@@ -827,6 +829,12 @@ SOURCES: dict[str, str] = {
                           "enable_eplb is set and eplb_config.num_redundant_experts is None, the least that makes "
                           "num_logical_experts + it divide by TP x PCP x DP; absent in the 0.31.0, 0.32.0 and 0.33.0 "
                           "wheels); EPLBConfig.num_redundant_experts defaults to 0 in 0.11.0, 0.11.2, 0.18.0, 0.28.0",
+    "eplb_needs_expert_parallel": "ParallelConfig raises ValueError('enable_expert_parallel must be True to use "
+                                  "EPLB.') where enable_eplb is set and enable_expert_parallel is not: __post_init__ "
+                                  "of vllm/config.py in the 0.10.0 wheel and of config/parallel.py in the 0.10.1.1, "
+                                  "0.10.2 and 0.11.0 wheels, _validate_parallel_config in the 0.16.0, 0.17.0 and "
+                                  "0.34.0 wheels; the 0.9.2 wheel's vllm/config.py checks only the platform and "
+                                  "num_redundant_experts",
     "all2all_env": "config/parallel.py __post_init__: the variable where all2all_backend is None in 0.11.1, 0.12.0 "
                    "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1 and 0.15.0; "
                    "not read in 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND); 0.11.0 has no --all2all-backend "

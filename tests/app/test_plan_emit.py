@@ -629,7 +629,7 @@ ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunke
                      "enable-extensible-kv-cache": "true", "num-gpu-blocks-override": "2000",
                      "speculative-model": "meta-llama/Llama-3.2-1B-Instruct", "num-speculative-tokens": "5",
                      "hf-overrides": '{"max_position_embeddings": 131072}', "all2all-backend": "deepep_low_latency",
-                     "enable-eplb": "true", "eplb-config": '{"num_redundant_experts": 0}'}
+                     "enable-eplb": "false", "eplb-config": '{"num_redundant_experts": 0}'}
 
 
 @pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])

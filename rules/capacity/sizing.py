@@ -98,10 +98,12 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     moe_layers,
     mxfp4_backend,
     mxfp4_expert_bytes,
+    overridden_rope_config,
     per_layer_embedding_params,
     quantization_precision,
     quantization_vendor_refusal,
     replicated_params,
+    rope_parameter_sets,
     stage_share,
     transformers_tower_params,
     unbuilt_tower_params,
@@ -2018,6 +2020,8 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, no
     if auto and not b.max_model_len_auto:
         refusal, certain = f"vLLM {rv.version} has no --max-model-len auto (added in 0.14)", True
     mml = model_limit if (s.max_model_len is None or auto) else int(s.max_model_len)
+    if s.max_model_len is None and b.longrope_default_original:
+        mml = longrope_default_len(model, b) or mml
     limits = possible_limits(model, rv)
     if not auto and s.max_model_len is not None and mml > limits[-1] and not s.allow_long_max_model_len:
         refusal, certain = (
@@ -2027,6 +2031,21 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, no
             s.max_model_len is None or auto or mml > limits[0]) and not refusal:
         notes.append(length_by_release_note(model, rv, limits))
     return _Length(model_limit, mml, auto, refusal, certain)
+
+
+def longrope_default_len(model: ModelShape, b: Behaviour) -> int | None:
+    """The length vLLM runs a LongRoPE model at when ``--max-model-len`` is not given (``longrope_default_original``,
+    0.12.0 on): config.json's top-level ``original_max_position_embeddings`` (of the text config, as vLLM's
+    ``hf_text_config``) where a RoPE parameter set's type is ``longrope`` or ``su`` (``patch_rope_parameters`` renames
+    ``su``); None where the model is not LongRoPE or names no such length (vLLM then keeps the limit)."""
+    cfg = overridden_rope_config(model, b.reads_rope_parameters, b.rope_scaling_override != "ignored")
+    for rope in rope_parameter_sets(cfg, b.reads_rope_parameters):
+        if str(rope.get("rope_type") or rope.get("type") or "") in ("longrope", "su"):
+            original = model.hf_config.get("original_max_position_embeddings")
+            if isinstance(original, (int, float)) and not isinstance(original, bool) and original > 0:
+                return int(original)
+            return None
+    return None
 
 
 def possible_limits(model: ModelShape, rv: ResolvedVersion) -> tuple[int, ...]:

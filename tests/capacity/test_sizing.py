@@ -1715,3 +1715,27 @@ def test_cpu_offload_takes_the_decoder_layers_vllm_moves_to_cpu_memory():
     exact_below = 8.885379791259766 * 0.005 + 0.05  # weights_band for an unquantised checkpoint's figure
     assert off24.weights_error_below_gib == pytest.approx(exact_below + 0.21875)
     assert sizing.size_deployment(LLAMA70, l4, settings, "0.11.0").weights_error_gib == off24.weights_error_gib
+
+
+def test_a_longrope_model_without_max_model_len_runs_at_its_original_length_from_0_12():
+    # vLLM 0.12.0 on (config/model.py _get_and_verify_max_len, "For LongRoPE, default to
+    # original_max_position_embeddings"): with no --max-model-len a LongRoPE config runs at its top-level
+    # original_max_position_embeddings; 0.11.0 runs at the limit. Phi-3.5-mini: 4,096 of 131,072
+    from shardwise.rules.catalog import find_gpu, find_model
+
+    phi = find_model("microsoft/Phi-3.5-mini-instruct")
+    assert phi.max_position_embeddings == 131072 and phi.hf_config["original_max_position_embeddings"] == 4096
+    l4 = sizing.Device.of(find_gpu("L4"))
+    old = sizing.size_deployment(phi, l4, sizing.EngineSettings(), "0.11.0")
+    new = sizing.size_deployment(phi, l4, sizing.EngineSettings(), "0.12.0")
+    assert (old.max_model_len, old.verdict) == (131072, "refuses")
+    assert (new.max_model_len, new.verdict) == (4096, "starts")
+    assert sizing.size_deployment(phi, l4, sizing.EngineSettings(max_model_len=8192), "0.12.0").max_model_len == 8192
+    # "su", the legacy name, is renamed to longrope (patch_rope_parameters); without the top-level length the limit
+    su = dataclasses.replace(phi, hf_config={**phi.hf_config, "rope_scaling": {**phi.hf_config["rope_scaling"],
+                                                                               "type": "su"}})
+    assert sizing.longrope_default_len(su, behaviour("0.12.0")) == 4096
+    bare = dataclasses.replace(phi, hf_config={k: v for k, v in phi.hf_config.items()
+                                               if k != "original_max_position_embeddings"})
+    assert sizing.longrope_default_len(bare, behaviour("0.12.0")) is None
+    assert sizing.longrope_default_len(LLAMA70, behaviour("0.12.0")) is None

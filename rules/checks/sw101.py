@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import encoder_fit, gpu_name, sizing, tpu_of
+from ..capacity.group import encoder_fit, engine_settings, gpu_name, sizing, tpu_of
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
@@ -91,7 +91,8 @@ class WeightsDoNotFit(GroupRule):
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > s.gpu_memory_gib
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
-            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "
+            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{_offloaded(g)}, but "
+            f"gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
@@ -122,3 +123,11 @@ class WeightsDoNotFit(GroupRule):
         else:
             yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
                          "start-up")
+
+
+def _offloaded(g: ServingGroup) -> str:
+    """Words for a sizing that counted ``--cpu-offload-gb`` (:func:`..capacity.group._offload_bytes`), else ""."""
+    value = g.engine.cpu_offload_gb
+    if not engine_settings(g).cpu_offload_bytes:
+        return ""
+    return f" besides what --cpu-offload-gb {float(value):g} keeps in CPU memory"

@@ -14,7 +14,8 @@ from ..vllm.versions import resolve
 from ._capacity import fits_instead, layout_text
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
-_FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"))
+_FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"),
+              ("--enable-eplb", "enable_eplb"))
 
 
 class KvCapacityBelowMaxModelLen(GroupRule):
@@ -31,13 +32,13 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "start when what is left cannot hold one request of max_model_len tokens (or nothing is left). "
             "It also refuses a max_model_len above the model's own limit, and a multimodal flag its argument "
             "parser cannot read (--limit-mm-per-prompt takes KEY=VALUE pairs up to 0.8.4 and JSON only from 0.10; "
-            "--mm-processor-kwargs takes JSON). From vLLM 0.20 it also refuses a model with Mamba, Gated DeltaNet or "
-            "other linear-attention layers whose max_num_seqs exceeds the KV cache's blocks (each decode sequence "
-            "needs one block for its state, and full decode CUDA graphs are captured up to max_num_seqs). Leaving "
-            "max_model_len at the "
-            "model's maximum (often 128k tokens) is the usual cause. shardwise estimates what vLLM "
-            "measures, so the finding blocks only when the shortfall exceeds the estimate's error band; "
-            "inside the band it says the server may refuse."
+            "--mm-processor-kwargs takes JSON), and --enable-eplb without --enable-expert-parallel (from 0.10, its "
+            "ParallelConfig raises \"enable_expert_parallel must be True to use EPLB.\"). From vLLM 0.20 it also "
+            "refuses a model with Mamba, Gated DeltaNet or other linear-attention layers whose max_num_seqs exceeds "
+            "the KV cache's blocks (each decode sequence needs one block for its state, and full decode CUDA graphs "
+            "are captured up to max_num_seqs). Leaving max_model_len at the model's maximum (often 128k tokens) is "
+            "the usual cause. shardwise estimates what vLLM measures, so the finding blocks only when the shortfall "
+            "exceeds the estimate's error band; inside the band it says the server may refuse."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-8B-Instruct   # max_model_len defaults to 131072 on a 24 GB L4",
         good_example="vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",

@@ -345,6 +345,8 @@ class EngineArgs:
     enforce_eager: bool | Unknown = False
     enable_chunked_prefill: Any = None  # None: the release's default
     kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.10.2+)
+    #: --cpu-offload-gb: the GiB of each GPU's decoder-layer parameters vLLM keeps in CPU memory (None: not given)
+    cpu_offload_gb: Any = None
     distributed_executor_backend: str | Unknown | None = None
     nnodes: Any = None
     port: Any = None

@@ -71,7 +71,9 @@ class TensorParallelLargerThanNode(GroupRule):
             "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending "
             "(Insufficient nvidia.com/gpu for a device plugin's resource; cannot allocate all claims for devices "
             "claimed by dynamic resource allocation); a pod's MIG slices are counted against the slices the node's "
-            "GPUs hold. "
+            "GPUs hold, and a Karpenter NodePool's nodes against the most GPUs its requirements admit "
+            "(instance-gpu-count, or instance-size within a family): Karpenter launches no instance type that does "
+            "not hold the pod (no instance type has enough resources). "
             "Nor does NVLink join pods (outside a multi-node NVLink domain such as GB200 NVL72): each pod sees "
             "only its own GPUs and NCCL takes each pod for a host of its "
             "own, so a TP group spread over the pods of a multi-node group all-reduces over the network wherever "
@@ -176,11 +178,15 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
 
 
 def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: str = "",
-             uses: int | None = None) -> Iterable[Hit]:
+             uses: int | None = None, bounded: bool = False) -> Iterable[Hit]:
     """A group of one pod: its workers run in that pod, on one node. A request beyond what one node of the pool
     advertises (:func:`_node_holds`) leaves it unschedulable, and the finding says what the scheduler says for the
     request's resource model (:func:`unschedulable_reason`); a request below TP × PP is SW204's (vLLM cannot place
-    its workers)."""
+    its workers). ``bounded``: ``per_node`` is the most GPUs a node the Karpenter NodePool may launch has
+    (:attr:`NodePool.max_gpus_per_node`), not the one count of its nodes. Karpenter launches a node only of an
+    instance type whose resources hold the pod's requests, and says of a pod none holds "no instance type has enough
+    resources" (kubernetes-sigs/karpenter, pkg/controllers/provisioning/scheduling: the instance-type filter's error),
+    while the scheduler leaves it Pending."""
     assert g.pool is not None
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     holds = _node_holds(g, inv, per_node)
@@ -200,13 +206,24 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
         has = (str(per_node) if holds == per_node else
                f"{plural(per_node, 'GPU')}, which {'holds' if per_node == 1 else 'hold'} at most {holds} {unit}")
         fewer = f"or request the {uses} {unit} {used} uses"
+    if bounded:
+        has = f"at most {plural(per_node, 'GPU')} (its requirements admit no instance type with more)"
     instead = (f"select a pool with {int(gpus)} or more GPUs per node" if holds == per_node else
                f"select a pool whose nodes hold {int(gpus)} {unit}")
     if uses <= holds:  # the layout itself fits a node: the request is what does not
         instead += f", {fewer}"
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
-    yield hit(g, f"a pod of this workload {asks} for {used}, but a node of pool `{g.pool.name}` has {has}, so the "
-                 f"pod stays Pending ({unschedulable_reason(g, inv, unit)}); {instead}",
+    reason = unschedulable_reason(g, inv, unit)
+    if g.pool.kind == "karpenter":  # no node of the NodePool holds it, and Karpenter launches none that would
+        has = plural(per_node, "GPU") if has == str(per_node) else has
+        node = f"a node Karpenter may launch from NodePool `{g.pool.variant_of or g.pool.name}`"
+        if g.pool.variant_of is not None:
+            node += f" as `{g.pool.name}`"
+        stays = (f"Karpenter launches no node for the pod (no instance type has enough resources) and it stays "
+                 f"Pending ({reason})")
+    else:
+        node, stays = f"a node of pool `{g.pool.name}`", f"the pod stays Pending ({reason})"
+    yield hit(g, f"a pod of this workload {asks} for {used}, but {node} has {has}, so {stays}; {instead}",
               location=g.at("resources") if layout else None, level="mandatory")
 
 
@@ -234,10 +251,12 @@ def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> I
     assert g.pool is not None
     if g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1 or g.gpus_per_pod is UNKNOWN:
         return  # (a request not known yet: SW204 and SW208 name it)
-    per_node = g.pool.gpus_per_node
+    per_node, bounded = g.pool.gpus_per_node, False
+    if (is_unknown(per_node) or not per_node) and g.pool.max_gpus_per_node:  # sched19: a NodePool's kinds vary
+        per_node, bounded = g.pool.max_gpus_per_node, True
     if is_unknown(per_node) or not per_node:
         return
-    yield from _one_pod(g, inv, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp)
+    yield from _one_pod(g, inv, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp, bounded=bounded)
 
 
 def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:

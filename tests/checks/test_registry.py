@@ -132,7 +132,8 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits
               "request-beyond-node.yaml",  # a pod's request beyond its node's GPUs where its TP group fits one
               "request-not-whole-gpus.yaml",  # review19: time-sliced, MIG and NeuronCore requests are not of its GPUs
-              "resource-models.yaml"},  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
+              "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
+              "karpenter-gpu-count.yaml"},  # sched19: a NodePool's GPUs per node bounded by its requirements
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml"},  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric

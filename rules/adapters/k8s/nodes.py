@@ -17,7 +17,17 @@ from ...catalog.accelerators import accelerators, families_made_by, families_of,
 from ...catalog.hardware import NO_ACCELERATOR_CATEGORIES, manufacturer_vendor, pool_from_labels, vram_gib
 from ...catalog.lookup import family_sizes, instance_types, of_family, product_unsized, size_unnamed
 from ...catalog.partitions import ASSUMED_MODE, PARTITION_LABELS, label_mode, mode_of, partition_sizes, partitionable
-from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
+from ...model import (
+    UNKNOWN,
+    Inventory,
+    LaunchTemplate,
+    Location,
+    MatchExpression,
+    NodePool,
+    ServingGroup,
+    Taint,
+    is_unknown,
+)
 from ...model.errors import InputError
 from ...model.vocab import (
     EKS_NODEGROUP,
@@ -35,6 +45,7 @@ from ...model.vocab import (
     INSTANCE_GPU_MANUFACTURER_SUFFIX,
     INSTANCE_GPU_MEMORY_SUFFIX,
     INSTANCE_GPU_NAME_SUFFIX,
+    INSTANCE_SIZE_SUFFIX,
     INSTANCE_TYPE,
     INSTANCE_TYPE_BETA,
     KARPENTER_AWS_PREFIX,
@@ -320,6 +331,35 @@ def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
     return False
 
 
+def _most_gpus(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> int | None:
+    """The most GPUs a node of the Karpenter NodePool kind ``pool`` may have, where its GPU count is not one figure
+    and the NodePool's requirements bound it; None where they do not (or a figure is not known). Karpenter launches
+    only instance types that meet every requirement, and labels them with the well-known labels
+    ``karpenter.k8s.aws/instance-gpu-count`` (EC2's ``GpuInfo`` count) and ``karpenter.k8s.aws/instance-size`` (the
+    part of the type after the dot; karpenter.sh, Concepts > Scheduling, "Well-Known Labels";
+    karpenter-provider-aws, pkg/providers/instancetype/types.go). So an ``In`` on the GPU count bounds it by its
+    largest value and an ``Lt`` by one less than its value, with no catalog figure needed; an ``In`` on sizes bounds
+    it by the largest GPU count of the family's types of those sizes, where the catalog holds every one of them."""
+    if isinstance(pool.gpus_per_node, int) or is_unknown(pool.gpus_per_node):
+        return None
+    bounds: list[int] = []
+    family = _family(pool)
+    for key, op, values in reqs:
+        suffix = key[len(KARPENTER_AWS_PREFIX):] if key.startswith(KARPENTER_AWS_PREFIX) else (
+            key[len(EKS_PREFIX):] if key.startswith(EKS_PREFIX) else None)
+        if suffix == INSTANCE_GPU_COUNT_SUFFIX and op in ("In", "Lt") and values:
+            try:
+                counts = [int(v) for v in values]
+            except ValueError:
+                continue
+            bounds.append(max(counts) if op == "In" else counts[0] - 1)
+        elif suffix == INSTANCE_SIZE_SUFFIX and op == "In" and values and family:
+            types = [instance_types().get(f"{family}.{v.strip().lower()}") for v in values]
+            if all(t is not None for t in types):
+                bounds.append(max(t.gpus for t in types if t is not None))
+    return max(min(bounds), 0) if bounds else None
+
+
 def _sized_variants(name: str, labels: dict[str, str],
                     mode: str | None = None) -> list[tuple[str, dict[str, str]]]:
     """One kind of a NodePool as the kinds it launches when it names a GPU by a bare family name that EC2 gives to
@@ -440,6 +480,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
         pool.suppressions = list(suppressions)
         pool.variant_of = name if len(pools) > 1 else None
         pool.weight = weight if isinstance(weight, int) else 0
+        pool.max_gpus_per_node = _most_gpus(pool, reqs)
         inv.pools.append(pool)
 
 
@@ -860,7 +901,8 @@ def resolve_pools(inv: Inventory) -> None:
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
             if wants_gpus:  # the scheduler (and Karpenter choosing an instance type) only uses nodes the pod fits
-                fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod]
+                fits = [p for p in pick if (not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod)
+                        and (p.max_gpus_per_node is None or p.max_gpus_per_node >= g.gpus_per_pod)]
                 pick = fits or pick
             g.pool = _narrowed(pick[0], g) if pick else None
             g.pool_options = []

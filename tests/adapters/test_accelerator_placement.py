@@ -215,3 +215,22 @@ def test_a_pool_listed_from_the_catalog_for_a_category_is_not_sure_to_lack_a_mak
                  ) == ["mandatory"]
     assert sw206("        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}") == [
         "mandatory"]
+
+
+def test_only_an_ec2_instance_type_is_read_by_ec2s_category_scheme():
+    """sched19: EC2's category scheme (leading letters, then the generation) read GCE's ``a3-highgpu-8g`` (eight H100s)
+    and ``a2-highgpu-1g`` (an A100) as category ``a``, Graviton's a1, and so as nodes with no accelerator: a GPU pod
+    selecting them would have been said never to schedule. Compute Engine names machine types ``series-kind-size``;
+    only an EC2 type (``family.size``) is read by EC2's scheme, and another cloud's type the catalog does not hold is
+    not known (None), never "no accelerator" (``()``)."""
+    from shardwise.rules.adapters.k8s.nodes import pool_families
+    from shardwise.rules.catalog.hardware import pool_from_labels
+    from shardwise.rules.model import Location
+
+    def families(instance_type: str):
+        pool = pool_from_labels("p", {"node.kubernetes.io/instance-type": instance_type}, Location(), kind="selector")
+        return pool_families(pool)
+
+    assert [families(t) for t in ("a2-highgpu-1g", "a3-highgpu-8g", "a4-highgpu-8g", "c3-standard-8")] == [None] * 4
+    assert [families(t) for t in ("m5.2xlarge", "c7i.4xlarge", "a1.large")] == [(), (), ()]
+    assert families("g4dn.xlarge") == ("nvidia-gpu",)

@@ -616,12 +616,17 @@ def _cpu_only(reqs: list[tuple[str, str, list[str]]]) -> bool:
 
 def _has_no_accelerator(pool: NodePool) -> bool:
     """Whether the nodes of ``pool`` are known to have no accelerator: a Node whose capacity lists none, or an
-    instance type (family, category) of a category that has none."""
+    instance type (family, category) of a category that has none. EC2's scheme reads only an EC2 type, ``family.size``
+    (sched19: GCE's ``a3-highgpu-8g``, eight H100s, was read as category ``a``, Graviton's a1, and so as having none;
+    Compute Engine names machine types ``series-kind-size``, cloud.google.com/compute/docs/machine-resource)."""
     if pool.gpu is not None:
         return False
     if pool.accelerator_families is not None:
         return pool.accelerator_families == ()
-    category = _category_generation(_family(pool))
+    named_type = pool.instance_type.strip() if isinstance(pool.instance_type, str) else ""
+    category = _category_generation(_family(pool)) if not named_type or "." in named_type else None
+    if named_type and category is None:
+        return False  # a type of another cloud's naming: what it has is the catalog's to say
     named = [pool.labels.get(prefix + INSTANCE_CATEGORY_SUFFIX) for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)]
     cats = {category[0]} if category else {str(c).strip().lower() for c in named if c}
     return (bool(cats) and cats <= _NO_ACCELERATOR_CATEGORIES and pool.accelerator is None

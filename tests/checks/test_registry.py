@@ -106,7 +106,8 @@ EXTRA_FIXTURES = {
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
               "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
-              "pinned-pool-without-the-accelerator"},  # place14: pinned by name to a pool that never holds it: Pending
+              "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
+              "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq

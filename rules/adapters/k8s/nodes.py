@@ -30,12 +30,17 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import (
+    AMD_PRODUCT,
+    COREWEAVE_GPU_CLASS,
+    COREWEAVE_GPU_MODEL,
     EKS_NODEGROUP,
     EKS_PREFIX,
     GFD_CLIQUE,
     GFD_MEMORY_MIB,
     GFD_PRODUCT,
+    GKE_ACCELERATOR,
     GKE_NODEPOOL,
+    GKE_TPU_ACCELERATOR,
     GPU_LABELS,
     HOSTNAME,
     INSTANCE_CATEGORY_SUFFIX,
@@ -54,6 +59,7 @@ from ...model.vocab import (
     LABEL_GPU_MEMORY_GIB,
     LABEL_GPU_PRODUCT,
     LABEL_NVLINK,
+    VKE_GPU_NAME,
 )
 from .claims import resolve_claims
 from .configjoin import CONFIG_REF, link_config_maps
@@ -732,6 +738,71 @@ def _unplaceable(declared: list[NodePool], g: ServingGroup) -> str | None:
             f"{g.accelerator_resource}")
 
 
+#: The node labels that name what accelerator a node has, set by what makes or describes the node, not by the team:
+#: the cloud's instance type (node.kubernetes.io/instance-type, from the cloud provider), Karpenter's and EKS Auto
+#: Mode's instance family, category and GPU name, GKE's ``cloud.google.com/gke-accelerator`` (GPU node pools) and
+#: ``cloud.google.com/gke-tpu-accelerator`` (TPU node pools: GKE docs, "Deploy TPU workloads in GKE Standard", the
+#: nodeSelector a TPU Pod uses), NVIDIA GPU Feature Discovery's product, AMD's node labeller's product name, CoreWeave's
+#: and Volcano Engine's GPU model. A pod selecting one of them lands only on nodes of that hardware.
+_HARDWARE_LABELS = frozenset((
+    INSTANCE_TYPE, INSTANCE_TYPE_BETA, GFD_PRODUCT, GKE_ACCELERATOR, GKE_TPU_ACCELERATOR, AMD_PRODUCT,
+    COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, VKE_GPU_NAME,
+    *(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)
+      for suffix in (INSTANCE_FAMILY_SUFFIX, INSTANCE_CATEGORY_SUFFIX, INSTANCE_GPU_NAME_SUFFIX)),
+))
+
+
+def _ruled_out(g: ServingGroup, key: str, values: list[str]) -> str | None:
+    """What the nodes labelled ``key`` with any of ``values`` have, for a message, where none of them advertises the
+    resource ``g``'s pods request (:func:`_advertises`, on the pool those labels describe); None where one may, or
+    where the labels do not say what the nodes have (a type the catalog lacks)."""
+    held = []
+    for value in values:
+        pool = pool_from_labels(f"{key}={value}", {key: value}, g.location, kind=SELECTOR_POOL_KIND)
+        if pool_families(pool) is None or _advertises(pool, g):
+            return None
+        held.append(_held_by(pool))
+    return " or ".join(dict.fromkeys(held)) if held else None
+
+
+def _hardware_unplaceable(g: ServingGroup) -> str | None:
+    """Why ``g``'s pods never schedule, where its selector confines them to nodes whose hardware never advertises the
+    accelerator resource they request: a nodeSelector on a label of :data:`_HARDWARE_LABELS` (a GKE TPU node pool's
+    ``cloud.google.com/gke-tpu-accelerator: tpu-v5-lite-podslice`` for ``nvidia.com/gpu``; an ``inf2.xlarge`` instance
+    type), or, in every term of its required node affinity, an ``In`` on one whose values all name such hardware. The
+    scheduler binds a pod only to a node that matches its selector and one of its terms (NodeAffinity filter) and whose
+    allocatable holds its requests (NodeResourcesFit), so no node passes both, whatever pools the inputs declare. None
+    where that is not so or not known (hardware the catalog does not know, a label the team sets)."""
+    if not (isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0) or not g.accelerator_resource:
+        return None
+    if not families_of(g.accelerator_resource):
+        return None
+    selector = g.node_selector if isinstance(g.node_selector, dict) else {}
+    for key, value in selector.items():
+        if key in _HARDWARE_LABELS and isinstance(value, str):
+            held = _ruled_out(g, key, [value])
+            if held is not None:
+                return (f"the nodeSelector ({key}={value}) places the pods on nodes of {held}, which never advertise "
+                        f"{g.accelerator_resource}")
+    if not g.affinity:
+        return None
+    out = []
+    for term in g.affinity:
+        found = None
+        for e in term:
+            if e.operator == "In" and e.key in _HARDWARE_LABELS and e.values:
+                held = _ruled_out(g, e.key, [str(v) for v in e.values])
+                if held is not None:
+                    found = f"{e.key} In {list(e.values)}: {held}"
+                    break
+        if found is None:
+            return None
+        out.append(found)
+    terms = "; ".join(dict.fromkeys(out))
+    return (f"the required node affinity ({terms}) places the pods on nodes that never advertise "
+            f"{g.accelerator_resource}")
+
+
 def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
     if not _advertises(pool, g):
         return False
@@ -916,8 +987,12 @@ def resolve_pools(inv: Inventory) -> None:
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
             if g.pool is None:
-                g.unplaceable = _unplaceable(unit, g)
+                g.unplaceable = _unplaceable(unit, g) or _hardware_unplaceable(g)
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
+            g.unplaceable = _hardware_unplaceable(g)
+            if g.unplaceable:  # sched19: no node its selector names holds the pods: no pool to size them on
+                g.pool, g.pool_options = None, []
+                continue
             made = pool_from_selector(g)
             if isinstance(made, list):  # a bare GPU name: the sizes it may be, judged on each
                 g.pool, g.pool_options = made[0], made[1:]

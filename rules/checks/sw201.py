@@ -112,8 +112,8 @@ class TensorParallelLargerThanNode(GroupRule):
             raise Undecidable(f"GPUs per node of pool `{g.pool.name}`", g.pool.hardware_why)
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
-            yield from _request_beyond_node(g, inv, tp, pp)
-            yield from _across_pods(g)
+            pending = list(_request_beyond_node(g, inv, tp, pp))
+            yield from pending or _across_pods(g)  # pods that never schedule span nothing
             return
         unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
         if not layout_counts_devices(unit):
@@ -137,6 +137,10 @@ class TensorParallelLargerThanNode(GroupRule):
             # one pod runs on one node: the TP group spans no nodes; only a request no node holds is said (sched19:
             # MIG slices, of which one GPU holds several, were said to leave the pod Pending)
             yield from _one_pod(g, inv, tp, per_node)
+            return
+        pending = list(_one_pod(g, inv, tp, per_node, each=True))
+        if pending:  # sched19: pods that never schedule were judged for the fabric between the nodes they'd run on
+            yield from pending
             return
         nodes = -(-tp // per_node)
         head = (f"pool `{g.pool.name}` has {plural(per_node, 'GPU')} per node but tensor_parallel_size is {tp}; "
@@ -178,7 +182,7 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
 
 
 def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: str = "",
-             uses: int | None = None, bounded: bool = False) -> Iterable[Hit]:
+             uses: int | None = None, bounded: bool = False, each: bool = False) -> Iterable[Hit]:
     """A group of one pod: its workers run in that pod, on one node. A request beyond what one node of the pool
     advertises (:func:`_node_holds`) leaves it unschedulable, and the finding says what the scheduler says for the
     request's resource model (:func:`unschedulable_reason`); a request below TP × PP is SW204's (vLLM cannot place
@@ -186,7 +190,8 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
     (:attr:`NodePool.max_gpus_per_node`), not the one count of its nodes. Karpenter launches a node only of an
     instance type whose resources hold the pod's requests, and says of a pod none holds "no instance type has enough
     resources" (kubernetes-sigs/karpenter, pkg/controllers/provisioning/scheduling: the instance-type filter's error),
-    while the scheduler leaves it Pending."""
+    while the scheduler leaves it Pending. ``each``: the pod is one of a multi-pod group, whose pods each request
+    ``g.gpus_per_pod`` (a LeaderWorkerSet of 8-GPU pods on 4-GPU nodes): none schedules, whatever the layout."""
     assert g.pool is not None
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     holds = _node_holds(g, inv, per_node)
@@ -210,7 +215,7 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
         has = f"at most {plural(per_node, 'GPU')} (its requirements admit no instance type with more)"
     instead = (f"select a pool with {int(gpus)} or more GPUs per node" if holds == per_node else
                f"select a pool whose nodes hold {int(gpus)} {unit}")
-    if uses <= holds:  # the layout itself fits a node: the request is what does not
+    if uses <= holds and not each:  # the layout itself fits a node: the request is what does not
         instead += f", {fewer}"
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     reason = unschedulable_reason(g, inv, unit)
@@ -223,7 +228,12 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
                  f"Pending ({reason})")
     else:
         node, stays = f"a node of pool `{g.pool.name}`", f"the pod stays Pending ({reason})"
-    yield hit(g, f"a pod of this workload {asks} for {used}, but {node} has {has}, so {stays}; {instead}",
+    pod = "a pod of this workload"
+    if each:
+        pod = "each pod of this multi-pod group"
+        stays = stays.replace("for the pod", "for them").replace("and it stays", "and they stay").replace(
+            "the pod stays", "no pod of the group schedules: each stays")
+    yield hit(g, f"{pod} {asks} for {used}, but {node} has {has}, so {stays}; {instead}",
               location=g.at("resources") if layout else None, level="mandatory")
 
 
@@ -243,20 +253,22 @@ def _node_holds(g: ServingGroup, inv: Inventory, per_node: int) -> int | None:
 
 
 def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> Iterable[Hit]:
-    """A group of one pod whose tensor-parallel group fits a node but whose GPU request does not: pipeline stages
+    """A pod whose tensor-parallel group fits a node but whose GPU request does not (of a multi-pod group too: each of
+    its pods runs on one node): pipeline stages
     or data-parallel ranks in the pod (TP2 x PP2 requesting 4 GPUs on 2-GPU nodes), or more GPUs requested than
     the layout uses (1 GPU used, 2 requested on a 1-GPU node). A pod runs on one node, so the scheduler places it
     nowhere (Insufficient nvidia.com/gpu) and it stays Pending. Nothing is said where the node's GPUs are not
     known (SW206 says why)."""
     assert g.pool is not None
-    if g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1 or g.gpus_per_pod is UNKNOWN:
+    if g.gpus_per_pod is UNKNOWN:
         return  # (a request not known yet: SW204 and SW208 name it)
+    each = g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1  # sched19: each pod of a multi-pod group
     per_node, bounded = g.pool.gpus_per_node, False
     if (is_unknown(per_node) or not per_node) and g.pool.max_gpus_per_node:  # sched19: a NodePool's kinds vary
         per_node, bounded = g.pool.max_gpus_per_node, True
     if is_unknown(per_node) or not per_node:
         return
-    yield from _one_pod(g, inv, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp, bounded=bounded)
+    yield from _one_pod(g, inv, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp, bounded=bounded, each=each)
 
 
 def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:

@@ -59,6 +59,7 @@ from ...model.vocab import (
     LABEL_GPU_MEMORY_GIB,
     LABEL_GPU_PRODUCT,
     LABEL_NVLINK,
+    LABEL_POOL,
     VKE_GPU_NAME,
 )
 from .claims import resolve_claims
@@ -678,8 +679,10 @@ def _advertises(pool: NodePool, g: ServingGroup) -> bool:
 
 #: The labels that name one node pool of a cluster, set on its nodes by what makes them: Karpenter's NodePool
 #: (``karpenter.sh/nodepool``), an EKS managed node group (``eks.amazonaws.com/nodegroup``), a GKE node pool
-#: (``cloud.google.com/gke-nodepool``). A name is one pool of a cluster: a pod that selects it lands there or nowhere.
-POOL_NAME_LABELS = (KARPENTER_NODEPOOL, EKS_NODEGROUP, GKE_NODEPOOL)
+#: (``cloud.google.com/gke-nodepool``), and a shardwise stack's pool (``shardwise.dev/pool``, which the stack's
+#: components put on the nodes of each pool they make and on the pods of the services they place there). A name is one
+#: pool of a cluster: a pod that selects it lands there or nowhere.
+POOL_NAME_LABELS = (KARPENTER_NODEPOOL, EKS_NODEGROUP, GKE_NODEPOOL, LABEL_POOL)
 
 
 def _pinned_to(g: ServingGroup) -> tuple[str, frozenset[str]] | None:

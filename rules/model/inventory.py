@@ -144,6 +144,10 @@ class NodePool:
     #: or count) and no ``instance-gpu-manufacturer In`` names the makers: EC2 may hold types of that requirement the
     #: catalog does not (g4ad, AMD's Radeon Pro V520, in category g), so what the pool never advertises is not sure.
     catalog_listed: bool = False
+    #: The most GPUs a node of this kind may have where ``gpus_per_node`` is not one figure (a Karpenter NodePool's
+    #: kind whose instance types vary in GPU count) and its requirements bound them: ``instance-gpu-count In``/``Lt``,
+    #: or ``instance-size In`` sizes of its family that the catalog all holds. None: not bounded, or not known.
+    max_gpus_per_node: int | None = None
     #: A Karpenter NodePool's ``spec.weight`` (0 when unset): of several NodePools that admit a pod, Karpenter uses
     #: the one with the highest weight.
     weight: int = 0

@@ -107,7 +107,8 @@ EXTRA_FIXTURES = {
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
               "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
-              "pinned-pool-without-the-accelerator"},  # place14: pinned by name to a pool that never holds it: Pending
+              "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
+              "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
@@ -133,7 +134,9 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits
               "request-beyond-node.yaml",  # a pod's request beyond its node's GPUs where its TP group fits one
               "request-not-whole-gpus.yaml",  # review19: time-sliced, MIG and NeuronCore requests are not of its GPUs
-              "native-sidecar.yaml"},  # readers19: a native sidecar's and an init container's GPUs count for the pod
+              "native-sidecar.yaml",  # readers19: a native sidecar's and an init container's GPUs count for the pod
+              "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
+              "karpenter-gpu-count.yaml"},  # sched19: a NodePool's GPUs per node bounded by its requirements
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml"},  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric

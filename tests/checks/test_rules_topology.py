@@ -81,3 +81,18 @@ def test_a_pod_is_placed_on_the_nodepool_variant_it_fits():
     assert (g.pool.name, g.pool.gpus_per_node) == ("gpu/g6e.12xlarge", 4)
     assert [(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code.startswith("SW20")] == [
         ("SW202", "advisory")]
+
+
+def test_a_karpenter_nodepool_bounds_its_nodes_gpus_by_its_requirements():
+    """sched19: the most GPUs a node a Karpenter NodePool may launch has, where its kinds' GPU counts vary: an ``In``
+    or ``Lt`` on instance-gpu-count bounds it without the catalog, an ``In`` on instance-size by the catalog's types of
+    the family (all of them known), and a ``Gt`` not at all. A pod asking more stays Pending (SW201, mandatory)."""
+    inv = load_inputs([str(FIXTURES / "SW201" / "karpenter-gpu-count.yaml")])
+    assert {p.name: p.max_gpus_per_node for p in inv.pools} == {
+        "gpu-small/g5": 1, "gpu-small/g6": 1,
+        "gpu-count/g4dn": 3, "gpu-count/g5": 3, "gpu-count/g6": 3, "gpu-count/g6e": 3, "gpu-count/g7e": 3,
+        "gpu-sizes": 4, "gpu-large": None,
+    }
+    found = sorted((f.subject, f.level) for f in run_rules(ALL_RULES, inv) if f.code == "SW201")
+    assert found == [("Deployment serving/llama-tp4-count", "mandatory"),
+                     ("Deployment serving/qwen-tp2-small", "mandatory")]

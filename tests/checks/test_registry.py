@@ -162,6 +162,7 @@ EXTRA_FIXTURES = {
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
+              "openvino-cpu.yaml",  # corpus22: vLLM's OpenVINO build on the CPU (VLLM_OPENVINO_DEVICE unset or CPU)
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown

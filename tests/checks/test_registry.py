@@ -93,6 +93,7 @@ EXTRA_FIXTURES = {
               "hf-overrides-not-json.yaml",  # review17: an --hf-overrides json.loads refuses; JSON, dotted keys pass
               # hfover19: JSON that is not an object (null, [], a string, a number), by release
               "hf-overrides-not-an-object.yaml",
+              "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod

@@ -93,6 +93,7 @@ EXTRA_FIXTURES = {
               "hf-overrides-not-json.yaml",  # review17: an --hf-overrides json.loads refuses; JSON, dotted keys pass
               # hfover19: JSON that is not an object (null, [], a string, a number), by release
               "hf-overrides-not-an-object.yaml",
+              "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
@@ -167,6 +168,7 @@ EXTRA_FIXTURES = {
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
+              "openvino-cpu.yaml",  # corpus22: vLLM's OpenVINO build on the CPU (VLLM_OPENVINO_DEVICE unset or CPU)
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
@@ -199,7 +201,8 @@ EXTRA_FIXTURES = {
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
-    "SW401": {"host-ipc.yaml"},  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
+    "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
+              "kserve-runtime-volume.yaml"},  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme

@@ -177,6 +177,14 @@ def template_counts(resources: Any) -> bool:
                if isinstance(resources.get(part), Mapping) for v in resources[part].values())
 
 
+def template_image(container: Any) -> bool:
+    """Whether a container's ``image`` holds a template placeholder (``image: ${IMAGE_NAME}``,
+    ``registry/${PROJECT}/vllm:{{ .Values.tag }}``): no image reference admits ``$``, ``{`` or ``}`` (the distribution
+    reference grammar), so the kubelet refuses to pull it (InvalidImageName) and the pod never runs as written; the
+    document is a template a tool (envsubst, Helm) fills before it is applied."""
+    return isinstance(container, Mapping) and holds_placeholder(container.get("image"))
+
+
 def template_name(obj: Any) -> bool:
     """Whether an object's own ``metadata.name`` or ``metadata.namespace`` holds a template placeholder
     (``name: ${JOB_NAME}``, ``vllm-{{ .Release.Name }}``): the API server admits only DNS-1123 names (lower-case

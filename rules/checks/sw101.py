@@ -8,7 +8,7 @@ from ..capacity.group import encoder_fit, engine_settings, gpu_name, sizing, tpu
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import layout_text
+from ._capacity import layout_text, weights_fit_instead
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
 TPU_NOT_CHECKED = (
@@ -97,7 +97,8 @@ class WeightsDoNotFit(GroupRule):
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
-            yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
+            yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
+                         f"{weights_fit_instead(g, s, config)}", level="mandatory")
         elif s.kv_verdict == "refuses":
             # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
@@ -105,7 +106,8 @@ class WeightsDoNotFit(GroupRule):
             left = (f"with {s.activation_gib_per_gpu:.1f} GiB of activations about {s.available_kv_gib:.2f} GiB "
                     f"({s.kv_band_text}) is left for the KV cache, and one request of {s.max_model_len:,} "
                     f"tokens needs {s.needed_kv_gib:.2f} GiB")
-            yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
+            yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note}); "
+                         f"{weights_fit_instead(g, s, config)}", level="mandatory")
         else:
             yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note})")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..capacity.group import encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
@@ -17,6 +18,10 @@ from ._capacity import fits_instead, layout_text
 _FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"),
               ("--enable-eplb", "enable_eplb"))
 
+
+#: sizing's refusal of a max_model_len above the model's limit (``max_model_len 200,000 is above the 131,072 tokens
+#: meta-llama/Llama-3.1-8B-Instruct allows``): the limit, as a flag value
+_ABOVE_LIMIT = re.compile(r"max_model_len [\d,]+ is above the ([\d,]+) tokens ")
 
 class KvCapacityBelowMaxModelLen(GroupRule):
     meta = RuleMeta(
@@ -65,7 +70,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         flag = next((key for text, key in _FLAG_KEYS if s.refusal.startswith(f"{text} ")), None)
         if s.certain:  # a setting vLLM rejects, whatever the memory
-            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start",
+            m = _ABOVE_LIMIT.match(s.refusal)  # what to change: a length the model allows
+            fix = f"; set --max-model-len {m.group(1).replace(',', '')} or less" if m else ""
+            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start{fix}",
                       g.at(flag) if flag else None, level="mandatory")
             return
         if flag and not s.starts and s.verdict == "may-refuse":  # refused only for quotes an entrypoint may strip

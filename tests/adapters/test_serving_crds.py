@@ -628,7 +628,7 @@ def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys, mon
     assert main(["lint", path, "--format", "github"]) == 1
     out = capsys.readouterr().out.splitlines()
     # SW104 blocks here (no load declared: fewer GPUs start the model with the KV reserve): an error at the TP line
-    assert any(line.startswith("::error file=llminferenceservice.yaml,line=13,title=SW104 ") for line in out)
+    assert any(line.startswith("::error file=llminferenceservice.yaml,line=13,title=sharded-model-that-fits::") for line in out)
     sarif = tmp_path / "r.sarif"
     assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
     import json

@@ -48,7 +48,7 @@ from ..vllm.support import (
     speculative_model,
     speculative_tokens,
 )
-from ..vllm.versions import ResolvedVersion, command_script, pip_pin, resolve
+from ..vllm.versions import ResolvedVersion, command_script, has_install, pip_pin, resolve
 from .layout import Load, Parallel, Sizer
 from .sizing import (
     Device,
@@ -606,7 +606,7 @@ def _flashinfer(g: ServingGroup) -> dict[str, Any]:
             out["pip_install"] = True
         return out
     script = _script(c)
-    if _PIP_VLLM.search(script):
+    if has_install(script) and _PIP_VLLM.search(script):  # (most command lines install nothing)
         out["pip_install"] = True
         if re.search(r"\bflashinfer", script, re.I):
             out["flashinfer_installed"] = True

@@ -49,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from dataclasses import fields as dataclass_fields
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.records import python_class
@@ -139,6 +139,12 @@ EXTENSIBLE_MARGIN_FLOOR_GIB = {"nvidia": 1.0, "amd": 3.0}
 EXTENSIBLE_MARGIN_FRACTION = 0.75
 #: V0's ``max_num_seqs`` default (and V1's on GPUs under 70 GiB).
 DEFAULT_MAX_NUM_SEQS = 256
+#: ``tuple.__new__``: the sizing's named tuples made as their own ``__new__`` makes them (``collections.namedtuple``
+#: writes ``def __new__(_cls, a, b=...): return _tuple_new(_cls, (a, b))``), every field given, defaults included.
+#: Called as a class (``_Weights(...)``), a named tuple goes through ``type.__call__``, a look-up of ``__new__`` and a
+#: Python frame for it: about 3,800 instructions each, and a fresh sizing makes about nineteen (2.6 % of a lint of
+#: the generated manifests' instructions); the same tuple this way costs about a third of that.
+_tuple_new: Final = tuple.__new__
 
 
 # --------------------------------------------------------------------------------------------------
@@ -754,20 +760,20 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     moe = model.moe
     h = model.hidden_size
     if moe is None:
-        return MoeRows(0.0, 0.0)
+        return _tuple_new(MoeRows, (0.0, 0.0, False))
     ranks = s.tp * s.dp
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
             and device.architecture == "hopper" and _block_fp8_dynamic(model, s, precision)):
-        return MoeRows(triton, triton)
+        return _tuple_new(MoeRows, (triton, triton, False))
     n = moe.moe_intermediate_size
     local = math.ceil(moe.num_experts / ranks)
     widest = max(h, n)
     flashinfer = (3 * 4 + local * 4 / moe.experts_per_token + widest * act + 2 * n * act
                   + widest + math.ceil(widest / 128) * 4)
     deepgemm = (max(n, h) + max(2 * n, h)) * act
-    return MoeRows(flashinfer, min(flashinfer, deepgemm, triton), True)
+    return _tuple_new(MoeRows, (flashinfer, min(flashinfer, deepgemm, triton), True))
 
 
 def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
@@ -1327,7 +1333,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     total = device.memory_gib
     margin = total * (1.0 - util)
     if engine != "v1" or measured:
-        return Margin(margin, 0.0, 0.0, "starts", False, "")
+        return _tuple_new(Margin, (margin, 0.0, 0.0, "starts", False, "", False))
     before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
     checks: list[_Check] = []
     if b.startup_free_check:
@@ -1337,7 +1343,7 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
     if after is not None:
         checks.append(after)
     if not checks:
-        return Margin(margin, before.gib, before.band, "starts", False, "")
+        return _tuple_new(Margin, (margin, before.gib, before.band, "starts", False, "", False))
     # one or two checks: the first that fails, else the first closest to failing (its band added)
     # (by position, not identity: compiled by mypyc, a tuple read from the list is a new object each time)
     at = 0
@@ -1357,8 +1363,8 @@ def _margin(b: Behaviour, engine: str, device: Device, s: EngineSettings, util: 
             break
         if n + bd > margin:
             verdict = "may-refuse"
-    return Margin(margin, need, band, verdict, fails, text() if (fails or verdict != "starts") else "",
-                  after_sizing=after is not None and at == len(checks) - 1)
+    return _tuple_new(Margin, (margin, need, band, verdict, fails, text() if (fails or verdict != "starts") else "",
+                               after is not None and at == len(checks) - 1))
 
 
 #: One check of the margin: (GiB it must hold, their error band, vLLM's failure in words). The words are made
@@ -1386,7 +1392,7 @@ def _before_snapshot(b: Behaviour, groups: tuple[str, ...], e: Estimates, gpu: s
     context = 0.0 if b.nontorch == "absolute" else e.cuda_context(gpu)  # 0.8 counts the context in the budget
     nccl = e.nccl_init_gib if (groups and b.nontorch == "after-distributed") else 0.0
     band = e.context_error_gib + (e.nccl_init_error_gib if nccl else 0.0)
-    return _Allocated(context + nccl, band, nccl)
+    return _tuple_new(_Allocated, (context + nccl, band, nccl))
 
 
 def _first_snapshot_check(before: _Allocated, total: float, util: float) -> _Check:
@@ -1604,7 +1610,8 @@ def weights_alone(
     w = _stage_weight_bytes(model, st, 0, weights_gib, device) / GIB
     refuses = _weights_fit(w, st.usable, st.exact, estimates, offload_overshoot_gib(model, st.s, st.ck.precision)
                            ).verdict == "refuses"
-    return WeightsAlone(w, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates, model))
+    return _tuple_new(WeightsAlone, (w, st.usable, refuses,
+                                     _nontorch_gib(st.b, st.engine, device, st.s, estimates, model)))
 
 
 def stages_alone(
@@ -1639,7 +1646,8 @@ def stages_alone(
         w = _stage_weight_bytes(model, st, stage, weights_gib, device) / GIB
         lightest = min(lightest, w)
         refuses = refuses and _weights_fit(w, st.usable, st.exact, estimates, slack).verdict == "refuses"
-    return WeightsAlone(lightest, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates, model))
+    return _tuple_new(WeightsAlone, (lightest, st.usable, refuses,
+                                     _nontorch_gib(st.b, st.engine, device, st.s, estimates, model)))
 
 
 class _WeightSteps(NamedTuple):
@@ -1664,7 +1672,8 @@ def _weight_steps(model: ModelShape, device: Device, settings: EngineSettings, v
     unbuilt = _unbuilt_towers(model, s, b, [])
     ck = _checkpoint(model, s, weights_gib, [], unbuilt)
     _, usable = _requested_memory(device, s, b, extensible_kv_cache(b, engine, device, s))
-    return _WeightSteps(b, s, engine, unbuilt, ck, usable, exact_weights(model, ck.precision, weights_gib is not None))
+    return _tuple_new(_WeightSteps, (b, s, engine, unbuilt, ck, usable,
+                                     exact_weights(model, ck.precision, weights_gib is not None)))
 
 
 def _stage_weight_bytes(model: ModelShape, st: _WeightSteps, stage: int, weights_gib: float | None,
@@ -2030,7 +2039,7 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, no
     elif len(limits) > 1 and not s.allow_long_max_model_len and (
             s.max_model_len is None or auto or mml > limits[0]) and not refusal:
         notes.append(length_by_release_note(model, rv, limits))
-    return _Length(model_limit, mml, auto, refusal, certain)
+    return _tuple_new(_Length, (model_limit, mml, auto, refusal, certain))
 
 
 def longrope_default_len(model: ModelShape, b: Behaviour) -> int | None:
@@ -2179,7 +2188,7 @@ def _scheduler_limits(model: ModelShape, s: EngineSettings, b: Behaviour, engine
         batched = s.max_num_batched_tokens or (b.v0_chunked_tokens if chunked else max(mml, 2048))
         if multimodal and not s.max_num_batched_tokens:
             batched = max(batched, 5120)
-    return _Batch(seqs, batched, refusal, engine == "v1" or bool(chunked))
+    return _tuple_new(_Batch, (seqs, batched, refusal, engine == "v1" or bool(chunked)))
 
 
 def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engine: str, device: Device,
@@ -2284,16 +2293,17 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
     1,024 tokens, needs several GiB before 0.14."""
     in_budget = engine == "v1" and not s.enforce_eager and cudagraph_estimate_applied(b, s, device.vendor)
     if s.enforce_eager:
-        return _Graphs(in_budget, 0.0)
+        return _tuple_new(_Graphs, (in_budget, 0.0, 0, 0))
     if v2 and engine == "v1" and device.vendor in ("nvidia", "amd"):
         # 0.29+ measures them in the budget (every piecewise graph captured once): not modelled, the flat term
         # (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 gates it as it gates V1's: gpu_worker.py 0.27.1)
         v2_in = b.v2_cudagraphs_in_budget and s.cudagraph_profiling is not False
-        return _Graphs(True, e.cudagraph_gib) if v2_in else _Graphs(False, e.cudagraph_v2_gib)
+        return _tuple_new(_Graphs, (True, e.cudagraph_gib, 0, 0) if v2_in else (False, e.cudagraph_v2_gib, 0, 0))
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
-            return _Graphs(True, profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e))
-        return _Graphs(in_budget, e.cudagraph_gib)  # (TPU, Gaudi, Neuron: their plugins capture no CUDA graphs)
+            gib = profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e)
+            return _tuple_new(_Graphs, (True, gib, 0, 0))
+        return _tuple_new(_Graphs, (in_budget, e.cudagraph_gib, 0, 0))  # (TPU, Gaudi, Neuron: no CUDA graphs captured)
     count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched, s.cudagraph_mode)
     # per GPU, whatever the TP: the public logs show no split (Qwen2-7B on A100s with 0.10.1.1 kept 0.50 GiB at TP1
     # and 0.65 at TP2); MoE layers keep their fused-MoE buffers in the graphs' pools too
@@ -2305,7 +2315,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         piecewise = e.cudagraph_token_bytes_moe if moe else e.cudagraph_token_bytes
         full_bytes = e.cudagraph_full_token_bytes_moe if moe else e.cudagraph_full_token_bytes
     gib = (piecewise_tokens * piecewise + full_tokens * full_bytes) * model.hidden_size * act / GIB
-    return _Graphs(False, gib, count, piecewise_tokens + full_tokens)
+    return _tuple_new(_Graphs, (False, gib, count, piecewise_tokens + full_tokens))
 
 
 def _cached_layout(model: ModelShape, s: EngineSettings, b: Behaviour, engine: str,
@@ -2517,7 +2527,7 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
     (:func:`sampler_kind`, as :func:`v2_runner_terms` charges the warm-up), which hold the logits and their copy."""
     rows = min(batch.seqs, batch.batched) if engine == "v1" else batch.seqs
     if engine == "v1" and s.pooling:
-        return _Sampler(rows, 0.0, 0.0)  # the pooler over the hidden states: no logits, nothing sampled
+        return _tuple_new(_Sampler, (rows, 0.0, 0.0, False))  # the pooler over the hidden states: nothing sampled
     if v2_act:
         per = float(v2_act + 4 if b.v2_profile_logits_copy else v2_act * (2 if logits_soft_capped(model) else 1))
         if b.v2_profile_warmup_sampler:
@@ -2525,15 +2535,15 @@ def _sampler_run(model: ModelShape, b: Behaviour, engine: str, batch: _Batch, e:
             warm = _sampler_per_elem(kind, rows, e)
             if warm > per:
                 sorts = kind == "sort" or (kind == "triton" and rows < 8)
-                return _Sampler(rows, warm, rows * model.vocab_size * warm, sorts and vendor == "nvidia")
-        return _Sampler(rows, per, rows * model.vocab_size * per)
+                return _tuple_new(_Sampler, (rows, warm, rows * model.vocab_size * warm, sorts and vendor == "nvidia"))
+        return _tuple_new(_Sampler, (rows, per, rows * model.vocab_size * per, False))
     if engine == "v0":
         kind = "logits" if batch.chunked else ("flashinfer" if s.flashinfer_sampler else "sort")
     else:
         kind = sampler_kind(b, s, vendor)
     per_elem = _sampler_per_elem(kind, rows, e)
     sorts = kind == "sort" or (kind == "triton" and rows < 8)
-    return _Sampler(rows, per_elem, rows * model.vocab_size * per_elem, sorts and vendor == "nvidia")
+    return _tuple_new(_Sampler, (rows, per_elem, rows * model.vocab_size * per_elem, sorts and vendor == "nvidia"))
 
 
 def _sampler_per_elem(kind: str, rows: int, e: Estimates) -> float:
@@ -2684,7 +2694,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
                        avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB,
                        rows_bytes / GIB if routed else 0.0, rows_fewer / GIB if routed else 0.0))
     # every row carries the last stage's peak, known once the last stage is profiled
-    rows = tuple(_Stage(*f[:6], last_peak, *f[6:]) for f in fields)
+    rows = tuple(_tuple_new(_Stage, (*f[:6], last_peak, *f[6:])) for f in fields)
     worst = rows[0]
     for row in rows[1:]:
         if row.avail < worst.avail:
@@ -2722,7 +2732,8 @@ def state_dtypes(s: EngineSettings, b: Behaviour) -> kv_layout.StateDtypes:
     if s.mamba_cache_dtype == "auto" and s.mamba_ssm_cache_dtype == "auto" and b.gdn_ssm_dtype \
             and b.nemotron_h_ssm_dtype == "float32":
         return kv_layout.AUTO_STATE
-    return kv_layout.StateDtypes(s.mamba_cache_dtype, s.mamba_ssm_cache_dtype, b.gdn_ssm_dtype, b.nemotron_h_ssm_dtype)
+    return _tuple_new(kv_layout.StateDtypes, (s.mamba_cache_dtype, s.mamba_ssm_cache_dtype, b.gdn_ssm_dtype,
+                                              b.nemotron_h_ssm_dtype))
 
 
 def _stage_layout(model: ModelShape, s: EngineSettings, ck: _Checkpoint, b: Behaviour, stage: int,
@@ -2851,7 +2862,7 @@ def _kv_cache(model: ModelShape, s: EngineSettings, lay: kv_layout.Layout, b: Be
         notes.append(lay.note)
     if model.mla is None and model.num_key_value_heads < s.tp:
         notes.append(f"{model.num_key_value_heads} KV heads < TP {s.tp}: each rank keeps a replica of one KV head")
-    return _KvCache(mml, plan, needed, fit_len, fit_sure)
+    return _tuple_new(_KvCache, (mml, plan, needed, fit_len, fit_sure))
 
 
 class MambaSeqs(NamedTuple):
@@ -2991,7 +3002,7 @@ def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates, slack
     below += slack
     verdict: Verdict = ("starts" if weights + above < usable else
                         "refuses" if weights - below > usable else "may-refuse")
-    return _Weights(above, below, weights < usable, verdict)
+    return _tuple_new(_Weights, (above, below, weights < usable, verdict))
 
 
 def unified_memory_note(device: Device, util: float, measured: bool = False) -> str:
@@ -3067,7 +3078,7 @@ def _declared_load(lay: kv_layout.Layout, b: Behaviour, engine: str, kv: _KvCach
     conc_ctx = kv_layout.concurrency_at(plan, ctx, batch.batched)
     context_kv = needed_for(lay, b, engine, ctx, batch.batched, plan.block_size) / GIB
     load_gib = batch.seqs * context_kv
-    return _Load(ctx, conc_ctx, batch.seqs * per_ctx, context_kv, max(available, 0.0) - load_gib)
+    return _tuple_new(_Load, (ctx, conc_ctx, batch.seqs * per_ctx, context_kv, max(available, 0.0) - load_gib))
 
 
 def needed_for(lay: kv_layout.Layout, b: Behaviour, engine: str, length: int, batched: int, block: int) -> int:

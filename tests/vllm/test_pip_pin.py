@@ -4,6 +4,7 @@ start-up runs the release its command pins, not the image's (``versions.pip_pin`
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,37 @@ def test_the_release_of_public_manifests_that_install_vllm_with_pip(path, note, 
 
     (g,) = read_inputs([str(WIDE / path)]).groups
     assert (vllm_version(g).note, engine_settings(g).pip_install) == (note, pip)
+
+
+# lintspeed20: pip_pin and the FlashInfer check of the sizing look for an install only where the command line holds
+# "tall" in some case (versions.has_install), sparing the scan of the pattern from each character elsewhere
+def test_re_ignorecase_matches_t_a_and_l_to_exactly_what_lowers_to_them():
+    import sys
+
+    every = [chr(i) for i in range(sys.maxunicode + 1)]
+    for letter in "tal":
+        pattern = re.compile(letter, re.IGNORECASE)
+        assert [c for c in every if pattern.fullmatch(c)] == [c for c in every if letter in c.lower()]
+
+
+@pytest.mark.parametrize("script", [
+    "pip install vllm==0.10.0 && vllm serve m", "PIP INSTALL VLLM", "uv  pip InStAlL -U vllm", "pıp ınstall vllm",
+    "pip inſtall vllm", "pip İNSTALL vllm", "pip3 install 'vllm[audio]==0.9.2'", "python -m pip install vllm",
+    "vllm serve m --port 8000", "pip instal vllm", "pip in stall vllm", "pip instaIl vllm", "",
+])
+def test_no_install_pattern_matches_where_has_install_says_none_can(script):
+    from shardwise.rules.capacity.group import _PIP_VLLM
+    from shardwise.rules.vllm.versions import _PIP_SPEC, has_install
+
+    for pattern in (_PIP_SPEC, _PIP_VLLM):
+        assert pattern.search(script) is None or has_install(script), (pattern.pattern, script)
+
+
+def test_the_corpus_command_lines_that_install_vllm_hold_tall():
+    from shardwise.rules.capacity.group import _PIP_VLLM
+    from shardwise.rules.vllm.versions import _PIP_SPEC, has_install
+
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(WIDE.rglob("*")) if p.is_file()]
+    matched = [t for t in texts if _PIP_SPEC.search(t) or _PIP_VLLM.search(t)]
+    assert matched  # the corpus has commands that install vLLM with pip
+    assert all(has_install(t) for t in matched)

@@ -565,9 +565,17 @@ def test_a_json6902_patch_past_the_bound_is_refused_not_left_to_run_for_minutes(
                   f"({counted:,} counted up to its {said}); kustomize applies each to the whole object (20,000 took "
                   f"it over a minute), so shardwise bounds them; build it yourself: kustomize build {top} | "
                   "shardwise lint -")
-    # the named folder's files are read one by one, as for any kustomization that does not build (the overlay's
-    # own patch only)
-    assert [w["subject"] for w in doc["workloads"]] == ([] if top == "overlay" else ["Deployment default/llama70b"])
+    # hostile18: the named folder's files are not read one by one after the refusal (they were, as for a kustomization
+    # that fails to build): skipped for it, each once
+    n = 1 if top == "overlay" else 2 if how == "file" else 1
+    assert doc["input_errors"][0]["message"].endswith(
+        f"; its {n} YAML file{'s were' if n == 2 else ' was'} not read one by one either (what shardwise does not hand "
+        "kustomize it does not read another way)")
+    assert (doc["workloads"], len(doc["input_errors"])) == ([], 1)
+    assert sorted(s["file"] for s in doc["skipped_files"]) == sorted(
+        f"{top}/{f}" for f in os.listdir(tmp_path / top) if f.endswith((".yaml", ".json")))
+    assert {s["reason"] for s in doc["skipped_files"]} == {
+        "in a kustomization refused for its size (not read: the input error says why)"}
     assert not (tmp_path / "called").exists()
 
 
@@ -696,7 +704,17 @@ def test_everything_kustomize_would_read_is_bounded_not_only_objects_and_widths(
         (tmp_path / "base" / f"cm{f}.yaml").write_text(_configmaps(10 * f, 10, 5000))
     kz.write_text(kz.read_text() + "".join(f"  - cm{f}.yaml\n" for f in range(6)))
     _stop_kustomize(tmp_path, monkeypatch, "exec sleep 60")
+    from shardwise.rules.adapters import yamlsrc
+
+    parsed: list[str] = []
+    parse = yamlsrc._parse
+    monkeypatch.setattr(yamlsrc, "_parse", lambda text, file, *a, **k: parsed.append(file) or parse(text, file, *a, **k))
     rc, doc, _ = lint_json(capsys, "base")
+    # hostile18: each file parsed once, by the count, up to the one that passes the bound; none read one by one after
+    # the refusal (the files were all parsed a second time, the hostile one included)
+    assert [os.path.basename(f) for f in parsed if f.startswith("base/")] == [
+        "kustomization.yaml", "deployment.yaml", "cm0.yaml", "cm1.yaml", "cm2.yaml", "cm3.yaml", "cm4.yaml"]
+    assert len(doc["skipped_files"]) == 8 and doc["workloads"] == []
     # the Deployment's file first, then 100,010 nodes a file: the fifth file passes 500,000
     counted = int(doc["input_errors"][0]["message"].split(" YAML nodes (")[1].split(" counted")[0].replace(",", ""))
     assert (rc, doc["input_errors"][0]["file"], doc["input_errors"][0]["message"].split("; its ")[0]) == (

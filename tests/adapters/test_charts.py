@@ -171,24 +171,34 @@ def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
     ]
 
 
-@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory", "larger than a file may be"])
 def test_a_values_file_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
     """helm reads a --values file whole: a FIFO held the run for the 120 s timeout, /dev/zero grew helm past
-    3 GB until it crashed with a Go stack in the message."""
+    3 GB until it crashed with a Go stack in the message. A regular one is held to the bytes any file may hold
+    (hostile18: 32 MiB, as every input; one byte more is refused, helm not run)."""
+    from shardwise.rules.model.files import MAX_FILE_BYTES
+
     monkeypatch.chdir(ROOT)
     called = tmp_path / "called"
     (tmp_path / "helm").write_text(f"#!/bin/sh\ntouch {called}\nexit 1\n")
     (tmp_path / "helm").chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    values = {"fifo": str(tmp_path / "v.yaml"), "device": "/dev/zero", "directory": str(tmp_path)}[kind]
+    values = {"fifo": str(tmp_path / "v.yaml"), "device": "/dev/zero", "directory": str(tmp_path),
+              "larger than a file may be": str(tmp_path / "v.yaml")}[kind]
     if kind == "fifo":
         os.mkfifo(values)
-    what = {"fifo": "a FIFO (named pipe)", "device": "a character device", "directory": "a directory"}[kind]
+    elif kind != "device" and kind != "directory":
+        with open(values, "wb") as f:  # sparse: no disk used
+            f.truncate(MAX_FILE_BYTES + 1)
+    what = {"fifo": "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files",
+            "device": "cannot read: it is a character device, not a regular file; shardwise reads only regular files",
+            "directory": "cannot read: it is a directory, not a regular file; shardwise reads only regular files",
+            "larger than a file may be": "not read: the file is larger than 32 MiB, the most shardwise reads from one "
+                                         "file"}[kind]
     rc, doc, _ = lint_json(capsys, CHART, "--values", values)
     assert (rc, doc["input_errors"]) == (2, [{
         "file": f"{CHART}/Chart.yaml", "line": None,
-        "message": f"the chart is not rendered: --values {values}: cannot read: it is {what}, not a regular file; "
-                   "shardwise reads only regular files"}])
+        "message": f"the chart is not rendered: --values {values}: {what}"}])
     assert not called.exists()
 
 

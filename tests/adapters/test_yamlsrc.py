@@ -487,3 +487,35 @@ def test_the_event_path_falls_back_where_the_aliases_pass_the_bound():
     with pytest.raises(yamlsrc._Fallback):  # the bound counts the whole text, as _check_aliases does
         yamlpy.load_events(anchor + "b: [" + ",".join(["*a"] * 500) + "]\n---\n" + anchor + "b: ["
                            + ",".join(["*a"] * 501) + "]\n")
+
+
+def _compiled():
+    if yamlsrc._fast is None:
+        pytest.skip("the compiled reader is not built (make setup)")
+    return yamlsrc._fast
+
+
+@pytest.mark.parametrize("text", ALIASED)
+def test_the_compiled_reader_takes_anchors_and_aliases_itself(text):
+    _compiled()
+    starts: list[int] = []
+    got = yamlsrc._load_fast(text, 0, starts)
+    assert got is not None and _same(got, _slow(text))
+
+
+def test_the_compiled_reader_holds_the_same_alias_bounds():
+    fast = _compiled()
+    assert (fast.MAX_EXPANDED_VALUES, fast.MAX_EXPANDED_CHARS) == (yamlsrc.MAX_EXPANDED_VALUES,
+                                                                   yamlsrc.MAX_EXPANDED_CHARS)
+    anchor = "a: &a [" + ",".join(["v"] * 999) + "]\n"  # 1,000 values
+    assert len(yamlsrc._load_fast(anchor + "b: [" + ",".join(["*a"] * 1000) + "]\n", 0, None)[0]["b"]) == 1000
+    big = "x" * (1 << 20)  # 32 MiB added exactly; characters, not bytes, are counted (é is two bytes)
+    assert yamlsrc._load_fast(f"a: &a {big}\nb: [" + ",".join(["*a"] * 32) + "]\n", 0, None) is not None
+    assert yamlsrc._load_fast(f"a: &a {big[:-1]}é\nb: [" + ",".join(["*a"] * 32) + "]\n", 0, None) is not None
+    for text in (anchor + "b: [" + ",".join(["*a"] * 1000) + ", *a]\n",  # one value past: the Python reader's
+                 f"a: &a {big}y\nb: [" + ",".join(["*a"] * 32) + "]\n",
+                 anchor + "b: [" + ",".join(["*a"] * 500) + "]\n---\n" + anchor + "b: [" + ",".join(["*a"] * 501)
+                 + "]\n",  # counted over the text
+                 "a: &a 1\nb: &a 2\n", "a: *nowhere\n", "&x [*x]\n", "a: &a [1]\nb: [*a, &a x]\n",
+                 "a: &m '<<'\nb: {*m : 1}\n"):  # a `<<` key through an alias
+        assert yamlsrc._load_fast(text, 0, None) is None, text[:40]

@@ -53,6 +53,9 @@ fn is_decimal(value: &[u8]) -> bool {
     !value.is_empty() && value.iter().all(u8::is_ascii_digit) && (value.len() == 1 || value[0] != b'0')
 }
 
+/// An ended anchor: its value, the values and characters of its node expanded, its line, and whether a collection.
+type Anchor<'py> = (Bound<'py, PyAny>, u64, u64, i64, bool);
+
 enum Frame<'py> {
     Map { dict: Bound<'py, PyDict>, key_lines: Bound<'py, PyDict> },
     Seq(Bound<'py, PyList>),
@@ -147,7 +150,7 @@ fn load<'py>(
     // each ended anchor's (value, values, characters, line, a collection?); the anchors written in this document;
     // per open collection its anchor, line and the values and characters counted before it began; the values and
     // characters read so far (aliases expanded) and what the aliases added (the bound's count, over the text)
-    let mut anchors: HashMap<Vec<u8>, (Bound<PyAny>, u64, u64, i64, bool)> = HashMap::new();
+    let mut anchors: HashMap<Vec<u8>, Anchor> = HashMap::new();
     let mut named: HashSet<Vec<u8>> = HashSet::new();
     let mut open: Vec<(Option<Vec<u8>>, i64, u64, u64)> = Vec::new();
     let (mut values, mut chars, mut added, mut added_chars) = (0u64, 0u64, 0u64, 0u64);

@@ -636,10 +636,15 @@ def case_gitops(r: random.Random, d: str) -> dict:
     return {"argv": ["lint", "--format", fmt, "--jobs", "1", "."], "src": "gitops/" + rel, "kinds": kinds, "files": [], "fmt": fmt, "tools": True}
 
 
+#: A count's value after its key: a quoted scalar, or a plain one up to the `,`, `]` or `}` that ends it in a flow
+#: collection (hostile18: `\S+` took `1}}` of `{limits: {nvidia.com/gpu: 1}}`, so the mutation also removed the braces
+#: and the case was a YAML syntax error, not a count).
+_COUNT_VALUE = r"""\s*(?:"[^"\n]*"|'[^'\n]*'|[^\s,\]}]+)"""
 #: fuzz17: where a count or a quantity goes, in the text of a file that serves vLLM, and values that are only
 #: malformed there (YAML 1.1/1.2 spellings, strings, units, signs, fractions, overflow) or absurd flag values
-COUNT_SLOTS = [r"(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/neuron):\s*\S+", r"replicas:\s*\S+", r"\bsize:\s*\S+",
-               r"memory:\s*\S+", r"cpu:\s*\S+", r"ephemeral-storage:\s*\S+", r"sizeLimit:\s*\S+",
+COUNT_SLOTS = [r"(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/neuron):" + _COUNT_VALUE, r"replicas:" + _COUNT_VALUE,
+               r"\bsize:" + _COUNT_VALUE, r"memory:" + _COUNT_VALUE, r"cpu:" + _COUNT_VALUE,
+               r"ephemeral-storage:" + _COUNT_VALUE, r"sizeLimit:" + _COUNT_VALUE,
                r"--(tensor-parallel-size|pipeline-parallel-size|data-parallel-size|max-model-len|max-num-seqs|"
                r"gpu-memory-utilization|block-size|max-num-batched-tokens)(=|\s+|\"?,\s*\"?)[^\s\",\]]+"]
 COUNT_ODD = ["0x10", "0o10", "010", ".inf", "-.inf", ".nan", "1e400", "-1", "0", "0.5", "1.5", '"2Gi"', '"2"', '"-1"', '"1.5"',
@@ -648,18 +653,27 @@ COUNT_ODD = ["0x10", "0o10", "010", ".inf", "-.inf", ".nan", "1e400", "-1", "0",
 FLAG_ODD = ["0", "-1", "1e9", "1.5", "two", "", "0x2", "inf", "nan", "2Gi", "99999999999999999999", "+4", " 4", "８", "$(TP)"]
 
 
-def case_count(r: random.Random, d: str) -> dict:
-    """fuzz17: one count or quantity of a file that serves vLLM replaced by a malformed or absurd value; the unmutated
-    file is linted too (``base``), so that a new blocking finding on a value that is only malformed is seen."""
-    srcs = [p for p in VLLM_SRCS if any(re.search(x, read_text(os.path.join(ROOT, p))) for x in COUNT_SLOTS)]
-    src = r.choice(srcs)
-    t = read_text(os.path.join(ROOT, src))
+def count_slots(t: str) -> list[re.Match[str]]:
+    """The places of ``t`` a count mutation may change (:data:`COUNT_SLOTS`), in the order of the text, none
+    overlapping another (the first written wins)."""
+    hits = sorted((m for x in COUNT_SLOTS for m in re.finditer(x, t)), key=lambda m: (m.start(), -m.end()))
+    out: list[re.Match[str]] = []
+    for m in hits:
+        if not out or m.start() >= out[-1].end():
+            out.append(m)
+    return out
+
+
+def mutate_counts(r: random.Random, t: str) -> tuple[str, list[str]]:
+    """``t`` with one or two of its count slots (:func:`count_slots`), distinct, each given a malformed or absurd
+    value, and a kind naming each change. The slots are drawn from the unmutated text and replaced from the last
+    one back: hostile18, where each draw was made again over the text already changed, the same slot could be
+    drawn twice (its new value matches the slot too), so a case said two mutations and held one."""
+    slots = count_slots(t)
+    chosen = sorted(r.sample(slots, min(r.randint(1, 2), len(slots))), key=lambda m: m.start())
     kinds = []
-    for _ in range(r.randint(1, 2)):
-        hits = [m for x in COUNT_SLOTS for m in re.finditer(x, t)]
-        if not hits:
-            break
-        m = r.choice(hits)
+    repls = []
+    for m in chosen:
         whole = m.group(0)
         if whole.startswith("--"):
             flag = re.match(r"--[\w-]+", whole).group(0)  # type: ignore[union-attr]
@@ -670,8 +684,20 @@ def case_count(r: random.Random, d: str) -> dict:
             key = whole.split(":", 1)[0]
             value = r.choice(COUNT_ODD)
             repl = f"{key}: {value}"
-        t = t[:m.start()] + repl + t[m.end():]
+        repls.append(repl)
         kinds.append(f"count:{whole.split(':')[0].split('=')[0].strip()[:40]}={value}")
+    for m, repl in reversed(list(zip(chosen, repls, strict=True))):
+        t = t[:m.start()] + repl + t[m.end():]
+    return t, kinds
+
+
+def case_count(r: random.Random, d: str) -> dict:
+    """fuzz17: one or two counts or quantities of a file that serves vLLM replaced by malformed or absurd values
+    (:func:`mutate_counts`); the unmutated file is linted too (``base``), so that a new blocking finding on a value
+    that is only malformed is seen."""
+    srcs = [p for p in VLLM_SRCS if any(re.search(x, read_text(os.path.join(ROOT, p))) for x in COUNT_SLOTS)]
+    src = r.choice(srcs)
+    t, kinds = mutate_counts(r, read_text(os.path.join(ROOT, src)))
     name = os.path.basename(src)
     write(os.path.join(d, "in", name), t)
     write(os.path.join(d, "base", name), read_text(os.path.join(ROOT, src)))

@@ -9,12 +9,19 @@
 //! is `plain`'s own memo (scalar as written -> its value): a scalar it holds takes that value without
 //! the call (manifests repeat the same keys, flags and words file after file).
 //!
-//! It only takes the common path. Anything else (a parse error, an anchor, an alias, an explicit
-//! tag, a `<<` merge key, a collection or duplicate key, a scalar `plain` cannot construct,
-//! collections nested more than 500 deep) makes it
-//! return `None`, and the caller reads the text with its Python reader, which gives the same values
-//! and reports errors in its own words. On success it returns `(documents, first_lines)`.
+//! Anchors and aliases are taken as `yamlpy.load_events` takes them (hostile18): an alias is the very
+//! object its anchor built, at the anchor's line, and adds that node's expanded size (values and
+//! characters of scalar text) to what the aliases add in the text, bounded by `MAX_EXPANDED_VALUES`
+//! and `MAX_EXPANDED_CHARS` (yamlsrc's bounds, exported here so a test holds them equal).
+//!
+//! It only takes the common path. Anything else (a parse error, an explicit tag, a `<<` merge key,
+//! a collection or duplicate key, a scalar `plain` cannot construct, collections nested more than
+//! 500 deep, aliases past the bounds, an alias to an anchor not ended or never written, an anchor
+//! written twice in a document) makes it return `None`, and the caller reads the text with its
+//! Python reader, which gives the same values and reports errors in its own words. On success it
+//! returns `(documents, first_lines)`.
 
+use std::collections::{HashMap, HashSet};
 use std::mem::MaybeUninit;
 
 use pyo3::prelude::*;
@@ -27,6 +34,10 @@ const STR_TAG: &[u8] = b"tag:yaml.org,2002:str";
 /// Collections nested deeper than this are left to the Python reader: PyYAML's libyaml (0.2.6) stops
 /// at 1,000 levels with an error, the parser here (libyaml 0.2.5) has no limit.
 const MAX_DEPTH: usize = 500;
+/// What the aliases of a text may add: values (mappings, lists and scalars, keys included) and characters of
+/// scalar text, each alias counting its anchor's node expanded (`yamlsrc.MAX_EXPANDED_VALUES`, `_CHARS`).
+const MAX_EXPANDED_VALUES: u64 = 1_000_000;
+const MAX_EXPANDED_CHARS: u64 = 32 * 1024 * 1024;
 
 /// First characters of a plain scalar that one of PyYAML's implicit resolvers (bool, float, int,
 /// merge, null, timestamp, value) may claim; any other plain scalar is text.
@@ -42,6 +53,9 @@ fn is_decimal(value: &[u8]) -> bool {
     !value.is_empty() && value.iter().all(u8::is_ascii_digit) && (value.len() == 1 || value[0] != b'0')
 }
 
+/// An ended anchor: its value, the values and characters of its node expanded, its line, and whether a collection.
+type Anchor<'py> = (Bound<'py, PyAny>, u64, u64, i64, bool);
+
 enum Frame<'py> {
     Map { dict: Bound<'py, PyDict>, key_lines: Bound<'py, PyDict> },
     Seq(Bound<'py, PyList>),
@@ -53,6 +67,7 @@ enum Step<'py> {
     Value(Bound<'py, PyAny>, bool), // the value, and whether it is a collection
     Open(Frame<'py>),
     Close,
+    Alias,
     DocStart,
     DocEnd,
     End,
@@ -132,6 +147,13 @@ fn load<'py>(
     let mut key: Option<Bound<PyAny>> = None;
     let mut key_line: i64 = 0;
     let mut root: Option<Bound<PyAny>> = None;
+    // each ended anchor's (value, values, characters, line, a collection?); the anchors written in this document;
+    // per open collection its anchor, line and the values and characters counted before it began; the values and
+    // characters read so far (aliases expanded) and what the aliases added (the bound's count, over the text)
+    let mut anchors: HashMap<Vec<u8>, Anchor> = HashMap::new();
+    let mut named: HashSet<Vec<u8>> = HashSet::new();
+    let mut open: Vec<(Option<Vec<u8>>, i64, u64, u64)> = Vec::new();
+    let (mut values, mut chars, mut added, mut added_chars) = (0u64, 0u64, 0u64, 0u64);
 
     loop {
         let mut event: MaybeUninit<y::yaml_event_t> = MaybeUninit::uninit();
@@ -146,12 +168,9 @@ fn load<'py>(
                 y::YAML_DOCUMENT_START_EVENT => Ok(Step::DocStart),
                 y::YAML_DOCUMENT_END_EVENT => Ok(Step::DocEnd),
                 y::YAML_STREAM_END_EVENT => Ok(Step::End),
-                y::YAML_ALIAS_EVENT => Ok(Step::Fallback),
+                y::YAML_ALIAS_EVENT => Ok(Step::Alias),
                 y::YAML_SCALAR_EVENT => {
                     let s = ev.data.scalar;
-                    if !s.anchor.is_null() {
-                        return Ok(Step::Fallback);
-                    }
                     let value = bytes(s.value, s.length as usize);
                     let text = match std::str::from_utf8(value) {
                         Ok(t) => t,
@@ -185,7 +204,7 @@ fn load<'py>(
                 }
                 y::YAML_MAPPING_START_EVENT => {
                     let m = ev.data.mapping_start;
-                    if !m.anchor.is_null() || c_bytes(m.tag).is_some_and(|t| t != MAP_TAG) {
+                    if c_bytes(m.tag).is_some_and(|t| t != MAP_TAG) {
                         return Ok(Step::Fallback);
                     }
                     let obj = new_linedict.call1((linedict,))?;
@@ -197,7 +216,7 @@ fn load<'py>(
                 }
                 y::YAML_SEQUENCE_START_EVENT => {
                     let q = ev.data.sequence_start;
-                    if !q.anchor.is_null() || c_bytes(q.tag).is_some_and(|t| t != SEQ_TAG) {
+                    if c_bytes(q.tag).is_some_and(|t| t != SEQ_TAG) {
                         return Ok(Step::Fallback);
                     }
                     Ok(Step::Open(Frame::Seq(PyList::empty(py))))
@@ -214,11 +233,26 @@ fn load<'py>(
         // a key written `<<` (the merge key, or that text quoted): left to the Python reader, as any value equal to it
         let merge_text = ev.type_ == y::YAML_SCALAR_EVENT
             && unsafe { bytes(ev.data.scalar.value, ev.data.scalar.length as usize) } == b"<<";
+        // the anchor an event writes, or the one an alias names; a scalar's characters (what the bound counts)
+        let (anchor, scalar_chars) = unsafe {
+            match ev.type_ {
+                y::YAML_SCALAR_EVENT => {
+                    let value = bytes(ev.data.scalar.value, ev.data.scalar.length as usize);
+                    let chars = value.iter().filter(|b| (**b as i8) >= -0x40).count() as u64;
+                    (c_bytes(ev.data.scalar.anchor).map(<[u8]>::to_vec), chars)
+                }
+                y::YAML_MAPPING_START_EVENT => (c_bytes(ev.data.mapping_start.anchor).map(<[u8]>::to_vec), 0),
+                y::YAML_SEQUENCE_START_EVENT => (c_bytes(ev.data.sequence_start.anchor).map(<[u8]>::to_vec), 0),
+                y::YAML_ALIAS_EVENT => (c_bytes(ev.data.alias.anchor).map(<[u8]>::to_vec), 0),
+                _ => (None, 0),
+            }
+        };
         unsafe { y::yaml_event_delete(ev) };
         let step = step?;
         if is_root_value {
             starts.append(line)?;
         }
+        let mut value_line = line;
         let (val, collection) = match step {
             Step::Skip => continue,
             Step::Fallback => return Ok(None),
@@ -226,6 +260,9 @@ fn load<'py>(
                 cur = None;
                 key = None;
                 stack.clear();
+                anchors.clear();
+                named.clear();
+                open.clear();
                 continue;
             }
             Step::DocEnd => {
@@ -243,6 +280,13 @@ fn load<'py>(
                 if stack.len() >= MAX_DEPTH {
                     return Ok(None); // the Python reader's libyaml refuses nesting past 1,000 levels
                 }
+                if let Some(name) = &anchor {
+                    if !named.insert(name.clone()) {
+                        return Ok(None); // an anchor written twice: PyYAML's composer says so
+                    }
+                }
+                open.push((anchor, line, values, chars)); // not an anchor until it ends: an alias inside falls back
+                values += 1;
                 stack.push((cur.take(), key.take(), key_line));
                 cur = Some(frame);
                 continue;
@@ -260,9 +304,42 @@ fn load<'py>(
                 cur = c;
                 key = k;
                 key_line = kl;
+                match open.pop() {
+                    Some((Some(name), start, values0, chars0)) => {
+                        anchors.insert(name, (done.clone(), values - values0, chars - chars0, start, true));
+                    }
+                    Some(_) => {}
+                    None => return Ok(None),
+                }
                 (done, true)
             }
-            Step::Value(v, c) => (v, c),
+            Step::Alias => {
+                let found = match anchor.as_ref().and_then(|name| anchors.get(name)) {
+                    Some(f) => f,
+                    None => return Ok(None), // never written, or a collection not ended (it would contain itself)
+                };
+                let (v, n, c, at, coll) = (found.0.clone(), found.1, found.2, found.3, found.4);
+                values += n;
+                chars += c;
+                added += n;
+                added_chars += c;
+                if added > MAX_EXPANDED_VALUES || added_chars > MAX_EXPANDED_CHARS {
+                    return Ok(None); // the Python reader refuses it in its words
+                }
+                value_line = at;
+                (v, coll)
+            }
+            Step::Value(v, c) => {
+                values += 1;
+                chars += scalar_chars;
+                if let Some(name) = anchor {
+                    if merge_text || !named.insert(name.clone()) {
+                        return Ok(None); // `<<` through an alias, or an anchor written twice
+                    }
+                    anchors.insert(name, (v.clone(), 1, scalar_chars, line, false));
+                }
+                (v, c)
+            }
         };
         match &cur {
             None => root = Some(val),
@@ -275,7 +352,7 @@ fn load<'py>(
                         return Ok(None);
                     }
                     key = Some(val);
-                    key_line = line;
+                    key_line = value_line;
                 }
                 Some(k) => {
                     let size = dict.len();
@@ -295,5 +372,7 @@ fn load<'py>(
 #[pymodule]
 fn _yamlfast(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add("MAX_EXPANDED_VALUES", MAX_EXPANDED_VALUES)?;
+    m.add("MAX_EXPANDED_CHARS", MAX_EXPANDED_CHARS)?;
     Ok(())
 }

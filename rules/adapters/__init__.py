@@ -31,6 +31,7 @@ from .select import (
     CHART_TEMPLATE,
     HELM_VALUES,
     KUSTOMIZE_NOT_BUILT,
+    KUSTOMIZE_REFUSED,
     Excludes,
     select_inputs,
     unrendered_folders,
@@ -162,14 +163,16 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
         sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
     if sel.renders:
-        from .charts import Renderer, render_kind
+        from .charts import KustomizationRefused, Renderer, render_kind
 
         renderer = render or Renderer()
         for directory in sel.renders:
             kind = render_kind(directory)
             progress.step(f"rendering {directory} with {kind or 'helm'}")
             rendered = renderer.render(directory)
-            if rendered.errors and kind == "kustomize":
+            if rendered.errors and kind == "kustomize" and isinstance(rendered.errors[0], KustomizationRefused):
+                rendered = _kustomization_refused(directory, rendered, excludes)
+            elif rendered.errors and kind == "kustomize":
                 rendered = _kustomization_read_plainly(directory, rendered, excludes)
             elif rendered.errors and not os.path.isfile(os.path.join(directory, "Chart.yaml")):
                 # fuzz13: a Chart.yaml that is no file (a FIFO, a directory, a broken link) hides no manifest beside it
@@ -304,6 +307,26 @@ def _kustomization_read_plainly(directory: str, failed: Inventory, excludes: Exc
     own = os.path.normpath(directory)
     inv.skipped_files.extend((f, KUSTOMIZE_NOT_BUILT if why == "Kustomize file" and os.path.dirname(
         os.path.normpath(f)) == own else why) for f, why in sel.skipped)
+    inv.excluded.extend(sel.excluded)
+    return inv
+
+
+def _kustomization_refused(directory: str, failed: Inventory, excludes: Excludes | None) -> Inventory:
+    """A kustomization refused before kustomize runs for what it would hand it (:class:`.charts.KustomizationRefused`:
+    past a bound on its patches' operations, its objects, a mapping's keys or its YAML nodes): its error stays, once,
+    and its files are listed as skipped for it (:data:`.select.KUSTOMIZE_REFUSED`), not read one by one as those of
+    a kustomization that fails to build are (hostile18: near the node bound that parsed them all a second time, the
+    file that passed the bound included). Only their names are taken: no file of it is opened."""
+    sel = select_inputs([directory], excludes, render=False)
+    inv = Inventory()
+    inv.errors = [*failed.errors, *sel.errors]
+    first = inv.errors[0]
+    n = len(sel.files)
+    files = f"{n} YAML files were" if n != 1 else "1 YAML file was"
+    inv.errors[0] = InputError(f"{first.message}; its {files} not read one by one either (what shardwise does not "
+                               "hand kustomize it does not read another way)", first.file, first.line)
+    inv.skipped_files.extend((f, KUSTOMIZE_REFUSED) for f in sel.files)
+    inv.skipped_files.extend((f, KUSTOMIZE_REFUSED if why == "Kustomize file" else why) for f, why in sel.skipped)
     inv.excluded.extend(sel.excluded)
     return inv
 

@@ -185,6 +185,13 @@ MAX_KUSTOMIZE_KEYS = 10000
 MAX_KUSTOMIZE_NODES = 500_000
 
 
+class KustomizationRefused(InputError):
+    """A kustomization refused before kustomize runs for what it would hand kustomize (past
+    :data:`MAX_JSON6902_OPS`, :data:`MAX_KUSTOMIZE_OBJECTS`, :data:`MAX_KUSTOMIZE_KEYS` or
+    :data:`MAX_KUSTOMIZE_NODES`): its files are not read one by one after it (hostile18: they were, so a
+    kustomization refused near the node bound had its files parsed a second time, the hostile one included)."""
+
+
 @dataclass
 class _Cost:
     """What a kustomization hands kustomize, counted before it runs (:func:`check_kustomization`)."""
@@ -378,11 +385,11 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
             ops = cost.ops = cost.ops + _measure(text, where if entry == "patch" else os.path.join(d, entry), cost,
                                                  objects=False)
             if ops > MAX_JSON6902_OPS:
-                raise InputError(f"the kustomization is not built: its JSON 6902 patches hold more than "
-                                 f"{MAX_JSON6902_OPS:,} operations ({ops:,} counted up to its {key} entry {entry!r}); "
-                                 "kustomize applies each to the whole object (20,000 took it over a minute), so "
-                                 f"shardwise bounds them; build it yourself: kustomize build {directory} | "
-                                 "shardwise lint -", where)
+                raise KustomizationRefused(
+                    f"the kustomization is not built: its JSON 6902 patches hold more than {MAX_JSON6902_OPS:,} "
+                    f"operations ({ops:,} counted up to its {key} entry {entry!r}); kustomize applies each to the "
+                    "whole object (20,000 took it over a minute), so shardwise bounds them; build it yourself: "
+                    f"kustomize build {directory} | shardwise lint -", where)
         _check_cost(cost, directory, top or where)
         top = top or where
         for key, entry in _file_entries(doc):
@@ -400,24 +407,25 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
 
 
 def _check_cost(cost: _Cost, directory: str, where: str) -> None:
-    """:class:`InputError` when what the kustomization hands kustomize, counted so far, passes
+    """:class:`KustomizationRefused` when what the kustomization hands kustomize, counted so far, passes
     :data:`MAX_KUSTOMIZE_KEYS` (at the file that holds the widest mapping) or :data:`MAX_KUSTOMIZE_OBJECTS` (at
     the named kustomization's file ``where``)."""
     by_hand = f"build it yourself: kustomize build {directory} | shardwise lint -"
     if cost.widest > MAX_KUSTOMIZE_KEYS:
-        raise InputError(f"the kustomization is not built: a mapping of {cost.widest:,} keys, more than the "
-                         f"{MAX_KUSTOMIZE_KEYS:,} shardwise hands kustomize (its work grows with the square of a "
-                         f"mapping's keys: 20,000 labels took it 28-56 s); {by_hand}", cost.widest_at)
+        raise KustomizationRefused(
+            f"the kustomization is not built: a mapping of {cost.widest:,} keys, more than the {MAX_KUSTOMIZE_KEYS:,} "
+            "shardwise hands kustomize (its work grows with the square of a mapping's keys: 20,000 labels took it "
+            f"28-56 s); {by_hand}", cost.widest_at)
     if cost.nodes > MAX_KUSTOMIZE_NODES:
-        raise InputError("the kustomization is not built: it and the kustomizations it includes hand kustomize more "
-                         f"than {MAX_KUSTOMIZE_NODES:,} YAML nodes ({cost.nodes:,} counted by this file: kustomize's "
-                         "work grows with all it reads, and 2,500 objects of 10,000 keys each held it past 120 s); "
-                         f"{by_hand}", cost.nodes_at)
+        raise KustomizationRefused(
+            "the kustomization is not built: it and the kustomizations it includes hand kustomize more than "
+            f"{MAX_KUSTOMIZE_NODES:,} YAML nodes ({cost.nodes:,} counted by this file: kustomize's work grows with all "
+            f"it reads, and 2,500 objects of 10,000 keys each held it past 120 s); {by_hand}", cost.nodes_at)
     if cost.objects > MAX_KUSTOMIZE_OBJECTS:
-        raise InputError("the kustomization is not built: it and the kustomizations it includes hold "
-                         f"{cost.objects:,} objects, "
-                         f"more than the {MAX_KUSTOMIZE_OBJECTS:,} shardwise hands kustomize (its work grows with the "
-                         f"square of the objects: 4,000 ConfigMaps took it 202 s); {by_hand}", where)
+        raise KustomizationRefused(
+            f"the kustomization is not built: it and the kustomizations it includes hold {cost.objects:,} objects, "
+            f"more than the {MAX_KUSTOMIZE_OBJECTS:,} shardwise hands kustomize (its work grows with the square of the "
+            f"objects: 4,000 ConfigMaps took it 202 s); {by_hand}", where)
 
 
 def _check_metadata_file(path: str, what: str) -> None:

@@ -50,6 +50,9 @@ SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__"})  # and every hidd
 #: The skip reason of the kustomization file of a directory named on the command line whose build failed: the
 #: input error says why, so the summary's hint to name the folder (given for one found by searching) is not given.
 KUSTOMIZE_NOT_BUILT = "Kustomize file (not built: the input error says why)"
+#: The skip reason of each file of a directory named on the command line whose kustomization was refused before
+#: kustomize ran, for what it would hand kustomize (hostile18): not read one by one either.
+KUSTOMIZE_REFUSED = "in a kustomization refused for its size (not read: the input error says why)"
 
 #: What a file is, by its name alone, when that name is never a Kubernetes manifest, a Pulumi
 #: preview/state file or a shardwise stack.

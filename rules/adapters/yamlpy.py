@@ -260,10 +260,14 @@ _SCALAR_CONSTRUCTORS = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items
 def load_events(text: str, base: int = 0, starts: list[int] | None = None,
                 dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
     """Build the documents straight from libyaml's events: the same values and lines as
-    :class:`_LineLoader`, without PyYAML's node graph (``base`` is added to every line). Raises
-    :class:`_Fallback` for anchors, aliases, tags it has no constructor for, ``<<`` merge keys and
-    unhashable keys; a duplicate key is a YAML error at its line, or with ``dups`` recorded there (the
-    last value kept). ``starts`` receives each document's first line.
+    :class:`_LineLoader`, without PyYAML's node graph (``base`` is added to every line). An alias is the very
+    value its anchor built (as PyYAML's constructor shares it), at the anchor's line, and adds that value's size
+    (:func:`_check_aliases`' count: values and scalar text, expanded); past :data:`MAX_EXPANDED_VALUES` or
+    :data:`MAX_EXPANDED_CHARS` added in the text, an alias to an anchor not yet ended (a collection that would
+    contain itself) or never written, or an anchor written twice in a document, it raises :class:`_Fallback` and
+    :func:`parse` reports it in PyYAML's or its own words. Raises :class:`_Fallback` too for tags it has no
+    constructor for, ``<<`` merge keys and unhashable keys; a duplicate key is a YAML error at its line, or with
+    ``dups`` recorded there (the last value kept). ``starts`` receives each document's first line.
 
     The compiled reader (:func:`.yamlsrc._fast_module`) builds the same documents from the same parser's
     events in Rust when the text takes only the common path; anything else, and every error, is left
@@ -274,21 +278,29 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
     roots = (ScalarEvent, MappingStartEvent, SequenceStartEvent, AliasEvent)
     nokey = _Fallback  # a sentinel no YAML value can be
     docs: list[Any] = []
-    stack: list[tuple[Any, Any, int]] = []
+    # per open collection: the collection, key and key line around it, its anchor and line, and the values and
+    # characters counted before it began
+    stack: list[tuple[Any, Any, int, str | None, int, int, int]] = []
     cur: Any = None
     key: Any = nokey
     key_line: int = 0
     root: Any = None
+    # hostile18: each ended anchor's (value, values, characters, line); the anchors written in this document; the
+    # values and characters read so far (aliases expanded), and what the aliases added (the bound's count)
+    anchors: dict[str, tuple[Any, int, int, int]] = {}
+    named: set[str] = set()
+    values = chars = added = added_chars = 0
     try:
         while True:
             ev = get()
             cls = ev.__class__
             if cur is None and starts is not None and cls in roots:  # a document's value begins
                 starts.append(ev.start_mark.line + 1 + base)
+            line = ev.start_mark.line + 1
             if cls is ScalarEvent:
-                if ev.anchor is not None:
-                    raise _Fallback
                 val = ev.value
+                values += 1
+                chars += len(val)
                 tag = ev.tag
                 if tag is None or tag == "!":
                     tag = _plain_tag(val) if ev.implicit[0] else _STR_TAG
@@ -299,25 +311,48 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
                         raise
                     except Exception:  # noqa: BLE001 - 2024-13-45 resolves as a timestamp; !!bool maybe: KeyError
                         raise _bad_scalar(tag, ev.value, ev.tag is None or ev.tag == "!", ev.start_mark) from None
-            elif cls is MappingStartEvent:
-                if ev.anchor is not None or (ev.tag not in _MAP_TAGS and not ev.implicit):
+                if ev.anchor is not None:
+                    if ev.anchor in named:  # PyYAML's composer refuses an anchor written twice
+                        raise _Fallback
+                    named.add(ev.anchor)
+                    anchors[ev.anchor] = (val, 1, len(ev.value), line)
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                mapping = cls is MappingStartEvent
+                if ev.tag not in (_MAP_TAGS if mapping else _SEQ_TAGS) and not ev.implicit:
                     raise _Fallback
-                d = LineDict()
-                d.line = ev.start_mark.line + 1 + base
-                stack.append((cur, key, key_line))
-                cur, key = d, nokey
-                continue
-            elif cls is SequenceStartEvent:
-                if ev.anchor is not None or (ev.tag not in _SEQ_TAGS and not ev.implicit):
-                    raise _Fallback
-                stack.append((cur, key, key_line))
-                cur, key = [], nokey
+                if ev.anchor is not None:
+                    if ev.anchor in named:
+                        raise _Fallback
+                    named.add(ev.anchor)  # not in anchors until it ends: an alias to it inside falls back
+                stack.append((cur, key, key_line, ev.anchor, line, values, chars))
+                values += 1
+                if mapping:
+                    cur = LineDict()
+                    cur.line = line + base
+                else:
+                    cur = []
+                key = nokey
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
                 val = cur
-                cur, key, key_line = stack.pop()
+                cur, key, key_line, anchor, start, values0, chars0 = stack.pop()
+                if anchor is not None:
+                    anchors[anchor] = (val, values - values0, chars - chars0, start)
+            elif cls is AliasEvent:
+                found = anchors.get(ev.anchor)
+                if found is None:  # never written, or a collection not ended (it would contain itself)
+                    raise _Fallback
+                val, n, c, line = found
+                values += n
+                chars += c
+                added += n
+                added_chars += c
+                if added > MAX_EXPANDED_VALUES or added_chars > MAX_EXPANDED_CHARS:  # _check_aliases says so
+                    raise _Fallback
             elif cls is DocumentStartEvent:
                 cur, key, stack = None, nokey, []
+                anchors.clear()
+                named.clear()
                 continue
             elif cls is DocumentEndEvent:
                 docs.append(root)
@@ -325,8 +360,6 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
                 continue
             elif cls is StreamEndEvent:
                 return docs
-            elif cls is AliasEvent:
-                raise _Fallback
             else:  # StreamStartEvent
                 continue
             if cur is None:
@@ -336,7 +369,6 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
             elif key is nokey:  # a key: always a scalar here (a collection key falls back)
                 if val == "<<" or val.__class__ in (list, LineDict):
                     raise _Fallback
-                line = ev.start_mark.line + 1
                 try:
                     if val in cur:
                         if dups is None:

@@ -171,24 +171,34 @@ def test_set_and_values_reach_helm(tools_on_path, capsys, tmp_path):
     ]
 
 
-@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory", "larger than a file may be"])
 def test_a_values_file_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
     """helm reads a --values file whole: a FIFO held the run for the 120 s timeout, /dev/zero grew helm past
-    3 GB until it crashed with a Go stack in the message."""
+    3 GB until it crashed with a Go stack in the message. A regular one is held to the bytes any file may hold
+    (hostile18: 32 MiB, as every input; one byte more is refused, helm not run)."""
+    from shardwise.rules.model.files import MAX_FILE_BYTES
+
     monkeypatch.chdir(ROOT)
     called = tmp_path / "called"
     (tmp_path / "helm").write_text(f"#!/bin/sh\ntouch {called}\nexit 1\n")
     (tmp_path / "helm").chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    values = {"fifo": str(tmp_path / "v.yaml"), "device": "/dev/zero", "directory": str(tmp_path)}[kind]
+    values = {"fifo": str(tmp_path / "v.yaml"), "device": "/dev/zero", "directory": str(tmp_path),
+              "larger than a file may be": str(tmp_path / "v.yaml")}[kind]
     if kind == "fifo":
         os.mkfifo(values)
-    what = {"fifo": "a FIFO (named pipe)", "device": "a character device", "directory": "a directory"}[kind]
+    elif kind != "device" and kind != "directory":
+        with open(values, "wb") as f:  # sparse: no disk used
+            f.truncate(MAX_FILE_BYTES + 1)
+    what = {"fifo": "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files",
+            "device": "cannot read: it is a character device, not a regular file; shardwise reads only regular files",
+            "directory": "cannot read: it is a directory, not a regular file; shardwise reads only regular files",
+            "larger than a file may be": "not read: the file is larger than 32 MiB, the most shardwise reads from one "
+                                         "file"}[kind]
     rc, doc, _ = lint_json(capsys, CHART, "--values", values)
     assert (rc, doc["input_errors"]) == (2, [{
         "file": f"{CHART}/Chart.yaml", "line": None,
-        "message": f"the chart is not rendered: --values {values}: cannot read: it is {what}, not a regular file; "
-                   "shardwise reads only regular files"}])
+        "message": f"the chart is not rendered: --values {values}: {what}"}])
     assert not called.exists()
 
 
@@ -623,9 +633,17 @@ def test_a_json6902_patch_past_the_bound_is_refused_not_left_to_run_for_minutes(
                   f"({counted:,} counted up to its {said}); kustomize applies each to the whole object (20,000 took "
                   f"it over a minute), so shardwise bounds them; build it yourself: kustomize build {top} | "
                   "shardwise lint -")
-    # the named folder's files are read one by one, as for any kustomization that does not build (the overlay's
-    # own patch only)
-    assert [w["subject"] for w in doc["workloads"]] == ([] if top == "overlay" else ["Deployment default/llama70b"])
+    # hostile18: the named folder's files are not read one by one after the refusal (they were, as for a kustomization
+    # that fails to build): skipped for it, each once
+    n = 1 if top == "overlay" else 2 if how == "file" else 1
+    assert doc["input_errors"][0]["message"].endswith(
+        f"; its {n} YAML file{'s were' if n == 2 else ' was'} not read one by one either (what shardwise does not hand "
+        "kustomize it does not read another way)")
+    assert (doc["workloads"], len(doc["input_errors"])) == ([], 1)
+    assert sorted(s["file"] for s in doc["skipped_files"]) == sorted(
+        f"{top}/{f}" for f in os.listdir(tmp_path / top) if f.endswith((".yaml", ".json")))
+    assert {s["reason"] for s in doc["skipped_files"]} == {
+        "in a kustomization refused for its size (not read: the input error says why)"}
     assert not (tmp_path / "called").exists()
 
 
@@ -754,7 +772,17 @@ def test_everything_kustomize_would_read_is_bounded_not_only_objects_and_widths(
         (tmp_path / "base" / f"cm{f}.yaml").write_text(_configmaps(10 * f, 10, 5000))
     kz.write_text(kz.read_text() + "".join(f"  - cm{f}.yaml\n" for f in range(6)))
     _stop_kustomize(tmp_path, monkeypatch, "exec sleep 60")
+    from shardwise.rules.adapters import yamlsrc
+
+    parsed: list[str] = []
+    parse = yamlsrc._parse
+    monkeypatch.setattr(yamlsrc, "_parse", lambda text, file, *a, **k: parsed.append(file) or parse(text, file, *a, **k))
     rc, doc, _ = lint_json(capsys, "base")
+    # hostile18: each file parsed once, by the count, up to the one that passes the bound; none read one by one after
+    # the refusal (the files were all parsed a second time, the hostile one included)
+    assert [os.path.basename(f) for f in parsed if f.startswith("base/")] == [
+        "kustomization.yaml", "deployment.yaml", "cm0.yaml", "cm1.yaml", "cm2.yaml", "cm3.yaml", "cm4.yaml"]
+    assert len(doc["skipped_files"]) == 8 and doc["workloads"] == []
     # the Deployment's file first, then 100,010 nodes a file: the fifth file passes 500,000
     counted = int(doc["input_errors"][0]["message"].split(" YAML nodes (")[1].split(" counted")[0].replace(",", ""))
     assert (rc, doc["input_errors"][0]["file"], doc["input_errors"][0]["message"].split("; its ")[0]) == (

@@ -121,7 +121,8 @@ def test_values_lines_and_documents():
 
 
 @pytest.mark.parametrize("text", [
-    "a: &x 1\nb: *x\n",  # an anchor and an alias
+    "a: &x 1\nb: &x 2\n",  # an anchor written twice (hostile18: anchors and aliases are its own now)
+    "a: *x\n",  # an alias to no anchor
     "base: &b {x: 1}\nc:\n  <<: *b\n",  # a merge key
     "a: 1\na: 2\n",  # a duplicate key (the Python reader reports it at its line)
     "1: a\n1.0: b\n",  # equal keys of two types are duplicates too
@@ -300,3 +301,13 @@ def test_yaml_the_python_reader_refuses_is_never_built(text):
     with pytest.raises(Exception):  # noqa: B017, PT011 - the Python reader's own parse error
         python(text)
     assert fast(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x 1\nb: *x\n",
+    "labels: &l {app: vllm}\nselector: {matchLabels: *l}\nlist: &q [1, 2]\nagain: *q\n",
+    "---\na: &a [1, {b: c}]\nd: [*a, *a]\n---\ne: &a x\nf: *a\n",
+    "k: &k key\nm:\n  *k : 1\n",
+])
+def test_anchors_and_aliases_are_built_by_the_compiled_reader_as_the_python_one_builds_them(text):
+    assert agree(text)

@@ -87,7 +87,7 @@ def test_a_plain_manifest_is_read_without_importing_pyyaml():
 
 
 @pytest.mark.parametrize("text,falls_back", [
-    ("base: &b {x: 1}\nuse: *b\n", True),                  # anchor and alias
+    ("base: &b {x: 1}\nuse: *b\n", False),                 # anchor and alias: built from events (hostile18)
     ("base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n", True),   # merge key
     ("n: !!str 12\nm: !!int '7'\n", False),                # explicit standard tags: built from events
     ("t: !custom 1\n", True),                               # an unknown tag: the constructor's error
@@ -426,3 +426,96 @@ def test_a_merge_of_merges_is_read_and_a_merge_of_many_aliases_refused(reader):
         f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * 10)}], n{i}: [{', '.join([f'*m{i - 1}'] * 10)}]}}\n"
         for i in range(1, 9))
     assert _refused(text) == "x.yaml:1: cannot parse YAML: its aliases expand to more than 1,000,000 values"
+
+
+# ------------------------------------------------------------------ anchors and aliases built from events (hostile18)
+
+#: Texts with anchors and aliases in the shapes real files use them (a shared block of labels, env or resources, a
+#: list reused, an anchored scalar as a value and as a key, an empty anchored value, anchors again in a later
+#: document, tags on anchored scalars): the event path builds them as PyYAML's constructor does.
+ALIASED = [
+    "base: &b {x: 1}\nuse: *b\n",
+    "a: &a x\nb: [1, *a, {k: *a}]\n*a : 3\n",
+    "k: &k key\nm:\n  *k : 1\n  other: *k\n",
+    "l: &l [1, 2, {a: b}]\nm: *l\nn: [*l, *l]\n",
+    "---\na: &a 1\nb: *a\n---\nc: &a 2\nd: *a\n",
+    "x: &e\ny: *e\n",
+    "a: &a !!str 12\nb: *a\nc: &c 0x10\nd: [*c]\n",
+    "a: &a {b: &c [1, {d: e}]}\nd: *c\ne: *a\n",
+    "spec:\n  template:\n    metadata:\n      labels: &labels\n        app: vllm\n        tier: serving\n"
+    "  selector:\n    matchLabels: *labels\n",
+]
+
+
+@pytest.mark.parametrize("text", ALIASED)
+def test_anchors_and_aliases_are_built_from_events_as_the_constructor_builds_them(reader, text, monkeypatch):
+    slow = _slow(text)
+    monkeypatch.setattr(yamlpy, "_LineLoader", None)  # PyYAML's composer and constructor are not used
+    starts: list[int] = []
+    assert _same(yamlsrc._parse(text, "x.yaml", 0, starts), slow)
+    assert starts == [1] if text.count("---") < 2 else starts == [2, 5]
+
+
+def test_an_alias_is_the_anchors_own_value_at_the_anchors_lines(reader):
+    (doc,) = yamlsrc._parse("a: &a {x: 1}\nk: &k key\nb: *a\nm:\n  *k : 2\n", "x.yaml")
+    assert doc["b"] is doc["a"]
+    assert (doc["b"].line, doc["m"].key_lines) == (1, {"key": 2})  # the key's line: where its anchor wrote it
+
+
+def test_a_duplicate_key_through_an_alias_names_the_anchors_line(reader):
+    assert yamlsrc.load_documents("k: &k dup\nm: {*k : 1, dup: 2}\n", "x.yaml")[1][1].message == (
+        "duplicate key 'dup' (first written on line 1): a mapping's keys must be unique, keep one (the rest of "
+        "the document is still checked, with the last value)")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("a: &a 1\nb: &a 2\n", "x.yaml:2:4: cannot parse YAML: second occurrence"),  # PyYAML: an anchor written twice
+    ("a: *nowhere\n", "x.yaml:1:4: cannot parse YAML: found undefined alias"),
+    ("a: &a [1]\nb: [*a, &a x]\n", "x.yaml:2:9: cannot parse YAML: second occurrence"),
+])
+def test_what_the_event_path_leaves_to_pyyaml_keeps_pyyamls_error(reader, text, said):
+    with pytest.raises(yamlsrc._Fallback):
+        yamlpy.load_events(text)
+    assert _refused(text) == said
+
+
+def test_the_event_path_falls_back_where_the_aliases_pass_the_bound():
+    anchor = "a: &a [" + ",".join(["v"] * 999) + "]\n"  # 1,000 values
+    assert len(yamlpy.load_events(anchor + "b: [" + ",".join(["*a"] * 1000) + "]\n")[0]["b"]) == 1000
+    with pytest.raises(yamlsrc._Fallback):  # 1,001,000 added: _check_aliases refuses it with its message
+        yamlpy.load_events(anchor + "b: [" + ",".join(["*a"] * 1000) + ", *a]\n")
+    with pytest.raises(yamlsrc._Fallback):  # the bound counts the whole text, as _check_aliases does
+        yamlpy.load_events(anchor + "b: [" + ",".join(["*a"] * 500) + "]\n---\n" + anchor + "b: ["
+                           + ",".join(["*a"] * 501) + "]\n")
+
+
+def _compiled():
+    if yamlsrc._fast is None:
+        pytest.skip("the compiled reader is not built (make setup)")
+    return yamlsrc._fast
+
+
+@pytest.mark.parametrize("text", ALIASED)
+def test_the_compiled_reader_takes_anchors_and_aliases_itself(text):
+    _compiled()
+    starts: list[int] = []
+    got = yamlsrc._load_fast(text, 0, starts)
+    assert got is not None and _same(got, _slow(text))
+
+
+def test_the_compiled_reader_holds_the_same_alias_bounds():
+    fast = _compiled()
+    assert (fast.MAX_EXPANDED_VALUES, fast.MAX_EXPANDED_CHARS) == (yamlsrc.MAX_EXPANDED_VALUES,
+                                                                   yamlsrc.MAX_EXPANDED_CHARS)
+    anchor = "a: &a [" + ",".join(["v"] * 999) + "]\n"  # 1,000 values
+    assert len(yamlsrc._load_fast(anchor + "b: [" + ",".join(["*a"] * 1000) + "]\n", 0, None)[0]["b"]) == 1000
+    big = "x" * (1 << 20)  # 32 MiB added exactly; characters, not bytes, are counted (é is two bytes)
+    assert yamlsrc._load_fast(f"a: &a {big}\nb: [" + ",".join(["*a"] * 32) + "]\n", 0, None) is not None
+    assert yamlsrc._load_fast(f"a: &a {big[:-1]}é\nb: [" + ",".join(["*a"] * 32) + "]\n", 0, None) is not None
+    for text in (anchor + "b: [" + ",".join(["*a"] * 1000) + ", *a]\n",  # one value past: the Python reader's
+                 f"a: &a {big}y\nb: [" + ",".join(["*a"] * 32) + "]\n",
+                 anchor + "b: [" + ",".join(["*a"] * 500) + "]\n---\n" + anchor + "b: [" + ",".join(["*a"] * 501)
+                 + "]\n",  # counted over the text
+                 "a: &a 1\nb: &a 2\n", "a: *nowhere\n", "&x [*x]\n", "a: &a [1]\nb: [*a, &a x]\n",
+                 "a: &m '<<'\nb: {*m : 1}\n"):  # a `<<` key through an alias
+        assert yamlsrc._load_fast(text, 0, None) is None, text[:40]

@@ -53,3 +53,36 @@ def test_a_few_cases_run_without_a_failure(tmp_path):
     totals = json.loads(r.stdout[r.stdout.index("{\n"):])
     assert totals["cases"] == 30
     assert totals["failed_classes"] == {}, log.read_text() if log.exists() else r.stderr
+
+
+def _counts(kinds: list[str]) -> dict[str, str]:
+    """``count:KEY=VALUE`` kinds as KEY -> VALUE; a key twice fails."""
+    out: dict[str, str] = {}
+    for k in kinds:
+        key, value = k.removeprefix("count:").split("=", 1)
+        assert key not in out, kinds
+        out[key] = value
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_count_mutation_changes_each_slot_it_names_once(seed):
+    """hostile18: each of a case's count mutations is a slot of its own, and the text is the unmutated one with exactly
+    those slots' values replaced (the braces of a flow mapping kept)."""
+    import random
+
+    text = "spec:\n  replicas: 3\n  resources: {limits: {nvidia.com/gpu: 1}}\n  args: [--max-model-len=8192]\n"
+    new, kinds = fuzz_mutate.mutate_counts(random.Random(seed), text)
+    got = _counts(kinds)
+    assert 1 <= len(got) <= 2
+    assert new == (f"spec:\n  replicas: {got.get('replicas', '3')}\n  resources: {{limits: {{nvidia.com/gpu: "
+                   f"{got.get('nvidia.com/gpu', '1')}}}}}\n  args: [--max-model-len={got.get('--max-model-len', '8192')}]\n")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_text_with_one_count_slot_gets_one_mutation(seed):
+    import random
+
+    new, kinds = fuzz_mutate.mutate_counts(random.Random(seed), "replicas: 2\n")
+    (value,) = _counts(kinds).values()
+    assert (len(kinds), new) == (1, f"replicas: {value}\n")

@@ -114,6 +114,7 @@ EXTRA_FIXTURES = {
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
+              "remedy-fp8-beyond-any-gpu.yaml",  # review21: a remedy only where it can work (FP8, 627 GiB)
               "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits
               "karpenter-gpu-memory.yaml",  # karpenter12: a category's families less those a memory floor rules out
               "karpenter-pod-gpu-memory.yaml",  # karp13: the pod's category and GPU-memory selector narrow them

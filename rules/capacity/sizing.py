@@ -524,6 +524,22 @@ def eplb_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
             "--enable-eplb")
 
 
+#: The prefix of the "cannot decide" note of ``--enable-eplb`` without ``--enable-expert-parallel`` under a release
+#: that is only assumed (:func:`eplb_assumed_note`; SW102 reports it)
+EPLB_ASSUMED = "cannot decide: enable_eplb: "
+
+
+def eplb_assumed_note(rv: ResolvedVersion) -> str:
+    """The note where ``--enable-eplb`` without ``--enable-expert-parallel`` is refused by the release the sizing
+    assumed but not by every release (0.9.x starts it; ``Behaviour.eplb_needs_expert_parallel`` from 0.10.0): an image
+    tag that names no release may run either, so the refusal is not sure (the rule a multimodal flag follows,
+    :func:`_mm_args_refusal`)."""
+    return (f"{EPLB_ASSUMED}--enable-eplb without --enable-expert-parallel is refused at start-up from vLLM 0.10.0 "
+            f"(ParallelConfig: enable_expert_parallel must be True to use EPLB.) and started by 0.9.x, and vLLM "
+            f"{rv.version} is only assumed; add --enable-expert-parallel or drop --enable-eplb, or pin the image to a "
+            "release")
+
+
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
                    triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
@@ -1722,7 +1738,9 @@ def _size_deployment(
     refusal, certain = length.refusal, length.certain
     # ParallelConfig is made after ModelConfig (the length) and before the scheduler's and the model's checks
     no_ep = eplb_refusal(s, b, rv.version)
-    if no_ep and not refusal:
+    if no_ep and rv.source == "assumed":  # 0.9.x starts it: not sure where the release is not known (review21)
+        notes.append(eplb_assumed_note(rv))
+    elif no_ep and not refusal:
         refusal, certain = no_ep, True
     if batch.refusal and not refusal:
         refusal, certain = batch.refusal, True

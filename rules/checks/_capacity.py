@@ -5,6 +5,7 @@ Everything they read of a group's capacity comes through the front door, :mod:`s
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ..capacity.group import (
@@ -18,8 +19,9 @@ from ..capacity.group import (
 )
 from ..capacity.group import declared_load as _declared_load
 from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve
-from ..capacity.sizing import EngineSettings, ReplicaSizing, size_deployment
+from ..capacity.sizing import BYTES_PER_PARAM, GB, GIB, Device, EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
+from ..catalog.lookup import gpus
 from ..engine import LintConfig
 from ..model import ServingGroup
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
@@ -112,7 +114,8 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
 def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
     """What makes weights that do not fit one GPU start (SW101's remedy): a higher --gpu-memory-utilization, else the
     smallest wider tensor parallelism (within the node, dividing the attention heads) at which the layout starts,
-    margin included, each sized as the group is; where none does, a quantised checkpoint or a GPU with more memory."""
+    margin included, each sized as the group is, with the GPUs the pod must then request where it requests fewer;
+    where none does, :func:`_weights_elsewhere`."""
     base = engine_settings(g)
     model = require_model(g)
     dev = device(g)
@@ -129,11 +132,47 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
         if model.num_attention_heads % tp == 0:
             candidates.append((f"--tensor-parallel-size {tp}", replace(base, tp=tp)))
         tp *= 2
+    asked = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else None
+    unit = g.accelerator_resource or "nvidia.com/gpu"
     for text, settings in candidates:
         r = size_deployment(model, dev, settings, version, expected_context=expected_context(g, config))
         if r.verdict == "starts" and r.margin_verdict == "starts":
-            return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per GPU)"
-    return "serve a quantised checkpoint or use a GPU with more memory"
+            more = settings.tp * settings.pp
+            one_pod = g.pods_per_group is None or (isinstance(g.pods_per_group, int) and g.pods_per_group == 1)
+            fewer = asked is not None and asked < more and one_pod
+            request = f", with {more} {unit} requested per pod" if fewer else ""
+            return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per GPU){request}"
+    return _weights_elsewhere(s, dev, per_node if isinstance(per_node, int) else None, bool(base.cpu_offload_bytes))
+
+
+def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offloads: bool = False) -> str:
+    """SW101's remedy where no setting of this node's GPUs starts the layout, each named only where it can work
+    (review21: "serve a quantised checkpoint or use a GPU with more memory" was said of DeepSeek-V3's FP8 checkpoint,
+    628.6 GiB at TP1 on an H100, which no GPU holds): more GPUs, at least the checkpoint's weights over what one GPU
+    may use (a lower bound: replicated layers, activations and the KV cache come on top), across nodes where that is
+    more than a node of the pool holds; a checkpoint of fewer bits than the one served (FP8 or 4-bit for 16 bits,
+    4-bit for 8 bits, none below); a GPU of the vendor's in the catalog whose memory at this utilisation holds the
+    weights this layout puts on one GPU. ``offloads``: ``--cpu-offload-gb`` keeps part of the weights in CPU memory,
+    so the GPUs they need are no figure of the checkpoint's bytes: a larger amount is named instead."""
+    ways: list[str] = []
+    total = s.weights_gb_total * GB / GIB
+    need = math.ceil(total / s.usable_gib_per_gpu) if s.usable_gib_per_gpu > 0 else 0
+    if offloads:
+        ways.append("offload more of the weights (a larger --cpu-offload-gb)")
+    elif need > s.gpus:
+        across = (f"; more than a node of this pool holds ({per_node}), so across nodes: pipeline parallelism, or "
+                  "data and expert parallelism over pods" if per_node is not None and need > per_node else "")
+        ways.append(f"spread the weights over at least {need} of these GPUs ({total:.1f} GiB over "
+                    f"{s.usable_gib_per_gpu:.1f} GiB each{across})")
+    bits = BYTES_PER_PARAM.get(s.weight_precision, 0.0)
+    if bits >= 2:
+        ways.append("serve an FP8 or 4-bit quantised checkpoint")
+    elif bits >= 1:
+        ways.append("serve a 4-bit quantised checkpoint")
+    if any(gpu.vendor == dev.vendor and gpu.memory_gib * s.gpu_memory_utilization > s.weights_gib_per_gpu
+           and gpu.memory_gib > dev.memory_gib for gpu in gpus().values()):
+        ways.append("use a GPU with more memory")
+    return "; or ".join(ways) if ways else "spread the weights over more GPUs"
 
 
 def not_starting(s: ReplicaSizing, current: Parallel) -> str:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..capacity.group import encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
-from ..capacity.sizing import ReplicaSizing
+from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, known
@@ -81,6 +81,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             return
         # a limit that depends on the release or on the image's transformers (--hf-overrides' RoPE dict): what
         # holds on one may be refused on another, so nothing about the length blocks
+        no_ep = next((n for n in s.notes if n.startswith(EPLB_ASSUMED)), "")
+        if no_ep:  # refused from 0.10.0, started by 0.9.x: an assumed release does not say which (review21)
+            yield Hit(group_subject(g), f"{CANNOT}{where}: {no_ep.removeprefix(EPLB_ASSUMED)}", g.at("enable_eplb"),
+                      tuple(g.suppressions), undecided=True)
         by_release = next((n for n in s.notes if n.startswith(f"{CANNOT}max_model_len: ")), "")
         if by_release:
             yield Hit(group_subject(g), f"{CANNOT}{where}: {by_release.removeprefix(f'{CANNOT}max_model_len: ')}",

@@ -203,22 +203,7 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
     unit = g.accelerator_resource or "nvidia.com/gpu"
     used = layout or f"tensor_parallel_size {tp}"
     uses = tp if uses is None else uses
-    instead = f"select a pool with {int(gpus)} or more GPUs per node"
     own = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else 0
-    if others:  # others in the pod request GPUs too: the scheduler counts them all (KEP-753)
-        if own <= holds:
-            instead += f", or move the GPUs of {' and '.join(g.pod_gpus_from)} out of this pod"
-        parts = " and ".join(g.pod_gpus_from)
-        asked = (f"{int(gpus)} {unit} while its init containers run ({parts}), more than the {own} of the vLLM "
-                 f"server's {used}" if g.pod_gpus_from[-1].startswith("init container `")
-                 else f"{int(gpus)} {unit}, {own} for the vLLM server's {used} and {parts}")
-        yield hit(g, f"a pod of this workload requests {asked}: Kubernetes schedules a pod on what its containers "
-                     "and native sidecars (init containers with restartPolicy Always, which run for the pod's life) "
-                     "request together, or on an init container beside the sidecars started before it where that is "
-                     f"more (KEP-753), and a node of pool `{g.pool.name}` has {per_node}, so the pod stays Pending "
-                     f"(Insufficient {unit}); {instead}", location=g.at("resources") if layout else None,
-                  level="mandatory")
-        return
     claims = device_claims(g, inv)
     if claims:  # dynamic resource allocation: devices of a DeviceClass, not an extended resource
         classes = listed(dict.fromkeys(f"`{d.device_class}`" for d in claims if d.device_class)) or "its"
@@ -234,8 +219,20 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
         has = f"at most {plural(per_node, 'GPU')} (its requirements admit no instance type with more)"
     instead = (f"select a pool with {int(gpus)} or more GPUs per node" if holds == per_node else
                f"select a pool whose nodes hold {int(gpus)} {unit}")
-    if uses <= holds and not each:  # the layout itself fits a node: the request is what does not
-        instead += f", {fewer}"
+    if others:  # others in the pod request GPUs too: the scheduler counts them all (KEP-753)
+        parts = " and ".join(g.pod_gpus_from)
+        if own <= holds:
+            instead += f", or move the GPUs of {parts} out of this pod"
+        asks = (f"requests {int(gpus)} {unit} while its init containers run ({parts}), more than the {own} of the "
+                f"vLLM server's {used}" if g.pod_gpus_from[-1].startswith("init container `")
+                else f"requests {int(gpus)} {unit}, {own} for the vLLM server's {used} and {parts}")
+        asks += (": Kubernetes schedules a pod on what its containers and native sidecars (init containers with "
+                 "restartPolicy Always, which run for the pod's life) request together, or on an init container "
+                 "beside the sidecars started before it where that is more (KEP-753), and")
+    else:
+        asks += f" for {used}, but"
+        if uses <= holds and not each:  # the layout itself fits a node: the request is what does not
+            instead += f", {fewer}"
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     reason = unschedulable_reason(g, inv, unit)
     if g.pool.kind == "karpenter":  # no node of the NodePool holds it, and Karpenter launches none that would
@@ -252,7 +249,7 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
         pod = "each pod of this multi-pod group"
         stays = stays.replace("for the pod", "for them").replace("and it stays", "and they stay").replace(
             "the pod stays", "no pod of the group schedules: each stays")
-    yield hit(g, f"{pod} {asks} for {used}, but {node} has {has}, so {stays}; {instead}",
+    yield hit(g, f"{pod} {asks} {node} has {has}, so {stays}; {instead}",
               location=g.at("resources") if layout else None, level="mandatory")
 
 

@@ -152,3 +152,18 @@ def test_eplb_without_expert_parallel_is_refused_from_0_10():
                                "--enable-expert-parallel or drop --enable-eplb")
     assert sizing.size_deployment(DEEPSEEK, H200, base, "0.34.0").certain
     assert not sizing.size_deployment(DEEPSEEK, H200, base, "0.9.2").certain
+
+
+def test_eplb_without_expert_parallel_under_an_assumed_release_is_not_sure():
+    # an image tag that names no release (`latest`): the sizing assumes the newest, which refuses, but 0.9.x starts it,
+    # so the refusal is not certain; a note says why SW102 cannot decide (review21)
+    from shardwise.rules.vllm.versions import ResolvedVersion
+
+    base = dataclasses.replace(EP8, max_model_len=8192, expert_parallel=False, enable_eplb=True)
+    assumed = ResolvedVersion(behaviour("0.34.0").version, "assumed", "tag latest names no vLLM release")
+    sized = sizing.size_deployment(DEEPSEEK, H200, base, assumed)
+    assert not sized.certain and "enable_expert_parallel" not in sized.refusal
+    assert [n for n in sized.notes if n.startswith(sizing.EPLB_ASSUMED)] == [
+        "cannot decide: enable_eplb: --enable-eplb without --enable-expert-parallel is refused at start-up from vLLM "
+        "0.10.0 (ParallelConfig: enable_expert_parallel must be True to use EPLB.) and started by 0.9.x, and vLLM "
+        "0.34.0 is only assumed; add --enable-expert-parallel or drop --enable-eplb, or pin the image to a release"]

@@ -114,6 +114,7 @@ EXTRA_FIXTURES = {
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
+              "remedy-fp8-beyond-any-gpu.yaml",  # review21: a remedy only where it can work (FP8, 627 GiB)
               "karpenter-family-list.yaml",  # karpenter10: judged on every GPU an instance-family list admits
               "karpenter-gpu-memory.yaml",  # karpenter12: a category's families less those a memory floor rules out
               "karpenter-pod-gpu-memory.yaml",  # karp13: the pod's category and GPU-memory selector narrow them
@@ -137,7 +138,9 @@ EXTRA_FIXTURES = {
               "request-not-whole-gpus.yaml",  # review19: time-sliced, MIG and NeuronCore requests are not of its GPUs
               "native-sidecar.yaml",  # readers19: a native sidecar's and an init container's GPUs count for the pod
               "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
-              "karpenter-gpu-count.yaml"},  # sched19: a NodePool's GPUs per node bounded by its requirements
+              "karpenter-gpu-count.yaml",  # sched19: a NodePool's GPUs per node bounded by its requirements
+              "sidecar-mig.yaml",  # review21: a sidecar's MIG slice said against what the node holds
+              "sidecar-karpenter.yaml"},  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml"},  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric

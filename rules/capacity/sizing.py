@@ -433,6 +433,24 @@ def _facts(model: ModelShape) -> dict[Any, Any]:
     return memo
 
 
+def as_loaded(model: ModelShape, b: Behaviour) -> ModelShape:
+    """``model`` as release ``b`` builds it. A checkpoint whose config.json ties the word embeddings but which stores
+    an ``lm_head.weight`` of its own that differs from them (``ModelShape.distinct_lm_head``) is built untied from
+    0.29 (``Behaviour.unties_distinct_lm_head``: ``ModelConfig.maybe_untie_word_embeddings`` sets
+    ``tie_word_embeddings`` False at both config levels when ``checkpoint_has_lm_head``; ``maybe_retie_word_embeddings``
+    re-ties only equal tables): the head is one more ``vocab × hidden`` table, loaded 16-bit. Before 0.29 the model
+    ties it as the config says and its ``load_weights`` skips the tensor (Gemma 4's ``skip.append("lm_head.")``, read
+    in 0.28.0). The same object for the same model and release, so the memos keyed by identity keep working."""
+    if not (model.distinct_lm_head and model.tie_word_embeddings and b.unties_distinct_lm_head):
+        return model
+    memo = _facts(model)
+    untied = memo.get("as_loaded_untied")
+    if untied is None:
+        untied = memo["as_loaded_untied"] = replace(
+            model, tie_word_embeddings=False, params=model.params + model.vocab_size * model.hidden_size)
+    return untied  # type: ignore[no-any-return]
+
+
 def mrope(model: ModelShape) -> bool:
     """Whether vLLM builds the model's rotary embedding as ``MRotaryEmbedding`` (``get_rope``: an ``mrope_section``
     in ``rope_scaling``, or ``rope_parameters`` in newer configs; Qwen2-VL, Qwen2.5-VL, Qwen3-VL, the Omni
@@ -1622,6 +1640,7 @@ def weights_alone(
     (:mod:`.layout`) reads these bounds before it sizes a smaller layout."""
     if settings.pp != 1 or settings.tp < 1 or settings.dp < 1 or not isinstance(version, ResolvedVersion):
         return None
+    model = as_loaded(model, version.behaviour)
     st = _weight_steps(model, device, settings, version, weights_gib)
     w = _stage_weight_bytes(model, st, 0, weights_gib, device) / GIB
     refuses = _weights_fit(w, st.usable, st.exact, estimates, offload_overshoot_gib(model, st.s, st.ck.precision)
@@ -1654,6 +1673,7 @@ def stages_alone(
     smaller than its TP8×PP2)."""
     if settings.pp <= 1 or settings.tp < 1 or settings.dp < 1 or not isinstance(version, ResolvedVersion):
         return None
+    model = as_loaded(model, version.behaviour)
     st = _weight_steps(model, device, settings, version, weights_gib)
     lightest = math.inf
     refuses = True
@@ -1723,6 +1743,7 @@ def _size_deployment(
         raise ValueError("tensor, pipeline and data parallel sizes must be at least 1")
     rv = version if isinstance(version, ResolvedVersion) else resolve(version, missing="no release given")
     b = rv.behaviour
+    model = as_loaded(model, b)
     notes: list[str] = []
     s = _encoder_mode(model, s, rv, notes)
     s = _checkpoint_kv_mode(model, s, rv, notes)

@@ -134,6 +134,12 @@ class ModelShape:
     #: Parameters of the vision (or audio) encoder and its projector, included in ``params``:
     #: vLLM loads them with the decoder, and profiles the encoder at start-up. 0 for text-only models.
     vision_params: int = 0
+    #: The checkpoint stores an ``lm_head.weight`` of its own, not equal to the input embeddings, though config.json
+    #: ties the two (``tie_word_embeddings`` stays as the config says; ``params`` counts the tied model). vLLM 0.29+
+    #: builds and loads that head untied (``ModelConfig.maybe_untie_word_embeddings``; re-tied only where the two
+    #: tensors are equal, ``model_loader/weight_tying.py``); earlier releases tie it and skip the tensor
+    #: (:func:`rules.capacity.sizing.as_loaded`).
+    distinct_lm_head: bool = False
 
     @property
     def is_moe(self) -> bool:

@@ -407,6 +407,10 @@ class Behaviour:
     #: Model Runner V2 estimates its CUDA graphs in the budget (``profile_cudagraph_memory`` captures them into a
     #: throw-away pool, 0.29); before, it returns 0 and the graphs are captured after sizing
     v2_cudagraphs_in_budget: bool = False
+    #: a checkpoint whose config.json ties the word embeddings but which stores a different ``lm_head.weight`` is
+    #: loaded untied, one more vocabulary table (0.29+, ``ModelShape.distinct_lm_head``); before, the head is tied
+    #: to the embeddings and the tensor skipped
+    unties_distinct_lm_head: bool = False
     #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
@@ -567,7 +571,7 @@ _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True, v2_profile_logits_copy=False)
-_R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True)
+_R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True, unties_distinct_lm_head=True)
 _R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",), yarn_rescales_limit=False)
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
 _R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
@@ -722,6 +726,12 @@ SOURCES: dict[str, str] = {
                                "cudagraph_utils.profile_cudagraph_memory (a minimal KV cache, every PIECEWISE graph "
                                "captured into a throw-away pool, the largest FULL ones extrapolated), which "
                                "v1/worker/gpu_worker.py determine_available_memory takes from the budget",
+    "unties_distinct_lm_head": "config/model.py ModelConfig.maybe_untie_word_embeddings (called from config/vllm.py "
+                               "unless load_format is dummy or a sharded state; transformers_utils/config.py "
+                               "checkpoint_has_lm_head reads the safetensors names) and model_loader/weight_tying.py "
+                               "maybe_retie_word_embeddings (re-ties only when torch.equal on the two tables) in "
+                               "0.29.0 and 0.30.0; not in 0.28.0, whose models/gemma4.py load_weights skips 'lm_head.' "
+                               "when the config ties",
     "v2_profile_logits_copy": "v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params: an unconditional "
                               "'torch.empty_like(logits, dtype=torch.float32).copy_(logits)' in 0.25.1 and 0.27.1; "
                               "0.28.0, 0.29.0 and 0.30.0 first return the logits when no request of the batch has "

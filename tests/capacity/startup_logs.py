@@ -185,20 +185,22 @@ _GEMMA4_QAT_W4A16_QUANT = {
 }
 
 
-def _gemma4_qat(base: str, repo: str, tied: bool = True) -> ModelShape:
+def _gemma4_qat(base: str, repo: str, distinct_lm_head: bool = False) -> ModelShape:
     shape = find_model(base)
     return dataclasses.replace(
-        shape, id=repo, precision="int4", quantization="compressed-tensors", base_model=base, tie_word_embeddings=tied,
-        hf_config={**shape.hf_config, "quantization_config": _GEMMA4_QAT_W4A16_QUANT})
+        shape, id=repo, precision="int4", quantization="compressed-tensors", base_model=base,
+        distinct_lm_head=distinct_lm_head, hf_config={**shape.hf_config, "quantization_config": _GEMMA4_QAT_W4A16_QUANT})
 
 
-#: The E-series exports carry an LM head of their own (untied), read from the E2B export's header (added after set
-#: 22 was scored): its "Vocabulary embedding" is 1.611 GB BF16, 2 x 262,144 x 1,536 x 2 bytes, two tables where the
-#: tied release has one (xbill9/sagemaker-gemma's QAT article); the logged weights agree (E2B 8.01 - 8.02 GiB, E4B
-#: 11.04, each about one 16-bit head, 0.75 and 1.25 GiB, above the tied count). The 31B export is tied: its 19.78 GiB
-#: logged leaves no room for a second 2.62 GiB table (gemma4-dev QUANTIZATION.md: embed_tokens alone, bit-identical).
-GEMMA4_E2B_QAT = _gemma4_qat("google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct", tied=False)
-GEMMA4_E4B_QAT = _gemma4_qat("google/gemma-4-E4B-it", "google/gemma-4-E4B-it-qat-w4a16-ct", tied=False)
+#: The E-series exports store an LM head of their own, read from the E2B export's header (added after set 22 was
+#: scored): its "Vocabulary embedding" is 1.611 GB BF16, 2 x 262,144 x 1,536 x 2 bytes, two tables where the tied
+#: release has one (xbill9/sagemaker-gemma's QAT article). Their config keeps Gemma 4's tied embeddings (tokens36):
+#: vLLM 0.28.0 ties and skips the head (floSa/data-analyst-agent's E4B start loads 9.81 GiB, the tied count) and
+#: 0.29+ loads it untied, the two tables differing (set 22's 0.30.0 starts: E2B 8.01 - 8.02 GiB, E4B 11.04, one 16-bit
+#: head, 0.75 and 1.25 GiB, above it): ``ModelShape.distinct_lm_head``. The 31B export is tied: its 19.78 GiB logged
+#: at 0.30.0 leaves no room for a second 2.62 GiB table (gemma4-dev QUANTIZATION.md: embed_tokens alone, bit-identical).
+GEMMA4_E2B_QAT = _gemma4_qat("google/gemma-4-E2B-it", "google/gemma-4-E2B-it-qat-w4a16-ct", distinct_lm_head=True)
+GEMMA4_E4B_QAT = _gemma4_qat("google/gemma-4-E4B-it", "google/gemma-4-E4B-it-qat-w4a16-ct", distinct_lm_head=True)
 GEMMA4_31B_QAT = _gemma4_qat("google/gemma-4-31B-it", "google/gemma-4-31B-it-qat-w4a16-ct")
 #: xbill9/gemma-4-26B-A4B-it-qat-q4_0-w4a16-ct (set 22): a local repack of Google's 26B-A4B ``-qat-q4_0-unquantized``
 #: release (whose values already sit on a 4-bit grid in groups of 32, gemma4-dev ``QUANTIZATION.md``) into the same
@@ -622,17 +624,15 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "within 1 %",
         "the start's breakdown line ('Actual usage is ... peak activation ... non-torch ... CUDAGraph memory', 0.26+)"),
     "gemma4-quantised-weights": (
-        "quantised Gemma 4 checkpoints load 0.25 - 0.45 GiB more than their parameters at their formats where the bf16 "
-        "ones are within 0.1 (E4B QAT W4A16 10.59 GiB against 11.04 logged, 31B QAT 19.43 against 19.78, the 31B "
-        "NVFP4 30.92 against 31.18, the 26B-A4B AWQ, NVFP4 and W4A16 repack 0.25 - 0.29 under): with the logged "
-        "weights the QAT rows' counts are within 2 - 3 %, the NVFP4 row's +9 %. logs16 (set 26): the same E4B QAT "
-        "export loads 9.81 GiB at 0.28.0 (floSa/data-analyst-agent's L4 start, its breakdown's 10.29 GiB of weights "
-        "and non-torch memory agreeing) against 11.04 at 0.30.0, a 1.23 GiB swing between releases, about one copy of "
-        "E4B's 262,144 x 2,560 embedding (1.25 GiB); read in both wheels, gemma4.py ties and skips the LM head alike, "
-        "and 0.30.0's KV-shared layers build only q_proj (less, not more); with the logged weights both 0.28.0 rows' "
-        "budgets are within 0.1 GiB",
-        "the checkpoints' config.json (ignore list, tie_word_embeddings) and safetensors index, or the vLLM module "
-        "listing of a quantised Gemma 4 load at 0.28.0 and at 0.30.0"),
+        "quantised Gemma 4 checkpoints load 0.25 - 0.35 GiB more than their parameters at their formats where the bf16 "
+        "ones are within 0.1 (31B QAT 19.43 against 19.78, the 31B NVFP4 30.92 against 31.18, the 26B-A4B AWQ, NVFP4 "
+        "and W4A16 repack 0.25 - 0.29 under): with the logged weights the QAT rows' counts are within 2 - 3 %, the "
+        "NVFP4 row's +9 %. tokens36: the E4B QAT export's 1.23 GiB swing between 0.28.0 (9.81 GiB, "
+        "floSa/data-analyst-agent) and 0.30.0 (11.04) is its own LM head, tied by 0.28.0 and loaded untied from 0.29 "
+        "(ModelShape.distinct_lm_head): 9.70 and 10.95 GiB modelled, the 0.30.0 row within 5 %; the 0.28.0 pair is "
+        "+7.0 % each, +0.22 GiB of budget, 0.12 of it the weights",
+        "the checkpoints' config.json (ignore list) and safetensors index, or the vLLM module listing of a quantised "
+        "Gemma 4 load; for the 0.28.0 pair its torch.compile and CUDA graph lines beside the breakdown it quotes"),
     "qwen38-awq-3090": (
         "cyankiwi's Qwen3.8-27B-AWQ-INT4 at 0.29.0 on one RTX 3090 (eager, fp8_e5m2 KV, text only): its weights come "
         "to 16.65 GiB against 18.37 logged once the vision tower these text-only starts do not build is out "
@@ -751,8 +751,6 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 28_846): "gemma4-quantised-weights",
     (_XBILL_SM + "3747ac8f3e085105fb6d81c350c2a942888ab6ea/docs/runs/2026-09-28-31b-26b-l40s/NOTES.md", "0.30.0",
      "nvidia/Gemma-4-31B-IT-NVFP4", 1, 1, 1, 21_870): "gemma4-quantised-weights",
-    (_XBILL_SM + "28cc23a52149fefb108baebdce0b2742b7ee5829/docs/runs/2026-09-27-e4b-qat-vs-bf16/STATUS.md", "0.30.0",
-     "google/gemma-4-E4B-it-qat-w4a16-ct", 1, 1, 1, 200_972): "gemma4-quantised-weights",
     (_XBILL_SM + "216f88e343679aec8e17ddbc4ed8e6a518116794/docs/runs/2026-09-28-l4-26b-31b/NOTES.md", "0.30.0",
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 2_555): "text-only-warm-restart",
     (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",

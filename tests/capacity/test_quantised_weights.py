@@ -312,12 +312,37 @@ def test_gemma4_e_series_per_layer_embeddings_stay_16_bit_in_a_quantised_checkpo
     assert per_layer_embedding_params(GEMMA4_E2B_QAT) == 35 * 256 * 262_144 == 2_348_810_240
     assert per_layer_embedding_params(GEMMA4_E4B_QAT) == 42 * 256 * 262_144
     assert per_layer_embedding_params(LLAMA8) == 0
-    # the QAT export's LM head is its own (untied): two 262,144 x 1,536 tables
-    kept = 2 * 262_144 * 1_536 + 2_348_810_240 + 452_550_144
+    # as its config ties them: one 262,144 x 1,536 table (the export's own LM head is added where a release loads it,
+    # test_a_checkpoints_own_lm_head_is_loaded_untied_from_0_29)
+    kept = 262_144 * 1_536 + 2_348_810_240 + 452_550_144
     assert weights_bytes(GEMMA4_E2B_QAT, "int4") == pytest.approx(kept * 2 + (5_100_000_000 - kept) * (0.5 + 2 / 32))
-    assert round(weights_bytes(GEMMA4_E2B_QAT, "int4") / GIB, 2) == 7.50  # 7.56 a GPU with the rotary cache
+    assert round(weights_bytes(GEMMA4_E2B_QAT, "int4") / GIB, 2) == 6.96
     # a 16-bit E2B is its parameters at 2 bytes, as before
     assert weights_bytes(find_model("google/gemma-4-E2B-it"), "bf16") == 5_100_000_000 * 2
+
+
+def test_a_checkpoints_own_lm_head_is_loaded_untied_from_0_29():
+    # tokens36: Google's E-series QAT exports keep Gemma 4's tied config but store an lm_head.weight that differs from
+    # the embeddings. 0.28.0 ties it and its gemma4.py load_weights skips "lm_head."; 0.29.0 and 0.30.0 untie where the
+    # safetensors hold an lm_head (ModelConfig.maybe_untie_word_embeddings) and re-tie only equal tables
+    # (model_loader/weight_tying.py): one more 262,144 x 2,560 table, 16-bit, for E4B
+    from shardwise.rules.vllm.versions import resolve
+    from startup_logs import GEMMA4_31B_QAT, GEMMA4_E4B_QAT
+    assert GEMMA4_E4B_QAT.tie_word_embeddings and GEMMA4_E4B_QAT.distinct_lm_head
+    old, new = (sizing.as_loaded(GEMMA4_E4B_QAT, resolve(r).behaviour) for r in ("0.28.0", "0.29.0"))
+    assert old is GEMMA4_E4B_QAT
+    assert not new.tie_word_embeddings and new.params == 8_000_000_000 + 262_144 * 2_560
+    assert sizing.as_loaded(GEMMA4_E4B_QAT, resolve("0.30.0").behaviour) is new  # one object: the memos hold
+    assert weights_bytes(new, "int4") - weights_bytes(old, "int4") == 262_144 * 2_560 * 2
+    # the sizing, against what the starts logged on an L4: 0.28.0 9.81 GiB (floSa/data-analyst-agent), 0.30.0 11.04
+    # (xbill9/sagemaker-gemma); 10.59 for both before (an untied head taken out of the 4-bit body)
+    device = sizing.Device("L4", 21.96, "nvidia", "ada", 1)
+    settings = sizing.EngineSettings(gpu_memory_utilization=0.9, max_model_len=8192)
+    got = [round(sizing.size_deployment(GEMMA4_E4B_QAT, device, settings, r).weights_gib_per_gpu, 2)
+           for r in ("0.28.0", "0.30.0")]
+    assert got == [9.70, 10.95]
+    # a checkpoint without its own head is as its config says at every release
+    assert sizing.as_loaded(GEMMA4_31B_QAT, resolve("0.30.0").behaviour) is GEMMA4_31B_QAT
 
 
 def test_auto_kv_cache_dtype_takes_a_modelopt_checkpoints_fp8_from_0_14():

@@ -703,8 +703,9 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
 
 def plain_count(value: str) -> bool:
     """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
-    459; 0 GPUs is a count)."""
-    return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999", value) is not None
+    459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
+    resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476)."""
+    return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 
 def case_count(r: random.Random, d: str) -> dict:

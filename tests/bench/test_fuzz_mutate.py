@@ -110,5 +110,5 @@ def test_a_well_formed_count_beside_a_malformed_one_is_judged_apart(tmp_path):
         else:
             assert only == []
     assert seen == {True, False}  # both ways round were drawn
-    assert [fuzz_mutate.plain_count(v) for v in ("0", "+4", "2Gi", "inf", "0x10", '"2"', "1.5")] == [
-        True, True, True, False, False, False, False]
+    assert [fuzz_mutate.plain_count(v) for v in ("0", "+4", "2Gi", "1_000", "inf", "0x10", '"2"', "1.5")] == [
+        True, True, True, True, False, False, False, False]

@@ -689,7 +689,7 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
             value = r.choice(COUNT_ODD)
             repl = f"{key}: {value}"
         repls.append(repl)
-        plain.append(plain_count(value))
+        plain.append(plain_count(value, flag=whole.startswith("--")))
         label = re.match(r"--[\w-]+", whole).group(0) if whole.startswith("--") else whole.split(":")[0]  # type: ignore[union-attr]
         kinds.append(f"count:{label.strip()[:40]}={value}")
     odd_text = t
@@ -701,10 +701,12 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
     return t, kinds
 
 
-def plain_count(value: str) -> bool:
+def plain_count(value: str, flag: bool = False) -> bool:
     """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
     459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
-    resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476)."""
+    resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476). A flag's value " 4" is 4: a shell
+    splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008)."""
+    value = value.strip() if flag else value
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 
@@ -935,7 +937,7 @@ def judge_malformed(c: dict, res: dict, d: str) -> list[tuple[str, str]]:
     new = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")
            and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
     # a value vLLM's argparse (int) or Kubernetes reads as a number is no malformed value: "+4" is 4 (seed 17003 case 459)
-    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1])]
+    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1], flag=k.startswith("count:--"))]
     if new and odd and c.get("odd"):  # fuzz18: a well-formed value beside: the file with only the malformed ones
         alone = run_inproc({**c, "argv": c["odd"], "env": {}}, d)
         try:

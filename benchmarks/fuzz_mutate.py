@@ -664,15 +664,19 @@ def count_slots(t: str) -> list[re.Match[str]]:
     return out
 
 
-def mutate_counts(r: random.Random, t: str) -> tuple[str, list[str]]:
+def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tuple[str, list[str]]:
     """``t`` with one or two of its count slots (:func:`count_slots`), distinct, each given a malformed or absurd
     value, and a kind naming each change. The slots are drawn from the unmutated text and replaced from the last
     one back: hostile18, where each draw was made again over the text already changed, the same slot could be
-    drawn twice (its new value matches the slot too), so a case said two mutations and held one."""
+    drawn twice (its new value matches the slot too), so a case said two mutations and held one. fuzz18: where a
+    well-formed value (:func:`plain_count`: ``nvidia.com/gpu: 0``) is drawn beside a malformed one, ``only`` is given
+    the text with the malformed ones alone, on which a new blocking finding is judged (seed 7301 case 903 before
+    hostile18: SW204 on 0 GPUs for TP2 is right, and was laid to `--max-num-seqs inf`)."""
     slots = count_slots(t)
     chosen = sorted(r.sample(slots, min(r.randint(1, 2), len(slots))), key=lambda m: m.start())
     kinds = []
     repls = []
+    plain: list[bool] = []
     for m in chosen:
         whole = m.group(0)
         if whole.startswith("--"):
@@ -685,10 +689,25 @@ def mutate_counts(r: random.Random, t: str) -> tuple[str, list[str]]:
             value = r.choice(COUNT_ODD)
             repl = f"{key}: {value}"
         repls.append(repl)
-        kinds.append(f"count:{whole.split(':')[0].split('=')[0].strip()[:40]}={value}")
-    for m, repl in reversed(list(zip(chosen, repls, strict=True))):
+        plain.append(plain_count(value, flag=whole.startswith("--")))
+        label = re.match(r"--[\w-]+", whole).group(0) if whole.startswith("--") else whole.split(":")[0]  # type: ignore[union-attr]
+        kinds.append(f"count:{label.strip()[:40]}={value}")
+    odd_text = t
+    for m, repl, ok in reversed(list(zip(chosen, repls, plain, strict=True))):
         t = t[:m.start()] + repl + t[m.end():]
+        odd_text = odd_text if ok else odd_text[:m.start()] + repl + odd_text[m.end():]
+    if only is not None and any(plain) and not all(plain):
+        only.append(odd_text)
     return t, kinds
+
+
+def plain_count(value: str, flag: bool = False) -> bool:
+    """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
+    459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
+    resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476). A flag's value " 4" is 4: a shell
+    splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008)."""
+    value = value.strip() if flag else value
+    return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 
 def case_count(r: random.Random, d: str) -> dict:
@@ -697,14 +716,19 @@ def case_count(r: random.Random, d: str) -> dict:
     that is only malformed is seen."""
     srcs = [p for p in VLLM_SRCS if any(re.search(x, read_text(os.path.join(ROOT, p))) for x in COUNT_SLOTS)]
     src = r.choice(srcs)
-    t, kinds = mutate_counts(r, read_text(os.path.join(ROOT, src)))
+    only: list[str] = []
+    t, kinds = mutate_counts(r, read_text(os.path.join(ROOT, src)), only)
     name = os.path.basename(src)
     write(os.path.join(d, "in", name), t)
     write(os.path.join(d, "base", name), read_text(os.path.join(ROOT, src)))
     fmt = r.choice(["json", "json", "sarif"])
-    return {"argv": ["lint", "--format", fmt, "--jobs", "1", os.path.join("in", name)], "src": src, "kinds": kinds,
-            "files": [os.path.join("in", name)], "fmt": fmt, "base": ["lint", "--format", "json", "--jobs", "1",
-                                                                        os.path.join("base", name)]}
+    c = {"argv": ["lint", "--format", fmt, "--jobs", "1", os.path.join("in", name)], "src": src, "kinds": kinds,
+         "files": [os.path.join("in", name)], "fmt": fmt, "base": ["lint", "--format", "json", "--jobs", "1",
+                                                                     os.path.join("base", name)]}
+    if only:
+        write(os.path.join(d, "odd", name), only[0])
+        c["odd"] = ["lint", "--format", "json", "--jobs", "1", os.path.join("odd", name)]
+    return c
 
 
 KINDS = [("file", case_file, 40), ("tree", case_tree, 20), ("chart", case_chart, 8), ("kust", case_kust, 7), ("plan", case_plan, 15), ("diff", case_diff, 10),
@@ -913,7 +937,14 @@ def judge_malformed(c: dict, res: dict, d: str) -> list[tuple[str, str]]:
     new = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")
            and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
     # a value vLLM's argparse (int) or Kubernetes reads as a number is no malformed value: "+4" is 4 (seed 17003 case 459)
-    odd = [k for k in c["kinds"] if not re.search(r"=([+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999)$", k)]
+    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1], flag=k.startswith("count:--"))]
+    if new and odd and c.get("odd"):  # fuzz18: a well-formed value beside: the file with only the malformed ones
+        alone = run_inproc({**c, "argv": c["odd"], "env": {}}, d)
+        try:
+            new = [f for f in json.loads(alone["out"]).get("findings", []) if f.get("level") == "mandatory"
+                   and not f.get("suppressed") and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
+        except (ValueError, KeyError):
+            return []
     return [("proc:blocking-on-malformed", f"{c['kinds']} {new[0]['code']}: {new[0]['message'][:300]}")] if new and odd else []
 
 

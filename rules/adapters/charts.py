@@ -482,6 +482,12 @@ def helm_error_location(message: str, directory: str,
     return None, None
 
 
+#: The header klog (kubernetes/klog, klog.go: "Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg") writes before each line
+#: kubectl logs: ``E1206 20:16:40.943496   21334 run.go:72] "command failed" err="kustomization.yaml is empty"``. Its
+#: time and process id made a report differ at every run of the same inputs (fuzz18: seed 7301 case 858).
+_KLOG_HEADER = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [^\s\]]+:\d+\](?: |$)")
+
+
 def _run(cmd: list[str], where: str, what: str) -> str:
     """The standard output of ``cmd`` (helm or kustomize), or :class:`InputError`: it could not start, failed, ran
     past :data:`_TIMEOUT_S`, or wrote more than :data:`~..model.files.MAX_FILE_BYTES` (the most shardwise reads
@@ -534,7 +540,7 @@ def _run(cmd: list[str], where: str, what: str) -> str:
         raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where)
     if proc.returncode != 0:
         text = b"".join(stderr).decode("utf-8", "replace")
-        lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+        lines = [ln for ln in (_KLOG_HEADER.sub("", ln.strip()) for ln in text.splitlines()) if ln]
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"
         raise InputError(f"{what} failed: {detail}", where)
     return b"".join(chunks).decode("utf-8", "replace")

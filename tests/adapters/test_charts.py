@@ -240,6 +240,21 @@ def test_a_tool_that_fails_is_reported_with_the_last_lines_of_its_errors(capsys,
         "message": "helm template failed: noise; Error: one; Error: two"}])
 
 
+def test_a_tools_klog_header_is_not_part_of_its_error(capsys, monkeypatch, tmp_path):
+    """fuzz18 (seed 7301 case 858): kubectl kustomize (v1.32) writes its error through klog, each line headed by the
+    time and its process id (``E1206 20:16:40.943496   21334 run.go:72] ``), so two lints of the same inputs gave
+    two reports. The header is dropped; a line that is only a header says nothing."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    _stop_kustomize(tmp_path, monkeypatch, "echo 'W1206 20:16:40.943001   21334 warnings.go:70] ' >&2; "
+                                           "echo 'E1206 20:16:40.943496   21334 run.go:72] \"command failed\" "
+                                           "err=\"kustomization.yaml is empty\"' >&2; exit 1")
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"][0]["message"].split(";")[0]) == (
+        2, 'kustomize build failed: "command failed" err="kustomization.yaml is empty"')
+
+
 @pytest.mark.tools
 def test_a_helm_error_is_an_input_error_of_the_chart(tools_on_path, capsys):
     require_tool("helm")

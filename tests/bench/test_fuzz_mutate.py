@@ -86,3 +86,30 @@ def test_a_text_with_one_count_slot_gets_one_mutation(seed):
     new, kinds = fuzz_mutate.mutate_counts(random.Random(seed), "replicas: 2\n")
     (value,) = _counts(kinds).values()
     assert (len(kinds), new) == (1, f"replicas: {value}\n")
+
+
+def test_a_well_formed_count_beside_a_malformed_one_is_judged_apart(tmp_path):
+    """fuzz18 (seed 7301 case 903, before hostile18 changed how counts are drawn): `--max-num-seqs inf` (malformed)
+    and `nvidia.com/gpu: 0` (a count) in one file. SW204 (0 GPUs for TP2's 2 workers) is right and comes from the
+    count; the judge lints the text with the malformed values alone. The flag's label is the flag alone."""
+    import random
+
+    text = "args: [--max-num-seqs=64]\nresources: {limits: {nvidia.com/gpu: 2}}\n"
+    seen = set()
+    for seed in range(200):
+        only: list[str] = []
+        new, kinds = fuzz_mutate.mutate_counts(random.Random(seed), text, only)
+        got = _counts(kinds)
+        plain = [fuzz_mutate.plain_count(v, flag=k.startswith("--")) for k, v in got.items()]
+        if len(got) == 2 and any(plain) and not all(plain):
+            flag, gpu = got["--max-num-seqs"], got["nvidia.com/gpu"]
+            odd_flag = flag if not fuzz_mutate.plain_count(flag, flag=True) else "64"
+            odd_gpu = gpu if not fuzz_mutate.plain_count(gpu) else "2"
+            assert only == [f"args: [--max-num-seqs={odd_flag}]\nresources: {{limits: {{nvidia.com/gpu: {odd_gpu}}}}}\n"]
+            seen.add(odd_flag == "64")
+        else:
+            assert only == []
+    assert seen == {True, False}  # both ways round were drawn
+    assert [fuzz_mutate.plain_count(v) for v in ("0", "+4", "2Gi", "1_000", "inf", "0x10", '"2"', "1.5")] == [
+        True, True, True, True, False, False, False, False]
+    assert (fuzz_mutate.plain_count(" 4", flag=True), fuzz_mutate.plain_count(" 4")) == (True, False)

@@ -92,17 +92,19 @@ def _at(holder: Any, key: str, file: str | None) -> Location | None:
     return None
 
 
-def _walk(node: Any, depth: int = 0) -> Iterator[tuple[str, Any, Any]]:
-    """(key, value, the mapping that holds it) for every key under ``node``."""
-    if depth > 40:
-        return
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield str(k), v, node
-            yield from _walk(v, depth + 1)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _walk(v, depth + 1)
+def _walk(node: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(key, value, the mapping that holds it) for every key under ``node``, in document order and at any depth: the
+    reader bounds nesting and refuses a recursive alias (a bound of 40 levels here hid a field below it: fuzz18)."""
+    stack: list[tuple[Any, Any]] = [(None, node)]  # (the mapping that holds the key, a key) or (None, a node)
+    while stack:
+        holder, item = stack.pop()
+        if holder is not None:
+            yield str(item), holder[item], holder
+            stack.append((None, holder[item]))
+        elif isinstance(item, dict):
+            stack.extend((item, k) for k in reversed(item.keys()))
+        elif isinstance(item, list):
+            stack.extend((None, v) for v in reversed(item))
 
 
 Mention = tuple[str, Location | None, str | None]

@@ -119,10 +119,10 @@ def test_replay_pack_started_as_the_launchers_start_it_answers_as_the_hosts_star
     assert digests[0] == digests[1]
 
 
-def test_replay_pack_names_what_a_pack_that_does_not_exit_waits_in():
+def test_replay_pack_names_what_a_pack_that_does_not_exit_waits_in(monkeypatch):
     """``replay_pack.py``'s stop (``interrupt``): the CPU, status and seconds of a process that exits on ``SIGINT``;
     ``None`` for one that does not, whose threads ``_threads_state`` then names (name, state, wait channel)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import replay_pack
 
     ignoring = ("import signal, threading, time; signal.signal(signal.SIGINT, signal.SIG_IGN); "

@@ -15,17 +15,26 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..model import Inventory, progress
+from ..model import Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
-from ..model.files import inside
+from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
 from .load import load_file, load_text
 from .renderkind import has_gitops
-from .select import KUSTOMIZE_NOT_BUILT, Excludes, select_inputs, unrendered_folders
+from .select import (
+    CHART_FILE,
+    CHART_TEMPLATE,
+    HELM_VALUES,
+    KUSTOMIZE_NOT_BUILT,
+    Excludes,
+    select_inputs,
+    unrendered_folders,
+)
 
 if TYPE_CHECKING:
     from .charts import Renderer
@@ -174,6 +183,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         unread = _unrendered_error(inv.skipped_files)
         if unread is not None:
             inv.errors.append(unread)
+    elif any(why in _CHART_SKIPS for _, why in inv.skipped_files):
+        inv.launch_issues.extend(_unrendered_charts_serving_vllm(inv.skipped_files))
     overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
     if overlays and inv.groups:
         from .overlays import apply_overlays
@@ -204,6 +215,65 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
             how.append(f"{'helm template .' if what == 'Helm chart' else 'kustomize build .'} | shardwise lint -")
     return InputError("no file was read: the only inputs met are charts or kustomizations, not rendered when met "
                       f"while searching a folder (or as .): {named}; to lint them: {' and '.join(how)}")
+
+
+#: The skip reasons of a chart's own files (:mod:`.select`): its templates, its ``files/`` and its values.
+_CHART_SKIPS = frozenset({CHART_TEMPLATE, CHART_FILE, HELM_VALUES})
+#: What in a chart's template or values file says the chart runs a vLLM server: a launch, vLLM's image (written whole,
+#: or as a values file's ``repository:``), a flag only ``vllm serve`` takes; never a Service's or a label's name.
+_CHART_SERVES = re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.openai\b|\bvllm/vllm-openai\b"
+                           r"|(?:image|repository):\s*[\"']?[\w.-]*/?vllm-openai\b|--tensor-parallel-size\b")
+#: The bytes of a chart's file looked at for such a mention (a template is a few KiB; a hostile one is not read on).
+_CHART_HEAD = 256 * 1024
+#: The files of one chart looked at.
+_CHART_FILES = 200
+
+
+def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
+    """SW005's record of each Helm chart met while searching a folder (so not rendered) whose templates or values say
+    it runs vLLM: a run that reads other files linted none of the chart's workloads, and without this its report
+    said so only in the summary's count of skipped files (adopt20: a service's own chart passed unremarked). The
+    record points at the first mention (file and line) and says how to lint the chart; the files are looked at as
+    text, their first 256 KiB each, and never rendered here (a run reads the same whatever tools are installed)."""
+    out: list[LaunchIssue] = []
+    for chart, what in unrendered_folders(skipped):
+        if what != "Helm chart":
+            continue
+        mine = [f for f, why in skipped if why in _CHART_SKIPS and (chart == "." and not os.path.isabs(f)
+                                                                     or inside(f, chart))]
+        hit = None
+        for f in sorted(mine, key=lambda f: ("/templates/" not in f.replace(os.sep, "/"), f))[:_CHART_FILES]:
+            try:
+                text = read_file_bytes(f, limit=_CHART_HEAD, head=True).decode("utf-8", "replace")
+            except InputError:
+                continue
+            m = _CHART_SERVES.search(text)
+            if m is not None:
+                hit = (f, text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()))
+                break
+        if hit is None:
+            continue
+        file, line, words = hit
+        name = _chart_name(chart)
+        how = f"shardwise lint {chart}" if chart != "." else "helm template . | shardwise lint -"
+        out.append(LaunchIssue(
+            f"Helm chart {name}", "",
+            f"its {os.path.relpath(file, chart) if chart != '.' else file} runs vLLM (`{words}` at line {line}), but "
+            f"a chart met while searching a folder is not rendered, so none of its workloads was linted; to lint "
+            f"them: {how} (with --values FILE for the values you deploy with)",
+            Location(file, line), mentioned=True))
+    return out
+
+
+def _chart_name(folder: str) -> str:
+    """The ``name:`` of the chart's Chart.yaml, else its folder's name."""
+    try:
+        text = read_file_bytes(os.path.join(folder, "Chart.yaml"), limit=64 * 1024, head=True).decode("utf-8",
+                                                                                                      "replace")
+    except InputError:
+        text = ""
+    m = re.search(r"^name:\s*[\"']?([\w.-]+)", text, re.MULTILINE)
+    return m.group(1) if m else os.path.basename(os.path.abspath(folder))
 
 
 def _called(folder: str) -> str:

@@ -16,9 +16,11 @@ by the resource's name before a ``namePrefix``; ImageTagTransformer on every con
   overlays/prod/kustomization.yaml)``), with that overlay's count, images, namespace and patches, and of that
   overlay's deployable unit (:mod:`.units`); so one finding per deployed object, never the base's as well
   (:func:`_split_by_overlay`, readers17; before, the base was read once with the largest count of its overlays);
+- the Services, Ingresses and network policies of a file that two or more overlays reach are copied likewise, one
+  per overlay in that overlay's namespace, whether or not the overlay patches them (readers19; a cluster-scoped
+  policy is one object and is not copied);
 - an image is rewritten only where every overlay that reaches the object writes the same one (``newName``,
-  ``newTag``, ``digest``); where they differ the object keeps its own (Services, Ingresses and policies, which are
-  not copied);
+  ``newTag``, ``digest``); where they differ the object keeps its own;
 - so is the namespace (the ``namespace:`` of the outermost kustomization that sets one, kustomize's namespace
   transformer), of workloads, Services, Ingresses, network policies and routers alike (:func:`_apply_namespaces`).
   ``namePrefix``/``nameSuffix`` are not applied (kustomize's name references rename an Ingress's backend with its
@@ -335,7 +337,34 @@ def _split_by_overlay(inv: Inventory, leaves: list[str],
             copies[id(twin)] = (leaf, full)
             kept.append(twin)
     inv.groups[:] = kept
+    for objects in (inv.services, inv.ingresses, inv.network_policies, inv.pod_ports):
+        _split_objects(objects, split, by, copies)
     return copies
+
+
+def _split_objects(objects: list[Any], split: set[str], by: dict[str, list[str]],
+                   copies: dict[int, tuple[str, str]]) -> None:
+    """The Services, Ingresses, network policies and named pod ports of a file that two or more overlays reach, one
+    copy per overlay, as :func:`_split_by_overlay` copies its workloads: ``kustomize build`` of each overlay emits the
+    base's Service and NetworkPolicy too, whether or not it patches them, in that overlay's namespace (readers19;
+    before, they were read once and kept the base's own namespace where the overlays give different ones, so the dev
+    and prod copies of a Deployment had no Service and no default-deny policy beside them). A cluster-scoped policy
+    (``namespaces`` set) is one object however many overlays apply it, and is not copied."""
+    from .charts import _relocate
+
+    kept: list[Any] = []
+    for obj in objects:
+        full = os.path.abspath(obj.location.file) if obj.location.file else None
+        if full is None or full not in split or getattr(obj, "namespaces", None) is not None:
+            kept.append(obj)
+            continue
+        old = obj.location.file
+        for leaf in by[full]:
+            twin = copy.deepcopy(obj)
+            _relocate(twin, old, old + f" (via {leaf if os.path.isabs(old) else os.path.relpath(leaf)})", lambda n: n)
+            copies[id(twin)] = (leaf, full)
+            kept.append(twin)
+    objects[:] = kept
 
 
 def _apply_namespaces(inv: Inventory, paths: list[str], reach: dict[str, dict[str, tuple[str, ...]]],

@@ -725,6 +725,8 @@ ENGINE_ARG_FLAGS: dict[str, str] = {
     "num-speculative-tokens": "int",
     # the config overrides vLLM derives the context limit from (catalog.hfconfig.with_hf_overrides)
     "hf-overrides": "json",
+    # the GiB of each GPU's decoder layers vLLM keeps in CPU memory (capacity.group._offload_bytes; a float)
+    "cpu-offload-gb": "word",
 }
 
 #: The :class:`..capacity.sizing.EngineSettings` fields those flags set (what plan takes from the group's settings)
@@ -733,7 +735,8 @@ ENGINE_ARG_SETTINGS = ("all2all_backend", "enable_eplb", "num_redundant_experts"
                        "async_scheduling", "pooling", "mm_max_pixels",
                        "mm_limits", "mm_args", "mm_args_verbatim", "mm_encoder_tp_mode", "extensible_kv_cache",
                        "mamba_cache_dtype", "mamba_ssm_cache_dtype",
-                       "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp")
+                       "speculative_method", "speculative_model", "speculative_tokens", "speculative_draft_tp",
+                       "cpu_offload_bytes")
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
 _OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",
@@ -950,7 +953,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
 
 
 #: EngineArgs fields an ``--engine-arg`` flag may set (the others land in its ``extra``)
-ENGINE_ARG_FIELDS = frozenset({"block_size", "enforce_eager", "enable_chunked_prefill", "kv_cache_memory_bytes"})
+ENGINE_ARG_FIELDS = frozenset({"block_size", "enforce_eager", "enable_chunked_prefill", "kv_cache_memory_bytes",
+                               "cpu_offload_gb"})
 
 
 #: Mandatory findings that are vLLM refusing the layout itself, not a judgement about it: it does not start.

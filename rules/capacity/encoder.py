@@ -1,5 +1,5 @@
-"""What vLLM builds for an encoder-only embedder (BERT, RoBERTa / XLM-R, ModernBERT), from its config.json: the
-parameters it allocates, the dtype it loads them in and the length it derives (round catalog20).
+"""What vLLM builds for an encoder-only embedder (BERT, RoBERTa / XLM-R, ModernBERT, NomicBERT), from its config.json:
+the parameters it allocates, the dtype it loads them in and the length it derives (rounds catalog20 and catalog22).
 
 These are the first terms of a KV-free sizing; they are not used by the rules yet (the encoder stays undecided,
 :mod:`..catalog.unsized`): the pooling runner's profile peak is not modelled and the judgement has no shape without a
@@ -22,6 +22,20 @@ KV cache. Read in the 0.11.1, 0.18.0 and 0.29.0 wheels, and for BERT's and RoBER
   (``nn.Identity`` there) and an MLP LayerNorm; a final LayerNorm. Its biases follow ``attention_bias``,
   ``mlp_bias`` and ``norm_bias`` (False where the config.json omits them: transformers' ``ModernBertConfig``
   defaults).
+* ``NomicBertModel`` (``bert_with_rope.py``, round catalog22; the same tensors in the 0.11.1, 0.18.0, 0.29.0 and
+  0.34.0 wheels): vLLM's ``NomicBertModelConfig`` (``model_executor/models/config.py``) maps the checkpoint's GPT-2
+  style keys onto the body (``n_embd`` -> hidden, ``n_inner`` -> intermediate, ``n_layer`` -> layers), takes
+  ``activation_function`` ``swiglu`` as a gated SiLU MLP and ``gelu`` as a plain one, and one bias flag for every
+  linear (it asserts ``qkv_proj_bias == mlp_fc1_bias == mlp_fc2_bias``). ``BertWithRopeEmbedding``: a padded word
+  embedding, a padded token-type one where ``type_vocab_size`` > 0, a LayerNorm with bias; no position embedding
+  (rotary). Each layer: QKV and output projections, the MLP (gate and up stacked, then down) and two LayerNorms with
+  bias; a layer ``i`` with ``i % moe_every_n_layers == 1`` holds ``NomicMoE`` instead: a bias-free router (hidden x
+  experts), ``w1`` and ``w2`` of experts x intermediate x hidden each, and one bias of hidden. No pooler is built
+  (``add_pooling_layer`` False; ``pooler`` weights are skipped). Its length is not :func:`max_len`'s: up to 0.21.0 a
+  given ``--max-model-len`` is held to ``max_trained_positions`` (:func:`nomic_given_limit`), from 0.22.0 the rule
+  was not followed. gte's ``GteNewModel``
+  and ``GteModel`` share the body but are not counted: their bias comes from ``getattr(config, "bias", True)`` on a
+  remote-code config class that was not read.
 * Dtype (``_resolve_auto_dtype``, ``vllm/config/model.py``, the same function in the three wheels): under
   ``--dtype auto`` a pooling model prefers float16 where the platform supports it (every CUDA GPU), and a float32
   checkpoint (or one whose config.json and safetensors metadata name no dtype: ``_find_dtype``'s float32) is
@@ -48,6 +62,11 @@ EMBEDDING_PADDING = 64
 #: ``RobertaEmbedding`` (the same tensors), loaded without the pooler
 BERT_EMBEDDERS = frozenset({"BertModel", "RobertaModel", "XLMRobertaModel", "BgeM3EmbeddingModel"})
 MODERNBERT_EMBEDDERS = frozenset({"ModernBertModel"})
+#: ``bert_with_rope.py``'s rotary encoders whose weights are counted (round catalog22)
+NOMIC_EMBEDDERS = frozenset({"NomicBertModel"})
+#: the architectures vLLM builds from ``bert_with_rope.py`` (registry.py, 0.11.1 to 0.34.0), whose length vLLM derives
+#: otherwise than BERT's (``NomicBertModelConfig``, ``GteNewModelConfig``, ``SnowflakeGteNewModelConfig``)
+ROTARY_ENCODERS = frozenset({"NomicBertModel", "GteModel", "GteNewModel", "GteNewForSequenceClassification"})
 
 #: the releases whose encoders were read: 0.11.1, 0.18.0, 0.21.0 (sdist), 0.29.0, 0.31.0 and 0.34.0 for BERT and
 #: RoBERTa embeddings and the pooler, 0.11.1, 0.18.0 and 0.29.0 for the rest; the releases between are taken as the
@@ -133,8 +152,51 @@ def params(cfg: dict[str, Any], release: tuple[int, int, int], *, padded: bool =
         per_layer = 4 * h * h + attn_bias + 3 * h * inter + mlp_bias + 2 * norm  # attention and MLP LayerNorms
         # the embeddings' LayerNorm and the final one; the first layer has no attention LayerNorm
         return pad(_int(cfg, "vocab_size")) * h + layers * per_layer + norm, 0
+    if arch in NOMIC_EMBEDDERS:
+        return _nomic_params(cfg, pad), 0
     raise EncoderShapeError(f"{arch} is not an encoder whose weights are modelled (BertModel, RobertaModel, "
-                            "XLMRobertaModel, BgeM3EmbeddingModel, ModernBertModel)")
+                            "XLMRobertaModel, BgeM3EmbeddingModel, ModernBertModel, NomicBertModel)")
+
+
+def _flag(cfg: dict[str, Any], key: str) -> bool:
+    value = cfg.get(key)
+    if not isinstance(value, bool):
+        raise EncoderShapeError(f"config.json has no usable {key!r} ({value!r})")
+    return value
+
+
+def _nomic_params(cfg: dict[str, Any], pad: Any) -> int:
+    """``NomicBertModel``'s parameters as ``bert_with_rope.py`` builds them from the keys ``NomicBertModelConfig``
+    reads (each must be in the config.json: a remote-code class's default is not read here)."""
+    h, inter, layers = _int(cfg, "n_embd"), _int(cfg, "n_inner"), _int(cfg, "n_layer")
+    act = cfg.get("activation_function")
+    if act not in ("swiglu", "gelu"):  # vLLM asserts one of the two
+        raise EncoderShapeError(f"config.json's activation_function {act!r} is not one vLLM builds (swiglu, gelu)")
+    bias = _flag(cfg, "qkv_proj_bias")
+    if _flag(cfg, "mlp_fc1_bias") != bias or _flag(cfg, "mlp_fc2_bias") != bias:
+        raise EncoderShapeError("config.json's qkv_proj_bias, mlp_fc1_bias and mlp_fc2_bias differ (vLLM asserts "
+                                "they are equal)")
+    types = _int(cfg, "type_vocab_size")
+    embeddings = pad(_int(cfg, "vocab_size")) * h + (pad(types) * h if types > 0 else 0) + 2 * h
+    attention = 3 * h * h + h * h + (4 * h if bias else 0)
+    if act == "swiglu":  # gate_up_proj (2 x intermediate) and down_proj
+        mlp = 3 * h * inter + ((2 * inter + h) if bias else 0)
+    else:  # up_proj and down_proj
+        mlp = 2 * h * inter + ((inter + h) if bias else 0)
+    every_n = cfg.get("moe_every_n_layers")
+    if every_n is None:
+        # getattr(config, "moe_every_n_layers", 0): a config.json that names neither it nor experts is dense
+        if cfg.get("num_experts") not in (None, 0):
+            raise EncoderShapeError("config.json names num_experts but no moe_every_n_layers")
+        every_n = 0
+    every_n = _int({"moe_every_n_layers": every_n}, "moe_every_n_layers")
+    moe_layers = sum(1 for i in range(layers) if every_n > 0 and i % every_n == 1)
+    moe = 0
+    if moe_layers:
+        experts = _int(cfg, "num_experts")
+        moe = h * experts + 2 * experts * inter * h + h  # router (no bias), w1, w2, the output bias
+    norms = 4 * h  # attn_ln and mlp_ln, each with bias
+    return embeddings + layers * (attention + norms) + (layers - moe_layers) * mlp + moe_layers * moe
 
 
 def dtype(cfg: dict[str, Any], flag: str = "auto") -> str:
@@ -159,6 +221,44 @@ def weights_bytes(cfg: dict[str, Any], release: tuple[int, int, int], flag: str 
     return body * DTYPE_BYTES[dtype(cfg, flag)] + head * 4
 
 
+#: ``NomicBertModelConfig`` holds a given ``--max-model-len`` to ``max_trained_positions`` up to this release (read in
+#: 0.11.1, 0.18.0, 0.20.0 and 0.21.0; 0.22.0, 0.23.0, 0.25.1, 0.27.0, 0.29.0 and 0.34.0 do not)
+NOMIC_HELD_TO = (0, 21, 999)
+#: from 0.18.0 it sets the derived length to ``max_trained_positions`` itself (``derived_max_model_len_and_key``);
+#: 0.11.1 sets ``max_position_embeddings`` to it and derives the smallest length key; 0.12 - 0.17 were not read
+NOMIC_DERIVED_FROM = (0, 18, 0)
+
+
+def nomic_given_limit(cfg: dict[str, Any], release: tuple[int, int, int]) -> int | None:
+    """The length vLLM ``release`` holds a given ``--max-model-len`` of a ``NomicBertModel`` to, or None where that is
+    not read here. ``NomicBertModelConfig`` (model_executor/models/config.py, 0.11.1 to 0.21.0), where a
+    ``--max-model-len`` (or ``--hf-overrides``) is given, re-verifies it against ``max_trained_positions`` with
+    ``sentence_bert_config.json``'s ``max_seq_length`` dropped and the position type ``rope`` (no tokenizer cap), so
+    neither sibling file raises it; a RoPE factor of the config would multiply it and is not read here. The generic
+    check (``get_and_verify_max_len``) runs before it and may refuse a smaller length (a ``sentence_bert_config.json``
+    below it): a length above this one is refused for sure, one below it is not judged here."""
+    if architecture(cfg) not in NOMIC_EMBEDDERS or not READ_FROM <= release[:3] <= NOMIC_HELD_TO:
+        return None
+    rope = cfg.get("rope_parameters")
+    if cfg.get("rope_scaling") or (isinstance(rope, dict) and (
+            "factor" in rope or any(isinstance(v, dict) and "factor" in v for v in rope.values()))):
+        return None
+    if cfg.get("position_embedding_type", "rope") == "absolute":
+        return None
+    trained = cfg.get("max_trained_positions")
+    if isinstance(trained, bool) or not isinstance(trained, int) or trained <= 0:
+        return None  # vLLM's getattr default (2,048) would apply on the remote-code class: not read
+    # 0.11.1: max_position_embeddings := max_trained_positions, then the smallest length key
+    keys = {k: cfg[k] for k in _LENGTH_KEYS if isinstance(cfg.get(k), int) and not isinstance(cfg.get(k), bool)}
+    keys["max_position_embeddings"] = trained
+    smallest = min(keys.values())
+    if release[:3] >= NOMIC_DERIVED_FROM:
+        return trained
+    if release[:3] <= (0, 11, 999):
+        return smallest
+    return trained if trained == smallest else None  # 0.12 - 0.17: either rule, where they agree
+
+
 def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
             tokenizer_config: dict[str, Any] | None = None) -> int:
     """The length vLLM derives for an encoder embedder under the pooling runner: the smallest length key of the
@@ -169,6 +269,11 @@ def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
         value = sentence_config["max_seq_length"]
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+    if architecture(cfg) in ROTARY_ENCODERS or cfg.get("model_type") == "new":
+        # NomicBertModelConfig holds the length to max_trained_positions up to 0.21.0 (nomic_given_limit), not from
+        # 0.22.0; the gte configs (GteNewModelConfig, and Alibaba-NLP's NewModel, whose rope_scaling vLLM would read)
+        # were not followed: BERT's rule is not theirs
+        raise EncoderShapeError(f"the length vLLM derives for {architecture(cfg)} is not read")
     found = [v for k in _LENGTH_KEYS if isinstance(v := cfg.get(k), int) and not isinstance(v, bool)]
     if not found:
         raise EncoderShapeError("config.json has no length key")

@@ -50,7 +50,16 @@ from ..vllm.support import (
 )
 from ..vllm.versions import ResolvedVersion, command_script, pip_pin, resolve
 from .layout import Load, Parallel, Sizer
-from .sizing import Device, EngineSettings, ReplicaSizing, engine_settings_of, size_deployment, weight_precision
+from .sizing import (
+    Device,
+    EngineSettings,
+    ReplicaSizing,
+    engine_run,
+    engine_settings_of,
+    exact_weights,
+    size_deployment,
+    weight_precision,
+)
 
 T = TypeVar("T")
 
@@ -355,6 +364,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         "pooling": pooling_runner(e.extra),
         "all2all_backend": _all2all_flag(e.extra.get("all2all_backend"), g),
         **_eplb(g),
+        "cpu_offload_bytes": _offload_bytes(g),
         **_flashinfer(g),
         **_multimodal(g),
     })
@@ -699,30 +709,93 @@ def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     return per_group(g, key, lambda g: _sizing(g, config))
 
 
-def _offloaded(g: ServingGroup) -> None:
-    """Raise Undecidable where ``--cpu-offload-gb`` is above 0 (or not known): vLLM then keeps up to that many GiB of
-    each GPU's weights in CPU memory and streams them in for each forward pass (the 0.11.0 wheel's
-    vllm/model_executor/models/utils.py ``maybe_offload_to_cpu``), which the capacity model does not count, so the
-    weights on the GPU and the KV cache left beside them are not known. A sizing that charged the whole weights would
-    block a layout that starts (Llama-3.1-70B at TP4 on L4s with ``--cpu-offload-gb 24``)."""
-    value = g.engine.extra.get("cpu_offload_gb")
+def _offload_bytes(g: ServingGroup) -> int | None:
+    """``--cpu-offload-gb`` as the bytes vLLM counts to (``int(cpu_offload_gb * 1024**3)``:
+    ``set_cpu_offload_max_bytes`` in v1/worker/gpu_model_runner.py 0.10.1.1 - 0.16.0, ``create_offloader`` in
+    model_executor/offloader/base.py 0.17.0 - 0.34.0), or None where it is not a number above 0 (:func:`_offloaded`
+    says whether the sizing may count it)."""
+    value = g.engine.cpu_offload_gb
+    if value is None or _unseen(value) or isinstance(value, bool):
+        return None
+    try:
+        gib = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(gib * 1024**3) if gib > 0 else None
+
+
+def _offloaded(g: ServingGroup, model: ModelShape) -> None:
+    """Raise Undecidable where ``--cpu-offload-gb`` is not known, or above 0 where the capacity model does not count
+    what vLLM offloads. It counts (:func:`.sizing._stage_weights_of`) the UVA offload of a dense, unquantised
+    checkpoint without towers: vLLM moves the decoder layers' parameters in order to pinned CPU memory up to the cap
+    and reads them through CUDA views, so PyTorch's allocator, and vLLM's profile, no longer hold them. Not counted:
+    an MoE model's experts and a quantised checkpoint (their process_weights_after_loading may build new tensors on
+    the GPU from offloaded ones), a vision or audio tower or an MTP module (0.34's offloader can take towers), a
+    drafter (it continues the count), ``--cpu-offload-params`` (a selection by name), the prefetch offloader
+    (``--offload-backend prefetch``, or ``--offload-group-size`` above 0, which ``auto`` prefers: config/offload.py and
+    offloader/base.py ``create_offloader``, 0.17.0+), ``VLLM_WEIGHT_OFFLOADING_DISABLE_UVA`` (each layer copied back
+    to the GPU for its forward pass), and the V0 engine (the same, :func:`_offload_engine`). Before this, any amount
+    above 0 was undecided; a sizing that charged the whole weights blocked a layout that starts (Llama-3.1-70B at
+    TP4 on L4s with ``--cpu-offload-gb 24``, review20)."""
+    value = g.engine.cpu_offload_gb
     if value is None:
         return
     offload = known(value, "cpu_offload_gb")
-    if isinstance(offload, bool) or not isinstance(offload, (int, float)) or offload > 0:
-        amount = f"{offload:g}" if isinstance(offload, (int, float)) and not isinstance(offload, bool) else str(offload)
-        raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {amount} moves up to {amount} GiB of "
-                          "them to CPU memory, which the capacity model does not count")
+    if isinstance(offload, bool) or not isinstance(offload, (int, float)):
+        raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {offload} is not a number of GiB")
+    if offload <= 0:
+        return
+    e = g.engine
+    why = ""
+    if model.moe is not None:
+        why = "an MoE model's offloaded experts are not modelled"
+    elif model.quantization is not None or known(e.quantization, "quantization"):
+        why = ("a quantised checkpoint's offloaded layers may be rebuilt on the GPU after loading "
+               "(process_weights_after_loading), which is not modelled")
+    elif not exact_weights(model, model.precision, False):
+        why = "with a vision or audio tower, an MTP module or a parameter count read from config.json's shapes"
+    elif e.extra.get("speculative_config") or legacy_speculative_config(e.extra):
+        why = "a drafter's layers continue the offload count, which is not modelled"
+    elif e.extra.get("cpu_offload_params") is not None:
+        why = "--cpu-offload-params offloads only the parameters it names, which is not modelled"
+    else:
+        backend = e.extra.get("offload_backend")
+        group = e.extra.get("offload_group_size")
+        if _unseen(backend) or (isinstance(backend, str) and backend.strip().lower() not in ("auto", "uva")):
+            why = f"--offload-backend {backend} is not the UVA offloader the capacity model counts"
+        elif group is not None and (_unseen(group) or str(group).strip() not in ("0", "")):
+            why = f"--offload-group-size {group} selects the prefetch offloader, which is not modelled"
+        elif engine_env(g).get("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA") is not None:
+            why = ("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA copies each offloaded layer back to the GPU for its forward "
+                   "pass, which is not modelled")
+    if why:
+        raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {offload:g} moves up to {offload:g} "
+                          f"GiB of them to CPU memory; {why}")
+
+
+def _offload_engine(g: ServingGroup, dev: Device) -> None:
+    """Raise Undecidable where vLLM runs the V0 engine with ``--cpu-offload-gb`` above 0: V0 moves the offloaded
+    parameters to plain CPU memory and copies each layer's back to the GPU for its forward pass
+    (``maybe_offload_to_cpu``'s ``functional_call`` path where ``VLLM_USE_V1`` is off, 0.9.2 - 0.10.2), which the
+    profile's peak would hold and the capacity model does not count."""
+    if _offload_bytes(g) is None:
+        return
+    if engine_run(vllm_version(g), dev, engine_settings(g)) == "v0":
+        amount = float(g.engine.cpu_offload_gb)
+        raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {amount:g} on the V0 "
+                          "engine copies each offloaded layer back to the GPU for its forward pass, which is not "
+                          "modelled")
 
 
 def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     if tpu_of(g) is not None:
         return None  # not sized, whatever else is not known (its model, its layout)
     model = require_model(g)
-    _offloaded(g)
+    _offloaded(g, model)
     dev = device(g)
     if dev is None:
         return None
+    _offload_engine(g, dev)
     return size_deployment(model, dev, engine_settings(g), vllm_version(g),
                            expected_context=expected_context(g, config))
 
@@ -735,10 +808,11 @@ def sizer(g: ServingGroup, config: Context) -> Sizer | None:
     if tpu_of(g) is not None:
         return None
     model = require_model(g)
-    _offloaded(g)
+    _offloaded(g, model)
     dev = device(g)
     if dev is None:
         return None
+    _offload_engine(g, dev)
     return per_group(g, f"sizer:{config.p95_context_tokens}",
                      lambda g: Sizer(model, dev, engine_settings(g), vllm_version(g), expected_context(g, config)))
 
@@ -895,7 +969,7 @@ def encoder_fit(g: ServingGroup) -> EncoderFit | None:
         named = f", {method}" if isinstance(method, str) and method else ""
         return EncoderFit(None, dtype, text, why="a quantised encoder's weights are not modelled (config.json's "
                                                  f"quantization_config{named})")
-    offload = known(g.engine.extra.get("cpu_offload_gb"), "cpu_offload_gb")
+    offload = known(g.engine.cpu_offload_gb, "cpu_offload_gb")
     if isinstance(offload, (int, float)) and not isinstance(offload, bool) and offload > 0:
         # vLLM moves up to that many GiB of each GPU's weights to CPU memory (models/utils.py maybe_offload_to_cpu)
         return EncoderFit(None, dtype, text, why=f"--cpu-offload-gb {offload:g} moves up to {offload:g} GiB of the "
@@ -930,6 +1004,10 @@ def encoder_length(g: ServingGroup) -> tuple[int, str, str] | None:
         return None
     if any(k == "rope_scaling" or k.startswith("hf_overrides") for k in g.engine.extra):
         return None
+    held = encoder.nomic_given_limit(cfg, (parts[0], parts[1], parts[2]))
+    if held is not None:  # NomicBERT up to 0.21: a given --max-model-len is held to max_trained_positions
+        return held, ("max_trained_positions, which NomicBertModelConfig holds a given --max-model-len to, whatever "
+                      "sentence_bert_config.json says"), ""
     sentence = g.encoder_siblings.get("sentence_bert_config.json")
     tokenizer = g.encoder_siblings.get("tokenizer_config.json")
     try:

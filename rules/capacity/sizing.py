@@ -98,10 +98,12 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     moe_layers,
     mxfp4_backend,
     mxfp4_expert_bytes,
+    overridden_rope_config,
     per_layer_embedding_params,
     quantization_precision,
     quantization_vendor_refusal,
     replicated_params,
+    rope_parameter_sets,
     stage_share,
     transformers_tower_params,
     unbuilt_tower_params,
@@ -275,6 +277,10 @@ class EngineSettings:
     #: the redundant experts given (``--eplb-config``'s ``num_redundant_experts``, its dotted form, or 0.11's
     #: ``--num-redundant-experts``); None: not given, the release's default (:func:`redundant_experts`)
     num_redundant_experts: int | None = None
+    #: ``--cpu-offload-gb`` as the bytes vLLM counts to (``int(cpu_offload_gb * 1024**3)``; None: none): the decoder
+    #: layers' parameters of each GPU it keeps in pinned CPU memory (:func:`_stage_weights_of`). The capacity front
+    #: door sets it only where the offload is modelled (:func:`.group._offload`)
+    cpu_offload_bytes: int | None = None
 
 
 #: Every field of :class:`EngineSettings` with its default, in the class's order (:func:`engine_settings_of`).
@@ -488,6 +494,30 @@ def redundant_experts(b: Behaviour, model: ModelShape, s: EngineSettings) -> int
     return (ranks - experts % ranks) % ranks
 
 
+def offload_overshoot_gib(model: ModelShape, s: EngineSettings, precision: Precision) -> float:
+    """GiB by which vLLM may offload more than ``--cpu-offload-gb``: it checks the cap before each parameter and moves
+    the whole parameter (``_CPU_OFFLOAD_BYTES >= _CPU_OFFLOAD_MAX_BYTES`` then ``break``), so it overshoots by less
+    than the largest parameter of a decoder layer on one GPU, at most the fused gate-and-up projection or the fused
+    QKV projection (a KV head shared by several ranks counted on each); 0 without the flag."""
+    if not s.cpu_offload_bytes:
+        return 0.0
+    tp, h = s.tp, model.hidden_size
+    qkv = (-(-model.num_attention_heads // tp) + 2 * -(-model.num_key_value_heads // tp)) * model.head_dim * h
+    mlp = 2 * -(-model.intermediate_size // tp) * h
+    return max(qkv, mlp) * BYTES_PER_PARAM[precision] / GIB
+
+
+def eplb_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
+    """vLLM's refusal of ``--enable-eplb`` without ``--enable-expert-parallel``
+    (``Behaviour.eplb_needs_expert_parallel``: ParallelConfig raises before a layer is built, whatever the model),
+    else ""."""
+    if not (s.enable_eplb and not s.expert_parallel and b.eplb_needs_expert_parallel):
+        return ""
+    return (f"--enable-eplb without --enable-expert-parallel is refused at start-up by vLLM {version}'s ParallelConfig "
+            "(vLLM: enable_expert_parallel must be True to use EPLB.); add --enable-expert-parallel or drop "
+            "--enable-eplb")
+
+
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
                    triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
@@ -502,23 +532,31 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization, whole, towers_built, redundant)
+           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
-                                             backend, mrope_scale, s.quantization, whole, towers_built, redundant)
+                                             backend, mrope_scale, s.quantization, whole, towers_built, redundant,
+                                             s.cpu_offload_bytes or 0)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
                       mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False,
-                      towers_built: bool = True, redundant: int = 0) -> float:
+                      towers_built: bool = True, redundant: int = 0, offload: int = 0) -> float:
     """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
     the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
     ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank.
-    ``redundant``: EPLB's redundant experts, whole experts more spread over the EP ranks with the routed ones."""
+    ``redundant``: EPLB's redundant experts, whole experts more spread over the EP ranks with the routed ones.
+    ``offload``: ``--cpu-offload-gb`` in bytes. vLLM builds each decoder layer of the stage (``make_layers``) and moves
+    its parameters, one at a time and in order, to pinned CPU memory while the bytes it has moved are below the cap,
+    reading them through a CUDA view (UVA) from then on: ``maybe_offload_to_cpu`` in models/utils.py (0.9.2 - 0.16.0),
+    ``UVAOffloader`` in model_executor/offloader/uva.py (0.17.0 - 0.34.0). The embeddings, the LM head, the final norm
+    and the rotary cache are not built there and stay; so the GPU holds its layers less ``min(offload, layers)`` (the
+    final norm's few KiB counted with the layers), and at most one parameter less again (:func:`offload_overshoot_gib`).
+    Only a dense, unquantised checkpoint without towers reaches here with it (:func:`.group._offload`)."""
     experts_only = (quantization or "").lower() in EXPERTS_ONLY_QUANTIZATION
     embed_one = model.vocab_size * model.hidden_size * (2.0 if BYTES_PER_PARAM[precision] < 2 else
                                                         BYTES_PER_PARAM[precision])
@@ -552,6 +590,8 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         whole = min(whole, max(body - experts, 0.0))
         pad = expert_padding(model, tp)  # Kimi-K3 pads a narrow per-rank expert width (zeros, held all the same)
         per_gpu = ((body - experts - whole) / tp + whole + experts * pad * spread / ep_ranks) * share
+    if offload:
+        per_gpu -= min(float(offload), per_gpu)  # the stage's layers on this GPU, less what vLLM moved to CPU memory
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
     # model's dtype: out of the share TP and PP divide (as ``weights_bytes`` counted it), in again whole. So does any
     # vision encoder under ``--mm-encoder-tp-mode data`` at TP > 1 (its linears built with ``disable_tp``; the
@@ -1562,7 +1602,8 @@ def weights_alone(
         return None
     st = _weight_steps(model, device, settings, version, weights_gib)
     w = _stage_weight_bytes(model, st, 0, weights_gib, device) / GIB
-    refuses = _weights_fit(w, st.usable, st.exact, estimates).verdict == "refuses"
+    refuses = _weights_fit(w, st.usable, st.exact, estimates, offload_overshoot_gib(model, st.s, st.ck.precision)
+                           ).verdict == "refuses"
     return WeightsAlone(w, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates, model))
 
 
@@ -1593,10 +1634,11 @@ def stages_alone(
     st = _weight_steps(model, device, settings, version, weights_gib)
     lightest = math.inf
     refuses = True
+    slack = offload_overshoot_gib(model, st.s, st.ck.precision)
     for stage in _distinct_stages(model, st.s.pp):
         w = _stage_weight_bytes(model, st, stage, weights_gib, device) / GIB
         lightest = min(lightest, w)
-        refuses = refuses and _weights_fit(w, st.usable, st.exact, estimates).verdict == "refuses"
+        refuses = refuses and _weights_fit(w, st.usable, st.exact, estimates, slack).verdict == "refuses"
     return WeightsAlone(lightest, st.usable, refuses, _nontorch_gib(st.b, st.engine, device, st.s, estimates, model))
 
 
@@ -1669,6 +1711,10 @@ def _size_deployment(
                              ck.kv_dtype, state_dtypes(s, b))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
+    # ParallelConfig is made after ModelConfig (the length) and before the scheduler's and the model's checks
+    no_ep = eplb_refusal(s, b, rv.version)
+    if no_ep and not refusal:
+        refusal, certain = no_ep, True
     if batch.refusal and not refusal:
         refusal, certain = batch.refusal, True
     # vLLM checks the model class for SupportsPP before it builds a layer (and an MTP draft's class, which keeps the
@@ -1734,6 +1780,8 @@ def _size_deployment(
     available = _kv_budget(cache_stage, s, given, notes)
     exact = exact_weights(model, ck.precision, weights_gib is not None)
     below, above = _error_band(worst, device, s, b, engine, usable, graphs, given, exact, e, sampler.measured)
+    slack = offload_overshoot_gib(model, s, ck.precision)  # vLLM may offload one parameter more: more KV cache
+    above += 0.0 if given else slack
     draft_err = 0.0 if given else dr.unknown_bytes / GIB
     band, band_above = below + draft_err, above + draft_err
 
@@ -1745,7 +1793,7 @@ def _size_deployment(
     mml = kv.max_model_len
     if not refusal:
         refusal = _kv_refusal(engine, check_avail, kv)
-    weights = _weights_fit(worst.weights, usable, exact, e)
+    weights = _weights_fit(worst.weights, usable, exact, e, slack)
     starts = not refusal
     verdict = _kv_verdict(certain or weights.verdict == "refuses", engine, check_avail, band, band_above, kv)
 
@@ -1881,6 +1929,11 @@ def _engine(rv: ResolvedVersion, device: Device, notes: list[str], s: EngineSett
     return engine
 
 
+def engine_run(rv: ResolvedVersion, device: Device, s: EngineSettings) -> str:
+    """The engine (``"v0"`` or ``"v1"``) the release runs on ``device`` with ``s`` (:func:`_engine`)."""
+    return _engine(rv, device, [], s)
+
+
 class _Checkpoint(NamedTuple):
     """What vLLM loads, and the dtypes it computes and caches in."""
 
@@ -1967,6 +2020,8 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, no
     if auto and not b.max_model_len_auto:
         refusal, certain = f"vLLM {rv.version} has no --max-model-len auto (added in 0.14)", True
     mml = model_limit if (s.max_model_len is None or auto) else int(s.max_model_len)
+    if s.max_model_len is None and b.longrope_default_original:
+        mml = longrope_default_len(model, b) or mml
     limits = possible_limits(model, rv)
     if not auto and s.max_model_len is not None and mml > limits[-1] and not s.allow_long_max_model_len:
         refusal, certain = (
@@ -1976,6 +2031,21 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, no
             s.max_model_len is None or auto or mml > limits[0]) and not refusal:
         notes.append(length_by_release_note(model, rv, limits))
     return _Length(model_limit, mml, auto, refusal, certain)
+
+
+def longrope_default_len(model: ModelShape, b: Behaviour) -> int | None:
+    """The length vLLM runs a LongRoPE model at when ``--max-model-len`` is not given (``longrope_default_original``,
+    0.12.0 on): config.json's top-level ``original_max_position_embeddings`` (of the text config, as vLLM's
+    ``hf_text_config``) where a RoPE parameter set's type is ``longrope`` or ``su`` (``patch_rope_parameters`` renames
+    ``su``); None where the model is not LongRoPE or names no such length (vLLM then keeps the limit)."""
+    cfg = overridden_rope_config(model, b.reads_rope_parameters, b.rope_scaling_override != "ignored")
+    for rope in rope_parameter_sets(cfg, b.reads_rope_parameters):
+        if str(rope.get("rope_type") or rope.get("type") or "") in ("longrope", "su"):
+            original = model.hf_config.get("original_max_position_embeddings")
+            if isinstance(original, (int, float)) and not isinstance(original, bool) and original > 0:
+                return int(original)
+            return None
+    return None
 
 
 def possible_limits(model: ModelShape, rv: ResolvedVersion) -> tuple[int, ...]:
@@ -2913,10 +2983,12 @@ class _Weights(NamedTuple):
     verdict: Verdict
 
 
-def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates) -> _Weights:
+def _weights_fit(weights: float, usable: float, exact: bool, e: Estimates, slack: float = 0.0) -> _Weights:
     """The weights of one GPU against the budget, with their own asymmetric band (:func:`weights_band`): they fit
-    for sure when the heaviest they may be fits, and surely not when even the lightest does not."""
+    for sure when the heaviest they may be fits, and surely not when even the lightest does not. ``slack``: GiB they
+    may be lighter besides (:func:`offload_overshoot_gib`)."""
     below, above = weights_band(weights, exact, e)
+    below += slack
     verdict: Verdict = ("starts" if weights + above < usable else
                         "refuses" if weights - below > usable else "may-refuse")
     return _Weights(above, below, weights < usable, verdict)

@@ -188,6 +188,15 @@ ENCODER_ONLY_ARCHITECTURES = frozenset({
     "XLMRobertaModel", "XLMRobertaForSequenceClassification", "XLMRobertaForTokenClassification",
 })
 ENCODER_ONLY_MODEL_TYPES = frozenset({"bert", "roberta", "xlm-roberta", "modernbert", "nomic_bert"})
+#: the ``model_type`` of Alibaba-NLP's remote-code gte encoders (``new-impl``'s ``NewConfig``: gte-base-en-v1.5,
+#: gte-large-en-v1.5, gte-multilingual-base and its reranker), whose config.json names ``NewModel`` /
+#: ``NewForSequenceClassification``, which vLLM's registry does not map: vLLM builds them as ``GteNewModel`` /
+#: ``GteNewForSequenceClassification`` with ``--hf-overrides '{"architectures": ["GteNewModel"]}'`` (its own
+#: tests/models/language/pooling_mteb_test/test_gte.py; ``GteNewModelConfig`` asserts the class is ``NewConfig``),
+#: or through the Transformers backend with the remote code, whose non-causal attention is ``EncoderOnlyAttention``
+#: (model_executor/models/transformers/base.py, 0.29.0): an encoder either way, named architectures or not
+#: (round catalog22)
+REMOTE_ENCODER_MODEL_TYPES = frozenset({"new"})
 ENCODER_ONLY = "an encoder-only model (BERT / RoBERTa / XLM-R / gte / nomic-bert / ModernBERT)"
 _ENCODER_ONLY_WHY = (
     "vLLM runs it with the pooling runner and builds its attention as EncoderOnlyAttention, whose "
@@ -213,7 +222,8 @@ def family_of_config(cfg: dict[str, Any]) -> tuple[str, str] | None:
     for family, _, types, prefixes, why in FAMILIES:
         if model_type in types or any(a.startswith(prefixes) for a in archs):
             return family, why
-    if any(a in ENCODER_ONLY_ARCHITECTURES for a in archs) or (not archs and model_type in ENCODER_ONLY_MODEL_TYPES):
+    if (any(a in ENCODER_ONLY_ARCHITECTURES for a in archs) or model_type in REMOTE_ENCODER_MODEL_TYPES
+            or (not archs and model_type in ENCODER_ONLY_MODEL_TYPES)):
         return ENCODER_ONLY, _ENCODER_ONLY_WHY
     return None
 

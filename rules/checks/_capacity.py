@@ -109,6 +109,33 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
     return "; ".join(parts)
 
 
+def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
+    """What makes weights that do not fit one GPU start (SW101's remedy): a higher --gpu-memory-utilization, else the
+    smallest wider tensor parallelism (within the node, dividing the attention heads) at which the layout starts,
+    margin included, each sized as the group is; where none does, a quantised checkpoint or a GPU with more memory."""
+    base = engine_settings(g)
+    model = require_model(g)
+    dev = device(g)
+    assert dev is not None
+    version = vllm_version(g)
+    candidates: list[tuple[str, EngineSettings]] = []
+    for util in (0.92, 0.95):
+        if util > s.gpu_memory_utilization:
+            candidates.append((f"--gpu-memory-utilization {util:g}", replace(base, gpu_memory_utilization=util)))
+    per_node = g.pool.gpus_per_node if g.pool is not None else None
+    room = per_node if isinstance(per_node, int) else 8
+    tp = base.tp * 2
+    while tp * base.pp <= room:
+        if model.num_attention_heads % tp == 0:
+            candidates.append((f"--tensor-parallel-size {tp}", replace(base, tp=tp)))
+        tp *= 2
+    for text, settings in candidates:
+        r = size_deployment(model, dev, settings, version, expected_context=expected_context(g, config))
+        if r.verdict == "starts" and r.margin_verdict == "starts":
+            return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per GPU)"
+    return "serve a quantised checkpoint or use a GPU with more memory"
+
+
 def not_starting(s: ReplicaSizing, current: Parallel) -> str:
     """``"TP1×PP2 does not start: …"`` when the layout under review refuses at start-up (``does`` for a
     configuration vLLM rejects whatever the memory, ``would`` for the central estimate), else "": a finding that

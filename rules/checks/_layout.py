@@ -18,6 +18,11 @@ from ..vllm.imageref import parse_image
 _CPU_IMAGE = re.compile(r"(?<![a-z0-9])cpu(?![a-z0-9])")
 #: Settings only vLLM's CPU backend reads.
 _CPU_ENV = ("VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_NUM_OF_RESERVED_CPU")
+#: vLLM's OpenVINO build (``VLLM_TARGET_DEVICE=openvino``, ``Dockerfile.openvino``, an image such as
+#: ``vllm-openvino-env``): the image's own name or tag says ``openvino``, or its environment holds a setting only
+#: that build reads (``VLLM_OPENVINO_DEVICE``, ``VLLM_OPENVINO_KVCACHE_SPACE``, ...).
+_OPENVINO_IMAGE = re.compile(r"(?<![a-z0-9])openvino(?![a-z0-9])")
+_OPENVINO_ENV = "VLLM_OPENVINO_"
 
 
 def cpu_image(image: str) -> bool:
@@ -60,12 +65,32 @@ def runs_on_cpu(g: ServingGroup) -> bool:
         return True  # a team's own build, placed on instances without accelerators: its CPU build (corpus19)
     if any(name in c.env for name in _CPU_ENV):
         return True
+    if openvino_on_cpu(c.image, c.env):
+        return True
     target = c.env.get("VLLM_TARGET_DEVICE")
     device = g.engine.extra.get("device")
     if not ((isinstance(target, str) and target.strip().lower() == "cpu")
             or (isinstance(device, str) and device.strip().lower() == "cpu")):
         return False
     return not (isinstance(c.image, str) and image_families(c.image))
+
+
+def openvino_on_cpu(image: object, env: dict[str, object]) -> bool:
+    """Whether the container runs vLLM's OpenVINO build on the host's CPU. That build serves on x86-64 CPUs and on
+    Intel GPUs through OpenVINO, never on an NVIDIA or AMD device; ``VLLM_OPENVINO_DEVICE`` picks the device and is
+    ``CPU`` when unset (vllm-project/vllm v0.6.4, ``vllm/envs.py``: ``os.getenv("VLLM_OPENVINO_DEVICE", "CPU")
+    .upper()``; ``docs/source/getting_started/openvino-installation.rst``: "x86-64 CPUs with, at least, AVX2
+    support"). So a pod of that build that requests no accelerator is the CPU backend (corpus22: a KServe
+    ServingRuntime of ``quay.io/.../vllm-openvino`` with ``VLLM_OPENVINO_DEVICE=CPU`` was blocked by SW204). A
+    device written as a placeholder or naming a GPU is not read as the CPU, and an image known as another
+    accelerator's build (``vllm/vllm-openai``: CUDA) is that build whatever OpenVINO setting it carries."""
+    own = parse_image(image.lower()).name_and_tag if isinstance(image, str) else ""
+    if isinstance(image, str) and image_families(image):
+        return False
+    if not (_OPENVINO_IMAGE.search(own) or any(k.startswith(_OPENVINO_ENV) for k in env)):
+        return False
+    device = env.get("VLLM_OPENVINO_DEVICE", "CPU")
+    return isinstance(device, str) and device.strip().upper() == "CPU"
 
 
 def gpus_per_node(g: ServingGroup) -> int | None:

@@ -13,7 +13,7 @@ from ..catalog.accelerators import (
     family_known,
     layout_counts_devices,
 )
-from ..model import ServingGroup, Undecidable, is_unknown, known
+from ..model import DeviceClaim, Inventory, ServingGroup, Undecidable, is_unknown, known
 from ..model.vocab import GPU_RESOURCE
 
 
@@ -139,3 +139,32 @@ def annotated_devices(g: ServingGroup) -> AnnotatedDevices | None:
             count = int(m.group(1)) if m else (1 if n is None else None)
         return AnnotatedDevices(rec, value.strip(), count)
     return None
+
+
+def device_claims(g: ServingGroup, inv: Inventory) -> list[DeviceClaim]:
+    """The ResourceClaims and ResourceClaimTemplates of the inputs that give the vLLM container its devices (dynamic
+    resource allocation): those its ``resources.claims`` name through the pod's ``spec.resourceClaims`` and that ask
+    for devices; empty where the container names none, or the inputs hold none of them."""
+    c = g.main_container
+    if c is None or not c.resource_claims or not inv.device_claims:
+        return []
+    index = {(d.kind, d.namespace, d.name): d for d in inv.device_claims}
+    out = []
+    for name in c.resource_claims:
+        kind, ref = c.claim_refs.get(name, ("", None))
+        claim = index.get((kind, g.namespace, str(ref))) if ref is not None and not is_unknown(ref) else None
+        if claim is not None and claim.count is not None:
+            out.append(claim)
+    return out
+
+
+def unschedulable_reason(g: ServingGroup, inv: Inventory, unit: str | None = None) -> str:
+    """What the scheduler says of a pod whose accelerators no node can give, for the request's resource model.
+    Devices by dynamic resource allocation: kube-scheduler's DynamicResources filter fails the node with
+    ``cannot allocate all claims`` (kubernetes/kubernetes, pkg/scheduler/framework/plugins/dynamicresources/
+    dynamicresources.go, Filter); the pod requests no extended resource, so no ``Insufficient`` is said. An extended
+    resource (a device plugin's ``nvidia.com/gpu``, ``nvidia.com/mig-3g.47gb``): the NodeResourcesFit filter's
+    ``Insufficient <resource>`` (pkg/scheduler/framework/plugins/noderesources/fit.go)."""
+    if device_claims(g, inv):
+        return "cannot allocate all claims: no node has the devices its resource claims ask for"
+    return f"Insufficient {unit or g.accelerator_resource or GPU_RESOURCE}"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import encoder_fit, gpu_name, sizing, tpu_of
+from ..capacity.group import encoder_fit, engine_settings, gpu_name, sizing, tpu_of
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import layout_text
+from ._capacity import layout_text, weights_fit_instead
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
 TPU_NOT_CHECKED = (
@@ -91,12 +91,14 @@ class WeightsDoNotFit(GroupRule):
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > s.gpu_memory_gib
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
-            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}, but gpu_memory_utilization "
+            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{_offloaded(g)}, but "
+            f"gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
-            yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
+            yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
+                         f"{weights_fit_instead(g, s, config)}", level="mandatory")
         elif s.kv_verdict == "refuses":
             # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
@@ -104,7 +106,8 @@ class WeightsDoNotFit(GroupRule):
             left = (f"with {s.activation_gib_per_gpu:.1f} GiB of activations about {s.available_kv_gib:.2f} GiB "
                     f"({s.kv_band_text}) is left for the KV cache, and one request of {s.max_model_len:,} "
                     f"tokens needs {s.needed_kv_gib:.2f} GiB")
-            yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note})", level="mandatory")
+            yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note}); "
+                         f"{weights_fit_instead(g, s, config)}", level="mandatory")
         else:
             yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note})")
 
@@ -122,3 +125,11 @@ class WeightsDoNotFit(GroupRule):
         else:
             yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
                          "start-up")
+
+
+def _offloaded(g: ServingGroup) -> str:
+    """Words for a sizing that counted ``--cpu-offload-gb`` (:func:`..capacity.group._offload_bytes`), else ""."""
+    value = g.engine.cpu_offload_gb
+    if not engine_settings(g).cpu_offload_bytes:
+        return ""
+    return f" besides what --cpu-offload-gb {float(value):g} keeps in CPU memory"

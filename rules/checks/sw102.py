@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..capacity.group import encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
@@ -14,8 +15,13 @@ from ..vllm.versions import resolve
 from ._capacity import fits_instead, layout_text
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
-_FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"))
+_FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"),
+              ("--enable-eplb", "enable_eplb"))
 
+
+#: sizing's refusal of a max_model_len above the model's limit (``max_model_len 200,000 is above the 131,072 tokens
+#: meta-llama/Llama-3.1-8B-Instruct allows``): the limit, as a flag value
+_ABOVE_LIMIT = re.compile(r"max_model_len [\d,]+ is above the ([\d,]+) tokens ")
 
 class KvCapacityBelowMaxModelLen(GroupRule):
     meta = RuleMeta(
@@ -31,13 +37,13 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "start when what is left cannot hold one request of max_model_len tokens (or nothing is left). "
             "It also refuses a max_model_len above the model's own limit, and a multimodal flag its argument "
             "parser cannot read (--limit-mm-per-prompt takes KEY=VALUE pairs up to 0.8.4 and JSON only from 0.10; "
-            "--mm-processor-kwargs takes JSON). From vLLM 0.20 it also refuses a model with Mamba, Gated DeltaNet or "
-            "other linear-attention layers whose max_num_seqs exceeds the KV cache's blocks (each decode sequence "
-            "needs one block for its state, and full decode CUDA graphs are captured up to max_num_seqs). Leaving "
-            "max_model_len at the "
-            "model's maximum (often 128k tokens) is the usual cause. shardwise estimates what vLLM "
-            "measures, so the finding blocks only when the shortfall exceeds the estimate's error band; "
-            "inside the band it says the server may refuse."
+            "--mm-processor-kwargs takes JSON), and --enable-eplb without --enable-expert-parallel (from 0.10, its "
+            "ParallelConfig raises \"enable_expert_parallel must be True to use EPLB.\"). From vLLM 0.20 it also "
+            "refuses a model with Mamba, Gated DeltaNet or other linear-attention layers whose max_num_seqs exceeds "
+            "the KV cache's blocks (each decode sequence needs one block for its state, and full decode CUDA graphs "
+            "are captured up to max_num_seqs). Leaving max_model_len at the model's maximum (often 128k tokens) is "
+            "the usual cause. shardwise estimates what vLLM measures, so the finding blocks only when the shortfall "
+            "exceeds the estimate's error band; inside the band it says the server may refuse."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-8B-Instruct   # max_model_len defaults to 131072 on a 24 GB L4",
         good_example="vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
@@ -64,7 +70,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
         flag = next((key for text, key in _FLAG_KEYS if s.refusal.startswith(f"{text} ")), None)
         if s.certain:  # a setting vLLM rejects, whatever the memory
-            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start",
+            m = _ABOVE_LIMIT.match(s.refusal)  # what to change: a length the model allows
+            fix = f"; set --max-model-len {m.group(1).replace(',', '')} or less" if m else ""
+            yield hit(g, f"{where}: {s.refusal}; vLLM will refuse to start{fix}",
                       g.at(flag) if flag else None, level="mandatory")
             return
         if flag and not s.starts and s.verdict == "may-refuse":  # refused only for quotes an entrypoint may strip

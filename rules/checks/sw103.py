@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import declared_load, gpu_name, parallel, sizing
+from ..capacity.group import declared_load, gpu_name, parallel, require_model, sizing
 from ..capacity.layout import judge, plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
@@ -81,11 +81,21 @@ class KvBudgetBelowLoad(GroupRule):
             f"{fit.need_gib:.1f} GiB of KV cache per GPU, but {where} holds about {s.kv_cache_gib_per_gpu:.1f} GiB "
             f"({s.kv_band_text}): {plural(fits, 'such sequence')} per replica"
         )
+        # what to change: the replicas that hold the declared load at this layout (the central estimate), an fp8 KV
+        # cache where the cache is wider and not MLA's latent (fits_instead's rule), a wider layout
+        total = load.concurrency or 0
+        fp8 = (" an fp8 KV cache (--kv-cache-dtype fp8) or" if s.kv_cache_dtype_bytes > 1
+               and require_model(g).mla is None else "")
+        fix = ""
+        if fits <= 0:
+            fix = f"; no replica holds one such sequence: use{fp8} a wider layout"
+        elif -(-total // fits) > load.replicas:
+            fix = f"; run {plural(-(-total // fits), 'replica')} to hold it, or use{fp8} a wider layout"
         if fit.load == "may-not-hold":
-            yield hit(g, f"{msg} (within the estimate's error band)")
+            yield hit(g, f"{msg} (within the estimate's error band){fix}")
         elif ctx_declared:
-            yield hit(g, msg, level="mandatory")
+            yield hit(g, msg + fix, level="mandatory")
         else:
             missing = ("the p95 context (--p95-context)" if g.kind == "plan" else
                        f"the p95 context (annotation {ANN_P95})")
-            yield hit(g, f"{msg}; declare {missing} to make this finding sure")
+            yield hit(g, f"{msg}{fix}; declare {missing} to make this finding sure")

@@ -6,13 +6,21 @@ from collections.abc import Iterable
 
 from ..capacity.group import tp_pp
 from ..capacity.layout import plural
-from ..catalog.accelerators import catalog_resources, devices_per_unit, group_vendor, layout_counts_devices
+from ..catalog.accelerators import (
+    catalog_resources,
+    devices_per_unit,
+    group_vendor,
+    layout_counts_devices,
+    mig_profile,
+)
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, known
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
+from ._request import device_claims, unschedulable_reason
 from ._sharing import GPU_PRODUCT_LABELS, MIG_STRATEGY, gpu_sharing, placement_labels
+from ._words import listed
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
 MEASURED = (
@@ -60,7 +68,14 @@ class TensorParallelLargerThanNode(GroupRule):
             "it is advisory. Keep TP inside one NVLink domain and span nodes with pipeline parallelism, or, "
             "for a mixture-of-experts model, with data parallelism and expert parallelism (attention inside "
             "each node, only the experts' all-to-all across). A single pod never spans nodes: where one pod "
-            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending. "
+            "requests more GPUs than a node of its pool has, the scheduler places it nowhere and it stays Pending "
+            "(Insufficient nvidia.com/gpu for a device plugin's resource; cannot allocate all claims for devices "
+            "claimed by dynamic resource allocation); a pod's MIG slices are counted against the slices the node's "
+            "GPUs hold, and a Karpenter NodePool's nodes against the most GPUs its requirements admit "
+            "(instance-gpu-count, or instance-size within a family): Karpenter launches no instance type that does "
+            "not hold the pod (no instance type has enough resources). "
+            "What a pod requests is what its containers and native sidecars (init containers with restartPolicy "
+            "Always) request together, not only the vLLM container (KEP-753). "
             "Nor does NVLink join pods (outside a multi-node NVLink domain such as GB200 NVL72): each pod sees "
             "only its own GPUs and NCCL takes each pod for a host of its "
             "own, so a TP group spread over the pods of a multi-node group all-reduces over the network wherever "
@@ -99,8 +114,8 @@ class TensorParallelLargerThanNode(GroupRule):
             raise Undecidable(f"GPUs per node of pool `{g.pool.name}`", g.pool.hardware_why)
         per_node = known(g.pool.gpus_per_node, f"GPUs per node of pool `{g.pool.name}`")
         if not per_node or tp <= int(per_node):
-            yield from _request_beyond_node(g, inv, tp, pp)
-            yield from _across_pods(g)
+            pending = list(_request_beyond_node(g, inv, tp, pp))
+            yield from pending or _across_pods(g)  # pods that never schedule span nothing
             return
         unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
         if not layout_counts_devices(unit):
@@ -121,7 +136,13 @@ class TensorParallelLargerThanNode(GroupRule):
             return
         per_node = int(per_node)
         if g.pods_per_group is not UNKNOWN and int(g.pods_per_group or 1) == 1:  # unknown: it may span nodes
-            yield from _one_pod(g, tp, per_node)
+            # one pod runs on one node: the TP group spans no nodes; only a request no node holds is said (sched19:
+            # MIG slices, of which one GPU holds several, were said to leave the pod Pending)
+            yield from _one_pod(g, inv, tp, per_node)
+            return
+        pending = list(_one_pod(g, inv, tp, per_node, each=True))
+        if pending:  # sched19: pods that never schedule were judged for the fabric between the nodes they'd run on
+            yield from pending
             return
         nodes = -(-tp // per_node)
         head = (f"pool `{g.pool.name}` has {plural(per_node, 'GPU')} per node but tensor_parallel_size is {tp}; "
@@ -162,38 +183,111 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
                  f"({tp} GPUs per pod) and span pods with pipeline parallelism only")
 
 
-def _one_pod(g: ServingGroup, tp: int, per_node: int, layout: str = "", uses: int | None = None) -> Iterable[Hit]:
-    """A group of one pod: its workers run in that pod, on one node. A request beyond the node's GPUs
-    leaves it unschedulable; a request below TP × PP is SW204's (vLLM cannot place its workers)."""
+def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: str = "",
+             uses: int | None = None, bounded: bool = False, each: bool = False) -> Iterable[Hit]:
+    """A group of one pod: its workers run in that pod, on one node. A request beyond what one node of the pool
+    advertises (:func:`_node_holds`) leaves it unschedulable, and the finding says what the scheduler says for the
+    request's resource model (:func:`unschedulable_reason`); a request below TP × PP is SW204's (vLLM cannot place
+    its workers). ``bounded``: ``per_node`` is the most GPUs a node the Karpenter NodePool may launch has
+    (:attr:`NodePool.max_gpus_per_node`), not the one count of its nodes. Karpenter launches a node only of an
+    instance type whose resources hold the pod's requests, and says of a pod none holds "no instance type has enough
+    resources" (kubernetes-sigs/karpenter, pkg/controllers/provisioning/scheduling: the instance-type filter's error),
+    while the scheduler leaves it Pending. ``each``: the pod is one of a multi-pod group, whose pods each request
+    ``g.gpus_per_pod`` (a LeaderWorkerSet of 8-GPU pods on 4-GPU nodes): none schedules, whatever the layout."""
     assert g.pool is not None
-    gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
-    if gpus is None or int(gpus) <= per_node:
+    others = g.pod_gpus is not None and not is_unknown(g.pod_gpus)  # else judged on the server's own, a lower bound
+    gpus = known(g.pod_gpus if others else g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
+    holds = _node_holds(g, inv, per_node)
+    if gpus is None or holds is None or int(gpus) <= holds:
         return
     unit = g.accelerator_resource or "nvidia.com/gpu"
     used = layout or f"tensor_parallel_size {tp}"
     uses = tp if uses is None else uses
     instead = f"select a pool with {int(gpus)} or more GPUs per node"
-    if uses <= per_node:  # the layout itself fits a node: the request is what does not
-        instead += f", or request the {uses} {unit} {used} uses"
+    own = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else 0
+    if others:  # others in the pod request GPUs too: the scheduler counts them all (KEP-753)
+        if own <= holds:
+            instead += f", or move the GPUs of {' and '.join(g.pod_gpus_from)} out of this pod"
+        parts = " and ".join(g.pod_gpus_from)
+        asked = (f"{int(gpus)} {unit} while its init containers run ({parts}), more than the {own} of the vLLM "
+                 f"server's {used}" if g.pod_gpus_from[-1].startswith("init container `")
+                 else f"{int(gpus)} {unit}, {own} for the vLLM server's {used} and {parts}")
+        yield hit(g, f"a pod of this workload requests {asked}: Kubernetes schedules a pod on what its containers "
+                     "and native sidecars (init containers with restartPolicy Always, which run for the pod's life) "
+                     "request together, or on an init container beside the sidecars started before it where that is "
+                     f"more (KEP-753), and a node of pool `{g.pool.name}` has {per_node}, so the pod stays Pending "
+                     f"(Insufficient {unit}); {instead}", location=g.at("resources") if layout else None,
+                  level="mandatory")
+        return
+    claims = device_claims(g, inv)
+    if claims:  # dynamic resource allocation: devices of a DeviceClass, not an extended resource
+        classes = listed(dict.fromkeys(f"`{d.device_class}`" for d in claims if d.device_class)) or "its"
+        asks = f"claims {plural(int(gpus), 'device')} of DeviceClass {classes}"
+        has = plural(per_node, "GPU")
+        fewer = f"or claim the {plural(uses, 'device')} {used} uses"
+    else:
+        asks = f"requests {int(gpus)} {unit}"
+        has = (str(per_node) if holds == per_node else
+               f"{plural(per_node, 'GPU')}, which {'holds' if per_node == 1 else 'hold'} at most {holds} {unit}")
+        fewer = f"or request the {uses} {unit} {used} uses"
+    if bounded:
+        has = f"at most {plural(per_node, 'GPU')} (its requirements admit no instance type with more)"
+    instead = (f"select a pool with {int(gpus)} or more GPUs per node" if holds == per_node else
+               f"select a pool whose nodes hold {int(gpus)} {unit}")
+    if uses <= holds and not each:  # the layout itself fits a node: the request is what does not
+        instead += f", {fewer}"
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
-    yield hit(g, f"a pod of this workload requests {int(gpus)} {unit} for {used}, but a node of "
-                 f"pool `{g.pool.name}` has {per_node}, so the pod stays Pending (Insufficient {unit}); {instead}",
+    reason = unschedulable_reason(g, inv, unit)
+    if g.pool.kind == "karpenter":  # no node of the NodePool holds it, and Karpenter launches none that would
+        has = plural(per_node, "GPU") if has == str(per_node) else has
+        node = f"a node Karpenter may launch from NodePool `{g.pool.variant_of or g.pool.name}`"
+        if g.pool.variant_of is not None:
+            node += f" as `{g.pool.name}`"
+        stays = (f"Karpenter launches no node for the pod (no instance type has enough resources) and it stays "
+                 f"Pending ({reason})")
+    else:
+        node, stays = f"a node of pool `{g.pool.name}`", f"the pod stays Pending ({reason})"
+    pod = "a pod of this workload"
+    if each:
+        pod = "each pod of this multi-pod group"
+        stays = stays.replace("for the pod", "for them").replace("and it stays", "and they stay").replace(
+            "the pod stays", "no pod of the group schedules: each stays")
+    yield hit(g, f"{pod} {asks} for {used}, but {node} has {has}, so {stays}; {instead}",
               location=g.at("resources") if layout else None, level="mandatory")
 
 
+def _node_holds(g: ServingGroup, inv: Inventory, per_node: int) -> int | None:
+    """How many units of the requested resource one node of the group's pool advertises at most, or None where the
+    inputs do not say. Whole devices (:func:`_whole_devices`): the node's GPUs. A MIG device of one profile under
+    the device plugin's mixed strategy (``nvidia.com/mig-3g.47gb``): a GPU has seven compute slices, so it holds at
+    most 7 // (the profile's slices) of them (NVIDIA MIG user guide, "Supported MIG Profiles": 1g ×7, 2g ×3, 3g ×2,
+    4g and 7g ×1), and fewer where its memory is split otherwise. Anything else (time-slicing, MIG's single
+    strategy, NeuronCores, MIG devices by a claim): not known."""
+    if _whole_devices(g, inv):
+        return per_node
+    profile = mig_profile(g.accelerator_resource)
+    if profile is not None and profile[0] > 0 and not device_claims(g, inv):
+        return per_node * (7 // profile[0])
+    return None
+
+
 def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> Iterable[Hit]:
-    """A group of one pod whose tensor-parallel group fits a node but whose GPU request does not: pipeline stages
+    """A pod whose tensor-parallel group fits a node but whose GPU request does not (of a multi-pod group too: each of
+    its pods runs on one node): pipeline stages
     or data-parallel ranks in the pod (TP2 x PP2 requesting 4 GPUs on 2-GPU nodes), or more GPUs requested than
     the layout uses (1 GPU used, 2 requested on a 1-GPU node). A pod runs on one node, so the scheduler places it
     nowhere (Insufficient nvidia.com/gpu) and it stays Pending. Nothing is said where the node's GPUs are not
     known (SW206 says why)."""
     assert g.pool is not None
-    if g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1 or g.gpus_per_pod is UNKNOWN:
+    if g.gpus_per_pod is UNKNOWN:
         return  # (a request not known yet: SW204 and SW208 name it)
-    per_node = g.pool.gpus_per_node
-    if is_unknown(per_node) or not per_node or not _whole_devices(g, inv):
+    each = g.pods_per_group is UNKNOWN or int(g.pods_per_group or 1) != 1  # sched19: each pod of a multi-pod group
+    per_node, bounded = g.pool.gpus_per_node, False
+    if (is_unknown(per_node) or not per_node) and g.pool.max_gpus_per_node:  # sched19: a NodePool's kinds vary
+        per_node, bounded = g.pool.max_gpus_per_node, True
+    if is_unknown(per_node) or not per_node:
         return
-    yield from _one_pod(g, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp)
+    yield from _one_pod(g, inv, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp, bounded=bounded, each=each)
 
 
 def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
@@ -215,16 +309,7 @@ def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
     if any(key == MIG_STRATEGY and value.strip().lower() == "single"
            or key in GPU_PRODUCT_LABELS and "-mig-" in value.lower() for key, value in placement_labels(g)):
         return False
-    c = g.main_container
-    if c is None or not c.resource_claims or not inv.device_claims:
-        return True
-    claims = {(d.kind, d.namespace, d.name): d for d in inv.device_claims}
-    for name in c.resource_claims:
-        kind, ref = c.claim_refs.get(name, ("", None))
-        claim = claims.get((kind, g.namespace, str(ref)))
-        if claim is not None and claim.device_class in MIG_DEVICE_CLASSES:
-            return False
-    return True
+    return not any(d.device_class in MIG_DEVICE_CLASSES for d in device_claims(g, inv))
 
 
 #: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).

@@ -93,19 +93,26 @@ class MultiNodeWithoutFastFabric(GroupRule):
                          "not known (no nvidia.com/gpu request and no GPU count for the pool); request the GPUs "
                          "per pod to decide", where)
             return
+        # what to change: the pods' EFA request where the pool has EFA, else a pool that has it
+        fix = ("request the pool's vpc.amazonaws.com/efa devices in each pod's resources" if efa
+               else "run it on a pool with EFA (p4d, p5) or InfiniBand" if sure else "")
         if lay.tp > per_node:
+            inside = (f"keep each tensor-parallel group inside a node (--tensor-parallel-size {per_node} "
+                      f"--pipeline-parallel-size {lay.tp * lay.pp // per_node})"
+                      if lay.tp % per_node == 0 and (lay.tp * lay.pp) % per_node == 0 else "")
+            remedy = " or ".join(r for r in (inside, fix) if r)
             yield hit(g, f"{start}, and its tensor-parallel group (TP{lay.tp}) crosses the node boundary "
-                         f"({plural(per_node, 'GPU')} per node): every layer's all-reduce would run {tcp}", where,
-                      level="mandatory" if sure else None)
+                         f"({plural(per_node, 'GPU')} per node): every layer's all-reduce would run {tcp}"
+                         f"{'; ' + remedy if remedy else ''}", where, level="mandatory" if sure else None)
             return
         if lay.tp * lay.pp > per_node:
             yield hit(g, f"{start}; only pipeline stages cross nodes (TP{lay.tp} inside a node of "
                          f"{plural(per_node, 'GPU')}, PP{lay.pp} across), so activations between stages go "
-                         f"{tcp}: it works, with more latency per step", where)
+                         f"{tcp}: it works, with more latency per step{'; for less, ' + fix if fix else ''}", where)
             return
         if lay.dp > 1:
             model = require_model(g)
             if model.moe is not None:
                 yield hit(g, f"{start}, and the expert layers of {model.id} span the {lay.text()} data-parallel "
                              f"group across nodes ({plural(per_node, 'GPU')} per node): every MoE layer's all-to-all "
-                             f"would run {tcp}", where, level="mandatory" if sure else None)
+                             f"would run {tcp}{'; ' + fix if fix else ''}", where, level="mandatory" if sure else None)

@@ -13,6 +13,7 @@ from ..model import vocab as L
 from ..model.errors import CatalogError
 from ._cluster import no_cluster
 from ._layout import runs_on_cpu
+from ._request import device_claims, unschedulable_reason
 from ._words import listed
 
 #: Selector labels that name a GPU product.
@@ -88,7 +89,12 @@ class WorkloadWithoutGpuPool(GroupRule):
             "cloud.google.com/gke-nodepool) confines the pods to that pool, and where the pool is in the inputs and "
             "its nodes have another maker's accelerator or none, no node ever advertises the resource the pods "
             "request (kube-scheduler's NodeResourcesFit filter): they stay Pending, and the finding blocks. A pool "
-            "named that is not in the inputs may be anything: advisory."
+            "named that is not in the inputs may be anything: advisory. So is a selector on the hardware itself, "
+            "whatever pools the inputs declare: an instance type, a GKE TPU or GPU accelerator "
+            "(cloud.google.com/gke-tpu-accelerator, cloud.google.com/gke-accelerator), a Karpenter instance family or "
+            "GPU name, a GPU product label, whose nodes have another maker's accelerator or none (a GPU pod on a TPU "
+            "node pool): sure, and blocking; where another affinity term admits other nodes, or the catalog does not "
+            "know the hardware, it is not."
         ),
         bad_example="spec:\n  containers: [...]   # no nodeSelector, no affinity",
         good_example="spec:\n  nodeSelector:\n    node.kubernetes.io/instance-type: p5.48xlarge",
@@ -107,8 +113,9 @@ class WorkloadWithoutGpuPool(GroupRule):
         ),
         mandatory_when=('when the selector pins the workload by name (karpenter.sh/nodepool, '
                         'eks.amazonaws.com/nodegroup, cloud.google.com/gke-nodepool) to a pool of the inputs whose '
-                        'nodes never advertise the accelerator its pods request (another maker\'s, or none): the '
-                        'pods stay Pending; with `unknown = "fail"` in the configuration otherwise'),
+                        'nodes never advertise the accelerator its pods request (another maker\'s, or none), or by '
+                        'a hardware label (instance type, GKE TPU or GPU accelerator, GPU product) to nodes that '
+                        'never do: the pods stay Pending; with `unknown = "fail"` in the configuration otherwise'),
     )
     fields = ("nodeSelector", "affinity", "podSpec")  # the line a finding points at (a selector goes in the pod spec)
 
@@ -116,10 +123,11 @@ class WorkloadWithoutGpuPool(GroupRule):
         if not g.placement_known or runs_on_cpu(g):  # vLLM's CPU backend has no GPU to size
             return
         if g.pool is None and g.unplaceable:  # pinned by name to a pool of the inputs that never holds the pods: sure
-            unit = g.accelerator_resource
-            yield Hit(group_subject(g), f"{g.unplaceable}, so the pods stay Pending (Insufficient {unit}: no node "
-                                        "the scheduler may bind them to has one); select a pool whose nodes have "
-                                        "that accelerator, or request the one the pool has",
+            reason = unschedulable_reason(g, inv)
+            if not device_claims(g, inv):
+                reason += ": no node the scheduler may bind them to has one"
+            yield Hit(group_subject(g), f"{g.unplaceable}, so the pods stay Pending ({reason}); select a pool whose "
+                                        "nodes have that accelerator, or request the one the pool has",
                       g.at("nodeSelector", "affinity", "podSpec"), tuple(g.suppressions), level="mandatory")
             return
         if tpu_of(g) is not None:

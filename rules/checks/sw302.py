@@ -124,7 +124,8 @@ class EfaWithoutSelfReference(ObjectRule[NodePool]):
             subject_of(pool),
             f"node pool `{pool.name}` has EFA interfaces but security group `{sg.name}` has "
             f"{missing_text}{others}; EFA needs all traffic allowed from and to the group itself, "
-            "inbound and outbound",
+            f"inbound and outbound: add to `{sg.name}` {' and '.join(f'an {d} rule' for d in gaps)} of protocol -1 "
+            "(all traffic, ports 0 to 0) whose peer is the group itself (self: true)",
             sg.location if (sg.location.urn or sg.location.file) else pool.location,
             (*pool.suppressions, *sg.suppressions),
         )

@@ -87,15 +87,18 @@ class ParallelWithoutShm(GroupRule):
             return
         name = mounted[0]
         volume = next((v for v in g.volumes if v.name == name), None)
+        fix = f"make `{name}` an emptyDir with medium: Memory"
         if volume is None:
             found = f"volume `{name}`, which the pod does not define"
+            fix = f"define `{name}` in the pod's volumes as an emptyDir with medium: Memory"
         elif volume.kind == "emptyDir" and str(volume.medium or "") == "Memory":
             return
         elif volume.kind == "hostPath":
             return  # the node's own /dev/shm: memory-backed
         elif volume.kind == "emptyDir":
             found = f"emptyDir `{name}` without medium: Memory (node disk)"
+            fix = f"set medium: Memory on emptyDir `{name}`"
         else:
             found = f"{volume.kind} volume `{name}`"
         yield hit(g, f"container `{c.name}` runs {layout} with {found} at {SHM}, not an emptyDir with medium: "
-                     "Memory")
+                     f"Memory; {fix}")

@@ -144,6 +144,10 @@ class NodePool:
     #: or count) and no ``instance-gpu-manufacturer In`` names the makers: EC2 may hold types of that requirement the
     #: catalog does not (g4ad, AMD's Radeon Pro V520, in category g), so what the pool never advertises is not sure.
     catalog_listed: bool = False
+    #: The most GPUs a node of this kind may have where ``gpus_per_node`` is not one figure (a Karpenter NodePool's
+    #: kind whose instance types vary in GPU count) and its requirements bound them: ``instance-gpu-count In``/``Lt``,
+    #: or ``instance-size In`` sizes of its family that the catalog all holds. None: not bounded, or not known.
+    max_gpus_per_node: int | None = None
     #: A Karpenter NodePool's ``spec.weight`` (0 when unset): of several NodePools that admit a pod, Karpenter uses
     #: the one with the highest weight.
     weight: int = 0
@@ -345,6 +349,8 @@ class EngineArgs:
     enforce_eager: bool | Unknown = False
     enable_chunked_prefill: Any = None  # None: the release's default
     kv_cache_memory_bytes: Any = None  # the KV cache per GPU, without gpu_memory_utilization's budget (0.10.2+)
+    #: --cpu-offload-gb: the GiB of each GPU's decoder-layer parameters vLLM keeps in CPU memory (None: not given)
+    cpu_offload_gb: Any = None
     distributed_executor_backend: str | Unknown | None = None
     nnodes: Any = None
     port: Any = None
@@ -386,6 +392,14 @@ class ServingGroup:
     replicas_why: str | None = None
     pods_per_group: Any = 1  # LeaderWorkerSet size; 1 for single-node replicas
     gpus_per_pod: Any = None
+    #: The GPUs of ``accelerator_resource`` one pod requests as the scheduler counts them, where that is not the
+    #: vLLM server's own ``gpus_per_pod``: native sidecars (init containers with ``restartPolicy: Always``) and the
+    #: pod's other containers request them too, or an init container more while it runs (KEP-753's formula:
+    #: ``adapters.k8s.pods.scheduled_request``); UNKNOWN where one of those counts is not known yet; None: the
+    #: server's. What fits a node reads :attr:`scheduled_gpus`; what vLLM sees reads ``gpus_per_pod``.
+    pod_gpus: Any = None
+    #: What in the pod besides the server requests them (``native sidecar `x` (1)``), for a finding to name.
+    pod_gpus_from: tuple[str, ...] = ()
     node_selector: Any = field(default_factory=dict)  # dict[str, str] | UNKNOWN
     affinity: list[list[MatchExpression]] = field(default_factory=list)  # OR of AND-terms
     tolerations: list[Toleration] = field(default_factory=list)
@@ -476,6 +490,11 @@ class ServingGroup:
             if loc is not None and (loc.line is not None or loc.urn is not None):
                 return loc
         return self.location
+
+    @property
+    def scheduled_gpus(self) -> Any:
+        """The GPUs one pod requests as the scheduler counts them (:attr:`pod_gpus`, else ``gpus_per_pod``)."""
+        return self.gpus_per_pod if self.pod_gpus is None else self.pod_gpus
 
     @property
     def gpus_per_replica(self) -> int:

@@ -94,6 +94,7 @@ INSTANCE_GPU_NAME_SUFFIX = "instance-gpu-name"
 INSTANCE_GPU_COUNT_SUFFIX = "instance-gpu-count"
 INSTANCE_GPU_MEMORY_SUFFIX = "instance-gpu-memory"
 INSTANCE_GPU_MANUFACTURER_SUFFIX = "instance-gpu-manufacturer"
+INSTANCE_SIZE_SUFFIX = "instance-size"  # ``xlarge``, ``12xlarge``: the part of the instance type after the dot
 # NVIDIA GPU Feature Discovery, beyond the product/count/memory/clique above
 GFD_FAMILY = "nvidia.com/gpu.family"
 # CoreWeave: the GPU class of a node (``H100_NVLINK_80GB``, ``A100_PCIE_80GB``, ``A100_NVLINK``; llm-d's charts write

@@ -1,10 +1,13 @@
 """GitHub Actions workflow commands: ``::error file=F,line=L,title=T::message`` per input error and
 per finding.
 
-Escaping follows the runner's rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded;
-in property values ``:`` and ``,`` are too. Mandatory findings are errors, advisory ones warnings, except in a
-report-only run (``--fail-on none``), where every finding is a warning: an error annotation paints the pull request's
+A finding that fails the run at its ``--fail-on`` level is an error, any other a warning: with the default gate
+mandatory findings are errors and advisory ones warnings, and with ``--fail-on advisory`` an advisory finding fails
+the run (exit 1) and is an error too, as the exit status says (adopt20: it was a warning on a failed run). In a
+report-only run (``--fail-on none``) every finding is a warning: an error annotation paints the pull request's
 files red, and such a run fails nothing (an input error, which still fails it with exit 2, stays an error).
+Escaping follows the runner's rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded; in property
+values ``:`` and ``,`` are too.
 Suppressed findings are not annotated (they are in the other reports with their reasons).
 
 The ``file`` of an annotation is relative to the repository's checkout (``$GITHUB_WORKSPACE``, else the
@@ -58,12 +61,15 @@ def _where(file: str | None, line: int | None, column: int | None = None) -> lis
     return props
 
 
-def annotation(f: Finding, report_only: bool = False) -> str:
-    """``::error`` for a mandatory finding, ``::warning`` for an advisory one or for any finding of a report-only
-    run (``report_only``)."""
-    command = "error" if f.level == "mandatory" and not report_only else "warning"
+def annotation(f: Finding, report_only: bool = False, blocking: bool | None = None) -> str:
+    """``::error`` for a finding that fails the run (``blocking``: at or above ``--fail-on``; where not given, a
+    mandatory finding), ``::warning`` for any other, and for every finding of a report-only run (``report_only``).
+    The title is the rule's name and the message starts with its code, so the code shows once on the annotation
+    and still leads the line in the run's log, which shows the message without the title."""
+    fails = (f.level == "mandatory") if blocking is None else blocking
+    command = "error" if fails and not report_only else "warning"
     props = _where(f.location.file, f.location.line)
-    props.append(f"title={escape_property(f'{f.code} {f.name}')}")
+    props.append(f"title={escape_property(f.name)}")
     return f"::{command} {','.join(props)}::{escape_data(f'{f.coded_message} ({f.subject})')}"
 
 
@@ -75,4 +81,5 @@ def error_annotation(e: InputError) -> str:
 
 def render(report: Report, color: bool = False) -> str:
     return "".join([*(error_annotation(e) + "\n" for e in report.errors),
-                    *(annotation(f, report.report_only) + "\n" for f in report.findings if not f.suppressed)])
+                    *(annotation(f, report.report_only, report.is_blocking(f)) + "\n"
+                             for f in report.findings if not f.suppressed)])

@@ -1,7 +1,11 @@
 """SARIF 2.1.0 for code scanning (GitHub ``upload-sarif`` and other SARIF consumers).
 
 Every rule of the registry is a ``reportingDescriptor`` (id = code) so a result's ``ruleIndex``
-points at its metadata; mandatory maps to ``error``, advisory to ``warning``. File locations are
+points at its metadata; mandatory maps to ``error``, advisory to ``warning``, and a result that fails the run at its
+``--fail-on`` (an advisory one under ``--fail-on advisory``) is an ``error`` whatever its rule's level, as the exit
+status says. ``executionSuccessful`` is SARIF 2.1.0's "the tool's execution completed successfully" (the
+invocation), not "nothing was found": it is false only where an input could not be read (exit 2), and a run whose
+findings fail it keeps it true, its results at level ``error`` saying why it failed. File locations are
 relative to ``%SRCROOT%`` (the working directory); a finding known only by its Pulumi URN carries a
 ``logicalLocation``; a suppressed finding is reported with its justification. Each input error is a
 ``toolExecutionNotification`` of the invocation (level ``error``, descriptor ``input-error``) with
@@ -138,7 +142,11 @@ def as_object(report: Report) -> dict[str, Any]:
     index = {r["id"]: i for i, r in enumerate(rules)}
     results: list[dict[str, Any]] = []
     with_baseline = report.baseline_file is not None
+    gating = not report.report_only
     for n, f in enumerate([*report.findings, *report.baselined]):
+        # a finding that fails the run (at or above --fail-on, not in the baseline) is an error whatever its level:
+        # with --fail-on advisory an advisory finding fails it, and a code scanner fails its check on errors
+        fails = gating and n < len(report.findings) and report.is_blocking(f)
         # a merged "cannot decide" finding (engine.merge_undecided) gives one result per rule it is of, each
         # with that rule's id: a code scanner keys its alerts on the rule, and each keeps its own
         for code in f.codes:
@@ -148,7 +156,7 @@ def as_object(report: Report) -> dict[str, Any]:
             result: dict[str, Any] = {
                 "ruleId": code,
                 "ruleIndex": index[code],
-                "level": LEVEL[f.level],
+                "level": "error" if fails else LEVEL[f.level],
                 "message": {"text": f"{f.message} ({f.subject})"},  # the code is the result's ruleId
                 "locations": _locations(f, report),
                 "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},

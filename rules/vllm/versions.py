@@ -339,6 +339,8 @@ class Behaviour:
     #: ``--enable-eplb`` with no redundant-expert count takes the least that divides the routed experts over the EP
     #: ranks (0.34+); before, none (``EPLBConfig.num_redundant_experts`` defaults to 0)
     eplb_min_redundant: bool = False
+    #: ``--enable-eplb`` without ``--enable-expert-parallel`` is refused at start-up (0.10+); 0.9.2 took it
+    eplb_needs_expert_parallel: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -425,6 +427,10 @@ class Behaviour:
     #: nested by layer type in some models) besides ``rope_scaling`` (0.12.0 on); before, only ``rope_scaling``:
     #: ``weights.derived_max_model_len``
     reads_rope_parameters: bool = True
+    #: Whether a LongRoPE config (``rope_type`` ``longrope``, or ``su``, which ``patch_rope_parameters`` renames) with
+    #: no ``--max-model-len`` runs at config.json's top-level ``original_max_position_embeddings`` rather than the
+    #: limit (0.12.0 on; Phi-3.5-mini: 4,096 of 131,072): ``sizing._max_model_len``
+    longrope_default_original: bool = True
     #: Whether a dict-valued ``rope_scaling`` in ``--hf-overrides`` reaches the RoPE parameters the limit reads
     #: (``weights.overridden_rope_config``): ``read`` where the release reads ``rope_scaling`` itself (before 0.12.0)
     #: or runs transformers 5, whose ``rope_scaling`` setter sets ``rope_parameters`` (0.24.0 on: ``transformers >=
@@ -476,7 +482,7 @@ _TIERS_V0 = (BatchTier(0.0, 2048, 256, 2048, 256),)
 _V0 = Behaviour(
     since="0.4.0", engine="v0", nontorch="increase", sampler="logits", batch_tiers=_TIERS_V0,
     v0_chunked_tokens=512, hybrid_kv="as-full", concurrency_from_tokens=True, mla_cache=False,
-    reads_rope_parameters=False,
+    reads_rope_parameters=False, longrope_default_original=False,
 )
 
 #: Behaviour's fields, when each is an ``__init__`` argument stored as given (no ``__post_init__``, no
@@ -521,7 +527,7 @@ _R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_
              concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs")
 _R091 = _row(_R090, "0.9.1", mm_inputs_model_dtype=True)
 _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
-              mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json")
+              mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json", eplb_needs_expert_parallel=True)
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True)
 _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
@@ -530,7 +536,8 @@ _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=Fals
               qwen25_vit="float32-rotary")
 _R0111 = _row(_R0110, "0.11.1", native_multinode=True, sampler="sort", flashinfer_sampler_default=False,
               pip_flashinfer=True, all2all_env="fallback")
-_R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, rope_scaling_override="ignored",
+_R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, longrope_default_original=True,
+              rope_scaling_override="ignored",
               chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
@@ -736,6 +743,13 @@ SOURCES: dict[str, str] = {
                            "factor; 0.30.0, 0.31.0, 0.32.0 and 0.33.0 leave 'yarn' (and its variants) out of the "
                            "scaling ('YaRN variants leave max_position_embeddings already scaled, as Transformers' "
                            "_compute_yarn_parameters assumes'; vllm#56446)",
+    "longrope_default_original": "config/model.py _get_and_verify_max_len: where max_model_len is None and any RoPE "
+                                 "parameter set's rope_type is 'longrope', max_model_len = getattr(hf_config, "
+                                 "'original_max_position_embeddings', derived_max_model_len) ('For LongRoPE, default "
+                                 "to original_max_position_embeddings'; hf_config is the text config) in the 0.12.0, "
+                                 "0.13.0, 0.14.1, 0.16.0, 0.17.0 and 0.34.0 wheels; absent from 0.11.0; "
+                                 "transformers_utils/config.py patch_rope_parameters renames rope_type 'su' to "
+                                 "'longrope' (0.12.0)",
     "reads_rope_parameters": "config/model.py _get_and_verify_max_len: 0.11.0, 0.11.1 and 0.11.2 read "
                              "getattr(hf_config, 'rope_scaling'); 0.12.0, 0.13.0, 0.14.1, 0.18.0 and 0.29.0 read "
                              "getattr(hf_config, 'rope_parameters') (transformers_utils/config.py "
@@ -827,6 +841,12 @@ SOURCES: dict[str, str] = {
                           "enable_eplb is set and eplb_config.num_redundant_experts is None, the least that makes "
                           "num_logical_experts + it divide by TP x PCP x DP; absent in the 0.31.0, 0.32.0 and 0.33.0 "
                           "wheels); EPLBConfig.num_redundant_experts defaults to 0 in 0.11.0, 0.11.2, 0.18.0, 0.28.0",
+    "eplb_needs_expert_parallel": "ParallelConfig raises ValueError('enable_expert_parallel must be True to use "
+                                  "EPLB.') where enable_eplb is set and enable_expert_parallel is not: __post_init__ "
+                                  "of vllm/config.py in the 0.10.0 wheel and of config/parallel.py in the 0.10.1.1, "
+                                  "0.10.2 and 0.11.0 wheels, _validate_parallel_config in the 0.16.0, 0.17.0 and "
+                                  "0.34.0 wheels; the 0.9.2 wheel's vllm/config.py checks only the platform and "
+                                  "num_redundant_experts",
     "all2all_env": "config/parallel.py __post_init__: the variable where all2all_backend is None in 0.11.1, 0.12.0 "
                    "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1 and 0.15.0; "
                    "not read in 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND); 0.11.0 has no --all2all-backend "

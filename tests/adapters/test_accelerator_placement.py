@@ -215,3 +215,44 @@ def test_a_pool_listed_from_the_catalog_for_a_category_is_not_sure_to_lack_a_mak
                  ) == ["mandatory"]
     assert sw206("        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}") == [
         "mandatory"]
+
+
+def test_only_an_ec2_instance_type_is_read_by_ec2s_category_scheme():
+    """sched19: EC2's category scheme (leading letters, then the generation) read GCE's ``a3-highgpu-8g`` (eight H100s)
+    and ``a2-highgpu-1g`` (an A100) as category ``a``, Graviton's a1, and so as nodes with no accelerator: a GPU pod
+    selecting them would have been said never to schedule. Compute Engine names machine types ``series-kind-size``;
+    only an EC2 type (``family.size``) is read by EC2's scheme, and another cloud's type the catalog does not hold is
+    not known (None), never "no accelerator" (``()``)."""
+    from shardwise.rules.adapters.k8s.nodes import pool_families
+    from shardwise.rules.catalog.hardware import pool_from_labels
+    from shardwise.rules.model import Location
+
+    def families(instance_type: str):
+        pool = pool_from_labels("p", {"node.kubernetes.io/instance-type": instance_type}, Location(), kind="selector")
+        return pool_families(pool)
+
+    assert [families(t) for t in ("a2-highgpu-1g", "a3-highgpu-8g", "a4-highgpu-8g", "c3-standard-8")] == [None] * 4
+    assert [families(t) for t in ("m5.2xlarge", "c7i.4xlarge", "a1.large")] == [(), (), ()]
+    assert families("g4dn.xlarge") == ("nvidia-gpu",)
+
+
+def test_a_stack_service_on_a_stack_pool_without_its_accelerator_never_schedules(tmp_path):
+    """sched19: a shardwise stack's service is pinned to its pool by ``shardwise.dev/pool``, a label only the nodes of
+    the pool the stack makes carry (rules/render/nodepool.py). The dev stack with its pool's instance type changed to
+    inf2.xlarge (Inferentia2, which advertises aws.amazon.com/neuron*) got only SW206's advisory "matches no GPU pool
+    (pools: `l40s`)"; the pool is the stack's and its nodes never advertise nvidia.com/gpu: mandatory, Pending."""
+    from repo_paths import ROOT
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8")
+    assert "instance_type: g6e.xlarge" in text
+    path = tmp_path / "Pulumi.dev.yaml"
+    path.write_text(text.replace("instance_type: g6e.xlarge", "instance_type: inf2.xlarge"), encoding="utf-8")
+    found = [(f.level, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW206"]
+    assert found == [("mandatory",
+                      "the selector (shardwise.dev/pool=l40s) confines the pods to pool `l40s` (Inferentia2), whose nodes "
+                      "never advertise nvidia.com/gpu, so the pods stay Pending (Insufficient nvidia.com/gpu: no node the "
+                      "scheduler may bind them to has one); select a pool whose nodes have that accelerator, or request "
+                      "the one the pool has")]

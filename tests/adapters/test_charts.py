@@ -268,6 +268,64 @@ def test_a_chart_met_while_searching_is_not_rendered(capsys, monkeypatch):
     ])
 
 
+def _repository_with_a_chart(tmp_path, chart_files: dict[str, str]) -> None:
+    """A service's repository: a plain manifest that is read, and a chart of its own under charts/."""
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "config.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  LOG_LEVEL: info\n")
+    for rel, text in chart_files.items():
+        path = tmp_path / "charts" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_a_chart_that_runs_vllm_met_beside_other_files_is_named_by_sw005(capsys, monkeypatch, tmp_path):
+    """A service's own chart, met while searching a repository that holds other files too, is not rendered: its
+    workloads are not linted, and the report says so where the chart says it runs vLLM (SW005 at the first
+    mention, with the command that lints it) instead of passing with only a count of skipped files (adopt20)."""
+    chart = os.path.join(ROOT, CHART)
+    files = {}
+    for folder, _, names in os.walk(chart):
+        for n in names:
+            full = os.path.join(folder, n)
+            with open(full) as fh:
+                files[os.path.join("llm", os.path.relpath(full, chart))] = fh.read()
+    _repository_with_a_chart(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, ".")
+    assert (rc, doc["input_errors"], doc["workloads"]) == (0, [], [])
+    assert [(f["code"], f["level"], f["subject"], f["file"], f["line"], f["message"]) for f in doc["findings"]] == [
+        ("SW005", "advisory", "Helm chart llm", "charts/llm/templates/deployment.yaml", 24,
+         "SW005: not read: its templates/deployment.yaml runs vLLM (`--tensor-parallel-size` at line 24), but a chart "
+         "met "
+         "while searching a folder is not rendered, so none of its workloads was linted; to lint them: shardwise "
+         "lint charts/llm (with --values FILE for the values you deploy with)")]
+    # --fail-on advisory makes it fail the run, as an unread server should where a team gates on advisories
+    assert main(["lint", ".", "--fail-on", "advisory", "--format", "github"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("::error file=charts/llm/templates/deployment.yaml,line=24,title=vllm-mentioned-not-read::"
+                          "SW005: not read: its templates/deployment.yaml runs vLLM")
+
+
+def test_a_chart_that_runs_no_vllm_met_while_searching_is_no_finding(capsys, monkeypatch, tmp_path):
+    """A chart of something else (a cache, a dashboard) met while searching is skipped as before, with no finding:
+    a Service or label named vllm is no vLLM server."""
+    _repository_with_a_chart(tmp_path, {
+        "redis/Chart.yaml": "apiVersion: v2\nname: redis\nversion: 0.1.0\n",
+        "redis/values.yaml": "image:\n  repository: redis\n  tag: '7'\nvllmService: vllm-openai\n",
+        "redis/templates/deployment.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n"
+            "  labels: {app.kubernetes.io/part-of: vllm}\nspec:\n  template:\n    spec:\n      containers:\n"
+            "        - name: redis\n          image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"\n"
+            "          env: [{name: UPSTREAM, value: 'http://vllm-openai:8000/v1'}]\n"),
+    })
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, ".")
+    assert (rc, doc["input_errors"], doc["findings"]) == (0, [], [])
+    assert [s["reason"] for s in doc["skipped_files"]] == [
+        "Helm chart metadata", "Helm values", "Helm chart template (not rendered)"]
+
+
 # ---------------------------------------------------------------------------------------- kustomize
 
 

@@ -209,6 +209,7 @@ def test_outcomes_say_why_a_path_is_not_rendered(repo):
         assert (res.sources, res.why_not and res.why_not.split(f" ({repo})")[0]) == ([], why)
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize(("path", "said"), [
     ("../../../../etc", "../../../../etc: app path outside root"),
     ("/etc", "/etc: app path is absolute"),
@@ -220,7 +221,9 @@ def test_an_application_path_argo_cd_refuses_is_an_input_error(repo, capsys, pat
     names no folder is refused by Argo CD (argo-cd util/app/path/path.go: "app path outside root", "is absolute",
     "does not exist", "is not a directory"), so it syncs nothing. chat-staging's own manifest names no vLLM (its values
     file does), so nothing was said: its workload vanished from the run, the Application counted among "objects of
-    unknown kinds", exit 0. It is an input error at the Application; the rest is linted."""
+    unknown kinds", exit 0. It is an input error at the Application; the rest is linted (chat-prod's chart, rendered by
+    helm: without helm on PATH it is an input error too, so the test needs the tool)."""
+    require_tool("helm")
     app = repo / "apps" / "chat-staging.yaml"
     app.write_text(app.read_text().replace("path: charts/vllm", f"path: {path}"))
     rc, doc = lint_json(capsys, "apps")

@@ -81,3 +81,99 @@ def test_a_node_capacity_is_read_as_a_quantity(capacity, gpus):
             f"status: {{capacity: {{nvidia.com/gpu: {capacity}}}}}\n")
     [node] = load_kubernetes_text(text, "n.yaml").pools
     assert node.gpus_per_node == gpus
+
+
+# readers19: a request Kubernetes refuses beside its limit. The API server validates each container's resources
+# (kubernetes pkg/apis/core/validation/validation.go, ValidateContainerResourceRequirements): a request above its
+# limit is refused ("must be less than or equal to cpu limit"), and a resource that is never overcommitted (an
+# extended resource such as nvidia.com/gpu, huge pages: pkg/apis/core/helper IsOvercommitAllowed) must request
+# exactly its limit ("must be equal to nvidia.com/gpu limit"). Before, shardwise read the limit (2 GPUs requested,
+# 1 limited: sized on 1) and went on; the pod is never created, so the object is an input error, never a sizing.
+def deployment(requests: str, limits: str, where: str = "containers") -> str:
+    """A vLLM Deployment in the shape of the public manifests that write both requests and limits (vLLM's
+    docs/deployment/k8s.md example: cpu, memory and nvidia.com/gpu under each); ``where`` is ``initContainers`` to
+    give them to an init container that downloads the model instead."""
+    init = [
+        "      initContainers:",
+        "        - name: fetch-model",
+        "          image: amazon/aws-cli:2.15.0",
+        '          args: [s3, sync, "s3://models/mistral", /models]',
+        "          resources:",
+        f"            requests: {requests}",
+        f"            limits: {limits}",
+    ] if where == "initContainers" else []
+    mine = (requests, limits) if where == "containers" else ('{cpu: "10", memory: 20G, nvidia.com/gpu: "1"}',) * 2
+    return "\n".join([
+        "apiVersion: apps/v1",
+        "kind: Deployment",
+        "metadata: {name: mistral-7b, namespace: default}",
+        "spec:",
+        "  replicas: 1",
+        "  selector: {matchLabels: {app: mistral-7b}}",
+        "  template:",
+        "    metadata: {labels: {app: mistral-7b}}",
+        "    spec:",
+        *init,
+        "      containers:",
+        "        - name: mistral-7b",
+        "          image: vllm/vllm-openai:v0.8.5",
+        '          command: ["/bin/sh", "-c"]',
+        '          args: ["vllm serve mistralai/Mistral-7B-Instruct-v0.3 --trust-remote-code"]',
+        "          resources:",
+        f"            requests: {mine[0]}",
+        f"            limits: {mine[1]}",
+    ]) + "\n"
+
+
+@pytest.mark.parametrize("requests,limits,line,message", [
+    ('{cpu: "10", memory: 20G, nvidia.com/gpu: "2"}', '{cpu: "10", memory: 20G, nvidia.com/gpu: "1"}', 16,
+     'spec.template.spec.containers[0].resources.requests.nvidia.com/gpu: 2, but limits.nvidia.com/gpu is 1; '
+     'Kubernetes refuses the pod ("must be equal to nvidia.com/gpu limit": nvidia.com/gpu is never overcommitted, '
+     'so a container\'s request must equal its limit) and runs neither count: write the count once, under limits '
+     '(the request defaults to it)'),
+    ('{amd.com/gpu: 1}', '{amd.com/gpu: 2}', 16,  # below the limit: refused as well
+     'spec.template.spec.containers[0].resources.requests.amd.com/gpu: 1, but limits.amd.com/gpu is 2; '
+     'Kubernetes refuses the pod ("must be equal to amd.com/gpu limit": amd.com/gpu is never overcommitted, so a '
+     'container\'s request must equal its limit) and runs neither count: write the count once, under limits (the '
+     'request defaults to it)'),
+    ('{cpu: "10", memory: 20G, nvidia.com/gpu: "1"}', '{cpu: 4000m, memory: 20G, nvidia.com/gpu: "1"}', 16,
+     'spec.template.spec.containers[0].resources.requests.cpu: 10 is more than limits.cpu, 4000m; Kubernetes '
+     'refuses the pod ("must be less than or equal to cpu limit"): lower the request or raise the limit'),
+    ('{memory: 32Gi, nvidia.com/gpu: 1}', '{memory: 20G, nvidia.com/gpu: 1}', 16,
+     'spec.template.spec.containers[0].resources.requests.memory: 32Gi is more than limits.memory, 20G; Kubernetes '
+     'refuses the pod ("must be less than or equal to memory limit"): lower the request or raise the limit'),
+])
+def test_a_request_kubernetes_refuses_beside_its_limit_is_an_input_error(requests, limits, line, message):
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(deployment(requests, limits), "t.yaml")
+    assert str(err.value) == f"t.yaml:{line}: {message}"
+
+
+def test_an_init_container_request_above_its_limit_is_an_input_error_too():
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(deployment("{cpu: 2, memory: 4Gi}", "{cpu: 1, memory: 4Gi}", "initContainers"), "t.yaml")
+    assert str(err.value) == ("t.yaml:15: spec.template.spec.initContainers[0].resources.requests.cpu: 2 is more than "
+                              "limits.cpu, 1; Kubernetes refuses the pod (\"must be less than or equal to cpu limit\"): "
+                              "lower the request or raise the limit")
+
+
+@pytest.mark.parametrize("requests,limits,gpus", [
+    ('{cpu: "10", memory: 20G, nvidia.com/gpu: "1"}', '{cpu: "10", memory: 20G, nvidia.com/gpu: "1"}', 1),
+    ('{cpu: 2, memory: 8Gi, nvidia.com/gpu: 2}', '{cpu: "4", memory: 16Gi, nvidia.com/gpu: "2"}', 2),  # cpu under
+    ('{nvidia.com/gpu: "2000m"}', '{nvidia.com/gpu: 2}', 2),  # equal quantities, written two ways
+    ('{cpu: 500m}', '{nvidia.com/gpu: 4}', 4),  # the GPU under limits only: its request defaults to it
+])
+def test_requests_kubernetes_admits_beside_their_limits_are_read(requests, limits, gpus):
+    [group] = load_kubernetes_text(deployment(requests, limits), "t.yaml").groups
+    assert group.gpus_per_pod == gpus
+
+
+def test_the_refused_object_hides_none_of_the_others_in_its_file():
+    from shardwise.rules.adapters.k8s.inventory import inventory_from_documents
+    from shardwise.rules.adapters.yamlsrc import load_documents
+
+    text = deployment("{nvidia.com/gpu: 2}", "{nvidia.com/gpu: 1}") + "---\n" + pod("1")
+    inv = inventory_from_documents(load_documents(text, "t.yaml"), text, "t.yaml")
+    assert [(e.line, e.message.split(";")[0]) for e in inv.errors] == [
+        (16, "spec.template.spec.containers[0].resources.requests.nvidia.com/gpu: 2, but limits.nvidia.com/gpu is 1")]
+    assert [(g.name, g.gpus_per_pod) for g in inv.groups] == [("p", 1)]

@@ -90,7 +90,9 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
          "vLLM cannot place all its workers; write nvidia.com/gpu: 8 under the vLLM container's resources.limits in each of its 2 pods"),
         ("SW205", "mandatory", 27, "the group spans 2 nodes of EFA pool `instance-type=g6.12xlarge`, but its "
          "pods request no vpc.amazonaws.com/efa devices, and its tensor-parallel group (TP16) crosses the node "
-         "boundary (4 GPUs per node): every layer's all-reduce would run over TCP"),
+         "boundary (4 GPUs per node): every layer's all-reduce would run over TCP; keep each tensor-parallel group "
+         "inside a node (--tensor-parallel-size 4 --pipeline-parallel-size 4) or request the pool's "
+         "vpc.amazonaws.com/efa devices in each pod's resources"),
     ]
 
 

@@ -145,7 +145,8 @@ def test_a_base_of_two_overlays_is_one_object_per_overlay(tmp_path, monkeypatch)
 
 def test_each_overlay_is_its_own_deployable_unit(tmp_path, monkeypatch):
     """The two copies are of two units (the repository's, refined by the overlay), so a Service or pool of one is
-    not judged against the other; the base's own Service, read once, is of both."""
+    not judged against the other; the base's own Service is copied into each overlay with its workload (readers19;
+    before, it was read once, of both units, in neither overlay's namespace)."""
     _tree(tmp_path)
     (tmp_path / "apps/llm/base/service.yaml").write_text(
         "apiVersion: v1\nkind: Service\nmetadata: {name: llm-serving}\nspec:\n  selector: {app: llm-serving}\n"
@@ -159,8 +160,73 @@ def test_each_overlay_is_its_own_deployable_unit(tmp_path, monkeypatch):
     assert inv.units[dev.location.file].endswith("|kustomize=apps/llm/overlays/dev")
     assert inv.units[prod.location.file].endswith("|kustomize=apps/llm/overlays/prod")
     assert not inv.same_unit(dev.location.file, prod.location.file)
-    [svc] = inv.services
-    assert inv.same_unit(svc.location.file, dev.location.file) and inv.same_unit(svc.location.file, prod.location.file)
+    svc_dev, svc_prod = sorted(inv.services, key=lambda s: s.namespace)
+    assert (svc_dev.namespace, svc_prod.namespace) == ("llm-dev", "llm-prod")
+    assert inv.same_unit(svc_dev.location.file, dev.location.file)
+    assert inv.same_unit(svc_prod.location.file, prod.location.file)
+    assert not inv.same_unit(svc_dev.location.file, prod.location.file)
+
+
+NETPOL = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: default-deny-ingress}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-gateway}
+spec:
+  podSelector:
+    matchLabels: {app: llm-serving}
+  policyTypes: [Ingress]
+  ingress:
+    - from:
+        - namespaceSelector:
+            matchLabels: {kubernetes.io/metadata.name: gateway}
+      ports:
+        - {protocol: TCP, port: 8000}
+"""
+
+SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata: {name: llm-serving}
+spec:
+  type: ClusterIP
+  selector: {app: llm-serving}
+  ports:
+    - {name: http, port: 80, targetPort: http}
+"""
+
+
+def test_an_overlay_that_does_not_patch_the_bases_service_and_policies_still_has_them(tmp_path, monkeypatch, capsys):
+    """readers19: a base's Service and NetworkPolicies (the shape of the base/ folders that ship a default-deny beside
+    the Deployment) are emitted by ``kustomize build`` of every overlay, in the overlay's namespace, though neither
+    overlay patches them. Before, the Deployment was copied into llm-dev and llm-prod but the Service and the policies
+    were read once and kept the base's namespace (the overlays disagree), so each copy of the Deployment had no
+    Service and its namespace no default-deny: SW305 said so for llm-dev and llm-prod."""
+    _tree(tmp_path)
+    (tmp_path / "apps/llm/base/service.yaml").write_text(SERVICE, encoding="utf-8")
+    (tmp_path / "apps/llm/base/networkpolicy.yaml").write_text(NETPOL, encoding="utf-8")
+    (tmp_path / "apps/llm/base/kustomization.yaml").write_text(
+        "resources: [deployment.yaml, service.yaml, networkpolicy.yaml]\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    inv = read_inputs(["apps"], jobs=1)
+    via = " (via apps/llm/overlays/{}/kustomization.yaml)"
+    assert sorted((s.location.file, s.namespace, s.name) for s in inv.services) == [
+        ("apps/llm/base/service.yaml" + via.format("dev"), "llm-dev", "llm-serving"),
+        ("apps/llm/base/service.yaml" + via.format("prod"), "llm-prod", "llm-serving")]
+    assert sorted((p.location.file, p.location.line, p.namespace, p.name) for p in inv.network_policies) == [
+        ("apps/llm/base/networkpolicy.yaml" + via.format("dev"), 1, "llm-dev", "default-deny-ingress"),
+        ("apps/llm/base/networkpolicy.yaml" + via.format("dev"), 8, "llm-dev", "allow-gateway"),
+        ("apps/llm/base/networkpolicy.yaml" + via.format("prod"), 1, "llm-prod", "default-deny-ingress"),
+        ("apps/llm/base/networkpolicy.yaml" + via.format("prod"), 8, "llm-prod", "allow-gateway")]
+    main(["lint", "apps", "--format", "json"])
+    doc = json.loads(capsys.readouterr()[0])
+    assert [f for f in doc["findings"] if f["code"] == "SW305"] == []
 
 
 def test_findings_name_the_overlay_that_deploys_the_object(tmp_path, monkeypatch, capsys):

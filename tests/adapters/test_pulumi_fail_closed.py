@@ -193,7 +193,8 @@ def _efa_resources(self_rules: list[dict[str, Any]]) -> list[PulumiResource]:
     ([{"type": "ingress"}, {"type": "egress"}, {"type": U}], []),  # both directions are there anyway
     ([{"type": "ingress"}], [
         "node pool `p5` has EFA interfaces but security group `efa` has no all-traffic self-referencing "
-        "egress rule; EFA needs all traffic allowed from and to the group itself, inbound and outbound"]),
+        "egress rule; EFA needs all traffic allowed from and to the group itself, inbound and outbound: add to `efa` "
+        "an egress rule of protocol -1 (all traffic, ports 0 to 0) whose peer is the group itself (self: true)"]),
 ])
 def test_efa_self_rule_of_unknown_type(self_rules, messages):
     inv = inventory_from_resources(_efa_resources(self_rules))

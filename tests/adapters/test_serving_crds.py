@@ -118,6 +118,37 @@ def test_kserve_vllm_format_on_a_runtime_outside_the_file_reads_the_model_args()
         "Qwen/Qwen2.5-7B-Instruct", 4096, 9, 10)
 
 
+def test_kserve_predictor_pod_takes_the_runtime_pod_fields_under_its_own():
+    """KServe's MergePodSpec puts the ServingRuntime's nodeSelector, affinity, tolerations, volumes and
+    imagePullSecrets under the predictor's (a strategic merge whose patch is the predictor): volumes by name, the
+    node selector key by key, the predictor's own tolerations replacing the runtime's (corpus22)."""
+    runtime = (
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata: {name: rt}\nspec:\n"
+        "  containers:\n    - name: kserve-container\n      image: vllm/vllm-openai:v0.10.1\n"
+        "      args: [--model=/mnt/models]\n"
+        "      volumeMounts: [{name: shm, mountPath: /dev/shm}, {name: cache, mountPath: /cache}]\n"
+        "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4, pool: gpu}\n"
+        "  tolerations: [{key: dedicated, operator: Exists}]\n"
+        "  volumes: [{name: shm, emptyDir: {medium: Memory}}, {name: cache, emptyDir: {}}]\n---\n")
+    service = (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: {name}}\nspec:\n"
+        "  predictor:\n{extra}    model:\n      modelFormat: {name: vLLM}\n      runtime: rt\n"
+        "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n      resources: {limits: {nvidia.com/gpu: 1}}\n---\n")
+    own = ("    nodeSelector: {pool: serving}\n    tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
+           "    volumes: [{name: cache, persistentVolumeClaim: {claimName: models}}]\n")
+    inv = load_kubernetes_text(runtime + service.replace("{extra}", "").replace("{name}", "bare", 1)
+                               + service.replace("{extra}", own).replace("{name}", "own", 1), "isvc.yaml")
+    got = {g.name: (g.node_selector, [t.key for t in g.tolerations],
+                    [(v.name, v.kind, v.medium) for v in g.volumes])
+           for g in inv.groups}
+    assert got == {
+        "bare": ({"nvidia.com/gpu.product": "NVIDIA-L4", "pool": "gpu"}, ["dedicated"],
+                 [("shm", "emptyDir", "Memory"), ("cache", "emptyDir", None)]),
+        "own": ({"nvidia.com/gpu.product": "NVIDIA-L4", "pool": "serving"}, ["nvidia.com/gpu"],
+                [("shm", "emptyDir", "Memory"), ("cache", "persistentVolumeClaim", None)]),
+    }
+
+
 def test_kserve_model_format_that_is_not_an_llm_server_is_no_group():
     inv = load_kubernetes_text(
         "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\n"
@@ -597,7 +628,7 @@ def test_sarif_and_github_annotations_carry_the_field_line(tmp_path, capsys, mon
     assert main(["lint", path, "--format", "github"]) == 1
     out = capsys.readouterr().out.splitlines()
     # SW104 blocks here (no load declared: fewer GPUs start the model with the KV reserve): an error at the TP line
-    assert any(line.startswith("::error file=llminferenceservice.yaml,line=13,title=SW104 ") for line in out)
+    assert any(line.startswith("::error file=llminferenceservice.yaml,line=13,title=sharded-model-that-fits::") for line in out)
     sarif = tmp_path / "r.sarif"
     assert main(["lint", path, "--format", "sarif", "--output", str(sarif)]) == 1
     import json

@@ -521,7 +521,7 @@ def test_github_format(work, capsys):
     assert rc == 1
     lines = out.splitlines()
     assert lines[0].startswith(
-        "::error file=tp2.yaml,line=18,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
+        "::error file=tp2.yaml,line=18,title=sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-Instruct")
     assert lines[1:] == []
 
 
@@ -531,7 +531,7 @@ def test_github_annotations_name_the_file_as_the_repository_does(work, capsys, m
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     (work / "deploy").mkdir()
     write(work / "deploy" / "tp2.yaml", TP2_8B)
-    expected = "::error file=deploy/tp2.yaml,line=18,title=SW104 sharded-model-that-fits::"
+    expected = "::error file=deploy/tp2.yaml,line=18,title=sharded-model-that-fits::"
     for given in (".", "./deploy/", "./deploy/tp2.yaml", str(work / "deploy"), "deploy//../deploy/tp2.yaml"):
         rc, out, _ = run(capsys, "lint", given, "--format", "github")
         assert (rc, out.splitlines()[0][: len(expected)]) == (1, expected), given

@@ -540,9 +540,9 @@ def test_engine_arg_takes_only_what_the_capacity_model_reads(capsys):
              "enable-prefix-caching, kv-cache-memory-bytes, "
              "compilation-config, async-scheduling, limit-mm-per-prompt, mm-processor-kwargs, runner, task, "
              "convert, mm-encoder-tp-mode, mamba-cache-dtype, mamba-ssm-cache-dtype, enable-extensible-kv-cache, "
-             "num-gpu-blocks-override, speculative-model, num-speculative-tokens, hf-overrides (and plan's own "
-             "options)")
-    for flag in ("cpu-offload-gb", "swap-space"):
+             "num-gpu-blocks-override, speculative-model, num-speculative-tokens, hf-overrides, cpu-offload-gb (and "
+             "plan's own options)")
+    for flag in ("max-logprobs", "swap-space"):
         assert run(capsys, "plan", *L8_L4_11, f"--engine-arg=--{flag}=4") == (
             2, "", f"shardwise: error: --engine-arg --{flag}: the capacity model does not read --{flag}; it reads "
             f"{reads}\n")
@@ -629,7 +629,7 @@ ENGINE_ARG_VALUES = {"block-size": "32", "enforce-eager": "true", "enable-chunke
                      "enable-extensible-kv-cache": "true", "num-gpu-blocks-override": "2000",
                      "speculative-model": "meta-llama/Llama-3.2-1B-Instruct", "num-speculative-tokens": "5",
                      "hf-overrides": '{"max_position_embeddings": 131072}', "all2all-backend": "deepep_low_latency",
-                     "enable-eplb": "true", "eplb-config": '{"num_redundant_experts": 0}'}
+                     "enable-eplb": "false", "eplb-config": '{"num_redundant_experts": 0}', "cpu-offload-gb": "4"}
 
 
 @pytest.mark.parametrize("release", ["0.9.2", "0.10.0", "0.10.1", "0.11.0", "0.14.1"])

@@ -139,8 +139,9 @@ def test_the_dtype_vllm_loads_a_pooling_model_in(stored: str | None, flag: str, 
 
 
 def test_what_is_not_modelled_says_so() -> None:
-    with pytest.raises(encoder.EncoderShapeError, match="NomicBertModel is not an encoder whose weights"):
-        encoder.params({"architectures": ["NomicBertModel"], "n_embd": 768}, V0_29)
+    # NomicBertModel is counted from catalog22 (test_encoder_nomic_catalog22.py); gte's GteNewModel is not
+    with pytest.raises(encoder.EncoderShapeError, match="GteNewModel is not an encoder whose weights"):
+        encoder.params({"architectures": ["GteNewModel"], "hidden_size": 768}, V0_29)
     with pytest.raises(encoder.EncoderShapeError, match="no usable 'intermediate_size'"):
         encoder.params({k: v for k, v in BERT_BASE.items() if k != "intermediate_size"}, V0_29)
     with pytest.raises(encoder.EncoderShapeError, match="--dtype 'fp8' is not one vLLM takes"):

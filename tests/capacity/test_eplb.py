@@ -136,3 +136,19 @@ def test_plan_and_lint_size_the_redundant_experts_alike():
 
     groups = load_kubernetes_text(emit_manifest(eplb), "plan.yaml").groups
     assert [(engine_settings(g).enable_eplb, engine_settings(g).num_redundant_experts) for g in groups] == [(True, 32)]
+
+
+def test_eplb_without_expert_parallel_is_refused_from_0_10():
+    # ParallelConfig raises "enable_expert_parallel must be True to use EPLB." from 0.10.0 (0.9.2 checks only the
+    # platform and the redundant-expert count), before a layer is built: a refusal whatever the model or the memory
+    base = dataclasses.replace(EP8, max_model_len=8192, expert_parallel=False, enable_eplb=True)
+    assert sizing.eplb_refusal(base, behaviour("0.9.2"), behaviour("0.9.2").version) == ""
+    assert sizing.eplb_refusal(dataclasses.replace(base, expert_parallel=True), behaviour("0.11.0"),
+                               behaviour("0.11.0").version) == ""
+    refused = sizing.size_deployment(DEEPSEEK, H200, base, "0.11.0")
+    assert refused.certain and refused.verdict == "refuses"
+    assert refused.refusal == ("--enable-eplb without --enable-expert-parallel is refused at start-up by vLLM 0.11.0's "
+                               "ParallelConfig (vLLM: enable_expert_parallel must be True to use EPLB.); add "
+                               "--enable-expert-parallel or drop --enable-eplb")
+    assert sizing.size_deployment(DEEPSEEK, H200, base, "0.34.0").certain
+    assert not sizing.size_deployment(DEEPSEEK, H200, base, "0.9.2").certain

@@ -1684,3 +1684,58 @@ def test_engine_settings_of_makes_the_object_the_class_s_init_makes(given):
 def test_engine_settings_of_refuses_a_name_that_is_no_field():
     with pytest.raises(AssertionError):
         sizing.engine_settings_of({"tensor_parallel_size": 2})
+
+
+def test_cpu_offload_takes_the_decoder_layers_vllm_moves_to_cpu_memory():
+    # --cpu-offload-gb N: vLLM moves each GPU's decoder-layer parameters, in order, to pinned CPU memory until it has
+    # moved N GiB (models/utils.py maybe_offload_to_cpu, 0.11.0), reading them through UVA views the allocator does not
+    # hold; the embeddings, the LM head and the rotary cache stay
+    l4 = sizing.Device("L4", 21.99, "nvidia", "ada", 1)
+    base = sizing.EngineSettings(tp=4, max_model_len=8192)
+
+    def size(offload_gib: int | None) -> sizing.ReplicaSizing:
+        return sizing.size_deployment(LLAMA70, l4, dataclasses.replace(
+            base, cpu_offload_bytes=None if offload_gib is None else offload_gib * GIB), "0.11.0")
+
+    whole, off24, off40 = size(None), size(24), size(40)
+    assert whole.weights_gib_per_gpu == pytest.approx(32.885379791259766)
+    assert whole.weights_fit_band == "refuses"
+    assert off24.weights_gib_per_gpu == pytest.approx(8.885379791259766)  # 24 GiB fewer
+    assert off24.weights_fit_band == "starts"
+    assert off24.kv_cache_gib_per_gpu == pytest.approx(10.165112396240234)
+    # 40 GiB is more than the 31.9 GiB of layers a GPU holds: the embedding and LM head shards and the rotary cache
+    embed = 2 * 128256 * 8192 * 2 / 4 / GIB
+    assert off40.weights_gib_per_gpu == pytest.approx(embed + sizing.rotary_cache_bytes(LLAMA70) / GIB)
+    assert off40.weights_gib_per_gpu == pytest.approx(1.009765625)
+    # vLLM checks the cap before each parameter and moves it whole, so it may move up to one parameter more: the
+    # fused gate-and-up projection of one of 4 GPUs, 2 × 28,672 / 4 × 8,192 × 2 bytes, widens the lighter side
+    settings = dataclasses.replace(base, cpu_offload_bytes=24 * GIB)
+    assert sizing.offload_overshoot_gib(LLAMA70, settings, "bf16") == 0.21875
+    assert sizing.offload_overshoot_gib(LLAMA70, base, "bf16") == 0.0
+    exact_below = 8.885379791259766 * 0.005 + 0.05  # weights_band for an unquantised checkpoint's figure
+    assert off24.weights_error_below_gib == pytest.approx(exact_below + 0.21875)
+    assert sizing.size_deployment(LLAMA70, l4, settings, "0.11.0").weights_error_gib == off24.weights_error_gib
+
+
+def test_a_longrope_model_without_max_model_len_runs_at_its_original_length_from_0_12():
+    # vLLM 0.12.0 on (config/model.py _get_and_verify_max_len, "For LongRoPE, default to
+    # original_max_position_embeddings"): with no --max-model-len a LongRoPE config runs at its top-level
+    # original_max_position_embeddings; 0.11.0 runs at the limit. Phi-3.5-mini: 4,096 of 131,072
+    from shardwise.rules.catalog import find_gpu, find_model
+
+    phi = find_model("microsoft/Phi-3.5-mini-instruct")
+    assert phi.max_position_embeddings == 131072 and phi.hf_config["original_max_position_embeddings"] == 4096
+    l4 = sizing.Device.of(find_gpu("L4"))
+    old = sizing.size_deployment(phi, l4, sizing.EngineSettings(), "0.11.0")
+    new = sizing.size_deployment(phi, l4, sizing.EngineSettings(), "0.12.0")
+    assert (old.max_model_len, old.verdict) == (131072, "refuses")
+    assert (new.max_model_len, new.verdict) == (4096, "starts")
+    assert sizing.size_deployment(phi, l4, sizing.EngineSettings(max_model_len=8192), "0.12.0").max_model_len == 8192
+    # "su", the legacy name, is renamed to longrope (patch_rope_parameters); without the top-level length the limit
+    su = dataclasses.replace(phi, hf_config={**phi.hf_config, "rope_scaling": {**phi.hf_config["rope_scaling"],
+                                                                               "type": "su"}})
+    assert sizing.longrope_default_len(su, behaviour("0.12.0")) == 4096
+    bare = dataclasses.replace(phi, hf_config={k: v for k, v in phi.hf_config.items()
+                                               if k != "original_max_position_embeddings"})
+    assert sizing.longrope_default_len(bare, behaviour("0.12.0")) is None
+    assert sizing.longrope_default_len(LLAMA70, behaviour("0.12.0")) is None

@@ -93,8 +93,10 @@ EXTRA_FIXTURES = {
               "hf-overrides-not-json.yaml",  # review17: an --hf-overrides json.loads refuses; JSON, dotted keys pass
               # hfover19: JSON that is not an object (null, [], a string, a number), by release
               "hf-overrides-not-an-object.yaml",
+              "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
@@ -106,7 +108,8 @@ EXTRA_FIXTURES = {
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
               "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
-              "pinned-pool-without-the-accelerator"},  # place14: pinned by name to a pool that never holds it: Pending
+              "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
+              "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
@@ -131,7 +134,10 @@ EXTRA_FIXTURES = {
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits
               "request-beyond-node.yaml",  # a pod's request beyond its node's GPUs where its TP group fits one
-              "request-not-whole-gpus.yaml"},  # review19: time-sliced, MIG and NeuronCore requests are not of its GPUs
+              "request-not-whole-gpus.yaml",  # review19: time-sliced, MIG and NeuronCore requests are not of its GPUs
+              "native-sidecar.yaml",  # readers19: a native sidecar's and an init container's GPUs count for the pod
+              "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
+              "karpenter-gpu-count.yaml"},  # sched19: a NodePool's GPUs per node bounded by its requirements
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml"},  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
@@ -162,6 +168,7 @@ EXTRA_FIXTURES = {
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
+              "openvino-cpu.yaml",  # corpus22: vLLM's OpenVINO build on the CPU (VLLM_OPENVINO_DEVICE unset or CPU)
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
@@ -194,7 +201,8 @@ EXTRA_FIXTURES = {
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
-    "SW401": {"host-ipc.yaml"},  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
+    "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
+              "kserve-runtime-volume.yaml"},  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme

@@ -231,7 +231,7 @@ def test_a_tpu_workload_gets_no_gpu_finding_and_one_note_that_its_capacity_is_no
         ("SW101", "mandatory", "llama70b-l4",
          "meta-llama/Llama-3.1-70B-Instruct in bf16 needs 32.9 GiB (−0.2/+1.0) of weights per GPU at TP4×PP1, but "
          "gpu_memory_utilization 0.9 × 22.0 GiB (L4) allows 19.8 GiB; vLLM will fail at start-up (vLLM 0.11.1 from "
-         "the image tag)"),
+         "the image tag); serve a quantised checkpoint or use a GPU with more memory"),
         ("SW202", "advisory", "llama70b-l4",
          "tensor_parallel_size 4 on pool `gpu.product=NVIDIA-L4` (L4, joined only by PCIe) runs every layer's "
          "all-reduce over PCIe, and TP4×PP1 would not start"),

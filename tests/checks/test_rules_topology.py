@@ -49,6 +49,23 @@ def test_the_cpu_backend_needs_no_gpu_and_no_gpu_pool():
     assert found == []
 
 
+def test_the_openvino_build_runs_on_the_cpu_unless_its_device_names_another():
+    """vLLM's OpenVINO build (its image's own name, or a VLLM_OPENVINO_* setting) serves on the CPU when
+    VLLM_OPENVINO_DEVICE is unset or CPU (vllm/envs.py's default); GPU or a placeholder is not read as the CPU,
+    and neither is the CUDA image nor a registry path that merely holds the word."""
+    from shardwise.rules.checks._layout import openvino_on_cpu, runs_on_cpu
+
+    inv = load_inputs([str(FIXTURES / "SW204" / "openvino-cpu.yaml")])
+    assert sorted(g.name for g in inv.groups if runs_on_cpu(g)) == ["opt-openvino", "phi-ov"]
+    assert openvino_on_cpu("quay.io/example/vllm-openvino:latest", {}) is True
+    assert openvino_on_cpu("registry.example.com/team/llm-server:1.2", {"VLLM_OPENVINO_DEVICE": "cpu"}) is True
+    assert openvino_on_cpu("vllm/vllm-openai:v0.9.0", {"VLLM_OPENVINO_DEVICE": "CPU"}) is False
+    assert openvino_on_cpu("quay.io/example/vllm-openvino:latest", {"VLLM_OPENVINO_DEVICE": "GPU.0"}) is False
+    assert openvino_on_cpu("quay.io/example/vllm-openvino:latest", {"VLLM_OPENVINO_DEVICE": "${DEVICE}"}) is False
+    assert openvino_on_cpu("vllm/vllm-openai:v0.9.0", {}) is False
+    assert openvino_on_cpu("registry.example.com/openvino/vllm-openai:v0.9.0", {}) is False
+
+
 def test_sw201_reads_one_pod_as_one_node_and_an_unknown_pod_count_as_a_group_that_may_span_nodes():
     """A group of one pod runs on one node: TP16 over 16 GPUs on 8-GPU nodes is a pod that stays Pending.
     Where the pod count is not known (an operator decides it), the group may span nodes: the across-nodes
@@ -81,3 +98,18 @@ def test_a_pod_is_placed_on_the_nodepool_variant_it_fits():
     assert (g.pool.name, g.pool.gpus_per_node) == ("gpu/g6e.12xlarge", 4)
     assert [(f.code, f.level) for f in run_rules(ALL_RULES, inv) if f.code.startswith("SW20")] == [
         ("SW202", "advisory")]
+
+
+def test_a_karpenter_nodepool_bounds_its_nodes_gpus_by_its_requirements():
+    """sched19: the most GPUs a node a Karpenter NodePool may launch has, where its kinds' GPU counts vary: an ``In``
+    or ``Lt`` on instance-gpu-count bounds it without the catalog, an ``In`` on instance-size by the catalog's types of
+    the family (all of them known), and a ``Gt`` not at all. A pod asking more stays Pending (SW201, mandatory)."""
+    inv = load_inputs([str(FIXTURES / "SW201" / "karpenter-gpu-count.yaml")])
+    assert {p.name: p.max_gpus_per_node for p in inv.pools} == {
+        "gpu-small/g5": 1, "gpu-small/g6": 1,
+        "gpu-count/g4dn": 3, "gpu-count/g5": 3, "gpu-count/g6": 3, "gpu-count/g6e": 3, "gpu-count/g7e": 3,
+        "gpu-sizes": 4, "gpu-large": None,
+    }
+    found = sorted((f.subject, f.level) for f in run_rules(ALL_RULES, inv) if f.code == "SW201")
+    assert found == [("Deployment serving/llama-tp4-count", "mandatory"),
+                     ("Deployment serving/qwen-tp2-small", "mandatory")]

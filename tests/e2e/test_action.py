@@ -269,7 +269,7 @@ def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 SW104_ANNOTATION = (
-    '::error file=deploy/serving.yaml,line=47,title=SW104 sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
+    '::error file=deploy/serving.yaml,line=47,title=sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
     'nstruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold'
     ' 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica must hold (16 by annotation '
     'shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
@@ -298,8 +298,8 @@ def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
                                "report-file": str(report)}
     annotations = [line for line in lint["stdout"].splitlines() if line.startswith("::")]
     assert [a.split("::")[1].split(",title=")[1] for a in annotations] == [
-        "SW305 namespace-without-default-deny", "SW106 sharding-avoidable-by-quantization",
-        "SW104 sharded-model-that-fits", "SW202 tensor-parallel-over-pcie"]
+        "namespace-without-default-deny", "sharding-avoidable-by-quantization",
+        "sharded-model-that-fits", "tensor-parallel-over-pcie"]
     assert annotations[2] == SW104_ANNOTATION
     sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
     assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"])

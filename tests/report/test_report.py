@@ -422,11 +422,11 @@ def test_github_escaping():
 
 def test_github_annotations(report):
     assert render(report, "github").splitlines() == [
-        "::error file=deploy/llama.yaml,line=12,title=SW104 sharded-model-that-fits::SW104: 100%25 "
+        "::error file=deploy/llama.yaml,line=12,title=sharded-model-that-fits::SW104: 100%25 "
         "sharded | over 4 GPUs, needs 1: replicate%0Ainstead (Deployment serving/llama70b)",
-        "::warning file=deploy/llama.yaml,line=12,title=SW106 sharding-avoidable-by-quantization::SW106: "
+        "::warning file=deploy/llama.yaml,line=12,title=sharding-avoidable-by-quantization::SW106: "
         "an AWQ variant would fit one GPU (Deployment serving/llama70b)",
-        "::warning title=SW106 sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
+        "::warning title=sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
     ]
 
 
@@ -436,12 +436,37 @@ def test_github_annotations_of_a_report_only_run_are_warnings(report):
     report.settings.fail_on = "none"
     assert report.exit_code == 0
     assert render(report, "github").splitlines() == [
-        "::warning file=deploy/llama.yaml,line=12,title=SW104 sharded-model-that-fits::SW104: 100%25 "
+        "::warning file=deploy/llama.yaml,line=12,title=sharded-model-that-fits::SW104: 100%25 "
         "sharded | over 4 GPUs, needs 1: replicate%0Ainstead (Deployment serving/llama70b)",
-        "::warning file=deploy/llama.yaml,line=12,title=SW106 sharding-avoidable-by-quantization::SW106: "
+        "::warning file=deploy/llama.yaml,line=12,title=sharding-avoidable-by-quantization::SW106: "
         "an AWQ variant would fit one GPU (Deployment serving/llama70b)",
-        "::warning title=SW106 sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
+        "::warning title=sharding-avoidable-by-quantization::SW106: urn only (VllmService llama)",
     ]
+
+
+def test_github_annotations_of_findings_that_fail_the_run_are_errors(report):
+    """--fail-on advisory fails the run on the advisory SW106 (exit 1), so its annotations are errors as the exit
+    status says, not warnings on a failed run (adopt20); the title is the rule's name and the code leads the message
+    once."""
+    report.settings.fail_on = "advisory"
+    assert report.exit_code == 1
+    assert [line.split(" ", 1)[0] for line in render(report, "github").splitlines()] == ["::error"] * 3
+
+
+def test_sarif_levels_follow_what_fails_the_run(report):
+    """At the default gate the advisory SW106 is a warning; under --fail-on advisory it fails the run and is an error,
+    while the invocation still succeeded (the tool ran to completion: SARIF's executionSuccessful)."""
+    def levels() -> list[tuple[str, str]]:
+        doc = json.loads(render(report, "sarif"))
+        return [(r["ruleId"], r["level"]) for r in doc["runs"][0]["results"]]
+
+    # SW103 is suppressed: it fails nothing and keeps its rule's level
+    assert levels() == [("SW104", "error"), ("SW106", "warning"), ("SW103", "error"), ("SW106", "warning")]
+    report.settings.fail_on = "advisory"
+    assert levels() == [("SW104", "error"), ("SW106", "error"), ("SW103", "error"), ("SW106", "error")]
+    assert json.loads(render(report, "sarif"))["runs"][0]["invocations"][0]["executionSuccessful"] is True
+    report.settings.fail_on = "none"  # report-only: each result keeps its rule's level, and fails nothing
+    assert levels() == [("SW104", "error"), ("SW106", "warning"), ("SW103", "error"), ("SW106", "warning")]
 
 
 def test_github_report_only_run_keeps_input_errors_as_errors(broken):
@@ -454,7 +479,7 @@ def test_github_report_only_run_keeps_input_errors_as_errors(broken):
 
 def test_github_file_with_comma_and_colon_is_escaped():
     f = Finding("SW104", "x", "mandatory", "high", "m", Location("a,b:c.yaml", 7), "s")
-    assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=SW104 x::SW104: m (s)"
+    assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=x::SW104: m (s)"
 
 
 # ------------------------------------------------------------------------------------ input errors

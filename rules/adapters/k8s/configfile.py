@@ -130,7 +130,8 @@ def _datas(name: str, namespace: str | None = None) -> list[Mapping[str, Any]]:
 
 def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
     """The text of the file at ``path`` in the container when it comes from a ConfigMap of the input."""
-    volumes = {v.get("name"): v for v in spec.get("volumes") or [] if isinstance(v, Mapping)}
+    volumes = {v["name"]: v for v in spec.get("volumes") or []  # a name that is no string names no mount
+               if isinstance(v, Mapping) and isinstance(v.get("name"), str)}
     for m in container.get("volumeMounts") or []:
         if not isinstance(m, Mapping):
             continue

@@ -5,7 +5,9 @@
   ``storageUri``) runs on a serving runtime: one defined in the same file (by ``runtime`` name, or the
   runtime whose ``supportedModelFormats`` auto-selects the format), else KServe's Hugging Face runtime
   for ``huggingface`` (vLLM backend unless ``--backend`` says otherwise) and the vLLM runtime for
-  ``vLLM``. The model is ``--model_id`` or the ``storageUri`` (``hf://org/name``); ``workerSpec``
+  ``vLLM``. The runtime's pod fields (``volumes``, ``nodeSelector``, ``tolerations``, ...) lie under the predictor's,
+  as KServe merges them (:func:`_merge_runtime_pod`). The model is ``--model_id`` or the ``storageUri``
+  (``hf://org/name``); ``workerSpec``
   (``tensorParallelSize``, ``pipelineParallelSize``) is a multi-node group, one pod per pipeline stage.
   Replicas: ``minReplicas`` (KServe's default 1). How KServe publishes the service on the cluster's ingress (by the
   ``serving.kserve.io/deploymentMode`` annotation and the visibility labels) is read for SW306 as
@@ -441,7 +443,47 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
             container.key_lines[key] = source.key_lines[key]
     if isinstance(predictor, LineDict) and "model" in predictor.key_lines:
         container.line = predictor.key_lines["model"]  # the predictor's model is its container
-    return with_containers(predictor, [container])
+    pod = with_containers(predictor, [container])
+    if runtime is not None:
+        _merge_runtime_pod(pod, as_map(runtime.get("spec")))
+    return pod
+
+
+#: The pod fields of a ServingRuntime's spec that KServe's predictor reconciler merges under the InferenceService's
+#: predictor (``MergePodSpec``, pkg/controller/v1beta1/inferenceservice/utils/utils.go: NodeSelector, Affinity,
+#: Tolerations, Volumes, ImagePullSecrets, then DNSPolicy, HostNetwork, SchedulerName and HostIPC in later releases),
+#: by a strategic merge patch whose patch is the predictor: volumes and imagePullSecrets merge by name (the
+#: predictor's wins), nodeSelector key by key, affinity field by field, and a list without a merge key (tolerations)
+#: or a scalar the predictor writes replaces the runtime's.
+_RUNTIME_POD_FIELDS = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "dnsPolicy",
+                       "hostNetwork", "schedulerName", "hostIPC")
+
+
+def _merge_runtime_pod(pod: LineDict, runtime_spec: Mapping[str, Any]) -> None:
+    """Put under ``pod`` (the predictor's pod spec) what KServe takes from the runtime's pod fields: a runtime's
+    memory /dev/shm volume, node selector or tolerations are the predictor pod's too (corpus22: an OpenShift AI
+    runtime's ``volumes: [{name: shm, emptyDir: {medium: Memory}}]`` mounted at /dev/shm by its container was read
+    as a mount of a volume the pod does not define, SW401 mandatory)."""
+    for key in _RUNTIME_POD_FIELDS:
+        if key not in runtime_spec:
+            continue
+        theirs = runtime_spec[key]
+        if key not in pod:
+            pod[key] = theirs
+        elif key in ("volumes", "imagePullSecrets") and isinstance(pod[key], list) and isinstance(theirs, list):
+            own = {v.get("name") for v in pod[key] if isinstance(v, Mapping)}
+            pod[key] = [*(v for v in theirs if not (isinstance(v, Mapping) and v.get("name") in own)), *pod[key]]
+            continue
+        elif key in ("nodeSelector", "affinity") and isinstance(pod[key], Mapping) and isinstance(theirs, Mapping):
+            merged = LineDict({**theirs, **pod[key]})
+            if isinstance(pod[key], LineDict):
+                merged.line, merged.key_lines = pod[key].line, dict(pod[key].key_lines)
+            pod[key] = merged
+            continue
+        else:
+            continue  # the predictor's own value replaces the runtime's
+        if isinstance(runtime_spec, LineDict) and key in runtime_spec.key_lines:
+            pod.key_lines[key] = runtime_spec.key_lines[key]
 
 
 #: Probes KServe's LLMInferenceService controller gives the ``main`` container in its base config

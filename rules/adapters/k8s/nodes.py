@@ -17,15 +17,30 @@ from ...catalog.accelerators import accelerators, families_made_by, families_of,
 from ...catalog.hardware import NO_ACCELERATOR_CATEGORIES, manufacturer_vendor, pool_from_labels, vram_gib
 from ...catalog.lookup import family_sizes, instance_types, of_family, product_unsized, size_unnamed
 from ...catalog.partitions import ASSUMED_MODE, PARTITION_LABELS, label_mode, mode_of, partition_sizes, partitionable
-from ...model import UNKNOWN, Inventory, LaunchTemplate, Location, MatchExpression, NodePool, ServingGroup, Taint
+from ...model import (
+    UNKNOWN,
+    Inventory,
+    LaunchTemplate,
+    Location,
+    MatchExpression,
+    NodePool,
+    ServingGroup,
+    Taint,
+    is_unknown,
+)
 from ...model.errors import InputError
 from ...model.vocab import (
+    AMD_PRODUCT,
+    COREWEAVE_GPU_CLASS,
+    COREWEAVE_GPU_MODEL,
     EKS_NODEGROUP,
     EKS_PREFIX,
     GFD_CLIQUE,
     GFD_MEMORY_MIB,
     GFD_PRODUCT,
+    GKE_ACCELERATOR,
     GKE_NODEPOOL,
+    GKE_TPU_ACCELERATOR,
     GPU_LABELS,
     HOSTNAME,
     INSTANCE_CATEGORY_SUFFIX,
@@ -35,6 +50,7 @@ from ...model.vocab import (
     INSTANCE_GPU_MANUFACTURER_SUFFIX,
     INSTANCE_GPU_MEMORY_SUFFIX,
     INSTANCE_GPU_NAME_SUFFIX,
+    INSTANCE_SIZE_SUFFIX,
     INSTANCE_TYPE,
     INSTANCE_TYPE_BETA,
     KARPENTER_AWS_PREFIX,
@@ -43,6 +59,8 @@ from ...model.vocab import (
     LABEL_GPU_MEMORY_GIB,
     LABEL_GPU_PRODUCT,
     LABEL_NVLINK,
+    LABEL_POOL,
+    VKE_GPU_NAME,
 )
 from .claims import resolve_claims
 from .configjoin import CONFIG_REF, link_config_maps
@@ -320,6 +338,35 @@ def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
     return False
 
 
+def _most_gpus(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> int | None:
+    """The most GPUs a node of the Karpenter NodePool kind ``pool`` may have, where its GPU count is not one figure
+    and the NodePool's requirements bound it; None where they do not (or a figure is not known). Karpenter launches
+    only instance types that meet every requirement, and labels them with the well-known labels
+    ``karpenter.k8s.aws/instance-gpu-count`` (EC2's ``GpuInfo`` count) and ``karpenter.k8s.aws/instance-size`` (the
+    part of the type after the dot; karpenter.sh, Concepts > Scheduling, "Well-Known Labels";
+    karpenter-provider-aws, pkg/providers/instancetype/types.go). So an ``In`` on the GPU count bounds it by its
+    largest value and an ``Lt`` by one less than its value, with no catalog figure needed; an ``In`` on sizes bounds
+    it by the largest GPU count of the family's types of those sizes, where the catalog holds every one of them."""
+    if isinstance(pool.gpus_per_node, int) or is_unknown(pool.gpus_per_node):
+        return None
+    bounds: list[int] = []
+    family = _family(pool)
+    for key, op, values in reqs:
+        suffix = key[len(KARPENTER_AWS_PREFIX):] if key.startswith(KARPENTER_AWS_PREFIX) else (
+            key[len(EKS_PREFIX):] if key.startswith(EKS_PREFIX) else None)
+        if suffix == INSTANCE_GPU_COUNT_SUFFIX and op in ("In", "Lt") and values:
+            try:
+                counts = [int(v) for v in values]
+            except ValueError:
+                continue
+            bounds.append(max(counts) if op == "In" else counts[0] - 1)
+        elif suffix == INSTANCE_SIZE_SUFFIX and op == "In" and values and family:
+            types = [instance_types().get(f"{family}.{v.strip().lower()}") for v in values]
+            if all(t is not None for t in types):
+                bounds.append(max(t.gpus for t in types if t is not None))
+    return max(min(bounds), 0) if bounds else None
+
+
 def _sized_variants(name: str, labels: dict[str, str],
                     mode: str | None = None) -> list[tuple[str, dict[str, str]]]:
     """One kind of a NodePool as the kinds it launches when it names a GPU by a bare family name that EC2 gives to
@@ -440,6 +487,7 @@ def add_karpenter_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
         pool.suppressions = list(suppressions)
         pool.variant_of = name if len(pools) > 1 else None
         pool.weight = weight if isinstance(weight, int) else 0
+        pool.max_gpus_per_node = _most_gpus(pool, reqs)
         inv.pools.append(pool)
 
 
@@ -575,12 +623,17 @@ def _cpu_only(reqs: list[tuple[str, str, list[str]]]) -> bool:
 
 def _has_no_accelerator(pool: NodePool) -> bool:
     """Whether the nodes of ``pool`` are known to have no accelerator: a Node whose capacity lists none, or an
-    instance type (family, category) of a category that has none."""
+    instance type (family, category) of a category that has none. EC2's scheme reads only an EC2 type, ``family.size``
+    (sched19: GCE's ``a3-highgpu-8g``, eight H100s, was read as category ``a``, Graviton's a1, and so as having none;
+    Compute Engine names machine types ``series-kind-size``, cloud.google.com/compute/docs/machine-resource)."""
     if pool.gpu is not None:
         return False
     if pool.accelerator_families is not None:
         return pool.accelerator_families == ()
-    category = _category_generation(_family(pool))
+    named_type = pool.instance_type.strip() if isinstance(pool.instance_type, str) else ""
+    category = _category_generation(_family(pool)) if not named_type or "." in named_type else None
+    if named_type and category is None:
+        return False  # a type of another cloud's naming: what it has is the catalog's to say
     named = [pool.labels.get(prefix + INSTANCE_CATEGORY_SUFFIX) for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)]
     cats = {category[0]} if category else {str(c).strip().lower() for c in named if c}
     return (bool(cats) and cats <= _NO_ACCELERATOR_CATEGORIES and pool.accelerator is None
@@ -626,8 +679,10 @@ def _advertises(pool: NodePool, g: ServingGroup) -> bool:
 
 #: The labels that name one node pool of a cluster, set on its nodes by what makes them: Karpenter's NodePool
 #: (``karpenter.sh/nodepool``), an EKS managed node group (``eks.amazonaws.com/nodegroup``), a GKE node pool
-#: (``cloud.google.com/gke-nodepool``). A name is one pool of a cluster: a pod that selects it lands there or nowhere.
-POOL_NAME_LABELS = (KARPENTER_NODEPOOL, EKS_NODEGROUP, GKE_NODEPOOL)
+#: (``cloud.google.com/gke-nodepool``), and a shardwise stack's pool (``shardwise.dev/pool``, which the stack's
+#: components put on the nodes of each pool they make and on the pods of the services they place there). A name is one
+#: pool of a cluster: a pod that selects it lands there or nowhere.
+POOL_NAME_LABELS = (KARPENTER_NODEPOOL, EKS_NODEGROUP, GKE_NODEPOOL, LABEL_POOL)
 
 
 def _pinned_to(g: ServingGroup) -> tuple[str, frozenset[str]] | None:
@@ -683,6 +738,71 @@ def _unplaceable(declared: list[NodePool], g: ServingGroup) -> str | None:
     pools = " and ".join(dict.fromkeys(f"`{p.variant_of or p.name}` ({_held_by(p)})" for p in named))
     wanted = ", ".join(f"{key}={n}" for n in sorted(names))
     return (f"the selector ({wanted}) confines the pods to pool {pools}, whose nodes never advertise "
+            f"{g.accelerator_resource}")
+
+
+#: The node labels that name what accelerator a node has, set by what makes or describes the node, not by the team:
+#: the cloud's instance type (node.kubernetes.io/instance-type, from the cloud provider), Karpenter's and EKS Auto
+#: Mode's instance family, category and GPU name, GKE's ``cloud.google.com/gke-accelerator`` (GPU node pools) and
+#: ``cloud.google.com/gke-tpu-accelerator`` (TPU node pools: GKE docs, "Deploy TPU workloads in GKE Standard", the
+#: nodeSelector a TPU Pod uses), NVIDIA GPU Feature Discovery's product, AMD's node labeller's product name, CoreWeave's
+#: and Volcano Engine's GPU model. A pod selecting one of them lands only on nodes of that hardware.
+_HARDWARE_LABELS = frozenset((
+    INSTANCE_TYPE, INSTANCE_TYPE_BETA, GFD_PRODUCT, GKE_ACCELERATOR, GKE_TPU_ACCELERATOR, AMD_PRODUCT,
+    COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, VKE_GPU_NAME,
+    *(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)
+      for suffix in (INSTANCE_FAMILY_SUFFIX, INSTANCE_CATEGORY_SUFFIX, INSTANCE_GPU_NAME_SUFFIX)),
+))
+
+
+def _ruled_out(g: ServingGroup, key: str, values: list[str]) -> str | None:
+    """What the nodes labelled ``key`` with any of ``values`` have, for a message, where none of them advertises the
+    resource ``g``'s pods request (:func:`_advertises`, on the pool those labels describe); None where one may, or
+    where the labels do not say what the nodes have (a type the catalog lacks)."""
+    held = []
+    for value in values:
+        pool = pool_from_labels(f"{key}={value}", {key: value}, g.location, kind=SELECTOR_POOL_KIND)
+        if pool_families(pool) is None or _advertises(pool, g):
+            return None
+        held.append(_held_by(pool))
+    return " or ".join(dict.fromkeys(held)) if held else None
+
+
+def _hardware_unplaceable(g: ServingGroup) -> str | None:
+    """Why ``g``'s pods never schedule, where its selector confines them to nodes whose hardware never advertises the
+    accelerator resource they request: a nodeSelector on a label of :data:`_HARDWARE_LABELS` (a GKE TPU node pool's
+    ``cloud.google.com/gke-tpu-accelerator: tpu-v5-lite-podslice`` for ``nvidia.com/gpu``; an ``inf2.xlarge`` instance
+    type), or, in every term of its required node affinity, an ``In`` on one whose values all name such hardware. The
+    scheduler binds a pod only to a node that matches its selector and one of its terms (NodeAffinity filter) and whose
+    allocatable holds its requests (NodeResourcesFit), so no node passes both, whatever pools the inputs declare. None
+    where that is not so or not known (hardware the catalog does not know, a label the team sets)."""
+    if not (isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0) or not g.accelerator_resource:
+        return None
+    if not families_of(g.accelerator_resource):
+        return None
+    selector = g.node_selector if isinstance(g.node_selector, dict) else {}
+    for key, value in selector.items():
+        if key in _HARDWARE_LABELS and isinstance(value, str):
+            held = _ruled_out(g, key, [value])
+            if held is not None:
+                return (f"the nodeSelector ({key}={value}) places the pods on nodes of {held}, which never advertise "
+                        f"{g.accelerator_resource}")
+    if not g.affinity:
+        return None
+    out = []
+    for term in g.affinity:
+        found = None
+        for e in term:
+            if e.operator == "In" and e.key in _HARDWARE_LABELS and e.values:
+                held = _ruled_out(g, e.key, [str(v) for v in e.values])
+                if held is not None:
+                    found = f"{e.key} In {list(e.values)}: {held}"
+                    break
+        if found is None:
+            return None
+        out.append(found)
+    terms = "; ".join(dict.fromkeys(out))
+    return (f"the required node affinity ({terms}) places the pods on nodes that never advertise "
             f"{g.accelerator_resource}")
 
 
@@ -769,7 +889,8 @@ def _kinds(pools: list[NodePool], g: ServingGroup) -> list[NodePool]:
     allocation strategy is ``lowest-price``: karpenter.sh, Concepts > Scheduling, and the AWS provider's
     CreateFleet call); a NodePool that may launch spot is ordered by price too, the price the pod would pay if it
     landed on-demand. Kinds the catalog prices none of keep their order, after the priced ones."""
-    per_pod = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0 else 1
+    asked = g.scheduled_gpus  # the instance type must hold the pod's whole request (native sidecars' GPUs too)
+    per_pod = asked if isinstance(asked, int) and asked > 0 else 1
     seen: set[tuple[Any, Any]] = set()
     out: list[NodePool] = []
     for p in pools:
@@ -859,8 +980,11 @@ def resolve_pools(inv: Inventory) -> None:
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching
-            if wants_gpus:  # the scheduler (and Karpenter choosing an instance type) only uses nodes the pod fits
-                fits = [p for p in pick if not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= g.gpus_per_pod]
+            asked = g.scheduled_gpus  # the pod's whole request: its native sidecars' GPUs too (KEP-753)
+            if wants_gpus and isinstance(asked, int):  # the scheduler (and Karpenter choosing an instance type)
+                # only uses nodes the pod fits
+                fits = [p for p in pick if (not isinstance(p.gpus_per_node, int) or p.gpus_per_node >= asked)
+                        and (p.max_gpus_per_node is None or p.max_gpus_per_node >= asked)]
                 pick = fits or pick
             g.pool = _narrowed(pick[0], g) if pick else None
             g.pool_options = []
@@ -869,8 +993,12 @@ def resolve_pools(inv: Inventory) -> None:
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
             if g.pool is None:
-                g.unplaceable = _unplaceable(unit, g)
+                g.unplaceable = _unplaceable(unit, g) or _hardware_unplaceable(g)
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again
+            g.unplaceable = _hardware_unplaceable(g)
+            if g.unplaceable:  # sched19: no node its selector names holds the pods: no pool to size them on
+                g.pool, g.pool_options = None, []
+                continue
             made = pool_from_selector(g)
             if isinstance(made, list):  # a bare GPU name: the sizes it may be, judged on each
                 g.pool, g.pool_options = made[0], made[1:]

@@ -60,6 +60,7 @@ from .fields import (
     as_map,
     line_of,
     port_names,
+    quantity,
     quantity_problem,
     str_map,
     typed_items,
@@ -109,6 +110,57 @@ def _quantity_int(resources: Mapping[str, Any], name: str, file: str | None, lin
     return None
 
 
+def _overcommit_allowed(name: str) -> bool:
+    """Whether Kubernetes lets a container request less of resource ``name`` than its limit: a native resource
+    (``cpu``, ``memory``, ``ephemeral-storage``, a ``kubernetes.io/`` name) other than huge pages. An extended
+    resource (``nvidia.com/gpu``, ``amd.com/gpu``, ``vpc.amazonaws.com/efa``) and huge pages are never overcommitted
+    (kubernetes pkg/apis/core/helper/helpers.go, ``IsOvercommitAllowed``: ``IsNativeResource(name) &&
+    !IsHugePageResourceName(name)``; ``IsNativeResource``: no domain, or one containing ``kubernetes.io/``)."""
+    native = "/" not in name or "kubernetes.io/" in name
+    return native and not name.startswith("hugepages-")
+
+
+def check_requests_within_limits(resources: Any, what: str, file: str | None, line: int | None) -> None:
+    """An :class:`InputError` at the request's line where a container's ``resources`` set both a request and a limit
+    of one resource that the API server refuses together (kubernetes pkg/apis/core/validation/validation.go,
+    ``ValidateContainerResourceRequirements``): a request above its limit (``must be less than or equal to cpu
+    limit``), or, for a resource that is never overcommitted (:func:`_overcommit_allowed`), a request other than its
+    limit (``must be equal to nvidia.com/gpu limit``). The pod is never created, so neither number is the pod's: the
+    object is an input error, never sized on one of them. A value that is no quantity, or not known yet, is left to
+    the readers of the count; a request without a limit is not judged here (a LimitRange of the namespace may give
+    the limit at admission)."""
+    if not isinstance(resources, dict):
+        return
+    requests, limits = resources.get("requests"), resources.get("limits")
+    if not isinstance(requests, dict) or not isinstance(limits, dict):
+        return
+    for name, asked in requests.items():
+        if name not in limits:
+            continue
+        req, lim = quantity(asked), quantity(limits[name])
+        if req is None or lim is None or req == lim:
+            continue
+        name = str(name)
+        shown_req, shown_lim = _shown_quantity(asked), _shown_quantity(limits[name])
+        at = line_of(requests, name) or line
+        if not _overcommit_allowed(name):
+            raise InputError(
+                f"{what}.resources.requests.{name}: {shown_req}, but limits.{name} is {shown_lim}; Kubernetes "
+                f"refuses the pod (\"must be equal to {name} limit\": {name} is never overcommitted, so a "
+                "container's request must equal its limit) and runs neither count: write the count once, under "
+                "limits (the request defaults to it)", file, at)
+        if req > lim:
+            raise InputError(
+                f"{what}.resources.requests.{name}: {shown_req} is more than limits.{name}, {shown_lim}; "
+                f"Kubernetes refuses the pod (\"must be less than or equal to {name} limit\"): lower the request or "
+                "raise the limit", file, at)
+
+
+def _shown_quantity(value: Any) -> str:
+    """A quantity as a message quotes it: as written."""
+    return str(value).strip()
+
+
 def _efa(resources: Mapping[str, Any], file: str | None, line: int | None) -> Any:
     """The container's ``vpc.amazonaws.com/efa`` devices: a count, 0 when it requests none, or UNKNOWN."""
     count = _quantity_int(resources, EFA_RESOURCE, file, line)
@@ -123,6 +175,14 @@ def template_counts(resources: Any) -> bool:
         return False
     return any(is_placeholder(v) for part in ("limits", "requests")
                if isinstance(resources.get(part), Mapping) for v in resources[part].values())
+
+
+def template_image(container: Any) -> bool:
+    """Whether a container's ``image`` holds a template placeholder (``image: ${IMAGE_NAME}``,
+    ``registry/${PROJECT}/vllm:{{ .Values.tag }}``): no image reference admits ``$``, ``{`` or ``}`` (the distribution
+    reference grammar), so the kubelet refuses to pull it (InvalidImageName) and the pod never runs as written; the
+    document is a template a tool (envsubst, Helm) fills before it is applied."""
+    return isinstance(container, Mapping) and holds_placeholder(container.get("image"))
 
 
 def template_name(obj: Any) -> bool:
@@ -341,7 +401,7 @@ class Pod:
 
     __slots__ = ("containers", "engine", "vllm", "vllm_raw", "gpus", "accelerator_resource", "spec", "meta",
                  "volumes", "image_vllm", "unread", "unread_why", "crash", "crash_pending", "crash_placeholder",
-                 "crash_advisory", "locations", "host", "more", "flag_check")
+                 "crash_advisory", "locations", "host", "more", "flag_check", "pod_gpus", "pod_gpus_from")
 
     def __init__(self) -> None:
         self.containers: list[Container] = []
@@ -371,6 +431,10 @@ class Pod:
         #: (``shardwise.dev/vllm-version``, :func:`judge_declared_release`), kept only where its image names no
         #: release read and its command pins none
         self.flag_check: tuple[Any, ...] | None = None
+        #: the pod's request of the server's accelerator resource as the scheduler counts it, where it is more than the
+        #: server's own (:func:`scheduled_request`), and what else in the pod requests it; None and () otherwise
+        self.pod_gpus: Any = None
+        self.pod_gpus_from: tuple[str, ...] = ()
 
     def for_container(self, c: Container, engine: EngineArgs, raw: Mapping[str, Any]) -> Pod:
         """This pod as the serving group of another vLLM container in it (its own engine and GPUs)."""
@@ -419,7 +483,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     an :class:`InputError` at its line, never read as absent.
 
     Every container that runs a vLLM server is read: the first becomes the pod's engine, each further
-    one a :meth:`Pod.for_container` view in ``Pod.more``."""
+    one a :meth:`Pod.for_container` view in ``Pod.more``. A native sidecar (an init container with ``restartPolicy:
+    Always``) that runs one is read after the app containers (:func:`_native_vllm`)."""
     pod = Pod()
     where = where or Location(file, None)
     pod.meta = as_map(template_meta)
@@ -428,10 +493,18 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     pod_sc = typed_map(spec, "securityContext", f"{path}.securityContext", where)
     raw_containers = typed_items(spec, "containers", f"{path}.containers", where)
     refs = claim_refs(spec)
-    for idx, c in enumerate(raw_containers):
+    for idx, init in enumerate(as_list(spec.get("initContainers"))):  # the API server validates them alike
+        if isinstance(init, dict):
+            check_requests_within_limits(init.get("resources"), f"{path}.initContainers[{idx}]", file,
+                                         init.line if isinstance(init, LineDict) else where.line)
+    inits = as_list(spec.get("initContainers"))
+    entries: list[tuple[Any, str, list[Any], int, bool]] = [
+        (c, f"{path}.containers[{i}]", raw_containers, i, False) for i, c in enumerate(raw_containers)]
+    entries += [(c, f"{path}.initContainers[{i}]", inits, i, True) for i, c in enumerate(inits) if _native_vllm(c)]
+    sidecars: list[Container] = []  # the native sidecars read: kept only where one runs the vLLM server
+    for idx, (c, what, siblings, at, sidecar) in enumerate(entries):
         cline = c.line if isinstance(c, LineDict) else where.line
         cloc = location_at(file, cline)
-        what = f"{path}.containers[{idx}]"
         name = c.get("name")
         if type(name) is not str:
             name = string_field(name, f"{what}.name", file, line_of(c, "name") or cline)
@@ -449,6 +522,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         env, literal, env_lines, env_written = _env(c, injected, what, cloc, env_refs, from_values)
         env_from = _env_from(c, what, cloc)
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
+        check_requests_within_limits(resources, what, file, cline)
         gpus, accelerator = _accelerators(resources, file, cline)
         ports = typed_items(c, "ports", f"{what}.ports", cloc)
         for i, port in enumerate(ports):
@@ -495,8 +569,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             if probe is not None:
                 container.probes[kind] = probe
         pod.containers.append(container)
+        if sidecar:
+            sidecars.append(container)
         run = command
-        if entrypoint is not None and not command and (entrypoint[0] in (None, name) if idx == 0
+        if entrypoint is not None and not command and (entrypoint[0] in (None, name) if idx == 0 and not sidecar
                                                        else entrypoint[0] == name):
             run = list(entrypoint[1])
         if not (run or args or image):
@@ -504,7 +580,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         key_lines = [x for x in (line_of(c, "command") if "command" in c else None,
                                  line_of(c, "args") if "args" in c else None) if x is not None]
         start = min(key_lines) if key_lines else cline
-        nxt = raw_containers[idx + 1] if idx + 1 < len(raw_containers) else None
+        nxt = siblings[at + 1] if at + 1 < len(siblings) else None
         end = nxt.line - 1 if isinstance(nxt, LineDict) and nxt.line else None
         flag_loc = location_at(file, (line_of(c, "args") if "args" in c else None) or start)
         locate = make_locate(lines, start, end, file)
@@ -561,7 +637,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 _container_locations(other.locations, c, file)
                 _doubled_serve(other, engine, locate, flag_loc)
                 pod.more.append(other)
-        elif looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) not in BENCH_CLIENTS \
+        elif not sidecar and looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) \
+                not in BENCH_CLIENTS \
                 and not fronts_a_server(image, container.gpus, [str(w) for w in (*run, *args)], env):
             # (a proxy, router or gateway named for vLLM, in front of a server: no engine either)
             # vLLM's benchmark client (`vllm bench serve`) on the vLLM image is no server and no GPU workload
@@ -569,6 +646,9 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.unread_why = _bench_why(bench)
             pod.locations["unread"] = (_key_location(c, "command", file) or _key_location(c, "args", file)
                                        or container.location)
+    idle = [c for c in sidecars if not c.runs_vllm]
+    if idle:  # a native sidecar that runs no vLLM server is not read as one of the pod's containers (as before)
+        pod.containers[:] = [c for c in pod.containers if all(c is not x for x in idle)]
     if isinstance(spec, LineDict) and spec.line is not None:  # where a selector or affinity would go
         pod.locations["podSpec"] = location_at(file, spec.line)
     for key in ("nodeSelector", "affinity", "tolerations", "volumes"):
@@ -590,7 +670,81 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             vol.medium = str(ed["medium"]) if ed.get("medium") else None
             vol.size_limit = str(ed["sizeLimit"]) if ed.get("sizeLimit") is not None else None
         pod.volumes.append(vol)
+    for view in (pod, *pod.more):
+        if view.accelerator_resource is not None and view.gpus is not UNKNOWN:
+            view.pod_gpus, view.pod_gpus_from = scheduled_request(spec, view.accelerator_resource, view.vllm_raw,
+                                                                  view.gpus, file, where.line)
     return pod
+
+
+def _native_vllm(c: Any) -> bool:
+    """Whether an init container is a native sidecar (``restartPolicy: Always``: it runs for the pod's life, beside the
+    app containers; Kubernetes 1.28+, KEP-753) that may run the vLLM server: a vLLM image, or ``vllm`` in its command
+    or args. Such a sidecar is read like an app container; the server it runs is the pod's (the app containers'
+    first, where both run one)."""
+    if not isinstance(c, dict) or c.get("restartPolicy") != "Always":
+        return False
+    image = c.get("image")
+    if isinstance(image, str) and is_vllm_image(image):
+        return True
+    return any(isinstance(w, str) and "vllm" in w.lower() for key in ("command", "args") for w in as_list(c.get(key)))
+
+
+def scheduled_request(spec: Mapping[str, Any], resource: str, server: Any, own: Any, file: str | None,
+                      line: int | None) -> tuple[Any, tuple[str, ...]]:
+    """(the count of ``resource`` one pod of ``spec`` requests as the scheduler counts it, what in the pod other
+    than the ``server`` container, whose own count is ``own``, requests it), where that count is not ``own``;
+    (None, ()) where it is.
+
+    Kubernetes sums the app containers' requests and adds every native sidecar's (an init container with
+    ``restartPolicy: Always``, which runs for the pod's life), and takes the larger of that and the peak of the init
+    phase, where each init container runs beside the sidecars started before it (KEP-753, "Resources calculation
+    for scheduling and pod admission"; kubernetes staging/src/k8s.io/component-helpers/resource/helpers.go,
+    ``AggregateContainerRequests``). The scheduler's NodeResourcesFit filter places the pod on a node only where
+    that much is allocatable, so a GPU a native sidecar or another container requests counts for the pod's fit
+    though the vLLM server does not see it. UNKNOWN where a count is not known yet. A count is read as
+    :func:`_quantity_int` reads the server's (limits first: an extended resource's request equals its limit)."""
+    running, sidecars, peak = 0, 0, 0
+    peak_from: tuple[str, ...] = ()  # the init container whose run is the peak, and the sidecars beside it
+    others: list[str] = []
+    started: list[str] = []  # the native sidecars started so far that request the resource
+    unknown = False
+
+    def count(c: Any) -> int:
+        nonlocal unknown
+        n = _quantity_int(as_map(c.get("resources")), resource, file, c.line if isinstance(c, LineDict) else line)
+        if n is UNKNOWN:
+            unknown = True
+            return 0
+        return int(n or 0)
+
+    for c in as_list(spec.get("containers")):
+        if isinstance(c, dict):
+            n = count(c)
+            running += n
+            if n and c is not server:
+                others.append(f"container `{c.get('name')}` ({n})")
+    for c in as_list(spec.get("initContainers")):
+        if not isinstance(c, dict):
+            continue
+        n = count(c)
+        if c.get("restartPolicy") == "Always":  # the server itself may be one (its count is its own)
+            running += n
+            sidecars += n
+            if n and c is not server:
+                others.append(f"native sidecar `{c.get('name')}` ({n})")
+                started.append(others[-1])
+            if sidecars > peak:
+                peak, peak_from = sidecars, ()
+        elif n + sidecars > peak:
+            peak, peak_from = n + sidecars, (*started, f"init container `{c.get('name')}` ({n})")
+    if unknown:
+        return UNKNOWN, tuple(others)
+    mine = own if isinstance(own, int) else 0
+    total = max(running, peak)
+    if total == mine:
+        return None, ()
+    return (peak, peak_from) if peak > running and peak_from else (total, tuple(others))
 
 
 def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate: Any

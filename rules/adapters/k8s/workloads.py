@@ -67,6 +67,7 @@ from .pods import (
     read_pod,
     read_tolerations,
     template_counts,
+    template_image,
     template_name,
 )
 from .router import add_router
@@ -229,6 +230,8 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
         engine=engine,
         replicas=replicas,
         gpus_per_pod=pod.gpus,
+        pod_gpus=pod.pod_gpus,
+        pod_gpus_from=pod.pod_gpus_from,
         accelerator_resource=pod.accelerator_resource,
         node_selector=read_node_selector(pod.spec, loc),
         affinity=read_affinity(pod.spec),
@@ -417,7 +420,7 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
     subject = f"{kind} {meta.get('namespace') or 'default'}/{name or meta.get('name') or 'unnamed'}"
     pending = pod.crash_pending
     sure = pending is None or (not _injected_name(kind, pending) and runs_as_read(kind, obj, loc.file))
-    if pod.crash_placeholder and is_template(obj):
+    if pod.crash_placeholder and (is_template(obj) or _placeholder_image(obj)):
         sure = False  # ${TP} in args is the template's placeholder: the value the tool fills stays unknown
     if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
@@ -528,6 +531,24 @@ def is_template(obj: Any, depth: int = 0) -> bool:
         return any(is_template(v, depth + 1) for v in obj.values() if isinstance(v, Mapping | list))
     if isinstance(obj, list):
         return any(is_template(v, depth + 1) for v in obj if isinstance(v, Mapping | list))
+    return False
+
+
+def _placeholder_image(obj: Any, depth: int = 0) -> bool:
+    """Whether a container of the document has an image written as a template placeholder (:func:`.pods.
+    template_image`): the pod cannot run as written, so a ``${MODEL_PATH}`` in its command is the template's
+    placeholder too, a value not known yet (corpus22: a Deployment with ``image: ${IMAGE_NAME}`` and ``vllm serve
+    ${MODEL_PATH}`` was SW003 mandatory as a variable Kubernetes does not expand)."""
+    if depth > 64:
+        return False
+    if isinstance(obj, Mapping):
+        for key in ("containers", "initContainers"):
+            containers = obj.get(key)
+            if isinstance(containers, list) and any(template_image(c) for c in containers):
+                return True
+        return any(_placeholder_image(v, depth + 1) for v in obj.values() if isinstance(v, Mapping | list))
+    if isinstance(obj, list):
+        return any(_placeholder_image(v, depth + 1) for v in obj if isinstance(v, Mapping | list))
     return False
 
 

@@ -20,7 +20,9 @@ it as), which a change that keeps every diagnostic must not change; ``--answers`
 differ.
 After the last request it stops the pack as the engine stops a plugin (``SIGINT``, then waits for its exit) and
 prints the CPU the pack spent from the signal to its exit (its ``wait4`` usage less its threads' CPU before the
-signal, ``/proc/PID/task/*/schedstat``) and its exit status: the shutdown, which a preview pays too.
+signal, ``/proc/PID/task/*/schedstat``), the seconds to its exit and its exit status: the shutdown, which a preview
+pays too (the engine kills a plugin 5 s after the signal); a pack that has not exited 10 s after the signal is named
+with each of its threads' name, state and kernel wait channel (``/proc/PID/task/*``).
 ``--profile`` runs the pack under a cProfile of its request handlers and prints the top functions by method.
 ``--pause MS`` waits MS milliseconds after each ``Analyze``, as the engine spaces its calls in a preview (it works
 on each resource between them: about 100 ms a resource in a 1,121-resource preview on two loaded cores), and prints
@@ -237,15 +239,16 @@ def replay(path: Path, answers_out: Path | None, profile: bool, pack_dir: Path |
                 between += pack.cpu_seconds() - cpu0
         wall = time.perf_counter() - t0
         shutdown = interrupt(pack.proc)
+        stuck = _threads_state(pack.proc.pid) if shutdown is None else []
     total = start_cpu + sum(cpu.values()) + between
     print(f"the pack over {calls['Analyze']} resources ({path.name}): {total:.2f} s CPU; start-up {start_cpu:.2f} s, "
           f"requests {sum(cpu.values()):.2f} s ({wall:.2f} s wall)")
     _print_methods(cpu, calls, 2)
     if shutdown is None:
-        print("  shutdown: the pack did not exit within 10 s of SIGINT")
+        print(f"  shutdown: the pack did not exit within 10 s of SIGINT; its threads then: {'; '.join(stuck)}")
     else:
-        print(f"  shutdown (SIGINT, as the engine stops it, to its exit): {shutdown[0] * 1000:.1f} ms CPU, "
-              f"exit status {shutdown[1]}")
+        print(f"  shutdown (SIGINT, as the engine stops it, to its exit): {shutdown[0] * 1000:.1f} ms CPU in "
+              f"{shutdown[2]:.3f} s, exit status {shutdown[1]}")
     if pause:
         print(f"  between resources ({pause * 1000:g} ms each): {between:.2f} s CPU "
               f"({between / max(calls['Analyze'], 1) * 1000:.3f} ms a resource); a resource in all "
@@ -281,19 +284,37 @@ def _threads_cpu(pid: int) -> float:
     return total / 1e9
 
 
-def interrupt(proc: Any, timeout: float = 10.0) -> tuple[float, int] | None:
+def _threads_state(pid: int) -> list[str]:
+    """Each live thread of ``pid`` as ``name state wait-channel`` (``/proc/PID/task/*``): what a pack that does not
+    exit is waiting in."""
+    states = []
+    for task in sorted(os.listdir(f"/proc/{pid}/task"), key=int):
+        base = f"/proc/{pid}/task/{task}"
+        try:
+            comm = Path(f"{base}/comm").read_text().strip()
+            state = Path(f"{base}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            wchan = Path(f"{base}/wchan").read_text().strip() or "-"
+        except (OSError, IndexError):
+            continue
+        states.append(f"{comm} {state} {wchan}")
+    return states
+
+
+def interrupt(proc: Any, timeout: float = 10.0) -> tuple[float, int, float] | None:
     """Stop the pack as the engine stops a plugin (``SIGINT``; pulumi v3.276.0 ``plugin.go``'s ``kill`` through
     ``cmdutil.InterruptChildren``, then up to 5 s for it to exit) and return the CPU seconds it spent from then to
     its exit (its ``wait4`` usage less its threads' CPU before the signal: its serving thread and main thread, the
-    only ones it has then) and its exit status; ``None`` if it has not exited within ``timeout``."""
+    only ones it has then), its exit status and the seconds from the signal to its exit; ``None`` if it has not
+    exited within ``timeout``."""
     before = _threads_cpu(proc.pid)
     proc.send_signal(signal.SIGINT)
-    deadline = time.monotonic() + timeout
+    sent = time.monotonic()
+    deadline = sent + timeout
     while time.monotonic() < deadline:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             proc.returncode = os.waitstatus_to_exitcode(status)
-            return usage.ru_utime + usage.ru_stime - before, proc.returncode
+            return usage.ru_utime + usage.ru_stime - before, proc.returncode, time.monotonic() - sent
         time.sleep(0.002)
     return None
 

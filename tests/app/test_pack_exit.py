@@ -44,3 +44,56 @@ def test_the_pack_interrupted_as_the_engine_stops_it_exits_0(launcher):
         assert pack.proc.returncode == 0
         assert pack.proc.stderr is not None
         assert os.read(pack.proc.stderr.fileno(), 65536) == b""
+
+
+# the pack's main() up to its server, its module-code store found stale (a module changed since it was written) and
+# redirected to a file of the test's: whether the store is written when the pack would serve, and what is left to
+# write at its exit
+_STALE = """
+import os, runpy, sys
+from shardwise.rules import _module_code
+_module_code._state["rewrite"] = sys.argv[2] == "stale"
+_module_code.STORE = sys.argv[1]
+import pulumi_policy
+
+class Served(BaseException):
+    pass
+
+def serve(**_):
+    print(os.path.exists(sys.argv[1]), _module_code._state["rewrite"], flush=True)
+    raise Served
+
+pulumi_policy.PolicyPack = serve  # what the pack serves with (it imports the name when it runs)
+try:
+    runpy.run_path("rules/__main__.py", run_name="__main__")
+except Served:
+    pass
+_module_code._rewrite_if_stale(sys.argv[1] + ".at-exit")
+print(os.path.exists(sys.argv[1] + ".at-exit"), flush=True)
+"""
+
+
+def _bytecode_written(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PULUMI_CONFIG")}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")  # not beside the sources
+    return env
+
+
+@pytest.mark.parametrize(("state", "expected"), [
+    ("stale", "True False\nFalse\n"),  # written before serving; the exit writes nothing
+    ("current", "False False\nFalse\n"),  # nothing to write, then or at the exit
+])
+def test_the_pack_writes_a_stale_module_code_store_before_it_serves_not_at_its_exit(tmp_path, state, expected):
+    """The engine kills the pack 5 s after its SIGINT: a module-code store rewritten at the exit (every module's code
+    compiled or read) is written when the pack starts instead, and the exit has nothing left to write."""
+    store = tmp_path / "module-code.bin"
+    out = subprocess.run([sys.executable, "-c", _STALE, str(store), state], capture_output=True, text=True, cwd=ROOT,
+                         env=_bytecode_written(tmp_path), timeout=120)
+    assert (out.returncode, out.stdout, out.stderr) == (0, expected, "")
+    if state == "stale":
+        from shardwise.rules import _module_code
+
+        with open(store, "rb") as f:
+            fd = f.fileno()
+            index, _ = _module_code._read_index(fd)
+        assert set(index) == {module for module, _, _ in _module_code._modules()}

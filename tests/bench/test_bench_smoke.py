@@ -117,3 +117,32 @@ def test_replay_pack_started_as_the_launchers_start_it_answers_as_the_hosts_star
         assert found, out
         digests.append(found.group(1))
     assert digests[0] == digests[1]
+
+
+def test_replay_pack_names_what_a_pack_that_does_not_exit_waits_in(monkeypatch):
+    """``replay_pack.py``'s stop (``interrupt``): the CPU, status and seconds of a process that exits on ``SIGINT``;
+    ``None`` for one that does not, whose threads ``_threads_state`` then names (name, state, wait channel)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import replay_pack
+
+    ignoring = ("import signal, threading, time; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                "threading.Thread(target=time.sleep, args=(60,), daemon=True).start(); print(flush=True); "
+                "time.sleep(60)")
+    for code, exits in ((ignoring, False), ("import time; print(flush=True); time.sleep(60)", True)):
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            assert proc.stdout is not None
+            proc.stdout.readline()  # started, the signal's disposition set
+            stopped = replay_pack.interrupt(proc, timeout=1.0 if exits else 0.3)
+            if exits:
+                assert stopped is not None and stopped[1] == -2, stopped  # ended by SIGINT (an uncaught KeyboardInterrupt)
+            else:
+                assert stopped is None
+                states = replay_pack._threads_state(proc.pid)
+                assert len(states) == 2, states
+                assert all(re.fullmatch(r"\S+ [RS] \S+", s) for s in states), states
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]

@@ -1030,6 +1030,11 @@ def _stopped(error: dict) -> dict:
                 "note": "the run stopped before reading its inputs: nothing was linted"}}
 
 
+#: what a --baseline FILE that does not exist yet adds: how to write it (newuser9)
+GONE = ("; create it once with `shardwise lint PATH… --create-baseline gone.json` over the paths the run lints, and "
+        "commit it")
+
+
 def test_setup_errors_write_a_json_document(capsys, tmp_path, monkeypatch):
     """review17: a --config, --baseline or --model-dir that cannot be read stops the run before it reads its inputs;
     with --format json it printed nothing on stdout (a CI step that parses the report failed on empty input). It
@@ -1041,8 +1046,8 @@ def test_setup_errors_write_a_json_document(capsys, tmp_path, monkeypatch):
     cases = [
         (["--config", "bad.toml"], "bad.toml:2: cannot parse TOML: Invalid statement",
          {"file": "bad.toml", "line": 2, "message": "cannot parse TOML: Invalid statement"}),
-        (["--baseline", "gone.json"], "gone.json: --baseline: cannot read: No such file or directory",
-         {"file": "gone.json", "line": None, "message": "--baseline: cannot read: No such file or directory"}),
+        (["--baseline", "gone.json"], f"gone.json: --baseline: cannot read: No such file or directory{GONE}",
+         {"file": "gone.json", "line": None, "message": f"--baseline: cannot read: No such file or directory{GONE}"}),
         (["--model-dir", "models"], "--model-dir models: not a directory",
          {"file": None, "line": None, "message": "--model-dir models: not a directory"}),
     ]

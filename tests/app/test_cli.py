@@ -1477,6 +1477,14 @@ def test_every_parser_and_subparser_refuses_abbreviations():
     # --version")
     (["lint", "a.yaml", "--bogus"], "unrecognized arguments: --bogus"),
     (["plan", "--model", "x", "--engine-arg", "--=1"], "argument --engine-arg: expected one argument"),
+    # newuser9: nothing named at all says what to name, not argparse's "the following arguments are required"
+    ([], "no command given; name one of lint, diff, plan, rules, explain, policy-pack-dir, docs (`shardwise --help` "
+         "says what each does; `shardwise lint .` lints this folder)"),
+    (["lint"], "no PATH given; name what to lint: files or folders (`shardwise lint .` for this folder), or - for "
+               "standard input"),
+    (["lint", "--fail-on", "none"], "no PATH given; name what to lint: files or folders (`shardwise lint .` for this "
+                                    "folder), or - for standard input"),
+    (["diff"], "no BASE_REF given; name the git ref to compare the working tree with (`shardwise diff main deploy/`)"),
 ])
 def test_an_abbreviated_option_is_a_usage_error_that_names_the_option(work, capsys, argv, said):
     write(work / "a.yaml", "a: 1\n")

@@ -147,7 +147,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     finally:
         if enabled:
             gc.enable()
-    if has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned)):
+    gitops = has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned))
+    if gitops:
         from .charts import Renderer
         from .gitops import built_folders, plan, render_gitops
 
@@ -182,12 +183,13 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
-    if not inv.sources:
-        unread = _unrendered_error(inv.skipped_files)
-        if unread is not None:
-            inv.errors.append(unread)
+    unread = _unrendered_error(inv.skipped_files) if not inv.sources else None
+    if unread is not None:
+        inv.errors.append(unread)
     elif any(why in _CHART_SKIPS for _, why in inv.skipped_files):
         inv.launch_issues.extend(_unrendered_charts_serving_vllm(inv.skipped_files))
+        if not gitops:  # an Argo CD Application's valueFiles may name a values file outside its chart's folder
+            inv.launch_issues.extend(_values_serving_vllm(inv.skipped_files))
     overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
     if overlays and inv.groups:
         from .overlays import apply_overlays
@@ -264,6 +266,47 @@ def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[Laun
             f"its {os.path.relpath(file, chart) if chart != '.' else file} runs vLLM (`{words}` at line {line}), but "
             f"a chart met while searching a folder is not rendered, so none of its workloads was linted; to lint "
             f"them: {how} (with --values FILE for the values you deploy with)",
+            Location(file, line), mentioned=True))
+    return out
+
+
+def _mention(file: str) -> tuple[int, str] | None:
+    """The line and words of the first mention of a vLLM server in ``file``'s first 256 KiB (:data:`_CHART_SERVES`),
+    or None."""
+    try:
+        text = read_file_bytes(file, limit=_CHART_HEAD, head=True).decode("utf-8", "replace")
+    except InputError:
+        return None
+    m = _CHART_SERVES.search(text)
+    # the words without a value's quotes: `repository: "vllm/vllm-openai` read as a quote left open
+    return None if m is None else (text.count("\n", 0, m.start()) + 1,
+                                   " ".join(m.group(0).replace('"', "").replace("'", "").split()))
+
+
+def _values_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
+    """SW005's record of each Helm values file skipped outside the charts met while searching (those say it through
+    :func:`_unrendered_charts_serving_vllm`) whose text says it runs vLLM: a values file named alone
+    (``shardwise lint values-prod.yaml``), or one kept apart from its chart, is not an input, and the run passed
+    having linted nothing of what it configures, with only the summary's count of skipped files to say so
+    (newuser9: a production-stack ``values.yaml`` with ``tensorParallelSize: 2``). The record says how to lint the
+    workloads it configures: with its chart, where the file's folder holds one, else through ``helm template``."""
+    charts = [d for d, what in unrendered_folders(skipped) if what == "Helm chart"]
+    out: list[LaunchIssue] = []
+    for file, why in skipped[:_CHART_FILES * 8]:
+        if why != HELM_VALUES or any(chart == "." and not os.path.isabs(file) or inside(file, chart)
+                                     for chart in charts):
+            continue
+        hit = _mention(file)
+        if hit is None:
+            continue
+        line, words = hit
+        folder = os.path.dirname(file) or "."
+        how = (f"shardwise lint {folder} --values {file}" if os.path.isfile(os.path.join(folder, "Chart.yaml"))
+               else f"helm template RELEASE CHART -f {file} | shardwise lint - (CHART: the chart it is deployed with)")
+        out.append(LaunchIssue(
+            f"Helm values {os.path.basename(file)}", "",
+            f"it configures vLLM (`{words}` at line {line}), but a Helm values file is read only with its chart, so "
+            f"none of the workloads it configures was linted; to lint them: {how}",
             Location(file, line), mentioned=True))
     return out
 

@@ -202,7 +202,10 @@ def load(path: str) -> dict[Entry, int]:
     try:
         data = read_file_bytes(path)
     except InputError as e:
-        raise InputError(f"--baseline: {e.message}", path) from None
+        # a first CI run names the file before anyone wrote it: say how to write it (newuser9)
+        how = (f"; create it once with `shardwise lint PATH… --create-baseline {path}` over the paths the run lints, "
+               "and commit it") if not os.path.lexists(path) else ""
+        raise InputError(f"--baseline: {e.message}{how}", path) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

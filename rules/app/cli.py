@@ -307,11 +307,30 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             from ..report.formats import utf8_text
             from ..report.text import visible
 
-            message = self._abbreviations(message)
+            message = self._abbreviations(_what_to_name(message))
             self.print_usage(sys.stderr)
             self.exit(2, f"{self.prog}: error: {utf8_text(visible(message), 'text')}\n")
 
     return _Parser
+
+
+#: argparse's words for a missing command or path, and what a new user types next (newuser9: a bare ``shardwise`` or
+#: ``shardwise lint`` said only "the following arguments are required: COMMAND", which names no command)
+_MISSING = {
+    "the following arguments are required: COMMAND":
+        f"no command given; name one of {', '.join(COMMANDS)} (`shardwise --help` says what each does; "
+        "`shardwise lint .` lints this folder)",
+    "the following arguments are required: PATH":
+        "no PATH given; name what to lint: files or folders (`shardwise lint .` for this folder), or - for standard "
+        "input",
+    "the following arguments are required: BASE_REF":
+        "no BASE_REF given; name the git ref to compare the working tree with (`shardwise diff main deploy/`)",
+}
+
+
+def _what_to_name(message: str) -> str:
+    """argparse's ``message``, or for a missing command or path what to name (:data:`_MISSING`)."""
+    return _MISSING.get(message, message)
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

@@ -351,6 +351,64 @@ def test_a_chart_that_runs_no_vllm_met_while_searching_is_no_finding(capsys, mon
         "Helm chart metadata", "Helm values", "Helm chart template (not rendered)"]
 
 
+#: A values file in the shape of vLLM production-stack's (tutorials/assets/values-*.yaml): the chart renders a
+#: Deployment of vllm/vllm-openai from it; shardwise reads a values file only with its chart.
+STACK_VALUES = """\
+servingEngineSpec:
+  modelSpec:
+  - name: "llama3"
+    repository: "vllm/vllm-openai"
+    tag: "v0.9.1"
+    modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+    replicaCount: 1
+    requestGPU: 1
+    vllmConfig:
+      tensorParallelSize: 2
+"""
+
+
+def _values_findings(doc: dict) -> list[tuple]:
+    return [(f["code"], f["level"], f["subject"], f["file"], f["line"], f["message"]) for f in doc["findings"]]
+
+
+def test_a_values_file_that_configures_vllm_named_alone_is_named_by_sw005(capsys, monkeypatch, tmp_path):
+    """newuser9: `shardwise lint values-prod.yaml` read nothing and passed (`skipped 1 file that is not an input:
+    Helm values×1 — passed`), though the file configures vLLM. SW005 now names it with how to lint what it
+    configures: through helm template where no chart is beside it, with the chart's folder where one is."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "values-prod.yaml").write_text(STACK_VALUES)
+    rc, doc, _ = lint_json(capsys, "values-prod.yaml")
+    assert (rc, doc["input_errors"], doc["workloads"]) == (0, [], [])
+    assert _values_findings(doc) == [
+        ("SW005", "advisory", "Helm values values-prod.yaml", "values-prod.yaml", 4,
+         "SW005: not read: it configures vLLM (`repository: vllm/vllm-openai` at line 4), but a Helm values file is "
+         "read only with its chart, so none of the workloads it configures was linted; to lint them: helm template "
+         "RELEASE CHART -f values-prod.yaml | shardwise lint - (CHART: the chart it is deployed with)")]
+    # the same file in its chart's folder: the chart is named, with the file as --values
+    (tmp_path / "charts" / "stack").mkdir(parents=True)
+    (tmp_path / "charts" / "stack" / "Chart.yaml").write_text("apiVersion: v2\nname: stack\nversion: 0.1.0\n")
+    (tmp_path / "charts" / "stack" / "values-prod.yaml").write_text(STACK_VALUES)
+    rc, doc, _ = lint_json(capsys, "charts/stack/values-prod.yaml")
+    assert (rc, [f[5].rpartition("to lint them: ")[2] for f in _values_findings(doc)]) == (
+        0, ["shardwise lint charts/stack --values charts/stack/values-prod.yaml"])
+    # met while searching a folder beside a manifest that is read: said too; --fail-on advisory fails on it
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "config.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  LOG_LEVEL: info\n")
+    os.replace(tmp_path / "values-prod.yaml", tmp_path / "deploy" / "values-prod.yaml")
+    rc, doc, _ = lint_json(capsys, "deploy", "--fail-on", "advisory")
+    assert (rc, [(f[0], f[3], f[4]) for f in _values_findings(doc)]) == (1, [("SW005", "deploy/values-prod.yaml", 4)])
+
+
+def test_a_values_file_of_something_else_named_alone_is_no_finding(capsys, monkeypatch, tmp_path):
+    """A values file that names no vLLM server (a cache's; a URL of a Service named vllm) is skipped as before."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "values.yaml").write_text(
+        "image:\n  repository: redis\n  tag: '7'\nupstream: http://vllm-openai:8000/v1\n")
+    rc, doc, _ = lint_json(capsys, "values.yaml")
+    assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
+
+
 # ---------------------------------------------------------------------------------------- kustomize
 
 

@@ -255,10 +255,13 @@ def test_json_lists_the_baselined_findings_apart_and_sarif_marks_them_unchanged(
 
 
 HOW = f"; write it with `shardwise lint --create-baseline {BASELINE}`"
+#: a baseline named before anyone wrote it (a first CI run): how to write one (newuser9)
+CREATE = (f"; create it once with `shardwise lint PATH… --create-baseline {BASELINE}` over the paths the run lints, "
+          "and commit it")
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    (None, f"{BASELINE}: --baseline: cannot read: No such file or directory"),
+    (None, f"{BASELINE}: --baseline: cannot read: No such file or directory{CREATE}"),
     ("garbage", f"{BASELINE}: --baseline: not a shardwise baseline: not JSON (Expecting value: line 1 column 1 "
                 f"(char 0)){HOW}"),
     ('{"findings": []}', f'{BASELINE}: --baseline: not a shardwise baseline (no "shardwise_baseline" key){HOW}'),

@@ -1030,6 +1030,11 @@ def _stopped(error: dict) -> dict:
                 "note": "the run stopped before reading its inputs: nothing was linted"}}
 
 
+#: what a --baseline FILE that does not exist yet adds: how to write it (newuser9)
+GONE = ("; create it once with `shardwise lint PATH… --create-baseline gone.json` over the paths the run lints, and "
+        "commit it")
+
+
 def test_setup_errors_write_a_json_document(capsys, tmp_path, monkeypatch):
     """review17: a --config, --baseline or --model-dir that cannot be read stops the run before it reads its inputs;
     with --format json it printed nothing on stdout (a CI step that parses the report failed on empty input). It
@@ -1041,8 +1046,8 @@ def test_setup_errors_write_a_json_document(capsys, tmp_path, monkeypatch):
     cases = [
         (["--config", "bad.toml"], "bad.toml:2: cannot parse TOML: Invalid statement",
          {"file": "bad.toml", "line": 2, "message": "cannot parse TOML: Invalid statement"}),
-        (["--baseline", "gone.json"], "gone.json: --baseline: cannot read: No such file or directory",
-         {"file": "gone.json", "line": None, "message": "--baseline: cannot read: No such file or directory"}),
+        (["--baseline", "gone.json"], f"gone.json: --baseline: cannot read: No such file or directory{GONE}",
+         {"file": "gone.json", "line": None, "message": f"--baseline: cannot read: No such file or directory{GONE}"}),
         (["--model-dir", "models"], "--model-dir models: not a directory",
          {"file": None, "line": None, "message": "--model-dir models: not a directory"}),
     ]
@@ -1472,6 +1477,14 @@ def test_every_parser_and_subparser_refuses_abbreviations():
     # --version")
     (["lint", "a.yaml", "--bogus"], "unrecognized arguments: --bogus"),
     (["plan", "--model", "x", "--engine-arg", "--=1"], "argument --engine-arg: expected one argument"),
+    # newuser9: nothing named at all says what to name, not argparse's "the following arguments are required"
+    ([], "no command given; name one of lint, diff, plan, rules, explain, policy-pack-dir, docs (`shardwise --help` "
+         "says what each does; `shardwise lint .` lints this folder)"),
+    (["lint"], "no PATH given; name what to lint: files or folders (`shardwise lint .` for this folder), or - for "
+               "standard input"),
+    (["lint", "--fail-on", "none"], "no PATH given; name what to lint: files or folders (`shardwise lint .` for this "
+                                    "folder), or - for standard input"),
+    (["diff"], "no BASE_REF given; name the git ref to compare the working tree with (`shardwise diff main deploy/`)"),
 ])
 def test_an_abbreviated_option_is_a_usage_error_that_names_the_option(work, capsys, argv, said):
     write(work / "a.yaml", "a: 1\n")

@@ -199,7 +199,9 @@ def test_a_baseline_marks_the_added_findings_it_holds_and_the_gate_counts_the_ot
     # a baseline that cannot be read fails the diff, as it fails lint
     rc, _, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(tmp_path / "missing.json"))
     assert (rc, err.splitlines()[-1]) == (2, f"shardwise: error: {tmp_path / 'missing.json'}: --baseline: cannot read: "
-                                             "No such file or directory")
+                                             "No such file or directory; create it once with `shardwise lint PATH… "
+                                             f"--create-baseline {tmp_path / 'missing.json'}` over the paths the run "
+                                             "lints, and commit it")
 
 
 def test_a_link_out_of_the_tree_in_the_base_is_linted_as_in_the_working_tree(repo, capsys):

@@ -791,13 +791,13 @@ def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     if tpu_of(g) is not None:
         return None  # not sized, whatever else is not known (its model, its layout)
     model = require_model(g)
-    _offloaded(g, model)
     dev = device(g)
     if dev is None:
         return None
+    settings = engine_settings(g)  # its unknowns first (the layout), then what the offload leaves undecided
+    _offloaded(g, model)
     _offload_engine(g, dev)
-    return size_deployment(model, dev, engine_settings(g), vllm_version(g),
-                           expected_context=expected_context(g, config))
+    return size_deployment(model, dev, settings, vllm_version(g), expected_context=expected_context(g, config))
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:
@@ -808,10 +808,11 @@ def sizer(g: ServingGroup, config: Context) -> Sizer | None:
     if tpu_of(g) is not None:
         return None
     model = require_model(g)
-    _offloaded(g, model)
     dev = device(g)
     if dev is None:
         return None
+    engine_settings(g)  # its unknowns first (the layout), then what the offload leaves undecided
+    _offloaded(g, model)
     _offload_engine(g, dev)
     return per_group(g, f"sizer:{config.p95_context_tokens}",
                      lambda g: Sizer(model, dev, engine_settings(g), vllm_version(g), expected_context(g, config)))

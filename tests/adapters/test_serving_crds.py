@@ -709,7 +709,7 @@ def test_a_probe_or_shm_the_template_writes_wins_field_by_field(tmp_path):
     found = [(f.code, f.message) for f in run_rules(ALL_RULES, inv) if f.code in ("SW401", "SW402")]
     assert found == [("SW401", "container `main` runs tensor_parallel_size 2 "
                                 "with emptyDir `scratch` without medium: Memory (node disk) at /dev/shm, not an "
-                                "emptyDir with medium: Memory")]
+                                "emptyDir with medium: Memory; set medium: Memory on emptyDir `scratch`")]
 
 
 def test_kubeai_gives_its_vllm_server_probes_and_shm():

@@ -272,7 +272,7 @@ def test_lint_judges_a_rope_scaling_override_by_release():
         "40,960 tokens Qwen/Qwen3-32B allows (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): vLLM 0.18.0 "
         "(transformers 4) sets the rope_scaling of --hf-overrides after patch_rope_parameters has read the "
         "checkpoint's, so the override's 131,072 tokens do not count; write it as rope_parameters, or set "
-        "max_position_embeddings with it; vLLM will refuse to start")]
+        "max_position_embeddings with it; vLLM will refuse to start; set --max-model-len 40960 or less")]
     assert _capacity(DATA / "qwen3-32b-yarn-shell.yaml") == [(
         "SW102", "advisory", 27,
         "cannot decide: Qwen/Qwen3-32B at TP1×PP1 on H200-141GB (vLLM 0.20.0 from the image tag): vLLM 0.20.0 takes "

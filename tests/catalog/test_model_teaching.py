@@ -450,7 +450,10 @@ def test_a_blocking_finding_on_a_model_assumed_from_its_path_is_advisory(tmp_pat
     sure = tmp_path / "sure.yaml"
     sure.write_text(manifest("/models/llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B-Instruct"))
     weights = ("in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.9 × "
-               "44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag)")
+               "44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag); spread the "
+               "weights over at least 4 of these GPUs (131.4 GiB over 39.9 GiB each; more than a node of this pool "
+               "holds (1), so across nodes: pipeline parallelism, or data and expert parallelism over pods); or serve "
+               "an FP8 or 4-bit quantised checkpoint; or use a GPU with more memory")
     assert [f for f in _capacity_findings(sure) if f[0] == "SW101"] == [
         ("SW101", "mandatory", f"/models/llama-3.1-70b-instruct {weights}")]
     # ... advisory, saying why and what makes it blocking, when only the path's name matched the catalog
@@ -473,4 +476,6 @@ def test_a_configured_level_wins_over_the_assumed_model(tmp_path: Path):
         "mandatory",
         "llama-3.1-70b-instruct in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per GPU at TP1×PP1, but "
         "gpu_memory_utilization 0.9 × 44.3 GiB (L40S) allows 39.9 GiB; vLLM will fail at start-up (vLLM 0.11.0 "
-        "from the image tag)")
+        "from the image tag); spread the weights over at least 4 of these GPUs (131.4 GiB over 39.9 GiB each; more "
+        "than a node of this pool holds (1), so across nodes: pipeline parallelism, or data and expert parallelism "
+        "over pods); or serve an FP8 or 4-bit quantised checkpoint; or use a GPU with more memory")

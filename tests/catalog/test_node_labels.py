@@ -433,7 +433,8 @@ def test_a_deployment_selecting_an_ec2_bare_gpu_name_alone_is_judged_on_each_siz
     got = [(f.code, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW101"]
     assert got == [("SW101", "advisory", (
         "Qwen/Qwen3-32B in bf16 needs 61.0 GiB (−0.4/+1.5) of weights per GPU at TP1×PP1, but gpu_memory_utilization "
-        "0.9 × 39.4 GiB (A100-40GB) allows 35.5 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag) "
+        "0.9 × 39.4 GiB (A100-40GB) allows 35.5 GiB; vLLM will fail at start-up (vLLM 0.11.0 from the image tag); "
+        "--tensor-parallel-size 4 starts (15.3 GiB of weights per GPU), with 4 nvidia.com/gpu requested per pod "
         "(advisory: the selector (instance-gpu-name=a100) names a GPU by a bare family name that may be p4d "
         "(A100-40GB) or p4de (A100-80GB), and this holds on p4d (A100-40GB) only; name one size (the GPU's full name, "
         "as GPU Feature Discovery writes it: `NVIDIA-A100-SXM4-80GB`; an instance type or family; or a GPU memory "

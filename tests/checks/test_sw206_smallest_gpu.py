@@ -17,9 +17,16 @@ FIXTURE = os.path.join(FIXTURES, "k8s", "accelerators", "phi4-mini-any-gpu.yaml"
 
 
 def test_phi4_mini_at_its_default_context_does_not_fit_the_smallest_gpu() -> None:
-    s = size_replica(find_model("microsoft/Phi-4-mini-instruct"), 14.75)  # a T4
+    """Before vLLM 0.12 a LongRoPE model without --max-model-len runs at its full 131,072 tokens, whose one
+    sequence a T4 does not hold; from 0.12 it runs at config.json's original_max_position_embeddings (4,096: engine20),
+    which it does."""
+    model = find_model("microsoft/Phi-4-mini-instruct")
+    s = size_replica(model, 14.75, vllm_version="0.11.0")  # a T4
     assert (round(s.weights_gib_per_gpu, 1), s.needed_kv_gib, s.max_model_len, s.verdict) == (
         7.2, 16.0, 131072, "refuses")
+    s = size_replica(model, 14.75, vllm_version="0.12.0")
+    assert (round(s.weights_gib_per_gpu, 1), s.needed_kv_gib, s.max_model_len, s.verdict) == (
+        7.2, 0.5, 4096, "starts")
 
 
 def test_sw206_counts_one_max_model_len_sequence() -> None:

@@ -284,7 +284,7 @@ def test_standalone_problems_are_relative_to_the_arguments(tmp_path):
     err, run = failing_program({}, program=path)
     assert isinstance(err, ArgumentsError)
     assert str(err) == (
-        "VllmService: 7 invalid arguments (at construction)\n"
+        "VllmService: 8 invalid arguments (at construction)\n"
         "  cache.kind: a node-nvme cache needs pool `l40s` to set instance_store: raid0 (its 250 GB of NVMe mounted "
         "at /mnt/k8s-disks/0)\n"
         "  pod.labels: `app.kubernetes.io/name` is set by shardwise (suppressions: `suppress`)\n"
@@ -292,7 +292,12 @@ def test_standalone_problems_are_relative_to_the_arguments(tmp_path):
         "  pod.volume_mounts[0].name: no volume `scratch` in pod.volumes\n"
         "  pod.volume_mounts[0].mount_path: /dev/shm/x is shardwise's (/dev/shm, the model cache)\n"
         "  engine.extra_args: --load-format is set by `cache` (kind s3 streams with runai_streamer)\n"
-        "  engine.extra_args: --api-key would show the key in the pod spec: name its Secret in api_key_secret")
+        "  engine.extra_args: --api-key would show the key in the pod spec: name its Secret in api_key_secret\n"
+        # the rendered pod as Kubernetes validates it (readers19): the same request, at the field the API server names
+        "  environment: spec.template.spec.containers[0].resources.requests.nvidia.com/gpu: 2, but "
+        "limits.nvidia.com/gpu is 1; Kubernetes refuses the pod (\"must be equal to nvidia.com/gpu limit\": "
+        "nvidia.com/gpu is never overcommitted, so a container's request must equal its limit) and runs neither count: "
+        "write the count once, under limits (the request defaults to it)")
     assert [r.type for r in run.resources] == ["aws:ecr/repository:Repository"]  # nothing of the component
 
 

@@ -73,8 +73,8 @@ def test_lint_of_a_newer_image_tag_says_so_in_the_finding(tmp_path, capsys):
     rc, out, _ = run(capsys, "lint", str(tmp_path / "d.yaml"))
     assert rc == 1
     [sw101] = [ln for ln in out.splitlines() if " SW101 " in ln]
-    assert sw101.endswith(f"vLLM will fail at start-up (vLLM 0.99.0 from the image tag, {NEWER}); serve a quantised "
-                          "checkpoint or use a GPU with more memory (Deployment s/x)")
+    assert f"vLLM will fail at start-up (vLLM 0.99.0 from the image tag, {NEWER}); spread the weights" in sw101
+    assert sw101.endswith("or use a GPU with more memory (Deployment s/x)")
 
 
 @pytest.mark.parametrize(("argv", "said"), [

@@ -7,14 +7,19 @@ class's fields."""
 from __future__ import annotations
 
 import ast
-import inspect
+import os
 
+from repo_paths import ROOT
 from shardwise.rules.capacity import sizing
+
+#: the module's source: read from the file, as `make setup` compiles the module with mypyc (no source to inspect)
+SOURCE = os.path.join(ROOT, "rules", "capacity", "sizing.py")
 
 
 def _calls() -> list[tuple[int, str, int]]:
     """(line, class name, values given) of every ``_tuple_new(Class, (...))`` in capacity/sizing.py."""
-    tree = ast.parse(inspect.getsource(sizing))
+    with open(SOURCE, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_tuple_new":

@@ -7,7 +7,11 @@ hold only where the pod owns its GPUs. What the inputs may declare instead, each
 - **time-slicing or MPS**: the pod requests a share (``nvidia.com/gpu.shared``, a renamed ``nvidia.com/gpu.*``),
   or its node selector, node affinity or node pool carries GPU Feature Discovery's sharing labels
   (``nvidia.com/gpu.replicas`` above 1, ``nvidia.com/gpu.sharing-strategy`` other than ``none``, a product
-  ending in ``-SHARED``): other pods run on the same GPU;
+  ending in ``-SHARED``), or the inputs hold the device plugin's configuration (a ConfigMap the GPU operator's
+  ``devicePlugin.config`` or the plugin chart's ``config.map`` names) that time-slices or MPS-shares
+  ``nvidia.com/gpu`` on the nodes the pod lands on: the configuration its ``nvidia.com/device-plugin.config``
+  node label selects, or, with no such label, every configuration of the ConfigMap (a cluster-wide default):
+  other pods run on the same GPU;
 - **a MIG slice** (``nvidia.com/mig-3g.40gb``): the pod owns a slice of the stated memory, not the card;
 - **GPUs seen without a request**: ``runtimeClassName: nvidia`` or ``NVIDIA_VISIBLE_DEVICES`` and no request,
   so the container sees the node's GPUs outside the scheduler's count, and anything else may use them too;
@@ -28,7 +32,7 @@ from ..catalog.accelerators import (
     unified_memory_product,
     visible_devices_envs,
 )
-from ..model import UNKNOWN, Container, ServingGroup
+from ..model import UNKNOWN, Container, Inventory, ServingGroup
 from ..model.vocab import GPU_RESOURCE
 
 Kind = Literal["time-slicing", "mig", "no-request", "shared-claim", "unified-memory"]
@@ -37,6 +41,9 @@ _REPLICAS = "nvidia.com/gpu.replicas"
 _STRATEGY = "nvidia.com/gpu.sharing-strategy"
 #: GPU Feature Discovery's MIG strategy label: ``single`` makes ``nvidia.com/gpu`` count MIG devices.
 MIG_STRATEGY = "nvidia.com/mig.strategy"
+#: The node label that picks one of the device plugin's named configurations (GPU operator, "Time-Slicing GPUs in
+#: Kubernetes"; the plugin's config-manager reads it on each node).
+PLUGIN_CONFIG = "nvidia.com/device-plugin.config"
 GPU_PRODUCT_LABELS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
 
 
@@ -111,10 +118,37 @@ def _unified(g: ServingGroup, labels: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def gpu_sharing(g: ServingGroup) -> Sharing | None:
+def _configured(g: ServingGroup, inv: Inventory, labels: list[tuple[str, str]]) -> str | None:
+    """The device plugin configuration of the inputs that shares ``nvidia.com/gpu`` on the group's nodes, as a
+    message's words, or None. A node label ``nvidia.com/device-plugin.config`` among the group's placement picks
+    that key; with none, a ConfigMap counts only where every configuration it holds shares the GPU (whichever the
+    cluster's default is, or any node's label, the GPU is shared)."""
+    configs = [cm for cm in inv.config_maps
+               if cm.device_plugin and cm.kind == "ConfigMap" and inv.same_unit(cm.location.file, g.location.file)]
+    if not configs:
+        return None
+    picked = [v.strip() for k, v in labels if k == PLUGIN_CONFIG and v.strip()]
+    for cm in configs:
+        if picked:
+            keys = [k for k in picked if k in cm.device_plugin]
+        elif all(cm.device_plugin.values()):
+            keys = list(cm.device_plugin)
+        else:
+            continue
+        for key in keys:
+            share = cm.device_plugin[key]
+            if share is not None:
+                strategy, replicas = share
+                what = "time-sliced" if strategy == "time-slicing" else "MPS"
+                return (f"{what} shares of a GPU, {replicas} a GPU by the device plugin's configuration `{key}` "
+                        f"in ConfigMap {cm.namespace}/{cm.name}")
+    return None
+
+
+def gpu_sharing(g: ServingGroup, inv: Inventory | None = None) -> Sharing | None:
     """How the group's GPUs are shared, or None when the inputs declare no sharing (whole GPUs, as far as they
     say). The first of: a MIG slice, a time-sliced share, GPUs seen without a request, a shared claim, unified
-    memory, time-slicing labels."""
+    memory, time-slicing labels, the device plugin's configuration in ``inv``."""
     c = _main(g)
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
     profile = mig_profile(resource)
@@ -142,4 +176,8 @@ def gpu_sharing(g: ServingGroup) -> Sharing | None:
     label = _time_slicing_label(labels)
     if label is not None and (resource in (None, GPU_RESOURCE)):
         return Sharing("time-slicing", f"a time-sliced GPU ({label})")
+    if inv is not None and resource in (None, GPU_RESOURCE):
+        configured = _configured(g, inv, labels)
+        if configured is not None:
+            return Sharing("time-slicing", configured)
     return None

@@ -38,7 +38,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
         remediation=(f"Keep --gpu-memory-utilization between {LOW} and {HIGH}, or leave it unset for the "
                      "release's default (0.9; 0.92 from vLLM 0.20; 1.0 with 0.34's extensible KV cache). Where "
                      "other servers share the GPU, declare "
-                     "it (a time-slicing resource or node label) or suppress the rule with the reason."),
+                     "it (a time-slicing resource, a node label, or the device plugin's sharing configuration "
+                     "among the inputs) or suppress the rule with the reason."),
         references=(
             "https://docs.vllm.ai/en/latest/configuration/engine_args.html",
             "https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus",
@@ -59,7 +60,7 @@ class MemoryUtilizationOutOfRange(GroupRule):
         b = rv.behaviour
         measured = extensible_kv_cache_of(g)
         default = f"vLLM {rv.version}'s default is {1.0 if measured else b.gpu_memory_utilization:g}"
-        sharing = gpu_sharing(g)
+        sharing = gpu_sharing(g, inv)
         if u > HIGH and measured and not (sharing is not None and sharing.shared):
             # 0.34's extensible KV cache measures what it keeps free after the warm-up and the capture: a high
             # fraction leaves no headroom short (v1/worker/extensible_kv_cache.py measure_kv_cache_bytes)

@@ -300,7 +300,7 @@ def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
     unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
     if (g.accelerator_resource or unit) != unit:
         return False
-    sharing = gpu_sharing(g)
+    sharing = gpu_sharing(g, inv)
     if sharing is not None and sharing.kind in ("time-slicing", "mig"):
         return False
     if any(key == MIG_STRATEGY and value.strip().lower() == "single"

@@ -83,7 +83,7 @@ class GpuRequestNotTp(GroupRule):
         if req is None:
             check_server_elsewhere(g)  # another container of the pod holds the GPUs: which one serves?
             need = per_pod if per_pod is not None else -(-lay.world // lay.pods)
-            sharing = gpu_sharing(g)
+            sharing = gpu_sharing(g, inv)
             if sharing is not None and sharing.kind == "no-request":
                 yield hit(g, f"the vLLM container requests no GPUs but {lay.text()} needs {need} per pod; it sees "
                              f"the node's GPUs through {sharing.via}, outside the scheduler's count",

@@ -59,7 +59,7 @@ class GpusRequestedButUnused(GroupRule):
         fewest = pods * req.units * req.lo
         if fewest <= need:  # where a unit may hold more devices than the layout uses, no claim of waste
             return
-        sharing = gpu_sharing(g)
+        sharing = gpu_sharing(g, inv)
         if per_pod is not None:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "

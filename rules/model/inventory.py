@@ -278,6 +278,11 @@ class ConfigMap:
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
     kind: str = "ConfigMap"  # "ConfigMap" | "Secret"
+    #: Where the ConfigMap holds NVIDIA device plugin configurations (the GPU operator's ``devicePlugin.config``,
+    #: the plugin chart's ``config.map``): for each such key, how it shares ``nvidia.com/gpu`` as (strategy,
+    #: replicas), ``("time-slicing", 4)`` or ``("mps", 2)``, or None where that configuration advertises it whole
+    #: (no sharing, one replica, or the shares renamed to ``nvidia.com/gpu.shared``). Empty for any other ConfigMap.
+    device_plugin: dict[str, tuple[str, int] | None] = field(default_factory=dict)
 
 
 @dataclass

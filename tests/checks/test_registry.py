@@ -142,7 +142,9 @@ EXTRA_FIXTURES = {
               "sidecar-mig.yaml",  # review21: a sidecar's MIG slice said against what the node holds
               "sidecar-karpenter.yaml"},  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
-              "extensible-kv-cache.yaml"},  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
+              "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
+              # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
+              "time-slicing-config.yaml", "time-slicing-per-node.yaml"},
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory

@@ -666,7 +666,11 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "server's Qwen3-32B-AWQ at 0.70 on an RTX 5090 at 0.28.0 logs 0.33 GiB of peak activation, a warm profile, "
         "where a cold compile's 1.54 GiB (the embedding's copy and the sampler) are charged: -0.77 GiB (-25.7 %) "
         "sized cold, +0.32 GiB (+10.8 %) sized warm, its weights and non-torch memory (18.62 GiB) 0.5 over the "
-        "weights modelled and the 0.12 charged",
+        "weights modelled and the 0.12 charged. logs23 (set 27): kthxo/distserving's RTX 4090 runs the same "
+        "0.24.0 command (Qwen3-8B, 0.92, 32,768 tokens, pip, PyTorch sampler) to 36,992 tokens in one log and 43,888 "
+        "in a later one, 6,896 tokens (0.95 GiB) apart, the gap its RTX 5090 logs between a first start (89,040) and "
+        "a restart its author puts down to the compile cache (95,936); shardwise gives 37,280 cold and 44,016 warm, "
+        "the 5090 pair 89,600 and 96,352",
         "each start's compile lines ('Compiling a graph' or 'Directly load the compiled graph')"),
 }
 
@@ -688,6 +692,7 @@ _FLOSA = "https://github.com/floSa/data-analyst-agent/blob/"
 _DROLSEY = "https://github.com/Drolsey/syslab-server/blob/"
 _DDIIWOONG = ("https://github.com/ddiiwoong/newblog/blob/ca0977f4aaed493717b06da7547f92729ab5fa55/blog/"
               "2026-09-06-llm-optimization-capstone.md")
+_KTHXO = "https://github.com/kthxo/distserving/blob/"
 _Q38 = "https://github.com/vllm-project/recipes/blob/62a146b6003c124e03b71eb8d1d84917b2d570b4/models/Qwen/Qwen3.8-27B.yaml"
 MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_FRESHAIR + "f52b9b99f2c0495fb32899ed7e4411c60a90341c/docs/evidence/wp24/WP24-2026-09-20-run1/B/EV02/"
@@ -778,6 +783,8 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     ("https://github.com/josemendozaorg/homelab-android19/blob/4b5d89eecc5edb34f761a8a3a91e22275323925d/specs/"
      "gpu-passthrough-vm-llm-workloads/vllm-performance-analysis.md", "0.11.0", "Qwen/Qwen2.5-7B-Instruct-AWQ", 1, 1, 1,
      121_072): "pip-sort",
+    (_KTHXO + "02b7f6e44396623834ee58e72e9e4d88973345aa/EXPERIMENT_LOG_hetero_yunuikang.md", "0.24.0", "Qwen/Qwen3-8B",
+     1, 1, 1, 43_888): "compile-state-by-run",
 }
 
 

@@ -617,7 +617,10 @@ def make_plan(req: PlanRequest) -> Plan:
         assert req.gpu_memory_gib is not None
         gpu_gb = req.gpu_memory_gib * GIB / GB
         mem = float(req.gpu_memory_gib)
-    precision = weight_precision(model, req.dtype, req.quantization)
+    try:  # a checkpoint whose bits its name leaves open (a bare -GPTQ, a quantisation before unread words)
+        precision = weight_precision(model, req.dtype, req.quantization)
+    except QuantizationUnknown as e:
+        raise PlanError(f"cannot decide: {e.text}") from None
     if precision not in BYTES_PER_PARAM:
         raise InputError(f"no bytes-per-parameter figure for precision {precision}", req.model)
     rules_model = with_weights(model, req.weights_gib, precision) if req.weights_gib else model

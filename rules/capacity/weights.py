@@ -187,6 +187,13 @@ def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str |
     """
     if quantization:
         return quantization_precision(model, quantization)
+    unread = model.extra.get("quantisation_word_unread")
+    if unread:  # catalog.lookup.quantisation_word_inside: neither that quantisation nor the base model's precision
+        raise QuantizationUnknown(
+            "the weights' size", f"{model.id}'s name says `{unread}` before words shardwise does not read, so it is "
+                                 f"sized neither at that quantisation nor at {model.base_model}'s {model.precision}; "
+                                 "give its config.json instead, whose quantization_config states the bits (the "
+                                 "annotation shardwise.dev/base-model, or plan's --model, takes its path)")
     if model.precision not in ("bf16", "fp16", "fp32"):
         return checkpoint_precision(model)
     if dtype and dtype != "auto":

@@ -570,6 +570,24 @@ def states_no_width(model_id: str) -> bool:
         return False
 
 
+def quantisation_word_inside(model_id: str) -> str | None:
+    """The quantisation a name states before other words (``google/gemma-4-E4B-it-qat-w4a16-ct``: ``w4a16``, then
+    ``-ct``), where its end states none (:func:`resolve_precision_from_name` is None), or None. The words after it are
+    no decoration :func:`_split_quant_suffix` knows, so the name is not read as that precision; neither is it the
+    base model's 16-bit precision (review22: the QAT export, 9.81 GiB loaded on an L4 at 0.28.0, was sized in bf16,
+    15.1 GiB, under the annotation shardwise.dev/base-model, and SW101 blocked a start that ran)."""
+    name = model_id.strip().rsplit("/", 1)[-1]
+    if _split_quant_suffix(name)[1] is not None:
+        return None
+    for cut in (m.start() for m in re.finditer(r"[-_.]", name)):
+        head = name[:cut]
+        for pattern, _, method in _quant_patterns():
+            m = pattern.search(head)
+            if m is not None and m.start() > 0 and method is not None:  # -BF16 inside states no quantisation
+                return head[m.start() + 1:]
+    return None
+
+
 def resolve_precision_from_name(model_id: str) -> tuple[Precision, str | None] | None:
     """The (precision, quantization method) a repository name states, or None if it states none.
 
@@ -700,7 +718,12 @@ def find_model(model_id: str, base_model: str | None = None) -> ModelShape:
         return by_id[model_id]
     if base_model is not None:
         base = find_model(base_model)
-        return _as_variant(base, model_id, resolve_precision_from_name(model_id))
+        stated = resolve_precision_from_name(model_id)
+        variant = _as_variant(base, model_id, stated)
+        unread = quantisation_word_inside(model_id) if stated is None else None
+        if unread is not None:  # the name says it is quantised, where shardwise does not read it: not the base's
+            variant = dataclasses.replace(variant, extra={**variant.extra, "quantisation_word_unread": unread})
+        return variant
     hit = lower.get(model_id.lower())
     if hit is not None:
         return by_id[hit]

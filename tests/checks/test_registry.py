@@ -123,6 +123,8 @@ EXTRA_FIXTURES = {
               "gfd-bare-product.yaml",  # place16: a bare GFD NVIDIA-A100 is any A100 of the catalog, 40 or 80 GB
               "amd-partition.yaml",  # amd17: an MI300X amd.com/gpu is a whole GPU or a partition of one
               "overlay-patches-args",  # place14: an unbuilt overlay patches the args read from the base: advisory
+              # review22: a name's quantisation before words not read is neither it nor the base model's bf16
+              "quant-word-before-unread-words.yaml",
               "tpu.yaml"},  # tpu19: a TPU is not sized by the CUDA/ROCm capacity model: said once, advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines

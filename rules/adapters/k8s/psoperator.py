@@ -272,7 +272,7 @@ def add_prodstack_operator(kind: str, obj: Mapping[str, Any], loc: Location, inv
 
     routers = len(inv.routers)
     rendered = runtime_deployment(obj, loc) if kind == "VLLMRuntime" else router_deployment(obj, loc)
-    added = add_workload(kind, rendered, loc, inv, lines, known=False) or len(inv.routers) > routers
+    added = add_workload(kind, rendered, loc, inv, lines, known=False, rendered=True) or len(inv.routers) > routers
     if kind == "VLLMRouter" and not added:  # an image of another name (a mirror, a fork): the object says it routes
         file_lines = lines.get(loc.file) if lines is not None and loc.file is not None else None
         tpl = rendered["spec"]["template"]

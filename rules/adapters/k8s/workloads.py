@@ -682,6 +682,7 @@ def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, 
         g.pod_labels = first.pod_labels
         g.pods_per_group = first.pods_per_group
         g.restart_policy, g.exclusive_topology = first.restart_policy, first.exclusive_topology
+        g.unknown_operator = first.unknown_operator
         inv.groups.append(g)
         note_launch(inv, kind, obj, loc, other, g, name=g.name)
 
@@ -720,10 +721,11 @@ def controller_labels(kind: str, obj: Mapping[str, Any]) -> dict[str, str]:
 
 
 def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
-                 known: bool = True) -> bool:
+                 known: bool = True, rendered: bool = False) -> bool:
     """Add a serving group for a workload that runs vLLM; True when one was added. ``known``: the object is
     one of :data:`WORKLOAD_GROUPS` (its group checked by the caller); else a custom resource read by the
-    shape it shares with them (``spec.template``)."""
+    shape it shares with them (``spec.template``), whose operator may add to the pod (``unknown_operator``) unless
+    ``rendered``: the object is what a modelled operator renders (``psoperator``), so what it adds is in it."""
     file = loc.file
     file_lines = lines.get(file) if lines is not None and file is not None else None
     strict = known and kind in SIMPLE_WORKLOADS
@@ -761,6 +763,9 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
         return pod.unread is not None
     replicas = _replicas(kind, obj, loc, strict)
     group = make_group(kind, obj, loc, pod, replicas, file)
+    # a custom resource of an operator shardwise does not know: the operator builds the pod from this template and
+    # may add resources, /dev/shm or probes (engine.OPERATOR_ADDS), as for the generic reader's objects
+    group.unknown_operator = not known and not rendered
     if bare_pod:  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
     elif strict:

@@ -19,7 +19,7 @@ from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
 from ._request import device_claims, unschedulable_reason
-from ._sharing import GPU_PRODUCT_LABELS, MIG_STRATEGY, gpu_sharing, placement_labels
+from ._sharing import GPU_PRODUCT_LABELS, MIG_DEVICE_CLASSES, MIG_STRATEGY, gpu_sharing, placement_labels
 from ._words import listed
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
@@ -307,8 +307,3 @@ def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
            or key in GPU_PRODUCT_LABELS and "-mig-" in value.lower() for key, value in placement_labels(g)):
         return False
     return not any(d.device_class in MIG_DEVICE_CLASSES for d in device_claims(g, inv))
-
-
-#: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).
-MIG_DEVICE_CLASSES = frozenset({"mig.nvidia.com"})
-

@@ -132,9 +132,12 @@ def test_an_unknown_family_is_undecided_and_a_mig_slice_is_one_gpu() -> None:
         ("SW401", "mandatory", "qwen-mig", 34, "container `vllm` runs "
          "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
          "mount an emptyDir with medium: Memory there"),
-        ("SW204", "mandatory", "qwen-mig", 37, "the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
-         "starts 2 workers; vLLM cannot start with fewer GPUs than workers; write nvidia.com/mig-3g.40gb: 2 "
-         "under the vLLM container's resources.limits"),
+        # mig20: not "write nvidia.com/mig-3g.40gb: 2": a CUDA process sees one MIG device however many it is given
+        ("SW204", "mandatory", "qwen-mig", 37, "the pod's vLLM container gets MIG devices (nvidia.com/mig-3g.40gb) "
+         "but TP2×PP1 starts 2 workers: a CUDA process enumerates a single MIG device however many the container is "
+         "given (NVIDIA MIG user guide, \"CUDA Device Enumeration\"), so vLLM sees 1 GPU and refuses to start "
+         "(\"World size (2) is larger than the number of available GPUs (1)\"); serve it at TP1 on one MIG slice "
+         "that holds the model, or on 2 whole GPUs (nvidia.com/gpu on nodes without MIG)"),
     ]
 
 

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..catalog.accelerators import (
+    GPU_PRODUCT_LABELS,
     mig_profile,
     runtime_visibility,
     shared_resource,
+    single_strategy_label,
     unified_memory_product,
     visible_devices_envs,
 )
@@ -35,9 +37,6 @@ Kind = Literal["time-slicing", "mig", "no-request", "shared-claim", "unified-mem
 
 _REPLICAS = "nvidia.com/gpu.replicas"
 _STRATEGY = "nvidia.com/gpu.sharing-strategy"
-#: GPU Feature Discovery's MIG strategy label: ``single`` makes ``nvidia.com/gpu`` count MIG devices.
-MIG_STRATEGY = "nvidia.com/mig.strategy"
-GPU_PRODUCT_LABELS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
 
 
 @dataclass(frozen=True)
@@ -84,43 +83,13 @@ def placement_labels(g: ServingGroup) -> list[tuple[str, str]]:
     return out
 
 
-def _mig_label(key: str, value: str) -> bool:
-    """Whether a node label says the node's ``nvidia.com/gpu`` are MIG devices: GPU Feature Discovery's
-    ``nvidia.com/mig.strategy=single``, or a product it names under that strategy (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``;
-    NVIDIA/gpu-feature-discovery README, "MIG 'single' strategy")."""
-    v = value.strip().lower()
-    return key == MIG_STRATEGY and v == "single" or key in GPU_PRODUCT_LABELS and "-mig-" in v
-
-
-def _single_strategy_label(g: ServingGroup) -> str | None:
-    """The label by which every node the group's pods may land on runs MIG's single strategy (its ``nvidia.com/gpu``
-    are MIG devices), or None where the inputs do not make that sure: the node selector or the pool's labels name it,
-    or each term of the required node affinity has an ``In`` on such a label whose values all name it. A label the
-    pod does not require (a cluster whose strategy is not in the inputs) leaves ``nvidia.com/gpu`` a whole GPU."""
-    fixed: list[tuple[str, str]] = []
-    if isinstance(g.node_selector, dict):
-        fixed += [(k, v) for k, v in g.node_selector.items() if isinstance(v, str)]
-    if g.pool is not None:
-        fixed += list(g.pool.labels.items())
-    for key, value in fixed:
-        if _mig_label(key, value):
-            return f"{key}={value}"
-    found: list[str] = []
-    for term in g.affinity:
-        hit_ = next((e for e in term if e.operator == "In" and e.values
-                     and all(_mig_label(e.key, v) for v in e.values)), None)
-        if hit_ is None:
-            return None
-        found.append(f"{hit_.key} In {', '.join(hit_.values)}")
-    return found[0] if found else None
-
-
 def mig_devices(g: ServingGroup, claim_classes: tuple[str, ...] = ()) -> str | None:
     """How the group's vLLM container gets MIG devices, for a message (``MIG devices (nvidia.com/mig-3g.47gb)``), or
     None where the inputs do not make it sure that it does: a MIG resource of the device plugin's mixed strategy,
-    ``nvidia.com/gpu`` on nodes of its single strategy (:func:`_single_strategy_label`), or devices by resource
-    claims of a MIG DeviceClass (``claim_classes``: every claim's class, from the inputs). ``nvidia.com/gpu`` where
-    the strategy is not known is a whole GPU, as the device plugin's default (``none``) makes it."""
+    ``nvidia.com/gpu`` on nodes of its single strategy (``catalog.accelerators.single_strategy_label``), or devices
+    by resource claims of a MIG DeviceClass (``claim_classes``: every claim's class, from the inputs).
+    ``nvidia.com/gpu`` where the strategy is not known is a whole GPU, as the device plugin's default (``none``)
+    makes it."""
     c = _main(g)
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
     if mig_profile(resource) is not None:
@@ -130,7 +99,7 @@ def mig_devices(g: ServingGroup, claim_classes: tuple[str, ...] = ()) -> str | N
             return f"MIG devices (resource claims of DeviceClass {claim_classes[0]})"
         return None
     if resource in (None, GPU_RESOURCE):
-        label = _single_strategy_label(g)
+        label = single_strategy_label(g)
         if label is not None:
             return f"MIG devices (nvidia.com/gpu on nodes of MIG's single strategy, {label})"
     return None

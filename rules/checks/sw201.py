@@ -11,6 +11,7 @@ from ..catalog.accelerators import (
     devices_per_unit,
     group_vendor,
     layout_counts_devices,
+    mig_label,
     mig_profile,
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
@@ -19,7 +20,7 @@ from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
 from ._request import device_claims, unschedulable_reason
-from ._sharing import GPU_PRODUCT_LABELS, MIG_DEVICE_CLASSES, MIG_STRATEGY, gpu_sharing, placement_labels
+from ._sharing import MIG_DEVICE_CLASSES, gpu_sharing, placement_labels
 from ._words import listed
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
@@ -303,7 +304,6 @@ def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
     sharing = gpu_sharing(g)
     if sharing is not None and sharing.kind in ("time-slicing", "mig"):
         return False
-    if any(key == MIG_STRATEGY and value.strip().lower() == "single"
-           or key in GPU_PRODUCT_LABELS and "-mig-" in value.lower() for key, value in placement_labels(g)):
+    if any(mig_label(key, value) for key, value in placement_labels(g)):
         return False
     return not any(d.device_class in MIG_DEVICE_CLASSES for d in device_claims(g, inv))

@@ -30,12 +30,19 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
-from ..catalog.accelerators import group_vendor
+from ..catalog.accelerators import (
+    group_vendor,
+    mig_memory_eighths,
+    mig_profile_name,
+    mig_profiles_of,
+    single_strategy_label,
+    single_strategy_profile,
+)
 from ..catalog.partitions import ASSUMED_MODE
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..model.unknown import holds_placeholder
-from ..model.vocab import ANN_VLLM_VERSION
+from ..model.vocab import ANN_VLLM_VERSION, GPU_RESOURCE
 from ..vllm.args import is_unresolved
 from ..vllm.images import image_info
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
@@ -136,8 +143,59 @@ def gpu_of(g: ServingGroup) -> GpuInfo | None:
     return None
 
 
+def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
+    """(the GPU, the MIG profile, the eighths of the GPU's memory one slice holds) of a group whose pods run on MIG
+    devices: a MIG resource (``nvidia.com/mig-3g.40gb``, the device plugin's mixed strategy) or ``nvidia.com/gpu`` on
+    nodes the pods are pinned to MIG's single strategy, whose GPU Feature Discovery product names the profile
+    (``NVIDIA-A100-SXM4-80GB-MIG-3g.40gb``). None where the pods do not run on MIG devices as far as the inputs say,
+    or land on no GPU the inputs name. The slice is sized, not the GPU: its memory is the profile's share of the GPU's
+    (NVIDIA MIG user guide, "Supported MIG Profiles"; accelerators.json ``mig_profiles``); the GPU's other properties
+    (compute capability, the dtypes it runs) are the slice's too. Raises :class:`Undecidable` where the slice's size
+    is not known: a profile the guide does not list for the GPU, or the single strategy with no profile named."""
+    c = g.main_container
+    resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
+    profile = mig_profile_name(resource)
+    label = None
+    if profile is None:
+        if resource not in (None, GPU_RESOURCE) or (c is not None and c.resource_claims):
+            return None
+        label = single_strategy_label(g)
+        if label is None:
+            return None
+        profile = single_strategy_profile(g)
+    gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
+    if gpu is None:
+        if g.pool is None:
+            return None  # no GPU named at all: SW206 says so
+        raise Undecidable(f"the memory of one MIG device ({resource or label})",
+                          f"the GPU of node pool `{g.pool.name}` it is a slice of is not known")
+    if profile is None:
+        raise Undecidable(f"the memory of one MIG device of the {gpu.name}",
+                          f"its nodes run MIG's single strategy ({label}), so one nvidia.com/gpu is a MIG device, and "
+                          "no label the pods require names its profile (GPU Feature Discovery's nvidia.com/gpu.product "
+                          "ends in it: ...-MIG-3g.40gb)")
+    eighths = mig_memory_eighths(gpu.name, profile)
+    if eighths is None:
+        known_ = ", ".join(mig_profiles_of(gpu.name)) or "none"
+        raise Undecidable(f"the memory of one MIG {profile} device of the {gpu.name}",
+                          f"NVIDIA's MIG user guide (\"Supported MIG Profiles\") lists no {profile} profile for it "
+                          f"(the table here knows: {known_})")
+    return gpu, profile, eighths
+
+
+def mig_slice_or_none(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
+    """:func:`mig_slice`, None where it is not known (for a message or a remedy, which must not raise)."""
+    try:
+        return mig_slice(g)
+    except Undecidable:
+        return None
+
+
 def gpu_name(g: ServingGroup) -> str:
     gpu = gpu_of(g)
+    mig = mig_slice_or_none(g)
+    if mig is not None:
+        return f"{mig[0].name} MIG {mig[1]}"
     if gpu is not None:
         # amd17: one partition of an AMD Instinct GPU is named as one (``MI300X cpx_nps4 1/8``), not the whole GPU
         size = g.pool.labels.get(ASSUMED_MODE, "spx") if g.pool is not None and g.gpu_override is None else "spx"
@@ -153,6 +211,9 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
     if group_vendor(g) == "aws":  # tensor parallelism counts NeuronCores; the catalog gives memory per device
         raise Undecidable("memory per NeuronCore", "the catalog gives memory per Neuron device, which its "
                           "NeuronCores share in a proportion set by the logical core size")
+    mig = mig_slice(g)
+    if mig is not None:  # mig20: one MIG device, the profile's share of the GPU's memory (a label's is the GPU's)
+        return round(mig[0].memory_gib * mig[2] / 8, 2)
     if g.pool is not None:
         if is_unknown(g.pool.gpu_memory_gib) and (g.pool.gpu_memory_why or g.pool.hardware_why):
             raise Undecidable(f"GPU memory of node pool `{g.pool.name}`", g.pool.gpu_memory_why or g.pool.hardware_why)
@@ -170,6 +231,9 @@ def gpu_memory_gb(g: ServingGroup) -> float | None:
     """Nominal decimal GB per GPU (``gpus_needed``'s ``gpu_gb``)."""
     if group_vendor(g) == "aws":
         gpu_memory_gib(g)  # raises: the memory per NeuronCore is not known
+    mig = mig_slice(g)
+    if mig is not None:
+        return mig[0].memory_gb * mig[2] / 8
     gpu = gpu_of(g)
     if gpu is not None:
         return gpu.memory_gb

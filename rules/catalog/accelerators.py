@@ -254,6 +254,83 @@ def mig_profile(resource: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+def mig_profile_name(resource: str | None) -> str | None:
+    """The MIG profile a MIG device resource names, without its media-extension mark: ``nvidia.com/mig-1g.10gb.me``
+    -> ``1g.10gb``; None for any other resource."""
+    profile = mig_profile(resource)
+    return f"{profile[0]}g.{profile[1]}gb" if profile is not None else None
+
+
+@functools.cache
+def _mig_table() -> dict[str, dict[str, int]]:
+    raw = _read_data().get("mig_profiles", {}).get("gpus", {})
+    return {str(gpu): {str(p): int(n) for p, n in profiles.items()} for gpu, profiles in raw.items()}
+
+
+def mig_memory_eighths(gpu: str, profile: str) -> int | None:
+    """The eighths of ``gpu``'s memory one MIG slice of ``profile`` holds (``A100-80GB``, ``3g.40gb`` -> 4), from the
+    table of NVIDIA's MIG user guide (accelerators.json ``mig_profiles``); None where that table does not list the
+    profile for the GPU (the slice's size is not known)."""
+    return _mig_table().get(gpu, {}).get(profile)
+
+
+def mig_profiles_of(gpu: str) -> tuple[str, ...]:
+    """The MIG profiles the table lists for a catalog GPU, in its order (empty: none known)."""
+    return tuple(_mig_table().get(gpu, {}))
+
+
+#: GPU Feature Discovery's MIG strategy label: ``single`` makes ``nvidia.com/gpu`` count MIG devices.
+MIG_STRATEGY = "nvidia.com/mig.strategy"
+GPU_PRODUCT_LABELS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
+_PRODUCT_MIG = re.compile(r"-mig-(\d+g\.\d+gb)", re.IGNORECASE)
+
+
+def mig_label(key: str, value: str) -> bool:
+    """Whether a node label says the node's ``nvidia.com/gpu`` are MIG devices: GPU Feature Discovery's
+    ``nvidia.com/mig.strategy=single``, or a product it names under that strategy (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``;
+    NVIDIA/gpu-feature-discovery README, "MIG 'single' strategy")."""
+    v = value.strip().lower()
+    return key == MIG_STRATEGY and v == "single" or key in GPU_PRODUCT_LABELS and "-mig-" in v
+
+
+def _required_labels(g: ServingGroup) -> list[tuple[str, str]]:
+    """The labels every node the group's pods may land on has: its node selector's and its pool's."""
+    fixed: list[tuple[str, str]] = []
+    if isinstance(g.node_selector, dict):
+        fixed += [(k, v) for k, v in g.node_selector.items() if isinstance(v, str)]
+    if g.pool is not None:
+        fixed += list(g.pool.labels.items())
+    return fixed
+
+
+def single_strategy_label(g: ServingGroup) -> str | None:
+    """The label by which every node the group's pods may land on runs MIG's single strategy (its ``nvidia.com/gpu``
+    are MIG devices), or None where the inputs do not make that sure: the node selector or the pool's labels name it,
+    or each term of the required node affinity has an ``In`` on such a label whose values all name it. A label the
+    pod does not require (a cluster whose strategy is not in the inputs) leaves ``nvidia.com/gpu`` a whole GPU."""
+    for key, value in _required_labels(g):
+        if mig_label(key, value):
+            return f"{key}={value}"
+    found: list[str] = []
+    for term in g.affinity:
+        expr = next((e for e in term if e.operator == "In" and e.values
+                     and all(mig_label(e.key, v) for v in e.values)), None)
+        if expr is None:
+            return None
+        found.append(f"{expr.key} In {', '.join(expr.values)}")
+    return found[0] if found else None
+
+
+def single_strategy_profile(g: ServingGroup) -> str | None:
+    """The MIG profile a required GPU Feature Discovery product label names under the single strategy
+    (``NVIDIA-A100-SXM4-80GB-MIG-3g.40gb`` -> ``3g.40gb``), None where none does."""
+    for key, value in _required_labels(g):
+        m = _PRODUCT_MIG.search(value) if key in GPU_PRODUCT_LABELS else None
+        if m:
+            return m.group(1).lower()
+    return None
+
+
 @dataclass(frozen=True)
 class DeviceAnnotation:
     """A pod annotation by which an admission webhook or a scheduler gives the pod accelerators its resources do

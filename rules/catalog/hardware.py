@@ -107,6 +107,10 @@ _INTERCONNECTS = {"nvswitch": "nvswitch", "nvlink": "nvlink", "pcie": "pcie", "t
 MAX_GPU_MEMORY_GIB = 65536.0
 
 
+#: The MIG device profile GPU Feature Discovery appends to the product under the single strategy.
+_MIG_PRODUCT = re.compile(r"-MIG-\d+g\.\d+gb(?:[.+]me)?$", re.IGNORECASE)
+
+
 def _int(value: Any, top: float = math.inf) -> int | None:
     try:
         n = int(str(value).strip())
@@ -368,6 +372,11 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     product = (labels.get(LABEL_GPU_PRODUCT) or labels.get(GFD_PRODUCT) or _label(labels, INSTANCE_GPU_NAME_SUFFIX)
                or labels.get(GKE_ACCELERATOR) or labels.get(GKE_TPU_ACCELERATOR) or labels.get(AMD_PRODUCT)
                or labels.get(CLOUD_RUN_ACCELERATOR))
+    if isinstance(product, str) and _MIG_PRODUCT.search(product):
+        # mig20: GPU Feature Discovery's product under MIG's single strategy is the GPU's with the MIG device's profile
+        # after it (``NVIDIA-A100-SXM4-80GB-MIG-1g.10gb``; NVIDIA/gpu-feature-discovery README, "MIG 'single'
+        # strategy"): the GPU is the one before it; the slice's memory is sized by capacity.group.mig_slice
+        product = _MIG_PRODUCT.sub("", product)
     # CoreWeave's and Volcengine's GPU names come without a memory figure this reader knows the unit of: a bare family
     # name there (Volcengine's ``Tesla-V100``: 16 or 32 GB) names no size, so the pool's memory is unknown
     platform_product = None

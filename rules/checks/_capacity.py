@@ -13,6 +13,7 @@ from ..capacity.group import (
     device,
     engine_settings,
     expected_context,
+    mig_slice_or_none,
     require_model,
     suggested_max_model_len,
     vllm_version,
@@ -101,6 +102,8 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
         candidates.append(("--kv-cache-dtype fp8", replace(base, kv_cache_dtype="fp8")))
     per_node = g.pool.gpus_per_node if g.pool is not None else None
     room = per_node if isinstance(per_node, int) else 8
+    if mig_slice_or_none(g) is not None:
+        room = 0  # mig20: a CUDA process sees one MIG device, so no wider TP starts on them (SW204)
     if base.tp * 2 * base.pp <= room and model.num_attention_heads % (base.tp * 2) == 0:
         candidates.append((f"--tensor-parallel-size {base.tp * 2}", replace(base, tp=base.tp * 2)))
     for text, settings in candidates:
@@ -127,6 +130,9 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
             candidates.append((f"--gpu-memory-utilization {util:g}", replace(base, gpu_memory_utilization=util)))
     per_node = g.pool.gpus_per_node if g.pool is not None else None
     room = per_node if isinstance(per_node, int) else 8
+    mig = mig_slice_or_none(g)
+    if mig is not None:
+        room = 0  # mig20: a CUDA process sees one MIG device, so no wider TP starts on them (SW204)
     tp = base.tp * 2
     while tp * base.pp <= room:
         if model.num_attention_heads % tp == 0:
@@ -142,10 +148,12 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
             fewer = asked is not None and asked < more and one_pod
             request = f", with {more} {unit} requested per pod" if fewer else ""
             return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per GPU){request}"
-    return _weights_elsewhere(s, dev, per_node if isinstance(per_node, int) else None, bool(base.cpu_offload_bytes))
+    return _weights_elsewhere(s, dev, per_node if isinstance(per_node, int) else None, bool(base.cpu_offload_bytes),
+                              mig[0].name if mig is not None else None)
 
 
-def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offloads: bool = False) -> str:
+def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offloads: bool = False,
+                       mig_of: str | None = None) -> str:
     """SW101's remedy where no setting of this node's GPUs starts the layout, each named only where it can work
     (review21: "serve a quantised checkpoint or use a GPU with more memory" was said of DeepSeek-V3's FP8 checkpoint,
     628.6 GiB at TP1 on an H100, which no GPU holds): more GPUs, at least the checkpoint's weights over what one GPU
@@ -153,12 +161,17 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
     more than a node of the pool holds; a checkpoint of fewer bits than the one served (FP8 or 4-bit for 16 bits,
     4-bit for 8 bits, none below); a GPU of the vendor's in the catalog whose memory at this utilisation holds the
     weights this layout puts on one GPU. ``offloads``: ``--cpu-offload-gb`` keeps part of the weights in CPU memory,
-    so the GPUs they need are no figure of the checkpoint's bytes: a larger amount is named instead."""
+    so the GPUs they need are no figure of the checkpoint's bytes: a larger amount is named instead. ``mig_of``: the
+    GPU whose MIG slice the group runs on (mig20): more slices hold no more of the model (a CUDA process sees one MIG
+    device), so a larger profile of that GPU or a whole GPU is named instead of more GPUs."""
     ways: list[str] = []
     total = s.weights_gb_total * GB / GIB
     need = math.ceil(total / s.usable_gib_per_gpu) if s.usable_gib_per_gpu > 0 else 0
     if offloads:
         ways.append("offload more of the weights (a larger --cpu-offload-gb)")
+    elif mig_of is not None:
+        ways.append(f"serve it on a MIG profile of the {mig_of} with more memory, or on whole GPUs (a CUDA process "
+                    "sees one MIG device, so more slices of this one hold no more of it)")
     elif need > s.gpus:
         across = (f"; more than a node of this pool holds ({per_node}), so across nodes: pipeline parallelism, or "
                   "data and expert parallelism over pods" if per_node is not None and need > per_node else "")
@@ -169,8 +182,9 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
         ways.append("serve an FP8 or 4-bit quantised checkpoint")
     elif bits >= 1:
         ways.append("serve a 4-bit quantised checkpoint")
-    if any(gpu.vendor == dev.vendor and gpu.memory_gib * s.gpu_memory_utilization > s.weights_gib_per_gpu
-           and gpu.memory_gib > dev.memory_gib for gpu in gpus().values()):
+    if mig_of is None and any(gpu.vendor == dev.vendor and gpu.memory_gib > dev.memory_gib
+                              and gpu.memory_gib * s.gpu_memory_utilization > s.weights_gib_per_gpu
+                              for gpu in gpus().values()):
         ways.append("use a GPU with more memory")
     return "; or ".join(ways) if ways else "spread the weights over more GPUs"
 

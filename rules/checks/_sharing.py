@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..catalog.accelerators import (
+    GPU_PRODUCT_LABELS,
     mig_profile,
     runtime_visibility,
     shared_resource,
+    single_strategy_label,
     unified_memory_product,
     visible_devices_envs,
 )
@@ -39,12 +41,9 @@ Kind = Literal["time-slicing", "mig", "no-request", "shared-claim", "unified-mem
 
 _REPLICAS = "nvidia.com/gpu.replicas"
 _STRATEGY = "nvidia.com/gpu.sharing-strategy"
-#: GPU Feature Discovery's MIG strategy label: ``single`` makes ``nvidia.com/gpu`` count MIG devices.
-MIG_STRATEGY = "nvidia.com/mig.strategy"
 #: The node label that picks one of the device plugin's named configurations (GPU operator, "Time-Slicing GPUs in
 #: Kubernetes"; the plugin's config-manager reads it on each node).
 PLUGIN_CONFIG = "nvidia.com/device-plugin.config"
-GPU_PRODUCT_LABELS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
 
 
 @dataclass(frozen=True)
@@ -89,6 +88,32 @@ def placement_labels(g: ServingGroup) -> list[tuple[str, str]]:
     if g.pool is not None:
         out += list(g.pool.labels.items())
     return out
+
+
+def mig_devices(g: ServingGroup, claim_classes: tuple[str, ...] = ()) -> str | None:
+    """How the group's vLLM container gets MIG devices, for a message (``MIG devices (nvidia.com/mig-3g.47gb)``), or
+    None where the inputs do not make it sure that it does: a MIG resource of the device plugin's mixed strategy,
+    ``nvidia.com/gpu`` on nodes of its single strategy (``catalog.accelerators.single_strategy_label``), or devices
+    by resource claims of a MIG DeviceClass (``claim_classes``: every claim's class, from the inputs).
+    ``nvidia.com/gpu`` where the strategy is not known is a whole GPU, as the device plugin's default (``none``)
+    makes it."""
+    c = _main(g)
+    resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
+    if mig_profile(resource) is not None:
+        return f"MIG devices ({resource})"
+    if c is not None and c.resource_claims:
+        if claim_classes and all(k in MIG_DEVICE_CLASSES for k in claim_classes):
+            return f"MIG devices (resource claims of DeviceClass {claim_classes[0]})"
+        return None
+    if resource in (None, GPU_RESOURCE):
+        label = single_strategy_label(g)
+        if label is not None:
+            return f"MIG devices (nvidia.com/gpu on nodes of MIG's single strategy, {label})"
+    return None
+
+
+#: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).
+MIG_DEVICE_CLASSES = frozenset({"mig.nvidia.com"})
 
 
 def _time_slicing_label(labels: list[tuple[str, str]]) -> str | None:

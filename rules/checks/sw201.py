@@ -11,6 +11,7 @@ from ..catalog.accelerators import (
     devices_per_unit,
     group_vendor,
     layout_counts_devices,
+    mig_label,
     mig_profile,
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
@@ -19,7 +20,7 @@ from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
 from ._request import device_claims, unschedulable_reason
-from ._sharing import GPU_PRODUCT_LABELS, MIG_STRATEGY, gpu_sharing, placement_labels
+from ._sharing import MIG_DEVICE_CLASSES, gpu_sharing, mig_devices, placement_labels
 from ._words import listed
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
@@ -233,6 +234,10 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
         asks += f" for {used}, but"
         if uses <= holds and not each:  # the layout itself fits a node: the request is what does not
             instead += f", {fewer}"
+    if uses > 1 and mig_devices(g, tuple(d.device_class or "" for d in claims)) is not None:
+        # mig20: more slices, or a pool that holds them, start no layout of more than one worker on MIG devices
+        instead = ("serve it at TP1 on one MIG slice that holds the model, or on whole GPUs: a CUDA process "
+                   "enumerates one MIG device, so no layout of more than one worker per pod starts on them (SW204)")
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     reason = unschedulable_reason(g, inv, unit)
     if g.pool.kind == "karpenter":  # no node of the NodePool holds it, and Karpenter launches none that would
@@ -303,12 +308,6 @@ def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:
     sharing = gpu_sharing(g, inv)
     if sharing is not None and sharing.kind in ("time-slicing", "mig"):
         return False
-    if any(key == MIG_STRATEGY and value.strip().lower() == "single"
-           or key in GPU_PRODUCT_LABELS and "-mig-" in value.lower() for key, value in placement_labels(g)):
+    if any(mig_label(key, value) for key, value in placement_labels(g)):
         return False
     return not any(d.device_class in MIG_DEVICE_CLASSES for d in device_claims(g, inv))
-
-
-#: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).
-MIG_DEVICE_CLASSES = frozenset({"mig.nvidia.com"})
-

@@ -10,8 +10,12 @@ from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import runs_on_cpu
-from ._request import Request, annotated_devices, check_server_elsewhere, counts_layout, gpu_request
-from ._sharing import gpu_sharing
+from ._request import Request, annotated_devices, check_server_elsewhere, counts_layout, device_claims, gpu_request
+from ._sharing import gpu_sharing, mig_devices
+
+#: Why a pod's MIG devices hold one vLLM device, whatever their count (the sources named in the rule's ``why``).
+ONE_MIG_DEVICE = ("a CUDA process enumerates a single MIG device however many the container is given (NVIDIA MIG user "
+                  "guide, \"CUDA Device Enumeration\")")
 
 
 def _ambiguous(req: Request) -> Undecidable:
@@ -23,6 +27,16 @@ def _ambiguous(req: Request) -> Undecidable:
 def _units(devices: int, req: Request) -> int:
     """The units of ``req.resource`` that hold ``devices`` vLLM devices for sure (each unit holds at least ``lo``)."""
     return -(-devices // max(1, req.lo))
+
+
+def _mig(g: ServingGroup, inv: Inventory) -> str | None:
+    """How the pod's vLLM container gets MIG devices (:func:`~._sharing.mig_devices`), with the classes of its
+    resource claims where the inputs hold every one of them."""
+    c = g.main_container
+    claims = device_claims(g, inv)
+    classes = tuple(d.device_class or "" for d in claims) if c is not None and len(claims) == len(c.resource_claims) \
+        else ()
+    return mig_devices(g, classes)
 
 
 def _write(resource: str, units: int, g: ServingGroup | None = None) -> str:
@@ -41,7 +55,8 @@ class GpuRequestNotTp(GroupRule):
         name="gpu-request-not-tp",
         enforcement="mandatory",
         severity="high",
-        summary="A pod requests fewer GPUs than its layout (TP × PP × local DP ranks) starts vLLM workers on.",
+        summary=("A pod requests fewer GPUs than its layout (TP × PP × local DP ranks) starts vLLM workers on, or runs "
+                 "more than one worker on MIG devices, of which a CUDA process sees one."),
         why=(
             "vLLM starts one worker per GPU of its layout: tensor_parallel_size × pipeline_parallel_size × "
             "the data-parallel ranks the pod runs (--data-parallel-size-local, else every rank of "
@@ -54,7 +69,13 @@ class GpuRequestNotTp(GroupRule):
             "the node, so that is advisory. A pod that asks for its devices by an annotation an admission webhook or "
             "a scheduler reads (the composite DRA driver's composite.dra/gpu-nic-pairs, KAI's gpu-fraction, an "
             "OpenShift AI hardware profile named on an InferenceService) gets them at admission: enough by the "
-            "annotation's count is no finding, fewer or no count is undecided."
+            "annotation's count is no finding, fewer or no count is undecided. MIG devices (a MIG resource such as "
+            "nvidia.com/mig-3g.40gb, nvidia.com/gpu on nodes labelled nvidia.com/mig.strategy=single, a resource claim "
+            "of DeviceClass mig.nvidia.com) hold one vLLM device per pod whatever their count: a CUDA process "
+            "enumerates a single MIG device however many the container is given (NVIDIA MIG user guide, \"CUDA "
+            "Device Enumeration\"; pytorch/pytorch#130181; vllm-project/vllm#7211), so a layout of more than one "
+            "worker per pod on them cannot start (vllm/config/parallel.py: \"World size (2) is larger than the "
+            "number of available GPUs (1)\")."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
@@ -62,12 +83,15 @@ class GpuRequestNotTp(GroupRule):
             "Request tensor_parallel_size × pipeline_parallel_size × the pod's data-parallel ranks GPUs in the "
             "vLLM container, and in a LeaderWorkerSet make size × GPUs per pod equal the whole layout. A container "
             "that sees the node's GPUs through runtimeClassName nvidia or NVIDIA_VISIBLE_DEVICES needs the request "
-            "too, for the scheduler to count them."
+            "too, for the scheduler to count them. On MIG devices, serve at TP1 on one slice that holds the model, or "
+            "request whole GPUs on nodes without MIG for a wider layout."
         ),
         references=(
             "https://docs.vllm.ai/en/latest/deployment/k8s.html",
             "https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html",
             "https://lws.sigs.k8s.io/docs/",
+            "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",
+            "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html",
         ),
         scope="resource",
         applies_to_plans=False,
@@ -108,6 +132,18 @@ class GpuRequestNotTp(GroupRule):
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
                          f"{lay.text()} needs {plural(need, 'GPU')} per pod; the device plugin gives a container "
                          f"only the GPUs it requests{profile}; {_write(resource, need)}", location=g.at("resources"))
+            return
+        mig = _mig(g, inv)
+        on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
+        if mig is not None and on_one > 1:
+            refusal = (f"refuses to start (\"World size ({lay.tp * lay.pp}) is larger than the number of "
+                       f"available GPUs (1)\")" if lay.tp * lay.pp > 1
+                       else "cannot give each data-parallel rank a GPU of its own: it does not start")
+            each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
+            yield hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "
+                         f"{plural(on_one, 'worker')}{each}: {ONE_MIG_DEVICE}, so vLLM sees 1 GPU and {refusal}; "
+                         f"serve it at TP1 on one MIG slice that holds the model, or on {on_one} whole GPUs "
+                         "(nvidia.com/gpu on nodes without MIG)", location=g.at("resources"))
             return
         pods = lay.pods if per_pod is None else 1
         need = lay.world if per_pod is None else per_pod

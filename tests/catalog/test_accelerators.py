@@ -132,9 +132,12 @@ def test_an_unknown_family_is_undecided_and_a_mig_slice_is_one_gpu() -> None:
         ("SW401", "mandatory", "qwen-mig", 34, "container `vllm` runs "
          "tensor_parallel_size 2 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); "
          "mount an emptyDir with medium: Memory there"),
-        ("SW204", "mandatory", "qwen-mig", 37, "the pod requests 1 nvidia.com/mig-3g.40gb but TP2×PP1 "
-         "starts 2 workers; vLLM cannot start with fewer GPUs than workers; write nvidia.com/mig-3g.40gb: 2 "
-         "under the vLLM container's resources.limits"),
+        # mig20: not "write nvidia.com/mig-3g.40gb: 2": a CUDA process sees one MIG device however many it is given
+        ("SW204", "mandatory", "qwen-mig", 37, "the pod's vLLM container gets MIG devices (nvidia.com/mig-3g.40gb) "
+         "but TP2×PP1 starts 2 workers: a CUDA process enumerates a single MIG device however many the container is "
+         "given (NVIDIA MIG user guide, \"CUDA Device Enumeration\"), so vLLM sees 1 GPU and refuses to start "
+         "(\"World size (2) is larger than the number of available GPUs (1)\"); serve it at TP1 on one MIG slice "
+         "that holds the model, or on 2 whole GPUs (nvidia.com/gpu on nodes without MIG)"),
     ]
 
 
@@ -305,3 +308,34 @@ def test_shared_gpu_vocabulary() -> None:
     assert [unified_memory_product(n) for n in ("NVIDIA-GB10", "NVIDIA Jetson AGX Orin", "Orin (nvgpu)",
                                                 "NVIDIA-H100-80GB-HBM3", "NVIDIA-GH200-480GB")] == [
         True, True, True, False, False]
+
+
+def test_mig_profiles_are_the_user_guides_eighths_of_each_gpu() -> None:
+    """mig20: each catalog GPU's MIG profiles as the eighths of its memory a slice holds (NVIDIA MIG user guide,
+    "Supported MIG Profiles"): on the seven-slice GPUs 1g the smallest (1/8), 1g of twice that memory and 2g 2/8, 3g
+    and 4g half, 7g the whole GPU; on the RTX PRO 6000 Blackwell quarters (1g 1/4, 2g 1/2, 4g the whole); the name's
+    rounded GB agrees with the share of the GPU's nominal GB; a profile the guide does not list for a GPU, or a GPU
+    without a table, has no size."""
+    from shardwise.rules.catalog.accelerators import mig_memory_eighths, mig_profile_name, mig_profiles_of
+
+    tables = {name: mig_profiles_of(name) for name in gpus()}
+    assert {name for name, profiles in tables.items() if profiles} == {
+        "A100-40GB", "A100-PCIe-40GB", "A100-80GB", "A100-PCIe-80GB", "H100-SXM-80GB", "H100-PCIe-80GB",
+        "H100-NVL-94GB", "H200-141GB", "B200", "RTX-PRO-6000-Blackwell"}
+    for name, profiles in tables.items():
+        for profile in profiles:
+            eighths = mig_memory_eighths(name, profile)
+            assert eighths is not None
+            compute, memory = profile.removesuffix("gb").split("g.")
+            whole = "4" if name == "RTX-PRO-6000-Blackwell" else "7"
+            shares = {"1": (2,), "2": (4,), "4": (8,)} if whole == "4" else {
+                "1": (1, 2), "2": (2,), "3": (4,), "4": (4,), "7": (8,)}
+            assert eighths in shares[compute], (name, profile)
+            assert abs(int(memory) - gpus()[name].memory_gb * eighths / 8) <= 1.5, (name, profile)
+    assert [mig_memory_eighths("A100-80GB", p) for p in ("1g.10gb", "1g.20gb", "3g.40gb", "7g.80gb")] == [1, 2, 4, 8]
+    assert mig_memory_eighths("A100-80GB", "1g.5gb") is None  # an A100 40GB profile
+    assert mig_memory_eighths("A100-80GB", "2g.48gb") is None
+    assert mig_memory_eighths("L4", "1g.10gb") is None
+    assert mig_memory_eighths("RTX-PRO-6000-Blackwell", "2g.48gb") == 4
+    assert (mig_profile_name("nvidia.com/mig-1g.10gb.me"), mig_profile_name("nvidia.com/mig-3g.47gb"),
+            mig_profile_name("nvidia.com/gpu")) == ("1g.10gb", "3g.47gb", None)

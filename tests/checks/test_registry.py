@@ -96,6 +96,7 @@ EXTRA_FIXTURES = {
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
@@ -111,6 +112,7 @@ EXTRA_FIXTURES = {
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
               "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
@@ -162,6 +164,7 @@ EXTRA_FIXTURES = {
               "zero-replicas-woken.yaml",  # review13: an HPA of minReplicas 0 or an Argo Rollout's workloadRef runs it
               "zero-replicas-overlay",  # place14: an unbuilt overlay's replicas over a base at 0 runs it
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
+              "mig.yaml",  # mig20: MIG devices hold one vLLM device per pod whatever their count
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)

@@ -446,6 +446,8 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
         return {}
     if on is not True:
         return {}
+    pcp = _eplb_pcp(g, ep)
+    out = {"enable_eplb": True, "prefill_context_parallel": pcp} if pcp != 1 else {"enable_eplb": True}
     raw = e.extra.get("eplb_config")
     given = (("num_redundant_experts", e.extra.get("num_redundant_experts")),
              ("eplb_config.num_redundant_experts", e.extra.get("eplb_config.num_redundant_experts")),
@@ -458,10 +460,33 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
                 raise Undecidable(flag)
             continue
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return {"enable_eplb": True, "num_redundant_experts": value}
+            return {**out, "num_redundant_experts": value}
         if isinstance(value, str) and value.strip().isdecimal():
-            return {"enable_eplb": True, "num_redundant_experts": int(value.strip())}
-    return {"enable_eplb": True}
+            return {**out, "num_redundant_experts": int(value.strip())}
+    return out
+
+
+def _eplb_pcp(g: ServingGroup, ep: bool) -> int:
+    """``--prefill-context-parallel-size`` where it may decide EPLB's refusal (:func:`.sizing.eplb_refusal`): vLLM
+    0.26+ refuses ``--enable-eplb`` with expert parallelism where TP × PCP × DP is 1 (0.10.0 - 0.25.x: TP × DP,
+    whatever PCP). A value the linter cannot see is :class:`Undecidable` only where TP × DP is 1 and the release,
+    known or assumed, counts PCP; elsewhere it decides nothing here and reads as 1."""
+    value = g.engine.extra.get("prefill_context_parallel_size")
+    if value is None:
+        return 1
+    if _unseen(value):
+        e = g.engine
+        if ep and int(known(e.tensor_parallel_size, "tensor_parallel_size")) * int(
+                known(e.data_parallel_size, "data_parallel_size")) <= 1:
+            rv = vllm_version(g)
+            if rv.behaviour.eplb_world_counts_pcp or rv.source == "assumed":
+                raise Undecidable("prefill_context_parallel_size")
+        return 1
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str) and value.strip().isdecimal() and int(value) > 0:
+        return int(value)
+    return 1
 
 
 def _mamba_dtype(value: Any) -> str:

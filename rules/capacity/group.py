@@ -786,16 +786,37 @@ def _offloaded(g: ServingGroup, model: ModelShape) -> None:
     else:
         backend = e.extra.get("offload_backend")
         group = e.extra.get("offload_group_size")
+        uva = isinstance(backend, str) and backend.strip().lower() == "uva"  # chosen whatever the group size says
         if _unseen(backend) or (isinstance(backend, str) and backend.strip().lower() not in ("auto", "uva")):
             why = f"--offload-backend {backend} is not the UVA offloader the capacity model counts"
-        elif group is not None and (_unseen(group) or str(group).strip() not in ("0", "")):
+        elif not uva and group is not None and (_unseen(group) or str(group).strip() not in ("0", "")):
             why = f"--offload-group-size {group} selects the prefetch offloader, which is not modelled"
-        elif engine_env(g).get("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA") is not None:
-            why = ("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA copies each offloaded layer back to the GPU for its forward "
-                   "pass, which is not modelled")
+        else:
+            why = _uva_disabled(g)
     if why:
         raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {offload:g} moves up to {offload:g} "
                           f"GiB of them to CPU memory; {why}")
+
+
+def _uva_disabled(g: ServingGroup) -> str:
+    """Why ``VLLM_WEIGHT_OFFLOADING_DISABLE_UVA`` turns, or may turn, the UVA offloader off, else "": read from
+    0.17.0 (``Behaviour.offload_uva_env``) as ``bool(int(value))``, so "0" (or unset) keeps UVA; a value the linter
+    cannot see, or one ``int`` does not read, is not known to keep it. Not read before 0.17.0 (V1 always offloads
+    through UVA there)."""
+    value = engine_env(g).get("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA")
+    if value is None:
+        return ""
+    rv = vllm_version(g)
+    if not rv.behaviour.offload_uva_env and rv.source != "assumed":
+        return ""
+    off = ("each offloaded layer is then copied back to the GPU for its forward pass (UVAOffloader's fallback), "
+           "which is not modelled")
+    if _unseen(value) or not isinstance(value, str):
+        return f"VLLM_WEIGHT_OFFLOADING_DISABLE_UVA from a value not known here may turn UVA off: {off}"
+    try:
+        return "" if int(value) == 0 else f"VLLM_WEIGHT_OFFLOADING_DISABLE_UVA={value.strip()} turns UVA off: {off}"
+    except ValueError:
+        return f"VLLM_WEIGHT_OFFLOADING_DISABLE_UVA={value.strip()} is not a number vLLM reads (int(value))"
 
 
 def _offload_engine(g: ServingGroup, dev: Device) -> None:

@@ -344,6 +344,9 @@ class Behaviour:
     eplb_needs_expert_parallel: bool = False
     #: the EP world EPLB needs above 1 counts prefill context parallelism: TP × PCP × DP (0.26+); before, TP × DP
     eplb_world_counts_pcp: bool = False
+    #: ``--cpu-offload-gb``'s UVA offloader reads ``VLLM_WEIGHT_OFFLOADING_DISABLE_UVA`` (0.17+); before, V1 always
+    #: offloads through UVA
+    offload_uva_env: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -554,7 +557,7 @@ _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=Tr
               kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16",
               all2all_env="override")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
-              qwen3_vit_pos="in-place", pp_check_whole_model=False)
+              qwen3_vit_pos="in-place", pp_check_whole_model=False, offload_uva_env=True)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
               hopper_block_fp8_ep_flashinfer=True, all2all_env="unread")
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
@@ -863,6 +866,11 @@ SOURCES: dict[str, str] = {
                                   "tensor_parallel_size or data_parallel_size to be greater than 1, but got "
                                   "TP=..,DP=...') where tensor_parallel_size x data_parallel_size <= 1 (both checks "
                                   "came with vllm-project/vllm#21102: the 0.10.0, 0.22.0, 0.25.0 and 0.25.1 wheels)",
+    "offload_uva_env": "model_executor/offloader/uva.py UVAOffloader.__init__: uva_offloading = is_uva_available() and "
+                       "not envs.VLLM_WEIGHT_OFFLOADING_DISABLE_UVA, which envs.py reads as "
+                       "bool(int(os.getenv(..., '0'))) (the 0.17.0, 0.18.0, 0.22.0 and 0.34.0 wheels); the 0.10.0, "
+                       "0.14.0 and 0.16.0 wheels' envs.py has no such variable, and models/utils.py "
+                       "maybe_offload_to_cpu asserts UVA on V1 (0.16.0)",
     "eplb_world_counts_pcp": "config/parallel.py _validate_parallel_config: from 0.26.0 the EPLB check reads "
                              "tensor_parallel_size x prefill_context_parallel_size x data_parallel_size <= 1 and "
                              "raises ValueError('EPLB requires tensor, prefill-context, or data parallelism, but got "

@@ -113,6 +113,7 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
+              "cpu-offload-routes.yaml",  # engine21: each route vLLM reads the offload by, and its UVA switch
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
               "speculative-drafter.yaml",  # spec45: --speculative-model's draft model in the weights
               "remedy-fp8-beyond-any-gpu.yaml",  # review21: a remedy only where it can work (FP8, 627 GiB)

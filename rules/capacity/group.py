@@ -1059,7 +1059,7 @@ def encoder_length(g: ServingGroup) -> tuple[int, str, str] | None:
     tokenizer = g.encoder_siblings.get("tokenizer_config.json")
     try:
         length = encoder.max_len(cfg, sentence if isinstance(sentence, dict) else None,
-                                 tokenizer if isinstance(tokenizer, dict) else None)
+                                 tokenizer if isinstance(tokenizer, dict) else None, (parts[0], parts[1], parts[2]))
     except encoder.EncoderShapeError:
         return None
     if isinstance(sentence, dict) and "do_lower_case" in sentence and isinstance(sentence.get("max_seq_length"), int):

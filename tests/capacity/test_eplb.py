@@ -226,3 +226,36 @@ def test_lint_reads_pcp_where_it_decides_eplb(args: str, pcp: int):
 
     (g,) = load_kubernetes_text(_deployment(args), "ds.yaml").groups
     assert engine_settings(g).prefill_context_parallel == pcp
+
+
+def test_sw104_offers_no_layout_vllm_refuses_for_eplb(tmp_path):
+    # engine21: Qwen3-30B-A3B-FP8 at TP2 with --enable-expert-parallel --enable-eplb on H100s: SW104 blocked it with
+    # "2 replicas x TP1xPP1 EP fit the same GPUs", a layout whose EP world is one rank, which vLLM 0.10+ refuses
+    # with EPLB on; no narrower layout starts, so SW104 says nothing (tests/fixtures/rules/SW102/
+    # eplb-without-expert-parallel.yaml's second Deployment)
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    path = tmp_path / "qwen3.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen3-moe-eplb-ep, namespace: serving}
+spec:
+  selector: {matchLabels: {app: q}}
+  template:
+    metadata: {labels: {app: q}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [Qwen/Qwen3-30B-A3B-FP8, --tensor-parallel-size, "2", --enable-expert-parallel, {eplb}
+                 --max-model-len, "32768"]
+          resources: {limits: {nvidia.com/gpu: 2}}
+""".replace("{eplb}", "--enable-eplb,"))
+    assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW104"] == []
+    # without EPLB the one-GPU layout starts, and SW104 still offers it
+    path.write_text(path.read_text().replace("--enable-eplb,", ""))
+    assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW104"] == ["SW104"]

@@ -32,8 +32,9 @@ KV cache. Read in the 0.11.1, 0.18.0 and 0.29.0 wheels, and for BERT's and RoBER
   bias; a layer ``i`` with ``i % moe_every_n_layers == 1`` holds ``NomicMoE`` instead: a bias-free router (hidden x
   experts), ``w1`` and ``w2`` of experts x intermediate x hidden each, and one bias of hidden. No pooler is built
   (``add_pooling_layer`` False; ``pooler`` weights are skipped). Its length is not :func:`max_len`'s: up to 0.21.0 a
-  given ``--max-model-len`` is held to ``max_trained_positions`` (:func:`nomic_given_limit`), from 0.22.0 the rule
-  was not followed. gte's ``GteNewModel``
+  given ``--max-model-len`` is held to ``max_trained_positions`` (:func:`nomic_given_limit`); from 0.22.0
+  ``NomicBertModelConfig`` leaves the length alone and it is any encoder's (:func:`max_len`, engine21), read where
+  ``n_positions`` is given and any ``max_position_embeddings`` agrees (:func:`_nomic_generic`). gte's ``GteNewModel``
   and ``GteModel`` share the body but are not counted: their bias comes from ``getattr(config, "bias", True)`` on a
   remote-code config class that was not read.
 * Dtype (``_resolve_auto_dtype``, ``vllm/config/model.py``, the same function in the three wheels): under
@@ -259,20 +260,47 @@ def nomic_given_limit(cfg: dict[str, Any], release: tuple[int, int, int]) -> int
     return trained if trained == smallest else None  # 0.12 - 0.17: either rule, where they agree
 
 
+#: from this release ``NomicBertModelConfig`` leaves the length alone (it only builds the rotary's parameters: the
+#: 0.22.0 and 0.34.0 wheels' model_executor/models/config.py), so vLLM derives NomicBERT's as any encoder's
+NOMIC_GENERIC_FROM = (0, 22, 0)
+
+
+def _nomic_generic(cfg: dict[str, Any], release: tuple[int, int, int] | None) -> bool:
+    """Whether vLLM ``release`` derives a ``NomicBertModel``'s length by the rule :func:`max_len` follows (0.22.0 on),
+    and the config says what that rule reads: no RoPE factor (``_get_and_verify_max_len`` would multiply by it), and
+    not ``n_positions`` beside a different ``max_position_embeddings``. nomic's remote-code ``NomicBertConfig`` is a
+    ``GPT2Config``, whose ``attribute_map`` sends ``max_position_embeddings`` to ``n_positions``, so the two are one
+    attribute and which of them the loaded config keeps (nomic-embed-text-v1.5's Hub file gained
+    ``max_position_embeddings`` 2,048 beside ``n_positions`` 8,192: vllm-project/vllm#40130), or whether
+    ``GPT2Config``'s default 1,024 outlives a lone ``max_position_embeddings``, is transformers' order of setting
+    them, not read here: read only where ``n_positions`` is given and any ``max_position_embeddings`` agrees."""
+    if release is None or architecture(cfg) not in NOMIC_EMBEDDERS or release[:3] < NOMIC_GENERIC_FROM:
+        return False
+    rope = cfg.get("rope_parameters")
+    if cfg.get("rope_scaling") or (isinstance(rope, dict) and (
+            "factor" in rope or any(isinstance(v, dict) and "factor" in v for v in rope.values()))):
+        return False
+    n, mpe = cfg.get("n_positions"), cfg.get("max_position_embeddings")
+    return isinstance(n, int) and not isinstance(n, bool) and (mpe is None or mpe == n)
+
+
 def max_len(cfg: dict[str, Any], sentence_config: dict[str, Any] | None = None,
-            tokenizer_config: dict[str, Any] | None = None) -> int:
+            tokenizer_config: dict[str, Any] | None = None, release: tuple[int, int, int] | None = None) -> int:
     """The length vLLM derives for an encoder embedder under the pooling runner: the smallest length key of the
     config; capped by ``tokenizer_config.json``'s ``model_max_length`` where the positions are absolute (BERT and
     RoBERTa configs default ``position_embedding_type`` to ``absolute``; ModernBERT's has none); replaced by
-    ``sentence_bert_config.json``'s ``max_seq_length`` where that file has it and ``do_lower_case``."""
+    ``sentence_bert_config.json``'s ``max_seq_length`` where that file has it and ``do_lower_case``. A
+    ``NomicBertModel`` follows it from 0.22.0 (``release``; :func:`_nomic_generic`), its positions rotary, so no
+    tokenizer cap (its config names no ``position_embedding_type`` when vLLM derives the length: the ``rope`` default
+    is set later, in ``NomicBertModelConfig``)."""
     if sentence_config and "max_seq_length" in sentence_config and "do_lower_case" in sentence_config:
         value = sentence_config["max_seq_length"]
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-    if architecture(cfg) in ROTARY_ENCODERS or cfg.get("model_type") == "new":
-        # NomicBertModelConfig holds the length to max_trained_positions up to 0.21.0 (nomic_given_limit), not from
-        # 0.22.0; the gte configs (GteNewModelConfig, and Alibaba-NLP's NewModel, whose rope_scaling vLLM would read)
-        # were not followed: BERT's rule is not theirs
+    if (architecture(cfg) in ROTARY_ENCODERS and not _nomic_generic(cfg, release)) or cfg.get("model_type") == "new":
+        # NomicBertModelConfig holds the length to max_trained_positions up to 0.21.0 (nomic_given_limit); the gte
+        # configs (GteNewModelConfig, and Alibaba-NLP's NewModel, whose rope_scaling vLLM would read) were not
+        # followed: BERT's rule is not theirs
         raise EncoderShapeError(f"the length vLLM derives for {architecture(cfg)} is not read")
     found = [v for k in _LENGTH_KEYS if isinstance(v := cfg.get(k), int) and not isinstance(v, bool)]
     if not found:

@@ -510,6 +510,8 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
         return {}
     if on is not True:
         return {}
+    pcp = _eplb_pcp(g, ep)
+    out = {"enable_eplb": True, "prefill_context_parallel": pcp} if pcp != 1 else {"enable_eplb": True}
     raw = e.extra.get("eplb_config")
     given = (("num_redundant_experts", e.extra.get("num_redundant_experts")),
              ("eplb_config.num_redundant_experts", e.extra.get("eplb_config.num_redundant_experts")),
@@ -522,10 +524,33 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
                 raise Undecidable(flag)
             continue
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return {"enable_eplb": True, "num_redundant_experts": value}
+            return {**out, "num_redundant_experts": value}
         if isinstance(value, str) and value.strip().isdecimal():
-            return {"enable_eplb": True, "num_redundant_experts": int(value.strip())}
-    return {"enable_eplb": True}
+            return {**out, "num_redundant_experts": int(value.strip())}
+    return out
+
+
+def _eplb_pcp(g: ServingGroup, ep: bool) -> int:
+    """``--prefill-context-parallel-size`` where it may decide EPLB's refusal (:func:`.sizing.eplb_refusal`): vLLM
+    0.26+ refuses ``--enable-eplb`` with expert parallelism where TP × PCP × DP is 1 (0.10.0 - 0.25.x: TP × DP,
+    whatever PCP). A value the linter cannot see is :class:`Undecidable` only where TP × DP is 1 and the release,
+    known or assumed, counts PCP; elsewhere it decides nothing here and reads as 1."""
+    value = g.engine.extra.get("prefill_context_parallel_size")
+    if value is None:
+        return 1
+    if _unseen(value):
+        e = g.engine
+        if ep and int(known(e.tensor_parallel_size, "tensor_parallel_size")) * int(
+                known(e.data_parallel_size, "data_parallel_size")) <= 1:
+            rv = vllm_version(g)
+            if rv.behaviour.eplb_world_counts_pcp or rv.source == "assumed":
+                raise Undecidable("prefill_context_parallel_size")
+        return 1
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str) and value.strip().isdecimal() and int(value) > 0:
+        return int(value)
+    return 1
 
 
 def _mamba_dtype(value: Any) -> str:
@@ -825,16 +850,37 @@ def _offloaded(g: ServingGroup, model: ModelShape) -> None:
     else:
         backend = e.extra.get("offload_backend")
         group = e.extra.get("offload_group_size")
+        uva = isinstance(backend, str) and backend.strip().lower() == "uva"  # chosen whatever the group size says
         if _unseen(backend) or (isinstance(backend, str) and backend.strip().lower() not in ("auto", "uva")):
             why = f"--offload-backend {backend} is not the UVA offloader the capacity model counts"
-        elif group is not None and (_unseen(group) or str(group).strip() not in ("0", "")):
+        elif not uva and group is not None and (_unseen(group) or str(group).strip() not in ("0", "")):
             why = f"--offload-group-size {group} selects the prefetch offloader, which is not modelled"
-        elif engine_env(g).get("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA") is not None:
-            why = ("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA copies each offloaded layer back to the GPU for its forward "
-                   "pass, which is not modelled")
+        else:
+            why = _uva_disabled(g)
     if why:
         raise Undecidable("the GPU's share of the weights", f"--cpu-offload-gb {offload:g} moves up to {offload:g} "
                           f"GiB of them to CPU memory; {why}")
+
+
+def _uva_disabled(g: ServingGroup) -> str:
+    """Why ``VLLM_WEIGHT_OFFLOADING_DISABLE_UVA`` turns, or may turn, the UVA offloader off, else "": read from
+    0.17.0 (``Behaviour.offload_uva_env``) as ``bool(int(value))``, so "0" (or unset) keeps UVA; a value the linter
+    cannot see, or one ``int`` does not read, is not known to keep it. Not read before 0.17.0 (V1 always offloads
+    through UVA there)."""
+    value = engine_env(g).get("VLLM_WEIGHT_OFFLOADING_DISABLE_UVA")
+    if value is None:
+        return ""
+    rv = vllm_version(g)
+    if not rv.behaviour.offload_uva_env and rv.source != "assumed":
+        return ""
+    off = ("each offloaded layer is then copied back to the GPU for its forward pass (UVAOffloader's fallback), "
+           "which is not modelled")
+    if _unseen(value) or not isinstance(value, str):
+        return f"VLLM_WEIGHT_OFFLOADING_DISABLE_UVA from a value not known here may turn UVA off: {off}"
+    try:
+        return "" if int(value) == 0 else f"VLLM_WEIGHT_OFFLOADING_DISABLE_UVA={value.strip()} turns UVA off: {off}"
+    except ValueError:
+        return f"VLLM_WEIGHT_OFFLOADING_DISABLE_UVA={value.strip()} is not a number vLLM reads (int(value))"
 
 
 def _offload_engine(g: ServingGroup, dev: Device) -> None:
@@ -1077,7 +1123,7 @@ def encoder_length(g: ServingGroup) -> tuple[int, str, str] | None:
     tokenizer = g.encoder_siblings.get("tokenizer_config.json")
     try:
         length = encoder.max_len(cfg, sentence if isinstance(sentence, dict) else None,
-                                 tokenizer if isinstance(tokenizer, dict) else None)
+                                 tokenizer if isinstance(tokenizer, dict) else None, (parts[0], parts[1], parts[2]))
     except encoder.EncoderShapeError:
         return None
     if isinstance(sentence, dict) and "do_lower_case" in sentence and isinstance(sentence.get("max_seq_length"), int):

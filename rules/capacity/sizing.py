@@ -283,6 +283,9 @@ class EngineSettings:
     #: the redundant experts given (``--eplb-config``'s ``num_redundant_experts``, its dotted form, or 0.11's
     #: ``--num-redundant-experts``); None: not given, the release's default (:func:`redundant_experts`)
     num_redundant_experts: int | None = None
+    #: ``--prefill-context-parallel-size`` (``-pcp``), read only where it decides EPLB's refusal at TP × DP of 1
+    #: (:func:`eplb_refusal`; 0.26+ counts it in the EP world); 1 where absent or where it decides nothing
+    prefill_context_parallel: int = 1
     #: ``--cpu-offload-gb`` as the bytes vLLM counts to (``int(cpu_offload_gb * 1024**3)``; None: none): the decoder
     #: layers' parameters of each GPU it keeps in pinned CPU memory (:func:`_stage_weights_of`). The capacity front
     #: door sets it only where the offload is modelled (:func:`.group._offload`)
@@ -532,30 +535,58 @@ def offload_overshoot_gib(model: ModelShape, s: EngineSettings, precision: Preci
 
 
 def eplb_refusal(s: EngineSettings, b: Behaviour, version: Version) -> str:
-    """vLLM's refusal of ``--enable-eplb`` without ``--enable-expert-parallel``
-    (``Behaviour.eplb_needs_expert_parallel``: ParallelConfig raises before a layer is built, whatever the model),
-    else ""."""
-    if not (s.enable_eplb and not s.expert_parallel and b.eplb_needs_expert_parallel):
+    """vLLM's refusal of ``--enable-eplb`` (``Behaviour.eplb_needs_expert_parallel``: ParallelConfig raises before a
+    layer is built, whatever the model) without ``--enable-expert-parallel``, or with it where the EP world is one
+    rank: TP × DP of 1 (0.10.0 - 0.25.x), TP × PCP × DP of 1 (``Behaviour.eplb_world_counts_pcp``, 0.26+); else ""."""
+    if not (s.enable_eplb and b.eplb_needs_expert_parallel):
         return ""
-    return (f"--enable-eplb without --enable-expert-parallel is refused at start-up by vLLM {version}'s ParallelConfig "
-            "(vLLM: enable_expert_parallel must be True to use EPLB.); add --enable-expert-parallel or drop "
-            "--enable-eplb")
+    if not s.expert_parallel:
+        return (f"--enable-eplb without --enable-expert-parallel is refused at start-up by vLLM {version}'s "
+                "ParallelConfig (vLLM: enable_expert_parallel must be True to use EPLB.); add "
+                "--enable-expert-parallel or drop --enable-eplb")
+    world, said = _eplb_world(s, b)
+    if world > 1:
+        return ""
+    return (f"--enable-eplb at {_eplb_ranks(b)} of 1 is refused at start-up by vLLM {version}'s ParallelConfig "
+            f"(vLLM: {said}); spread the model over more than one GPU (--tensor-parallel-size or "
+            "--data-parallel-size above 1) or drop --enable-eplb")
 
 
-#: The prefix of the "cannot decide" note of ``--enable-eplb`` without ``--enable-expert-parallel`` under a release
-#: that is only assumed (:func:`eplb_assumed_note`; SW102 reports it)
+def _eplb_ranks(b: Behaviour) -> str:
+    return "TP × PCP × DP" if b.eplb_world_counts_pcp else "TP × DP"
+
+
+def _eplb_world(s: EngineSettings, b: Behaviour) -> tuple[int, str]:
+    """The EP world ParallelConfig checks for EPLB and what it says where that is 1 (config/parallel.py)."""
+    if b.eplb_world_counts_pcp:
+        return (s.tp * s.prefill_context_parallel * s.dp,
+                "EPLB requires tensor, prefill-context, or data parallelism, but got "
+                f"TP={s.tp}, PCP={s.prefill_context_parallel}, DP={s.dp}.")
+    return (s.tp * s.dp, "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but got "
+            f"TP={s.tp},DP={s.dp}.")
+
+
+#: The prefix of the "cannot decide" note of an ``--enable-eplb`` refusal under a release that is only assumed
+#: (:func:`eplb_assumed_note`; SW102 reports it)
 EPLB_ASSUMED = "cannot decide: enable_eplb: "
 
 
-def eplb_assumed_note(rv: ResolvedVersion) -> str:
-    """The note where ``--enable-eplb`` without ``--enable-expert-parallel`` is refused by the release the sizing
-    assumed but not by every release (0.9.x starts it; ``Behaviour.eplb_needs_expert_parallel`` from 0.10.0): an image
-    tag that names no release may run either, so the refusal is not sure (the rule a multimodal flag follows,
-    :func:`_mm_args_refusal`)."""
-    return (f"{EPLB_ASSUMED}--enable-eplb without --enable-expert-parallel is refused at start-up from vLLM 0.10.0 "
-            f"(ParallelConfig: enable_expert_parallel must be True to use EPLB.) and started by 0.9.x, and vLLM "
-            f"{rv.version} is only assumed; add --enable-expert-parallel or drop --enable-eplb, or pin the image to a "
-            "release")
+def eplb_assumed_note(rv: ResolvedVersion, s: EngineSettings) -> str:
+    """The note where ``--enable-eplb`` is refused by the release the sizing assumed but not by every release
+    (0.9.x starts it without expert parallelism and at TP × DP of 1; ``Behaviour.eplb_needs_expert_parallel`` from
+    0.10.0): an image tag that names no release may run either, so the refusal is not sure (the rule a multimodal
+    flag follows, :func:`_mm_args_refusal`)."""
+    if not s.expert_parallel:
+        return (f"{EPLB_ASSUMED}--enable-eplb without --enable-expert-parallel is refused at start-up from vLLM "
+                f"0.10.0 (ParallelConfig: enable_expert_parallel must be True to use EPLB.) and started by 0.9.x, "
+                f"and vLLM {rv.version} is only assumed; add --enable-expert-parallel or drop --enable-eplb, or pin "
+                "the image to a release")
+    b = rv.behaviour
+    return (f"{EPLB_ASSUMED}--enable-eplb at {_eplb_ranks(b)} of 1 is refused at start-up from vLLM 0.10.0 "
+            f"(ParallelConfig: {_eplb_world(s, b)[1]}), which 0.9.x does not check, and vLLM {rv.version} is only "
+            "assumed; "
+            "spread the model over more than one GPU (--tensor-parallel-size or --data-parallel-size above 1) or "
+            "drop --enable-eplb, or pin the image to a release")
 
 
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
@@ -1760,7 +1791,7 @@ def _size_deployment(
     # ParallelConfig is made after ModelConfig (the length) and before the scheduler's and the model's checks
     no_ep = eplb_refusal(s, b, rv.version)
     if no_ep and rv.source == "assumed":  # 0.9.x starts it: not sure where the release is not known (review21)
-        notes.append(eplb_assumed_note(rv))
+        notes.append(eplb_assumed_note(rv, s))
     elif no_ep and not refusal:
         refusal, certain = no_ep, True
     if batch.refusal and not refusal:

@@ -38,7 +38,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "It also refuses a max_model_len above the model's own limit, and a multimodal flag its argument "
             "parser cannot read (--limit-mm-per-prompt takes KEY=VALUE pairs up to 0.8.4 and JSON only from 0.10; "
             "--mm-processor-kwargs takes JSON), and --enable-eplb without --enable-expert-parallel (from 0.10, its "
-            "ParallelConfig raises \"enable_expert_parallel must be True to use EPLB.\"). From vLLM 0.20 it also "
+            "ParallelConfig raises \"enable_expert_parallel must be True to use EPLB.\") or with it on one rank (TP × "
+            "DP of 1 from 0.10, TP × PCP × DP of 1 from 0.26: \"EPLB requires tensor, prefill-context, or data "
+            "parallelism\"). From vLLM 0.20 it also "
             "refuses a model with Mamba, Gated DeltaNet or other linear-attention layers whose max_num_seqs exceeds "
             "the KV cache's blocks (each decode sequence needs one block for its state, and full decode CUDA graphs "
             "are captured up to max_num_seqs). Leaving max_model_len at the model's maximum (often 128k tokens) is "
@@ -82,7 +84,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         # a limit that depends on the release or on the image's transformers (--hf-overrides' RoPE dict): what
         # holds on one may be refused on another, so nothing about the length blocks
         no_ep = next((n for n in s.notes if n.startswith(EPLB_ASSUMED)), "")
-        if no_ep:  # refused from 0.10.0, started by 0.9.x: an assumed release does not say which (review21)
+        if no_ep:  # refused from 0.10.0, not by 0.9.x: an assumed release does not say which (review21, engine21)
             yield Hit(group_subject(g), f"{CANNOT}{where}: {no_ep.removeprefix(EPLB_ASSUMED)}", g.at("enable_eplb"),
                       tuple(g.suppressions), undecided=True)
         by_release = next((n for n in s.notes if n.startswith(f"{CANNOT}max_model_len: ")), "")

@@ -82,6 +82,11 @@ class EngineArgsSpec(_Spec):
         None, ge=1,
         description="KV cache per GPU in bytes; vLLM (0.10.2+) then ignores gpu_memory_utilization's budget.",
     )
+    cpu_offload_gb: float | None = Field(
+        None, ge=0, le=100_000,
+        description="GiB of each GPU's decoder-layer weights vLLM keeps in CPU memory (UVA offload); the sizing "
+        "counts it for a dense 16-bit checkpoint and cannot decide it elsewhere.",
+    )
     port: int = Field(8000, ge=1, le=65_535, description="HTTP port of the OpenAI-compatible API.")
     revision: str | None = Field(
         None, min_length=1, description="Model revision (branch, tag or commit) to download and serve."

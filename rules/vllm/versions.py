@@ -339,8 +339,14 @@ class Behaviour:
     #: ``--enable-eplb`` with no redundant-expert count takes the least that divides the routed experts over the EP
     #: ranks (0.34+); before, none (``EPLBConfig.num_redundant_experts`` defaults to 0)
     eplb_min_redundant: bool = False
-    #: ``--enable-eplb`` without ``--enable-expert-parallel`` is refused at start-up (0.10+); 0.9.2 took it
+    #: ``--enable-eplb`` without ``--enable-expert-parallel``, or with it at TP × DP of 1, is refused at start-up
+    #: (0.10+); 0.9.2 took both
     eplb_needs_expert_parallel: bool = False
+    #: the EP world EPLB needs above 1 counts prefill context parallelism: TP × PCP × DP (0.26+); before, TP × DP
+    eplb_world_counts_pcp: bool = False
+    #: ``--cpu-offload-gb``'s UVA offloader reads ``VLLM_WEIGHT_OFFLOADING_DISABLE_UVA`` (0.17+); before, V1 always
+    #: offloads through UVA
+    offload_uva_env: bool = False
     tp_buffers_in_budget: bool = False  # TP > 1: buffers set up in the first forward are counted (0.19+)
     cudagraph_sizes: CudagraphSizes = "step8-512"  # V1's default capture sizes (see CudagraphSizes)
     full_cudagraphs: bool = False  # FULL_AND_PIECEWISE: decode sizes captured a second time as full graphs (0.11+)
@@ -551,7 +557,7 @@ _R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=Tr
               kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16",
               all2all_env="override")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
-              qwen3_vit_pos="in-place", pp_check_whole_model=False)
+              qwen3_vit_pos="in-place", pp_check_whole_model=False, offload_uva_env=True)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
               hopper_block_fp8_ep_flashinfer=True, all2all_env="unread")
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
@@ -567,7 +573,7 @@ _R0240 = _row(_R0230, "0.24.0", rope_scaling_override="read",
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
               sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
-_R0260 = _row(_R0250, "0.26.0", kv_in_flight=True)
+_R0260 = _row(_R0250, "0.26.0", kv_in_flight=True, eplb_world_counts_pcp=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True, v2_profile_logits_copy=False)
@@ -856,7 +862,20 @@ SOURCES: dict[str, str] = {
                                   "of vllm/config.py in the 0.10.0 wheel and of config/parallel.py in the 0.10.1.1, "
                                   "0.10.2 and 0.11.0 wheels, _validate_parallel_config in the 0.16.0, 0.17.0 and "
                                   "0.34.0 wheels; the 0.9.2 wheel's vllm/config.py checks only the platform and "
-                                  "num_redundant_experts",
+                                  "num_redundant_experts. The same block then raises ValueError('EPLB requires "
+                                  "tensor_parallel_size or data_parallel_size to be greater than 1, but got "
+                                  "TP=..,DP=...') where tensor_parallel_size x data_parallel_size <= 1 (both checks "
+                                  "came with vllm-project/vllm#21102: the 0.10.0, 0.22.0, 0.25.0 and 0.25.1 wheels)",
+    "offload_uva_env": "model_executor/offloader/uva.py UVAOffloader.__init__: uva_offloading = is_uva_available() and "
+                       "not envs.VLLM_WEIGHT_OFFLOADING_DISABLE_UVA, which envs.py reads as "
+                       "bool(int(os.getenv(..., '0'))) (the 0.17.0, 0.18.0, 0.22.0 and 0.34.0 wheels); the 0.10.0, "
+                       "0.14.0 and 0.16.0 wheels' envs.py has no such variable, and models/utils.py "
+                       "maybe_offload_to_cpu asserts UVA on V1 (0.16.0)",
+    "eplb_world_counts_pcp": "config/parallel.py _validate_parallel_config: from 0.26.0 the EPLB check reads "
+                             "tensor_parallel_size x prefill_context_parallel_size x data_parallel_size <= 1 and "
+                             "raises ValueError('EPLB requires tensor, prefill-context, or data parallelism, but got "
+                             "TP=.., PCP=.., DP=...') (the 0.26.0, 0.27.0, 0.28.0, 0.33.0 and 0.34.0 wheels); "
+                             "tensor_parallel_size x data_parallel_size in the 0.25.0 and 0.25.1 wheels",
     "all2all_env": "config/parallel.py __post_init__: the variable where all2all_backend is None in 0.11.1, 0.12.0 "
                    "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1 and 0.15.0; "
                    "not read in 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND); 0.11.0 has no --all2all-backend "

@@ -167,3 +167,95 @@ def test_eplb_without_expert_parallel_under_an_assumed_release_is_not_sure():
         "cannot decide: enable_eplb: --enable-eplb without --enable-expert-parallel is refused at start-up from vLLM "
         "0.10.0 (ParallelConfig: enable_expert_parallel must be True to use EPLB.) and started by 0.9.x, and vLLM "
         "0.34.0 is only assumed; add --enable-expert-parallel or drop --enable-eplb, or pin the image to a release"]
+
+
+@pytest.mark.parametrize(("release", "tp", "pcp", "dp", "refusal"), [
+    # ParallelConfig (config/parallel.py) from 0.10.0 (vllm-project/vllm#21102, with the switch's check): TP x DP of 1
+    ("0.11.0", 1, 1, 1, "--enable-eplb at TP × DP of 1 is refused at start-up by vLLM 0.11.0's ParallelConfig (vLLM: "
+                        "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but got "
+                        "TP=1,DP=1.); spread the model over more than one GPU (--tensor-parallel-size or "
+                        "--data-parallel-size above 1) or drop --enable-eplb"),
+    ("0.25.1", 1, 2, 1, "--enable-eplb at TP × DP of 1 is refused at start-up by vLLM 0.25.1's ParallelConfig (vLLM: "
+                        "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but got "
+                        "TP=1,DP=1.); spread the model over more than one GPU (--tensor-parallel-size or "
+                        "--data-parallel-size above 1) or drop --enable-eplb"),
+    # from 0.26.0 prefill context parallelism counts: TP x PCP x DP
+    ("0.26.0", 1, 1, 1, "--enable-eplb at TP × PCP × DP of 1 is refused at start-up by vLLM 0.26.0's ParallelConfig "
+                        "(vLLM: EPLB requires tensor, prefill-context, or data parallelism, but got TP=1, PCP=1, "
+                        "DP=1.); spread the model over more than one GPU (--tensor-parallel-size or "
+                        "--data-parallel-size above 1) or drop --enable-eplb"),
+    ("0.34.0", 1, 2, 1, ""),
+    ("0.11.0", 2, 1, 1, ""),
+    ("0.11.0", 1, 1, 2, ""),
+    ("0.9.2", 1, 1, 1, ""),  # 0.9.2's ParallelConfig checks only the platform and the count
+])
+def test_eplb_on_one_expert_parallel_rank_is_refused_from_0_10(release: str, tp: int, pcp: int, dp: int,
+                                                                refusal: str):
+    s = dataclasses.replace(EP8, tp=tp, dp=dp, prefill_context_parallel=pcp, enable_eplb=True)
+    assert bool(sizing.eplb_refusal(s, behaviour(release), behaviour(release).version)) == bool(refusal)
+    sized = sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(s, max_model_len=8192), release)
+    assert sized.certain == bool(refusal)
+    if refusal:
+        assert sized.refusal == refusal
+
+
+def test_eplb_on_one_rank_under_an_assumed_release_is_not_sure():
+    from shardwise.rules.vllm.versions import ResolvedVersion
+
+    s = dataclasses.replace(EP8, dp=1, enable_eplb=True, max_model_len=8192)
+    assumed = ResolvedVersion(behaviour("0.34.0").version, "assumed", "tag latest names no vLLM release")
+    sized = sizing.size_deployment(DEEPSEEK, H200, s, assumed)
+    assert not sized.certain and "EPLB requires" not in sized.refusal
+    assert [n for n in sized.notes if n.startswith(sizing.EPLB_ASSUMED)] == [
+        "cannot decide: enable_eplb: --enable-eplb at TP × PCP × DP of 1 is refused at start-up from vLLM 0.10.0 "
+        "(ParallelConfig: EPLB requires tensor, prefill-context, or data parallelism, but got TP=1, PCP=1, DP=1.), "
+        "which 0.9.x does not check, and vLLM 0.34.0 is only assumed; spread the model over more than one GPU "
+        "(--tensor-parallel-size or --data-parallel-size above 1) or drop --enable-eplb, or pin the image to a "
+        "release"]
+
+
+@pytest.mark.parametrize(("args", "pcp"), [
+    ("--enable-eplb, -pcp, \"2\"", 2),
+    ("--enable-eplb, --prefill-context-parallel-size=3", 3),
+    ("--enable-eplb", 1),
+    ("-pcp, \"2\"", 1),  # no --enable-eplb: PCP decides nothing the sizing reads
+])
+def test_lint_reads_pcp_where_it_decides_eplb(args: str, pcp: int):
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+
+    (g,) = load_kubernetes_text(_deployment(args), "ds.yaml").groups
+    assert engine_settings(g).prefill_context_parallel == pcp
+
+
+def test_sw104_offers_no_layout_vllm_refuses_for_eplb(tmp_path):
+    # engine21: Qwen3-30B-A3B-FP8 at TP2 with --enable-expert-parallel --enable-eplb on H100s: SW104 blocked it with
+    # "2 replicas x TP1xPP1 EP fit the same GPUs", a layout whose EP world is one rank, which vLLM 0.10+ refuses
+    # with EPLB on; no narrower layout starts, so SW104 says nothing (tests/fixtures/rules/SW102/
+    # eplb-without-expert-parallel.yaml's second Deployment)
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    path = tmp_path / "qwen3.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen3-moe-eplb-ep, namespace: serving}
+spec:
+  selector: {matchLabels: {app: q}}
+  template:
+    metadata: {labels: {app: q}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [Qwen/Qwen3-30B-A3B-FP8, --tensor-parallel-size, "2", --enable-expert-parallel, {eplb}
+                 --max-model-len, "32768"]
+          resources: {limits: {nvidia.com/gpu: 2}}
+""".replace("{eplb}", "--enable-eplb,"))
+    assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW104"] == []
+    # without EPLB the one-GPU layout starts, and SW104 still offers it
+    path.write_text(path.read_text().replace("--enable-eplb,", ""))
+    assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW104"] == ["SW104"]

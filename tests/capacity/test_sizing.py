@@ -1717,6 +1717,64 @@ def test_cpu_offload_takes_the_decoder_layers_vllm_moves_to_cpu_memory():
     assert sizing.size_deployment(LLAMA70, l4, settings, "0.11.0").weights_error_gib == off24.weights_error_gib
 
 
+def _offload_group(image: str, args: str, env: str = ""):
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+
+    text = f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: llama70b}}
+spec:
+  selector: {{matchLabels: {{app: llama70b}}}}
+  template:
+    metadata: {{labels: {{app: llama70b}}}}
+    spec:
+      nodeSelector: {{node.kubernetes.io/instance-type: g6.12xlarge}}
+      containers:
+      - name: vllm
+        image: {image}
+        args: [--model, meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192", {args}]
+        env: [{env}]
+        resources: {{limits: {{nvidia.com/gpu: 4}}}}
+"""
+    (g,) = load_kubernetes_text(text, "offload.yaml").groups
+    return g
+
+
+@pytest.mark.parametrize(("image", "args", "env", "weights"), [
+    # engine21: every route vLLM takes --cpu-offload-gb by reaches the same term (32.885 GiB a GPU less 24)
+    ("vllm/vllm-openai:v0.11.0", '--cpu-offload-gb, "24"', "", 8.885),
+    ("vllm/vllm-openai:v0.11.0", '--cpu_offload_gb, "24"', "", 8.885),  # FlexibleArgumentParser's underscores
+    ("vllm/vllm-openai:v0.11.0", '"--cpu-offload-gb=24"', "", 8.885),
+    # VLLM_WEIGHT_OFFLOADING_DISABLE_UVA, read from 0.17.0 as bool(int(value)): "0" keeps UVA
+    ("vllm/vllm-openai:v0.18.0", '--cpu-offload-gb, "24"', '{name: VLLM_WEIGHT_OFFLOADING_DISABLE_UVA, value: "0"}',
+     8.885),
+    ("vllm/vllm-openai:v0.18.0", '--cpu-offload-gb, "24"', '{name: VLLM_WEIGHT_OFFLOADING_DISABLE_UVA, value: "1"}',
+     None),
+    # 0.16.0 has no such variable: V1 offloads through UVA whatever it says
+    ("vllm/vllm-openai:v0.16.0", '--cpu-offload-gb, "24"', '{name: VLLM_WEIGHT_OFFLOADING_DISABLE_UVA, value: "1"}',
+     8.885),
+    # create_offloader (0.17.0 - 0.34.0) reads --offload-group-size only under --offload-backend auto
+    ("vllm/vllm-openai:v0.18.0", '--cpu-offload-gb, "24", --offload-backend, uva, --offload-group-size, "8"', "",
+     8.885),
+    ("vllm/vllm-openai:v0.18.0", '--cpu-offload-gb, "24", --offload-group-size, "8"', "", None),
+    ("vllm/vllm-openai:v0.18.0", '--cpu-offload-gb, "24", --offload-backend, prefetch', "", None),
+])
+def test_cpu_offload_reaches_the_sizing_by_every_route_vllm_takes(image: str, args: str, env: str,
+                                                                  weights: float | None):
+    from shardwise.rules.capacity.group import sizing as group_sizing
+    from shardwise.rules.engine import LintConfig
+    from shardwise.rules.model import Undecidable
+
+    g = _offload_group(image, args, env)
+    if weights is None:
+        with pytest.raises(Undecidable) as e:
+            group_sizing(g, LintConfig())
+        assert e.value.args[0] == "the GPU's share of the weights"
+        return
+    assert round(group_sizing(g, LintConfig()).weights_gib_per_gpu, 3) == weights
+
+
 def test_a_longrope_model_without_max_model_len_runs_at_its_original_length_from_0_12():
     # vLLM 0.12.0 on (config/model.py _get_and_verify_max_len, "For LongRoPE, default to
     # original_max_position_embeddings"): with no --max-model-len a LongRoPE config runs at its top-level

@@ -8,7 +8,7 @@ BERT: SW004 (advisory, undecided) with the weights. Before, SW004 said "its weig
 not an encoder whose weights are modelled", and SW102 judged its length by BERT's rule (the smallest length key,
 n_positions 8,192: advisory), which is not vLLM's for it: 0.11.1 to 0.21.0 re-verify a given --max-model-len against
 max_trained_positions (2,048), sentence_bert_config.json's max_seq_length dropped, so 32,768 is refused for sure;
-0.22.0 on do not, and their rule for NomicBERT was not followed. The manifest is the shape of a real embedding
+0.22.0 on do not, and derive it as any encoder's (engine21). The manifest is the shape of a real embedding
 Deployment (``vllm serve <path> --runner pooling``); the config.json is the one public code restates (its own file
 was not found as text: data/catalog22/README.md).
 """
@@ -84,10 +84,35 @@ def test_a_given_length_above_max_trained_positions_is_refused_up_to_0_21(tmp_pa
         "vLLM will refuse to start")
 
 
-def test_from_0_22_its_length_is_not_judged(tmp_path: Path):
-    # 0.22.0 on (0.23.0, 0.25.1, 0.27.0, 0.29.0, 0.34.0 read) no longer hold it to max_trained_positions, and the
-    # generic rule for NomicBERT was not followed: no SW102 either way
+def test_from_0_22_its_length_is_any_encoders(tmp_path: Path):
+    # engine21: 0.22.0 on (the 0.22.0 and 0.34.0 wheels' NomicBertModelConfig builds only the rotary's parameters) no
+    # longer hold it to max_trained_positions: vLLM derives the length as any encoder's, the smallest length key
+    # (n_positions 8,192: GPT2Config's attribute_map reads max_position_embeddings as n_positions), not capped by
+    # tokenizer_config.json (its positions are not "absolute"), replaced by sentence_bert_config.json's max_seq_length.
+    # Before engine21: no SW102 either way
     _repo(tmp_path)
+    found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
+                                      extra=", --runner, pooling").replace("v0.20.0", "v0.29.0"))
+    assert _sw(found) == [("SW004", "advisory"), ("SW102", "advisory")]
+    assert _msg(found, "SW102").startswith(
+        "'./models/nomic-embed-text-v1.5' is an encoder-only embedder: --max-model-len 32,768 is above the 8,192 "
+        "tokens vLLM 0.29.0 derives (config.json's length keys)")
+    # with the checkpoint's sentence_bert_config.json beside it (nomic-embed-text-v1.5's says 8,192): sure
+    folder = tmp_path / "models" / "nomic-embed-text-v1.5"
+    (folder / "sentence_bert_config.json").write_text('{"max_seq_length": 8192, "do_lower_case": false}')
+    found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
+                                      extra=", --runner, pooling").replace("v0.20.0", "v0.29.0"))
+    assert ("SW102", "mandatory") in _sw(found)
+    assert _msg(found, "SW102") == (
+        "'./models/nomic-embed-text-v1.5' is an encoder-only embedder: --max-model-len 32,768 is above the 8,192 "
+        "tokens vLLM 0.29.0 derives (sentence_bert_config.json's max_seq_length), and vLLM refuses it unless "
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; vLLM will refuse to start")
+
+
+def test_from_0_22_a_max_position_embeddings_beside_n_positions_is_not_judged(tmp_path: Path):
+    # the Hub file's later revision: max_position_embeddings 2,048 beside n_positions 8,192 (vllm-project/vllm#40130),
+    # one attribute of GPT2Config's; which value the loaded config keeps is transformers' order of setting them
+    _repo(tmp_path, max_position_embeddings=2048)
     found = lint(tmp_path, deployment("./models/nomic-embed-text-v1.5", 1, instance="g6.xlarge",
                                       extra=", --runner, pooling").replace("v0.20.0", "v0.29.0"))
     assert _sw(found) == [("SW004", "advisory")]
@@ -111,3 +136,24 @@ def test_plan_says_its_weights(tmp_path: Path):
     # before: "its weights were not judged: NomicBertModel is not an encoder whose weights are modelled"
     assert ("; on one GPU its weights alone are 0.25 GiB in float16 under --dtype auto on vLLM 0.29.0, with no KV "
             "cache; ") in str(e.value)
+
+
+@pytest.mark.parametrize(("release", "changed", "length"), [
+    ((0, 21, 0), {}, None),  # NomicBertModelConfig's own rule (nomic_given_limit)
+    ((0, 22, 0), {}, 8192),
+    ((0, 34, 0), {"max_position_embeddings": 8192}, 8192),  # the same attribute, the same value
+    ((0, 34, 0), {"max_position_embeddings": 2048}, None),  # which one transformers keeps is not read
+    ((0, 34, 0), {"n_positions": None, "max_position_embeddings": 2048}, None),  # GPT2Config's default 1,024 may stay
+    ((0, 34, 0), {"rope_scaling": {"rope_type": "yarn", "factor": 4.0}}, None),  # a factor multiplies it
+])
+def test_nomic_length_by_release(release: tuple[int, int, int], changed: dict, length: int | None):
+    from shardwise.rules.capacity import encoder
+
+    cfg = {k: v for k, v in {**NOMIC_V15, **changed}.items() if v is not None}
+    if length is None:
+        with pytest.raises(encoder.EncoderShapeError):
+            encoder.max_len(cfg, None, {"model_max_length": 512}, release)
+        return
+    # tokenizer_config.json's model_max_length does not cap it: the positions are not "absolute"
+    assert encoder.max_len(cfg, None, {"model_max_length": 512}, release) == length
+    assert encoder.max_len(cfg, {"max_seq_length": 2048, "do_lower_case": False}, None, release) == 2048

@@ -422,6 +422,32 @@ def test_the_typed_kv_cache_size_reaches_the_pod_and_the_sizing(tmp_path):
     assert run.exports["sizing"]["kv_cache_gib_per_gpu"] == 16.0
 
 
+def test_the_typed_cpu_offload_reaches_the_pod_and_the_sizing(tmp_path):
+    # engine21: --cpu-offload-gb as a typed field (the stack file's and the components' route to vLLM's flag); the
+    # sizing counts it as it does from a manifest's command line (capacity.group._offload_bytes)
+    body = '''
+        svc = VllmService("llama", VllmServiceArgs(
+            name="llama", hf_token=hf, pool=pool, autoscaling=None, image="vllm/vllm-openai:v0.11.0",
+            engine={{"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16,
+                    {offload}}}))
+        pulumi.export("sizing", svc.sizing)
+    '''
+    run = run_program({}, program=program(tmp_path, body.format(offload='"cpu_offload_gb": 8')))
+    c, _ = container(run.one("kubernetes:apps/v1:Deployment", "llama-deployment").inputs)
+    assert c["args"] == ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--max-num-seqs", "16",
+                         "--cpu-offload-gb", "8.0", "--host", "0.0.0.0"]
+    offloaded = run.exports["sizing"]["weights_gib_per_gpu"]
+    run = run_program({}, program=program(tmp_path, body.format(offload="")))
+    # 8 GiB of Llama-3.1-8B's decoder layers stay in CPU memory: 14.99 GiB on the L40S (the rotary cache included)
+    # less 8
+    assert (run.exports["sizing"]["weights_gib_per_gpu"], offloaded) == (14.989, 6.989)
+    # the flag in extra_args is refused: the typed field owns it
+    err, _ = failing_program({}, program=program(tmp_path, body.format(
+        offload='"extra_args": ["--cpu-offload-gb", "8"]')))
+    assert str(err) == ("VllmService: 1 invalid argument (at construction)\n"
+                        "  engine.extra_args: --cpu-offload-gb is read by the rules: set engine.cpu_offload_gb")
+
+
 def test_a_restarted_pod_keeps_its_cache_and_the_probe_budget_follows_the_caches_throughput(tmp_path):
     body = '''
         svc = VllmService("llama", VllmServiceArgs(

@@ -92,6 +92,11 @@ DATA_18 = Path(__file__).with_name("data") / "plan_cases_18.json"
 # on H200 and at 0.9 on H100), KAITO's custom-config workspace, a Red Hat AI Inference Server report, vLLM's recipe
 # config files for gpt-oss-120b and Llama 3.3 70B FP8/FP4 and a blog's gpt-oss-120b on one MI300X
 DATA_19 = Path(__file__).with_name("data") / "plan_cases_19.json"
+# the twentieth set (issue 28, plancases20 of 2026-12-06), from sources none of them cites: GKE's samples (Gemma 7B with an
+# fp8_e5m2 cache at 1,200 tokens and at 600 on one L4, Gemma 2 2B on L4, Gemma 2B on an A100 80 GB, the llm-serving-llama
+# Maverick Instruct on H200 at v0.10.0), production-stack's CoreWeave Helm values (gpt-oss-120b TP2, Gemma 3 27B at 0.80,
+# Qwen3-Next-80B-A3B FP8 TP2 at 0.60, gpt-oss-20b, on H100 at v0.15.1) and KAITO's Mistral-7B-Instruct workspace
+DATA_20 = Path(__file__).with_name("data") / "plan_cases_20.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -119,7 +124,7 @@ def load(*paths: Path) -> list[Case]:
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
                                    DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
-                                   DATA_19):
+                                   DATA_19, DATA_20):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

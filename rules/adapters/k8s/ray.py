@@ -207,11 +207,13 @@ def add_ray_cluster_object(kind: str, obj: Mapping[str, Any], loc: Location, inv
 #: What a Ray pod's container runs when the engine is a Ray Serve application of the RayService's own code: KubeRay
 #: writes the container's command (``ray start``; ray-operator/controllers/ray/common/pod.go, BuildPod) and Serve
 #: deploys the application's replicas onto the cluster (corpus23: jagrutsharma/multinode-llm-serving's
-#: ``import_path: serve_vllm:app`` in its image ray-qwen-vllm read as "the image entrypoint, no args").
+#: ``import_path: serve_vllm:app`` in its image ray-qwen-vllm read as "the image entrypoint, no args";
+#: aws-samples/sample-genai-on-eks mounts its ``vllm_serve.py`` from a ConfigMap).
 _SERVE_APP_WHY = ("is not where vLLM starts: KubeRay runs `ray start` in a Ray pod's container, and vLLM runs inside "
-                  "the RayService's Ray Serve application {apps} (serveConfigV2), code in the image that shardwise "
-                  "does not read, so the model, layout and context length are not in the object; Ray Serve LLM's "
-                  "`ray.serve.llm:build_openai_app` with inline `llm_configs` is read")
+                  "the RayService's Ray Serve application {apps} (serveConfigV2), Python code of its own (in the "
+                  "image, or a file mounted into the pods) that shardwise does not read, so the model, layout and "
+                  "context length are not in the object; Ray Serve LLM's `ray.serve.llm:build_openai_app` with "
+                  "inline `llm_configs` is read")
 
 
 def _serve_apps(obj: Mapping[str, Any]) -> list[str]:

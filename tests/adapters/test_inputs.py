@@ -257,6 +257,35 @@ def test_a_skypilot_task_is_named_as_one_not_as_a_pulumi_stack_configuration(wor
     assert (rc, json.loads(out)["skipped_files"]) == (0, [{"file": "tasks/serve.yaml", "reason": reason}])
 
 
+# aws-samples/sample-genai-on-eks (MIT-0), its shape: the workshop's Deployments load s3://${S3_BUCKET_NAME}/...,
+# and another of its files writes ${S3_BUCKET_NAME} as a PersistentVolume's bucket, which only envsubst fills
+S3_PV = ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: s3-bucket-pv}\nspec:\n  capacity: {storage: 30Gi}\n"
+         "  accessModes: [ReadOnlyMany]\n  csi:\n    driver: s3.csi.aws.com\n    volumeHandle: s3-csi-bucket-volume\n"
+         "    volumeAttributes: {bucketName: '${S3_BUCKET_NAME}'}\n")
+S3_DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: mistral}\nspec:\n  selector: {matchLabels: {m: a}}\n"
+             "  template:\n    metadata: {labels: {m: a}}\n    spec:\n      containers:\n        - name: vllm\n"
+             "          image: vllm/vllm-openai:v0.11.0\n"
+             "          args: ['--model=s3://${S3_BUCKET_NAME}/Ministral-3-8B-Instruct-2512/']\n"
+             "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+
+
+def test_a_variable_another_input_writes_where_only_envsubst_fills_it_is_no_crash(work, capsys):
+    """corpus23: a ${VAR} of vLLM's args that another file of the inputs writes where nothing but a template tool
+    fills it (a PersistentVolume's bucketName) is that tool's variable: the repository's files go through envsubst,
+    so SW003 does not block it. Linted alone, the Deployment's file says nothing of the tool, and the crash stands."""
+    put(work, "manifests/100-vllm/vllm-deployment.yml", S3_DEPLOY)
+    put(work, "manifests/600-finetuning/vllm-with-lora.yaml", S3_PV)
+
+    def sw003(*argv: str) -> list[tuple[str, str]]:
+        rc, out, _ = lint(capsys, *argv, "--format", "json")
+        return [(f["code"], f["level"]) for f in json.loads(out)["findings"] if f["code"] == "SW003"]
+
+    assert sw003("manifests") == []
+    assert sw003("manifests/100-vllm/vllm-deployment.yml") == [("SW003", "mandatory")]
+    put(work, "manifests/600-finetuning/vllm-with-lora.yaml", S3_PV.replace("S3_BUCKET_NAME", "OTHER_BUCKET"))
+    assert sw003("manifests") == [("SW003", "mandatory")]  # another variable says nothing of this one
+
+
 def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):
     put(work, "Chart.yaml", REPO["charts/llm/Chart.yaml"])
     put(work, "values.yaml", "replicaCount: 1\n")

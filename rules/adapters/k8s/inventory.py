@@ -40,8 +40,11 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
     objs = list(objs)
     # a vLLM --config file mounted from a ConfigMap of the input is read (configfile.py); a file evidently a template
     # makes a ${VAR} in vLLM's args its placeholder (workloads.py)
-    with config_maps_of(objs), template_files(objs):
-        return _read_objects(objs, lines, errors, join_config_maps)
+    templates = template_files(objs)
+    with config_maps_of(objs), templates:
+        inv = _read_objects(objs, lines, errors, join_config_maps)
+    inv.template_vars.extend(sorted(set().union(*templates.names.values())))
+    return inv
 
 
 def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines | None,

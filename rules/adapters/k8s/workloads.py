@@ -308,9 +308,10 @@ def _object_locations(g: ServingGroup, obj: Mapping[str, Any], file: str | None)
 
 
 def launch_issue(inv: Inventory, subject: str, container: Container, reason: str, where: Location,
-                 suppressions: list[Suppression], crash: bool = False, advisory: bool = False) -> None:
+                 suppressions: list[Suppression], crash: bool = False, advisory: bool = False,
+                 placeholder_vars: tuple[str, ...] = ()) -> None:
     inv.launch_issues.append(LaunchIssue(subject, container.name, reason, where, crash, list(suppressions),
-                                         advisory=advisory))
+                                         advisory=advisory, placeholder_vars=placeholder_vars))
 
 
 #: The workload kinds whose controller creates pods from the template as written, adding to a container's env
@@ -426,7 +427,9 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
         sure = False  # ${TP} in args is the template's placeholder: the value the tool fills stays unknown
     if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
-                     group.at("crash"), group.suppressions, crash=True, advisory=pod.crash_advisory)
+                     group.at("crash"), group.suppressions, crash=True, advisory=pod.crash_advisory,
+                     placeholder_vars=tuple(sorted(set(_ENVSUBST.findall(pod.crash))))
+                     if pod.crash_placeholder else ())
     elif group is not None and pod.vllm is not None and (why := _quantization_refused(group)) is not None:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {why}",
                      group.at("quantization"), group.suppressions, crash=True)
@@ -571,6 +574,19 @@ def _filled_elsewhere(crash: str | None, file: str | None) -> bool:
     envsubst (or its kind) fills the file, and the args' ``${VAR}`` with it."""
     names = (_TEMPLATE_VARS.get() or {}).get(file)
     return bool(names and crash and names.intersection(_ENVSUBST.findall(crash)))
+
+
+def drop_filled_placeholders(inv: Inventory) -> None:
+    """Drop the crashes on a ``${VAR}`` of vLLM's args that another file of the inputs writes where only a template
+    tool fills it (:attr:`Inventory.template_vars`): the repository fills its files with that tool, and the args'
+    ``${VAR}`` with them, so the value is not known yet (aws-samples/sample-genai-on-eks: its workshop Deployments load
+    ``s3://${S3_BUCKET_NAME}/...`` while vllm-with-lora.yaml's PersistentVolume writes ``bucketName:
+    ${S3_BUCKET_NAME}``, corpus23). A lint of the one file keeps the crash: nothing there says a tool fills it."""
+    if not inv.template_vars or not inv.launch_issues:
+        return
+    filled = set(inv.template_vars)
+    inv.launch_issues = [i for i in inv.launch_issues
+                         if not (i.crash and i.placeholder_vars and filled.intersection(i.placeholder_vars))]
 
 
 class _TemplateFiles:

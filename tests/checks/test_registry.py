@@ -114,6 +114,7 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
+              "mig-claim.yaml",  # mig21: a DRA claim of a MIG profile is sized as that slice, none named: unknown
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "cpu-offload-routes.yaml",  # engine21: each route vLLM reads the offload by, and its UVA switch
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq

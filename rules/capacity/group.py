@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 from ..catalog.accelerators import (
     MIG_DEVICE_CLASSES,
     group_vendor,
+    mig_listed_gib,
     mig_memory_eighths,
     mig_profile_name,
     mig_profiles_of,
@@ -227,7 +228,8 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
                           "NeuronCores share in a proportion set by the logical core size")
     mig = mig_slice(g)
     if mig is not None:  # mig20: one MIG device, the profile's share of the GPU's memory (a label's is the GPU's)
-        return round(mig[0].memory_gib * mig[2] / 8, 2)
+        listed = mig_listed_gib(mig[0].name, mig[1])  # mig21: what nvidia-smi mig -lgip lists, where known
+        return listed if listed is not None else round(mig[0].memory_gib * mig[2] / 8, 2)
     if g.pool is not None:
         if is_unknown(g.pool.gpu_memory_gib) and (g.pool.gpu_memory_why or g.pool.hardware_why):
             raise Undecidable(f"GPU memory of node pool `{g.pool.name}`", g.pool.gpu_memory_why or g.pool.hardware_why)

@@ -294,6 +294,18 @@ def mig_memory_eighths(gpu: str, profile: str) -> int | None:
     return _mig_table().get(gpu, {}).get(profile)
 
 
+@functools.cache
+def _listed_gib() -> dict[str, dict[str, float]]:
+    raw = _read_data().get("mig_profiles", {}).get("listed_gib", {})
+    return {str(gpu): {str(p): float(v) for p, v in profiles.items()} for gpu, profiles in raw.items()}
+
+
+def mig_listed_gib(gpu: str, profile: str) -> float | None:
+    """The GiB of one GPU instance of ``profile`` on ``gpu`` that a public ``nvidia-smi mig -lgip`` lists
+    (accelerators.json ``mig_profiles.listed_gib``, mig21), or None where no listing of that row is known."""
+    return _listed_gib().get(gpu, {}).get(profile)
+
+
 def mig_profiles_of(gpu: str) -> tuple[str, ...]:
     """The MIG profiles the table lists for a catalog GPU, in its order (empty: none known)."""
     return tuple(_mig_table().get(gpu, {}))

@@ -351,3 +351,44 @@ def test_mig_profiles_are_the_user_guides_eighths_of_each_gpu() -> None:
     assert mig_memory_eighths("H20-141GB", "1g.18gb") is None  # no table for the H20 141GB
     assert (mig_profile_name("nvidia.com/mig-1g.10gb.me"), mig_profile_name("nvidia.com/mig-3g.47gb"),
             mig_profile_name("nvidia.com/gpu")) == ("1g.10gb", "3g.47gb", None)
+
+
+def test_a_mig_slice_listed_by_nvidia_smi_is_sized_with_the_listed_gib() -> None:
+    """mig21: where a public nvidia-smi mig -lgip lists a profile's GPU instance memory, that is the slice's size: the
+    share of the GPU's memory overstates some (H200 1g.35gb 34.95 against 32.25). Each listed row is a profile the
+    table lists for the GPU, at most 0.1 GiB above its share (the whole H100: 79.25 listed, 79.19 reported) and at
+    most 3.1 below it (GB200's 1g.24gb of an early driver: 20.00 against 23.04); a row no listing shows keeps the
+    share."""
+    from shardwise.rules.catalog.accelerators import _listed_gib as listed_table
+    from shardwise.rules.catalog.accelerators import mig_listed_gib, mig_memory_eighths
+
+    for name, rows in listed_table().items():
+        for profile, gib in rows.items():
+            eighths = mig_memory_eighths(name, profile)
+            assert eighths is not None, (name, profile)
+            share = gpus()[name].memory_gib * eighths / 8
+            assert share - 3.1 <= gib <= share + 0.1, (name, profile, gib, share)
+    assert (mig_listed_gib("H200-141GB", "1g.35gb"), mig_listed_gib("H100-NVL-94GB", "1g.24gb"),
+            mig_listed_gib("RTX-PRO-6000-Blackwell", "2g.48gb")) == (32.25, 21.62, 46.5)
+    assert mig_listed_gib("H100-NVL-94GB", "3g.47gb") is None  # not in the listing: the share (46.79 GiB)
+    assert mig_listed_gib("A100-80GB", "1g.10gb") is None
+
+
+def test_the_capacity_model_takes_the_listed_gib_of_a_mig_slice(tmp_path) -> None:
+    """mig21: a pod on one nvidia.com/mig-1g.35gb of a p5en.48xlarge (H200) is sized on the 32.25 GiB nvidia-smi mig
+    -lgip lists, not 2/8 of the H200's 139.81 (34.95); a 2g.35gb no listing shows, on the share."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import gpu_memory_gib
+
+    def pod(name: str, profile: str) -> str:
+        return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: serving}}\nspec:\n"
+                f"  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+                "    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: p5en.48xlarge}\n      containers:\n"
+                "        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+                "          args: [--model, Qwen/Qwen2.5-1.5B-Instruct]\n"
+                f"          resources: {{limits: {{nvidia.com/mig-{profile}: 1}}}}\n")
+
+    path = tmp_path / "mig.yaml"
+    path.write_text(pod("listed", "1g.35gb") + "---\n" + pod("share", "2g.35gb"))
+    inv = load_inputs([str(path)])
+    assert {g.name: gpu_memory_gib(g) for g in inv.groups} == {"listed": 32.25, "share": 34.95}

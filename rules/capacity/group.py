@@ -31,7 +31,9 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..catalog.accelerators import (
+    MIG_DEVICE_CLASSES,
     group_vendor,
+    mig_listed_gib,
     mig_memory_eighths,
     mig_profile_name,
     mig_profiles_of,
@@ -145,19 +147,26 @@ def gpu_of(g: ServingGroup) -> GpuInfo | None:
 
 def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
     """(the GPU, the MIG profile, the eighths of the GPU's memory one slice holds) of a group whose pods run on MIG
-    devices: a MIG resource (``nvidia.com/mig-3g.40gb``, the device plugin's mixed strategy) or ``nvidia.com/gpu`` on
+    devices: a MIG resource (``nvidia.com/mig-3g.40gb``, the device plugin's mixed strategy), ``nvidia.com/gpu`` on
     nodes the pods are pinned to MIG's single strategy, whose GPU Feature Discovery product names the profile
-    (``NVIDIA-A100-SXM4-80GB-MIG-3g.40gb``). None where the pods do not run on MIG devices as far as the inputs say,
-    or land on no GPU the inputs name. The slice is sized, not the GPU: its memory is the profile's share of the GPU's
-    (NVIDIA MIG user guide, "Supported MIG Profiles"; accelerators.json ``mig_profiles``); the GPU's other properties
-    (compute capability, the dtypes it runs) are the slice's too. Raises :class:`Undecidable` where the slice's size
-    is not known: a profile the guide does not list for the GPU, or the single strategy with no profile named."""
+    (``NVIDIA-A100-SXM4-80GB-MIG-3g.40gb``), or a resource claim of DeviceClass ``mig.nvidia.com`` (mig21). None
+    where the pods do not run on MIG devices as far as the inputs say, or land on no GPU the inputs name. The slice is
+    sized, not the GPU: its memory is the profile's share of the GPU's (NVIDIA MIG user guide, "Supported MIG
+    Profiles"; accelerators.json ``mig_profiles``); the GPU's other properties (compute capability, the dtypes it
+    runs) are the slice's too. Raises :class:`Undecidable` where the slice's size is not known: a profile the guide
+    does not list for the GPU, the single strategy with no profile named, or a claim whose selectors name none."""
     c = g.main_container
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
     profile = mig_profile_name(resource)
     label = None
-    if profile is None:
-        if resource not in (None, GPU_RESOURCE) or (c is not None and c.resource_claims):
+    if profile is None and c is not None and c.resource_claims:
+        if c.claim_class not in MIG_DEVICE_CLASSES:
+            return None
+        # mig21: a resource claim of MIG devices (NVIDIA's DRA driver) is one slice of the profile its selectors name
+        label = f"a resource claim of DeviceClass {c.claim_class}"
+        profile = c.claim_mig_profile
+    elif profile is None:
+        if resource not in (None, GPU_RESOURCE):
             return None
         label = single_strategy_label(g)
         if label is None:
@@ -167,8 +176,14 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
     if gpu is None:
         if g.pool is None:
             return None  # no GPU named at all: SW206 says so
-        raise Undecidable(f"the memory of one MIG device ({resource or label})",
+        raise Undecidable(f"the memory of one MIG device ({resource if label is None else label})",
                           f"the GPU of node pool `{g.pool.name}` it is a slice of is not known")
+    if profile is None and c is not None and c.resource_claims:
+        claims = ", ".join(f"`{n}`" for n in c.resource_claims)
+        raise Undecidable(f"the memory of one MIG device of the {gpu.name}",
+                          f"the resource claim {claims} takes it from DeviceClass {c.claim_class}, and no selector of "
+                          "its requests names the profile (NVIDIA's DRA driver publishes it as "
+                          "device.attributes[\"gpu.nvidia.com\"].profile), so any slice may be allocated")
     if profile is None:
         raise Undecidable(f"the memory of one MIG device of the {gpu.name}",
                           f"its nodes run MIG's single strategy ({label}), so one nvidia.com/gpu is a MIG device, and "
@@ -213,7 +228,8 @@ def gpu_memory_gib(g: ServingGroup) -> float | None:
                           "NeuronCores share in a proportion set by the logical core size")
     mig = mig_slice(g)
     if mig is not None:  # mig20: one MIG device, the profile's share of the GPU's memory (a label's is the GPU's)
-        return round(mig[0].memory_gib * mig[2] / 8, 2)
+        listed = mig_listed_gib(mig[0].name, mig[1])  # mig21: what nvidia-smi mig -lgip lists, where known
+        return listed if listed is not None else round(mig[0].memory_gib * mig[2] / 8, 2)
     if g.pool is not None:
         if is_unknown(g.pool.gpu_memory_gib) and (g.pool.gpu_memory_why or g.pool.hardware_why):
             raise Undecidable(f"GPU memory of node pool `{g.pool.name}`", g.pool.gpu_memory_why or g.pool.hardware_why)

@@ -254,6 +254,26 @@ def mig_profile(resource: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+#: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).
+MIG_DEVICE_CLASSES = frozenset({"mig.nvidia.com"})
+
+#: A CEL selector's test of the MIG profile NVIDIA's DRA driver publishes for each MIG device (the attribute
+#: ``profile`` of driver ``gpu.nvidia.com``, cmd/gpu-kubelet-plugin/deviceinfo.go ``MigDeviceInfo.GetDevice``;
+#: demo/specs/quickstart gpu-test4: ``device.attributes['gpu.nvidia.com'].profile == '1g.5gb'``), either way round.
+_CEL_PROFILE = re.compile(
+    r"""device\.attributes\[\s*["']gpu\.nvidia\.com["']\s*\]\s*(?:\.\s*profile|\[\s*["']profile["']\s*\])\s*==\s*"""
+    r"""["'](\d+g\.\d+gb)["']"""
+    r"""|["'](\d+g\.\d+gb)["']\s*==\s*device\.attributes\[\s*["']gpu\.nvidia\.com["']\s*\]\s*"""
+    r"""(?:\.\s*profile|\[\s*["']profile["']\s*\])""")
+
+
+def cel_mig_profile(expression: str) -> str | None:
+    """The MIG profile a DRA selector's CEL expression requires a device to have (``1g.10gb``), or None where it
+    names none, or where it names more than one (``... || ...``: the device is one of them, which is not known)."""
+    found = {(a or b).lower() for a, b in _CEL_PROFILE.findall(expression or "")}
+    return next(iter(found)) if len(found) == 1 and "||" not in expression else None
+
+
 def mig_profile_name(resource: str | None) -> str | None:
     """The MIG profile a MIG device resource names, without its media-extension mark: ``nvidia.com/mig-1g.10gb.me``
     -> ``1g.10gb``; None for any other resource."""
@@ -272,6 +292,18 @@ def mig_memory_eighths(gpu: str, profile: str) -> int | None:
     table of NVIDIA's MIG user guide (accelerators.json ``mig_profiles``); None where that table does not list the
     profile for the GPU (the slice's size is not known)."""
     return _mig_table().get(gpu, {}).get(profile)
+
+
+@functools.cache
+def _listed_gib() -> dict[str, dict[str, float]]:
+    raw = _read_data().get("mig_profiles", {}).get("listed_gib", {})
+    return {str(gpu): {str(p): float(v) for p, v in profiles.items()} for gpu, profiles in raw.items()}
+
+
+def mig_listed_gib(gpu: str, profile: str) -> float | None:
+    """The GiB of one GPU instance of ``profile`` on ``gpu`` that a public ``nvidia-smi mig -lgip`` lists
+    (accelerators.json ``mig_profiles.listed_gib``, mig21), or None where no listing of that row is known."""
+    return _listed_gib().get(gpu, {}).get(profile)
 
 
 def mig_profiles_of(gpu: str) -> tuple[str, ...]:

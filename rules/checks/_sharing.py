@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from ..catalog.accelerators import (
     GPU_PRODUCT_LABELS,
+    MIG_DEVICE_CLASSES,
     mig_profile,
     runtime_visibility,
     shared_resource,
@@ -112,8 +113,6 @@ def mig_devices(g: ServingGroup, claim_classes: tuple[str, ...] = ()) -> str | N
     return None
 
 
-#: The DeviceClasses whose devices are MIG devices (NVIDIA/k8s-dra-driver-gpu: ``mig.nvidia.com``).
-MIG_DEVICE_CLASSES = frozenset({"mig.nvidia.com"})
 
 
 def _time_slicing_label(labels: list[tuple[str, str]]) -> str | None:

@@ -83,7 +83,22 @@ def rules_for(inv: Inventory) -> tuple[Rule, ...]:
     made: tuple[Rule, ...] = ()
     made = tuple(_make(module, cls, lambda: made) for _, module, cls, reads in RULES
                  if any(getattr(inv, name) for name in reads))
+    wire_cannot_start(made)
     return made
+
+
+def wire_cannot_start(rules: tuple[Rule, ...]) -> None:
+    """Give the group rules of a run SW204's :func:`~.sw204.cannot_start` where SW204 is one of them (mig21): a rule
+    that blocks on a replica that cannot start on its MIG devices asks it and is advisory there, SW204's finding the
+    one that blocks (``GroupRule._on_cannot_start``). Here, not in the engine, which imports no rule; without SW204 in
+    the run nothing says the replica cannot start, and no rule is made advisory for it."""
+    said = next((r for r in rules if r.meta.code == "SW204"), None)
+    if said is None:
+        return
+    cannot_start = importlib.import_module(f"{__package__}.sw204").cannot_start
+    for rule in rules:
+        if rule is not said and hasattr(rule, "cannot_start"):  # a GroupRule
+            rule.cannot_start = cannot_start
 
 
 def import_rules_for(inv: Inventory) -> None:

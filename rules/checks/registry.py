@@ -45,6 +45,7 @@ from . import (
     sw407,
     sw408,
 )
+from .index import wire_cannot_start
 
 # --- SW3xx / SW4xx (network, security, reliability): imports below this line ---
 # (ruff's isort keeps them in the sorted `from .checks import (...)` list above: sw301 … sw406)
@@ -94,6 +95,8 @@ ALL_RULES: tuple[Rule, ...] = (
     sw408.DebugSwitchInServing(),
     # --- end SW3xx / SW4xx entries ---
 )
+
+wire_cannot_start(ALL_RULES)  # mig21: SW204 says which replicas cannot start on MIG devices; the others ask it
 
 _BY_CODE = {r.meta.code: r for r in ALL_RULES}
 

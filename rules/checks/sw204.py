@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import layout
+from ..capacity.group import Layout, layout
 from ..capacity.layout import plural
 from ..catalog.accelerators import families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
@@ -37,6 +37,39 @@ def _mig(g: ServingGroup, inv: Inventory) -> str | None:
     classes = tuple(d.device_class or "" for d in claims) if c is not None and len(claims) == len(c.resource_claims) \
         else ()
     return mig_devices(g, classes)
+
+
+def _on_mig(g: ServingGroup, inv: Inventory, lay: Layout) -> list[Hit]:
+    """The finding that a pod on MIG devices starts more than one vLLM worker (it cannot start), or none."""
+    mig = _mig(g, inv)
+    per_pod = lay.per_pod
+    on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
+    if mig is None or on_one <= 1:
+        return []
+    refusal = (f"refuses to start (\"World size ({lay.tp * lay.pp}) is larger than the number of "
+               f"available GPUs (1)\")" if lay.tp * lay.pp > 1
+               else "cannot give each data-parallel rank a GPU of its own: it does not start")
+    each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
+    return [hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "
+                   f"{plural(on_one, 'worker')}{each}: {ONE_MIG_DEVICE}, so vLLM sees 1 GPU and {refusal}; "
+                   f"serve it at TP1 on one MIG slice that holds the model, or on {on_one} whole GPUs "
+                   "(nvidia.com/gpu on nodes without MIG)", location=g.at("resources"))]
+
+
+def cannot_start(g: ServingGroup, inv: Inventory) -> list[Hit]:
+    """SW204's findings that the group's replica cannot start as written because its pods run more than one vLLM
+    worker on MIG devices (:func:`_on_mig`, the path of :meth:`GpuRequestNotTp.check_group` that gives them), and
+    only those; empty where that is not so or not known. The engine asks it of a group on which a capacity or
+    topology rule blocks (mig21, as readers20's SW201 ``pending``): that rule judged a replica that never starts, and
+    what SW204 asks (TP1 on one slice, or whole GPUs) changes what it judges, so its finding is advisory and SW204's
+    the one that blocks."""
+    try:
+        if runs_on_cpu(g) or not counts_layout(g):
+            return []
+        req, _ = gpu_request(g)
+        return _on_mig(g, inv, layout(g)) if req is not None else []
+    except Undecidable:
+        return []
 
 
 def _write(resource: str, units: int, g: ServingGroup | None = None) -> str:
@@ -133,17 +166,9 @@ class GpuRequestNotTp(GroupRule):
                          f"{lay.text()} needs {plural(need, 'GPU')} per pod; the device plugin gives a container "
                          f"only the GPUs it requests{profile}; {_write(resource, need)}", location=g.at("resources"))
             return
-        mig = _mig(g, inv)
-        on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
-        if mig is not None and on_one > 1:
-            refusal = (f"refuses to start (\"World size ({lay.tp * lay.pp}) is larger than the number of "
-                       f"available GPUs (1)\")" if lay.tp * lay.pp > 1
-                       else "cannot give each data-parallel rank a GPU of its own: it does not start")
-            each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "
-                         f"{plural(on_one, 'worker')}{each}: {ONE_MIG_DEVICE}, so vLLM sees 1 GPU and {refusal}; "
-                         f"serve it at TP1 on one MIG slice that holds the model, or on {on_one} whole GPUs "
-                         "(nvidia.com/gpu on nodes without MIG)", location=g.at("resources"))
+        on_mig = _on_mig(g, inv, lay)
+        if on_mig:
+            yield from on_mig
             return
         pods = lay.pods if per_pod is None else 1
         need = lay.world if per_pod is None else per_pod

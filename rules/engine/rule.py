@@ -4,7 +4,7 @@ they are about and what a crash or an unknown value on one of them becomes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from ..catalog.partitions import ASSUMED_MODE
@@ -113,6 +113,14 @@ OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})
 TEMPLATE_CHECKS = frozenset({"SW003", "SW105", "SW307", "SW309", "SW310", "SW401", "SW402", "SW407", "SW408"})
 
 
+#: The rule that says a group's replica cannot start as written on its devices (more than one vLLM worker per pod on
+#: MIG devices): the other capacity and topology rules' blocking findings on it are advisory
+#: (:meth:`GroupRule._on_cannot_start`, mig21). SW201 keeps its level beside it: where the pod is scheduled is judged
+#: before it starts.
+CANNOT_START = "SW204"
+_BESIDE_CANNOT_START = frozenset({CANNOT_START, "SW201"})
+
+
 class GroupRule(Rule):
     """A rule that looks at one serving group at a time.
 
@@ -132,6 +140,10 @@ class GroupRule(Rule):
     #: the capacity model: a group whose NodePool may launch several kinds of node is judged on every kind whatever
     #: the capacity model was asked (``_on_every_kind``), not only when the GPU was read.
     reads_pool: ClassVar[bool] = False
+    #: SW204's findings that a group's replica cannot start on its MIG devices (:meth:`_on_cannot_start`), given to
+    #: every group rule by the registry (checks/index.py ``wire_cannot_start``: the engine imports no rule); None: not
+    #: asked.
+    cannot_start: Callable[[ServingGroup, Inventory], Sequence[Hit]] | None = None
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
@@ -163,6 +175,10 @@ class GroupRule(Rule):
                         hits = [self._on_no_replica(h, g, config) for h in hits]
                     if g.patched_by and not self.meta.code.startswith("SW3"):
                         hits = [self._on_patched(h, g, config) for h in hits]
+                    if (self.cannot_start is not None and self.meta.code.startswith(("SW1", "SW2"))
+                            and self.meta.code not in _BESIDE_CANNOT_START
+                            and (g.device_reads > device_reads or self.reads_pool)):
+                        hits = self._on_cannot_start(hits, g, inv, config)
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
                     elif g.fragment is not None and (self.meta.code in OPERATOR_ADDS or (
@@ -186,6 +202,26 @@ class GroupRule(Rule):
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover
+
+    def _on_cannot_start(self, hits: list[Hit], g: ServingGroup, inv: Inventory, config: LintConfig) -> list[Hit]:
+        """The blocking hits of a capacity or topology rule that judged the group's running replica on its devices,
+        where SW204 blocks because that replica cannot start (:attr:`cannot_start`, the registry's
+        ``checks.sw204.cannot_start``: more than one vLLM worker per pod on MIG devices, of which a CUDA process sees
+        one), are advisory (a level set in the configuration wins): the replica judged never runs as written, and
+        what SW204 asks (TP1 on one slice, or whole GPUs) changes what the rule judges, so it blocks once the replica
+        starts. One root cause, one blocking finding (DESIGN.md, "When a finding blocks"). Where SW204 itself does
+        not block (lowered or disabled in the configuration; an unknown operator's object or a fragment, on which
+        it is advisory) the others keep their level."""
+        demote = [h for h in hits if self.meta.code not in config.enforcement
+                  and (h.level or level_for(self.meta, config)) == "mandatory" and not h.undecided]
+        if not demote or self.cannot_start is None:
+            return hits
+        if (config.enforcement.get(CANNOT_START, "mandatory") != "mandatory" or g.unknown_operator
+                or g.fragment is not None or not self.cannot_start(g, inv)):
+            return hits
+        note = (f"advisory: judged on a replica that cannot start as written ({CANNOT_START}'s finding, which blocks: "
+                "more than one vLLM worker per pod on MIG devices); it blocks once the replica starts")
+        return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the

@@ -247,6 +247,11 @@ class Container:
     #: Why the devices of those claims are not read, where a claim of the inputs names them in a way not read
     #: (:attr:`DeviceClaim.unread`, with the claim's kind and name); "" otherwise.
     claims_unread: str = ""
+    #: The DeviceClass those claims take their devices from (the first that names one), where the inputs hold them.
+    claim_class: str | None = None
+    #: The MIG profile their selectors require of every device (NVIDIA's DRA driver's ``profile`` attribute,
+    #: :attr:`DeviceClaim.mig_profile`), None where any of them requires none or they differ (mig21).
+    claim_mig_profile: str | None = None
     #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
     env_written: dict[str, str] = field(default_factory=dict)
     #: Variables set by ``valueFrom.configMapKeyRef``: name -> (ConfigMap, key), resolved by the rules from the
@@ -317,6 +322,9 @@ class DeviceClaim:
     #: devices (resource.k8s.io/v1alpha2: a ResourceClass and its driver's parameters decide them)
     unread: str = ""
     location: Location = Location()
+    #: The MIG profile every device request's CEL selector requires (``device.attributes["gpu.nvidia.com"].profile ==
+    #: "3g.40gb"``, NVIDIA's DRA driver); None where a request names none, or they name different ones (mig21).
+    mig_profile: str | None = None
 
 
 @dataclass

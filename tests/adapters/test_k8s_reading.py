@@ -270,3 +270,55 @@ def test_a_file_named_as_a_patch_is_told_by_its_folder_s_name_as_its_absolute_pa
     obj = {"apiVersion": "apps/v1", "kind": "Deployment"}
     told = patch_fragment("Deployment", obj, file, Container(name="vllm", image="vllm/vllm-openai:v0.11.0"))
     assert (told is not None) == by_abspath
+
+
+def test_a_claim_of_mig_devices_reads_the_profile_its_selectors_name(tmp_path):
+    """mig21: NVIDIA's DRA driver publishes each MIG device's profile (``device.attributes["gpu.nvidia.com"].profile``);
+    a claim whose every request's selector names one profile gives the container that profile, in the v1 and the
+    v1beta1 shape; requests that name different profiles, a selector of two (``||``) or none leave it unknown."""
+    from shardwise.rules.catalog.accelerators import cel_mig_profile
+
+    assert cel_mig_profile("device.attributes['gpu.nvidia.com'].profile == '1g.5gb'") == "1g.5gb"
+    assert cel_mig_profile('"3g.40gb" == device.attributes["gpu.nvidia.com"]["profile"]') == "3g.40gb"
+    assert cel_mig_profile("device.attributes['gpu.nvidia.com'].profile == '1g.10gb' || "
+                           "device.attributes['gpu.nvidia.com'].profile == '2g.20gb'") is None
+    assert cel_mig_profile("device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100'") is None
+
+    def claim(name: str, requests: str) -> str:
+        return textwrap.dedent(f"""\
+            ---
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaimTemplate
+            metadata: {{name: {name}, namespace: serving}}
+            spec:
+              spec:
+                devices:
+                  requests:
+            """) + textwrap.indent(textwrap.dedent(requests), " " * 6)
+
+    one = "device.attributes['gpu.nvidia.com'].profile == '{}'"
+    text = "".join([
+        claim("same", f"""\
+            - name: a
+              exactly: {{deviceClassName: mig.nvidia.com, selectors: [{{cel: {{expression: "{one.format('2g.20gb')}"}}}}]}}
+            - name: b
+              exactly: {{deviceClassName: mig.nvidia.com, selectors: [{{cel: {{expression: "{one.format('2g.20gb')}"}}}}]}}
+            """),
+        claim("differ", f"""\
+            - name: a
+              exactly: {{deviceClassName: mig.nvidia.com, selectors: [{{cel: {{expression: "{one.format('1g.10gb')}"}}}}]}}
+            - name: b
+              exactly: {{deviceClassName: mig.nvidia.com, selectors: [{{cel: {{expression: "{one.format('2g.20gb')}"}}}}]}}
+            """),
+        claim("beta", f"""\
+            - {{name: a, deviceClassName: mig.nvidia.com, selectors: [{{cel: {{expression: "{one.format('1g.10gb')}"}}}}]}}
+            """),
+        claim("none", """\
+            - {name: a, exactly: {deviceClassName: mig.nvidia.com}}
+            """),
+    ])
+    path = tmp_path / "claims.yaml"
+    path.write_text(text)
+    inv = load_inputs([str(path)])
+    assert {c.name: c.mig_profile for c in inv.device_claims} == {
+        "same": "2g.20gb", "differ": None, "beta": "1g.10gb", "none": None}

@@ -314,14 +314,14 @@ def test_mig_profiles_are_the_user_guides_eighths_of_each_gpu() -> None:
     """mig20: each catalog GPU's MIG profiles as the eighths of its memory a slice holds (NVIDIA MIG user guide,
     "Supported MIG Profiles"): on the seven-slice GPUs 1g the smallest (1/8), 1g of twice that memory and 2g 2/8, 3g
     and 4g half, 7g the whole GPU; on the RTX PRO 6000 Blackwell quarters (1g 1/4, 2g 1/2, 4g the whole); the name's
-    rounded GB agrees with the share of the GPU's nominal GB; a profile the guide does not list for a GPU, or a GPU
-    without a table, has no size."""
+    rounded GB agrees with the share of the GPU's nominal GB (or of its memory as the runtime reports it); a profile
+    the guide does not list for a GPU, or a GPU without a table, has no size."""
     from shardwise.rules.catalog.accelerators import mig_memory_eighths, mig_profile_name, mig_profiles_of
 
     tables = {name: mig_profiles_of(name) for name in gpus()}
     assert {name for name, profiles in tables.items() if profiles} == {
         "A100-40GB", "A100-PCIe-40GB", "A100-80GB", "A100-PCIe-80GB", "H100-SXM-80GB", "H100-PCIe-80GB",
-        "H100-NVL-94GB", "H200-141GB", "B200", "RTX-PRO-6000-Blackwell"}
+        "H100-NVL-94GB", "H200-141GB", "B200", "RTX-PRO-6000-Blackwell", "H20", "GB200", "B300"}
     for name, profiles in tables.items():
         for profile in profiles:
             eighths = mig_memory_eighths(name, profile)
@@ -331,11 +331,64 @@ def test_mig_profiles_are_the_user_guides_eighths_of_each_gpu() -> None:
             shares = {"1": (2,), "2": (4,), "4": (8,)} if whole == "4" else {
                 "1": (1, 2), "2": (2,), "3": (4,), "4": (4,), "7": (8,)}
             assert eighths in shares[compute], (name, profile)
-            assert abs(int(memory) - gpus()[name].memory_gb * eighths / 8) <= 1.5, (name, profile)
+            # the name's GB is the share of the nominal GB, or of what the runtime reports (B300: 7g.269gb of 288 GB)
+            gpu = gpus()[name]
+            assert min(abs(int(memory) - size * eighths / 8) for size in (gpu.memory_gb, gpu.memory_gib)) <= 1.5, (
+                name, profile)
     assert [mig_memory_eighths("A100-80GB", p) for p in ("1g.10gb", "1g.20gb", "3g.40gb", "7g.80gb")] == [1, 2, 4, 8]
     assert mig_memory_eighths("A100-80GB", "1g.5gb") is None  # an A100 40GB profile
     assert mig_memory_eighths("A100-80GB", "2g.48gb") is None
     assert mig_memory_eighths("L4", "1g.10gb") is None
     assert mig_memory_eighths("RTX-PRO-6000-Blackwell", "2g.48gb") == 4
+    # mig21: the A100 40GB's 1g.10gb is two of its eight memory slices (4 instances fill the GPU; mig-parted's
+    # all-1g.10gb has 4 on an A100-40GB), not the 1/8 of the stored guide's memory column
+    assert [mig_memory_eighths("A100-40GB", p) for p in ("1g.5gb", "1g.10gb", "2g.10gb", "7g.40gb")] == [1, 2, 2, 8]
+    assert mig_profiles_of("H100-NVL-94GB") == ("1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb")
+    # mig21: H20, GB200 (1g.24gb at an early driver, 1g.23gb later) and B300 from mig-parted's default configuration
+    assert [mig_memory_eighths("H20", p) for p in ("1g.12gb", "2g.24gb", "3g.48gb", "7g.96gb")] == [1, 2, 4, 8]
+    assert [mig_memory_eighths("GB200", p) for p in ("1g.23gb", "1g.24gb", "1g.47gb", "4g.93gb")] == [1, 1, 2, 4]
+    assert [mig_memory_eighths("B300", p) for p in ("1g.34gb", "1g.67gb", "3g.135gb", "7g.269gb")] == [1, 2, 4, 8]
+    assert mig_memory_eighths("H20-141GB", "1g.18gb") is None  # no table for the H20 141GB
     assert (mig_profile_name("nvidia.com/mig-1g.10gb.me"), mig_profile_name("nvidia.com/mig-3g.47gb"),
             mig_profile_name("nvidia.com/gpu")) == ("1g.10gb", "3g.47gb", None)
+
+
+def test_a_mig_slice_listed_by_nvidia_smi_is_sized_with_the_listed_gib() -> None:
+    """mig21: where a public nvidia-smi mig -lgip lists a profile's GPU instance memory, that is the slice's size: the
+    share of the GPU's memory overstates some (H200 1g.35gb 34.95 against 32.25). Each listed row is a profile the
+    table lists for the GPU, at most 0.1 GiB above its share (the whole H100: 79.25 listed, 79.19 reported) and at
+    most 3.1 below it (GB200's 1g.24gb of an early driver: 20.00 against 23.04); a row no listing shows keeps the
+    share."""
+    from shardwise.rules.catalog.accelerators import _listed_gib as listed_table
+    from shardwise.rules.catalog.accelerators import mig_listed_gib, mig_memory_eighths
+
+    for name, rows in listed_table().items():
+        for profile, gib in rows.items():
+            eighths = mig_memory_eighths(name, profile)
+            assert eighths is not None, (name, profile)
+            share = gpus()[name].memory_gib * eighths / 8
+            assert share - 3.1 <= gib <= share + 0.1, (name, profile, gib, share)
+    assert (mig_listed_gib("H200-141GB", "1g.35gb"), mig_listed_gib("H100-NVL-94GB", "1g.24gb"),
+            mig_listed_gib("RTX-PRO-6000-Blackwell", "2g.48gb")) == (32.25, 21.62, 46.5)
+    assert mig_listed_gib("H100-NVL-94GB", "3g.47gb") is None  # not in the listing: the share (46.79 GiB)
+    assert mig_listed_gib("A100-80GB", "1g.10gb") is None
+
+
+def test_the_capacity_model_takes_the_listed_gib_of_a_mig_slice(tmp_path) -> None:
+    """mig21: a pod on one nvidia.com/mig-1g.35gb of a p5en.48xlarge (H200) is sized on the 32.25 GiB nvidia-smi mig
+    -lgip lists, not 2/8 of the H200's 139.81 (34.95); a 2g.35gb no listing shows, on the share."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import gpu_memory_gib
+
+    def pod(name: str, profile: str) -> str:
+        return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: serving}}\nspec:\n"
+                f"  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+                "    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: p5en.48xlarge}\n      containers:\n"
+                "        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+                "          args: [--model, Qwen/Qwen2.5-1.5B-Instruct]\n"
+                f"          resources: {{limits: {{nvidia.com/mig-{profile}: 1}}}}\n")
+
+    path = tmp_path / "mig.yaml"
+    path.write_text(pod("listed", "1g.35gb") + "---\n" + pod("share", "2g.35gb"))
+    inv = load_inputs([str(path)])
+    assert {g.name: gpu_memory_gib(g) for g in inv.groups} == {"listed": 32.25, "share": 34.95}

@@ -114,6 +114,7 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
+              "mig-claim.yaml",  # mig21: a DRA claim of a MIG profile is sized as that slice, none named: unknown
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
               "cpu-offload-routes.yaml",  # engine21: each route vLLM reads the offload by, and its UVA switch
               "gptq-bits.yaml",  # quantbits: an 8-bit GPTQ checkpoint is 8-bit under --quantization gptq
@@ -135,7 +136,8 @@ EXTRA_FIXTURES = {
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
               "max-num-seqs-default.yaml",  # maxseqs53: one GPU serves only below vLLM's default cap: advisory
               "fewer-stages.yaml",  # planfix16: PP3 where one PP2 engine on two of the GPUs serves (vLLM 22140)
-              "amd-partition.yaml"},  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
+              "amd-partition.yaml",  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
+              "mig-cannot-start.yaml"},  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...catalog.accelerators import family_of_device_class
+from ...catalog.accelerators import cel_mig_profile, family_of_device_class
 from ...model import UNKNOWN, DeviceClaim, Inventory, Location
 from .fields import as_list, as_map
 
@@ -54,6 +54,21 @@ def _requests(spec: Mapping[str, Any]) -> tuple[Any, str | None]:
     return total, klass
 
 
+def _mig_profile(spec: Mapping[str, Any]) -> str | None:
+    """The MIG profile every device request of a claim spec requires by a CEL selector (NVIDIA's DRA driver publishes
+    each MIG device's ``profile`` attribute: ``device.attributes["gpu.nvidia.com"].profile == "3g.40gb"``), in the v1
+    (``exactly.selectors``) and the v1beta1 shape (``selectors`` beside the class name); None where a request requires
+    none (a device of any profile may be allocated), names several, or the requests differ (mig21)."""
+    found: set[str | None] = set()
+    for raw in as_list(as_map(spec.get("devices")).get("requests")):
+        r = as_map(raw)
+        exact = as_map(r.get("exactly")) if "exactly" in r else r
+        named = {cel_mig_profile(str(as_map(as_map(sel).get("cel")).get("expression") or ""))
+                 for sel in as_list(exact.get("selectors"))} - {None}
+        found.add(next(iter(named)) if len(named) == 1 else None)
+    return next(iter(found)) if len(found) == 1 else None
+
+
 def add_device_claim(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     claim = DeviceClaim(kind=kind, name=str(meta.get("name") or "unnamed"),
@@ -78,6 +93,7 @@ def add_device_claim(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inve
                             "the devices; shardwise reads the device requests of v1alpha3 and later, not these")
         else:
             claim.count, claim.device_class = _requests(inner)
+            claim.mig_profile = _mig_profile(inner)
     inv.device_claims.append(claim)
 
 
@@ -114,6 +130,7 @@ def resolve_claims(inv: Inventory) -> None:
             continue
         total: Any = 0
         klass: str | None = None
+        profiles: set[str | None] = set()
         for name in c.resource_claims:
             kind, ref = c.claim_refs.get(name, ("", None))
             claim = index.get((kind, g.namespace, str(ref))) if ref is not UNKNOWN else None
@@ -128,8 +145,11 @@ def resolve_claims(inv: Inventory) -> None:
                 continue  # a claim for something else than devices
             total = UNKNOWN if claim.count is UNKNOWN or total is UNKNOWN else total + claim.count
             klass = klass or claim.device_class
+            profiles.add(claim.mig_profile)
         if total is None or klass is None:
             continue
+        c.claim_class = klass
+        c.claim_mig_profile = next(iter(profiles)) if len(profiles) == 1 else None
         family = family_of_device_class(klass) or family_of_device_class(drivers.get(klass, ""))
         resource = family.request_resource if family is not None else klass
         c.gpus = g.gpus_per_pod = total

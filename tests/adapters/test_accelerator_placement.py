@@ -256,3 +256,20 @@ def test_a_stack_service_on_a_stack_pool_without_its_accelerator_never_schedules
                       "never advertise nvidia.com/gpu, so the pods stay Pending (Insufficient nvidia.com/gpu: no node the "
                       "scheduler may bind them to has one); select a pool whose nodes have that accelerator, or request "
                       "the one the pool has")]
+
+
+def test_a_selector_on_other_hardware_is_judged_for_each_resource_it_is_asked_for():
+    """lintspeed21: what a selector's nodes rule out is kept by (resource, label, values); an inf2.xlarge selector rules
+    out nvidia.com/gpu and amd.com/gpu pods, and not an aws.amazon.com/neuron pod, in whatever order they are read."""
+    def unplaceable(resource: str) -> str | None:
+        doc = _deployment(resource).replace(
+            "      containers:", "      nodeSelector: {node.kubernetes.io/instance-type: inf2.xlarge}\n      containers:")
+        [g] = load_kubernetes_text(doc, "all.yaml").groups
+        return g.unplaceable
+
+    gpu = ("the nodeSelector (node.kubernetes.io/instance-type=inf2.xlarge) places the pods on nodes of Inferentia2, "
+           "which never advertise nvidia.com/gpu")
+    for _ in range(2):
+        assert unplaceable("nvidia.com/gpu") == gpu
+        assert unplaceable("aws.amazon.com/neuron") is None
+        assert unplaceable("amd.com/gpu") == gpu.replace("nvidia.com/gpu", "amd.com/gpu")

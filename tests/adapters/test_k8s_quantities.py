@@ -177,3 +177,19 @@ def test_the_refused_object_hides_none_of_the_others_in_its_file():
     assert [(e.line, e.message.split(";")[0]) for e in inv.errors] == [
         (16, "spec.template.spec.containers[0].resources.requests.nvidia.com/gpu: 2, but limits.nvidia.com/gpu is 1")]
     assert [(g.name, g.gpus_per_pod) for g in inv.groups] == [("p", 1)]
+
+
+# lintspeed21: a request written as its limit's own value (the same type, equal) is passed over without parsing
+# either (most manifests write `cpu: '32'` under both): exact only if such a pair always parses to one quantity, or
+# to no quantity twice, which is what this holds for values of every kind a YAML reader gives.
+@pytest.mark.parametrize("value", [
+    "32", "192Gi", "500m", " 2 ", "1e3", "1E-2", "1e1001", "2 GPUs", "", "${GPU}", 8, 0, -1, 2**63, 1.0, 0.5, 0.0,
+    -0.0, 1e308, float("inf"), float("nan"), True, False, None, [1], {"a": 1},
+])
+def test_a_request_written_as_its_limit_is_its_limit(value):
+    from shardwise.rules.adapters.k8s.pods import check_requests_within_limits
+
+    twin = -0.0 if value == 0.0 and type(value) is float else value  # 0.0 and -0.0: equal, written differently
+    assert type(value) is not type(twin) or value != twin or quantity(value) == quantity(twin)
+    check_requests_within_limits({"requests": {"cpu": value, "nvidia.com/gpu": value},
+                                  "limits": {"cpu": twin, "nvidia.com/gpu": twin}}, "c", "t.yaml", 1)

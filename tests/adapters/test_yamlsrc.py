@@ -392,6 +392,21 @@ def test_aliases_that_add_exactly_the_text_bound_are_read_and_one_character_more
         "(the most shardwise reads from one file, 32 MiB)")
 
 
+def test_the_text_of_an_anchored_collection_counts_to_the_text_bound(reader):
+    # lintspeed21: the compiled reader counts a scalar's characters (not its bytes: é is one) only inside an anchored
+    # node or where the scalar has its own anchor; a scalar nested in a list of an anchored list still counts, the
+    # text before the anchor does not, and one character past the bound is refused as before
+    big = "x" * ((1 << 20) - 2)
+    aliases = "b: [" + ",".join(["*a"] * 32) + "]\n"
+    (doc,) = yamlsrc._parse(f"pre: {big}\na: &a [[{big}, é]]\n" + aliases, "x.yaml")
+    assert [len(d[0][0]) + len(d[0][1]) for d in doc["b"]] == [(1 << 20) - 1] * 32
+    (doc,) = yamlsrc._parse(f"a: &a [[{big}, yé]]\n" + aliases, "x.yaml")  # adds 32 MiB of text
+    assert doc["b"][31] is doc["a"]
+    assert _refused(f"a: &a [[{big}, yzé]]\n" + aliases) == (
+        "x.yaml:1: cannot parse YAML: its aliases expand to more than 33,554,432 characters of text "
+        "(the most shardwise reads from one file, 32 MiB)")
+
+
 def test_a_billion_laughs_is_refused_at_its_document(reader):
     anchors = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     anchors += [f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True)]

@@ -137,7 +137,14 @@ def check_requests_within_limits(resources: Any, what: str, file: str | None, li
     for name, asked in requests.items():
         if name not in limits:
             continue
-        req, lim = quantity(asked), quantity(limits[name])
+        limit = limits[name]
+        # the same value written twice (``cpu: '32'`` under both, as most manifests have it) is the same quantity, or
+        # no quantity twice: nothing to judge, and no quantity parsed (two Fractions a resource; readers19 added the
+        # check, lintspeed21 measured it). Equal values of one type parse alike: the same text, the same int, or
+        # floats whose values are equal (0.0 and -0.0 are both 0); a bool is never a quantity.
+        if type(asked) is type(limit) and asked == limit:
+            continue
+        req, lim = quantity(asked), quantity(limit)
         if req is None or lim is None or req == lim:
             continue
         name = str(name)

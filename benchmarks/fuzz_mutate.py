@@ -352,11 +352,17 @@ def add_hazard(r: random.Random, d: str, h: str) -> str:
     elif h == "dangling":
         os.symlink("/nonexistent/x.yaml", os.path.join(base, "gone.yaml"))
     elif h == "fifo":
-        os.mkfifo(os.path.join(base, r.choice(["pipe.yaml", "pipe.json", "values.yaml", "Chart.yaml"])))
+        at = os.path.join(base, r.choice(["pipe.yaml", "pipe.json", "values.yaml", "Chart.yaml"]))
+        if not os.path.lexists(at):  # an earlier hazard of the case made it (fuzz19: seed 7401 case 147)
+            os.mkfifo(at)
     elif h == "dir_as_file":
-        os.makedirs(os.path.join(base, r.choice(["dir.yaml", "kustomization.yaml", "x.json", "Chart.yaml"])), exist_ok=True)
+        at = os.path.join(base, r.choice(["dir.yaml", "kustomization.yaml", "x.json", "Chart.yaml"]))
+        if not os.path.lexists(at):
+            os.makedirs(at)
     elif h == "empty":
-        write(os.path.join(base, r.choice(["empty.yaml", "empty.json", "kustomization.yaml"])), b"")
+        at = os.path.join(base, r.choice(["empty.yaml", "empty.json", "kustomization.yaml"]))
+        if not os.path.lexists(at) or os.path.isfile(at) and not os.path.islink(at):  # not a hazard made before
+            write(at, b"")
     elif h == "blank":
         write(os.path.join(base, "blank.yaml"), r.choice(["\n\n", "---\n", "---\n---\n", "...\n", "# c\n", " \t\n", "\ufeff", "null\n", "[]\n", "{}\n"]))
     elif h == "ignore":

@@ -9,6 +9,9 @@ them, so linting manifests never imports pydantic.
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
@@ -217,8 +220,72 @@ def _program(path: str) -> Inventory:
     return Inventory(sources=[path], skipped_files=[(path, program_skip(path, text))])
 
 
+#: The run's memo (:func:`run_memo`): a file's inventory, and the text of a file that names a GitOps API group, by
+#: :func:`_memo_key`. None outside :func:`~shardwise.rules.adapters.read_inputs`.
+_MEMO: dict[tuple[object, ...], Inventory] | None = None
+_MEMO_TEXT: dict[tuple[object, ...], str] = {}
+#: What in a file's text says the GitOps plan (:func:`.gitops.plan`) will read it again: its text is kept.
+GITOPS_MARKS = ("argoproj.io/", "toolkit.fluxcd.io/")
+
+
+@contextmanager
+def run_memo() -> Iterator[None]:
+    """Within it, :func:`load_file` reads a file once (hostile18: a run whose GitOps object builds a kustomization
+    read every file three times: to find the object, to plan its sources, and again without the folder it builds).
+    A file is known again by its path, as given, and what decides its content (device, inode, size, modification and
+    change times, links followed): a file changed meanwhile is read again. Nested uses share the outer memo."""
+    global _MEMO
+    if _MEMO is not None:
+        yield
+        return
+    _MEMO = {}
+    try:
+        yield
+    finally:
+        _MEMO = None
+        _MEMO_TEXT.clear()
+
+
+def _memo_key(path: str) -> tuple[object, ...] | None:
+    if _MEMO is None or path == "-":
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None  # read as before: the reading says why it cannot
+    if not stat.S_ISREG(st.st_mode):
+        return None  # a FIFO, a device: what it holds is not decided by its metadata
+    return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def gitops_text(path: str) -> str | None:
+    """The text of ``path`` for the GitOps plan (:func:`.gitops.plan`): from the run's memo where :func:`load_file`
+    kept it, None where this run read the file and it names no GitOps API group, else read now
+    (:func:`.yamlsrc.read_text`)."""
+    key = _memo_key(path)
+    if key is not None and _MEMO is not None:
+        text = _MEMO_TEXT.get(key)
+        if text is not None:
+            return text
+        if key in _MEMO:
+            return None
+    return read_text(path)
+
+
 def load_file(path: str) -> Inventory:
-    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error."""
+    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error. In
+    :func:`run_memo`, a file read before in this process is not read again."""
+    key = _memo_key(path)
+    if key is None:
+        return _load_file(path)
+    assert _MEMO is not None
+    inv = _MEMO.get(key)
+    if inv is None:
+        inv = _MEMO[key] = _load_file(path, key)
+    return inv
+
+
+def _load_file(path: str, key: tuple[object, ...] | None = None) -> Inventory:
     name = "<stdin>" if path == "-" else path
     try:
         if path.endswith(PROGRAM_ENDS) or "ockerfile" in path or "ontainerfile" in path:
@@ -227,6 +294,8 @@ def load_file(path: str) -> Inventory:
             if is_program(path):
                 return _program(path)
         text = read_text(path)
+        if key is not None and any(m in text for m in GITOPS_MARKS):
+            _MEMO_TEXT[key] = text
     except InputError as e:
         inv = Inventory(sources=[name])
         inv.errors.append(e)

@@ -24,7 +24,7 @@ from ..model import Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
-from .load import load_file, load_text, run_memo
+from .load import UNPARSED_JSON, UnparsedJson, load_file, load_text, run_memo
 from .renderkind import has_gitops
 from .select import (
     CHART_FILE,
@@ -34,6 +34,7 @@ from .select import (
     KUSTOMIZE_REFUSED,
     Excludes,
     select_inputs,
+    tidy,
     unrendered_folders,
 )
 
@@ -204,6 +205,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
                 rendered = _kustomization_read_plainly(directory, rendered, excludes, "templates not rendered")
             inv.extend(rendered)
     found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
+    if any(isinstance(e, UnparsedJson) for e in inv.errors):
+        found = _searched_json_skipped(inv, found, paths)
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
@@ -225,6 +228,19 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         assign_units(inv, paths)  # a pool, a Service, a policy judge only the workloads of their own deployable unit
     resolve_pools(inv)
     return inv
+
+
+def _searched_json_skipped(inv: Inventory, found: list[InputError], paths: list[str]) -> list[InputError]:
+    """``found`` without the :class:`.load.UnparsedJson` errors of files met while searching a folder: those files
+    are skipped (``inv.skipped_files``, no longer among ``inv.sources``) as JSON that is not an input. A file named on
+    the command line stays an input error: the user asked for it (docs/cli.md, "Files that are not inputs")."""
+    named = {tidy(p) for p in paths}
+    moved = {e.file for e in found if isinstance(e, UnparsedJson) and e.file is not None and e.file not in named}
+    if not moved:
+        return found
+    inv.skipped_files.extend((f, UNPARSED_JSON) for f in sorted(moved))
+    inv.sources = [f for f in inv.sources if f not in moved]
+    return [e for e in found if not (isinstance(e, UnparsedJson) and e.file in moved)]
 
 
 def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:

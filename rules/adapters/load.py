@@ -9,6 +9,7 @@ them, so linting manifests never imports pydantic.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,25 @@ def load_text(text: str, file: str) -> Inventory:
     return inv
 
 
+class UnparsedJson(InputError):
+    """A ``.json`` file that breaks JSON's grammar and whose text names nothing an input has
+    (:data:`_NAMES_AN_INPUT`): an input error where the file was named, skipped where a searched folder met it
+    (:func:`~shardwise.rules.adapters.read_inputs`; fuzz19)."""
+
+
+#: What in a JSON file's text says it may be an input, whether or not it parses: a Kubernetes object's ``apiVersion``
+#: or ``kind`` key, a Pulumi preview's or state's keys (:func:`.kinds.json_kind`), an OCI recipe's, or a vLLM server
+#: (its image, its launch, a flag only ``vllm serve`` takes). A file that does not parse and names one of them is an
+#: input error wherever it was met: a broken manifest never passes as a tool's configuration.
+#: A key is matched quoted or not (``{apiVersion: v1}`` in a ``.json`` file is YAML's flow style, not JSON), and any
+#: ``\\u`` escape counts, since one can spell any key.
+_NAMES_AN_INPUT = re.compile(
+    r"\b(?:apiVersion|kind|urn|steps|deployment|resources|recipe_image_uri)\b[\"']?\s*:|\\u"
+    r"|\bvllm\s+serve\b|\bvllm\.entrypoints\b|\bvllm/vllm-|--tensor-parallel-size\b", re.IGNORECASE)
+#: The skip reason of an :class:`UnparsedJson` file met while searching a folder.
+UNPARSED_JSON = "unparsable JSON naming no Kubernetes object, Pulumi resource or vLLM server (a tool's configuration)"
+
+
 def _load_text(text: str, file: str) -> Inventory:
     if is_script(file, text):
         return _load_script(text, file, Inventory())
@@ -56,12 +76,16 @@ def _load_text(text: str, file: str) -> Inventory:
     if not stripped:  # read, and nothing in it
         return Inventory(sources=[file])
     if file.endswith(".json") or stripped[:1] in "{[":
-        from .jsonsrc import parse_json  # only a text that may be JSON (start-up time: its patterns, and json)
+        # only a text that may be JSON (start-up time: its patterns, and json)
+        from .jsonsrc import JsonSyntaxError, parse_json
 
         try:
             data = parse_json(text, file)
-        except InputError:
+        except InputError as e:
             if file.endswith(".json"):
+                if isinstance(e, JsonSyntaxError) and not _NAMES_AN_INPUT.search(text):
+                    # a tool's JSON with comments or trailing commas (opencode.json, .eslintrc.json)
+                    raise UnparsedJson(e.message, e.file, e.line, e.column) from None
                 raise
         else:
             kind = kinds.json_kind(data, file)

@@ -695,7 +695,7 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
             value = r.choice(COUNT_ODD)
             repl = f"{key}: {value}"
         repls.append(repl)
-        plain.append(plain_count(value, flag=whole.startswith("--")))
+        plain.append(plain_count(value, flag=whole.startswith("--"), quantity=_QUANTITY_KEY.search(whole) is not None))
         label = re.match(r"--[\w-]+", whole).group(0) if whole.startswith("--") else whole.split(":")[0]  # type: ignore[union-attr]
         kinds.append(f"count:{label.strip()[:40]}={value}")
     odd_text = t
@@ -707,12 +707,22 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
     return t, kinds
 
 
-def plain_count(value: str, flag: bool = False) -> bool:
+#: The count slots whose value is a resource quantity (a container's requests and limits, an emptyDir's sizeLimit).
+_QUANTITY_KEY = re.compile(r"^\s*(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/neuron|memory|cpu|ephemeral-storage|"
+                           r"sizeLimit):")
+
+
+def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
     459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
     resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476). A flag's value " 4" is 4: a shell
-    splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008)."""
+    splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008).
+    A resource quantity is a string in the API (k8s.io/apimachinery pkg/api/resource/quantity.go: UnmarshalJSON
+    takes a JSON string or number), so a quoted one is as well-formed as the bare one: `nvidia.com/gpu: "2"` is
+    two GPUs (fuzz19: seed 7401 case 1158, SW201 on a 1-GPU node, right)."""
     value = value.strip() if flag else value
+    if quantity and len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 

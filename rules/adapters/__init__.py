@@ -24,7 +24,7 @@ from ..model import Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
-from .load import UNPARSED_JSON, UnparsedJson, load_file, load_text, run_memo
+from .load import UNPARSED_JSON, Marked, UnparsedJson, adopt, load_file, load_text, marked_texts, run_memo
 from .renderkind import has_gitops
 from .select import (
     CHART_FILE,
@@ -102,22 +102,27 @@ def _load_parallel(files: list[str], jobs: int, meanwhile: Callable[[Inventory],
     bounds = batches(len(files), jobs, _BATCH_FILES, _LEAST_FILES)
     with Tickets(len(bounds)) as tickets:
 
-        def share(index: int) -> Iterator[tuple[int, Inventory]]:  # a child pickles one batch while it reads the next
-            for k in tickets:
+        def share(index: int) -> Iterator[tuple[int, tuple[Inventory, Marked | None]]]:
+            for k in tickets:  # a child pickles one batch while it reads the next
                 start, stop = bounds[k]
                 if index == 0:  # the batches before k are taken: about as many files read
                     progress.files(start, len(files))
                 piece = _load_chunk(files[start:stop])
-                yield k, piece
+                # a child's batch goes with the texts of its files that name a GitOps API group (most have none)
+                yield k, (piece, marked_texts(files[start:stop]) if index else None)
                 if index == 0 and meanwhile is not None:
                     meanwhile(piece)
 
-        read = {k: piece for pieces in map_pieces(share, jobs) for k, piece in pieces}
+        read = {k: got for shares in map_pieces(share, jobs) for k, got in shares}
     inv = Inventory()
     for k, (start, stop) in enumerate(bounds):
-        piece = read.get(k)
-        if piece is None:
+        got = read.get(k)
+        if got is None:
             piece = _load_chunk(files[start:stop])
+        else:
+            piece, marked = got
+            if marked is not None:
+                adopt(files[start:stop], marked)
         inv.extend(piece)
         if pieces is not None:
             pieces.append((files[start:stop], piece))

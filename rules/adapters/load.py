@@ -248,6 +248,13 @@ def _program(path: str) -> Inventory:
 #: :func:`_memo_key`. None outside :func:`~shardwise.rules.adapters.read_inputs`.
 _MEMO: dict[tuple[object, ...], Inventory] | None = None
 _MEMO_TEXT: dict[tuple[object, ...], str] = {}
+#: The key of each file :func:`load_file` read in this process, by path; and the paths another process read whose
+#: text names no GitOps API group (:func:`adopt`).
+_KEYS: dict[str, tuple[object, ...]] = {}
+_SEEN: set[str] = set()
+#: What a reading process sends back of a batch (:func:`marked_texts`): the key and text of each file naming a
+#: GitOps API group.
+Marked = list[tuple[tuple[object, ...], str]]
 #: What in a file's text says the GitOps plan (:func:`.gitops.plan`) will read it again: its text is kept.
 GITOPS_MARKS = ("argoproj.io/", "toolkit.fluxcd.io/")
 
@@ -268,6 +275,24 @@ def run_memo() -> Iterator[None]:
     finally:
         _MEMO = None
         _MEMO_TEXT.clear()
+        _KEYS.clear()
+        _SEEN.clear()
+
+
+def marked_texts(files: list[str]) -> Marked:
+    """The key and text of each of ``files``, read by this process in the run, that names a GitOps API group."""
+    keys = (_KEYS.get(f) for f in files)
+    return [(k, _MEMO_TEXT[k]) for k in keys if k is not None and k in _MEMO_TEXT]
+
+
+def adopt(files: list[str], marked: Marked) -> None:
+    """Take into this process's memo what another process read of ``files`` (:func:`marked_texts`): the texts that
+    name a GitOps API group, and that the others name none (the GitOps plan does not read them again)."""
+    if _MEMO is None:
+        return
+    _MEMO_TEXT.update(marked)
+    texts = {k[0] for k, _ in marked}
+    _SEEN.update(f for f in files if f not in texts)
 
 
 def _memo_key(path: str) -> tuple[object, ...] | None:
@@ -286,6 +311,8 @@ def gitops_text(path: str) -> str | None:
     """The text of ``path`` for the GitOps plan (:func:`.gitops.plan`): from the run's memo where :func:`load_file`
     kept it, None where this run read the file and it names no GitOps API group, else read now
     (:func:`.yamlsrc.read_text`)."""
+    if path in _SEEN:
+        return None
     key = _memo_key(path)
     if key is not None and _MEMO is not None:
         text = _MEMO_TEXT.get(key)
@@ -306,6 +333,7 @@ def load_file(path: str) -> Inventory:
     inv = _MEMO.get(key)
     if inv is None:
         inv = _MEMO[key] = _load_file(path, key)
+        _KEYS[path] = key
     return inv
 
 

@@ -93,3 +93,36 @@ def test_batches_read_by_other_processes_are_taken_whole_where_they_lose_no_file
     inv = _reread(files, lambda f: not f.endswith("cm3.yaml"), pieces)
     assert inv.sources == ["kept batch, as read", files[2]]
     assert dict(reads) == {files[2]: 1}
+
+
+def test_over_several_processes_only_a_batch_that_loses_a_file_is_read_again(repo, tmp_path, monkeypatch):
+    """Two reading processes, batches of 4 files: each file read once, in whichever process read its batch, but for
+    the kept files of a batch a child read and the build took a file of (nothing says which process reads which
+    batch, so which those are is not fixed). The inventory is the one a single process reads."""
+    import shardwise.rules.adapters as adapters
+    from shardwise.rules.engine.forked import batches
+
+    log = tmp_path / "reads.log"
+    real = yamlsrc.read_file_bytes
+
+    def logging(path: str, *args: object, **kwargs: object) -> bytes:
+        with open(log, "a", encoding="utf-8") as fh:  # one short append a line: whole across processes
+            fh.write(path + "\n")
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    one = read_inputs(["."], jobs=1, render=Renders())  # type: ignore[arg-type]
+    monkeypatch.setattr(yamlsrc, "read_file_bytes", logging)
+    monkeypatch.setattr(adapters, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(adapters, "_BATCH_FILES", 4)
+    renders = Renders()
+    two = read_inputs(["."], jobs=2, render=renders)  # type: ignore[arg-type]
+    assert "deploy/summarize" in renders.asked
+    files = adapters.select_inputs(["."]).files
+    counted = Counter(f for f in log.read_text(encoding="utf-8").splitlines() if not os.path.isabs(f))
+    assert set(counted) == set(files)  # and the built kustomization's own file, by its absolute path, once
+    lost = {f for start, stop in batches(len(files), 2, 4, adapters._LEAST_FILES) for f in files[start:stop]
+            if any(g.startswith("deploy/summarize/") for g in files[start:stop])
+            and not f.startswith("deploy/summarize/")}
+    assert {f for f, n in counted.items() if n > 1} <= lost and max(counted.values()) <= 2
+    assert (sorted(two.sources), sorted(two.skipped_files), [str(e) for e in two.errors]) == (
+        sorted(one.sources), sorted(one.skipped_files), [str(e) for e in one.errors])

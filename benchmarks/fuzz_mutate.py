@@ -953,7 +953,8 @@ def judge_malformed(c: dict, res: dict, d: str) -> list[tuple[str, str]]:
     new = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")
            and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
     # a value vLLM's argparse (int) or Kubernetes reads as a number is no malformed value: "+4" is 4 (seed 17003 case 459)
-    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1], flag=k.startswith("count:--"))]
+    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1], flag=k.startswith("count:--"), quantity=_QUANTITY_KEY.search(
+        k.removeprefix("count:").rsplit("=", 1)[0] + ":") is not None)]
     if new and odd and c.get("odd"):  # fuzz18: a well-formed value beside: the file with only the malformed ones
         alone = run_inproc({**c, "argv": c["odd"], "env": {}}, d)
         try:

@@ -718,11 +718,12 @@ def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476). A flag's value " 4" is 4: a shell
     splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008).
     A resource quantity is a string in the API (k8s.io/apimachinery pkg/api/resource/quantity.go: UnmarshalJSON
-    takes a JSON string or number), so a quoted one is as well-formed as the bare one: `nvidia.com/gpu: "2"` is
-    two GPUs (fuzz19: seed 7401 case 1158, SW201 on a 1-GPU node, right)."""
+    takes a JSON string or number, blanks around it trimmed), so a quoted one is as well-formed as the bare one:
+    `nvidia.com/gpu: "2"` and `"2 "` are two GPUs (fuzz19: seed 7401 case 1158 and seed 7408 case 227, SW201 on a
+    1-GPU node, right)."""
     value = value.strip() if flag else value
     if quantity and len(value) >= 2 and value[0] == value[-1] == '"':
-        value = value[1:-1]
+        value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 

@@ -352,11 +352,17 @@ def add_hazard(r: random.Random, d: str, h: str) -> str:
     elif h == "dangling":
         os.symlink("/nonexistent/x.yaml", os.path.join(base, "gone.yaml"))
     elif h == "fifo":
-        os.mkfifo(os.path.join(base, r.choice(["pipe.yaml", "pipe.json", "values.yaml", "Chart.yaml"])))
+        at = os.path.join(base, r.choice(["pipe.yaml", "pipe.json", "values.yaml", "Chart.yaml"]))
+        if not os.path.lexists(at):  # an earlier hazard of the case made it (fuzz19: seed 7401 case 147)
+            os.mkfifo(at)
     elif h == "dir_as_file":
-        os.makedirs(os.path.join(base, r.choice(["dir.yaml", "kustomization.yaml", "x.json", "Chart.yaml"])), exist_ok=True)
+        at = os.path.join(base, r.choice(["dir.yaml", "kustomization.yaml", "x.json", "Chart.yaml"]))
+        if not os.path.lexists(at):
+            os.makedirs(at)
     elif h == "empty":
-        write(os.path.join(base, r.choice(["empty.yaml", "empty.json", "kustomization.yaml"])), b"")
+        at = os.path.join(base, r.choice(["empty.yaml", "empty.json", "kustomization.yaml"]))
+        if not os.path.lexists(at) or os.path.isfile(at) and not os.path.islink(at):  # not a hazard made before
+            write(at, b"")
     elif h == "blank":
         write(os.path.join(base, "blank.yaml"), r.choice(["\n\n", "---\n", "---\n---\n", "...\n", "# c\n", " \t\n", "\ufeff", "null\n", "[]\n", "{}\n"]))
     elif h == "ignore":
@@ -689,7 +695,7 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
             value = r.choice(COUNT_ODD)
             repl = f"{key}: {value}"
         repls.append(repl)
-        plain.append(plain_count(value, flag=whole.startswith("--")))
+        plain.append(plain_count(value, flag=whole.startswith("--"), quantity=_QUANTITY_KEY.search(whole) is not None))
         label = re.match(r"--[\w-]+", whole).group(0) if whole.startswith("--") else whole.split(":")[0]  # type: ignore[union-attr]
         kinds.append(f"count:{label.strip()[:40]}={value}")
     odd_text = t
@@ -701,12 +707,23 @@ def mutate_counts(r: random.Random, t: str, only: list[str] | None = None) -> tu
     return t, kinds
 
 
-def plain_count(value: str, flag: bool = False) -> bool:
+#: The count slots whose value is a resource quantity (a container's requests and limits, an emptyDir's sizeLimit).
+_QUANTITY_KEY = re.compile(r"^\s*(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/neuron|memory|cpu|ephemeral-storage|"
+                           r"sizeLimit):")
+
+
+def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
     459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
     resolve.go drops "_" before ParseInt, as to YAML 1.1: seed 7304 case 476). A flag's value " 4" is 4: a shell
-    splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008)."""
+    splits it off, and Python's int(), argparse's type, strips the blanks around a number (seed 7307 case 1008).
+    A resource quantity is a string in the API (k8s.io/apimachinery pkg/api/resource/quantity.go: UnmarshalJSON
+    takes a JSON string or number, blanks around it trimmed), so a quoted one is as well-formed as the bare one:
+    `nvidia.com/gpu: "2"` and `"2 "` are two GPUs (fuzz19: seed 7401 case 1158 and seed 7408 case 227, SW201 on a
+    1-GPU node, right)."""
     value = value.strip() if flag else value
+    if quantity and len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 
@@ -937,7 +954,8 @@ def judge_malformed(c: dict, res: dict, d: str) -> list[tuple[str, str]]:
     new = [f for f in doc.get("findings", []) if f.get("level") == "mandatory" and not f.get("suppressed")
            and f["code"] not in ("SW003", "SW004") and (f["code"], f.get("line")) not in was]
     # a value vLLM's argparse (int) or Kubernetes reads as a number is no malformed value: "+4" is 4 (seed 17003 case 459)
-    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1], flag=k.startswith("count:--"))]
+    odd = [k for k in c["kinds"] if not plain_count(k.rsplit("=", 1)[1], flag=k.startswith("count:--"), quantity=_QUANTITY_KEY.search(
+        k.removeprefix("count:").rsplit("=", 1)[0] + ":") is not None)]
     if new and odd and c.get("odd"):  # fuzz18: a well-formed value beside: the file with only the malformed ones
         alone = run_inproc({**c, "argv": c["odd"], "env": {}}, d)
         try:

@@ -24,7 +24,7 @@ from ..model import Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
-from .load import load_file, load_text
+from .load import UNPARSED_JSON, Marked, UnparsedJson, adopt, load_file, load_text, marked_texts, run_memo
 from .renderkind import has_gitops
 from .select import (
     CHART_FILE,
@@ -34,6 +34,7 @@ from .select import (
     KUSTOMIZE_REFUSED,
     Excludes,
     select_inputs,
+    tidy,
     unrendered_folders,
 )
 
@@ -69,7 +70,22 @@ def _load_chunk(files: list[str], tell: bool = False) -> Inventory:
     return inv
 
 
-def _load_parallel(files: list[str], jobs: int, meanwhile: Callable[[Inventory], object] | None = None) -> Inventory:
+def _reread(files: list[str], kept: Callable[[str], bool], pieces: list[tuple[list[str], Inventory]]) -> Inventory:
+    """The inventory of the files ``kept`` keeps, in input order, without reading a file again: a batch another
+    process read (``pieces``: its files and its inventory, :func:`_load_parallel`) is taken whole where it keeps
+    every file, and a file this process read is in the run's memo (:func:`.load.run_memo`). Only a file that another
+    process read, in a batch that loses a file, is read a second time."""
+    if not pieces:
+        return _load_chunk([f for f in files if kept(f)])
+    inv = Inventory()
+    for batch, piece in pieces:
+        keep = [f for f in batch if kept(f)]
+        inv.extend(piece if len(keep) == len(batch) else _load_chunk(keep))
+    return inv
+
+
+def _load_parallel(files: list[str], jobs: int, meanwhile: Callable[[Inventory], object] | None = None,
+                   pieces: list[tuple[list[str], Inventory]] | None = None) -> Inventory:
     """Read ``files`` in ``jobs`` processes, this one and forked ones (:mod:`..forked`), merged in input order.
 
     The files are cut into batches of :data:`_BATCH_FILES`, smaller towards the end
@@ -86,21 +102,30 @@ def _load_parallel(files: list[str], jobs: int, meanwhile: Callable[[Inventory],
     bounds = batches(len(files), jobs, _BATCH_FILES, _LEAST_FILES)
     with Tickets(len(bounds)) as tickets:
 
-        def share(index: int) -> Iterator[tuple[int, Inventory]]:  # a child pickles one batch while it reads the next
-            for k in tickets:
+        def share(index: int) -> Iterator[tuple[int, tuple[Inventory, Marked | None]]]:
+            for k in tickets:  # a child pickles one batch while it reads the next
                 start, stop = bounds[k]
                 if index == 0:  # the batches before k are taken: about as many files read
                     progress.files(start, len(files))
                 piece = _load_chunk(files[start:stop])
-                yield k, piece
+                # a child's batch goes with the texts of its files that name a GitOps API group (most have none)
+                yield k, (piece, marked_texts(files[start:stop]) if index else None)
                 if index == 0 and meanwhile is not None:
                     meanwhile(piece)
 
-        read = {k: piece for pieces in map_pieces(share, jobs) for k, piece in pieces}
+        read = {k: got for shares in map_pieces(share, jobs) for k, got in shares}
     inv = Inventory()
     for k, (start, stop) in enumerate(bounds):
-        piece = read.get(k)
-        inv.extend(piece if piece is not None else _load_chunk(files[start:stop]))
+        got = read.get(k)
+        if got is None:
+            piece = _load_chunk(files[start:stop])
+        else:
+            piece, marked = got
+            if marked is not None:
+                adopt(files[start:stop], marked)
+        inv.extend(piece)
+        if pieces is not None:
+            pieces.append((files[start:stop], piece))
     return inv
 
 
@@ -137,32 +162,37 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     sel = select_inputs(paths, excludes)
     files = sel.files
     jobs = default_jobs() if jobs is None else jobs
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        if jobs > 1 and len(files) >= PARALLEL_MIN_FILES and "-" not in files and sys.platform == "linux":
-            inv = _load_parallel(files, jobs, meanwhile)
-        else:
-            inv = _load_chunk(files, tell=True)
-    finally:
-        if enabled:
-            gc.enable()
-    gitops = has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned))
-    if gitops:
-        from .charts import Renderer
-        from .gitops import built_folders, plan, render_gitops
+    with run_memo():  # a file the GitOps plan reads again, or reads without a folder it builds, is read once
+        enabled = gc.isenabled()
+        gc.disable()
+        pieces: list[tuple[list[str], Inventory]] = []
+        try:
+            if jobs > 1 and len(files) >= PARALLEL_MIN_FILES and "-" not in files and sys.platform == "linux":
+                inv = _load_parallel(files, jobs, meanwhile, pieces)
+            else:
+                inv = _load_chunk(files, tell=True)
+        finally:
+            if enabled:
+                gc.enable()
+        gitops = has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned))
+        if gitops:
+            from .charts import Renderer
+            from .gitops import built_folders, plan, render_gitops
 
-        planned = plan(files, gitops_revision)
-        built = built_folders(planned)
-        if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one,
-            from .overlays import reached_files  # nor are its bases' files outside its folder (readers17)
+            planned = plan(files, gitops_revision)
+            built = built_folders(planned)
+            if built:  # a kustomization a GitOps object builds: its files are judged as built, not also one by one,
+                from .overlays import reached_files  # nor are its bases' files outside its folder (readers17)
 
-            bases = reached_files(built)
-            inv = _load_chunk([f for f in files if not any(inside(f, d) for d in built)
-                               and os.path.abspath(f) not in bases])
-        through = render_gitops(inv, planned, render or Renderer())
-        # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
-        sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
+                bases = reached_files(built)
+
+                def kept(f: str) -> bool:
+                    return not any(inside(f, d) for d in built) and os.path.abspath(f) not in bases
+
+                inv = _reread(files, kept, pieces)
+            through = render_gitops(inv, planned, render or Renderer())
+            # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
+            sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
     if sel.renders:
         from .charts import KustomizationRefused, Renderer, render_kind
 
@@ -184,6 +214,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
 
         drop_filled_placeholders(inv)
     found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
+    if any(isinstance(e, UnparsedJson) for e in inv.errors):
+        found = _searched_json_skipped(inv, found, paths)
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
@@ -205,6 +237,19 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         assign_units(inv, paths)  # a pool, a Service, a policy judge only the workloads of their own deployable unit
     resolve_pools(inv)
     return inv
+
+
+def _searched_json_skipped(inv: Inventory, found: list[InputError], paths: list[str]) -> list[InputError]:
+    """``found`` without the :class:`.load.UnparsedJson` errors of files met while searching a folder: those files
+    are skipped (``inv.skipped_files``, no longer among ``inv.sources``) as JSON that is not an input. A file named on
+    the command line stays an input error: the user asked for it (docs/cli.md, "Files that are not inputs")."""
+    named = {tidy(p) for p in paths}
+    moved = {e.file for e in found if isinstance(e, UnparsedJson) and e.file is not None and e.file not in named}
+    if not moved:
+        return found
+    inv.skipped_files.extend((f, UNPARSED_JSON) for f in sorted(moved))
+    inv.sources = [f for f in inv.sources if f not in moved]
+    return [e for e in found if not (isinstance(e, UnparsedJson) and e.file in moved)]
 
 
 def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:

@@ -52,13 +52,14 @@ from typing import Any
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from ..model.files import inside
+from .load import GITOPS_MARKS, gitops_text
 from .renderkind import render_kind
 from .yamlsrc import load_documents, read_text
 
 #: The GitOps kinds read here, by API group.
 ARGO_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_GROUP = (
     "argoproj.io", "helm.toolkit.fluxcd.io", "kustomize.toolkit.fluxcd.io", "source.toolkit.fluxcd.io")
-_MARKERS = ("argoproj.io/", "toolkit.fluxcd.io/")
+_MARKERS = GITOPS_MARKS
 _TEMPLATED = re.compile(r"\{\{.*?\}\}")
 
 
@@ -489,10 +490,10 @@ def _objects(files: list[str]) -> list[tuple[str, int | None, Mapping[str, Any]]
         if f == "-":
             continue
         try:
-            text = read_text(f)
+            text = gitops_text(f)  # from the run's memo where read_inputs read it
         except InputError:
             continue
-        if not any(m in text for m in _MARKERS):
+        if text is None or not any(m in text for m in _MARKERS):
             continue
         for line, doc in load_documents(text, f):
             if isinstance(doc, Mapping):
@@ -634,7 +635,8 @@ def _read_from(inv: Inventory, res: Outcome) -> bool:
     if res.line is None:
         return True  # not to be told apart: say nothing more
     try:
-        starts = sorted(line for line, _ in load_documents(read_text(res.file), res.file) if line is not None)
+        text = gitops_text(res.file) or read_text(res.file)
+        starts = sorted(line for line, _ in load_documents(text, res.file) if line is not None)
     except InputError:
         return True
     end = next((line for line in starts if line > res.line), None)

@@ -124,6 +124,11 @@ def yaml_readable(text: str) -> str:
     return _PAIR_ESCAPE.sub(_as_yaml_escape, text)
 
 
+class JsonSyntaxError(InputError):
+    """JSON text that breaks the grammar (a comment, a trailing comma, a missing quote), as :func:`json.loads` says;
+    not the other ways a text is refused here (NaN, a key written twice, nesting, digits, a lone surrogate)."""
+
+
 def parse_json(text: str, file: str) -> Any:
     """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
     its line), ``NaN`` and ``Infinity`` (Python's extension, not JSON), a key written twice in one
@@ -134,7 +139,7 @@ def parse_json(text: str, file: str) -> Any:
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
-        raise InputError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
+        raise JsonSyntaxError(f"cannot parse JSON: {e.msg}", file, e.lineno) from None
     except RecursionError:
         raise InputError("cannot parse JSON: nesting too deep", file) from None
     except ValueError as e:  # Python's int limit: "Exceeds the limit (4300 digits) for integer string conversion"

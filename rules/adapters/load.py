@@ -9,6 +9,10 @@ them, so linting manifests never imports pydantic.
 from __future__ import annotations
 
 import os
+import re
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
@@ -44,6 +48,25 @@ def load_text(text: str, file: str) -> Inventory:
     return inv
 
 
+class UnparsedJson(InputError):
+    """A ``.json`` file that breaks JSON's grammar and whose text names nothing an input has
+    (:data:`_NAMES_AN_INPUT`): an input error where the file was named, skipped where a searched folder met it
+    (:func:`~shardwise.rules.adapters.read_inputs`; fuzz19)."""
+
+
+#: What in a JSON file's text says it may be an input, whether or not it parses: a Kubernetes object's ``apiVersion``
+#: or ``kind`` key, a Pulumi preview's or state's keys (:func:`.kinds.json_kind`), an OCI recipe's, or a vLLM server
+#: (its image, its launch, a flag only ``vllm serve`` takes). A file that does not parse and names one of them is an
+#: input error wherever it was met: a broken manifest never passes as a tool's configuration.
+#: A key is matched quoted or not (``{apiVersion: v1}`` in a ``.json`` file is YAML's flow style, not JSON), and any
+#: ``\\u`` escape counts, since one can spell any key.
+_NAMES_AN_INPUT = re.compile(
+    r"\b(?:apiVersion|kind|urn|steps|deployment|resources|recipe_image_uri)\b[\"']?\s*:|\\u"
+    r"|\bvllm\s+serve\b|\bvllm\.entrypoints\b|\bvllm/vllm-|--tensor-parallel-size\b", re.IGNORECASE)
+#: The skip reason of an :class:`UnparsedJson` file met while searching a folder.
+UNPARSED_JSON = "unparsable JSON naming no Kubernetes object, Pulumi resource or vLLM server (a tool's configuration)"
+
+
 def _load_text(text: str, file: str) -> Inventory:
     if is_script(file, text):
         return _load_script(text, file, Inventory())
@@ -53,12 +76,16 @@ def _load_text(text: str, file: str) -> Inventory:
     if not stripped:  # read, and nothing in it
         return Inventory(sources=[file])
     if file.endswith(".json") or stripped[:1] in "{[":
-        from .jsonsrc import parse_json  # only a text that may be JSON (start-up time: its patterns, and json)
+        # only a text that may be JSON (start-up time: its patterns, and json)
+        from .jsonsrc import JsonSyntaxError, parse_json
 
         try:
             data = parse_json(text, file)
-        except InputError:
+        except InputError as e:
             if file.endswith(".json"):
+                if isinstance(e, JsonSyntaxError) and not _NAMES_AN_INPUT.search(text):
+                    # a tool's JSON with comments or trailing commas (opencode.json, .eslintrc.json)
+                    raise UnparsedJson(e.message, e.file, e.line, e.column) from None
                 raise
         else:
             kind = kinds.json_kind(data, file)
@@ -217,8 +244,100 @@ def _program(path: str) -> Inventory:
     return Inventory(sources=[path], skipped_files=[(path, program_skip(path, text))])
 
 
+#: The run's memo (:func:`run_memo`): a file's inventory, and the text of a file that names a GitOps API group, by
+#: :func:`_memo_key`. None outside :func:`~shardwise.rules.adapters.read_inputs`.
+_MEMO: dict[tuple[object, ...], Inventory] | None = None
+_MEMO_TEXT: dict[tuple[object, ...], str] = {}
+#: The key of each file :func:`load_file` read in this process, by path; and the paths another process read whose
+#: text names no GitOps API group (:func:`adopt`).
+_KEYS: dict[str, tuple[object, ...]] = {}
+_SEEN: set[str] = set()
+#: What a reading process sends back of a batch (:func:`marked_texts`): the key and text of each file naming a
+#: GitOps API group.
+Marked = list[tuple[tuple[object, ...], str]]
+#: What in a file's text says the GitOps plan (:func:`.gitops.plan`) will read it again: its text is kept.
+GITOPS_MARKS = ("argoproj.io/", "toolkit.fluxcd.io/")
+
+
+@contextmanager
+def run_memo() -> Iterator[None]:
+    """Within it, :func:`load_file` reads a file once (hostile18: a run whose GitOps object builds a kustomization
+    read every file three times: to find the object, to plan its sources, and again without the folder it builds).
+    A file is known again by its path, as given, and what decides its content (device, inode, size, modification and
+    change times, links followed): a file changed meanwhile is read again. Nested uses share the outer memo."""
+    global _MEMO
+    if _MEMO is not None:
+        yield
+        return
+    _MEMO = {}
+    try:
+        yield
+    finally:
+        _MEMO = None
+        _MEMO_TEXT.clear()
+        _KEYS.clear()
+        _SEEN.clear()
+
+
+def marked_texts(files: list[str]) -> Marked:
+    """The key and text of each of ``files``, read by this process in the run, that names a GitOps API group."""
+    keys = (_KEYS.get(f) for f in files)
+    return [(k, _MEMO_TEXT[k]) for k in keys if k is not None and k in _MEMO_TEXT]
+
+
+def adopt(files: list[str], marked: Marked) -> None:
+    """Take into this process's memo what another process read of ``files`` (:func:`marked_texts`): the texts that
+    name a GitOps API group, and that the others name none (the GitOps plan does not read them again)."""
+    if _MEMO is None:
+        return
+    _MEMO_TEXT.update(marked)
+    texts = {k[0] for k, _ in marked}
+    _SEEN.update(f for f in files if f not in texts)
+
+
+def _memo_key(path: str) -> tuple[object, ...] | None:
+    if _MEMO is None or path == "-":
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None  # read as before: the reading says why it cannot
+    if not stat.S_ISREG(st.st_mode):
+        return None  # a FIFO, a device: what it holds is not decided by its metadata
+    return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def gitops_text(path: str) -> str | None:
+    """The text of ``path`` for the GitOps plan (:func:`.gitops.plan`): from the run's memo where :func:`load_file`
+    kept it, None where this run read the file and it names no GitOps API group, else read now
+    (:func:`.yamlsrc.read_text`)."""
+    if path in _SEEN:
+        return None
+    key = _memo_key(path)
+    if key is not None and _MEMO is not None:
+        text = _MEMO_TEXT.get(key)
+        if text is not None:
+            return text
+        if key in _MEMO:
+            return None
+    return read_text(path)
+
+
 def load_file(path: str) -> Inventory:
-    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error."""
+    """One file (``-`` for stdin) as :func:`load_text` reads it; a file that cannot be read is an input error. In
+    :func:`run_memo`, a file read before in this process is not read again."""
+    key = _memo_key(path)
+    if key is None:
+        return _load_file(path)
+    assert _MEMO is not None
+    inv = _MEMO.get(key)
+    if inv is None:
+        inv = _MEMO[key] = _load_file(path, key)
+        _KEYS[path] = key
+    return inv
+
+
+def _load_file(path: str, key: tuple[object, ...] | None = None) -> Inventory:
     name = "<stdin>" if path == "-" else path
     try:
         if path.endswith(PROGRAM_ENDS) or "ockerfile" in path or "ontainerfile" in path:
@@ -227,6 +346,8 @@ def load_file(path: str) -> Inventory:
             if is_program(path):
                 return _program(path)
         text = read_text(path)
+        if key is not None and any(m in text for m in GITOPS_MARKS):
+            _MEMO_TEXT[key] = text
     except InputError as e:
         inv = Inventory(sources=[name])
         inv.errors.append(e)

@@ -75,6 +75,22 @@ def test_a_gpu_count_kubernetes_refuses_is_an_input_error_at_its_line(count, mes
     assert str(err.value) == f"t.yaml:9: resources.limits.nvidia.com/gpu: {message}"
 
 
+@pytest.mark.parametrize("number", ["9" * 4301, "1." + "0" * 4300, "1e" + "9" * 4301, "9" * 20_000 + "Gi"])
+def test_a_quantity_of_more_digits_than_python_converts_is_none_not_an_internal_error(number):
+    """fuzz19 (seed 7402 input 218, a corpus Deployment's `memory: '999…'` of 4,622 digits): Fraction and int raised
+    Python's ValueError past 4,300 digits, an internal error for the whole file. Such a number is not read, as an
+    exponent past e1000 is not."""
+    assert (quantity(number), whole_quantity(number)) == (None, None)
+    assert quantity("9" * 4300) == Fraction(int("9" * 4300))
+
+
+def test_a_memory_limit_of_5000_digits_beside_a_gpu_count_reads_the_pod():
+    text = pod("1").replace("resources: {limits: {nvidia.com/gpu: 1}}",
+                            f"resources: {{limits: {{nvidia.com/gpu: 1, memory: '{'9' * 5000}'}}}}")
+    [group] = load_kubernetes_text(text, "t.yaml").groups
+    assert group.gpus_per_pod == 1
+
+
 @pytest.mark.parametrize("capacity,gpus", [('"8"', 8), ("8.0", 8), ('"8k"', 8000), ('"-8"', None), ('"eight"', None)])
 def test_a_node_capacity_is_read_as_a_quantity(capacity, gpus):
     text = ("apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n"

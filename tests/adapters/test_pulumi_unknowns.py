@@ -680,6 +680,12 @@ def _finding(f: dict[str, Any]) -> tuple[str, str, str]:
         ("SW301", "mandatory", f"SW301: cannot decide: a targetPort of Service `llama-8b` {UNDECIDED}")]),
     ((DEP, (*C0, "env")), None, [
         ("SW306", "mandatory", f"SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` {UNDECIDED}")]),
+    # fuzz19 (seed 7405): an entry not known yet after `VLLM_SERVER_DEV_MODE: "0"` may set it again (the last entry
+    # of a name wins); before, the known "0" was read and SW306 passed
+    *(((DEP, (*C0, "env", 1, *tail)), _ctx(DEP, (*C0, "env"), [{"name": DEV_MODE, "value": "0"},
+                                                            {"name": "VLLM_LOGGING_LEVEL", "value": "INFO"}]), [
+        ("SW306", "mandatory", f"SW306: cannot decide: VLLM_SERVER_DEV_MODE of container `vllm` {UNDECIDED}")])
+      for tail in ((), ("name",))),
     ((DEP, ("metadata", "namespace")), None, [
         ("SW305", "advisory", f"SW305: cannot decide: the namespace {UNDECIDED}")]),
     # hostile7: a policy not known yet was said to "select only some pods or allow ingress"

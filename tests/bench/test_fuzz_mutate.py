@@ -100,11 +100,11 @@ def test_a_well_formed_count_beside_a_malformed_one_is_judged_apart(tmp_path):
         only: list[str] = []
         new, kinds = fuzz_mutate.mutate_counts(random.Random(seed), text, only)
         got = _counts(kinds)
-        plain = [fuzz_mutate.plain_count(v, flag=k.startswith("--")) for k, v in got.items()]
+        plain = [fuzz_mutate.plain_count(v, flag=k.startswith("--"), quantity=k == "nvidia.com/gpu") for k, v in got.items()]
         if len(got) == 2 and any(plain) and not all(plain):
             flag, gpu = got["--max-num-seqs"], got["nvidia.com/gpu"]
             odd_flag = flag if not fuzz_mutate.plain_count(flag, flag=True) else "64"
-            odd_gpu = gpu if not fuzz_mutate.plain_count(gpu) else "2"
+            odd_gpu = gpu if not fuzz_mutate.plain_count(gpu, quantity=True) else "2"
             assert only == [f"args: [--max-num-seqs={odd_flag}]\nresources: {{limits: {{nvidia.com/gpu: {odd_gpu}}}}}\n"]
             seen.add(odd_flag == "64")
         else:
@@ -113,3 +113,6 @@ def test_a_well_formed_count_beside_a_malformed_one_is_judged_apart(tmp_path):
     assert [fuzz_mutate.plain_count(v) for v in ("0", "+4", "2Gi", "1_000", "inf", "0x10", '"2"', "1.5")] == [
         True, True, True, True, False, False, False, False]
     assert (fuzz_mutate.plain_count(" 4", flag=True), fuzz_mutate.plain_count(" 4")) == (True, False)
+    # fuzz19 (seed 7401 case 1158): a resource quantity is a string in the API; `replicas: "2"` is no int32
+    assert [fuzz_mutate.plain_count(v, quantity=True) for v in ('"2"', '"2Gi"', '"2 "', '"two"', '"1.5"', '""')] == [
+        True, True, True, False, False, False]

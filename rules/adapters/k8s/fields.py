@@ -117,6 +117,11 @@ _SUFFIX = {"Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), 
 
 #: No quantity holds more than this (quantity.go: "no quantity may represent a number greater than 2^63-1").
 _MAX_QUANTITY = 2**63 - 1
+#: The most digits a quantity's number may have to be read: Python's own bound on converting a string to an integer
+#: (``sys.get_int_max_str_digits()``, 4,300; the JSON and YAML readers hold numbers to it too, docs/limits.md).
+#: Past it a quantity is not read, as an exponent past e1000 is not: far beyond 2^63-1, or of a precision the API
+#: server rounds away.
+_MAX_DIGITS = 4300
 
 
 def quantity(value: Any) -> Fraction | None:
@@ -130,6 +135,8 @@ def quantity(value: Any) -> Fraction | None:
     if not m:
         return None
     number, suffix = m.group(1), m.group(2) or ""
+    if len(number) > _MAX_DIGITS or len(suffix) > 6:  # Python converts no more digits (fuzz19: an internal error)
+        return None
     if suffix not in _SUFFIX:  # an exponent (e3, E-2); not "E" (exa) nor "Ei" (exbi), an internal error before (fuzz17)
         exponent = int(suffix[1:])
         if abs(exponent) > 1000:
@@ -143,7 +150,8 @@ def quantity(value: Any) -> Fraction | None:
 def whole_quantity(value: Any) -> int | None:
     """A quantity that is a whole number of at least 0 (what Kubernetes admits for an extended resource such as
     ``nvidia.com/gpu``), else None."""
-    if type(value) is int or (type(value) is str and value.isascii() and value.isdigit()):  # 1, "8": most counts
+    if type(value) is int or (type(value) is str and value.isascii() and value.isdigit()  # 1, "8": most counts
+                              and len(value) <= _MAX_DIGITS):
         n = int(value)
         return n if 0 <= n <= _MAX_QUANTITY else None
     q = quantity(value)

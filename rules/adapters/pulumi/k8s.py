@@ -326,8 +326,9 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             _cannot_read(inv, subject(), f"the name of a container ({_dotted(path)})", loc)
         elif len(path) >= 2 and (path[-1] == "env" or path[-2] == "env" or tail[0] == "env"):
             env_path = path[:path.index("env", len(path) - 3) + 1] if "env" in tail else path
+            kept = _env_kept(props, env_path, path)
             for c in _containers_at(inv, props, env_path[:-1]):
-                c.env = UnknownEnv(c.env)
+                c.env = UnknownEnv(c.env if kept is None else {k: v for k, v in c.env.items() if k in kept})
         elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_FIELDS:
             for c in _containers_at(inv, props, path[:-2]):
                 probe = c.probes.get(_PROBES[path[-2]])
@@ -370,6 +371,21 @@ def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location, pod: bo
               "`pulumi up` state, or pass the value as a literal")
     if not any(i.subject == subject and i.reason == reason for i in inv.launch_issues):
         inv.launch_issues.append(LaunchIssue(subject, "", reason, loc, unknown_part=what, pod_unknown=pod))
+
+
+def _env_kept(props: Mapping[str, Any], env_path: Path, path: Path) -> set[str] | None:
+    """The variables whose known values an unknown at ``path`` of the ``env`` list at ``env_path`` leaves decided:
+    None (all of them) where the unknown is a value of an entry whose name is known; else the names of the entries
+    after it. An entry (or its name) not known yet may be any variable, and Kubernetes keeps the last entry of a
+    name, so it may override any entry before it (fuzz19: seed 7405, `VLLM_SERVER_DEV_MODE: "0"` followed by an
+    unknown entry passed SW306)."""
+    i = path[len(env_path)] if len(path) > len(env_path) else None
+    if isinstance(i, int) and len(path) > len(env_path) + 1 and path[-1] != "name":
+        return None
+    raw = _at(props, env_path)
+    if not isinstance(i, int) or not isinstance(raw, list):
+        return set()
+    return {e["name"] for e in raw[i + 1:] if isinstance(e, Mapping) and isinstance(e.get("name"), str)}
 
 
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:

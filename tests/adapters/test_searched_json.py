@@ -1,0 +1,94 @@
+"""A JSON file that does not parse: an input error where the user named it, or where its text could be an input (a
+Kubernetes object, a Pulumi preview or state, a vLLM server); skipped with its reason where a searched folder met a
+tool's configuration written as JSON with comments or trailing commas (fuzz19; docs/cli.md, "Files that are not
+inputs"). Before, an `opencode.json` beside the manifests failed the whole run with exit 2.
+
+The tool files are in the shapes their tools document: opencode's config (https://opencode.ai/config.json schema,
+JSON with comments), an ESLint `.eslintrc.json` with a trailing comma, a `jsconfig.json` with a comment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from repo_paths import ROOT
+from shardwise.rules.adapters.load import UNPARSED_JSON
+from shardwise.rules.app.cli import main
+
+GOOD = os.path.join(ROOT, "tests/fixtures/rules/SW104/pass.yaml")
+
+OPENCODE = """{
+  "$schema": "https://opencode.ai/config.json",
+  // the team's self-hosted model
+  "provider": {
+    "local": {
+      "npm": "@ai-sdk/openai-compatible",
+      "options": { "baseURL": "http://llm.internal:8000/v1" },
+      "models": { "qwen": { "name": "Qwen2.5-Coder" } }
+    }
+  }
+}
+"""
+ESLINT = '{\n  "extends": ["eslint:recommended"],\n  "rules": { "semi": ["error", "always"], },\n}\n'
+JSCONFIG = '{\n  /* editor only */\n  "compilerOptions": { "checkJs": true }\n}\n'
+BROKEN_DEPLOYMENT = """{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  // a comment kubectl refuses
+  "metadata": { "name": "vllm" }
+}
+"""
+FLOW_STYLE = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {x: y},}\n"
+VLLM_TOOL = '{\n  // run the server locally\n  "image": "vllm/vllm-openai:v0.10.1",\n  "runArgs": ["--gpus=all"]\n}\n'
+
+
+@pytest.fixture()
+def repo(tmp_path, monkeypatch):
+    shutil.copy(GOOD, tmp_path / "deploy.yaml")
+    (tmp_path / "opencode.json").write_text(OPENCODE)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web/.eslintrc.json").write_text(ESLINT)
+    (tmp_path / "web/jsconfig.json").write_text(JSCONFIG)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def lint(capsys, *argv: str) -> tuple[int, dict]:
+    rc = main(["lint", *argv, "--format", "json"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def test_tool_json_with_comments_met_while_searching_is_skipped(repo, capsys):
+    rc, doc = lint(capsys, ".")
+    assert doc["input_errors"] == []
+    assert [(s["file"], s["reason"]) for s in doc["skipped_files"]] == [
+        ("opencode.json", UNPARSED_JSON), ("web/.eslintrc.json", UNPARSED_JSON), ("web/jsconfig.json", UNPARSED_JSON)]
+    assert doc["summary"]["files"] == 1 and doc["summary"]["workloads"] == 3  # pass.yaml's three
+    alone, _ = lint(capsys, "deploy.yaml")
+    assert (rc, alone) == (1, 1)  # its own findings decide (SW401), as without the tool files
+
+
+def test_the_same_file_named_is_an_input_error(repo, capsys):
+    rc, doc = lint(capsys, "deploy.yaml", "opencode.json")
+    assert [(e["file"], e["line"], e["message"]) for e in doc["input_errors"]] == [
+        ("opencode.json", 3, "cannot parse JSON: Expecting property name enclosed in double quotes")]
+    assert rc == 2
+
+
+@pytest.mark.parametrize("text", [BROKEN_DEPLOYMENT, FLOW_STYLE, VLLM_TOOL, '{"\\u006bind": "Pod",}'])
+def test_json_that_could_be_an_input_stays_an_error_when_searched(repo, capsys, text):
+    (repo / "web/app.json").write_text(text)
+    rc, doc = lint(capsys, ".")
+    assert [e["file"] for e in doc["input_errors"]] == ["web/app.json"]
+    assert "web/app.json" not in [s["file"] for s in doc["skipped_files"]]
+    assert rc == 2
+
+
+def test_a_folder_of_tool_json_alone_reads_nothing_and_passes(tmp_path, capsys):
+    (tmp_path / "opencode.json").write_text(OPENCODE)
+    rc, doc = lint(capsys, str(tmp_path))
+    assert doc["input_errors"] == [] and doc["summary"]["files"] == 0
+    assert rc == 0

@@ -615,7 +615,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "'Model loading took', read beside a profile of the device's allocations outside PyTorch during the cold "
         "compile (Inductor's kernels, their local memory, worker processes); a 0.29+ cold dense start on a card that "
         "is not sm_120 with the breakdown line (the one found, a 0.31.0 A100 Llama-3.1-8B start, logs 0.26 GiB of "
-        "non-torch memory, but its repository is not named)"),
+        "non-torch memory, but its repository is not named); tokens37: the same cold start with "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, where empty_cache unmaps a free block's pages, which tells a "
+        "reserved segment that 0.27+'s total_consumed counts beside the copy's peak (0.24.0 counts the copy once) from "
+        "memory outside PyTorch"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "

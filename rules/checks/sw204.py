@@ -136,8 +136,8 @@ class GpuRequestNotTp(GroupRule):
         mig = _mig(g, inv)
         on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
         if mig is not None and on_one > 1:
-            refusal = (f"refuses to start (\"World size ({lay.tp * lay.pp}) is larger than the number of "
-                       f"available GPUs (1)\")" if lay.tp * lay.pp > 1
+            refusal = (f"refuses to start (\"World size ({lay.engine}) is larger than the number of "
+                       f"available GPUs (1)\")" if lay.engine > 1
                        else "cannot give each data-parallel rank a GPU of its own: it does not start")
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "

@@ -103,7 +103,8 @@ volumes and mounts, resources beyond GPUs, a service account (EKS Pod Identity o
 annotations, node selector and affinity terms, tolerations, a priority class and image pull
 secrets. What the rules read or shardwise sets is refused there with the typed field to use
 (`--tensor-parallel-size` in `extra_args`, a node selector on `shardwise.dev/pool`, an
-`nvidia.com/gpu` request, a mount at `/dev/shm`).
+`nvidia.com/gpu` request, a mount at `/dev/shm`); `shardwise lint` of a stack file refuses the same
+entries with the same words (`shardwise.rules.render.pod.escape_hatch_problems`).
 """
 
 FACTS = """\

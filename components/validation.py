@@ -35,7 +35,7 @@ from shardwise.rules.model.spec import (
 from shardwise.rules.render.environment import PREREQUISITES, environment_prerequisites, priority_classes
 from shardwise.rules.render.network import CarveError
 from shardwise.rules.render.nodepool import pool_efa
-from shardwise.rules.render.pod import extra_args_problems, pod_problems
+from shardwise.rules.render.pod import escape_hatch_problems
 from shardwise.rules.render.workload import unpinned_image_reason
 from shardwise.rules.vllm import images
 
@@ -278,8 +278,7 @@ def _workload(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec, pat
     else:
         out_metric = []
     out = [(f"{path}{p}", m) for p, m in cache.cache_problems(spec, pool, multi, max_replicas)]
-    out += [(f"{path}{p}", m) for p, m in pod_problems(spec)]
-    out += [(f"{path}{p}", m) for p, m in extra_args_problems(spec.engine)]
+    out += [(f"{path}{p}", m) for p, m in escape_hatch_problems(spec)]
     return out + out_metric + image_findings(spec, pool, path)
 
 

@@ -49,6 +49,7 @@ from ..render.network import (
     wants_public_subnets,
 )
 from ..render.nodepool import launch_template_plan, node_labels, node_taints, pool_efa
+from ..render.pod import environment_escape_problems
 from .jsonsrc import parse_json  # NaN, duplicate keys and bad escapes are errors here too
 from .k8s import inventory_from_objects, resolve_pools
 from .yamlsrc import LineDict, load_all, read_text
@@ -206,7 +207,26 @@ def stack_spec_from_text(text: str, path: str) -> tuple[EnvironmentSpec, Any]:
                              path, key_line) from None
     if not isinstance(value, Mapping):
         raise InputError(f"{key}: expected a mapping, got {type(value).__name__}", path, key_line)
-    return spec_from_value(value, path, value, key_line), value
+    spec = spec_from_value(value, path, value, key_line)
+    _check_escape_hatches(spec, _Locator(path, value, key_line))
+    return spec, value
+
+
+def _check_escape_hatches(spec: EnvironmentSpec, where: _Locator) -> None:
+    """What the components refuse in a workload's escape hatches (``engine.extra_args``, ``pod``), refused here too
+    (:func:`~shardwise.rules.render.pod.environment_escape_problems`, the one list both read): a flag a typed field
+    owns would reach vLLM behind the rules' back, as ``pulumi preview`` would refuse it. Every problem at once, the
+    first one's line."""
+    problems = environment_escape_problems(spec)
+    if not problems:
+        return
+    (first, msg), rest = problems[0], problems[1:]
+    also = "".join(f"; also {p}" + (f" (line {where(p).line})" if where(p).line else "") + f": {m}"
+                   for p, m in rest[:_MORE])
+    if len(rest) > _MORE:
+        also += f"; and {len(rest) - _MORE} more"
+    loc = where(first)
+    raise InputError(f"{first}: {msg}{also}", loc.file, loc.line)
 
 
 def load_stack_file(path: str) -> Inventory:

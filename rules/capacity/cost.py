@@ -75,9 +75,10 @@ def _gpus_per_pod(g: ServingGroup) -> int | None:
         return asked
     e = g.engine
     tp, pp, dp = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(e.data_parallel_size)
+    pcp = _int(g.prefill_context_parallel)
     pods = _int(g.pods_per_group) or 1
-    if tp and pp and dp:
-        return max(1, -(-tp * pp * dp // pods))
+    if tp and pp and dp and pcp:
+        return max(1, -(-tp * pp * pcp * dp // pods))
     return None
 
 

@@ -726,11 +726,15 @@ PODS_PER_GROUP = "pods per group (leaderWorkerTemplate.size, or the workers an o
 class Layout:
     """The parallel layout of one serving group: how many GPUs vLLM starts workers on, per pod and per group.
 
-    vLLM places its ranks data-parallel outermost, then pipeline, then tensor parallel innermost: a group of
-    ``TP × PP × DP`` GPUs. ``--data-parallel-size-local`` says how many DP ranks one vLLM process (one pod)
-    runs; without it every DP rank is local, unless the group spans several pods, in which case the ranks
-    are spread over them. On a multi-pod group (a LeaderWorkerSet) each pod is one node and holds
-    ``world ÷ pods`` GPUs; the tensor-parallel group stays inside a node exactly when ``TP ≤`` GPUs per node.
+    vLLM places its ranks data-parallel outermost, then pipeline, then prefill context parallel, then tensor
+    parallel innermost: a group of ``TP × PP × PCP × DP`` GPUs (``ParallelConfig.world_size`` is ``PP × TP × PCP``
+    wherever ``--prefill-context-parallel-size`` exists, 0.12.0 on: ``config/parallel.py`` of the 0.12.0, 0.25.1,
+    0.26.0 and 0.28.0 wheels, "PCP expands the process world size"; ``--decode-context-parallel-size`` reuses the TP
+    or PCP ranks and adds none, "DCP does not expand the process world size"). ``--data-parallel-size-local`` says
+    how many DP ranks one vLLM process (one pod) runs; without it every DP rank is local, unless the group spans
+    several pods, in which case the ranks are spread over them. On a multi-pod group (a LeaderWorkerSet) each pod is
+    one node and holds ``world ÷ pods`` GPUs; the tensor-parallel group stays inside a node exactly when ``TP ≤`` GPUs
+    per node.
     """
 
     tp: int
@@ -738,24 +742,30 @@ class Layout:
     dp: int
     dp_local: int | None  # --data-parallel-size-local, when given
     pods: int  # pods per group (1 for a single-pod replica)
+    pcp: int = 1  # --prefill-context-parallel-size
+
+    @property
+    def engine(self) -> int:
+        """GPUs one engine (one data-parallel rank) runs on: vLLM's ``world_size``, TP × PP × PCP."""
+        return self.tp * self.pp * self.pcp
 
     @property
     def world(self) -> int:
         """GPUs the whole group runs vLLM workers on."""
-        return self.tp * self.pp * self.dp
+        return self.engine * self.dp
 
     @property
     def per_pod(self) -> int | None:
         """GPUs one pod must hold, when the layout fixes it (None: the ranks are spread over the pods)."""
         if self.dp_local is not None:
-            return self.tp * self.pp * self.dp_local
+            return self.engine * self.dp_local
         if self.pods == 1:
             return self.world
         return None
 
     def text(self) -> str:
-        """``"TP4×PP2"``, ``"TP1×PP1×DP8"`` (DP only when it is above 1)."""
-        base = f"TP{self.tp}×PP{self.pp}"
+        """``"TP4×PP2"``, ``"TP1×PP1×PCP2"``, ``"TP1×PP1×DP8"`` (PCP and DP only when they are above 1)."""
+        base = f"TP{self.tp}×PP{self.pp}" + (f"×PCP{self.pcp}" if self.pcp > 1 else "")
         return f"{base}×DP{self.dp}" if self.dp > 1 else base
 
 
@@ -783,7 +793,14 @@ def _layout(g: ServingGroup) -> Layout:
     dp_local = None if raw_local is None else _int_flag(raw_local, "data_parallel_size_local")
     pods = g.pods_per_group
     pods = 1 if pods is None else _int_flag(pods, PODS_PER_GROUP)
-    return Layout(tp, pp, dp, dp_local, max(pods, 1))
+    return Layout(tp, pp, dp, dp_local, max(pods, 1), prefill_context_parallel(g))
+
+
+def prefill_context_parallel(g: ServingGroup) -> int:
+    """``--prefill-context-parallel-size`` (1 where not given): its ranks are workers of the engine (:class:`Layout`);
+    a value not known is :class:`Undecidable`."""
+    raw = g.engine.extra.get("prefill_context_parallel_size")
+    return 1 if raw is None else max(_int_flag(raw, "prefill_context_parallel_size"), 1)
 
 
 def parallel(g: ServingGroup) -> Parallel:
@@ -791,7 +808,8 @@ def parallel(g: ServingGroup) -> Parallel:
     lay = layout(g)
     if lay.world == 1:
         return Parallel(1)  # expert parallelism changes nothing on one GPU
-    return Parallel(lay.tp, lay.pp, lay.dp, bool(known(g.engine.enable_expert_parallel, "enable_expert_parallel")))
+    return Parallel(lay.tp, lay.pp, lay.dp, bool(known(g.engine.enable_expert_parallel, "enable_expert_parallel")),
+                    lay.pcp)
 
 
 # --------------------------------------------------------------------------------------------------

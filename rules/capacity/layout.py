@@ -68,20 +68,24 @@ class Parallel:
     pp: int = 1
     dp: int = 1
     expert_parallel: bool = False
+    #: ``--prefill-context-parallel-size`` of a group as written (the search itself never adds it): its ranks hold
+    #: the TP shard each, so it adds GPUs to an engine and no memory to any of them
+    pcp: int = 1
 
     @property
     def gpus(self) -> int:
-        """GPUs one engine runs on."""
-        return self.tp * self.pp
+        """GPUs one engine runs on (vLLM's ``world_size``, TP × PP × PCP)."""
+        return self.tp * self.pp * self.pcp
 
     @property
     def world(self) -> int:
         """GPUs the whole group (every data-parallel engine) runs on."""
-        return self.tp * self.pp * self.dp
+        return self.gpus * self.dp
 
     def text(self) -> str:
-        """``TP4×PP1``, with ``×DP8 EP`` when data-parallel ranks (and expert parallelism) are in play."""
-        out = f"TP{self.tp}×PP{self.pp}"
+        """``TP4×PP1``, with ``×PCP2``, ``×DP8 EP`` when context- or data-parallel ranks (and expert parallelism) are
+        in play."""
+        out = f"TP{self.tp}×PP{self.pp}" + (f"×PCP{self.pcp}" if self.pcp > 1 else "")
         if self.dp > 1:
             out += f"×DP{self.dp}"
         return out + (" EP" if self.expert_parallel else "")

@@ -105,6 +105,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     replicated_params,
     rope_parameter_sets,
     stage_share,
+    top_override_readings,
     transformers_tower_params,
     unbuilt_tower_params,
     weight_precision,
@@ -2093,7 +2094,8 @@ def _max_model_len(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, no
     ``auto`` exists from 0.14 and is settled once the KV cache is sized (:func:`_kv_cache`)."""
     b = rv.behaviour
     model_limit = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters,
-                                        b.rope_scaling_override != "ignored")
+                                        b.rope_scaling_override != "ignored",
+                                        b.rope_scaling_override != "image" and top_override_readings(model, b)[0])
     refusal, certain = "", False
     auto = s.max_model_len == "auto"
     if auto and not b.max_model_len_auto:
@@ -2132,7 +2134,7 @@ def possible_limits(model: ModelShape, rv: ResolvedVersion) -> tuple[int, ...]:
     release decides it; for an ``--hf-overrides`` RoPE dict (``catalog.hfconfig.OVERRIDE_ROPE_KEY``) on 0.20 - 0.23
     (transformers 4 or 5, by the image) both, and where the release is not known (assumed) every release's."""
     b = rv.behaviour
-    if not model.extra or "hf_override_rope" not in model.extra:
+    if not model.extra or ("hf_override_rope" not in model.extra and "hf_override_top" not in model.extra):
         return (derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters),)
     return derived_limits(model, RANGES if rv.source == "assumed" else (b,))
 
@@ -2144,7 +2146,8 @@ def _unread_scaling(model: ModelShape, rv: ResolvedVersion, limit: int) -> str:
     b = rv.behaviour
     if b.rope_scaling_override != "ignored" or not model.extra or "hf_override_rope" not in model.extra:
         return ""
-    read = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters, True)
+    read = derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters, True,
+                                 top_override_readings(model, b)[0])
     if read == limit:
         return ""
     return (f": vLLM {rv.version} (transformers 4) sets the rope_scaling of --hf-overrides after patch_rope_parameters "
@@ -2155,6 +2158,16 @@ def _unread_scaling(model: ModelShape, rv: ResolvedVersion, limit: int) -> str:
 def length_by_release_note(model: ModelShape, rv: ResolvedVersion, limits: tuple[int, ...]) -> str:
     """The "cannot decide" note of a length that depends on what runs (:func:`possible_limits`)."""
     shown = " or ".join(f"{n:,}" for n in limits)
+    if model.extra and "hf_override_top" in model.extra and (
+            rv.source == "assumed" or len(top_override_readings(model, rv.behaviour)) > 1):
+        top = model.extra["hf_override_top"]
+        keys = ", ".join(top.get("keys") or ()) if isinstance(top, dict) else "a length key"
+        why = (f"{model.id} nests its text config, and vLLM derives the length from it: --hf-overrides sets {keys} "
+               "at the top level, which transformers 4's "
+               "Qwen2-VL / Qwen2.5-VL config passes on to the text config and transformers 5 does not (vLLM 0.24 on "
+               f"runs 5), so the limit depends on the transformers the image runs: {shown} tokens; write the "
+               "override under text_config")
+        return f"cannot decide: max_model_len: {why}"
     if rv.source == "assumed":
         why = (f"the limit {model.id} takes under its --hf-overrides RoPE dict depends on the release, which is not "
                f"known: {shown} tokens by release (0.12 - 0.19 set a rope_scaling override after they have read the "

@@ -890,7 +890,7 @@ def _nemotron_h(model: ModelShape) -> bool:
 
 
 def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_parameters: bool = True,
-                          scaling_override: bool = True) -> int:
+                          scaling_override: bool = True, top_override: bool = False) -> int:
     """The context limit vLLM derives from config.json (``_get_and_verify_max_len``).
 
     ``max_position_embeddings`` scaled by the RoPE ``factor`` unless the RoPE type is ``su``, ``longrope`` or
@@ -913,7 +913,12 @@ def derived_max_model_len(model: ModelShape, yarn_rescales: bool = True, rope_pa
     ``patch_rope_parameters`` has run: ``scaling_override`` False where the release reads ``rope_parameters`` under
     transformers 4 (``versions.Behaviour.rope_scaling_override``), so the override's ``rope_scaling`` never reaches
     the parameters the limit reads.
+
+    ``top_override``: a top-level length override of a composite config reaches the text config
+    (:func:`top_override_readings`); without it, it does not.
     """
+    if top_override:
+        model = _top_applied(model)
     limit = model.max_position_embeddings
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
     if "gemma3" in model_type:
@@ -957,7 +962,7 @@ def overridden_rope_config(model: ModelShape, rope_parameters: bool = True,
       top-level override replaces ``rope_scaling`` alone and the checkpoint's parameters stay; one in
       ``text_config`` is merged into the checkpoint's ``rope_scaling`` dict, the very object ``rope_parameters``
       holds, where the checkpoint has one, and is lost where it has none."""
-    cfg = model.hf_config
+    cfg = length_config(model)
     given = model.extra.get(_OVERRIDE_ROPE_KEY) if model.extra else None
     if not isinstance(given, dict) or not rope_parameters:
         return cfg
@@ -979,6 +984,57 @@ def overridden_rope_config(model: ModelShape, rope_parameters: bool = True,
 
 #: ``catalog.hfconfig.OVERRIDE_ROPE_KEY`` (rules/capacity imports no catalog module here)
 _OVERRIDE_ROPE_KEY = "hf_override_rope"
+#: ``catalog.hfconfig.TEXT_ROPE_KEY``
+_TEXT_ROPE_KEY = "text_config_rope"
+#: ``catalog.hfconfig.OVERRIDE_TOP_KEY``
+_OVERRIDE_TOP_KEY = "hf_override_top"
+
+
+def top_override_readings(model: ModelShape, behaviour: Any) -> tuple[bool, ...]:
+    """Whether a top-level ``--hf-overrides`` length key of a composite config (``catalog.hfconfig.OVERRIDE_TOP_KEY``)
+    reaches the text config vLLM derives the length from, under the release ``behaviour``: (False,) where there is
+    none, where the checkpoint's transformers-4 class does not pass it on (only ``Qwen2VLConfig`` and
+    ``Qwen2_5_VLConfig`` do, in 4.57.0), or where the release runs transformers 5 (0.24.0 on, whose setter keeps it
+    on the outer config); (True,) for those two classes on a release that pins transformers 4.56+ (0.12.0 - 0.19.x:
+    ``Behaviour.rope_scaling_override`` ``ignored``); both where the image decides (0.20.0 - 0.23.x, 4 or 5) or the
+    release predates the 4.56 pin and its transformers is not known (before 0.12.0)."""
+    given = model.extra.get(_OVERRIDE_TOP_KEY) if model.extra else None
+    if not isinstance(given, dict) or not given.get("forwards"):
+        return (False,)
+    mode = behaviour.rope_scaling_override
+    if mode == "ignored":
+        return (True,)
+    if mode == "read" and behaviour.reads_rope_parameters:
+        return (False,)  # 0.24.0 on: transformers >= 5.5.3
+    return (True, False)
+
+
+def _top_applied(model: ModelShape) -> ModelShape:
+    """``model`` with its top-level length override reaching the text config (what ``with_hf_overrides`` kept)."""
+    given = model.extra.get(_OVERRIDE_TOP_KEY) if model.extra else None
+    if not isinstance(given, dict):
+        return model
+    import dataclasses
+
+    extra = {k: v for k, v in model.extra.items() if k != _OVERRIDE_TOP_KEY}
+    for key in (_TEXT_ROPE_KEY, _OVERRIDE_ROPE_KEY):
+        if given.get(key) is not None:
+            extra[key] = given[key]
+    return dataclasses.replace(model, extra=extra, max_position_embeddings=int(
+        given.get("max_position_embeddings") or model.max_position_embeddings))
+
+
+def length_config(model: ModelShape) -> dict[str, Any]:
+    """The config whose RoPE parameters the length reads: the model's ``hf_config``, where config.json writes a
+    ``text_config`` (``catalog.hfconfig.TEXT_ROPE_KEY``) with only the RoPE keys that text config itself writes, as
+    vLLM's ``hf_text_config`` holds them: a top-level ``rope_scaling`` beside a ``text_config`` that has none scales
+    nothing (Qwen's long-context recipe written at the top of a Qwen2.5-VL config.json that nests its text config)."""
+    own = model.extra.get(_TEXT_ROPE_KEY) if model.extra else None
+    if not isinstance(own, dict):
+        return model.hf_config
+    out = {k: v for k, v in model.hf_config.items() if k not in ("rope_scaling", "rope_parameters")}
+    out.update(own)
+    return out
 
 
 def derived_limits(model: ModelShape, behaviours: Any) -> tuple[int, ...]:
@@ -988,8 +1044,15 @@ def derived_limits(model: ModelShape, behaviours: Any) -> tuple[int, ...]:
     out: set[int] = set()
     for b in behaviours:
         mode = b.rope_scaling_override
-        for read in ((True, False) if mode == "image" else (mode != "ignored",)):
-            out.add(derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters, read))
+        forwards = top_override_readings(model, b)[0] or len(top_override_readings(model, b)) > 1
+        if mode == "image":  # transformers 5 (the override's rope_scaling read, a top-level key kept outside) or 4
+            pairs = [(True, False), (False, forwards)]
+        elif mode == "ignored":
+            pairs = [(False, forwards)]
+        else:
+            pairs = [(True, top) for top in top_override_readings(model, b)]
+        for read, top in pairs:
+            out.add(derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters, read, top))
     return tuple(sorted(out))
 
 

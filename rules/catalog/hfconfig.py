@@ -9,6 +9,7 @@ only: this module is on the lint path.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any
@@ -1347,6 +1348,11 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
     name_or_path = raw.get("_name_or_path")
     if isinstance(name_or_path, str) and name_or_path:
         extra["name_or_path"] = name_or_path
+    outer = thinker_config(raw)
+    text = outer.get("text_config")
+    if isinstance(text, dict):
+        extra[TEXT_ROPE_KEY] = {k: text[k] for k in _ROPE_KEYS if k in text}
+        extra[COMPOSITE_TYPE_KEY] = outer.get("model_type")
     return ModelShape(
         id=model_id,
         params=params,
@@ -1451,7 +1457,47 @@ def with_hf_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShap
     attribute, or merged into a nested config such as ``text_config``; the limit is derived afterwards), for
     :data:`HF_OVERRIDE_LENGTH_KEYS`, at the top level or in ``text_config`` (the shape merges it over the top
     level): a YaRN ``rope_scaling`` of factor 4 over 32,768 positions lets Qwen3-32B take 131,072 tokens. The same
-    model where nothing it reads is overridden."""
+    model where nothing it reads is overridden.
+
+    Of a composite config.json (:data:`TEXT_ROPE_KEY`), vLLM reads the length from the text config, which a
+    top-level override reaches only where transformers passes the attribute on: the shape returned is the one
+    without the top-level length keys, and what the length reads with them is kept in :data:`OVERRIDE_TOP_KEY` for
+    the releases whose transformers does (``weights.top_override_readings``)."""
+    own = model.extra.get(TEXT_ROPE_KEY) if model.extra else None
+    top = [k for k in HF_OVERRIDE_LENGTH_KEYS if k in overrides]
+    if not isinstance(own, dict) or not top:
+        return _with_overrides(model, overrides)
+    reached = _with_overrides(model, overrides)
+    shape = _with_overrides(model, {k: v for k, v in overrides.items() if k not in top})
+    if (reached.max_position_embeddings, reached.extra) == (shape.max_position_embeddings, shape.extra):
+        return shape  # nothing at the top level the length reads (ModelShape's equality leaves extra out)
+    outer = str(model.extra.get(COMPOSITE_TYPE_KEY) or "")
+    return dataclasses.replace(shape, extra={**shape.extra, OVERRIDE_TOP_KEY: {
+        "keys": top, "forwards": outer in TOP_FORWARDING_TYPES,
+        "max_position_embeddings": reached.max_position_embeddings,
+        TEXT_ROPE_KEY: reached.extra.get(TEXT_ROPE_KEY),
+        OVERRIDE_ROPE_KEY: reached.extra.get(OVERRIDE_ROPE_KEY),
+    }})
+
+
+#: ``ModelShape.extra``'s record of a top-level length override on a composite config (:func:`with_hf_overrides`):
+#: ``keys`` (the top-level keys given), ``forwards`` (whether transformers 4.57's class of the checkpoint passes a
+#: top-level attribute a text config holds on to it, :data:`TOP_FORWARDING_TYPES`), and what the length reads where
+#: it does: ``max_position_embeddings``, :data:`TEXT_ROPE_KEY` and :data:`OVERRIDE_ROPE_KEY`.
+OVERRIDE_TOP_KEY = "hf_override_top"
+#: ``ModelShape.extra``'s record of a composite config.json's own top-level ``model_type`` (its ``hf_config`` holds
+#: the text config's).
+COMPOSITE_TYPE_KEY = "composite_model_type"
+#: The composite configs whose transformers-4 class sets an attribute the text config holds on the text config:
+#: ``Qwen2VLConfig.__setattr__`` and ``Qwen2_5_VLConfig.__setattr__`` in 4.57.0 (``key in text_config.__dict__``:
+#: ``setattr(text_config, key, value)``); no other ``configuration_*.py`` of 4.57.0 defines ``__setattr__``, and
+#: 5.5.3's ``PreTrainedConfig.__setattr__`` only maps ``attribute_map`` names (its ``rope_scaling`` setter sets the
+#: outer ``rope_parameters``).
+TOP_FORWARDING_TYPES = frozenset({"qwen2_vl", "qwen2_5_vl"})
+
+
+def _with_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShape:
+    """:func:`with_hf_overrides` with every key taken as reaching the config the length reads."""
     keys: dict[str, Any] = {}
     nested = overrides.get("text_config")
     scaling_given = ""  # where a dict-valued rope_scaling override is written: "top" or "nested"
@@ -1469,21 +1515,36 @@ def with_hf_overrides(model: ModelShape, overrides: dict[str, Any]) -> ModelShap
             del keys[rope]
     if not keys:
         return model
-    import dataclasses
-
     config = {**model.hf_config, **keys}
     extra = model.extra
+    own = extra.get(TEXT_ROPE_KEY) if extra else None
+    seen = own if isinstance(own, dict) else model.hf_config  # the RoPE keys the length reads (a composite's own)
+    if isinstance(own, dict) and any(k in keys for k in _ROPE_KEYS):
+        extra = {**extra, TEXT_ROPE_KEY: {**own, **{k: keys[k] for k in _ROPE_KEYS if k in keys}}}
     if scaling_given or isinstance(keys.get("rope_parameters"), dict):
         # what the releases that apply a dict after patch_rope_parameters read (weights.derived_max_model_len)
         extra = {**extra, OVERRIDE_ROPE_KEY: {
             "rope_scaling": scaling_given,
             "rope_parameters": isinstance(keys.get("rope_parameters"), dict),
-            "checkpoint": {k: model.hf_config[k] for k in ("rope_scaling", "rope_parameters") if k in model.hf_config},
+            "checkpoint": {k: seen[k] for k in _ROPE_KEYS if k in seen},
         }}
     return dataclasses.replace(model, hf_config=config, extra=extra,
                                max_position_embeddings=keys.get("max_position_embeddings",
                                                                 model.max_position_embeddings))
 
+
+#: ``ModelShape.extra``'s record of a composite config.json (one that writes a ``text_config``): the RoPE keys
+#: (``rope_scaling``, ``rope_parameters``) its ``text_config`` itself writes, which are all the length reads
+#: (``weights.length_config``). vLLM derives the length from ``hf_text_config``, the text config object
+#: (``transformers_utils/config.py`` ``get_hf_text_config``; ``config/model.py`` ``_get_and_verify_max_len``), and no
+#: transformers release read builds it from a top-level RoPE key where the file writes a ``text_config``: 4.57's
+#: ``Qwen2_5_VLConfig`` / ``Qwen2VLConfig`` set the top-level keys on the outer config (``super().__init__(**kwargs)``
+#: before ``text_config`` exists) and the text config answers its own (``__getattribute__``), the other composite
+#: classes (``LlavaConfig``, ``Gemma3Config``, ``Mistral3Config``) never pass them on; 5.5.3's ``Qwen2_5_VLConfig``
+#: pops them into ``text_kwargs``, used only where ``text_config`` is absent. The shape's ``hf_config`` still merges
+#: them (vLLM's ``uses_mrope`` reads the outer config's too).
+TEXT_ROPE_KEY = "text_config_rope"
+_ROPE_KEYS = ("rope_scaling", "rope_parameters")
 
 #: ``ModelShape.extra``'s record of a dict-valued RoPE override (:func:`with_hf_overrides`): ``rope_scaling``, where
 #: one is written ("top", "nested" in ``text_config``, "" for none), ``rope_parameters`` (whether one is written) and

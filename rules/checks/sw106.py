@@ -48,8 +48,8 @@ class ShardingAvoidableByQuantization(GroupRule):
             return  # not sized (SW101 says so)
         model = require_model(g)
         current = parallel(g)
-        if current.gpus <= 1:
-            return
+        if current.gpus <= 1 or current.pcp > 1:
+            return  # (prefill context parallelism is a latency choice: its GPUs add no memory, no search weighs it)
         sz = sizer(g, config)
         s = sizing(g, config)
         if sz is None or s is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import tp_pp
+from ..capacity.group import prefill_context_parallel, tp_pp
 from ..capacity.layout import plural
 from ..catalog.accelerators import (
     catalog_resources,
@@ -289,7 +289,9 @@ def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> I
         per_node, bounded = g.pool.max_gpus_per_node, True
     if is_unknown(per_node) or not per_node:
         return
-    yield from _one_pod(g, inv, tp, int(per_node), layout=f"TP{tp}×PP{pp}", uses=tp * pp, bounded=bounded, each=each)
+    pcp = prefill_context_parallel(g)  # vLLM's world is TP × PP × PCP (capacity.group.Layout)
+    text = f"TP{tp}×PP{pp}" + (f"×PCP{pcp}" if pcp > 1 else "")
+    yield from _one_pod(g, inv, tp, int(per_node), layout=text, uses=tp * pp * pcp, bounded=bounded, each=each)
 
 
 def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:

@@ -92,6 +92,8 @@ class TensorParallelOverPcie(GroupRule):
             return
         model = require_model(g)
         current = parallel(g)
+        if current.pcp > 1:
+            return  # (the search of narrower TP groups does not weigh prefill context parallelism)
         gpu = pool.gpu.name if pool.gpu else "GPUs"
         link = ("joined only by PCIe" if domain == 1 else
                 f"NVLink joins them in groups of {domain} only, PCIe between the groups")

@@ -46,8 +46,8 @@ def _on_mig(g: ServingGroup, inv: Inventory, lay: Layout) -> list[Hit]:
     on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
     if mig is None or on_one <= 1:
         return []
-    refusal = (f"refuses to start (\"World size ({lay.tp * lay.pp}) is larger than the number of "
-               f"available GPUs (1)\")" if lay.tp * lay.pp > 1
+    refusal = (f"refuses to start (\"World size ({lay.engine}) is larger than the number of "
+               f"available GPUs (1)\")" if lay.engine > 1
                else "cannot give each data-parallel rank a GPU of its own: it does not start")
     each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
     return [hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "

@@ -510,8 +510,16 @@ class ServingGroup:
         return self.gpus_per_pod if self.pod_gpus is None else self.pod_gpus
 
     @property
+    def prefill_context_parallel(self) -> Any:
+        """``--prefill-context-parallel-size`` as written, 1 where it is not given: vLLM's ``world_size`` is
+        TP × PP × PCP (``config/parallel.py``, 0.25.1 - 0.28.0; ``capacity.group.Layout``)."""
+        value = self.engine.extra.get("prefill_context_parallel_size")
+        return 1 if value is None else value
+
+    @property
     def gpus_per_replica(self) -> int:
-        return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size)
+        return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size) * int(
+            self.prefill_context_parallel)
 
     @property
     def main_container(self) -> Container | None:

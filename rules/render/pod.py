@@ -7,7 +7,9 @@ renderer builds. What the rules read, or what shardwise sets itself, is refused 
 to use instead: a flag like ``--tensor-parallel-size`` in ``extra_args`` would change the GPUs per
 replica behind the rules' back, a node selector on ``shardwise.dev/pool`` would move the workload to
 another pool. :func:`pod_problems` and :func:`extra_args_problems` list every refusal with its spec
-path; :func:`apply_extras` merges an accepted spec.
+path; :func:`escape_hatch_problems` lists them for one workload and :func:`environment_escape_problems` for a
+whole environment, the one list the components refuse at ``pulumi preview`` and ``shardwise lint`` refuses in a
+stack file; :func:`apply_extras` merges an accepted spec.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from ..model import Location
 from ..model.errors import InputError
-from ..model.spec import EngineArgsSpec, PodSpec, VllmMultiNodeSpec, VllmServiceSpec
+from ..model.spec import EngineArgsSpec, EnvironmentSpec, PodSpec, VllmMultiNodeSpec, VllmServiceSpec
 from ..model.vocab import (
     EFA_RESOURCE,
     GPU_LABELS,
@@ -63,6 +65,8 @@ OWNED_FLAGS: dict[str, str] = {
     "download_dir": "is set by `cache`",
     "api_key": "would show the key in the pod spec: name its Secret in api_key_secret",
     "config": "would hide the flags in its file from the rules: set them in engine's fields or extra_args",
+    "prefill_context_parallel_size": "multiplies the GPUs a replica uses (vLLM's world size is TP × PP × PCP) and "
+                                     "the pod requests TP × PP: not supported by the components",
 }
 
 
@@ -82,6 +86,24 @@ def extra_args_problems(engine: EngineArgsSpec, prefix: str = "engine.extra_args
             out.append((prefix, f"--{key.replace('_', '-')} {why}"))
     for token in parsed.extra.get("positional", []):
         out.append((prefix, f"`{token}` is not a flag (a positional argument would be taken as the model)"))
+    return out
+
+
+def escape_hatch_problems(spec: Workload) -> list[tuple[str, str]]:
+    """Every refusal of one workload's escape hatches (:func:`pod_problems`, then :func:`extra_args_problems`), each
+    with its path inside the workload: what the components refuse and what ``shardwise lint`` refuses of a stack
+    file, so the two agree."""
+    return [*pod_problems(spec), *extra_args_problems(spec.engine)]
+
+
+def environment_escape_problems(spec: EnvironmentSpec) -> list[tuple[str, str]]:
+    """:func:`escape_hatch_problems` of every service and multi-node group, each at its path in the environment
+    (``services[0].engine.extra_args``)."""
+    out: list[tuple[str, str]] = []
+    for i, s in enumerate(spec.services):
+        out += [(f"services[{i}].{p}", m) for p, m in escape_hatch_problems(s)]
+    for i, m_ in enumerate(spec.multi_node):
+        out += [(f"multi_node[{i}].{p}", m) for p, m in escape_hatch_problems(m_)]
     return out
 
 

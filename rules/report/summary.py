@@ -23,8 +23,8 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
 
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
-    dp = _int(e.data_parallel_size)
-    per_replica = tp * pp * dp if tp and pp and dp else None
+    dp, pcp = _int(e.data_parallel_size), _int(g.prefill_context_parallel)
+    per_replica = tp * pp * pcp * dp if tp and pp and dp and pcp else None
     sm = summary(g, config)
     p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {

@@ -316,3 +316,38 @@ def test_the_components_sizing_is_what_lint_says_of_the_manifests_they_render(tm
         linted["kv_cache_tokens"], linted["max_model_len"], linted["max_num_seqs"]) == (197_104, 32768, 256)
     assert round(sized["weights_gib_per_gpu"], 2) == linted["weights_gib_per_gpu"]
     assert round(sized["kv_cache_gib_per_gpu"], 2) == linted["kv_cache_gib_per_gpu"]
+
+
+def test_lint_refuses_what_the_components_refuse_in_the_escape_hatches(tmp_path):
+    """engine22: an owned flag in engine.extra_args (--cpu-offload-gb, typed since engine21) and an owned pod entry
+    are refused by `shardwise lint` of the stack file with the components' own words (one list,
+    render.pod.environment_escape_problems), at the first one's line."""
+    from shardwise.components.validation import environment_findings
+
+    bad = GOOD.replace("          max_model_len: 8192\n",
+                       "          max_model_len: 8192\n"
+                       "          extra_args: [--cpu-offload-gb, '8', --trust-remote-code]\n"
+                       "        pod:\n"
+                       "          env: [{name: HF_HOME, value: /x}]\n")
+    path = write(tmp_path, bad)
+    with pytest.raises(InputError) as e:
+        load_stack_file(path)
+    assert (e.value.file, e.value.line) == (path, 18)
+    assert e.value.message == ("services[0].pod.env[0].name: `HF_HOME` is set by shardwise; also "
+                               "services[0].engine.extra_args (line 16): --cpu-offload-gb is read by the rules: set "
+                               "engine.cpu_offload_gb")
+    from shardwise.rules.adapters.stack import spec_from_value
+    from shardwise.rules.adapters.yamlsrc import load_all
+    value = next(iter(load_all(pathlib.Path(path).read_text(), path)))["config"]["myproject:environment"]
+    found, _ = environment_findings(spec_from_value(value, path))
+    assert [f for f in found if "extra_args" in f[0] or "pod." in f[0]] == [
+        ("services[0].pod.env[0].name", "`HF_HOME` is set by shardwise"),
+        ("services[0].engine.extra_args", "--cpu-offload-gb is read by the rules: set engine.cpu_offload_gb"),
+    ]
+
+
+def test_a_stack_without_owned_escape_hatches_still_loads(tmp_path):
+    ok = GOOD.replace("          max_model_len: 8192\n",
+                      "          max_model_len: 8192\n          extra_args: [--trust-remote-code]\n")
+    inv = load_stack_file(write(tmp_path, ok))
+    assert [g.name for g in inv.groups] == ["llama"]

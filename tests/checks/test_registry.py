@@ -161,6 +161,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-type.yaml",  # corpus18: the instance type a pod selects from a NodePool's families
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "prefill-context-parallel.yaml",  # engine22: vLLM's world is TP × PP × PCP
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
@@ -184,7 +185,8 @@ EXTRA_FIXTURES = {
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
               "openvino-cpu.yaml",  # corpus22: vLLM's OpenVINO build on the CPU (VLLM_OPENVINO_DEVICE unset or CPU)
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
-    "SW208": {"shared-gpu.yaml"},  # surplus time-sliced shares and MIG slices
+    "SW208": {"shared-gpu.yaml",  # surplus time-sliced shares and MIG slices
+              "prefill-context-parallel.yaml"},  # engine22: -pcp ranks are used GPUs, -dcp ones are not
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
               "karpenter-instance-types.yaml"},  # karp13: judged on every kind, EFA on one of them only
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare

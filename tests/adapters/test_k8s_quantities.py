@@ -177,3 +177,35 @@ def test_the_refused_object_hides_none_of_the_others_in_its_file():
     assert [(e.line, e.message.split(";")[0]) for e in inv.errors] == [
         (16, "spec.template.spec.containers[0].resources.requests.nvidia.com/gpu: 2, but limits.nvidia.com/gpu is 1")]
     assert [(g.name, g.gpus_per_pod) for g in inv.groups] == [("p", 1)]
+
+
+# readers20: a GPU requested without a limit. The API server refuses, as written, a request of a resource it never
+# overcommits that has no limit ("Limit must be set for non overcommitable resources": kubernetes v1.35.4
+# pkg/apis/core/validation/validation.go, validateResourceRequirements), but admission runs first and may write the
+# limit: the LimitRanger plugin on a Pod (its namespace's default limits), a mutating webhook on any object (GKE
+# Autopilot sets a workload's limits to its requests; Hugging Face's GKE TGI examples in the wide corpus write
+# `requests: {nvidia.com/gpu: 1}` alone). Neither is in the inputs, so the refusal is not sure and the object is no
+# input error; a pod that runs has a limit equal to what it requested, so that count is read.
+def request_only(kind: str, api: str, resources: str) -> str:
+    """A vLLM workload whose container writes its GPU under ``requests`` only, as public manifests that copied a
+    cpu/memory block do."""
+    return "\n".join([
+        f"apiVersion: {api}", f"kind: {kind}", "metadata: {name: qwen, namespace: serving}", "spec:",
+        "  selector: {matchLabels: {app: qwen}}", "  template:", "    metadata: {labels: {app: qwen}}", "    spec:",
+        "      containers:", "        - name: vllm", "          image: vllm/vllm-openai:v0.11.0",
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]",
+        f"          resources: {resources}",
+    ]) + "\n"
+
+
+@pytest.mark.parametrize("text", [
+    request_only("Deployment", "apps/v1", "{requests: {cpu: 4, memory: 16Gi, nvidia.com/gpu: 2}}"),
+    request_only("Deployment", "apps/v1", "{requests: {nvidia.com/gpu: 2}, limits: {cpu: 8, memory: 16Gi}}"),
+    request_only("StatefulSet", "apps/v1", "{requests: {nvidia.com/gpu: 2}}"),
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: qwen}\nspec:\n  containers:\n    - name: vllm\n"
+    "      image: vllm/vllm-openai:v0.11.0\n      args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
+    "      resources: {requests: {nvidia.com/gpu: 2}}\n",
+])
+def test_a_gpu_requested_without_a_limit_is_read_as_the_pods_count(text):
+    inv = load_kubernetes_text(text, "t.yaml")
+    assert (inv.errors, [g.gpus_per_pod for g in inv.groups]) == ([], [2])

@@ -127,8 +127,17 @@ def check_requests_within_limits(resources: Any, what: str, file: str | None, li
     limit``), or, for a resource that is never overcommitted (:func:`_overcommit_allowed`), a request other than its
     limit (``must be equal to nvidia.com/gpu limit``). The pod is never created, so neither number is the pod's: the
     object is an input error, never sized on one of them. A value that is no quantity, or not known yet, is left to
-    the readers of the count; a request without a limit is not judged here (a LimitRange of the namespace may give
-    the limit at admission)."""
+    the readers of the count.
+
+    A request without a limit of a resource that is never overcommitted is refused as written too (``Limit must be
+    set for non overcommitable resources``: kubernetes v1.35.4 validation.go, ``validateResourceRequirements``), but
+    admission runs before validation and may write the limit: the LimitRanger plugin gives a Pod's containers their
+    namespace's ``default`` limits (plugin/pkg/admission/limitranger, ``SupportsAttributes``: Pods only), and a
+    mutating webhook may do it on any object: GKE Autopilot sets a workload's limits to its requests (GKE docs,
+    "Resource requests in Autopilot"; Hugging Face's GKE TGI examples write ``requests: {nvidia.com/gpu: 1}`` alone).
+    Neither is in the inputs, so it is not sure that Kubernetes refuses the object, and a pod that runs has a limit
+    equal to the request it wrote (or is refused): the request is the pod's count (readers20), never an input
+    error."""
     if not isinstance(resources, dict):
         return
     requests, limits = resources.get("requests"), resources.get("limits")

@@ -83,6 +83,7 @@ def rules_for(inv: Inventory) -> tuple[Rule, ...]:
     made: tuple[Rule, ...] = ()
     made = tuple(_make(module, cls, lambda: made) for _, module, cls, reads in RULES
                  if any(getattr(inv, name) for name in reads))
+    wire_pending(made)
     wire_cannot_start(made)
     return made
 
@@ -99,6 +100,20 @@ def wire_cannot_start(rules: tuple[Rule, ...]) -> None:
     for rule in rules:
         if rule is not said and hasattr(rule, "cannot_start"):  # a GroupRule
             rule.cannot_start = cannot_start
+
+
+def wire_pending(rules: tuple[Rule, ...]) -> None:
+    """Give the group rules of a run SW201's :func:`~.sw201.pending` where SW201 is one of them (readers20): a rule
+    that blocks on a pool where the group's pods never schedule asks it and is advisory there, SW201's finding the
+    one that blocks (``GroupRule._on_pending``). Here, not in the engine, which imports no rule; without SW201 in the
+    run nothing says the pods never schedule, and no rule is made advisory for it."""
+    said = next((r for r in rules if r.meta.code == "SW201"), None)
+    if said is None:
+        return
+    pending = importlib.import_module(f"{__package__}.sw201").pending
+    for rule in rules:
+        if rule is not said and hasattr(rule, "pending"):  # a GroupRule
+            rule.pending = pending
 
 
 def import_rules_for(inv: Inventory) -> None:

@@ -159,6 +159,32 @@ class TensorParallelLargerThanNode(GroupRule):
                          "every layer's all-reduce over TCP")
 
 
+def pending(g: ServingGroup, inv: Inventory) -> list[Hit]:
+    """SW201's findings that the group's pods never schedule on its pool (a pod's request beyond what one node of the
+    pool holds, :func:`_one_pod`): the paths of :meth:`TensorParallelLargerThanNode.check_group` that give them, and
+    only those. Empty where that is not so or not known (a value not known yet, a request the node's unit does not
+    count). The engine asks it of a group on which a capacity or topology rule blocks (readers20): that rule judged a
+    replica on a pool that never runs it, so its finding is advisory and SW201's is the one that blocks."""
+    if group_vendor(g) == "google" or not g.placement_known or g.pool is None:
+        return []
+    try:
+        tp, pp = tp_pp(g)
+        per_node = g.pool.gpus_per_node
+        if tp <= 1 or (not is_unknown(per_node) and (not per_node or tp <= int(per_node))):
+            return list(_request_beyond_node(g, inv, tp, pp))
+        if is_unknown(per_node):
+            return []
+        unit = catalog_resources().get(group_vendor(g) or "nvidia", "nvidia.com/gpu")
+        arch = g.pool.gpu.architecture if g.pool.gpu is not None else None
+        if (not layout_counts_devices(unit) or (devices_per_unit(unit, arch) or (1, 1)) != (1, 1)
+                or in_one_nvlink_domain(g, tp)):
+            return []
+        one = g.pods_per_group is not UNKNOWN and int(g.pods_per_group or 1) == 1
+        return list(_one_pod(g, inv, tp, int(per_node), each=not one))
+    except Undecidable:
+        return []
+
+
 def _across_pods(g: ServingGroup) -> Iterable[Hit]:
     """A multi-pod group whose pods hold fewer GPUs than tensor_parallel_size: the TP group spans pods. Each
     pod sees only its own GPUs and NCCL takes each pod for a host of its own, so the all-reduces between pods run

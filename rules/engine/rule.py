@@ -119,6 +119,9 @@ TEMPLATE_CHECKS = frozenset({"SW003", "SW105", "SW307", "SW309", "SW310", "SW401
 #: before it starts.
 CANNOT_START = "SW204"
 _BESIDE_CANNOT_START = frozenset({CANNOT_START, "SW201"})
+#: The rule that says a group's pods never schedule on its pool (a pod requests more GPUs than a node holds): the
+#: other capacity and topology rules' blocking findings on such a group are advisory (:meth:`GroupRule._on_pending`).
+PENDING = "SW201"
 
 
 class GroupRule(Rule):
@@ -144,6 +147,9 @@ class GroupRule(Rule):
     #: every group rule by the registry (checks/index.py ``wire_cannot_start``: the engine imports no rule); None: not
     #: asked.
     cannot_start: Callable[[ServingGroup, Inventory], Sequence[Hit]] | None = None
+    #: SW201's findings that a group's pods never schedule on its pool (:meth:`_on_pending`), given to every group rule
+    #: by the registry (checks/registry.py: the engine does not import the rules); None: not asked.
+    pending: Callable[[ServingGroup, Inventory], Sequence[Hit]] | None = None
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
@@ -175,6 +181,9 @@ class GroupRule(Rule):
                         hits = [self._on_no_replica(h, g, config) for h in hits]
                     if g.patched_by and not self.meta.code.startswith("SW3"):
                         hits = [self._on_patched(h, g, config) for h in hits]
+                    if (g.pool is not None and self.meta.code.startswith(("SW1", "SW2")) and self.meta.code != PENDING
+                            and (g.device_reads > device_reads or self.reads_pool)):
+                        hits = self._on_pending(hits, g, inv, config)
                     if (self.cannot_start is not None and self.meta.code.startswith(("SW1", "SW2"))
                             and self.meta.code not in _BESIDE_CANNOT_START
                             and (g.device_reads > device_reads or self.reads_pool)):
@@ -221,6 +230,27 @@ class GroupRule(Rule):
             return hits
         note = (f"advisory: judged on a replica that cannot start as written ({CANNOT_START}'s finding, which blocks: "
                 "more than one vLLM worker per pod on MIG devices); it blocks once the replica starts")
+        return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]
+
+    def _on_pending(self, hits: list[Hit], g: ServingGroup, inv: Inventory, config: LintConfig) -> list[Hit]:
+        """The blocking hits of a capacity or topology rule that judged the group on its pool (the pool's GPU through
+        the capacity model, or its nodes) where its pods never schedule on that pool (SW201's blocking finding,
+        :attr:`pending`, the registry's ``checks.sw201.pending``: a pod requests more GPUs than a node holds) are
+        advisory (a
+        level set in the configuration wins): the replica judged never runs as written, and what SW201 asks to change
+        (a pool with more GPUs per node, a smaller request) may change what the rule judges, so it blocks once the pods
+        schedule. One root cause, one blocking finding (DESIGN.md, "When a finding blocks")."""
+        demote = [h for h in hits if self.meta.code not in config.enforcement
+                  and (h.level or level_for(self.meta, config)) == "mandatory" and not h.undecided]
+        if not demote:
+            return hits
+        if self.pending is None or config.enforcement.get(PENDING, "mandatory") != "mandatory":
+            return hits  # (a configuration that lowers or disables SW201 leaves the others blocking)
+        if not self.pending(g, inv):
+            return hits
+        assert g.pool is not None
+        note = (f"advisory: judged on pool `{g.pool.variant_of or g.pool.name}`, where the pods never schedule as "
+                f"written ({PENDING}'s finding, which blocks); it blocks once they schedule")
         return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:

@@ -209,3 +209,88 @@ def test_a_request_written_as_its_limit_is_its_limit(value):
     assert type(value) is not type(twin) or value != twin or quantity(value) == quantity(twin)
     check_requests_within_limits({"requests": {"cpu": value, "nvidia.com/gpu": value},
                                   "limits": {"cpu": twin, "nvidia.com/gpu": twin}}, "c", "t.yaml", 1)
+
+
+# readers20: a GPU requested without a limit. The API server refuses, as written, a request of a resource it never
+# overcommits that has no limit ("Limit must be set for non overcommitable resources": kubernetes v1.35.4
+# pkg/apis/core/validation/validation.go, validateResourceRequirements), but admission runs first and may write the
+# limit: the LimitRanger plugin on a Pod (its namespace's default limits), a mutating webhook on any object (GKE
+# Autopilot sets a workload's limits to its requests; Hugging Face's GKE TGI examples in the wide corpus write
+# `requests: {nvidia.com/gpu: 1}` alone). Neither is in the inputs, so the refusal is not sure and the object is no
+# input error; a pod that runs has a limit equal to what it requested, so that count is read.
+def request_only(kind: str, api: str, resources: str) -> str:
+    """A vLLM workload whose container writes its GPU under ``requests`` only, as public manifests that copied a
+    cpu/memory block do."""
+    return "\n".join([
+        f"apiVersion: {api}", f"kind: {kind}", "metadata: {name: qwen, namespace: serving}", "spec:",
+        "  selector: {matchLabels: {app: qwen}}", "  template:", "    metadata: {labels: {app: qwen}}", "    spec:",
+        "      containers:", "        - name: vllm", "          image: vllm/vllm-openai:v0.11.0",
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]",
+        f"          resources: {resources}",
+    ]) + "\n"
+
+
+@pytest.mark.parametrize("text", [
+    request_only("Deployment", "apps/v1", "{requests: {cpu: 4, memory: 16Gi, nvidia.com/gpu: 2}}"),
+    request_only("Deployment", "apps/v1", "{requests: {nvidia.com/gpu: 2}, limits: {cpu: 8, memory: 16Gi}}"),
+    request_only("StatefulSet", "apps/v1", "{requests: {nvidia.com/gpu: 2}}"),
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: qwen}\nspec:\n  containers:\n    - name: vllm\n"
+    "      image: vllm/vllm-openai:v0.11.0\n      args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
+    "      resources: {requests: {nvidia.com/gpu: 2}}\n",
+])
+def test_a_gpu_requested_without_a_limit_is_read_as_the_pods_count(text):
+    inv = load_kubernetes_text(text, "t.yaml")
+    assert (inv.errors, [g.gpus_per_pod for g in inv.groups]) == ([], [2])
+
+
+# readers20: a pod's own resources (spec.resources, PodLevelResources: alpha 1.32, beta and on by default from 1.34)
+# take only cpu, memory and hugepages-* (kubernetes v1.35.4 component-helpers resource/helpers.go,
+# supportedPodLevelResources; validation.go validatePodResourceName: "Unsupported value"); with the gate off the
+# field is dropped. A GPU there was not read and the pod linted as if Kubernetes took it; it is refused, and never the
+# pod's GPU on any release.
+def pod_level(resources: str, container: str) -> str:
+    """A Deployment in the shape of Kubernetes' pod-level resources example (docs "Assign Pod-level CPU and memory
+    resources": spec.resources beside the containers'), serving vLLM."""
+    return "\n".join([
+        "apiVersion: apps/v1", "kind: Deployment", "metadata: {name: qwen, namespace: serving}", "spec:",
+        "  selector: {matchLabels: {app: qwen}}", "  template:", "    metadata: {labels: {app: qwen}}", "    spec:",
+        "      resources:", f"        limits: {resources}",
+        "      containers:", "        - name: vllm", "          image: vllm/vllm-openai:v0.11.0",
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]", f"          resources: {container}",
+    ]) + "\n"
+
+
+@pytest.mark.parametrize("resources,container", [
+    ("{cpu: 8, memory: 32Gi, nvidia.com/gpu: 1}", "{}"),  # the GPU written once, at the pod's level
+    ("{nvidia.com/gpu: 1}", "{limits: {nvidia.com/gpu: 1}}"),  # and beside the container's: refused all the same
+])
+def test_a_gpu_in_a_pods_own_resources_is_an_input_error(resources, container):
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(pod_level(resources, container), "t.yaml")
+    assert str(err.value) == (
+        't.yaml:10: spec.template.spec.resources.limits.nvidia.com/gpu: a pod\'s own resources take only cpu, memory '
+        'and hugepages-*; Kubernetes refuses the pod ("Unsupported value: "nvidia.com/gpu"": PodLevelResources, on by '
+        "default from 1.34; before, the field is dropped), and on no release does it give the pod a device: request "
+        "nvidia.com/gpu in the limits of the container that uses it")
+
+
+def test_cpu_memory_and_huge_pages_in_a_pods_own_resources_are_admitted_and_the_gpu_is_the_containers():
+    inv = load_kubernetes_text(pod_level("{cpu: 8, memory: 32Gi, hugepages-2Mi: 1Gi}", "{limits: {nvidia.com/gpu: 2}}"),
+                               "t.yaml")
+    assert (inv.errors, [g.gpus_per_pod for g in inv.groups]) == ([], [2])
+
+
+def test_a_bare_pods_own_gpu_is_refused_and_an_operators_object_is_read_without_it():
+    """A Pod is validated as written like a Deployment's template; an operator's object (OpenKruise's StatefulSet, a
+    CRD whose schema may prune the field and whose controller writes the pods) is not refused by shardwise, and its
+    pod-level GPU is not read as one either: the container's limit is the count."""
+    bare = ("apiVersion: v1\nkind: Pod\nmetadata: {name: qwen}\nspec:\n  resources: {limits: {nvidia.com/gpu: 1}}\n"
+            "  containers:\n    - name: vllm\n      image: vllm/vllm-openai:v0.11.0\n"
+            "      args: [--model, Qwen/Qwen2.5-7B-Instruct]\n")
+    with pytest.raises(InputError) as err:
+        load_kubernetes_text(bare, "t.yaml")
+    assert str(err.value).startswith("t.yaml:5: spec.resources.limits.nvidia.com/gpu: a pod's own resources take only")
+    kruise = pod_level("{nvidia.com/gpu: 4}", "{limits: {nvidia.com/gpu: 2}}").replace("apps/v1", "apps.kruise.io/v1beta1")
+    kruise = kruise.replace("kind: Deployment", "kind: StatefulSet")
+    inv = load_kubernetes_text(kruise, "t.yaml")
+    assert (inv.errors, [g.gpus_per_pod for g in inv.groups]) == ([], [2])

@@ -286,6 +286,8 @@ K8S_CASES: list[Case] = [
     Case(DEP, (*C0, "envFrom", 0, "prefix"), "VLLM_SERVER_", "SW306", _both(NO_ENV, _ctx(CM, ("data",), {"DEV_MODE": "1"}))),
     Case(DEP, (*C0, "envFrom", 0, "secretRef"), why="what a Secret holds is not guessed (it is not in the inputs)",
          context=_both(DEV_CM, _ctx(DEP, (*C0, "envFrom"), [{"secretRef": {"name": "vllm-secrets"}}]))),
+    Case(DEP, (*POD, "resources"), why="a pod's own resources take only cpu, memory and huge pages: a GPU there is "
+         "refused, never the pod's (readers20)"),
     Case(DEP, (*C0, "resources"), {"limits": {"nvidia.com/gpu": 1}}, None, why="the same"),
     Case(DEP, (*C0, "resources", "limits"), why="one GPU for TP1 either way"),
     Case(DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 0, "SW204"),

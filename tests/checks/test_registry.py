@@ -137,7 +137,8 @@ EXTRA_FIXTURES = {
               "max-num-seqs-default.yaml",  # maxseqs53: one GPU serves only below vLLM's default cap: advisory
               "fewer-stages.yaml",  # planfix16: PP3 where one PP2 engine on two of the GPUs serves (vLLM 22140)
               "amd-partition.yaml",  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
-              "mig-cannot-start.yaml"},  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
+              "mig-cannot-start.yaml",  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
+              "pods-never-schedule.yaml"},  # readers20: a pod that never schedules (SW201 blocks) is not sized here
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
@@ -188,7 +189,8 @@ EXTRA_FIXTURES = {
     "SW208": {"shared-gpu.yaml",  # surplus time-sliced shares and MIG slices
               "prefill-context-parallel.yaml"},  # engine22: -pcp ranks are used GPUs, -dcp ones are not
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
-              "karpenter-instance-types.yaml"},  # karp13: judged on every kind, EFA on one of them only
+              "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
+              "pods-never-schedule.yaml"},  # readers20: pods that never schedule (SW201 blocks): advisory here
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

@@ -127,8 +127,17 @@ def check_requests_within_limits(resources: Any, what: str, file: str | None, li
     limit``), or, for a resource that is never overcommitted (:func:`_overcommit_allowed`), a request other than its
     limit (``must be equal to nvidia.com/gpu limit``). The pod is never created, so neither number is the pod's: the
     object is an input error, never sized on one of them. A value that is no quantity, or not known yet, is left to
-    the readers of the count; a request without a limit is not judged here (a LimitRange of the namespace may give
-    the limit at admission)."""
+    the readers of the count.
+
+    A request without a limit of a resource that is never overcommitted is refused as written too (``Limit must be
+    set for non overcommitable resources``: kubernetes v1.35.4 validation.go, ``validateResourceRequirements``), but
+    admission runs before validation and may write the limit: the LimitRanger plugin gives a Pod's containers their
+    namespace's ``default`` limits (plugin/pkg/admission/limitranger, ``SupportsAttributes``: Pods only), and a
+    mutating webhook may do it on any object: GKE Autopilot sets a workload's limits to its requests (GKE docs,
+    "Resource requests in Autopilot"; Hugging Face's GKE TGI examples write ``requests: {nvidia.com/gpu: 1}`` alone).
+    Neither is in the inputs, so it is not sure that Kubernetes refuses the object, and a pod that runs has a limit
+    equal to the request it wrote (or is refused): the request is the pod's count (readers20), never an input
+    error."""
     if not isinstance(resources, dict):
         return
     requests, limits = resources.get("requests"), resources.get("limits")
@@ -161,6 +170,39 @@ def check_requests_within_limits(resources: Any, what: str, file: str | None, li
                 f"{what}.resources.requests.{name}: {shown_req} is more than limits.{name}, {shown_lim}; "
                 f"Kubernetes refuses the pod (\"must be less than or equal to {name} limit\"): lower the request or "
                 "raise the limit", file, at)
+
+
+#: What a pod-level ``spec.resources`` may name (PodLevelResources: alpha 1.32, beta and on by default from 1.34):
+#: kubernetes v1.35.4 staging/src/k8s.io/component-helpers/resource/helpers.go, ``supportedPodLevelResources`` (cpu,
+#: memory) and ``IsSupportedPodLevelResource`` (and any ``hugepages-`` size).
+POD_LEVEL_RESOURCES = ("cpu", "memory")
+
+
+def check_pod_level_resources(spec: Mapping[str, Any], path: str, file: str | None, line: int | None) -> None:
+    """An :class:`InputError` at its line where a pod's own ``resources`` (``spec.resources``, beside its containers')
+    name a resource other than cpu, memory or huge pages (``nvidia.com/gpu``): the API server refuses it
+    (pkg/apis/core/validation/validation.go, ``validatePodResourceName``: ``Unsupported value``) wherever the
+    PodLevelResources gate is on (by default from 1.34, pkg/features/kube_features.go), and drops the whole field
+    where it is off (pkg/api/pod/util.go, ``dropDisabledPodLevelResources``). On no release does it give the pod a GPU,
+    so it is never read as one: the pod's accelerators are its containers' limits (readers20). Asked of the pod specs
+    the API server validates as written only (``read_pod``'s ``validated``); in an operator's object the field is
+    not read either."""
+    resources = spec.get("resources")
+    if not isinstance(resources, dict):
+        return
+    for part in ("requests", "limits"):
+        section = resources.get(part)
+        if not isinstance(section, dict):
+            continue
+        for name in section:
+            name = str(name)
+            if name in POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
+                continue
+            raise InputError(
+                f"{path}.resources.{part}.{name}: a pod's own resources take only cpu, memory and hugepages-*; "
+                f"Kubernetes refuses the pod (\"Unsupported value: \"{name}\"\": PodLevelResources, on by default "
+                "from 1.34; before, the field is dropped), and on no release does it give the pod a device: request "
+                f"{name} in the limits of the container that uses it", file, line_of(section, name) or line)
 
 
 def _shown_quantity(value: Any) -> str:
@@ -483,11 +525,14 @@ def _key_location(d: Any, key: str, file: str | None) -> Location | None:
 
 def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequence[str] | None,
              injected: Mapping[str, str], entrypoint: tuple[str | None, Sequence[str]] | None = None,
-             where: Location | None = None, path: str = "spec") -> Pod:
+             where: Location | None = None, path: str = "spec", validated: bool = False) -> Pod:
     """Read one pod spec. ``entrypoint`` is ``(container name, command)``: the command the serving
     runtime's image runs when that container (None: the first) gives only ``args``. ``where`` and
     ``path`` (``"spec.template.spec"``) name the pod spec in input errors: a field of the wrong type is
-    an :class:`InputError` at its line, never read as absent.
+    an :class:`InputError` at its line, never read as absent. ``validated``: the pod spec is one the API server
+    validates as written (a Pod's, or the template of a Deployment, StatefulSet, Job ...: not an operator's object,
+    whose CRD schema may prune a field and whose controller writes the pods), so a pod-level ``resources`` Kubernetes
+    refuses is an input error (:func:`check_pod_level_resources`).
 
     Every container that runs a vLLM server is read: the first becomes the pod's engine, each further
     one a :meth:`Pod.for_container` view in ``Pod.more``. A native sidecar (an init container with ``restartPolicy:
@@ -500,6 +545,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     pod_sc = typed_map(spec, "securityContext", f"{path}.securityContext", where)
     raw_containers = typed_items(spec, "containers", f"{path}.containers", where)
     refs = claim_refs(spec)
+    if validated:
+        check_pod_level_resources(spec, path, file, where.line)
     for idx, init in enumerate(as_list(spec.get("initContainers"))):  # the API server validates them alike
         if isinstance(init, dict):
             check_requests_within_limits(init.get("resources"), f"{path}.initContainers[{idx}]", file,

@@ -92,6 +92,13 @@ WORKLOAD_GROUPS: dict[str, tuple[str, ...]] = {
     "LeaderWorkerSet": ("leaderworkerset.x-k8s.io",),
 }
 SIMPLE_WORKLOADS = frozenset(WORKLOAD_GROUPS)
+#: The (API group, kind) of the objects whose pod spec the API server validates as written when they are created: a
+#: Pod, and the workloads whose pod template pkg/apis/apps/validation, pkg/apis/batch/validation and the core group's
+#: ReplicationController validation pass to ``ValidatePodTemplateSpec``. Not OpenKruise's (apps.kruise.io: a CRD).
+API_VALIDATED_PODS = frozenset({
+    ("", "Pod"), ("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet"),
+    ("batch", "Job"), ("batch", "CronJob"), ("", "ReplicationController"),
+})
 _HUMAN_INT = re.compile(r"^(\d+)([kK])$")
 
 
@@ -841,7 +848,9 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
                       obj_meta if bare_pod else meta, pod_spec, loc)
     if ports is not None:
         inv.pod_ports.append(ports)
-    pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path)
+    api_group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+    pod = read_pod(meta, pod_spec, file, file_lines, {}, where=loc, path=path,
+                   validated=strict and (api_group, kind) in API_VALIDATED_PODS)
     if pod.engine is None:
         add_router(kind, obj, loc, pod.containers, inv)  # production-stack's router: SW406 judges its routing
         note_launch(inv, kind, obj, loc, pod, None)

@@ -37,6 +37,7 @@ from ..catalog.accelerators import (
     mig_profiles_of,
     single_strategy_label,
     single_strategy_profile,
+    single_strategy_unsure,
 )
 from ..catalog.partitions import ASSUMED_MODE
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
@@ -151,7 +152,8 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
     or land on no GPU the inputs name. The slice is sized, not the GPU: its memory is the profile's share of the GPU's
     (NVIDIA MIG user guide, "Supported MIG Profiles"; accelerators.json ``mig_profiles``); the GPU's other properties
     (compute capability, the dtypes it runs) are the slice's too. Raises :class:`Undecidable` where the slice's size
-    is not known: a profile the guide does not list for the GPU, or the single strategy with no profile named."""
+    is not known: a profile the guide does not list for the GPU, or ``nvidia.com/mig.strategy=single`` with no
+    product label that says MIG or a whole GPU (GFD writes the strategy on MIG-disabled nodes too, review23)."""
     c = g.main_container
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
     profile = mig_profile_name(resource)
@@ -161,7 +163,9 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
             return None
         label = single_strategy_label(g)
         if label is None:
-            return None
+            label = single_strategy_unsure(g)
+            if label is None:
+                return None
         profile = single_strategy_profile(g)
     gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
     if gpu is None:
@@ -170,10 +174,11 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
         raise Undecidable(f"the memory of one MIG device ({resource or label})",
                           f"the GPU of node pool `{g.pool.name}` it is a slice of is not known")
     if profile is None:
-        raise Undecidable(f"the memory of one MIG device of the {gpu.name}",
-                          f"its nodes run MIG's single strategy ({label}), so one nvidia.com/gpu is a MIG device, and "
-                          "no label the pods require names its profile (GPU Feature Discovery's nvidia.com/gpu.product "
-                          "ends in it: ...-MIG-3g.40gb)")
+        raise Undecidable(f"the memory of one nvidia.com/gpu of the {gpu.name}",
+                          f"its nodes carry {label}, which GPU Feature Discovery writes under the device plugin's "
+                          "single strategy whether MIG is enabled or not, so one nvidia.com/gpu is a MIG device or a "
+                          "whole GPU, and no label the pods require says which (GPU Feature Discovery's "
+                          "nvidia.com/gpu.product ends in the MIG profile where it is one: ...-MIG-3g.40gb)")
     eighths = mig_memory_eighths(gpu.name, profile)
     if eighths is None:
         known_ = ", ".join(mig_profiles_of(gpu.name)) or "none"

@@ -179,6 +179,10 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
                 # fuzz13: a Chart.yaml that is no file (a FIFO, a directory, a broken link) hides no manifest beside it
                 rendered = _kustomization_read_plainly(directory, rendered, excludes, "templates not rendered")
             inv.extend(rendered)
+    if inv.template_vars:  # a ${VAR} that another input writes where only envsubst fills it: no crash (corpus23)
+        from .k8s.workloads import drop_filled_placeholders
+
+        drop_filled_placeholders(inv)
     found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))

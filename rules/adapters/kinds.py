@@ -96,6 +96,33 @@ def _helm_values(doc: Mapping[str, Any], name: str) -> bool:
     return "apiVersion" not in doc and "metadata" not in doc and _values_name(name)
 
 
+#: A SkyPilot task or service (docs.skypilot.co, reference/yaml-spec: `resources`, `num_nodes`, `envs`, `setup`,
+#: `run`, `service`, `config`); SkyPilot builds the pod it launches on Kubernetes itself, so the file is no manifest.
+SKYPILOT = "SkyPilot task"
+#: the fields of SkyPilot's `resources` (reference/yaml-spec: infra, or cloud before 0.10; the hardware and image)
+_SKYPILOT_RESOURCES = frozenset({"infra", "cloud", "accelerators", "instance_type", "image_id", "use_spot",
+                                 "disk_size", "any_of", "ordered"})
+
+
+def _skypilot_task(doc: Mapping[str, Any]) -> bool:
+    """A SkyPilot task: a `resources` mapping with SkyPilot's fields (:data:`_SKYPILOT_RESOURCES`) and a `run`, a
+    `setup` or a `service`. Its `config:` (SkyPilot's own settings, such as `kubernetes.pod_config`) made
+    nebius/nebius-ps-services' vLLM tasks read as a Pulumi stack configuration (corpus23)."""
+    resources = doc.get("resources")
+    return (isinstance(resources, Mapping) and any(k in resources for k in _SKYPILOT_RESOURCES)
+            and any(k in doc for k in ("run", "setup", "service")))
+
+
+def _pulumi_stack_config(doc: Mapping[str, Any]) -> bool:
+    """A Pulumi stack's settings (``Pulumi.<stack>.yaml``): its encryption settings, or a `config:` whose keys are
+    all namespaced (``aws:region``, ``<project>:<key>``: Pulumi docs, "Configuration", the key format
+    ``[<namespace>:]<key-name>``, which `pulumi config set` writes with the project's name)."""
+    if "encryptionsalt" in doc or "secretsprovider" in doc:
+        return True
+    config = doc.get("config")
+    return isinstance(config, Mapping) and all(isinstance(k, str) and ":" in k for k in config)
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -107,7 +134,9 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
         return "Helm chart metadata"
     if _values_name(name):  # before the words of other tools: values often hold a `config:` or `services:`
         return HELM_VALUES
-    if isinstance(doc.get("config"), Mapping) or "encryptionsalt" in doc or "secretsprovider" in doc:
+    if _skypilot_task(doc):  # before Pulumi's words: a SkyPilot task may hold a `config:` of its own
+        return SKYPILOT
+    if _pulumi_stack_config(doc):
         return "Pulumi stack configuration of another project"
     if "runtime" in doc and "name" in doc:
         return "Pulumi project file"

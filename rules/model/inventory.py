@@ -747,6 +747,9 @@ class LaunchIssue:
     advisory: bool = False
     #: The workload serves a model with another engine ("SGLang"): no vLLM rule judges it, SW005 says so
     other_engine: str = ""
+    #: The ``${VAR}`` of a crash on a template's placeholder written in vLLM's args: a run whose inputs write one of
+    #: them where only a template tool fills it (:attr:`Inventory.template_vars`) drops the crash (envsubst fills it).
+    placeholder_vars: tuple[str, ...] = ()
 
 
 @dataclass
@@ -804,6 +807,9 @@ class Inventory:
     device_claims: list[DeviceClaim] = field(default_factory=list)
     hardware_profiles: list[HardwareProfile] = field(default_factory=list)
     cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
+    #: The ``${VAR}`` the inputs write where neither Kubernetes nor a shell expands them (a PersistentVolume's
+    #: ``bucketName: ${S3_BUCKET_NAME}``): the variables of a template tool that fills the repository's files.
+    template_vars: list[str] = field(default_factory=list, compare=False, repr=False)
     #: The files read as one Pulumi stack each (a ``pulumi preview --json`` or ``stack export`` file, a stack config).
     stacks: list[str] = field(default_factory=list, compare=False, repr=False)
     #: The deployable unit of each file that holds a pool or a workload (``adapters.units``), set for a lint run's
@@ -844,7 +850,7 @@ class Inventory:
             "launch_issues",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
-            "cross_refs", "stacks",
+            "cross_refs", "stacks", "template_vars",
         ):
             items = getattr(other, name)
             if items:  # most are empty (a Kubernetes object's inventory: one or two of them hold anything)

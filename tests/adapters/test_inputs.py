@@ -228,6 +228,64 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
     ]
 
 
+# nebius/nebius-ps-services examples/inference/vllm/qwen72b-inference-vllm.yaml (Apache-2.0), its shape: a SkyPilot
+# task launched on Kubernetes, whose `config:` holds SkyPilot's own settings (the pod it builds)
+SKYPILOT_TASK = (
+    "name: qwen72b-vllm-serve\n\nresources:\n  cloud: kubernetes\n  image_id: docker:vllm/vllm-openai:v0.11.0\n"
+    "  accelerators: H200:8\nnum_nodes: 1\n\nenvs:\n  MODEL_ID: Qwen/Qwen2.5-72B-Instruct\n\n"
+    "config:\n  kubernetes:\n    pod_config:\n      spec:\n        nodeSelector:\n"
+    "          nvidia.com/gpu.present: \"true\"\n\nrun: |\n  vllm serve \"$MODEL_ID\" --tensor-parallel-size 8\n")
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    (SKYPILOT_TASK, "SkyPilot task"),
+    ("service:\n  readiness_probe: /v1/models\nresources:\n  accelerators: {L4: 1}\n  ports: [8000]\n"
+     "run: python -m vllm.entrypoints.openai.api_server --model $MODEL_NAME\n", "SkyPilot task"),
+    ("config:\n  aws:region: us-east-1\n  gpu-infra:environment: production\n",
+     "Pulumi stack configuration of another project"),
+    ("encryptionsalt: v1:abc\nconfig: {}\n", "Pulumi stack configuration of another project"),
+    ("config:\n  kubernetes: {pod_config: {}}\nlog_level: debug\n", "YAML that is not a Kubernetes object"),
+    ("resources:\n  cpus: 2\nrun: make\n", "YAML that is not a Kubernetes object"),
+])
+def test_a_skypilot_task_is_named_as_one_not_as_a_pulumi_stack_configuration(work, capsys, text, reason):
+    """A SkyPilot task is no manifest (SkyPilot builds the pod it launches): skipped as what it is. Its `config:`
+    made it read as a Pulumi stack's settings (corpus23, nebius/nebius-ps-services); a Pulumi stack's `config:`
+    has namespaced keys (`aws:region`), a SkyPilot task's do not, and a `resources` of SkyPilot's fields with a
+    `run` is SkyPilot's alone."""
+    put(work, "tasks/serve.yaml", text)
+    rc, out, _ = lint(capsys, "tasks/serve.yaml", "--format", "json")
+    assert (rc, json.loads(out)["skipped_files"]) == (0, [{"file": "tasks/serve.yaml", "reason": reason}])
+
+
+# aws-samples/sample-genai-on-eks (MIT-0), its shape: the workshop's Deployments load s3://${S3_BUCKET_NAME}/...,
+# and another of its files writes ${S3_BUCKET_NAME} as a PersistentVolume's bucket, which only envsubst fills
+S3_PV = ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: s3-bucket-pv}\nspec:\n  capacity: {storage: 30Gi}\n"
+         "  accessModes: [ReadOnlyMany]\n  csi:\n    driver: s3.csi.aws.com\n    volumeHandle: s3-csi-bucket-volume\n"
+         "    volumeAttributes: {bucketName: '${S3_BUCKET_NAME}'}\n")
+S3_DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: mistral}\nspec:\n  selector: {matchLabels: {m: a}}\n"
+             "  template:\n    metadata: {labels: {m: a}}\n    spec:\n      containers:\n        - name: vllm\n"
+             "          image: vllm/vllm-openai:v0.11.0\n"
+             "          args: ['--model=s3://${S3_BUCKET_NAME}/Ministral-3-8B-Instruct-2512/']\n"
+             "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+
+
+def test_a_variable_another_input_writes_where_only_envsubst_fills_it_is_no_crash(work, capsys):
+    """corpus23: a ${VAR} of vLLM's args that another file of the inputs writes where nothing but a template tool
+    fills it (a PersistentVolume's bucketName) is that tool's variable: the repository's files go through envsubst,
+    so SW003 does not block it. Linted alone, the Deployment's file says nothing of the tool, and the crash stands."""
+    put(work, "manifests/100-vllm/vllm-deployment.yml", S3_DEPLOY)
+    put(work, "manifests/600-finetuning/vllm-with-lora.yaml", S3_PV)
+
+    def sw003(*argv: str) -> list[tuple[str, str]]:
+        rc, out, _ = lint(capsys, *argv, "--format", "json")
+        return [(f["code"], f["level"]) for f in json.loads(out)["findings"] if f["code"] == "SW003"]
+
+    assert sw003("manifests") == []
+    assert sw003("manifests/100-vllm/vllm-deployment.yml") == [("SW003", "mandatory")]
+    put(work, "manifests/600-finetuning/vllm-with-lora.yaml", S3_PV.replace("S3_BUCKET_NAME", "OTHER_BUCKET"))
+    assert sw003("manifests") == [("SW003", "mandatory")]  # another variable says nothing of this one
+
+
 def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):
     put(work, "Chart.yaml", REPO["charts/llm/Chart.yaml"])
     put(work, "values.yaml", "replicaCount: 1\n")

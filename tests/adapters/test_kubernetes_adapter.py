@@ -1132,6 +1132,36 @@ def test_envsubst_placeholder_in_args_is_a_crash_only_in_a_document_valid_as_wri
     assert [g.engine.tensor_parallel_size for g in inv.groups] == [UNKNOWN, UNKNOWN]
 
 
+# aws-samples/sample-genai-on-eks manifests/600-finetuning/vllm-with-lora.yaml (MIT-0), its shape: a PersistentVolume
+# whose S3 bucket is an envsubst variable beside the Deployment that loads the model from that bucket
+_S3_PV = ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: s3-bucket-pv}\nspec:\n  capacity: {storage: 30Gi}\n"
+          "  accessModes: [ReadOnlyMany]\n  csi:\n    driver: s3.csi.aws.com\n    volumeHandle: s3-csi-bucket-volume\n"
+          "    volumeAttributes: {bucketName: '${BUCKET}', region: '${AWS_REGION}'}\n")
+_S3_DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: anyvc%s}\nspec:\n  selector: {matchLabels: {m: a}}\n"
+              "  template:\n    metadata: {labels: {m: a}}\n    spec:\n      containers:\n        - name: vllm\n"
+              "          image: vllm/vllm-openai:v0.11.0\n"
+              "          args: ['--model=s3://${%s}/Ministral-3-8B-Instruct-2512/', --load-format=runai_streamer]\n"
+              "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+
+
+@pytest.mark.parametrize(("pv", "var", "crash"), [
+    (_S3_PV, "BUCKET", False),  # the PV writes ${BUCKET} where nothing expands it: envsubst fills this file
+    (_S3_PV, "MODEL_BUCKET", True),  # a variable the file gives no tool-only field: vLLM gets it as written
+    (_S3_PV.replace("volumeAttributes: {bucketName: '${BUCKET}', region: '${AWS_REGION}'}",
+                    "volumeAttributes: {bucketName: models}")
+     .replace("metadata: {name: s3-bucket-pv}", "metadata: {name: s3-bucket-pv, annotations: {a: '${BUCKET}'}}"),
+     "BUCKET", True),  # an annotation (kubectl's last-applied copy of args) is no evidence
+    ("", "BUCKET", True),
+])
+def test_a_variable_the_file_writes_where_nothing_expands_it_is_a_placeholder_in_args(pv, var, crash):
+    """envsubst fills a whole file: a ${VAR} that the same file writes in a field Kubernetes never expands and no
+    shell reads (a PersistentVolume's bucketName) is the tool's variable, so the same ${VAR} in vLLM's args is a
+    placeholder, an unknown, not a word vLLM receives (corpus23); another ${VAR}, or one seen only in an annotation,
+    still crashes as written."""
+    inv = load_kubernetes_text(pv + ("---\n" if pv else "") + _S3_DEPLOY % ("", var), "lora.yaml")
+    assert [(i.subject, i.crash) for i in inv.launch_issues] == ([("Deployment default/anyvc", True)] if crash else [])
+
+
 @pytest.mark.parametrize(("meta", "template"), [
     ({"name": "${JOB_NAME}"}, True),  # ai-dynamo/modelexpress' CI Jobs, filled by envsubst
     ({"name": "vllm-${SUFFIX}"}, True),  # a placeholder inside the name is refused as written too

@@ -509,6 +509,42 @@ def test_ray_service_llm_config_from_a_file_in_the_image_is_a_launch_issue():
         "write the LLMConfig inline in serveConfigV2")
 
 
+# jagrutsharma/multinode-llm-serving 04-vllm/ray-service-sample.yaml (MIT), its shape: the Serve application is the
+# repository's own module (serve_vllm:app) inside an image named for vLLM, the containers carry no command
+RAY_SERVE_APP = (
+    "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: rayservice-vllm}\nspec:\n"
+    "  serveConfigV2: |\n    applications:\n      - name: llm_app\n        import_path: serve_vllm:app\n"
+    "        route_prefix: /\n  rayClusterConfig:\n    headGroupSpec:\n      rayStartParams: {num-cpus: '0'}\n"
+    "      template: {spec: {containers: [{name: ray-head, image: 'example.com/llm/ray-qwen-vllm:latest'}]}}\n"
+    "    workerGroupSpecs:\n      - groupName: gpu-group\n        replicas: 1\n        template:\n"
+    "          spec:\n            containers:\n              - name: ray-worker\n"
+    "                image: example.com/llm/ray-qwen-vllm:latest\n"
+    "                resources: {limits: {nvidia.com/gpu: '1'}}\n")
+
+
+def test_ray_service_whose_serve_application_is_its_own_code_says_where_vllm_runs():
+    """KubeRay writes a Ray pod's command (`ray start`) and Serve runs the application's replicas: the SW002 of a
+    RayService whose application is its own module names that application, where "the image entrypoint, no args"
+    alone read as if the image's entrypoint were the server (corpus23). A RayCluster, which has no Serve
+    application, keeps the general reason."""
+    inv = load_kubernetes_text(RAY_SERVE_APP, "s.yaml")
+    [issue] = inv.launch_issues
+    assert (inv.groups, issue.subject, issue.container, issue.mentioned, issue.reason) == (
+        [], "RayService default/rayservice-vllm", "ray-head", False,
+        "container 'ray-head' runs the vLLM image example.com/llm/ray-qwen-vllm:latest but its command (the image "
+        "entrypoint, no args) is not where vLLM starts: KubeRay runs `ray start` in a Ray pod's container, and vLLM "
+        "runs inside the RayService's Ray Serve application `serve_vllm:app` (serveConfigV2), Python code of its "
+        "own (in the image, or a file mounted into the pods) that shardwise does not read, so the model, layout and "
+        "context length are not in the object; Ray Serve LLM's `ray.serve.llm:build_openai_app` with inline "
+        "`llm_configs` is read")
+    cluster = RAY_SERVE_APP.replace("kind: RayService", "kind: RayCluster").replace(
+        "  rayClusterConfig:\n    headGroupSpec", "  headGroupSpec").replace("\n    workerGroupSpecs", "\n  workerGroupSpecs")
+    cluster = cluster.split("  serveConfigV2")[0] + "  headGroupSpec" + cluster.split("  headGroupSpec", 1)[1]
+    [issue] = load_kubernetes_text(cluster, "c.yaml").launch_issues
+    assert issue.reason.endswith("but its command (the image entrypoint, no args) does not start a vLLM server "
+                                 "shardwise can read")
+
+
 def test_ray_service_bad_serve_config_is_an_input_error_at_its_line():
     text = ("apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: s}\nspec:\n  serveConfigV2: |\n"
             "    applications:\n      - name: [unclosed\n")

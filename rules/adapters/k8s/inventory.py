@@ -16,6 +16,7 @@ from .engines import WEAK_ENGINES
 from .groups import RUNTIME_KINDS
 from .nodes import resolve_pools
 from .parse import Lines, objects_from_documents
+from .workloads import template_files
 
 # imported with the first input that needs them (start-up time): KServe's runtimes, and the search of an object that
 # was not read for a vLLM pod (generic.py's pod finder)
@@ -37,8 +38,13 @@ def inventory_from_objects(objs: Iterable[tuple[Mapping[str, Any], Location]],
     stack readers, which finish the workloads they read themselves, do not ask for it.
     """
     objs = list(objs)
-    with config_maps_of(objs):  # a vLLM --config file mounted from a ConfigMap of the input is read (configfile.py)
-        return _read_objects(objs, lines, errors, join_config_maps)
+    # a vLLM --config file mounted from a ConfigMap of the input is read (configfile.py); a file evidently a template
+    # makes a ${VAR} in vLLM's args its placeholder (workloads.py)
+    templates = template_files(objs)
+    with config_maps_of(objs), templates:
+        inv = _read_objects(objs, lines, errors, join_config_maps)
+    inv.template_vars.extend(sorted(set().union(*templates.names.values())))
+    return inv
 
 
 def _read_objects(objs: list[tuple[Mapping[str, Any], Location]], lines: Lines | None,

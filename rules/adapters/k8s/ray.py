@@ -117,6 +117,9 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     if serving is None:
         unread = next((p for p, _, _ in pods if p.unread is not None), None)
         if unread is not None:
+            apps = _serve_apps(obj) if kind == "RayService" else []
+            if apps and unread.unread_why is None:
+                unread.unread_why = _SERVE_APP_WHY.format(apps=", ".join(f"`{a}`" for a in apps))
             note_launch(inv, kind, obj, loc, unread, None)
         return bool(pods)
     pod = serving[0]
@@ -199,6 +202,36 @@ def add_ray_cluster_object(kind: str, obj: Mapping[str, Any], loc: Location, inv
 # ---------------------------------------------------------------------------------------------
 # Ray Serve LLM (serveConfigV2)
 # ---------------------------------------------------------------------------------------------
+
+
+#: What a Ray pod's container runs when the engine is a Ray Serve application of the RayService's own code: KubeRay
+#: writes the container's command (``ray start``; ray-operator/controllers/ray/common/pod.go, BuildPod) and Serve
+#: deploys the application's replicas onto the cluster (corpus23: jagrutsharma/multinode-llm-serving's
+#: ``import_path: serve_vllm:app`` in its image ray-qwen-vllm read as "the image entrypoint, no args";
+#: aws-samples/sample-genai-on-eks mounts its ``vllm_serve.py`` from a ConfigMap).
+_SERVE_APP_WHY = ("is not where vLLM starts: KubeRay runs `ray start` in a Ray pod's container, and vLLM runs inside "
+                  "the RayService's Ray Serve application {apps} (serveConfigV2), Python code of its own (in the "
+                  "image, or a file mounted into the pods) that shardwise does not read, so the model, layout and "
+                  "context length are not in the object; Ray Serve LLM's `ray.serve.llm:build_openai_app` with "
+                  "inline `llm_configs` is read")
+
+
+def _serve_apps(obj: Mapping[str, Any]) -> list[str]:
+    """The import paths of a RayService's Serve applications that are not Ray Serve LLM's (which
+    :func:`_serve_llm` reads): the repository's own code, shipped in the image. A serveConfigV2 that does not
+    parse gives none here (:func:`_serve_llm` reports it)."""
+    try:
+        config, _ = _serve_config(as_map(obj.get("spec")), None)
+    except InputError:
+        return []
+    paths = []
+    for app in as_list(as_map(config).get("applications")):
+        app = as_map(app)
+        path = app.get("import_path")
+        if (isinstance(path, str) and path.strip() and "ray.serve.llm" not in path
+                and "llm_configs" not in as_map(app.get("args"))):
+            paths.append(path.strip())
+    return paths
 
 
 def _serve_config(spec: Mapping[str, Any], file: str | None) -> tuple[Any, int]:

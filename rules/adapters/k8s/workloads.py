@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from ...catalog.lookup import find_model_exact
@@ -307,9 +308,10 @@ def _object_locations(g: ServingGroup, obj: Mapping[str, Any], file: str | None)
 
 
 def launch_issue(inv: Inventory, subject: str, container: Container, reason: str, where: Location,
-                 suppressions: list[Suppression], crash: bool = False, advisory: bool = False) -> None:
+                 suppressions: list[Suppression], crash: bool = False, advisory: bool = False,
+                 placeholder_vars: tuple[str, ...] = ()) -> None:
     inv.launch_issues.append(LaunchIssue(subject, container.name, reason, where, crash, list(suppressions),
-                                         advisory=advisory))
+                                         advisory=advisory, placeholder_vars=placeholder_vars))
 
 
 #: The workload kinds whose controller creates pods from the template as written, adding to a container's env
@@ -420,11 +422,14 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
     subject = f"{kind} {meta.get('namespace') or 'default'}/{name or meta.get('name') or 'unnamed'}"
     pending = pod.crash_pending
     sure = pending is None or (not _injected_name(kind, pending) and runs_as_read(kind, obj, loc.file))
-    if pod.crash_placeholder and (is_template(obj) or _placeholder_image(obj)):
+    if pod.crash_placeholder and (is_template(obj) or _placeholder_image(obj)
+                                  or _filled_elsewhere(pod.crash, loc.file)):
         sure = False  # ${TP} in args is the template's placeholder: the value the tool fills stays unknown
     if group is not None and pod.crash is not None and pod.vllm is not None and sure:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {pod.crash}",
-                     group.at("crash"), group.suppressions, crash=True, advisory=pod.crash_advisory)
+                     group.at("crash"), group.suppressions, crash=True, advisory=pod.crash_advisory,
+                     placeholder_vars=tuple(sorted(set(_ENVSUBST.findall(pod.crash))))
+                     if pod.crash_placeholder else ())
     elif group is not None and pod.vllm is not None and (why := _quantization_refused(group)) is not None:
         launch_issue(inv, subject, pod.vllm, f"container {pod.vllm.name!r}: {why}",
                      group.at("quantization"), group.suppressions, crash=True)
@@ -532,6 +537,86 @@ def is_template(obj: Any, depth: int = 0) -> bool:
     if isinstance(obj, list):
         return any(is_template(v, depth + 1) for v in obj if isinstance(v, Mapping | list))
     return False
+
+
+#: ``${VAR}`` as envsubst fills it (a name of letters, digits and underscores); ``${{ }}`` (GitHub Actions) and
+#: ``$(VAR)`` (Kubernetes) are not it.
+_ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+#: Where a ``${VAR}`` may be meant as written: a container's command and args (a shell there expands it), a probe's
+#: or hook's command, the data of a ConfigMap or Secret (scripts and files a workload reads), and annotations
+#: (kubectl's last-applied-configuration copies the object, args and all).
+_SHELL_KEYS = frozenset({"command", "args", "data", "stringData", "binaryData", "annotations"})
+#: For each file of the input being read, the ``${VAR}`` its objects hold where nothing expands them (:func:`
+#: template_files`).
+_TEMPLATE_VARS: ContextVar[Mapping[str | None, frozenset[str]] | None] = ContextVar("template_vars", default=None)
+
+
+def _envsubst_outside_shell(value: Any, depth: int = 0) -> set[str]:
+    """The ``${VAR}`` written in fields that neither Kubernetes nor a shell expands (:data:`_SHELL_KEYS` aside): a
+    PersistentVolume's ``volumeAttributes.bucketName``, a label, an env value."""
+    if depth > 64:
+        return set()
+    if isinstance(value, str):
+        return set(_ENVSUBST.findall(value))
+    found: set[str] = set()
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if k not in _SHELL_KEYS:
+                found |= _envsubst_outside_shell(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            found |= _envsubst_outside_shell(v, depth + 1)
+    return found
+
+
+def _filled_elsewhere(crash: str | None, file: str | None) -> bool:
+    """Whether a ``${VAR}`` of the crash is one the same file writes where only a template tool can fill it: then
+    envsubst (or its kind) fills the file, and the args' ``${VAR}`` with it."""
+    names = (_TEMPLATE_VARS.get() or {}).get(file)
+    return bool(names and crash and names.intersection(_ENVSUBST.findall(crash)))
+
+
+def drop_filled_placeholders(inv: Inventory) -> None:
+    """Drop the crashes on a ``${VAR}`` of vLLM's args that another file of the inputs writes where only a template
+    tool fills it (:attr:`Inventory.template_vars`): the repository fills its files with that tool, and the args'
+    ``${VAR}`` with them, so the value is not known yet (aws-samples/sample-genai-on-eks: its workshop Deployments load
+    ``s3://${S3_BUCKET_NAME}/...`` while vllm-with-lora.yaml's PersistentVolume writes ``bucketName:
+    ${S3_BUCKET_NAME}``, corpus23). A lint of the one file keeps the crash: nothing there says a tool fills it."""
+    if not inv.template_vars or not inv.launch_issues:
+        return
+    filled = set(inv.template_vars)
+    inv.launch_issues = [i for i in inv.launch_issues
+                         if not (i.crash and i.placeholder_vars and filled.intersection(i.placeholder_vars))]
+
+
+class _TemplateFiles:
+    """:func:`template_files`'s context (a class, as :class:`.configfile._ConfigMapsOf`)."""
+
+    __slots__ = ("names", "token")
+
+    def __init__(self, objs: Iterable[tuple[Mapping[str, Any], Any]]) -> None:
+        names: dict[str | None, set[str]] = {}  # file -> the variables it writes where nothing expands them
+        for obj, loc in objs:
+            found = _envsubst_outside_shell(obj) if isinstance(obj, Mapping) else set()
+            if found:
+                names.setdefault(getattr(loc, "file", None), set()).update(found)
+        self.names = {file: frozenset(found) for file, found in names.items()}
+
+    def __enter__(self) -> None:
+        self.token = _TEMPLATE_VARS.set(self.names)
+
+    def __exit__(self, *exc: object) -> None:
+        _TEMPLATE_VARS.reset(self.token)
+
+
+def template_files(objs: Iterable[tuple[Mapping[str, Any], Any]]) -> _TemplateFiles:
+    """While the input is read, the ``${VAR}`` each file writes where Kubernetes expands nothing and no shell runs:
+    such a variable is a template tool's (envsubst fills a whole file), so the same ``${VAR}`` in a vLLM container's
+    args of that file is the tool's placeholder, an unknown, not a word vLLM receives as written
+    (aws-samples/sample-genai-on-eks's vllm-with-lora.yaml: a PersistentVolume whose S3 ``bucketName`` is
+    ``${S3_BUCKET_NAME}`` beside the Deployment whose ``--model=s3://${S3_BUCKET_NAME}/...`` was SW003's sure
+    crash, corpus23). A ``${VAR}`` no such field names still crashes as written, whatever else the file holds."""
+    return _TemplateFiles(objs)
 
 
 def _placeholder_image(obj: Any, depth: int = 0) -> bool:

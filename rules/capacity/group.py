@@ -515,6 +515,8 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
         return {}
     if on is not True:
         return {}
+    if ep:
+        _eplb_dp_env(g)
     pcp = _eplb_pcp(g, ep)
     out = {"enable_eplb": True, "prefill_context_parallel": pcp} if pcp != 1 else {"enable_eplb": True}
     raw = e.extra.get("eplb_config")
@@ -533,6 +535,30 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
         if isinstance(value, str) and value.strip().isdecimal():
             return {**out, "num_redundant_experts": int(value.strip())}
     return out
+
+
+def _eplb_dp_env(g: ServingGroup) -> None:
+    """Raise :class:`Undecidable` where EPLB's refusal at TP × DP of 1 (:func:`.sizing.eplb_refusal`) may not hold
+    because the container sets ``VLLM_DP_SIZE`` (review23): where ``--data-parallel-size`` is 1, ParallelConfig's
+    ``__post_init__`` takes the data-parallel size from that variable (its offline SPMD fallback:
+    ``self.data_parallel_size = envs.VLLM_DP_SIZE``), and in 0.10.x that comes before the EPLB check of the same
+    function (config.py), so a value above 1, or one the linter cannot see, may pass it. "1" (or a value vLLM's
+    ``int()`` refuses, which fails earlier) decides nothing."""
+    value = engine_env(g).get("VLLM_DP_SIZE")
+    if value is None:
+        return
+    e = g.engine
+    if int(known(e.tensor_parallel_size, "tensor_parallel_size")) * int(
+            known(e.data_parallel_size, "data_parallel_size")) > 1:
+        return
+    if not _unseen(value) and isinstance(value, str):
+        text = value.strip()
+        if not text.isdecimal() or int(text) <= 1:
+            return
+    raise Undecidable("data_parallel_size", "--data-parallel-size is 1 here, but the container sets VLLM_DP_SIZE"
+                      f"{'=' + value.strip() if isinstance(value, str) and not _unseen(value) else ''}, which vLLM's "
+                      "ParallelConfig then reads as the data-parallel size (its offline fallback); --enable-eplb is "
+                      "refused only where TP × DP is 1")
 
 
 def _eplb_pcp(g: ServingGroup, ep: bool) -> int:

@@ -77,7 +77,9 @@ class GpuRequestNotTp(GroupRule):
             "a layout of more than one worker per pod on them cannot start (vllm/config/parallel.py: \"World size (2) "
             "is larger than the number of available GPUs (1)\"). nvidia.com/mig.strategy=single alone makes that "
             "undecided: GPU Feature Discovery writes it on every node of the device plugin's single strategy, MIG "
-            "enabled or not, and that is the GPU operator's default."
+            "enabled or not, and that is the GPU operator's default. Data-parallel ranks alone (TP1 × PP1 × DP2) are "
+            "undecided there: each rank is an engine process vLLM points at one device by CUDA_VISIBLE_DEVICES, "
+            "and whether that index names a MIG device depends on the GPUs the slices come from."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
@@ -138,9 +140,14 @@ class GpuRequestNotTp(GroupRule):
         mig = _mig(g, inv)
         on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
         if mig is not None and on_one > 1:
+            if lay.tp * lay.pp == 1:  # review23: each DP rank is a process of its own (see the docstring's why)
+                raise Undecidable(f"whether {lay.text()} starts on {mig}",
+                                  "each data-parallel rank is an engine process of its own, which vLLM points at "
+                                  "one device by CUDA_VISIBLE_DEVICES=<its local rank>; whether the second index "
+                                  "names a MIG device depends on which GPUs the device plugin took the slices from, "
+                                  "which is not in the inputs")
             refusal = (f"refuses to start (\"World size ({lay.tp * lay.pp}) is larger than the number of "
-                       f"available GPUs (1)\")" if lay.tp * lay.pp > 1
-                       else "cannot give each data-parallel rank a GPU of its own: it does not start")
+                       f"available GPUs (1)\")")
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
             yield hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "
                          f"{plural(on_one, 'worker')}{each}: {ONE_MIG_DEVICE}, so vLLM sees 1 GPU and {refusal}; "

@@ -39,6 +39,7 @@ from ..catalog.accelerators import (
     mig_profiles_of,
     single_strategy_label,
     single_strategy_profile,
+    single_strategy_unsure,
 )
 from ..catalog.partitions import ASSUMED_MODE
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
@@ -154,7 +155,8 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
     sized, not the GPU: its memory is the profile's share of the GPU's (NVIDIA MIG user guide, "Supported MIG
     Profiles"; accelerators.json ``mig_profiles``); the GPU's other properties (compute capability, the dtypes it
     runs) are the slice's too. Raises :class:`Undecidable` where the slice's size is not known: a profile the guide
-    does not list for the GPU, the single strategy with no profile named, or a claim whose selectors name none."""
+    does not list for the GPU, a claim whose selectors name none, or ``nvidia.com/mig.strategy=single`` with no
+    product label that says MIG or a whole GPU (GFD writes the strategy on MIG-disabled nodes too, review23)."""
     c = g.main_container
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
     profile = mig_profile_name(resource)
@@ -170,7 +172,9 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
             return None
         label = single_strategy_label(g)
         if label is None:
-            return None
+            label = single_strategy_unsure(g)
+            if label is None:
+                return None
         profile = single_strategy_profile(g)
     gpu = g.gpu_override or (g.pool.gpu if g.pool is not None else None)
     if gpu is None:
@@ -185,10 +189,11 @@ def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
                           "its requests names the profile (NVIDIA's DRA driver publishes it as "
                           "device.attributes[\"gpu.nvidia.com\"].profile), so any slice may be allocated")
     if profile is None:
-        raise Undecidable(f"the memory of one MIG device of the {gpu.name}",
-                          f"its nodes run MIG's single strategy ({label}), so one nvidia.com/gpu is a MIG device, and "
-                          "no label the pods require names its profile (GPU Feature Discovery's nvidia.com/gpu.product "
-                          "ends in it: ...-MIG-3g.40gb)")
+        raise Undecidable(f"the memory of one nvidia.com/gpu of the {gpu.name}",
+                          f"its nodes carry {label}, which GPU Feature Discovery writes under the device plugin's "
+                          "single strategy whether MIG is enabled or not, so one nvidia.com/gpu is a MIG device or a "
+                          "whole GPU, and no label the pods require says which (GPU Feature Discovery's "
+                          "nvidia.com/gpu.product ends in the MIG profile where it is one: ...-MIG-3g.40gb)")
     eighths = mig_memory_eighths(gpu.name, profile)
     if eighths is None:
         known_ = ", ".join(mig_profiles_of(gpu.name)) or "none"
@@ -526,6 +531,8 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
         return {}
     if on is not True:
         return {}
+    if ep:
+        _eplb_dp_env(g)
     pcp = _eplb_pcp(g, ep)
     out = {"enable_eplb": True, "prefill_context_parallel": pcp} if pcp != 1 else {"enable_eplb": True}
     raw = e.extra.get("eplb_config")
@@ -544,6 +551,30 @@ def _eplb(g: ServingGroup) -> dict[str, Any]:
         if isinstance(value, str) and value.strip().isdecimal():
             return {**out, "num_redundant_experts": int(value.strip())}
     return out
+
+
+def _eplb_dp_env(g: ServingGroup) -> None:
+    """Raise :class:`Undecidable` where EPLB's refusal at TP × DP of 1 (:func:`.sizing.eplb_refusal`) may not hold
+    because the container sets ``VLLM_DP_SIZE`` (review23): where ``--data-parallel-size`` is 1, ParallelConfig's
+    ``__post_init__`` takes the data-parallel size from that variable (its offline SPMD fallback:
+    ``self.data_parallel_size = envs.VLLM_DP_SIZE``), and in 0.10.x that comes before the EPLB check of the same
+    function (config.py), so a value above 1, or one the linter cannot see, may pass it. "1" (or a value vLLM's
+    ``int()`` refuses, which fails earlier) decides nothing."""
+    value = engine_env(g).get("VLLM_DP_SIZE")
+    if value is None:
+        return
+    e = g.engine
+    if int(known(e.tensor_parallel_size, "tensor_parallel_size")) * int(
+            known(e.data_parallel_size, "data_parallel_size")) > 1:
+        return
+    if not _unseen(value) and isinstance(value, str):
+        text = value.strip()
+        if not text.isdecimal() or int(text) <= 1:
+            return
+    raise Undecidable("data_parallel_size", "--data-parallel-size is 1 here, but the container sets VLLM_DP_SIZE"
+                      f"{'=' + value.strip() if isinstance(value, str) and not _unseen(value) else ''}, which vLLM's "
+                      "ParallelConfig then reads as the data-parallel size (its offline fallback); --enable-eplb is "
+                      "refused only where TP × DP is 1")
 
 
 def _eplb_pcp(g: ServingGroup, ep: bool) -> int:

@@ -28,6 +28,8 @@ from .._regex_code import dump_atomically, kept
 from ..vllm.imageref import parse_image
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..model import ServingGroup
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "accelerators.json")
@@ -314,15 +316,34 @@ def mig_profiles_of(gpu: str) -> tuple[str, ...]:
 #: GPU Feature Discovery's MIG strategy label: ``single`` makes ``nvidia.com/gpu`` count MIG devices.
 MIG_STRATEGY = "nvidia.com/mig.strategy"
 GPU_PRODUCT_LABELS = ("nvidia.com/gpu.product", "shardwise.dev/gpu-product", "karpenter.k8s.aws/instance-gpu-name")
+#: GPU Feature Discovery's product label (the first of GPU_PRODUCT_LABELS; rules.model.vocab.GFD_PRODUCT).
+_GFD_PRODUCT = GPU_PRODUCT_LABELS[0]
 _PRODUCT_MIG = re.compile(r"-mig-(\d+g\.\d+gb)", re.IGNORECASE)
 
 
 def mig_label(key: str, value: str) -> bool:
-    """Whether a node label says the node's ``nvidia.com/gpu`` are MIG devices: GPU Feature Discovery's
-    ``nvidia.com/mig.strategy=single``, or a product it names under that strategy (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``;
+    """Whether a node label may say the node's ``nvidia.com/gpu`` are MIG devices: GPU Feature Discovery's
+    ``nvidia.com/mig.strategy=single`` (:func:`mig_strategy_label`), or a product it names under that strategy
+    (:func:`mig_product_label`). Only the product makes it sure; this is for the readers that must not count on whole
+    devices where it may be so."""
+    return mig_product_label(key, value) or mig_strategy_label(key, value)
+
+
+def mig_product_label(key: str, value: str) -> bool:
+    """Whether a node label says the node's ``nvidia.com/gpu`` are MIG devices: a product GPU Feature Discovery names
+    under MIG's single strategy on a node whose GPUs have MIG enabled (``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb``;
     NVIDIA/gpu-feature-discovery README, "MIG 'single' strategy")."""
-    v = value.strip().lower()
-    return key == MIG_STRATEGY and v == "single" or key in GPU_PRODUCT_LABELS and "-mig-" in v
+    return key in GPU_PRODUCT_LABELS and "-mig-" in value.strip().lower()
+
+
+def mig_strategy_label(key: str, value: str) -> bool:
+    """Whether a node label is GPU Feature Discovery's ``nvidia.com/mig.strategy=single``. That makes no GPU a MIG
+    device: GFD writes it on every node of a plugin configured with the single strategy, MIG-enabled or not
+    (NVIDIA/k8s-device-plugin internal/lm/mig-strategy.go, ``newMigLabeler`` merges ``migStrategyLabeler`` whatever the
+    devices; its test "single non-mig device returns non-mig (none) labels" expects it beside a whole GPU's product),
+    and the GPU operator's default is that strategy with MIG disabled (deployments/gpu-operator/values.yaml:
+    ``mig.strategy: single``, ``migManager.config.default: all-disabled``)."""
+    return key == MIG_STRATEGY and value.strip().lower() == "single"
 
 
 def _required_labels(g: ServingGroup) -> list[tuple[str, str]]:
@@ -335,22 +356,42 @@ def _required_labels(g: ServingGroup) -> list[tuple[str, str]]:
     return fixed
 
 
-def single_strategy_label(g: ServingGroup) -> str | None:
-    """The label by which every node the group's pods may land on runs MIG's single strategy (its ``nvidia.com/gpu``
-    are MIG devices), or None where the inputs do not make that sure: the node selector or the pool's labels name it,
-    or each term of the required node affinity has an ``In`` on such a label whose values all name it. A label the
-    pod does not require (a cluster whose strategy is not in the inputs) leaves ``nvidia.com/gpu`` a whole GPU."""
+def _every_node(g: ServingGroup, says: Callable[[str, str], bool]) -> str | None:
+    """The label (``key=value``, or ``key In values``) by which every node the group's pods may land on has a label
+    ``says`` holds of: the node selector or the pool's labels name it, or each term of the required node affinity has
+    an ``In`` on such a label whose values all do. None where the inputs do not make that sure."""
     for key, value in _required_labels(g):
-        if mig_label(key, value):
+        if says(key, value):
             return f"{key}={value}"
     found: list[str] = []
     for term in g.affinity:
         expr = next((e for e in term if e.operator == "In" and e.values
-                     and all(mig_label(e.key, v) for v in e.values)), None)
+                     and all(says(e.key, v) for v in e.values)), None)
         if expr is None:
             return None
         found.append(f"{expr.key} In {', '.join(expr.values)}")
     return found[0] if found else None
+
+
+def single_strategy_label(g: ServingGroup) -> str | None:
+    """The label by which every node the group's pods may land on has MIG devices as its ``nvidia.com/gpu`` (GPU
+    Feature Discovery's product with a MIG profile after it, MIG's single strategy), or None where the inputs do not
+    make that sure. ``nvidia.com/mig.strategy=single`` alone does not (:func:`single_strategy_unsure`)."""
+    return _every_node(g, mig_product_label)
+
+
+def single_strategy_unsure(g: ServingGroup) -> str | None:
+    """The ``nvidia.com/mig.strategy=single`` label every node the group's pods may land on has, where no label they
+    require says whether its GPUs have MIG enabled: GFD writes the strategy on MIG-disabled nodes too
+    (:func:`mig_strategy_label`), so their ``nvidia.com/gpu`` may be MIG devices or whole GPUs. None where the strategy
+    is not required, or where a product label decides it: GFD's ``nvidia.com/gpu.product`` names the MIG profile under
+    the single strategy where MIG is enabled (:func:`single_strategy_label`), so without one it names a whole GPU."""
+    if single_strategy_label(g) is not None:
+        return None
+    label = _every_node(g, mig_strategy_label)
+    if label is None or _every_node(g, lambda k, _v: k == _GFD_PRODUCT) is not None:
+        return None
+    return label
 
 
 def single_strategy_profile(g: ServingGroup) -> str | None:

@@ -32,6 +32,7 @@ from ..catalog.accelerators import (
     runtime_visibility,
     shared_resource,
     single_strategy_label,
+    single_strategy_unsure,
     unified_memory_product,
     visible_devices_envs,
 )
@@ -111,6 +112,19 @@ def mig_devices(g: ServingGroup, claim_classes: tuple[str, ...] = ()) -> str | N
         if label is not None:
             return f"MIG devices (nvidia.com/gpu on nodes of MIG's single strategy, {label})"
     return None
+
+
+def mig_devices_unsure(g: ServingGroup) -> str | None:
+    """The ``nvidia.com/mig.strategy=single`` label of the nodes the group's ``nvidia.com/gpu`` pods land on, where no
+    label says whether their GPUs have MIG enabled (``catalog.accelerators.single_strategy_unsure``): its devices may
+    be MIG devices or whole GPUs. None where :func:`mig_devices` decides, or nothing suggests MIG."""
+    c = _main(g)
+    resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
+    if mig_profile(resource) is not None or (c is not None and c.resource_claims):
+        return None
+    if resource not in (None, GPU_RESOURCE):
+        return None
+    return single_strategy_unsure(g)
 
 
 

@@ -11,7 +11,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import runs_on_cpu
 from ._request import Request, annotated_devices, check_server_elsewhere, counts_layout, device_claims, gpu_request
-from ._sharing import gpu_sharing, mig_devices
+from ._sharing import gpu_sharing, mig_devices, mig_devices_unsure
 
 #: Why a pod's MIG devices hold one vLLM device, whatever their count (the sources named in the rule's ``why``).
 ONE_MIG_DEVICE = ("a CUDA process enumerates a single MIG device however many the container is given (NVIDIA MIG user "
@@ -46,9 +46,13 @@ def _on_mig(g: ServingGroup, inv: Inventory, lay: Layout) -> list[Hit]:
     on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
     if mig is None or on_one <= 1:
         return []
+    if lay.engine == 1:  # review23: each DP rank is a process of its own (see the class's why)
+        raise Undecidable(f"whether {lay.text()} starts on {mig}",
+                          "each data-parallel rank is an engine process of its own, which vLLM points at one device "
+                          "by CUDA_VISIBLE_DEVICES=<its local rank>; whether the second index names a MIG device "
+                          "depends on which GPUs the device plugin took the slices from, which is not in the inputs")
     refusal = (f"refuses to start (\"World size ({lay.engine}) is larger than the number of "
-               f"available GPUs (1)\")" if lay.engine > 1
-               else "cannot give each data-parallel rank a GPU of its own: it does not start")
+               f"available GPUs (1)\")")
     each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
     return [hit(g, f"the pod's vLLM container gets {mig} but {lay.text()} starts "
                    f"{plural(on_one, 'worker')}{each}: {ONE_MIG_DEVICE}, so vLLM sees 1 GPU and {refusal}; "
@@ -103,12 +107,16 @@ class GpuRequestNotTp(GroupRule):
             "a scheduler reads (the composite DRA driver's composite.dra/gpu-nic-pairs, KAI's gpu-fraction, an "
             "OpenShift AI hardware profile named on an InferenceService) gets them at admission: enough by the "
             "annotation's count is no finding, fewer or no count is undecided. MIG devices (a MIG resource such as "
-            "nvidia.com/mig-3g.40gb, nvidia.com/gpu on nodes labelled nvidia.com/mig.strategy=single, a resource claim "
-            "of DeviceClass mig.nvidia.com) hold one vLLM device per pod whatever their count: a CUDA process "
-            "enumerates a single MIG device however many the container is given (NVIDIA MIG user guide, \"CUDA "
-            "Device Enumeration\"; pytorch/pytorch#130181; vllm-project/vllm#7211), so a layout of more than one "
-            "worker per pod on them cannot start (vllm/config/parallel.py: \"World size (2) is larger than the "
-            "number of available GPUs (1)\")."
+            "nvidia.com/mig-3g.40gb, nvidia.com/gpu on nodes whose GPU Feature Discovery product names a MIG profile, "
+            "...-MIG-3g.40gb, a resource claim of DeviceClass mig.nvidia.com) hold one vLLM device per pod whatever "
+            "their count: a CUDA process enumerates a single MIG device however many the container is given "
+            "(NVIDIA MIG user guide, \"CUDA Device Enumeration\"; pytorch/pytorch#130181; vllm-project/vllm#7211), so "
+            "a layout of more than one worker per pod on them cannot start (vllm/config/parallel.py: \"World size (2) "
+            "is larger than the number of available GPUs (1)\"). nvidia.com/mig.strategy=single alone makes that "
+            "undecided: GPU Feature Discovery writes it on every node of the device plugin's single strategy, MIG "
+            "enabled or not, and that is the GPU operator's default. Data-parallel ranks alone (TP1 × PP1 × DP2) are "
+            "undecided there: each rank is an engine process vLLM points at one device by CUDA_VISIBLE_DEVICES, "
+            "and whether that index names a MIG device depends on the GPUs the slices come from."
         ),
         bad_example="resources:\n  limits:\n    nvidia.com/gpu: 2\nargs: [..., --tensor-parallel-size, '4']",
         good_example="resources:\n  limits:\n    nvidia.com/gpu: 4\nargs: [..., --tensor-parallel-size, '4']",
@@ -176,6 +184,14 @@ class GpuRequestNotTp(GroupRule):
         if fewest < need <= most:
             raise _ambiguous(req)
         if most >= need:
+            maybe = mig_devices_unsure(g) if on_one > 1 else None
+            if maybe is not None:  # review23: the strategy label is on MIG-disabled nodes too
+                raise Undecidable("whether the pod's nvidia.com/gpu are MIG devices",
+                                  f"its nodes carry {maybe}, which GPU Feature Discovery writes on every node of the "
+                                  "device plugin's single strategy, MIG enabled or not (the GPU operator's default), "
+                                  "and no nvidia.com/gpu.product label the pods require names a MIG profile or a whole "
+                                  f"GPU: on MIG devices {lay.text()} cannot start, a CUDA process enumerating one MIG "
+                                  "device, and on whole GPUs it can")
             return
         if per_pod is not None:
             in_pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""

@@ -284,6 +284,10 @@ def test_a_variable_another_input_writes_where_only_envsubst_fills_it_is_no_cras
     assert sw003("manifests/100-vllm/vllm-deployment.yml") == [("SW003", "mandatory")]
     put(work, "manifests/600-finetuning/vllm-with-lora.yaml", S3_PV.replace("S3_BUCKET_NAME", "OTHER_BUCKET"))
     assert sw003("manifests") == [("SW003", "mandatory")]  # another variable says nothing of this one
+    # review23: nor does the variable where a shell runs it (a RayJob's entrypoint: Ray's job manager runs a shell)
+    put(work, "manifests/600-finetuning/vllm-with-lora.yaml", "apiVersion: ray.io/v1\nkind: RayJob\n"
+        "metadata: {name: sync}\nspec:\n  entrypoint: aws s3 sync s3://${S3_BUCKET_NAME}/models /mnt/models\n")
+    assert sw003("manifests") == [("SW003", "mandatory")]
 
 
 def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):

@@ -1152,6 +1152,19 @@ _S3_DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: anyvc%s}\
      .replace("metadata: {name: s3-bucket-pv}", "metadata: {name: s3-bucket-pv, annotations: {a: '${BUCKET}'}}"),
      "BUCKET", True),  # an annotation (kubectl's last-applied copy of args) is no evidence
     ("", "BUCKET", True),
+    # review23: a field a shell runs is no evidence either: a KubeRay RayJob's entrypoint (Ray's job manager runs it
+    # in a shell), a Tekton step's script, an Argo Workflows script template's source
+    ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: sync}\nspec:\n"
+     "  entrypoint: aws s3 sync s3://${BUCKET}/models /mnt/models\n", "BUCKET", True),
+    ("apiVersion: tekton.dev/v1\nkind: Task\nmetadata: {name: sync}\nspec:\n  steps:\n    - name: sync\n"
+     "      image: amazon/aws-cli\n      script: |\n        aws s3 sync s3://${BUCKET}/models /workspace\n",
+     "BUCKET", True),
+    ("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: sync}\nspec:\n  entrypoint: sync\n"
+     "  templates:\n    - name: sync\n      script:\n        image: amazon/aws-cli\n        command: [bash]\n"
+     "        source: aws s3 sync s3://${BUCKET}/models /work\n", "BUCKET", True),
+    # an Argo CD Application's source is a mapping no shell runs: its ${BUCKET} is a template tool's, as a PV's
+    ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: models}\nspec:\n"
+     "  source: {repoURL: 'https://github.com/example/${BUCKET}.git', path: deploy}\n", "BUCKET", False),
 ])
 def test_a_variable_the_file_writes_where_nothing_expands_it_is_a_placeholder_in_args(pv, var, crash):
     """envsubst fills a whole file: a ${VAR} that the same file writes in a field Kubernetes never expands and no

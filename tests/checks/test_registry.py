@@ -171,6 +171,7 @@ EXTRA_FIXTURES = {
               "zero-replicas-overlay",  # place14: an unbuilt overlay's replicas over a base at 0 runs it
               "client-beside-server.yaml",  # which container is the server: a client beside it, a GPU elsewhere
               "mig.yaml",  # mig20: MIG devices hold one vLLM device per pod whatever their count
+              "mig-strategy-label.yaml",  # review23: the strategy label alone is on MIG-disabled nodes too
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)

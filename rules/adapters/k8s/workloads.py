@@ -550,17 +550,25 @@ def is_template(obj: Any, depth: int = 0) -> bool:
 #: ``$(VAR)`` (Kubernetes) are not it.
 _ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 #: Where a ``${VAR}`` may be meant as written: a container's command and args (a shell there expands it), a probe's
-#: or hook's command, the data of a ConfigMap or Secret (scripts and files a workload reads), and annotations
-#: (kubectl's last-applied-configuration copies the object, args and all).
+#: or hook's command, the data of a ConfigMap or Secret (scripts and files a workload reads), annotations
+#: (kubectl's last-applied-configuration copies the object, args and all), and the other fields a shell runs
+#: (review23): a Tekton step's ``script`` (written to a file and run, ``/bin/sh`` without a shebang: Tekton's "Tasks",
+#: "Running scripts within Steps"), an Argo Workflows script template's ``source`` (run by its ``command``: Argo's
+#: "Scripts & Results"), a KubeRay RayJob's ``entrypoint`` (a shell command Ray's job manager runs: Ray's "Ray Jobs
+#: Overview"), and the ``run`` and ``setup`` scripts of a CI step or a SkyPilot task. A ``${VAR}`` there is the
+#: shell's, no sign that a template tool fills the file. Those script fields only where their value is a string (an
+#: Argo CD Application's ``source`` is a mapping of repository fields, which no shell runs).
 _SHELL_KEYS = frozenset({"command", "args", "data", "stringData", "binaryData", "annotations"})
+_SCRIPT_KEYS = frozenset({"script", "source", "entrypoint", "run", "setup"})
 #: For each file of the input being read, the ``${VAR}`` its objects hold where nothing expands them (:func:`
 #: template_files`).
 _TEMPLATE_VARS: ContextVar[Mapping[str | None, frozenset[str]] | None] = ContextVar("template_vars", default=None)
 
 
 def _envsubst_outside_shell(value: Any, depth: int = 0) -> set[str]:
-    """The ``${VAR}`` written in fields that neither Kubernetes nor a shell expands (:data:`_SHELL_KEYS` aside): a
-    PersistentVolume's ``volumeAttributes.bucketName``, a label, an env value."""
+    """The ``${VAR}`` written in fields that neither Kubernetes nor a shell expands (:data:`_SHELL_KEYS` and the
+    script strings of :data:`_SCRIPT_KEYS` aside): a PersistentVolume's ``volumeAttributes.bucketName``, a label, an
+    env value."""
     if depth > 64:
         return set()
     if isinstance(value, str):
@@ -568,7 +576,7 @@ def _envsubst_outside_shell(value: Any, depth: int = 0) -> set[str]:
     found: set[str] = set()
     if isinstance(value, Mapping):
         for k, v in value.items():
-            if k not in _SHELL_KEYS:
+            if k not in _SHELL_KEYS and not (k in _SCRIPT_KEYS and isinstance(v, str)):
                 found |= _envsubst_outside_shell(v, depth + 1)
     elif isinstance(value, list):
         for v in value:

@@ -184,6 +184,7 @@ class GpuRequestNotTp(GroupRule):
         if fewest < need <= most:
             raise _ambiguous(req)
         if most >= need:
+            on_one = per_pod if per_pod is not None else -(-lay.world // lay.pods)  # the fewest one pod must hold
             maybe = mig_devices_unsure(g) if on_one > 1 else None
             if maybe is not None:  # review23: the strategy label is on MIG-disabled nodes too
                 raise Undecidable("whether the pod's nvidia.com/gpu are MIG devices",

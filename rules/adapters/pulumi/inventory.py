@@ -27,6 +27,20 @@ NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLAT
 SG_RULE, SG_INGRESS, SG_EGRESS = aws.SG_RULE, aws.SG_INGRESS, aws.SG_EGRESS
 SUBNET, PLACEMENT_GROUP = aws.SUBNET, aws.PLACEMENT_GROUP
 
+#: The types :func:`inventory_from_resources` reads into the inventory's collections with no other resource beside
+#: them (a security group's rule alone makes its group); a placement group is read through the launch templates
+#: that name it, and the Kubernetes objects by :func:`~.k8s.kubernetes_api`
+_READ_ALONE = frozenset({SECURITY_GROUP, LAUNCH_TEMPLATE, SUBNET, SG_RULE, SG_INGRESS, SG_EGRESS, NODE_GROUP})
+
+
+def read_alone(type_: str) -> bool:
+    """Whether :func:`inventory_from_resources` of one resource of type ``type_`` may put anything in one of the
+    inventory's collections: ``False`` for every type it only counts as skipped (an IAM role, a VPC, a Helm
+    release, a component) and for a placement group, whatever the resource's properties, once they are cleaned
+    without error (they are an object)."""
+    return type_ in _READ_ALONE or kubernetes_api(type_) is not None
+
+
 #: The types whose readers take the :class:`aws.Index`: the security groups and their rules, the launch templates
 #: and the node groups
 _INDEXED = frozenset({SECURITY_GROUP, LAUNCH_TEMPLATE, SG_RULE, SG_INGRESS, SG_EGRESS, NODE_GROUP})

@@ -364,6 +364,19 @@ class _Pack:
         res = PulumiResource(type=type_, name=name, urn=urn, props=plain, parent=parent)
         return crossguard.resource_analysis(res, self.context, self.inputs.cleaned, self.inputs.kubernetes)
 
+    def remembered_only(self, type_: str, urn: str, props: Any, key: bytes | None) -> bool:
+        """Where the one-resource analysis of the resource would report nothing (:func:`crossguard.reports_nothing`)
+        and its properties are :class:`_Plain` (``props``, a :class:`_LazyProxy`), remember its inputs for
+        ``AnalyzeStack`` as :meth:`resource_analysis` does and say ``True``: the analysis is not built. Else
+        ``False`` and nothing is done."""
+        if type(props) is not _LazyProxy:
+            return False
+        plain = props.plain
+        if plain.manifest is not None or not crossguard.reports_nothing(type_, plain, self.context):
+            return False
+        self.inputs.remember(urn, plain, key, plain.cleaned)
+        return True
+
     def _stack_analysis(self, args: StackValidationArgs, position: int) -> crossguard.Analysis:
         request: _StackRequest | None = getattr(self._stack, "request", None)
         if request is not None:
@@ -873,7 +886,7 @@ class _Dispatch:
         self._mandatory = sdk.EnforcementLevel.MANDATORY
         self._sdk = sdk
         self._seen: tuple[Any, list[tuple[Any, Any]] | None] = (None, None)
-        self._kept: tuple[tuple[Any, Any, Any], list[tuple[Any, Any, Any, bool, Any]]] | None = None
+        self._kept: tuple[tuple[Any, Any, Any], list[tuple[Any, Any, Any, bool, Any]], bool] | None = None
         self._providers: set[bytes] = set()  # the provider messages read without failing (:meth:`_read_provider`)
 
     def ours(self, servicer: Any) -> list[tuple[Any, Any]] | None:
@@ -904,7 +917,8 @@ class _Dispatch:
             return built[0]
 
         context = pack.context
-        for policy, run, level, configured, reads in self._plan(servicer, policies):
+        plan, quiet = self._plan(servicer, policies)
+        for policy, run, level, configured, reads in plan:
             if read is None:
                 props = sdk.unknown_checking_proxy(sdk.deserialize_properties(
                     sdk.json_format.MessageToDict(request.properties)))
@@ -913,6 +927,8 @@ class _Dispatch:
                 read = (props, opts.parent,
                         request.properties.SerializeToString(deterministic=True)
                         if type(props) is _LazyProxy else None)
+                if quiet and pack.remembered_only(request.type, request.urn, props, read[2]):
+                    return response  # every policy would report nothing: no inventory made (crossguard.reports_nothing)
             elif reads is not None and built and built[0].idle(reads, context):
                 continue  # its run would report nothing: no collection it reads, no configuration (Analysis.idle)
             config = servicer._get_policy_config(policy.name) if configured else None
@@ -936,18 +952,21 @@ class _Dispatch:
         else:
             servicer._get_provider_resource(request)
 
-    def _plan(self, servicer: Any, policies: list[tuple[Any, Any]]) -> list[tuple[Any, Any, Any, bool, Any]]:
+    def _plan(self, servicer: Any,
+              policies: list[tuple[Any, Any]]) -> tuple[list[tuple[Any, Any, Any, bool, Any]], bool]:
         """The policies a request runs, as the SDK's loop decides each time: ``(policy, run, level, configured,
         reads)`` for each one not disabled, its level (a remediate level as mandatory), whether the engine's
         ``Configure`` gave it a config (``_get_policy_config`` copies it, else gives ``None``) and, for a registry
-        rule's policy without one, what the rule reads (:meth:`crossguard.Analysis.idle`; else ``None``). Kept
-        while the servicer holds the same policies and the same dicts of ``Configure``'s levels and config."""
+        rule's policy without one, what the rule reads (:meth:`crossguard.Analysis.idle`; else ``None``); and
+        whether each of them is such a policy or the notes or internal-error policy, which report nothing of an
+        inventory with nothing in its collections (:meth:`_Pack.remembered_only`). Kept while the servicer holds
+        the same policies and the same dicts of ``Configure``'s levels and config."""
         levels, configs = getattr(servicer, _CONFIGURED_LEVELS, _UNSET), getattr(servicer, _CONFIGURED, _UNSET)
         key = (policies, levels, configs)
         kept = self._kept
         if kept is not None and all(a is b for a, b in zip(kept[0], key, strict=True)) and levels is not _UNSET \
                 and configs is not _UNSET:
-            return kept[1]
+            return kept[1], kept[2]
         plan: list[tuple[Any, Any, Any, bool, Any]] = []
         reads_of = self._pack.resource_reads
         for policy, run in policies:
@@ -958,8 +977,10 @@ class _Dispatch:
                 level = self._mandatory
             configured = bool(configs.get(policy.name)) if isinstance(configs, dict) else True
             plan.append((policy, run, level, configured, None if configured else reads_of.get(id(policy))))
-        self._kept = (key, plan)
-        return plan
+        quiet = all(reads is not None or p.name in (crossguard.RESOURCE_NOTES, crossguard.RESOURCE_ERRORS)
+                    for p, _, _, _, reads in plan)
+        self._kept = (key, plan, quiet)
+        return plan, quiet
 
 
 class _Reporter:

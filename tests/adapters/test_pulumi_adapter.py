@@ -15,6 +15,7 @@ from shardwise.rules.adapters.pulumi import (
     is_pulumi_json,
     kubernetes_api,
     load_pulumi_json,
+    read_alone,
     resources_from_json,
 )
 from shardwise.rules.adapters.pulumi.values import ASSET
@@ -410,6 +411,30 @@ def test_what_the_program_registers_for_prod_reads_back_whole(prod_resources):
         ("egress", "-1", True), ("egress", "tcp", False), ("ingress", "-1", True)]
     assert {(g.kind, g.name, g.pool.name) for g in inv.groups} == {
         ("Deployment", "llama-70b", "h100"), ("LeaderWorkerSet", "llama-405b", "h100-efa")}
+
+
+@pytest.mark.slow
+def test_a_resource_alone_of_a_type_not_read_alone_is_only_counted(prod_resources):
+    """packspeed21: the policy pack answers ``Analyze`` at once for a type :func:`read_alone` says no. Each resource of
+    the prod stack of such a type, alone, makes an inventory that only counts it as skipped; the odd types too (a
+    security group's rule alone makes its group; a placement group alone is not even counted)."""
+    from collections import Counter
+
+    from shardwise.rules.model import Inventory
+
+    alone = {r.type: r.as_pulumi_resource() for r in prod_resources if not read_alone(r.type)}
+    for type_, one in alone.items():
+        counted = Inventory() if type_ == PG_T else Inventory(skipped=Counter({type_: 1}))
+        assert inventory_from_resources([one], errors=[], resolve=False) == counted, type_
+    assert len(alone) == 26 and {"aws:iam/role:Role", "kubernetes:helm.sh/v3:Release", "pulumi:providers:kubernetes",
+                                 "shardwise:vllm:VllmService"} <= set(alone)
+    rule = res("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "in", {"securityGroupId": "sg-1",
+                                                                                    "ipProtocol": "-1"})
+    assert read_alone(rule.type) and len(inventory_from_resources([rule]).security_groups) == 1
+    assert PG_T in alone
+    for token in ("kubernetes:yaml/v2:ConfigGroup", "kubernetes:apps/v1:DeploymentPatch", "aws:iam/role:Role"):
+        assert not read_alone(token) and kubernetes_api(token) is None
+    assert read_alone("kubernetes:apps/v1:Deployment") and read_alone(SUB_T) and read_alone(NG_T)
 
 
 def test_an_unknown_node_selector_makes_sw206_undecided_not_a_definite_finding():

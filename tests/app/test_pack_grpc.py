@@ -158,6 +158,27 @@ def test_a_policy_is_idle_only_where_its_check_would_return_nothing_and_change_n
     assert not held.idle(reads, context)
 
 
+def test_a_resource_reports_nothing_only_of_a_type_not_read_alone_clean_and_once_configured(monkeypatch):
+    """packspeed21: the pack's ``Analyze`` makes no analysis where :func:`crossguard.reports_nothing` says so: a type
+    the inventory reader reads nothing of alone, properties that clean without error (else the analysis reports
+    them) and the configuration of a policy without one made (else the first rule's check makes it)."""
+    context = crossguard.StackContext()
+    role = {"assumeRolePolicy": UNKNOWN, "tags": {"team": "serving"}}
+    monkeypatch.setattr(crossguard, "_UNCONFIGURED", {})
+    assert not crossguard.reports_nothing("aws:iam/role:Role", role, context)
+    crossguard._policy_config(None, "SW101", context)
+    assert crossguard.reports_nothing("aws:iam/role:Role", role, context)
+    assert crossguard.reports_nothing("kubernetes:helm.sh/v3:Release", {"values": {"replicas": 1.0}}, context)
+    assert not crossguard.reports_nothing("aws:ec2/subnet:Subnet", {}, context)
+    assert not crossguard.reports_nothing("kubernetes:core/v1:Namespace", {"metadata": {"name": "a"}}, context)
+    odd = {"policy": {"4dabf18193072939515e22adb298388d": "not-a-signature"}}
+    assert not crossguard.reports_nothing("aws:iam/role:Role", odd, context)
+    analysis = crossguard.resource_analysis(PulumiResource("aws:iam/role:Role", "r", "urn:r", odd), context)
+    assert [r.message for r in analysis.internal] == [
+        "shardwise: cannot read aws:iam/role:Role `r`: unrecognised Pulumi value signature 'not-a-signature'; no rule "
+        "checked it"]
+
+
 def test_an_unreadable_resource_is_a_mandatory_internal_error():
     bad = PulumiResource("aws:ec2/subnet:Subnet", "weird", "urn:s", {"mapPublicIpOnLaunch": "perhaps"})
     a = crossguard.stack_analysis([bad], crossguard.StackContext())
@@ -1105,7 +1126,11 @@ resources, overrides = json.load(open(sys.argv[1], encoding="utf-8"))
 read = wiring.crossguard.resource_analysis
 
 
+built = []  # the analyses made
+
+
 def resource_analysis(res, context, *memo):  # a resource the pack cannot make an analysis of: every policy crashes
+    built.append(res.urn)
     if res.urn.endswith("::boom"):
         raise RuntimeError("boom")
     return read(res, context, *memo)
@@ -1137,28 +1162,40 @@ for type_, name, urn, props, parent in resources:
     struct.update(props)
     request = analyzer_pb2.AnalyzeRequest(type=type_, name=name, urn=urn, properties=struct,
                                           options=analyzer_pb2.AnalyzerResourceOptions(parent=parent))
+    built.clear()
     a = ours(request, None).SerializeToString(deterministic=True)
+    made = bool(built)
     b = sdk_analyze(servicer, request, None).SerializeToString(deterministic=True)
-    out.append([a == b, [d.policyName for d in analyzer_pb2.AnalyzeResponse.FromString(a).diagnostics]])
+    out.append([a == b, [d.policyName for d in analyzer_pb2.AnalyzeResponse.FromString(a).diagnostics], made])
 print(json.dumps(out))
 """
 
 
 @pytest.mark.slow
-def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
+@pytest.mark.parametrize("configured", [True, False], ids=["a-policy-configured", "levels-only"])
+def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path, configured):
     """Each resource of a stack with a per-resource violation, with one policy disabled, one at the remediate level
-    (reported as mandatory), one raised to mandatory and one configured, and the stack's tags: the pack's loop and
-    pulumi-policy's give the same bytes. So does a resource whose analysis crashes (every policy's crash reported by
-    the internal-error policy of its own request, none left to the next one)."""
+    (reported as mandatory), one raised to mandatory and (``a-policy-configured``) one configured, and the stack's
+    tags: the pack's loop and pulumi-policy's give the same bytes. So does a resource whose analysis crashes (every
+    policy's crash reported by the internal-error policy of its own request, none left to the next one).
+
+    packspeed21: with no policy configured, the pack's loop makes no analysis of a resource whose type the inventory
+    reader reads nothing of (:func:`~shardwise.rules.adapters.pulumi.read_alone`) once the configuration of a policy
+    without one is made (by the first analysis): it answers the SDK's empty answer at once. With a policy
+    configured, whose configuration each request reads (and may fail on), every resource is analysed."""
+    from shardwise.rules.adapters.pulumi import read_alone
+
+    signature = "4dabf18193072939515e22adb298388d"
     cfg, recorded = recordings["prod"]
     resources = _no_shm(resources_of(recorded))
-    first = resources[0]
+    first = next(r for r in resources if read_alone(r.type))  # an analysis that crashes is made: a type it reads
     boom = Resource(first.type, "boom", first.urn.rsplit("::", 1)[0] + "::boom", dict(first.props))
     resources = [*resources[:2], boom, *resources[2:]]
     overrides = {"parallel-without-shm": {"enforcementLevel": "remediate"},
                  "liveness-without-startup-probe": {"enforcementLevel": "disabled"},
-                 "image-unpinned": {"enforcementLevel": "mandatory"},
-                 "gpu-memory-utilization-out-of-range": {"usable_fraction": 0.9}}
+                 "image-unpinned": {"enforcementLevel": "mandatory"}}
+    if configured:
+        overrides["gpu-memory-utilization-out-of-range"] = {"usable_fraction": 0.9}
     names = {s.name for s in crossguard.policy_specs(ALL_RULES) if s.scope == "resource"}
     assert set(overrides) <= names
     data = tmp_path / "requests.json"
@@ -1167,9 +1204,15 @@ def test_the_packs_analyze_loop_answers_as_the_sdks_does(recordings, tmp_path):
     proc = subprocess.run([PYTHON, "-c", _LOOPS, str(data)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     answers = json.loads(proc.stdout)
-    assert len(answers) == len(resources) and all(same for same, _ in answers)
-    assert sum(len(names) for _, names in answers) >= 1 + 22  # the violation is among them, and the crashes
+    assert len(answers) == len(resources) and all(same for same, _, _ in answers)
+    assert sum(len(names) for _, names, _ in answers) >= 1 + 22  # the violation is among them, and the crashes
     assert answers[2][1] == ["shardwise-resource-internal-error"] * 22  # 20 rules not disabled, the notes, its own
+    made = [m for _, _, m in answers]
+    # a value with a signature (a secret: a provider's kubeconfig) is read by the SDK's functions, as before
+    signed = [signature in json.dumps(r.props) for r in resources]
+    expected = [configured or read_alone(r.type) or signed[i] or not any(made[:i]) for i, r in enumerate(resources)]
+    assert made == expected
+    assert made.count(False) >= (0 if configured else 50)  # roles, VPCs, Helm releases, components...
     assert "shardwise-resource-internal-error" not in answers[3][1]
 
 

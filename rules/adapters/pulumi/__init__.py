@@ -50,6 +50,7 @@ from .inventory import (
     inventory_from_resources,
     is_pulumi_json,
     load_pulumi_json,
+    read_alone,
     resources_from_json,
 )
 from .k8s import kubernetes, kubernetes_api
@@ -60,5 +61,5 @@ __all__ = [
     "IGNORE_TAG", "LAUNCH_TEMPLATE", "NODE_GROUP", "PLACEMENT_GROUP", "SECURITY_GROUP", "SG_EGRESS", "SG_INGRESS",
     "SG_RULE", "SUBNET", "UNKNOWN_SENTINELS", "PulumiResource", "clean", "inventory_from_pulumi_json",
     "inventory_from_resources", "is_pulumi_json", "is_unknown_value", "json_type", "kubernetes", "kubernetes_api",
-    "load_pulumi_json", "merge_state", "name_from_urn", "resources_from_json",
+    "load_pulumi_json", "merge_state", "name_from_urn", "read_alone", "resources_from_json",
 ]

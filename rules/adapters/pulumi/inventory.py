@@ -27,6 +27,24 @@ NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLAT
 SG_RULE, SG_INGRESS, SG_EGRESS = aws.SG_RULE, aws.SG_INGRESS, aws.SG_EGRESS
 SUBNET, PLACEMENT_GROUP = aws.SUBNET, aws.PLACEMENT_GROUP
 
+#: The types :func:`inventory_from_resources` reads into the inventory's collections with no other resource beside
+#: them (a security group's rule alone makes its group); a placement group is read through the launch templates
+#: that name it, and the Kubernetes objects by :func:`~.k8s.kubernetes_api`
+_READ_ALONE = frozenset({SECURITY_GROUP, LAUNCH_TEMPLATE, SUBNET, SG_RULE, SG_INGRESS, SG_EGRESS, NODE_GROUP})
+
+
+def read_alone(type_: str) -> bool:
+    """Whether :func:`inventory_from_resources` of one resource of type ``type_`` may put anything in one of the
+    inventory's collections: ``False`` for every type it only counts as skipped (an IAM role, a VPC, a Helm
+    release, a component) and for a placement group, whatever the resource's properties, once they are cleaned
+    without error (they are an object)."""
+    return type_ in _READ_ALONE or kubernetes_api(type_) is not None
+
+
+#: The types whose readers take the :class:`aws.Index`: the security groups and their rules, the launch templates
+#: and the node groups
+_INDEXED = frozenset({SECURITY_GROUP, LAUNCH_TEMPLATE, SG_RULE, SG_INGRESS, SG_EGRESS, NODE_GROUP})
+
 _URN_RE = re.compile(r'"urn"\s*:\s*"(urn:pulumi:[^"]+)"')
 
 
@@ -70,7 +88,9 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             fail(res, exc)
             continue
         cleaned.append((res, props))
-    index = aws.Index(cleaned)
+    # only the AWS readers below resolve references through the index: a request of none of their types (the pack's
+    # Analyze of one Kubernetes object, a role...) does not index its resources (packspeed21)
+    index = aws.Index(cleaned if any(res.type in _INDEXED for res, _ in cleaned) else ())
 
     sgs: dict[str, SecurityGroup] = {}
     templates: dict[str, tuple[LaunchTemplate, aws.LaunchExtras]] = {}

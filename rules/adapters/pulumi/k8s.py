@@ -63,8 +63,27 @@ _TEMPLATE_HOLDERS: dict[str, tuple[Path, ...]] = {
 _MULTI_NODE_KINDS = ("LeaderWorkerSet", "RayCluster", "RayService")
 
 
+#: :func:`kubernetes_api` of each type token met (a stack has a few dozen; at most 4,096 kept)
+_APIS: dict[str, tuple[str, str] | None] = {}
+
+
 def kubernetes_api(type_token: str) -> tuple[str, str] | None:
-    """``kubernetes:apps/v1:Deployment`` -> (``apps/v1``, ``Deployment``); None for non-objects."""
+    """``kubernetes:apps/v1:Deployment`` -> (``apps/v1``, ``Deployment``); None for non-objects.
+
+    Remembered by token: the policy pack asks three times for each resource of each request (packspeed21)."""
+    if type(type_token) is not str:
+        return _kubernetes_api(type_token)
+    try:
+        return _APIS[type_token]
+    except KeyError:
+        pass
+    api = _kubernetes_api(type_token)
+    if len(_APIS) < 4096:
+        _APIS[type_token] = api
+    return api
+
+
+def _kubernetes_api(type_token: str) -> tuple[str, str] | None:
     parts = type_token.split(":")
     if len(parts) != 3 or parts[0] != "kubernetes":
         return None

@@ -842,7 +842,8 @@ def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, caps
 @pytest.mark.parametrize(("name", "text", "why"), [
     ("Dockerfile", "FROM python:3.11\nCOPY . /app\n", "Dockerfile (a container image, not a deployment)"),
     ("jsonnet/labels.libsonnet", "{ app: 'chat' }\n", "Jsonnet library source (program source is not read)"),
-    ("Pulumi.yaml+index.ts", "export const name = 'chat';\n", "Pulumi program in TypeScript (program source is not read)"),
+    ("Pulumi.yaml+index.ts", "export const name = 'chat';\n",
+     "Pulumi program in TypeScript (program source is not read: lint its `pulumi preview --json` output)"),
 ])
 def test_a_program_source_beside_unrendered_charts_is_no_file_read(repo, capsys, name, text, why):
     """newuser10: a chart repository with a Dockerfile at its root (or a Jsonnet library, a Pulumi program) passed

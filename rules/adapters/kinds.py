@@ -137,7 +137,7 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
     if _skypilot_task(doc):  # before Pulumi's words: a SkyPilot task may hold a `config:` of its own
         return SKYPILOT
     if _pulumi_stack_config(doc):
-        return "Pulumi stack configuration of another project"
+        return "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)"
     if "runtime" in doc and "name" in doc:
         return "Pulumi project file"
     if "jobs" in doc and ("on" in doc or True in doc):  # YAML 1.1 reads `on:` as true

@@ -237,11 +237,15 @@ def _image_variable(file: str, serves: tuple[int, str], opened: int, line: int, 
 
 
 def _program(path: str) -> Inventory:
-    """A program source (:mod:`.programs`), skipped with its reason: only its head is read, for a vLLM mention."""
+    """A program source (:mod:`.programs`), skipped with its reason: only its head is read, for a vLLM mention. It is
+    not among the files read (``sources``), as a Terraform file is not (newuser10): a chart repository with a
+    Dockerfile beside its charts, or a Pulumi program's sources, passed having linted nothing, because the one
+    skipped file counted as read and hid that nothing else was (:func:`~shardwise.rules.adapters._unrendered_error`),
+    and the summary counted the file both as read and as skipped."""
     from .programs import HEAD_BYTES, program_skip
 
     text = read_file_bytes(path, path, HEAD_BYTES, head=True).decode("utf-8", "replace")
-    return Inventory(sources=[path], skipped_files=[(path, program_skip(path, text))])
+    return Inventory(skipped_files=[(path, program_skip(path, text))])
 
 
 #: The run's memo (:func:`run_memo`): a file's inventory, and the text of a file that names a GitOps API group, by

@@ -146,8 +146,17 @@ def _version() -> str:
     return __version__
 
 
-def _add_run_options(p: argparse.ArgumentParser) -> None:
-    """The options of one lint run, shared by ``lint`` and ``diff``."""
+#: ``--fail-on``'s help in ``diff``, a report that never fails on findings (docs/cli.md, "shardwise diff"): the level
+#: only says which added findings its summary line counts as those lint fails on (newuser10: the help said "fails the
+#: run", and a new user's `shardwise diff main --fail-on mandatory` with four mandatory findings added exited 0).
+DIFF_FAIL_ON_HELP = (
+    "lowest level of the added findings the summary line counts as those shardwise lint fails on, or none; diff is "
+    "a report and exits 0 whatever the findings (run shardwise lint for the verdict) (default: mandatory, or "
+    "fail_on in the config file)")
+
+
+def _add_run_options(p: argparse.ArgumentParser, *, report: bool = False) -> None:
+    """The options of one lint run, shared by ``lint`` and ``diff`` (``report``: diff's words for ``--fail-on``)."""
     p.add_argument(
         "--exclude", action="append", default=[], metavar="GLOB",
         help="do not read paths matching GLOB (gitignore-like; repeatable; added to .shardwiseignore and the "
@@ -155,8 +164,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--fail-on", choices=FAIL_ON_LEVELS, default=None,
-        help="lowest level that fails the run, or none: report only, findings never fail it (an unreadable input "
-        "still exits 2) (default: mandatory, or fail_on in the config file)",
+        help=DIFF_FAIL_ON_HELP if report else (
+            "lowest level that fails the run, or none: report only, findings never fail it (an unreadable input "
+            "still exits 2) (default: mandatory, or fail_on in the config file)"),
     )
     p.add_argument(
         "--config", type=_path, metavar="FILE",
@@ -403,8 +413,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             description="Lint the tree at BASE_REF (a git commit, branch or tag of the repository in the current "
             "directory) and the working tree, and report per workload and in total: GPUs by type, nodes, replicas, "
             "TP/PP/DP, KV cache tokens and concurrency at the p95 context, on-demand cost per hour and month, cost "
-            "per million output tokens where a throughput is declared, and the findings added and fixed. Exit 0, or "
-            "2 when the ref cannot be read or an input of the working tree cannot be read.",
+            "per million output tokens where a throughput is declared, and the findings added and fixed. A report, "
+            "not a gate: exit 0 whatever the findings (--fail-on included), or 2 when the ref cannot be read or an "
+            "input of the working tree cannot be read.",
         )
         diff.add_argument("base", metavar="BASE_REF", help="git ref of the base (e.g. origin/main, HEAD~1)")
         diff.add_argument("paths", nargs="*", default=["."], type=_path, metavar="PATH",
@@ -416,7 +427,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         )
         diff.add_argument("--output", "-o", type=_path, metavar="FILE",
                           help="write the report (the one --format without =FILE) to FILE instead of stdout")
-        _add_run_options(diff)
+        _add_run_options(diff, report=True)
         diff.add_argument(
             "--baseline", type=_path, metavar="FILE",
             help="a baseline lint --create-baseline wrote: the added findings it holds are marked (in the baseline) "

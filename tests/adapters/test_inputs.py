@@ -199,7 +199,7 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
     assert (rc, err.splitlines()[0]) == (0, (
         "shardwise: 1 file read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed; skipped 18 files that "
         "are not inputs: CI configuration×2, Docker Compose file×2, Helm chart metadata×2, Kustomize file×2, "
-        "Pulumi stack configuration of another project×2, Helm chart file (not rendered)×1, "
+        "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)×2, Helm chart file (not rendered)×1, "
         "Helm chart template (not rendered)×1, Helm values×1, "
         "JSON that is not a Kubernetes object nor a Pulumi preview or state file×1, Node.js project file×1, "
         "Pulumi policy pack project×1, Pulumi project file×1, YAML that is not a Kubernetes object×1 (charts and "
@@ -207,7 +207,7 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
         "kustomize build to shardwise lint -) — passed"))
     assert doc["skipped_files"] == [
         {"file": ".gitlab-ci.yml", "reason": "CI configuration"},
-        {"file": "Pulumi.prod.yaml", "reason": "Pulumi stack configuration of another project"},
+        {"file": "Pulumi.prod.yaml", "reason": "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)"},
         {"file": "Pulumi.yaml", "reason": "Pulumi project file"},
         {"file": "PulumiPolicy.yaml", "reason": "Pulumi policy pack project"},
         {"file": "docker-compose.yml", "reason": "Docker Compose file"},
@@ -222,7 +222,7 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
         {"file": "meta/app-config.yaml", "reason": "YAML that is not a Kubernetes object"},
         {"file": "meta/chart-copy.yaml", "reason": "Helm chart metadata"},
         {"file": "meta/kustomize-base.yaml", "reason": "Kustomize file"},
-        {"file": "meta/other-stack.yaml", "reason": "Pulumi stack configuration of another project"},
+        {"file": "meta/other-stack.yaml", "reason": "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)"},
         {"file": "meta/report.json", "reason": "JSON that is not a Kubernetes object nor a Pulumi preview or "
                                                  "state file"},
     ]
@@ -242,8 +242,8 @@ SKYPILOT_TASK = (
     ("service:\n  readiness_probe: /v1/models\nresources:\n  accelerators: {L4: 1}\n  ports: [8000]\n"
      "run: python -m vllm.entrypoints.openai.api_server --model $MODEL_NAME\n", "SkyPilot task"),
     ("config:\n  aws:region: us-east-1\n  gpu-infra:environment: production\n",
-     "Pulumi stack configuration of another project"),
-    ("encryptionsalt: v1:abc\nconfig: {}\n", "Pulumi stack configuration of another project"),
+     "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)"),
+    ("encryptionsalt: v1:abc\nconfig: {}\n", "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)"),
     ("config:\n  kubernetes: {pod_config: {}}\nlog_level: debug\n", "YAML that is not a Kubernetes object"),
     ("resources:\n  cpus: 2\nrun: make\n", "YAML that is not a Kubernetes object"),
 ])

@@ -27,7 +27,7 @@ EXPECTED = [
     ("jsonnet/vllm.jsonnet", "Jsonnet source that starts vLLM (`vllm/vllm-openai` at line 17): " + NO_PROGRAM
      + "lint its output (`jsonnet -y FILE`)"),
     ("pulumi-ts/Pulumi.yaml", "Pulumi project file"),
-    ("pulumi-ts/config.ts", "Pulumi program in TypeScript (program source is not read)"),
+    ("pulumi-ts/config.ts", "Pulumi program in TypeScript (program source is not read: lint its `pulumi preview --json` output)"),
     ("pulumi-ts/index.ts", "Pulumi program in TypeScript that starts vLLM (`vllm/vllm-openai` at line 21): "
      + NO_PROGRAM + PULUMI),
     ("pulumi-yaml/Pulumi.yaml", "Pulumi YAML program that starts vLLM (`vllm/vllm-openai` at line 22): shardwise "

@@ -48,6 +48,25 @@ def test_the_summary_line_counts_the_added_findings_lint_fails_on(repo, capsys, 
                             "(2 at or above advisory: shardwise lint fails on them), 1 fixed\n")
 
 
+
+def test_help_says_fail_on_does_not_fail_diff(capsys):
+    """newuser10: `shardwise diff --help` said --fail-on is the "lowest level that fails the run", as lint's does,
+    and a new user's `shardwise diff main --fail-on mandatory` with four mandatory findings added exited 0 (diff is a
+    report, above). Its help now says what the level does there, and lint's keeps its own words."""
+    import re
+
+    def option_help(*argv: str) -> str:
+        assert main([*argv, "--help"]) == 0
+        return " ".join(capsys.readouterr().out.split())
+
+    diff = option_help("diff")
+    assert "A report, not a gate: exit 0 whatever the findings (--fail-on included)" in diff
+    assert re.search(r"--fail-on \{advisory,mandatory,none\} lowest level of the added findings the summary line "
+                     r"counts as those shardwise lint fails on, or none; diff is a report and exits 0 whatever the "
+                     r"findings \(run shardwise lint for the verdict\)", diff)
+    assert "fails the run" not in diff
+    assert "--fail-on {advisory,mandatory,none} lowest level that fails the run, or none" in option_help("lint")
+
 def test_markdown_is_the_documented_sample(repo, capsys):
     rc, out, err = run(capsys, "diff", "main", "deploy/")
     assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added "

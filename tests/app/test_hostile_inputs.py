@@ -839,6 +839,36 @@ def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, caps
         "findings, 0 suppressed — passed")
 
 
+@pytest.mark.parametrize(("name", "text", "why"), [
+    ("Dockerfile", "FROM python:3.11\nCOPY . /app\n", "Dockerfile (a container image, not a deployment)"),
+    ("jsonnet/labels.libsonnet", "{ app: 'chat' }\n", "Jsonnet library source (program source is not read)"),
+    ("Pulumi.yaml+index.ts", "export const name = 'chat';\n",
+     "Pulumi program in TypeScript (program source is not read: lint its `pulumi preview --json` output)"),
+])
+def test_a_program_source_beside_unrendered_charts_is_no_file_read(repo, capsys, name, text, why):
+    """newuser10: a chart repository with a Dockerfile at its root (or a Jsonnet library, a Pulumi program) passed
+    with exit 0 having linted nothing: the program source, only skipped, counted as a file read, which hid that the
+    charts were all there was. A skipped program source is now no file read, as a Terraform file is not: the run is
+    the input error naming the charts, and the summary counts the file once, as skipped."""
+    put(repo, "charts/vllm/Chart.yaml", CHART.replace("NAME", "vllm"))
+    put(repo, "charts/vllm/values.yaml", "image: vllm/vllm-openai\n")
+    put(repo, "charts/vllm/templates/deploy.yaml", TEMPLATE)
+    if name.startswith("Pulumi.yaml"):
+        put(repo, "Pulumi.yaml", "name: chat\nruntime: nodejs\n")
+        name = "index.ts"
+    put(repo, name, text)
+    rc, errors, summary = lint(capsys, ".")
+    assert (rc, errors) == (2, [
+        "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
+        "while searching a folder (or as .): charts/vllm (Helm chart); to lint them: shardwise lint charts/vllm"])
+    assert summary.startswith("shardwise: 0 files read, 0 workloads") and f"{why}×1" in summary
+    assert summary.endswith("— failed: 1 input error")
+    rc, errors, summary = lint(capsys, name)  # named alone: skipped, and no file read
+    assert (rc, errors) == (0, []) and summary == (
+        "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
+        f"findings, 0 suppressed; skipped 1 file that is not an input: {why}×1 — passed")
+
+
 # -------------------------------------------------------- deep trees, sockets, loops, names that are not UTF-8
 
 

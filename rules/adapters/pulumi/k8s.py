@@ -15,10 +15,10 @@ reads:
   ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data;
 - every other unknown is left out for the readers, and the model field it would have filled is set
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
-  policy, autoscaler bounds, probe timings, a Karpenter NodePool's instance-type requirements (a kind of
-  unknown hardware, never a pool that names no GPU), the namespace (read as ``<unknown>``), a Service's
-  selector and ports, the pods' labels, a container's whole ``env`` (every variable unknown), a
-  NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
+  policy, autoscaler bounds, probe timings (a whole probe: a probe of unknown timings and port, never no
+  probe), a Karpenter NodePool's instance-type requirements (a kind of unknown hardware, never a pool that
+  names no GPU), the namespace (read as ``<unknown>``), a Service's selector and ports, the pods' labels, a
+  container's whole ``env`` (every variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
   containers or one container is unknown is reported as a workload that cannot be checked.
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...model import (
     UNKNOWN,
@@ -36,6 +36,7 @@ from ...model import (
     Inventory,
     LaunchIssue,
     Location,
+    Probe,
     Suppression,
     UnknownEnv,
 )
@@ -49,9 +50,11 @@ if TYPE_CHECKING:
     from .resource import PulumiResource
 
 _K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
-_PROBES = {"startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
+_PROBES: dict[str, Literal["startup", "liveness", "readiness"]] = {
+    "startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
 _PROBE_FIELDS = {"initialDelaySeconds": "initial_delay_seconds", "periodSeconds": "period_seconds",
                  "failureThreshold": "failure_threshold", "timeoutSeconds": "timeout_seconds"}
+_PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
 #: Keys under which a pod template sits (Deployment and friends, LeaderWorkerSet, Job in CronJob).
 _TEMPLATES = ("template", "leaderTemplate", "workerTemplate", "jobTemplate")
 #: Paths that hold all of a kind's pod templates (their unknown hides every pod of the workload).
@@ -333,6 +336,16 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             kept = _env_kept(props, env_path, path)
             for c in _containers_at(inv, props, env_path[:-1]):
                 c.env = UnknownEnv(c.env if kept is None else {k: v for k, v in c.env.items() if k in kept})
+        elif len(path) >= 3 and path[-3] == "containers" and path[-1] in _PROBES:
+            for c in _containers_at(inv, props, path[:-1]):  # a whole probe not known: never read as absent
+                c.probes[_PROBES[path[-1]]] = Probe(
+                    _PROBES[path[-1]], port=UNKNOWN, initial_delay_seconds=UNKNOWN, period_seconds=UNKNOWN,
+                    failure_threshold=UNKNOWN, timeout_seconds=UNKNOWN)
+        elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_HANDLERS:
+            for c in _containers_at(inv, props, path[:-2]):  # what it probes (and on which port) is not known
+                probe = c.probes.get(_PROBES[path[-2]])
+                if probe is not None:
+                    probe.port = UNKNOWN
         elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_FIELDS:
             for c in _containers_at(inv, props, path[:-2]):
                 probe = c.probes.get(_PROBES[path[-2]])

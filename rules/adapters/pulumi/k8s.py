@@ -17,8 +17,9 @@ reads:
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
   policy, autoscaler bounds, probe timings (a whole probe: a probe of unknown timings and port, never no
   probe), a Karpenter NodePool's instance-type requirements (a kind of unknown hardware, never a pool that
-  names no GPU), the namespace (read as ``<unknown>``), a Service's selector and ports, the pods' labels, a
-  container's whole ``env`` (every variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
+  names no GPU), a container's GPU request (never the other pod template's count), the namespace (read
+  as ``<unknown>``), a Service's selector and ports, the pods' labels, a container's whole ``env`` (every
+  variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
   containers or one container is unknown is reported as a workload that cannot be checked.
 """
 
@@ -316,11 +317,15 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif (len(path) >= 3 and path[-3] == "containers" and path[-1] == "resources") or (
                 len(path) >= 4 and path[-4] == "containers" and path[-2:] == ("resources", "limits")):
             at = path[:-1] if path[-1] == "resources" else path[:-2]
-            for c in _containers_at(inv, props, at):  # the accelerators it requests are not known: not "none"
+            unknown_gpus = _containers_at(inv, props, at)
+            for c in unknown_gpus:  # the accelerators it requests are not known: not "none"
                 if not isinstance(c.gpus, int) or c.gpus == 0:
                     c.gpus = UNKNOWN
             for g in inv.groups:
-                if any(c.gpus is UNKNOWN for c in g.containers) and not isinstance(g.gpus_per_pod, int):
+                # the serving container's own request not known: never the other pod template's count (a
+                # LeaderWorkerSet's leader takes its workers' where it requests none, workloads.fill_placement)
+                if any(c.gpus is UNKNOWN for c in g.containers) and (
+                        not isinstance(g.gpus_per_pod, int) or any(c is g.main_container for c in unknown_gpus)):
                     g.gpus_per_pod = UNKNOWN
         elif len(path) >= 3 and (path[-1] == "envFrom" or path[-2] == "envFrom"):
             at = path[:-1] if path[-1] == "envFrom" else path[:-2]

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..catalog.accelerators import families_of, image_families
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, known
 from ._layout import cpu_image
 
 
@@ -50,10 +50,14 @@ class ImageForAnotherAccelerator(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
         resource = g.accelerator_resource
-        if c is None or not isinstance(c.image, str) or not resource:
+        if c is None or not resource:
             return
         wanted = families_of(resource)
         if not wanted:  # a family the vendor table does not know: SW204 says it cannot decide
+            return
+        # an image not known yet (a computed value at preview) may be any platform's build: never "says nothing"
+        known(c.image, f"the image of container `{c.name}`")
+        if not isinstance(c.image, str):
             return
         need = " or ".join(dict.fromkeys(a.title for a in wanted))
         if cpu_image(c.image):

@@ -97,6 +97,8 @@ def estimate(g: ServingGroup, c: Container) -> StartupEstimate:
 
 
 def _checked(p: Probe, container: str) -> Probe:
+    if all(getattr(p, f) is UNKNOWN for f in ("initial_delay_seconds", "period_seconds", "failure_threshold")):
+        known(UNKNOWN, f"the {p.kind} probe of container `{container}`")  # the whole probe (a preview's unknown)
     for field in ("initial_delay_seconds", "period_seconds", "failure_threshold"):
         known(getattr(p, field), f"{p.kind} probe {field} of container `{container}`")
     return p

@@ -314,7 +314,7 @@ def _excluded(pool: NodePool, reqs: list[tuple[str, str, list[str]]]) -> bool:
             key[len(EKS_PREFIX):] if key.startswith(EKS_PREFIX) else None)
         if op in ("In", "NotIn") and values:
             held: bool | None = None
-            if key == INSTANCE_TYPE and pool.instance_type and isinstance(pool.instance_type, str):
+            if key == INSTANCE_TYPE and isinstance(pool.instance_type, str) and pool.instance_type:
                 held = pool.instance_type.strip().lower() in {v.lower() for v in values}
             elif suffix == INSTANCE_FAMILY_SUFFIX and family:
                 held = family in {v.lower() for v in values}
@@ -885,7 +885,7 @@ def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
 def _hourly(pool: NodePool, gpus: int) -> float | None:
     """The lowest catalog on-demand price of an instance type of ``pool``'s kind that holds ``gpus`` GPUs (its
     instance type's, else those of its GPU in its family, if it names one); None when the catalog prices none."""
-    if pool.instance_type and isinstance(pool.instance_type, str):
+    if isinstance(pool.instance_type, str) and pool.instance_type:
         try:
             return find_instance(pool.instance_type).price_per_hour_usd
         except CatalogError:

@@ -15,9 +15,11 @@ reads:
   ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data;
 - every other unknown is left out for the readers, and the model field it would have filled is set
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
-  policy, autoscaler bounds, probe timings, the namespace (read as ``<unknown>``), a Service's
-  selector and ports, the pods' labels, a container's whole ``env`` (every variable unknown), a
-  NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
+  policy, autoscaler bounds, probe timings (a whole probe: a probe of unknown timings and port, never no
+  probe), a Karpenter NodePool's instance-type requirements (a kind of unknown hardware, never a pool that
+  names no GPU), a container's GPU request (never the other pod template's count), the namespace (read
+  as ``<unknown>``), a Service's selector and ports, the pods' labels, a container's whole ``env`` (every
+  variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
   containers or one container is unknown is reported as a workload that cannot be checked.
 """
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...model import (
     UNKNOWN,
@@ -35,11 +37,12 @@ from ...model import (
     Inventory,
     LaunchIssue,
     Location,
+    Probe,
     Suppression,
     UnknownEnv,
 )
 from ...model.errors import InputError
-from ...model.vocab import AWS_LB_SCHEME
+from ...model.vocab import AWS_LB_SCHEME, EKS_PREFIX, INSTANCE_TYPE, INSTANCE_TYPE_BETA, KARPENTER_AWS_PREFIX
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
 from .values import json_type
@@ -48,9 +51,11 @@ if TYPE_CHECKING:
     from .resource import PulumiResource
 
 _K8S_SKIP_MODULES = ("yaml", "yaml/v2", "kustomize", "kustomize/v2", "helm.sh/v3", "helm.sh/v4")
-_PROBES = {"startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
+_PROBES: dict[str, Literal["startup", "liveness", "readiness"]] = {
+    "startupProbe": "startup", "livenessProbe": "liveness", "readinessProbe": "readiness"}
 _PROBE_FIELDS = {"initialDelaySeconds": "initial_delay_seconds", "periodSeconds": "period_seconds",
                  "failureThreshold": "failure_threshold", "timeoutSeconds": "timeout_seconds"}
+_PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
 #: Keys under which a pod template sits (Deployment and friends, LeaderWorkerSet, Job in CronJob).
 _TEMPLATES = ("template", "leaderTemplate", "workerTemplate", "jobTemplate")
 #: Paths that hold all of a kind's pod templates (their unknown hides every pod of the workload).
@@ -274,9 +279,12 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             for s in inv.services:
                 s.ports.append(UNKNOWN)
                 s.target_ports.append(UNKNOWN)
-        elif kind == "NodePool" and path == _CLASS_REF[:len(path)]:
-            for pool in inv.pools:  # which EC2NodeClass (and so which metadata options) is not known
-                pool.launch_template = UNKNOWN
+        elif kind == "NodePool" and (path == _CLASS_REF[:len(path)] or _hides_instance_types(props, path)):
+            if path == _CLASS_REF[:len(path)]:
+                for pool in inv.pools:  # which EC2NodeClass (and so which metadata options) is not known
+                    pool.launch_template = UNKNOWN
+            if _hides_instance_types(props, path):
+                _unknown_instance_types(inv)
         elif kind == "EC2NodeClass" and path in (("spec",), ("spec", "metadataOptions"),
                                                  ("spec", "metadataOptions", "httpTokens"),
                                                  ("spec", "metadataOptions", "httpPutResponseHopLimit")):
@@ -328,11 +336,15 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif (len(path) >= 3 and path[-3] == "containers" and path[-1] == "resources") or (
                 len(path) >= 4 and path[-4] == "containers" and path[-2:] == ("resources", "limits")):
             at = path[:-1] if path[-1] == "resources" else path[:-2]
-            for c in _containers_at(inv, props, at):  # the accelerators it requests are not known: not "none"
+            unknown_gpus = _containers_at(inv, props, at)
+            for c in unknown_gpus:  # the accelerators it requests are not known: not "none"
                 if not isinstance(c.gpus, int) or c.gpus == 0:
                     c.gpus = UNKNOWN
             for g in inv.groups:
-                if any(c.gpus is UNKNOWN for c in g.containers) and not isinstance(g.gpus_per_pod, int):
+                # the serving container's own request not known: never the other pod template's count (a
+                # LeaderWorkerSet's leader takes its workers' where it requests none, workloads.fill_placement)
+                if any(c.gpus is UNKNOWN for c in g.containers) and (
+                        not isinstance(g.gpus_per_pod, int) or any(c is g.main_container for c in unknown_gpus)):
                     g.gpus_per_pod = UNKNOWN
         elif len(path) >= 3 and (path[-1] == "envFrom" or path[-2] == "envFrom"):
             at = path[:-1] if path[-1] == "envFrom" else path[:-2]
@@ -348,6 +360,16 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             kept = _env_kept(props, env_path, path)
             for c in _containers_at(inv, props, env_path[:-1]):
                 c.env = UnknownEnv(c.env if kept is None else {k: v for k, v in c.env.items() if k in kept})
+        elif len(path) >= 3 and path[-3] == "containers" and path[-1] in _PROBES:
+            for c in _containers_at(inv, props, path[:-1]):  # a whole probe not known: never read as absent
+                c.probes[_PROBES[path[-1]]] = Probe(
+                    _PROBES[path[-1]], port=UNKNOWN, initial_delay_seconds=UNKNOWN, period_seconds=UNKNOWN,
+                    failure_threshold=UNKNOWN, timeout_seconds=UNKNOWN)
+        elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_HANDLERS:
+            for c in _containers_at(inv, props, path[:-2]):  # what it probes (and on which port) is not known
+                probe = c.probes.get(_PROBES[path[-2]])
+                if probe is not None:
+                    probe.port = UNKNOWN
         elif len(path) >= 4 and path[-4] == "containers" and path[-2] in _PROBES and path[-1] in _PROBE_FIELDS:
             for c in _containers_at(inv, props, path[:-2]):
                 probe = c.probes.get(_PROBES[path[-2]])
@@ -358,6 +380,60 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
 _BACKENDS = ("backend", "defaultBackend", "backendRefs")
 #: Where a Karpenter NodePool names its EC2NodeClass.
 _CLASS_REF = ("spec", "template", "spec", "nodeClassRef", "name")
+
+
+#: Where a Karpenter NodePool lists the requirements that pick its instance types.
+_REQUIREMENTS = ("spec", "template", "spec", "requirements")
+
+
+def _hardware_key(key: Any) -> bool:
+    """Whether a NodePool requirement on ``key`` may pick which instance types (and so which GPUs) it launches: the
+    instance type, or one of the well-known labels Karpenter and EKS Auto Mode give an instance type (family, GPU
+    name, count and memory, category, size...); a key not known yet may be any of them."""
+    return not isinstance(key, str) or key in (INSTANCE_TYPE, INSTANCE_TYPE_BETA) or key.startswith(
+        (KARPENTER_AWS_PREFIX, EKS_PREFIX))
+
+
+def _hides_instance_types(props: Mapping[str, Any], path: Path) -> bool:
+    """Whether an unknown at ``path`` of a Karpenter NodePool hides which instance types it may launch: the
+    requirements list or a holder of it, one requirement, or the key, operator or a value of one on a key
+    :func:`_hardware_key` (``minValues`` picks none)."""
+    if path == _REQUIREMENTS[:len(path)] or (len(path) == 5 and path[:4] == _REQUIREMENTS):
+        return True
+    if path[:4] != _REQUIREMENTS or path[5] not in ("key", "operator", "values"):
+        return False
+    entry = _at(props, path[:5])
+    return path[5] == "key" or not isinstance(entry, Mapping) or _hardware_key(entry.get("key"))
+
+
+def _unknown_instance_types(inv: Inventory) -> None:
+    """A Karpenter NodePool whose instance types are not all known: never read as a pool that names no GPU (SW206's
+    "label the pool's nodes"), nor as only the kinds it names. Its hardware is unknown where it names none, as an
+    EKS node group's unknown ``instanceTypes`` (:func:`~shardwise.rules.adapters.pulumi.aws.node_group`); where it
+    names kinds, one more kind of unknown hardware stands for the types not known (as an unknown entry of an
+    ``instanceTypes`` list does)."""
+    pools = list(inv.pools)
+    if not pools or any(p.instance_type is UNKNOWN for p in pools):  # one unknown of it made them so already
+        return
+    if all(p.gpu is None and p.gpus_per_node is None for p in pools):
+        for pool in pools:
+            pool.instance_type = UNKNOWN
+            pool.gpus_per_node = UNKNOWN
+            pool.gpu_memory_gib = UNKNOWN
+        return
+    name = pools[0].variant_of or pools[0].name
+    extra = dataclasses.replace(pools[0], name=f"{name}/<unknown>", gpu=None, instance_type=UNKNOWN,
+                                gpus_per_node=UNKNOWN, gpu_memory_gib=UNKNOWN, max_gpus_per_node=None,
+                                interconnect=None, nvlink_domain_size=None, clique=None, efa=UNKNOWN, fabric=None,
+                                accelerator=None, accelerator_families=None, gpu_memory_why="", gpu_assumed="",
+                                catalog_listed=False,
+                                labels={k: v for k, v in pools[0].labels.items() if not _hardware_key(k)},
+                                suppressions=list(pools[0].suppressions))
+    if len(pools) == 1 and pools[0].variant_of is None and isinstance(pools[0].instance_type, str):
+        pools[0].name = f"{name}/{pools[0].instance_type}"  # one kind of several now, named as the others are
+    for pool in (*pools, extra):
+        pool.variant_of = name
+    inv.pools.append(extra)
 
 
 def _routes_to(path: Path) -> bool:

@@ -1,0 +1,264 @@
+"""Every rule, every field it reads, unknown at ``pulumi preview``: the rule says it cannot decide, or the table says why
+it does not read that field.
+
+DESIGN.md, "Unknown, and what is not": an unknown is never a silent pass and never read as a default. Undecided
+capacity and topology findings are advisory by default; an unknown in the field that decides a security rule is
+mandatory (fail closed). For each :class:`Row` a value at one path of the preview of
+:func:`test_pulumi_security_sweep.preview` (made whole: /dev/shm on the LeaderWorkerSet's pods, probes on the
+Deployment's container, so that the baseline blocks on nothing) makes ``rule`` report; then that path, and each path
+above it down to ``top`` (its parent object, the list that holds the entry...), set to the engine's unknown sentinel
+must make the same rule say so: blocking (``mandatory``: "cannot decide" or the finding itself) or a "cannot decide"
+note (``advisory``), in ``shardwise lint`` of the preview file and in the policy pack's analysis of the same
+resources. The security rules' own fields are swept by ``test_pulumi_security_sweep.py``; the rules and fields this
+table leaves out are in :data:`ELSEWHERE` and :data:`NOT_READ`, each with the reason.
+
+Left (each row's ``top`` stops below it): a whole container, container list, pod spec or pod template not known is
+reported once, as a workload that cannot be checked, holding back the security rules (mandatory) and the notes
+SW307/SW311/SW312; the capacity, topology and launch rules it also holds back (SW003, SW203-SW205, SW207, SW209,
+SW401, SW402) are not named in it. The run blocks (the security rules fail closed), but those rules say nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pulumi_preview import U, lint_document
+from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources, resources_from_json
+from shardwise.rules.app import crossguard
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.model import UNKNOWN
+from test_pulumi_security_sweep import C0, DEP, LEADER_C0, LWS, NAMES, NODEPOOL, NOTED_CASES, SVC
+from test_pulumi_security_sweep import CASES as SECURITY_CASES
+from test_pulumi_security_sweep import preview as sweep_preview
+
+Path_ = tuple[Any, ...]
+POD = ("spec", "template", "spec")
+LPOD = ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec")
+WPOD = ("spec", "leaderWorkerTemplate", "workerTemplate", "spec")
+WORKER_C0 = (*WPOD, "containers", 0)
+REQ = ("spec", "template", "spec", "requirements")
+SHM_VOLUMES = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}]
+SHM_MOUNTS = [{"name": "shm", "mountPath": "/dev/shm"}]
+HEALTH = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10}
+DEV_MODE = "VLLM_SERVER_DEV_MODE"
+
+
+def _set(doc: dict[str, Any], res: int, path: Path_, value: Any) -> None:
+    node: Any = doc["steps"][res]["newState"]["inputs"]
+    for key in path[:-1]:
+        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]
+    if isinstance(path[-1], int) and path[-1] == len(node):
+        node.append(None)  # one more word of a command line
+    node[path[-1]] = copy.deepcopy(value)
+
+
+def preview() -> dict[str, Any]:
+    """The security sweep's preview, made to block on nothing: /dev/shm on the multi-node group's pods (SW401),
+    startup, liveness and readiness probes on the Deployment's container (SW402, SW407)."""
+    doc = sweep_preview()
+    for pod, container in ((LPOD, LEADER_C0), (WPOD, WORKER_C0)):
+        _set(doc, LWS, (*pod, "volumes"), SHM_VOLUMES)
+        _set(doc, LWS, (*container, "volumeMounts"), SHM_MOUNTS)
+    _set(doc, DEP, (*C0, "readinessProbe"), HEALTH)
+    _set(doc, DEP, (*C0, "startupProbe"), {**HEALTH, "failureThreshold": 60})
+    _set(doc, DEP, (*C0, "livenessProbe"), {**HEALTH, "failureThreshold": 3})
+    return doc
+
+
+@dataclass(frozen=True)
+class Row:
+    rule: str
+    res: int
+    path: Path_
+    bad: Any  # a value at path that makes `rule` report at `bad_level`
+    unknown: str  # what the unknown gives: "mandatory" (the rule blocks) or "advisory" ("cannot decide", a note)
+    top: int = 1  # the shortest path above `path` that is still checked
+    pre: tuple[tuple[Path_, Any], ...] = ()  # edits of the same resource first (the case's context)
+    bad_level: str = "mandatory"
+
+    @property
+    def paths(self) -> list[Path_]:
+        return [self.path[:n] for n in range(len(self.path), self.top - 1, -1)]
+
+    @property
+    def id(self) -> str:
+        return f"{NAMES[self.res]}:{self.rule}:{'.'.join(map(str, self.path))}"
+
+    def doc(self, path: Path_ | None = None, value: Any = None) -> dict[str, Any]:
+        doc = preview()
+        for at, v in self.pre:
+            _set(doc, self.res, at, v)
+        if path is not None:
+            _set(doc, self.res, path, value)
+        return doc
+
+
+ROWS = [
+    # --- security: an unknown blocks (fail closed) ---------------------------------------------------------------
+    Row("SW309", DEP, (*POD, "hostPID"), True, "mandatory"),
+    Row("SW309", DEP, (*C0, "securityContext", "capabilities", "add", 0), "SYS_ADMIN", "mandatory",
+        pre=(((*C0, "securityContext"), {"capabilities": {"add": ["NET_BIND_SERVICE"]}}),)),
+    # an advisory part of SW309: its unknown is a note (and the pod spec above it blocks on the mandatory parts)
+    Row("SW309", DEP, (*POD, "hostIPC"), True, "advisory", top=len(POD) + 1, bad_level="advisory"),
+    # a LoadBalancer that selects other pods: the selector not known may select vLLM's
+    Row("SW306", SVC, ("spec", "selector", "app"), "llama", "mandatory",
+        pre=((("spec", "type"), "LoadBalancer"), (("spec", "selector"), {"app": "other"}))),
+    # an entry's name not known may be the variable an entry before it sets: it overrides it
+    Row("SW306", DEP, (*C0, "env", 0, "name"), DEV_MODE, "mandatory", pre=(((*C0, "env", 0), {"name": "X", "value": "1"}),)),
+    Row("SW310", DEP, (*C0, "env", 1, "name"), "NVIDIA_VISIBLE_DEVICES", "mandatory",
+        pre=(((*C0, "env", 1, "value"), "all"),)),
+    # --- /dev/shm of a multi-node group: mandatory, and its unknown blocks too -----------------------------------
+    # (a whole container or pod template not known: see the module doc, "left")
+    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "mountPath"), "/data", "mandatory", top=len(LEADER_C0) + 1),
+    Row("SW401", LWS, (*LPOD, "volumes", 0, "emptyDir", "medium"), "", "mandatory", top=len(LPOD) + 1),
+    Row("SW401", LWS, (*LPOD, "volumes", 0, "name"), "other", "mandatory", top=len(LPOD) + 1),
+    # --- capacity, topology, launch: an unknown is a "cannot decide" note -----------------------------------------
+    Row("SW203", LWS, (*LEADER_C0, "args", 2), "3", "advisory", top=len(LEADER_C0) + 1),
+    Row("SW205", LWS, (*LEADER_C0, "args", 2), "8", "advisory", top=len(LEADER_C0) + 1,
+        pre=(((*LEADER_C0, "args", 4), "1"),)),
+    Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=len(C0) + 1),
+    # the leader's own GPU request not known: never its workers' count (silent before: resources, limits)
+    Row("SW204", LWS, (*LEADER_C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=len(LEADER_C0) + 1),
+    Row("SW204", DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 1, "advisory", top=len(C0) + 1,
+        pre=(((*C0, "args"), ["meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "2"]),
+             ((*POD, "volumes"), SHM_VOLUMES), ((*C0, "volumeMounts"), SHM_MOUNTS),
+             ((*C0, "resources", "limits", "nvidia.com/gpu"), 2))),
+    Row("SW204", LWS, ("spec", "leaderWorkerTemplate", "size"), 1, "advisory", top=3),
+    # a NodePool's instance types not known: never "the pool names no GPU" (silent on SW201 before, from a value of
+    # the requirement up to the whole NodePool spec)
+    Row("SW201", NODEPOOL, (*REQ, 0, "values", 0), "g5.xlarge", "advisory"),
+    Row("SW206", DEP, (*POD, "nodeSelector", "karpenter.sh/nodepool"), "cpu", "advisory", top=len(POD) + 1,
+        bad_level="advisory"),
+    # an image not known may be any platform's build (silent before)
+    Row("SW209", DEP, (*C0, "image"), "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "advisory", top=len(C0) + 1),
+    # a whole probe not known: never read as no probe (silent before with no startup probe; read as none before)
+    Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=len(C0) + 1),
+    Row("SW402", DEP, (*C0, "livenessProbe", "failureThreshold"), 3, "advisory", top=len(C0) + 1,
+        pre=(((*C0, "startupProbe"), None), ((*C0, "livenessProbe", "failureThreshold"), 300))),
+    Row("SW405", LWS, ("spec", "leaderWorkerTemplate", "restartPolicy"), "None", "advisory", top=3,
+        bad_level="advisory"),
+    Row("SW408", DEP, (*C0, "env", 1, "value"), "DEBUG", "advisory", top=len(C0) + 1, bad_level="advisory"),
+]
+SWEEP = [(r, p) for r in ROWS for p in r.paths]
+
+#: Rules (or parts of rules) whose unknowns another suite checks.
+ELSEWHERE = {
+    **{c.code: "test_pulumi_security_sweep.py: its CASES (blocking) and NOTED_CASES (advisory notes)"
+       for c in (*SECURITY_CASES, *NOTED_CASES)},
+    "SW101": "held back with tensor_parallel_size, the model or the pool's GPU memory (the SW203, SW201 rows)",
+    "SW102": "held back with tensor_parallel_size, the model or the pool's GPU memory (the SW203, SW201 rows)",
+    "SW104": "held back with tensor_parallel_size, the model or the pool's GPU memory (the SW203, SW201 rows)",
+    "SW106": "held back with the model or the pool's GPU memory (the SW201 row)",
+    "SW105": "held back with gpu_memory_utilization: a word of the command line not known (the SW207 row)",
+    "SW202": "held back with tensor_parallel_size (the SW203 row): which GPUs join the group",
+    "SW208": "the fields of SW204: its rows",
+    "SW004": "an unknown model is held back in SW101's note (the SW203 row's args)",
+}
+#: Rules that read no field a preview leaves unknown, or read it so that an unknown changes nothing; and what is left.
+NOT_READ = {
+    "SW001": "reads suppressions: an annotation not known suppresses no finding, so every finding stays",
+    "SW002": "an unknown word is read as an unresolved reference, never as a command it cannot read",
+    "SW005": "reads what an object mentions, not values; an unknown workload part is reported as not checked",
+    "SW103": "reads the declared load (stack configuration), not the preview",
+    "SW404": "reads the production flag of the stack configuration and the replica count (UNKNOWN, "
+             "test_pulumi_unknowns.py)",
+    "SW407": "reads only whether a readiness probe is written: an unknown probe is written",
+    # left (see the report): known gaps, each a class of its own
+    "SW003": "LEFT: an unknown word of a command line may be a flag vLLM refuses; SW003 judges the known words only",
+    "SW403": "LEFT: an autoscaler's unknown metrics (no autoscaler in this preview)",
+    "SW406": "LEFT: a router's unknown routing policy (no router in this preview)",
+}
+
+
+def _blocking(findings: list[dict[str, Any]]) -> set[str]:
+    return {c for f in findings if f["level"] == "mandatory" and not f["suppressed"] for c in f["codes"]}
+
+
+def _undecided(findings: list[dict[str, Any]], rule: str) -> list[str]:
+    """The levels of the "cannot decide" findings that hold ``rule`` back."""
+    return [f["level"] for f in findings if rule in f["codes"] and f["message"].startswith(f"{f['code']}: cannot decide")]
+
+
+def _pack(doc: dict[str, Any], rule: str) -> list[str]:
+    """The messages of ``rule`` in the pack's stack and resource analyses of the preview's resources: its policy's
+    violations, and the notes its advisory findings go to where the policy is mandatory (crossguard's module doc)."""
+    resources = resources_from_json(doc, "p.json")
+    context = crossguard.StackContext()
+    [policy] = [r for r in ALL_RULES if r.meta.code == rule]
+    out: list[str] = []
+    for analysis in [crossguard.stack_analysis(resources, context),
+                     *(crossguard.resource_analysis(r, context) for r in resources)]:
+        if policy.meta.scope == analysis.scope:
+            out.extend(r.message for r in analysis.check(policy, None, context))
+            out.extend(r.message for r in analysis.notes)
+        assert analysis.internal == [], analysis.internal
+    return out
+
+
+def test_every_rule_is_in_the_table_or_says_why_not() -> None:
+    codes = {r.meta.code for r in ALL_RULES}
+    rows = {r.rule for r in ROWS}
+    assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
+    assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
+    assert (len(ROWS), len(SWEEP)) == (22, 74)
+
+
+def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
+    code, errors, findings = lint_document(tmp_path, preview())
+    assert (code, errors) == (0, "")
+    assert [(f["codes"], f["level"]) for f in findings] == [(["SW306"], "advisory"), (["SW205"], "advisory")]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.id)
+def test_the_value_reports(tmp_path: Path, row: Row) -> None:
+    code, errors, findings = lint_document(tmp_path, row.doc())
+    assert errors == "" and row.rule not in _blocking(findings) and _undecided(findings, row.rule) == []
+    code, errors, findings = lint_document(tmp_path, row.doc(row.path, row.bad))
+    assert errors == ""
+    assert row.bad_level in {f["level"] for f in findings if row.rule in f["codes"]}, findings
+
+
+@pytest.mark.slow  # a sweep over every row and path: in make test, not in the edit loop (make test-fast)
+@pytest.mark.parametrize(("row", "path"), SWEEP, ids=[f"{r.id}@{'.'.join(map(str, p))}" for r, p in SWEEP])
+def test_the_unknown_says_the_rule_cannot_decide(tmp_path: Path, row: Row, path: Path_) -> None:
+    doc = row.doc(path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    if row.unknown == "mandatory":
+        assert code == 1 and row.rule in _blocking(findings), findings
+    else:
+        assert "advisory" in _undecided(findings, row.rule), findings
+    said = [m for m in _pack(doc, row.rule) if m.startswith(row.rule)]
+    assert said if row.unknown == "mandatory" else [m for m in said if m.startswith(f"{row.rule}: cannot decide")], \
+        row.rule
+
+
+@pytest.mark.parametrize(("values", "kinds"), [
+    ([U], [("gpu", UNKNOWN, UNKNOWN, None)]),
+    (["p4d.24xlarge", U], [("gpu/p4d.24xlarge", "p4d.24xlarge", 8, "gpu"), ("gpu/<unknown>", UNKNOWN, UNKNOWN, "gpu")]),
+    (["p4d.24xlarge", "p5.48xlarge", U], [("gpu/p4d.24xlarge", "p4d.24xlarge", 8, "gpu"),
+                                          ("gpu/p5.48xlarge", "p5.48xlarge", 8, "gpu"),
+                                          ("gpu/<unknown>", UNKNOWN, UNKNOWN, "gpu")]),
+], ids=["only", "one-known", "two-known"])
+def test_an_unknown_instance_type_of_a_nodepool_is_a_kind_of_unknown_hardware(values: list[Any], kinds: list[Any]) -> None:
+    """As an unknown entry of an EKS node group's ``instanceTypes`` (test_pulumi_fail_closed.py): the types not known
+    are one more kind the NodePool may launch, whose GPU and GPU count are not known; before, they were dropped (the
+    NodePool read as launching only the known ones, or as naming no GPU: SW206's "label the pool's nodes")."""
+    step = preview()["steps"][NODEPOOL]["newState"]
+    step["inputs"]["spec"]["template"]["spec"]["requirements"][0]["values"] = values
+    res = PulumiResource(step["type"], "gpu", step["urn"], step["inputs"])
+    assert [(p.name, p.instance_type, p.gpus_per_node, p.variant_of) for p in inventory_from_resources([res]).pools] \
+        == kinds
+
+
+def test_an_unknown_requirement_on_another_label_leaves_the_instance_types_known() -> None:
+    step = preview()["steps"][NODEPOOL]["newState"]
+    step["inputs"]["spec"]["template"]["spec"]["requirements"].append(
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [U]})
+    res = PulumiResource(step["type"], "gpu", step["urn"], step["inputs"])
+    assert [(p.name, p.instance_type, p.gpus_per_node) for p in inventory_from_resources([res]).pools] == [
+        ("gpu", "p4d.24xlarge", 8)]

@@ -274,9 +274,12 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
 #: The skip reasons of a chart's own files (:mod:`.select`): its templates, its ``files/`` and its values.
 _CHART_SKIPS = frozenset({CHART_TEMPLATE, CHART_FILE, HELM_VALUES})
 #: What in a chart's template or values file says the chart runs a vLLM server: a launch, vLLM's image (written whole,
-#: or as a values file's ``repository:``), a flag only ``vllm serve`` takes; never a Service's or a label's name.
+#: or as a values file's ``repository:``, under any registry path: ``ghcr.io/neuralmagic/nm-vllm-openai``,
+#: ``quay.io/rh-aiservices-bu/vllm-openai-ubi9``), a flag only ``vllm serve`` takes; never a Service's or a label's name
+#: (``vllmService: vllm-openai``) nor a URL's host (``upstream: http://vllm-openai:8000/v1``).
 _CHART_SERVES = re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.openai\b|\bvllm/vllm-openai\b"
-                           r"|(?:image|repository):\s*[\"']?[\w.-]*/?vllm-openai\b|--tensor-parallel-size\b")
+                           r"|(?:image|repository):\s*[\"']?(?:[\w.-]+(?::\d+)?/)*[\w.-]*vllm-openai\b"
+                           r"|--tensor-parallel-size\b")
 #: The bytes of a chart's file looked at for such a mention (a template is a few KiB; a hostile one is not read on).
 _CHART_HEAD = 256 * 1024
 #: The files of one chart looked at.

@@ -286,6 +286,18 @@ _CHART_HEAD = 256 * 1024
 _CHART_FILES = 200
 
 
+def _serving_mention(text: str) -> re.Match[str] | None:
+    """The first :data:`_CHART_SERVES` mention in ``text`` that is not on a YAML comment's line: a comment configures
+    nothing (corpus24: AccelBench's values say `# ... route through .../dockerhub/vllm/vllm-openai` of images its API
+    pulls for the pods it creates, and SW005 quoted that comment as the chart running vLLM); a line commented out
+    (`# command: vllm serve ...`) runs nothing either."""
+    for m in _CHART_SERVES.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not text[start:m.start()].lstrip().startswith("#"):
+            return m
+    return None
+
+
 def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
     """SW005's record of each Helm chart met while searching a folder (so not rendered) whose templates or values say
     it runs vLLM: a run that reads other files linted none of the chart's workloads, and without this its report
@@ -304,7 +316,7 @@ def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[Laun
                 text = read_file_bytes(f, limit=_CHART_HEAD, head=True).decode("utf-8", "replace")
             except InputError:
                 continue
-            m = _CHART_SERVES.search(text)
+            m = _serving_mention(text)
             if m is not None:
                 hit = (f, text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()))
                 break
@@ -329,7 +341,7 @@ def _mention(file: str) -> tuple[int, str] | None:
         text = read_file_bytes(file, limit=_CHART_HEAD, head=True).decode("utf-8", "replace")
     except InputError:
         return None
-    m = _CHART_SERVES.search(text)
+    m = _serving_mention(text)
     # the words without a value's quotes: `repository: "vllm/vllm-openai` read as a quote left open
     return None if m is None else (text.count("\n", 0, m.start()) + 1,
                                    " ".join(m.group(0).replace('"', "").replace("'", "").split()))

@@ -433,6 +433,26 @@ def test_a_values_file_naming_a_vllm_build_under_a_registry_path_is_named_by_sw0
     assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
 
 
+def test_a_values_file_naming_vllm_only_in_comments_is_no_finding(capsys, monkeypatch, tmp_path):
+    """corpus24: AccelBench's chart values say `# ... route through <account>.dkr.ecr.<region>.amazonaws.com/dockerhub/
+    vllm/vllm-openai` of the images its API pulls for the pods it creates, and an umbrella chart's values keep their
+    vLLM models as commented examples (`#   - --tensor-parallel-size`); SW005 quoted those comments as the values
+    configuring vLLM. A comment's line configures nothing: the first mention on a line of YAML is named."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "values.yaml").write_text(
+        "api:\n  image: ghcr.io/acme/bench-api:1.2\n"
+        "# When enabled, image pulls route through a mirror of docker.io/vllm/vllm-openai\n"
+        "models:\n#  llama:\n#    args:\n#    - --tensor-parallel-size\n#    - \"1\"\n")
+    rc, doc, _ = lint_json(capsys, "values.yaml")
+    assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
+    # a comment above the image's line: the image's line is the one named
+    (tmp_path / "values.yaml").write_text(
+        "# -- images: https://hub.docker.com/r/vllm/vllm-openai/tags\nimage:\n  name: \"vllm/vllm-openai\"\n  tag: ''\n")
+    rc, doc, _ = lint_json(capsys, "values.yaml")
+    assert (rc, [(f[0], f[4]) for f in _values_findings(doc)]) == (0, [("SW005", 3)])
+    assert "(`vllm/vllm-openai` at line 3)" in doc["findings"][0]["message"]
+
+
 # ---------------------------------------------------------------------------------------- kustomize
 
 

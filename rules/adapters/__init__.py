@@ -274,13 +274,28 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
 #: The skip reasons of a chart's own files (:mod:`.select`): its templates, its ``files/`` and its values.
 _CHART_SKIPS = frozenset({CHART_TEMPLATE, CHART_FILE, HELM_VALUES})
 #: What in a chart's template or values file says the chart runs a vLLM server: a launch, vLLM's image (written whole,
-#: or as a values file's ``repository:``), a flag only ``vllm serve`` takes; never a Service's or a label's name.
+#: or as a values file's ``repository:``, under any registry path: ``ghcr.io/neuralmagic/nm-vllm-openai``,
+#: ``quay.io/rh-aiservices-bu/vllm-openai-ubi9``), a flag only ``vllm serve`` takes; never a Service's or a label's name
+#: (``vllmService: vllm-openai``) nor a URL's host (``upstream: http://vllm-openai:8000/v1``).
 _CHART_SERVES = re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.openai\b|\bvllm/vllm-openai\b"
-                           r"|(?:image|repository):\s*[\"']?[\w.-]*/?vllm-openai\b|--tensor-parallel-size\b")
+                           r"|(?:image|repository):\s*[\"']?(?:[\w.-]+(?::\d+)?/)*[\w.-]*vllm-openai\b"
+                           r"|--tensor-parallel-size\b")
 #: The bytes of a chart's file looked at for such a mention (a template is a few KiB; a hostile one is not read on).
 _CHART_HEAD = 256 * 1024
 #: The files of one chart looked at.
 _CHART_FILES = 200
+
+
+def _serving_mention(text: str) -> re.Match[str] | None:
+    """The first :data:`_CHART_SERVES` mention in ``text`` that is not on a YAML comment's line: a comment configures
+    nothing (corpus24: AccelBench's values say `# ... route through .../dockerhub/vllm/vllm-openai` of images its API
+    pulls for the pods it creates, and SW005 quoted that comment as the chart running vLLM); a line commented out
+    (`# command: vllm serve ...`) runs nothing either."""
+    for m in _CHART_SERVES.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not text[start:m.start()].lstrip().startswith("#"):
+            return m
+    return None
 
 
 def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
@@ -301,7 +316,7 @@ def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[Laun
                 text = read_file_bytes(f, limit=_CHART_HEAD, head=True).decode("utf-8", "replace")
             except InputError:
                 continue
-            m = _CHART_SERVES.search(text)
+            m = _serving_mention(text)
             if m is not None:
                 hit = (f, text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()))
                 break
@@ -326,7 +341,7 @@ def _mention(file: str) -> tuple[int, str] | None:
         text = read_file_bytes(file, limit=_CHART_HEAD, head=True).decode("utf-8", "replace")
     except InputError:
         return None
-    m = _CHART_SERVES.search(text)
+    m = _serving_mention(text)
     # the words without a value's quotes: `repository: "vllm/vllm-openai` read as a quote left open
     return None if m is None else (text.count("\n", 0, m.start()) + 1,
                                    " ".join(m.group(0).replace('"', "").replace("'", "").split()))

@@ -409,6 +409,50 @@ def test_a_values_file_of_something_else_named_alone_is_no_finding(capsys, monke
     assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
 
 
+def test_a_values_file_naming_a_vllm_build_under_a_registry_path_is_named_by_sw005(capsys, monkeypatch, tmp_path):
+    """corpus24: Neural Magic's nm-vllm chart keeps its image as `repository: ghcr.io/neuralmagic/nm-vllm-openai`
+    (an organisation's path under a registry, as `quay.io/rh-aiservices-bu/vllm-openai-ubi9` is); the values file
+    named alone was skipped as `Helm values` without SW005, which only took `vllm-openai` one segment below a
+    registry. Any registry path (a port included) now counts; a URL's host and a Service's name still do not."""
+    monkeypatch.chdir(tmp_path)
+    for n, (image, line) in enumerate([("ghcr.io/neuralmagic/nm-vllm-openai", 3),
+                                       ("quay.io/rh-aiservices-bu/vllm-openai-ubi9", 3),
+                                       ("registry.example.com:5000/ml/serving/vllm-openai", 3)]):
+        name = f"values-{n}.yaml"
+        (tmp_path / name).write_text(
+            f"replicaCount: 1\nimage:\n  repository: {image}\n  tag: v0.1.0\nmodelName: mistralai/Mistral-7B-v0.1\n"
+            "apiServer:\n  extraArgs: [--dtype, float16]\n")
+        rc, doc, _ = lint_json(capsys, name)
+        assert (rc, [(f[0], f[2], f[4]) for f in _values_findings(doc)]) == (
+            0, [("SW005", f"Helm values {name}", line)])
+        words = image.removesuffix("-ubi9")  # the mention quoted ends with the image's vllm-openai
+        assert f"(`repository: {words}` at line {line})" in doc["findings"][0]["message"]
+    (tmp_path / "values-url.yaml").write_text(
+        "image:\n  repository: ghcr.io/acme/gateway\nupstream: http://vllm-openai:8000/v1\nvllmService: vllm-openai\n")
+    rc, doc, _ = lint_json(capsys, "values-url.yaml")
+    assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
+
+
+def test_a_values_file_naming_vllm_only_in_comments_is_no_finding(capsys, monkeypatch, tmp_path):
+    """corpus24: AccelBench's chart values say `# ... route through <account>.dkr.ecr.<region>.amazonaws.com/dockerhub/
+    vllm/vllm-openai` of the images its API pulls for the pods it creates, and an umbrella chart's values keep their
+    vLLM models as commented examples (`#   - --tensor-parallel-size`); SW005 quoted those comments as the values
+    configuring vLLM. A comment's line configures nothing: the first mention on a line of YAML is named."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "values.yaml").write_text(
+        "api:\n  image: ghcr.io/acme/bench-api:1.2\n"
+        "# When enabled, image pulls route through a mirror of docker.io/vllm/vllm-openai\n"
+        "models:\n#  llama:\n#    args:\n#    - --tensor-parallel-size\n#    - \"1\"\n")
+    rc, doc, _ = lint_json(capsys, "values.yaml")
+    assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
+    # a comment above the image's line: the image's line is the one named
+    (tmp_path / "values.yaml").write_text(
+        "# -- images: https://hub.docker.com/r/vllm/vllm-openai/tags\nimage:\n  name: \"vllm/vllm-openai\"\n  tag: ''\n")
+    rc, doc, _ = lint_json(capsys, "values.yaml")
+    assert (rc, [(f[0], f[4]) for f in _values_findings(doc)]) == (0, [("SW005", 3)])
+    assert "(`vllm/vllm-openai` at line 3)" in doc["findings"][0]["message"]
+
+
 # ---------------------------------------------------------------------------------------- kustomize
 
 

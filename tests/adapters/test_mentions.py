@@ -47,6 +47,23 @@ def test_operator_objects_that_name_vllm_say_why_they_give_no_workload():
     ]
 
 
+def test_a_kaito_multiroleinference_says_kaito_runs_its_roles_with_vllm():
+    """corpus24: kaito-project/kaito's MultiRoleInference of DeepSeek-V3 (a prefill and a decode role, each on one
+    Standard_NC24ads_A100_v4) gave no workload and no word: KAITO runs both roles with vLLM (its only runtime for
+    prefill/decode disaggregation) and writes their commands, so SW005 says so; one that names no model says nothing."""
+    inv = load_inputs([os.path.join(FIXTURES, "k8s", "mentions", "kaito-multirole.yaml")])
+    assert inv.groups == []
+    got = [(f.subject, f.location.line, f.level, f.message) for f in run_rules(ALL_RULES, inv) if f.code == "SW005"]
+    assert got == [
+        ("MultiRoleInference serving/qwen-pd", 14, "advisory",
+         "not read: it mentions vLLM (KAITO's prefill/decode roles of 'Qwen/Qwen2.5-7B-Instruct' (KAITO runs them "
+         "with vLLM only)) but KAITO's MultiRoleInference controller creates an InferenceSet per role (prefill, "
+         "decode) and KAITO writes each role's vLLM command (tensor parallel size from the role's instance type, the "
+         "NIXL KV transfer between them) itself, so no command is in the object; lint the pods it renders (kubectl "
+         "get pod -o yaml) to check each role's layout"),
+    ]
+
+
 def test_args_given_to_an_image_placeholder_say_the_entrypoint_is_not_known_yet():
     """corpus13: a container that gives only args to ``image: ${VLLM_IMAGE}`` runs what the image's entrypoint runs,
     which the template's tool fills in (llm-d's coordinator deploys vLLM or llm-d-inference-sim, which takes the same

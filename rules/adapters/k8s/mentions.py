@@ -17,7 +17,10 @@ themselves name their engine in fields instead, and such an object that gives no
 - NVIDIA Dynamo's SDK serving a vLLM worker class (``dynamo serve graphs.disagg:VllmWorker -f configs/x.yaml``,
   Dynamo 0.1 to 0.3): the engine's arguments are in the graph's config file inside the image;
 - a kind whose operator runs vLLM by default: an llmaz ``Playground`` (its backend defaults to vLLM) and a KAITO
-  ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace);
+  ``InferenceSet`` with an inference preset (KAITO's default runtime is vLLM, as for its Workspace), and a KAITO
+  ``MultiRoleInference`` naming a model (prefill/decode disaggregation, whose roles KAITO runs with vLLM only:
+  kaito-project/kaito website/docs/prefill-decode-disaggregation.md at 056b8280, "Currently supports vLLM runtime
+  only"; corpus24: the DeepSeek-V3 example passed without a word);
 - an image written as Helm's convention in the operator's own fields (``image: {repository: vllm/vllm-openai, tag:
   v0.11.0}``), on any kind (fuzz13: such an object of an unknown kind was skipped without a word);
 - a GitOps object that renders a Helm chart in the cluster (an Argo CD ``Application`` or ``ApplicationSet``, a Flux
@@ -301,4 +304,13 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
                     "command (model, tensor parallel size from the instance type's GPUs, max model length) itself, "
                     "so no command is in the object; lint the pod it renders (kubectl get pod -o yaml) to check "
                     "the layout")
+    if group == "kaito.sh" and kind == "MultiRoleInference":
+        model = as_map(spec_map.get("model"))
+        if model.get("name"):
+            return (f"KAITO's prefill/decode roles of {model['name']!r} (KAITO runs them with vLLM only)",
+                    _at(model, "name", file),
+                    "KAITO's MultiRoleInference controller creates an InferenceSet per role (prefill, decode) and "
+                    "KAITO writes each role's vLLM command (tensor parallel size from the role's instance type, the "
+                    "NIXL KV transfer between them) itself, so no command is in the object; lint the pods it renders "
+                    "(kubectl get pod -o yaml) to check each role's layout")
     return None

@@ -1,0 +1,51 @@
+"""fold22: one mechanism for "this replica does not run as written". Each source (SW201: the pods never schedule on
+their pool; SW204: more than one vLLM worker per pod on MIG devices) is a rule whose blocking finding makes the other
+capacity and topology findings judged on that replica advisory (GroupRule._on_not_running); the registry and the
+rules a lint makes (checks/index.py wire_not_running) give every group rule the same list."""
+
+from __future__ import annotations
+
+import repo_paths
+from shardwise.rules.adapters import load_inputs
+from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.engine import LintConfig, run_rules
+from shardwise.rules.engine.rule import GroupRule
+
+FIXTURES = repo_paths.FIXTURES / "rules"
+PENDING_NOTE = ("(advisory: judged on pool `instance-type=Standard_NC40ads_H100_v5`, where the pods never schedule as "
+                "written (SW201's finding, which blocks); it blocks once they schedule)")
+
+
+def test_every_group_rule_asks_one_list_of_sources_in_order():
+    from shardwise.rules.checks import sw201, sw204
+    from shardwise.rules.checks.index import rules_for
+
+    groups = [r for r in ALL_RULES if isinstance(r, GroupRule)]
+    [sources] = {r.not_running for r in groups}
+    assert [(s.code, s.says, s.keep) for s in sources] == [
+        ("SW201", sw201.pending, frozenset()), ("SW204", sw204.cannot_start, frozenset({"SW201"}))]
+    made = rules_for(load_inputs([str(FIXTURES / "SW201" / "sidecar-mig.yaml")]))
+    assert {r.not_running for r in made if isinstance(r, GroupRule)} == {sources}
+    assert not any(hasattr(r, "not_running") for r in made if not isinstance(r, GroupRule))
+
+
+def test_where_both_sources_say_so_the_first_that_blocks_names_it():
+    """SW201/sidecar-mig.yaml's first pod asks three MIG slices of a node that holds two (SW201) and runs TP2 on MIG
+    devices (SW204): SW201's finding blocks, SW104's and SW204's carry SW201's note (the first source), and SW201,
+    which SW204's source leaves at its level, is not made advisory by it."""
+    inv = load_inputs([str(FIXTURES / "SW201" / "sidecar-mig.yaml")])
+
+    def said(config=None):
+        return sorted((f.code, f.level, f.message.endswith(PENDING_NOTE), "SW204's finding, which blocks" in f.message)
+                      for f in run_rules(ALL_RULES, inv, config or LintConfig())
+                      if f.code in ("SW104", "SW201", "SW204") and f.subject.endswith("/llama-8b-mig-with-embedder"))
+
+    assert said() == [("SW104", "advisory", True, False), ("SW201", "mandatory", False, False),
+                      ("SW204", "advisory", True, False)]
+    # SW201 lowered: SW204's source is the one that blocks, and SW104 carries its note; SW201 keeps its (configured)
+    # level beside it
+    assert said(LintConfig(enforcement={"SW201": "advisory"})) == [
+        ("SW104", "advisory", False, True), ("SW201", "advisory", False, False), ("SW204", "mandatory", False, False)]
+    # both lowered: nothing says the replica does not run, and SW104 blocks
+    assert said(LintConfig(enforcement={"SW201": "advisory", "SW204": "advisory"})) == [
+        ("SW104", "mandatory", False, False), ("SW201", "advisory", False, False), ("SW204", "advisory", False, False)]

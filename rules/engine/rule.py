@@ -26,7 +26,7 @@ from ..model import (
 )
 from ..model.records import evolve
 from ..model.vocab import ANN_BASE_MODEL
-from .findings import Hit, LintConfig
+from .findings import Hit, LintConfig, suppressed_by
 from .meta import Level, RuleMeta
 
 
@@ -220,8 +220,9 @@ class GroupRule(Rule):
         a source of :attr:`not_running` blocks because that replica does not run as written, are advisory with the
         source's note (a level set in the configuration wins); the first source that blocks is named. A source blocks
         only where its finding does: not where the configuration lowers or disables it, not on an unknown operator's
-        object or a fragment where it is a rule about what the operator adds (advisory there). A rule in the source's
-        ``keep`` keeps its level beside it."""
+        object or a fragment where it is a rule about what the operator adds (advisory there), and not where every one
+        of its findings on the group is suppressed (a suppression accepts that finding; it does not make the replica
+        run, so the others keep blocking). A rule in the source's ``keep`` keeps its level beside it."""
         demote = [h for h in hits if self.meta.code not in config.enforcement
                   and (h.level or level_for(self.meta, config)) == "mandatory" and not h.undecided]
         if not demote:
@@ -232,8 +233,8 @@ class GroupRule(Rule):
             if config.enforcement.get(source.code, "mandatory") != "mandatory" or (
                     source.code in OPERATOR_ADDS and (g.unknown_operator or g.fragment is not None)):
                 continue
-            if not source.says(g, inv):
-                continue
+            if all(suppressed_by(source.code, h, config) for h in source.says(g, inv)):
+                continue  # none said, or every one suppressed
             pool = (g.pool.variant_of or g.pool.name) if g.pool is not None else ""
             note = source.note.format(pool=pool)
             return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]

@@ -49,3 +49,34 @@ def test_where_both_sources_say_so_the_first_that_blocks_names_it():
     # both lowered: nothing says the replica does not run, and SW104 blocks
     assert said(LintConfig(enforcement={"SW201": "advisory", "SW204": "advisory"})) == [
         ("SW104", "mandatory", False, False), ("SW201", "advisory", False, False), ("SW204", "advisory", False, False)]
+
+
+def test_a_suppressed_source_leaves_the_others_blocking():
+    """A suppression accepts the source's finding; it does not make the replica run (DESIGN.md, "When a finding
+    blocks"): where every finding of the source on the group is suppressed (the workload's annotation, or the
+    configuration's entry whose glob matches the subject), nothing blocks for that replica, so the others keep their
+    level. A suppression of another rule, of another subject or without a reason changes nothing."""
+    from shardwise.rules.engine.findings import SuppressionEntry
+
+    inv = load_inputs([str(FIXTURES / "SW104" / "mig-cannot-start.yaml")])
+
+    def sw104(*entries):
+        return [(f.level, f.message.endswith("it blocks once the replica starts)"))
+                for f in run_rules(ALL_RULES, inv, LintConfig(suppressions=list(entries)))
+                if f.code == "SW104" and f.subject.endswith("/llama-8b-tp2-mig-slices")]
+
+    assert sw104() == [("advisory", True)]
+    assert sw104(SuppressionEntry("SW204", "MIG layout reviewed", "Deployment serving/llama-8b-tp2-*")) == [
+        ("mandatory", False)]
+    assert sw104(SuppressionEntry("SW204", "MIG layout reviewed", "Deployment serving/other-*")) == [("advisory", True)]
+    assert sw104(SuppressionEntry("SW204", "", "*")) == [("advisory", True)]
+    assert sw104(SuppressionEntry("SW202", "PCIe measured", "*")) == [("advisory", True)]
+
+    pending = load_inputs([str(FIXTURES / "SW104" / "pods-never-schedule-suppressed.yaml")])
+    found = run_rules(ALL_RULES, pending)
+    assert sorted((f.code, f.subject.rsplit("/", 1)[1], f.level, f.suppressed) for f in found
+                  if f.code in ("SW104", "SW201")) == [
+        ("SW104", "llama-8b-tp2-sw201-suppressed", "mandatory", False),
+        ("SW104", "llama-8b-tp2-sw202-suppressed", "advisory", False),
+        ("SW201", "llama-8b-tp2-sw201-suppressed", "mandatory", True),
+        ("SW201", "llama-8b-tp2-sw202-suppressed", "mandatory", False)]

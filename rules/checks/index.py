@@ -89,17 +89,24 @@ def rules_for(inv: Inventory) -> tuple[Rule, ...]:
 
 #: The sources of "this replica does not run as written" (``NotRunning``), in the order they are asked: the rule whose
 #: finding blocks, the module and function giving its findings that say so, the note added to the others' hits made
-#: advisory, and the rules that keep their level beside it.
-NOT_RUNNING: tuple[tuple[str, str, str, str, frozenset[str]], ...] = (
+#: advisory, the rules that keep their level beside it, and (where given) the only rules it makes advisory.
+NOT_RUNNING: tuple[tuple[str, str, str, str, frozenset[str], frozenset[str] | None], ...] = (
     # readers20: a pod requests more GPUs than a node of its pool holds, so the pods never schedule
     ("SW201", "sw201", "pending",
      "advisory: judged on pool `{pool}`, where the pods never schedule as written (SW201's finding, which blocks); "
-     "it blocks once they schedule", frozenset()),
+     "it blocks once they schedule", frozenset(), None),
     # mig21: more than one vLLM worker per pod on MIG devices, of which a CUDA process sees one; SW201 (where the pod
     # is scheduled) is judged before the replica starts and keeps its level
     ("SW204", "sw204", "cannot_start",
      "advisory: judged on a replica that cannot start as written (SW204's finding, which blocks: more than one vLLM "
-     "worker per pod on MIG devices); it blocks once the replica starts", frozenset({"SW201"})),
+     "worker per pod on MIG devices); it blocks once the replica starts", frozenset({"SW201"}), None),
+    # fold22: the TP group spans nodes the pods reach by no RDMA fabric, so every all-reduce runs over TCP. SW201 and
+    # SW205 both said so and both blocked; SW205 (the fabric between nodes, with the fabric's remedy) owns it, SW201's
+    # finding is advisory beside it. Not where an earlier source makes SW205's advisory (the pods never schedule, the
+    # replica cannot start on MIG devices): SW201 keeps its level there.
+    ("SW205", "sw205", "tcp_between_nodes",
+     "advisory: the TCP between the nodes is SW205's finding on this group, which blocks", frozenset(),
+     frozenset({"SW201"})),
 )
 
 
@@ -111,8 +118,9 @@ def wire_not_running(rules: tuple[Rule, ...]) -> None:
     from ..engine.rule import NotRunning  # the engine is imported by then (the rules are made)
 
     codes = {r.meta.code for r in rules}
-    sources = tuple(NotRunning(code, getattr(importlib.import_module(f"{__package__}.{module}"), name), note, keep)
-                    for code, module, name, note, keep in NOT_RUNNING if code in codes)
+    sources = tuple(NotRunning(code, getattr(importlib.import_module(f"{__package__}.{module}"), name), note, keep,
+                               only)
+                    for code, module, name, note, keep, only in NOT_RUNNING if code in codes)
     if not sources:
         return
     for rule in rules:

@@ -121,8 +121,9 @@ class NotRunning:
     where that finding blocks, the other capacity and topology rules' blocking hits judged on the group's GPU or pool
     are advisory with :attr:`note` (:meth:`GroupRule._on_not_running`): the replica they judged never runs, and what
     the source asks to change may change what they judge. One root cause, one blocking finding (DESIGN.md, "When a
-    finding blocks"). The registry makes the list (checks/index.py ``wire_not_running``: the engine imports no
-    rule)."""
+    finding blocks"). A source may make only some rules advisory (:attr:`only`): SW205's blocking finding that the TP
+    group's all-reduces cross nodes over TCP, beside SW201's finding on the same TCP. The registry makes the list
+    (checks/index.py ``wire_not_running``: the engine imports no rule)."""
 
     #: the rule whose finding blocks
     code: str
@@ -132,6 +133,12 @@ class NotRunning:
     note: str
     #: the rules that keep their level beside it (the source itself always does)
     keep: frozenset[str] = frozenset()
+    #: the only rules it makes advisory; None: every capacity and topology rule
+    only: frozenset[str] | None = None
+
+    def applies(self, code: str) -> bool:
+        """Whether the source makes the blocking hits of rule ``code`` advisory where it blocks."""
+        return code != self.code and code not in self.keep and (self.only is None or code in self.only)
 
 
 class GroupRule(Rule):
@@ -227,18 +234,27 @@ class GroupRule(Rule):
                   and (h.level or level_for(self.meta, config)) == "mandatory" and not h.undecided]
         if not demote:
             return hits
-        for source in self.not_running:
-            if self.meta.code == source.code or self.meta.code in source.keep:
-                continue
-            if config.enforcement.get(source.code, "mandatory") != "mandatory" or (
-                    source.code in OPERATOR_ADDS and (g.unknown_operator or g.fragment is not None)):
-                continue
-            if all(suppressed_by(source.code, h, config) for h in source.says(g, inv)):
-                continue  # none said, or every one suppressed
-            pool = (g.pool.variant_of or g.pool.name) if g.pool is not None else ""
-            note = source.note.format(pool=pool)
-            return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]
+        for i, source in enumerate(self.not_running):
+            if source.applies(self.meta.code) and self._source_blocks(i, g, inv, config):
+                pool = (g.pool.variant_of or g.pool.name) if g.pool is not None else ""
+                note = source.note.format(pool=pool)
+                return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h
+                        for h in hits]
         return hits
+
+    def _source_blocks(self, i: int, g: ServingGroup, inv: Inventory, config: LintConfig) -> bool:
+        """Whether the finding of the ``i``-th source of :attr:`not_running` blocks on the group: at its configured
+        level, not advisory on an unknown operator's object or a fragment, not made advisory by an earlier source
+        (SW205's beside SW201's Pending pods), and not every one of its findings suppressed."""
+        source = self.not_running[i]
+        if config.enforcement.get(source.code, "mandatory") != "mandatory" or (
+                source.code in OPERATOR_ADDS and (g.unknown_operator or g.fragment is not None)):
+            return False
+        if any(e.applies(source.code) and self._source_blocks(j, g, inv, config)
+               for j, e in enumerate(self.not_running[:i])):
+            return False
+        # none said, or every one suppressed: a suppression accepts the finding, it does not make the replica run
+        return not all(suppressed_by(source.code, h, config) for h in source.says(g, inv))
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the

@@ -17,13 +17,14 @@ PENDING_NOTE = ("(advisory: judged on pool `instance-type=Standard_NC40ads_H100_
 
 
 def test_every_group_rule_asks_one_list_of_sources_in_order():
-    from shardwise.rules.checks import sw201, sw204
+    from shardwise.rules.checks import sw201, sw204, sw205
     from shardwise.rules.checks.index import rules_for
 
     groups = [r for r in ALL_RULES if isinstance(r, GroupRule)]
     [sources] = {r.not_running for r in groups}
-    assert [(s.code, s.says, s.keep) for s in sources] == [
-        ("SW201", sw201.pending, frozenset()), ("SW204", sw204.cannot_start, frozenset({"SW201"}))]
+    assert [(s.code, s.says, s.keep, s.only) for s in sources] == [
+        ("SW201", sw201.pending, frozenset(), None), ("SW204", sw204.cannot_start, frozenset({"SW201"}), None),
+        ("SW205", sw205.tcp_between_nodes, frozenset(), frozenset({"SW201"}))]
     made = rules_for(load_inputs([str(FIXTURES / "SW201" / "sidecar-mig.yaml")]))
     assert {r.not_running for r in made if isinstance(r, GroupRule)} == {sources}
     assert not any(hasattr(r, "not_running") for r in made if not isinstance(r, GroupRule))
@@ -80,3 +81,52 @@ def test_a_suppressed_source_leaves_the_others_blocking():
         ("SW104", "llama-8b-tp2-sw202-suppressed", "advisory", False),
         ("SW201", "llama-8b-tp2-sw201-suppressed", "mandatory", True),
         ("SW201", "llama-8b-tp2-sw202-suppressed", "mandatory", False)]
+
+
+TCP_NOTE = "(advisory: the TCP between the nodes is SW205's finding on this group, which blocks)"
+
+
+def test_the_tcp_between_nodes_blocks_once_by_sw205():
+    """SW201/fail.yaml: three LeaderWorkerSets whose TP16 spans two 8-GPU nodes that no fabric joins (a pool without
+    EFA, twice; an EFA pool whose pods request no EFA devices). SW201 and SW205 both said every all-reduce runs over
+    TCP and both blocked. SW205 owns it (the rule about the fabric between nodes, whose remedy names both ways out);
+    SW201's is advisory beside it. The fourth workload's pods never schedule: SW201 keeps blocking there."""
+    from shardwise.rules.engine.findings import SuppressionEntry
+
+    inv = load_inputs([str(FIXTURES / "SW201" / "fail.yaml")])
+
+    def said(config=None):
+        return sorted((f.code, f.subject.rsplit("/", 1)[1], f.level, f.message.endswith(TCP_NOTE))
+                      for f in run_rules(ALL_RULES, inv, config or LintConfig()) if f.code in ("SW201", "SW205"))
+
+    assert said() == [
+        ("SW201", "llama405b-tp16-efa-unused", "advisory", True),
+        ("SW201", "llama405b-tp16-no-fabric", "advisory", True),
+        ("SW201", "llama8b-two-gpus-on-one-gpu-nodes", "mandatory", False),
+        ("SW201", "qwen3-235b-tp16-no-fabric", "advisory", True),
+        ("SW205", "llama405b-tp16-efa-unused", "mandatory", False),
+        ("SW205", "llama405b-tp16-no-fabric", "mandatory", False),
+        ("SW205", "qwen3-235b-tp16-no-fabric", "mandatory", False)]
+    # where SW205 does not block (lowered, or its finding suppressed), SW201 blocks on the TCP, as before
+    lowered = said(LintConfig(enforcement={"SW205": "advisory"}))
+    assert [(c, w, lvl) for c, w, lvl, _ in lowered if c == "SW201"] == [
+        ("SW201", "llama405b-tp16-efa-unused", "mandatory"), ("SW201", "llama405b-tp16-no-fabric", "mandatory"),
+        ("SW201", "llama8b-two-gpus-on-one-gpu-nodes", "mandatory"), ("SW201", "qwen3-235b-tp16-no-fabric", "mandatory")]
+    one = said(LintConfig(suppressions=[SuppressionEntry("SW205", "fabric reviewed", "*/qwen3-235b-tp16-no-fabric")]))
+    assert [(w, lvl, note) for c, w, lvl, note in one if c == "SW201"] == [
+        ("llama405b-tp16-efa-unused", "advisory", True), ("llama405b-tp16-no-fabric", "advisory", True),
+        ("llama8b-two-gpus-on-one-gpu-nodes", "mandatory", False), ("qwen3-235b-tp16-no-fabric", "mandatory", False)]
+
+
+def test_sw205_made_advisory_by_the_pending_pods_leaves_sw201_blocking():
+    """SW205/pods-never-schedule.yaml: on 4-GPU nodes the 8-GPU pods never schedule; SW201 blocks on that and SW205's
+    TCP finding is advisory beside it, so SW205 does not own a blocking finding there and SW201 is not made advisory
+    for it (the two sources would otherwise leave nothing blocking). On 8-GPU nodes SW205 blocks and SW201 is
+    advisory."""
+    inv = load_inputs([str(FIXTURES / "SW205" / "pods-never-schedule.yaml")])
+    assert sorted((f.code, f.subject.rsplit("/", 1)[1], f.level, f.message.endswith(TCP_NOTE))
+                  for f in run_rules(ALL_RULES, inv) if f.code in ("SW201", "SW205")) == [
+        ("SW201", "llama70b-tp16-pods-fit", "advisory", True),
+        ("SW201", "llama70b-tp16-pods-too-big", "mandatory", False),
+        ("SW205", "llama70b-tp16-pods-fit", "mandatory", False),
+        ("SW205", "llama70b-tp16-pods-too-big", "advisory", False)]

@@ -83,37 +83,49 @@ def rules_for(inv: Inventory) -> tuple[Rule, ...]:
     made: tuple[Rule, ...] = ()
     made = tuple(_make(module, cls, lambda: made) for _, module, cls, reads in RULES
                  if any(getattr(inv, name) for name in reads))
-    wire_pending(made)
-    wire_cannot_start(made)
+    wire_not_running(made)
     return made
 
 
-def wire_cannot_start(rules: tuple[Rule, ...]) -> None:
-    """Give the group rules of a run SW204's :func:`~.sw204.cannot_start` where SW204 is one of them (mig21): a rule
-    that blocks on a replica that cannot start on its MIG devices asks it and is advisory there, SW204's finding the
-    one that blocks (``GroupRule._on_cannot_start``). Here, not in the engine, which imports no rule; without SW204 in
-    the run nothing says the replica cannot start, and no rule is made advisory for it."""
-    said = next((r for r in rules if r.meta.code == "SW204"), None)
-    if said is None:
-        return
-    cannot_start = importlib.import_module(f"{__package__}.sw204").cannot_start
-    for rule in rules:
-        if rule is not said and hasattr(rule, "cannot_start"):  # a GroupRule
-            rule.cannot_start = cannot_start
+#: The sources of "this replica does not run as written" (``NotRunning``), in the order they are asked: the rule whose
+#: finding blocks, the module and function giving its findings that say so, the note added to the others' hits made
+#: advisory, the rules that keep their level beside it, and (where given) the only rules it makes advisory.
+NOT_RUNNING: tuple[tuple[str, str, str, str, frozenset[str], frozenset[str] | None], ...] = (
+    # readers20: a pod requests more GPUs than a node of its pool holds, so the pods never schedule
+    ("SW201", "sw201", "pending",
+     "advisory: judged on pool `{pool}`, where the pods never schedule as written (SW201's finding, which blocks); "
+     "it blocks once they schedule", frozenset(), None),
+    # mig21: more than one vLLM worker per pod on MIG devices, of which a CUDA process sees one; SW201 (where the pod
+    # is scheduled) is judged before the replica starts and keeps its level
+    ("SW204", "sw204", "cannot_start",
+     "advisory: judged on a replica that cannot start as written (SW204's finding, which blocks: more than one vLLM "
+     "worker per pod on MIG devices); it blocks once the replica starts", frozenset({"SW201"}), None),
+    # fold22: the TP group spans nodes the pods reach by no RDMA fabric, so every all-reduce runs over TCP. SW201 and
+    # SW205 both said so and both blocked; SW205 (the fabric between nodes, with the fabric's remedy) owns it, SW201's
+    # finding is advisory beside it. Not where an earlier source makes SW205's advisory (the pods never schedule, the
+    # replica cannot start on MIG devices): SW201 keeps its level there.
+    ("SW205", "sw205", "tcp_between_nodes",
+     "advisory: the TCP between the nodes is SW205's finding on this group, which blocks", frozenset(),
+     frozenset({"SW201"})),
+)
 
 
-def wire_pending(rules: tuple[Rule, ...]) -> None:
-    """Give the group rules of a run SW201's :func:`~.sw201.pending` where SW201 is one of them (readers20): a rule
-    that blocks on a pool where the group's pods never schedule asks it and is advisory there, SW201's finding the
-    one that blocks (``GroupRule._on_pending``). Here, not in the engine, which imports no rule; without SW201 in the
-    run nothing says the pods never schedule, and no rule is made advisory for it."""
-    said = next((r for r in rules if r.meta.code == "SW201"), None)
-    if said is None:
+def wire_not_running(rules: tuple[Rule, ...]) -> None:
+    """Give the group rules of a run the sources of :data:`NOT_RUNNING` whose rule is one of them: a rule that blocks
+    on a replica one of them says does not run as written is advisory there, the source's finding the one that blocks
+    (``GroupRule._on_not_running``). Here, not in the engine, which imports no rule; a source whose rule is not in the
+    run says nothing, and no rule is made advisory for it."""
+    from ..engine.rule import NotRunning  # the engine is imported by then (the rules are made)
+
+    codes = {r.meta.code for r in rules}
+    sources = tuple(NotRunning(code, getattr(importlib.import_module(f"{__package__}.{module}"), name), note, keep,
+                               only)
+                    for code, module, name, note, keep, only in NOT_RUNNING if code in codes)
+    if not sources:
         return
-    pending = importlib.import_module(f"{__package__}.sw201").pending
     for rule in rules:
-        if rule is not said and hasattr(rule, "pending"):  # a GroupRule
-            rule.pending = pending
+        if hasattr(rule, "not_running"):  # a GroupRule
+            rule.not_running = sources
 
 
 def import_rules_for(inv: Inventory) -> None:

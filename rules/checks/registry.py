@@ -45,7 +45,7 @@ from . import (
     sw407,
     sw408,
 )
-from .index import wire_cannot_start, wire_pending
+from .index import wire_not_running
 
 # --- SW3xx / SW4xx (network, security, reliability): imports below this line ---
 # (ruff's isort keeps them in the sorted `from .checks import (...)` list above: sw301 … sw406)
@@ -96,8 +96,7 @@ ALL_RULES: tuple[Rule, ...] = (
     # --- end SW3xx / SW4xx entries ---
 )
 
-wire_pending(ALL_RULES)  # readers20: SW201 says which groups' pods never schedule; the other group rules ask it
-wire_cannot_start(ALL_RULES)  # mig21: SW204 says which replicas cannot start on MIG devices; the others ask it
+wire_not_running(ALL_RULES)  # SW201 (Pending pods), SW204 (MIG): which replicas do not run as written; the others ask
 
 _BY_CODE = {r.meta.code: r for r in ALL_RULES}
 

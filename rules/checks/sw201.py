@@ -55,8 +55,9 @@ class TensorParallelLargerThanNode(GroupRule):
         code="SW201",
         name="tensor-parallel-larger-than-node",
         enforcement="advisory",
-        mandatory_when=("when the nodes are known to have no RDMA fabric (EFA, InfiniBand) between them, or when "
-                        "one pod requests more GPUs than a node has"),
+        mandatory_when=("when the nodes are known to have no RDMA fabric (EFA, InfiniBand) between them and SW205, "
+                        "which owns the TCP between nodes, does not block on the group, or when one pod requests more "
+                        "GPUs than a node has"),
         severity="critical",
         summary=("tensor_parallel_size is larger than the GPUs of one node in the selected pool, or than the GPUs "
                  "of one pod of a multi-node group."),

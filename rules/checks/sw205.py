@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..capacity.group import PODS_PER_GROUP, layout, require_model
 from ..capacity.layout import plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, known
+from ..model import Inventory, ServingGroup, Undecidable, known
 from ._capacity import nccl_rules_apply
 from ._layout import gpus_per_node, in_one_nvlink_domain, requests_efa
 
@@ -116,3 +116,14 @@ class MultiNodeWithoutFastFabric(GroupRule):
                 yield hit(g, f"{start}, and the expert layers of {model.id} span the {lay.text()} data-parallel "
                              f"group across nodes ({plural(per_node, 'GPU')} per node): every MoE layer's all-to-all "
                              f"would run {tcp}{'; ' + fix if fix else ''}", where, level="mandatory" if sure else None)
+
+
+def tcp_between_nodes(g: ServingGroup, inv: Inventory) -> list[Hit]:
+    """SW205's blocking findings on the group: its tensor-parallel (or expert) traffic crosses the node boundary where
+    the nodes are known to have no fabric the pods use, so it runs over TCP. Empty where that is not so or not known.
+    The engine asks it of SW201 (fold22): SW201's finding that the TP group spans nodes without an RDMA fabric is the
+    same root cause, and SW205, the rule about the fabric between nodes, owns the blocking finding."""
+    try:
+        return [h for h in MultiNodeWithoutFastFabric().check_group(g, inv, LintConfig()) if h.level == "mandatory"]
+    except Undecidable:
+        return []

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -105,3 +106,15 @@ class LintConfig:
     #: ``inv.groups[start:stop]``, and the other rules run only in the share that starts at 0.
     share: tuple[int, int] | None = None
 
+
+
+def suppressed_by(code: str, h: Hit, config: LintConfig) -> str | None:
+    """The reason a finding of rule ``code`` made of ``h`` is suppressed for: a reasoned suppression of the object
+    (annotation or comment), then one of the configuration whose glob matches the subject; None where none is."""
+    for s in h.suppressions:
+        if s.code == code and s.reason:
+            return s.reason
+    for e in config.suppressions:
+        if e.code == code and e.reason and fnmatch.fnmatchcase(h.subject, e.subject):
+            return e.reason
+    return None

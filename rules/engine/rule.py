@@ -5,6 +5,7 @@ they are about and what a crash or an unknown value on one of them becomes."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from ..catalog.partitions import ASSUMED_MODE
@@ -25,7 +26,7 @@ from ..model import (
 )
 from ..model.records import evolve
 from ..model.vocab import ANN_BASE_MODEL
-from .findings import Hit, LintConfig
+from .findings import Hit, LintConfig, suppressed_by
 from .meta import Level, RuleMeta
 
 
@@ -113,15 +114,31 @@ OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})
 TEMPLATE_CHECKS = frozenset({"SW003", "SW105", "SW307", "SW309", "SW310", "SW401", "SW402", "SW407", "SW408"})
 
 
-#: The rule that says a group's replica cannot start as written on its devices (more than one vLLM worker per pod on
-#: MIG devices): the other capacity and topology rules' blocking findings on it are advisory
-#: (:meth:`GroupRule._on_cannot_start`, mig21). SW201 keeps its level beside it: where the pod is scheduled is judged
-#: before it starts.
-CANNOT_START = "SW204"
-_BESIDE_CANNOT_START = frozenset({CANNOT_START, "SW201"})
-#: The rule that says a group's pods never schedule on its pool (a pod requests more GPUs than a node holds): the
-#: other capacity and topology rules' blocking findings on such a group are advisory (:meth:`GroupRule._on_pending`).
-PENDING = "SW201"
+@dataclass(frozen=True)
+class NotRunning:
+    """A source of "this replica does not run as written": a rule whose blocking finding says a group's replica never
+    runs as written (its pods never schedule on the pool, SW201; it cannot start on its MIG devices, SW204). On a group
+    where that finding blocks, the other capacity and topology rules' blocking hits judged on the group's GPU or pool
+    are advisory with :attr:`note` (:meth:`GroupRule._on_not_running`): the replica they judged never runs, and what
+    the source asks to change may change what they judge. One root cause, one blocking finding (DESIGN.md, "When a
+    finding blocks"). A source may make only some rules advisory (:attr:`only`): SW205's blocking finding that the TP
+    group's all-reduces cross nodes over TCP, beside SW201's finding on the same TCP. The registry makes the list
+    (checks/index.py ``wire_not_running``: the engine imports no rule)."""
+
+    #: the rule whose finding blocks
+    code: str
+    #: its findings that the group's replica does not run as written (empty where that is not so or not known)
+    says: Callable[[ServingGroup, Inventory], Sequence[Hit]]
+    #: the words added to a hit made advisory; ``{pool}`` is the group's pool
+    note: str
+    #: the rules that keep their level beside it (the source itself always does)
+    keep: frozenset[str] = frozenset()
+    #: the only rules it makes advisory; None: every capacity and topology rule
+    only: frozenset[str] | None = None
+
+    def applies(self, code: str) -> bool:
+        """Whether the source makes the blocking hits of rule ``code`` advisory where it blocks."""
+        return code != self.code and code not in self.keep and (self.only is None or code in self.only)
 
 
 class GroupRule(Rule):
@@ -143,13 +160,10 @@ class GroupRule(Rule):
     #: the capacity model: a group whose NodePool may launch several kinds of node is judged on every kind whatever
     #: the capacity model was asked (``_on_every_kind``), not only when the GPU was read.
     reads_pool: ClassVar[bool] = False
-    #: SW204's findings that a group's replica cannot start on its MIG devices (:meth:`_on_cannot_start`), given to
-    #: every group rule by the registry (checks/index.py ``wire_cannot_start``: the engine imports no rule); None: not
-    #: asked.
-    cannot_start: Callable[[ServingGroup, Inventory], Sequence[Hit]] | None = None
-    #: SW201's findings that a group's pods never schedule on its pool (:meth:`_on_pending`), given to every group rule
-    #: by the registry (checks/registry.py: the engine does not import the rules); None: not asked.
-    pending: Callable[[ServingGroup, Inventory], Sequence[Hit]] | None = None
+    #: The sources of "this replica does not run as written" of the run (:meth:`_on_not_running`), in the order they
+    #: are asked, given to every group rule by the registry (checks/index.py ``wire_not_running``: the engine imports
+    #: no rule); empty: none asked.
+    not_running: tuple[NotRunning, ...] = ()
 
     def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         groups = inv.groups if config.share is None else inv.groups[config.share[0]:config.share[1]]
@@ -181,13 +195,9 @@ class GroupRule(Rule):
                         hits = [self._on_no_replica(h, g, config) for h in hits]
                     if g.patched_by and not self.meta.code.startswith("SW3"):
                         hits = [self._on_patched(h, g, config) for h in hits]
-                    if (g.pool is not None and self.meta.code.startswith(("SW1", "SW2")) and self.meta.code != PENDING
+                    if (self.not_running and self.meta.code.startswith(("SW1", "SW2"))
                             and (g.device_reads > device_reads or self.reads_pool)):
-                        hits = self._on_pending(hits, g, inv, config)
-                    if (self.cannot_start is not None and self.meta.code.startswith(("SW1", "SW2"))
-                            and self.meta.code not in _BESIDE_CANNOT_START
-                            and (g.device_reads > device_reads or self.reads_pool)):
-                        hits = self._on_cannot_start(hits, g, inv, config)
+                        hits = self._on_not_running(hits, g, inv, config)
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
                     elif g.fragment is not None and (self.meta.code in OPERATOR_ADDS or (
@@ -212,46 +222,39 @@ class GroupRule(Rule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         raise NotImplementedError  # pragma: no cover
 
-    def _on_cannot_start(self, hits: list[Hit], g: ServingGroup, inv: Inventory, config: LintConfig) -> list[Hit]:
-        """The blocking hits of a capacity or topology rule that judged the group's running replica on its devices,
-        where SW204 blocks because that replica cannot start (:attr:`cannot_start`, the registry's
-        ``checks.sw204.cannot_start``: more than one vLLM worker per pod on MIG devices, of which a CUDA process sees
-        one), are advisory (a level set in the configuration wins): the replica judged never runs as written, and
-        what SW204 asks (TP1 on one slice, or whole GPUs) changes what the rule judges, so it blocks once the replica
-        starts. One root cause, one blocking finding (DESIGN.md, "When a finding blocks"). Where SW204 itself does
-        not block (lowered or disabled in the configuration; an unknown operator's object or a fragment, on which
-        it is advisory) the others keep their level."""
-        demote = [h for h in hits if self.meta.code not in config.enforcement
-                  and (h.level or level_for(self.meta, config)) == "mandatory" and not h.undecided]
-        if not demote or self.cannot_start is None:
-            return hits
-        if (config.enforcement.get(CANNOT_START, "mandatory") != "mandatory" or g.unknown_operator
-                or g.fragment is not None or not self.cannot_start(g, inv)):
-            return hits
-        note = (f"advisory: judged on a replica that cannot start as written ({CANNOT_START}'s finding, which blocks: "
-                "more than one vLLM worker per pod on MIG devices); it blocks once the replica starts")
-        return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]
-
-    def _on_pending(self, hits: list[Hit], g: ServingGroup, inv: Inventory, config: LintConfig) -> list[Hit]:
-        """The blocking hits of a capacity or topology rule that judged the group on its pool (the pool's GPU through
-        the capacity model, or its nodes) where its pods never schedule on that pool (SW201's blocking finding,
-        :attr:`pending`, the registry's ``checks.sw201.pending``: a pod requests more GPUs than a node holds) are
-        advisory (a
-        level set in the configuration wins): the replica judged never runs as written, and what SW201 asks to change
-        (a pool with more GPUs per node, a smaller request) may change what the rule judges, so it blocks once the pods
-        schedule. One root cause, one blocking finding (DESIGN.md, "When a finding blocks")."""
+    def _on_not_running(self, hits: list[Hit], g: ServingGroup, inv: Inventory, config: LintConfig) -> list[Hit]:
+        """The blocking hits of a capacity or topology rule that judged the group's replica on its GPU or pool, where
+        a source of :attr:`not_running` blocks because that replica does not run as written, are advisory with the
+        source's note (a level set in the configuration wins); the first source that blocks is named. A source blocks
+        only where its finding does: not where the configuration lowers or disables it, not on an unknown operator's
+        object or a fragment where it is a rule about what the operator adds (advisory there), and not where every one
+        of its findings on the group is suppressed (a suppression accepts that finding; it does not make the replica
+        run, so the others keep blocking). A rule in the source's ``keep`` keeps its level beside it."""
         demote = [h for h in hits if self.meta.code not in config.enforcement
                   and (h.level or level_for(self.meta, config)) == "mandatory" and not h.undecided]
         if not demote:
             return hits
-        if self.pending is None or config.enforcement.get(PENDING, "mandatory") != "mandatory":
-            return hits  # (a configuration that lowers or disables SW201 leaves the others blocking)
-        if not self.pending(g, inv):
-            return hits
-        assert g.pool is not None
-        note = (f"advisory: judged on pool `{g.pool.variant_of or g.pool.name}`, where the pods never schedule as "
-                f"written ({PENDING}'s finding, which blocks); it blocks once they schedule")
-        return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h for h in hits]
+        for i, source in enumerate(self.not_running):
+            if source.applies(self.meta.code) and self._source_blocks(i, g, inv, config):
+                pool = (g.pool.variant_of or g.pool.name) if g.pool is not None else ""
+                note = source.note.format(pool=pool)
+                return [evolve(h, level="advisory", message=f"{h.message} ({note})") if h in demote else h
+                        for h in hits]
+        return hits
+
+    def _source_blocks(self, i: int, g: ServingGroup, inv: Inventory, config: LintConfig) -> bool:
+        """Whether the finding of the ``i``-th source of :attr:`not_running` blocks on the group: at its configured
+        level, not advisory on an unknown operator's object or a fragment, not made advisory by an earlier source
+        (SW205's beside SW201's Pending pods), and not every one of its findings suppressed."""
+        source = self.not_running[i]
+        if config.enforcement.get(source.code, "mandatory") != "mandatory" or (
+                source.code in OPERATOR_ADDS and (g.unknown_operator or g.fragment is not None)):
+            return False
+        if any(e.applies(source.code) and self._source_blocks(j, g, inv, config)
+               for j, e in enumerate(self.not_running[:i])):
+            return False
+        # none said, or every one suppressed: a suppression accepts the finding, it does not make the replica run
+        return not all(suppressed_by(source.code, h, config) for h in source.says(g, inv))
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the

@@ -5,7 +5,6 @@ only when a run is large enough to be shared, so a small run never loads :mod:`p
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -16,19 +15,14 @@ from ..model import Inventory, Location, Undecidable
 from ..model.files import MAX_FILE_BYTES
 from ..model.records import evolve
 from ..model.unknown import FROM_VALUE_SOURCE, UNRESOLVED, holds_placeholder
-from .findings import Finding, Hit, LintConfig
+from .findings import Finding, Hit, LintConfig, suppressed_by
 from .meta import RuleMeta
 from .rule import CANNOT, GroupRule, Rule, internal_error, level_for
 
 
 def _apply_suppression(f: Finding, h: Hit, config: LintConfig) -> Finding:
-    for s in h.suppressions:
-        if s.code == f.code and s.reason:
-            return evolve(f, suppressed=True, suppression_reason=s.reason)
-    for e in config.suppressions:
-        if e.code == f.code and e.reason and fnmatch.fnmatchcase(f.subject, e.subject):
-            return evolve(f, suppressed=True, suppression_reason=e.reason)
-    return f
+    reason = suppressed_by(f.code, h, config)
+    return f if reason is None else evolve(f, suppressed=True, suppression_reason=reason)
 
 
 def _undecided_level(meta: RuleMeta, config: LintConfig, level: Literal["advisory", "mandatory"],

@@ -76,10 +76,11 @@ def test_a_layout_larger_than_the_groups_gpus_is_blocked():
         # need beyond the band
         # no SW104: no load is declared, and two TP8 replicas (16.5 GiB of weights per L4) start at max_model_len
         # without room for a KV cache (capacity.layout.serves, what plan judges): the sharding is what gives the KV cache
-        ("SW201", "mandatory", 25, "pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
+        # fold22: the TCP between the nodes is one root cause, SW205's to block on (line 27)
+        ("SW201", "advisory", 25, "pool `instance-type=g6.12xlarge` has 4 GPUs per node but "
          "tensor_parallel_size is 16; the TP group would span 4 nodes without a shared NVLink domain (the pool has "
          "EFA but the pods request no vpc.amazonaws.com/efa devices): NCCL's all-reduces run over TCP sockets on "
-         "every layer"),
+         "every layer (advisory: the TCP between the nodes is SW205's finding on this group, which blocks)"),
         ("SW202", "advisory", 25, "tensor_parallel_size 16 on pool `instance-type=g6.12xlarge` (L4, joined "
          "only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is not avoidable on this pool: at "
          "TP1×PP1 meta-llama/Llama-3.1-70B-Instruct in bf16 would not start: no memory is left for the KV cache "

@@ -138,7 +138,8 @@ EXTRA_FIXTURES = {
               "fewer-stages.yaml",  # planfix16: PP3 where one PP2 engine on two of the GPUs serves (vLLM 22140)
               "amd-partition.yaml",  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
               "mig-cannot-start.yaml",  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
-              "pods-never-schedule.yaml"},  # readers20: a pod that never schedules (SW201 blocks) is not sized here
+              "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
+              "pods-never-schedule-suppressed.yaml"},  # fold22: ... unless SW201 is suppressed there: sized, blocks
     "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group

@@ -311,6 +311,10 @@ K8S_CASES: list[Case] = [
     Case(DEP, ("spec", "template", "metadata", "labels"), {"app": "grafana"}, "SW306", LB_OTHER),
     Case(DEP, ("spec", "template", "metadata", "labels", "app"), "grafana", "SW306", LB_OTHER),
     Case(DEP, ("spec", "replicas"), why="no rule blocks on a replica count outside production"),
+    # read only by the walk that looks for ${VAR} placeholders outside shell fields (corpus23's template evidence),
+    # where an unknown holds none; a Service selects the pod template's labels, not the Deployment's selector
+    *(Case(DEP, path, why="only the ${VAR} placeholder walk reads it, and an unknown holds no placeholder")
+      for path in (("spec", "selector"), ("spec", "selector", "matchLabels"), ("spec", "selector", "matchLabels", "app"))),
     Case(DEP, ("metadata",), why="the namespace decides SW305 (advisory for a single-node group)", noted="SW305"),
     Case(DEP, ("metadata", "namespace"), why="the namespace decides SW305 (advisory for a single-node group)",
          noted="SW305"),

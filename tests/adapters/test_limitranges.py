@@ -101,3 +101,17 @@ def test_a_limit_range_not_known_yet_makes_the_count_unknown():
     inv.groups.append(ServingGroup(name="q", kind="Deployment", namespace="llm", location=Location("s.json")))
     apply_limit_ranges(inv)
     assert [(g.gpus_per_pod, g.accelerator_resource) for g in inv.groups] == [(UNKNOWN, "nvidia.com/gpu")]
+
+
+def test_a_limit_range_of_another_deployable_unit_gives_nothing():
+    def inventory(units: dict[str, str]) -> Inventory:
+        inv = Inventory(units=units)
+        add_limit_range({"metadata": {"name": "lr", "namespace": "llm"},
+                         "spec": {"limits": [{"type": "Container", "default": {"nvidia.com/gpu": 1}}]}},
+                        Location("a/limits.yaml", 1), inv)
+        inv.groups.append(ServingGroup(name="q", kind="Deployment", namespace="llm", location=Location("b/q.yaml", 1)))
+        apply_limit_ranges(inv)
+        return inv
+
+    assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/a", "b/q.yaml": "git:/b"}).groups] == [None]
+    assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/r", "b/q.yaml": "git:/r"}).groups] == [1]

@@ -231,7 +231,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         from .overlays import apply_overlays
 
         apply_overlays(inv, overlays)  # a kustomization not built: its replicas and images over its bases' objects
-    if inv.groups and (inv.pools or inv.services or inv.ingresses or inv.network_policies or inv.routers):
+    if inv.groups and (inv.pools or inv.services or inv.ingresses or inv.network_policies or inv.routers
+                       or inv.limit_ranges):
         from .units import assign_units
 
         assign_units(inv, paths)  # a pool, a Service, a policy judge only the workloads of their own deployable unit

@@ -686,7 +686,7 @@ def _files_in(inv: Inventory) -> set[str]:
             found.add(e.file)
     for item in [*inv.groups, *inv.launch_issues, *inv.services, *inv.ingresses, *inv.routers,
                  *inv.network_policies, *inv.autoscalers, *inv.pools, *inv.config_maps, *inv.device_claims,
-                 *inv.hardware_profiles, *inv.pod_ports]:
+                 *inv.hardware_profiles, *inv.pod_ports, *inv.limit_ranges]:
         loc = getattr(item, "location", None)
         if isinstance(loc, Location) and loc.file:
             found.add(loc.file)

@@ -80,8 +80,8 @@ def _folder_of(full: str, tops: list[tuple[str, str]]) -> str | None:
 
 
 def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
-    """Set ``inv.units`` for the files that hold a pool, a workload, a Service, an Ingress, a network policy or a
-    router, by the rules above, from the paths the command line named."""
+    """Set ``inv.units`` for the files that hold a pool, a workload, a Service, an Ingress, a network policy, a
+    router or a LimitRange, by the rules above, from the paths the command line named."""
     paths = list(paths)
     folders = sorted({os.path.abspath(p) for p in paths if p != "-" and os.path.isdir(p)}, key=len, reverse=True)
     tops: list[tuple[str, str]] | None = None  # each folder and its real path, made when a file first needs them
@@ -92,7 +92,7 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
     files = {p.location.file for p in inv.pools} | {g.location.file for g in inv.groups}
     files |= {s.location.file for s in inv.services} | {i.location.file for i in inv.ingresses}
     files |= {n.location.file for n in inv.network_policies} | {r.location.file for r in inv.routers}
-    files |= {p.location.file for p in inv.pod_ports}
+    files |= {p.location.file for p in inv.pod_ports} | {lr.location.file for lr in inv.limit_ranges}
     for f in files:
         if not f:
             continue

@@ -83,7 +83,9 @@ def _write(resource: str, units: int, g: ServingGroup | None = None) -> str:
     if c is not None and c.resource_claims:
         claims = ", ".join(f"`{n}`" for n in c.resource_claims)
         return f"make the resource claim {claims} of the vLLM container allocate {units} devices"
-    return f"write {resource}: {units} under the vLLM container's resources.limits"
+    given = (f" (it writes none: the count is the default of the namespace's LimitRange {g.limit_range}, which "
+             "a limit written replaces, within that LimitRange's max)" if g is not None and g.limit_range else "")
+    return f"write {resource}: {units} under the vLLM container's resources.limits{given}"
 
 
 class GpuRequestNotTp(GroupRule):

@@ -309,6 +309,25 @@ class HardwareProfile:
 
 
 @dataclass
+class LimitRange:
+    """A LimitRange of the inputs (core v1): what the LimitRanger admission plugin writes into, and refuses of, every
+    Pod created in its namespace (``adapters.k8s.limitranges``). Only the accelerator resources (a name with a domain,
+    ``nvidia.com/gpu``) are kept; each value is an int, or UNKNOWN where it is not a whole number known yet."""
+
+    name: str
+    namespace: str = "default"
+    #: Type Container: the limit a container that writes none gets, by resource, as the API server stores it
+    #: (``default``, else ``max``: ``SetDefaults_LimitRangeItem``)
+    default: dict[str, Any] = field(default_factory=dict)
+    #: Type Container: the most a container's limit may be, by resource
+    max: dict[str, Any] = field(default_factory=dict)
+    #: Type Pod: the most the pod's containers' limits may sum to, by resource
+    pod_max: dict[str, Any] = field(default_factory=dict)
+    locations: dict[str, Location] = field(default_factory=dict)  # "default:<res>" | "max:<res>" | "pod:<res>"
+    location: Location = Location()
+
+
+@dataclass
 class DeviceClaim:
     """A ResourceClaim or ResourceClaimTemplate of the inputs (dynamic resource allocation): the devices its
     requests ask for, and the DeviceClass they name (the first request's, when they name one class)."""
@@ -474,6 +493,9 @@ class ServingGroup:
     #: The Open Data Hub HardwareProfile of the inputs applied to it (``namespace/name``,
     #: ``adapters.k8s.hwprofiles``): its annotation then asks for nothing more than the profile gave.
     hardware_profile: str | None = None
+    #: The LimitRange of the inputs whose default gave the pod's GPUs at admission (``namespace/name``,
+    #: ``adapters.k8s.limitranges``): its containers write none.
+    limit_range: str | None = None
     #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).
@@ -822,6 +844,7 @@ class Inventory:
     pod_ports: list[PodPorts] = field(default_factory=list)
     device_claims: list[DeviceClaim] = field(default_factory=list)
     hardware_profiles: list[HardwareProfile] = field(default_factory=list)
+    limit_ranges: list[LimitRange] = field(default_factory=list)
     cross_refs: list[CrossRef] = field(default_factory=list, compare=False, repr=False)
     #: The ``${VAR}`` the inputs write where neither Kubernetes nor a shell expands them (a PersistentVolume's
     #: ``bucketName: ${S3_BUCKET_NAME}``): the variables of a template tool that fills the repository's files.
@@ -866,7 +889,7 @@ class Inventory:
             "launch_issues",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
-            "cross_refs", "stacks", "template_vars",
+            "limit_ranges", "cross_refs", "stacks", "template_vars",
         ):
             items = getattr(other, name)
             if items:  # most are empty (a Kubernetes object's inventory: one or two of them hold anything)

@@ -163,6 +163,8 @@ EXTRA_FIXTURES = {
               "karpenter-instance-type.yaml",  # corpus18: the instance type a pod selects from a NodePool's families
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "limitrange-default.yaml",  # limitrange22: a LimitRange's default GPU is the count of a container
+              "limitrange-max-tenant.yaml",  # that writes none (a max alone is the default)
               "prefill-context-parallel.yaml",  # engine22: vLLM's world is TP × PP × PCP
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine

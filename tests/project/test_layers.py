@@ -328,6 +328,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.ome",  # only inputs that hold OME objects
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.operators",  # only inputs that hold Arks objects
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.hwprofiles",  # only inputs with HardwareProfiles
+    "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.limitranges",  # only inputs with LimitRanges
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.gateway",  # only inputs with Gateway API objects
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.workloads",  # only inputs with a Rollout's workloadRef
     "rules/adapters/k8s/kserve.py: shardwise.rules.adapters.k8s.gateway",  # only an LLMInferenceService's route

@@ -178,6 +178,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"):
         _plain(Later("policies", "add_baseline_admin_policy")),
     ("infrastructure.opendatahub.io", "HardwareProfile"): _plain(Later("hwprofiles", "add_hardware_profile")),
+    ("", "LimitRange"): _plain(Later("limitranges", "add_limit_range")),
     ("", "ConfigMap"): _plain(Later("configmaps", "add_config_map")),
     ("", "Secret"): _plain(Later("configmaps", "add_secret")),
     ("autoscaling", "HorizontalPodAutoscaler"): _plain(Later("autoscaling", "add_hpa")),

@@ -978,6 +978,10 @@ def resolve_pools(inv: Inventory) -> None:
         from .hwprofiles import apply_hardware_profiles
 
         apply_hardware_profiles(inv)
+    if inv.limit_ranges:  # what the LimitRanger writes into the pods of a namespace, or refuses of them, at admission
+        from .limitranges import apply_limit_ranges
+
+        apply_limit_ranges(inv)
     if any(m.name == "inferenceservice-config" for m in inv.config_maps):  # KServe's cluster config is in the inputs
         from .kserve import apply_cluster_config
 

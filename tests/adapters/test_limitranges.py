@@ -1,0 +1,117 @@
+"""limitrange22: what the LimitRanger admission plugin writes into the pods of a namespace, and refuses of them, from
+the LimitRanges of the inputs (kubernetes v1.35.4 plugin/pkg/admission/limitranger/admission.go; pkg/apis/core/v1/
+defaults.go, SetDefaults_LimitRangeItem)."""
+
+from __future__ import annotations
+
+import pytest
+from shardwise.rules.adapters.k8s.inventory import inventory_from_documents, load_kubernetes_text
+from shardwise.rules.adapters.k8s.limitranges import add_limit_range, apply_limit_ranges
+from shardwise.rules.adapters.yamlsrc import load_documents
+from shardwise.rules.model import UNKNOWN, Inventory, Location, ServingGroup
+
+
+def limit_range(name: str, namespace: str, *items: str) -> str:
+    return "\n".join(["apiVersion: v1", "kind: LimitRange", f"metadata: {{name: {name}, namespace: {namespace}}}",
+                      "spec:", "  limits:", *(f"    - {i}" for i in items)]) + "\n---\n"
+
+
+def workload(kind: str = "Deployment", namespace: str = "llm", resources: str = "{requests: {cpu: 4}}",
+             tp: int = 1) -> str:
+    if kind == "Pod":
+        return "\n".join([
+            "apiVersion: v1", "kind: Pod", f"metadata: {{name: qwen, namespace: {namespace}}}", "spec:",
+            "  containers:", "    - name: vllm", "      image: vllm/vllm-openai:v0.11.0",
+            f"      args: [--model, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, '{tp}']",
+            f"      resources: {resources}"]) + "\n"
+    return "\n".join([
+        "apiVersion: apps/v1", f"kind: {kind}", f"metadata: {{name: qwen, namespace: {namespace}}}", "spec:",
+        "  selector: {matchLabels: {app: qwen}}", "  template:", "    metadata: {labels: {app: qwen}}", "    spec:",
+        "      containers:", "        - name: vllm", "          image: vllm/vllm-openai:v0.11.0",
+        f"          args: [--model, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, '{tp}']",
+        f"          resources: {resources}"]) + "\n"
+
+
+DEFAULT_ONE = "{type: Container, default: {cpu: '4', nvidia.com/gpu: 1}, defaultRequest: {cpu: '1'}}"
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet", "Pod"])
+def test_a_default_gpu_of_the_namespace_is_the_count_of_a_container_that_writes_none(kind):
+    inv = load_kubernetes_text(limit_range("defaults", "llm", DEFAULT_ONE) + workload(kind), "t.yaml")
+    g = inv.groups[0]
+    assert (g.gpus_per_pod, g.accelerator_resource, g.limit_range, g.main_container.gpus) == (
+        1, "nvidia.com/gpu", "llm/defaults", 1)
+    assert g.locations["resources"] == Location("t.yaml", 6)  # the default's line: what gives the count
+
+
+def test_a_max_alone_is_the_default_as_the_api_server_stores_it():
+    inv = load_kubernetes_text(limit_range("cap", "llm", "{type: Container, max: {nvidia.com/gpu: '2'}}")
+                               + workload(), "t.yaml")
+    assert [(g.gpus_per_pod, g.limit_range) for g in inv.groups] == [(2, "llm/cap")]
+
+
+def test_a_limit_range_of_another_namespace_gives_nothing():
+    inv = load_kubernetes_text(limit_range("defaults", "other", DEFAULT_ONE) + workload(), "t.yaml")
+    assert [(g.gpus_per_pod, g.limit_range) for g in inv.groups] == [(None, None)]
+
+
+def test_a_written_limit_wins_over_the_default_and_within_the_max_is_admitted():
+    text = limit_range("cap", "llm", "{type: Container, default: {nvidia.com/gpu: 1}, max: {nvidia.com/gpu: 4}}")
+    inv = load_kubernetes_text(text + workload(resources="{limits: {nvidia.com/gpu: 4}}", tp=4), "t.yaml")
+    assert [(g.gpus_per_pod, g.limit_range) for g in inv.groups] == [(4, None)]
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "Pod"])
+def test_a_limit_above_the_container_max_is_refused_at_admission(kind):
+    text = limit_range("cap", "llm", "{type: Container, max: {nvidia.com/gpu: 1}}")
+    docs = text + workload(kind, resources="{limits: {nvidia.com/gpu: 2}}", tp=2)
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    assert inv.groups == []
+    assert [(e.line, e.message) for e in inv.errors] == [(
+        20 if kind == "Deployment" else 16,  # the resources line
+        f"{kind} llm/qwen: 2 nvidia.com/gpu per container, but LimitRange llm/cap (t.yaml:6) allows at most 1 per "
+        "Container; Kubernetes' LimitRanger refuses " + ("a pod" if kind == "Pod" else "its pods")
+        + " (\"maximum nvidia.com/gpu usage per Container is 1, but limit is 2\") and none runs: lower the count to 1 "
+        "or raise the LimitRange's max")]
+
+
+def test_containers_summed_above_the_pod_max_are_refused():
+    text = limit_range("cap", "llm", "{type: Pod, max: {nvidia.com/gpu: 1}}")
+    docs = text + workload(resources="{limits: {nvidia.com/gpu: 2}}", tp=2)
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    assert (inv.groups, [e.message.split(";")[0] for e in inv.errors]) == ([], [
+        "Deployment llm/qwen: 2 nvidia.com/gpu per pod, but LimitRange llm/cap (t.yaml:6) allows at most 1 per Pod"])
+
+
+def test_two_limit_ranges_of_one_namespace_with_other_defaults_leave_the_count_unknown():
+    # kubernetes.io "Limit Ranges": which default applies is not deterministic where two LimitRanges give one
+    two = limit_range("a", "llm", DEFAULT_ONE) + limit_range("b", "llm", "{type: Container, max: {nvidia.com/gpu: 2}}")
+    assert [g.gpus_per_pod for g in load_kubernetes_text(two + workload(), "t.yaml").groups] == [UNKNOWN]
+    same = limit_range("a", "llm", DEFAULT_ONE) + limit_range("b", "llm", "{type: Container, max: {nvidia.com/gpu: 1}}")
+    assert [g.gpus_per_pod for g in load_kubernetes_text(same + workload(), "t.yaml").groups] == [1]
+
+
+def test_a_limit_range_not_known_yet_makes_the_count_unknown():
+    inv = Inventory()
+    add_limit_range({"metadata": {"name": "lr", "namespace": "llm"}, "spec": UNKNOWN}, Location("s.json"), inv)
+    add_limit_range({"metadata": {"name": "lr2", "namespace": "llm"},
+                     "spec": {"limits": [{"type": "Container", "default": {"nvidia.com/gpu": UNKNOWN}}]}},
+                    Location("s.json"), inv)
+    assert [lr.default for lr in inv.limit_ranges] == [{"*": UNKNOWN}, {"nvidia.com/gpu": UNKNOWN}]
+    inv.groups.append(ServingGroup(name="q", kind="Deployment", namespace="llm", location=Location("s.json")))
+    apply_limit_ranges(inv)
+    assert [(g.gpus_per_pod, g.accelerator_resource) for g in inv.groups] == [(UNKNOWN, "nvidia.com/gpu")]
+
+
+def test_a_limit_range_of_another_deployable_unit_gives_nothing():
+    def inventory(units: dict[str, str]) -> Inventory:
+        inv = Inventory(units=units)
+        add_limit_range({"metadata": {"name": "lr", "namespace": "llm"},
+                         "spec": {"limits": [{"type": "Container", "default": {"nvidia.com/gpu": 1}}]}},
+                        Location("a/limits.yaml", 1), inv)
+        inv.groups.append(ServingGroup(name="q", kind="Deployment", namespace="llm", location=Location("b/q.yaml", 1)))
+        apply_limit_ranges(inv)
+        return inv
+
+    assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/a", "b/q.yaml": "git:/b"}).groups] == [None]
+    assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/r", "b/q.yaml": "git:/r"}).groups] == [1]

@@ -1178,7 +1178,8 @@ def test_a_variable_the_file_writes_where_nothing_expands_it_is_a_placeholder_in
 def test_the_variables_written_where_nothing_expands_them() -> None:
     """What the walk behind the placeholder check above collects (lintspeed22 made it cheaper): the ``${VAR}`` of
     every string down to level 64 of the object, in mappings of any type and lists, never under a shell's or a
-    copy's key (command, args, data, stringData, binaryData, annotations), and only envsubst's form."""
+    copy's key (command, args, data, stringData, binaryData, annotations) nor in a script string (a step's
+    ``script``; an Argo CD ``source`` mapping is walked), and only envsubst's form."""
     from types import MappingProxyType
 
     from shardwise.rules.adapters.k8s.workloads import _envsubst_outside_shell
@@ -1193,8 +1194,9 @@ def test_the_variables_written_where_nothing_expands_them() -> None:
            "spec": {"csi": MappingProxyType({"attrs": ["${IN_LIST}", 3, None, 2.5, True, ("${TUPLE}",)]}),
                     "containers": [{"command": ["${COMMAND}"], "args": ["${ARGS}"],
                                     "env": [{"name": "A", "value": "${A}${B} $(C) ${{ d }} ${9E} ${"}]}]},
-           "data": {"s.sh": "${DATA}"}}
-    assert _envsubst_outside_shell(obj) == {"${LABEL}", "${IN_LIST}", "${A}", "${B}"}
+           "data": {"s.sh": "${DATA}"},
+           "steps": [{"script": "echo ${SCRIPT}", "source": {"repoURL": "${REPO}"}}]}
+    assert _envsubst_outside_shell(obj) == {"${LABEL}", "${IN_LIST}", "${A}", "${B}", "${REPO}"}
     assert _envsubst_outside_shell(nested(64)) == {"${DEEP}"}
     assert _envsubst_outside_shell(nested(65)) == set()
     assert _envsubst_outside_shell("${TOP}") == {"${TOP}"}

@@ -147,6 +147,12 @@ def gpu_of(g: ServingGroup) -> GpuInfo | None:
 
 
 def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
+    """:func:`_mig_slice`, made once per group: the GPU's name and memory and the remedies ask it, about six times a
+    group, and each read the placement labels again (an Undecidable is raised again on each call)."""
+    return per_group(g, "mig_slice", _mig_slice)
+
+
+def _mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
     """(the GPU, the MIG profile, the eighths of the GPU's memory one slice holds) of a group whose pods run on MIG
     devices: a MIG resource (``nvidia.com/mig-3g.40gb``, the device plugin's mixed strategy), ``nvidia.com/gpu`` on
     nodes the pods are pinned to MIG's single strategy, whose GPU Feature Discovery product names the profile

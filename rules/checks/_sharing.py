@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..capacity.group import per_group
 from ..catalog.accelerators import (
     GPU_PRODUCT_LABELS,
     MIG_DEVICE_CLASSES,
@@ -36,7 +37,7 @@ from ..catalog.accelerators import (
     unified_memory_product,
     visible_devices_envs,
 )
-from ..model import UNKNOWN, Container, Inventory, ServingGroup
+from ..model import UNKNOWN, ConfigMap, Container, Inventory, ServingGroup
 from ..model.vocab import GPU_RESOURCE
 
 Kind = Literal["time-slicing", "mig", "no-request", "shared-claim", "unified-memory"]
@@ -76,8 +77,13 @@ def _visible(c: Container) -> str | None:
     return None
 
 
-def placement_labels(g: ServingGroup) -> list[tuple[str, str]]:
-    """The node labels the group's pods are placed by: its node selector, node affinity and pool's labels."""
+def placement_labels(g: ServingGroup) -> tuple[tuple[str, str], ...]:
+    """The node labels the group's pods are placed by: its node selector, node affinity and pool's labels (read once
+    per group: SW201's whole-device check and :func:`gpu_sharing`, which four rules ask, read them)."""
+    return per_group(g, "placement_labels", _placement_labels)
+
+
+def _placement_labels(g: ServingGroup) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
     if isinstance(g.node_selector, dict):
         out += [(k, v) for k, v in g.node_selector.items() if isinstance(v, str)]
@@ -89,7 +95,7 @@ def placement_labels(g: ServingGroup) -> list[tuple[str, str]]:
                 out.append((e.key, e.values[0] if e.values else ""))
     if g.pool is not None:
         out += list(g.pool.labels.items())
-    return out
+    return tuple(out)
 
 
 def mig_devices(g: ServingGroup, claim_classes: tuple[str, ...] = ()) -> str | None:
@@ -129,7 +135,7 @@ def mig_devices_unsure(g: ServingGroup) -> str | None:
 
 
 
-def _time_slicing_label(labels: list[tuple[str, str]]) -> str | None:
+def _time_slicing_label(labels: tuple[tuple[str, str], ...]) -> str | None:
     for key, value in labels:
         v = value.strip().lower()
         if key == _REPLICAS:
@@ -146,7 +152,7 @@ def _time_slicing_label(labels: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def _unified(g: ServingGroup, labels: list[tuple[str, str]]) -> str | None:
+def _unified(g: ServingGroup, labels: tuple[tuple[str, str], ...]) -> str | None:
     for key, value in labels:
         if key in GPU_PRODUCT_LABELS and unified_memory_product(value):
             return value
@@ -156,15 +162,27 @@ def _unified(g: ServingGroup, labels: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def _configured(g: ServingGroup, inv: Inventory, labels: list[tuple[str, str]]) -> str | None:
+def _plugin_config_maps(inv: Inventory) -> list[ConfigMap]:
+    """The ConfigMaps of ``inv`` that hold a device plugin configuration, in input order: an index built once per
+    inventory (and again when ConfigMaps were added), so that a run whose inputs hold none asks nothing more of each
+    group."""
+    index = inv.index.get("device_plugin_config_maps")
+    if index is None or index[0] != len(inv.config_maps):
+        index = (len(inv.config_maps), [cm for cm in inv.config_maps if cm.device_plugin and cm.kind == "ConfigMap"])
+        inv.index["device_plugin_config_maps"] = index
+    return index[1]  # type: ignore[no-any-return]
+
+
+def _configured(g: ServingGroup, inv: Inventory) -> str | None:
     """The device plugin configuration of the inputs that shares ``nvidia.com/gpu`` on the group's nodes, as a
     message's words, or None. A node label ``nvidia.com/device-plugin.config`` among the group's placement picks
     that key; with none, a ConfigMap counts only where every configuration it holds shares the GPU (whichever the
     cluster's default is, or any node's label, the GPU is shared)."""
-    configs = [cm for cm in inv.config_maps
-               if cm.device_plugin and cm.kind == "ConfigMap" and inv.same_unit(cm.location.file, g.location.file)]
+    configs = _plugin_config_maps(inv)
     if not configs:
         return None
+    configs = [cm for cm in configs if inv.same_unit(cm.location.file, g.location.file)]
+    labels = placement_labels(g)
     picked = [v.strip() for k, v in labels if k == PLUGIN_CONFIG and v.strip()]
     for cm in configs:
         if picked:
@@ -186,14 +204,26 @@ def _configured(g: ServingGroup, inv: Inventory, labels: list[tuple[str, str]]) 
 def gpu_sharing(g: ServingGroup, inv: Inventory | None = None) -> Sharing | None:
     """How the group's GPUs are shared, or None when the inputs declare no sharing (whole GPUs, as far as they
     say). The first of: a MIG slice, a time-sliced share, GPUs seen without a request, a shared claim, unified
-    memory, time-slicing labels, the device plugin's configuration in ``inv``."""
+    memory, time-slicing labels, the device plugin's configuration in ``inv``. What the group itself declares is
+    read once per group (SW105, SW201, SW204 and SW208 ask); the configuration, of the inventory, per call."""
+    declared, plugin = per_group(g, "gpu_sharing", _declared)
+    if declared is None and plugin and inv is not None:
+        configured = _configured(g, inv)
+        if configured is not None:
+            return Sharing("time-slicing", configured)
+    return declared
+
+
+def _declared(g: ServingGroup) -> tuple[Sharing | None, bool]:
+    """What the group declares of :func:`gpu_sharing`, and whether the device plugin's configuration may share
+    its GPUs where it declares nothing (it requests ``nvidia.com/gpu``, or no named resource)."""
     c = _main(g)
     resource = g.accelerator_resource or (c.accelerator_resource if c is not None else None)
     profile = mig_profile(resource)
     if profile is not None:
-        return Sharing("mig", f"a MIG slice ({resource}, {profile[1]} GB)", profile[1])
+        return Sharing("mig", f"a MIG slice ({resource}, {profile[1]} GB)", profile[1]), False
     if shared_resource(resource):
-        return Sharing("time-slicing", f"time-sliced shares of a GPU ({resource})")
+        return Sharing("time-slicing", f"time-sliced shares of a GPU ({resource})"), False
     gpus: Any = g.gpus_per_pod
     requested = gpus is UNKNOWN or (isinstance(gpus, int) and gpus > 0) or bool(c is not None and c.resource_claims)
     if c is not None and not requested:
@@ -202,20 +232,16 @@ def gpu_sharing(g: ServingGroup, inv: Inventory | None = None) -> Sharing | None
         if seen or runtime_visibility(runtime):
             via = " and ".join(x for x in (f"runtimeClassName {runtime}" if runtime_visibility(runtime) else None,
                                            seen) if x)
-            return Sharing("no-request", f"GPUs seen without a request ({via})", via=via)
+            return Sharing("no-request", f"GPUs seen without a request ({via})", via=via), False
     if c is not None and c.resource_claims:
         shared = [n for n in c.resource_claims if c.claim_refs.get(n, ("", None))[0] == "ResourceClaim"]
         if shared:
-            return Sharing("shared-claim", f"the resource claim `{shared[0]}`, which every pod naming it shares")
+            return Sharing("shared-claim", f"the resource claim `{shared[0]}`, which every pod naming it shares"), False
     labels = placement_labels(g)
     product = _unified(g, labels)
     if product is not None:
-        return Sharing("unified-memory", f"unified memory ({product}: the GPU's memory is the system's)")
+        return Sharing("unified-memory", f"unified memory ({product}: the GPU's memory is the system's)"), False
     label = _time_slicing_label(labels)
     if label is not None and (resource in (None, GPU_RESOURCE)):
-        return Sharing("time-slicing", f"a time-sliced GPU ({label})")
-    if inv is not None and resource in (None, GPU_RESOURCE):
-        configured = _configured(g, inv, labels)
-        if configured is not None:
-            return Sharing("time-slicing", configured)
-    return None
+        return Sharing("time-slicing", f"a time-sliced GPU ({label})"), False
+    return None, resource in (None, GPU_RESOURCE)

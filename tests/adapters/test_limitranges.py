@@ -115,3 +115,17 @@ def test_a_limit_range_of_another_deployable_unit_gives_nothing():
 
     assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/a", "b/q.yaml": "git:/b"}).groups] == [None]
     assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/r", "b/q.yaml": "git:/r"}).groups] == [1]
+
+
+def test_a_default_of_a_network_device_is_no_gpu_count():
+    # review24: a namespace of an EKS GPU cluster whose LimitRange gives every container its GPU and EFA devices;
+    # the EFA default (vpc.amazonaws.com/efa, an RDMA device rdma/...) is no accelerator, as for a container's own
+    # request (catalog.accelerators.is_extended_resource): the GPU default is the count, an EFA one alone gives none
+    both = "{type: Container, default: {nvidia.com/gpu: 8, vpc.amazonaws.com/efa: 32}}"
+    inv = load_kubernetes_text(limit_range("defaults", "llm", both) + workload(), "t.yaml")
+    assert [(g.gpus_per_pod, g.accelerator_resource, g.limit_range) for g in inv.groups] == [
+        (8, "nvidia.com/gpu", "llm/defaults")]
+    for device in ("vpc.amazonaws.com/efa: 4", "rdma/hca_shared_devices_a: 1"):
+        alone = f"{{type: Container, default: {{{device}}}}}"
+        inv = load_kubernetes_text(limit_range("defaults", "llm", alone) + workload(), "t.yaml")
+        assert [(g.gpus_per_pod, g.accelerator_resource, g.limit_range) for g in inv.groups] == [(None, None, None)]

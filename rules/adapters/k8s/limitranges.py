@@ -17,15 +17,17 @@ Kubernetes v1.35.4:
   defaults is not deterministic (kubernetes.io, "Limit Ranges": "If there are two or more LimitRange objects in a
   namespace, it is not deterministic which default value will be applied"): the count is then unknown.
 
-Only accelerator resources (a name with a domain: ``nvidia.com/gpu``, ``amd.com/gpu``) are read: the rules size
-nothing else. A value not known yet (a preview's computed value, a template placeholder) makes what it decides
-unknown."""
+Only accelerator resources (``nvidia.com/gpu``, ``amd.com/gpu``: an extended resource the pod reader takes for one,
+``catalog.accelerators.is_extended_resource``) are read: the rules size nothing else, and a default of an EFA or RDMA
+device (``vpc.amazonaws.com/efa``, ``rdma/hca_shared_devices_a``) is no GPU count. A value not known yet (a
+preview's computed value, a template placeholder) makes what it decides unknown."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from ...catalog.accelerators import is_extended_resource
 from ...model import UNKNOWN, Inventory, LimitRange, Location, ServingGroup
 from ...model.errors import InputError
 from ...model.unknown import is_placeholder
@@ -33,9 +35,10 @@ from .fields import as_list, as_map, line_of, whole_quantity
 
 
 def _accelerator(resource: str) -> bool:
-    """Whether a resource name is a device the layout counts (``nvidia.com/gpu``), not cpu, memory or a
-    ``kubernetes.io/`` name."""
-    return "/" in resource and "kubernetes.io/" not in resource
+    """Whether a resource name may be an accelerator (``nvidia.com/gpu``), as the pod reader takes a container's
+    request for one: not cpu, memory or a ``kubernetes.io/`` name, nor a network, storage or security device the
+    accelerator table lists (``vpc.amazonaws.com/efa``, ``rdma/``), whose default is no GPU count."""
+    return is_extended_resource(resource)
 
 
 def _count(value: Any) -> Any:

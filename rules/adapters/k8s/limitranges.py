@@ -152,6 +152,8 @@ def apply_limit_ranges(inv: Inventory) -> None:
             continue
         if g.gpus_per_pod is None or g.limit_range is not None:
             _give_default(g, ranges)
+        else:
+            _give_others_default(g, ranges)
         error = _refusal(g, ranges)
         if error is not None:
             inv.errors.append(error)
@@ -189,3 +191,36 @@ def _give_default(g: ServingGroup, ranges: list[LimitRange]) -> None:
             total += n
         others = others or bool(n)
     g.pod_gpus = total if others else None
+
+
+_GIVEN = "the default of LimitRange"
+
+
+def _give_others_default(g: ServingGroup, ranges: list[LimitRange]) -> None:
+    """The default GPUs of ``ranges`` on the other containers of a group whose server container writes its own: the
+    LimitRanger gives every container that writes none of the resource the default (``mergeContainerResources``), a
+    proxy or log sidecar beside vLLM included, and the scheduler counts the pod's containers together (KEP-753), so
+    the pod requests the server's count and the default once for each of them (:attr:`ServingGroup.pod_gpus`; a
+    default not known yet: UNKNOWN). Where the pod's count is the peak of an init container, the containers' sum is
+    not kept: the larger of that peak and the server's count with the defaults is taken (the fewest it may be)."""
+    resource = g.accelerator_resource
+    if resource is None or any(_GIVEN in f for f in g.pod_gpus_from):
+        return  # (given on the first pass: resolve_pools may run again)
+    server = g.main_container
+    bare = [c for c in g.containers if c is not server and c.gpus is None]
+    found = _default(ranges, resource) if bare else None
+    if found is None:
+        return
+    _, count, lr = found
+    if count is not UNKNOWN and (not isinstance(count, int) or count <= 0):
+        return
+    given = tuple(f"container `{c.name}` ({'a count not known yet' if count is UNKNOWN else count}, {_GIVEN} "
+                  f"{lr.namespace}/{lr.name}, which {resource}: 0 in its limits declines)" for c in bare)
+    total, own = g.scheduled_gpus, g.gpus_per_pod
+    if count is UNKNOWN or total is UNKNOWN or not isinstance(total, int) or not isinstance(own, int):
+        g.pod_gpus = UNKNOWN
+    elif g.pod_gpus_from and g.pod_gpus_from[-1].startswith("init container `"):
+        g.pod_gpus = max(total, own + count * len(bare))
+    else:
+        g.pod_gpus = total + count * len(bare)
+    g.pod_gpus_from = (*g.pod_gpus_from, *given)

@@ -115,3 +115,58 @@ def test_a_limit_range_of_another_deployable_unit_gives_nothing():
 
     assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/a", "b/q.yaml": "git:/b"}).groups] == [None]
     assert [g.gpus_per_pod for g in inventory({"a/limits.yaml": "git:/r", "b/q.yaml": "git:/r"}).groups] == [1]
+
+
+def test_a_default_of_a_network_device_is_no_gpu_count():
+    # review24: a namespace of an EKS GPU cluster whose LimitRange gives every container its GPU and EFA devices;
+    # the EFA default (vpc.amazonaws.com/efa, an RDMA device rdma/...) is no accelerator, as for a container's own
+    # request (catalog.accelerators.is_extended_resource): the GPU default is the count, an EFA one alone gives none
+    both = "{type: Container, default: {nvidia.com/gpu: 8, vpc.amazonaws.com/efa: 32}}"
+    inv = load_kubernetes_text(limit_range("defaults", "llm", both) + workload(), "t.yaml")
+    assert [(g.gpus_per_pod, g.accelerator_resource, g.limit_range) for g in inv.groups] == [
+        (8, "nvidia.com/gpu", "llm/defaults")]
+    for device in ("vpc.amazonaws.com/efa: 4", "rdma/hca_shared_devices_a: 1"):
+        alone = f"{{type: Container, default: {{{device}}}}}"
+        inv = load_kubernetes_text(limit_range("defaults", "llm", alone) + workload(), "t.yaml")
+        assert [(g.gpus_per_pod, g.accelerator_resource, g.limit_range) for g in inv.groups] == [(None, None, None)]
+
+
+SIDECAR = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen, namespace: llm}
+spec:
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, Qwen/Qwen2.5-7B-Instruct]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+        - name: envoy
+          image: envoyproxy/envoy:v1.31.0
+        - name: logs
+          image: fluent/fluent-bit:3.1
+          resources:
+            limits: {cpu: 100m, nvidia.com/gpu: 0}
+"""
+
+
+def test_a_sidecar_that_writes_no_gpu_gets_the_default_beside_a_server_that_writes_its_own():
+    # review24: the LimitRanger gives every container that writes none of a resource its default (admission.go,
+    # mergeContainerResources), the envoy proxy beside a vLLM server that writes its own GPU included; the scheduler
+    # counts the pod's containers together (KEP-753): 2 GPUs a pod. A container that writes 0 takes none.
+    inv = load_kubernetes_text(limit_range("gpu-defaults", "llm", DEFAULT_ONE) + SIDECAR, "t.yaml")
+    g = inv.groups[0]
+    assert (g.gpus_per_pod, g.scheduled_gpus, g.limit_range, g.pod_gpus_from) == (1, 2, None, (
+        "container `envoy` (1, the default of LimitRange llm/gpu-defaults, which nvidia.com/gpu: 0 in its limits "
+        "declines)",))
+    apply_limit_ranges(inv)  # resolve_pools may run again: given once
+    assert (g.scheduled_gpus, len(g.pod_gpus_from)) == (2, 1)
+    capped = limit_range("cap", "llm", "{type: Pod, max: {nvidia.com/gpu: 1}}", DEFAULT_ONE)
+    docs = capped + SIDECAR
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    assert (inv.groups, [e.message.split(";")[0] for e in inv.errors]) == ([], [
+        "Deployment llm/qwen: 2 nvidia.com/gpu per pod, but LimitRange llm/cap (t.yaml:6) allows at most 1 per Pod"])

@@ -17,15 +17,17 @@ Kubernetes v1.35.4:
   defaults is not deterministic (kubernetes.io, "Limit Ranges": "If there are two or more LimitRange objects in a
   namespace, it is not deterministic which default value will be applied"): the count is then unknown.
 
-Only accelerator resources (a name with a domain: ``nvidia.com/gpu``, ``amd.com/gpu``) are read: the rules size
-nothing else. A value not known yet (a preview's computed value, a template placeholder) makes what it decides
-unknown."""
+Only accelerator resources (``nvidia.com/gpu``, ``amd.com/gpu``: an extended resource the pod reader takes for one,
+``catalog.accelerators.is_extended_resource``) are read: the rules size nothing else, and a default of an EFA or RDMA
+device (``vpc.amazonaws.com/efa``, ``rdma/hca_shared_devices_a``) is no GPU count. A value not known yet (a
+preview's computed value, a template placeholder) makes what it decides unknown."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from ...catalog.accelerators import is_extended_resource
 from ...model import UNKNOWN, Inventory, LimitRange, Location, ServingGroup
 from ...model.errors import InputError
 from ...model.unknown import is_placeholder
@@ -33,9 +35,10 @@ from .fields import as_list, as_map, line_of, whole_quantity
 
 
 def _accelerator(resource: str) -> bool:
-    """Whether a resource name is a device the layout counts (``nvidia.com/gpu``), not cpu, memory or a
-    ``kubernetes.io/`` name."""
-    return "/" in resource and "kubernetes.io/" not in resource
+    """Whether a resource name may be an accelerator (``nvidia.com/gpu``), as the pod reader takes a container's
+    request for one: not cpu, memory or a ``kubernetes.io/`` name, nor a network, storage or security device the
+    accelerator table lists (``vpc.amazonaws.com/efa``, ``rdma/``), whose default is no GPU count."""
+    return is_extended_resource(resource)
 
 
 def _count(value: Any) -> Any:
@@ -149,6 +152,8 @@ def apply_limit_ranges(inv: Inventory) -> None:
             continue
         if g.gpus_per_pod is None or g.limit_range is not None:
             _give_default(g, ranges)
+        else:
+            _give_others_default(g, ranges)
         error = _refusal(g, ranges)
         if error is not None:
             inv.errors.append(error)
@@ -186,3 +191,36 @@ def _give_default(g: ServingGroup, ranges: list[LimitRange]) -> None:
             total += n
         others = others or bool(n)
     g.pod_gpus = total if others else None
+
+
+_GIVEN = "the default of LimitRange"
+
+
+def _give_others_default(g: ServingGroup, ranges: list[LimitRange]) -> None:
+    """The default GPUs of ``ranges`` on the other containers of a group whose server container writes its own: the
+    LimitRanger gives every container that writes none of the resource the default (``mergeContainerResources``), a
+    proxy or log sidecar beside vLLM included, and the scheduler counts the pod's containers together (KEP-753), so
+    the pod requests the server's count and the default once for each of them (:attr:`ServingGroup.pod_gpus`; a
+    default not known yet: UNKNOWN). Where the pod's count is the peak of an init container, the containers' sum is
+    not kept: the larger of that peak and the server's count with the defaults is taken (the fewest it may be)."""
+    resource = g.accelerator_resource
+    if resource is None or any(_GIVEN in f for f in g.pod_gpus_from):
+        return  # (given on the first pass: resolve_pools may run again)
+    server = g.main_container
+    bare = [c for c in g.containers if c is not server and c.gpus is None]
+    found = _default(ranges, resource) if bare else None
+    if found is None:
+        return
+    _, count, lr = found
+    if count is not UNKNOWN and (not isinstance(count, int) or count <= 0):
+        return
+    given = tuple(f"container `{c.name}` ({'a count not known yet' if count is UNKNOWN else count}, {_GIVEN} "
+                  f"{lr.namespace}/{lr.name}, which {resource}: 0 in its limits declines)" for c in bare)
+    total, own = g.scheduled_gpus, g.gpus_per_pod
+    if count is UNKNOWN or total is UNKNOWN or not isinstance(total, int) or not isinstance(own, int):
+        g.pod_gpus = UNKNOWN
+    elif g.pod_gpus_from and g.pod_gpus_from[-1].startswith("init container `"):
+        g.pod_gpus = max(total, own + count * len(bare))
+    else:
+        g.pod_gpus = total + count * len(bare)
+    g.pod_gpus_from = (*g.pod_gpus_from, *given)

@@ -131,7 +131,12 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     group = make_group(kind, obj, loc, pod, replicas, file)
     group.pod_labels = labels[pods.index(serving)]
     tp, pp = engine.tensor_parallel_size, engine.pipeline_parallel_size
-    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and pod.gpus < tp * pp:
+    # the workers of one engine, vLLM's world_size: TP × PP × PCP (--prefill-context-parallel-size, capacity.group.
+    # Layout; engine22); a PCP not known yet leaves the count to the layout's readers
+    pcp = engine.extra.get("prefill_context_parallel_size", 1)
+    pcp = int(pcp) if (isinstance(pcp, int) and not isinstance(pcp, bool)) or (
+        isinstance(pcp, str) and pcp.isdigit()) else 1
+    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and pod.gpus < tp * pp * pcp:
         counted = [(p, r) for p, r, _ in pods if any(c.gpus for c in p.containers)]
         if any(not isinstance(r, int) for _, r in counted):
             group.pods_per_group = UNKNOWN

@@ -83,7 +83,9 @@ PROGRAM = textwrap.dedent('''
         from shardwise.components import VllmService, VllmServiceArgs
         from shardwise.rules.model.spec import EngineArgsSpec, NodePoolSpec
 
-        pool = NodePoolSpec(name="l40s", instance_type="g6e.xlarge")
+        # four L40S a node: on a one-GPU g6e.xlarge the TP2 pods never schedule, and SW201 is the finding that
+        # blocks there (readers20: the sharding judged on that pool is advisory beside it)
+        pool = NodePoolSpec(name="l40s", instance_type="g6e.12xlarge")
         engine = EngineArgsSpec(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=tp,
                                 max_model_len=8192, max_num_seqs=16)
         # meta-llama is gated: the Hugging Face token's Secret is made elsewhere (External Secrets, say)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta
 from ..model import Inventory, LaunchIssue
+from ._unseen import held_back_hits
 
 
 class VllmCommandCrashes(ObjectRule[LaunchIssue]):
@@ -123,6 +124,10 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         ),
         scope="resource",
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether vLLM accepts its command line")
 
     def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
         return [issue for issue in inv.launch_issues if issue.crash]

@@ -8,6 +8,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, known
 from ._capacity import nccl_rules_apply
 from ._net import is_multi_node
+from ._unseen import held_back_hits
 
 SHM = "/dev/shm"
 
@@ -57,6 +58,10 @@ class ParallelWithoutShm(GroupRule):
         safe_to_skip_unknown=True,
     )
     fields = ("volumeMounts", "container")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether it mounts a memory-backed /dev/shm")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container

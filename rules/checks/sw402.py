@@ -18,6 +18,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, known
 from ..vllm.imageref import parse_image
 from ._capacity import vllm_version
+from ._unseen import held_back_hits
 
 
 def _pods(g: ServingGroup) -> int:
@@ -162,6 +163,10 @@ class LivenessWithoutStartupProbe(GroupRule):
         safe_to_skip_unknown=True,
     )
     fields = ("probe:liveness", "probe:startup")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its probes give the model time to load")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container

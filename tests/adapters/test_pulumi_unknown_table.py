@@ -12,10 +12,10 @@ note (``advisory``), in ``shardwise lint`` of the preview file and in the policy
 resources. The security rules' own fields are swept by ``test_pulumi_security_sweep.py``; the rules and fields this
 table leaves out are in :data:`ELSEWHERE` and :data:`NOT_READ`, each with the reason.
 
-Left (each row's ``top`` stops below it): a whole container, container list, pod spec or pod template not known is
-reported once, as a workload that cannot be checked, holding back the security rules (mandatory) and the notes
-SW307/SW311/SW312; the capacity, topology and launch rules it also holds back (SW003, SW203-SW205, SW207, SW209,
-SW401, SW402) are not named in it. The run blocks (the security rules fail closed), but those rules say nothing.
+A whole container, container list, pod spec or pod template not known is reported once per level, as a workload that
+cannot be checked: a blocking finding naming the security rules it holds back (they fail closed), and an advisory
+note naming the launch, capacity and topology rules it holds back (SW003, SW203-SW205, SW207, SW209, SW401, SW402,
+with SW307/SW311/SW312): the rows whose ``top`` reaches the pod template (2 or 3) check it.
 """
 
 from __future__ import annotations
@@ -112,17 +112,16 @@ ROWS = [
     Row("SW310", DEP, (*C0, "env", 1, "name"), "NVIDIA_VISIBLE_DEVICES", "mandatory",
         pre=(((*C0, "env", 1, "value"), "all"),)),
     # --- /dev/shm of a multi-node group: mandatory, and its unknown blocks too -----------------------------------
-    # (a whole container or pod template not known: see the module doc, "left")
     Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "mountPath"), "/data", "mandatory", top=len(LEADER_C0) + 1),
     Row("SW401", LWS, (*LPOD, "volumes", 0, "emptyDir", "medium"), "", "mandatory", top=len(LPOD) + 1),
     Row("SW401", LWS, (*LPOD, "volumes", 0, "name"), "other", "mandatory", top=len(LPOD) + 1),
     # --- capacity, topology, launch: an unknown is a "cannot decide" note -----------------------------------------
-    Row("SW203", LWS, (*LEADER_C0, "args", 2), "3", "advisory", top=len(LEADER_C0) + 1),
-    Row("SW205", LWS, (*LEADER_C0, "args", 2), "8", "advisory", top=len(LEADER_C0) + 1,
+    Row("SW203", LWS, (*LEADER_C0, "args", 2), "3", "advisory", top=3),
+    Row("SW205", LWS, (*LEADER_C0, "args", 2), "8", "advisory", top=3,
         pre=(((*LEADER_C0, "args", 4), "1"),)),
-    Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=len(C0) + 1),
+    Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=2),
     # the leader's own GPU request not known: never its workers' count (silent before: resources, limits)
-    Row("SW204", LWS, (*LEADER_C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=len(LEADER_C0) + 1),
+    Row("SW204", LWS, (*LEADER_C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=3),
     Row("SW204", DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 1, "advisory", top=len(C0) + 1,
         pre=(((*C0, "args"), ["meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "2"]),
              ((*POD, "volumes"), SHM_VOLUMES), ((*C0, "volumeMounts"), SHM_MOUNTS),
@@ -134,9 +133,9 @@ ROWS = [
     Row("SW206", DEP, (*POD, "nodeSelector", "karpenter.sh/nodepool"), "cpu", "advisory", top=len(POD) + 1,
         bad_level="advisory"),
     # an image not known may be any platform's build (silent before)
-    Row("SW209", DEP, (*C0, "image"), "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "advisory", top=len(C0) + 1),
+    Row("SW209", DEP, (*C0, "image"), "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "advisory", top=2),
     # a whole probe not known: never read as no probe (silent before with no startup probe; read as none before)
-    Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=len(C0) + 1),
+    Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=2),
     Row("SW402", DEP, (*C0, "livenessProbe", "failureThreshold"), 3, "advisory", top=len(C0) + 1,
         pre=(((*C0, "startupProbe"), None), ((*C0, "livenessProbe", "failureThreshold"), 300))),
     Row("SW405", LWS, ("spec", "leaderWorkerTemplate", "restartPolicy"), "None", "advisory", top=3,
@@ -204,7 +203,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (22, 74)
+    assert (len(ROWS), len(SWEEP)) == (22, 98)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from pulumi_preview import U, lint_document
 from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources, resources_from_json
 from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.checks.sw402 import download_mode
 from shardwise.rules.model import UNKNOWN
 from test_pulumi_security_sweep import C0, DEP, LEADER_C0, LWS, NAMES, NODEPOOL, NOTED_CASES, SVC
 from test_pulumi_security_sweep import CASES as SECURITY_CASES
@@ -111,10 +112,13 @@ ROWS = [
     Row("SW306", DEP, (*C0, "env", 0, "name"), DEV_MODE, "mandatory", pre=(((*C0, "env", 0), {"name": "X", "value": "1"}),)),
     Row("SW310", DEP, (*C0, "env", 1, "name"), "NVIDIA_VISIBLE_DEVICES", "mandatory",
         pre=(((*C0, "env", 1, "value"), "all"),)),
-    # --- /dev/shm of a multi-node group: mandatory, and its unknown blocks too -----------------------------------
-    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "mountPath"), "/data", "mandatory", top=len(LEADER_C0) + 1),
-    Row("SW401", LWS, (*LPOD, "volumes", 0, "emptyDir", "medium"), "", "mandatory", top=len(LPOD) + 1),
-    Row("SW401", LWS, (*LPOD, "volumes", 0, "name"), "other", "mandatory", top=len(LPOD) + 1),
+    # --- /dev/shm of a multi-node group: mandatory when sure; an unknown mount or volume is a "cannot decide" note
+    # (SW401 is safe_to_skip_unknown, as SW402's probes: a missing /dev/shm is found at the first start, no hole);
+    # blocking before, with a false reason ("mounts nothing at /dev/shm", "without medium: Memory")
+    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "mountPath"), "/data", "advisory", top=3),
+    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "name"), "other", "advisory", top=len(LEADER_C0) + 1),
+    Row("SW401", LWS, (*LPOD, "volumes", 0, "emptyDir", "medium"), "", "advisory", top=len(LPOD) + 1),
+    Row("SW401", LWS, (*LPOD, "volumes", 0, "name"), "other", "advisory", top=len(LPOD) + 1),
     # --- capacity, topology, launch: an unknown is a "cannot decide" note -----------------------------------------
     Row("SW203", LWS, (*LEADER_C0, "args", 2), "3", "advisory", top=3),
     Row("SW205", LWS, (*LEADER_C0, "args", 2), "8", "advisory", top=3,
@@ -203,7 +207,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (22, 98)
+    assert (len(ROWS), len(SWEEP)) == (23, 105)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -261,3 +265,42 @@ def test_an_unknown_requirement_on_another_label_leaves_the_instance_types_known
     res = PulumiResource(step["type"], "gpu", step["urn"], step["inputs"])
     assert [(p.name, p.instance_type, p.gpus_per_node) for p in inventory_from_resources([res]).pools] == [
         ("gpu", "p4d.24xlarge", 8)]
+
+
+_UNDECIDED_TAIL = " is not known (a computed value or an unresolved reference): lint the `pulumi up` state, or write " \
+    "the value as a literal"
+
+
+@pytest.mark.parametrize(("path", "unknown"), [
+    ((*LEADER_C0, "volumeMounts", 0, "mountPath"), "the mount path of volume `shm` in container `vllm`"),
+    ((*LEADER_C0, "volumeMounts", 0), "the mount path of a volume in container `vllm`"),
+    ((*LEADER_C0, "volumeMounts"), "the mount path of a volume in container `vllm`"),
+    ((*LEADER_C0, "volumeMounts", 0, "name"), "the volume container `vllm` mounts at /dev/shm"),
+    ((*LPOD, "volumes", 0, "emptyDir", "medium"), "the medium of volume `shm`"),
+    ((*LPOD, "volumes", 0, "emptyDir"), "the medium of volume `shm`"),
+    ((*LPOD, "volumes", 0, "name"), "a volume of the pod (it may define `shm`)"),
+    ((*LPOD, "volumes"), "a volume of the pod (it may define `shm`)"),
+], ids=lambda v: ".".join(map(str, v)) if isinstance(v, tuple) else None)
+def test_an_unknown_shm_mount_or_volume_is_never_read_as_absent(tmp_path: Path, path: Path_, unknown: str) -> None:
+    """SW401 blocked before with a false reason ("mounts nothing at /dev/shm", "emptyDir `shm` without medium:
+    Memory", "volume `shm`, which the pod does not define"): now one advisory "cannot decide" note (SW401 is
+    safe_to_skip_unknown, as SW402's probes), and the run does not block."""
+    doc = preview()
+    _set(doc, LWS, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW401" in f["codes"]] == [
+        (["SW401"], "advisory", f"SW401: cannot decide: {unknown}{_UNDECIDED_TAIL}")]
+
+
+@pytest.mark.parametrize(("mount", "mode"), [("/root/.cache/huggingface", "cached"), ("/data", "every start"),
+                                             (U, "possible")])
+def test_an_unknown_mount_path_may_be_the_model_cache(mount: Any, mode: str) -> None:
+    """SW402's start-up estimate: a mount path not known at preview may be where the weights are kept, or not
+    (before, the path left out read as empty, a mount of ``/``: "cached", sure)."""
+    doc = preview()
+    _set(doc, DEP, (*POD, "volumes"), [{"name": "cache", "emptyDir": {}}])
+    _set(doc, DEP, (*C0, "volumeMounts"), [{"name": "cache", "mountPath": mount}])
+    resources = [r for r in resources_from_json(doc, "p.json") if r.type.endswith(":Deployment")]
+    [g] = inventory_from_resources(resources).groups
+    assert download_mode(g, g.main_container) == mode

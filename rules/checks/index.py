@@ -29,7 +29,7 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
      ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses", "routers",
       "autoscalers")),
     ("SW002", "sw002", "VllmCommandNotUnderstood", _L),
-    ("SW003", "sw003", "VllmCommandCrashes", _L),
+    ("SW003", "sw003", "VllmCommandCrashes", ("launch_issues", "unknown_words")),
     ("SW004", "sw004", "ModelNotKnownToShardwise", _G),
     ("SW005", "sw005", "VllmMentionedNotRead", _L),
     ("SW101", "sw101", "WeightsDoNotFit", _G),

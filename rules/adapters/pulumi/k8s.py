@@ -42,10 +42,12 @@ from ...model import (
     Probe,
     Suppression,
     UnknownEnv,
+    UnknownWord,
     Volume,
 )
 from ...model.errors import InputError
 from ...model.vocab import AWS_LB_SCHEME, EKS_PREFIX, INSTANCE_TYPE, INSTANCE_TYPE_BETA, KARPENTER_AWS_PREFIX
+from ...vllm.args import takes_value
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
 from .values import json_type
@@ -526,6 +528,32 @@ def _unknown_mount(inv: Inventory, props: Mapping[str, Any], path: Path) -> None
                 c.volume_mounts[UNKNOWN_TOKEN] = known_path
 
 
+def _unknown_words(inv: Inventory, props: Mapping[str, Any], unknown: list[Path]) -> None:
+    """The words of a vLLM container's ``args`` not known at preview that may stand where a flag does, on its group
+    (:class:`~shardwise.rules.model.UnknownWord`, SW003): the whole list, or a word that is not the value
+    of the flag vLLM defines before it (``--tensor-parallel-size``, then the word: a value, whatever it is). Only where
+    vLLM's parser read an unknown word as a carrier of flags (``flag_carriers``): a word it took as a value is one."""
+    for path in unknown:
+        if len(path) >= 3 and path[-1] == "args" and path[-3] == "containers":
+            at, word = path[:-1], None
+        elif len(path) >= 4 and isinstance(path[-1], int) and path[-2] == "args" and path[-4] == "containers":
+            at, word = path[:-2], path[-1]
+        else:
+            continue
+        raw = _at(props, at)
+        if not isinstance(raw, Mapping):
+            continue
+        args = raw.get("args")
+        before = args[word - 1] if word and isinstance(args, list) and word <= len(args) else None
+        if isinstance(before, str) and takes_value(before):
+            continue  # the value of a flag vLLM defines: never a flag
+        for g in inv.groups:
+            c = g.main_container
+            carriers = g.engine.extra.get("flag_carriers")
+            if c is not None and c.name == raw.get("name") and isinstance(carriers, list) and UNKNOWN_TOKEN in carriers:
+                inv.unknown_words.append(UnknownWord(g, _dotted(path)))
+
+
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
     """The model containers of the container the (original) ``path`` points at."""
     raw = _at(props, path)
@@ -594,6 +622,7 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
 
     _restore_unknowns(inv, props, api[1], unknown, subject, loc)
     _unknown_commands(inv, props, unknown, subject, loc)
+    _unknown_words(inv, props, unknown)
     parts = [i for i in inv.launch_issues if i.unknown_part]
     if parts:
         ann, lines = read_annotations(meta)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from ..engine import DECIDED_AT_UP, Hit
+from ..engine import DECIDED_AT_UP, Hit, LintConfig
 from ..model import Inventory, LaunchIssue
 
 
@@ -27,3 +27,13 @@ def unseen_hits(inv: Inventory, what: str, level: Literal["advisory", "mandatory
         yield Hit(issue.subject, f"cannot decide: {what}: {issue.unknown_part} is not known (a computed value at "
                   f"preview; {DECIDED_AT_UP})", issue.location,
                   tuple(issue.suppressions), undecided=True, level=level)
+
+
+def held_back_hits(inv: Inventory, config: LintConfig, what: str) -> Iterator[Hit]:
+    """The "cannot decide" notes of a launch, capacity or topology rule (SW003, SW2xx, SW401, SW402) on the workloads
+    of :func:`unseen`: no serving group is read from such a workload, so the rule has nothing to judge, and would say
+    nothing. Advisory (DESIGN.md, "Unknown, and what is not": an undecided capacity or topology finding is; the
+    security rules that read the same part fail closed beside it); the runner merges them into one finding per
+    workload and level, which names each rule it holds back. Once, not in every share of a split run."""
+    if config.share is None or config.share[0] == 0:
+        yield from unseen_hits(inv, what, level="advisory")

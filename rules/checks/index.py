@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 _G = ("groups",)
 _L = ("launch_issues",)
+_GL = ("groups", "launch_issues")  # a group rule that also says what a workload not read holds back
 
 #: (code, module of this package, class, collections of the inventory it reads), in the registry's order.
 RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
@@ -28,7 +29,7 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
      ("groups", "pools", "security_groups", "subnets", "launch_templates", "services", "ingresses", "routers",
       "autoscalers")),
     ("SW002", "sw002", "VllmCommandNotUnderstood", _L),
-    ("SW003", "sw003", "VllmCommandCrashes", _L),
+    ("SW003", "sw003", "VllmCommandCrashes", ("launch_issues", "unknown_words")),
     ("SW004", "sw004", "ModelNotKnownToShardwise", _G),
     ("SW005", "sw005", "VllmMentionedNotRead", _L),
     ("SW101", "sw101", "WeightsDoNotFit", _G),
@@ -39,13 +40,13 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("SW106", "sw106", "ShardingAvoidableByQuantization", _G),
     ("SW201", "sw201", "TensorParallelLargerThanNode", _G),
     ("SW202", "sw202", "TensorParallelOverPcie", _G),
-    ("SW203", "sw203", "HeadsNotDivisibleByTp", _G),
-    ("SW204", "sw204", "GpuRequestNotTp", _G),
-    ("SW205", "sw205", "MultiNodeWithoutFastFabric", _G),
+    ("SW203", "sw203", "HeadsNotDivisibleByTp", _GL),
+    ("SW204", "sw204", "GpuRequestNotTp", _GL),
+    ("SW205", "sw205", "MultiNodeWithoutFastFabric", _GL),
     ("SW206", "sw206", "WorkloadWithoutGpuPool", _G),
-    ("SW207", "sw207", "ExpertParallelOnDenseModel", _G),
+    ("SW207", "sw207", "ExpertParallelOnDenseModel", _GL),
     ("SW208", "sw208", "GpusRequestedButUnused", _G),
-    ("SW209", "sw209", "ImageForAnotherAccelerator", _G),
+    ("SW209", "sw209", "ImageForAnotherAccelerator", _GL),
     ("SW301", "sw301", "RuntimePortExposed", ("pools", "security_groups", "services", "ingresses")),
     ("SW302", "sw302", "EfaWithoutSelfReference", ("pools",)),
     ("SW303", "sw303", "GpuNodesInPublicSubnet", ("pools",)),
@@ -58,8 +59,8 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("SW310", "sw310", "GpuVisibilitySetByHand", ("groups", "launch_issues")),
     ("SW311", "sw311", "TlsVerificationDisabled", ("groups", "launch_issues")),
     ("SW312", "sw312", "RuntimeLoraWithoutAuth", ("groups", "launch_issues")),
-    ("SW401", "sw401", "ParallelWithoutShm", _G),
-    ("SW402", "sw402", "LivenessWithoutStartupProbe", _G),
+    ("SW401", "sw401", "ParallelWithoutShm", _GL),
+    ("SW402", "sw402", "LivenessWithoutStartupProbe", _GL),
     ("SW403", "sw403", "AutoscalingOnUtilization", ("autoscalers",)),
     ("SW404", "sw404", "SingleReplicaInProduction", _G),
     ("SW405", "sw405", "LwsWithoutGroupRestart", _G),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta
+from ..engine import DECIDED_AT_UP, Hit, LintConfig, ObjectRule, RuleMeta, group_subject
 from ..model import Inventory, LaunchIssue
+from ._unseen import held_back_hits
 
 
 class VllmCommandCrashes(ObjectRule[LaunchIssue]):
@@ -123,6 +124,18 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         ),
         scope="resource",
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether vLLM accepts its command line")
+        for u in inv.unknown_words:  # a word not known at preview where a flag may stand: vLLM may refuse it
+            g, path = u.group, u.path
+            word = f"word {path.rsplit('[', 1)[1].rstrip(']')} of its args" if path.endswith("]") else "its args"
+            what = f"{word} ({path}) is not known, and may be a flag vLLM refuses"
+            yield Hit(group_subject(g), f"cannot decide: whether vLLM accepts its command line: {what} (a computed "
+                      f"value at preview; {DECIDED_AT_UP})",
+                      g.main_container.location if g.main_container else g.location, tuple(g.suppressions),
+                      undecided=True, level="advisory")
 
     def objects(self, inv: Inventory) -> Iterable[LaunchIssue]:
         return [issue for issue in inv.launch_issues if issue.crash]

@@ -10,6 +10,7 @@ from ..catalog.accelerators import group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ..model.shapes import ModelShape
+from ._unseen import held_back_hits
 
 
 class HeadsNotDivisibleByTp(GroupRule):
@@ -45,6 +46,10 @@ class HeadsNotDivisibleByTp(GroupRule):
         scope="resource",
     )
     fields = ("tensor_parallel_size", "pipeline_parallel_size")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its model's heads split over its tensor-parallel ranks")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         model = require_model(g)

@@ -12,6 +12,7 @@ from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import runs_on_cpu
 from ._request import Request, annotated_devices, check_server_elsewhere, counts_layout, device_claims, gpu_request
 from ._sharing import gpu_sharing, mig_devices, mig_devices_unsure
+from ._unseen import held_back_hits
 
 #: Why a pod's MIG devices hold one vLLM device, whatever their count (the sources named in the rule's ``why``).
 ONE_MIG_DEVICE = ("a CUDA process enumerates a single MIG device however many the container is given (NVIDIA MIG user "
@@ -140,6 +141,10 @@ class GpuRequestNotTp(GroupRule):
         applies_to_plans=False,
     )
     fields = ("resources",)  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its pods request the GPUs its layout starts workers on")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if runs_on_cpu(g) or not counts_layout(g):  # the CPU backend needs no accelerator

@@ -10,6 +10,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable, known
 from ._capacity import nccl_rules_apply
 from ._layout import gpus_per_node, in_one_nvlink_domain, requests_efa
+from ._unseen import held_back_hits
 
 FAST_FABRICS = ("efa", "infiniband")
 
@@ -58,6 +59,10 @@ class MultiNodeWithoutFastFabric(GroupRule):
     )
     fields = ("nodeSelector", "affinity")  # the line a finding points at
     reads_pool = True  # GPUs per node and EFA: judged on every kind a NodePool may launch
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether it spans nodes without a fast fabric")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ..capacity.group import require_model
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
+from ._unseen import held_back_hits
 
 
 class ExpertParallelOnDenseModel(GroupRule):
@@ -28,6 +29,10 @@ class ExpertParallelOnDenseModel(GroupRule):
         scope="resource",
     )
     fields = ("enable_expert_parallel",)  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether it enables expert parallelism for a model without experts")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not known(g.engine.enable_expert_parallel, "enable_expert_parallel"):

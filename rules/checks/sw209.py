@@ -8,6 +8,7 @@ from ..catalog.accelerators import families_of, image_families
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ._layout import cpu_image
+from ._unseen import held_back_hits
 
 
 class ImageForAnotherAccelerator(GroupRule):
@@ -46,6 +47,10 @@ class ImageForAnotherAccelerator(GroupRule):
         applies_to_plans=False,
     )
     fields = ("image",)  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its image is built for the accelerator it requests")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, Inventory, ServingGroup, known
+from ..model import UNKNOWN, UNKNOWN_TOKEN, Inventory, ServingGroup, Undecidable, known
 from ._capacity import nccl_rules_apply
 from ._net import is_multi_node
+from ._unseen import held_back_hits
 
 SHM = "/dev/shm"
 
@@ -58,6 +59,10 @@ class ParallelWithoutShm(GroupRule):
     )
     fields = ("volumeMounts", "container")  # the line a finding points at
 
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether it mounts a memory-backed /dev/shm")
+
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container
         if c is None:
@@ -82,12 +87,22 @@ class ParallelWithoutShm(GroupRule):
             # gets sandboxDevShm = /dev/shm); SW309 names the hostIPC itself
             return
         if not mounted:
+            # a mount not known at preview (UNKNOWN_TOKEN: the Pulumi adapter) may be at /dev/shm: never "nothing"
+            unknown = sorted(name for name, path in c.volume_mounts.items() if path == UNKNOWN_TOKEN)
+            if unknown:
+                raise Undecidable(f"the mount path of {_volume(unknown[0])} in container `{c.name}`")
             yield hit(g, f"container `{c.name}` runs {layout} but mounts nothing at {SHM} (the container "
                          "runtime's default is 64 MiB); mount an emptyDir with medium: Memory there")
             return
         name = mounted[0]
+        if name == UNKNOWN_TOKEN:
+            raise Undecidable(f"the volume container `{c.name}` mounts at {SHM}")
         volume = next((v for v in g.volumes if v.name == name), None)
         fix = f"make `{name}` an emptyDir with medium: Memory"
+        if volume is None and any(v.name == UNKNOWN_TOKEN for v in g.volumes):
+            raise Undecidable(f"a volume of the pod (it may define `{name}`)")
+        if volume is not None and UNKNOWN_TOKEN in (volume.kind, volume.medium):
+            raise Undecidable(f"the {'medium' if volume.kind == 'emptyDir' else 'kind'} of volume `{name}`")
         if volume is None:
             found = f"volume `{name}`, which the pod does not define"
             fix = f"define `{name}` in the pod's volumes as an emptyDir with medium: Memory"
@@ -102,3 +117,7 @@ class ParallelWithoutShm(GroupRule):
             found = f"{volume.kind} volume `{name}`"
         yield hit(g, f"container `{c.name}` runs {layout} with {found} at {SHM}, not an emptyDir with medium: "
                      f"Memory; {fix}")
+
+
+def _volume(name: str) -> str:
+    return "a volume" if name == UNKNOWN_TOKEN else f"volume `{name}`"

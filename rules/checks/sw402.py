@@ -15,9 +15,10 @@ from ..capacity.cache import (
 )
 from ..capacity.sizing import QuantizationUnknown, weight_precision, weights_bytes
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, known
+from ..model import UNKNOWN, UNKNOWN_TOKEN, Container, Inventory, Probe, ServingGroup, known
 from ..vllm.imageref import parse_image
 from ._capacity import vllm_version
+from ._unseen import held_back_hits
 
 
 def _pods(g: ServingGroup) -> int:
@@ -77,6 +78,8 @@ def download_mode(g: ServingGroup, c: Container) -> Download:
         return "possible"
     cache = str(download_dir or hub_cache or f"{(hf_home or _DEFAULT_HF_HOME).rstrip('/')}/hub")
     for path in c.volume_mounts.values():
+        if path == UNKNOWN_TOKEN:
+            return "possible"  # a mount path not known at preview may be the cache's, or not
         root = path.rstrip("/") or "/"
         if root == "/" or cache == root or cache.startswith(root + "/"):
             return "cached"  # a volume keeps the cache across container restarts
@@ -162,6 +165,10 @@ class LivenessWithoutStartupProbe(GroupRule):
         safe_to_skip_unknown=True,
     )
     fields = ("probe:liveness", "probe:startup")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its probes give the model time to load")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         c = g.main_container

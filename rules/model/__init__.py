@@ -46,6 +46,7 @@ from .inventory import (
     Taint,
     Toleration,
     UnknownEnv,
+    UnknownWord,
     Volume,
 )
 from .unknown import (
@@ -104,6 +105,7 @@ __all__ = [
     "Toleration",
     "Undecidable",
     "UnknownEnv",
+    "UnknownWord",
     "Volume",
     "int_or_none",
     "is_unknown",

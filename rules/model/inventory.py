@@ -815,6 +815,15 @@ CLUSTER_MARK = "|"
 
 
 @dataclass
+class UnknownWord:
+    """A word of a vLLM container's args not known at ``pulumi preview`` that stands where a flag may (never the value
+    of a flag vLLM defines), or its whole args: vLLM may refuse what it turns out to be (SW003 cannot decide)."""
+
+    group: ServingGroup
+    path: str  # ``spec.template.spec.containers[0].args[3]``, or ``…containers[0].args`` for the whole list
+
+
+@dataclass
 class Inventory:
     """Everything the rules look at, from one or many inputs."""
 
@@ -836,6 +845,7 @@ class Inventory:
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
     launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
+    unknown_words: list[UnknownWord] = field(default_factory=list)  # args not known at preview (SW003)
     # What a lint run could not read, and what it did not read (see adapters.load_inputs):
     errors: list[InputError] = field(default_factory=list)  # input errors: file, line, message
     skipped_files: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not an input)
@@ -886,7 +896,7 @@ class Inventory:
         for name in (
             "groups", "pools", "security_groups", "subnets", "launch_templates",
             "services", "ingresses", "routers", "network_policies", "autoscalers", "workload_refs", "sources",
-            "launch_issues",
+            "launch_issues", "unknown_words",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
             "limit_ranges", "cross_refs", "stacks", "template_vars",

@@ -983,6 +983,16 @@ def _undecide_carried(engine: EngineArgs, carriers: list[str], set_at: Mapping[s
             engine.extra[key] = UNKNOWN
 
 
+def takes_value(word: str) -> bool:
+    """Whether ``word`` is a flag vLLM defines (:data:`_FLAGS`) written without ``=`` whose value is the next word
+    (``--tensor-parallel-size``, ``-tp``; not a switch such as ``--enforce-eager``): the next word is its value,
+    never a flag, whatever it turns out to be (:func:`parse_serve_args` reads it so)."""
+    if not word.startswith("-") or "=" in word or _looks_negative_number(word):
+        return False
+    name = _normalise(word[2:]) if word.startswith("--") else _SHORT.get(word[1:], _normalise(word[1:]))
+    return name in _FLAGS and _FLAGS[name][1] != "bool"
+
+
 def _looks_negative_number(tok: str) -> bool:
     if tok.startswith("--"):  # a long flag: never a number (float() would raise, which costs more)
         return False

@@ -238,6 +238,18 @@ def test_the_unknown_blocks_with_the_same_rule(tmp_path: Path, case: Case, path:
 AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
 
 
+#: The launch, capacity and topology rules a workload not read holds back (advisory), as the merged note names them
+LAUNCH = ["SW203", "SW204", "SW205", "SW207", "SW209"]
+SHM_PROBES = ["SW401", "SW402"]
+HELD_LAUNCH = (
+    "SW003 (whether vLLM accepts its command line), SW203 (whether its model's heads split over its tensor-parallel "
+    "ranks), SW204 (whether its pods request the GPUs its layout starts workers on), SW205 (whether it spans nodes "
+    "without a fast fabric), SW207 (whether it enables expert parallelism for a model without experts), SW209 "
+    "(whether its image is built for the accelerator it requests)")
+HELD_SHM_PROBES = ("SW401 (whether it mounts a memory-backed /dev/shm), SW402 (whether its probes give the model "
+                   "time to load)")
+
+
 def _codes(findings: list[dict[str, Any]], level: str = "mandatory") -> list[tuple[str, str]]:
     """(code, message) of each security rule's findings at ``level``: a merged "cannot decide" finding under each
     code it is of."""
@@ -256,11 +268,12 @@ def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tm
                 f"{DEV_MODE}), SW308 (whether its containers write a credential into the manifest), SW310 (whether "
                 "its containers set NVIDIA_VISIBLE_DEVICES), which block until the value is known")
     assert [(f["codes"], f["level"], f["message"]) for f in findings if set(f["codes"]) & {*SECURITY, *NOTED}] == [
+        (["SW003", *LAUNCH, "SW307", "SW311", "SW312", *SHM_PROBES], "advisory",
+         f"SW003: cannot decide: {part} {AT_PREVIEW}; this holds back {HELD_LAUNCH}, SW307 (whether its images are "
+         "pinned to a release), SW311 (whether its containers switch TLS certificate verification off), SW312 "
+         f"(whether its containers allow runtime LoRA loading without an API key), {HELD_SHM_PROBES}, which are "
+         "checked once the value is known"),
         (["SW306", "SW308", "SW310"], "mandatory", blocking),
-        (["SW307", "SW311", "SW312"], "advisory",
-         f"SW307: cannot decide: {part} {AT_PREVIEW}; this holds back SW307 (whether its images are pinned to a "
-         "release), SW311 (whether its containers switch TLS certificate verification off), SW312 (whether its "
-         "containers allow runtime LoRA loading without an API key), which are checked once the value is known"),
     ]
     # the pack reports each policy's own (Pulumi judges each policy at its own level)
     assert _pack_blocking(doc) == {"SW306", "SW308", "SW310"}
@@ -292,10 +305,10 @@ def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_with
     code, errors, findings = lint_document(tmp_path, doc)
     assert [m for c, m in _codes(findings) if c == "SW305"] == []
     assert [m for c, m in _codes(findings, "advisory") if c == "SW305" and "cannot decide" in m] == [
-        f"SW305: cannot decide: {part} {AT_PREVIEW}; this holds back SW305 (whether its namespace's pods can reach its "
-        "runtime ports), SW307 (whether its images are pinned to a release), SW311 (whether its containers switch "
-        "TLS certificate verification off), SW312 (whether its containers allow runtime LoRA loading without an API "
-        "key), which are checked once the value is known"]
+        f"SW003: cannot decide: {part} {AT_PREVIEW}; this holds back {HELD_LAUNCH}, SW305 (whether its namespace's "
+        "pods can reach its runtime ports), SW307 (whether its images are pinned to a release), SW311 (whether its "
+        "containers switch TLS certificate verification off), SW312 (whether its containers allow runtime LoRA "
+        f"loading without an API key), {HELD_SHM_PROBES}, which are checked once the value is known"]
 
 
 # --- a value AWS rejects is an input error on that resource, in lint and in the pack (issue 29) ---------------

@@ -12,10 +12,10 @@ note (``advisory``), in ``shardwise lint`` of the preview file and in the policy
 resources. The security rules' own fields are swept by ``test_pulumi_security_sweep.py``; the rules and fields this
 table leaves out are in :data:`ELSEWHERE` and :data:`NOT_READ`, each with the reason.
 
-Left (each row's ``top`` stops below it): a whole container, container list, pod spec or pod template not known is
-reported once, as a workload that cannot be checked, holding back the security rules (mandatory) and the notes
-SW307/SW311/SW312; the capacity, topology and launch rules it also holds back (SW003, SW203-SW205, SW207, SW209,
-SW401, SW402) are not named in it. The run blocks (the security rules fail closed), but those rules say nothing.
+A whole container, container list, pod spec or pod template not known is reported once per level, as a workload that
+cannot be checked: a blocking finding naming the security rules it holds back (they fail closed), and an advisory
+note naming the launch, capacity and topology rules it holds back (SW003, SW203-SW205, SW207, SW209, SW401, SW402,
+with SW307/SW311/SW312): the rows whose ``top`` reaches the pod template (2 or 3) check it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pulumi_preview import U, lint_document
 from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources, resources_from_json
 from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
+from shardwise.rules.checks.sw402 import download_mode
 from shardwise.rules.model import UNKNOWN
 from test_pulumi_security_sweep import C0, DEP, LEADER_C0, LWS, NAMES, NODEPOOL, NOTED_CASES, SVC
 from test_pulumi_security_sweep import CASES as SECURITY_CASES
@@ -111,18 +112,22 @@ ROWS = [
     Row("SW306", DEP, (*C0, "env", 0, "name"), DEV_MODE, "mandatory", pre=(((*C0, "env", 0), {"name": "X", "value": "1"}),)),
     Row("SW310", DEP, (*C0, "env", 1, "name"), "NVIDIA_VISIBLE_DEVICES", "mandatory",
         pre=(((*C0, "env", 1, "value"), "all"),)),
-    # --- /dev/shm of a multi-node group: mandatory, and its unknown blocks too -----------------------------------
-    # (a whole container or pod template not known: see the module doc, "left")
-    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "mountPath"), "/data", "mandatory", top=len(LEADER_C0) + 1),
-    Row("SW401", LWS, (*LPOD, "volumes", 0, "emptyDir", "medium"), "", "mandatory", top=len(LPOD) + 1),
-    Row("SW401", LWS, (*LPOD, "volumes", 0, "name"), "other", "mandatory", top=len(LPOD) + 1),
+    # --- /dev/shm of a multi-node group: mandatory when sure; an unknown mount or volume is a "cannot decide" note
+    # (SW401 is safe_to_skip_unknown, as SW402's probes: a missing /dev/shm is found at the first start, no hole);
+    # blocking before, with a false reason ("mounts nothing at /dev/shm", "without medium: Memory")
+    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "mountPath"), "/data", "advisory", top=3),
+    Row("SW401", LWS, (*LEADER_C0, "volumeMounts", 0, "name"), "other", "advisory", top=len(LEADER_C0) + 1),
+    Row("SW401", LWS, (*LPOD, "volumes", 0, "emptyDir", "medium"), "", "advisory", top=len(LPOD) + 1),
+    Row("SW401", LWS, (*LPOD, "volumes", 0, "name"), "other", "advisory", top=len(LPOD) + 1),
     # --- capacity, topology, launch: an unknown is a "cannot decide" note -----------------------------------------
-    Row("SW203", LWS, (*LEADER_C0, "args", 2), "3", "advisory", top=len(LEADER_C0) + 1),
-    Row("SW205", LWS, (*LEADER_C0, "args", 2), "8", "advisory", top=len(LEADER_C0) + 1,
+    Row("SW203", LWS, (*LEADER_C0, "args", 2), "3", "advisory", top=3),
+    Row("SW205", LWS, (*LEADER_C0, "args", 2), "8", "advisory", top=3,
         pre=(((*LEADER_C0, "args", 4), "1"),)),
-    Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=len(C0) + 1),
+    Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=2),
+    # a word not known where a flag may stand may be one vLLM refuses (silent before); a flag's value is no flag
+    Row("SW003", DEP, (*C0, "args", 3), "--no-such-flag", "advisory", top=len(C0) + 1),
     # the leader's own GPU request not known: never its workers' count (silent before: resources, limits)
-    Row("SW204", LWS, (*LEADER_C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=len(LEADER_C0) + 1),
+    Row("SW204", LWS, (*LEADER_C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=3),
     Row("SW204", DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 1, "advisory", top=len(C0) + 1,
         pre=(((*C0, "args"), ["meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "2"]),
              ((*POD, "volumes"), SHM_VOLUMES), ((*C0, "volumeMounts"), SHM_MOUNTS),
@@ -134,9 +139,9 @@ ROWS = [
     Row("SW206", DEP, (*POD, "nodeSelector", "karpenter.sh/nodepool"), "cpu", "advisory", top=len(POD) + 1,
         bad_level="advisory"),
     # an image not known may be any platform's build (silent before)
-    Row("SW209", DEP, (*C0, "image"), "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "advisory", top=len(C0) + 1),
+    Row("SW209", DEP, (*C0, "image"), "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "advisory", top=2),
     # a whole probe not known: never read as no probe (silent before with no startup probe; read as none before)
-    Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=len(C0) + 1),
+    Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=2),
     Row("SW402", DEP, (*C0, "livenessProbe", "failureThreshold"), 3, "advisory", top=len(C0) + 1,
         pre=(((*C0, "startupProbe"), None), ((*C0, "livenessProbe", "failureThreshold"), 300))),
     Row("SW405", LWS, ("spec", "leaderWorkerTemplate", "restartPolicy"), "None", "advisory", top=3,
@@ -168,7 +173,6 @@ NOT_READ = {
              "test_pulumi_unknowns.py)",
     "SW407": "reads only whether a readiness probe is written: an unknown probe is written",
     # left (see the report): known gaps, each a class of its own
-    "SW003": "LEFT: an unknown word of a command line may be a flag vLLM refuses; SW003 judges the known words only",
     "SW403": "LEFT: an autoscaler's unknown metrics (no autoscaler in this preview)",
     "SW406": "LEFT: a router's unknown routing policy (no router in this preview)",
 }
@@ -204,7 +208,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (22, 74)
+    assert (len(ROWS), len(SWEEP)) == (24, 107)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -262,3 +266,66 @@ def test_an_unknown_requirement_on_another_label_leaves_the_instance_types_known
     res = PulumiResource(step["type"], "gpu", step["urn"], step["inputs"])
     assert [(p.name, p.instance_type, p.gpus_per_node) for p in inventory_from_resources([res]).pools] == [
         ("gpu", "p4d.24xlarge", 8)]
+
+
+_UNDECIDED_TAIL = " is not known (a computed value or an unresolved reference): lint the `pulumi up` state, or write " \
+    "the value as a literal"
+
+
+@pytest.mark.parametrize(("path", "unknown"), [
+    ((*LEADER_C0, "volumeMounts", 0, "mountPath"), "the mount path of volume `shm` in container `vllm`"),
+    ((*LEADER_C0, "volumeMounts", 0), "the mount path of a volume in container `vllm`"),
+    ((*LEADER_C0, "volumeMounts"), "the mount path of a volume in container `vllm`"),
+    ((*LEADER_C0, "volumeMounts", 0, "name"), "the volume container `vllm` mounts at /dev/shm"),
+    ((*LPOD, "volumes", 0, "emptyDir", "medium"), "the medium of volume `shm`"),
+    ((*LPOD, "volumes", 0, "emptyDir"), "the medium of volume `shm`"),
+    ((*LPOD, "volumes", 0, "name"), "a volume of the pod (it may define `shm`)"),
+    ((*LPOD, "volumes"), "a volume of the pod (it may define `shm`)"),
+], ids=lambda v: ".".join(map(str, v)) if isinstance(v, tuple) else None)
+def test_an_unknown_shm_mount_or_volume_is_never_read_as_absent(tmp_path: Path, path: Path_, unknown: str) -> None:
+    """SW401 blocked before with a false reason ("mounts nothing at /dev/shm", "emptyDir `shm` without medium:
+    Memory", "volume `shm`, which the pod does not define"): now one advisory "cannot decide" note (SW401 is
+    safe_to_skip_unknown, as SW402's probes), and the run does not block."""
+    doc = preview()
+    _set(doc, LWS, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW401" in f["codes"]] == [
+        (["SW401"], "advisory", f"SW401: cannot decide: {unknown}{_UNDECIDED_TAIL}")]
+
+
+@pytest.mark.parametrize(("mount", "mode"), [("/root/.cache/huggingface", "cached"), ("/data", "every start"),
+                                             (U, "possible")])
+def test_an_unknown_mount_path_may_be_the_model_cache(mount: Any, mode: str) -> None:
+    """SW402's start-up estimate: a mount path not known at preview may be where the weights are kept, or not
+    (before, the path left out read as empty, a mount of ``/``: "cached", sure)."""
+    doc = preview()
+    _set(doc, DEP, (*POD, "volumes"), [{"name": "cache", "emptyDir": {}}])
+    _set(doc, DEP, (*C0, "volumeMounts"), [{"name": "cache", "mountPath": mount}])
+    resources = [r for r in resources_from_json(doc, "p.json") if r.type.endswith(":Deployment")]
+    [g] = inventory_from_resources(resources).groups
+    assert download_mode(g, g.main_container) == mode
+
+
+_AT_PREVIEW = "(a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"
+
+
+@pytest.mark.parametrize(("path", "word"), [
+    ((*C0, "args", 3), "word 3 of its args (spec.template.spec.containers[0].args[3])"),
+    ((*C0, "args", 1), "word 1 of its args (spec.template.spec.containers[0].args[1])"),
+    ((*C0, "args"), "its args (spec.template.spec.containers[0].args)"),
+    ((*C0, "args", 2), None),  # the value of --max-model-len: never a flag
+], ids=["appended", "after-the-model", "whole-list", "value-of-a-flag"])
+def test_an_unknown_word_where_a_flag_may_stand_cannot_be_decided_by_sw003(
+        tmp_path: Path, path: Path_, word: str | None) -> None:
+    """The Deployment runs ``vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192``: an unknown word
+    after the model or appended may be a flag vLLM refuses (an advisory note naming its index, as every undecided
+    launch finding; ``unknown = "fail"`` makes it block); the one in --max-model-len's value is a value."""
+    doc = preview()
+    _set(doc, DEP, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    said = [(f["codes"], f["level"], f["message"]) for f in findings if "SW003" in f["codes"]]
+    assert said == ([] if word is None else [(["SW003"], "advisory", "SW003: cannot decide: whether vLLM accepts its "
+                                              f"command line: {word} is not known, and may be a flag vLLM refuses "
+                                              f"{_AT_PREVIEW}")])

@@ -16,8 +16,10 @@ reads:
 - every other unknown is left out for the readers, and the model field it would have filled is set
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
   policy, autoscaler bounds, probe timings (a whole probe: a probe of unknown timings and port, never no
-  probe), a Karpenter NodePool's instance-type requirements (a kind of unknown hardware, never a pool that
-  names no GPU), a container's GPU request (never the other pod template's count), the namespace (read
+  probe), a container's volume mounts and the pod's volumes (never no mount at /dev/shm, never a disk
+  emptyDir: a name, path, kind or medium not known is :data:`UNKNOWN_TOKEN`), a Karpenter NodePool's
+  instance-type requirements (a kind of unknown hardware, never a pool that names no GPU), a container's GPU
+  request (never the other pod template's count), the namespace (read
   as ``<unknown>``), a Service's selector and ports, the pods' labels, a container's whole ``env`` (every
   variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
   containers or one container is unknown is reported as a workload that cannot be checked.
@@ -40,9 +42,12 @@ from ...model import (
     Probe,
     Suppression,
     UnknownEnv,
+    UnknownWord,
+    Volume,
 )
 from ...model.errors import InputError
 from ...model.vocab import AWS_LB_SCHEME, EKS_PREFIX, INSTANCE_TYPE, INSTANCE_TYPE_BETA, KARPENTER_AWS_PREFIX
+from ...vllm.args import takes_value
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
 from .values import json_type
@@ -353,6 +358,10 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif kind == "ConfigMap" and path in (("data",), ("stringData",)):
             for cm in inv.config_maps:
                 cm.data = UnknownEnv(cm.data)
+        elif template is not None and rel[:2] == ("spec", "volumes"):
+            _unknown_volume(inv, props, path, rel)
+        elif "volumeMounts" in path[2:] and path[path.index("volumeMounts") - 2] == "containers":
+            _unknown_mount(inv, props, path)
         elif len(path) >= 3 and path[-3] == "containers" and path[-1] == "name":
             _cannot_read(inv, subject(), f"the name of a container ({_dotted(path)})", loc)
         elif len(path) >= 2 and (path[-1] == "env" or path[-2] == "env" or tail[0] == "env"):
@@ -483,6 +492,68 @@ def _env_kept(props: Mapping[str, Any], env_path: Path, path: Path) -> set[str] 
     return {e["name"] for e in raw[i + 1:] if isinstance(e, Mapping) and isinstance(e.get("name"), str)}
 
 
+def _unknown_volume(inv: Inventory, props: Mapping[str, Any], path: Path, rel: Path) -> None:
+    """A pod volume not known at preview (the list, an entry, its name or its source): never no volume and never a
+    disk emptyDir (SW401 reads which volume is at /dev/shm and whether it is memory-backed). A volume whose name is
+    not known is one more volume named :data:`UNKNOWN_TOKEN` of unknown kind; a source of a named one not known
+    gives it an unknown medium (``emptyDir``) or keeps the kind its key names."""
+    entry = _at(props, path[:len(path) - len(rel) + 3]) if len(rel) >= 3 else None
+    name = entry.get("name") if isinstance(entry, Mapping) and len(rel) >= 4 and rel[3] != "name" else None
+    for g in inv.groups:  # the object's pod templates: the unknown one among them
+        volume = next((v for v in g.volumes if v.name == name), None) if isinstance(name, str) else None
+        if volume is None:
+            if not any(v.name == UNKNOWN_TOKEN for v in g.volumes):
+                g.volumes.append(Volume(UNKNOWN_TOKEN, UNKNOWN_TOKEN))
+        elif rel[3] == "emptyDir":  # the whole source or a field of it: an emptyDir whose medium is not known
+            volume.kind, volume.medium = "emptyDir", UNKNOWN_TOKEN
+        elif len(rel) == 4 and rel[3] in ("persistentVolumeClaim", "secret", "hostPath", "configMap"):
+            volume.kind = str(rel[3])  # the reader saw no source key: the key is the kind
+
+
+def _unknown_mount(inv: Inventory, props: Mapping[str, Any], path: Path) -> None:
+    """A volume mount of a container not known at preview (the list, an entry, its name or ``mountPath``): never no
+    mount (SW401's "mounts nothing at /dev/shm"). A mount path not known is :data:`UNKNOWN_TOKEN`; a mount whose
+    volume is not known is one more mount of the volume :data:`UNKNOWN_TOKEN`, at its path where that is known."""
+    at = path.index("volumeMounts")
+    entry = _at(props, path[:at + 2]) if len(path) > at + 1 else None
+    field = path[at + 2] if len(path) > at + 2 else None
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    mount_path = entry.get("mountPath") if isinstance(entry, Mapping) else None
+    for c in _containers_at(inv, props, path[:at]):
+        if field == "mountPath" and isinstance(name, str):
+            c.volume_mounts[name] = UNKNOWN_TOKEN
+        elif field in (None, "name", "mountPath"):
+            known_path = mount_path if isinstance(mount_path, str) and field != "mountPath" else UNKNOWN_TOKEN
+            if c.volume_mounts.get(UNKNOWN_TOKEN, UNKNOWN_TOKEN) == UNKNOWN_TOKEN:
+                c.volume_mounts[UNKNOWN_TOKEN] = known_path
+
+
+def _unknown_words(inv: Inventory, props: Mapping[str, Any], unknown: list[Path]) -> None:
+    """The words of a vLLM container's ``args`` not known at preview that may stand where a flag does, on its group
+    (:class:`~shardwise.rules.model.UnknownWord`, SW003): the whole list, or a word that is not the value
+    of the flag vLLM defines before it (``--tensor-parallel-size``, then the word: a value, whatever it is). Only where
+    vLLM's parser read an unknown word as a carrier of flags (``flag_carriers``): a word it took as a value is one."""
+    for path in unknown:
+        if len(path) >= 3 and path[-1] == "args" and path[-3] == "containers":
+            at, word = path[:-1], None
+        elif len(path) >= 4 and isinstance(path[-1], int) and path[-2] == "args" and path[-4] == "containers":
+            at, word = path[:-2], path[-1]
+        else:
+            continue
+        raw = _at(props, at)
+        if not isinstance(raw, Mapping):
+            continue
+        args = raw.get("args")
+        before = args[word - 1] if word and isinstance(args, list) and word <= len(args) else None
+        if isinstance(before, str) and takes_value(before):
+            continue  # the value of a flag vLLM defines: never a flag
+        for g in inv.groups:
+            c = g.main_container
+            carriers = g.engine.extra.get("flag_carriers")
+            if c is not None and c.name == raw.get("name") and isinstance(carriers, list) and UNKNOWN_TOKEN in carriers:
+                inv.unknown_words.append(UnknownWord(g, _dotted(path)))
+
+
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
     """The model containers of the container the (original) ``path`` points at."""
     raw = _at(props, path)
@@ -551,6 +622,7 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
 
     _restore_unknowns(inv, props, api[1], unknown, subject, loc)
     _unknown_commands(inv, props, unknown, subject, loc)
+    _unknown_words(inv, props, unknown)
     parts = [i for i in inv.launch_issues if i.unknown_part]
     if parts:
         ann, lines = read_annotations(meta)

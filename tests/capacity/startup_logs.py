@@ -687,6 +687,15 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "a restart its author puts down to the compile cache (95,936); shardwise gives 37,280 cold and 44,016 warm, "
         "the 5090 pair 89,600 and 96,352",
         "each start's compile lines ('Compiling a graph' or 'Directly load the compiled graph')"),
+    "small-budget-by-run": (
+        "a KV budget under half a GiB, where 5 % of the count is 0.025 GiB: logs24 (set 28), TheBuccaneer/vllm-offload-"
+        "profiles' RTX 3090 at 0.17.1 (pip), Qwen2.5-7B-Instruct at 8,192 tokens and 0.65, warm by the excerpt's "
+        "timestamps, logged 0.49 GiB and 9,088 tokens at 16:19 and 0.41 GiB (refused: 0.44 needed) at 16:23 from the same "
+        "command; shardwise gives 0.41 GiB and 7,712 tokens (-15.1 %, within the KV band), the refused run's budget to the "
+        "hundredth. The lab's ten warm rows are -0.09 to +0.01 GiB, so no term is off by more than its spread; the two runs "
+        "differ by 0.08 GiB, three times what 5 % of this count allows",
+        "the same command's budget over several starts (the spread run to run), or a budget large enough that 5 % of it "
+        "is above that spread"),
 }
 
 #: The rows of each class: (URL, release, model, TP, PP, DP, the logged token count) -> class. ``test_every_token_count_outside_5_percent_has_one_cause`` holds it to the scoreboard's misses.
@@ -709,6 +718,8 @@ _DDIIWOONG = ("https://github.com/ddiiwoong/newblog/blob/ca0977f4aaed493717b06da
               "2026-09-06-llm-optimization-capstone.md")
 _KTHXO = "https://github.com/kthxo/distserving/blob/"
 _Q38 = "https://github.com/vllm-project/recipes/blob/62a146b6003c124e03b71eb8d1d84917b2d570b4/models/Qwen/Qwen3.8-27B.yaml"
+_BUCCANEER = ("https://github.com/TheBuccaneer/vllm-offload-profiles/blob/1e3f023eae1617eb45b94f676d1f5314f866d730/data/"
+              "provenance/gpu_memory_configuration/")
 MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_FRESHAIR + "f52b9b99f2c0495fb32899ed7e4411c60a90341c/docs/evidence/wp24/WP24-2026-09-20-run1/B/EV02/"
      "vllm-startup-success.log", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 1, 1, 10_576): "wsl2-cold-compile",
@@ -800,6 +811,8 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      121_072): "pip-sort",
     (_KTHXO + "02b7f6e44396623834ee58e72e9e4d88973345aa/EXPERIMENT_LOG_hetero_yunuikang.md", "0.24.0", "Qwen/Qwen3-8B",
      1, 1, 1, 43_888): "compile-state-by-run",
+    (_BUCCANEER + "kv_vram_qwen_gmem065_offload0.log", "0.17.1", "Qwen/Qwen2.5-7B-Instruct", 1, 1, 1, 9_088):
+        "small-budget-by-run",
 }
 
 

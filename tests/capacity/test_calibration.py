@@ -868,9 +868,12 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
     # hybrid13 brings three of them within 5 % (Qwen3.5-4B BF16 at 32K, granite-4.0-h-micro at 32K and 128K) and moves
     # set 22's two AWQ-BF16-INT4 TP2 rows out, on their budget (above); tokens18 brings the RedHatAI Qwen3.5-4B
     # FP8-dynamic pair within (llm-compressor's ignore list keeps its linear attention 16-bit); tokens36 brings set
-    # 22's 0.30.0 E4B QAT L4 row within (0.29+ loads the export's own LM head untied)
-    assert sum(sc.miss_class == "unsplit" for sc in misses) == 20  # set 27: the later RTX 4090 0.24.0 Qwen3-8B start (compile-state-by-run) quotes no budget
-    assert ("token counts outside 5 %, by where the error is: budget 28, layout 1, stage 1, rank 2, unsplit 20"
+    # 22's 0.30.0 E4B QAT L4 row within (0.29+ loads the export's own LM head untied); tokens38 sizes the Qwen3.8
+    # page's pre-release starts with prefix caching on (Mamba cache mode align, what their counts show): its two
+    # language-model-only starts come within 5 % and the --max-num-seqs 8 one goes out (-10.3 %)
+    # set 27: the later RTX 4090 0.24.0 Qwen3-8B start (compile-state-by-run) quotes no budget
+    assert sum(sc.miss_class == "unsplit" for sc in misses) == 19
+    assert ("token counts outside 5 %, by where the error is: budget 28, layout 1, stage 1, rank 2, unsplit 19"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -987,16 +990,18 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     # compile-state-by-run
     # set 28: TheBuccaneer/vllm-offload-profiles' 0.49 GiB start of Qwen2.5-7B at 0.65 on an RTX 3090 (9,088 tokens), whose
     # same command was refused four minutes later with 0.41 GiB, opens small-budget-by-run
+    # tokens38: the Qwen3.8 NVFP4 pre-release starts with prefix caching on: the two language-model-only starts leave
+    # hybrid-fp8-unread, the --max-num-seqs 8 start joins it
     assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 8,
                       "large-tp-communicators": 2, "pip-sort": 2, "install-unknown": 2, "weights-format": 1,
                       "unified-memory": 2, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
-                      "hybrid-fp8-unread": 4, "spec-drafter": 1, "sm120-cold-nontorch": 8,  # two set 26 rows, one key
+                      "hybrid-fp8-unread": 3, "spec-drafter": 1, "sm120-cold-nontorch": 8,  # two set 26 rows, one key
                       "gemma4-cold-peak": 1,
                       "gemma4-quantised-weights": 4, "qwen38-awq-3090": 3, "text-only-warm-restart": 1,
                       "compile-state-by-run": 3, "small-budget-by-run": 1}
     assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 8, "
             "large-tp-communicators 2, pip-sort 2, install-unknown 2, weights-format 1, unified-memory 2, "
-            "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 4, spec-drafter 1, "
+            "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 3, spec-drafter 1, "
             "sm120-cold-nontorch 9, gemma4-cold-peak 1, gemma4-quantised-weights 4, "
             "qwen38-awq-3090 3, "
             "text-only-warm-restart 1, compile-state-by-run 3, small-budget-by-run 1") in scoreboard(LOGS).splitlines()
@@ -1033,7 +1038,7 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
-        "hybrid-fp8-unread           4        -11.4   +39.5    -0.57   +1.26",
+        "hybrid-fp8-unread           3        -10.3   +24.0    -0.62   +1.05",
         "spec-drafter                1        +11.9   +11.9    +1.43   +1.43",
         "sm120-cold-nontorch         9         +5.8   +75.4    +1.23   +1.77",
         "gemma4-cold-peak            1         +8.6    +8.6    +0.25   +0.25",

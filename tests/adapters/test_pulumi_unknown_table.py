@@ -294,6 +294,24 @@ def test_an_unknown_shm_mount_or_volume_is_never_read_as_absent(tmp_path: Path, 
         (["SW401"], "advisory", f"SW401: cannot decide: {unknown}{_UNDECIDED_TAIL}")]
 
 
+@pytest.mark.parametrize(("empty_dir", "said"), [
+    ({"medium": "Memory", "sizeLimit": U}, []),
+    ({"sizeLimit": U}, [(["SW401"], "mandatory", "SW401: container `vllm` runs a multi-node group of 2 pods (TP4×PP2) "
+                        "with emptyDir `shm` without medium: Memory (node disk) at /dev/shm, not an emptyDir with "
+                        "medium: Memory; set medium: Memory on emptyDir `shm`")]),
+], ids=["memory", "disk"])
+def test_an_unknown_size_limit_leaves_the_medium_written(
+        tmp_path: Path, empty_dir: dict[str, Any], said: list[Any]) -> None:
+    """An emptyDir's ``sizeLimit`` not known at preview (a size computed in the program) says nothing of its medium,
+    which SW401 reads and the program wrote: ``medium: Memory`` passes, no medium (node disk) blocks (review25: any
+    field of the emptyDir made its medium unknown, a "cannot decide" note that named the medium written)."""
+    doc = preview()
+    _set(doc, LWS, (*LPOD, "volumes", 0), {"name": "shm", "emptyDir": empty_dir})
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1 if said else 0, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW401" in f["codes"]] == said
+
+
 @pytest.mark.parametrize(("mounts", "mode"), [
     (["/root/.cache/huggingface"], "cached"), (["/data"], "every start"), ([U], "possible"),
     ([U, "/root/.cache/huggingface"], "cached"), (["/root/.cache/huggingface", U], "cached"), ([U, "/data"], "possible"),

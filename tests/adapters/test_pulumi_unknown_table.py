@@ -351,3 +351,20 @@ def test_an_unknown_word_where_a_flag_may_stand_cannot_be_decided_by_sw003(
     assert said == ([] if word is None else [(["SW003"], "advisory", "SW003: cannot decide: whether vLLM accepts its "
                                               f"command line: {word} is not known, and may be a flag vLLM refuses "
                                               f"{_AT_PREVIEW}")])
+
+
+def test_an_unknown_word_after_a_served_name_may_be_a_flag(tmp_path: Path) -> None:
+    """``--served-model-name llama <unknown>``: a flag of one or more values ends at the first flag, so the word after
+    the first name may be a flag (``--tensor-parallel-size=2`` on a pod of two GPUs): SW003 cannot decide, and the
+    layout is unknown, never vLLM's default (review25: read as a second name, TP1, and SW208 said one GPU idles)."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "args"), ["meta-llama/Llama-3.1-8B-Instruct", "--served-model-name", "llama", U])
+    _set(doc, DEP, (*C0, "resources"), {"limits": {"nvidia.com/gpu": 2}})
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    on_it = [(f["codes"][0], f["level"], f["undecided"]) for f in findings if f["subject"] == "Deployment serving/llama"]
+    # every finding on it says it cannot decide: SW308 fails closed on the word (a security rule), the others note it
+    assert on_it == [("SW003", "advisory", True), ("SW101", "advisory", True), ("SW105", "advisory", True),
+                     ("SW207", "advisory", True), ("SW308", "mandatory", True)]
+    [tp] = [f["message"] for f in findings if f["codes"][0] == "SW101"]
+    assert tp.startswith("SW101: cannot decide: tensor_parallel_size is not known")

@@ -257,6 +257,37 @@ def test_a_skypilot_task_is_named_as_one_not_as_a_pulumi_stack_configuration(wor
     assert (rc, json.loads(out)["skipped_files"]) == (0, [{"file": "tasks/serve.yaml", "reason": reason}])
 
 
+# ray-project/ray doc/source/serve/doc_code/pd_dissagregation/nixl_example.yaml (Apache-2.0), its shape: a Ray Serve
+# config file of Ray Serve LLM's prefill/decode application, vLLM engine_kwargs in each config
+RAY_SERVE_PD = (
+    "applications:\n  - args:\n      prefill_config:\n        model_loading_config:\n"
+    "          model_id: meta-llama/Llama-3.1-8B-Instruct\n        engine_kwargs:\n          kv_transfer_config:\n"
+    "            kv_connector: NixlConnector\n            kv_role: kv_producer\n      decode_config:\n"
+    "        model_loading_config:\n          model_id: meta-llama/Llama-3.1-8B-Instruct\n"
+    "        engine_kwargs:\n          kv_transfer_config: {kv_connector: NixlConnector, kv_role: kv_consumer}\n"
+    "    import_path: ray.serve.llm:build_pd_openai_app\n    name: pd-disaggregation-nixl\n    route_prefix: \"/\"\n")
+RAY_SERVE = ("Ray Serve config file (for `serve deploy` or `serve run` on a running Ray cluster, not a Kubernetes object; "
+             "the same applications in a KubeRay RayService's serveConfigV2 are read and linted)")
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    (RAY_SERVE_PD, RAY_SERVE),
+    ("proxy_location: EveryNode\nhttp_options: {host: 0.0.0.0, port: 8000}\napplications:\n- name: llm\n"
+     "  import_path: ray.serve.llm:build_openai_app\n  args: {llm_configs: [{model_loading_config: {model_id: q}}]}\n",
+     RAY_SERVE),
+    ("applications: []\n", "YAML that is not a Kubernetes object"),
+    ("applications:\n- name: app\n  route_prefix: /\n", "YAML that is not a Kubernetes object"),
+])
+def test_a_ray_serve_config_file_is_named_as_one(work, capsys, text, reason):
+    """A Ray Serve config file (`applications`, each with an `import_path`), for `serve deploy` on a running Ray
+    cluster, is no manifest: skipped as what it is, saying that the same applications are linted in a RayService
+    (corpus25: ray-project/ray's prefill/decode examples, vLLM engines of Ray Serve LLM, were "YAML that is not a
+    Kubernetes object"). An empty list, or applications without an import path, are not read as one."""
+    put(work, "serve/config.yaml", text)
+    rc, out, _ = lint(capsys, "serve/config.yaml", "--format", "json")
+    assert (rc, json.loads(out)["skipped_files"]) == (0, [{"file": "serve/config.yaml", "reason": reason}])
+
+
 # aws-samples/sample-genai-on-eks (MIT-0), its shape: the workshop's Deployments load s3://${S3_BUCKET_NAME}/...,
 # and another of its files writes ${S3_BUCKET_NAME} as a PersistentVolume's bucket, which only envsubst fills
 S3_PV = ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: s3-bucket-pv}\nspec:\n  capacity: {storage: 30Gi}\n"

@@ -193,10 +193,12 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     the script's lines; a script with none is skipped with that reason (which says when it mentions vLLM). Where
     one of its here-documents reads as a vLLM manifest that it feeds to no kubectl this reader sees, that is
     recorded for SW005 with why it was not read, whether or not other here-documents of the script were read."""
-    from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, manifest_text
+    from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, envsubst_inputs, manifest_text
 
     found = manifest_text(text, file)
+    filled = _envsubst_files(file, envsubst_inputs(text))
     if found.text is None:
+        inv.envsubst_files.extend(filled)
         inv.errors.extend(found.errors)
         if found.errors:
             inv.sources.append(file)
@@ -216,6 +218,7 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     from .k8s import inventory_from_documents
 
     read = inventory_from_documents(docs, found.text, file)
+    read.envsubst_files.extend(filled)
     read.errors[:0] = found.errors
     if found.stray is not None:
         read.launch_issues.append(_unapplied(file, found.stray, found.documents))
@@ -226,6 +229,19 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
                     start <= i.location.line < end for i in read.launch_issues if i.location.line is not None):
                 read.launch_issues.append(_image_variable(file, found.serves, opened, line, variable))
     return read
+
+
+def _envsubst_files(script: str, names: list[str]) -> list[str]:
+    """The files a script pipes through envsubst (:func:`.shell.envsubst_inputs`), each as the script names it (a
+    path from wherever it runs, often the repository's root) and joined to the script's own folder."""
+    out: list[str] = []
+    for name in names:
+        if os.path.isabs(name):
+            out.append(os.path.normpath(name))
+            continue
+        out.append(os.path.normpath(name))
+        out.append(os.path.normpath(os.path.join(os.path.dirname(script), name)))
+    return sorted(set(out))
 
 
 def _filled_reason(opened: int, line: int, expansion: str) -> str:

@@ -223,6 +223,33 @@ def _applied_files(text: str) -> tuple[set[str], set[str]]:
     return applied | filled, filled
 
 
+def envsubst_inputs(text: str) -> list[str]:
+    """The files a script pipes through envsubst, as it names them: ``envsubst < FILE``, ``envsubst <FILE``, ``cat
+    FILE | envsubst``, whatever it does with the output (``| kubectl apply -f -``, ``> rendered.yaml`` that it applies
+    next). A name holding a shell expansion (``$DIR/vllm.yaml``) is not known here and is left out."""
+    if "envsubst" not in text:
+        return []
+    found: set[str] = set()
+    for line in text.split("\n"):
+        if "envsubst" not in line or line.lstrip().startswith("#"):
+            continue
+        for pipe in _SEPARATORS.split(line):
+            segments = pipe.split("|")
+            at = next((k for k, segment in enumerate(segments) if "envsubst" in _words(segment)), None)
+            if at is None:
+                continue
+            for k, segment in enumerate(segments[:at + 1]):
+                words = _words(segment)
+                for n, w in enumerate(words):
+                    if w == "<" and n + 1 < len(words):
+                        found.add(words[n + 1])
+                    elif w.startswith("<") and len(w) > 1 and not w.startswith("<<"):
+                        found.add(w[1:].strip("\"'"))
+                if k < at and words[:1] == ["cat"]:
+                    found.update(w for w in words[1:] if not w.startswith("-"))
+    return sorted(f for f in found if f and "$" not in f and "`" not in f)
+
+
 def _pipeline(command: str, at: int) -> str:
     """The pipeline of ``command`` (split at ``;``, ``&&``, ``||``) that holds the character at ``at``."""
     start = 0

@@ -321,6 +321,41 @@ def test_a_variable_another_input_writes_where_only_envsubst_fills_it_is_no_cras
     assert sw003("manifests") == [("SW003", "mandatory")]
 
 
+# gnosia93/inference-on-eks's code/eval/vllm-eval.yaml, its shape (a Deployment whose args are `--model=${MODEL}`),
+# and the step its lesson runs, here as a deploy script: `envsubst < vllm-eval.yaml > "$manifest"`, then apply it
+EVAL_DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm-eval, namespace: llm-eval}\nspec:\n"
+               "  selector: {matchLabels: {app: vllm-eval}}\n  template:\n    metadata: {labels: {app: vllm-eval}}\n"
+               "    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+               "          args: ['--model=${MODEL}', '--served-model-name=${MODEL}', --max-model-len=8192]\n"
+               "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+
+
+@pytest.mark.parametrize(("script", "name"), [
+    ('#!/bin/bash\nfor m in $MODELS; do\n  export MODEL=$m\n  envsubst < vllm-eval.yaml > "eval-$m.yaml"\n'
+     '  kubectl -n llm-eval apply -f "eval-$m.yaml"\ndone\n', "deploy/eval/run.sh"),
+    ("#!/bin/sh\nenvsubst <deploy/eval/vllm-eval.yaml | kubectl apply -f -\n", "scripts/up.sh"),
+    ("#!/bin/sh\ncat deploy/eval/vllm-eval.yaml | envsubst | kubectl apply -f -\n", "scripts/up.sh"),
+])
+def test_a_file_a_deploy_script_pipes_through_envsubst_holds_placeholders_not_a_crash(work, capsys, script, name):
+    """corpus25: a ${VAR} of vLLM's args in a file that a deploy script of the inputs pipes through envsubst is the
+    template's placeholder (the script fills it before kubectl sees it), so SW003 does not block it, whether the
+    script names the file from its own folder or from the repository's root. Linted alone, or beside a script that
+    pipes another file (or one whose name the shell builds) through envsubst, the crash stands."""
+    put(work, "deploy/eval/vllm-eval.yaml", EVAL_DEPLOY)
+    put(work, name, script)
+
+    def sw003(*argv: str) -> list[tuple[str, str]]:
+        rc, out, _ = lint(capsys, *argv, "--format", "json")
+        return [(f["code"], f["level"]) for f in json.loads(out)["findings"] if f["code"] == "SW003"]
+
+    assert sw003(".") == []
+    assert sw003("deploy/eval/vllm-eval.yaml") == [("SW003", "mandatory")]
+    put(work, name, script.replace("vllm-eval.yaml", "other.yaml"))
+    assert sw003(".") == [("SW003", "mandatory")]
+    put(work, name, "#!/bin/sh\nenvsubst < \"$DIR/vllm-eval.yaml\" | kubectl apply -f -\n")
+    assert sw003(".") == [("SW003", "mandatory")]
+
+
 def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):
     put(work, "Chart.yaml", REPO["charts/llm/Chart.yaml"])
     put(work, "values.yaml", "replicaCount: 1\n")

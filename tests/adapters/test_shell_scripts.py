@@ -19,6 +19,7 @@ from shardwise.rules.adapters.shell import (
     COMMAND_OUTPUT,
     NO_MANIFEST,
     NO_MANIFEST_VLLM,
+    envsubst_inputs,
     heredocs,
     manifest_text,
 )
@@ -363,3 +364,16 @@ def test_a_vllm_here_document_with_a_line_the_shell_fills_is_said_by_sw005():
     found = manifest_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", scripted, "EOF"), "block.sh")
     assert found.filled == [] and found.documents == 1
 
+
+def test_the_files_a_script_pipes_through_envsubst():
+    """What :func:`envsubst_inputs` takes as a file envsubst fills: a redirect into envsubst's pipe, written either
+    way, or `cat FILE` before it, whatever is done with the output; not a here-document, a here-string, a comment, a
+    file another command of the line reads, nor a name the shell builds."""
+    text = script("#!/bin/bash", "# envsubst < old.yaml | kubectl apply -f -",
+                  'envsubst < k8s/vllm.yaml > "$OUT" && kubectl apply -f "$OUT"', "envsubst <svc.yaml | kubectl apply -f -",
+                  "cat base/lws.yaml overlay.yaml | envsubst | kubectl apply -f -", "envsubst <<EOF | kubectl apply -f -",
+                  "kind: Pod", "EOF", 'envsubst <<< "$TEXT"', 'envsubst < "$DIR/x.yaml" | kubectl apply -f -',
+                  "grep x < notes.txt; envsubst < rendered.yaml.tpl", "kubectl apply -f plain.yaml")
+    assert envsubst_inputs(text) == ["base/lws.yaml", "k8s/vllm.yaml", "overlay.yaml", "rendered.yaml.tpl",
+                                     "svc.yaml"]
+    assert envsubst_inputs("kubectl apply -f a.yaml\n") == []

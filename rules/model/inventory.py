@@ -360,6 +360,36 @@ class PodPorts:
     location: Location = Location()
 
 
+def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:
+    """The GPUs one vLLM engine (one data-parallel rank) starts workers on, the one place shardwise counts them:
+    ``ParallelConfig.world_size``, PP × TP × PCP (``vllm/config/parallel.py`` ``__post_init__`` of the 0.12.0, 0.25.1,
+    0.26.0 and 0.28.0 wheels: ``--prefill-context-parallel-size`` "expands the process world size";
+    ``--decode-context-parallel-size`` adds none, "DCP does not expand the process world size. Without PCP, DCP reuses
+    TP ranks"). Data-parallel ranks are engines of their own: a group runs ``world_size × DP`` GPUs."""
+    return pp * tp * pcp
+
+
+def engine_world_size(engine: EngineArgs) -> int | None:
+    """:func:`world_size` of an engine's flags as written (``--prefill-context-parallel-size`` 1 where not given), None
+    where one of them is not a known whole number (not known yet, or a reference kept as written)."""
+    pcp = engine.extra.get("prefill_context_parallel_size", 1)
+    sizes = [_whole(engine.tensor_parallel_size), _whole(engine.pipeline_parallel_size), _whole(pcp)]
+    if any(v is None for v in sizes):
+        return None
+    tp, pp, cp = (int(v) for v in sizes if v is not None)
+    return world_size(tp, pp, cp)
+
+
+def _whole(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
 @dataclass
 class EngineArgs:
     """The vLLM engine settings of one workload (``vllm serve`` flags / ``LLM(...)`` arguments). Any of them may be
@@ -540,8 +570,8 @@ class ServingGroup:
 
     @property
     def gpus_per_replica(self) -> int:
-        return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size) * int(
-            self.prefill_context_parallel)
+        return world_size(int(self.engine.tensor_parallel_size), int(self.engine.pipeline_parallel_size),
+                          int(self.prefill_context_parallel))
 
     @property
     def main_container(self) -> Container | None:

@@ -21,7 +21,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import catalog
-from ...model import UNKNOWN, Inventory, LaunchIssue, Location, NodePool, PodPorts, Service
+from ...model import (
+    UNKNOWN,
+    Inventory,
+    LaunchIssue,
+    Location,
+    NodePool,
+    PodPorts,
+    Service,
+    engine_world_size,
+    world_size,
+)
 from ...model.errors import CatalogError, InputError
 from ..yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of, str_map
@@ -131,12 +141,13 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     group = make_group(kind, obj, loc, pod, replicas, file)
     group.pod_labels = labels[pods.index(serving)]
     tp, pp = engine.tensor_parallel_size, engine.pipeline_parallel_size
-    # the workers of one engine, vLLM's world_size: TP × PP × PCP (--prefill-context-parallel-size, capacity.group.
-    # Layout; engine22); a PCP not known yet leaves the count to the layout's readers
-    pcp = engine.extra.get("prefill_context_parallel_size", 1)
-    pcp = int(pcp) if (isinstance(pcp, int) and not isinstance(pcp, bool)) or (
-        isinstance(pcp, str) and pcp.isdigit()) else 1
-    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and pod.gpus < tp * pp * pcp:
+    # the workers of one engine, vLLM's world_size: TP × PP × PCP (model.world_size; engine22); a PCP not known yet
+    # leaves the count to the layout's readers
+    world = engine_world_size(engine)
+    if world is None and isinstance(tp, int) and isinstance(pp, int):
+        world = world_size(tp, pp)
+    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and world is not None and (
+            pod.gpus < world):
         counted = [(p, r) for p, r, _ in pods if any(c.gpus for c in p.containers)]
         if any(not isinstance(r, int) for _, r in counted):
             group.pods_per_group = UNKNOWN

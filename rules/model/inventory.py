@@ -526,6 +526,9 @@ class ServingGroup:
     #: The LimitRange of the inputs whose default gave the pod's GPUs at admission (``namespace/name``,
     #: ``adapters.k8s.limitranges``): its containers write none.
     limit_range: str | None = None
+    #: How the GPUs one pod (one replica) holds are written where it is not the vLLM container's resources.limits,
+    #: with ``{units}`` for the count (Ray Serve LLM: its LLMConfig's ``placement_group_config``); None: the limits
+    gpus_written: str | None = None
     #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).

@@ -196,7 +196,8 @@ EXTRA_FIXTURES = {
               "prefill-context-parallel.yaml"},  # engine22: -pcp ranks are used GPUs, -dcp ones are not
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
               "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
-              "pods-never-schedule.yaml"},  # readers20: pods that never schedule (SW201 blocks): advisory here
+              "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
+              "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

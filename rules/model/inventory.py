@@ -229,6 +229,9 @@ class Container:
     ports: list[int] = field(default_factory=list)
     gpus: Any = None  # accelerators requested (nvidia.com/gpu, amd.com/gpu, ...): int | UNKNOWN | None
     accelerator_resource: str | None = None  # the resource ``gpus`` counts, e.g. "nvidia.com/gpu"
+    #: ``gpus`` is a request the container writes without a limit of that resource (the API server refuses that for
+    #: an extended resource unless admission writes the limit: ``adapters.k8s.pods.check_requests_within_limits``)
+    gpus_request_only: bool = False
     efa: Any = 0  # vpc.amazonaws.com/efa devices: int | UNKNOWN (a computed value, a template placeholder)
     probes: dict[str, Probe] = field(default_factory=dict)
     volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path

@@ -228,7 +228,8 @@ EXTRA_FIXTURES = {
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
               "kserve-runtime-volume.yaml",  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
-              "custom-resource-template.yaml"},  # an unmodelled operator's spec.template: advisory, OpenKruise's not
+              "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not
+              "prefill-context-parallel.yaml"},  # engine23: a TP1 engine's PCP ranks are workers that talk over NCCL
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme

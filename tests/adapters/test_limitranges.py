@@ -93,6 +93,25 @@ def test_a_request_without_a_limit_above_the_max_is_refused_on_the_request(kind)
         "and none runs: lower the count to 1 or raise the LimitRange's max")]
 
 
+@pytest.mark.parametrize(("items", "refused"), [
+    ("{type: Container, default: {nvidia.com/gpu: 1}, max: {nvidia.com/gpu: 4}}", True),
+    ("{type: Container, default: {nvidia.com/gpu: 4}}", True),  # a request below its limit is refused too
+    ("{type: Container, default: {nvidia.com/gpu: 2}, max: {nvidia.com/gpu: 4}}", False),
+    ("{type: Pod, max: {nvidia.com/gpu: 4}}", False),  # a Pod item gives no container a default
+])
+def test_a_request_without_a_limit_gets_the_default_limit_and_is_refused_where_they_differ(items, refused):
+    docs = limit_range("cap", "llm", items) + workload(resources="{requests: {nvidia.com/gpu: 2}}", tp=2)
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    default = "1" if "gpu: 1}" in items else "4"
+    assert [(e.line, e.message) for e in inv.errors] == ([(
+        20, f"Deployment llm/qwen: 2 nvidia.com/gpu requested per container without a limit, and LimitRange llm/cap "
+            f"(t.yaml:6) gives the container a default limit of {default}; Kubernetes' LimitRanger writes that limit at "
+            "admission and the API server refuses its pods (\"must be equal to nvidia.com/gpu limit\": nvidia.com/gpu "
+            "is never overcommitted, so a container's request must equal its limit) and none runs: write the count "
+            "under limits (the request defaults to it)")] if refused else [])
+    assert [g.gpus_per_pod for g in inv.groups] == ([] if refused else [2])
+
+
 def test_a_request_with_its_limit_above_the_max_is_refused_on_the_limit():
     text = limit_range("cap", "llm", "{type: Container, default: {nvidia.com/gpu: 1}, max: {nvidia.com/gpu: 1}}")
     docs = text + workload(resources="{requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 2}}", tp=2)

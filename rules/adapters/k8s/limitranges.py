@@ -152,7 +152,32 @@ def _refusal(g: ServingGroup, ranges: list[LimitRange]) -> InputError | None:
                 f"{what} (\"maximum {resource} usage per {part} is {most}, but limit is {asked}\") and none runs: "
                 f"lower the count to {most} or raise the LimitRange's max",
                 g.at("resources").file, g.at("resources").line)
-    return None
+    return _request_not_default(g, ranges)
+
+
+def _request_not_default(g: ServingGroup, ranges: list[LimitRange]) -> InputError | None:
+    """Why the API server refuses the pods of a group whose vLLM container writes its GPUs as a request without a limit
+    where the namespace's LimitRanges give it a default limit of another count: the LimitRanger writes that limit at
+    admission (``mergeContainerResources``), and the validation that follows refuses an extended resource's request
+    that is not its limit (pkg/apis/core/validation/validation.go: "must be equal to nvidia.com/gpu limit"). None
+    where no LimitRange gives a default, the default is the request, or it is not known (two LimitRanges with other
+    defaults: which one applies is not deterministic)."""
+    server, resource, asked = g.main_container, g.accelerator_resource, g.gpus_per_pod
+    if server is None or not server.gpus_request_only or resource is None or not isinstance(asked, int):
+        return None
+    found = _default(ranges, resource)
+    if found is None or not isinstance(found[1], int) or found[1] == asked:
+        return None
+    _, default, lr = found
+    where = lr.locations.get(f"default:{resource}", lr.location)
+    what = "a pod" if g.kind == "Pod" else "its pods"
+    return InputError(
+        f"{g.kind} {g.namespace}/{g.name}: {asked} {resource} requested per container without a limit, and LimitRange "
+        f"{lr.namespace}/{lr.name} ({where.file}:{where.line}) gives the container a default limit of {default}; "
+        f"Kubernetes' LimitRanger writes that limit at admission and the API server refuses {what} (\"must be equal to "
+        f"{resource} limit\": {resource} is never overcommitted, so a container's request must equal its limit) and "
+        f"none runs: write the count under limits (the request defaults to it)",
+        g.at("resources").file, g.at("resources").line)
 
 
 def apply_limit_ranges(inv: Inventory) -> None:

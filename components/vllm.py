@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+from shardwise.rules.model.inventory import world_size
 from shardwise.rules.model.spec import AutoscalingSpec, VllmServiceSpec
 from shardwise.rules.render.vllm import render_vllm_service
 
@@ -70,7 +71,7 @@ class VllmService(pulumi.ComponentResource):
         self.pod_disruption_budget = made["PodDisruptionBudget"]
         self.autoscaler = made.get("ScaledObject") or made.get("HorizontalPodAutoscaler")
         self.deployment_name = metadata_name(self.deployment)
-        self.gpus_per_replica = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+        self.gpus_per_replica = world_size(spec.engine.tensor_parallel_size, spec.engine.pipeline_parallel_size)
         self.register_outputs({
             "deployment": self.deployment, "pod_disruption_budget": self.pod_disruption_budget,
             "autoscaler": self.autoscaler, "deployment_name": self.deployment_name,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..catalog import CatalogError, find_instance, instances_for_gpu
-from ..model import ServingGroup, is_unknown
+from ..model import ServingGroup, is_unknown, world_size
 from ..model import int_or_none as _int
 from .layout import plural
 
@@ -73,13 +73,18 @@ def _gpus_per_pod(g: ServingGroup) -> int | None:
     asked = _int(g.gpus_per_pod)
     if asked:
         return asked
-    e = g.engine
-    tp, pp, dp = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(e.data_parallel_size)
-    pcp = _int(g.prefill_context_parallel)
+    engine, dp = _int_world(g), _int(g.engine.data_parallel_size)
     pods = _int(g.pods_per_group) or 1
-    if tp and pp and dp and pcp:
-        return max(1, -(-tp * pp * pcp * dp // pods))
+    if engine and dp:
+        return max(1, -(-engine * dp // pods))
     return None
+
+
+def _int_world(g: ServingGroup) -> int | None:
+    """The group's vLLM world size (``model.world_size``) where its TP, PP and PCP read as numbers, else None."""
+    tp, pp = _int(g.engine.tensor_parallel_size), _int(g.engine.pipeline_parallel_size)
+    pcp = _int(g.prefill_context_parallel)
+    return world_size(tp, pp, pcp) if tp and pp and pcp else None
 
 
 def _instance(g: ServingGroup, per_pod: int | None) -> tuple[Any, bool, str | None]:

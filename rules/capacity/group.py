@@ -42,7 +42,7 @@ from ..catalog.accelerators import (
     single_strategy_unsure,
 )
 from ..catalog.partitions import ASSUMED_MODE
-from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known
+from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known, world_size
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..model.unknown import holds_placeholder
 from ..model.vocab import ANN_VLLM_VERSION, GPU_RESOURCE
@@ -784,7 +784,7 @@ class Layout:
     @property
     def engine(self) -> int:
         """GPUs one engine (one data-parallel rank) runs on: vLLM's ``world_size``, TP × PP × PCP."""
-        return self.tp * self.pp * self.pcp
+        return world_size(self.tp, self.pp, self.pcp)
 
     @property
     def world(self) -> int:

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..model.inventory import world_size
 from ..model.records import evolve
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.support import pp_refusal
@@ -75,7 +76,7 @@ class Parallel:
     @property
     def gpus(self) -> int:
         """GPUs one engine runs on (vLLM's ``world_size``, TP × PP × PCP)."""
-        return self.tp * self.pp * self.pcp
+        return world_size(self.tp, self.pp, self.pcp)
 
     @property
     def world(self) -> int:

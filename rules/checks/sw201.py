@@ -15,7 +15,7 @@ from ..catalog.accelerators import (
     mig_profile,
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, known
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, known, world_size
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
@@ -201,7 +201,7 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
     tp, pp = tp_pp(g)
     if tp <= gpus or in_one_nvlink_domain(g, tp) or g.exclusive_topology == GFD_CLIQUE:
         return  # (a multi-node NVLink domain, GB200 NVL72, joins pods through IMEX: SW205 and the pool decide)
-    if tp * pp > pods * gpus:
+    if world_size(tp, pp, prefill_context_parallel(g)) > pods * gpus:
         return  # the pods hold fewer GPUs than the workers: SW204's finding
     spanned = -(-tp // gpus)
     per_pod = f"{gpus} GPU" + ("" if gpus == 1 else "s")
@@ -318,7 +318,8 @@ def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> I
         return
     pcp = prefill_context_parallel(g)  # vLLM's world is TP × PP × PCP (capacity.group.Layout)
     text = f"TP{tp}×PP{pp}" + (f"×PCP{pcp}" if pcp > 1 else "")
-    yield from _one_pod(g, inv, tp, int(per_node), layout=text, uses=tp * pp * pcp, bounded=bounded, each=each)
+    yield from _one_pod(g, inv, tp, int(per_node), layout=text, uses=world_size(tp, pp, pcp), bounded=bounded,
+                        each=each)
 
 
 def _whole_devices(g: ServingGroup, inv: Inventory) -> bool:

@@ -81,6 +81,8 @@ def _write(resource: str, units: int, g: ServingGroup | None = None) -> str:
     """What to write instead: the request, as the container's resources take it, or the device count of the
     resource claims it takes its devices from (dynamic resource allocation)."""
     c = g.main_container if g is not None else None
+    if g is not None and g.gpus_written is not None:
+        return g.gpus_written.format(units=units)
     if c is not None and c.resource_claims:
         claims = ", ".join(f"`{n}`" for n in c.resource_claims)
         return f"make the resource claim {claims} of the vLLM container allocate {units} devices"

@@ -110,8 +110,16 @@ class MultiNodeWithoutFastFabric(GroupRule):
                          f"({plural(per_node, 'GPU')} per node): every layer's all-reduce would run {tcp}"
                          f"{'; ' + remedy if remedy else ''}", where, level="mandatory" if sure else None)
             return
-        if lay.tp * lay.pp > per_node:
-            yield hit(g, f"{start}; only pipeline stages cross nodes (TP{lay.tp} inside a node of "
+        if lay.tp * lay.pcp > per_node:
+            # vLLM's ranks run TP innermost, then PCP, then PP (capacity.group.Layout): a node holds whole TP groups
+            # but not the TP × PCP block, so the prefill context-parallel ranks talk across the boundary
+            yield hit(g, f"{start}, and its prefill context-parallel group (TP{lay.tp}×PCP{lay.pcp}) crosses the node "
+                         f"boundary ({plural(per_node, 'GPU')} per node): every layer of each prefill exchanges its "
+                         f"keys and values between the PCP ranks {tcp}{'; ' + fix if fix else ''}", where)
+            return
+        if lay.engine > per_node:  # vLLM's world size, TP × PP × PCP (model.world_size)
+            inside = f"TP{lay.tp}" + (f"×PCP{lay.pcp}" if lay.pcp > 1 else "")
+            yield hit(g, f"{start}; only pipeline stages cross nodes ({inside} inside a node of "
                          f"{plural(per_node, 'GPU')}, PP{lay.pp} across), so activations between stages go "
                          f"{tcp}: it works, with more latency per step{'; for less, ' + fix if fix else ''}", where)
             return

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..capacity.group import prefill_context_parallel
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, UNKNOWN_TOKEN, Inventory, ServingGroup, Undecidable, known
+from ..model import UNKNOWN, UNKNOWN_TOKEN, Inventory, ServingGroup, Undecidable, int_or_none, known, world_size
 from ._capacity import nccl_rules_apply
 from ._net import is_multi_node
 from ._unseen import held_back_hits
@@ -72,14 +73,17 @@ class ParallelWithoutShm(GroupRule):
         tp = int(known(g.engine.tensor_parallel_size, "tensor_parallel_size"))
         pp = int(known(g.engine.pipeline_parallel_size, "pipeline_parallel_size"))
         multi = is_multi_node(g)
-        if tp <= 1 and pp <= 1 and not multi:
+        # the workers of one engine, vLLM's world size TP × PP × PCP (model.world_size): more than one talk over NCCL
+        pcp = prefill_context_parallel(g) if world_size(tp, pp) <= 1 and not multi else (
+            int_or_none(g.prefill_context_parallel) or 1)
+        if world_size(tp, pp, pcp) <= 1 and not multi:
             return
         if multi and g.pods_per_group is not UNKNOWN and isinstance(g.pods_per_group, int):
-            layout = f"a multi-node group of {g.pods_per_group} pods (TP{tp}×PP{pp})"
-        elif pp > 1:
-            layout = f"tensor_parallel_size {tp} × pipeline_parallel_size {pp}"
+            layout = (f"a multi-node group of {g.pods_per_group} pods (TP{tp}×PP{pp}"
+                      + (f"×PCP{pcp}" if pcp > 1 else "") + ")")
         else:
-            layout = f"tensor_parallel_size {tp}"
+            layout = " × ".join([f"tensor_parallel_size {tp}", *([f"pipeline_parallel_size {pp}"] if pp > 1 else []),
+                                 *([f"prefill_context_parallel_size {pcp}"] if pcp > 1 else [])])
         mounted = [name for name, path in c.volume_mounts.items() if str(path).rstrip("/") == SHM]
         if not mounted and g.host.ipc is True:
             # hostIPC: the runtime binds the node's own /dev/shm into the container instead of a 64 MiB tmpfs

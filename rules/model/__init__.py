@@ -48,6 +48,8 @@ from .inventory import (
     UnknownEnv,
     UnknownWord,
     Volume,
+    engine_world_size,
+    world_size,
 )
 from .unknown import (
     FROM_VALUE_SOURCE,
@@ -107,7 +109,9 @@ __all__ = [
     "UnknownEnv",
     "UnknownWord",
     "Volume",
+    "engine_world_size",
     "int_or_none",
     "is_unknown",
     "known",
+    "world_size",
 ]

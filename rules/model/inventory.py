@@ -229,6 +229,9 @@ class Container:
     ports: list[int] = field(default_factory=list)
     gpus: Any = None  # accelerators requested (nvidia.com/gpu, amd.com/gpu, ...): int | UNKNOWN | None
     accelerator_resource: str | None = None  # the resource ``gpus`` counts, e.g. "nvidia.com/gpu"
+    #: ``gpus`` is a request the container writes without a limit of that resource (the API server refuses that for
+    #: an extended resource unless admission writes the limit: ``adapters.k8s.pods.check_requests_within_limits``)
+    gpus_request_only: bool = False
     efa: Any = 0  # vpc.amazonaws.com/efa devices: int | UNKNOWN (a computed value, a template placeholder)
     probes: dict[str, Probe] = field(default_factory=dict)
     volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
@@ -358,6 +361,36 @@ class PodPorts:
     #: Where the workload is: its file decides its deployable unit (``Inventory.units``), so that a Service's named
     #: ``targetPort`` is resolved on the pods of its own unit only, as its selector is (readers17).
     location: Location = Location()
+
+
+def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:
+    """The GPUs one vLLM engine (one data-parallel rank) starts workers on, the one place shardwise counts them:
+    ``ParallelConfig.world_size``, PP × TP × PCP (``vllm/config/parallel.py`` ``__post_init__`` of the 0.12.0, 0.25.1,
+    0.26.0 and 0.28.0 wheels: ``--prefill-context-parallel-size`` "expands the process world size";
+    ``--decode-context-parallel-size`` adds none, "DCP does not expand the process world size. Without PCP, DCP reuses
+    TP ranks"). Data-parallel ranks are engines of their own: a group runs ``world_size × DP`` GPUs."""
+    return pp * tp * pcp
+
+
+def engine_world_size(engine: EngineArgs) -> int | None:
+    """:func:`world_size` of an engine's flags as written (``--prefill-context-parallel-size`` 1 where not given), None
+    where one of them is not a known whole number (not known yet, or a reference kept as written)."""
+    pcp = engine.extra.get("prefill_context_parallel_size", 1)
+    sizes = [_whole(engine.tensor_parallel_size), _whole(engine.pipeline_parallel_size), _whole(pcp)]
+    if any(v is None for v in sizes):
+        return None
+    tp, pp, cp = (int(v) for v in sizes if v is not None)
+    return world_size(tp, pp, cp)
+
+
+def _whole(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
 
 
 @dataclass
@@ -496,6 +529,9 @@ class ServingGroup:
     #: The LimitRange of the inputs whose default gave the pod's GPUs at admission (``namespace/name``,
     #: ``adapters.k8s.limitranges``): its containers write none.
     limit_range: str | None = None
+    #: How the GPUs one pod (one replica) holds are written where it is not the vLLM container's resources.limits,
+    #: with ``{units}`` for the count (Ray Serve LLM: its LLMConfig's ``placement_group_config``); None: the limits
+    gpus_written: str | None = None
     #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).
@@ -540,8 +576,8 @@ class ServingGroup:
 
     @property
     def gpus_per_replica(self) -> int:
-        return int(self.engine.tensor_parallel_size) * int(self.engine.pipeline_parallel_size) * int(
-            self.prefill_context_parallel)
+        return world_size(int(self.engine.tensor_parallel_size), int(self.engine.pipeline_parallel_size),
+                          int(self.prefill_context_parallel))
 
     @property
     def main_container(self) -> Container | None:

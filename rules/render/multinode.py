@@ -9,6 +9,7 @@ from typing import Any
 
 from ..capacity import cache
 from ..catalog.hardware import catalog_instance
+from ..model.inventory import world_size
 from ..model.spec import NodePoolSpec, VllmMultiNodeSpec
 from ..vllm.images import choose_launcher
 from .common import LABEL_ROLE
@@ -75,7 +76,7 @@ def data_parallel_local(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = Non
     engines as a node holds, at most ``--data-parallel-size`` (one per pod where the node is not known); raises
     ValueError where an engine is wider than a node or the engines do not fill the group's nodes evenly."""
     e = spec.engine
-    engine = e.tensor_parallel_size * e.pipeline_parallel_size
+    engine = world_size(e.tensor_parallel_size, e.pipeline_parallel_size)  # (the components refuse -pcp: render/pod.py)
     per_node = node_gpus(pool, gpus_per_node) or engine
     if engine > per_node:
         raise ValueError(f"data-parallel engines of {engine} GPUs (TP × PP) are wider than a node's {per_node}: "
@@ -103,7 +104,7 @@ def _dp_worker_script(spec: VllmMultiNodeSpec, local: int) -> str:
 
 
 def _ray_leader_script(spec: VllmMultiNodeSpec) -> str:
-    gpus = spec.engine.tensor_parallel_size * spec.engine.pipeline_parallel_size
+    gpus = world_size(spec.engine.tensor_parallel_size, spec.engine.pipeline_parallel_size)
     wait = (
         "import ray; ray.init(address='auto', logging_level='ERROR'); "
         "print(int(ray.cluster_resources().get('GPU', 0)))"
@@ -135,11 +136,11 @@ def group_shape(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,
     pp = spec.engine.pipeline_parallel_size
     if spec.engine.data_parallel_size > 1:  # each pod one node's data-parallel engines (data_parallel_local)
         local = data_parallel_local(spec, pool, gpus_per_node)
-        return spec.engine.data_parallel_size // local, tp * pp * local
+        return spec.engine.data_parallel_size // local, world_size(tp, pp) * local
     per_node = node_gpus(pool, gpus_per_node) or tp
     if tp <= per_node or tp % per_node:
         return pp, tp
-    return tp * pp // per_node, per_node
+    return world_size(tp, pp) // per_node, per_node
 
 
 def render_leaderworkerset(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..capacity import cache
+from ..model.inventory import world_size
 from ..model.spec import AutoscalingSpec, NodePoolSpec, VllmServiceSpec
 from .common import fmt_num
 from .workload import (
@@ -27,7 +28,7 @@ from .workload import (
 def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
     e = spec.engine
     # every data-parallel engine of the replica runs in this pod: vLLM starts TP × PP × DP workers
-    tp = e.tensor_parallel_size * e.pipeline_parallel_size * e.data_parallel_size
+    tp = world_size(e.tensor_parallel_size, e.pipeline_parallel_size) * e.data_parallel_size
     budget = cache.startup_budget(spec, pool).budget_seconds
     container = serving_container(spec, "vllm", ["vllm", "serve"], vllm_args(spec), serving_env(spec),
                                   gpu_resources(tp), budget)

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..capacity.group import summary
 from ..engine import LintConfig, group_subject
-from ..model import ServingGroup
+from ..model import ServingGroup, world_size
 from ..model import int_or_none as _int
 
 
@@ -24,7 +24,7 @@ def workload_summary(g: ServingGroup, config: LintConfig) -> dict[str, Any]:
     e = g.engine
     tp, pp, replicas = _int(e.tensor_parallel_size), _int(e.pipeline_parallel_size), _int(g.replicas)
     dp, pcp = _int(e.data_parallel_size), _int(g.prefill_context_parallel)
-    per_replica = tp * pp * pcp * dp if tp and pp and dp and pcp else None
+    per_replica = world_size(tp, pp, pcp) * dp if tp and pp and dp and pcp else None
     sm = summary(g, config)
     p95 = g.p95_context or config.p95_context_tokens
     out: dict[str, Any] = {

@@ -75,6 +75,51 @@ def test_a_limit_above_the_container_max_is_refused_at_admission(kind):
         "or raise the LimitRange's max")]
 
 
+@pytest.mark.parametrize("kind", ["Deployment", "Pod"])
+def test_a_request_without_a_limit_above_the_max_is_refused_on_the_request(kind):
+    """The LimitRanger's defaults give a container that writes `requests: {nvidia.com/gpu: 2}` and no limit the max as
+    its limit (1): the API server's validation then refuses the request that is not its limit, and the LimitRanger's
+    maxConstraint, which runs after it, checks the request once the limit passes ("but request is 2", not "limit")."""
+    text = limit_range("cap", "llm", "{type: Container, max: {nvidia.com/gpu: 1}}")
+    docs = text + workload(kind, resources="{requests: {nvidia.com/gpu: 2}}", tp=2)
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    assert inv.groups == []
+    assert [(e.line, e.message) for e in inv.errors] == [(
+        20 if kind == "Deployment" else 16,
+        f"{kind} llm/qwen: 2 nvidia.com/gpu requested per container without a limit, but LimitRange llm/cap (t.yaml:6) "
+        "allows at most 1 per Container; Kubernetes' LimitRanger gives the container its default limit, 1, and the API "
+        "server refuses " + ("a pod" if kind == "Pod" else "its pods") + " (\"must be equal to nvidia.com/gpu limit\"; "
+        "the LimitRanger's own check would say \"maximum nvidia.com/gpu usage per Container is 1, but request is 2\") "
+        "and none runs: lower the count to 1 or raise the LimitRange's max")]
+
+
+@pytest.mark.parametrize(("items", "refused"), [
+    ("{type: Container, default: {nvidia.com/gpu: 1}, max: {nvidia.com/gpu: 4}}", True),
+    ("{type: Container, default: {nvidia.com/gpu: 4}}", True),  # a request below its limit is refused too
+    ("{type: Container, default: {nvidia.com/gpu: 2}, max: {nvidia.com/gpu: 4}}", False),
+    ("{type: Pod, max: {nvidia.com/gpu: 4}}", False),  # a Pod item gives no container a default
+])
+def test_a_request_without_a_limit_gets_the_default_limit_and_is_refused_where_they_differ(items, refused):
+    docs = limit_range("cap", "llm", items) + workload(resources="{requests: {nvidia.com/gpu: 2}}", tp=2)
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    default = "1" if "gpu: 1}" in items else "4"
+    assert [(e.line, e.message) for e in inv.errors] == ([(
+        20, f"Deployment llm/qwen: 2 nvidia.com/gpu requested per container without a limit, and LimitRange llm/cap "
+            f"(t.yaml:6) gives the container a default limit of {default}; Kubernetes' LimitRanger writes that limit at "
+            "admission and the API server refuses its pods (\"must be equal to nvidia.com/gpu limit\": nvidia.com/gpu "
+            "is never overcommitted, so a container's request must equal its limit) and none runs: write the count "
+            "under limits (the request defaults to it)")] if refused else [])
+    assert [g.gpus_per_pod for g in inv.groups] == ([] if refused else [2])
+
+
+def test_a_request_with_its_limit_above_the_max_is_refused_on_the_limit():
+    text = limit_range("cap", "llm", "{type: Container, default: {nvidia.com/gpu: 1}, max: {nvidia.com/gpu: 1}}")
+    docs = text + workload(resources="{requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 2}}", tp=2)
+    inv = inventory_from_documents(load_documents(docs, "t.yaml"), docs, "t.yaml")
+    assert [e.message.split("(\"")[1].split("\")")[0] for e in inv.errors] == [
+        "maximum nvidia.com/gpu usage per Container is 1, but limit is 2"]
+
+
 def test_containers_summed_above_the_pod_max_are_refused():
     text = limit_range("cap", "llm", "{type: Pod, max: {nvidia.com/gpu: 1}}")
     docs = text + workload(resources="{limits: {nvidia.com/gpu: 2}}", tp=2)

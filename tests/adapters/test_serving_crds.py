@@ -495,6 +495,28 @@ def test_ray_serve_config_reads_a_replica_count_written_as_text(tmp_path):
     assert [(g.name, g.replicas) for g in inv.groups] == [("qwen-serve/qwen-14b", 3), ("llama-405b-ray", 1)]
 
 
+@pytest.mark.parametrize(("written", "gpus"), [
+    ("", 2),  # TP2 × PP1 bundles of one GPU (VLLMEngineConfig.num_devices), whatever PCP is
+    ("                prefill_context_parallel_size: 2\n", 2),
+    ("              placement_group_config: {bundles: [{GPU: 1, CPU: 4}, {GPU: 1}, {GPU: 0, CPU: 1}, {GPU: 1}]}\n", 3),
+    ("              placement_group_config: {bundles: [{CPU: 4}, {}]}\n", 2),  # BundleConfig.GPU defaults to 1.0
+    ("              placement_group_config: {bundles: [{GPU: 0.5}, {GPU: 0.5}]}\n", UNKNOWN),
+    ("              placement_group_config: {bundles: [{GPU: 2}]}\n", UNKNOWN),
+    ("              placement_group_config: {strategy: PACK}\n", UNKNOWN),
+])
+def test_ray_serve_llm_replica_holds_its_placement_group_gpu_bundles(tmp_path, written, gpus):
+    """A Ray Serve LLM replica holds the GPU bundles of its placement group: the LLMConfig's placement_group_config
+    where given, else TP × PP (ray vllm_models.py placement_bundles); vLLM's world size TP × PP × PCP is SW204's."""
+    with open(os.path.join(FIX, "ray.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    where = "                enable_prefix_caching: true\n" if "prefill" in written else "              accelerator_type: L4\n"
+    assert where in text
+    path = tmp_path / "ray.yaml"
+    path.write_text(text.replace(where, where + written, 1), encoding="utf-8")
+    group = load_inputs([str(path)]).groups[0]
+    assert (group.name, group.gpus_per_pod) == ("qwen-serve/qwen-14b", gpus)
+
+
 def test_ray_service_llm_config_from_a_file_in_the_image_is_a_launch_issue():
     inv = load_kubernetes_text(
         "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: s, namespace: ray}\nspec:\n"

@@ -167,6 +167,7 @@ EXTRA_FIXTURES = {
               "limitrange-max-tenant.yaml",  # that writes none (a max alone is the default)
               "prefill-context-parallel.yaml",  # engine22: vLLM's world is TP × PP × PCP
               "ray-prefill-context-parallel.yaml",  # review24: a Ray cluster spreads TP × PP × PCP over its pods
+              "ray-serve-llm-context-parallel.yaml",  # engine23: a Ray Serve LLM replica holds its placement group's bundles
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation
@@ -195,7 +196,8 @@ EXTRA_FIXTURES = {
               "prefill-context-parallel.yaml"},  # engine22: -pcp ranks are used GPUs, -dcp ones are not
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
               "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
-              "pods-never-schedule.yaml"},  # readers20: pods that never schedule (SW201 blocks): advisory here
+              "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
+              "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
@@ -226,7 +228,8 @@ EXTRA_FIXTURES = {
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
               "kserve-runtime-volume.yaml",  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
-              "custom-resource-template.yaml"},  # an unmodelled operator's spec.template: advisory, OpenKruise's not
+              "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not
+              "prefill-context-parallel.yaml"},  # engine23: a TP1 engine's PCP ranks are workers that talk over NCCL
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme

@@ -12,7 +12,12 @@ Kubernetes v1.35.4:
   no GPU gets the namespace's default GPUs.
 - It then refuses (403 Forbidden) a Pod whose container's limit is above a Container item's ``max``, or whose
   containers' limits sum above a Pod item's ``max`` (``PodValidateLimitFunc``, ``maxConstraint``: "maximum
-  nvidia.com/gpu usage per Container is 1, but limit is 2"). A controller's pods are never created.
+  nvidia.com/gpu usage per Container is 1, but limit is 2"). A controller's pods are never created. A container that
+  writes a GPU request above the max and no limit gets the default limit first (at most the max), so its request is
+  not its limit: the API server's validation, which runs between the mutating and the validating admission, refuses
+  the pod ("must be equal to nvidia.com/gpu limit", pkg/apis/core/validation/validation.go), and the LimitRanger's
+  own check would say "maximum nvidia.com/gpu usage per Container is 1, but request is 2" (``maxConstraint``
+  checks the limit, then the request).
 - Every LimitRange of the namespace is applied in turn; which default wins where two give one resource different
   defaults is not deterministic (kubernetes.io, "Limit Ranges": "If there are two or more LimitRange objects in a
   namespace, it is not deterministic which default value will be applied"): the count is then unknown.
@@ -126,13 +131,53 @@ def _refusal(g: ServingGroup, ranges: list[LimitRange]) -> InputError | None:
             key = f"{'max' if part == 'Container' else 'pod'}:{resource}"
             where = lr.locations.get(key, lr.location)
             what = "a pod" if g.kind == "Pod" else "its pods"
+            server = g.main_container
+            default = lr.default.get(resource)
+            if (part == "Container" and server is not None and server.gpus_request_only and server.gpus == asked
+                    and isinstance(default, int)):
+                # the container writes a request and no limit: the LimitRanger's defaults give it the default limit
+                # (the max where no default is written), at most the max, so the request is above its limit, and
+                # the API server's validation refuses the pod before the LimitRanger's own max check runs
+                return InputError(
+                    f"{subject}: {asked} {resource} requested per container without a limit, but LimitRange "
+                    f"{lr.namespace}/{lr.name} ({where.file}:{where.line}) allows at most {most} per Container; "
+                    f"Kubernetes' LimitRanger gives the container its default limit, {default}, and the API server "
+                    f"refuses {what} (\"must be equal to {resource} limit\"; the LimitRanger's own check would say "
+                    f"\"maximum {resource} usage per {part} is {most}, but request is {asked}\") and none runs: lower "
+                    f"the count to {most} or raise the LimitRange's max",
+                    g.at("resources").file, g.at("resources").line)
             return InputError(
                 f"{subject}: {asked} {resource} per {part.lower()}, but LimitRange {lr.namespace}/{lr.name} "
                 f"({where.file}:{where.line}) allows at most {most} per {part}; Kubernetes' LimitRanger refuses "
                 f"{what} (\"maximum {resource} usage per {part} is {most}, but limit is {asked}\") and none runs: "
                 f"lower the count to {most} or raise the LimitRange's max",
                 g.at("resources").file, g.at("resources").line)
-    return None
+    return _request_not_default(g, ranges)
+
+
+def _request_not_default(g: ServingGroup, ranges: list[LimitRange]) -> InputError | None:
+    """Why the API server refuses the pods of a group whose vLLM container writes its GPUs as a request without a limit
+    where the namespace's LimitRanges give it a default limit of another count: the LimitRanger writes that limit at
+    admission (``mergeContainerResources``), and the validation that follows refuses an extended resource's request
+    that is not its limit (pkg/apis/core/validation/validation.go: "must be equal to nvidia.com/gpu limit"). None
+    where no LimitRange gives a default, the default is the request, or it is not known (two LimitRanges with other
+    defaults: which one applies is not deterministic)."""
+    server, resource, asked = g.main_container, g.accelerator_resource, g.gpus_per_pod
+    if server is None or not server.gpus_request_only or resource is None or not isinstance(asked, int):
+        return None
+    found = _default(ranges, resource)
+    if found is None or not isinstance(found[1], int) or found[1] == asked:
+        return None
+    _, default, lr = found
+    where = lr.locations.get(f"default:{resource}", lr.location)
+    what = "a pod" if g.kind == "Pod" else "its pods"
+    return InputError(
+        f"{g.kind} {g.namespace}/{g.name}: {asked} {resource} requested per container without a limit, and LimitRange "
+        f"{lr.namespace}/{lr.name} ({where.file}:{where.line}) gives the container a default limit of {default}; "
+        f"Kubernetes' LimitRanger writes that limit at admission and the API server refuses {what} (\"must be equal to "
+        f"{resource} limit\": {resource} is never overcommitted, so a container's request must equal its limit) and "
+        f"none runs: write the count under limits (the request defaults to it)",
+        g.at("resources").file, g.at("resources").line)
 
 
 def apply_limit_ranges(inv: Inventory) -> None:

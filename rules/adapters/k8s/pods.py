@@ -578,6 +578,11 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         resources = typed_map(c, "resources", f"{what}.resources", cloc)
         check_requests_within_limits(resources, what, file, cline)
         gpus, accelerator = _accelerators(resources, file, cline)
+        written = {part: resources.get(part) if isinstance(resources, dict) else None
+                   for part in ("requests", "limits")}
+        request_only = (accelerator is not None and isinstance(written["requests"], dict)
+                        and accelerator in written["requests"]
+                        and not (isinstance(written["limits"], dict) and accelerator in written["limits"]))
         ports = typed_items(c, "ports", f"{what}.ports", cloc)
         for i, port in enumerate(ports):
             number = port.get("containerPort")
@@ -600,6 +605,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             ports=[int(p["containerPort"]) for p in ports if isinstance(p.get("containerPort"), int)],
             gpus=gpus,
             accelerator_resource=accelerator,
+            gpus_request_only=request_only,
             efa=_efa(resources, file, cline),
             volume_mounts={str(m["name"]): str(m.get("mountPath", ""))
                            for m in typed_items(c, "volumeMounts", f"{what}.volumeMounts", cloc) if "name" in m},

@@ -8,7 +8,8 @@
 - ``RayService``: its ``rayClusterConfig`` as above, and each Ray Serve LLM application of
   ``serveConfigV2`` (``import_path: ray.serve.llm:build_openai_app``, ``args.llm_configs``): one group
   per ``llm_config`` (``NAME/<model_id>``) with the model from ``model_loading_config.model_source``,
-  the vLLM settings from ``engine_kwargs``, TP × PP GPUs per replica, replicas from
+  the vLLM settings from ``engine_kwargs``, the GPU bundles of its placement group per replica (its
+  ``placement_group_config``, else TP × PP: :func:`_replica_gpus`), replicas from
   ``deployment_config`` (``num_replicas`` or ``autoscaling_config.min_replicas``), and the GPU from
   ``accelerator_type`` (else the worker pods' placement). Lines inside a ``|`` block point into it.
 - ``RayClusterFleet`` (``orchestration.aibrix.ai``): ``spec.template.spec`` is a Ray cluster,
@@ -21,7 +22,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import catalog
-from ...model import UNKNOWN, Inventory, LaunchIssue, Location, NodePool, PodPorts, Service
+from ...model import (
+    UNKNOWN,
+    Inventory,
+    LaunchIssue,
+    Location,
+    NodePool,
+    PodPorts,
+    Service,
+    engine_world_size,
+    world_size,
+)
 from ...model.errors import CatalogError, InputError
 from ..yamlsrc import LineDict, load_all
 from .fields import as_list, as_map, int_field, line_of, str_map
@@ -131,12 +142,13 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
     group = make_group(kind, obj, loc, pod, replicas, file)
     group.pod_labels = labels[pods.index(serving)]
     tp, pp = engine.tensor_parallel_size, engine.pipeline_parallel_size
-    # the workers of one engine, vLLM's world_size: TP × PP × PCP (--prefill-context-parallel-size, capacity.group.
-    # Layout; engine22); a PCP not known yet leaves the count to the layout's readers
-    pcp = engine.extra.get("prefill_context_parallel_size", 1)
-    pcp = int(pcp) if (isinstance(pcp, int) and not isinstance(pcp, bool)) or (
-        isinstance(pcp, str) and pcp.isdigit()) else 1
-    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and pod.gpus < tp * pp * pcp:
+    # the workers of one engine, vLLM's world_size: TP × PP × PCP (model.world_size; engine22); a PCP not known yet
+    # leaves the count to the layout's readers
+    world = engine_world_size(engine)
+    if world is None and isinstance(tp, int) and isinstance(pp, int):
+        world = world_size(tp, pp)
+    if isinstance(tp, int) and isinstance(pp, int) and isinstance(pod.gpus, int) and world is not None and (
+            pod.gpus < world):
         counted = [(p, r) for p, r, _ in pods if any(c.gpus for c in p.containers)]
         if any(not isinstance(r, int) for _, r in counted):
             group.pods_per_group = UNKNOWN
@@ -279,6 +291,36 @@ def _engine_flags(kwargs: Mapping[str, Any], file: str | None, loc: Location) ->
     return flags
 
 
+def _replica_gpus(cfg: Mapping[str, Any], engine: Any) -> Any:
+    """The GPUs Ray Serve LLM reserves for one replica: the placement group its vLLM engine runs in, one GPU a bundle.
+
+    Ray (python/ray/llm/_internal/serve/engines/vllm/vllm_models.py, ``VLLMEngineConfig.placement_bundles``) takes
+    the bundles of the LLMConfig's ``placement_group_config`` where it is given (a bundle without ``GPU`` holds one:
+    ``BundleConfig.GPU`` defaults to 1.0), else ``num_devices`` bundles of one GPU: ``tensor_parallel_size ×
+    pipeline_parallel_size``, without ``--prefill-context-parallel-size``. vLLM's Ray executor counts the bundles that
+    hold a GPU against its world size, TP × PP × PCP (``model.world_size``), and refuses fewer
+    (its ``ray_utils.py``, ``initialize_ray_cluster``: "The number of required GPUs exceeds the total number
+    of available GPUs in the placement group"), as it refuses a bundle of more than one GPU: the count is what the
+    replica holds, and SW204 compares it with the workers. A bundle of a fraction of a GPU, more than one, or a count
+    not known yet leaves it unknown."""
+    config = cfg.get("placement_group_config")
+    if config is None:
+        tp, pp = engine.tensor_parallel_size, engine.pipeline_parallel_size
+        return world_size(tp, pp) if isinstance(tp, int) and isinstance(pp, int) else UNKNOWN
+    bundles = as_map(config).get("bundles")
+    if not isinstance(bundles, list) or not bundles:
+        return UNKNOWN
+    count = 0
+    for bundle in bundles:
+        if not isinstance(bundle, Mapping):
+            return UNKNOWN
+        gpu = bundle.get("GPU", 1)
+        if isinstance(gpu, bool) or not isinstance(gpu, int | float) or gpu not in (0, 1):
+            return UNKNOWN
+        count += int(gpu)
+    return count
+
+
 def _accelerator_pool(accelerator: Any, where: Location) -> NodePool | None:
     """A pool for Ray's ``accelerator_type`` ("A10G", "L4", "H100", "A100-80G", "AMD-Instinct-MI300X-OAM")."""
     if not isinstance(accelerator, str) or not accelerator.strip():
@@ -370,9 +412,9 @@ def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, 
     if group is None:
         return False
     group.pod_labels = dict(proxy)
-    tp, pp = group.engine.tensor_parallel_size, group.engine.pipeline_parallel_size
-    # Ray places TP × PP bundles of one GPU each for every replica
-    group.gpus_per_pod = tp * pp if isinstance(tp, int) and isinstance(pp, int) else UNKNOWN
+    group.gpus_per_pod = _replica_gpus(cfg, group.engine)
+    group.gpus_written = ("give the LLMConfig a placement_group_config of {units} bundles of one GPU each (Ray Serve "
+                          "LLM reserves tensor_parallel_size × pipeline_parallel_size bundles without one)")
     group.accelerator_resource = group.accelerator_resource or (
         "google.com/tpu" if implied.pool is not None and implied.pool.accelerator == "google" else "nvidia.com/gpu")
     group.locations["resources"] = group.at("tensor_parallel_size", "model")

@@ -816,11 +816,12 @@ CLUSTER_MARK = "|"
 
 @dataclass
 class UnknownWord:
-    """A word of a vLLM container's args not known at ``pulumi preview`` that stands where a flag may (never the value
-    of a flag vLLM defines), or its whole args: vLLM may refuse what it turns out to be (SW003 cannot decide)."""
+    """A word of a vLLM container's command or args not known at ``pulumi preview`` that stands where a flag may (never
+    the value of a flag vLLM defines), or its whole args: vLLM may refuse what it turns out to be (SW003 cannot
+    decide)."""
 
     group: ServingGroup
-    path: str  # ``spec.template.spec.containers[0].args[3]``, or ``…containers[0].args`` for the whole list
+    path: str  # ``spec.template.spec.containers[0].args[3]`` (or ``.command[3]``), ``…containers[0].args`` for the list
 
 
 @dataclass

@@ -135,6 +135,9 @@ ROWS = [
     Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=2),
     # a word not known where a flag may stand may be one vLLM refuses (silent before); a flag's value is no flag
     Row("SW003", DEP, (*C0, "args", 3), "--no-such-flag", "advisory", top=len(C0) + 1),
+    # a word of the command, as of the args (silent before: unknown23 read only the args)
+    Row("SW003", DEP, (*C0, "command", 3), "--no-such-flag", "advisory", top=2,
+        pre=(((*C0, "command"), ["vllm", "serve", *LLAMA_8B]), ((*C0, "args"), ["--max-model-len", "8192"]))),
     # capacity: a whole container, container list, pod spec or template not known names them in its note (silent
     # before: nothing said they were held back)
     Row("SW101", DEP, (*C0, "args", 0), "meta-llama/Llama-3.1-70B-Instruct", "advisory", top=2),
@@ -229,7 +232,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (32, 160)
+    assert (len(ROWS), len(SWEEP)) == (33, 166)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -344,6 +347,35 @@ def test_an_unknown_word_where_a_flag_may_stand_cannot_be_decided_by_sw003(
     launch finding; ``unknown = "fail"`` makes it block); the one in --max-model-len's value is a value."""
     doc = preview()
     _set(doc, DEP, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    said = [(f["codes"], f["level"], f["message"]) for f in findings if "SW003" in f["codes"]]
+    assert said == ([] if word is None else [(["SW003"], "advisory", "SW003: cannot decide: whether vLLM accepts its "
+                                              f"command line: {word} is not known, and may be a flag vLLM refuses "
+                                              f"{_AT_PREVIEW}")])
+
+
+@pytest.mark.parametrize(("command", "args", "word"), [
+    (["vllm", "serve", *LLAMA_8B, U], ["--max-model-len", "8192"],
+     "word 3 of its command (spec.template.spec.containers[0].command[3])"),
+    (["vllm", "serve", U], ["--max-model-len", "8192"],
+     "word 2 of its command (spec.template.spec.containers[0].command[2])"),
+    (["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", *LLAMA_8B, U], None,
+     "word 5 of its command (spec.template.spec.containers[0].command[5])"),
+    (["vllm", "serve", *LLAMA_8B, "--tensor-parallel-size", U], None, None),  # the value of a flag: never a flag
+    (["vllm", "serve", *LLAMA_8B, "--max-model-len"], [U], None),  # the command's last word takes the args' first
+    (["vllm", "serve"], [U, "--max-model-len", "8192"],
+     "word 0 of its args (spec.template.spec.containers[0].args[0])"),
+], ids=["after-the-model", "model-or-flag", "api-server-module", "value-of-a-flag", "value-across-command-and-args",
+        "args-after-serve"])
+def test_an_unknown_word_of_the_command_where_a_flag_may_stand_cannot_be_decided_by_sw003(
+        tmp_path: Path, command: list[Any], args: list[Any] | None, word: str | None) -> None:
+    """unknown23 read only ``args``: a word of ``command`` not known at preview (``vllm serve <model> <unknown>``) may
+    be a flag vLLM refuses as well, and SW003 said nothing. vLLM reads command and args as one command line, so the word
+    before the args' first is the command's last (``--max-model-len`` there takes the unknown as its value)."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "command"), command)
+    _set(doc, DEP, (*C0, "args"), args)
     code, errors, findings = lint_document(tmp_path, doc)
     assert errors == ""
     said = [(f["codes"], f["level"], f["message"]) for f in findings if "SW003" in f["codes"]]

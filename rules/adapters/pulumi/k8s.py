@@ -529,24 +529,29 @@ def _unknown_mount(inv: Inventory, props: Mapping[str, Any], path: Path) -> None
 
 
 def _unknown_words(inv: Inventory, props: Mapping[str, Any], unknown: list[Path]) -> None:
-    """The words of a vLLM container's ``args`` not known at preview that may stand where a flag does, on its group
-    (:class:`~shardwise.rules.model.UnknownWord`, SW003): the whole list, or a word that is not the value
-    of the flag vLLM defines before it (``--tensor-parallel-size``, then the word: a value, whatever it is). Only where
-    vLLM's parser read an unknown word as a carrier of flags (``flag_carriers``): a word it took as a value is one."""
+    """The words of a vLLM container's ``command`` or ``args`` not known at preview that may stand where a flag does,
+    on its group (:class:`~shardwise.rules.model.UnknownWord`, SW003): the whole list, or a word that is not the value
+    of the flag vLLM defines before it on the command line (``--tensor-parallel-size``, then the word: a value,
+    whatever it is; the word before the first of the args is the last of the command). Only where vLLM's parser read
+    an unknown word as a carrier of flags (``flag_carriers``): a word it took as a value is one."""
     for path in unknown:
-        if len(path) >= 3 and path[-1] == "args" and path[-3] == "containers":
-            at, word = path[:-1], None
-        elif len(path) >= 4 and isinstance(path[-1], int) and path[-2] == "args" and path[-4] == "containers":
-            at, word = path[:-2], path[-1]
+        if len(path) >= 3 and path[-1] in ("args", "command") and path[-3] == "containers":
+            at, field, word = path[:-1], path[-1], None
+        elif len(path) >= 4 and isinstance(path[-1], int) and path[-2] in ("args", "command") \
+                and path[-4] == "containers":
+            at, field, word = path[:-2], path[-2], path[-1]
         else:
             continue
         raw = _at(props, at)
         if not isinstance(raw, Mapping):
             continue
-        args = raw.get("args")
-        before = args[word - 1] if word and isinstance(args, list) and word <= len(args) else None
-        if isinstance(before, str) and takes_value(before):
-            continue  # the value of a flag vLLM defines: never a flag
+        words = raw.get(field)
+        command = raw.get("command")
+        if isinstance(word, int) and isinstance(words, list) and word <= len(words):
+            before = words[word - 1] if word else (command[-1] if field == "args" and isinstance(command, list)
+                                                   and command else None)
+            if isinstance(before, str) and takes_value(before):
+                continue  # the value of a flag vLLM defines: never a flag
         for g in inv.groups:
             c = g.main_container
             carriers = g.engine.extra.get("flag_carriers")

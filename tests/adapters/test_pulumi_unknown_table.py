@@ -382,3 +382,46 @@ def test_an_unknown_word_of_the_command_where_a_flag_may_stand_cannot_be_decided
     assert said == ([] if word is None else [(["SW003"], "advisory", "SW003: cannot decide: whether vLLM accepts its "
                                               f"command line: {word} is not known, and may be a flag vLLM refuses "
                                               f"{_AT_PREVIEW}")])
+
+
+#: The LeaderWorkerSet leader's command line of the flag-value cases: TP4 × PP2 over its two pods, and a
+#: gpu_memory_utilization above SW105's bound (a finding that needs none of the values made unknown below).
+BIG = ["meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4", "--pipeline-parallel-size", "2",
+       "--distributed-executor-backend", "ray", "--gpu-memory-utilization", "0.97"]
+SIZING = "SW101, SW102, SW104, SW106"
+LAYOUT = "SW101, SW102, SW104, SW106, SW201, SW202, SW203, SW204, SW205, SW208, SW401"
+
+
+@pytest.mark.parametrize(("flag", "value", "held", "decided"), [
+    ("--tensor-parallel-size", "tensor_parallel_size", LAYOUT, ["SW105"]),
+    ("--pipeline-parallel-size", "pipeline_parallel_size", LAYOUT, ["SW105"]),
+    ("--max-model-len", "max_model_len", SIZING, ["SW105", "SW205"]),
+    ("--gpu-memory-utilization", "gpu_memory_utilization", "SW101, SW102, SW104, SW105, SW106", ["SW205"]),
+    ("--quantization", "quantization", SIZING, ["SW105", "SW205"]),
+    ("--dtype", "dtype", SIZING, ["SW105", "SW205"]),
+    ("--kv-cache-dtype", "kv_cache_dtype", SIZING, ["SW105", "SW205"]),
+], ids=lambda v: v if isinstance(v, str) and v.startswith("--") else None)
+def test_an_unknown_value_of_a_flag_is_never_vllms_default(tmp_path: Path, flag: str, value: str, held: str,
+                                                           decided: list[str]) -> None:
+    """A flag's value computed by another resource (``--tensor-parallel-size <unknown>``): every rule that needs it says
+    it cannot decide, in one advisory note naming the value, never judging vLLM's default in its place (TP1, the
+    model's own context length, 0.9 of the GPU's memory); the rules that do not need it decide as written (SW105 on
+    the utilisation 0.97, SW205 on TP4 × PP2 across the nodes). The word is a flag's value, so SW003 says nothing;
+    SW308, a security rule, fails closed on any word of the command line not known (it may be --api-key=<literal>)."""
+    args: list[Any] = list(BIG)
+    if flag in args:
+        args[args.index(flag) + 1] = U  # the last occurrence of a flag wins: the unknown is the value vLLM reads
+    else:
+        args += [flag, U]
+    doc = preview()
+    _set(doc, LWS, (*LEADER_C0, "args"), args)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    said = [(f["codes"], f["level"], f["message"]) for f in findings
+            if f["subject"] == "LeaderWorkerSet serving/big" and f["code"] != "SW308"]
+    first = held.split(",")[0]
+    assert said[0] == (held.split(", "), "advisory", f"{first}: cannot decide: {value} is not known (a computed value or "
+                       f"an unresolved reference); this holds back {held}, which are checked once the value is known: "
+                       "lint the `pulumi up` state, or write the value as a literal")
+    assert [(codes, level, message.startswith(f"{codes[0]}: cannot decide")) for codes, level, message in said[1:]] \
+        == [([code], "advisory", False) for code in decided]

@@ -425,3 +425,59 @@ def test_an_unknown_value_of_a_flag_is_never_vllms_default(tmp_path: Path, flag:
                        "lint the `pulumi up` state, or write the value as a literal")
     assert [(codes, level, message.startswith(f"{codes[0]}: cannot decide")) for codes, level, message in said[1:]] \
         == [([code], "advisory", False) for code in decided]
+
+
+def _sw402(findings: list[dict[str, Any]], prefix: str) -> list[tuple[str, str]]:
+    """(level, the message's first ``len(prefix)`` characters) of each SW402 finding."""
+    return [(f["level"], f["message"][:len(prefix)]) for f in findings if f["code"] == "SW402"]
+
+
+_HELD_NOTE = ("SW101: cannot decide: {value} is not known (a computed value or an unresolved reference); this holds back "
+              "{held}, which are checked once the value is known: lint the `pulumi up` state, or write the value as a "
+              "literal")
+
+
+@pytest.mark.parametrize(("args", "value", "held"), [
+    ([*LLAMA_8B, "--quantization", U], "quantization", "SW101, SW102, SW402"),
+    ([*LLAMA_8B, "--dtype", U], "dtype", "SW101, SW102, SW402"),
+    ([U, "--max-model-len", "8192"], "the model", "SW101, SW102, SW104, SW106, SW203, SW402"),
+], ids=["quantization", "dtype", "model"])
+def test_an_unknown_precision_or_model_is_never_a_checkpoint_of_nothing(tmp_path: Path, args: list[Any], value: str,
+                                                                         held: str) -> None:
+    """SW402's start-up estimate reads and downloads the checkpoint, whose size is the model's parameters × its
+    precision: a model, dtype or quantization not known at preview left the estimate without those terms, which a
+    startup probe of 60 s passes (silent before; 48-304 s with them written: 15 GiB downloaded at every start). Now SW402
+    cannot decide, in the capacity rules' note on the same value."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "startupProbe", "failureThreshold"), 6)
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B])
+    _, errors, findings = lint_document(tmp_path, doc)
+    known = ("SW402: the startup probe of container `vllm` allows 60 s (initialDelaySeconds 0 + periodSeconds 10 × "
+             "failureThreshold 6), but starting takes an estimated 48-304 s")
+    assert errors == "" and _sw402(findings, known) == [("advisory", known)]
+    _set(doc, DEP, (*C0, "args"), args)
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW402" in f["codes"]] == [
+        (held.split(", "), "advisory", _HELD_NOTE.format(value=value, held=held))]
+
+
+def test_an_unknown_download_dir_may_be_on_a_volume(tmp_path: Path) -> None:
+    """``--download-dir <unknown>`` was read as a folder on no volume ("downloaded at every start"), whose download
+    raises the estimate's low end: a startup probe of 40 s blocked, sure, with a false reason. A folder not known may
+    be on a volume, or not: the download is possible, and the 40 s advisory (33 s, the low end without it, fits)."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "startupProbe", "failureThreshold"), 4)
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B, "--download-dir", "/data"])
+    _, _, findings = lint_document(tmp_path, doc)
+    on_disk = ("SW402: the startup probe of container `vllm` allows 40 s (initialDelaySeconds 0 + periodSeconds 10 × "
+               "failureThreshold 4), but starting needs 48-304 s (15.0 GiB downloaded at every start, as no volume keeps "
+               "the Hugging Face cache")
+    assert _sw402(findings, on_disk) == [("mandatory", on_disk)]
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B, "--download-dir", U])
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    possible = ("SW402: the startup probe of container `vllm` allows 40 s (initialDelaySeconds 0 + periodSeconds 10 × "
+                "failureThreshold 4), but starting takes an estimated 33-304 s (15.0 GiB downloaded unless the image or "
+                "the environment already holds it; 15.0 GiB read")
+    assert _sw402(findings, possible) == [("advisory", possible)]

@@ -750,8 +750,8 @@ class Autoscaler:
     namespace: str = "default"
     kind: str = "HorizontalPodAutoscaler"  # | ScaledObject
     target_kind: str | None = None
-    target_name: str | None = None
-    metrics: list[str] = field(default_factory=list)  # cpu, memory, gpu-utilization, or a metric name
+    target_name: str | Unknown | None = None  # UNKNOWN: not known at preview
+    metrics: list[str | Unknown] = field(default_factory=list)  # cpu, memory, gpu-utilization, a metric name; UNKNOWN
     min_replicas: Any = None
     max_replicas: Any = None
     scale_down_window_seconds: Any = None

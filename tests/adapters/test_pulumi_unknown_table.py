@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_preview import U, lint_document
+from pulumi_preview import HPA_T, U, lint_document, step
 from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources, resources_from_json
 from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.checks.sw402 import download_mode
 from shardwise.rules.model import UNKNOWN
-from test_pulumi_security_sweep import C0, DEP, LEADER_C0, LWS, NAMES, NODEPOOL, NOTED_CASES, SVC
+from test_pulumi_security_sweep import C0, DEP, LEADER_C0, LWS, NODEPOOL, NOTED_CASES, SVC
 from test_pulumi_security_sweep import CASES as SECURITY_CASES
+from test_pulumi_security_sweep import NAMES as SWEEP_NAMES
 from test_pulumi_security_sweep import preview as sweep_preview
 
 Path_ = tuple[Any, ...]
@@ -66,10 +67,22 @@ def _set(doc: dict[str, Any], res: int, path: Path_, value: Any) -> None:
     node[path[-1]] = copy.deepcopy(value)
 
 
+#: The Deployment's HorizontalPodAutoscaler (SW403), added to the sweep's preview, scaling on vLLM's queue.
+HPA = len(SWEEP_NAMES)
+NAMES = [*SWEEP_NAMES, "HorizontalPodAutoscaler"]
+QUEUE = [{"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_waiting"},
+                                   "target": {"type": "AverageValue", "averageValue": "5"}}}]
+CPU = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]
+
+
 def preview() -> dict[str, Any]:
     """The security sweep's preview, made to block on nothing: /dev/shm on the multi-node group's pods (SW401),
-    startup, liveness and readiness probes on the Deployment's container (SW402, SW407)."""
+    startup, liveness and readiness probes on the Deployment's container (SW402, SW407); and an autoscaler of the
+    Deployment that scales on its queue (SW403)."""
     doc = sweep_preview()
+    doc["steps"].append(step(HPA_T, "llama", {"metadata": {"name": "llama", "namespace": "serving"}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama"},
+        "minReplicas": 2, "maxReplicas": 4, "metrics": copy.deepcopy(QUEUE)}}))
     for pod, container in ((LPOD, LEADER_C0), (WPOD, WORKER_C0)):
         _set(doc, LWS, (*pod, "volumes"), SHM_VOLUMES)
         _set(doc, LWS, (*container, "volumeMounts"), SHM_MOUNTS)
@@ -171,6 +184,12 @@ ROWS = [
     Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=2),
     Row("SW402", DEP, (*C0, "livenessProbe", "failureThreshold"), 3, "advisory", top=len(C0) + 1,
         pre=(((*C0, "startupProbe"), None), ((*C0, "livenessProbe", "failureThreshold"), 300))),
+    # an autoscaler's metric or target not known: never the HPA's default (80 % CPU: a false "scales on cpu" before,
+    # from the entry up to the whole spec), never no target (silent before)
+    Row("SW403", HPA, ("spec", "metrics", 0, "pods", "metric", "name"), "DCGM_FI_DEV_GPU_UTIL", "advisory",
+        bad_level="advisory"),
+    Row("SW403", HPA, ("spec", "scaleTargetRef", "name"), "llama", "advisory", top=2, bad_level="advisory",
+        pre=((("spec", "metrics"), CPU), (("spec", "scaleTargetRef", "name"), "other"))),
     Row("SW405", LWS, ("spec", "leaderWorkerTemplate", "restartPolicy"), "None", "advisory", top=3,
         bad_level="advisory"),
     Row("SW408", DEP, (*C0, "env", 1, "value"), "DEBUG", "advisory", top=2, bad_level="advisory"),
@@ -197,7 +216,6 @@ NOT_READ = {
     "SW404": "reads the production flag of the stack configuration and the replica count (UNKNOWN, "
              "test_pulumi_unknowns.py), not the pod: not in a workload's note",
     # left (see the report): known gaps, each a class of its own
-    "SW403": "LEFT: an autoscaler's unknown metrics (no autoscaler in this preview)",
     "SW406": "LEFT: a router's unknown routing policy (no router in this preview)",
 }
 
@@ -232,7 +250,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (33, 166)
+    assert (len(ROWS), len(SWEEP)) == (35, 174)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -481,3 +499,31 @@ def test_an_unknown_download_dir_may_be_on_a_volume(tmp_path: Path) -> None:
                 "failureThreshold 4), but starting takes an estimated 33-304 s (15.0 GiB downloaded unless the image or "
                 "the environment already holds it; 15.0 GiB read")
     assert _sw402(findings, possible) == [("advisory", possible)]
+
+
+@pytest.mark.parametrize(("path", "metrics", "said"), [
+    (("spec", "metrics"), QUEUE, "cannot decide: a metric of HorizontalPodAutoscaler `llama` is not known (a computed "
+                                 "value or an unresolved reference): lint the `pulumi up` state, or write the value as a "
+                                 "literal"),
+    (("spec",), QUEUE, "cannot decide: a metric of HorizontalPodAutoscaler `llama` is not known (a computed value or an "
+                       "unresolved reference): lint the `pulumi up` state, or write the value as a literal"),
+    (("spec", "metrics", 1), [*CPU, *QUEUE], "scales Deployment serving/llama on cpu, which does not rise with vLLM's "
+                                             "load as its queue does"),
+    (("spec", "scaleTargetRef"), CPU, "cannot decide: which workload HorizontalPodAutoscaler `llama` scales (its "
+                                      "scaleTargetRef) is not known (a computed value or an unresolved reference): lint "
+                                      "the `pulumi up` state, or write the value as a literal"),
+], ids=["metrics", "spec", "an-entry-beside-cpu", "target"])
+def test_an_unknown_metric_or_target_of_an_autoscaler_is_never_its_default(tmp_path: Path, path: Path_,
+                                                                           metrics: list[Any], said: str) -> None:
+    """The reader gives an HPA that names no metric Kubernetes' default, 80 % CPU: a metrics list or entry not known at
+    preview read so made SW403 say, sure, that it scales on CPU (and a metric name left out read as none: silent).
+    Now SW403 cannot decide; a utilisation metric written beside the unknown one is sure. A whole spec not known is an
+    autoscaler of unknown target and metrics, not a workload whose pods cannot be read (it blocked through SW306,
+    SW308 and SW310 before: "its spec")."""
+    doc = preview()
+    _set(doc, HPA, ("spec", "metrics"), metrics)
+    _set(doc, HPA, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["level"], f["message"]) for f in findings if "SW403" in f["codes"]] == [("advisory", f"SW403: {said}")]
+    assert [f["code"] for f in findings if f["subject"].startswith("HorizontalPodAutoscaler")] == ["SW403"]

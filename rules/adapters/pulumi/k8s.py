@@ -316,6 +316,9 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             what = "one of its containers" if len(rel) == 3 else "its container list" if rel[-1] == "containers" \
                 else "its pod spec"
             _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc, pod=True)
+        elif kind in _AUTOSCALERS and path[:1] == ("spec",) and (
+                len(path) == 1 or path[1] in ("scaleTargetRef", _AUTOSCALERS[kind])):
+            _unknown_scaling(inv, props, kind, path)
         elif path in (("spec",),) and kind not in ("Service", "NetworkPolicy"):
             _cannot_read(inv, subject(), "its spec", loc, pod=True)
         elif path in _TEMPLATE_HOLDERS.get(kind, ()):  # every pod template below it
@@ -384,6 +387,45 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                 probe = c.probes.get(_PROBES[path[-2]])
                 if probe is not None:
                     setattr(probe, _PROBE_FIELDS[path[-1]], UNKNOWN)
+
+
+#: The autoscalers of the Kubernetes adapter, and the list that holds what each scales on.
+_AUTOSCALERS = {"HorizontalPodAutoscaler": "metrics", "ScaledObject": "triggers"}
+
+
+def _holds_unknown(v: Any) -> bool:
+    if v is UNKNOWN:
+        return True
+    if isinstance(v, Mapping):
+        return any(_holds_unknown(x) for x in v.values())
+    return isinstance(v, list) and any(_holds_unknown(x) for x in v)
+
+
+def _unknown_scaling(inv: Inventory, props: Mapping[str, Any], kind: str, path: Path) -> None:
+    """An autoscaler's spec, its target or what it scales on not known at preview (SW403, SW404, SW406 read them).
+    Never the default the reader gives a spec that names none (an HPA without metrics scales on 80 % CPU), never no
+    target: the target's name is UNKNOWN, and each metric or trigger not known is one more metric, UNKNOWN, beside
+    those the known entries name. A whole spec is an autoscaler of unknown target, metrics and bounds (not a workload
+    whose pods cannot be read: it has none)."""
+    from ..k8s.autoscaling import add_hpa, add_scaled_object  # only where an autoscaler holds an unknown
+
+    field = _AUTOSCALERS[kind]
+    for a in inv.autoscalers:
+        if len(path) == 1:
+            a.target_name, a.metrics, a.min_replicas, a.max_replicas = UNKNOWN, [UNKNOWN], UNKNOWN, UNKNOWN
+        elif path[1] == "scaleTargetRef":
+            if len(path) == 2 or path[2] in ("name", "deployment"):
+                a.target_name = UNKNOWN
+        else:
+            entries = _at(props, ("spec", field))
+            known_entries = [e for e in entries if not _holds_unknown(e)] if isinstance(entries, list) else []
+            metrics: list[Any] = []
+            if known_entries:
+                read = Inventory()
+                add = add_hpa if kind == "HorizontalPodAutoscaler" else add_scaled_object
+                add({"apiVersion": props.get("apiVersion", ""), "spec": {field: known_entries}}, a.location, read)
+                metrics = list(read.autoscalers[0].metrics)
+            a.metrics = [*metrics, UNKNOWN]
 
 
 _BACKENDS = ("backend", "defaultBackend", "backendRefs")

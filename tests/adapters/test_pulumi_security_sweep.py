@@ -128,6 +128,10 @@ CASES = [
     Case(ING, BACKEND, 8265, "SW301"),
     # the Service's targetPort `http` names this port: unknown, the Ingress may route to Ray's dashboard
     Case(DEP, (*C0, "ports", 0, "containerPort"), 8265, "SW301"),
+    # an ALB's scheme, or the whole annotations map, not known may be internet-facing (read as absent before: an
+    # internal ALB, advisory)
+    Case(ING, ("metadata", "annotations"), {"alb.ingress.kubernetes.io/scheme": "internet-facing"}, "SW306", top=2),
+    Case(ING, ("metadata", "annotations", "alb.ingress.kubernetes.io/scheme"), "internet-facing", "SW306", top=3),
     Case(NP, ("spec", "podSelector"), {"matchLabels": {"app": "llama"}}, "SW305"),
     Case(NP, ("spec", "policyTypes"), ["Egress"], "SW305"),
     Case(LWS, (*LEADER_C0, "env", 0, "value"), "1", "SW306"),

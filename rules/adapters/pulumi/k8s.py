@@ -270,6 +270,10 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif kind == "Service" and path == ("spec", "loadBalancerClass"):
             for s in inv.services:  # which controller provisions the load balancer, and so its scheme
                 s.load_balancer_class = UNKNOWN
+        elif kind == "Ingress" and path[:2] == ("metadata", "annotations"):
+            for ing in inv.ingresses:  # one annotation, or the whole map: the ALB's scheme and algorithm may be there
+                keys = [path[2]] if len(path) == 3 and isinstance(path[2], str) else list(_INGRESS_ANNOTATIONS)
+                ing.annotations = {**ing.annotations, **dict.fromkeys(keys, UNKNOWN)}
         elif kind == "Service" and path[:2] == ("metadata", "annotations"):
             for s in inv.services:  # one annotation, or the whole map: an internal or scheme annotation may be there
                 keys = [path[2]] if len(path) == 3 and isinstance(path[2], str) else [AWS_LB_SCHEME]
@@ -389,6 +393,9 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                     setattr(probe, _PROBE_FIELDS[path[-1]], UNKNOWN)
 
 
+#: The annotations of an Ingress that a whole annotations map not known at preview may hold: the AWS Load Balancer
+#: Controller's scheme (SW306: internet-facing) and target group attributes (SW406: the balancing algorithm).
+_INGRESS_ANNOTATIONS = ("alb.ingress.kubernetes.io/scheme", "alb.ingress.kubernetes.io/target-group-attributes")
 #: The autoscalers of the Kubernetes adapter, and the list that holds what each scales on.
 _AUTOSCALERS = {"HorizontalPodAutoscaler": "metrics", "ScaledObject": "triggers"}
 

@@ -143,7 +143,8 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
         except Undecidable:
             # an annotation not known at preview: said only where the Ingress balances replicas of vLLM
             sure, unsure = judged_behind(inv, ing)
-            if any(g.kind != "plan" and _several_replicas(inv, g) for g in [p[1] for p in (*sure, *unsure)]):
+            behind = [g for _svc, g in sure] + [g for _svc, g, _u in unsure]
+            if any(g.kind != "plan" and _several_replicas(inv, g) for g in behind):
                 raise
             return
         if route is None:

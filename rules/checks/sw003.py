@@ -130,7 +130,8 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
         yield from held_back_hits(inv, config, "whether vLLM accepts its command line")
         for u in inv.unknown_words:  # a word not known at preview where a flag may stand: vLLM may refuse it
             g, path = u.group, u.path
-            word = f"word {path.rsplit('[', 1)[1].rstrip(']')} of its args" if path.endswith("]") else "its args"
+            field = "command" if path.rsplit(".", 1)[-1].startswith("command") else "args"
+            word = f"word {path.rsplit('[', 1)[1].rstrip(']')} of its {field}" if path.endswith("]") else f"its {field}"
             what = f"{word} ({path}) is not known, and may be a flag vLLM refuses"
             yield Hit(group_subject(g), f"cannot decide: whether vLLM accepts its command line: {what} (a computed "
                       f"value at preview; {DECIDED_AT_UP})",

@@ -9,6 +9,7 @@ from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import layout_text, weights_fit_instead
+from ._unseen import held_back_hits
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
 TPU_NOT_CHECKED = (
@@ -64,6 +65,10 @@ class WeightsDoNotFit(GroupRule):
         scope="stack",  # needs the node pool the workload lands on
     )
     fields = ("tensor_parallel_size", "quantization", "model")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its model's weights fit its GPUs' memory")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         tpu = tpu_of(g)

@@ -13,6 +13,7 @@ from ..model import Inventory, ServingGroup, known
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ..vllm.versions import resolve
 from ._capacity import fits_instead, layout_text
+from ._unseen import held_back_hits
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
 _FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"),
@@ -62,6 +63,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         scope="stack",  # needs the node pool the workload lands on
     )
     fields = ("max_model_len", "model")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its KV cache holds one request of max_model_len tokens")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if g.encoder_config is not None and g.model is None:  # an encoder-only embedder: its length alone

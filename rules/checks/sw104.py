@@ -24,6 +24,7 @@ from ._capacity import (
     replicas_text,
     reserve_text,
 )
+from ._unseen import held_back_hits
 
 
 class ShardedModelThatFits(GroupRule):
@@ -95,6 +96,10 @@ class ShardedModelThatFits(GroupRule):
         scope="stack",  # needs the node pool the workload lands on
     )
     fields = ("tensor_parallel_size", "pipeline_parallel_size")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether it is sharded over more GPUs than its model needs")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if tpu_of(g) is not None:

@@ -9,6 +9,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ..vllm.versions import cudagraph_estimate_in_budget
 from ._sharing import gpu_sharing
+from ._unseen import held_back_hits
 
 LOW, HIGH = 0.5, 0.95
 
@@ -48,6 +49,10 @@ class MemoryUtilizationOutOfRange(GroupRule):
         safe_to_skip_unknown=True,
     )
     fields = ("gpu_memory_utilization",)  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its gpu_memory_utilization leaves vLLM headroom")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         value = known(g.engine.gpu_memory_utilization, "gpu_memory_utilization")

@@ -9,6 +9,7 @@ from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, repl
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import context_text, declared_seqs, load_source, not_starting
+from ._unseen import held_back_hits
 
 
 class ShardingAvoidableByQuantization(GroupRule):
@@ -42,6 +43,10 @@ class ShardingAvoidableByQuantization(GroupRule):
         scope="stack",  # needs the node pool the workload lands on
     )
     fields = ("tensor_parallel_size", "model")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether a lower-precision variant of its model would run on one GPU")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if tpu_of(g) is not None:

@@ -21,6 +21,7 @@ from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
 from ._request import device_claims, unschedulable_reason
 from ._sharing import MIG_DEVICE_CLASSES, gpu_sharing, mig_devices, placement_labels
+from ._unseen import held_back_hits
 from ._words import listed
 
 #: What TP across nodes measurably costs on an RDMA fabric, and where it was measured.
@@ -101,6 +102,10 @@ class TensorParallelLargerThanNode(GroupRule):
     )
     fields = ("tensor_parallel_size",)  # the line a finding points at
     reads_pool = True  # GPUs per node and NVLink domain: judged on every kind a NodePool may launch
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its tensor-parallel group fits one node")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if group_vendor(g) == "google":

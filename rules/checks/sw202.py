@@ -29,6 +29,7 @@ from ._capacity import (
     not_starting,
     replicas_text,
 )
+from ._unseen import held_back_hits
 
 
 class TensorParallelOverPcie(GroupRule):
@@ -81,6 +82,10 @@ class TensorParallelOverPcie(GroupRule):
     )
     fields = ("tensor_parallel_size",)  # the line a finding points at
     reads_pool = True  # GPUs per node and NVLink domain: judged on every kind a NodePool may launch
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its tensor-parallel group spans GPUs only PCIe joins")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or g.pool is None or not nccl_rules_apply(g):

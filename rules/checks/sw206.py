@@ -14,6 +14,7 @@ from ..model.errors import CatalogError
 from ._cluster import no_cluster
 from ._layout import runs_on_cpu
 from ._request import device_claims, unschedulable_reason
+from ._unseen import held_back_hits
 from ._words import listed
 
 #: Selector labels that name a GPU product.
@@ -118,6 +119,10 @@ class WorkloadWithoutGpuPool(GroupRule):
                         'never do: the pods stay Pending; with `unknown = "fail"` in the configuration otherwise'),
     )
     fields = ("nodeSelector", "affinity", "podSpec")  # the line a finding points at (a selector goes in the pod spec)
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether a GPU pool of the inputs runs its pods")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not g.placement_known or runs_on_cpu(g):  # vLLM's CPU backend has no GPU to size

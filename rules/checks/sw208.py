@@ -10,6 +10,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, is_unknown
 from ._request import counts_layout, gpu_request
 from ._sharing import Sharing, gpu_sharing
+from ._unseen import held_back_hits
 
 
 class GpusRequestedButUnused(GroupRule):
@@ -42,6 +43,10 @@ class GpusRequestedButUnused(GroupRule):
         applies_to_plans=False,
     )
     fields = ("resources",)  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether its pods request more GPUs than its layout uses")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         if not counts_layout(g) or (g.accelerator_resource and not family_known(g.accelerator_resource)):

@@ -13,9 +13,11 @@ from ..capacity.cache import (
     is_local_model,
     startup_estimate,
 )
+from ..capacity.group import require_model
 from ..capacity.sizing import QuantizationUnknown, weight_precision, weights_bytes
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, UNKNOWN_TOKEN, Container, Inventory, Probe, ServingGroup, known
+from ..model import UNKNOWN, UNKNOWN_TOKEN, Container, Inventory, Probe, ServingGroup, Undecidable, known
+from ..vllm.args import is_unresolved
 from ..vllm.imageref import parse_image
 from ._capacity import vllm_version
 from ._unseen import held_back_hits
@@ -35,6 +37,17 @@ def _checkpoint_gib(g: ServingGroup) -> float | None:
         return weights_bytes(g.model, precision, g.engine.quantization) / 2**30  # type: ignore[arg-type]
     except (KeyError, ValueError, TypeError, QuantizationUnknown):
         return None
+
+
+def _unknown_weights(g: ServingGroup) -> str | None:
+    """The value not known yet (a preview's computed value, an unresolved reference) that the checkpoint's size waits
+    for: the model, or the dtype or quantization of a model shardwise knows; None where none is (a model shardwise
+    does not know stays one whose size is not known, as before)."""
+    if g.engine.model is UNKNOWN:
+        return "the model"
+    if g.model is None:
+        return None
+    return next((key for key in ("quantization", "dtype") if getattr(g.engine, key) is UNKNOWN), None)
 
 
 def required_startup_seconds(g: ServingGroup) -> int:
@@ -74,8 +87,8 @@ def download_mode(g: ServingGroup, c: Container) -> Download:
         return "possible"  # the image may hold the weights
     download_dir = g.engine.extra.get("download_dir")
     hub_cache, hf_home = c.env.get("HF_HUB_CACHE"), c.env.get("HF_HOME")
-    if UNKNOWN in (download_dir, hub_cache, hf_home):
-        return "possible"
+    if UNKNOWN in (download_dir, hub_cache, hf_home) or (isinstance(download_dir, str) and is_unresolved(download_dir)):
+        return "possible"  # a --download-dir not known yet (kept as written: an extra) may be on a volume, or not
     cache = str(download_dir or hub_cache or f"{(hf_home or _DEFAULT_HF_HOME).rstrip('/')}/hub")
     unknown = False
     for path in c.volume_mounts.values():
@@ -185,6 +198,15 @@ class LivenessWithoutStartupProbe(GroupRule):
             startup = _checked(startup, c.name)
         window = (startup or liveness).budget_seconds
         est = estimate(g, c)
+        if est.checkpoint_gib is None and window >= est.low_seconds and not g.template:
+            # the weights' size waits for a value not known yet: never a checkpoint of nothing (the estimate without
+            # its read and download terms, which any window passes); a window below even that fails whatever it is. A
+            # serving runtime (a template) serves the model of each service that names it: judged as before
+            unknown = _unknown_weights(g)
+            if unknown == "the model":
+                require_model(g)  # as the capacity rules: SW004 names the rule where it reports the model
+            if unknown is not None:
+                raise Undecidable(unknown)
         if window >= est.high_seconds:  # the first kill comes after the slowest start the estimate allows
             return
         sure = window < est.low_seconds

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit
-from ..model import Autoscaler, Inventory, known
+from ..model import UNKNOWN, Autoscaler, Inventory, Undecidable
 from ._net import targets
 
 _QUEUE = ("num_requests_waiting", "num_requests_running", "requests_waiting", "requests_running",
@@ -74,15 +74,25 @@ class AutoscalingOnUtilization(ObjectRule[Autoscaler]):
 
     def check_object(self, a: Autoscaler, inv: Inventory, config: LintConfig) -> Iterator[Hit]:
         groups = targets(inv, a)
-        if not groups:
+        if not groups and not (a.target_name is UNKNOWN and _serving_in(inv, a)):
             return
-        metrics = [str(known(m, f"a metric of {a.kind} `{a.name}`"))
-                   for m in known(a.metrics, f"metrics of {a.kind} `{a.name}`")]
-        used = [m for m in metrics if metric_kind(m) == "utilization"]
+        # a metric not known at preview (UNKNOWN) may be any: a utilisation written beside it is sure
+        used = [m for m in a.metrics if isinstance(m, str) and metric_kind(m) == "utilization"]
         if not used:
+            if UNKNOWN in a.metrics:
+                raise Undecidable(f"a metric of {a.kind} `{a.name}`")
             return
+        if not groups:
+            raise Undecidable(f"which workload {a.kind} `{a.name}` scales (its scaleTargetRef)")
         yield hit(
             a,
             f"scales {group_subject(groups[0])} on {', '.join(used)}, which does not rise with vLLM's load as "
             "its queue does",
         )
+
+
+def _serving_in(inv: Inventory, a: Autoscaler) -> bool:
+    """Whether the autoscaler's namespace, in its deployable unit, holds a serving group it may scale (its target not
+    known at preview)."""
+    return any(g.kind != "plan" and g.namespace == a.namespace and inv.same_unit(a.location.file, g.location.file)
+               for g in inv.groups)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
-from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable
+from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable, known
 from ..model.unknown import UNRESOLVED
 from ._net import judged_behind, targets
 from ._words import listed
@@ -30,17 +31,22 @@ def routing(ing: Ingress) -> tuple[str, str] | None:
     The AWS Load Balancer Controller defaults to round_robin; ingress-nginx (retired) to round_robin too.
     """
     ann = ing.annotations
-    cls = str(ann.get(INGRESS_CLASS, "")).lower()
+
+    def written(key: str) -> Any:  # a value not known at preview (UNKNOWN) may name any controller or algorithm
+        return known(ann.get(key, ""), f"the annotation {key} of Ingress `{ing.name}`")
+
+    cls = str(written(INGRESS_CLASS)).lower()
     if cls == "alb" or any(k.startswith("alb.ingress.kubernetes.io/") for k in ann):
         attrs = {}
-        for part in str(ann.get(ALB_ATTRS, "")).split(","):
+        for part in str(written(ALB_ATTRS)).split(","):
             key, _, value = part.partition("=")
             attrs[key.strip()] = value.strip()
         return "alb", attrs.get(ALB_ALGORITHM) or "round_robin"
     if cls == "nginx" or any(k.startswith("nginx.ingress.kubernetes.io/") for k in ann):
         if NGINX_HASH in ann:
             return "nginx", "consistent hash"
-        return "nginx", str(ann.get(NGINX_BALANCE, "round_robin"))
+        return "nginx", str(known(ann.get(NGINX_BALANCE, "round_robin"), f"the annotation {NGINX_BALANCE} of Ingress "
+                                                                          f"`{ing.name}`"))
     return None
 
 
@@ -132,7 +138,15 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
         if isinstance(ing, Router):
             yield from self._check_router(ing, inv)
             return
-        route = routing(ing)
+        try:
+            route = routing(ing)
+        except Undecidable:
+            # an annotation not known at preview: said only where the Ingress balances replicas of vLLM
+            sure, unsure = judged_behind(inv, ing)
+            behind = [g for _svc, g in sure] + [g for _svc, g, _u in unsure]
+            if any(g.kind != "plan" and _several_replicas(inv, g) for g in behind):
+                raise
+            return
         if route is None:
             return
         controller, algorithm = route

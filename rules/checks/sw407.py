@@ -8,6 +8,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Probe, ServingGroup, Undecidable
 from ._env import vllm_containers
 from ._net import selects, services_in
+from ._unseen import held_back_hits
 from ._words import listed
 
 
@@ -58,6 +59,10 @@ class VllmServiceWithoutReadinessProbe(GroupRule):
         safe_to_skip_unknown=True,
         applies_to_plans=False,
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether a Service sends it traffic before its model loads")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         unready = [c for c in vllm_containers(g) if "readiness" not in c.probes]

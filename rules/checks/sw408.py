@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta
 from ..model import Inventory, ServingGroup
 from ._env import switch_hits
+from ._unseen import held_back_hits
 
 
 def _int_on(value: str) -> bool:
@@ -100,6 +101,10 @@ class DebugSwitchInServing(GroupRule):
         safe_to_skip_unknown=True,
         applies_to_plans=False,
     )
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        yield from held_back_hits(inv, config, "whether it serves with a debugging switch on")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         def judge(name: str, value: str, via: str) -> str | None:

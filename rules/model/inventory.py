@@ -786,8 +786,8 @@ class Autoscaler:
     namespace: str = "default"
     kind: str = "HorizontalPodAutoscaler"  # | ScaledObject
     target_kind: str | None = None
-    target_name: str | None = None
-    metrics: list[str] = field(default_factory=list)  # cpu, memory, gpu-utilization, or a metric name
+    target_name: str | Unknown | None = None  # UNKNOWN: not known at preview
+    metrics: list[str | Unknown] = field(default_factory=list)  # cpu, memory, gpu-utilization, a metric name; UNKNOWN
     min_replicas: Any = None
     max_replicas: Any = None
     scale_down_window_seconds: Any = None
@@ -852,11 +852,12 @@ CLUSTER_MARK = "|"
 
 @dataclass
 class UnknownWord:
-    """A word of a vLLM container's args not known at ``pulumi preview`` that stands where a flag may (never the value
-    of a flag vLLM defines), or its whole args: vLLM may refuse what it turns out to be (SW003 cannot decide)."""
+    """A word of a vLLM container's command or args not known at ``pulumi preview`` that stands where a flag may (never
+    the value of a flag vLLM defines), or its whole args: vLLM may refuse what it turns out to be (SW003 cannot
+    decide)."""
 
     group: ServingGroup
-    path: str  # ``spec.template.spec.containers[0].args[3]``, or ``…containers[0].args`` for the whole list
+    path: str  # ``spec.template.spec.containers[0].args[3]`` (or ``.command[3]``), ``…containers[0].args`` for the list
 
 
 @dataclass

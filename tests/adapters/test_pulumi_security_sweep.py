@@ -128,6 +128,10 @@ CASES = [
     Case(ING, BACKEND, 8265, "SW301"),
     # the Service's targetPort `http` names this port: unknown, the Ingress may route to Ray's dashboard
     Case(DEP, (*C0, "ports", 0, "containerPort"), 8265, "SW301"),
+    # an ALB's scheme, or the whole annotations map, not known may be internet-facing (read as absent before: an
+    # internal ALB, advisory)
+    Case(ING, ("metadata", "annotations"), {"alb.ingress.kubernetes.io/scheme": "internet-facing"}, "SW306", top=2),
+    Case(ING, ("metadata", "annotations", "alb.ingress.kubernetes.io/scheme"), "internet-facing", "SW306", top=3),
     Case(NP, ("spec", "podSelector"), {"matchLabels": {"app": "llama"}}, "SW305"),
     Case(NP, ("spec", "policyTypes"), ["Egress"], "SW305"),
     Case(LWS, (*LEADER_C0, "env", 0, "value"), "1", "SW306"),
@@ -239,15 +243,23 @@ AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` st
 
 
 #: The launch, capacity and topology rules a workload not read holds back (advisory), as the merged note names them
-LAUNCH = ["SW203", "SW204", "SW205", "SW207", "SW209"]
-SHM_PROBES = ["SW401", "SW402"]
+LAUNCH = ["SW101", "SW102", "SW104", "SW105", "SW106", "SW201", "SW202", "SW203", "SW204", "SW205", "SW206", "SW207",
+          "SW208", "SW209"]
+RELIABILITY = ["SW401", "SW402", "SW407", "SW408"]
 HELD_LAUNCH = (
-    "SW003 (whether vLLM accepts its command line), SW203 (whether its model's heads split over its tensor-parallel "
-    "ranks), SW204 (whether its pods request the GPUs its layout starts workers on), SW205 (whether it spans nodes "
-    "without a fast fabric), SW207 (whether it enables expert parallelism for a model without experts), SW209 "
-    "(whether its image is built for the accelerator it requests)")
-HELD_SHM_PROBES = ("SW401 (whether it mounts a memory-backed /dev/shm), SW402 (whether its probes give the model "
-                   "time to load)")
+    "SW003 (whether vLLM accepts its command line), SW101 (whether its model's weights fit its GPUs' memory), SW102 "
+    "(whether its KV cache holds one request of max_model_len tokens), SW104 (whether it is sharded over more GPUs "
+    "than its model needs), SW105 (whether its gpu_memory_utilization leaves vLLM headroom), SW106 (whether a "
+    "lower-precision variant of its model would run on one GPU), SW201 (whether its tensor-parallel group fits one "
+    "node), SW202 (whether its tensor-parallel group spans GPUs only PCIe joins), SW203 (whether its model's heads "
+    "split over its tensor-parallel ranks), SW204 (whether its pods request the GPUs its layout starts workers on), "
+    "SW205 (whether it spans nodes without a fast fabric), SW206 (whether a GPU pool of the inputs runs its pods), "
+    "SW207 (whether it enables expert parallelism for a model without experts), SW208 (whether its pods request more "
+    "GPUs than its layout uses), SW209 (whether its image is built for the accelerator it requests)")
+HELD_RELIABILITY = (
+    "SW401 (whether it mounts a memory-backed /dev/shm), SW402 (whether its probes give the model time to load), "
+    "SW407 (whether a Service sends it traffic before its model loads), SW408 (whether it serves with a debugging "
+    "switch on)")
 
 
 def _codes(findings: list[dict[str, Any]], level: str = "mandatory") -> list[tuple[str, str]]:
@@ -268,10 +280,10 @@ def test_an_unknown_image_with_an_unknown_command_does_not_hide_the_container(tm
                 f"{DEV_MODE}), SW308 (whether its containers write a credential into the manifest), SW310 (whether "
                 "its containers set NVIDIA_VISIBLE_DEVICES), which block until the value is known")
     assert [(f["codes"], f["level"], f["message"]) for f in findings if set(f["codes"]) & {*SECURITY, *NOTED}] == [
-        (["SW003", *LAUNCH, "SW307", "SW311", "SW312", *SHM_PROBES], "advisory",
+        (["SW003", *LAUNCH, "SW307", "SW311", "SW312", *RELIABILITY], "advisory",
          f"SW003: cannot decide: {part} {AT_PREVIEW}; this holds back {HELD_LAUNCH}, SW307 (whether its images are "
          "pinned to a release), SW311 (whether its containers switch TLS certificate verification off), SW312 "
-         f"(whether its containers allow runtime LoRA loading without an API key), {HELD_SHM_PROBES}, which are "
+         f"(whether its containers allow runtime LoRA loading without an API key), {HELD_RELIABILITY}, which are "
          "checked once the value is known"),
         (["SW306", "SW308", "SW310"], "mandatory", blocking),
     ]
@@ -308,7 +320,7 @@ def test_an_lws_whose_vllm_command_is_not_known_fails_closed_in_a_namespace_with
         f"SW003: cannot decide: {part} {AT_PREVIEW}; this holds back {HELD_LAUNCH}, SW305 (whether its namespace's "
         "pods can reach its runtime ports), SW307 (whether its images are pinned to a release), SW311 (whether its "
         "containers switch TLS certificate verification off), SW312 (whether its containers allow runtime LoRA "
-        f"loading without an API key), {HELD_SHM_PROBES}, which are checked once the value is known"]
+        f"loading without an API key), {HELD_RELIABILITY}, which are checked once the value is known"]
 
 
 # --- a value AWS rejects is an input error on that resource, in lint and in the pack (issue 29) ---------------

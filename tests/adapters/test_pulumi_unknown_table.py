@@ -14,8 +14,10 @@ table leaves out are in :data:`ELSEWHERE` and :data:`NOT_READ`, each with the re
 
 A whole container, container list, pod spec or pod template not known is reported once per level, as a workload that
 cannot be checked: a blocking finding naming the security rules it holds back (they fail closed), and an advisory
-note naming the launch, capacity and topology rules it holds back (SW003, SW203-SW205, SW207, SW209, SW401, SW402,
-with SW307/SW311/SW312): the rows whose ``top`` reaches the pod template (2 or 3) check it.
+note naming every launch, capacity, topology and reliability rule that reads the pod (SW003, SW101, SW102, SW104-SW106,
+SW201-SW209, SW401, SW402, SW407, SW408, with SW307/SW311/SW312): the rows whose ``top`` reaches the pod template (2
+or 3) check it. SW004, SW103 and SW404 are not in it (:data:`NOT_READ` and :data:`ELSEWHERE` say why), nor SW405,
+which reads the LeaderWorkerSet's restartPolicy, not its pods.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_preview import U, lint_document
+from pulumi_preview import HPA_T, U, lint_document, step
 from shardwise.rules.adapters.pulumi import PulumiResource, inventory_from_resources, resources_from_json
 from shardwise.rules.app import crossguard
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.checks.sw402 import download_mode
 from shardwise.rules.model import UNKNOWN
-from test_pulumi_security_sweep import C0, DEP, LEADER_C0, LWS, NAMES, NODEPOOL, NOTED_CASES, SVC
+from test_pulumi_security_sweep import C0, DEP, ING, LEADER_C0, LWS, NODEPOOL, NOTED_CASES, SVC
 from test_pulumi_security_sweep import CASES as SECURITY_CASES
+from test_pulumi_security_sweep import NAMES as SWEEP_NAMES
 from test_pulumi_security_sweep import preview as sweep_preview
 
 Path_ = tuple[Any, ...]
@@ -46,6 +49,15 @@ SHM_VOLUMES = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16
 SHM_MOUNTS = [{"name": "shm", "mountPath": "/dev/shm"}]
 HEALTH = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10}
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
+ALB_ATTRS = "alb.ingress.kubernetes.io/target-group-attributes"
+ALGORITHM = "load_balancing.algorithm.type"
+LLAMA_8B = ["meta-llama/Llama-3.1-8B-Instruct"]
+TP = [*LLAMA_8B, "--tensor-parallel-size"]
+#: the Deployment's pod on two GPUs, with the /dev/shm a tensor-parallel group needs (SW401)
+ON_TWO_GPUS = (((*POD, "volumes"), SHM_VOLUMES), ((*C0, "volumeMounts"), SHM_MOUNTS),
+               ((*C0, "resources", "limits", "nvidia.com/gpu"), 2))
+#: the Deployment's container as the security sweep writes it: no probe (SW407: the Service sends it traffic early)
+BARE_CONTAINER = sweep_preview()["steps"][DEP]["newState"]["inputs"]["spec"]["template"]["spec"]["containers"][0]
 
 
 def _set(doc: dict[str, Any], res: int, path: Path_, value: Any) -> None:
@@ -57,10 +69,22 @@ def _set(doc: dict[str, Any], res: int, path: Path_, value: Any) -> None:
     node[path[-1]] = copy.deepcopy(value)
 
 
+#: The Deployment's HorizontalPodAutoscaler (SW403), added to the sweep's preview, scaling on vLLM's queue.
+HPA = len(SWEEP_NAMES)
+NAMES = [*SWEEP_NAMES, "HorizontalPodAutoscaler"]
+QUEUE = [{"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_waiting"},
+                                   "target": {"type": "AverageValue", "averageValue": "5"}}}]
+CPU = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]
+
+
 def preview() -> dict[str, Any]:
     """The security sweep's preview, made to block on nothing: /dev/shm on the multi-node group's pods (SW401),
-    startup, liveness and readiness probes on the Deployment's container (SW402, SW407)."""
+    startup, liveness and readiness probes on the Deployment's container (SW402, SW407); and an autoscaler of the
+    Deployment that scales on its queue (SW403)."""
     doc = sweep_preview()
+    doc["steps"].append(step(HPA_T, "llama", {"metadata": {"name": "llama", "namespace": "serving"}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "llama"},
+        "minReplicas": 2, "maxReplicas": 4, "metrics": copy.deepcopy(QUEUE)}}))
     for pod, container in ((LPOD, LEADER_C0), (WPOD, WORKER_C0)):
         _set(doc, LWS, (*pod, "volumes"), SHM_VOLUMES)
         _set(doc, LWS, (*container, "volumeMounts"), SHM_MOUNTS)
@@ -126,6 +150,24 @@ ROWS = [
     Row("SW207", DEP, (*C0, "args", 3), "--enable-expert-parallel", "advisory", top=2),
     # a word not known where a flag may stand may be one vLLM refuses (silent before); a flag's value is no flag
     Row("SW003", DEP, (*C0, "args", 3), "--no-such-flag", "advisory", top=len(C0) + 1),
+    # a word of the command, as of the args (silent before: unknown23 read only the args)
+    Row("SW003", DEP, (*C0, "command", 3), "--no-such-flag", "advisory", top=2,
+        pre=(((*C0, "command"), ["vllm", "serve", *LLAMA_8B]), ((*C0, "args"), ["--max-model-len", "8192"]))),
+    # capacity: a whole container, container list, pod spec or template not known names them in its note (silent
+    # before: nothing said they were held back)
+    Row("SW101", DEP, (*C0, "args", 0), "meta-llama/Llama-3.1-70B-Instruct", "advisory", top=2),
+    Row("SW102", DEP, (*C0, "args", 2), "131072", "advisory", top=2,
+        pre=(((*C0, "args"), [*LLAMA_8B, "--max-model-len", "8192", "--gpu-memory-utilization", "0.6"]),)),
+    Row("SW104", DEP, (*C0, "args", 2), "2", "advisory", top=2, pre=(*ON_TWO_GPUS, ((*C0, "args"), [*TP, "1"]))),
+    Row("SW105", DEP, (*C0, "args", 4), "0.99", "advisory", top=2, bad_level="advisory",
+        pre=(((*C0, "args"), [*LLAMA_8B, "--max-model-len", "8192", "--gpu-memory-utilization", "0.9"]),)),
+    Row("SW106", DEP, (*C0, "args", 0), "google/gemma-2-27b-it", "advisory", top=2, bad_level="advisory",
+        pre=(*ON_TWO_GPUS, ((*C0, "args"), [*TP, "2"]))),
+    # TP16 on nodes of 8 GPUs (advisory beside SW205's block: the TCP between the nodes is its finding)
+    Row("SW201", LWS, (*LEADER_C0, "args", 2), "16", "advisory", top=3, bad_level="advisory"),
+    Row("SW208", DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=2, bad_level="advisory"),
+    # SW407 reads only whether a readiness probe is written (an unknown probe is written): from the container up
+    Row("SW407", DEP, C0, BARE_CONTAINER, "advisory", top=2, bad_level="advisory"),
     # the leader's own GPU request not known: never its workers' count (silent before: resources, limits)
     Row("SW204", LWS, (*LEADER_C0, "resources", "limits", "nvidia.com/gpu"), 2, "advisory", top=3),
     Row("SW204", DEP, (*C0, "resources", "limits", "nvidia.com/gpu"), 1, "advisory", top=len(C0) + 1,
@@ -136,7 +178,7 @@ ROWS = [
     # a NodePool's instance types not known: never "the pool names no GPU" (silent on SW201 before, from a value of
     # the requirement up to the whole NodePool spec)
     Row("SW201", NODEPOOL, (*REQ, 0, "values", 0), "g5.xlarge", "advisory"),
-    Row("SW206", DEP, (*POD, "nodeSelector", "karpenter.sh/nodepool"), "cpu", "advisory", top=len(POD) + 1,
+    Row("SW206", DEP, (*POD, "nodeSelector", "karpenter.sh/nodepool"), "cpu", "advisory", top=2,
         bad_level="advisory"),
     # an image not known may be any platform's build (silent before)
     Row("SW209", DEP, (*C0, "image"), "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "advisory", top=2),
@@ -144,9 +186,19 @@ ROWS = [
     Row("SW402", DEP, (*C0, "startupProbe", "failureThreshold"), 1, "advisory", top=2),
     Row("SW402", DEP, (*C0, "livenessProbe", "failureThreshold"), 3, "advisory", top=len(C0) + 1,
         pre=(((*C0, "startupProbe"), None), ((*C0, "livenessProbe", "failureThreshold"), 300))),
+    # an autoscaler's metric or target not known: never the HPA's default (80 % CPU: a false "scales on cpu" before,
+    # from the entry up to the whole spec), never no target (silent before)
+    Row("SW403", HPA, ("spec", "metrics", 0, "pods", "metric", "name"), "DCGM_FI_DEV_GPU_UTIL", "advisory",
+        bad_level="advisory"),
+    Row("SW403", HPA, ("spec", "scaleTargetRef", "name"), "llama", "advisory", top=2, bad_level="advisory",
+        pre=((("spec", "metrics"), CPU), (("spec", "scaleTargetRef", "name"), "other"))),
+    # the ALB's balancing algorithm not known (an annotation, or the whole map): never round-robin, the controller's
+    # default (a false finding before: the annotation left out), nor least-outstanding
+    Row("SW406", ING, ("metadata", "annotations", ALB_ATTRS), f"{ALGORITHM}=round_robin", "advisory", top=2,
+        bad_level="advisory", pre=((("metadata", "annotations"), {ALB_ATTRS: f"{ALGORITHM}=least_outstanding_requests"}),)),
     Row("SW405", LWS, ("spec", "leaderWorkerTemplate", "restartPolicy"), "None", "advisory", top=3,
         bad_level="advisory"),
-    Row("SW408", DEP, (*C0, "env", 1, "value"), "DEBUG", "advisory", top=len(C0) + 1, bad_level="advisory"),
+    Row("SW408", DEP, (*C0, "env", 1, "value"), "DEBUG", "advisory", top=2, bad_level="advisory"),
 ]
 SWEEP = [(r, p) for r in ROWS for p in r.paths]
 
@@ -154,27 +206,22 @@ SWEEP = [(r, p) for r in ROWS for p in r.paths]
 ELSEWHERE = {
     **{c.code: "test_pulumi_security_sweep.py: its CASES (blocking) and NOTED_CASES (advisory notes)"
        for c in (*SECURITY_CASES, *NOTED_CASES)},
-    "SW101": "held back with tensor_parallel_size, the model or the pool's GPU memory (the SW203, SW201 rows)",
-    "SW102": "held back with tensor_parallel_size, the model or the pool's GPU memory (the SW203, SW201 rows)",
-    "SW104": "held back with tensor_parallel_size, the model or the pool's GPU memory (the SW203, SW201 rows)",
-    "SW106": "held back with the model or the pool's GPU memory (the SW201 row)",
-    "SW105": "held back with gpu_memory_utilization: a word of the command line not known (the SW207 row)",
-    "SW202": "held back with tensor_parallel_size (the SW203 row): which GPUs join the group",
-    "SW208": "the fields of SW204: its rows",
-    "SW004": "an unknown model is held back in SW101's note (the SW203 row's args)",
+    "SW202": "held back with tensor_parallel_size (the SW203 row): which GPUs join the group; a whole workload not "
+             "known names it in its note (test_pulumi_security_sweep: a pool joined by PCIe only is no pool of this "
+             "preview)",
+    "SW004": "an unknown model is held back in SW101's note (the SW203 row's args); a workload not known is no model "
+             "shardwise cannot size: SW002 says it is not checked, and the note names the rules that size it",
 }
 #: Rules that read no field a preview leaves unknown, or read it so that an unknown changes nothing; and what is left.
 NOT_READ = {
     "SW001": "reads suppressions: an annotation not known suppresses no finding, so every finding stays",
     "SW002": "an unknown word is read as an unresolved reference, never as a command it cannot read",
     "SW005": "reads what an object mentions, not values; an unknown workload part is reported as not checked",
-    "SW103": "reads the declared load (stack configuration), not the preview",
+    "SW103": "reads the declared load (stack configuration), not the preview; the KV cache it weighs it against is "
+             "SW102's, whose rows hold the model and max_model_len (a workload not known declares no load of its own)",
     "SW404": "reads the production flag of the stack configuration and the replica count (UNKNOWN, "
-             "test_pulumi_unknowns.py)",
-    "SW407": "reads only whether a readiness probe is written: an unknown probe is written",
+             "test_pulumi_unknowns.py), not the pod: not in a workload's note",
     # left (see the report): known gaps, each a class of its own
-    "SW403": "LEFT: an autoscaler's unknown metrics (no autoscaler in this preview)",
-    "SW406": "LEFT: a router's unknown routing policy (no router in this preview)",
 }
 
 
@@ -208,7 +255,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (24, 107)
+    assert (len(ROWS), len(SWEEP)) == (36, 176)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -364,7 +411,198 @@ def test_an_unknown_word_after_a_served_name_may_be_a_flag(tmp_path: Path) -> No
     assert errors == ""
     on_it = [(f["codes"][0], f["level"], f["undecided"]) for f in findings if f["subject"] == "Deployment serving/llama"]
     # every finding on it says it cannot decide: SW308 fails closed on the word (a security rule), the others note it
+    # (SW402: the quantization the word may set sizes the checkpoint its start-up estimate reads, unknown24)
     assert on_it == [("SW003", "advisory", True), ("SW101", "advisory", True), ("SW105", "advisory", True),
-                     ("SW207", "advisory", True), ("SW308", "mandatory", True)]
+                     ("SW207", "advisory", True), ("SW308", "mandatory", True), ("SW402", "advisory", True)]
     [tp] = [f["message"] for f in findings if f["codes"][0] == "SW101"]
     assert tp.startswith("SW101: cannot decide: tensor_parallel_size is not known")
+
+
+@pytest.mark.parametrize(("command", "args", "word"), [
+    (["vllm", "serve", *LLAMA_8B, U], ["--max-model-len", "8192"],
+     "word 3 of its command (spec.template.spec.containers[0].command[3])"),
+    (["vllm", "serve", U], ["--max-model-len", "8192"],
+     "word 2 of its command (spec.template.spec.containers[0].command[2])"),
+    (["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", *LLAMA_8B, U], None,
+     "word 5 of its command (spec.template.spec.containers[0].command[5])"),
+    (["vllm", "serve", *LLAMA_8B, "--tensor-parallel-size", U], None, None),  # the value of a flag: never a flag
+    (["vllm", "serve", *LLAMA_8B, "--max-model-len"], [U], None),  # the command's last word takes the args' first
+    (["vllm", "serve"], [U, "--max-model-len", "8192"],
+     "word 0 of its args (spec.template.spec.containers[0].args[0])"),
+], ids=["after-the-model", "model-or-flag", "api-server-module", "value-of-a-flag", "value-across-command-and-args",
+        "args-after-serve"])
+def test_an_unknown_word_of_the_command_where_a_flag_may_stand_cannot_be_decided_by_sw003(
+        tmp_path: Path, command: list[Any], args: list[Any] | None, word: str | None) -> None:
+    """unknown23 read only ``args``: a word of ``command`` not known at preview (``vllm serve <model> <unknown>``) may
+    be a flag vLLM refuses as well, and SW003 said nothing. vLLM reads command and args as one command line, so the word
+    before the args' first is the command's last (``--max-model-len`` there takes the unknown as its value)."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "command"), command)
+    _set(doc, DEP, (*C0, "args"), args)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    said = [(f["codes"], f["level"], f["message"]) for f in findings if "SW003" in f["codes"]]
+    assert said == ([] if word is None else [(["SW003"], "advisory", "SW003: cannot decide: whether vLLM accepts its "
+                                              f"command line: {word} is not known, and may be a flag vLLM refuses "
+                                              f"{_AT_PREVIEW}")])
+
+
+#: The LeaderWorkerSet leader's command line of the flag-value cases: TP4 × PP2 over its two pods, and a
+#: gpu_memory_utilization above SW105's bound (a finding that needs none of the values made unknown below).
+BIG = ["meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "4", "--pipeline-parallel-size", "2",
+       "--distributed-executor-backend", "ray", "--gpu-memory-utilization", "0.97"]
+SIZING = "SW101, SW102, SW104, SW106"
+LAYOUT = "SW101, SW102, SW104, SW106, SW201, SW202, SW203, SW204, SW205, SW208, SW401"
+
+
+@pytest.mark.parametrize(("flag", "value", "held", "decided"), [
+    ("--tensor-parallel-size", "tensor_parallel_size", LAYOUT, ["SW105"]),
+    ("--pipeline-parallel-size", "pipeline_parallel_size", LAYOUT, ["SW105"]),
+    ("--max-model-len", "max_model_len", SIZING, ["SW105", "SW205"]),
+    ("--gpu-memory-utilization", "gpu_memory_utilization", "SW101, SW102, SW104, SW105, SW106", ["SW205"]),
+    ("--quantization", "quantization", SIZING, ["SW105", "SW205"]),
+    ("--dtype", "dtype", SIZING, ["SW105", "SW205"]),
+    ("--kv-cache-dtype", "kv_cache_dtype", SIZING, ["SW105", "SW205"]),
+], ids=lambda v: v if isinstance(v, str) and v.startswith("--") else None)
+def test_an_unknown_value_of_a_flag_is_never_vllms_default(tmp_path: Path, flag: str, value: str, held: str,
+                                                           decided: list[str]) -> None:
+    """A flag's value computed by another resource (``--tensor-parallel-size <unknown>``): every rule that needs it says
+    it cannot decide, in one advisory note naming the value, never judging vLLM's default in its place (TP1, the
+    model's own context length, 0.9 of the GPU's memory); the rules that do not need it decide as written (SW105 on
+    the utilisation 0.97, SW205 on TP4 × PP2 across the nodes). The word is a flag's value, so SW003 says nothing;
+    SW308, a security rule, fails closed on any word of the command line not known (it may be --api-key=<literal>)."""
+    args: list[Any] = list(BIG)
+    if flag in args:
+        args[args.index(flag) + 1] = U  # the last occurrence of a flag wins: the unknown is the value vLLM reads
+    else:
+        args += [flag, U]
+    doc = preview()
+    _set(doc, LWS, (*LEADER_C0, "args"), args)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    said = [(f["codes"], f["level"], f["message"]) for f in findings
+            if f["subject"] == "LeaderWorkerSet serving/big" and f["code"] != "SW308"]
+    first = held.split(",")[0]
+    assert said[0] == (held.split(", "), "advisory", f"{first}: cannot decide: {value} is not known (a computed value or "
+                       f"an unresolved reference); this holds back {held}, which are checked once the value is known: "
+                       "lint the `pulumi up` state, or write the value as a literal")
+    assert [(codes, level, message.startswith(f"{codes[0]}: cannot decide")) for codes, level, message in said[1:]] \
+        == [([code], "advisory", False) for code in decided]
+
+
+def _sw402(findings: list[dict[str, Any]], prefix: str) -> list[tuple[str, str]]:
+    """(level, the message's first ``len(prefix)`` characters) of each SW402 finding."""
+    return [(f["level"], f["message"][:len(prefix)]) for f in findings if f["code"] == "SW402"]
+
+
+_HELD_NOTE = ("SW101: cannot decide: {value} is not known (a computed value or an unresolved reference); this holds back "
+              "{held}, which are checked once the value is known: lint the `pulumi up` state, or write the value as a "
+              "literal")
+
+
+@pytest.mark.parametrize(("args", "value", "held"), [
+    ([*LLAMA_8B, "--quantization", U], "quantization", "SW101, SW102, SW402"),
+    ([*LLAMA_8B, "--dtype", U], "dtype", "SW101, SW102, SW402"),
+    ([U, "--max-model-len", "8192"], "the model", "SW101, SW102, SW104, SW106, SW203, SW402"),
+], ids=["quantization", "dtype", "model"])
+def test_an_unknown_precision_or_model_is_never_a_checkpoint_of_nothing(tmp_path: Path, args: list[Any], value: str,
+                                                                         held: str) -> None:
+    """SW402's start-up estimate reads and downloads the checkpoint, whose size is the model's parameters × its
+    precision: a model, dtype or quantization not known at preview left the estimate without those terms, which a
+    startup probe of 60 s passes (silent before; 48-304 s with them written: 15 GiB downloaded at every start). Now SW402
+    cannot decide, in the capacity rules' note on the same value."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "startupProbe", "failureThreshold"), 6)
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B])
+    _, errors, findings = lint_document(tmp_path, doc)
+    known = ("SW402: the startup probe of container `vllm` allows 60 s (initialDelaySeconds 0 + periodSeconds 10 × "
+             "failureThreshold 6), but starting takes an estimated 48-304 s")
+    assert errors == "" and _sw402(findings, known) == [("advisory", known)]
+    _set(doc, DEP, (*C0, "args"), args)
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW402" in f["codes"]] == [
+        (held.split(", "), "advisory", _HELD_NOTE.format(value=value, held=held))]
+
+
+def test_an_unknown_download_dir_may_be_on_a_volume(tmp_path: Path) -> None:
+    """``--download-dir <unknown>`` was read as a folder on no volume ("downloaded at every start"), whose download
+    raises the estimate's low end: a startup probe of 40 s blocked, sure, with a false reason. A folder not known may
+    be on a volume, or not: the download is possible, and the 40 s advisory (33 s, the low end without it, fits)."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "startupProbe", "failureThreshold"), 4)
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B, "--download-dir", "/data"])
+    _, _, findings = lint_document(tmp_path, doc)
+    on_disk = ("SW402: the startup probe of container `vllm` allows 40 s (initialDelaySeconds 0 + periodSeconds 10 × "
+               "failureThreshold 4), but starting needs 48-304 s (15.0 GiB downloaded at every start, as no volume keeps "
+               "the Hugging Face cache")
+    assert _sw402(findings, on_disk) == [("mandatory", on_disk)]
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B, "--download-dir", U])
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    possible = ("SW402: the startup probe of container `vllm` allows 40 s (initialDelaySeconds 0 + periodSeconds 10 × "
+                "failureThreshold 4), but starting takes an estimated 33-304 s (15.0 GiB downloaded unless the image or "
+                "the environment already holds it; 15.0 GiB read")
+    assert _sw402(findings, possible) == [("advisory", possible)]
+
+
+@pytest.mark.parametrize(("path", "metrics", "said"), [
+    (("spec", "metrics"), QUEUE, "cannot decide: a metric of HorizontalPodAutoscaler `llama` is not known (a computed "
+                                 "value or an unresolved reference): lint the `pulumi up` state, or write the value as a "
+                                 "literal"),
+    (("spec",), QUEUE, "cannot decide: a metric of HorizontalPodAutoscaler `llama` is not known (a computed value or an "
+                       "unresolved reference): lint the `pulumi up` state, or write the value as a literal"),
+    (("spec", "metrics", 1), [*CPU, *QUEUE], "scales Deployment serving/llama on cpu, which does not rise with vLLM's "
+                                             "load as its queue does"),
+    (("spec", "scaleTargetRef"), CPU, "cannot decide: which workload HorizontalPodAutoscaler `llama` scales (its "
+                                      "scaleTargetRef) is not known (a computed value or an unresolved reference): lint "
+                                      "the `pulumi up` state, or write the value as a literal"),
+], ids=["metrics", "spec", "an-entry-beside-cpu", "target"])
+def test_an_unknown_metric_or_target_of_an_autoscaler_is_never_its_default(tmp_path: Path, path: Path_,
+                                                                           metrics: list[Any], said: str) -> None:
+    """The reader gives an HPA that names no metric Kubernetes' default, 80 % CPU: a metrics list or entry not known at
+    preview read so made SW403 say, sure, that it scales on CPU (and a metric name left out read as none: silent).
+    Now SW403 cannot decide; a utilisation metric written beside the unknown one is sure. A whole spec not known is an
+    autoscaler of unknown target and metrics, not a workload whose pods cannot be read (it blocked through SW306,
+    SW308 and SW310 before: "its spec")."""
+    doc = preview()
+    _set(doc, HPA, ("spec", "metrics"), metrics)
+    _set(doc, HPA, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["level"], f["message"]) for f in findings if "SW403" in f["codes"]] == [("advisory", f"SW403: {said}")]
+    assert [f["code"] for f in findings if f["subject"].startswith("HorizontalPodAutoscaler")] == ["SW403"]
+
+
+_NOT_KNOWN = " is not known (a computed value or an unresolved reference): lint the `pulumi up` state, or write the value " \
+    "as a literal"
+
+
+@pytest.mark.parametrize(("path", "said"), [
+    (("metadata", "annotations", ALB_ATTRS),
+     [("SW406", "advisory", f"SW406: cannot decide: the annotation {ALB_ATTRS} of Ingress `llama`{_NOT_KNOWN}")]),
+    (("metadata", "annotations"),
+     [("SW306", "mandatory", "SW306: cannot decide: annotation `alb.ingress.kubernetes.io/scheme` of Ingress `llama`"
+                             f"{_NOT_KNOWN}"),
+      ("SW406", "advisory", f"SW406: cannot decide: the annotation {ALB_ATTRS} of Ingress `llama`{_NOT_KNOWN}")]),
+], ids=["the-algorithm", "the-whole-map"])
+def test_an_unknown_annotation_of_an_ingress_is_never_absent(tmp_path: Path, path: Path_,
+                                                             said: list[tuple[str, str, str]]) -> None:
+    """The Pulumi adapter left an Ingress's annotation not known at preview out for the reader: target-group
+    attributes not known read as none, so SW406 was silent (no ALB annotation left), or said, sure, "balances ... with
+    round_robin" (another ALB annotation beside it), and a scheme not known as none, an internal ALB (SW306 advisory
+    where it may face the internet).
+    Now an annotation not known is UNKNOWN, and a whole map not known may hold both: SW406 cannot decide (advisory),
+    SW306 cannot decide and blocks (fail closed). An Ingress in front of one replica (its Deployment's and its
+    autoscaler's bound) gives SW406 nothing to say."""
+    doc = preview()
+    _set(doc, ING, ("metadata", "annotations"), {ALB_ATTRS: f"{ALGORITHM}=least_outstanding_requests"})
+    _set(doc, ING, path, U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == "" and code == (1 if len(said) > 1 else 0)
+    assert [(f["code"], f["level"], f["message"]) for f in findings
+            if f["subject"] == "Ingress serving/llama" and "cannot decide" in f["message"]] == said
+    _set(doc, DEP, ("spec", "replicas"), 1)
+    _set(doc, HPA, ("spec", "maxReplicas"), 1)
+    _, _, findings = lint_document(tmp_path, doc)
+    assert [f for f in findings if f["code"] == "SW406"] == []

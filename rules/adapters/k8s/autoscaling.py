@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import Autoscaler, Inventory, Location
+from ...model import Autoscaler, Inventory, Location, Unknown
 from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
 
 _VLLM_METRIC = re.compile(r"vllm:[A-Za-z_][A-Za-z0-9_:]*")
@@ -22,7 +22,7 @@ def add_hpa(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
     target = as_map(spec.get("scaleTargetRef"))
-    metrics: list[str] = []
+    metrics: list[str | Unknown] = []  # the Pulumi adapter adds UNKNOWN (a metric not known at preview)
     version = str(obj.get("apiVersion", ""))
     if version.endswith("/v1"):
         metrics.append("cpu")  # autoscaling/v1 scales on CPU only (80% when no target is given)
@@ -59,7 +59,7 @@ def add_scaled_object(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> 
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
     target = as_map(spec.get("scaleTargetRef"))
-    metrics: list[str] = []
+    metrics: list[str | Unknown] = []  # the Pulumi adapter adds UNKNOWN (a metric not known at preview)
     for trig in as_list(spec.get("triggers")):
         trig = as_map(trig)
         ttype = str(trig.get("type", ""))

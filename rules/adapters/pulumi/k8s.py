@@ -270,6 +270,10 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif kind == "Service" and path == ("spec", "loadBalancerClass"):
             for s in inv.services:  # which controller provisions the load balancer, and so its scheme
                 s.load_balancer_class = UNKNOWN
+        elif kind == "Ingress" and path[:2] == ("metadata", "annotations"):
+            for ing in inv.ingresses:  # one annotation, or the whole map: the ALB's scheme and algorithm may be there
+                keys = [path[2]] if len(path) == 3 and isinstance(path[2], str) else list(_INGRESS_ANNOTATIONS)
+                ing.annotations = {**ing.annotations, **dict.fromkeys(keys, UNKNOWN)}
         elif kind == "Service" and path[:2] == ("metadata", "annotations"):
             for s in inv.services:  # one annotation, or the whole map: an internal or scheme annotation may be there
                 keys = [path[2]] if len(path) == 3 and isinstance(path[2], str) else [AWS_LB_SCHEME]
@@ -316,6 +320,9 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             what = "one of its containers" if len(rel) == 3 else "its container list" if rel[-1] == "containers" \
                 else "its pod spec"
             _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc, pod=True)
+        elif kind in _AUTOSCALERS and path[:1] == ("spec",) and (
+                len(path) == 1 or path[1] in ("scaleTargetRef", _AUTOSCALERS[kind])):
+            _unknown_scaling(inv, props, kind, path)
         elif path in (("spec",),) and kind not in ("Service", "NetworkPolicy"):
             _cannot_read(inv, subject(), "its spec", loc, pod=True)
         elif path in _TEMPLATE_HOLDERS.get(kind, ()):  # every pod template below it
@@ -384,6 +391,48 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                 probe = c.probes.get(_PROBES[path[-2]])
                 if probe is not None:
                     setattr(probe, _PROBE_FIELDS[path[-1]], UNKNOWN)
+
+
+#: The annotations of an Ingress that a whole annotations map not known at preview may hold: the AWS Load Balancer
+#: Controller's scheme (SW306: internet-facing) and target group attributes (SW406: the balancing algorithm).
+_INGRESS_ANNOTATIONS = ("alb.ingress.kubernetes.io/scheme", "alb.ingress.kubernetes.io/target-group-attributes")
+#: The autoscalers of the Kubernetes adapter, and the list that holds what each scales on.
+_AUTOSCALERS = {"HorizontalPodAutoscaler": "metrics", "ScaledObject": "triggers"}
+
+
+def _holds_unknown(v: Any) -> bool:
+    if v is UNKNOWN:
+        return True
+    if isinstance(v, Mapping):
+        return any(_holds_unknown(x) for x in v.values())
+    return isinstance(v, list) and any(_holds_unknown(x) for x in v)
+
+
+def _unknown_scaling(inv: Inventory, props: Mapping[str, Any], kind: str, path: Path) -> None:
+    """An autoscaler's spec, its target or what it scales on not known at preview (SW403, SW404, SW406 read them).
+    Never the default the reader gives a spec that names none (an HPA without metrics scales on 80 % CPU), never no
+    target: the target's name is UNKNOWN, and each metric or trigger not known is one more metric, UNKNOWN, beside
+    those the known entries name. A whole spec is an autoscaler of unknown target, metrics and bounds (not a workload
+    whose pods cannot be read: it has none)."""
+    from ..k8s.autoscaling import add_hpa, add_scaled_object  # only where an autoscaler holds an unknown
+
+    field = _AUTOSCALERS[kind]
+    for a in inv.autoscalers:
+        if len(path) == 1:
+            a.target_name, a.metrics, a.min_replicas, a.max_replicas = UNKNOWN, [UNKNOWN], UNKNOWN, UNKNOWN
+        elif path[1] == "scaleTargetRef":
+            if len(path) == 2 or path[2] in ("name", "deployment"):
+                a.target_name = UNKNOWN
+        else:
+            entries = _at(props, ("spec", field))
+            known_entries = [e for e in entries if not _holds_unknown(e)] if isinstance(entries, list) else []
+            metrics: list[Any] = []
+            if known_entries:
+                read = Inventory()
+                add = add_hpa if kind == "HorizontalPodAutoscaler" else add_scaled_object
+                add({"apiVersion": props.get("apiVersion", ""), "spec": {field: known_entries}}, a.location, read)
+                metrics = list(read.autoscalers[0].metrics)
+            a.metrics = [*metrics, UNKNOWN]
 
 
 _BACKENDS = ("backend", "defaultBackend", "backendRefs")
@@ -534,24 +583,29 @@ def _unknown_mount(inv: Inventory, props: Mapping[str, Any], path: Path) -> None
 
 
 def _unknown_words(inv: Inventory, props: Mapping[str, Any], unknown: list[Path]) -> None:
-    """The words of a vLLM container's ``args`` not known at preview that may stand where a flag does, on its group
-    (:class:`~shardwise.rules.model.UnknownWord`, SW003): the whole list, or a word that is not the value
-    of the flag vLLM defines before it (``--tensor-parallel-size``, then the word: a value, whatever it is). Only where
-    vLLM's parser read an unknown word as a carrier of flags (``flag_carriers``): a word it took as a value is one."""
+    """The words of a vLLM container's ``command`` or ``args`` not known at preview that may stand where a flag does,
+    on its group (:class:`~shardwise.rules.model.UnknownWord`, SW003): the whole list, or a word that is not the value
+    of the flag vLLM defines before it on the command line (``--tensor-parallel-size``, then the word: a value,
+    whatever it is; the word before the first of the args is the last of the command). Only where vLLM's parser read
+    an unknown word as a carrier of flags (``flag_carriers``): a word it took as a value is one."""
     for path in unknown:
-        if len(path) >= 3 and path[-1] == "args" and path[-3] == "containers":
-            at, word = path[:-1], None
-        elif len(path) >= 4 and isinstance(path[-1], int) and path[-2] == "args" and path[-4] == "containers":
-            at, word = path[:-2], path[-1]
+        if len(path) >= 3 and path[-1] in ("args", "command") and path[-3] == "containers":
+            at, field, word = path[:-1], path[-1], None
+        elif len(path) >= 4 and isinstance(path[-1], int) and path[-2] in ("args", "command") \
+                and path[-4] == "containers":
+            at, field, word = path[:-2], path[-2], path[-1]
         else:
             continue
         raw = _at(props, at)
         if not isinstance(raw, Mapping):
             continue
-        args = raw.get("args")
-        before = args[word - 1] if word and isinstance(args, list) and word <= len(args) else None
-        if isinstance(before, str) and takes_value(before):
-            continue  # the value of a flag vLLM defines: never a flag
+        words = raw.get(field)
+        command = raw.get("command")
+        if isinstance(word, int) and isinstance(words, list) and word <= len(words):
+            before = words[word - 1] if word else (command[-1] if field == "args" and isinstance(command, list)
+                                                   and command else None)
+            if isinstance(before, str) and takes_value(before):
+                continue  # the value of a flag vLLM defines: never a flag
         for g in inv.groups:
             c = g.main_container
             carriers = g.engine.extra.get("flag_carriers")

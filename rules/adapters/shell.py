@@ -37,6 +37,7 @@ The scan is one pass over the lines, linear in the script's length; the script i
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -247,7 +248,31 @@ def envsubst_inputs(text: str) -> list[str]:
                         found.add(w[1:].strip("\"'"))
                 if k < at and words[:1] == ["cat"]:
                     found.update(w for w in words[1:] if not w.startswith("-"))
-    return sorted(f for f in found if f and "$" not in f and "`" not in f)
+    direct = _direct_applies(text)
+    return sorted(f for f in found if f and "$" not in f and "`" not in f and not _applied_raw(f, direct))
+
+
+def _direct_applies(text: str) -> set[str]:
+    """The files and folders a script hands to ``kubectl apply|create -f`` itself (not ``-`` , its stdin), normalised:
+    what kubectl reads as written, ``${VAR}`` and all."""
+    out: set[str] = set()
+    for line in text.split("\n"):
+        if line.lstrip().startswith("#") or ("kubectl" not in line and "oc " not in line):
+            continue
+        for pipe in _SEPARATORS.split(line):
+            for segment in pipe.split("|"):
+                yes, files = _applies(segment)
+                if yes:
+                    out.update(os.path.normpath(f.strip("\"'")) for f in files if f != "-" and "$" not in f)
+    return out
+
+
+def _applied_raw(name: str, direct: set[str]) -> bool:
+    """Whether the script also applies ``name`` as written: ``kubectl apply -f NAME``, or ``-f`` the folder that holds
+    it (kubectl reads each manifest of a folder; without ``-R`` not those of its sub-folders). There the ``${VAR}``
+    reaches vLLM unfilled, whatever the envsubst line renders (review26)."""
+    path = os.path.normpath(name)
+    return path in direct or os.path.dirname(path) in direct
 
 
 def _pipeline(command: str, at: int) -> str:

@@ -281,6 +281,9 @@ class LoadRefusal:
     #: A quantisation block or group a rank would split: the constraint of vLLM's CUDA and ROCm weight loaders
     #: (``Fp8MoEMethod``, ``validate_fp8_block_shape``, Marlin, AWQ/GPTQ), not of the model's shape (heads)
     tiles: bool = False
+    #: The Qwen2-MoE line's shared expert (:func:`_tp_shared_expert_width`): data parallelism beside expert
+    #: parallelism keeps it whole on each rank from vLLM#39181 on (sequence-parallel MoE)
+    shared: bool = False
 
 
 def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
@@ -328,7 +331,8 @@ def _quant_tiles(model: ModelShape) -> tuple[str, int, int, bool] | None:
     return None
 
 
-def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = False) -> tuple[LoadRefusal, ...]:
+def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = False,
+                         sequence_parallel_moe: bool = False) -> tuple[LoadRefusal, ...]:
     """Why vLLM refuses ``model``'s weights at tensor-parallel size ``tp`` (empty: it builds them).
 
     * attention heads: ``ModelConfig.verify_with_parallel_config`` (heads % TP);
@@ -341,7 +345,9 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
     * AWQ/GPTQ groups: a row-parallel layer's input per rank (MLP width, attention output input,
       expert width) must be a whole number of groups.
 
-    With ``expert_parallel`` the experts stay whole on their ranks: their width is not split.
+    With ``expert_parallel`` the experts stay whole on their ranks: their width is not split. With
+    ``sequence_parallel_moe`` (expert parallelism with TP and DP above 1) the Qwen2-MoE line's shared expert is not
+    split either (:func:`_tp_shared_expert_width`).
     """
     out: list[LoadRefusal] = []
     if tp < 1:
@@ -362,7 +368,7 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
             f"vLLM refuses to load the weights if the checkpoint stores {what} (its quantization_config would say)")
     checks: list[tuple[str, int, bool]] = []  # (layer, size per rank, column-parallel output)
     shared = _tp_shared_expert_width(model)
-    if shared:
+    if shared and not (sequence_parallel_moe and expert_parallel):
         # built before the routed experts, and split over the TP ranks with or without expert parallelism
         checks.append((_SHARED_DOWN, shared // tp, False))
     if model.moe is not None and moe_layers(model) and not expert_parallel:
@@ -390,7 +396,7 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
             out.append(LoadRefusal(
                 f"at tensor_parallel_size {tp} each rank holds {per:,} {layer} of {model.id}, not a "
                 f"multiple of {name} {size}" + (f" ({what}); " if sure else "; ") + tail, sure,
-                experts="expert" in layer and layer != _SHARED_DOWN, tiles=True))
+                experts="expert" in layer and layer != _SHARED_DOWN, tiles=True, shared=layer == _SHARED_DOWN))
             break  # vLLM stops at the first layer it cannot build
     return tuple(out)
 
@@ -410,8 +416,14 @@ def _tp_shared_expert_width(model: ModelShape) -> int:
     of block_k, while a merged column layer whose partitions are not multiples of block_n is let through
     (``linear.py`` ``_maybe_allow_fp8_block_shape_mismatch``). vLLM pull request 52915 quotes the refusal for
     Qwen/Qwen3.6-35B-A3B-FP8 at TP8: "Weight input_size_per_partition = 64 is not divisible by weight quantization
-    block_k = 128". DeepSeek's shared experts are not counted: with sequence-parallel MoE (expert parallelism, DP
-    and TP above 1 and an all-to-all backend) vLLM builds them with ``disable_tp``, which this function cannot see."""
+    block_k = 128". With sequence-parallel MoE (``ParallelConfig.use_sequence_parallel_moe``: expert parallelism,
+    TP and DP above 1 and an all-to-all backend of its list, the default ``allgather_reducescatter`` among them)
+    vLLM builds this shared expert whole on each rank from vLLM#39181 on (``Qwen2MoeMLP``'s ``is_sequence_parallel``
+    sets ``disable_tp``; read in the 0.25.1 and 0.29.0 wheels, absent from 0.19.0), so a caller that knows the DP
+    size passes ``sequence_parallel_moe`` to :func:`weight_load_refusals` and the width is not counted there (a
+    backend outside that list, or a release before the pull request, would still refuse: a refusal missed, never
+    one made up). DeepSeek's shared experts are not counted: with sequence-parallel MoE vLLM builds them with
+    ``disable_tp``, and without it this function does not read their width."""
     cfg = model.extra.get("config")
     if model.moe is None or not moe_layers(model) or not isinstance(cfg, dict):
         return 0

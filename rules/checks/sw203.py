@@ -56,8 +56,13 @@ class HeadsNotDivisibleByTp(GroupRule):
         tp, pp = tp_pp(g)
         refusals = weight_load_refusals(model, tp)
         ep = False
-        if any(r.experts for r in refusals) and known(g.engine.enable_expert_parallel, "enable_expert_parallel"):
-            refusals = weight_load_refusals(model, tp, expert_parallel=True)
+        # with data parallelism beside expert parallelism, vLLM's sequence-parallel MoE keeps a Qwen shared expert
+        # whole too (layout._tp_shared_expert_width); a DP size the linter cannot see is undecided, never read as 1
+        sp = any(r.shared for r in refusals) and tp > 1 and int(
+            known(g.engine.data_parallel_size, "data_parallel_size")) > 1
+        if (sp or any(r.experts for r in refusals)) and known(g.engine.enable_expert_parallel,
+                                                              "enable_expert_parallel"):
+            refusals = weight_load_refusals(model, tp, expert_parallel=True, sequence_parallel_moe=sp)
             ep = True
         vendor = group_vendor(g)
         # quantisation blocks and groups are what vLLM's CUDA and ROCm loaders need whole per rank; another vendor's

@@ -356,6 +356,26 @@ def test_a_file_a_deploy_script_pipes_through_envsubst_holds_placeholders_not_a_
     assert sw003(".") == [("SW003", "mandatory")]
 
 
+@pytest.mark.parametrize("direct", ["kubectl apply -f deploy/eval/vllm-eval.yaml",
+                                    "kubectl apply -f deploy/eval/", "kubectl -n llm-eval create -f deploy/eval"])
+def test_a_file_a_script_also_applies_as_written_keeps_its_crash(work, capsys, direct):
+    """review26: corpus25 drops SW003's crash on a ${VAR} of a file a deploy script pipes through envsubst. Where the
+    same script also hands that file to kubectl as written (the file, or its folder: kubectl reads each manifest of a
+    folder), that apply sends vLLM --model=${MODEL} unfilled, so the crash stands; a folder's sub-folder (no -R) or
+    a commented-out apply does not count."""
+    put(work, "deploy/eval/vllm-eval.yaml", EVAL_DEPLOY)
+
+    def sw003(script: str) -> list[tuple[str, str]]:
+        put(work, "scripts/up.sh", script)
+        rc, out, _ = lint(capsys, ".", "--format", "json")
+        return [(f["code"], f["level"]) for f in json.loads(out)["findings"] if f["code"] == "SW003"]
+
+    rendered = "envsubst < deploy/eval/vllm-eval.yaml | kubectl apply -f -\n"
+    assert sw003(f"#!/bin/sh\n{direct}\n{rendered}") == [("SW003", "mandatory")]
+    assert sw003(f"#!/bin/sh\n# {direct}\n{rendered}") == []
+    assert sw003(f"#!/bin/sh\nkubectl apply -f deploy/\n{rendered}") == []
+
+
 def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):
     put(work, "Chart.yaml", REPO["charts/llm/Chart.yaml"])
     put(work, "values.yaml", "replicaCount: 1\n")

@@ -438,6 +438,10 @@ def test_the_shared_expert_splits_over_the_tp_ranks_with_expert_parallelism_too(
     assert _messages(qwen36, 8) == _messages(qwen36, 8, expert_parallel=True) == [refusal]
     assert _messages(qwen36, 4) == _messages(qwen36, 4, expert_parallel=True) == []  # 128: one whole block
     assert [tp for tp in (1, 2, 4, 8) if not tp_allowed(qwen36, tp, expert_parallel=True)] == [8]
+    # review26: with DP beside EP (sequence-parallel MoE) vLLM#39181 builds the shared expert whole on each rank;
+    # without EP the flag changes nothing (vLLM's sequence-parallel MoE needs expert parallelism)
+    assert _messages(qwen36, 8, expert_parallel=True, sequence_parallel_moe=True) == []
+    assert _messages(qwen36, 8, sequence_parallel_moe=True) == [refusal]
     # the same line: Qwen3-Next's 512-wide shared expert; Qwen3.5-397B's 1,024 keeps a block at TP8
     assert not tp_allowed(find_model("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", None), 8, expert_parallel=True)
     assert tp_allowed(find_model("Qwen/Qwen3.5-397B-A17B-FP8", None), 8, expert_parallel=True)

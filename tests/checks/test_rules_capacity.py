@@ -237,3 +237,55 @@ def test_a_tpu_workload_gets_no_gpu_finding_and_one_note_that_its_capacity_is_no
          "tensor_parallel_size 4 on pool `gpu.product=NVIDIA-L4` (L4, joined only by PCIe) runs every layer's "
          "all-reduce over PCIe, and TP4×PP1 would not start"),
     ]
+
+
+_QWEN36_FP8_TP8_EP = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: qwen36-dp-rank0
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: qwen36}
+  template:
+    metadata:
+      labels: {app: qwen36}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H200
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.29.0
+        command: ["vllm", "serve"]
+        args: ["Qwen/Qwen3.6-35B-A3B-FP8", "--tensor-parallel-size", "8", "--enable-expert-parallel"%s]
+        resources:
+          limits:
+            nvidia.com/gpu: 8
+"""
+
+
+def test_sw203_a_qwen_shared_expert_is_whole_under_data_parallel_expert_parallelism(tmp_path):
+    """review26: Qwen3.6-35B-A3B-FP8's 512-wide shared expert splits over TP8 into 64 input columns a rank, half a
+    128 block, with expert parallelism alone (vLLM pull request 52915 quotes the refusal). With data parallelism
+    beside it vLLM runs sequence-parallel MoE (ParallelConfig.use_sequence_parallel_moe: EP, TP > 1, DP > 1 and the
+    default allgather_reducescatter backend) and, from vllm#39181 on, Qwen2MoeMLP builds the shared expert with
+    disable_tp (read in the 0.25.1 and 0.29.0 wheels): nothing splits, so SW203 has nothing to say; a DP size the
+    inputs do not resolve leaves it undecided. Multi-node DP as
+    vLLM's data-parallel deployment guide writes it: one TP8 rank a node, --data-parallel-size-local 1."""
+    found = {}
+    for name, extra in (("ep", ""),
+                        ("dp2", ', "--data-parallel-size", "2", "--data-parallel-size-local", "1", '
+                                '"--data-parallel-address", "qwen36-dp-rank0"'),
+                        ("dp-unseen", ', "--data-parallel-size", "$(DP_SIZE)"')):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(_QWEN36_FP8_TP8_EP % extra)
+        found[name] = [(f.level, f.message) for f in run_rules(ALL_RULES, load_inputs([str(path)]))
+                       if f.code == "SW203" and not f.suppressed]
+    assert found["ep"] == [("mandatory", (
+        "at tensor_parallel_size 8 each rank holds 64 input columns of the shared expert's down projection of "
+        "Qwen/Qwen3.6-35B-A3B-FP8, not a multiple of block_k 128 (128x128 FP8 blocks); vLLM refuses to load the "
+        "weights; the weights split at tensor_parallel_size 2 or 4"))]
+    assert found["dp2"] == []
+    # a DP size the inputs do not resolve decides whether the shared expert splits: undecided, never read as 1
+    assert [(level, message.split(" (")[0]) for level, message in found["dp-unseen"]] == [
+        ("advisory", "cannot decide: data_parallel_size is not known")]

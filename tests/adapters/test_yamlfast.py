@@ -296,6 +296,32 @@ def test_directives_document_markers_and_scalar_styles_read_the_same(text):
     assert agree(text)
 
 
+_ODD = [*map(chr, range(0x100)), "\ud7ff", "\ue000", "\u2028", "\ufeff", "\ufffd", "\ufffe", "\uffff",
+        "\U00010000", "\U0010ffff"]
+
+
+@pytest.mark.parametrize("head", ["a: 1\n", "é: 1\n"])
+def test_a_character_libyaml_does_not_read_sends_the_text_to_the_python_reader_wherever_it_stands(head):
+    """The compiled reader hands libyaml a text whole where each of its characters is one libyaml's reader takes,
+    looking at eight bytes at a time (lintspeed23); a character it does not take (PyYAML's ``NON_PRINTABLE``, the
+    same set as libyaml's) sends the text to the Python reader, which refuses it, at any place in a word of eight
+    bytes or past the last, in an ASCII text and in one with other characters."""
+    import yaml.reader
+
+    refused = 0
+    for char in _ODD:
+        for pad in range(17):
+            text = f"{head}# {'x' * pad}{char}\n"
+            if yaml.reader.Reader.NON_PRINTABLE.search(char):
+                assert fast(text) is None, (char, pad)
+                with pytest.raises(yaml.reader.ReaderError):
+                    python(text)
+                refused += 1
+            else:
+                assert agree(text), (char, pad)
+    assert refused == 17 * (32 - 3 + 1 + 32 - 1 + 2)  # C0 less tab, LF, CR; DEL; C1 less NEL; U+FFFE, U+FFFF
+
+
 @pytest.mark.parametrize("text", ["key: [a, b]: c\n", "a: -\n", "a: b\n c: d\n", "- a\nb: c\n"])
 def test_yaml_the_python_reader_refuses_is_never_built(text):
     with pytest.raises(Exception):  # noqa: B017, PT011 - the Python reader's own parse error

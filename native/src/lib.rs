@@ -21,9 +21,11 @@
 //! Python reader, which gives the same values and reports errors in its own words. On success it
 //! returns `(documents, first_lines)`.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::mem::MaybeUninit;
 
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use unsafe_libyaml as y;
@@ -51,6 +53,39 @@ fn may_resolve(first: Option<&u8>) -> bool {
 /// A plain decimal integer without a leading zero (a leading 0 is octal in YAML 1.1).
 fn is_decimal(value: &[u8]) -> bool {
     !value.is_empty() && value.iter().all(u8::is_ascii_digit) && (value.len() == 1 || value[0] != b'0')
+}
+
+/// The keys of mappings kept by the key cache: at most this many, of at most this many bytes each.
+const KEYS_MOST: usize = 4096;
+const KEY_MOST_BYTES: usize = 64;
+
+thread_local! {
+    /// A key's text -> the interned str of that text (a strong reference, kept for the process, as the interpreter
+    /// keeps the strings it interns): manifests write the same keys file after file (`apiVersion`, `metadata`).
+    static KEYS: RefCell<HashMap<Box<[u8]>, *mut ffi::PyObject>> = RefCell::new(HashMap::new());
+}
+
+/// A mapping's key that is text by construction (quoted, or plain and claimed by no resolver; a plain key a resolver
+/// may claim is `plain`'s answer, as before): the interned str, made once per process (`KEYS`). A key made
+/// afresh for every mapping was an allocation, a copy, a hash when it went into the dict and a free, and, not being
+/// the interned str that a key written in the rules' code is, each look-up of it by that key compared the characters;
+/// the interned one is found by identity (lintspeed23). The same text either way: a str's identity decides nothing in
+/// the rules.
+fn key_text<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyAny> {
+    if text.len() > KEY_MOST_BYTES {
+        return PyString::new(py, text).into_any();
+    }
+    KEYS.with(|cell| {
+        let mut keys = cell.borrow_mut();
+        if let Some(&ptr) = keys.get(text.as_bytes()) {
+            return unsafe { Bound::from_borrowed_ptr(py, ptr) };
+        }
+        let key = PyString::intern(py, text).into_any();
+        if keys.len() < KEYS_MOST {
+            keys.insert(text.as_bytes().into(), key.clone().into_ptr());
+        }
+        key
+    })
 }
 
 /// An ended anchor: its value, the values and characters of its node expanded, its line, and whether a collection.
@@ -318,6 +353,7 @@ fn load<'py>(
         }
         let ev = unsafe { event.assume_init_mut() };
         let line = ev.start_mark.line as i64 + 1 + base;
+        let at_key = key.is_none() && matches!(cur, Some(Frame::Map { .. }));
         let step: PyResult<Step> = (|| unsafe {
             match ev.type_ {
                 y::YAML_STREAM_START_EVENT => Ok(Step::Skip),
@@ -355,6 +391,9 @@ fn load<'py>(
                             return Ok(Step::Fallback);
                         }
                         return Ok(Step::Value(got, false));
+                    }
+                    if at_key {
+                        return Ok(Step::Value(key_text(py, text), false));
                     }
                     Ok(Step::Value(PyString::new(py, text).into_any(), false))
                 }

@@ -296,6 +296,29 @@ def test_directives_document_markers_and_scalar_styles_read_the_same(text):
     assert agree(text)
 
 
+def test_a_key_that_is_text_is_the_interned_str_and_a_key_a_resolver_may_claim_is_still_its_value():
+    """Keys that are text by construction (quoted, or plain and claimed by no resolver) are the interned str of their
+    text, the same object in every mapping and file (lintspeed23: the rules' own keys find them by identity); a plain
+    key that a resolver may claim is ``plain``'s answer, before and after the same word quoted, and a key of over 64
+    bytes is its text."""
+    import sys
+
+    long = "k" * 65
+    for _ in range(2):  # the second time from the reader's cache
+        for text in ("'yes': 1\nyes: 2\n'null': 3\nnull: 4\nname: 5\nkind: 6\n", "yes: 2\n'yes': 1\nkind: 5\n",
+                     f"{long}: 7\n'{long}x': 8\n", '"name": 1\nimage: 2\n'):
+            got = fast(text)
+            assert got is not None and agree(text)
+            interned = [k for k in got[0][0] if isinstance(k, str) and len(k) <= 64 and k is sys.intern(k)]
+            assert interned == [k for k, line in got[0][0].key_lines.items()
+                                if len(k) <= 64 and (k[0] not in "yYnNtTfFoO" or text.split("\n")[line - 1][0] in "'\"")]
+        docs = fast("'yes': 1\nyes: 2\n'null': 3\nnull: 4\n")
+        assert docs is not None and list(docs[0][0]) == ["yes", True, "null", None]
+    a, b = fast("apiVersion: v1\nmetadata: {name: a}\n"), fast("metadata:\n  name: b\napiVersion: v2\n")
+    assert a is not None and b is not None
+    assert [id(k) for k in a[0][0]] == [id(k) for k in reversed(list(b[0][0]))]
+
+
 _ODD = [*map(chr, range(0x100)), "\ud7ff", "\ue000", "\u2028", "\ufeff", "\ufffd", "\ufffe", "\uffff",
         "\U00010000", "\U0010ffff"]
 

@@ -21,9 +21,11 @@
 //! Python reader, which gives the same values and reports errors in its own words. On success it
 //! returns `(documents, first_lines)`.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::mem::MaybeUninit;
 
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use unsafe_libyaml as y;
@@ -51,6 +53,39 @@ fn may_resolve(first: Option<&u8>) -> bool {
 /// A plain decimal integer without a leading zero (a leading 0 is octal in YAML 1.1).
 fn is_decimal(value: &[u8]) -> bool {
     !value.is_empty() && value.iter().all(u8::is_ascii_digit) && (value.len() == 1 || value[0] != b'0')
+}
+
+/// The keys of mappings kept by the key cache: at most this many, of at most this many bytes each.
+const KEYS_MOST: usize = 4096;
+const KEY_MOST_BYTES: usize = 64;
+
+thread_local! {
+    /// A key's text -> the interned str of that text (a strong reference, kept for the process, as the interpreter
+    /// keeps the strings it interns): manifests write the same keys file after file (`apiVersion`, `metadata`).
+    static KEYS: RefCell<HashMap<Box<[u8]>, *mut ffi::PyObject>> = RefCell::new(HashMap::new());
+}
+
+/// A mapping's key that is text by construction (quoted, or plain and claimed by no resolver; a plain key a resolver
+/// may claim is `plain`'s answer, as before): the interned str, made once per process (`KEYS`). A key made
+/// afresh for every mapping was an allocation, a copy, a hash when it went into the dict and a free, and, not being
+/// the interned str that a key written in the rules' code is, each look-up of it by that key compared the characters;
+/// the interned one is found by identity (lintspeed23). The same text either way: a str's identity decides nothing in
+/// the rules.
+fn key_text<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyAny> {
+    if text.len() > KEY_MOST_BYTES {
+        return PyString::new(py, text).into_any();
+    }
+    KEYS.with(|cell| {
+        let mut keys = cell.borrow_mut();
+        if let Some(&ptr) = keys.get(text.as_bytes()) {
+            return unsafe { Bound::from_borrowed_ptr(py, ptr) };
+        }
+        let key = PyString::intern(py, text).into_any();
+        if keys.len() < KEYS_MOST {
+            keys.insert(text.as_bytes().into(), key.clone().into_ptr());
+        }
+        key
+    })
 }
 
 /// An ended anchor: its value, the values and characters of its node expanded, its line, and whether a collection.
@@ -93,26 +128,178 @@ unsafe fn c_bytes<'a>(ptr: *const u8) -> Option<&'a [u8]> {
     Some(std::slice::from_raw_parts(ptr, n))
 }
 
+/// The characters of `text` if libyaml's reader takes every one of them (its `yaml_parser_update_buffer`: tab, line
+/// feed, carriage return, the printable ASCII, U+0085, U+00A0-U+D7FF, U+E000-U+FFFD and U+10000 up; a `str` holds no
+/// surrogate), else `None`: the reader would stop at that character with an error.
+fn readable_chars(text: &str) -> Option<u64> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut ascii = true;
+    let bytes = text.as_bytes();
+    let mut chunks = bytes.chunks_exact(8);
+    let mut look = |part: &[u8]| -> bool {
+        for &b in part {
+            if b < 0x20 {
+                if b != b'\t' && b != b'\n' && b != b'\r' {
+                    return false;
+                }
+            } else if b == 0x7F {
+                return false;
+            } else if b >= 0x80 {
+                ascii = false;
+            }
+        }
+        true
+    };
+    for chunk in &mut chunks {
+        let x = u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8]));
+        // a byte under 0x20, or over 0x7E (the high bit, or 0x7F + 1), flags the chunk (never a false "none": a
+        // borrow or carry follows a byte that flags it already); a flagged chunk is looked at byte by byte
+        let low = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let high = (x.wrapping_add(ONES) | x) & HIGH;
+        if low | high != 0 && !look(chunk) {
+            return None;
+        }
+    }
+    if !look(chunks.remainder()) {
+        return None;
+    }
+    if ascii {
+        return Some(text.len() as u64);
+    }
+    let mut n = 0u64;
+    for c in text.chars() {
+        let v = c as u32;
+        if (0x80..=0x9F).contains(&v) && v != 0x85 || v == 0xFFFE || v == 0xFFFF {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
+/// libyaml's working buffer (`yaml_buffer_t<yaml_char_t>`; `#[repr(C)]`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Buffer {
+    start: *mut u8,
+    end: *mut u8,
+    pointer: *mut u8,
+    last: *mut u8,
+}
+
+/// The head of `unsafe_libyaml::yaml_parser_t` (0.2.11, pinned by Cargo.lock; `#[repr(C)]`) up to its position mark:
+/// the fields are the crate's own, so the reader's fields are reached through this copy of their layout, checked field
+/// by field against what `yaml_parser_initialize` and `yaml_parser_set_input_string` are known to have written before
+/// it is used (`Parser::read_whole`).
+#[repr(C)]
+struct ParserHead {
+    error: u32,
+    problem: *const u8,
+    problem_offset: u64,
+    problem_value: i32,
+    problem_mark: [u64; 3],
+    context: *const u8,
+    context_mark: [u64; 3],
+    read_handler: *const u8,
+    read_handler_data: *mut u8,
+    input: [*const u8; 3], // the string input: start, end, current
+    eof: u8,
+    buffer: Buffer,
+    unread: u64,
+    raw_buffer: Buffer,
+    encoding: u32,
+    offset: u64,
+    mark: [u64; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<ParserHead>() < std::mem::size_of::<y::yaml_parser_t>());
+
+/// libyaml's `INPUT_RAW_BUFFER_SIZE` and `INPUT_BUFFER_SIZE` (api.rs), what `yaml_parser_initialize` allocates.
+const RAW_BUFFER_SIZE: usize = 16384;
+const BUFFER_SIZE: usize = RAW_BUFFER_SIZE * 3;
+
 struct Parser {
     raw: Box<MaybeUninit<y::yaml_parser_t>>,
+    /// The text as libyaml's reader leaves it in its working buffer, and the buffer it allocated (given back to it
+    /// before `yaml_parser_delete` frees it), where the text was handed over whole (`read_whole`).
+    whole: Option<(Vec<u8>, Buffer)>,
 }
 
 impl Parser {
     /// A parser over `input` (which must outlive it).
-    unsafe fn new(input: &[u8]) -> Option<Parser> {
+    unsafe fn new(input: &str) -> Option<Parser> {
         let mut raw: Box<MaybeUninit<y::yaml_parser_t>> = Box::new(MaybeUninit::uninit());
         if y::yaml_parser_initialize(raw.as_mut_ptr()).fail {
             return None;
         }
         y::yaml_parser_set_encoding(raw.as_mut_ptr(), y::YAML_UTF8_ENCODING);
         y::yaml_parser_set_input_string(raw.as_mut_ptr(), input.as_ptr(), input.len() as _);
-        Some(Parser { raw })
+        let mut parser = Parser { raw, whole: None };
+        parser.read_whole(input);
+        Some(parser)
+    }
+
+    /// Hands libyaml's scanner the text whole, as its reader would leave it, so the reader never runs. The reader
+    /// (`yaml_parser_update_buffer`) copies the input into a raw buffer 16 KiB at a time and decodes it character by
+    /// character into the working buffer, checking each is UTF-8 and one it takes: about 70 instructions a byte,
+    /// 4 % of a lint of the generated manifests (lintspeed23). A `str` is UTF-8 already; where every character is one
+    /// the reader takes (`readable_chars`), the working buffer it would end with is the text's bytes and a NUL, its
+    /// count of unread characters the text's characters and the NUL, and its end-of-input flag set with the raw
+    /// buffer empty, from which point the reader returns at once (`update_buffer`'s first test). Anything else, or
+    /// a parser whose fields are not where `ParserHead` says (checked against the values they must hold now), keeps
+    /// the reader, which then reads the text as before.
+    unsafe fn read_whole(&mut self, input: &str) {
+        let chars = match readable_chars(input) {
+            Some(n) => n,
+            None => return,
+        };
+        let head = &mut *(self.raw.as_mut_ptr() as *mut ParserHead);
+        let at = input.as_ptr();
+        let laid_out = head.error == 0
+            && head.problem.is_null()
+            && head.context.is_null()
+            && !head.read_handler.is_null()
+            && head.read_handler_data == self.raw.as_mut_ptr() as *mut u8
+            && head.input == [at, at.wrapping_add(input.len()), at]
+            && head.eof == 0
+            && !head.buffer.start.is_null()
+            && head.buffer.end == head.buffer.start.wrapping_add(BUFFER_SIZE)
+            && head.buffer.pointer == head.buffer.start
+            && head.buffer.last == head.buffer.start
+            && head.unread == 0
+            && !head.raw_buffer.start.is_null()
+            && head.raw_buffer.end == head.raw_buffer.start.wrapping_add(RAW_BUFFER_SIZE)
+            && head.raw_buffer.pointer == head.raw_buffer.start
+            && head.raw_buffer.last == head.raw_buffer.start
+            && head.encoding == y::YAML_UTF8_ENCODING as u32
+            && head.offset == 0
+            && head.mark == [0, 0, 0];
+        if !laid_out {
+            return;
+        }
+        // the text, the NUL the reader appends at the end of input, and zeros past it (the reader's buffer is larger
+        // than what it fills; the scanner reads no further than the NUL)
+        let mut text = Vec::with_capacity(input.len() + 8);
+        text.extend_from_slice(input.as_bytes());
+        text.resize(input.len() + 8, 0);
+        let start = text.as_mut_ptr();
+        let allocated = head.buffer;
+        head.buffer = Buffer { start, end: start.add(text.len()), pointer: start, last: start.add(input.len() + 1) };
+        head.unread = chars + 1;
+        head.eof = 1;
+        self.whole = Some((text, allocated));
     }
 }
 
 impl Drop for Parser {
     fn drop(&mut self) {
-        unsafe { y::yaml_parser_delete(self.raw.as_mut_ptr()) }
+        unsafe {
+            if let Some((_, allocated)) = &self.whole {
+                (*(self.raw.as_mut_ptr() as *mut ParserHead)).buffer = *allocated;
+            }
+            y::yaml_parser_delete(self.raw.as_mut_ptr())
+        }
     }
 }
 
@@ -130,8 +317,7 @@ fn load<'py>(
     // A byte order mark may open the stream (YAML 1.2, 5.2) and is no content. The parser here took `\u{feff}a: 1`
     // but failed on `\u{feff}---` (a document start right after the mark), leaving such a file to the Python
     // reader (cfchase/basic-kserve-vllm). It holds no line break: the lines stay the same.
-    let input = text.as_bytes();
-    let input = input.strip_prefix("\u{feff}".as_bytes()).unwrap_or(input);
+    let input = text.strip_prefix('\u{feff}').unwrap_or(text);
     let new_linedict = linedict.getattr("__new__")?;
     let mut parser = match unsafe { Parser::new(input) } {
         Some(p) => p,
@@ -167,6 +353,7 @@ fn load<'py>(
         }
         let ev = unsafe { event.assume_init_mut() };
         let line = ev.start_mark.line as i64 + 1 + base;
+        let at_key = key.is_none() && matches!(cur, Some(Frame::Map { .. }));
         let step: PyResult<Step> = (|| unsafe {
             match ev.type_ {
                 y::YAML_STREAM_START_EVENT => Ok(Step::Skip),
@@ -204,6 +391,9 @@ fn load<'py>(
                             return Ok(Step::Fallback);
                         }
                         return Ok(Step::Value(got, false));
+                    }
+                    if at_key {
+                        return Ok(Step::Value(key_text(py, text), false));
                     }
                     Ok(Step::Value(PyString::new(py, text).into_any(), false))
                 }

@@ -66,10 +66,25 @@ def _git_root(directory: str, seen: dict[str, str | None]) -> str | None:
     return found
 
 
-def _folder_of(full: str, tops: list[tuple[str, str]]) -> str | None:
+def real_path(full: str, real_dirs: dict[str, str]) -> str:
+    """:func:`os.path.realpath` of the absolute path ``full``: its folder's real path (made once per folder, kept in
+    ``real_dirs``) and its name, where that name is no link, as ``realpath`` makes it component by component, with
+    one ``lstat`` of the file in place of one of each folder above it (lintspeed23: a searched folder's files share
+    their folders; ``realpath`` of each was about 0.7 % of a lint of 400 generated files)."""
+    folder, name = os.path.split(full)
+    if not name or name in (".", "..") or os.path.islink(full):
+        return os.path.realpath(full)
+    real_dir = real_dirs.get(folder)
+    if real_dir is None:
+        real_dir = real_dirs[folder] = os.path.realpath(folder)
+    return os.path.join(real_dir, name)
+
+
+def _folder_of(full: str, tops: list[tuple[str, str]], real_dirs: dict[str, str]) -> str | None:
     """The first of the folders ``tops`` (each with its real path, longest first) that holds ``full``, links followed:
-    :func:`~..model.files.inside` with each folder's real path made once per run, not once per file and folder."""
-    real = os.path.realpath(full)
+    :func:`~..model.files.inside` with each folder's real path made once per run, not once per file and folder
+    (``full``'s: :func:`real_path`)."""
+    real = real_path(full, real_dirs)
     for folder, top in tops:
         try:
             if os.path.commonpath([real, top]) == top:
@@ -88,6 +103,7 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
     named = {os.path.abspath(p) for p in paths if p != "-" and not os.path.isdir(p)}
     stacks = set(inv.stacks)
     seen: dict[str, str | None] = {}
+    real_dirs: dict[str, str] = {}
     units: dict[str, str] = {}
     files = {p.location.file for p in inv.pools} | {g.location.file for g in inv.groups}
     files |= {s.location.file for s in inv.services} | {i.location.file for i in inv.ingresses}
@@ -109,7 +125,7 @@ def assign_units(inv: Inventory, paths: Iterable[str]) -> None:
         else:
             if tops is None:
                 tops = [(d, os.path.realpath(d)) for d in folders]
-            folder = _folder_of(full, tops)
+            folder = _folder_of(full, tops, real_dirs)
             unit = f"folder:{folder}" if folder is not None else EVERY_UNIT
         via = f.rfind(" (via ")
         cluster = inv.clusters.get(f[via:]) if via >= 0 and unit != EVERY_UNIT else None

@@ -123,3 +123,35 @@ def test_the_innermost_folder_named_outside_git_is_the_unit(tmp_path):
     assert _pool([tmp_path, a]) is None
     (tmp_path / ".git").mkdir()
     assert _pool([tmp_path, b]) == "gpu"
+
+
+def test_a_files_real_path_from_its_folders_is_realpath_s(tmp_path):
+    """``units.real_path`` (lintspeed23: a folder's real path made once, each file's name joined to it where the name
+    is no link) is :func:`os.path.realpath` of every path of a tree with links: to folders and files, relative and
+    absolute, chained, dangling, looping, a link to a folder's parent, and a file that does not exist."""
+    import os
+
+    from shardwise.rules.adapters.units import real_path
+
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    for name in ("a.yaml", "sub/b.yaml"):
+        (real / name).write_text("kind: x\n")
+    (tmp_path / "dirlink").symlink_to(real)  # absolute
+    (tmp_path / "rel").symlink_to("real/sub")  # relative
+    (tmp_path / "chain").symlink_to("dirlink")
+    (real / "filelink.yaml").symlink_to("sub/b.yaml")
+    (real / "sub" / "up").symlink_to("..")
+    (real / "dangling.yaml").symlink_to("nowhere/x.yaml")
+    (real / "loop1").symlink_to("loop2")
+    (real / "loop2").symlink_to("loop1")
+    paths = [os.path.join(root, name) for root, dirs, files in os.walk(tmp_path) for name in (*dirs, *files)]
+    paths += [f"{d}/{name}" for d in (tmp_path / "dirlink", tmp_path / "chain", tmp_path / "rel", real / "sub" / "up",
+                                      tmp_path / "chain" / "sub" / "up")
+              for name in ("a.yaml", "b.yaml", "filelink.yaml", "dangling.yaml", "loop1", "missing.yaml", "sub")]
+    real_dirs: dict[str, str] = {}
+    for _ in range(2):  # the second time with every folder's real path kept
+        for p in paths:
+            full = os.path.abspath(p)
+            assert real_path(full, real_dirs) == os.path.realpath(full), p
+    assert len(paths) > 40 and len(real_dirs) >= 8

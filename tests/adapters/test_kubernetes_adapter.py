@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import textwrap
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given, settings
 from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import (
     load_kubernetes_file,
@@ -1173,6 +1175,47 @@ def test_a_variable_the_file_writes_where_nothing_expands_it_is_a_placeholder_in
     still crashes as written."""
     inv = load_kubernetes_text(pv + ("---\n" if pv else "") + _S3_DEPLOY % ("", var), "lora.yaml")
     assert [(i.subject, i.crash) for i in inv.launch_issues] == ([("Deployment default/anyvc", True)] if crash else [])
+
+
+@pytest.mark.parametrize("dollar", [r"\x24", r"\u0024", r"\U00000024", "$\\\n      "])
+def test_a_variable_written_with_an_escape_is_a_placeholder_as_one_written_plainly(dollar):
+    r"""The walk for the variables above is skipped for a text that writes neither ``${`` nor a backslash (lintspeed23:
+    no string read from it can hold ``${``); a double-quoted string's escapes (``\x24``, ``\u0024``, ``\U00000024``,
+    an escaped line break between ``$`` and ``{``) spell ``${`` without writing it, and are still walked."""
+    pv = _S3_PV.replace("bucketName: '${BUCKET}', region: '${AWS_REGION}'", f'bucketName: "{dollar}{{BUCKET}}"')
+    deploy = _S3_DEPLOY.replace("args: ['--model=s3://${%s}/", f'args: ["--model=s3://{dollar}{{%s}}/').replace(
+        "-2512/', --load", '-2512/", --load')
+    for filled, crash in (("BUCKET", False), ("MODEL_BUCKET", True)):
+        text = pv + "---\n" + deploy % ("", filled)
+        assert "${" not in text
+        inv = load_kubernetes_text(text, "lora.yaml")
+        assert [(i.subject, i.crash) for i in inv.launch_issues] == (
+            [("Deployment default/anyvc", True)] if crash else []), (dollar, filled)
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.lists(st.sampled_from(["$", "{", "}", "\\", "\\x24", "\\u0024", "\n", "\n  ", " ", "'", '"', "a", ": ",
+                                 "- ", "|\n  ", ">\n  ", "#", "\\\n", "${"]), max_size=12))
+def test_a_string_read_holds_dollar_brace_only_where_the_text_writes_it_or_a_backslash(parts):
+    """:func:`~shardwise.rules.adapters.k8s.inventory.may_hold_envsubst`: no string of the documents read from a text
+    holds ``${`` where it says none may (keys and values, every scalar style, both readers' values)."""
+    from shardwise.rules.adapters.k8s.inventory import may_hold_envsubst
+    from shardwise.rules.adapters.yamlsrc import load_documents
+
+    def strings(v: object) -> list[str]:
+        if isinstance(v, str):
+            return [v]
+        if isinstance(v, dict):
+            return [s for k, x in v.items() for s in (*strings(k), *strings(x))]
+        if isinstance(v, list):
+            return [s for x in v for s in strings(x)]
+        return []
+
+    for text in ("".join(parts), "a: " + "".join(parts), 'a: "' + "".join(parts) + '"', "- '" + "".join(parts) + "'"):
+        if may_hold_envsubst(text):
+            continue
+        docs = load_documents(text, "t.yaml")
+        assert not any("${" in s for _, d in docs for s in strings(d)), text
 
 
 def test_the_variables_written_where_nothing_expands_them() -> None:

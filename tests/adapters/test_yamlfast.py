@@ -296,6 +296,55 @@ def test_directives_document_markers_and_scalar_styles_read_the_same(text):
     assert agree(text)
 
 
+def test_a_key_that_is_text_is_the_interned_str_and_a_key_a_resolver_may_claim_is_still_its_value():
+    """Keys that are text by construction (quoted, or plain and claimed by no resolver) are the interned str of their
+    text, the same object in every mapping and file (lintspeed23: the rules' own keys find them by identity); a plain
+    key that a resolver may claim is ``plain``'s answer, before and after the same word quoted, and a key of over 64
+    bytes is its text."""
+    import sys
+
+    long = "k" * 65
+    for _ in range(2):  # the second time from the reader's cache
+        for text in ("'yes': 1\nyes: 2\n'null': 3\nnull: 4\nname: 5\nkind: 6\n", "yes: 2\n'yes': 1\nkind: 5\n",
+                     f"{long}: 7\n'{long}x': 8\n", '"name": 1\nimage: 2\n'):
+            got = fast(text)
+            assert got is not None and agree(text)
+            interned = [k for k in got[0][0] if isinstance(k, str) and len(k) <= 64 and k is sys.intern(k)]
+            assert interned == [k for k, line in got[0][0].key_lines.items()
+                                if len(k) <= 64 and (k[0] not in "yYnNtTfFoO" or text.split("\n")[line - 1][0] in "'\"")]
+        docs = fast("'yes': 1\nyes: 2\n'null': 3\nnull: 4\n")
+        assert docs is not None and list(docs[0][0]) == ["yes", True, "null", None]
+    a, b = fast("apiVersion: v1\nmetadata: {name: a}\n"), fast("metadata:\n  name: b\napiVersion: v2\n")
+    assert a is not None and b is not None
+    assert [id(k) for k in a[0][0]] == [id(k) for k in reversed(list(b[0][0]))]
+
+
+_ODD = [*map(chr, range(0x100)), "\ud7ff", "\ue000", "\u2028", "\ufeff", "\ufffd", "\ufffe", "\uffff",
+        "\U00010000", "\U0010ffff"]
+
+
+@pytest.mark.parametrize("head", ["a: 1\n", "é: 1\n"])
+def test_a_character_libyaml_does_not_read_sends_the_text_to_the_python_reader_wherever_it_stands(head):
+    """The compiled reader hands libyaml a text whole where each of its characters is one libyaml's reader takes,
+    looking at eight bytes at a time (lintspeed23); a character it does not take (PyYAML's ``NON_PRINTABLE``, the
+    same set as libyaml's) sends the text to the Python reader, which refuses it, at any place in a word of eight
+    bytes or past the last, in an ASCII text and in one with other characters."""
+    import yaml.reader
+
+    refused = 0
+    for char in _ODD:
+        for pad in range(17):
+            text = f"{head}# {'x' * pad}{char}\n"
+            if yaml.reader.Reader.NON_PRINTABLE.search(char):
+                assert fast(text) is None, (char, pad)
+                with pytest.raises(yaml.reader.ReaderError):
+                    python(text)
+                refused += 1
+            else:
+                assert agree(text), (char, pad)
+    assert refused == 17 * (32 - 3 + 1 + 32 - 1 + 2)  # C0 less tab, LF, CR; DEL; C1 less NEL; U+FFFE, U+FFFF
+
+
 @pytest.mark.parametrize("text", ["key: [a, b]: c\n", "a: -\n", "a: b\n c: d\n", "- a\nb: c\n"])
 def test_yaml_the_python_reader_refuses_is_never_built(text):
     with pytest.raises(Exception):  # noqa: B017, PT011 - the Python reader's own parse error

@@ -11,6 +11,7 @@ error too (a manifest the shell or a template mangled), never a reason to skip.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,9 +33,23 @@ _TOOL_CONFIGS = {"ZarfPackageConfig": "Zarf package configuration", "ZarfInitCon
                  "UDSBundle": "UDS bundle configuration"}
 
 
+#: A Kubernetes kind's name: UpperCamelCase (the API conventions: "Kind is the name of a particular object schema",
+#: written in CamelCase: Pod, Deployment, InferenceService).
+_KIND_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
+
+
 def _k8s_like(value: Any) -> bool:
+    """Whether a mapping was meant as a Kubernetes object: an apiVersion, metadata with a spec, or a kind. A kind
+    of another format's words, with neither of the others, is that format's (an agent runtime's JSON registries,
+    ``"kind": "skill_registry"``; corpus26: s-aws/vllm-agent-gateway's 206 such files made its lint exit 2 with
+    "object has no apiVersion"); a kind of the wrong type is still a broken manifest."""
     if isinstance(value, Mapping):
-        return "apiVersion" in value or "kind" in value or ("metadata" in value and "spec" in value)
+        if "apiVersion" in value or ("metadata" in value and "spec" in value):
+            return True
+        if "kind" not in value:
+            return False
+        kind = value["kind"]
+        return not isinstance(kind, str) or _KIND_NAME.fullmatch(kind) is not None
     if isinstance(value, list):
         return any(isinstance(v, Mapping) and _k8s_like(v) for v in value)
     return False

@@ -512,6 +512,32 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
         0, [], [{"file": "app/settings.json", "reason": reason}])
 
 
+@pytest.mark.parametrize("rel,text,reason", [
+    # an agent runtime's registry (the shape of s-aws/vllm-agent-gateway's runtime/*.json: schema_version, a kind in
+    # snake_case, its own lists)
+    ("runtime/skills.json", '{"schema_version": 1, "kind": "skill_registry", "skills": [{"id": "triage"}]}',
+     "JSON that is not a Kubernetes object nor a Pulumi preview or state file"),
+    ("runtime/policy.yaml", "schema_version: 1\nkind: release_policy\nrules: [{id: gate}]\n",
+     "YAML that is not a Kubernetes object"),
+])
+def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
+    put(work, rel, text)
+    put(work, "deploy.yaml", vllm_deployment("chat"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [{"file": rel, "reason": reason}])
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"kind": "Deployment", "spec": {"replicas": 1}}', "object has no apiVersion"),  # a Kubernetes kind's name
+    ('{"kind": 5, "metadata": {"name": "x"}}', "object has no apiVersion"),  # a kind of the wrong type
+])
+def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text, message):
+    put(work, "app.json", text)
+    rc, out, _ = lint(capsys, "app.json", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
+
+
 @pytest.mark.parametrize("rel,reason", [
     ("Chart.yaml", "Helm chart metadata"), ("deploy/kustomization.yml", "Kustomize file"),
     ("infra/Pulumi.yaml", "Pulumi project file"), ("PulumiPolicy.yaml", "Pulumi policy pack project"),

@@ -42,13 +42,16 @@ def _k8s_like(value: Any) -> bool:
     """Whether a mapping was meant as a Kubernetes object: an apiVersion, metadata with a spec, or a kind. A kind
     of another format's words, with neither of the others, is that format's (an agent runtime's JSON registries,
     ``"kind": "skill_registry"``; corpus26: s-aws/vllm-agent-gateway's 206 such files made its lint exit 2 with
-    "object has no apiVersion"); a kind of the wrong type is still a broken manifest."""
+    "object has no apiVersion"), or a list or mapping under `kind` (Prow's label configuration, `.prowlabels.yaml`);
+    a kind that is a number or a boolean is still a broken manifest."""
     if isinstance(value, Mapping):
         if "apiVersion" in value or ("metadata" in value and "spec" in value):
             return True
         if "kind" not in value:
             return False
         kind = value["kind"]
+        if isinstance(kind, Mapping | list):  # a list of kinds (Prow's label config: `kind: [bug, feature]`)
+            return False
         return not isinstance(kind, str) or _KIND_NAME.fullmatch(kind) is not None
     if isinstance(value, list):
         return any(isinstance(v, Mapping) and _k8s_like(v) for v in value)

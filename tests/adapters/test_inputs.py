@@ -519,6 +519,9 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
      "JSON that is not a Kubernetes object nor a Pulumi preview or state file"),
     ("runtime/policy.yaml", "schema_version: 1\nkind: release_policy\nrules: [{id: gate}]\n",
      "YAML that is not a Kubernetes object"),
+    # Prow's label configuration (.prowlabels.yaml): `kind` is a list of label values
+    (".prowlabels.yaml", "kind:\n  - 'bug'\n  - 'feature'\npriority:\n  - 'p0'\n",
+     "YAML that is not a Kubernetes object"),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)

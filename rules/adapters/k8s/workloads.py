@@ -104,9 +104,11 @@ _HUMAN_INT = re.compile(r"^(\d+)([kK])$")
 
 
 
-def _vllm_image_words(image: str | None) -> str:
+def _vllm_image_words(image: Any) -> str:
     """How a launch issue names the image: "the vLLM image X" for a build of vLLM's server, else "X, an image named
     for vLLM," (``quay.io/joopark/vllm-optimizer-backend``, a project's web backend, is no vLLM image; corpus26)."""
+    if not isinstance(image, str):  # not known yet: nothing is said of its name
+        return f"the image {image}"
     return f"the vLLM image {image}" if names_vllm_build(image) else f"{image}, an image named for vLLM,"
 
 

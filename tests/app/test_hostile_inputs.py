@@ -123,6 +123,33 @@ def test_a_fifo_in_a_linted_folder_or_named_is_an_error_not_a_hang(repo, capsys)
                                 "shardwise reads only regular files"])
 
 
+def test_a_file_named_dash_is_that_file_never_standard_input(repo, capsys, monkeypatch):
+    """A repository's shell script named ``-`` (a shebang and a ``kubectl apply -f - <<EOF`` here-document, as deploy
+    scripts without a suffix are written) was reported as ``-`` once the folder was searched, and ``-`` is standard
+    input to every reader: its Deployment was never read, stdin was read in its place (an error where it was empty,
+    a wait where it was a terminal), and ``lint ./-`` did the same (fuzz20)."""
+    script = "#!/bin/sh\nset -e\nkubectl apply -f - <<EOF\n" + vllm_deployment("dash") + "EOF\n"
+    put(repo, "-", script)
+    put(repo, "sub/-", script)
+    read: list[int] = []
+
+    class Stdin:
+        class buffer:  # noqa: N801 - sys.stdin.buffer's name
+            @staticmethod
+            def read(n: int = -1) -> bytes:
+                read.append(n)
+                return b""
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    for argv in (["."], ["./-", "sub/-"], [".//-", "./sub/-"]):
+        rc, errors, summary = lint(capsys, *argv)
+        assert (rc, errors) == (0, []), argv
+        assert "2 files read, 2 workloads" in summary, argv
+    rc = main(["lint", "--format", "json", "."])
+    files = sorted(w["file"] for w in json.loads(capsys.readouterr().out)["workloads"])
+    assert (rc, files) == (0, ["./-", "sub/-"])
+    assert read == []
+
+
 def test_a_fifo_as_the_ignore_file_is_an_error_and_the_rest_is_linted(repo, capsys):
     put(repo, "good.yaml", vllm_deployment("good"))
     os.mkfifo(repo / ".shardwiseignore")

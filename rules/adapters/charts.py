@@ -27,7 +27,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -46,6 +48,14 @@ KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/
                      "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too)")
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$")
 _TIMEOUT_S = 120
+#: What helm or kustomize may use (fuzz20): a template that loops (``{{ range until 100000000 }}``, ``tpl`` of a
+#: value that calls ``tpl`` on itself) builds its whole output in memory before it writes a byte, about 9 bytes of
+#: heap a byte rendered: 9 GiB and a minute of CPU before the wall-time limit above, the machine's memory taken from
+#: every other process. A render is stopped at 1 GiB of data (``RLIMIT_DATA``, which counts what Go's heap and
+#: goroutine stacks map, not the address space it reserves: ``RLIMIT_AS`` stops helm before its first line) or at
+#: 30 s of CPU (``RLIMIT_CPU``); a real chart or kustomization renders in well under a second and 100 MiB.
+_MEMORY_BYTES = 1 << 30
+_CPU_S = 30
 
 
 @dataclass
@@ -488,20 +498,69 @@ def helm_error_location(message: str, directory: str,
 _KLOG_HEADER = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [^\s\]]+:\d+\](?: |$)")
 
 
+def _children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def _limit(pid: int) -> None:
+    """:data:`_MEMORY_BYTES` of data and :data:`_CPU_S` of CPU for the tool just started (its children inherit them;
+    the hard CPU limit kills it, Go ignores the soft limit's ``SIGXCPU``). Set from here, not in the child between
+    fork and exec (``preexec_fn`` is not safe beside threads): the tool has run for a few microseconds, no more.
+    Where the system has no ``prlimit`` (not Linux) the tool runs as before, under the wall-time limit alone."""
+    prlimit = getattr(resource, "prlimit", None)
+    if prlimit is None:
+        return
+    for which, value in ((resource.RLIMIT_DATA, _MEMORY_BYTES), (resource.RLIMIT_CPU, _CPU_S)):
+        try:
+            soft, hard = prlimit(pid, which)
+            if hard == resource.RLIM_INFINITY or hard > value:
+                prlimit(pid, which, (value, value))
+        except (OSError, ValueError):
+            pass  # the tool has already ended, or the system refuses: the wall-time limit still holds
+
+
+#: A Go program's crash (helm and kustomize are Go): ``fatal error: …`` (the runtime's ``throw``) or ``panic: …``,
+#: after it the dump of every goroutine, whose last lines said nothing of why (``created by main.runInstall in
+#: goroutine 1``).
+_GO_FATAL = re.compile(r"^(?:runtime: .*\n)*(?:fatal error|panic): .+", re.M)
+
+
+def _go_crash(head: str) -> str | None:
+    """What a Go crash in ``head`` (the start of the tool's stderr) says: its ``fatal error:`` line, with the first of
+    the runtime's lines just before it (``runtime: goroutine stack exceeds 1000000000-byte limit``) and, for memory,
+    shardwise's limit; None when it is no crash."""
+    m = _GO_FATAL.search(head)
+    if m is None:
+        return None
+    lines = m.group().splitlines()
+    said = lines[-1].strip()
+    if len(lines) > 1:
+        said = f"{said} ({lines[0].removeprefix('runtime: ').strip()})"
+    if "out of memory" in said or "cannot allocate memory" in said:
+        said += f"; shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
+    return said
+
+
 def _run(cmd: list[str], where: str, what: str) -> str:
     """The standard output of ``cmd`` (helm or kustomize), or :class:`InputError`: it could not start, failed, ran
     past :data:`_TIMEOUT_S`, or wrote more than :data:`~..model.files.MAX_FILE_BYTES` (the most shardwise reads
     from one file). The output is read as it comes and the tool is stopped at the limit: a chart that renders
     without end (``range until 100000000``) held all of it in memory before."""
+    used = _children_cpu()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         raise InputError(f"cannot run {what}: {e.strerror or e}", where) from None
+    _limit(proc.pid)
     stderr: list[bytes] = []
+    head: list[bytes] = []
 
-    def drain() -> None:  # the last 64 KiB of stderr, the rest read and dropped (a full pipe would stall the tool)
-        assert proc.stderr is not None
+    def drain() -> None:  # the first 16 KiB and the last 64 KiB of stderr, the rest read and dropped (a full pipe
+        assert proc.stderr is not None  # would stall the tool); a Go crash says why at the head of its dump
         while chunk := proc.stderr.read(1 << 16):
+            if sum(map(len, head)) < 1 << 14:
+                head.append(chunk[:1 << 14])
             stderr[:] = [b"".join([*stderr, chunk])[-(1 << 16):]]
 
     expired = threading.Event()
@@ -539,6 +598,11 @@ def _run(cmd: list[str], where: str, what: str) -> str:
     if expired.is_set():
         raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where)
     if proc.returncode != 0:
+        if proc.returncode == -signal.SIGKILL and _children_cpu() - used >= _CPU_S / 2:
+            raise InputError(f"{what} used more than {_CPU_S} s of CPU, the most shardwise lets it use: stopped", where)
+        crash = _go_crash(b"".join(head).decode("utf-8", "replace"))
+        if crash is not None:
+            raise InputError(f"{what} failed: {crash}", where)
         text = b"".join(stderr).decode("utf-8", "replace")
         lines = [ln for ln in (_KLOG_HEADER.sub("", ln.strip()) for ln in text.splitlines()) if ln]
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"

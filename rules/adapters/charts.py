@@ -156,6 +156,21 @@ _ROOT_ONLY = "--load-restrictor=LoadRestrictionsRootOnly"
 #: What kustomize takes for a remote base when no local path has the name: a URL with a scheme
 #: (https://, ssh://, file://), git@host:, git::, or a host name first (github.com/org/repo//path?ref=v1).
 _REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/\s]+@[^/\s]+:|git::|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/)")
+#: What kustomize clones before it looks for a folder of that name (fuzz20): ``FileLoader.New`` asks
+#: ``git.NewRepoSpecFromURL`` first, which takes an entry whose host part starts with one of these (any case) or
+#: that holds Azure's ``_git/`` (sigs.k8s.io/kustomize ``api/internal/loader/fileloader.go``,
+#: ``api/internal/git/repospec.go`` ``parseHostSpec``); kustomize v5.8.1 ran ``git fetch --depth=1
+#: https://github.com/acme/x`` for ``resources: [github.com/acme/x]`` beside a folder ``github.com/acme/x``, and for
+#: ``github.com:acme/x``, which :data:`_REMOTE` did not take for remote. Only a regular file of the name is read
+#: first (``accumulateFile``).
+_GIT_HOSTS = ("git::", "gh:", "ssh://", "https://", "http://", "git@", "github.com:", "github.com/", "oci://")
+
+
+def _cloned(entry: str) -> bool:
+    low = entry.lower()
+    return low.startswith(_GIT_HOSTS) or "_git/" in low
+
+
 #: The keys of a kustomization that name other kustomizations (or files) to build in.
 _BASE_KEYS = ("resources", "bases", "components")
 #: The keys whose entries are files (or, for the plugin lists, kustomizations) kustomize reads besides its bases
@@ -356,7 +371,8 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                 if not isinstance(entry, str) or not entry.strip():
                     continue
                 local = os.path.normpath(os.path.join(d, entry))
-                if os.path.lexists(local):
+                cloned = _cloned(entry.strip())
+                if os.path.lexists(local) and not (cloned and not os.path.isfile(local)):
                     if not inside(local, root):
                         how = "run it from a directory that holds both"
                         if root == directory:  # named from elsewhere: the folder that holds both, and the line
@@ -378,10 +394,11 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                         except InputError:
                             pass  # not text: kustomize says so in its own words
                         _check_cost(cost, directory, top or where)  # before reading the next file
-                elif _REMOTE.match(entry.strip()) and not remote:
-                    raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
-                                     "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
-                                     f"kustomize build {directory} | shardwise lint -", where)
+                elif (cloned or _REMOTE.match(entry.strip())) and not remote:
+                    before = ", which it tries before the folder of that name" if os.path.lexists(local) else ""
+                    raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch)"
+                                     f"{before}; pass --fetch-remote-bases to let it, or build the kustomization "
+                                     f"yourself: kustomize build {directory} | shardwise lint -", where)
         for key in _GENERATOR_KEYS:  # one object each, a key for each literal and file
             entries = doc.get(key)
             for gen in entries if isinstance(entries, list) else []:

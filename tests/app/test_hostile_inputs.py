@@ -759,6 +759,40 @@ def test_a_remote_base_is_not_fetched_unless_allowed(repo, capsys, kustomize, en
     assert (rc, errors) == (0, []) and kustomize.exists()
 
 
+@pytest.mark.parametrize(("entry", "folder"), [
+    ("github.com/acme/platform", True),   # a vendored copy of the base under its import path, as Go vendors
+    ("github.com/acme/platform//base?ref=v1", True),
+    ("GitHub.com/acme/platform", True),
+    ("github.com:acme/platform", False),  # kustomize's own short form: was not taken for remote at all
+    ("github.com:acme/platform", True),
+])
+def test_a_remote_base_beside_a_folder_of_its_name_is_not_fetched(repo, capsys, kustomize, entry, folder):
+    """fuzz20: kustomize (v5.8.1; ``FileLoader.New``) asks whether an entry is a git URL before it looks for a folder
+    of that name, so a kustomization's ``github.com/acme/platform`` beside a folder ``github.com/acme/platform`` ran
+    ``git fetch --depth=1 https://github.com/acme/platform``: shardwise had read the folder as the base and let it
+    run. A regular file of the name is read first, and stays local."""
+    put(repo, "app/kustomization.yaml", f"resources:\n  - deploy.yaml\n  - {entry}\n")
+    put(repo, "app/deploy.yaml", vllm_deployment("plain"))
+    if folder:
+        put(repo, f"app/{entry.split('//')[0]}/kustomization.yaml", "resources: [cm.yaml]\n")
+        put(repo, f"app/{entry.split('//')[0]}/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    rc, errors, summary = lint(capsys, "app")
+    before = ", which it tries before the folder of that name" if folder and "//" not in entry else ""
+    assert (rc, errors) == (2, [
+        f"app/kustomization.yaml: error: remote base {entry!r} not fetched: kustomize would download it (git fetch)"
+        f"{before}; pass --fetch-remote-bases to let it, or build the kustomization yourself: kustomize build app | "
+        f"shardwise lint -; its {'2 YAML files were' if folder else '1 YAML file was'} read one by one instead "
+        "(patches, overlays and generators not applied)"])
+    assert not kustomize.exists()  # kustomize never ran
+
+
+def test_a_file_named_like_a_remote_base_is_read_as_the_file(repo, capsys, kustomize):
+    put(repo, "app/kustomization.yaml", "resources:\n  - github.com/acme/platform/deploy.yaml\n")
+    put(repo, "app/github.com/acme/platform/deploy.yaml", vllm_deployment("plain"))
+    rc, errors, _ = lint(capsys, "app")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
 def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
     outside = repo.parent / f"{repo.name}-shared"
     put(outside, "kustomization.yaml", "resources: [deploy.yaml]\n")

@@ -176,7 +176,10 @@ _BASE_KEYS = ("resources", "bases", "components")
 #: The keys whose entries are files (or, for the plugin lists, kustomizations) kustomize reads besides its bases
 #: (sigs.k8s.io/kustomize ``api/types/kustomization.go``, ``generatorargs.go``, ``kvpairsources.go``): a list of
 #: paths, a list of mappings with ``path``, a generator's ``files`` (``[KEY=]PATH``), ``envs`` and ``env``, and
-#: ``openapi.path``. A FIFO at any of them held kustomize until the timeout (fuzz14).
+#: ``openapi.path``. A FIFO at any of them held kustomize until the timeout (fuzz14). An ``http(s)://`` entry of any
+#: of them kustomize downloads (``FileLoader.Load``: ``IsRemoteFile``, then an HTTP GET before any load restriction;
+#: fuzz20: a repository's kustomization could make the run fetch any address the runner reaches), refused as a
+#: remote base is.
 _FILE_LIST_KEYS = ("crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge")
 _PATH_ITEM_KEYS = ("patches", "patchesJson6902", "replacements")
 _GENERATOR_KEYS = ("configMapGenerator", "secretGenerator")
@@ -420,6 +423,10 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
         _check_cost(cost, directory, top or where)
         top = top or where
         for key, entry in _file_entries(doc):
+            if not remote and entry.lower().startswith(("http://", "https://")):
+                raise InputError(f"remote file {entry!r} ({key}) not fetched: kustomize would download it (HTTP GET); "
+                                 "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
+                                 f"kustomize build {directory} | shardwise lint -", where)
             local = os.path.normpath(os.path.join(d, entry))
             if not os.path.lexists(local) or not inside(local, root):
                 continue  # missing, or outside the root: kustomize says so in its own words, at once

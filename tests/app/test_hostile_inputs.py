@@ -793,6 +793,32 @@ def test_a_file_named_like_a_remote_base_is_read_as_the_file(repo, capsys, kusto
     assert (rc, errors) == (0, []) and kustomize.exists()
 
 
+@pytest.mark.parametrize(("field", "entry", "key"), [
+    ("configMapGenerator:\n  - name: meta\n    files: [creds=http://169.254.169.254/latest/meta-data/iam/]",
+     "http://169.254.169.254/latest/meta-data/iam/", "configMapGenerator files"),
+    ("secretGenerator:\n  - name: s\n    envs: [HTTPS://example.com/prod.env]", "HTTPS://example.com/prod.env",
+     "secretGenerator envs"),
+    ("patches:\n  - path: https://raw.githubusercontent.com/acme/ops/main/gpu-patch.yaml\n    target: {kind: Deployment}",
+     "https://raw.githubusercontent.com/acme/ops/main/gpu-patch.yaml", "patches path"),
+    ("crds:\n  - https://example.com/crds.yaml", "https://example.com/crds.yaml", "crds"),
+    ("openapi:\n  path: https://example.com/schema.json", "https://example.com/schema.json", "openapi path"),
+])
+def test_a_remote_file_a_kustomization_reads_is_not_fetched_unless_allowed(repo, capsys, kustomize, field, entry, key):
+    """fuzz20: kustomize downloads a file entry given as a URL (an HTTP GET, before its load restriction; v5.8.1
+    tried each of these), so a repository's kustomization made the run fetch any address the runner reaches, the
+    cloud's metadata service too. Refused as a remote base is."""
+    put(repo, "app/kustomization.yaml", f"resources:\n  - deploy.yaml\n{field}\n")
+    put(repo, "app/deploy.yaml", vllm_deployment("plain"))
+    rc, errors, summary = lint(capsys, "app")
+    assert (rc, errors) == (2, [
+        f"app/kustomization.yaml: error: remote file {entry!r} ({key}) not fetched: kustomize would download it (HTTP "
+        "GET); pass --fetch-remote-bases to let it, or build the kustomization yourself: kustomize build app | "
+        "shardwise lint -; its 1 YAML file was read one by one instead (patches, overlays and generators not applied)"])
+    assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
+    rc, errors, _ = lint(capsys, "app", "--fetch-remote-bases")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
 def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
     outside = repo.parent / f"{repo.name}-shared"
     put(outside, "kustomization.yaml", "resources: [deploy.yaml]\n")

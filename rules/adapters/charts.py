@@ -106,6 +106,7 @@ class Renderer:
         ignore = os.path.join(directory, ".helmignore")
         if os.path.exists(ignore):  # helm opens it before it checks the chart's files are regular (fuzz14: a FIFO
             _check_metadata_file(ignore, "the chart is not rendered")  # held it until the timeout); none is fine
+        _check_chart_links(directory)
         cmd = [helm, "template", release, directory]
         if namespace:
             cmd += ["--namespace", namespace]
@@ -470,6 +471,37 @@ def _check_metadata_file(path: str, what: str) -> None:
         read_file_bytes(path)
     except InputError as e:
         raise InputError(f"{what}: {e.message}", path) from None
+
+
+def _check_chart_links(directory: str) -> None:
+    """Refuse a chart holding a symbolic link out of the repository (the current directory; the chart's own directory
+    when it lies elsewhere), in it or in a folder a link inside leads to: helm follows every link of the chart it loads
+    (``sympath.Walk``: "found symbolic link in path … Contents of linked file included and used"), so a template
+    linked to a manifest, a secret or ``/usr/share`` elsewhere on the machine was read, rendered and linted as the
+    chart's (fuzz20). Links that loop, or lead to a FIFO or a device, are helm's to refuse, at once."""
+    root = os.getcwd() if inside(directory, os.getcwd()) else directory
+    todo, seen = [directory], {os.path.realpath(directory)}
+    while todo:
+        d = todo.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue  # helm says why in its own words
+        for e in entries:
+            try:
+                link = e.is_symlink()
+                if link and not inside(e.path, root):
+                    raise InputError(f"the chart is not rendered: a symbolic link to {os.path.realpath(e.path)}, "
+                                     f"outside {root}; helm would read what it leads to (shardwise reads nothing from "
+                                     "outside the repository)", e.path)
+                if e.is_dir(follow_symlinks=True):
+                    real = os.path.realpath(e.path) if link else None
+                    if real is None or real not in seen:
+                        if real is not None:
+                            seen.add(real)
+                        todo.append(e.path)
+            except OSError:
+                continue
 
 
 def _check_values_file(path: str, where: str) -> None:

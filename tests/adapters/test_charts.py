@@ -230,6 +230,41 @@ def test_a_chart_that_does_not_finish_is_stopped_at_the_timeout(capsys, monkeypa
         "file": f"{CHART}/Chart.yaml", "line": None, "message": "helm template did not finish in 1 s"}])
 
 
+def test_a_chart_holding_a_link_out_of_the_repository_is_not_rendered(capsys, monkeypatch, tmp_path):
+    """fuzz20: helm follows every symbolic link of the chart it loads ("Contents of linked file included and used"),
+    so a template linked to a file elsewhere on the machine was rendered and linted as the chart's; a folder the chart
+    links to inside the repository is walked too. helm does not run; a link inside the repository is helm's."""
+    import shutil
+
+    repo, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    shutil.copytree(ROOT / CHART, repo / "llm")
+    (outside / "sub").mkdir(parents=True)
+    (outside / "deploy.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
+    (repo / "shared").mkdir()
+    (repo / "shared" / "labels.tpl").write_text('{{- define "x.extra" -}}a: b{{- end -}}\n')
+    (repo / "llm" / "templates" / "labels.tpl").symlink_to("../../shared/labels.tpl")  # inside: fine
+    monkeypatch.chdir(repo)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_helm(bin_dir, monkeypatch, f"touch {tmp_path / 'ran'}; exit 1")
+    for link, target, shown in (("llm/templates/extra.yaml", outside / "deploy.yaml", outside / "deploy.yaml"),
+                                ("llm/files", outside, outside),
+                                ("shared/out", outside / "sub", outside / "sub")):
+        (repo / link).symlink_to(target)
+        if link.startswith("shared"):
+            (repo / "llm" / "templates" / "shared").symlink_to("../../shared")  # inside, holding a link out
+        rc, doc, _ = lint_json(capsys, "llm")
+        where = "llm/templates/shared/out" if link.startswith("shared") else link
+        assert (rc, doc["input_errors"]) == (2, [{
+            "file": where, "line": None,
+            "message": f"the chart is not rendered: a symbolic link to {shown}, outside {repo}; helm would read what it "
+                       "leads to (shardwise reads nothing from outside the repository)"}]), link
+        assert not (tmp_path / "ran").exists()
+        (repo / link).unlink()
+    rc, doc, _ = lint_json(capsys, "llm")  # the links inside the repository: helm runs (and fails, as written)
+    assert rc == 2 and (tmp_path / "ran").exists()
+
+
 def test_a_tool_is_stopped_at_its_cpu_limit(capsys, monkeypatch, tmp_path):
     """fuzz20: a template that loops without writing (`tpl` of a value that calls `tpl` on itself) ran helm for its
     whole wall-time limit, at a core's full use; it is stopped at the CPU limit (the hard one: SIGKILL)."""

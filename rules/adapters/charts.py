@@ -584,17 +584,19 @@ _GO_FATAL = re.compile(r"^(?:runtime: .*\n)*(?:fatal error|panic): .+", re.M)
 
 def _go_crash(head: str) -> str | None:
     """What a Go crash in ``head`` (the start of the tool's stderr) says: its ``fatal error:`` line, with the first of
-    the runtime's lines just before it (``runtime: goroutine stack exceeds 1000000000-byte limit``) and, for memory,
+    the runtime's lines just before it (``runtime: goroutine stack exceeds 1000000000-byte limit``), or, for memory,
     shardwise's limit; None when it is no crash."""
     m = _GO_FATAL.search(head)
     if m is None:
         return None
     lines = m.group().splitlines()
     said = lines[-1].strip()
+    if "out of memory" in m.group() or "cannot allocate memory" in m.group():
+        # where the runtime noticed it varies from run to run ("allocating heap arena metadata", "runtime: out of
+        # memory: cannot allocate 4194304-byte block"): the same input is said the same way
+        return f"out of memory: shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
     if len(lines) > 1:
         said = f"{said} ({lines[0].removeprefix('runtime: ').strip()})"
-    if "out of memory" in said or "cannot allocate memory" in said:
-        said += f"; shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
     return said
 
 

@@ -311,10 +311,14 @@ runtime.newstack()
      "fatal error: stack overflow (goroutine stack exceeds 1000000000-byte limit)"),
     ("runtime: out of memory: cannot allocate 4194304-byte block (7602176 in use)\nfatal error: out of memory\n\n"
      "goroutine 1 gp=0x4dfa79021e0 m=0 mp=0x4f1fa40 [running, locked to thread]:\n",
-     "fatal error: out of memory (out of memory: cannot allocate 4194304-byte block (7602176 in use)); shardwise lets "
-     "helm and kustomize use at most 1024 MiB of memory"),
+     "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"),
     ("fatal error: runtime: out of memory\n\nruntime stack:\n",
-     "fatal error: runtime: out of memory; shardwise lets helm and kustomize use at most 1024 MiB of memory"),
+     "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"),
+    ("fatal error: out of memory allocating heap arena metadata\n\nruntime stack:\n",
+     "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"),
+    ("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation "
+     "code=0x1 addr=0x0 pc=0x1d0a2f5]\n\ngoroutine 1 [running]:\n",
+     "panic: runtime error: invalid memory address or nil pointer dereference"),
 ])
 def test_a_go_crash_is_reported_by_its_fatal_error_not_its_dump(capsys, monkeypatch, tmp_path, stderr, said):
     """fuzz20: helm's crash (a stack overflow of a template that calls itself through `tpl`) was reported by the last

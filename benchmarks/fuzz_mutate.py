@@ -720,10 +720,14 @@ def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     A resource quantity is a string in the API (k8s.io/apimachinery pkg/api/resource/quantity.go: UnmarshalJSON
     takes a JSON string or number, blanks around it trimmed), so a quoted one is as well-formed as the bare one:
     `nvidia.com/gpu: "2"` and `"2 "` are two GPUs (fuzz19: seed 7401 case 1158 and seed 7408 case 227, SW201 on a
-    1-GPU node, right)."""
+    1-GPU node, right). A bare `0x10` is 16 to kubectl (fuzz20: seed 20006 case 44, SW201 on 16 GPUs against 8 a
+    node, right): go-yaml v2's resolve.go reads a plain scalar with strconv.ParseInt(plain, 0, 64) once the "_" are
+    dropped, and base 0 takes `0x`, `0o`, `0b` and a leading `0` (octal); the JSON it hands the API holds the int."""
     value = value.strip() if flag else value
     if quantity and len(value) >= 2 and value[0] == value[-1] == '"':
         value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
+    elif not flag and re.fullmatch(r"[+-]?0([xX][0-9a-fA-F]+|[oO]?[0-7]+|[bB][01]+)", value.replace("_", "")):
+        return True
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 

@@ -888,7 +888,10 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
         if rc == 0 and blocking:
             fails.append((f"{where}:exit0-with-blocking", blocking[0]["message"][:200]))
         for entry in doc.get("input_errors", []):
-            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", str(entry.get("message"))):
+            # what helm or kustomize said is Go's, quoted after "… failed: " (kustomize's `MalformedYAMLError`: seeds
+            # 15016 case 2011, 17003 case 101, 20006 case 822), not Python's
+            ours = re.split(r"(?:kustomize build|kubectl kustomize|helm template) failed: ", str(entry.get("message")))[0]
+            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", ours):
                 fails.append((f"{where}:python-words-in-input-error", str(entry.get("message"))[:300]))
                 break
         # a silent pass: a file that clearly serves vLLM, no workload, nothing naming it

@@ -355,6 +355,18 @@ def test_a_toml_config_with_a_huge_number_is_an_input_error(repo, capsys):
                            "shardwise reads integers of at most 4,300 digits")
 
 
+@pytest.mark.parametrize("value", ["[" * 100_000 + "]" * 100_000, "{a = " * 100_000 + "1" + "}" * 100_000,
+                                   "[" * 2_000 + "]" * 2_000])
+def test_a_toml_config_nested_too_deep_is_an_input_error(repo, capsys, value):
+    """fuzz20: tomllib reads arrays and inline tables recursively, and its RecursionError was an internal error."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "shardwise.toml", f"kv_reserve = 0.1\nexclude = {value}\n")
+    with deadline(30):
+        rc = main(["lint", "good.yaml"])
+    _, err = capsys.readouterr()
+    assert (rc, err.strip()) == (2, "shardwise: error: shardwise.toml: cannot parse TOML: nesting too deep")
+
+
 @pytest.mark.parametrize("name,make,why", [
     ("shardwise.toml", lambda p: p.mkdir(), "it is a directory, not a regular file; shardwise reads only regular files"),
     ("shardwise.toml", lambda p: os.mkfifo(p), "it is a FIFO (named pipe), not a regular file; shardwise reads only "

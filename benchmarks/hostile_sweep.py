@@ -1217,7 +1217,8 @@ def fuzz17_cases() -> list[Case]:
 # folder of its name or is written ``github.com:org/repo`` (kustomize clones before it looks for the folder), a remote
 # file a kustomization names (kustomize downloads it), and shapes that were already refused, recorded: a sparse
 # 1 GiB file, a gzip and a zip named .yaml, links to ``/``, ``/proc/self/fd`` and a block device, a million aliases
-# and a million anchors, a 31 MiB line, a folder whose name is not UTF-8, a template that includes itself.
+# and a million anchors, a 31 MiB line, a folder whose name is not UTF-8, a template that includes itself; a
+# shardwise.toml nested 3,000 deep (was an internal RecursionError).
 
 def fuzz20_cases() -> list[Case]:
     import gzip
@@ -1275,6 +1276,8 @@ def fuzz20_cases() -> list[Case]:
     out.append(kust_case("fz20-kust-remote-short-form", KUST_BASE + "  - github.com:acme/platform\n", named="remote base"))
     out.append(kust_case("fz20-kust-remote-generator-file", KUST_BASE + "configMapGenerator:\n  - name: meta\n    files: "
                          "[creds=http://169.254.169.254/latest/meta-data/iam/]\n", named="remote file"))
+    out.append(Case("fz20-config-toml-nested", lambda d: (write(d, "good.yaml", good("good")), write(d, "shardwise.toml", "exclude = " + "[" * 3000 + "]" * 3000 + "\n"),
+                                                          ["lint", "--format", "json", "good.yaml"])[2], (2,), named="shardwise.toml"))
     out.append(kust_case("fz20-kust-remote-patch", KUST_BASE + "patches:\n  - path: https://example.com/gpu-patch.yaml\n"
                          "    target: {kind: Deployment}\n", named="remote file"))
     return out

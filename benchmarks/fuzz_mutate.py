@@ -728,6 +728,10 @@ def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
         value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
     elif not flag and re.fullmatch(r"[+-]?0([xX][0-9a-fA-F]+|[oO]?[0-7]+|[bB][01]+)", value.replace("_", "")):
         return True
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)[eE]\+?(\d{1,3})", value) if quantity else None
+    if m is not None:  # a quantity's decimal exponent (quantity.go): "1e3" is 1000 GPUs (seed 20011 case 101, SW201 right)
+        from fractions import Fraction
+        return (Fraction(m.group(1)) * 10 ** int(m.group(2))).denominator == 1
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 

@@ -1218,7 +1218,8 @@ def fuzz17_cases() -> list[Case]:
 # file a kustomization names (kustomize downloads it), and shapes that were already refused, recorded: a sparse
 # 1 GiB file, a gzip and a zip named .yaml, links to ``/``, ``/proc/self/fd`` and a block device, a million aliases
 # and a million anchors, a 31 MiB line, a folder whose name is not UTF-8, a template that includes itself; a
-# shardwise.toml nested 3,000 deep (was an internal RecursionError).
+# shardwise.toml nested 3,000 deep (was an internal RecursionError); 260 Argo CD Applications naming one chart (250
+# rendered, the bound).
 
 def fuzz20_cases() -> list[Case]:
     import gzip
@@ -1278,6 +1279,19 @@ def fuzz20_cases() -> list[Case]:
                          "[creds=http://169.254.169.254/latest/meta-data/iam/]\n", named="remote file"))
     out.append(Case("fz20-config-toml-nested", lambda d: (write(d, "good.yaml", good("good")), write(d, "shardwise.toml", "exclude = " + "[" * 3000 + "]" * 3000 + "\n"),
                                                           ["lint", "--format", "json", "good.yaml"])[2], (2,), named="shardwise.toml"))
+    def argo_many(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        chart(d)
+        write(d, "apps/all.yaml", "".join(
+            f"---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: app{i}, namespace: argocd}}\n"
+            "spec:\n  source:\n    repoURL: https://github.com/acme/llm.git\n    path: badchart\n    targetRevision: main\n"
+            f"  destination: {{namespace: llm{i}}}\n" for i in range(260)))
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+        subprocess.run([*git, "init", "-q", "-b", "main"], cwd=d, check=True)
+        subprocess.run([*git, "remote", "add", "origin", "https://github.com/acme/llm.git"], cwd=d, check=True)
+        return ["lint", "--format", "json", "good.yaml", "apps"]
+    out.append(Case("fz20-gitops-260-applications", argo_many, (2,), named="apps/all.yaml", env=tools_env(), tool="helm",
+                    cpu_s=90.0))
     out.append(kust_case("fz20-kust-remote-patch", KUST_BASE + "patches:\n  - path: https://example.com/gpu-patch.yaml\n"
                          "    target: {kind: Deployment}\n", named="remote file"))
     return out

@@ -712,6 +712,14 @@ _QUANTITY_KEY = re.compile(r"^\s*(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/
                            r"sizeLimit):")
 
 
+#: A Kubernetes quantity (k8s.io/apimachinery pkg/api/resource/quantity.go): a signed decimal and a binary SI, decimal
+#: SI or decimal-exponent suffix
+_K8S_QUANTITY = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d{1,3})?")
+_K8S_SUFFIX = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60, "n": "1/1000000000",
+               "u": "1/1000000", "m": "1/1000", "k": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9, "T": 10 ** 12, "P": 10 ** 15,
+               "E": 10 ** 18}
+
+
 def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
     459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
@@ -728,10 +736,15 @@ def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
         value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
     elif not flag and re.fullmatch(r"[+-]?0([xX][0-9a-fA-F]+|[oO]?[0-7]+|[bB][01]+)", value.replace("_", "")):
         return True
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)[eE]\+?(\d{1,3})", value) if quantity else None
-    if m is not None:  # a quantity's decimal exponent (quantity.go): "1e3" is 1000 GPUs (seed 20011 case 101, SW201 right)
+    m = _K8S_QUANTITY.fullmatch(value) if quantity else None
+    if m is not None and (m.group(3) or "." in m.group(2)):
+        # quantity.go's grammar, a whole value: "1e3" is 1000 GPUs (seed 20011 case 101), "8.5Gi" 9,126,805,504
+        # (case 311): SW201 on either is right
         from fractions import Fraction
-        return (Fraction(m.group(1)) * 10 ** int(m.group(2))).denominator == 1
+        suffix = m.group(3) or ""
+        scale = (Fraction(_K8S_SUFFIX[suffix]) if suffix in _K8S_SUFFIX else
+                 Fraction(10) ** int(suffix[1:]) if suffix else Fraction(1))
+        return (Fraction(m.group(2)) * scale).denominator == 1
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 

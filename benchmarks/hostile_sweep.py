@@ -1219,7 +1219,7 @@ def fuzz17_cases() -> list[Case]:
 # 1 GiB file, a gzip and a zip named .yaml, links to ``/``, ``/proc/self/fd`` and a block device, a million aliases
 # and a million anchors, a 31 MiB line, a folder whose name is not UTF-8, a template that includes itself; a
 # shardwise.toml nested 3,000 deep (was an internal RecursionError); 260 Argo CD Applications naming one chart (250
-# rendered, the bound).
+# rendered, the bound); a UTF-16 kustomization naming a FIFO (was not checked, and kustomize opened the FIFO).
 
 def fuzz20_cases() -> list[Case]:
     import gzip
@@ -1292,6 +1292,13 @@ def fuzz20_cases() -> list[Case]:
         return ["lint", "--format", "json", "good.yaml", "apps"]
     out.append(Case("fz20-gitops-260-applications", argo_many, (2,), named="apps/all.yaml", env=tools_env(), tool="helm",
                     cpu_s=90.0))
+    def kust_utf16_fifo(d: str) -> list[str]:  # fuzz_mutate seed 20011 case 447: held kustomize until the timeout
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", ("\ufeff" + KUST_BASE).encode("utf-16-le"))
+        fifo(os.path.join(d, "badkust", "deployment.yaml"))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz20-kust-utf16-fifo-resource", kust_utf16_fifo, (2,), named="badkust/deployment.yaml", env=tools_env(),
+                    tool="kustomize"))
     out.append(kust_case("fz20-kust-remote-patch", KUST_BASE + "patches:\n  - path: https://example.com/gpu-patch.yaml\n"
                          "    target: {kind: Deployment}\n", named="remote file"))
     return out

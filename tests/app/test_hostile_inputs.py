@@ -831,6 +831,35 @@ def test_a_remote_file_a_kustomization_reads_is_not_fetched_unless_allowed(repo,
     assert (rc, errors) == (0, []) and kustomize.exists()
 
 
+def test_a_kustomization_the_check_cannot_read_is_not_built(repo, capsys, kustomize):
+    """fuzz20 (seed 20011 case 447): a kustomization the check before kustomize could not read was left to kustomize
+    "to report in its own words"; kustomize reads UTF-16 with a BOM, and opened the FIFO the file named, holding the
+    run for the 120 s timeout. A UTF-16 one is checked in the text kustomize reads; one the check cannot parse (nested
+    past the YAML reader's depth, which kustomize's passes) is not built."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    (repo / "u16").mkdir()
+    (repo / "u16" / "kustomization.yaml").write_bytes("\ufeffresources:\n  - deployment.yaml\n".encode("utf-16-le"))
+    os.mkfifo(repo / "u16" / "deployment.yaml")
+    put(repo, "deep/kustomization.yaml", "resources:\n  - deployment.yaml\nx: " + "[" * 2000 + "]" * 2000 + "\n")
+    os.mkfifo(repo / "deep" / "deployment.yaml")
+    fifo = "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files"
+    rc, errors, summary = lint(capsys, "good.yaml", "u16", "deep")
+    assert (rc, errors) == (2, [
+        f"u16/deployment.yaml: error: the kustomization u16/kustomization.yaml is not built: its resources entry "
+        f"'deployment.yaml': {fifo}; its 1 YAML file was read one by one instead (patches, overlays and generators not "
+        "applied)",
+        f"u16/deployment.yaml: error: {fifo}",
+        "deep/kustomization.yaml: error: the kustomization is not built: shardwise cannot check what it names (cannot "
+        "parse YAML: exceeded maximum nesting depth), so kustomize is not run on it; its 1 YAML file was read one by "
+        "one instead (patches, overlays and generators not applied)",
+        f"deep/deployment.yaml: error: {fifo}"])
+    assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
+    os.unlink(repo / "u16" / "deployment.yaml")
+    put(repo, "u16/deployment.yaml", vllm_deployment("u16"))
+    rc, errors, _ = lint(capsys, "u16")  # UTF-16 with its mark: built, as kustomize reads it
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
 def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
     outside = repo.parent / f"{repo.name}-shared"
     put(outside, "kustomization.yaml", "resources: [deploy.yaml]\n")

@@ -209,7 +209,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
                 # fuzz13: a Chart.yaml that is no file (a FIFO, a directory, a broken link) hides no manifest beside it
                 rendered = _kustomization_read_plainly(directory, rendered, excludes, "templates not rendered")
             inv.extend(rendered)
-    if inv.template_vars:  # a ${VAR} that another input writes where only envsubst fills it: no crash (corpus23)
+    if inv.template_vars or inv.envsubst_files:  # a ${VAR} only envsubst fills (corpus23), or of a file a deploy
+        # script pipes through envsubst (corpus25): no crash
         from .k8s.workloads import drop_filled_placeholders
 
         drop_filled_placeholders(inv)

@@ -113,6 +113,24 @@ def _skypilot_task(doc: Mapping[str, Any]) -> bool:
             and any(k in doc for k in ("run", "setup", "service")))
 
 
+#: A Ray Serve config file, for ``serve deploy`` or ``serve run`` against a running Ray cluster (Ray's "Serve Config
+#: Files": a top-level `applications` list, each with an `import_path`), Ray Serve LLM's among them
+#: (``import_path: ray.serve.llm:build_openai_app`` and its `llm_configs`, ``build_pd_openai_app`` and its
+#: `prefill_config` / `decode_config` with vLLM's `engine_kwargs`). No Kubernetes object; the same applications in a
+#: KubeRay RayService's `serveConfigV2` are read as its workload.
+RAY_SERVE = ("Ray Serve config file (for `serve deploy` or `serve run` on a running Ray cluster, not a Kubernetes "
+             "object; the same applications in a KubeRay RayService's serveConfigV2 are read and linted)")
+
+
+def _ray_serve_config(doc: Mapping[str, Any]) -> bool:
+    """A Ray Serve config file (:data:`RAY_SERVE`): a non-empty `applications` list of mappings, each with an
+    `import_path`. ray-project/ray's prefill/decode examples, vLLM engines of Ray Serve LLM, were said to be "YAML that
+    is not a Kubernetes object", nothing a reader of them would recognise (corpus25)."""
+    apps = doc.get("applications")
+    return (isinstance(apps, list) and bool(apps)
+            and all(isinstance(a, Mapping) and isinstance(a.get("import_path"), str) for a in apps))
+
+
 def _pulumi_stack_config(doc: Mapping[str, Any]) -> bool:
     """A Pulumi stack's settings (``Pulumi.<stack>.yaml``): its encryption settings, or a `config:` whose keys are
     all namespaced (``aws:region``, ``<project>:<key>``: Pulumi docs, "Configuration", the key format
@@ -136,6 +154,8 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
         return HELM_VALUES
     if _skypilot_task(doc):  # before Pulumi's words: a SkyPilot task may hold a `config:` of its own
         return SKYPILOT
+    if _ray_serve_config(doc):
+        return RAY_SERVE
     if _pulumi_stack_config(doc):
         return "Pulumi stack configuration with no `<project>:environment` (no stack of shardwise's components)"
     if "runtime" in doc and "name" in doc:

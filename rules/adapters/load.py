@@ -193,16 +193,24 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     the script's lines; a script with none is skipped with that reason (which says when it mentions vLLM). Where
     one of its here-documents reads as a vLLM manifest that it feeds to no kubectl this reader sees, that is
     recorded for SW005 with why it was not read, whether or not other here-documents of the script were read."""
-    from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, manifest_text
+    from .shell import NO_MANIFEST, NO_MANIFEST_VLLM, envsubst_inputs, manifest_text
 
     found = manifest_text(text, file)
+    filled = _envsubst_files(file, envsubst_inputs(text))
     if found.text is None:
+        inv.envsubst_files.extend(filled)
         inv.errors.extend(found.errors)
         if found.errors:
             inv.sources.append(file)
         elif found.stray is not None:
             inv.sources.append(file)
             inv.launch_issues.append(_unapplied(file, found.stray, 0))
+        elif any(serves for *_, serves in found.filled):
+            inv.sources.append(file)
+            inv.launch_issues.extend(_filled(file, f) for f in found.filled if f[3] is not None)
+        elif found.filled:
+            opened, line, expansion, _ = found.filled[0]
+            inv.skipped_files.append((file, _filled_reason(opened, line, expansion)))
         else:
             inv.skipped_files.append((file, NO_MANIFEST_VLLM if found.mention is not None else NO_MANIFEST))
         return inv
@@ -210,15 +218,49 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     from .k8s import inventory_from_documents
 
     read = inventory_from_documents(docs, found.text, file)
+    read.envsubst_files.extend(filled)
     read.errors[:0] = found.errors
     if found.stray is not None:
         read.launch_issues.append(_unapplied(file, found.stray, found.documents))
+    read.launch_issues.extend(_filled(file, f) for f in found.filled if f[3] is not None)
     if found.serves is not None:
         for opened, start, end, line, variable in found.image_variables:
             if not any(start <= g.location.line < end for g in read.groups if g.location.line is not None) and not any(
                     start <= i.location.line < end for i in read.launch_issues if i.location.line is not None):
                 read.launch_issues.append(_image_variable(file, found.serves, opened, line, variable))
     return read
+
+
+def _envsubst_files(script: str, names: list[str]) -> list[str]:
+    """The files a script pipes through envsubst (:func:`.shell.envsubst_inputs`), each as the script names it (a
+    path from wherever it runs, often the repository's root) and joined to the script's own folder."""
+    out: list[str] = []
+    for name in names:
+        if os.path.isabs(name):
+            out.append(os.path.normpath(name))
+            continue
+        out.append(os.path.normpath(name))
+        out.append(os.path.normpath(os.path.join(os.path.dirname(script), name)))
+    return sorted(set(out))
+
+
+def _filled_reason(opened: int, line: int, expansion: str) -> str:
+    """Why a script's applied here-document was not read: a line of it is only a shell expansion (:mod:`.shell`)."""
+    return (f"shell script whose here-document at line {opened}, which it applies, has a line that is only the shell "
+            f"expansion `{expansion}` (line {line}): the shell writes lines of YAML there (or none) when the script "
+            "runs, so the manifest kubectl gets is not known here and that here-document is not read; render the "
+            "manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output")
+
+
+def _filled(file: str, filled: tuple[int, int, str, str | None]) -> LaunchIssue:
+    """SW005's record of an applied here-document that runs a vLLM server but is not read, because a line of it is
+    only a shell expansion the script fills with lines when it runs (:func:`_filled_reason`)."""
+    opened, line, expansion, serves = filled
+    return LaunchIssue(
+        f"shell script {os.path.basename(file)}", "",
+        f"its here-document at line {opened} runs vLLM (`{serves}`) but is not read: "
+        + _filled_reason(opened, line, expansion).split(": ", 1)[1],
+        Location(file, line), mentioned=True)
 
 
 def _image_variable(file: str, serves: tuple[int, str], opened: int, line: int, variable: str) -> LaunchIssue:

@@ -18,6 +18,13 @@ What the shell does to the text before kubectl sees it:
   pipe (it fills ``${VAR}`` and ``$VAR``: they stay placeholders, as written);
 - ``<<-``: leading tabs are removed from each line and from the closing delimiter.
 
+A line of such a here-document that is nothing but an expansion (``${EXTRA_VOLUME_MOUNTS}``, ``$ARGS``,
+``$(cat mounts.yaml)``, alone on its line) is lines of YAML the shell writes there when the script runs, or none:
+what kubectl gets is not known here, so that here-document is not read (its text as written is not the manifest,
+and often not YAML at all), and the script says why (:attr:`ScriptManifests.filled`) instead of failing as an input
+error (corpus25: a benchmark script's Job with ``${BACKEND_ARGS_MOUNT}`` between its args made the whole
+repository's run exit 2 on YAML the shell never hands kubectl).
+
 A pod an applied here-document builds from shell variables (``image: ${IMAGE}``, set by the script when it runs, a
 ``case`` on its arguments choosing vLLM or another engine) is no workload this reader can see; where the script
 runs vLLM outside its manifests (``IMAGE=vllm/vllm-openai:…``, ``vllm serve`` in a command it builds), SW005 says
@@ -76,6 +83,10 @@ _MENTION = re.compile(r"vllm", re.I)
 _IMAGE_VARIABLE = re.compile(r"^[ \t]*(?:-[ \t]+)?image:[ \t]*[\"']?"
                              r"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)")
 _SEPARATORS = re.compile(r";|&&|\|\|")
+#: A line of an unquoted here-document that is only an expansion: ``${VAR}`` (``${VAR:-x}``), ``$VAR``, ``$(…)`` or a
+#: backquoted command, quoted or not; the shell writes whatever it holds, lines of YAML or none, in its place.
+_WHOLE_LINE = re.compile(r"^[ \t]*[\"']?(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*"
+                         r"|\$\([^\n]*\)|`[^`\n]*`)[\"']?[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -212,6 +223,33 @@ def _applied_files(text: str) -> tuple[set[str], set[str]]:
     return applied | filled, filled
 
 
+def envsubst_inputs(text: str) -> list[str]:
+    """The files a script pipes through envsubst, as it names them: ``envsubst < FILE``, ``envsubst <FILE``, ``cat
+    FILE | envsubst``, whatever it does with the output (``| kubectl apply -f -``, ``> rendered.yaml`` that it applies
+    next). A name holding a shell expansion (``$DIR/vllm.yaml``) is not known here and is left out."""
+    if "envsubst" not in text:
+        return []
+    found: set[str] = set()
+    for line in text.split("\n"):
+        if "envsubst" not in line or line.lstrip().startswith("#"):
+            continue
+        for pipe in _SEPARATORS.split(line):
+            segments = pipe.split("|")
+            at = next((k for k, segment in enumerate(segments) if "envsubst" in _words(segment)), None)
+            if at is None:
+                continue
+            for k, segment in enumerate(segments[:at + 1]):
+                words = _words(segment)
+                for n, w in enumerate(words):
+                    if w == "<" and n + 1 < len(words):
+                        found.add(words[n + 1])
+                    elif w.startswith("<") and len(w) > 1 and not w.startswith("<<"):
+                        found.add(w[1:].strip("\"'"))
+                if k < at and words[:1] == ["cat"]:
+                    found.update(w for w in words[1:] if not w.startswith("-"))
+    return sorted(f for f in found if f and "$" not in f and "`" not in f)
+
+
 def _pipeline(command: str, at: int) -> str:
     """The pipeline of ``command`` (split at ``;``, ``&&``, ``||``) that holds the character at ``at``."""
     start = 0
@@ -244,6 +282,25 @@ def _fed_to_kubectl(doc: HereDoc, after: str, files: Callable[[], tuple[set[str]
     return False, False
 
 
+#: A line that opens a YAML block scalar (``script: |``, ``- >-``, ``args: |2``), a comment after it allowed.
+_BLOCK_OPENER = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$")
+
+
+def _in_block_scalar(lines: list[str], k: int, start: int) -> bool:
+    """Whether line ``k`` (1-based) of a here-document whose body starts at line ``start`` is inside a YAML block
+    scalar: the nearest line above it that is less indented opens one (``- |``). An expansion alone on such a line
+    is words of a script or a file (``vllm serve … \\`` then ``$EXTRA_ARGS``), not lines of YAML."""
+    line = lines[k - 1]
+    indent = len(line) - len(line.lstrip(" "))
+    for j in range(k - 1, start - 1, -1):
+        above = lines[j - 1]
+        if not above.strip():
+            continue
+        if len(above) - len(above.lstrip(" ")) < indent:
+            return _BLOCK_OPENER.search(above.rstrip()) is not None
+    return False
+
+
 def _unquoted(line: str) -> str:
     """A line of an unquoted here-document as kubectl gets it, as far as this reader can know: command
     substitutions are unknowns, escapes lose their backslash; ``${VAR}`` / ``$VAR`` stay (placeholders)."""
@@ -268,6 +325,10 @@ class ScriptManifests:
     #: the applied here-documents whose container image is a shell variable (``image: ${IMAGE}``): (line of the
     #: command that opens it, its body's first and closing lines, the image's line, the variable)
     image_variables: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+    #: the applied here-documents not read because a line of them is only an expansion the shell fills with lines
+    #: when the script runs (module docstring): (line of the command that opens it, that line, the expansion, the
+    #: word that says it runs a vLLM server, or None)
+    filled: list[tuple[int, int, str, str | None]] = field(default_factory=list)
 
 
 def manifest_text(text: str, file: str) -> ScriptManifests:
@@ -286,6 +347,7 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
     stray: tuple[int, str] | None = None
     applied = [False] * len(lines)
     variables: list[tuple[int, int, int, int, str]] = []
+    filled: list[tuple[int, int, str, str | None]] = []
     for doc in heredocs(text):
         after = lines[doc.end] if doc.end is not None and doc.end < len(lines) else ""
         fed, envsubst = _fed_to_kubectl(doc, after, files)
@@ -301,9 +363,17 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
                 f"here-document fed to kubectl is never closed: no line `{doc.delimiter}` ends it (the shell "
                 "would apply the rest of the script as a manifest)", file, doc.line))
             continue
+        literal = doc.quoted and not envsubst
+        if not literal:
+            whole = next(((k, m.group(0).strip()) for k in range(doc.start, doc.end)
+                          if (m := _WHOLE_LINE.match(lines[k - 1])) is not None
+                          and not _in_block_scalar(lines, k, doc.start)), None)
+            if whole is not None:
+                serves = _SERVES.search("\n".join(lines[doc.start - 1:doc.end - 1]))
+                filled.append((doc.line, whole[0], whole[1], serves.group(0) if serves is not None else None))
+                continue
         read += 1
         out[doc.line - 1] = "---"
-        literal = doc.quoted and not envsubst
         variable: tuple[int, int, int, int, str] | None = None
         for k in range(doc.start, doc.end):
             line = lines[k - 1].lstrip("\t") if doc.strip_tabs else lines[k - 1]
@@ -328,4 +398,4 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
             if m is not None:
                 runs = (n, m.group(0))
                 break
-    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray, runs, variables)
+    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray, runs, variables, filled)

@@ -866,7 +866,10 @@ def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     """
     key = f"sizing:{config.p95_context_tokens}"
     g.device_reads += 1  # made once, read by each rule: every read is one (a GPU read from a name is advisory)
-    return per_group(g, key, lambda g: _sizing(g, config))
+    made = per_group(g, key, lambda g: _sizing(g, config))
+    if made is not None:  # sized on the model: each rule that reads the sizing reads the model (review25: SW102 read
+        g.model_reads += 1  # the sizing SW101 made and blocked on a model matched by the name of its path only)
+    return made
 
 
 def _offload_bytes(g: ServingGroup) -> int | None:

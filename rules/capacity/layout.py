@@ -360,6 +360,10 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
     tail = ("vLLM refuses to load the weights" if sure else
             f"vLLM refuses to load the weights if the checkpoint stores {what} (its quantization_config would say)")
     checks: list[tuple[str, int, bool]] = []  # (layer, size per rank, column-parallel output)
+    shared = _tp_shared_expert_width(model)
+    if shared:
+        # built before the routed experts, and split over the TP ranks with or without expert parallelism
+        checks.append((_SHARED_DOWN, shared // tp, False))
     if model.moe is not None and moe_layers(model) and not expert_parallel:
         per = model.moe.moe_intermediate_size // tp
         checks += [("columns of each expert's gate/up projection", per, True),
@@ -385,9 +389,33 @@ def weight_load_refusals(model: ModelShape, tp: int, *, expert_parallel: bool = 
             out.append(LoadRefusal(
                 f"at tensor_parallel_size {tp} each rank holds {per:,} {layer} of {model.id}, not a "
                 f"multiple of {name} {size}" + (f" ({what}); " if sure else "; ") + tail, sure,
-                experts="expert" in layer, tiles=True))
+                experts="expert" in layer and layer != _SHARED_DOWN, tiles=True))
             break  # vLLM stops at the first layer it cannot build
     return tuple(out)
+
+
+_SHARED_DOWN = "input columns of the shared expert's down projection"
+
+
+def _tp_shared_expert_width(model: ModelShape) -> int:
+    """The width of the shared expert vLLM splits over the tensor-parallel ranks whether or not expert parallelism
+    is on (0: none, or not known to be split). The Qwen2-MoE line states it as ``shared_expert_intermediate_size``
+    (Qwen2-MoE, Qwen3-Next, Qwen3.5 and Qwen3.6 MoE): vLLM builds it as ``Qwen2MoeMLP`` (``models/qwen2_moe.py``;
+    ``qwen3_next.py`` imports it as ``Qwen3NextMLP``), a ``MergedColumnParallelLinear`` gate/up and a
+    ``RowParallelLinear`` down projection with no ``disable_tp``, before the routed experts (``SharedFusedMoE``), in
+    every release that builds these models (read in the 0.19.0 wheel, ``Qwen3NextSparseMoeBlock.__init__``).
+    Of the two, only the down projection refuses a split block at 0.19.0: ``validate_fp8_block_shape``
+    (``quantization/utils/fp8_utils.py``) needs a row-parallel layer's ``input_size_per_partition`` to be a multiple
+    of block_k, while a merged column layer whose partitions are not multiples of block_n is let through
+    (``linear.py`` ``_maybe_allow_fp8_block_shape_mismatch``). vLLM pull request 52915 quotes the refusal for
+    Qwen/Qwen3.6-35B-A3B-FP8 at TP8: "Weight input_size_per_partition = 64 is not divisible by weight quantization
+    block_k = 128". DeepSeek's shared experts are not counted: with sequence-parallel MoE (expert parallelism, DP
+    and TP above 1 and an all-to-all backend) vLLM builds them with ``disable_tp``, which this function cannot see."""
+    cfg = model.extra.get("config")
+    if model.moe is None or not moe_layers(model) or not isinstance(cfg, dict):
+        return 0
+    width = cfg.get("shared_expert_intermediate_size")
+    return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else 0
 
 
 #: A layout whose weights × the KV reserve do not fit still has room for a KV cache when the KV cache it keeps beyond

@@ -1333,11 +1333,21 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         extra["vision_params_note"] = ("the vision or audio encoder of this config is of a kind not counted; "
                                        "params lack it")
     params, params_source = (None, "derived")
+    stored_head = False
     unloaded = [k for k in _OMNI_UNLOADED if isinstance(raw.get(k), dict)]
     if unloaded:  # the index's total_size also holds the talker and the code-to-wave model
         extra["params_note"] = f"the thinker's weights; vLLM does not load {', '.join(unloaded)}"
     elif directory is not None:
-        params, params_source = _params_from_index(directory, dtype, quant is not None)
+        params, params_source, stored_head = _params_from_index(directory, dtype, quant is not None)
+    if (params is not None and stored_head and cfg.get("tie_word_embeddings")
+            and params > 2 * req["vocab_size"] * req["hidden_size"]):  # a total that holds both tables
+        # the index's total counts an lm_head.weight the tied config does not build: params is the tied model's, and
+        # the stored head is distinct_lm_head (vLLM 0.29+ loads it untied, earlier releases skip it)
+        params -= req["vocab_size"] * req["hidden_size"]
+        extra["params_note"] = ("the safetensors index stores an lm_head.weight beside the tied embeddings: the "
+                                "total less one vocab x hidden table (vLLM builds it untied from 0.29 only)")
+    else:
+        stored_head = False
     if params is None:
         try:
             params, params_source = derive_params(raw), "derived"
@@ -1375,13 +1385,25 @@ def shape_from_config(raw: dict[str, Any], *, model_id: str, source: str, direct
         extra=extra,
         hf_config=hf_config_of(raw),
         vision_params=vision or 0,
+        distinct_lm_head=stored_head,
     )
 
 
-def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int | None, str]:
+def _stores_lm_head(index: object) -> bool:
+    """Whether a safetensors index's ``weight_map`` names an LM head tensor: a name ending in ``lm_head.weight``,
+    the test vLLM's ``checkpoint_has_lm_head`` makes of the checkpoint's tensor names (``transformers_utils/config.py``,
+    read in the 0.29.0 wheel)."""
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    return isinstance(weight_map, dict) and any(
+        isinstance(name, str) and name.endswith("lm_head.weight") for name in weight_map)
+
+
+def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int | None, str, bool]:
+    """Parameters from the index's totals (None where it gives none), where they came from, and whether its
+    ``weight_map`` stores an LM head (:func:`_stores_lm_head`)."""
     index_path = os.path.join(directory, "model.safetensors.index.json")
     if not os.path.exists(index_path):
-        return None, "derived"
+        return None, "derived", False
     try:
         index = json.loads(_read(index_path, "safetensors index").decode("utf-8"))
     except UnicodeDecodeError:
@@ -1391,17 +1413,18 @@ def _params_from_index(directory: str, dtype: str, quantized: bool) -> tuple[int
     except (ValueError, RecursionError):  # an integer longer than Python reads (4,300 digits), nesting too deep
         raise CatalogError("invalid JSON: a number of more than 4,300 digits or nesting too deep",
                            file=index_path) from None
+    head = _stores_lm_head(index)
     meta = index.get("metadata") if isinstance(index, dict) else None
     if not isinstance(meta, dict):
-        return None, "derived"
+        return None, "derived", head
     total_params = meta.get("total_parameters")
     if isinstance(total_params, int) and not isinstance(total_params, bool) and total_params > 0:
-        return total_params, "safetensors index: total_parameters"
+        return total_params, "safetensors index: total_parameters", head
     total_size = meta.get("total_size")
     per = _DTYPE_BYTES.get(dtype)
     if not quantized and per and isinstance(total_size, int) and total_size > 0:
-        return total_size // per, f"safetensors index: total_size / {per} bytes"
-    return None, "derived"
+        return total_size // per, f"safetensors index: total_size / {per} bytes", head
+    return None, "derived", head
 
 
 # The per-layer pieces of the parameter count, for the weights of a quantised checkpoint whose ignore list keeps

@@ -146,15 +146,33 @@ def substituted_credential(name: str, value: object) -> bool:
             and (name.upper() in SECRET_NAMES or _SECRETISH.search(name) is not None))
 
 
-def _shape(value: str) -> str | None:
-    """What issuer's token ``value`` holds; a run of a few characters in the token's shape (``hf_xxxx…``,
-    ``sk-0000…``) is a placeholder, not a token."""
+def _first_token(value: str) -> tuple[str, str] | None:
+    """(what issuer's token, the token as written) of the first token ``value`` holds; a run of a few characters in
+    the token's shape (``hf_xxxx…``, ``sk-0000…``) is a placeholder, not a token."""
     for what, pattern in TOKEN_PATTERNS:
         for m in pattern.finditer(value):
             body = m.group(1)
             if len(set(body.lower())) >= 8 and "example" not in body.lower():
-                return what
+                return what, m.group(0)
     return None
+
+
+def _shape(value: str) -> str | None:
+    """What issuer's token ``value`` holds (:func:`_first_token`)."""
+    found = _first_token(value)
+    return found[0] if found is not None else None
+
+
+def described(value: str) -> str:
+    """What a finding says of a credential ``value`` (:func:`redact`): a token written inside a longer text (a script
+    or config file a ConfigMap holds) is described by itself, and the text by its length (corpus25: a RayJob's
+    ConfigMap whose 574-character Python script passes vLLM ``--api-key sk-…`` was said to hold "an OpenAI API key
+    (574 characters)", the script's length, not the key's)."""
+    v = value.strip()
+    found = _first_token(v)
+    if found is None or found[1] == v:
+        return redact(v)
+    return f"{redact(found[1])}, inside a text of {len(v)} characters"
 
 
 def redact(value: str) -> str:
@@ -374,7 +392,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                         "history keeps")
             yield Hit(
                 subject,
-                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({redact(str(value))}), {tail}",
+                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({described(str(value))}), {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
 

@@ -77,13 +77,15 @@ def download_mode(g: ServingGroup, c: Container) -> Download:
     if UNKNOWN in (download_dir, hub_cache, hf_home):
         return "possible"
     cache = str(download_dir or hub_cache or f"{(hf_home or _DEFAULT_HF_HOME).rstrip('/')}/hub")
+    unknown = False
     for path in c.volume_mounts.values():
         if path == UNKNOWN_TOKEN:
-            return "possible"  # a mount path not known at preview may be the cache's, or not
+            unknown = True  # a mount path not known at preview may be the cache's, or not
+            continue
         root = path.rstrip("/") or "/"
         if root == "/" or cache == root or cache.startswith(root + "/"):
-            return "cached"  # a volume keeps the cache across container restarts
-    return "every start"
+            return "cached"  # a volume keeps the cache across container restarts, whatever the unknown mount is
+    return "possible" if unknown else "every start"
 
 
 def engine_start(g: ServingGroup) -> EngineStart:

@@ -859,6 +859,10 @@ class Inventory:
     #: The ``${VAR}`` the inputs write where neither Kubernetes nor a shell expands them (a PersistentVolume's
     #: ``bucketName: ${S3_BUCKET_NAME}``): the variables of a template tool that fills the repository's files.
     template_vars: list[str] = field(default_factory=list, compare=False, repr=False)
+    #: The files a deploy script of the inputs pipes through envsubst (``envsubst < vllm.yaml | kubectl apply -f -``),
+    #: as the script names them, and joined to its folder (``adapters.shell.envsubst_inputs``): their ``${VAR}``
+    #: are the template's placeholders.
+    envsubst_files: list[str] = field(default_factory=list, compare=False, repr=False)
     #: The files read as one Pulumi stack each (a ``pulumi preview --json`` or ``stack export`` file, a stack config).
     stacks: list[str] = field(default_factory=list, compare=False, repr=False)
     #: The deployable unit of each file that holds a pool or a workload (``adapters.units``), set for a lint run's
@@ -899,7 +903,7 @@ class Inventory:
             "launch_issues", "unknown_words",
             "errors",
             "skipped_files", "excluded", "config_maps", "pod_ports", "device_claims", "hardware_profiles",
-            "limit_ranges", "cross_refs", "stacks", "template_vars",
+            "limit_ranges", "cross_refs", "stacks", "template_vars", "envsubst_files",
         ):
             items = getattr(other, name)
             if items:  # most are empty (a Kubernetes object's inventory: one or two of them hold anything)

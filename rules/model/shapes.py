@@ -138,7 +138,10 @@ class ModelShape:
     #: ties the two (``tie_word_embeddings`` stays as the config says; ``params`` counts the tied model). vLLM 0.29+
     #: builds and loads that head untied (``ModelConfig.maybe_untie_word_embeddings``; re-tied only where the two
     #: tensors are equal, ``model_loader/weight_tying.py``); earlier releases tie it and skip the tensor
-    #: (:func:`rules.capacity.sizing.as_loaded`).
+    #: (:func:`rules.capacity.sizing.as_loaded`). Set also where a local safetensors index names an
+    #: ``lm_head.weight`` under a tied config (``catalog.hfconfig``, tokens38): its total counted the head at every
+    #: release before; the index cannot say whether the two tables are equal (vLLM re-ties equal ones after loading),
+    #: so from 0.29 the head stays counted as the total counted it, and before 0.29 it is not.
     distinct_lm_head: bool = False
 
     @property

@@ -875,6 +875,12 @@ def parse_serve_args(
             elif kind == "names":
                 values = [inline] if eq else []
                 while i < n and not tokens[i].startswith("-"):
+                    if values and (is_unresolved(tokens[i]) or _carries_words(tokens[i])):
+                        # after a first value, a word not resolved (`--served-model-name llama $EXTRA_ARGS`) is one
+                        # more value or flags (argparse ends a nargs="+" list at the first word that is a flag):
+                        # it carries flags too, never read as leaving the settings after it at their defaults
+                        carriers.append(tokens[i])
+                        last_carrier = i + 1
                     values.append(tokens[i])
                     i += 1
                 value = values

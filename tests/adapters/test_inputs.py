@@ -257,6 +257,37 @@ def test_a_skypilot_task_is_named_as_one_not_as_a_pulumi_stack_configuration(wor
     assert (rc, json.loads(out)["skipped_files"]) == (0, [{"file": "tasks/serve.yaml", "reason": reason}])
 
 
+# ray-project/ray doc/source/serve/doc_code/pd_dissagregation/nixl_example.yaml (Apache-2.0), its shape: a Ray Serve
+# config file of Ray Serve LLM's prefill/decode application, vLLM engine_kwargs in each config
+RAY_SERVE_PD = (
+    "applications:\n  - args:\n      prefill_config:\n        model_loading_config:\n"
+    "          model_id: meta-llama/Llama-3.1-8B-Instruct\n        engine_kwargs:\n          kv_transfer_config:\n"
+    "            kv_connector: NixlConnector\n            kv_role: kv_producer\n      decode_config:\n"
+    "        model_loading_config:\n          model_id: meta-llama/Llama-3.1-8B-Instruct\n"
+    "        engine_kwargs:\n          kv_transfer_config: {kv_connector: NixlConnector, kv_role: kv_consumer}\n"
+    "    import_path: ray.serve.llm:build_pd_openai_app\n    name: pd-disaggregation-nixl\n    route_prefix: \"/\"\n")
+RAY_SERVE = ("Ray Serve config file (for `serve deploy` or `serve run` on a running Ray cluster, not a Kubernetes object; "
+             "the same applications in a KubeRay RayService's serveConfigV2 are read and linted)")
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    (RAY_SERVE_PD, RAY_SERVE),
+    ("proxy_location: EveryNode\nhttp_options: {host: 0.0.0.0, port: 8000}\napplications:\n- name: llm\n"
+     "  import_path: ray.serve.llm:build_openai_app\n  args: {llm_configs: [{model_loading_config: {model_id: q}}]}\n",
+     RAY_SERVE),
+    ("applications: []\n", "YAML that is not a Kubernetes object"),
+    ("applications:\n- name: app\n  route_prefix: /\n", "YAML that is not a Kubernetes object"),
+])
+def test_a_ray_serve_config_file_is_named_as_one(work, capsys, text, reason):
+    """A Ray Serve config file (`applications`, each with an `import_path`), for `serve deploy` on a running Ray
+    cluster, is no manifest: skipped as what it is, saying that the same applications are linted in a RayService
+    (corpus25: ray-project/ray's prefill/decode examples, vLLM engines of Ray Serve LLM, were "YAML that is not a
+    Kubernetes object"). An empty list, or applications without an import path, are not read as one."""
+    put(work, "serve/config.yaml", text)
+    rc, out, _ = lint(capsys, "serve/config.yaml", "--format", "json")
+    assert (rc, json.loads(out)["skipped_files"]) == (0, [{"file": "serve/config.yaml", "reason": reason}])
+
+
 # aws-samples/sample-genai-on-eks (MIT-0), its shape: the workshop's Deployments load s3://${S3_BUCKET_NAME}/...,
 # and another of its files writes ${S3_BUCKET_NAME} as a PersistentVolume's bucket, which only envsubst fills
 S3_PV = ("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: s3-bucket-pv}\nspec:\n  capacity: {storage: 30Gi}\n"
@@ -288,6 +319,41 @@ def test_a_variable_another_input_writes_where_only_envsubst_fills_it_is_no_cras
     put(work, "manifests/600-finetuning/vllm-with-lora.yaml", "apiVersion: ray.io/v1\nkind: RayJob\n"
         "metadata: {name: sync}\nspec:\n  entrypoint: aws s3 sync s3://${S3_BUCKET_NAME}/models /mnt/models\n")
     assert sw003("manifests") == [("SW003", "mandatory")]
+
+
+# gnosia93/inference-on-eks's code/eval/vllm-eval.yaml, its shape (a Deployment whose args are `--model=${MODEL}`),
+# and the step its lesson runs, here as a deploy script: `envsubst < vllm-eval.yaml > "$manifest"`, then apply it
+EVAL_DEPLOY = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm-eval, namespace: llm-eval}\nspec:\n"
+               "  selector: {matchLabels: {app: vllm-eval}}\n  template:\n    metadata: {labels: {app: vllm-eval}}\n"
+               "    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+               "          args: ['--model=${MODEL}', '--served-model-name=${MODEL}', --max-model-len=8192]\n"
+               "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+
+
+@pytest.mark.parametrize(("script", "name"), [
+    ('#!/bin/bash\nfor m in $MODELS; do\n  export MODEL=$m\n  envsubst < vllm-eval.yaml > "eval-$m.yaml"\n'
+     '  kubectl -n llm-eval apply -f "eval-$m.yaml"\ndone\n', "deploy/eval/run.sh"),
+    ("#!/bin/sh\nenvsubst <deploy/eval/vllm-eval.yaml | kubectl apply -f -\n", "scripts/up.sh"),
+    ("#!/bin/sh\ncat deploy/eval/vllm-eval.yaml | envsubst | kubectl apply -f -\n", "scripts/up.sh"),
+])
+def test_a_file_a_deploy_script_pipes_through_envsubst_holds_placeholders_not_a_crash(work, capsys, script, name):
+    """corpus25: a ${VAR} of vLLM's args in a file that a deploy script of the inputs pipes through envsubst is the
+    template's placeholder (the script fills it before kubectl sees it), so SW003 does not block it, whether the
+    script names the file from its own folder or from the repository's root. Linted alone, or beside a script that
+    pipes another file (or one whose name the shell builds) through envsubst, the crash stands."""
+    put(work, "deploy/eval/vllm-eval.yaml", EVAL_DEPLOY)
+    put(work, name, script)
+
+    def sw003(*argv: str) -> list[tuple[str, str]]:
+        rc, out, _ = lint(capsys, *argv, "--format", "json")
+        return [(f["code"], f["level"]) for f in json.loads(out)["findings"] if f["code"] == "SW003"]
+
+    assert sw003(".") == []
+    assert sw003("deploy/eval/vllm-eval.yaml") == [("SW003", "mandatory")]
+    put(work, name, script.replace("vllm-eval.yaml", "other.yaml"))
+    assert sw003(".") == [("SW003", "mandatory")]
+    put(work, name, "#!/bin/sh\nenvsubst < \"$DIR/vllm-eval.yaml\" | kubectl apply -f -\n")
+    assert sw003(".") == [("SW003", "mandatory")]
 
 
 def test_only_files_that_are_not_inputs_is_a_clean_run_with_a_note(work, capsys):

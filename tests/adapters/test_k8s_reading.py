@@ -149,6 +149,12 @@ _LITERALLY = "write it literally in the inputs (not a reference to a ConfigMap o
     ('["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 $EXTRA_ARGS"]', _SHELL),
     ('["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 ${EXTRA_ARGS:-}"]', _SHELL),
     ('["exec vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 \\"$@\\""]', _LITERALLY),
+    # after the first value of a flag of one or more values: one more value, or flags (review25: read as a name, so
+    # the settings were vLLM's defaults, and SW101 blocked the 70B model at TP1)
+    ('["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 --served-model-name llama $EXTRA_ARGS"]',
+     _SHELL),
+    ('["exec vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 --served-model-name llama \\"$@\\""]',
+     _LITERALLY),
 ])
 def test_an_unresolvable_word_makes_the_flags_it_could_carry_unknown(tmp_path, args, decides):
     path, inv = lint(tmp_path, DEPLOYMENT.replace(
@@ -177,6 +183,23 @@ def test_a_kubernetes_reference_argument_is_a_flag_carrier_but_flags_after_it_st
     _, inv = lint(tmp_path, text)
     e = inv.groups[0].engine
     assert (e.tensor_parallel_size, e.max_num_seqs, e.extra["flag_carriers"]) == (8, UNKNOWN, ["$(EXTRA_ARGS)"])
+
+
+def test_a_reference_after_the_first_name_of_a_list_carries_flags_and_the_first_is_a_name(tmp_path):
+    """``--served-model-name`` takes one or more values (nargs="+"): argparse ends the list at the first word that is a
+    flag, so a ``$(VAR)`` after the first name may be one more name or a flag, and the settings before it are unknown;
+    one in the first place is a name (argparse refuses the flag without one), and flags after the list stand."""
+    text = DEPLOYMENT.replace("          command: [sh, -c]\n", "")
+    written = '["vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 $EXTRA_ARGS"]'
+    _, inv = lint(tmp_path, text.replace(written, "[meta-llama/Llama-3.1-70B-Instruct, --max-model-len, '8192', "
+                                                  "--served-model-name, llama, $(EXTRA_ARGS), --max-num-seqs, '64']"))
+    e = inv.groups[0].engine
+    assert (e.tensor_parallel_size, e.max_model_len, e.max_num_seqs, e.extra["flag_carriers"]) == (
+        UNKNOWN, UNKNOWN, 64, ["$(EXTRA_ARGS)"])
+    _, inv = lint(tmp_path, text.replace(written, "[meta-llama/Llama-3.1-70B-Instruct, --max-model-len, '8192', "
+                                                  "--served-model-name, $(EXTRA_ARGS)]"))
+    e = inv.groups[0].engine
+    assert (e.tensor_parallel_size, e.max_model_len, "flag_carriers" in e.extra) == (1, 8192, False)
 
 
 def test_a_default_of_a_variable_from_a_secret_is_not_taken_as_its_value(tmp_path):

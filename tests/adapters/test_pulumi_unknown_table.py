@@ -294,14 +294,36 @@ def test_an_unknown_shm_mount_or_volume_is_never_read_as_absent(tmp_path: Path, 
         (["SW401"], "advisory", f"SW401: cannot decide: {unknown}{_UNDECIDED_TAIL}")]
 
 
-@pytest.mark.parametrize(("mount", "mode"), [("/root/.cache/huggingface", "cached"), ("/data", "every start"),
-                                             (U, "possible")])
-def test_an_unknown_mount_path_may_be_the_model_cache(mount: Any, mode: str) -> None:
-    """SW402's start-up estimate: a mount path not known at preview may be where the weights are kept, or not
-    (before, the path left out read as empty, a mount of ``/``: "cached", sure)."""
+@pytest.mark.parametrize(("empty_dir", "said"), [
+    ({"medium": "Memory", "sizeLimit": U}, []),
+    ({"sizeLimit": U}, [(["SW401"], "mandatory", "SW401: container `vllm` runs a multi-node group of 2 pods (TP4×PP2) "
+                        "with emptyDir `shm` without medium: Memory (node disk) at /dev/shm, not an emptyDir with "
+                        "medium: Memory; set medium: Memory on emptyDir `shm`")]),
+], ids=["memory", "disk"])
+def test_an_unknown_size_limit_leaves_the_medium_written(
+        tmp_path: Path, empty_dir: dict[str, Any], said: list[Any]) -> None:
+    """An emptyDir's ``sizeLimit`` not known at preview (a size computed in the program) says nothing of its medium,
+    which SW401 reads and the program wrote: ``medium: Memory`` passes, no medium (node disk) blocks (review25: any
+    field of the emptyDir made its medium unknown, a "cannot decide" note that named the medium written)."""
     doc = preview()
-    _set(doc, DEP, (*POD, "volumes"), [{"name": "cache", "emptyDir": {}}])
-    _set(doc, DEP, (*C0, "volumeMounts"), [{"name": "cache", "mountPath": mount}])
+    _set(doc, LWS, (*LPOD, "volumes", 0), {"name": "shm", "emptyDir": empty_dir})
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1 if said else 0, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW401" in f["codes"]] == said
+
+
+@pytest.mark.parametrize(("mounts", "mode"), [
+    (["/root/.cache/huggingface"], "cached"), (["/data"], "every start"), ([U], "possible"),
+    ([U, "/root/.cache/huggingface"], "cached"), (["/root/.cache/huggingface", U], "cached"), ([U, "/data"], "possible"),
+], ids=["cache", "elsewhere", "unknown", "unknown-then-cache", "cache-then-unknown", "unknown-then-elsewhere"])
+def test_an_unknown_mount_path_may_be_the_model_cache(mounts: list[Any], mode: str) -> None:
+    """SW402's start-up estimate: a mount path not known at preview may be where the weights are kept, or not
+    (before, the path left out read as empty, a mount of ``/``: "cached", sure). Another mount known to hold the cache
+    keeps it whatever the unknown one is, in either order (review25: the first unknown path answered "possible", so an
+    unknown mount written before the cache's made SW402 add a download it knew does not happen)."""
+    doc = preview()
+    _set(doc, DEP, (*POD, "volumes"), [{"name": f"v{i}", "emptyDir": {}} for i in range(len(mounts))])
+    _set(doc, DEP, (*C0, "volumeMounts"), [{"name": f"v{i}", "mountPath": m} for i, m in enumerate(mounts)])
     resources = [r for r in resources_from_json(doc, "p.json") if r.type.endswith(":Deployment")]
     [g] = inventory_from_resources(resources).groups
     assert download_mode(g, g.main_container) == mode
@@ -329,3 +351,20 @@ def test_an_unknown_word_where_a_flag_may_stand_cannot_be_decided_by_sw003(
     assert said == ([] if word is None else [(["SW003"], "advisory", "SW003: cannot decide: whether vLLM accepts its "
                                               f"command line: {word} is not known, and may be a flag vLLM refuses "
                                               f"{_AT_PREVIEW}")])
+
+
+def test_an_unknown_word_after_a_served_name_may_be_a_flag(tmp_path: Path) -> None:
+    """``--served-model-name llama <unknown>``: a flag of one or more values ends at the first flag, so the word after
+    the first name may be a flag (``--tensor-parallel-size=2`` on a pod of two GPUs): SW003 cannot decide, and the
+    layout is unknown, never vLLM's default (review25: read as a second name, TP1, and SW208 said one GPU idles)."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "args"), ["meta-llama/Llama-3.1-8B-Instruct", "--served-model-name", "llama", U])
+    _set(doc, DEP, (*C0, "resources"), {"limits": {"nvidia.com/gpu": 2}})
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    on_it = [(f["codes"][0], f["level"], f["undecided"]) for f in findings if f["subject"] == "Deployment serving/llama"]
+    # every finding on it says it cannot decide: SW308 fails closed on the word (a security rule), the others note it
+    assert on_it == [("SW003", "advisory", True), ("SW101", "advisory", True), ("SW105", "advisory", True),
+                     ("SW207", "advisory", True), ("SW308", "mandatory", True)]
+    [tp] = [f["message"] for f in findings if f["codes"][0] == "SW101"]
+    assert tp.startswith("SW101: cannot decide: tensor_parallel_size is not known")

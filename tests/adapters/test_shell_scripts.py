@@ -19,6 +19,7 @@ from shardwise.rules.adapters.shell import (
     COMMAND_OUTPUT,
     NO_MANIFEST,
     NO_MANIFEST_VLLM,
+    envsubst_inputs,
     heredocs,
     manifest_text,
 )
@@ -274,3 +275,105 @@ def test_an_image_variable_is_not_said_where_the_script_runs_no_vllm_or_the_pod_
     read = load_text(script("#!/bin/bash", 'IMAGE="vllm/vllm-openai:v0.11.0"', "kubectl apply -f - <<EOF", served,
                             "EOF"), "read.sh")
     assert [i for i in read.launch_issues if "shell variable" in i.reason] == []
+
+
+BENCHMARK_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: "${JOB_NAME}", namespace: "${MODEL_NS}"}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: guidellm
+          image: ghcr.io/vllm-project/guidellm:v0.3.0
+          args:
+            - benchmark
+            - --target
+            - "${GUIDELLM_TARGET}"
+${BACKEND_ARGS_MOUNT}
+            - --data
+            - '${GUIDELLM_DATA}'
+          volumeMounts:
+            - {name: results, mountPath: /results}
+${DATA_MOUNT}
+      volumes:
+        - name: results
+          persistentVolumeClaim: {claimName: "${PVC_NAME}"}
+"""
+PVC = """\
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: "${PVC_NAME}", namespace: "${MODEL_NS}"}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"""
+
+
+@pytest.mark.parametrize("expansion", ["${BACKEND_ARGS_MOUNT}", "$BACKEND_ARGS_MOUNT", '"${EXTRA:-}"',
+                                       "$(cat mounts.yaml)", "            ${EXTRA_ARGS}"])
+def test_a_here_document_line_that_is_only_a_shell_expansion_is_not_read_as_written(expansion):
+    """A line of an unquoted here-document that is nothing but an expansion is YAML the shell writes there when the
+    script runs (more args, volume mounts, or nothing): the manifest kubectl gets is not known, so that here-document
+    is not read, and the script says why instead of an input error that failed the whole run (corpus25: a GuideLLM
+    benchmark script's Job with `${BACKEND_ARGS_MOUNT}` and `${DATA_MOUNT}` alone on their lines, between a
+    container's args and after its volume mounts). The script's other applied here-documents are still read."""
+    job = BENCHMARK_JOB.replace("${BACKEND_ARGS_MOUNT}", expansion)
+    text = script("#!/bin/bash", "set -euo pipefail", "oc apply -f - <<EOF", PVC, "EOF",
+                  "oc apply -f - --insecure-skip-tls-verify=true <<EOF", job, "EOF")
+    found = manifest_text(text, "benchmark.sh")
+    assert found.errors == [] and found.documents == 1
+    assert found.filled == [(9, 24, expansion.strip(), None)]
+    assert body_lines(found.text) == {3: "---", 4: "apiVersion: v1", 5: "kind: PersistentVolumeClaim",
+                                      6: 'metadata: {name: "${PVC_NAME}", namespace: "${MODEL_NS}"}',
+                                      7: "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}"}
+    inv = load_text(text, "benchmark.sh")
+    assert inv.errors == [] and inv.groups == [] and inv.launch_issues == [] and inv.skipped_files == []
+    alone = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", job, "EOF"), "alone.sh")
+    assert alone.errors == [] and alone.groups == [] and alone.launch_issues == []
+    assert alone.skipped_files == [("alone.sh", (
+        f"shell script whose here-document at line 2, which it applies, has a line that is only the shell expansion "
+        f"`{expansion.strip()}` (line 17): the shell writes lines of YAML there (or none) when the script runs, so "
+        "the manifest kubectl gets is not known here and that here-document is not read; render the manifest (run "
+        "the script with `kubectl apply --dry-run=client -o yaml`) and lint the output"))]
+
+
+def test_a_vllm_here_document_with_a_line_the_shell_fills_is_said_by_sw005():
+    """The same for a vLLM server's manifest: not read (its args may gain any flag at that line), and SW005 says
+    so at the line, not a silent pass. A quoted delimiter keeps the line as written (no shell fills it), and a
+    placeholder that is a list item or a value (`- ${ARG}`, `image: ${IMAGE}`) is no such line."""
+    served = POD.replace('      args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]\n',
+                         "      args:\n        - meta-llama/Llama-3.1-8B-Instruct\n${EXTRA_VLLM_ARGS}\n")
+    inv = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", served, "EOF"), "serve.sh")
+    assert inv.errors == [] and inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert (issue.subject, issue.location.line, issue.mentioned) == ("shell script serve.sh", 12, True)
+    assert issue.reason.startswith(
+        "its here-document at line 2 runs vLLM (`vllm/vllm-openai`) but is not read: the shell writes lines of YAML "
+        "there (or none) when the script runs, so the manifest kubectl gets is not known here")
+    quoted = manifest_text(script("#!/bin/bash", "kubectl apply -f - <<'EOF'", served, "EOF"), "q.sh")
+    assert quoted.filled == [] and quoted.documents == 1
+    item = served.replace("${EXTRA_VLLM_ARGS}", "        - ${EXTRA_VLLM_ARG}")
+    listed = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", item, "EOF"), "item.sh")
+    assert [g.location.line for g in listed.groups] == [3] and listed.launch_issues == []
+    # inside a block scalar (a shell script the container runs), the expansion is more of its words: read as before
+    scripted = POD.replace('      args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]\n',
+                           "      command: [/bin/sh, -c]\n      args:\n        - |\n"
+                           "          vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 \\\\\n"
+                           "          ${EXTRA_VLLM_ARGS}\n")
+    found = manifest_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", scripted, "EOF"), "block.sh")
+    assert found.filled == [] and found.documents == 1
+
+
+def test_the_files_a_script_pipes_through_envsubst():
+    """What :func:`envsubst_inputs` takes as a file envsubst fills: a redirect into envsubst's pipe, written either
+    way, or `cat FILE` before it, whatever is done with the output; not a here-document, a here-string, a comment, a
+    file another command of the line reads, nor a name the shell builds."""
+    text = script("#!/bin/bash", "# envsubst < old.yaml | kubectl apply -f -",
+                  'envsubst < k8s/vllm.yaml > "$OUT" && kubectl apply -f "$OUT"', "envsubst <svc.yaml | kubectl apply -f -",
+                  "cat base/lws.yaml overlay.yaml | envsubst | kubectl apply -f -", "envsubst <<EOF | kubectl apply -f -",
+                  "kind: Pod", "EOF", 'envsubst <<< "$TEXT"', 'envsubst < "$DIR/x.yaml" | kubectl apply -f -',
+                  "grep x < notes.txt; envsubst < rendered.yaml.tpl", "kubectl apply -f plain.yaml")
+    assert envsubst_inputs(text) == ["base/lws.yaml", "k8s/vllm.yaml", "overlay.yaml", "rendered.yaml.tpl",
+                                     "svc.yaml"]
+    assert envsubst_inputs("kubectl apply -f a.yaml\n") == []

@@ -97,6 +97,11 @@ DATA_19 = Path(__file__).with_name("data") / "plan_cases_19.json"
 # Maverick Instruct on H200 at v0.10.0), production-stack's CoreWeave Helm values (gpt-oss-120b TP2, Gemma 3 27B at 0.80,
 # Qwen3-Next-80B-A3B FP8 TP2 at 0.60, gpt-oss-20b, on H100 at v0.15.1) and KAITO's Mistral-7B-Instruct workspace
 DATA_20 = Path(__file__).with_name("data") / "plan_cases_20.json"
+# the twenty-first set (issue 28, plancases21 of 2026-12-07), from sources none of them cites: vLLM's recipes for
+# DeepSeek-R1-0528 on B200 (TP8 and TP4 + EP, a batch-16 load), DeepSeek-R1 on MI300X (a 128-way load), Qwen3.6-35B-A3B-FP8
+# (DP8 + EP, TP8 with MTP), Llama 4 Scout and Maverick on MI300X, Llama 3.1 8B on MI300X and MI355X, Qwen3-14B's YaRN
+# limits; llm-d's wide-EP DeepSeek-R1-0528 (DP16 + EP over two H200 nodes) and GLM-5.2-FP8 aggregate (TP8)
+DATA_21 = Path(__file__).with_name("data") / "plan_cases_21.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -124,7 +129,7 @@ def load(*paths: Path) -> list[Case]:
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
                                    DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
-                                   DATA_19, DATA_20):
+                                   DATA_19, DATA_20, DATA_21):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

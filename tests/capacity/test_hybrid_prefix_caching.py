@@ -15,10 +15,13 @@ The rows are set 23's (Xecutive-Development-LLC/ai-infra-lab ``docs/MODEL_COMPAR
 
 from __future__ import annotations
 
+import dataclasses
+
 from shardwise.rules.capacity import sizing
 from shardwise.rules.catalog import find_model
 from shardwise.rules.vllm import kv_layout
 from shardwise.rules.vllm.versions import resolve
+from startup_logs import DATA, load, score, size
 
 RTX5090 = sizing.Device("RTX 5090", 31.36, "nvidia", "blackwell", 1)
 
@@ -79,3 +82,52 @@ def test_releases_before_0_28_keep_the_default_layout():
     assert at_0271.kv_cache_tokens == off.kv_cache_tokens
     on = _start("Qwen/Qwen3.5-4B", 32_768, release="0.27.1", enable_prefix_caching=True)
     assert on.kv_cache_tokens == int(on.mamba_blocks / (63 + 6) * 32_768) < at_0271.kv_cache_tokens
+
+
+def _whole_block_counts(tokens: int, per_request: int, max_model_len: int = 32_768) -> list[int]:
+    """The block counts vLLM's "GPU KV cache size" line could have come from at ``per_request`` blocks a request:
+    ``int(num_blocks / per_request * max_model_len)`` (``get_kv_cache_capacity``, ``v1/core/kv_cache_utils.py``)."""
+    return [n for n in range(1, 400) if int(n / per_request * max_model_len) == tokens]
+
+
+def test_the_qwen38_nvfp4_recipes_pre_release_counts_are_whole_blocks_over_align_modes_blocks_a_request():
+    # tokens38: vllm-project/recipes models/Qwen/Qwen3.8-27B.yaml, one RTX 5090, eager, 32,768 tokens, on the recipe's
+    # image ('a fork build in the 0.27 range', 0.26.1rc1.dev608); set 23's rows, sized at 0.26.1
+    rows = {lg.tokens: lg for lg in load(DATA.with_name("startup_logs_23.json"))
+            if lg.model.id == "Inferact/Qwen3.8-27B-NVFP4" and lg.tokens}
+    tower, text, text8, text_bf16 = rows[91_022], rows[135_926], rows[152_917], rows[76_458]
+    sized = {t: size(lg) for t, lg in rows.items()}
+    # 16 attention layers of 4 KV heads x 256 beside 48 Gated DeltaNet layers in three state groups of 16: the
+    # attention block covers the 3,207,168-byte state page, 1,568 tokens at 2,048 B a token (fp8), 784 at 4,096 (bf16),
+    # one 3,211,264-byte page either way
+    assert [sized[t].block_size for t in (91_022, 135_926, 152_917, 76_458)] == [1568, 1568, 1568, 784]
+    assert 1568 * 2048 == 784 * 4096 == 3_211_264
+    # a request: cdiv(32,768, block) attention blocks plus, per state group, two pages under Mamba cache mode align
+    # (prefix caching on) or one without
+    fp8_on, fp8_off, bf16_on, bf16_off = 21 + 3 * 2, 21 + 3, 42 + 3 * 2, 42 + 3
+    # the fp8 counts are whole blocks over align's 27 and not over 24: prefix caching was on in that build
+    assert _whole_block_counts(135_926, fp8_on) == [112] and _whole_block_counts(135_926, fp8_off) == []
+    assert _whole_block_counts(91_022, fp8_on) == [75] and _whole_block_counts(91_022, fp8_off) == []
+    assert _whole_block_counts(152_917, fp8_on) == [126]
+    # the bf16 count is the language-model-only start's 112 blocks over bf16's 48 (the same page, so the same blocks
+    # where only the cache dtype changes); the tower start's 75 or the 8-sequence start's 126 would give other counts
+    assert _whole_block_counts(76_458, bf16_on) == [112]
+    assert [int(n / bf16_on * 32_768) for n in (75, 126)] == [51_200, 86_016]
+    assert _whole_block_counts(76_458, bf16_off) == [105]  # 7 blocks fewer than its fp8 twin: not this layout
+    assert all(lg.settings.enable_prefix_caching for lg in rows.values())
+    assert text_bf16.settings.mm_limits == text.settings.mm_limits == (("image", 0), ("video", 0))
+    # shardwise's counts at align: blocks over 27 and 48 a request
+    blocks = [int(sized[t].available_kv_gib * 2**30 // (16 * 3_211_264)) for t in (91_022, 135_926, 152_917, 76_458)]
+    assert blocks == [93, 111, 113, 111]
+    assert [sized[t].kv_cache_tokens for t in (91_022, 135_926, 152_917, 76_458)] == [
+        int(93 / fp8_on * 32_768), int(111 / fp8_on * 32_768), int(113 / fp8_on * 32_768),
+        int(111 / bf16_on * 32_768)] == [112_867, 134_712, 137_140, 75_776]
+    # within 5 %: both language-model-only starts (-0.9 % each); out: the tower start (+24.0 %, 18 blocks over)
+    # and the --max-num-seqs 8 start (-10.3 %, 13 blocks under)
+    assert [score(lg).tokens_within_5pct for lg in (tower, text, text8, text_bf16)] == [
+        False, True, False, True]
+    # without prefix caching (the 0.26 release's default) the fp8 language-model-only start was +11.5 %, the bf16 one,
+    # read as the tower start, -11.4 %
+    off = sizing.size_deployment(text.model, RTX5090,
+                                 dataclasses.replace(text.settings, enable_prefix_caching=False), "0.26.1")
+    assert off.kv_cache_tokens == int(111 / fp8_off * 32_768) == 151_552

@@ -423,6 +423,33 @@ def test_block_fp8_experts_must_keep_whole_blocks_per_rank():
     assert [tp for tp in (1, 2, 4, 8, 16) if not tp_allowed(find_model("Qwen/Qwen3-30B-A3B", None), tp)] == []
 
 
+def test_the_shared_expert_splits_over_the_tp_ranks_with_expert_parallelism_too():
+    """Qwen3.6-35B-A3B-FP8 (set 21's recipes-qwen36-35b-a3b-fp8-h200-tp8-mtp, vLLM's Qwen3.6 guide): a 512-wide
+    shared expert beside 256 routed experts of 512, in 128 x 128 FP8 blocks. vLLM builds the shared expert first, as
+    Qwen2MoeMLP with no disable_tp (0.19.0 wheel, models/qwen3_next.py), so at TP8 its down projection holds 64
+    input columns a rank, half a block_k, with or without --enable-expert-parallel (whole routed experts): vLLM pull
+    request 52915 quotes "Weight input_size_per_partition = 64 is not divisible by weight quantization block_k =
+    128" at TP8. Before, plan named the routed experts at TP8 and offered expert parallelism, which it said starts."""
+    qwen36 = find_model("Qwen/Qwen3.6-35B-A3B-FP8", None)
+    refusal = (True, False, (
+        "at tensor_parallel_size 8 each rank holds 64 input columns of the shared expert's down projection of "
+        "Qwen/Qwen3.6-35B-A3B-FP8, not a multiple of block_k 128 (128x128 FP8 blocks); vLLM refuses to load the "
+        "weights"))
+    assert _messages(qwen36, 8) == _messages(qwen36, 8, expert_parallel=True) == [refusal]
+    assert _messages(qwen36, 4) == _messages(qwen36, 4, expert_parallel=True) == []  # 128: one whole block
+    assert [tp for tp in (1, 2, 4, 8) if not tp_allowed(qwen36, tp, expert_parallel=True)] == [8]
+    # the same line: Qwen3-Next's 512-wide shared expert; Qwen3.5-397B's 1,024 keeps a block at TP8
+    assert not tp_allowed(find_model("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", None), 8, expert_parallel=True)
+    assert tp_allowed(find_model("Qwen/Qwen3.5-397B-A17B-FP8", None), 8, expert_parallel=True)
+    # the BF16 original has no blocks; DeepSeek's shared experts are not counted (disable_tp with sequence-parallel MoE)
+    assert tp_allowed(find_model("Qwen/Qwen3.6-35B-A3B", None), 8, expert_parallel=True)
+    plan = make_plan(PlanRequest(model="Qwen/Qwen3.6-35B-A3B-FP8", gpu="H200", vllm_version="0.19.0", tp=8,
+                                 enable_expert_parallel=True))
+    assert not plan.shown.starts
+    assert sorted(f.code for f in plan.shown.findings if f.level == "mandatory") == ["SW104", "SW203"]
+    assert plan.chosen is None
+
+
 def test_sw104_tries_pipeline_stages_where_the_asked_layout_has_none():
     """GLM-4.5V-FP8 at TP4 with expert parallelism on H100 (plan case glm45v-fp8-h100-tp4-ep, vLLM's GLM-V recipe):
     TP2 is dropped for an FP8 block only assumed to split (10,944 dense-MLP columns), but TP1 × PP2 keeps every

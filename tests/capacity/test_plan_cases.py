@@ -537,6 +537,45 @@ def test_the_twentieth_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in twentieth} == {"A100-80GB", "A100-PCIe-80GB", "H100", "H200", "L4"}
 
 
+def test_the_twenty_first_set_asks_what_the_others_do_not():
+    """plan_cases_21.json (issue 28, plancases21 of 2026-12-07): 20 cases from documents no earlier set cites, written
+    and committed before plan was run on them: vLLM's recipes for DeepSeek-R1-0528 FP8 on B200 (TP8 and TP4 + EP, the
+    guide's batch-16 benchmark as a load billed on p6-b200.48xlarge), DeepSeek-R1 TP8 on MI300X (--block-size 1, its
+    128-way benchmark), Qwen3.6-35B-A3B-FP8 on H200 (DP8 + EP, TP8 with MTP, a search), Llama 4 Scout and Maverick BF16
+    on MI300X, Llama 3.1 8B on one MI300X and MI355X at v0.14.1 and Qwen3-14B's limits (131,072 tokens with and
+    without its YaRN override, a p95 above 40,960); llm-d's wide-EP DeepSeek-R1-0528 prefill and decode (DP16 + EP over
+    two 8 x H200 nodes) and GLM-5.2-FP8 aggregate (TP8 on H200). Blind: 18 of 20. One expectation corrected: the
+    Qwen3.6 guide's TP8 latency command does not load (its shared expert's 64 columns a rank split a 128 FP8 block;
+    vLLM pull request 52915 quotes the refusal), which plan said blind. One open miss, inside the band: DeepSeek-R1-0528
+    TP4 + EP on four B200 at 65,536 tokens (the MLA MoE activation class)."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,
+                              plan_cases.DATA_14, plan_cases.DATA_15, plan_cases.DATA_16, plan_cases.DATA_17,
+                              plan_cases.DATA_18, plan_cases.DATA_19, plan_cases.DATA_20)
+    twentyfirst = plan_cases.load(plan_cases.DATA_21)
+    assert len(twentyfirst) == 20
+    assert _repeats(earlier, twentyfirst) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in twentyfirst if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in twentyfirst if "tp" not in c.request] == [
+        "recipes-qwen36-35b-a3b-fp8-h200-search", "recipes-llama4-maverick-mi300x-search-32k",
+        "recipes-qwen3-14b-h100-p95-65k-above-limit"]
+    assert [c.id for c in twentyfirst if c.expect.get("mandatory")] == [
+        "recipes-qwen36-35b-a3b-fp8-h200-tp8-mtp", "recipes-llama4-scout-mi300x-tp8-32k"]
+    # corrected after the blind run: the Qwen3.6 guide's TP8 does not load (SW203; vLLM pull request 52915)
+    assert [c.id for c in twentyfirst if c.expect.get("starts") is False] == ["recipes-qwen36-35b-a3b-fp8-h200-tp8-mtp"]
+    assert [c.id for c in twentyfirst if c.expect.get("mandatory") and c.expect.get("layout", "") is not None] == []
+    assert [c.id for c in twentyfirst if "error" in c.expect] == [
+        "recipes-qwen3-14b-h100-131k-no-yarn", "recipes-qwen3-14b-h100-p95-65k-above-limit"]
+    assert [c.id for c in twentyfirst if c.request.get("dp", 1) > 1] == [
+        "recipes-qwen36-35b-a3b-fp8-h200-dp8-ep", "llmd-dsr1-0528-h200-prefill-dp16-ep",
+        "llmd-dsr1-0528-h200-decode-dp16-ep"]
+    assert [c.id for c in twentyfirst if c.open_miss] == ["recipes-dsr1-0528-b200-tp4-ep-64k"]
+    assert [c.id for c in twentyfirst if c.ambiguous] == []
+    assert {c.request.get("gpu") for c in twentyfirst} == {"B200", "H100", "H200", "MI300X", "MI355X"}
+
+
 def test_gemma3_27b_at_080_on_one_h100_at_0151_is_the_sampler_class():
     """Set 20's open miss, in exact figures: production-stack's Gemma 3 27B at --gpu-memory-utilization 0.80 and
     16,384 tokens on one H100 at v0.15.1. vLLM's start-up check needs 4.91 GiB there (10 global layers x 16,384 tokens

@@ -321,14 +321,15 @@ def test_mig_profiles_are_the_user_guides_eighths_of_each_gpu() -> None:
     tables = {name: mig_profiles_of(name) for name in gpus()}
     assert {name for name, profiles in tables.items() if profiles} == {
         "A100-40GB", "A100-PCIe-40GB", "A100-80GB", "A100-PCIe-80GB", "H100-SXM-80GB", "H100-PCIe-80GB",
-        "H100-NVL-94GB", "H200-141GB", "B200", "RTX-PRO-6000-Blackwell", "H20", "GB200", "B300"}
+        "H100-NVL-94GB", "H200-141GB", "B200", "RTX-PRO-6000-Blackwell", "H20", "GB200", "B300",
+        "A30", "GH200", "GH200-144GB", "RTX-PRO-4500-Blackwell"}
     for name, profiles in tables.items():
         for profile in profiles:
             eighths = mig_memory_eighths(name, profile)
             assert eighths is not None
             compute, memory = profile.removesuffix("gb").split("g.")
-            whole = "4" if name == "RTX-PRO-6000-Blackwell" else "7"
-            shares = {"1": (2,), "2": (4,), "4": (8,)} if whole == "4" else {
+            whole = "4" if name in ("RTX-PRO-6000-Blackwell", "A30") else "2" if name == "RTX-PRO-4500-Blackwell" else "7"
+            shares = {"1": (2,), "2": (4,), "4": (8,)} if whole == "4" else {"1": (4,), "2": (8,)} if whole == "2" else {
                 "1": (1, 2), "2": (2,), "3": (4,), "4": (4,), "7": (8,)}
             assert eighths in shares[compute], (name, profile)
             # the name's GB is the share of the nominal GB, or of what the runtime reports (B300: 7g.269gb of 288 GB)

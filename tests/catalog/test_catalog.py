@@ -252,7 +252,7 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    assert len(records) == 45 + 59 + 260  # readers17: MI300A (catalog16: the RTX A5000 and granite-3.3-2b-base)
+    assert len(records) == 54 + 59 + 261  # catalog23: nine GPUs and granite-4.0-h-1b (readers17: MI300A)
     for record in records:
         assert record.source.startswith("https://"), record
 

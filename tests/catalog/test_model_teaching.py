@@ -479,3 +479,24 @@ def test_a_configured_level_wins_over_the_assumed_model(tmp_path: Path):
         "from the image tag); spread the weights over at least 4 of these GPUs (131.4 GiB over 39.9 GiB each; more "
         "than a node of this pool holds (1), so across nodes: pipeline parallelism, or data and expert parallelism "
         "over pods); or serve an FP8 or 4-bit quantised checkpoint; or use a GPU with more memory")
+
+
+def test_a_rule_reading_the_sizing_another_rule_made_counts_the_assumed_model(tmp_path: Path):
+    """The sizing is made once per group (the first rule to ask, SW101) and read by the others: SW102's refusal of a
+    max_model_len above the model's limit rests on the model as much as SW101's weights do, so on a model matched by
+    the name of its path only it is advisory (review25: SW102 read the kept sizing without counting the model read and
+    blocked, where the directory may hold a model of a longer context)."""
+    refusal = ("at TP1×PP1 on L40S (vLLM 0.11.0 from the image tag): max_model_len 200,000 is above the 131,072 tokens "
+               "{name} allows (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); vLLM will refuse to start; "
+               "set --max-model-len 131072 or less")
+    sure = tmp_path / "sure.yaml"
+    sure.write_text(manifest("/models/llama-3.1-8b-instruct", "meta-llama/Llama-3.1-8B-Instruct").replace(
+        '"8192"', '"200000"'))
+    name = "/models/llama-3.1-8b-instruct"
+    assert _capacity_findings(sure) == [("SW102", "mandatory", f"{name} {refusal.format(name=name)}")]
+    guessed = tmp_path / "guessed.yaml"
+    guessed.write_text(manifest("/models/llama-3.1-8b-instruct").replace('"8192"', '"200000"'))
+    name = "llama-3.1-8b-instruct"
+    assert _capacity_findings(guessed) == [(
+        "SW102", "advisory", f"{name} {refusal.format(name=name)} (advisory: the model was matched to "
+        "meta-llama/Llama-3.1-8B-Instruct by the name of its path only; shardwise.dev/base-model confirms it)")]

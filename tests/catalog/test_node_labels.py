@@ -211,7 +211,9 @@ def test_a_custom_label_whose_value_names_a_gpu_is_not_read_as_that_gpu():
     ({"gpu.nvidia.com/class": "A100_NVLINK"}, ("p", "A100-40GB", None, 39.39, None, None, None, "nvidia")),
     ({"gpu.nvidia.com/model": "H200"}, ("p", "H200-141GB", None, 139.81, None, None, None, "nvidia")),
     # a CoreWeave class the catalog does not hold: the GPU is unknown, not absent
-    ({"gpu.nvidia.com/model": "RTX_A6000"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    ({"gpu.nvidia.com/model": "RTX_A4000"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    # catalog23: the RTX A6000 is a catalog GPU now (a PCIe card: PCIe joins them on a node of any size)
+    ({"gpu.nvidia.com/model": "RTX_A6000"}, ("p", "RTX-A6000", None, 47.5, "pcie", None, None, "nvidia")),
     # Volcengine VKE's GPU name (vllm-project/aibrix's samples); a bare family name names no size
     ({"machine.cluster.vke.volcengine.com/gpu-name": "NVIDIA-L20"},
      ("p", "L20", None, 44.31, "pcie", None, None, "nvidia")),

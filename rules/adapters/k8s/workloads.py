@@ -621,12 +621,27 @@ def drop_filled_placeholders(inv: Inventory) -> None:
     tool fills it (:attr:`Inventory.template_vars`): the repository fills its files with that tool, and the args'
     ``${VAR}`` with them, so the value is not known yet (aws-samples/sample-genai-on-eks: its workshop Deployments load
     ``s3://${S3_BUCKET_NAME}/...`` while vllm-with-lora.yaml's PersistentVolume writes ``bucketName:
-    ${S3_BUCKET_NAME}``, corpus23). A lint of the one file keeps the crash: nothing there says a tool fills it."""
-    if not inv.template_vars or not inv.launch_issues:
+    ${S3_BUCKET_NAME}``, corpus23), or of a file a deploy script of the inputs pipes through envsubst
+    (:attr:`Inventory.envsubst_files`: gnosia93/inference-on-eks's vllm-eval.yaml, whose ``--model=${MODEL}`` its
+    lesson fills with ``envsubst < vllm-eval.yaml``, corpus25). A lint of the one file keeps the crash: nothing there
+    says a tool fills it."""
+    if not (inv.template_vars or inv.envsubst_files) or not inv.launch_issues:
         return
     filled = set(inv.template_vars)
+    files = [f.replace(os.sep, "/") for f in inv.envsubst_files]
     inv.launch_issues = [i for i in inv.launch_issues
-                         if not (i.crash and i.placeholder_vars and filled.intersection(i.placeholder_vars))]
+                         if not (i.crash and i.placeholder_vars and (filled.intersection(i.placeholder_vars)
+                                                                     or _substituted(i.location.file, files)))]
+
+
+def _substituted(file: str | None, files: list[str]) -> bool:
+    """Whether ``file`` is one a deploy script pipes through envsubst (:attr:`Inventory.envsubst_files`): the path
+    the script names, from the folder it runs in or its own, is the file's path or the end of it
+    (``k8s/vllm.yaml`` for ``repo/k8s/vllm.yaml``)."""
+    if not file or not files:
+        return False
+    path = os.path.normpath(file).replace(os.sep, "/")
+    return any(path == f or path.endswith("/" + f.lstrip("./")) for f in files if f not in (".", ""))
 
 
 class _TemplateFiles:

@@ -496,7 +496,8 @@ def _unknown_volume(inv: Inventory, props: Mapping[str, Any], path: Path, rel: P
     """A pod volume not known at preview (the list, an entry, its name or its source): never no volume and never a
     disk emptyDir (SW401 reads which volume is at /dev/shm and whether it is memory-backed). A volume whose name is
     not known is one more volume named :data:`UNKNOWN_TOKEN` of unknown kind; a source of a named one not known
-    gives it an unknown medium (``emptyDir``) or keeps the kind its key names."""
+    gives it an unknown medium (``emptyDir``, or its ``medium``) or keeps the kind its key names; an emptyDir's
+    ``sizeLimit`` not known leaves the medium it writes (review25: it made a ``medium: Memory`` one undecided)."""
     entry = _at(props, path[:len(path) - len(rel) + 3]) if len(rel) >= 3 else None
     name = entry.get("name") if isinstance(entry, Mapping) and len(rel) >= 4 and rel[3] != "name" else None
     for g in inv.groups:  # the object's pod templates: the unknown one among them
@@ -504,8 +505,12 @@ def _unknown_volume(inv: Inventory, props: Mapping[str, Any], path: Path, rel: P
         if volume is None:
             if not any(v.name == UNKNOWN_TOKEN for v in g.volumes):
                 g.volumes.append(Volume(UNKNOWN_TOKEN, UNKNOWN_TOKEN))
-        elif rel[3] == "emptyDir":  # the whole source or a field of it: an emptyDir whose medium is not known
+        elif rel[3] == "emptyDir" and (len(rel) == 4 or rel[4] == "medium"):  # an emptyDir whose medium is not known
             volume.kind, volume.medium = "emptyDir", UNKNOWN_TOKEN
+        elif rel[3] == "emptyDir":  # its sizeLimit: the medium written (or left out: node disk) stands
+            volume.kind = "emptyDir"
+            if rel[4] == "sizeLimit":
+                volume.size_limit = UNKNOWN_TOKEN
         elif len(rel) == 4 and rel[3] in ("persistentVolumeClaim", "secret", "hostPath", "configMap"):
             volume.kind = str(rel[3])  # the reader saw no source key: the key is the kind
 

@@ -715,9 +715,10 @@ _QUANTITY_KEY = re.compile(r"^\s*(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/
 #: A Kubernetes quantity (k8s.io/apimachinery pkg/api/resource/quantity.go): a signed decimal and a binary SI, decimal
 #: SI or decimal-exponent suffix
 _K8S_QUANTITY = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d{1,3})?")
-_K8S_SUFFIX = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60, "n": "1/1000000000",
-               "u": "1/1000000", "m": "1/1000", "k": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9, "T": 10 ** 12, "P": 10 ** 15,
-               "E": 10 ** 18}
+_K8S_SUFFIX: dict[str, str] = {
+    "Ki": str(2 ** 10), "Mi": str(2 ** 20), "Gi": str(2 ** 30), "Ti": str(2 ** 40), "Pi": str(2 ** 50), "Ei": str(2 ** 60),
+    "n": "1/1000000000", "u": "1/1000000", "m": "1/1000", "k": "1000", "M": "1000000", "G": "1e9", "T": "1e12",
+    "P": "1e15", "E": "1e18"}
 
 
 def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:

@@ -1241,9 +1241,10 @@ def fuzz20_cases() -> list[Case]:
     with zipfile.ZipFile(zbuf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(zipfile.ZipInfo("a.yaml", (1980, 1, 1, 0, 0, 0)), good("z") * 1000)
     out.append(file_case("fz20-zip-named-yaml", zbuf.getvalue()))
+    def link_to(target: str, rel: str) -> Callable[[str], object]:
+        return lambda d: os.symlink(target, os.path.join(d, rel))
     for tag, target in (("root", "/"), ("proc-self-fd", "/proc/self/fd"), ("proc-self-root", "/proc/self/root")):
-        out.append(Case(f"fz20-link-to-{tag}-in-folder", with_good(lambda d, t=target: os.symlink(t, os.path.join(d, "bad"))),
-                        (0,), named="bad/"))
+        out.append(Case(f"fz20-link-to-{tag}-in-folder", with_good(link_to(target, "bad")), (0,), named="bad/"))
     out.append(Case("fz20-link-to-block-device", with_good(lambda d: os.symlink("/dev/loop0", os.path.join(d, "bad.yaml"))), (2,)))
     out.append(file_case("fz20-yaml-1m-aliases", "a: &a x\nb: [" + ", ".join(["*a"] * 1_000_000) + "]\n", rc=(0,), named="bad.yaml"))
     out.append(file_case("fz20-yaml-1m-anchors", "b:\n" + "".join(f"- &a{i} x\n" for i in range(1_000_000)), rc=(0,), named="bad.yaml"))

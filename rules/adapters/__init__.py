@@ -230,7 +230,9 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     if overlays and inv.groups:
         from .overlays import apply_overlays
 
-        apply_overlays(inv, overlays)  # a kustomization not built: its replicas and images over its bases' objects
+        apply_overlays(inv, overlays, [f for f, why in inv.skipped_files if why == "Kustomize file"])
+        # a kustomization not built: its replicas and images over its bases' objects; one met while searching that
+        # patches what it does not apply says so (SW005)
     if inv.groups and (inv.pools or inv.services or inv.ingresses or inv.network_policies or inv.routers
                        or inv.limit_ranges):
         from .units import assign_units

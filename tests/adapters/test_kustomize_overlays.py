@@ -205,6 +205,39 @@ def test_an_overlay_that_patches_what_the_container_runs_is_recorded(tmp_path):
     assert _patched_by(tmp_path) is None
 
 
+
+def test_an_overlay_met_while_searching_that_patches_what_runs_says_it_was_not_applied(tmp_path, monkeypatch):
+    """newuser11: an overlay met while searching that patches the container's args is one SW005 record, at the line of
+    its patches, naming the command that lints what it deploys; a run with no blocking finding passed before with no
+    word that the overlay's model was never judged. An overlay that sets only replicas records nothing, and neither
+    does the same overlay named on the command line, where kustomize builds it (no record without a build either: its
+    input error says what was not applied)."""
+    _repo(tmp_path, {
+        "prod": "resources: [../../base]\nreplicas: [{name: vllm, count: 1}]\npatches:\n  - path: args.yaml\n",
+        "dev": "resources: [../../base]\nreplicas: [{name: vllm, count: 1}]\n"})
+    _write(tmp_path, {"overlays/prod/args.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  args: ["--model", "Qwen/Qwen2.5-72B-Instruct", "--tensor-parallel-size", "8"]
+        """})
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    # the patch's own file is read as a fragment, and says so on its own (its record is not this one)
+    [issue] = [i for i in inv.launch_issues if i.location.file.endswith("kustomization.yaml")]
+    prod = tmp_path / "overlays" / "prod"
+    assert (issue.subject, issue.location.file, issue.location.line, issue.mentioned) == (
+        "Deployment default/vllm", str(prod / "kustomization.yaml"), 3, True)
+    assert issue.reason.endswith(f"do not block; to lint what it deploys: shardwise lint {prod}")
+    monkeypatch.chdir(tmp_path)  # kustomize builds a base outside the named folder only inside the working directory
+    named = read_inputs(["overlays/prod"], jobs=1)  # built where kustomize is found, else read plainly with an error
+    assert [i for i in named.launch_issues if i.location.file.endswith("kustomization.yaml")] == []
+
+
 DENY = """\
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy

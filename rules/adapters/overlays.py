@@ -89,15 +89,19 @@ def _reached(path: str, chain: tuple[str, ...] = ()) -> dict[str, tuple[str, ...
     return out
 
 
-def reached_files(folders: Iterable[str]) -> set[str]:
+def reached_files(folders: Iterable[str], kustomizations: bool = False) -> set[str]:
     """The files (absolute) the kustomizations of ``folders`` reach through their ``resources`` and ``bases``: a
     kustomization a GitOps object builds emits its bases' objects, so their files are not also read one by one
-    (adopt17: a base's Deployment was reported as written and again through the overlay)."""
+    (adopt17: a base's Deployment was reported as written and again through the overlay). With ``kustomizations``,
+    the kustomization files they are reached through too (a base's own, which a build applies)."""
     out: set[str] = set()
     for folder in folders:
         own = _kustomization_in(folder)
         if own is not None:
-            out.update(_reached(os.path.abspath(own)))
+            reach = _reached(os.path.abspath(own))
+            out.update(reach)
+            if kustomizations:
+                out.update(k for through in reach.values() for k in through)
     return out
 
 

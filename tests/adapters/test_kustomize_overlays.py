@@ -16,7 +16,8 @@ import textwrap
 
 import pytest
 import yaml
-from shardwise.rules.adapters import read_inputs
+from shardwise.rules.adapters import _not_searched_where_rendered, read_inputs
+from shardwise.rules.adapters.select import select_inputs
 
 BASE = """\
 apiVersion: apps/v1
@@ -290,3 +291,31 @@ def test_overlays_of_different_namespaces_give_one_object_in_each(tmp_path):
     assert sorted(g.namespace for g in inv.groups) == ["dev", "prod"]
     for overlay in ("dev", "prod"):
         assert _built_namespaces(tmp_path, overlay) in (None, {"Deployment/vllm": overlay})
+
+
+def test_what_a_named_chart_or_overlay_renders_is_not_also_searched(tmp_path, monkeypatch):
+    """newuser11: `shardwise lint . charts/vllm overlays/prod` (docs/ci.md: name a chart's or an overlay's folder
+    beside the repository searched) also read the chart's and the overlay's files as met while searching: SW005 said
+    the named chart was not rendered and the overlay's patches not applied, and the base was reported again as
+    written. What a named folder renders, and the bases its kustomization reaches, are left out of the search; a
+    base that an overlay met while searching reaches too (dev) is still read for it, and a file named is kept."""
+    _repo(tmp_path, {"prod": "resources: [../../base]\n", "dev": "resources: [../../base]\n"})
+    _write(tmp_path, {"charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+                      "charts/vllm/values.yaml": "model: Qwen/Qwen2.5-7B-Instruct\n",
+                      "charts/vllm/templates/deployment.yaml": BASE, "other.yaml": BASE})
+    monkeypatch.chdir(tmp_path)
+
+    def selected(paths: list[str]) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+        sel = select_inputs(paths)
+        _not_searched_where_rendered(sel, paths)
+        return sel.renders, sel.files, sel.skipped
+
+    assert selected([".", "charts/vllm", "overlays/prod"]) == (
+        ["charts/vllm", "overlays/prod"], ["other.yaml", "base/deployment.yaml"],
+        [("base/kustomization.yaml", "Kustomize file"), ("overlays/dev/kustomization.yaml", "Kustomize file")])
+    assert selected([".", "charts/vllm", "overlays/prod", "overlays/dev"]) == (
+        ["charts/vllm", "overlays/prod", "overlays/dev"], ["other.yaml"], [])
+    assert selected([".", "overlays/prod", "overlays/dev", "base/deployment.yaml"])[1:] == (
+        ["other.yaml", "base/deployment.yaml"],
+        [("charts/vllm/Chart.yaml", "Helm chart metadata"), ("charts/vllm/values.yaml", "Helm values"),
+         ("charts/vllm/templates/deployment.yaml", "Helm chart template (not rendered)")])

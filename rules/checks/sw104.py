@@ -137,7 +137,7 @@ class ShardedModelThatFits(GroupRule):
                                 config.kv_reserve)
             if r is None:
                 return  # no smaller layout starts and holds its share: the sharding is needed
-            text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing))
+            text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
             message = f"{where}, but {text}"
         message, sure = latency_escape(g, message, sure)
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)

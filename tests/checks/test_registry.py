@@ -224,7 +224,8 @@ EXTRA_FIXTURES = {
               "simulators.yaml",  # readers18: llm-d's inference simulator said to be recognised as one
               "operator-engines.yaml",  # corpus20: a NIMService, Dynamo's SGLang and TensorRT-LLM workers
               "llama-ollama.yaml",  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
-              "named-images.yaml"},  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
+              "named-images.yaml",  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
+              "overlay-patches-args"},  # newuser11: a searched overlay patches the base's model, TP and pool
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml",  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
               "named-for-vllm.yaml"},  # corpus26: an image named for vLLM is not called the vLLM image

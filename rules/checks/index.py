@@ -90,7 +90,7 @@ ALSO_READS: dict[str, tuple[str, ...]] = {
     "SW205": ("config_maps",),
     "SW206": ("device_claims", "pools"),
     "SW208": ("config_maps",),
-    "SW301": ("groups", "pod_ports"),
+    "SW301": ("groups", "launch_issues", "pod_ports"),  # corpus26: a Service whose pods all serve with another engine
     "SW302": ("security_groups",),
     "SW303": ("subnets",),
     "SW304": ("launch_templates",),

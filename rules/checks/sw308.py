@@ -312,6 +312,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in its env: "
                       f"{_not_known(c.location)}", c.location, tuple(g.suppressions), undecided=True)
         for name, value in c.env.items():
+            if value is UNKNOWN and c.env_written.get(name) == UNKNOWN_TOKEN:
+                yield from self._computed_env(g, c, name)
+                continue
             found = judged(name, value)
             if found is None and name not in c.env_written and substituted_credential(name, value):
                 yield Hit(
@@ -329,6 +332,27 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 f"{_from_secret(name)}",
                 env_location(g, c, name), tuple(g.suppressions), level=level,
             )
+
+    def _computed_env(self, g: ServingGroup, c: Container, name: str) -> Iterator[Hit]:
+        """Variable ``name``'s plain value not known (not a ``valueFrom``): the name decides. A setting's
+        (``MAX_MODEL_LEN``) is no credential; a credential's without an issuer format (VLLM_API_KEY,
+        AWS_SECRET_ACCESS_KEY) is written in the object in plain text whatever it turns out to be, and any literal
+        of it blocks (:func:`judge`): decided, where the Pulumi program computes it; one whose issuer has a format
+        (HF_TOKEN), or a name that only looks like a credential's, blocks or not by the value's shape: it cannot be
+        decided (fail closed)."""
+        upper = name.upper()
+        if upper in SECRET_NAMES and upper not in VENDOR_SHAPED and c.location.urn:
+            yield Hit(
+                group_subject(g),
+                f"container `{c.name}` sets {name} to a value computed by the program, not known at preview: whatever "
+                f"it turns out to be, it is written in the {g.kind} in plain text; write it into a Secret instead (the "
+                f"program may create it) and take it with valueFrom.secretKeyRef",
+                env_location(g, c, name), tuple(g.suppressions), level="mandatory",
+            )
+        elif upper in SECRET_NAMES or _SECRETISH.search(name):
+            yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in {name}: "
+                      f"its value is {_not_known(c.location)}", env_location(g, c, name), tuple(g.suppressions),
+                      undecided=True)
 
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
         # one pass over the command line (asked of every container): its words, whether one not known yet stands

@@ -140,6 +140,10 @@ ROWS = [
     # "EMPTY", the OpenAI client's word for no key, is a placeholder (the baseline)
     Row("SW308", DEP, (*C0, "args", 2), "serving-key-1234", "mandatory", top=2,
         pre=(((*C0, "args"), [*LLAMA_8B, "--api-key", "EMPTY"]),)),
+    # HF_TOKEN's plain value computed: a token's shape would block, another's not: cannot decide (silent before; the
+    # entry and the paths above it are the security sweep's)
+    Row("SW308", DEP, (*C0, "env", 1, "value"), "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "mandatory",
+        top=len(C0) + 3, pre=(((*C0, "env", 1), {"name": "HF_TOKEN", "value": "insert-your-token-here"}),)),
     # --- /dev/shm of a multi-node group: mandatory when sure; an unknown mount or volume is a "cannot decide" note
     # (SW401 is safe_to_skip_unknown, as SW402's probes: a missing /dev/shm is found at the first start, no hole);
     # blocking before, with a false reason ("mounts nothing at /dev/shm", "without medium: Memory")
@@ -259,7 +263,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (37, 182)
+    assert (len(ROWS), len(SWEEP)) == (38, 183)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -662,11 +666,28 @@ def test_sw308_decides_on_the_words_that_can_be_a_flag(tmp_path: Path, command: 
     ((*C0, "env", 2), {"name": "MAX_MODEL_LEN", "value": U}, []),
     ((*C0, "env", 1, "name"), U, [("mandatory", "SW308: cannot decide: whether container `vllm` writes a credential "
                                                f"in its env: not known {_AT_PREVIEW}")]),
-], ids=["a-setting", "an-entry-of-a-setting", "a-name"])
+    ((*C0, "env", 2), {"name": "VLLM_API_KEY", "value": U},
+     [("mandatory", "SW308: container `vllm` sets VLLM_API_KEY to a value computed by the program, not known at "
+                    "preview: whatever it turns out to be, it is written in the Deployment in plain text; write it into "
+                    "a Secret instead (the program may create it) and take it with valueFrom.secretKeyRef")]),
+    ((*C0, "env", 2), {"name": "HF_TOKEN", "value": U},
+     [("mandatory", "SW308: cannot decide: whether container `vllm` writes a credential in HF_TOKEN: its value is not "
+                    f"known {_AT_PREVIEW}")]),
+    ((*C0, "env", 2), {"name": "REGISTRY_PASSWORD", "value": U},
+     [("mandatory", "SW308: cannot decide: whether container `vllm` writes a credential in REGISTRY_PASSWORD: its "
+                    f"value is not known {_AT_PREVIEW}")]),
+    ((*C0, "env", 2), {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": U, "key": "token"}}}, []),
+    ((*C0, "env"), [{"name": "HF_TOKEN", "value": U}, {"name": "HF_TOKEN", "valueFrom": {
+        "secretKeyRef": {"name": "hf", "key": "token"}}}], []),  # Kubernetes keeps the last entry of a name
+], ids=["a-setting", "an-entry-of-a-setting", "a-name", "vllm-api-key", "hf-token", "a-password", "from-a-secret",
+        "overridden-from-a-secret"])
 def test_sw308_on_an_unknown_env_value_decides_by_its_name(tmp_path: Path, path: Path_, value: Any,
                                                            said: list[tuple[str, str]]) -> None:
     """An env entry whose name is known and no credential's, its value computed (``MAX_MODEL_LEN: <computed>``): no
-    credential, no finding; an entry whose name is not known may be HF_TOKEN: it cannot be decided (fail closed)."""
+    credential, no finding; an entry whose name is not known may be HF_TOKEN: it cannot be decided (fail closed). A
+    credential's plain value computed was silent (read as a valueFrom): VLLM_API_KEY's, written in plain text whatever
+    it is and of no issuer format, blocks, decided; HF_TOKEN's or a name that looks like a credential's blocks or not
+    by the value's shape: cannot decide (fail closed). A valueFrom, even of a Secret whose name is computed, is none."""
     doc = preview()
     _set(doc, DEP, path, value)
     _, errors, findings = lint_document(tmp_path, doc)

@@ -18,6 +18,7 @@ from ..model import (
     ServingGroup,
     UnknownEnv,
 )
+from ..vllm.args import takes_value
 from ._env import env_location
 from ._unseen import unseen_hits
 
@@ -311,6 +312,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in its env: "
                       f"{_not_known(c.location)}", c.location, tuple(g.suppressions), undecided=True)
         for name, value in c.env.items():
+            if value is UNKNOWN and c.env_written.get(name) == UNKNOWN_TOKEN:
+                yield from self._computed_env(g, c, name)
+                continue
             found = judged(name, value)
             if found is None and name not in c.env_written and substituted_credential(name, value):
                 yield Hit(
@@ -329,25 +333,56 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 env_location(g, c, name), tuple(g.suppressions), level=level,
             )
 
+    def _computed_env(self, g: ServingGroup, c: Container, name: str) -> Iterator[Hit]:
+        """Variable ``name``'s plain value not known (not a ``valueFrom``): the name decides. A setting's
+        (``MAX_MODEL_LEN``) is no credential; a credential's without an issuer format (VLLM_API_KEY,
+        AWS_SECRET_ACCESS_KEY) is written in the object in plain text whatever it turns out to be, and any literal
+        of it blocks (:func:`judge`): decided, where the Pulumi program computes it; one whose issuer has a format
+        (HF_TOKEN), or a name that only looks like a credential's, blocks or not by the value's shape: it cannot be
+        decided (fail closed)."""
+        upper = name.upper()
+        if upper in SECRET_NAMES and upper not in VENDOR_SHAPED and c.location.urn:
+            yield Hit(
+                group_subject(g),
+                f"container `{c.name}` sets {name} to a value computed by the program, not known at preview: whatever "
+                f"it turns out to be, it is written in the {g.kind} in plain text; write it into a Secret instead (the "
+                f"program may create it) and take it with valueFrom.secretKeyRef",
+                env_location(g, c, name), tuple(g.suppressions), level="mandatory",
+            )
+        elif upper in SECRET_NAMES or _SECRETISH.search(name):
+            yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in {name}: "
+                      f"its value is {_not_known(c.location)}", env_location(g, c, name), tuple(g.suppressions),
+                      undecided=True)
+
     def _flags(self, g: ServingGroup, c: Container) -> Iterator[Hit]:
-        # one pass over the command line (asked of every container): its words, whether one is not known yet, and
-        # whether one may hold a secret flag (each match of secret_flags' pattern holds `--api` or `--hf`)
+        # one pass over the command line (asked of every container): its words, whether one not known yet stands
+        # where a flag may, and whether one may hold a secret flag (each match of secret_flags' pattern holds
+        # `--api` or `--hf`)
         words: list[str] = []
         unknown = flagged = False
+        key_unknown: str | None = None  # --api-key's value not known: the flag as written
+        before: object = None  # the word before, as written
         for w in (*c.command, *c.args):
+            if w is UNKNOWN or (isinstance(w, str) and UNKNOWN_TOKEN in w):
+                flag = _value_of(before, w, c.runs_vllm)
+                if flag is None:
+                    unknown = True  # where a flag may stand: it may be --api-key=<literal>
+                elif _SECRET_FLAG.fullmatch(flag):
+                    key_unknown = flag
             if isinstance(w, str):
                 words.append(w)
-                if UNKNOWN_TOKEN in w:
-                    unknown = True
                 if "--api" in w or "--hf" in w:
                     flagged = True
             elif w is UNKNOWN:
-                unknown = True
+                words.append(UNKNOWN_TOKEN)  # a word: the next one is no value of the flag before it
+            before = w
         if unknown:
             # a word not known yet at preview may be --api-key=<literal>
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` passes --api-key or --hf-token "
                       f"a literal value: a word of its command line is {_not_known(c.location)}", c.location,
                       tuple(g.suppressions), undecided=True)
+        if key_unknown is not None:
+            yield from self._unknown_key(g, c, key_unknown)
         if not flagged:
             return
         for flag, value in secret_flags(words):
@@ -369,6 +404,25 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 f"container `{c.name}` passes --{flag} a literal value ({shaped}{redact(value)}); {_FLAG_REMEDY[flag]}",
                 where or c.location, tuple(g.suppressions), level=level,
             )
+
+    def _unknown_key(self, g: ServingGroup, c: Container, flag: str) -> Iterator[Hit]:
+        """--api-key's value not known (no word of the command line not known where a flag may stand). A value
+        computed by the Pulumi program (another resource's output: a generated password, a Secret's data read
+        back) is written into the pod spec in plain text whatever it turns out to be, and vLLM's API key has no
+        issuer format: a literal of it blocks (:func:`judge`), so this does, decided. A value the reader cannot
+        resolve in files may come from a Secret (a reference): that cannot be decided."""
+        if not c.location.urn:
+            yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` passes --api-key a literal "
+                      f"value: its value is {_not_known(c.location)}", c.location, tuple(g.suppressions),
+                      undecided=True)
+            return
+        where = g.engine.locations.get("api_key") if c.name == g.vllm_container else None
+        yield Hit(
+            group_subject(g),
+            f"container `{c.name}` passes {flag} a value computed by the program, not known at preview: whatever it "
+            f"turns out to be, it is written in the {g.kind} in plain text; {_FLAG_REMEDY['api-key']}",
+            where or c.location, tuple(g.suppressions), level="mandatory",
+        )
 
     def _data(self, cm: ConfigMap) -> Iterator[Hit]:
         if cm.kind == "Secret" and cm.location.urn:
@@ -405,6 +459,27 @@ _FLAG_REMEDY = {
     "hf-token": "drop the flag and give vLLM the token in its Hugging Face token environment variable from a Secret "
                 "(valueFrom.secretKeyRef), then rotate the token",
 }
+
+
+#: A flag that takes a credential as its value (:data:`_SECRET_FLAGS`; ``--hf-token`` takes one optionally, so the
+#: word after it may be a flag: :func:`~shardwise.rules.vllm.args.takes_value` says it takes none).
+_SECRET_FLAG = re.compile(r"--(?:api[-_]key|hf[-_]token)")
+
+
+def _value_of(before: object, word: object, vllm: bool) -> str | None:
+    """The flag whose value ``word`` (not known, or holding :data:`UNKNOWN_TOKEN`) is on a vLLM container's command
+    line, else None (it may stand where a flag does): the flag before it that vLLM defines and that takes a value
+    (``--tensor-parallel-size <unknown>``: vLLM's parser reads the next word as its value, whatever it is; the
+    reader SW003 asks the same of, :func:`~shardwise.rules.vllm.args.takes_value`), or the flag the word itself
+    starts with, written with ``=`` before the unknown part (``--max-model-len=<unknown>``)."""
+    if not vllm:
+        return None
+    if isinstance(word, str) and word.startswith("--") and "=" in word:
+        flag = word.split("=", 1)[0]
+        return flag if UNKNOWN_TOKEN not in flag and takes_value(flag) else None
+    if isinstance(before, str) and UNKNOWN_TOKEN not in before and takes_value(before):
+        return before
+    return None
 
 
 def _from_secret(name: str) -> str:

@@ -255,7 +255,8 @@ class Container:
     #: The MIG profile their selectors require of every device (NVIDIA's DRA driver's ``profile`` attribute,
     #: :attr:`DeviceClaim.mig_profile`), None where any of them requires none or they differ (mig21).
     claim_mig_profile: str | None = None
-    #: What was written for each env value that referenced other variables ($(VAR)), before expansion.
+    #: What was written for each env value that referenced other variables ($(VAR)), before expansion; UNKNOWN_TOKEN
+    #: for a plain ``value`` not known (a computed value at preview, not a ``valueFrom``: written in plain text).
     env_written: dict[str, str] = field(default_factory=dict)
     #: Variables set by ``valueFrom.configMapKeyRef``: name -> (ConfigMap, key), resolved by the rules from the
     #: ConfigMaps of the inputs, as Kubernetes does.

@@ -136,6 +136,14 @@ ROWS = [
     Row("SW306", DEP, (*C0, "env", 0, "name"), DEV_MODE, "mandatory", pre=(((*C0, "env", 0), {"name": "X", "value": "1"}),)),
     Row("SW310", DEP, (*C0, "env", 1, "name"), "NVIDIA_VISIBLE_DEVICES", "mandatory",
         pre=(((*C0, "env", 1, "value"), "all"),)),
+    # --api-key's value computed by the program: in the pod spec in plain text whatever it is (decided, mandatory);
+    # "EMPTY", the OpenAI client's word for no key, is a placeholder (the baseline)
+    Row("SW308", DEP, (*C0, "args", 2), "serving-key-1234", "mandatory", top=2,
+        pre=(((*C0, "args"), [*LLAMA_8B, "--api-key", "EMPTY"]),)),
+    # HF_TOKEN's plain value computed: a token's shape would block, another's not: cannot decide (silent before; the
+    # entry and the paths above it are the security sweep's)
+    Row("SW308", DEP, (*C0, "env", 1, "value"), "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "mandatory",
+        top=len(C0) + 3, pre=(((*C0, "env", 1), {"name": "HF_TOKEN", "value": "insert-your-token-here"}),)),
     # --- /dev/shm of a multi-node group: mandatory when sure; an unknown mount or volume is a "cannot decide" note
     # (SW401 is safe_to_skip_unknown, as SW402's probes: a missing /dev/shm is found at the first start, no hole);
     # blocking before, with a false reason ("mounts nothing at /dev/shm", "without medium: Memory")
@@ -255,7 +263,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (36, 176)
+    assert (len(ROWS), len(SWEEP)) == (38, 183)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -469,8 +477,8 @@ def test_an_unknown_value_of_a_flag_is_never_vllms_default(tmp_path: Path, flag:
     """A flag's value computed by another resource (``--tensor-parallel-size <unknown>``): every rule that needs it says
     it cannot decide, in one advisory note naming the value, never judging vLLM's default in its place (TP1, the
     model's own context length, 0.9 of the GPU's memory); the rules that do not need it decide as written (SW105 on
-    the utilisation 0.97, SW205 on TP4 × PP2 across the nodes). The word is a flag's value, so SW003 says nothing;
-    SW308, a security rule, fails closed on any word of the command line not known (it may be --api-key=<literal>)."""
+    the utilisation 0.97, SW205 on TP4 × PP2 across the nodes). The word is a flag's value, so SW003 says nothing,
+    nor SW308: vLLM's parser reads it as that flag's value, never --api-key=<literal> (unknown25: SW308 blocked)."""
     args: list[Any] = list(BIG)
     if flag in args:
         args[args.index(flag) + 1] = U  # the last occurrence of a flag wins: the unknown is the value vLLM reads
@@ -481,7 +489,7 @@ def test_an_unknown_value_of_a_flag_is_never_vllms_default(tmp_path: Path, flag:
     code, errors, findings = lint_document(tmp_path, doc)
     assert errors == ""
     said = [(f["codes"], f["level"], f["message"]) for f in findings
-            if f["subject"] == "LeaderWorkerSet serving/big" and f["code"] != "SW308"]
+            if f["subject"] == "LeaderWorkerSet serving/big"]
     first = held.split(",")[0]
     assert said[0] == (held.split(", "), "advisory", f"{first}: cannot decide: {value} is not known (a computed value or "
                        f"an unresolved reference); this holds back {held}, which are checked once the value is known: "
@@ -606,3 +614,82 @@ def test_an_unknown_annotation_of_an_ingress_is_never_absent(tmp_path: Path, pat
     _set(doc, HPA, ("spec", "maxReplicas"), 1)
     _, _, findings = lint_document(tmp_path, doc)
     assert [f for f in findings if f["code"] == "SW406"] == []
+
+
+_FLAG_POSITION = ("SW308: cannot decide: whether container `vllm` passes --api-key or --hf-token a literal value: a word "
+                  f"of its command line is not known {_AT_PREVIEW}")
+_COMPUTED_KEY = ("SW308: container `vllm` passes --api-key a value computed by the program, not known at preview: "
+                 "whatever it turns out to be, it is written in the Deployment in plain text; drop the flag and give "
+                 "vLLM the key in its API-key environment variable from a Secret (valueFrom.secretKeyRef), then rotate "
+                 "the key")
+
+
+@pytest.mark.parametrize(("command", "args", "said"), [
+    (None, [*LLAMA_8B, "--tensor-parallel-size", U], []),
+    (None, [*LLAMA_8B, "--max-model-len", U], []),
+    (None, [*LLAMA_8B, "--served-model-name", U], []),
+    (None, ["--model", U, "--max-model-len", "8192"], []),
+    (None, [*LLAMA_8B, "-tp", U], []),
+    (["vllm", "serve", *LLAMA_8B, "--max-model-len"], [U], []),  # the command's last word takes the args' first
+    (None, [*LLAMA_8B, "--api-key", U], [("mandatory", False, _COMPUTED_KEY)]),
+    (["vllm", "serve", *LLAMA_8B, "--api-key"], [U], [("mandatory", False, _COMPUTED_KEY)]),
+    # --hf-token takes its value optionally (a switch without one): the word after it may be a flag
+    (None, [*LLAMA_8B, "--hf-token", U], [("mandatory", True, _FLAG_POSITION)]),
+    (None, [*LLAMA_8B, U], [("mandatory", True, _FLAG_POSITION)]),  # after the model: a flag may stand there
+    (None, [U, "--max-model-len", "8192"], [("mandatory", True, _FLAG_POSITION)]),  # the model, or a flag
+    (None, [*LLAMA_8B, "--served-model-name", "llama", U], [("mandatory", True, _FLAG_POSITION)]),
+    # a word `--max-model-len=${len}` is unknown at preview as a whole: its flag is not known either
+    (None, [*LLAMA_8B, U, "--max-model-len", "8192"], [("mandatory", True, _FLAG_POSITION)]),
+    (None, [*LLAMA_8B, "--api-key", U, U],
+     [("mandatory", False, _COMPUTED_KEY), ("mandatory", True, _FLAG_POSITION)]),
+], ids=["tp", "max-model-len", "served-name", "model-option", "tp-short", "value-across-command-and-args", "api-key",
+        "api-key-across-command-and-args", "hf-token", "after-the-model", "model-or-flag", "after-a-served-name",
+        "whole-flag", "api-key-then-a-word"])
+def test_sw308_decides_on_the_words_that_can_be_a_flag(tmp_path: Path, command: list[Any] | None, args: list[Any],
+                                                       said: list[tuple[str, bool, str]]) -> None:
+    """unknown25: SW308 blocked every preview whose vLLM command line held a computed word ("it may be
+    --api-key=<literal>"), a computed TP, context length or model path among them. vLLM's parser reads the word after
+    a flag that takes a value as that value, whatever it is (the reader SW003 asks the same of): no credential. A
+    word where a flag may stand still cannot be decided (fail closed); --api-key's computed value is a literal written
+    in the pod spec whatever it turns out to be (a generated password): decided, and mandatory, as any literal of vLLM's
+    API key, which has no issuer format."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "command"), command)
+    _set(doc, DEP, (*C0, "args"), args)
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    assert [(f["level"], f["undecided"], f["message"]) for f in findings if f["code"] == "SW308"] == said
+
+
+@pytest.mark.parametrize(("path", "value", "said"), [
+    ((*C0, "env", 1, "value"), U, []),  # VLLM_LOGGING_LEVEL computed: the name decides, no credential
+    ((*C0, "env", 2), {"name": "MAX_MODEL_LEN", "value": U}, []),
+    ((*C0, "env", 1, "name"), U, [("mandatory", "SW308: cannot decide: whether container `vllm` writes a credential "
+                                               f"in its env: not known {_AT_PREVIEW}")]),
+    ((*C0, "env", 2), {"name": "VLLM_API_KEY", "value": U},
+     [("mandatory", "SW308: container `vllm` sets VLLM_API_KEY to a value computed by the program, not known at "
+                    "preview: whatever it turns out to be, it is written in the Deployment in plain text; write it into "
+                    "a Secret instead (the program may create it) and take it with valueFrom.secretKeyRef")]),
+    ((*C0, "env", 2), {"name": "HF_TOKEN", "value": U},
+     [("mandatory", "SW308: cannot decide: whether container `vllm` writes a credential in HF_TOKEN: its value is not "
+                    f"known {_AT_PREVIEW}")]),
+    ((*C0, "env", 2), {"name": "REGISTRY_PASSWORD", "value": U},
+     [("mandatory", "SW308: cannot decide: whether container `vllm` writes a credential in REGISTRY_PASSWORD: its "
+                    f"value is not known {_AT_PREVIEW}")]),
+    ((*C0, "env", 2), {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": U, "key": "token"}}}, []),
+    ((*C0, "env"), [{"name": "HF_TOKEN", "value": U}, {"name": "HF_TOKEN", "valueFrom": {
+        "secretKeyRef": {"name": "hf", "key": "token"}}}], []),  # Kubernetes keeps the last entry of a name
+], ids=["a-setting", "an-entry-of-a-setting", "a-name", "vllm-api-key", "hf-token", "a-password", "from-a-secret",
+        "overridden-from-a-secret"])
+def test_sw308_on_an_unknown_env_value_decides_by_its_name(tmp_path: Path, path: Path_, value: Any,
+                                                           said: list[tuple[str, str]]) -> None:
+    """An env entry whose name is known and no credential's, its value computed (``MAX_MODEL_LEN: <computed>``): no
+    credential, no finding; an entry whose name is not known may be HF_TOKEN: it cannot be decided (fail closed). A
+    credential's plain value computed was silent (read as a valueFrom): VLLM_API_KEY's, written in plain text whatever
+    it is and of no issuer format, blocks, decided; HF_TOKEN's or a name that looks like a credential's blocks or not
+    by the value's shape: cannot decide (fail closed). A valueFrom, even of a Secret whose name is computed, is none."""
+    doc = preview()
+    _set(doc, DEP, path, value)
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    assert [(f["level"], f["message"]) for f in findings if f["code"] == "SW308"] == said

@@ -292,7 +292,8 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
          refs: dict[str, tuple[str, str]] | None = None, from_values: Mapping[str, str] | None = None,
          ) -> tuple[dict[str, Any], dict[str, str], dict[str, Location], dict[str, str]]:
     """(Container.env with UNKNOWN for valueFrom, literal env for expansion, the line of each variable, what
-    was written for each value that referenced other variables with ``$(VAR)``); ``refs`` collects the
+    was written for each value that referenced other variables with ``$(VAR)``, :data:`UNKNOWN_TOKEN` for a plain
+    value not known); ``refs`` collects the
     ``valueFrom.configMapKeyRef`` of each variable; ``from_values`` are the variables the container's envFrom
     sets when every source is a ConfigMap of the input (configfile.env_from_values), else None."""
     refs = {} if refs is None else refs
@@ -314,10 +315,13 @@ def _env(c: Mapping[str, Any], injected: Mapping[str, str], what: str, where: Lo
             string_field(item["value"], f"{what}.env[{i}].value ({name})", where.file, line_of(item, "value") or at)
         if isinstance(item, LineDict):
             lines[name] = location_at(where.file, item.line)
+        if written.get(name) == UNKNOWN_TOKEN:
+            del written[name]  # an entry before of the same name: Kubernetes keeps the last
         if "value" in item and item["value"] is UNKNOWN:
             env[name] = UNKNOWN
             literal.pop(name, None)
             unknown.add(name)
+            written[name] = UNKNOWN_TOKEN  # a plain value not known (computed at preview): no Secret's
         elif "value" in item:
             raw = "" if item["value"] is None else str(item["value"])
             try:

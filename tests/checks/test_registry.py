@@ -96,6 +96,7 @@ EXTRA_FIXTURES = {
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "eplb-one-rank.yaml",  # engine21: and EPLB on one EP rank (TP x DP; TP x PCP x DP from 0.26)
@@ -113,6 +114,7 @@ EXTRA_FIXTURES = {
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
               "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
               "mig-claim.yaml",  # mig21: a DRA claim of a MIG profile is sized as that slice, none named: unknown
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown

@@ -168,6 +168,9 @@ class Device:
     #: manifest never shows (ECC on a GDDR card: :attr:`GpuInfo.memory_gib_ecc_off`); ``memory_gib`` is then the
     #: least. None: one figure.
     memory_gib_high: float | None = None
+    #: The least it may report where ``memory_gib`` is the catalog's ECC-off figure (:attr:`GpuInfo.memory_gib_ecc_on`):
+    #: what a finding that the model fits on fewer GPUs is judged at (SW104). None: one figure.
+    memory_gib_low: float | None = None
 
     @classmethod
     def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None, interconnect: str | None = None,
@@ -183,11 +186,13 @@ class Device:
         vendor = vendor_of(gpu.k8s_resource) or gpu.vendor
         link = interconnect or gpu.interconnect
         domain = 1 if link == "pcie" else (nvlink_domain or gpu.nvlink_domain_size or None)
-        high = gpu.memory_gib_ecc_off  # the ECC-off figure, only where the memory is the catalog's own
-        if not high or high <= gpu.memory_gib or (memory_gib and float(memory_gib) != gpu.memory_gib):
-            high = None
+        # the ECC-off and ECC-on figures, only where the memory is the catalog's own (not a label's, not measured)
+        high, low = gpu.memory_gib_ecc_off, gpu.memory_gib_ecc_on
+        if memory_gib and float(memory_gib) != gpu.memory_gib:
+            high = low = None
         return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture,  # type: ignore[arg-type]
-                   domain, high)
+                   domain, high if high and high > gpu.memory_gib else None,
+                   low if low and low < gpu.memory_gib else None)
 
 
 @python_class
@@ -1603,7 +1608,8 @@ def _size_range(model: ModelShape, device: Device, settings: EngineSettings, ver
                              weights_gib=weights_gib, estimates=estimates)
     if not device.memory_gib_high:
         return sized
-    high = size_deployment(model, replace(device, memory_gib=device.memory_gib_high, memory_gib_high=None), settings,
+    high = size_deployment(model, replace(device, memory_gib=device.memory_gib_high, memory_gib_high=None,
+                                          memory_gib_low=None), settings,
                            version, expected_context=expected_context, weights_gib=weights_gib, estimates=estimates)
     return over_range(sized, high, device.memory_gib_high)
 

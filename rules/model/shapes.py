@@ -62,6 +62,10 @@ class GpuInfo:
     #: a capacity finding that a model does not fit blocks only where it fails at this figure too
     #: (:func:`shardwise.rules.capacity.sizing.size_deployment`). None: one figure (HBM parts, whose ECC is always on).
     memory_gib_ecc_off: float | None = None
+    #: CUDA's total with ECC on, on such a part whose ``memory_gib`` is the ECC-off figure (the workstation cards,
+    #: which ship with ECC off): a finding that fewer GPUs would serve the model blocks only where they serve at this
+    #: figure too (SW104). None: one figure, or ``memory_gib`` is already the ECC-on one.
+    memory_gib_ecc_on: float | None = None
 
 
 @dataclass(frozen=True)

@@ -67,3 +67,14 @@ def test_kv_cache_at_the_edge():
     assert (round(at[61440].available_kv_gib, 2), round(high.available_kv_gib, 2)) == (5.27, 8.15)
     assert [(round(s.needed_kv_gib, 2), s.kv_verdict, bool(range_note(s))) for s in at.values()] == [
         (9.38, "may-refuse", True), (10.0, "refuses", False)]
+
+
+def test_workstation_cards_have_their_ecc_on_figure_below_the_catalogs():
+    """The RTX A6000 and RTX 6000 Ada ship with ECC off (the catalog's 47.50 GiB); with it on they report about the
+    A40's and L40S's totals, the figure a finding that fewer GPUs serve is judged at (SW104)."""
+    table = gpus()
+    assert {n: (g.memory_gib, g.memory_gib_ecc_on) for n, g in table.items() if g.memory_gib_ecc_on is not None} == {
+        "RTX-A6000": (47.5, 44.43), "RTX-6000-Ada": (47.5, 44.31)}
+    assert Device.of(table["RTX-A6000"]).memory_gib_low == 44.43
+    assert Device.of(table["RTX-A6000"], 46.0).memory_gib_low is None
+    assert Device.of(table["L40S"]).memory_gib_low is None

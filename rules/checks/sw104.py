@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
@@ -16,13 +15,15 @@ from ..capacity.layout import (
     reserve_alternative,
     smaller,
 )
-from ..capacity.sizing import ReplicaSizing, size_deployment
+from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import (
     capped_text,
     context_text,
     declared_seqs,
+    ecc_on_sizer,
+    ecc_on_text,
     latency_escape,
     load_source,
     replicas_text,
@@ -124,17 +125,12 @@ class ShardedModelThatFits(GroupRule):
         if capped:  # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
             yield hit(g, f"{message} ({s.vllm_version_note})")
             return
-        low = sz.device.memory_gib_low
-        if sure and low:  # ecc1: the catalog's figure is the GPU's with ECC off; it must serve with ECC on too
-            dev = replace(sz.device, memory_gib=low, memory_gib_low=None)
-            at_low = Sizer(sz.model, dev, sz.settings, sz.version, sz.expected_context, sz.weights_gib)
-            s_low = size_deployment(sz.model, dev, sz.settings, sz.version, expected_context=sz.expected_context,
-                                    weights_gib=sz.weights_gib)
-            again = _judge(g, config, at_low, s_low, current, where)
+        ecc_on = ecc_on_sizer(sz) if sure else None
+        if ecc_on is not None:  # ecc1: the catalog's figure is the GPU's with ECC off; it must serve with ECC on too
+            again = _judge(g, config, *ecc_on, current, where)
             if again is None or not again[1] or again[2]:
                 sure = False
-                message += (f" (with ECC off, {sz.device.memory_gib:.2f} GiB; with ECC on the GPU reports "
-                            f"{low:.2f} GiB, where it is not sure: a manifest does not say which)")
+                message += ecc_on_text(sz)
         message, sure = latency_escape(g, message, sure)
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
 

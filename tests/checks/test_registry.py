@@ -77,6 +77,7 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
     "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
+    "SW103": {"ecc-range.yaml"},  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml", "declared-release.yaml",
@@ -159,6 +160,7 @@ EXTRA_FIXTURES = {
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
               "time-slicing-config.yaml", "time-slicing-per-node.yaml"},
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why

@@ -712,6 +712,15 @@ _QUANTITY_KEY = re.compile(r"^\s*(nvidia\.com/gpu|amd\.com/gpu|aws\.amazon\.com/
                            r"sizeLimit):")
 
 
+#: A Kubernetes quantity (k8s.io/apimachinery pkg/api/resource/quantity.go): a signed decimal and a binary SI, decimal
+#: SI or decimal-exponent suffix
+_K8S_QUANTITY = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d{1,3})?")
+_K8S_SUFFIX: dict[str, str] = {
+    "Ki": str(2 ** 10), "Mi": str(2 ** 20), "Gi": str(2 ** 30), "Ti": str(2 ** 40), "Pi": str(2 ** 50), "Ei": str(2 ** 60),
+    "n": "1/1000000000", "u": "1/1000000", "m": "1/1000", "k": "1000", "M": "1000000", "G": "1e9", "T": "1e12",
+    "P": "1e15", "E": "1e18"}
+
+
 def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     """A value vLLM's argparse (int) or Kubernetes reads as a number: no malformed value ("+4" is 4: seed 17003 case
     459; 0 GPUs is a count; `1_000` is 1000 to kubectl's YAML reader, sigs.k8s.io/yaml's go-yaml v2 fork, whose
@@ -720,10 +729,23 @@ def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     A resource quantity is a string in the API (k8s.io/apimachinery pkg/api/resource/quantity.go: UnmarshalJSON
     takes a JSON string or number, blanks around it trimmed), so a quoted one is as well-formed as the bare one:
     `nvidia.com/gpu: "2"` and `"2 "` are two GPUs (fuzz19: seed 7401 case 1158 and seed 7408 case 227, SW201 on a
-    1-GPU node, right)."""
+    1-GPU node, right). A bare `0x10` is 16 to kubectl (fuzz20: seed 20006 case 44, SW201 on 16 GPUs against 8 a
+    node, right): go-yaml v2's resolve.go reads a plain scalar with strconv.ParseInt(plain, 0, 64) once the "_" are
+    dropped, and base 0 takes `0x`, `0o`, `0b` and a leading `0` (octal); the JSON it hands the API holds the int."""
     value = value.strip() if flag else value
     if quantity and len(value) >= 2 and value[0] == value[-1] == '"':
         value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
+    elif not flag and re.fullmatch(r"[+-]?0([xX][0-9a-fA-F]+|[oO]?[0-7]+|[bB][01]+)", value.replace("_", "")):
+        return True
+    m = _K8S_QUANTITY.fullmatch(value) if quantity else None
+    if m is not None and (m.group(3) or "." in m.group(2)):
+        # quantity.go's grammar, a whole value: "1e3" is 1000 GPUs (seed 20011 case 101), "8.5Gi" 9,126,805,504
+        # (case 311): SW201 on either is right
+        from fractions import Fraction
+        suffix = m.group(3) or ""
+        scale = (Fraction(_K8S_SUFFIX[suffix]) if suffix in _K8S_SUFFIX else
+                 Fraction(10) ** int(suffix[1:]) if suffix else Fraction(1))
+        return (Fraction(m.group(2)) * scale).denominator == 1
     return re.fullmatch(r"[+-]?\d+|\d+(Gi|Mi|Ki|Ei|m)?|1e9|99999999999999999999|\d+(_\d+)+", value) is not None
 
 
@@ -884,7 +906,10 @@ def judge(c: dict, res: dict, where: str, d: str) -> list[tuple[str, str]]:
         if rc == 0 and blocking:
             fails.append((f"{where}:exit0-with-blocking", blocking[0]["message"][:200]))
         for entry in doc.get("input_errors", []):
-            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", str(entry.get("message"))):
+            # what helm or kustomize said is Go's, quoted after "… failed: " (kustomize's `MalformedYAMLError`: seeds
+            # 15016 case 2011, 17003 case 101, 20006 case 822), not Python's
+            ours = re.split(r"(?:kustomize build|kubectl kustomize|helm template) failed: ", str(entry.get("message")))[0]
+            if re.search(r"\b[A-Z]\w+(Error|Exception)\b|object has no attribute|unhashable|not subscriptable|NoneType", ours):
                 fails.append((f"{where}:python-words-in-input-error", str(entry.get("message"))[:300]))
                 break
         # a silent pass: a file that clearly serves vLLM, no workload, nothing naming it

@@ -307,7 +307,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases()
     return out
 
 
@@ -1208,6 +1208,100 @@ def fuzz17_cases() -> list[Case]:
         write(d, "bad.yaml", good())
         return ["lint", "--progress", "--format", "json", "."]
     out.append(Case("fz17-progress-json-on-stdout", progress, (0,), named=None, same_as_plain=True))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ fuzz20
+# A file named ``-`` (standard input to every reader), charts whose templates loop (helm builds the whole output in
+# memory), a chart holding a link out of the repository (helm follows it), a kustomization whose remote base has a
+# folder of its name or is written ``github.com:org/repo`` (kustomize clones before it looks for the folder), a remote
+# file a kustomization names (kustomize downloads it), and shapes that were already refused, recorded: a sparse
+# 1 GiB file, a gzip and a zip named .yaml, links to ``/``, ``/proc/self/fd`` and a block device, a million aliases
+# and a million anchors, a 31 MiB line, a folder whose name is not UTF-8, a template that includes itself; a
+# shardwise.toml nested 3,000 deep (was an internal RecursionError); 260 Argo CD Applications naming one chart (250
+# rendered, the bound); a UTF-16 kustomization naming a FIFO (was not checked, and kustomize opened the FIFO).
+
+def fuzz20_cases() -> list[Case]:
+    import gzip
+    import io
+    import zipfile
+
+    out: list[Case] = []
+    script = "#!/bin/sh\nset -e\nkubectl apply -f - <<EOF\n" + BLOCKING + "EOF\n"
+    out.append(Case("fz20-file-named-dash-in-folder", with_good(lambda d: write(d, "-", script)), (1,), named="SW101"))
+    out.append(Case("fz20-file-named-dash-named", lambda d: (write(d, "-", script), ["lint", "--format", "json", "./-"])[1],
+                    (1,), named="SW101"))
+
+    def sparse(d: str) -> None:
+        with open(os.path.join(d, "bad.yaml"), "wb") as f:
+            f.truncate(1 << 30)
+    out.append(Case("fz20-sparse-1gib-file", with_good(sparse), (2,)))
+    out.append(file_case("fz20-gzip-named-yaml", gzip.compress(b"\0" * (50 << 20), mtime=0)))
+    zbuf = io.BytesIO()
+    with zipfile.ZipFile(zbuf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(zipfile.ZipInfo("a.yaml", (1980, 1, 1, 0, 0, 0)), good("z") * 1000)
+    out.append(file_case("fz20-zip-named-yaml", zbuf.getvalue()))
+    def link_to(target: str, rel: str) -> Callable[[str], object]:
+        return lambda d: os.symlink(target, os.path.join(d, rel))
+    for tag, target in (("root", "/"), ("proc-self-fd", "/proc/self/fd"), ("proc-self-root", "/proc/self/root")):
+        out.append(Case(f"fz20-link-to-{tag}-in-folder", with_good(link_to(target, "bad")), (0,), named="bad/"))
+    out.append(Case("fz20-link-to-block-device", with_good(lambda d: os.symlink("/dev/loop0", os.path.join(d, "bad.yaml"))), (2,)))
+    out.append(file_case("fz20-yaml-1m-aliases", "a: &a x\nb: [" + ", ".join(["*a"] * 1_000_000) + "]\n", rc=(0,), named="bad.yaml"))
+    out.append(file_case("fz20-yaml-1m-anchors", "b:\n" + "".join(f"- &a{i} x\n" for i in range(1_000_000)), rc=(0,), named="bad.yaml"))
+    out.append(Case("fz20-one-31mib-line", with_good(lambda d: write(d, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l}\ndata: {x: " + "y" * (31 << 20) + "}\n")),
+                    (0,), named=None))
+    out.append(Case("fz20-folder-not-utf8-blocking", with_good(lambda d: write(d, os.fsdecode(b"sub\xff") + "/bad.yaml", BLOCKING)), (1,), named="SW101"))
+    loop = CHART_TEMPLATE + '# {{ range until 100000000 }}xxxxxxxxxx{{ end }}\n'
+    out.append(chart_case("fz20-chart-range-1e8", named="out of memory", template=loop))
+    out.append(chart_case("fz20-chart-tpl-itself", named="out of memory", values="replicas: 2\nx: '{{ tpl .Values.x . }}'\n",
+                          template=CHART_TEMPLATE + "# {{ tpl .Values.x . }}\n"))
+    out.append(chart_case("fz20-chart-include-itself", named="badchart/templates/deployment.yaml:17",
+                          template=CHART_TEMPLATE + '{{ define "x" }}{{ include "x" . }}{{ end }}{{ include "x" . }}\n'))
+
+    def chart_link(target: str, rel: str) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            chart(d)
+            os.makedirs(os.path.dirname(os.path.join(d, "badchart", rel)), exist_ok=True)
+            os.symlink(target, os.path.join(d, "badchart", rel))
+            return ["lint", "--format", "json", "good.yaml", "badchart"]
+        return build
+    for tag, target, rel in (("template-to-etc-hostname", "/etc/hostname", "templates/host.yaml"),
+                             ("templates-to-root", "/", "templates/root"), ("subchart-to-usr-share", "/usr/share", "charts/share")):
+        out.append(Case(f"fz20-chart-link-{tag}", chart_link(target, rel), (2,), named=f"badchart/{rel}", env=tools_env(), tool="helm"))
+
+    def beside(entry: str) -> dict[str, str]:
+        return {f"badkust/{entry}/kustomization.yaml": "resources: [cm.yaml]\n",
+                f"badkust/{entry}/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"}
+    out.append(kust_case("fz20-kust-remote-beside-its-folder", KUST_BASE + "  - github.com/acme/platform\n", named="remote base",
+                         extra=beside("github.com/acme/platform")))
+    out.append(kust_case("fz20-kust-remote-short-form", KUST_BASE + "  - github.com:acme/platform\n", named="remote base"))
+    out.append(kust_case("fz20-kust-remote-generator-file", KUST_BASE + "configMapGenerator:\n  - name: meta\n    files: "
+                         "[creds=http://169.254.169.254/latest/meta-data/iam/]\n", named="remote file"))
+    out.append(Case("fz20-config-toml-nested", lambda d: (write(d, "good.yaml", good("good")), write(d, "shardwise.toml", "exclude = " + "[" * 3000 + "]" * 3000 + "\n"),
+                                                          ["lint", "--format", "json", "good.yaml"])[2], (2,), named="shardwise.toml"))
+    def argo_many(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        chart(d)
+        write(d, "apps/all.yaml", "".join(
+            f"---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: app{i}, namespace: argocd}}\n"
+            "spec:\n  source:\n    repoURL: https://github.com/acme/llm.git\n    path: badchart\n    targetRevision: main\n"
+            f"  destination: {{namespace: llm{i}}}\n" for i in range(260)))
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+        subprocess.run([*git, "init", "-q", "-b", "main"], cwd=d, check=True)
+        subprocess.run([*git, "remote", "add", "origin", "https://github.com/acme/llm.git"], cwd=d, check=True)
+        return ["lint", "--format", "json", "good.yaml", "apps"]
+    out.append(Case("fz20-gitops-260-applications", argo_many, (2,), named="apps/all.yaml", env=tools_env(), tool="helm",
+                    cpu_s=90.0))
+    def kust_utf16_fifo(d: str) -> list[str]:  # fuzz_mutate seed 20011 case 447: held kustomize until the timeout
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", ("\ufeff" + KUST_BASE).encode("utf-16-le"))
+        fifo(os.path.join(d, "badkust", "deployment.yaml"))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz20-kust-utf16-fifo-resource", kust_utf16_fifo, (2,), named="badkust/deployment.yaml", env=tools_env(),
+                    tool="kustomize"))
+    out.append(kust_case("fz20-kust-remote-patch", KUST_BASE + "patches:\n  - path: https://example.com/gpu-patch.yaml\n"
+                         "    target: {kind: Deployment}\n", named="remote file"))
     return out
 
 

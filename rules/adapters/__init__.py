@@ -25,7 +25,7 @@ from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
 from .load import UNPARSED_JSON, Marked, UnparsedJson, adopt, load_file, load_text, marked_texts, run_memo
-from .renderkind import has_gitops
+from .renderkind import has_gitops, render_kind
 from .select import (
     CHART_FILE,
     CHART_TEMPLATE,
@@ -33,6 +33,7 @@ from .select import (
     KUSTOMIZE_NOT_BUILT,
     KUSTOMIZE_REFUSED,
     Excludes,
+    Selection,
     select_inputs,
     tidy,
     unrendered_folders,
@@ -160,6 +161,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     """
     paths = list(paths)
     sel = select_inputs(paths, excludes)
+    if sel.renders and (sel.files or sel.skipped):
+        _not_searched_where_rendered(sel, paths)
     files = sel.files
     jobs = default_jobs() if jobs is None else jobs
     with run_memo():  # a file the GitOps plan reads again, or reads without a folder it builds, is read once
@@ -231,7 +234,9 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     if overlays and inv.groups:
         from .overlays import apply_overlays
 
-        apply_overlays(inv, overlays)  # a kustomization not built: its replicas and images over its bases' objects
+        apply_overlays(inv, overlays, [f for f, why in inv.skipped_files if why == "Kustomize file"])
+        # a kustomization not built: its replicas and images over its bases' objects; one met while searching that
+        # patches what it does not apply says so (SW005)
     if inv.groups and (inv.pools or inv.services or inv.ingresses or inv.network_policies or inv.routers
                        or inv.limit_ranges):
         from .units import assign_units
@@ -239,6 +244,36 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         assign_units(inv, paths)  # a pool, a Service, a policy judge only the workloads of their own deployable unit
     resolve_pools(inv)
     return inv
+
+
+def _not_searched_where_rendered(sel: Selection, paths: list[str]) -> None:
+    """Leave out of ``sel``'s files, and out of its skipped files, those a chart or kustomization named among
+    ``paths`` renders, where another path's search also met them: the files inside the named folder, and those
+    its kustomization reaches (its bases and their kustomizations, :func:`.overlays.reached_files`). They are judged
+    as rendered, as for a kustomization a GitOps object builds (readers17). A file named on its own is kept, and so
+    is a base that an overlay met while searching (not named) reaches too: it is read for that overlay.
+
+    newuser11: ``shardwise lint . charts/vllm deploy/overlays/prod``, as docs/ci.md says to name a chart or an
+    overlay beside the searched repository, also read the chart's and the overlay's files as met while searching:
+    SW005 said the named chart was "not rendered ... to lint them: shardwise lint charts/vllm", the overlay's
+    patches "not applied ... shardwise lint deploy/overlays/prod", and the base's objects were reported again as
+    written or through the overlay, beside the built ones."""
+    from .overlays import reached_files
+
+    named = {os.path.abspath(tidy(p)) for p in paths if p != "-"}
+    reached = reached_files([d for d in sel.renders if render_kind(d) == "kustomize"], kustomizations=True)
+
+    def rendered(f: str, keep: set[str] = set()) -> bool:  # noqa: B006 - read, never written
+        if f == "-":
+            return False
+        full = os.path.abspath(f)
+        return full not in named and full not in keep and (full in reached or any(inside(f, d) for d in sel.renders))
+
+    # a base that an overlay met while searching also reaches (dev, beside a named prod) is still read for it
+    searched = [os.path.dirname(f) or "." for f, why in sel.skipped if why == "Kustomize file" and not rendered(f)]
+    keep = reached_files(searched, kustomizations=True) if searched else set()
+    sel.files = [f for f in sel.files if not rendered(f, keep)]
+    sel.skipped = [(f, why) for f, why in sel.skipped if not rendered(f, keep)]
 
 
 def _searched_json_skipped(inv: Inventory, found: list[InputError], paths: list[str]) -> list[InputError]:

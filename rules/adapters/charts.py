@@ -27,7 +27,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -46,6 +48,14 @@ KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/
                      "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too)")
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$")
 _TIMEOUT_S = 120
+#: What helm or kustomize may use (fuzz20): a template that loops (``{{ range until 100000000 }}``, ``tpl`` of a
+#: value that calls ``tpl`` on itself) builds its whole output in memory before it writes a byte, about 9 bytes of
+#: heap a byte rendered: 9 GiB and a minute of CPU before the wall-time limit above, the machine's memory taken from
+#: every other process. A render is stopped at 1 GiB of data (``RLIMIT_DATA``, which counts what Go's heap and
+#: goroutine stacks map, not the address space it reserves: ``RLIMIT_AS`` stops helm before its first line) or at
+#: 30 s of CPU (``RLIMIT_CPU``); a real chart or kustomization renders in well under a second and 100 MiB.
+_MEMORY_BYTES = 1 << 30
+_CPU_S = 30
 
 
 @dataclass
@@ -96,6 +106,7 @@ class Renderer:
         ignore = os.path.join(directory, ".helmignore")
         if os.path.exists(ignore):  # helm opens it before it checks the chart's files are regular (fuzz14: a FIFO
             _check_metadata_file(ignore, "the chart is not rendered")  # held it until the timeout); none is fine
+        _check_chart_links(directory)
         cmd = [helm, "template", release, directory]
         if namespace:
             cmd += ["--namespace", namespace]
@@ -146,12 +157,30 @@ _ROOT_ONLY = "--load-restrictor=LoadRestrictionsRootOnly"
 #: What kustomize takes for a remote base when no local path has the name: a URL with a scheme
 #: (https://, ssh://, file://), git@host:, git::, or a host name first (github.com/org/repo//path?ref=v1).
 _REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/\s]+@[^/\s]+:|git::|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/)")
+#: What kustomize clones before it looks for a folder of that name (fuzz20): ``FileLoader.New`` asks
+#: ``git.NewRepoSpecFromURL`` first, which takes an entry whose host part starts with one of these (any case) or
+#: that holds Azure's ``_git/`` (sigs.k8s.io/kustomize ``api/internal/loader/fileloader.go``,
+#: ``api/internal/git/repospec.go`` ``parseHostSpec``); kustomize v5.8.1 ran ``git fetch --depth=1
+#: https://github.com/acme/x`` for ``resources: [github.com/acme/x]`` beside a folder ``github.com/acme/x``, and for
+#: ``github.com:acme/x``, which :data:`_REMOTE` did not take for remote. Only a regular file of the name is read
+#: first (``accumulateFile``).
+_GIT_HOSTS = ("git::", "gh:", "ssh://", "https://", "http://", "git@", "github.com:", "github.com/", "oci://")
+
+
+def _cloned(entry: str) -> bool:
+    low = entry.lower()
+    return low.startswith(_GIT_HOSTS) or "_git/" in low
+
+
 #: The keys of a kustomization that name other kustomizations (or files) to build in.
 _BASE_KEYS = ("resources", "bases", "components")
 #: The keys whose entries are files (or, for the plugin lists, kustomizations) kustomize reads besides its bases
 #: (sigs.k8s.io/kustomize ``api/types/kustomization.go``, ``generatorargs.go``, ``kvpairsources.go``): a list of
 #: paths, a list of mappings with ``path``, a generator's ``files`` (``[KEY=]PATH``), ``envs`` and ``env``, and
-#: ``openapi.path``. A FIFO at any of them held kustomize until the timeout (fuzz14).
+#: ``openapi.path``. A FIFO at any of them held kustomize until the timeout (fuzz14). An ``http(s)://`` entry of any
+#: of them kustomize downloads (``FileLoader.Load``: ``IsRemoteFile``, then an HTTP GET before any load restriction;
+#: fuzz20: a repository's kustomization could make the run fetch any address the runner reaches), refused as a
+#: remote base is.
 _FILE_LIST_KEYS = ("crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge")
 _PATH_ITEM_KEYS = ("patches", "patchesJson6902", "replacements")
 _GENERATOR_KEYS = ("configMapGenerator", "secretGenerator")
@@ -334,9 +363,17 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
         except InputError as e:
             raise InputError(f"the kustomization is not built: {e.message}", where) from None
         try:
-            docs = list(load_all(decode_text(data, where), where))
-        except InputError:
-            continue  # kustomize reports it in its own words
+            # kustomize's YAML reader (go-yaml v3) takes UTF-16 with a BOM as well as UTF-8 (hostile9's
+            # h9-kust-utf16 builds): the entries are checked in the text kustomize reads
+            text = data.decode("utf-16") if data.startswith((b"\xff\xfe", b"\xfe\xff")) else decode_text(data, where)
+            docs = list(load_all(text, where))
+        except (InputError, UnicodeDecodeError) as e:
+            # fuzz20 (seed 20011 case 447): what is not checked is not built. A kustomization this check could not
+            # read was left to kustomize "to report in its own words", and kustomize read a UTF-16 one and opened the
+            # FIFO it names, holding the run for the 120 s timeout
+            why = e.message if isinstance(e, InputError) else "not UTF-16 text, though it starts with a UTF-16 mark"
+            raise InputError(f"the kustomization is not built: shardwise cannot check what it names ({why}), so "
+                             "kustomize is not run on it", where) from None
         doc = docs[0] if docs else None
         if not isinstance(doc, dict):
             continue
@@ -346,7 +383,8 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                 if not isinstance(entry, str) or not entry.strip():
                     continue
                 local = os.path.normpath(os.path.join(d, entry))
-                if os.path.lexists(local):
+                cloned = _cloned(entry.strip())
+                if os.path.lexists(local) and not (cloned and not os.path.isfile(local)):
                     if not inside(local, root):
                         how = "run it from a directory that holds both"
                         if root == directory:  # named from elsewhere: the folder that holds both, and the line
@@ -368,10 +406,11 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                         except InputError:
                             pass  # not text: kustomize says so in its own words
                         _check_cost(cost, directory, top or where)  # before reading the next file
-                elif _REMOTE.match(entry.strip()) and not remote:
-                    raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch); "
-                                     "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
-                                     f"kustomize build {directory} | shardwise lint -", where)
+                elif (cloned or _REMOTE.match(entry.strip())) and not remote:
+                    before = ", which it tries before the folder of that name" if os.path.lexists(local) else ""
+                    raise InputError(f"remote base {entry!r} not fetched: kustomize would download it (git fetch)"
+                                     f"{before}; pass --fetch-remote-bases to let it, or build the kustomization "
+                                     f"yourself: kustomize build {directory} | shardwise lint -", where)
         for key in _GENERATOR_KEYS:  # one object each, a key for each literal and file
             entries = doc.get(key)
             for gen in entries if isinstance(entries, list) else []:
@@ -393,6 +432,10 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
         _check_cost(cost, directory, top or where)
         top = top or where
         for key, entry in _file_entries(doc):
+            if not remote and entry.lower().startswith(("http://", "https://")):
+                raise InputError(f"remote file {entry!r} ({key}) not fetched: kustomize would download it (HTTP GET); "
+                                 "pass --fetch-remote-bases to let it, or build the kustomization yourself: "
+                                 f"kustomize build {directory} | shardwise lint -", where)
             local = os.path.normpath(os.path.join(d, entry))
             if not os.path.lexists(local) or not inside(local, root):
                 continue  # missing, or outside the root: kustomize says so in its own words, at once
@@ -436,6 +479,37 @@ def _check_metadata_file(path: str, what: str) -> None:
         read_file_bytes(path)
     except InputError as e:
         raise InputError(f"{what}: {e.message}", path) from None
+
+
+def _check_chart_links(directory: str) -> None:
+    """Refuse a chart holding a symbolic link out of the repository (the current directory; the chart's own directory
+    when it lies elsewhere), in it or in a folder a link inside leads to: helm follows every link of the chart it loads
+    (``sympath.Walk``: "found symbolic link in path … Contents of linked file included and used"), so a template
+    linked to a manifest, a secret or ``/usr/share`` elsewhere on the machine was read, rendered and linted as the
+    chart's (fuzz20). Links that loop, or lead to a FIFO or a device, are helm's to refuse, at once."""
+    root = os.getcwd() if inside(directory, os.getcwd()) else directory
+    todo, seen = [directory], {os.path.realpath(directory)}
+    while todo:
+        d = todo.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue  # helm says why in its own words
+        for e in entries:
+            try:
+                link = e.is_symlink()
+                if link and not inside(e.path, root):
+                    raise InputError(f"the chart is not rendered: a symbolic link to {os.path.realpath(e.path)}, "
+                                     f"outside {root}; helm would read what it leads to (shardwise reads nothing from "
+                                     "outside the repository)", e.path)
+                if e.is_dir(follow_symlinks=True):
+                    real = os.path.realpath(e.path) if link else None
+                    if real is None or real not in seen:
+                        if real is not None:
+                            seen.add(real)
+                        todo.append(e.path)
+            except OSError:
+                continue
 
 
 def _check_values_file(path: str, where: str) -> None:
@@ -488,20 +562,71 @@ def helm_error_location(message: str, directory: str,
 _KLOG_HEADER = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [^\s\]]+:\d+\](?: |$)")
 
 
+def _children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def _limit(pid: int) -> None:
+    """:data:`_MEMORY_BYTES` of data and :data:`_CPU_S` of CPU for the tool just started (its children inherit them;
+    the hard CPU limit kills it, Go ignores the soft limit's ``SIGXCPU``). Set from here, not in the child between
+    fork and exec (``preexec_fn`` is not safe beside threads): the tool has run for a few microseconds, no more.
+    Where the system has no ``prlimit`` (not Linux) the tool runs as before, under the wall-time limit alone."""
+    prlimit = getattr(resource, "prlimit", None)
+    if prlimit is None:
+        return
+    for which, value in ((resource.RLIMIT_DATA, _MEMORY_BYTES), (resource.RLIMIT_CPU, _CPU_S)):
+        try:
+            soft, hard = prlimit(pid, which)
+            if hard == resource.RLIM_INFINITY or hard > value:
+                prlimit(pid, which, (value, value))
+        except (OSError, ValueError):
+            pass  # the tool has already ended, or the system refuses: the wall-time limit still holds
+
+
+#: A Go program's crash (helm and kustomize are Go): ``fatal error: …`` (the runtime's ``throw``) or ``panic: …``,
+#: after it the dump of every goroutine, whose last lines said nothing of why (``created by main.runInstall in
+#: goroutine 1``).
+_GO_FATAL = re.compile(r"^(?:runtime: .*\n)*(?:fatal error|panic): .+", re.M)
+
+
+def _go_crash(head: str) -> str | None:
+    """What a Go crash in ``head`` (the start of the tool's stderr) says: its ``fatal error:`` line, with the first of
+    the runtime's lines just before it (``runtime: goroutine stack exceeds 1000000000-byte limit``), or, for memory,
+    shardwise's limit; None when it is no crash."""
+    m = _GO_FATAL.search(head)
+    if m is None:
+        return None
+    lines = m.group().splitlines()
+    said = lines[-1].strip()
+    if "out of memory" in m.group() or "cannot allocate memory" in m.group():
+        # where the runtime noticed it varies from run to run ("allocating heap arena metadata", "runtime: out of
+        # memory: cannot allocate 4194304-byte block"): the same input is said the same way
+        return f"out of memory: shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
+    if len(lines) > 1:
+        said = f"{said} ({lines[0].removeprefix('runtime: ').strip()})"
+    return said
+
+
 def _run(cmd: list[str], where: str, what: str) -> str:
     """The standard output of ``cmd`` (helm or kustomize), or :class:`InputError`: it could not start, failed, ran
     past :data:`_TIMEOUT_S`, or wrote more than :data:`~..model.files.MAX_FILE_BYTES` (the most shardwise reads
     from one file). The output is read as it comes and the tool is stopped at the limit: a chart that renders
     without end (``range until 100000000``) held all of it in memory before."""
+    used = _children_cpu()
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         raise InputError(f"cannot run {what}: {e.strerror or e}", where) from None
+    _limit(proc.pid)
     stderr: list[bytes] = []
+    head: list[bytes] = []
 
-    def drain() -> None:  # the last 64 KiB of stderr, the rest read and dropped (a full pipe would stall the tool)
-        assert proc.stderr is not None
+    def drain() -> None:  # the first 16 KiB and the last 64 KiB of stderr, the rest read and dropped (a full pipe
+        assert proc.stderr is not None  # would stall the tool); a Go crash says why at the head of its dump
         while chunk := proc.stderr.read(1 << 16):
+            if sum(map(len, head)) < 1 << 14:
+                head.append(chunk[:1 << 14])
             stderr[:] = [b"".join([*stderr, chunk])[-(1 << 16):]]
 
     expired = threading.Event()
@@ -539,6 +664,11 @@ def _run(cmd: list[str], where: str, what: str) -> str:
     if expired.is_set():
         raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where)
     if proc.returncode != 0:
+        if proc.returncode == -signal.SIGKILL and _children_cpu() - used >= _CPU_S / 2:
+            raise InputError(f"{what} used more than {_CPU_S} s of CPU, the most shardwise lets it use: stopped", where)
+        crash = _go_crash(b"".join(head).decode("utf-8", "replace"))
+        if crash is not None:
+            raise InputError(f"{what} failed: {crash}", where)
         text = b"".join(stderr).decode("utf-8", "replace")
         lines = [ln for ln in (_KLOG_HEADER.sub("", ln.strip()) for ln in text.splitlines()) if ln]
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"

@@ -144,6 +144,8 @@ def _parse(path: str, text: str) -> Any:
         line = int(m.group(1)) if m else None
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
         raise InputError(f"cannot parse TOML: {msg}", path, line) from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively (fuzz20: an internal error)
+        raise InputError("cannot parse TOML: nesting too deep", path) from None
     except ValueError:  # Python's int limit: tomllib lets its "Exceeds the limit (4300 digits)" through
         limit = sys.get_int_max_str_digits()
         m = re.search("[0-9_]{" + str(limit + 1) + ",}", text)

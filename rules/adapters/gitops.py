@@ -565,6 +565,13 @@ def built_folders(found: list[Outcome]) -> set[str]:
     return {s.folder for r in found for s in r.sources if render_kind(s.folder) == "kustomize"}
 
 
+#: The most GitOps sources (an Application's chart or kustomization, a HelmRelease's chart, ...) one run renders
+#: (fuzz20): each runs helm or kustomize, about 0.2 s on two shared cores, and a repository's file of 10,000 Argo CD
+#: Applications naming one chart (2.5 MB) held the run for half an hour. Past it, the next object is an input error
+#: naming how many were left, and each says why in its SW005 record.
+MAX_GITOPS_RENDERS = 250
+
+
 def render_gitops(inv: Inventory, found: list[Outcome], renderer: Any) -> set[str]:
     """Render into ``inv`` what ``found`` (:func:`plan`) renders (``renderer``: a :class:`.charts.Renderer`); the
     SW005 record of a rendered object goes, and it is no longer counted as an unread kind; the SW005 record of one
@@ -572,7 +579,23 @@ def render_gitops(inv: Inventory, found: list[Outcome], renderer: Any) -> set[st
     from .charts import relabel
 
     done: set[str] = set()
-    for res in found:
+    renders = 0
+    for k, res in enumerate(found):
+        if res.sources and renders + len(res.sources) > MAX_GITOPS_RENDERS:
+            if renders <= MAX_GITOPS_RENDERS:  # said once, at the first object left unrendered
+                left = sum(1 for r in found[k + 1:] if r.sources)
+                after = ("" if not left else ", nor the sources of the GitOps object after it" if left == 1 else
+                         f", nor the sources of the {left} GitOps objects after it")
+                inv.errors.append(InputError(
+                    f"{res.subject}: its source {res.sources[0].folder} was not rendered{after}: this run has rendered "
+                    f"{renders} GitOps sources, and shardwise renders at most {MAX_GITOPS_RENDERS} in one run (each "
+                    "runs helm or kustomize); lint the repository's GitOps objects a part at a time", res.file,
+                    res.line))
+                renders = MAX_GITOPS_RENDERS + 1
+            _settle_sw005(inv, dataclasses.replace(res, why_not=res.why_not or (
+                f"shardwise renders at most {MAX_GITOPS_RENDERS} GitOps sources in one run")), False)
+            continue
+        renders += len(res.sources)
         rendered = False
         for src in res.sources:
             part = _render(renderer, src, res)

@@ -11,6 +11,7 @@ error too (a manifest the shell or a template mangled), never a reason to skip.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,9 +33,26 @@ _TOOL_CONFIGS = {"ZarfPackageConfig": "Zarf package configuration", "ZarfInitCon
                  "UDSBundle": "UDS bundle configuration"}
 
 
+#: A Kubernetes kind's name: UpperCamelCase (the API conventions: "Kind is the name of a particular object schema",
+#: written in CamelCase: Pod, Deployment, InferenceService).
+_KIND_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
+
+
 def _k8s_like(value: Any) -> bool:
+    """Whether a mapping was meant as a Kubernetes object: an apiVersion, metadata with a spec, or a kind. A kind
+    of another format's words, with neither of the others, is that format's (an agent runtime's JSON registries,
+    ``"kind": "skill_registry"``; corpus26: s-aws/vllm-agent-gateway's 206 such files made its lint exit 2 with
+    "object has no apiVersion"), or a list or mapping under `kind` (Prow's label configuration, `.prowlabels.yaml`);
+    a kind that is a number or a boolean is still a broken manifest."""
     if isinstance(value, Mapping):
-        return "apiVersion" in value or "kind" in value or ("metadata" in value and "spec" in value)
+        if "apiVersion" in value or ("metadata" in value and "spec" in value):
+            return True
+        if "kind" not in value:
+            return False
+        kind = value["kind"]
+        if isinstance(kind, Mapping | list):  # a list of kinds (Prow's label config: `kind: [bug, feature]`)
+            return False
+        return not isinstance(kind, str) or _KIND_NAME.fullmatch(kind) is not None
     if isinstance(value, list):
         return any(isinstance(v, Mapping) and _k8s_like(v) for v in value)
     return False
@@ -199,13 +217,44 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     return "YAML that is not a Kubernetes object"
 
 
+#: The top-level keys Pulumi writes: ``pulumi preview --json``'s PreviewDigest (config, steps, diagnostics, duration,
+#: changeSummary, maybeCorrupt: pulumi/pulumi sdk/go/common/display/json.go) and ``pulumi stack export``'s
+#: UntypedDeployment (version, deployment: sdk/go/common/apitype/core.go).
+_PULUMI_KEYS = frozenset({"config", "steps", "diagnostics", "duration", "changeSummary", "maybeCorrupt",
+                          "version", "deployment"})
+
+#: Keys of a stack export's deployment object (DeploymentV3) and of a preview step (PreviewStep).
+_DEPLOYMENT_KEYS = frozenset({"manifest", "resources", "secrets_providers", "pending_operations"})
+_STEP_KEYS = frozenset({"op", "urn", "newState", "oldState"})
+
+
 def _pulumi_like(data: Any) -> bool:
+    """Whether a JSON document that is no readable Pulumi file was still meant to be one: every key is one Pulumi
+    writes, or a Pulumi key holds what Pulumi writes there (a deployment with its manifest or resources, steps with
+    an op or urn, a change summary object). A key of that name beside keys Pulumi never writes and holding something
+    else is another file's: a tokenizer vocabulary's ``"steps": 4831``, a Cloud Build file's ``steps`` of build
+    images, an application's ``deployment`` settings."""
     if not isinstance(data, Mapping):
         return False
-    if "deployment" in data or "steps" in data or "changeSummary" in data:
-        return True
+    if any(k in data for k in ("deployment", "steps", "changeSummary")):
+        if all(isinstance(k, str) and k in _PULUMI_KEYS for k in data):
+            return True
+        dep, steps = data.get("deployment"), data.get("steps")
+        if (isinstance(dep, list) or (isinstance(dep, Mapping) and any(k in dep for k in _DEPLOYMENT_KEYS))
+                or (isinstance(steps, list) and any(isinstance(s, Mapping) and any(k in s for k in _STEP_KEYS)
+                                                   for s in steps))
+                or isinstance(data.get("changeSummary"), Mapping)):
+            return True
     res = data.get("resources")
     return isinstance(res, list) and any(isinstance(r, Mapping) and "urn" in r for r in res)
+
+
+def _number_table(data: Any) -> bool:
+    """A mapping of names to numbers only: a tokenizer's vocabulary (GPT-2's ``gpt2-vocab.json``, 50,257 tokens with
+    their ids, among them ``kind``, ``metadata``, ``spec`` and ``steps``), a label map. A Kubernetes object's kind and
+    apiVersion are text and a Pulumi file holds objects, so words of theirs among the keys make it neither."""
+    return (isinstance(data, Mapping) and len(data) > 1
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()))
 
 
 def json_kind(data: Any, name: str) -> str:
@@ -218,6 +267,8 @@ def json_kind(data: Any, name: str) -> str:
         raise InputError("looks like a Pulumi preview or state file (deployment, steps or resources) but has "
                          "no list of resources with urn and type; expected `pulumi preview --json` or "
                          "`pulumi stack export` output", name, 1)
+    if _number_table(data):
+        return "JSON table of numbers (a tokenizer vocabulary or an id map), not a Kubernetes object"
     if _k8s_like(data):
         return KUBERNETES
     if (isinstance(data, Mapping) and isinstance(data.get("recipe_image_uri"), str)

@@ -39,10 +39,11 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, LaunchIssue, Location, ServingGroup
 from ..model.errors import InputError
 from .yamlsrc import load_documents, read_text
 
@@ -88,15 +89,19 @@ def _reached(path: str, chain: tuple[str, ...] = ()) -> dict[str, tuple[str, ...
     return out
 
 
-def reached_files(folders: Iterable[str]) -> set[str]:
+def reached_files(folders: Iterable[str], kustomizations: bool = False) -> set[str]:
     """The files (absolute) the kustomizations of ``folders`` reach through their ``resources`` and ``bases``: a
     kustomization a GitOps object builds emits its bases' objects, so their files are not also read one by one
-    (adopt17: a base's Deployment was reported as written and again through the overlay)."""
+    (adopt17: a base's Deployment was reported as written and again through the overlay). With ``kustomizations``,
+    the kustomization files they are reached through too (a base's own, which a build applies)."""
     out: set[str] = set()
     for folder in folders:
         own = _kustomization_in(folder)
         if own is not None:
-            out.update(_reached(os.path.abspath(own)))
+            reach = _reached(os.path.abspath(own))
+            out.update(reach)
+            if kustomizations:
+                out.update(k for through in reach.values() for k in through)
     return out
 
 
@@ -240,11 +245,15 @@ def _image(image: str, rules: list[dict[str, Any]]) -> str:
     return image
 
 
-def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
+def apply_overlays(inv: Inventory, kustomizations: Iterable[str], searched: Iterable[str] = ()) -> None:
     """Apply the replica counts and images of ``kustomizations`` (files, not built) to the groups of the files they
     reach, by the rules of this module. Only a kustomization no other of them lists is a deployment (an overlay); a
-    base's own kustomization is applied through the overlays that list it, inner first (the outer count wins)."""
-    paths = [os.path.abspath(k) for k in kustomizations]
+    base's own kustomization is applied through the overlays that list it, inner first (the outer count wins).
+    Each object that an overlay among ``searched`` (kustomizations met while searching a folder) deploys with a patch
+    this module does not apply is an SW005 record naming the command that lints what it deploys
+    (:func:`_patched_not_read`)."""
+    given = {os.path.abspath(k): k for k in kustomizations}
+    paths = list(given)
     reach = {k: _reached(k) for k in paths}
     listed = {k2 for k in paths for through in reach[k].values() for k2 in through[1:]}
     docs: dict[str, dict[str, Any]] = {}
@@ -261,6 +270,7 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
     counts: dict[int, list[int]] = {}
     images: dict[tuple[int, int], set[str]] = {}
     changed: set[int] = set()
+    unread: dict[int, tuple[ServingGroup, str, str]] = {}
     for leaf in paths:
         if leaf in listed:
             continue
@@ -281,6 +291,7 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                     for patched_kind, patched in _run_patches(doc, os.path.dirname(k)):
                         if (patched is None or patched in names) and patched_kind in (None, g.kind):
                             g.patched_by = os.path.relpath(k, os.path.dirname(f))  # from the object's folder
+                            unread[id(g)] = (g, k, leaf)
                     rules = [r for r in _list(doc.get("images")) if isinstance(r, dict)
                              and isinstance(r.get("name"), str)]
                     for i, img in image.items():
@@ -292,6 +303,10 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
                 for i, img in image.items():
                     images.setdefault((id(g), i), set()).add(img)  # type: ignore[arg-type]
     _apply_namespaces(inv, paths, reach, listed, docs, copies)
+    looked = {os.path.abspath(k) for k in searched}
+    for g, k, leaf in unread.values():
+        if leaf in looked:
+            inv.launch_issues.append(_patched_not_read(g, given.get(k, k), given[leaf]))
     for g in inv.groups:
         held = [n for n in counts.get(id(g), []) if type(n) is int]
         if id(g) in changed and type(g.replicas) is int and len(held) == len(counts[id(g)]):
@@ -300,6 +315,35 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str]) -> None:
             rewritten = images.get((id(g), i))
             if rewritten is not None and len(rewritten) == 1:
                 c.image = next(iter(rewritten))
+
+
+#: The line of a kustomization's patches, where an object's SW005 record points.
+_PATCHES = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902)\s*:", re.MULTILINE)
+
+
+def _patched_not_read(g: ServingGroup, kustomization: str, overlay: str) -> LaunchIssue:
+    """SW005's record of an object that ``overlay`` (met while searching a folder, so not built) deploys with a patch
+    of its containers' args, command, env or device count, or its pods' nodeSelector or affinity, written in
+    ``kustomization`` (the overlay or one it lists): the object was linted as its base writes it, and its blocking
+    capacity, topology and reliability findings are advisory (``engine.rule``), so a run with none of those passed
+    with no word that what the overlay deploys was never judged (newuser11: a prod overlay that patches a base's
+    7B model to a 72B one at TP8 passed, its workload reported as the base's 7B at TP1). The record points at the
+    kustomization's patches and says how to lint what the overlay builds."""
+    try:
+        m = _PATCHES.search(read_text(kustomization))
+        line = 1 if m is None else m.string.count("\n", 0, m.start()) + 1
+    except InputError:
+        line = 1
+    subject = f"{g.kind} {g.namespace}/{g.name}" if g.namespace else f"{g.kind} {g.name}"
+    folder = os.path.dirname(overlay) or "."
+    how = f"shardwise lint {folder}" if folder != "." else "kustomize build . | shardwise lint -"
+    return LaunchIssue(
+        subject, "",
+        f"what {kustomization} patches in (its containers' args, command, env or device count, or its pods' "
+        "nodeSelector or affinity) is not applied: a kustomization met while searching a folder is not built, so "
+        "this object was linted as its base writes it (the model, the flags, the GPUs and the pool) and its "
+        f"capacity, topology and reliability findings do not block; to lint what it deploys: {how}",
+        Location(kustomization, line), suppressions=list(g.suppressions), mentioned=True)
 
 
 def _split_by_overlay(inv: Inventory, leaves: list[str],

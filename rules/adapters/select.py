@@ -407,18 +407,19 @@ def walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, li
 
 def child(root: str, name: str) -> str:
     """``name`` inside the searched folder ``root``, as a report names it: ``deploy/a.yaml`` under ``.``, never
-    ``./deploy/a.yaml`` (the path other linters print, and the one GitHub and SARIF name a repository's file by)."""
-    return name if root == "." else os.path.join(root, name)
+    ``./deploy/a.yaml`` (the path other linters print, and the one GitHub and SARIF name a repository's file by).
+    A file named ``-`` stays ``./-``: bare, it is standard input to every reader (fuzz20)."""
+    return name if root == "." and name != "-" else os.path.join(root, name)
 
 
 def tidy(path: str) -> str:
     """A path named on the command line as the reports name it: without leading ``./`` (``./deploy/`` is
     ``deploy/``, ``./`` is ``.``) and without repeated ``/``. Nothing else is rewritten (``a/../b`` stays: through
-    a symbolic link it is not ``b``)."""
+    a symbolic link it is not ``b``). ``./-`` stays ``./-``: the file named ``-``, never standard input (fuzz20)."""
     if path == "-" or not path:
         return path
     path = re.sub(r"/{2,}", "/", path)
-    while path.startswith("./") and len(path) > 2:
+    while path.startswith("./") and len(path) > 2 and path[2:].lstrip("/") != "-":
         path = path[2:].lstrip("/") or "."
     return "." if path == "./" else path
 

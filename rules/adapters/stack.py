@@ -379,6 +379,7 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
     declared = {w.name: w.vllm_version for w in (*spec.services, *spec.multi_node) if w.vllm_version}
     for g in inv.groups:  # stays true to this file when inventories of several stacks are merged
         g.production = spec.production
+        g.declared = True
         g.vllm_version = declared.get(g.name, g.vllm_version)
     if file not in inv.sources:
         inv.sources.append(file)

@@ -201,8 +201,8 @@ def _add_run_options(p: argparse.ArgumentParser, *, report: bool = False) -> Non
     )
     p.add_argument(
         "--fetch-remote-bases", action="store_true",
-        help="let kustomize fetch the remote bases (git URLs) of the kustomization directories given as PATH; "
-             "without it such a base is an input error and nothing is downloaded",
+        help="let kustomize fetch the remote bases (git URLs) and remote files (http(s) URLs) of the kustomization "
+             "directories given as PATH; without it such an entry is an input error and nothing is downloaded",
     )
     p.add_argument(
         "--gitops-revision", metavar="BRANCH",

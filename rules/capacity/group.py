@@ -332,7 +332,8 @@ def _vllm_version(g: ServingGroup) -> ResolvedVersion:
         return resolve(None, None, missing="the image is not known yet")
     else:
         found = resolve(None, image)
-    if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS:  # a manifest: say how to name it
+    # a manifest: say how to name it (a stack or component declares its vllm_version, newuser11)
+    if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS and not g.declared:
         return ResolvedVersion(found.version, "assumed",
                                f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")
     return found

@@ -48,8 +48,12 @@ def declared_seqs(g: ServingGroup, config: LintConfig | None = None) -> tuple[in
 
 
 def load_source(g: ServingGroup) -> str:
-    """Where the group's load is declared: ``plan --concurrency``, else the annotation."""
-    return "--concurrency" if g.kind == "plan" else f"annotation {ANN_TARGET_CONCURRENCY}"
+    """Where the group's load is declared: ``plan --concurrency``, a stack's or component's ``target_concurrency``
+    (newuser11: a VllmService's ArgumentsError told a Pulumi program to "declare the load (annotation
+    shardwise.dev/target-concurrency)", which it cannot write), else the annotation."""
+    if g.kind == "plan":
+        return "--concurrency"
+    return "target_concurrency" if g.declared else f"annotation {ANN_TARGET_CONCURRENCY}"
 
 
 def load_text(load: Load, g: ServingGroup) -> str:
@@ -279,7 +283,7 @@ def latency_escape(g: ServingGroup, message: str, sure: bool) -> tuple[str, bool
     if not sure or g.tpot_target_ms is None:
         return message, sure
     return (f"{message}; the sharding may be there to meet the per-token latency target of {g.tpot_target_ms:g} ms "
-            f"({ANN_TPOT_TARGET})"), False
+            f"({'tpot_target_ms' if g.declared else ANN_TPOT_TARGET})"), False
 
 
 def ecc_off_sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:

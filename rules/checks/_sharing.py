@@ -13,8 +13,9 @@ hold only where the pod owns its GPUs. What the inputs may declare instead, each
   node label selects, or, with no such label, every configuration of the ConfigMap (a cluster-wide default):
   other pods run on the same GPU;
 - **a MIG slice** (``nvidia.com/mig-3g.40gb``): the pod owns a slice of the stated memory, not the card;
-- **GPUs seen without a request**: ``runtimeClassName: nvidia`` or ``NVIDIA_VISIBLE_DEVICES`` and no request,
-  so the container sees the node's GPUs outside the scheduler's count, and anything else may use them too;
+- **GPUs seen without a request**: ``runtimeClassName: nvidia``, ``NVIDIA_VISIBLE_DEVICES`` or a privileged
+  container (which has every device of the node: a ROCm pod mounting ``/dev/kfd`` and ``/dev/dri``) and no
+  request, so the container sees the node's GPUs outside the scheduler's count, and anything else may use them too;
 - **a shared resource claim**: the pod names a ResourceClaim (not a template), which every pod naming it
   shares (dynamic resource allocation);
 - **unified memory**: a GB10 (DGX Spark) or Jetson device, whose memory is the system's, shared with the CPU.
@@ -229,9 +230,10 @@ def _declared(g: ServingGroup) -> tuple[Sharing | None, bool]:
     if c is not None and not requested:
         seen = _visible(c)
         runtime = c.runtime_class if isinstance(c.runtime_class, str) else None
-        if seen or runtime_visibility(runtime):
+        privileged = "privileged: true (every device of the node)" if c.security.privileged is True else None
+        if seen or runtime_visibility(runtime) or privileged:
             via = " and ".join(x for x in (f"runtimeClassName {runtime}" if runtime_visibility(runtime) else None,
-                                           seen) if x)
+                                           seen, privileged) if x)
             return Sharing("no-request", f"GPUs seen without a request ({via})", via=via), False
     if c is not None and c.resource_claims:
         shared = [n for n in c.resource_claims if c.claim_refs.get(n, ("", None))[0] == "ResourceClaim"]

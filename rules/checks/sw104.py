@@ -160,5 +160,5 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
                         config.kv_reserve)
     if r is None:
         return None  # no smaller layout starts and holds its share: the sharding is needed
-    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing))
+    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
     return f"{where}, but {text}", sure, False

@@ -192,6 +192,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             raise undecided
+        if exposed and _runs_other_program(inv, svc):
+            return
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             yield hit(
@@ -231,6 +233,35 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 f"({RUNTIME_PORTS[port]}); remove that route (reach a dashboard with kubectl port-forward) and "
                 "route only the API port, through a gateway",
             )
+
+
+def _runs_other_program(inv: Inventory, svc: Service) -> bool:
+    """Whether the pods the Service selects are all in the inputs and all serve with another engine (SGLang, TGI:
+    the workloads SW005 names so), none a vLLM serving group: the port number is that engine's own, which happens to
+    equal a runtime port's, SGLang's disaggregation bootstrap port 8998 (Mooncake's too), not vLLM's runtime
+    (corpus26: an SGLang prefill server's NodePort was blocked as the vLLM Mooncake bootstrap port). A Ray pod, a
+    pod of no engine, a selector or labels not known yet, or pods not in the inputs keep the finding (fail
+    closed)."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return False
+    pods = []
+    for p in selectable_pods(inv, svc):
+        if not isinstance(p.labels, dict) or p.namespace != svc.namespace:
+            if not isinstance(p.labels, dict):
+                return False
+            continue
+        if all(p.labels.get(k) == v for k, v in selector.items()):
+            pods.append(p)
+    if not pods:
+        return False
+    try:
+        if any(selects(svc, g) for g in selectable(inv, svc)):
+            return False
+    except Undecidable:
+        return False
+    engines = {li.subject for li in inv.launch_issues if li.other_engine}
+    return all(p.subject in engines for p in pods)
 
 
 #: What to write instead of a LoadBalancer or NodePort Service in front of a runtime port.

@@ -502,6 +502,9 @@ class ServingGroup:
     restart_policy: str | Unknown | None = None  # LWS spec.leaderWorkerTemplate.restartPolicy
     exclusive_topology: str | None = None
     production: Any = None  # bool | None: the environment is production
+    #: Declared by a stack config or a component (``adapters.stack``): its load, latency target and release are the
+    #: workload's fields (``target_concurrency``, ``tpot_target_ms``, ``vllm_version``), not annotations.
+    declared: bool = False
     placement_known: bool = True  # False for `plan` (no node pool to check)
     suppressions: list[Suppression] = field(default_factory=list)
     host: HostAccess = field(default_factory=HostAccess)

@@ -575,6 +575,25 @@ def has_vllm_only_flag(tokens: Sequence[str]) -> bool:
     return False
 
 
+#: The image's own name (the repository path's last segment) when it is a build of vLLM's server: ``vllm`` alone
+#: (``rocm/vllm``, ``quay.io/modh/vllm``, a version may follow) or with words that name the build's accelerator or API
+#: (``vllm-openai``, ``vllm-tpu``, ``vllm-gaudi``, ``vllm-openvino``, ``vllm-openai-ubi9``).
+_BUILD_NAME = re.compile(r"vllm(?:v?\d+(?:\.\d+)*)?(?:[_.-](?:openai|tpu|rocm|cuda|cpu|gpu|gaudi|hpu|xpu|neuron|"
+                         r"neuronx|ascend|openvino|ubi\d*|arm64|amd64|v?\d+(?:\.\d+)*))*")
+
+
+def names_vllm_build(image: str | None) -> bool:
+    """Whether the image is known as a build of vLLM's server by its name (:data:`_BUILD_NAME`, or a family
+    :func:`.images.image_info` knows), not only named for vLLM: ``quay.io/joopark/vllm-optimizer-backend`` (a web
+    backend of a project about vLLM) and ``ghcr.io/acme/deepseek-ocr-vllm/ocr-service`` are images of other programs
+    whose names hold the word (corpus26)."""
+    if not image or not is_vllm_image(image):
+        return False
+    if image_info(image).family != "other":
+        return True
+    return _BUILD_NAME.fullmatch(_repository(str(image)).rsplit("/", 1)[-1]) is not None
+
+
 #: Words of an image repository that name a client of a vLLM server (``vllm-bench-client``), not the server.
 _CLIENT_WORDS = re.compile(r"(?:^|[/_.-])client(?:[/_.-]|$)")
 

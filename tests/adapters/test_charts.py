@@ -230,6 +230,108 @@ def test_a_chart_that_does_not_finish_is_stopped_at_the_timeout(capsys, monkeypa
         "file": f"{CHART}/Chart.yaml", "line": None, "message": "helm template did not finish in 1 s"}])
 
 
+def test_a_chart_holding_a_link_out_of_the_repository_is_not_rendered(capsys, monkeypatch, tmp_path):
+    """fuzz20: helm follows every symbolic link of the chart it loads ("Contents of linked file included and used"),
+    so a template linked to a file elsewhere on the machine was rendered and linted as the chart's; a folder the chart
+    links to inside the repository is walked too. helm does not run; a link inside the repository is helm's."""
+    import shutil
+
+    repo, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    shutil.copytree(ROOT / CHART, repo / "llm")
+    (outside / "sub").mkdir(parents=True)
+    (outside / "deploy.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
+    (repo / "shared").mkdir()
+    (repo / "shared" / "labels.tpl").write_text('{{- define "x.extra" -}}a: b{{- end -}}\n')
+    (repo / "llm" / "templates" / "labels.tpl").symlink_to("../../shared/labels.tpl")  # inside: fine
+    monkeypatch.chdir(repo)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_helm(bin_dir, monkeypatch, f"touch {tmp_path / 'ran'}; exit 1")
+    for link, target, shown in (("llm/templates/extra.yaml", outside / "deploy.yaml", outside / "deploy.yaml"),
+                                ("llm/files", outside, outside),
+                                ("shared/out", outside / "sub", outside / "sub")):
+        (repo / link).symlink_to(target)
+        if link.startswith("shared"):
+            (repo / "llm" / "templates" / "shared").symlink_to("../../shared")  # inside, holding a link out
+        rc, doc, _ = lint_json(capsys, "llm")
+        where = "llm/templates/shared/out" if link.startswith("shared") else link
+        assert (rc, doc["input_errors"]) == (2, [{
+            "file": where, "line": None,
+            "message": f"the chart is not rendered: a symbolic link to {shown}, outside {repo}; helm would read what it "
+                       "leads to (shardwise reads nothing from outside the repository)"}]), link
+        assert not (tmp_path / "ran").exists()
+        (repo / link).unlink()
+    rc, doc, _ = lint_json(capsys, "llm")  # the links inside the repository: helm runs (and fails, as written)
+    assert rc == 2 and (tmp_path / "ran").exists()
+
+
+def test_a_tool_is_stopped_at_its_cpu_limit(capsys, monkeypatch, tmp_path):
+    """fuzz20: a template that loops without writing (`tpl` of a value that calls `tpl` on itself) ran helm for its
+    whole wall-time limit, at a core's full use; it is stopped at the CPU limit (the hard one: SIGKILL)."""
+    from shardwise.rules.adapters import charts
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(charts, "_CPU_S", 1)
+    _fake_helm(tmp_path, monkeypatch, "while :; do :; done")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": "helm template used more than 1 s of CPU, the most shardwise lets it use: stopped"}])
+
+
+def test_a_tool_is_stopped_at_its_memory_limit(capsys, monkeypatch, tmp_path):
+    """fuzz20: helm builds a template's whole output in memory before it writes any (`range until 100000000` took
+    9 GiB); the tool gets no more data than the limit."""
+    import sys
+
+    from shardwise.rules.adapters import charts
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(charts, "_MEMORY_BYTES", 64 << 20)
+    _fake_helm(tmp_path, monkeypatch, f"exec {sys.executable} -c 'b = bytearray(256 << 20)'")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"][0]["message"].split("; ")[-1]) == (2, "MemoryError")
+
+
+GO_STACK_OVERFLOW = """\
+runtime: goroutine stack exceeds 1000000000-byte limit
+runtime: sp=0x3c0c4fe403a8 stack=[0x3c0c4fe40000, 0x3c0c6fe40000]
+fatal error: stack overflow
+
+runtime stack:
+runtime.throw({0x3439bb6?, 0x7ffd2a5e0e28?})
+\truntime/panic.go:1229 +0x48 fp=0x7ffd2a5e0dd8 sp=0x7ffd2a5e0da8 pc=0x1209088
+runtime.newstack()
+\truntime/stack.go:1164 +0x5c5 fp=0x7ffd2a5e0f08 sp=0x7ffd2a5e0dd8 pc=0x11f3f25
+"""
+
+
+@pytest.mark.parametrize(("stderr", "said"), [
+    (GO_STACK_OVERFLOW + "\tcreated by main.runInstall in goroutine 1\n" * 2000,
+     "fatal error: stack overflow (goroutine stack exceeds 1000000000-byte limit)"),
+    ("runtime: out of memory: cannot allocate 4194304-byte block (7602176 in use)\nfatal error: out of memory\n\n"
+     "goroutine 1 gp=0x4dfa79021e0 m=0 mp=0x4f1fa40 [running, locked to thread]:\n",
+     "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"),
+    ("fatal error: runtime: out of memory\n\nruntime stack:\n",
+     "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"),
+    ("fatal error: out of memory allocating heap arena metadata\n\nruntime stack:\n",
+     "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"),
+    ("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation "
+     "code=0x1 addr=0x0 pc=0x1d0a2f5]\n\ngoroutine 1 [running]:\n",
+     "panic: runtime error: invalid memory address or nil pointer dereference"),
+])
+def test_a_go_crash_is_reported_by_its_fatal_error_not_its_dump(capsys, monkeypatch, tmp_path, stderr, said):
+    """fuzz20: helm's crash (a stack overflow of a template that calls itself through `tpl`) was reported by the last
+    lines of its goroutine dump (`created by main.runInstall in goroutine 1; helm.sh/helm/v3@v3.22.0/...`). The
+    shapes are helm v3.22.0's (Go 1.25) own, on those templates."""
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "stderr.txt").write_text(stderr)
+    _fake_helm(tmp_path, monkeypatch, f"cat {tmp_path / 'stderr.txt'} >&2; exit 2")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None, "message": f"helm template failed: {said}"}])
+
+
 def test_a_tool_that_fails_is_reported_with_the_last_lines_of_its_errors(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     _fake_helm(tmp_path, monkeypatch, "yes 'noise' | head -n 40000 >&2; echo 'Error: one' >&2; "

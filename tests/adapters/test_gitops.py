@@ -488,3 +488,24 @@ def test_an_application_of_another_repository_that_names_no_vllm_says_why(repo, 
         "this checkout's git remote (origin): not fetched; lint that source (a checkout of it, or what it renders) "
         "with the rest, or suppress SW005 on it with the reason it deploys no vLLM server")]
     assert doc["summary"]["skipped"] == {}  # no longer also an object of an unknown kind
+
+
+def test_a_run_renders_at_most_so_many_gitops_sources(repo, capsys, monkeypatch):
+    """fuzz20: each source an Application or Flux object names is a helm or kustomize run (about 0.2 s), and a file of
+    10,000 Applications naming one chart (2.5 MB) held the run for half an hour. Past the bound the next object is an
+    input error saying how many were left, and each left says why in its SW005 record."""
+    require_tool("helm")
+    from shardwise.rules.adapters import gitops
+
+    monkeypatch.setattr(gitops, "MAX_GITOPS_RENDERS", 2)
+    rc, doc = lint_json(capsys, ".")
+    assert rc == 2
+    assert [(w["subject"], w["file"]) for w in doc["workloads"]] == [
+        ("Deployment llm-prod/chat-vllm", VIA_PROD), ("Deployment llm-staging/chat-staging-vllm", VIA_STAGING)]
+    assert doc["input_errors"] == [{
+        "file": "clusters/prod/chat.yaml", "line": 2, "message": (
+            "HelmRelease flux-system/chat-70b: its source charts/vllm was not rendered, nor the sources of the GitOps "
+            "object after it: this run has rendered 2 GitOps sources, and shardwise renders at most 2 in one run (each "
+            "runs helm or kustomize); lint the repository's GitOps objects a part at a time")}]
+    sw005 = {f["subject"]: f["message"] for f in doc["findings"] if f["code"] == "SW005"}
+    assert "shardwise renders at most 2 GitOps sources in one run" in sw005["HelmRelease flux-system/chat-70b"]

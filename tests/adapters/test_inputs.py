@@ -497,6 +497,70 @@ def test_json_that_looks_like_pulumi_but_is_not_is_an_error(work, capsys):
                    "resources with urn and type; expected `pulumi preview --json` or `pulumi stack export` output"}])
 
 
+@pytest.mark.parametrize("text", [
+    '{"version": 3, "deployment": {"manifest": {}, "resources": {}}}',  # a state whose resources are no list
+    '{"steps": [{"urn": "urn:pulumi:dev::p::x::y"}], "runId": 7}',  # a step with no op, beside a key Pulumi does not write
+    '{"changeSummary": {"create": 1}, "report": "x"}',
+])
+def test_json_meant_as_a_pulumi_file_stays_an_error(work, capsys, text):
+    # a Pulumi key holding what Pulumi writes there, or only keys Pulumi writes: a broken preview or state file
+    put(work, "preview.json", text + "\n")
+    rc, out, _ = lint(capsys, "preview.json", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [
+        "looks like a Pulumi preview or state file (deployment, steps or resources) but has no list of resources with "
+        "urn and type; expected `pulumi preview --json` or `pulumi stack export` output"])
+
+
+@pytest.mark.parametrize("text,reason", [
+    # a tokenizer vocabulary (gpt2-vocab.json's shape: tokens to ids, Kubernetes' and Pulumi's words among them)
+    ('{"!": 0, "kind": 11031, "steps": 20214, "deployment": 10247, "metadata": 38993, "spec": 16684}',
+     "JSON table of numbers (a tokenizer vocabulary or an id map), not a Kubernetes object"),
+    # Cloud Build's build config: `steps` of builder images
+    ('{"steps": [{"name": "gcr.io/cloud-builders/docker", "args": ["build", "-t", "img", "."]}], "timeout": "1200s"}',
+     "JSON that is not a Kubernetes object nor a Pulumi preview or state file"),
+    # an application's own settings with a `deployment` section
+    ('{"deployment": {"replicas": 2, "region": "us-east-1"}, "logging": {"level": "info"}}',
+     "JSON that is not a Kubernetes object nor a Pulumi preview or state file"),
+])
+def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text, reason):
+    # corpus26: coreweave/kubernetes-cloud's gpt2-vocab.json made its whole folder exit 2 as a broken Pulumi preview
+    put(work, "app/settings.json", text + "\n")
+    put(work, "app/deploy.yaml", vllm_deployment("chat"))
+    rc, out, _ = lint(capsys, "app", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (
+        0, [], [{"file": "app/settings.json", "reason": reason}])
+
+
+@pytest.mark.parametrize("rel,text,reason", [
+    # an agent runtime's registry (the shape of s-aws/vllm-agent-gateway's runtime/*.json: schema_version, a kind in
+    # snake_case, its own lists)
+    ("runtime/skills.json", '{"schema_version": 1, "kind": "skill_registry", "skills": [{"id": "triage"}]}',
+     "JSON that is not a Kubernetes object nor a Pulumi preview or state file"),
+    ("runtime/policy.yaml", "schema_version: 1\nkind: release_policy\nrules: [{id: gate}]\n",
+     "YAML that is not a Kubernetes object"),
+    # Prow's label configuration (.prowlabels.yaml): `kind` is a list of label values
+    (".prowlabels.yaml", "kind:\n  - 'bug'\n  - 'feature'\npriority:\n  - 'p0'\n",
+     "YAML that is not a Kubernetes object"),
+])
+def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
+    put(work, rel, text)
+    put(work, "deploy.yaml", vllm_deployment("chat"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [{"file": rel, "reason": reason}])
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"kind": "Deployment", "spec": {"replicas": 1}}', "object has no apiVersion"),  # a Kubernetes kind's name
+    ('{"kind": 5, "metadata": {"name": "x"}}', "object has no apiVersion"),  # a kind of the wrong type
+])
+def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text, message):
+    put(work, "app.json", text)
+    rc, out, _ = lint(capsys, "app.json", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
+
+
 @pytest.mark.parametrize("rel,reason", [
     ("Chart.yaml", "Helm chart metadata"), ("deploy/kustomization.yml", "Kustomize file"),
     ("infra/Pulumi.yaml", "Pulumi project file"), ("PulumiPolicy.yaml", "Pulumi policy pack project"),

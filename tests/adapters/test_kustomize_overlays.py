@@ -16,7 +16,8 @@ import textwrap
 
 import pytest
 import yaml
-from shardwise.rules.adapters import read_inputs
+from shardwise.rules.adapters import _not_searched_where_rendered, read_inputs
+from shardwise.rules.adapters.select import select_inputs
 
 BASE = """\
 apiVersion: apps/v1
@@ -205,6 +206,39 @@ def test_an_overlay_that_patches_what_the_container_runs_is_recorded(tmp_path):
     assert _patched_by(tmp_path) is None
 
 
+
+def test_an_overlay_met_while_searching_that_patches_what_runs_says_it_was_not_applied(tmp_path, monkeypatch):
+    """newuser11: an overlay met while searching that patches the container's args is one SW005 record, at the line of
+    its patches, naming the command that lints what it deploys; a run with no blocking finding passed before with no
+    word that the overlay's model was never judged. An overlay that sets only replicas records nothing, and neither
+    does the same overlay named on the command line, where kustomize builds it (no record without a build either: its
+    input error says what was not applied)."""
+    _repo(tmp_path, {
+        "prod": "resources: [../../base]\nreplicas: [{name: vllm, count: 1}]\npatches:\n  - path: args.yaml\n",
+        "dev": "resources: [../../base]\nreplicas: [{name: vllm, count: 1}]\n"})
+    _write(tmp_path, {"overlays/prod/args.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  args: ["--model", "Qwen/Qwen2.5-72B-Instruct", "--tensor-parallel-size", "8"]
+        """})
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    # the patch's own file is read as a fragment, and says so on its own (its record is not this one)
+    [issue] = [i for i in inv.launch_issues if i.location.file.endswith("kustomization.yaml")]
+    prod = tmp_path / "overlays" / "prod"
+    assert (issue.subject, issue.location.file, issue.location.line, issue.mentioned) == (
+        "Deployment default/vllm", str(prod / "kustomization.yaml"), 3, True)
+    assert issue.reason.endswith(f"do not block; to lint what it deploys: shardwise lint {prod}")
+    monkeypatch.chdir(tmp_path)  # kustomize builds a base outside the named folder only inside the working directory
+    named = read_inputs(["overlays/prod"], jobs=1)  # built where kustomize is found, else read plainly with an error
+    assert [i for i in named.launch_issues if i.location.file.endswith("kustomization.yaml")] == []
+
+
 DENY = """\
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -257,3 +291,31 @@ def test_overlays_of_different_namespaces_give_one_object_in_each(tmp_path):
     assert sorted(g.namespace for g in inv.groups) == ["dev", "prod"]
     for overlay in ("dev", "prod"):
         assert _built_namespaces(tmp_path, overlay) in (None, {"Deployment/vllm": overlay})
+
+
+def test_what_a_named_chart_or_overlay_renders_is_not_also_searched(tmp_path, monkeypatch):
+    """newuser11: `shardwise lint . charts/vllm overlays/prod` (docs/ci.md: name a chart's or an overlay's folder
+    beside the repository searched) also read the chart's and the overlay's files as met while searching: SW005 said
+    the named chart was not rendered and the overlay's patches not applied, and the base was reported again as
+    written. What a named folder renders, and the bases its kustomization reaches, are left out of the search; a
+    base that an overlay met while searching reaches too (dev) is still read for it, and a file named is kept."""
+    _repo(tmp_path, {"prod": "resources: [../../base]\n", "dev": "resources: [../../base]\n"})
+    _write(tmp_path, {"charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+                      "charts/vllm/values.yaml": "model: Qwen/Qwen2.5-7B-Instruct\n",
+                      "charts/vllm/templates/deployment.yaml": BASE, "other.yaml": BASE})
+    monkeypatch.chdir(tmp_path)
+
+    def selected(paths: list[str]) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+        sel = select_inputs(paths)
+        _not_searched_where_rendered(sel, paths)
+        return sel.renders, sel.files, sel.skipped
+
+    assert selected([".", "charts/vllm", "overlays/prod"]) == (
+        ["charts/vllm", "overlays/prod"], ["other.yaml", "base/deployment.yaml"],
+        [("base/kustomization.yaml", "Kustomize file"), ("overlays/dev/kustomization.yaml", "Kustomize file")])
+    assert selected([".", "charts/vllm", "overlays/prod", "overlays/dev"]) == (
+        ["charts/vllm", "overlays/prod", "overlays/dev"], ["other.yaml"], [])
+    assert selected([".", "overlays/prod", "overlays/dev", "base/deployment.yaml"])[1:] == (
+        ["other.yaml", "base/deployment.yaml"],
+        [("charts/vllm/Chart.yaml", "Helm chart metadata"), ("charts/vllm/values.yaml", "Helm values"),
+         ("charts/vllm/templates/deployment.yaml", "Helm chart template (not rendered)")])

@@ -553,8 +553,8 @@ def test_ray_service_whose_serve_application_is_its_own_code_says_where_vllm_run
     [issue] = inv.launch_issues
     assert (inv.groups, issue.subject, issue.container, issue.mentioned, issue.reason) == (
         [], "RayService default/rayservice-vllm", "ray-head", False,
-        "container 'ray-head' runs the vLLM image example.com/llm/ray-qwen-vllm:latest but its command (the image "
-        "entrypoint, no args) is not where vLLM starts: KubeRay runs `ray start` in a Ray pod's container, and vLLM "
+        "container 'ray-head' runs example.com/llm/ray-qwen-vllm:latest, an image named for vLLM, but its command "
+        "(the image entrypoint, no args) is not where vLLM starts: KubeRay runs `ray start` in a Ray pod's container, and vLLM "
         "runs inside the RayService's Ray Serve application `serve_vllm:app` (serveConfigV2), Python code of its "
         "own (in the image, or a file mounted into the pods) that shardwise does not read, so the model, layout and "
         "context length are not in the object; Ray Serve LLM's `ray.serve.llm:build_openai_app` with inline "

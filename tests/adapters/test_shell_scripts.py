@@ -24,6 +24,7 @@ from shardwise.rules.adapters.shell import (
     manifest_text,
 )
 from shardwise.rules.adapters.shellname import is_script
+from shardwise.rules.model import UNKNOWN
 
 POD = """\
 apiVersion: v1
@@ -377,3 +378,31 @@ def test_the_files_a_script_pipes_through_envsubst():
     assert envsubst_inputs(text) == ["base/lws.yaml", "k8s/vllm.yaml", "overlay.yaml", "rendered.yaml.tpl",
                                      "svc.yaml"]
     assert envsubst_inputs("kubectl apply -f a.yaml\n") == []
+
+
+SERVICE_FROM_VARIABLES = """\
+apiVersion: v1
+kind: Service
+metadata: {name: "${SERVICE_NAME}", namespace: "${NAMESPACE}"}
+spec:
+  selector: {app: "${APP_NAME}"}
+  ports:
+    - name: http
+      port: ${SERVICE_PORT}
+      targetPort: ${SERVICE_PORT}
+"""
+
+
+def test_a_service_port_the_script_fills_is_unknown_not_an_input_error():
+    """A deploy script's Service whose port and targetPort are the script's variable (`SERVICE_PORT=8000` above,
+    `port: ${SERVICE_PORT}` in the here-document it pipes to `oc apply`): the shell writes the number when the script
+    runs, so the port is unknown here, as a replica count so written is, never an input error that failed the whole
+    run (corpus26: the shape of nb-qbits/vllm-ocp-deploy's setup script). A number Kubernetes refuses still is one."""
+    text = script("#!/bin/bash", "SERVICE_PORT=8000", "cat <<EOF | oc apply -f -", SERVICE_FROM_VARIABLES, "EOF")
+    inv = load_text(text, "setup-service.sh")
+    assert inv.errors == []
+    [svc] = inv.services
+    assert (svc.name, svc.ports, svc.target_ports) == ("${SERVICE_NAME}", [], [UNKNOWN])
+    bad = load_text(text.replace("${SERVICE_PORT}", "70000"), "setup-service.sh")
+    assert [str(e) for e in bad.errors] == [
+        "setup-service.sh:11: spec.ports[0].port: expected a port number (1-65535), found 70000"]

@@ -267,7 +267,7 @@ def test_a_stack_declares_its_load_with_target_concurrency(tmp_path):
     assert g.annotations["shardwise.dev/target-concurrency"] == "300"
     [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW103"]
     assert (f.level, f.message) == ("mandatory", (
-        "the declared load of 300 sequences (annotation shardwise.dev/target-concurrency) over 2 replicas: "
+        "the declared load of 300 sequences (target_concurrency) over 2 replicas: "  # newuser11: the stack's field
         "150 per replica × 8,192 tokens (p95 context) needs 150.0 GiB of KV cache per GPU, but "
         "meta-llama/Llama-3.1-8B-Instruct at TP1×PP1 on H100-SXM-80GB (vLLM 0.11.0 from the image tag) holds about "
         "54.1 GiB (±2.9): 54 such sequences per replica; run 6 replicas to hold it, or use an fp8 KV cache "
@@ -275,6 +275,20 @@ def test_a_stack_declares_its_load_with_target_concurrency(tmp_path):
     # without it there is no load to judge: vLLM's max_num_seqs (1,024 here) is a cap, not a load
     inv = load_stack_file(write(tmp_path, GOOD))
     assert [f for f in run_rules(ALL_RULES, inv) if f.code == "SW103"] == []
+
+
+def test_a_stack_s_findings_name_its_fields_not_annotations(tmp_path):
+    """newuser11: an 8B model at TP2 declared by a stack (or a component) was told to "declare the load (annotation
+    shardwise.dev/target-concurrency)", an annotation neither can write; the stack's field is target_concurrency."""
+    tp2 = "          tensor_parallel_size: 2\n"
+    inv = load_stack_file(write(tmp_path, GOOD + tp2))
+    [f] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW104"]
+    assert (f.level, f.message) == ("mandatory", (
+        "meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but 2 "
+        "replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 8,192 with 54.1 GiB (±2.9) of KV cache "
+        "per GPU and keeps the KV reserve (15.0 GiB of weights × 1.4 = 21.0 GiB of the 71.3 GiB vLLM may use); run "
+        "them instead, or declare the load (target_concurrency) to have it judged against the load (vLLM 0.11.0 from "
+        "the image tag)"))
 
 
 def test_target_concurrency_is_bounded():

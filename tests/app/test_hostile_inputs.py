@@ -123,6 +123,33 @@ def test_a_fifo_in_a_linted_folder_or_named_is_an_error_not_a_hang(repo, capsys)
                                 "shardwise reads only regular files"])
 
 
+def test_a_file_named_dash_is_that_file_never_standard_input(repo, capsys, monkeypatch):
+    """A repository's shell script named ``-`` (a shebang and a ``kubectl apply -f - <<EOF`` here-document, as deploy
+    scripts without a suffix are written) was reported as ``-`` once the folder was searched, and ``-`` is standard
+    input to every reader: its Deployment was never read, stdin was read in its place (an error where it was empty,
+    a wait where it was a terminal), and ``lint ./-`` did the same (fuzz20)."""
+    script = "#!/bin/sh\nset -e\nkubectl apply -f - <<EOF\n" + vllm_deployment("dash") + "EOF\n"
+    put(repo, "-", script)
+    put(repo, "sub/-", script)
+    read: list[int] = []
+
+    class Stdin:
+        class buffer:  # noqa: N801 - sys.stdin.buffer's name
+            @staticmethod
+            def read(n: int = -1) -> bytes:
+                read.append(n)
+                return b""
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    for argv in (["."], ["./-", "sub/-"], [".//-", "./sub/-"]):
+        rc, errors, summary = lint(capsys, *argv)
+        assert (rc, errors) == (0, []), argv
+        assert "2 files read, 2 workloads" in summary, argv
+    rc = main(["lint", "--format", "json", "."])
+    files = sorted(w["file"] for w in json.loads(capsys.readouterr().out)["workloads"])
+    assert (rc, files) == (0, ["./-", "sub/-"])
+    assert read == []
+
+
 def test_a_fifo_as_the_ignore_file_is_an_error_and_the_rest_is_linted(repo, capsys):
     put(repo, "good.yaml", vllm_deployment("good"))
     os.mkfifo(repo / ".shardwiseignore")
@@ -326,6 +353,18 @@ def test_a_toml_config_with_a_huge_number_is_an_input_error(repo, capsys):
     assert rc == 2
     assert err.strip() == ("shardwise: error: shardwise.toml:2: cannot parse TOML: a number of more than 4,300 digits; "
                            "shardwise reads integers of at most 4,300 digits")
+
+
+@pytest.mark.parametrize("value", ["[" * 100_000 + "]" * 100_000, "{a = " * 100_000 + "1" + "}" * 100_000,
+                                   "[" * 2_000 + "]" * 2_000])
+def test_a_toml_config_nested_too_deep_is_an_input_error(repo, capsys, value):
+    """fuzz20: tomllib reads arrays and inline tables recursively, and its RecursionError was an internal error."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "shardwise.toml", f"kv_reserve = 0.1\nexclude = {value}\n")
+    with deadline(30):
+        rc = main(["lint", "good.yaml"])
+    _, err = capsys.readouterr()
+    assert (rc, err.strip()) == (2, "shardwise: error: shardwise.toml: cannot parse TOML: nesting too deep")
 
 
 @pytest.mark.parametrize("name,make,why", [
@@ -729,6 +768,95 @@ def test_a_remote_base_is_not_fetched_unless_allowed(repo, capsys, kustomize, en
         "lint -; its 1 YAML file was read one by one instead (patches, overlays and generators not applied)"]
     assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
     rc, errors, _ = lint(capsys, "app", "--fetch-remote-bases")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
+@pytest.mark.parametrize(("entry", "folder"), [
+    ("github.com/acme/platform", True),   # a vendored copy of the base under its import path, as Go vendors
+    ("github.com/acme/platform//base?ref=v1", True),
+    ("GitHub.com/acme/platform", True),
+    ("github.com:acme/platform", False),  # kustomize's own short form: was not taken for remote at all
+    ("github.com:acme/platform", True),
+])
+def test_a_remote_base_beside_a_folder_of_its_name_is_not_fetched(repo, capsys, kustomize, entry, folder):
+    """fuzz20: kustomize (v5.8.1; ``FileLoader.New``) asks whether an entry is a git URL before it looks for a folder
+    of that name, so a kustomization's ``github.com/acme/platform`` beside a folder ``github.com/acme/platform`` ran
+    ``git fetch --depth=1 https://github.com/acme/platform``: shardwise had read the folder as the base and let it
+    run. A regular file of the name is read first, and stays local."""
+    put(repo, "app/kustomization.yaml", f"resources:\n  - deploy.yaml\n  - {entry}\n")
+    put(repo, "app/deploy.yaml", vllm_deployment("plain"))
+    if folder:
+        put(repo, f"app/{entry.split('//')[0]}/kustomization.yaml", "resources: [cm.yaml]\n")
+        put(repo, f"app/{entry.split('//')[0]}/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    rc, errors, summary = lint(capsys, "app")
+    before = ", which it tries before the folder of that name" if folder and "//" not in entry else ""
+    assert (rc, errors) == (2, [
+        f"app/kustomization.yaml: error: remote base {entry!r} not fetched: kustomize would download it (git fetch)"
+        f"{before}; pass --fetch-remote-bases to let it, or build the kustomization yourself: kustomize build app | "
+        f"shardwise lint -; its {'2 YAML files were' if folder else '1 YAML file was'} read one by one instead "
+        "(patches, overlays and generators not applied)"])
+    assert not kustomize.exists()  # kustomize never ran
+
+
+def test_a_file_named_like_a_remote_base_is_read_as_the_file(repo, capsys, kustomize):
+    put(repo, "app/kustomization.yaml", "resources:\n  - github.com/acme/platform/deploy.yaml\n")
+    put(repo, "app/github.com/acme/platform/deploy.yaml", vllm_deployment("plain"))
+    rc, errors, _ = lint(capsys, "app")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
+@pytest.mark.parametrize(("field", "entry", "key"), [
+    ("configMapGenerator:\n  - name: meta\n    files: [creds=http://169.254.169.254/latest/meta-data/iam/]",
+     "http://169.254.169.254/latest/meta-data/iam/", "configMapGenerator files"),
+    ("secretGenerator:\n  - name: s\n    envs: [HTTPS://example.com/prod.env]", "HTTPS://example.com/prod.env",
+     "secretGenerator envs"),
+    ("patches:\n  - path: https://raw.githubusercontent.com/acme/ops/main/gpu-patch.yaml\n    target: {kind: Deployment}",
+     "https://raw.githubusercontent.com/acme/ops/main/gpu-patch.yaml", "patches path"),
+    ("crds:\n  - https://example.com/crds.yaml", "https://example.com/crds.yaml", "crds"),
+    ("openapi:\n  path: https://example.com/schema.json", "https://example.com/schema.json", "openapi path"),
+])
+def test_a_remote_file_a_kustomization_reads_is_not_fetched_unless_allowed(repo, capsys, kustomize, field, entry, key):
+    """fuzz20: kustomize downloads a file entry given as a URL (an HTTP GET, before its load restriction; v5.8.1
+    tried each of these), so a repository's kustomization made the run fetch any address the runner reaches, the
+    cloud's metadata service too. Refused as a remote base is."""
+    put(repo, "app/kustomization.yaml", f"resources:\n  - deploy.yaml\n{field}\n")
+    put(repo, "app/deploy.yaml", vllm_deployment("plain"))
+    rc, errors, summary = lint(capsys, "app")
+    assert (rc, errors) == (2, [
+        f"app/kustomization.yaml: error: remote file {entry!r} ({key}) not fetched: kustomize would download it (HTTP "
+        "GET); pass --fetch-remote-bases to let it, or build the kustomization yourself: kustomize build app | "
+        "shardwise lint -; its 1 YAML file was read one by one instead (patches, overlays and generators not applied)"])
+    assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
+    rc, errors, _ = lint(capsys, "app", "--fetch-remote-bases")
+    assert (rc, errors) == (0, []) and kustomize.exists()
+
+
+def test_a_kustomization_the_check_cannot_read_is_not_built(repo, capsys, kustomize):
+    """fuzz20 (seed 20011 case 447): a kustomization the check before kustomize could not read was left to kustomize
+    "to report in its own words"; kustomize reads UTF-16 with a BOM, and opened the FIFO the file named, holding the
+    run for the 120 s timeout. A UTF-16 one is checked in the text kustomize reads; one the check cannot parse (nested
+    past the YAML reader's depth, which kustomize's passes) is not built."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    (repo / "u16").mkdir()
+    (repo / "u16" / "kustomization.yaml").write_bytes("\ufeffresources:\n  - deployment.yaml\n".encode("utf-16-le"))
+    os.mkfifo(repo / "u16" / "deployment.yaml")
+    put(repo, "deep/kustomization.yaml", "resources:\n  - deployment.yaml\nx: " + "[" * 2000 + "]" * 2000 + "\n")
+    os.mkfifo(repo / "deep" / "deployment.yaml")
+    fifo = "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files"
+    rc, errors, summary = lint(capsys, "good.yaml", "u16", "deep")
+    assert (rc, errors) == (2, [
+        f"u16/deployment.yaml: error: the kustomization u16/kustomization.yaml is not built: its resources entry "
+        f"'deployment.yaml': {fifo}; its 1 YAML file was read one by one instead (patches, overlays and generators not "
+        "applied)",
+        f"u16/deployment.yaml: error: {fifo}",
+        "deep/kustomization.yaml: error: the kustomization is not built: shardwise cannot check what it names (cannot "
+        "parse YAML: exceeded maximum nesting depth), so kustomize is not run on it; its 1 YAML file was read one by "
+        "one instead (patches, overlays and generators not applied)",
+        f"deep/deployment.yaml: error: {fifo}"])
+    assert LINTED_ONE in summary and not kustomize.exists()  # kustomize never ran
+    os.unlink(repo / "u16" / "deployment.yaml")
+    put(repo, "u16/deployment.yaml", vllm_deployment("u16"))
+    rc, errors, _ = lint(capsys, "u16")  # UTF-16 with its mark: built, as kustomize reads it
     assert (rc, errors) == (0, []) and kustomize.exists()
 
 

@@ -110,8 +110,18 @@ def test_a_well_formed_count_beside_a_malformed_one_is_judged_apart(tmp_path):
         else:
             assert only == []
     assert seen == {True, False}  # both ways round were drawn
-    assert [fuzz_mutate.plain_count(v) for v in ("0", "+4", "2Gi", "1_000", "inf", "0x10", '"2"', "1.5")] == [
+    assert [fuzz_mutate.plain_count(v) for v in ("0", "+4", "2Gi", "1_000", "inf", '"0x10"', '"2"', "1.5")] == [
         True, True, True, True, False, False, False, False]
+    # fuzz20 (seed 20006 case 44): go-yaml v2 reads a plain 0x10 as 16 (strconv.ParseInt base 0), so does kubectl
+    assert [fuzz_mutate.plain_count(v) for v in ("0x10", "0o10", "010", "0b10", "-0x1_0", "0x", "0o8")] == [
+        True, True, True, True, True, False, False]
+    assert fuzz_mutate.plain_count("0x10", flag=True) is False  # argparse's int() refuses it
+    # fuzz20 (seed 20011 case 101): a quantity's decimal exponent, quantity.go's grammar: "1e3" is 1000
+    assert [fuzz_mutate.plain_count(v, quantity=True) for v in ('"1e3"', "1e3", '"1E+2"', '"1.5e3"', '"1.05e1"', '"1e-3"')] == [
+        True, True, True, True, False, False]
+    # (case 311) a fraction with a suffix that makes it whole: "8.5Gi" is 9,126,805,504
+    assert [fuzz_mutate.plain_count(v, quantity=True) for v in ('"8.5Gi"', '"0.5k"', '"1.5"', '"1500m"', '"1.0001k"')] == [
+        True, True, False, False, False]
     assert (fuzz_mutate.plain_count(" 4", flag=True), fuzz_mutate.plain_count(" 4")) == (True, False)
     # fuzz19 (seed 7401 case 1158): a resource quantity is a string in the API; `replicas: "2"` is no int32
     assert [fuzz_mutate.plain_count(v, quantity=True) for v in ('"2"', '"2Gi"', '"2 "', '"two"', '"1.5"', '""')] == [

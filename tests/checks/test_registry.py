@@ -168,6 +168,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-type.yaml",  # corpus18: the instance type a pod selects from a NodePool's families
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "privileged-rocm.yaml",  # corpus26: a privileged container sees every device of its node
               "limitrange-default.yaml",  # limitrange22: a LimitRange's default GPU is the count of a container
               "limitrange-max-tenant.yaml",  # that writes none (a max alone is the default)
               "prefill-context-parallel.yaml",  # engine22: vLLM's world is TP × PP × PCP
@@ -203,7 +204,8 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
-    "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml"},  # corpus19: a port name the pods do not declare
+    "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
+              "other-program.yaml"},  # corpus26: a Service whose pods all serve with another engine (SGLang)
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",
@@ -227,9 +229,11 @@ EXTRA_FIXTURES = {
               "simulators.yaml",  # readers18: llm-d's inference simulator said to be recognised as one
               "operator-engines.yaml",  # corpus20: a NIMService, Dynamo's SGLang and TensorRT-LLM workers
               "llama-ollama.yaml",  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
-              "named-images.yaml"},  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
+              "named-images.yaml",  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
+              "overlay-patches-args"},  # newuser11: a searched overlay patches the base's model, TP and pool
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
-              "proxy.yaml"},  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
+              "proxy.yaml",  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
+              "named-for-vllm.yaml"},  # corpus26: an image named for vLLM is not called the vLLM image
     "SW305": {"no-policy-in-input.yaml"},  # no policy in the input: multi-node gaps advisory, saying what decides
     "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
               "kserve-runtime-volume.yaml",  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...model import UNKNOWN, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from .fields import (
     as_list,
     as_map,
@@ -44,10 +45,15 @@ def _service_type(spec: Mapping[str, Any], loc: Location) -> Any:
 
 def _port(entry: Mapping[str, Any], key: str, what: str, at: Location, named: bool) -> Any:
     """A Service port (a number 1-65535) or targetPort (the same, or a port name): any other value Kubernetes
-    rejects is an :class:`InputError` at the entry's line, never read as absent (UNKNOWN and absent pass)."""
+    rejects is an :class:`InputError` at the entry's line, never read as absent (UNKNOWN and absent pass). A
+    template's placeholder written as the whole value (``port: ${SERVICE_PORT}`` in a deploy script's here-document
+    or an envsubst template, ``{{ .Values.port }}``) is the value the tool fills: unknown, as a replica count so
+    written is (corpus26: nb-qbits/vllm-ocp-deploy's Service made the whole run exit 2)."""
     value = entry.get(key)
     if value is None or value is UNKNOWN:
         return value
+    if is_placeholder(value):
+        return UNKNOWN
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 65535:
         return value
     if named and isinstance(value, str) and value.strip():

@@ -44,6 +44,7 @@ from ...model.vocab import (
     LWS_NAME,
     LWS_WORKER_INDEX,
 )
+from ...vllm.args import names_vllm_build
 from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
@@ -100,6 +101,15 @@ API_VALIDATED_PODS = frozenset({
     ("batch", "Job"), ("batch", "CronJob"), ("", "ReplicationController"),
 })
 _HUMAN_INT = re.compile(r"^(\d+)([kK])$")
+
+
+
+def _vllm_image_words(image: Any) -> str:
+    """How a launch issue names the image: "the vLLM image X" for a build of vLLM's server, else "X, an image named
+    for vLLM," (``quay.io/joopark/vllm-optimizer-backend``, a project's web backend, is no vLLM image; corpus26)."""
+    if not isinstance(image, str):  # not known yet: nothing is said of its name
+        return f"the image {image}"
+    return f"the vLLM image {image}" if names_vllm_build(image) else f"{image}, an image named for vLLM,"
 
 
 def _production(value: str, file: str | None, line: int | None) -> bool:
@@ -454,7 +464,7 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
                 where, suppressions, crash=True)
         else:
             launch_issue(inv, subject, c, (
-                f"container {c.name!r} runs the vLLM image {c.image} but its command "
+                f"container {c.name!r} runs {_vllm_image_words(c.image)} but its command "
                 f"({_shown_command([*c.command, *c.args])}) "
                 f"{pod.unread_why or 'does not start a vLLM server shardwise can read'}"),
                 where, suppressions)

@@ -164,6 +164,13 @@ class Device:
     #: GPUs of one node that NVLink (AMD: XGMI) joins all-to-all: 1 on PCIe-only nodes, 2 for NVLink-bridged
     #: pairs, 8 on HGX boards. None: not known (sized as if they were all joined).
     nvlink_domain: int | None = None
+    #: The most the runtime may report on this part where its memory is the catalog's and depends on a setting the
+    #: manifest never shows (ECC on a GDDR card: :attr:`GpuInfo.memory_gib_ecc_off`); ``memory_gib`` is then the
+    #: least. None: one figure.
+    memory_gib_high: float | None = None
+    #: The least it may report where ``memory_gib`` is the catalog's ECC-off figure (:attr:`GpuInfo.memory_gib_ecc_on`):
+    #: what a finding that the model fits on fewer GPUs is judged at (SW104). None: one figure.
+    memory_gib_low: float | None = None
 
     @classmethod
     def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None, interconnect: str | None = None,
@@ -179,8 +186,13 @@ class Device:
         vendor = vendor_of(gpu.k8s_resource) or gpu.vendor
         link = interconnect or gpu.interconnect
         domain = 1 if link == "pcie" else (nvlink_domain or gpu.nvlink_domain_size or None)
+        # the ECC-off and ECC-on figures, only where the memory is the catalog's own (not a label's, not measured)
+        high, low = gpu.memory_gib_ecc_off, gpu.memory_gib_ecc_on
+        if memory_gib and float(memory_gib) != gpu.memory_gib:
+            high = low = None
         return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture,  # type: ignore[arg-type]
-                   domain)
+                   domain, high if high and high > gpu.memory_gib else None,
+                   low if low and low < gpu.memory_gib else None)
 
 
 @python_class
@@ -1575,17 +1587,64 @@ def size_deployment(
     try:
         h = hash(key)
     except TypeError:  # an argument that cannot be hashed: size it without the memo
-        return _size_deployment(model, device, settings, version, expected_context=expected_context,
-                                weights_gib=weights_gib, estimates=estimates)
+        return _size_range(model, device, settings, version, expected_context=expected_context,
+                           weights_gib=weights_gib, estimates=estimates)
     hit = _SIZED.get(h)
     if hit is not None and hit[1] is model and hit[0] == key:
         return hit[2]
-    sized = _size_deployment(model, device, settings, version, expected_context=expected_context,
-                             weights_gib=weights_gib, estimates=estimates)
+    sized = _size_range(model, device, settings, version, expected_context=expected_context,
+                        weights_gib=weights_gib, estimates=estimates)
     if len(_SIZED) >= _SIZED_MAX:
         _SIZED.clear()
     _SIZED[h] = (key, model, sized)
     return sized
+
+
+def _size_range(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion | str | None,
+                *, expected_context: int | None, weights_gib: float | None, estimates: Estimates) -> ReplicaSizing:
+    """The sizing at the device's figure, its refusals confirmed at its higher one where it has one
+    (:attr:`Device.memory_gib_high`: :func:`over_range`)."""
+    sized = _size_deployment(model, device, settings, version, expected_context=expected_context,
+                             weights_gib=weights_gib, estimates=estimates)
+    if not device.memory_gib_high:
+        return sized
+    high = size_deployment(model, replace(device, memory_gib=device.memory_gib_high, memory_gib_high=None,
+                                          memory_gib_low=None), settings,
+                           version, expected_context=expected_context, weights_gib=weights_gib, estimates=estimates)
+    return over_range(sized, high, device.memory_gib_high)
+
+
+#: How the note of :func:`over_range` ends (:func:`range_note` finds it).
+RANGE_NOTE_TAIL = ": a manifest does not say which"
+
+
+def range_note(s: ReplicaSizing) -> str:
+    """The note :func:`over_range` added where a refusal at the catalog's figure is not sure for the GPU's ECC
+    setting, else ""."""
+    return next((n for n in s.notes if n.endswith(RANGE_NOTE_TAIL)), "")
+
+
+#: The verdicts of a sizing that a refusal at the device's higher figure must confirm (:func:`over_range`).
+RANGE_VERDICTS = ("weights_fit_band", "verdict", "kv_verdict", "margin_verdict", "mamba_verdict")
+
+
+def over_range(low: ReplicaSizing, high: ReplicaSizing, high_gib: float) -> ReplicaSizing:
+    """``low`` (sized at the device's catalog figure, the least it may report) with each verdict that refuses there
+    but not at ``high_gib`` (the same GPU with ECC off: :attr:`Device.memory_gib_high`) made "may-refuse": the
+    manifest does not say which figure the GPU reports, so a refusal is sure only where both refuse. Every figure
+    stays ``low``'s (what plan prints; a suggestion to use fewer GPUs is judged there, the lower figure), and a note
+    says where the ECC setting decides."""
+    moved = {name: "may-refuse" for name in RANGE_VERDICTS
+             if getattr(low, name) == "refuses" and getattr(high, name) != "refuses"}
+    if not moved or high.weights_fit_band == "refuses":  # weights that surely do not fit at either figure
+        return low
+    starts = "starts" if high.verdict == "starts" and high.weights_fit_band == "starts" else "may start"
+    note = (f"{low.gpu_memory_gib:.2f} GiB is the GPU's CUDA total with ECC on, which the sizing takes; with ECC off "
+            f"it is {high_gib:.2f} GiB, where vLLM {starts}{RANGE_NOTE_TAIL}")
+    fields = dict(low.__dict__)
+    fields.update(moved)
+    fields["notes"] = (*low.notes, note)
+    return _replica_sizing(fields)
 
 
 def _unbuilt_towers(model: ModelShape, s: EngineSettings, b: Behaviour, notes: list[str]) -> int:

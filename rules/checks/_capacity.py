@@ -15,11 +15,12 @@ from ..capacity.group import (
     expected_context,
     mig_slice_or_none,
     require_model,
+    sizer,
     suggested_max_model_len,
     vllm_version,
 )
 from ..capacity.group import declared_load as _declared_load
-from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve
+from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer
 from ..capacity.sizing import BYTES_PER_PARAM, GB, GIB, Device, EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
@@ -283,3 +284,35 @@ def latency_escape(g: ServingGroup, message: str, sure: bool) -> tuple[str, bool
         return message, sure
     return (f"{message}; the sharding may be there to meet the per-token latency target of {g.tpot_target_ms:g} ms "
             f"({'tpot_target_ms' if g.declared else ANN_TPOT_TARGET})"), False
+
+
+def ecc_off_sizing(g: ServingGroup, config: LintConfig) -> ReplicaSizing | None:
+    """The group's sizing at its GPU's ECC-off figure where the catalog's is the ECC-on one
+    (:attr:`..capacity.sizing.Device.memory_gib_high`), else None: a finding that the load does not fit blocks only
+    where it does not fit there either (ecc1)."""
+    sz = sizer(g, config)
+    high = sz.device.memory_gib_high if sz is not None else None
+    if sz is None or not high:
+        return None
+    dev = replace(sz.device, memory_gib=high, memory_gib_high=None, memory_gib_low=None)
+    return size_deployment(sz.model, dev, sz.settings, sz.version, expected_context=sz.expected_context,
+                           weights_gib=sz.weights_gib)
+
+
+def ecc_on_sizer(sz: Sizer) -> tuple[Sizer, ReplicaSizing] | None:
+    """A sizer and the engine's sizing at the GPU's ECC-on figure where the catalog's is the ECC-off one
+    (:attr:`..capacity.sizing.Device.memory_gib_low`), else None: a finding that fewer GPUs would serve the model
+    blocks only where they serve there too (SW104, SW202; ecc1)."""
+    low = sz.device.memory_gib_low
+    if not low:
+        return None
+    dev = replace(sz.device, memory_gib=low, memory_gib_low=None)
+    return (Sizer(sz.model, dev, sz.settings, sz.version, sz.expected_context, sz.weights_gib),
+            size_deployment(sz.model, dev, sz.settings, sz.version, expected_context=sz.expected_context,
+                            weights_gib=sz.weights_gib))
+
+
+def ecc_on_text(sz: Sizer) -> str:
+    """What a finding that fewer GPUs serve says where that is not sure with ECC on (:func:`ecc_on_sizer`)."""
+    return (f" (with ECC off, {sz.device.memory_gib:.2f} GiB; with ECC on the GPU reports "
+            f"{sz.device.memory_gib_low:.2f} GiB, where it is not sure: a manifest does not say which)")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import encoder_fit, engine_settings, gpu_name, sizing, tpu_of
-from ..capacity.sizing import ReplicaSizing
+from ..capacity.group import device, encoder_fit, engine_settings, gpu_name, sizing, tpu_of
+from ..capacity.sizing import ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import layout_text, weights_fit_instead
@@ -93,7 +93,9 @@ class WeightsDoNotFit(GroupRule):
             yield from self._margin(g, s)
             return
         # weights above the GPU's whole memory never fit, whatever the estimate's band says
-        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > s.gpu_memory_gib
+        dev = device(g)  # a GPU whose memory depends on its ECC setting: above its higher figure (ecc1)
+        whole = max(s.gpu_memory_gib, (dev.memory_gib_high if dev is not None else None) or 0.0)
+        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > whole
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{_offloaded(g)}, but "
@@ -114,7 +116,7 @@ class WeightsDoNotFit(GroupRule):
             yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note}); "
                          f"{weights_fit_instead(g, s, config)}", level="mandatory")
         else:
-            yield hit(g, f"{head}: within the estimate's error, so vLLM may fail at start-up ({s.vllm_version_note})")
+            yield hit(g, f"{head}: {_unsure(s)}vLLM may fail at start-up ({s.vllm_version_note}){_ecc(s)}")
 
     def _margin(self, g: ServingGroup, s: ReplicaSizing) -> Iterable[Hit]:
         """The start-up failures outside the KV budget (vLLM's V1 engine)."""
@@ -128,8 +130,18 @@ class WeightsDoNotFit(GroupRule):
         elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block
             yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up")
         else:
-            yield hit(g, f"{where}: {s.margin_failure}; within the estimate's error, so vLLM may fail at "
-                         "start-up")
+            yield hit(g, f"{where}: {s.margin_failure}; {_unsure(s)}vLLM may fail at start-up{_ecc(s)}")
+
+
+def _unsure(s: ReplicaSizing) -> str:
+    """Why a failure is not sure: the estimate's error, or (:func:`_ecc`) the GPU's ECC setting."""
+    return "" if range_note(s) else "within the estimate's error, so "
+
+
+def _ecc(s: ReplicaSizing) -> str:
+    """The note that a refusal holds with the GPU's ECC on only (:func:`..capacity.sizing.over_range`), else ""."""
+    note = range_note(s)
+    return f"; {note}" if note else ""
 
 
 def _offloaded(g: ServingGroup) -> str:

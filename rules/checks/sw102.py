@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..capacity.group import encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
-from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing
+from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, known
@@ -123,8 +123,7 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             yield Hit(group_subject(g), f"{CANNOT}{where}: {drafter.removeprefix(CANNOT)}; {measured}{fix}",
                       g.at("speculative_config", "speculative_model"), tuple(g.suppressions), undecided=True)
         else:
-            yield hit(g, f"{where}: {measured}; within the estimate's error, so vLLM may refuse to "
-                         f"start{fix}")
+            yield hit(g, f"{where}: {measured}; {_may_refuse(s)}{fix}")
 
 
 def _encoder_length(g: ServingGroup) -> Iterable[Hit]:
@@ -173,4 +172,10 @@ def _mamba_hit(g: ServingGroup, s: ReplicaSizing, where: str) -> Hit:
     at = None if s.max_num_seqs_default else g.at("max_num_seqs")
     if s.mamba_verdict == "refuses":
         return hit(g, f"{text}; {fix}", at, level="mandatory")
-    return hit(g, f"{text}; within the estimate's error, so vLLM may refuse to start; {fix}", at)
+    return hit(g, f"{text}; {_may_refuse(s)}; {fix}", at)
+
+
+def _may_refuse(s: ReplicaSizing) -> str:
+    """Why a refusal is not sure: the estimate's error, or the GPU's ECC setting (:func:`range_note`)."""
+    note = range_note(s)
+    return f"vLLM may refuse to start ({note})" if note else "within the estimate's error, so vLLM may refuse to start"

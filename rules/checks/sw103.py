@@ -9,7 +9,7 @@ from ..capacity.layout import judge, plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_P95
-from ._capacity import layout_text, load_source
+from ._capacity import ecc_off_sizing, layout_text, load_source
 
 
 class KvBudgetBelowLoad(GroupRule):
@@ -91,7 +91,12 @@ class KvBudgetBelowLoad(GroupRule):
             fix = f"; no replica holds one such sequence: use{fp8} a wider layout"
         elif -(-total // fits) > load.replicas:
             fix = f"; run {plural(-(-total // fits), 'replica')} to hold it, or use{fp8} a wider layout"
-        if fit.load == "may-not-hold":
+        high = ecc_off_sizing(g, config) if fit.load != "may-not-hold" and ctx_declared else None
+        if high is not None and judge(high, parallel(g), seqs).load != "does-not-hold":
+            yield hit(g, f"{msg} with ECC on ({s.gpu_memory_gib:.2f} GiB); with ECC off the GPU reports "
+                         f"{high.gpu_memory_gib:.2f} GiB and holds about {high.kv_cache_gib_per_gpu:.1f} GiB "
+                         f"({high.kv_band_text}), which may hold it: a manifest does not say which{fix}")
+        elif fit.load == "may-not-hold":
             yield hit(g, f"{msg} (within the estimate's error band){fix}")
         elif ctx_declared:
             yield hit(g, msg + fix, level="mandatory")

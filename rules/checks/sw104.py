@@ -6,6 +6,8 @@ from collections.abc import Iterable
 
 from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
+    Parallel,
+    Sizer,
     capped_alternative,
     fewer_stages,
     judge,
@@ -13,12 +15,15 @@ from ..capacity.layout import (
     reserve_alternative,
     smaller,
 )
+from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import (
     capped_text,
     context_text,
     declared_seqs,
+    ecc_on_sizer,
+    ecc_on_text,
     latency_escape,
     load_source,
     replicas_text,
@@ -113,31 +118,47 @@ class ShardedModelThatFits(GroupRule):
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
         where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
-        seqs, how = declared_seqs(g, config)
-        candidates = smaller(model, current)
-        if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
-            res = reserve_alternative(sz, current, candidates, config.kv_reserve)
-            if res is None:
-                capped = capped_alternative(sz, current, candidates, config.kv_reserve)
-                if capped is not None:
-                    # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
-                    yield hit(g, f"{where}, and {capped_text(capped, load_source(g))} ({s.vllm_version_note})")
-                    return
-                # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
-                res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
-                if res is None:
-                    return  # no smaller layout starts at max_model_len: the sharding is needed
-            text, sure = reserve_text(res, load_source(g), current)
-            message = f"{where}, {'but' if sure else 'and'} {text}"
-        else:
-            r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs,
-                            config.kv_reserve)
-            if r is None:
-                r = replication(sz, current, s.concurrency_at_expected_context, fewer_stages(current), seqs,
-                                config.kv_reserve)
-            if r is None:
-                return  # no smaller layout starts and holds its share: the sharding is needed
-            text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
-            message = f"{where}, but {text}"
+        found = _judge(g, config, sz, s, current, where)
+        if found is None:
+            return
+        message, sure, capped = found
+        if capped:  # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
+            yield hit(g, f"{message} ({s.vllm_version_note})")
+            return
+        ecc_on = ecc_on_sizer(sz) if sure else None
+        if ecc_on is not None:  # ecc1: the catalog's figure is the GPU's with ECC off; it must serve with ECC on too
+            again = _judge(g, config, *ecc_on, current, where)
+            if again is None or not again[1] or again[2]:
+                sure = False
+                message += ecc_on_text(sz)
         message, sure = latency_escape(g, message, sure)
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
+
+
+def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, current: Parallel,
+           where: str) -> tuple[str, bool, bool] | None:
+    """The smaller layout that serves the model on the same GPUs, as ``(message, sure, capped)``: capped where it
+    serves only at a --max-num-seqs the manifest does not set (never sure). None: the sharding is needed."""
+    model = sz.model
+    seqs, how = declared_seqs(g, config)
+    candidates = smaller(model, current)
+    if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
+        res = reserve_alternative(sz, current, candidates, config.kv_reserve)
+        if res is None:
+            capped = capped_alternative(sz, current, candidates, config.kv_reserve)
+            if capped is not None:
+                return f"{where}, and {capped_text(capped, load_source(g))}", False, True
+            # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
+            res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
+            if res is None:
+                return None  # no smaller layout starts at max_model_len: the sharding is needed
+        text, sure = reserve_text(res, load_source(g), current)
+        return f"{where}, {'but' if sure else 'and'} {text}", sure, False
+    r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs, config.kv_reserve)
+    if r is None:
+        r = replication(sz, current, s.concurrency_at_expected_context, fewer_stages(current), seqs,
+                        config.kv_reserve)
+    if r is None:
+        return None  # no smaller layout starts and holds its share: the sharding is needed
+    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
+    return f"{where}, but {text}", sure, False

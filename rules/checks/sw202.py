@@ -23,6 +23,8 @@ from ..vllm.support import pp_refusal
 from ._capacity import (
     context_text,
     declared_seqs,
+    ecc_on_sizer,
+    ecc_on_text,
     latency_escape,
     load_source,
     nccl_rules_apply,
@@ -118,6 +120,14 @@ class TensorParallelOverPcie(GroupRule):
         if r is not None and r.suggest:
             alt = r.alt
             text, sure = replicas_text(r, current, how, context_text(g, config, alt.fit.sizing), load_source(g), down)
+            ecc_on = ecc_on_sizer(sz) if sure else None
+            if ecc_on is not None:  # ecc1: the catalog's figure is the GPU's with ECC off; it must serve with ECC on
+                at_low, s_low = ecc_on
+                r_low = replication(at_low, current, 0 if not_starting(s_low, current) else
+                                    s_low.concurrency_at_expected_context, inside, seqs, config.kv_reserve)
+                if r_low is None or not r_low.suggest or not replicas_text(
+                        r_low, current, how, context_text(g, config, r_low.alt.fit.sizing), load_source(g), down)[1]:
+                    sure, text = False, text + ecc_on_text(sz)
             message, sure = latency_escape(
                 g, f"{head}, and the sharding {'is' if sure else 'may be'} avoidable: {text}", sure)
             yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)

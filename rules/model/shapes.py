@@ -56,6 +56,16 @@ class GpuInfo:
     #: ``--gpus-per-node`` or ``--instance-type``): 4 for the superchip racks' compute trays (GB200, GB300 NVL72);
     #: None: the usual 8 of a multi-GPU server.
     gpus_per_node: int | None = None
+    #: CUDA's total with ECC off, on a GDDR part whose ECC the operator switches (``nvidia-smi -e``) and whose
+    #: ``memory_gib`` is the ECC-on figure: ECC on such a part keeps 1/16 of the memory for its check bits (48 GB
+    #: GDDR6 boards: nvidia-smi total 46068 MiB with ECC on, 49140 MiB with it off). A manifest never says which, so
+    #: a capacity finding that a model does not fit blocks only where it fails at this figure too
+    #: (:func:`shardwise.rules.capacity.sizing.size_deployment`). None: one figure (HBM parts, whose ECC is always on).
+    memory_gib_ecc_off: float | None = None
+    #: CUDA's total with ECC on, on such a part whose ``memory_gib`` is the ECC-off figure (the workstation cards,
+    #: which ship with ECC off): a finding that fewer GPUs would serve the model blocks only where they serve at this
+    #: figure too (SW104). None: one figure, or ``memory_gib`` is already the ECC-on one.
+    memory_gib_ecc_on: float | None = None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
     "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
+    "SW103": {"ecc-range.yaml"},  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml", "declared-release.yaml",
@@ -96,6 +97,7 @@ EXTRA_FIXTURES = {
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "eplb-one-rank.yaml",  # engine21: and EPLB on one EP rank (TP x DP; TP x PCP x DP from 0.26)
@@ -113,6 +115,7 @@ EXTRA_FIXTURES = {
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
               "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
               "mig-claim.yaml",  # mig21: a DRA claim of a MIG profile is sized as that slice, none named: unknown
               "cpu-offload.yaml",  # review20: --cpu-offload-gb above 0 leaves the GPU's share of the weights unknown
@@ -132,6 +135,7 @@ EXTRA_FIXTURES = {
               "quant-word-before-unread-words.yaml",
               "tpu.yaml"},  # tpu19: a TPU is not sized by the CUDA/ROCm capacity model: said once, advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
+              "ecc-range.yaml",  # ecc1: on an RTX A6000 (ECC off in the catalog) it blocks only where sure with ECC on
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
               "max-num-seqs-default.yaml",  # maxseqs53: one GPU serves only below vLLM's default cap: advisory
@@ -156,6 +160,7 @@ EXTRA_FIXTURES = {
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
               "time-slicing-config.yaml", "time-slicing-per-node.yaml"},
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
               "no-pipeline.yaml",  # pipeline stages that would not start are no alternative, and it says why

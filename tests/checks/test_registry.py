@@ -94,6 +94,7 @@ EXTRA_FIXTURES = {
               # hfover19: JSON that is not an object (null, [], a string, a number), by release
               "hf-overrides-not-an-object.yaml",
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
+              "dynamo-image-placeholder.yaml",  # corpus27: so does a Dynamo mainContainer's placeholder image
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory

@@ -284,7 +284,8 @@ def _searched_json_skipped(inv: Inventory, found: list[InputError], paths: list[
     moved = {e.file for e in found if isinstance(e, UnparsedJson) and e.file is not None and e.file not in named}
     if not moved:
         return found
-    inv.skipped_files.extend((f, UNPARSED_JSON) for f in sorted(moved))
+    reasons = {e.file: e.reason or UNPARSED_JSON for e in found if isinstance(e, UnparsedJson) and e.file in moved}
+    inv.skipped_files.extend((f, reasons[f]) for f in sorted(moved))
     inv.sources = [f for f in inv.sources if f not in moved]
     return [e for e in found if not (isinstance(e, UnparsedJson) and e.file in moved)]
 

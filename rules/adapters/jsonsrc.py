@@ -129,6 +129,12 @@ class JsonSyntaxError(InputError):
     not the other ways a text is refused here (NaN, a key written twice, nesting, digits, a lone surrogate)."""
 
 
+class JsonNonFinite(InputError):
+    """JSON text holding ``NaN``, ``Infinity`` or ``-Infinity``: Python's ``json.dumps`` writes them (its default
+    ``allow_nan=True``) for a float that is not finite, so a data file a Python program saved holds them, but they are
+    no JSON number (RFC 8259, section 6) and kubectl refuses them."""
+
+
 def parse_json(text: str, file: str) -> Any:
     """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
     its line), ``NaN`` and ``Infinity`` (Python's extension, not JSON), a key written twice in one
@@ -150,7 +156,7 @@ def parse_json(text: str, file: str) -> Any:
             raise InputError(f"cannot parse JSON: duplicate key {json.dumps(e.key)}: an object's keys must be "
                              "unique, keep one", file, line) from None
         m = next((m for m in _NON_FINITE.finditer(text) if m.group(1)), None)
-        raise InputError(f"cannot parse JSON: {e.what} is not a JSON number (JSON has no NaN or infinity); "
+        raise JsonNonFinite(f"cannot parse JSON: {e.what} is not a JSON number (JSON has no NaN or infinity); "
                          "write a number, or null", file, _line_at(text, m.start() if m else None)) from None
     if _SURROGATE_ESCAPE.search(text) is not None:  # rare: check properly only then
         try:

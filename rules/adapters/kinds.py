@@ -159,6 +159,27 @@ def _pulumi_stack_config(doc: Mapping[str, Any]) -> bool:
     return isinstance(config, Mapping) and all(isinstance(k, str) and ":" in k for k in config)
 
 
+#: A Talos Linux machine configuration (``talosctl gen config``'s controlplane.yaml and worker.yaml, and their patches):
+#: "one or more configuration documents separated by ---"; the v1alpha1 document "has its own (legacy) structure"
+#: (``version: v1alpha1`` with ``machine`` and ``cluster``), "while every other document" has ``apiVersion: v1alpha1``,
+#: a ``kind`` and, if named, a ``name`` (docs.siderolabs.com, talos/v1.7 reference/configuration/overview;
+#: HostnameConfig, v1.12). Talos installs the node Kubernetes runs on; it is no Kubernetes object: an ``apiVersion``
+#: with no group is the core API's, whose only version is ``v1``.
+TALOS = "Talos machine configuration (talosctl's, for the node; not a Kubernetes object)"
+
+
+def _talos_config(doc: Mapping[str, Any]) -> bool:
+    """A document of a Talos machine configuration (:data:`TALOS`): the v1alpha1 document (``version: v1alpha1`` and
+    a ``machine`` or ``cluster`` mapping, no ``apiVersion`` nor ``kind``), or another of its documents
+    (``apiVersion: v1alpha1``, no group, a ``kind`` and neither ``metadata`` nor ``spec``).
+    illMadeCoder/illm-k8s-ai-labs' platform/cluster/controlplane-template.yaml (a v1alpha1 document and a
+    HostnameConfig) was an input error "object has no apiVersion" and its repository's lint exited 2 (corpus27)."""
+    if doc.get("version") == "v1alpha1" and "apiVersion" not in doc and "kind" not in doc:
+        return any(isinstance(doc.get(k), Mapping) for k in ("machine", "cluster"))
+    return (doc.get("apiVersion") == "v1alpha1" and isinstance(doc.get("kind"), str)
+            and "metadata" not in doc and "spec" not in doc)
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -198,7 +219,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     if is_shardwise_stack(first):
         return STACK
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
-           and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v) for v in values):
+           and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
+           and not _talos_config(v) for v in values):
         return KUBERNETES
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip
@@ -207,6 +229,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     mappings = [v for v in values if isinstance(v, Mapping)]
     if mappings and all(_kustomize(v) for v in mappings):
         return "Kustomize file"
+    if mappings and all(_talos_config(v) for v in mappings):
+        return TALOS
     tools = [v for v in mappings if _tool_config(v)]
     if tools:
         return _TOOL_CONFIGS[tools[0]["kind"]]

@@ -53,6 +53,17 @@ class UnparsedJson(InputError):
     (:data:`_NAMES_AN_INPUT`): an input error where the file was named, skipped where a searched folder met it
     (:func:`~shardwise.rules.adapters.read_inputs`; fuzz19)."""
 
+    reason = ""  # the skip reason where a searched folder met it: :data:`UNPARSED_JSON` unless a subclass says
+
+
+class NonFiniteJson(UnparsedJson):
+    """An :class:`UnparsedJson` whose only fault is a ``NaN`` or ``Infinity`` (:class:`.jsonsrc.JsonNonFinite`):
+    data a Python program saved (corpus27: smeyanoff/kuberay-serving-system's data/sample.json, a feature row with
+    ``NaN``, beside its KubeRay manifests, made the repository's lint exit 2)."""
+
+    reason = ("JSON with NaN or Infinity naming no Kubernetes object, Pulumi resource or vLLM server (data a Python "
+              "program wrote)")
+
 
 #: What in a JSON file's text says it may be an input, whether or not it parses: a Kubernetes object's ``apiVersion``
 #: or ``kind`` key, a Pulumi preview's or state's keys (:func:`.kinds.json_kind`), an OCI recipe's, or a vLLM server
@@ -77,7 +88,7 @@ def _load_text(text: str, file: str) -> Inventory:
         return Inventory(sources=[file])
     if file.endswith(".json") or stripped[:1] in "{[":
         # only a text that may be JSON (start-up time: its patterns, and json)
-        from .jsonsrc import JsonSyntaxError, parse_json
+        from .jsonsrc import JsonNonFinite, JsonSyntaxError, parse_json
 
         try:
             data = parse_json(text, file)
@@ -86,6 +97,9 @@ def _load_text(text: str, file: str) -> Inventory:
                 if isinstance(e, JsonSyntaxError) and not _NAMES_AN_INPUT.search(text):
                     # a tool's JSON with comments or trailing commas (opencode.json, .eslintrc.json)
                     raise UnparsedJson(e.message, e.file, e.line, e.column) from None
+                if isinstance(e, JsonNonFinite) and not _NAMES_AN_INPUT.search(text):
+                    # a data file Python's json module wrote with NaN (corpus27)
+                    raise NonFiniteJson(e.message, e.file, e.line, e.column) from None
                 raise
         else:
             kind = kinds.json_kind(data, file)

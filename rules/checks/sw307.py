@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import Inventory, ServingGroup, known
+from ..model import Inventory, ServingGroup, Undecidable, known
+from ..model.unknown import holds_placeholder
 from ..vllm.imageref import parse_image
 from ._unseen import unseen_hits
 
@@ -44,17 +45,31 @@ class ImageUnpinned(GroupRule):
             yield from unseen_hits(inv, "whether its images are pinned to a release")
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        hits: list[Hit] = []
+        undecided: Undecidable | None = None
         for c in g.containers:
             if c.image is None:
                 continue
             image = str(known(c.image, f"image of container `{c.name}`"))
-            unpinned = parse_image(image).unpinned
+            ref = parse_image(image)
+            if ref.digest is None and holds_placeholder(ref.tag if ref.tag else ref.name):
+                # `image: $IMAGE`, `vllm:${TAG}`: the template's tool fills the reference, tag and all, so
+                # neither "no tag, so :latest" nor a pinned release is known (corpus27: a Dynamo template's
+                # `image: $MAIN_CONTAINER_IMAGE` was said to have no tag; a `${TAG}` passed as pinned)
+                undecided = undecided or Undecidable(
+                    f"the tag of image `{image}` (a template's placeholder) of container `{c.name}`",
+                    "the template's tool fills it")
+                continue
+            unpinned = ref.unpinned
             if unpinned is None:
                 continue
             found = "no tag, so :latest" if unpinned == "no tag" else "tag latest"
-            yield Hit(
+            hits.append(Hit(
                 group_subject(g),
                 f"container `{c.name}` uses image `{image}` ({found}), which is not pinned to a release",
                 c.image_location or (c.location if (c.location.file or c.location.urn) else g.location),
                 tuple(g.suppressions),
-            )
+            ))
+        if undecided is not None and not hits:
+            raise undecided
+        yield from hits

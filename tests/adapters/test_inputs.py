@@ -18,6 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
+from shardwise.rules.adapters.kinds import TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -542,6 +543,11 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
     # Prow's label configuration (.prowlabels.yaml): `kind` is a list of label values
     (".prowlabels.yaml", "kind:\n  - 'bug'\n  - 'feature'\npriority:\n  - 'p0'\n",
      "YAML that is not a Kubernetes object"),
+    # a Talos machine configuration (corpus27: talosctl's v1alpha1 document, then a HostnameConfig document)
+    ("cluster/controlplane.yaml", "version: v1alpha1\nmachine:\n  type: controlplane\n  token: <GENERATED>\n"
+     "cluster:\n  clusterName: lab\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n", TALOS),
+    # a Talos patch of one named document
+    ("cluster/patch.yaml", "apiVersion: v1alpha1\nkind: NetworkRuleConfig\nname: ingress\n", TALOS),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -551,8 +557,17 @@ def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, 
     assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [{"file": rel, "reason": reason}])
 
 
+def test_a_v1alpha1_object_with_metadata_is_read_not_skipped_as_talos(work, capsys):
+    # Talos's documents carry neither metadata nor spec: an object that does is read as Kubernetes, as before
+    put(work, "app.yaml", "apiVersion: v1alpha1\nkind: Deployment\nmetadata:\n  name: x\nspec: {}\n")
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["skipped_files"], doc["summary"]["skipped"]) == (0, [], {"Deployment": 1})
+
+
 @pytest.mark.parametrize("text,message", [
     ('{"kind": "Deployment", "spec": {"replicas": 1}}', "object has no apiVersion"),  # a Kubernetes kind's name
+
     ('{"kind": 5, "metadata": {"name": "x"}}', "object has no apiVersion"),  # a kind of the wrong type
 ])
 def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text, message):

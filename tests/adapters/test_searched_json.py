@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 from repo_paths import ROOT
-from shardwise.rules.adapters.load import UNPARSED_JSON
+from shardwise.rules.adapters.load import UNPARSED_JSON, NonFiniteJson
 from shardwise.rules.app.cli import main
 
 GOOD = os.path.join(ROOT, "tests/fixtures/rules/SW104/pass.yaml")
@@ -92,3 +92,27 @@ def test_a_folder_of_tool_json_alone_reads_nothing_and_passes(tmp_path, capsys):
     rc, doc = lint(capsys, str(tmp_path))
     assert doc["input_errors"] == [] and doc["summary"]["files"] == 0
     assert rc == 0
+
+
+#: A feature row a Python program saved with json.dump (its default allow_nan writes NaN for a missing float): the
+#: shape of a sample request kept beside a model server's manifests (corpus27).
+SAMPLE = '{"type": 3, "sum": 1500000.0, "feature_0": 0, "feature_1": NaN, "feature_2": Infinity}\n'
+
+
+def test_data_json_with_nan_met_while_searching_is_skipped(repo, capsys):
+    (repo / "data").mkdir()
+    (repo / "data/sample.json").write_text(SAMPLE)
+    rc, doc = lint(capsys, ".")
+    assert (doc["input_errors"], sorted((s["file"], s["reason"]) for s in doc["skipped_files"])) == ([], [
+        ("data/sample.json", NonFiniteJson.reason), ("opencode.json", UNPARSED_JSON),
+        ("web/.eslintrc.json", UNPARSED_JSON), ("web/jsconfig.json", UNPARSED_JSON)])
+    assert doc["summary"]["workloads"] == 3 and rc == 1  # pass.yaml's own findings decide, as without the file
+    rc, doc = lint(capsys, "data/sample.json")  # named: the user asked for it, an input error as before
+    assert (rc, [e["message"] for e in doc["input_errors"]]) == (2, [
+        "cannot parse JSON: NaN is not a JSON number (JSON has no NaN or infinity); write a number, or null"])
+
+
+def test_json_with_nan_naming_an_input_stays_an_error_when_searched(repo, capsys):
+    (repo / "web/app.json").write_text('{"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": NaN}}')
+    rc, doc = lint(capsys, ".")
+    assert ([e["file"] for e in doc["input_errors"]], rc) == (["web/app.json"], 2)

@@ -1384,3 +1384,38 @@ def test_a_runtime_that_names_no_namespace_is_the_one_its_service_names():
     assert got == [("InferenceService", "qwen", False, False,
                     "quay.io/rh-aiservices-bu/rhoai-lab-insurance-claim-vllm-cpu:v0.9.1", 4096)]
     assert [f.code for f in run_rules(ALL_RULES, inv) if f.code == "SW204"] == []
+
+
+#: A Dynamo v1alpha1 graph kept as a template its deploy workflow fills with envsubst (corpus27): the worker's GPU
+#: count is a placeholder.
+DYNAMO_TEMPLATE = """apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: agg}
+spec:
+  services:
+    VllmDecodeWorker:
+      dynamoNamespace: agg
+      componentType: worker
+      replicas: 1
+      resources:
+        limits:
+          gpu: ${DECODE_GPUS}
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.5.0
+          command: [/bin/sh, -c]
+          args: ["python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B"]
+"""
+
+
+@pytest.mark.parametrize("count,gpus", [("${DECODE_GPUS}", "UNKNOWN"), ("'{{ .Values.gpus }}'", "UNKNOWN"),
+                                        ('"2"', 2)])
+def test_dynamo_gpu_count_written_as_a_placeholder_is_unknown_not_an_input_error(count, gpus):
+    inv = load_kubernetes_text(DYNAMO_TEMPLATE.replace("${DECODE_GPUS}", count), "agg.yaml")
+    assert [(g.name, show(g.gpus_per_pod)) for g in inv.groups] == [("agg/VllmDecodeWorker", gpus)]
+
+
+def test_dynamo_gpu_count_that_is_no_number_nor_placeholder_stays_an_input_error():
+    with pytest.raises(InputError, match=r"spec.services.VllmDecodeWorker.resources.limits.gpu: expected a whole "
+                                         r"number, got 'two'"):
+        load_kubernetes_text(DYNAMO_TEMPLATE.replace("${DECODE_GPUS}", "two"), "agg.yaml")

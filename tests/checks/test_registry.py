@@ -95,6 +95,7 @@ EXTRA_FIXTURES = {
               # hfover19: JSON that is not an object (null, [], a string, a number), by release
               "hf-overrides-not-an-object.yaml",
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
+              "dynamo-image-placeholder.yaml",  # corpus27: so does a Dynamo mainContainer's placeholder image
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
@@ -265,6 +266,7 @@ EXTRA_FIXTURES = {
               "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml"},  # corpus25: a token inside a script a ConfigMap holds, said by itself
+    "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...model import UNKNOWN, EngineArgs, Inventory, Location, NodePool, ServingGroup
 from ...model.errors import InputError
+from ...model.unknown import is_placeholder
 from ...model.vocab import GPU_RESOURCE
 from ...vllm.args import parse_serve_args
 from ..yamlsrc import LineDict
@@ -231,9 +232,14 @@ def positive_int(d: Mapping[str, Any], key: str, default: Any, loc: Location, wh
 
 
 def gpu_count(value: Any, file: str | None, line: int | None, what: str) -> Any:
-    """A whole number of accelerators written as a resource field (``gpu: "1"``)."""
+    """A whole number of accelerators written as a resource field (``gpu: "1"``). A template's placeholder written as
+    the whole value (``gpu: ${DECODE_GPUS}`` in a Dynamo graph its workflow fills with envsubst, ``{{ .Values.gpus }}``)
+    is the value the tool fills: unknown, as a pod's ``nvidia.com/gpu: ${GPUS}`` is (corpus27: sozercan/dynamo-actions'
+    six SGLang templates were input errors "expected a whole number" and its lint exited 2)."""
     if value is None or value is UNKNOWN:
         return value
+    if is_placeholder(value):
+        return UNKNOWN
     try:
         n = int(str(value).strip())
     except ValueError:

@@ -688,7 +688,10 @@ def _placeholder_image(obj: Any, depth: int = 0) -> bool:
     """Whether a container of the document has an image written as a template placeholder (:func:`.pods.
     template_image`): the pod cannot run as written, so a ``${MODEL_PATH}`` in its command is the template's
     placeholder too, a value not known yet (corpus22: a Deployment with ``image: ${IMAGE_NAME}`` and ``vllm serve
-    ${MODEL_PATH}`` was SW003 mandatory as a variable Kubernetes does not expand)."""
+    ${MODEL_PATH}`` was SW003 mandatory as a variable Kubernetes does not expand). A Dynamo v1alpha1 service's one
+    container, ``extraPodSpec.mainContainer``, counts as a container (corpus27: sozercan/dynamo-actions' templates,
+    ``image: $MAIN_CONTAINER_IMAGE`` and ``args: [-m, dynamo.vllm, --model, $MODEL]``, which its workflow fills with
+    envsubst, were SW003 mandatory)."""
     if depth > 64:
         return False
     if isinstance(obj, Mapping):
@@ -696,6 +699,8 @@ def _placeholder_image(obj: Any, depth: int = 0) -> bool:
             containers = obj.get(key)
             if isinstance(containers, list) and any(template_image(c) for c in containers):
                 return True
+        if template_image(obj.get("mainContainer")):
+            return True
         return any(_placeholder_image(v, depth + 1) for v in obj.values() if isinstance(v, Mapping | list))
     if isinstance(obj, list):
         return any(_placeholder_image(v, depth + 1) for v in obj if isinstance(v, Mapping | list))

@@ -679,7 +679,7 @@ def _settle_sw005(inv: Inventory, res: Outcome, rendered: bool) -> None:
             res.subject, "", f"what it deploys was not read: {res.why_not}"
             + (f"; {FLUX_CLUSTER}" if flux else "") + "; lint that source (a checkout of it, or what it renders) "
             "with the rest, or suppress SW005 on it with the reason it deploys no vLLM server",
-            Location(res.file, res.line), mentioned=True))
+            Location(res.file, res.line), mentioned=True, source_unread=True))
         _unskip(inv, res.kind)
         return
     keep: list[LaunchIssue] = []

@@ -6,7 +6,8 @@ file that it applies later (``cat > vllm.yaml <<'EOF'`` … ``kubectl apply -f v
 here-documents are read, as manifests at the script's own line numbers: every other line of the script is a
 blank line of the YAML text :func:`manifest_text` returns, and the line of each command that opens one is a
 ``---``, so a finding points at the script's line. Here-documents fed to anything else (``python - <<EOF``, a
-usage text, a config file no ``kubectl`` applies) are not manifests and are left alone.
+usage text, a config file no ``kubectl`` applies) are not manifests and are left alone, and so is one an interpreter
+reads in a pipe to kubectl (``python3 - <<'EOF' | oc apply -f -``: kubectl gets what the program prints).
 
 What the shell does to the text before kubectl sees it:
 
@@ -285,11 +286,38 @@ def _pipeline(command: str, at: int) -> str:
     return command[start:]
 
 
+#: Programs that run a here-document fed to them as their own source or read it as their data, and write something
+#: else: in ``python3 - "$CR" <<'EOF' | oc apply -f -`` kubectl gets what the program prints, not the here-document
+#: (corpus28: a script that merges an OAuth CR with Python made a repository's run exit 2 on Python read as YAML).
+_INTERPRETERS = frozenset({"python", "python2", "python3", "sh", "bash", "zsh", "node", "ruby", "perl"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _run_by_interpreter(command: str, at: int) -> bool:
+    """Whether the command of the pipe that the here-document at ``at`` feeds is an interpreter
+    (:data:`_INTERPRETERS`, after any ``VAR=value`` words; a versioned ``python3.11`` too)."""
+    start = 0
+    for m in _SEPARATORS.finditer(command):
+        if m.start() > at:
+            break
+        start = m.end()
+    words = [w for w in _words(command[start:at].split("|")[-1]) if w]
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if words[:1] == ["env"]:
+        words = [w for w in words[1:] if not _ASSIGNMENT.match(w)]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return name in _INTERPRETERS or re.fullmatch(r"python[23](?:\.\d+)?", name) is not None
+
+
 def _fed_to_kubectl(doc: HereDoc, after: str, files: Callable[[], tuple[set[str], set[str]]]) -> tuple[bool, bool]:
     """Whether ``doc`` reaches ``kubectl apply/create`` (in its own pipe, or written to a file the script applies),
     and whether envsubst fills its placeholders on the way. ``after``: the line after its closing delimiter (a
     command ending in ``|`` goes on there); ``files``: the files the script applies, and those it applies through
-    envsubst (:func:`_applied_files`, looked up only for a here-document written to a file)."""
+    envsubst (:func:`_applied_files`, looked up only for a here-document written to a file). A here-document an
+    interpreter reads (:func:`_run_by_interpreter`) reaches no kubectl: the program's output does."""
+    if _run_by_interpreter(doc.command, doc.at):
+        return False, False
     pipe = _pipeline(doc.command, doc.at)
     if pipe.rstrip().endswith("|"):
         pipe = pipe + " " + _SEPARATORS.split(after)[0]

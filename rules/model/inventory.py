@@ -812,6 +812,9 @@ class LaunchIssue:
     suppressions: list[Suppression] = field(default_factory=list)
     #: No workload was read from the object at all, though it mentions vLLM (SW005): ``reason`` says why
     mentioned: bool = False
+    #: With ``mentioned``: the object names no vLLM itself, but deploys a source that was not read (an Argo CD
+    #: Application or a Flux object whose repository or chart was not fetched) and may hold a vLLM server (corpus28)
+    source_unread: bool = False
     #: What of the workload is not known yet at preview ("its pod spec (spec.template.spec)"), "" when all of
     #: it is: the security rules that read that part cannot decide and fail closed (SW305, SW306, SW310).
     unknown_part: str = ""

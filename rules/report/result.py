@@ -94,7 +94,9 @@ class Report:
         if self.inventory.groups:
             return None
         issues = self.inventory.launch_issues
-        unread = sum(1 for i in issues if i.mentioned)
+        unread = sum(1 for i in issues if i.mentioned and not i.source_unread)
+        # a GitOps object that names no vLLM but deploys a source that was not read: no mention of vLLM (corpus28)
+        sources = sum(1 for i in issues if i.source_unread)
         # a vLLM image whose command is no launch shardwise reads (SW002): a vLLM server, not "no vLLM" (newuser6)
         unparsed = sum(1 for i in issues if not i.mentioned and not i.crash and not i.other_engine)
         others = sorted({i.other_engine for i in issues if i.other_engine})
@@ -107,10 +109,13 @@ class Report:
             why.append(f"{unread} {'objects mention' if unread != 1 else 'object mentions'} vLLM: see SW005")
         elsewhere = (f"{other} {'workloads serve' if other != 1 else 'workload serves'} a model with another "
                      f"engine ({', '.join(others)}), not vLLM: see SW005") if other else ""
+        unfetched = (f"{sources} {'objects deploy' if sources != 1 else 'object deploys'} a source that was not "
+                     "read: see SW005") if sources else ""
+        after = [x for x in (elsewhere, unfetched) if x]
         if why:
-            return f"no vLLM workload could be read, though {'; '.join([*why, *([elsewhere] if other else [])])}"
-        if other:
-            return f"no vLLM workload found in the inputs; {elsewhere}"
+            return f"no vLLM workload could be read, though {'; '.join([*why, *after])}"
+        if after:
+            return f"no vLLM workload found in the inputs; {'; '.join(after)}"
         return "no vLLM workload found in the inputs"
 
     def ordered(self) -> list[Finding]:

@@ -488,6 +488,9 @@ def test_an_application_of_another_repository_that_names_no_vllm_says_why(repo, 
         "this checkout's git remote (origin): not fetched; lint that source (a checkout of it, or what it renders) "
         "with the rest, or suppress SW005 on it with the reason it deploys no vLLM server")]
     assert doc["summary"]["skipped"] == {}  # no longer also an object of an unknown kind
+    # corpus28: the Application names no vLLM, so the summary does not say it mentions vLLM
+    assert doc["summary"]["note"] == ("no vLLM workload found in the inputs; 1 object deploys a source that was not "
+                                      "read: see SW005")
 
 
 def test_a_run_renders_at_most_so_many_gitops_sources(repo, capsys, monkeypatch):

@@ -83,6 +83,24 @@ def test_a_here_document_fed_to_anything_else_is_not_a_manifest(opener):
     assert (found.text, found.documents, found.errors) == (None, 0, [])
 
 
+@pytest.mark.parametrize("opener", [
+    # corpus28: a setup script merges a cluster's OAuth CR with Python and applies what it prints
+    'python3 - "$IDP_NAME" "$CR_JSON" <<\'EOF\' | oc apply -f -',
+    "PYTHONUNBUFFERED=1 /usr/bin/python3.11 - <<EOF | kubectl apply -f -",
+    "env LANG=C python - <<'EOF' | kubectl create -f -",
+    "bash -s <<'EOF' | kubectl apply -f -",
+])
+def test_a_here_document_an_interpreter_runs_is_not_what_kubectl_gets(opener):
+    program = ("import json, sys\nname, path = sys.argv[1], sys.argv[2]\noauth = json.load(open(path))\n"
+               "oauth['spec'] = {'identityProviders': [{'name': name, 'type': 'HTPasswd'}]}\n"
+               "json.dump(oauth, sys.stdout)")
+    text = script("#!/bin/bash", "set -euo pipefail", opener, program, "EOF", "echo merged")
+    found = manifest_text(text, "setup-access.sh")
+    assert (found.text, found.documents, found.errors) == (None, 0, [])
+    # the same pipe fed through cat is the manifest itself
+    assert manifest_text(script("cat <<'EOF' | oc apply -f -", POD, "EOF"), "deploy.sh").documents == 1
+
+
 def test_a_file_written_from_a_here_document_and_applied_by_name_is_read():
     text = script("#!/bin/bash", 'cat > "$WORK/vllm.yaml" << \'EOF\'', POD, "EOF",
                   "cat <<EOF >>secret.yaml", "apiVersion: v1", "kind: Secret", "metadata: {name: s}",

@@ -144,6 +144,11 @@ def test_only_suppressed_and_advisory_passes():
      "SW002; 1 object mentions vLLM: see SW005"),
     ([("mentioned", 2)], "no vLLM workload could be read, though 2 objects mention vLLM: see SW005"),
     ([("crash", 1)], "no vLLM workload found in the inputs"),
+    # corpus28: an Argo CD Application of another repository names no vLLM; what it deploys was not read
+    ([("source", 1)], "no vLLM workload found in the inputs; 1 object deploys a source that was not read: see SW005"),
+    ([("mentioned", 1), ("source", 2)],
+     "no vLLM workload could be read, though 1 object mentions vLLM: see SW005; 2 objects deploy a source that was "
+     "not read: see SW005"),
 ])
 def test_the_note_of_a_run_without_workloads_names_the_vllm_it_saw(issues, note):
     """A repository whose RayServices and LeaderWorkerSets run vLLM images through scripts (awslabs/ai-on-eks) got
@@ -154,7 +159,8 @@ def test_the_note_of_a_run_without_workloads_names_the_vllm_it_saw(issues, note)
     for kind, n in issues:
         for i in range(n):
             inv.launch_issues.append(LaunchIssue(subject=f"Deployment s/{kind}{i}", container="vllm", reason="r",
-                                                 crash=kind == "crash", mentioned=kind == "mentioned"))
+                                                 crash=kind == "crash", mentioned=kind in ("mentioned", "source"),
+                                                 source_unread=kind == "source"))
     assert Report([], inv).note == note
 
 

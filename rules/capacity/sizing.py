@@ -1606,8 +1606,8 @@ def _size_range(model: ModelShape, device: Device, settings: EngineSettings, ver
     (:attr:`Device.memory_gib_high`: :func:`over_range`)."""
     sized = _size_deployment(model, device, settings, version, expected_context=expected_context,
                              weights_gib=weights_gib, estimates=estimates)
-    if not device.memory_gib_high:
-        return sized
+    if not device.memory_gib_high or all(getattr(sized, name) != "refuses" for name in RANGE_VERDICTS):
+        return sized  # one figure, or nothing refused at the least: the higher figure changes no verdict
     high = size_deployment(model, replace(device, memory_gib=device.memory_gib_high, memory_gib_high=None,
                                           memory_gib_low=None), settings,
                            version, expected_context=expected_context, weights_gib=weights_gib, estimates=estimates)

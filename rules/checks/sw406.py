@@ -16,7 +16,10 @@ ALB_ALGORITHM = "load_balancing.algorithm.type"
 LEAST_OUTSTANDING = "least_outstanding_requests"
 NGINX_BALANCE = "nginx.ingress.kubernetes.io/load-balance"
 NGINX_HASH = "nginx.ingress.kubernetes.io/upstream-hash-by"
-INGRESS_CLASS = "kubernetes.io/ingress.class"
+#: the controllers an IngressClass of the inputs names (``spec.controller``): the AWS Load Balancer Controller's and EKS
+#: Auto Mode's ALB, and ingress-nginx's (its chart's IngressClass ``nginx``)
+ALB_CONTROLLERS = ("ingress.k8s.aws/alb", "eks.amazonaws.com/alb")
+NGINX_CONTROLLER = "k8s.io/ingress-nginx"
 #: production-stack router's ``--routing-logic`` choices (``src/vllm_router/parsers/parser.py``, vllm-stack-0.1.12):
 #: only ``roundrobin`` ignores the engines' load; ``session``, ``kvaware`` and ``prefixaware`` send a request to the
 #: engine that holds its session or prefix and otherwise to the one with the lowest request rate (``_qps_routing``),
@@ -28,21 +31,27 @@ ROUTER_LOGICS = ("roundrobin", "session", "kvaware", "prefixaware", "disaggregat
 def routing(ing: Ingress) -> tuple[str, str] | None:
     """(controller, algorithm) for an Ingress whose controller we know, else None.
 
-    The AWS Load Balancer Controller defaults to round_robin; ingress-nginx (retired) to round_robin too.
+    The class is ``spec.ingressClassName``, else the older ``kubernetes.io/ingress.class`` annotation (the adapter's
+    ``class_name``; networking.k8s.io/v1 IngressSpec: controllers honour either), and the controller of the
+    IngressClass of that name where the inputs hold it. A class not known yet (a preview's computed
+    ``ingressClassName``) may name any controller. The AWS Load Balancer Controller defaults to round_robin;
+    ingress-nginx (retired) to round_robin too.
     """
     ann = ing.annotations
 
     def written(key: str) -> Any:  # a value not known at preview (UNKNOWN) may name any controller or algorithm
         return known(ann.get(key, ""), f"the annotation {key} of Ingress `{ing.name}`")
 
-    cls = str(written(INGRESS_CLASS)).lower()
-    if cls == "alb" or any(k.startswith("alb.ingress.kubernetes.io/") for k in ann):
+    cls = str(known(ing.class_name, f"the ingress class of Ingress `{ing.name}`") or "").lower()
+    controller = ing.class_controller
+    if cls == "alb" or controller in ALB_CONTROLLERS or any(k.startswith("alb.ingress.kubernetes.io/") for k in ann):
         attrs = {}
         for part in str(written(ALB_ATTRS)).split(","):
             key, _, value = part.partition("=")
             attrs[key.strip()] = value.strip()
         return "alb", attrs.get(ALB_ALGORITHM) or "round_robin"
-    if cls == "nginx" or any(k.startswith("nginx.ingress.kubernetes.io/") for k in ann):
+    if cls == "nginx" or controller == NGINX_CONTROLLER or any(
+            k.startswith("nginx.ingress.kubernetes.io/") for k in ann):
         if NGINX_HASH in ann:
             return "nginx", "consistent hash"
         return "nginx", str(known(ann.get(NGINX_BALANCE, "round_robin"), f"the annotation {NGINX_BALANCE} of Ingress "

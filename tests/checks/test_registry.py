@@ -272,7 +272,8 @@ EXTRA_FIXTURES = {
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
-              "vllm-router.yaml"},  # readers14: production-stack's router (vllm-router) and its --routing-logic
+              "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic
+              "class-name-only.yaml"},  # mend1: the class from spec.ingressClassName or its IngressClass's controller
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not
     "SW408": {"nccl-trace.yaml"},  # NCCL_DEBUG=TRACE and friends; their INFO levels are quiet
 }

@@ -273,7 +273,8 @@ EXTRA_FIXTURES = {
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
               "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic
-              "class-name-only.yaml"},  # mend1: the class from spec.ingressClassName or its IngressClass's controller
+              "class-name-only.yaml",  # mend1: the class from spec.ingressClassName or its IngressClass's controller
+              "class-name-unknown.json"},  # mend1: a preview's computed ingressClassName is an unknown class
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not
     "SW408": {"nccl-trace.yaml"},  # NCCL_DEBUG=TRACE and friends; their INFO levels are quiet
 }

@@ -53,6 +53,7 @@ from .inventory import (
 )
 from .unknown import (
     FROM_VALUE_SOURCE,
+    RELEASE_NAMESPACE,
     UNKNOWN,
     UNKNOWN_AT,
     UNKNOWN_NAMESPACE,
@@ -71,6 +72,7 @@ __all__ = [
     "UNKNOWN",
     "UNKNOWN_AT",
     "UNKNOWN_NAMESPACE",
+    "RELEASE_NAMESPACE",
     "UNKNOWN_TOKEN",
     "UNRESOLVED",
     "Unknown",

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
-from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable, known
+from ..model import ROUTER_LOGICS, UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable, known
 from ..model.unknown import UNRESOLVED
 from ._net import judged_behind, targets
 from ._words import listed
@@ -20,12 +20,6 @@ NGINX_HASH = "nginx.ingress.kubernetes.io/upstream-hash-by"
 #: Auto Mode's ALB, and ingress-nginx's (its chart's IngressClass ``nginx``)
 ALB_CONTROLLERS = ("ingress.k8s.aws/alb", "eks.amazonaws.com/alb")
 NGINX_CONTROLLER = "k8s.io/ingress-nginx"
-#: production-stack router's ``--routing-logic`` choices (``src/vllm_router/parsers/parser.py``, vllm-stack-0.1.12):
-#: only ``roundrobin`` ignores the engines' load; ``session``, ``kvaware`` and ``prefixaware`` send a request to the
-#: engine that holds its session or prefix and otherwise to the one with the lowest request rate (``_qps_routing``),
-#: the disaggregated ones by prefill/decode role.
-ROUTER_LOGICS = ("roundrobin", "session", "kvaware", "prefixaware", "disaggregated_prefill",
-                 "disaggregated_prefill_orchestrated")
 
 
 def routing(ing: Ingress) -> tuple[str, str] | None:
@@ -190,8 +184,7 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
                               "it with the router, or write it literally" if "$(" in written
                               else UNRESOLVED)
         if r.logic not in ROUTER_LOGICS:
-            raise Undecidable(f"the router's --routing-logic `{r.logic}`",
-                              f"not one of the router's choices: {', '.join(ROUTER_LOGICS)}")
+            return  # not one of argparse's choices at any release read: the router exits at start (SW003 says so)
         if r.logic != "roundrobin" and not (r.discovery == "k8s" and r.discovery_type != "pod-ip"):
             return  # session, prefix or KV affinity over the pods, else the pod with the lowest request rate
         if r.discovery == "static":

@@ -15,6 +15,7 @@ and annotation names) and :mod:`.spec` (the typed stack and component spec, pyda
 """
 
 from .inventory import (
+    ROUTER_LOGICS,
     Autoscaler,
     ConfigMap,
     Container,
@@ -97,6 +98,7 @@ __all__ = [
     "NodePool",
     "PodPorts",
     "Probe",
+    "ROUTER_LOGICS",
     "Router",
     "SecurityContext",
     "SecurityGroup",

@@ -97,7 +97,8 @@ EXTRA_FIXTURES = {
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "dynamo-image-placeholder.yaml",  # corpus27: so does a Dynamo mainContainer's placeholder image
               "pip-pinned.yaml",  # small12: a release `pip install vllm==X` pins is the one judged
-              "router-routing-logic.yaml"},  # mend1: a --routing-logic production-stack's router refuses (advisory)
+              "router-routing-logic.yaml",  # mend1: a --routing-logic production-stack's router refuses (advisory)
+              "switch-given-value.yaml"},  # mend1: a switch written with a value, by release (vllm.switches)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory

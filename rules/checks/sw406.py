@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
 from ..model import ROUTER_LOGICS, UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable, known
-from ..model.unknown import UNRESOLVED
+from ..model.unknown import UNKNOWN_TOKEN, UNRESOLVED
 from ._net import judged_behind, targets
 from ._words import listed
 
@@ -177,7 +177,7 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
     def _check_router(self, r: Router, inv: Inventory) -> Iterator[Hit]:
         if r.logic is UNKNOWN:
             written = r.written.get("--routing-logic")  # readers16: name what was written ($(ROUTING_LOGIC))
-            if written is None:
+            if written is None or UNKNOWN_TOKEN in written:  # a preview's computed word: not known yet
                 raise Undecidable("the router's --routing-logic")
             raise Undecidable(f"the router's --routing-logic `{written}`",
                               "a value no literal env or ConfigMap of the inputs gives: lint the ConfigMap that sets "

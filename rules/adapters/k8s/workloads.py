@@ -31,6 +31,7 @@ from ...model import (
     Suppression,
 )
 from ...model.errors import InputError
+from ...model.inventory import UNRECOGNISED_ENGINE
 from ...model.vocab import (
     ANN_BASE_MODEL,
     ANN_OUTPUT_TPS,
@@ -500,7 +501,7 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
                 f"`vllm serve` (or `python -m vllm.entrypoints.openai.api_server`) in its command or args"),
             c.image_location or c.location or loc,
             suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line),
-            other_engine="an engine not recognised"))
+            other_engine=UNRECOGNISED_ENGINE))
 
 
 def _flag_as_entrypoint(container: Container) -> str | None:

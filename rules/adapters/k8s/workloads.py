@@ -302,6 +302,14 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
             g.engine.model = UNKNOWN
             g.model_unknown = ("the serving runtime names none: the InferenceService that uses it gives the model "
                                "(its args, its storageUri); lint the runtime with that InferenceService")
+        elif g.fragment:
+            # a kustomize patch that sets vLLM's command and leaves the model to the overlays built on it
+            # (corpus30: llm-d's TPU P/D base patch sets `vllm serve`; each TPU generation's overlay adds the model
+            # in its own patch's args): what the patch leaves to others is unknown here, as its GPUs are
+            g.engine.model = UNKNOWN
+            g.model_unknown = ("this patch names none: the kustomization it is merged in, or an overlay over it, "
+                               "gives the model; lint what the overlay builds (kustomize build DIR | shardwise "
+                               "lint -)")
         else:
             raise InputError(
                 f"container {pod.vllm.name!r} runs vLLM but names no model "

@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..capacity.group import context_parallel, encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
+from ..capacity.group import (
+    context_parallel,
+    encoder_length,
+    engine_env,
+    env_settings,
+    gpu_name,
+    prefill_context_parallel,
+    sizing,
+    vllm_version,
+)
 from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
@@ -188,9 +197,9 @@ def _context_parallel(g: ServingGroup, s: ReplicaSizing, where: str, cp: int) ->
     share = -(-s.max_model_len // cp)
     if share <= s.max_model_len_fit_sure:
         return
-    dcp = g.engine.extra.get("decode_context_parallel_size") or 1
+    pcp = prefill_context_parallel(g)
     likely = "vLLM is likely to refuse to start" if share > s.max_model_len_fit else "vLLM may refuse to start"
-    yield hit(g, f"{where}: with DCP {dcp} × PCP {cp // int(dcp)}, vLLM keeps 1/{cp} of each request's KV cache on each "
+    yield hit(g, f"{where}: with DCP {cp // pcp} × PCP {pcp}, vLLM keeps 1/{cp} of each request's KV cache on each "
                  f"GPU and checks {share:,} of the {s.max_model_len:,} tokens of one request there (about "
                  f"{s.needed_kv_gib / cp:.2f} GiB); about {s.available_kv_gib:.2f} GiB ({s.kv_band_text}) is left, "
                  f"which holds about {s.max_model_len_fit:,} tokens; {likely} (not a block: the sizing does not model "

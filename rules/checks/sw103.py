@@ -85,8 +85,8 @@ class KvBudgetBelowLoad(GroupRule):
         )
         if cp > 1:
             msg += (f" (DCP × PCP = {cp}: vLLM keeps 1/{cp} of each sequence's KV cache on each GPU, counted here as "
-                    f"{judged:,} whole sequences; the sizing does not model how the split meets sliding-window or state "
-                    "layers, so this does not block)")
+                    f"{judged:,} whole sequences; the sizing does not model how the split meets sliding-window or "
+                    "state layers, so this does not block)")
         # what to change: the replicas that hold the declared load at this layout (the central estimate), an fp8 KV
         # cache where the cache is wider and not MLA's latent (fits_instead's rule), a wider layout
         total = load.concurrency or 0

@@ -9,6 +9,7 @@ and error messages are the same whichever reader built them.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import Any
@@ -47,16 +48,28 @@ from .yamlsrc import (
 )
 
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
 #: YAML 1.1's ints and floats as kubectl reads them (sigs.k8s.io/yaml, its goyaml.v2 fork): binary, octal (``0777``),
 #: decimal and hex ints, floats, ``.inf`` and ``.nan``, but no base-60 numbers (``1:30`` is text, "purposefully not
 #: supported" in goyaml's README), and no timestamps (goyaml.v2 decodes an unquoted ``2024-01-31`` into an
 #: ``interface{}`` as the string, "for backward compatibility"): PyYAML's resolvers without those forms (hostile8).
-_KUBE_INT = re.compile(r"""^(?:[-+]?0b[0-1_]+
+#: goyaml.v2's resolve.go reads a plain scalar that starts with a digit or a sign with Go's
+#: ``strconv.ParseInt(plain, 0, 64)`` once its ``_`` are dropped, and base 0 takes the prefixes ``0x``, ``0o``, ``0b``
+#: in either case (``0X10`` is 16, ``0o10`` and ``0O10`` are 8, ``0B10`` is 2) and a leading ``0`` (octal): all ints
+#: to kubectl, so ``nvidia.com/gpu: 0o10`` is 8 GPUs and ``replicas: 0X2`` two replicas (review27; YAML 1.1's own
+#: int has only ``0b``, ``0x`` and the leading ``0``, so PyYAML read ``0o10`` as text).
+_KUBE_INT = re.compile(r"""^(?:[-+]?0[bB][0-1_]+
+    |[-+]?0[oO][0-7_]+
     |[-+]?0[0-7_]+
     |[-+]?(?:0|[1-9][0-9_]*)
-    |[-+]?0x[0-9a-fA-F_]+)$""", re.X)
-_KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?0[xX][0-9a-fA-F_]+)$""", re.X)
+#: A plain scalar no int takes is a float to goyaml.v2 where, its ``_`` dropped, it matches resolve.go's
+#: ``yamlStyleFloat`` (``[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?``): ``1e3`` and ``1.5e3`` (an exponent
+#: without a sign), ``-.5``, and ``08`` (no octal) are floats to kubectl, where YAML 1.1 has them text (review27).
+#: PyYAML tries the float resolver before the int one, so the whole numbers an int takes are left out here.
+_KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9][0-9_]*)?
+    |[-+]?[0-9][0-9_]*[eE][-+]?[0-9][0-9_]*
+    |[-+]?0[0-9_]*[89][0-9_]*
     |[-+]?\.(?:inf|Inf|INF)
     |\.(?:nan|NaN|NAN))$""", re.X)
 
@@ -64,7 +77,7 @@ _KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+
 def _kube_resolvers(base: Any) -> dict[str, list[tuple[str, Any]]]:
     """``base``'s implicit resolvers with YAML 1.1's base-60 numbers and timestamps left out (text, as kubectl
     reads them)."""
-    swap = {_INT_TAG: _KUBE_INT, "tag:yaml.org,2002:float": _KUBE_FLOAT}
+    swap = {_INT_TAG: _KUBE_INT, _FLOAT_TAG: _KUBE_FLOAT}
     return {first: [(tag, swap.get(tag, rx)) for tag, rx in pairs if tag != _TIMESTAMP_TAG]
             for first, pairs in base.yaml_implicit_resolvers.items()}
 
@@ -80,6 +93,40 @@ class _KubeScalars(yaml.SafeLoader):
 
 _KubeLoader.yaml_implicit_resolvers = _kube_resolvers(yaml.SafeLoader)
 _KubeScalars.yaml_implicit_resolvers = _kube_resolvers(yaml.SafeLoader)
+
+#: The bases of :data:`_KUBE_INT`'s prefixes (Go's ``strconv.ParseInt`` with base 0 reads them in either case).
+_INT_BASES = {"0b": 2, "0o": 8, "0x": 16}
+
+
+def _construct_kube_int(loader: Any, node: Any) -> int:
+    """An int as goyaml.v2 reads it (:data:`_KUBE_INT`): ``_`` dropped, a sign, then ``0x``/``0o``/``0b`` in either
+    case, a leading ``0`` (octal) or decimal digits. Raises ValueError for a text of none of those (``!!int 0x``,
+    ``!!int 09``), which the readers report as a value its tag cannot construct."""
+    text = loader.construct_scalar(node).replace("_", "")
+    sign = -1 if text[:1] == "-" else 1
+    digits = text[1:] if text[:1] in ("-", "+") else text
+    base = _INT_BASES.get(digits[:2].lower())
+    if base is not None:
+        digits = digits[2:]
+    elif len(digits) > 1 and digits[0] == "0":
+        base = 8
+    if not digits.isascii() or not digits.isalnum():  # int() would take a sign, blanks or "_" there: not Go's
+        raise ValueError(text)
+    return sign * int(digits, base or 10)
+
+
+def _construct_kube_float(loader: Any, node: Any) -> float | str:
+    """A float as goyaml.v2 reads it (:data:`_KUBE_FLOAT`); one past the largest float (``1e400``) is text there, as
+    Go's ``strconv.ParseFloat`` refuses it (``ErrRange``) and resolve.go keeps the scalar a string."""
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    text = str(node.value)
+    return text if math.isinf(value) and "inf" not in text.lower() else value
+
+
+_KubeLoader.add_constructor(_INT_TAG, _construct_kube_int)
+_KubeScalars.add_constructor(_INT_TAG, _construct_kube_int)
+_KubeLoader.add_constructor(_FLOAT_TAG, _construct_kube_float)
+_KubeScalars.add_constructor(_FLOAT_TAG, _construct_kube_float)
 _Base: Any = _KubeLoader
 
 
@@ -254,7 +301,7 @@ def plain_value(value: str) -> Any:
         return _NOT_HERE
 
 
-_SCALAR_CONSTRUCTORS = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items() if t in _SCALAR_TAGS}
+_SCALAR_CONSTRUCTORS = {t: c for t, c in _KubeScalars.yaml_constructors.items() if t in _SCALAR_TAGS}
 
 
 def load_events(text: str, base: int = 0, starts: list[int] | None = None,

@@ -92,7 +92,7 @@ _PLAIN_WORDS: dict[str, Any] = {
 
 #: Every character a plain scalar that starts with a digit may hold and still be a YAML 1.1 int, float or
 #: timestamp (PyYAML's implicit resolvers): one outside these is text (``32Gi``, ``8080/TCP``).
-_NUMBER_CHARS = frozenset("0123456789_.:+-eEbxabcdfABCDEFTtZ \t")
+_NUMBER_CHARS = frozenset("0123456789_.:+-eEbxabcdfABCDEFTtZ \toOXB")  # 0o10, 0X10, 0B10: ints (review27)
 
 
 def _plain_value(value: str) -> Any:

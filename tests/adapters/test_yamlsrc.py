@@ -63,6 +63,7 @@ PLAIN_SCALARS = [
     "-", "+", "--tp", "-x", "9abc", "١٢", "1.٢", "name", "NoSchedule", "nvidia.com/gpu", "ON_DEMAND", "--port=8000",
     "--max-model-len=8192", "-x.5", "32Gi", "300Gi", "0.0.0.0", "1e5", "12abc", "8080/TCP", "10.0.0.0/16", "1.5Gi",
     "2026-11-29 12:00:00", "0.5 ", "-.5x", "9.9.9", "1__2", "0x1F", "0xZZ", "Z", "t", "T", "o", "x",
+    "0O10", "0X1F", "0B1", "-0o7", "08", "1e400", "2E5",  # review27: goyaml.v2's ints and floats
 ]
 
 

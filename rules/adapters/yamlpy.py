@@ -61,12 +61,18 @@ _KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+
     |\.(?:nan|NaN|NAN))$""", re.X)
 
 
+#: YAML 1.1's "value key" type: PyYAML resolves a plain ``=`` to it and has no constructor for it.
+_VALUE_TAG = "tag:yaml.org,2002:value"
+
+
 def _kube_resolvers(base: Any) -> dict[str, list[tuple[str, Any]]]:
-    """``base``'s implicit resolvers with YAML 1.1's base-60 numbers and timestamps left out (text, as kubectl
-    reads them)."""
+    """``base``'s implicit resolvers with YAML 1.1's base-60 numbers, timestamps and value key left out (text, as
+    kubectl reads them). A plain ``=`` (an AlertmanagerConfig matcher's ``matchType: =``) is the text "=":
+    goyaml.v2's resolve table (resolve.go: bools, nulls, .inf/.nan and ``<<``) has no entry for it, so it
+    resolves as a string, where PyYAML refused it ("could not determine a constructor", corpus29)."""
     swap = {_INT_TAG: _KUBE_INT, "tag:yaml.org,2002:float": _KUBE_FLOAT}
-    return {first: [(tag, swap.get(tag, rx)) for tag, rx in pairs if tag != _TIMESTAMP_TAG]
-            for first, pairs in base.yaml_implicit_resolvers.items()}
+    return {first: kept for first, pairs in base.yaml_implicit_resolvers.items()
+            if (kept := [(tag, swap.get(tag, rx)) for tag, rx in pairs if tag not in (_TIMESTAMP_TAG, _VALUE_TAG)])}
 
 
 class _KubeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -187,8 +193,6 @@ def _flatten(node: yaml.MappingNode) -> None:
     own: list[tuple[Any, Any]] = []
     for key_node, value_node in node.value:
         if key_node.tag != _MERGE_TAG:
-            if key_node.tag == "tag:yaml.org,2002:value":
-                key_node.tag = _STR_TAG
             own.append((key_node, value_node))
             continue
         if isinstance(value_node, yaml.MappingNode):

@@ -494,6 +494,15 @@ def test_what_the_event_path_leaves_to_pyyaml_keeps_pyyamls_error(reader, text, 
     assert _refused(text) == said
 
 
+def test_a_plain_equals_sign_is_text(reader):
+    # corpus29: an AlertmanagerConfig's `matchType: =` (the home-ops template's); PyYAML resolves a plain = to YAML
+    # 1.1's value key and has no constructor for it; goyaml.v2's resolve table has no entry for it: text
+    text = "routes:\n  - matchers:\n      - name: alertname\n        value: InfoInhibitor\n        matchType: =\n"
+    (doc,) = yamlsrc._parse(text + "=: [=, '=', !!str =]\n", "x.yaml")
+    assert (doc["routes"][0]["matchers"][0]["matchType"], doc["="]) == ("=", ["=", "=", "="])
+    assert yamlpy.plain_value("=") == "="
+
+
 def test_the_event_path_falls_back_where_the_aliases_pass_the_bound():
     anchor = "a: &a [" + ",".join(["v"] * 999) + "]\n"  # 1,000 values
     assert len(yamlpy.load_events(anchor + "b: [" + ",".join(["*a"] * 1000) + "]\n")[0]["b"]) == 1000

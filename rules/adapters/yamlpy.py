@@ -40,6 +40,7 @@ from .yamlsrc import (
     MAX_EXPANDED_VALUES,
     TEMPLATE_PROBLEM,
     LineDict,
+    LocalTagError,
     _bad_character,
     _Fallback,
     _short,
@@ -172,6 +173,31 @@ class _Redefining(_LineLoader):
                 self.anchors.pop(anchor, None)
         return yaml.composer.Composer.compose_node(self, parent, index)
 
+
+class _Untagged(_Redefining):
+    """The loader that reads a local tag (``!env_var``, ``!secret``, ``!Find``: YAML's "local tags are specific to
+    a single application", 1.2.2 section 3.2.1.3) as kubectl's reader does: goyaml.v2 resolves a scalar whose tag
+    it does not know to its text (resolve.go: ``resolve`` returns the value as written when ``resolvableTag`` is
+    false) and builds a list or mapping whatever its tag. Used only to say what a file PyYAML refused for such a
+    tag is (:func:`.load._application_tags`); the tags met are kept in ``tags``."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self.tags: list[str] = []
+
+
+def _construct_untagged(loader: Any, suffix: str, node: Any) -> Any:
+    tag = "!" + suffix
+    if tag not in loader.tags:
+        loader.tags.append(tag)
+    if isinstance(node, yaml.MappingNode):
+        return _construct_mapping(loader, node)
+    if isinstance(node, yaml.SequenceNode):
+        return [loader.construct_object(v, deep=True) for v in node.value]
+    return str(node.value)
+
+
+_Untagged.add_multi_constructor("!", _construct_untagged)
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
@@ -495,11 +521,10 @@ def _check_aliases(text: str, file: str, base: int) -> int:
         loader.dispose()
 
 
-def _compose(cls: Any, text: str, file: str, base: int, starts: list[int] | None,
+def _compose(loader: Any, text: str, file: str, base: int, starts: list[int] | None,
              dups: list[tuple[Any, int | None, int]] | None, cyclic: int) -> list[Any]:
-    """Every document of ``text`` as ``cls`` (a :class:`_LineLoader`) builds it: yaml.load_all, with each
+    """Every document of ``text`` as ``loader`` (a :class:`_LineLoader` of it) builds it: yaml.load_all, with each
     document's line; the document ``cyclic`` (:func:`_check_aliases`) is refused once built."""
-    loader = cls(text)
     loader.line_base = base
     loader.dups = dups
     docs: list[Any] = []
@@ -519,22 +544,31 @@ def _compose(cls: Any, text: str, file: str, base: int, starts: list[int] | None
 
 
 def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
-          dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
+          dups: list[tuple[Any, int | None, int]] | None = None, tags: list[str] | None = None) -> list[Any]:
     """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
     ``starts`` receives the first line of each document; ``dups``, when given, the duplicate keys, which
-    are then no error (the last value is kept)."""
+    are then no error (the last value is kept). A tag no constructor reads is an error, a
+    :class:`.yamlsrc.LocalTagError` for a local one; with ``tags`` given, local tags are read as kubectl reads
+    them (:class:`_Untagged`) and ``tags`` receives those met."""
     try:
-        try:
-            return load_events(text, base, starts, dups)
-        except _Fallback:
-            if starts is not None:
-                del starts[:]
-            if dups is not None:
-                del dups[:]
+        if tags is None:
+            try:
+                return load_events(text, base, starts, dups)
+            except _Fallback:
+                if starts is not None:
+                    del starts[:]
+                if dups is not None:
+                    del dups[:]
         # an alias (none without a '*'): what the aliases add is bounded before a node is built
         cyclic = _check_aliases(text, file, base) if "*" in text else -1
+        if tags is not None:
+            loader = _Untagged(text)
+            try:
+                return _compose(loader, text, file, base, starts, dups, cyclic)
+            finally:
+                tags.extend(loader.tags)
         try:
-            return _compose(_LineLoader, text, file, base, starts, dups, cyclic)
+            return _compose(_LineLoader(text), text, file, base, starts, dups, cyclic)
         except yaml.composer.ComposerError as e:
             if not str(e.context).startswith("found duplicate anchor"):
                 raise
@@ -542,7 +576,7 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
                 del starts[:]
             if dups is not None:
                 del dups[:]
-        return _compose(_Redefining, text, file, base, starts, dups, cyclic)
+        return _compose(_Redefining(text), text, file, base, starts, dups, cyclic)
     except yaml.reader.ReaderError:
         raise _bad_character(text, file, base) from None
     except yaml.MarkedYAMLError as e:
@@ -554,8 +588,10 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
         template = _template_line(text, (line, context), base)
         if template is not None:
             raise InputError(f"cannot parse YAML: {TEMPLATE_PROBLEM}", file, template) from None
-        raise InputError(f"cannot parse YAML: {e.problem or e.context or 'invalid YAML'}", file, line,
-                         column) from None
+        problem = e.problem or e.context or "invalid YAML"
+        error = LocalTagError if problem.startswith("could not determine a constructor for the tag '!") else \
+            InputError
+        raise error(f"cannot parse YAML: {problem}", file, line, column) from None
     except yaml.YAMLError:
         raise InputError("cannot parse YAML", file) from None
     except RecursionError:

@@ -149,13 +149,24 @@ def substituted_credential(name: str, value: object) -> bool:
 
 def _first_token(value: str) -> tuple[str, str] | None:
     """(what issuer's token, the token as written) of the first token ``value`` holds; a run of a few characters in
-    the token's shape (``hf_xxxx…``, ``sk-0000…``) is a placeholder, not a token."""
+    the token's shape (``hf_xxxx…``, ``sk-0000…``) is a placeholder, not a token, and so is one whose ``-``/``_``
+    parts include a fill-in word of four letters or more (:func:`_filled_in`)."""
     for what, pattern in TOKEN_PATTERNS:
         for m in pattern.finditer(value):
             body = m.group(1)
-            if len(set(body.lower())) >= 8 and "example" not in body.lower():
+            if len(set(body.lower())) >= 8 and "example" not in body.lower() and not _filled_in(body):
                 return what, m.group(0)
     return None
+
+
+def _filled_in(body: str) -> bool:
+    """Whether a token's body is words with a fill-in among them: ``sk-ant-demo-key-replace-with-real-key``
+    (corpus29: an operator's config/samples Secret, blocked as "an OpenAI API key"). Only whole ``-``/``_`` parts of
+    four letters or more count, and only where no part is 16 characters or more: an OpenAI key's random body
+    (``sk-proj-`` and base64url characters, a separator about once in 32) has long parts, and a key with a word glued
+    to it (``sk-<key>-replace``) is still a key."""
+    parts = re.split(r"[-_]", body.lower())
+    return all(len(w) < 16 for w in parts) and any(len(w) >= 4 and w in _PLACEHOLDER_WORDS for w in parts)
 
 
 def _shape(value: str) -> str | None:

@@ -96,6 +96,31 @@ _NAMES_AN_INPUT = re.compile(
 UNPARSED_JSON = "unparsable JSON naming no Kubernetes object, Pulumi resource or vLLM server (a tool's configuration)"
 
 
+#: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_lines_skip`).
+JSON_LINES = ("JSON Lines (several JSON values, one after another) of which none is a Kubernetes object "
+              "(data a program appended)")
+
+
+def _json_lines_skip(text: str, file: str) -> Inventory | None:
+    """The skip of a text that is two or more JSON values one after another (:func:`.jsonsrc.json_values`), none of
+    them an input: benchmark results appended run by run (corpus30: nerdalert/vllm-bench-automation's
+    vllm-benchmark-graphs/results.json, nine runs of vLLM's serving benchmark, one a line, with a "deployment" key
+    naming the llm-d setup benchmarked, failed the repository's lint with exit 2 "cannot parse JSON: Extra data").
+    ``None`` where a value is a Kubernetes object, a Pulumi file or an OCI recipe (kubectl would apply such a stream;
+    it stays the input error it was, never a skip) or where the text is not such a sequence. A value that looks like a
+    broken Pulumi file is the input error :func:`.kinds.json_kind` raises, as in a file of one value."""
+    from .jsonsrc import json_values
+
+    values = json_values(text)
+    if values is None:
+        return None
+    for value in values:
+        kind = kinds.json_kind(value, file)
+        if kind in (kinds.KUBERNETES, kinds.PULUMI, kinds.OCI_RECIPE):
+            return None
+    return Inventory(skipped_files=[(file, JSON_LINES)])
+
+
 def _load_text(text: str, file: str) -> Inventory:
     if is_script(file, text):
         return _load_script(text, file, Inventory())
@@ -111,6 +136,10 @@ def _load_text(text: str, file: str) -> Inventory:
         try:
             data = parse_json(text, file)
         except InputError as e:
+            if isinstance(e, JsonSyntaxError):
+                skipped = _json_lines_skip(text, file)
+                if skipped is not None:
+                    return skipped
             if file.endswith(".json"):
                 if isinstance(e, JsonSyntaxError) and not _NAMES_AN_INPUT.search(text):
                     # a tool's JSON with comments or trailing commas (opencode.json, .eslintrc.json)

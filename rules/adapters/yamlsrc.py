@@ -194,6 +194,17 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None,
     return _python_reader().load_events(text, base, starts, dups)  # type: ignore[no-any-return]
 
 
+class LocalTagError(InputError):
+    """A YAML text PyYAML refused for a local tag (``!env_var``), one only its application reads."""
+
+
+def load_untagged(text: str, file: str) -> tuple[list[Any], list[str]]:
+    """The documents of ``text`` with its local tags read as kubectl reads them (a scalar as its text), and the
+    tags met; :class:`InputError` for any other error (:func:`.yamlpy.parse`)."""
+    tags: list[str] = []
+    return _python_reader().parse(text, file, 0, None, [], tags), tags
+
+
 def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
            dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
     """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.

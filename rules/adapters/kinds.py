@@ -323,3 +323,39 @@ def json_kind(data: Any, name: str) -> str:
     if isinstance(data, Mapping) and "shardwise_baseline" in data:
         return "shardwise baseline"  # --create-baseline's file, committed beside the manifests
     return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"
+
+
+#: Kinds whose objects belong to no namespace (``kubectl api-resources --namespaced=false`` of Kubernetes, and the
+#: cluster-scoped kinds of the add-ons the readers know: Karpenter, Cilium, Calico, the network-policy API, KServe,
+#: OME, the GPU Operator, Gateway API's GatewayClass). A release namespace is given to none of them.
+CLUSTER_SCOPED_KINDS = frozenset({
+    "Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass", "CSIDriver",
+    "CSINode", "VolumeAttachment", "CustomResourceDefinition", "APIService", "IngressClass", "PriorityClass",
+    "RuntimeClass", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding", "FlowSchema", "PriorityLevelConfiguration", "CertificateSigningRequest",
+    "DeviceClass", "ResourceSlice", "GatewayClass", "NodePool", "EC2NodeClass", "NodeClaim", "NodeClass",
+    "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "GlobalNetworkSet", "AdminNetworkPolicy",
+    "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy", "ClusterServingRuntime", "ClusterStorageContainer",
+    "ClusterBaseModel", "ClusterPolicy", "ClusterIssuer", "ComputeDomain",
+})
+
+
+def fill_namespace(docs: list[tuple[int | None, Any]], namespace: str) -> None:
+    """Give each namespaced object of ``docs`` (and of a ``kind: List``'s items) that names no namespace
+    ``namespace``, as ``helm install --namespace`` and ``kubectl apply --namespace`` create it there."""
+    def fill(obj: Any) -> None:
+        if not isinstance(obj, dict):
+            return
+        if obj.get("kind") == "List" or (isinstance(obj.get("kind"), str) and str(obj["kind"]).endswith("List")
+                                         and isinstance(obj.get("items"), list)):
+            for item in obj.get("items") or ():
+                fill(item)
+            return
+        meta = obj.get("metadata")
+        if not isinstance(meta, dict) or meta.get("namespace") or obj.get("kind") in CLUSTER_SCOPED_KINDS:
+            return
+        meta["namespace"] = namespace
+
+    for _, doc in docs:
+        fill(doc)

@@ -23,14 +23,15 @@ from .shellname import is_script
 from .yamlsrc import DuplicateKey, LocalTagError, load_documents, load_untagged, read_text
 
 
-def load_text(text: str, file: str) -> Inventory:
+def load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
     """One file's inventory, by its parsed content; its input errors are in ``errors``, and a file that
-    is not an input is in ``skipped_files``."""
+    is not an input is in ``skipped_files``. ``namespace``: the namespace the manifests are applied in (a Helm
+    release's), given to each namespaced object that names none (:func:`.kinds.fill_namespace`)."""
     # the inventory an error is reported in is made here, when one is: a manifest's is made by its reader, and an
     # Inventory (twenty-eight fields, each a new list, dict or Counter) made for every file only to be dropped cost
     # about 8 us of each file's reading. Every path of _load_text that fills an inventory it made returns it at once.
     try:
-        return _load_text(text, file)
+        return _load_text(text, file, namespace)
     except InputError as e:  # an error about the whole file
         inv = Inventory()
         inv.errors.append(e)
@@ -121,7 +122,7 @@ def _json_lines_skip(text: str, file: str) -> Inventory | None:
     return Inventory(skipped_files=[(file, JSON_LINES)])
 
 
-def _load_text(text: str, file: str) -> Inventory:
+def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
     if is_script(file, text):
         return _load_script(text, file, Inventory())
     if file.endswith(".tf"):
@@ -187,6 +188,8 @@ def _load_text(text: str, file: str) -> Inventory:
         return Inventory(skipped_files=[(file, kind)])
     from .k8s import inventory_from_documents
 
+    if namespace is not None:
+        kinds.fill_namespace(docs, namespace)
     return inventory_from_documents(docs, text, file)
 
 

@@ -638,12 +638,15 @@ def test_vllm_stack_router_routing_logic_judged_by_sw406():
     # routerSpec.enableRouter false: the chart renders no router
     text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: roundrobin\n      enableRouter: false")
     assert [r.name for r in load_kubernetes_text(text, "f.yaml").routers] == ["chat-b-deployment-router"]
-    # a routing logic the router does not define (it exits on argparse's choices): undecided, naming the value
+    # a routing logic no release of the router takes (it exits on argparse's choices): SW003's crash (advisory: its
+    # image names no release), and nothing more for SW406 to say of a router that routes nothing (mend1)
     text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: least_loaded")
-    assert sw406(load_kubernetes_text(text, "f.yaml"))[0] == (
-        "Deployment llm/chat-deployment-router", "cannot decide: the router's --routing-logic `least_loaded` is not "
-        "known (not one of the router's choices: roundrobin, session, kvaware, prefixaware, disaggregated_prefill, "
-        "disaggregated_prefill_orchestrated)", 20, "advisory")
+    refused = load_kubernetes_text(text, "f.yaml")
+    assert [s for s, *_ in sw406(refused)] == ["Deployment llm-b/chat-b-deployment-router"]
+    assert [(i.subject, i.crash, i.advisory, i.location.line, i.reason.split(" (")[0]) for i in refused.launch_issues
+            if i.crash] == [("Deployment llm/chat-deployment-router", True, True, 20,
+                             "vllm-router exits at start: --routing-logic `least_loaded` is none of its choices at any "
+                             "release read")]
     # static discovery without the backends the template requires: helm renders nothing, and SW005 says so
     docs = load_documents(_ROUTED, "f.yaml")
     release = docs[0][1]

@@ -151,13 +151,13 @@ def test_a_chart_named_and_rendered_through_an_application_shows_both_apart(repo
     rc, doc = lint_json(capsys, "charts/vllm", "apps/chat-prod.yaml")
     assert rc == 1
     assert findings(doc) == [
-        ("SW305", "advisory", DEPLOYMENT, 1, "Namespace default"),
+        ("SW305", "advisory", DEPLOYMENT, 1, "Namespace RELEASE-NAMESPACE"),
         ("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
         ("SW104", "mandatory", VIA_PROD, 25, "Deployment llm-prod/chat-vllm"),
         ("SW204", "mandatory", VIA_PROD, 27, "Deployment llm-prod/chat-vllm"),
     ]
     rc, doc = lint_json(capsys, "charts/vllm")
-    assert (rc, findings(doc)) == (0, [("SW305", "advisory", DEPLOYMENT, 1, "Namespace default")])
+    assert (rc, findings(doc)) == (0, [("SW305", "advisory", DEPLOYMENT, 1, "Namespace RELEASE-NAMESPACE")])
 
 
 #: What SW005 said of an Argo CD object before, after why it was not rendered.

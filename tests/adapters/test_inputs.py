@@ -606,6 +606,78 @@ def test_skipped_by_name(tmp_path, rel, reason):
     assert skipped_by_name(str(tmp_path / rel)) == reason
 
 
+#: A Backstage software template in the shape backstage/software-templates and the scaffolder docs write
+#: ("Writing Templates": `fetch:template` copies `url: ./skeleton`, filling Nunjucks from `values`).
+_BACKSTAGE_TEMPLATE = """\
+    apiVersion: scaffolder.backstage.io/v1beta3
+    kind: Template
+    metadata:
+      name: vllm-service
+      title: vLLM inference service
+    spec:
+      owner: platform-team
+      type: service
+      parameters:
+        - title: Model
+          required: [name, modelId]
+          properties:
+            name: {type: string}
+            modelId: {type: string}
+      steps:
+        - id: fetch-base
+          name: Fetch Base
+          action: fetch:template
+          input:
+            url: ./skeleton
+            values:
+              name: ${{ parameters.name }}
+              modelId: ${{ parameters.modelId }}
+        - id: fetch-docs
+          action: fetch:template
+          input:
+            url: './content'
+    """
+_SKELETON_DEPLOYMENT = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: ${{ values.name }}
+    spec:
+      replicas: ${{ values.replicas }}
+      template:
+        spec:
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:v0.11.0
+              args:
+                - ${{ values.modelId }}
+    {%- if values.enforceEager %}
+                - --enforce-eager
+    {%- endif %}
+    """
+
+
+def test_a_backstage_skeleton_is_a_template_skipped_with_its_reason(work, capsys):
+    """corpus28: a Backstage scaffolder skeleton (`${{ values.name }}`, `{%- if %}`) met while searching made the
+    whole repository's run exit 2 ("cannot parse YAML"). It is a template the scaffolder fills, as a chart's
+    templates/ are: skipped with that reason, in the folders the template's `fetch:template` steps name (and
+    `skeleton/`, the convention), at any depth below them; a folder beside them is still read."""
+    put(work, "templates/vllm/template.yaml", _BACKSTAGE_TEMPLATE)
+    put(work, "templates/vllm/skeleton/k8s/deployment.yaml", _SKELETON_DEPLOYMENT)
+    put(work, "templates/vllm/content/deployment.yaml", _SKELETON_DEPLOYMENT)
+    put(work, "templates/vllm/other/deployment.yaml", vllm_deployment("other"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    reason = "Backstage software template skeleton (not rendered: lint what the scaffolder writes)"
+    assert (rc, doc["input_errors"]) == (0, [])
+    assert doc["skipped_files"] == [{"file": "templates/vllm/content/deployment.yaml", "reason": reason},
+                                    {"file": "templates/vllm/skeleton/k8s/deployment.yaml", "reason": reason}]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/other"]
+    # a folder named skeleton beside no Backstage template is read as any other
+    put(work, "plain/template.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    assert skipped_by_name(str(work / "plain/skeleton/deployment.yaml")) is None
+
+
 # ------------------------------------------------------------------------------------- exclusions
 
 

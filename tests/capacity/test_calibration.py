@@ -1030,7 +1030,7 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "wsl2-cold-compile           2        +15.7   +50.1    +0.73   +0.73",
         "wsl2-profile-transient      2         -8.1   +20.4    -1.01   +1.12",
         "v2-moe-0.29                 8         -6.7   +31.0    -0.85   +1.04",
-        "large-tp-communicators      2         +5.6   +11.9    +2.93   +9.04",
+        "large-tp-communicators      2         +5.6   +10.9    +2.68   +9.04",
         "pip-sort                    2        -13.6    +5.2    -0.26   +0.33",
         "install-unknown             2        +10.8   +41.9    +0.70   +3.36",
         "weights-format              1         +5.2    +5.2    +0.32   +0.32",

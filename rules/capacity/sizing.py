@@ -911,6 +911,17 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
     return routed_tokens * model.moe.experts_per_token * per_row
 
 
+def moe_workspace_kept(model: ModelShape, b: Behaviour, device: Device, precision: Precision) -> bool:
+    """Whether a mixture of experts' routed-row caches stay allocated after its forward pass, through the profile's
+    sampler run (``Behaviour.moe_workspace_persists``, 0.14+): the modular kernel takes them from the shared
+    ``WorkspaceManager`` buffer, which is grown to the largest request and never shrunk, so the buffer the dummy
+    forward pass grew is still held when the sampler runs. Not on ROCm (the AITER experts' path is not read) and not
+    for MXFP4 experts (gpt-oss: the OAI Triton kernels allocate inside the kernel, ``workspace_shapes`` ``(0, 0)``;
+    the backends vLLM picks for them by GPU are not read)."""
+    return (b.moe_workspace_persists and model.moe is not None and moe_layers(model) > 0
+            and device.vendor == "nvidia" and precision != "mxfp4")
+
+
 def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
                    moe_chunk: int = 0, rows: MoeRows | None = None) -> float:
     """Peak of one dummy forward pass of ``tokens`` tokens on one GPU (:func:`_forward_parts`)."""
@@ -1978,7 +1989,8 @@ def _size_deployment(
                              notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
                              b.mxfp4_triton_frees_scales, not unbuilt, moe_chunk_tokens(b, s),
                              moe_row_bytes(model, s, b, device, ck.precision, ck.act_bytes, e),
-                             redundant_experts(b, model, s), workspace)
+                             redundant_experts(b, model, s), workspace,
+                             moe_workspace_kept(model, b, device, ck.precision))
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -2850,7 +2862,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              compile_gib: float = 0.0, scales_freed: bool = False,
              towers_built: bool = True, moe_chunk: int = 0,
              moe_rows: MoeRows | None = None, redundant: int = 0,
-             workspace: float = 0.0) -> tuple[_Stage, tuple[_Stage, ...]]:
+             workspace: float = 0.0, moe_kept: bool = False) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2868,7 +2880,9 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     first stage's peak to at least ``compile_gib`` (:func:`cold_compile_gib`). ``workspace`` bytes of the shared
     workspace buffer, held from the first forward pass on (:func:`sparse_indexer_workspace_bytes`), raise the sampler
     run's peak and the compile's, and the forward pass's by what they exceed its routed rows' caches, which the
-    modular MoE kernels take from the same buffer (:func:`_routed_bytes`).
+    modular MoE kernels take from the same buffer (:func:`_routed_bytes`). Where those kernels keep their caches in
+    that buffer (``moe_kept``: :func:`moe_workspace_kept`), the routed rows' bytes are held through the sampler run
+    and the compile too.
 
     An extensible KV cache (``measured``, 0.34+) is sized after the warm-up and the capture: what is in use then
     (the weights, non-torch memory, the captured CUDA graphs, the kept buffers) comes out of both the budget and
@@ -2882,10 +2896,19 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     last_peak = 0.0
     # the same on every stage
     fwd, rows_bytes, rows_fewer = _forward_parts(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
+    # the routed rows' caches in the shared buffer: FlashInfer CUTLASS (the kernel ``moe_rows.read`` names) keeps its
+    # own workspace inside the kernel, asking the buffer for one (tokens, hidden) tensor only (``workspace_shapes``,
+    # ``fused_moe/experts/flashinfer_cutlass_moe.py`` in 0.29.0)
+    in_buffer = moe_rows is None or not moe_rows.read
+    routed = (_routed_bytes(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
+              if (workspace or moe_kept) and in_buffer else 0.0)
     if workspace:
         # the workspace buffer is in use from the first layer on; the routed rows' caches come out of it too, so the
         # forward pass holds only what the buffer has beyond them
-        fwd += max(workspace - _routed_bytes(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows), 0.0)
+        fwd += max(workspace - routed, 0.0)
+    if moe_kept:
+        # ... and the buffer, the larger of the two, stays allocated through the sampler run
+        workspace = max(workspace, routed)
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed,

@@ -426,6 +426,11 @@ class Behaviour:
     #: indexer, so holds no indexer keys in its KV page and no indexer weights (0.24+); 0.23 builds one on every
     #: layer and only skips its top-k, 0.21 - 0.22 do so under ``use_index_cache``, 0.20 reads neither key
     shared_indexers_unbuilt: bool = False
+    #: the fused-MoE layer runs its experts through the modular kernel, which takes its caches (``workspace13``,
+    #: ``workspace2``) from the shared ``WorkspaceManager`` buffer, grown to the largest request and kept for the
+    #: engine's life, so they are still allocated in the profile's sampler run (0.14+: the unquantised method's
+    #: ``self.kernel``; 0.13.0 calls ``fused_experts()``, whose caches are freed with the layer)
+    moe_workspace_persists: bool = False
     #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
@@ -562,9 +567,9 @@ _R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, longrope_default_ori
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
               qwen3_video_format=0.0, sparse_indexer_workspace=True)
-_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
-              kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16",
-              all2all_env="override")
+_R0140 = _row(_R0130, "0.14.0", moe_workspace_persists=True, chunked_local_hybrid=True, max_model_len_auto=True,
+              pp_check_whole_model=True, kv_dtype_from_checkpoint=True, mamba_seqs="asserts",
+              nemotron_h_ssm_dtype="float16", all2all_env="override")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False, offload_uva_env=True)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
@@ -751,6 +756,13 @@ SOURCES: dict[str, str] = {
                                 "never shrunk; 0.13.0+), v1/attention/backends/mla/flashmla_sparse.py "
                                 "get_prefill_workspace_size (max_model_len * 5 rows of head_size bf16, reserved at "
                                 "init for fp8_ds_mla, 0.13.0, 0.19.0, 0.25.1)",
+    "moe_workspace_persists": "model_executor/layers/fused_moe/modular_kernel.py _allocate_buffers: "
+                              "current_workspace_manager().get_simultaneous of workspace13 and workspace2 (0.13.0, "
+                              "0.17.0, 0.19.0, 0.25.1, 0.29.0); fused_moe/unquantized_fused_moe_method.py builds the "
+                              "modular self.kernel in 0.14.0, 0.15.0, 0.16.0, 0.17.0 and 0.19.0 and calls "
+                              "fused_experts() directly in 0.13.0; in 0.29.0 every FusedMoEMethodBase holds a "
+                              "moe_kernel (fused_moe_method_base.py, quantization/fp8.py make_fp8_moe_kernel); "
+                              "v1/worker/workspace.py WorkspaceManager never shrinks its buffer",
     "shared_indexers_unbuilt": "model_executor/models/deepseek_v2.py DeepseekV2MLAAttention.__init__: 'if self.is_v32 "
                                "and (not _skip_topk or is_mtp_layer)' builds the Indexer (and its "
                                "DeepseekV32IndexerCache) in 0.24.0, 0.25.1, 0.26.0 and 0.29.0 (the loader drops a "

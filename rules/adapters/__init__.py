@@ -24,8 +24,9 @@ from ..model import Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
+from .kinds import _values_name
 from .load import UNPARSED_JSON, Marked, UnparsedJson, adopt, load_file, load_text, marked_texts, run_memo
-from .renderkind import has_gitops, render_kind
+from .renderkind import KUSTOMIZATION_FILES, has_gitops, render_kind
 from .select import (
     CHART_FILE,
     CHART_TEMPLATE,
@@ -38,6 +39,7 @@ from .select import (
     tidy,
     unrendered_folders,
 )
+from .yamlsrc import load_documents, split_documents
 
 if TYPE_CHECKING:
     from .charts import Renderer
@@ -220,6 +222,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
     if any(isinstance(e, UnparsedJson) for e in inv.errors):
         found = _searched_json_skipped(inv, found, paths)
+    if found and any(why in ("Kustomize file", KUSTOMIZE_NOT_BUILT) for _, why in [*sel.skipped, *inv.skipped_files]):
+        found = _generator_data_skipped(inv, found, paths, [*sel.skipped, *inv.skipped_files])
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
@@ -246,12 +250,93 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     return inv
 
 
+#: What of a chart's folder ``helm template`` reads: its templates, subcharts and CRDs, its metadata and values. Any
+#: other file there (``examples/``, ``docs/``, a raw manifest beside the chart) is none of the chart's.
+_CHART_PARTS = frozenset({"templates", "charts", "crds"})
+#: A template's read of a file of its chart (``.Files.Get "manifests/x.yaml"``, ``.Files.Glob "files/*"``): the first
+#: path component of the file named.
+_FILES_READ = re.compile(r"\.Files\.\w+\s+\(?\s*\"(?:\./)?([^\"/*?]+)")
+_CHART_OWN_FILES = frozenset({"Chart.yaml", "Chart.lock", "requirements.yaml", "requirements.lock",
+                              "values.schema.json", ".helmignore"})
+
+
+def _rendered_parts(sel: Selection, paths: list[str]) -> Callable[[str], bool]:
+    """Whether a file inside a chart or kustomization named among ``paths`` is one its render reads: a chart's
+    :data:`_CHART_PARTS` and :data:`_CHART_OWN_FILES`, its values files and those its templates read
+    (``.Files.Get``); a kustomization's resources (its bases, and
+    the kustomizations it reaches them through: :func:`.overlays.reached_files`), its own kustomization, and a file
+    one of those kustomizations names (a patch, a component, a generator's file). Any other
+    file there is none of the render's: the search reads it as it would without the folder named (review28: a
+    Deployment beside an overlay's kustomization that lists it nowhere, a chart's ``examples/`` manifest, were read
+    by neither the render nor the search of ``lint . overlays/prod charts/vllm``, where ``lint .`` reads them)."""
+    from .overlays import reached_files
+
+    kustomize = [d for d in sel.renders if render_kind(d) == "kustomize"]
+    reached = reached_files(kustomize, kustomizations=True)
+    charts = [os.path.abspath(d) for d in sel.renders if render_kind(d) == "helm"]
+    folders = [os.path.abspath(d) for d in kustomize]
+    named_by: dict[str, str] = {}  # a kustomization in a named folder -> its text
+
+    def kustomization_text(k: str) -> str:
+        if k not in named_by:
+            try:
+                named_by[k] = read_file_bytes(k, k).decode("utf-8", "replace")
+            except (InputError, OSError):
+                named_by[k] = ""
+        return named_by[k]
+
+    # the kustomizations a build of the named folders applies: their own, and those their bases are reached through
+    kustomizations = {k for k in reached if os.path.basename(k) in KUSTOMIZATION_FILES}
+    kustomizations.update(os.path.join(d, n) for d in folders for n in KUSTOMIZATION_FILES
+                          if os.path.lexists(os.path.join(d, n)))
+
+    files_of: dict[str, set[str]] = {}
+
+    def files_read(top: str) -> set[str]:
+        """The first path components a template of the chart ``top`` names where it reads a file of the chart
+        (``.Files.Get "manifests/x.yaml"``, ``.Files.Glob "dashboards/*"``): those files are rendered too."""
+        if top not in files_of:
+            found: set[str] = set()
+            for folder, _, names in os.walk(os.path.join(top, "templates")):
+                for n in names[:_CHART_FILES]:
+                    try:
+                        text = read_file_bytes(os.path.join(folder, n), n).decode("utf-8", "replace")
+                    except (InputError, OSError):
+                        continue
+                    found.update(m.group(1) for m in _FILES_READ.finditer(text))
+            files_of[top] = found
+        return files_of[top]
+
+    def rendered(full: str) -> bool:
+        name = os.path.basename(full)
+        for top in charts:
+            if inside(full, top):
+                first = os.path.relpath(full, top).split(os.sep, 1)[0]
+                return (first in _CHART_PARTS or name in _CHART_OWN_FILES or _values_name(name)
+                        or first in files_read(top))
+        for top in folders:
+            if inside(full, top):
+                if full in reached or full in kustomizations:
+                    return True
+                for k in kustomizations:
+                    here = os.path.dirname(k)
+                    if inside(k, top) and inside(full, here):
+                        rel = re.escape(os.path.relpath(full, here))
+                        if re.search(rf"(?<![\w./-])(?:\./)?{rel}(?![\w.-])", kustomization_text(k)):
+                            return True
+                return False
+        return False
+
+    return rendered
+
+
 def _not_searched_where_rendered(sel: Selection, paths: list[str]) -> None:
     """Leave out of ``sel``'s files, and out of its skipped files, those a chart or kustomization named among
-    ``paths`` renders, where another path's search also met them: the files inside the named folder, and those
-    its kustomization reaches (its bases and their kustomizations, :func:`.overlays.reached_files`). They are judged
-    as rendered, as for a kustomization a GitOps object builds (readers17). A file named on its own is kept, and so
-    is a base that an overlay met while searching (not named) reaches too: it is read for that overlay.
+    ``paths`` renders, where another path's search also met them: the files of the named folder its render reads
+    (:func:`_rendered_parts`), and those its kustomization reaches (its bases and their kustomizations,
+    :func:`.overlays.reached_files`). They are judged as rendered, as for a kustomization a GitOps object builds
+    (readers17). A file named on its own is kept, and so is a base that an overlay met while searching (not named)
+    reaches too: it is read for that overlay.
 
     newuser11: ``shardwise lint . charts/vllm deploy/overlays/prod``, as docs/ci.md says to name a chart or an
     overlay beside the searched repository, also read the chart's and the overlay's files as met while searching:
@@ -262,12 +347,13 @@ def _not_searched_where_rendered(sel: Selection, paths: list[str]) -> None:
 
     named = {os.path.abspath(tidy(p)) for p in paths if p != "-"}
     reached = reached_files([d for d in sel.renders if render_kind(d) == "kustomize"], kustomizations=True)
+    part = _rendered_parts(sel, paths)
 
     def rendered(f: str, keep: set[str] = set()) -> bool:  # noqa: B006 - read, never written
         if f == "-":
             return False
         full = os.path.abspath(f)
-        return full not in named and full not in keep and (full in reached or any(inside(f, d) for d in sel.renders))
+        return full not in named and full not in keep and (full in reached or part(full))
 
     # a base that an overlay met while searching also reaches (dev, beside a named prod) is still read for it
     searched = [os.path.dirname(f) or "." for f, why in sel.skipped if why == "Kustomize file" and not rendered(f)]
@@ -288,6 +374,61 @@ def _searched_json_skipped(inv: Inventory, found: list[InputError], paths: list[
     inv.skipped_files.extend((f, reasons[f]) for f in sorted(moved))
     inv.sources = [f for f in inv.sources if f not in moved]
     return [e for e in found if not (isinstance(e, UnparsedJson) and e.file in moved)]
+
+
+#: The skip reason of a file a kustomization met while searching hands a ConfigMap or Secret generator as data.
+GENERATOR_DATA = "data a kustomization's configMapGenerator or secretGenerator reads (a file's text, not a manifest)"
+
+
+def _generator_data_skipped(inv: Inventory, found: list[InputError], paths: list[str],
+                            skipped: list[tuple[str, str]]) -> list[InputError]:
+    """``found`` without the YAML errors of files that a kustomization met while searching names in a
+    ``configMapGenerator`` or ``secretGenerator``'s ``files`` (``[KEY=]PATH``): kustomize puts such a file's text in
+    the ConfigMap or Secret as it is and never parses it (sigs.k8s.io/kustomize api/kv: ``KvLoader`` reads each
+    file source as bytes), so a YAML error in it (homepage's ``{{HOMEPAGE_VAR_…}}`` placeholders, an application's own
+    tags) is no broken manifest (corpus29). Only a file of one document, every error of which is a YAML one, is moved
+    (skipped, :data:`GENERATOR_DATA`); a file named on the command line stays an error."""
+    from .charts import _file_entries
+
+    data: set[str] = set()
+    for kfile, why in skipped:
+        if why not in ("Kustomize file", KUSTOMIZE_NOT_BUILT):
+            continue
+        try:
+            text = read_file_bytes(kfile).decode("utf-8")
+        except (InputError, OSError, UnicodeDecodeError):
+            continue
+        for _, doc in load_documents(text, kfile):
+            if isinstance(doc, dict):
+                base = os.path.dirname(kfile)
+                data.update(os.path.normpath(os.path.join(base, f)) for key, f in _file_entries(doc)
+                            if key.endswith("Generator files") and "://" not in f)
+    if not data:
+        return found
+    named = {tidy(p) for p in paths}
+    by_file: dict[str, list[InputError]] = {}
+    for e in found:
+        if e.file is not None:
+            by_file.setdefault(e.file, []).append(e)
+    moved = set()
+    for f, errors in by_file.items():
+        if f in named or os.path.normpath(f) not in data:
+            continue
+        if not all(e.message.startswith("cannot parse YAML") for e in errors):
+            continue
+        try:
+            parts = split_documents(read_file_bytes(f).decode("utf-8"))
+        except (InputError, OSError, UnicodeDecodeError):
+            continue
+        if sum(any(line.strip() not in ("", "---", "...") and not line.lstrip().startswith("#")
+                   for line in part.splitlines()) for _, part in parts) > 1:
+            continue  # another document of the file may have been read (a comment before `---` is none)
+        moved.add(f)
+    if not moved:
+        return found
+    inv.skipped_files.extend((f, GENERATOR_DATA) for f in sorted(moved))
+    inv.sources = [f for f in inv.sources if f not in moved]
+    return [e for e in found if e.file not in moved]
 
 
 def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:

@@ -135,6 +135,30 @@ class JsonNonFinite(InputError):
     no JSON number (RFC 8259, section 6) and kubectl refuses them."""
 
 
+def json_values(text: str) -> list[Any] | None:
+    """The JSON values of ``text`` when it holds two or more, one after another with only white space between them,
+    and each parses as :func:`parse_json` would take it (no ``NaN``, no key written twice); else ``None``.
+
+    That is JSON Lines, and the stream kubectl decodes (apimachinery's ``YAMLOrJSONDecoder`` reads JSON values from
+    a ``json.Decoder`` until the end): a file vLLM's serving benchmark wrote with ``--save-result --append-result``
+    (``vllm bench serve``, vllm-project/vllm vllm/benchmarks/serve.py: it opens the ``.json`` result file in
+    append mode, writes a newline and ``json.dump``s the next run's result) is such a file, one value a line."""
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    values: list[Any] = []
+    at, end = 0, len(text)
+    try:
+        while True:
+            while at < end and text[at] in _WS:
+                at += 1
+            if at == end:
+                break
+            value, at = decoder.raw_decode(text, at)
+            values.append(value)
+    except (ValueError, RecursionError, _NotJson):  # JSONDecodeError is a ValueError; so is Python's digits limit
+        return None
+    return values if len(values) > 1 else None
+
+
 def parse_json(text: str, file: str) -> Any:
     """``json.loads`` that raises :class:`InputError` for what is not JSON text: a syntax error (with
     its line), ``NaN`` and ``Infinity`` (Python's extension, not JSON), a key written twice in one

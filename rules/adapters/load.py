@@ -20,7 +20,7 @@ from ..model.files import read_file_bytes
 from . import kinds
 from .select import PROGRAM_ENDS
 from .shellname import is_script
-from .yamlsrc import DuplicateKey, load_documents, read_text
+from .yamlsrc import DuplicateKey, LocalTagError, load_documents, load_untagged, read_text
 
 
 def load_text(text: str, file: str) -> Inventory:
@@ -65,6 +65,24 @@ class NonFiniteJson(UnparsedJson):
               "program wrote)")
 
 
+class ApplicationTagYaml(UnparsedJson):
+    """A YAML file PyYAML refused for a local tag (``!env_var``, ``!secret``, ``!Find``: YAML's tags "specific to a
+    single application") that, with those tags read as kubectl reads them, holds no Kubernetes object, stack or chart
+    values (:func:`_application_tags`): the application's own configuration, skipped where a searched folder met it,
+    an input error where it was named, as an :class:`UnparsedJson` file. corpus29: GitOps trees keep Recyclarr's
+    config (``api_key: !env_var SONARR_API_KEY``), ESPHome devices (``password: !secret ota``) and authentik
+    blueprints (``!Find``, ``!KeyOf``) beside the manifests Flux applies, and each made the whole run exit 2. A
+    Kubernetes object with such a tag (``namespace: !Ref Namespace``) stays an input error wherever it was met."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, column: int | None = None,
+                 reason: str = "") -> None:
+        super().__init__(message, file, line, column)
+        self.reason = reason
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]  # survives a trip to a worker process, reason included
+        return (type(self), (self.message, self.file, self.line, self.column, self.reason))
+
+
 #: What in a JSON file's text says it may be an input, whether or not it parses: a Kubernetes object's ``apiVersion``
 #: or ``kind`` key, a Pulumi preview's or state's keys (:func:`.kinds.json_kind`), an OCI recipe's, or a vLLM server
 #: (its image, its launch, a flag only ``vllm serve`` takes). A file that does not parse and names one of them is an
@@ -76,6 +94,31 @@ _NAMES_AN_INPUT = re.compile(
     r"|\bvllm\s+serve\b|\bvllm\.entrypoints\b|\bvllm/vllm-|--tensor-parallel-size\b", re.IGNORECASE)
 #: The skip reason of an :class:`UnparsedJson` file met while searching a folder.
 UNPARSED_JSON = "unparsable JSON naming no Kubernetes object, Pulumi resource or vLLM server (a tool's configuration)"
+
+
+#: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_lines_skip`).
+JSON_LINES = ("JSON Lines (several JSON values, one after another) of which none is a Kubernetes object "
+              "(data a program appended)")
+
+
+def _json_lines_skip(text: str, file: str) -> Inventory | None:
+    """The skip of a text that is two or more JSON values one after another (:func:`.jsonsrc.json_values`), none of
+    them an input: benchmark results appended run by run (corpus30: nerdalert/vllm-bench-automation's
+    vllm-benchmark-graphs/results.json, nine runs of vLLM's serving benchmark, one a line, with a "deployment" key
+    naming the llm-d setup benchmarked, failed the repository's lint with exit 2 "cannot parse JSON: Extra data").
+    ``None`` where a value is a Kubernetes object, a Pulumi file or an OCI recipe (kubectl would apply such a stream;
+    it stays the input error it was, never a skip) or where the text is not such a sequence. A value that looks like a
+    broken Pulumi file is the input error :func:`.kinds.json_kind` raises, as in a file of one value."""
+    from .jsonsrc import json_values
+
+    values = json_values(text)
+    if values is None:
+        return None
+    for value in values:
+        kind = kinds.json_kind(value, file)
+        if kind in (kinds.KUBERNETES, kinds.PULUMI, kinds.OCI_RECIPE):
+            return None
+    return Inventory(skipped_files=[(file, JSON_LINES)])
 
 
 def _load_text(text: str, file: str) -> Inventory:
@@ -93,6 +136,10 @@ def _load_text(text: str, file: str) -> Inventory:
         try:
             data = parse_json(text, file)
         except InputError as e:
+            if isinstance(e, JsonSyntaxError):
+                skipped = _json_lines_skip(text, file)
+                if skipped is not None:
+                    return skipped
             if file.endswith(".json"):
                 if isinstance(e, JsonSyntaxError) and not _NAMES_AN_INPUT.search(text):
                     # a tool's JSON with comments or trailing commas (opencode.json, .eslintrc.json)
@@ -120,6 +167,9 @@ def _load_text(text: str, file: str) -> Inventory:
 
                 text = yaml_readable(text)
     docs = load_documents(text, file)
+    refused = next((d for _, d in docs if isinstance(d, LocalTagError)), None)
+    if refused is not None:
+        _application_tags(text, file, refused)
     kind = kinds.yaml_kind(docs, file)
     if kind == kinds.STACK:
         from .stack import load_stack_text
@@ -138,6 +188,22 @@ def _load_text(text: str, file: str) -> Inventory:
     from .k8s import inventory_from_documents
 
     return inventory_from_documents(docs, text, file)
+
+
+def _application_tags(text: str, file: str, refused: InputError) -> None:
+    """Raise :class:`ApplicationTagYaml` where ``text``, which PyYAML ``refused`` for a local tag, read with its local
+    tags as kubectl reads them, is no input: no Kubernetes object, stack, or chart values shardwise renders. Return
+    where it may be one, or does not parse even so: ``refused`` is reported as before."""
+    try:
+        values, tags = load_untagged(text, file)
+    except InputError:
+        return
+    docs: list[tuple[int | None, object]] = [(None, v) for v in values]
+    kind = kinds.yaml_kind(docs, file)
+    if kind in (kinds.KUBERNETES, kinds.STACK) or _chart_values(docs, text, file) is not None:
+        return
+    raise ApplicationTagYaml(refused.message, file, refused.line, refused.column,
+                             f"{kind}, with YAML tags only its application reads ({', '.join(tags)})")
 
 
 def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -> Inventory | None:

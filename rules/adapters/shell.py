@@ -7,7 +7,8 @@ here-documents are read, as manifests at the script's own line numbers: every ot
 blank line of the YAML text :func:`manifest_text` returns, and the line of each command that opens one is a
 ``---``, so a finding points at the script's line. Here-documents fed to anything else (``python - <<EOF``, a
 usage text, a config file no ``kubectl`` applies) are not manifests and are left alone, and so is one an interpreter
-reads in a pipe to kubectl (``python3 - <<'EOF' | oc apply -f -``: kubectl gets what the program prints).
+runs as its program in a pipe to kubectl (``python3 - <<'EOF' | oc apply -f -``: kubectl gets what the program
+prints).
 
 What the shell does to the text before kubectl sees it:
 
@@ -286,16 +287,37 @@ def _pipeline(command: str, at: int) -> str:
     return command[start:]
 
 
-#: Programs that run a here-document fed to them as their own source or read it as their data, and write something
-#: else: in ``python3 - "$CR" <<'EOF' | oc apply -f -`` kubectl gets what the program prints, not the here-document
-#: (corpus28: a script that merges an OAuth CR with Python made a repository's run exit 2 on Python read as YAML).
+#: Programs that run a here-document fed to them as their own source and write something else: in ``python3 - "$CR"
+#: <<'EOF' | oc apply -f -`` kubectl gets what the program prints, not the here-document (corpus28: a script that
+#: merges an OAuth CR with Python made a repository's run exit 2 on Python read as YAML).
 _INTERPRETERS = frozenset({"python", "python2", "python3", "sh", "bash", "zsh", "node", "ruby", "perl"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
+def _program_from_elsewhere(name: str, option: str) -> bool:
+    """Whether the interpreter ``name``'s ``option`` gives it its program (so what it reads on stdin is its data):
+    python's ``-c`` and ``-m``; perl's and ruby's ``-e``/``-E`` and their ``-p``/``-n`` line loops (``perl -pe
+    's/x/y/'`` prints every line, sed's way); node's ``-e``/``-p``/``--eval``/``--print``; a shell's ``-c``."""
+    if name in ("node",):
+        return option in ("-e", "-p", "--eval", "--print") or option.startswith(("--eval=", "--print="))
+    if option.startswith("--"):
+        return False
+    letters = set(option[1:])
+    if name in ("perl", "ruby"):
+        return bool(letters & set("eEpn"))
+    if name in ("sh", "bash", "zsh"):
+        return "c" in letters
+    return bool(letters & set("cm"))  # python
+
+
 def _run_by_interpreter(command: str, at: int) -> bool:
-    """Whether the command of the pipe that the here-document at ``at`` feeds is an interpreter
-    (:data:`_INTERPRETERS`, after any ``VAR=value`` words; a versioned ``python3.11`` too)."""
+    r"""Whether the command of the pipe that the here-document at ``at`` feeds is an interpreter
+    (:data:`_INTERPRETERS`, after any ``VAR=value`` words; a versioned ``python3.11`` too) that runs the
+    here-document as its program: it is given no program of its own (``python3 -``, ``bash -s``, ``perl``, ``node
+    -``). One given its program (``python3 -c …``, ``python3 render.py``, ``perl -pe 's/__TAG__/v1/'``, ``sh -c
+    'envsubst'``) reads the here-document as its data and may print it changed, as sed does: the here-document is
+    read as before (review28: ``perl -pe 's/\$\{(\w+)\}/$ENV{$1}/g' <<EOF | kubectl apply -f -``, envsubst's
+    perl idiom, left a Deployment unlinted and the run passed)."""
     start = 0
     for m in _SEPARATORS.finditer(command):
         if m.start() > at:
@@ -307,7 +329,20 @@ def _run_by_interpreter(command: str, at: int) -> bool:
     if words[:1] == ["env"]:
         words = [w for w in words[1:] if not _ASSIGNMENT.match(w)]
     name = words[0].rsplit("/", 1)[-1] if words else ""
-    return name in _INTERPRETERS or re.fullmatch(r"python[23](?:\.\d+)?", name) is not None
+    if re.fullmatch(r"python[23](?:\.\d+)?", name) is not None:
+        name = "python"
+    if name not in _INTERPRETERS:
+        return False
+    for word in words[1:]:
+        if word == "-" or name in ("sh", "bash", "zsh") and word[:2] == "-s":  # the program is stdin
+            return True
+        if word.startswith("-") and word != "--":
+            if _program_from_elsewhere(name, word):
+                return False
+            continue
+        if word != "--":
+            return False  # a script file (or an option's value): the here-document is its data
+    return True
 
 
 def _fed_to_kubectl(doc: HereDoc, after: str, files: Callable[[], tuple[set[str], set[str]]]) -> tuple[bool, bool]:
@@ -315,7 +350,7 @@ def _fed_to_kubectl(doc: HereDoc, after: str, files: Callable[[], tuple[set[str]
     and whether envsubst fills its placeholders on the way. ``after``: the line after its closing delimiter (a
     command ending in ``|`` goes on there); ``files``: the files the script applies, and those it applies through
     envsubst (:func:`_applied_files`, looked up only for a here-document written to a file). A here-document an
-    interpreter reads (:func:`_run_by_interpreter`) reaches no kubectl: the program's output does."""
+    interpreter runs as its program (:func:`_run_by_interpreter`) reaches no kubectl: the program's output does."""
     if _run_by_interpreter(doc.command, doc.at):
         return False, False
     pipe = _pipeline(doc.command, doc.at)

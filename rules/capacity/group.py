@@ -841,6 +841,17 @@ def prefill_context_parallel(g: ServingGroup) -> int:
     return 1 if raw is None else max(_int_flag(raw, "prefill_context_parallel_size"), 1)
 
 
+def context_parallel(g: ServingGroup) -> int:
+    """``--decode-context-parallel-size`` × ``--prefill-context-parallel-size`` (1 where neither is given): the ranks
+    one request's KV cache is split over. vLLM keeps ``1 / (DCP × PCP)`` of each request's tokens on each of them
+    (``vllm/v1/kv_cache_interface.py``, ``AttentionSpec.max_memory_usage_bytes``: ``max_model_len = cdiv(max_model_len,
+    dcp_world_size * pcp_world_size)``; ``single_type_kv_cache_manager.py``: ``block_size *= dcp_world_size *
+    pcp_world_size``), which the sizing does not model (review27). A value not known is :class:`Undecidable`."""
+    raw = g.engine.extra.get("decode_context_parallel_size")
+    dcp = 1 if raw is None else max(_int_flag(raw, "decode_context_parallel_size"), 1)
+    return dcp * prefill_context_parallel(g)
+
+
 def parallel(g: ServingGroup) -> Parallel:
     """The group's layout as the layout search sees it (raises :class:`Undecidable` on an unknown flag)."""
     lay = layout(g)

@@ -18,6 +18,7 @@ from ..model import (
     is_unknown,
     known,
 )
+from ..model.inventory import UNRECOGNISED_ENGINE
 from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
@@ -240,7 +241,8 @@ def _runs_other_program(inv: Inventory, svc: Service) -> bool:
     the workloads SW005 names so), none a vLLM serving group: the port number is that engine's own, which happens to
     equal a runtime port's, SGLang's disaggregation bootstrap port 8998 (Mooncake's too), not vLLM's runtime
     (corpus26: an SGLang prefill server's NodePort was blocked as the vLLM Mooncake bootstrap port). A Ray pod, a
-    pod of no engine, a selector or labels not known yet, or pods not in the inputs keep the finding (fail
+    pod of no engine, a pod serving a model with an engine not recognised (which may be vLLM run by a program of
+    its own: review28), a selector or labels not known yet, or pods not in the inputs keep the finding (fail
     closed)."""
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
@@ -260,7 +262,8 @@ def _runs_other_program(inv: Inventory, svc: Service) -> bool:
             return False
     except Undecidable:
         return False
-    engines = {li.subject for li in inv.launch_issues if li.other_engine}
+    # a server of an engine not recognised may be vLLM started by a program shardwise does not read: not another's
+    engines = {li.subject for li in inv.launch_issues if li.other_engine and li.other_engine != UNRECOGNISED_ENGINE}
     return all(p.subject in engines for p in pods)
 
 

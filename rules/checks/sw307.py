@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import Inventory, ServingGroup, Undecidable, known
-from ..model.unknown import holds_placeholder
+from ..model.unknown import PLACEHOLDER_MARK, masked_placeholders
 from ..vllm.imageref import parse_image
 from ._unseen import unseen_hits
 
@@ -51,16 +51,19 @@ class ImageUnpinned(GroupRule):
             if c.image is None:
                 continue
             image = str(known(c.image, f"image of container `{c.name}`"))
-            ref = parse_image(image)
-            if ref.digest is None and holds_placeholder(ref.tag if ref.tag else ref.name):
+            masked = parse_image(masked_placeholders(image))
+            if masked.digest is None and PLACEHOLDER_MARK in (masked.tag if masked.tag else masked.name):
                 # `image: $IMAGE`, `vllm:${TAG}`: the template's tool fills the reference, tag and all, so
                 # neither "no tag, so :latest" nor a pinned release is known (corpus27: a Dynamo template's
-                # `image: $MAIN_CONTAINER_IMAGE` was said to have no tag; a `${TAG}` passed as pinned)
+                # `image: $MAIN_CONTAINER_IMAGE` was said to have no tag; a `${TAG}` passed as pinned). The
+                # placeholders are masked first: `${TAG:-latest}` and `${IMAGE:-vllm/vllm-openai}` hold a `:` or a
+                # `/` of their own, where the reference would be split (review28: the first passed as pinned to a
+                # tag `-latest}`, the second was "no tag, so :latest" of a repository `vllm-openai}`)
                 undecided = undecided or Undecidable(
                     f"the tag of image `{image}` (a template's placeholder) of container `{c.name}`",
                     "the template's tool fills it")
                 continue
-            unpinned = ref.unpinned
+            unpinned = masked.unpinned
             if unpinned is None:
                 continue
             found = "no tag, so :latest" if unpinned == "no tag" else "tag latest"

@@ -799,6 +799,10 @@ class Autoscaler:
     suppressions: list[Suppression] = field(default_factory=list)
 
 
+#: :attr:`LaunchIssue.other_engine` of a pod that serves a model on accelerators with a command and an image that name
+#: no server shardwise knows (``adapters.k8s.engines.unrecognised_server``): an engine not known, which may be vLLM.
+UNRECOGNISED_ENGINE = "an engine not recognised"
+
 @dataclass
 class LaunchIssue:
     """A workload that looks like vLLM (its image or flags say so) but whose command shardwise cannot
@@ -826,7 +830,9 @@ class LaunchIssue:
     namespace: str = ""  # the object's namespace, as the subject gives it
     #: The crash holds at every vLLM release read, but the image names none of them: SW003 reports it as advisory.
     advisory: bool = False
-    #: The workload serves a model with another engine ("SGLang"): no vLLM rule judges it, SW005 says so
+    #: The workload serves a model with another engine ("SGLang"): no vLLM rule judges it, SW005 says so. Where its
+    #: command and image name no server shardwise knows, :data:`UNRECOGNISED_ENGINE`: not known to be another
+    #: engine, it may run vLLM in a way shardwise does not read.
     other_engine: str = ""
     #: The ``${VAR}`` of a crash on a template's placeholder written in vLLM's args: a run whose inputs write one of
     #: them where only a template tool fills it (:attr:`Inventory.template_vars`) drops the crash (envsubst fills it).

@@ -71,6 +71,17 @@ def holds_placeholder(value: object) -> bool:
     return isinstance(value, str) and _PLACEHOLDER.search(value) is not None
 
 
+#: What :func:`masked_placeholders` writes for each placeholder: a character no image reference, path or flag uses.
+PLACEHOLDER_MARK = "\ue000"
+
+
+def masked_placeholders(value: str) -> str:
+    """``value`` with each template placeholder (:data:`_PLACEHOLDER`) written as :data:`PLACEHOLDER_MARK`, so a
+    reader that splits the text at ``:``, ``/`` or ``@`` never splits a placeholder: ``${TAG:-latest}`` and
+    ``${IMAGE:-vllm/vllm-openai}`` hold them in their defaults."""
+    return _PLACEHOLDER.sub(PLACEHOLDER_MARK, value) if "$" in value or "{{" in value else value
+
+
 def is_unknown(value: object) -> TypeIs[Unknown]:
     return value is UNKNOWN
 

@@ -121,6 +121,15 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "mm-encoder-tp-mode": ("weights", "data"),
 }
 
+#: Flags vLLM registers from a config field whose type admits None (not a bool), for which its argparse type is
+#: ``optional_type(...)``: the value ``""`` or ``"None"`` is None, the flag left at its default (vllm/engine/
+#: arg_utils.py ``_compute_kwargs``: "If None is in type_hints, make the argument optional", and
+#: vllm/utils/argparse_utils.py ``optional_type``; CacheConfig.kv_cache_memory_bytes is ``int | None`` from 0.10.2).
+#: A launch script's ``--kv-cache-memory-bytes=${KV_CACHE_MEMORY_BYTES-}`` with the variable unset gives that flag an
+#: empty value, which vLLM takes as unset (corpus30: llm-d's DeepSeek-V4 wide-EP decode worker), not a refusal. Flags
+#: EngineArgs registers with an explicit ``type=int`` (the data-parallel ranks and addresses) are not among them.
+_OPTIONAL = frozenset({"kv-cache-memory-bytes"})
+
 _SHORT: dict[str, str] = {
     "tp": "tensor-parallel-size",
     "pp": "pipeline-parallel-size",
@@ -918,6 +927,8 @@ def parse_serve_args(
                     value = True
                 elif kind == "raw" or (is_unresolved(raw) and (key == "model" or key not in _FIELDS)):
                     value = raw  # extras and the model keep an unresolved reference as written
+                elif name in _OPTIONAL and raw in ("", "None"):
+                    value = None  # vLLM's optional_type: the flag left at its default
                 else:
                     value = _refusing(kind, spelled, raw, loc, i - 1, bool(eq))
                 choices = _CHOICES.get(name)

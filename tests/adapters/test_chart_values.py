@@ -225,6 +225,56 @@ def test_app_template_rendering():
     assert rendered_objects(docs[2][1]) is None  # valuesFrom
 
 
+# corpus29: home-ops trees run Open WebUI through app-template with the env written as a list and a boolean value
+# (jahanson/theshire, rafaribe/home-ops; no licence, the shape written here). The common library writes a number or
+# a boolean as text in either form (lib/container/fields/_env.tpl, common-4.1.1): Kubernetes gets "true", "3".
+_ENV_LIST_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: &app open-webui
+  namespace: ai
+spec:
+  chartRef:
+    kind: OCIRepository
+    name: app-template
+  values:
+    controllers:
+      open-webui:
+        containers:
+          app:
+            image:
+              repository: ghcr.io/open-webui/open-webui
+              tag: v0.6.5
+            env:
+              - name: ENABLE_RAG_WEB_SEARCH
+                value: true
+              - name: RAG_WEB_SEARCH_RESULT_COUNT
+                value: 3
+              - name: RAG_WEB_SEARCH_ENGINE
+                value: searxng
+              - name: WEBUI_SECRET_KEY
+                valueFrom:
+                  secretKeyRef:
+                    name: *app
+                    key: secret-key
+"""
+
+
+def test_app_template_env_list_values_are_written_as_text():
+    (doc,) = [d for _, d in load_documents(_ENV_LIST_RELEASE, "f.yaml")]
+    (deployment,) = rendered_objects(doc)
+    env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env == [{"name": "ENABLE_RAG_WEB_SEARCH", "value": "true"},
+                   {"name": "RAG_WEB_SEARCH_RESULT_COUNT", "value": "3"},
+                   {"name": "RAG_WEB_SEARCH_ENGINE", "value": "searxng"},
+                   {"name": "WEBUI_SECRET_KEY", "valueFrom": {"secretKeyRef": {"name": "open-webui",
+                                                                               "key": "secret-key"}}}]
+    assert (env[0].line, env[1].line) == (19, 21)  # each item keeps its line
+    inv = load_kubernetes_text(_ENV_LIST_RELEASE, "f.yaml")  # was: "...env[0].value (ENABLE_RAG_WEB_SEARCH):
+    assert groups(inv) == [] and findings(inv) == []  # expected a string, found a boolean (true)"
+
+
 def test_public_app_template_releases():
     # chingcodes/home-ops: ROCm vLLM on one AMD GPU, probes disabled; no pool, so not sized
     inv = load_kubernetes_file(path("chingcodes-vllm-helmrelease.yaml"))

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import TALOS
+from shardwise.rules.adapters.kinds import OMNI, TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -548,6 +548,13 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
      "cluster:\n  clusterName: lab\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n", TALOS),
     # a Talos patch of one named document
     ("cluster/patch.yaml", "apiVersion: v1alpha1\nkind: NetworkRuleConfig\nname: ingress\n", TALOS),
+    # an Omni cluster template (corpus29: a home cluster's bootstrap/omni/cluster-template.yaml, in the shape of
+    # docs.siderolabs.com/omni/reference/cluster-templates): a Cluster, its ControlPlane and Workers, a Machine
+    ("bootstrap/omni/cluster-template.yaml", "kind: Cluster\nname: lab\nkubernetes:\n  version: v1.33.2\ntalos:\n"
+     "  version: v1.10.5\npatches:\n  - idOverride: 050-time-sync\n    inline:\n      machine:\n        time:\n"
+     "          bootTimeout: 2m\n---\nkind: ControlPlane\nmachines:\n  - 88d0b080-43be-11ef-9fe8-3b0f229ef000\n---\n"
+     "kind: Workers\nmachines:\n  - c1f22c00-4390-11ef-a299-436f6535c900\n---\nkind: Machine\n"
+     "name: c1f22c00-4390-11ef-a299-436f6535c900\ninstall:\n  disk: /dev/nvme0n1\n", OMNI),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -574,6 +581,17 @@ def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text
     put(work, "app.json", text)
     rc, out, _ = lint(capsys, "app.json", "--format", "json")
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
+
+
+@pytest.mark.parametrize("text", [
+    "kind: Machine\nname: worker-1\n",  # an Omni kind alone: no template (no Cluster with Talos's versions)
+    "kind: Cluster\nname: lab\nspec:\n  clusterNetwork: {}\n",  # a Cluster API object that lost its apiVersion
+    "kind: Cluster\nname: lab\ntalos:\n  version: v1.10.5\n---\nkind: Deployment\nmetadata:\n  name: x\n",
+])
+def test_yaml_that_is_no_omni_template_stays_an_error(work, capsys, text):
+    put(work, "app.yaml", text)
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]][-1:]) == (2, ["object has no apiVersion"])
 
 
 @pytest.mark.parametrize("rel,reason", [

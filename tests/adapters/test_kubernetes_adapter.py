@@ -385,6 +385,56 @@ def test_vllm_container_without_model():
                               "(give it as `vllm serve MODEL` or `--model MODEL`)")
 
 
+#: A kustomize base's patch that sets vLLM's command and leaves the model to the overlays over it, in the shape of
+#: llm-d's TPU P/D guide (corpus30: base/vllm/patch-decode.yaml sets `vllm serve`, each TPU generation's overlay
+#: adds the model in its own patch's args; the container has no image, its base's placeholder is rewritten by an
+#: overlay's `images:`).
+PATCH_WITHOUT_MODEL = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: decode
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+        - name: modelserver
+          command: ["vllm", "serve"]
+          env:
+            - name: TPU_KV_TRANSFER_PORT
+              value: "9100"
+"""
+
+
+@pytest.mark.parametrize("name, kustomization", [
+    ("base/vllm/patch-decode.yaml", None),  # named as a patch
+    ("base/vllm/decode.yaml", "patches:\n  - path: decode.yaml\n"),  # in a kustomization, with no image
+])
+def test_a_patch_that_leaves_the_model_to_its_overlays_is_an_unknown_model_not_an_error(name, kustomization,
+                                                                                      tmp_path, monkeypatch):
+    """A patch (named so, or in a kustomization with no image) naming no model: the model is unknown on it, as the
+    GPUs it leaves to its base are; it was the input error "runs vLLM but names no model" and the repository's lint
+    exited 2."""
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("base/vllm")
+    with open(name, "w") as f:
+        f.write(PATCH_WITHOUT_MODEL)
+    if kustomization:
+        with open("base/vllm/kustomization.yaml", "w") as f:
+            f.write(kustomization)
+    [g] = load_kubernetes_file(name).groups
+    assert g.engine.model is UNKNOWN and g.fragment
+    assert g.model_unknown == ("this patch names none: the kustomization it is merged in, or an overlay over it, "
+                               "gives the model; lint what the overlay builds (kustomize build DIR | shardwise "
+                               "lint -)")
+    whole = PATCH_WITHOUT_MODEL.replace("- name: modelserver", "- name: modelserver\n          image: vllm/vllm-tpu")
+    with open("decode.yaml", "w") as f:
+        f.write(whole)
+    with pytest.raises(InputError, match=r"^decode.yaml:10: container 'modelserver' runs vLLM but names no model"):
+        load_kubernetes_file("decode.yaml")  # whole, in no kustomization: an error as before
+
+
 def test_bad_gpu_limit():
     with pytest.raises(InputError, match=r"g.yaml:12: resources.limits.nvidia.com/gpu: expected a whole number"):
         load_kubernetes_text(text("""

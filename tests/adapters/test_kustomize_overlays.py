@@ -319,3 +319,29 @@ def test_what_a_named_chart_or_overlay_renders_is_not_also_searched(tmp_path, mo
         ["other.yaml", "base/deployment.yaml"],
         [("charts/vllm/Chart.yaml", "Helm chart metadata"), ("charts/vllm/values.yaml", "Helm values"),
          ("charts/vllm/templates/deployment.yaml", "Helm chart template (not rendered)")])
+
+
+def test_a_file_of_a_named_folder_its_render_does_not_read_is_still_searched(tmp_path, monkeypatch):
+    """review28: newuser11 left every file of a named chart or overlay folder out of the search, also those its
+    render never reads (a Deployment beside prod's kustomization that lists it nowhere, a chart's `examples/`
+    manifest): read by neither, where `lint .` alone reads them. Only what the render reads is left out: the
+    kustomization's resources and the files it names (a patch), a chart's templates, subcharts, CRDs, metadata and
+    values, and a file its templates read (`.Files.Get`)."""
+    _repo(tmp_path, {"prod": "resources: [../../base]\npatches:\n  - path: replicas.yaml\n"})
+    _write(tmp_path, {"overlays/prod/replicas.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\n"
+                                                      "spec: {replicas: 2}\n",
+                      "overlays/prod/extra.yaml": BASE, "overlays/prod/sub/extra-values.yaml": "x: 1\n",
+                      "charts/vllm/Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+                      "charts/vllm/values.yaml": "model: Qwen/Qwen2.5-7B-Instruct\n",
+                      "charts/vllm/ci/gpu-values.yaml": "gpus: 2\n",
+                      "charts/vllm/templates/deployment.yaml": BASE, "charts/vllm/crds/crd.yaml": "kind: X\n",
+                      "charts/vllm/charts/sub/templates/d.yaml": BASE, "charts/vllm/examples/raw.yaml": BASE,
+                      "charts/vllm/templates/extra.yaml": '{{ .Files.Get "manifests/raw.yaml" }}\n',
+                      "charts/vllm/manifests/raw.yaml": BASE})
+    monkeypatch.chdir(tmp_path)
+    sel = select_inputs([".", "charts/vllm", "overlays/prod"])
+    _not_searched_where_rendered(sel, [".", "charts/vllm", "overlays/prod"])
+    assert sel.renders == ["charts/vllm", "overlays/prod"]
+    assert sorted(sel.files) == ["charts/vllm/examples/raw.yaml", "overlays/prod/extra.yaml",
+                                 "overlays/prod/sub/extra-values.yaml"]
+    assert sel.skipped == []  # the base's kustomization is built with prod

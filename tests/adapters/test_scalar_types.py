@@ -13,7 +13,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from shardwise.rules.adapters.k8s import load_kubernetes_text
+from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text, parse_manifests
 from shardwise.rules.model.errors import InputError
 
 
@@ -89,6 +89,46 @@ def test_an_object_name_or_namespace_that_is_no_string_is_an_input_error(meta, m
     with pytest.raises(InputError) as err:
         load_kubernetes_text(text, "t.yaml")
     assert str(err.value) == message
+
+
+#: A kustomization's StatefulSet patch whose name is written as a number, matched to its base named "0" (quoted
+#: there): the shape of llm-d-router's kubernetes-base/common/patch-statefulset.yaml (corpus30), built with
+#: `kubectl kustomize ... | envsubst | kubectl apply -f -`. kustomize reads the scalar's text and writes a string.
+PATCH_NAMED_0 = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: 0
+spec:
+  serviceName: ${PROJECT_NAME}-service
+  template:
+    spec:
+      containers:
+        - name: cmd
+          image: ${EPP_IMAGE}
+"""
+
+
+@pytest.mark.parametrize("layout", ["kustomization", "named as a patch"])
+def test_a_number_written_as_the_name_of_a_kustomization_s_file_is_read_as_its_text(layout, tmp_path, monkeypatch):
+    """kustomize, not the API server, reads a file of a kustomization: `name: 0` is the name "0" there. The same
+    object applied as written (no kustomization, standard input) stays the input error above."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k/common").mkdir(parents=True)
+    if layout == "kustomization":
+        (tmp_path / "k/kustomization.yaml").write_text("resources: [common/statefulset.yaml]\n"
+                                                       "patches: [{path: common/statefulset-overrides.yaml}]\n")
+        name = "k/common/statefulset-overrides.yaml"
+    else:
+        name = "k/common/patch-statefulset.yaml"
+    (tmp_path / name).write_text(PATCH_NAMED_0)
+    assert [o["metadata"]["name"] for o, _ in parse_manifests(PATCH_NAMED_0, name)] == ["0"]
+    assert load_kubernetes_file(name).sources == [name]  # read, no error
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone/statefulset.yaml").write_text(PATCH_NAMED_0)
+    with pytest.raises(InputError, match=r"^alone/statefulset.yaml:4: metadata.name: expected a string, found a "
+                                         r"number; Kubernetes refuses the object as written$"):
+        parse_manifests(PATCH_NAMED_0, "alone/statefulset.yaml")
 
 
 DEPLOYMENT = """\

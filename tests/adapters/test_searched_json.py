@@ -116,3 +116,39 @@ def test_json_with_nan_naming_an_input_stays_an_error_when_searched(repo, capsys
     (repo / "web/app.json").write_text('{"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": NaN}}')
     rc, doc = lint(capsys, ".")
     assert ([e["file"] for e in doc["input_errors"]], rc) == (["web/app.json"], 2)
+
+
+#: Three runs of vLLM's serving benchmark saved with --save-result --append-result (vllm bench serve opens the .json
+#: result file in append mode and writes each run's result on a new line): the shape of a benchmark harness's
+#: results kept beside its manifests (corpus30). The "deployment" key names the setup benchmarked, not a Pulumi file.
+RESULTS = "\n".join(json.dumps({
+    "date": f"20250530-19{m:02d}00", "backend": "vllm", "model_id": "meta-llama/Llama-3.2-3B-Instruct",
+    "deployment": setup, "gpu": "4xNVIDIA_L40S", "request_rate": rate, "completed": 300,
+    "request_throughput": tput, "max_concurrency": None}) for m, setup, rate, tput in (
+        (1, "no-features", 10.0, 8.37), (9, "base", 10.0, 8.41), (17, "kvcache", 20.0, 15.9)))
+TWO_OBJECTS = ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n'
+               '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}\n')
+
+
+def test_json_lines_of_benchmark_results_are_skipped_searched_or_named(repo, capsys):
+    from shardwise.rules.adapters.load import JSON_LINES
+
+    (repo / "graphs").mkdir()
+    (repo / "graphs/results.json").write_text(RESULTS + "\n")
+    rc, doc = lint(capsys, ".")
+    assert (doc["input_errors"], [s["reason"] for s in doc["skipped_files"] if s["file"] == "graphs/results.json"]) \
+        == ([], [JSON_LINES])
+    assert doc["summary"]["workloads"] == 3 and rc == 1  # pass.yaml's own findings decide, as without the file
+    rc, doc = lint(capsys, "graphs/results.json")  # named: valid JSON Lines of data, skipped as a data file is
+    assert (rc, doc["input_errors"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], [JSON_LINES])
+
+
+@pytest.mark.parametrize("text, message, line", [
+    (TWO_OBJECTS, "cannot parse JSON: Extra data", 2),  # a stream kubectl would apply: never skipped
+    (RESULTS + "\n{\"date\": \n", "cannot parse JSON: Extra data", 2),  # a value does not parse: as before
+])
+def test_json_lines_holding_an_input_or_a_broken_value_stay_an_error(repo, capsys, text, message, line):
+    (repo / "web/app.json").write_text(text)
+    rc, doc = lint(capsys, ".")
+    assert ([(e["file"], e["line"], e["message"]) for e in doc["input_errors"]], rc) == (
+        [("web/app.json", line, message)], 2)

@@ -424,3 +424,36 @@ def test_a_service_port_the_script_fills_is_unknown_not_an_input_error():
     bad = load_text(text.replace("${SERVICE_PORT}", "70000"), "setup-service.sh")
     assert [str(e) for e in bad.errors] == [
         "setup-service.sh:11: spec.ports[0].port: expected a port number (1-65535), found 70000"]
+
+
+@pytest.mark.parametrize("opener", [
+    # review28: envsubst's perl idiom, a line filter like sed: kubectl gets the here-document, each line changed
+    "perl -pe 's/\\$\\{(\\w+)\\}/$ENV{$1}/g' <<'EOF' | kubectl apply -f -",
+    "perl -p -e 's/__TAG__/v0.11.0/' <<EOF | kubectl apply -f -",
+    "ruby -pe 'gsub(/__TAG__/, \"v0.11.0\")' <<'EOF' | kubectl apply -f -",
+    # a program given inline or as a file reads the here-document as its data and may print it changed
+    "python3 -c 'import sys; sys.stdout.write(sys.stdin.read())' <<'EOF' | kubectl apply -f -",
+    "python3 -u render.py --tag v1 <<'EOF' | kubectl apply -f -",
+    "node -e 'process.stdin.pipe(process.stdout)' <<'EOF' | kubectl apply -f -",
+    "sh -c 'envsubst' <<EOF | kubectl apply -f -",
+    # the program a shell is given is kubectl itself (corpus28 read none of these)
+    'bash -c "kubectl apply -f -" <<EOF',
+    "env KUBECONFIG=/tmp/kc bash -c 'kubectl apply -f -' <<'EOF'",
+])
+def test_a_here_document_an_interpreter_given_its_program_reads_is_read_as_one_fed_to_sed_is(opener):
+    """Only a here-document an interpreter runs as its program (``python3 -``, ``bash -s``) is no manifest; one a
+    program given inline or as a file reads on stdin is its data, read as before corpus28 (the conservative side:
+    perl's envsubst idiom left a Deployment unlinted and the run passed)."""
+    found = manifest_text(script("#!/bin/bash", opener, POD, "EOF"), "deploy.sh")
+    assert (found.documents, found.errors) == (1, [])
+    sed = manifest_text(script("#!/bin/bash", "sed 's/x/y/' <<'EOF' | kubectl apply -f -", POD, "EOF"), "deploy.sh")
+    assert sed.documents == 1
+
+
+@pytest.mark.parametrize("opener", [
+    "python3 <<'EOF' | kubectl apply -f -", "perl <<'EOF' | kubectl apply -f -", "node - <<'EOF' | kubectl apply -f -",
+    "python3 -u - <<'EOF' | kubectl apply -f -", "bash -x -s -- arg <<'EOF' | kubectl apply -f -",
+])
+def test_a_here_document_an_interpreter_runs_with_options_is_still_not_a_manifest(opener):
+    found = manifest_text(script("#!/bin/bash", opener, "print('apiVersion: v1')", "EOF"), "deploy.sh")
+    assert (found.text, found.documents, found.errors) == (None, 0, [])

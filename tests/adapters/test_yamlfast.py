@@ -360,3 +360,146 @@ def test_yaml_the_python_reader_refuses_is_never_built(text):
 ])
 def test_anchors_and_aliases_are_built_by_the_compiled_reader_as_the_python_one_builds_them(text):
     assert agree(text)
+
+
+def _both(text: str) -> tuple[Any, Any]:
+    """``load_documents`` of ``text`` with the compiled reader and without it: each document as (line, value), an
+    input error as (line, its message)."""
+    from shardwise.rules.model.errors import InputError
+
+    def run() -> Any:
+        return [(line, (type(v).__name__, v.line, v.message) if isinstance(v, InputError) else v)
+                for line, v in yamlsrc.load_documents(text, "f.yaml")]
+
+    with_fast = run()
+    saved, yamlsrc._fast = yamlsrc._fast, None
+    try:
+        return with_fast, run()
+    finally:
+        yamlsrc._fast = saved
+
+
+def _pure(text: str) -> Any:
+    """The documents of ``text`` as PyYAML's pure-Python reader builds them, with shardwise's resolvers (no
+    libyaml anywhere), mappings as plain dicts; the exception's type where it refuses the text."""
+    import yaml
+    from shardwise.rules.adapters import yamlpy
+
+    class Pure(yaml.SafeLoader):
+        pass
+
+    Pure.yaml_implicit_resolvers = yamlpy._kube_resolvers(yaml.SafeLoader)
+    try:
+        return list(yaml.load_all(text, Loader=Pure))  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as e:
+        return type(e).__name__
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+_BIG = "x" * 16380  # a comment that brings what follows to libyaml's raw-buffer boundary (16 KiB)
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    # bytes that are not UTF-8 never reach a YAML reader: decode_text refuses them with their line
+    (b"a: 1\nb: \xff\n", "not UTF-8 text: byte 0xFF at column 4 is not UTF-8; save the file as UTF-8@2"),
+    (b"a: \xc0\xaf\n", "not UTF-8 text: byte 0xC0 at column 4 is not UTF-8; save the file as UTF-8@1"),  # overlong /
+    (b"a: \xed\xa0\x80\n", "not UTF-8 text: byte 0xED at column 4 is not UTF-8; save the file as UTF-8@1"),  # U+D800
+    (b"a: \xf4\x90\x80\x80\n", "not UTF-8 text: byte 0xF4 at column 4 is not UTF-8; save the file as UTF-8@1"),
+    (b"a: \xe2\x82", "not UTF-8 text: byte 0xE2 at column 4 is not UTF-8; save the file as UTF-8@1"),  # cut short
+    ("\ufeffa: 1\n".encode("utf-16-le"),
+     "not UTF-8 text: it is UTF-16LE (it starts with a UTF-16 byte order mark); save it as UTF-8 (iconv -f UTF-16 -t "
+     "UTF-8)@1"),
+    ("a: 1\n".encode("utf-16-be"),
+     "not UTF-8 text: it is UTF-16BE (a zero byte before each of its first characters); save it as UTF-8 (iconv -f "
+     "UTF-16 -t UTF-8)@1"),
+])
+def test_bytes_that_are_not_utf8_are_refused_before_either_reader(data, expected):
+    from shardwise.rules.model.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        yamlsrc.decode_text(data, "f.yaml")
+    assert f"{e.value.message}@{e.value.line}" == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # characters libyaml's reader refuses, near the start, past its 16 KiB raw buffer and past its 48 KiB working
+    # buffer (where it would have read them in a later pass): the same input error either way
+    ("a: 1\nb: x\x00y\n", ("InputError", 2, "control character U+0000 at column 5")),
+    ("a: '\x1b[0m'\n", ("InputError", 1, "control character U+001B at column 5")),
+    ("a: \x85\x86\n", ("InputError", 1, "control character U+0086 at column 5")),  # NEL is read, U+0086 is not
+    ("a: \x9f\n", ("InputError", 1, "control character U+009F at column 4")),
+    ("a: \x7f\n", ("InputError", 1, "control character U+007F at column 4")),
+    ("a: \ufffe\n", ("InputError", 1, "character U+FFFE at column 4")),
+    (f"# {_BIG}\na: é\x01\n", ("InputError", 2, "control character U+0001 at column 5")),
+    (f"# {_BIG * 3}\na: 1\nb: \x00\n", ("InputError", 3, "control character U+0000 at column 4")),
+    # \u escapes of a lone surrogate or past U+10FFFF: libyaml (and kubectl's goyaml, its port) refuse them; PyYAML's
+    # pure reader would give a str holding a lone surrogate
+    ('a: "\\ud800"\n', ("InputError", 1, "found invalid Unicode character escape code")),
+    ('a: "\\ud83d\\ude00"\n', ("InputError", 1, "found invalid Unicode character escape code")),
+    ('a: "\\U00110000"\n', ("InputError", 1, "found invalid Unicode character escape code")),
+])
+def test_a_character_or_escape_libyaml_refuses_is_the_same_input_error_with_either_reader(text, expected):
+    """The compiled reader leaves such a text to the Python reader, whose error it is: the documents (here one
+    error each) are the same with and without the compiled reader, wherever the character stands."""
+    assert fast(text) is None
+    got, ref = _both(text)
+    assert got == ref
+    [(line, (kind, at, message))] = got
+    assert (kind, at) == expected[:2] and expected[2] in message, message
+
+
+#: Where PyYAML's pure reader reads a text otherwise than libyaml (both of shardwise's readers): a byte order mark that
+#: opens a line in the middle is skipped by libyaml's scanner, which then counts it a column, so the line's key stands
+#: one column right of its siblings (an error; goyaml, kubectl's reader, is libyaml's port), where the pure reader
+#: reads a key that starts with it.
+_PURE_READS = {"a: 1\n\ufeffb: 2\n": [{"a": 1, "\ufeffb": 2}]}
+
+
+@pytest.mark.parametrize(("text", "docs"), [
+    # a byte order mark in the middle: an error where it opens a line (_PURE_READS), a character of the text
+    # elsewhere, nothing after a "---" line (decode_text drops it there: files joined, as kubectl reads them)
+    ("a: 1\n\ufeffb: 2\n", ("InputError", 2, "did not find expected key")),
+    ("- x\n\ufeff- y\n", ("InputError", 2, "did not find expected '-' indicator")),
+    ("a: 1\n\ufeff---\nb: 2\n", ("InputError", 2, "did not find expected key")),
+    ("a: \ufeffx\n", [{"a": "\ufeffx"}]),
+    ("a: '\ufeff'\nb: \"x\ufeff\"\n", [{"a": "\ufeff", "b": "x\ufeff"}]),
+    (yamlsrc.decode_text("a: 1\n---\n\ufeffb: 2\n".encode(), "f"), [{"a": 1}, {"b": 2}]),
+    # NEL, LS and PS are line breaks to libyaml and PyYAML alike
+    ("a: x\x85  y\nb: 1\n", [{"a": "x y", "b": 1}]),
+    ("a: |\n  x\u2028  y\n", [{"a": "x\u2028y\n"}]),
+    ("a: 'p\u2029  q'\n", [{"a": "p\u2029q"}]),
+    # characters the reader takes, and multi-byte ones across its 16 KiB raw buffer and 48 KiB working buffer
+    ("\U0010ffff: \ud7ff\ue000\ufffd\U00010000\n", [{"\U0010ffff": "\ud7ff\ue000\ufffd\U00010000"}]),
+    (f"# {_BIG}\na: é€😀\n", [{"a": "é€😀"}]),
+    (f"# {_BIG}é\na: 😀\n", [{"a": "😀"}]),
+    ("a: '" + "é€" * 20000 + "'\n", [{"a": "é€" * 20000}]),
+    # the text's last characters, next to the NUL libyaml's reader puts after them (the scanner looks ahead)
+    ("", []), ("---", [None]), ("--", ["--"]), ("...", ("InputError", 1, "did not find expected node content")),
+    ("a", ["a"]), ("a:", [{"a": None}]), ("- ", [[None]]), ("? ", [{None: None}]), ("a: |", [{"a": ""}]),
+    ("a: >-\n ", [{"a": ""}]), ("a: \r", [{"a": None}]),
+    ("[a", ("InputError", 2, "did not find expected ',' or ']'")), ("'a", ("InputError", 1, "found unexpected end")),
+    ('"a\\', ("InputError", 1, "found unknown escape character")), ("&", ("InputError", 1, "did not find expected alphabetic")),
+    ("%", ("InputError", 1, "could not find expected directive name")), ("a: @", ("InputError", 1, "cannot start any token")),
+])
+def test_edge_texts_read_the_same_with_either_reader_and_as_pyyaml_reads_them(text, docs):
+    """Each text reads the same with the compiled reader (libyaml handed the text whole where its reader would take
+    every character, lintspeed23) and without it, and as PyYAML's pure reader reads it but where libyaml itself
+    reads otherwise (_PURE_READS)."""
+    got, ref = _both(text)
+    assert got == ref
+    pure = _pure(text)
+    if isinstance(docs, tuple):
+        [(_, (kind, line, message))] = got
+        assert (kind, line) == docs[:2] and docs[2] in message, message
+        assert pure == _PURE_READS.get(text, pure if pure in ("ParserError", "ScannerError") else "an error")
+        return
+    assert [_plain(v) for _, v in got] == docs
+    assert pure == _PURE_READS.get(text, docs)
+    assert fast(text) is not None  # built by the compiled reader

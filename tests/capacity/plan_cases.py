@@ -102,6 +102,12 @@ DATA_20 = Path(__file__).with_name("data") / "plan_cases_20.json"
 # (DP8 + EP, TP8 with MTP), Llama 4 Scout and Maverick on MI300X, Llama 3.1 8B on MI300X and MI355X, Qwen3-14B's YaRN
 # limits; llm-d's wide-EP DeepSeek-R1-0528 (DP16 + EP over two H200 nodes) and GLM-5.2-FP8 aggregate (TP8)
 DATA_21 = Path(__file__).with_name("data") / "plan_cases_21.json"
+# the twenty-second set (issue 28, plancases22 of 2026-12-07), from sources none of them cites: vLLM's GLM-4.5 guide
+# (GLM-4.5-Air-FP8 on H100, GLM-4.5-FP8 at its batch-16 benchmark on H200), its QwQ-32B, Llama-3.1-8B (base) and
+# Mistral-7B-Instruct-v0.2 recipe files (limits), KServe's dp-ep samples (Qwen3-Coder-30B-A3B DP8/DP16 + EP,
+# DeepSeek-V2-Lite DP8 + EP), NVIDIA Dynamo's DeepSeek-R1 DEP16 prefill/decode with EPLB, llm-d's GB200 (A4X) wide-EP
+# prefill, AIBrix's two-node Ray fleet and production-stack's tutorial values 02 and 04
+DATA_22 = Path(__file__).with_name("data") / "plan_cases_22.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -129,7 +135,7 @@ def load(*paths: Path) -> list[Case]:
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
                                    DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
-                                   DATA_19, DATA_20, DATA_21):
+                                   DATA_19, DATA_20, DATA_21, DATA_22):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

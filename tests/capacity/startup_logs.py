@@ -639,7 +639,13 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "non-torch memory, but its repository is not named); tokens37: the same cold start with "
         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, where empty_cache unmaps a free block's pages, which tells a "
         "reserved segment that 0.27+'s total_consumed counts beside the copy's peak (0.24.0 counts the copy once) from "
-        "memory outside PyTorch"),
+        "memory outside PyTorch; logs25 (set 29): the --kv-cache-dtype fp8 start of the same card's Qwen3.5-4B-FP8 at "
+        "128K (1,205,662 tokens, +5.3 %) logs no budget; its auto-dtype twins (set 23, +2.75 % at 32K and 128K) give "
+        "one pool of about 1,235 pages of 8 x 2,162,688 B (attention block 528; fp8's is 1,056, the same page) at 6 "
+        "state pages a request, as modelled, so the fp8 start held about 30 pages fewer (1,205 at 131 pages a "
+        "request): 0.48 GiB more beside the cache than its twin, beyond the class's own; what the fp8 cache adds on "
+        "sm_120 (an attention backend of its own, FlashInfer's xqa decode, and its workspace) was not read at the "
+        "tag, so nothing is charged: the fp8 start's attention-backend line and its 'Available KV cache memory'"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "
@@ -813,6 +819,8 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      1, 1, 1, 43_888): "compile-state-by-run",
     (_BUCCANEER + "kv_vram_qwen_gmem065_offload0.log", "0.17.1", "Qwen/Qwen2.5-7B-Instruct", 1, 1, 1, 9_088):
         "small-budget-by-run",
+    (_XL + "main/docs/MODEL_COMPARISON_ROUND2_RESULTS.md", "0.29.0", "RedHatAI/Qwen3.5-4B-FP8-dynamic", 1, 1, 1,
+     1_205_662): "sm120-cold-nontorch",
 }
 
 

@@ -576,6 +576,53 @@ def test_the_twenty_first_set_asks_what_the_others_do_not():
     assert {c.request.get("gpu") for c in twentyfirst} == {"B200", "H100", "H200", "MI300X", "MI355X"}
 
 
+def test_the_twenty_second_set_asks_what_the_others_do_not():
+    """plan_cases_22.json (issue 28, plancases22 of 2026-12-07): 24 cases from documents no earlier set cites, written
+    and committed before plan was run on them (20 first, 4 more after those were scored): vLLM's GLM-4.5 guide (GLM-4.5-Air-FP8 TP8, TP4 at 0.95, a search and
+    the guide's batch-16 benchmark as a load on H100; GLM-4.5-FP8 at that load on H200), its QwQ-32B recipe (131,072
+    tokens with and without the YaRN feature, a p95 above 40,960), the Llama-3.1-8B base model on one L4 with no load,
+    Mistral-7B-Instruct-v0.2 (its 0.8 / 16,384-token override on one L4, a p95 above 32,768); KServe's dp-ep samples
+    (Qwen3-Coder-30B-A3B DP8 + EP and DP16 + EP over two nodes, DeepSeek-V2-Lite-Chat DP8 + EP), NVIDIA Dynamo's
+    DeepSeek-R1 DEP16 prefill and decode with 32 redundant EPLB experts, llm-d's wide-EP prefill over four GB200 trays
+    at 0.75 (and DeepSeek-R1-0528 searched on GB200: TP8 over two trays of one NVLink domain), GLM-4.5 BF16 searched on
+    H100 (TP8 x PP2 over two nodes), the Llama-3.1-8B W8A8 variant, llm-d's Nemotron-3-Super FP8 TP4 at 262,144 tokens,
+    AIBrix's Qwen2.5-Coder-7B TP2 over two one-GPU pods and production-stack's tutorial values 02 and 04. Blind: 20 of
+    20, then 3 of the 4 more; no plan code changed. One expectation corrected (the case's, not plan's): DeepSeek-R1-0528
+    searched on GB200 at 0.75 was written TP8; plan gives TP1 x DP8 with expert parallelism over two trays of one NVLink
+    domain, the source's own kind of layout (DP16 + EP), 16 sequences of 163,840 tokens a replica against TP8's 4."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,
+                              plan_cases.DATA_14, plan_cases.DATA_15, plan_cases.DATA_16, plan_cases.DATA_17,
+                              plan_cases.DATA_18, plan_cases.DATA_19, plan_cases.DATA_20, plan_cases.DATA_21)
+    twentysecond = plan_cases.load(plan_cases.DATA_22)
+    assert len(twentysecond) == 24
+    assert _repeats(earlier, twentysecond) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in twentysecond if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert [c.id for c in twentysecond if "tp" not in c.request] == [
+        "recipes-glm45-air-fp8-h100-search-65k-095", "recipes-glm45-fp8-h200-load16-price",
+        "recipes-glm45-air-fp8-h100-load16-price", "recipes-qwq-32b-h100-p95-65k-above-limit",
+        "recipes-llama31-8b-base-l4-noload", "recipes-mistral7b-v02-l4-p95-40k-above-limit",
+        "llmd-a4x-dsr1-0528-gb200-search-075", "recipes-glm45-bf16-h100-search", "recipes-llama31-8b-w8a8-l4-noload"]
+    assert [c.id for c in twentysecond if "SW104" in c.expect.get("mandatory", [])] == [
+        "recipes-glm45-air-fp8-h100-tp8", "recipes-glm45-air-fp8-h100-tp4-65k-095",
+        "aibrix-fleet-qwen25-coder-7b-l20-tp2-two-nodes"]
+    assert [c.id for c in twentysecond if c.expect.get("starts") is False] == [
+        "recipes-mistral7b-v02-l4-32k-080-refused"]
+    assert [c.id for c in twentysecond if c.expect.get("mandatory") and c.expect.get("layout", "") is not None] == []
+    assert [c.id for c in twentysecond if "error" in c.expect] == [
+        "recipes-qwq-32b-h200-131k-no-yarn", "recipes-qwq-32b-h100-p95-65k-above-limit",
+        "recipes-mistral7b-v02-l4-p95-40k-above-limit"]
+    assert [c.id for c in twentysecond if c.request.get("dp", 1) > 1] == [
+        "kserve-qwen3-coder-30b-h100-dp8-ep", "kserve-qwen3-coder-30b-h100-dp16-ep-two-nodes",
+        "kserve-dsv2-lite-chat-h100-dp8-ep", "dynamo-dsr1-h200-dep16-eplb-decode", "dynamo-dsr1-h200-dep16-eplb-prefill",
+        "llmd-a4x-dsr1-0528-gb200-dep16-prefill-075"]
+    assert [c.id for c in twentysecond if c.open_miss] == []
+    assert [c.id for c in twentysecond if c.ambiguous] == []
+    assert {c.request.get("gpu") for c in twentysecond} == {"GB200", "H100", "H200", "L4", "L20"}
+
+
 def test_gemma3_27b_at_080_on_one_h100_at_0151_is_the_sampler_class():
     """Set 20's open miss, in exact figures: production-stack's Gemma 3 27B at --gpu-memory-utilization 0.80 and
     16,384 tokens on one H100 at v0.15.1. vLLM's start-up check needs 4.91 GiB there (10 global layers x 16,384 tokens

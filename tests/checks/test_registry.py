@@ -77,7 +77,8 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
     "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
-    "SW103": {"ecc-range.yaml"},  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
+    "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
+              "context-parallel.yaml"},  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml", "declared-release.yaml",
@@ -99,6 +100,7 @@ EXTRA_FIXTURES = {
               "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
+              "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "eplb-one-rank.yaml",  # engine21: and EPLB on one EP rank (TP x DP; TP x PCP x DP from 0.26)

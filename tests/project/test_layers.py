@@ -331,6 +331,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.limitranges",  # only inputs with LimitRanges
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.gateway",  # only inputs with Gateway API objects
     "rules/adapters/k8s/nodes.py: shardwise.rules.adapters.k8s.workloads",  # only inputs with a Rollout's workloadRef
+    "rules/adapters/k8s/parse.py: shardwise.rules.adapters.k8s.workloads",  # only a name written as a number (a cycle)
     "rules/adapters/k8s/kserve.py: shardwise.rules.adapters.k8s.gateway",  # only an LLMInferenceService's route
     "rules/adapters/k8s/psoperator.py: shardwise.rules.adapters.k8s.workloads",  # it imports the router reader (a cycle)
     "rules/adapters/k8s/psoperator.py: shardwise.rules.adapters.k8s.autoscaling",  # only an autoscaled VLLMRuntime

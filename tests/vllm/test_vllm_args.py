@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 import hypothesis.strategies as st
@@ -658,3 +659,25 @@ def test_a_choice_flag_kept_in_extra_is_read(words, key, value):
 ])
 def test_bench_subcommand_reads_vllms_benchmark_cli(command, args, expected):
     assert bench_subcommand(command, args) == expected
+
+
+@pytest.mark.parametrize("value", ["", "None"])
+def test_an_empty_kv_cache_memory_bytes_is_unset_as_vllm_s_optional_type_reads_it(value):
+    """--kv-cache-memory-bytes comes from CacheConfig.kv_cache_memory_bytes (int | None), so vLLM's argparse type is
+    optional_type(human_readable_int): "" and "None" are None, the flag at its default (vllm/engine/arg_utils.py
+    _compute_kwargs). It was the crash "'' is not an integer" (SW003) on llm-d's DeepSeek-V4 decode worker
+    (corpus30), whose script writes --kv-cache-memory-bytes=${KV_CACHE_MEMORY_BYTES-} with the variable unset."""
+    e = parse(["vllm", "serve", "m/x", f"--kv-cache-memory-bytes={value}"])
+    assert (e.kv_cache_memory_bytes, e.extra) == (None, {})
+    e = parse(["/bin/bash", "-c"], ["exec vllm serve m/x --port 8200 --kv-cache-memory-bytes=${KV_CACHE_MEMORY_BYTES-}"],
+              env={})
+    assert (e.model, e.port, e.kv_cache_memory_bytes) == ("m/x", 8200, None)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--kv-cache-memory-bytes", "none"], "--kv-cache-memory-bytes: 'none' is not an integer (e.g. 8192 or 32k)"),
+    (["--tensor-parallel-size="], "--tensor-parallel-size: '' is not an integer"),  # ParallelConfig: int = 1
+])
+def test_an_empty_value_of_a_flag_vllm_types_without_none_is_still_refused(argv, message):
+    with pytest.raises(InputError, match=f"^{re.escape(message)}"):
+        parse(["vllm", "serve", "m/x", *argv])

@@ -52,6 +52,7 @@ from collections.abc import Iterable
 
 from ...catalog.accelerators import runtime_visibility
 from ...model import Container
+from ...model.inventory import UNRECOGNISED_ENGINE
 from ...vllm.args import is_simulator_image
 
 #: (engine, what its command runs, what its image's repository says) — None where that says nothing.
@@ -76,7 +77,7 @@ ENGINES: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...] 
 )
 #: What a workload's word names where no engine was named (:func:`simulator`, :func:`unrecognised_server`): an object
 #: that mentions vLLM says that instead (``adapters.k8s.inventory``), which names what of vLLM it holds.
-WEAK_ENGINES = frozenset({"a simulator", "an engine not recognised"})
+WEAK_ENGINES = frozenset({"a simulator", UNRECOGNISED_ENGINE})
 #: Engines named only where the container requests accelerators (a count, a count not known yet, or a device claim).
 GPU_ONLY = frozenset({"llama.cpp", "Ollama", "LocalAI", "Triton Inference Server"})
 #: An image tag that names the backend an engine's build carries: Triton's ``24.09-vllm-python-py3`` (vLLM) and

@@ -31,6 +31,7 @@ from ...model import (
     Suppression,
 )
 from ...model.errors import InputError
+from ...model.inventory import UNRECOGNISED_ENGINE
 from ...model.vocab import (
     ANN_BASE_MODEL,
     ANN_OUTPUT_TPS,
@@ -302,6 +303,14 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
             g.engine.model = UNKNOWN
             g.model_unknown = ("the serving runtime names none: the InferenceService that uses it gives the model "
                                "(its args, its storageUri); lint the runtime with that InferenceService")
+        elif g.fragment:
+            # a kustomize patch that sets vLLM's command and leaves the model to the overlays built on it
+            # (corpus30: llm-d's TPU P/D base patch sets `vllm serve`; each TPU generation's overlay adds the model
+            # in its own patch's args): what the patch leaves to others is unknown here, as its GPUs are
+            g.engine.model = UNKNOWN
+            g.model_unknown = ("this patch names none: the kustomization it is merged in, or an overlay over it, "
+                               "gives the model; lint what the overlay builds (kustomize build DIR | shardwise "
+                               "lint -)")
         else:
             raise InputError(
                 f"container {pod.vllm.name!r} runs vLLM but names no model "
@@ -363,6 +372,20 @@ def _in_kustomization(directory: str, stop: str) -> bool:
         directory = parent
 
 
+def kustomize_file(file: str | None) -> bool:
+    """Whether ``file`` is a file of a kustomization searched plainly (in a folder holding one, up to the tree linted)
+    or named as a patch: kustomize, not the API server, reads it first (the part of :func:`runs_as_read` that looks
+    at the file, not the kind)."""
+    if file is None or not os.path.isfile(file):
+        return False
+    path = os.path.abspath(file)
+    if _PATCH_NAME.search(os.path.relpath(path, os.path.dirname(os.path.dirname(path)))):
+        return True
+    cwd = os.getcwd()
+    stop = cwd if path.startswith(cwd + os.sep) else os.path.dirname(path)
+    return _in_kustomization(os.path.dirname(path), stop)
+
+
 def runs_as_read(kind: str, obj: Mapping[str, Any], file: str | None) -> bool:
     """Whether the object read is what Kubernetes receives and its pods run as written: a workload kind of
     :data:`_AS_WRITTEN`, not read from a file of a kustomization searched plainly (a base an overlay may
@@ -374,12 +397,7 @@ def runs_as_read(kind: str, obj: Mapping[str, Any], file: str | None) -> bool:
         return False
     if file is None or not os.path.isfile(file):
         return True
-    path = os.path.abspath(file)
-    if _PATCH_NAME.search(os.path.relpath(path, os.path.dirname(os.path.dirname(path)))):
-        return False
-    cwd = os.getcwd()
-    stop = cwd if path.startswith(cwd + os.sep) else os.path.dirname(path)
-    return not _in_kustomization(os.path.dirname(path), stop)
+    return not kustomize_file(file)
 
 
 def _image_required(kind: str, obj: Mapping[str, Any], file: str | None, pod: Pod, name: str) -> None:
@@ -500,7 +518,7 @@ def note_launch(inv: Inventory, kind: str, obj: Mapping[str, Any], loc: Location
                 f"`vllm serve` (or `python -m vllm.entrypoints.openai.api_server`) in its command or args"),
             c.image_location or c.location or loc,
             suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line),
-            other_engine="an engine not recognised"))
+            other_engine=UNRECOGNISED_ENGINE))
 
 
 def _flag_as_entrypoint(container: Container) -> str | None:

@@ -364,6 +364,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/report/result.py: shardwise.rules.report.summary",  # only a report that holds the workload summaries
     "rules/catalog/__init__.py: shardwise.rules.catalog.hfconfig",  # its re-exports, on their first use
     "rules/catalog/resolve.py: shardwise.rules.catalog.hfconfig",  # only a config.json to read
+    "rules/catalog/hfconfig.py: shardwise.rules.vllm.kv_layout",  # only a config.json that shares top-k (GLM-5.2)
     "rules/capacity/weights.py: shardwise.rules.catalog.hfconfig",  # only a quantised checkpoint or Nemotron-H
     "rules/capacity/sizing.py: shardwise.rules.capacity.seeds",  # its re-exports, on their first use (no lint)
     "rules/capacity/group.py: shardwise.rules.capacity.encoder",  # only an encoder-only embedder's config.json

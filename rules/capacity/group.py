@@ -37,10 +37,10 @@ from ..catalog.accelerators import (
     mig_memory_eighths,
     mig_profile_name,
     mig_profiles_of,
-    single_strategy_label,
     single_strategy_profile,
-    single_strategy_unsure,
 )
+from ..catalog.accelerators import single_strategy_label as _single_strategy_label
+from ..catalog.accelerators import single_strategy_unsure as _single_strategy_unsure
 from ..catalog.partitions import ASSUMED_MODE
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known, world_size
 from ..model.shapes import GpuInfo, ModelShape, Precision
@@ -144,6 +144,18 @@ def gpu_of(g: ServingGroup) -> GpuInfo | None:
     if g.pool is not None:
         return g.pool.gpu
     return None
+
+
+def single_strategy_label(g: ServingGroup) -> str | None:
+    """:func:`..catalog.accelerators.single_strategy_label`, made once per group: :func:`_mig_slice` and SW201's and
+    SW204's MIG reads (``checks._sharing.mig_devices``) asked it about four times a group, each walking the node
+    selector's, the pool's and the affinity's labels again (issue 30)."""
+    return per_group(g, "single_strategy_label", _single_strategy_label)
+
+
+def single_strategy_unsure(g: ServingGroup) -> str | None:
+    """:func:`..catalog.accelerators.single_strategy_unsure`, made once per group (as :func:`single_strategy_label`)."""
+    return per_group(g, "single_strategy_unsure", _single_strategy_unsure)
 
 
 def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:

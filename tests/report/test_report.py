@@ -731,3 +731,19 @@ def test_pascal_case():
 def test_unknown_format(report):
     with pytest.raises(ValueError, match="unknown format 'xml'"):
         render(report, "xml")
+
+
+@pytest.mark.parametrize("text", ["ascii only\n", "TP1\u00d7PP1 (\u22120.4/+1.7) \u2014 done\n",
+                                  "deploy/\udcff\udcfe bad.yaml: \u00d7\n", "\ud800 alone\n"])
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+def test_a_report_file_holds_the_bytes_of_its_utf8_text_encoded_once(text, fmt, tmp_path):
+    """``--output`` writes :func:`utf8_bytes`: the bytes of :func:`utf8_text` (a lone surrogate escaped), encoded once
+    (issue 30), and a file written from them holds what one written from the text holds."""
+    from shardwise.rules.app.output import write_atomically
+    from shardwise.rules.report.formats import utf8_bytes, utf8_text
+
+    data = utf8_bytes(text, fmt)
+    assert data == utf8_text(text, fmt).encode("utf-8")
+    write_atomically(str(tmp_path / "from-bytes"), data)
+    write_atomically(str(tmp_path / "from-text"), utf8_text(text, fmt))
+    assert (tmp_path / "from-bytes").read_bytes() == (tmp_path / "from-text").read_bytes() == data

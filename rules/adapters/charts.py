@@ -126,13 +126,14 @@ class Renderer:
             raise
         return helm_inventory(out, directory, namespace)
 
-    def kustomize_build(self, directory: str) -> Inventory:
-        """:meth:`render` of a kustomization directory, its failure raised as :class:`InputError`."""
-        return self._kustomize(directory)
+    def kustomize_build(self, directory: str, namespace: str | None = None) -> Inventory:
+        """:meth:`render` of a kustomization directory, its failure raised as :class:`InputError`; ``namespace`` the
+        one its objects are applied in (an Argo CD Application's destination), given to those that name none."""
+        return self._kustomize(directory, namespace)
 
     # ------------------------------------------------------------------------------------- kustomize
 
-    def _kustomize(self, directory: str) -> Inventory:
+    def _kustomize(self, directory: str, namespace: str | None = None) -> Inventory:
         kustomize, kubectl = self.which("kustomize"), self.which("kubectl")
         name = next(f for f in KUSTOMIZATION_FILES if os.path.lexists(os.path.join(directory, f)))
         where = os.path.join(directory, name)
@@ -150,7 +151,7 @@ class Renderer:
         # kustomization named beside a chart is built as it is (newuser7: the two in one run were an input error)
         check_kustomization(directory, self.remote_bases)
         out = _run(cmd, where, what)
-        inv = load_text(out, f"{where} (kustomize build)")
+        inv = load_text(out, f"{where} (kustomize build)", namespace)
         return inv
 
 

@@ -849,9 +849,10 @@ def test_the_workflow_lints_once():
     action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
     runs = action.index("runs:")  # the inputs' descriptions above it name the command in prose
     [i] = [i for i, line in enumerate(action) if i > runs and line.strip().startswith("shardwise lint")]
+    # --progress (newuser12): the step's log is no terminal, so without it a long read says nothing until it ends
     assert [line.strip() for line in action[i:i + 2]] == [
-        'shardwise lint $INPUT_PATHS "${args[@]}" --format "sarif=$INPUT_SARIF_FILE" --format "markdown=$report" \\',
-        '--format "json=$verdict" --format github || rc=$?']
+        'shardwise lint $INPUT_PATHS "${args[@]}" --progress --format "sarif=$INPUT_SARIF_FILE" \\',
+        '--format "markdown=$report" --format "json=$verdict" --format github || rc=$?']
 
 
 def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch):

@@ -42,7 +42,7 @@ from ..catalog.accelerators import (
     single_strategy_unsure,
 )
 from ..catalog.partitions import ASSUMED_MODE
-from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known, world_size
+from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known, layout_text, world_size
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..model.unknown import holds_placeholder
 from ..model.vocab import ANN_VLLM_VERSION, GPU_RESOURCE
@@ -815,8 +815,7 @@ class Layout:
 
     def text(self) -> str:
         """``"TP4×PP2"``, ``"TP1×PP1×PCP2"``, ``"TP1×PP1×DP8"`` (PCP and DP only when they are above 1)."""
-        base = f"TP{self.tp}×PP{self.pp}" + (f"×PCP{self.pcp}" if self.pcp > 1 else "")
-        return f"{base}×DP{self.dp}" if self.dp > 1 else base
+        return layout_text(self.tp, self.pp, self.pcp, self.dp)
 
 
 def _int_flag(value: object, prop: str) -> int:

@@ -345,7 +345,7 @@ class ReplicaSizing:
     pipeline_parallel_size: int
     data_parallel_size: int
     expert_parallel: bool
-    gpus: int  # per engine (TP × PP)
+    gpus: int  # per engine (vLLM's world_size, TP × PP × PCP)
     gpu_memory_gib: float
     gpu_memory_utilization: float
     weight_precision: str

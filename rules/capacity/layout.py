@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..model.inventory import world_size
+from ..model.inventory import layout_text, world_size
 from ..model.records import evolve
 from ..model.shapes import GpuInfo, ModelShape, Precision
 from ..vllm.support import pp_refusal
@@ -86,10 +86,7 @@ class Parallel:
     def text(self) -> str:
         """``TP4×PP1``, with ``×PCP2``, ``×DP8 EP`` when context- or data-parallel ranks (and expert parallelism) are
         in play."""
-        out = f"TP{self.tp}×PP{self.pp}" + (f"×PCP{self.pcp}" if self.pcp > 1 else "")
-        if self.dp > 1:
-            out += f"×DP{self.dp}"
-        return out + (" EP" if self.expert_parallel else "")
+        return layout_text(self.tp, self.pp, self.pcp, self.dp, self.expert_parallel)
 
 
 @dataclass(frozen=True)

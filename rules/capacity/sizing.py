@@ -52,6 +52,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ..catalog.accelerators import unified_memory_product, vendor_of
+from ..model.inventory import world_size
 from ..model.records import python_class
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
 from ..vllm import kv_dtypes, kv_layout, mm_args, nas
@@ -297,8 +298,10 @@ class EngineSettings:
     #: the redundant experts given (``--eplb-config``'s ``num_redundant_experts``, its dotted form, or 0.11's
     #: ``--num-redundant-experts``); None: not given, the release's default (:func:`redundant_experts`)
     num_redundant_experts: int | None = None
-    #: ``--prefill-context-parallel-size`` (``-pcp``), read only where it decides EPLB's refusal at TP × DP of 1
-    #: (:func:`eplb_refusal`; 0.26+ counts it in the EP world); 1 where absent or where it decides nothing
+    #: ``--prefill-context-parallel-size`` (``-pcp``): its ranks are GPUs of the engine (``world_size``), each holding
+    #: the ``pcp`` group's communicator (:func:`device_communicators`); it decides EPLB's refusal at TP × DP of 1
+    #: (:func:`eplb_refusal`; 0.26+ counts it in the EP world). 1 where absent, or where only EPLB reads it and a value
+    #: not known decides nothing
     prefill_context_parallel: int = 1
     #: ``--cpu-offload-gb`` as the bytes vLLM counts to (``int(cpu_offload_gb * 1024**3)``; None: none): the decoder
     #: layers' parameters of each GPU it keeps in pinned CPU memory (:func:`_stage_weights_of`). The capacity front
@@ -343,7 +346,7 @@ class ReplicaSizing:
     pipeline_parallel_size: int
     data_parallel_size: int
     expert_parallel: bool
-    gpus: int  # per engine (TP × PP)
+    gpus: int  # per engine (vLLM's world_size, TP × PP × PCP)
     gpu_memory_gib: float
     gpu_memory_utilization: float
     weight_precision: str
@@ -1228,8 +1231,13 @@ def device_communicators(s: EngineSettings, moe: bool) -> tuple[str, ...]:
     ``dp`` and ``ep`` (TP × DP ranks wide, with or without ``--enable-expert-parallel``; 0.14.1 builds it only for a
     mixture-of-experts model, 0.10.1.1 and 0.11.0 for every model: ``moe``). The world group has none
     (``init_world_group``: ``use_device_communicator=False``). So a data-parallel rank of a one-GPU engine holds
-    communicators too, before vLLM's first snapshot from 0.11."""
-    groups = [name for name, size in (("tp", s.tp), ("pp", s.pp), ("dp", s.dp)) if size > 1]
+    communicators too, before vLLM's first snapshot from 0.11. From 0.12 a ``pcp`` group of the
+    ``--prefill-context-parallel-size`` ranks is made the same way (``initialize_model_parallel``, ``group_name="pcp"``,
+    0.12.0 and 0.26.0 wheels), after ``tp`` and before ``pp``: a TP1 engine with ``-pcp 2`` holds one. The ``dcp``
+    group (``--decode-context-parallel-size``) is made of TP ranks, so it is more than one rank only where ``tp`` is
+    and adds no group that decides anything here (one ``nccl_init_gib`` is charged whatever the number)."""
+    groups = [name for name, size in (("tp", s.tp), ("pcp", s.prefill_context_parallel), ("pp", s.pp), ("dp", s.dp))
+              if size > 1]
     if moe and s.tp * s.dp > 1:
         groups.append("ep")
     return tuple(groups)
@@ -1428,8 +1436,16 @@ def _nontorch_gib(b: Behaviour, engine: str, device: Device, s: EngineSettings, 
     ``device_communicators/pynccl.py`` 0.10.1.1), so a one-GPU V1 engine of 0.9 – 0.10 measures what 0.11 does:
     the ``after-distributed`` one-GPU term. On several GPUs the ``increase`` scope stays as it was (its NCCL
     communicators are set up after that snapshot). A data-parallel engine with expert parallelism on a DeepEP
-    backend adds its buffers (:func:`all2all_buffers_gib`), which ``load_model`` allocates after the snapshot."""
-    gpus = s.tp * s.pp
+    backend adds its buffers (:func:`all2all_buffers_gib`), which ``load_model`` allocates after the snapshot.
+
+    "Several GPUs" is the engine's ``world_size``, TP × PP × PCP (:func:`shardwise.rules.model.world_size`): a
+    ``pcp`` group's ``CudaCommunicator`` sets up NCCL as a ``tp`` group's does, and its profile run gathers the
+    context-parallel ranks' keys and values over it. Custom all-reduce is the ``tp`` group's only
+    (``CudaCommunicator.__init__``: ``if "tp" not in unique_name: use_custom_allreduce = False``, 0.12.0 and 0.26.0
+    wheels), so :func:`tp_buffers_counted` stays a TP count. A data-parallel rank of a one-GPU engine is one GPU here:
+    its profile synchronises the ranks' padding over NCCL only where ``disable_nccl_for_dp_synchronization`` is off
+    (``v1/worker/dp_utils.py``; 0.26.0 turns it on with async scheduling), which is not read."""
+    gpus = world_size(s.tp, s.pp, s.prefill_context_parallel)
     scope = "increase" if engine == "v0" else b.nontorch
     one, extra = e.nontorch(scope)
     if engine == "v1" and scope == "increase" and gpus == 1:
@@ -2058,7 +2074,7 @@ def _size_deployment(
         "pipeline_parallel_size": s.pp,
         "data_parallel_size": s.dp,
         "expert_parallel": s.expert_parallel,
-        "gpus": s.tp * s.pp,
+        "gpus": world_size(s.tp, s.pp, s.prefill_context_parallel),
         "gpu_memory_gib": device.memory_gib,
         "gpu_memory_utilization": util,
         "weight_precision": ck.precision,
@@ -3033,7 +3049,8 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
                    + e.activation_floor_gib)
     nontorch_err = e.rocm_error_gib if device.vendor == "amd" else e.nontorch_error_gib
     counted = b.tp_buffers_in_budget and tp_buffers_counted(device, s.tp)
-    if s.tp * s.pp > 1 and (engine == "v0" or b.nontorch != "after-distributed" or counted):
+    several = world_size(s.tp, s.pp, s.prefill_context_parallel) > 1
+    if several and (engine == "v0" or b.nontorch != "after-distributed" or counted):
         nontorch_err = max(nontorch_err, e.nccl_error_gib)  # NCCL's buffers are counted: size unknown
     rest = (act_err + worst.encoder * e.encoder_error + nontorch_err
             + (e.cudagraph_error_gib if graphs.in_budget else 0.0))

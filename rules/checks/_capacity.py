@@ -26,6 +26,7 @@ from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
 from ..engine import LintConfig
 from ..model import ServingGroup
+from ..model import layout_text as _layout_text
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 
 
@@ -73,13 +74,11 @@ def fmt_gib(x: float) -> str:
 
 
 def layout_text(s: ReplicaSizing) -> str:
-    """``TP4×PP1``, with ``×DP8 EP`` when data-parallel ranks (and expert parallelism) are in play."""
-    text = f"TP{s.tensor_parallel_size}×PP{s.pipeline_parallel_size}"
-    if s.data_parallel_size > 1:
-        text += f"×DP{s.data_parallel_size}"
-    if s.expert_parallel:
-        text += " EP"
-    return text
+    """The sized engine's layout (:func:`shardwise.rules.model.layout_text`): ``TP4×PP1``, ``TP1×PP1×PCP2`` where
+    prefill context-parallel ranks are among its GPUs (``gpus`` is TP × PP × PCP), ``×DP8 EP`` with data-parallel
+    ranks and expert parallelism."""
+    tp, pp = s.tensor_parallel_size, s.pipeline_parallel_size
+    return _layout_text(tp, pp, max(s.gpus // (tp * pp), 1), s.data_parallel_size, s.expert_parallel)
 
 
 def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:

@@ -15,7 +15,7 @@ from ..catalog.accelerators import (
     mig_profile,
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, known, world_size
+from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, is_unknown, known, layout_text, world_size
 from ..model.vocab import GFD_CLIQUE
 from ._capacity import nccl_rules_apply
 from ._layout import in_one_nvlink_domain, requests_efa
@@ -322,7 +322,7 @@ def _request_beyond_node(g: ServingGroup, inv: Inventory, tp: int, pp: int) -> I
     if is_unknown(per_node) or not per_node:
         return
     pcp = prefill_context_parallel(g)  # vLLM's world is TP × PP × PCP (capacity.group.Layout)
-    text = f"TP{tp}×PP{pp}" + (f"×PCP{pcp}" if pcp > 1 else "")
+    text = layout_text(tp, pp, pcp)
     yield from _one_pod(g, inv, tp, int(per_node), layout=text, uses=world_size(tp, pp, pcp), bounded=bounded,
                         each=each)
 

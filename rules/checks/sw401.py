@@ -6,7 +6,17 @@ from collections.abc import Iterable
 
 from ..capacity.group import prefill_context_parallel
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import UNKNOWN, UNKNOWN_TOKEN, Inventory, ServingGroup, Undecidable, int_or_none, known, world_size
+from ..model import (
+    UNKNOWN,
+    UNKNOWN_TOKEN,
+    Inventory,
+    ServingGroup,
+    Undecidable,
+    int_or_none,
+    known,
+    layout_text,
+    world_size,
+)
 from ._capacity import nccl_rules_apply
 from ._net import is_multi_node
 from ._unseen import held_back_hits
@@ -79,8 +89,7 @@ class ParallelWithoutShm(GroupRule):
         if world_size(tp, pp, pcp) <= 1 and not multi:
             return
         if multi and g.pods_per_group is not UNKNOWN and isinstance(g.pods_per_group, int):
-            layout = (f"a multi-node group of {g.pods_per_group} pods (TP{tp}×PP{pp}"
-                      + (f"×PCP{pcp}" if pcp > 1 else "") + ")")
+            layout = f"a multi-node group of {g.pods_per_group} pods ({layout_text(tp, pp, pcp)})"
         else:
             layout = " × ".join([f"tensor_parallel_size {tp}", *([f"pipeline_parallel_size {pp}"] if pp > 1 else []),
                                  *([f"prefill_context_parallel_size {pcp}"] if pcp > 1 else [])])

@@ -50,6 +50,7 @@ from .inventory import (
     UnknownWord,
     Volume,
     engine_world_size,
+    layout_text,
     world_size,
 )
 from .unknown import (
@@ -117,5 +118,6 @@ __all__ = [
     "int_or_none",
     "is_unknown",
     "known",
+    "layout_text",
     "world_size",
 ]

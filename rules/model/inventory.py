@@ -373,6 +373,14 @@ def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:
     return pp * tp * pcp
 
 
+def layout_text(tp: int, pp: int = 1, pcp: int = 1, dp: int = 1, ep: bool = False) -> str:
+    """An engine's layout as every rule and ``plan`` writes it, the one place it is written: ``TP4×PP1``, with
+    ``×PCP2`` where prefill context-parallel ranks add GPUs to the engine (:func:`world_size`), ``×DP8`` where
+    data-parallel engines do, and `` EP`` with expert parallelism: ``TP1×PP1×PCP2`` is two GPUs, not one."""
+    out = f"TP{tp}×PP{pp}" + (f"×PCP{pcp}" if pcp > 1 else "") + (f"×DP{dp}" if dp > 1 else "")
+    return out + (" EP" if ep else "")
+
+
 def engine_world_size(engine: EngineArgs) -> int | None:
     """:func:`world_size` of an engine's flags as written (``--prefill-context-parallel-size`` 1 where not given), None
     where one of them is not a known whole number (not known yet, or a reference kept as written)."""

@@ -1419,3 +1419,61 @@ def test_dynamo_gpu_count_that_is_no_number_nor_placeholder_stays_an_input_error
     with pytest.raises(InputError, match=r"spec.services.VllmDecodeWorker.resources.limits.gpu: expected a whole "
                                          r"number, got 'two'"):
         load_kubernetes_text(DYNAMO_TEMPLATE.replace("${DECODE_GPUS}", "two"), "agg.yaml")
+
+
+_DP_APP = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {{name: dsv2-dp, namespace: ray}}
+spec:
+  serveConfigV2: |
+    applications:
+      - name: dp
+        import_path: ray.serve.llm:build_dp_openai_app
+        route_prefix: /
+        args:
+          llm_config:
+            model_loading_config:
+              model_id: dsv2-lite
+              model_source: deepseek-ai/DeepSeek-V2-Lite-Chat
+            engine_kwargs:
+              tensor_parallel_size: 2
+              data_parallel_size: {dp}
+              enable_expert_parallel: true
+{extra}            accelerator_type: H100
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {{}}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: rayproject/ray-llm:2.52.0-py311-cu128
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {{}}
+        template:
+          spec:
+            containers:
+              - name: llm
+                image: rayproject/ray-llm:2.52.0-py311-cu128
+                resources:
+                  limits: {{nvidia.com/gpu: "8"}}
+"""
+
+
+@pytest.mark.parametrize(("dp", "extra", "gpus", "replicas"), [
+    ("4", "", 8, 1),  # four DP ranks of TP2 bundles: one DP group of 8 GPUs
+    ("2", "            deployment_config: {num_replicas: 3}\n", 4, 3),  # num_replicas counts DP groups
+    ("2", "            deployment_config: {autoscaling_config: {min_replicas: 2, max_replicas: 4}}\n", 4, 2),
+    ("2", "            placement_group_config: {bundles: [{GPU: 1}, {GPU: 1}, {GPU: 1}]}\n", 6, 1),
+    ("${DP}", "", UNKNOWN, 1),
+])
+def test_ray_serve_llm_data_parallel_app_holds_each_rank_bundles(dp, extra, gpus, replicas):
+    """build_dp_openai_app (one LLMConfig under ``llm_config``) runs data_parallel_size Serve replicas, one a DP rank,
+    each with its placement bundles; its num_replicas / autoscaling replicas are DP groups (ray
+    serving_patterns/data_parallel/dp_server.py, DPServer.get_deployment_options). It was not read at all."""
+    inv = load_kubernetes_text(_DP_APP.format(dp=dp, extra=extra), "dp.yaml")
+    assert [(g.name, show(g.gpus_per_pod), g.replicas) for g in inv.groups] == [
+        ("dsv2-dp/dsv2-lite", show(gpus), replicas)]

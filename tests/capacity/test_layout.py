@@ -629,3 +629,15 @@ def test_sw104_counts_every_data_parallel_engine_on_both_sides():
         "deepseek-ai/DeepSeek-R1 is sharded over 16 GPUs per replica (TP2×PP1×DP8 EP) on H200-141GB, but 2 replicas × "
         "TP1×PP1×DP8 EP on the same 16 GPUs hold 688 sequences of 8,192 tokens (p95 context) together: enough for the "
         "192 a replica must hold (192 by --concurrency) (vLLM 0.11.0)")
+
+
+def test_a_layout_is_written_the_same_way_everywhere():
+    # one writer (rules.model.layout_text) for the search's Parallel, the group's Layout and the sized engine the
+    # SW101 - SW103 findings name: prefill context-parallel ranks are GPUs of the engine, so they are written
+    from shardwise.rules.capacity.group import Layout
+    from shardwise.rules.model import layout_text
+
+    assert [layout_text(*a) for a in ((4, 2), (1, 1, 2), (2, 1, 2, 4, True))] == [
+        "TP4×PP2", "TP1×PP1×PCP2", "TP2×PP1×PCP2×DP4 EP"]
+    assert Parallel(1, 1, 1, False, 2).text() == "TP1×PP1×PCP2"
+    assert Layout(2, 1, 4, None, 1, 2).text() == "TP2×PP1×PCP2×DP4"

@@ -1361,6 +1361,46 @@ def test_a_data_parallel_rank_holds_nccl_communicators_before_the_first_snapshot
     assert (old.margin_verdict, round(old.margin_need_gib, 2)) == ("starts", 0.53)
 
 
+def test_a_prefill_context_parallel_rank_is_one_gpu_of_several(tmp_path):
+    # vLLM 0.12+ makes a pcp group of the -pcp ranks with its own CudaCommunicator (parallel_state.py
+    # initialize_model_parallel, group_name="pcp", 0.12.0 and 0.26.0 wheels), after tp and before pp; custom
+    # all-reduce is the tp group's only ('if "tp" not in unique_name: use_custom_allreduce = False')
+    groups = [sizing.device_communicators(sizing.EngineSettings(**kw), False) for kw in (
+        {"prefill_context_parallel": 2}, {"tp": 2, "prefill_context_parallel": 2, "pp": 2})]
+    assert groups == [("pcp",), ("tp", "pcp", "pp")]
+    # so a TP1 engine with -pcp 2 is an engine of two GPUs: the multi-GPU non-torch term (0.12 + 0.10 GiB after the
+    # distributed set-up, 0.26.0) and no custom all-reduce buffers (TP1); it was charged as one GPU (0.12)
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.catalog import find_gpu
+
+    h100 = sizing.Device.of(find_gpu("H100"))
+    one, pcp2, tp2 = (sizing.size_deployment(find_model("meta-llama/Llama-3.1-8B-Instruct"), h100,
+                                             sizing.EngineSettings(max_model_len=8192, **kw), "0.26.0")
+                      for kw in ({}, {"prefill_context_parallel": 2}, {"tp": 2}))
+    assert [(s.gpus, round(s.non_torch_gib_per_gpu, 6)) for s in (one, pcp2, tp2)] == [
+        (1, 0.12), (2, 0.22), (2, 2.22)]
+    # the front door reads -pcp from the flags whether or not EPLB is on
+    path = tmp_path / "pcp.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama-pcp}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.26.0
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "1",
+                 "--prefill-context-parallel-size", "2", "--max-model-len", "8192"]
+          resources:
+            limits: {nvidia.com/gpu: 2}
+""")
+    [g] = load_inputs([str(path)]).groups
+    assert engine_settings(g).prefill_context_parallel == 2
+
+
 def test_nccl_connects_every_channel_at_init_in_0_9_to_0_10_and_its_buffers_are_counted_on_nvswitch_hopper():
     # nccl46: one rank of a communicator on NVSwitch Hopper (NCCL 2.26.2, every channel connected at init): 24 ring
     # channels of 12 MiB (2 MiB send + 10 MiB receive, transport/p2p.cc), as many tree channels beyond two ranks, and

@@ -321,6 +321,21 @@ def _replica_gpus(cfg: Mapping[str, Any], engine: Any) -> Any:
     return count
 
 
+def _dp_group_gpus(bundles: Any, dp: Any) -> Any:
+    """The GPUs one data-parallel group of ``build_dp_openai_app`` holds: ``data_parallel_size`` Serve replicas, one a
+    DP rank, each with the LLMConfig's placement bundles (:func:`_replica_gpus`). Ray
+    (``python/ray/llm/_internal/serve/serving_patterns/data_parallel/dp_server.py``, ``DPServer``): the
+    deployment's ``num_replicas`` and ``autoscaling_config`` replicas are DP groups, multiplied by
+    ``data_parallel_size`` into Serve replicas, which one gang placement group concatenating each rank's bundles
+    reserves ("rank i owns bundles [i*B, ..., i*B+B-1]"); earlier releases (``deployments/data_parallel/dp_server.py``)
+    ran ``data_parallel_size`` replicas of B bundles each. Either way the group holds DP × B GPUs for DP engines of
+    vLLM's world size each, as a Kubernetes pod of a DP engine set holds DP × TP × PP × PCP. A count not known is
+    unknown."""
+    if isinstance(bundles, int) and isinstance(dp, int) and not isinstance(dp, bool) and dp > 0:
+        return bundles * dp
+    return UNKNOWN
+
+
 def _accelerator_pool(accelerator: Any, where: Location) -> NodePool | None:
     """A pool for Ray's ``accelerator_type`` ("A10G", "L4", "H100", "A100-80G", "AMD-Instinct-MI300X-OAM")."""
     if not isinstance(accelerator, str) or not accelerator.strip():
@@ -357,13 +372,16 @@ def _serve_llm(obj: Mapping[str, Any], spec: Mapping[str, Any], cluster: Mapping
         args = as_map(app.get("args"))
         if "ray.serve.llm" not in str(app.get("import_path", "")) and "llm_configs" not in args:
             continue
-        for cfg in as_list(args.get("llm_configs")):
+        # build_dp_openai_app takes one LLMConfig, ``llm_config`` (DPOpenAiServingArgs), not a list
+        dp_app = "build_dp_openai_app" in str(app.get("import_path", ""))
+        configs = [args.get("llm_config")] if dp_app and "llm_config" in args else as_list(args.get("llm_configs"))
+        for cfg in configs:
             where = Location(file, cfg.line) if isinstance(cfg, LineDict) else key_location(args, "llm_configs",
                                                                                              file, loc)
             if not isinstance(cfg, dict):  # a path to a config file in the image
                 inv.launch_issues.append(_unread_config(obj, cfg, where))
                 continue
-            added = _llm_config(obj, cfg, placement, where, loc, inv, lines, proxy) or added
+            added = _llm_config(obj, cfg, placement, where, loc, inv, lines, proxy, dp_app) or added
     return added
 
 
@@ -376,7 +394,7 @@ def _unread_config(obj: Mapping[str, Any], cfg: Any, where: Location) -> Any:
 
 
 def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, where: Location, loc: Location,
-                inv: Inventory, lines: Lines | None, proxy: dict[str, str]) -> bool:
+                inv: Inventory, lines: Lines | None, proxy: dict[str, str], dp_app: bool = False) -> bool:
     file = loc.file
     loading = as_map(cfg.get("model_loading_config"))
     source = loading.get("model_source") or loading.get("model_id")
@@ -415,6 +433,11 @@ def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, 
     group.gpus_per_pod = _replica_gpus(cfg, group.engine)
     group.gpus_written = ("give the LLMConfig a placement_group_config of {units} bundles of one GPU each (Ray Serve "
                           "LLM reserves tensor_parallel_size × pipeline_parallel_size bundles without one)")
+    if dp_app:
+        group.gpus_per_pod = _dp_group_gpus(group.gpus_per_pod, group.engine.data_parallel_size)
+        group.gpus_written = ("give the LLMConfig a placement_group_config whose one-GPU bundles, times "
+                              "data_parallel_size, make {units} (build_dp_openai_app reserves each data-parallel "
+                              "rank's bundles: tensor_parallel_size × pipeline_parallel_size without one)")
     group.accelerator_resource = group.accelerator_resource or (
         "google.com/tpu" if implied.pool is not None and implied.pool.accelerator == "google" else "nvidia.com/gpu")
     group.locations["resources"] = group.at("tensor_parallel_size", "model")

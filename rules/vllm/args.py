@@ -689,6 +689,40 @@ def bench_subcommand(command: Sequence[str], args: Sequence[str]) -> str | None:
     return None
 
 
+#: Programs that fetch a model's weights and exit, by their download subcommand: the Hugging Face Hub's CLI
+#: (``huggingface-cli download``, and ``hf download`` that replaced it in huggingface_hub 0.34) and ModelScope's
+#: (``modelscope download --model ID --local_dir DIR``). Neither starts a server or holds a GPU.
+_DOWNLOADERS = frozenset({"huggingface-cli", "hf", "modelscope"})
+#: Words that start a simple command of a download script and run nothing of their own: the shell's control words
+#: and builtins a script writes around the download (``set -ex``, ``if [[ ... ]]; then``, ``mkdir -p``, ``echo``).
+_SCRIPT_WORDS = frozenset({"if", "then", "else", "elif", "fi", "[", "[[", "test", "set", "echo", "printf", "mkdir",
+                           "cd", "ls", "export", "true", ":"})
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "exec"})
+
+
+def downloads_weights_only(command: Sequence[str], args: Sequence[str]) -> str | None:
+    """The download program (``modelscope download``) where every simple command a container runs is one of
+    :data:`_DOWNLOADERS`' download subcommands or a word of :data:`_SCRIPT_WORDS`, and one at least downloads (a model
+    download Job in the vLLM image, corpus32): such a container fetches weights and exits, it is no server. None
+    where any other program runs (``huggingface-cli download X && python serve.py`` stays a container shardwise
+    cannot read)."""
+    argv = [str(t) for t in (*command, *args)]
+    script = _shell_script(argv)
+    found: str | None = None
+    for words in (_split_script(script) if script is not None else [argv]):
+        at = 0
+        while at < len(words) and (words[at] in _KEYWORDS or _ASSIGN.match(words[at])):
+            at += 1  # `then exec modelscope download ...`, `HF_HUB_ENABLE_HF_TRANSFER=1 hf download ...`
+        if at == len(words):
+            continue
+        base = _base(words[at])
+        if base in _DOWNLOADERS and at + 1 < len(words) and words[at + 1] == "download":
+            found = found or f"{base} download"
+        elif base not in _SCRIPT_WORDS:
+            return None
+    return found
+
+
 def _client_image(image: str | None) -> bool:
     return bool(image) and _CLIENT_WORDS.search(_repository(str(image))) is not None
 

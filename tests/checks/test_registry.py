@@ -227,6 +227,7 @@ EXTRA_FIXTURES = {
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets
               "bench-client.yaml",  # leftovers47: vLLM's benchmark client (`vllm bench serve`) is a client
+              "weights-download.yaml",  # corpus32: a Job that only downloads the weights (`modelscope download`)
               "djl-lmi.yaml",  # corpus12: DJL Serving's LMI container told to run vLLM by OPTION_ROLLING_BATCH
               "dynamo-sdk.yaml",  # corpus12: Dynamo 0.1-0.3's `dynamo serve ...:VllmWorker -f config`
               "gateway.yaml",  # small12: a gateway named for vLLM, in front of its Service, is no mention

@@ -13,6 +13,7 @@ from shardwise.rules.model.errors import InputError
 from shardwise.rules.model.unknown import PLACEHOLDER_VALUE
 from shardwise.rules.vllm.args import (
     bench_subcommand,
+    downloads_weights_only,
     expand_k8s,
     find_vllm_invocation,
     parse_vllm_command,
@@ -659,6 +660,25 @@ def test_a_choice_flag_kept_in_extra_is_read(words, key, value):
 ])
 def test_bench_subcommand_reads_vllms_benchmark_cli(command, args, expected):
     assert bench_subcommand(command, args) == expected
+
+
+@pytest.mark.parametrize("command, args, expected", [
+    (["bash", "-c"], ['set -ex\nif [[ "$USE_MODELSCOPE" == "1" ]]; then\n  exec modelscope download --model="$M"\n'
+                      'else\n  exec huggingface-cli download --local-dir=/data/$M $M\nfi\n'], "modelscope download"),
+    (["hf", "download", "Qwen/Qwen3-8B", "--local-dir", "/models"], [], "hf download"),
+    (["sh", "-c", "mkdir -p /models && HF_HUB_ENABLE_HF_TRANSFER=1 huggingface-cli download m/x"], [],
+     "huggingface-cli download"),
+    # another program runs too, or nothing is downloaded: not a download container
+    (["bash", "-c", "huggingface-cli download m/x --local-dir /m && python3 /app/serve.py"], [], None),
+    (["bash", "-c", "hf download m/x && vllm serve /m"], [], None),
+    (["bash", "-c", "set -ex; echo ready"], [], None),
+    (["hf", "upload", "m/x", "."], [], None),
+    (["sleep", "infinity"], [], None),
+])
+def test_downloads_weights_only_names_a_container_that_only_fetches_the_model(command, args, expected):
+    """corpus32: a Job in the vLLM image whose script only runs `modelscope download` or `huggingface-cli download`
+    (imroc/tke-guide's shape) is no server: SW005 says what it runs instead of SW002's "cannot check"."""
+    assert downloads_weights_only(command, args) == expected
 
 
 @pytest.mark.parametrize("value", ["", "None"])

@@ -34,6 +34,7 @@ from ...vllm.args import (
     BENCH_ENGINES,
     RefusedValue,
     bench_subcommand,
+    downloads_weights_only,
     expand_k8s,
     find_vllm_invocation,
     fronts_a_server,
@@ -703,8 +704,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
                 pod.more.append(other)
         elif not sidecar and looks_vllm and pod.unread is None and (bench := bench_subcommand(run, args)) \
                 not in BENCH_CLIENTS \
-                and not fronts_a_server(image, container.gpus, [str(w) for w in (*run, *args)], env):
-            # (a proxy, router or gateway named for vLLM, in front of a server: no engine either)
+                and not fronts_a_server(image, container.gpus, [str(w) for w in (*run, *args)], env) \
+                and downloads_weights_only(run, args) is None:
+            # (a proxy, router or gateway named for vLLM, in front of a server: no engine either; nor a Job in the
+            # vLLM image that only downloads the weights, `modelscope download` or `hf download`)
             # vLLM's benchmark client (`vllm bench serve`) on the vLLM image is no server and no GPU workload
             pod.unread = container
             pod.unread_why = _bench_why(bench)

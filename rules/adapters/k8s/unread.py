@@ -8,7 +8,7 @@ from typing import Any
 from ...model import Inventory, LaunchIssue, Location, Suppression
 from ...model.errors import InputError
 from ...model.unknown import is_placeholder
-from ...vllm.args import BENCH_CLIENTS, bench_subcommand
+from ...vllm.args import BENCH_CLIENTS, bench_subcommand, downloads_weights_only
 from .dispatch import holds_data, is_template
 from .fields import as_list, as_map, read_annotations, suppressions_from
 from .generic import FoundPod, annotation_mentions, find_pods, vllm_mentions
@@ -74,10 +74,14 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
                "the services that run on it")
     elif pods := find_pods(obj):
         client = _bench_client(pods)
+        fetch = _downloader(pods)
         entry = _placeholder_entrypoint(pods)
         why = (f"its container {client!r} runs vLLM's benchmark client (`vllm bench serve`), which sends requests to "
                "a server it names and loads no model: there is no server or GPU layout here to check"
                if client is not None else
+               f"its container {fetch[0]!r} only runs `{fetch[1]}`, which fetches the model's weights and exits: "
+               "there is no server or GPU layout here to check (lint the workload that serves them)"
+               if fetch is not None else
                f"its container {entry[0]!r} gives only args, so the entrypoint of its image"
                f"{'' if entry[1] in mention[0] else f' `{entry[1]}`'} decides what runs, and that image is a "
                "template's placeholder, not known until the template is rendered (vLLM, or a simulator or another "
@@ -107,6 +111,19 @@ def _bench_client(pods: list[FoundPod]) -> str | None:
             command, args = as_list(c.get("command")), as_list(c.get("args"))
             if bench_subcommand([str(w) for w in command], [str(w) for w in args]) in BENCH_CLIENTS:
                 return str(c.get("name") or "")
+    return None
+
+
+def _downloader(pods: list[FoundPod]) -> tuple[str, str] | None:
+    """(container name, download command) of the first container of ``pods`` that only downloads a model's weights
+    (:func:`..vllm.args.downloads_weights_only`)."""
+    for pod in pods:
+        for c in as_list(pod.spec.get("containers")):
+            c = as_map(c)
+            command, args = as_list(c.get("command")), as_list(c.get("args"))
+            found = downloads_weights_only([str(w) for w in command], [str(w) for w in args])
+            if found is not None:
+                return str(c.get("name") or ""), found
     return None
 
 

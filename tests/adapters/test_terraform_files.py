@@ -33,3 +33,61 @@ def test_a_terraform_file_named_is_skipped_too_not_an_input_error():
 def test_a_comment_that_names_the_vllm_image_is_no_server():
     text = '# deploys vllm/vllm-openai with the chart below\nresource "helm_release" "x" {\n  chart = "./chart"\n}\n'
     assert load_text(text, "helm.tf").skipped_files == [("helm.tf", TERRAFORM)]
+
+
+# corpus31 (shapes written here): brokedba/vllm-lab's vllm-production-stack.tf installs production-stack's chart
+# with values Terraform renders from a .tpl; sarvamai/uidai-deployment's models/*.tf declare kubernetes_deployment_v1
+# containers of the team's vLLM builds, whose entrypoint starts the server from MODEL1/PORT1 env. Both were skipped
+# as plain "Terraform configuration (HCL is not read)", as if they deployed nothing of vLLM.
+HELM_RELEASE = '''resource "helm_release" "vllm_stack" {
+  count      = var.enable_vllm ? 1 : 0
+  name       = "vllm-${var.inference_hardware}"
+  repository = "https://vllm-project.github.io/production-stack"
+  chart      = "vllm-stack"
+  values     = [data.template_file.vllm_values[0].rendered]
+}
+'''
+DEPLOYMENT_V1 = '''resource "kubernetes_deployment_v1" "vllm_guard" {
+  spec {
+    template {
+      spec {
+        container {
+          name  = "vllm-guard"
+          image = "${var.docker_registry_name}/inference/llm/vllm-release-guard:0.5.2"
+          env {
+            name  = "MODEL1"
+            value = "/workspace/meta-llama/Llama-Guard-3-8B"
+          }
+        }
+      }
+    }
+  }
+}
+'''
+
+
+def test_a_helm_release_of_vllms_chart_says_the_chart_is_not_linted():
+    reason = load_text(HELM_RELEASE, "stack.tf").skipped_files[0][1]
+    assert reason == ("Terraform configuration that installs vLLM's Helm chart `vllm-stack` (line 5): shardwise "
+                      "reads no HCL, so the servers that chart runs are not linted; lint the chart rendered with the "
+                      "release's values (helm template, with the values it sets, piped to shardwise lint -)")
+    oci = HELM_RELEASE.replace('"vllm-stack"', '"oci://ghcr.io/acme/charts/vllm"')
+    assert "installs vLLM's Helm chart `oci://ghcr.io/acme/charts/vllm` (line 5)" in load_text(
+        oci, "stack.tf").skipped_files[0][1]
+
+
+def test_a_container_of_an_image_named_for_vllm_says_its_workload_is_not_linted():
+    reason = load_text(DEPLOYMENT_V1, "guard.tf").skipped_files[0][1]
+    assert reason == ("Terraform configuration that runs an image named for vLLM (`${var.docker_registry_name}/"
+                      "inference/llm/vllm-release-guard:0.5.2` at line 7): shardwise reads no HCL, so that workload "
+                      "is not linted; write the Kubernetes object it declares as YAML (or `kubectl get -o yaml` once "
+                      "applied) to lint it")
+
+
+def test_other_charts_images_and_comments_are_plain_terraform():
+    for text in (HELM_RELEASE.replace('"vllm-stack"', '"vllm-router"'),
+                 HELM_RELEASE.replace('  chart      = "vllm-stack"', '  # chart    = "vllm-stack"'),
+                 DEPLOYMENT_V1.replace("vllm-release-guard", "guard"),
+                 DEPLOYMENT_V1.replace('"${var.docker_registry_name}/inference/llm/vllm-release-guard:0.5.2"',
+                                       '"${var.vllm_image}"')):
+        assert load_text(text, "x.tf").skipped_files == [("x.tf", TERRAFORM)]

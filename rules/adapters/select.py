@@ -508,6 +508,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
     charts: dict[str, bool] = {}
     places: dict[str, str | None] = {}
     tests: dict[str, frozenset[str]] = {}
+    terraform: list[str] = []  # the Terraform files met while searching, and the YAML and JSON files
+    searched: set[str] = set()
 
     # the same file met twice (``lint f.yaml ./f.yaml .``, ``- -``) is read once, under the name met first: its
     # findings reported once (hostile8); only where more than one path is named (one folder's walk meets each once)
@@ -589,6 +591,10 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                                 "read it)", path))
                             continue
                         consider(path)
+                        if f.endswith(TERRAFORM_SUFFIX):
+                            terraform.append(path)
+                        elif f.endswith(INPUT_SUFFIXES) and sel.files and sel.files[-1] == path:
+                            searched.add(path)  # to read: not excluded, skipped by name or met before
         elif os.path.exists(p):
             target = to_render(p)
             if target is not None:  # Chart.yaml or kustomization.yaml named: its directory is rendered
@@ -603,4 +609,40 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         else:
             sel.order.setdefault(p, len(sel.order))
             sel.errors.append(InputError("no such file or directory", p))
+    if terraform and searched:
+        _skip_terraform_templates(sel, terraform, searched)
     return sel
+
+
+#: A Terraform template a configuration renders: ``templatefile("${path.module}/values.yaml", {...})`` (or a bare
+#: path, relative to the configuration's folder), or ``template = file(...)`` of a ``template_file`` data source.
+_TF_TEMPLATE = re.compile(r'(?:\btemplatefile|\btemplate\s*=\s*file)\(\s*"(?:\$\{path\.module\}/)?([^"$\n]+)"')
+
+
+#: The skip reason of a YAML or JSON file that a Terraform file of the inputs renders as a template.
+TERRAFORM_TEMPLATE = ("Terraform template (a Terraform file of the inputs renders it with templatefile, which fills "
+                      "its ${...} and %{...} first: lint what Terraform renders)")
+
+
+def _skip_terraform_templates(sel: Selection, terraform: list[str], searched: set[str]) -> None:
+    """Skip, as a Terraform template, each YAML or JSON file met while searching that a searched Terraform file of the
+    run renders with ``templatefile`` (the Helm values of a ``helm_release``, a manifest ``yamldecode`` reads): its
+    ``${...}`` interpolations and ``%{ if }`` directives are Terraform's, not YAML, until Terraform renders it, as a
+    ``*.yaml.tpl`` met while searching is skipped. A file named on the command line is read, as such a template is."""
+    wanted = {os.path.normpath(os.path.abspath(f)): f for f in searched}
+    found: set[str] = set()
+    for tf in terraform:
+        try:
+            text = read_file_bytes(tf, tf).decode("utf-8", "replace")
+        except InputError:
+            continue
+        for line in text.splitlines():
+            if line.lstrip().startswith(("#", "//")):
+                continue
+            for m in _TF_TEMPLATE.finditer(line):
+                target = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(tf)), m.group(1)))
+                if target in wanted:
+                    found.add(wanted[target])
+    if found:
+        sel.files = [f for f in sel.files if f not in found]
+        sel.skipped.extend((f, TERRAFORM_TEMPLATE) for f in sorted(found, key=sel.place))

@@ -9,6 +9,7 @@ import os
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
+from shardwise.rules.adapters.select import TERRAFORM_TEMPLATE
 
 DIR = os.path.join(FIXTURES, "inputs", "terraform")
 STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so that "
@@ -91,3 +92,60 @@ def test_other_charts_images_and_comments_are_plain_terraform():
                  DEPLOYMENT_V1.replace('"${var.docker_registry_name}/inference/llm/vllm-release-guard:0.5.2"',
                                        '"${var.vllm_image}"')):
         assert load_text(text, "x.tf").skipped_files == [("x.tf", TERRAFORM)]
+
+
+# corpus31: ai-on-gke/common-infra's modules/kuberay-cluster (no licence; shape written here) passes its values.yaml
+# through templatefile to a helm_release; the file holds Terraform's ${indent(4, ...)} and %{ if } lines, which are
+# not YAML until Terraform renders them, and the repository's lint exited 2 on "cannot parse YAML".
+MODULE_TF = '''resource "helm_release" "ray_cluster" {
+  name  = var.name
+  chart = "ray-cluster"
+  values = [
+    templatefile("${path.module}/values.yaml", {
+      additional_labels   = var.additional_labels
+      k8s_service_account = var.k8s_service_account
+      enable_gpu          = var.enable_gpu
+    })
+  ]
+}
+
+data "template_file" "monitoring" {
+  template = file("${path.module}/config/monitoring.yaml")
+}
+'''
+RAY_VALUES = '''head:
+  labels:
+    cloud.google.com/gke-ray-node-type: head
+    ${indent(4, chomp(yamlencode(additional_labels)))}
+  serviceAccountName: ${k8s_service_account}
+worker:
+%{ if enable_gpu ~}
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+%{ endif ~}
+'''
+
+
+def _module(tmp_path, tf: str = MODULE_TF) -> None:
+    (tmp_path / "main.tf").write_text(tf)
+    (tmp_path / "values.yaml").write_text(RAY_VALUES)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config/monitoring.yaml").write_text(RAY_VALUES)
+
+
+def test_a_yaml_file_terraform_renders_with_templatefile_is_a_template_when_searched(tmp_path):
+    _module(tmp_path)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert inv.errors == [] and inv.groups == []
+    assert sorted((os.path.relpath(f, tmp_path), why) for f, why in inv.skipped_files) == [
+        ("config/monitoring.yaml", TERRAFORM_TEMPLATE), ("main.tf", TERRAFORM), ("values.yaml", TERRAFORM_TEMPLATE)]
+
+
+def test_the_same_template_named_or_rendered_by_no_terraform_file_is_read(tmp_path):
+    _module(tmp_path, MODULE_TF.replace("templatefile(", "# templatefile(").replace("template = file(", "# t("))
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert sorted(os.path.relpath(e.file, tmp_path) for e in inv.errors) == ["config/monitoring.yaml", "values.yaml"]
+    _module(tmp_path)
+    inv = read_inputs([str(tmp_path / "values.yaml")], jobs=1)
+    assert [(os.path.basename(e.file), e.line) for e in inv.errors] == [("values.yaml", 5)]

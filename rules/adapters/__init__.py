@@ -39,6 +39,7 @@ from .select import (
     tidy,
     unrendered_folders,
 )
+from .yamlsrc import load_documents, split_documents
 
 if TYPE_CHECKING:
     from .charts import Renderer
@@ -221,6 +222,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     found = [*(excludes.errors if excludes else []), *sel.errors, *inv.errors]
     if any(isinstance(e, UnparsedJson) for e in inv.errors):
         found = _searched_json_skipped(inv, found, paths)
+    if found and any(why in ("Kustomize file", KUSTOMIZE_NOT_BUILT) for _, why in [*sel.skipped, *inv.skipped_files]):
+        found = _generator_data_skipped(inv, found, paths, [*sel.skipped, *inv.skipped_files])
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
@@ -371,6 +374,61 @@ def _searched_json_skipped(inv: Inventory, found: list[InputError], paths: list[
     inv.skipped_files.extend((f, reasons[f]) for f in sorted(moved))
     inv.sources = [f for f in inv.sources if f not in moved]
     return [e for e in found if not (isinstance(e, UnparsedJson) and e.file in moved)]
+
+
+#: The skip reason of a file a kustomization met while searching hands a ConfigMap or Secret generator as data.
+GENERATOR_DATA = "data a kustomization's configMapGenerator or secretGenerator reads (a file's text, not a manifest)"
+
+
+def _generator_data_skipped(inv: Inventory, found: list[InputError], paths: list[str],
+                            skipped: list[tuple[str, str]]) -> list[InputError]:
+    """``found`` without the YAML errors of files that a kustomization met while searching names in a
+    ``configMapGenerator`` or ``secretGenerator``'s ``files`` (``[KEY=]PATH``): kustomize puts such a file's text in
+    the ConfigMap or Secret as it is and never parses it (sigs.k8s.io/kustomize api/kv: ``KvLoader`` reads each
+    file source as bytes), so a YAML error in it (homepage's ``{{HOMEPAGE_VAR_…}}`` placeholders, an application's own
+    tags) is no broken manifest (corpus29). Only a file of one document, every error of which is a YAML one, is moved
+    (skipped, :data:`GENERATOR_DATA`); a file named on the command line stays an error."""
+    from .charts import _file_entries
+
+    data: set[str] = set()
+    for kfile, why in skipped:
+        if why not in ("Kustomize file", KUSTOMIZE_NOT_BUILT):
+            continue
+        try:
+            text = read_file_bytes(kfile).decode("utf-8")
+        except (InputError, OSError, UnicodeDecodeError):
+            continue
+        for _, doc in load_documents(text, kfile):
+            if isinstance(doc, dict):
+                base = os.path.dirname(kfile)
+                data.update(os.path.normpath(os.path.join(base, f)) for key, f in _file_entries(doc)
+                            if key.endswith("Generator files") and "://" not in f)
+    if not data:
+        return found
+    named = {tidy(p) for p in paths}
+    by_file: dict[str, list[InputError]] = {}
+    for e in found:
+        if e.file is not None:
+            by_file.setdefault(e.file, []).append(e)
+    moved = set()
+    for f, errors in by_file.items():
+        if f in named or os.path.normpath(f) not in data:
+            continue
+        if not all(e.message.startswith("cannot parse YAML") for e in errors):
+            continue
+        try:
+            parts = split_documents(read_file_bytes(f).decode("utf-8"))
+        except (InputError, OSError, UnicodeDecodeError):
+            continue
+        if sum(any(line.strip() not in ("", "---", "...") and not line.lstrip().startswith("#")
+                   for line in part.splitlines()) for _, part in parts) > 1:
+            continue  # another document of the file may have been read (a comment before `---` is none)
+        moved.add(f)
+    if not moved:
+        return found
+    inv.skipped_files.extend((f, GENERATOR_DATA) for f in sorted(moved))
+    inv.sources = [f for f in inv.sources if f not in moved]
+    return [e for e in found if e.file not in moved]
 
 
 def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Inventory, Location
+from ..model import RELEASE_NAMESPACE, Inventory, Location
 from ..model.errors import InputError
 from ..model.files import MAX_FILE_BYTES, inside, read_file_bytes, size_text
 from .load import load_text
@@ -88,7 +88,9 @@ class Renderer:
     def _helm(self, directory: str) -> Inventory:
         release = os.path.basename(os.path.abspath(directory)).lower() or "release"
         release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
-        return self.helm_release(directory, release, values=self.values, sets=[("--set", s) for s in self.set_values])
+        # a chart named on its own: the namespace it is installed in is not known (never `default`)
+        return self.helm_release(directory, release, RELEASE_NAMESPACE, values=self.values,
+                                 sets=[("--set", s) for s in self.set_values])
 
     def helm_release(self, directory: str, release: str, namespace: str | None = None,
                      values: list[str] | tuple[str, ...] = (),
@@ -122,15 +124,16 @@ class Renderer:
             if file is not None:
                 raise InputError(e.message, file, line) from None
             raise
-        return helm_inventory(out, directory)
+        return helm_inventory(out, directory, namespace)
 
-    def kustomize_build(self, directory: str) -> Inventory:
-        """:meth:`render` of a kustomization directory, its failure raised as :class:`InputError`."""
-        return self._kustomize(directory)
+    def kustomize_build(self, directory: str, namespace: str | None = None) -> Inventory:
+        """:meth:`render` of a kustomization directory, its failure raised as :class:`InputError`; ``namespace`` the
+        one its objects are applied in (an Argo CD Application's destination), given to those that name none."""
+        return self._kustomize(directory, namespace)
 
     # ------------------------------------------------------------------------------------- kustomize
 
-    def _kustomize(self, directory: str) -> Inventory:
+    def _kustomize(self, directory: str, namespace: str | None = None) -> Inventory:
         kustomize, kubectl = self.which("kustomize"), self.which("kubectl")
         name = next(f for f in KUSTOMIZATION_FILES if os.path.lexists(os.path.join(directory, f)))
         where = os.path.join(directory, name)
@@ -148,7 +151,7 @@ class Renderer:
         # kustomization named beside a chart is built as it is (newuser7: the two in one run were an input error)
         check_kustomization(directory, self.remote_bases)
         out = _run(cmd, where, what)
-        inv = load_text(out, f"{where} (kustomize build)")
+        inv = load_text(out, f"{where} (kustomize build)", namespace)
         return inv
 
 
@@ -728,18 +731,18 @@ def _chart_path(directory: str, source: str) -> str:
     return os.path.join(directory, parts[1]) if len(parts) == 2 else os.path.join(directory, source)
 
 
-def helm_inventory(rendered: str, directory: str) -> Inventory:
+def helm_inventory(rendered: str, directory: str, namespace: str | None = None) -> Inventory:
     """The inventory of ``helm template`` output for the chart in ``directory``, each object and error
-    pointing at its template file and line."""
+    pointing at its template file and line; ``namespace`` the release's, given to the objects that name none."""
     inv = Inventory()
     for source, text in split_sources(rendered):
         if source is None:
-            part = load_text(text, f"{directory} (helm template)")
+            part = load_text(text, f"{directory} (helm template)", namespace)
             inv.extend(part)
             continue
         path = _chart_path(directory, source)
         virtual = f"{path} (rendered)"
-        part = load_text(text, virtual)
+        part = load_text(text, virtual, namespace)
         try:
             template: str | None = read_file_bytes(path).decode("utf-8")  # a regular file only, bounded
         except (InputError, UnicodeDecodeError):

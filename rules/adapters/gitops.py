@@ -622,7 +622,9 @@ def _render(renderer: Any, src: Source, res: Outcome) -> Inventory:
     where = f"{res.file}"
     try:
         if render_kind(src.folder) == "kustomize":
-            return renderer.kustomize_build(src.folder)  # type: ignore[no-any-return]
+            # newuser12: Argo CD applies what a kustomize source builds in its destination namespace where an object
+            # names none, as it does a chart's (a Flux Kustomization's source has none: targetNamespace is not rendered)
+            return renderer.kustomize_build(src.folder, src.namespace)  # type: ignore[no-any-return]
         with tempfile.TemporaryDirectory(prefix="shardwise-gitops-") as tmp:
             texts = []
             for i, text in enumerate(src.values_texts):

@@ -180,6 +180,25 @@ def _talos_config(doc: Mapping[str, Any]) -> bool:
             and "metadata" not in doc and "spec" not in doc)
 
 
+#: A Sidero Omni cluster template (``omnictl cluster template sync``): "a YAML file consisting of multiple documents.
+#: Each document contains a kind field that specifies the document type" (Cluster, ControlPlane, Workers, Machine;
+#: docs.siderolabs.com/omni/reference/cluster-templates), with no ``apiVersion``; the Cluster document names the
+#: Kubernetes and Talos versions. Omni builds Talos nodes from it; it is no Kubernetes object.
+OMNI = "Omni cluster template (omnictl's, for Talos nodes; not a Kubernetes object)"
+_OMNI_KINDS = frozenset({"Cluster", "ControlPlane", "Workers", "Machine"})
+
+
+def _omni_template(docs: list[Mapping[str, Any]]) -> bool:
+    """Whether ``docs`` are an Omni cluster template (:data:`OMNI`): each an Omni kind with no ``apiVersion``,
+    ``metadata`` or ``spec``, one of them the Cluster with its ``talos`` mapping. thaynes43/haynes-ops'
+    bootstrap/omni/cluster-template.yaml (a Cluster, its ControlPlane, Workers and six Machines) was an input error
+    "object has no apiVersion" nine times and its repository's lint exited 2 (corpus29)."""
+    return bool(docs) and all(
+        isinstance(d.get("kind"), str) and d["kind"] in _OMNI_KINDS
+        and "apiVersion" not in d and "metadata" not in d and "spec" not in d
+        for d in docs) and any(d.get("kind") == "Cluster" and isinstance(d.get("talos"), Mapping) for d in docs)
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -218,6 +237,9 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     first = values[0]
     if is_shardwise_stack(first):
         return STACK
+    if isinstance(first, Mapping) and "apiVersion" not in first and all(isinstance(v, Mapping) for v in values) \
+            and _omni_template(values):
+        return OMNI
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
            and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
            and not _talos_config(v) for v in values):
@@ -301,3 +323,39 @@ def json_kind(data: Any, name: str) -> str:
     if isinstance(data, Mapping) and "shardwise_baseline" in data:
         return "shardwise baseline"  # --create-baseline's file, committed beside the manifests
     return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"
+
+
+#: Kinds whose objects belong to no namespace (``kubectl api-resources --namespaced=false`` of Kubernetes, and the
+#: cluster-scoped kinds of the add-ons the readers know: Karpenter, Cilium, Calico, the network-policy API, KServe,
+#: OME, the GPU Operator, Gateway API's GatewayClass). A release namespace is given to none of them.
+CLUSTER_SCOPED_KINDS = frozenset({
+    "Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass", "CSIDriver",
+    "CSINode", "VolumeAttachment", "CustomResourceDefinition", "APIService", "IngressClass", "PriorityClass",
+    "RuntimeClass", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding", "FlowSchema", "PriorityLevelConfiguration", "CertificateSigningRequest",
+    "DeviceClass", "ResourceSlice", "GatewayClass", "NodePool", "EC2NodeClass", "NodeClaim", "NodeClass",
+    "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "GlobalNetworkSet", "AdminNetworkPolicy",
+    "BaselineAdminNetworkPolicy", "ClusterNetworkPolicy", "ClusterServingRuntime", "ClusterStorageContainer",
+    "ClusterBaseModel", "ClusterPolicy", "ClusterIssuer", "ComputeDomain",
+})
+
+
+def fill_namespace(docs: list[tuple[int | None, Any]], namespace: str) -> None:
+    """Give each namespaced object of ``docs`` (and of a ``kind: List``'s items) that names no namespace
+    ``namespace``, as ``helm install --namespace`` and ``kubectl apply --namespace`` create it there."""
+    def fill(obj: Any) -> None:
+        if not isinstance(obj, dict):
+            return
+        if obj.get("kind") == "List" or (isinstance(obj.get("kind"), str) and str(obj["kind"]).endswith("List")
+                                         and isinstance(obj.get("items"), list)):
+            for item in obj.get("items") or ():
+                fill(item)
+            return
+        meta = obj.get("metadata")
+        if not isinstance(meta, dict) or meta.get("namespace") or obj.get("kind") in CLUSTER_SCOPED_KINDS:
+            return
+        meta["namespace"] = namespace
+
+    for _, doc in docs:
+        fill(doc)

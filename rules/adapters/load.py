@@ -20,17 +20,18 @@ from ..model.files import read_file_bytes
 from . import kinds
 from .select import PROGRAM_ENDS
 from .shellname import is_script
-from .yamlsrc import DuplicateKey, load_documents, read_text
+from .yamlsrc import DuplicateKey, LocalTagError, load_documents, load_untagged, read_text
 
 
-def load_text(text: str, file: str) -> Inventory:
+def load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
     """One file's inventory, by its parsed content; its input errors are in ``errors``, and a file that
-    is not an input is in ``skipped_files``."""
+    is not an input is in ``skipped_files``. ``namespace``: the namespace the manifests are applied in (a Helm
+    release's), given to each namespaced object that names none (:func:`.kinds.fill_namespace`)."""
     # the inventory an error is reported in is made here, when one is: a manifest's is made by its reader, and an
     # Inventory (twenty-eight fields, each a new list, dict or Counter) made for every file only to be dropped cost
     # about 8 us of each file's reading. Every path of _load_text that fills an inventory it made returns it at once.
     try:
-        return _load_text(text, file)
+        return _load_text(text, file, namespace)
     except InputError as e:  # an error about the whole file
         inv = Inventory()
         inv.errors.append(e)
@@ -63,6 +64,24 @@ class NonFiniteJson(UnparsedJson):
 
     reason = ("JSON with NaN or Infinity naming no Kubernetes object, Pulumi resource or vLLM server (data a Python "
               "program wrote)")
+
+
+class ApplicationTagYaml(UnparsedJson):
+    """A YAML file PyYAML refused for a local tag (``!env_var``, ``!secret``, ``!Find``: YAML's tags "specific to a
+    single application") that, with those tags read as kubectl reads them, holds no Kubernetes object, stack or chart
+    values (:func:`_application_tags`): the application's own configuration, skipped where a searched folder met it,
+    an input error where it was named, as an :class:`UnparsedJson` file. corpus29: GitOps trees keep Recyclarr's
+    config (``api_key: !env_var SONARR_API_KEY``), ESPHome devices (``password: !secret ota``) and authentik
+    blueprints (``!Find``, ``!KeyOf``) beside the manifests Flux applies, and each made the whole run exit 2. A
+    Kubernetes object with such a tag (``namespace: !Ref Namespace``) stays an input error wherever it was met."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, column: int | None = None,
+                 reason: str = "") -> None:
+        super().__init__(message, file, line, column)
+        self.reason = reason
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]  # survives a trip to a worker process, reason included
+        return (type(self), (self.message, self.file, self.line, self.column, self.reason))
 
 
 #: What in a JSON file's text says it may be an input, whether or not it parses: a Kubernetes object's ``apiVersion``
@@ -103,7 +122,7 @@ def _json_lines_skip(text: str, file: str) -> Inventory | None:
     return Inventory(skipped_files=[(file, JSON_LINES)])
 
 
-def _load_text(text: str, file: str) -> Inventory:
+def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
     if is_script(file, text):
         return _load_script(text, file, Inventory())
     if file.endswith(".tf"):
@@ -149,6 +168,9 @@ def _load_text(text: str, file: str) -> Inventory:
 
                 text = yaml_readable(text)
     docs = load_documents(text, file)
+    refused = next((d for _, d in docs if isinstance(d, LocalTagError)), None)
+    if refused is not None:
+        _application_tags(text, file, refused)
     kind = kinds.yaml_kind(docs, file)
     if kind == kinds.STACK:
         from .stack import load_stack_text
@@ -166,7 +188,25 @@ def _load_text(text: str, file: str) -> Inventory:
         return Inventory(skipped_files=[(file, kind)])
     from .k8s import inventory_from_documents
 
+    if namespace is not None:
+        kinds.fill_namespace(docs, namespace)
     return inventory_from_documents(docs, text, file)
+
+
+def _application_tags(text: str, file: str, refused: InputError) -> None:
+    """Raise :class:`ApplicationTagYaml` where ``text``, which PyYAML ``refused`` for a local tag, read with its local
+    tags as kubectl reads them, is no input: no Kubernetes object, stack, or chart values shardwise renders. Return
+    where it may be one, or does not parse even so: ``refused`` is reported as before."""
+    try:
+        values, tags = load_untagged(text, file)
+    except InputError:
+        return
+    docs: list[tuple[int | None, object]] = [(None, v) for v in values]
+    kind = kinds.yaml_kind(docs, file)
+    if kind in (kinds.KUBERNETES, kinds.STACK) or _chart_values(docs, text, file) is not None:
+        return
+    raise ApplicationTagYaml(refused.message, file, refused.line, refused.column,
+                             f"{kind}, with YAML tags only its application reads ({', '.join(tags)})")
 
 
 def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -> Inventory | None:

@@ -125,10 +125,28 @@ def _what(path: str) -> tuple[str, str]:
     return f"{language} source", SOURCE_INSTEAD
 
 
+#: A Python program's import of shardwise's own Pulumi components (docs/pulumi.md), at the start of a line.
+_USES_COMPONENTS = re.compile(r"^[ \t]*(?:from[ \t]+shardwise\.components\b|import[ \t]+shardwise\.components\b"
+                              r"|from[ \t]+shardwise[ \t]+import[ \t][^\n#]*\bcomponents\b)", re.MULTILINE)
+
+
+def _components_line(text: str) -> int | None:
+    m = _USES_COMPONENTS.search(text)
+    return None if m is None else text.count("\n", 0, m.start()) + 1
+
+
 def program_skip(path: str, text: str) -> str:
     """Why the program source ``path`` (its first :data:`HEAD_BYTES` in ``text``) is skipped: what it is, and where a
     line outside a comment starts a vLLM server, that line and what to lint instead."""
     what, instead = _what(path)
+    uses = _components_line(text) if what == "Pulumi program in Python" else None
+    if uses is not None:
+        # newuser12: a program of the components read "shardwise reads no program source, so that server is not
+        # linted", as if nothing judged it; its components run the rules on their arguments when it runs
+        return (f"{what} that uses shardwise's components (`shardwise.components` at line {uses}): they check their "
+                "arguments with these rules when the program runs, so `pulumi preview` fails on a blocking finding "
+                "(an ArgumentsError naming the argument); shardwise reads no program source: lint its `pulumi "
+                "preview --json` output with the rest to judge what it deploys beside the other inputs")
     found = serves_vllm(text)
     if found is None:
         if what == "Dockerfile":

@@ -88,6 +88,15 @@ CHART_TEMPLATE = "Helm chart template (not rendered)"
 #: A searched folder's link to a folder is not followed (a loop, or a tree outside what was asked), and says so.
 LINKED_DIR = "link to a folder (not followed: name the folder to lint it)"
 CHART_FILE = "Helm chart file (not rendered)"
+#: A Backstage software template's skeleton: the folder its ``fetch:template`` step copies, filling Nunjucks
+#: placeholders (``${{ values.name }}``, ``{%- if values.x %}``) from the form's values; not YAML until the
+#: scaffolder renders it (backstage.io/docs/features/software-templates/writing-templates, "fetch:template").
+BACKSTAGE_SKELETON = "Backstage software template skeleton (not rendered: lint what the scaffolder writes)"
+#: What names a Backstage software template (``template.yaml``, ``apiVersion: scaffolder.backstage.io/v1beta3``,
+#: ``kind: Template``), and the ``url: ./FOLDER`` of its ``fetch:template`` steps (the skeleton folders).
+_BACKSTAGE_FILES = ("template.yaml", "template.yml")
+_BACKSTAGE_API = re.compile(r"^apiVersion:\s*[\"']?scaffolder\.backstage\.io/", re.MULTILINE)
+_BACKSTAGE_URL = re.compile(r"^\s*url:\s*[\"']?\./([^\s\"'/]+)", re.MULTILINE)
 HELM_VALUES = "Helm values"
 MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, "
                      "and lint the output)")
@@ -151,6 +160,29 @@ def _pulumi_project(path: str) -> str:
     except InputError:
         return PULUMI_PROJECT_FILE
     return pulumi_project_skip(text)
+
+
+def _is_skeleton(directory: str, folder: str, cache: dict[str, bool]) -> bool:
+    """Whether ``folder`` of ``directory`` is a skeleton of a Backstage software template kept in ``directory``: a
+    ``template.yaml`` whose first 64 KiB say ``apiVersion: scaffolder.backstage.io/...`` and name the folder in a
+    step's ``url: ./FOLDER`` (``skeleton`` by the templates' convention, which is also taken)."""
+    key = f"{directory}\0{folder}"
+    hit = cache.get(key)
+    if hit is None:
+        hit = False
+        for name in _BACKSTAGE_FILES:
+            path = os.path.join(directory, name)
+            if not os.path.isfile(path):
+                continue
+            try:
+                text = read_file_bytes(path, path, 64 * 1024, head=True).decode("utf-8", "replace")
+            except InputError:
+                continue
+            if _BACKSTAGE_API.search(text):
+                hit = folder == "skeleton" or folder in _BACKSTAGE_URL.findall(text)
+                break
+        cache[key] = hit
+    return hit
 
 
 def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
@@ -261,6 +293,8 @@ def _skipped_by_place(path: str, directory: str, charts: dict[str, bool]) -> str
         base = os.path.basename(d)
         if base in ("templates", "files") and _is_chart(parent, charts):
             return CHART_TEMPLATE if base == "templates" else CHART_FILE
+        if parent != d and _is_skeleton(parent, base, charts):
+            return BACKSTAGE_SKELETON
         if parent == d:
             return None
         d = parent

@@ -9,6 +9,7 @@ and error messages are the same whichever reader built them.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import Any
@@ -40,6 +41,7 @@ from .yamlsrc import (
     MAX_EXPANDED_VALUES,
     TEMPLATE_PROBLEM,
     LineDict,
+    LocalTagError,
     _bad_character,
     _Fallback,
     _short,
@@ -47,26 +49,44 @@ from .yamlsrc import (
 )
 
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
 #: YAML 1.1's ints and floats as kubectl reads them (sigs.k8s.io/yaml, its goyaml.v2 fork): binary, octal (``0777``),
 #: decimal and hex ints, floats, ``.inf`` and ``.nan``, but no base-60 numbers (``1:30`` is text, "purposefully not
 #: supported" in goyaml's README), and no timestamps (goyaml.v2 decodes an unquoted ``2024-01-31`` into an
 #: ``interface{}`` as the string, "for backward compatibility"): PyYAML's resolvers without those forms (hostile8).
-_KUBE_INT = re.compile(r"""^(?:[-+]?0b[0-1_]+
+#: goyaml.v2's resolve.go reads a plain scalar that starts with a digit or a sign with Go's
+#: ``strconv.ParseInt(plain, 0, 64)`` once its ``_`` are dropped, and base 0 takes the prefixes ``0x``, ``0o``, ``0b``
+#: in either case (``0X10`` is 16, ``0o10`` and ``0O10`` are 8, ``0B10`` is 2) and a leading ``0`` (octal): all ints
+#: to kubectl, so ``nvidia.com/gpu: 0o10`` is 8 GPUs and ``replicas: 0X2`` two replicas (review27; YAML 1.1's own
+#: int has only ``0b``, ``0x`` and the leading ``0``, so PyYAML read ``0o10`` as text).
+_KUBE_INT = re.compile(r"""^(?:[-+]?0[bB][0-1_]+
+    |[-+]?0[oO][0-7_]+
     |[-+]?0[0-7_]+
     |[-+]?(?:0|[1-9][0-9_]*)
-    |[-+]?0x[0-9a-fA-F_]+)$""", re.X)
-_KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?0[xX][0-9a-fA-F_]+)$""", re.X)
+#: A plain scalar no int takes is a float to goyaml.v2 where, its ``_`` dropped, it matches resolve.go's
+#: ``yamlStyleFloat`` (``[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?``): ``1e3`` and ``1.5e3`` (an exponent
+#: without a sign), ``-.5``, and ``08`` (no octal) are floats to kubectl, where YAML 1.1 has them text (review27).
+#: PyYAML tries the float resolver before the int one, so the whole numbers an int takes are left out here.
+_KUBE_FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9][0-9_]*)?
+    |[-+]?[0-9][0-9_]*[eE][-+]?[0-9][0-9_]*
+    |[-+]?0[0-9_]*[89][0-9_]*
     |[-+]?\.(?:inf|Inf|INF)
     |\.(?:nan|NaN|NAN))$""", re.X)
 
 
+#: YAML 1.1's "value key" type: PyYAML resolves a plain ``=`` to it and has no constructor for it.
+_VALUE_TAG = "tag:yaml.org,2002:value"
+
+
 def _kube_resolvers(base: Any) -> dict[str, list[tuple[str, Any]]]:
-    """``base``'s implicit resolvers with YAML 1.1's base-60 numbers and timestamps left out (text, as kubectl
-    reads them)."""
-    swap = {_INT_TAG: _KUBE_INT, "tag:yaml.org,2002:float": _KUBE_FLOAT}
-    return {first: [(tag, swap.get(tag, rx)) for tag, rx in pairs if tag != _TIMESTAMP_TAG]
-            for first, pairs in base.yaml_implicit_resolvers.items()}
+    """``base``'s implicit resolvers with YAML 1.1's base-60 numbers, timestamps and value key left out (text, as
+    kubectl reads them). A plain ``=`` (an AlertmanagerConfig matcher's ``matchType: =``) is the text "=":
+    goyaml.v2's resolve table (resolve.go: bools, nulls, .inf/.nan and ``<<``) has no entry for it, so it
+    resolves as a string, where PyYAML refused it ("could not determine a constructor", corpus29)."""
+    swap = {_INT_TAG: _KUBE_INT, _FLOAT_TAG: _KUBE_FLOAT}
+    return {first: kept for first, pairs in base.yaml_implicit_resolvers.items()
+            if (kept := [(tag, swap.get(tag, rx)) for tag, rx in pairs if tag not in (_TIMESTAMP_TAG, _VALUE_TAG)])}
 
 
 class _KubeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -80,6 +100,40 @@ class _KubeScalars(yaml.SafeLoader):
 
 _KubeLoader.yaml_implicit_resolvers = _kube_resolvers(yaml.SafeLoader)
 _KubeScalars.yaml_implicit_resolvers = _kube_resolvers(yaml.SafeLoader)
+
+#: The bases of :data:`_KUBE_INT`'s prefixes (Go's ``strconv.ParseInt`` with base 0 reads them in either case).
+_INT_BASES = {"0b": 2, "0o": 8, "0x": 16}
+
+
+def _construct_kube_int(loader: Any, node: Any) -> int:
+    """An int as goyaml.v2 reads it (:data:`_KUBE_INT`): ``_`` dropped, a sign, then ``0x``/``0o``/``0b`` in either
+    case, a leading ``0`` (octal) or decimal digits. Raises ValueError for a text of none of those (``!!int 0x``,
+    ``!!int 09``), which the readers report as a value its tag cannot construct."""
+    text = loader.construct_scalar(node).replace("_", "")
+    sign = -1 if text[:1] == "-" else 1
+    digits = text[1:] if text[:1] in ("-", "+") else text
+    base = _INT_BASES.get(digits[:2].lower())
+    if base is not None:
+        digits = digits[2:]
+    elif len(digits) > 1 and digits[0] == "0":
+        base = 8
+    if not digits.isascii() or not digits.isalnum():  # int() would take a sign, blanks or "_" there: not Go's
+        raise ValueError(text)
+    return sign * int(digits, base or 10)
+
+
+def _construct_kube_float(loader: Any, node: Any) -> float | str:
+    """A float as goyaml.v2 reads it (:data:`_KUBE_FLOAT`); one past the largest float (``1e400``) is text there, as
+    Go's ``strconv.ParseFloat`` refuses it (``ErrRange``) and resolve.go keeps the scalar a string."""
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    text = str(node.value)
+    return text if math.isinf(value) and "inf" not in text.lower() else value
+
+
+_KubeLoader.add_constructor(_INT_TAG, _construct_kube_int)
+_KubeScalars.add_constructor(_INT_TAG, _construct_kube_int)
+_KubeLoader.add_constructor(_FLOAT_TAG, _construct_kube_float)
+_KubeScalars.add_constructor(_FLOAT_TAG, _construct_kube_float)
 _Base: Any = _KubeLoader
 
 
@@ -139,6 +193,59 @@ class _LineLoader(_Base):  # type: ignore[misc, valid-type]
                 None, None, f"this value cannot be read as !!{kind}", node.start_mark) from None
 
 
+class _Redefining(_LineLoader):
+    """:class:`_LineLoader` composing with PyYAML's Python composer, where an anchor written again names the node
+    it is written on from there on, as YAML says ("an alias node refers to the most recent preceding node having
+    the same anchor", YAML 1.2.2 section 3.2.2.2; 1.1 says the same) and as kubectl's reader does (goyaml.v2
+    decode.go: ``parser.anchor`` sets ``doc.anchors[name]`` again, at the node's start). PyYAML's composers
+    refuse the second anchor ("found duplicate anchor"); GitOps trees write ``- name: &name X`` once per
+    env var (corpus29: four of seven home-ops repositories exited 2 on it). Used only for a text the C composer
+    refused so (:func:`parse`): the Python composer is slower."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self.anchors: dict[str, Any] = {}
+
+    check_node = yaml.composer.Composer.check_node
+    get_node = yaml.composer.Composer.get_node
+    compose_document = yaml.composer.Composer.compose_document
+    compose_scalar_node = yaml.composer.Composer.compose_scalar_node
+    compose_sequence_node = yaml.composer.Composer.compose_sequence_node
+    compose_mapping_node = yaml.composer.Composer.compose_mapping_node
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if not self.check_event(AliasEvent):
+            anchor = self.peek_event().anchor
+            if anchor is not None:  # the earlier node keeps its value; the name moves to this one
+                self.anchors.pop(anchor, None)
+        return yaml.composer.Composer.compose_node(self, parent, index)
+
+
+class _Untagged(_Redefining):
+    """The loader that reads a local tag (``!env_var``, ``!secret``, ``!Find``: YAML's "local tags are specific to
+    a single application", 1.2.2 section 3.2.1.3) as kubectl's reader does: goyaml.v2 resolves a scalar whose tag
+    it does not know to its text (resolve.go: ``resolve`` returns the value as written when ``resolvableTag`` is
+    false) and builds a list or mapping whatever its tag. Used only to say what a file PyYAML refused for such a
+    tag is (:func:`.load._application_tags`); the tags met are kept in ``tags``."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self.tags: list[str] = []
+
+
+def _construct_untagged(loader: Any, suffix: str, node: Any) -> Any:
+    tag = "!" + suffix
+    if tag not in loader.tags:
+        loader.tags.append(tag)
+    if isinstance(node, yaml.MappingNode):
+        return _construct_mapping(loader, node)
+    if isinstance(node, yaml.SequenceNode):
+        return [loader.construct_object(v, deep=True) for v in node.value]
+    return str(node.value)
+
+
+_Untagged.add_multi_constructor("!", _construct_untagged)
+
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
@@ -187,8 +294,6 @@ def _flatten(node: yaml.MappingNode) -> None:
     own: list[tuple[Any, Any]] = []
     for key_node, value_node in node.value:
         if key_node.tag != _MERGE_TAG:
-            if key_node.tag == "tag:yaml.org,2002:value":
-                key_node.tag = _STR_TAG
             own.append((key_node, value_node))
             continue
         if isinstance(value_node, yaml.MappingNode):
@@ -254,7 +359,7 @@ def plain_value(value: str) -> Any:
         return _NOT_HERE
 
 
-_SCALAR_CONSTRUCTORS = {t: c for t, c in yaml.SafeLoader.yaml_constructors.items() if t in _SCALAR_TAGS}
+_SCALAR_CONSTRUCTORS = {t: c for t, c in _KubeScalars.yaml_constructors.items() if t in _SCALAR_TAGS}
 
 
 def load_events(text: str, base: int = 0, starts: list[int] | None = None,
@@ -264,7 +369,7 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
     value its anchor built (as PyYAML's constructor shares it), at the anchor's line, and adds that value's size
     (:func:`_check_aliases`' count: values and scalar text, expanded); past :data:`MAX_EXPANDED_VALUES` or
     :data:`MAX_EXPANDED_CHARS` added in the text, an alias to an anchor not yet ended (a collection that would
-    contain itself) or never written, or an anchor written twice in a document, it raises :class:`_Fallback` and
+    contain itself) or never written, it raises :class:`_Fallback` and
     :func:`parse` reports it in PyYAML's or its own words. Raises :class:`_Fallback` too for tags it has no
     constructor for, ``<<`` merge keys and unhashable keys; a duplicate key is a YAML error at its line, or with
     ``dups`` recorded there (the last value kept). ``starts`` receives each document's first line.
@@ -285,10 +390,9 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
     key: Any = nokey
     key_line: int = 0
     root: Any = None
-    # hostile18: each ended anchor's (value, values, characters, line); the anchors written in this document; the
-    # values and characters read so far (aliases expanded), and what the aliases added (the bound's count)
+    # hostile18: each ended anchor's (value, values, characters, line); the values and characters read so far
+    # (aliases expanded), and what the aliases added (the bound's count)
     anchors: dict[str, tuple[Any, int, int, int]] = {}
-    named: set[str] = set()
     values = chars = added = added_chars = 0
     try:
         while True:
@@ -311,19 +415,14 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
                         raise
                     except Exception:  # noqa: BLE001 - 2024-13-45 resolves as a timestamp; !!bool maybe: KeyError
                         raise _bad_scalar(tag, ev.value, ev.tag is None or ev.tag == "!", ev.start_mark) from None
-                if ev.anchor is not None:
-                    if ev.anchor in named:  # PyYAML's composer refuses an anchor written twice
-                        raise _Fallback
-                    named.add(ev.anchor)
+                if ev.anchor is not None:  # written again, it names this value from here on (_Redefining)
                     anchors[ev.anchor] = (val, 1, len(ev.value), line)
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 mapping = cls is MappingStartEvent
                 if ev.tag not in (_MAP_TAGS if mapping else _SEQ_TAGS) and not ev.implicit:
                     raise _Fallback
-                if ev.anchor is not None:
-                    if ev.anchor in named:
-                        raise _Fallback
-                    named.add(ev.anchor)  # not in anchors until it ends: an alias to it inside falls back
+                if ev.anchor is not None:  # not in anchors until it ends: an alias to it inside falls back
+                    anchors.pop(ev.anchor, None)
                 stack.append((cur, key, key_line, ev.anchor, line, values, chars))
                 values += 1
                 if mapping:
@@ -352,7 +451,6 @@ def load_events(text: str, base: int = 0, starts: list[int] | None = None,
             elif cls is DocumentStartEvent:
                 cur, key, stack = None, nokey, []
                 anchors.clear()
-                named.clear()
                 continue
             elif cls is DocumentEndEvent:
                 docs.append(root)
@@ -470,38 +568,62 @@ def _check_aliases(text: str, file: str, base: int) -> int:
         loader.dispose()
 
 
+def _compose(loader: Any, text: str, file: str, base: int, starts: list[int] | None,
+             dups: list[tuple[Any, int | None, int]] | None, cyclic: int) -> list[Any]:
+    """Every document of ``text`` as ``loader`` (a :class:`_LineLoader` of it) builds it: yaml.load_all, with each
+    document's line; the document ``cyclic`` (:func:`_check_aliases`) is refused once built."""
+    loader.line_base = base
+    loader.dups = dups
+    docs: list[Any] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if starts is not None:
+                starts.append(node.start_mark.line + 1 + base)
+            doc = loader.construct_document(node)  # PyYAML refuses most recursive nodes: at the alias's line
+            if len(docs) == cyclic:  # the first collection that contains itself, built: a root list or mapping
+                raise InputError("cannot parse YAML: its aliases make a list that contains itself", file,
+                                 node.start_mark.line + 1 + base)
+            docs.append(doc)
+    finally:
+        loader.dispose()
+    return docs
+
+
 def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
-          dups: list[tuple[Any, int | None, int]] | None = None) -> list[Any]:
+          dups: list[tuple[Any, int | None, int]] | None = None, tags: list[str] | None = None) -> list[Any]:
     """Every document of ``text`` (lines shifted by ``base``), or :class:`InputError` for the first error.
     ``starts`` receives the first line of each document; ``dups``, when given, the duplicate keys, which
-    are then no error (the last value is kept)."""
+    are then no error (the last value is kept). A tag no constructor reads is an error, a
+    :class:`.yamlsrc.LocalTagError` for a local one; with ``tags`` given, local tags are read as kubectl reads
+    them (:class:`_Untagged`) and ``tags`` receives those met."""
     try:
+        if tags is None:
+            try:
+                return load_events(text, base, starts, dups)
+            except _Fallback:
+                if starts is not None:
+                    del starts[:]
+                if dups is not None:
+                    del dups[:]
+        # an alias (none without a '*'): what the aliases add is bounded before a node is built
+        cyclic = _check_aliases(text, file, base) if "*" in text else -1
+        if tags is not None:
+            loader = _Untagged(text)
+            try:
+                return _compose(loader, text, file, base, starts, dups, cyclic)
+            finally:
+                tags.extend(loader.tags)
         try:
-            return load_events(text, base, starts, dups)
-        except _Fallback:
+            return _compose(_LineLoader(text), text, file, base, starts, dups, cyclic)
+        except yaml.composer.ComposerError as e:
+            if not str(e.context).startswith("found duplicate anchor"):
+                raise
             if starts is not None:
                 del starts[:]
             if dups is not None:
                 del dups[:]
-        # an alias (none without a '*'): what the aliases add is bounded before a node is built
-        cyclic = _check_aliases(text, file, base) if "*" in text else -1
-        loader = _LineLoader(text)  # yaml.load_all, with each document's line
-        loader.line_base = base
-        loader.dups = dups
-        docs: list[Any] = []
-        try:
-            while loader.check_node():
-                node = loader.get_node()
-                if starts is not None:
-                    starts.append(node.start_mark.line + 1 + base)
-                doc = loader.construct_document(node)  # PyYAML refuses most recursive nodes: at the alias's line
-                if len(docs) == cyclic:  # the first collection that contains itself, built: a root list or mapping
-                    raise InputError("cannot parse YAML: its aliases make a list that contains itself", file,
-                                     node.start_mark.line + 1 + base)
-                docs.append(doc)
-        finally:
-            loader.dispose()
-        return docs
+        return _compose(_Redefining(text), text, file, base, starts, dups, cyclic)
     except yaml.reader.ReaderError:
         raise _bad_character(text, file, base) from None
     except yaml.MarkedYAMLError as e:
@@ -513,8 +635,10 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
         template = _template_line(text, (line, context), base)
         if template is not None:
             raise InputError(f"cannot parse YAML: {TEMPLATE_PROBLEM}", file, template) from None
-        raise InputError(f"cannot parse YAML: {e.problem or e.context or 'invalid YAML'}", file, line,
-                         column) from None
+        problem = e.problem or e.context or "invalid YAML"
+        error = LocalTagError if problem.startswith("could not determine a constructor for the tag '!") else \
+            InputError
+        raise error(f"cannot parse YAML: {problem}", file, line, column) from None
     except yaml.YAMLError:
         raise InputError("cannot parse YAML", file) from None
     except RecursionError:

@@ -92,7 +92,7 @@ _PLAIN_WORDS: dict[str, Any] = {
 
 #: Every character a plain scalar that starts with a digit may hold and still be a YAML 1.1 int, float or
 #: timestamp (PyYAML's implicit resolvers): one outside these is text (``32Gi``, ``8080/TCP``).
-_NUMBER_CHARS = frozenset("0123456789_.:+-eEbxabcdfABCDEFTtZ \t")
+_NUMBER_CHARS = frozenset("0123456789_.:+-eEbxabcdfABCDEFTtZ \toOXB")  # 0o10, 0X10, 0B10: ints (review27)
 
 
 def _plain_value(value: str) -> Any:
@@ -192,6 +192,17 @@ def _load_events(text: str, base: int = 0, starts: list[int] | None = None,
     if built is not None:
         return built
     return _python_reader().load_events(text, base, starts, dups)  # type: ignore[no-any-return]
+
+
+class LocalTagError(InputError):
+    """A YAML text PyYAML refused for a local tag (``!env_var``), one only its application reads."""
+
+
+def load_untagged(text: str, file: str) -> tuple[list[Any], list[str]]:
+    """The documents of ``text`` with its local tags read as kubectl reads them (a scalar as its text), and the
+    tags met; :class:`InputError` for any other error (:func:`.yamlpy.parse`)."""
+    tags: list[str] = []
+    return _python_reader().parse(text, file, 0, None, [], tags), tags
 
 
 def _parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,

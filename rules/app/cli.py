@@ -919,7 +919,7 @@ def _lint(args: argparse.Namespace) -> int:
     from ..report import destinations
     from ..report.formats import for_stream
     from ..report.text import finding_line, visible
-    from .run import lint_report, render
+    from .run import lint_report, render, render_bytes
 
     try:
         outputs = destinations(args.formats, args.output)
@@ -944,7 +944,7 @@ def _lint(args: argparse.Namespace) -> int:
             failed.append(f"{path}: not written: it is an input of this run, which the report would replace")
             continue
         try:
-            write_atomically(path, render(report, fmt))  # concurrent runs leave one whole report
+            write_atomically(path, render_bytes(report, fmt))  # concurrent runs leave one whole report
         except OSError as e:
             failed.append(f"{path}: {e.strerror or e}")
     for message in failed:

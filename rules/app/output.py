@@ -43,18 +43,22 @@ def _open_in_place(target: str, mode: int) -> int:
     return fd
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` as described above; :class:`OSError` when it cannot be written, naming
-    ``path`` (hostile9: a missing folder's error named the temporary file, ``nowhere/.r.json.x1y2.tmp``)."""
+def write_atomically(path: str, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; or bytes, its UTF-8 already: :func:`..report.formats.utf8_bytes`) to ``path`` as
+    described above; :class:`OSError` when it cannot be written, naming ``path`` (hostile9: a missing folder's error
+    named the temporary file, ``nowhere/.r.json.x1y2.tmp``)."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
+    if os.linesep != "\n":  # what a file opened as text writes for each line break
+        data = data.replace(b"\n", os.linesep.encode("ascii"))
     try:
-        _write_atomically(path, text)
+        _write_atomically(path, data)
     except OSError as e:
         if e.filename is None or e.filename == path:
             raise
         raise OSError(e.errno, e.strerror or str(e), path) from None
 
 
-def _write_atomically(path: str, text: str) -> None:
+def _write_atomically(path: str, data: bytes) -> None:
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
         # the path itself, links followed by the kernel: /dev/stdout or /dev/fd/63 (``-o >(…)``) that is a pipe
@@ -64,15 +68,15 @@ def _write_atomically(path: str, text: str) -> None:
         mode = _default_mode()
     else:
         if not stat.S_ISREG(st.st_mode):
-            with os.fdopen(_open_in_place(path, st.st_mode), "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(_open_in_place(path, st.st_mode), "wb") as fh:
+                fh.write(data)
             return
         mode = stat.S_IMODE(st.st_mode)
     directory = os.path.dirname(target) or "."
     fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(temp, mode)

@@ -162,12 +162,24 @@ REPORT_MODULES = {"text": "text", "json": "json_", "sarif": "sarif", "github": "
 def render(report: Report, fmt: str, color: bool = False) -> str:
     """Render ``report`` in one of the report formats, importing only that format's module (start-up time:
     a run imports neither the formats it was not asked for nor jinja2 without Markdown)."""
-    if fmt not in REPORT_MODULES:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(REPORT_MODULES)}")
     from ..report.formats import utf8_text  # loaded with report's face already (the formats and destinations)
 
+    return utf8_text(_rendered(report, fmt, color), fmt)
+
+
+def render_bytes(report: Report, fmt: str) -> bytes:
+    """:func:`render`'s report (no colour) as the UTF-8 bytes a report file holds, encoded once
+    (:func:`..report.formats.utf8_bytes`)."""
+    from ..report.formats import utf8_bytes
+
+    return utf8_bytes(_rendered(report, fmt, False), fmt)
+
+
+def _rendered(report: Report, fmt: str, color: bool) -> str:
+    if fmt not in REPORT_MODULES:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(REPORT_MODULES)}")
     module = importlib.import_module(f"shardwise.rules.report.{REPORT_MODULES[fmt]}")
-    return utf8_text(module.render(report, color=color), fmt)
+    return module.render(report, color=color)  # type: ignore[no-any-return]
 
 
 def _renderer(options: LintOptions) -> Renderer | None:

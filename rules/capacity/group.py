@@ -37,10 +37,10 @@ from ..catalog.accelerators import (
     mig_memory_eighths,
     mig_profile_name,
     mig_profiles_of,
-    single_strategy_label,
     single_strategy_profile,
-    single_strategy_unsure,
 )
+from ..catalog.accelerators import single_strategy_label as _single_strategy_label
+from ..catalog.accelerators import single_strategy_unsure as _single_strategy_unsure
 from ..catalog.partitions import ASSUMED_MODE
 from ..model import ModelNotKnown, ServingGroup, Undecidable, is_unknown, known, world_size
 from ..model.shapes import GpuInfo, ModelShape, Precision
@@ -144,6 +144,18 @@ def gpu_of(g: ServingGroup) -> GpuInfo | None:
     if g.pool is not None:
         return g.pool.gpu
     return None
+
+
+def single_strategy_label(g: ServingGroup) -> str | None:
+    """:func:`..catalog.accelerators.single_strategy_label`, made once per group: :func:`_mig_slice` and SW201's and
+    SW204's MIG reads (``checks._sharing.mig_devices``) asked it about four times a group, each walking the node
+    selector's, the pool's and the affinity's labels again (issue 30)."""
+    return per_group(g, "single_strategy_label", _single_strategy_label)
+
+
+def single_strategy_unsure(g: ServingGroup) -> str | None:
+    """:func:`..catalog.accelerators.single_strategy_unsure`, made once per group (as :func:`single_strategy_label`)."""
+    return per_group(g, "single_strategy_unsure", _single_strategy_unsure)
 
 
 def mig_slice(g: ServingGroup) -> tuple[GpuInfo, str, int] | None:
@@ -839,6 +851,17 @@ def prefill_context_parallel(g: ServingGroup) -> int:
     a value not known is :class:`Undecidable`."""
     raw = g.engine.extra.get("prefill_context_parallel_size")
     return 1 if raw is None else max(_int_flag(raw, "prefill_context_parallel_size"), 1)
+
+
+def context_parallel(g: ServingGroup) -> int:
+    """``--decode-context-parallel-size`` × ``--prefill-context-parallel-size`` (1 where neither is given): the ranks
+    one request's KV cache is split over. vLLM keeps ``1 / (DCP × PCP)`` of each request's tokens on each of them
+    (``vllm/v1/kv_cache_interface.py``, ``AttentionSpec.max_memory_usage_bytes``: ``max_model_len = cdiv(max_model_len,
+    dcp_world_size * pcp_world_size)``; ``single_type_kv_cache_manager.py``: ``block_size *= dcp_world_size *
+    pcp_world_size``), which the sizing does not model (review27). A value not known is :class:`Undecidable`."""
+    raw = g.engine.extra.get("decode_context_parallel_size")
+    dcp = 1 if raw is None else max(_int_flag(raw, "decode_context_parallel_size"), 1)
+    return dcp * prefill_context_parallel(g)
 
 
 def parallel(g: ServingGroup) -> Parallel:

@@ -107,6 +107,7 @@ from .weights import (  # noqa: F401  (capacity/sizing keeps its public names)
     stage_share,
     top_override_readings,
     transformers_tower_params,
+    unbuilt_indexer_params,
     unbuilt_tower_params,
     weight_precision,
     weights_bytes,
@@ -456,7 +457,21 @@ def as_loaded(model: ModelShape, b: Behaviour) -> ModelShape:
     ``tie_word_embeddings`` False at both config levels when ``checkpoint_has_lm_head``; ``maybe_retie_word_embeddings``
     re-ties only equal tables): the head is one more ``vocab × hidden`` table, loaded 16-bit. Before 0.29 the model
     ties it as the config says and its ``load_weights`` skips the tensor (Gemma 4's ``skip.append("lm_head.")``, read
-    in 0.28.0). The same object for the same model and release, so the memos keyed by identity keep working."""
+    in 0.28.0). A checkpoint that shares the sparse-attention indexer's top-k across layers (IndexCache's
+    ``index_topk_freq`` / ``index_topk_pattern``: GLM-5.2) builds an indexer on its "full" layers only from 0.24
+    (``Behaviour.shared_indexers_unbuilt``, :func:`.kv_layout.indexer_layer_ids`; the catalog counts the checkpoint's
+    parameters, which hold those only); before, on every layer, as if the config named no sharing, with the
+    parameters of the indexers the checkpoint does not hold (:func:`.weights.unbuilt_indexer_params`). The same
+    object for the same model and release, so the memos keyed by identity keep working."""
+    if (not b.shared_indexers_unbuilt and model.mla is not None
+            and any(k in model.hf_config for k in kv_layout.INDEX_CACHE_KEYS)):
+        memo = _facts(model)
+        every = memo.get("as_loaded_every_indexer")
+        if every is None:
+            every = memo["as_loaded_every_indexer"] = replace(
+                model, params=model.params + unbuilt_indexer_params(model),
+                hf_config={k: v for k, v in model.hf_config.items() if k not in kv_layout.INDEX_CACHE_KEYS})
+        model = every
     if not (model.distinct_lm_head and model.tie_word_embeddings and b.unties_distinct_lm_head):
         return model
     memo = _facts(model)
@@ -882,6 +897,31 @@ def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
     return peak, 0.0, 0.0
 
 
+def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
+                  moe_chunk: int = 0, rows: MoeRows | None = None) -> float:
+    """The routed rows' bytes of one dummy forward pass (:func:`_forward_parts`' ``moe_peak``, whether or not their
+    kernel was read): the fused-MoE caches, which the modular kernels take from the shared workspace
+    (``current_workspace_manager().get_simultaneous`` in ``fused_moe/modular_kernel.py``, 0.19.0 and 0.25.1); 0
+    for a dense model."""
+    if model.moe is None or moe_layers(model) == 0:
+        return 0.0
+    width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else s.tp * s.dp)
+    per_row = (e.mlp * width + model.hidden_size) * act if rows is None else rows.central
+    routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
+    return routed_tokens * model.moe.experts_per_token * per_row
+
+
+def moe_workspace_kept(model: ModelShape, b: Behaviour, device: Device, precision: Precision) -> bool:
+    """Whether a mixture of experts' routed-row caches stay allocated after its forward pass, through the profile's
+    sampler run (``Behaviour.moe_workspace_persists``, 0.14+): the modular kernel takes them from the shared
+    ``WorkspaceManager`` buffer, which is grown to the largest request and never shrunk, so the buffer the dummy
+    forward pass grew is still held when the sampler runs. Not on ROCm (the AITER experts' path is not read) and not
+    for MXFP4 experts (gpt-oss: the OAI Triton kernels allocate inside the kernel, ``workspace_shapes`` ``(0, 0)``;
+    the backends vLLM picks for them by GPU are not read)."""
+    return (b.moe_workspace_persists and model.moe is not None and moe_layers(model) > 0
+            and device.vendor == "nvidia" and precision != "mxfp4")
+
+
 def _forward_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
                    moe_chunk: int = 0, rows: MoeRows | None = None) -> float:
     """Peak of one dummy forward pass of ``tokens`` tokens on one GPU (:func:`_forward_parts`)."""
@@ -1269,6 +1309,42 @@ def torch_tp_communicator_gib(device: Device, s: EngineSettings, e: Estimates) -
     if domain <= 2 or s.tp > domain:
         return 0.0
     return e.nccl_channels(device.name) * e.nccl_p2p_channel_mib / 1024
+
+
+#: Rows of DeepSeek-V3.2's sparse-attention indexer prefill K-gather workspace a ``max_model_len`` token
+#: (``get_max_prefill_buffer_size``, ``v1/attention/backends/mla/indexer.py``, 0.13+), and of FlashMLA's sparse
+#: prefill workspace (``get_prefill_workspace_size``, ``v1/attention/backends/mla/flashmla_sparse.py``)
+INDEXER_WORKSPACE_ROWS = 40
+FLASHMLA_SPARSE_WORKSPACE_ROWS = 5
+
+
+def sparse_indexer_workspace_bytes(model: ModelShape, b: Behaviour, device: Device, max_model_len: int,
+                                   kv_bytes: int, kv_dtype: str) -> int:
+    """Bytes of the shared workspace a DeepSeek-V3.2-style sparse-attention model keeps on each GPU for the engine's
+    life (``Behaviour.sparse_indexer_workspace``, 0.13+). The indexer's profile-run branch reserves its prefill
+    K-gather buffer, ``40 × max_model_len`` keys of ``index_head_dim`` fp8 bytes and a 4-byte scale (132 bytes at
+    128 dimensions: 4.92 GiB at 1,000,000 tokens), through ``current_workspace_manager().get_simultaneous``; the
+    ``WorkspaceManager`` (``v1/worker/workspace.py``) holds one buffer a micro-batch, grown to the largest request
+    (each view rounded up to 256 bytes) and never shrunk, so it is in use through the sampler run and is not a
+    transient of the forward pass. FlashMLA's sparse backend, the one sparse MLA backend on Hopper (``platforms/
+    cuda.py``, 0.19.0), takes the same buffer at init for an ``fp8_ds_mla`` cache: ``5 × max_model_len`` rows of
+    ``kv_lora_rank + qk_rope_head_dim`` bf16 values (5,760 bytes a token of ``max_model_len``), which vLLM sized to
+    hold the indexer's; the buffer is the larger of the two. Not charged: the fused-MoE kernels' caches, which share
+    the buffer in 0.25.1 (``modular_kernel.py``) and are charged as the forward pass's (their buffer may be this one),
+    the radix top-k's 1 MiB, FlashMLA's query buffer (``max_num_batched_tokens × heads ÷ TP × 576`` bf16, 0.19+: 72
+    MiB at 8,192 tokens and 8 heads) and the indexer's 512 MiB logits stand-in of the profile's forward pass (0.19+,
+    freed when the layer returns). 0 for other models and releases."""
+    dim = kv_layout.indexer_head_dim(model)
+    if not (b.sparse_indexer_workspace and dim and model.mla is not None and max_model_len > 0):
+        return 0
+    rows = INDEXER_WORKSPACE_ROWS * max_model_len
+    indexer = -(-(rows * dim) // 256) * 256 + -(-(rows * 4) // 256) * 256  # the fp8 keys, then (rows, 4) scales
+    flashmla = 0
+    if (kv_bytes == 1 and kv_dtype != "nvfp4_ds_mla" and device.vendor == "nvidia"
+            and device.architecture == "hopper"):
+        latent = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
+        flashmla = -(-(FLASHMLA_SPARSE_WORKSPACE_ROWS * max_model_len * latent * 2) // 256) * 256
+    return max(indexer, flashmla)
 
 
 #: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
@@ -1905,11 +1981,16 @@ def _size_deployment(
         before = _before_snapshot(b, device_communicators(s, moe=False), e, device.name)
         measured = _Measured(device.memory_gib - before.gib, EXTENSIBLE_MARGIN_FLOOR_GIB[device.vendor])
     compile_gib = cold_compile_gib(rv.version, engine, s, e, model, ck.act_bytes)
+    workspace = sparse_indexer_workspace_bytes(model, b, device, length.max_model_len, ck.kv_bytes, ck.kv_dtype)
+    if workspace:
+        notes.append(f"the sparse-attention indexer's prefill workspace ({workspace / GIB:.2f} GiB at "
+                     f"{length.max_model_len:,} tokens) is held beside the profile's peak")
     worst, stages = _profile(model, s, device, ck, batch, usable, nontorch, graphs, sampler, weights_gib is None, e,
                              notes, triton_kernels, encoder, b.mrope_cache_scale, dr, kept, measured, compile_gib,
                              b.mxfp4_triton_frees_scales, not unbuilt, moe_chunk_tokens(b, s),
                              moe_row_bytes(model, s, b, device, ck.precision, ck.act_bytes, e),
-                             redundant_experts(b, model, s))
+                             redundant_experts(b, model, s), workspace,
+                             moe_workspace_kept(model, b, device, ck.precision))
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -2780,7 +2861,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              dr: Draft = NO_DRAFT, kept: float = 0.0, measured: _Measured | None = None,
              compile_gib: float = 0.0, scales_freed: bool = False,
              towers_built: bool = True, moe_chunk: int = 0,
-             moe_rows: MoeRows | None = None, redundant: int = 0) -> tuple[_Stage, tuple[_Stage, ...]]:
+             moe_rows: MoeRows | None = None, redundant: int = 0,
+             workspace: float = 0.0, moe_kept: bool = False) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -2795,7 +2877,12 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     the non-torch memory and (where they are in the budget) the CUDA graphs come out of the budget after
     the weights, and on the last stage ``kept`` bytes the runner keeps allocated where the release counts them
     (Model Runner V2's penalty buffers from 0.27, :func:`v2_runner_terms`). A cold ``torch.compile`` raises the
-    first stage's peak to at least ``compile_gib`` (:func:`cold_compile_gib`).
+    first stage's peak to at least ``compile_gib`` (:func:`cold_compile_gib`). ``workspace`` bytes of the shared
+    workspace buffer, held from the first forward pass on (:func:`sparse_indexer_workspace_bytes`), raise the sampler
+    run's peak and the compile's, and the forward pass's by what they exceed its routed rows' caches, which the
+    modular MoE kernels take from the same buffer (:func:`_routed_bytes`). Where those kernels keep their caches in
+    that buffer (``moe_kept``: :func:`moe_workspace_kept`), the routed rows' bytes are held through the sampler run
+    and the compile too.
 
     An extensible KV cache (``measured``, 0.34+) is sized after the warm-up and the capture: what is in use then
     (the weights, non-torch memory, the captured CUDA graphs, the kept buffers) comes out of both the budget and
@@ -2809,6 +2896,19 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     last_peak = 0.0
     # the same on every stage
     fwd, rows_bytes, rows_fewer = _forward_parts(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
+    # the routed rows' caches in the shared buffer: FlashInfer CUTLASS (the kernel ``moe_rows.read`` names) keeps its
+    # own workspace inside the kernel, asking the buffer for one (tokens, hidden) tensor only (``workspace_shapes``,
+    # ``fused_moe/experts/flashinfer_cutlass_moe.py`` in 0.29.0)
+    in_buffer = moe_rows is None or not moe_rows.read
+    routed = (_routed_bytes(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
+              if (workspace or moe_kept) and in_buffer else 0.0)
+    if workspace:
+        # the workspace buffer is in use from the first layer on; the routed rows' caches come out of it too, so the
+        # forward pass holds only what the buffer has beyond them
+        fwd += max(workspace - routed, 0.0)
+    if moe_kept:
+        # ... and the buffer, the larger of the two, stays allocated through the sampler run
+        workspace = max(workspace, routed)
     for stage in _distinct_stages(model, s.pp):
         w = _stage_weights(model, ck.total_bytes, ck.precision, s, stage, buffers=buffers, device=device,
                            triton_kernels=triton_kernels, mrope_scale=mrope_scale, scales_freed=scales_freed,
@@ -2820,7 +2920,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         # the encoder's outputs and dummy batch are freed only after the sampler run (0.11+, one stage)
         held = enc_held if (last and stage == 0 and enc_peak and encoder.through_sampler) else 0.0
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
-        peak = max(enc, samp + held, compile_gib * GIB if stage == 0 else 0.0)
+        # the workspace buffer stays allocated through the sampler run (and the cold compile's copy)
+        peak = max(enc, samp + held + workspace, compile_gib * GIB + workspace if stage == 0 else 0.0)
         if last:
             last_peak = peak / GIB
         if measured is None:

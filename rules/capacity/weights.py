@@ -398,7 +398,7 @@ def ignored_params(model: ModelShape) -> int:
         full_layers = [i for i in range(n) if full == n or (i + 1) % interval == 0]
     linear_layers = [i for i in range(n) if i not in set(full_layers)]
     # the indexer's weights_proj is 16-bit whatever the list says, counted apart (:func:`indexer_weights_params`)
-    indexer = indexer_weights_params(model) // n if n else 0
+    indexer = indexer_weights_params(model) // indexer_layers(model) if n else 0
     parts: dict[str, tuple[list[int], int]] = {
         "self_attn": (full_layers, attention_params(cfg, h, model.num_attention_heads, model.num_key_value_heads,
                                                     model.head_dim, model_type) - indexer),
@@ -423,6 +423,11 @@ def ignored_params(model: ModelShape) -> int:
     for part, (layers, per_layer) in parts.items():
         if per_layer and layers:
             total += per_layer * sum(1 for i in layers if _layer_ignored(ignored, i, part))
+    built = kv_layout.indexer_layer_ids(model)
+    if indexer and len(built) < n:  # a layer that shares top-k (GLM-5.2) builds no indexer: wq_b, wk, k_norm
+        rest = indexer_layer_params(model) - indexer  # the indexer less weights_proj, taken off above
+        kept = set(built)
+        total -= rest * sum(1 for i in full_layers if i not in kept and _layer_ignored(ignored, i, "self_attn"))
     glob = gemma4_global_attention(model)
     if glob is not None:  # Gemma 4's full-attention layers are wider than the sliding ones counted above
         layers, per_layer, _ = glob
@@ -649,7 +654,38 @@ def indexer_weights_params(model: ModelShape) -> int:
 
     if not (num("index_n_heads") and num("index_head_dim")):
         return 0
-    return model.hidden_size * num("index_n_heads") * model.num_hidden_layers
+    return model.hidden_size * num("index_n_heads") * indexer_layers(model)
+
+
+def indexer_layer_params(model: ModelShape) -> int:
+    """Parameters of one layer's sparse-attention indexer (``Indexer`` in ``model_executor/models/deepseek_v2.py``):
+    ``wq_b`` (q_lora_rank -> index heads × index_head_dim), ``wk`` (hidden -> index_head_dim), ``k_norm``'s weight
+    and bias and ``weights_proj`` (hidden -> index heads): 9,371,904 for GLM-5. 0 for a model without it."""
+    if model.mla is None:
+        return 0
+    cfg = model.extra.get("config")
+    cfg = {**(cfg if isinstance(cfg, dict) else {}), **model.hf_config}
+    heads, dim = _num_of(cfg, "index_n_heads"), _num_of(cfg, "index_head_dim")
+    if not (heads and dim):
+        return 0
+    h = model.hidden_size
+    return (_num_of(cfg, "q_lora_rank") or h) * heads * dim + h * dim + 2 * dim + h * heads
+
+
+def unbuilt_indexer_params(model: ModelShape) -> int:
+    """Parameters of the indexers the layers that share top-k do not build (:func:`indexer_layers`): 57 ×
+    9,371,904 for GLM-5.2; 0 where every layer builds one."""
+    ids = kv_layout.indexer_layer_ids(model)
+    return (model.num_hidden_layers - len(ids)) * indexer_layer_params(model) if ids else 0
+
+
+def indexer_layers(model: ModelShape) -> int:
+    """How many decoder layers build the sparse-attention indexer (:func:`.kv_layout.indexer_layer_ids`): every
+    layer, or where the checkpoint shares top-k across layers (GLM-5.2, from 0.24) its "full" layers only; a model
+    without the indexer's key cache is taken as building it on every layer (the counts that read it add nothing
+    without ``index_n_heads`` and ``index_head_dim``)."""
+    ids = kv_layout.indexer_layer_ids(model)
+    return len(ids) if ids else model.num_hidden_layers
 
 
 def replicated_params(model: ModelShape) -> tuple[int, int]:
@@ -687,14 +723,16 @@ def replicated_params(model: ModelShape) -> tuple[int, int]:
     index_heads, index_dim = num("index_n_heads"), num("index_head_dim")
     dense = num("first_k_dense_replace")  # DeepSeek's leading dense layers (kept in extra.config by the catalog)
     router = model.moe.num_experts * h * (layers - dense if dense else moe_layers(model)) if model.moe else 0
+    indexer = 0
     if index_heads and index_dim:
-        per_layer += q_lora * index_heads * index_dim + h * index_dim
+        # wq_b and wk on the layers that build an indexer (all of them unless the checkpoint shares top-k)
+        indexer = (q_lora * index_heads * index_dim + h * index_dim) * indexer_layers(model)
         router += indexer_weights_params(model)  # weights_proj: unquantised
     lac = model.hf_config.get("linear_attn_config")
     lac = lac if isinstance(lac, dict) else {}
     kda = lac.get("kda_layers")
     if not isinstance(kda, list):
-        return per_layer * layers, router
+        return per_layer * layers + indexer, router
     # Kimi Linear and Kimi-K3: MLA only on the layers KDA leaves. Kimi-K3's KDA (``KimiK3DeltaAttention``,
     # ``use_full_rank_gate``) keeps its forget gate's down projection ``f_a`` (hidden -> head_dim) whole on every rank
     # (``_KimiGDNMergedColumnParallelLinear``'s replicated shard), with the attention's quantisation; its LatentMoE

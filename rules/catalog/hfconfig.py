@@ -469,6 +469,24 @@ def _attention(cfg: dict[str, Any], h: int, heads: int, kv_heads: int, head_dim:
     return attn
 
 
+def _shared_indexer_params(cfg: dict[str, Any], h: int, layers: int) -> int:
+    """The sparse-attention indexers (as :func:`_attention` counts one) that the layers sharing top-k do not hold: a
+    checkpoint whose config.json names IndexCache's ``index_topk_freq`` / ``index_topk_pattern`` (GLM-5.2: 21 of 78
+    layers keep one; zai-org/GLM-5.2-FP8's ignore list names ``indexers_proj`` and ``indexer.k_norm`` on those only)
+    ships indexers on its "full" layers alone, the ones vLLM builds one on from 0.24
+    (:func:`..vllm.kv_layout.index_topk_layer_ids`). 0 without the indexer or the keys."""
+    index_heads, index_dim = _int(cfg, "index_n_heads"), _int(cfg, "index_head_dim")
+    if not (index_heads and index_dim and _int(cfg, "kv_lora_rank")):
+        return 0
+    if cfg.get("index_topk_freq") is None and cfg.get("index_topk_pattern") is None:
+        return 0
+    from ..vllm.kv_layout import index_topk_layer_ids  # only for such a checkpoint
+
+    shared = layers - len(index_topk_layer_ids(cfg, layers))
+    q_lora = _int(cfg, "q_lora_rank")
+    return shared * ((q_lora or h) * index_heads * index_dim + h * index_dim + 2 * index_dim + h * index_heads)
+
+
 def _linear_attention(cfg: dict[str, Any], h: int) -> int:
     """One Gated DeltaNet layer of Qwen3-Next: qkvz and ba projections, conv, dt/A, gated norm, out."""
     nk, dk = _int(cfg, "linear_num_key_heads") or 0, _int(cfg, "linear_key_head_dim") or 0
@@ -861,6 +879,7 @@ def _derive(cfg: dict[str, Any]) -> int:
     full = _full_attention_layers(cfg, layers)
     attn = full * _attention(cfg, h, heads, kv_heads, head_dim, model_type)
     attn += (layers - full) * _linear_attention(cfg, h)
+    attn -= _shared_indexer_params(cfg, h, layers)
     mlp = _mlp(cfg, h, layers, model_type)
 
     if model_type in _LAYERNORM:

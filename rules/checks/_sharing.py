@@ -26,15 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..capacity.group import per_group
+from ..capacity.group import per_group, single_strategy_label, single_strategy_unsure
 from ..catalog.accelerators import (
     GPU_PRODUCT_LABELS,
     MIG_DEVICE_CLASSES,
     mig_profile,
     runtime_visibility,
     shared_resource,
-    single_strategy_label,
-    single_strategy_unsure,
     unified_memory_product,
     visible_devices_envs,
 )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..engine import Rule, RuleMeta
-    from ..model import Inventory
+    from ..model import Inventory, ServingGroup
 
 _G = ("groups",)
 _L = ("launch_issues",)
@@ -156,14 +156,41 @@ def wire_not_running(rules: tuple[Rule, ...]) -> None:
     from ..engine.rule import NotRunning  # the engine is imported by then (the rules are made)
 
     codes = {r.meta.code for r in rules}
-    sources = tuple(NotRunning(code, getattr(importlib.import_module(f"{__package__}.{module}"), name), note, keep,
-                               only)
+    sources = tuple(NotRunning(code, _once_per_group(code, getattr(importlib.import_module(f"{__package__}.{module}"),
+                                                                     name)), note, keep, only)
                     for code, module, name, note, keep, only in NOT_RUNNING if code in codes)
     if not sources:
         return
     for rule in rules:
         if hasattr(rule, "not_running"):  # a GroupRule
             rule.not_running = sources
+
+
+#: :func:`_once_per_group`'s wrappers, one per source: each run's rules get the same list of sources.
+_ONCE: dict[tuple[str, Callable[..., Any]], Callable[..., tuple[Any, ...]]] = {}
+
+
+def _once_per_group(code: str, says: Callable[[ServingGroup, Inventory], Any]
+                    ) -> Callable[[ServingGroup, Inventory], tuple[Any, ...]]:
+    """``says``, a source's findings on a group, made once per group and kept beside it (``capacity.group.per_group``):
+    each capacity and topology rule with a blocking hit on the group asked the source again (SW201's ``pending``
+    sized the group's request against its pool for each of them; issue 30). A group is read against one inventory
+    in a run (the pack's second read of a group drops what is kept: ``capacity.group.forget``). The wrapper's
+    ``__wrapped__`` is ``says``."""
+    made = _ONCE.get((code, says))
+    if made is not None:
+        return made
+    from functools import update_wrapper
+
+    from ..capacity.group import per_group
+
+    key = f"not running: {code}"
+
+    def once(g: ServingGroup, inv: Inventory) -> tuple[Any, ...]:
+        return per_group(g, key, lambda group: tuple(says(group, inv)))
+
+    made = _ONCE[(code, says)] = update_wrapper(once, says)
+    return made
 
 
 def import_rules_for(inv: Inventory) -> None:

@@ -94,7 +94,14 @@ class VllmCommandCrashes(ObjectRule[LaunchIssue]):
             "executable named `--model`, finds none and the container fails to start, restart after restart. That is "
             "judged where the pod runs as written (a Deployment, StatefulSet, Job, Pod or LeaderWorkerSet applied as "
             "it is, not a kustomization's base or a patch, nor an operator's template); elsewhere SW002 says the "
-            "command starts no server shardwise can read."
+            "command starts no server shardwise can read. An option that takes no value at the image's release (a "
+            "switch: argparse's `store_true` or `BooleanOptionalAction`, read from each release's source; "
+            "`--enable-chunked-prefill` took an optional one in 0.5.3 to 0.8.4) written with one exits the same way: "
+            "`--enforce-eager=true` (\"ignored explicit argument 'true'\"), or `--enforce-eager true` once the model "
+            "is given (\"unrecognized arguments: true\"); on an image naming no release read, advisory where the "
+            "option is a switch at every release read. vLLM production-stack's router (`vllm-router`) exits the "
+            "same way on a `--routing-logic` its argparse `choices` do not hold (`least_loaded`, `round-robin`): "
+            "advisory, since its image tags are builds of main that name no release, and a later build may add one."
         ),
         bad_example=(
             "containers:\n"

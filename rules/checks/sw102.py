@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..capacity.group import encoder_length, engine_env, env_settings, gpu_name, sizing, vllm_version
+from ..capacity.group import (
+    context_parallel,
+    encoder_length,
+    engine_env,
+    env_settings,
+    gpu_name,
+    prefill_context_parallel,
+    sizing,
+    vllm_version,
+)
 from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
@@ -104,6 +113,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             yield _mamba_hit(g, s, where)
         if s.kv_verdict == "starts" or s.mamba_verdict == "refuses":
             return  # a refusal that is sure whatever the KV cache's own check finds inside its band
+        cp = context_parallel(g)
+        if cp > 1:  # vLLM splits each request's KV cache over the DCP × PCP ranks: the sizing counts it whole
+            yield from _context_parallel(g, s, where, cp)
+            return
         fix = fits_instead(g, s, config)
         fix = f"; {fix}" if fix else ""
         need = f"one request of {s.max_model_len:,} tokens needs {s.needed_kv_gib:.2f} GiB of KV cache per GPU"
@@ -173,6 +186,24 @@ def _mamba_hit(g: ServingGroup, s: ReplicaSizing, where: str) -> Hit:
     if s.mamba_verdict == "refuses":
         return hit(g, f"{text}; {fix}", at, level="mandatory")
     return hit(g, f"{text}; {_may_refuse(s)}; {fix}", at)
+
+
+def _context_parallel(g: ServingGroup, s: ReplicaSizing, where: str, cp: int) -> Iterable[Hit]:
+    """SW102 where DCP × PCP (``cp``) is above 1 (review27): vLLM checks ``cdiv(max_model_len, cp)`` tokens of one
+    request on each GPU (``vllm/v1/kv_cache_interface.py``, ``max_memory_usage_bytes``), so a refusal the sizing
+    finds for the whole request is one only where that share does not fit either. Silent where it fits at the low
+    side of the band; else advisory, never a block: the sizing does not model how the split meets sliding-window or
+    state layers."""
+    share = -(-s.max_model_len // cp)
+    if share <= s.max_model_len_fit_sure:
+        return
+    pcp = prefill_context_parallel(g)
+    likely = "vLLM is likely to refuse to start" if share > s.max_model_len_fit else "vLLM may refuse to start"
+    yield hit(g, f"{where}: with DCP {cp // pcp} × PCP {pcp}, vLLM keeps 1/{cp} of each request's KV cache on each "
+                 f"GPU and checks {share:,} of the {s.max_model_len:,} tokens of one request there (about "
+                 f"{s.needed_kv_gib / cp:.2f} GiB); about {s.available_kv_gib:.2f} GiB ({s.kv_band_text}) is left, "
+                 f"which holds about {s.max_model_len_fit:,} tokens; {likely} (not a block: the sizing does not model "
+                 f"the split)")
 
 
 def _may_refuse(s: ReplicaSizing) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import declared_load, gpu_name, parallel, require_model, sizing
+from ..capacity.group import context_parallel, declared_load, gpu_name, parallel, require_model, sizing
 from ..capacity.layout import judge, plural
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
@@ -64,13 +64,15 @@ class KvBudgetBelowLoad(GroupRule):
         s = sizing(g, config)
         if s is None or s.verdict != "starts":
             return  # SW101/SW102 speak for a server that may not start
-        fit = judge(s, parallel(g), seqs)
+        cp = context_parallel(g)  # review27: each GPU keeps 1/(DCP × PCP) of each sequence's KV cache
+        judged = -(-seqs // cp)
+        fit = judge(s, parallel(g), judged)
         if fit.load == "holds":
             return
         ctx_declared = load.context is not None
         ctx_how = "p95 context" if ctx_declared else "max_model_len"
         dp = fit.parallel.dp  # each data-parallel engine has its own KV cache and takes its share of the load
-        fits = s.concurrency_at_expected_context * dp
+        fits = s.concurrency_at_expected_context * dp * cp
         over = (f" over {plural(load.replicas, 'replica')}: {seqs:,} per replica" if load.replicas > 1 else "")
         if dp > 1:
             over += f" over {dp} data-parallel engines: {fit.seqs:,} per engine"
@@ -81,6 +83,10 @@ class KvBudgetBelowLoad(GroupRule):
             f"{fit.need_gib:.1f} GiB of KV cache per GPU, but {where} holds about {s.kv_cache_gib_per_gpu:.1f} GiB "
             f"({s.kv_band_text}): {plural(fits, 'such sequence')} per replica"
         )
+        if cp > 1:
+            msg += (f" (DCP × PCP = {cp}: vLLM keeps 1/{cp} of each sequence's KV cache on each GPU, counted here as "
+                    f"{judged:,} whole sequences; the sizing does not model how the split meets sliding-window or "
+                    "state layers, so this does not block)")
         # what to change: the replicas that hold the declared load at this layout (the central estimate), an fp8 KV
         # cache where the cache is wider and not MLA's latent (fits_instead's rule), a wider layout
         total = load.concurrency or 0
@@ -92,14 +98,14 @@ class KvBudgetBelowLoad(GroupRule):
         elif -(-total // fits) > load.replicas:
             fix = f"; run {plural(-(-total // fits), 'replica')} to hold it, or use{fp8} a wider layout"
         high = ecc_off_sizing(g, config) if fit.load != "may-not-hold" and ctx_declared else None
-        if high is not None and judge(high, parallel(g), seqs).load != "does-not-hold":
+        if high is not None and judge(high, parallel(g), judged).load != "does-not-hold":
             yield hit(g, f"{msg} with ECC on ({s.gpu_memory_gib:.2f} GiB); with ECC off the GPU reports "
                          f"{high.gpu_memory_gib:.2f} GiB and holds about {high.kv_cache_gib_per_gpu:.1f} GiB "
                          f"({high.kv_band_text}), which may hold it: a manifest does not say which{fix}")
         elif fit.load == "may-not-hold":
             yield hit(g, f"{msg} (within the estimate's error band){fix}")
         elif ctx_declared:
-            yield hit(g, msg + fix, level="mandatory")
+            yield hit(g, msg + fix, level="mandatory" if cp == 1 else None)
         else:
             missing = ("the p95 context (--p95-context)" if g.kind == "plan" else
                        f"the p95 context (annotation {ANN_P95})")

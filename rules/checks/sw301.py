@@ -195,19 +195,23 @@ class RuntimePortExposed(ObjectRule[Checked]):
             raise undecided
         if exposed and _runs_other_program(inv, svc):
             return
+        runtime, others = _what_it_selects(inv, [svc])
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             yield hit(
                 svc,
                 f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                f"({RUNTIME_PORTS[port]}{via}) outside the cluster; {_SERVICE_REMEDY}",
+                f"({_port_text(port, runtime or _named_so(svc, port, exposed[port]), others)}{via}) outside the "
+                f"cluster; {_SERVICE_REMEDY}",
             )
 
     def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
         undecided: Undecidable | None = None  # raised only when no known port is exposed
+        behind: list[Service] = []
         for name in ing.services:
             for svc in fronted(inv, ing, name):
+                behind.append(svc)
                 targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):
                     targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
@@ -227,13 +231,66 @@ class RuntimePortExposed(ObjectRule[Checked]):
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
         if not exposed and undecided is not None:
             raise undecided
+        runtime, others = _what_it_selects(inv, behind)
         for port in sorted(exposed):
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({RUNTIME_PORTS[port]}); remove that route (reach a dashboard with kubectl port-forward) and "
-                "route only the API port, through a gateway",
+                f"({_port_text(port, runtime, others)}); remove that route (reach a dashboard with kubectl "
+                "port-forward) and route only the API port, through a gateway",
             )
+
+
+#: The container port names that say a runtime port is the runtime's (KubeRay's head pod: ``gcs-server``,
+#: ``dashboard``, ``client``; ray-project/kuberay ``ray-operator/controllers/ray/utils/constant.go``), and the
+#: kinds whose pods run Ray.
+_RUNTIME_PORT_NAMES = frozenset({"gcs", "gcs-server", "ray-gcs", "dashboard", "ray-dashboard", "client", "ray-client"})
+_RAY_KINDS = ("RayCluster ", "RayService ", "RayJob ")
+
+
+def _named_so(svc: Service, port: int, target: str) -> bool:
+    """Whether the Service names ``port`` as the runtime's: its named targetPort, or the name of its port that sends
+    there, is one of :data:`_RUNTIME_PORT_NAMES` (``{name: gcs, port: 6379}``)."""
+    return target in _RUNTIME_PORT_NAMES or any(
+        n in _RUNTIME_PORT_NAMES and str(t).strip() == str(port) for n, t in svc.port_names.items())
+
+
+def _what_it_selects(inv: Inventory, services: list[Service]) -> tuple[bool, list[str]]:
+    """(whether the input says what runs behind the Services: they select the pods of a vLLM serving group of the
+    inputs, or may (a selector or labels not known yet), or of a Ray workload; the workloads of the inputs whose pods
+    they select otherwise, by subject). What names the service on a runtime port: the port number alone does not
+    (6379 is Redis's port as well as Ray GCS's default)."""
+    others: list[str] = []
+    for svc in services:
+        try:
+            if any(selects(svc, g) for g in selectable(inv, svc)):
+                return True, []
+        except Undecidable:
+            return True, []
+        selector = svc.selector
+        if not isinstance(selector, dict) or not selector:
+            continue
+        for p in selectable_pods(inv, svc):
+            if (isinstance(p.labels, dict) and p.namespace == svc.namespace
+                    and all(p.labels.get(k) == v for k, v in selector.items()) and p.subject not in others):
+                if p.subject.startswith(_RAY_KINDS):
+                    return True, []
+                others.append(p.subject)
+    return False, others
+
+
+def _port_text(port: int, runtime: bool, others: list[str]) -> str:
+    """How a finding names a runtime port: by the runtime where the input says it runs there (:func:`_what_it_selects`,
+    or a port name of the runtime's); else as that runtime's default port, with the workloads the inputs show behind
+    it (a Redis on 6379 is not said to be Ray's GCS; the block stays, since a pod of no engine may be a Ray head
+    started by hand)."""
+    if runtime:
+        return RUNTIME_PORTS[port]
+    text = f"the default port of {RUNTIME_PORTS[port]}"
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        text += f"; it selects the pods of {shown}"
+    return text
 
 
 def _runs_other_program(inv: Inventory, svc: Service) -> bool:

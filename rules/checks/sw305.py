@@ -7,7 +7,15 @@ from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from ..engine import Hit, LintConfig, Rule, RuleMeta, group_subject
-from ..model import UNKNOWN_NAMESPACE, Inventory, NetworkPolicy, ServingGroup, Undecidable, is_unknown
+from ..model import (
+    RELEASE_NAMESPACE,
+    UNKNOWN_NAMESPACE,
+    Inventory,
+    NetworkPolicy,
+    ServingGroup,
+    Undecidable,
+    is_unknown,
+)
 from ..model.inventory import EVERY_UNIT
 from ._cluster import no_cluster
 from ._net import is_multi_node
@@ -23,6 +31,14 @@ _KIND_TEXT = {
 
 def policy_text(p: NetworkPolicy) -> str:
     return _KIND_TEXT.get((p.kind, p.api_group), p.kind)
+
+
+def namespace_text(ns: str) -> str:
+    """A namespace as messages name it: a Helm release's that the run does not know is said to be so, never named as
+    if it were a namespace of the cluster (newuser11: it read `default`)."""
+    if ns == RELEASE_NAMESPACE:
+        return f"the namespace the chart is installed in (`{ns}`: helm template was given none)"
+    return f"namespace `{ns}`"
 
 
 class NamespaceWithoutDefaultDeny(Rule):
@@ -193,11 +209,12 @@ class NamespaceWithoutDefaultDeny(Rule):
             why = "its vLLM pods are isolated by the policies that select them, but every other pod there is not"
         if multi and not input_has_policies:
             # advisory: what the input does not hold is not known to be missing from the cluster
-            return (f"namespace `{ns}` ({names}) has no default-deny ingress policy in the input, which holds no "
+            return (f"{namespace_text(ns)} ({names}) has no default-deny ingress policy in the input, which holds no "
                     f"network policy at all; unless the cluster has one, {why}")
-        text = f"namespace `{ns}` ({names}) has no default-deny ingress policy ({found}); {why}"
+        text = f"{namespace_text(ns)} ({names}) has no default-deny ingress policy ({found}); {why}"
         if multi:  # blocking: what to write instead
-            text += (f"; add a NetworkPolicy in `{ns}` that selects every pod (an empty podSelector) with policyTypes "
+            where = "that namespace" if ns == RELEASE_NAMESPACE else f"`{ns}`"
+            text += (f"; add a NetworkPolicy in {where} that selects every pod (an empty podSelector) with policyTypes "
                      "Ingress and no ingress rule, then allow each group's own pods and the gateway's traffic to the "
                      "API port")
         return text

@@ -149,13 +149,24 @@ def substituted_credential(name: str, value: object) -> bool:
 
 def _first_token(value: str) -> tuple[str, str] | None:
     """(what issuer's token, the token as written) of the first token ``value`` holds; a run of a few characters in
-    the token's shape (``hf_xxxx…``, ``sk-0000…``) is a placeholder, not a token."""
+    the token's shape (``hf_xxxx…``, ``sk-0000…``) is a placeholder, not a token, and so is one whose ``-``/``_``
+    parts include a fill-in word of four letters or more (:func:`_filled_in`)."""
     for what, pattern in TOKEN_PATTERNS:
         for m in pattern.finditer(value):
             body = m.group(1)
-            if len(set(body.lower())) >= 8 and "example" not in body.lower():
+            if len(set(body.lower())) >= 8 and "example" not in body.lower() and not _filled_in(body):
                 return what, m.group(0)
     return None
+
+
+def _filled_in(body: str) -> bool:
+    """Whether a token's body is words with a fill-in among them: ``sk-ant-demo-key-replace-with-real-key``
+    (corpus29: an operator's config/samples Secret, blocked as "an OpenAI API key"). Only whole ``-``/``_`` parts of
+    four letters or more count, and only where no part is 16 characters or more: an OpenAI key's random body
+    (``sk-proj-`` and base64url characters, a separator about once in 32) has long parts, and a key with a word glued
+    to it (``sk-<key>-replace``) is still a key."""
+    parts = re.split(r"[-_]", body.lower())
+    return all(len(w) < 16 for w in parts) and any(len(w) >= 4 and w in _PLACEHOLDER_WORDS for w in parts)
 
 
 def _shape(value: str) -> str | None:
@@ -182,6 +193,13 @@ def redact(value: str) -> str:
     head = (v[:3] if v.startswith(("hf_", "sk-")) else v[:4] if v.startswith(("AKIA", "ASIA", "ghp_", "gho_",
                                                                                 "ghu_", "ghs_", "ghr_")) else "")
     return f"{head}…, {len(v)} characters" if head else f"{len(v)} characters"
+
+
+#: A value SOPS encrypted: ``ENC[AES256_GCM,data:<base64>,iv:<base64>,tag:<base64>,type:<str|int|...>]``
+#: (getsops/sops aes/cipher.go, ``Cipher.Encrypt``'s format and ``parse``'s pattern). Ciphertext: Flux's
+#: kustomize-controller or ``sops -d`` decrypts it at deploy time with a key that is not in the repository, which is
+#: how SOPS and Flux say to commit a Secret.
+_SOPS_VALUE = re.compile(r"ENC\[AES256_GCM,data:[A-Za-z0-9+/=]*,iv:[A-Za-z0-9+/=]+,tag:[A-Za-z0-9+/=]+,type:\w+\]")
 
 
 def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory"]] | None:
@@ -247,7 +265,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             "token written there is readable by anyone who can read those, and rotating it means rewriting "
             "history. A ConfigMap is not access-controlled like a Secret and is shown in plain text by most "
             "tools. A Secret committed with its values (stringData, or base64 in data, which is an encoding, "
-            "not encryption) is the same token in Git. vLLM's --api-key given literally also appears in `ps` on "
+            "not encryption) is the same token in Git; a Secret's value SOPS encrypted (ENC[AES256_GCM,…], "
+            "which Flux or sops decrypts at deploy time) is not. vLLM's --api-key given literally also appears "
+            "in `ps` on "
             "the node and in the pod spec. The value's shape decides: an issuer's token format (hf_ and 34 "
             "letters or digits, AKIA…, sk-…, ghp_…) is mandatory wherever it is written, and so is any literal "
             "of a credential that has no issuer format (VLLM_API_KEY, --api-key, AWS_SECRET_ACCESS_KEY); a "
@@ -432,6 +452,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             yield Hit(subject, f"cannot decide: whether {cm.kind} `{cm.namespace}/{cm.name}` holds a credential: its "
                       f"data is {_not_known(cm.location)}", cm.location, tuple(cm.suppressions), undecided=True)
         for key, value in cm.data.items():
+            if cm.kind == "Secret" and isinstance(value, str) and _SOPS_VALUE.fullmatch(value.strip()):
+                continue  # encrypted in the repository (corpus29: a GitOps tree's *.sops.yaml); a ConfigMap's is
+                # decrypted into an object that is not for credentials, and judged as written
             found = judge(key, value)
             if found is None:
                 continue

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
-from ..model import UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable, known
-from ..model.unknown import UNRESOLVED
+from ..model import ROUTER_LOGICS, UNKNOWN, Ingress, Inventory, Router, ServingGroup, Undecidable, known
+from ..model.unknown import UNKNOWN_TOKEN, UNRESOLVED
 from ._net import judged_behind, targets
 from ._words import listed
 
@@ -16,33 +16,36 @@ ALB_ALGORITHM = "load_balancing.algorithm.type"
 LEAST_OUTSTANDING = "least_outstanding_requests"
 NGINX_BALANCE = "nginx.ingress.kubernetes.io/load-balance"
 NGINX_HASH = "nginx.ingress.kubernetes.io/upstream-hash-by"
-INGRESS_CLASS = "kubernetes.io/ingress.class"
-#: production-stack router's ``--routing-logic`` choices (``src/vllm_router/parsers/parser.py``, vllm-stack-0.1.12):
-#: only ``roundrobin`` ignores the engines' load; ``session``, ``kvaware`` and ``prefixaware`` send a request to the
-#: engine that holds its session or prefix and otherwise to the one with the lowest request rate (``_qps_routing``),
-#: the disaggregated ones by prefill/decode role.
-ROUTER_LOGICS = ("roundrobin", "session", "kvaware", "prefixaware", "disaggregated_prefill",
-                 "disaggregated_prefill_orchestrated")
+#: the controllers an IngressClass of the inputs names (``spec.controller``): the AWS Load Balancer Controller's and EKS
+#: Auto Mode's ALB, and ingress-nginx's (its chart's IngressClass ``nginx``)
+ALB_CONTROLLERS = ("ingress.k8s.aws/alb", "eks.amazonaws.com/alb")
+NGINX_CONTROLLER = "k8s.io/ingress-nginx"
 
 
 def routing(ing: Ingress) -> tuple[str, str] | None:
     """(controller, algorithm) for an Ingress whose controller we know, else None.
 
-    The AWS Load Balancer Controller defaults to round_robin; ingress-nginx (retired) to round_robin too.
+    The class is ``spec.ingressClassName``, else the older ``kubernetes.io/ingress.class`` annotation (the adapter's
+    ``class_name``; networking.k8s.io/v1 IngressSpec: controllers honour either), and the controller of the
+    IngressClass of that name where the inputs hold it. A class not known yet (a preview's computed
+    ``ingressClassName``) may name any controller. The AWS Load Balancer Controller defaults to round_robin;
+    ingress-nginx (retired) to round_robin too.
     """
     ann = ing.annotations
 
     def written(key: str) -> Any:  # a value not known at preview (UNKNOWN) may name any controller or algorithm
         return known(ann.get(key, ""), f"the annotation {key} of Ingress `{ing.name}`")
 
-    cls = str(written(INGRESS_CLASS)).lower()
-    if cls == "alb" or any(k.startswith("alb.ingress.kubernetes.io/") for k in ann):
+    cls = str(known(ing.class_name, f"the ingress class of Ingress `{ing.name}`") or "").lower()
+    controller = ing.class_controller
+    if cls == "alb" or controller in ALB_CONTROLLERS or any(k.startswith("alb.ingress.kubernetes.io/") for k in ann):
         attrs = {}
         for part in str(written(ALB_ATTRS)).split(","):
             key, _, value = part.partition("=")
             attrs[key.strip()] = value.strip()
         return "alb", attrs.get(ALB_ALGORITHM) or "round_robin"
-    if cls == "nginx" or any(k.startswith("nginx.ingress.kubernetes.io/") for k in ann):
+    if cls == "nginx" or controller == NGINX_CONTROLLER or any(
+            k.startswith("nginx.ingress.kubernetes.io/") for k in ann):
         if NGINX_HASH in ann:
             return "nginx", "consistent hash"
         return "nginx", str(known(ann.get(NGINX_BALANCE, "round_robin"), f"the annotation {NGINX_BALANCE} of Ingress "
@@ -174,15 +177,14 @@ class RoundRobinInFrontOfVllm(ObjectRule[Ingress | Router]):
     def _check_router(self, r: Router, inv: Inventory) -> Iterator[Hit]:
         if r.logic is UNKNOWN:
             written = r.written.get("--routing-logic")  # readers16: name what was written ($(ROUTING_LOGIC))
-            if written is None:
+            if written is None or UNKNOWN_TOKEN in written:  # a preview's computed word: not known yet
                 raise Undecidable("the router's --routing-logic")
             raise Undecidable(f"the router's --routing-logic `{written}`",
                               "a value no literal env or ConfigMap of the inputs gives: lint the ConfigMap that sets "
                               "it with the router, or write it literally" if "$(" in written
                               else UNRESOLVED)
         if r.logic not in ROUTER_LOGICS:
-            raise Undecidable(f"the router's --routing-logic `{r.logic}`",
-                              f"not one of the router's choices: {', '.join(ROUTER_LOGICS)}")
+            return  # not one of argparse's choices at any release read: the router exits at start (SW003 says so)
         if r.logic != "roundrobin" and not (r.discovery == "k8s" and r.discovery_type != "pod-ip"):
             return  # session, prefix or KV affinity over the pods, else the pod with the lowest request rate
         if r.discovery == "static":

@@ -15,6 +15,7 @@ and annotation names) and :mod:`.spec` (the typed stack and component spec, pyda
 """
 
 from .inventory import (
+    ROUTER_LOGICS,
     Autoscaler,
     ConfigMap,
     Container,
@@ -53,6 +54,7 @@ from .inventory import (
 )
 from .unknown import (
     FROM_VALUE_SOURCE,
+    RELEASE_NAMESPACE,
     UNKNOWN,
     UNKNOWN_AT,
     UNKNOWN_NAMESPACE,
@@ -71,6 +73,7 @@ __all__ = [
     "UNKNOWN",
     "UNKNOWN_AT",
     "UNKNOWN_NAMESPACE",
+    "RELEASE_NAMESPACE",
     "UNKNOWN_TOKEN",
     "UNRESOLVED",
     "Unknown",
@@ -95,6 +98,7 @@ __all__ = [
     "NodePool",
     "PodPorts",
     "Probe",
+    "ROUTER_LOGICS",
     "Router",
     "SecurityContext",
     "SecurityGroup",

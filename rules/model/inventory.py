@@ -706,6 +706,18 @@ class Ingress:
     gateway_undecided: str | None = None
 
 
+#: production-stack router's ``--routing-logic`` choices (argparse ``choices``), the union over every tag read: at
+#: vllm-stack-0.0.3 to 0.1.2 ``roundrobin`` and ``session`` (``src/vllm_router/router.py``, then
+#: ``parsers/parser.py``), from 0.1.3 ``kvaware``, ``prefixaware`` and ``disaggregated_prefill``, from 0.1.11
+#: ``disaggregated_prefill_orchestrated`` (the same six at 0.1.12 and at main, a6c01db0). Only ``roundrobin`` ignores
+#: the engines' load; ``session``, ``kvaware`` and ``prefixaware`` send a request to the engine that holds its
+#: session or prefix and otherwise to the one with the lowest request rate (``_qps_routing``), the disaggregated ones
+#: by prefill/decode role. The router's image tags (``lmcache/lmstack-router``) are builds of main
+#: (setuptools_scm versions, and ``latest``), not the chart's releases: no tag names the set of one release.
+ROUTER_LOGICS = ("roundrobin", "session", "kvaware", "prefixaware", "disaggregated_prefill",
+                 "disaggregated_prefill_orchestrated")
+
+
 @dataclass
 class Router:
     """A pod running vLLM production-stack's router (``vllm-router``, the ``lmcache/lmstack-router`` image; the

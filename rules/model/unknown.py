@@ -53,6 +53,12 @@ UNKNOWN_AT = "unknown-at"
 
 #: The namespace of an object whose namespace is not known yet (the model keeps namespaces as text).
 UNKNOWN_NAMESPACE = repr(UNKNOWN)
+#: The namespace of a Helm chart's release where the run does not know it: a chart named on its own is rendered
+#: with ``helm template --namespace RELEASE-NAMESPACE`` (``{{ .Release.Namespace }}``), and its objects that name no
+#: namespace are given it, as ``helm install --namespace NS`` creates them in NS. Every object of the release shares
+#: it, so its Services, policies and router select its pods as they will in the one namespace it is installed in;
+#: it is never ``default`` (newuser11). Upper case: no namespace of a cluster can have this name (RFC 1123 label).
+RELEASE_NAMESPACE = "RELEASE-NAMESPACE"
 
 
 #: A template placeholder written as the whole value: envsubst's ``${NAME}`` (``${NAME:-x}``) and ``$NAME``, or an

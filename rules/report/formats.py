@@ -40,6 +40,16 @@ def utf8_text(text: str, fmt: str) -> str:
     return _SURROGATE.sub(_json_escape if fmt in ("json", "sarif") else _byte_escape, text)
 
 
+def utf8_bytes(text: str, fmt: str) -> bytes:
+    """:func:`utf8_text` of ``text`` as UTF-8 bytes, encoded once: a report written to a file (``--output``) was
+    encoded to test it for lone surrogates and again by the file it was written to (about 9M instructions, 0.35 %,
+    of a lint of 400 generated files: issue 30)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return utf8_text(text, fmt).encode("utf-8")
+
+
 #: A character that is not ASCII: in a JSON or SARIF report for a stream that cannot encode it, a JSON escape.
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..engine import Finding
 from ..model.errors import InputError
-from .result import Report
+from .result import Report, source_file
 
 
 def escape_data(s: str) -> str:
@@ -53,7 +53,7 @@ def annotation_path(file: str) -> str:
 def _where(file: str | None, line: int | None, column: int | None = None) -> list[str]:
     props = []
     if file and file != "-" and not file.startswith("<"):  # not "<stdin>"
-        props.append(f"file={escape_property(annotation_path(file))}")
+        props.append(f"file={escape_property(annotation_path(source_file(file)[0]))}")
         if line:
             props.append(f"line={int(line)}")
             if column:
@@ -70,12 +70,22 @@ def annotation(f: Finding, report_only: bool = False, blocking: bool | None = No
     command = "error" if fails and not report_only else "warning"
     props = _where(f.location.file, f.location.line)
     props.append(f"title={escape_property(f.name)}")
-    return f"::{command} {','.join(props)}::{escape_data(f'{f.coded_message} ({f.subject})')}"
+    return f"::{command} {','.join(props)}::{escape_data(f'{f.coded_message} ({_subject(f)})')}"
+
+
+def _subject(f: Finding) -> str:
+    """The finding's subject, and what its object was read through where the annotation's file cannot say it
+    (:func:`.result.source_file`): ``Deployment chat/chat-prod-vllm; via Application argocd/chat-prod``."""
+    through = source_file(f.location.file)[1] if f.location.file else ""
+    return f"{f.subject}; {through}" if through else f.subject
 
 
 def error_annotation(e: InputError) -> str:
     props = [*_where(e.file, e.line, e.column), f"title={escape_property('shardwise input error')}"]
     message = e.message if e.file and not e.file.startswith("<") else str(e)
+    through = source_file(e.file)[1] if e.file else ""
+    if through:
+        message = f"{message} ({through})"
     return f"::error {','.join(props)}::{escape_data(message)}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -262,6 +263,26 @@ def error_object(e: InputError) -> dict[str, Any]:
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+#: What a location's file carries after the real file's path where its object was read through a render: the GitOps
+#: object or the overlay it came through (`` (via Application argocd/chat-prod)``, `` (via overlays/prod/
+#: kustomization.yaml)``), a kustomization's build (`` (kustomize build)``), a chart's output that no template claims
+#: (`` (helm template)``) or one whose template could not be read (`` (rendered)``).
+_THROUGH = re.compile(r" \((?:via [^()]*|rendered|kustomize build|helm template)\)$")
+
+
+def source_file(file: str) -> tuple[str, str]:
+    """The path of the file a location's ``file`` names, and what it was read through (the suffixes, without their
+    parentheses, ``; ``-joined; empty for a file read as written). The text report shows ``file`` whole; the GitHub
+    annotations and SARIF name the path, which is all a pull request's files or a code scanner can place
+    (newuser12: ``charts/vllm/templates/deployment.yaml (via Application argocd/chat-prod)`` named no file of the
+    repository, so the finding that failed the check showed on no line), and say the rest in the message."""
+    through: list[str] = []
+    while (m := _THROUGH.search(file)) is not None:
+        through.insert(0, m.group()[2:-1])
+        file = file[:m.start()]
+    return file, "; ".join(through)
 
 
 def pascal_case(name: str) -> str:

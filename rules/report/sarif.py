@@ -28,7 +28,7 @@ from shardwise import __version__, repository_url
 
 from ..engine import Finding, RuleMeta
 from ..model.errors import InputError
-from .result import Report, pascal_case
+from .result import Report, pascal_case, source_file
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"mandatory": "error", "advisory": "warning"}
@@ -90,7 +90,9 @@ INPUT_ERROR = {
 def _physical(file: str | None, line: int | None, column: int | None = None) -> dict[str, Any] | None:
     if not file or file == "-" or file.startswith("<"):  # not "<stdin>"
         return None
-    phys: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file), "uriBaseId": "%SRCROOT%"}}
+    # the file itself, not what it was read through (result.source_file): a code scanner places a result on a file
+    # of the repository only
+    phys: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(source_file(file)[0]), "uriBaseId": "%SRCROOT%"}}
     if line and line >= 1:
         phys["region"] = {"startLine": int(line)}
         if column and column >= 1:  # 1-based, in characters: SARIF's default columnKind (utf16CodeUnits) differs
@@ -99,10 +101,17 @@ def _physical(file: str | None, line: int | None, column: int | None = None) -> 
     return phys
 
 
+def _subject(f: Finding) -> str:
+    through = source_file(f.location.file)[1] if f.location.file else ""
+    return f"{f.subject}; {through}" if through else f.subject
+
+
 def notification(e: InputError) -> dict[str, Any]:
+    through = source_file(e.file)[1] if e.file else ""
     out: dict[str, Any] = {
         "level": "error",
-        "message": {"text": e.message if _physical(e.file, e.line) else str(e)},
+        "message": {"text": (e.message + (f" ({through})" if through else "")) if _physical(e.file, e.line)
+                    else str(e)},
         "descriptor": {"id": INPUT_ERROR["id"], "index": 0},
     }
     phys = _physical(e.file, e.line, e.column)
@@ -157,7 +166,7 @@ def as_object(report: Report) -> dict[str, Any]:
                 "ruleId": code,
                 "ruleIndex": index[code],
                 "level": "error" if fails else LEVEL[f.level],
-                "message": {"text": f"{f.message} ({f.subject})"},  # the code is the result's ruleId
+                "message": {"text": f"{f.message} ({_subject(f)})"},  # the code is the result's ruleId
                 "locations": _locations(f, report),
                 "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
             }

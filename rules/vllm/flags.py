@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .imageref import parse_image
 from .images import image_info
 from .options import OPTION_RELEASES, closest_option, undefined_option
+from .switches import releases_read, takes_no_value
 from .versions import Version, command_script, parse_version, pip_pin, version_from_image
 
 #: The releases whose source was read for :data:`GAPS`: every source distribution vLLM publishes on PyPI from 0.5.0
@@ -397,6 +399,50 @@ def _flag_values(tokens: list[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+#: The words that say a switch is given a value (``--enforce-eager true``): read so only where the model is given
+#: elsewhere, so the word can be no positional model.
+_BOOL_WORDS = frozenset(("true", "false"))
+
+
+def _model_elsewhere(tokens: list[str], at: int) -> bool:
+    """Whether ``tokens`` give the model before the word at ``at`` or as ``--model``: the word is then a positional
+    nothing takes ("unrecognized arguments")."""
+    return any(t == "--model" or t.startswith("--model=") for t in tokens) or (
+        at > 0 and bool(tokens) and not tokens[0].startswith("-"))
+
+
+def switch_given_value(tokens: list[str], holds: Callable[[str], bool]) -> tuple[str, str, str] | None:
+    """(the word, the switch's name, the value) of the first option in ``tokens`` (vLLM's own arguments, up to
+    ``--``) that ``holds`` says takes no value (:mod:`.switches`) and is given one: ``--name=VALUE`` (any value, an
+    empty or a ``$(VAR)`` one too: argparse refuses the ``=`` itself), or ``--name true``/``false`` where the model
+    is given elsewhere. None when there is none."""
+    for i, tok in enumerate(tokens):
+        if tok == "--":
+            break
+        if not tok.startswith("--") or len(tok) < 3:
+            continue
+        spelled, eq, inline = tok.partition("=")
+        name = spelled[2:].replace("_", "-")
+        if not holds(name):
+            continue
+        if eq:
+            return tok, name, inline
+        nxt = tokens[i + 1].strip() if i + 1 < len(tokens) else ""
+        if nxt.lower() in _BOOL_WORDS and _model_elsewhere(tokens, i + 1):
+            return tokens[i + 1], name, nxt
+    return None
+
+
+def _switch_why(word: str, name: str, value: str, negates: bool, where: str) -> str:
+    """Why vLLM exits on the switch ``--name`` given ``value`` in ``word`` (``--name=value``, or the word after it)."""
+    refusal = (f"\"argument --{name}: ignored explicit argument '{value}'\"" if word.startswith("--") else
+               f"\"unrecognized arguments: {value}\": the model is given, and nothing takes the word")
+    off = f" (or `--no-{name}`)" if negates else ""
+    return (f"`--{name}` takes no value {where} (a switch: argparse's store_true or BooleanOptionalAction), so "
+            f"given `{value}` its argument parser exits at start-up ({refusal}) and the pod crash-loops; write "
+            f"`--{name}` alone to turn it on, or leave it out to leave it off{off}")
+
+
 def release_value_refused(words: list[str], tokens: list[str], release: Version) -> tuple[str, str] | None:
     """(the word holding the value, why vLLM exits) for the first value in ``tokens`` (vLLM's own arguments) that
     ``release``'s argument parser refuses while a later release takes it: ``--max-model-len 32k`` where the release
@@ -408,6 +454,12 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
     for m in _OTHER_PARSERS:
         if m in line:
             return None
+    read = str(release)
+    switched = switch_given_value(tokens, lambda name: takes_no_value(name, read))
+    if switched is not None:
+        word, name, value = switched
+        return word, _switch_why(word, name, value, takes_no_value(f"no-{name}", read),
+                                 f"in vLLM {release} {BY_IMAGE}")
     for name, value, word in _flag_values(tokens):
         v = value.strip()
         if "$" in v or "{" in v:
@@ -447,6 +499,21 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
 
 NEWEST_READ = max(RELEASES_READ, key=_release)
 _OLDEST_READ = min(RELEASES_READ, key=_release)
+
+
+@functools.lru_cache(maxsize=1024)
+def switch_at_every_release(name: str) -> bool:
+    """Whether ``--name`` takes no value at every release read that defines it, and at least one does: each exits
+    on it written with a value (where it is not defined, on the flag itself). Every release read must have been read
+    for switches (:func:`.switches.releases_read`)."""
+    if switch_releases() != RELEASES_READ:
+        return False
+    defined = [r for r in RELEASES_READ if not undefined_option(name, _release(r))]
+    return bool(defined) and all(takes_no_value(name, r) for r in defined)
+
+
+def switch_releases() -> frozenset[str]:
+    return releases_read()
 
 
 @functools.lru_cache(maxsize=4096)  # asked of every flag of a vLLM container whose image names no release read
@@ -493,6 +560,11 @@ def unread_release_refusal(words: list[str], tokens: list[str], image: str | Non
             return tok, (f"`--{name}` is defined by no vLLM release read, {_OLDEST_READ} to {NEWEST_READ} (no option "
                          f"string of any is or begins with it), so each exits at start-up on it (\"unrecognized "
                          f"arguments\"); {unless}" + (f"; did you mean `--{close}`?" if close else ""))
+    switched = switch_given_value(tokens, switch_at_every_release)
+    if switched is not None:
+        word, name, value = switched
+        return word, (_switch_why(word, name, value, False, f"at any vLLM release read ({_OLDEST_READ} to "
+                                  f"{NEWEST_READ}, each that defines it)") + f"; {unless}")
     for name, value, word in _flag_values(tokens):
         v = value.strip()
         if (name == "hf-overrides" and (named is None or named >= HF_OVERRIDES_OBJECT_SINCE)

@@ -445,12 +445,50 @@ def indexer_bytes(model: ModelShape) -> int:
     """DeepSeek-V3.2's sparse-attention indexer keys, per layer and token: ``index_head_dim`` fp8 values and
     one fp32 scale per 128 of them (``DeepseekV32IndexerCache``: 128 + 4 = 132 bytes, whatever the KV dtype);
     0 for other models."""
+    dim = indexer_head_dim(model)
+    return dim + cdiv(dim, 128) * 4 if dim else 0
+
+
+def indexer_head_dim(model: ModelShape) -> int:
+    """DeepSeek-V3.2's ``index_head_dim`` (128), 0 for a model without the sparse-attention indexer."""
     cfg = model.extra.get("config")
     cfg = cfg if isinstance(cfg, dict) else {}
     dim = cfg.get("index_head_dim", model.hf_config.get("index_head_dim"))
     if model.mla is None or not isinstance(dim, int) or isinstance(dim, bool) or dim <= 0:
         return 0
-    return dim + cdiv(dim, 128) * 4
+    return dim
+
+
+#: config.json keys by which a DeepSeek-V3.2-style checkpoint shares top-k across layers (IndexCache, vllm#37735)
+INDEX_CACHE_KEYS = ("index_topk_freq", "index_topk_pattern", "index_skip_topk_offset")
+
+
+def indexer_layer_ids(model: ModelShape) -> tuple[int, ...]:
+    """The decoder layers that build a sparse-attention indexer, and so cache its keys and hold its weights: every
+    layer of DeepSeek-V3.2, only the "full" ones of a checkpoint whose config.json shares top-k across layers
+    (IndexCache, vllm#37735; GLM-5.2: ``index_topk_freq`` 4, ``index_skip_topk_offset`` 3, so layers 0, 1, 2, 6, 10,
+    ..., 74: 21 of 78). vLLM's rule (``DeepseekV2MLAAttention.__init__``, ``model_executor/models/deepseek_v2.py``,
+    read in 0.24.0, 0.25.1, 0.26.0 and 0.29.0): without ``index_topk_pattern`` a layer shares where
+    ``max(layer - offset + 1, 0) % index_topk_freq != 0`` (offset 2 and freq 1 by default), with it where its letter
+    is ``S`` (a layer past the pattern keeps its indexer); a sharing layer builds no ``Indexer``, so no
+    ``DeepseekV32IndexerCache`` and no indexer weights (the loader drops any the checkpoint ships). Before 0.24
+    every layer builds one (``Behaviour.shared_indexers_unbuilt``: ``sizing.as_loaded`` drops the keys). The
+    multi-token-prediction layer (always an indexer) is not a decoder layer here. Empty without the indexer."""
+    if not indexer_bytes(model):
+        return ()
+    return index_topk_layer_ids(model.hf_config, model.num_hidden_layers)
+
+
+def index_topk_layer_ids(cfg: dict[str, Any], n: int) -> tuple[int, ...]:
+    """Of ``n`` decoder layers, those that compute their own top-k under config.json ``cfg`` (vLLM's rule, as
+    :func:`indexer_layer_ids` gives it): all of them without ``index_topk_freq`` or ``index_topk_pattern``."""
+    pattern = cfg.get("index_topk_pattern")
+    if isinstance(pattern, str):
+        return tuple(i for i in range(n) if not (i < len(pattern) and pattern[i] == "S"))
+    freq, offset = cfg.get("index_topk_freq"), cfg.get("index_skip_topk_offset")
+    freq = freq if isinstance(freq, int) and not isinstance(freq, bool) and freq > 0 else 1
+    offset = offset if isinstance(offset, int) and not isinstance(offset, bool) else 2
+    return tuple(i for i in range(n) if max(i - offset + 1, 0) % freq == 0)
 
 
 #: fp8 MLA latent of DeepSeek-V3.2's sparse FlashMLA (``fp8_ds_mla``): 512 fp8 values, 4 fp32 scales (one per
@@ -551,14 +589,23 @@ def _layout(model: ModelShape, tp: int, pp: int, kv_bytes: int, stage: int, mla_
         per = (model.mla.kv_lora_rank + model.mla.qk_rope_head_dim) * kv_bytes
         index = indexer_bytes(model)
         if index:
-            # DeepSeek-V3.2: fp8 KV caches use the fp8_ds_mla layout; every layer also caches its indexer keys
+            # DeepSeek-V3.2: fp8 KV caches use the fp8_ds_mla layout; each layer with an indexer also caches its keys
             # (UniformTypeKVCacheSpecs: one group, the layers' page sizes add up)
             if kv_dtype == "nvfp4_ds_mla":
-                per = kv_dtypes.NVFP4_DS_MLA_BYTES + index
+                per = kv_dtypes.NVFP4_DS_MLA_BYTES
             else:
-                per = (FP8_DS_MLA_BYTES if kv_bytes == 1 else per) + index
-            return Layout((LayerType("full", len(kinds), per),), mla=True,
-                          note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
+                per = FP8_DS_MLA_BYTES if kv_bytes == 1 else per
+            layers = _stage_slice(model.num_hidden_layers, pp, stage)
+            built = set(indexer_layer_ids(model))
+            keyed = sum(1 for i in layers if i in built)
+            if keyed == len(layers):
+                return Layout((LayerType("full", len(layers), per + index),), mla=True,
+                              note=f"DeepSeek-V3.2 caches {index} bytes of indexer keys per layer and token")
+            # one page a layer, as _with_boundary_layers: the stage's bytes a token over its layers, rounded up
+            mean = -(-(len(layers) * per + keyed * index) // len(layers)) if layers else per
+            return Layout((LayerType("full", len(layers), mean),), mla=True,
+                          note=(f"DeepSeek-V3.2's indexer keys ({index} bytes a token) on {keyed} of this stage's "
+                                f"{len(layers)} layers (the rest share top-k)"))
         states = kinds.count("state")
         if states:  # Kimi Linear: MLA layers between KDA layers, one KDA state per layer and request
             mixed = (LayerType("full", kinds.count("full"), per),

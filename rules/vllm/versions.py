@@ -417,6 +417,20 @@ class Behaviour:
     #: loaded untied, one more vocabulary table (0.29+, ``ModelShape.distinct_lm_head``); before, the head is tied
     #: to the embeddings and the tensor skipped
     unties_distinct_lm_head: bool = False
+    #: DeepSeek-V3.2's sparse-attention indexer reserves its prefill K-gather workspace in the profile run: 40 ×
+    #: ``max_model_len`` entries of 128 fp8 bytes and a 4-byte scale in the shared workspace (``WorkspaceManager``,
+    #: kept for the engine's life), which FlashMLA's sparse backend also takes at init for an ``fp8_ds_mla`` cache (5 ×
+    #: ``max_model_len`` × 576 bf16 values): 0.13+; 0.12 gathers 2 × ``max_model_len`` entries at run time only
+    sparse_indexer_workspace: bool = False
+    #: a layer that shares top-k under IndexCache (``index_topk_freq`` / ``index_topk_pattern``: GLM-5.2) builds no
+    #: indexer, so holds no indexer keys in its KV page and no indexer weights (0.24+); 0.23 builds one on every
+    #: layer and only skips its top-k, 0.21 - 0.22 do so under ``use_index_cache``, 0.20 reads neither key
+    shared_indexers_unbuilt: bool = False
+    #: the fused-MoE layer runs its experts through the modular kernel, which takes its caches (``workspace13``,
+    #: ``workspace2``) from the shared ``WorkspaceManager`` buffer, grown to the largest request and kept for the
+    #: engine's life, so they are still allocated in the profile's sampler run (0.14+: the unquantised method's
+    #: ``self.kernel``; 0.13.0 calls ``fused_experts()``, whose caches are freed with the layer)
+    moe_workspace_persists: bool = False
     #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
@@ -552,10 +566,10 @@ _R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, longrope_default_ori
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
-              qwen3_video_format=0.0)
-_R0140 = _row(_R0130, "0.14.0", chunked_local_hybrid=True, max_model_len_auto=True, pp_check_whole_model=True,
-              kv_dtype_from_checkpoint=True, mamba_seqs="asserts", nemotron_h_ssm_dtype="float16",
-              all2all_env="override")
+              qwen3_video_format=0.0, sparse_indexer_workspace=True)
+_R0140 = _row(_R0130, "0.14.0", moe_workspace_persists=True, chunked_local_hybrid=True, max_model_len_auto=True,
+              pp_check_whole_model=True, kv_dtype_from_checkpoint=True, mamba_seqs="asserts",
+              nemotron_h_ssm_dtype="float16", all2all_env="override")
 _R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False, offload_uva_env=True)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
@@ -568,7 +582,7 @@ _R0210 = _row(_R0200, "0.21.0", sampler="flashinfer", flashinfer_sampler_default
 _R0220 = _row(_R0210, "0.22.0", v2_runner="listed", v2_model_types=("qwen3",), v2_listed_dense_only=True,
               qwen3_vit_pos="kernel", mm_prefix_lm_batched=True)
 _R0230 = _row(_R0220, "0.23.0", v2_model_types=("qwen3", "llama", "mistral"))
-_R0240 = _row(_R0230, "0.24.0", rope_scaling_override="read",
+_R0240 = _row(_R0230, "0.24.0", rope_scaling_override="read", shared_indexers_unbuilt=True,
               v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
@@ -732,6 +746,31 @@ SOURCES: dict[str, str] = {
                                "cudagraph_utils.profile_cudagraph_memory (a minimal KV cache, every PIECEWISE graph "
                                "captured into a throw-away pool, the largest FULL ones extrapolated), which "
                                "v1/worker/gpu_worker.py determine_available_memory takes from the budget",
+    "sparse_indexer_workspace": "v1/attention/backends/mla/indexer.py get_max_prefill_buffer_size (max_model_len * "
+                                "40; * 2 in 0.12.0) and the profile-run branch of sparse_attn_indexer ('Reserve "
+                                "workspace for indexer during profiling run': current_workspace_manager()"
+                                ".get_simultaneous of (total_seq_lens, head_dim) fp8 and (total_seq_lens, 4) uint8; "
+                                "in models/deepseek_v2.py in 0.13.0 and 0.14.0, model_executor/layers/"
+                                "sparse_attn_indexer.py in 0.15.0, 0.17.0, 0.19.0 and 0.25.1; absent in 0.12.0), "
+                                "v1/worker/workspace.py WorkspaceManager (one buffer grown to the largest request, "
+                                "never shrunk; 0.13.0+), v1/attention/backends/mla/flashmla_sparse.py "
+                                "get_prefill_workspace_size (max_model_len * 5 rows of head_size bf16, reserved at "
+                                "init for fp8_ds_mla, 0.13.0, 0.19.0, 0.25.1)",
+    "moe_workspace_persists": "model_executor/layers/fused_moe/modular_kernel.py _allocate_buffers: "
+                              "current_workspace_manager().get_simultaneous of workspace13 and workspace2 (0.13.0, "
+                              "0.17.0, 0.19.0, 0.25.1, 0.29.0); fused_moe/unquantized_fused_moe_method.py builds the "
+                              "modular self.kernel in 0.14.0, 0.15.0, 0.16.0, 0.17.0 and 0.19.0 and calls "
+                              "fused_experts() directly in 0.13.0; in 0.29.0 every FusedMoEMethodBase holds a "
+                              "moe_kernel (fused_moe_method_base.py, quantization/fp8.py make_fp8_moe_kernel); "
+                              "v1/worker/workspace.py WorkspaceManager never shrinks its buffer",
+    "shared_indexers_unbuilt": "model_executor/models/deepseek_v2.py DeepseekV2MLAAttention.__init__: 'if self.is_v32 "
+                               "and (not _skip_topk or is_mtp_layer)' builds the Indexer (and its "
+                               "DeepseekV32IndexerCache) in 0.24.0, 0.25.1, 0.26.0 and 0.29.0 (the loader drops a "
+                               "skipped layer's checkpoint indexer weights; vllm/models/deepseek_v32/nvidia/"
+                               "attention.py in 0.25.1: 'GLM-5.2 uses index_topk_freq=4 so only layers "
+                               "[0,1,2,6,10,...] (+ MTP) carry one'); 0.23.0 builds it on every layer and sets "
+                               "_skip_topk after; 0.21.0 and 0.22.0 read index_topk_freq only under use_index_cache; "
+                               "0.20.0 reads neither",
     "unties_distinct_lm_head": "config/model.py ModelConfig.maybe_untie_word_embeddings (called from config/vllm.py "
                                "unless load_format is dummy or a sharded state; transformers_utils/config.py "
                                "checkpoint_has_lm_head reads the safetensors names) and model_loader/weight_tying.py "

@@ -225,6 +225,56 @@ def test_app_template_rendering():
     assert rendered_objects(docs[2][1]) is None  # valuesFrom
 
 
+# corpus29: home-ops trees run Open WebUI through app-template with the env written as a list and a boolean value
+# (jahanson/theshire, rafaribe/home-ops; no licence, the shape written here). The common library writes a number or
+# a boolean as text in either form (lib/container/fields/_env.tpl, common-4.1.1): Kubernetes gets "true", "3".
+_ENV_LIST_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: &app open-webui
+  namespace: ai
+spec:
+  chartRef:
+    kind: OCIRepository
+    name: app-template
+  values:
+    controllers:
+      open-webui:
+        containers:
+          app:
+            image:
+              repository: ghcr.io/open-webui/open-webui
+              tag: v0.6.5
+            env:
+              - name: ENABLE_RAG_WEB_SEARCH
+                value: true
+              - name: RAG_WEB_SEARCH_RESULT_COUNT
+                value: 3
+              - name: RAG_WEB_SEARCH_ENGINE
+                value: searxng
+              - name: WEBUI_SECRET_KEY
+                valueFrom:
+                  secretKeyRef:
+                    name: *app
+                    key: secret-key
+"""
+
+
+def test_app_template_env_list_values_are_written_as_text():
+    (doc,) = [d for _, d in load_documents(_ENV_LIST_RELEASE, "f.yaml")]
+    (deployment,) = rendered_objects(doc)
+    env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env == [{"name": "ENABLE_RAG_WEB_SEARCH", "value": "true"},
+                   {"name": "RAG_WEB_SEARCH_RESULT_COUNT", "value": "3"},
+                   {"name": "RAG_WEB_SEARCH_ENGINE", "value": "searxng"},
+                   {"name": "WEBUI_SECRET_KEY", "valueFrom": {"secretKeyRef": {"name": "open-webui",
+                                                                               "key": "secret-key"}}}]
+    assert (env[0].line, env[1].line) == (19, 21)  # each item keeps its line
+    inv = load_kubernetes_text(_ENV_LIST_RELEASE, "f.yaml")  # was: "...env[0].value (ENABLE_RAG_WEB_SEARCH):
+    assert groups(inv) == [] and findings(inv) == []  # expected a string, found a boolean (true)"
+
+
 def test_public_app_template_releases():
     # chingcodes/home-ops: ROCm vLLM on one AMD GPU, probes disabled; no pool, so not sized
     inv = load_kubernetes_file(path("chingcodes-vllm-helmrelease.yaml"))
@@ -588,12 +638,15 @@ def test_vllm_stack_router_routing_logic_judged_by_sw406():
     # routerSpec.enableRouter false: the chart renders no router
     text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: roundrobin\n      enableRouter: false")
     assert [r.name for r in load_kubernetes_text(text, "f.yaml").routers] == ["chat-b-deployment-router"]
-    # a routing logic the router does not define (it exits on argparse's choices): undecided, naming the value
+    # a routing logic no release of the router takes (it exits on argparse's choices): SW003's crash (advisory: its
+    # image names no release), and nothing more for SW406 to say of a router that routes nothing (mend1)
     text = _ROUTED.replace("routingLogic: roundrobin", "routingLogic: least_loaded")
-    assert sw406(load_kubernetes_text(text, "f.yaml"))[0] == (
-        "Deployment llm/chat-deployment-router", "cannot decide: the router's --routing-logic `least_loaded` is not "
-        "known (not one of the router's choices: roundrobin, session, kvaware, prefixaware, disaggregated_prefill, "
-        "disaggregated_prefill_orchestrated)", 20, "advisory")
+    refused = load_kubernetes_text(text, "f.yaml")
+    assert [s for s, *_ in sw406(refused)] == ["Deployment llm-b/chat-b-deployment-router"]
+    assert [(i.subject, i.crash, i.advisory, i.location.line, i.reason.split(" (")[0]) for i in refused.launch_issues
+            if i.crash] == [("Deployment llm/chat-deployment-router", True, True, 20,
+                             "vllm-router exits at start: --routing-logic `least_loaded` is none of its choices at any "
+                             "release read")]
     # static discovery without the backends the template requires: helm renders nothing, and SW005 says so
     docs = load_documents(_ROUTED, "f.yaml")
     release = docs[0][1]

@@ -114,7 +114,7 @@ def test_chart_rendered_by_helm_points_at_template_lines(tools_on_path, capsys):
     ]  # no SW103: the chart declares no load (vLLM's --max-num-seqs is a cap, not a load)
     (w,) = doc["workloads"]
     assert (w["subject"], w["replicas"], w["tensor_parallel_size"], w["file"], w["cost"]["nodes"]) == (
-        "Deployment default/llm-llm", 2, 2, DEPLOYMENT, 1)
+        "Deployment RELEASE-NAMESPACE/llm-llm", 2, 2, DEPLOYMENT, 1)
     assert doc["summary"]["files"] == 2  # the two templates: service.yaml and deployment.yaml
 
 
@@ -592,7 +592,7 @@ def test_a_kustomization_named_beside_a_chart_with_values_is_built_as_it_is(tool
     rc, both, _ = lint_json(capsys, CHART, overlay, "--values", str(values))
     assert (rc, both["input_errors"]) == (1, [])
     assert findings(both) == findings(chart) + findings(alone)
-    assert [w["subject"] for w in both["workloads"]] == ["Deployment default/llm-llm", "Deployment serving/llama70b"]
+    assert [w["subject"] for w in both["workloads"]] == ["Deployment RELEASE-NAMESPACE/llm-llm", "Deployment serving/llama70b"]
 
 
 BROKEN_KUSTOMIZATION = "tests/fixtures/kustomize-broken"
@@ -1046,3 +1046,79 @@ def test_the_node_bound_counts_keys_values_and_items_and_its_edge_reaches_kustom
         f"the kustomization is not built: it and the kustomizations it includes hand kustomize more than "
         f"{total - 1:,} YAML nodes ({total:,} counted by this file:")
     assert not (tmp_path / "called").exists()
+
+
+_RELEASE_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-vllm
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+#: a default-deny policy in the release's namespace, as charts write it, and a cluster-scoped object beside it
+_RELEASE_POLICY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: default-deny
+  namespace: {{ .Release.Namespace }}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: {{ .Release.Name }}-alb
+spec:
+  controller: ingress.k8s.aws/alb
+"""
+
+
+@pytest.mark.tools
+def test_a_chart_named_alone_is_in_its_release_namespace_never_default(tools_on_path, capsys, tmp_path):
+    """newuser11: a chart rendered without a namespace read its objects (those that name none, and those that write
+    `{{ .Release.Namespace }}`, which helm renders as `default`) as in namespace `default`, and SW305 said namespace
+    `default` has no default-deny policy. The namespace it is installed in is not known: every object of the release
+    shares RELEASE-NAMESPACE, so the chart's own policy there covers its pods, and without one SW305 says which."""
+    require_tool("helm")
+    chart = tmp_path / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "templates" / "deployment.yaml").write_text(_RELEASE_DEPLOYMENT)
+    rc, doc, _ = lint_json(capsys, str(chart))
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment RELEASE-NAMESPACE/c-vllm"]
+    assert [(f["subject"], f["message"]) for f in doc["findings"] if f["code"] == "SW305"] == [(
+        "Namespace RELEASE-NAMESPACE",
+        "SW305: the namespace the chart is installed in (`RELEASE-NAMESPACE`: helm template was given none) "
+        "(Deployment RELEASE-NAMESPACE/c-vllm) has no default-deny ingress policy (no network policy at all); every "
+        "pod in the cluster can reach vLLM without the gateway")]
+    (chart / "templates" / "policy.yaml").write_text(_RELEASE_POLICY)
+    rc, doc, _ = lint_json(capsys, str(chart))
+    assert (rc, doc["input_errors"]) == (0, [])
+    assert [f["code"] for f in doc["findings"] if f["code"] == "SW305"] == []
+
+
+def test_a_release_namespace_goes_to_namespaced_objects_that_name_none():
+    from shardwise.rules.adapters.kinds import fill_namespace
+
+    docs: list = [(1, {"kind": "Deployment", "metadata": {"name": "a"}}),
+                  (5, {"kind": "Service", "metadata": {"name": "b", "namespace": "serving"}}),
+                  (9, {"kind": "IngressClass", "metadata": {"name": "alb"}}),
+                  (12, {"kind": "List", "items": [{"kind": "ConfigMap", "metadata": {"name": "c"}},
+                                                  {"kind": "Namespace", "metadata": {"name": "d"}}]}),
+                  (20, "not an object")]
+    fill_namespace(docs, "llm")
+    assert [d[1]["metadata"].get("namespace") for d in docs[:3]] == ["llm", "serving", None]
+    assert [i["metadata"].get("namespace") for i in docs[3][1]["items"]] == ["llm", None]

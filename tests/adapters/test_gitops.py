@@ -151,13 +151,13 @@ def test_a_chart_named_and_rendered_through_an_application_shows_both_apart(repo
     rc, doc = lint_json(capsys, "charts/vllm", "apps/chat-prod.yaml")
     assert rc == 1
     assert findings(doc) == [
-        ("SW305", "advisory", DEPLOYMENT, 1, "Namespace default"),
+        ("SW305", "advisory", DEPLOYMENT, 1, "Namespace RELEASE-NAMESPACE"),
         ("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
         ("SW104", "mandatory", VIA_PROD, 25, "Deployment llm-prod/chat-vllm"),
         ("SW204", "mandatory", VIA_PROD, 27, "Deployment llm-prod/chat-vllm"),
     ]
     rc, doc = lint_json(capsys, "charts/vllm")
-    assert (rc, findings(doc)) == (0, [("SW305", "advisory", DEPLOYMENT, 1, "Namespace default")])
+    assert (rc, findings(doc)) == (0, [("SW305", "advisory", DEPLOYMENT, 1, "Namespace RELEASE-NAMESPACE")])
 
 
 #: What SW005 said of an Argo CD object before, after why it was not rendered.
@@ -512,3 +512,42 @@ def test_a_run_renders_at_most_so_many_gitops_sources(repo, capsys, monkeypatch)
             "runs helm or kustomize); lint the repository's GitOps objects a part at a time")}]
     sw005 = {f["subject"]: f["message"] for f in doc["findings"] if f["code"] == "SW005"}
     assert "shardwise renders at most 2 GitOps sources in one run" in sw005["HelmRelease flux-system/chat-70b"]
+
+
+@pytest.mark.tools
+def test_what_an_applications_kustomize_source_builds_is_in_its_destination_namespace(repo, capsys):
+    """newuser12: Argo CD applies each namespaced object its source renders that names no namespace in
+    ``spec.destination.namespace`` (argo-cd's ApplicationDestination: "The namespace will only be set for
+    namespace-scoped resources that have not set a value for .metadata.namespace"), a kustomize source's as a
+    chart's. A chart's were (mend1); a kustomization's were read in ``default``: ``Deployment default/embed``, and
+    the default-deny policy of ``embed`` beside it did not cover it (SW305 on namespace ``default``). An object that
+    names its own namespace keeps it."""
+    require_tool("kustomize")
+    base = repo / "deploy" / "embed"
+    base.mkdir(parents=True)
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml, service.yaml]\n", encoding="utf-8")
+    (base / "deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: embed}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: embed}}\n  template:\n    metadata: {labels: {app: embed}}\n    spec:\n"
+        "      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}\n      containers:\n"
+        "        - name: vllm\n          image: vllm/vllm-openai:v0.8.5\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, '8192']\n"
+        "          resources: {limits: {nvidia.com/gpu: 1}}\n", encoding="utf-8")
+    (base / "service.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: embed, namespace: edge}\nspec:\n  selector: {app: embed}\n"
+        "  ports: [{port: 8000}]\n", encoding="utf-8")
+    (repo / "apps" / "embed.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: embed, namespace: argocd}\n"
+        f"spec:\n  project: default\n  source:\n    repoURL: {ORIGIN}\n    targetRevision: HEAD\n"
+        "    path: deploy/embed\n  destination: {server: https://kubernetes.default.svc, namespace: embed}\n",
+        encoding="utf-8")
+    (repo / "policy.yaml").write_text(
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: embed}\n"
+        "spec: {podSelector: {}, policyTypes: [Ingress]}\n", encoding="utf-8")
+    via = "deploy/embed/kustomization.yaml (kustomize build) (via Application argocd/embed)"
+    rc, doc = lint_json(capsys, "apps/embed.yaml", "policy.yaml")
+    assert (rc, doc["input_errors"]) == (0, [])
+    assert [(w["subject"], w["file"]) for w in doc["workloads"]] == [("Deployment embed/embed", via)]
+    # embed's default-deny covers it (no SW305); the Service keeps its own namespace, edge, so it selects no pod of
+    # embed (no SW407 for a Service sending traffic to it)
+    assert findings(doc) == []

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import TALOS
+from shardwise.rules.adapters.kinds import OMNI, TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -548,6 +548,13 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
      "cluster:\n  clusterName: lab\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: stable\n", TALOS),
     # a Talos patch of one named document
     ("cluster/patch.yaml", "apiVersion: v1alpha1\nkind: NetworkRuleConfig\nname: ingress\n", TALOS),
+    # an Omni cluster template (corpus29: a home cluster's bootstrap/omni/cluster-template.yaml, in the shape of
+    # docs.siderolabs.com/omni/reference/cluster-templates): a Cluster, its ControlPlane and Workers, a Machine
+    ("bootstrap/omni/cluster-template.yaml", "kind: Cluster\nname: lab\nkubernetes:\n  version: v1.33.2\ntalos:\n"
+     "  version: v1.10.5\npatches:\n  - idOverride: 050-time-sync\n    inline:\n      machine:\n        time:\n"
+     "          bootTimeout: 2m\n---\nkind: ControlPlane\nmachines:\n  - 88d0b080-43be-11ef-9fe8-3b0f229ef000\n---\n"
+     "kind: Workers\nmachines:\n  - c1f22c00-4390-11ef-a299-436f6535c900\n---\nkind: Machine\n"
+     "name: c1f22c00-4390-11ef-a299-436f6535c900\ninstall:\n  disk: /dev/nvme0n1\n", OMNI),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -576,6 +583,17 @@ def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
 
 
+@pytest.mark.parametrize("text", [
+    "kind: Machine\nname: worker-1\n",  # an Omni kind alone: no template (no Cluster with Talos's versions)
+    "kind: Cluster\nname: lab\nspec:\n  clusterNetwork: {}\n",  # a Cluster API object that lost its apiVersion
+    "kind: Cluster\nname: lab\ntalos:\n  version: v1.10.5\n---\nkind: Deployment\nmetadata:\n  name: x\n",
+])
+def test_yaml_that_is_no_omni_template_stays_an_error(work, capsys, text):
+    put(work, "app.yaml", text)
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]][-1:]) == (2, ["object has no apiVersion"])
+
+
 @pytest.mark.parametrize("rel,reason", [
     ("Chart.yaml", "Helm chart metadata"), ("deploy/kustomization.yml", "Kustomize file"),
     ("infra/Pulumi.yaml", "Pulumi project file"), ("PulumiPolicy.yaml", "Pulumi policy pack project"),
@@ -586,6 +604,78 @@ def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text
 ])
 def test_skipped_by_name(tmp_path, rel, reason):
     assert skipped_by_name(str(tmp_path / rel)) == reason
+
+
+#: A Backstage software template in the shape backstage/software-templates and the scaffolder docs write
+#: ("Writing Templates": `fetch:template` copies `url: ./skeleton`, filling Nunjucks from `values`).
+_BACKSTAGE_TEMPLATE = """\
+    apiVersion: scaffolder.backstage.io/v1beta3
+    kind: Template
+    metadata:
+      name: vllm-service
+      title: vLLM inference service
+    spec:
+      owner: platform-team
+      type: service
+      parameters:
+        - title: Model
+          required: [name, modelId]
+          properties:
+            name: {type: string}
+            modelId: {type: string}
+      steps:
+        - id: fetch-base
+          name: Fetch Base
+          action: fetch:template
+          input:
+            url: ./skeleton
+            values:
+              name: ${{ parameters.name }}
+              modelId: ${{ parameters.modelId }}
+        - id: fetch-docs
+          action: fetch:template
+          input:
+            url: './content'
+    """
+_SKELETON_DEPLOYMENT = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: ${{ values.name }}
+    spec:
+      replicas: ${{ values.replicas }}
+      template:
+        spec:
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:v0.11.0
+              args:
+                - ${{ values.modelId }}
+    {%- if values.enforceEager %}
+                - --enforce-eager
+    {%- endif %}
+    """
+
+
+def test_a_backstage_skeleton_is_a_template_skipped_with_its_reason(work, capsys):
+    """corpus28: a Backstage scaffolder skeleton (`${{ values.name }}`, `{%- if %}`) met while searching made the
+    whole repository's run exit 2 ("cannot parse YAML"). It is a template the scaffolder fills, as a chart's
+    templates/ are: skipped with that reason, in the folders the template's `fetch:template` steps name (and
+    `skeleton/`, the convention), at any depth below them; a folder beside them is still read."""
+    put(work, "templates/vllm/template.yaml", _BACKSTAGE_TEMPLATE)
+    put(work, "templates/vllm/skeleton/k8s/deployment.yaml", _SKELETON_DEPLOYMENT)
+    put(work, "templates/vllm/content/deployment.yaml", _SKELETON_DEPLOYMENT)
+    put(work, "templates/vllm/other/deployment.yaml", vllm_deployment("other"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    reason = "Backstage software template skeleton (not rendered: lint what the scaffolder writes)"
+    assert (rc, doc["input_errors"]) == (0, [])
+    assert doc["skipped_files"] == [{"file": "templates/vllm/content/deployment.yaml", "reason": reason},
+                                    {"file": "templates/vllm/skeleton/k8s/deployment.yaml", "reason": reason}]
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment serving/other"]
+    # a folder named skeleton beside no Backstage template is read as any other
+    put(work, "plain/template.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    assert skipped_by_name(str(work / "plain/skeleton/deployment.yaml")) is None
 
 
 # ------------------------------------------------------------------------------------- exclusions
@@ -759,9 +849,10 @@ def test_the_workflow_lints_once():
     action = (ROOT / "action.yml").read_text(encoding="utf-8").splitlines()
     runs = action.index("runs:")  # the inputs' descriptions above it name the command in prose
     [i] = [i for i, line in enumerate(action) if i > runs and line.strip().startswith("shardwise lint")]
+    # --progress (newuser12): the step's log is no terminal, so without it a long read says nothing until it ends
     assert [line.strip() for line in action[i:i + 2]] == [
-        'shardwise lint $INPUT_PATHS "${args[@]}" --format "sarif=$INPUT_SARIF_FILE" --format "markdown=$report" \\',
-        '--format "json=$verdict" --format github || rc=$?']
+        'shardwise lint $INPUT_PATHS "${args[@]}" --progress --format "sarif=$INPUT_SARIF_FILE" \\',
+        '--format "markdown=$report" --format "json=$verdict" --format github || rc=$?']
 
 
 def test_the_readme_fixture_helm_output_with_a_broken_secret(capsys, monkeypatch):

@@ -102,3 +102,31 @@ def test_cue_and_kcl_say_what_to_lint(tmp_path):
         + "lint what `cue export --out yaml` prints"))]
     assert load_file(str(kcl)).skipped_files == [(str(kcl), (
         "KCL source that starts vLLM (`vllm/vllm-openai` at line 5): " + NO_PROGRAM + "lint what `kcl run` prints"))]
+
+
+def test_a_pulumi_program_of_shardwise_components_says_they_check_it_when_it_runs(tmp_path):
+    """newuser12: a Pulumi program of the components (docs/pulumi.md's shape) was skipped as "shardwise reads no
+    program source, so that server is not linted", as if no rule judged it; its VllmService raises an ArgumentsError
+    (SW104 for a 7B model at TP2 on L40S) when `pulumi preview` runs it. The reason says so, whether or not the
+    program names the vLLM image; a program that does not import the components keeps the reason it had."""
+    (tmp_path / "Pulumi.yaml").write_text("name: serving\nruntime: python\n", encoding="utf-8")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\nfrom shardwise.components import VllmService, VllmServiceArgs\n\n"
+        "svc = VllmService('qwen', VllmServiceArgs(name='qwen', image='vllm/vllm-openai:v0.8.5',\n"
+        "    engine={'model': 'Qwen/Qwen2.5-7B-Instruct', 'tensor_parallel_size': 2}))\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text(
+        "# from shardwise.components import VllmService (a comment)\nimport pulumi_kubernetes as k8s\n"
+        "k8s.apps.v1.Deployment('x', spec={'template': {'spec': {'containers': [{'image': 'vllm/vllm-openai'}]}}})\n",
+        encoding="utf-8")
+    (tmp_path / "pools.py").write_text("from shardwise import components as sw\n", encoding="utf-8")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    uses = ("Pulumi program in Python that uses shardwise's components (`shardwise.components` at line {}): they check "
+            "their arguments with these rules when the program runs, so `pulumi preview` fails on a blocking finding "
+            "(an ArgumentsError naming the argument); shardwise reads no program source: lint its `pulumi preview "
+            "--json` output with the rest to judge what it deploys beside the other inputs")
+    assert [(os.path.relpath(f, tmp_path), why) for f, why in inv.skipped_files] == [
+        ("Pulumi.yaml", "Pulumi project file"),
+        ("__main__.py", uses.format(2)),
+        ("other.py", "Pulumi program in Python that starts vLLM (`vllm/vllm-openai` at line 3): " + NO_PROGRAM + PULUMI),
+        ("pools.py", uses.format(1)),
+    ]

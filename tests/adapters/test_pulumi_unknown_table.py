@@ -204,6 +204,9 @@ ROWS = [
     # default (a false finding before: the annotation left out), nor least-outstanding
     Row("SW406", ING, ("metadata", "annotations", ALB_ATTRS), f"{ALGORITHM}=round_robin", "advisory", top=2,
         bad_level="advisory", pre=((("metadata", "annotations"), {ALB_ATTRS: f"{ALGORITHM}=least_outstanding_requests"}),)),
+    # the Ingress's class not known: it may name the ALB or ingress-nginx, both round-robin by default (silent
+    # before: the class field was not read, and its unknown read as none, the cluster's default class)
+    Row("SW406", ING, ("spec", "ingressClassName"), "alb", "advisory", top=2, bad_level="advisory"),
     Row("SW405", LWS, ("spec", "leaderWorkerTemplate", "restartPolicy"), "None", "advisory", top=3,
         bad_level="advisory"),
     Row("SW408", DEP, (*C0, "env", 1, "value"), "DEBUG", "advisory", top=2, bad_level="advisory"),
@@ -263,7 +266,7 @@ def test_every_rule_is_in_the_table_or_says_why_not() -> None:
     rows = {r.rule for r in ROWS}
     assert codes - rows - set(ELSEWHERE) - set(NOT_READ) == set()
     assert set(NOT_READ) & (rows | set(ELSEWHERE)) == set()
-    assert (len(ROWS), len(SWEEP)) == (38, 183)
+    assert (len(ROWS), len(SWEEP)) == (39, 184)
 
 
 def test_the_baseline_reports_nothing_the_rows_check(tmp_path: Path) -> None:
@@ -693,3 +696,46 @@ def test_sw308_on_an_unknown_env_value_decides_by_its_name(tmp_path: Path, path:
     _, errors, findings = lint_document(tmp_path, doc)
     assert errors == ""
     assert [(f["level"], f["message"]) for f in findings if f["code"] == "SW308"] == said
+
+
+def _router_preview(logic: Any) -> dict[str, Any]:
+    """A preview of production-stack's router (the vllm-stack chart's router Deployment) in front of an engine of two
+    replicas its selector matches, with ``logic`` its --routing-logic word."""
+    from pulumi_preview import DEP_T
+
+    engine_labels = {"model": "llama3", "environment": "test", "release": "test"}
+    return {"steps": [
+        step(DEP_T, "router", {"metadata": {"name": "vllm-deployment-router", "namespace": "llm"}, "spec": {
+            "replicas": 1, "selector": {"matchLabels": {"app": "router"}},
+            "template": {"metadata": {"labels": {"app": "router"}}, "spec": {"containers": [{
+                "name": "router-container", "image": "lmcache/lmstack-router:latest",
+                "args": ["--service-discovery", "k8s", "--k8s-namespace", "llm", "--k8s-label-selector",
+                         "environment=test,release=test", "--routing-logic", logic]}]}}}}),
+        step(DEP_T, "engine", {"metadata": {"name": "vllm-llama3-deployment-vllm", "namespace": "llm"}, "spec": {
+            "replicas": 2, "selector": {"matchLabels": engine_labels},
+            "template": {"metadata": {"labels": engine_labels}, "spec": {
+                "nodeSelector": {"node.kubernetes.io/instance-type": "g6e.xlarge"},
+                "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                                "args": ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"],
+                                "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}),
+    ]}
+
+
+@pytest.mark.parametrize(("logic", "said"), [
+    ("roundrobin", [("SW406", "advisory", False)]),
+    ("session", []),
+    (U, [("SW406", "advisory", True)]),  # computed at preview: may be roundrobin, never read as any choice
+    ("least_loaded", [("SW003", "advisory", False)]),  # no release read takes it: the router exits at start
+])
+def test_an_unknown_routing_logic_of_the_router_is_never_a_choice(tmp_path: Path, logic: Any,
+                                                                  said: list[tuple[str, str, bool]]) -> None:
+    """note56: the production-stack router's --routing-logic not known at preview had no row. A computed word is
+    unknown: SW406 cannot decide (advisory, as its other unknowns), never read as roundrobin or session; a word no
+    release of the router takes is SW003's crash (advisory: its image names no release)."""
+    code, errors, findings = lint_document(tmp_path, _router_preview(logic))
+    assert (code, errors) == (0, "")
+    assert [(f["code"], f["level"], "cannot decide" in f["message"]) for f in findings
+            if f["subject"] == "Deployment llm/vllm-deployment-router"] == said
+    if logic == U:  # said as a computed value, not as the `$(VAR)` shardwise writes for one (it named that word)
+        assert [f["message"] for f in findings if f["code"] == "SW406"] == [
+            f"SW406: cannot decide: the router's --routing-logic{_NOT_KNOWN}"]

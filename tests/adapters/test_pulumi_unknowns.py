@@ -32,6 +32,7 @@ import pytest
 from pulumi_preview import (
     CM_T,
     DEP_T,
+    HPA_T,
     IN_T,
     LT_T,
     NG_T,
@@ -45,6 +46,7 @@ from pulumi_preview import (
     U,
     lint_document,
     stack_preview,
+    step,
     urn,
 )
 from shardwise.rules.adapters import pulumi as adapter
@@ -728,3 +730,33 @@ def test_an_unknown_in_a_kubernetes_object_is_never_read_as_absent(tmp_path: Pat
     relevant = {e[0] for e in expected}
     assert (code, errors) == (1 if any(e[1] == "mandatory" for e in expected) else 0, "")
     assert sorted(_finding(f) for f in findings if set(f["codes"]) & relevant) == sorted(expected)
+
+
+@pytest.mark.parametrize(("target", "expected"), [
+    ("llama-8b", []),  # the HPA keeps 3 warm: nothing to say
+    (U, [("SW404", "advisory", "SW404: cannot decide: which workload HorizontalPodAutoscaler `llama` scales (its "
+                               "scaleTargetRef), and so how many replicas it keeps warm is not known (a computed value "
+                               "or an unresolved reference): lint the `pulumi up` state, or write the value as a "
+                               "literal")]),
+    ("other", [("SW404", "advisory", "SW404: 1 warm replica in a production stack (replicas is 1), where at least 2 "
+                                     "are required")]),
+])
+def test_sw404_an_autoscaler_whose_target_is_not_known_may_keep_replicas_warm(tmp_path, monkeypatch, target,
+                                                                             expected):
+    """review27: an HPA's scaleTargetRef not known at preview was read as scaling nothing, so SW404 said a production
+    Deployment of replicas 1 keeps 1 warm where the HPA (minReplicas 3) may be its own."""
+    doc = stack_preview()
+    dep = next(s for s in doc["steps"] if s["newState"]["type"] == DEP_T)
+    dep["newState"]["inputs"]["spec"]["replicas"] = 1
+    doc["steps"].append(step(HPA_T, "llama", {
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "llama", "namespace": "serving"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
+                 "minReplicas": 3, "maxReplicas": 4,
+                 "metrics": [{"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_waiting"},
+                                                       "target": {"type": "AverageValue", "averageValue": "5"}}}]}}))
+    (tmp_path / "shardwise.toml").write_text("production = true\n")
+    monkeypatch.chdir(tmp_path)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["code"], f["level"], f["message"]) for f in findings] == expected

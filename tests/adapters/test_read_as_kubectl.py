@@ -44,7 +44,13 @@ def docs(text: str) -> list[object]:
 @pytest.mark.parametrize(("scalar", "value"), [
     ("1:30", "1:30"), ("12:30:00", "12:30:00"), ("-1:30", "-1:30"), ("1:30.5", "1:30.5"),
     ("2024-01-31", "2024-01-31"), ("2024-13-45", "2024-13-45"), ("2024-01-31T12:00:00Z", "2024-01-31T12:00:00Z"),
-    ("0777", 511), ("010", 8), ("0x1f", 31), ("1_000", 1000), ("1.5", 1.5), ("yes", True), ("1e3", "1e3"),
+    ("0777", 511), ("010", 8), ("0x1f", 31), ("1_000", 1000), ("1.5", 1.5), ("yes", True),
+    # review27: goyaml.v2 reads a plain scalar with Go's strconv.ParseInt(plain, 0, 64), whose base 0 takes 0x, 0o
+    # and 0b in either case; no int, it is a float where it matches resolve.go's yamlStyleFloat (an exponent needs
+    # no dot nor sign; "08" is no octal)
+    ("0o10", 8), ("0O10", 8), ("0X10", 16), ("0B101", 5), ("-0o7", -7), ("+0X1_0", 16), ("0o8", "0o8"), ("0x", "0x"),
+    ("1e3", 1000.0), ("1.5e3", 1500.0), ("-.5", -0.5), ("08", 8.0), ("1e3x", "1e3x"), ("9e", "9e"),
+    ("1e400", "1e400"), ("-1.5e999", "-1.5e999"), (".inf", float("inf")),  # past a float: ParseFloat's ErrRange, text
 ])
 def test_plain_scalars_as_kubectl_reads_them(scalar, value):
     got = docs(f"a: {scalar}\nb: [{scalar}]\n")[0]
@@ -70,6 +76,30 @@ def test_a_base_60_port_is_a_string_the_api_server_refuses(tmp_path, capsys):
     assert [(e["line"], e["message"]) for e in errors] == [(13, (
         'spec.template.spec.containers[0].ports[0].containerPort: expected an integer, found a string ("2:13"); '
         "Kubernetes refuses the object as written"))]
+
+
+@pytest.mark.parametrize(("written", "gpus"), [("0o10", 8), ("0X10", 16), ("0B1", 1), ("1e0", 1)])
+def test_a_gpu_count_in_go_s_spellings_is_the_count_kubectl_sends(tmp_path, capsys, written, gpus):
+    """review27: ``nvidia.com/gpu: 0o10`` was an input error ("not a Kubernetes quantity"); kubectl sends 8."""
+    p = tmp_path / "d.yaml"
+    p.write_text(DEPLOYMENT.replace("nvidia.com/gpu: 1}", f"nvidia.com/gpu: {written}}}")
+                 .replace("replicas: 2", "replicas: 0X2"))
+    main(["lint", "--format", "json", str(p)])
+    report = json.loads(capsys.readouterr().out)
+    assert report["input_errors"] == []
+    requests = [f["message"].split(" nvidia.com/gpu")[0] for f in report["findings"] if f["code"] in ("SW201", "SW208")]
+    assert requests == ([] if gpus == 1 else [f"SW201: a pod of this workload requests {gpus}",
+                                              f"SW208: the pod requests {gpus}"])
+
+
+def test_a_quoted_go_spelling_is_no_quantity(tmp_path, capsys):
+    """A quoted "0o10" reaches the API as the string, which its quantity parser refuses: an input error still."""
+    p = tmp_path / "d.yaml"
+    p.write_text(DEPLOYMENT.replace("nvidia.com/gpu: 1}", 'nvidia.com/gpu: "0o10"}'))
+    assert main(["lint", "--format", "json", str(p)]) == 2
+    errors = json.loads(capsys.readouterr().out)["input_errors"]
+    assert [e["message"] for e in errors] == [
+        "resources.limits.nvidia.com/gpu: expected a whole number, got '0o10' (not a Kubernetes quantity)"]
 
 
 def test_a_list_of_merged_mappings_the_earlier_wins():

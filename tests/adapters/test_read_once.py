@@ -27,7 +27,7 @@ class Renders:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    def kustomize_build(self, folder: str) -> Inventory:
+    def kustomize_build(self, folder: str, namespace: str | None = None) -> Inventory:
         self.asked.append(os.path.relpath(folder))
         return Inventory()
 

@@ -29,8 +29,8 @@ spec:
   selector: {app: ray}
   ports: [{port: 8265, targetPort: 8265}]
 """
-KEPT = ("SW301", "Service `serving/ray-dashboard` of type LoadBalancer exposes port 8265 (Ray dashboard) outside "
-        "the cluster; make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
+KEPT = ("SW301", "Service `serving/ray-dashboard` of type LoadBalancer exposes port 8265 (the default port of Ray dashboard) "
+        "outside the cluster; make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
         "dashboard with kubectl port-forward), or take this port off it and leave only the API port")
 
 

@@ -63,6 +63,7 @@ PLAIN_SCALARS = [
     "-", "+", "--tp", "-x", "9abc", "١٢", "1.٢", "name", "NoSchedule", "nvidia.com/gpu", "ON_DEMAND", "--port=8000",
     "--max-model-len=8192", "-x.5", "32Gi", "300Gi", "0.0.0.0", "1e5", "12abc", "8080/TCP", "10.0.0.0/16", "1.5Gi",
     "2026-11-29 12:00:00", "0.5 ", "-.5x", "9.9.9", "1__2", "0x1F", "0xZZ", "Z", "t", "T", "o", "x",
+    "0O10", "0X1F", "0B1", "-0o7", "08", "1e400", "2E5",  # review27: goyaml.v2's ints and floats
 ]
 
 
@@ -484,14 +485,57 @@ def test_a_duplicate_key_through_an_alias_names_the_anchors_line(reader):
 
 
 @pytest.mark.parametrize(("text", "said"), [
-    ("a: &a 1\nb: &a 2\n", "x.yaml:2:4: cannot parse YAML: second occurrence"),  # PyYAML: an anchor written twice
     ("a: *nowhere\n", "x.yaml:1:4: cannot parse YAML: found undefined alias"),
-    ("a: &a [1]\nb: [*a, &a x]\n", "x.yaml:2:9: cannot parse YAML: second occurrence"),
+    ("b: [*a, &a x]\n", "x.yaml:1:5: cannot parse YAML: found undefined alias"),  # an alias before its anchor
 ])
 def test_what_the_event_path_leaves_to_pyyaml_keeps_pyyamls_error(reader, text, said):
     with pytest.raises(yamlsrc._Fallback):
         yamlpy.load_events(text)
     assert _refused(text) == said
+
+
+# corpus29: a GitOps tree's HelmRelease names each env var and its secret once per entry (`- name: &name X` then
+# `key: *name`); YAML's alias names the latest node with its anchor (YAML 1.2.2 section 3.2.2.2), and kubectl's
+# reader (goyaml.v2 decode.go, parser.anchor) sets the name again. PyYAML refused the second anchor.
+HELMRELEASE_ENV = """\
+env:
+  - name: &name OVH_APPLICATION_KEY
+    valueFrom:
+      secretKeyRef:
+        name: &secret external-dns-ovh-secret
+        key: *name
+  - name: &name OVH_APPLICATION_SECRET
+    valueFrom:
+      secretKeyRef:
+        name: *secret
+        key: *name
+"""
+
+
+@pytest.mark.parametrize("merge", ["", "merged: {<<: {a: 1}}\n"])  # the event path; PyYAML's (a merge key)
+def test_an_anchor_written_again_names_the_latest_node(reader, merge):
+    (doc,) = yamlsrc._parse(merge + HELMRELEASE_ENV, "x.yaml")
+    assert [(e["name"], e["valueFrom"]["secretKeyRef"]["key"]) for e in doc["env"]] == [
+        ("OVH_APPLICATION_KEY", "OVH_APPLICATION_KEY"), ("OVH_APPLICATION_SECRET", "OVH_APPLICATION_SECRET")]
+    (doc,) = yamlsrc._parse(merge + "a: &a 1\nb: &a 2\nc: *a\nd: &m [1]\ne: [*m, &m x]\nf: *m\n", "x.yaml")
+    assert (doc["a"], doc["b"], doc["c"], doc["e"], doc["f"]) == (1, 2, 2, [[1], "x"], "x")
+    assert (doc["c"] is doc["b"], doc["e"][0] is doc["d"]) == (True, True)
+
+
+@pytest.mark.parametrize("merge", ["", "merged: {<<: {a: 1}}\n"])
+def test_an_anchor_written_again_on_a_collection_names_it_inside_itself(reader, merge):
+    # goyaml.v2 sets the name at the collection's start: the alias inside is the collection itself
+    assert _refused(merge + "a: &a [1]\nb: &a [2, *a]\n").endswith(
+        "cannot parse YAML: found unconstructable recursive node")
+
+
+def test_a_plain_equals_sign_is_text(reader):
+    # corpus29: an AlertmanagerConfig's `matchType: =` (the home-ops template's); PyYAML resolves a plain = to YAML
+    # 1.1's value key and has no constructor for it; goyaml.v2's resolve table has no entry for it: text
+    text = "routes:\n  - matchers:\n      - name: alertname\n        value: InfoInhibitor\n        matchType: =\n"
+    (doc,) = yamlsrc._parse(text + "=: [=, '=', !!str =]\n", "x.yaml")
+    assert (doc["routes"][0]["matchers"][0]["matchType"], doc["="]) == ("=", ["=", "=", "="])
+    assert yamlpy.plain_value("=") == "="
 
 
 def test_the_event_path_falls_back_where_the_aliases_pass_the_bound():

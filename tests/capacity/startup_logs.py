@@ -515,7 +515,11 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "Qwen3-30B-A3B-FP8 TP4 +6.5 -> +14.1 %, the Gemma 4 26B-A4B FP8 rows +5.6 / +7.8 -> +4.9 / +11.1 %: the compiled "
         "gpt-oss TP1 starts keep 0.8 - 0.9 GiB more beside the cache than V2's terms give and the eager DP4 engines 0.9 "
         "less, so no one term of 0.29.0's profile_run, _dummy_run, _dummy_sampler_run or determine_available_memory "
-        "(read again) is the missing one",
+        "(read again) is the missing one. tokens39: the modular fused-MoE kernel takes its caches from the shared "
+        "WorkspaceManager buffer, which is never shrunk, so they are still held in the sampler run (charged from 0.14, "
+        "Behaviour.moe_workspace_persists): the four text-only Gemma 4 26B-A4B FP8-dynamic rows left the class "
+        "(+5.6 / +7.8 / +5.9 / +5.6 -> +4.5 / -1.3 / +4.8 / +4.5 %), Qwen3-30B-A3B-FP8 TP4 +6.5 -> +5.0 %; "
+        "gpt-oss's MXFP4 experts are not charged it (their kernels' buffers are not read)",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm; for the gpt-oss smoke rows their 'Model loading took' and 'Available KV cache "
         "memory' lines"),
@@ -746,14 +750,6 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
     (_GPT_OSS_SMOKE, "0.29.0", "openai/gpt-oss-20b", 1, 1, 4, 438_932): "v2-moe-0.29",
     (_AKAMAS + "6b9e573ae77908c59c30ffc8331e3ad844b9ede6/studies/16-qwen3-30b-a3b-parallelism-goodput-per-gpu-rerun/"
      "README.md", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", 4, 1, 1, 401_776): "v2-moe-0.29",
-    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/B-default.log",
-     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 63_988): "v2-moe-0.29",
-    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/E-memory.log",
-     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 126_210): "v2-moe-0.29",
-    (_AKAMAS + "026d8a5800d50f9fa95eef63c9f071713cb9dd7a/studies/30-l40s-gemma4-26b-tps/probe/results/K-fp8.log",
-     "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 127_625): "v2-moe-0.29",
-    (_AKAMAS + "623272785ca52fc179107f297335ad3229ce7ab6/studies/31-l40s-gemma4-26b-tps-thinking/smoke/results/"
-     "apply_config.log", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", 1, 1, 1, 170_836): "v2-moe-0.29",
     ("https://github.com/AUGMXNT/MI300-testing/blob/032bd4da1080662667b9d5f77bacd6a579128c5f/"
      "inference-vllm-vs-vllm-rocm.ipynb", "0.6.4.dev5", "meta-llama/Llama-3.1-8B-Instruct", 8, 1, 1, 10_510_272):
         "large-tp-communicators",

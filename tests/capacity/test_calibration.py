@@ -577,9 +577,10 @@ def test_the_0_11_to_0_15_nvswitch_hopper_runs_keep_pytorchs_tp_communicator_rin
         ("0.12.0", "Qwen/Qwen3-VL-30B-A3B-Instruct", 2, 0.45),
         ("0.14.1", "Qwen/Qwen3-32B", 2, 0.14),
         ("0.14.1", "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", 2, 0.1),
-        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.94),
-        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.94),
-        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.94),
+        # tokens39: Kimi-K2.5's fused-MoE caches held through the sampler run (0.94 before)
+        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.55),
+        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.55),
+        ("0.15.0", "moonshotai/Kimi-K2.5", 8, 0.55),
     ]
     assert all(score(lg).verdict_right or lg.open_miss for lg in rows)
 
@@ -691,14 +692,15 @@ def test_the_0_22_1_tp4_a100_minimax_m2_7_run_is_within_5_percent_of_its_token_c
     # tokens30: its --compilation-config cudagraph_mode PIECEWISE captures no full decode graphs, so the CUDA graph
     # estimate in the 0.22 budget is the piecewise graphs' (0.66 GiB, 1.01 with the default FULL_AND_PIECEWISE):
     # 236,816 tokens against 244,576 (-3.2 %; -5.6 % before). The rest (0.46 GiB of cache) is not split: the run
-    # logs neither the weights nor the budget
+    # logs neither the weights nor the budget. tokens39: the fused-MoE caches held through the sampler run take 0.13
+    # GiB more (14.00 GiB and 236,816 tokens, -3.2 %, before): 234,640, -4.1 %; 230,896 before with the default graphs
     s = score(A100_MINIMAX_M27).sized
-    assert (round(s.cudagraph_gib_per_gpu, 2), round(s.available_kv_gib, 2), s.kv_cache_tokens) == (0.66, 14.0, 236816)
+    assert (round(s.cudagraph_gib_per_gpu, 2), round(s.available_kv_gib, 2), s.kv_cache_tokens) == (0.66, 13.87, 234640)
     assert score(A100_MINIMAX_M27).tokens_within_5pct
     default = dataclasses.replace(A100_MINIMAX_M27, settings=dataclasses.replace(A100_MINIMAX_M27.settings,
                                                                                  cudagraph_mode=None))
     assert (round(score(default).sized.cudagraph_gib_per_gpu, 2), score(default).sized.kv_cache_tokens) == (1.01,
-                                                                                                             230896)
+                                                                                                             228720)
 
 
 #: aihpi/litellm-k8s docs/adding-models.md: nvidia/Llama-3.3-70B-Instruct-FP8 on one H100 at 0.95, --kv-cache-dtype fp8,
@@ -832,7 +834,7 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     spark_pair = next(lg for lg in LOGS if lg.url.endswith("/spark-vllm-docker/issues/396") and lg.started)
     assert off == [PP4_RTX_PRO_6000, next(lg for lg in LOGS if lg.url.endswith("/vllm/issues/21348")), one_gpu,
                    spark_pair]
-    assert score(spark_pair).tokens_from_logged_kv == 243024
+    assert score(spark_pair).tokens_from_logged_kv == 243031  # 243,024 before tokens39 (the layout's rounding)
     assert sorted((lg.settings.tp, lg.tokens, score(lg).tokens_from_logged_kv) for lg in qwen38) == [
         (1, 120422, 121160), (2, 541764, 540936), (2, 560445, 559461)]
     assert score(PP4_RTX_PRO_6000).tokens_from_logged_kv == 586316  # +5.5 % on the stage the post quotes
@@ -865,20 +867,16 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.28.0", "Qwen/Qwen3-32B-AWQ", "RTX 5090", 1, 1, 28384, 21132, 21120),
         ("budget", "0.28.0", "google/gemma-4-E4B-it-qat-w4a16-ct", "L4", 1, 1, 160602, 150039, 150167),
         ("budget", "0.28.0", "google/gemma-4-E4B-it-qat-w4a16-ct", "L4", 1, 1, 199775, 186636, 186796),
-        ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 427872, 401951, 401776),
+        ("budget", "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "L4", 4, 1, 422064, 401946, 401776),
         ("budget", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 15872, 10551, 10576),
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 25248, 16307, 16288),
         ("budget", "0.29.0", "Qwen/Qwen3-8B-FP8", "RTX PRO 4500 1g.16gb", 1, 1, 50496, 28828, 28784),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63851, 57087, 57065),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 67562, 63972, 63988),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 135127, 127661, 127625),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 136057, 126238, 126210),
-        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 180378, 170793, 170836),
+        ("budget", "0.29.0", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "L40S", 1, 1, 63135, 57085, 57065),
         ("budget", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 508268, 540936, 541764),
         ("budget", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", "RTX 3090", 2, 1, 525794, 559461, 560445),
         ("budget", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", 1, 1, 39024, 33702, 33728),
         ("layout", "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-INT4", "RTX 3090", 1, 1, 174899, 121160, 120422),
-        ("rank", "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", "GB10", 2, 1, 381744, 243024, 240816),
+        ("rank", "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", "GB10", 2, 1, 380368, 243031, 240816),
         ("rank", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", "H100", 4, 1, 253792, 180926, 178880),
         ("stage", "0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "RTX PRO 6000 Blackwell", 1, 4, 617904, 586316,
          555680),
@@ -892,8 +890,10 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
     # language-model-only starts come within 5 % and the --max-num-seqs 8 one goes out (-10.3 %)
     # set 27: the later RTX 4090 0.24.0 Qwen3-8B start (compile-state-by-run) quotes no budget
     # set 29: ai-infra-lab's fp8-KV Qwen3.5-4B-FP8 start on the RTX 5090 (sm120-cold-nontorch) quotes no budget
+    # tokens39: the fused-MoE caches held through the sampler run (Behaviour.moe_workspace_persists) bring four of the
+    # Gemma 4 26B-A4B FP8-dynamic budget misses within 5 % (budget 28 -> 24)
     assert sum(sc.miss_class == "unsplit" for sc in misses) == 20
-    assert ("token counts outside 5 %, by where the error is: budget 28, layout 1, stage 1, rank 2, unsplit 20"
+    assert ("token counts outside 5 %, by where the error is: budget 24, layout 1, stage 1, rank 2, unsplit 20"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -1014,14 +1014,16 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     # hybrid-fp8-unread, the --max-num-seqs 8 start joins it
     # set 29: ai-infra-lab's --kv-cache-dtype fp8 start of Qwen3.5-4B-FP8 at 128K on the RTX 5090 (0.29.0, +5.3 %)
     # joins sm120-cold-nontorch: its auto-dtype twins of set 23 are +2.75 %, and it holds ~0.48 GiB more than they do
-    assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 8,
+    # tokens39: the fused-MoE caches are held through the sampler run (the modular kernel's WorkspaceManager buffer):
+    # the four text-only Gemma 4 26B-A4B FP8-dynamic rows leave v2-moe-0.29
+    assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 4,
                       "large-tp-communicators": 2, "pip-sort": 2, "install-unknown": 2, "weights-format": 1,
                       "unified-memory": 2, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
                       "hybrid-fp8-unread": 3, "spec-drafter": 1, "sm120-cold-nontorch": 9,  # two set 26 rows, one key
                       "gemma4-cold-peak": 1,
                       "gemma4-quantised-weights": 4, "qwen38-awq-3090": 3, "text-only-warm-restart": 1,
                       "compile-state-by-run": 3, "small-budget-by-run": 1}
-    assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 8, "
+    assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 4, "
             "large-tp-communicators 2, pip-sort 2, install-unknown 2, weights-format 1, unified-memory 2, "
             "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 3, spec-drafter 1, "
             "sm120-cold-nontorch 10, gemma4-cold-peak 1, gemma4-quantised-weights 4, "
@@ -1051,17 +1053,17 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "cause                    rows tokens % min     max  GiB min     max",
         "wsl2-cold-compile           2        +15.7   +50.1    +0.73   +0.73",
         "wsl2-profile-transient      2         -8.1   +20.4    -1.01   +1.12",
-        "v2-moe-0.29                 8         -6.7   +31.0    -0.85   +1.04",
-        "large-tp-communicators      2         +5.6   +11.9    +2.93   +9.04",
+        "v2-moe-0.29                 4         -6.7   +31.0    -0.85   +0.74",
+        "large-tp-communicators      2         +5.6   +10.9    +2.68   +9.04",
         "pip-sort                    2        -13.6    +5.2    -0.26   +0.33",
         "install-unknown             2        +10.8   +41.9    +0.70   +3.36",
         "weights-format              1         +5.2    +5.2    +0.32   +0.32",
-        "unified-memory              2        +10.5   +58.5    +1.36  +16.67",
+        "unified-memory              2        +10.5   +57.9    +1.36  +16.50",
         "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
         "hybrid-fp8-unread           3        -10.3   +24.0    -0.62   +1.05",
-        "spec-drafter                1        +11.9   +11.9    +1.43   +1.43",
+        "spec-drafter                1        +10.6   +10.6    +1.28   +1.28",
         "sm120-cold-nontorch        10         +5.3   +75.4    +1.03   +1.77",
         "gemma4-cold-peak            1         +8.6    +8.6    +0.25   +0.25",
         "gemma4-quantised-weights    4         +5.2   +12.8    +0.22   +0.96",
@@ -1115,16 +1117,17 @@ L40S_K_FP8, L40S_M_MTP2 = (next(lg for lg in LOGS if lg.url.endswith(f"/probe/re
                            for name in ("K-fp8", "M-mtp2"))
 
 
-def test_the_0_29_0_gemma4_fp8_kv_probe_is_a_budget_miss():
+def test_the_0_29_0_gemma4_fp8_kv_probe_is_within_5_percent():
     # 127,897 tokens (13.46 GiB) until toksingle10, with the 1.02 GiB vision tower that vLLM does not build under
     # --language-model-only counted in the weights (25.34 GiB against 24.72 logged) and Gemma 4's second rotary cache
-    # not: with both as vLLM has them (24.58 GiB) the budget holds 0.79 GiB more than the logged 13.44, which the
-    # tower had been standing in for (startup_logs.MISS_CAUSES "v2-moe-0.29"); the layout is right (127,661 from the
-    # logged budget)
+    # not: with both as vLLM has them (24.58 GiB) the budget held 0.79 GiB more than the logged 13.44, which the
+    # tower had been standing in for (a "v2-moe-0.29" row); the layout is right (127,661 from the logged budget).
+    # tokens39: the fused-MoE caches stay in the shared workspace buffer through the sampler run
+    # (Behaviour.moe_workspace_persists): 14.23 -> 14.08 GiB, 135,127 -> 133,698 tokens (+5.9 -> +4.8 %)
     sc = score(L40S_K_FP8)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
-            sc.tokens_from_logged_kv) == (24.58, 14.23, 135127, 127661)
-    assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct, sc.miss_class) == (True, True, False, "budget")
+            sc.tokens_from_logged_kv) == (24.58, 14.08, 133698, 127661)
+    assert (sc.weights_within, sc.kv_within, sc.tokens_within_5pct, sc.miss_class) == (True, True, True, "")
 
 
 def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_band():
@@ -1136,9 +1139,10 @@ def test_the_0_29_0_gemma4_assistant_drafter_probe_is_a_budget_miss_inside_its_b
     # 0.66 GiB left are the budget's. Blind (before spec45): 25.34, 13.46, 63,947 tokens (+12.1 %). toksingle10: the
     # target's tower, which --language-model-only leaves unbuilt, is out and Gemma 4's second rotary cache in (25.36
     # GiB against the 25.5 logged, 26.12 before), so 1.42 GiB are the budget's (12.68 GiB and 60,236 tokens before)
+    # tokens39: the fused-MoE caches held through the sampler run take 0.15 GiB more (13.44 GiB, 63,851 tokens before)
     sc = score(L40S_M_MTP2)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
-            sc.tokens_from_logged_kv, sc.miss_class) == (25.36, 13.44, 63851, 57087, "budget")
+            sc.tokens_from_logged_kv, sc.miss_class) == (25.36, 13.29, 63135, 57085, "budget")
     assert (sc.weights_within, sc.kv_within, sc.tokens_within_band) == (True, True, True)
 
 
@@ -1189,13 +1193,14 @@ def test_the_0_29_0_mig_slice_probes_are_within_tolerance():
 L40S_GEMMA4_16K = next(lg for lg in LOGS if "/studies/31-l40s-gemma4-26b-tps-thinking/" in lg.url)
 
 
-def test_the_0_29_0_gemma4_l40s_start_at_16k_tokens_is_a_budget_miss():
+def test_the_0_29_0_gemma4_l40s_start_at_16k_tokens_is_within_5_percent():
     # 170,727 tokens (13.46 GiB) until toksingle10, the unbuilt 1.02 GiB tower counted in the weights (the K-fp8 probe
-    # above): 14.23 GiB against the 13.47 logged, +5.6 %; the layout is right (170,793 from the logged budget)
+    # above); then 14.23 GiB against the 13.47 logged, +5.6 %; the layout is right (170,793 from the logged budget).
+    # tokens39: the fused-MoE caches held through the sampler run: 14.08 GiB, 178,474 tokens, +4.5 %
     sc = score(L40S_GEMMA4_16K)
     assert (round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens, sc.tokens_from_logged_kv) == (
-        14.23, 180378, 170793)
-    assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True, False)
+        14.08, 178474, 170795)
+    assert (sc.verdict_right, sc.weights_within, sc.kv_within, sc.tokens_within_5pct) == (True, True, True, True)
 
 
 #: Set 24: ddiiwoong/newblog's default Qwen3-14B-AWQ start on one L4 at 0.28.0, logged on two runs
@@ -1249,13 +1254,14 @@ SPARK_PAIR = [lg for lg in LOGS if lg.url == "https://github.com/eugr/spark-vllm
 def test_the_0_29_1_two_spark_minimax_m2_7_awq_refusal_needs_the_cache_vllm_logged():
     # vLLM's refusal: "23.25 GiB KV cache is needed" for 196,608 tokens, 62 layers x 2 x 4 KV heads a rank x 128 x 2 B
     # = 126,976 B a token at TP2 (a 16-bit cache); shardwise's layout gives exactly that. Its budget keeps 16.4 - 16.6
-    # GiB more than logged at both utilisations: the unified-memory class, open (startup_logs.MISS_CAUSES)
+    # GiB more than logged at both utilisations: the unified-memory class, open (startup_logs.MISS_CAUSES); tokens39's
+    # fused-MoE caches held through the sampler run take 0.16 GiB of it (39.06 and 45.15 GiB before)
     refused, started = SPARK_PAIR
     s = score(refused).sized
     assert (s.kv_bytes_per_token_per_gpu, round(s.needed_kv_gib, 2), s.max_model_len) == (126976, 23.25, 196608)
     assert [(lg.started, s.starts, round(s.available_kv_gib, 2), lg.kv_gib)
-            for lg, s in ((lg, score(lg).sized) for lg in SPARK_PAIR)] == [(False, True, 39.06, 22.5),
-                                                                         (True, True, 45.15, 28.74)]
+            for lg, s in ((lg, score(lg).sized) for lg in SPARK_PAIR)] == [(False, True, 38.9, 22.5),
+                                                                         (True, True, 44.98, 28.74)]
     assert [bool(lg.open_miss) for lg in SPARK_PAIR] == [True, True]
     assert [miss_cause(lg) for lg in SPARK_PAIR] == ["", "unified-memory"]
 
@@ -1362,8 +1368,9 @@ def test_the_sm120_rows_rule_out_the_cold_compile_copy_on_top_of_the_forward_pas
         # release, model, TP, utilisation, tokens logged, copy, as modelled, on top, a second copy (GiB)
         ("0.27.1", "Qwen/Qwen3-32B", 1, 0.426, None, 1.45, 1.69, 0.29, 0.24),
         ("0.27.1", "Qwen/Qwen3-32B", 2, 0.426, 67296, 0.72, -0.03, -0.76, -0.76),
-        ("0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", 4, 0.9, 621392, 0.29, 1.26, 0.97, 0.97),
-        ("0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", 4, 0.9, 623696, 0.29, 0.72, 0.43, 0.43),
+        # tokens39: the fused-MoE caches held through the sampler run (1.26, 0.97, 0.97 and 0.72, 0.43, 0.43 before)
+        ("0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", 4, 0.9, 621392, 0.29, 1.09, 0.96, 0.8),
+        ("0.27.1", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", 4, 0.9, 623696, 0.29, 0.55, 0.42, 0.26),
         ("0.29.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 0.7, 10576, 0.72, 0.73, 0.59, 0.01),
         ("0.30.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 0.9, 33728, 0.72, 0.73, 0.59, 0.01),
         ("0.29.0", "Qwen/Qwen3-8B-FP8", 1, 0.9, 16288, 1.16, 1.23, 1.04, 0.07),

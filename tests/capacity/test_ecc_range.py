@@ -6,6 +6,7 @@ from shardwise.rules.capacity.sizing import Device, EngineSettings, range_note, 
 from shardwise.rules.catalog import find_model, gpus
 
 ECC_CARDS = ("A40", "L40", "L40S", "L20")
+GA102_24GB = ("A10G", "A10")
 
 
 def test_48gb_gddr6_cards_range_from_ecc_on_to_off():
@@ -13,9 +14,27 @@ def test_48gb_gddr6_cards_range_from_ecc_on_to_off():
     table = gpus()
     assert {name: (table[name].memory_gib, table[name].memory_gib_ecc_off) for name in ECC_CARDS} == {
         "A40": (44.43, 47.5), "L40": (44.31, 47.5), "L40S": (44.31, 47.5), "L20": (44.31, 47.5)}
-    # HBM parts and the cards the catalog already takes with ECC off have one figure
+    # HBM parts and the cards the catalog already takes with ECC off have one figure; review27: the 24 GB GA102 data
+    # centre cards range to the RTX A5000's 23.66 GiB (the same board, ECC off); T4 and L4 have no such twin yet
     assert [n for n, g in table.items() if g.memory_gib_ecc_off is not None] == list(
-        n for n in table if n in ECC_CARDS)
+        n for n in table if n in (*ECC_CARDS, *GA102_24GB))
+    assert {n: (table[n].memory_gib, table[n].memory_gib_ecc_off) for n in (*GA102_24GB, "RTX-A5000", "T4", "L4")} == {
+        "A10G": (22.06, 23.66), "A10": (22.06, 23.66), "RTX-A5000": (23.66, None), "T4": (14.75, None),
+        "L4": (21.99, None)}
+
+
+def test_a10g_kv_cache_at_the_edge():
+    """review27: Llama-3.1-8B at TP1 on one A10G, vLLM 0.11.0, 0.9: about 4.24 GiB (-0.9/+0.8) of KV cache with ECC
+    on, 5.68 (+-0.9) with ECC off; 48,000 tokens (5.86 GiB) refused with ECC on only may refuse (blocked before),
+    56,000 (6.84 GiB) refuses at both, 40,000 (4.88 GiB) is within the ECC-on band already (no note)."""
+    a10g = Device.of(gpus()["A10G"])
+    assert (a10g.memory_gib, a10g.memory_gib_high) == (22.06, 23.66)
+    at = [_sized("meta-llama/Llama-3.1-8B-Instruct", a10g, max_model_len=n) for n in (40000, 48000, 56000)]
+    assert [(round(s.needed_kv_gib, 2), s.kv_verdict, range_note(s)) for s in at] == [
+        (4.88, "may-refuse", ""),
+        (5.86, "may-refuse", "22.06 GiB is the GPU's CUDA total with ECC on, which the sizing takes; with ECC off it "
+                             "is 23.66 GiB, where vLLM may start: a manifest does not say which"),
+        (6.84, "refuses", "")]
 
 
 def test_device_takes_the_high_figure_only_with_the_catalogs_memory():

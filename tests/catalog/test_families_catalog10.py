@@ -124,16 +124,26 @@ def test_quantised_uploads_of_a_record_that_names_its_dtype_resolve(model_id, ba
 
 def test_glm52_is_glm5_at_a_million_tokens():
     m, glm5 = find_model("zai-org/GLM-5.2"), find_model("zai-org/GLM-5")
-    assert (m.params, m.num_hidden_layers, m.hidden_size, m.vocab_size) == (glm5.params, 78, 6144, 154_880)
+    # GLM-5's shape, less the indexers of the 57 layers that share top-k (tokens39: 9,371,904 parameters each)
+    assert (m.params, m.num_hidden_layers, m.hidden_size, m.vocab_size) == (
+        glm5.params - 57 * 9_371_904, 78, 6144, 154_880)
     assert m.max_position_embeddings == m.hf_config["max_position_embeddings"] == 1_048_576
-    # MLA latent 512 + 64 at 2 bytes and the indexer's 128 fp8 keys + a fp32 scale, on all 78 layers
-    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 78 * (576 * 2 + 132) == 100_152
+    # MLA latent 512 + 64 at 2 bytes on all 78 layers, the indexer's 128 fp8 keys + a fp32 scale on the 21 that keep
+    # one (78 x 1,152 + 21 x 132 = 92,628, one page a layer rounded up: 78 x 1,188); 78 x (576 x 2 + 132) before
+    assert kv_layout.replica_token_bytes(m, 1, 1, 2) == 78 * 1_188 == 92_664
     sized = sizing.size_replica(find_model("zai-org/GLM-5.2-FP8"), 139.8, vllm_version="0.20.0", max_model_len=32_768,
                                 tp=8)
     # with the 16-bit copy MLA keeps of the FP8 kv_b_proj (78 x 512 x 8 heads x 448 x 2 bytes, 0.27 GiB; 88.77 before)
     # and, since catalog47 reads the checkpoint's own config.json, its 75 routers (256 x 6144) 16-bit: 89.04 before;
-    # since catalog48 the indexer's weights_proj (78 x 6144 x 32, whole on every GPU) 16-bit in the total too: 89.05
-    assert (round(sized.weights_gib_per_gpu, 2), sized.starts) == (89.06, True)
+    # since catalog48 the indexer's weights_proj (78 x 6144 x 32, whole on every GPU) 16-bit in the total too: 89.05.
+    # 0.20.0 builds an indexer on every layer (tokens39), as before
+    assert (round(sized.weights_gib_per_gpu, 2), sized.kv_bytes_per_token_per_gpu, sized.starts) == (
+        89.06, 100_152, True)
+    # 0.24+ builds none on the 57 sharing layers: their wq_b, wk and k_norm (FP8, 9,175,296 a layer) and weights_proj
+    # (16-bit, 6144 x 32), whole on every GPU: 0.51 GiB less
+    later = sizing.size_replica(find_model("zai-org/GLM-5.2-FP8"), 139.8, vllm_version="0.25.1", max_model_len=32_768,
+                                tp=8)
+    assert (round(later.weights_gib_per_gpu, 2), later.kv_bytes_per_token_per_gpu) == (88.55, 92_664)
 
 
 def test_kimi_k26_is_kimi_k25s_shape():

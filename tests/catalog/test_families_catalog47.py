@@ -110,7 +110,10 @@ def test_olmo3_weights_on_an_h100(model_id, tp, weights_gib):
     # the indexer's weights_proj (78 x 6144 x 32) is counted apart since catalog48 (17,113,373,184 with it), and is
     # 16-bit in the name-alone figure too (392.26 before)
     ("nvidia/GLM-5.1-NVFP4", "zai-org/GLM-5.1", 17_098_037_760, 415.17, 392.28),
-    ("nvidia/GLM-5.2-NVFP4", "zai-org/GLM-5.2", 17_098_037_760, 415.17, 392.28),
+    # GLM-5.2's 57 layers that share top-k hold no indexer (tokens39: its config.json's index_topk_freq 4 and
+    # index_skip_topk_offset 3), so their ignored self_attn lacks wq_b, wk and k_norm: 57 x 9,175,296 fewer than
+    # GLM-5.1's, and the model 57 x 9,371,904 parameters smaller (415.17 and 392.28 GiB before)
+    ("nvidia/GLM-5.2-NVFP4", "zai-org/GLM-5.2", 17_098_037_760 - 57 * 9_175_296, 414.18, 391.99),
     # the global layers' attention at its 512-wide heads (toksingle10: weights.gemma4_global_attention; 5 x 2,816 x
     # 5,120 and 10 x 5,376 x 10,240 more than the uniform 256-wide count, 1,584,168,960 and 7,927,234,560 before) and
     # the V slots vLLM allocates for them (17.35 and 29.61 GiB before)
@@ -150,15 +153,19 @@ def test_kimi_k27_code_nvfp4_is_kimi_k26_nvfp4s_shape_and_list():
         find_model("moonshotai/Kimi-K2.7-Code")
 
 
-@pytest.mark.parametrize("model_id", ["zai-org/GLM-5-FP8", "zai-org/GLM-5.1-FP8", "zai-org/GLM-5.2-FP8"])
-def test_zais_fp8_checkpoints_state_their_blocks_and_routers(model_id):
+@pytest.mark.parametrize(("model_id", "weights_gib"), [
+    ("zai-org/GLM-5-FP8", 694.72), ("zai-org/GLM-5.1-FP8", 694.72),
+    # 57 x 9,371,904 parameters fewer (tokens39: the layers that share top-k hold no indexer), 57 x 6144 x 32 of
+    # them the 16-bit weights_proj: 694.72 before
+    ("zai-org/GLM-5.2-FP8", 694.21)])
+def test_zais_fp8_checkpoints_state_their_blocks_and_routers(model_id, weights_gib):
     shape = find_model(model_id)
     qc = shape.hf_config["quantization_config"]
     assert (shape.precision, qc["quant_method"], qc["weight_block_size"]) == ("fp8", "fp8", [128, 128])
     # the 75 MoE layers' routers (256 x 6144) stay 16-bit; 694.59 GiB when they were counted at one byte, and (since
     # catalog48) the indexer's weights_proj, 78 x 6144 x 32, which vLLM never quantises: 694.70 before
     assert ignored_params(shape) == 75 * 256 * 6144 == 117_964_800
-    assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == 694.72
+    assert round(weights_bytes(shape, checkpoint_precision(shape)) / 2**30, 2) == weights_gib
 
 
 def test_nemotron_h_56b_is_its_config():

@@ -22,12 +22,33 @@ def test_every_group_rule_asks_one_list_of_sources_in_order():
 
     groups = [r for r in ALL_RULES if isinstance(r, GroupRule)]
     [sources] = {r.not_running for r in groups}
-    assert [(s.code, s.says, s.keep, s.only) for s in sources] == [
+    # each source's findings are asked once per group (checks/index.py _once_per_group): the wrapper wraps the source
+    assert [(s.code, s.says.__wrapped__, s.keep, s.only) for s in sources] == [  # type: ignore[attr-defined]
         ("SW201", sw201.pending, frozenset(), None), ("SW204", sw204.cannot_start, frozenset({"SW201"}), None),
         ("SW205", sw205.tcp_between_nodes, frozenset(), frozenset({"SW201"}))]
     made = rules_for(load_inputs([str(FIXTURES / "SW201" / "sidecar-mig.yaml")]))
     assert {r.not_running for r in made if isinstance(r, GroupRule)} == {sources}
     assert not any(hasattr(r, "not_running") for r in made if not isinstance(r, GroupRule))
+
+
+def test_a_source_is_asked_once_per_group():
+    """A source's findings on a group are made once and kept beside it, however many rules ask (issue 30)."""
+    from shardwise.rules.checks.index import _once_per_group
+
+    asked = []
+
+    def says(g, inv):
+        asked.append(g)
+        return [len(asked)]
+
+    class Group:  # per_group keeps what it makes by the group's identity, beside a weak reference to it
+        pass
+
+    once = _once_per_group("SW999", says)
+    assert _once_per_group("SW999", says) is once and once.__wrapped__ is says  # type: ignore[attr-defined]
+    a, b = Group(), Group()
+    assert [once(a, None), once(a, None), once(b, None), once(a, None)] == [(1,), (1,), (2,), (1,)]
+    assert asked == [a, b]
 
 
 def test_where_both_sources_say_so_the_first_that_blocks_names_it():

@@ -77,7 +77,8 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
     "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
-    "SW103": {"ecc-range.yaml"},  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
+    "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
+              "context-parallel.yaml"},  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml", "declared-release.yaml",
@@ -96,9 +97,12 @@ EXTRA_FIXTURES = {
               "hf-overrides-not-an-object.yaml",
               "image-placeholder.yaml",  # corpus22: an image written as a placeholder makes the document a template
               "dynamo-image-placeholder.yaml",  # corpus27: so does a Dynamo mainContainer's placeholder image
-              "pip-pinned.yaml"},  # small12: a release `pip install vllm==X` pins is the one judged
+              "pip-pinned.yaml",  # small12: a release `pip install vllm==X` pins is the one judged
+              "router-routing-logic.yaml",  # mend1: a --routing-logic production-stack's router refuses (advisory)
+              "switch-given-value.yaml"},  # mend1: a switch written with a value, by release (vllm.switches)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
+              "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "eplb-one-rank.yaml",  # engine21: and EPLB on one EP rank (TP x DP; TP x PCP x DP from 0.26)
@@ -272,7 +276,9 @@ EXTRA_FIXTURES = {
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
-              "vllm-router.yaml"},  # readers14: production-stack's router (vllm-router) and its --routing-logic
+              "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic
+              "class-name-only.yaml",  # mend1: the class from spec.ingressClassName or its IngressClass's controller
+              "class-name-unknown.json"},  # mend1: a preview's computed ingressClassName is an unknown class
     "SW407": {"startup-probe.yaml"},  # a startup probe on vLLM's port gates readiness; one on a sidecar's does not
     "SW408": {"nccl-trace.yaml"},  # NCCL_DEBUG=TRACE and friends; their INFO levels are quiet
 }

@@ -14,6 +14,7 @@ import pathlib
 import pytest
 import repo_paths
 from shardwise.rules.adapters import load_inputs
+from shardwise.rules.adapters.k8s.network import add_ingress
 from shardwise.rules.checks._net import runtime_ports_covered, world_families
 from shardwise.rules.checks.registry import ALL_RULES, rule_by_code
 from shardwise.rules.checks.sw306 import dev_mode_on
@@ -21,7 +22,7 @@ from shardwise.rules.checks.sw402 import required_startup_seconds
 from shardwise.rules.checks.sw403 import metric_kind
 from shardwise.rules.checks.sw406 import routing
 from shardwise.rules.engine import LintConfig, run_rules
-from shardwise.rules.model import UNKNOWN, Ingress, SgRule
+from shardwise.rules.model import UNKNOWN, Ingress, Inventory, Location, SgRule, Undecidable
 from shardwise.rules.model.errors import InputError
 
 FIXTURES = repo_paths.FIXTURES / "rules"
@@ -161,7 +162,29 @@ def test_metric_kind(metric, kind):
     ({"kubernetes.io/ingress.class": "nginx"}, ("nginx", "round_robin")),
 ])
 def test_routing(annotations, route):
-    assert routing(Ingress("x", annotations=annotations)) == route
+    # through the adapter, which reads the class from spec.ingressClassName, else this annotation
+    inv = Inventory()
+    add_ingress({"kind": "Ingress", "metadata": {"name": "x", "annotations": annotations}}, Location(), inv)
+    assert routing(inv.ingresses[0]) == route
+
+
+@pytest.mark.parametrize("class_name,controller,route", [
+    ("alb", None, ("alb", "round_robin")),  # the AWS Load Balancer Controller chart's IngressClass
+    ("nginx", None, ("nginx", "round_robin")),  # ingress-nginx chart's IngressClass
+    ("internal", "ingress.k8s.aws/alb", ("alb", "round_robin")),  # an IngressClass of the inputs names the controller
+    ("internal", "eks.amazonaws.com/alb", ("alb", "round_robin")),  # EKS Auto Mode's
+    ("public", "k8s.io/ingress-nginx", ("nginx", "round_robin")),
+    ("traefik", None, None),  # a controller the rule does not read
+    (None, None, None),  # the cluster's default class, not in the inputs
+])
+def test_routing_by_class_field(class_name, controller, route):
+    assert routing(Ingress("x", class_name=class_name, class_controller=controller)) == route
+
+
+def test_routing_unknown_class_is_unknown():
+    # a class not known yet (a preview's computed ingressClassName) may name any controller: never "no controller"
+    with pytest.raises(Undecidable, match="the ingress class of Ingress `x`"):
+        routing(Ingress("x", class_name=UNKNOWN))
 
 
 @pytest.mark.parametrize("value,on", [

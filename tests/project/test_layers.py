@@ -358,6 +358,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/programs.py: shardwise.rules.adapters.shell",  # only a program line that may start vLLM
     "rules/checks/index.py: shardwise.rules.checks.registry",  # every rule's metadata, only for SARIF and Markdown
     "rules/checks/index.py: shardwise.rules.engine.rule",  # NotRunning, only once rules are made (SW001 reads codes)
+    "rules/checks/index.py: shardwise.rules.capacity.group",  # per_group, once the sources are wired (lintspeed24)
     "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
     "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
     "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries
@@ -366,6 +367,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/report/result.py: shardwise.rules.report.summary",  # only a report that holds the workload summaries
     "rules/catalog/__init__.py: shardwise.rules.catalog.hfconfig",  # its re-exports, on their first use
     "rules/catalog/resolve.py: shardwise.rules.catalog.hfconfig",  # only a config.json to read
+    "rules/catalog/hfconfig.py: shardwise.rules.vllm.kv_layout",  # only a config.json that shares top-k (GLM-5.2)
     "rules/capacity/weights.py: shardwise.rules.catalog.hfconfig",  # only a quantised checkpoint or Nemotron-H
     "rules/capacity/sizing.py: shardwise.rules.capacity.seeds",  # its re-exports, on their first use (no lint)
     "rules/capacity/group.py: shardwise.rules.capacity.encoder",  # only an encoder-only embedder's config.json

@@ -488,6 +488,45 @@ def test_github_file_with_comma_and_colon_is_escaped():
     assert annotation(f) == "::error file=a%2Cb%3Ac.yaml,line=7,title=x::SW104: m (s)"
 
 
+def test_a_finding_read_through_a_render_is_placed_on_its_file():
+    """newuser12: a finding on what an Argo CD Application or an overlay renders names its file with what it came
+    through (``TEMPLATE (via Application argocd/chat-prod)``); GitHub and a code scanner place an annotation or a
+    result only on a file of the repository, so they name the template (the kustomization) and say the rest in the
+    message. The text report keeps the file as it was."""
+    via = "charts/vllm/templates/deployment.yaml (via Application argocd/chat-prod)"
+    built = "deploy/prod/kustomization.yaml (kustomize build) (via Kustomization flux-system/prod)"
+    findings = [Finding("SW104", "sharded-model-that-fits", "mandatory", "high", "m", Location(via, 24),
+                        "Deployment chat/chat-vllm"),
+                Finding("SW305", "namespace-without-default-deny", "advisory", "medium", "n", Location(built, 1),
+                        "Namespace prod"),
+                Finding("SW402", "liveness-without-startup-probe", "mandatory", "high", "o",
+                        Location("base/deploy.yaml (via overlays/prod/kustomization.yaml)", 20), "Deployment p/e")]
+    error = InputError("cannot parse YAML", "deploy/prod/kustomization.yaml (kustomize build)", 3)
+    r = Report(findings, Inventory(sources=[via], errors=[error]), metas=METAS)
+    assert render(r, "github").splitlines() == [
+        "::error file=deploy/prod/kustomization.yaml,line=3,title=shardwise input error::cannot parse YAML "
+        "(kustomize build)",
+        "::error file=charts/vllm/templates/deployment.yaml,line=24,title=sharded-model-that-fits::SW104: m "
+        "(Deployment chat/chat-vllm; via Application argocd/chat-prod)",
+        "::warning file=deploy/prod/kustomization.yaml,line=1,title=namespace-without-default-deny::SW305: n "
+        "(Namespace prod; kustomize build; via Kustomization flux-system/prod)",
+        "::error file=base/deploy.yaml,line=20,title=liveness-without-startup-probe::SW402: o "
+        "(Deployment p/e; via overlays/prod/kustomization.yaml)",
+    ]
+    run = json.loads(render(r, "sarif"))["runs"][0]
+    assert [(x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+             x["locations"][0]["physicalLocation"]["region"]["startLine"], x["message"]["text"])
+            for x in run["results"]] == [
+        ("charts/vllm/templates/deployment.yaml", 24, "m (Deployment chat/chat-vllm; via Application argocd/chat-prod)"),
+        ("deploy/prod/kustomization.yaml", 1, "n (Namespace prod; kustomize build; via Kustomization flux-system/prod)"),
+        ("base/deploy.yaml", 20, "o (Deployment p/e; via overlays/prod/kustomization.yaml)"),
+    ]
+    note = run["invocations"][0]["toolExecutionNotifications"][0]
+    assert note["message"]["text"] == "cannot parse YAML (kustomize build)"
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy/prod/kustomization.yaml"
+    assert f"{via}:24: SW104" in render(r, "text")  # the text report names what it came through in the file
+
+
 # ------------------------------------------------------------------------------------ input errors
 
 ERRORS = [
@@ -731,3 +770,19 @@ def test_pascal_case():
 def test_unknown_format(report):
     with pytest.raises(ValueError, match="unknown format 'xml'"):
         render(report, "xml")
+
+
+@pytest.mark.parametrize("text", ["ascii only\n", "TP1\u00d7PP1 (\u22120.4/+1.7) \u2014 done\n",
+                                  "deploy/\udcff\udcfe bad.yaml: \u00d7\n", "\ud800 alone\n"])
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown"])
+def test_a_report_file_holds_the_bytes_of_its_utf8_text_encoded_once(text, fmt, tmp_path):
+    """``--output`` writes :func:`utf8_bytes`: the bytes of :func:`utf8_text` (a lone surrogate escaped), encoded once
+    (issue 30), and a file written from them holds what one written from the text holds."""
+    from shardwise.rules.app.output import write_atomically
+    from shardwise.rules.report.formats import utf8_bytes, utf8_text
+
+    data = utf8_bytes(text, fmt)
+    assert data == utf8_text(text, fmt).encode("utf-8")
+    write_atomically(str(tmp_path / "from-bytes"), data)
+    write_atomically(str(tmp_path / "from-text"), utf8_text(text, fmt))
+    assert (tmp_path / "from-bytes").read_bytes() == (tmp_path / "from-text").read_bytes() == data

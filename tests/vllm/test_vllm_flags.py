@@ -479,3 +479,54 @@ def test_an_hf_overrides_that_is_json_but_no_object_is_refused_from_0_10():
     assert latest is not None and "every release read from 0.10.0 to 0.34.0 exits at start-up on it" in latest[1]
     assert unread_release_refusal(["--hf-overrides", "5"], ["--hf-overrides", "5"], "vllm/vllm-openai:v0.9.2.post9") \
         is None
+
+
+# mend1: an option that takes no value (a switch) written with one makes the release's argparse exit
+
+
+def test_the_switch_data_holds_exactly_the_releases_collected_and_only_their_options():
+    from shardwise.rules.vllm.options import OPTION_RELEASES, release_options
+    from shardwise.rules.vllm.switches import _load, releases_read
+
+    assert releases_read() == OPTION_RELEASES
+    for release, names in _load().items():
+        options = set(release_options(release) or ())
+        assert names and names <= options, (release, sorted(names - options))
+
+
+@pytest.mark.parametrize(("release", "tokens", "word"), [
+    # corpus28's shapes on 0.6.3: store_true there
+    ("0.6.3", ["--model", "m", "--disable-log-stats=false"], "--disable-log-stats=false"),
+    ("0.6.3", ["--model", "m", "--enable-prefix-caching=$(X)"], "--enable-prefix-caching=$(X)"),
+    ("0.6.3", ["--model", "m", "--disable_log_stats=false"], "--disable_log_stats=false"),  # `_` read as `-`
+    ("0.12.0", ["m", "--enforce-eager", "true"], "true"),  # after the model: a positional nothing takes
+    ("0.12.0", ["--model", "m", "--enforce-eager", "False"], "False"),
+    ("0.12.0", ["m", "--no-enforce-eager=true"], "--no-enforce-eager=true"),  # BooleanOptionalAction's --no- form
+    ("0.8.5", ["--model", "m", "--trust-remote-code=True"], "--trust-remote-code=True"),
+    # StoreBoolean (nargs="?") on 0.6.3: it takes a value
+    ("0.6.3", ["--model", "m", "--enable-chunked-prefill=false"], None),
+    ("0.12.0", ["--trust-remote-code", "m"], None),  # the model after a switch is the positional model
+    ("0.12.0", ["--enforce-eager", "true"], None),  # no model besides: `true` would be read as the model
+    ("0.12.0", ["m", "--enforce-eager"], None),
+    ("0.12.0", ["m", "--max-model-len=8192"], None),  # an option that takes a value
+])
+def test_a_switch_given_a_value_is_refused_by_the_release(release: str, tokens: list[str], word: str | None) -> None:
+    from shardwise.rules.vllm.flags import release_value_refused
+
+    found = release_value_refused(["vllm", "serve", *tokens], tokens, parse_version(release))
+    assert (found[0] if found else None) == word
+    if found:
+        assert f"takes no value in vLLM {release} (the release the image names)" in found[1]
+        assert "exits at start-up" in found[1]
+
+
+def test_a_switch_given_a_value_on_an_image_naming_no_release_read_is_advisory():
+    from shardwise.rules.vllm.flags import switch_at_every_release, unread_release_refusal
+
+    assert switch_at_every_release("enforce-eager") and switch_at_every_release("trust-remote-code")
+    assert not switch_at_every_release("enable-chunked-prefill")  # StoreBoolean in the 0.5 and 0.6 releases
+    assert not switch_at_every_release("max-model-len")
+    tokens = ["m", "--enforce-eager=true"]
+    found = unread_release_refusal(["vllm", "serve", *tokens], tokens, "vllm/vllm-openai:latest")
+    assert found is not None and found[0] == "--enforce-eager=true"
+    assert found[1].startswith("`--enforce-eager` takes no value at any vLLM release read (0.5.0 to 0.34.0, each")

@@ -11,7 +11,7 @@ dfaf83d; its image and probe templates and probe defaults read the same at commo
   appended when the values hold more than one controller (``lib/common/_determineResourceNameFromValues.tpl``);
 - each of its ``containers`` (and ``initContainers``), ``enabled`` unless disabled, is a container named after its
   key: ``image.repository:image.tag``; ``command`` and ``args`` as written (a string is a list of one); ``env`` as a
-  list, or a mapping turned into one in key order (a ``dependsOn`` first), a value as text, a mapping with
+  list, or a mapping turned into one in key order (a ``dependsOn`` first), either way a value as text, a mapping with
   ``value``/``valueFrom`` as written and any other mapping as the ``valueFrom``; ``envFrom``, ``resources``,
   ``securityContext``, ``workingDir``, ``lifecycle`` as written; the controller's ``defaultContainerOptions`` fill
   what a container leaves empty (``defaultContainerOptionsStrategy: merge``: merged);
@@ -78,9 +78,13 @@ def _text(value: Any) -> Any:
 
 
 def _env(env: Any) -> list[Any] | None:
-    """The container's env list (``lib/container/fields/_env.tpl``)."""
+    """The container's env list (``lib/container/fields/_env.tpl``). Written as a list or as a mapping, each
+    ``value`` the chart reads as a number or a boolean is written as text (``toString``: its last loop takes both
+    forms alike, since common 2.1.0): ``- {name: ENABLE_RAG_WEB_SEARCH, value: true}`` renders ``"true"``, which
+    Kubernetes takes (corpus29: two home-ops Open WebUI releases were an input error 'expected a string')."""
     if isinstance(env, list):
-        return env or None
+        return [_ld({**e, "value": _text(e["value"])}, e) if isinstance(e, dict) and "value" in e else e
+                for e in env] or None
     if not isinstance(env, dict) or not env:
         return None
     deps = {str(k): ([v["dependsOn"]] if isinstance(v, dict) and isinstance(v.get("dependsOn"), str)

@@ -37,7 +37,7 @@ from .apptemplate import _ld
 from .fields import as_map, int_field, line_of, quantity, typed_list, typed_map
 from .parse import Lines
 from .pods import read_pod
-from .router import read_router
+from .router import keep_router, read_router
 
 GROUP = "production-stack.vllm.ai"
 #: The controller's probes (``deploymentForVLLMRuntime``): HTTP GET /health on the vLLM port.
@@ -279,7 +279,7 @@ def add_prodstack_operator(kind: str, obj: Mapping[str, Any], loc: Location, inv
         pod = read_pod(tpl["metadata"], tpl["spec"], loc.file, file_lines, {}, where=loc, path="spec.template.spec")
         router = read_router(kind, rendered, loc, pod.containers, claimed=True)
         if router is not None:
-            inv.routers.append(router)
+            keep_router(router, inv)
             added = True
     if kind == "VLLMRuntime":
         scaled = runtime_scaled_object(obj, loc)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, Container, Inventory, Location, Router
+from ...model import ROUTER_LOGICS, UNKNOWN, Container, Inventory, LaunchIssue, Location, Router
 from ...model.unknown import UNKNOWN_TOKEN, holds_placeholder
 from .configfile import config_map_key, env_from_values
 from .fields import as_map, read_annotations, suppressions_from
@@ -181,5 +181,26 @@ def add_router(kind: str, obj: Mapping[str, Any], loc: Location, containers: lis
     """Add the router a workload's pod runs (:func:`read_router`); True when one was added."""
     r = read_router(kind, obj, loc, containers)
     if r is not None:
-        inv.routers.append(r)
+        keep_router(r, inv)
     return r is not None
+
+
+def keep_router(r: Router, inv: Inventory) -> None:
+    """Add a router read to ``inv``, and SW003's record where its ``--routing-logic`` is one it exits on."""
+    inv.routers.append(r)
+    if isinstance(r.logic, str) and r.logic not in ROUTER_LOGICS:
+        inv.launch_issues.append(_refused_logic(r))
+
+
+def _refused_logic(r: Router) -> LaunchIssue:
+    """SW003's record of a router given a ``--routing-logic`` that no release read takes: argparse's ``choices``
+    refuses it ("argument --routing-logic: invalid choice") and the router exits at start, routing nothing. Advisory:
+    the router's image tags name no release (builds of main, and ``latest``), and a later build may add a choice, as
+    0.1.3 added three and 0.1.11 one (:data:`~..model.ROUTER_LOGICS`)."""
+    subject = f"{r.kind} {r.namespace}/{r.name}"
+    return LaunchIssue(
+        subject, "",
+        f"vllm-router exits at start: --routing-logic `{r.logic}` is none of its choices at any release read "
+        f"(vllm-stack-0.0.3 to 0.1.12: {', '.join(ROUTER_LOGICS)}; argparse says \"invalid choice\"); write one of "
+        "them (advisory: the router's image names no release, and a later build may add a choice)",
+        r.location, crash=True, suppressions=list(r.suppressions), namespace=r.namespace, advisory=True)

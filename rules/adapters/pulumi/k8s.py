@@ -235,6 +235,10 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
     for path in unknown:
         if _read_as_unknown(path):
             continue
+        if kind == "Ingress" and _hides_ingress_class(path):
+            for ing in inv.ingresses:  # which controller serves it, so its exposure (SW306) and algorithm (SW406)
+                if path[:1] == ("spec",) or ing.class_name is None:  # the field, else the annotation names it
+                    ing.class_name = UNKNOWN
         tail = path[-3:]
         template = _pod_template(path, kind)
         rel = path[len(template):] if template is not None else ()
@@ -492,6 +496,13 @@ def _unknown_instance_types(inv: Inventory) -> None:
     for pool in (*pools, extra):
         pool.variant_of = name
     inv.pools.append(extra)
+
+
+def _hides_ingress_class(path: Path) -> bool:
+    """Whether an unknown at ``path`` of an Ingress hides its class: ``spec.ingressClassName`` (or the whole spec), or
+    the older ``kubernetes.io/ingress.class`` annotation (or the whole annotation map) where the field is not set."""
+    return path in (("spec",), ("spec", "ingressClassName"), ("metadata", "annotations"),
+                    ("metadata", "annotations", "kubernetes.io/ingress.class"))
 
 
 def _routes_to(path: Path) -> bool:

@@ -240,15 +240,48 @@ def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -
 TERRAFORM = "Terraform configuration (HCL is not read)"
 
 
+#: A Terraform argument that names a Helm chart (``helm_release``'s ``chart``, a module's input of that name) or a
+#: container image (``kubernetes_deployment``'s ``container { image = ... }``), with its quoted value.
+_TF_CHART = re.compile(r'^[ \t]*chart[ \t]*=[ \t]*"([^"\n]+)"')
+_TF_IMAGE = re.compile(r'^[ \t]*image[ \t]*=[ \t]*"([^"\n]+)"')
+#: The Helm charts whose pods are vLLM's server: production-stack's ``vllm-stack``
+#: (https://vllm-project.github.io/production-stack), and charts named ``vllm`` (substratusai's, an OCI ``.../vllm``).
+_VLLM_CHARTS = frozenset({"vllm", "vllm-stack"})
+
+
+def _terraform_vllm(text: str) -> str | None:
+    """What a Terraform file deploys of vLLM that :func:`.shell.serves_vllm` does not see, said for its skip reason:
+    a ``helm_release`` of vLLM's chart, or a container of an image named for vLLM (``.../vllm-release-x:1.0``, whose
+    entrypoint starts the server), at the first such line outside a comment; None when it names neither."""
+    from ..vllm.args import is_vllm_image
+
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        chart = _TF_CHART.match(line)
+        if chart is not None and chart.group(1).strip().lower().rstrip("/").rsplit("/", 1)[-1] in _VLLM_CHARTS:
+            return (f"installs vLLM's Helm chart `{chart.group(1)}` (line {n}): shardwise reads no HCL, so the servers "
+                    "that chart runs are not linted; lint the chart rendered with the release's values (helm "
+                    "template, with the values it sets, piped to shardwise lint -)")
+        image = _TF_IMAGE.match(line)
+        if image is not None and is_vllm_image(re.sub(r"\$\{[^}]*\}", "x", image.group(1))):
+            return (f"runs an image named for vLLM (`{image.group(1)}` at line {n}): shardwise reads no HCL, so that "
+                    "workload is not linted; write the Kubernetes object it declares as YAML (or `kubectl get -o "
+                    "yaml` once applied) to lint it")
+    return None
+
+
 def terraform_skip(text: str) -> str:
     """Why a Terraform file (``*.tf``) is skipped: shardwise reads no HCL, and says so of one that starts a vLLM
     server (its image, ``vllm serve``, the API server module or a vLLM-only flag, as :mod:`.shell` reads a script),
-    whose workload (a ``kubernetes_deployment`` or the like) is then not linted."""
+    whose workload (a ``kubernetes_deployment`` or the like) is then not linted, and of one that installs vLLM's
+    Helm chart or runs an image named for vLLM (:func:`_terraform_vllm`)."""
     from .shell import serves_vllm
 
     found = serves_vllm(text)
     if found is None:
-        return TERRAFORM
+        other = _terraform_vllm(text)
+        return TERRAFORM if other is None else f"Terraform configuration that {other}"
     line, word = found
     return (f"Terraform configuration that starts vLLM (`{word}` at line {line}): shardwise reads no HCL, so that "
             "server is not linted; a Kubernetes object it declares can be (write it as YAML, or `kubectl get -o yaml` "

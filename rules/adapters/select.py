@@ -193,10 +193,11 @@ def _is_chart(directory: str, cache: dict[str, bool]) -> bool:
 
 
 def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
-                    places: dict[str, str | None] | None = None) -> str | None:
+                    places: dict[str, str | None] | None = None,
+                    tests: dict[str, frozenset[str]] | None = None) -> str | None:
     """Why ``path`` is not an input, from its name and place alone (None: read it and see). ``charts`` and
     ``places`` keep what was found out about each directory (whether it holds a chart; what its place makes
-    of the files in it) for the next file of one walk."""
+    of the files in it) for the next file of one walk, and ``tests`` the files its Chainsaw tests assert."""
     charts = {} if charts is None else charts
     name = os.path.basename(path)
     reason = _NAMED.get(name)
@@ -207,6 +208,12 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
             return why
     if _VALUES.match(name) and _is_chart(os.path.dirname(os.path.abspath(path)), charts):
         return HELM_VALUES
+    if _STEP_ASSERTION.match(name):
+        return TEST_ASSERTION
+    if name.endswith((".yaml", ".yml")):
+        absolute = os.path.normpath(os.path.abspath(path))
+        if absolute in _chainsaw_assertions(os.path.dirname(absolute), {} if tests is None else tests):
+            return TEST_ASSERTION
     where = os.path.dirname(path)  # the files of one directory share their place
     if places is not None and where in places:
         return places[where]
@@ -217,6 +224,59 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
 
 
 _VALUES = re.compile(r"^values([.-].*)?\.ya?ml$")
+
+#: A test's assertion, never applied: Kyverno Chainsaw and KUTTL compare each object of an assert (or errors) file
+#: with the cluster's, field by field, and the file holds only the fields compared (a VLLMRuntime with no spec, a
+#: Deployment with only its status), often with JMESPath keys such as ``(status.conditions[?type == 'Ready'])``.
+TEST_ASSERTION = ("test assertion (Chainsaw or KUTTL: objects compared with the cluster's, never applied; lint the "
+                  "files the test applies)")
+#: The conventional name of an assert or errors file of a KUTTL or Chainsaw test step: ``<step index>-assert.yaml``,
+#: ``<step index>-errors.yaml`` (chainsaw docs, "Conventional approach": 00-configmap.yaml is applied, 01-assert.yaml
+#: asserted, 02-errors.yaml expected absent; KUTTL's test steps name them the same way).
+_STEP_ASSERTION = re.compile(r"^\d+-(?:assert|errors)\.ya?ml$")
+#: The file that holds a Chainsaw test in its folder (chainsaw's default ``--test-file``), whose ``assert`` and
+#: ``error`` operations name the files they compare (``- assert: {file: assertions.yaml}``).
+_CHAINSAW_TESTS = ("chainsaw-test.yaml", "chainsaw-test.yml")
+_CHAINSAW_OPERATIONS = ("try", "catch", "finally", "cleanup")
+
+
+def _chainsaw_assertions(directory: str, cache: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The files (absolute, normalised) that the ``assert`` and ``error`` operations of the Chainsaw tests in
+    ``directory``'s ``chainsaw-test.yaml`` name, a glob expanded in its folder; none where there is no such test or
+    it cannot be read (its files are then read as any other: nothing is skipped on a guess)."""
+    hit = cache.get(directory)
+    if hit is not None:
+        return hit
+    names: set[str] = set()
+    for test in _CHAINSAW_TESTS:
+        path = os.path.join(directory, test)
+        if not os.path.isfile(path):
+            continue
+        import glob  # only where a folder holds a chainsaw test
+
+        from .yamlsrc import load_documents
+        try:
+            docs = load_documents(read_file_bytes(path, path).decode("utf-8", "replace"), path)
+        except InputError:
+            continue
+        for _, doc in docs:
+            if not (isinstance(doc, dict) and doc.get("kind") == "Test"
+                    and str(doc.get("apiVersion", "")).startswith("chainsaw.kyverno.io/")):
+                continue
+            spec = doc.get("spec")
+            steps = spec.get("steps") if isinstance(spec, dict) else None
+            for step in steps if isinstance(steps, list) else ():
+                for part in _CHAINSAW_OPERATIONS:
+                    ops = step.get(part) if isinstance(step, dict) else None
+                    for op in ops if isinstance(ops, list) else ():
+                        for verb in ("assert", "error"):
+                            body = op.get(verb) if isinstance(op, dict) else None
+                            file = body.get("file") if isinstance(body, dict) else None
+                            if isinstance(file, str) and file and "://" not in file:
+                                names.update(os.path.normpath(os.path.abspath(p))
+                                             for p in glob.glob(os.path.join(directory, file)))
+    cache[directory] = hit = frozenset(names)
+    return hit
 
 
 def _skipped_by_place(path: str, directory: str, charts: dict[str, bool]) -> str | None:
@@ -481,6 +541,9 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
     sel = Selection()
     charts: dict[str, bool] = {}
     places: dict[str, str | None] = {}
+    tests: dict[str, frozenset[str]] = {}
+    terraform: list[str] = []  # the Terraform files met while searching, and the YAML and JSON files
+    searched: set[str] = set()
 
     # the same file met twice (``lint f.yaml ./f.yaml .``, ``- -``) is read once, under the name met first: its
     # findings reported once (hostile8); only where more than one path is named (one folder's walk meets each once)
@@ -496,7 +559,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         if excludes.excluded(path, False):
             sel.excluded.append(path)
             return
-        reason = skipped_by_name(path, charts, places)
+        reason = skipped_by_name(path, charts, places, tests)
         if reason == "Pulumi project file" and os.path.basename(path) in _PULUMI_PROJECT:
             reason = _pulumi_project(path)
         if reason is not None:
@@ -562,6 +625,10 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                                 "read it)", path))
                             continue
                         consider(path)
+                        if f.endswith(TERRAFORM_SUFFIX):
+                            terraform.append(path)
+                        elif f.endswith(INPUT_SUFFIXES) and sel.files and sel.files[-1] == path:
+                            searched.add(path)  # to read: not excluded, skipped by name or met before
         elif os.path.exists(p):
             target = to_render(p)
             if target is not None:  # Chart.yaml or kustomization.yaml named: its directory is rendered
@@ -576,4 +643,40 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         else:
             sel.order.setdefault(p, len(sel.order))
             sel.errors.append(InputError("no such file or directory", p))
+    if terraform and searched:
+        _skip_terraform_templates(sel, terraform, searched)
     return sel
+
+
+#: A Terraform template a configuration renders: ``templatefile("${path.module}/values.yaml", {...})`` (or a bare
+#: path, relative to the configuration's folder), or ``template = file(...)`` of a ``template_file`` data source.
+_TF_TEMPLATE = re.compile(r'(?:\btemplatefile|\btemplate\s*=\s*file)\(\s*"(?:\$\{path\.module\}/)?([^"$\n]+)"')
+
+
+#: The skip reason of a YAML or JSON file that a Terraform file of the inputs renders as a template.
+TERRAFORM_TEMPLATE = ("Terraform template (a Terraform file of the inputs renders it with templatefile, which fills "
+                      "its ${...} and %{...} first: lint what Terraform renders)")
+
+
+def _skip_terraform_templates(sel: Selection, terraform: list[str], searched: set[str]) -> None:
+    """Skip, as a Terraform template, each YAML or JSON file met while searching that a searched Terraform file of the
+    run renders with ``templatefile`` (the Helm values of a ``helm_release``, a manifest ``yamldecode`` reads): its
+    ``${...}`` interpolations and ``%{ if }`` directives are Terraform's, not YAML, until Terraform renders it, as a
+    ``*.yaml.tpl`` met while searching is skipped. A file named on the command line is read, as such a template is."""
+    wanted = {os.path.normpath(os.path.abspath(f)): f for f in searched}
+    found: set[str] = set()
+    for tf in terraform:
+        try:
+            text = read_file_bytes(tf, tf).decode("utf-8", "replace")
+        except InputError:
+            continue
+        for line in text.splitlines():
+            if line.lstrip().startswith(("#", "//")):
+                continue
+            for m in _TF_TEMPLATE.finditer(line):
+                target = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(tf)), m.group(1)))
+                if target in wanted:
+                    found.add(wanted[target])
+    if found:
+        sel.files = [f for f in sel.files if f not in found]
+        sel.skipped.extend((f, TERRAFORM_TEMPLATE) for f in sorted(found, key=sel.place))

@@ -9,6 +9,7 @@ import os
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
+from shardwise.rules.adapters.select import TERRAFORM_TEMPLATE
 
 DIR = os.path.join(FIXTURES, "inputs", "terraform")
 STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so that "
@@ -33,3 +34,118 @@ def test_a_terraform_file_named_is_skipped_too_not_an_input_error():
 def test_a_comment_that_names_the_vllm_image_is_no_server():
     text = '# deploys vllm/vllm-openai with the chart below\nresource "helm_release" "x" {\n  chart = "./chart"\n}\n'
     assert load_text(text, "helm.tf").skipped_files == [("helm.tf", TERRAFORM)]
+
+
+# corpus31 (shapes written here): brokedba/vllm-lab's vllm-production-stack.tf installs production-stack's chart
+# with values Terraform renders from a .tpl; sarvamai/uidai-deployment's models/*.tf declare kubernetes_deployment_v1
+# containers of the team's vLLM builds, whose entrypoint starts the server from MODEL1/PORT1 env. Both were skipped
+# as plain "Terraform configuration (HCL is not read)", as if they deployed nothing of vLLM.
+HELM_RELEASE = '''resource "helm_release" "vllm_stack" {
+  count      = var.enable_vllm ? 1 : 0
+  name       = "vllm-${var.inference_hardware}"
+  repository = "https://vllm-project.github.io/production-stack"
+  chart      = "vllm-stack"
+  values     = [data.template_file.vllm_values[0].rendered]
+}
+'''
+DEPLOYMENT_V1 = '''resource "kubernetes_deployment_v1" "vllm_guard" {
+  spec {
+    template {
+      spec {
+        container {
+          name  = "vllm-guard"
+          image = "${var.docker_registry_name}/inference/llm/vllm-release-guard:0.5.2"
+          env {
+            name  = "MODEL1"
+            value = "/workspace/meta-llama/Llama-Guard-3-8B"
+          }
+        }
+      }
+    }
+  }
+}
+'''
+
+
+def test_a_helm_release_of_vllms_chart_says_the_chart_is_not_linted():
+    reason = load_text(HELM_RELEASE, "stack.tf").skipped_files[0][1]
+    assert reason == ("Terraform configuration that installs vLLM's Helm chart `vllm-stack` (line 5): shardwise "
+                      "reads no HCL, so the servers that chart runs are not linted; lint the chart rendered with the "
+                      "release's values (helm template, with the values it sets, piped to shardwise lint -)")
+    oci = HELM_RELEASE.replace('"vllm-stack"', '"oci://ghcr.io/acme/charts/vllm"')
+    assert "installs vLLM's Helm chart `oci://ghcr.io/acme/charts/vllm` (line 5)" in load_text(
+        oci, "stack.tf").skipped_files[0][1]
+
+
+def test_a_container_of_an_image_named_for_vllm_says_its_workload_is_not_linted():
+    reason = load_text(DEPLOYMENT_V1, "guard.tf").skipped_files[0][1]
+    assert reason == ("Terraform configuration that runs an image named for vLLM (`${var.docker_registry_name}/"
+                      "inference/llm/vllm-release-guard:0.5.2` at line 7): shardwise reads no HCL, so that workload "
+                      "is not linted; write the Kubernetes object it declares as YAML (or `kubectl get -o yaml` once "
+                      "applied) to lint it")
+
+
+def test_other_charts_images_and_comments_are_plain_terraform():
+    for text in (HELM_RELEASE.replace('"vllm-stack"', '"vllm-router"'),
+                 HELM_RELEASE.replace('  chart      = "vllm-stack"', '  # chart    = "vllm-stack"'),
+                 DEPLOYMENT_V1.replace("vllm-release-guard", "guard"),
+                 DEPLOYMENT_V1.replace('"${var.docker_registry_name}/inference/llm/vllm-release-guard:0.5.2"',
+                                       '"${var.vllm_image}"')):
+        assert load_text(text, "x.tf").skipped_files == [("x.tf", TERRAFORM)]
+
+
+# corpus31: ai-on-gke/common-infra's modules/kuberay-cluster (no licence; shape written here) passes its values.yaml
+# through templatefile to a helm_release; the file holds Terraform's ${indent(4, ...)} and %{ if } lines, which are
+# not YAML until Terraform renders them, and the repository's lint exited 2 on "cannot parse YAML".
+MODULE_TF = '''resource "helm_release" "ray_cluster" {
+  name  = var.name
+  chart = "ray-cluster"
+  values = [
+    templatefile("${path.module}/values.yaml", {
+      additional_labels   = var.additional_labels
+      k8s_service_account = var.k8s_service_account
+      enable_gpu          = var.enable_gpu
+    })
+  ]
+}
+
+data "template_file" "monitoring" {
+  template = file("${path.module}/config/monitoring.yaml")
+}
+'''
+RAY_VALUES = '''head:
+  labels:
+    cloud.google.com/gke-ray-node-type: head
+    ${indent(4, chomp(yamlencode(additional_labels)))}
+  serviceAccountName: ${k8s_service_account}
+worker:
+%{ if enable_gpu ~}
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+%{ endif ~}
+'''
+
+
+def _module(tmp_path, tf: str = MODULE_TF) -> None:
+    (tmp_path / "main.tf").write_text(tf)
+    (tmp_path / "values.yaml").write_text(RAY_VALUES)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config/monitoring.yaml").write_text(RAY_VALUES)
+
+
+def test_a_yaml_file_terraform_renders_with_templatefile_is_a_template_when_searched(tmp_path):
+    _module(tmp_path)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert inv.errors == [] and inv.groups == []
+    assert sorted((os.path.relpath(f, tmp_path), why) for f, why in inv.skipped_files) == [
+        ("config/monitoring.yaml", TERRAFORM_TEMPLATE), ("main.tf", TERRAFORM), ("values.yaml", TERRAFORM_TEMPLATE)]
+
+
+def test_the_same_template_named_or_rendered_by_no_terraform_file_is_read(tmp_path):
+    _module(tmp_path, MODULE_TF.replace("templatefile(", "# templatefile(").replace("template = file(", "# t("))
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert sorted(os.path.relpath(e.file, tmp_path) for e in inv.errors) == ["config/monitoring.yaml", "values.yaml"]
+    _module(tmp_path)
+    inv = read_inputs([str(tmp_path / "values.yaml")], jobs=1)
+    assert [(os.path.basename(e.file), e.line) for e in inv.errors] == [("values.yaml", 5)]

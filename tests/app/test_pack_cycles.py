@@ -1,4 +1,5 @@
-"""No request of the pack may leave a reference cycle, which only the garbage collector frees. Every Pulumi preview among the rule
+"""The pack serves with the garbage collector off (``rules/__main__.py``'s ``serve_without_collections``): no
+request may leave a reference cycle, which only the collector frees. Every Pulumi preview among the rule
 fixtures (Kubernetes objects and AWS resources, values not known at preview among them) and the preview of
 ``pulumi_preview.stack_preview``: each resource's one-resource analysis and the stack's analysis, every rule
 checked on each, with the collector off; a full collection afterwards finds nothing unreachable. (The Kubernetes
@@ -8,13 +9,15 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pulumi_preview import stack_preview
-from repo_paths import FIXTURES
+from repo_paths import FIXTURES, ROOT
 from shardwise.rules.adapters.pulumi import UNKNOWN_SENTINELS, resources_from_json
 from shardwise.rules.adapters.pulumi.inventory import is_pulumi_json
 from shardwise.rules.app import crossguard
@@ -74,3 +77,27 @@ def test_no_request_leaves_a_reference_cycle(name, doc):
         gc.enable()
     assert (found, left) == (0, Counter())
 
+
+# the pack's main() up to its server: whether the collector is on, and whether the start was frozen
+_SERVING = """
+import gc, runpy
+import pulumi_policy
+
+class Served(BaseException):
+    pass
+
+def serve(**_):
+    print(gc.isenabled(), gc.get_freeze_count() > 0, flush=True)
+    raise Served
+
+pulumi_policy.PolicyPack = serve  # what the pack serves with (it imports the name when it runs)
+try:
+    runpy.run_path("rules/__main__.py", run_name="__main__")
+except Served:
+    pass
+"""
+
+
+def test_the_pack_serves_with_the_collector_off_and_its_start_frozen():
+    out = subprocess.run([sys.executable, "-c", _SERVING], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "False True\n", "")

@@ -18,6 +18,7 @@ Pulumi's itself; see benchmarks/README.md (``bench_engine.py``) for what it save
 
 from __future__ import annotations
 
+import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -65,6 +66,7 @@ def install(environ: Mapping[str, str] = os.environ) -> DeferredFinder:
 
 
 def main() -> None:
+    gc.disable()  # the imports make what lives as long as the pack (its main() freezes it): nothing to collect
     install()
     runpy.run_module("pulumi.policy", run_name="__main__", alter_sys=True)
 

@@ -156,41 +156,46 @@ _DROP = object()
 def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Path]]:
     """The manifest for the Kubernetes readers (see the module doc) and the paths of its unknowns."""
     unknown: list[Path] = []
-
-    def walk(v: Any, path: Path) -> Any:
-        if v is UNKNOWN:
-            unknown.append(path)
-            return UNKNOWN if _read_as_unknown(path) else _DROP
-        if isinstance(v, dict):
-            out: dict[str, Any] = {}
-            for k, x in v.items():
-                y = walk(x, (*path, k))
-                if y is _DROP and k in ("args", "command") and len(path) >= 2 and path[-2] == "containers":
-                    y = [UNKNOWN_TOKEN]  # a whole command line not known: a word that may carry anything
-                if y is not _DROP:
-                    out[k] = y
-            return out
-        if isinstance(v, list):
-            items = []
-            for i, x in enumerate(v):
-                y = walk(x, (*path, i))
-                if y is _DROP:
-                    if path and path[-1] in ("args", "command"):
-                        items.append(UNKNOWN_TOKEN)  # an unresolved reference: the flag parser's unknown
-                    elif path and path[-1] in ("containers", "initContainers"):
-                        items.append(UNKNOWN)  # the readers skip it; the list is not empty
-                    continue
-                items.append(y)
-            return items
-        return v
-
     top = {k: v for k, v in props.items() if not str(k).startswith("__")}
     try:
         return _known_copy(top), unknown
     except _Unknown:
         pass
-    manifest = walk(top, ())
+    manifest = _walk(top, (), unknown)
     return manifest, unknown
+
+
+def _walk(v: Any, path: Path, unknown: list[Path]) -> Any:
+    """What :func:`prepare_manifest` makes of ``v`` at ``path``, each unknown's path added to ``unknown``.
+
+    A function of the module, not a closure of ``prepare_manifest`` calling itself: such a closure is a reference
+    cycle (the function, its cell), left to the garbage collector at each object holding an unknown, and the pack
+    serves without the collector's young collections (``rules/__main__.py``'s ``SERVING_GC_THRESHOLD``)."""
+    if v is UNKNOWN:
+        unknown.append(path)
+        return UNKNOWN if _read_as_unknown(path) else _DROP
+    if isinstance(v, dict):
+        out: dict[str, Any] = {}
+        for k, x in v.items():
+            y = _walk(x, (*path, k), unknown)
+            if y is _DROP and k in ("args", "command") and len(path) >= 2 and path[-2] == "containers":
+                y = [UNKNOWN_TOKEN]  # a whole command line not known: a word that may carry anything
+            if y is not _DROP:
+                out[k] = y
+        return out
+    if isinstance(v, list):
+        items = []
+        for i, x in enumerate(v):
+            y = _walk(x, (*path, i), unknown)
+            if y is _DROP:
+                if path and path[-1] in ("args", "command"):
+                    items.append(UNKNOWN_TOKEN)  # an unresolved reference: the flag parser's unknown
+                elif path and path[-1] in ("containers", "initContainers"):
+                    items.append(UNKNOWN)  # the readers skip it; the list is not empty
+                continue
+            items.append(y)
+        return items
+    return v
 
 
 class _Unknown(Exception):

@@ -2948,10 +2948,10 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
             transient = peak / GIB + (graphs.gib if graphs.in_budget else 0.0)
             margin = max(measured.floor, EXTENSIBLE_MARGIN_FRACTION * transient)
             avail = min(usable - in_use, measured.free - in_use - margin) - transient
-        routed = rows_bytes > 0 and peak == fwd  # the forward pass, and in it the routed rows, decide the peak
+        rows_decide = rows_bytes > 0 and peak == fwd  # the forward pass, and in it the routed rows, decide the peak
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
                        avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB,
-                       rows_bytes / GIB if routed else 0.0, rows_fewer / GIB if routed else 0.0))
+                       rows_bytes / GIB if rows_decide else 0.0, rows_fewer / GIB if rows_decide else 0.0))
     # every row carries the last stage's peak, known once the last stage is profiled
     rows = tuple(_tuple_new(_Stage, (*f[:6], last_peak, *f[6:])) for f in fields)
     worst = rows[0]

@@ -598,14 +598,38 @@ def _eplb_dp_env(g: ServingGroup) -> None:
 
 
 def _known_pcp(g: ServingGroup) -> dict[str, int]:
-    """``--prefill-context-parallel-size`` where written as a known whole number: its ranks are GPUs of the engine,
-    which the non-torch memory counts (:func:`.sizing._nontorch_gib`). A value not known yet is left to
-    :func:`_eplb_pcp`, as before engine24: the GPUs a group needs are undecided by :func:`layout` then, and the
-    non-torch term of one more GPU (0.10 GiB) is not weighed (left: review)."""
+    """``--prefill-context-parallel-size`` as the sizing reads it: its ranks are GPUs of the engine, which the non-torch
+    memory counts (:func:`.sizing._nontorch_gib`, its ``pcp`` group's communicators) and the result's GPU count is. A
+    value not known yet is :class:`Undecidable` (an unknown is never read as vLLM's default of 1), but where
+    ``--enable-eplb`` is refused whatever it is (:func:`_eplb_refused_whatever_pcp`): a replica that does not start has
+    no memory to size, and the refusal is what the sizing says (engine25)."""
     raw = g.engine.extra.get("prefill_context_parallel_size")
-    if raw is None or _unseen(raw):
+    if raw is None:
         return {}
+    if _unseen(raw):
+        if _eplb_refused_whatever_pcp(g):
+            return {}
+        raise Undecidable("prefill_context_parallel_size")
     return {"prefill_context_parallel": prefill_context_parallel(g)}
+
+
+def _eplb_refused_whatever_pcp(g: ServingGroup) -> bool:
+    """Whether vLLM refuses the group's ``--enable-eplb`` at start-up for every ``--prefill-context-parallel-size``
+    (:func:`.sizing.eplb_refusal`): written true with expert parallelism, TP × DP of 1, under a release known (not
+    assumed) from 0.10.0 (``Behaviour.eplb_needs_expert_parallel``) that checks TP × DP only (0.10.0 - 0.25.x:
+    ``config/parallel.py``'s "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1", which
+    reads no PCP; 0.26+ counts it, ``Behaviour.eplb_world_counts_pcp``). VLLM_DP_SIZE, which may raise DP there, is
+    :func:`_eplb_dp_env`'s, which :func:`_eplb` raises after this."""
+    e = g.engine
+    ep = e.enable_expert_parallel
+    if e.extra.get("enable_eplb") is not True or is_unknown(ep) or not ep:
+        return False
+    tp, dp = e.tensor_parallel_size, e.data_parallel_size
+    if not (isinstance(tp, int) and isinstance(dp, int)) or tp * dp != 1:
+        return False
+    rv = vllm_version(g)
+    b = rv.behaviour
+    return rv.source != "assumed" and b.eplb_needs_expert_parallel and not b.eplb_world_counts_pcp
 
 
 def _eplb_pcp(g: ServingGroup, ep: bool) -> int:

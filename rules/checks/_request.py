@@ -68,6 +68,8 @@ def gpu_request(g: ServingGroup) -> tuple[Request | None, str]:
                           "the profile is not one of KubeAI's defaults: the operator gives the pod its limits × the "
                           "count, and those are in KubeAI's configuration (the Helm values' resourceProfiles), which "
                           "is not in the inputs")
+    if is_unknown(g.gpus_per_pod) and g.gpus_undecided is not None:
+        raise Undecidable(*g.gpus_undecided)
     gpus = known(g.gpus_per_pod, "the GPU request (nvidia.com/gpu limit)")
     if gpus is None:
         return None, resource

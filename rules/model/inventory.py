@@ -544,6 +544,10 @@ class ServingGroup:
     #: How the GPUs one pod (one replica) holds are written where it is not the vLLM container's resources.limits,
     #: with ``{units}`` for the count (Ray Serve LLM: its LLMConfig's ``placement_group_config``); None: the limits
     gpus_written: str | None = None
+    #: Why the GPUs one pod (one replica) holds are not known where the adapter knows (``(what, why)`` of an
+    #: :class:`~.unknown.Undecidable`; ``gpus_per_pod`` is then UNKNOWN): Ray Serve LLM's plain app with vLLM
+    #: data parallelism, whose DP ranks vLLM starts outside the replica's bundles. None: not known is plain unknown.
+    gpus_undecided: tuple[str, str] | None = None
     #: A serving runtime (KServe, OME ``ServingRuntime``/``ClusterServingRuntime``) read alone: the services that
     #: run on it set the model, resources, placement and namespace, so only the checks of its own container
     #: run on it (engine.TEMPLATE_CHECKS: image pin, /dev/shm, probes, secrets, host access, crashes).

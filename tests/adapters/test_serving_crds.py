@@ -1477,3 +1477,65 @@ def test_ray_serve_llm_data_parallel_app_holds_each_rank_bundles(dp, extra, gpus
     inv = load_kubernetes_text(_DP_APP.format(dp=dp, extra=extra), "dp.yaml")
     assert [(g.name, show(g.gpus_per_pod), g.replicas) for g in inv.groups] == [
         ("dsv2-dp/dsv2-lite", show(gpus), replicas)]
+
+
+_PLAIN_APP = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {{name: qwen, namespace: ray}}
+spec:
+  serveConfigV2: |
+    applications:
+      - name: llms
+        import_path: ray.serve.llm:build_openai_app
+        route_prefix: /
+        args:
+          llm_configs:
+            - model_loading_config:
+                model_id: qwen3-30b-a3b
+                model_source: Qwen/Qwen3-30B-A3B
+              engine_kwargs:
+                tensor_parallel_size: 2
+{dp}              accelerator_type: H100
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {{}}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: rayproject/ray-llm:2.52.0-py311-cu128
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {{}}
+        template:
+          spec:
+            containers:
+              - name: llm
+                image: rayproject/ray-llm:2.52.0-py311-cu128
+                resources:
+                  limits: {{nvidia.com/gpu: "8"}}
+"""
+
+
+@pytest.mark.parametrize(("dp", "gpus", "why"), [
+    ("", 2, None),  # no data parallelism: TP × PP bundles
+    ("                data_parallel_size: 1\n", 2, None),
+    ("                data_parallel_size: 2\n", UNKNOWN, "with data_parallel_size 2"),
+    ("                data_parallel_size: ${DP}\n", UNKNOWN, "with a data_parallel_size not known yet"),
+])
+def test_ray_serve_llm_plain_app_leaves_vllm_data_parallel_gpus_undecided(dp, gpus, why):
+    """The plain app (build_openai_app, LLMServer) reserves TP × PP bundles and passes data_parallel_size to vLLM
+    unchecked (ray engines/vllm/vllm_models.py, VLLMEngineConfig.from_llm_config, placement_bundles): vLLM starts the
+    other DP ranks outside the bundles, so the replica's GPUs are undecided, with why, not TP × PP (engine24 counted
+    2 against TP2 × DP2's four workers and SW204 blocked)."""
+    inv = load_kubernetes_text(_PLAIN_APP.format(dp=dp), "plain.yaml")
+    [g] = inv.groups
+    assert show(g.gpus_per_pod) == show(gpus)
+    if why is None:
+        assert g.gpus_undecided is None
+    else:
+        assert g.gpus_undecided is not None and g.gpus_undecided[0] == (
+            f"the GPUs a replica of the plain Ray Serve LLM app (build_openai_app) holds {why}")
+        assert "outside those bundles" in g.gpus_undecided[1]

@@ -218,7 +218,7 @@ def test_eplb_on_one_rank_under_an_assumed_release_is_not_sure():
     ("--enable-eplb, -pcp, \"2\"", 2),
     ("--enable-eplb, --prefill-context-parallel-size=3", 3),
     ("--enable-eplb", 1),
-    ("-pcp, \"2\"", 1),  # no --enable-eplb: PCP decides nothing the sizing reads
+    ("-pcp, \"2\"", 2),  # no --enable-eplb: its ranks are GPUs the non-torch memory counts (engine24, df2d50b1)
 ])
 def test_lint_reads_pcp_where_it_decides_eplb(args: str, pcp: int):
     from shardwise.rules.adapters.k8s import load_kubernetes_text
@@ -226,6 +226,30 @@ def test_lint_reads_pcp_where_it_decides_eplb(args: str, pcp: int):
 
     (g,) = load_kubernetes_text(_deployment(args), "ds.yaml").groups
     assert engine_settings(g).prefill_context_parallel == pcp
+
+
+@pytest.mark.parametrize(("dp", "image", "eplb", "decided"), [
+    ("8", "v0.11.0", "--enable-eplb, ", False),  # EPLB starts at DP8: PCP's GPUs weigh in the non-torch memory
+    ("8", "v0.11.0", "", False),  # no EPLB: the same
+    ("1", "v0.11.0", "--enable-eplb, ", True),  # refused at TP x DP of 1 whatever PCP (0.10 - 0.25 read no PCP)
+    ("1", "v0.34.0", "--enable-eplb, ", False),  # 0.26+ counts PCP: it decides the refusal
+    ("1", "latest", "--enable-eplb, ", False),  # an assumed release may be either
+])
+def test_a_pcp_the_linter_cannot_see_is_never_read_as_1(dp: str, image: str, eplb: str, decided: bool):
+    """engine25: an unseen --prefill-context-parallel-size was read as vLLM's default of 1 by the non-torch term
+    wherever it did not decide EPLB's refusal; now the sizing is undecided, but where EPLB is refused whatever it is."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings
+    from shardwise.rules.model import Undecidable
+
+    text = _deployment(f"{eplb}-pcp, $(PCP)").replace('--data-parallel-size, "8"', f'--data-parallel-size, "{dp}"')
+    (g,) = load_kubernetes_text(text.replace("v0.11.0", image), "ds.yaml").groups
+    if decided:
+        assert engine_settings(g).prefill_context_parallel == 1
+        return
+    with pytest.raises(Undecidable) as e:
+        engine_settings(g)
+    assert e.value.args[0] == "prefill_context_parallel_size"
 
 
 def test_sw104_offers_no_layout_vllm_refuses_for_eplb(tmp_path):

@@ -180,6 +180,7 @@ EXTRA_FIXTURES = {
               "ray-prefill-context-parallel.yaml",  # review24: a Ray cluster spreads TP × PP × PCP over its pods
               "ray-serve-llm-context-parallel.yaml",  # engine23: a Ray Serve LLM replica holds its placement group's bundles
               "ray-serve-llm-data-parallel.yaml",  # engine24: build_dp_openai_app holds DP x each rank's bundles
+              "ray-serve-llm-plain-app-data-parallel.yaml",  # engine25: build_openai_app's vLLM DP: undecided
               "ray-statefulset.yaml",  # a Ray cluster a StatefulSet's script builds over its pods is one engine
               "rbg-ray-roles.yaml",  # corpus12: a RoleBasedGroup's roles joined into one Ray cluster are one engine
               "device-annotation.yaml",  # GPUs an admission webhook or scheduler adds from a pod annotation

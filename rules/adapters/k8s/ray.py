@@ -30,6 +30,7 @@ from ...model import (
     NodePool,
     PodPorts,
     Service,
+    ServingGroup,
     engine_world_size,
     world_size,
 )
@@ -336,6 +337,28 @@ def _dp_group_gpus(bundles: Any, dp: Any) -> Any:
     return UNKNOWN
 
 
+def _plain_app_dp(group: ServingGroup) -> None:
+    """Leave a replica's GPUs undecided where the plain app (``build_openai_app``'s ``LLMServer``) is given vLLM data
+    parallelism (``engine_kwargs.data_parallel_size`` above 1, or not known yet). Ray passes it to vLLM with the other
+    engine_kwargs unchecked (``VLLMEngineConfig.from_llm_config`` keeps every ``AsyncEngineArgs`` field; the
+    earlier ``deployments/llm/vllm/vllm_models.py`` passed engine_kwargs whole) and reserves TP × PP bundles only
+    (``placement_bundles``, ``num_devices``), neither refusing nor multiplying by it; vLLM's engine client then
+    starts the DP ranks itself, outside those bundles. Whether they find GPUs depends on vLLM's
+    ``data_parallel_backend`` and the cluster's free GPUs, not on the replica's bundles, so SW204 cannot count them
+    against TP × PP × DP (build_dp_openai_app, which reserves each rank's bundles, is :func:`_dp_group_gpus`)."""
+    dp = group.engine.data_parallel_size
+    if dp == 1 and not isinstance(dp, bool):
+        return
+    written = f"data_parallel_size {dp}" if isinstance(dp, int) else "a data_parallel_size not known yet"
+    group.gpus_per_pod = UNKNOWN
+    group.gpus_undecided = (
+        f"the GPUs a replica of the plain Ray Serve LLM app (build_openai_app) holds with {written}",
+        "Ray reserves the replica tensor_parallel_size × pipeline_parallel_size bundles and passes data_parallel_size "
+        "to vLLM unchecked, which starts the other data-parallel ranks itself, outside those bundles, on GPUs its "
+        "data_parallel_backend (mp: the replica's node; ray: placement groups of its own) finds free in the cluster; "
+        "serve it with ray.serve.llm:build_dp_openai_app (llm_config), which reserves every rank's bundles")
+
+
 def _accelerator_pool(accelerator: Any, where: Location) -> NodePool | None:
     """A pool for Ray's ``accelerator_type`` ("A10G", "L4", "H100", "A100-80G", "AMD-Instinct-MI300X-OAM")."""
     if not isinstance(accelerator, str) or not accelerator.strip():
@@ -438,6 +461,8 @@ def _llm_config(obj: Mapping[str, Any], cfg: Mapping[str, Any], placement: Any, 
         group.gpus_written = ("give the LLMConfig a placement_group_config whose one-GPU bundles, times "
                               "data_parallel_size, make {units} (build_dp_openai_app reserves each data-parallel "
                               "rank's bundles: tensor_parallel_size × pipeline_parallel_size without one)")
+    else:
+        _plain_app_dp(group)
     group.accelerator_resource = group.accelerator_resource or (
         "google.com/tpu" if implied.pool is not None and implied.pool.accelerator == "google" else "nvidia.com/gpu")
     group.locations["resources"] = group.at("tensor_parallel_size", "model")

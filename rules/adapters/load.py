@@ -20,7 +20,7 @@ from ..model.files import read_file_bytes
 from . import kinds
 from .select import PROGRAM_ENDS
 from .shellname import is_script
-from .yamlsrc import DuplicateKey, load_documents, read_text
+from .yamlsrc import DuplicateKey, load_documents, parse_documents, read_text
 
 
 def load_text(text: str, file: str) -> Inventory:
@@ -103,7 +103,6 @@ def _json_stream(text: str, file: str) -> Inventory | None:
     or an OCI recipe, stays the input error it was. A value that looks like a broken Pulumi file is the input error
     :func:`.kinds.json_kind` raises, as in a file of one value."""
     from .jsonsrc import json_value_spans, yaml_readable
-    from .yamlsrc import _parse
 
     spans = json_value_spans(text)
     if spans is None:
@@ -119,7 +118,7 @@ def _json_stream(text: str, file: str) -> Inventory | None:
     for start, end, _ in spans:
         starts: list[int] = []
         # each value parsed alone, its lines counted from the file's first (a value may start mid-line: "}{")
-        parsed = _parse(yaml_readable(text[start:end]), file, text.count("\n", 0, start), starts)
+        parsed = parse_documents(yaml_readable(text[start:end]), file, text.count("\n", 0, start), starts)
         docs.extend(zip(starts, parsed, strict=True))
     from .k8s import inventory_from_documents
 

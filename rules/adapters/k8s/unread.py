@@ -12,6 +12,7 @@ from ...vllm.args import BENCH_CLIENTS, bench_subcommand
 from .dispatch import holds_data, is_template
 from .fields import as_list, as_map, read_annotations, suppressions_from
 from .generic import FoundPod, annotation_mentions, find_pods, vllm_mentions
+from .groups import KNATIVE_GROUP
 
 #: AMD AIM Engine (amd-enterprise-ai/aim-engine, read at v0.2.1: ``api/v1alpha1``): the kinds that say what a service
 #: serves. The operator resolves an AIMService's model to a service template, runs the AIM image's discovery and
@@ -36,8 +37,6 @@ KNATIVE_REMOVED = frozenset({"v1alpha1", "v1beta1"})
 
 def _knative_removed(obj: Mapping[str, Any]) -> str | None:
     """Why an object of a ``serving.knative.dev`` version Knative removed gave no workload, or None for any other."""
-    from .groups import KNATIVE_GROUP
-
     group, _, version = str(obj.get("apiVersion", "")).partition("/")
     if group != KNATIVE_GROUP or version not in KNATIVE_REMOVED:
         return None

@@ -442,13 +442,13 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
                 "(engine/arg_utils.py get_kwargs, 0.9.0 to 0.12.0), so it exits at start-up (\"invalid choice: None\") "
                 "and the pod crash-loops; drop the flag (vLLM then reads the checkpoint's quantization_config), or use "
                 f"an image of vLLM {QUANTIZATION_NONE_REFUSED[1]} or later, which reads it as unset")
-        came = OPTIONAL_SINCE.get(name)
-        if came is not None and release < came and value in ("", "None"):
+        none_from = OPTIONAL_SINCE.get(name)
+        if none_from is not None and release < none_from and value in ("", "None"):
             return word, (
                 f"`--{name} {value or chr(34) * 2}` is not a value vLLM {release} {BY_IMAGE} takes: its argument "
-                f"parser reads --{name} with float() (engine/arg_utils.py; the field admits None from {came}), so it "
-                f"exits at start-up (\"invalid float value: '{value}'\") and the pod crash-loops; drop the flag, or "
-                f"write a fraction in (0, 1]")
+                f"parser reads --{name} with float() (engine/arg_utils.py; the field admits None from {none_from}), "
+                f"so it exits at start-up (\"invalid float value: '{value}'\") and the pod crash-loops; drop the "
+                "flag, or write a fraction in (0, 1]")
         since = HUMAN_INT_SINCE.get(name)
         if since is not None and release < since and _SUFFIXED.match(v):
             return word, (

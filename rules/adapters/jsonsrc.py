@@ -143,8 +143,14 @@ def json_values(text: str) -> list[Any] | None:
     a ``json.Decoder`` until the end): a file vLLM's serving benchmark wrote with ``--save-result --append-result``
     (``vllm bench serve``, vllm-project/vllm vllm/benchmarks/serve.py: it opens the ``.json`` result file in
     append mode, writes a newline and ``json.dump``s the next run's result) is such a file, one value a line."""
+    spans = json_value_spans(text)
+    return None if spans is None else [value for _, _, value in spans]
+
+
+def json_value_spans(text: str) -> list[tuple[int, int, Any]] | None:
+    """``(start, end, value)`` of each value :func:`json_values` reads (offsets into ``text``), or ``None``."""
     decoder = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    values: list[Any] = []
+    spans: list[tuple[int, int, Any]] = []
     at, end = 0, len(text)
     try:
         while True:
@@ -152,11 +158,12 @@ def json_values(text: str) -> list[Any] | None:
                 at += 1
             if at == end:
                 break
+            start = at
             value, at = decoder.raw_decode(text, at)
-            values.append(value)
+            spans.append((start, at, value))
     except (ValueError, RecursionError, _NotJson):  # JSONDecodeError is a ValueError; so is Python's digits limit
         return None
-    return values if len(values) > 1 else None
+    return spans if len(spans) > 1 else None
 
 
 def parse_json(text: str, file: str) -> Any:

@@ -20,7 +20,7 @@ from ..model.files import read_file_bytes
 from . import kinds
 from .select import PROGRAM_ENDS
 from .shellname import is_script
-from .yamlsrc import DuplicateKey, LocalTagError, load_documents, load_untagged, read_text
+from .yamlsrc import DuplicateKey, LocalTagError, load_documents, load_untagged, parse_documents, read_text
 
 
 def load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
@@ -97,29 +97,51 @@ _NAMES_AN_INPUT = re.compile(
 UNPARSED_JSON = "unparsable JSON naming no Kubernetes object, Pulumi resource or vLLM server (a tool's configuration)"
 
 
-#: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_lines_skip`).
+#: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_stream`).
 JSON_LINES = ("JSON Lines (several JSON values, one after another) of which none is a Kubernetes object "
               "(data a program appended)")
 
 
-def _json_lines_skip(text: str, file: str) -> Inventory | None:
-    """The skip of a text that is two or more JSON values one after another (:func:`.jsonsrc.json_values`), none of
-    them an input: benchmark results appended run by run (corpus30: nerdalert/vllm-bench-automation's
+def _json_stream(text: str, file: str) -> Inventory | None:
+    """The inventory of a text that is two or more JSON values one after another (:func:`.jsonsrc.json_value_spans`),
+    or ``None`` where the text is not such a sequence.
+
+    Kubernetes objects one after another (``kubectl create --dry-run=client -o json`` run per object and appended,
+    ``jq .`` over a list's items) are read object by object, each at its own lines, as kubectl reads them:
+    apimachinery's ``yaml.NewYAMLOrJSONDecoder`` (kubernetes/apimachinery pkg/util/yaml/decoder.go, which kubectl's
+    resource builder uses for every file) takes a text that starts with ``{`` for JSON and decodes it with Go's
+    ``json.Decoder``, one value after another until the end, each an object. Before, such a file was the input error
+    "cannot parse JSON: Extra data" (exit 2). That holds where every value is an object, one at least is Kubernetes
+    and none is a Pulumi file or an OCI recipe; the objects are then read as the documents of a YAML stream are.
+
+    Where every value is data (json_kind says neither Kubernetes, Pulumi nor an OCI recipe) the file is skipped:
+    benchmark results appended run by run (corpus30: nerdalert/vllm-bench-automation's
     vllm-benchmark-graphs/results.json, nine runs of vLLM's serving benchmark, one a line, with a "deployment" key
     naming the llm-d setup benchmarked, failed the repository's lint with exit 2 "cannot parse JSON: Extra data").
-    ``None`` where a value is a Kubernetes object, a Pulumi file or an OCI recipe (kubectl would apply such a stream;
-    it stays the input error it was, never a skip) or where the text is not such a sequence. A value that looks like a
-    broken Pulumi file is the input error :func:`.kinds.json_kind` raises, as in a file of one value."""
-    from .jsonsrc import json_values
+    A stream mixing a Kubernetes object with a value that is no object (kubectl refuses it), or holding a Pulumi file
+    or an OCI recipe, stays the input error it was. A value that looks like a broken Pulumi file is the input error
+    :func:`.kinds.json_kind` raises, as in a file of one value."""
+    from .jsonsrc import json_value_spans, yaml_readable
 
-    values = json_values(text)
-    if values is None:
+    spans = json_value_spans(text)
+    if spans is None:
         return None
-    for value in values:
-        kind = kinds.json_kind(value, file)
-        if kind in (kinds.KUBERNETES, kinds.PULUMI, kinds.OCI_RECIPE):
-            return None
-    return Inventory(skipped_files=[(file, JSON_LINES)])
+    found = {kinds.json_kind(value, file) for _, _, value in spans}
+    if kinds.PULUMI in found or kinds.OCI_RECIPE in found:
+        return None
+    if kinds.KUBERNETES not in found:
+        return Inventory(skipped_files=[(file, JSON_LINES)])
+    if not all(isinstance(value, dict) for _, _, value in spans):
+        return None
+    docs: list[tuple[int | None, object]] = []
+    for start, end, _ in spans:
+        starts: list[int] = []
+        # each value parsed alone, its lines counted from the file's first (a value may start mid-line: "}{")
+        parsed = parse_documents(yaml_readable(text[start:end]), file, text.count("\n", 0, start), starts)
+        docs.extend(zip(starts, parsed, strict=True))
+    from .k8s import inventory_from_documents
+
+    return inventory_from_documents(docs, text, file)
 
 
 def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
@@ -138,9 +160,9 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
             data = parse_json(text, file)
         except InputError as e:
             if isinstance(e, JsonSyntaxError):
-                skipped = _json_lines_skip(text, file)
-                if skipped is not None:
-                    return skipped
+                stream = _json_stream(text, file)
+                if stream is not None:
+                    return stream
             if file.endswith(".json"):
                 if isinstance(e, JsonSyntaxError) and not _NAMES_AN_INPUT.search(text):
                     # a tool's JSON with comments or trailing commas (opencode.json, .eslintrc.json)

@@ -227,6 +227,13 @@ MAX_EXPANDED_VALUES = 1_000_000
 MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 
 
+def parse_documents(text: str, file: str, base: int, starts: list[int]) -> list[Any]:
+    """Every document of ``text``, its lines shifted by ``base`` (the lines before it in its file), the first line of
+    each appended to ``starts``; :class:`InputError` for the first error. For a part of a file read alone (a JSON
+    stream's values, adapters.load)."""
+    return _parse(text, file, base, starts)
+
+
 def load_all(text: str, file: str) -> Iterator[Any]:
     """Yield each document of ``text``; raise :class:`InputError` with file and line on a YAML error
     (before the first document: a file is read whole or not at all; see :func:`load_documents`).

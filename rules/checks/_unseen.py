@@ -29,12 +29,14 @@ def unseen_hits(inv: Inventory, what: str, level: Literal["advisory", "mandatory
                   tuple(issue.suppressions), undecided=True, level=level)
 
 
-def held_back_hits(inv: Inventory, config: LintConfig, what: str) -> Iterator[Hit]:
+def held_back_hits(inv: Inventory, config: LintConfig, what: str,
+                   only: list[LaunchIssue] | None = None) -> Iterator[Hit]:
     """The "cannot decide" notes of a launch, capacity, topology or reliability rule that reads the pod (SW003, SW101,
-    SW102, SW104-SW106, SW2xx, SW401, SW402, SW407, SW408) on the workloads of :func:`unseen`: no serving group is
+    SW102, SW104-SW106, SW2xx, SW401, SW402, SW407, SW408; SW103 on those that declare a load) on the workloads of
+    :func:`unseen` (or ``only``): no serving group is
     read from such a workload, so the rule has nothing to judge, and would say nothing. Advisory (DESIGN.md, "Unknown,
     and what is not": an undecided capacity or topology finding is; the security rules that read the same part fail
     closed beside it); the runner merges them into one finding per workload and level, which names each rule it
     holds back. Once, not in every share of a split run."""
     if config.share is None or config.share[0] == 0:
-        yield from unseen_hits(inv, what, level="advisory")
+        yield from unseen_hits(inv, what, level="advisory", only=only)

@@ -34,7 +34,7 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("SW005", "sw005", "VllmMentionedNotRead", _L),
     ("SW101", "sw101", "WeightsDoNotFit", _GL),
     ("SW102", "sw102", "KvCapacityBelowMaxModelLen", _GL),
-    ("SW103", "sw103", "KvBudgetBelowLoad", _G),
+    ("SW103", "sw103", "KvBudgetBelowLoad", _GL),
     ("SW104", "sw104", "ShardedModelThatFits", _GL),
     ("SW105", "sw105", "MemoryUtilizationOutOfRange", _GL),
     ("SW106", "sw106", "ShardingAvoidableByQuantization", _GL),

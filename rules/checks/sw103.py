@@ -10,6 +10,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_P95
 from ._capacity import ecc_off_sizing, layout_text, load_source
+from ._unseen import held_back_hits, unseen
 
 
 class KvBudgetBelowLoad(GroupRule):
@@ -54,6 +55,15 @@ class KvBudgetBelowLoad(GroupRule):
         scope="stack",  # needs the node pool the workload lands on
     )
     fields = ("max_num_seqs", "max_model_len", "model")  # the line a finding points at
+
+    def check(self, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        yield from super().check(inv, config)
+        # a workload not known at preview whose load is declared (the stack's target_concurrency, written by the
+        # components as the annotation on its metadata), or whose annotations are not known either: the load is
+        # there to weigh, the KV cache is not (mend2; a workload known to declare none has nothing for SW103)
+        loaded = [i for i in unseen(inv) if i.declares_load]
+        if loaded:
+            yield from held_back_hits(inv, config, "whether its KV cache holds the declared load", only=loaded)
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         load = declared_load(g, config)

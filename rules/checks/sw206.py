@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from .. import catalog
 from ..capacity.group import engine_settings, gpu_memory_gib, require_model, tpu_of, vllm_version
 from ..capacity.sizing import Device, size_deployment
+from ..catalog.accelerators import families_of, group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
@@ -31,6 +32,38 @@ _SELECT = ("; select the GPU pool with a nodeSelector (nvidia.com/gpu.product, n
            "whose labels, or a Karpenter NodePool whose requirements, name the GPU)")
 #: What decides it for a pool or selector that names a GPU the catalog lacks, or a pool that names none
 _LABEL_UNKNOWN = "; label the pool with shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count"
+#: What one device of a family that is no GPU is called (accelerators.json's titles: Huawei Ascend, Rebellions ATOM
+#: and FuriosaAI RNGD are NPUs, Intel Gaudi an HPU, AWS Trainium and Inferentia Neuron devices); every other is a GPU.
+_DEVICE_WORD = {"huawei": "NPU", "rebellions": "NPU", "furiosa": "NPU", "aws": "Neuron device"}
+
+
+def _device_word(g: ServingGroup) -> str:
+    """What the group's pods request, in a word: "GPU", or the family's own ("NPU" for huawei.com/Ascend910)."""
+    if g.accelerator_resource and any(a.family == "intel-gaudi"
+                                      for a in families_of(g.accelerator_resource)):
+        return "HPU"
+    return _DEVICE_WORD.get(group_vendor(g) or "", "GPU")
+
+
+def _select(g: ServingGroup) -> str:
+    """:data:`_SELECT`, worded for the accelerator the pods request: an Ascend workload is told to select its NPU pool,
+    not a GPU pool by NVIDIA's labels (mend2). A family shardwise's catalog has no record of is said so, with the
+    labels that size it."""
+    vendor = group_vendor(g)
+    if vendor in (None, "nvidia"):
+        return _SELECT
+    word = _device_word(g)
+    if not any(gpu.vendor == vendor for gpu in catalog.gpus().values()):
+        family = families_of(g.accelerator_resource or "")
+        title = family[0].title.split(" (")[0] if family else f"{vendor} {word}s"
+        return (f"; shardwise's catalog has no {title}: select the {word} pool with a nodeSelector "
+                "(shardwise.dev/pool or node.kubernetes.io/instance-type) and label it with the memory of one "
+                f"{word} and their number (shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count)")
+    labels = f"{L.AMD_PRODUCT}, " if vendor == "amd" else ""  # the product label AMD's node labeller writes
+    return (f"; select the {word} pool with a nodeSelector ({labels}node.kubernetes.io/instance-type or "
+            "shardwise.dev/pool), "
+            f"or, on a cluster of one {word} type, lint a manifest of its nodes with the rest (a Node whose labels, or "
+            f"a Karpenter NodePool whose requirements, name the {word})")
 _LABEL_POOL = ("; label the pool's nodes with the GPU (nvidia.com/gpu.product, node.kubernetes.io/instance-type, or "
                "shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count)")
 
@@ -161,7 +194,7 @@ class WorkloadWithoutGpuPool(GroupRule):
         else:
             selector = known(g.node_selector, "the nodeSelector")
             if not selector and not g.affinity:
-                what, fix = "the vLLM workload has no nodeSelector or node affinity", _SELECT
+                what, fix = "the vLLM workload has no nodeSelector or node affinity", _select(g)
             else:
                 observed = _unknown_product(dict(selector))
                 wanted = ", ".join(f"{k}={v}" for k, v in selector.items())
@@ -191,7 +224,7 @@ class WorkloadWithoutGpuPool(GroupRule):
                 what = (f"the selector ({wanted}) names GPU `{observed[1]}`, which is not in shardwise's catalog"
                         if observed else
                         f"the selector ({wanted}) matches no GPU pool (pools: {known_pools}) and {named}")
-                fix = (_LABEL_UNKNOWN if observed else _SELECT if not pools else
+                fix = (_LABEL_UNKNOWN if observed else _select(g) if not pools else
                        "; make the selector match one of those pools, or lint the manifest of the pool it names with "
                        "the rest")
         if fits_every_gpu(g):

@@ -849,6 +849,9 @@ class LaunchIssue:
     #: The unknown part holds the pod's own settings (a pod template or spec, the container list, a whole
     #: container), not only a container's command, image or name: what SW309 reads is not known either.
     pod_unknown: bool = False
+    #: The workload declares a load SW103 would weigh (annotation shardwise.dev/target-concurrency, which the
+    #: components write from the stack's ``target_concurrency``), or may: its annotations are not known at preview.
+    declares_load: bool = False
     #: The workload's kind runs one model over several pods (a LeaderWorkerSet): SW305 is mandatory for it.
     multi_node: bool = False
     namespace: str = ""  # the object's namespace, as the subject gives it

@@ -128,7 +128,16 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 #: A launch script's ``--kv-cache-memory-bytes=${KV_CACHE_MEMORY_BYTES-}`` with the variable unset gives that flag an
 #: empty value, which vLLM takes as unset (corpus30: llm-d's DeepSeek-V4 wide-EP decode worker), not a refusal. Flags
 #: EngineArgs registers with an explicit ``type=int`` (the data-parallel ranks and addresses) are not among them.
-_OPTIONAL = frozenset({"kv-cache-memory-bytes"})
+#: ``--quantization`` too: ``nullable_str`` (0.5.0 to 0.8.4) and ``optional_type(str)`` (0.8.5 on) read "" and "None"
+#: as None, vLLM then taking the checkpoint's quantization_config; the releases whose argparse then refuses that None
+#: (0.9.0 to 0.12.0: "invalid choice: None") are flags.QUANTIZATION_NONE_REFUSED, judged by the image's release.
+#: ``--gpu-memory-utilization`` too: CacheConfig.gpu_memory_utilization is ``float | None`` in 0.34.0 (its default
+#: resolved at start-up), so "" and "None" are unset there; every earlier release read declares it ``float`` and its
+#: float() refuses them (flags.OPTIONAL_SINCE, judged by the image's release). Every other flag shardwise types is
+#: declared without None at every release read (0.5.0 to 0.34.0: the int fields max_model_len, max_num_seqs,
+#: max_num_batched_tokens, block_size and the parallel sizes, swap_space, cpu_offload_gb): vLLM's int() or float()
+#: refuses their empty value, and so does SW003.
+_OPTIONAL = frozenset({"kv-cache-memory-bytes", "quantization", "gpu-memory-utilization"})
 
 _SHORT: dict[str, str] = {
     "tp": "tensor-parallel-size",

@@ -350,6 +350,23 @@ _MAMBA_DTYPE_FLAGS_SINCE = Version((0, 10, 1))
 #: reached ModelConfig as None; not read further, so not judged.
 HF_OVERRIDES_OBJECT_SINCE = Version((0, 10, 0))
 
+#: The releases whose parser refuses an empty or ``None`` ``--quantization`` (from, until), read in every sdist from
+#: 0.5.0 to 0.34.0: 0.9.0 builds the flag from ModelConfig.quantization, ``Optional[QuantizationMethods]`` (a
+#: ``Literal``; ``SkipValidation[...]`` from 0.9.1), so engine/arg_utils.py's get_kwargs gives it the Literal's values
+#: as ``choices`` with the string "None" appended, and the type ``optional_type(str)``, which turns "" and "None" into
+#: None: argparse checks that None against the choices and exits ("invalid choice: None"). 0.5.0 to 0.8.4
+#: (``type=nullable_str``) and 0.8.5 (``optional_type(str)``) list None itself among the choices, and from 0.13.0 the
+#: field is ``QuantizationMethods | str | None``, whose values become a ``metavar``, not choices: there the value is
+#: None, the flag unset (vllm.args reads it so).
+QUANTIZATION_NONE_REFUSED = (Version((0, 9, 0)), Version((0, 13, 0)))
+
+#: Flags read as unset when empty or ``None`` (vllm.args ``_OPTIONAL``) that a release's field admits None only from
+#: this release on: before it vLLM's parser reads the value with float() and exits. ``--gpu-memory-utilization`` is
+#: ``type=float`` in engine/arg_utils.py to 0.8.4, then CacheConfig.gpu_memory_utilization ``float`` (default 0.9,
+#: 0.92 from 0.20.0) to 0.33.0, and ``float | None`` in 0.34.0 (config/cache.py; get_kwargs gives it
+#: ``optional_type(float)``), every sdist read.
+OPTIONAL_SINCE: dict[str, Version] = {"gpu-memory-utilization": Version((0, 34, 0))}
+
 
 def not_a_json_object(value: str) -> str | None:
     """What ``value`` is as JSON where json.loads reads it as something other than an object (``null``, ``[]``,
@@ -468,6 +485,22 @@ release's choices, :data:`MAMBA_DTYPE_SINCE`); one holding a reference is not ju
             return word, (f"{_hf_overrides_why(v, what)}: vLLM {release} {BY_IMAGE} exits at start-up, as every "
                           f"release read from {HF_OVERRIDES_OBJECT_SINCE} does, and the pod crash-loops; write a JSON "
                           "object (`{}` overrides nothing) or drop the flag")
+        if (name == "quantization" and value in ("", "None")
+                and QUANTIZATION_NONE_REFUSED[0] <= release < QUANTIZATION_NONE_REFUSED[1]):
+            what = "an empty `--quantization`" if value == "" else "`--quantization None`"
+            return word, (
+                f"{what} is not a value vLLM {release} {BY_IMAGE} takes: its argument parser turns it into None and "
+                "checks that against the quantization methods it lists, which hold the word 'None', not None "
+                "(engine/arg_utils.py get_kwargs, 0.9.0 to 0.12.0), so it exits at start-up (\"invalid choice: None\") "
+                "and the pod crash-loops; drop the flag (vLLM then reads the checkpoint's quantization_config), or use "
+                f"an image of vLLM {QUANTIZATION_NONE_REFUSED[1]} or later, which reads it as unset")
+        none_from = OPTIONAL_SINCE.get(name)
+        if none_from is not None and release < none_from and value in ("", "None"):
+            return word, (
+                f"`--{name} {value or chr(34) * 2}` is not a value vLLM {release} {BY_IMAGE} takes: its argument "
+                f"parser reads --{name} with float() (engine/arg_utils.py; the field admits None from {none_from}), "
+                f"so it exits at start-up (\"invalid float value: '{value}'\") and the pod crash-loops; drop the "
+                "flag, or write a fraction in (0, 1]")
         since = HUMAN_INT_SINCE.get(name)
         if since is not None and release < since and _SUFFIXED.match(v):
             return word, (

@@ -16,8 +16,9 @@ A whole container, container list, pod spec or pod template not known is reporte
 cannot be checked: a blocking finding naming the security rules it holds back (they fail closed), and an advisory
 note naming every launch, capacity, topology and reliability rule that reads the pod (SW003, SW101, SW102, SW104-SW106,
 SW201-SW209, SW401, SW402, SW407, SW408, with SW307/SW311/SW312): the rows whose ``top`` reaches the pod template (2
-or 3) check it. SW004, SW103 and SW404 are not in it (:data:`NOT_READ` and :data:`ELSEWHERE` say why), nor SW405,
-which reads the LeaderWorkerSet's restartPolicy, not its pods.
+or 3) check it. SW004 and SW404 are not in it (:data:`NOT_READ` and :data:`ELSEWHERE` say why), nor SW405,
+which reads the LeaderWorkerSet's restartPolicy, not its pods; SW103 is, only where the workload declares a load or
+its annotations are not known (test_pulumi_held_back_load.py).
 """
 
 from __future__ import annotations
@@ -228,8 +229,8 @@ NOT_READ = {
     "SW001": "reads suppressions: an annotation not known suppresses no finding, so every finding stays",
     "SW002": "an unknown word is read as an unresolved reference, never as a command it cannot read",
     "SW005": "reads what an object mentions, not values; an unknown workload part is reported as not checked",
-    "SW103": "reads the declared load (stack configuration), not the preview; the KV cache it weighs it against is "
-             "SW102's, whose rows hold the model and max_model_len (a workload not known declares no load of its own)",
+    "SW103": "weighs the declared load against SW102's KV cache, whose rows hold the model and max_model_len; in the "
+             "note only where the workload declares a load (test_pulumi_held_back_load.py), which this stack does not",
     "SW404": "reads the production flag of the stack configuration and the replica count (UNKNOWN, "
              "test_pulumi_unknowns.py), not the pod: not in a workload's note",
     # left (see the report): known gaps, each a class of its own

@@ -144,7 +144,7 @@ def test_json_lines_of_benchmark_results_are_skipped_searched_or_named(repo, cap
 
 
 @pytest.mark.parametrize("text, message, line", [
-    (TWO_OBJECTS, "cannot parse JSON: Extra data", 2),  # a stream kubectl would apply: never skipped
+    (TWO_OBJECTS + "7\n", "cannot parse JSON: Extra data", 2),  # a value that is no object: kubectl refuses it
     (RESULTS + "\n{\"date\": \n", "cannot parse JSON: Extra data", 2),  # a value does not parse: as before
 ])
 def test_json_lines_holding_an_input_or_a_broken_value_stay_an_error(repo, capsys, text, message, line):
@@ -152,3 +152,30 @@ def test_json_lines_holding_an_input_or_a_broken_value_stay_an_error(repo, capsy
     rc, doc = lint(capsys, ".")
     assert ([(e["file"], e["line"], e["message"]) for e in doc["input_errors"]], rc) == (
         [("web/app.json", line, message)], 2)
+
+
+def _as_json_stream(path: str, sep: str) -> str:
+    """The documents of a YAML file as `kubectl create --dry-run=client -o json` writes each object (four spaces of
+    indent), appended one after another with ``sep`` between them: the JSON stream kubectl applies."""
+    import yaml
+
+    with open(path) as f:
+        return sep.join(json.dumps(doc, indent=4) for doc in yaml.safe_load_all(f) if doc) + "\n"
+
+
+@pytest.mark.parametrize("sep", ["\n", "\n\n", ""])  # one a line, a blank line between, "}{" as Go writes them
+def test_a_json_stream_of_kubernetes_objects_is_read_object_by_object(repo, capsys, sep):
+    # apimachinery's YAMLOrJSONDecoder reads a text starting with "{" with Go's json.Decoder, value after value:
+    # kubectl applies every object; before, the file was the input error "cannot parse JSON: Extra data"
+    fail = os.path.join(ROOT, "tests/fixtures/rules/SW101/fail.yaml")
+    text = _as_json_stream(fail, sep)
+    (repo / "web/app.json").write_text(text)
+    rc, doc = lint(capsys, "web/app.json")
+    _, want = lint(capsys, fail)
+    got = [(f["code"], f["subject"]) for f in doc["findings"]]
+    assert (rc, doc["input_errors"], got) == (1, [], [(f["code"], f["subject"]) for f in want["findings"]])
+    assert doc["summary"]["workloads"] == want["summary"]["workloads"] == 4
+    lines = text.splitlines()  # each at its own object's lines: the model argument of its container
+    assert [lines[f["line"] - 1].strip() for f in doc["findings"] if f["code"] == "SW101"] == [
+        '"meta-llama/Llama-3.1-70B-Instruct",', '"--tensor-parallel-size",', '"Qwen/Qwen2.5-32B-Instruct",',
+        '"meta-llama/Llama-3.1-70B-Instruct",']

@@ -118,7 +118,8 @@ EXTRA_FIXTURES = {
               "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
-              "selector-on-other-hardware.yaml"},  # sched19: a selector on hardware that never advertises it: Pending
+              "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
+              "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
@@ -149,7 +150,8 @@ EXTRA_FIXTURES = {
               "mig-cannot-start.yaml",  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml"},  # fold22: ... unless SW201 is suppressed there: sized, blocks
-    "SW106": {"refusing-layout.yaml"},  # a layout that does not start is no yardstick for the variant
+    "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
+              "fp8-checkpoint.yaml"},  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits
@@ -238,7 +240,8 @@ EXTRA_FIXTURES = {
               "operator-engines.yaml",  # corpus20: a NIMService, Dynamo's SGLang and TensorRT-LLM workers
               "llama-ollama.yaml",  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
               "named-images.yaml",  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
-              "overlay-patches-args"},  # newuser11: a searched overlay patches the base's model, TP and pool
+              "overlay-patches-args",  # newuser11: a searched overlay patches the base's model, TP and pool
+              "knative-v1alpha1.yaml"},  # mend2: a Knative version Knative removed (0.19) is said so, v1 named
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml",  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
               "named-for-vllm.yaml"},  # corpus26: an image named for vLLM is not called the vLLM image

@@ -701,3 +701,32 @@ def test_an_empty_kv_cache_memory_bytes_is_unset_as_vllm_s_optional_type_reads_i
 def test_an_empty_value_of_a_flag_vllm_types_without_none_is_still_refused(argv, message):
     with pytest.raises(InputError, match=f"^{re.escape(message)}"):
         parse(["vllm", "serve", "m/x", *argv])
+
+
+@pytest.mark.parametrize("value", ["", "None"])
+def test_an_empty_gpu_memory_utilization_is_unset_here_and_refused_by_release(value):
+    """0.34.0 declares CacheConfig.gpu_memory_utilization ``float | None``: "" and "None" are unset there; the earlier
+    releases' float() refusal is judged by the image's release (flags.OPTIONAL_SINCE, test_vllm_flags)."""
+    e = parse(["vllm", "serve", "m/x", f"--gpu-memory-utilization={value}"])
+    assert (e.gpu_memory_utilization, e.extra) == (None, {})
+
+
+@pytest.mark.parametrize("value", ["", "None"])
+def test_an_empty_quantization_is_unset_as_vllm_s_nullable_and_optional_types_read_it(value):
+    """--quantization is typed nullable_str (0.5.0 to 0.8.4) and optional_type(str) (0.8.5 on): "" and "None" are
+    None, vLLM then reading the checkpoint's quantization_config (mend2). The releases whose argparse refuses that
+    None (0.9.0 to 0.12.0) are judged by the image's release (test_vllm_flags)."""
+    e = parse(["vllm", "serve", "m/x", f"--quantization={value}"])
+    assert (e.quantization, e.extra) == (None, {})
+    e = parse(["/bin/sh", "-c"], ["vllm serve m/x --quantization=${QUANT-} --max-num-seqs 8"], env={})
+    assert (e.model, e.quantization, e.max_num_seqs) == ("m/x", None, 8)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--max-model-len="], "--max-model-len: '' is not an integer (e.g. 8192 or 32k)"),  # ModelConfig: int, no None
+    (["--max-num-seqs="], "--max-num-seqs: '' is not an integer"),  # SchedulerConfig: int, no None, 0.5.0 to 0.34.0
+    (["--block-size="], "--block-size: '' is not an integer"),  # CacheConfig: BlockSize / int, no None
+])
+def test_an_empty_value_of_a_flag_typed_without_none_at_every_release_is_refused(argv, message):
+    with pytest.raises(InputError, match=f"^{re.escape(message)}"):
+        parse(["vllm", "serve", "m/x", *argv])

@@ -298,6 +298,26 @@ def test_a_value_is_refused_by_release_only_before_the_release_that_takes_it():
                           "in 0.8.4 with human_readable_int), so it exits at start-up (\"invalid int value: '32k'\") "
                           "and the pod crash-loops; write the number in full, or use an image of vLLM 0.8.4 or later")
     assert judged("0.8.4", "--max-model-len", "32k") is None
+    # mend2: an empty or "None" --quantization is None to every release's type, and refused by the choices of 0.9.0 to
+    # 0.12.0 only (the Literal's values with the word "None"; None itself listed before, a metavar from 0.13.0)
+    refused = [r for r in ("0.8.4", "0.8.5", "0.9.0", "0.10.1", "0.11.2", "0.12.0", "0.13.0", "0.34.0")
+               if judged(r, "--quantization=") is not None]
+    assert refused == ["0.9.0", "0.10.1", "0.11.2", "0.12.0"]
+    assert [judged(r, "--quantization", "None") is not None for r in ("0.8.5", "0.9.0", "0.13.0")] == [
+        False, True, False]
+    assert judged("0.10.1", "--quantization", "fp8") is None
+    # mend2: CacheConfig.gpu_memory_utilization admits None in 0.34.0 only: an empty value is unset there, float()'s
+    # refusal before
+    assert [judged(r, "--gpu-memory-utilization=") is not None for r in ("0.8.4", "0.20.0", "0.33.0", "0.34.0")] == [
+        True, True, True, False]
+    assert judged("0.33.0", "--gpu-memory-utilization", "None") is not None
+    assert judged("0.33.0", "--gpu-memory-utilization", "0.9") is None
+    assert judged("0.12.0", "--quantization=") == (
+        "--quantization=", "an empty `--quantization` is not a value vLLM 0.12.0 (the release the image names) takes: "
+        "its argument parser turns it into None and checks that against the quantization methods it lists, which "
+        "hold the word 'None', not None (engine/arg_utils.py get_kwargs, 0.9.0 to 0.12.0), so it exits at start-up "
+        "(\"invalid choice: None\") and the pod crash-loops; drop the flag (vLLM then reads the checkpoint's "
+        "quantization_config), or use an image of vLLM 0.13.0 or later, which reads it as unset")
     assert judged("0.8.3", "--max-model-len", "32768") is None
     assert judged("0.9.0", "--max_num_batched_tokens=8K") is not None  # `_` for `-`, the inline shape
     assert judged("0.9.1", "--max-num-batched-tokens", "8K") is None

@@ -12,6 +12,7 @@ from ...vllm.args import BENCH_CLIENTS, bench_subcommand, downloads_weights_only
 from .dispatch import holds_data, is_template
 from .fields import as_list, as_map, read_annotations, suppressions_from
 from .generic import FoundPod, annotation_mentions, find_pods, vllm_mentions
+from .groups import KNATIVE_GROUP
 
 #: AMD AIM Engine (amd-enterprise-ai/aim-engine, read at v0.2.1: ``api/v1alpha1``): the kinds that say what a service
 #: serves. The operator resolves an AIMService's model to a service template, runs the AIM image's discovery and
@@ -25,6 +26,28 @@ AIM_WHY = ("AMD's AIM operator (aim.eai.amd.com) takes the engine, its arguments
            "precision from the profile the AIM image publishes when its discovery runs in the cluster (a service "
            "template's status.profile), then creates a KServe InferenceService: shardwise does not read AIM objects, "
            "so lint the InferenceService the operator creates (kubectl get inferenceservice -o yaml)")
+
+
+#: The ``serving.knative.dev`` versions Knative Serving no longer serves: v1alpha1 and v1beta1 were dropped in
+#: Knative Serving 0.19 (knative/serving#8638, "Drop serving v1beta1 & v1alpha1 APIs", done by #9620), which serves
+#: ``serving.knative.dev/v1`` alone. v1alpha1's own pod shapes (``spec.runLatest``, ``release``, ``pinned``,
+#: ``manual``, their ``configuration.revisionTemplate`` and its one ``container``) hold no pod spec shardwise reads.
+KNATIVE_REMOVED = frozenset({"v1alpha1", "v1beta1"})
+
+
+def _knative_removed(obj: Mapping[str, Any]) -> str | None:
+    """Why an object of a ``serving.knative.dev`` version Knative removed gave no workload, or None for any other."""
+    group, _, version = str(obj.get("apiVersion", "")).partition("/")
+    if group != KNATIVE_GROUP or version not in KNATIVE_REMOVED:
+        return None
+    spec = as_map(obj.get("spec"))
+    modes = [k for k in ("runLatest", "release", "pinned", "manual") if k in spec]
+    shape = f" (spec.{modes[0]}, v1alpha1's own shape)" if modes else ""
+    return (f"its apiVersion serving.knative.dev/{version} is one Knative Serving removed in 0.19 "
+            f"(knative/serving#8638): a cluster's Knative since then refuses the object, and its pod{shape} is not "
+            "where shardwise reads it; "
+            "Knative serves serving.knative.dev/v1, whose Service holds the pod at spec.template.spec with a list of "
+            "containers: write it as v1 and lint it again")
 
 
 def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory,
@@ -95,7 +118,7 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
                "the pod from fields shardwise does not know")
     # a Flux HelmRelease or Argo CD Application whose values hold a container (bjw-s' app-template: image, args):
     # the chart is rendered in the cluster, whatever mentioned vLLM
-    why = special or gitops_why(kind, obj) or why
+    why = special or _knative_removed(obj) or gitops_why(kind, obj) or why
     where = Location(loc.file, at.line if at is not None and at.line is not None else loc.line)
     text = f"it is {what}, and {why}" if aim and not said else f"it mentions vLLM ({what}) but {why}"
     inv.launch_issues.append(LaunchIssue(subject, "", text, where,

@@ -46,7 +46,14 @@ from ...model import (
     Volume,
 )
 from ...model.errors import InputError
-from ...model.vocab import AWS_LB_SCHEME, EKS_PREFIX, INSTANCE_TYPE, INSTANCE_TYPE_BETA, KARPENTER_AWS_PREFIX
+from ...model.vocab import (
+    ANN_TARGET_CONCURRENCY,
+    AWS_LB_SCHEME,
+    EKS_PREFIX,
+    INSTANCE_TYPE,
+    INSTANCE_TYPE_BETA,
+    KARPENTER_AWS_PREFIX,
+)
 from ...vllm.args import takes_value
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
@@ -323,19 +330,21 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
             _unknown_labels(inv)
         elif template and rel == ():  # the whole pod template
             _unknown_labels(inv)
-            _cannot_read(inv, subject(), f"its pod template ({_dotted(path)})", loc, pod=True)
+            _cannot_read(inv, subject(), f"its pod template ({_dotted(path)})", loc, pod=True,
+                         load=_declares_load(props, template))
         elif template is not None and (rel in (("spec",), ("spec", "containers"))
                                        or (len(rel) == 3 and rel[:2] == ("spec", "containers"))):
             what = "one of its containers" if len(rel) == 3 else "its container list" if rel[-1] == "containers" \
                 else "its pod spec"
-            _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc, pod=True)
+            _cannot_read(inv, subject(), f"{what} ({_dotted(path)})", loc, pod=True,
+                         load=_declares_load(props, template))
         elif kind in _AUTOSCALERS and path[:1] == ("spec",) and (
                 len(path) == 1 or path[1] in ("scaleTargetRef", _AUTOSCALERS[kind])):
             _unknown_scaling(inv, props, kind, path)
         elif path in (("spec",),) and kind not in ("Service", "NetworkPolicy"):
-            _cannot_read(inv, subject(), "its spec", loc, pod=True)
+            _cannot_read(inv, subject(), "its spec", loc, pod=True, load=True)
         elif path in _TEMPLATE_HOLDERS.get(kind, ()):  # every pod template below it
-            _cannot_read(inv, subject(), f"its pod templates ({_dotted(path)})", loc, pod=True)
+            _cannot_read(inv, subject(), f"its pod templates ({_dotted(path)})", loc, pod=True, load=True)
         elif template is not None and len(rel) == 4 and rel[:2] == ("spec", "tolerations") and isinstance(rel[2], int):
             for g in inv.groups:  # the reader kept the entry without the field: make the field unknown
                 if rel[2] < len(g.tolerations) and rel[3] in ("key", "operator", "value", "effect"):
@@ -535,11 +544,32 @@ def _dotted(path: Path) -> str:
     return out
 
 
-def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location, pod: bool = False) -> None:
+def _cannot_read(inv: Inventory, subject: str, what: str, loc: Location, pod: bool = False,
+                 load: bool = False) -> None:
     reason = (f"{what} is not known until the preview's unknown values are (a computed value); lint the "
               "`pulumi up` state, or pass the value as a literal")
     if not any(i.subject == subject and i.reason == reason for i in inv.launch_issues):
-        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc, unknown_part=what, pod_unknown=pod))
+        inv.launch_issues.append(LaunchIssue(subject, "", reason, loc, unknown_part=what, pod_unknown=pod,
+                                             declares_load=load))
+
+
+def _declares_load(props: Mapping[str, Any], template: Path | None) -> bool:
+    """Whether the workload declares the load SW103 weighs (annotation shardwise.dev/target-concurrency on the object
+    or its pod template, as adapters.k8s.workloads reads them; the components write it from the stack's
+    ``target_concurrency``), or may: the metadata or annotations that would hold it are not known at preview."""
+    for meta_path in (("metadata",), (*template, "metadata") if template else None):
+        if meta_path is None:
+            continue
+        holder = _at(props, meta_path[:-1]) if len(meta_path) > 1 else props
+        if holder is UNKNOWN:
+            return True
+        meta = _at(props, meta_path)
+        if meta is UNKNOWN:
+            return True
+        ann = meta.get("annotations") if isinstance(meta, Mapping) else None
+        if ann is UNKNOWN or (isinstance(ann, Mapping) and ANN_TARGET_CONCURRENCY in ann):
+            return True
+    return False
 
 
 def _env_kept(props: Mapping[str, Any], env_path: Path, path: Path) -> set[str] | None:

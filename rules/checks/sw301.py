@@ -60,7 +60,15 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
             "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
             "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
-            "selects (unknown, and blocking, when they are not in the inputs)."
+            "selects (unknown, and blocking, when they are not in the inputs). On a Service or Ingress, a port that is "
+            "only Ray's default number (6379, 8265, 10001, 52365) is Ray's where the input says Ray runs there: the "
+            "pods it selects are a Ray custom resource's or a vLLM serving group's, or a container of theirs runs a "
+            "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
+            "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port is named as "
+            "Ray's (gcs-server, dashboard, client); it blocks then, and where a selected pod's labels, image or "
+            "command are not known yet. Where the pods it selects are all in the inputs and none runs Ray (a Redis "
+            "on 6379), the number is another program's: no finding. Where they are not in the inputs (an "
+            "operator's pods, a Dragonfly on 6379), what serves the port is not known: advisory."
         ),
         bad_example=(
             "resources:\n"
@@ -195,13 +203,19 @@ class RuntimePortExposed(ObjectRule[Checked]):
             raise undecided
         if exposed and _runs_other_program(inv, svc):
             return
-        runtime, others = _what_it_selects(inv, [svc])
+        runtime, others, unsure = _what_it_selects(inv, [svc])
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
+            as_ray = _named_so(svc, port, exposed[port])
+            if port in RAY_PORTS and not (runtime or as_ray or unsure):
+                if not others:  # its pods are not in the inputs: advisory (DESIGN.md, "Unknown, and what is not")
+                    yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
+                                   f"outside the cluster: {_absent_text(port)}; {_ABSENT_REMEDY}", level="advisory")
+                continue  # its pods are in the inputs and none runs Ray: the number is another program's
             yield hit(
                 svc,
                 f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                f"({_port_text(port, runtime or _named_so(svc, port, exposed[port]), others)}{via}) outside the "
+                f"({_port_text(port, runtime or as_ray, others)}{via}) outside the "
                 f"cluster; {_SERVICE_REMEDY}",
             )
 
@@ -231,12 +245,18 @@ class RuntimePortExposed(ObjectRule[Checked]):
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
         if not exposed and undecided is not None:
             raise undecided
-        runtime, others = _what_it_selects(inv, behind)
+        runtime, others, unsure = _what_it_selects(inv, behind)
         for port in sorted(exposed):
+            named = any(_named_so(svc, port, "") for svc in behind)
+            if port in RAY_PORTS and not (runtime or named or unsure):
+                if not others:
+                    yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
+                                   f"{_absent_text(port)}; {_ABSENT_REMEDY}", level="advisory")
+                continue
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({_port_text(port, runtime, others)}); remove that route (reach a dashboard with kubectl "
+                f"({_port_text(port, runtime or named, others)}); remove that route (reach a dashboard with kubectl "
                 "port-forward) and route only the API port, through a gateway",
             )
 
@@ -255,35 +275,61 @@ def _named_so(svc: Service, port: int, target: str) -> bool:
         n in _RUNTIME_PORT_NAMES and str(t).strip() == str(port) for n, t in svc.port_names.items())
 
 
-def _what_it_selects(inv: Inventory, services: list[Service]) -> tuple[bool, list[str]]:
-    """(whether the input says what runs behind the Services: they select the pods of a vLLM serving group of the
-    inputs, or may (a selector or labels not known yet), or of a Ray workload; the workloads of the inputs whose pods
-    they select otherwise, by subject). What names the service on a runtime port: the port number alone does not
+def _what_it_selects(inv: Inventory, services: list[Service]) -> tuple[bool, list[str], bool]:
+    """(whether the input says Ray or vLLM runs behind the Services: they select the pods of a vLLM serving group of
+    the inputs, or may (a selector or labels not known yet), or of a Ray custom resource, or of a workload whose image
+    or command runs Ray (:attr:`PodPorts.ray`), or their selector names a ``ray.io/`` label; the workloads of the inputs
+    whose pods they select otherwise, by subject, none of which runs Ray; whether a pod they may select has labels, or
+    an image or command, not known yet). What names the service on a runtime port: the port number alone does not
     (6379 is Redis's port as well as Ray GCS's default)."""
     others: list[str] = []
+    unsure = False
     for svc in services:
         try:
             if any(selects(svc, g) for g in selectable(inv, svc)):
-                return True, []
+                return True, [], False
         except Undecidable:
-            return True, []
+            return True, [], False
         selector = svc.selector
         if not isinstance(selector, dict) or not selector:
             continue
+        if any(str(k).startswith("ray.io/") for k in selector):  # KubeRay's labels: ray.io/node-type, ray.io/cluster
+            return True, [], False
         for p in selectable_pods(inv, svc):
-            if (isinstance(p.labels, dict) and p.namespace == svc.namespace
-                    and all(p.labels.get(k) == v for k, v in selector.items()) and p.subject not in others):
-                if p.subject.startswith(_RAY_KINDS):
-                    return True, []
-                others.append(p.subject)
-    return False, others
+            if not isinstance(p.labels, dict):
+                unsure = True
+                continue
+            if p.namespace == svc.namespace and all(p.labels.get(k) == v for k, v in selector.items()):
+                if p.subject.startswith(_RAY_KINDS) or p.ray is True:
+                    return True, [], False
+                if p.ray is UNKNOWN:
+                    unsure = True
+                elif p.subject not in others:
+                    others.append(p.subject)
+    return False, others, unsure
+
+
+#: The runtime ports that are Ray's defaults: on a Service or Ingress, the number alone does not say Ray serves them.
+RAY_PORTS = frozenset(p for p, name in RUNTIME_PORTS.items() if name.startswith("Ray "))
+
+
+def _absent_text(port: int) -> str:
+    """What an advisory finding says of a Ray default port whose pods are not in the inputs."""
+    return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it selects are not in the input, so what serves "
+            "it is not known")
+
+
+#: What to do where a Ray default port is published and what serves it is not in the inputs.
+_ABSENT_REMEDY = ("lint it together with the workload whose pods it selects; if they run Ray, make the Service type "
+                  "ClusterIP (reach a dashboard with kubectl port-forward) and publish only the API port, through a "
+                  "gateway")
 
 
 def _port_text(port: int, runtime: bool, others: list[str]) -> str:
     """How a finding names a runtime port: by the runtime where the input says it runs there (:func:`_what_it_selects`,
     or a port name of the runtime's); else as that runtime's default port, with the workloads the inputs show behind
-    it (a Redis on 6379 is not said to be Ray's GCS; the block stays, since a pod of no engine may be a Ray head
-    started by hand)."""
+    it (the torch.distributed and vLLM ports: a pod of no engine may start them; a Ray default port whose pods
+    are in the inputs and run no Ray has no finding, :func:`_what_it_selects`)."""
     if runtime:
         return RUNTIME_PORTS[port]
     text = f"the default port of {RUNTIME_PORTS[port]}"

@@ -79,6 +79,13 @@ _INSTRUCTION_WORDS = frozenset({
 _DOCUMENTED_EXAMPLES = frozenset({"token-abc123", "akiaiosfodnn7example", "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey"})
 
 
+#: Passwords a product ships or documents as its default, which anyone can try: MinIO's root password when none is set
+#: (``minioadmin``, MinIO's documentation of MINIO_ROOT_PASSWORD) and the one Kubeflow Pipelines' MinIO and the MinIO
+#: Operator's example tenant use (``minio123``). Under a credential's name it is no fill-in: the deployment runs with
+#: it, and it is a credential of that product whose value is public, so it blocks whatever the name's own level.
+KNOWN_DEFAULT_PASSWORDS = {"minioadmin": "MinIO's", "minio123": "MinIO's"}
+
+
 def _words(value: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", value)
     return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
@@ -208,7 +215,8 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     Decided by the value's shape: an issuer's token format blocks wherever it is written; a placeholder is no
     credential under any name; a credential that has no issuer format (vLLM's API key, an AWS secret key)
     blocks as any other literal; one whose issuer has a format (HF_TOKEN) but whose value is not in it is
-    advisory; a name that only looks like a credential's (…_TOKEN, …_PASSWORD) is advisory."""
+    advisory; a name that only looks like a credential's (…_TOKEN, …_PASSWORD) is advisory, unless it holds a
+    product's well-known default password (:data:`KNOWN_DEFAULT_PASSWORDS`), which blocks."""
     if value is UNKNOWN or not isinstance(value, str):
         return None
     shape = _shape(value)
@@ -217,6 +225,9 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     if is_placeholder(value, name):
         return None
     upper = name.upper()
+    owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip().lower())
+    if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(name)):
+        return f"{owner} well-known default password", "mandatory"
     if upper in VENDOR_SHAPED:
         return f"a literal value not shaped like {VENDOR_SHAPED[upper]}", "advisory"
     if upper in SECRET_NAMES:
@@ -273,6 +284,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             "of a credential that has no issuer format (VLLM_API_KEY, --api-key, AWS_SECRET_ACCESS_KEY); a "
             "HF_TOKEN that is not shaped like a Hugging Face token, and other names that look like a credential "
             "(…_TOKEN, …_PASSWORD), are advisory, since settings such as MAX_TOKENS share the words. "
+            "A product's well-known default password (MinIO's minioadmin and minio123) under a credential's name "
+            "(MINIO_ROOT_PASSWORD, AWS_SECRET_ACCESS_KEY) is mandatory too: it is no fill-in, the deployment runs "
+            "with it, and anyone can try it. "
             "Placeholders (insert-your-huggingface-token-here, <token>, changeme, xxx, {{ .Values.token }}, "
             "${HF_TOKEN}) are no credential; an envsubst placeholder ($HF_TOKEN, ${HF_TOKEN}) in a credential's "
             "plain value is advisory: the token substituted at deploy time is stored in the object in plain "

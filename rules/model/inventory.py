@@ -362,6 +362,10 @@ class PodPorts:
     #: Where the workload is: its file decides its deployable unit (``Inventory.units``), so that a Service's named
     #: ``targetPort`` is resolved on the pods of its own unit only, as its selector is (readers17).
     location: Location = Location()
+    #: Whether the pods run Ray (SW301: a port that is only Ray's default number is Ray's where they do): True for a
+    #: Ray custom resource's pods and for a container whose image or command says Ray (``rayproject/ray``,
+    #: ``ray start``, ``serve run``, a ray executor), UNKNOWN where an image, command or argument is not known yet.
+    ray: Any = False
 
 
 def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:

@@ -20,23 +20,24 @@ from pulumi_preview import NP_T, SVC_T, lint_document, step
 from shardwise.rules.app.cli import main
 
 #: A Service that publishes Ray's dashboard: SW301 blocks it in every file below (the finding that is kept).
-RAY_LB = """
+RUNTIME_LB = """
 apiVersion: v1
 kind: Service
-metadata: {name: ray-dashboard, namespace: serving}
+metadata: {name: dist-master, namespace: serving}
 spec:
   type: LoadBalancer
-  selector: {app: ray}
-  ports: [{port: 8265, targetPort: 8265}]
+  selector: {app: trainer}
+  ports: [{port: 29500, targetPort: 29500}]
 """
-KEPT = ("SW301", "Service `serving/ray-dashboard` of type LoadBalancer exposes port 8265 (the default port of Ray dashboard) "
+KEPT = ("SW301", "Service `serving/dist-master` of type LoadBalancer exposes port 29500 (the default port of torch.distributed / "
+        "vLLM data-parallel master) "
         "outside the cluster; make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
         "dashboard with kubectl port-forward), or take this port off it and leave only the API port")
 
 
 def lint(tmp_path: Path, text: str) -> tuple[int, list[str], list[tuple[str, str]]]:
     path = tmp_path / "m.yaml"
-    path.write_text(textwrap.dedent(text).lstrip() + "---" + RAY_LB, encoding="utf-8")
+    path.write_text(textwrap.dedent(text).lstrip() + "---" + RUNTIME_LB, encoding="utf-8")
     out, err = tmp_path / "r.json", io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["lint", str(path), "--format", "json", "--output", str(out)])

@@ -214,7 +214,8 @@ EXTRA_FIXTURES = {
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
-              "other-program.yaml"},  # corpus26: a Service whose pods all serve with another engine (SGLang)
+              "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
+              "ray-default-port-only.yaml"},  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",
@@ -275,7 +276,8 @@ EXTRA_FIXTURES = {
               "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
               "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
-              "script-in-configmap.yaml"},  # corpus25: a token inside a script a ConfigMap holds, said by itself
+              "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
+              "default-password.yaml"},  # mend3: a product's well-known default password (MinIO's) blocks
     "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",

@@ -189,7 +189,7 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
                 named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
-        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc))
+        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=True))
         service_type = group.get("serviceType") if node_type == "head" else None
         if service_type in ("LoadBalancer", "NodePort"):
             inv.services.append(Service(

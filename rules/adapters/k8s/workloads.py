@@ -835,7 +835,48 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
             named.setdefault(name, number)
     labels = as_map(meta).get("labels")
-    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc)
+    ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars])
+    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray)
+
+
+#: An image that ships Ray: a repository of the ``rayproject`` or ``anyscale`` organisations, or one named ``ray``
+#: or ``ray-…`` (``rayproject/ray:2.40.0``, ``rayproject/ray-ml``, ``anyscale/ray-llm``, ``myregistry/ray:custom``).
+_RAY_IMAGE = re.compile(r"(?:^|/)(?:rayproject|anyscale)/|(?:^|/)ray(?:-[\w.-]+)?(?::|@|$)", re.IGNORECASE)
+#: A command that starts or joins a Ray cluster or a Ray Serve application, or vLLM's ray executor: ``ray start``,
+#: ``serve run``/``serve deploy``, ``python -m ray…``, ``import ray``/``ray.init``, ``--distributed-executor-backend
+#: ray``, ``--data-parallel-backend=ray``.
+_RAY_COMMAND = re.compile(
+    r"(?:^|[\s/;&|(])ray\s+start\b|(?:^|[\s/;&|(])serve\s+(?:run|deploy)\b|-m\s+ray\b|\bimport\s+ray\b|\bray\.init\b"
+    r"|--(?:distributed-executor|data-parallel)-backend[=\s]+['\"]?ray\b")
+
+
+def runs_ray(containers: Iterable[Any]) -> Any:
+    """Whether a pod's containers run Ray (:attr:`PodPorts.ray`): True where an image or the words of a command say
+    so, UNKNOWN where a container, its image, command or an argument is not known yet and none says so, else False."""
+    unknown = False
+    for c in containers:
+        if c is UNKNOWN:
+            unknown = True
+            continue
+        c = as_map(c)
+        image = c.get("image")
+        if image is UNKNOWN:
+            unknown = True
+        elif isinstance(image, str) and _RAY_IMAGE.search(image.strip()):
+            return True
+        words: list[str] = []
+        for key in ("command", "args"):
+            value = c.get(key)
+            if value is UNKNOWN:
+                unknown = True
+            for w in as_list(value):
+                if w is UNKNOWN:
+                    unknown = True
+                elif isinstance(w, (str, int, float)):
+                    words.append(str(w))
+        if _RAY_COMMAND.search(" ".join(words)):
+            return True
+    return UNKNOWN if unknown else False
 
 
 def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,

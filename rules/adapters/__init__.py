@@ -24,6 +24,8 @@ from ..model import Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
 from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
+from .k8s.configfile import namespace_of
+from .k8s.configjoin import CONFIG_REF, link_config_maps
 from .kinds import _values_name
 from .load import UNPARSED_JSON, Marked, UnparsedJson, adopt, load_file, load_text, marked_texts, run_memo
 from .renderkind import KUSTOMIZATION_FILES, has_gitops, render_kind
@@ -235,6 +237,17 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         if not gitops:  # an Argo CD Application's valueFiles may name a values file outside its chart's folder
             inv.launch_issues.extend(_values_serving_vllm(inv.skipped_files))
     overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
+    if overlays and any(r.kind == CONFIG_REF and not r.done for r in inv.cross_refs):
+        from .generated import generated_config_maps
+
+        readers: dict[str, set[str]] = {}
+        for r in inv.cross_refs:
+            if r.kind == CONFIG_REF and not r.done and r.location.file:
+                readers.setdefault(os.path.abspath(r.location.file), set()).add(namespace_of(r.obj))
+        made = generated_config_maps(overlays, readers)  # a kustomization not built: the ConfigMaps it generates
+        if made:
+            inv.config_maps.extend(made)
+            link_config_maps(inv)  # before the overlays: the workloads read again take their namespace and counts
     if overlays and inv.groups:
         from .overlays import apply_overlays
 

@@ -221,7 +221,8 @@ EXTRA_FIXTURES = {
               "karpenter-nodeclass-elsewhere.yaml",
               "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
     "SW004": {"kustomize-base.yaml",  # an LLMInferenceService base that leaves model.uri empty for its overlays
-              "path-awq-4bit.yaml"},  # corpus10: a path named ...-awq-4bit is sized as its base at int4 AWQ
+              "path-awq-4bit.yaml",  # corpus10: a path named ...-awq-4bit is sized as its base at int4 AWQ
+              "config-generator"},  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)

@@ -1,0 +1,106 @@
+"""The ConfigMaps a kustomization's ``configMapGenerator`` makes, when the kustomization is not built (met while
+searching a folder, or read plainly after its build failed), as ConfigMaps of the inputs: a Deployment that runs
+``vllm serve --config /etc/vllm/config.yaml`` mounted from a generated ConfigMap has its ``--config`` file read
+(corpus32), as it is where the kustomization is built (kustomize emits the ConfigMap and rewrites the reference).
+
+kustomize (``api/types/configmapargs.go``, ``kvpairsources.go``; kubectl.docs.kubernetes.io, "configMapGenerator"):
+a generator's ``files`` entry is ``PATH`` (the key is the file's base name) or ``KEY=PATH``, its ``literals``
+``KEY=VALUE``; a PATH is relative to the kustomization's folder and may not leave it (its default load restrictor,
+``LoadRestrictionsRootOnly``). kustomize appends a hash of the data to the name (``vllm-config-5f7c9h2m4k``) and
+rewrites every reference to it in the objects it builds; the files read here are not built, so their references
+still name the generator's ``name``, which is the name the ConfigMap is known by here. The kustomization's
+``namespace:`` moves its resources and its ConfigMap alike: where it sets one, the ConfigMap is also known in the
+namespaces its resources' files write (:func:`generated_config_maps`'s ``readers``), as a pod of those files meets
+it in the build. Its namespace is the
+kustomization's ``namespace:`` (kustomize's namespace transformer), else the generator's own ``namespace``, else
+``default``.
+
+What is left out, so the values it would give stay unknown as before: a generator that reads a file that is missing,
+outside the kustomization's folder or not readable text, or an ``env``/``envs`` file; a generator with
+``behavior: merge`` or ``replace``, and every generator of a name one of those changes, in any namespace (an
+overlay that merges a base's model id sets no namespace of its own; which data each overlay's build holds is not
+read here); a name two generators create with different data stays ambiguous
+as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..model import ConfigMap, Location
+from ..model.errors import InputError
+from ..model.files import inside
+from .yamlsrc import load_documents, read_text
+
+
+def _generators(path: str) -> tuple[str, list[Any]]:
+    try:
+        docs = load_documents(read_text(path), path)
+    except InputError:
+        return "", []
+    doc = docs[0][1] if len(docs) == 1 else None
+    if not isinstance(doc, dict):
+        return "", []
+    ns = doc.get("namespace")
+    gens = doc.get("configMapGenerator")
+    return (ns if isinstance(ns, str) else ""), (gens if isinstance(gens, list) else [])
+
+
+def _data(entry: dict[str, Any], folder: str) -> dict[str, str] | None:
+    """The data a generator entry gives, or None when any of it is not known here."""
+    if entry.get("env") is not None or entry.get("envs") is not None:
+        return None
+    data: dict[str, str] = {}
+    files, literals = entry.get("files"), entry.get("literals")
+    for f in files if isinstance(files, list) else ([] if files is None else [None]):
+        if not isinstance(f, str) or not f.strip():
+            return None
+        key, _, rel = f.strip().rpartition("=")
+        local = os.path.normpath(os.path.join(folder, rel))
+        if "://" in rel or not inside(os.path.realpath(local), os.path.realpath(folder)):
+            return None
+        try:
+            data[key or os.path.basename(rel)] = read_text(local)
+        except (InputError, OSError):
+            return None  # missing or not text: the file's value stays unknown
+    for lit in literals if isinstance(literals, list) else ([] if literals is None else [None]):
+        if not isinstance(lit, str) or "=" not in lit:
+            return None
+        key, _, value = lit.partition("=")
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        data[key.strip()] = value[1:-1] if quoted else value
+    return data
+
+
+def generated_config_maps(kustomizations: Iterable[str],
+                          readers: Mapping[str, set[str]] | None = None) -> list[ConfigMap]:
+    """The ConfigMaps the ``configMapGenerator`` entries of ``kustomizations`` (files not built) create. ``readers``:
+    for each file (absolute) of a workload that looked up a ConfigMap its input does not hold, the namespaces its
+    objects are written in; a kustomization with a ``namespace:`` moves the objects of the files it reaches there
+    with its ConfigMap, so the ConfigMap is also known in the namespaces those files' readers are written in (a base
+    ``namespace: llm`` beside a Deployment that names none)."""
+    made: list[tuple[str, str, dict[str, str], str]] = []
+    changed: set[str] = set()
+    for path in kustomizations:
+        ns, gens = _generators(path)
+        for entry in gens:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if not isinstance(name, str) or not name:
+                continue
+            if entry.get("behavior") not in (None, "create"):
+                changed.add(name)  # by name: an overlay that merges sets no namespace of its own (adminless-io)
+                continue
+            own = entry.get("namespace")  # the generator's own, which the kustomization's namespace: overrides
+            data = _data(entry, os.path.dirname(path))
+            if data is None:
+                continue
+            made.append((ns or (own if isinstance(own, str) and own else "default"), name, data, path))
+            if ns and readers:
+                from .overlays import reached_files  # only a kustomization that sets a namespace
+
+                moved = {n for f in reached_files([os.path.dirname(path)]) for n in readers.get(f, ())}
+                made.extend((n, name, data, path) for n in sorted(moved - {ns}))
+    return [ConfigMap(name=name, namespace=ns, data=data, location=Location(file=path))
+            for ns, name, data, path in made if name not in changed]

@@ -1,0 +1,66 @@
+"""A kustomization not built (met while searching) makes the ConfigMaps of its configMapGenerator known, so a
+Deployment's mounted vLLM ``--config`` file from one is read (corpus32; the fixture SW004/config-generator/ reads
+the whole folder). Kustomization shapes from kustomize's configMapGenerator documentation: ``KEY=PATH`` and bare
+``PATH`` files, ``KEY=VALUE`` literals, ``behavior: merge`` in an overlay."""
+
+from __future__ import annotations
+
+import pathlib
+
+from shardwise.rules.adapters.generated import generated_config_maps
+
+
+def _kustomization(folder: pathlib.Path, text: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kustomization.yaml").write_text(text)
+    return str(folder / "kustomization.yaml")
+
+
+def test_files_and_literals_make_the_config_map(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "vllm-config.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\n")
+    (tmp_path / "chat.jinja").write_text("{{ messages }}\n")
+    k = _kustomization(tmp_path, "namespace: ai\nconfigMapGenerator:\n  - name: vllm-config\n    files:\n"
+                                 "      - config.yaml=vllm-config.yaml\n      - chat.jinja\n"
+                                 "    literals:\n      - LOG_LEVEL=debug\n      - 'ARGS=\"--a=b\"'\n")
+    [cm] = generated_config_maps([k])
+    assert (cm.namespace, cm.name, cm.location.file) == ("ai", "vllm-config", k)
+    assert cm.data == {"config.yaml": "model: Qwen/Qwen2.5-7B-Instruct\n", "chat.jinja": "{{ messages }}\n",
+                       "LOG_LEVEL": "debug", "ARGS": "--a=b"}
+
+
+def test_what_is_not_known_here_makes_nothing(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "outside.yaml").write_text("model: x\n")
+    (tmp_path / "base" / "env").mkdir(parents=True)
+    (tmp_path / "base" / "env" / "vllm.env").write_text("A=1\n")
+    k = _kustomization(tmp_path / "base", "configMapGenerator:\n"
+                                          "  - name: missing\n    files: [config.yaml=not-committed.yaml]\n"
+                                          "  - name: outside\n    files: [config.yaml=../outside.yaml]\n"
+                                          "  - name: from-env\n    envs: [env/vllm.env]\n"
+                                          "  - name: remote\n    files: [c=https://example.com/c.yaml]\n")
+    assert generated_config_maps([k]) == []
+
+
+def test_a_merged_or_replaced_name_stays_unknown(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "base" / "c.yaml").parent.mkdir(parents=True)
+    (tmp_path / "base" / "c.yaml").write_text("model: a\n")
+    base = _kustomization(tmp_path / "base", "namespace: llm\nconfigMapGenerator:\n  - name: c\n    files: [c.yaml]\n"
+                                             "  - name: kept\n    namespace: ignored\n    literals: [A=1]\n")
+    prod = _kustomization(tmp_path / "prod", "resources: [../base]\nconfigMapGenerator:\n  - name: c\n"
+                                             "    behavior: merge\n    literals: [B=2]\n")
+    assert [(cm.namespace, cm.name, cm.data) for cm in generated_config_maps([base, prod])] == [
+        ("llm", "kept", {"A": "1"})]  # the kustomization's namespace over the generator's own
+
+
+def test_the_generator_s_own_namespace(tmp_path: pathlib.Path) -> None:
+    k = _kustomization(tmp_path, "configMapGenerator:\n  - name: settings\n    namespace: model-serving\n"
+                                 "    literals: [instanceType=g6e.12xlarge]\n")
+    assert [(cm.namespace, cm.name) for cm in generated_config_maps([k])] == [("model-serving", "settings")]
+
+
+def test_a_namespace_moves_the_config_map_with_the_files_it_reaches(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "deployment.yaml").write_text("kind: Deployment\n")
+    (tmp_path / "c.yaml").write_text("model: a\n")
+    k = _kustomization(tmp_path, "namespace: llm\nresources: [deployment.yaml]\n"
+                                 "configMapGenerator:\n  - name: c\n    files: [c.yaml]\n")
+    readers = {str(tmp_path / "deployment.yaml"): {"default"}, str(tmp_path / "other.yaml"): {"elsewhere"}}
+    assert [(cm.namespace, cm.name) for cm in generated_config_maps([k], readers)] == [("llm", "c"), ("default", "c")]

@@ -162,6 +162,18 @@ def _pulumi_project(path: str) -> str:
     return pulumi_project_skip(text)
 
 
+def _compose_file(path: str) -> str:
+    """A Docker Compose file's skip reason: :func:`.programs.compose_skip` of its first :data:`.programs.HEAD_BYTES`
+    (one that cannot be read stays a Compose file, as it was without reading)."""
+    from .programs import COMPOSE_FILE, HEAD_BYTES, compose_skip
+
+    try:
+        text = read_file_bytes(path, path, HEAD_BYTES, head=True).decode("utf-8", "replace")
+    except InputError:
+        return COMPOSE_FILE
+    return compose_skip(text)
+
+
 def _is_skeleton(directory: str, folder: str, cache: dict[str, bool]) -> bool:
     """Whether ``folder`` of ``directory`` is a skeleton of a Backstage software template kept in ``directory``: a
     ``template.yaml`` whose first 64 KiB say ``apiVersion: scaffolder.backstage.io/...`` and name the folder in a
@@ -562,6 +574,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         reason = skipped_by_name(path, charts, places, tests)
         if reason == "Pulumi project file" and os.path.basename(path) in _PULUMI_PROJECT:
             reason = _pulumi_project(path)
+        elif reason == "Docker Compose file":
+            reason = _compose_file(path)
         if reason is not None:
             sel.skipped.append((path, reason))
         else:

@@ -207,6 +207,10 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
         if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
             return Inventory(sources=[file], errors=list(duplicates))
+        if kind == "Docker Compose file":  # one that starts vLLM says so (a file of another name that is one)
+            from .programs import compose_skip
+
+            kind = compose_skip(text)
         return Inventory(skipped_files=[(file, kind)])
     from .k8s import inventory_from_documents
 

@@ -71,6 +71,22 @@ def serves_vllm(text: str) -> tuple[int, str] | None:
     return found
 
 
+#: Why a Docker Compose file is skipped (:func:`compose_skip`).
+COMPOSE_FILE = "Docker Compose file"
+
+
+def compose_skip(text: str) -> str:
+    """Why a Docker Compose file is skipped: a Compose file, or one whose service starts vLLM (the image,
+    ``vllm serve`` in shell or exec form, the API server module, a vLLM-only flag: :func:`serves_vllm`), whose line is
+    named: shardwise lints Kubernetes objects, and that server is none."""
+    found = serves_vllm(text)
+    if found is None:
+        return COMPOSE_FILE
+    line, word = found
+    return (f"Docker Compose file that starts vLLM (`{word}` at line {line}): shardwise reads no Compose service, so "
+            "that server is not linted; a Kubernetes manifest of it can be (written by hand, or by `kompose convert`)")
+
+
 def is_dockerfile(name: str) -> bool:
     return ("ockerfile" in name or "ontainerfile" in name) and _DOCKERFILE.search(os.path.basename(name)) is not None
 

@@ -162,6 +162,18 @@ def _pulumi_project(path: str) -> str:
     return pulumi_project_skip(text)
 
 
+def _compose_file(path: str) -> str:
+    """A Docker Compose file's skip reason: :func:`.programs.compose_skip` of its first :data:`.programs.HEAD_BYTES`
+    (one that cannot be read stays a Compose file, as it was without reading)."""
+    from .programs import COMPOSE_FILE, HEAD_BYTES, compose_skip
+
+    try:
+        text = read_file_bytes(path, path, HEAD_BYTES, head=True).decode("utf-8", "replace")
+    except InputError:
+        return COMPOSE_FILE
+    return compose_skip(text)
+
+
 def _is_skeleton(directory: str, folder: str, cache: dict[str, bool]) -> bool:
     """Whether ``folder`` of ``directory`` is a skeleton of a Backstage software template kept in ``directory``: a
     ``template.yaml`` whose first 64 KiB say ``apiVersion: scaffolder.backstage.io/...`` and name the folder in a
@@ -562,6 +574,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         reason = skipped_by_name(path, charts, places, tests)
         if reason == "Pulumi project file" and os.path.basename(path) in _PULUMI_PROJECT:
             reason = _pulumi_project(path)
+        elif reason == "Docker Compose file":
+            reason = _compose_file(path)
         if reason is not None:
             sel.skipped.append((path, reason))
         else:
@@ -643,8 +657,8 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
         else:
             sel.order.setdefault(p, len(sel.order))
             sel.errors.append(InputError("no such file or directory", p))
-    if terraform and searched:
-        _skip_terraform_templates(sel, terraform, searched)
+    if terraform:
+        _skip_terraform_templates(sel, terraform, searched, excludes)
     return sel
 
 
@@ -658,13 +672,48 @@ TERRAFORM_TEMPLATE = ("Terraform template (a Terraform file of the inputs render
                       "its ${...} and %{...} first: lint what Terraform renders)")
 
 
-def _skip_terraform_templates(sel: Selection, terraform: list[str], searched: set[str]) -> None:
+#: The skip reason of a template a Terraform file of the inputs renders that the search does not take (its name is
+#: no YAML or JSON file's: ``vllm-values.tpl``, ``values.tftpl``) and that mentions vLLM, with the line that does.
+TERRAFORM_TEMPLATE_UNREAD = ("Terraform template that mentions vLLM (`{word}` at line {line}), not read: a Terraform "
+                             "file of the inputs renders it with templatefile (the values of a helm_release, or a "
+                             "manifest), and shardwise reads no template; lint what Terraform renders")
+_MENTIONS_VLLM = re.compile(r"vllm", re.I)
+
+
+def _unread_template(path: str) -> str | None:
+    """The skip reason of a template no search takes (:data:`TERRAFORM_TEMPLATE_UNREAD`) where its first
+    :data:`.programs.HEAD_BYTES` mention vLLM outside a comment, else None (a template of something else, one that
+    cannot be read, or none there: Terraform says so when it plans)."""
+    from .programs import HEAD_BYTES
+
+    if not os.path.isfile(path):
+        return None
+    try:
+        text = read_file_bytes(path, path, HEAD_BYTES, head=True).decode("utf-8", "replace")
+    except InputError:
+        return None
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        m = _MENTIONS_VLLM.search(line)
+        if m is not None:
+            word = line.strip()
+            return TERRAFORM_TEMPLATE_UNREAD.format(word=word if len(word) <= 80 else word[:77] + "...", line=n)
+    return None
+
+
+def _skip_terraform_templates(sel: Selection, terraform: list[str], searched: set[str], excludes: Excludes) -> None:
     """Skip, as a Terraform template, each YAML or JSON file met while searching that a searched Terraform file of the
     run renders with ``templatefile`` (the Helm values of a ``helm_release``, a manifest ``yamldecode`` reads): its
     ``${...}`` interpolations and ``%{ if }`` directives are Terraform's, not YAML, until Terraform renders it, as a
-    ``*.yaml.tpl`` met while searching is skipped. A file named on the command line is read, as such a template is."""
+    ``*.yaml.tpl`` met while searching is skipped. A file named on the command line is read, as such a template is.
+    A rendered file the search does not take (``vllm-values.tpl``, no YAML name) and that mentions vLLM is said as
+    not read (:func:`_unread_template`), where nothing else of the run has named or excluded it, so its servers do
+    not pass without a word."""
     wanted = {os.path.normpath(os.path.abspath(f)): f for f in searched}
+    met = {os.path.normpath(os.path.abspath(f)) for f in sel.order}
     found: set[str] = set()
+    unread: dict[str, str] = {}
     for tf in terraform:
         try:
             text = read_file_bytes(tf, tf).decode("utf-8", "replace")
@@ -677,6 +726,15 @@ def _skip_terraform_templates(sel: Selection, terraform: list[str], searched: se
                 target = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(tf)), m.group(1)))
                 if target in wanted:
                     found.add(wanted[target])
+                elif target not in met and target not in unread and not target.endswith(INPUT_SUFFIXES):
+                    path = os.path.normpath(os.path.join(os.path.dirname(tf), m.group(1)))
+                    reason = None if excludes.excluded(path, False) else _unread_template(target)
+                    if reason is not None:
+                        unread[target] = reason
+                        sel.order.setdefault(path, len(sel.order))
+                        sel.skipped.append((path, reason))
+                    else:
+                        unread[target] = ""
     if found:
         sel.files = [f for f in sel.files if f not in found]
         sel.skipped.extend((f, TERRAFORM_TEMPLATE) for f in sorted(found, key=sel.place))

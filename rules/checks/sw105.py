@@ -65,6 +65,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
         b = rv.behaviour
         measured = extensible_kv_cache_of(g)
         default = f"vLLM {rv.version}'s default is {1.0 if measured else b.gpu_memory_utilization:g}"
+        if rv.source == "assumed":  # a release the image does not name: say it is assumed and why (its note)
+            default = f"the default is {1.0 if measured else b.gpu_memory_utilization:g} in {rv.note}"
         sharing = gpu_sharing(g, inv)
         if u > HIGH and measured and not (sharing is not None and sharing.shared):
             # 0.34's extensible KV cache measures what it keeps free after the warm-up and the capture: a high

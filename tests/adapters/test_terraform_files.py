@@ -9,7 +9,7 @@ import os
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
-from shardwise.rules.adapters.select import TERRAFORM_TEMPLATE
+from shardwise.rules.adapters.select import TERRAFORM_TEMPLATE, TERRAFORM_TEMPLATE_UNREAD, Excludes
 
 DIR = os.path.join(FIXTURES, "inputs", "terraform")
 STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so that "
@@ -149,3 +149,74 @@ def test_the_same_template_named_or_rendered_by_no_terraform_file_is_read(tmp_pa
     _module(tmp_path)
     inv = read_inputs([str(tmp_path / "values.yaml")], jobs=1)
     assert [(os.path.basename(e.file), e.line) for e in inv.errors] == [("values.yaml", 5)]
+
+
+# mend4 (shape written here): brokedba/vllm-lab renders production-stack's values from a `.tpl` beside the .tf
+# (vllm-values.tpl, no YAML suffix), which no search takes: the release was said (above) but its values, where the
+# model and the vLLM flags are, passed without a word. A rendered file the search does not take and that mentions
+# vLLM is now said as not read, at the first line that does.
+STACK_TF = '''data "template_file" "vllm_values" {
+  count    = var.enable_vllm ? 1 : 0
+  template = file("${path.module}/config/vllm-values.tpl")
+  vars = {
+    model_name = var.model_name
+  }
+}
+
+resource "helm_release" "vllm_stack" {
+  name       = "vllm"
+  repository = "https://vllm-project.github.io/production-stack"
+  chart      = "vllm-stack"
+  values     = [data.template_file.vllm_values[0].rendered]
+}
+
+resource "helm_release" "router_values" {
+  name   = "router"
+  chart  = "./router"
+  values = [templatefile("router-values.tftpl", { replicas = var.replicas })]
+}
+'''
+VLLM_VALUES_TPL = '''servingEngineSpec:
+  runtimeClassName: ""
+  modelSpec:
+  - name: "${model_name}"
+    repository: "vllm/vllm-openai"
+    tag: "v0.10.0"
+    modelURL: "${model_name}"
+    vllmConfig:
+      maxModelLen: 4096
+      extraArgs: ["--gpu-memory-utilization", "0.99"]
+'''
+
+
+def _stack(tmp_path, tf: str = STACK_TF) -> None:
+    (tmp_path / "vllm-production-stack.tf").write_text(tf)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config/vllm-values.tpl").write_text(VLLM_VALUES_TPL)
+    (tmp_path / "router-values.tftpl").write_text("replicaCount: ${replicas}\n")
+
+
+def test_a_template_no_search_takes_that_mentions_vllm_is_said_not_read(tmp_path):
+    _stack(tmp_path)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert inv.errors == [] and inv.groups == []
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    assert sorted(skipped) == ["config/vllm-values.tpl", "vllm-production-stack.tf"]  # the router's: no vLLM
+    assert skipped["config/vllm-values.tpl"] == TERRAFORM_TEMPLATE_UNREAD.format(
+        word='repository: "vllm/vllm-openai"', line=5)
+    assert skipped["config/vllm-values.tpl"] == (
+        "Terraform template that mentions vLLM (`repository: \"vllm/vllm-openai\"` at line 5), not read: a "
+        "Terraform file of the inputs renders it with templatefile (the values of a helm_release, or a manifest), "
+        "and shardwise reads no template; lint what Terraform renders")
+
+
+def test_a_template_named_in_a_comment_excluded_or_absent_is_not_said(tmp_path):
+    _stack(tmp_path, STACK_TF.replace('  template = file(', '  # template = file('))
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert [os.path.relpath(f, tmp_path) for f, _ in inv.skipped_files] == ["vllm-production-stack.tf"]
+    _stack(tmp_path)
+    inv = read_inputs([str(tmp_path)], jobs=1, excludes=Excludes.from_lines(["*.tpl"], str(tmp_path)))
+    assert [os.path.relpath(f, tmp_path) for f, _ in inv.skipped_files] == ["vllm-production-stack.tf"]
+    os.remove(tmp_path / "config/vllm-values.tpl")  # not there (a module's caller passes it): Terraform says so
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert [os.path.relpath(f, tmp_path) for f, _ in inv.skipped_files] == ["vllm-production-stack.tf"]

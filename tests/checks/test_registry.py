@@ -165,7 +165,8 @@ EXTRA_FIXTURES = {
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
-              "time-slicing-config.yaml", "time-slicing-per-node.yaml"},
+              "time-slicing-config.yaml", "time-slicing-per-node.yaml",
+              "assumed-release.yaml"},  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas

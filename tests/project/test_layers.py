@@ -353,10 +353,10 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/load.py: shardwise.rules.adapters.pulumi",
     "rules/adapters/load.py: shardwise.rules.adapters.stack",
     "rules/adapters/select.py: shardwise.rules.adapters.globs",  # only where there are exclude patterns
-    "rules/adapters/select.py: shardwise.rules.adapters.programs",  # only a folder holding a program source
+    "rules/adapters/select.py: shardwise.rules.adapters.programs",  # only a program source or a Compose file
     "rules/adapters/select.py: shardwise.rules.adapters.yamlsrc",  # only a folder holding a chainsaw-test.yaml
     "rules/adapters/load.py: shardwise.rules.vllm.args",  # only a Terraform file that starts no vLLM server
-    "rules/adapters/load.py: shardwise.rules.adapters.programs",  # only a program source, Dockerfile or project file
+    "rules/adapters/load.py: shardwise.rules.adapters.programs",  # only a program source, Dockerfile, project or Compose file
     "rules/adapters/programs.py: shardwise.rules.adapters.shell",  # only a program line that may start vLLM
     "rules/checks/index.py: shardwise.rules.checks.registry",  # every rule's metadata, only for SARIF and Markdown
     "rules/checks/index.py: shardwise.rules.engine.rule",  # NotRunning, only once rules are made (SW001 reads codes)

@@ -20,6 +20,7 @@ from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ._capacity import (
     capped_text,
+    change_text,
     context_text,
     declared_seqs,
     ecc_on_sizer,
@@ -152,7 +153,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
             res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
             if res is None:
                 return None  # no smaller layout starts at max_model_len: the sharding is needed
-        text, sure = reserve_text(res, load_source(g), current)
+        text, sure = reserve_text(res, load_source(g), current,
+                                  change_text(g, current, res.fit.parallel, res.replicas))
         return f"{where}, {'but' if sure else 'and'} {text}", sure, False
     r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs, config.kv_reserve)
     if r is None:
@@ -160,5 +162,6 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
                         config.kv_reserve)
     if r is None:
         return None  # no smaller layout starts and holds its share: the sharding is needed
-    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
+    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g),
+                               change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas))
     return f"{where}, but {text}", sure, False

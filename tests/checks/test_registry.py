@@ -140,6 +140,7 @@ EXTRA_FIXTURES = {
               "quant-word-before-unread-words.yaml",
               "tpu.yaml"},  # tpu19: a TPU is not sized by the CUDA/ROCm capacity model: said once, advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
+              "load-remedy.yaml",  # remedy1: with a declared load the message names the change (replicas 3 → 6, ...)
               "ecc-range.yaml",  # ecc1: on an RTX A6000 (ECC off in the catalog) it blocks only where sure with ECC on
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel

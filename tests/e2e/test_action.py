@@ -272,7 +272,8 @@ SW104_ANNOTATION = (
     '::error file=deploy/serving.yaml,line=47,title=sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
     'nstruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold'
     ' 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica must hold (16 by annotation '
-    'shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
+    'shardwise.dev/target-concurrency); run them instead: replicas 1 → 2, --tensor-parallel-size 2 → 1, nvidia.com/'
+    'gpu limit 2 → 1 (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
 FAIL_MESSAGE = ("::error title=shardwise::findings at or above mandatory (exit 1); see the annotations and the "
                 "summary\n")
 PR_EVENT = {"pull_request": {"number": 7}}

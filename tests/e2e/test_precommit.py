@@ -50,8 +50,9 @@ FINDINGS = [
     'central estimates; 54 beyond its error band) (vLLM 0.11.0 from the image tag) (Deployment serving/llama70b)',
     'deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
     'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
-    't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
-    '.11.0 from the image tag) (Deployment serving/llama8b)',
+    't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency); run t'
+    'hem instead: replicas 1 → 2, --tensor-parallel-size 2 → 1, nvidia.com/gpu limit 2 → 1 (vLLM 0.11.0 from the i'
+    'mage tag) (Deployment serving/llama8b)',
     'deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
     " joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: 2 replicas × TP1"
     '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica '

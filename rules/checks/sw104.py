@@ -17,7 +17,7 @@ from ..capacity.layout import (
 )
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, Undecidable
 from ._capacity import (
     capped_text,
     change_text,
@@ -134,6 +134,18 @@ class ShardedModelThatFits(GroupRule):
                 message += ecc_on_text(sz)
         message, sure = latency_escape(g, message, sure)
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
+
+
+def sharded_beyond_need(g: ServingGroup, inv: Inventory) -> list[Hit]:
+    """SW104's blocking findings on the group: replicas on fewer GPUs per replica surely start and hold its load.
+    The engine asks it of SW202 (remedy1, newuser12: both blocked at the same line for one cause): where SW104
+    blocks, the TP group over PCIe is avoidable because the model needs fewer GPUs, and the change SW104 names
+    (fewest GPUs first: with one pipeline stage, a TP within the NVLink domain whenever SW202's own replicas hold
+    the load) is the one to make; SW202 judges the layout it makes. Empty where that is not so or not known."""
+    try:
+        return [h for h in ShardedModelThatFits().check_group(g, inv, LintConfig()) if h.level == "mandatory"]
+    except Undecidable:
+        return []
 
 
 def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, current: Parallel,

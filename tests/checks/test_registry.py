@@ -166,6 +166,7 @@ EXTRA_FIXTURES = {
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
               "time-slicing-config.yaml", "time-slicing-per-node.yaml"},
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory

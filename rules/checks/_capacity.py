@@ -203,11 +203,13 @@ def not_starting(s: ReplicaSizing, current: Parallel) -> str:
 
 
 def replicas_text(r: Replication, current: Parallel, how: str, context: str,
-                  source: str = f"annotation {ANN_TARGET_CONCURRENCY}", down: str = "") -> tuple[str, bool]:
+                  source: str = f"annotation {ANN_TARGET_CONCURRENCY}", down: str = "",
+                  change: str = "") -> tuple[str, bool]:
     """What the replicas of a smaller layout hold together against the declared load, and whether that is sure:
     ``2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens together: enough for the 64 a
-    replica must hold (128 by annotation … over 2 replicas)``. Without a declared load, what they would hold
-    beside what the current layout holds (or ``down``: why it does not start), never sure."""
+    replica must hold (128 by annotation … over 2 replicas)``, and, where that is sure, the ``change`` that runs them
+    (:func:`change_text`). Without a declared load, what they would hold beside what the current layout holds (or
+    ``down``: why it does not start), never sure."""
     alt = r.alt
     them, one = placed(alt.replicas, alt.fit.parallel, current)
     together = "" if one else " together"
@@ -219,8 +221,31 @@ def replicas_text(r: Replication, current: Parallel, how: str, context: str,
     text = (f"{them} hold{'s' if one else ''} {about}{r.together:,} sequences of {context}{together}: enough for the "
             f"{r.need:,} a replica must hold ({how})")
     if alt.fit.sure:
-        return text, True
+        return text + (f"; run {'it' if one else 'them'} instead: {change}" if change else ""), True
     return f"{text} (within the estimate's error band)", False
+
+
+def change_text(g: ServingGroup, current: Parallel, alt: Parallel, engines: int) -> str:
+    """The edit that runs ``engines`` engines of ``alt`` where each engine of ``current`` runs, as the workload
+    writes it: ``replicas 3 → 6, --tensor-parallel-size 2 → 1, nvidia.com/gpu limit 2 → 1`` (remedy1, newuser12: a
+    blocking finding with a declared load named the smaller layout but not the change). Replicas the workload does not
+    state as a number are named by their factor (``replicas × 2``); a GPU limit is named only where one pod runs the
+    whole engine (not an LWS group's pods, nor a component's or a plan's, which take theirs from the layout)."""
+    flag = (lambda name: name) if g.declared or g.kind == "plan" else (lambda name: "--" + name.replace("_", "-"))
+    out = []
+    if engines != 1:
+        n = g.replicas if isinstance(g.replicas, int) and not isinstance(g.replicas, bool) else None
+        field = "groups" if g.kind == "VllmMultiNode" else "replicas"  # the component's LeaderWorkerSet replicas
+        out.append(f"{field} {n:,} → {n * engines:,}" if n is not None else f"{field} × {engines}")
+    if alt.tp != current.tp:
+        out.append(f"{flag('tensor_parallel_size')} {current.tp} → {alt.tp}")
+    if alt.pp != current.pp:
+        out.append(f"{flag('pipeline_parallel_size')} {current.pp} → {alt.pp}")
+    per_pod = g.gpus_per_pod
+    if (not g.declared and g.kind != "plan" and g.accelerator_resource and g.pods_per_group == 1
+            and isinstance(per_pod, int) and per_pod == current.world and alt.world != per_pod):
+        out.append(f"{g.accelerator_resource} limit {per_pod} → {alt.world}")
+    return ", ".join(out)
 
 
 def placed(replicas: int, alt: Parallel, current: Parallel) -> tuple[str, bool]:
@@ -234,7 +259,7 @@ def placed(replicas: int, alt: Parallel, current: Parallel) -> tuple[str, bool]:
     return f"{replicas} {noun} × {alt.text()} on the same {current.world} GPUs", replicas == 1
 
 
-def reserve_text(res: Reserve, source: str, current: Parallel | None = None) -> tuple[str, bool]:
+def reserve_text(res: Reserve, source: str, current: Parallel | None = None, change: str = "") -> tuple[str, bool]:
     """A smaller layout against the doctrine's reserve (no load declared), and whether that is sure:
     ``2 replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 131,072 with …``; with ``current``
     given and GPUs left over, ``1 replica × TP1×PP2 on 2 of the 3 GPUs fits: it starts …``."""
@@ -250,7 +275,8 @@ def reserve_text(res: Reserve, source: str, current: Parallel | None = None) -> 
         run = "it" if each == "it" else "them"
         return (f"{alt} {fit}: {each} starts at max_model_len {s.max_model_len:,} with "
                 f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU and keeps the KV "
-                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run {run} instead, or "
+                f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run {run} instead"
+                f"{f' ({change})' if change else ''}, or "
                 f"declare the load ({source}) to have it judged against the load"), True
     if res.kept:
         why = (f"{each} starts at max_model_len {s.max_model_len:,} with the KV reserve by the capacity model, whose "

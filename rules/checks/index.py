@@ -145,6 +145,12 @@ NOT_RUNNING: tuple[tuple[str, str, str, str, frozenset[str], frozenset[str] | No
     ("SW205", "sw205", "tcp_between_nodes",
      "advisory: the TCP between the nodes is SW205's finding on this group, which blocks", frozenset(),
      frozenset({"SW201"})),
+    # remedy1: a TP group over PCIe that replicas on fewer GPUs replace. SW104 and SW202 both said so and both blocked
+    # at the tensor_parallel_size line; SW104 (the model needs fewer GPUs, whatever joins them; its message names the
+    # change) owns it, and SW202's finding, the PCIe that makes the waste dearer here, is advisory beside it.
+    ("SW104", "sw104", "sharded_beyond_need",
+     "advisory: the model needs fewer GPUs per replica, SW104's finding on this group, which blocks; the layout its "
+     "change makes is judged again", frozenset(), frozenset({"SW202"})),
 )
 
 

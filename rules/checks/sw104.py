@@ -17,9 +17,10 @@ from ..capacity.layout import (
 )
 from ..capacity.sizing import ReplicaSizing
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, Undecidable
 from ._capacity import (
     capped_text,
+    change_text,
     context_text,
     declared_seqs,
     ecc_on_sizer,
@@ -135,6 +136,18 @@ class ShardedModelThatFits(GroupRule):
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
 
 
+def sharded_beyond_need(g: ServingGroup, inv: Inventory) -> list[Hit]:
+    """SW104's blocking findings on the group: replicas on fewer GPUs per replica surely start and hold its load.
+    The engine asks it of SW202 (remedy1, newuser12: both blocked at the same line for one cause): where SW104
+    blocks, the TP group over PCIe is avoidable because the model needs fewer GPUs, and the change SW104 names
+    (fewest GPUs first: with one pipeline stage, a TP within the NVLink domain whenever SW202's own replicas hold
+    the load) is the one to make; SW202 judges the layout it makes. Empty where that is not so or not known."""
+    try:
+        return [h for h in ShardedModelThatFits().check_group(g, inv, LintConfig()) if h.level == "mandatory"]
+    except Undecidable:
+        return []
+
+
 def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, current: Parallel,
            where: str) -> tuple[str, bool, bool] | None:
     """The smaller layout that serves the model on the same GPUs, as ``(message, sure, capped)``: capped where it
@@ -152,7 +165,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
             res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
             if res is None:
                 return None  # no smaller layout starts at max_model_len: the sharding is needed
-        text, sure = reserve_text(res, load_source(g), current)
+        text, sure = reserve_text(res, load_source(g), current,
+                                  change_text(g, current, res.fit.parallel, res.replicas))
         return f"{where}, {'but' if sure else 'and'} {text}", sure, False
     r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs, config.kv_reserve)
     if r is None:
@@ -160,5 +174,6 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
                         config.kv_reserve)
     if r is None:
         return None  # no smaller layout starts and holds its share: the sharding is needed
-    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g))
+    text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g),
+                               change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas))
     return f"{where}, but {text}", sure, False

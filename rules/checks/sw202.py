@@ -42,7 +42,8 @@ class TensorParallelOverPcie(GroupRule):
         mandatory_when=(
             "when replicas whose TP stays inside the NVLink domain start and hold the declared concurrency at "
             "the precision served, beyond the estimate's error band (the sharding over PCIe was avoidable), and no "
-            "per-token latency target is declared"
+            "per-token latency target is declared; advisory where SW104 blocks on the same workload (the model needs "
+            "fewer GPUs per replica: one cause, SW104's finding)"
         ),
         severity="high",
         summary="The tensor-parallel group spans GPUs that only PCIe joins.",
@@ -64,7 +65,10 @@ class TensorParallelOverPcie(GroupRule):
             "nothing to compare replicas with: the finding then says why it does not start. A "
             "lower precision alone never makes it block: whether its quality is acceptable takes an evaluation "
             "(SW106). A per-token latency target declared with the annotation shardwise.dev/tpot-target-ms (the "
-            "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it."
+            "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it. Where SW104 blocks "
+            "on the same workload, the avoidable sharding is its finding, which names the change to make, and this "
+            "one is advisory beside it (one root cause, one blocking finding); a suppression of SW104 accepts its "
+            "finding, not the PCIe, so this one blocks again."
         ),
         bad_example="--tensor-parallel-size 2 --max-num-seqs 4   # Llama-3.1-8B on g5.12xlarge: one A10G holds it",
         good_example=(

@@ -287,8 +287,8 @@ def test_a_stack_s_findings_name_its_fields_not_annotations(tmp_path):
         "meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, but 2 "
         "replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 8,192 with 54.1 GiB (±2.9) of KV cache "
         "per GPU and keeps the KV reserve (15.0 GiB of weights × 1.4 = 21.0 GiB of the 71.3 GiB vLLM may use); run "
-        "them instead, or declare the load (target_concurrency) to have it judged against the load (vLLM 0.11.0 from "
-        "the image tag)"))
+        "them instead (replicas 1 → 2, tensor_parallel_size 2 → 1), or declare the load (target_concurrency) to have "
+        "it judged against the load (vLLM 0.11.0 from the image tag)"))
 
 
 def test_target_concurrency_is_bounded():

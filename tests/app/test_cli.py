@@ -84,7 +84,8 @@ SW104_TP2 = (
     "SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on "
     "H100-SXM-80GB, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len) "
     "together: enough for the 64 a replica must hold (128 by annotation "
-    "shardwise.dev/target-concurrency over 2 replicas) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b-tp2)"
+    "shardwise.dev/target-concurrency over 2 replicas); run them instead: replicas 2 → 4, --tensor-parallel-size "
+    "2 → 1, nvidia.com/gpu limit 2 → 1 (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b-tp2)"
 )
 
 

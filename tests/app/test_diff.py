@@ -70,7 +70,7 @@ def test_help_says_fail_on_does_not_fail_diff(capsys):
 def test_markdown_is_the_documented_sample(repo, capsys):
     rc, out, err = run(capsys, "diff", "main", "deploy/")
     assert (rc, err) == (0, "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added "
-                            "(2 at or above mandatory: shardwise lint fails on them), 1 fixed\n")
+                            "(1 at or above mandatory: shardwise lint fails on it), 1 fixed\n")
     if os.environ.get("SHARDWISE_UPDATE_README"):
         path = SAMPLE_PAGE
         text = path.read_text(encoding="utf-8")
@@ -92,7 +92,7 @@ def test_markdown_figures(repo, capsys):
     assert "| Nodes | 1 | 3 | +2 |" in lines
     assert "| On-demand $/hour | $55.04 | $120.57 | +$65.53 |" in lines
     assert "| On-demand $/month (730 h) | $40,179.20 | $88,018.00 | +$47,838.80 |" in lines
-    assert "| Findings | 1 mandatory, 2 advisory | 2 mandatory, 2 advisory | 2 added, 1 fixed |" in lines
+    assert "| Findings | 1 mandatory, 2 advisory | 1 mandatory, 3 advisory | 2 added, 1 fixed |" in lines
     # $/M output tokens = $55.04 / (2 replicas × 2,400 tok/s × 3,600 s) × 10⁶ = $3.19 (and the same at 4 replicas)
     row = next(ln for ln in lines if ln.startswith("| Deployment serving/llama70b |"))
     assert row.split(" | ")[1:4] == ["changed", "8 × H100-SXM-80GB → 16 × H100-SXM-80GB",
@@ -110,7 +110,7 @@ def test_json(repo, capsys):
         "monthly_usd": 40179.2, "not_priced": [], "workloads": 1, "mandatory": 1, "advisory": 2, "input_errors": 0}
     assert d["totals"]["change"] == {
         "gpus": {"H100-SXM-80GB": 8, "L40S": 2}, "gpus_total": 10, "nodes": 2, "replicas": 3, "hourly_usd": 65.5326,
-        "monthly_usd": 47838.798, "mandatory": 1, "advisory": 0}
+        "monthly_usd": 47838.798, "mandatory": 0, "advisory": 1}
     llama70b, llama8b = d["workloads"]
     assert (llama70b["status"], llama8b["status"], llama8b["base"]) == ("changed", "added", None)
     h = llama70b["head"]
@@ -121,7 +121,7 @@ def test_json(repo, capsys):
     assert llama8b["head"]["usd_per_million_output_tokens"] is None  # no throughput declared: no figure
     assert [(f["code"], f["subject"], f["level"], f["line"]) for f in d["findings"]["added"]] == [
         ("SW104", "Deployment serving/llama8b", "mandatory", 47),
-        ("SW202", "Deployment serving/llama8b", "mandatory", 47)]
+        ("SW202", "Deployment serving/llama8b", "advisory", 47)]
     assert [(f["code"], f["subject"], f["file"], f["line"]) for f in d["findings"]["fixed"]] == [
         ("SW401", "Deployment serving/llama70b", "deploy/serving.yaml", 18)]
     assert d["prices"] == [
@@ -190,7 +190,7 @@ def test_a_baseline_marks_the_added_findings_it_holds_and_the_gate_counts_the_ot
     rc, _, _ = run(capsys, "lint", "deploy/", "--create-baseline", str(baseline))
     assert rc == 0
     lines = baseline.read_text(encoding="utf-8").splitlines(keepends=True)
-    kept = [line for line in lines if '"code": "SW202"' not in line]
+    kept = [line for line in lines if '"code": "SW104"' not in line]
     assert len(kept) == len(lines) - 1
     baseline.write_text("".join(kept), encoding="utf-8")
     rc, out, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(baseline), "--format", "json")
@@ -200,15 +200,15 @@ def test_a_baseline_marks_the_added_findings_it_holds_and_the_gate_counts_the_ot
         "1 fixed\n"))
     d = json.loads(out)
     # the findings the baseline does not hold first
-    assert [(f["code"], f["in_baseline"]) for f in d["findings"]["added"]] == [("SW202", False), ("SW104", True)]
+    assert [(f["code"], f["in_baseline"]) for f in d["findings"]["added"]] == [("SW104", False), ("SW202", True)]
     assert [f["code"] for f in d["findings"]["fixed"]] == ["SW401"]
     rc, out, _ = run(capsys, "diff", "main", "deploy/", "--baseline", str(baseline))
     added = [line for line in out.splitlines() if line.startswith("- **SW")][:2]
     assert [(line[:9], line.endswith(" — in the baseline")) for line in added] == [
-        ("- **SW202", False), ("- **SW104", True)]
+        ("- **SW104", False), ("- **SW202", True)]
     # the gate agrees: lint --baseline fails on the one finding the baseline does not hold
     rc, out, _ = run(capsys, "lint", "deploy/", "--baseline", str(baseline))
-    assert (rc, [line.split(": ")[1].split(" ")[0] for line in out.splitlines() if ": SW" in line]) == (1, ["SW202"])
+    assert (rc, [line.split(": ")[1].split(" ")[0] for line in out.splitlines() if ": SW" in line]) == (1, ["SW104"])
     # every added finding in the baseline: none counted
     rc, _, _ = run(capsys, "lint", "deploy/", "--create-baseline", str(baseline))
     rc, _, err = run(capsys, "diff", "main", "deploy/", "--baseline", str(baseline))

@@ -628,7 +628,8 @@ def test_sw104_counts_every_data_parallel_engine_on_both_sides():
     assert sw104.message == (
         "deepseek-ai/DeepSeek-R1 is sharded over 16 GPUs per replica (TP2×PP1×DP8 EP) on H200-141GB, but 2 replicas × "
         "TP1×PP1×DP8 EP on the same 16 GPUs hold 688 sequences of 8,192 tokens (p95 context) together: enough for the "
-        "192 a replica must hold (192 by --concurrency) (vLLM 0.11.0)")
+        "192 a replica must hold (192 by --concurrency); run them instead: replicas 1 → 2, tensor_parallel_size 2 → 1 "
+        "(vLLM 0.11.0)")
 
 
 def test_a_layout_is_written_the_same_way_everywhere():

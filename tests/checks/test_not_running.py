@@ -17,7 +17,7 @@ PENDING_NOTE = ("(advisory: judged on pool `instance-type=Standard_NC40ads_H100_
 
 
 def test_every_group_rule_asks_one_list_of_sources_in_order():
-    from shardwise.rules.checks import sw201, sw204, sw205
+    from shardwise.rules.checks import sw104, sw201, sw204, sw205
     from shardwise.rules.checks.index import rules_for
 
     groups = [r for r in ALL_RULES if isinstance(r, GroupRule)]
@@ -25,7 +25,8 @@ def test_every_group_rule_asks_one_list_of_sources_in_order():
     # each source's findings are asked once per group (checks/index.py _once_per_group): the wrapper wraps the source
     assert [(s.code, s.says.__wrapped__, s.keep, s.only) for s in sources] == [  # type: ignore[attr-defined]
         ("SW201", sw201.pending, frozenset(), None), ("SW204", sw204.cannot_start, frozenset({"SW201"}), None),
-        ("SW205", sw205.tcp_between_nodes, frozenset(), frozenset({"SW201"}))]
+        ("SW205", sw205.tcp_between_nodes, frozenset(), frozenset({"SW201"})),
+        ("SW104", sw104.sharded_beyond_need, frozenset(), frozenset({"SW202"}))]  # remedy1
     made = rules_for(load_inputs([str(FIXTURES / "SW201" / "sidecar-mig.yaml")]))
     assert {r.not_running for r in made if isinstance(r, GroupRule)} == {sources}
     assert not any(hasattr(r, "not_running") for r in made if not isinstance(r, GroupRule))

@@ -141,6 +141,7 @@ EXTRA_FIXTURES = {
               "quant-word-before-unread-words.yaml",
               "tpu.yaml"},  # tpu19: a TPU is not sized by the CUDA/ROCm capacity model: said once, advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
+              "load-remedy.yaml",  # remedy1: with a declared load the message names the change (replicas 3 → 6, ...)
               "ecc-range.yaml",  # ecc1: on an RTX A6000 (ECC off in the catalog) it blocks only where sure with ECC on
               "heredoc.sh",  # a deploy script's here-documents fed to kubectl, its findings at the script's lines
               "arks-application.yaml",  # corpus16: an Arks application sized on the model of its ArksModel
@@ -168,6 +169,7 @@ EXTRA_FIXTURES = {
               "time-slicing-config.yaml", "time-slicing-per-node.yaml",
               "assumed-release.yaml"},  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
+              "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory

@@ -355,8 +355,8 @@ def test_validate_disables_a_rule_with_its_reason(tmp_path):
     '''
     sw104 = ("SW104: meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replica (TP2×PP1) on H100-SXM-80GB, "
              "but 2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens (max_model_len) "
-             "together: enough for the 16 a replica must hold (16 by target_concurrency) "  # newuser11: its argument
-             "(vLLM 0.11.0 from the image tag)")
+             "together: enough for the 16 a replica must hold (16 by target_concurrency); "  # newuser11: its argument
+             "run them instead: replicas 1 → 2, tensor_parallel_size 2 → 1 (vLLM 0.11.0 from the image tag)")
     run = run_program({}, program=program(tmp_path, body.format(validate='{"SW104": "benchmarked: TPOT p95 18 ms vs 31 ms"}')))
     assert run.exports["validation"] == {
         "checked_when_resolved": [], "suppressed": [f"{sw104} (suppressed: benchmarked: TPOT p95 18 ms vs 31 ms)"]}

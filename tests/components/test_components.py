@@ -384,7 +384,8 @@ def _tp16_on_8_gpu_pool(env):
 
 def _tp2_on_pcie_pool(env):
     env["pools"][0]["instance_type"] = "g6e.12xlarge"
-    # an 8B model one L40S holds with the declared load: TP2 over PCIe was avoidable (SW202 blocks)
+    # an 8B model one L40S holds with the declared load: TP2 over PCIe was avoidable (SW104 blocks; SW202 where SW104
+    # is disabled)
     env["services"][0]["engine"].update(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=2)
 
 
@@ -400,7 +401,6 @@ def _kv_under_budget(env):
 
 @pytest.mark.parametrize("env,edit,path,code", [
     ("prod", _tp16_on_8_gpu_pool, "services[0].engine.tensor_parallel_size", "SW201"),
-    ("staging", _tp2_on_pcie_pool, "services[0].engine.tensor_parallel_size", "SW202"),
     ("dev", _small_model_sharded, "services[0].engine.tensor_parallel_size", "SW104"),
     ("dev", _kv_under_budget, "services[0].engine.max_num_seqs", "SW103"),
 ])
@@ -408,6 +408,19 @@ def test_broken_specs_raise_input_property_error_naming_the_rule(env, edit, path
     err, _ = refused(broken(env, edit))
     # the rule's error at the field it asks to change (an avoidable TP2 over PCIe is also SW104's, found first)
     assert [e["property_path"] for e in err.errors if e["reason"].startswith(f"{code}: ")] == [path]
+
+
+def test_an_avoidable_tp_over_pcie_is_refused_by_sw104_and_by_sw202_where_sw104_is_disabled():
+    """remedy1: one cause, one blocking finding. An 8B model at TP2 on g6e.12xlarge's PCIe-only L40S, whose TP1
+    replicas hold the declared load, is refused by SW104 (the model needs fewer GPUs), with SW202's finding advisory
+    beside it; with SW104 disabled by its reason, SW202 refuses it at the same field."""
+    config = broken("staging", _tp2_on_pcie_pool)
+    err, _ = refused(config)
+    assert [(e["reason"][:5], e["property_path"]) for e in err.errors if e["reason"][:5] in ("SW104", "SW202")] == [
+        ("SW104", "services[0].engine.tensor_parallel_size")]
+    err, _ = refused({**config, "shardwise:validate": json.dumps({"SW104": "benchmarked TPOT at TP2"})})
+    assert [(e["reason"][:5], e["property_path"]) for e in err.errors if e["reason"][:5] in ("SW104", "SW202")] == [
+        ("SW202", "services[0].engine.tensor_parallel_size")]
 
 
 def test_the_stack_config_validate_turns_the_components_check_off_or_disables_named_rules():

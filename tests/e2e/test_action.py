@@ -272,7 +272,8 @@ SW104_ANNOTATION = (
     '::error file=deploy/serving.yaml,line=47,title=sharded-model-that-fits::SW104: meta-llama/Llama-3.1-8B-I'
     'nstruct is sharded over 2 GPUs per replica (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold'
     ' 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica must hold (16 by annotation '
-    'shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
+    'shardwise.dev/target-concurrency); run them instead: replicas 1 → 2, --tensor-parallel-size 2 → 1, nvidia.com/'
+    'gpu limit 2 → 1 (vLLM 0.11.0 from the image tag) (Deployment serving/llama8b)')
 FAIL_MESSAGE = ("::error title=shardwise::findings at or above mandatory (exit 1); see the annotations and the "
                 "summary\n")
 PR_EVENT = {"pull_request": {"number": 7}}
@@ -304,7 +305,7 @@ def test_the_action_installs_lints_diffs_comments_and_fails(pr_repo, tmp_path):
     sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
     assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
             for r in sarif["runs"][0]["results"]] == [
-        ("SW305", "warning", 3), ("SW106", "warning", 21), ("SW104", "error", 47), ("SW202", "error", 47)]
+        ("SW305", "warning", 3), ("SW106", "warning", 21), ("SW104", "error", 47), ("SW202", "warning", 47)]
     assert [f["code"] for f in json.loads((pr_repo / "shardwise.json").read_text(encoding="utf-8"))["findings"]] \
         == ["SW305", "SW106", "SW104", "SW202"]
 
@@ -360,15 +361,15 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
     assert records[2]["outputs"] == {"exit-code": "0", "fail-level": "none", "sarif-file": "shardwise.sarif",
                                      "report-file": str(report)}
     assert report.read_text(encoding="utf-8").splitlines()[3] == (
-        "**📝 Report only** (`fail-on none`) — 2 blocking findings would fail at `mandatory`; findings do not fail this run.")
+        "**📝 Report only** (`fail-on none`) — 1 blocking finding would fail at `mandatory`; findings do not fail this run.")
     sarif = json.loads((pr_repo / "shardwise.sarif").read_text(encoding="utf-8"))
     assert sarif["runs"][0]["invocations"] == [{
         "executionSuccessful": True, "exitCode": 0,
-        "exitCodeDescription": "report only (fail-on none): 2 blocking findings would fail at mandatory",
+        "exitCodeDescription": "report only (fail-on none): 1 blocking finding would fail at mandatory",
         "properties": {"fail_on": "none"}}]
     assert records[4]["stderr"] == (  # the diff counts what would fail at mandatory, and says it is report only
-        "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (2 at or above "
-        "mandatory: shardwise lint would fail on them; report only (fail-on none)), 1 fixed\n")
+        "shardwise diff main..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (1 at or above "
+        "mandatory: shardwise lint would fail on it; report only (fail-on none)), 1 fixed\n")
     assert records[5]["stdout"] == "shardwise: not a pull request; no comment\n"
     assert records[6]["outputs"] == {"plan-file": ""}  # no plan input: no plan
     assert records[7]["stdout"] == ""
@@ -382,7 +383,7 @@ def test_fail_level_none_reports_without_failing_and_a_bad_level_is_an_error(pr_
     assert records[2]["outputs"]["exit-code"] == "2"
     assert records[-1]["stdout"] == "::error title=shardwise::an input could not be read (exit 2); see the lint step\n"
     assert report.read_text(encoding="utf-8").splitlines()[3] == (
-        "**❌ Failed** — 1 input error (everything else was read and linted); report only (`fail-on none`): 2 blocking findings "
+        "**❌ Failed** — 1 input error (everything else was read and linted); report only (`fail-on none`): 1 blocking finding "
         "would fail at `mandatory`.")
 
     records = run_action(pr_repo, tmp_path, {"fail-level": "blocking"}, event={}, path=path,
@@ -464,8 +465,8 @@ def test_a_baseline_input_reports_only_new_findings_and_a_bad_one_fails(pr_repo,
     made = subprocess.run([shardwise, "lint", "deploy/", "--create-baseline", ".shardwise-baseline.json"],
                           cwd=pr_repo, capture_output=True, text=True, check=False)
     assert made.returncode == 0 and made.stdout == (
-        "shardwise: 1 file read, 2 workloads; 4 findings written to the baseline .shardwise-baseline.json (2 mandatory, "
-        "2 advisory) — passed\n")
+        "shardwise: 1 file read, 2 workloads; 4 findings written to the baseline .shardwise-baseline.json (1 mandatory, "
+        "3 advisory) — passed\n")
     records = run_action(pr_repo, tmp_path, {"paths": "deploy/", "baseline": ".shardwise-baseline.json"},
                          event={}, path=path, skip=("Install shardwise",))
     assert [(r["name"], r.get("rc")) for r in records] == [

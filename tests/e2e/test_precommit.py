@@ -50,15 +50,17 @@ FINDINGS = [
     'central estimates; 54 beyond its error band) (vLLM 0.11.0 from the image tag) (Deployment serving/llama70b)',
     'deploy/serving.yaml:47: SW104 [mandatory] meta-llama/Llama-3.1-8B-Instruct is sharded over 2 GPUs per replic'
     'a (TP2×PP1) on L40S, but 2 replicas × TP1×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 contex'
-    't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0'
-    '.11.0 from the image tag) (Deployment serving/llama8b)',
-    'deploy/serving.yaml:47: SW202 [mandatory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
+    't) together: enough for the 16 a replica must hold (16 by annotation shardwise.dev/target-concurrency); run t'
+    'hem instead: replicas 1 → 2, --tensor-parallel-size 2 → 1, nvidia.com/gpu limit 2 → 1 (vLLM 0.11.0 from the i'
+    'mage tag) (Deployment serving/llama8b)',
+    'deploy/serving.yaml:47: SW202 [advisory] tensor_parallel_size 2 on pool `instance-type=g6e.12xlarge` (L40S,'
     " joined only by PCIe) runs every layer's all-reduce over PCIe, and the sharding is avoidable: 2 replicas × TP1"
     '×PP1 on the same 2 GPUs hold 98 sequences of 4,096 tokens (p95 context) together: enough for the 16 a replica '
-    'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (Deployment ser'
-    'ving/llama8b)',
-    "shardwise: 2 files read, 2 workloads, 2 mandatory findings, 1 advisory finding, 0 suppressed — failed: 2 blocking "
-    "findings at or above mandatory",
+    'must hold (16 by annotation shardwise.dev/target-concurrency) (vLLM 0.11.0 from the image tag) (advisory: the '
+    "model needs fewer GPUs per replica, SW104's finding on this group, which blocks; the layout its change makes is "
+    'judged again) (Deployment serving/llama8b)',
+    "shardwise: 2 files read, 2 workloads, 1 mandatory finding, 2 advisory findings, 0 suppressed — failed: 1 blocking "
+    "finding at or above mandatory",
 ]
 
 

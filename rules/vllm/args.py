@@ -237,22 +237,32 @@ def expand_k8s(text: str, env: Mapping[str, str]) -> str:
     if "$" not in text:
         return text
     total = len(text)
-
-    def sub(m: re.Match[str]) -> str:
-        nonlocal total
-        if m.group(0) == "$$":
-            return "$"
-        value = env.get(m.group(1))
-        if not isinstance(value, str):
-            return m.group(0)
-        total += len(value) - len(m.group(0))
-        if total > MAX_ARG_STRLEN:
-            raise InputError(f"its $(VAR) references expand to more than {MAX_ARG_STRLEN:,} characters, the most one "
-                             "argument or environment string may hold on Linux (MAX_ARG_STRLEN): the container "
-                             "could not start")
-        return value
-
-    return _K8S_REF.sub(sub, text)
+    # a loop, not re.sub with a closure: compiled by mypyc, a nested function that rebinds ``total`` is an object
+    # and an environment referring to each other, a reference cycle at every call that the pack, serving with the
+    # collector off, would never free (tests/app/test_pack_cycles.py)
+    parts: list[str] = []
+    pos = 0
+    for m in _K8S_REF.finditer(text):
+        whole = m.group(0)
+        if whole == "$$":
+            value = "$"
+        else:
+            found = env.get(m.group(1))
+            if not isinstance(found, str):
+                continue  # an unknown reference stays as written
+            value = found
+            total += len(value) - len(whole)
+            if total > MAX_ARG_STRLEN:
+                raise InputError(f"its $(VAR) references expand to more than {MAX_ARG_STRLEN:,} characters, the most "
+                                 "one argument or environment string may hold on Linux (MAX_ARG_STRLEN): the "
+                                 "container could not start")
+        parts.append(text[pos:m.start()])
+        parts.append(value)
+        pos = m.end()
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def names_unknown(value: str, unknown: Collection[str]) -> bool:

@@ -596,8 +596,8 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the V1 runner (_is_default_v2_model_runner_model returns False for is_hybrid, config/vllm.py), which shardwise "
         "sizes on V2; followed, the 0.27.1 row is +13.0 % and the pre-release's starts all fall 0.35 - 0.64 GiB under "
         "(the language-model-only pair -12.5 %), the cap's 0.67 GiB then matched by V1's sampler (0.71); and Marlin's "
-        "block-FP8 group scales on Ampere (2/128 B a weight, marlin_utils_fp8.py) take the 0.27.1 row to +17.3 % if "
-        "the checkpoint is block-128 as Qwen's card says (+9.6 % with both)",
+        "block-FP8 group scales on Ampere (2/128 B a weight, marlin_utils_fp8.py) take the 0.27.1 row to +17.3 % with "
+        "the checkpoint's block-128 scales (vllm-project/recipes Qwen3.8-27B.yaml; +9.6 % with both)",
         "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown, "
         "'Setting attention block size' and mamba page lines; for set 23's pre-release, the 'Available KV cache "
         "memory' lines of the tower, language-model-only and --max-num-seqs 8 starts, and whether its log says "

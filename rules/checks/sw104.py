@@ -136,14 +136,18 @@ class ShardedModelThatFits(GroupRule):
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
 
 
-def sharded_beyond_need(g: ServingGroup, inv: Inventory) -> list[Hit]:
+def sharded_beyond_need(g: ServingGroup, inv: Inventory, config: LintConfig | None = None) -> list[Hit]:
     """SW104's blocking findings on the group: replicas on fewer GPUs per replica surely start and hold its load.
     The engine asks it of SW202 (remedy1, newuser12: both blocked at the same line for one cause): where SW104
     blocks, the TP group over PCIe is avoidable because the model needs fewer GPUs, and the change SW104 names
     (fewest GPUs first: with one pipeline stage, a TP within the NVLink domain whenever SW202's own replicas hold
-    the load) is the one to make; SW202 judges the layout it makes. Empty where that is not so or not known."""
+    the load) is the one to make; SW202 judges the layout it makes. Empty where that is not so or not known.
+    Judged with the run's ``config`` (its --kv-reserve and --p95-context), as SW104's own finding in the run is
+    (review30: at the default configuration, a run with --p95-context 2048 got SW104 and SW202 both blocking for one
+    cause, and one whose settings make SW104 advisory could have had SW202 made advisory beside nothing)."""
     try:
-        return [h for h in ShardedModelThatFits().check_group(g, inv, LintConfig()) if h.level == "mandatory"]
+        return [h for h in ShardedModelThatFits().check_group(g, inv, config or LintConfig())
+                if h.level == "mandatory"]
     except Undecidable:
         return []
 

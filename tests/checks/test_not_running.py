@@ -38,7 +38,7 @@ def test_a_source_is_asked_once_per_group():
 
     asked = []
 
-    def says(g, inv):
+    def says(g, inv, config):
         asked.append(g)
         return [len(asked)]
 
@@ -48,8 +48,57 @@ def test_a_source_is_asked_once_per_group():
     once = _once_per_group("SW999", says)
     assert _once_per_group("SW999", says) is once and once.__wrapped__ is says  # type: ignore[attr-defined]
     a, b = Group(), Group()
-    assert [once(a, None), once(a, None), once(b, None), once(a, None)] == [(1,), (1,), (2,), (1,)]
+    run = LintConfig()
+    assert [once(a, None, run), once(a, None, run), once(b, None, run), once(a, None, run)] == [(1,), (1,), (2,), (1,)]
     assert asked == [a, b]
+    # review30: kept by the settings a source reads (SW104's KV reserve and p95 context): another run's are asked anew
+    assert [once(a, None, LintConfig(p95_context_tokens=2048)), once(a, None, LintConfig(kv_reserve=2.0)),
+            once(a, None, LintConfig())] == [(3,), (4,), (1,)]
+
+
+P95_FOLD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama8b-a10g-tp2
+  namespace: serving
+  annotations:
+    shardwise.dev/target-concurrency: "6"
+spec:
+  selector: {matchLabels: {app: llama8b-a10g-tp2}}
+  template:
+    metadata: {labels: {app: llama8b-a10g-tp2}}
+    spec:
+      nodeSelector:
+        node.kubernetes.io/instance-type: g5.12xlarge
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, "2", --max-model-len, "12288"]
+          resources:
+            limits: {nvidia.com/gpu: 2}
+"""
+
+
+def test_sw104_folds_sw202_as_judged_with_the_run_s_settings(tmp_path):
+    """review30: the fold asked SW104's finding at the default settings, not the run's. An 8B model at TP2 on the
+    PCIe-only A10Gs of g5.12xlarge, max_model_len 12,288, 6 sequences declared: counted at max_model_len, 2 TP1
+    replicas hold them only within the estimate's error band (SW104 advisory) and SW202 is advisory (nothing to
+    replace the TP2 surely); with --p95-context 2048 both judge the TP1 replicas sure. SW104 then blocks and names the
+    change, and SW202 is advisory beside it: one cause, one blocking finding (before: both blocked, the fold asked at
+    the default p95)."""
+    path = tmp_path / "p95-fold.yaml"
+    path.write_text(P95_FOLD)
+    inv = load_inputs([str(path)])
+
+    def levels(config: LintConfig) -> dict[str, str | None]:
+        return {f.code: f.level for f in run_rules(ALL_RULES, inv, config) if f.code in ("SW104", "SW202")}
+
+    assert levels(LintConfig()) == {"SW104": "advisory", "SW202": "advisory"}
+    assert levels(LintConfig(p95_context_tokens=2048)) == {"SW104": "mandatory", "SW202": "advisory"}
+    [note] = [f.message for f in run_rules(ALL_RULES, inv, LintConfig(p95_context_tokens=2048)) if f.code == "SW202"]
+    assert note.endswith("(advisory: the model needs fewer GPUs per replica, SW104's finding on this group, which "
+                         "blocks; the layout its change makes is judged again)")
 
 
 def test_where_both_sources_say_so_the_first_that_blocks_names_it():

@@ -137,6 +137,7 @@ def tcp_between_nodes(g: ServingGroup, inv: Inventory, config: LintConfig | None
     The engine asks it of SW201 (fold22): SW201's finding that the TP group spans nodes without an RDMA fabric is the
     same root cause, and SW205, the rule about the fabric between nodes, owns the blocking finding."""
     try:
-        return [h for h in MultiNodeWithoutFastFabric().check_group(g, inv, config or LintConfig()) if h.level == "mandatory"]
+        return [h for h in MultiNodeWithoutFastFabric().check_group(g, inv, config or LintConfig())
+                if h.level == "mandatory"]
     except Undecidable:
         return []

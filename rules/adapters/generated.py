@@ -8,7 +8,11 @@ a generator's ``files`` entry is ``PATH`` (the key is the file's base name) or `
 ``KEY=VALUE``; a PATH is relative to the kustomization's folder and may not leave it (its default load restrictor,
 ``LoadRestrictionsRootOnly``). kustomize appends a hash of the data to the name (``vllm-config-5f7c9h2m4k``) and
 rewrites every reference to it in the objects it builds; the files read here are not built, so their references
-still name the generator's ``name``, which is the name the ConfigMap is known by here. The kustomization's
+still name the generator's ``name``, which is the name the ConfigMap is known by here, and only by the workloads of
+the files the kustomization reaches (``ConfigMap.seen_by``): another workload naming ``vllm-config`` meets another
+ConfigMap in the cluster. Where the generator's ``options`` or the kustomization's ``generatorOptions`` set
+``disableNameSuffixHash: true`` (a global true wins: kustomize api/types/generatoroptions.go), the name is plain and
+every workload of its namespace meets it. The kustomization's
 ``namespace:`` moves its resources and its ConfigMap alike: where it sets one, the ConfigMap is also known in the
 namespaces its resources' files write (:func:`generated_config_maps`'s ``readers``), as a pod of those files meets
 it in the build. Its namespace is the
@@ -35,17 +39,27 @@ from ..model.files import inside
 from .yamlsrc import load_documents, read_text
 
 
-def _generators(path: str) -> tuple[str, list[Any]]:
+def _generators(path: str) -> tuple[str, list[Any], bool]:
+    """(the kustomization's namespace, its configMapGenerator entries, whether its ``generatorOptions`` turn the name
+    suffix hash off for all of them)."""
     try:
         docs = load_documents(read_text(path), path)
     except InputError:
-        return "", []
+        return "", [], False
     doc = docs[0][1] if len(docs) == 1 else None
     if not isinstance(doc, dict):
-        return "", []
+        return "", [], False
     ns = doc.get("namespace")
     gens = doc.get("configMapGenerator")
-    return (ns if isinstance(ns, str) else ""), (gens if isinstance(gens, list) else [])
+    return ((ns if isinstance(ns, str) else ""), (gens if isinstance(gens, list) else []),
+            _unhashed(doc, "generatorOptions"))
+
+
+def _unhashed(holder: Mapping[str, Any], key: str) -> bool:
+    """Whether ``holder[key]`` (a kustomization's ``generatorOptions``, a generator's ``options``) sets
+    ``disableNameSuffixHash: true``."""
+    options = holder.get(key)
+    return isinstance(options, dict) and options.get("disableNameSuffixHash") is True
 
 
 def _data(entry: dict[str, Any], folder: str) -> dict[str, str] | None:
@@ -81,10 +95,11 @@ def generated_config_maps(kustomizations: Iterable[str],
     objects are written in; a kustomization with a ``namespace:`` moves the objects of the files it reaches there
     with its ConfigMap, so the ConfigMap is also known in the namespaces those files' readers are written in (a base
     ``namespace: llm`` beside a Deployment that names none)."""
-    made: list[tuple[str, str, dict[str, str], str]] = []
+    made: list[tuple[str, str, dict[str, str], str, frozenset[str] | None]] = []
     changed: set[str] = set()
     for path in kustomizations:
-        ns, gens = _generators(path)
+        ns, gens, unhashed = _generators(path)
+        reached: frozenset[str] | None = None
         for entry in gens:
             name = entry.get("name") if isinstance(entry, dict) else None
             if not isinstance(name, str) or not name:
@@ -96,11 +111,17 @@ def generated_config_maps(kustomizations: Iterable[str],
             data = _data(entry, os.path.dirname(path))
             if data is None:
                 continue
-            made.append((ns or (own if isinstance(own, str) and own else "default"), name, data, path))
-            if ns and readers:
-                from .overlays import reached_files  # only a kustomization that sets a namespace
+            if reached is None:
+                from .overlays import reached_files
 
-                moved = {n for f in reached_files([os.path.dirname(path)]) for n in readers.get(f, ())}
-                made.extend((n, name, data, path) for n in sorted(moved - {ns}))
-    return [ConfigMap(name=name, namespace=ns, data=data, location=Location(file=path))
-            for ns, name, data, path in made if name not in changed]
+                reached = frozenset(reached_files([os.path.dirname(path)]))
+            # with the name suffix hash (kustomize's default), the ConfigMap is vllm-config-<hash> in the cluster, and
+            # only the references kustomize rewrites in this build, those of the files it reaches, name it: another
+            # workload of the namespace that names vllm-config meets another ConfigMap (review30)
+            seen = None if unhashed or _unhashed(entry, "options") else reached
+            made.append((ns or (own if isinstance(own, str) and own else "default"), name, data, path, seen))
+            if ns and readers:
+                moved = {n for f in reached for n in readers.get(f, ())}  # a kustomization that sets a namespace
+                made.extend((n, name, data, path, seen) for n in sorted(moved - {ns}))
+    return [ConfigMap(name=name, namespace=ns, data=data, location=Location(file=path), seen_by=seen)
+            for ns, name, data, path, seen in made if name not in changed]

@@ -64,3 +64,51 @@ def test_a_namespace_moves_the_config_map_with_the_files_it_reaches(tmp_path: pa
                                  "configMapGenerator:\n  - name: c\n    files: [c.yaml]\n")
     readers = {str(tmp_path / "deployment.yaml"): {"default"}, str(tmp_path / "other.yaml"): {"elsewhere"}}
     assert [(cm.namespace, cm.name) for cm in generated_config_maps([k], readers)] == [("llm", "c"), ("default", "c")]
+
+
+def test_a_hashed_name_is_met_only_by_the_files_the_kustomization_reaches(tmp_path: pathlib.Path) -> None:
+    """review30: kustomize appends the data's hash to a generated ConfigMap's name (vllm-config-<hash>) and rewrites
+    only the references of the objects it builds (kustomize api/filters/nameref, the generator's
+    ``options.disableNameSuffixHash`` or the kustomization's ``generatorOptions``, either of which turns it off:
+    api/types/generatoroptions.go MergeGlobalOptionsIntoLocal, "a local false cannot override a global true"). A
+    Deployment another kustomization reaches, or none, that names ``vllm-config`` meets another ConfigMap."""
+    (tmp_path / "deployment.yaml").write_text("kind: Deployment\n")
+    (tmp_path / "c.yaml").write_text("model: a\n")
+    k = _kustomization(tmp_path, "resources: [deployment.yaml]\nconfigMapGenerator:\n  - name: c\n    files: [c.yaml]\n"
+                                 "  - name: d\n    options: {disableNameSuffixHash: true}\n    literals: [A=1]\n")
+    assert [(cm.name, cm.seen_by) for cm in generated_config_maps([k])] == [
+        ("c", frozenset({str(tmp_path / "deployment.yaml")})), ("d", None)]
+    g = _kustomization(tmp_path / "g", "generatorOptions:\n  disableNameSuffixHash: true\n"
+                                       "configMapGenerator:\n  - name: e\n    options: {disableNameSuffixHash: false}\n"
+                                       "    literals: [A=1]\n")
+    assert [(cm.name, cm.seen_by) for cm in generated_config_maps([g])] == [("e", None)]
+
+
+def test_a_workload_no_generating_kustomization_reaches_keeps_its_config_unknown(tmp_path: pathlib.Path) -> None:
+    """review30: searched, app-a's Deployment (no kustomization) read app-b's generated vllm-config, which the cluster
+    holds as vllm-config-<hash> only for app-b's build; app-b's own Deployment reads it."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.model import is_unknown
+
+    def deployment(name: str) -> str:
+        return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n"
+                f"  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n"
+                f"    metadata: {{labels: {{app: {name}}}}}\n    spec:\n"
+                "      nodeSelector: {node.kubernetes.io/instance-type: g6e.xlarge}\n      containers:\n"
+                "        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+                "          command: [vllm, serve, --config, /etc/vllm/config.yaml]\n"
+                "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+                "          volumeMounts: [{name: c, mountPath: /etc/vllm/config.yaml, subPath: config.yaml}]\n"
+                "      volumes: [{name: c, configMap: {name: vllm-config}}]\n")
+
+    (tmp_path / "app-a").mkdir()
+    (tmp_path / "app-a" / "deployment.yaml").write_text(deployment("a"))
+    (tmp_path / "app-b").mkdir()
+    (tmp_path / "app-b" / "deployment.yaml").write_text(deployment("b"))
+    (tmp_path / "app-b" / "vllm-config.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\n")
+    _kustomization(tmp_path / "app-b", "resources: [deployment.yaml]\nconfigMapGenerator:\n  - name: vllm-config\n"
+                                       "    files: [config.yaml=vllm-config.yaml]\n")
+    inv = load_inputs([str(tmp_path)])
+    models = {g.name: g.engine.model for g in inv.groups}
+    assert models["b"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert is_unknown(models["a"])

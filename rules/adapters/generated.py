@@ -21,7 +21,8 @@ kustomization's ``namespace:`` (kustomize's namespace transformer), else the gen
 
 What is left out, so the values it would give stay unknown as before: a generator that reads a file that is missing,
 outside the kustomization's folder or not readable text, or an ``env``/``envs`` file; a generator with
-``behavior: merge`` or ``replace``, and every generator of a name one of those changes, in any namespace (an
+``behavior: merge`` or ``replace``, and every generator of a name one of those changes, or a kustomization's patches
+or replacements may select as a ConfigMap, in any namespace (an
 overlay that merges a base's model id sets no namespace of its own; which data each overlay's build holds is not
 read here); a name two generators create with different data stays ambiguous
 as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
@@ -30,6 +31,7 @@ as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -39,20 +41,66 @@ from ..model.files import inside
 from .yamlsrc import load_documents, read_text
 
 
-def _generators(path: str) -> tuple[str, list[Any], bool]:
+def _generators(path: str) -> tuple[str, list[Any], bool, list[str | None]]:
     """(the kustomization's namespace, its configMapGenerator entries, whether its ``generatorOptions`` turn the name
-    suffix hash off for all of them)."""
+    suffix hash off for all of them, the ConfigMap names its patches and replacements change: :func:`_patched`)."""
     try:
         docs = load_documents(read_text(path), path)
     except InputError:
-        return "", [], False
+        return "", [], False, []
     doc = docs[0][1] if len(docs) == 1 else None
     if not isinstance(doc, dict):
-        return "", [], False
+        return "", [], False, []
     ns = doc.get("namespace")
     gens = doc.get("configMapGenerator")
     return ((ns if isinstance(ns, str) else ""), (gens if isinstance(gens, list) else []),
-            _unhashed(doc, "generatorOptions"))
+            _unhashed(doc, "generatorOptions"), _patched(doc, os.path.dirname(path)))
+
+
+def _patched(doc: Mapping[str, Any], here: str) -> list[str | None]:
+    """The names (kustomize's regular expressions, matched whole; None: any) of the ConfigMaps a kustomization's
+    ``patches``, ``patchesStrategicMerge``, ``patchesJson6902`` and ``replacements`` may change: a target or a
+    replacement's ``select`` of kind ConfigMap or of no kind, a strategic merge patch of kind ConfigMap. An overlay
+    that patches a base's generated ConfigMap (`/data/config.yaml` replaced) builds other data than the base's
+    generator gives (review30)."""
+    from .overlays import _patch_docs
+
+    out: list[str | None] = []
+    for entry in [*_items(doc.get("patches")), *_items(doc.get("patchesStrategicMerge")),
+                  *_items(doc.get("patchesJson6902"))]:
+        target, docs = _patch_docs(entry, here)
+        if target and target.get("kind") in (None, "ConfigMap"):
+            out.append(_name(target))
+        for d in docs:
+            if isinstance(d, dict) and d.get("kind") == "ConfigMap":
+                meta = d.get("metadata")
+                out.append(_name(meta) if isinstance(meta, dict) else None)
+    for r in _items(doc.get("replacements")):
+        for t in _items(r.get("targets") if isinstance(r, dict) else None):
+            select = t.get("select") if isinstance(t, dict) else None
+            if not isinstance(select, dict) or select.get("kind") in (None, "ConfigMap"):
+                out.append(_name(select) if isinstance(select, dict) else None)
+    return out
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _name(holder: Mapping[str, Any]) -> str | None:
+    name = holder.get("name")
+    return name if isinstance(name, str) and name else None
+
+
+def _matches(pattern: str | None, name: str) -> bool:
+    """Whether a target's name ``pattern`` selects ``name`` (kustomize anchors it: ``^(?:pattern)$``; one Python's
+    ``re`` cannot read is taken to)."""
+    if pattern is None:
+        return True
+    try:
+        return re.fullmatch(pattern, name) is not None
+    except re.error:
+        return True
 
 
 def _unhashed(holder: Mapping[str, Any], key: str) -> bool:
@@ -97,8 +145,10 @@ def generated_config_maps(kustomizations: Iterable[str],
     ``namespace: llm`` beside a Deployment that names none)."""
     made: list[tuple[str, str, dict[str, str], str, frozenset[str] | None]] = []
     changed: set[str] = set()
+    patched: list[str | None] = []
     for path in kustomizations:
-        ns, gens, unhashed = _generators(path)
+        ns, gens, unhashed, patches = _generators(path)
+        patched.extend(patches)
         reached: frozenset[str] | None = None
         for entry in gens:
             name = entry.get("name") if isinstance(entry, dict) else None
@@ -124,4 +174,5 @@ def generated_config_maps(kustomizations: Iterable[str],
                 moved = {n for f in reached for n in readers.get(f, ())}  # a kustomization that sets a namespace
                 made.extend((n, name, data, path, seen) for n in sorted(moved - {ns}))
     return [ConfigMap(name=name, namespace=ns, data=data, location=Location(file=path), seen_by=seen)
-            for ns, name, data, path, seen in made if name not in changed]
+            for ns, name, data, path, seen in made
+            if name not in changed and not any(_matches(pattern, name) for pattern in patched)]

@@ -112,3 +112,26 @@ def test_a_workload_no_generating_kustomization_reaches_keeps_its_config_unknown
     models = {g.name: g.engine.model for g in inv.groups}
     assert models["b"] == "Qwen/Qwen2.5-7B-Instruct"
     assert is_unknown(models["a"])
+
+
+def test_a_name_an_overlay_patches_as_a_config_map_stays_unknown(tmp_path: pathlib.Path) -> None:
+    """review30: an overlay whose patches (a target of kind ConfigMap, a strategic merge patch of one, a target of no
+    kind, a name as kustomize's anchored regular expression) or replacements may change a base's generated ConfigMap
+    builds other data than the generator gives: the name stays unknown, as a merged one does. kustomize v5.8.1 builds
+    the JSON 6902 shapes here (of kind ConfigMap, and of no kind with a name pattern) into the overlay's data."""
+    (tmp_path / "base").mkdir()
+    for name in ("a", "b", "c", "d", "e", "kept"):
+        (tmp_path / "base" / f"{name}.yaml").write_text("model: a\n")
+    base = _kustomization(tmp_path / "base", "configMapGenerator:\n" + "".join(
+        f"  - name: vllm-{name}\n    files: [config.yaml={name}.yaml]\n" for name in ("a", "b", "c", "d", "e", "kept")))
+    replace = "    patch: |-\n      - op: replace\n        path: /data/config.yaml\n        value: 'model: b'\n"
+    prod = _kustomization(tmp_path / "prod", (
+        "resources: [../base]\npatches:\n"
+        "  - target: {kind: ConfigMap, name: vllm-a}\n" + replace +
+        "  - patch: |-\n      kind: ConfigMap\n      metadata: {name: vllm-b}\n      data: {config.yaml: 'model: b'}\n"
+        "  - target: {name: vllm-c.*}\n" + replace +
+        "  - target: {kind: Deployment, name: vllm-kept}\n" + replace +
+        "replacements:\n  - source: {kind: Deployment, name: x}\n"
+        "    targets: [{select: {kind: ConfigMap, name: 'vllm-(d|e)'}, fieldPaths: [data.x]}]\n"))
+    assert [cm.name for cm in generated_config_maps([base])] == [f"vllm-{n}" for n in ("a", "b", "c", "d", "e", "kept")]
+    assert [cm.name for cm in generated_config_maps([base, prod])] == ["vllm-kept"]

@@ -283,3 +283,26 @@ spec:
     # without EPLB the one-GPU layout starts, and SW104 still offers it
     path.write_text(path.read_text().replace("--enable-eplb,", ""))
     assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW104"] == ["SW104"]
+
+
+def test_the_routed_experts_are_spread_over_the_pcp_ranks_too():
+    """review30: vLLM flattens TP × DP × PCP into one fused-MoE group (FusedMoEParallelConfig.make,
+    flatten_tp_across_dp_and_pcp; its EP group, parallel_state.py, is DP × PCP × TP: 0.26.0 wheel), so with -pcp 2
+    each GPU holds half the routed experts it holds at PCP 1; engine24 charged it all of them (Qwen3-30B-A3B at TP1
+    -pcp 2 on two L40S: 56.9 GiB of weights a GPU, a false SW101)."""
+    base = sizing.EngineSettings(tp=8, max_model_len=8192, max_num_batched_tokens=2048)
+    one = sizing.size_deployment(DEEPSEEK, H200, base, "0.28.0")
+    two = sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(base, prefill_context_parallel=2), "0.28.0")
+    experts = sizing.expert_params(DEEPSEEK) * 1.0  # FP8: a byte a parameter
+    assert one.weights_gib_per_gpu - two.weights_gib_per_gpu == pytest.approx(experts / 16 / GIB)
+    assert experts / 16 / GIB == pytest.approx(37.7825, abs=1e-4)
+    # with expert parallelism too: whole experts over the 16 ranks
+    ep = dataclasses.replace(base, expert_parallel=True)
+    assert (sizing.size_deployment(DEEPSEEK, H200, ep, "0.28.0").weights_gib_per_gpu
+            - sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(ep, prefill_context_parallel=2),
+                                     "0.28.0").weights_gib_per_gpu) == pytest.approx(experts / 16 / GIB)
+    # EPLB's least redundant experts (0.34.0) divide the experts over the EP group's TP × DP × PCP ranks
+    assert _redundant("0.34.0", enable_eplb=True, dp=7, prefill_context_parallel=2) == 10  # 266 over 14
+    assert _redundant("0.34.0", enable_eplb=True, dp=7) == 3  # 259 over 7
+    # a TP1 DP1 engine with -pcp 2 holds an ep communicator (its MoE group is the two PCP ranks)
+    assert sizing.device_communicators(sizing.EngineSettings(prefill_context_parallel=2), moe=True) == ("pcp", "ep")

@@ -38,6 +38,7 @@ from typing import Any
 from ..model import ConfigMap, Location
 from ..model.errors import InputError
 from ..model.files import inside
+from .overlays import _patch_docs, reached_files
 from .yamlsrc import load_documents, read_text
 
 
@@ -63,8 +64,6 @@ def _patched(doc: Mapping[str, Any], here: str) -> list[str | None]:
     replacement's ``select`` of kind ConfigMap or of no kind, a strategic merge patch of kind ConfigMap. An overlay
     that patches a base's generated ConfigMap (`/data/config.yaml` replaced) builds other data than the base's
     generator gives (review30)."""
-    from .overlays import _patch_docs
-
     out: list[str | None] = []
     for entry in [*_items(doc.get("patches")), *_items(doc.get("patchesStrategicMerge")),
                   *_items(doc.get("patchesJson6902"))]:
@@ -162,8 +161,6 @@ def generated_config_maps(kustomizations: Iterable[str],
             if data is None:
                 continue
             if reached is None:
-                from .overlays import reached_files
-
                 reached = frozenset(reached_files([os.path.dirname(path)]))
             # with the name suffix hash (kustomize's default), the ConfigMap is vllm-config-<hash> in the cluster, and
             # only the references kustomize rewrites in this build, those of the files it reaches, name it: another

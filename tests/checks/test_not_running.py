@@ -5,6 +5,7 @@ rules a lint makes (checks/index.py wire_not_running) give every group rule the 
 
 from __future__ import annotations
 
+import pytest
 import repo_paths
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks.registry import ALL_RULES
@@ -201,3 +202,49 @@ def test_sw205_made_advisory_by_the_pending_pods_leaves_sw201_blocking():
         ("SW201", "llama70b-tp16-pods-too-big", "mandatory", False),
         ("SW205", "llama70b-tp16-pods-fit", "mandatory", False),
         ("SW205", "llama70b-tp16-pods-too-big", "advisory", False)]
+
+
+PP_NVL = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama70b-h100nvl-tp4-pp2
+  namespace: serving
+  annotations:
+    shardwise.dev/target-concurrency: "LOAD"
+spec:
+  selector: {matchLabels: {app: llama70b}}
+  template:
+    metadata: {labels: {app: llama70b}}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-NVL
+        nvidia.com/gpu.count: "8"
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --pipeline-parallel-size, "2",
+                 --max-model-len, "8192"]
+          resources:
+            limits: {nvidia.com/gpu: 8}
+"""
+
+
+@pytest.mark.parametrize(("load", "sw104", "sw202"), [
+    # 4 × TP2×PP1 hold 48 together: SW104's change keeps TP inside the bridged pairs; SW202 folds beside it
+    ("16", "replicas 1 → 4, --tensor-parallel-size 4 → 2, --pipeline-parallel-size 2 → 1, nvidia.com/gpu limit 8 → 2",
+     "advisory"),
+    # 48 a replica: SW104's fewest GPUs are 2 × TP4×PP1, still over PCIe between the pairs; SW202's 2 × TP2×PP2 on
+    # the bridges hold them: its own cause, which SW104's change leaves, so it keeps blocking
+    ("48", "replicas 1 → 2, --pipeline-parallel-size 2 → 1, nvidia.com/gpu limit 8 → 4", "mandatory"),
+])
+def test_sw202_folds_beside_sw104_only_where_its_change_keeps_tp_inside_nvlink(tmp_path, load, sw104, sw202):
+    """review30: remedy1 folded SW202 beside every blocking SW104, but with two pipeline stages SW104's change may
+    keep the TP group over PCIe (TP4×PP2 on eight H100 NVL, NVLink-bridged in pairs)."""
+    path = tmp_path / "pp-nvl.yaml"
+    path.write_text(PP_NVL.replace("LOAD", load))
+    found = {f.code: f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code in ("SW104", "SW202")}
+    assert found["SW104"].level == "mandatory" and f"run them instead: {sw104} (vLLM" in found["SW104"].message
+    assert found["SW202"].level == sw202
+    assert found["SW202"].message.endswith("which blocks; the layout its change makes is judged again)") == (
+        sw202 == "advisory")

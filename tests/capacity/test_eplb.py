@@ -306,3 +306,60 @@ def test_the_routed_experts_are_spread_over_the_pcp_ranks_too():
     assert _redundant("0.34.0", enable_eplb=True, dp=7) == 3  # 259 over 7
     # a TP1 DP1 engine with -pcp 2 holds an ep communicator (its MoE group is the two PCP ranks)
     assert sizing.device_communicators(sizing.EngineSettings(prefill_context_parallel=2), moe=True) == ("pcp", "ep")
+
+
+_UNSEEN_PCP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x, namespace: serving}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: INSTANCE}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.28.0
+          args: ["--model", "MODEL", "--tensor-parallel-size", "TP", "--prefill-context-parallel-size", "$(PCP)",
+                 "--max-model-len", "8192"]
+          env:
+            - name: PCP
+              valueFrom: {configMapKeyRef: {name: vllm-settings, key: pcp}}
+          resources: {limits: {nvidia.com/gpu: 4}}
+          volumeMounts: [{name: dshm, mountPath: /dev/shm}]
+      volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+"""
+
+
+@pytest.mark.parametrize(("model", "tp", "instance", "level"), [
+    # dense, 65.7 GiB a GPU at TP2 against 20.3 on an A10G: refused whatever PCP (each rank holds the TP shard)
+    ("meta-llama/Llama-3.1-70B-Instruct", "2", "g5.12xlarge", "mandatory"),
+    # dense and fits at PCP 1: what PCP changes (its KV split, its communicator) decides the rest: undecided
+    ("meta-llama/Llama-3.1-8B-Instruct", "2", "g5.12xlarge", "advisory"),
+    # MoE: 56.9 GiB a GPU at TP1 PCP 1 on an L40S, but PCP spreads the routed experts: undecided
+    ("Qwen/Qwen3-30B-A3B", "1", "g6e.12xlarge", "advisory"),
+])
+def test_an_unseen_pcp_is_undecided_but_where_the_weights_are_refused_whatever_it_is(tmp_path, model, tp, instance,
+                                                                                       level):
+    """review30: engine25 made every sizing with a -pcp the linter cannot see undecided, SW101's sure refusal of a
+    dense model's weights too, which no PCP value changes."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    path = tmp_path / "x.yaml"
+    path.write_text(_UNSEEN_PCP.replace("MODEL", model).replace("TP", tp).replace("INSTANCE", instance))
+    [sw101] = [f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW101"]
+    assert (sw101.level, sw101.undecided) == (level, level == "advisory")
+    if level == "mandatory":
+        assert sw101.message == (
+            "meta-llama/Llama-3.1-70B-Instruct in bf16 needs 65.7 GiB (−0.4/+1.6) of weights per GPU at TP2×PP1 "
+            "(whatever its --prefill-context-parallel-size, not known yet: each PCP rank holds them), but "
+            "gpu_memory_utilization 0.92 × 22.1 GiB (A10G) allows 20.3 GiB; vLLM will fail at start-up (vLLM 0.28.0 "
+            "from the image tag); spread the weights over more GPUs with a wider --tensor-parallel-size or more "
+            "pipeline stages (each prefill context-parallel rank holds the same shard, and multiplies the GPUs a "
+            "replica requests), serve an FP8 or 4-bit quantised checkpoint, or use a GPU with more memory")
+    else:
+        assert "prefill_context_parallel_size is not known" in sw101.message

@@ -548,7 +548,7 @@ def redundant_experts(b: Behaviour, model: ModelShape, s: EngineSettings) -> int
         return s.num_redundant_experts
     if not b.eplb_min_redundant:
         return 0
-    ranks, experts = s.tp * s.dp, model.moe.num_experts
+    ranks, experts = moe_ranks(s), model.moe.num_experts
     return (ranks - experts % ranks) % ranks
 
 
@@ -620,6 +620,16 @@ def eplb_assumed_note(rv: ResolvedVersion, s: EngineSettings) -> str:
             "drop --enable-eplb, or pin the image to a release")
 
 
+def moe_ranks(s: EngineSettings) -> int:
+    """The GPUs an engine's fused-MoE layers are spread over: TP × DP × PCP. vLLM flattens the tensor-parallel,
+    data-parallel and prefill-context-parallel ranks into one MoE group (``FusedMoEParallelConfig.make``,
+    ``flatten_tp_across_dp_and_pcp``: "There are actually dp_size * pcp_size * tp_size devices", the pcp size from
+    ``get_pcp_group().world_size``; fused_moe/config.py and layer.py of the 0.12.0, 0.19.0, 0.26.0 and 0.29.0 wheels),
+    its expert-parallel group when expert parallelism is on; a release without PCP has PCP 1 (review30: engine24's
+    ``-pcp 2`` charged each GPU every routed expert)."""
+    return s.tp * s.dp * s.prefill_context_parallel
+
+
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
                    triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
@@ -634,21 +644,22 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes)
+           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes, s.prefill_context_parallel)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
                                              backend, mrope_scale, s.quantization, whole, towers_built, redundant,
-                                             s.cpu_offload_bytes or 0)
+                                             s.cpu_offload_bytes or 0, s.prefill_context_parallel)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
                       mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False,
-                      towers_built: bool = True, redundant: int = 0, offload: int = 0) -> float:
-    """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
+                      towers_built: bool = True, redundant: int = 0, offload: int = 0, pcp: int = 1) -> float:
+    """``pcp``: ``--prefill-context-parallel-size``, whose ranks hold a share of the routed experts (:func:`moe_ranks`).
+    ``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
     the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
     ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank.
     ``redundant``: EPLB's redundant experts, whole experts more spread over the EP ranks with the routed ones.
@@ -668,10 +679,10 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     bpp = bytes_per_param(model, precision, quantization)
     experts = expert_params(model) * bpp if model.params else 0.0
     experts = min(experts, body)
-    # The routed experts are spread over the TP × DP ranks of the replica with or without expert parallelism
+    # The routed experts are spread over the TP × DP × PCP ranks of the replica with or without expert parallelism
     # (vLLM's FusedMoEParallelConfig.make, ``flatten_tp_across_dp_and_pcp``): whole experts per rank with it, every
-    # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
-    ep_ranks = tp * dp
+    # expert split TP × DP × PCP ways without it. The attention and dense layers stay split TP ways only.
+    ep_ranks = tp * dp * pcp
     # EPLB's redundant experts: E + R experts over the EP ranks where there were E (``FusedMoE.global_num_experts``)
     spread = ((model.moe.num_experts + redundant) / model.moe.num_experts
               if redundant and expert_parallel and model.moe is not None else 1.0)
@@ -808,7 +819,7 @@ def all2all_buffers_gib(b: Behaviour, model: ModelShape, s: EngineSettings) -> f
         return 0.0
     mib = (DEEPEP_BUFFER_MB if s.deepep_buffer_mb is None else s.deepep_buffer_mb) * 1024 * 1024
     if backend == "deepep_high_throughput":
-        internode = s.tp * s.dp > NODE_GPUS_MAX and not s.deepep_force_intra_node
+        internode = moe_ranks(s) > NODE_GPUS_MAX and not s.deepep_force_intra_node
         return mib * (2 if internode else 1) / GIB
     tokens = MOE_DP_CHUNK_TOKENS if s.moe_dp_chunk_size is None else s.moe_dp_chunk_size
     return (mib + deepep_ll_rdma_bytes(tokens, model.hidden_size, moe.num_experts)) / GIB
@@ -857,7 +868,7 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     h = model.hidden_size
     if moe is None:
         return _tuple_new(MoeRows, (0.0, 0.0, False))
-    ranks = s.tp * s.dp
+    ranks = moe_ranks(s)
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
@@ -908,7 +919,7 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
     for a dense model."""
     if model.moe is None or moe_layers(model) == 0:
         return 0.0
-    width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else s.tp * s.dp)
+    width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else moe_ranks(s))
     per_row = (e.mlp * width + model.hidden_size) * act if rows is None else rows.central
     routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
     return routed_tokens * model.moe.experts_per_token * per_row
@@ -1238,7 +1249,7 @@ def device_communicators(s: EngineSettings, moe: bool) -> tuple[str, ...]:
     and adds no group that decides anything here (one ``nccl_init_gib`` is charged whatever the number)."""
     groups = [name for name, size in (("tp", s.tp), ("pcp", s.prefill_context_parallel), ("pp", s.pp), ("dp", s.dp))
               if size > 1]
-    if moe and s.tp * s.dp > 1:
+    if moe and moe_ranks(s) > 1:
         groups.append("ep")
     return tuple(groups)
 
@@ -1251,7 +1262,7 @@ def nccl_communicator_sizes(s: EngineSettings) -> tuple[int, ...]:
     ``all_gather_into_tensor`` (``LogitsProcessor._gather_logits`` with ``use_all_gather`` under V1;
     ``CudaCommunicator`` does not override ``all_gather``, ``base_device_communicator.py``, 0.10.1.1) in the profile
     run."""
-    width = {"tp": s.tp, "pp": s.pp, "dp": s.dp, "ep": s.tp * s.dp}
+    width = {"tp": s.tp, "pp": s.pp, "dp": s.dp, "ep": moe_ranks(s)}
     sizes = [width[g] for g in device_communicators(s, moe=True)]
     if s.tp > 1:
         sizes.append(s.tp)

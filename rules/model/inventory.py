@@ -292,6 +292,11 @@ class ConfigMap:
     #: replicas), ``("time-slicing", 4)`` or ``("mps", 2)``, or None where that configuration advertises it whole
     #: (no sharing, one replica, or the shares renamed to ``nvidia.com/gpu.shared``). Empty for any other ConfigMap.
     device_plugin: dict[str, tuple[str, int] | None] = field(default_factory=dict)
+    #: The files (absolute) whose workloads meet it, where not every workload of its namespace does: a ConfigMap a
+    #: kustomization not built generates with kustomize's name suffix hash (``vllm-config-5f7c9h2m4k``) is met only by
+    #: the references kustomize rewrites in that build, those of the files it reaches (:mod:`..adapters.generated`).
+    #: None: every workload of its namespace.
+    seen_by: frozenset[str] | None = None
 
 
 @dataclass

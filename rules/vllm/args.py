@@ -1072,6 +1072,12 @@ def _undecide_carried(engine: EngineArgs, carriers: list[str], set_at: Mapping[s
             engine.extra[key] = UNKNOWN
 
 
+def short_flag_name(short: str) -> str | None:
+    """The dashed long name of the vLLM option whose short spelling is ``short`` (``q`` for ``-q``:
+    ``--quantization``; ``tp``, ``pp``, ``dp``, ...), None for a word that is none."""
+    return _SHORT.get(short)
+
+
 def takes_value(word: str) -> bool:
     """Whether ``word`` is a flag vLLM defines (:data:`_FLAGS`) written without ``=`` whose value is the next word
     (``--tensor-parallel-size``, ``-tp``; not a switch such as ``--enforce-eager``): the next word is its value,

@@ -285,7 +285,8 @@ EXTRA_FIXTURES = {
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks
-              "credential-keys.yaml"},  # mend5: secretkey/secretKey/SECRET-KEY; Grafana's, RabbitMQ's defaults
+              "credential-keys.yaml",  # mend5: secretkey/secretKey/SECRET-KEY; Grafana's, RabbitMQ's defaults
+              "default-password-spellings.yaml"},  # review29: secretkey, rootPassword, an env file; an access key
     "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",

@@ -79,7 +79,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "and a script a ConfigMap of the input mounts at a path it names. Where the pods it selects are all in "
             "the inputs and none runs the runtime (a Redis on 6379, a web application on 29500), the number is "
             "another program's: no finding. Where they are not in the inputs (an operator's pods, a Dragonfly on "
-            "6379), what serves the port is not known: advisory."
+            "6379), what serves the port is not known: advisory. Behind an Ingress, each Service that sends to the "
+            "port answers for its own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -235,6 +236,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
+        via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
         for name in ing.services:
             for svc in fronted(inv, ing, name):
                 behind.append(svc)
@@ -253,15 +255,24 @@ class RuntimePortExposed(ObjectRule[Checked]):
                         continue
                     if port is not None and port in RUNTIME_PORTS:
                         exposed.add(port)
+                        if svc not in via.setdefault(port, []):
+                            via[port].append(svc)
         if not exposed and UNKNOWN in ing.ports:
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
         if not exposed and undecided is not None:
             raise undecided
         for port in sorted(exposed):
-            runtime, others, unsure = _what_it_selects(inv, behind, port)
-            named = any(_named_so(svc, port, "") for svc in behind)
+            # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
+            # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
+            services = via.get(port) or behind
+            picked = [_what_it_selects(inv, [svc], port) for svc in services]
+            runtime = any(p[0] for p in picked)
+            unsure = any(p[2] for p in picked)
+            others = list(dict.fromkeys(o for p in picked for o in p[1]))
+            absent = any(not (p[0] or p[1] or p[2]) for p in picked)
+            named = any(_named_so(svc, port, "") for svc in services)
             if not (runtime or named or unsure):
-                if not others:
+                if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
                                    f"{_absent_text(port)}; {_absent_remedy(port)}", level="advisory")
                 continue

@@ -1,7 +1,7 @@
 """PodPorts.ray and PodPorts.dist (SW301): whether a pod's containers run Ray (torch.distributed), read from the
 words as the container runs them (review29): kubelet's $(VAR) and a shell's $VAR from literal env and ConfigMaps of
 the input; a variable whose value is not known yet (computed at preview) leaves it unknown, one from a Secret does not
-(DESIGN.md)."""
+(DESIGN.md); so does a template placeholder in the image or as a whole word of the command (an unknown)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,25 @@ from shardwise.rules.model import UNKNOWN
 
 def container(args: list[Any], env: list[dict[str, Any]]) -> dict[str, Any]:
     return {"name": "head", "image": "python:3.11-slim", "command": ["/bin/sh", "-c"], "args": args, "env": env}
+
+
+@pytest.mark.parametrize(("image", "args", "env", "expected"), [
+    # a template placeholder a tool fills before the object is applied: what runs there is not known yet
+    ("${RAY_IMAGE}", [], [], UNKNOWN),
+    ("{{ .Values.image }}", [], [], UNKNOWN),
+    ("python:3.11-slim", ["${START_CMD}"], [], UNKNOWN),
+    ("python:3.11-slim", ["{{ .Values.startCommand }}"], [], UNKNOWN),
+    # an image a placeholder only tags still names Ray
+    ("rayproject/ray:${RAY_VERSION}", [], [], True),
+    # the shell's variable, set by the container's env (a Secret's here) or maybe by its envFrom: no placeholder
+    ("redis:7-alpine", ["$REDIS_ARGS"], [{"name": "REDIS_ARGS", "valueFrom": {"secretKeyRef": {"name": "r", "key": "a"}}}],
+     False),
+    ("redis:7-alpine", ["redis-server --requirepass ${REDIS_PASSWORD}"], [], False),
+])
+def test_runs_ray_reads_a_placeholder_as_not_known(image: str, args: list[Any], env: list[dict[str, Any]],
+                                                   expected: Any) -> None:
+    c = {**container(args, env), "image": image}
+    assert runs_ray([c], {"containers": []}) is expected
 
 
 @pytest.mark.parametrize(("args", "env", "expected"), [
@@ -44,3 +63,8 @@ def test_runs_dist_reads_the_command_as_the_container_runs_it_too():
     assert runs_dist([container(["$(LAUNCH)"], [{"name": "LAUNCH", "value": UNKNOWN}])], {"containers": []}) is UNKNOWN
     assert runs_dist([container(["exec $(LAUNCH)"], [{"name": "LAUNCH", "value": "gunicorn app:app"}])],
                      {"containers": []}) is False
+
+
+def test_runs_dist_reads_a_placeholder_as_not_known_too():
+    assert runs_dist([{**container([], []), "image": "${TRAINER_IMAGE}"}], {"containers": []}) is UNKNOWN
+    assert runs_dist([container(["{{ .Values.launch }}"], [])], {"containers": []}) is UNKNOWN

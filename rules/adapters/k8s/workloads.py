@@ -32,6 +32,7 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.inventory import UNRECOGNISED_ENGINE
+from ...model.unknown import holds_placeholder
 from ...model.vocab import (
     ANN_BASE_MODEL,
     ANN_OUTPUT_TPS,
@@ -869,6 +870,8 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
             unknown = True
         elif isinstance(image, str) and _RAY_IMAGE.search(image.strip()):
             return True
+        elif holds_placeholder(image):  # ``${RAY_IMAGE}``, ``{{ .Values.image }}``: filled in before it is applied
+            unknown = True
         texts, open_ = command_texts(container, spec)
         unknown = unknown or open_
         if any(_RAY_COMMAND.search(t) for t in texts):
@@ -884,8 +887,11 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     with ``START: ray start --head`` in a ConfigMap says Ray, and ``command: [/scripts/start.sh]`` whose ConfigMap
     holds the script is read with its script (:func:`~.configfile.mounted_config`). A variable from a Secret or a
     ConfigMap not in the input is no unknown (DESIGN.md): its reference stays as written; one whose value is not
-    known yet (computed at preview) is."""
+    known yet (computed at preview) is, and so is a word a template tool fills in before the object is applied
+    (:func:`_filled_in_later`)."""
     env, pending = _literal_env(container)
+    declared = {i.get("name") for i in as_list(container.get("env")) if isinstance(i, Mapping)}
+    env_from = bool(container.get("envFrom"))
     unknown = False
     words: list[str] = []
     for key in ("command", "args"):
@@ -897,7 +903,7 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
                 unknown = True
             elif isinstance(w, (str, int, float)):
                 text, open_ = _expanded(str(w), env, pending)
-                unknown = unknown or open_
+                unknown = unknown or open_ or _filled_in_later(text, declared, env_from)
                 words.append(text)
     script = " ".join(words)
     texts = [script]
@@ -945,6 +951,8 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
             unknown = True
         elif isinstance(image, str) and _DIST_IMAGE.search(image.strip()):
             return True
+        elif holds_placeholder(image):  # filled in before it is applied: not known yet (review29)
+            unknown = True
         env = container.get("env")
         if env is UNKNOWN:
             unknown = True
@@ -1013,6 +1021,20 @@ def _literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
                 if held is not None:
                     env[name] = held
     return env, pending
+
+
+#: A word that is one variable as a whole: envsubst's or the shell's ``${CMD}``/``$CMD``.
+_WHOLE_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)(?:[:?+-][^}]*)?\}?")
+
+
+def _filled_in_later(word: str, declared: set[Any], env_from: bool) -> bool:
+    """Whether a command word is a template placeholder that a tool fills before the object is applied: an unrendered
+    Helm/Go ``{{ … }}`` anywhere, or a word that is a variable as a whole (``${START_CMD}``) that the container's
+    env does not set (nor may its ``envFrom``): envsubst's, not the shell's."""
+    if "{{" in word and "}}" in word:
+        return True
+    m = _WHOLE_VAR.fullmatch(word.strip())
+    return m is not None and not env_from and m.group(1) not in declared
 
 
 def _expanded(word: str, env: Mapping[str, str], pending: set[str]) -> tuple[str, bool]:

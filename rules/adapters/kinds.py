@@ -199,6 +199,24 @@ def _omni_template(docs: list[Mapping[str, Any]]) -> bool:
         for d in docs) and any(d.get("kind") == "Cluster" and isinstance(d.get("talos"), Mapping) for d in docs)
 
 
+#: A Helm chart repository's index (``helm repo index``; served as ``index.yaml`` beside the packaged charts): an
+#: ``apiVersion``, the time it was ``generated`` and its ``entries``, each chart's name to the list of its versions,
+#: every one a chart's metadata with its ``urls`` and ``digest`` (helm/helm v3 pkg/repo/index.go, ``IndexFile`` and
+#: ``ChartVersion``). Helm downloads charts by it; it is no Kubernetes object, though it writes ``apiVersion: v1``.
+HELM_INDEX = "Helm chart repository index (helm repo index's; not a Kubernetes object)"
+
+
+def _helm_index(doc: Mapping[str, Any]) -> bool:
+    """A Helm repository index (:data:`HELM_INDEX`): ``entries`` a non-empty mapping whose every value is a list of
+    mappings, each with the ``version`` every chart has, and neither ``kind``, ``metadata`` nor ``spec``.
+    hoohooprog/eks-gpu-sharing-scaling-tf's index.yaml (its chart's GitHub Pages repository, committed beside the
+    Terraform) was an input error "object has no kind" and its repository's lint exited 2 (corpus34)."""
+    entries = doc.get("entries")
+    return (isinstance(entries, Mapping) and bool(entries) and not any(k in doc for k in ("kind", "metadata", "spec"))
+            and all(isinstance(v, list) and bool(v) and all(isinstance(c, Mapping) and "version" in c for c in v)
+                    for v in entries.values()))
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -208,6 +226,8 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
     """Why a mapping that is no Kubernetes object is not an input, in the words its users know."""
     if _helm_chart(doc):
         return "Helm chart metadata"
+    if _helm_index(doc):
+        return HELM_INDEX
     if _values_name(name):  # before the words of other tools: values often hold a `config:` or `services:`
         return HELM_VALUES
     if _skypilot_task(doc):  # before Pulumi's words: a SkyPilot task may hold a `config:` of its own
@@ -242,7 +262,7 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
         return OMNI
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
            and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
-           and not _talos_config(v) for v in values):
+           and not _talos_config(v) and not _helm_index(v) for v in values):
         return KUBERNETES
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import OMNI, TALOS
+from shardwise.rules.adapters.kinds import HELM_INDEX, OMNI, TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -562,6 +562,13 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
      "          bootTimeout: 2m\n---\nkind: ControlPlane\nmachines:\n  - 88d0b080-43be-11ef-9fe8-3b0f229ef000\n---\n"
      "kind: Workers\nmachines:\n  - c1f22c00-4390-11ef-a299-436f6535c900\n---\nkind: Machine\n"
      "name: c1f22c00-4390-11ef-a299-436f6535c900\ninstall:\n  disk: /dev/nvme0n1\n", OMNI),
+    # a Helm chart repository's index committed beside the charts it serves (corpus34: `helm repo index` output,
+    # apiVersion v1, entries of chart versions with their urls and digest)
+    ("charts/index.yaml", "apiVersion: v1\nentries:\n  vllm-server:\n  - apiVersion: v2\n    appVersion: 0.11.0\n"
+     "    created: \"2025-10-02T09:14:11.20311Z\"\n    description: vLLM behind an ingress\n"
+     "    digest: 6b1f0c3de5b2a4b0e1d3c2a9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b\n    name: vllm-server\n"
+     "    type: application\n    urls:\n    - https://example.github.io/charts/vllm-server-0.3.1.tgz\n"
+     "    version: 0.3.1\ngenerated: \"2025-10-02T09:14:11.19887Z\"\n", HELM_INDEX),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -588,6 +595,14 @@ def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text
     put(work, "app.json", text)
     rc, out, _ = lint(capsys, "app.json", "--format", "json")
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
+
+
+def test_an_object_with_entries_is_read_not_skipped_as_a_helm_index(work, capsys):
+    # a kind (or metadata) makes it an object, whatever its other fields are named
+    put(work, "app.yaml", "apiVersion: v1\nkind: Service\nentries:\n  a:\n  - version: 1\n")
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["skipped_files"], doc["summary"]["files"]) == (0, [], 1)
 
 
 @pytest.mark.parametrize("text", [

@@ -217,6 +217,21 @@ def _helm_index(doc: Mapping[str, Any]) -> bool:
                     for v in entries.values()))
 
 
+#: An Ansible Vault encrypted file: the header ``$ANSIBLE_VAULT;1.1;AES256`` (1.2 adds ``;`` and a vault ID), then the
+#: ciphertext as hexadecimal lines of 80 characters (ansible-core lib/ansible/parsing/vault/__init__.py,
+#: ``format_vaulttext_envelope``); Ansible reads a whole group_vars or host_vars file so encrypted (docs.ansible.com,
+#: "Protecting sensitive data with Ansible vault"). YAML reads it as one plain text, the lines joined by spaces.
+ANSIBLE_VAULT = "Ansible Vault encrypted file (ciphertext Ansible decrypts; not a Kubernetes object)"
+_VAULT_TEXT = re.compile(r"\$ANSIBLE_VAULT;\d+\.\d+;\w+(?:;[^\s;]+)?(?: [0-9a-fA-F]+)+")
+
+
+def _ansible_vault(value: Any) -> bool:
+    """Whether a document is an Ansible Vault file's text (:data:`ANSIBLE_VAULT`). X-McKay/kubani's
+    ansible/group_vars/all/vault.yml was the input error "expected a Kubernetes object (a mapping), found a string"
+    and its repository's lint exited 2 (corpus34); any other text where an object should be stays an input error."""
+    return isinstance(value, str) and _VAULT_TEXT.fullmatch(value.strip()) is not None
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -264,6 +279,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
            and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
            and not _talos_config(v) and not _helm_index(v) for v in values):
         return KUBERNETES
+    if all(_ansible_vault(v) for v in values):
+        return ANSIBLE_VAULT
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip
     if any(_k8s_like(v) for v in values if isinstance(v, list)):

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import HELM_INDEX, OMNI, TALOS
+from shardwise.rules.adapters.kinds import ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -540,6 +540,11 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
         0, [], [{"file": "app/settings.json", "reason": reason}])
 
 
+#: Ciphertext in an Ansible Vault file's shape (hexadecimal, 80 characters a line); random, no vault's
+VAULT_HEX = ("c7f5b5df0090f1feb7dee024d3ab4f15c49f85dac1b63a41a6124cc53c4f8cf8d91cf8db8bc892d848afac382e258dca9239"
+             "289c80e23a5b4c2a3985119541fc2df0fb18bb300dbbc60362c5145f307e6d564742fb0bfeedfeef86d5b37fd713af152195")
+
+
 @pytest.mark.parametrize("rel,text,reason", [
     # an agent runtime's registry (the shape of s-aws/vllm-agent-gateway's runtime/*.json: schema_version, a kind in
     # snake_case, its own lists)
@@ -569,6 +574,10 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
      "    digest: 6b1f0c3de5b2a4b0e1d3c2a9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b\n    name: vllm-server\n"
      "    type: application\n    urls:\n    - https://example.github.io/charts/vllm-server-0.3.1.tgz\n"
      "    version: 0.3.1\ngenerated: \"2025-10-02T09:14:11.19887Z\"\n", HELM_INDEX),
+    # a group_vars file Ansible Vault encrypted whole (corpus34: `ansible-vault encrypt`'s header and hex lines)
+    ("ansible/group_vars/all/vault.yml", "$ANSIBLE_VAULT;1.1;AES256\n" + "\n".join([VAULT_HEX[i:i + 80] for i in
+     range(0, len(VAULT_HEX), 80)]) + "\n", ANSIBLE_VAULT),
+    ("ansible/host_vars/gpu1.yml", "$ANSIBLE_VAULT;1.2;AES256;prod\n" + VAULT_HEX[:80] + "\n", ANSIBLE_VAULT),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -595,6 +604,14 @@ def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text
     put(work, "app.json", text)
     rc, out, _ = lint(capsys, "app.json", "--format", "json")
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
+
+
+def test_text_only_headed_as_a_vault_stays_an_error(work, capsys):
+    # text that only starts as a vault's header is a manifest mangled, not ciphertext
+    put(work, "app.yaml", "$ANSIBLE_VAULT;1.1;AES256 see README for the password\n")
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (
+        2, ["expected a Kubernetes object (a mapping), found a string"])
 
 
 def test_an_object_with_entries_is_read_not_skipped_as_a_helm_index(work, capsys):

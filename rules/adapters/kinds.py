@@ -232,6 +232,30 @@ def _ansible_vault(value: Any) -> bool:
     return isinstance(value, str) and _VAULT_TEXT.fullmatch(value.strip()) is not None
 
 
+#: A file Ansible reads: a role's tasks, handlers, defaults, variables or metadata, an inventory's group_vars and
+#: host_vars (the folders of docs.ansible.com's "Roles" and "Organizing host and group variables"), or a playbook (a
+#: list of plays, each with its `hosts` or an `import_playbook`).
+ANSIBLE = ("Ansible file (a playbook, a role's tasks or variables; not a Kubernetes object), with a key written twice "
+           "that Ansible reads with its last value")
+_ANSIBLE_FOLDERS = re.compile(r"(?:^|/)(?:roles/[^/]+/(?:tasks|handlers|defaults|vars|meta)|group_vars|host_vars)/")
+_PLAY_KEYS = ("hosts", "import_playbook", "ansible.builtin.import_playbook")
+
+
+def ansible_file(file: str, docs: list[tuple[int | None, Any]]) -> bool:
+    """Whether ``file``, of the parsed ``docs``, is one Ansible reads: by its folder, or as a playbook. Ansible's YAML
+    loader keeps a key written twice with its last value and warns ("found a duplicate dict key ... Using last defined
+    value only": ansible-core's AnsibleConstructor, the DUPLICATE_YAML_DICT_KEY setting, `warn` by default;
+    docs.ansible.com reference_appendices/config.html), so a duplicate key there is Ansible's to warn about, not a
+    broken input of this run (corpus34: stianfro/lab's roles/kubernetes-tools/tasks/main.yaml, a task's `mode` written
+    twice, made a homelab repository's lint exit 2)."""
+    if _ANSIBLE_FOLDERS.search(file.replace(os.sep, "/")):
+        return True
+    values = [d for _, d in docs if d is not None and not isinstance(d, InputError)]
+    return bool(values) and all(
+        isinstance(v, list) and bool(v) and all(isinstance(p, Mapping) and any(k in p for k in _PLAY_KEYS) for p in v)
+        for v in values)
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS
+from shardwise.rules.adapters.kinds import ANSIBLE, ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -977,6 +977,46 @@ spec:
             - {name: HF_TOKEN, value: hf_abcdefghijklmnopqrstuvwxyz123456}
           resources: {limits: {nvidia.com/gpu: "1"}}
 """
+
+
+#: A role's task that sets a file's mode twice (corpus34: a homelab's roles/<tool>/tasks/main.yaml, in that shape)
+_TASK_MODE_TWICE = """- name: Mark the installed CLI version
+  ansible.builtin.file:
+    path: "/usr/local/bin/.cli-{{ cli_version }}"
+    state: touch
+    mode: "0644"
+    modification_time: preserve
+    mode: "0755"
+"""
+#: A playbook whose play sets `become` twice
+_PLAY_BECOME_TWICE = """- hosts: gpu_nodes
+  become: true
+  become: false
+  roles:
+    - nvidia-driver
+"""
+
+
+@pytest.mark.parametrize("rel,text", [
+    ("ansible/devbox/roles/kubernetes-tools/tasks/main.yaml", _TASK_MODE_TWICE),
+    ("inventory/group_vars/gpu.yml", "driver_version: 550\ndriver_version: 560\n"),
+    ("site.yml", _PLAY_BECOME_TWICE),
+])
+def test_an_ansible_file_with_a_key_written_twice_is_skipped_as_ansible_reads_it(work, capsys, rel, text):
+    # Ansible keeps the last value and warns: the repository's lint no longer exits 2 on a file it does not read
+    put(work, rel, text)
+    put(work, "deploy.yaml", vllm_deployment("chat"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [{"file": rel, "reason": ANSIBLE}])
+
+
+def test_a_key_written_twice_outside_ansible_stays_an_input_error(work, capsys):
+    # the same task list in a folder Ansible does not read, and no play: broken YAML, as before
+    put(work, "notes/steps.yaml", _TASK_MODE_TWICE)
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    assert (rc, [(e["line"], e["message"]) for e in json.loads(out)["input_errors"]]) == (2, [(
+        7, "cannot parse YAML: duplicate key 'mode' (first written on line 5): a mapping's keys must be unique, keep one")])
 
 
 def test_a_duplicate_key_is_an_input_error_and_the_document_is_still_linted(work):

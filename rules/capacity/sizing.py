@@ -1355,6 +1355,27 @@ def sparse_indexer_workspace_bytes(model: ModelShape, b: Behaviour, device: Devi
     return max(indexer, flashmla)
 
 
+#: Columns the indexer's decode logits are padded to: DeepGEMM's ``fp8_paged_mqa_logits`` allocates its fp32 output
+#: ``(batch × next_n, align(max_context_len, 256))`` on Hopper (4 math warp groups × a 64-key block; later releases
+#: align to ``split_kv`` 256 and a 1,024-byte row stride: 256 fp32 values either way; ``csrc/apis/attention.hpp``,
+#: deepseek-ai/DeepGEMM at 1c9fa43e) and slices it to ``max_context_len``
+INDEXER_LOGITS_ALIGN = 256
+
+
+def sparse_indexer_decode_logits_bytes(model: ModelShape, vendor: str, rows: int, max_model_len: int) -> int:
+    """Bytes of the fp32 scores a DeepSeek-V3.2-style sparse-attention indexer computes for a decode batch of ``rows``
+    tokens on an NVIDIA GPU: ``sparse_attn_indexer``'s decode branch (``model_executor/layers/sparse_attn_indexer.py``,
+    read in 0.17.0, 0.19.0, 0.20.0, 0.24.0, 0.25.1 and 0.29.0) calls ``fp8_paged_mqa_logits`` /
+    ``fp8_fp4_paged_mqa_logits`` with ``max_model_len`` (``utils/deep_gemm.py``: "Logits tensor of shape [B * next_n,
+    max_model_len], dtype torch.float32"), whatever the sequences' lengths, so the scores of one layer are ``rows ×
+    max_model_len`` (padded to :data:`INDEXER_LOGITS_ALIGN`) × 4 bytes: 1.91 GiB for 512 decode tokens at 1,000,000.
+    They live until the layer's top-k has read them; the next layer's take the same block. 0 for a model without the
+    indexer and off NVIDIA (ROCm's AITER path, ``rocm_aiter_mla_sparse.py``, is not read)."""
+    if vendor != "nvidia" or rows <= 0 or max_model_len <= 0 or not kv_layout.indexer_head_dim(model):
+        return 0
+    return rows * (-(-max_model_len // INDEXER_LOGITS_ALIGN) * INDEXER_LOGITS_ALIGN) * 4
+
+
 #: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
 #: log of it (an RTX 5080 out of memory "in the compile's autotuning", set 10); 0.11.0's ``CompilationConfig`` does
 #: not turn on Inductor's kernel benchmarking, and 0.11.1 – 0.12 are not read.
@@ -1976,7 +1997,8 @@ def _size_deployment(
         if t.kind == "state":
             flat = True
             break
-    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes, flat=flat, v2=v2)
+    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes, flat=flat, v2=v2,
+                          max_model_len=length.max_model_len)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor, v2_act=ck.act_bytes if v2 else 0)
     v2_terms = v2_runner_terms(model, b, s, batch.seqs, batch.batched, ck.act_bytes, e, device.vendor) if v2 else None
     # what V2 keeps from load_model on, where the budget counts it (0.27+): on the last stage, beside the weights
@@ -2516,7 +2538,7 @@ def cudagraph_estimate_applied(b: Behaviour, s: EngineSettings, vendor: str = "n
 
 def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
                  model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2,
-                 flat: bool = False, v2: bool = False) -> _Graphs:
+                 flat: bool = False, v2: bool = False, max_model_len: int = 0) -> _Graphs:
     """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
     while profiling and takes that estimate from the KV budget (:func:`profiled_cudagraph_gib`; ``flat``: the flat
     ``cudagraph_gib`` where the estimate is not modelled: models with state layers); Model Runner V2
@@ -2540,7 +2562,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         return _tuple_new(_Graphs, (True, e.cudagraph_gib, 0, 0) if v2_in else (False, e.cudagraph_v2_gib, 0, 0))
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
-            gib = profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e)
+            gib = profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e, max_model_len, device.vendor)
             return _tuple_new(_Graphs, (True, gib, 0, 0))
         return _tuple_new(_Graphs, (in_budget, e.cudagraph_gib, 0, 0))  # (TPU, Gaudi, Neuron: no CUDA graphs captured)
     count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched, s.cudagraph_mode)
@@ -2598,9 +2620,12 @@ def speculative_token_count(model: ModelShape, s: EngineSettings) -> int:
 def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False) -> bool:
     """Whether the release runs ``model`` on Model Runner V2 by default (``Behaviour.v2_runner``; config/vllm.py
     ``_is_default_v2_model_runner_model``): its memory profile is not the V1 runner's (docs/capacity-model.md,
-    "Model Runner V2"). Hybrid models, which V2 skips from 0.25, never reach this (their graphs keep the flat term);
-    nor does the pooling runner: V2 is the default for generative models only (a 0.22.0 log of Qwen3-Embedding-8B
-    with ``--runner pooling`` shows the V1 runner's CUDA graph estimate)."""
+    "Model Runner V2"). Not the pooling runner: V2 is the default for generative models only (a 0.22.0 log of
+    Qwen3-Embedding-8B with ``--runner pooling`` shows the V1 runner's CUDA graph estimate). A dense hybrid (Mamba or
+    linear-attention layers beside attention) does reach this and is sized on V2 from 0.25, though vLLM 0.25 - 0.28
+    runs it on V1 (``is_hybrid`` returns False before the dense rule, config/vllm.py in the 0.25.1 - 0.28.0 wheels;
+    its graphs keep the flat term): an open finding, not followed because it moves a pre-release recipe's counts
+    away from their logs (docs/capacity-model.md, "A hybrid runs the V1 runner in 0.25 - 0.28")."""
     if b.v2_runner == "none" or pooling:
         return False
     moe = model.moe is not None and moe_layers(model) > 0
@@ -2644,7 +2669,7 @@ def kv_in_flight_tokens(b: Behaviour, s: EngineSettings, batched: int, v2: bool)
 
 
 def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, seqs: int, batched: int, act: int,
-                           e: Estimates = DEFAULT_ESTIMATES) -> float:
+                           e: Estimates = DEFAULT_ESTIMATES, max_model_len: int = 0, vendor: str = "nvidia") -> float:
     """GiB the V1 worker takes from the KV budget for the CUDA graphs it will capture (0.20 and later,
     ``v1/worker/gpu_model_runner.py`` ``profile_cudagraph_memory``, the same method in 0.20.0 - 0.28.0).
 
@@ -2658,10 +2683,17 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
     per layer, a full graph holds every layer's kernels). Calibrated on the two public logs with a standard
     attention model (docs/capacity-model.md): Qwen2.5-7B, 0.22.0, 35 + 19 graphs up to 256 tokens: 0.37 GiB
     logged, 0.37 estimated; Qwen3-Coder-30B-A3B, 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 logged and
-    estimated."""
+    estimated.
+
+    A sparse-attention model's first FULL capture holds the indexer's decode scores instead where they are larger
+    (:func:`sparse_indexer_decode_logits_bytes`, ``max_model_len`` wide, for the largest full decode size): the FULL
+    warm-up and capture build the decode metadata (``force_attention``, ``_warmup_and_capture``, 0.25.1), so the
+    indexer runs its decode branch, not the profile stand-in, in both the warm-up (its block left in PyTorch's
+    cache) and the graph's pool. They are freed before the layer's experts run, whose caches take the same block, so
+    the larger of the two, not their sum."""
     chunk = moe_chunk_tokens(b, s)
     key = ("profiled-graphs", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, act,
-           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, chunk, e)
+           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, chunk, e, max_model_len, vendor)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
@@ -2670,7 +2702,8 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
             hit = memo[key] = 0.0
             return 0.0
         first = max(_forward_bytes(model, s, max(sizes), act, e, chunk),
-                    _forward_bytes(model, s, max(full), act, e, chunk) if full else 0.0)
+                    _forward_bytes(model, s, max(full), act, e, chunk) if full else 0.0,
+                    float(sparse_indexer_decode_logits_bytes(model, vendor, max(full), max_model_len)) if full else 0.0)
         extra = len(sizes) - 1 + max(len(full) - 1, 0)
         layers = -(-model.num_hidden_layers // s.pp)
         hit = memo[key] = (e.cudagraph_profile_base_gib + 2 * first / GIB

@@ -592,10 +592,16 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "left the class in tokens18 (+7.4 % -> +2.75 % at 32K and 128K, as the BF16 checkpoint's rows, +2.75 / "
         "+2.84 %): an -FP8-dynamic re-upload of a Gated DeltaNet model is sized with llm-compressor's FP8_DYNAMIC "
         "ignore list (re:.*linear_attn.*: 1,011,356,160 parameters 16-bit, 0.94 GiB), catalog.lookup "
-        "_FP8_DYNAMIC_GDN_IGNORE",
+        "_FP8_DYNAMIC_GDN_IGNORE. tokens40, two source readings not followed: vLLM 0.25 - 0.28 runs a dense hybrid on "
+        "the V1 runner (_is_default_v2_model_runner_model returns False for is_hybrid, config/vllm.py), which shardwise "
+        "sizes on V2; followed, the 0.27.1 row is +13.0 % and the pre-release's starts all fall 0.35 - 0.64 GiB under "
+        "(the language-model-only pair -12.5 %), the cap's 0.67 GiB then matched by V1's sampler (0.71); and Marlin's "
+        "block-FP8 group scales on Ampere (2/128 B a weight, marlin_utils_fp8.py) take the 0.27.1 row to +17.3 % with "
+        "the checkpoint's block-128 scales (vllm-project/recipes Qwen3.8-27B.yaml; +9.6 % with both)",
         "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown, "
         "'Setting attention block size' and mamba page lines; for set 23's pre-release, the 'Available KV cache "
-        "memory' lines of the tower, language-model-only and --max-num-seqs 8 starts"),
+        "memory' lines of the tower, language-model-only and --max-num-seqs 8 starts, and whether its log says "
+        "'Using V2 Model Runner' (tokens40)"),
     "spec-drafter": (
         "a separate drafter (the speculative config's `model`, a Gemma 4 assistant): its weights are charged (0.78 GiB, "
         "from its config.json; the log's 25.5 against 24.72 without it), its CUDA graphs are not: 0.29's Model Runner "
@@ -631,7 +637,9 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "pass is ruled out (the 18 one-GPU cold rows of 0.28 - 0.30 keep 0.43 - 1.42 GiB over, the 0.27.1 TP2 "
         "Qwen3-32B row goes to -7.6 %); a second copy beside the peak fits those 18 (+0.01 - +0.33 GiB) but takes the "
         "0.27.1 TP2 row to -9.2 % and the 0.28.0 Qwen3-32B-AWQ 0.70 start (compile state not stated) to a refusal: "
-        "neither is charged",
+        "neither is charged. tokens40: the 0.28.0 wheel read whole has no sm_120 branch on a BF16 or AWQ dense path "
+        "(b12x, DeepGEMM's block FP8, FlashInfer's fp8-cache XQA decode, Marlin W4A8, FA4 and sparse MLA only); where "
+        "a breakdown is logged the excess is in the consumed memory (free memory, the device's), not the peak",
         "what allocates it: a cold and a warm start of one model on an sm_120 card with the breakdown line and "
         "'Model loading took', read beside a profile of the device's allocations outside PyTorch during the cold "
         "compile (Inductor's kernels, their local memory, worker processes); a 0.29+ cold dense start on a card that "
@@ -660,7 +668,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "NVFP4 row's +9 %. tokens36: the E4B QAT export's 1.23 GiB swing between 0.28.0 (9.81 GiB, "
         "floSa/data-analyst-agent) and 0.30.0 (11.04) is its own LM head, tied by 0.28.0 and loaded untied from 0.29 "
         "(ModelShape.distinct_lm_head): 9.70 and 10.95 GiB modelled, the 0.30.0 row within 5 %; the 0.28.0 pair is "
-        "+7.0 % each, +0.22 GiB of budget, 0.12 of it the weights",
+        "+7.0 % each, +0.22 GiB of budget, 0.12 of it the weights. tokens40: its breakdown's 10.29 GiB consumed "
+        "against 10.08 modelled (weights 9.70, non-torch 0.12, V2's penalty state 0.26), peak 0.27 against 0.273; "
+        "Marlin's repack keeps the 31B rows' scale sizes (groups of 16 and 32, no padding at their widths), so their "
+        "0.25 - 0.35 GiB is not Marlin's",
         "the checkpoints' config.json (ignore list) and safetensors index, or the vLLM module listing of a quantised "
         "Gemma 4 load; for the 0.28.0 pair its torch.compile and CUDA graph lines beside the breakdown it quotes"),
     "qwen38-awq-3090": (

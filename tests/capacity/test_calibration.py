@@ -300,7 +300,7 @@ weights logged; no capacity term changed). hybrid13 then modelled 0.28+'s defaul
 (Mamba cache mode ``align``: two state pages a request per state group), which explained the ``hybrid-state-0.29``
 class: tokens 13/22, set 22's two AWQ-BF16-INT4 TP2 rows moving out on their budget. Open: the RTX 5090 rows
 (``sm120-cold-nontorch``, ``hybrid-fp8-unread``), Qwen3-Coder-Next's Mamba-block refusal (134 blocks logged, 501 modelled) and GLM-5.2's budget
-at 1M (``open_miss``). Two rows of vllm-project/recipes PR #12 first entered here were set 19's already and were dropped;
+at 1M (``open_miss``; closed in kvtol1 by the indexer's decode scores in the CUDA graph estimate). Two rows of vllm-project/recipes PR #12 first entered here were set 19's already and were dropped;
 entered as 96 GB H20s they missed their budgets by 39 - 41 GiB, which set 19's 141 GB H20 does not (their two budgets
 differ by 6.99 GiB for 0.05 of utilisation). Searched for and left out: Kimi-K2.7-Code and DeepSeek-V4 (not in the
 catalog), a Korean L40S / 4 x L4 Qwen3-14B study and an 8 x L40S Qwen3-235B-FP8 log whose repositories the index does not

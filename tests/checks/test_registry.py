@@ -167,7 +167,8 @@ EXTRA_FIXTURES = {
               "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
               "time-slicing-config.yaml", "time-slicing-per-node.yaml",
-              "assumed-release.yaml"},  # mend4: the default of a release the image tag does not name says it is assumed
+              "assumed-release.yaml",
+              "assumed-release-high.yaml"},  # mend5: a high value no finding only in the assumed release: undecided  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
@@ -219,6 +220,7 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
               "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
+              "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
@@ -282,7 +284,8 @@ EXTRA_FIXTURES = {
               "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
-              "default-password.yaml"},  # mend3: a product's well-known default password (MinIO's) blocks
+              "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks
+              "credential-keys.yaml"},  # mend5: secretkey/secretKey/SECRET-KEY; Grafana's, RabbitMQ's defaults
     "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",

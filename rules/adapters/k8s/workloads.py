@@ -836,7 +836,9 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
             named.setdefault(name, number)
     labels = as_map(meta).get("labels")
     ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars])
-    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray)
+    dist = UNKNOWN if containers is UNKNOWN else runs_dist([*as_list(containers), *sidecars])
+    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray,
+                    dist=dist)
 
 
 #: An image that ships Ray: a repository of the ``rayproject`` or ``anyscale`` organisations, or one named ``ray``
@@ -877,6 +879,81 @@ def runs_ray(containers: Iterable[Any]) -> Any:
         if _RAY_COMMAND.search(" ".join(words)):
             return True
     return UNKNOWN if unknown else False
+
+
+#: The env of a process group member: torch.distributed's env:// rendezvous (``MASTER_ADDR``, ``MASTER_PORT``,
+#: ``WORLD_SIZE``, ``RANK``: pytorch ``torch/distributed/rendezvous.py``; torchrun's ``PET_*`` as Kubeflow's training
+#: operator sets them), NCCL's and Gloo's settings, vLLM's data-parallel and NIXL ports (``VLLM_DP_MASTER_PORT``,
+#: ``VLLM_NIXL_SIDE_CHANNEL_PORT``: vllm ``vllm/envs.py``), a LeaderWorkerSet's leader address.
+_DIST_ENV = re.compile(
+    r"(?:MASTER_ADDR|MASTER_PORT|WORLD_SIZE|NODE_RANK|GROUP_RANK|LWS_LEADER_ADDRESS|VLLM_HOST_IP)$"
+    r"|(?:NCCL_|TORCH_NCCL_|TORCH_DISTRIBUTED_|GLOO_|PET_|VLLM_DP_|VLLM_NIXL_|VLLM_MOONCAKE_)")
+#: An image of vLLM (``vllm/vllm-openai``, ``lmcache/vllm-openai``, ``…/vllm:tag``): the runtime ports are its own.
+_DIST_IMAGE = re.compile(r"(?:^|/)vllm(?:-[\w.-]+)?(?::|@|$)", re.IGNORECASE)
+#: A command that starts a process group or vLLM: ``torchrun``, ``python -m torch.distributed.run``/``launch``,
+#: torchrun's and vLLM's master and rendezvous flags (``--master-port``, ``--master_addr``, ``--nnodes``,
+#: ``--rdzv-endpoint``), vLLM's data-parallel and KV-transfer flags, ``--headless`` (a vLLM multi-node follower),
+#: ``deepspeed``, ``accelerate launch``, ``init_process_group``, ``vllm serve``, ``vllm.entrypoints``.
+_DIST_COMMAND = re.compile(
+    r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|--master[-_](?:port|addr)\b|--nnodes\b|--rdzv[-_]"
+    r"|--data[-_]parallel[-_](?:rpc[-_]port|address|master[-_]port|size)\b|--kv[-_]transfer[-_]config\b|--headless\b"
+    r"|(?:^|[\s/;&|(])deepspeed\s|\baccelerate\s+launch\b|\binit_process_group\b|(?:^|[\s/;&|(])vllm\s+serve\b"
+    r"|\bvllm\.entrypoints\b")
+
+
+def runs_dist(containers: Iterable[Any]) -> Any:
+    """Whether a pod's containers run torch.distributed, NCCL or vLLM's runtime (:attr:`PodPorts.dist`): True where an
+    env name, an image or the words of a command say so, UNKNOWN where a container, its image, command, an argument,
+    its env or an env name is not known yet and none says so, else False."""
+    unknown = False
+    for c in containers:
+        if c is UNKNOWN:
+            unknown = True
+            continue
+        container = as_map(c)
+        image = container.get("image")
+        if image is UNKNOWN:
+            unknown = True
+        elif isinstance(image, str) and _DIST_IMAGE.search(image.strip()):
+            return True
+        env = container.get("env")
+        if env is UNKNOWN:
+            unknown = True
+        for entry in as_list(env):
+            name = as_map(entry).get("name") if entry is not UNKNOWN else UNKNOWN
+            if name is UNKNOWN:
+                unknown = True
+            elif isinstance(name, str) and _DIST_ENV.match(name.strip()):
+                return True
+        words: list[str] = []
+        for key in ("command", "args"):
+            value = container.get(key)
+            if value is UNKNOWN:
+                unknown = True
+            for w in as_list(value):
+                if w is UNKNOWN:
+                    unknown = True
+                elif isinstance(w, (str, int, float)):
+                    words.append(str(w))
+        if _DIST_COMMAND.search(" ".join(words)):
+            return True
+    return UNKNOWN if unknown else False
+
+
+def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """The ports of a Kubeflow PyTorchJob's pods (``spec.pytorchReplicaSpecs.{Master,Worker}.template``), which run
+    torch.distributed (the training operator sets ``MASTER_ADDR``/``MASTER_PORT`` in them): a Service selecting them
+    by their template's labels reaches a process group (SW301)."""
+    meta = as_map(obj.get("metadata"))
+    namespace = str(meta.get("namespace") or "default")
+    subject = f"PyTorchJob {namespace}/{meta.get('name') or 'unnamed'}"
+    replicas = as_map(as_map(obj.get("spec")).get("pytorchReplicaSpecs"))
+    for role in replicas.values():
+        template = as_map(as_map(role).get("template"))
+        ports = pod_ports(subject, namespace, template.get("metadata"), template.get("spec"), loc)
+        if ports is not None:
+            ports.dist = True
+            inv.pod_ports.append(ports)
 
 
 def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
@@ -1013,6 +1090,10 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
         ports = pod_ports(f"LeaderWorkerSet {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
                           raw.get("metadata"), raw.get("spec"), loc)
         if ports is not None:
+            if isinstance(size, int) and size > 1:  # pods of one group: the leader is its process group's master
+                ports.dist = True
+            elif size is UNKNOWN and ports.dist is False:
+                ports.dist = UNKNOWN
             inv.pod_ports.append(ports)
     leader = read_pod(leader_raw.get("metadata"), leader_raw.get("spec"), file, file_lines,
                       {**injected, "LWS_WORKER_INDEX": "0"}, where=loc,

@@ -220,7 +220,8 @@ EXTRA_FIXTURES = {
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
               "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
-              "dist-default-port-only.yaml"},  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
+              "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
+              "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",

@@ -205,6 +205,8 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         if rendered is not None:
             return rendered
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
+        if duplicates and kinds.ansible_file(file, docs):  # Ansible keeps the last value, with a warning
+            return Inventory(skipped_files=[(file, kinds.ANSIBLE)])
         if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
             return Inventory(sources=[file], errors=list(duplicates))
         if kind == "Docker Compose file":  # one that starts vLLM says so (a file of another name that is one)

@@ -54,30 +54,33 @@ class RuntimePortExposed(ObjectRule[Checked]):
         why=(
             "Ray's GCS (6379), dashboard (8265), client (10001) and dashboard-agent (52365) ports, the "
             "torch.distributed store and vLLM's data-parallel master (29500), vLLM's native multi-node master "
-            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake "
-            "ports (14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw "
-            "from carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on "
-            "an isolated network. Anyone who reaches them can run code on the GPU nodes or read and corrupt "
-            "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
-            "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
-            "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
-            "selects (unknown, and blocking, when they are not in the inputs). On a Service or Ingress, a port that is "
-            "only Ray's default number (6379, 8265, 10001, 52365) is Ray's where the input says Ray runs there: the "
-            "pods it selects are a Ray custom resource's or a vLLM serving group's, or a container of theirs runs a "
-            "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
-            "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port is named as "
-            "Ray's (gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, "
-            "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
-            "vLLM serving group's, a PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env "
-            "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
+            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake ports "
+            "(14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw from carry "
+            "unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on an isolated "
+            "network. Anyone who reaches them can run code on the GPU nodes or read and corrupt tensors. vLLM's "
+            "--api-key guards only the /v1 HTTP routes, not these ports. Sources are compared as networks (0::0/0 is "
+            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, "
+            "and a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when "
+            "they are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, "
+            "8265, 10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
+            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, "
+            "anyscale/, an image named ray) or command (ray start, serve run, import ray, a ray executor or "
+            "data-parallel backend), or its selector names a ray.io/ label, or the port is named as Ray's "
+            "(gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, 8998) are "
+            "torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a vLLM serving "
+            "group's, a PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env (MASTER_ADDR, "
+            "MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
             "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
             "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label, or the port (on the "
             "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
             "then, and where the Service's selector, or a selected pod's labels, image, command or env, is not known "
-            "yet, or a selected pod serves a model with an engine shardwise does not recognise (fail closed). Where "
-            "the pods it selects are all in the inputs and none runs the runtime (a Redis on 6379, a web application "
-            "on 29500), the number is another program's: no finding. Where they are not in the inputs (an "
-            "operator's pods, a Dragonfly on 6379), what serves the port is not known: advisory."
+            "yet (computed at preview, or a template placeholder such as ${RAY_IMAGE}), or a selected pod serves a "
+            "model with an engine shardwise does not recognise (fail closed). A command is read as the container "
+            "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
+            "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
+            "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding. "
+            "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
+            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -233,6 +236,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
+        via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
         for name in ing.services:
             for svc in fronted(inv, ing, name):
                 behind.append(svc)
@@ -251,15 +255,24 @@ class RuntimePortExposed(ObjectRule[Checked]):
                         continue
                     if port is not None and port in RUNTIME_PORTS:
                         exposed.add(port)
+                        if svc not in via.setdefault(port, []):
+                            via[port].append(svc)
         if not exposed and UNKNOWN in ing.ports:
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
         if not exposed and undecided is not None:
             raise undecided
         for port in sorted(exposed):
-            runtime, others, unsure = _what_it_selects(inv, behind, port)
-            named = any(_named_so(svc, port, "") for svc in behind)
+            # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
+            # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
+            services = via.get(port) or behind
+            picked = [_what_it_selects(inv, [svc], port) for svc in services]
+            runtime = any(p[0] for p in picked)
+            unsure = any(p[2] for p in picked)
+            others = list(dict.fromkeys(o for p in picked for o in p[1]))
+            absent = any(not (p[0] or p[1] or p[2]) for p in picked)
+            named = any(_named_so(svc, port, "") for svc in services)
             if not (runtime or named or unsure):
-                if not others:
+                if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
                                    f"{_absent_text(port)}; {_absent_remedy(port)}", level="advisory")
                 continue

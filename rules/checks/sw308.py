@@ -109,6 +109,31 @@ _DOCUMENTED_EXAMPLES = frozenset({"token-abc123", "akiaiosfodnn7example", "wjalr
 KNOWN_DEFAULT_PASSWORDS = {"minioadmin": "MinIO's", "minio123": "MinIO's", "admin": "Grafana's",
                            "guest": "RabbitMQ's"}
 
+#: A line of an env file a Secret or ConfigMap value holds (``config.env`` of the MinIO Operator's example tenant,
+#: ``export MINIO_ROOT_PASSWORD="minio123"``): the variable and its value as written (review29).
+_ENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S.*?)[ \t]*$", re.MULTILINE)
+
+
+def known_default(name: str, value: str) -> str | None:
+    """Whose well-known default password (:data:`KNOWN_DEFAULT_PASSWORDS`) ``value`` is, under a credential's name
+    that is no access key's (:data:`_USER_KEY`), else None. Compared as written, quotes and blanks aside: a password's
+    case is its own (``MINIO123`` and ``Admin`` are no product's default; review29)."""
+    owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip())
+    upper = credential_name(name)
+    if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(upper)) and not _USER_KEY.search(upper):
+        return owner
+    return None
+
+
+def env_file_default(text: str) -> tuple[str, str, str] | None:
+    """(the variable, its value, whose default it is) of the first line of an env file in ``text`` that sets a
+    credential's name to a product's well-known default password (:func:`known_default`), else None."""
+    for m in _ENV_LINE.finditer(text):
+        owner = known_default(m.group(1), m.group(2))
+        if owner is not None:
+            return m.group(1), m.group(2).strip("'\""), owner
+    return None
+
 
 def _words(value: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", value)
@@ -249,8 +274,8 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     if is_placeholder(value, name):
         return None
     upper = credential_name(name)
-    owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip().lower())
-    if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(upper)) and not _USER_KEY.search(upper):
+    owner = known_default(name, value)
+    if owner is not None:
         return f"{owner} well-known default password", "mandatory"
     if upper in VENDOR_SHAPED:
         return f"a literal value not shaped like {VENDOR_SHAPED[upper]}", "advisory"
@@ -311,7 +336,9 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             "A credential's name is matched however it is spelled (secretKey, secret_key, SECRET-KEY, secretkey, "
             "hf-token). A product's well-known default password under a credential's name (MINIO_ROOT_PASSWORD, "
             "AWS_SECRET_ACCESS_KEY, secretkey, adminPassword, RABBITMQ_DEFAULT_PASS) is mandatory too: it is no "
-            "fill-in, the deployment runs with it, and anyone can try it. Those are the defaults a product ships or "
+            "fill-in, the deployment runs with it, and anyone can try it; so is one set in an env file a Secret or "
+            "ConfigMap holds (export MINIO_ROOT_PASSWORD=minio123), and each is compared as written (MINIO123 is "
+            "none). Those are the defaults a product ships or "
             "documents: MinIO's minioadmin and minio123 (Kubeflow Pipelines', the MinIO Operator's example tenant), "
             "Grafana's admin, RabbitMQ's guest; not a value no product ships as its default however common "
             "(postgres: the official PostgreSQL image has none), and not under an access key's name (the user half of "
@@ -499,6 +526,12 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 continue  # encrypted in the repository (corpus29: a GitOps tree's *.sops.yaml); a ConfigMap's is
                 # decrypted into an object that is not for credentials, and judged as written
             found = judge(key, value)
+            said = described(str(value))
+            if found is None and isinstance(value, str) and "=" in value:
+                in_file = env_file_default(value)  # an env file it holds: ``export MINIO_ROOT_PASSWORD=minio123``
+                if in_file is not None:
+                    found = (f"{in_file[2]} well-known default password", "mandatory")
+                    said = f"as {in_file[0]}, {redact(in_file[1])}"
             if found is None:
                 continue
             what, level = found
@@ -512,7 +545,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                         "history keeps")
             yield Hit(
                 subject,
-                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({described(str(value))}), {tail}",
+                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({said}), {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
 

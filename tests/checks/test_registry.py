@@ -221,6 +221,8 @@ EXTRA_FIXTURES = {
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
               "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
               "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
+              "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
+              "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
@@ -285,7 +287,8 @@ EXTRA_FIXTURES = {
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks
-              "credential-keys.yaml"},  # mend5: secretkey/secretKey/SECRET-KEY; Grafana's, RabbitMQ's defaults
+              "credential-keys.yaml",  # mend5: secretkey/secretKey/SECRET-KEY; Grafana's, RabbitMQ's defaults
+              "default-password-spellings.yaml"},  # review29: secretkey, rootPassword, an env file; an access key
     "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",

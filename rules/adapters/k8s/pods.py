@@ -26,7 +26,7 @@ from ...model import (
     Toleration,
     Volume,
 )
-from ...model.errors import InputError
+from ...model.errors import InputError, detached
 from ...model.unknown import holds_placeholder, is_placeholder
 from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import (
@@ -827,7 +827,9 @@ def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate
         except RefusedValue as e:
             if not 0 <= e.at < len(words) or UNKNOWN_TOKEN in words[e.at]:
                 raise
-            first = first or e
+            if first is None:  # kept past this handler: without the tracebacks, which hold this frame and so
+                first = e      # ``first`` (a cycle per refused value, never freed with the collector off: review29)
+                detached(first)
             spelled = words[e.at].partition("=")[0]
             words[e.at] = f"{spelled}={UNKNOWN_TOKEN}" if e.inline else UNKNOWN_TOKEN
     raise AssertionError("unreachable: every round reads one more word as unknown")

@@ -205,6 +205,7 @@ EXTRA_FIXTURES = {
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
               "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
+              "configmap-script",  # corpus33: a start script mounted from a ConfigMap beside it, run by the command
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build

@@ -115,7 +115,8 @@ EXTRA_FIXTURES = {
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
-              "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
+              "mamba-blocks.yaml",  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
+              "kserve-additional-args.yaml"},  # corpus33: an LLMInferenceService's VLLM_ADDITIONAL_ARGS are vLLM's flags
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending

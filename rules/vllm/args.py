@@ -352,6 +352,12 @@ def _shell_call(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+def shell_call(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(the script, the words after it) of ``sh -c SCRIPT [NAME [ARG...]]``, else None (:func:`_shell_call`): for
+    adapters/k8s/configfile.py, which reads a script file a container runs from a mounted ConfigMap."""
+    return _shell_call(argv)
+
+
 def _shell_script(argv: Sequence[str]) -> str | None:
     """The script of ``sh -c SCRIPT`` (any shell, flags like ``-lc``/``-ec``), else None."""
     call = _shell_call(argv)
@@ -464,6 +470,11 @@ def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     if current:
         commands.append(current)
     return commands
+
+
+def split_script(script: str) -> list[list[str]]:
+    """A shell script's simple commands, each its unexpanded words (:func:`_split_script`)."""
+    return _split_script(script)
 
 
 def _assignments(words: list[str]) -> tuple[list[re.Match[str]], list[str], bool]:

@@ -115,7 +115,8 @@ EXTRA_FIXTURES = {
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
-              "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
+              "mamba-blocks.yaml",  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
+              "kserve-additional-args.yaml"},  # corpus33: an LLMInferenceService's VLLM_ADDITIONAL_ARGS are vLLM's flags
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
@@ -206,6 +207,7 @@ EXTRA_FIXTURES = {
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
               "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
+              "configmap-script",  # corpus33: a start script mounted from a ConfigMap beside it, run by the command
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build

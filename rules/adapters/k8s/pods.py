@@ -55,7 +55,7 @@ from ...vllm.flags import (
 from ...vllm.versions import Version, parse_version
 from ..yamlsrc import LineDict
 from .claims import claim_refs
-from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
+from .configfile import config_map_key, config_tokens, env_from_values, mounted_config, mounted_script
 from .fields import (
     as_list,
     as_map,
@@ -657,6 +657,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             except InputError as e:
                 part = f"command[{j}]" if j < len(run) else f"args[{j - len(run)}]"
                 raise InputError(f"{what}.{part}: {e.message}", flag_loc.file, flag_loc.line) from None
+        if c.get("volumeMounts"):  # a shell script mounted from a ConfigMap of the input that the command runs
+            script = mounted_script([expand_k8s(str(w), literal) for w in (*run, *args)], c, spec)
+            if script is not None and find_vllm_invocation(run, args, literal, image, unknown_env) is None:
+                run, args = ["/bin/sh", "-c", script[0], *script[1]], []  # read as the container's own script
         crash = literal_crash(run, args, literal, image, unknown_env)
         if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
             words = [*run, *args]

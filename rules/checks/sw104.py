@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing, tpu_of
+from ..capacity.group import parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
     Parallel,
     Sizer,
@@ -16,6 +16,7 @@ from ..capacity.layout import (
     smaller,
 )
 from ..capacity.sizing import ReplicaSizing
+from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ._capacity import (
@@ -23,6 +24,7 @@ from ._capacity import (
     change_text,
     context_text,
     declared_seqs,
+    device_name,
     ecc_on_sizer,
     ecc_on_text,
     latency_escape,
@@ -119,7 +121,9 @@ class ShardedModelThatFits(GroupRule):
         s = sizing(g, config)
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
-        where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
+        word = device_word(g, rank=True)
+        where = (f"{model.id} is sharded over {current.world} {word}s per replica ({current.text()}) on "
+                 f"{device_name(g)}")
         found = _judge(g, config, sz, s, current, where)
         if found is None:
             return
@@ -194,7 +198,7 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
             if res is None:
                 return None  # no smaller layout starts at max_model_len: the sharding is needed
         text, sure = reserve_text(res, load_source(g), current,
-                                  change_text(g, current, res.fit.parallel, res.replicas))
+                                  change_text(g, current, res.fit.parallel, res.replicas), device_word(g, rank=True))
         return f"{where}, {'but' if sure else 'and'} {text}", sure, False, res.fit.parallel
     r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs, config.kv_reserve)
     if r is None:
@@ -203,5 +207,6 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
     if r is None:
         return None  # no smaller layout starts and holds its share: the sharding is needed
     text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g),
-                               change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas))
+                               change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas),
+                               word=device_word(g, rank=True))
     return f"{where}, but {text}", sure, False, r.alt.fit.parallel

@@ -151,9 +151,11 @@ EXTRA_FIXTURES = {
               "amd-partition.yaml",  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
               "mig-cannot-start.yaml",  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
-              "pods-never-schedule-suppressed.yaml"},  # fold22: ... unless SW201 is suppressed there: sized, blocks
+              "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
+              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
-              "fp8-checkpoint.yaml"},  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
+              "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
+              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits

@@ -2002,12 +2002,12 @@ def _size_deployment(
     ext = extensible_kv_cache(b, engine, device, s)
     util, usable = _requested_memory(device, s, b, ext)
     nontorch = _nontorch_gib(b, engine, device, s, e, model)
-    v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
     flat = False  # a state layer among the first stage's cache types (a loop: asked once a sizing)
     for t in first.types:
         if t.kind == "state":
             flat = True
             break
+    v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling, state_layers=flat)
     graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes, flat=flat, v2=v2,
                           max_model_len=length.max_model_len)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor, v2_act=ck.act_bytes if v2 else 0)
@@ -2628,16 +2628,19 @@ def speculative_token_count(model: ModelShape, s: EngineSettings) -> int:
     return 0
 
 
-def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False) -> bool:
+def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False,
+                    state_layers: bool = False) -> bool:
     """Whether the release runs ``model`` on Model Runner V2 by default (``Behaviour.v2_runner``; config/vllm.py
     ``_is_default_v2_model_runner_model``): its memory profile is not the V1 runner's (docs/capacity-model.md,
     "Model Runner V2"). Not the pooling runner: V2 is the default for generative models only (a 0.22.0 log of
-    Qwen3-Embedding-8B with ``--runner pooling`` shows the V1 runner's CUDA graph estimate). A dense hybrid (Mamba or
-    linear-attention layers beside attention) does reach this and is sized on V2 from 0.25, though vLLM 0.25 - 0.28
-    runs it on V1 (``is_hybrid`` returns False before the dense rule, config/vllm.py in the 0.25.1 - 0.28.0 wheels;
-    its graphs keep the flat term): an open finding, not followed because it moves a pre-release recipe's counts
-    away from their logs (docs/capacity-model.md, "A hybrid runs the V1 runner in 0.25 - 0.28")."""
+    Qwen3-Embedding-8B with ``--runner pooling`` shows the V1 runner's CUDA graph estimate). A model with
+    ``state_layers`` (a dense hybrid: Mamba or linear-attention layers beside attention; or attention-free) stays on V1
+    in 0.25 - 0.28 (``Behaviour.v2_skips_state_models``: ``is_hybrid`` returns False before the dense rule,
+    config/vllm.py in the 0.25.1 - 0.28.0 wheels; docs/capacity-model.md, "A hybrid runs the V1 runner in
+    0.25 - 0.28")."""
     if b.v2_runner == "none" or pooling:
+        return False
+    if state_layers and b.v2_skips_state_models:
         return False
     moe = model.moe is not None and moe_layers(model) > 0
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")

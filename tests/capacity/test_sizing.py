@@ -1304,12 +1304,6 @@ def test_0_29_runs_mixtures_of_experts_on_model_runner_v2():
     assert [sizing.model_runner_v2(m, behaviour("0.29.0"), "bf16") for m in moe] == [True, True]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open finding (tokens40, docs/capacity-model.md 'A hybrid runs the V1 runner in 0.25 - 0.28'): "
-    "_is_default_v2_model_runner_model returns False for a model that is_hybrid or is_attention_free before its "
-    "dense rule (config/vllm.py in the 0.25.1, 0.26.0, 0.27.1 and 0.28.0 wheels), so a dense hybrid such as "
-    "Qwen3.6-27B profiles V1's sampler there; shardwise sizes it on V2, because switching it moves the 0.26.1 "
-    "pre-release recipe's two language-model-only Qwen3.8-27B-NVFP4 counts from -0.9 % to -12.5 %"))
 def test_0_25_to_0_28_run_a_dense_hybrid_on_the_v1_runner():
     h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 1)
     qwen = find_model("Qwen/Qwen3.6-27B")  # 16 attention and 48 Gated DeltaNet layers, vocabulary 248,320
@@ -1319,6 +1313,13 @@ def test_0_25_to_0_28_run_a_dense_hybrid_on_the_v1_runner():
     # profile holds the logits and their float32 copy (6 B, 0.27) or the logits alone (2 B, 0.28)
     got = {v: sizing.size_deployment(qwen, h100, s, v).sampler_gib_per_gpu * GIB for v in ("0.27.1", "0.28.0")}
     assert got == {"0.27.1": 1024 * 248320 * 16 + hidden, "0.28.0": 1024 * 248320 * 16 + hidden}
+    # tokens41: the state layers decide it in 0.25 - 0.28 only (Behaviour.v2_skips_state_models); 0.29.0 runs every
+    # generative model on V2, and the same dense model without state layers is on V2 from 0.25
+    releases = ("0.24.0", "0.25.0", "0.26.0", "0.27.1", "0.28.0", "0.29.0")
+    assert [sizing.model_runner_v2(qwen, behaviour(v), "bf16", state_layers=True) for v in releases] == [
+        False, False, False, False, False, True]
+    assert [sizing.model_runner_v2(qwen, behaviour(v), "bf16") for v in releases] == [
+        False, True, True, True, True, True]
 
 
 def test_a_manifest_turns_async_scheduling_off_and_the_sliding_window_holds_one_batch(tmp_path):

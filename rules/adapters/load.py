@@ -390,8 +390,10 @@ def _envsubst_files(script: str, names: list[str]) -> list[str]:
 
 def _filled_reason(opened: int, line: int, expansion: str) -> str:
     """Why a script's applied here-document was not read: a line of it is only a shell expansion (:mod:`.shell`)."""
-    return (f"shell script whose here-document at line {opened}, which it applies, has a line that is only the shell "
-            f"expansion `{expansion}` (line {line}): the shell writes lines of YAML there (or none) when the script "
+    what = (f"has a line that is only the shell expansion `{expansion}`" if expansion[:1] in "$`\"'"
+            else f"has a line that ends in a shell expansion YAML leaves room for only as lines, `{expansion}`")
+    return (f"shell script whose here-document at line {opened}, which it applies, {what} (line {line}): the shell "
+            "writes lines of YAML there (or none) when the script "
             "runs, so the manifest kubectl gets is not known here and that here-document is not read; render the "
             "manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output")
 
@@ -403,7 +405,7 @@ def _filled(file: str, filled: tuple[int, int, str, str | None]) -> LaunchIssue:
     return LaunchIssue(
         f"shell script {os.path.basename(file)}", "",
         f"its here-document at line {opened} runs vLLM (`{serves}`) but is not read: "
-        + _filled_reason(opened, line, expansion).split(": ", 1)[1],
+        + _filled_reason(opened, line, expansion).split(f"(line {line}): ", 1)[1],
         Location(file, line), mentioned=True)
 
 

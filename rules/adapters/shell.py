@@ -21,7 +21,9 @@ What the shell does to the text before kubectl sees it:
 - ``<<-``: leading tabs are removed from each line and from the closing delimiter.
 
 A line of such a here-document that is nothing but an expansion (``${EXTRA_VOLUME_MOUNTS}``, ``$ARGS``,
-``$(cat mounts.yaml)``, alone on its line) is lines of YAML the shell writes there when the script runs, or none:
+``$(cat mounts.yaml)``, alone on its line), or that ends in one glued where YAML leaves it room only for lines
+(``env:$GPU_ENV``, ``value: "…"$API_KEY_ENV``: corpus35), is lines of YAML the shell writes there when the script
+runs, or none:
 what kubectl gets is not known here, so that here-document is not read (its text as written is not the manifest,
 and often not YAML at all), and the script says why (:attr:`ScriptManifests.filled`) instead of failing as an input
 error (corpus25: a benchmark script's Job with ``${BACKEND_ARGS_MOUNT}`` between its args made the whole
@@ -90,6 +92,16 @@ _SEPARATORS = re.compile(r";|&&|\|\|")
 #: backquoted command, quoted or not; the shell writes whatever it holds, lines of YAML or none, in its place.
 _WHOLE_LINE = re.compile(r"^[ \t]*[\"']?(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*"
                          r"|\$\([^\n]*\)|`[^`\n]*`)[\"']?[ \t]*$")
+_ONE_EXPANSION = (r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\$\([^()\n]*\)"
+                  r"|`[^`\n]*`)")
+#: A line of an unquoted here-document that ends in expansions glued to YAML that leaves them no room but lines:
+#: right after a key's colon (``env:$GPU_ENV``), after a quoted value (``value: "http://$HOST:8000/v1"$KEY_ENV``)
+#: or a flow collection (``args: [...]$MORE``). YAML reads none as written (a key's colon wants a space; nothing may
+#: follow a quoted scalar or a flow collection on its line), so a script that works holds lines of YAML there,
+#: beginning with a newline, which the shell writes when the script runs (or nothing). ``image: repo:$TAG`` (the
+#: colon inside a value) and ``value: "$A$B"`` (inside the quotes) are values.
+_GLUED = re.compile(r"^[ \t]*(?:-[ \t]+)?[A-Za-z0-9_.-]+:(?:[ \t]+\"[^\"\n]*\"|[ \t]+'[^'\n]*'|[ \t]+[\[{][^\n]*[\]}])?"
+                    r"((?:" + _ONE_EXPANSION + r")+)[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -454,7 +466,8 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
         literal = doc.quoted and not envsubst
         if not literal:
             whole = next(((k, m.group(0).strip()) for k in range(doc.start, doc.end)
-                          if (m := _WHOLE_LINE.match(lines[k - 1])) is not None
+                          if ((m := _WHOLE_LINE.match(lines[k - 1])) is not None
+                              or (m := _GLUED.match(lines[k - 1])) is not None)
                           and not _in_block_scalar(lines, k, doc.start)), None)
             if whole is not None:
                 serves = _SERVES.search("\n".join(lines[doc.start - 1:doc.end - 1]))

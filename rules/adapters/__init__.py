@@ -26,7 +26,7 @@ from ..model.files import inside, read_file_bytes
 from .k8s import resolve_pools
 from .k8s.configfile import namespace_of
 from .k8s.configjoin import CONFIG_REF, link_config_maps
-from .kinds import _values_name
+from .kinds import ANSIBLE, _values_name, ansible_file
 from .load import UNPARSED_JSON, Marked, UnparsedJson, adopt, load_file, load_text, marked_texts, run_memo
 from .renderkind import KUSTOMIZATION_FILES, has_gitops, render_kind
 from .select import (
@@ -226,6 +226,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         found = _searched_json_skipped(inv, found, paths)
     if found and any(why in ("Kustomize file", KUSTOMIZE_NOT_BUILT) for _, why in [*sel.skipped, *inv.skipped_files]):
         found = _generator_data_skipped(inv, found, paths, [*sel.skipped, *inv.skipped_files])
+    if found and any(why in _ANSIBLE_SKIPS for _, why in [*sel.skipped, *inv.skipped_files]):
+        found = _ansible_template_skipped(inv, found, paths, [*sel.skipped, *inv.skipped_files])
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
@@ -445,6 +447,99 @@ def _generator_data_skipped(inv: Inventory, found: list[InputError], paths: list
     inv.skipped_files.extend((f, GENERATOR_DATA) for f in sorted(moved))
     inv.sources = [f for f in inv.sources if f not in moved]
     return [e for e in found if e.file not in moved]
+
+
+#: The skip reason of a YAML file an Ansible task met while searching renders with its ``template`` module.
+ANSIBLE_TEMPLATE = ("Ansible template (an Ansible task of the inputs renders it with its template module, which fills "
+                    "its {{ … }} first: lint what Ansible renders)")
+#: The same, for a template that mentions vLLM: said, so its servers do not pass without a word.
+ANSIBLE_TEMPLATE_VLLM = (ANSIBLE_TEMPLATE[:-1].replace("{", "{{").replace("}", "}}")
+                         + "; it mentions vLLM (`{word}` at line {line}), not linted)")
+#: The keys of Ansible's template module in a task (ansible-core's builtin, and the legacy name it resolves to).
+_TEMPLATE_MODULES = ("template", "ansible.builtin.template", "ansible.legacy.template")
+#: The skip reasons a playbook or a role's tasks file gets when met while searching.
+_ANSIBLE_SKIPS = ("YAML that is not a Kubernetes object", ANSIBLE)
+
+
+def _template_sources(value: Any) -> Iterator[str]:
+    """The ``src`` of each template task in ``value`` (a playbook's plays, their tasks, blocks and handlers, or a
+    role's list of tasks): ``template: {src: …}`` or the short form ``template: src=… dest=…``."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _template_sources(item)
+    elif isinstance(value, dict):
+        for key, arg in value.items():
+            if key in _TEMPLATE_MODULES:
+                if isinstance(arg, dict) and isinstance(arg.get("src"), str):
+                    yield arg["src"]
+                elif isinstance(arg, str):
+                    yield from (w[4:] for w in arg.split() if w.startswith("src="))
+            elif isinstance(arg, list):  # tasks, pre_tasks, post_tasks, handlers, block, rescue, always
+                yield from _template_sources(arg)
+
+
+def _ansible_template_skipped(inv: Inventory, found: list[InputError], paths: list[str],
+                              skipped: list[tuple[str, str]]) -> list[InputError]:
+    """``found`` without the YAML errors of files that an Ansible playbook or role's tasks met while searching renders
+    with its ``template`` module: Ansible fills the file's Jinja ``{{ … }}`` before anything reads it as YAML, so an
+    unquoted placeholder (``controlPlaneEndpoint: {{cp_ip}}:6443``) is no broken manifest (corpus35: a kubeadm
+    configuration a playbook templates to ``/tmp/k8s/create.yml`` made a repository's run exit 2). A relative ``src``
+    is found as Ansible finds it: in the role's or the task file's folder, or its ``templates/`` folder
+    (docs.ansible.com, playbook_guide/playbook_pathing.html, "Resolving local relative paths"). Only a file all
+    whose errors are YAML ones and of which nothing was read is moved (skipped, :data:`ANSIBLE_TEMPLATE`); a file
+    named on the command line stays an error, as a Terraform template does."""
+    named = {tidy(p) for p in paths}
+    by_file: dict[str, list[InputError]] = {}
+    for e in found:
+        if e.file is not None and e.file not in named:
+            by_file.setdefault(e.file, []).append(e)
+    broken = {os.path.normpath(os.path.abspath(f)): f for f, errors in by_file.items()
+              if all(e.message.startswith("cannot parse YAML") for e in errors)}
+    if not broken:
+        return found
+    read = {obj.location.file for objs in (inv.groups, inv.services, inv.ingresses, inv.routers, inv.network_policies,
+                                           inv.autoscalers, inv.config_maps, inv.pod_ports, inv.limit_ranges,
+                                           inv.launch_issues)
+            for obj in objs if obj.location.file is not None}
+    folders = {os.path.dirname(p) for p in broken} | {os.path.dirname(os.path.dirname(p)) for p in broken}
+    moved: set[str] = set()
+    for task_file, why in skipped:
+        here = os.path.dirname(os.path.abspath(task_file))
+        if why not in _ANSIBLE_SKIPS or not task_file.endswith((".yml", ".yaml")) or not (
+                here in folders or os.path.dirname(here) in folders):
+            continue
+        try:
+            docs = load_documents(read_file_bytes(task_file, task_file).decode("utf-8"), task_file)
+        except (InputError, OSError, UnicodeDecodeError):
+            continue
+        if not ansible_file(task_file, docs):
+            continue
+        for _, doc in docs:
+            for src in _template_sources(doc):
+                for base in (here, os.path.dirname(here)):
+                    for where in (os.path.join(base, "templates", src), os.path.join(base, src)):
+                        f = broken.get(os.path.normpath(where))
+                        if f is not None and f not in read:
+                            moved.add(f)
+    if not moved:
+        return found
+    inv.skipped_files.extend((f, _ansible_reason(f)) for f in sorted(moved))
+    inv.sources = [f for f in inv.sources if f not in moved]
+    return [e for e in found if e.file not in moved]
+
+
+def _ansible_reason(file: str) -> str:
+    """:data:`ANSIBLE_TEMPLATE_VLLM` with the first line that mentions vLLM outside a comment, else
+    :data:`ANSIBLE_TEMPLATE`."""
+    try:
+        text = read_file_bytes(file, file).decode("utf-8", "replace")
+    except (InputError, OSError):
+        return ANSIBLE_TEMPLATE
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.lstrip().startswith("#") and re.search(r"vllm", line, re.I):
+            word = line.strip()
+            return ANSIBLE_TEMPLATE_VLLM.format(word=word if len(word) <= 80 else word[:77] + "...", line=n)
+    return ANSIBLE_TEMPLATE
 
 
 def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:

@@ -377,12 +377,15 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
         elif found.stray is not None:
             inv.sources.append(file)
             inv.launch_issues.append(_unapplied(file, found.stray, 0))
-        elif any(serves for *_, serves in found.filled):
+        elif any(serves for *_, serves in [*found.filled, *found.assembled]):
             inv.sources.append(file)
             inv.launch_issues.extend(_filled(file, f) for f in found.filled if f[3] is not None)
+            inv.launch_issues.extend(_assembled(file, a) for a in found.assembled if a[3] is not None)
         elif found.filled:
             opened, line, expansion, _ = found.filled[0]
             inv.skipped_files.append((file, _filled_reason(opened, line, expansion)))
+        elif found.assembled:
+            inv.skipped_files.append((file, _assembled_reason(*found.assembled[0][:3])))
         else:
             inv.skipped_files.append((file, NO_MANIFEST_VLLM if found.mention is not None else NO_MANIFEST))
         return inv
@@ -395,6 +398,7 @@ def _load_script(text: str, file: str, inv: Inventory) -> Inventory:
     if found.stray is not None:
         read.launch_issues.append(_unapplied(file, found.stray, found.documents))
     read.launch_issues.extend(_filled(file, f) for f in found.filled if f[3] is not None)
+    read.launch_issues.extend(_assembled(file, a) for a in found.assembled if a[3] is not None)
     if found.serves is not None:
         for opened, start, end, line, variable in found.image_variables:
             if not any(start <= g.location.line < end for g in read.groups if g.location.line is not None) and not any(
@@ -418,8 +422,10 @@ def _envsubst_files(script: str, names: list[str]) -> list[str]:
 
 def _filled_reason(opened: int, line: int, expansion: str) -> str:
     """Why a script's applied here-document was not read: a line of it is only a shell expansion (:mod:`.shell`)."""
-    return (f"shell script whose here-document at line {opened}, which it applies, has a line that is only the shell "
-            f"expansion `{expansion}` (line {line}): the shell writes lines of YAML there (or none) when the script "
+    what = (f"has a line that is only the shell expansion `{expansion}`" if expansion[:1] in "$`\"'"
+            else f"has a line that ends in a shell expansion YAML leaves room for only as lines, `{expansion}`")
+    return (f"shell script whose here-document at line {opened}, which it applies, {what} (line {line}): the shell "
+            "writes lines of YAML there (or none) when the script "
             "runs, so the manifest kubectl gets is not known here and that here-document is not read; render the "
             "manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output")
 
@@ -431,8 +437,32 @@ def _filled(file: str, filled: tuple[int, int, str, str | None]) -> LaunchIssue:
     return LaunchIssue(
         f"shell script {os.path.basename(file)}", "",
         f"its here-document at line {opened} runs vLLM (`{serves}`) but is not read: "
-        + _filled_reason(opened, line, expansion).split(": ", 1)[1],
+        + _filled_reason(opened, line, expansion).split(f"(line {line}): ", 1)[1],
         Location(file, line), mentioned=True)
+
+
+def _assembled_why(opened: int, appended: int, target: str) -> str:
+    """Why the here-documents a script assembles the file it applies from are not read (:func:`_assembled_reason`)."""
+    return (f"the script assembles it from several here-documents (the first at line {opened}, appended to at line "
+            f"{appended}, `cat >> {target}`), some of them maybe under a condition: no one piece is the manifest and "
+            "what kubectl gets is not known here, so they are not read; render the manifest (run the script with "
+            "`kubectl apply --dry-run=client -o yaml`) and lint the output")
+
+
+def _assembled_reason(opened: int, appended: int, target: str) -> str:
+    """Why a script's applied here-documents were not read: the script assembles the file it applies from several of
+    them (:func:`.shell._assembled_targets`)."""
+    return f"shell script whose applied manifest `{target}` is not read: " + _assembled_why(opened, appended, target)
+
+
+def _assembled(file: str, assembled: tuple[int, int, str, str | None]) -> LaunchIssue:
+    """SW005's record of a file a script assembles from here-documents and applies, which runs a vLLM server."""
+    opened, appended, target, serves = assembled
+    return LaunchIssue(
+        f"shell script {os.path.basename(file)}", "",
+        f"the manifest it applies, `{target}`, runs vLLM (`{serves}`) but is not read: "
+        + _assembled_why(opened, appended, target),
+        Location(file, opened), mentioned=True)
 
 
 def _image_variable(file: str, serves: tuple[int, str], opened: int, line: int, variable: str) -> LaunchIssue:

@@ -21,7 +21,9 @@ What the shell does to the text before kubectl sees it:
 - ``<<-``: leading tabs are removed from each line and from the closing delimiter.
 
 A line of such a here-document that is nothing but an expansion (``${EXTRA_VOLUME_MOUNTS}``, ``$ARGS``,
-``$(cat mounts.yaml)``, alone on its line) is lines of YAML the shell writes there when the script runs, or none:
+``$(cat mounts.yaml)``, alone on its line), or that ends in one glued where YAML leaves it room only for lines
+(``env:$GPU_ENV``, ``value: "…"$API_KEY_ENV``: corpus35), is lines of YAML the shell writes there when the script
+runs, or none:
 what kubectl gets is not known here, so that here-document is not read (its text as written is not the manifest,
 and often not YAML at all), and the script says why (:attr:`ScriptManifests.filled`) instead of failing as an input
 error (corpus25: a benchmark script's Job with ``${BACKEND_ARGS_MOUNT}`` between its args made the whole
@@ -90,6 +92,16 @@ _SEPARATORS = re.compile(r";|&&|\|\|")
 #: backquoted command, quoted or not; the shell writes whatever it holds, lines of YAML or none, in its place.
 _WHOLE_LINE = re.compile(r"^[ \t]*[\"']?(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*"
                          r"|\$\([^\n]*\)|`[^`\n]*`)[\"']?[ \t]*$")
+_ONE_EXPANSION = (r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\$\([^()\n]*\)"
+                  r"|`[^`\n]*`)")
+#: A line of an unquoted here-document that ends in expansions glued to YAML that leaves them no room but lines:
+#: right after a key's colon (``env:$GPU_ENV``), after a quoted value (``value: "http://$HOST:8000/v1"$KEY_ENV``)
+#: or a flow collection (``args: [...]$MORE``). YAML reads none as written (a key's colon wants a space; nothing may
+#: follow a quoted scalar or a flow collection on its line), so a script that works holds lines of YAML there,
+#: beginning with a newline, which the shell writes when the script runs (or nothing). ``image: repo:$TAG`` (the
+#: colon inside a value) and ``value: "$A$B"`` (inside the quotes) are values.
+_GLUED = re.compile(r"^[ \t]*(?:-[ \t]+)?[A-Za-z0-9_.-]+:(?:[ \t]+\"[^\"\n]*\"|[ \t]+'[^'\n]*'|[ \t]+[\[{][^\n]*[\]}])?"
+                    r"((?:" + _ONE_EXPANSION + r")+)[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -417,6 +429,49 @@ class ScriptManifests:
     #: when the script runs (module docstring): (line of the command that opens it, that line, the expansion, the
     #: word that says it runs a vLLM server, or None)
     filled: list[tuple[int, int, str, str | None]] = field(default_factory=list)
+    #: the files the script applies that it assembles from several here-documents, one of them appended
+    #: (``cat << EOF > "$TMP_FILE"``, then ``cat >> "$TMP_FILE" << EOF`` under an ``if``): (line of the command
+    #: that opens the first, of the first that appends, the file, the word that says it runs a vLLM server, or None)
+    assembled: list[tuple[int, int, str, str | None]] = field(default_factory=list)
+
+
+def _write_target(doc: HereDoc) -> tuple[str, bool] | None:
+    """The file a here-document is written to (``cat > F <<EOF``, ``cat <<EOF >> F``, ``tee [-a] F``) and whether
+    it is appended to, or None."""
+    for m in _WRITES.finditer(_pipeline(doc.command, doc.at)):
+        target = (m.group(1) or m.group(2) or "").strip("\"'")
+        if target and target != "/dev/null":
+            return target, m.group(0).startswith(">>") or bool(re.match(r"tee[ \t]+-a", m.group(0)))
+    return None
+
+
+#: The first line of a here-document that begins a Kubernetes object: ``apiVersion:`` or ``kind:`` at its left edge.
+_OBJECT_START = re.compile(r"(?:apiVersion|kind)[ \t]*:")
+
+
+def _piece(lines: list[str], doc: HereDoc) -> bool:
+    """Whether ``doc`` is a piece of a manifest rather than whole objects: its first line that is not blank, a comment
+    or ``---`` does not begin an object at the left edge (``      tolerations:``, ``- name: …``)."""
+    for k in range(doc.start, doc.end or doc.start):
+        line = lines[k - 1].lstrip("\t") if doc.strip_tabs else lines[k - 1]
+        if not line.strip() or line.lstrip().startswith("#") or line.strip() == "---":
+            continue
+        return _OBJECT_START.match(line) is None
+    return False
+
+
+def _assembled_targets(lines: list[str], docs: list[HereDoc]) -> set[str]:
+    """The files a script writes from more than one here-document, one of them appended and a piece of an object
+    (:func:`_piece`): a manifest the script assembles from pieces when it runs, some of them often under a condition
+    (corpus35: a Deployment's tolerations appended only ``if [ "$USE_GPU" == "true" ]``), so no one piece is a
+    manifest and their sum is not known here. Appended here-documents that are whole objects each (``cat >> all.yaml
+    << EOF`` then ``---`` and a Service) are read as before."""
+    writes: dict[str, list[bool]] = {}
+    for doc in docs:
+        target = _write_target(doc)
+        if target is not None:
+            writes.setdefault(target[0], []).append(target[1] and _piece(lines, doc))
+    return {t for t, pieces in writes.items() if len(pieces) > 1 and any(pieces)}
 
 
 def manifest_text(text: str, file: str) -> ScriptManifests:
@@ -436,7 +491,10 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
     applied = [False] * len(lines)
     variables: list[tuple[int, int, int, int, str]] = []
     filled: list[tuple[int, int, str, str | None]] = []
-    for doc in heredocs(text):
+    assembled: list[tuple[int, int, str, str | None]] = []
+    every = heredocs(text)
+    pieces = _assembled_targets(lines, every)
+    for doc in every:
         after = lines[doc.end] if doc.end is not None and doc.end < len(lines) else ""
         fed, envsubst = _fed_to_kubectl(doc, after, files)
         if not fed:
@@ -451,10 +509,23 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
                 f"here-document fed to kubectl is never closed: no line `{doc.delimiter}` ends it (the shell "
                 "would apply the rest of the script as a manifest)", file, doc.line))
             continue
+        target = _write_target(doc) if pieces else None
+        if target is not None and target[0] in pieces:
+            first = next((a for a in assembled if a[2] == target[0]), None)
+            body = "\n".join(lines[doc.start - 1:doc.end - 1])
+            serves = _SERVES.search(body)
+            if first is None:
+                assembled.append((doc.line, 0, target[0], serves.group(0) if serves is not None else None))
+            else:
+                k = assembled.index(first)
+                assembled[k] = (first[0], first[1] or (doc.line if target[1] else 0), first[2],
+                                first[3] if first[3] is not None or serves is None else serves.group(0))
+            continue
         literal = doc.quoted and not envsubst
         if not literal:
             whole = next(((k, m.group(0).strip()) for k in range(doc.start, doc.end)
-                          if (m := _WHOLE_LINE.match(lines[k - 1])) is not None
+                          if ((m := _WHOLE_LINE.match(lines[k - 1])) is not None
+                              or (m := _GLUED.match(lines[k - 1])) is not None)
                           and not _in_block_scalar(lines, k, doc.start)), None)
             if whole is not None:
                 serves = _SERVES.search("\n".join(lines[doc.start - 1:doc.end - 1]))
@@ -486,4 +557,5 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
             if m is not None:
                 runs = (n, m.group(0))
                 break
-    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray, runs, variables, filled)
+    return ScriptManifests("\n".join(out) if read else None, errors, read, mention, stray, runs, variables, filled,
+                           [(o, a or o, t, w) for o, a, t, w in assembled])

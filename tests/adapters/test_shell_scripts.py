@@ -384,6 +384,136 @@ def test_a_vllm_here_document_with_a_line_the_shell_fills_is_said_by_sw005():
     assert found.filled == [] and found.documents == 1
 
 
+GLUED_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-test, namespace: $NAMESPACE}
+spec:
+  selector: {matchLabels: {service: vllm-test}}
+  template:
+    metadata: {labels: {service: vllm-test}}
+    spec:
+      containers:
+        - image: vllm/vllm-openai:v0.11.0
+          name: vllm
+          args: ["--model", "${TINY_MODEL}", "--max-model-len", "2048"]
+          env:$MINIMAL_ENV
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize(("line", "expansion"), [
+    ("          env:$MINIMAL_ENV", "env:$MINIMAL_ENV"),
+    ("          env:$GPU_ENV$HF_TOKEN_ENV", "env:$GPU_ENV$HF_TOKEN_ENV"),
+    ('          env: [{name: BASE_URL, value: "http://$ROUTER:8000/v1"}]\n'
+     '          command: ["vllm", "serve"]$EXTRA_COMMAND', 'command: ["vllm", "serve"]$EXTRA_COMMAND'),
+    ('          workingDir: "/srv"${HF_TOKEN_ENV}', 'workingDir: "/srv"${HF_TOKEN_ENV}'),
+])
+def test_a_here_document_line_ending_in_an_expansion_glued_to_yaml_is_not_read_as_written(line, expansion):
+    """A line of an unquoted here-document that ends in expansions glued where YAML leaves room only for lines,
+    right after a key's colon or after a quoted value, is YAML the shell completes when the script runs: a script
+    that works sets the variable to lines that begin with a newline (`MINIMAL_ENV="\n            - name: …"`), or
+    to nothing (corpus35: a V100 cluster's deploy scripts, `env:$MINIMAL_ENV` in a vLLM Deployment, `value:
+    "http://…/v1"$WEBUI_API_KEY_ENV` in a web UI's, were input errors "could not find expected ':'" and "did not find
+    expected key" that made the repository's run exit 2). Not read, and SW005 says so for the vLLM server."""
+    served = GLUED_POD.replace("          env:$MINIMAL_ENV", line)
+    found = manifest_text(script("#!/bin/bash", 'TMP_FILE=$(mktemp)', 'cat << EOF > "$TMP_FILE"', served, "EOF",
+                                 'kubectl apply -f "$TMP_FILE"'), "deploy-vllm-minimal.sh")
+    assert found.errors == [] and found.documents == 0
+    assert [(opened, expanded, serves) for opened, _, expanded, serves in found.filled] == [
+        (3, expansion, "vllm/vllm-openai")]
+    inv = load_text(script("#!/bin/bash", 'TMP_FILE=$(mktemp)', 'cat << EOF > "$TMP_FILE"', served, "EOF",
+                           'kubectl apply -f "$TMP_FILE"'), "deploy-vllm-minimal.sh")
+    assert inv.errors == [] and inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert issue.reason.startswith("its here-document at line 3 runs vLLM (`vllm/vllm-openai`) but is not read: the "
+                                   "shell writes lines of YAML there (or none) when the script runs")
+    web = served.replace("vllm/vllm-openai:v0.11.0", "ghcr.io/open-webui/open-webui:main").replace("vllm", "webui")
+    alone = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", web, "EOF"), "deploy-webui.sh")
+    [(_, why)] = alone.skipped_files
+    assert why.startswith("shell script whose here-document at line 2, which it applies, has a line that ends in a "
+                          f"shell expansion YAML leaves room for only as lines, `{expansion.replace('vllm', 'webui')}` (line ")
+
+
+@pytest.mark.parametrize("line", [
+    "          env: [{name: TAG, value: vllm/vllm-openai:$TAG}]",  # a colon inside a value
+    '          env: [{name: URL, value: "$SCHEME://$HOST"}]',  # expansions inside the quotes
+    "          env: $ENV_LIST",  # a value, the placeholder an unknown
+])
+def test_an_expansion_inside_a_value_is_read_as_a_placeholder(line):
+    served = GLUED_POD.replace("          env:$MINIMAL_ENV", line)
+    found = manifest_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", served, "EOF"), "deploy.sh")
+    assert found.filled == [] and found.documents == 1
+
+
+ASSEMBLED = """\
+#!/bin/bash
+TMP_FILE=$(mktemp)
+cat << EOF > "$TMP_FILE"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: $NAMESPACE}
+spec:
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+EOF
+
+if [ "$USE_GPU" == "true" ]; then
+    cat >> "$TMP_FILE" << EOF
+      tolerations:
+      - {key: "${GPU_TYPE}", operator: Exists, effect: NoSchedule}
+EOF
+fi
+
+cat >> "$TMP_FILE" << EOF
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "${MODEL}"]
+EOF
+kubectl apply -f "$TMP_FILE"
+"""
+
+
+def test_a_manifest_a_script_assembles_from_appended_here_documents_is_not_read_piece_by_piece():
+    """A script that writes its manifest's head with `cat << EOF > "$TMP_FILE"` and appends the rest, some of it
+    under a condition (`if [ "$USE_GPU" == "true" ]` adds tolerations), then applies the file: no one here-document
+    is a manifest (a Deployment whose `spec:` is null, then pieces that are lists or lack apiVersion) and their sum
+    depends on the run (corpus35: a TGI deploy script was 28 input errors and the repository's run exited 2). Not
+    read; SW005 says so where the file runs vLLM, the skip reason where it does not."""
+    inv = load_text(ASSEMBLED, "deploy-vllm-transformers.sh")
+    assert inv.errors == [] and inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert (issue.location.line, issue.mentioned) == (3, True)
+    assert issue.reason.startswith(
+        "the manifest it applies, `$TMP_FILE`, runs vLLM (`vllm/vllm-openai`) but is not read: the script assembles "
+        "it from several here-documents (the first at line 3, appended to at line 15, `cat >> $TMP_FILE`)")
+    tgi = load_text(ASSEMBLED.replace("vllm/vllm-openai:v0.11.0", "ghcr.io/huggingface/text-generation-inference:3.0")
+                    .replace("vllm", "tgi"), "deploy-tgi-transformers.sh")
+    assert tgi.errors == [] and tgi.groups == [] and tgi.launch_issues == []
+    assert tgi.skipped_files == [("deploy-tgi-transformers.sh", (
+        "shell script whose applied manifest `$TMP_FILE` is not read: the script assembles it from several "
+        "here-documents (the first at line 3, appended to at line 15, `cat >> $TMP_FILE`), some of them maybe under a "
+        "condition: no one piece is the manifest and what kubectl gets is not known here, so they are not read; "
+        "render the manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output"))]
+
+
+def test_here_documents_written_to_files_of_their_own_are_read_each():
+    """Two here-documents, each the whole of a file the script applies (one appended to a file no other writes), are
+    read as before, and so are objects appended whole to one file."""
+    text = script("#!/bin/bash", 'cat << EOF > "$A"', POD, "EOF", 'cat <<EOF >> "$B"',
+                  POD.replace("name: p,", "name: q,"), "EOF", 'kubectl apply -f "$A"', 'kubectl apply -f "$B"')
+    found = manifest_text(text, "two.sh")
+    assert found.assembled == [] and found.documents == 2 and found.errors == []
+    service = "---\napiVersion: v1\nkind: Service\nmetadata: {name: p}\nspec: {ports: [{port: 8000}]}"
+    whole = script("#!/bin/bash", "cat > all.yaml <<EOF", POD, "EOF", "cat >> all.yaml <<EOF", service, "EOF",
+                   "kubectl apply -f all.yaml")
+    found = manifest_text(whole, "whole.sh")
+    assert found.assembled == [] and found.documents == 2 and found.errors == []
+
+
 def test_the_files_a_script_pipes_through_envsubst():
     """What :func:`envsubst_inputs` takes as a file envsubst fills: a redirect into envsubst's pipe, written either
     way, or `cat FILE` before it, whatever is done with the output; not a here-document, a here-string, a comment, a

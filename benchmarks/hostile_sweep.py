@@ -324,7 +324,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases()
     return out
 
 
@@ -1238,6 +1238,40 @@ def fuzz17_cases() -> list[Case]:
 # and a million anchors, a 31 MiB line, a folder whose name is not UTF-8, a template that includes itself; a
 # shardwise.toml nested 3,000 deep (was an internal RecursionError); 260 Argo CD Applications naming one chart (250
 # rendered, the bound); a UTF-16 kustomization naming a FIFO (was not checked, and kustomize opened the FIFO).
+
+def fuzz21_cases() -> list[Case]:
+    """fuzz21's classes: a preview's masked secrets, a byte order mark inside the text, a pipeline of absurdly many
+    stages, and Lists nested in Lists."""
+    g = good()
+    out: list[Case] = []
+
+    def preview_secret(path: tuple[str | int, ...]) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            step = json.loads(json.dumps(PREVIEW_DEP))
+            node = step["newState"]["inputs"]
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = "[secret]"
+            write(d, "preview.json", json.dumps({"steps": [step]}, indent=1))
+            return ["lint", "--format", "json", "good.yaml", "preview.json"]
+        return build
+    container = ("spec", "template", "spec", "containers", 0)
+    for name, path in [("container", container), ("env", (*container, "env")), ("args-word", (*container, "args", 2)),
+                       ("security-context", (*container, "securityContext")), ("pod-spec", ("spec", "template", "spec"))]:
+        out.append(Case(f"fz21-preview-secret-{name}", preview_secret(path), (1,), named="preview.json"))
+    out.append(file_case("fz21-bom-line-start", g.replace("  replicas: 2\n", "\ufeff  replicas: 2\n"), named="U+FEFF"))
+    out.append(file_case("fz21-bom-after-colon", g.replace("replicas: 2", "replicas:\ufeff 2"), named="U+FEFF"))
+    for stages in ("32768", "2147483647"):
+        out.append(file_case(f"fz21-pipeline-{stages}-stages", field_set(
+            "--max-model-len,", f'--pipeline-parallel-size, "{stages}", --max-model-len,'), rc=(1,), named="bad.yaml"))
+    # kubectl flattens a List inside a List (kubernetes/cli-runtime pkg/resource/visitor.go, FlattenListVisitor: its
+    # itemsToProcess): the Deployment as written alone
+    inner = {"apiVersion": "v1", "kind": "List", "items": [json.loads(json.dumps(PREVIEW_DEP["newState"]["inputs"]))]}
+    out.append(file_case("fz21-list-in-list", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1),
+                         rc=(0,), same_as_plain=True))
+    return out
+
 
 def fuzz20_cases() -> list[Case]:
     import gzip

@@ -1267,7 +1267,7 @@ def fuzz21_cases() -> list[Case]:
             "--max-model-len,", f'--pipeline-parallel-size, "{stages}", --max-model-len,'), rc=(1,), named="bad.yaml"))
     # kubectl flattens a List inside a List (kubernetes/cli-runtime pkg/resource/visitor.go, FlattenListVisitor: its
     # itemsToProcess): the Deployment as written alone
-    inner = {"apiVersion": "v1", "kind": "List", "items": [json.loads(json.dumps(PREVIEW_DEP["newState"]["inputs"]))]}
+    inner = {"apiVersion": "v1", "kind": "List", "items": [json.loads(json.dumps(PREVIEW_DEP))["newState"]["inputs"]]}
     out.append(file_case("fz21-list-in-list", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1),
                          rc=(0,), same_as_plain=True))
     return out

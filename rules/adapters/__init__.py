@@ -248,7 +248,10 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         if made:
             inv.config_maps.extend(made)
             link_config_maps(inv)  # before the overlays: the workloads read again take their namespace and counts
-    if overlays and inv.groups:
+    if overlays and (inv.groups or (inv.services and inv.pod_ports)):
+        # with no vLLM workload too, where a Service may select other pods: the namespace an unbuilt kustomization
+        # gives its Deployment is where the Service's named targetPort finds its port (corpus34: a homelab's
+        # MariaDB Service in `databases`, its Deployment naming none, was SW301 "cannot decide", blocking)
         from .overlays import apply_overlays
 
         apply_overlays(inv, overlays, [f for f, why in inv.skipped_files if why == "Kustomize file"])

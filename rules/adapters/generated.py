@@ -8,7 +8,11 @@ a generator's ``files`` entry is ``PATH`` (the key is the file's base name) or `
 ``KEY=VALUE``; a PATH is relative to the kustomization's folder and may not leave it (its default load restrictor,
 ``LoadRestrictionsRootOnly``). kustomize appends a hash of the data to the name (``vllm-config-5f7c9h2m4k``) and
 rewrites every reference to it in the objects it builds; the files read here are not built, so their references
-still name the generator's ``name``, which is the name the ConfigMap is known by here. The kustomization's
+still name the generator's ``name``, which is the name the ConfigMap is known by here, and only by the workloads of
+the files the kustomization reaches (``ConfigMap.seen_by``): another workload naming ``vllm-config`` meets another
+ConfigMap in the cluster. Where the generator's ``options`` or the kustomization's ``generatorOptions`` set
+``disableNameSuffixHash: true`` (a global true wins: kustomize api/types/generatoroptions.go), the name is plain and
+every workload of its namespace meets it. The kustomization's
 ``namespace:`` moves its resources and its ConfigMap alike: where it sets one, the ConfigMap is also known in the
 namespaces its resources' files write (:func:`generated_config_maps`'s ``readers``), as a pod of those files meets
 it in the build. Its namespace is the
@@ -17,7 +21,8 @@ kustomization's ``namespace:`` (kustomize's namespace transformer), else the gen
 
 What is left out, so the values it would give stay unknown as before: a generator that reads a file that is missing,
 outside the kustomization's folder or not readable text, or an ``env``/``envs`` file; a generator with
-``behavior: merge`` or ``replace``, and every generator of a name one of those changes, in any namespace (an
+``behavior: merge`` or ``replace``, and every generator of a name one of those changes, or a kustomization's patches
+or replacements may select as a ConfigMap, in any namespace (an
 overlay that merges a base's model id sets no namespace of its own; which data each overlay's build holds is not
 read here); a name two generators create with different data stays ambiguous
 as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
@@ -26,26 +31,82 @@ as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..model import ConfigMap, Location
 from ..model.errors import InputError
 from ..model.files import inside
+from .overlays import _patch_docs, reached_files
 from .yamlsrc import load_documents, read_text
 
 
-def _generators(path: str) -> tuple[str, list[Any]]:
+def _generators(path: str) -> tuple[str, list[Any], bool, list[str | None]]:
+    """(the kustomization's namespace, its configMapGenerator entries, whether its ``generatorOptions`` turn the name
+    suffix hash off for all of them, the ConfigMap names its patches and replacements change: :func:`_patched`)."""
     try:
         docs = load_documents(read_text(path), path)
     except InputError:
-        return "", []
+        return "", [], False, []
     doc = docs[0][1] if len(docs) == 1 else None
     if not isinstance(doc, dict):
-        return "", []
+        return "", [], False, []
     ns = doc.get("namespace")
     gens = doc.get("configMapGenerator")
-    return (ns if isinstance(ns, str) else ""), (gens if isinstance(gens, list) else [])
+    return ((ns if isinstance(ns, str) else ""), (gens if isinstance(gens, list) else []),
+            _unhashed(doc, "generatorOptions"), _patched(doc, os.path.dirname(path)))
+
+
+def _patched(doc: Mapping[str, Any], here: str) -> list[str | None]:
+    """The names (kustomize's regular expressions, matched whole; None: any) of the ConfigMaps a kustomization's
+    ``patches``, ``patchesStrategicMerge``, ``patchesJson6902`` and ``replacements`` may change: a target or a
+    replacement's ``select`` of kind ConfigMap or of no kind, a strategic merge patch of kind ConfigMap. An overlay
+    that patches a base's generated ConfigMap (`/data/config.yaml` replaced) builds other data than the base's
+    generator gives (review30)."""
+    out: list[str | None] = []
+    for entry in [*_items(doc.get("patches")), *_items(doc.get("patchesStrategicMerge")),
+                  *_items(doc.get("patchesJson6902"))]:
+        target, docs = _patch_docs(entry, here)
+        if target and target.get("kind") in (None, "ConfigMap"):
+            out.append(_name(target))
+        for d in docs:
+            if isinstance(d, dict) and d.get("kind") == "ConfigMap":
+                meta = d.get("metadata")
+                out.append(_name(meta) if isinstance(meta, dict) else None)
+    for r in _items(doc.get("replacements")):
+        for t in _items(r.get("targets") if isinstance(r, dict) else None):
+            select = t.get("select") if isinstance(t, dict) else None
+            if not isinstance(select, dict) or select.get("kind") in (None, "ConfigMap"):
+                out.append(_name(select) if isinstance(select, dict) else None)
+    return out
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _name(holder: Mapping[str, Any]) -> str | None:
+    name = holder.get("name")
+    return name if isinstance(name, str) and name else None
+
+
+def _matches(pattern: str | None, name: str) -> bool:
+    """Whether a target's name ``pattern`` selects ``name`` (kustomize anchors it: ``^(?:pattern)$``; one Python's
+    ``re`` cannot read is taken to)."""
+    if pattern is None:
+        return True
+    try:
+        return re.fullmatch(pattern, name) is not None
+    except re.error:
+        return True
+
+
+def _unhashed(holder: Mapping[str, Any], key: str) -> bool:
+    """Whether ``holder[key]`` (a kustomization's ``generatorOptions``, a generator's ``options``) sets
+    ``disableNameSuffixHash: true``."""
+    options = holder.get(key)
+    return isinstance(options, dict) and options.get("disableNameSuffixHash") is True
 
 
 def _data(entry: dict[str, Any], folder: str) -> dict[str, str] | None:
@@ -81,10 +142,13 @@ def generated_config_maps(kustomizations: Iterable[str],
     objects are written in; a kustomization with a ``namespace:`` moves the objects of the files it reaches there
     with its ConfigMap, so the ConfigMap is also known in the namespaces those files' readers are written in (a base
     ``namespace: llm`` beside a Deployment that names none)."""
-    made: list[tuple[str, str, dict[str, str], str]] = []
+    made: list[tuple[str, str, dict[str, str], str, frozenset[str] | None]] = []
     changed: set[str] = set()
+    patched: list[str | None] = []
     for path in kustomizations:
-        ns, gens = _generators(path)
+        ns, gens, unhashed, patches = _generators(path)
+        patched.extend(patches)
+        reached: frozenset[str] | None = None
         for entry in gens:
             name = entry.get("name") if isinstance(entry, dict) else None
             if not isinstance(name, str) or not name:
@@ -96,11 +160,16 @@ def generated_config_maps(kustomizations: Iterable[str],
             data = _data(entry, os.path.dirname(path))
             if data is None:
                 continue
-            made.append((ns or (own if isinstance(own, str) and own else "default"), name, data, path))
+            if reached is None:
+                reached = frozenset(reached_files([os.path.dirname(path)]))
+            # with the name suffix hash (kustomize's default), the ConfigMap is vllm-config-<hash> in the cluster, and
+            # only the references kustomize rewrites in this build, those of the files it reaches, name it: another
+            # workload of the namespace that names vllm-config meets another ConfigMap (review30)
+            seen = None if unhashed or _unhashed(entry, "options") else reached
+            made.append((ns or (own if isinstance(own, str) and own else "default"), name, data, path, seen))
             if ns and readers:
-                from .overlays import reached_files  # only a kustomization that sets a namespace
-
-                moved = {n for f in reached_files([os.path.dirname(path)]) for n in readers.get(f, ())}
-                made.extend((n, name, data, path) for n in sorted(moved - {ns}))
-    return [ConfigMap(name=name, namespace=ns, data=data, location=Location(file=path))
-            for ns, name, data, path in made if name not in changed]
+                moved = {n for f in reached for n in readers.get(f, ())}  # a kustomization that sets a namespace
+                made.extend((n, name, data, path, seen) for n in sorted(moved - {ns}))
+    return [ConfigMap(name=name, namespace=ns, data=data, location=Location(file=path), seen_by=seen)
+            for ns, name, data, path, seen in made
+            if name not in changed and not any(_matches(pattern, name) for pattern in patched)]

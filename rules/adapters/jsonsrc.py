@@ -129,6 +129,11 @@ class JsonSyntaxError(InputError):
     not the other ways a text is refused here (NaN, a key written twice, nesting, digits, a lone surrogate)."""
 
 
+class JsonDuplicateKey(InputError):
+    """JSON text with a key written twice in one object: JSON's RFC 8259 says names SHOULD be unique, and kubectl's
+    strict field validation refuses a manifest that repeats one; Python's and Go's parsers keep the last value."""
+
+
 class JsonNonFinite(InputError):
     """JSON text holding ``NaN``, ``Infinity`` or ``-Infinity``: Python's ``json.dumps`` writes them (its default
     ``allow_nan=True``) for a float that is not finite, so a data file a Python program saved holds them, but they are
@@ -184,8 +189,8 @@ def parse_json(text: str, file: str) -> Any:
     except _NotJson as e:
         if e.key is not None:
             line = _line_at(text, _duplicate_key_at(text, e.key))
-            raise InputError(f"cannot parse JSON: duplicate key {json.dumps(e.key)}: an object's keys must be "
-                             "unique, keep one", file, line) from None
+            raise JsonDuplicateKey(f"cannot parse JSON: duplicate key {json.dumps(e.key)}: an object's keys must be "
+                                   "unique, keep one", file, line) from None
         m = next((m for m in _NON_FINITE.finditer(text) if m.group(1)), None)
         raise JsonNonFinite(f"cannot parse JSON: {e.what} is not a JSON number (JSON has no NaN or infinity); "
                          "write a number, or null", file, _line_at(text, m.start() if m else None)) from None

@@ -199,6 +199,63 @@ def _omni_template(docs: list[Mapping[str, Any]]) -> bool:
         for d in docs) and any(d.get("kind") == "Cluster" and isinstance(d.get("talos"), Mapping) for d in docs)
 
 
+#: A Helm chart repository's index (``helm repo index``; served as ``index.yaml`` beside the packaged charts): an
+#: ``apiVersion``, the time it was ``generated`` and its ``entries``, each chart's name to the list of its versions,
+#: every one a chart's metadata with its ``urls`` and ``digest`` (helm/helm v3 pkg/repo/index.go, ``IndexFile`` and
+#: ``ChartVersion``). Helm downloads charts by it; it is no Kubernetes object, though it writes ``apiVersion: v1``.
+HELM_INDEX = "Helm chart repository index (helm repo index's; not a Kubernetes object)"
+
+
+def _helm_index(doc: Mapping[str, Any]) -> bool:
+    """A Helm repository index (:data:`HELM_INDEX`): ``entries`` a non-empty mapping whose every value is a list of
+    mappings, each with the ``version`` every chart has, and neither ``kind``, ``metadata`` nor ``spec``.
+    hoohooprog/eks-gpu-sharing-scaling-tf's index.yaml (its chart's GitHub Pages repository, committed beside the
+    Terraform) was an input error "object has no kind" and its repository's lint exited 2 (corpus34)."""
+    entries = doc.get("entries")
+    return (isinstance(entries, Mapping) and bool(entries) and not any(k in doc for k in ("kind", "metadata", "spec"))
+            and all(isinstance(v, list) and bool(v) and all(isinstance(c, Mapping) and "version" in c for c in v)
+                    for v in entries.values()))
+
+
+#: An Ansible Vault encrypted file: the header ``$ANSIBLE_VAULT;1.1;AES256`` (1.2 adds ``;`` and a vault ID), then the
+#: ciphertext as hexadecimal lines of 80 characters (ansible-core lib/ansible/parsing/vault/__init__.py,
+#: ``format_vaulttext_envelope``); Ansible reads a whole group_vars or host_vars file so encrypted (docs.ansible.com,
+#: "Protecting sensitive data with Ansible vault"). YAML reads it as one plain text, the lines joined by spaces.
+ANSIBLE_VAULT = "Ansible Vault encrypted file (ciphertext Ansible decrypts; not a Kubernetes object)"
+_VAULT_TEXT = re.compile(r"\$ANSIBLE_VAULT;\d+\.\d+;\w+(?:;[^\s;]+)?(?: [0-9a-fA-F]+)+")
+
+
+def _ansible_vault(value: Any) -> bool:
+    """Whether a document is an Ansible Vault file's text (:data:`ANSIBLE_VAULT`). X-McKay/kubani's
+    ansible/group_vars/all/vault.yml was the input error "expected a Kubernetes object (a mapping), found a string"
+    and its repository's lint exited 2 (corpus34); any other text where an object should be stays an input error."""
+    return isinstance(value, str) and _VAULT_TEXT.fullmatch(value.strip()) is not None
+
+
+#: A file Ansible reads: a role's tasks, handlers, defaults, variables or metadata, an inventory's group_vars and
+#: host_vars (the folders of docs.ansible.com's "Roles" and "Organizing host and group variables"), or a playbook (a
+#: list of plays, each with its `hosts` or an `import_playbook`).
+ANSIBLE = ("Ansible file (a playbook, a role's tasks or variables; not a Kubernetes object), with a key written twice "
+           "that Ansible reads with its last value")
+_ANSIBLE_FOLDERS = re.compile(r"(?:^|/)(?:roles/[^/]+/(?:tasks|handlers|defaults|vars|meta)|group_vars|host_vars)/")
+_PLAY_KEYS = ("hosts", "import_playbook", "ansible.builtin.import_playbook")
+
+
+def ansible_file(file: str, docs: list[tuple[int | None, Any]]) -> bool:
+    """Whether ``file``, of the parsed ``docs``, is one Ansible reads: by its folder, or as a playbook. Ansible's YAML
+    loader keeps a key written twice with its last value and warns ("found a duplicate dict key ... Using last defined
+    value only": ansible-core's AnsibleConstructor, the DUPLICATE_YAML_DICT_KEY setting, `warn` by default;
+    docs.ansible.com reference_appendices/config.html), so a duplicate key there is Ansible's to warn about, not a
+    broken input of this run (corpus34: stianfro/lab's roles/kubernetes-tools/tasks/main.yaml, a task's `mode` written
+    twice, made a homelab repository's lint exit 2)."""
+    if _ANSIBLE_FOLDERS.search(file.replace(os.sep, "/")):
+        return True
+    values = [d for _, d in docs if d is not None and not isinstance(d, InputError)]
+    return bool(values) and all(
+        isinstance(v, list) and bool(v) and all(isinstance(p, Mapping) and any(k in p for k in _PLAY_KEYS) for p in v)
+        for v in values)
+
+
 def _kustomize(doc: Mapping[str, Any]) -> bool:
     return str(doc.get("apiVersion", "")).startswith(_KUSTOMIZE_GROUP) and doc.get("kind") in (
         "Kustomization", "Component")
@@ -208,6 +265,8 @@ def _what_yaml(doc: Mapping[str, Any], name: str) -> str:
     """Why a mapping that is no Kubernetes object is not an input, in the words its users know."""
     if _helm_chart(doc):
         return "Helm chart metadata"
+    if _helm_index(doc):
+        return HELM_INDEX
     if _values_name(name):  # before the words of other tools: values often hold a `config:` or `services:`
         return HELM_VALUES
     if _skypilot_task(doc):  # before Pulumi's words: a SkyPilot task may hold a `config:` of its own
@@ -242,8 +301,10 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
         return OMNI
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
            and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
-           and not _talos_config(v) for v in values):
+           and not _talos_config(v) and not _helm_index(v) for v in values):
         return KUBERNETES
+    if all(_ansible_vault(v) for v in values):
+        return ANSIBLE_VAULT
     if any(not isinstance(v, Mapping | list) for v in values):
         return KUBERNETES  # text or a number where an object should be: an input error, not a skip
     if any(_k8s_like(v) for v in values if isinstance(v, list)):

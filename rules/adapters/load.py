@@ -66,6 +66,17 @@ class NonFiniteJson(UnparsedJson):
               "program wrote)")
 
 
+class DuplicateKeyJson(UnparsedJson):
+    """An :class:`UnparsedJson` whose only fault is a key written twice (:class:`.jsonsrc.JsonDuplicateKey`) and that,
+    read as Python's and Go's parsers read it (the last value kept), is no input (:func:`.kinds.json_kind`): a tool's
+    file. corpus33: wilfierd/mlops keeps Grafana dashboards (``fieldConfig`` twice in a panel; Grafana keeps the last)
+    beside its KubeRay and vLLM manifests, and the repository's lint exited 2. A Kubernetes object, a Pulumi preview
+    or an OCI recipe with a key written twice stays an input error wherever it was met."""
+
+    reason = ("JSON with a key written twice naming no Kubernetes object, Pulumi resource or vLLM server (a tool's "
+              "file, such as a Grafana dashboard)")
+
+
 class ApplicationTagYaml(UnparsedJson):
     """A YAML file PyYAML refused for a local tag (``!env_var``, ``!secret``, ``!Find``: YAML's tags "specific to a
     single application") that, with those tags read as kubectl reads them, holds no Kubernetes object, stack or chart
@@ -95,6 +106,20 @@ _NAMES_AN_INPUT = re.compile(
     r"|\bvllm\s+serve\b|\bvllm\.entrypoints\b|\bvllm/vllm-|--tensor-parallel-size\b", re.IGNORECASE)
 #: The skip reason of an :class:`UnparsedJson` file met while searching a folder.
 UNPARSED_JSON = "unparsable JSON naming no Kubernetes object, Pulumi resource or vLLM server (a tool's configuration)"
+
+
+def _no_input_read_leniently(text: str, file: str) -> bool:
+    """Whether ``text``, a JSON file with a key written twice, read keeping each key's last value (as Python's and
+    Go's parsers do), is no input of shardwise's: not a Kubernetes object, a Pulumi preview or state, nor an OCI
+    recipe (:func:`.kinds.json_kind` gives the reason it is not one)."""
+    import json
+
+    try:
+        data = json.loads(text)
+        kind = kinds.json_kind(data, file)
+    except (ValueError, RecursionError, InputError):  # refused otherwise too, or it looks like a Pulumi file
+        return False
+    return kind not in (kinds.KUBERNETES, kinds.PULUMI, kinds.OCI_RECIPE)
 
 
 #: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_stream`).
@@ -154,7 +179,7 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         return Inventory(sources=[file])
     if file.endswith(".json") or stripped[:1] in "{[":
         # only a text that may be JSON (start-up time: its patterns, and json)
-        from .jsonsrc import JsonNonFinite, JsonSyntaxError, parse_json
+        from .jsonsrc import JsonDuplicateKey, JsonNonFinite, JsonSyntaxError, parse_json
 
         try:
             data = parse_json(text, file)
@@ -170,6 +195,9 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
                 if isinstance(e, JsonNonFinite) and not _NAMES_AN_INPUT.search(text):
                     # a data file Python's json module wrote with NaN (corpus27)
                     raise NonFiniteJson(e.message, e.file, e.line, e.column) from None
+                if isinstance(e, JsonDuplicateKey) and _no_input_read_leniently(text, file):
+                    # a tool's file with a key written twice (a Grafana dashboard: corpus33)
+                    raise DuplicateKeyJson(e.message, e.file, e.line, e.column) from None
                 raise
         else:
             kind = kinds.json_kind(data, file)
@@ -205,6 +233,8 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         if rendered is not None:
             return rendered
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
+        if duplicates and kinds.ansible_file(file, docs):  # Ansible keeps the last value, with a warning
+            return Inventory(skipped_files=[(file, kinds.ANSIBLE)])
         if duplicates:  # not an input, but its YAML is broken: an error as before, not a skip
             return Inventory(sources=[file], errors=list(duplicates))
         if kind == "Docker Compose file":  # one that starts vLLM says so (a file of another name that is one)

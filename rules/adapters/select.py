@@ -664,7 +664,11 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
 
 #: A Terraform template a configuration renders: ``templatefile("${path.module}/values.yaml", {...})`` (or a bare
 #: path, relative to the configuration's folder), or ``template = file(...)`` of a ``template_file`` data source.
-_TF_TEMPLATE = re.compile(r'(?:\btemplatefile|\btemplate\s*=\s*file)\(\s*"(?:\$\{path\.module\}/)?([^"$\n]+)"')
+#: ``${path.root}`` and ``${path.cwd}`` are read as the configuration's folder too (review29): they are where the
+#: configuration is a root module run from its own folder, the way a repository's example is applied; a path that
+#: begins with any other interpolation is not resolved.
+_TF_TEMPLATE = re.compile(
+    r'(?:\btemplatefile|\btemplate\s*=\s*file)\(\s*"(?:\$\{path\.(?:module|root|cwd)\}/)?([^"$\n]+)"')
 
 
 #: The skip reason of a YAML or JSON file that a Terraform file of the inputs renders as a template.

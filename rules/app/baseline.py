@@ -5,7 +5,8 @@ only the findings FILE does not hold. An entry is a **fingerprint**, never a lin
 
 - ``code``: the rule;
 - ``object``: the finding's subject (``Deployment serving/llama``, ``NodePool gpu``, ``SecurityGroup efa``);
-- ``field``: what on the object the finding is about, where the message names it (:func:`field_of`);
+- ``field``: what on the object the finding is about, where the message names it
+  (:func:`~shardwise.rules.report.fingerprint.field_of`);
 - ``file``: the file, relative to the repository root (the folder holding ``.git`` above the working
   directory, else the working directory), in ``/`` form; ``urn``: the Pulumi URN of a finding known by it;
 - ``count``: how many findings have this fingerprint.
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +37,7 @@ from typing import Any
 
 from ..engine import Finding
 from ..model.errors import InputError
+from ..report.fingerprint import identity, repository_root
 from ..report.formats import utf8_text
 
 #: The marker key of a baseline file and the format version this shardwise reads and writes.
@@ -44,55 +45,6 @@ MARKER = "shardwise_baseline"
 FORMAT_VERSION = 1
 
 _KEYS = ("code", "object", "field", "file", "urn", "count")
-
-# What a message names on its object, in the forms the rules write them: a container (``container `vllm```),
-# an environment variable or capability (``HF_TOKEN``, ``SYS_ADMIN``), an engine flag (``--api-key``), a pod
-# spec key (``hostNetwork: true``). Numbers, sizes, image tags, pool lists and prose are not taken.
-_CONTAINER = re.compile(r"container `([^`]+)`")
-_CAPS = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")
-_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
-_KEY = re.compile(r"(?<![\w-])([a-z]+[A-Z][A-Za-z]*): ")
-_CANNOT = "cannot decide: "
-
-
-def field_of(f: Finding) -> str:
-    """What on its object finding ``f`` is about, derived from its code and message (the rules do not
-    carry it): the unknown value of a "cannot decide" finding (``tensor_parallel_size``); for a capacity or
-    topology rule (SW1xx, SW2xx) nothing else, since one such finding sizes the whole object and its message
-    carries estimates and suggested flags that move with them; for the other rules the names the message
-    gives before ``required:``, in order, without repeats: containers, environment variables and capabilities,
-    flags, pod spec keys (``container vllm HF_TOKEN``). Two findings with the same field on one object are
-    told apart by count."""
-    message = f.message
-    if f.undecided and message.startswith(_CANNOT):
-        rest = message[len(_CANNOT):]
-        first = rest.split(" ", 1)[0].strip("`;,")
-        names = [first, *(f"container {c}" for c in _CONTAINER.findall(rest))]
-        return " ".join(dict.fromkeys(n for n in names if n))
-    if f.code.startswith(("SW1", "SW2")):
-        return ""
-    message = message.split("required:", 1)[0]  # what is observed, not what the remedy names
-    names = [*(f"container {c}" for c in _CONTAINER.findall(message)), *_CAPS.findall(message),
-             *_FLAG.findall(message), *_KEY.findall(message)]
-    return " ".join(dict.fromkeys(names))
-
-
-def repository_root(start: str | None = None) -> Path:
-    """The folder holding ``.git`` at or above ``start`` (default: the working directory), else ``start``."""
-    here = Path(os.path.abspath(start or os.getcwd()))
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return here
-
-
-def relative_file(file: str | None, root: Path) -> str | None:
-    """``file`` (as the run names it: relative to the working directory, or absolute) relative to ``root``,
-    with ``/``; None for no file or standard input."""
-    if not file or file == "-" or file.startswith("<"):
-        return None
-    return Path(os.path.relpath(os.path.abspath(file), root)).as_posix()
-
 
 @dataclass(frozen=True, order=True)
 class Entry:
@@ -115,11 +67,10 @@ def baselinable(f: Finding) -> bool:
 
 
 def entry_of(f: Finding, root: Path) -> Entry:
-    """The fingerprint of ``f``. A file name that is not UTF-8 is held as the text report writes it
-    (``bad\\xff.yaml``), when written and when matched: JSON can hold its bytes only as lone surrogate escapes,
-    which shardwise's own JSON reader refuses (a baseline kept in the linted tree)."""
-    file = relative_file(f.location.file, root)
-    return Entry(f.code, f.subject, field_of(f), utf8_text(file, "text") if file else file, f.location.urn)
+    """The fingerprint of ``f`` (:func:`~shardwise.rules.report.fingerprint.identity`). A file name that is not UTF-8
+    is held as the text report writes it (``bad\\xff.yaml``), when written and when matched: JSON can hold its bytes
+    only as lone surrogate escapes, which shardwise's own JSON reader refuses (a baseline kept in the linted tree)."""
+    return Entry(*identity(f, root))
 
 
 def _sort_key(item: tuple[Entry, int]) -> tuple[str, str, str, str, str]:

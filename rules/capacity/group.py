@@ -430,7 +430,9 @@ def engine_settings(g: ServingGroup) -> EngineSettings:
     return per_group(g, "engine_settings", _engine_settings)
 
 
-def _engine_settings(g: ServingGroup) -> EngineSettings:
+def _engine_settings(g: ServingGroup, unseen_pcp_as_one: bool = False) -> EngineSettings:
+    """``unseen_pcp_as_one``: a ``--prefill-context-parallel-size`` not known yet taken as 1, the fewest GPUs and
+    the least non-torch memory (:func:`weights_refused_whatever_pcp` only); else :func:`_known_pcp` decides."""
     e = g.engine
     tp, pp = tp_pp(g)
     mml = known(e.max_model_len, "max_model_len")
@@ -467,7 +469,7 @@ def _engine_settings(g: ServingGroup) -> EngineSettings:
         "extensible_kv_cache": _extensible(e.extra),
         "pooling": pooling_runner(e.extra),
         "all2all_backend": _all2all_flag(e.extra.get("all2all_backend"), g),
-        **_known_pcp(g),
+        **({} if unseen_pcp_as_one and _unseen(e.extra.get("prefill_context_parallel_size")) else _known_pcp(g)),
         **_eplb(g),
         "cpu_offload_bytes": _offload_bytes(g),
         **_flashinfer(g),
@@ -931,6 +933,11 @@ def sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     return made
 
 
+def offload_bytes(g: ServingGroup) -> int | None:
+    """:func:`_offload_bytes`: what the engine settings' ``cpu_offload_bytes`` is where they are not at hand."""
+    return _offload_bytes(g)
+
+
 def _offload_bytes(g: ServingGroup) -> int | None:
     """``--cpu-offload-gb`` as the bytes vLLM counts to (``int(cpu_offload_gb * 1024**3)``:
     ``set_cpu_offload_max_bytes`` in v1/worker/gpu_model_runner.py 0.10.1.1 - 0.16.0, ``create_offloader`` in
@@ -1041,6 +1048,29 @@ def _sizing(g: ServingGroup, config: Context) -> ReplicaSizing | None:
     _offloaded(g, model)
     _offload_engine(g, dev)
     return size_deployment(model, dev, settings, vllm_version(g), expected_context=expected_context(g, config))
+
+
+def weights_refused_whatever_pcp(g: ServingGroup, config: Context) -> ReplicaSizing | None:
+    """The group's sizing at ``--prefill-context-parallel-size`` 1 where its value is not known yet and vLLM refuses
+    the weights whatever it is: a dense model (no routed experts, which vLLM spreads over the PCP ranks too:
+    :func:`.sizing.moe_ranks`) whose weights on one GPU surely exceed what it may use. Each PCP rank holds the same TP
+    shard, so the weights a GPU holds do not move with PCP, and the non-torch memory only grows with it (a ``pcp``
+    communicator). None where that is not so: the sizing stays undecided (:func:`_known_pcp`). review30: engine25
+    left Llama-3.1-70B at TP2 on A10Gs with ``-pcp $(PCP)`` undecided (65.7 GiB a GPU against 20.3), a block lost."""
+    if tpu_of(g) is not None:
+        return None
+    model = require_model(g)
+    dev = device(g)
+    if dev is None or model.moe is not None:
+        return None
+    settings = _engine_settings(g, unseen_pcp_as_one=True)
+    _offloaded(g, model)
+    _offload_engine(g, dev)
+    least = size_deployment(model, dev, settings, vllm_version(g), expected_context=expected_context(g, config))
+    if least.weights_fit_band != "refuses":
+        return None
+    g.model_reads += 1  # read on the model, as :func:`sizing` counts it (its GPU read it counted before it raised)
+    return least
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:

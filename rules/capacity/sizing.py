@@ -548,7 +548,7 @@ def redundant_experts(b: Behaviour, model: ModelShape, s: EngineSettings) -> int
         return s.num_redundant_experts
     if not b.eplb_min_redundant:
         return 0
-    ranks, experts = s.tp * s.dp, model.moe.num_experts
+    ranks, experts = moe_ranks(s), model.moe.num_experts
     return (ranks - experts % ranks) % ranks
 
 
@@ -620,6 +620,16 @@ def eplb_assumed_note(rv: ResolvedVersion, s: EngineSettings) -> str:
             "drop --enable-eplb, or pin the image to a release")
 
 
+def moe_ranks(s: EngineSettings) -> int:
+    """The GPUs an engine's fused-MoE layers are spread over: TP × DP × PCP. vLLM flattens the tensor-parallel,
+    data-parallel and prefill-context-parallel ranks into one MoE group (``FusedMoEParallelConfig.make``,
+    ``flatten_tp_across_dp_and_pcp``: "There are actually dp_size * pcp_size * tp_size devices", the pcp size from
+    ``get_pcp_group().world_size``; fused_moe/config.py and layer.py of the 0.12.0, 0.19.0, 0.26.0 and 0.29.0 wheels),
+    its expert-parallel group when expert parallelism is on; a release without PCP has PCP 1 (review30: engine24's
+    ``-pcp 2`` charged each GPU every routed expert)."""
+    return s.tp * s.dp * s.prefill_context_parallel
+
+
 def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, s: EngineSettings,
                    stage: int, buffers: bool = True, device: Device | None = None,
                    triton_kernels: bool = True, mrope_scale: int = 1, scales_freed: bool = False,
@@ -634,21 +644,22 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes)
+           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes, s.prefill_context_parallel)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
                                              backend, mrope_scale, s.quantization, whole, towers_built, redundant,
-                                             s.cpu_offload_bytes or 0)
+                                             s.cpu_offload_bytes or 0, s.prefill_context_parallel)
     return hit  # type: ignore[no-any-return]
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
                       mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False,
-                      towers_built: bool = True, redundant: int = 0, offload: int = 0) -> float:
-    """``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
+                      towers_built: bool = True, redundant: int = 0, offload: int = 0, pcp: int = 1) -> float:
+    """``pcp``: ``--prefill-context-parallel-size``, whose ranks hold a share of the routed experts (:func:`moe_ranks`).
+    ``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
     the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
     ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank.
     ``redundant``: EPLB's redundant experts, whole experts more spread over the EP ranks with the routed ones.
@@ -668,10 +679,10 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
     bpp = bytes_per_param(model, precision, quantization)
     experts = expert_params(model) * bpp if model.params else 0.0
     experts = min(experts, body)
-    # The routed experts are spread over the TP × DP ranks of the replica with or without expert parallelism
+    # The routed experts are spread over the TP × DP × PCP ranks of the replica with or without expert parallelism
     # (vLLM's FusedMoEParallelConfig.make, ``flatten_tp_across_dp_and_pcp``): whole experts per rank with it, every
-    # expert split TP × DP ways without it. The attention and dense layers stay split TP ways only.
-    ep_ranks = tp * dp
+    # expert split TP × DP × PCP ways without it. The attention and dense layers stay split TP ways only.
+    ep_ranks = tp * dp * pcp
     # EPLB's redundant experts: E + R experts over the EP ranks where there were E (``FusedMoE.global_num_experts``)
     spread = ((model.moe.num_experts + redundant) / model.moe.num_experts
               if redundant and expert_parallel and model.moe is not None else 1.0)
@@ -808,7 +819,7 @@ def all2all_buffers_gib(b: Behaviour, model: ModelShape, s: EngineSettings) -> f
         return 0.0
     mib = (DEEPEP_BUFFER_MB if s.deepep_buffer_mb is None else s.deepep_buffer_mb) * 1024 * 1024
     if backend == "deepep_high_throughput":
-        internode = s.tp * s.dp > NODE_GPUS_MAX and not s.deepep_force_intra_node
+        internode = moe_ranks(s) > NODE_GPUS_MAX and not s.deepep_force_intra_node
         return mib * (2 if internode else 1) / GIB
     tokens = MOE_DP_CHUNK_TOKENS if s.moe_dp_chunk_size is None else s.moe_dp_chunk_size
     return (mib + deepep_ll_rdma_bytes(tokens, model.hidden_size, moe.num_experts)) / GIB
@@ -857,7 +868,7 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     h = model.hidden_size
     if moe is None:
         return _tuple_new(MoeRows, (0.0, 0.0, False))
-    ranks = s.tp * s.dp
+    ranks = moe_ranks(s)
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
@@ -908,7 +919,7 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
     for a dense model."""
     if model.moe is None or moe_layers(model) == 0:
         return 0.0
-    width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else s.tp * s.dp)
+    width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else moe_ranks(s))
     per_row = (e.mlp * width + model.hidden_size) * act if rows is None else rows.central
     routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
     return routed_tokens * model.moe.experts_per_token * per_row
@@ -1238,7 +1249,7 @@ def device_communicators(s: EngineSettings, moe: bool) -> tuple[str, ...]:
     and adds no group that decides anything here (one ``nccl_init_gib`` is charged whatever the number)."""
     groups = [name for name, size in (("tp", s.tp), ("pcp", s.prefill_context_parallel), ("pp", s.pp), ("dp", s.dp))
               if size > 1]
-    if moe and s.tp * s.dp > 1:
+    if moe and moe_ranks(s) > 1:
         groups.append("ep")
     return tuple(groups)
 
@@ -1251,7 +1262,7 @@ def nccl_communicator_sizes(s: EngineSettings) -> tuple[int, ...]:
     ``all_gather_into_tensor`` (``LogitsProcessor._gather_logits`` with ``use_all_gather`` under V1;
     ``CudaCommunicator`` does not override ``all_gather``, ``base_device_communicator.py``, 0.10.1.1) in the profile
     run."""
-    width = {"tp": s.tp, "pp": s.pp, "dp": s.dp, "ep": s.tp * s.dp}
+    width = {"tp": s.tp, "pp": s.pp, "dp": s.dp, "ep": moe_ranks(s)}
     sizes = [width[g] for g in device_communicators(s, moe=True)]
     if s.tp > 1:
         sizes.append(s.tp)
@@ -1353,6 +1364,27 @@ def sparse_indexer_workspace_bytes(model: ModelShape, b: Behaviour, device: Devi
         latent = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
         flashmla = -(-(FLASHMLA_SPARSE_WORKSPACE_ROWS * max_model_len * latent * 2) // 256) * 256
     return max(indexer, flashmla)
+
+
+#: Columns the indexer's decode logits are padded to: DeepGEMM's ``fp8_paged_mqa_logits`` allocates its fp32 output
+#: ``(batch × next_n, align(max_context_len, 256))`` on Hopper (4 math warp groups × a 64-key block; later releases
+#: align to ``split_kv`` 256 and a 1,024-byte row stride: 256 fp32 values either way; ``csrc/apis/attention.hpp``,
+#: deepseek-ai/DeepGEMM at 1c9fa43e) and slices it to ``max_context_len``
+INDEXER_LOGITS_ALIGN = 256
+
+
+def sparse_indexer_decode_logits_bytes(model: ModelShape, vendor: str, rows: int, max_model_len: int) -> int:
+    """Bytes of the fp32 scores a DeepSeek-V3.2-style sparse-attention indexer computes for a decode batch of ``rows``
+    tokens on an NVIDIA GPU: ``sparse_attn_indexer``'s decode branch (``model_executor/layers/sparse_attn_indexer.py``,
+    read in 0.17.0, 0.19.0, 0.20.0, 0.24.0, 0.25.1 and 0.29.0) calls ``fp8_paged_mqa_logits`` /
+    ``fp8_fp4_paged_mqa_logits`` with ``max_model_len`` (``utils/deep_gemm.py``: "Logits tensor of shape [B * next_n,
+    max_model_len], dtype torch.float32"), whatever the sequences' lengths, so the scores of one layer are ``rows ×
+    max_model_len`` (padded to :data:`INDEXER_LOGITS_ALIGN`) × 4 bytes: 1.91 GiB for 512 decode tokens at 1,000,000.
+    They live until the layer's top-k has read them; the next layer's take the same block. 0 for a model without the
+    indexer and off NVIDIA (ROCm's AITER path, ``rocm_aiter_mla_sparse.py``, is not read)."""
+    if vendor != "nvidia" or rows <= 0 or max_model_len <= 0 or not kv_layout.indexer_head_dim(model):
+        return 0
+    return rows * (-(-max_model_len // INDEXER_LOGITS_ALIGN) * INDEXER_LOGITS_ALIGN) * 4
 
 
 #: The first release whose cold ``torch.compile`` is charged (:func:`cold_compile_gib`): 0.13.0's is the first public
@@ -1970,13 +2002,14 @@ def _size_deployment(
     ext = extensible_kv_cache(b, engine, device, s)
     util, usable = _requested_memory(device, s, b, ext)
     nontorch = _nontorch_gib(b, engine, device, s, e, model)
-    v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling)
     flat = False  # a state layer among the first stage's cache types (a loop: asked once a sizing)
     for t in first.types:
         if t.kind == "state":
             flat = True
             break
-    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes, flat=flat, v2=v2)
+    v2 = engine == "v1" and model_runner_v2(model, b, ck.precision, s.pooling, state_layers=flat)
+    graphs = _cuda_graphs(b, engine, device, s, e, model, batch, ck.act_bytes, flat=flat, v2=v2,
+                          max_model_len=length.max_model_len)
     sampler = _sampler_run(model, b, engine, batch, e, s, device.vendor, v2_act=ck.act_bytes if v2 else 0)
     v2_terms = v2_runner_terms(model, b, s, batch.seqs, batch.batched, ck.act_bytes, e, device.vendor) if v2 else None
     # what V2 keeps from load_model on, where the budget counts it (0.27+): on the last stage, beside the weights
@@ -2516,7 +2549,7 @@ def cudagraph_estimate_applied(b: Behaviour, s: EngineSettings, vendor: str = "n
 
 def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e: Estimates,
                  model: ModelShape | None = None, batch: _Batch | None = None, act: int = 2,
-                 flat: bool = False, v2: bool = False) -> _Graphs:
+                 flat: bool = False, v2: bool = False, max_model_len: int = 0) -> _Graphs:
     """CUDA graphs (none with ``--enforce-eager``): V1 from 0.20 (on ROCm from 0.27) estimates their memory
     while profiling and takes that estimate from the KV budget (:func:`profiled_cudagraph_gib`; ``flat``: the flat
     ``cudagraph_gib`` where the estimate is not modelled: models with state layers); Model Runner V2
@@ -2540,7 +2573,7 @@ def _cuda_graphs(b: Behaviour, engine: str, device: Device, s: EngineSettings, e
         return _tuple_new(_Graphs, (True, e.cudagraph_gib, 0, 0) if v2_in else (False, e.cudagraph_v2_gib, 0, 0))
     if in_budget or engine != "v1" or model is None or batch is None or device.vendor not in ("nvidia", "amd"):
         if in_budget and not flat and model is not None and batch is not None and device.vendor in ("nvidia", "amd"):
-            gib = profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e)
+            gib = profiled_cudagraph_gib(model, b, s, batch.seqs, batch.batched, act, e, max_model_len, device.vendor)
             return _tuple_new(_Graphs, (True, gib, 0, 0))
         return _tuple_new(_Graphs, (in_budget, e.cudagraph_gib, 0, 0))  # (TPU, Gaudi, Neuron: no CUDA graphs captured)
     count, piecewise_tokens, full_tokens = _captured(model, b, batch.seqs, batch.batched, s.cudagraph_mode)
@@ -2595,13 +2628,19 @@ def speculative_token_count(model: ModelShape, s: EngineSettings) -> int:
     return 0
 
 
-def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False) -> bool:
+def model_runner_v2(model: ModelShape, b: Behaviour, precision: str, pooling: bool = False,
+                    state_layers: bool = False) -> bool:
     """Whether the release runs ``model`` on Model Runner V2 by default (``Behaviour.v2_runner``; config/vllm.py
     ``_is_default_v2_model_runner_model``): its memory profile is not the V1 runner's (docs/capacity-model.md,
-    "Model Runner V2"). Hybrid models, which V2 skips from 0.25, never reach this (their graphs keep the flat term);
-    nor does the pooling runner: V2 is the default for generative models only (a 0.22.0 log of Qwen3-Embedding-8B
-    with ``--runner pooling`` shows the V1 runner's CUDA graph estimate)."""
+    "Model Runner V2"). Not the pooling runner: V2 is the default for generative models only (a 0.22.0 log of
+    Qwen3-Embedding-8B with ``--runner pooling`` shows the V1 runner's CUDA graph estimate). A model with
+    ``state_layers`` (a dense hybrid: Mamba or linear-attention layers beside attention; or attention-free) stays on V1
+    in 0.25 - 0.28 (``Behaviour.v2_skips_state_models``: ``is_hybrid`` returns False before the dense rule,
+    config/vllm.py in the 0.25.1 - 0.28.0 wheels; docs/capacity-model.md, "A hybrid runs the V1 runner in
+    0.25 - 0.28")."""
     if b.v2_runner == "none" or pooling:
+        return False
+    if state_layers and b.v2_skips_state_models:
         return False
     moe = model.moe is not None and moe_layers(model) > 0
     model_type = str(model.hf_config.get("model_type", model.extra.get("model_type", "")) or "")
@@ -2644,7 +2683,7 @@ def kv_in_flight_tokens(b: Behaviour, s: EngineSettings, batched: int, v2: bool)
 
 
 def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, seqs: int, batched: int, act: int,
-                           e: Estimates = DEFAULT_ESTIMATES) -> float:
+                           e: Estimates = DEFAULT_ESTIMATES, max_model_len: int = 0, vendor: str = "nvidia") -> float:
     """GiB the V1 worker takes from the KV budget for the CUDA graphs it will capture (0.20 and later,
     ``v1/worker/gpu_model_runner.py`` ``profile_cudagraph_memory``, the same method in 0.20.0 - 0.28.0).
 
@@ -2658,10 +2697,17 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
     per layer, a full graph holds every layer's kernels). Calibrated on the two public logs with a standard
     attention model (docs/capacity-model.md): Qwen2.5-7B, 0.22.0, 35 + 19 graphs up to 256 tokens: 0.37 GiB
     logged, 0.37 estimated; Qwen3-Coder-30B-A3B, 0.26.1rc1, 7 + 5 graphs up to 32 tokens: 0.15 logged and
-    estimated."""
+    estimated.
+
+    A sparse-attention model's first FULL capture holds the indexer's decode scores instead where they are larger
+    (:func:`sparse_indexer_decode_logits_bytes`, ``max_model_len`` wide, for the largest full decode size): the FULL
+    warm-up and capture build the decode metadata (``force_attention``, ``_warmup_and_capture``, 0.25.1), so the
+    indexer runs its decode branch, not the profile stand-in, in both the warm-up (its block left in PyTorch's
+    cache) and the graph's pool. They are freed before the layer's experts run, whose caches take the same block, so
+    the larger of the two, not their sum."""
     chunk = moe_chunk_tokens(b, s)
     key = ("profiled-graphs", b.cudagraph_sizes, b.gpt_oss_capture, b.full_cudagraphs, seqs, batched, act,
-           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, chunk, e)
+           s.tp, s.pp, s.dp, s.expert_parallel, s.cudagraph_mode, chunk, e, max_model_len, vendor)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
@@ -2670,7 +2716,8 @@ def profiled_cudagraph_gib(model: ModelShape, b: Behaviour, s: EngineSettings, s
             hit = memo[key] = 0.0
             return 0.0
         first = max(_forward_bytes(model, s, max(sizes), act, e, chunk),
-                    _forward_bytes(model, s, max(full), act, e, chunk) if full else 0.0)
+                    _forward_bytes(model, s, max(full), act, e, chunk) if full else 0.0,
+                    float(sparse_indexer_decode_logits_bytes(model, vendor, max(full), max_model_len)) if full else 0.0)
         extra = len(sizes) - 1 + max(len(full) - 1, 0)
         layers = -(-model.num_hidden_layers // s.pp)
         hit = memo[key] = (e.cudagraph_profile_base_gib + 2 * first / GIB

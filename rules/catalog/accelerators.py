@@ -176,6 +176,25 @@ def group_vendor(g: ServingGroup) -> str | None:
     return g.pool.accelerator if g.pool is not None else None
 
 
+#: What one device of a family that is no GPU is called (the table's titles: Huawei Ascend, Rebellions ATOM and
+#: FuriosaAI RNGD are NPUs, Intel Gaudi an HPU, Google's a TPU, AWS Trainium and Inferentia Neuron devices); every other
+#: is a GPU.
+_DEVICE_WORD = {"huawei": "NPU", "rebellions": "NPU", "furiosa": "NPU", "google": "TPU", "aws": "Neuron device"}
+
+
+def device_word(g: ServingGroup, rank: bool = False) -> str:
+    """What the group's accelerators are called, in a word: "GPU", or the family's own ("NPU" for
+    huawei.com/Ascend910, "HPU" for Gaudi). ``rank``: the unit vLLM's layout counts (TP × PP) rather than the unit
+    the pods request, which differ on AWS Neuron: tensor parallelism counts NeuronCores, the device plugin hands out
+    Neuron devices (mend2, mend6: SW206's and SW106's messages said "GPU" on an Ascend pool)."""
+    if g.accelerator_resource and any(a.family == "intel-gaudi" for a in families_of(g.accelerator_resource)):
+        return "HPU"
+    vendor = group_vendor(g) or ""
+    if rank and vendor == "aws":
+        return "NeuronCore"
+    return _DEVICE_WORD.get(vendor, "GPU")
+
+
 def family_known(resource: str) -> bool:
     return bool(families_of(resource))
 

@@ -13,6 +13,8 @@ from ..capacity.group import (
     device,
     engine_settings,
     expected_context,
+    gpu_name,
+    gpu_of,
     mig_slice_or_none,
     require_model,
     sizer,
@@ -22,7 +24,7 @@ from ..capacity.group import (
 from ..capacity.group import declared_load as _declared_load
 from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer
 from ..capacity.sizing import BYTES_PER_PARAM, GB, GIB, Device, EngineSettings, ReplicaSizing, size_deployment
-from ..catalog.accelerators import family_known, group_vendor, non_nccl_vendors
+from ..catalog.accelerators import device_word, family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
 from ..engine import LintConfig
 from ..model import ServingGroup
@@ -204,14 +206,14 @@ def not_starting(s: ReplicaSizing, current: Parallel) -> str:
 
 def replicas_text(r: Replication, current: Parallel, how: str, context: str,
                   source: str = f"annotation {ANN_TARGET_CONCURRENCY}", down: str = "",
-                  change: str = "") -> tuple[str, bool]:
+                  change: str = "", word: str = "GPU") -> tuple[str, bool]:
     """What the replicas of a smaller layout hold together against the declared load, and whether that is sure:
     ``2 replicas × TP1×PP1 on the same 2 GPUs hold 110 sequences of 8,192 tokens together: enough for the 64 a
     replica must hold (128 by annotation … over 2 replicas)``, and, where that is sure, the ``change`` that runs them
     (:func:`change_text`). Without a declared load, what they would hold beside what the current layout holds (or
-    ``down``: why it does not start), never sure."""
+    ``down``: why it does not start), never sure. ``word``: what the devices are called (:func:`device_word`)."""
     alt = r.alt
-    them, one = placed(alt.replicas, alt.fit.parallel, current)
+    them, one = placed(alt.replicas, alt.fit.parallel, current, word)
     together = "" if one else " together"
     if r.need is None:
         where = down or f"{current.text()} holds {r.current_holds:,}"
@@ -248,33 +250,44 @@ def change_text(g: ServingGroup, current: Parallel, alt: Parallel, engines: int)
     return ", ".join(out)
 
 
-def placed(replicas: int, alt: Parallel, current: Parallel) -> tuple[str, bool]:
+def device_name(g: ServingGroup) -> str:
+    """One of the group's devices as a message names it: the catalog's name (``H100 SXM``, ``MI300X cpx_nps4 1/8``),
+    else ``unknown NPU`` or ``custom HPU`` in the word of the accelerator the pods request (:func:`device_word`; mend6:
+    an Ascend pool sized by its labels was "one unknown GPU")."""
+    name = gpu_name(g)
+    word = device_word(g, rank=True)
+    return name if word == "GPU" or gpu_of(g) is not None else name.replace("GPU", word)
+
+
+def placed(replicas: int, alt: Parallel, current: Parallel, word: str = "GPU") -> tuple[str, bool]:
     """Where ``replicas`` engines of ``alt`` run on the GPUs of one ``current`` engine, and whether that is one
     engine: ``2 replicas × TP1×PP1 on the same 2 GPUs``, or, where they leave GPUs over (fewer pipeline stages than
     an uneven layout holds, :func:`..capacity.layout.fewer_stages`), ``1 replica × TP1×PP2 on 2 of the 3 GPUs``."""
     used = replicas * alt.world
     noun = "replica" if replicas == 1 else "replicas"
     if used < current.world:
-        return f"{replicas} {noun} × {alt.text()} on {used} of the {current.world} GPUs", replicas == 1
-    return f"{replicas} {noun} × {alt.text()} on the same {current.world} GPUs", replicas == 1
+        return f"{replicas} {noun} × {alt.text()} on {used} of the {current.world} {word}s", replicas == 1
+    return f"{replicas} {noun} × {alt.text()} on the same {current.world} {word}s", replicas == 1
 
 
-def reserve_text(res: Reserve, source: str, current: Parallel | None = None, change: str = "") -> tuple[str, bool]:
+def reserve_text(res: Reserve, source: str, current: Parallel | None = None, change: str = "",
+                 word: str = "GPU") -> tuple[str, bool]:
     """A smaller layout against the doctrine's reserve (no load declared), and whether that is sure:
     ``2 replicas × TP1×PP1 fit the same GPUs: each starts at max_model_len 131,072 with …``; with ``current``
     given and GPUs left over, ``1 replica × TP1×PP2 on 2 of the 3 GPUs fits: it starts …``."""
     f = res.fit
     s = f.sizing
     alt = f"{res.replicas} replicas × {f.parallel.text()}"
-    fit, each = "fit the same GPUs", "each"
+    same = f"fit the same {word}s"
+    fit, each = same, "each"
     if current is not None and res.replicas * f.parallel.world < current.world:
-        alt, one = placed(res.replicas, f.parallel, current)
+        alt, one = placed(res.replicas, f.parallel, current, word)
         fit, each = ("fits", "it") if one else ("fit", "each")
     reserve = f"{s.weights_gib_per_gpu:.1f} GiB of weights × {res.kv_reserve:g} = {res.reserve_gib:.1f} GiB"
     if res.sure:
         run = "it" if each == "it" else "them"
         return (f"{alt} {fit}: {each} starts at max_model_len {s.max_model_len:,} with "
-                f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU and keeps the KV "
+                f"{s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per {word} and keeps the KV "
                 f"reserve ({reserve} of the {s.usable_gib_per_gpu:.1f} GiB vLLM may use); run {run} instead"
                 f"{f' ({change})' if change else ''}, or "
                 f"declare the load ({source}) to have it judged against the load"), True
@@ -283,9 +296,9 @@ def reserve_text(res: Reserve, source: str, current: Parallel | None = None, cha
                "estimates follow CUDA and ROCm, not this device's vLLM plugin")
     else:
         why = (f"{each} starts at max_model_len {s.max_model_len:,} with {s.kv_cache_gib_per_gpu:.1f} GiB "
-               f"({s.kv_band_text}) of KV cache per GPU, but the KV reserve is thin ({reserve} against the "
+               f"({s.kv_band_text}) of KV cache per {word}, but the KV reserve is thin ({reserve} against the "
                f"{s.usable_gib_per_gpu:.1f} GiB vLLM may use)")
-    may = "may fit the same GPUs" if fit == "fit the same GPUs" else f"may {fit.removesuffix('s')}"
+    may = f"may {same}" if fit == same else f"may {fit.removesuffix('s')}"
     return f"{alt} {may}: {why}; declare the load ({source}) to have it judged", False
 
 

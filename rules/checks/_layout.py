@@ -10,7 +10,7 @@ import re
 
 from ..catalog.accelerators import image_families
 from ..catalog.hardware import selects_no_accelerator
-from ..model import UNKNOWN, ServingGroup, Undecidable
+from ..model import UNKNOWN, NodePool, ServingGroup, Undecidable
 from ..model.vocab import EFA_RESOURCE, GFD_CLIQUE
 from ..vllm.imageref import parse_image
 
@@ -130,3 +130,14 @@ def requests_efa(g: ServingGroup) -> bool:
         raise Undecidable(EFA_RESOURCE, f"the count container `{unknown.name}` requests is a template placeholder or "
                                         "a computed value")
     return False
+
+
+def nvlink_domain(pool: NodePool) -> int | None:
+    """GPUs of one node that NVLink joins all-to-all: 1 on PCIe-only pools, the pool's NVLink domain where
+    NVLink joins only some of them (H100 NVL pairs); None when every GPU of the node shares it or the
+    interconnect is not known."""
+    if pool.interconnect == "pcie":
+        return 1
+    if pool.interconnect == "nvlink" and pool.nvlink_domain_size:
+        return int(pool.nvlink_domain_size)
+    return None

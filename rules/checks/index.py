@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine import Rule, RuleMeta
+    from ..engine import LintConfig, Rule, RuleMeta
     from ..model import Inventory, ServingGroup
 
 _G = ("groups",)
@@ -176,8 +176,8 @@ def wire_not_running(rules: tuple[Rule, ...]) -> None:
 _ONCE: dict[tuple[str, Callable[..., Any]], Callable[..., tuple[Any, ...]]] = {}
 
 
-def _once_per_group(code: str, says: Callable[[ServingGroup, Inventory], Any]
-                    ) -> Callable[[ServingGroup, Inventory], tuple[Any, ...]]:
+def _once_per_group(code: str, says: Callable[[ServingGroup, Inventory, LintConfig], Any]
+                    ) -> Callable[[ServingGroup, Inventory, LintConfig], tuple[Any, ...]]:
     """``says``, a source's findings on a group, made once per group and kept beside it (``capacity.group.per_group``):
     each capacity and topology rule with a blocking hit on the group asked the source again (SW201's ``pending``
     sized the group's request against its pool for each of them; issue 30). A group is read against one inventory
@@ -190,10 +190,10 @@ def _once_per_group(code: str, says: Callable[[ServingGroup, Inventory], Any]
 
     from ..capacity.group import per_group
 
-    key = f"not running: {code}"
-
-    def once(g: ServingGroup, inv: Inventory) -> tuple[Any, ...]:
-        return per_group(g, key, lambda group: tuple(says(group, inv)))
+    def once(g: ServingGroup, inv: Inventory, config: LintConfig) -> tuple[Any, ...]:
+        # kept by the settings a source's finding reads (SW104's: the KV reserve and the p95 context), as sizing is
+        key = f"not running: {code}:{config.kv_reserve}:{config.p95_context_tokens}"
+        return per_group(g, key, lambda group: tuple(says(group, inv, config)))
 
     made = _ONCE[(code, says)] = update_wrapper(once, says)
     return made

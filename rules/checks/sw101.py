@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import device, encoder_fit, engine_settings, gpu_name, sizing, tpu_of
+from ..capacity.group import (
+    device,
+    encoder_fit,
+    engine_settings,
+    gpu_name,
+    offload_bytes,
+    sizing,
+    tpu_of,
+    weights_refused_whatever_pcp,
+)
 from ..capacity.sizing import ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, Undecidable
 from ._capacity import layout_text, weights_fit_instead
 from ._unseen import held_back_hits
 
@@ -86,7 +95,16 @@ class WeightsDoNotFit(GroupRule):
                              "for a KV cache), so it loads, but takes more of the GPU than gpu_memory_utilization "
                              "gives it", level="advisory")
             return
-        s = sizing(g, config)
+        pcp_unseen = ""
+        try:
+            s = sizing(g, config)
+        except Undecidable as u:
+            if u.prop != "prefill_context_parallel_size":
+                raise
+            s = weights_refused_whatever_pcp(g, config)  # the weights refused at every PCP, or undecided
+            if s is None:
+                raise
+            pcp_unseen = " (whatever its --prefill-context-parallel-size, not known yet: each PCP rank holds them)"
         if s is None:
             return
         if s.weights_fit_band == "starts":
@@ -98,14 +116,16 @@ class WeightsDoNotFit(GroupRule):
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > whole
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
-            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{_offloaded(g)}, but "
+            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{pcp_unseen}"
+            f"{_offloaded(g, bool(pcp_unseen))}, but "
             f"gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
             yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
-                         f"{weights_fit_instead(g, s, config)}", level="mandatory")
+                         f"{_PCP_UNSEEN_REMEDY if pcp_unseen else weights_fit_instead(g, s, config)}",
+                      level="mandatory")
         elif s.kv_verdict == "refuses":
             # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
@@ -144,9 +164,18 @@ def _ecc(s: ReplicaSizing) -> str:
     return f"; {note}" if note else ""
 
 
-def _offloaded(g: ServingGroup) -> str:
-    """Words for a sizing that counted ``--cpu-offload-gb`` (:func:`..capacity.group._offload_bytes`), else ""."""
+#: SW101's remedy where the weights are refused whatever the --prefill-context-parallel-size not known yet: the layouts
+#: weights_fit_instead sizes would name a pod request without the PCP ranks, which the linter cannot count.
+_PCP_UNSEEN_REMEDY = ("spread the weights over more GPUs with a wider --tensor-parallel-size or more pipeline stages "
+                      "(each prefill context-parallel rank holds the same shard, and multiplies the GPUs a replica "
+                      "requests), serve an FP8 or 4-bit quantised checkpoint, or use a GPU with more memory")
+
+
+def _offloaded(g: ServingGroup, pcp_unseen: bool = False) -> str:
+    """Words for a sizing that counted ``--cpu-offload-gb`` (:func:`..capacity.group.offload_bytes`), else ""
+    (``pcp_unseen``: sized by :func:`..capacity.group.weights_refused_whatever_pcp`, whose engine settings are not
+    :func:`..capacity.group.engine_settings`)."""
     value = g.engine.cpu_offload_gb
-    if not engine_settings(g).cpu_offload_bytes:
+    if not (offload_bytes(g) if pcp_unseen else engine_settings(g).cpu_offload_bytes):
         return ""
     return f" besides what --cpu-offload-gb {float(value):g} keeps in CPU memory"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, parallel, require_model, sizer, sizing, tpu_of
+from ..capacity.group import parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
     Parallel,
     Sizer,
@@ -16,6 +16,7 @@ from ..capacity.layout import (
     smaller,
 )
 from ..capacity.sizing import ReplicaSizing
+from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ._capacity import (
@@ -23,6 +24,7 @@ from ._capacity import (
     change_text,
     context_text,
     declared_seqs,
+    device_name,
     ecc_on_sizer,
     ecc_on_text,
     latency_escape,
@@ -30,6 +32,7 @@ from ._capacity import (
     replicas_text,
     reserve_text,
 )
+from ._layout import nvlink_domain
 from ._unseen import held_back_hits
 
 
@@ -118,11 +121,13 @@ class ShardedModelThatFits(GroupRule):
         s = sizing(g, config)
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
-        where = f"{model.id} is sharded over {current.world} GPUs per replica ({current.text()}) on {gpu_name(g)}"
+        word = device_word(g, rank=True)
+        where = (f"{model.id} is sharded over {current.world} {word}s per replica ({current.text()}) on "
+                 f"{device_name(g)}")
         found = _judge(g, config, sz, s, current, where)
         if found is None:
             return
-        message, sure, capped = found
+        message, sure, capped, _ = found
         if capped:  # it serves only with a --max-num-seqs the manifest does not set: advisory, never blocking
             yield hit(g, f"{message} ({s.vllm_version_note})")
             return
@@ -136,22 +141,49 @@ class ShardedModelThatFits(GroupRule):
         yield hit(g, f"{message} ({s.vllm_version_note})", level="mandatory" if sure else None)
 
 
-def sharded_beyond_need(g: ServingGroup, inv: Inventory) -> list[Hit]:
+def change_layout(g: ServingGroup, config: LintConfig) -> Parallel | None:
+    """The layout SW104's finding on the group tells the team to run (its smaller replicas' TP × PP), None where it
+    names none (no finding, or one that cannot be decided)."""
+    if tpu_of(g) is not None:
+        return None
+    current = parallel(g)
+    sz, s = sizer(g, config), sizing(g, config)
+    if current.gpus <= 1 or current.pcp > 1 or sz is None or s is None or judge(s, current, None).starts != "starts":
+        return None
+    found = _judge(g, config, sz, s, current, "")
+    return None if found is None else found[3]
+
+
+def sharded_beyond_need(g: ServingGroup, inv: Inventory, config: LintConfig | None = None) -> list[Hit]:
     """SW104's blocking findings on the group: replicas on fewer GPUs per replica surely start and hold its load.
     The engine asks it of SW202 (remedy1, newuser12: both blocked at the same line for one cause): where SW104
     blocks, the TP group over PCIe is avoidable because the model needs fewer GPUs, and the change SW104 names
     (fewest GPUs first: with one pipeline stage, a TP within the NVLink domain whenever SW202's own replicas hold
-    the load) is the one to make; SW202 judges the layout it makes. Empty where that is not so or not known."""
+    the load) is the one to make; SW202 judges the layout it makes. Empty where that is not so or not known.
+    Judged with the run's ``config`` (its --kv-reserve and --p95-context), as SW104's own finding in the run is
+    (review30: at the default configuration, a run with --p95-context 2048 got SW104 and SW202 both blocking for one
+    cause, and one whose settings make SW104 advisory could have had SW202 made advisory beside nothing). Only where
+    the change SW104 names keeps the TP group inside the NVLink domain (review30): with more than one pipeline stage
+    its fewest GPUs may be TP4×PP1 over PCIe (Llama-3.1-70B at TP4×PP2 on eight H100 NVL, 48 sequences declared),
+    while SW202's 2 × TP2×PP2 on the bridged pairs hold the load: the PCIe is then a cause of its own, which SW104's
+    change leaves, and SW202 keeps its level."""
     try:
-        return [h for h in ShardedModelThatFits().check_group(g, inv, LintConfig()) if h.level == "mandatory"]
+        run = config or LintConfig()
+        hits = [h for h in ShardedModelThatFits().check_group(g, inv, run) if h.level == "mandatory"]
+        if not hits or g.pool is None:
+            return hits
+        domain = nvlink_domain(g.pool)
+        alt = change_layout(g, run)
+        return hits if domain is None or alt is None or alt.tp <= domain else []
     except Undecidable:
         return []
 
 
 def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, current: Parallel,
-           where: str) -> tuple[str, bool, bool] | None:
-    """The smaller layout that serves the model on the same GPUs, as ``(message, sure, capped)``: capped where it
-    serves only at a --max-num-seqs the manifest does not set (never sure). None: the sharding is needed."""
+           where: str) -> tuple[str, bool, bool, Parallel | None] | None:
+    """The smaller layout that serves the model on the same GPUs, as ``(message, sure, capped, its layout)``: capped
+    where it serves only at a --max-num-seqs the manifest does not set (never sure; no layout named). None: the
+    sharding is needed."""
     model = sz.model
     seqs, how = declared_seqs(g, config)
     candidates = smaller(model, current)
@@ -160,14 +192,14 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
         if res is None:
             capped = capped_alternative(sz, current, candidates, config.kv_reserve)
             if capped is not None:
-                return f"{where}, and {capped_text(capped, load_source(g))}", False, True
+                return f"{where}, and {capped_text(capped, load_source(g))}", False, True, None
             # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
             res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
             if res is None:
                 return None  # no smaller layout starts at max_model_len: the sharding is needed
         text, sure = reserve_text(res, load_source(g), current,
-                                  change_text(g, current, res.fit.parallel, res.replicas))
-        return f"{where}, {'but' if sure else 'and'} {text}", sure, False
+                                  change_text(g, current, res.fit.parallel, res.replicas), device_word(g, rank=True))
+        return f"{where}, {'but' if sure else 'and'} {text}", sure, False, res.fit.parallel
     r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs, config.kv_reserve)
     if r is None:
         r = replication(sz, current, s.concurrency_at_expected_context, fewer_stages(current), seqs,
@@ -175,5 +207,6 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
     if r is None:
         return None  # no smaller layout starts and holds its share: the sharding is needed
     text, sure = replicas_text(r, current, how, context_text(g, config, r.alt.fit.sizing), load_source(g),
-                               change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas))
-    return f"{where}, but {text}", sure, False
+                               change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas),
+                               word=device_word(g, rank=True))
+    return f"{where}, but {text}", sure, False, r.alt.fit.parallel

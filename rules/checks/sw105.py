@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import engine_env, env_settings, extensible_kv_cache_of, vllm_version
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
+from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
+from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, known
 from ..vllm.versions import cudagraph_estimate_in_budget
 from ._sharing import gpu_sharing
 from ._unseen import held_back_hits
 
 LOW, HIGH = 0.5, 0.95
+#: The first release whose extensible KV cache (on by default on NVIDIA and AMD GPUs) measures what it keeps free.
+_EXTENSIBLE_FROM = "0.34"
 
 
 class MemoryUtilizationOutOfRange(GroupRule):
@@ -28,7 +31,11 @@ class MemoryUtilizationOutOfRange(GroupRule):
             "start-up or under load. Below 0.5 half of an expensive GPU sits idle while the KV cache, the "
             "real capacity ceiling, is starved. The default is 0.9, 0.92 from vLLM 0.20. From vLLM 0.34 the "
             "extensible KV cache (CUDA and ROCm, by default) is sized after the warm-up and the CUDA graph capture "
-            "and keeps what it measured free itself: its default is 1.0 and a high value is not reported. The "
+            "and keeps what it measured free itself: its default is 1.0 and a high value is not reported, where the "
+            "release is read (the image's tag, a pip pin, the shardwise.dev/vllm-version annotation); where it is "
+            "only assumed (a tag that names no vLLM release: the newest is assumed), an older release the image may "
+            "run leaves no headroom, so a high value cannot be decided (advisory), and the finding says the release "
+            "was assumed and how to declare it. The "
             "fraction is of the "
             "whole GPU's memory, so where the GPU is shared (time-slicing or MPS shares, GPUs seen through "
             "runtimeClassName nvidia without a request, a shared resource claim, the unified memory of a GB10 "
@@ -68,14 +75,24 @@ class MemoryUtilizationOutOfRange(GroupRule):
         if rv.source == "assumed":  # a release the image does not name: say it is assumed and why (its note)
             default = f"the default is {1.0 if measured else b.gpu_memory_utilization:g} in {rv.note}"
         sharing = gpu_sharing(g, inv)
+        assumed = rv.source == "assumed"
         if u > HIGH and measured and not (sharing is not None and sharing.shared):
             # 0.34's extensible KV cache measures what it keeps free after the warm-up and the capture: a high
             # fraction leaves no headroom short (v1/worker/extensible_kv_cache.py measure_kv_cache_bytes)
+            if assumed:  # only in the release assumed: an older one the image may run leaves no headroom (mend5)
+                yield Hit(group_subject(g), f"{CANNOT}whether gpu_memory_utilization {u:g}, above {HIGH}, leaves "
+                          f"vLLM headroom: the image's release decides it, and it is {rv.note}. From vLLM "
+                          f"{_EXTENSIBLE_FROM}, on NVIDIA and AMD GPUs, the extensible KV cache measures after the "
+                          "warm-up what to keep free (its default is 1.0); before it, nothing is left for the "
+                          "CUDA context, NCCL buffers, CUDA graphs (before vLLM 0.20), the sampler warm-up and "
+                          "fragmentation", g.location, tuple(g.suppressions), undecided=True)
             return
         if u > HIGH:
             # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 leaves the graphs outside the budget on 0.20+ too
             in_budget = cudagraph_estimate_in_budget(b, env_settings(engine_env(g)).get("cudagraph_profiling"))
-            outside = "the CUDA context, NCCL buffers, " + ("" if in_budget else "CUDA graphs, ")
+            # an assumed release that charges the graphs says so: one the image may run (before 0.20) does not
+            graphs = "" if not in_budget else "CUDA graphs before vLLM 0.20, " if assumed else ""
+            outside = "the CUDA context, NCCL buffers, " + (graphs if in_budget else "CUDA graphs, ")
             outside += "the sampler warm-up and fragmentation"
             shared = (f"; the GPU is shared ({sharing.how}), and vLLM needs that fraction of all its memory free "
                       "at start") if sharing is not None and sharing.shared else ""

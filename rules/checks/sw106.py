@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import gpu_name, gpu_of, parallel, require_model, sizer, sizing, tpu_of
+from ..capacity.group import gpu_of, parallel, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication, sure_holds
+from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import context_text, declared_seqs, load_source, not_starting
+from ._capacity import context_text, declared_seqs, device_name, load_source, not_starting
 from ._unseen import held_back_hits
 
 
@@ -85,9 +86,10 @@ class ShardingAvoidableByQuantization(GroupRule):
         which = (f" (both central estimates; {sure:,} beyond its error band)"
                  if not down and sure != r.current_holds else "")
         article = "an" if label[0] in "AEFHILMNORSX" else "a"
-        text = (f"{model.id} takes {current.world} GPUs a replica ({current.text()}, {s.weight_precision}); "
-                f"{article} {label} variant ({a.weights_gb_total:.1f} GB of weights) fits on one {gpu_name(g)}, so "
-                f"those {current.world} GPUs could run {plural(alt.replicas, 'one-GPU replica')} holding "
+        word = device_word(g, rank=True)  # an Ascend pool's are NPUs (mend6)
+        text = (f"{model.id} takes {current.world} {word}s a replica ({current.text()}, {s.weight_precision}); "
+                f"{article} {label} variant ({a.weights_gb_total:.1f} GB of weights) fits on one {device_name(g)}, "
+                f"so those {current.world} {word}s could run {plural(alt.replicas, f'one-{word} replica')} holding "
                 f"{about}{plural(r.together, 'sequence')} of {context_text(g, config, a)} together")
         if seqs is not None:
             text += f": enough for the {seqs:,} a replica must hold ({how})"

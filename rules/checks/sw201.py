@@ -165,7 +165,7 @@ class TensorParallelLargerThanNode(GroupRule):
                          "every layer's all-reduce over TCP")
 
 
-def pending(g: ServingGroup, inv: Inventory) -> list[Hit]:
+def pending(g: ServingGroup, inv: Inventory, config: LintConfig | None = None) -> list[Hit]:
     """SW201's findings that the group's pods never schedule on its pool (a pod's request beyond what one node of the
     pool holds, :func:`_one_pod`): the paths of :meth:`TensorParallelLargerThanNode.check_group` that give them, and
     only those. Empty where that is not so or not known (a value not known yet, a request the node's unit does not

@@ -18,7 +18,7 @@ from ..capacity.layout import (
     smaller,
 )
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, NodePool, ServingGroup
+from ..model import Inventory, ServingGroup
 from ..vllm.support import pp_refusal
 from ._capacity import (
     context_text,
@@ -31,6 +31,7 @@ from ._capacity import (
     not_starting,
     replicas_text,
 )
+from ._layout import nvlink_domain
 from ._unseen import held_back_hits
 
 
@@ -42,8 +43,9 @@ class TensorParallelOverPcie(GroupRule):
         mandatory_when=(
             "when replicas whose TP stays inside the NVLink domain start and hold the declared concurrency at "
             "the precision served, beyond the estimate's error band (the sharding over PCIe was avoidable), and no "
-            "per-token latency target is declared; advisory where SW104 blocks on the same workload (the model needs "
-            "fewer GPUs per replica: one cause, SW104's finding)"
+            "per-token latency target is declared; advisory where SW104 blocks on the same workload and the change it "
+            "names keeps the TP group inside the NVLink domain (the model needs fewer GPUs per replica: one cause, "
+            "SW104's finding)"
         ),
         severity="high",
         summary="The tensor-parallel group spans GPUs that only PCIe joins.",
@@ -67,8 +69,10 @@ class TensorParallelOverPcie(GroupRule):
             "(SW106). A per-token latency target declared with the annotation shardwise.dev/tpot-target-ms (the "
             "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it. Where SW104 blocks "
             "on the same workload, the avoidable sharding is its finding, which names the change to make, and this "
-            "one is advisory beside it (one root cause, one blocking finding); a suppression of SW104 accepts its "
-            "finding, not the PCIe, so this one blocks again."
+            "one is advisory beside it (one root cause, one blocking finding), where that change keeps the TP group "
+            "inside the NVLink domain; where it keeps a TP group over PCIe (with pipeline stages, SW104's fewest GPUs "
+            "may be TP4×PP1 where TP2×PP2 on NVLink pairs holds the load) the PCIe is a cause of its own and this one "
+            "keeps its level. A suppression of SW104 accepts its finding, not the PCIe, so this one blocks again."
         ),
         bad_example="--tensor-parallel-size 2 --max-num-seqs 4   # Llama-3.1-8B on g5.12xlarge: one A10G holds it",
         good_example=(
@@ -152,17 +156,6 @@ class TensorParallelOverPcie(GroupRule):
                            context_text(g, config, s)) if inside else (
                 f"no TP of {domain} or fewer divides the model's {model.num_attention_heads} attention heads")
         yield hit(g, f"{head}, and the sharding is not avoidable on this pool: {why}{tail} ({s.vllm_version_note})")
-
-
-def nvlink_domain(pool: NodePool) -> int | None:
-    """GPUs of one node that NVLink joins all-to-all: 1 on PCIe-only pools, the pool's NVLink domain where
-    NVLink joins only some of them (H100 NVL pairs); None when every GPU of the node shares it or the
-    interconnect is not known."""
-    if pool.interconnect == "pcie":
-        return 1
-    if pool.interconnect == "nvlink" and pool.nvlink_domain_size:
-        return int(pool.nvlink_domain_size)
-    return None
 
 
 def _why_not(fit: Fit, current: Parallel, seqs: int | None, kv_reserve: float, context: str) -> str:

@@ -61,7 +61,7 @@ def _on_mig(g: ServingGroup, inv: Inventory, lay: Layout) -> list[Hit]:
                    "(nvidia.com/gpu on nodes without MIG)", location=g.at("resources"))]
 
 
-def cannot_start(g: ServingGroup, inv: Inventory) -> list[Hit]:
+def cannot_start(g: ServingGroup, inv: Inventory, config: LintConfig | None = None) -> list[Hit]:
     """SW204's findings that the group's replica cannot start as written because its pods run more than one vLLM
     worker on MIG devices (:func:`_on_mig`, the path of :meth:`GpuRequestNotTp.check_group` that gives them), and
     only those; empty where that is not so or not known. The engine asks it of a group on which a capacity or

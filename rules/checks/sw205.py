@@ -131,12 +131,13 @@ class MultiNodeWithoutFastFabric(GroupRule):
                              f"would run {tcp}{'; ' + fix if fix else ''}", where, level="mandatory" if sure else None)
 
 
-def tcp_between_nodes(g: ServingGroup, inv: Inventory) -> list[Hit]:
+def tcp_between_nodes(g: ServingGroup, inv: Inventory, config: LintConfig | None = None) -> list[Hit]:
     """SW205's blocking findings on the group: its tensor-parallel (or expert) traffic crosses the node boundary where
     the nodes are known to have no fabric the pods use, so it runs over TCP. Empty where that is not so or not known.
     The engine asks it of SW201 (fold22): SW201's finding that the TP group spans nodes without an RDMA fabric is the
     same root cause, and SW205, the rule about the fabric between nodes, owns the blocking finding."""
     try:
-        return [h for h in MultiNodeWithoutFastFabric().check_group(g, inv, LintConfig()) if h.level == "mandatory"]
+        return [h for h in MultiNodeWithoutFastFabric().check_group(g, inv, config or LintConfig())
+                if h.level == "mandatory"]
     except Undecidable:
         return []

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from .. import catalog
 from ..capacity.group import engine_settings, gpu_memory_gib, require_model, tpu_of, vllm_version
 from ..capacity.sizing import Device, size_deployment
-from ..catalog.accelerators import families_of, group_vendor
+from ..catalog.accelerators import device_word, families_of, group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
 from ..model import vocab as L
@@ -32,19 +32,6 @@ _SELECT = ("; select the GPU pool with a nodeSelector (nvidia.com/gpu.product, n
            "whose labels, or a Karpenter NodePool whose requirements, name the GPU)")
 #: What decides it for a pool or selector that names a GPU the catalog lacks, or a pool that names none
 _LABEL_UNKNOWN = "; label the pool with shardwise.dev/gpu-memory-gib and shardwise.dev/gpu-count"
-#: What one device of a family that is no GPU is called (accelerators.json's titles: Huawei Ascend, Rebellions ATOM
-#: and FuriosaAI RNGD are NPUs, Intel Gaudi an HPU, AWS Trainium and Inferentia Neuron devices); every other is a GPU.
-_DEVICE_WORD = {"huawei": "NPU", "rebellions": "NPU", "furiosa": "NPU", "aws": "Neuron device"}
-
-
-def _device_word(g: ServingGroup) -> str:
-    """What the group's pods request, in a word: "GPU", or the family's own ("NPU" for huawei.com/Ascend910)."""
-    if g.accelerator_resource and any(a.family == "intel-gaudi"
-                                      for a in families_of(g.accelerator_resource)):
-        return "HPU"
-    return _DEVICE_WORD.get(group_vendor(g) or "", "GPU")
-
-
 def _select(g: ServingGroup) -> str:
     """:data:`_SELECT`, worded for the accelerator the pods request: an Ascend workload is told to select its NPU pool,
     not a GPU pool by NVIDIA's labels (mend2). A family shardwise's catalog has no record of is said so, with the
@@ -52,7 +39,7 @@ def _select(g: ServingGroup) -> str:
     vendor = group_vendor(g)
     if vendor in (None, "nvidia"):
         return _SELECT
-    word = _device_word(g)
+    word = device_word(g)
     if not any(gpu.vendor == vendor for gpu in catalog.gpus().values()):
         family = families_of(g.accelerator_resource or "")
         title = family[0].title.split(" (")[0] if family else f"{vendor} {word}s"

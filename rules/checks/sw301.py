@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -53,22 +54,33 @@ class RuntimePortExposed(ObjectRule[Checked]):
         why=(
             "Ray's GCS (6379), dashboard (8265), client (10001) and dashboard-agent (52365) ports, the "
             "torch.distributed store and vLLM's data-parallel master (29500), vLLM's native multi-node master "
-            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake "
-            "ports (14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw "
-            "from carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on "
-            "an isolated network. Anyone who reaches them can run code on the GPU nodes or read and corrupt "
-            "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
-            "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
-            "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
-            "selects (unknown, and blocking, when they are not in the inputs). On a Service or Ingress, a port that is "
-            "only Ray's default number (6379, 8265, 10001, 52365) is Ray's where the input says Ray runs there: the "
-            "pods it selects are a Ray custom resource's or a vLLM serving group's, or a container of theirs runs a "
-            "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
-            "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port is named as "
-            "Ray's (gcs-server, dashboard, client); it blocks then, and where a selected pod's labels, image or "
-            "command are not known yet. Where the pods it selects are all in the inputs and none runs Ray (a Redis "
-            "on 6379), the number is another program's: no finding. Where they are not in the inputs (an "
-            "operator's pods, a Dragonfly on 6379), what serves the port is not known: advisory."
+            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake ports "
+            "(14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw from carry "
+            "unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on an isolated "
+            "network. Anyone who reaches them can run code on the GPU nodes or read and corrupt tensors. vLLM's "
+            "--api-key guards only the /v1 HTTP routes, not these ports. Sources are compared as networks (0::0/0 is "
+            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, "
+            "and a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when "
+            "they are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, "
+            "8265, 10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
+            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, "
+            "anyscale/, an image named ray) or command (ray start, serve run, import ray, a ray executor or "
+            "data-parallel backend), or its selector names a ray.io/ label, or the port is named as Ray's "
+            "(gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, 8998) are "
+            "torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a vLLM serving "
+            "group's, a PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env (MASTER_ADDR, "
+            "MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
+            "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
+            "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label, or the port (on the "
+            "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
+            "then, and where the Service's selector, or a selected pod's labels, image, command or env, is not known "
+            "yet (computed at preview, or a template placeholder such as ${RAY_IMAGE}), or a selected pod serves a "
+            "model with an engine shardwise does not recognise (fail closed). A command is read as the container "
+            "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
+            "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
+            "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding. "
+            "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
+            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -203,19 +215,20 @@ class RuntimePortExposed(ObjectRule[Checked]):
             raise undecided
         if exposed and _runs_other_program(inv, svc):
             return
-        runtime, others, unsure = _what_it_selects(inv, [svc])
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
-            as_ray = _named_so(svc, port, exposed[port])
-            if port in RAY_PORTS and not (runtime or as_ray or unsure):
+            runtime, others, unsure = _what_it_selects(inv, [svc], port)
+            as_runtime = _named_so(svc, port, exposed[port])
+            if not (runtime or as_runtime or unsure):
                 if not others:  # its pods are not in the inputs: advisory (DESIGN.md, "Unknown, and what is not")
                     yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
-                                   f"outside the cluster: {_absent_text(port)}; {_ABSENT_REMEDY}", level="advisory")
-                continue  # its pods are in the inputs and none runs Ray: the number is another program's
+                                   f"outside the cluster: {_absent_text(port)}; {_absent_remedy(port)}",
+                              level="advisory")
+                continue  # its pods are in the inputs and none runs the runtime: the number is another program's
             yield hit(
                 svc,
                 f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                f"({_port_text(port, runtime or as_ray, others)}{via}) outside the "
+                f"({_port_text(port, runtime or as_runtime, others, unsure)}{via}) outside the "
                 f"cluster; {_SERVICE_REMEDY}",
             )
 
@@ -223,6 +236,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
+        via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
         for name in ing.services:
             for svc in fronted(inv, ing, name):
                 behind.append(svc)
@@ -241,49 +255,89 @@ class RuntimePortExposed(ObjectRule[Checked]):
                         continue
                     if port is not None and port in RUNTIME_PORTS:
                         exposed.add(port)
+                        if svc not in via.setdefault(port, []):
+                            via[port].append(svc)
         if not exposed and UNKNOWN in ing.ports:
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
         if not exposed and undecided is not None:
             raise undecided
-        runtime, others, unsure = _what_it_selects(inv, behind)
         for port in sorted(exposed):
-            named = any(_named_so(svc, port, "") for svc in behind)
-            if port in RAY_PORTS and not (runtime or named or unsure):
-                if not others:
+            # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
+            # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
+            services = via.get(port) or behind
+            picked = [_what_it_selects(inv, [svc], port) for svc in services]
+            runtime = any(p[0] for p in picked)
+            unsure = any(p[2] for p in picked)
+            others = list(dict.fromkeys(o for p in picked for o in p[1]))
+            absent = any(not (p[0] or p[1] or p[2]) for p in picked)
+            named = any(_named_so(svc, port, "") for svc in services)
+            if not (runtime or named or unsure):
+                if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
-                                   f"{_absent_text(port)}; {_ABSENT_REMEDY}", level="advisory")
+                                   f"{_absent_text(port)}; {_absent_remedy(port)}", level="advisory")
                 continue
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({_port_text(port, runtime or named, others)}); remove that route (reach a dashboard with kubectl "
-                "port-forward) and route only the API port, through a gateway",
+                f"({_port_text(port, runtime or named, others, unsure)}); remove that route (reach a dashboard with "
+                "kubectl port-forward) and route only the API port, through a gateway",
             )
 
 
-#: The container port names that say a runtime port is the runtime's (KubeRay's head pod: ``gcs-server``,
-#: ``dashboard``, ``client``; ray-project/kuberay ``ray-operator/controllers/ray/utils/constant.go``), and the
-#: kinds whose pods run Ray.
+#: The container port names that say a Ray default port is Ray's (KubeRay's head pod: ``gcs-server``, ``dashboard``,
+#: ``client``; ray-project/kuberay ``ray-operator/controllers/ray/utils/constant.go``), and the kinds whose pods run
+#: Ray.
 _RUNTIME_PORT_NAMES = frozenset({"gcs", "gcs-server", "ray-gcs", "dashboard", "ray-dashboard", "client", "ray-client"})
 _RAY_KINDS = ("RayCluster ", "RayService ", "RayJob ")
+#: The words of a port name that say a torch.distributed, NCCL or vLLM runtime port is theirs (``dist``,
+#: ``torch-dist``, ``master``, ``c10d``, ``dp-rpc``, ``nixl``, ``kv-transfer``, ``mooncake-bootstrap``; Kubeflow's
+#: training operator names the master's ``pytorchjob-port``).
+_DIST_PORT_WORDS = frozenset({
+    "dist", "distributed", "torch", "pytorch", "pytorchjob", "torchrun", "c10d", "master", "rdzv", "rendezvous",
+    "nccl", "gloo", "dp", "rpc", "kv", "kvt", "nixl", "mooncake", "bootstrap", "side", "sidechannel"})
+#: The label prefixes of a selector that say which runtime the pods run: KubeRay's (``ray.io/node-type``) for Ray;
+#: Kubeflow's training operator's (``training.kubeflow.org/job-name``), LeaderWorkerSet's and JobSet's for a process
+#: group.
+_RAY_LABELS = ("ray.io/",)
+_DIST_LABELS = ("training.kubeflow.org/", "leaderworkerset.sigs.k8s.io/", "jobset.sigs.k8s.io/")
+
+
+def _names_runtime(name: str, port: int) -> bool:
+    """Whether a port name says the runtime whose default ``port`` is serves it (:data:`_RUNTIME_PORT_NAMES` for a
+    Ray port, a word of :data:`_DIST_PORT_WORDS` for the others)."""
+    if port in RAY_PORTS:
+        return name in _RUNTIME_PORT_NAMES
+    return any(w in _DIST_PORT_WORDS for w in re.split(r"[-_.\s]+", name.strip().lower()))
 
 
 def _named_so(svc: Service, port: int, target: str) -> bool:
     """Whether the Service names ``port`` as the runtime's: its named targetPort, or the name of its port that sends
-    there, is one of :data:`_RUNTIME_PORT_NAMES` (``{name: gcs, port: 6379}``)."""
-    return target in _RUNTIME_PORT_NAMES or any(
-        n in _RUNTIME_PORT_NAMES and str(t).strip() == str(port) for n, t in svc.port_names.items())
+    there or that is that port, says the runtime (:func:`_names_runtime`: ``{name: gcs, port: 6379}``,
+    ``{name: dist, port: 29500}``)."""
+    targets = {str(port)}
+    if len(svc.ports) == len(svc.target_ports):
+        targets.update(str(t).strip() for p, t in zip(svc.ports, svc.target_ports, strict=True) if p == port)
+    return _names_runtime(target, port) or any(
+        _names_runtime(str(n), port) and str(t).strip() in targets for n, t in svc.port_names.items())
 
 
-def _what_it_selects(inv: Inventory, services: list[Service]) -> tuple[bool, list[str], bool]:
-    """(whether the input says Ray or vLLM runs behind the Services: they select the pods of a vLLM serving group of
-    the inputs, or may (a selector or labels not known yet), or of a Ray custom resource, or of a workload whose image
-    or command runs Ray (:attr:`PodPorts.ray`), or their selector names a ``ray.io/`` label; the workloads of the inputs
-    whose pods they select otherwise, by subject, none of which runs Ray; whether a pod they may select has labels, or
-    an image or command, not known yet). What names the service on a runtime port: the port number alone does not
-    (6379 is Redis's port as well as Ray GCS's default)."""
+def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tuple[bool, list[str], bool]:
+    """(whether the input says the runtime whose default ``port`` is runs behind the Services: they select the pods of
+    a vLLM serving group of the inputs, or may (a selector or labels not known yet), or, for a Ray port, of a Ray
+    custom resource or of a workload whose image or command runs Ray (:attr:`PodPorts.ray`), for another runtime port
+    of a workload whose env, image or command runs torch.distributed or vLLM (:attr:`PodPorts.dist`: a PyTorchJob, a
+    multi-node LeaderWorkerSet) or that names its container port of that number so (``dist``), or their selector names
+    the runtime's operator's label (``ray.io/``, ``training.kubeflow.org/``); the workloads of the inputs whose pods
+    they select otherwise, by subject, none of which runs it; whether a Service's selector, or a pod it may select's
+    labels, image, command or env, is not known yet, or a pod it selects serves a model with an engine shardwise does
+    not recognise (which may be vLLM). What names the service on a runtime port: the number alone does not (6379 is
+    Redis's port as well as Ray GCS's default, 29500 a web application's as well as torch.distributed's)."""
+    ray = port in RAY_PORTS
     others: list[str] = []
     unsure = False
+    unrecognised: set[str] = set()
+    if not ray:
+        unrecognised = {li.subject for li in inv.launch_issues if li.other_engine == UNRECOGNISED_ENGINE}
     for svc in services:
         try:
             if any(selects(svc, g) for g in selectable(inv, svc)):
@@ -291,51 +345,64 @@ def _what_it_selects(inv: Inventory, services: list[Service]) -> tuple[bool, lis
         except Undecidable:
             return True, [], False
         selector = svc.selector
+        if is_unknown(selector):  # which pods it selects is not known yet: fail closed
+            unsure = True
+            continue
         if not isinstance(selector, dict) or not selector:
             continue
-        if any(str(k).startswith("ray.io/") for k in selector):  # KubeRay's labels: ray.io/node-type, ray.io/cluster
+        if any(str(k).startswith(_RAY_LABELS if ray else _DIST_LABELS) for k in selector):
             return True, [], False
         for p in selectable_pods(inv, svc):
             if not isinstance(p.labels, dict):
                 unsure = True
                 continue
-            if p.namespace == svc.namespace and all(p.labels.get(k) == v for k, v in selector.items()):
-                if p.subject.startswith(_RAY_KINDS) or p.ray is True:
-                    return True, [], False
-                if p.ray is UNKNOWN:
-                    unsure = True
-                elif p.subject not in others:
-                    others.append(p.subject)
+            if p.namespace != svc.namespace or not all(p.labels.get(k) == v for k, v in selector.items()):
+                continue
+            says = p.ray if ray else p.dist
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or (not ray and any(
+                    number == port and _names_runtime(str(n), port) for n, number in p.named.items())):
+                return True, [], False
+            if says is UNKNOWN or p.subject in unrecognised:
+                unsure = True
+            elif p.subject not in others:
+                others.append(p.subject)
     return False, others, unsure
 
 
-#: The runtime ports that are Ray's defaults: on a Service or Ingress, the number alone does not say Ray serves them.
+#: The runtime ports that are Ray's defaults.
 RAY_PORTS = frozenset(p for p, name in RUNTIME_PORTS.items() if name.startswith("Ray "))
 
 
 def _absent_text(port: int) -> str:
-    """What an advisory finding says of a Ray default port whose pods are not in the inputs."""
+    """What an advisory finding says of a runtime's default port whose pods are not in the inputs."""
     return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it selects are not in the input, so what serves "
             "it is not known")
 
 
-#: What to do where a Ray default port is published and what serves it is not in the inputs.
-_ABSENT_REMEDY = ("lint it together with the workload whose pods it selects; if they run Ray, make the Service type "
-                  "ClusterIP (reach a dashboard with kubectl port-forward) and publish only the API port, through a "
-                  "gateway")
+def _runtime_of(port: int) -> str:
+    return "Ray" if port in RAY_PORTS else "torch.distributed or vLLM"
 
 
-def _port_text(port: int, runtime: bool, others: list[str]) -> str:
+def _absent_remedy(port: int) -> str:
+    """What to do where a runtime's default port is published and what serves it is not in the inputs."""
+    return (f"lint it together with the workload whose pods it selects; if they run {_runtime_of(port)}, make the "
+            "Service type ClusterIP (reach a dashboard with kubectl port-forward) and publish only the API port, "
+            "through a gateway")
+
+
+def _port_text(port: int, runtime: bool, others: list[str], unsure: bool) -> str:
     """How a finding names a runtime port: by the runtime where the input says it runs there (:func:`_what_it_selects`,
-    or a port name of the runtime's); else as that runtime's default port, with the workloads the inputs show behind
-    it (the torch.distributed and vLLM ports: a pod of no engine may start them; a Ray default port whose pods
-    are in the inputs and run no Ray has no finding, :func:`_what_it_selects`)."""
+    or a port name of the runtime's); else, where what runs there is not known yet (fail closed), as that runtime's
+    default port, with the workloads the inputs show behind it (a runtime's default port whose pods are in the inputs
+    and run no runtime has no finding, :func:`_what_it_selects`)."""
     if runtime:
         return RUNTIME_PORTS[port]
     text = f"the default port of {RUNTIME_PORTS[port]}"
     if others:
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         text += f"; it selects the pods of {shown}"
+    if unsure:
+        text += f"; whether a pod it may select runs {_runtime_of(port)} is not known"
     return text
 
 

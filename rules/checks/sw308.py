@@ -46,8 +46,24 @@ VENDOR_SHAPED = {
     "HUGGINGFACE_HUB_TOKEN": "a Hugging Face token", "HUGGINGFACEHUB_API_TOKEN": "a Hugging Face token",
     "OPENAI_API_KEY": "an OpenAI API key",
 }
-#: Names that look like a credential: advisory, since MAX_TOKENS-like settings share the words.
-_SECRETISH = re.compile(r"(?:^|_)(?:TOKEN|API_?KEY|SECRET|SECRET_KEY|PASSWORD|PASSWD|ACCESS_KEY)$", re.IGNORECASE)
+#: Names that look like a credential, as :func:`credential_name` spells them: advisory, since MAX_TOKENS-like settings
+#: share the words. ``_PASS`` is the docker-library images' spelling (RABBITMQ_DEFAULT_PASS); ``SECRETKEY`` and
+#: ``ACCESSKEY`` the keys of Kubeflow Pipelines' mlpipeline-minio-artifact Secret (``secretkey``, ``accesskey``).
+_SECRETISH = re.compile(r"(?:^|_)(?:TOKEN|API_?KEY|SECRET|SECRET_?KEY|PASSWORD|PASSWD|PASS|ACCESS_?KEY)$")
+#: An access key that is the user half of a key pair (MinIO's MINIO_ACCESS_KEY and the ``accesskey`` of Kubeflow's
+#: mlpipeline-minio-artifact are the user name; AWS's access key id likewise), not AWS_SECRET_ACCESS_KEY: a product's
+#: default password there is its default user name (``minioadmin`` is both), judged by the name's own level.
+_USER_KEY = re.compile(r"(?:^|_)(?<!SECRET_)ACCESS_?KEY$")
+#: Where a name's words meet: a separator (``secret-key``, ``secret.key``) or a change of case (``secretKey``,
+#: ``HFToken``).
+_NAME_BREAKS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def credential_name(name: str) -> str:
+    """``name`` as upper-case words joined by ``_``, however it is spelled: ``secretKey``, ``secret_key``,
+    ``SECRET-KEY`` and ``secret.key`` are ``SECRET_KEY``, ``secretkey`` is ``SECRETKEY`` (one word), ``hf-token`` is
+    ``HF_TOKEN``: a Secret's or a values file's keys, a config file's settings and env names are matched as one."""
+    return "_".join(w for w in _NAME_BREAKS.split(name.strip()) if w).upper()
 #: vLLM flags whose value is a credential.
 _SECRET_FLAGS = re.compile(r"--(api[-_]key|hf[-_]token)(?:=|\s+)(\S+)")
 #: Template and substitution syntax: Helm/Go ({{ }}), shell and envsubst (${X}, $X), Kubernetes ($(X)),
@@ -81,9 +97,42 @@ _DOCUMENTED_EXAMPLES = frozenset({"token-abc123", "akiaiosfodnn7example", "wjalr
 
 #: Passwords a product ships or documents as its default, which anyone can try: MinIO's root password when none is set
 #: (``minioadmin``, MinIO's documentation of MINIO_ROOT_PASSWORD) and the one Kubeflow Pipelines' MinIO and the MinIO
-#: Operator's example tenant use (``minio123``). Under a credential's name it is no fill-in: the deployment runs with
-#: it, and it is a credential of that product whose value is public, so it blocks whatever the name's own level.
-KNOWN_DEFAULT_PASSWORDS = {"minioadmin": "MinIO's", "minio123": "MinIO's"}
+#: Operator's example tenant use (``minio123``); Grafana's admin password (``admin``: grafana/grafana
+#: ``conf/defaults.ini``, ``admin_password = admin``, kept until someone changes it); RabbitMQ's guest user's
+#: (``guest``: RabbitMQ's access-control guide; the docker-library image lets it connect from anywhere,
+#: ``conf.d/10-defaults.conf`` ``loopback_users.guest = false``). Under a credential's name it is no fill-in: the
+#: deployment runs with it, and it is a credential of that product whose value is public, so it blocks whatever the
+#: name's own level. Not listed, so judged by the name's own level: a value no product ships as its default, however
+#: common in examples (``postgres``: the official PostgreSQL image has no default password and refuses to start
+#: without POSTGRES_PASSWORD, docker-library/postgres ``docker-entrypoint.sh``), and a default a product no longer
+#: ships (Elasticsearch's ``changeme`` before 6.0), which is a fill-in word (:data:`_PLACEHOLDER_WORDS`).
+KNOWN_DEFAULT_PASSWORDS = {"minioadmin": "MinIO's", "minio123": "MinIO's", "admin": "Grafana's",
+                           "guest": "RabbitMQ's"}
+
+#: A line of an env file a Secret or ConfigMap value holds (``config.env`` of the MinIO Operator's example tenant,
+#: ``export MINIO_ROOT_PASSWORD="minio123"``): the variable and its value as written (review29).
+_ENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S.*?)[ \t]*$", re.MULTILINE)
+
+
+def known_default(name: str, value: str) -> str | None:
+    """Whose well-known default password (:data:`KNOWN_DEFAULT_PASSWORDS`) ``value`` is, under a credential's name
+    that is no access key's (:data:`_USER_KEY`), else None. Compared as written, quotes and blanks aside: a password's
+    case is its own (``MINIO123`` and ``Admin`` are no product's default; review29)."""
+    owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip())
+    upper = credential_name(name)
+    if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(upper)) and not _USER_KEY.search(upper):
+        return owner
+    return None
+
+
+def env_file_default(text: str) -> tuple[str, str, str] | None:
+    """(the variable, its value, whose default it is) of the first line of an env file in ``text`` that sets a
+    credential's name to a product's well-known default password (:func:`known_default`), else None."""
+    for m in _ENV_LINE.finditer(text):
+        owner = known_default(m.group(1), m.group(2))
+        if owner is not None:
+            return m.group(1), m.group(2).strip("'\""), owner
+    return None
 
 
 def _words(value: str) -> list[str]:
@@ -151,7 +200,7 @@ def substituted_credential(name: str, value: object) -> bool:
     """Whether variable ``name``, a credential's, holds an envsubst placeholder in a plain value: what the deploy
     step substitutes is then stored in the object in plain text (a placeholder itself is no credential)."""
     return (isinstance(value, str) and _ENVSUBST.match(value.strip()) is not None
-            and (name.upper() in SECRET_NAMES or _SECRETISH.search(name) is not None))
+            and (credential_name(name) in SECRET_NAMES or _SECRETISH.search(credential_name(name)) is not None))
 
 
 def _first_token(value: str) -> tuple[str, str] | None:
@@ -224,15 +273,15 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
         return shape, "mandatory"
     if is_placeholder(value, name):
         return None
-    upper = name.upper()
-    owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip().lower())
-    if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(name)):
+    upper = credential_name(name)
+    owner = known_default(name, value)
+    if owner is not None:
         return f"{owner} well-known default password", "mandatory"
     if upper in VENDOR_SHAPED:
         return f"a literal value not shaped like {VENDOR_SHAPED[upper]}", "advisory"
     if upper in SECRET_NAMES:
         return f"a {name} credential", "mandatory"
-    if _SECRETISH.search(name) and len(value.strip()) >= 8 and not value.strip().isdigit() and (
+    if _SECRETISH.search(upper) and len(value.strip()) >= 8 and not value.strip().isdigit() and (
             "/" not in value and " " not in value.strip()):
         return "what looks like a credential", "advisory"
     return None
@@ -284,9 +333,16 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
             "of a credential that has no issuer format (VLLM_API_KEY, --api-key, AWS_SECRET_ACCESS_KEY); a "
             "HF_TOKEN that is not shaped like a Hugging Face token, and other names that look like a credential "
             "(…_TOKEN, …_PASSWORD), are advisory, since settings such as MAX_TOKENS share the words. "
-            "A product's well-known default password (MinIO's minioadmin and minio123) under a credential's name "
-            "(MINIO_ROOT_PASSWORD, AWS_SECRET_ACCESS_KEY) is mandatory too: it is no fill-in, the deployment runs "
-            "with it, and anyone can try it. "
+            "A credential's name is matched however it is spelled (secretKey, secret_key, SECRET-KEY, secretkey, "
+            "hf-token). A product's well-known default password under a credential's name (MINIO_ROOT_PASSWORD, "
+            "AWS_SECRET_ACCESS_KEY, secretkey, adminPassword, RABBITMQ_DEFAULT_PASS) is mandatory too: it is no "
+            "fill-in, the deployment runs with it, and anyone can try it; so is one set in an env file a Secret or "
+            "ConfigMap holds (export MINIO_ROOT_PASSWORD=minio123), and each is compared as written (MINIO123 is "
+            "none). Those are the defaults a product ships or "
+            "documents: MinIO's minioadmin and minio123 (Kubeflow Pipelines', the MinIO Operator's example tenant), "
+            "Grafana's admin, RabbitMQ's guest; not a value no product ships as its default however common "
+            "(postgres: the official PostgreSQL image has none), and not under an access key's name (the user half of "
+            "a key pair, MINIO_ACCESS_KEY, accesskey), where each is judged by the name's own level. "
             "Placeholders (insert-your-huggingface-token-here, <token>, changeme, xxx, {{ .Values.token }}, "
             "${HF_TOKEN}) are no credential; an envsubst placeholder ($HF_TOKEN, ${HF_TOKEN}) in a credential's "
             "plain value is advisory: the token substituted at deploy time is stored in the object in plain "
@@ -374,7 +430,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
         of it blocks (:func:`judge`): decided, where the Pulumi program computes it; one whose issuer has a format
         (HF_TOKEN), or a name that only looks like a credential's, blocks or not by the value's shape: it cannot be
         decided (fail closed)."""
-        upper = name.upper()
+        upper = credential_name(name)
         if upper in SECRET_NAMES and upper not in VENDOR_SHAPED and c.location.urn:
             yield Hit(
                 group_subject(g),
@@ -383,7 +439,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 f"program may create it) and take it with valueFrom.secretKeyRef",
                 env_location(g, c, name), tuple(g.suppressions), level="mandatory",
             )
-        elif upper in SECRET_NAMES or _SECRETISH.search(name):
+        elif upper in SECRET_NAMES or _SECRETISH.search(upper):
             yield Hit(group_subject(g), f"cannot decide: whether container `{c.name}` writes a credential in {name}: "
                       f"its value is {_not_known(c.location)}", env_location(g, c, name), tuple(g.suppressions),
                       undecided=True)
@@ -470,6 +526,12 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                 continue  # encrypted in the repository (corpus29: a GitOps tree's *.sops.yaml); a ConfigMap's is
                 # decrypted into an object that is not for credentials, and judged as written
             found = judge(key, value)
+            said = described(str(value))
+            if found is None and isinstance(value, str) and "=" in value:
+                in_file = env_file_default(value)  # an env file it holds: ``export MINIO_ROOT_PASSWORD=minio123``
+                if in_file is not None:
+                    found = (f"{in_file[2]} well-known default password", "mandatory")
+                    said = f"as {in_file[0]}, {redact(in_file[1])}"
             if found is None:
                 continue
             what, level = found
@@ -483,7 +545,7 @@ class LiteralSecretInManifest(ObjectRule[ServingGroup | ConfigMap]):
                         "history keeps")
             yield Hit(
                 subject,
-                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({described(str(value))}), {tail}",
+                f"{cm.kind} `{cm.namespace}/{cm.name}` holds {what} under {key} ({said}), {tail}",
                 cm.key_locations.get(key, cm.location), tuple(cm.suppressions), level=level,
             )
 
@@ -521,7 +583,7 @@ def _value_of(before: object, word: object, vllm: bool) -> str | None:
 
 def _from_secret(name: str) -> str:
     """What to write instead of a credential in a plain env value."""
-    if name.startswith("AWS_"):
+    if credential_name(name).startswith("AWS_"):
         return ("give the pod an IAM role instead (EKS Pod Identity or IRSA on its service account), or take the "
                 "value from a Secret with valueFrom.secretKeyRef; deactivate the key, which the repository keeps")
     return "take the value from a Secret with valueFrom.secretKeyRef, and rotate it, which the repository keeps"

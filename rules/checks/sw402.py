@@ -28,12 +28,19 @@ def _pods(g: ServingGroup) -> int:
 
 
 def _checkpoint_gib(g: ServingGroup) -> float | None:
-    """The model's weights in GiB (parameters × bytes per parameter), None when the model is not known."""
+    """The checkpoint's weights in GiB as stored (parameters × bytes per parameter), None when the model is not known.
+
+    ``--dtype`` is not read: it is the dtype vLLM casts the weights to in the accelerator's memory, not what it
+    downloads or reads. vLLM's DefaultModelLoader downloads the checkpoint's files as the repository holds them and
+    reads each tensor as stored (model_loader/default_loader.py; weight_utils.py ``safetensors_weights_iterator``);
+    ``default_weight_loader`` casts it where it copies it into a parameter made at the model's dtype. So each value
+    ``--dtype`` can take (auto, half, float16, bfloat16, float, float32) gives the same download and read, and the
+    same verdict: one not known yet holds nothing back (mend6; review27 found SW402 held back on it)."""
     if g.model is None:
         return None
     try:
-        # an unknown dtype or quantization raises TypeError where its truth value is asked (model.unknown), below
-        precision = weight_precision(g.model, g.engine.dtype, g.engine.quantization)  # type: ignore[arg-type]
+        # an unknown quantization raises TypeError where its truth value is asked (model.unknown), below
+        precision = weight_precision(g.model, "auto", g.engine.quantization)  # type: ignore[arg-type]
         return weights_bytes(g.model, precision, g.engine.quantization) / 2**30  # type: ignore[arg-type]
     except (KeyError, ValueError, TypeError, QuantizationUnknown):
         return None
@@ -41,13 +48,14 @@ def _checkpoint_gib(g: ServingGroup) -> float | None:
 
 def _unknown_weights(g: ServingGroup) -> str | None:
     """The value not known yet (a preview's computed value, an unresolved reference) that the checkpoint's size waits
-    for: the model, or the dtype or quantization of a model shardwise knows; None where none is (a model shardwise
-    does not know stays one whose size is not known, as before)."""
+    for: the model, or the quantization of a model shardwise knows; None where none is (a model shardwise does not
+    know stays one whose size is not known, as before). Never the dtype: the checkpoint is downloaded and read as
+    stored whatever it is (:func:`_checkpoint_gib`)."""
     if g.engine.model is UNKNOWN:
         return "the model"
     if g.model is None:
         return None
-    return next((key for key in ("quantization", "dtype") if getattr(g.engine, key) is UNKNOWN), None)
+    return "quantization" if g.engine.quantization is UNKNOWN else None
 
 
 def required_startup_seconds(g: ServingGroup) -> int:

@@ -127,8 +127,9 @@ class NotRunning:
 
     #: the rule whose finding blocks
     code: str
-    #: its findings that the group's replica does not run as written (empty where that is not so or not known)
-    says: Callable[[ServingGroup, Inventory], Sequence[Hit]]
+    #: its findings that the group's replica does not run as written (empty where that is not so or not known), judged
+    #: with the run's configuration (SW104's depends on its --kv-reserve and --p95-context)
+    says: Callable[[ServingGroup, Inventory, LintConfig], Sequence[Hit]]
     #: the words added to a hit made advisory; ``{pool}`` is the group's pool
     note: str
     #: the rules that keep their level beside it (the source itself always does)
@@ -254,7 +255,7 @@ class GroupRule(Rule):
                for j, e in enumerate(self.not_running[:i])):
             return False
         # none said, or every one suppressed: a suppression accepts the finding, it does not make the replica run
-        return not all(suppressed_by(source.code, h, config) for h in source.says(g, inv))
+        return not all(suppressed_by(source.code, h, config) for h in source.says(g, inv, config))
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the

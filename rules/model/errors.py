@@ -40,3 +40,20 @@ class InputError(ShardwiseError):
 
 class CatalogError(InputError):
     """An unknown GPU, instance type or model; the message suggests close matches."""
+
+
+def detached(error: BaseException) -> BaseException:
+    """``error``, kept as a value past the handler that caught it, without the tracebacks of it and of the errors it
+    was raised from or during (``__cause__``, ``__context__``): a traceback holds the frames it passed through, each
+    frame its caller's, and the frame that keeps the error holds it, a reference cycle that only the garbage
+    collector frees (the pack serves with it off: ``rules/__main__.py``, review29). Returns ``error``."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [error]
+    while todo:
+        link = todo.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        link.__traceback__ = None
+        todo.extend(e for e in (link.__cause__, link.__context__) if e is not None)
+    return error

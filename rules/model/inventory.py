@@ -292,6 +292,11 @@ class ConfigMap:
     #: replicas), ``("time-slicing", 4)`` or ``("mps", 2)``, or None where that configuration advertises it whole
     #: (no sharing, one replica, or the shares renamed to ``nvidia.com/gpu.shared``). Empty for any other ConfigMap.
     device_plugin: dict[str, tuple[str, int] | None] = field(default_factory=dict)
+    #: The files (absolute) whose workloads meet it, where not every workload of its namespace does: a ConfigMap a
+    #: kustomization not built generates with kustomize's name suffix hash (``vllm-config-5f7c9h2m4k``) is met only by
+    #: the references kustomize rewrites in that build, those of the files it reaches (:mod:`..adapters.generated`).
+    #: None: every workload of its namespace.
+    seen_by: frozenset[str] | None = None
 
 
 @dataclass
@@ -366,6 +371,13 @@ class PodPorts:
     #: Ray custom resource's pods and for a container whose image or command says Ray (``rayproject/ray``,
     #: ``ray start``, ``serve run``, a ray executor), UNKNOWN where an image, command or argument is not known yet.
     ray: Any = False
+    #: Whether the pods run torch.distributed, NCCL or vLLM's own runtime (SW301: a port that is only the default number
+    #: of torch.distributed's store, vLLM's multi-node or data-parallel master or RPC, or vLLM's KV-transfer ports is
+    #: theirs where the pods do): True for a container whose env (``MASTER_PORT``, ``NCCL_*``, ``VLLM_DP_*``), command
+    #: (``torchrun``, ``--master-port``, ``--data-parallel-rpc-port``, ``vllm serve``) or image (``vllm/vllm-openai``)
+    #: says so and for a PyTorchJob's or a multi-node LeaderWorkerSet's pods, UNKNOWN where an image, command, argument
+    #: or env entry is not known yet.
+    dist: Any = False
 
 
 def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:

@@ -13,6 +13,11 @@ the file and line; an invocation with input errors did not succeed and carries t
 Compared with a baseline (``--baseline``), every result carries SARIF's ``baselineState``: ``new`` for the
 findings the baseline does not hold, ``unchanged`` for those it does (after the new ones), so a consumer
 can show or hide them; only the new ones fail the run.
+Every result carries ``partialFingerprints`` (:data:`FINGERPRINT`): a hash of the rule, the object (kind,
+namespace, name), what on it the finding is about (a container, a variable, a flag), the file relative to the
+repository root with what it was read through, and the Pulumi URN (:mod:`.fingerprint`, what a baseline entry is
+made of), never the line or the message's figures, with ``:N`` for the Nth result of one hash in the run: GitHub code
+scanning keeps one alert across runs where lines move, and two objects of one template are two alerts.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ from shardwise import __version__, repository_url
 
 from ..engine import Finding, RuleMeta
 from ..model.errors import InputError
+from .fingerprint import digest, identity, repository_root
 from .result import Report, pascal_case, source_file
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: The key of a result's ``partialFingerprints``: versioned, so that a change in what it hashes is a new key
+FINGERPRINT = "shardwiseFindingHash/v1"
 LEVEL = {"mandatory": "error", "advisory": "warning"}
 _CATEGORY = {"0": "meta", "1": "capacity", "2": "topology", "3": "security", "4": "reliability"}
 _SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
@@ -152,10 +160,13 @@ def as_object(report: Report) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with_baseline = report.baseline_file is not None
     gating = not report.report_only
+    root = repository_root()
+    seen: dict[str, int] = {}  # how many results already had a fingerprint: the second is told apart by ":2"
     for n, f in enumerate([*report.findings, *report.baselined]):
         # a finding that fails the run (at or above --fail-on, not in the baseline) is an error whatever its level:
         # with --fail-on advisory an advisory finding fails it, and a code scanner fails its check on errors
         fails = gating and n < len(report.findings) and report.is_blocking(f)
+        _, obj, field, file, urn = identity(f, root)
         # a merged "cannot decide" finding (engine.merge_undecided) gives one result per rule it is of, each
         # with that rule's id: a code scanner keys its alerts on the rule, and each keeps its own
         for code in f.codes:
@@ -170,6 +181,9 @@ def as_object(report: Report) -> dict[str, Any]:
                 "locations": _locations(f, report),
                 "properties": {"subject": f.subject, "severity": f.severity, "undecided": f.undecided},
             }
+            key = digest((code, obj, field, file, urn))
+            seen[key] = count = seen.get(key, 0) + 1
+            result["partialFingerprints"] = {FINGERPRINT: f"{key}:{count}"}
             if f.held:
                 result["properties"]["codes"] = list(f.codes)
             if f.suppressed:
@@ -177,7 +191,7 @@ def as_object(report: Report) -> dict[str, Any]:
             if with_baseline:
                 result["baselineState"] = "new" if n < len(report.findings) else "unchanged"
             results.append(result)
-    root = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
+    base = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
     driver: dict[str, Any] = {"name": "shardwise", "version": __version__, "semanticVersion": __version__}
     repository = repository_url()
     if repository:
@@ -189,7 +203,7 @@ def as_object(report: Report) -> dict[str, Any]:
         "runs": [
             {
                 "tool": {"driver": driver},
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": root}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": base}},
                 "invocations": [invocation(report)],
                 "results": results,
             }

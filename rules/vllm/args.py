@@ -352,6 +352,12 @@ def _shell_call(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+def shell_call(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(the script, the words after it) of ``sh -c SCRIPT [NAME [ARG...]]``, else None (:func:`_shell_call`): for
+    adapters/k8s/configfile.py, which reads a script file a container runs from a mounted ConfigMap."""
+    return _shell_call(argv)
+
+
 def _shell_script(argv: Sequence[str]) -> str | None:
     """The script of ``sh -c SCRIPT`` (any shell, flags like ``-lc``/``-ec``), else None."""
     call = _shell_call(argv)
@@ -464,6 +470,11 @@ def _split_script(script: str, quoted: bool = False) -> list[list[str]]:
     if current:
         commands.append(current)
     return commands
+
+
+def split_script(script: str) -> list[list[str]]:
+    """A shell script's simple commands, each its unexpanded words (:func:`_split_script`)."""
+    return _split_script(script)
 
 
 def _assignments(words: list[str]) -> tuple[list[re.Match[str]], list[str], bool]:
@@ -1070,6 +1081,12 @@ def _undecide_carried(engine: EngineArgs, carriers: list[str], set_at: Mapping[s
     for key in _CARRIED_EXTRAS:
         if set_at.get(key, -1) < last and engine.extra.get(key) != "<redacted>":
             engine.extra[key] = UNKNOWN
+
+
+def short_flag_name(short: str) -> str | None:
+    """The dashed long name of the vLLM option whose short spelling is ``short`` (``q`` for ``-q``:
+    ``--quantization``; ``tp``, ``pp``, ``dp``, ...), None for a word that is none."""
+    return _SHORT.get(short)
 
 
 def takes_value(word: str) -> bool:

@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .args import short_flag_name
 from .imageref import parse_image
 from .images import image_info
 from .options import OPTION_RELEASES, closest_option, undefined_option
@@ -401,18 +402,26 @@ def _release(text: str) -> Version:
 
 def _flag_values(tokens: list[str]) -> list[tuple[str, str, str]]:
     """(name, value, the word holding it) of each ``--flag VALUE`` / ``--flag=VALUE`` in ``tokens`` up to ``--``,
-    the name dashed."""
+    the name dashed; a short spelling vLLM defines (``-q ""``, ``-q=``: argparse reads both as ``--quantization``
+    with an empty value) under its long name."""
     out = []
     for i, tok in enumerate(tokens):
         if tok == "--":
             break
-        if not tok.startswith("--"):
+        if not tok.startswith("-"):
             continue
         spelled, eq, inline = tok.partition("=")
+        if spelled.startswith("--"):
+            name = spelled[2:].replace("_", "-")
+        else:
+            short = short_flag_name(spelled[1:])
+            if short is None:
+                continue
+            name = short
         if eq:
-            out.append((spelled[2:].replace("_", "-"), inline, tok))
+            out.append((name, inline, tok))
         elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
-            out.append((spelled[2:].replace("_", "-"), tokens[i + 1], tokens[i + 1]))
+            out.append((name, tokens[i + 1], tokens[i + 1]))
     return out
 
 

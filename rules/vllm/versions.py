@@ -397,6 +397,9 @@ class Behaviour:
     v2_runner: V2Runner = "none"
     v2_model_types: tuple[str, ...] = ()
     v2_listed_dense_only: bool = False
+    #: A model with state layers (``is_hybrid``: Mamba or linear attention beside attention; ``is_attention_free``)
+    #: stays on the V1 runner although it is not a mixture of experts (0.25 - 0.28; none of ``v2_model_types`` is one)
+    v2_skips_state_models: bool = False
     #: Model Runner V2's buffers kept from ``load_model`` on (its penalty state: ``max_num_seqs`` × vocabulary) come
     #: out of the KV budget (``memory_profiling``'s ``total_consumed``, 0.27); before, the budget does not count them
     #: and they sit in the margin outside it (docs/capacity-model.md, "Model Runner V2")
@@ -586,12 +589,13 @@ _R0240 = _row(_R0230, "0.24.0", rope_scaling_override="read", shared_indexers_un
               v2_model_types=("qwen3", "llama", "mistral", "deepseek_v2", "qwen2_moe", "granitemoe"),
               v2_listed_dense_only=False)
 _R0250 = _row(_R0240, "0.25.0", v2_runner="dense", v2_model_types=("deepseek_v2", "qwen2_moe", "granitemoe"),
-              sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
+              v2_skips_state_models=True, sliding_kernel_block=16, mxfp4_triton_frees_scales=True)
 _R0260 = _row(_R0250, "0.26.0", kv_in_flight=True, eplb_world_counts_pcp=True)
 _R0270 = _row(_R0260, "0.27.0", cudagraphs_in_budget_rocm=True, v2_persistent_in_budget=True,
               v2_encoder_profile=True)
 _R0280 = _row(_R0270, "0.28.0", batch_tiers=_TIERS_V1_028, hybrid_prefix_caching=True, v2_profile_logits_copy=False)
-_R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True, unties_distinct_lm_head=True)
+_R0290 = _row(_R0280, "0.29.0", v2_cudagraphs_in_budget=True, unties_distinct_lm_head=True,
+              v2_skips_state_models=False)
 _R0300 = _row(_R0290, "0.30.0", packed_kv_dtypes=("nvfp4_ds_mla",), yarn_rescales_limit=False)
 _R0320 = _row(_R0300, "0.32.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit"))
 _R0330 = _row(_R0320, "0.33.0", packed_kv_dtypes=("nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v4", "octave_k3v3",
@@ -837,6 +841,10 @@ SOURCES: dict[str, str] = {
     "packed_kv_dtypes": "config/cache.py CacheDType: nvfp4 and nvfp4_4over6 in 0.29.0 (nvfp4 alone in 0.25.1, neither "
                         "in 0.19.0); + nvfp4_ds_mla in 0.30.0 and 0.31.0; + ultraquant_4bit in 0.32.0; + octave_k3v4, "
                         "octave_k3v3 and octave_k3v3_compact in 0.33.0 and 0.34.0",
+    "v2_skips_state_models": "config/vllm.py _is_default_v2_model_runner_model returns False for a model that "
+                             "is_hybrid or is_attention_free before its dense rule in the 0.25.1 and 0.26.0 wheels, "
+                             "and in 0.27.1 and 0.28.0 unless the architecture is listed (no listed one is a hybrid); "
+                             "0.29.0 drops the function (tokens40)",
     "v2_listed_dense_only": "config/vllm.py _is_default_v2_model_runner_model returns 'not model_config.is_moe and "
                             "not model_config.is_quantized' for a listed architecture in 0.22.0, not in 0.24.0",
     "sliding_kernel_block": "model_executor/layers/attention/attention.py Attention.get_kv_cache_spec: 'SW chooses its "

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import OMNI, TALOS
+from shardwise.rules.adapters.kinds import ANSIBLE, ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -540,6 +540,11 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
         0, [], [{"file": "app/settings.json", "reason": reason}])
 
 
+#: Ciphertext in an Ansible Vault file's shape (hexadecimal, 80 characters a line); random, no vault's
+VAULT_HEX = ("c7f5b5df0090f1feb7dee024d3ab4f15c49f85dac1b63a41a6124cc53c4f8cf8d91cf8db8bc892d848afac382e258dca9239"
+             "289c80e23a5b4c2a3985119541fc2df0fb18bb300dbbc60362c5145f307e6d564742fb0bfeedfeef86d5b37fd713af152195")
+
+
 @pytest.mark.parametrize("rel,text,reason", [
     # an agent runtime's registry (the shape of s-aws/vllm-agent-gateway's runtime/*.json: schema_version, a kind in
     # snake_case, its own lists)
@@ -562,6 +567,17 @@ def test_json_with_a_pulumi_word_of_another_format_is_skipped(work, capsys, text
      "          bootTimeout: 2m\n---\nkind: ControlPlane\nmachines:\n  - 88d0b080-43be-11ef-9fe8-3b0f229ef000\n---\n"
      "kind: Workers\nmachines:\n  - c1f22c00-4390-11ef-a299-436f6535c900\n---\nkind: Machine\n"
      "name: c1f22c00-4390-11ef-a299-436f6535c900\ninstall:\n  disk: /dev/nvme0n1\n", OMNI),
+    # a Helm chart repository's index committed beside the charts it serves (corpus34: `helm repo index` output,
+    # apiVersion v1, entries of chart versions with their urls and digest)
+    ("charts/index.yaml", "apiVersion: v1\nentries:\n  vllm-server:\n  - apiVersion: v2\n    appVersion: 0.11.0\n"
+     "    created: \"2025-10-02T09:14:11.20311Z\"\n    description: vLLM behind an ingress\n"
+     "    digest: 6b1f0c3de5b2a4b0e1d3c2a9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b\n    name: vllm-server\n"
+     "    type: application\n    urls:\n    - https://example.github.io/charts/vllm-server-0.3.1.tgz\n"
+     "    version: 0.3.1\ngenerated: \"2025-10-02T09:14:11.19887Z\"\n", HELM_INDEX),
+    # a group_vars file Ansible Vault encrypted whole (corpus34: `ansible-vault encrypt`'s header and hex lines)
+    ("ansible/group_vars/all/vault.yml", "$ANSIBLE_VAULT;1.1;AES256\n" + "\n".join([VAULT_HEX[i:i + 80] for i in
+     range(0, len(VAULT_HEX), 80)]) + "\n", ANSIBLE_VAULT),
+    ("ansible/host_vars/gpu1.yml", "$ANSIBLE_VAULT;1.2;AES256;prod\n" + VAULT_HEX[:80] + "\n", ANSIBLE_VAULT),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -588,6 +604,22 @@ def test_a_kubernetes_kind_without_api_version_stays_an_error(work, capsys, text
     put(work, "app.json", text)
     rc, out, _ = lint(capsys, "app.json", "--format", "json")
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (2, [message])
+
+
+def test_text_only_headed_as_a_vault_stays_an_error(work, capsys):
+    # text that only starts as a vault's header is a manifest mangled, not ciphertext
+    put(work, "app.yaml", "$ANSIBLE_VAULT;1.1;AES256 see README for the password\n")
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (
+        2, ["expected a Kubernetes object (a mapping), found a string"])
+
+
+def test_an_object_with_entries_is_read_not_skipped_as_a_helm_index(work, capsys):
+    # a kind (or metadata) makes it an object, whatever its other fields are named
+    put(work, "app.yaml", "apiVersion: v1\nkind: Service\nentries:\n  a:\n  - version: 1\n")
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["skipped_files"], doc["summary"]["files"]) == (0, [], 1)
 
 
 @pytest.mark.parametrize("text", [
@@ -945,6 +977,46 @@ spec:
             - {name: HF_TOKEN, value: hf_abcdefghijklmnopqrstuvwxyz123456}
           resources: {limits: {nvidia.com/gpu: "1"}}
 """
+
+
+#: A role's task that sets a file's mode twice (corpus34: a homelab's roles/<tool>/tasks/main.yaml, in that shape)
+_TASK_MODE_TWICE = """- name: Mark the installed CLI version
+  ansible.builtin.file:
+    path: "/usr/local/bin/.cli-{{ cli_version }}"
+    state: touch
+    mode: "0644"
+    modification_time: preserve
+    mode: "0755"
+"""
+#: A playbook whose play sets `become` twice
+_PLAY_BECOME_TWICE = """- hosts: gpu_nodes
+  become: true
+  become: false
+  roles:
+    - nvidia-driver
+"""
+
+
+@pytest.mark.parametrize("rel,text", [
+    ("ansible/devbox/roles/kubernetes-tools/tasks/main.yaml", _TASK_MODE_TWICE),
+    ("inventory/group_vars/gpu.yml", "driver_version: 550\ndriver_version: 560\n"),
+    ("site.yml", _PLAY_BECOME_TWICE),
+])
+def test_an_ansible_file_with_a_key_written_twice_is_skipped_as_ansible_reads_it(work, capsys, rel, text):
+    # Ansible keeps the last value and warns: the repository's lint no longer exits 2 on a file it does not read
+    put(work, rel, text)
+    put(work, "deploy.yaml", vllm_deployment("chat"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [{"file": rel, "reason": ANSIBLE}])
+
+
+def test_a_key_written_twice_outside_ansible_stays_an_input_error(work, capsys):
+    # the same task list in a folder Ansible does not read, and no play: broken YAML, as before
+    put(work, "notes/steps.yaml", _TASK_MODE_TWICE)
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    assert (rc, [(e["line"], e["message"]) for e in json.loads(out)["input_errors"]]) == (2, [(
+        7, "cannot parse YAML: duplicate key 'mode' (first written on line 5): a mapping's keys must be unique, keep one")])
 
 
 def test_a_duplicate_key_is_an_input_error_and_the_document_is_still_linted(work):

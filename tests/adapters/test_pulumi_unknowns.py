@@ -240,6 +240,12 @@ CASES: list[Case] = [
 
 LB_OTHER = _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "selector"), {"app": "grafana"}),
                  _ctx(SVC, ("spec", "ports"), [{"name": "http", "port": 8000, "targetPort": 8000}]))
+#: As LB_OTHER, on torch.distributed's default port 29500 (advisory: the pods it selects are not in the inputs)
+LB_29500 = _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "selector"), {"app": "grafana"}),
+                 _ctx(SVC, ("spec", "ports"), [{"port": 29500, "targetPort": 29500}]))
+#: As LB_OTHER, its port named as torch.distributed's: on 29500 it blocks though the pods are not in the inputs (mend5)
+LB_DIST = _both(_ctx(SVC, ("spec", "type"), "LoadBalancer"), _ctx(SVC, ("spec", "selector"), {"app": "grafana"}),
+                _ctx(SVC, ("spec", "ports"), [{"name": "torch-dist", "port": 8000, "targetPort": 8000}]))
 DEV_MODE = "VLLM_SERVER_DEV_MODE"
 NO_ENV = _ctx(DEP, (*C0, "env"), [])  # VLLM_SERVER_DEV_MODE comes from envFrom only (env wins over envFrom)
 PROBE_TIMING = "probe timings decide SW402 (advisory) only"
@@ -356,11 +362,14 @@ K8S_CASES: list[Case] = [
                                                                 "internal"}))),
     Case(SVC, ("spec", "selector"), {"app": "llama-8b"}, "SW306", LB_OTHER),
     Case(SVC, ("spec", "selector", "app"), "llama-8b", "SW306", LB_OTHER),
-    # 29500 (torch.distributed's) blocks on pods not in the inputs (grafana's); Ray's 6379 there is advisory (mend3)
-    Case(SVC, ("spec", "ports"), [{"port": 29500, "targetPort": 29500}], "SW301", LB_OTHER),
-    Case(SVC, ("spec", "ports", 0), {"port": 29500, "targetPort": 29500}, "SW301", LB_OTHER),
-    Case(SVC, ("spec", "ports", 0, "port"), 29500, "SW301", LB_OTHER),
-    Case(SVC, ("spec", "ports", 0, "targetPort"), 29500, "SW301", LB_OTHER),
+    # a runtime's default port on pods not in the inputs (grafana's) is advisory (mend3, mend5); named as
+    # torch.distributed's (torch-dist) it blocks
+    Case(SVC, ("spec", "ports"), [{"name": "torch-dist", "port": 29500, "targetPort": 29500}], "SW301", LB_OTHER),
+    Case(SVC, ("spec", "ports", 0), {"name": "torch-dist", "port": 29500, "targetPort": 29500}, "SW301", LB_OTHER),
+    Case(SVC, ("spec", "ports", 0, "port"), 29500, "SW301", LB_DIST),
+    Case(SVC, ("spec", "ports", 0, "targetPort"), 29500, "SW301", LB_DIST),
+    # a selector not known yet may select vLLM's pods: 29500 there blocks (fail closed), as it does on them (mend5)
+    Case(SVC, ("spec", "selector"), {"app": "llama-8b"}, "SW301", LB_29500),
     Case(SVC, ("spec", "ports", 0, "name"), why=NAME_ONLY),
     Case(SVC, ("metadata", "namespace"), why="a ClusterIP Service exposes nothing"),
     Case(SVC, ("metadata", "name"), why=NAME_ONLY),

@@ -19,7 +19,7 @@ import pytest
 from pulumi_preview import NP_T, SVC_T, lint_document, step
 from shardwise.rules.app.cli import main
 
-#: A Service that publishes Ray's dashboard: SW301 blocks it in every file below (the finding that is kept).
+#: A Service that publishes torch.distributed's store, its port named so: SW301 blocks it in every file below (the finding that is kept).
 RUNTIME_LB = """
 apiVersion: v1
 kind: Service
@@ -27,9 +27,9 @@ metadata: {name: dist-master, namespace: serving}
 spec:
   type: LoadBalancer
   selector: {app: trainer}
-  ports: [{port: 29500, targetPort: 29500}]
+  ports: [{name: dist, port: 29500, targetPort: 29500}]
 """
-KEPT = ("SW301", "Service `serving/dist-master` of type LoadBalancer exposes port 29500 (the default port of torch.distributed / "
+KEPT = ("SW301", "Service `serving/dist-master` of type LoadBalancer exposes port 29500 (torch.distributed / "
         "vLLM data-parallel master) "
         "outside the cluster; make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
         "dashboard with kubectl port-forward), or take this port off it and leave only the API port")

@@ -179,3 +179,37 @@ def test_a_json_stream_of_kubernetes_objects_is_read_object_by_object(repo, caps
     assert [lines[f["line"] - 1].strip() for f in doc["findings"] if f["code"] == "SW101"] == [
         '"meta-llama/Llama-3.1-70B-Instruct",', '"--tensor-parallel-size",', '"Qwen/Qwen2.5-32B-Instruct",',
         '"meta-llama/Llama-3.1-70B-Instruct",']
+
+
+#: A Grafana dashboard panel that writes fieldConfig twice (Grafana keeps the last, as Go's encoding/json does): the
+#: shape of the observability dashboards kept beside a KubeRay and vLLM repository's manifests (corpus33); its
+#: thresholds' "steps" key is no Pulumi preview's.
+DASHBOARD = json.dumps({"title": "RAG pipeline", "panels": [{"id": 4, "type": "timeseries", "title": "QA fallbacks",
+                        "fieldConfig": {"defaults": {"unit": "reqps"}},
+                        "targets": [{"expr": "sum(rate(vllm:num_requests_running[5m]))", "refId": "A"}],
+                        "thresholds": {"mode": "absolute", "steps": [{"color": "green", "value": None}]}}]},
+                       indent=2).replace('"targets"', '"fieldConfig": {"defaults": {"unit": "short"}},\n      "targets"')
+
+
+def test_a_dashboard_with_a_key_written_twice_is_skipped_when_searched_and_an_error_when_named(repo, capsys):
+    from shardwise.rules.adapters.load import DuplicateKeyJson
+
+    (repo / "dashboards").mkdir()
+    (repo / "dashboards/rag.json").write_text(DASHBOARD)
+    rc, doc = lint(capsys, ".")
+    assert (doc["input_errors"], [s["reason"] for s in doc["skipped_files"] if s["file"] == "dashboards/rag.json"]) \
+        == ([], [DuplicateKeyJson.reason])
+    assert rc == 1  # pass.yaml's own findings decide, as without the dashboard
+    rc, doc = lint(capsys, "dashboards/rag.json")
+    assert (rc, [e["message"] for e in doc["input_errors"]]) == (2, [
+        'cannot parse JSON: duplicate key "fieldConfig": an object\'s keys must be unique, keep one'])
+
+
+@pytest.mark.parametrize("text", [
+    '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": "1", "x": "2"}}',
+    '{"apiVersion": "apps/v1", "kind": "Deployment", "kind": "Deployment", "metadata": {"name": "vllm"}}',
+])
+def test_a_manifest_with_a_key_written_twice_stays_an_error_when_searched(repo, capsys, text):
+    (repo / "web/app.json").write_text(text)
+    rc, doc = lint(capsys, ".")
+    assert ([e["file"] for e in doc["input_errors"]], rc) == (["web/app.json"], 2)

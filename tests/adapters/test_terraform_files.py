@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
@@ -208,6 +209,18 @@ def test_a_template_no_search_takes_that_mentions_vllm_is_said_not_read(tmp_path
         "Terraform template that mentions vLLM (`repository: \"vllm/vllm-openai\"` at line 5), not read: a "
         "Terraform file of the inputs renders it with templatefile (the values of a helm_release, or a manifest), "
         "and shardwise reads no template; lint what Terraform renders")
+
+
+@pytest.mark.parametrize("where", ["${path.root}/", "${path.cwd}/"])
+def test_a_template_under_the_root_modules_path_is_said_not_read_too(tmp_path, where):
+    # review29: a root module names its folder ${path.root} (or runs from it: ${path.cwd}); the same .tpl passed
+    # without a word where the .tf wrote that instead of ${path.module}
+    _stack(tmp_path, STACK_TF.replace("${path.module}/", where))
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    assert sorted(skipped) == ["config/vllm-values.tpl", "vllm-production-stack.tf"]
+    assert skipped["config/vllm-values.tpl"] == TERRAFORM_TEMPLATE_UNREAD.format(
+        word='repository: "vllm/vllm-openai"', line=5)
 
 
 def test_a_template_named_in_a_comment_excluded_or_absent_is_not_said(tmp_path):

@@ -20,11 +20,12 @@ import jsonschema
 import pytest
 import yaml
 from repo_paths import FIXTURES, ROOT, SCHEMAS
-from shardwise.rules.app.baseline import FORMAT_VERSION, dumps, field_of, match, parse
+from shardwise.rules.app.baseline import FORMAT_VERSION, dumps, match, parse
 from shardwise.rules.app.baseline import create as create_entries
 from shardwise.rules.app.cli import main
 from shardwise.rules.engine import Finding
 from shardwise.rules.model import Location
+from shardwise.rules.report.fingerprint import field_of
 
 BASELINE = ".shardwise-baseline.json"
 SCHEMA = json.loads((SCHEMAS / "sarif-2.1.0-trimmed.json").read_text(encoding="utf-8"))

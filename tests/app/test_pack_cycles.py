@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_preview import stack_preview
+from pulumi_preview import DEP_T, stack_preview, step
 from repo_paths import FIXTURES, ROOT
 from shardwise.rules.adapters.pulumi import UNKNOWN_SENTINELS, resources_from_json
 from shardwise.rules.adapters.pulumi.inventory import is_pulumi_json
@@ -35,9 +35,26 @@ def _is_preview(path: Path) -> bool:
 PREVIEWS = sorted(p for p in (FIXTURES / "rules").glob("SW*/*.json") if _is_preview(p))
 
 
+def _refused_values() -> dict[str, Any]:
+    """A preview whose vLLM servers start with values vLLM refuses (SW003's crashes): the reader keeps the first
+    refusal of each as a value, past the handler that caught it (review29: its traceback held the frames that held
+    it, a cycle per refused value)."""
+    def server(name: str, args: list[str]) -> dict[str, Any]:
+        pod = {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": args,
+                               "resources": {"limits": {"nvidia.com/gpu": 1}}}]}
+        return step(DEP_T, name, {"metadata": {"name": name, "namespace": "serving"}, "spec": {
+            "selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}}, "spec": pod}}})
+    return {"steps": [
+        server("tp-word", ["--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "two"]),
+        server("switch-valued", ["--model", "Qwen/Qwen2.5-7B-Instruct", "--enforce-eager=true"]),
+        server("fraction-above-one", ["--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu-memory-utilization", "1.5",
+                                      "--max-model-len", "many"]),
+    ]}
+
+
 def _documents() -> list[tuple[str, dict[str, Any]]]:
     return [*((str(p.relative_to(FIXTURES)), json.loads(p.read_text(encoding="utf-8"))) for p in PREVIEWS),
-            ("pulumi_preview.stack_preview", stack_preview())]
+            ("pulumi_preview.stack_preview", stack_preview()), ("refused values", _refused_values())]
 
 
 def _serve(resources: list[Any]) -> None:

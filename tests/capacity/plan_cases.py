@@ -108,6 +108,11 @@ DATA_21 = Path(__file__).with_name("data") / "plan_cases_21.json"
 # DeepSeek-V2-Lite DP8 + EP), NVIDIA Dynamo's DeepSeek-R1 DEP16 prefill/decode with EPLB, llm-d's GB200 (A4X) wide-EP
 # prefill, AIBrix's two-node Ray fleet and production-stack's tutorial values 02 and 04
 DATA_22 = Path(__file__).with_name("data") / "plan_cases_22.json"
+# the twenty-third set (issue 28, plancases23 of 2026-12-07), from sources none of them cites: kubernetes-sigs/lws's
+# LeaderWorkerSet and DisaggregatedSet basic examples (Llama-3.1-405B TP8 x PP2 over two nodes, Llama-3.1-8B P/D), KServe's
+# DeepSeek-R1-0528 DP32 / DP16 + EP samples and single-GPU samples (Qwen2.5-7B on AMD and with KV offloading,
+# Qwen3-Coder-30B-A3B-FP8), vLLM's AMD Qwen3-Next guide and its Qwen3-VL-30B-A3B and Gemma 3 12B / 4B recipe files
+DATA_23 = Path(__file__).with_name("data") / "plan_cases_23.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -135,7 +140,7 @@ def load(*paths: Path) -> list[Case]:
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
                                    DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
-                                   DATA_19, DATA_20, DATA_21, DATA_22):
+                                   DATA_19, DATA_20, DATA_21, DATA_22, DATA_23):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

@@ -579,23 +579,33 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the model and GPU of the logged run"),
     "hybrid-fp8-unread": (
         "a hybrid (Gated DeltaNet + attention) FP8 checkpoint with a vision tower at TP2 on PCIe GeForce cards keeps "
-        "1.04 GiB less cache than modelled; the log gives no memory breakdown, and the checkpoint's unquantised share "
-        "is assumed, not read. Set 23's Qwen3.8-27B NVFP4 on one RTX 5090 (a fork build 'in the 0.27 range', "
-        "eager, 32K) ran with prefix caching on, Mamba cache mode align (tokens38: each count is whole blocks over "
-        "27 blocks a request in fp8, 48 in bf16; the bf16 start is the language-model-only one, 112 blocks as its "
-        "fp8 twin): its language-model-only starts are within 0.9 %; the start with the tower keeps 75 blocks "
-        "(3.59 GiB, 0.87 under the 4.45 modelled: the tower and its encoder profile take 1.77 GiB logged against "
-        "0.86) and the --max-num-seqs 8 start 126 (6.03 GiB, 0.60 over the 5.43 modelled: the cap frees 0.67 "
-        "GiB logged against 0.12, about a 16-byte-a-logit sampler's 256 x 248,320 x 16 B less the forward, "
-        "where the 256-sequence start is matched with the 6-byte one); no budget line quoted. "
-        "Set 23's RedHatAI Qwen3.5-4B FP8-dynamic pair on the same card at 0.29.0 "
+        "0.65 GiB less cache than modelled (5.64 GiB against 4.99, within the KV tolerance; +13.0 % in tokens); the "
+        "log gives no memory breakdown, and the checkpoint's unquantised share is assumed, not read. Sized on the V1 "
+        "runner from tokens41, as vLLM 0.25 - 0.28 runs a dense hybrid (Behaviour.v2_skips_state_models; 6.04 GiB and "
+        "+21.2 % on V2). Set 23's RedHatAI Qwen3.5-4B FP8-dynamic pair on the same card at 0.29.0 "
         "left the class in tokens18 (+7.4 % -> +2.75 % at 32K and 128K, as the BF16 checkpoint's rows, +2.75 / "
         "+2.84 %): an -FP8-dynamic re-upload of a Gated DeltaNet model is sized with llm-compressor's FP8_DYNAMIC "
         "ignore list (re:.*linear_attn.*: 1,011,356,160 parameters 16-bit, 0.94 GiB), catalog.lookup "
-        "_FP8_DYNAMIC_GDN_IGNORE",
+        "_FP8_DYNAMIC_GDN_IGNORE; set 23's Qwen3.8 NVFP4 pre-release starts left it in tokens41 "
+        "(nvfp4-prerelease-weights). One source reading not followed (tokens40): Marlin's block-FP8 group scales on "
+        "Ampere (2/128 B a weight, marlin_utils_fp8.py) with the checkpoint's block-128 scales (vllm-project/recipes "
+        "Qwen3.8-27B.yaml) take the row to +9.6 %",
         "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown, "
-        "'Setting attention block size' and mamba page lines; for set 23's pre-release, the 'Available KV cache "
-        "memory' lines of the tower, language-model-only and --max-num-seqs 8 starts"),
+        "'Setting attention block size' and mamba page lines"),
+    "nvfp4-prerelease-weights": (
+        "set 23's four starts of Inferact's Qwen3.8-27B NVFP4 on one RTX 5090 (vllm-project/recipes' Qwen3.8 page, a "
+        "fork build 'in the 0.27 range', 0.26.1rc1.dev608, eager, 32K, prefix caching on: each count is whole blocks "
+        "over align mode's 27 blocks a request in fp8, 48 in bf16) all keep more cache than modelled on the V1 runner, "
+        "which vLLM 0.25 - 0.28 runs a dense hybrid on (tokens41): 75, 112, 126 and 112 blocks logged against 67, 98, "
+        "113 and 98 (the tower start, the language-model-only one, its --max-num-seqs 8 twin, the bf16 one; -10.3 to "
+        "-12.5 %), 0.39 - 0.67 GiB under. The 8-sequence start cannot fit the weights shardwise infers at any runner "
+        "(23.04 GiB, 0.12 non-torch and the 0.26 forward pass beside 6.03 of cache: 0.60 over the 28.85 GiB that 0.92 "
+        "of 31.36 allows); the build's exclude list and so its weights are inferred from the checkpoint's byte count "
+        "(plan12), not read, and the build's usable memory is not logged. On Model Runner V2 the two "
+        "language-model-only starts were within 0.9 % only by charging 0.59 GiB less sampler than the runner vLLM "
+        "picks (tokens40)",
+        "the build's 'Model loading took' and 'Available KV cache memory' lines (or the checkpoint's config.json), and "
+        "whether its log says 'Using V2 Model Runner' (a fork may differ from the release)"),
     "spec-drafter": (
         "a separate drafter (the speculative config's `model`, a Gemma 4 assistant): its weights are charged (0.78 GiB, "
         "from its config.json; the log's 25.5 against 24.72 without it), its CUDA graphs are not: 0.29's Model Runner "
@@ -631,7 +641,9 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "pass is ruled out (the 18 one-GPU cold rows of 0.28 - 0.30 keep 0.43 - 1.42 GiB over, the 0.27.1 TP2 "
         "Qwen3-32B row goes to -7.6 %); a second copy beside the peak fits those 18 (+0.01 - +0.33 GiB) but takes the "
         "0.27.1 TP2 row to -9.2 % and the 0.28.0 Qwen3-32B-AWQ 0.70 start (compile state not stated) to a refusal: "
-        "neither is charged",
+        "neither is charged. tokens40: the 0.28.0 wheel read whole has no sm_120 branch on a BF16 or AWQ dense path "
+        "(b12x, DeepGEMM's block FP8, FlashInfer's fp8-cache XQA decode, Marlin W4A8, FA4 and sparse MLA only); where "
+        "a breakdown is logged the excess is in the consumed memory (free memory, the device's), not the peak",
         "what allocates it: a cold and a warm start of one model on an sm_120 card with the breakdown line and "
         "'Model loading took', read beside a profile of the device's allocations outside PyTorch during the cold "
         "compile (Inductor's kernels, their local memory, worker processes); a 0.29+ cold dense start on a card that "
@@ -660,7 +672,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "NVFP4 row's +9 %. tokens36: the E4B QAT export's 1.23 GiB swing between 0.28.0 (9.81 GiB, "
         "floSa/data-analyst-agent) and 0.30.0 (11.04) is its own LM head, tied by 0.28.0 and loaded untied from 0.29 "
         "(ModelShape.distinct_lm_head): 9.70 and 10.95 GiB modelled, the 0.30.0 row within 5 %; the 0.28.0 pair is "
-        "+7.0 % each, +0.22 GiB of budget, 0.12 of it the weights",
+        "+7.0 % each, +0.22 GiB of budget, 0.12 of it the weights. tokens40: its breakdown's 10.29 GiB consumed "
+        "against 10.08 modelled (weights 9.70, non-torch 0.12, V2's penalty state 0.26), peak 0.27 against 0.273; "
+        "Marlin's repack keeps the 31B rows' scale sizes (groups of 16 and 32, no padding at their widths), so their "
+        "0.25 - 0.35 GiB is not Marlin's",
         "the checkpoints' config.json (ignore list) and safetensors index, or the vLLM module listing of a quantised "
         "Gemma 4 load; for the 0.28.0 pair its torch.compile and CUDA graph lines beside the breakdown it quotes"),
     "qwen38-awq-3090": (
@@ -793,8 +808,10 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
      "google/gemma-4-31B-it-qat-w4a16-ct", 1, 1, 1, 2_555): "text-only-warm-restart",
     (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
      "cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 1, 1, 120_422): "qwen38-awq-3090",
-    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 91_022): "hybrid-fp8-unread",
-    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 152_917): "hybrid-fp8-unread",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 91_022): "nvfp4-prerelease-weights",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 152_917): "nvfp4-prerelease-weights",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 135_926): "nvfp4-prerelease-weights",
+    (_Q38, "0.26.1", "Inferact/Qwen3.8-27B-NVFP4", 1, 1, 1, 76_458): "nvfp4-prerelease-weights",
     (_XL_MC, "0.29.0", "microsoft/Phi-4-mini-instruct", 1, 1, 1, 151_973): "sm120-cold-nontorch",
     (_XL_MC, "0.29.0", "microsoft/Phi-4-mini-instruct", 1, 1, 1, 152_029): "sm120-cold-nontorch",
     (_XL_MC, "0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, 1, 1, 176_489): "sm120-cold-nontorch",

@@ -300,7 +300,7 @@ weights logged; no capacity term changed). hybrid13 then modelled 0.28+'s defaul
 (Mamba cache mode ``align``: two state pages a request per state group), which explained the ``hybrid-state-0.29``
 class: tokens 13/22, set 22's two AWQ-BF16-INT4 TP2 rows moving out on their budget. Open: the RTX 5090 rows
 (``sm120-cold-nontorch``, ``hybrid-fp8-unread``), Qwen3-Coder-Next's Mamba-block refusal (134 blocks logged, 501 modelled) and GLM-5.2's budget
-at 1M (``open_miss``). Two rows of vllm-project/recipes PR #12 first entered here were set 19's already and were dropped;
+at 1M (``open_miss``; closed in kvtol1 by the indexer's decode scores in the CUDA graph estimate). Two rows of vllm-project/recipes PR #12 first entered here were set 19's already and were dropped;
 entered as 96 GB H20s they missed their budgets by 39 - 41 GiB, which set 19's 141 GB H20 does not (their two budgets
 differ by 6.99 GiB for 0.05 of utilisation). Searched for and left out: Kimi-K2.7-Code and DeepSeek-V4 (not in the
 catalog), a Korean L40S / 4 x L4 Qwen3-14B study and an 8 x L40S Qwen3-235B-FP8 log whose repositories the index does not
@@ -859,7 +859,7 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
         ("budget", "0.15.1", "nvidia/Llama-3.3-70B-Instruct-FP8", "H100", 1, 1, 35696, 33485, 33504),
         ("budget", "0.17.1", "Qwen/Qwen2.5-7B-Instruct", "RTX 3090", 1, 1, 7712, 9164, 9088),
         ("budget", "0.27.1", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", 1, 2, 63296, 56675, 56640),
-        ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 367001, 303341, 302921),
+        ("budget", "0.27.1", "Qwen/Qwen3.8-27B-FP8", "RTX 3090", 2, 1, 342243, 302847, 302921),
         ("budget", "0.28.0", "Qwen/Qwen3-14B-AWQ", "L4", 1, 1, 60368, 67696, 67696),
         ("budget", "0.28.0", "Qwen/Qwen3-14B-AWQ", "RTX 5090", 1, 1, 71648, 60750, 60768),
         ("budget", "0.28.0", "Qwen/Qwen3-14B-AWQ", "RTX 5090", 1, 1, 71648, 60750, 60768),
@@ -892,8 +892,12 @@ def test_the_token_counts_outside_5_percent_split_into_budget_and_layout():
     # set 29: ai-infra-lab's fp8-KV Qwen3.5-4B-FP8 start on the RTX 5090 (sm120-cold-nontorch) quotes no budget
     # tokens39: the fused-MoE caches held through the sampler run (Behaviour.moe_workspace_persists) bring four of the
     # Gemma 4 26B-A4B FP8-dynamic budget misses within 5 % (budget 28 -> 24)
-    assert sum(sc.miss_class == "unsplit" for sc in misses) == 20
-    assert ("token counts outside 5 %, by where the error is: budget 24, layout 1, stage 1, rank 2, unsplit 20"
+    # tokens41: vLLM 0.25 - 0.28 run a dense hybrid on the V1 runner (Behaviour.v2_skips_state_models): the Qwen3.8
+    # page's two language-model-only pre-release starts go out again (-12.5 % each; unsplit 20 -> 22), the 0.27.1
+    # FP8 pair's budget falls 6.04 -> 5.64 GiB (367,001 -> 342,243 tokens, +13.0 %; 302,847 from the logged budget,
+    # 303,341 on V2): still a budget miss
+    assert sum(sc.miss_class == "unsplit" for sc in misses) == 22
+    assert ("token counts outside 5 %, by where the error is: budget 24, layout 1, stage 1, rank 2, unsplit 22"
             in scoreboard(LOGS).splitlines())
 #: vllm#32105 (set 19): GLM-4.7-FP8 at PP8 on A100-80GB, 202,752 tokens, 0.925, a 0.15.0 nightly: refused at 28.57 GiB
 A100_GLM47_PP8 = next(lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/32105")
@@ -1016,16 +1020,21 @@ def test_every_token_count_outside_5_percent_has_one_cause():
     # joins sm120-cold-nontorch: its auto-dtype twins of set 23 are +2.75 %, and it holds ~0.48 GiB more than they do
     # tokens39: the fused-MoE caches are held through the sampler run (the modular kernel's WorkspaceManager buffer):
     # the four text-only Gemma 4 26B-A4B FP8-dynamic rows leave v2-moe-0.29
+    # tokens41: sized on the V1 runner vLLM 0.25 - 0.28 run a dense hybrid on, the Qwen3.8 NVFP4 pre-release's four
+    # starts are all under (-10.3 to -12.5 %, 0.39 - 0.67 GiB), the two language-model-only ones out again: with the
+    # tower and --max-num-seqs 8 starts they leave hybrid-fp8-unread for nvfp4-prerelease-weights (the build's weights
+    # inferred from its byte count, its usable memory not logged)
     assert counts == {"wsl2-cold-compile": 2, "wsl2-profile-transient": 2, "v2-moe-0.29": 4,
                       "large-tp-communicators": 2, "pip-sort": 2, "install-unknown": 2, "weights-format": 1,
                       "unified-memory": 2, "pp-rtx-pro-6000": 2, "profile-peak-0.15": 1, "source-ambiguous": 1,
-                      "hybrid-fp8-unread": 3, "spec-drafter": 1, "sm120-cold-nontorch": 9,  # two set 26 rows, one key
+                      "hybrid-fp8-unread": 1, "nvfp4-prerelease-weights": 4, "spec-drafter": 1, "sm120-cold-nontorch": 9,  # two set 26 rows, one key
                       "gemma4-cold-peak": 1,
                       "gemma4-quantised-weights": 4, "qwen38-awq-3090": 3, "text-only-warm-restart": 1,
                       "compile-state-by-run": 3, "small-budget-by-run": 1}
     assert ("token counts outside 5 %, by cause: wsl2-cold-compile 2, wsl2-profile-transient 2, v2-moe-0.29 4, "
             "large-tp-communicators 2, pip-sort 2, install-unknown 2, weights-format 1, unified-memory 2, "
-            "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 3, spec-drafter 1, "
+            "pp-rtx-pro-6000 2, profile-peak-0.15 1, source-ambiguous 1, hybrid-fp8-unread 1, nvfp4-prerelease-weights 4, "
+            "spec-drafter 1, "
             "sm120-cold-nontorch 10, gemma4-cold-peak 1, gemma4-quantised-weights 4, "
             "qwen38-awq-3090 3, "
             "text-only-warm-restart 1, compile-state-by-run 3, small-budget-by-run 1") in scoreboard(LOGS).splitlines()
@@ -1062,7 +1071,8 @@ def test_the_token_misses_by_cause_print_their_token_error_and_budget_residual()
         "pp-rtx-pro-6000             2        +11.2   +11.8    +0.81   +2.85",
         "profile-peak-0.15           1         +6.5    +6.5    +0.33   +0.33",
         "source-ambiguous            1        -55.0   -55.0   -39.09  -39.09",
-        "hybrid-fp8-unread           3        -10.3   +24.0    -0.62   +1.05",
+        "hybrid-fp8-unread           1        +13.0   +13.0    +0.65   +0.65",
+        "nvfp4-prerelease-weights    4        -12.5   -10.3    -0.67   -0.39",
         "spec-drafter                1        +10.6   +10.6    +1.28   +1.28",
         "sm120-cold-nontorch        10         +5.3   +75.4    +1.03   +1.77",
         "gemma4-cold-peak            1         +8.6    +8.6    +0.25   +0.25",
@@ -1097,8 +1107,10 @@ def test_a_row_without_a_domain_takes_the_catalogs_and_a_geforce_pair_gets_no_nv
     assert (round(nvl.non_torch_gib_per_gpu, 2), round(nvl.available_kv_gib - RTX_4090_PAIR.kv_gib, 2)) == (2.22, -1.77)
 
 
-@pytest.mark.xfail(strict=True, reason=RTX_3090_PAIR.open_miss)
 def test_the_0_27_1_qwen3_8_fp8_pair_is_within_tolerance():
+    # an open miss until tokens41 (6.04 GiB against 4.99, +1.05 over the 0.87 tolerance): 0.27.1 runs this dense hybrid
+    # on the V1 runner (Behaviour.v2_skips_state_models), whose CUDA graphs keep the flat 0.40 GiB term in the budget
+    # (0.06 on V2); at two sequences the sampler is 0.09 GiB on either runner: 5.64 GiB, +0.65
     assert score(RTX_3090_PAIR).kv_within
 
 
@@ -1106,9 +1118,12 @@ def test_the_0_27_1_qwen3_8_fp8_pair_is_a_budget_miss():
     sc = score(RTX_3090_PAIR)
     assert (round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.activation_gib_per_gpu, 2),
             round(sc.sized.encoder_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
-            sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.17, 1.17, 6.04, 367001, 303341, "budget")
+            sc.tokens_from_logged_kv, sc.miss_class) == (14.26, 1.17, 1.17, 5.64, 342243, 302847, "budget")
     # (toksingle10: the peak 1.17, the encoder's, where the cold compile's copy of the embedding, 1.18, was charged: a
     # multimodal run with a modality on hands its compiled graph embeddings, sizing.mm_inputs_embedded)
+    # tokens41: on the V1 runner (0.27.1 runs a dense hybrid there) the flat 0.40 GiB graph term is in the budget: 6.04 ->
+    # 5.64 GiB, 367,001 -> 342,243 tokens (+21.2 -> +13.0 %): the budget within the KV tolerance, the count still out
+    assert round(sc.sized.cudagraph_gib_per_gpu, 2) == 0.40
 
 
 #: Set 21: akamaslabs study 30's probes on one L40S at 0.29.0 that set 12 left out: fp8 KV (K-fp8) and a separate

@@ -15,12 +15,16 @@ def test_48gb_gddr6_cards_range_from_ecc_on_to_off():
     assert {name: (table[name].memory_gib, table[name].memory_gib_ecc_off) for name in ECC_CARDS} == {
         "A40": (44.43, 47.5), "L40": (44.31, 47.5), "L40S": (44.31, 47.5), "L20": (44.31, 47.5)}
     # HBM parts and the cards the catalog already takes with ECC off have one figure; review27: the 24 GB GA102 data
-    # centre cards range to the RTX A5000's 23.66 GiB (the same board, ECC off); T4 and L4 have no such twin yet
+    # centre cards range to the RTX A5000's 23.66 GiB (the same board, ECC off); mend6: T4 and L4 (ECC on by default)
+    # to their ECC-on total + 1.067 x the 1/16 of check bits (the share the twins measured both ways move by)
     assert [n for n, g in table.items() if g.memory_gib_ecc_off is not None] == list(
-        n for n in table if n in (*ECC_CARDS, *GA102_24GB))
+        n for n in table if n in (*ECC_CARDS, *GA102_24GB, "T4", "L4"))
     assert {n: (table[n].memory_gib, table[n].memory_gib_ecc_off) for n in (*GA102_24GB, "RTX-A5000", "T4", "L4")} == {
-        "A10G": (22.06, 23.66), "A10": (22.06, 23.66), "RTX-A5000": (23.66, None), "T4": (14.75, None),
-        "L4": (21.99, None)}
+        "A10G": (22.06, 23.66), "A10": (22.06, 23.66), "RTX-A5000": (23.66, None), "T4": (14.75, 15.82),
+        "L4": (21.99, 23.59)}
+    # the GDDR7 RTX PRO Blackwell cards keep one figure: their ECC cost was not found in NVIDIA's documents
+    assert {n: (g.memory_gib_ecc_off, g.memory_gib_ecc_on) for n, g in table.items() if n.startswith("RTX-PRO")} == {
+        n: (None, None) for n in table if n.startswith("RTX-PRO")}
 
 
 def test_a10g_kv_cache_at_the_edge():
@@ -93,7 +97,24 @@ def test_workstation_cards_have_their_ecc_on_figure_below_the_catalogs():
     A40's and L40S's totals, the figure a finding that fewer GPUs serve is judged at (SW104)."""
     table = gpus()
     assert {n: (g.memory_gib, g.memory_gib_ecc_on) for n, g in table.items() if g.memory_gib_ecc_on is not None} == {
-        "RTX-A6000": (47.5, 44.43), "RTX-6000-Ada": (47.5, 44.31)}
+        "RTX-A6000": (47.5, 44.43), "RTX-6000-Ada": (47.5, 44.31),
+        # mend6: the RTX A5000 is the A10's board (22.06 GiB with ECC on); the RTX 4000 Ada's 1.25 GiB of check bits
+        "RTX-A5000": (23.66, 22.06), "RTX-4000-Ada": (19.54, 18.21)}
     assert Device.of(table["RTX-A6000"]).memory_gib_low == 44.43
     assert Device.of(table["RTX-A6000"], 46.0).memory_gib_low is None
     assert Device.of(table["L40S"]).memory_gib_low is None
+
+
+def test_t4_kv_cache_refused_with_ecc_on_only_may_refuse():
+    """mend6: Llama-3.2-3B in fp16 at TP1 on one T4 (GCP, AWS g4dn: ECC on by default), vLLM 0.11.0, 0.9, 70,000 tokens
+    (7.48 GiB of KV cache for one request): refused at the ECC-on 14.75 GiB, not at the 15.82 GiB with ECC off, so it
+    may refuse (blocked before); 80,000 (8.54 GiB) refuses at both."""
+    t4 = Device.of(gpus()["T4"])
+    one = dataclasses.replace(t4, memory_gib_high=None)
+    kw = {"max_model_len": 70000, "dtype": "half"}
+    assert _sized("meta-llama/Llama-3.2-3B-Instruct", one, **kw).kv_verdict == "refuses"
+    at = [_sized("meta-llama/Llama-3.2-3B-Instruct", t4, max_model_len=n, dtype="half") for n in (70000, 80000)]
+    assert [(round(s.needed_kv_gib, 2), s.kv_verdict, range_note(s)) for s in at] == [
+        (7.48, "may-refuse", "14.75 GiB is the GPU's CUDA total with ECC on, which the sizing takes; with ECC off it is "
+                             "15.82 GiB, where vLLM may start: a manifest does not say which"),
+        (8.54, "refuses", "")]

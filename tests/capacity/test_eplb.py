@@ -283,3 +283,83 @@ spec:
     # without EPLB the one-GPU layout starts, and SW104 still offers it
     path.write_text(path.read_text().replace("--enable-eplb,", ""))
     assert [f.code for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW104"] == ["SW104"]
+
+
+def test_the_routed_experts_are_spread_over_the_pcp_ranks_too():
+    """review30: vLLM flattens TP × DP × PCP into one fused-MoE group (FusedMoEParallelConfig.make,
+    flatten_tp_across_dp_and_pcp; its EP group, parallel_state.py, is DP × PCP × TP: 0.26.0 wheel), so with -pcp 2
+    each GPU holds half the routed experts it holds at PCP 1; engine24 charged it all of them (Qwen3-30B-A3B at TP1
+    -pcp 2 on two L40S: 56.9 GiB of weights a GPU, a false SW101)."""
+    base = sizing.EngineSettings(tp=8, max_model_len=8192, max_num_batched_tokens=2048)
+    one = sizing.size_deployment(DEEPSEEK, H200, base, "0.28.0")
+    two = sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(base, prefill_context_parallel=2), "0.28.0")
+    experts = sizing.expert_params(DEEPSEEK) * 1.0  # FP8: a byte a parameter
+    assert one.weights_gib_per_gpu - two.weights_gib_per_gpu == pytest.approx(experts / 16 / GIB)
+    assert experts / 16 / GIB == pytest.approx(37.7825, abs=1e-4)
+    # with expert parallelism too: whole experts over the 16 ranks
+    ep = dataclasses.replace(base, expert_parallel=True)
+    assert (sizing.size_deployment(DEEPSEEK, H200, ep, "0.28.0").weights_gib_per_gpu
+            - sizing.size_deployment(DEEPSEEK, H200, dataclasses.replace(ep, prefill_context_parallel=2),
+                                     "0.28.0").weights_gib_per_gpu) == pytest.approx(experts / 16 / GIB)
+    # EPLB's least redundant experts (0.34.0) divide the experts over the EP group's TP × DP × PCP ranks
+    assert _redundant("0.34.0", enable_eplb=True, dp=7, prefill_context_parallel=2) == 10  # 266 over 14
+    assert _redundant("0.34.0", enable_eplb=True, dp=7) == 3  # 259 over 7
+    # a TP1 DP1 engine with -pcp 2 holds an ep communicator (its MoE group is the two PCP ranks)
+    assert sizing.device_communicators(sizing.EngineSettings(prefill_context_parallel=2), moe=True) == ("pcp", "ep")
+
+
+_UNSEEN_PCP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x, namespace: serving}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: INSTANCE}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.28.0
+          args: ["--model", "MODEL", "--tensor-parallel-size", "TP", "--prefill-context-parallel-size", "$(PCP)",
+                 "--max-model-len", "8192"]
+          env:
+            - name: PCP
+              valueFrom: {configMapKeyRef: {name: vllm-settings, key: pcp}}
+          resources: {limits: {nvidia.com/gpu: 4}}
+          volumeMounts: [{name: dshm, mountPath: /dev/shm}]
+      volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+"""
+
+
+@pytest.mark.parametrize(("model", "tp", "instance", "level"), [
+    # dense, 65.7 GiB a GPU at TP2 against 20.3 on an A10G: refused whatever PCP (each rank holds the TP shard)
+    ("meta-llama/Llama-3.1-70B-Instruct", "2", "g5.12xlarge", "mandatory"),
+    # dense and fits at PCP 1: what PCP changes (its KV split, its communicator) decides the rest: undecided
+    ("meta-llama/Llama-3.1-8B-Instruct", "2", "g5.12xlarge", "advisory"),
+    # MoE: 56.9 GiB a GPU at TP1 PCP 1 on an L40S, but PCP spreads the routed experts: undecided
+    ("Qwen/Qwen3-30B-A3B", "1", "g6e.12xlarge", "advisory"),
+])
+def test_an_unseen_pcp_is_undecided_but_where_the_weights_are_refused_whatever_it_is(tmp_path, model, tp, instance,
+                                                                                       level):
+    """review30: engine25 made every sizing with a -pcp the linter cannot see undecided, SW101's sure refusal of a
+    dense model's weights too, which no PCP value changes."""
+    from shardwise.rules.adapters import load_inputs
+    from shardwise.rules.checks.registry import ALL_RULES
+    from shardwise.rules.engine import run_rules
+
+    path = tmp_path / "x.yaml"
+    path.write_text(_UNSEEN_PCP.replace("MODEL", model).replace("TP", tp).replace("INSTANCE", instance))
+    [sw101] = [f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code == "SW101"]
+    assert (sw101.level, sw101.undecided) == (level, level == "advisory")
+    if level == "mandatory":
+        assert sw101.message == (
+            "meta-llama/Llama-3.1-70B-Instruct in bf16 needs 65.7 GiB (−0.4/+1.6) of weights per GPU at TP2×PP1 "
+            "(whatever its --prefill-context-parallel-size, not known yet: each PCP rank holds them), but "
+            "gpu_memory_utilization 0.92 × 22.1 GiB (A10G) allows 20.3 GiB; vLLM will fail at start-up (vLLM 0.28.0 "
+            "from the image tag); spread the weights over more GPUs with a wider --tensor-parallel-size or more "
+            "pipeline stages (each prefill context-parallel rank holds the same shard, and multiplies the GPUs a "
+            "replica requests), serve an FP8 or 4-bit quantised checkpoint, or use a GPU with more memory")
+    else:
+        assert "prefill_context_parallel_size is not known" in sw101.message

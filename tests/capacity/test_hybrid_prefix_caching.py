@@ -118,16 +118,22 @@ def test_the_qwen38_nvfp4_recipes_pre_release_counts_are_whole_blocks_over_align
     assert text_bf16.settings.mm_limits == text.settings.mm_limits == (("image", 0), ("video", 0))
     # shardwise's counts at align: blocks over 27 and 48 a request
     blocks = [int(sized[t].available_kv_gib * 2**30 // (16 * 3_211_264)) for t in (91_022, 135_926, 152_917, 76_458)]
-    assert blocks == [93, 111, 113, 111]
+    assert blocks == [67, 98, 113, 98]
     assert [sized[t].kv_cache_tokens for t in (91_022, 135_926, 152_917, 76_458)] == [
-        int(93 / fp8_on * 32_768), int(111 / fp8_on * 32_768), int(113 / fp8_on * 32_768),
-        int(111 / bf16_on * 32_768)] == [112_867, 134_712, 137_140, 75_776]
-    # within 5 %: both language-model-only starts (-0.9 % each); out: the tower start (+24.0 %, 18 blocks over)
-    # and the --max-num-seqs 8 start (-10.3 %, 13 blocks under)
+        int(67 / fp8_on * 32_768), int(98 / fp8_on * 32_768), int(113 / fp8_on * 32_768),
+        int(98 / bf16_on * 32_768)] == [81_313, 118_935, 137_140, 66_901]
+    # tokens41: 0.26 runs this dense hybrid on the V1 runner (Behaviour.v2_skips_state_models): its profile samples 256
+    # rows of 248,320 logits with FlashInfer (0.97 GiB where V2's greedy sampler took 0.37) and profiles the vision
+    # encoder where V2 did not before 0.27 (1.59 GiB, the tower start's peak). The blocks were [93, 111, 113, 111] on
+    # V2: the language-model-only pair within 0.9 %, the tower start 18 blocks over. On V1 every start is under, by 8
+    # (the tower), 14, 13 and 14 blocks (0.39 - 0.67 GiB of budget): the cap of 8's start is unchanged (8 rows of sampler on
+    # either runner), so the 256-sequence starts now sit beside it, all about as much under as shardwise's inferred
+    # weights of the build may be over (MISS_CAUSES "nvfp4-prerelease-weights")
     assert [score(lg).tokens_within_5pct for lg in (tower, text, text8, text_bf16)] == [
-        False, True, False, True]
-    # without prefix caching (the 0.26 release's default) the fp8 language-model-only start was +11.5 %, the bf16 one,
-    # read as the tower start, -11.4 %
+        False, False, False, False]
+    # without prefix caching (the 0.26 release's default) the fp8 language-model-only start was +11.5 % on V2; on V1 it
+    # would be 133,802 (-1.6 %), but 135,926 is no whole number of blocks over 24 a request (above): the count, not the
+    # figure, says prefix caching was on
     off = sizing.size_deployment(text.model, RTX5090,
                                  dataclasses.replace(text.settings, enable_prefix_caching=False), "0.26.1")
-    assert off.kv_cache_tokens == int(111 / fp8_off * 32_768) == 151_552
+    assert off.kv_cache_tokens == int(98 / fp8_off * 32_768) == 133_802

@@ -1304,6 +1304,24 @@ def test_0_29_runs_mixtures_of_experts_on_model_runner_v2():
     assert [sizing.model_runner_v2(m, behaviour("0.29.0"), "bf16") for m in moe] == [True, True]
 
 
+def test_0_25_to_0_28_run_a_dense_hybrid_on_the_v1_runner():
+    h100 = sizing.Device("H100", H100_GIB, "nvidia", "hopper", 1)
+    qwen = find_model("Qwen/Qwen3.6-27B")  # 16 attention and 48 Gated DeltaNet layers, vocabulary 248,320
+    s = sizing.EngineSettings(max_model_len=32768)  # an H100's defaults: 1,024 sequences, 8,192 batched tokens
+    hidden = 8192 * 5120 * 2  # the batch's hidden states, held while the 1,024 rows are sampled
+    # V1 samples the 1,024 dummy rows with FlashInfer's top-k / top-p (16 B a logit, the image's sampler); V2's greedy
+    # profile holds the logits and their float32 copy (6 B, 0.27) or the logits alone (2 B, 0.28)
+    got = {v: sizing.size_deployment(qwen, h100, s, v).sampler_gib_per_gpu * GIB for v in ("0.27.1", "0.28.0")}
+    assert got == {"0.27.1": 1024 * 248320 * 16 + hidden, "0.28.0": 1024 * 248320 * 16 + hidden}
+    # tokens41: the state layers decide it in 0.25 - 0.28 only (Behaviour.v2_skips_state_models); 0.29.0 runs every
+    # generative model on V2, and the same dense model without state layers is on V2 from 0.25
+    releases = ("0.24.0", "0.25.0", "0.26.0", "0.27.1", "0.28.0", "0.29.0")
+    assert [sizing.model_runner_v2(qwen, behaviour(v), "bf16", state_layers=True) for v in releases] == [
+        False, False, False, False, False, True]
+    assert [sizing.model_runner_v2(qwen, behaviour(v), "bf16") for v in releases] == [
+        False, True, True, True, True, True]
+
+
 def test_a_manifest_turns_async_scheduling_off_and_the_sliding_window_holds_one_batch(tmp_path):
     from shardwise.rules.adapters import load_inputs
     from shardwise.rules.capacity.group import engine_settings

@@ -5,6 +5,7 @@ rules a lint makes (checks/index.py wire_not_running) give every group rule the 
 
 from __future__ import annotations
 
+import pytest
 import repo_paths
 from shardwise.rules.adapters import load_inputs
 from shardwise.rules.checks.registry import ALL_RULES
@@ -38,7 +39,7 @@ def test_a_source_is_asked_once_per_group():
 
     asked = []
 
-    def says(g, inv):
+    def says(g, inv, config):
         asked.append(g)
         return [len(asked)]
 
@@ -48,8 +49,57 @@ def test_a_source_is_asked_once_per_group():
     once = _once_per_group("SW999", says)
     assert _once_per_group("SW999", says) is once and once.__wrapped__ is says  # type: ignore[attr-defined]
     a, b = Group(), Group()
-    assert [once(a, None), once(a, None), once(b, None), once(a, None)] == [(1,), (1,), (2,), (1,)]
+    run = LintConfig()
+    assert [once(a, None, run), once(a, None, run), once(b, None, run), once(a, None, run)] == [(1,), (1,), (2,), (1,)]
     assert asked == [a, b]
+    # review30: kept by the settings a source reads (SW104's KV reserve and p95 context): another run's are asked anew
+    assert [once(a, None, LintConfig(p95_context_tokens=2048)), once(a, None, LintConfig(kv_reserve=2.0)),
+            once(a, None, LintConfig())] == [(3,), (4,), (1,)]
+
+
+P95_FOLD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama8b-a10g-tp2
+  namespace: serving
+  annotations:
+    shardwise.dev/target-concurrency: "6"
+spec:
+  selector: {matchLabels: {app: llama8b-a10g-tp2}}
+  template:
+    metadata: {labels: {app: llama8b-a10g-tp2}}
+    spec:
+      nodeSelector:
+        node.kubernetes.io/instance-type: g5.12xlarge
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, "2", --max-model-len, "12288"]
+          resources:
+            limits: {nvidia.com/gpu: 2}
+"""
+
+
+def test_sw104_folds_sw202_as_judged_with_the_run_s_settings(tmp_path):
+    """review30: the fold asked SW104's finding at the default settings, not the run's. An 8B model at TP2 on the
+    PCIe-only A10Gs of g5.12xlarge, max_model_len 12,288, 6 sequences declared: counted at max_model_len, 2 TP1
+    replicas hold them only within the estimate's error band (SW104 advisory) and SW202 is advisory (nothing to
+    replace the TP2 surely); with --p95-context 2048 both judge the TP1 replicas sure. SW104 then blocks and names the
+    change, and SW202 is advisory beside it: one cause, one blocking finding (before: both blocked, the fold asked at
+    the default p95)."""
+    path = tmp_path / "p95-fold.yaml"
+    path.write_text(P95_FOLD)
+    inv = load_inputs([str(path)])
+
+    def levels(config: LintConfig) -> dict[str, str | None]:
+        return {f.code: f.level for f in run_rules(ALL_RULES, inv, config) if f.code in ("SW104", "SW202")}
+
+    assert levels(LintConfig()) == {"SW104": "advisory", "SW202": "advisory"}
+    assert levels(LintConfig(p95_context_tokens=2048)) == {"SW104": "mandatory", "SW202": "advisory"}
+    [note] = [f.message for f in run_rules(ALL_RULES, inv, LintConfig(p95_context_tokens=2048)) if f.code == "SW202"]
+    assert note.endswith("(advisory: the model needs fewer GPUs per replica, SW104's finding on this group, which "
+                         "blocks; the layout its change makes is judged again)")
 
 
 def test_where_both_sources_say_so_the_first_that_blocks_names_it():
@@ -152,3 +202,49 @@ def test_sw205_made_advisory_by_the_pending_pods_leaves_sw201_blocking():
         ("SW201", "llama70b-tp16-pods-too-big", "mandatory", False),
         ("SW205", "llama70b-tp16-pods-fit", "mandatory", False),
         ("SW205", "llama70b-tp16-pods-too-big", "advisory", False)]
+
+
+PP_NVL = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama70b-h100nvl-tp4-pp2
+  namespace: serving
+  annotations:
+    shardwise.dev/target-concurrency: "LOAD"
+spec:
+  selector: {matchLabels: {app: llama70b}}
+  template:
+    metadata: {labels: {app: llama70b}}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-NVL
+        nvidia.com/gpu.count: "8"
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-70B-Instruct, --tensor-parallel-size, "4", --pipeline-parallel-size, "2",
+                 --max-model-len, "8192"]
+          resources:
+            limits: {nvidia.com/gpu: 8}
+"""
+
+
+@pytest.mark.parametrize(("load", "sw104", "sw202"), [
+    # 4 × TP2×PP1 hold 48 together: SW104's change keeps TP inside the bridged pairs; SW202 folds beside it
+    ("16", "replicas 1 → 4, --tensor-parallel-size 4 → 2, --pipeline-parallel-size 2 → 1, nvidia.com/gpu limit 8 → 2",
+     "advisory"),
+    # 48 a replica: SW104's fewest GPUs are 2 × TP4×PP1, still over PCIe between the pairs; SW202's 2 × TP2×PP2 on
+    # the bridges hold them: its own cause, which SW104's change leaves, so it keeps blocking
+    ("48", "replicas 1 → 2, --pipeline-parallel-size 2 → 1, nvidia.com/gpu limit 8 → 4", "mandatory"),
+])
+def test_sw202_folds_beside_sw104_only_where_its_change_keeps_tp_inside_nvlink(tmp_path, load, sw104, sw202):
+    """review30: remedy1 folded SW202 beside every blocking SW104, but with two pipeline stages SW104's change may
+    keep the TP group over PCIe (TP4×PP2 on eight H100 NVL, NVLink-bridged in pairs)."""
+    path = tmp_path / "pp-nvl.yaml"
+    path.write_text(PP_NVL.replace("LOAD", load))
+    found = {f.code: f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code in ("SW104", "SW202")}
+    assert found["SW104"].level == "mandatory" and f"run them instead: {sw104} (vLLM" in found["SW104"].message
+    assert found["SW202"].level == sw202
+    assert found["SW202"].message.endswith("which blocks; the layout its change makes is judged again)") == (
+        sw202 == "advisory")

@@ -115,7 +115,8 @@ EXTRA_FIXTURES = {
               "gemma4-chunked-mm.yaml",  # issue 28: a prefix-LM model's item above the token budget (0.20+)
               "kubeai-profile.yaml",  # sure31: a KubeAI profile's GPU blocks where KubeAI's values bind it, not by name
               "speculative-drafter.yaml",  # spec45: a drafter checkpoint's weights, known or not (cannot decide)
-              "mamba-blocks.yaml"},  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
+              "mamba-blocks.yaml",  # mamba55: max_num_seqs above the Mamba cache blocks, refused from 0.20
+              "kserve-additional-args.yaml"},  # corpus33: an LLMInferenceService's VLLM_ADDITIONAL_ARGS are vLLM's flags
     "SW206": {"sharded-fits-every-gpu.yaml",  # corpus17: a sharded group that starts anywhere still needs its GPU
               "pinned-pool-without-the-accelerator",  # place14: pinned by name to a pool that never holds it: Pending
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
@@ -150,9 +151,11 @@ EXTRA_FIXTURES = {
               "amd-partition.yaml",  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
               "mig-cannot-start.yaml",  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
-              "pods-never-schedule-suppressed.yaml"},  # fold22: ... unless SW201 is suppressed there: sized, blocks
+              "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
+              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
-              "fp8-checkpoint.yaml"},  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
+              "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
+              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits
@@ -167,7 +170,8 @@ EXTRA_FIXTURES = {
               "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
               "time-slicing-config.yaml", "time-slicing-per-node.yaml",
-              "assumed-release.yaml"},  # mend4: the default of a release the image tag does not name says it is assumed
+              "assumed-release.yaml",
+              "assumed-release-high.yaml"},  # mend5: a high value no finding only in the assumed release: undecided  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
@@ -205,6 +209,7 @@ EXTRA_FIXTURES = {
               "hardware-profile.yaml",  # corpus15: an OpenShift AI hardware profile gives the GPUs at admission
               "configmap-envfrom.yaml",  # corpus15: $(VAR) flags from an envFrom ConfigMap of the input
               "configmap-other-file",  # xfile46: the ConfigMaps in other files of the folder, joined
+              "configmap-script",  # corpus33: a start script mounted from a ConfigMap beside it, run by the command
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
@@ -218,7 +223,11 @@ EXTRA_FIXTURES = {
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
-              "ray-default-port-only.yaml"},  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
+              "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
+              "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
+              "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
+              "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
+              "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",
@@ -281,7 +290,9 @@ EXTRA_FIXTURES = {
               "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
-              "default-password.yaml"},  # mend3: a product's well-known default password (MinIO's) blocks
+              "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks
+              "credential-keys.yaml",  # mend5: secretkey/secretKey/SECRET-KEY; Grafana's, RabbitMQ's defaults
+              "default-password-spellings.yaml"},  # review29: secretkey, rootPassword, an env file; an access key
     "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",

@@ -341,7 +341,6 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for
     "rules/adapters/__init__.py: shardwise.rules.adapters.overlays",  # only a run that met a kustomization unbuilt
     "rules/adapters/__init__.py: shardwise.rules.adapters.generated",  # only an unbuilt kustomization's ConfigMap read
-    "rules/adapters/generated.py: shardwise.rules.adapters.overlays",  # only a generator of a namespaced kustomization
     "rules/adapters/__init__.py: shardwise.rules.adapters.units",  # only a run whose inputs hold pools and workloads
     "rules/adapters/__init__.py: shardwise.rules.adapters.k8s.workloads",  # only inputs that write an envsubst ${VAR}
     "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON

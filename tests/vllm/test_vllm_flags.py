@@ -306,6 +306,16 @@ def test_a_value_is_refused_by_release_only_before_the_release_that_takes_it():
     assert [judged(r, "--quantization", "None") is not None for r in ("0.8.5", "0.9.0", "0.13.0")] == [
         False, True, False]
     assert judged("0.10.1", "--quantization", "fp8") is None
+    # review30: the short spelling `-q` (add_argument("--quantization", "-q", ...), engine/arg_utils.py of the 0.12.0,
+    # 0.19.0, 0.25.1, 0.26.0 and 0.29.0 wheels) with an empty value, as a word or after `=` (argparse splits `-q=` at
+    # the `=`), is the same refusal; another short flag's value (`-tp 2`, `-O3`) is nothing judged here
+    assert [judged(r, "-q", "") is not None for r in ("0.8.5", "0.9.0", "0.12.0", "0.13.0")] == [
+        False, True, True, False]
+    long = judged("0.10.1", "--quantization=", "-tp", "2")
+    assert long is not None and judged("0.10.1", "-q=") == ("-q=", long[1])
+    assert judged("0.10.1", "-q", "") == ("", long[1])
+    assert judged("0.10.1", "-q", "None") is not None
+    assert judged("0.10.1", "-q", "fp8", "-tp", "2", "-O3") is None
     # mend2: CacheConfig.gpu_memory_utilization admits None in 0.34.0 only: an empty value is unset there, float()'s
     # refusal before
     assert [judged(r, "--gpu-memory-utilization=") is not None for r in ("0.8.4", "0.20.0", "0.33.0", "0.34.0")] == [

@@ -21,12 +21,14 @@ too: the value stays unknown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 from ...model.errors import InputError
+from ...vllm.args import shell_call, split_script
 from ..yamlsrc import DuplicateKey, load_documents
 from .fields import as_map
 
@@ -130,9 +132,13 @@ def _datas(name: str, namespace: str | None = None) -> list[Mapping[str, Any]]:
 
 def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, Any]) -> str | None:
     """The text of the file at ``path`` in the container when it comes from a ConfigMap of the input."""
-    volumes = {v["name"]: v for v in spec.get("volumes") or []  # a name that is no string names no mount
+    listed = spec.get("volumes")
+    mounts = container.get("volumeMounts")
+    if not isinstance(listed, list) or not isinstance(mounts, list):
+        return None  # not a list: the pod's reader says so (an input error), nothing is mounted from it here
+    volumes = {v["name"]: v for v in listed  # a name that is no string names no mount
                if isinstance(v, Mapping) and isinstance(v.get("name"), str)}
-    for m in container.get("volumeMounts") or []:
+    for m in mounts:
         if not isinstance(m, Mapping):
             continue
         source = as_map(as_map(volumes.get(m.get("name"))).get("configMap"))
@@ -157,6 +163,93 @@ def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, A
         text = datas[0].get(key)
         return text if isinstance(text, str) else None
     return None
+
+
+#: Shells whose ``SHELL FILE`` runs a script file (POSIX sh and the shells that read it), as vllm/args.py knows them.
+_SCRIPT_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+
+
+def _script_call(words: Sequence[str], cwd: str | None) -> tuple[str, list[str]] | None:
+    """(the absolute path of the script file, its operands) that one simple command runs: ``bash FILE ARG...`` (a
+    shell's options before the file), ``source FILE`` / ``. FILE``, or ``FILE ARG...`` written as a path
+    (``/scripts/start.sh``, ``./prefill.sh``); ``exec`` before any of them. A relative path is the working
+    directory's (``cd DIR`` before it, else the container's ``workingDir``); where that is not known (the image's
+    WORKDIR), or the path holds a variable, None."""
+    if words and words[0] == "exec":
+        words = words[1:]
+    if not words:
+        return None
+    head = words[0]
+    at = 0
+    if head.rsplit("/", 1)[-1] in _SCRIPT_SHELLS:
+        at = 1
+        while at < len(words) and words[at].startswith(("-", "+")) and words[at] != "--":
+            if "c" in words[at][1:] and not words[at].startswith("--"):
+                return None  # `bash -c SCRIPT`: an inline script, not a file
+            at += 2 if words[at] in ("-o", "+o") else 1  # `bash -o pipefail FILE`
+        if at < len(words) and words[at] == "--":
+            at += 1
+        if at >= len(words):
+            return None
+    elif head in ("source", "."):
+        at = 1
+        if len(words) < 2:
+            return None
+    elif "/" not in head:
+        return None  # a program looked up in PATH, not a file of a mounted folder
+    path = words[at]
+    if "$" in path or "`" in path or not path:
+        return None
+    if not path.startswith("/"):
+        if cwd is None:
+            return None
+        path = f"{cwd.rstrip('/')}/{path}"
+    return posixpath.normpath(path), list(words[at + 1:])
+
+
+def mounted_script(argv: Sequence[str], container: Mapping[str, Any],
+                   spec: Mapping[str, Any]) -> tuple[str, list[str]] | None:
+    """(the text, then its ``$0`` and operands) of the shell script that a container runs from a file mounted from a
+    ConfigMap of the input (DESIGN: rules resolve ConfigMap values that are in the input): ``command: [/bin/bash,
+    /scripts/start.sh]``, or ``bash -c "cd /workspace && ./prefill.sh"`` with ``prefill.sh`` mounted there by
+    ``subPath`` or a mounted folder. The script is what runs, as the container's own ``sh -c`` script would be; a
+    file whose ``#!`` line names no shell (a Python program), one not mounted from a ConfigMap of the pod's
+    namespace in the inputs, or a command that is not so plain, is None: unread, as before."""
+    if not container.get("volumeMounts") or not argv:  # cheap exit: most containers mount no script
+        return None
+    if not isinstance(spec.get("volumes"), list):  # none, or not a list (the pod's reader says so, as an input error)
+        return None
+    workdir = container.get("workingDir")
+    cwd = posixpath.normpath(workdir) if isinstance(workdir, str) and workdir.startswith("/") else None
+    call = shell_call(argv)
+    commands = [list(argv)] if call is None else split_script(call[0])
+    first_found: tuple[str, list[str]] | None = None
+    for words in commands:
+        if len(words) == 2 and words[0] == "cd":  # `cd /workspace && ./prefill.sh`
+            cwd = _directory(words[1], cwd)
+            continue
+        found = _script_call(words, cwd)
+        text = mounted_config(found[0], container, spec) if found is not None else None
+        if found is None or text is None:
+            continue  # no file, or one shardwise cannot read (the image's own script): on to the next command
+        interpreter = text.lstrip().split("\n", 1)[0]
+        if interpreter.startswith("#!") and not {w.rsplit("/", 1)[-1] for w in interpreter[2:].split()} \
+                & _SCRIPT_SHELLS:
+            continue  # `#!/usr/bin/env python3`: no shell script
+        script = (text, [found[0], *found[1]])
+        if "vllm" in text:
+            return script
+        first_found = first_found or script
+    return first_found
+
+
+def _directory(target: str, cwd: str | None) -> str | None:
+    """The working directory after ``cd TARGET`` from ``cwd`` (None: not known)."""
+    if "$" in target or "`" in target or target.startswith("~") or target == "-":
+        return None
+    if target.startswith("/"):
+        return posixpath.normpath(target)
+    return posixpath.normpath(f"{cwd}/{target}") if cwd is not None else None
 
 
 def config_map_data(name: str, namespace: str | None = None) -> Mapping[str, Any] | None:

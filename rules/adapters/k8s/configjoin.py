@@ -15,6 +15,7 @@ merged in input order: ``--jobs 1`` and ``--jobs 2`` give the same reports.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,17 +34,13 @@ def link_config_maps(inv: Inventory) -> None:
     refs = [r for r in inv.cross_refs if r.kind == CONFIG_REF and not r.done]
     if not refs:
         return
-    maps: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    where: dict[tuple[str, str], list[Location]] = {}
-    for m in inv.config_maps:
-        if m.kind == "ConfigMap":
-            held = maps.setdefault((m.namespace, m.name), [])
-            if m.data not in held:  # a base and its committed rendered copy hold the same data: one value, not two
-                held.append(m.data)
-                where.setdefault((m.namespace, m.name), []).append(m.location)
     from .inventory import inventory_from_objects  # it imports this module (CONFIG_REF)
 
+    scoped = any(m.seen_by is not None for m in inv.config_maps)
+    every = _maps_for(inv, None)
     for ref in refs:
+        # a generated ConfigMap with kustomize's hash suffix is met only by the files its kustomization reaches
+        maps, where = _maps_for(inv, os.path.abspath(ref.location.file or "")) if scoped else every
         namespace = namespace_of(ref.obj)
         if not any(len(maps.get((namespace, name), ())) == 1 for name in ref.names):
             # none of what it missed is in the inputs once: reading it again would read the same
@@ -59,10 +56,31 @@ def link_config_maps(inv: Inventory) -> None:
         if errors:  # it read without an error alone (else it would hold no workload): keep that reading
             continue
         ref.done = True
+        # a ConfigMap a joined workload read was linted with it: its own SW005 ("no workload in this file was read:
+        # lint it together with the workload that mounts it") is not true of these inputs (corpus33: a script that
+        # starts vLLM, in a ConfigMap of a file beside the workload that mounts and runs it)
+        read = {f"ConfigMap {namespace}/{name}" for name in ref.names if len(maps.get((namespace, name), ())) == 1}
+        inv.launch_issues[:] = [i for i in inv.launch_issues
+                                if not (i.mentioned and not i.source_unread and i.subject in read)]
         inv.groups[:] = _replaced(inv.groups, ref.groups, joined.groups)
         inv.launch_issues[:] = _replaced(inv.launch_issues, ref.issues, joined.launch_issues)
         inv.routers[:] = _replaced(inv.routers, ref.routers, joined.routers)
         ref.groups, ref.issues, ref.routers = joined.groups, joined.launch_issues, joined.routers
+
+
+def _maps_for(inv: Inventory, reader: str | None
+              ) -> tuple[dict[tuple[str, str], list[Mapping[str, Any]]], dict[tuple[str, str], list[Location]]]:
+    """The data of each ConfigMap of ``inv`` by (namespace, name), and where each is written, as a workload of the
+    file ``reader`` meets them (None: those every workload of their namespace meets, ``ConfigMap.seen_by``)."""
+    maps: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    where: dict[tuple[str, str], list[Location]] = {}
+    for m in inv.config_maps:
+        if m.kind == "ConfigMap" and (m.seen_by is None or (reader is not None and reader in m.seen_by)):
+            held = maps.setdefault((m.namespace, m.name), [])
+            if m.data not in held:  # a base and its committed rendered copy hold the same data: one value, not two
+                held.append(m.data)
+                where.setdefault((m.namespace, m.name), []).append(m.location)
+    return maps, where
 
 
 def ambiguous_decider(namespace: str, name: str, places: list[Location], own: str | None = None) -> str:

@@ -25,7 +25,7 @@ from .groups import KNATIVE_GROUP, KNATIVE_KINDS, OME_GROUP, OME_KINDS, RBG_GROU
 from .network import add_http_route, add_ingress, add_ingress_class, add_network_policy, add_route, add_service
 from .nodes import add_ec2_node_class, add_karpenter_pool, add_node
 from .parse import Lines
-from .workloads import WORKLOAD_GROUPS, add_workload
+from .workloads import WORKLOAD_GROUPS, add_pytorch_job_pods, add_workload
 
 
 class Context:
@@ -345,6 +345,9 @@ def add_object(obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Conte
                 del inv.launch_issues[marks[1]:]  # a template's missing args come from its services: SW005 says so
     elif not_workload(obj) or holds_data(obj):
         inv.skipped[kind] += 1
-    elif not (add_workload(kind, obj, loc, inv, ctx.lines, known=False)  # a custom resource with spec.template
-              or add_generic(kind, obj, loc, inv, ctx.lines)):  # or a pod spec anywhere
-        inv.skipped[kind or "(no kind)"] += 1
+    else:
+        if key == ("kubeflow.org", "PyTorchJob"):  # its pods run torch.distributed (SW301), vLLM or not
+            add_pytorch_job_pods(obj, loc, inv)
+        if not (add_workload(kind, obj, loc, inv, ctx.lines, known=False)  # a custom resource with spec.template
+                or add_generic(kind, obj, loc, inv, ctx.lines)):  # or a pod spec anywhere
+            inv.skipped[kind or "(no kind)"] += 1

@@ -19,7 +19,8 @@
   and the runtime is no longer linted alone as a template (it was one workload counted twice).
 - ``LLMInferenceService`` (``serving.kserve.io/v1alpha1``): ``model.uri``, ``replicas``,
   ``parallelism`` (``tensor``, ``pipeline``, ``data``, ``dataLocal``, ``expert``), the ``template`` pod
-  spec (its ``main`` container runs ``vllm serve`` unless it says otherwise) and ``worker`` for
+  spec (its ``main`` container runs ``vllm serve`` unless it says otherwise, its ``VLLM_ADDITIONAL_ARGS`` words
+  vLLM's flags: :func:`additional_args`) and ``worker`` for
   multi-node; ``prefill`` is a second group (``NAME/prefill``) of the same shape. The controller
   merges the template over its own base config (strategic merge: containers by name, a probe field by
   field), which gives the ``main`` container a memory-backed ``/dev/shm`` and startup, liveness and
@@ -35,7 +36,7 @@ from typing import Any
 
 from ...model import UNKNOWN, CrossRef, Inventory, Location
 from ...model.errors import InputError
-from ...model.unknown import is_placeholder
+from ...model.unknown import UNKNOWN_TOKEN, is_placeholder
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, str_map
 from .parse import Lines, make_locate
@@ -501,10 +502,45 @@ _LLMISVC_SHM_VOLUME = {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLim
 _LLMISVC_SHM_MOUNT = {"name": "dshm", "mountPath": "/dev/shm"}
 
 
-def with_controller_defaults(template: Mapping[str, Any]) -> LineDict:
+#: The variable of the ``main`` container whose words KServe's base config puts into its ``vllm serve`` command, after
+#: its own flags and before the container's ``args`` (config/llmisvcconfig/config-llm-template.yaml from v0.18.0 to
+#: v0.20.0: ``eval "exec vllm serve /mnt/models --served-model-name ... --port 8000 ... ${VLLM_ADDITIONAL_ARGS} $@"``
+#: under ``/bin/bash -c``, the container's ``args`` after ``--`` its ``$@``; the prefill, decode and data-parallel
+#: worker configs alike; OpenShift AI 3's LLMInferenceService documents it as the way to pass vLLM flags).
+ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
+
+
+def additional_args(container: Mapping[str, Any]) -> list[str] | None:
+    """The words the base config's ``eval`` makes of the ``main`` container's :data:`ADDITIONAL_ARGS` (shell words:
+    ``eval`` parses the value again, quotes included), or one word that stays unknown (:data:`UNKNOWN_TOKEN`, which
+    undecides what a flag there could set) when the value comes from ``valueFrom`` (a ConfigMap, a Secret);
+    None when the container sets no such variable, or writes its own ``command`` (then the base config's script
+    does not run)."""
+    if "command" in container:
+        return None
+    value: Any = None
+    for item in as_list(container.get("env")):
+        if isinstance(item, Mapping) and item.get("name") == ADDITIONAL_ARGS:
+            value = item.get("value") if "valueFrom" not in item else UNKNOWN  # the last one set wins (kubelet)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        return [UNKNOWN_TOKEN]  # flags not known yet: what they could set is undecided, never a default
+    import shlex  # only an LLMInferenceService that sets the variable (start-up time)
+
+    try:
+        return shlex.split(value)
+    except ValueError:  # an unbalanced quote: bash's eval refuses it too; the words as written, best effort
+        return value.split()
+
+
+def with_controller_defaults(template: Mapping[str, Any], model: str | None = None) -> LineDict:
     """The pod spec KServe's controller runs for ``template``: its ``main`` container gets the base
     config's probes (a probe the template writes keeps its fields and takes the others from the base)
-    and the memory-backed /dev/shm, unless something is already mounted there."""
+    and the memory-backed /dev/shm, unless something is already mounted there; the words of its
+    ``VLLM_ADDITIONAL_ARGS`` come before its ``args`` (:func:`additional_args`), after ``model`` (the model
+    ``spec.model.uri`` names), which stands for the positional ``/mnt/models`` the base config writes before them:
+    a flag among them cannot change which model is served (vLLM's positional model wins over ``--model``)."""
     containers = []
     shm = False
     for c in as_list(template.get("containers")):
@@ -512,6 +548,13 @@ def with_controller_defaults(template: Mapping[str, Any]) -> LineDict:
             containers.append(c)
             continue
         main = replaced(c)
+        extra = additional_args(c)
+        if extra is not None:
+            own = c.get("args")
+            # with words not known, the model goes first: it stands for the base config's positional /mnt/models,
+            # which no flag among them changes (known words are read after the model the resource implies)
+            main["args"] = [*([model] if model and UNKNOWN_TOKEN in extra else []), *extra,
+                            *(own if isinstance(own, list) else [] if own is None else [own])]
         for key, base in _LLMISVC_PROBES.items():
             own = c.get(key)
             if own is None:
@@ -643,7 +686,13 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
             template = with_containers(template, [synthetic_container("main", workload, None)])
             if spec.get("baseRefs"):  # the GPU request comes from a config this file does not hold
                 implied.gpus = (UNKNOWN, key_location(spec, "baseRefs", file, loc))
-        template = with_controller_defaults(template)
+        main = next((c for c in as_list(template.get("containers")) if isinstance(c, Mapping)
+                     and c.get("name") == "main"), None)
+        if main is not None and additional_args(main) == [UNKNOWN_TOKEN]:
+            # the base config writes these flags before ${VLLM_ADDITIONAL_ARGS}, whose value is not known: they may
+            # be set again there (vLLM's last occurrence wins), so they are as unknown as the rest it may carry
+            implied.flags = []
+        template = with_controller_defaults(template, uri if isinstance(uri, str) else None)
         pods: Any = 1
         if worker:
             data, local = values.get("data"), values.get("dataLocal")
@@ -661,6 +710,8 @@ def add_llm_inference_service(obj: Mapping[str, Any], loc: Location, inv: Invent
                           pods_per_group=pods)
         if group is not None and workload.get("replicas") is not None:
             group.locations["replicas"] = Location(file, line_of(workload, "replicas"))
+        if group is not None and not implied.flags and implied.model is not None and group.engine.model == uri:
+            group.engine.locations["model"] = implied.model[1]  # the model stays spec.model.uri's (see above)
         if group is not None and empty and group.engine.model is UNKNOWN:
             group.model, group.model_assumed, group.model_error = None, None, None
             group.model_unknown = ("spec.model.uri is empty, a value this file leaves to be set (a kustomize base "

@@ -107,24 +107,29 @@ def location_at(file: str | None, line: int | None) -> Location:
     return Location(file, line)
 
 
-def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
-                file: str | None) -> Callable[[str], Location | None] | None:
-    """A finder of the first line in ``start..end`` where a word is written (None without the text). ``lines`` are
-    a text's lines as ``str.splitlines`` gives them: none holds a newline."""
-    if not lines or start is None:
-        return None
-    lo = max(start - 1, 0)
-    hi = min(end if end is not None else lo + 400, len(lines))
-    block: str | None = None
+class _Locate:
+    """What :func:`make_locate` returns: a class, not a closure. Compiled by mypyc, a closure that rebinds a name of
+    its maker (the joined block, made on first use) is held by the environment it holds: a reference cycle per call,
+    which a run with the collector off (``shardwise lint``, the pack) never frees, and which kept each file's lines
+    alive to the end of the run."""
 
-    def locate(token: str) -> Location | None:
-        nonlocal block
+    __slots__ = ("lines", "lo", "hi", "file", "block")
+
+    def __init__(self, lines: Sequence[str], lo: int, hi: int, file: str | None) -> None:
+        self.lines = lines
+        self.lo = lo
+        self.hi = hi
+        self.file = file
+        self.block: str | None = None
+
+    def __call__(self, token: str) -> Location | None:
         if not token:
             return None
         if "\n" in token:  # a word of several lines is never found on one
             return None
+        block = self.block
         if block is None:  # the lines joined once: one search in C per word instead of a loop over lines
-            block = "\n".join(lines[lo:hi])
+            block = self.block = "\n".join(self.lines[self.lo:self.hi])
         n = len(token)
         pos = block.find(token)
         while pos >= 0:  # a line's start or end (a newline here) bounds a word as a blank does
@@ -132,10 +137,18 @@ def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
             after = block[pos + n] if pos + n < len(block) else " "
             if not (before.isalnum() or before in "-_") and not (after.isalnum() or after in "-_"):
                 # its line: the newlines before it, counted in C (no table of where each line starts)
-                return location_at(file, lo + 1 + block.count("\n", 0, pos))
+                return location_at(self.file, self.lo + 1 + block.count("\n", 0, pos))
             pos = block.find(token, pos + 1)
         return None
 
-    return locate
+
+def make_locate(lines: Sequence[str] | None, start: int | None, end: int | None,
+                file: str | None) -> Callable[[str], Location | None] | None:
+    """A finder of the first line in ``start..end`` where a word is written (None without the text). ``lines`` are
+    a text's lines as ``str.splitlines`` gives them: none holds a newline."""
+    if not lines or start is None:
+        return None
+    lo = max(start - 1, 0)
+    return _Locate(lines, lo, min(end if end is not None else lo + 400, len(lines)), file)
 
 

@@ -26,7 +26,7 @@ from ...model import (
     Toleration,
     Volume,
 )
-from ...model.errors import InputError
+from ...model.errors import InputError, detached
 from ...model.unknown import holds_placeholder, is_placeholder
 from ...model.vocab import EFA_RESOURCE
 from ...vllm.args import (
@@ -55,7 +55,7 @@ from ...vllm.flags import (
 from ...vllm.versions import Version, parse_version
 from ..yamlsrc import LineDict
 from .claims import claim_refs
-from .configfile import config_map_key, config_tokens, env_from_values, mounted_config
+from .configfile import config_map_key, config_tokens, env_from_values, mounted_config, mounted_script
 from .fields import (
     as_list,
     as_map,
@@ -657,6 +657,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             except InputError as e:
                 part = f"command[{j}]" if j < len(run) else f"args[{j - len(run)}]"
                 raise InputError(f"{what}.{part}: {e.message}", flag_loc.file, flag_loc.line) from None
+        if c.get("volumeMounts"):  # a shell script mounted from a ConfigMap of the input that the command runs
+            script = mounted_script([expand_k8s(str(w), literal) for w in (*run, *args)], c, spec)
+            if script is not None and find_vllm_invocation(run, args, literal, image, unknown_env) is None:
+                run, args = ["/bin/sh", "-c", script[0], *script[1]], []  # read as the container's own script
         crash = literal_crash(run, args, literal, image, unknown_env)
         if crash is not None:  # a word vLLM exits on: read in its place a word that leaves the setting unknown
             words = [*run, *args]
@@ -827,7 +831,9 @@ def _parse_refusing(tokens: Sequence[str], form: str, flag_loc: Location, locate
         except RefusedValue as e:
             if not 0 <= e.at < len(words) or UNKNOWN_TOKEN in words[e.at]:
                 raise
-            first = first or e
+            if first is None:  # kept past this handler: without the tracebacks, which hold this frame and so
+                first = e      # ``first`` (a cycle per refused value, never freed with the collector off: review29)
+                detached(first)
             spelled = words[e.at].partition("=")[0]
             words[e.at] = f"{spelled}={UNKNOWN_TOKEN}" if e.inline else UNKNOWN_TOKEN
     raise AssertionError("unreachable: every round reads one more word as unknown")

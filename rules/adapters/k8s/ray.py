@@ -50,7 +50,7 @@ from .serving import (
     replaced,
     with_containers,
 )
-from .workloads import fill_placement, make_group, note_launch
+from .workloads import fill_placement, make_group, note_launch, runs_dist
 
 
 def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any, str]]]:
@@ -189,7 +189,7 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
                 named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
-        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=True))
+        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=True, dist=runs_dist(containers)))
         service_type = group.get("serviceType") if node_type == "head" else None
         if service_type in ("LoadBalancer", "NodePort"):
             inv.services.append(Service(

@@ -32,6 +32,7 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.inventory import UNRECOGNISED_ENGINE
+from ...model.unknown import holds_placeholder
 from ...model.vocab import (
     ANN_BASE_MODEL,
     ANN_OUTPUT_TPS,
@@ -45,10 +46,11 @@ from ...model.vocab import (
     LWS_NAME,
     LWS_WORKER_INDEX,
 )
-from ...vllm.args import names_vllm_build
+from ...vllm.args import expand_k8s, names_vllm_build
 from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
+from .configfile import config_map_key, env_from_values, mounted_config
 from .engines import other_engine, simulator, unrecognised_server
 from .fields import (
     as_list,
@@ -835,8 +837,10 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
             named.setdefault(name, number)
     labels = as_map(meta).get("labels")
-    ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars])
-    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray)
+    ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars], pod_spec)
+    dist = UNKNOWN if containers is UNKNOWN else runs_dist([*as_list(containers), *sidecars], pod_spec)
+    return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray,
+                    dist=dist)
 
 
 #: An image that ships Ray: a repository of the ``rayproject`` or ``anyscale`` organisations, or one named ``ray``
@@ -850,33 +854,206 @@ _RAY_COMMAND = re.compile(
     r"|--(?:distributed-executor|data-parallel)-backend[=\s]+['\"]?ray\b")
 
 
-def runs_ray(containers: Iterable[Any]) -> Any:
+def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
     """Whether a pod's containers run Ray (:attr:`PodPorts.ray`): True where an image or the words of a command say
-    so, UNKNOWN where a container, its image, command or an argument is not known yet and none says so, else False."""
+    so, UNKNOWN where a container, its image, command or an argument is not known yet and none says so, else False.
+    The words are read as the container runs them (:func:`command_texts`)."""
+    spec = as_map(pod_spec)
     unknown = False
     for c in containers:
         if c is UNKNOWN:
             unknown = True
             continue
-        c = as_map(c)
-        image = c.get("image")
+        container = as_map(c)
+        image = container.get("image")
         if image is UNKNOWN:
             unknown = True
         elif isinstance(image, str) and _RAY_IMAGE.search(image.strip()):
             return True
-        words: list[str] = []
-        for key in ("command", "args"):
-            value = c.get(key)
-            if value is UNKNOWN:
-                unknown = True
-            for w in as_list(value):
-                if w is UNKNOWN:
-                    unknown = True
-                elif isinstance(w, (str, int, float)):
-                    words.append(str(w))
-        if _RAY_COMMAND.search(" ".join(words)):
+        elif holds_placeholder(image):  # ``${RAY_IMAGE}``, ``{{ .Values.image }}``: filled in before it is applied
+            unknown = True
+        texts, open_ = command_texts(container, spec)
+        unknown = unknown or open_
+        if any(_RAY_COMMAND.search(t) for t in texts):
             return True
     return UNKNOWN if unknown else False
+
+
+def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[list[str], bool]:
+    """(what a container runs, as texts to search: its command and args words joined, then each script a ConfigMap
+    of the input mounts at a path a word names; whether a word is not known yet). The words are read as the container
+    runs them (review29): kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}`` expanded from the container's
+    literal env and the ConfigMaps of the input it reads (``configMapKeyRef``, ``envFrom``), so ``sh -c "$(START)"``
+    with ``START: ray start --head`` in a ConfigMap says Ray, and ``command: [/scripts/start.sh]`` whose ConfigMap
+    holds the script is read with its script (:func:`~.configfile.mounted_config`). A variable from a Secret or a
+    ConfigMap not in the input is no unknown (DESIGN.md): its reference stays as written; one whose value is not
+    known yet (computed at preview) is, and so is a word a template tool fills in before the object is applied
+    (:func:`_filled_in_later`)."""
+    env, pending = _literal_env(container)
+    declared = {i.get("name") for i in as_list(container.get("env")) if isinstance(i, Mapping)}
+    env_from = bool(container.get("envFrom"))
+    unknown = False
+    words: list[str] = []
+    for key in ("command", "args"):
+        value = container.get(key)
+        if value is UNKNOWN:
+            unknown = True
+        for w in as_list(value):
+            if w is UNKNOWN:
+                unknown = True
+            elif isinstance(w, (str, int, float)):
+                text, open_ = _expanded(str(w), env, pending)
+                unknown = unknown or open_ or _filled_in_later(text, declared, env_from)
+                words.append(text)
+    script = " ".join(words)
+    texts = [script]
+    for path in _SCRIPT_PATH.findall(script) if spec else ():
+        mounted = mounted_config(path, container, spec)
+        if mounted is not None:
+            texts.append(mounted)
+    return texts, unknown
+
+
+#: The env of a process group member: torch.distributed's env:// rendezvous (``MASTER_ADDR``, ``MASTER_PORT``,
+#: ``WORLD_SIZE``, ``RANK``: pytorch ``torch/distributed/rendezvous.py``; torchrun's ``PET_*`` as Kubeflow's training
+#: operator sets them), NCCL's and Gloo's settings, vLLM's data-parallel and NIXL ports (``VLLM_DP_MASTER_PORT``,
+#: ``VLLM_NIXL_SIDE_CHANNEL_PORT``: vllm ``vllm/envs.py``), a LeaderWorkerSet's leader address.
+_DIST_ENV = re.compile(
+    r"(?:MASTER_ADDR|MASTER_PORT|WORLD_SIZE|NODE_RANK|GROUP_RANK|LWS_LEADER_ADDRESS|VLLM_HOST_IP)$"
+    r"|(?:NCCL_|TORCH_NCCL_|TORCH_DISTRIBUTED_|GLOO_|PET_|VLLM_DP_|VLLM_NIXL_|VLLM_MOONCAKE_)")
+#: An image of vLLM (``vllm/vllm-openai``, ``lmcache/vllm-openai``, ``…/vllm:tag``): the runtime ports are its own.
+_DIST_IMAGE = re.compile(r"(?:^|/)vllm(?:-[\w.-]+)?(?::|@|$)", re.IGNORECASE)
+#: A command that starts a process group or vLLM: ``torchrun``, ``python -m torch.distributed.run``/``launch``,
+#: torchrun's and vLLM's master and rendezvous flags (``--master-port``, ``--master_addr``, ``--nnodes``,
+#: ``--rdzv-endpoint``), vLLM's data-parallel and KV-transfer flags, ``--headless`` (a vLLM multi-node follower),
+#: ``deepspeed``, ``accelerate launch``, ``init_process_group``, ``vllm serve``, ``vllm.entrypoints``.
+_DIST_COMMAND = re.compile(
+    r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|--master[-_](?:port|addr)\b|--nnodes\b|--rdzv[-_]"
+    r"|--data[-_]parallel[-_](?:rpc[-_]port|address|master[-_]port|size)\b|--kv[-_]transfer[-_]config\b|--headless\b"
+    r"|(?:^|[\s/;&|(])deepspeed\s|\baccelerate\s+launch\b|\binit_process_group\b|(?:^|[\s/;&|(])vllm\s+serve\b"
+    r"|\bvllm\.entrypoints\b")
+
+
+def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
+    """Whether a pod's containers run torch.distributed, NCCL or vLLM's runtime (:attr:`PodPorts.dist`): True where an
+    env name, an image or the words of a command say so, UNKNOWN where a container, its image, command, an argument,
+    its env or an env name is not known yet and none says so, else False. The words are read as the container runs
+    them (:func:`command_texts`: its variables and the scripts ConfigMaps of the input mount, as :func:`runs_ray`)."""
+    spec = as_map(pod_spec)
+    unknown = False
+    for c in containers:
+        if c is UNKNOWN:
+            unknown = True
+            continue
+        container = as_map(c)
+        image = container.get("image")
+        if image is UNKNOWN:
+            unknown = True
+        elif isinstance(image, str) and _DIST_IMAGE.search(image.strip()):
+            return True
+        elif holds_placeholder(image):  # filled in before it is applied: not known yet (review29)
+            unknown = True
+        env = container.get("env")
+        if env is UNKNOWN:
+            unknown = True
+        for entry in as_list(env):
+            name = as_map(entry).get("name") if entry is not UNKNOWN else UNKNOWN
+            if name is UNKNOWN:
+                unknown = True
+            elif isinstance(name, str) and _DIST_ENV.match(name.strip()):
+                return True
+        texts, open_ = command_texts(container, spec)
+        unknown = unknown or open_
+        if any(_DIST_COMMAND.search(t) for t in texts):
+            return True
+    return UNKNOWN if unknown else False
+
+
+def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """The ports of a Kubeflow PyTorchJob's pods (``spec.pytorchReplicaSpecs.{Master,Worker}.template``), which run
+    torch.distributed (the training operator sets ``MASTER_ADDR``/``MASTER_PORT`` in them): a Service selecting them
+    by their template's labels reaches a process group (SW301)."""
+    meta = as_map(obj.get("metadata"))
+    namespace = str(meta.get("namespace") or "default")
+    subject = f"PyTorchJob {namespace}/{meta.get('name') or 'unnamed'}"
+    replicas = as_map(as_map(obj.get("spec")).get("pytorchReplicaSpecs"))
+    for role in replicas.values():
+        template = as_map(as_map(role).get("template"))
+        ports = pod_ports(subject, namespace, template.get("metadata"), template.get("spec"), loc)
+        if ports is not None:
+            ports.dist = True
+            inv.pod_ports.append(ports)
+
+
+#: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
+_SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
+#: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``.
+_VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
+    """(the variables of a container whose values the input gives: its ``envFrom`` ConfigMaps of the input, then
+    its ``env`` literal values and ``configMapKeyRef`` values of the input, each expanded over the ones before it
+    (kubelet's makeEnvironmentVariables); the names whose values are not known yet, computed at preview)."""
+    env: dict[str, str] = dict(env_from_values(c.get("envFrom")) or {}) if c.get("envFrom") else {}
+    pending: set[str] = set()
+    for item in as_list(c.get("env")):
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            continue
+        name = item["name"]
+        env.pop(name, None)
+        pending.discard(name)
+        raw = item.get("value")
+        if raw is UNKNOWN:
+            pending.add(name)
+        elif "value" in item:
+            try:
+                env[name] = expand_k8s("" if raw is None else str(raw), env)
+            except InputError:  # an expansion past what execve takes: the pod's own reading says so
+                pending.add(name)
+        else:
+            source = item.get("valueFrom")
+            ref = as_map(as_map(source).get("configMapKeyRef"))
+            if source is UNKNOWN or as_map(source).get("configMapKeyRef") is UNKNOWN:
+                pending.add(name)
+            elif isinstance(ref.get("name"), str) and isinstance(ref.get("key"), str):
+                held = config_map_key(ref["name"], ref["key"])
+                if held is not None:
+                    env[name] = held
+    return env, pending
+
+
+#: A word that is one variable as a whole: envsubst's or the shell's ``${CMD}``/``$CMD``.
+_WHOLE_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)(?:[:?+-][^}]*)?\}?")
+
+
+def _filled_in_later(word: str, declared: set[Any], env_from: bool) -> bool:
+    """Whether a command word is a template placeholder that a tool fills before the object is applied: an unrendered
+    Helm/Go ``{{ … }}`` anywhere, or a word that is a variable as a whole (``${START_CMD}``) that the container's
+    env does not set (nor may its ``envFrom``): envsubst's, not the shell's."""
+    if "{{" in word and "}}" in word:
+        return True
+    m = _WHOLE_VAR.fullmatch(word.strip())
+    return m is not None and not env_from and m.group(1) not in declared
+
+
+def _expanded(word: str, env: Mapping[str, str], pending: set[str]) -> tuple[str, bool]:
+    """(``word`` with each reference to a variable of ``env`` replaced by its value; whether it refers to one whose
+    value is not known yet). A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
+    if "$" not in word:
+        return word, False
+    parts: list[str] = []
+    pos = 0
+    open_ = False
+    for m in _VAR_REF.finditer(word):
+        name = m.group(1) or m.group(2) or m.group(3)
+        parts.append(word[pos:m.start()])
+        held = env.get(name)
+        parts.append(m.group(0) if held is None else held)
+        open_ = open_ or name in pending
+        pos = m.end()
+    parts.append(word[pos:])
+    return "".join(parts), open_
 
 
 def add_more_groups(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any, file: str | None,
@@ -1013,6 +1190,10 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
         ports = pod_ports(f"LeaderWorkerSet {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
                           raw.get("metadata"), raw.get("spec"), loc)
         if ports is not None:
+            if isinstance(size, int) and size > 1:  # pods of one group: the leader is its process group's master
+                ports.dist = True
+            elif size is UNKNOWN and ports.dist is False:
+                ports.dist = UNKNOWN
             inv.pod_ports.append(ports)
     leader = read_pod(leader_raw.get("metadata"), leader_raw.get("spec"), file, file_lines,
                       {**injected, "LWS_WORKER_INDEX": "0"}, where=loc,

@@ -1,0 +1,70 @@
+"""PodPorts.ray and PodPorts.dist (SW301): whether a pod's containers run Ray (torch.distributed), read from the
+words as the container runs them (review29): kubelet's $(VAR) and a shell's $VAR from literal env and ConfigMaps of
+the input; a variable whose value is not known yet (computed at preview) leaves it unknown, one from a Secret does not
+(DESIGN.md); so does a template placeholder in the image or as a whole word of the command (an unknown)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from shardwise.rules.adapters.k8s.workloads import runs_dist, runs_ray
+from shardwise.rules.model import UNKNOWN
+
+
+def container(args: list[Any], env: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"name": "head", "image": "python:3.11-slim", "command": ["/bin/sh", "-c"], "args": args, "env": env}
+
+
+@pytest.mark.parametrize(("image", "args", "env", "expected"), [
+    # a template placeholder a tool fills before the object is applied: what runs there is not known yet
+    ("${RAY_IMAGE}", [], [], UNKNOWN),
+    ("{{ .Values.image }}", [], [], UNKNOWN),
+    ("python:3.11-slim", ["${START_CMD}"], [], UNKNOWN),
+    ("python:3.11-slim", ["{{ .Values.startCommand }}"], [], UNKNOWN),
+    # an image a placeholder only tags still names Ray
+    ("rayproject/ray:${RAY_VERSION}", [], [], True),
+    # the shell's variable, set by the container's env (a Secret's here) or maybe by its envFrom: no placeholder
+    ("redis:7-alpine", ["$REDIS_ARGS"], [{"name": "REDIS_ARGS", "valueFrom": {"secretKeyRef": {"name": "r", "key": "a"}}}],
+     False),
+    ("redis:7-alpine", ["redis-server --requirepass ${REDIS_PASSWORD}"], [], False),
+])
+def test_runs_ray_reads_a_placeholder_as_not_known(image: str, args: list[Any], env: list[dict[str, Any]],
+                                                   expected: Any) -> None:
+    c = {**container(args, env), "image": image}
+    assert runs_ray([c], {"containers": []}) is expected
+
+
+@pytest.mark.parametrize(("args", "env", "expected"), [
+    # a literal variable the command runs, by kubelet's reference and by the shell's
+    (["$(START)"], [{"name": "START", "value": "ray start --head --block"}], True),
+    (["exec ${START}"], [{"name": "START", "value": "ray start --head --block"}], True),
+    (["$START"], [{"name": "BIN", "value": "ray"}, {"name": "START", "value": "$(BIN) start --head"}], True),
+    # a value computed at preview: what the command runs is not known yet
+    (["$(START)"], [{"name": "START", "value": UNKNOWN}], UNKNOWN),
+    (["$(START)"], [{"name": "START", "valueFrom": UNKNOWN}], UNKNOWN),
+    # a Secret's value, and a ConfigMap the input does not hold, are no unknown: the words stay as written
+    (["redis-server --requirepass $(PASS)"], [{"name": "PASS", "valueFrom": {"secretKeyRef": {"name": "r", "key": "p"}}}],
+     False),
+    (["$(START)"], [{"name": "START", "valueFrom": {"configMapKeyRef": {"name": "elsewhere", "key": "k"}}}], False),
+    # a variable of the same name set again: kubelet keeps the last
+    (["$(START)"], [{"name": "START", "value": UNKNOWN}, {"name": "START", "value": "redis-server"}], False),
+    (["$(START)"], [{"name": "START", "value": "redis-server"}, {"name": "START", "value": "ray start --head"}], True),
+])
+def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: list[dict[str, Any]],
+                                                      expected: Any) -> None:
+    assert runs_ray([container(args, env)], {"containers": []}) is expected
+
+
+def test_runs_dist_reads_the_command_as_the_container_runs_it_too():
+    # mend5's PodPorts.dist reads the same words: a torchrun launched through a variable is torch.distributed's
+    env = [{"name": "LAUNCH", "value": "torchrun --nproc-per-node 8 train.py"}]
+    assert runs_dist([container(["exec $(LAUNCH)"], env)], {"containers": []}) is True
+    assert runs_dist([container(["$(LAUNCH)"], [{"name": "LAUNCH", "value": UNKNOWN}])], {"containers": []}) is UNKNOWN
+    assert runs_dist([container(["exec $(LAUNCH)"], [{"name": "LAUNCH", "value": "gunicorn app:app"}])],
+                     {"containers": []}) is False
+
+
+def test_runs_dist_reads_a_placeholder_as_not_known_too():
+    assert runs_dist([{**container([], []), "image": "${TRAINER_IMAGE}"}], {"containers": []}) is UNKNOWN
+    assert runs_dist([container(["{{ .Values.launch }}"], [])], {"containers": []}) is UNKNOWN

@@ -374,6 +374,29 @@ def candidates(orig, r, n):
             out.append(copy.deepcopy(r.choice(PALETTE)))
     return out
 
+SIG = "4dabf18193072939515e22adb298388d"
+SECRET_SIG, OUTPUT_SIG = "1b47061264138c4ac30d75fd1eb44270", "d0e6a833031e9bbcd3f4e8bde6ca49a4"
+#: types no adapter reads, or Kubernetes types with a version or kind that does not exist
+ODD_TYPES = ["custom:index:Thing", "kubernetes:apps/v2:Deployment", "kubernetes:apps/v1:Deploymen",
+             "kubernetes:yaml/v2:ConfigGroup", "kubernetes:helm.sh/v3:Release", "aws:ec2/instance:Instance",
+             "kubernetes:serving.kserve.io/v1beta1:InferenceService", "pulumi:pulumi:StackReference"]
+
+
+def markers():
+    """What stands for a value not known: the engine's unknown string, an output without a value, a secret with only
+    its ciphertext, and (a preview file, FUZZ_MODE=lint) the text `pulumi preview --json` writes for a secret."""
+    out = [U, U, {SIG: OUTPUT_SIG, "dependencies": ["urn:pulumi:dev::llm::x::y"]}, {SIG: SECRET_SIG, "ciphertext": "v1:AAAA"}]
+    return out + ["[secret]", "[secret]"] if MODE == "lint" else out
+
+
+def wrapped(value, r):
+    """``value`` as the engine may send it known: an output value or a secret that holds it (the preview file's and
+    the pack's forms read the same), nested once more where it is a list's entries."""
+    if isinstance(value, list) and value and r.random() < .5:
+        return [{SIG: OUTPUT_SIG, "value": v} for v in value]
+    return {SIG: r.choice([OUTPUT_SIG, SECRET_SIG]), "value": value}
+
+
 def run_pack(seed, n, log):
     r = random.Random(seed)
     bases = [sw.preview, pp.stack_preview]
@@ -389,7 +412,11 @@ def run_pack(seed, n, log):
         orig = copy.deepcopy(get(base["steps"][si]["newState"]["inputs"], path))
         if orig == U:  # already unknown (resolved through its property dependencies)
             continue
-        dunk = copy.deepcopy(base); setp(dunk, si, path, U)
+        if r.random() < .1:  # and another resource's type one the adapters do not know (the same in every set)
+            other = r.randrange(len(base["steps"]))
+            if other != si and "newState" in base["steps"][other]:
+                base["steps"][other]["newState"]["type"] = r.choice(ODD_TYPES)
+        dunk = copy.deepcopy(base); setp(dunk, si, path, r.choice(markers()))
         i += 1
         try:
             bu, iu, _ = pack(dunk)
@@ -404,6 +431,17 @@ def run_pack(seed, n, log):
                 bc, _, unreadable = pack(dc)
             except Exception:
                 continue
+            if r.random() < .3:  # the same value as an output or secret that holds it, or in a list: read the same
+                dw = copy.deepcopy(base); setp(dw, si, path, wrapped(c, r))
+                try:
+                    bw, _, _ = pack(dw)
+                except Exception:
+                    bw = {"crash"}
+                if bw != bc:
+                    key = f"wrapped-differs {sorted(bc ^ bw)} {'.'.join(map(str, path))}"
+                    if key not in found:
+                        log.write(json.dumps({"class": "wrapped-differs", "key": key, "value": c}, default=str) + "\n")
+                    found[key] = found.get(key, 0) + 1
             if unreadable:  # an input error blocks the stack on its own: not a rule's verdict
                 continue
             opened = bc - bu

@@ -173,13 +173,21 @@ def lines_of(t: str) -> list[str]:
     return t.split("\n")
 
 
+#: FUZZ_TEXT_KINDS=list_nest,bom_mid,...: only these text mutations (to aim a run at new ones; a case then builds
+#: otherwise than its seed's number does without it)
+TEXT_KINDS = [k for k in os.environ.get("FUZZ_TEXT_KINDS", "").split(",") if k]
+
+
 def text_mutate(t: str, r: random.Random) -> tuple[str | bytes, str]:
     ls = lines_of(t)
     kv = [i for i, ln in enumerate(ls) if re.match(r"^\s*(- )?[\w./-]+:\s*\S", ln)]
     kk = [i for i, ln in enumerate(ls) if re.match(r"^\s*(- )?[\w./-]+:\s*$", ln)]
-    kind = r.choice(["anchor_alias", "merge", "tag", "dupkey", "bom", "utf16", "notutf8", "nul", "crlf", "lonecr", "tabs",
+    kind = r.choice(TEXT_KINDS or ["anchor_alias", "merge", "tag", "dupkey", "bom", "utf16", "notutf8", "nul", "crlf", "lonecr", "tabs",
                      "longline", "longscalar", "unicode_name", "truncate", "docmark", "directive", "flip", "yaml11", "alias_bomb",
-                     "indent", "comment_junk", "ctrl", "env_doubling"])
+                     "indent", "comment_junk", "ctrl", "env_doubling",
+                     # fuzz21: Lists in Lists, a Helm output's block scalar holding '---', a key twice with two
+                     # values, numbers as kubectl writes them, a mark inside the text
+                     "list_nest", "helm_blockdash", "dupkey_diff", "kubectl_number", "bom_mid"])
     if kind == "anchor_alias" and kk:  # an anchored mapping, aliased further down
         i = r.choice(kk)
         ls[i] = ls[i] + " &a1"
@@ -255,6 +263,37 @@ def text_mutate(t: str, r: random.Random) -> tuple[str | bytes, str]:
             n = r.choice([10, 15, 16, 24, 40])
             ls.insert(i + 1, " " * ind + 'env: [{name: Z0, value: "xxxxxxxx"}, ' + ", ".join(
                 f'{{name: Z{k}, value: "$(Z{k - 1})$(Z{k - 1})"}}' for k in range(1, n)) + "]")
+    elif kind == "list_nest":  # each document an item of a List, itself an item of a List (kubectl flattens both)
+        try:
+            docs = [d for d in yaml.safe_load_all(t) if d is not None]
+        except Exception:  # noqa: BLE001 - not YAML this reader takes: the text as it is
+            docs = None
+        if docs:
+            inner = {"apiVersion": "v1", "kind": "List", "items": docs}
+            outer = inner if r.random() < .3 else {"apiVersion": "v1", "kind": r.choice(["List", "DeploymentList", "ConfigMapList"]),
+                                                   "metadata": {}, "items": [inner] if r.random() < .7 else [inner, copy.deepcopy(inner)]}
+            try:
+                return (json.dumps(outer, indent=1) if r.random() < .3 else yaml.safe_dump(outer, sort_keys=False, width=10**6)), kind
+            except (ValueError, OverflowError, RecursionError, yaml.YAMLError):
+                pass
+    elif kind == "helm_blockdash":  # helm template's output: '# Source:' lines, and a ConfigMap whose block scalar holds '---'
+        cm = ("---\n# Source: llm/templates/configmap.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: scripts\ndata:\n"
+              "  run.sh: " + r.choice(["|", "|-", ">", "|+", "|2"]) + "\n    #!/bin/sh\n    cat <<EOF > /tmp/x.yaml\n"
+              + r.choice(["    ---\n", "---\n", "    --- # next\n", "    ...\n"]) + "    kind: Pod\n    EOF\n")
+        body = "\n".join("---\n# Source: llm/templates/" + f"t{k}.yaml\n" + part.strip("\n") for k, part in enumerate(t.split("\n---\n")))
+        return (cm + body if r.random() < .5 else body + "\n" + cm), kind
+    elif kind == "dupkey_diff" and kv:  # the same key again with another value (goyaml.v2: an error; the API: the last)
+        i = r.choice(kv)
+        line = ls[i].replace("- ", "  ", 1) if ls[i].lstrip().startswith("- ") else ls[i]
+        ls.insert(i + r.choice([1, 1, 2]), re.sub(r":\s*\S.*$", ": " + r.choice(["0", "1", "8", "x", "true", "null", "[]", "{}", "vllm/vllm-openai:latest"]), line))
+    elif kind == "kubectl_number" and kv:  # numbers as kubectl reads and writes them
+        i = r.choice(kv)
+        ls[i] = re.sub(r":\s*\S.*$", ": " + r.choice(["1e3", "0x10", "0X10", "1_000", "0o10", "010", ".5", "-.5", "+4", "8Gi", '"8Gi"', "'8Gi'",
+                                                      "8.0", "1e400", "0b11", '"1e3"', "1E3", "4.", "0.5e1"]), ls[i])
+    elif kind == "bom_mid" and ls:  # a mark at the start of a line, after a colon, or in a value
+        i = r.randrange(len(ls))
+        at = r.choice(["line", "colon", "value"])
+        ls[i] = "\ufeff" + ls[i] if at == "line" else ls[i].replace(": ", ":\ufeff ", 1) if at == "colon" else ls[i] + "\ufeff"
     elif kind == "ctrl" and kv:
         i = r.choice(kv)
         ls[i] = ls[i] + r.choice(["\x1b", "\x07", "\x7f", "\u0085", "\u2028", "\ufffe", "\x0c"])
@@ -573,9 +612,11 @@ SIG = "4dabf18193072939515e22adb298388d"
 
 
 def pack_mutation(v: Any, r: random.Random) -> tuple[Any, str]:
-    m = r.choice(["unknown", "secret", "secret_unknown", "null", "flip", "huge", "numstr", "loop", "output"])
+    m = r.choice(["unknown", "secret", "secret_unknown", "null", "flip", "huge", "numstr", "loop", "output", "masked"])
     if m == "unknown":
         return U, m
+    if m == "masked":  # fuzz21: what `pulumi preview --json` writes for a secret value, of any type
+        return "[secret]", m
     if m == "secret":
         return {SIG: "1b47061264138c4ac30d75fd1eb44270", "value": v}, m
     if m == "secret_unknown":
@@ -733,6 +774,11 @@ def plain_count(value: str, flag: bool = False, quantity: bool = False) -> bool:
     node, right): go-yaml v2's resolve.go reads a plain scalar with strconv.ParseInt(plain, 0, 64) once the "_" are
     dropped, and base 0 takes `0x`, `0o`, `0b` and a leading `0` (octal); the JSON it hands the API holds the int."""
     value = value.strip() if flag else value
+    if not flag and not quantity and value in ("~", "null", "Null", "NULL"):
+        # fuzz21: a null count is the field unset, which the API server defaults (a CRD's structural schema prunes the
+        # null before its default applies: LeaderWorkerSet `size: ~` is 1; `replicas: ~` a nil pointer, 1), so SW204
+        # on `size: ~` (TP4 x PP2 x PCP2 in one pod of 8 GPUs) is right: seed 8112 case 84
+        return True
     if quantity and len(value) >= 2 and value[0] == value[-1] == '"':
         value = value[1:-1].strip()  # UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (seed 7408 case 227)
     elif not flag and re.fullmatch(r"[+-]?0([xX][0-9a-fA-F]+|[oO]?[0-7]+|[bB][01]+)", value.replace("_", "")):

@@ -33,6 +33,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = os.path.join(ROOT, ".venv", "bin", "shardwise")
 DEADLINE_S = 120.0  # wall time: a blocking read (a FIFO) hangs without using the CPU; the machine may be shared
 CPU_S = 10.0  # the CPU time one run may take
+#: A progress line (``--progress``, rules/model/progress.py): the first is written once the run is a second old, so
+#: whether a run writes one depends on how fast the machine is, never on the input. fuzz21: the record's
+#: ``fz17-progress-json-on-stdout`` (two files, under a second on an idle machine) said "reading inputs: 0 of 2 files
+#: read (1 s)" more under load (the sweep test failed once at load 6 and passed alone). Such lines are checked for
+#: their form and left out of what a case said.
+PROGRESS_LINE = re.compile(r"shardwise: (?:reading inputs: [\d,]+ of [\d,]+ files read|rendering .+ with \w+) \(\d+ s\)")
+
+
+def deadline_for(case_cpu_s: float) -> float:
+    """The wall time a case may take before it is judged hung: :data:`DEADLINE_S` (five times that for a case allowed
+    more CPU), times the machine's load per core where it is above 1 (a run that has the CPU a third of the time
+    takes three times as long; a hang, which uses none, is still found, later)."""
+    try:
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        per_core = 1.0
+    return DEADLINE_S * (5 if case_cpu_s else 1) * max(1.0, per_core)
 
 GOOD = textwrap.dedent("""\
     apiVersion: apps/v1
@@ -307,7 +324,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases()
     return out
 
 
@@ -634,6 +651,7 @@ class Result:
     rc: int | None
     seconds: float
     said: str
+    cpu: float | None = None  # the CPU time the run took (its own and its waited children's: helm, kustomize)
 
 
 # ---------------------------------------------------------------------------------------------- hostile9
@@ -1221,6 +1239,40 @@ def fuzz17_cases() -> list[Case]:
 # shardwise.toml nested 3,000 deep (was an internal RecursionError); 260 Argo CD Applications naming one chart (250
 # rendered, the bound); a UTF-16 kustomization naming a FIFO (was not checked, and kustomize opened the FIFO).
 
+def fuzz21_cases() -> list[Case]:
+    """fuzz21's classes: a preview's masked secrets, a byte order mark inside the text, a pipeline of absurdly many
+    stages, and Lists nested in Lists."""
+    g = good()
+    out: list[Case] = []
+
+    def preview_secret(path: tuple[str | int, ...]) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            step = json.loads(json.dumps(PREVIEW_DEP))
+            node = step["newState"]["inputs"]
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = "[secret]"
+            write(d, "preview.json", json.dumps({"steps": [step]}, indent=1))
+            return ["lint", "--format", "json", "good.yaml", "preview.json"]
+        return build
+    container = ("spec", "template", "spec", "containers", 0)
+    for name, path in [("container", container), ("env", (*container, "env")), ("args-word", (*container, "args", 2)),
+                       ("security-context", (*container, "securityContext")), ("pod-spec", ("spec", "template", "spec"))]:
+        out.append(Case(f"fz21-preview-secret-{name}", preview_secret(path), (1,), named="preview.json"))
+    out.append(file_case("fz21-bom-line-start", g.replace("  replicas: 2\n", "\ufeff  replicas: 2\n"), named="U+FEFF"))
+    out.append(file_case("fz21-bom-after-colon", g.replace("replicas: 2", "replicas:\ufeff 2"), named="U+FEFF"))
+    for stages in ("32768", "2147483647"):
+        out.append(file_case(f"fz21-pipeline-{stages}-stages", field_set(
+            "--max-model-len,", f'--pipeline-parallel-size, "{stages}", --max-model-len,'), rc=(1,), named="bad.yaml"))
+    # kubectl flattens a List inside a List (kubernetes/cli-runtime pkg/resource/visitor.go, FlattenListVisitor: its
+    # itemsToProcess): the Deployment as written alone
+    inner = {"apiVersion": "v1", "kind": "List", "items": [json.loads(json.dumps(PREVIEW_DEP))["newState"]["inputs"]]}
+    out.append(file_case("fz21-list-in-list", json.dumps({"apiVersion": "v1", "kind": "List", "items": [inner]}, indent=1),
+                         rc=(0,), same_as_plain=True))
+    return out
+
+
 def fuzz20_cases() -> list[Case]:
     import gzip
     import io
@@ -1393,7 +1445,7 @@ def judge(case: Case, plain: list[tuple]) -> Result:
         env.update(case.env)
         argv = case.build(d)
         cwd = os.path.join(d, case.cwd_sub) if case.cwd_sub else d
-        deadline = DEADLINE_S * (5 if case.cpu_s else 1)
+        deadline = deadline_for(case.cpu_s)
         t0 = time.monotonic()
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
@@ -1424,7 +1476,8 @@ def judge(case: Case, plain: list[tuple]) -> Result:
             said_lines += [f"skipped {s.get('file', s) if isinstance(s, dict) else s}: {s.get('reason', '') if isinstance(s, dict) else ''}" for s in report.get("skipped_files", [])]
         # argparse's usage block names every option: only its error line is what the run said
         usage = err.startswith("usage:")
-        said_lines += [ln for ln in err.splitlines() if ln.strip() and not (usage and (ln.startswith(("usage:", " "))))]
+        said_lines += [ln for ln in err.splitlines() if ln.strip() and not (usage and (ln.startswith(("usage:", " "))))
+                       and not PROGRESS_LINE.fullmatch(ln)]
         if argv[0] != "lint":
             said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower() or "; vLLM " in ln][:3]
         if case.stdout_said:
@@ -1434,34 +1487,34 @@ def judge(case: Case, plain: list[tuple]) -> Result:
             said += " | " + " | ".join(_ends(f"{f.get('file')}:{f.get('line')}: {f.get('message')}")
                                        for f in report.get("findings", []) if f.get("level") == "mandatory")
         if cpu > (case.cpu_s or CPU_S):
-            return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {case.cpu_s or CPU_S:.0f} s)", r.returncode, dt, said)
+            return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {case.cpu_s or CPU_S:.0f} s)", r.returncode, dt, said, cpu)
         if "Traceback (most recent call last)" in out + err:
-            return Result(case.name, "FAIL: traceback", r.returncode, dt, said)
+            return Result(case.name, "FAIL: traceback", r.returncode, dt, said, cpu)
         if r.returncode not in case.rc:
-            return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said)
+            return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said, cpu)
         if case.named_if_refused and r.returncode == 2 and case.named_if_refused not in said:
-            return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said)
+            return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said, cpu)
         if argv[0] == "lint" and r.returncode != 2 and report is None and not case.stdout_said:
-            return Result(case.name, "FAIL: the report is not JSON", r.returncode, dt, (out + err)[:300])
+            return Result(case.name, "FAIL: the report is not JSON", r.returncode, dt, (out + err)[:300], cpu)
         # a finding's whole message, not only the head and tail `said` keeps of it (a remedy after the release's
         # note moves the note out of the tail)
         whole = " | ".join(str(f.get("message")) for f in report.get("findings", [])) if report is not None else ""
         if case.named and r.returncode != 0 and case.named not in said and case.named not in whole:
-            return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said)
+            return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said, cpu)
         if case.named and r.returncode == 0 and case.named not in said:
-            return Result(case.name, f"FAIL: silent pass (nothing names {case.named})", r.returncode, dt, said)
+            return Result(case.name, f"FAIL: silent pass (nothing names {case.named})", r.returncode, dt, said, cpu)
         if report is not None and "-named" not in case.name and argv[-1] == "." and not case.name.startswith(("config-", "ignore-", "h9-config-")):
             subjects = [w.get("name") or w.get("subject") for w in report.get("workloads", [])]
             if not any("good" in str(s) for s in subjects):
-                return Result(case.name, f"FAIL: the good Deployment was not linted ({subjects})", r.returncode, dt, said)
+                return Result(case.name, f"FAIL: the good Deployment was not linted ({subjects})", r.returncode, dt, said, cpu)
         if case.parse_out:
             bad = report_invalid(r.stdout if case.parse_out == "-" else os.path.join(cwd, case.parse_out))
             if bad:
-                return Result(case.name, f"FAIL: {bad}", r.returncode, dt, said)
+                return Result(case.name, f"FAIL: {bad}", r.returncode, dt, said, cpu)
         if case.same_as_plain and report is not None and findings_of(report) != plain:
             return Result(case.name, "FAIL: a valid variant read differently from its plain form", r.returncode, dt,
-                          said + " || " + json.dumps(sorted(set(findings_of(report)) ^ set(plain)))[:400])
-        return Result(case.name, "ok", r.returncode, dt, said)
+                          said + " || " + json.dumps(sorted(set(findings_of(report)) ^ set(plain)))[:400], cpu)
+        return Result(case.name, "ok", r.returncode, dt, said, cpu)
 
 
 def main() -> int:
@@ -1488,7 +1541,8 @@ def main() -> int:
             want = expected.get(case.name)
             if want != {"rc": res.rc, "said": res.said}:
                 res.verdict = f"FAIL: differs from {args.check}: {want}"
-        print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
+        cpu = "" if res.cpu is None else f" cpu {res.cpu:5.2f}s"
+        print(f"{res.case:45} {res.verdict:40} rc={res.rc} {res.seconds:5.2f}s{cpu}" + (f"\n    {res.said}" if args.show or res.verdict.startswith("FAIL") else ""), flush=True)
     import hostile_pack  # the policy pack's cases (hostile7): one pack process, driven over gRPC
     for name, verdict, rc, seconds, said in hostile_pack.run(args.only):
         res = Result(name, verdict, rc, seconds, said)

@@ -137,6 +137,28 @@ _KubeScalars.add_constructor(_FLOAT_TAG, _construct_kube_float)
 _Base: Any = _KubeLoader
 
 
+#: What the report says where a parse error follows a byte order mark inside the text (review28: libyaml's words,
+#: "did not find expected key" a line later, do not name it). libyaml and go-yaml skip a mark only where a token may
+#: start at column 0 (``yaml_parser_scan_to_next_token``), and the column it takes moves what follows; kubectl reads a
+#: document that a ``---`` line opens as a stream of its own, where a leading mark is dropped (decode_text)
+STRAY_BOM = ("a byte order mark (U+FEFF) inside the text: only the start of the file, or of a document after a "
+             "`---` line, may hold one (a file joined after another?); remove it")
+
+
+def _stray_bom(text: str, base: int, context: int | None, line: int) -> tuple[int, int] | None:
+    """The file line and column of the first byte order mark on the lines from the parser's context (or the line
+    before the error) to the error's line, or None: a mark elsewhere (inside a quoted value) is not the cause."""
+    first = min(context, line - 1) if context is not None else line - 1
+    rows = text.split("\n")
+    for number in range(max(first, base + 1), line + 1):
+        row = number - base - 1
+        if 0 <= row < len(rows):
+            at = rows[row].find("\ufeff")
+            if at >= 0:
+                return number, at + 1
+    return None
+
+
 def _bad_scalar(tag: str, value: str, implicit: bool, mark: Any) -> yaml.MarkedYAMLError:
     """A scalar its tag cannot construct (``!!bool maybe``, an unquoted ``2024-13-45``, ``!!float abc``)
     as a YAML error at its line, in our words (never the constructor's exception text)."""
@@ -636,6 +658,11 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
         if template is not None:
             raise InputError(f"cannot parse YAML: {TEMPLATE_PROBLEM}", file, template) from None
         problem = e.problem or e.context or "invalid YAML"
+        mark_at = _stray_bom(text, base, context, line) if line is not None and "\ufeff" in text else None
+        if mark_at is not None:
+            where = f"line {line}" + (f", column {column}" if column is not None else "")
+            raise InputError(f"cannot parse YAML: {STRAY_BOM} (the parser: {problem}, {where})", file, *mark_at) \
+                from None
         error = LocalTagError if problem.startswith("could not determine a constructor for the tag '!") else \
             InputError
         raise error(f"cannot parse YAML: {problem}", file, line, column) from None

@@ -957,7 +957,7 @@ def _lint(args: argparse.Namespace) -> int:
         if not stdout_used:  # every report in a file: a CI log shows why the run failed without opening them
             # one write for all of them, not a print (and a write to the stream) per line: 626 on 2,000 files
             sys.stderr.write("".join([f"{finding_line(finding)}\n" for finding in report.blocking]))
-        print(report.summary_line(), file=sys.stderr)
+        print(visible(report.summary_line()), file=sys.stderr)  # the kinds of objects a repository wrote in it
     return report.exit_code
 
 
@@ -1012,7 +1012,9 @@ def _diff(args: argparse.Namespace) -> int:
         _err(message)
     for error in result.head_errors:
         _err(str(error))
-    print(result.summary_line(), file=sys.stderr)
+    from ..report.text import visible
+
+    print(visible(result.summary_line()), file=sys.stderr)  # the refs the user typed, the baseline's name
     return 2 if result.head_errors or failed else 0
 
 

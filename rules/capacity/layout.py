@@ -553,17 +553,27 @@ def smaller(model: ModelShape, current: Parallel, *, max_tp: int | None = None) 
     return list(hit)
 
 
+#: The most GPUs a smaller layout of one engine is sought with (:func:`smaller`): more than any cluster gives one
+#: replica. The search tried each count up to the engine's GPUs, so ``--pipeline-parallel-size 2147483647`` (a fuzzer's)
+#: held a run for minutes (fuzz21); an engine of more GPUs is still offered the layouts up to this many.
+MOST_GPUS = 65_536
+
+
 def _smaller(model: ModelShape, current: Parallel, max_tp: int | None) -> list[Parallel]:
     out = []
-    for gpus in _divisors(current.gpus)[:-1]:
-        for tp in _divisors(gpus):
+    every = _divisors(current.gpus, MOST_GPUS)
+    for gpus in every:
+        if gpus >= current.gpus:
+            continue
+        for tp in [d for d in every if d <= gpus and gpus % d == 0]:  # a divisor of a divisor divides the whole
             if tp_allowed(model, tp, expert_parallel=current.expert_parallel) and (max_tp is None or tp <= max_tp):
                 out.append(Parallel(tp, gpus // tp, current.dp, current.expert_parallel))
     return sorted(out, key=lambda p: (p.gpus, -p.tp))
 
 
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+def _divisors(n: int, most: int) -> list[int]:
+    """The divisors of ``n`` up to ``most``, ascending."""
+    return [d for d in range(1, min(n, most) + 1) if n % d == 0]
 
 
 def fewer_stages(current: Parallel) -> list[Parallel]:
@@ -576,9 +586,16 @@ def fewer_stages(current: Parallel) -> list[Parallel]:
     which :func:`smaller` already weighs where it splits the GPUs evenly). And only to a power of two of GPUs, the
     engines ``plan`` itself tries (:func:`gpu_counts`): a layout ``plan`` recommends never gets SW104, so TP1 × PP4
     on a four-GPU PCIe node is not blocked for a TP1 × PP3 that ``plan`` never weighs."""
-    return [Parallel(current.tp, pp, current.dp, current.expert_parallel)
-            for pp in range(1, current.pp)
-            if current.gpus % (current.tp * pp) and _power_of_two(current.tp * pp)]
+    # TP × PP is a power of two where both are: the powers of two below the stages, not every count (fuzz21)
+    if not _power_of_two(current.tp):
+        return []
+    out = []
+    pp = 1
+    while pp < current.pp:
+        if current.gpus % (current.tp * pp):
+            out.append(Parallel(current.tp, pp, current.dp, current.expert_parallel))
+        pp *= 2
+    return out
 
 
 def _power_of_two(n: int) -> bool:

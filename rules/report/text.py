@@ -68,5 +68,5 @@ def error_line(e: InputError, color: bool = False) -> str:
 def render(report: Report, color: bool = False) -> str:
     lines = [error_line(e, color) for e in report.errors]
     lines += [finding_line(f, color) for f in report.findings]
-    lines.append(report.summary_line())
+    lines.append(visible(report.summary_line()))  # the kinds of objects and files skipped are a repository's words
     return "\n".join(lines) + "\n"

@@ -276,11 +276,29 @@ def _listed_or_derived_kinds(model: ModelShape) -> tuple[list[str], int | None, 
 def _stage_slice(n: int, pp: int, stage: int) -> range:
     """Layers of one pipeline stage, as vLLM's ``get_pp_indices`` (vllm/distributed/utils.py) splits them:
     ``n // pp`` each, and the ``n % pp`` left over one each to the stages before the last, from the
-    second-to-last backwards (the first and last stages also hold the embedding and the LM head)."""
+    second-to-last backwards (the first and last stages also hold the embedding and the LM head).
+
+    Counted, not listed: the stages ``pp - 1 - extra`` to ``pp - 2`` hold one more, so ``stage`` starts after
+    ``per * stage`` layers and the surplus of the stages before it. A list of every stage's size, made for each of
+    the ``pp`` stages asked, was quadratic in ``pp``: fuzz_campaign lint seed 8110 input 750
+    (``--pipeline-parallel-size 32768``, a 1.9 KB manifest) took 99 s of CPU."""
     per, extra = divmod(n, pp)
-    sizes = [per + (1 if pp - 1 - extra <= i < pp - 1 else 0) for i in range(pp)]
-    start = sum(sizes[:stage])
-    return range(start, start + sizes[stage])
+    first_extra = pp - 1 - extra
+    start = per * stage + max(0, min(stage, pp - 1) - first_extra)
+    size = per + (1 if first_extra <= stage < pp - 1 else 0)
+    return range(start, start + size)
+
+
+def differing_stages(n: int, pp: int) -> range | tuple[int, ...]:
+    """The pipeline stages of ``n`` layers over ``pp`` stages whose layer slices (:func:`_stage_slice`) are all those
+    any stage has: every stage where each holds a layer or so, else the first and last, one middle stage of none, and
+    the ``n`` middle stages of one. What a stage's layers decide (its cache, its reads, its mixers' work), asked of
+    these, is asked of every slice: a --pipeline-parallel-size of a million (a typo, a fuzzer's) took a layout per
+    stage, seconds for each sizing (fuzz21)."""
+    pp = max(pp, 1)
+    if pp <= n + 3:
+        return range(pp)
+    return tuple(sorted({0, pp - 1, 1, *range(pp - 1 - n, pp - 1)}))
 
 
 def _state_bytes(model: ModelShape, tp: int, dtype_bytes: int, spec_tokens: int = 0,
@@ -692,7 +710,7 @@ def replica_token_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int, mla_
     if hit is not None and hit[0] is model:
         return hit[1]
     n = max(token_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache, kv_dtype=kv_dtype))
-            for stage in range(max(pp, 1)))
+            for stage in differing_stages(model.num_hidden_layers, pp))
     if len(_REPLICA_TOKEN_BYTES) >= 4096:
         _REPLICA_TOKEN_BYTES.clear()
     _REPLICA_TOKEN_BYTES[key] = (model, n)
@@ -703,7 +721,7 @@ def replica_decode_read_bytes(model: ModelShape, tp: int, pp: int, kv_bytes: int
                               mla_cache: bool = True) -> int:
     """:func:`decode_read_bytes` of the pipeline stage that reads the most (the stages run one after another)."""
     return max(decode_read_bytes(layout(model, tp, pp, kv_bytes, stage, mla_cache), context)
-               for stage in range(max(pp, 1)))
+               for stage in differing_stages(model.num_hidden_layers, pp))
 
 
 #: FLOPs a decode step spends per byte of a state layer's state for one sequence: the recurrence scales and updates
@@ -730,7 +748,7 @@ def mixer_flops(model: ModelShape, tp: int, pp: int, context: int) -> float:
     tokens = {"full": context, "sliding": min(context, window) if window else context,
               "chunked": min(context, chunk) if chunk else context}
     worst = 0.0
-    for stage in range(max(pp, 1)):
+    for stage in differing_stages(len(kinds), pp):
         total = 0.0
         for i in _stage_slice(len(kinds), max(pp, 1), stage):
             kind = kinds[i]
@@ -757,7 +775,7 @@ def kv_sharing_split(model: ModelShape, pp: int) -> str:
     kinds, _, _ = _listed_or_derived_kinds(model)
     first = n - shared
     targets = {kinds[i]: i for i in range(first)}  # the last layer of each kind before the shared ones
-    for stage in range(pp):
+    for stage in differing_stages(n, pp):
         layers = _stage_slice(n, pp, stage)
         missing = sorted({targets.get(kinds[i], first - 1) for i in layers if i >= first} - set(layers))
         if missing:

@@ -65,6 +65,31 @@ def test_clean(raw, value):
     assert clean(raw) == value if value is not UNKNOWN else clean(raw) is UNKNOWN
 
 
+def _step_doc(inputs: dict) -> dict:
+    state = {"urn": urn(SUB_T, "a"), "type": SUB_T, "inputs": inputs, "outputs": {"tags": ["[secret]"]}}
+    return {"steps": [{"op": "create", "urn": state["urn"], "newState": state}]}
+
+
+def test_a_preview_s_masked_secret_is_unknown_wherever_it_stands():
+    """`pulumi preview --json` writes each secret value as the text "[secret]" (pkg/backend/display/json.go,
+    massagePropertyValue), of whatever type the value was: a preview never holds it."""
+    inputs = {"cidrBlock": "[secret]", "tags": {"Name": "[secret]", "team": "ml"}, "ids": [1, ["[secret]"]],
+              "note": "[secret] x", "keep": {"a": [1, 2]}}
+    (res,) = resources_from_json(_step_doc(inputs), "p.json")
+    assert res.props == {"cidrBlock": U, "tags": {"Name": U, "team": "ml"}, "ids": [1, [U]],
+                         "note": "[secret] x", "keep": {"a": [1, 2]}}
+    assert res.props["keep"] is inputs["keep"]  # a part holding none is not copied
+    assert inputs["cidrBlock"] == "[secret]"  # the parsed document is left as it was
+    assert clean(res.props)["cidrBlock"] is UNKNOWN
+
+
+def test_a_state_export_s_text_secret_is_the_text():
+    """`pulumi stack export` writes a secret as its ciphertext object: "[secret]" there is what the program wrote."""
+    state = {"urn": urn(SUB_T, "a"), "type": SUB_T, "inputs": {"cidrBlock": "[secret]"}}
+    (res,) = resources_from_json({"deployment": {"resources": [state]}}, "s.json")
+    assert res.props == {"cidrBlock": "[secret]"}
+
+
 def test_clean_rejects_an_unknown_signature():
     with pytest.raises(InputError, match="unrecognised Pulumi value signature"):
         clean({SIG: "nope"})

@@ -237,6 +237,35 @@ def test_the_unknown_blocks_with_the_same_rule(tmp_path: Path, case: Case, path:
     assert case.code in _pack_blocking(doc)
 
 
+#: What ``pulumi preview --json`` writes in place of every secret value, of any type (pulumi/pulumi
+#: pkg/backend/display/json.go, ``massagePropertyValue``): a program that builds a container, its env list or a port
+#: from a secret Output (``pulumi.Config().require_secret``, ``Output.secret``) previews as this text
+MASKED = "[secret]"
+
+
+@pytest.mark.parametrize(("case", "path"), [
+    (CASES[0], (*C0, "env", 0, "value")),  # the text "[secret]" is no "1": read as safe before
+    (CASES[2], ("spec", "type")),  # "'[secret]' is not a Service type": an input error on a valid preview before
+    (CASES[4], BACKEND[:-2]),  # the Ingress backend's service: no route read, silent before
+    (CASES[-2], (*C0, "args", 1)),  # a word of the command line: no credential read, silent before
+], ids=["env-value", "service-type", "ingress-backend", "args-word"])
+def test_a_secret_the_preview_masks_blocks_with_the_same_rule(tmp_path: Path, case: Case, path: Path_) -> None:
+    doc = _with(case.res, path, MASKED)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, ""), (errors, findings)
+    assert case.code in _blocking(findings), [f["message"] for f in findings if case.code in f["codes"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "path"), SWEEP,
+                         ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in SWEEP])
+def test_every_masked_secret_blocks_as_the_unknown_does(tmp_path: Path, case: Case, path: Path_) -> None:
+    doc = _with(case.res, path, MASKED)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, ""), (errors, findings)
+    assert case.code in _blocking(findings), [f["message"] for f in findings if case.code in f["codes"]]
+
+
 # --- a workload part that hides whether it runs vLLM at all ----------------------------------------------------
 
 AT_PREVIEW = "is not known (a computed value at preview; lint the `pulumi up` state, or write the value as a literal)"

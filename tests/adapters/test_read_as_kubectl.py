@@ -121,6 +121,35 @@ def test_a_byte_order_mark_opening_a_later_document_is_dropped():
     assert docs(text) == [{"a": 1}, {"b": 2}, {"c": "\ufeff"}]
 
 
+MARK = "a byte order mark (U+FEFF) inside the text"
+
+
+@pytest.mark.parametrize(("edit", "where", "parser"), [
+    # cat of a file saved with a mark after one without, into the middle of a mapping
+    (lambda t: t.replace("  replicas: 2", "\ufeff  replicas: 2"), (5, 1), "did not find expected key, line 6, column 3"),
+    # a mark pasted after a key's colon: the colon is no longer followed by a space
+    (lambda t: t.replace("replicas: 2", "replicas:\ufeff 2"), (5, 12),
+     "mapping values are not allowed in this context, line 6, column 11"),
+    # a document whose mark does not follow its '---' line at once (a comment between)
+    (lambda t: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n# the second file\n\ufeff" + t, (6, 1), "did not find expected <document start>"),
+], ids=["line-start", "after-colon", "after-comment"])
+def test_a_byte_order_mark_in_the_middle_is_named_where_it_stands(tmp_path, capsys, edit, where, parser):
+    """review28: libyaml's words ("did not find expected key", a line later) did not name the mark; go-yaml, kubectl's
+    reader, refuses these texts the same way (it skips a mark at column 0 and counts it a column)."""
+    (tmp_path / "joined.yaml").write_text(edit(DEPLOYMENT), encoding="utf-8")
+    assert main(["lint", str(tmp_path / "joined.yaml"), "--format", "json"]) == 2
+    [error] = json.loads(capsys.readouterr().out)["input_errors"]
+    assert (error["line"], error["column"]) == where
+    assert error["message"].startswith(f"cannot parse YAML: {MARK}: only the start of the file, or of a document "
+                                       "after a `---` line, may hold one (a file joined after another?); remove it "
+                                       "(the parser: "), error["message"]
+    assert parser in error["message"]
+
+
+def test_a_byte_order_mark_inside_a_value_is_a_character_of_it():
+    assert docs("a: \ufeffx\nb: 'y\ufeff'\n") == [{"a": "\ufeffx", "b": "y\ufeff"}]
+
+
 def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
     (tmp_path / "bad.yaml").write_text(DEPLOYMENT)
     (tmp_path / "sub").mkdir()

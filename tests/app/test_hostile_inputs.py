@@ -515,6 +515,22 @@ def test_sw308_reads_flags_word_by_word_as_the_joined_line_reads(words):
 INJECTED = "evil\n::stop-commands::pwned\n::error file=x.yaml::injected\x1b[2J.yaml"
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_kind_with_a_control_character_starts_no_line_of_its_own(repo, capsys, fmt):
+    """fuzz_mutate seed 8101 case 1386: ``kind: "a\\0b"`` (a double-quoted escape) was written raw in the summary
+    line, on stdout in the text report and on stderr beside the others; a kind ``x\\n::error::…`` would start a
+    workflow command of its own in a CI log."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    put(repo, "odd.yaml", 'apiVersion: example.com/v1\nkind: "a\\0b\\n::error::x\\e[2J"\nmetadata: {name: o}\n')
+    with deadline(30):
+        main(["lint", ".", "--format", fmt])
+    out, err = capsys.readouterr()
+    summary = (out if fmt == "text" else err).splitlines()[-1]
+    assert "skipped 1 object of unknown kinds: a\\x00b\\n::error::x\\x1b[2J×1" in summary, summary
+    assert not [ln for ln in (out + err).splitlines() if ln.startswith("::")]
+    assert "\x00" not in out + err and "\x1b" not in out + err
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "sarif", "github"])
 def test_a_file_name_with_a_newline_starts_no_line_of_its_own(repo, capsys, fmt):
     put(repo, "good.yaml", vllm_deployment("good"))

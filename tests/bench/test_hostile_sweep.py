@@ -153,3 +153,36 @@ def test_the_record_holds_every_class_the_task_names():
     assert record["pack-h9-config-production-string"] == {"rc": None, "said": (
         "Configure failed: UNKNOWN: Exception calling application: shardwise: the policy config cannot be taken: "
         "`vllm-pod-with-host-access`: production is the string 'false'; expected true or false")}
+
+
+def test_a_progress_line_is_no_part_of_what_a_case_said(tmp_path, monkeypatch, capsys):
+    """fuzz21: whether ``--progress`` writes a line depends on the clock (the first once the run is a second old):
+    ``fz17-progress-json-on-stdout`` said one more line under load and failed the sweep (load 6), not alone. A slow
+    machine is stood in for by the first line due at once: each line but the summary is one the sweep leaves out."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import hostile_sweep
+    from shardwise.rules.app.cli import main
+    from shardwise.rules.model import progress
+
+    (tmp_path / "good.yaml").write_text(hostile_sweep.good("good"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(progress, "FIRST", 0.0)
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    assert main(["lint", "--progress", "--format", "json", "good.yaml"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) >= 2 and err[-1].startswith("shardwise: 1 file read, 1 workload, ")
+    assert [line for line in err if not hostile_sweep.PROGRESS_LINE.fullmatch(line)] == err[-1:]
+    assert not hostile_sweep.PROGRESS_LINE.fullmatch("shardwise: error: helm template did not finish in 120 s")
+
+
+def test_the_hang_deadline_grows_with_the_load(monkeypatch):
+    """A run that has the CPU a third of the time takes three times as long: judged hung only past the deadline times
+    the load per core (a FIFO's hang, which uses no CPU, is still found)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import hostile_sweep
+
+    monkeypatch.setattr(hostile_sweep.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(hostile_sweep.os, "getloadavg", lambda: (6.0, 0.0, 0.0))
+    assert (hostile_sweep.deadline_for(0.0), hostile_sweep.deadline_for(30.0)) == (360.0, 1800.0)
+    monkeypatch.setattr(hostile_sweep.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert (hostile_sweep.deadline_for(0.0), hostile_sweep.deadline_for(30.0)) == (120.0, 600.0)

@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from repo_paths import ROOT
 from shardwise.rules.app.cli import main
 from shardwise.rules.app.plan import PlanRequest, make_plan
 from shardwise.rules.capacity.layout import (
@@ -48,6 +49,32 @@ def test_smaller_layouts_split_one_engine_evenly_fewest_gpus_first():
     # SW202 asks only for TPs inside the NVLink domain (1: PCIe only), and keeps the asked PP itself
     assert smaller(LLAMA_70B, Parallel(4, 1), max_tp=1) == [Parallel(1, 1), Parallel(1, 2)]
     assert smaller(LLAMA_70B, Parallel(1, 1)) == []
+
+
+def test_smaller_layouts_of_an_absurd_engine_are_sought_up_to_the_most_gpus():
+    """fuzz21: the search tried every count up to the engine's GPUs (TP 2,147,483,646 × PP 2,147,483,647: 4.6e18)."""
+    from shardwise.rules.capacity.layout import MOST_GPUS, _divisors
+
+    assert _divisors(12, MOST_GPUS) == [1, 2, 3, 4, 6, 12]
+    assert _divisors(2**62, MOST_GPUS) == [2**k for k in range(17)]
+    engine = Parallel(2**31 - 2, 2**31 - 1)
+    found = smaller(LLAMA_70B, engine)
+    assert found[:3] == [Parallel(1, 1), Parallel(2, 1), Parallel(1, 2)] and max(p.gpus for p in found) <= MOST_GPUS
+
+
+@pytest.mark.parametrize("stages", ["32768", "2147483647"])
+def test_a_pipeline_of_more_stages_than_layers_is_judged_without_a_layout_per_stage(tmp_path, capsys, stages):
+    """fuzz_campaign lint seed 8110 input 750: SW106's refusing-layout fixture with the word "32768" pushed into
+    its first Deployment's ``--pipeline-parallel-size`` took 99 s of CPU (a layout per stage, each stage's layers
+    found from a list of every stage); ``2147483647`` held it longer than anyone waits. What blocks is unchanged."""
+    text = (ROOT / "tests/fixtures/rules/SW106/refusing-layout.yaml").read_text(encoding="utf-8").replace(
+        '--pipeline-parallel-size, "2", --max', f'--pipeline-parallel-size, "{stages}", "2", --max', 1)
+    (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
+    assert main(["lint", str(tmp_path / "m.yaml"), "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    first = sorted(f["code"] for f in findings if f["subject"].endswith("/gemma3n-pp2-no-load"))
+    assert first == ["SW102", "SW203", "SW204", "SW401"]
+    assert f"pipeline_parallel_size {stages} exceeds the 35 layers" in " ".join(f["message"] for f in findings)
 
 
 def test_layouts_for_keep_tp_inside_the_nvlink_domain_and_pipeline_beyond_it():

@@ -132,6 +132,32 @@ def test_one_request_check_and_longest_fitting_length():
     assert kv_layout.bytes_needed(sw, b, "v1", 131072, 8192) < 62 * 131072 * 2 * 16 * 128 * 2 / 4
 
 
+def _listed_slice(n: int, pp: int, stage: int) -> range:
+    """get_pp_indices as a list of every stage's size (the reading before fuzz21, quadratic in ``pp``)."""
+    per, extra = divmod(n, pp)
+    sizes = [per + (1 if pp - 1 - extra <= i < pp - 1 else 0) for i in range(pp)]
+    return range(sum(sizes[:stage]), sum(sizes[:stage + 1]))
+
+
+def test_a_stage_s_layers_are_counted_as_every_stage_s_list_gives_them():
+    assert all(kv_layout._stage_slice(n, pp, s) == _listed_slice(n, pp, s)
+               for n in range(0, 70) for pp in range(1, 40) for s in range(pp))
+    assert [kv_layout._stage_slice(35, 2**31 - 1, s) for s in (2**31 - 3, 2**31 - 2)] == [range(34, 35), range(35, 35)]
+
+
+def test_the_differing_stages_hold_every_slice_any_stage_holds():
+    """fuzz_campaign lint seed 8110: ``--pipeline-parallel-size 32768`` over 35 layers built a layout per stage."""
+    for n in range(0, 40):
+        for pp in [*range(1, 60), 1000, 2**31 - 1]:
+            asked = kv_layout.differing_stages(n, pp)
+            every = range(pp) if pp < 1000 else asked
+            assert {0, pp - 1} <= set(asked)
+            assert {kv_layout._stage_slice(n, pp, s) for s in asked} >= {kv_layout._stage_slice(n, pp, s) for s in every
+                                                                         if len(kv_layout._stage_slice(n, pp, s))}
+            assert len(asked) <= n + 3
+    assert kv_layout.differing_stages(3, 32768) == (0, 1, 32764, 32765, 32766, 32767)
+
+
 def test_pipeline_stage_slices_layers_like_vllm():
     # vllm/distributed/utils.py get_pp_indices: the layers left over go one each to the stages before the
     # last, from the second-to-last backwards (vLLM's docs: 61 layers at PP2 [31, 30], at PP4 [15, 15, 16, 15])

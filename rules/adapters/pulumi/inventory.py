@@ -20,7 +20,7 @@ from ..yamlsrc import read_text
 from . import aws
 from .k8s import kubernetes, kubernetes_api
 from .resource import PulumiResource, merge_state, name_from_urn
-from .values import UNKNOWN_SENTINELS, clean, json_type
+from .values import UNKNOWN_SENTINELS, clean, json_type, unmask_preview_secrets
 
 IGNORE_TAG = aws.IGNORE_TAG
 NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLATE, aws.SECURITY_GROUP
@@ -226,7 +226,9 @@ def _or_empty(value: Any, empty: Any) -> Any:
 
 
 def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int], where: str,
-                    line: int | None = None) -> PulumiResource | None:
+                    line: int | None = None, preview: bool = False) -> PulumiResource | None:
+    """One resource of a preview step (``preview``: its ``[secret]`` values are unknown, :func:`unmask_preview_secrets`)
+    or of a state export; None for the stack, a provider or a resource being deleted."""
     urn = state.get("urn")
     rtype = state.get("type")
     if not isinstance(urn, str) or not isinstance(rtype, str):
@@ -243,6 +245,8 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
     if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
         bad, value = ("inputs", inputs) if not isinstance(inputs, Mapping) else ("outputs", outputs)
         raise InputError(f"{urn}: inputs and outputs must be objects ({bad} is {json_type(value)})", file, line)
+    if preview:
+        inputs, outputs = unmask_preview_secrets(inputs), unmask_preview_secrets(outputs)
     deps = _or_empty(state.get("propertyDependencies"), {})
     if not isinstance(deps, Mapping):
         raise InputError(f"{urn}: propertyDependencies must be an object, got {json_type(deps)}", file, line)
@@ -291,7 +295,7 @@ def resources_from_json(data: Any, file: str, text: str | None = None) -> list[P
             if not isinstance(state, Mapping):
                 raise InputError(f"steps[{i}].{key}: expected a resource (an object), found {json_type(state)}",
                                  file, step_line)
-            res = _state_resource(state, file, lines, f"steps[{i}].{key}", step_line)
+            res = _state_resource(state, file, lines, f"steps[{i}].{key}", step_line, preview=True)
             if res is not None:
                 out.append(res)
         return out

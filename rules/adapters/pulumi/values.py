@@ -43,6 +43,43 @@ RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 OUTPUT_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 
 
+#: What ``pulumi preview --json`` writes in place of each secret value of a resource's inputs and outputs, whatever
+#: the value's type (a whole container, an env list, a port): pulumi/pulumi ``pkg/backend/display/json.go``,
+#: ``massagePropertyValue``, ``resource.NewStringProperty("[secret]")``; a preview file never holds the value
+PREVIEW_SECRET = "[secret]"
+#: The engine's unknown, as a preview file writes a value computed at preview (of any type)
+UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+def unmask_preview_secrets(value: Any) -> Any:
+    """``value`` (a preview step's inputs or outputs, as JSON read them) with each value that is exactly
+    :data:`PREVIEW_SECRET` made the engine's unknown: the preview does not say what the secret holds, so it is
+    never read as the text ``[secret]`` (a Service type, a port name, an env value no rule takes for a credential: an
+    unknown read as safe) nor as a value of the wrong type (an input error on a valid preview). A container or list
+    holding none is returned as it is."""
+    if value == PREVIEW_SECRET and type(value) is str:
+        return UNKNOWN_STRING
+    if isinstance(value, dict):
+        out: dict[Any, Any] | None = None
+        for k, v in value.items():
+            w = unmask_preview_secrets(v)
+            if w is not v:
+                if out is None:
+                    out = dict(value)
+                out[k] = w
+        return value if out is None else out
+    if isinstance(value, list):
+        items: list[Any] | None = None
+        for i, v in enumerate(value):
+            w = unmask_preview_secrets(v)
+            if w is not v:
+                if items is None:
+                    items = list(value)
+                items[i] = w
+        return value if items is None else items
+    return value
+
+
 class _Asset:
     """An asset or archive where a plain value was expected: no property the adapters read takes one."""
 

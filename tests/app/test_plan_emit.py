@@ -5,8 +5,12 @@ with ``shardwise lint`` under the load it was planned for (every layout kind: a 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
+import subprocess
+import sys
+import textwrap
 
 import pytest
 import yaml
@@ -571,18 +575,38 @@ NOT_A_SIZING_FLAG = frozenset({"model", "extra", "locations", "distributed_execu
     ("--model", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--tp", "1", "--max-model-len", "32768",
      "--max-num-seqs", "256", "--vllm-version", "0.17.0"),
 ], ids=["llama", "vl7", "vl72-tp4", "mla", "hybrid"])
-def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
+def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(argv):
     """Issue 28, "plan and lint agree on every layout": every engine setting the capacity model reads from a workload
     (lint's sizing of the manifest plan emits, every field and flag it looks at recorded) is one plan takes, as an
     option of its own or through --engine-arg; a flag lint reads that plan refuses (``--task`` and ``--convert``,
-    the pooling runner's other spellings, were) is a layout lint sizes one way and plan cannot be asked."""
+    the pooling runner's other spellings, were) is a layout lint sizes one way and plan cannot be asked.
+
+    The recording runs in a child process on the sources (``SHARDWISE_MYPYC=0``): compiled by mypyc (the CI build),
+    the sizing reads EngineArgs' fields without the recorder's ``__getattribute__``, and the test passed there with
+    ``--prefill-context-parallel-size`` read by lint and refused by plan (planpcp1)."""
+    rc = subprocess.run([sys.executable, "-c", _READS_PROBE, json.dumps(list(argv))], capture_output=True,
+                        text=True, env={**os.environ, "SHARDWISE_MYPYC": "0"}, timeout=300)
+    assert (rc.returncode, rc.stderr) == (0, "")
+    out = json.loads(rc.stdout)
+    assert out["compiled"] == []  # the recorder saw every read: no sizing module ran compiled
+    flags = sorted(k.replace("_", "-") for k in set(out["read"]) - NOT_A_SIZING_FLAG)
+    assert {"tensor-parallel-size", "block-size", "runner", "task", "convert",
+            "prefill-context-parallel-size"} <= set(flags)
+    assert [f for f in out["refused"] if f.replace("-", "_") not in NOT_A_SIZING_FLAG] == []
+
+
+#: the child of :func:`test_plan_takes_every_engine_flag_lint_sizes_a_layout_with`: lint's sizing of the manifest plan
+#: emits, every EngineArgs field and ``extra`` flag it looks at recorded; which of them plan refuses as unread
+_READS_PROBE = textwrap.dedent("""
+    import contextlib, io, json, sys
     from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.app.cli import main
     from shardwise.rules.app.plan import PlanError, engine_words
     from shardwise.rules.capacity.group import sizing
     from shardwise.rules.engine import LintConfig
     from shardwise.rules.model.inventory import EngineArgs
 
-    read: set[str] = set()
+    read = set()
 
     class Extra(dict):  # the flags without a field of their own, each one looked at recorded
         def get(self, key, default=None):
@@ -603,20 +627,25 @@ def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
                 read.add(name)
             return super().__getattribute__(name)
 
-    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *argv), "plan.yaml").groups
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        assert main(["plan", *json.loads(sys.argv[1]), "--emit", "manifest"]) == 0
+    (group,) = load_kubernetes_text(text.getvalue(), "plan.yaml").groups
     e = group.engine
     group.engine = Recorded(**{**{k: getattr(e, k) for k in EngineArgs.__dataclass_fields__}, "extra": Extra(e.extra)})
     assert sizing(group, LintConfig()) is not None
-    flags = sorted(k.replace("_", "-") for k in read - NOT_A_SIZING_FLAG)
-    assert {"tensor-parallel-size", "block-size", "runner", "task", "convert"} <= set(flags)
     refused = []
-    for flag in flags:
+    for flag in sorted(k.replace("_", "-") for k in read):
         try:
             engine_words([(flag, "1")])
         except PlanError as err:
             if "does not read" in str(err):
                 refused.append(flag)
-    assert refused == []
+    compiled = sorted(n for n, m in sys.modules.items()
+                      if n.startswith("shardwise.rules.") and n != "shardwise.rules._yamlfast"  # C, not mypyc
+                      and not str(getattr(m, "__file__", "")).endswith(".py"))
+    print(json.dumps({"read": sorted(read), "refused": refused, "compiled": compiled}))
+""")
 
 
 #: a value of each --engine-arg flag, as vLLM takes it
@@ -824,3 +853,4 @@ def test_install_pip_in_the_text_the_command_line_and_not_in_a_stack_config(caps
     path = tmp_path / "plan.yaml"
     path.write_text(emitted(capsys, "manifest", *L8_L4_100, "--install", "pip"))
     assert lint(capsys, path) == (0, [])
+

@@ -80,7 +80,8 @@ class VllmMultiNode(pulumi.ComponentResource):
         self.leaderworkerset_name = metadata_name(self.leader_worker_set)
         self.group_size = group_shape(spec, pool)[0]
         e = spec.engine
-        self.gpus_per_group = world_size(e.tensor_parallel_size, e.pipeline_parallel_size) * e.data_parallel_size
+        self.gpus_per_group = world_size(e.tensor_parallel_size, e.pipeline_parallel_size,
+                                         e.prefill_context_parallel_size) * e.data_parallel_size
         chosen, why = images.choose_launcher(spec.launcher, spec.image, spec.vllm_version)
         if e.data_parallel_size > 1:  # the renderer writes vLLM's own data-parallel launch, on every release
             chosen, why = "native", "data-parallel engines over nodes: vLLM's --data-parallel-size-local launch"

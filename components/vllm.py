@@ -71,7 +71,9 @@ class VllmService(pulumi.ComponentResource):
         self.pod_disruption_budget = made["PodDisruptionBudget"]
         self.autoscaler = made.get("ScaledObject") or made.get("HorizontalPodAutoscaler")
         self.deployment_name = metadata_name(self.deployment)
-        self.gpus_per_replica = world_size(spec.engine.tensor_parallel_size, spec.engine.pipeline_parallel_size)
+        e = spec.engine
+        self.gpus_per_replica = world_size(e.tensor_parallel_size, e.pipeline_parallel_size,
+                                           e.prefill_context_parallel_size)
         self.register_outputs({
             "deployment": self.deployment, "pod_disruption_budget": self.pod_disruption_budget,
             "autoscaler": self.autoscaler, "deployment_name": self.deployment_name,

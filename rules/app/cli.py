@@ -468,6 +468,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         plan.add_argument("--tp", type=_ranged(int, 1, 64), metavar="N", help="tensor_parallel_size")
         plan.add_argument("--pp", type=_ranged(int, 1, 64), metavar="N",
                           help="pipeline_parallel_size (default: searched; 1 with --tp)")
+        plan.add_argument("--pcp", type=_ranged(int, 1, 64), default=1, metavar="N",
+                          help="prefill_context_parallel_size (vLLM 0.12+), on every layout: each rank holds the TP "
+                          "shard, so an engine runs TP × PP × PCP GPUs")
         plan.add_argument("--gpu-memory-utilization", type=_ranged(float, 0, 1, lo_open=True), default=None,
                           metavar="U", help="fraction of GPU memory vLLM may use (default: the release's, "
                                             "0.9; 0.92 from vLLM 0.20; 1.0 with 0.34's extensible KV cache)")
@@ -1164,7 +1167,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     req = PlanRequest(
         model=args.model, base_model=args.base_model, gpu=args.gpu, gpu_memory_gib=args.gpu_memory_gib,
         instance_type=args.instance_type, gpus_per_node=args.gpus_per_node, tp=args.tp, pp=args.pp, dp=args.dp,
-        enable_expert_parallel=args.enable_expert_parallel, gpu_memory_utilization=args.gpu_memory_utilization,
+        pcp=args.pcp, enable_expert_parallel=args.enable_expert_parallel,
+        gpu_memory_utilization=args.gpu_memory_utilization,
         vllm_version=args.vllm_version, max_model_len=args.max_model_len, max_num_seqs=args.max_num_seqs,
         max_num_batched_tokens=args.max_num_batched_tokens, p95_context=args.p95_context, dtype=args.dtype,
         quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype, weights_gib=args.weights_gib,

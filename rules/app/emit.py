@@ -122,15 +122,16 @@ def specs(plan: Plan) -> tuple[Any, Any]:
     nodes = c.load.nodes if c.load is not None else nodes_per_replica
     name = workload_name(plan.model.id)
     multi = nodes_per_replica > 1
-    if multi and p.dp > 1 and p.tp * p.pp > per_node:
+    if multi and p.dp > 1 and p.gpus > per_node:
         # VllmMultiNode spreads data-parallel engines over nodes only where each engine fits one node
         raise PlanError(f"--emit writes data-parallel engines over nodes one or more a node; {engine_text(p)} "
-                        f"has engines of {p.tp * p.pp} GPUs, wider than a node's {per_node}")
+                        f"has engines of {p.gpus} GPUs, wider than a node's {per_node}")
     version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
     typed, passed = _engine_arg_specs(req.engine_args)
     engine = EngineArgsSpec(
         model=plan.model.id, tensor_parallel_size=p.tp,
-        pipeline_parallel_size=p.pp, data_parallel_size=p.dp, enable_expert_parallel=p.expert_parallel,
+        pipeline_parallel_size=p.pp, prefill_context_parallel_size=p.pcp, data_parallel_size=p.dp,
+        enable_expert_parallel=p.expert_parallel,
         gpu_memory_utilization=_utilization(req.gpu_memory_utilization, s.gpu_memory_utilization),
         max_model_len=s.max_model_len,
         # the cap plan lowered so the layout serves (Candidate.max_num_seqs_lowered) is written, as a lowered length is

@@ -68,6 +68,9 @@ class PlanRequest:
     tp: int | None = None  # None: search
     pp: int | None = None  # None: search (1 with --tp)
     dp: int = 1
+    #: ``--prefill-context-parallel-size`` (vLLM 0.12+), on every layout: its ranks hold the TP shard each, so an
+    #: engine runs TP × PP × PCP GPUs (vLLM's world size) and lint sizes the emitted manifest so (planpcp1)
+    pcp: int = 1
     enable_expert_parallel: bool = False
     gpu_memory_utilization: float | None = None  # None: the release's default
     vllm_version: str | None = None
@@ -317,6 +320,7 @@ class Plan:
             "tensor_parallel_size": c.parallel.tp,
             "pipeline_parallel_size": c.parallel.pp,
             "data_parallel_size": c.parallel.dp,
+            **({"prefill_context_parallel_size": c.parallel.pcp} if c.parallel.pcp != 1 else {}),
             "enable_expert_parallel": c.parallel.expert_parallel,
             "replicas_per_node": self.node.node.gpus // world if world <= self.node.node.gpus else None,
             "nodes_per_replica": -(-world // self.node.node.gpus),
@@ -342,7 +346,8 @@ class Plan:
 
 def engine_text(p: Parallel) -> str:
     """``TP4``, ``TP8 × PP2``, ``TP1 × DP8 with expert parallelism``."""
-    parts = [f"TP{p.tp}"] + ([f"PP{p.pp}"] if p.pp > 1 else []) + ([f"DP{p.dp}"] if p.dp > 1 else [])
+    parts = ([f"TP{p.tp}"] + ([f"PP{p.pp}"] if p.pp > 1 else []) + ([f"PCP{p.pcp}"] if p.pcp > 1 else [])
+             + ([f"DP{p.dp}"] if p.dp > 1 else []))
     return " × ".join(parts) + (" with expert parallelism" if p.expert_parallel else "")
 
 
@@ -597,6 +602,8 @@ def make_plan(req: PlanRequest) -> Plan:
         raise PlanError(f"--install '{req.install}': expected one of {', '.join(INSTALLS)}")
     if req.tp is not None and req.tp * (req.pp or 1) > 1024:
         raise PlanError(f"--tp {req.tp} × --pp {req.pp} = {req.tp * (req.pp or 1)} GPUs per replica is absurd")
+    if req.pcp < 1:
+        raise PlanError(f"--pcp {req.pcp}: a positive count")
     env = check_env(req.env)
     engine_words(req.engine_args)  # refused before anything is loaded
     model = _overridden(load_model(req.model, req.base_model, req.vllm_version), req)
@@ -632,7 +639,7 @@ def make_plan(req: PlanRequest) -> Plan:
         speculative_tokens=speculative_tokens(req.speculative_config),
         speculative_model=speculative_model(req.speculative_config),
         speculative_draft_tp=speculative_draft_tp(req.speculative_config), pip_install=req.install == "pip",
-        **env_settings(env),
+        prefill_context_parallel=req.pcp, **env_settings(env),
     )
     version = resolve(req.vllm_version, None, missing="--vllm-version not given")
     _refuse_absent_flags(_own_words(req), engine_words(req.engine_args), str(version.version))
@@ -649,13 +656,14 @@ def make_plan(req: PlanRequest) -> Plan:
     need = min_gpus(model, gpu_gb, precision, req.kv_reserve, RULE_OF_THUMB_USABLE, weights_gib=req.weights_gib)
 
     if not req.searching:
-        only = _named(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel))
+        only = _named(ctx, Parallel(req.tp or 1, req.pp or 1, req.dp, req.enable_expert_parallel, req.pcp))
         chosen = only if not only.blocked else None
         return Plan(req, model, gpu, mem, node, [only], chosen, need, rules_model.params)
 
     inside, across = gpu_counts(node.node)
-    if req.dp > 1:  # the counts are GPUs per replica (DP × TP × PP): a single-node replica stays in its node
-        inside, across = ([w // req.dp for w in ws if w % req.dp == 0] for ws in (inside, across))
+    if req.dp * req.pcp > 1:  # the counts are GPUs per replica (DP × TP × PP × PCP): one node's stays in it
+        inside, across = ([w // (req.dp * req.pcp) for w in ws if w % (req.dp * req.pcp) == 0]
+                          for ws in (inside, across))
     candidates: list[Candidate] = []
     chosen = None
     for counts in (inside, across):
@@ -665,7 +673,7 @@ def make_plan(req: PlanRequest) -> Plan:
                     if p.dp > 1:
                         continue
                     p = replace(p, dp=req.dp, expert_parallel=req.enable_expert_parallel)
-                candidates.append(_fitted(ctx, p))
+                candidates.append(_fitted(ctx, replace(p, pcp=req.pcp)))
         chosen = _pick(candidates, req.concurrency is not None)
         if chosen is not None and req.concurrency is None:
             break  # without a load, a replica wider than a node only when none inside one has room
@@ -743,6 +751,7 @@ ENGINE_ARG_SETTINGS = ("all2all_backend", "enable_eplb", "num_redundant_experts"
 
 #: engine flags plan takes as options of its own (``--engine-arg`` names them instead)
 _OWN_OPTIONS = ("tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size", "enable-expert-parallel",
+                "prefill-context-parallel-size",
                 "gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "dtype",
                 "quantization", "kv-cache-dtype", "speculative-config")
 
@@ -820,7 +829,9 @@ def _own_words(req: PlanRequest) -> list[str]:
                         ("max-num-seqs", req.max_num_seqs), ("max-num-batched-tokens", req.max_num_batched_tokens),
                         ("dtype", None if req.dtype == "auto" else req.dtype), ("quantization", req.quantization),
                         ("kv-cache-dtype", None if req.kv_cache_dtype == "auto" else req.kv_cache_dtype),
-                        ("speculative-config", req.speculative_config)):
+                        ("speculative-config", req.speculative_config),
+                        # before 0.12.0 vLLM exits on it (SW003): plan refuses it there, as lint of the manifest would
+                        ("prefill-context-parallel-size", req.pcp if req.pcp != 1 else None)):
         if value is not None:
             words.extend([f"--{flag}", str(value)])
     return words
@@ -935,6 +946,8 @@ def _group(ctx: _Context, p: Parallel, max_model_len: int | str | None, replicas
     extra = {k: given.extra[k] for k in given.locations if k not in ENGINE_ARG_FIELDS and k in given.extra}
     if req.speculative_config:
         extra["speculative_config"] = req.speculative_config
+    if p.pcp != 1:
+        extra["prefill_context_parallel_size"] = p.pcp
     engine = EngineArgs(
         model=ctx.model.id, tensor_parallel_size=p.tp, pipeline_parallel_size=p.pp, data_parallel_size=p.dp,
         enable_expert_parallel=p.expert_parallel, gpu_memory_utilization=req.gpu_memory_utilization,
@@ -1467,9 +1480,10 @@ def plan_text(plan: Plan) -> str:
     s = shown.sizing
     lines: list[str] = _candidates_table(plan) if req.searching else []
     dp = f" × DP{s.data_parallel_size}" if s.data_parallel_size > 1 else ""
+    pcp = f" × PCP{shown.parallel.pcp}" if shown.parallel.pcp > 1 else ""
     ep = " with expert parallelism" if s.expert_parallel else ""
     lines.append(f"{plan.model.id} on {plan.gpu_name} ({plan.memory_gib:.1f} GiB), TP{s.tensor_parallel_size} × "
-                 f"PP{s.pipeline_parallel_size}{dp} = {plural(s.gpus, 'GPU')} per engine{ep}; "
+                 f"PP{s.pipeline_parallel_size}{pcp}{dp} = {plural(s.gpus, 'GPU')} per engine{ep}; "
                  f"{s.vllm_version_note} ({s.engine.upper()} engine)")
     graphs = ("taken from the KV budget" if s.cudagraphs_in_budget else
               "captured after the KV cache is sized: not in the budget" if s.cudagraph_gib_per_gpu else "none")

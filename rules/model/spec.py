@@ -43,6 +43,10 @@ class EngineArgsSpec(_Spec):
     served_model_name: str | None = Field(None, description="Name clients use in the OpenAI API.")
     tensor_parallel_size: int = Field(1, ge=1, le=64, description="GPUs one layer is split across.")
     pipeline_parallel_size: int = Field(1, ge=1, le=64, description="Pipeline stages (nodes).")
+    prefill_context_parallel_size: int = Field(
+        1, ge=1, le=64, description="Prefill context-parallel ranks (vLLM 0.12+): each holds the TP shard, and vLLM's "
+        "world size, the GPUs an engine requests, is TP × PP × PCP.",
+    )
     data_parallel_size: int = Field(1, ge=1, le=256, description="Data-parallel ranks (MoE expert parallel).")
     enable_expert_parallel: bool = Field(False, description="Place MoE experts on different ranks.")
     gpu_memory_utilization: float | None = Field(

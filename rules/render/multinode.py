@@ -76,7 +76,7 @@ def data_parallel_local(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = Non
     engines as a node holds, at most ``--data-parallel-size`` (one per pod where the node is not known); raises
     ValueError where an engine is wider than a node or the engines do not fill the group's nodes evenly."""
     e = spec.engine
-    engine = world_size(e.tensor_parallel_size, e.pipeline_parallel_size)  # (the components refuse -pcp: render/pod.py)
+    engine = world_size(e.tensor_parallel_size, e.pipeline_parallel_size, e.prefill_context_parallel_size)
     per_node = node_gpus(pool, gpus_per_node) or engine
     if engine > per_node:
         raise ValueError(f"data-parallel engines of {engine} GPUs (TP × PP) are wider than a node's {per_node}: "
@@ -104,7 +104,8 @@ def _dp_worker_script(spec: VllmMultiNodeSpec, local: int) -> str:
 
 
 def _ray_leader_script(spec: VllmMultiNodeSpec) -> str:
-    gpus = world_size(spec.engine.tensor_parallel_size, spec.engine.pipeline_parallel_size)
+    e = spec.engine
+    gpus = world_size(e.tensor_parallel_size, e.pipeline_parallel_size, e.prefill_context_parallel_size)
     wait = (
         "import ray; ray.init(address='auto', logging_level='ERROR'); "
         "print(int(ray.cluster_resources().get('GPU', 0)))"
@@ -132,7 +133,9 @@ def group_shape(spec: VllmMultiNodeSpec, pool: NodePoolSpec | None = None,
     tensor-parallel group over the trays of one NVLink domain, GB200 NVL72's 4-GPU trays), each pod takes a whole
     node's GPUs and the group has TP × PP ÷ that many pods (vLLM's ranks run TP-major over ``--nnodes``). With
     data parallelism, DP ÷ :func:`data_parallel_local` pods of that many engines each."""
-    tp = spec.engine.tensor_parallel_size
+    # a pipeline stage is TP × PCP ranks: vLLM lays its ranks out DP × PP × PCP × TP (parallel_state.py,
+    # initialize_model_parallel; docs/capacity-model.md "GPUs per engine: prefill context parallelism")
+    tp = spec.engine.tensor_parallel_size * spec.engine.prefill_context_parallel_size
     pp = spec.engine.pipeline_parallel_size
     if spec.engine.data_parallel_size > 1:  # each pod one node's data-parallel engines (data_parallel_local)
         local = data_parallel_local(spec, pool, gpus_per_node)

@@ -65,8 +65,6 @@ OWNED_FLAGS: dict[str, str] = {
     "download_dir": "is set by `cache`",
     "api_key": "would show the key in the pod spec: name its Secret in api_key_secret",
     "config": "would hide the flags in its file from the rules: set them in engine's fields or extra_args",
-    "prefill_context_parallel_size": "multiplies the GPUs a replica uses (vLLM's world size is TP × PP × PCP) and "
-                                     "the pod requests TP × PP: not supported by the components",
 }
 
 

@@ -27,8 +27,9 @@ from .workload import (
 
 def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
     e = spec.engine
-    # every data-parallel engine of the replica runs in this pod: vLLM starts TP × PP × DP workers
-    tp = world_size(e.tensor_parallel_size, e.pipeline_parallel_size) * e.data_parallel_size
+    # every data-parallel engine of the replica runs in this pod: vLLM starts TP × PP × PCP × DP workers
+    tp = world_size(e.tensor_parallel_size, e.pipeline_parallel_size,
+                    e.prefill_context_parallel_size) * e.data_parallel_size
     budget = cache.startup_budget(spec, pool).budget_seconds
     container = serving_container(spec, "vllm", ["vllm", "serve"], vllm_args(spec), serving_env(spec),
                                   gpu_resources(tp), budget)

@@ -5,8 +5,12 @@ with ``shardwise lint`` under the load it was planned for (every layout kind: a 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
+import subprocess
+import sys
+import textwrap
 
 import pytest
 import yaml
@@ -571,18 +575,38 @@ NOT_A_SIZING_FLAG = frozenset({"model", "extra", "locations", "distributed_execu
     ("--model", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--tp", "1", "--max-model-len", "32768",
      "--max-num-seqs", "256", "--vllm-version", "0.17.0"),
 ], ids=["llama", "vl7", "vl72-tp4", "mla", "hybrid"])
-def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
+def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(argv):
     """Issue 28, "plan and lint agree on every layout": every engine setting the capacity model reads from a workload
     (lint's sizing of the manifest plan emits, every field and flag it looks at recorded) is one plan takes, as an
     option of its own or through --engine-arg; a flag lint reads that plan refuses (``--task`` and ``--convert``,
-    the pooling runner's other spellings, were) is a layout lint sizes one way and plan cannot be asked."""
+    the pooling runner's other spellings, were) is a layout lint sizes one way and plan cannot be asked.
+
+    The recording runs in a child process on the sources (``SHARDWISE_MYPYC=0``): compiled by mypyc (the CI build),
+    the sizing reads EngineArgs' fields without the recorder's ``__getattribute__``, and the test passed there with
+    ``--prefill-context-parallel-size`` read by lint and refused by plan (planpcp1)."""
+    rc = subprocess.run([sys.executable, "-c", _READS_PROBE, json.dumps(list(argv))], capture_output=True,
+                        text=True, env={**os.environ, "SHARDWISE_MYPYC": "0"}, timeout=300)
+    assert (rc.returncode, rc.stderr) == (0, "")
+    out = json.loads(rc.stdout)
+    assert out["compiled"] == []  # the recorder saw every read: no sizing module ran compiled
+    flags = sorted(k.replace("_", "-") for k in set(out["read"]) - NOT_A_SIZING_FLAG)
+    assert {"tensor-parallel-size", "block-size", "runner", "task", "convert",
+            "prefill-context-parallel-size"} <= set(flags)
+    assert [f for f in out["refused"] if f.replace("-", "_") not in NOT_A_SIZING_FLAG] == []
+
+
+#: the child of :func:`test_plan_takes_every_engine_flag_lint_sizes_a_layout_with`: lint's sizing of the manifest plan
+#: emits, every EngineArgs field and ``extra`` flag it looks at recorded; which of them plan refuses as unread
+_READS_PROBE = textwrap.dedent("""
+    import contextlib, io, json, sys
     from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.app.cli import main
     from shardwise.rules.app.plan import PlanError, engine_words
     from shardwise.rules.capacity.group import sizing
     from shardwise.rules.engine import LintConfig
     from shardwise.rules.model.inventory import EngineArgs
 
-    read: set[str] = set()
+    read = set()
 
     class Extra(dict):  # the flags without a field of their own, each one looked at recorded
         def get(self, key, default=None):
@@ -603,20 +627,25 @@ def test_plan_takes_every_engine_flag_lint_sizes_a_layout_with(capsys, argv):
                 read.add(name)
             return super().__getattribute__(name)
 
-    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *argv), "plan.yaml").groups
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        assert main(["plan", *json.loads(sys.argv[1]), "--emit", "manifest"]) == 0
+    (group,) = load_kubernetes_text(text.getvalue(), "plan.yaml").groups
     e = group.engine
     group.engine = Recorded(**{**{k: getattr(e, k) for k in EngineArgs.__dataclass_fields__}, "extra": Extra(e.extra)})
     assert sizing(group, LintConfig()) is not None
-    flags = sorted(k.replace("_", "-") for k in read - NOT_A_SIZING_FLAG)
-    assert {"tensor-parallel-size", "block-size", "runner", "task", "convert"} <= set(flags)
     refused = []
-    for flag in flags:
+    for flag in sorted(k.replace("_", "-") for k in read):
         try:
             engine_words([(flag, "1")])
         except PlanError as err:
             if "does not read" in str(err):
                 refused.append(flag)
-    assert refused == []
+    compiled = sorted(n for n, m in sys.modules.items()
+                      if n.startswith("shardwise.rules.") and n != "shardwise.rules._yamlfast"  # C, not mypyc
+                      and not str(getattr(m, "__file__", "")).endswith(".py"))
+    print(json.dumps({"read": sorted(read), "refused": refused, "compiled": compiled}))
+""")
 
 
 #: a value of each --engine-arg flag, as vLLM takes it
@@ -824,3 +853,89 @@ def test_install_pip_in_the_text_the_command_line_and_not_in_a_stack_config(caps
     path = tmp_path / "plan.yaml"
     path.write_text(emitted(capsys, "manifest", *L8_L4_100, "--install", "pip"))
     assert lint(capsys, path) == (0, [])
+
+
+#: plan --pcp: a single-node Deployment (TP1 × PCP2 on 8-GPU L4 nodes) and a LeaderWorkerSet (TP8 × PCP2 over two
+#: 8-GPU H100 nodes): the GPUs each engine runs on, the kind and pods, the non-torch memory per GPU (the ``pcp``
+#: group's communicator) with PCP and without
+PCP_CASES = [
+    (("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp", "1", "--max-model-len", "8192",
+      "--vllm-version", "0.12.0"), 2, "Deployment", [2], (0.22, 0.12)),
+    # TP8 already holds a communicator: one NCCL set-up is charged whatever the groups (sizing.device_communicators)
+    (("--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H100", "--tp", "8", "--max-model-len", "8192",
+      "--vllm-version", "0.26.0"), 16, "LeaderWorkerSet", [8, 8], (2.22, 2.22)),
+]
+
+
+@pytest.mark.parametrize("argv,gpus,kind,pods,nontorch", PCP_CASES, ids=["l8-deployment", "l70-lws"])
+def test_plan_pcp_is_sized_emitted_and_linted_as_lint_sizes_it(capsys, tmp_path, argv, gpus, kind, pods, nontorch):
+    """planpcp1: ``plan --pcp N`` sizes TP × PP × PCP GPUs an engine (vLLM's world size: ``ParallelConfig.world_size``
+    of the 0.12.0 - 0.28.0 wheels, docs/capacity-model.md "GPUs per engine: prefill context parallelism"), with the
+    ``pcp`` group's memory; the emitted manifest writes ``--prefill-context-parallel-size`` and requests those GPUs, and
+    lint sizes it exactly as plan did and finds what plan found (plan refused the flag lint reads)."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.app.plan import make_plan
+    from shardwise.rules.capacity.group import sizing
+    from shardwise.rules.engine import LintConfig
+
+    text = emitted(capsys, "manifest", *argv, "--pcp", "2")
+    docs = objects(text)
+    assert docs[0]["kind"] == kind
+    pod_specs = ([docs[0]["spec"]["template"]["spec"]] if kind == "Deployment" else
+                 [docs[0]["spec"]["leaderWorkerTemplate"][t]["spec"] for t in ("leaderTemplate", "workerTemplate")])
+    assert [c["resources"]["limits"]["nvidia.com/gpu"] for s in pod_specs for c in s["containers"]] == pods
+    assert all(c["args"][c["args"].index("--prefill-context-parallel-size") + 1] == "2"
+               for s in pod_specs for c in s["containers"])
+    plan = make_plan(_replace_request(argv, pcp=2))
+    alone = make_plan(_replace_request(argv))
+    assert (plan.shown.parallel.pcp, plan.shown.parallel.gpus, alone.shown.parallel.gpus) == (2, gpus, gpus // 2)
+    assert (round(plan.shown.sizing.non_torch_gib_per_gpu, 2),
+            round(alone.shown.sizing.non_torch_gib_per_gpu, 2)) == nontorch
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None
+    fields = ("gpus", "weights_gib_per_gpu", "non_torch_gib_per_gpu", "sampler_gib_per_gpu", "available_kv_gib",
+              "kv_cache_tokens", "cudagraph_gib_per_gpu", "margin_verdict")
+    assert {f: getattr(linted, f) for f in fields} == {f: getattr(plan.shown.sizing, f) for f in fields}
+    path = tmp_path / "plan.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert lint(capsys, path) == (0, [(f.code, f.level) for f in plan.shown.findings])
+    lines = [w for w in emitted(capsys, "vllm-args", *argv, "--pcp", "2").splitlines() if "vllm serve" in w]
+    assert lines and all(" --prefill-context-parallel-size 2 " in w for w in lines)
+    # the stack config's engine has the typed field, and the stack is linted with the plan's findings too
+    fragment = emitted(capsys, "stack-config", *argv, "--pcp", "2")
+    env = yaml.safe_load(fragment)["config"]["shardwise:environment"]
+    (service,) = env.get("services") or env["multi_node"]
+    assert service["engine"]["prefill_context_parallel_size"] == 2
+    assert lint(capsys, _stack(fragment, tmp_path)) == (0, [(f.code, f.level) for f in plan.shown.findings])
+
+
+def _replace_request(argv: tuple[str, ...], **changes):
+    from dataclasses import replace
+
+    return replace(_request(argv, ()), **changes)
+
+
+def test_plan_pcp_refused_where_the_release_lacks_it_and_as_an_engine_arg(capsys):
+    """vLLM before 0.12.0 has no --prefill-context-parallel-size and exits on it: plan refuses it in lint's words
+    (SW003); the flag is plan's own option, so --engine-arg names it; the layout's text and JSON carry it."""
+    argv = ("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--tp", "2", "--max-model-len", "8192")
+    rc, out, err = run(capsys, "plan", *argv, "--vllm-version", "0.11.0", "--pcp", "2")
+    assert (rc, out) == (2, "")
+    assert err.startswith("shardwise: error: --prefill-context-parallel-size: `--prefill-context-parallel-size` is "
+                          "not a flag of vLLM 0.11.0 (the release the image names)")
+    assert err.endswith("(lint: SW003)\n")
+    assert run(capsys, "plan", *argv, "--vllm-version", "0.12.0", "--engine-arg",
+               "prefill-context-parallel-size=2") == (
+        2, "", "shardwise: error: --engine-arg prefill-context-parallel-size: give plan's own "
+               "--prefill-context-parallel-size\n")
+    rc, out, err = run(capsys, "plan", *argv, "--vllm-version", "0.12.0", "--pcp", "2", "--format", "json")
+    assert (rc, err) == (0, "")
+    assert json.loads(out)["gpus"] == 4
+    assert "TP2 × PP1 × PCP2 = 4 GPUs per engine" in run(capsys, "plan", *argv, "--vllm-version", "0.12.0",
+                                                          "--pcp", "2")[1]
+    searched = (*argv[:4], *argv[6:])  # without --tp: every layout searched carries PCP
+    rc, out, err = run(capsys, "plan", *searched, "--vllm-version", "0.12.0", "--pcp", "2", "--format", "json")
+    assert (rc, err) == (0, "")
+    rec = json.loads(out)["recommended"]
+    assert (rec["tensor_parallel_size"], rec["prefill_context_parallel_size"], rec["replicas_per_node"]) == (1, 2, 4)

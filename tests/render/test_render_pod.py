@@ -79,13 +79,20 @@ def test_escape_hatches_refuse_what_the_rules_or_shardwise_own():
 
 
 
-def test_prefill_context_parallelism_is_refused_in_extra_args():
-    """engine22: -pcp multiplies vLLM's world size (TP × PP × PCP) and the pod requests TP × PP GPUs; DCP adds none."""
+def test_prefill_context_parallelism_is_a_typed_field_and_the_pod_requests_its_ranks():
+    """engine22: -pcp multiplies vLLM's world size (TP × PP × PCP); in extra_args it is refused as the typed field's
+    (planpcp1: engine.prefill_context_parallel_size, which the pod's GPU request counts); DCP adds none."""
     engine = EngineArgsSpec(model="m", extra_args=("-pcp", "2", "--decode-context-parallel-size", "2"))
     assert extra_args_problems(engine) == [
-        ("engine.extra_args", "--prefill-context-parallel-size multiplies the GPUs a replica uses (vLLM's world size "
-                              "is TP × PP × PCP) and the pod requests TP × PP: not supported by the components"),
+        ("engine.extra_args", "--prefill-context-parallel-size is read by the rules: set "
+                              "engine.prefill_context_parallel_size"),
     ]
+    spec = service(engine={"model": "m", "tensor_parallel_size": 2, "prefill_context_parallel_size": 2})
+    assert spec.engine.to_args() == ["m", "--tensor-parallel-size", "2", "--prefill-context-parallel-size", "2"]
+    dep = next(o for o in render_vllm_service(spec) if o["kind"] == "Deployment")
+    (container,) = dep["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 4
+
 
 def test_a_non_root_pod_meets_the_restricted_level_with_its_caches_under_home():
     spec = service(cache={"kind": "pvc", "storage_class": "gp3"}, run_as_non_root=True)

@@ -854,6 +854,14 @@ _RAY_COMMAND = re.compile(
     r"|--(?:distributed-executor|data-parallel)-backend[=\s]+['\"]?ray\b")
 
 
+
+def _may_name_ray(text: str) -> bool:
+    """Whether ``text`` holds the words without which :data:`_RAY_COMMAND` cannot match (each of its branches
+    spells ``ray``, or ``serve`` followed by ``run`` or ``deploy``): a test of three substrings, where the pattern's
+    search, whose branches share no first character, tries each of them at every position of the command (about
+    40,000 instructions for a 180-character vLLM command line; most commands name no Ray)."""
+    return "ray" in text or ("serve" in text and ("run" in text or "deploy" in text))
+
 def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
     """Whether a pod's containers run Ray (:attr:`PodPorts.ray`): True where an image or the words of a command say
     so, UNKNOWN where a container, its image, command or an argument is not known yet and none says so, else False.
@@ -874,7 +882,7 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
             unknown = True
         texts, open_ = command_texts(container, spec)
         unknown = unknown or open_
-        if any(_RAY_COMMAND.search(t) for t in texts):
+        if any(_may_name_ray(t) and _RAY_COMMAND.search(t) for t in texts):
             return True
     return UNKNOWN if unknown else False
 

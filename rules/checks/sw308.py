@@ -54,6 +54,12 @@ _SECRETISH = re.compile(r"(?:^|_)(?:TOKEN|API_?KEY|SECRET|SECRET_?KEY|PASSWORD|P
 #: mlpipeline-minio-artifact are the user name; AWS's access key id likewise), not AWS_SECRET_ACCESS_KEY: a product's
 #: default password there is its default user name (``minioadmin`` is both), judged by the name's own level.
 _USER_KEY = re.compile(r"(?:^|_)(?<!SECRET_)ACCESS_?KEY$")
+#: A name that names where a credential is, not the credential: a Secret that exists already (Helm charts'
+#: ``existingSecret``, Bitnami's ``auth.existingSecretPasswordKey``), or the key of a Secret that holds a password or a
+#: user name (``passwordSecretKey``, ``userSecretKey``, ``adminPasswordSecretKey``). Its value is a Secret's or a key's
+#: name (``admin``, ``admin-password``), no credential, however it reads. Not ``…_PASSWORD_SECRET`` or
+#: ``…_TOKEN_SECRET`` (Graylog's GRAYLOG_PASSWORD_SECRET, an API's ACCESS_TOKEN_SECRET are credentials).
+_REFERENCE = re.compile(r"(?:^|_)EXISTING(?:_|$)|(?:^|_)(?:PASSWORD|PASSWD|PASS|USER|USERNAME)_SECRET_?KEY$")
 #: Where a name's words meet: a separator (``secret-key``, ``secret.key``) or a change of case (``secretKey``,
 #: ``HFToken``).
 _NAME_BREAKS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -249,6 +255,8 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     if is_placeholder(value, name):
         return None
     upper = credential_name(name)
+    if _REFERENCE.search(upper):  # it names a Secret or a key of one, not the value
+        return None
     owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip().lower())
     if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(upper)) and not _USER_KEY.search(upper):
         return f"{owner} well-known default password", "mandatory"

@@ -257,9 +257,12 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     upper = credential_name(name)
     if _REFERENCE.search(upper):  # it names a Secret or a key of one, not the value
         return None
-    owner = KNOWN_DEFAULT_PASSWORDS.get(value.strip().strip("'\"").strip().lower())
+    default = value.strip().strip("'\"").strip().lower()
+    owner = KNOWN_DEFAULT_PASSWORDS.get(default)
     if owner is not None and (upper in SECRET_NAMES or _SECRETISH.search(upper)) and not _USER_KEY.search(upper):
-        return f"{owner} well-known default password", "mandatory"
+        # the value is that product's default, whatever product the name is for (DB_PASSWORD: admin is Grafana's
+        # default password, not Grafana's password): say which default it is, not whose credential
+        return f"a well-known default password (`{default}`, {owner} default)", "mandatory"
     if upper in VENDOR_SHAPED:
         return f"a literal value not shaped like {VENDOR_SHAPED[upper]}", "advisory"
     if upper in SECRET_NAMES:

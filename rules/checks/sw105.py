@@ -83,7 +83,8 @@ class MemoryUtilizationOutOfRange(GroupRule):
                 yield Hit(group_subject(g), f"{CANNOT}whether gpu_memory_utilization {u:g}, above {HIGH}, leaves "
                           f"vLLM headroom: the image's release decides it, and it is {rv.note}. From vLLM "
                           f"{_EXTENSIBLE_FROM}, on NVIDIA and AMD GPUs, the extensible KV cache measures after the "
-                          "warm-up what to keep free (its default is 1.0); before it, nothing is left for the "
+                          "warm-up what to keep free (its default is 1.0); before it, only the "
+                          f"{round((1 - u) * 100, 1):g}% of the GPU's memory vLLM does not charge is left for the "
                           "CUDA context, NCCL buffers, CUDA graphs (before vLLM 0.20), the sampler warm-up and "
                           "fragmentation", g.location, tuple(g.suppressions), undecided=True)
             return

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit
+from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject
 from ..model import (
     UNKNOWN,
     Ingress,
@@ -14,6 +14,7 @@ from ..model import (
     NodePool,
     SecurityGroup,
     Service,
+    ServingGroup,
     SgRule,
     Undecidable,
     is_unknown,
@@ -54,22 +55,24 @@ class RuntimePortExposed(ObjectRule[Checked]):
         why=(
             "Ray's GCS (6379), dashboard (8265), client (10001) and dashboard-agent (52365) ports, the "
             "torch.distributed store and vLLM's data-parallel master (29500), vLLM's native multi-node master "
-            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake ports "
-            "(14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw from carry "
-            "unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on an isolated "
-            "network. Anyone who reaches them can run code on the GPU nodes or read and corrupt tensors. vLLM's "
-            "--api-key guards only the /v1 HTTP routes, not these ports. Sources are compared as networks (0::0/0 is "
-            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, "
-            "and a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when "
-            "they are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, "
-            "8265, 10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
-            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, "
-            "anyscale/, an image named ray) or command (ray start, serve run, import ray, a ray executor or "
-            "data-parallel backend), or its selector names a ray.io/ label, or the port is named as Ray's "
-            "(gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, 8998) are "
-            "torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a vLLM serving "
-            "group's, a PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env (MASTER_ADDR, "
-            "MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
+            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake "
+            "ports (14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw "
+            "from carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on "
+            "an isolated network. Anyone who reaches them can run code on the GPU nodes or read and corrupt "
+            "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
+            "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
+            "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
+            "selects (unknown, and blocking, when they are not in the inputs). On a Service or Ingress, a port that is "
+            "only Ray's default number (6379, 8265, 10001, 52365) is Ray's where the input says Ray runs there: the "
+            "pods it selects are a Ray custom resource's or a vLLM serving group's, or a container of theirs runs a "
+            "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
+            "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port is named as "
+            "Ray's (gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, "
+            "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
+            "vLLM serving group's whose settings open that port (more than one node, a data-parallel size above 1 "
+            "for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU server opens none), a "
+            "PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env "
+            "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
             "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
             "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label, or the port (on the "
             "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
@@ -338,12 +341,19 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
     unrecognised: set[str] = set()
     if not ray:
         unrecognised = {li.subject for li in inv.launch_issues if li.other_engine == UNRECOGNISED_ENGINE}
+    served: set[str] = set()  # the pods of vLLM serving groups whose settings open no such port (not ray)
     for svc in services:
         try:
-            if any(selects(svc, g) for g in selectable(inv, svc)):
-                return True, [], False
+            chosen = [g for g in selectable(inv, svc) if selects(svc, g)]
         except Undecidable:
             return True, [], False
+        for g in chosen:
+            opens = True if ray else _opens(g, port)
+            if opens is True:
+                return True, [], False
+            if opens is UNKNOWN:
+                unsure = True
+            served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
         selector = svc.selector
         if is_unknown(selector):  # which pods it selects is not known yet: fail closed
             unsure = True
@@ -358,7 +368,9 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
                 continue
             if p.namespace != svc.namespace or not all(p.labels.get(k) == v for k, v in selector.items()):
                 continue
-            says = p.ray if ray else p.dist
+            # a vLLM server's pod says vLLM runs there (its image, `vllm serve`, NCCL_* env): its settings say
+            # which runtime ports it opens (_opens), read above
+            says = p.ray if ray else (False if p.subject in served else p.dist)
             if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or (not ray and any(
                     number == port and _names_runtime(str(n), port) for n, number in p.named.items())):
                 return True, [], False
@@ -367,6 +379,53 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             elif p.subject not in others:
                 others.append(p.subject)
     return False, others, unsure
+
+
+#: vLLM's runtime ports by what opens them (vllm v0.11.0 vllm/config/parallel.py, ParallelConfig: master_port 29501
+#: for the native multi-node launcher, data_parallel_master_port 29500 and data_parallel_rpc_port 29550 for data
+#: parallelism; vllm/config/kv_transfer.py KVTransferConfig.kv_port 14579; vllm/envs.py VLLM_NIXL_SIDE_CHANNEL_PORT
+#: 5600 and VLLM_MOONCAKE_BOOTSTRAP_PORT 8998, opened by their KV connectors). A one-node server of one data-parallel
+#: rank and no KV connector opens none of them: its own process group takes a free port on the host (get_open_port).
+_DP_PORTS = frozenset({29500, 29550})
+_KV_PORTS = frozenset({5600, 8998, 14579})
+#: The settings (EngineArgs.extra keys, vLLM's flags) and env names that open them.
+_DP_EXTRAS = ("data_parallel_size_local", "data_parallel_address", "data_parallel_rpc_port",
+              "data_parallel_master_port", "data_parallel_start_rank", "data_parallel_hybrid_lb",
+              "data_parallel_external_lb", "headless")
+_MULTI_NODE_EXTRAS = ("master_port", "master_addr", "node_rank", "headless")
+_KV_EXTRAS = ("kv_transfer_config", "kv_connector")
+
+
+def _opens(g: ServingGroup, port: int) -> Any:
+    """Whether vLLM serving group ``g`` opens torch.distributed / vLLM runtime port ``port`` (not Ray's): True where
+    its settings use what opens it (more than one pod a replica or node, --nnodes above 1, a data-parallel size above
+    1 or a data-parallel flag for 29500 and 29550, a KV connector (--kv-transfer-config) for 5600, 8998 and 14579,
+    their VLLM_DP_*, VLLM_NIXL_*, VLLM_MOONCAKE_* env, a torchrun or --master-port launch); UNKNOWN where a setting
+    that decides is not known yet (a word that may carry flags, a --config file, a computed value; fail closed);
+    False where all are known and none does (the port number is another program's of the pod)."""
+    e = g.engine
+    extra = e.extra
+    decides: list[Any] = [g.pods_per_group, e.nnodes]
+    if port in _DP_PORTS:
+        decides.append(e.data_parallel_size)
+    if any(v is UNKNOWN for v in decides) or "flag_carriers" in extra or "config" in extra:
+        return UNKNOWN
+    if any(isinstance(v, int) and v > 1 for v in decides):
+        return True
+    keys = _KV_EXTRAS if port in _KV_PORTS else _DP_EXTRAS if port in _DP_PORTS else _MULTI_NODE_EXTRAS
+    if any(k in extra for k in keys):
+        return True
+    # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py)
+    prefixes = ("VLLM_NIXL_", "VLLM_MOONCAKE_", "VLLM_PORT") if port in _KV_PORTS else (
+        "VLLM_DP_", "VLLM_PORT", "MASTER_PORT", "MASTER_ADDR")
+    words = " ".join(w for c in g.containers for w in (*c.command, *c.args) if isinstance(w, str))
+    if any(str(n).startswith(prefixes) for c in g.containers for n in c.env) or _LAUNCHER.search(words):
+        return True
+    return False
+
+
+#: A launcher that starts a process group around vLLM (torchrun's store on 29500, vLLM's external launcher).
+_LAUNCHER = re.compile(r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|--master[-_](?:port|addr)\b|\bdeepspeed\b")
 
 
 #: The runtime ports that are Ray's defaults.
@@ -402,7 +461,8 @@ def _port_text(port: int, runtime: bool, others: list[str], unsure: bool) -> str
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         text += f"; it selects the pods of {shown}"
     if unsure:
-        text += f"; whether a pod it may select runs {_runtime_of(port)} is not known"
+        there = "" if port in RAY_PORTS else " there"  # a vLLM server's settings may open the port (_opens)
+        text += f"; whether a pod it may select runs {_runtime_of(port)}{there} is not known"
     return text
 
 

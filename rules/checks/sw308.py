@@ -54,6 +54,12 @@ _SECRETISH = re.compile(r"(?:^|_)(?:TOKEN|API_?KEY|SECRET|SECRET_?KEY|PASSWORD|P
 #: mlpipeline-minio-artifact are the user name; AWS's access key id likewise), not AWS_SECRET_ACCESS_KEY: a product's
 #: default password there is its default user name (``minioadmin`` is both), judged by the name's own level.
 _USER_KEY = re.compile(r"(?:^|_)(?<!SECRET_)ACCESS_?KEY$")
+#: A name that names where a credential is, not the credential: a Secret that exists already (Helm charts'
+#: ``existingSecret``, Bitnami's ``auth.existingSecretPasswordKey``), or the key of a Secret that holds a password or a
+#: user name (``passwordSecretKey``, ``userSecretKey``, ``adminPasswordSecretKey``). Its value is a Secret's or a key's
+#: name (``admin``, ``admin-password``), no credential, however it reads. Not ``…_PASSWORD_SECRET`` or
+#: ``…_TOKEN_SECRET`` (Graylog's GRAYLOG_PASSWORD_SECRET, an API's ACCESS_TOKEN_SECRET are credentials).
+_REFERENCE = re.compile(r"(?:^|_)EXISTING(?:_|$)|(?:^|_)(?:PASSWORD|PASSWD|PASS|USER|USERNAME)_SECRET_?KEY$")
 #: Where a name's words meet: a separator (``secret-key``, ``secret.key``) or a change of case (``secretKey``,
 #: ``HFToken``).
 _NAME_BREAKS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -112,6 +118,9 @@ KNOWN_DEFAULT_PASSWORDS = {"minioadmin": "MinIO's", "minio123": "MinIO's", "admi
 #: A line of an env file a Secret or ConfigMap value holds (``config.env`` of the MinIO Operator's example tenant,
 #: ``export MINIO_ROOT_PASSWORD="minio123"``): the variable and its value as written (review29).
 _ENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S.*?)[ \t]*$", re.MULTILINE)
+
+
+_QUOTES = "'\""
 
 
 def known_default(name: str, value: str) -> str | None:
@@ -274,9 +283,13 @@ def judge(name: str, value: object) -> tuple[str, Literal["advisory", "mandatory
     if is_placeholder(value, name):
         return None
     upper = credential_name(name)
+    if _REFERENCE.search(upper):  # it names a Secret or a key of one, not the value
+        return None
     owner = known_default(name, value)
     if owner is not None:
-        return f"{owner} well-known default password", "mandatory"
+        # the value is that product's default, whatever product the name is for (DB_PASSWORD: admin is Grafana's
+        # default password, not Grafana's password): say which default it is, not whose credential
+        return f"a well-known default password (`{value.strip().strip(_QUOTES).strip()}`, {owner} default)", "mandatory"
     if upper in VENDOR_SHAPED:
         return f"a literal value not shaped like {VENDOR_SHAPED[upper]}", "advisory"
     if upper in SECRET_NAMES:

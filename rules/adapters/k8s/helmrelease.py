@@ -237,7 +237,10 @@ def modelled_unread(kind: str, obj: Mapping[str, Any]) -> bool:
 def add_helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Any) -> bool:
     """Read the objects a HelmRelease of a known chart renders (:func:`rendered_objects`); False when none was read
     (the object is then counted as not read, and SW005 says why where it names vLLM)."""
-    objs = rendered_objects(obj)
+    try:
+        objs = rendered_objects(obj)
+    except InputError as e:  # a value the chart cannot write (prodstack's vllmConfig): at its line, in this file
+        raise InputError(e.message, e.file or loc.file, e.line or loc.line) from None
     if not objs:
         return False
     return _add_rendered([(o, as_map(obj.get("spec")).get("values"), "values") for o in objs], loc, inv, ctx)
@@ -246,5 +249,8 @@ def add_helm_release(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inve
 def add_application(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, ctx: Any) -> bool:
     """Read the objects an Argo CD Application's Helm-repository chart renders (:func:`application_objects`);
     False when none was read."""
-    objs = application_objects(obj, loc.file)
+    try:
+        objs = application_objects(obj, loc.file)
+    except InputError as e:  # as add_helm_release
+        raise InputError(e.message, e.file or loc.file, e.line or loc.line) from None
     return bool(objs) and _add_rendered(objs or [], loc, inv, ctx)

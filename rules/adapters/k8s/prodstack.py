@@ -63,7 +63,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...model.unknown import UNKNOWN_TOKEN
+from ...model.errors import InputError
+from ...model.unknown import UNKNOWN, UNKNOWN_TOKEN
 from ..yamlsrc import LineDict
 from .apptemplate import _ld, _text
 from .fields import as_list, as_map
@@ -175,7 +176,16 @@ def _flags(m: Mapping[str, Any], v: int) -> list[Any]:
             named += [("runner", "--runner"), ("convert", "--convert")]
         for key, flag in named:
             if key in cfg:
-                out += [flag, _text(cfg[key])]
+                value = cfg[key]
+                if not isinstance(value, str | int | float | bool) and value is not None and value is not UNKNOWN:
+                    # what the chart would write as the flag's word is no text (a !!binary's bytes, a map): an
+                    # input error at the key's own line, not at the command's (the explicit-tags sweep)
+                    found = ("binary data (a !!binary tag)" if isinstance(value, bytes) else "a mapping"
+                             if isinstance(value, dict) else "a list" if isinstance(value, list) else
+                             f"a {type(value).__name__}")
+                    raise InputError(f"vllmConfig.{key}: expected a number or text, found {found}",
+                                     None, cfg.key_lines.get(key) if isinstance(cfg, LineDict) else None)
+                out += [flag, _text(value)]
         out += [_text(a) for a in as_list(cfg.get("extraArgs"))]
     if v >= 12 and m.get("modelRevision"):
         out += ["--revision", _text(m["modelRevision"])]

@@ -59,28 +59,29 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on an isolated "
             "network. Anyone who reaches them can run code on the GPU nodes or read and corrupt tensors. vLLM's "
             "--api-key guards only the /v1 HTTP routes, not these ports. Sources are compared as networks (0::0/0 is "
-            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, "
-            "and a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when "
-            "they are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, "
-            "8265, 10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
-            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, "
-            "anyscale/, an image named ray) or command (ray start, serve run, import ray, a ray executor or "
-            "data-parallel backend), or its selector names a ray.io/ label, or the port is named as Ray's "
-            "(gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, 8998) are "
-            "torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a vLLM serving "
-            "group's, a PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env (MASTER_ADDR, "
-            "MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
+            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, and "
+            "a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when they "
+            "are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, 8265, "
+            "10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
+            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, anyscale/, "
+            "an image named ray) or command (ray start, serve run, import ray, a ray executor or data-parallel "
+            "backend), or its selector names a ray.io/ label, or the port (on the Service or the container) is named "
+            "as only Ray names it (gcs-server, gcs, or a name with the word ray: ray-client; a word any program uses, "
+            "such as dashboard, client or metrics, says nothing alone). The other runtime ports (29500, 29501, 29550, "
+            "14579, 5600, 8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the "
+            "pods are a vLLM serving group's, a PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env "
+            "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
             "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
             "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label, or the port (on the "
             "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
             "then, and where the Service's selector, or a selected pod's labels, image, command or env, is not known "
             "yet (computed at preview, or a template placeholder such as ${RAY_IMAGE}), or a selected pod serves a "
-            "model with an engine shardwise does not recognise (fail closed). A command is read as the container "
-            "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
-            "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
-            "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding. "
-            "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
-            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
+            "model with an engine shardwise does not recognise (fail closed). A command is read as the container runs "
+            "it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the input "
+            "mounts at a path it names. Where the pods it selects are all in the inputs and none runs the runtime (a "
+            "Redis on 6379, a web application on 29500), the number is another program's: no finding. Where they are "
+            "not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not known: advisory. "
+            "Behind an Ingress, each Service that sends to the port answers for its own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -284,10 +285,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
             )
 
 
-#: The container port names that say a Ray default port is Ray's (KubeRay's head pod: ``gcs-server``, ``dashboard``,
-#: ``client``; ray-project/kuberay ``ray-operator/controllers/ray/utils/constant.go``), and the kinds whose pods run
-#: Ray.
-_RUNTIME_PORT_NAMES = frozenset({"gcs", "gcs-server", "ray-gcs", "dashboard", "ray-dashboard", "client", "ray-client"})
+#: The port names that say a Ray default port is Ray's (mend7): only a name of Ray's own. KubeRay names the head's
+#: ports ``client`` (10001), ``gcs-server`` (6379), ``dashboard`` (8265), ``metrics`` (8080) and ``serve`` (8000)
+#: (ray-project/kuberay v1.7.0 ``ray-operator/controllers/ray/utils/constant.go``: ClientPortName, GcsServerPortName,
+#: DashboardPortName, MetricsPortName, ServingPortName; ``redis`` for 6379 before v1.3.0, RedisPortName). Of those,
+#: ``gcs-server`` is Ray's word (its Global Control Service), and so is ``gcs``; ``client``, ``dashboard``,
+#: ``metrics``, ``serve`` and ``redis`` are words any program names its ports with (a web application's
+#: ``dashboard``, Redis's ``redis``), no sign by themselves that Ray runs there. A name with the word ``ray`` or
+#: ``raylet`` in it (``ray-client``, ``ray-dashboard``, ``ray-gcs``, ``ray_head``) is Ray's too.
+_RAY_PORT_NAMES = frozenset({"gcs", "gcs-server"})
+_RAY_PORT_WORDS = frozenset({"ray", "raylet"})
+#: The kinds whose pods run Ray.
 _RAY_KINDS = ("RayCluster ", "RayService ", "RayJob ")
 #: The words of a port name that say a torch.distributed, NCCL or vLLM runtime port is theirs (``dist``,
 #: ``torch-dist``, ``master``, ``c10d``, ``dp-rpc``, ``nixl``, ``kv-transfer``, ``mooncake-bootstrap``; Kubeflow's
@@ -303,11 +311,12 @@ _DIST_LABELS = ("training.kubeflow.org/", "leaderworkerset.sigs.k8s.io/", "jobse
 
 
 def _names_runtime(name: str, port: int) -> bool:
-    """Whether a port name says the runtime whose default ``port`` is serves it (:data:`_RUNTIME_PORT_NAMES` for a
-    Ray port, a word of :data:`_DIST_PORT_WORDS` for the others)."""
+    """Whether a port name says the runtime whose default ``port`` is serves it (:data:`_RAY_PORT_NAMES`, or a word
+    of :data:`_RAY_PORT_WORDS`, for a Ray port; a word of :data:`_DIST_PORT_WORDS` for the others)."""
+    words = re.split(r"[-_.\s]+", name.strip().lower())
     if port in RAY_PORTS:
-        return name in _RUNTIME_PORT_NAMES
-    return any(w in _DIST_PORT_WORDS for w in re.split(r"[-_.\s]+", name.strip().lower()))
+        return name.strip().lower() in _RAY_PORT_NAMES or any(w in _RAY_PORT_WORDS for w in words)
+    return any(w in _DIST_PORT_WORDS for w in words)
 
 
 def _named_so(svc: Service, port: int, target: str) -> bool:
@@ -326,8 +335,9 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
     a vLLM serving group of the inputs, or may (a selector or labels not known yet), or, for a Ray port, of a Ray
     custom resource or of a workload whose image or command runs Ray (:attr:`PodPorts.ray`), for another runtime port
     of a workload whose env, image or command runs torch.distributed or vLLM (:attr:`PodPorts.dist`: a PyTorchJob, a
-    multi-node LeaderWorkerSet) or that names its container port of that number so (``dist``), or their selector names
-    the runtime's operator's label (``ray.io/``, ``training.kubeflow.org/``); the workloads of the inputs whose pods
+    multi-node LeaderWorkerSet), or that names its container port of that number so (:func:`_names_runtime`:
+    ``gcs-server``, ``dist``), or their selector names the runtime's operator's label (``ray.io/``,
+    ``training.kubeflow.org/``); the workloads of the inputs whose pods
     they select otherwise, by subject, none of which runs it; whether a Service's selector, or a pod it may select's
     labels, image, command or env, is not known yet, or a pod it selects serves a model with an engine shardwise does
     not recognise (which may be vLLM). What names the service on a runtime port: the number alone does not (6379 is
@@ -359,8 +369,8 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             if p.namespace != svc.namespace or not all(p.labels.get(k) == v for k, v in selector.items()):
                 continue
             says = p.ray if ray else p.dist
-            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or (not ray and any(
-                    number == port and _names_runtime(str(n), port) for n, number in p.named.items())):
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or any(
+                    number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
                 return True, [], False
             if says is UNKNOWN or p.subject in unrecognised:
                 unsure = True

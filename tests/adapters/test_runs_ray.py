@@ -68,3 +68,21 @@ def test_runs_dist_reads_the_command_as_the_container_runs_it_too():
 def test_runs_dist_reads_a_placeholder_as_not_known_too():
     assert runs_dist([{**container([], []), "image": "${TRAINER_IMAGE}"}], {"containers": []}) is UNKNOWN
     assert runs_dist([container(["{{ .Values.launch }}"], [])], {"containers": []}) is UNKNOWN
+
+
+@pytest.mark.parametrize(("name", "port", "expected"), [
+    # KubeRay's names for the head's ports (kuberay v1.7.0 constant.go): only gcs-server is Ray's own word
+    ("gcs-server", 6379, True), ("gcs", 6379, True), ("GCS-Server", 6379, True),
+    ("client", 10001, False), ("dashboard", 8265, False), ("metrics", 8265, False), ("serve", 8265, False),
+    ("redis", 6379, False), ("http", 8265, False),
+    # a name with the word ray (or raylet) in it is Ray's
+    ("ray-client", 10001, True), ("ray-dashboard", 8265, True), ("ray_gcs", 6379, True), ("raylet", 52365, True),
+    ("array-client", 10001, False), ("xray", 8265, False),
+    # the other runtime ports keep their words
+    ("dist", 29500, True), ("client", 29500, False),
+])
+def test_a_ray_port_name_counts_only_where_it_is_rays_own(name: str, port: int, expected: bool) -> None:
+    """mend7: a generic word (``client``, ``dashboard``, ``metrics``) on a Ray default port says nothing alone."""
+    from shardwise.rules.checks.sw301 import _names_runtime
+
+    assert _names_runtime(name, port) is expected

@@ -79,9 +79,12 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "model with an engine shardwise does not recognise (fail closed). A command is read as the container runs "
             "it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the input "
             "mounts at a path it names. Where the pods it selects are all in the inputs and none runs the runtime (a "
-            "Redis on 6379, a web application on 29500), the number is another program's: no finding. Where they are "
-            "not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not known: advisory. "
-            "Behind an Ingress, each Service that sends to the port answers for its own pods."
+            "Redis on 6379, a web application on 29500), the number is another program's: no finding; but on a Ray "
+            "port, where a pod runs its image's own entrypoint (no command) and the image is not one well known to run "
+            "another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the input does not "
+            "show: advisory. Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves "
+            "the port is not known: advisory. Behind an Ingress, each Service that sends to the port answers for its "
+            "own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -218,10 +221,14 @@ class RuntimePortExposed(ObjectRule[Checked]):
             return
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
-            runtime, others, unsure = _what_it_selects(inv, [svc], port)
+            runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
             as_runtime = _named_so(svc, port, exposed[port])
             if not (runtime or as_runtime or unsure):
-                if not others:  # its pods are not in the inputs: advisory (DESIGN.md, "Unknown, and what is not")
+                if hidden:  # what its pods run is their image's entrypoint, not shown: advisory (mend7)
+                    yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
+                                   f"outside the cluster: {_hidden_text(port, hidden, 'selects')}; "
+                                   f"{_hidden_remedy(port)}", level="advisory")
+                elif not others:  # its pods are not in the inputs: advisory (DESIGN.md, "Unknown, and what is not")
                     yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
                                    f"outside the cluster: {_absent_text(port)}; {_absent_remedy(port)}",
                               level="advisory")
@@ -270,12 +277,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
             runtime = any(p[0] for p in picked)
             unsure = any(p[2] for p in picked)
             others = list(dict.fromkeys(o for p in picked for o in p[1]))
+            hidden = list(dict.fromkeys(i for p in picked for i in p[3]))
             absent = any(not (p[0] or p[1] or p[2]) for p in picked)
             named = any(_named_so(svc, port, "") for svc in services)
             if not (runtime or named or unsure):
                 if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
                                    f"{_absent_text(port)}; {_absent_remedy(port)}", level="advisory")
+                elif hidden:
+                    yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
+                                   f"{_hidden_text(port, hidden, 'routes to')}; {_hidden_remedy(port, ingress=True)}",
+                        level="advisory")
                 continue
             yield hit(
                 ing,
@@ -330,7 +342,7 @@ def _named_so(svc: Service, port: int, target: str) -> bool:
         _names_runtime(str(n), port) and str(t).strip() in targets for n, t in svc.port_names.items())
 
 
-def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tuple[bool, list[str], bool]:
+def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tuple[bool, list[str], bool, list[str]]:
     """(whether the input says the runtime whose default ``port`` is runs behind the Services: they select the pods of
     a vLLM serving group of the inputs, or may (a selector or labels not known yet), or, for a Ray port, of a Ray
     custom resource or of a workload whose image or command runs Ray (:attr:`PodPorts.ray`), for another runtime port
@@ -340,10 +352,13 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
     ``training.kubeflow.org/``); the workloads of the inputs whose pods
     they select otherwise, by subject, none of which runs it; whether a Service's selector, or a pod it may select's
     labels, image, command or env, is not known yet, or a pod it selects serves a model with an engine shardwise does
-    not recognise (which may be vLLM). What names the service on a runtime port: the number alone does not (6379 is
-    Redis's port as well as Ray GCS's default, 29500 a web application's as well as torch.distributed's)."""
+    not recognise (which may be vLLM); for a Ray port, the images of those workloads that run their image's own
+    entrypoint (:attr:`PodPorts.entrypoints`: what they run the input does not show, mend7). What names the service on
+    a runtime port: the number alone does not (6379 is Redis's port as well as Ray GCS's default, 29500 a web
+    application's as well as torch.distributed's)."""
     ray = port in RAY_PORTS
     others: list[str] = []
+    hidden: list[str] = []
     unsure = False
     unrecognised: set[str] = set()
     if not ray:
@@ -351,9 +366,9 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
     for svc in services:
         try:
             if any(selects(svc, g) for g in selectable(inv, svc)):
-                return True, [], False
+                return True, [], False, []
         except Undecidable:
-            return True, [], False
+            return True, [], False, []
         selector = svc.selector
         if is_unknown(selector):  # which pods it selects is not known yet: fail closed
             unsure = True
@@ -361,7 +376,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         if not isinstance(selector, dict) or not selector:
             continue
         if any(str(k).startswith(_RAY_LABELS if ray else _DIST_LABELS) for k in selector):
-            return True, [], False
+            return True, [], False, []
         for p in selectable_pods(inv, svc):
             if not isinstance(p.labels, dict):
                 unsure = True
@@ -371,12 +386,16 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else p.dist
             if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or any(
                     number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
-                return True, [], False
+                return True, [], False, []
             if says is UNKNOWN or p.subject in unrecognised:
                 unsure = True
-            elif p.subject not in others:
-                others.append(p.subject)
-    return False, others, unsure
+            else:
+                if p.subject not in others:
+                    others.append(p.subject)
+                for image in p.entrypoints if ray else ():
+                    if image not in hidden:
+                        hidden.append(image)
+    return False, others, unsure, hidden
 
 
 #: The runtime ports that are Ray's defaults.
@@ -387,6 +406,27 @@ def _absent_text(port: int) -> str:
     """What an advisory finding says of a runtime's default port whose pods are not in the inputs."""
     return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it selects are not in the input, so what serves "
             "it is not known")
+
+
+def _hidden_text(port: int, images: list[str], verb: str) -> str:
+    """What an advisory finding says of a Ray default port whose pods are in the inputs, run no Ray the input shows,
+    and run their image's own entrypoint (:attr:`PodPorts.entrypoints`): not an unknown (the image exists; DESIGN.md,
+    "Unknown, and what is not"), but no sign either that Ray does not run there."""
+    shown = ", ".join(images[:3]) + (f" and {len(images) - 3} more" if len(images) > 3 else "")
+    if len(images) == 1:
+        return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it {verb} run image {shown} with its own "
+                "entrypoint, which the input does not show")
+    return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it {verb} run images {shown} with their own "
+            "entrypoints, which the input does not show")
+
+
+def _hidden_remedy(port: int, ingress: bool = False) -> str:
+    """What to do where a Ray default port is published and what its pods run is their image's entrypoint."""
+    fix = ("remove that route (reach a dashboard with kubectl port-forward) and route only the API port, through a "
+           "gateway" if ingress else "make the Service type ClusterIP (reach a dashboard with kubectl port-forward) "
+           "and publish only the API port, through a gateway")
+    return (f"if that entrypoint starts {_runtime_of(port)} (ray start, serve run), {fix}; if it does not, write the "
+            "program it runs as the container's command, so that the manifest shows it")
 
 
 def _runtime_of(port: int) -> str:

@@ -55,22 +55,23 @@ class RuntimePortExposed(ObjectRule[Checked]):
         why=(
             "Ray's GCS (6379), dashboard (8265), client (10001) and dashboard-agent (52365) ports, the "
             "torch.distributed store and vLLM's data-parallel master (29500), vLLM's native multi-node master "
-            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake "
-            "ports (14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw "
-            "from carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on "
-            "an isolated network. Anyone who reaches them can run code on the GPU nodes or read and corrupt "
-            "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
-            "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
-            "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
-            "selects (unknown, and blocking, when they are not in the inputs). On a Service or Ingress, a port that is "
-            "only Ray's default number (6379, 8265, 10001, 52365) is Ray's where the input says Ray runs there: the "
-            "pods it selects are a Ray custom resource's or a vLLM serving group's, or a container of theirs runs a "
-            "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
-            "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port is named as "
-            "Ray's (gcs-server, dashboard, client). The other runtime ports (29500, 29501, 29550, 14579, 5600, "
-            "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
-            "vLLM serving group's whose settings open that port (more than one node, a data-parallel size above 1 "
-            "for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU server opens none), a "
+            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake ports "
+            "(14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw from carry "
+            "unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on an isolated "
+            "network. Anyone who reaches them can run code on the GPU nodes or read and corrupt tensors. vLLM's "
+            "--api-key guards only the /v1 HTTP routes, not these ports. Sources are compared as networks (0::0/0 is "
+            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, and "
+            "a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when they "
+            "are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, 8265, "
+            "10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
+            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, anyscale/, "
+            "an image named ray) or command (ray start, serve run, import ray, a ray executor or data-parallel "
+            "backend), or its selector names a ray.io/ label, or the port (on the Service or the container) is named "
+            "as only Ray names it (gcs-server, gcs, or a name with the word ray: ray-client; a word any program uses, "
+            "such as dashboard, client or metrics, says nothing alone). The other runtime ports (29500, 29501, 29550, "
+            "14579, 5600, 8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the "
+            "pods are a vLLM serving group's whose settings open that port (more than one node, a data-parallel size "
+            "above 1 for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU server opens none), a "
             "PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env "
             "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
             "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
@@ -78,12 +79,15 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
             "then, and where the Service's selector, or a selected pod's labels, image, command or env, is not known "
             "yet (computed at preview, or a template placeholder such as ${RAY_IMAGE}), or a selected pod serves a "
-            "model with an engine shardwise does not recognise (fail closed). A command is read as the container "
-            "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
-            "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
-            "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding. "
-            "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
-            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
+            "model with an engine shardwise does not recognise (fail closed). A command is read as the container runs "
+            "it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the input "
+            "mounts at a path it names. Where the pods it selects are all in the inputs and none runs the runtime (a "
+            "Redis on 6379, a web application on 29500), the number is another program's: no finding; but on a Ray "
+            "port, where a pod runs its image's own entrypoint (no command) and the image is not one well known to run "
+            "another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the input does not "
+            "show: advisory. Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves "
+            "the port is not known: advisory. Behind an Ingress, each Service that sends to the port answers for its "
+            "own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -220,10 +224,14 @@ class RuntimePortExposed(ObjectRule[Checked]):
             return
         for port in sorted(exposed):
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
-            runtime, others, unsure = _what_it_selects(inv, [svc], port)
+            runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
             as_runtime = _named_so(svc, port, exposed[port])
             if not (runtime or as_runtime or unsure):
-                if not others:  # its pods are not in the inputs: advisory (DESIGN.md, "Unknown, and what is not")
+                if hidden:  # what its pods run is their image's entrypoint, not shown: advisory (mend7)
+                    yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
+                                   f"outside the cluster: {_hidden_text(port, hidden, 'selects')}; "
+                                   f"{_hidden_remedy(port)}", level="advisory")
+                elif not others:  # its pods are not in the inputs: advisory (DESIGN.md, "Unknown, and what is not")
                     yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
                                    f"outside the cluster: {_absent_text(port)}; {_absent_remedy(port)}",
                               level="advisory")
@@ -272,12 +280,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
             runtime = any(p[0] for p in picked)
             unsure = any(p[2] for p in picked)
             others = list(dict.fromkeys(o for p in picked for o in p[1]))
+            hidden = list(dict.fromkeys(i for p in picked for i in p[3]))
             absent = any(not (p[0] or p[1] or p[2]) for p in picked)
             named = any(_named_so(svc, port, "") for svc in services)
             if not (runtime or named or unsure):
                 if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
                                    f"{_absent_text(port)}; {_absent_remedy(port)}", level="advisory")
+                elif hidden:
+                    yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
+                                   f"{_hidden_text(port, hidden, 'routes to')}; {_hidden_remedy(port, ingress=True)}",
+                        level="advisory")
                 continue
             yield hit(
                 ing,
@@ -287,10 +300,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
             )
 
 
-#: The container port names that say a Ray default port is Ray's (KubeRay's head pod: ``gcs-server``, ``dashboard``,
-#: ``client``; ray-project/kuberay ``ray-operator/controllers/ray/utils/constant.go``), and the kinds whose pods run
-#: Ray.
-_RUNTIME_PORT_NAMES = frozenset({"gcs", "gcs-server", "ray-gcs", "dashboard", "ray-dashboard", "client", "ray-client"})
+#: The port names that say a Ray default port is Ray's (mend7): only a name of Ray's own. KubeRay names the head's
+#: ports ``client`` (10001), ``gcs-server`` (6379), ``dashboard`` (8265), ``metrics`` (8080) and ``serve`` (8000)
+#: (ray-project/kuberay v1.7.0 ``ray-operator/controllers/ray/utils/constant.go``: ClientPortName, GcsServerPortName,
+#: DashboardPortName, MetricsPortName, ServingPortName; ``redis`` for 6379 before v1.3.0, RedisPortName). Of those,
+#: ``gcs-server`` is Ray's word (its Global Control Service), and so is ``gcs``; ``client``, ``dashboard``,
+#: ``metrics``, ``serve`` and ``redis`` are words any program names its ports with (a web application's
+#: ``dashboard``, Redis's ``redis``), no sign by themselves that Ray runs there. A name with the word ``ray`` or
+#: ``raylet`` in it (``ray-client``, ``ray-dashboard``, ``ray-gcs``, ``ray_head``) is Ray's too.
+_RAY_PORT_NAMES = frozenset({"gcs", "gcs-server"})
+_RAY_PORT_WORDS = frozenset({"ray", "raylet"})
+#: The kinds whose pods run Ray.
 _RAY_KINDS = ("RayCluster ", "RayService ", "RayJob ")
 #: The words of a port name that say a torch.distributed, NCCL or vLLM runtime port is theirs (``dist``,
 #: ``torch-dist``, ``master``, ``c10d``, ``dp-rpc``, ``nixl``, ``kv-transfer``, ``mooncake-bootstrap``; Kubeflow's
@@ -306,11 +326,12 @@ _DIST_LABELS = ("training.kubeflow.org/", "leaderworkerset.sigs.k8s.io/", "jobse
 
 
 def _names_runtime(name: str, port: int) -> bool:
-    """Whether a port name says the runtime whose default ``port`` is serves it (:data:`_RUNTIME_PORT_NAMES` for a
-    Ray port, a word of :data:`_DIST_PORT_WORDS` for the others)."""
+    """Whether a port name says the runtime whose default ``port`` is serves it (:data:`_RAY_PORT_NAMES`, or a word
+    of :data:`_RAY_PORT_WORDS`, for a Ray port; a word of :data:`_DIST_PORT_WORDS` for the others)."""
+    words = re.split(r"[-_.\s]+", name.strip().lower())
     if port in RAY_PORTS:
-        return name in _RUNTIME_PORT_NAMES
-    return any(w in _DIST_PORT_WORDS for w in re.split(r"[-_.\s]+", name.strip().lower()))
+        return name.strip().lower() in _RAY_PORT_NAMES or any(w in _RAY_PORT_WORDS for w in words)
+    return any(w in _DIST_PORT_WORDS for w in words)
 
 
 def _named_so(svc: Service, port: int, target: str) -> bool:
@@ -324,19 +345,23 @@ def _named_so(svc: Service, port: int, target: str) -> bool:
         _names_runtime(str(n), port) and str(t).strip() in targets for n, t in svc.port_names.items())
 
 
-def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tuple[bool, list[str], bool]:
+def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tuple[bool, list[str], bool, list[str]]:
     """(whether the input says the runtime whose default ``port`` is runs behind the Services: they select the pods of
     a vLLM serving group of the inputs, or may (a selector or labels not known yet), or, for a Ray port, of a Ray
     custom resource or of a workload whose image or command runs Ray (:attr:`PodPorts.ray`), for another runtime port
     of a workload whose env, image or command runs torch.distributed or vLLM (:attr:`PodPorts.dist`: a PyTorchJob, a
-    multi-node LeaderWorkerSet) or that names its container port of that number so (``dist``), or their selector names
-    the runtime's operator's label (``ray.io/``, ``training.kubeflow.org/``); the workloads of the inputs whose pods
+    multi-node LeaderWorkerSet), or that names its container port of that number so (:func:`_names_runtime`:
+    ``gcs-server``, ``dist``), or their selector names the runtime's operator's label (``ray.io/``,
+    ``training.kubeflow.org/``); the workloads of the inputs whose pods
     they select otherwise, by subject, none of which runs it; whether a Service's selector, or a pod it may select's
     labels, image, command or env, is not known yet, or a pod it selects serves a model with an engine shardwise does
-    not recognise (which may be vLLM). What names the service on a runtime port: the number alone does not (6379 is
-    Redis's port as well as Ray GCS's default, 29500 a web application's as well as torch.distributed's)."""
+    not recognise (which may be vLLM); for a Ray port, the images of those workloads that run their image's own
+    entrypoint (:attr:`PodPorts.entrypoints`: what they run the input does not show, mend7). What names the service on
+    a runtime port: the number alone does not (6379 is Redis's port as well as Ray GCS's default, 29500 a web
+    application's as well as torch.distributed's)."""
     ray = port in RAY_PORTS
     others: list[str] = []
+    hidden: list[str] = []
     unsure = False
     unrecognised: set[str] = set()
     if not ray:
@@ -346,11 +371,11 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         try:
             chosen = [g for g in selectable(inv, svc) if selects(svc, g)]
         except Undecidable:
-            return True, [], False
+            return True, [], False, []
         for g in chosen:
             opens = True if ray else _opens(g, port)
             if opens is True:
-                return True, [], False
+                return True, [], False, []
             if opens is UNKNOWN:
                 unsure = True
             served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
@@ -361,7 +386,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         if not isinstance(selector, dict) or not selector:
             continue
         if any(str(k).startswith(_RAY_LABELS if ray else _DIST_LABELS) for k in selector):
-            return True, [], False
+            return True, [], False, []
         for p in selectable_pods(inv, svc):
             if not isinstance(p.labels, dict):
                 unsure = True
@@ -371,14 +396,18 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             # a vLLM server's pod says vLLM runs there (its image, `vllm serve`, NCCL_* env): its settings say
             # which runtime ports it opens (_opens), read above
             says = p.ray if ray else (False if p.subject in served else p.dist)
-            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or (not ray and any(
-                    number == port and _names_runtime(str(n), port) for n, number in p.named.items())):
-                return True, [], False
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or any(
+                    number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
+                return True, [], False, []
             if says is UNKNOWN or p.subject in unrecognised:
                 unsure = True
-            elif p.subject not in others:
-                others.append(p.subject)
-    return False, others, unsure
+            else:
+                if p.subject not in others:
+                    others.append(p.subject)
+                for image in p.entrypoints if ray else ():
+                    if image not in hidden:
+                        hidden.append(image)
+    return False, others, unsure, hidden
 
 
 #: vLLM's runtime ports by what opens them (vllm v0.11.0 vllm/config/parallel.py, ParallelConfig: master_port 29501
@@ -436,6 +465,27 @@ def _absent_text(port: int) -> str:
     """What an advisory finding says of a runtime's default port whose pods are not in the inputs."""
     return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it selects are not in the input, so what serves "
             "it is not known")
+
+
+def _hidden_text(port: int, images: list[str], verb: str) -> str:
+    """What an advisory finding says of a Ray default port whose pods are in the inputs, run no Ray the input shows,
+    and run their image's own entrypoint (:attr:`PodPorts.entrypoints`): not an unknown (the image exists; DESIGN.md,
+    "Unknown, and what is not"), but no sign either that Ray does not run there."""
+    shown = ", ".join(images[:3]) + (f" and {len(images) - 3} more" if len(images) > 3 else "")
+    if len(images) == 1:
+        return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it {verb} run image {shown} with its own "
+                "entrypoint, which the input does not show")
+    return (f"port {port} is {RUNTIME_PORTS[port]}'s default; the pods it {verb} run images {shown} with their own "
+            "entrypoints, which the input does not show")
+
+
+def _hidden_remedy(port: int, ingress: bool = False) -> str:
+    """What to do where a Ray default port is published and what its pods run is their image's entrypoint."""
+    fix = ("remove that route (reach a dashboard with kubectl port-forward) and route only the API port, through a "
+           "gateway" if ingress else "make the Service type ClusterIP (reach a dashboard with kubectl port-forward) "
+           "and publish only the API port, through a gateway")
+    return (f"if that entrypoint starts {_runtime_of(port)} (ray start, serve run), {fix}; if it does not, write the "
+            "program it runs as the container's command, so that the manifest shows it")
 
 
 def _runtime_of(port: int) -> str:

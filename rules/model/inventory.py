@@ -378,6 +378,10 @@ class PodPorts:
     #: says so and for a PyTorchJob's or a multi-node LeaderWorkerSet's pods, UNKNOWN where an image, command, argument
     #: or env entry is not known yet.
     dist: Any = False
+    #: The images of its containers that run their image's own entrypoint (no ``command``: the Container API runs the
+    #: image's ENTRYPOINT then), none of them one well known to run another program (redis, nginx, bitnami/…): what
+    #: they run is decided by an entrypoint the input does not show (SW301: advisory on a Ray default port, mend7).
+    entrypoints: list[str] = field(default_factory=list)
 
 
 def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:

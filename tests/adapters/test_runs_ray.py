@@ -68,3 +68,49 @@ def test_runs_dist_reads_the_command_as_the_container_runs_it_too():
 def test_runs_dist_reads_a_placeholder_as_not_known_too():
     assert runs_dist([{**container([], []), "image": "${TRAINER_IMAGE}"}], {"containers": []}) is UNKNOWN
     assert runs_dist([container(["{{ .Values.launch }}"], [])], {"containers": []}) is UNKNOWN
+
+
+@pytest.mark.parametrize(("name", "port", "expected"), [
+    # KubeRay's names for the head's ports (kuberay v1.7.0 constant.go): only gcs-server is Ray's own word
+    ("gcs-server", 6379, True), ("gcs", 6379, True), ("GCS-Server", 6379, True),
+    ("client", 10001, False), ("dashboard", 8265, False), ("metrics", 8265, False), ("serve", 8265, False),
+    ("redis", 6379, False), ("http", 8265, False),
+    # a name with the word ray (or raylet) in it is Ray's
+    ("ray-client", 10001, True), ("ray-dashboard", 8265, True), ("ray_gcs", 6379, True), ("raylet", 52365, True),
+    ("array-client", 10001, False), ("xray", 8265, False),
+    # the other runtime ports keep their words
+    ("dist", 29500, True), ("client", 29500, False),
+])
+def test_a_ray_port_name_counts_only_where_it_is_rays_own(name: str, port: int, expected: bool) -> None:
+    """mend7: a generic word (``client``, ``dashboard``, ``metrics``) on a Ray default port says nothing alone."""
+    from shardwise.rules.checks.sw301 import _names_runtime
+
+    assert _names_runtime(name, port) is expected
+
+
+@pytest.mark.parametrize(("c", "expected"), [
+    # no command: the image's own entrypoint runs (args only replace its CMD)
+    ({"image": "ghcr.io/acme/head:2.3"}, ["ghcr.io/acme/head:2.3"]),
+    ({"image": "ghcr.io/acme/head:2.3", "command": []}, ["ghcr.io/acme/head:2.3"]),
+    ({"image": "ghcr.io/acme/cache:0.7", "args": ["--listen", "0.0.0.0:6379"]}, ["ghcr.io/acme/cache:0.7"]),
+    # a command written: what runs is shown
+    ({"image": "ghcr.io/acme/head:2.3", "command": ["python", "-m", "app"]}, []),
+    # images well known to run another program, by repository name, whatever the registry, tag or digest
+    ({"image": "redis:7.2-alpine"}, []), ({"image": "docker.io/library/nginx:1.27"}, []),
+    ({"image": "grafana/grafana:11.2.0"}, []), ({"image": "quay.io/minio/minio:RELEASE.2024-10-02T17-50-41Z"}, []),
+    ({"image": "postgres@sha256:" + "0" * 64}, []), ({"image": "docker.io/bitnami/valkey-cluster:8.0"}, []),
+    ({"image": "localhost:5000/redis"}, []),
+    # a name only like one: not that program
+    ({"image": "ghcr.io/acme/redis-ray-bridge:1"}, ["ghcr.io/acme/redis-ray-bridge:1"]),
+    ({"image": "registry.bitnami.example/acme/head:1"}, ["registry.bitnami.example/acme/head:1"]),
+    # Ray's image says Ray (runs_ray), and an image or command not known yet says nothing here
+    ({"image": "rayproject/ray:2.40.0"}, []), ({"image": "${HEAD_IMAGE}"}, []), ({"image": UNKNOWN}, []),
+    ({"image": "ghcr.io/acme/head:2.3", "command": UNKNOWN}, []),
+])
+def test_own_entrypoints_are_the_images_whose_entrypoint_the_input_does_not_show(c: dict[str, Any],
+                                                                                 expected: list[str]) -> None:
+    """mend7: a container with no command runs its image's ENTRYPOINT, which the input does not show (SW301: advisory
+    on a Ray default port), unless the image is Ray's or one well known to run another program."""
+    from shardwise.rules.adapters.k8s.workloads import own_entrypoints
+
+    assert own_entrypoints([{"name": "c", **c}, UNKNOWN]) == expected

@@ -228,6 +228,8 @@ EXTRA_FIXTURES = {
               "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
               "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
               "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
+              "ray-generic-port-name.yaml",  # mend7: a port named `dashboard`/`client` is no sign of Ray alone
+              "ray-own-entrypoint.yaml",  # mend7: a custom image's own entrypoint on a Ray port: advisory
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

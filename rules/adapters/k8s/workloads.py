@@ -839,8 +839,9 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
     labels = as_map(meta).get("labels")
     ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars], pod_spec)
     dist = UNKNOWN if containers is UNKNOWN else runs_dist([*as_list(containers), *sidecars], pod_spec)
+    entrypoints = [] if containers is UNKNOWN else own_entrypoints([*as_list(containers), *sidecars])
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray,
-                    dist=dist)
+                    dist=dist, entrypoints=entrypoints)
 
 
 #: An image that ships Ray: a repository of the ``rayproject`` or ``anyscale`` organisations, or one named ``ray``
@@ -885,6 +886,56 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         if any(_may_name_ray(t) and _RAY_COMMAND.search(t) for t in texts):
             return True
     return UNKNOWN if unknown else False
+
+
+#: The repositories of images well known to run another program than Ray, by name (the last part of the repository,
+#: registry, organisation, tag and digest aside: ``redis:7.2``, ``docker.io/library/nginx``, ``grafana/grafana``,
+#: ``quay.io/minio/minio``): with no ``command`` their own entrypoint starts that program (a key-value store, a web
+#: server or proxy, a database, a monitoring server, an object store), which may listen on a Ray default port number
+#: (Redis's 6379 is Ray GCS's) but is not Ray.
+_OTHER_PROGRAM_IMAGES = frozenset({
+    "redis", "redis-stack", "redis-stack-server", "valkey", "keydb", "dragonfly", "memcached",
+    "nginx", "nginx-unprivileged", "openresty", "httpd", "caddy", "traefik", "envoy", "haproxy",
+    "grafana", "grafana-oss", "grafana-enterprise", "prometheus", "alertmanager", "pushgateway", "node-exporter",
+    "postgres", "postgresql", "mysql", "mariadb", "mongo", "mongodb", "rabbitmq", "etcd", "elasticsearch",
+    "opensearch", "kibana", "minio"})
+#: The organisations whose every image runs a packaged program of its own (Bitnami's: ``bitnami/redis``,
+#: ``bitnamilegacy/postgresql``); a Ray image of theirs is Ray's (:data:`_RAY_IMAGE` is read first).
+_OTHER_PROGRAM_ORGS = frozenset({"bitnami", "bitnamilegacy", "bitnamisecure"})
+
+
+def another_programs_image(image: str) -> bool:
+    """Whether ``image`` is one well known to run another program than Ray (:data:`_OTHER_PROGRAM_IMAGES` by the
+    repository's last name, or an organisation of :data:`_OTHER_PROGRAM_ORGS`)."""
+    repository = image.strip().lower().split("@", 1)[0]
+    parts = repository.split("/")
+    last = parts[-1].split(":", 1)[0]
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # the registry's host
+    return last in _OTHER_PROGRAM_IMAGES or any(part in _OTHER_PROGRAM_ORGS for part in parts[:-1])
+
+
+def own_entrypoints(containers: Iterable[Any]) -> list[str]:
+    """The images of ``containers`` that run their image's own entrypoint (:attr:`PodPorts.entrypoints`): a container
+    with no ``command`` (or an empty one) runs its image's ENTRYPOINT (the Container API: "The container image's
+    ENTRYPOINT is used if this is not provided"; its ``args`` only replace the image's CMD), which the input does not
+    show, unless the image says what it runs (:data:`_RAY_IMAGE`, or :func:`another_programs_image`). A container, an
+    image or a command not known yet is none of them (:func:`runs_ray` says UNKNOWN of it)."""
+    found: list[str] = []
+    for c in containers:
+        if c is UNKNOWN:
+            continue
+        container = as_map(c)
+        image = container.get("image")
+        command = container.get("command")
+        if not isinstance(image, str) or not image.strip() or holds_placeholder(image) or command is UNKNOWN:
+            continue
+        written = bool(command) if isinstance(command, list) else command is not None  # Kubernetes rejects a non-list
+        if written or _RAY_IMAGE.search(image.strip()) or another_programs_image(image):
+            continue
+        if image.strip() not in found:
+            found.append(image.strip())
+    return found
 
 
 def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tuple[list[str], bool]:

@@ -228,6 +228,7 @@ EXTRA_FIXTURES = {
               "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
               "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
               "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
+              "dist-ports-by-signal.yaml",  # mend9: each signal opens its own ports (LWS, envFrom, NCCL_COMM_ID)
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

@@ -55,39 +55,45 @@ class RuntimePortExposed(ObjectRule[Checked]):
         why=(
             "Ray's GCS (6379), dashboard (8265), client (10001) and dashboard-agent (52365) ports, the "
             "torch.distributed store and vLLM's data-parallel master (29500), vLLM's native multi-node master "
-            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake ports "
-            "(14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw from carry "
-            "unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on an isolated "
-            "network. Anyone who reaches them can run code on the GPU nodes or read and corrupt tensors. vLLM's "
-            "--api-key guards only the /v1 HTTP routes, not these ports. Sources are compared as networks (0::0/0 is "
-            "::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a managed prefix list is a source, and "
-            "a Service's named targetPort is resolved against the pods it selects (unknown, and blocking, when they "
-            "are not in the inputs). On a Service or Ingress, a port that is only Ray's default number (6379, 8265, "
-            "10001, 52365) is Ray's where the input says Ray runs there: the pods it selects are a Ray custom "
-            "resource's or a vLLM serving group's, or a container of theirs runs a Ray image (rayproject/, anyscale/, "
-            "an image named ray) or command (ray start, serve run, import ray, a ray executor or data-parallel "
-            "backend), or its selector names a ray.io/ label, or the port (on the Service or the container) is named "
-            "as only Ray names it (gcs-server, gcs, or a name with the word ray: ray-client; a word any program uses, "
-            "such as dashboard, client or metrics, says nothing alone). The other runtime ports (29500, 29501, 29550, "
-            "14579, 5600, 8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the "
-            "pods are a vLLM serving group's whose settings open that port (more than one node, a data-parallel size "
-            "above 1 for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU server opens none), a "
-            "PyTorchJob's or a multi-node LeaderWorkerSet's, or a container's env "
-            "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NCCL_*, VLLM_DP_*), command (torchrun, --master-port, "
+            "(--master-port, 29501) and data-parallel RPC port (29550), its KV-transfer, NIXL and Mooncake "
+            "ports (14579, 5600, 8998), and the ephemeral ports NCCL and Ray's node and object managers draw "
+            "from carry unauthenticated, unencrypted traffic; vLLM, PyTorch and Ray all say they must stay on "
+            "an isolated network. Anyone who reaches them can run code on the GPU nodes or read and corrupt "
+            "tensors. vLLM's --api-key guards only the /v1 HTTP routes, not these ports. Sources are compared "
+            "as networks (0::0/0 is ::/0; 0.0.0.0/1 and 128.0.0.0/1 together are the whole internet), a "
+            "managed prefix list is a source, and a Service's named targetPort is resolved against the pods it "
+            "selects (unknown, and blocking, when they are not in the inputs). On a Service or Ingress, a port that is "
+            "only Ray's default number (6379, 8265, 10001, 52365) is Ray's where the input says Ray runs there: the "
+            "pods it selects are a Ray custom resource's or a vLLM serving group's, or a container of theirs runs a "
+            "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
+            "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port (on the "
+            "Service or the container) is named as only Ray names it (gcs-server, gcs, or a name with the word ray: "
+            "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone). The "
+            "other runtime ports (29500, 29501, 29550, 14579, 5600, "
+            "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
+            "vLLM serving group's whose settings open that port (more than one node for 29500 and 29501, a "
+            "data-parallel size above 1 for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU "
+            "server opens none), a PyTorchJob's (29500 and its MASTER_PORT: its pytorchjob-port, 23456 by default, or "
+            "its env's) or a multi-node "
+            "LeaderWorkerSet's (29500 and 29501), or a container's env, its envFrom ConfigMaps of the input included "
+            "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, VLLM_DP_*; of NCCL's, only the port NCCL_COMM_ID names: NCCL "
+            "listens on no fixed port otherwise), command (torchrun, --master-port, "
             "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
-            "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label, or the port (on the "
+            "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label and the pods it selects "
+            "are not in the inputs, or the port (on the "
             "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
             "then, and where the Service's selector, or a selected pod's labels, image, command or env, is not known "
-            "yet (computed at preview, or a template placeholder such as ${RAY_IMAGE}), or a selected pod serves a "
-            "model with an engine shardwise does not recognise (fail closed). A command is read as the container runs "
-            "it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the input "
-            "mounts at a path it names. Where the pods it selects are all in the inputs and none runs the runtime (a "
-            "Redis on 6379, a web application on 29500), the number is another program's: no finding; but on a Ray "
-            "port, where a pod runs its image's own entrypoint (no command) and the image is not one well known to run "
-            "another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the input does not "
-            "show: advisory. Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves "
-            "the port is not known: advisory. Behind an Ingress, each Service that sends to the port answers for its "
-            "own pods."
+            "(an envFrom Secret or ConfigMap not in the inputs, computed at preview, or a template placeholder such "
+            "as ${RAY_IMAGE}), or a selected pod serves a "
+            "model with an engine shardwise does not recognise (fail closed). A command is read as the container "
+            "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
+            "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
+            "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding; "
+            "but on a Ray port, where a pod runs its image's own entrypoint (no command) and the image is not one "
+            "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
+            "input does not show: advisory. "
+            "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
+            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
         ),
         bad_example=(
             "resources:\n"
@@ -378,24 +384,31 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
                 return True, [], False, []
             if opens is UNKNOWN:
                 unsure = True
-            served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
+            subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+            served.add(subject)
+            if opens is False and subject not in others:  # in the inputs, and its settings open no such port
+                others.append(subject)
         selector = svc.selector
         if is_unknown(selector):  # which pods it selects is not known yet: fail closed
             unsure = True
             continue
         if not isinstance(selector, dict) or not selector:
             continue
-        if any(str(k).startswith(_RAY_LABELS if ray else _DIST_LABELS) for k in selector):
+        if ray and any(str(k).startswith(_RAY_LABELS) for k in selector):
             return True, [], False, []
+        present = bool(chosen)  # whether pods it selects are in the inputs
         for p in selectable_pods(inv, svc):
             if not isinstance(p.labels, dict):
                 unsure = True
                 continue
             if p.namespace != svc.namespace or not all(p.labels.get(k) == v for k, v in selector.items()):
                 continue
+            present = True
             # a vLLM server's pod says vLLM runs there (its image, `vllm serve`, NCCL_* env): its settings say
             # which runtime ports it opens (_opens), read above
             says = p.ray if ray else (False if p.subject in served else p.dist)
+            if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
+                says = port in says
             if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or any(
                     number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
                 return True, [], False, []
@@ -407,6 +420,10 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
                 for image in p.entrypoints if ray else ():
                     if image not in hidden:
                         hidden.append(image)
+        # the operator's label says what runs there only where its pods are not in the inputs (mend9): a multi-node
+        # LeaderWorkerSet's pods in the inputs open their own ports (_opens, PodPorts.dist), not every runtime port
+        if not ray and not present and any(str(k).startswith(_DIST_LABELS) for k in selector):
+            return True, [], False, []
     return False, others, unsure, hidden
 
 
@@ -417,6 +434,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
 #: rank and no KV connector opens none of them: its own process group takes a free port on the host (get_open_port).
 _DP_PORTS = frozenset({29500, 29550})
 _KV_PORTS = frozenset({5600, 8998, 14579})
+_MULTI_NODE_PORTS = frozenset({29500, 29501})
 #: The settings (EngineArgs.extra keys, vLLM's flags) and env names that open them.
 _DP_EXTRAS = ("data_parallel_size_local", "data_parallel_address", "data_parallel_rpc_port",
               "data_parallel_master_port", "data_parallel_start_rank", "data_parallel_hybrid_lb",
@@ -427,28 +445,34 @@ _KV_EXTRAS = ("kv_transfer_config", "kv_connector")
 
 def _opens(g: ServingGroup, port: int) -> Any:
     """Whether vLLM serving group ``g`` opens torch.distributed / vLLM runtime port ``port`` (not Ray's): True where
-    its settings use what opens it (more than one pod a replica or node, --nnodes above 1, a data-parallel size above
-    1 or a data-parallel flag for 29500 and 29550, a KV connector (--kv-transfer-config) for 5600, 8998 and 14579,
-    their VLLM_DP_*, VLLM_NIXL_*, VLLM_MOONCAKE_* env, a torchrun or --master-port launch); UNKNOWN where a setting
+    its settings use what opens it (more than one pod a replica or node or --nnodes above 1 for 29500 and 29501, a
+    data-parallel size above 1 or a data-parallel flag for 29500 and 29550, a KV connector (--kv-transfer-config) for
+    5600, 8998 and 14579 only (mend9: a multi-node group without one opens none of them), their VLLM_DP_*,
+    VLLM_NIXL_*, VLLM_MOONCAKE_* env, a torchrun or --master-port launch for the non-KV ports); UNKNOWN where a setting
     that decides is not known yet (a word that may carry flags, a --config file, a computed value; fail closed);
     False where all are known and none does (the port number is another program's of the pod)."""
     e = g.engine
     extra = e.extra
-    decides: list[Any] = [g.pods_per_group, e.nnodes]
+    # mend9: more than one node opens torch.distributed's store and the native multi-node master (29500, 29501), a
+    # data-parallel size above 1 the data-parallel ports (29500, 29550); neither opens a KV connector's port
+    decides: list[Any] = [g.pods_per_group, e.nnodes] if port in _MULTI_NODE_PORTS else []
     if port in _DP_PORTS:
         decides.append(e.data_parallel_size)
     if any(v is UNKNOWN for v in decides) or "flag_carriers" in extra or "config" in extra:
         return UNKNOWN
     if any(isinstance(v, int) and v > 1 for v in decides):
         return True
-    keys = _KV_EXTRAS if port in _KV_PORTS else _DP_EXTRAS if port in _DP_PORTS else _MULTI_NODE_EXTRAS
+    keys = _KV_EXTRAS if port in _KV_PORTS else (
+        (*_DP_EXTRAS, *(_MULTI_NODE_EXTRAS if port in _MULTI_NODE_PORTS else ())) if port in _DP_PORTS
+        else _MULTI_NODE_EXTRAS)
     if any(k in extra for k in keys):
         return True
     # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py)
     prefixes = ("VLLM_NIXL_", "VLLM_MOONCAKE_", "VLLM_PORT") if port in _KV_PORTS else (
         "VLLM_DP_", "VLLM_PORT", "MASTER_PORT", "MASTER_ADDR")
     words = " ".join(w for c in g.containers for w in (*c.command, *c.args) if isinstance(w, str))
-    if any(str(n).startswith(prefixes) for c in g.containers for n in c.env) or _LAUNCHER.search(words):
+    if any(str(n).startswith(prefixes) for c in g.containers for n in c.env) or (
+            port not in _KV_PORTS and _LAUNCHER.search(words)):  # a launcher's store is no KV connector's port
         return True
     return False
 

@@ -375,8 +375,10 @@ class PodPorts:
     #: of torch.distributed's store, vLLM's multi-node or data-parallel master or RPC, or vLLM's KV-transfer ports is
     #: theirs where the pods do): True for a container whose env (``MASTER_PORT``, ``NCCL_*``, ``VLLM_DP_*``), command
     #: (``torchrun``, ``--master-port``, ``--data-parallel-rpc-port``, ``vllm serve``) or image (``vllm/vllm-openai``)
-    #: says so and for a PyTorchJob's or a multi-node LeaderWorkerSet's pods, UNKNOWN where an image, command, argument
-    #: or env entry is not known yet.
+    #: says so; the ports it is sure of (a frozenset) where only those are: NCCL_COMM_ID's port, a PyTorchJob's
+    #: MASTER_PORT, a multi-node LeaderWorkerSet's 29500 and 29501 (mend9; other NCCL_* settings open none);
+    #: UNKNOWN where an image, command, argument, env entry or envFrom source (a Secret, a ConfigMap not in the input)
+    #: is not known.
     dist: Any = False
     #: The images of its containers that run their image's own entrypoint (no ``command``: the Container API runs the
     #: image's ENTRYPOINT then), none of them one well known to run another program (redis, nginx, bitnami/…): what

@@ -114,3 +114,27 @@ def test_own_entrypoints_are_the_images_whose_entrypoint_the_input_does_not_show
     from shardwise.rules.adapters.k8s.workloads import own_entrypoints
 
     assert own_entrypoints([{"name": "c", **c}, UNKNOWN]) == expected
+
+@pytest.mark.parametrize(("env", "expected"), [
+    # mend9: NCCL's settings name no port it listens on (its bootstrap takes an ephemeral one): nothing opened
+    ([{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"}], False),
+    ([{"name": "TORCH_NCCL_ASYNC_ERROR_HANDLING", "value": "1"}], False),
+    # NCCL_COMM_ID names the root's bootstrap port: that port only
+    ([{"name": "NCCL_COMM_ID", "value": "allreduce-0.allreduce:29501"}], frozenset({29501})),
+    ([{"name": "NCCL_COMM_ID", "value": "[fd00::12]:5600"}], frozenset({5600})),
+    # its value not known yet, or no port in it: which port is not known
+    ([{"name": "NCCL_COMM_ID", "value": UNKNOWN}], UNKNOWN),
+    ([{"name": "NCCL_COMM_ID", "valueFrom": {"secretKeyRef": {"name": "nccl", "key": "id"}}}], UNKNOWN),
+    # the env:// rendezvous still says torch.distributed on every runtime port
+    ([{"name": "NCCL_DEBUG", "value": "INFO"}, {"name": "MASTER_ADDR", "value": "trainer-0"}], True),
+])
+def test_runs_dist_counts_only_the_nccl_port_nccl_comm_id_names(env: list[dict[str, Any]], expected: Any) -> None:
+    found = runs_dist([container(["python train.py"], env)], {"containers": []})
+    assert found == expected and type(found) is type(expected)
+
+
+@pytest.mark.parametrize("source", [{"secretRef": {"name": "rendezvous"}}, {"configMapRef": {"name": "absent"}}])
+def test_runs_dist_reads_what_an_envfrom_not_in_the_input_sets_as_not_known(source: dict[str, Any]) -> None:
+    # mend9: a Secret's, or a ConfigMap's not in the input, variables may be MASTER_ADDR/MASTER_PORT
+    pod = {**container(["python train.py"], []), "envFrom": [source]}
+    assert runs_dist([pod], {"containers": []}) is UNKNOWN

@@ -230,6 +230,7 @@ EXTRA_FIXTURES = {
               "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
               "ray-generic-port-name.yaml",  # mend7: a port named `dashboard`/`client` is no sign of Ray alone
               "ray-own-entrypoint.yaml",  # mend7: a custom image's own entrypoint on a Ray port: advisory
+              "dist-ports-by-signal.yaml",  # mend9: each signal opens its own ports (LWS, envFrom, NCCL_COMM_ID)
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

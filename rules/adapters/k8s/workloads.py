@@ -995,11 +995,17 @@ _DIST_COMMAND = re.compile(
 
 def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
     """Whether a pod's containers run torch.distributed, NCCL or vLLM's runtime (:attr:`PodPorts.dist`): True where an
-    env name, an image or the words of a command say so, UNKNOWN where a container, its image, command, an argument,
-    its env or an env name is not known yet and none says so, else False. The words are read as the container runs
-    them (:func:`command_texts`: its variables and the scripts ConfigMaps of the input mount, as :func:`runs_ray`)."""
+    env name, an image or the words of a command say so; the ports an env fixes where only NCCL's ``NCCL_COMM_ID``
+    (``host:port``) says so (mend9: NCCL's bootstrap otherwise listens on an ephemeral port, so ``NCCL_DEBUG`` and the
+    other ``NCCL_*`` settings open no runtime port: nccl ``src/bootstrap.cc`` bootstrapNetInit/ncclGetUniqueId); UNKNOWN
+    where a container, its image, command, an argument, its env, an env name, an ``envFrom`` source (a Secret, a
+    ConfigMap not in the input) or ``NCCL_COMM_ID``'s value is not known and none says so, else False. The env is its
+    ``env`` entries and the variables its ``envFrom`` ConfigMaps of the input set (:func:`~.configfile.env_from_values`,
+    as :func:`_literal_env`). The words are read as the container runs them (:func:`command_texts`: its variables
+    and the scripts ConfigMaps of the input mount, as :func:`runs_ray`)."""
     spec = as_map(pod_spec)
     unknown = False
+    fixed: set[int] = set()
     for c in containers:
         if c is UNKNOWN:
             unknown = True
@@ -1015,17 +1021,94 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         env = container.get("env")
         if env is UNKNOWN:
             unknown = True
+        names: list[Any] = []
         for entry in as_list(env):
-            name = as_map(entry).get("name") if entry is not UNKNOWN else UNKNOWN
+            names.append(as_map(entry).get("name") if entry is not UNKNOWN else UNKNOWN)
+        if container.get("envFrom"):
+            sourced = env_from_values(container.get("envFrom"))
+            if sourced is None:  # a Secret, a ConfigMap not in the input: what it sets is not known
+                unknown = True
+            else:
+                names.extend(sourced)
+        values, pending = _literal_env(container)
+        for name in names:
             if name is UNKNOWN:
                 unknown = True
-            elif isinstance(name, str) and _DIST_ENV.match(name.strip()):
+            elif isinstance(name, str) and name.strip() == "NCCL_COMM_ID":
+                port = _comm_id_port(values.get("NCCL_COMM_ID"))
+                if port is None or "NCCL_COMM_ID" in pending:
+                    unknown = True
+                else:
+                    fixed.add(port)
+            elif isinstance(name, str) and _DIST_ENV.match(name.strip()) and not _NCCL_ENV.match(name.strip()):
                 return True
         texts, open_ = command_texts(container, spec)
         unknown = unknown or open_
         if any(_DIST_COMMAND.search(t) for t in texts):
             return True
-    return UNKNOWN if unknown else False
+    if unknown:
+        return UNKNOWN
+    return frozenset(fixed) if fixed else False
+
+
+#: NCCL's settings, which name no port it listens on (all but ``NCCL_COMM_ID``, read by :func:`_comm_id_port`).
+_NCCL_ENV = re.compile(r"(?:TORCH_)?NCCL_")
+
+
+def _comm_id_port(value: Any) -> int | None:
+    """The port of an ``NCCL_COMM_ID`` value (``host:port``, ``[v6addr]:port``: the root's bootstrap address, nccl
+    ``src/misc/socket.cc`` ncclSocketGetAddrFromString); None where it is not known or has no port."""
+    if not isinstance(value, str):
+        return None
+    m = re.search(r":(\d{1,5})\s*$", value)
+    return int(m.group(1)) if m else None
+
+
+def dist_with(found: Any, ports: frozenset[int]) -> Any:
+    """:attr:`PodPorts.dist` of pods that run torch.distributed on ``ports`` (a PyTorchJob's MASTER_PORT, a multi-node
+    LeaderWorkerSet's 29500 and 29501) besides what their containers say (:func:`runs_dist`): True and UNKNOWN stay."""
+    if found is True or found is UNKNOWN:
+        return found
+    if isinstance(found, frozenset):
+        return found | ports
+    return ports
+
+
+#: The ports a multi-node group's members open by being one (mend9): torch.distributed's store (29500) and vLLM's
+#: native multi-node master (29501); not the KV connectors' ports (5600, 8998, 14579) nor the data-parallel RPC port.
+MULTI_NODE_PORTS = frozenset({29500, 29501})
+
+
+def master_port(template: Any) -> Any:
+    """The ports a PyTorchJob's pods run torch.distributed's store on: the MASTER_PORT the training operator sets, the
+    number of the container port named ``pytorchjob-port`` (23456 where none is: kubeflow training-operator
+    ``pkg/apis/kubeflow.org/v1/pytorch_types.go`` PytorchJobDefaultPort, ``pytorch_defaults.go`` setPytorchDefaultPort),
+    the value a container's env (or envFrom ConfigMap of the input) gives MASTER_PORT, and torch.distributed's own
+    default 29500 (a launcher in the image may take it); UNKNOWN where a container sets MASTER_PORT to a value not
+    known (a Secret, a computed value)."""
+    spec = as_map(as_map(template).get("spec"))
+    found: set[int] = {29500}
+    named_port = False
+    for c in as_list(spec.get("containers")):
+        if not isinstance(c, Mapping):
+            continue
+        number = port_names(as_map(c).get("ports"), first_wins=True).get("pytorchjob-port")
+        if isinstance(number, int) and not isinstance(number, bool):
+            found.add(number)
+            named_port = True
+        values, pending = _literal_env(c)
+        named = any(isinstance(e, Mapping) and e.get("name") == "MASTER_PORT" for e in as_list(c.get("env")))
+        if "MASTER_PORT" in pending or (c.get("envFrom") and env_from_values(c.get("envFrom")) is None
+                                        and "MASTER_PORT" not in values):
+            return UNKNOWN
+        value = values.get("MASTER_PORT")
+        if value is not None and value.strip().isdigit():
+            found.add(int(value.strip()))
+        elif named or value is not None:
+            return UNKNOWN
+    if not named_port:
+        found.add(23456)
+    return frozenset(found)
 
 
 def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
@@ -1040,7 +1123,8 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
         template = as_map(as_map(role).get("template"))
         ports = pod_ports(subject, namespace, template.get("metadata"), template.get("spec"), loc)
         if ports is not None:
-            ports.dist = True
+            opened = master_port(template)  # mend9: its MASTER_PORT, not every runtime port
+            ports.dist = UNKNOWN if opened is UNKNOWN else dist_with(ports.dist, opened)
             inv.pod_ports.append(ports)
 
 
@@ -1250,7 +1334,7 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
                           raw.get("metadata"), raw.get("spec"), loc)
         if ports is not None:
             if isinstance(size, int) and size > 1:  # pods of one group: the leader is its process group's master
-                ports.dist = True
+                ports.dist = dist_with(ports.dist, MULTI_NODE_PORTS)  # mend9: not the KV connectors' ports
             elif size is UNKNOWN and ports.dist is False:
                 ports.dist = UNKNOWN
             inv.pod_ports.append(ports)

@@ -21,8 +21,8 @@ kustomization's ``namespace:`` (kustomize's namespace transformer), else the gen
 
 What is left out, so the values it would give stay unknown as before: a generator that reads a file that is missing,
 outside the kustomization's folder or not readable text, or an ``env``/``envs`` file; a generator with
-``behavior: merge`` or ``replace``, and every generator of a name one of those changes, or a kustomization's patches
-or replacements may select as a ConfigMap, in any namespace (an
+``behavior: merge`` or ``replace``, and every generator of a name one of those changes, or a kustomization's patches,
+replacements (inline or in a file) or transformer configurations may select as a ConfigMap, in any namespace (an
 overlay that merges a base's model id sets no namespace of its own; which data each overlay's build holds is not
 read here); a name two generators create with different data stays ambiguous
 as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
@@ -60,7 +60,8 @@ def _generators(path: str) -> tuple[str, list[Any], bool, list[str | None]]:
 
 def _patched(doc: Mapping[str, Any], here: str) -> list[str | None]:
     """The names (kustomize's regular expressions, matched whole; None: any) of the ConfigMaps a kustomization's
-    ``patches``, ``patchesStrategicMerge``, ``patchesJson6902`` and ``replacements`` may change: a target or a
+    ``patches``, ``patchesStrategicMerge``, ``patchesJson6902``, ``replacements`` (inline or in a file) and
+    ``transformers`` may change: a target or a
     replacement's ``select`` of kind ConfigMap or of no kind, a strategic merge patch of kind ConfigMap. An overlay
     that patches a base's generated ConfigMap (`/data/config.yaml` replaced) builds other data than the base's
     generator gives (review30)."""
@@ -74,12 +75,80 @@ def _patched(doc: Mapping[str, Any], here: str) -> list[str | None]:
             if isinstance(d, dict) and d.get("kind") == "ConfigMap":
                 meta = d.get("metadata")
                 out.append(_name(meta) if isinstance(meta, dict) else None)
-    for r in _items(doc.get("replacements")):
+    out.extend(_replaced(_items(doc.get("replacements")), here))
+    for entry in _items(doc.get("transformers")):
+        out.extend(_transformed(entry, here))
+    return out
+
+
+def _replaced(replacements: list[Any], here: str) -> list[str | None]:
+    """The ConfigMap names ``replacements`` entries may write: each target's ``select`` of kind ConfigMap or of no
+    kind. An entry ``path: FILE`` holds its replacement in a file (kustomize's site docs, Reference/API/replacements:
+    ``replacements: [{path: replacement.yaml}]``, the file one ``source``/``targets`` mapping); a file not read here
+    may write any (review32: the targets of a replacement in a file were not looked at, and its ConfigMap was read
+    as the generator's data)."""
+    out: list[str | None] = []
+    for r in replacements:
+        if isinstance(r, dict) and "targets" not in r and isinstance(r.get("path"), str):
+            docs = _file_docs(os.path.join(here, r["path"]))
+            if docs is None:
+                out.append(None)
+                continue
+            out.extend(_replaced([i for d in docs for i in (d if isinstance(d, list) else [d])], here))
+            continue
         for t in _items(r.get("targets") if isinstance(r, dict) else None):
             select = t.get("select") if isinstance(t, dict) else None
             if not isinstance(select, dict) or select.get("kind") in (None, "ConfigMap"):
                 out.append(_name(select) if isinstance(select, dict) else None)
     return out
+
+
+#: kustomize's builtin transformers that change no ConfigMap's data (api/builtins: labels, annotations, namespace,
+#: name prefix and suffix, images, replica counts)
+_DATA_KEPT = frozenset({"LabelTransformer", "AnnotationsTransformer", "NamespaceTransformer",
+                        "PrefixSuffixTransformer", "PrefixTransformer", "SuffixTransformer", "ImageTagTransformer",
+                        "ReplicaCountTransformer"})
+
+
+def _transformed(entry: Any, here: str) -> list[str | None]:
+    """The ConfigMap names a ``transformers`` entry (a transformer configuration: a file, or inline YAML) may change:
+    a ``PatchTransformer``'s or ``PatchJson6902Transformer``'s target of kind ConfigMap or of no kind, a
+    ``ReplacementTransformer``'s replacements; none for the builtins that change no data (:data:`_DATA_KEPT`); any
+    (None) for every other kind (a strategic merge patch transformer, a plugin, a KRM function) and for what is not
+    read here (a folder of them). review32: a PatchTransformer of the generated ConfigMap was not looked at."""
+    if isinstance(entry, str) and "\n" not in entry and ":" not in entry:
+        docs = _file_docs(os.path.join(here, entry))
+    elif isinstance(entry, str):
+        try:
+            docs = [d for _, d in load_documents(entry, "transformer") if not isinstance(d, InputError)]
+        except InputError:
+            docs = None
+    else:
+        docs = None
+    if not docs:
+        return [None]
+    out: list[str | None] = []
+    for d in docs:
+        kind = d.get("kind") if isinstance(d, dict) else None
+        if not isinstance(d, dict) or kind in _DATA_KEPT:
+            continue
+        target = d.get("target")
+        if kind in ("PatchTransformer", "PatchJson6902Transformer") and isinstance(target, dict):
+            if target.get("kind") in (None, "ConfigMap"):
+                out.append(_name(target))
+        elif kind == "ReplacementTransformer":
+            out.extend(_replaced(_items(d.get("replacements")), here))
+        else:
+            out.append(None)
+    return out
+
+
+def _file_docs(path: str) -> list[Any] | None:
+    """The YAML documents of ``path``, None where it is not read (missing, a folder, not text, not YAML)."""
+    try:
+        return [d for _, d in load_documents(read_text(path), path) if not isinstance(d, InputError)]
+    except (InputError, OSError):
+        return None
 
 
 def _items(value: Any) -> list[Any]:

@@ -238,7 +238,15 @@ def gpu_name(g: ServingGroup) -> str:
         # amd17: one partition of an AMD Instinct GPU is named as one (``MI300X cpx_nps4 1/8``), not the whole GPU
         size = g.pool.labels.get(ASSUMED_MODE, "spx") if g.pool is not None and g.gpu_override is None else "spx"
         return gpu.name if size.startswith("spx") else f"{gpu.name} {size}"
-    return "custom GPU" if g.gpu_memory_gib_override else "unknown GPU"
+    if g.gpu_memory_gib_override:
+        return "custom GPU"
+    mem = g.pool.gpu_memory_gib if g.pool is not None else None
+    if isinstance(mem, int | float) and not isinstance(mem, bool) and mem > 0:
+        # mend8: a GPU the catalog does not know, its memory read from the pool's labels (shardwise.dev/gpu-memory-gib,
+        # nvidia.com/gpu.memory, amd.com/gpu.vram, Karpenter's: catalog.hardware._pool_from_labels, the one place a
+        # pool gets a memory without a GPU) is named by what is known, not "unknown GPU"
+        return f"GPU labelled {mem:g} GiB"
+    return "unknown GPU"
 
 
 def gpu_memory_gib(g: ServingGroup) -> float | None:

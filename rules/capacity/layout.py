@@ -466,6 +466,14 @@ def sure_holds(s: ReplicaSizing) -> int:
     return int((s.kv_cache_gib_per_gpu - s.error_band_gib) / s.context_kv_gib)
 
 
+def most_holds(s: ReplicaSizing) -> int:
+    """Sequences of the expected context one engine's KV cache holds at the top of the estimate's error band (what
+    :func:`judge` takes for "may not hold" rather than "does not hold")."""
+    if s.context_kv_gib <= 0:
+        return 0
+    return max(0, int((s.kv_cache_gib_per_gpu + s.error_band_above_gib) / s.context_kv_gib))
+
+
 def serves(fit: Fit, kv_reserve: float) -> bool:
     """The one judgement, without a declared load, of whether a layout serves the model: it starts beyond the
     estimate's error band, its KV cache holds one sequence of the expected context beyond the band, and it has room

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import gpu_of, parallel, require_model, sizer, sizing, tpu_of
-from ..capacity.layout import VARIANTS, Parallel, lower_precisions, plural, replication, sure_holds
+from ..capacity.layout import VARIANTS, Parallel, lower_precisions, most_holds, plural, replication, sure_holds
 from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
@@ -79,7 +79,15 @@ class ShardingAvoidableByQuantization(GroupRule):
         alt = r.alt
         a = alt.fit.sizing
         label = VARIANTS[alt.precision][1]
-        about = "" if alt.sure or seqs is None else "about "
+        # with a declared load the variant either surely holds it or is within the estimate's error band, where
+        # its central figure may be on either side of the load: the band is given, not a word that one end
+        # contradicts ("about 28 ...: enough for the 32", mend8)
+        held = plural(r.together, "sequence")
+        band = seqs is not None and not alt.sure
+        if band:
+            per = alt.replicas * alt.fit.parallel.dp
+            low, high = per * sure_holds(a), per * most_holds(a)
+            held = f"{low:,} to {high:,} sequences" if low != high else held
         # both figures (the variant's replicas together, the sharded replica) are central estimates; plan's table
         # gives what a replica holds beyond the error band, so where that differs the finding says which is which
         sure = sure_holds(s) * current.dp
@@ -90,15 +98,15 @@ class ShardingAvoidableByQuantization(GroupRule):
         text = (f"{model.id} takes {current.world:,} {word}s a replica ({current.text()}, {s.weight_precision}); "
                 f"{article} {label} variant ({a.weights_gb_total:.1f} GB of weights) fits on one {device_name(g)}, "
                 f"so those {current.world:,} {word}s could run {plural(alt.replicas, f'one-{word} replica')} holding "
-                f"{about}{plural(r.together, 'sequence')} of {context_text(g, config, a)} together")
+                f"{held} of {context_text(g, config, a)} together")
         if seqs is not None:
-            text += f": enough for the {seqs:,} a replica must hold ({how})"
+            verdict = " within the estimate's error band: may not hold" if band else ": enough for"
+            text += f"{verdict} the {seqs:,} a replica must hold ({how})"
+            if band and which:
+                which = f" (central estimate; {sure:,} beyond its error band)"
             text += f", where {down}" if down else f"; the {current.text()} replica holds {r.current_holds:,}"
-            notes = [which[2:-1]] if which else []
-            if not alt.sure:
-                notes.append("within the estimate's error band")
-            if notes:
-                text += f" ({'; '.join(notes)})"
+            if which:
+                text += which
         elif down:
             text += f" (no load is declared), where {down}"
         elif r.suggest:

@@ -1236,7 +1236,33 @@ def _why_no_version(image: str) -> str:
     tag, digest = ref.tag, ref.digest
     if tag is None:
         return "image pinned by digest only" if digest else "image without a tag"
+    month = _ngc_month(ref.repository, tag)
+    if month is not None:
+        return (f"tag {tag} is NGC's container {month}, whose vLLM is not in the capacity model's table of NVIDIA's "
+                f"release notes ({', '.join(NGC_VLLM_RELEASES)})")
     return f"tag {tag} names no vLLM release"
+
+
+#: NVIDIA's NGC vLLM container (``nvcr.io/nvidia/vllm:YY.MM-py3``): its tag is the container's month, not a vLLM
+#: release. The vLLM each month holds, as NVIDIA's release notes state it ("Contents of the vLLM container": "vLLM:
+#: x.y.z"), docs.nvidia.com/deeplearning/frameworks/vllm-release-notes/rel-YY-MM.html, one page per tag below. A
+#: month not listed (no page read) stays assumed and says so (:func:`_why_no_version`).
+NGC_VLLM_RELEASES: dict[str, str] = {
+    "25.10": "0.10.2",  # rel-25-10.html
+    "26.01": "0.11.1",  # rel-26-01.html
+    "26.03": "0.17.1",  # rel-26-03.html
+    "26.05": "0.20.1",  # rel-26-05.html
+    "26.10": "0.31.0",  # rel-26-10.html
+}
+_NGC_TAG = re.compile(r"(\d\d\.\d\d(?:\.post\d+)?)(?:-|$)")
+
+
+def _ngc_month(repo: str, tag: str) -> str | None:
+    """The ``YY.MM`` of an NGC vLLM container's tag (``nvcr.io/nvidia/vllm:25.10-py3``), else None."""
+    if repo.lower() != "nvcr.io/nvidia/vllm":
+        return None
+    m = _NGC_TAG.match(tag)
+    return m.group(1) if m else None
 
 
 #: Repository names (last path segment) whose tag is the vLLM release itself.
@@ -1252,12 +1278,17 @@ def version_from_image(image: str) -> Version | None:
     A tag that says ``vllm`` followed by a number names that release, in any image (ROCm builds,
     LMCache, AWS DLCs). Otherwise only the repositories vLLM publishes under (``vllm-openai``,
     ``vllm``, ...) are tagged with the release; LMCache's ``vllm-openai`` images carry LMCache's
-    version, and NVIDIA's ``YY.MM`` tags are not vLLM releases (vLLM releases are 0.x).
+    version, and NVIDIA's ``YY.MM`` tags are not vLLM releases (vLLM releases are 0.x): an NGC vLLM container's month
+    is read in :data:`NGC_VLLM_RELEASES`, the vLLM its release notes state.
     """
     ref = parse_image(image)
     repo, tag = ref.repository, ref.tag
     if not tag:
         return None
+    month = _ngc_month(repo, tag)
+    if month is not None:
+        known = NGC_VLLM_RELEASES.get(month)
+        return parse_version(known) if known is not None else None
     low = tag.lower()
     after = re.search(r"vllm[-_]?v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)", low)
     if after:

@@ -135,3 +135,39 @@ def test_a_name_an_overlay_patches_as_a_config_map_stays_unknown(tmp_path: pathl
         "    targets: [{select: {kind: ConfigMap, name: 'vllm-(d|e)'}, fieldPaths: [data.x]}]\n"))
     assert [cm.name for cm in generated_config_maps([base])] == [f"vllm-{n}" for n in ("a", "b", "c", "d", "e", "kept")]
     assert [cm.name for cm in generated_config_maps([base, prod])] == ["vllm-kept"]
+
+
+def test_a_name_a_replacement_file_or_a_transformer_may_change_stays_unknown(tmp_path: pathlib.Path) -> None:
+    """review32: a replacement held in a file (``replacements: [{path: replacement.yaml}]``, kustomize's site docs,
+    Reference/API/replacements) and a ``transformers`` configuration (a PatchTransformer of the ConfigMap, a
+    ReplacementTransformer, a file not read, a strategic merge patch transformer that may patch any) change the data
+    of a base's generated ConfigMap as inline patches do; a transformer of labels or names changes no data."""
+    (tmp_path / "base").mkdir()
+    names = ("a", "b", "c", "kept")
+    for name in names:
+        (tmp_path / "base" / f"{name}.yaml").write_text("model: a\n")
+    base = _kustomization(tmp_path / "base", "configMapGenerator:\n" + "".join(
+        f"  - name: vllm-{name}\n    files: [config.yaml={name}.yaml]\n" for name in names))
+    prod = _kustomization(tmp_path / "prod", "resources: [../base]\nreplacements:\n  - path: replacement.yaml\n"
+                                             "transformers: [labels.yaml, patch.yaml, replace.yaml]\n")
+    (tmp_path / "prod" / "replacement.yaml").write_text(
+        "source: {kind: Deployment, name: x, fieldPath: metadata.name}\n"
+        "targets:\n  - select: {kind: ConfigMap, name: vllm-a}\n    fieldPaths: [data.config\\.yaml]\n"
+        "  - select: {kind: Deployment, name: vllm-kept}\n    fieldPaths: [metadata.name]\n")
+    (tmp_path / "prod" / "labels.yaml").write_text(
+        "apiVersion: builtin\nkind: LabelTransformer\nmetadata: {name: l}\nlabels: {env: prod}\n"
+        "fieldSpecs: [{path: metadata/labels, create: true}]\n")
+    (tmp_path / "prod" / "patch.yaml").write_text(
+        "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\ntarget: {kind: ConfigMap, name: vllm-b}\n"
+        "patch: '[{\"op\": \"replace\", \"path\": \"/data/config.yaml\", \"value\": \"model: b\"}]'\n")
+    (tmp_path / "prod" / "replace.yaml").write_text(
+        "apiVersion: builtin\nkind: ReplacementTransformer\nmetadata: {name: r}\nreplacements:\n"
+        "  - source: {kind: Deployment, name: x}\n    targets: [{select: {kind: ConfigMap, name: vllm-c}, "
+        "fieldPaths: [data.x]}]\n")
+    assert [cm.name for cm in generated_config_maps([base, prod])] == ["vllm-kept"]
+    smp = _kustomization(tmp_path / "smp", "resources: [../base]\ntransformers: [smp.yaml]\n")
+    (tmp_path / "smp" / "smp.yaml").write_text(
+        "apiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata: {name: s}\npaths: [cm.yaml]\n")
+    assert [cm.name for cm in generated_config_maps([base, smp])] == []
+    missing = _kustomization(tmp_path / "missing", "resources: [../base]\nreplacements: [{path: gone.yaml}]\n")
+    assert [cm.name for cm in generated_config_maps([base, missing])] == []

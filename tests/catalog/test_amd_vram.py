@@ -75,7 +75,7 @@ def test_a_pod_selecting_the_vram_label_is_sized_on_it():
     """Before, the label was not read: the pod had no pool to be sized on."""
     assert _sw101("128G") == [("mandatory", (
         "meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per GPU at TP1×PP1, but "
-        "gpu_memory_utilization 0.9 × 128.0 GiB (unknown GPU) allows 115.2 GiB; vLLM will fail at start-up (vLLM 0.10.0 "
+        "gpu_memory_utilization 0.9 × 128.0 GiB (GPU labelled 128 GiB) allows 115.2 GiB; vLLM will fail at start-up (vLLM 0.10.0 "
         "from the image tag); --tensor-parallel-size 2 starts (65.7 GiB of weights per GPU), with 2 amd.com/gpu "
         "requested per pod"))]
     assert _sw101("192G") == []

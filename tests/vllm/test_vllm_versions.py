@@ -146,9 +146,17 @@ IMAGES = [
     ("registry.example.com/ml/vllm-openai:v0.13.0@sha256:" + "a" * 64, "0.13.0"),
     ("lmcache/vllm-openai:v0.3.3", None),  # LMCache's own version, not vLLM's
     ("lmcache/vllm-openai:v0.3.3-vllm0.10.1", "0.10.1"),
-    ("nvcr.io/nvidia/vllm:25.09-py3", None),  # NGC's YY.MM
+    ("nvcr.io/nvidia/vllm:25.09-py3", None),  # NGC's YY.MM: no release notes read for 25.09
+    ("nvcr.io/nvidia/vllm:25.10-py3", "0.10.2"),  # NVIDIA's vLLM release notes, rel-25-10
+    ("nvcr.io/nvidia/vllm:26.01-py3", "0.11.1"),
+    ("nvcr.io/nvidia/vllm:26.03-py3", "0.17.1"),
+    ("nvcr.io/nvidia/vllm:26.05-py3", "0.20.1"),
+    ("nvcr.io/nvidia/vllm:26.10-py3", "0.31.0"),
+    ("nvcr.io/nvidia/vllm:26.05.post1-py3", None),  # another build of the month: its notes not read
+    ("registry.example.com/nvidia/vllm:26.05-py3", None),  # a mirror's YY.MM tag: not known to be NGC's
     ("vllm/vllm-openai:latest", None),
     ("vllm/vllm-openai:nightly", None),
+    ("vllm/vllm-openai:nightly-2bb0e1a7999fd5c0ab4b6ae1e4faa4e0dba6f43a", None),  # a commit of main, no release
     ("vllm/vllm-openai@sha256:" + "b" * 64, None),
     ("vllm/vllm-openai", None),
     ("myorg/llm-server:1.2.3", None),
@@ -168,6 +176,10 @@ def test_resolve_says_what_it_assumed():
         f"vLLM {CURRENT_RELEASE}, assumed: tag latest names no vLLM release")
     assert resolve(None, "vllm/vllm-openai@sha256:" + "c" * 64).note == (
         f"vLLM {CURRENT_RELEASE}, assumed: image pinned by digest only")
+    assert resolve(None, "nvcr.io/nvidia/vllm:26.03-py3").note == "vLLM 0.17.1 from the image tag"
+    assert resolve(None, "nvcr.io/nvidia/vllm:25.09-py3").note == (
+        f"vLLM {CURRENT_RELEASE}, assumed: tag 25.09-py3 is NGC's container 25.09, whose vLLM is not in the capacity "
+        "model's table of NVIDIA's release notes (25.10, 26.01, 26.03, 26.05, 26.10)")
     assert resolve(None, None, missing="--vllm-version not given").note == (
         f"vLLM {CURRENT_RELEASE}, assumed: --vllm-version not given")
     with pytest.raises(ValueError, match="not a vLLM release number"):

@@ -39,6 +39,7 @@ from typing import Any
 from ..model import RELEASE_NAMESPACE, Inventory, Location
 from ..model.errors import InputError
 from ..model.files import MAX_FILE_BYTES, inside, read_file_bytes, size_text
+from ..model.wall import wall_limit
 from .load import load_text
 from .renderkind import KUSTOMIZATION_FILES, render_kind
 from .yamlsrc import decode_text, load_all
@@ -47,6 +48,10 @@ HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
                      "sigs.k8s.io/kustomize/kustomize/v5@v5.8.1; `kubectl kustomize` works too)")
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$")
+#: The wall time helm or kustomize may take, at a load of one process per core or less (loadlimits1): it catches a
+#: tool that is blocked (a FIFO, a network) and uses no CPU. :data:`_CPU_S` below bounds the work; on a busy machine
+#: the same 30 s of CPU take longer, so the limit is this times the load per core (:func:`~..model.wall.wall_limit`)
+#: and a good chart on a shared CI runner is not stopped.
 _TIMEOUT_S = 120
 #: What helm or kustomize may use (fuzz20): a template that loops (``{{ range until 100000000 }}``, ``tpl`` of a
 #: value that calls ``tpl`` on itself) builds its whole output in memory before it writes a byte, about 9 bytes of
@@ -613,10 +618,12 @@ def _go_crash(head: str) -> str | None:
 
 def _run(cmd: list[str], where: str, what: str) -> str:
     """The standard output of ``cmd`` (helm or kustomize), or :class:`InputError`: it could not start, failed, ran
-    past :data:`_TIMEOUT_S`, or wrote more than :data:`~..model.files.MAX_FILE_BYTES` (the most shardwise reads
-    from one file). The output is read as it comes and the tool is stopped at the limit: a chart that renders
-    without end (``range until 100000000``) held all of it in memory before."""
+    past :data:`_TIMEOUT_S` (times the load per core, read as it starts), or wrote more than
+    :data:`~..model.files.MAX_FILE_BYTES` (the most shardwise reads from one file). The output is read as it comes
+    and the tool is stopped at the limit: a chart that renders without end (``range until 100000000``) held all of
+    it in memory before."""
     used = _children_cpu()
+    limit_s = wall_limit(_TIMEOUT_S)
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
@@ -640,7 +647,7 @@ def _run(cmd: list[str], where: str, what: str) -> str:
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    timer = threading.Timer(_TIMEOUT_S, expire)
+    timer = threading.Timer(limit_s, expire)
     timer.start()
     chunks: list[bytes] = []
     size, over = 0, False
@@ -665,7 +672,8 @@ def _run(cmd: list[str], where: str, what: str) -> str:
         raise InputError(f"{what} wrote more than {size_text(MAX_FILE_BYTES)}, the most shardwise reads from one "
                          "file: stopped", where)
     if expired.is_set():
-        raise InputError(f"{what} did not finish in {_TIMEOUT_S} s", where)
+        scaled = f" ({_TIMEOUT_S} s times the machine's load per core)" if limit_s > _TIMEOUT_S else ""
+        raise InputError(f"{what} did not finish in {limit_s} s{scaled}", where)
     if proc.returncode != 0:
         if proc.returncode == -signal.SIGKILL and _children_cpu() - used >= _CPU_S / 2:
             raise InputError(f"{what} used more than {_CPU_S} s of CPU, the most shardwise lets it use: stopped", where)

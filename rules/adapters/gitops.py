@@ -52,6 +52,7 @@ from typing import Any
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from ..model.files import inside
+from ..model.wall import wall_limit
 from .load import GITOPS_MARKS, gitops_text
 from .renderkind import render_kind
 from .yamlsrc import load_documents, read_text
@@ -122,9 +123,17 @@ def stands_for(env: Mapping[str, str], detached: bool, override: tuple[str, str]
     return None, None
 
 
+#: The wall time one of :func:`checkout`'s local git calls may take at a load of one per core or less: a read of
+#: the repository's config, HEAD and tags, milliseconds on any checkout. It catches a git that is blocked (on a
+#: lock, a hook); times the load per core (:func:`~..model.wall.wall_limit`, loadlimits1), because a git stopped on
+#: a busy runner reads as no checkout, and the repository's GitOps objects then render nothing.
+_GIT_TIMEOUT_S = 10
+
+
 def _git(args: list[str], cwd: str) -> str | None:
     try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                             timeout=wall_limit(_GIT_TIMEOUT_S), check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..engine import Finding
 from ..model.errors import InputError, ShardwiseError
+from ..model.wall import wall_limit
 from ..report import Report
 from .run import LintOptions, lint_report
 
@@ -40,11 +41,25 @@ class GitError(ShardwiseError):
     """A git command failed (not a repository, an unknown ref)."""
 
 
+class GitTimeout(GitError):
+    """A git command did not finish in its wall time: said as that, never read as a ref that is not there."""
+
+
+#: The wall time one git call of ``shardwise diff`` may take at a load of one per core or less (``git archive`` of
+#: the base is the long one: seconds on a large repository). It catches a git that is blocked (a lock, a hook);
+#: times the load per core (:func:`~..model.wall.wall_limit`, loadlimits1) so a busy runner does not stop a good one.
+_GIT_TIMEOUT_S = 300
+
+
 def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> Any:
+    limit_s = wall_limit(_GIT_TIMEOUT_S)
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=300)
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=limit_s)
     except FileNotFoundError:
         raise GitError("git is not installed: shardwise diff needs it to read the base ref") from None
+    except subprocess.TimeoutExpired:  # was a traceback
+        scaled = f" ({_GIT_TIMEOUT_S} s times the machine's load per core)" if limit_s > _GIT_TIMEOUT_S else ""
+        raise GitTimeout(f"git {' '.join(args[:2])} did not finish in {limit_s} s{scaled}") from None
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         # git reads these from the environment: a stale one (a CI step's, a hook's) points it elsewhere
@@ -66,6 +81,8 @@ def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
     """Extract the tree of commit ``ref`` into ``dest`` (``git archive``); return the full commit id."""
     try:
         commit = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
+    except GitTimeout:
+        raise
     except GitError:
         hint = ""
         if "/" not in ref and not ref.startswith("-"):

@@ -61,7 +61,7 @@ def load_source(g: ServingGroup) -> str:
 
 def load_text(load: Load, g: ServingGroup) -> str:
     """``64 by annotation shardwise.dev/target-concurrency`` (``… over 2 replicas`` when there are several)."""
-    over = f" over {load.replicas} replicas" if load.replicas > 1 else ""
+    over = f" over {load.replicas:,} replicas" if load.replicas > 1 else ""
     return f"{load.concurrency:,} by {load_source(g)}{over}"
 
 
@@ -246,7 +246,7 @@ def change_text(g: ServingGroup, current: Parallel, alt: Parallel, engines: int)
     per_pod = g.gpus_per_pod
     if (not g.declared and g.kind != "plan" and g.accelerator_resource and g.pods_per_group == 1
             and isinstance(per_pod, int) and per_pod == current.world and alt.world != per_pod):
-        out.append(f"{g.accelerator_resource} limit {per_pod} → {alt.world}")
+        out.append(f"{g.accelerator_resource} limit {per_pod:,} → {alt.world:,}")
     return ", ".join(out)
 
 
@@ -266,8 +266,8 @@ def placed(replicas: int, alt: Parallel, current: Parallel, word: str = "GPU") -
     used = replicas * alt.world
     noun = "replica" if replicas == 1 else "replicas"
     if used < current.world:
-        return f"{replicas} {noun} × {alt.text()} on {used} of the {current.world} {word}s", replicas == 1
-    return f"{replicas} {noun} × {alt.text()} on the same {current.world} {word}s", replicas == 1
+        return f"{replicas:,} {noun} × {alt.text()} on {used:,} of the {current.world:,} {word}s", replicas == 1
+    return f"{replicas:,} {noun} × {alt.text()} on the same {current.world:,} {word}s", replicas == 1
 
 
 def reserve_text(res: Reserve, source: str, current: Parallel | None = None, change: str = "",
@@ -277,7 +277,7 @@ def reserve_text(res: Reserve, source: str, current: Parallel | None = None, cha
     given and GPUs left over, ``1 replica × TP1×PP2 on 2 of the 3 GPUs fits: it starts …``."""
     f = res.fit
     s = f.sizing
-    alt = f"{res.replicas} replicas × {f.parallel.text()}"
+    alt = f"{res.replicas:,} replicas × {f.parallel.text()}"
     same = f"fit the same {word}s"
     fit, each = same, "each"
     if current is not None and res.replicas * f.parallel.world < current.world:
@@ -307,7 +307,8 @@ def capped_text(c: Capped, source: str) -> str:
     TP1×PP1 would serve it on the same GPUs with --max-num-seqs 512 …``."""
     f = c.reserve.fit
     s = f.sizing
-    return (f"{c.reserve.replicas} replicas × {f.parallel.text()} would serve it on the same GPUs with --max-num-seqs "
+    n = c.reserve.replicas
+    return (f"{n:,} replicas × {f.parallel.text()} would serve it on the same GPUs with --max-num-seqs "
             f"{c.cap:,} (vLLM's default here is {c.default:,}, and what follows it, the profile's sampler over the "
             f"vocabulary above all, leaves too little KV cache): each starts at max_model_len {s.max_model_len:,} "
             f"with {s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU; set the cap and run "

@@ -122,7 +122,7 @@ class ShardedModelThatFits(GroupRule):
         if sz is None or s is None or judge(s, current, None).starts != "starts":
             return  # no GPU to size on, or SW101/SW102 speak for a layout that may not start
         word = device_word(g, rank=True)
-        where = (f"{model.id} is sharded over {current.world} {word}s per replica ({current.text()}) on "
+        where = (f"{model.id} is sharded over {current.world:,} {word}s per replica ({current.text()}) on "
                  f"{device_name(g)}")
         found = _judge(g, config, sz, s, current, where)
         if found is None:

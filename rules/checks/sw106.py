@@ -95,9 +95,9 @@ class ShardingAvoidableByQuantization(GroupRule):
                  if not down and sure != r.current_holds else "")
         article = "an" if label[0] in "AEFHILMNORSX" else "a"
         word = device_word(g, rank=True)  # an Ascend pool's are NPUs (mend6)
-        text = (f"{model.id} takes {current.world} {word}s a replica ({current.text()}, {s.weight_precision}); "
+        text = (f"{model.id} takes {current.world:,} {word}s a replica ({current.text()}, {s.weight_precision}); "
                 f"{article} {label} variant ({a.weights_gb_total:.1f} GB of weights) fits on one {device_name(g)}, "
-                f"so those {current.world} {word}s could run {plural(alt.replicas, f'one-{word} replica')} holding "
+                f"so those {current.world:,} {word}s could run {plural(alt.replicas, f'one-{word} replica')} holding "
                 f"{held} of {context_text(g, config, a)} together")
         if seqs is not None:
             verdict = " within the estimate's error band: may not hold" if band else ": enough for"

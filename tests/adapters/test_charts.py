@@ -224,10 +224,33 @@ def test_a_chart_that_does_not_finish_is_stopped_at_the_timeout(capsys, monkeypa
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(charts, "_TIMEOUT_S", 1)
+    _load(monkeypatch, 0.5, 2)  # an idle machine: the limit as it is
     _fake_helm(tmp_path, monkeypatch, "echo 'kind: ConfigMap'; exec sleep 60")
     rc, doc, _ = lint_json(capsys, CHART)
     assert (rc, doc["input_errors"]) == (2, [{
         "file": f"{CHART}/Chart.yaml", "line": None, "message": "helm template did not finish in 1 s"}])
+
+
+def _load(monkeypatch, load: float, cores: int) -> None:
+    from shardwise.rules.model import wall
+
+    monkeypatch.setattr(wall.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(wall.os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+
+
+def test_the_wall_time_limit_grows_with_the_load_per_core(capsys, monkeypatch, tmp_path):
+    """loadlimits1: on a runner whose cores are shared the tool has the CPU part of the time, and a fixed wall limit
+    stopped a good chart as "did not finish"; at a load of 5 per core the limit is five times as long."""
+    from shardwise.rules.adapters import charts
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(charts, "_TIMEOUT_S", 1)
+    _load(monkeypatch, 10.0, 2)
+    _fake_helm(tmp_path, monkeypatch, "echo 'kind: ConfigMap'; exec sleep 60")
+    rc, doc, _ = lint_json(capsys, CHART)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{CHART}/Chart.yaml", "line": None,
+        "message": "helm template did not finish in 5 s (1 s times the machine's load per core)"}])
 
 
 def test_a_chart_holding_a_link_out_of_the_repository_is_not_rendered(capsys, monkeypatch, tmp_path):

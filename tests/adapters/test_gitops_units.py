@@ -140,3 +140,23 @@ def test_one_destination_is_one_cluster(tmp_path, monkeypatch, capsys):
 def test_argo_cluster(destination, cluster):
     obj = {"kind": "Application", "spec": {"destination": destination}}
     assert argo_cluster(obj) == cluster
+
+
+@pytest.mark.parametrize(("load", "timeout"), [(1.0, 10), (12.0, 60)])
+def test_a_checkout_git_call_may_take_longer_on_a_busy_machine(tmp_path, monkeypatch, load, timeout):
+    """loadlimits1: git stopped at a flat 10 s on a busy runner read as no checkout (no remote, so the repository's
+    GitOps objects rendered nothing); its wall limit is 10 s times the load per core (a fake load, two cores)."""
+    from shardwise.rules.adapters import gitops
+    from shardwise.rules.model import wall
+
+    monkeypatch.setattr(wall.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(wall.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    seen: list[float] = []
+
+    def run(cmd, **kw):
+        seen.append(kw["timeout"])
+        return subprocess.CompletedProcess(cmd, 0, "git@github.com:acme/platform.git\n", "")
+
+    monkeypatch.setattr(gitops.subprocess, "run", run)
+    assert gitops._git(["config", "--get", "remote.origin.url"], str(tmp_path)) == "git@github.com:acme/platform.git"
+    assert seen == [timeout]

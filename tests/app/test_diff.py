@@ -242,3 +242,46 @@ def test_a_link_out_of_the_tree_in_the_base_is_linted_as_in_the_working_tree(rep
         f"outside.yaml, outside deploy/; {said}")
     assert sorted((e["file"], e["message"]) for e in d["head_input_errors"])[1] == base_errors[1]
     assert "internal error" not in err
+
+
+@pytest.mark.parametrize(("load", "said"), [
+    (1.0, "git archive --format=tar did not finish in 300 s"),
+    (8.0, "git archive --format=tar did not finish in 1200 s (300 s times the machine's load per core)"),
+])
+def test_a_git_call_that_does_not_finish_is_an_error_said_as_that(monkeypatch, tmp_path, load, said):
+    """loadlimits1: git past its wall time raised TimeoutExpired out of shardwise diff (a traceback); the limit is
+    300 s times the load per core (a fake load on two cores, a fake git that times out: no waiting)."""
+    import subprocess
+
+    from shardwise.rules.app import diff
+    from shardwise.rules.model import wall
+
+    monkeypatch.setattr(wall.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(wall.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+
+    def run(cmd, **kw):
+        if cmd[1] == "archive":
+            raise subprocess.TimeoutExpired(cmd, kw["timeout"])
+        return subprocess.CompletedProcess(cmd, 0, b"0123abcd\n", b"")
+
+    monkeypatch.setattr(diff.subprocess, "run", run)
+    with pytest.raises(diff.GitTimeout) as e:
+        diff.snapshot("main", str(tmp_path))
+    assert str(e.value) == said
+
+
+def test_a_rev_parse_that_does_not_finish_is_not_read_as_a_ref_that_is_not_there(monkeypatch, tmp_path):
+    import subprocess
+
+    from shardwise.rules.app import diff
+    from shardwise.rules.model import wall
+
+    monkeypatch.setattr(wall.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+
+    def run(cmd, **kw):
+        raise subprocess.TimeoutExpired(cmd, kw["timeout"])
+
+    monkeypatch.setattr(diff.subprocess, "run", run)
+    with pytest.raises(diff.GitTimeout) as e:
+        diff.snapshot("main", str(tmp_path))
+    assert str(e.value) == "git rev-parse --verify did not finish in 300 s"

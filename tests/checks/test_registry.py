@@ -150,6 +150,7 @@ EXTRA_FIXTURES = {
               "fewer-stages.yaml",  # planfix16: PP3 where one PP2 engine on two of the GPUs serves (vLLM 22140)
               "amd-partition.yaml",  # amd17: TP8 over MI300X devices that may be CPX partitions: not blocking
               "mig-cannot-start.yaml",  # mig21: a replica that cannot start on MIG (SW204 blocks) is not sized here
+              "absurd-gpu-count.yaml",  # loadlimits1: 16,384 GPUs a replica, its counts written with separators
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
               "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs

@@ -29,8 +29,9 @@ Node labels -> :class:`~shardwise.rules.model.NodePool`. The families read, most
   memory);
 - CoreWeave's ``gpu.nvidia.com/model`` / ``gpu.nvidia.com/class`` (``H100_NVLINK_80GB``, ``A100_PCIE_80GB``) with
   ``gpu.nvidia.com/count``, and Volcengine VKE's ``machine.cluster.vke.volcengine.com/gpu-name`` (``NVIDIA-L20``,
-  ``Tesla-V100``): a bare family name there (``Tesla-V100``, 16 or 32 GB) leaves the GPU's memory unknown. AKS's
-  ``kubernetes.azure.com/accelerator`` (``nvidia``) and NFD's ``feature.node.kubernetes.io/pci-10de.present`` name
+  ``Tesla-V100``) and Alibaba Cloud ACK's ``aliyun.accelerator/nvidia_name`` (``NVIDIA-A10``,
+  ``Tesla-V100-SXM2-16GB``): a bare family name there (``Tesla-V100``, 16 or 32 GB) leaves the GPU's memory unknown.
+  AKS's ``kubernetes.azure.com/accelerator`` (``nvidia``) and NFD's ``feature.node.kubernetes.io/pci-10de.present`` name
   a maker, no GPU, and are not read;
 - the well-known ``node.kubernetes.io/instance-type`` (and the deprecated
   ``beta.kubernetes.io/instance-type``): an AWS instance type from the instance catalog (SageMaker HyperPod's
@@ -53,6 +54,7 @@ from typing import Any
 from ..model import UNKNOWN, Location, NodePool, Taint
 from ..model.errors import CatalogError
 from ..model.vocab import (
+    ACK_GPU_NAME,
     AMD_PRODUCT,
     AMD_VRAM,
     AMD_VRAM_BETA,
@@ -382,7 +384,7 @@ def _pool_from_labels(name: str, labels: Mapping[str, str], location: Location, 
     platform_product = None
     if product is None:
         platform_product = (labels.get(COREWEAVE_GPU_MODEL) or labels.get(COREWEAVE_GPU_CLASS)
-                            or labels.get(VKE_GPU_NAME))
+                            or labels.get(VKE_GPU_NAME) or labels.get(ACK_GPU_NAME))
         product = platform_product
     members = _family_members(labels) if instance is None else []
     family_gpu, family_count, ambiguous = _family_gpu(members) if product is None else (None, None, False)
@@ -524,7 +526,7 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
         return manufacturer_vendor(manufacturer)
     # a bare family name of several sizes (Volcengine's ``Tesla-V100``, EC2's ``a100``): its memory is unknown, its
     # maker is not where every size of the family is one maker's (place16: the pool had no vendor)
-    for name in (labels.get(VKE_GPU_NAME), _label(labels, INSTANCE_GPU_NAME_SUFFIX)):
+    for name in (labels.get(VKE_GPU_NAME), labels.get(ACK_GPU_NAME), _label(labels, INSTANCE_GPU_NAME_SUFFIX)):
         if name and size_unnamed(str(name)):
             vendors = {find_gpu(size).vendor for size in family_sizes(str(name))}
             if len(vendors) == 1:
@@ -534,7 +536,7 @@ def _vendor(labels: Mapping[str, str], pool: NodePool) -> str | None:
     if AMD_PRODUCT in labels or AMD_VRAM in labels or AMD_VRAM_BETA in labels:
         return "amd"
     if any(k in labels for k in (GFD_PRODUCT, GFD_COUNT, GFD_MEMORY_MIB, GFD_FAMILY, COREWEAVE_GPU_MODEL,
-                                 COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT)):
+                                 COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT, ACK_GPU_NAME)):
         return "nvidia"
     accel = labels.get(GKE_ACCELERATOR) or labels.get(CLOUD_RUN_ACCELERATOR) or ""
     return "nvidia" if accel.lower().startswith("nvidia") else None

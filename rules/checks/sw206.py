@@ -22,7 +22,8 @@ from ._words import listed
 _PRODUCT_LABELS = (L.LABEL_GPU_PRODUCT, L.GFD_PRODUCT, L.KARPENTER_GPU_NAME)
 #: Selector and node-affinity labels whose value is a GPU type (the pool readers of catalog/hardware.py read them)
 _TYPE_LABELS = (*_PRODUCT_LABELS, L.EKS_PREFIX + L.INSTANCE_GPU_NAME_SUFFIX, L.GKE_ACCELERATOR, L.GKE_TPU_ACCELERATOR,
-                L.CLOUD_RUN_ACCELERATOR, L.AMD_PRODUCT, L.COREWEAVE_GPU_MODEL, L.COREWEAVE_GPU_CLASS, L.VKE_GPU_NAME)
+                L.CLOUD_RUN_ACCELERATOR, L.AMD_PRODUCT, L.COREWEAVE_GPU_MODEL, L.COREWEAVE_GPU_CLASS, L.VKE_GPU_NAME,
+                L.ACK_GPU_NAME)
 
 _CANNOT_SIZE = "so the capacity rules cannot size this workload"
 #: What decides it, for a workload whose selector names no pool: a selector, or the nodes of a cluster of one GPU type

@@ -106,6 +106,9 @@ COREWEAVE_GPU_COUNT = "gpu.nvidia.com/count"
 # Volcengine VKE: the GPU of a node (``Tesla-V100``, ``NVIDIA-L20``), the label vllm-project/aibrix's KV-cache
 # controller selects by default (KVCacheAnnotationNodeAffinityDefaultKey)
 VKE_GPU_NAME = "machine.cluster.vke.volcengine.com/gpu-name"
+# Alibaba Cloud ACK: the GPU of a node, NVML's name with dashes (``Tesla-V100-SXM2-16GB``, ``NVIDIA-A10``), the label
+# ACK's GPU nodes carry (AliyunContainerService/gpushare-device-plugin, cmd/inspect/main.go: ``cardNameKey``)
+ACK_GPU_NAME = "aliyun.accelerator/nvidia_name"
 # AMD GPU operator's node labeller
 AMD_PRODUCT = "amd.com/gpu.product-name"
 AMD_COUNT = "amd.com/gpu.count"
@@ -126,5 +129,5 @@ GPU_LABELS: tuple[str, ...] = (
         INSTANCE_CATEGORY_SUFFIX, INSTANCE_GENERATION_SUFFIX)),
     GKE_ACCELERATOR, GKE_ACCELERATOR_COUNT, GKE_TPU_ACCELERATOR, CLOUD_RUN_ACCELERATOR, AMD_PRODUCT,
     AMD_VRAM, AMD_VRAM_BETA, COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, COREWEAVE_GPU_COUNT, VKE_GPU_NAME,
-    INSTANCE_TYPE, INSTANCE_TYPE_BETA,
+    ACK_GPU_NAME, INSTANCE_TYPE, INSTANCE_TYPE_BETA,
 )

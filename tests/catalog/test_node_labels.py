@@ -219,6 +219,14 @@ def test_a_custom_label_whose_value_names_a_gpu_is_not_read_as_that_gpu():
      ("p", "L20", None, 44.31, "pcie", None, None, "nvidia")),
     ({"machine.cluster.vke.volcengine.com/gpu-name": "Tesla-V100"},
      ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    # corpus36: Alibaba Cloud ACK's GPU name (AliyunContainerService/gpushare-device-plugin cmd/inspect/main.go,
+    # cardNameKey): NVML's name with dashes; a bare family name names no size, a GPU the catalog lacks no memory
+    ({"aliyun.accelerator/nvidia_name": "NVIDIA-A10"}, ("p", "A10", None, 22.06, "pcie", None, None, "nvidia")),
+    ({"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"},
+     ("p", "V100-16GB", None, 15.78, None, None, None, "nvidia")),
+    ({"aliyun.accelerator/nvidia_name": "Tesla-V100"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
+    ({"aliyun.accelerator/nvidia_name": "Tesla-P100-PCIE-16GB"},
+     ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),
     # a hand-written GPU Feature Discovery product without a size (NVML writes NVIDIA-A100-SXM4-40GB): no size either
     # (place16: it was the A100 40 GB); NVIDIA-H20 is NVML's own name for the 96 GB part and keeps it
     ({"nvidia.com/gpu.product": "NVIDIA-A100"}, ("p", None, None, "UNKNOWN", None, None, None, "nvidia")),

@@ -136,6 +136,7 @@ EXTRA_FIXTURES = {
               "karpenter-gpu-count.yaml",  # place13: instance-gpu-count Gt 0 alone is every GPU family
               "karpenter-bare-gpu-name.yaml",  # bare15: EC2's a100 is p4d (40 GB) or p4de (80 GB), v100 p3 or p3dn
               "gfd-bare-product.yaml",  # place16: a bare GFD NVIDIA-A100 is any A100 of the catalog, 40 or 80 GB
+              "ack-gpu-name.yaml",  # corpus36: ACK's aliyun.accelerator/nvidia_name names the GPU it sizes on
               "amd-partition.yaml",  # amd17: an MI300X amd.com/gpu is a whole GPU or a partition of one
               "overlay-patches-args",  # place14: an unbuilt overlay patches the args read from the base: advisory
               # review22: a name's quantisation before words not read is neither it nor the base model's bf16

@@ -30,6 +30,7 @@ from ...model import (
 )
 from ...model.errors import InputError
 from ...model.vocab import (
+    ACK_GPU_NAME,
     AMD_PRODUCT,
     COREWEAVE_GPU_CLASS,
     COREWEAVE_GPU_MODEL,
@@ -746,10 +747,10 @@ def _unplaceable(declared: list[NodePool], g: ServingGroup) -> str | None:
 #: Mode's instance family, category and GPU name, GKE's ``cloud.google.com/gke-accelerator`` (GPU node pools) and
 #: ``cloud.google.com/gke-tpu-accelerator`` (TPU node pools: GKE docs, "Deploy TPU workloads in GKE Standard", the
 #: nodeSelector a TPU Pod uses), NVIDIA GPU Feature Discovery's product, AMD's node labeller's product name, CoreWeave's
-#: and Volcano Engine's GPU model. A pod selecting one of them lands only on nodes of that hardware.
+#: Volcano Engine's and Alibaba Cloud ACK's GPU model. A pod selecting one of them lands only on nodes of that hardware.
 _HARDWARE_LABELS = frozenset((
     INSTANCE_TYPE, INSTANCE_TYPE_BETA, GFD_PRODUCT, GKE_ACCELERATOR, GKE_TPU_ACCELERATOR, AMD_PRODUCT,
-    COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, VKE_GPU_NAME,
+    COREWEAVE_GPU_MODEL, COREWEAVE_GPU_CLASS, VKE_GPU_NAME, ACK_GPU_NAME,
     *(prefix + suffix for prefix in (KARPENTER_AWS_PREFIX, EKS_PREFIX)
       for suffix in (INSTANCE_FAMILY_SUFFIX, INSTANCE_CATEGORY_SUFFIX, INSTANCE_GPU_NAME_SUFFIX)),
 ))

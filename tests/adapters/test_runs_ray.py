@@ -134,7 +134,14 @@ def test_runs_dist_counts_only_the_nccl_port_nccl_comm_id_names(env: list[dict[s
 
 
 @pytest.mark.parametrize("source", [{"secretRef": {"name": "rendezvous"}}, {"configMapRef": {"name": "absent"}}])
-def test_runs_dist_reads_what_an_envfrom_not_in_the_input_sets_as_not_known(source: dict[str, Any]) -> None:
-    # mend9: a Secret's, or a ConfigMap's not in the input, variables may be MASTER_ADDR/MASTER_PORT
+def test_runs_dist_reads_nothing_from_an_envfrom_the_input_does_not_show(source: dict[str, Any]) -> None:
+    # what a Secret, or a ConfigMap not in the input, could set is not an unknown (DESIGN.md, "Unknown, and what is
+    # not"): the pod is judged on what the manifests set (mend9 read it as not known, so a published 29500 blocked)
     pod = {**container(["python train.py"], []), "envFrom": [source]}
+    assert runs_dist([pod], {"containers": []}) is False
+
+
+def test_runs_dist_reads_an_envfrom_source_named_but_not_known_yet_as_not_known() -> None:
+    # a ConfigMap's name computed at preview: the input names a source it cannot show yet
+    pod = {**container(["python train.py"], []), "envFrom": [{"configMapRef": {"name": UNKNOWN}}]}
     assert runs_dist([pod], {"containers": []}) is UNKNOWN

@@ -296,6 +296,36 @@ def env_from_values(env_from: Any) -> dict[str, str] | None:
     return values
 
 
+def env_from_known(env_from: Any) -> dict[str, str] | None:
+    """The variables a container's ``envFrom`` sets that the input shows: those of its ConfigMaps of the input (as
+    :func:`env_from_values`). A Secret, or a ConfigMap the input does not hold, sets nothing a rule judges: what it
+    could contain is not an unknown (DESIGN.md, "Unknown, and what is not"). None where the input names a source it
+    cannot read yet: a name or prefix not known, two ConfigMaps of the name with different data, a value not known."""
+    if not isinstance(env_from, list):
+        return None
+    values: dict[str, str] = {}
+    for item in env_from:
+        if not isinstance(item, Mapping):
+            return None
+        if "secretRef" in item:
+            continue
+        ref = item.get("configMapRef")
+        name = ref.get("name") if isinstance(ref, Mapping) else None
+        prefix = item.get("prefix", "")
+        if not isinstance(name, str) or not isinstance(prefix, str):
+            return None
+        datas = _datas(name)
+        if not datas:  # not in the input
+            continue
+        if len(datas) != 1:
+            return None
+        for key, value in datas[0].items():
+            if not isinstance(value, str):
+                return None
+            values[f"{prefix}{key}"] = value
+    return values
+
+
 def config_tokens(text: str) -> list[str] | None:
     """The flags vLLM reads from a ``--config`` YAML file (its FlexibleArgumentParser: ``key: value`` is
     ``--key value``, ``true`` a switch and ``false`` left out, a list its items, a mapping its JSON); None when

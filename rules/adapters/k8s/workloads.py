@@ -50,7 +50,7 @@ from ...vllm.args import expand_k8s, names_vllm_build
 from ...vllm.flags import checkpoint_quantization_refused
 from ...vllm.versions import parse_version
 from ..yamlsrc import LineDict
-from .configfile import config_map_key, env_from_values, mounted_config
+from .configfile import config_map_key, env_from_known, env_from_values, mounted_config
 from .engines import other_engine, simulator, unrecognised_server
 from .fields import (
     as_list,
@@ -998,11 +998,13 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
     env name, an image or the words of a command say so; the ports an env fixes where only NCCL's ``NCCL_COMM_ID``
     (``host:port``) says so (mend9: NCCL's bootstrap otherwise listens on an ephemeral port, so ``NCCL_DEBUG`` and the
     other ``NCCL_*`` settings open no runtime port: nccl ``src/bootstrap.cc`` bootstrapNetInit/ncclGetUniqueId); UNKNOWN
-    where a container, its image, command, an argument, its env, an env name, an ``envFrom`` source (a Secret, a
-    ConfigMap not in the input) or ``NCCL_COMM_ID``'s value is not known and none says so, else False. The env is its
-    ``env`` entries and the variables its ``envFrom`` ConfigMaps of the input set (:func:`~.configfile.env_from_values`,
-    as :func:`_literal_env`). The words are read as the container runs them (:func:`command_texts`: its variables
-    and the scripts ConfigMaps of the input mount, as :func:`runs_ray`)."""
+    where a container, its image, command, an argument, its env, an env name, an ``envFrom`` source the input names
+    but cannot show yet (a ConfigMap's name or value not known, two ConfigMaps of one name) or ``NCCL_COMM_ID``'s value
+    is not known and none says so, else False. The env is its ``env`` entries and the variables its ``envFrom``
+    ConfigMaps of the input set (:func:`~.configfile.env_from_known`); a Secret's, or a ConfigMap's the input does not
+    hold, set nothing judged here: what they could contain is not an unknown (DESIGN.md). The words are read as the
+    container runs them (:func:`command_texts`: its variables and the scripts ConfigMaps of the input mount, as
+    :func:`runs_ray`)."""
     spec = as_map(pod_spec)
     unknown = False
     fixed: set[int] = set()
@@ -1025,9 +1027,9 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         for entry in as_list(env):
             names.append(as_map(entry).get("name") if entry is not UNKNOWN else UNKNOWN)
         if container.get("envFrom"):
-            sourced = env_from_values(container.get("envFrom"))
-            if sourced is None:  # a Secret, a ConfigMap not in the input: what it sets is not known
-                unknown = True
+            sourced = env_from_known(container.get("envFrom"))
+            if sourced is None:  # a source the input names but cannot show yet (a Secret's or an absent
+                unknown = True   # ConfigMap's variables are no unknown: DESIGN.md, env_from_known)
             else:
                 names.extend(sourced)
         values, pending = _literal_env(container)
@@ -1098,7 +1100,7 @@ def master_port(template: Any) -> Any:
             named_port = True
         values, pending = _literal_env(c)
         named = any(isinstance(e, Mapping) and e.get("name") == "MASTER_PORT" for e in as_list(c.get("env")))
-        if "MASTER_PORT" in pending or (c.get("envFrom") and env_from_values(c.get("envFrom")) is None
+        if "MASTER_PORT" in pending or (c.get("envFrom") and env_from_known(c.get("envFrom")) is None
                                         and "MASTER_PORT" not in values):
             return UNKNOWN
         value = values.get("MASTER_PORT")

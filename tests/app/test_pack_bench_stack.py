@@ -8,7 +8,8 @@ each policy) reported for ``benchmarks/bench_pack.py``'s stack, in three request
 ``AnalyzeStack`` alone in a fresh process (no inputs seen: the security groups' computed rules fail closed).
 SW106's message has since said which of its figures are central estimates (newuser5), and each "cannot decide"
 message ends with what decides it (decide46: ``: lint the `pulumi up` state, or write the value as a literal``
-appended to the 36 that lacked it); nothing else moved.
+appended to the 36 that lacked it), and where a variant holds the load only within the estimate's error band SW106
+gives the band's ends and says it may not hold it (mend8: its 33 notes here); nothing else moved.
 The stack is the prod stack's resources in URN order, copied until there are 1,000: its last copy is cut
 short, so a node group there names subnets that are not in the stack (SW303, undecided and blocking).
 """

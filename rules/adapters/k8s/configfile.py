@@ -273,20 +273,25 @@ def config_map_key(name: str, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def env_from_values(env_from: Any) -> dict[str, str] | None:
+def env_from_values(env_from: Any, shown_only: bool = False) -> dict[str, str] | None:
     """The variables a container's ``envFrom`` sets, when every source is a ConfigMap of the pod's namespace in
     the input being read: kubelet sets each of its ``data`` keys (after ``prefix``), a later source over an
     earlier, before ``env`` and before it expands ``$(VAR)`` (makeEnvironmentVariables). None when a source is a
     Secret, a ConfigMap not in the input or named twice there (ambiguous), or holds a value not known: then any
-    variable may come from it and stays unknown."""
+    variable may come from it and stays unknown. ``shown_only`` (:func:`env_from_known`): a Secret, or a ConfigMap
+    the input does not hold, sets nothing instead."""
     if not isinstance(env_from, list):
         return None
     values: dict[str, str] = {}
     for item in env_from:
+        if shown_only and isinstance(item, Mapping) and "secretRef" in item:
+            continue
         ref = item.get("configMapRef") if isinstance(item, Mapping) else None
         name = ref.get("name") if isinstance(ref, Mapping) else None
         prefix = item.get("prefix", "") if isinstance(item, Mapping) else None
         datas = _datas(name) if isinstance(name, str) else []
+        if shown_only and not datas and isinstance(name, str) and isinstance(prefix, str):
+            continue  # not in the input
         if len(datas) != 1 or not isinstance(prefix, str) or "secretRef" in item:
             return None
         for key, value in datas[0].items():
@@ -301,29 +306,7 @@ def env_from_known(env_from: Any) -> dict[str, str] | None:
     :func:`env_from_values`). A Secret, or a ConfigMap the input does not hold, sets nothing a rule judges: what it
     could contain is not an unknown (DESIGN.md, "Unknown, and what is not"). None where the input names a source it
     cannot read yet: a name or prefix not known, two ConfigMaps of the name with different data, a value not known."""
-    if not isinstance(env_from, list):
-        return None
-    values: dict[str, str] = {}
-    for item in env_from:
-        if not isinstance(item, Mapping):
-            return None
-        if "secretRef" in item:
-            continue
-        ref = item.get("configMapRef")
-        name = ref.get("name") if isinstance(ref, Mapping) else None
-        prefix = item.get("prefix", "")
-        if not isinstance(name, str) or not isinstance(prefix, str):
-            return None
-        datas = _datas(name)
-        if not datas:  # not in the input
-            continue
-        if len(datas) != 1:
-            return None
-        for key, value in datas[0].items():
-            if not isinstance(value, str):
-                return None
-            values[f"{prefix}{key}"] = value
-    return values
+    return env_from_values(env_from, shown_only=True)
 
 
 def config_tokens(text: str) -> list[str] | None:

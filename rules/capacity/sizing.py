@@ -863,8 +863,9 @@ def batched_dispatch_rows(model: ModelShape, s: EngineSettings, b: Behaviour, pr
     caches are one block an expert of ``max_num_tokens × num_dispatchers`` slots whatever the batch
     (``BatchedDeepGemmExperts`` / ``BatchedTritonExperts.workspace_shapes``: ``(local experts, max_num_tokens ×
     num_dp, max(K, N))`` and ``(…, N ÷ 2)``, the output sharing the first, ``fused_moe/batched_deep_gemm_moe.py`` at
-    vllm-project/vllm 001ac2e; ``BatchedTritonExperts`` of ``fused_batched_moe.py`` the same in a 2026 tree), and the tokens received are a tensor of the same slots
-    (DeepEP's ``low_latency_dispatch`` ``packed_recv_x``; pplx's ``expert_x``). ``max_num_tokens`` is the per-rank
+    vllm-project/vllm 001ac2e; ``BatchedTritonExperts`` of ``fused_batched_moe.py`` the same in a 2026 tree), and the
+    tokens received are a tensor of the same slots (DeepEP's ``low_latency_dispatch`` ``packed_recv_x``; pplx's
+    ``expert_x``). ``max_num_tokens`` is the per-rank
     dispatch cap, ``FusedMoEConfig.max_num_tokens`` = ``VLLM_MOE_DP_CHUNK_SIZE`` (256), over which the layer runs the
     batch in chunks; ``num_dispatchers`` the DP ranks (the EP group over TP); the local experts EPLB's redundant ones
     included. The profile's dummy batch holds them whatever it routes (identical tokens, or

@@ -834,6 +834,9 @@ class MoeRows(NamedTuple):
     central: float
     least: float
     read: bool = False
+    #: the rows the experts' caches hold whatever the batch (0: the batch's tokens × top-k): a batched dispatch's
+    #: fixed per-expert slots (:func:`batched_dispatch_rows`)
+    rows: int = 0
 
 
 def _block_fp8_dynamic(model: ModelShape, s: EngineSettings, precision: Precision) -> bool:
@@ -845,6 +848,36 @@ def _block_fp8_dynamic(model: ModelShape, s: EngineSettings, precision: Precisio
         return False
     return (str(q.get("quant_method", "")).lower() == "fp8" and q.get("weight_block_size") == [128, 128]
             and str(q.get("activation_scheme", "dynamic")).lower() == "dynamic")
+
+
+#: The dispatch backends whose experts take the batched format (``FusedMoEActivationFormat.BatchedExperts``): one
+#: slot block an expert, sized by the per-rank token cap, not by the batch (:func:`batched_dispatch_rows`)
+BATCHED_BACKENDS = ("deepep_low_latency", "pplx")
+#: The precisions whose batched experts are the Triton or DeepGEMM ones read (``BatchedTritonOrDeepGemmExperts``)
+BATCHED_PRECISIONS = ("bf16", "fp16", "fp8")
+
+
+def batched_dispatch_rows(model: ModelShape, s: EngineSettings, b: Behaviour, precision: Precision) -> int:
+    """The routed rows a rank's experts hold in a data-parallel engine with expert parallelism on DeepEP
+    low-latency or pplx (0 for every other engine): those backends dispatch in the batched format, so the experts'
+    caches are one block an expert of ``max_num_tokens × num_dispatchers`` slots whatever the batch
+    (``BatchedDeepGemmExperts`` / ``BatchedTritonExperts.workspace_shapes``: ``(local experts, max_num_tokens ×
+    num_dp, max(K, N))`` and ``(…, N ÷ 2)``, the output sharing the first, ``fused_moe/batched_deep_gemm_moe.py`` at
+    vllm-project/vllm 001ac2e; ``BatchedTritonExperts`` of ``fused_batched_moe.py`` the same in a 2026 tree), and the
+    tokens received are a tensor of the same slots (DeepEP's ``low_latency_dispatch`` ``packed_recv_x``; pplx's
+    ``expert_x``). ``max_num_tokens`` is the per-rank
+    dispatch cap, ``FusedMoEConfig.max_num_tokens`` = ``VLLM_MOE_DP_CHUNK_SIZE`` (256), over which the layer runs the
+    batch in chunks; ``num_dispatchers`` the DP ranks (the EP group over TP); the local experts EPLB's redundant ones
+    included. The profile's dummy batch holds them whatever it routes (identical tokens, or
+    ``VLLM_RANDOMIZE_DP_DUMMY_INPUTS``)."""
+    moe = model.moe
+    if moe is None or not s.expert_parallel or s.dp < 2 or precision not in BATCHED_PRECISIONS:
+        return 0
+    if all2all_backend(b, s) not in BATCHED_BACKENDS:
+        return 0
+    local = -(-(moe.num_experts + redundant_experts(b, model, s)) // moe_ranks(s))
+    tokens = MOE_DP_CHUNK_TOKENS if s.moe_dp_chunk_size is None else s.moe_dp_chunk_size
+    return local * tokens * s.dp
 
 
 def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: Device, precision: Precision,
@@ -867,20 +900,27 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     moe = model.moe
     h = model.hidden_size
     if moe is None:
-        return _tuple_new(MoeRows, (0.0, 0.0, False))
+        return _tuple_new(MoeRows, (0.0, 0.0, False, 0))
+    batched = batched_dispatch_rows(model, s, b, precision)
+    if batched:
+        n = moe.moe_intermediate_size
+        # the block-FP8 dispatch sends FP8 tokens with one fp32 scale a 128; the others the activations' dtype
+        recv = h + math.ceil(h / 128) * 4 if _block_fp8_dynamic(model, s, precision) else h * act
+        per_row = (max(h, 2 * n) + n) * act + recv
+        return _tuple_new(MoeRows, (float(per_row), float(per_row), False, batched))
     ranks = moe_ranks(s)
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
             and device.architecture == "hopper" and _block_fp8_dynamic(model, s, precision)):
-        return _tuple_new(MoeRows, (triton, triton, False))
+        return _tuple_new(MoeRows, (triton, triton, False, 0))
     n = moe.moe_intermediate_size
     local = math.ceil(moe.num_experts / ranks)
     widest = max(h, n)
     flashinfer = (3 * 4 + local * 4 / moe.experts_per_token + widest * act + 2 * n * act
                   + widest + math.ceil(widest / 128) * 4)
     deepgemm = (max(n, h) + max(2 * n, h)) * act
-    return _tuple_new(MoeRows, (flashinfer, min(flashinfer, deepgemm, triton), True))
+    return _tuple_new(MoeRows, (flashinfer, min(flashinfer, deepgemm, triton), True, 0))
 
 
 def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
@@ -900,7 +940,8 @@ def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp * s.dp)
     per_row = MoeRows((e.mlp * width + h) * act, (e.mlp * width + h) * act) if rows is None else rows
     routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
-    routed_rows = routed_tokens * moe.experts_per_token
+    # a batched dispatch holds its fixed slots (:func:`batched_dispatch_rows`), else every routed row
+    routed_rows = per_row.rows if per_row.rows else routed_tokens * moe.experts_per_token
     moe_peak = routed_rows * per_row.central
     shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
     has_dense = moe_layers(model) < model.num_hidden_layers
@@ -921,6 +962,8 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
         return 0.0
     width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else moe_ranks(s))
     per_row = (e.mlp * width + model.hidden_size) * act if rows is None else rows.central
+    if rows is not None and rows.rows:
+        return rows.rows * per_row
     routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
     return routed_tokens * model.moe.experts_per_token * per_row
 

@@ -1708,13 +1708,13 @@ def test_block_fp8_dp_ep_on_hopper_from_0_18_sizes_the_routed_rows_by_flashinfer
     e = sizing.DEFAULT_ESTIMATES
     flashinfer = 3 * 4 + 32 * 4 / 8 + 7168 * 2 + 2 * 2048 * 2 + 7168 + 56 * 4
     assert flashinfer == 29_948
-    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e) == (29_948, 26_624, True)
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e) == (29_948, 26_624, True, 0)
     # not read: before 0.18.0, without EP (Triton first, each expert split 8 ways), off Hopper
-    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.17.1"), H200, "fp8", 2, e) == (26_624, 26_624, False)
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.17.1"), H200, "fp8", 2, e) == (26_624, 26_624, False, 0)
     tp8 = sizing.EngineSettings(tp=8)
-    assert sizing.moe_row_bytes(v32, tp8, behaviour("0.18.0"), H200, "fp8", 2, e) == (15_872, 15_872, False)
+    assert sizing.moe_row_bytes(v32, tp8, behaviour("0.18.0"), H200, "fp8", 2, e) == (15_872, 15_872, False, 0)
     a100 = sizing.Device("A100-SXM-80GB", 79.15, "nvidia", "ampere")
-    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), a100, "fp8", 2, e) == (26_624, 26_624, False)
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), a100, "fp8", 2, e) == (26_624, 26_624, False, 0)
     rows = 65_536 * 8
     fwd, routed, fewer = sizing._forward_parts(v32, dp_ep, 8192, 2, e, 0,
                                                sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e))

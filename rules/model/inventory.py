@@ -940,7 +940,6 @@ class Inventory:
     #: Argo Rollout's ``spec.workloadRef`` (the Rollout's replicas), a KEDA HTTP add-on HTTPScaledObject (None: on
     #: demand, from zero).
     workload_refs: list[tuple[str, str, str, Any]] = field(default_factory=list)
-    production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
     launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
@@ -1009,5 +1008,3 @@ class Inventory:
                 getattr(self, name).extend(items)
         if other.skipped:
             self.skipped.update(other.skipped)
-        if other.production is not None:
-            self.production = bool(self.production) or other.production

@@ -168,7 +168,8 @@ EXTRA_FIXTURES = {
               "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
               "karpenter-gpu-count.yaml",  # sched19: a NodePool's GPUs per node bounded by its requirements
               "sidecar-mig.yaml",  # review21: a sidecar's MIG slice said against what the node holds
-              "sidecar-karpenter.yaml"},  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
+              "sidecar-karpenter.yaml",  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
+              "absurd-counts.yaml"},  # mend10: 16,384 GPUs, 1,024 nodes and pods, written with separators
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node

@@ -20,7 +20,7 @@ from ..yamlsrc import read_text
 from . import aws
 from .k8s import kubernetes, kubernetes_api
 from .resource import PulumiResource, merge_state, name_from_urn
-from .values import UNKNOWN_SENTINELS, clean, json_type, unmask_preview_secrets
+from .values import UNKNOWN_SENTINELS, clean, holds_unknown, json_type, unmask_preview_secrets
 
 IGNORE_TAG = aws.IGNORE_TAG
 NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLATE, aws.SECURITY_GROUP
@@ -80,6 +80,8 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
         errors.append((res, msg))
 
     for res in resources:
+        if res.masked is not None:
+            inv.masked[res.urn] = res.masked
         try:
             props = clean(res.props) if clean_of is None else clean_of(res)
             if not isinstance(props, Mapping):
@@ -245,8 +247,12 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
     if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
         bad, value = ("inputs", inputs) if not isinstance(inputs, Mapping) else ("outputs", outputs)
         raise InputError(f"{urn}: inputs and outputs must be objects ({bad} is {json_type(value)})", file, line)
+    masked: bool | None = None
     if preview:
+        raw = (inputs, outputs)
         inputs, outputs = unmask_preview_secrets(inputs), unmask_preview_secrets(outputs)
+        if inputs is not raw[0] or outputs is not raw[1]:  # secrets masked: its only unknowns, or computed ones too
+            masked = not (holds_unknown(raw[0]) or holds_unknown(raw[1]))
     deps = _or_empty(state.get("propertyDependencies"), {})
     if not isinstance(deps, Mapping):
         raise InputError(f"{urn}: propertyDependencies must be an object, got {json_type(deps)}", file, line)
@@ -261,7 +267,7 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
         dependencies=tuple(d for d in dependencies if isinstance(d, str)),
         property_dependencies={str(k): tuple(u for u in v if isinstance(u, str))
                                for k, v in deps.items() if isinstance(v, list)},
-        file=file, line=line,
+        file=file, line=line, masked=masked,
     )
 
 

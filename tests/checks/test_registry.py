@@ -154,7 +154,8 @@ EXTRA_FIXTURES = {
               "absurd-gpu-count.yaml",  # loadlimits1: 16,384 GPUs a replica, its counts written with separators
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
-              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
@@ -178,6 +179,7 @@ EXTRA_FIXTURES = {
               "assumed-release-high.yaml"},  # mend5: a high value no finding only in the assumed release: undecided  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
+              "pcie-folded-into-sw104.yaml",  # mend10: SW104 names TP1×PP2 on PCIe, so SW202 defers to it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory

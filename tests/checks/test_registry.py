@@ -306,7 +306,8 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
-    "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+    "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+              "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
               "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic
               "class-name-only.yaml",  # mend1: the class from spec.ingressClassName or its IngressClass's controller

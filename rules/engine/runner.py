@@ -74,8 +74,11 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
         if h.undecided:
             lvl = _undecided_level(meta, config, level, h.level if meta.code not in config.enforcement else None)
         message = decided_by(h.message, h.location, inv.config_deciders.get(h.subject)) if h.undecided else h.message
-        if inv.masked and h.location.urn in inv.masked:
-            message = secret_advice(message, inv.masked[h.location.urn])
+        if inv.masked:
+            loc = h.location
+            only = inv.masked.get(loc.urn or (f"{loc.file}:{loc.line}" if loc.file and loc.line else ""))
+            if only is not None:
+                message = secret_advice(message, only)
         f = Finding(meta.code, meta.name, lvl, meta.severity, message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)
@@ -213,7 +216,9 @@ _AT_UP_WORDINGS = (f": {DECIDED_AT_UP}", f"; {DECIDED_AT_UP})",
 def secret_advice(message: str, only: bool) -> str:
     """``message``, of a preview's resource that masks secrets (``Inventory.masked``), with what decides a value not
     known said for a secret: :data:`DECIDED_NEVER_SECRET` where the secrets are the resource's only unknowns
-    (``only``), else :data:`DECIDED_AT_UP_OR_SECRET`, in place of :data:`DECIDED_AT_UP`."""
+    (``only``), else :data:`DECIDED_AT_UP_OR_SECRET`, in place of :data:`DECIDED_AT_UP` (and, where the secrets are
+    its only unknowns, of :data:`DECIDE_IT`, which a finding at the resource's line without its URN was given: a
+    masked securityContext's)."""
     advice = DECIDED_NEVER_SECRET if only else DECIDED_AT_UP_OR_SECRET
     if advice in message:
         return message
@@ -221,10 +226,10 @@ def secret_advice(message: str, only: bool) -> str:
         message = message.replace(f"({UNRESOLVED})", f"({SECRET_VALUE})").replace(
             "(a computed value at preview; ", f"({SECRET_VALUE}; ").replace(
             " until the preview's unknown values are (a computed value); ", f" ({SECRET_VALUE}); ")
-    for wording in _AT_UP_WORDINGS:
+    for wording in (*_AT_UP_WORDINGS, f": {DECIDE_IT}") if only else _AT_UP_WORDINGS:
         at = message.find(wording)
         if at >= 0:
-            end = ")" if wording.endswith(")") else ""
+            end = ")" if wording == f"; {DECIDED_AT_UP})" else ""  # DECIDE_IT's own ")" closes its words
             return f"{message[:at + 2]}{advice}{end}{message[at + len(wording):]}"
     return message
 

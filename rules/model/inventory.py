@@ -973,8 +973,9 @@ class Inventory:
     #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
     #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
     config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    #: The URNs of a preview's resources whose secret values it masks as ``[secret]`` (``adapters.pulumi``): True where
-    #: those are the resource's only unknowns, False where it holds computed values too. What decides a value not
+    #: The URNs of a preview's resources whose secret values it masks as ``[secret]`` (``adapters.pulumi``), and their
+    #: ``FILE:LINE`` where no other resource is on that line: True where those are the resource's only unknowns, False
+    #: where it holds computed values too. What decides a value not
     #: known there is said for a secret (``engine.runner.secret_advice``): no state shows it.
     masked: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.

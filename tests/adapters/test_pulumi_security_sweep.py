@@ -291,6 +291,15 @@ def test_a_masked_secret_gets_a_secret_s_advice_not_the_state_s(tmp_path: Path) 
     assert [f["message"] for f in findings if f["codes"] == ["SW308"]] == [
         "SW308: cannot decide: whether container `vllm` passes --api-key or --hf-token a literal value: a word of its "
         f"command line is not known (a secret the preview writes as `[secret]`; {NEVER_SHOWN})"]
+    # a whole securityContext masked: SW309's findings are at the Deployment's line but carry no URN (they said
+    # "write it literally in the inputs ..., nor a computed output"); the line is the masked resource's alone
+    code, errors, findings = lint_document(tmp_path, _with(CASES[0].res, (*C0, "securityContext"), MASKED))
+    assert (code, errors) == (1, "")
+    assert [(f["level"], f["message"]) for f in findings if f["codes"] == ["SW309"]] == [
+        (level, f"SW309: cannot decide: {what} is not known (a secret the preview writes as `[secret]`): {NEVER_SHOWN}")
+        for level, what in [("mandatory", "securityContext.privileged of container `vllm`"),
+                            ("mandatory", "the capabilities container `vllm` adds"),
+                            ("advisory", "the seccomp profile of container `vllm`")]]
 
 
 def test_a_state_export_s_secret_text_is_no_masked_secret() -> None:

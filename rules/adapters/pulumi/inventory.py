@@ -79,9 +79,13 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             raise InputError(f"{res.type} {res.urn}: {msg}", res.file, res.line) from exc
         errors.append((res, msg))
 
+    at_line: dict[str, bool | None] = {}  # a finding placed at a resource's line but not its URN (its securityContext)
     for res in resources:
         if res.masked is not None:
             inv.masked[res.urn] = res.masked
+        if res.file and res.line:
+            key = f"{res.file}:{res.line}"
+            at_line[key] = None if key in at_line else res.masked  # two resources on one line: neither is said
         try:
             props = clean(res.props) if clean_of is None else clean_of(res)
             if not isinstance(props, Mapping):
@@ -90,6 +94,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             fail(res, exc)
             continue
         cleaned.append((res, props))
+    inv.masked.update({key: only for key, only in at_line.items() if only is not None})
     # only the AWS readers below resolve references through the index: a request of none of their types (the pack's
     # Analyze of one Kubernetes object, a role...) does not index its resources (packspeed21)
     index = aws.Index(cleaned if any(res.type in _INDEXED for res, _ in cleaned) else ())

@@ -215,6 +215,7 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
             raise w.error(f"production must be true or false, got {data['production']!r}", "production",
                           mapping=data)
         cfg.production = data["production"]
+        cfg.production_from = f"{os.path.basename(path)} sets `production`"
     if "default_deny_namespaces" in data:
         cfg.default_deny_namespaces = _namespaces(w, data, "default_deny_namespaces")
     if "model_dirs" in data:

@@ -497,6 +497,8 @@ def lint_config(props: Mapping[str, Any] | None, code: str | None, context: Stac
         cfg.default_deny_namespaces = tuple(str(n) for n in namespaces if isinstance(n, str) and n)
     production = props.get("production")
     cfg.production = bool(production) if production is not None else context.production
+    cfg.production_from = ("the policy's config sets `production`" if production is not None
+                           else "the stack's `<project>:environment` config sets `production`")
     for entry in props.get("suppressions") or ():
         if isinstance(entry, Mapping) and code and str(entry.get("reason") or "").strip():
             cfg.suppressions.append(SuppressionEntry(code, str(entry["reason"]), str(entry.get("subject") or "*")))
@@ -669,8 +671,6 @@ def _analysis(resources: list[Any], context: StackContext, scope: Scope, where: 
         analysis.internal.append(Report(policy, f"shardwise: internal error while reading {where}: "
                                                 f"{type(exc).__name__}: {exc}; no rule checked it"))
         return analysis
-    if inv.production is None:
-        inv.production = context.production
     analysis = Analysis(inv, scope, where)
     for bad, msg in errors:
         analysis.internal.append(Report(policy, f"shardwise: cannot read {bad.type} `{bad.name}`: {msg}; "

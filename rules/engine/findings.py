@@ -100,6 +100,9 @@ class LintConfig:
     #: closed); ``unknown = "fail"`` keeps every rule's level, ``unknown = "warn"`` makes all advisory.
     unknown_configured: bool = False
     production: bool | None = None
+    #: What set :attr:`production`, as SW404's finding names it (``shardwise.toml sets `production```); empty: the
+    #: run's settings.
+    production_from: str = ""
     #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
     default_deny_namespaces: tuple[str, ...] = ()
     #: One share of a run split over processes (:func:`run_rules_split`): group rules check only

@@ -940,7 +940,6 @@ class Inventory:
     #: Argo Rollout's ``spec.workloadRef`` (the Rollout's replicas), a KEDA HTTP add-on HTTPScaledObject (None: on
     #: demand, from zero).
     workload_refs: list[tuple[str, str, str, Any]] = field(default_factory=list)
-    production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
     launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
@@ -974,6 +973,11 @@ class Inventory:
     #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
     #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
     config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: The URNs of a preview's resources whose secret values it masks as ``[secret]`` (``adapters.pulumi``), and their
+    #: ``FILE:LINE`` where no other resource is on that line: True where those are the resource's only unknowns, False
+    #: where it holds computed values too. What decides a value not
+    #: known there is said for a secret (``engine.runner.secret_advice``): no state shows it.
+    masked: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -1009,5 +1013,5 @@ class Inventory:
                 getattr(self, name).extend(items)
         if other.skipped:
             self.skipped.update(other.skipped)
-        if other.production is not None:
-            self.production = bool(self.production) or other.production
+        if other.masked:
+            self.masked.update(other.masked)

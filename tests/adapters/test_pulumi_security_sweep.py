@@ -256,6 +256,64 @@ def test_a_secret_the_preview_masks_blocks_with_the_same_rule(tmp_path: Path, ca
     assert case.code in _blocking(findings), [f["message"] for f in findings if case.code in f["codes"]]
 
 
+#: What decides a masked secret (engine.runner.DECIDED_NEVER_SECRET): not the `pulumi up` state, which keeps it
+#: encrypted (mend10: "lint the `pulumi up` state" was the advice).
+NEVER_SHOWN = ("a secret's value is never shown (the `pulumi up` state keeps it encrypted) and shardwise never reads "
+               "one: write the value as a literal if it need not be secret, else suppress the finding with the reason "
+               "it is safe")
+
+
+def test_a_masked_secret_gets_a_secret_s_advice_not_the_state_s(tmp_path: Path) -> None:
+    """mend10: a value the preview masks as "[secret]" said "lint the `pulumi up` state", which masks it too. Where
+    the resource's only unknowns are its secrets, the finding says what the rule needed, that the value is a secret,
+    and that it is never shown; where the resource holds a computed value as well, the unknown may be either, and
+    the advice says both."""
+    svc = CASES[2]
+    code, errors, findings = lint_document(tmp_path, _with(svc.res, ("spec", "type"), MASKED))
+    assert (code, errors) == (1, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW301" in f["codes"]] == [
+        (["SW301", "SW306"], "mandatory", "SW301: cannot decide: type of Service `llama` is not known (a secret the "
+         "preview writes as `[secret]`); this holds back SW301, SW306, which block until the value is known: "
+         + NEVER_SHOWN)]
+    doc = _with(svc.res, ("spec", "type"), MASKED)
+    doc["steps"][svc.res]["newState"]["inputs"]["metadata"]["annotations"] = {"owner": U}  # a computed value too
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW301" in f["codes"]] == [
+        (["SW301", "SW306"], "mandatory", "SW301: cannot decide: type of Service `llama` is not known (a computed "
+         "value or an unresolved reference); this holds back SW301, SW306, which block until the value is known: "
+         "lint the `pulumi up` state, or write the value as a literal; if it is one of the values the preview masks "
+         "as `[secret]`, no state shows it: write it as a literal if it need not be secret, else suppress the finding "
+         "with the reason it is safe")]
+    arg = CASES[-2]
+    code, errors, findings = lint_document(tmp_path, _with(arg.res, (*C0, "args", 1), MASKED))
+    assert (code, errors) == (1, "")
+    assert [f["message"] for f in findings if f["codes"] == ["SW308"]] == [
+        "SW308: cannot decide: whether container `vllm` passes --api-key or --hf-token a literal value: a word of its "
+        f"command line is not known (a secret the preview writes as `[secret]`; {NEVER_SHOWN})"]
+    # a whole securityContext masked: SW309's findings are at the Deployment's line but carry no URN (they said
+    # "write it literally in the inputs ..., nor a computed output"); the line is the masked resource's alone
+    code, errors, findings = lint_document(tmp_path, _with(CASES[0].res, (*C0, "securityContext"), MASKED))
+    assert (code, errors) == (1, "")
+    assert [(f["level"], f["message"]) for f in findings if f["codes"] == ["SW309"]] == [
+        (level, f"SW309: cannot decide: {what} is not known (a secret the preview writes as `[secret]`): {NEVER_SHOWN}")
+        for level, what in [("mandatory", "securityContext.privileged of container `vllm`"),
+                            ("mandatory", "the capabilities container `vllm` adds"),
+                            ("advisory", "the seccomp profile of container `vllm`")]]
+
+
+def test_a_state_export_s_secret_text_is_no_masked_secret() -> None:
+    """`pulumi stack export` writes a secret as its ciphertext object: "[secret]" there is what the program wrote, and
+    the resource masks nothing (Inventory.masked is the preview's)."""
+    doc = {"version": 3, "deployment": {"resources": [
+        {"urn": "urn:pulumi:dev::p::kubernetes:core/v1:Service::llama", "type": "kubernetes:core/v1:Service",
+         "inputs": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "llama"},
+                    "spec": {"type": "[secret]"}}}]}}
+    assert [r.masked for r in resources_from_json(doc, "s.json")] == [None]
+    masked = _with(CASES[2].res, ("spec", "type"), MASKED)
+    assert {r.name: r.masked for r in resources_from_json(masked, "p.json") if r.masked is not None} == {"llama": True}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "path"), SWEEP,
                          ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in SWEEP])

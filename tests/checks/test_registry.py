@@ -154,7 +154,8 @@ EXTRA_FIXTURES = {
               "absurd-gpu-count.yaml",  # loadlimits1: 16,384 GPUs a replica, its counts written with separators
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
-              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
@@ -168,7 +169,8 @@ EXTRA_FIXTURES = {
               "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
               "karpenter-gpu-count.yaml",  # sched19: a NodePool's GPUs per node bounded by its requirements
               "sidecar-mig.yaml",  # review21: a sidecar's MIG slice said against what the node holds
-              "sidecar-karpenter.yaml"},  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
+              "sidecar-karpenter.yaml",  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
+              "absurd-counts.yaml"},  # mend10: 16,384 GPUs, 1,024 nodes and pods, written with separators
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
@@ -177,6 +179,7 @@ EXTRA_FIXTURES = {
               "assumed-release-high.yaml"},  # mend5: a high value no finding only in the assumed release: undecided  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
+              "pcie-folded-into-sw104.yaml",  # mend10: SW104 names TP1×PP2 on PCIe, so SW202 defers to it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
@@ -303,7 +306,8 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
-    "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+    "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+              "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
               "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic
               "class-name-only.yaml",  # mend1: the class from spec.ingressClassName or its IngressClass's controller

@@ -22,7 +22,9 @@ reads:
   request (never the other pod template's count), the namespace (read
   as ``<unknown>``), a Service's selector and ports, the pods' labels, a container's whole ``env`` (every
   variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
-  containers or one container is unknown is reported as a workload that cannot be checked.
+  containers or one container is unknown is reported as a workload that cannot be checked. A serving resource's
+  inline pod spec (an InferenceService's predictor, an LLMInferenceService's template and worker) is read as a pod
+  template's ``spec`` is.
 """
 
 from __future__ import annotations
@@ -76,6 +78,24 @@ _TEMPLATE_HOLDERS: dict[str, tuple[Path, ...]] = {
     "RayCluster": (("spec", "headGroupSpec"), ("spec", "workerGroupSpecs")),
     "RayService": (("spec", "rayClusterConfig"),),
 }
+#: Serving resources whose pod spec is written inline, a PodSpec where the built-in workloads hold a PodTemplateSpec
+#: (``metadata`` and ``spec``), as the Kubernetes adapter reads them (``adapters/k8s/kserve.py``): an InferenceService's
+#: predictor and its ``workerSpec`` (KServe's ``PredictorSpec`` and ``WorkerSpec`` embed ``corev1.PodSpec``), and an
+#: LLMInferenceService's ``template`` and ``worker``, of its decode and of its prefill workload (``WorkloadSpec``'s
+#: ``Template`` and ``Worker`` are ``*corev1.PodSpec``). An unknown below one is read as one below a template's ``spec``
+#: (review34: a container, its securityContext or env, or the pod's hostNetwork not known there was dropped, and the
+#: workload passed SW306, SW308, SW309 and SW310 silently). Longer paths first.
+_INLINE_POD_SPECS: dict[str, tuple[Path, ...]] = {
+    "InferenceService": (("spec", "predictor", "workerSpec"), ("spec", "predictor")),
+    "LLMInferenceService": (("spec", "prefill", "template"), ("spec", "prefill", "worker"), ("spec", "template"),
+                            ("spec", "worker")),
+}
+#: An InferenceService predictor's ``model``: the container KServe runs (``ModelSpec`` embeds ``corev1.Container``),
+#: named as the Kubernetes adapter names it (``kserve._model_pod``)
+_ISVC_MODEL = ("spec", "predictor", "model")
+_ISVC_MODEL_CONTAINER = "kserve-container"
+#: A pod spec's node namespaces, and the :class:`~shardwise.rules.model.HostAccess` field each sets
+_HOST_KEYS = {"hostNetwork": "network", "hostIPC": "ipc", "hostPID": "pid"}
 #: Kinds whose one serving group runs over several pods (SW305 is mandatory for them).
 _MULTI_NODE_KINDS = ("LeaderWorkerSet", "RayCluster", "RayService")
 
@@ -233,12 +253,20 @@ def _at(props: Mapping[str, Any], path: Path) -> Any:
     return node
 
 
-def _pod_template(path: Path, kind: Any) -> Path | None:
-    """The path of the pod template ``path`` lies in (``()`` for a Pod), or None."""
+def _pod_template(path: Path, kind: Any) -> tuple[Path, Path] | None:
+    """The path of the pod template ``path`` lies in (``()`` for a Pod) and ``path`` below it, or None. Below an inline
+    pod spec (:data:`_INLINE_POD_SPECS`) the spec is the template's ``spec``: ``spec.predictor.hostNetwork`` is
+    ``spec.hostNetwork`` of the template ``spec.predictor``, and a predictor's ``model`` is one of its containers."""
+    for holder in _INLINE_POD_SPECS.get(kind, ()):
+        if path[:len(holder)] == holder:
+            below = path[len(holder):]
+            if path[:3] == _ISVC_MODEL:
+                below = ("containers", _ISVC_MODEL_CONTAINER, *path[3:])
+            return holder, ("spec", *below)
     for i in range(len(path) - 1, -1, -1):
         if path[i] in _TEMPLATES:
-            return path[:i + 1]
-    return () if kind == "Pod" else None
+            return path[:i + 1], path[i + 1:]
+    return ((), path) if kind == "Pod" else None
 
 
 def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unknown: list[Path],
@@ -252,8 +280,8 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                 if path[:1] == ("spec",) or ing.class_name is None:  # the field, else the annotation names it
                     ing.class_name = UNKNOWN
         tail = path[-3:]
-        template = _pod_template(path, kind)
-        rel = path[len(template):] if template is not None else ()
+        in_pod = _pod_template(path, kind)
+        template, rel = in_pod if in_pod is not None else (None, ())
         if path == ("spec", "replicas"):
             for g in inv.groups:
                 g.replicas = UNKNOWN
@@ -352,6 +380,11 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif template is not None and rel[:2] == ("spec", "affinity"):
             for g in inv.groups:  # which pools the pods may land on is not known
                 g.node_selector, g.pool = UNKNOWN, None
+        elif template is not None and len(rel) == 2 and rel[0] == "spec" and rel[1] in _HOST_KEYS:
+            # an inline pod spec's (a template's are read as unknown, _read_as_unknown): never "not shared"
+            for g in _groups_of(inv, kind, template):
+                setattr(g.host, _HOST_KEYS[rel[1]], UNKNOWN)
+                g.host.locations[_HOST_KEYS[rel[1]]] = loc
         elif template is not None and (rel == ("spec", "securityContext")
                                        or (len(rel) >= 4 and rel[1] == "containers" and rel[3] == "securityContext")):
             containers = ([c for g in inv.groups for c in g.containers] if len(rel) == 2
@@ -660,11 +693,22 @@ def _unknown_words(inv: Inventory, props: Mapping[str, Any], unknown: list[Path]
 
 
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
-    """The model containers of the container the (original) ``path`` points at."""
+    """The model containers of the container the (original) ``path`` points at (an InferenceService predictor's
+    ``model``: the container the adapter names ``kserve-container``)."""
     raw = _at(props, path)
     if not isinstance(raw, Mapping):
         return []
-    return [c for g in inv.groups for c in g.containers if c.name == raw.get("name")]
+    name = raw.get("name", _ISVC_MODEL_CONTAINER if path == _ISVC_MODEL else None)
+    return [c for g in inv.groups for c in g.containers if c.name == name]
+
+
+def _groups_of(inv: Inventory, kind: Any, template: Path) -> list[Any]:
+    """The serving groups the pods of ``template`` run in: an LLMInferenceService's prefill workload is its own group
+    (named ``<name>/prefill``, ``kserve.add_llm_inference_service``); every other object's groups are its one."""
+    if kind != "LLMInferenceService":
+        return list(inv.groups)
+    prefill = template[:2] == ("spec", "prefill")
+    return [g for g in inv.groups if str(g.name).endswith("/prefill") == prefill]
 
 
 def _fill_locations(inv: Inventory, loc: Location) -> None:

@@ -504,3 +504,52 @@ def test_an_inline_pod_specs_unknown_host_network_is_said_at_its_workload(tmp_pa
          "SW308 (whether its containers write a credential into the manifest), SW309 (whether its pods share the "
          "node's namespaces or run privileged containers), SW310 (whether its containers set NVIDIA_VISIBLE_DEVICES), "
          "which block until the value is known")]
+
+
+# --- a Helm release: its pods are not in the preview (review34) -----------------------------------------------
+
+RELEASE_T = "kubernetes:helm.sh/v3:Release"
+
+
+def _release(chart: str, repo: str, values: Any, namespace: str = "serving") -> dict[str, Any]:
+    """A ``kubernetes.helm.v3.Release`` step as the provider's Check leaves its inputs in a preview."""
+    return step(RELEASE_T, "vllm", {"chart": chart, "version": "0.1.7", "repositoryOpts": {"repo": repo},
+                                   "namespace": namespace, "name": "vllm-5d1c2a9e", "values": values,
+                                   "atomic": False, "timeout": 300, "createNamespace": False})
+
+
+PRODSTACK_REPO = "https://vllm-project.github.io/production-stack"
+#: vLLM production-stack's values (its tutorials' shape), serving with VLLM_SERVER_DEV_MODE=1: what SW306 would block
+PRODSTACK_VALUES = {"servingEngineSpec": {"modelSpec": [{
+    "name": "llama3", "repository": "vllm/vllm-openai", "tag": "v0.11.0", "modelURL": "meta-llama/Llama-3.1-8B-Instruct",
+    "replicaCount": 1, "requestCPU": 6, "requestMemory": "16Gi", "requestGPU": 1,
+    "env": [{"name": DEV_MODE, "value": "1"}]}]}}
+RELEASE_WHY = ("but the Pulumi Kubernetes provider renders the Helm chart it names at `pulumi up`, so its pods are not "
+               "in the preview: lint the chart rendered with these values (helm template, with the values set here) "
+               "together with the preview")
+
+
+@pytest.mark.parametrize(("values", "what"), [
+    (PRODSTACK_VALUES, "the vLLM image vllm/vllm-openai in its Helm values"),
+    (U, "the Helm chart `vllm-stack`"),  # values computed by the program: the chart says it runs vLLM
+    (MASKED, "the Helm chart `vllm-stack`"),  # a secret the preview masks
+], ids=["values", "unknown", "secret"])
+def test_a_helm_release_of_a_vllm_chart_says_it_was_not_read(tmp_path: Path, values: Any, what: str) -> None:
+    """A Helm Release's chart is rendered by the provider at ``pulumi up``: the preview holds no pod of it. It was
+    only counted among the skipped objects ("passed"), where the same release as a Flux HelmRelease is read or says
+    why (SW005)."""
+    doc = {"steps": [_release("vllm-stack", PRODSTACK_REPO, values)], "changeSummary": {"create": 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == [
+        ("SW005", "advisory", "Release serving/vllm", f"SW005: not read: it mentions vLLM ({what}) {RELEASE_WHY}")]
+    assert _pack_reported(doc, ("SW005",)) == {"SW005"}
+
+
+def test_a_helm_release_of_another_chart_is_only_counted(tmp_path: Path) -> None:
+    keda = _release("keda", "https://kedacore.github.io/charts", {"image": {"keda": {"repository":
+                                                                                    "ghcr.io/kedacore/keda"}}}, "keda")
+    doc = {"steps": [keda], "changeSummary": {"create": 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors, findings) == (0, "", [])
+    assert _pack_reported(doc, ("SW005",)) == set()

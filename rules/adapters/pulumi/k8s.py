@@ -59,6 +59,7 @@ from ...model.vocab import (
 from ...vllm.args import takes_value
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
+from ..k8s.generic import vllm_mentions
 from .values import json_type
 
 if TYPE_CHECKING:
@@ -820,3 +821,50 @@ def _unknown_commands(inv: Inventory, props: Mapping[str, Any], unknown: list[Pa
         if _hidden(cmd) or (cmd is None and _hidden(args)):
             _cannot_read(inv, subject(), f"the image and command of container `{raw.get('name')}` "
                                          f"({_dotted(path[:-1])})", loc)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helm releases
+# ---------------------------------------------------------------------------------------------
+
+#: The Pulumi Kubernetes provider's Helm release: a custom resource whose chart the provider renders and installs at
+#: ``pulumi up``; a preview holds its inputs (``chart``, ``repositoryOpts``, ``version``, ``values``...), never the
+#: objects it renders (pulumi-kubernetes ``provider/pkg/provider/helm_release.go``)
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+#: Charts that run vLLM's server whatever their values say: vLLM's own (``vllm``), its production-stack
+#: (``vllm-stack``) and llm-d's ``llm-d-modelservice`` (the charts adapters/k8s/helmrelease.py models)
+_VLLM_CHARTS = frozenset({"vllm", "vllm-stack", "llm-d-modelservice"})
+
+
+def helm_release_mention(props: Mapping[str, Any]) -> str | None:
+    """What says a Helm Release (its cleaned properties) runs vLLM, in words for SW005, or None: a chart of
+    :data:`_VLLM_CHARTS`, a vLLM image in Helm's ``image.repository`` convention or under an ``image`` key of its
+    values, llm-d-modelservice's ``modelCommand``, a vLLM launch command. A release of any other chart (KEDA, the LWS
+    controller) says nothing."""
+    from ..k8s.mentions import helm_values_mention  # only a Helm release (start-up time)
+
+    chart, values = props.get("chart"), props.get("values")
+    if isinstance(values, Mapping):
+        generic = vllm_mentions(values)
+        found = helm_values_mention(values) or (generic[0] if generic is not None else None)
+        if found is not None:
+            return found
+    name = chart.strip().rstrip("/").rsplit("/", 1)[-1].split(":", 1)[0] if isinstance(chart, str) else ""
+    return f"the Helm chart `{chart}`" if name in _VLLM_CHARTS else None
+
+
+def helm_release_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
+    """SW005's record for a Helm Release whose chart or values say it runs vLLM (:func:`helm_release_mention`): its
+    pods are not in the preview, so no rule read them; True when it was added (review34: the vLLM production-stack's
+    release with VLLM_SERVER_DEV_MODE=1 in its values passed every rule, saying only "skipped 1 object of unknown
+    kinds", where the same release as a Flux HelmRelease is read or says why)."""
+    what = helm_release_mention(props)
+    if what is None:
+        return False
+    namespace = props.get("namespace")
+    subject = f"Release {namespace if isinstance(namespace, str) and namespace else 'default'}/{res.name}"
+    inv.launch_issues.append(LaunchIssue(
+        subject, "", f"it mentions vLLM ({what}) but the Pulumi Kubernetes provider renders the Helm chart it names at "
+        "`pulumi up`, so its pods are not in the preview: lint the chart rendered with these values (helm template, "
+        "with the values set here) together with the preview", res.location, mentioned=True))
+    return True

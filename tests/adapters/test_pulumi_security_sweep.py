@@ -553,3 +553,33 @@ def test_a_helm_release_of_another_chart_is_only_counted(tmp_path: Path) -> None
     code, errors, findings = lint_document(tmp_path, doc)
     assert (code, errors, findings) == (0, "", [])
     assert _pack_reported(doc, ("SW005",)) == set()
+
+
+# --- an env list not known: the variables may be unset, they do not come from a Secret (review34) ---------------
+
+AT_UP = "lint the `pulumi up` state, or write the value as a literal"
+
+
+@pytest.mark.parametrize("masked", [U, MASKED], ids=["unknown", "secret"])
+def test_an_env_list_not_known_is_undecided_not_set_from_a_secret(tmp_path: Path, masked: str) -> None:
+    """A container's whole env computed by the program, or a secret the preview masks: SW310 said "sets
+    NVIDIA_VISIBLE_DEVICES to a value from a Secret, ConfigMap or the downward API" (a decided block) and four
+    advisories "sets CUDA_VISIBLE_DEVICES from a Secret…", SW311 and SW312 "it comes from a Secret, a ConfigMap or
+    the downward API": none of it is in the input. The same levels, saying what is not known."""
+    doc = _with(DEP, (*C0, "env"), masked)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, "")
+    said = sorted((f["level"], f["message"]) for f in findings if f["code"] in ("SW310", "SW311", "SW312"))
+    assert said == sorted([
+        ("mandatory", "SW310: cannot decide: whether container `vllm` sets NVIDIA_VISIBLE_DEVICES: its env is not "
+                      f"known (a computed value at preview; {AT_UP})"),
+        ("advisory", "SW310: cannot decide: whether container `vllm` sets CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, "
+                     "ROCR_VISIBLE_DEVICES or HABANA_VISIBLE_DEVICES: its env is not known (a computed value at "
+                     f"preview; {AT_UP})"),
+        *(("advisory", f"SW311: cannot decide: {name} of container `vllm` is not known (a computed value or an "
+                       f"unresolved reference): {AT_UP}")
+          for name in ("PYTHONHTTPSVERIFY", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE")),
+        ("advisory", "SW312: cannot decide: VLLM_ALLOW_RUNTIME_LORA_UPDATING of container `vllm` is not known (a "
+                     f"computed value or an unresolved reference): {AT_UP}"),
+    ])
+    assert {"SW306", "SW308", "SW310"} <= _pack_blocking(doc)

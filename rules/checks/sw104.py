@@ -210,7 +210,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
         if res is None:
             capped = capped_alternative(sz, current, candidates, config.kv_reserve)
             if capped is not None:
-                return f"{where}, and {capped_text(capped, load_source(g))}", False, True, None
+                return (f"{where}, and {capped_text(capped, load_source(g), device_word(g, rank=True))}", False, True,
+                        None)
             # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
             res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
             if res is None:

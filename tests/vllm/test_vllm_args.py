@@ -103,6 +103,25 @@ def test_shell_script_after_ray_start():
     assert (e.model, e.pipeline_parallel_size, e.distributed_executor_backend) == ("org/m", 2, "ray")
 
 
+def test_a_script_that_runs_one_of_two_vllm_invocations_leaves_what_they_differ_in_unknown():
+    """review34: a start script that picks its server by a variable (`if [ "${ROLE}" = prefill ]; then vllm serve …
+    -tp 4; else vllm serve … -tp 2; fi`, in a Deployment or a script a ConfigMap mounts) was read as its first
+    invocation, and a pod of 2 GPUs that runs the decode branch blocked on SW204 for the prefill branch's TP4. What
+    runs is decided when the script runs: what the invocations share is read, where they differ not known."""
+    script = ('set -euo pipefail\nif [ "${ROLE}" = "prefill" ]; then\n'
+              "  exec vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --port 8000 --enforce-eager\n"
+              "else\n  exec vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --port 8000\nfi\n")
+    e = parse(["/bin/bash", "-c"], [script], env={"ROLE": "decode"})
+    assert (e.model, e.tensor_parallel_size, e.port, e.enforce_eager) == ("Qwen/Qwen2.5-7B-Instruct", UNKNOWN, 8000,
+                                                                          UNKNOWN)
+    # the same invocation twice, or a client after the server, is the one server as before
+    e = parse(["sh", "-c", "vllm serve org/m -tp 2 &\nsleep 60\nvllm serve org/m -tp 2"])
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 2)
+    # models that differ: the model is a placeholder (not known), as an unset variable's is
+    e = parse(["sh", "-c", 'if [ -d /models/a ]; then vllm serve /models/a -tp 2; else vllm serve org/b -tp 2; fi'])
+    assert (e.model, e.tensor_parallel_size) == ("${SCRIPT_BRANCH}", 2)
+
+
 def test_shell_script_without_vllm_is_not_a_server():
     assert parse(["sh", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"]) is None
 

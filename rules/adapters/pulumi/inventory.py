@@ -18,7 +18,7 @@ from ..jsonsrc import parse_json
 from ..k8s import resolve_pools
 from ..yamlsrc import read_text
 from . import aws
-from .k8s import kubernetes, kubernetes_api
+from .k8s import HELM_RELEASE, helm_release_unread, kubernetes, kubernetes_api
 from .resource import PulumiResource, merge_state, name_from_urn
 from .values import UNKNOWN_SENTINELS, clean, holds_unknown, json_type, unmask_preview_secrets
 
@@ -37,7 +37,8 @@ def read_alone(type_: str) -> bool:
     """Whether :func:`inventory_from_resources` of one resource of type ``type_`` may put anything in one of the
     inventory's collections: ``False`` for every type it only counts as skipped (an IAM role, a VPC, a Helm
     release, a component) and for a placement group, whatever the resource's properties, once they are cleaned
-    without error (they are an object)."""
+    without error (they are an object). A Helm release whose chart or values say it runs vLLM is SW005's record
+    instead (:func:`~.k8s.helm_release_mention`, which the pack's ``reports_nothing`` asks)."""
     return type_ in _READ_ALONE or kubernetes_api(type_) is not None
 
 
@@ -121,7 +122,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
                 pass  # read through the launch templates that name it
             elif (api := kubernetes_api(res.type)) is not None:
                 inv.extend(kubernetes(res, props, api) if kubernetes_of is None else kubernetes_of(res, props, api))
-            else:
+            elif res.type != HELM_RELEASE or not helm_release_unread(res, props, inv):
                 inv.skipped[res.type] += 1
         except Exception as exc:  # noqa: BLE001
             fail(res, exc)

@@ -628,16 +628,20 @@ def test_an_env_list_not_known_is_undecided_not_set_from_a_secret(tmp_path: Path
     code, errors, findings = lint_document(tmp_path, doc)
     assert (code, errors) == (1, "")
     said = sorted((f["level"], f["message"]) for f in findings if f["code"] in ("SW310", "SW311", "SW312"))
+    # what is not known, and the advice: a computed value's (the `pulumi up` state), or a secret's (mend10: never shown)
+    if masked == U:
+        env_why, word_why, advice = "a computed value at preview", "a computed value or an unresolved reference", AT_UP
+    else:
+        env_why = word_why = "a secret the preview writes as `[secret]`"
+        advice = NEVER_SHOWN
     assert said == sorted([
         ("mandatory", "SW310: cannot decide: whether container `vllm` sets NVIDIA_VISIBLE_DEVICES: its env is not "
-                      f"known (a computed value at preview; {AT_UP})"),
+                      f"known ({env_why}; {advice})"),
         ("advisory", "SW310: cannot decide: whether container `vllm` sets CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, "
-                     "ROCR_VISIBLE_DEVICES or HABANA_VISIBLE_DEVICES: its env is not known (a computed value at "
-                     f"preview; {AT_UP})"),
-        *(("advisory", f"SW311: cannot decide: {name} of container `vllm` is not known (a computed value or an "
-                       f"unresolved reference): {AT_UP}")
+                     f"ROCR_VISIBLE_DEVICES or HABANA_VISIBLE_DEVICES: its env is not known ({env_why}; {advice})"),
+        *(("advisory", f"SW311: cannot decide: {name} of container `vllm` is not known ({word_why}): {advice}")
           for name in ("PYTHONHTTPSVERIFY", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE")),
-        ("advisory", "SW312: cannot decide: VLLM_ALLOW_RUNTIME_LORA_UPDATING of container `vllm` is not known (a "
-                     f"computed value or an unresolved reference): {AT_UP}"),
+        ("advisory", f"SW312: cannot decide: VLLM_ALLOW_RUNTIME_LORA_UPDATING of container `vllm` is not known "
+                     f"({word_why}): {advice}"),
     ])
     assert {"SW306", "SW308", "SW310"} <= _pack_blocking(doc)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters.k8s.workloads import runs_dist, runs_ray
+from shardwise.rules.adapters.k8s.workloads import pytorch_job_labels, runs_dist, runs_ray, with_labels
 from shardwise.rules.model import UNKNOWN
 
 
@@ -145,3 +145,24 @@ def test_runs_dist_reads_an_envfrom_source_named_but_not_known_yet_as_not_known(
     # a ConfigMap's name computed at preview: the input names a source it cannot show yet
     pod = {**container(["python train.py"], []), "envFrom": [{"configMapRef": {"name": UNKNOWN}}]}
     assert runs_dist([pod], {"containers": []}) is UNKNOWN
+
+
+def test_pytorch_job_labels_are_the_training_operators() -> None:
+    """review33: the labels the training operator puts on a PyTorchJob's pods, so that a Service selecting them by
+    ``training.kubeflow.org/job-name`` selects the job's pods of the input (the Master alone has ``job-role``)."""
+    assert pytorch_job_labels("mnist", "Master") == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller", "training.kubeflow.org/job-name": "mnist",
+        "training.kubeflow.org/replica-type": "master", "training.kubeflow.org/replica-index": "0",
+        "training.kubeflow.org/job-role": "master"}
+    assert pytorch_job_labels("mnist", "Worker") == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller", "training.kubeflow.org/job-name": "mnist",
+        "training.kubeflow.org/replica-type": "worker", "training.kubeflow.org/replica-index": "0"}
+
+
+def test_controller_labels_go_over_the_templates_and_leave_unknown_labels_unknown() -> None:
+    meta = {"labels": {"app": "x", "training.kubeflow.org/job-name": "stale"}}
+    assert with_labels(meta, {"training.kubeflow.org/job-name": "mnist"}) == {
+        "labels": {"app": "x", "training.kubeflow.org/job-name": "mnist"}}
+    assert with_labels(None, {"a": "b"}) == {"labels": {"a": "b"}}
+    unknown = {"labels": UNKNOWN}
+    assert with_labels(unknown, {"a": "b"}) is unknown

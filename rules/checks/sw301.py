@@ -71,9 +71,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone). The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
-            "vLLM serving group's whose settings open that port (more than one node for 29500 and 29501, a "
-            "data-parallel size above 1 for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU "
-            "server opens none), a PyTorchJob's (29500 and its MASTER_PORT: its pytorchjob-port, 23456 by default, or "
+            "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
+            "for 29501; data parallelism across nodes or pods for 29550; torchrun, --master-port or a MASTER_PORT or "
+            "VLLM_DP_* env for 29500; a KV connector for 5600, 8998 and 14579; a one-node server opens none, "
+            "data-parallel or not: it takes free ports, and so does a group of pods run by Ray's executor), a "
+            "PyTorchJob's (29500 and its MASTER_PORT: its pytorchjob-port, 23456 by default, or "
             "its env's) or a multi-node "
             "LeaderWorkerSet's (29500 and 29501), or a container's env, its envFrom ConfigMaps of the input included "
             "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, VLLM_DP_*; of NCCL's, only the port NCCL_COMM_ID names: NCCL "
@@ -432,41 +434,58 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
 #: vLLM's runtime ports by what opens them (vllm v0.11.0 vllm/config/parallel.py, ParallelConfig: master_port 29501
 #: for the native multi-node launcher, data_parallel_master_port 29500 and data_parallel_rpc_port 29550 for data
 #: parallelism; vllm/config/kv_transfer.py KVTransferConfig.kv_port 14579; vllm/envs.py VLLM_NIXL_SIDE_CHANNEL_PORT
-#: 5600 and VLLM_MOONCAKE_BOOTSTRAP_PORT 8998, opened by their KV connectors). A one-node server of one data-parallel
-#: rank and no KV connector opens none of them: its own process group takes a free port on the host (get_open_port).
-_DP_PORTS = frozenset({29500, 29550})
+#: 5600 and VLLM_MOONCAKE_BOOTSTRAP_PORT 8998, opened by their KV connectors). What listens there (review33, read in
+#: the 0.11.0, 0.12.0 and 0.19.0 sources): --nnodes above 1 makes torch.distributed's process group on master_port
+#: (vllm/distributed/parallel_state.py init_distributed_environment; entrypoints/cli/serve.py, the headless nodes);
+#: a data-parallel size above 1 given to vLLM takes its data-parallel master ports from free ones
+#: (ParallelConfig.__post_init__: ``get_open_ports_list(5)``), never 29500, and shakes hands on data_parallel_rpc_port
+#: only where its engines are not all on one node (vllm/v1/engine/utils.py launch_core_engines:
+#: ``handshake_local_only = offline_mode or local_engine_count == dp_size``, else an IPC path); a group of several
+#: pods without --nnodes runs the Ray executor, whose process group takes a free port (v1/executor/ray_executor.py:
+#: ``get_distributed_init_method(driver_ip, get_open_port())``) and whose own ports are Ray's. 29500 is
+#: torch.distributed's where a launcher (torchrun) or the env (MASTER_PORT, VLLM_DP_MASTER_PORT) puts it there. A
+#: one-node server of one data-parallel rank and no KV connector opens none: its own process group takes a free port.
 _KV_PORTS = frozenset({5600, 8998, 14579})
-_MULTI_NODE_PORTS = frozenset({29500, 29501})
-#: The settings (EngineArgs.extra keys, vLLM's flags) and env names that open them.
+#: The settings (EngineArgs.extra keys, vLLM's flags) and env names that open them: the data-parallel flags of a
+#: data-parallel group across nodes (its RPC port, 29550), the multi-node launcher's (its master port, 29501),
+#: ``--master-port`` (whatever its number, 29500 too), a KV connector's.
 _DP_EXTRAS = ("data_parallel_size_local", "data_parallel_address", "data_parallel_rpc_port",
-              "data_parallel_master_port", "data_parallel_start_rank", "data_parallel_hybrid_lb",
+              "data_parallel_start_rank", "data_parallel_rank", "data_parallel_hybrid_lb",
               "data_parallel_external_lb", "headless")
 _MULTI_NODE_EXTRAS = ("master_port", "master_addr", "node_rank", "headless")
+_STORE_EXTRAS = ("master_port", "data_parallel_master_port")
 _KV_EXTRAS = ("kv_transfer_config", "kv_connector")
 
 
 def _opens(g: ServingGroup, port: int) -> Any:
     """Whether vLLM serving group ``g`` opens torch.distributed / vLLM runtime port ``port`` (not Ray's): True where
-    its settings use what opens it (more than one pod a replica or node or --nnodes above 1 for 29500 and 29501, a
-    data-parallel size above 1 or a data-parallel flag for 29500 and 29550, a KV connector (--kv-transfer-config) for
-    5600, 8998 and 14579 only (mend9: a multi-node group without one opens none of them), their VLLM_DP_*,
-    VLLM_NIXL_*, VLLM_MOONCAKE_* env, a torchrun or --master-port launch for the non-KV ports); UNKNOWN where a setting
-    that decides is not known yet (a word that may carry flags, a --config file, a computed value; fail closed);
-    False where all are known and none does (the port number is another program's of the pod)."""
+    its settings use what opens it (--nnodes above 1 or a multi-node flag for 29501; a data-parallel size above 1 in a
+    group of more than one node or pod, or a data-parallel flag that spreads it over nodes, for 29550; --master-port
+    for 29500; a KV connector (--kv-transfer-config) for 5600, 8998 and 14579 only (mend9: a multi-node group without
+    one opens none of them); their VLLM_DP_*, VLLM_NIXL_*, VLLM_MOONCAKE_* env, MASTER_PORT/MASTER_ADDR, a torchrun or
+    --master-port launch for the non-KV ports); UNKNOWN where a setting that decides is not known yet (a word that
+    may carry flags, a --config file, a computed value; fail closed); False where all are known and none does (the
+    port number is another program's of the pod, or nothing's: review33, a one-node data-parallel server and a Ray
+    multi-node group listen on neither 29500 nor 29550 nor 29501, see :data:`_KV_PORTS`)."""
     e = g.engine
     extra = e.extra
-    # mend9: more than one node opens torch.distributed's store and the native multi-node master (29500, 29501), a
-    # data-parallel size above 1 the data-parallel ports (29500, 29550); neither opens a KV connector's port
-    decides: list[Any] = [g.pods_per_group, e.nnodes] if port in _MULTI_NODE_PORTS else []
-    if port in _DP_PORTS:
-        decides.append(e.data_parallel_size)
-    if any(v is UNKNOWN for v in decides) or "flag_carriers" in extra or "config" in extra:
+    if "flag_carriers" in extra or "config" in extra:
+        return UNKNOWN
+    if port == 29501:
+        decides: list[Any] = [e.nnodes]
+    elif port == 29550:  # data parallelism across nodes: a size above 1 and more than one node or pod in the group
+        size = e.data_parallel_size
+        if size is UNKNOWN:
+            return UNKNOWN
+        decides = [g.pods_per_group, e.nnodes] if isinstance(size, int) and size > 1 else []
+    else:
+        decides = []
+    if any(v is UNKNOWN for v in decides):
         return UNKNOWN
     if any(isinstance(v, int) and v > 1 for v in decides):
         return True
     keys = _KV_EXTRAS if port in _KV_PORTS else (
-        (*_DP_EXTRAS, *(_MULTI_NODE_EXTRAS if port in _MULTI_NODE_PORTS else ())) if port in _DP_PORTS
-        else _MULTI_NODE_EXTRAS)
+        _DP_EXTRAS if port == 29550 else _MULTI_NODE_EXTRAS if port == 29501 else _STORE_EXTRAS)
     if any(k in extra for k in keys):
         return True
     # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py)
@@ -479,8 +498,10 @@ def _opens(g: ServingGroup, port: int) -> Any:
     return False
 
 
-#: A launcher that starts a process group around vLLM (torchrun's store on 29500, vLLM's external launcher).
-_LAUNCHER = re.compile(r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|--master[-_](?:port|addr)\b|\bdeepspeed\b")
+#: A launcher that starts a process group around vLLM (torchrun's store on 29500, vLLM's external launcher). Not
+#: ``--master-addr``/``--master-port`` alone: vLLM's own multi-node launcher takes them too, and puts its process
+#: group on --master-port, 29501 by default (review33; read from the group's settings, :data:`_MULTI_NODE_EXTRAS`).
+_LAUNCHER = re.compile(r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|\bdeepspeed\b")
 
 
 #: The runtime ports that are Ray's defaults.

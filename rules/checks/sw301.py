@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -84,8 +85,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label and the pods it selects "
             "are not in the inputs (a LeaderWorkerSet's or PyTorchJob's pods of the inputs carry the labels their "
             "controller sets: the set's name, group and worker index; the job's name, replica type and index), or the "
-            "port (on the Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way "
-            "it blocks then, and where the Service's selector, or a selected pod's labels, image, command or env, "
+            "port (on the Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl); and a port "
+            "of another number that the selected pods' own settings put the runtime on is the runtime's "
+            "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
+            "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's). Either way it blocks then, and where the "
+            "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
             "Secret, or a ConfigMap not in the inputs, could set is not such a value: the pod is judged on what the "
             "manifests set), or a selected pod serves a "
@@ -214,6 +218,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
         exposed: dict[int, str] = {}
+        set_by = ports_set_by_settings(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -228,11 +233,18 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 continue
             if port is not None and port in RUNTIME_PORTS:
                 exposed[port] = exposed.get(port) or named
+            elif port is not None and port in set_by:  # a port the pods' own settings put the runtime on
+                exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             raise undecided
         if exposed and _runs_other_program(inv, svc):
             return
         for port in sorted(exposed):
+            if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
+                via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
+                yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
+                               f"({set_by[port]}{via}) outside the cluster; {_SERVICE_REMEDY}")
+                continue
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
             as_runtime = _named_so(svc, port, exposed[port])
@@ -561,6 +573,79 @@ def _port_text(port: int, runtime: bool, others: list[str], unsure: bool) -> str
         there = "" if port in RAY_PORTS else " there"  # a vLLM server's settings may open the port (_opens)
         text += f"; whether a pod it may select runs {_runtime_of(port)}{there} is not known"
     return text
+
+
+#: What each setting that puts a runtime on a port of its choosing names (review33): vLLM's flags (EngineArgs.extra
+#: keys), its env and torch.distributed's (vllm/envs.py; pytorch torch/distributed/rendezvous.py), and the key of a
+#: KV connector's configuration (vllm/config/kv_transfer.py KVTransferConfig.kv_port).
+_SETTING_PORTS = {
+    "master_port": "vLLM multi-node master (--master-port)",
+    "data_parallel_rpc_port": "vLLM data-parallel RPC (--data-parallel-rpc-port)",
+    "kv_port": "vLLM KV transfer (kv_port of --kv-transfer-config)",
+    "VLLM_NIXL_SIDE_CHANNEL_PORT": "vLLM NIXL side channel (VLLM_NIXL_SIDE_CHANNEL_PORT)",
+    "VLLM_MOONCAKE_BOOTSTRAP_PORT": "vLLM Mooncake bootstrap (VLLM_MOONCAKE_BOOTSTRAP_PORT)",
+    "VLLM_DP_MASTER_PORT": "vLLM data-parallel master (VLLM_DP_MASTER_PORT)",
+    "MASTER_PORT": "torch.distributed store (MASTER_PORT)",
+}
+
+
+def _port_number(value: Any) -> int | None:
+    """A port number a setting gives (an int, or a string of digits); None where it is not one or not known."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 < value < 65536 else None
+    if isinstance(value, str) and value.strip().isdigit():
+        return _port_number(int(value.strip()))
+    return None
+
+
+def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
+    """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
+    by what names them (review33: a Service publishing them passed silently, only the default numbers of
+    :data:`RUNTIME_PORTS` were looked at): a vLLM serving group's --master-port, --data-parallel-rpc-port, its KV
+    connector's kv_port and its VLLM_NIXL_SIDE_CHANNEL_PORT, VLLM_MOONCAKE_BOOTSTRAP_PORT, VLLM_DP_MASTER_PORT or
+    MASTER_PORT env (:data:`_SETTING_PORTS`); another workload's pods' (:attr:`PodPorts.dist`): a PyTorchJob's
+    MASTER_PORT (its ``pytorchjob-port``, 23456 by default), NCCL_COMM_ID's port. Only known values of pods the
+    Service is known to select: what is not known yet is judged on the default ports (fail closed there)."""
+    found: dict[int, str] = {}
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return found
+    served: set[str] = set()
+    for g in selectable(inv, svc):
+        try:
+            if not selects(svc, g):
+                continue
+        except Undecidable:
+            continue
+        served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
+        extra = g.engine.extra
+        settings: list[tuple[str, Any]] = [(k, extra.get(k)) for k in ("master_port", "data_parallel_rpc_port")]
+        config = extra.get("kv_transfer_config")
+        if isinstance(config, str):
+            try:
+                parsed = json.loads(config)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                settings.append(("kv_port", parsed.get("kv_port")))
+        for c in g.containers:
+            settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
+        for key, value in settings:
+            number = _port_number(value)
+            if number is not None and number not in RUNTIME_PORTS:
+                found.setdefault(number, _SETTING_PORTS[key])
+    for p in selectable_pods(inv, svc):
+        if p.subject in served or p.namespace != svc.namespace or not isinstance(p.labels, dict):
+            continue
+        if not all(p.labels.get(k) == v for k, v in selector.items()) or not isinstance(p.dist, frozenset):
+            continue
+        for number in sorted(p.dist):
+            if number not in RUNTIME_PORTS:
+                found.setdefault(number, "the torch.distributed store or NCCL bootstrap port its pods' settings "
+                                         "name: MASTER_PORT, NCCL_COMM_ID")
+    return found
 
 
 def _runs_other_program(inv: Inventory, svc: Service) -> bool:

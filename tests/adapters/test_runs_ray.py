@@ -166,3 +166,14 @@ def test_controller_labels_go_over_the_templates_and_leave_unknown_labels_unknow
     assert with_labels(None, {"a": "b"}) == {"labels": {"a": "b"}}
     unknown = {"labels": UNKNOWN}
     assert with_labels(unknown, {"a": "b"}) is unknown
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (13345, 13345), ("21001", 21001), (" 23456 ", 23456),
+    # not a port: no number, out of range, a flag's switch, not known yet
+    ("auto", None), (0, None), (70000, None), (True, None), (UNKNOWN, None), (None, None),
+])
+def test_a_setting_names_a_port_only_with_a_port_number(value: Any, expected: int | None) -> None:
+    """review33: the port a setting puts a runtime on (--data-parallel-rpc-port, kv_port, MASTER_PORT)."""
+    from shardwise.rules.checks.sw301 import _port_number
+    assert _port_number(value) == expected

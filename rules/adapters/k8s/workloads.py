@@ -1154,10 +1154,16 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
         template = as_map(as_map(role).get("template"))
         pod_meta = with_labels(template.get("metadata"), pytorch_job_labels(name, str(replica_type)))
         ports = pod_ports(subject, namespace, pod_meta, template.get("spec"), loc)
-        if ports is not None:
+        if ports is None:
+            continue
+        # review33: where the job has a Master, the store is the Master's: the operator points every pod's
+        # MASTER_ADDR at it (training-operator pkg/controller.v1/pytorch/envvar.go setPodEnv, "If the master is not
+        # null"), so a Worker connects to MASTER_PORT and listens on none of them; without a Master, a Worker is
+        # rank 0 or runs the rendezvous: its pods keep them
+        if str(replica_type) == "Master" or "Master" not in replicas:
             opened = master_port(template)  # mend9: its MASTER_PORT, not every runtime port
             ports.dist = UNKNOWN if opened is UNKNOWN else dist_with(ports.dist, opened)
-            inv.pod_ports.append(ports)
+        inv.pod_ports.append(ports)
 
 
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.

@@ -74,7 +74,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
             "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
             "for 29501; data parallelism across nodes or pods for 29550; torchrun, --master-port or a MASTER_PORT or "
-            "VLLM_DP_* env for 29500; a KV connector for 5600, 8998 and 14579; a one-node server opens none, "
+            "VLLM_DP_* env for 29500; a KV connector for its own port: NIXL's 5600, Mooncake's 8998, P2P NCCL's "
+            "14579, LMCache's and the offloading ones none, one shardwise does not know any; a one-node server opens "
+            "none, "
             "data-parallel or not: it takes free ports, and so does a group of pods run by Ray's executor), a "
             "PyTorchJob's Master, or its Workers where it has none (29500 and its MASTER_PORT: its pytorchjob-port, "
             "23456 by default, or its env's) or a multi-node "
@@ -467,6 +469,60 @@ _DP_EXTRAS = ("data_parallel_size_local", "data_parallel_address", "data_paralle
 _MULTI_NODE_EXTRAS = ("master_port", "master_addr", "node_rank", "headless")
 _STORE_EXTRAS = ("master_port", "data_parallel_master_port")
 _KV_EXTRAS = ("kv_transfer_config", "kv_connector")
+#: The KV-transfer ports each of vLLM's KV connectors opens (review33; vllm 0.19.0 and 0.29.0
+#: distributed/kv_transfer/kv_connector/factory.py and the connectors it registers): NIXL's side channel
+#: (VLLM_NIXL_SIDE_CHANNEL_PORT, 5600: nixl_connector.py, nixl/base_scheduler.py), Mooncake's bootstrap
+#: (VLLM_MOONCAKE_BOOTSTRAP_PORT, 8998: mooncake/mooncake_connector.py), the P2P NCCL engine's kv_port (14579:
+#: p2p/p2p_nccl_engine.py; PyNcclConnector before V1). The connectors that store or offload the cache (LMCache's,
+#: the offloading, shared-storage, FlexKV, HF3FS and Mooncake-store ones) and MoRIIO (its own handshake and notify
+#: ports, 6301 and 61005) open none of them. A connector not named here (a module of its own, a name of another
+#: project's) may open any: all three, as before.
+_KV_CONNECTOR_PORTS: dict[str, frozenset[int]] = {
+    **dict.fromkeys(("NixlConnector", "NixlPullConnector", "NixlPushConnector"), frozenset({5600})),
+    "MooncakeConnector": frozenset({8998}),
+    **dict.fromkeys(("P2pNcclConnector", "PyNcclConnector"), frozenset({14579})),
+    **dict.fromkeys((
+        "LMCacheConnectorV1", "LMCacheConnector", "LMCacheMPConnector", "OffloadingConnector", "SharedStorageConnector",
+        "ExampleConnector", "ExampleHiddenStatesConnector", "DecodeBenchConnector", "FlexKVConnectorV1",
+        "SimpleCPUOffloadConnector", "HF3FSKVConnector", "MooncakeStoreConnector", "MoRIIOConnector"), frozenset()),
+}
+#: The env prefix of each KV connector's port.
+_KV_ENV: dict[int, tuple[str, ...]] = {5600: ("VLLM_NIXL_",), 8998: ("VLLM_MOONCAKE_",), 14579: ()}
+
+
+def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
+    """The KV-transfer ports (of :data:`_KV_PORTS`) the group's KV connector opens (:data:`_KV_CONNECTOR_PORTS`; a
+    MultiConnector the union of its connectors'); all of them where the configuration or a connector is not one
+    shardwise can read (a value not known yet, a connector of its own)."""
+    config = extra.get("kv_transfer_config")
+    named = extra.get("kv_connector")
+    parsed: Any = None
+    if isinstance(config, str):
+        try:
+            parsed = json.loads(config)
+        except ValueError:
+            return _KV_PORTS
+    elif isinstance(config, dict):
+        parsed = config
+    elif config is not None:
+        return _KV_PORTS
+    if isinstance(parsed, dict):
+        named = parsed.get("kv_connector", named)
+    if not isinstance(named, str):
+        return _KV_PORTS
+    if named == "MultiConnector" and isinstance(parsed, dict):
+        inner = parsed.get("kv_connector_extra_config")
+        connectors = inner.get("connectors") if isinstance(inner, dict) else None
+        if not isinstance(connectors, list) or not connectors:
+            return _KV_PORTS
+        found: set[int] = set()
+        for c in connectors:
+            name = c.get("kv_connector") if isinstance(c, dict) else None
+            if not isinstance(name, str) or name not in _KV_CONNECTOR_PORTS:
+                return _KV_PORTS
+            found |= _KV_CONNECTOR_PORTS[name]
+        return frozenset(found)
+    return _KV_CONNECTOR_PORTS.get(named, _KV_PORTS)
 
 
 def _opens(g: ServingGroup, port: int) -> Any:
@@ -496,12 +552,15 @@ def _opens(g: ServingGroup, port: int) -> Any:
         return UNKNOWN
     if any(isinstance(v, int) and v > 1 for v in decides):
         return True
-    keys = _KV_EXTRAS if port in _KV_PORTS else (
-        _DP_EXTRAS if port == 29550 else _MULTI_NODE_EXTRAS if port == 29501 else _STORE_EXTRAS)
-    if any(k in extra for k in keys):
+    if port in _KV_PORTS:
+        if any(k in extra for k in _KV_EXTRAS) and port in kv_connector_ports(extra):
+            return True
+    elif any(k in extra for k in (
+            _DP_EXTRAS if port == 29550 else _MULTI_NODE_EXTRAS if port == 29501 else _STORE_EXTRAS)):
         return True
-    # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py)
-    prefixes = ("VLLM_NIXL_", "VLLM_MOONCAKE_", "VLLM_PORT") if port in _KV_PORTS else (
+    # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py); a KV connector's
+    # env only for its own port (review33)
+    prefixes = (*_KV_ENV[port], "VLLM_PORT") if port in _KV_PORTS else (
         "VLLM_DP_", "VLLM_PORT", "MASTER_PORT", "MASTER_ADDR")
     words = " ".join(w for c in g.containers for w in (*c.command, *c.args) if isinstance(w, str))
     if any(str(n).startswith(prefixes) for c in g.containers for n in c.env) or (
@@ -628,7 +687,7 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
                 parsed = json.loads(config)
             except ValueError:
                 parsed = None
-            if isinstance(parsed, dict):
+            if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
                 settings.append(("kv_port", parsed.get("kv_port")))
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]

@@ -177,3 +177,25 @@ def test_a_setting_names_a_port_only_with_a_port_number(value: Any, expected: in
     """review33: the port a setting puts a runtime on (--data-parallel-rpc-port, kv_port, MASTER_PORT)."""
     from shardwise.rules.checks.sw301 import _port_number
     assert _port_number(value) == expected
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ({"kv_transfer_config": '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'}, {5600}),
+    ({"kv_transfer_config": '{"kv_connector":"MooncakeConnector","kv_role":"kv_producer"}'}, {8998}),
+    ({"kv_transfer_config": '{"kv_connector":"P2pNcclConnector","kv_role":"kv_producer"}'}, {14579}),
+    ({"kv_transfer_config": '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'}, set()),
+    ({"kv_transfer_config": '{"kv_connector":"OffloadingConnector","kv_role":"kv_both"}'}, set()),
+    ({"kv_transfer_config": '{"kv_connector":"MultiConnector","kv_connector_extra_config":{"connectors":['
+                            '{"kv_connector":"NixlConnector"},{"kv_connector":"LMCacheConnectorV1"}]}}'}, {5600}),
+    # a connector shardwise does not know, a MultiConnector whose connectors are not written, a value not known yet,
+    # a configuration that is no JSON: any of the three
+    ({"kv_transfer_config": '{"kv_connector":"DynamoNixlConnector"}'}, {5600, 8998, 14579}),
+    ({"kv_transfer_config": '{"kv_connector":"MultiConnector"}'}, {5600, 8998, 14579}),
+    ({"kv_transfer_config": UNKNOWN}, {5600, 8998, 14579}),
+    ({"kv_transfer_config": "{kv_connector: NixlConnector"}, {5600, 8998, 14579}),
+    ({"kv_connector": "LMCacheConnectorV1"}, set()),
+])
+def test_a_kv_connector_opens_its_own_port(extra: dict[str, Any], expected: set[int]) -> None:
+    """review33: each of vLLM's KV connectors opens its own KV-transfer port, LMCache's none of them."""
+    from shardwise.rules.checks.sw301 import kv_connector_ports
+    assert kv_connector_ports(extra) == expected

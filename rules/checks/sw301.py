@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -490,21 +489,30 @@ _KV_CONNECTOR_PORTS: dict[str, frozenset[int]] = {
 _KV_ENV: dict[int, tuple[str, ...]] = {5600: ("VLLM_NIXL_",), 8998: ("VLLM_MOONCAKE_",), 14579: ()}
 
 
+def _kv_config(config: Any) -> dict[str, Any] | None:
+    """The object a --kv-transfer-config value holds (its JSON, read here only: a one-file lint without one imports
+    no json); None where it is not known yet or holds no JSON object."""
+    if isinstance(config, dict):
+        return config
+    if not isinstance(config, str):
+        return None
+    import json
+
+    try:
+        parsed = json.loads(config)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
     """The KV-transfer ports (of :data:`_KV_PORTS`) the group's KV connector opens (:data:`_KV_CONNECTOR_PORTS`; a
     MultiConnector the union of its connectors'); all of them where the configuration or a connector is not one
     shardwise can read (a value not known yet, a connector of its own)."""
     config = extra.get("kv_transfer_config")
     named = extra.get("kv_connector")
-    parsed: Any = None
-    if isinstance(config, str):
-        try:
-            parsed = json.loads(config)
-        except ValueError:
-            return _KV_PORTS
-    elif isinstance(config, dict):
-        parsed = config
-    elif config is not None:
+    parsed = _kv_config(config)
+    if config is not None and parsed is None:  # not known yet, or no JSON object
         return _KV_PORTS
     if isinstance(parsed, dict):
         named = parsed.get("kv_connector", named)
@@ -681,14 +689,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
         served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
         extra = g.engine.extra
         settings: list[tuple[str, Any]] = [(k, extra.get(k)) for k in ("master_port", "data_parallel_rpc_port")]
-        config = extra.get("kv_transfer_config")
-        if isinstance(config, str):
-            try:
-                parsed = json.loads(config)
-            except ValueError:
-                parsed = None
-            if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
-                settings.append(("kv_port", parsed.get("kv_port")))
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
+            settings.append(("kv_port", parsed.get("kv_port")))
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
         for key, value in settings:

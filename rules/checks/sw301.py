@@ -71,21 +71,29 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone). The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
-            "vLLM serving group's whose settings open that port (more than one node for 29500 and 29501, a "
-            "data-parallel size above 1 for 29500 and 29550, a KV connector for 5600, 8998 and 14579; a one-GPU "
-            "server opens none), a PyTorchJob's (29500 and its MASTER_PORT: its pytorchjob-port, 23456 by default, or "
-            "its env's) or a multi-node "
+            "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
+            "for 29501; data parallelism across nodes or pods for 29550; torchrun, --master-port or a MASTER_PORT or "
+            "VLLM_DP_* env for 29500; a KV connector for its own port: NIXL's 5600, Mooncake's 8998, P2P NCCL's "
+            "14579, LMCache's and the offloading ones none, one shardwise does not know any; a one-node server opens "
+            "none, "
+            "data-parallel or not: it takes free ports, and so does a group of pods run by Ray's executor), a "
+            "PyTorchJob's Master, or its Workers where it has none (29500 and its MASTER_PORT: its pytorchjob-port, "
+            "23456 by default, or its env's) or a multi-node "
             "LeaderWorkerSet's (29500 and 29501), or a container's env, its envFrom ConfigMaps of the input included "
             "(MASTER_ADDR, MASTER_PORT, WORLD_SIZE, VLLM_DP_*; of NCCL's, only the port NCCL_COMM_ID names: NCCL "
             "listens on no fixed port otherwise), command (torchrun, --master-port, "
             "--data-parallel-rpc-port, --kv-transfer-config, vllm serve) or image (vllm/vllm-openai) says so, or the "
             "selector names a training.kubeflow.org/ or leaderworkerset.sigs.k8s.io/ label and the pods it selects "
-            "are not in the inputs, or the port (on the "
-            "Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl). Either way it blocks "
-            "then, and where the Service's selector, or a selected pod's labels, image, command or env, is not known "
-            "(computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom Secret, or a "
-            "ConfigMap not in the inputs, could set is not such a value: the pod is judged on what the manifests "
-            "set), or a selected pod serves a "
+            "are not in the inputs (a LeaderWorkerSet's or PyTorchJob's pods of the inputs carry the labels their "
+            "controller sets: the set's name, group and worker index; the job's name, replica type and index), or the "
+            "port (on the Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl); and a port "
+            "of another number that the selected pods' own settings put the runtime on is the runtime's "
+            "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
+            "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's). Either way it blocks then, and where the "
+            "Service's selector, or a selected pod's labels, image, command or env, "
+            "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
+            "Secret, or a ConfigMap not in the inputs, could set is not such a value: the pod is judged on what the "
+            "manifests set), or a selected pod serves a "
             "model with an engine shardwise does not recognise (fail closed). A command is read as the container "
             "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
             "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
@@ -211,6 +219,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
         exposed: dict[int, str] = {}
+        set_by = ports_set_by_settings(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -225,11 +234,18 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 continue
             if port is not None and port in RUNTIME_PORTS:
                 exposed[port] = exposed.get(port) or named
+            elif port is not None and port in set_by:  # a port the pods' own settings put the runtime on
+                exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             raise undecided
         if exposed and _runs_other_program(inv, svc):
             return
         for port in sorted(exposed):
+            if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
+                via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
+                yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
+                               f"({set_by[port]}{via}) outside the cluster; {_SERVICE_REMEDY}")
+                continue
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
             as_runtime = _named_so(svc, port, exposed[port])
@@ -431,45 +447,128 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
 #: vLLM's runtime ports by what opens them (vllm v0.11.0 vllm/config/parallel.py, ParallelConfig: master_port 29501
 #: for the native multi-node launcher, data_parallel_master_port 29500 and data_parallel_rpc_port 29550 for data
 #: parallelism; vllm/config/kv_transfer.py KVTransferConfig.kv_port 14579; vllm/envs.py VLLM_NIXL_SIDE_CHANNEL_PORT
-#: 5600 and VLLM_MOONCAKE_BOOTSTRAP_PORT 8998, opened by their KV connectors). A one-node server of one data-parallel
-#: rank and no KV connector opens none of them: its own process group takes a free port on the host (get_open_port).
-_DP_PORTS = frozenset({29500, 29550})
+#: 5600 and VLLM_MOONCAKE_BOOTSTRAP_PORT 8998, opened by their KV connectors). What listens there (review33, read in
+#: the 0.11.0, 0.12.0 and 0.19.0 sources): --nnodes above 1 makes torch.distributed's process group on master_port
+#: (vllm/distributed/parallel_state.py init_distributed_environment; entrypoints/cli/serve.py, the headless nodes);
+#: a data-parallel size above 1 given to vLLM takes its data-parallel master ports from free ones
+#: (ParallelConfig.__post_init__: ``get_open_ports_list(5)``), never 29500, and shakes hands on data_parallel_rpc_port
+#: only where its engines are not all on one node (vllm/v1/engine/utils.py launch_core_engines:
+#: ``handshake_local_only = offline_mode or local_engine_count == dp_size``, else an IPC path); a group of several
+#: pods without --nnodes runs the Ray executor, whose process group takes a free port (v1/executor/ray_executor.py:
+#: ``get_distributed_init_method(driver_ip, get_open_port())``) and whose own ports are Ray's. 29500 is
+#: torch.distributed's where a launcher (torchrun) or the env (MASTER_PORT, VLLM_DP_MASTER_PORT) puts it there. A
+#: one-node server of one data-parallel rank and no KV connector opens none: its own process group takes a free port.
 _KV_PORTS = frozenset({5600, 8998, 14579})
-_MULTI_NODE_PORTS = frozenset({29500, 29501})
-#: The settings (EngineArgs.extra keys, vLLM's flags) and env names that open them.
+#: The settings (EngineArgs.extra keys, vLLM's flags) and env names that open them: the data-parallel flags of a
+#: data-parallel group across nodes (its RPC port, 29550), the multi-node launcher's (its master port, 29501),
+#: ``--master-port`` (whatever its number, 29500 too), a KV connector's.
 _DP_EXTRAS = ("data_parallel_size_local", "data_parallel_address", "data_parallel_rpc_port",
-              "data_parallel_master_port", "data_parallel_start_rank", "data_parallel_hybrid_lb",
+              "data_parallel_start_rank", "data_parallel_rank", "data_parallel_hybrid_lb",
               "data_parallel_external_lb", "headless")
 _MULTI_NODE_EXTRAS = ("master_port", "master_addr", "node_rank", "headless")
+_STORE_EXTRAS = ("master_port", "data_parallel_master_port")
 _KV_EXTRAS = ("kv_transfer_config", "kv_connector")
+#: The KV-transfer ports each of vLLM's KV connectors opens (review33; vllm 0.19.0 and 0.29.0
+#: distributed/kv_transfer/kv_connector/factory.py and the connectors it registers): NIXL's side channel
+#: (VLLM_NIXL_SIDE_CHANNEL_PORT, 5600: nixl_connector.py, nixl/base_scheduler.py), Mooncake's bootstrap
+#: (VLLM_MOONCAKE_BOOTSTRAP_PORT, 8998: mooncake/mooncake_connector.py), the P2P NCCL engine's kv_port (14579:
+#: p2p/p2p_nccl_engine.py; PyNcclConnector before V1). The connectors that store or offload the cache (LMCache's,
+#: the offloading, shared-storage, FlexKV, HF3FS and Mooncake-store ones) and MoRIIO (its own handshake and notify
+#: ports, 6301 and 61005) open none of them. A connector not named here (a module of its own, a name of another
+#: project's) may open any: all three, as before.
+_KV_CONNECTOR_PORTS: dict[str, frozenset[int]] = {
+    **dict.fromkeys(("NixlConnector", "NixlPullConnector", "NixlPushConnector"), frozenset({5600})),
+    "MooncakeConnector": frozenset({8998}),
+    **dict.fromkeys(("P2pNcclConnector", "PyNcclConnector"), frozenset({14579})),
+    **dict.fromkeys((
+        "LMCacheConnectorV1", "LMCacheConnector", "LMCacheMPConnector", "OffloadingConnector", "SharedStorageConnector",
+        "ExampleConnector", "ExampleHiddenStatesConnector", "DecodeBenchConnector", "FlexKVConnectorV1",
+        "SimpleCPUOffloadConnector", "HF3FSKVConnector", "MooncakeStoreConnector", "MoRIIOConnector"), frozenset()),
+}
+#: The env prefix of each KV connector's port.
+_KV_ENV: dict[int, tuple[str, ...]] = {5600: ("VLLM_NIXL_",), 8998: ("VLLM_MOONCAKE_",), 14579: ()}
+
+
+def _kv_config(config: Any) -> dict[str, Any] | None:
+    """The object a --kv-transfer-config value holds (its JSON, read here only: a one-file lint without one imports
+    no json); None where it is not known yet or holds no JSON object."""
+    if isinstance(config, dict):
+        return config
+    if not isinstance(config, str):
+        return None
+    import json
+
+    try:
+        parsed = json.loads(config)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
+    """The KV-transfer ports (of :data:`_KV_PORTS`) the group's KV connector opens (:data:`_KV_CONNECTOR_PORTS`; a
+    MultiConnector the union of its connectors'); all of them where the configuration or a connector is not one
+    shardwise can read (a value not known yet, a connector of its own)."""
+    config = extra.get("kv_transfer_config")
+    named = extra.get("kv_connector")
+    parsed = _kv_config(config)
+    if config is not None and parsed is None:  # not known yet, or no JSON object
+        return _KV_PORTS
+    if isinstance(parsed, dict):
+        named = parsed.get("kv_connector", named)
+    if not isinstance(named, str):
+        return _KV_PORTS
+    if named == "MultiConnector" and isinstance(parsed, dict):
+        inner = parsed.get("kv_connector_extra_config")
+        connectors = inner.get("connectors") if isinstance(inner, dict) else None
+        if not isinstance(connectors, list) or not connectors:
+            return _KV_PORTS
+        found: set[int] = set()
+        for c in connectors:
+            name = c.get("kv_connector") if isinstance(c, dict) else None
+            if not isinstance(name, str) or name not in _KV_CONNECTOR_PORTS:
+                return _KV_PORTS
+            found |= _KV_CONNECTOR_PORTS[name]
+        return frozenset(found)
+    return _KV_CONNECTOR_PORTS.get(named, _KV_PORTS)
 
 
 def _opens(g: ServingGroup, port: int) -> Any:
     """Whether vLLM serving group ``g`` opens torch.distributed / vLLM runtime port ``port`` (not Ray's): True where
-    its settings use what opens it (more than one pod a replica or node or --nnodes above 1 for 29500 and 29501, a
-    data-parallel size above 1 or a data-parallel flag for 29500 and 29550, a KV connector (--kv-transfer-config) for
-    5600, 8998 and 14579 only (mend9: a multi-node group without one opens none of them), their VLLM_DP_*,
-    VLLM_NIXL_*, VLLM_MOONCAKE_* env, a torchrun or --master-port launch for the non-KV ports); UNKNOWN where a setting
-    that decides is not known yet (a word that may carry flags, a --config file, a computed value; fail closed);
-    False where all are known and none does (the port number is another program's of the pod)."""
+    its settings use what opens it (--nnodes above 1 or a multi-node flag for 29501; a data-parallel size above 1 in a
+    group of more than one node or pod, or a data-parallel flag that spreads it over nodes, for 29550; --master-port
+    for 29500; a KV connector (--kv-transfer-config) for 5600, 8998 and 14579 only (mend9: a multi-node group without
+    one opens none of them); their VLLM_DP_*, VLLM_NIXL_*, VLLM_MOONCAKE_* env, MASTER_PORT/MASTER_ADDR, a torchrun or
+    --master-port launch for the non-KV ports); UNKNOWN where a setting that decides is not known yet (a word that
+    may carry flags, a --config file, a computed value; fail closed); False where all are known and none does (the
+    port number is another program's of the pod, or nothing's: review33, a one-node data-parallel server and a Ray
+    multi-node group listen on neither 29500 nor 29550 nor 29501, see :data:`_KV_PORTS`)."""
     e = g.engine
     extra = e.extra
-    # mend9: more than one node opens torch.distributed's store and the native multi-node master (29500, 29501), a
-    # data-parallel size above 1 the data-parallel ports (29500, 29550); neither opens a KV connector's port
-    decides: list[Any] = [g.pods_per_group, e.nnodes] if port in _MULTI_NODE_PORTS else []
-    if port in _DP_PORTS:
-        decides.append(e.data_parallel_size)
-    if any(v is UNKNOWN for v in decides) or "flag_carriers" in extra or "config" in extra:
+    if "flag_carriers" in extra or "config" in extra:
+        return UNKNOWN
+    if port == 29501:
+        decides: list[Any] = [e.nnodes]
+    elif port == 29550:  # data parallelism across nodes: a size above 1 and more than one node or pod in the group
+        size = e.data_parallel_size
+        if size is UNKNOWN:
+            return UNKNOWN
+        decides = [g.pods_per_group, e.nnodes] if isinstance(size, int) and size > 1 else []
+    else:
+        decides = []
+    if any(v is UNKNOWN for v in decides):
         return UNKNOWN
     if any(isinstance(v, int) and v > 1 for v in decides):
         return True
-    keys = _KV_EXTRAS if port in _KV_PORTS else (
-        (*_DP_EXTRAS, *(_MULTI_NODE_EXTRAS if port in _MULTI_NODE_PORTS else ())) if port in _DP_PORTS
-        else _MULTI_NODE_EXTRAS)
-    if any(k in extra for k in keys):
+    if port in _KV_PORTS:
+        if any(k in extra for k in _KV_EXTRAS) and port in kv_connector_ports(extra):
+            return True
+    elif any(k in extra for k in (
+            _DP_EXTRAS if port == 29550 else _MULTI_NODE_EXTRAS if port == 29501 else _STORE_EXTRAS)):
         return True
-    # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py)
-    prefixes = ("VLLM_NIXL_", "VLLM_MOONCAKE_", "VLLM_PORT") if port in _KV_PORTS else (
+    # VLLM_PORT: the first of the ports vLLM takes for itself instead of free ones (vllm/envs.py); a KV connector's
+    # env only for its own port (review33)
+    prefixes = (*_KV_ENV[port], "VLLM_PORT") if port in _KV_PORTS else (
         "VLLM_DP_", "VLLM_PORT", "MASTER_PORT", "MASTER_ADDR")
     words = " ".join(w for c in g.containers for w in (*c.command, *c.args) if isinstance(w, str))
     if any(str(n).startswith(prefixes) for c in g.containers for n in c.env) or (
@@ -478,8 +577,10 @@ def _opens(g: ServingGroup, port: int) -> Any:
     return False
 
 
-#: A launcher that starts a process group around vLLM (torchrun's store on 29500, vLLM's external launcher).
-_LAUNCHER = re.compile(r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|--master[-_](?:port|addr)\b|\bdeepspeed\b")
+#: A launcher that starts a process group around vLLM (torchrun's store on 29500, vLLM's external launcher). Not
+#: ``--master-addr``/``--master-port`` alone: vLLM's own multi-node launcher takes them too, and puts its process
+#: group on --master-port, 29501 by default (review33; read from the group's settings, :data:`_MULTI_NODE_EXTRAS`).
+_LAUNCHER = re.compile(r"\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b|\bdeepspeed\b")
 
 
 #: The runtime ports that are Ray's defaults.
@@ -539,6 +640,74 @@ def _port_text(port: int, runtime: bool, others: list[str], unsure: bool) -> str
         there = "" if port in RAY_PORTS else " there"  # a vLLM server's settings may open the port (_opens)
         text += f"; whether a pod it may select runs {_runtime_of(port)}{there} is not known"
     return text
+
+
+#: What each setting that puts a runtime on a port of its choosing names (review33): vLLM's flags (EngineArgs.extra
+#: keys), its env and torch.distributed's (vllm/envs.py; pytorch torch/distributed/rendezvous.py), and the key of a
+#: KV connector's configuration (vllm/config/kv_transfer.py KVTransferConfig.kv_port).
+_SETTING_PORTS = {
+    "master_port": "vLLM multi-node master (--master-port)",
+    "data_parallel_rpc_port": "vLLM data-parallel RPC (--data-parallel-rpc-port)",
+    "kv_port": "vLLM KV transfer (kv_port of --kv-transfer-config)",
+    "VLLM_NIXL_SIDE_CHANNEL_PORT": "vLLM NIXL side channel (VLLM_NIXL_SIDE_CHANNEL_PORT)",
+    "VLLM_MOONCAKE_BOOTSTRAP_PORT": "vLLM Mooncake bootstrap (VLLM_MOONCAKE_BOOTSTRAP_PORT)",
+    "VLLM_DP_MASTER_PORT": "vLLM data-parallel master (VLLM_DP_MASTER_PORT)",
+    "MASTER_PORT": "torch.distributed store (MASTER_PORT)",
+}
+
+
+def _port_number(value: Any) -> int | None:
+    """A port number a setting gives (an int, or a string of digits); None where it is not one or not known."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 < value < 65536 else None
+    if isinstance(value, str) and value.strip().isdigit():
+        return _port_number(int(value.strip()))
+    return None
+
+
+def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
+    """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
+    by what names them (review33: a Service publishing them passed silently, only the default numbers of
+    :data:`RUNTIME_PORTS` were looked at): a vLLM serving group's --master-port, --data-parallel-rpc-port, its KV
+    connector's kv_port and its VLLM_NIXL_SIDE_CHANNEL_PORT, VLLM_MOONCAKE_BOOTSTRAP_PORT, VLLM_DP_MASTER_PORT or
+    MASTER_PORT env (:data:`_SETTING_PORTS`); another workload's pods' (:attr:`PodPorts.dist`): a PyTorchJob's
+    MASTER_PORT (its ``pytorchjob-port``, 23456 by default), NCCL_COMM_ID's port. Only known values of pods the
+    Service is known to select: what is not known yet is judged on the default ports (fail closed there)."""
+    found: dict[int, str] = {}
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return found
+    served: set[str] = set()
+    for g in selectable(inv, svc):
+        try:
+            if not selects(svc, g):
+                continue
+        except Undecidable:
+            continue
+        served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
+        extra = g.engine.extra
+        settings: list[tuple[str, Any]] = [(k, extra.get(k)) for k in ("master_port", "data_parallel_rpc_port")]
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
+            settings.append(("kv_port", parsed.get("kv_port")))
+        for c in g.containers:
+            settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
+        for key, value in settings:
+            number = _port_number(value)
+            if number is not None and number not in RUNTIME_PORTS:
+                found.setdefault(number, _SETTING_PORTS[key])
+    for p in selectable_pods(inv, svc):
+        if p.subject in served or p.namespace != svc.namespace or not isinstance(p.labels, dict):
+            continue
+        if not all(p.labels.get(k) == v for k, v in selector.items()) or not isinstance(p.dist, frozenset):
+            continue
+        for number in sorted(p.dist):
+            if number not in RUNTIME_PORTS:
+                found.setdefault(number, "the torch.distributed store or NCCL bootstrap port its pods' settings "
+                                         "name: MASTER_PORT, NCCL_COMM_ID")
+    return found
 
 
 def _runs_other_program(inv: Inventory, svc: Service) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters.k8s.workloads import runs_dist, runs_ray
+from shardwise.rules.adapters.k8s.workloads import pytorch_job_labels, runs_dist, runs_ray, with_labels
 from shardwise.rules.model import UNKNOWN
 
 
@@ -145,3 +145,57 @@ def test_runs_dist_reads_an_envfrom_source_named_but_not_known_yet_as_not_known(
     # a ConfigMap's name computed at preview: the input names a source it cannot show yet
     pod = {**container(["python train.py"], []), "envFrom": [{"configMapRef": {"name": UNKNOWN}}]}
     assert runs_dist([pod], {"containers": []}) is UNKNOWN
+
+
+def test_pytorch_job_labels_are_the_training_operators() -> None:
+    """review33: the labels the training operator puts on a PyTorchJob's pods, so that a Service selecting them by
+    ``training.kubeflow.org/job-name`` selects the job's pods of the input (the Master alone has ``job-role``)."""
+    assert pytorch_job_labels("mnist", "Master") == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller", "training.kubeflow.org/job-name": "mnist",
+        "training.kubeflow.org/replica-type": "master", "training.kubeflow.org/replica-index": "0",
+        "training.kubeflow.org/job-role": "master"}
+    assert pytorch_job_labels("mnist", "Worker") == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller", "training.kubeflow.org/job-name": "mnist",
+        "training.kubeflow.org/replica-type": "worker", "training.kubeflow.org/replica-index": "0"}
+
+
+def test_controller_labels_go_over_the_templates_and_leave_unknown_labels_unknown() -> None:
+    meta = {"labels": {"app": "x", "training.kubeflow.org/job-name": "stale"}}
+    assert with_labels(meta, {"training.kubeflow.org/job-name": "mnist"}) == {
+        "labels": {"app": "x", "training.kubeflow.org/job-name": "mnist"}}
+    assert with_labels(None, {"a": "b"}) == {"labels": {"a": "b"}}
+    unknown = {"labels": UNKNOWN}
+    assert with_labels(unknown, {"a": "b"}) is unknown
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (13345, 13345), ("21001", 21001), (" 23456 ", 23456),
+    # not a port: no number, out of range, a flag's switch, not known yet
+    ("auto", None), (0, None), (70000, None), (True, None), (UNKNOWN, None), (None, None),
+])
+def test_a_setting_names_a_port_only_with_a_port_number(value: Any, expected: int | None) -> None:
+    """review33: the port a setting puts a runtime on (--data-parallel-rpc-port, kv_port, MASTER_PORT)."""
+    from shardwise.rules.checks.sw301 import _port_number
+    assert _port_number(value) == expected
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ({"kv_transfer_config": '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'}, {5600}),
+    ({"kv_transfer_config": '{"kv_connector":"MooncakeConnector","kv_role":"kv_producer"}'}, {8998}),
+    ({"kv_transfer_config": '{"kv_connector":"P2pNcclConnector","kv_role":"kv_producer"}'}, {14579}),
+    ({"kv_transfer_config": '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}'}, set()),
+    ({"kv_transfer_config": '{"kv_connector":"OffloadingConnector","kv_role":"kv_both"}'}, set()),
+    ({"kv_transfer_config": '{"kv_connector":"MultiConnector","kv_connector_extra_config":{"connectors":['
+                            '{"kv_connector":"NixlConnector"},{"kv_connector":"LMCacheConnectorV1"}]}}'}, {5600}),
+    # a connector shardwise does not know, a MultiConnector whose connectors are not written, a value not known yet,
+    # a configuration that is no JSON: any of the three
+    ({"kv_transfer_config": '{"kv_connector":"DynamoNixlConnector"}'}, {5600, 8998, 14579}),
+    ({"kv_transfer_config": '{"kv_connector":"MultiConnector"}'}, {5600, 8998, 14579}),
+    ({"kv_transfer_config": UNKNOWN}, {5600, 8998, 14579}),
+    ({"kv_transfer_config": "{kv_connector: NixlConnector"}, {5600, 8998, 14579}),
+    ({"kv_connector": "LMCacheConnectorV1"}, set()),
+])
+def test_a_kv_connector_opens_its_own_port(extra: dict[str, Any], expected: set[int]) -> None:
+    """review33: each of vLLM's KV connectors opens its own KV-transfer port, LMCache's none of them."""
+    from shardwise.rules.checks.sw301 import kv_connector_ports
+    assert kv_connector_ports(extra) == expected

@@ -236,6 +236,9 @@ EXTRA_FIXTURES = {
               "ray-generic-port-name.yaml",  # mend7: a port named `dashboard`/`client` is no sign of Ray alone
               "ray-own-entrypoint.yaml",  # mend7: a custom image's own entrypoint on a Ray port: advisory
               "dist-ports-by-signal.yaml",  # mend9: each signal opens its own ports (LWS, envFrom, NCCL_COMM_ID)
+              "controller-labels.yaml",  # review33: pods selected by their LWS / training operator's labels
+              "vllm-ports-by-setting.yaml",  # review33: vLLM opens 29500/29501/29550 as its source does
+              "ports-set-by-settings.yaml",  # review33: a port a setting chooses (MASTER_PORT, --…-port)
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

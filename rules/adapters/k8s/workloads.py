@@ -1113,21 +1113,57 @@ def master_port(template: Any) -> Any:
     return frozenset(found)
 
 
+def with_labels(meta: Any, added: Mapping[str, str]) -> Any:
+    """A pod template's metadata with the labels its controller puts on the pods it creates over the template's own
+    (the controller's win: it sets them after copying the template's); labels not known yet stay not known."""
+    labels = as_map(meta).get("labels")
+    if labels is UNKNOWN:
+        return meta
+    return {**as_map(meta), "labels": {**str_map(labels), **added}}
+
+
+#: The labels Kubeflow's training operator (v1.5 on) puts on the pods of a job it creates (kubeflow/training-operator
+#: ``pkg/controller.v1/common/pod.go`` createNewPod, ``job_controller.go`` GenLabels; the keys in kubeflow/common
+#: ``pkg/apis/common/v1/constants.go``): the operator's name, the job's name, the replica type in lower case
+#: (``master``, ``worker``), the replica's index (the first pod's: 0) and, on a PyTorchJob's Master
+#: (``PyTorchJobReconciler.IsMasterRole``), the job role ``master``.
+_KUBEFLOW_LABEL = "training.kubeflow.org/"
+
+
+def pytorch_job_labels(name: str, replica_type: str) -> dict[str, str]:
+    """The labels the training operator puts on the first pod of a PyTorchJob's replica type (:data:`_KUBEFLOW_LABEL`):
+    a Service selecting the job's pods by them selects these pods in the cluster, and so here (SW301)."""
+    labels = {f"{_KUBEFLOW_LABEL}operator-name": "pytorchjob-controller", f"{_KUBEFLOW_LABEL}job-name": name,
+              f"{_KUBEFLOW_LABEL}replica-type": replica_type.lower(), f"{_KUBEFLOW_LABEL}replica-index": "0"}
+    if replica_type == "Master":
+        labels[f"{_KUBEFLOW_LABEL}job-role"] = "master"
+    return labels
+
+
 def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     """The ports of a Kubeflow PyTorchJob's pods (``spec.pytorchReplicaSpecs.{Master,Worker}.template``), which run
     torch.distributed (the training operator sets ``MASTER_ADDR``/``MASTER_PORT`` in them): a Service selecting them
-    by their template's labels reaches a process group (SW301)."""
+    by their template's labels, or by the labels the operator adds (:func:`pytorch_job_labels`: review33, a selector on
+    ``training.kubeflow.org/job-name`` matched the cluster's pods but none here), reaches a process group (SW301)."""
     meta = as_map(obj.get("metadata"))
     namespace = str(meta.get("namespace") or "default")
-    subject = f"PyTorchJob {namespace}/{meta.get('name') or 'unnamed'}"
+    name = str(meta.get("name") or "unnamed")
+    subject = f"PyTorchJob {namespace}/{name}"
     replicas = as_map(as_map(obj.get("spec")).get("pytorchReplicaSpecs"))
-    for role in replicas.values():
+    for replica_type, role in replicas.items():
         template = as_map(as_map(role).get("template"))
-        ports = pod_ports(subject, namespace, template.get("metadata"), template.get("spec"), loc)
-        if ports is not None:
+        pod_meta = with_labels(template.get("metadata"), pytorch_job_labels(name, str(replica_type)))
+        ports = pod_ports(subject, namespace, pod_meta, template.get("spec"), loc)
+        if ports is None:
+            continue
+        # review33: where the job has a Master, the store is the Master's: the operator points every pod's
+        # MASTER_ADDR at it (training-operator pkg/controller.v1/pytorch/envvar.go setPodEnv, "If the master is not
+        # null"), so a Worker connects to MASTER_PORT and listens on none of them; without a Master, a Worker is
+        # rank 0 or runs the rendezvous: its pods keep them
+        if str(replica_type) == "Master" or "Master" not in replicas:
             opened = master_port(template)  # mend9: its MASTER_PORT, not every runtime port
             ports.dist = UNKNOWN if opened is UNKNOWN else dist_with(ports.dist, opened)
-            inv.pod_ports.append(ports)
+        inv.pod_ports.append(ports)
 
 
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
@@ -1331,9 +1367,15 @@ def add_lws(obj: Mapping[str, Any], loc: Location, inv: Inventory, file_lines: S
         _written_null(raw, "spec", f"{base}.{name}.spec", loc)
     obj_meta = as_map(obj.get("metadata"))
     namespace = str(obj_meta.get("namespace") or "default")
+    set_name = str(obj_meta.get("name") or "unnamed")
     for raw in (leader_raw, worker_raw):
-        ports = pod_ports(f"LeaderWorkerSet {namespace}/{obj_meta.get('name') or 'unnamed'}", namespace,
-                          raw.get("metadata"), raw.get("spec"), loc)
+        # review33: the labels the LWS controller puts on the pods (as on the group's, below), so that a Service
+        # selecting them by the set's name selects them here as in the cluster: the first group's leader (worker
+        # index 0; a worker template without a leader template makes the leader too) and its first worker
+        index = "1" if raw is worker_raw and bool(leader_raw) else "0"
+        added = {LWS_NAME: set_name, LWS_GROUP_INDEX: "0", LWS_WORKER_INDEX: index}
+        ports = pod_ports(f"LeaderWorkerSet {namespace}/{set_name}", namespace,
+                          with_labels(raw.get("metadata"), added), raw.get("spec"), loc)
         if ports is not None:
             if isinstance(size, int) and size > 1:  # pods of one group: the leader is its process group's master
                 ports.dist = dist_with(ports.dist, MULTI_NODE_PORTS)  # mend9: not the KV connectors' ports

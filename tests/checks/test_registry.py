@@ -230,6 +230,7 @@ EXTRA_FIXTURES = {
               "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
               "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
               "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
+              "selectorless-named-target.yaml",  # corpus37: a Service with no selector sends to no pod's port name
               "ray-generic-port-name.yaml",  # mend7: a port named `dashboard`/`client` is no sign of Ray alone
               "ray-own-entrypoint.yaml",  # mend7: a custom image's own entrypoint on a Ray port: advisory
               "dist-ports-by-signal.yaml",  # mend9: each signal opens its own ports (LWS, envFrom, NCCL_COMM_ID)
@@ -240,7 +241,8 @@ EXTRA_FIXTURES = {
               "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
     "SW004": {"kustomize-base.yaml",  # an LLMInferenceService base that leaves model.uri empty for its overlays
               "path-awq-4bit.yaml",  # corpus10: a path named ...-awq-4bit is sized as its base at int4 AWQ
-              "config-generator"},  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
+              "config-generator",  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
+              "operator-resource.yaml"},  # corpus37: an operator's resource whose container leaves the model to it
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)

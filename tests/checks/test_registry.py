@@ -290,6 +290,7 @@ EXTRA_FIXTURES = {
               "llmisvc-router.yaml",  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
               # gateway51: HTTPRoutes and LLMInferenceService routes judged on the Gateways of the inputs
               "gateway-gke.yaml",  # GKE's external class blocks, its internal one and unadmitted routes do not
+              "inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods, as onto a Service's
               "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
@@ -305,6 +306,7 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
+    "SW312": {"inference-pool.yaml"},  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
     "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
               "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic

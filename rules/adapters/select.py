@@ -3,8 +3,8 @@
 - Directories are searched recursively for ``*.yaml``, ``*.yml``, ``*.json``, shell scripts (``*.sh``,
   ``*.bash``, a file without a suffix whose first line is a sh/bash shebang; :mod:`.shell`) and Terraform files
   (``*.tf``: not read as HCL, skipped with a reason that says when one starts vLLM), and program sources
-  (:mod:`.programs`: Jsonnet, CUE, KCL, Dockerfiles; TypeScript, JavaScript, Python and Go only beside a
-  ``Pulumi.yaml`` or under a ``cdk.json`` / ``cdk8s.yaml``; skipped with what to lint instead) in sorted order;
+  (:mod:`.programs`: Jsonnet, CUE, KCL, Dockerfiles, Jupyter notebooks; TypeScript, JavaScript, Python and Go only
+  beside a ``Pulumi.yaml`` or under a ``cdk.json`` / ``cdk8s.yaml``; skipped with what to lint instead) in sorted order;
   hidden directories (``.git``, ``.github``, ...) and ``node_modules``, ``venv``, ``__pycache__``
   and ``.terraform`` are not searched.
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
@@ -116,7 +116,8 @@ def _script(root: str, name: str) -> bool:
 
 #: What a program source's name ends with (:mod:`.programs`, imported only when one is met: a YAML-only lint pays
 #: two string tests per file): a searched folder takes those of general-purpose languages only in a project.
-PROGRAM_ENDS = (".jsonnet", ".libsonnet", ".cue", ".k", ".ts", ".js", ".py", ".go", "ockerfile", "ontainerfile")
+PROGRAM_ENDS = (".jsonnet", ".libsonnet", ".cue", ".k", ".ts", ".js", ".py", ".go", "ockerfile", "ontainerfile",
+                ".ipynb")
 _PULUMI_PROJECT = ("Pulumi.yaml", "Pulumi.yml")
 
 

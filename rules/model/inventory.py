@@ -703,6 +703,10 @@ class Service:
     #: spec.loadBalancerClass: the controller that provisions a LoadBalancer (``service.k8s.aws/nlb``: the AWS Load
     #: Balancer Controller); None when not set, UNKNOWN when not known yet.
     load_balancer_class: Any = None
+    #: What it is: a Service, or a Gateway API Inference Extension ``InferencePool`` an HTTPRoute's backendRef names,
+    #: read as what it selects (its pods' labels, the target port), for the routes that send to it (never a Service
+    #: of the rules that judge Services).
+    kind: str = "Service"
 
 
 @dataclass
@@ -738,6 +742,10 @@ class Ingress:
     gateway: tuple[str, str] | None = None
     gateway_auth: str | None = None
     gateway_undecided: str | None = None
+    #: an HTTPRoute's backendRefs that name a Gateway API Inference Extension InferencePool (their names), and the
+    #: InferencePools of the inputs they name, joined once every input is read (adapters.k8s.network.link_pools)
+    pool_refs: list[str] = field(default_factory=list)
+    pools: list[Service] = field(default_factory=list)
 
 
 #: production-stack router's ``--routing-logic`` choices (argparse ``choices``), the union over every tag read: at

@@ -233,6 +233,7 @@ EXTRA_FIXTURES = {
               "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
               "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
               "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
+              "selectorless-named-target.yaml",  # corpus37: a Service with no selector sends to no pod's port name
               "ray-generic-port-name.yaml",  # mend7: a port named `dashboard`/`client` is no sign of Ray alone
               "ray-own-entrypoint.yaml",  # mend7: a custom image's own entrypoint on a Ray port: advisory
               "dist-ports-by-signal.yaml",  # mend9: each signal opens its own ports (LWS, envFrom, NCCL_COMM_ID)
@@ -246,7 +247,8 @@ EXTRA_FIXTURES = {
               "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
     "SW004": {"kustomize-base.yaml",  # an LLMInferenceService base that leaves model.uri empty for its overlays
               "path-awq-4bit.yaml",  # corpus10: a path named ...-awq-4bit is sized as its base at int4 AWQ
-              "config-generator"},  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
+              "config-generator",  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
+              "operator-resource.yaml"},  # corpus37: an operator's resource whose container leaves the model to it
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
@@ -294,6 +296,7 @@ EXTRA_FIXTURES = {
               "llmisvc-router.yaml",  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
               # gateway51: HTTPRoutes and LLMInferenceService routes judged on the Gateways of the inputs
               "gateway-gke.yaml",  # GKE's external class blocks, its internal one and unadmitted routes do not
+              "inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods, as onto a Service's
               "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
@@ -309,6 +312,7 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
+    "SW312": {"inference-pool.yaml"},  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
     "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
               "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum

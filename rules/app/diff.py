@@ -16,7 +16,7 @@ code and subject are (its message may change with the numbers).
 
 from __future__ import annotations
 
-import io
+import contextlib
 import os
 import subprocess
 import tarfile
@@ -24,10 +24,11 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import IO, Any
 
 from ..engine import Finding
 from ..model.errors import InputError, ShardwiseError
+from ..model.files import MAX_FILE_BYTES
 from ..model.wall import wall_limit
 from ..report import Report
 from .run import LintOptions, lint_report
@@ -51,10 +52,16 @@ class GitTimeout(GitError):
 _GIT_TIMEOUT_S = 300
 
 
-def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> Any:
+def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False, out: IO[bytes] | None = None) -> Any:
+    """What git writes, as text (or bytes with ``binary``); with ``out``, written there instead (``git archive``: a
+    base of gigabytes is never held in memory)."""
     limit_s = wall_limit(_GIT_TIMEOUT_S)
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=limit_s)
+        if out is None:
+            proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=limit_s)
+        else:
+            proc = subprocess.run(["git", *args], cwd=cwd, stdout=out, stderr=subprocess.PIPE, check=False,
+                                  timeout=limit_s)
     except FileNotFoundError:
         raise GitError("git is not installed: shardwise diff needs it to read the base ref") from None
     except subprocess.TimeoutExpired:  # was a traceback
@@ -66,6 +73,8 @@ def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> A
         steer = [f"{k}={os.environ[k]}" for k in ("GIT_DIR", "GIT_WORK_TREE") if k in os.environ]
         said = f" (the environment sets {' and '.join(steer)})" if steer else ""
         raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}{said}")
+    if out is not None:
+        return None
     return proc.stdout if binary else proc.stdout.decode("utf-8", "replace").strip()
 
 
@@ -77,8 +86,9 @@ def _shallow(cwd: str | None) -> bool:
         return False
 
 
-def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
-    """Extract the tree of commit ``ref`` into ``dest`` (``git archive``); return the full commit id."""
+def snapshot(ref: str, dest: str, cwd: str | None = None, left_out: list[tuple[str, str]] | None = None) -> str:
+    """Extract the tree of commit ``ref`` into ``dest`` (``git archive``); return the full commit id. What could not
+    be extracted is added to ``left_out``: (its path in the commit, why)."""
     try:
         commit = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
     except GitTimeout:
@@ -96,24 +106,113 @@ def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
             hint = ("; this is a shallow clone, which holds only the history it fetched: fetch the base "
                     "(git fetch --unshallow, or actions/checkout with fetch-depth: 0)")
         raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref}){hint}") from None
-    data = _git(["archive", "--format=tar", commit], cwd, binary=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter=_base_member)
+    with tempfile.TemporaryFile(prefix="shardwise-base-") as archive:
+        _git(["archive", "--format=tar", commit], cwd, out=archive)
+        archive.seek(0)
+        try:
+            with tarfile.open(fileobj=archive, mode="r|") as tar:
+                _extract_base(tar, dest, [] if left_out is None else left_out)
+        except tarfile.TarError as e:
+            raise GitError(f"git archive {ref}: not a tar archive ({e})") from None
     return commit
 
 
-def _base_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's ``data`` filter, except that a symbolic link to an absolute path or out of the tree (``x.yaml ->
-    /dev/zero``, ``-> ../../etc``) is extracted as the link it is, so the base is linted as the working tree is (the
-    link named, not followed out of the folder): the ``data`` filter raised ``AbsoluteLinkError`` at it, an
-    internal error (fuzz15). A later member written through such a link is still refused by the filter (git stores
-    no path below a link); anything else the filter refuses is left out."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
-        return tarfile.tar_filter(member, dest) if member.issym() else None
-    except tarfile.FilterError:
-        return None
+def _extract_base(tar: tarfile.TarFile, dest: str, left_out: list[tuple[str, str]]) -> None:
+    """Write the members of ``git archive``'s tar into the empty folder ``dest``, as the working tree holds them:
+    folders, regular files (the executable bit kept) and symbolic links, whatever they name (a link to ``/dev/zero``
+    or out of the tree is extracted as the link it is, so the base is linted as the working tree is: named, not
+    followed; fuzz15).
+
+    Time and memory are bounded by the archive, never by its shape (fuzz22). tarfile's ``data`` filter resolved
+    every member's whole path (``realpath``: one ``lstat`` per folder above it), so a commit holding a chain of
+    3,000 folders (a tree git stores, made with ``git mktree``) took minutes, quadratic in the depth, and the archive
+    was read whole into memory (a committed 1 GiB file: 2.1 GB). Here a member is written only where its folder is
+    one this extraction made as a real folder (never through a link it made; nothing is overwritten: ``O_EXCL``);
+    a path with ``..``, an empty part or a leading ``/`` (git writes none) is left out, and so is one the system
+    refuses (longer than ``PATH_MAX``): each is added to ``left_out`` with why (what is below it is not). A file
+    larger than :data:`~..model.files.MAX_FILE_BYTES` is written as its first ``MAX_FILE_BYTES + 1`` bytes and
+    extended to its size without data (a sparse file): every read of it sees what the working tree's copy gives, a
+    file larger than shardwise reads, at no cost in disk or memory."""
+    made = {""}  # the folders (relative to dest) this extraction made: real folders, below no link
+    for m in tar:
+        name = m.name.rstrip("/")
+        parts = name.split("/")
+        folder = name.rpartition("/")[0]
+        if not name or any(p in ("", ".", "..") for p in parts):
+            left_out.append((name, "git archive names it with an empty part, '.' or '..', which no checkout writes"))
+            continue
+        if folder not in made:  # below what was left out (said), or below a link
+            continue
+        path = os.path.join(dest, name)
+        try:
+            if m.isdir():
+                os.mkdir(path, 0o755)
+                made.add(name)
+            elif m.issym():
+                os.symlink(m.linkname, path)
+            elif m.isreg():
+                _write_member(tar, m, path)
+        except OSError as e:
+            left_out.append((name, f"it could not be written from git archive: {e.strerror or e}"))
+
+
+def _write_member(tar: tarfile.TarFile, m: tarfile.TarInfo, path: str) -> None:
+    """The regular file ``m`` at ``path`` (created, never opened through a link): at most ``MAX_FILE_BYTES + 1``
+    bytes of it, and its size."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    with os.fdopen(os.open(path, flags, 0o755 if m.mode & 0o100 else 0o644), "wb") as f:
+        src = tar.extractfile(m)
+        left = min(m.size, MAX_FILE_BYTES + 1)
+        while src is not None and left > 0:
+            chunk = src.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            f.write(chunk)
+            left -= len(chunk)
+        if m.size > MAX_FILE_BYTES + 1:
+            f.truncate(m.size)
+
+
+def _left_out_errors(left_out: Sequence[tuple[str, str]], prefix: str, paths: Sequence[str]) -> list[InputError]:
+    """The base's members :func:`snapshot` could not extract, as input errors of the base, where ``paths`` (relative to
+    the current directory, ``prefix`` in the repository) reach them: the base is said to be read in part, never
+    passed over (a chain of folders deeper than the system's longest path, fuzz22)."""
+    out = []
+    for name, why in left_out:
+        if not name.startswith(prefix):
+            continue
+        rel = name[len(prefix):]
+        if any(p in (".", "./") or rel == p.rstrip("/") or rel.startswith(p.rstrip("/") + "/")
+               for p in (os.path.normpath(q) for q in paths)):
+            out.append(InputError(f"not read: {why}", rel))
+    return out
+
+
+def _remove_tree(top: str) -> None:
+    """Remove the folder ``top`` and all below it, links not followed, as far as the system lets: ``shutil.rmtree``
+    without its recursion, which raised ``RecursionError`` out of ``shardwise diff`` (an internal error, and the base
+    left in the temporary folder) at a base holding a chain of more than about 1,000 folders (fuzz22)."""
+    stack = [(top, False)]
+    while stack:
+        folder, emptied = stack.pop()
+        if emptied:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+            continue
+        stack.append((folder, True))
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((e.path, False))
+                else:
+                    os.unlink(e.path)
+            except OSError:
+                continue
 
 
 def _remote_refs(branch: str, cwd: str | None) -> list[str]:
@@ -386,8 +485,10 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
         raise GitError(f"shardwise diff runs inside a git repository: {e}") from None
     from ..adapters.gitops import snapshot_of
 
-    with tempfile.TemporaryDirectory(prefix="shardwise-diff-") as tmp:
-        commit = snapshot(base_ref, tmp)
+    tmp = tempfile.mkdtemp(prefix="shardwise-diff-")
+    try:
+        left_out: list[tuple[str, str]] = []
+        commit = snapshot(base_ref, tmp, left_out=left_out)
         here = os.getcwd()
         where = os.path.join(tmp, prefix)
         os.makedirs(where, exist_ok=True)
@@ -398,7 +499,10 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
                 base = lint_report(paths, replace(options, baseline=None))
             finally:
                 os.chdir(here)
+    finally:
+        _remove_tree(tmp)
     _drop_missing(base, paths)
+    base.inventory.errors.extend(_left_out_errors(left_out, prefix, paths))
     head = lint_report(paths, options)
     return compare(base, head, base_ref, commit, head_ref, paths)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 
 import pytest
 from diff_support import DIFF, SAMPLE_PAGE, diff_repo, documented_sample, git
@@ -285,3 +287,69 @@ def test_a_rev_parse_that_does_not_finish_is_not_read_as_a_ref_that_is_not_there
     with pytest.raises(diff.GitTimeout) as e:
         diff.snapshot("main", str(tmp_path))
     assert str(e.value) == "git rev-parse --verify did not finish in 300 s"
+
+
+def test_a_base_deeper_than_the_longest_path_is_read_in_part_and_said(repo, capsys, tmp_path, monkeypatch):
+    """fuzz22: a commit whose tree is a chain of 2,500 folders (git stores it: here written with ``git fast-import``,
+    as a hostile repository's history may hold it; no checkout can) made the base's extraction resolve every member's
+    whole path (tarfile's ``data`` filter: minutes, quadratic in the depth), then ``shutil.rmtree`` raise
+    RecursionError (an internal error, the base left in the temporary folder). The base is now extracted as far as
+    the system writes paths, what is left out is a base input error naming it, and the temporary folder is removed."""
+    deep = "d/" * 2500 + "serving.yaml"
+    text = (repo / "deploy" / "serving.yaml").read_bytes()
+    stream = (b"commit refs/heads/deep\ncommitter a <a@b> 0 +0000\ndata 4\ndeep\nfrom refs/heads/main\n"
+              + f"M 100644 inline deploy/{deep}\ndata {len(text)}\n".encode() + text + b"\n")
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=stream, check=True, capture_output=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the base is extracted: checked to be left empty
+    before = set(os.listdir(tmp_path))
+    rc, out, err = run(capsys, "diff", "deep", "deploy/", "--format", "json")
+    d = json.loads(out)
+    [error] = d["base_input_errors"]
+    cut = error["file"].removeprefix("deploy/")
+    # the chain is cut where the path, beside the temporary folder's, passes the system's longest (4,096 on Linux)
+    assert (rc, error["message"], set(cut.split("/")), deep.startswith(cut + "/")) == (
+        0, "not read: it could not be written from git archive: File name too long", {"d"}, True)
+    assert 1_000 < cut.count("d") < 2_500 and "internal error" not in err
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_a_base_file_larger_than_shardwise_reads_is_said_as_in_the_working_tree(tmp_path):
+    """fuzz22: ``git archive`` of the base was read whole into memory and every file written whole (a committed 1 GiB
+    file: 2.1 GB of memory, 1 GiB of disk). A file larger than shardwise reads is now written as its head and its size
+    (a sparse file): read, it is what the working tree's is. Nothing is written through a link the archive holds."""
+    import io
+    import tarfile
+
+    from shardwise.rules.app import diff
+    from shardwise.rules.model.errors import InputError
+    from shardwise.rules.model.files import MAX_FILE_BYTES, read_file_bytes
+
+    big = b"# " + b"x" * (MAX_FILE_BYTES + 4096) + b"\n"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def add(name: str, data: bytes = b"", kind: bytes = tarfile.REGTYPE, link: str = "") -> None:
+            info = tarfile.TarInfo(name)
+            info.type, info.size, info.linkname, info.mode = kind, len(data), link, 0o644
+            tar.addfile(info, io.BytesIO(data))
+        add("deploy", kind=tarfile.DIRTYPE)
+        add("deploy/big.yaml", big)
+        add("deploy/up", kind=tarfile.SYMTYPE, link=str(tmp_path / "outside"))
+        add("deploy/up/x.yaml", b"written through the link\n")
+        add("deploy/../escape.yaml", b"out of the folder\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "base").mkdir()
+    buf.seek(0)
+    left_out: list[tuple[str, str]] = []
+    with tarfile.open(fileobj=buf, mode="r|") as tar:
+        diff._extract_base(tar, str(tmp_path / "base"), left_out)
+    copy = tmp_path / "base" / "deploy" / "big.yaml"
+    st = copy.stat()
+    assert (st.st_size, st.st_blocks * 512 < MAX_FILE_BYTES + (1 << 20)) == (len(big), True)
+    with copy.open("rb") as f:
+        assert f.read(MAX_FILE_BYTES + 1) == big[:MAX_FILE_BYTES + 1]
+    with pytest.raises(InputError) as e:
+        read_file_bytes(str(copy), "deploy/big.yaml")
+    assert str(e.value) == "deploy/big.yaml: not read: the file is larger than 32 MiB, the most shardwise reads from one file"
+    assert (os.listdir(tmp_path / "outside"), os.path.exists(tmp_path / "escape.yaml")) == ([], False)
+    assert left_out == [("deploy/../escape.yaml",
+                         "git archive names it with an empty part, '.' or '..', which no checkout writes")]

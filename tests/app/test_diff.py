@@ -247,8 +247,8 @@ def test_a_link_out_of_the_tree_in_the_base_is_linted_as_in_the_working_tree(rep
 
 
 @pytest.mark.parametrize(("load", "said"), [
-    (1.0, "git archive --format=tar did not finish in 300 s"),
-    (8.0, "git archive --format=tar did not finish in 1200 s (300 s times the machine's load per core)"),
+    (1.0, "git cat-file --batch did not finish in 300 s"),
+    (8.0, "git cat-file --batch did not finish in 1200 s (300 s times the machine's load per core)"),
 ])
 def test_a_git_call_that_does_not_finish_is_an_error_said_as_that(monkeypatch, tmp_path, load, said):
     """loadlimits1: git past its wall time raised TimeoutExpired out of shardwise diff (a traceback); the limit is
@@ -262,7 +262,7 @@ def test_a_git_call_that_does_not_finish_is_an_error_said_as_that(monkeypatch, t
     monkeypatch.setattr(wall.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
 
     def run(cmd, **kw):
-        if cmd[1] == "archive":
+        if cmd[1] == "cat-file":  # the base's bytes (fuzz22: was git archive)
             raise subprocess.TimeoutExpired(cmd, kw["timeout"])
         return subprocess.CompletedProcess(cmd, 0, b"0123abcd\n", b"")
 
@@ -308,48 +308,52 @@ def test_a_base_deeper_than_the_longest_path_is_read_in_part_and_said(repo, caps
     cut = error["file"].removeprefix("deploy/")
     # the chain is cut where the path, beside the temporary folder's, passes the system's longest (4,096 on Linux)
     assert (rc, error["message"], set(cut.split("/")), deep.startswith(cut + "/")) == (
-        0, "not read: it could not be written from git archive: File name too long", {"d"}, True)
+        0, "not read: it could not be written from git: File name too long", {"d"}, True)
     assert 1_000 < cut.count("d") < 2_500 and "internal error" not in err
     assert set(os.listdir(tmp_path)) == before
 
 
-def test_a_base_file_larger_than_shardwise_reads_is_said_as_in_the_working_tree(tmp_path):
+def test_a_base_file_larger_than_shardwise_reads_is_said_as_in_the_working_tree(repo):
     """fuzz22: ``git archive`` of the base was read whole into memory and every file written whole (a committed 1 GiB
     file: 2.1 GB of memory, 1 GiB of disk). A file larger than shardwise reads is now written as its head and its size
-    (a sparse file): read, it is what the working tree's is. Nothing is written through a link the archive holds."""
-    import io
-    import tarfile
-
+    (a sparse file): read, it is what the working tree's is."""
     from shardwise.rules.app import diff
     from shardwise.rules.model.errors import InputError
     from shardwise.rules.model.files import MAX_FILE_BYTES, read_file_bytes
 
     big = b"# " + b"x" * (MAX_FILE_BYTES + 4096) + b"\n"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        def add(name: str, data: bytes = b"", kind: bytes = tarfile.REGTYPE, link: str = "") -> None:
-            info = tarfile.TarInfo(name)
-            info.type, info.size, info.linkname, info.mode = kind, len(data), link, 0o644
-            tar.addfile(info, io.BytesIO(data))
-        add("deploy", kind=tarfile.DIRTYPE)
-        add("deploy/big.yaml", big)
-        add("deploy/up", kind=tarfile.SYMTYPE, link=str(tmp_path / "outside"))
-        add("deploy/up/x.yaml", b"written through the link\n")
-        add("deploy/../escape.yaml", b"out of the folder\n")
-    (tmp_path / "outside").mkdir()
-    (tmp_path / "base").mkdir()
-    buf.seek(0)
+    (repo / "deploy" / "big.yaml").write_bytes(big)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    base = repo.parent / "base"
+    base.mkdir()
     left_out: list[tuple[str, str]] = []
-    with tarfile.open(fileobj=buf, mode="r|") as tar:
-        diff._extract_base(tar, str(tmp_path / "base"), left_out)
-    copy = tmp_path / "base" / "deploy" / "big.yaml"
+    diff.snapshot("HEAD", str(base), left_out=left_out)
+    copy = base / "deploy" / "big.yaml"
     st = copy.stat()
-    assert (st.st_size, st.st_blocks * 512 < MAX_FILE_BYTES + (1 << 20)) == (len(big), True)
+    assert (st.st_size, st.st_blocks * 512 < MAX_FILE_BYTES + (1 << 20), left_out) == (len(big), True, [])
     with copy.open("rb") as f:
         assert f.read(MAX_FILE_BYTES + 1) == big[:MAX_FILE_BYTES + 1]
+    assert (base / "deploy" / "serving.yaml").read_bytes() == git_show(repo, "HEAD:deploy/serving.yaml")
     with pytest.raises(InputError) as e:
         read_file_bytes(str(copy), "deploy/big.yaml")
     assert str(e.value) == "deploy/big.yaml: not read: the file is larger than 32 MiB, the most shardwise reads from one file"
-    assert (os.listdir(tmp_path / "outside"), os.path.exists(tmp_path / "escape.yaml")) == ([], False)
-    assert left_out == [("deploy/../escape.yaml",
-                         "git archive names it with an empty part, '.' or '..', which no checkout writes")]
+
+
+def git_show(repo, spec: str) -> bytes:
+    return subprocess.run(["git", "show", spec], cwd=repo, check=True, capture_output=True).stdout
+
+
+def test_the_base_is_the_commit_whatever_its_gitattributes_export(repo, capsys):
+    """``git archive`` leaves out what ``.gitattributes`` marks ``export-ignore`` and rewrites ``$Format:…$`` in what it
+    marks ``export-subst``: a repository keeping its deployment files out of release tarballs (``/deploy
+    export-ignore``) had no manifests at its base, so an unchanged tree read as every workload and finding added
+    (+18 GPUs, 4 findings added here). The base is now the commit's tree and bytes (git ls-tree and git cat-file)."""
+    (repo / ".gitattributes").write_text("/deploy export-ignore\n*.yaml export-subst\n", encoding="utf-8")
+    with (repo / "deploy" / "serving.yaml").open("a", encoding="utf-8") as f:
+        f.write("# $Format:%H$\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "export rules")
+    rc, _, err = run(capsys, "diff", "HEAD", "deploy/")
+    assert (rc, err) == (0, "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, "
+                            "0 fixed\n")

@@ -1383,6 +1383,11 @@ def fuzz22_cases() -> list[Case]:
         write(d, ".gitignore", "*a" * 200 + "b\n" + "**/" * 2000 + "x\n[\n")
         return ["diff", "--format", "json", "HEAD"]
     out.append(Case("fz22-diff-gitignore-backtracking", diff_gitignore, (0,), named=None))
+
+    def diff_export_ignore(d: str) -> list[str]:  # git archive left these out of the base: all read as added
+        repo(d, {"good.yaml": good("good"), ".gitattributes": "*.yaml export-ignore\n"})
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz22-diff-export-ignore", diff_export_ignore, (0,), named=None))
     return out
 
 

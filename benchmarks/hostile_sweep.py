@@ -1274,9 +1274,9 @@ def fuzz21_cases() -> list[Case]:
     return out
 
 
-def _chain(d: str, depth: int, data: str) -> None:
+def _chain(d: str, depth: int, data: str) -> str:
     """``data`` as ``bad.yaml`` at the bottom of ``d/d/d/...``, ``depth`` folders: made relative to each folder's
-    descriptor, so past PATH_MAX."""
+    descriptor, so past PATH_MAX. Returns ``d``."""
     fd = os.open(d, os.O_RDONLY)
     try:
         for _ in range(depth):
@@ -1289,6 +1289,7 @@ def _chain(d: str, depth: int, data: str) -> None:
         os.close(out)
     finally:
         os.close(fd)
+    return d
 
 
 def _grower(rel: str, head: str, filler: bytes, upto: int) -> Callable[[str], object]:

@@ -146,9 +146,9 @@ _SNAPSHOTS: list[Checkout] = []
 @contextmanager
 def snapshot_of(root: str, commit: str | None) -> Iterator[None]:
     """While linting a snapshot of the current directory's checkout extracted at ``root`` (``shardwise diff``'s base,
-    from ``git archive``: no ``.git``), read its GitOps objects as this checkout's at ``commit``: same origin, branch
-    and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so every
-    finding of a rendered object would read as new in the change."""
+    written from ``git cat-file``: no ``.git``), read its GitOps objects as this checkout's at ``commit``: same origin,
+    branch and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so
+    every finding of a rendered object would read as new in the change."""
     real = checkout()
     _SNAPSHOTS.append(dataclasses.replace(real, root=root, commit=commit or real.commit))
     try:

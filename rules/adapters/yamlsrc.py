@@ -414,6 +414,9 @@ def read_text(path: str) -> str:
     name = "<stdin>" if path == "-" else path
     if path != "-":
         return decode_text(read_file_bytes(path, name), name)
+    if sys.stdin is None:  # ``shardwise lint - <&-``: Python sets no stdin where descriptor 0 is closed (fuzz22)
+        raise InputError("cannot read: standard input is closed (the command was run with <&- or no stdin at all); "
+                         "pipe the manifests to shardwise lint -, or name their files", name)
     try:
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates

@@ -150,6 +150,19 @@ def test_a_file_named_dash_is_that_file_never_standard_input(repo, capsys, monke
     assert read == []
 
 
+def test_lint_dash_with_standard_input_closed_is_an_input_error(repo, capsys, monkeypatch):
+    """``shardwise lint - good.yaml <&-`` (a CI step or a cron job that runs with no stdin): Python sets ``sys.stdin``
+    to None where descriptor 0 is closed, and ``-`` read it: an internal error (AttributeError: 'NoneType' object has
+    no attribute 'read'; fuzz22, hostile repositories through ``lint -``). It is an input error that says so, and
+    the files named beside ``-`` are linted."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, errors, summary = lint(capsys, "-", "good.yaml")
+    assert (rc, errors) == (2, ["<stdin>: error: cannot read: standard input is closed (the command was run with <&- "
+                                "or no stdin at all); pipe the manifests to shardwise lint -, or name their files"])
+    assert LINTED_ONE in summary
+
+
 def test_a_fifo_as_the_ignore_file_is_an_error_and_the_rest_is_linted(repo, capsys):
     put(repo, "good.yaml", vllm_deployment("good"))
     os.mkfifo(repo / ".shardwiseignore")

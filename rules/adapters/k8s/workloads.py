@@ -955,7 +955,9 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     known yet (computed at preview) is, and so is a word a template tool fills in before the object is applied
     (:func:`_filled_in_later`)."""
     env, pending = _literal_env(container)
-    declared = {i.get("name") for i in as_list(container.get("env")) if isinstance(i, Mapping)}
+    # a name that is no string (a list, a mapping: the pod's reader says so) declares nothing; it was a TypeError
+    declared = {i["name"] for i in as_list(container.get("env"))
+                if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     env_from = bool(container.get("envFrom"))
     unknown = False
     words: list[str] = []

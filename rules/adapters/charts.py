@@ -91,10 +91,8 @@ class Renderer:
     # ------------------------------------------------------------------------------------------ helm
 
     def _helm(self, directory: str) -> Inventory:
-        release = os.path.basename(os.path.abspath(directory)).lower() or "release"
-        release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
         # a chart named on its own: the namespace it is installed in is not known (never `default`)
-        return self.helm_release(directory, release, RELEASE_NAMESPACE, values=self.values,
+        return self.helm_release(directory, release_name(directory), RELEASE_NAMESPACE, values=self.values,
                                  sets=[("--set", s) for s in self.set_values])
 
     def helm_release(self, directory: str, release: str, namespace: str | None = None,
@@ -158,6 +156,13 @@ class Renderer:
         out = _run(cmd, where, what)
         inv = load_text(out, f"{where} (kustomize build)", namespace)
         return inv
+
+
+def release_name(directory: str) -> str:
+    """The release name ``helm template`` is given for the chart in ``directory`` (named, or met while searching):
+    its folder's name, lower case, as a release name may be written."""
+    release = os.path.basename(os.path.abspath(directory)).lower() or "release"
+    return re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
 
 
 #: Files a kustomization loads stay under its own root (kustomize's default, said explicitly).

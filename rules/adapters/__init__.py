@@ -173,7 +173,10 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     if sel.renders and (sel.files or sel.skipped):
         _not_searched_where_rendered(sel, paths)
     builds: FoundBuilds | None = None
-    if build_found is not None and any(why == "Kustomize file" or why in _CHART_SKIPS for _, why in sel.skipped):
+    # a kustomization's folder or a chart met (not the wide corpus's flattened a__kustomization.yaml): else nothing
+    # of the builds is even imported
+    if build_found is not None and any(why in (CHART_TEMPLATE, CHART_FILE) or why == "Kustomize file"
+                                       and os.path.basename(f) in KUSTOMIZATION_FILES for f, why in sel.skipped):
         builds = _build_found(sel, paths, render, build_found)
     found_built = builds.built if builds is not None else []
     not_built = builds.not_built if builds is not None else None

@@ -165,8 +165,9 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     by several processes, is called in this one with each batch of files it read (:func:`_load_parallel`); it must
     not change the batch. ``build_found`` (the ``lint`` command's): True builds the kustomization leaves and charts
     met while searching (:mod:`.found`), False says in their SW005 records that building them is switched off; None
-    (the default) reads them as before, unbuilt. ``require_build``: each of them that was not built and that no other
-    SW005 record names is a record of its own (:func:`.found.unbuilt_records`), so that the run fails.
+    (the default) reads them as before, unbuilt. One whose build failed and that no other SW005 record names is a
+    record of its own (:func:`.found.unbuilt_records`); with ``require_build`` so is one not built for want of the
+    tool or by the switch, so that the run fails.
     """
     paths = list(paths)
     sel = select_inputs(paths, excludes)
@@ -280,10 +281,10 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         apply_overlays(inv, overlays, [f for f, why in inv.skipped_files if why == "Kustomize file"], not_built)
         # a kustomization not built: its replicas and images over its bases' objects; one met while searching that
         # patches what it does not apply says so (SW005)
-    if require_build and builds is not None and builds.not_built:
+    if builds is not None and builds.not_built:
         from .found import unbuilt_records
 
-        inv.launch_issues.extend(unbuilt_records(inv, builds))
+        inv.launch_issues.extend(unbuilt_records(inv, builds, require_build))
     if inv.groups and (inv.pools or inv.services or inv.ingresses or inv.network_policies or inv.routers
                        or inv.limit_ranges):
         from .units import assign_units

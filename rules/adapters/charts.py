@@ -8,9 +8,9 @@ holds a ``kustomization.yaml`` (or ``.yml``, or ``Kustomization``) with ``kustom
 kustomization's root; a base outside the repository or a remote one (which kustomize would fetch) is refused
 first (:func:`check_kustomization`). Without the tool, the directory
 is an input error that says how to install it and how to render by hand. Directories met while
-searching a tree, and ``.``, are not rendered: their files are skipped as chart metadata, values and
-unrendered templates, so a run over a repository reads the same files whatever it holds and whatever
-tools are installed; name the chart or kustomization directory to render it.
+searching a tree, and ``.``, are not rendered by the selection: their files are skipped as chart metadata, values
+and unrendered templates; the ``lint`` command then builds the kustomization leaves and charts among them where the
+tools are on PATH (:mod:`.found`), and reads the rest unbuilt.
 
 Where findings point. Helm writes ``# Source: CHART/templates/FILE`` above each document it renders;
 each document is read as if it were that template file (``DIR/templates/FILE``), and each rendered line

@@ -76,14 +76,16 @@ def switched_off(sel: Selection) -> FoundBuilds:
     return out
 
 
-def unbuilt_records(inv: Inventory, found: FoundBuilds) -> list[LaunchIssue]:
-    """Under ``require_build``: an SW005 record (blocking) of each leaf or chart that was not built and that no other
-    record names (an object its overlay patches, a chart that runs vLLM): its bases were read raw, or not at all (a
-    base outside the folder searched), and a gate that asks every one be built must not pass over it."""
+def unbuilt_records(inv: Inventory, found: FoundBuilds, every: bool) -> list[LaunchIssue]:
+    """An SW005 record of each leaf or chart that was not built and that no other record names (an object its overlay
+    patches, a chart that runs vLLM): its bases were read raw, or not at all (a remote base, a base outside the folder
+    searched). Where the tool ran and the build failed or was refused, or past :data:`MAX_FOUND_BUILDS`, always
+    (advisory): the run does not pass over it in silence; with ``every`` (``require_build``: the records block) also
+    where the tool is not on PATH or building is switched off, so that a gate that asks every one be built fails."""
     said = {li.not_built_folder for li in inv.launch_issues if li.not_built}
     out: list[LaunchIssue] = []
     for full, why in found.not_built.items():
-        if full in said:
+        if full in said or not every and (why == SWITCHED_OFF or why.endswith(" on PATH")):
             continue
         folder = found.met.get(full, full)
         chart = os.path.isfile(os.path.join(folder, "Chart.yaml"))

@@ -1,7 +1,9 @@
 """What a kustomization that is not built says about the objects of its bases: their replicas, images and namespace.
 
-A kustomization met while searching a folder is not rendered (:mod:`.select`): the files of its bases are read one
-by one as plain manifests, and so is a named kustomization whose build failed. Its overlay's ``replicas:`` field and
+A kustomization met while searching a folder that is not built (:mod:`.found`: no kustomize or kubectl on PATH, a
+build that fails, building switched off; and every one read by :func:`~shardwise.rules.adapters.read_inputs` without
+``build_found``) has the files of its bases read one by one as plain manifests, and so has a named kustomization
+whose build failed. Its overlay's ``replicas:`` field and
 its patches that set ``spec.replicas`` change the number of pods the applied object runs, and its ``images:`` field
 the image; read as written, a base Deployment at ``replicas: 0`` that every overlay runs at 2 was judged as running
 nothing (advisory findings), where ``kustomize build`` of the overlay gives 2. This module reads those fields of each

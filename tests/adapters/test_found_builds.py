@@ -228,18 +228,34 @@ def test_the_library_reads_what_it_meets_unbuilt_unless_asked(repo, monkeypatch)
 
 
 @pytest.mark.tools
-def test_require_build_fails_on_a_leaf_that_was_not_built_and_said_nothing_else(repo, tools, monkeypatch, capsys):
+def test_a_leaf_whose_build_fails_and_that_nothing_else_names_is_said(repo, tools, monkeypatch, capsys):
     """Linted from inside the prod overlay (`lint .`), its base is outside the folder: the build is refused and no
-    object of it is read, so no other record names it. The run passed over nothing before and still does; with
-    require_build the leaf itself is a blocking SW005 record that says why it was not built."""
+    object of it is read, so no record of an object names it, and the run passed over nothing before. Now the leaf
+    itself is an SW005 record that says why it was not built: advisory, blocking with require_build."""
     monkeypatch.chdir(repo / "deploy/overlays/prod")
-    rc, doc = lint(capsys, ".")
-    assert (rc, doc["findings"]) == (0, [])
-    rc, doc = lint(capsys, ".", "--require-build")
-    (f,) = doc["findings"]
-    assert (rc, f["code"], f["level"], f["file"], f["line"], f["subject"]) == (
-        1, "SW005", "mandatory", "./kustomization.yaml", 1, "Kustomization .")
-    assert f["message"].startswith("SW005: not read: what it deploys was not judged: this kustomization, met while "
-                                   "searching a folder, was not built (its build failed: resources entry '../../base'")
-    assert f["message"].endswith("to lint what it deploys: kustomize build . | shardwise lint - (blocking: "
-                                 "require_build)")
+    for flags, rc_wanted, level in (((), 0, "advisory"), (("--require-build",), 1, "mandatory")):
+        rc, doc = lint(capsys, ".", *flags)
+        (f,) = doc["findings"]
+        assert (rc, f["code"], f["level"], f["file"], f["line"], f["subject"]) == (
+            rc_wanted, "SW005", level, "./kustomization.yaml", 1, "Kustomization .")
+        assert f["message"].startswith("SW005: not read: what it deploys was not judged: this kustomization, met "
+                                       "while searching a folder, was not built (its build failed: resources entry "
+                                       "'../../base'")
+        assert f["message"].endswith("to lint what it deploys: kustomize build . | shardwise lint -"
+                                     + (" (blocking: require_build)" if flags else ""))
+
+
+def test_without_the_tool_a_leaf_that_nothing_else_names_is_said_only_under_require_build(repo, no_tools, capsys):
+    """No kustomize on PATH is one fact of the whole run, not one per overlay: a leaf that patches no vLLM object (its
+    base read raw, under its replicas and namespace) gets no record of its own, unless require_build asks that every
+    one be built."""
+    (repo / "deploy/overlays/dev/kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: llm-dev\nresources:\n"
+        "  - ../../base\n", encoding="utf-8")
+    rc, doc = lint(capsys, "deploy")
+    assert (rc, [f["subject"] for f in doc["findings"] if f["code"] == "SW005"]) == (
+        0, ["Deployment llm-prod/llama-chat"])
+    rc, doc = lint(capsys, "deploy", "--require-build")
+    assert (rc, [(f["subject"], f["file"]) for f in doc["findings"] if f["level"] == "mandatory"]) == (1, [
+        ("Kustomization deploy/overlays/dev", "deploy/overlays/dev/kustomization.yaml"),
+        ("Deployment llm-prod/llama-chat", "deploy/overlays/prod/kustomization.yaml")])

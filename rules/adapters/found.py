@@ -97,8 +97,8 @@ def unbuilt_records(inv: Inventory, found: FoundBuilds, every: bool) -> list[Lau
             f"{'Helm chart' if chart else 'Kustomization'} {folder}", "",
             f"what it deploys was not judged: this {'chart' if chart else 'kustomization'}, met while searching a "
             f"folder, was not built ({why}); to lint what it deploys: {how}",
-            Location(os.path.join(folder, name), 1), mentioned=True, source_unread=True, not_built=True,
-            not_built_folder=full))
+            Location(name if folder == "." else os.path.join(folder, name), 1), mentioned=True, source_unread=True,
+            not_built=True, not_built_folder=full))
     return out
 
 

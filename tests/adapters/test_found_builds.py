@@ -237,7 +237,7 @@ def test_a_leaf_whose_build_fails_and_that_nothing_else_names_is_said(repo, tool
         rc, doc = lint(capsys, ".", *flags)
         (f,) = doc["findings"]
         assert (rc, f["code"], f["level"], f["file"], f["line"], f["subject"]) == (
-            rc_wanted, "SW005", level, "./kustomization.yaml", 1, "Kustomization .")
+            rc_wanted, "SW005", level, "kustomization.yaml", 1, "Kustomization .")
         assert f["message"].startswith("SW005: not read: what it deploys was not judged: this kustomization, met "
                                        "while searching a folder, was not built (its build failed: resources entry "
                                        "'../../base'")

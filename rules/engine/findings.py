@@ -105,6 +105,8 @@ class LintConfig:
     production_from: str = ""
     #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
     default_deny_namespaces: tuple[str, ...] = ()
+    #: A kustomization or chart met while searching that was not built makes SW005 block (``require_build``).
+    require_build: bool = False
     #: One share of a run split over processes (:func:`run_rules_split`): group rules check only
     #: ``inv.groups[start:stop]``, and the other rules run only in the share that starts at 0.
     share: tuple[int, int] | None = None

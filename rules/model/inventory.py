@@ -894,6 +894,12 @@ class LaunchIssue:
     #: The ``${VAR}`` of a crash on a template's placeholder written in vLLM's args: a run whose inputs write one of
     #: them where only a template tool fills it (:attr:`Inventory.template_vars`) drops the crash (envsubst fills it).
     placeholder_vars: tuple[str, ...] = ()
+    #: With ``mentioned``: a kustomization or chart met while searching a folder that was not built (no tool on PATH,
+    #: a build error, building switched off) deploys what the record names, so that was not judged as deployed;
+    #: ``require_build`` makes the record block (:mod:`..adapters.found`).
+    not_built: bool = False
+    #: With ``not_built``: the folder (absolute) of the kustomization leaf or chart that was not built.
+    not_built_folder: str = ""
 
 
 @dataclass

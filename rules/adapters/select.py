@@ -223,11 +223,17 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
         return HELM_VALUES
     if _STEP_ASSERTION.match(name):
         return TEST_ASSERTION
+    where = os.path.dirname(path)  # the files of one directory share their place and their Chainsaw tests
     if name.endswith((".yaml", ".yml")):
-        absolute = os.path.normpath(os.path.abspath(path))
-        if absolute in _chainsaw_assertions(os.path.dirname(absolute), {} if tests is None else tests):
+        tests = {} if tests is None else tests
+        # the folder as the path names it keys its tests' files beside the absolute one (the same folder in one run:
+        # dirname(normpath(abspath(path))) is normpath(abspath(dirname(path)))); a file's own absolute name is made
+        # only where the folder has a test that asserts files (issue 30: not an abspath per file of every walk)
+        asserted = tests.get(where)
+        if asserted is None:
+            asserted = tests[where] = _chainsaw_assertions(os.path.normpath(os.path.abspath(where)), tests)
+        if asserted and os.path.normpath(os.path.abspath(path)) in asserted:
             return TEST_ASSERTION
-    where = os.path.dirname(path)  # the files of one directory share their place
     if places is not None and where in places:
         return places[where]
     reason = _skipped_by_place(path, os.path.dirname(os.path.abspath(path)), charts)

@@ -10,8 +10,8 @@
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
   and a ``.shardwiseignore`` file in the current directory. A path the patterns exclude is not read
   (a directory: nothing under it), also when it is named on the command line; each is counted.
-- A manifest template met while searching (``*.yaml-template``, ``*.yaml.tpl``, ``*.yaml.tmpl``, ``*.yaml.j2``,
-  ``*.yaml.jinja2``) is
+- A manifest template met while searching (``*.yaml-template``, ``*.yaml.tpl``, ``*.yaml.tmpl``, ``*.yaml.tftpl``,
+  ``*.yaml.j2``, ``*.yaml.jinja2``) is
   not YAML until a tool fills its placeholders: it is skipped with that reason (named on the command line, it is read).
 - A file whose name says what it is, and that is never a Kubernetes manifest, a Pulumi preview or
   state file or a shardwise stack (``Chart.yaml``, ``kustomization.yaml``, ``Pulumi.yaml``,
@@ -101,9 +101,11 @@ HELM_VALUES = "Helm values"
 MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, "
                      "and lint the output)")
 #: A YAML manifest kept as a template whose placeholders a tool fills before it is applied (``lws.yaml-template``
-#: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, ``pod.yaml.j2`` / ``lws.yaml.jinja2`` for
-#: Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of passing it over.
-TEMPLATE_SUFFIX = re.compile(r"\.ya?ml(?:[.-]template|\.tpl|\.tmpl|\.j2|\.jinja2?)$", re.IGNORECASE)
+#: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, and ``deploy.yaml.tftpl``, the suffix Terraform's
+#: templatefile documentation recommends (corpus38: it was passed over without a word), ``pod.yaml.j2`` /
+#: ``lws.yaml.jinja2`` for Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of
+#: passing it over.
+TEMPLATE_SUFFIX = re.compile(r"\.ya?ml(?:[.-]template|\.tpl|\.tmpl|\.tftpl|\.j2|\.jinja2?)$", re.IGNORECASE)
 
 
 def _script(root: str, name: str) -> bool:

@@ -148,14 +148,21 @@ AMBIGUOUS_CONFIGMAP = "the inputs hold ConfigMap"
 #: Any other unknown (a computed value, an unresolved reference the line does not show).
 DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
              "output)")
+#: A template's angle-bracket placeholder on the value's line (``--tensor-parallel-size=<TP_SIZE>``,
+#: :func:`..model.unknown.is_angle_placeholder`): the file is a tutorial's template its reader fills (corpus38).
+DECIDED_BY_FILLING = "fill the template's <…> placeholder with the value (or write the value literally) and lint that"
 _DECIDERS = (DECIDED_AT_UP_OR_SECRET, DECIDED_NEVER_SECRET, DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE,
              DECIDED_BY_CONFIGMAP, DECIDED_BY_COMMAND,
-             DECIDE_IT)
+             DECIDE_IT, DECIDED_BY_FILLING)
 #: Why a value the inputs write is not known, as a "cannot decide" message gives it: the findings that get what
 #: decides it. Other reasons name what the inputs or the catalog lack (a ResourceClaimTemplate, KubeAI's
 #: configuration, a vendor table entry) and what to do about it themselves.
 _UNREAD = (f"({UNRESOLVED}", f"({FROM_VALUE_SOURCE}", "whose name or prefix is not known)",
            "whose name or namespace is not known)")
+#: An angle-bracket placeholder as a line writes it: a whole YAML value or list item (block or flow, quoted or not), or
+#: a flag's ``=`` value; never one inside a word or text (``<s>`` of a chat template).
+_ANGLED_ON_LINE = re.compile(r"(?:^|(?<=[\s=\[,\"']))<[A-Za-z][A-Za-z0-9_.:/-]*(?: [A-Za-z0-9_.:/-]+)*>"
+                             r"(?=[\"']?(?:[\s,\]#]|$))")
 
 
 @lru_cache(maxsize=32)
@@ -205,7 +212,9 @@ def what_decides(location: Location) -> str:
         return DECIDED_BY_CONFIGMAP
     if any("{{" in line for line in lines):
         return DECIDED_BY_RENDERING
-    return DECIDED_BY_VARIABLE if holds_placeholder(text) else DECIDE_IT
+    if holds_placeholder(text):
+        return DECIDED_BY_VARIABLE
+    return DECIDED_BY_FILLING if "<" in text and _ANGLED_ON_LINE.search(text) else DECIDE_IT
 
 
 #: The wordings of :data:`DECIDED_AT_UP` a message may end with or hold: the runner's tail, and the rules' own.

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
-from ..model.unknown import PLACEHOLDER_VALUE, holds_placeholder, is_placeholder
+from ..model.unknown import PLACEHOLDER_VALUE, holds_placeholder, is_angle_placeholder, is_placeholder
 from .imageref import parse_image
 from .images import image_info
 
@@ -841,7 +841,31 @@ def find_vllm_invocation(
         # a client of the server (its address in a flag, a client image) is not it, nor a simulator that takes
         # vLLM's flags (llm-d's inference simulator: ``--model``, ``--max-model-len``)
         found = ("serve", argv)
+    if found is not None and call is None:
+        found = (found[0], _angle_words(found[1]))
     return found
+
+
+def _angle_words(tokens: list[str]) -> list[str]:
+    """``tokens`` (exec form, no shell) with each word that is a template's angle-bracket placeholder as a whole
+    (``<model-name>``, ``--tensor-parallel-size=<TP_SIZE>``'s value: :func:`..model.unknown.is_angle_placeholder`)
+    written as :data:`PLACEHOLDER_VALUE`, a value not known yet, as a script's ``vllm serve <model-id>`` reads
+    (:data:`_ANGLE_PLACEHOLDER`). No value vLLM takes is written so: read as written, ``<TP_SIZE>`` was SW003's sure
+    crash ("not an integer") and ``<model-name>`` a model the catalog lacks (corpus38: tutorials' manifests, which
+    their reader fills before applying them)."""
+    if not any("<" in t for t in tokens):
+        return tokens
+    out: list[str] = []
+    for t in tokens:
+        if is_angle_placeholder(t):
+            out.append(PLACEHOLDER_VALUE)
+            continue
+        flag, eq, value = t.partition("=")
+        if eq and flag.startswith("-") and is_angle_placeholder(value):
+            out.append(f"{flag}={PLACEHOLDER_VALUE}")
+            continue
+        out.append(t)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

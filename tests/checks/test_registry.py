@@ -84,6 +84,7 @@ EXTRA_FIXTURES = {
     "SW003": {"literal-words.yaml", "declared-release.yaml",
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
+              "angle-placeholders.yaml",  # corpus38: a tutorial's <TP_SIZE>, "<gpu-count>": its reader's to fill
               "absent-flags.yaml",  # a flag the image's vLLM release does not define (vllm.flags), and ones it does
               "undefined-flags.yaml",  # flags47: a flag no option of the release is or begins with (vllm.options)
               "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not

@@ -462,6 +462,27 @@ def test_an_angle_bracket_placeholder_in_a_script_is_one_unknown_word():
         assert (e.model, e.max_model_len, e.port) == ("org/m", 4096, 8200), tail
 
 
+def test_an_angle_bracket_placeholder_in_exec_form_is_an_unknown_not_a_value():
+    # corpus38: tutorials' manifests leave `<TP_SIZE>`-style values for their reader to fill (AWS's and Red Hat's
+    # guides: `--tensor-parallel-size=<TP_SIZE>`, `--max-model-len=<MAX_MODEL_LEN>`; `vllm serve` with the model
+    # `<model-name>`). Written without a shell they were read as values: SW003's sure crash ("not an integer") and a
+    # model the catalog lacks. No value vLLM takes is written so: an unknown, as the script's `<max-len>` is.
+    e = parse(["python3", "-m", "vllm.entrypoints.openai.api_server"],
+              ["--port=8080", "--served-model-name=<MODEL_NAME>", "--tensor-parallel-size=<TP_SIZE>",
+               "--max-model-len=<MAX_MODEL_LEN>", "--gpu-memory-utilization", "<gpu mem util>", "--max-num-seqs=4"])
+    assert (e.port, e.tensor_parallel_size, e.max_model_len, e.gpu_memory_utilization, e.max_num_seqs) == (
+        8080, UNKNOWN, UNKNOWN, UNKNOWN, 4)
+    e = parse(["vllm", "serve"], ["<model-name>", "--tensor-parallel-size=<tp-size>", "--max-model-len=16000"])
+    assert (e.model, e.tensor_parallel_size, e.max_model_len) == (PLACEHOLDER_VALUE, UNKNOWN, 16000)
+    # only a whole value is one: a word with text around the brackets is read as written and still refused
+    with pytest.raises(InputError, match="is not an integer"):
+        parse(["vllm", "serve", "org/m", "--max-model-len", "<4096"])
+    with pytest.raises(InputError, match="is not an integer"):
+        parse(["vllm", "serve", "org/m", "--max-model-len=len-<MAX>"])
+    e = parse(["vllm", "serve", "org/m", "--served-model-name", "a<b>"])
+    assert e.extra == {"served_model_name": ["a<b>"]}
+
+
 def test_a_redirection_inside_quotes_is_part_of_the_word():
     # bash(1), QUOTING: quotes remove the special meaning of `>`, so `"a 2>b"` is one word, written as it is; the
     # file-descriptor marker was left inside it (corpus21). Outside the quotes the same script still redirects.

@@ -155,6 +155,13 @@ _tuple_new: Final = tuple.__new__
 # --------------------------------------------------------------------------------------------------
 
 
+#: The least compute capability of each NVIDIA architecture label whose parts share one major version (NVIDIA's CUDA
+#: GPUs page): what :meth:`Device.capability` takes for a device that names only its label. ``blackwell`` is not one:
+#: B200/GB200 are 10.0, B300/GB300 10.3, the RTX 50 and RTX PRO Blackwell cards 12.0, GB10 12.1.
+_LABEL_CAPABILITY: dict[str, tuple[int, int]] = {"volta": (7, 0), "turing": (7, 5), "ampere": (8, 0), "ada": (8, 9),
+                                                  "hopper": (9, 0)}
+
+
 @dataclass(frozen=True)
 class Device:
     """One GPU as the runtime reports it."""
@@ -173,6 +180,21 @@ class Device:
     #: The least it may report where ``memory_gib`` is the catalog's ECC-off figure (:attr:`GpuInfo.memory_gib_ecc_on`):
     #: what a finding that the model fits on fewer GPUs is judged at (SW104). None: one figure.
     memory_gib_low: float | None = None
+    #: CUDA compute capability (major, minor), the catalog's (:attr:`GpuInfo.compute_capability`). None: not given
+    #: (:meth:`capability` then reads it from the architecture where the label fixes it).
+    compute_capability: tuple[int, int] | None = None
+
+    def capability(self) -> tuple[int, int] | None:
+        """The compute capability vLLM's ``has_device_capability`` / ``is_device_capability`` /
+        ``is_device_capability_family`` test on this GPU: the one given, else the least of its architecture where the
+        label holds one major version and no decision here falls between its parts (:data:`_LABEL_CAPABILITY`: A100
+        8.0 and RTX 3090 8.6 are both below 8.9); None for another vendor and for a ``blackwell`` (10.0, 10.3, 12.0,
+        12.1) or unnamed part without one: not known."""
+        if self.vendor != "nvidia":
+            return None
+        if self.compute_capability is not None:
+            return self.compute_capability
+        return _LABEL_CAPABILITY.get(self.architecture)
 
     @classmethod
     def of(cls, gpu: GpuInfo | None, memory_gib: float | None = None, interconnect: str | None = None,
@@ -194,7 +216,7 @@ class Device:
             high = low = None
         return cls(gpu.name, float(memory_gib or gpu.memory_gib), vendor, gpu.architecture,  # type: ignore[arg-type]
                    domain, high if high and high > gpu.memory_gib else None,
-                   low if low and low < gpu.memory_gib else None)
+                   low if low and low < gpu.memory_gib else None, gpu.compute_capability)
 
 
 @python_class
@@ -655,22 +677,23 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     return hit  # type: ignore[no-any-return]
 
 
-#: NVIDIA architectures on which vLLM runs an FP8 checkpoint's layers with Marlin, weight-only: compute capability
-#: 7.5 - 8.6, below FP8's 8.9 (``Fp8LinearMethod``, ``get_fp8_moe_backend``: ``not has_device_capability(89)``) and at
-#: or above Marlin's FP8 kernel (``is_fp8_marlin_supported``: capability 75), :func:`marlin_fp8_group`.
-_MARLIN_FP8 = frozenset(("ampere", "turing"))
+#: The compute capabilities at which vLLM runs an FP8 checkpoint's layers with Marlin, weight-only: from Marlin's FP8
+#: kernel (``is_fp8_marlin_supported``: capability 75) to below FP8's 8.9 (``Fp8LinearMethod``,
+#: ``get_fp8_moe_backend``: ``not has_device_capability(89)``), :func:`marlin_fp8_group`.
+_MARLIN_FP8: Final = ((7, 5), (8, 9))
 
 
 def marlin_fp8_group(model: ModelShape, s: EngineSettings, precision: Precision, device: Device | None) -> int:
     """The weights along K one 16-bit Marlin scale covers where vLLM runs a block-FP8 checkpoint on a GPU without FP8
-    (:data:`_MARLIN_FP8`), else 0. ``prepare_fp8_layer_for_marlin`` (and ``prepare_fp8_moe_layer_for_marlin`` for the
-    experts; ``quantization/utils/marlin_utils_fp8.py``, the 0.12.0 and 0.19.0 wheels) turns the checkpoint's
-    ``(K / block_k, N / block_n)`` float32 block scales into group scales of the model's dtype, repeated along N
-    (``repeat_interleave(block_n)``) to ``(K / block_k, N)``: 2 / block_k bytes a quantised weight, where the block
-    scales were 4 / (block_k × block_n), which the checkpoint's 1 byte a weight leaves out
-    (:func:`..catalog.hfconfig.weight_bytes_per_param`). A checkpoint quantised per tensor or per channel keeps a scale
-    a column (``(1, N)``), nothing to count."""
-    if device is None or device.vendor != "nvidia" or device.architecture not in _MARLIN_FP8:
+    (:data:`_MARLIN_FP8`), else 0 (a GPU whose capability is not known: 0). ``prepare_fp8_layer_for_marlin`` (and
+    ``prepare_fp8_moe_layer_for_marlin`` for the experts; ``quantization/utils/marlin_utils_fp8.py``, the 0.12.0 and
+    0.19.0 wheels) turns the checkpoint's ``(K / block_k, N / block_n)`` float32 block scales into group scales of the
+    model's dtype, repeated along N (``repeat_interleave(block_n)``) to ``(K / block_k, N)``: 2 / block_k bytes a
+    quantised weight, where the block scales were 4 / (block_k × block_n), which the checkpoint's 1 byte a weight leaves
+    out (:func:`..catalog.hfconfig.weight_bytes_per_param`). A checkpoint quantised per tensor or per channel keeps a
+    scale a column (``(1, N)``), nothing to count."""
+    cc = device.capability() if device is not None else None
+    if cc is None or not _MARLIN_FP8[0] <= cc < _MARLIN_FP8[1]:
         return 0
     q = model.hf_config.get("quantization_config")
     if precision != "fp8" or model.precision != "fp8" or (s.quantization or "fp8").lower() != "fp8":
@@ -948,7 +971,7 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
-            and device.architecture == "hopper" and _block_fp8_dynamic(model, s, precision)):
+            and device.capability() == (9, 0) and _block_fp8_dynamic(model, s, precision)):
         return _tuple_new(MoeRows, (triton, triton, False, 0))
     n = moe.moe_intermediate_size
     local = math.ceil(moe.num_experts / ranks)
@@ -1302,9 +1325,12 @@ def custom_all_reduce(device: Device, tp: int) -> bool:
     return tp == 2 or device.nvlink_domain is None or device.nvlink_domain >= tp
 
 
-#: NVIDIA architectures below compute capability 9.0, where vLLM 0.19+ does not fuse the tensor-parallel all-reduce
-#: with FlashInfer (:func:`tp_buffers_counted`).
-_BELOW_SM90 = frozenset(("ampere", "ada", "turing", "volta"))
+def allreduce_fusion_capability(cc: tuple[int, int]) -> bool:
+    """Whether vLLM 0.19+ fuses the tensor-parallel all-reduce with FlashInfer on a GPU of compute capability ``cc``
+    (:func:`tp_buffers_counted`): ``config/vllm.py`` ``enable_allreduce_rms_fusion`` (0.19.0) asks
+    ``is_device_capability(90) or is_device_capability_family(100)``: 9.0 and the 10.x family (B200/GB200 10.0,
+    B300/GB300 10.3), not 12.x (RTX 5090, RTX PRO Blackwell) nor 12.1 (GB10)."""
+    return cc == (9, 0) or cc[0] == 10
 
 
 def tp_buffers_counted(device: Device, tp: int) -> bool:
@@ -1316,8 +1342,10 @@ def tp_buffers_counted(device: Device, tp: int) -> bool:
     0.22.0 log of a PCIe pair of T4s that runs it ("Using ['CUSTOM', 'PYNCCL'] all-reduce backends") counts about
     0.2 GiB of non-torch memory at TP2, no 2 GiB (docs/capacity-model.md).
 
-    Nor on NVIDIA parts below compute capability 9.0 (:data:`_BELOW_SM90`): what vLLM 0.19.0 sets up in the profile
-    for a tensor-parallel group only on Hopper and Blackwell is FlashInfer's all-reduce fusion workspace.
+    Nor on NVIDIA parts of a compute capability other than 9.0 and the 10.x family
+    (:func:`allreduce_fusion_capability`; not known: charged): what vLLM 0.19.0 sets up in the profile for a
+    tensor-parallel group only there is FlashInfer's all-reduce fusion workspace, so not on sm_120 (RTX 5090, RTX PRO
+    Blackwell) either, which the ``blackwell`` label put with B200.
     ``config/vllm.py`` ``enable_allreduce_rms_fusion`` turns ``fuse_allreduce_rms`` on by default (``-O2``) only at
     TP > 1 on CUDA capability 9.0 or the 10.x family, and ``compilation/passes/fusion/allreduce_rms_fusion.py``
     ``AllReduceFusionPass.__init__`` creates the workspaces (``get_fi_ar_workspace``, ``get_fi_ar_quant_workspace``)
@@ -1326,7 +1354,8 @@ def tp_buffers_counted(device: Device, tp: int) -> bool:
     capability 8.0 not supported, communicator is not available"). An A100's logs print ``'fuse_allreduce_rms':
     False``; with the term, the five A100 starts of the start-up sets at TP2 and TP4 (0.19.0, 0.23.0, 0.27.1) kept
     1.35 - 1.81 GiB of cache more than sized (docs/capacity-model.md)."""
-    if device.vendor == "nvidia" and device.architecture in _BELOW_SM90:
+    cc = device.capability()
+    if cc is not None and not allreduce_fusion_capability(cc):
         return False
     return custom_all_reduce(device, tp) and (device.nvlink_domain is None or device.nvlink_domain >= tp)
 
@@ -1456,8 +1485,7 @@ def sparse_indexer_workspace_bytes(model: ModelShape, b: Behaviour, device: Devi
     rows = INDEXER_WORKSPACE_ROWS * max_model_len
     indexer = -(-(rows * dim) // 256) * 256 + -(-(rows * 4) // 256) * 256  # the fp8 keys, then (rows, 4) scales
     flashmla = 0
-    if (kv_bytes == 1 and kv_dtype != "nvfp4_ds_mla" and device.vendor == "nvidia"
-            and device.architecture == "hopper"):
+    if kv_bytes == 1 and kv_dtype != "nvfp4_ds_mla" and device.capability() == (9, 0):
         latent = model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
         flashmla = -(-(FLASHMLA_SPARSE_WORKSPACE_ROWS * max_model_len * latent * 2) // 256) * 256
     return max(indexer, flashmla)
@@ -2289,7 +2317,8 @@ def _engine(rv: ResolvedVersion, device: Device, notes: list[str], s: EngineSett
     if engine == "v1" and b.v0_by_env and s.use_v1 is False:
         notes.append(f"VLLM_USE_V1=0: vLLM {rv.version} runs the V0 engine")
         return "v0"
-    if engine == "v1" and b.v0_below_cc80 and device.architecture in ("turing", "volta"):
+    cc = device.capability()
+    if engine == "v1" and b.v0_below_cc80 and cc is not None and cc < (8, 0):
         engine = "v0"
         notes.append(f"vLLM {rv.version} runs the V0 engine on {device.name} (compute capability below 8.0)")
     return engine
@@ -2361,7 +2390,8 @@ def kv_dtype_refusal(model: ModelShape, s: EngineSettings, device: Device, ck: _
     bf16 = given in ("bfloat16", "bf16") or (given == "auto" and stated not in ("float16", "fp16", "half"))
     return kv_dtypes.refusal(ck.kv_dtype, device.vendor, device.architecture, device.name, head=model.head_dim,
                              rope=kv_layout.rotary_dim(model, model.head_dim), mla=model.mla is not None,
-                             sparse_mla=kv_layout.indexer_bytes(model) > 0, bf16=bf16, sinks=model_type == "gpt_oss")
+                             sparse_mla=kv_layout.indexer_bytes(model) > 0, bf16=bf16, sinks=model_type == "gpt_oss",
+                             capability=device.capability())
 
 
 class _Length(NamedTuple):
@@ -2566,7 +2596,7 @@ def _block_size(model: ModelShape, s: EngineSettings, rv: ResolvedVersion, engin
     ``Behaviour.default_block_size``); V1 picks MLA models' block size by attention backend
     (:func:`shardwise.rules.vllm.kv_layout.mla_block_size`)."""
     if first.mla and engine == "v1":
-        return kv_layout.mla_block_size(model, device.architecture, device.name, device.vendor,
+        return kv_layout.mla_block_size(model, device.capability(), device.vendor,
                                         rv.version.parts, s.block_size)
     if not s.block_size and kv_dtypes.packed(s.kv_cache_dtype) in kv_dtypes.OWN_BLOCK:
         # the backend pins its block whatever the default (ultraquant_attn.py get_preferred_block_size: 64)

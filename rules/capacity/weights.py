@@ -533,14 +533,16 @@ def mxfp4_backend(device: Device | None, triton_kernels: bool = True,
         return None
     if device.vendor == "amd":
         return MXFP4_BACKENDS["rocm-gfx950" if device.architecture == "cdna4" else "rocm"]
-    arch = device.architecture
-    if arch == "hopper":
+    cc = device.capability()  # by compute capability: 9.0, the 10.x family, 8.x and 12.x (not the ``blackwell`` label)
+    if cc is None:
+        return None
+    if cc[0] == 9:
         if triton_kernels and scales_freed:
             return replace(MXFP4_BACKENDS["triton"], loaded_scales=False)
         return MXFP4_BACKENDS["triton" if triton_kernels else "marlin"]
-    if arch == "blackwell" and not device.name.upper().startswith("RTX"):
+    if cc[0] == 10:
         return MXFP4_BACKENDS["flashinfer"]
-    if arch in ("ampere", "ada", "blackwell"):
+    if cc[0] in (8, 12):
         return MXFP4_BACKENDS["marlin"]
     return None
 

@@ -161,6 +161,8 @@ def _gpu_index() -> tuple[dict[str, GpuInfo], dict[str, str], dict[str, str]]:
         _check_entry(raw, GpuInfo, path, _NOTE_KEYS)
         fields = {k: v for k, v in raw.items() if k not in _NOTE_KEYS}
         fields["aliases"] = tuple(fields.get("aliases", ()))
+        if isinstance(fields.get("compute_capability"), list):  # (major, minor), as the record keeps it
+            fields["compute_capability"] = tuple(fields["compute_capability"])
         fields.setdefault("nvlink_domain_size", _GPU_DOMAIN_BY_LINK.get(str(fields.get("interconnect", "pcie")), 1))
         fields.setdefault("k8s_resource", catalog_resources()[str(fields.get("vendor", "nvidia"))])
         try:

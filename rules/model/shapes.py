@@ -39,6 +39,12 @@ class GpuInfo:
     architecture: str  # "ampere", "ada", "hopper", "blackwell", "turing", "volta", "cdna3", "gaudi2", "tpu-v5e", ...
     fp8: bool  # native FP8 matrix units that vLLM uses for FP8 weights
     aliases: tuple[str, ...] = ()  # other spellings, GFD product labels, Karpenter and GKE names
+    #: CUDA compute capability (major, minor) of an NVIDIA part, what vLLM's ``has_device_capability`` /
+    #: ``is_device_capability`` / ``is_device_capability_family`` test (NVIDIA's CUDA GPUs page,
+    #: https://developer.nvidia.com/cuda-gpus, and the CUDA C++ Programming Guide's compute-capability table): the
+    #: ``blackwell`` label holds 10.0 (B200, GB200), 10.3 (B300, GB300) and 12.0 (RTX 5090, the RTX PRO Blackwell
+    #: cards). None: another vendor's part.
+    compute_capability: tuple[int, int] | None = None
     interconnect: Interconnect = "pcie"  # what multi-GPU servers of this part usually have
     #: Most devices one fast link joins all-to-all on servers of this part: 8 on HGX boards, 72 on
     #: GB200 NVL72, 2 for H100 NVL (NVLink bridges join cards in pairs only), 1 for PCIe-only cards.

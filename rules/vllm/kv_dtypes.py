@@ -51,7 +51,7 @@ _HADAMARD = 64
 _ULTRAQUANT_GROUP = 32
 _OCTAVE_HEAD = 256
 
-Gpu = Literal["sm100", "fa2", "other-cuda", "rocm-octave", "rocm", "other"]
+Gpu = Literal["sm100", "fa2", "other-cuda", "unknown-cuda", "rocm-octave", "rocm", "other"]
 
 
 def packed(kv_cache_dtype: str | None) -> str:
@@ -81,14 +81,17 @@ def head_slot_bytes(kind: str, head: int, rope: int) -> int:
     raise ValueError(f"{kind!r} is not a packed KV cache dtype")
 
 
-def gpu_class(vendor: str, arch: str, name: str) -> Gpu:
-    """Which of the classes the backends tell apart a GPU is in: compute capability 10.x (Blackwell but the RTX
-    parts, which are 12.x), 8.x / 9.x / 12.x (FlashAttention 2's path for NVFP4), other CUDA, ROCm CDNA3/RDNA3, other
-    ROCm, anything else."""
+def gpu_class(vendor: str, arch: str, capability: tuple[int, int] | None) -> Gpu:
+    """Which of the classes the backends tell apart a GPU is in, by its compute capability (``capability``; the
+    ``blackwell`` label holds both 10.x and 12.x): 10.x (B200, B300, GB200, GB300), 8.x / 9.x / 12.x (FlashAttention
+    2's path for NVFP4: the RTX 5090 and RTX PRO Blackwell cards are 12.0), other CUDA (below 8.0, 11.x), CUDA of a
+    capability not known (no refusal that depends on it), ROCm CDNA3/RDNA3 (``arch``), other ROCm, anything else."""
     if vendor == "nvidia":
-        if arch == "blackwell" and not name.upper().startswith("RTX"):
+        if capability is None:
+            return "unknown-cuda"
+        if capability[0] == 10:
             return "sm100"
-        if arch in ("ampere", "ada", "hopper", "blackwell"):
+        if capability[0] in (8, 9, 12):
             return "fa2"
         return "other-cuda"
     if vendor == "amd":
@@ -97,21 +100,23 @@ def gpu_class(vendor: str, arch: str, name: str) -> Gpu:
 
 
 def refusal(kind: str, vendor: str, arch: str, name: str, *, head: int, rope: int, mla: bool, sparse_mla: bool,
-            bf16: bool, sinks: bool) -> str:
+            bf16: bool, sinks: bool, capability: tuple[int, int] | None = None) -> str:
     """vLLM's refusal to start with the packed dtype ``kind`` on this GPU and model (no attention backend takes it:
     "No valid attention backend found"), or ""."""
-    gpu = gpu_class(vendor, arch, name)
+    gpu = gpu_class(vendor, arch, capability)
     where = f"--kv-cache-dtype {kind}"
+    # an NVIDIA GPU whose compute capability is not known: a refusal that depends on it is not sure
+    unknown = gpu == "unknown-cuda"
     if kind == "nvfp4_ds_mla":
         if not sparse_mla:
             return f"{where} is read only by DeepSeek-V3.2's sparse FlashMLA backend, which this model does not use"
-        if gpu != "sm100":
+        if gpu != "sm100" and not unknown:
             return f"{where}: FlashMLA's sparse backend takes it on compute capability 10.x (B200, B300, GB200) only"
         return ""
     if mla:
         return f"{where}: no MLA attention backend of vLLM takes it"
     if kind in ("nvfp4", "nvfp4_4over6"):
-        if gpu == "sm100":
+        if gpu == "sm100" or unknown:
             return ""
         if gpu != "fa2":
             return f"{where}: only FlashInfer takes it, on NVIDIA GPUs of compute capability 8.0 and later"

@@ -514,23 +514,26 @@ def index_topk_layer_ids(cfg: dict[str, Any], n: int) -> tuple[int, ...]:
 FP8_DS_MLA_BYTES = 512 + 4 * 4 + 64 * 2
 
 
-def mla_block_size(model: ModelShape, arch: str, name: str, vendor: str, version: tuple[int, ...],
+def mla_block_size(model: ModelShape, capability: tuple[int, int] | None, vendor: str, version: tuple[int, ...],
                    requested: int | None) -> int:
     """The KV block size vLLM's MLA backend forces (``vllm/platforms/cuda.py`` ``check_and_update_config``).
 
     * DeepSeek-V3.2 (sparse FlashMLA): 64;
-    * Hopper: FlashMLA, 64 (the default MLA backend since vllm#14451, 0.8);
-    * SM100 Blackwell (B200, B300, GB200): CUTLASS MLA, 128 (default from vllm#21626, 0.10.1) until
+    By the GPU's compute capability (``capability``; None: not known, as elsewhere), not the ``blackwell`` label:
+
+    * Hopper (9.0): FlashMLA, 64 (the default MLA backend since vllm#14451, 0.8);
+    * the 10.x family (B200, B300, GB200): CUTLASS MLA, 128 (default from vllm#21626, 0.10.1) until
       FlashInfer MLA became the default (vllm#32339, 0.14), which takes 32 or 64 (64 unless asked);
-    * elsewhere (Ampere, Ada, SM120, ROCm without AITER): Triton MLA, the block size asked (16 by default).
+    * elsewhere (Ampere, Ada, 12.x: RTX 5090 and RTX PRO Blackwell; ROCm without AITER): Triton MLA, the block size
+      asked (16 by default).
     """
     if indexer_bytes(model):
         return 64
     if vendor == "amd":
         return requested or 16
-    if arch == "hopper":
+    if capability is not None and capability[0] == 9:
         return 64
-    if arch == "blackwell" and not name.upper().startswith("RTX"):
+    if capability is not None and capability[0] == 10:
         if version >= (0, 14, 0):
             return requested if requested in (32, 64) else 64
         if version >= (0, 10, 1):

@@ -345,8 +345,27 @@ def nvlink_domain(log: Log) -> int | None:
         return None
 
 
+#: The compute capability of the rows' NVIDIA GPUs that the catalog does not hold (NVIDIA's CUDA GPUs page,
+#: https://developer.nvidia.com/cuda-gpus): the GeForce RTX 50 cards and an RTX PRO 4500 Blackwell's MIG slice 12.0, the
+#: DGX Spark's GB10 12.1. The ``blackwell`` label alone does not say it (B200 10.0, B300 10.3).
+CAPABILITY_NOT_IN_CATALOG = {"GB10": (12, 1), "RTX 5060 Ti": (12, 0), "RTX 5080": (12, 0),
+                             "RTX PRO 4500 1g.16gb": (12, 0)}
+
+
+def capability(log: Log) -> tuple[int, int] | None:
+    """The row's GPU's compute capability: the catalog's for its GPU, else :data:`CAPABILITY_NOT_IN_CATALOG`'s, else
+    None (``sizing.Device.capability`` then reads it from the architecture where the label fixes it)."""
+    if log.vendor != "nvidia":
+        return None
+    try:
+        return find_gpu(log.gpu).compute_capability
+    except CatalogError:
+        return CAPABILITY_NOT_IN_CATALOG.get(log.gpu)
+
+
 def size(log: Log) -> sizing.ReplicaSizing:
-    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, nvlink_domain(log))  # type: ignore[arg-type]
+    device = sizing.Device(log.gpu, log.gpu_gib, log.vendor, log.arch, nvlink_domain(log),  # type: ignore[arg-type]
+                           compute_capability=capability(log))
     return sizing.size_deployment(log.model, device, log.settings, log.release)
 
 

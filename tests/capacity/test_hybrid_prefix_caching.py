@@ -23,7 +23,7 @@ from shardwise.rules.vllm import kv_layout
 from shardwise.rules.vllm.versions import resolve
 from startup_logs import DATA, load, score, size
 
-RTX5090 = sizing.Device("RTX 5090", 31.36, "nvidia", "blackwell", 1)
+RTX5090 = sizing.Device("RTX 5090", 31.36, "nvidia", "blackwell", 1, compute_capability=(12, 0))
 
 
 def _start(model_id: str, max_model_len: int, release: str = "0.29.0", **settings: object) -> sizing.ReplicaSizing:

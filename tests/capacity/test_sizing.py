@@ -759,8 +759,8 @@ def test_too_little_free_memory_at_the_first_snapshot_is_refused():
 
 H100 = sizing.Device("H100-SXM-80GB", H100_GIB, "nvidia", "hopper")
 A100 = sizing.Device("A100-80GB", 79.25, "nvidia", "ampere")
-B200 = sizing.Device("B200", 178.36, "nvidia", "blackwell")
-RTX5090 = sizing.Device("RTX-5090", 31.36, "nvidia", "blackwell")
+B200 = sizing.Device("B200", 178.36, "nvidia", "blackwell", compute_capability=(10, 0))
+RTX5090 = sizing.Device("RTX-5090", 31.36, "nvidia", "blackwell", compute_capability=(12, 0))
 MI300X = sizing.Device("MI300X", 191.98, "amd", "cdna3")
 MI355X = sizing.Device("MI355X", 287.98, "amd", "cdna4")
 
@@ -1506,7 +1506,7 @@ def test_every_pipeline_stage_is_profiled_and_a_middle_stage_can_bound_the_cache
     assert sizing._distinct_stages(model, 8) == (0, 1, 7)  # 11, then six stages of 12, then 11
     assert sizing._distinct_stages(model, 2) == (0, 1)
     assert sizing._distinct_stages(model, 1) == (0,)
-    card = sizing.Device("RTX PRO 6000 Blackwell", 95.01, "nvidia", "blackwell", 1)
+    card = sizing.Device("RTX PRO 6000 Blackwell", 95.01, "nvidia", "blackwell", 1, compute_capability=(12, 0))
     settings = sizing.EngineSettings(pp=4, gpu_memory_utilization=0.9, max_model_len=32768, max_num_seqs=32)
     s = sizing.size_deployment(model, card, settings, "0.27.1")
     total = sizing._checkpoint(model, settings, None, []).total_bytes

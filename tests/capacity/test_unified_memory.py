@@ -30,7 +30,7 @@ def test_a_gpu_with_its_own_memory_gets_no_host_note():
 def test_the_host_only_takes_from_the_budget_so_a_predicted_refusal_stands():
     # Llama-3.1-8B in BF16 at 0.2 of a GB10 (24.3 GiB): 14.99 GiB of weights, 9.01 GiB of KV cache against the 16.00 a
     # 131,072-token request needs; the host's allocations can only lower the budget further
-    gb10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1)
+    gb10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1, compute_capability=(12, 1))
     s = sizing.size_deployment(LLAMA8, gb10, sizing.EngineSettings(gpu_memory_utilization=0.2, max_model_len=131072,
                                                                 compile_cache="warm"),
                                "0.25.1")
@@ -42,7 +42,7 @@ def test_the_host_only_takes_from_the_budget_so_a_predicted_refusal_stands():
 def test_the_extensible_kv_cache_on_a_gb10_provides_for_no_later_host_allocation():
     # 0.34.0: request_memory skips the start-up check for the extensible cache, which measure_kv_cache_blocks sizes from
     # device_memory_info (psutil's available RAM on an integrated GPU) after the warm-up
-    gb10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1)
+    gb10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1, compute_capability=(12, 1))
     s = sizing.size_deployment(LLAMA8, gb10, sizing.EngineSettings(max_model_len=8192), "0.34.0")
     assert s.gpu_memory_utilization == 1.0
     assert _host_notes(s) == [

@@ -156,7 +156,7 @@ def test_kv_bytes_per_token_at_tp1_bf16():
     # bf16 and 128 fp8 indexer keys + 4 bytes of scale per layer, block 64
     assert lay.mla and lay.modelled and [(t.layers, t.bytes_per_token) for t in lay.types] == [(78, 1284)]
     assert sizing.kv_bytes_per_token_per_gpu(glm5, 1, 1, 2) == 78 * 1284 == 100_152
-    assert kv_layout.mla_block_size(glm5, "hopper", "H100", "nvidia", (0, 11, 0), None) == 64
+    assert kv_layout.mla_block_size(glm5, (9, 0), "nvidia", (0, 11, 0), None) == 64
     # GLM-4.7-Flash: MLA without an indexer, 47 layers of a 512 + 64 latent in bf16
     flash = find_model("zai-org/GLM-4.7-Flash")
     assert sizing.kv_bytes_per_token_per_gpu(flash, 1, 1, 2) == 47 * 1152 == 54_144

@@ -219,26 +219,38 @@ def test_deepseek_v32_caches_the_indexer_keys_and_an_fp8_ds_mla_latent():
     assert sizing.kv_bytes_per_token_per_gpu(v32, 8, 1, 1) == 61 * 788
 
 
-@pytest.mark.parametrize(("arch", "name", "vendor", "version", "requested", "expected"), [
-    ("hopper", "H200-141GB", "nvidia", (0, 11, 0), None, 64),  # FlashMLA
-    ("hopper", "H100-SXM-80GB", "nvidia", (0, 11, 0), 16, 64),  # forced whatever was asked
-    ("blackwell", "B200", "nvidia", (0, 10, 0), None, 16),  # Triton MLA before vllm#21626
-    ("blackwell", "B200", "nvidia", (0, 11, 0), None, 128),  # CUTLASS MLA
-    ("blackwell", "GB200", "nvidia", (0, 13, 0), 64, 128),
-    ("blackwell", "B200", "nvidia", (0, 14, 0), None, 64),  # FlashInfer MLA (vllm#32339)
-    ("blackwell", "B300", "nvidia", (0, 15, 1), 32, 32),
-    ("blackwell", "RTX-PRO-6000-Blackwell", "nvidia", (0, 11, 0), None, 16),  # SM120: Triton MLA
-    ("ampere", "A100-80GB", "nvidia", (0, 11, 0), None, 16),
-    ("cdna3", "MI300X", "amd", (0, 11, 0), 32, 32),
+@pytest.mark.parametrize(("name", "vendor", "version", "requested", "expected"), [
+    ("H200-141GB", "nvidia", (0, 11, 0), None, 64),  # FlashMLA (9.0)
+    ("H100-SXM-80GB", "nvidia", (0, 11, 0), 16, 64),  # forced whatever was asked
+    ("B200", "nvidia", (0, 10, 0), None, 16),  # Triton MLA before vllm#21626
+    ("B200", "nvidia", (0, 11, 0), None, 128),  # CUTLASS MLA (10.0)
+    ("GB200", "nvidia", (0, 13, 0), 64, 128),
+    ("B200", "nvidia", (0, 14, 0), None, 64),  # FlashInfer MLA (vllm#32339)
+    ("B300", "nvidia", (0, 15, 1), 32, 32),  # 10.3: the 10.x family
+    ("RTX-PRO-6000-Blackwell", "nvidia", (0, 11, 0), None, 16),  # 12.0 (the same "blackwell" label): Triton MLA
+    ("RTX-5090", "nvidia", (0, 14, 0), None, 16),
+    ("A100-80GB", "nvidia", (0, 11, 0), None, 16),
+    ("MI300X", "amd", (0, 11, 0), 32, 32),
 ])
-def test_mla_block_size_follows_the_backend_vllm_picks(arch, name, vendor, version, requested, expected):
-    from shardwise.rules.catalog import find_model
+def test_mla_block_size_follows_the_backend_vllm_picks(name, vendor, version, requested, expected):
+    from shardwise.rules.catalog import find_gpu, find_model
 
-    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-R1"), arch, name, vendor, version,
+    cc = find_gpu(name).compute_capability  # the catalog's, which decides: not the architecture label
+    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-R1"), cc, vendor, version,
                                     requested) == expected
     # DeepSeek-V3.2's sparse FlashMLA takes 64-token blocks everywhere
-    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-V3.2"), arch, name, vendor, version,
+    assert kv_layout.mla_block_size(find_model("deepseek-ai/DeepSeek-V3.2"), cc, vendor, version,
                                     requested) == 64
+
+
+def test_mla_block_size_of_a_gpu_whose_capability_is_not_known_is_the_one_asked():
+    from shardwise.rules.catalog import find_model
+
+    r1 = find_model("deepseek-ai/DeepSeek-R1")
+    assert kv_layout.mla_block_size(r1, None, "nvidia", (0, 14, 0), None) == 16
+    assert kv_layout.mla_block_size(r1, None, "nvidia", (0, 14, 0), 32) == 32
+    assert kv_layout.mla_block_size(r1, (12, 1), "nvidia", (0, 14, 0), None) == 16  # GB10
+    assert kv_layout.mla_block_size(r1, (10, 3), "nvidia", (0, 14, 0), None) == 64
 
 
 def test_near_equal_layer_types_share_one_group_size_from_0_12():

@@ -28,7 +28,7 @@ import startup_logs  # noqa: E402
 from manifest_settings import engine_settings_for
 
 GIB = 1024**3
-GB10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1)
+GB10 = sizing.Device("GB10", 121.63, "nvidia", "blackwell", 1, compute_capability=(12, 1))
 #: the logged run's flags (its config line: prefix caching off, bfloat16)
 RUN = sizing.EngineSettings(gpu_memory_utilization=0.85, max_model_len=262144, max_num_seqs=32,
                             speculative_method="mtp", speculative_tokens=3, pip_install=True,

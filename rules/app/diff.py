@@ -118,8 +118,9 @@ _TREE_ENTRY = re.compile(rb"(\d+) (\w+) ([0-9a-f]+)\t(.*)", re.DOTALL)
 def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[str, str]]) -> None:
     """Write the tree of ``commit`` into the empty folder ``dest`` as the commit holds it: folders, regular files (the
     executable bit kept), symbolic links whatever they name (a link to ``/dev/zero`` or out of the tree is written as
-    the link it is, so the base is linted as the working tree is: named, not followed; fuzz15), a submodule as an
-    empty folder. What cannot be written is added to ``left_out`` with why.
+    the link it is, so the base is linted as the working tree is: named, not followed; fuzz15), a submodule as the
+    tree its checkout holds at the commit the base records (:func:`_fill_submodules`; an empty folder where it is not
+    checked out). What cannot be written is added to ``left_out`` with why.
 
     The paths come from ``git ls-tree``, the bytes from ``git cat-file --batch`` (to a temporary file), so the base is
     the commit's, whatever its ``.gitattributes`` say: ``git archive`` left out what ``export-ignore`` marks (a
@@ -141,6 +142,7 @@ def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[
         m = _TREE_ENTRY.fullmatch(line)
         if m is not None:
             entries.append((m.group(1), m.group(2), m.group(3), os.fsdecode(m.group(4))))
+    submodules: list[tuple[str, str]] = []  # (path, commit) of each submodule folder written
     made = {""}  # the folders (relative to dest) this extraction made: real folders, below no link
     failed: set[str] = set()  # the folders it could not make (said once)
     with tempfile.TemporaryFile(prefix="shardwise-base-") as wanted, \
@@ -164,8 +166,55 @@ def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[
                     _write_entry(mode, kind, size, blobs, os.path.join(dest, name))
                 except OSError as e:
                     left_out.append((name, f"it could not be written from git: {e.strerror or e}"))
+                else:
+                    if kind == b"commit":
+                        submodules.append((name, oid.decode("ascii", "replace")))
             if size >= 0:
                 blobs.seek(start + size + 1)  # past its bytes, read or not, and the newline after them
+    if submodules:
+        _fill_submodules(submodules, dest, cwd, left_out)
+
+
+def _fill_submodules(submodules: Sequence[tuple[str, str]], dest: str, cwd: str | None,
+                     left_out: list[tuple[str, str]]) -> None:
+    """Write into each submodule folder of the base the tree of the commit the base records for it, read from the
+    working tree's checkout of that submodule, so both sides hold the same files: the working tree lints a checked-out
+    submodule's files, and a base that left the folder empty read every workload in it as added by an unchanged tree
+    (``+18 GPUs ... 4 findings added (1 at or above mandatory)``, review36). A submodule that is not checked out (its
+    folder empty or missing, as a clone without ``--recurse-submodules`` leaves it) stays an empty folder, as the
+    working tree has it; one checked out whose repository does not hold the base's commit is left out and said (a base
+    input error: ``git -C PATH fetch``), never passed over as empty. Nested submodules are read the same way, each
+    from its own checkout; a checkout reached through a link is not read (the working tree's lint names a link, it
+    does not follow it)."""
+    try:
+        top = os.path.realpath(_git(["rev-parse", "--show-toplevel"], cwd))
+    except GitTimeout:
+        raise
+    except GitError:
+        return
+    for name, commit in submodules:
+        checkout = os.path.join(top, name)
+        if os.path.realpath(checkout) != checkout or not os.path.lexists(os.path.join(checkout, ".git")):
+            continue  # not checked out (or through a link): the working tree holds no file of it either
+        try:
+            own = os.path.realpath(_git(["rev-parse", "--show-toplevel"], checkout))
+        except GitTimeout:
+            raise
+        except GitError:
+            continue
+        if own != checkout:
+            continue
+        try:
+            _git(["cat-file", "-e", f"{commit}^{{commit}}"], checkout)
+        except GitTimeout:
+            raise
+        except GitError:
+            left_out.append((name, f"it is a submodule whose checkout does not hold the base's commit {commit} "
+                                   f"(git -C {name} fetch)"))
+            continue
+        inner: list[tuple[str, str]] = []
+        _extract_base(commit, os.path.join(dest, name), checkout, inner)
+        left_out.extend((f"{name}/{n}", why) for n, why in inner)
 
 
 def _folder_for(name: str, dest: str, made: set[str], failed: set[str], left_out: list[tuple[str, str]]) -> bool:

@@ -423,3 +423,29 @@ def test_a_submodule_whose_checkout_lacks_the_base_commit_is_said(tmp_path, monk
     assert (rc, [(e["file"], e["message"]) for e in d["base_input_errors"]]) == (0, [(
         "deploy", f"not read: it is a submodule whose checkout does not hold the base's commit {lost} "
                   "(git -C deploy fetch)")])
+
+
+def test_a_file_the_checkout_converts_is_read_at_the_base_as_the_checkout_writes_it(repo, capsys):
+    """review36: git-lfs keeps a pointer in the blob and the file in the checkout (its smudge filter). ``git archive``
+    ran the filter, as checkout does; the base read from ``git cat-file --batch`` (fuzz22) was the blob, so an
+    unchanged tree whose manifest a filter converts read as every workload added: "+18 GPUs, +3 nodes, +$120.57/hour, 4
+    findings added (1 at or above mandatory ...)". Such a file is now written as ``git cat-file --filters`` gives it.
+    The filter here (base64, the blob's bytes no manifest) stands in for git-lfs's, which the test machine may lack."""
+    import base64
+
+    text = (repo / "deploy" / "serving.yaml").read_bytes()
+    (repo / "deploy" / "serving.yaml").write_bytes(base64.b64encode(text) + b"\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the manifest as its filter stores it")
+    (repo / ".gitattributes").write_text("*.yaml filter=b64\n", encoding="utf-8")
+    git(repo, "config", "filter.b64.smudge", "base64 -d")
+    git(repo, "config", "filter.b64.clean", "base64")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "attributes")
+    (repo / "deploy" / "serving.yaml").unlink()
+    git(repo, "checkout", "--", "deploy")
+    assert (repo / "deploy" / "serving.yaml").read_bytes() == text  # the checkout is the manifest
+    rc, out, err = run(capsys, "diff", "HEAD", "deploy/", "--format", "json")
+    d = json.loads(out)
+    assert (rc, d["totals"]["base"]["gpus_total"], d["base_input_errors"]) == (0, 18, [])
+    assert err == "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, 0 fixed\n"

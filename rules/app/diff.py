@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -118,8 +119,9 @@ _TREE_ENTRY = re.compile(rb"(\d+) (\w+) ([0-9a-f]+)\t(.*)", re.DOTALL)
 def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[str, str]]) -> None:
     """Write the tree of ``commit`` into the empty folder ``dest`` as the commit holds it: folders, regular files (the
     executable bit kept), symbolic links whatever they name (a link to ``/dev/zero`` or out of the tree is written as
-    the link it is, so the base is linted as the working tree is: named, not followed; fuzz15), a submodule as an
-    empty folder. What cannot be written is added to ``left_out`` with why.
+    the link it is, so the base is linted as the working tree is: named, not followed; fuzz15), a submodule as the
+    tree its checkout holds at the commit the base records (:func:`_fill_submodules`; an empty folder where it is not
+    checked out). What cannot be written is added to ``left_out`` with why.
 
     The paths come from ``git ls-tree``, the bytes from ``git cat-file --batch`` (to a temporary file), so the base is
     the commit's, whatever its ``.gitattributes`` say: ``git archive`` left out what ``export-ignore`` marks (a
@@ -141,6 +143,8 @@ def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[
         m = _TREE_ENTRY.fullmatch(line)
         if m is not None:
             entries.append((m.group(1), m.group(2), m.group(3), os.fsdecode(m.group(4))))
+    submodules: list[tuple[str, str]] = []  # (path, commit) of each submodule folder written
+    top, filtered = _filtered(entries, cwd)
     made = {""}  # the folders (relative to dest) this extraction made: real folders, below no link
     failed: set[str] = set()  # the folders it could not make (said once)
     with tempfile.TemporaryFile(prefix="shardwise-base-") as wanted, \
@@ -161,11 +165,129 @@ def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[
                 left_out.append((name, f"its object {oid.decode()} is not in the repository"))
             elif _folder_for(name, dest, made, failed, left_out):
                 try:
-                    _write_entry(mode, kind, size, blobs, os.path.join(dest, name))
+                    if name in filtered and top is not None:
+                        _write_filtered(mode, oid.decode("ascii", "replace"), name, top, os.path.join(dest, name))
+                    else:
+                        _write_entry(mode, kind, size, blobs, os.path.join(dest, name))
                 except OSError as e:
                     left_out.append((name, f"it could not be written from git: {e.strerror or e}"))
+                else:
+                    if kind == b"commit":
+                        submodules.append((name, oid.decode("ascii", "replace")))
             if size >= 0:
                 blobs.seek(start + size + 1)  # past its bytes, read or not, and the newline after them
+    if submodules:
+        _fill_submodules(submodules, dest, cwd, left_out)
+
+
+#: The attributes whose conversion gives a checkout other bytes than the blob's in a way a reader of YAML sees: a
+#: filter driver's smudge (git-lfs: the blob is a pointer, the checkout the file; git-crypt) and a working-tree
+#: encoding. End-of-line conversion is not among them: YAML reads CRLF as LF, and both sides lint the same.
+_CONVERTING = ("filter", "working-tree-encoding")
+
+
+def _filtered(entries: Sequence[tuple[bytes, bytes, bytes, str]], cwd: str | None) -> tuple[str | None, set[str]]:
+    """The repository's top folder and the paths of the files of ``entries`` that a checkout converts
+    (:data:`_CONVERTING`, by the working tree's attributes, as ``git checkout`` wrote the working tree's copies):
+    ``git check-attr``, one call."""
+    files = [name for mode, kind, _, name in entries if kind == b"blob" and mode != b"120000" and "\0" not in name]
+    if not files:
+        return None, set()
+    try:
+        top = _git(["rev-parse", "--show-toplevel"], cwd)
+        with tempfile.TemporaryFile(prefix="shardwise-base-") as names:
+            names.write(b"".join(os.fsencode(n) + b"\0" for n in files))
+            names.seek(0)
+            out = _git(["check-attr", "-z", "--stdin", *_CONVERTING], top, binary=True, feed=names)
+    except GitTimeout:
+        raise
+    except GitError:
+        return None, set()
+    fields = out.split(b"\0")
+    converted = {os.fsdecode(fields[i]) for i in range(0, len(fields) - 2, 3)
+                 if fields[i + 2] not in (b"unspecified", b"unset")}
+    return top, converted
+
+
+def _write_filtered(mode: bytes, oid: str, name: str, top: str, path: str) -> None:
+    """The file ``name`` whose checkout the repository converts (a smudge filter, a working-tree encoding) at ``path``,
+    as ``git cat-file --filters`` gives it: the bytes ``git checkout`` writes, as ``git archive`` wrote them before
+    fuzz22 (a git-lfs file read as its pointer at the base and as its content in the working tree was every workload of
+    it added by an unchanged tree; review36). At most ``MAX_FILE_BYTES + 1`` bytes are written (a smudged file may be
+    gigabytes: the rest is not read), within git's wall time."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    limit_s = wall_limit(_GIT_TIMEOUT_S)
+    with os.fdopen(os.open(path, flags, 0o755 if mode == b"100755" else 0o644), "wb") as f, \
+            subprocess.Popen(["git", "cat-file", "--filters", f"--path={name}", oid], cwd=top,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        fired: list[bool] = []
+
+        def stop() -> None:
+            fired.append(True)
+            proc.kill()
+
+        timer = threading.Timer(limit_s, stop)
+        timer.start()
+        try:
+            left = MAX_FILE_BYTES + 1
+            while left > 0 and proc.stdout is not None:
+                chunk = proc.stdout.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                f.write(chunk)
+                left -= len(chunk)
+            if left <= 0:
+                proc.kill()  # larger than shardwise reads: the rest is never read
+            _, err = proc.communicate()
+        finally:
+            timer.cancel()
+    if fired:
+        raise GitTimeout(f"git cat-file --filters {name} did not finish in {limit_s} s")
+    if left > 0 and proc.returncode != 0:
+        msg = err.decode("utf-8", "replace").strip().splitlines()
+        raise OSError(f"git cat-file --filters: {msg[-1] if msg else f'exit status {proc.returncode}'}")
+
+
+def _fill_submodules(submodules: Sequence[tuple[str, str]], dest: str, cwd: str | None,
+                     left_out: list[tuple[str, str]]) -> None:
+    """Write into each submodule folder of the base the tree of the commit the base records for it, read from the
+    working tree's checkout of that submodule, so both sides hold the same files: the working tree lints a checked-out
+    submodule's files, and a base that left the folder empty read every workload in it as added by an unchanged tree
+    (``+18 GPUs ... 4 findings added (1 at or above mandatory)``, review36). A submodule that is not checked out (its
+    folder empty or missing, as a clone without ``--recurse-submodules`` leaves it) stays an empty folder, as the
+    working tree has it; one checked out whose repository does not hold the base's commit is left out and said (a base
+    input error: ``git -C PATH fetch``), never passed over as empty. Nested submodules are read the same way, each
+    from its own checkout; a checkout reached through a link is not read (the working tree's lint names a link, it
+    does not follow it)."""
+    try:
+        top = os.path.realpath(_git(["rev-parse", "--show-toplevel"], cwd))
+    except GitTimeout:
+        raise
+    except GitError:
+        return
+    for name, commit in submodules:
+        checkout = os.path.join(top, name)
+        if os.path.realpath(checkout) != checkout or not os.path.lexists(os.path.join(checkout, ".git")):
+            continue  # not checked out (or through a link): the working tree holds no file of it either
+        try:
+            own = os.path.realpath(_git(["rev-parse", "--show-toplevel"], checkout))
+        except GitTimeout:
+            raise
+        except GitError:
+            continue
+        if own != checkout:
+            continue
+        try:
+            _git(["cat-file", "-e", f"{commit}^{{commit}}"], checkout)
+        except GitTimeout:
+            raise
+        except GitError:
+            left_out.append((name, f"it is a submodule whose checkout does not hold the base's commit {commit} "
+                                   f"(git -C {name} fetch)"))
+            continue
+        inner: list[tuple[str, str]] = []
+        _extract_base(commit, os.path.join(dest, name), checkout, inner)
+        left_out.extend((f"{name}/{n}", why) for n, why in inner)
 
 
 def _folder_for(name: str, dest: str, made: set[str], failed: set[str], left_out: list[tuple[str, str]]) -> bool:

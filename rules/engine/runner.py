@@ -159,10 +159,11 @@ _DECIDERS = (DECIDED_AT_UP_OR_SECRET, DECIDED_NEVER_SECRET, DECIDED_AT_UP, DECID
 #: configuration, a vendor table entry) and what to do about it themselves.
 _UNREAD = (f"({UNRESOLVED}", f"({FROM_VALUE_SOURCE}", "whose name or prefix is not known)",
            "whose name or namespace is not known)")
-#: An angle-bracket placeholder as a line writes it: a whole YAML value or list item (block or flow, quoted or not), or
-#: a flag's ``=`` value; never one inside a word or text (``<s>`` of a chat template).
+#: An angle-bracket placeholder as a line writes it: a whole YAML value or list item (block or flow, quoted or not: a
+#: flow mapping's last value ends at its ``}``, review36), or a flag's ``=`` value; never one inside a word or text
+#: (``<s>`` of a chat template).
 _ANGLED_ON_LINE = re.compile(r"(?:^|(?<=[\s=\[,\"']))<[A-Za-z][A-Za-z0-9_.:/-]*(?: [A-Za-z0-9_.:/-]+)*>"
-                             r"(?=[\"']?(?:[\s,\]#]|$))")
+                             r"(?=[\"']?(?:[\s,\]}#]|$))")
 
 
 @lru_cache(maxsize=32)

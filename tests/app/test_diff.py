@@ -357,3 +357,95 @@ def test_the_base_is_the_commit_whatever_its_gitattributes_export(repo, capsys):
     rc, _, err = run(capsys, "diff", "HEAD", "deploy/")
     assert (rc, err) == (0, "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, "
                             "0 fixed\n")
+
+
+def _submodule_repo(tmp_path, monkeypatch, checked_out: bool = True):
+    """A repository whose deploy/ is a submodule (a gitlink and .gitmodules, as ``git submodule add`` writes them)
+    holding the fixture's base serving.yaml; deploy/ checked out at the recorded commit, or left empty as a clone
+    without ``--recurse-submodules`` leaves it."""
+    r, sub = tmp_path / "repo", tmp_path / "repo" / "deploy"
+    sub.mkdir(parents=True)
+    git(r, "init", "-q", "-b", "main")
+    git(sub, "init", "-q", "-b", "main")
+    shutil.copy(DIFF / "base" / "serving.yaml", sub / "serving.yaml")
+    git(sub, "add", ".")
+    git(sub, "commit", "-qm", "base")
+    (r / ".gitmodules").write_text('[submodule "deploy"]\n\tpath = deploy\n\turl = ../deploy.git\n', encoding="utf-8")
+    git(r, "add", ".gitmodules", "deploy")
+    git(r, "commit", "-qm", "base")
+    if not checked_out:
+        shutil.rmtree(sub)
+        sub.mkdir()
+    monkeypatch.chdir(r)
+    return r, sub
+
+
+def test_a_submodule_of_the_base_is_its_checkout_at_the_recorded_commit(tmp_path, monkeypatch, capsys):
+    """review36: the base wrote a submodule as an empty folder while the working tree's lint reads its checked-out
+    files, so an unchanged tree whose manifests live in a submodule said "+18 GPUs, +3 nodes, +$120.57/hour, 4 findings
+    added (1 at or above mandatory: shardwise lint fails on it)". The base's submodule is now the tree its checkout
+    holds at the commit the base records: unchanged, nothing moves; the checkout moved to the fixture's head commit,
+    the change is the fixture's own (+10 GPUs, as the plain repository's diff says)."""
+    _, sub = _submodule_repo(tmp_path, monkeypatch)
+    rc, _, err = run(capsys, "diff", "HEAD")
+    assert (rc, err) == (0, "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, "
+                            "0 fixed\n")
+    shutil.copy(DIFF / "head" / "serving.yaml", sub / "serving.yaml")
+    git(sub, "commit", "-qam", "head")  # what `git submodule update --remote` leaves: the checkout at a new commit
+    rc, out, err = run(capsys, "diff", "HEAD", "--format", "json")
+    d = json.loads(out)
+    assert (rc, d["totals"]["base"]["gpus_total"], d["totals"]["head"]["gpus_total"], d["base_input_errors"]) == (
+        0, 8, 18, [])
+    assert err == ("shardwise diff HEAD..working tree: +10 GPUs, +2 nodes, +$65.53/hour, 2 findings added (1 at or "
+                   "above mandatory: shardwise lint fails on it), 1 fixed\n")
+
+
+def test_a_submodule_not_checked_out_is_empty_on_both_sides(tmp_path, monkeypatch, capsys):
+    """A submodule folder left empty (no ``git submodule update``) holds no file in the working tree, and none at the
+    base: the parent repository, which does not hold the submodule's commit, is never read for it."""
+    _submodule_repo(tmp_path, monkeypatch, checked_out=False)
+    rc, out, err = run(capsys, "diff", "HEAD", "--format", "json")
+    d = json.loads(out)
+    assert (rc, d["totals"]["base"]["workloads"], d["totals"]["head"]["workloads"], d["base_input_errors"]) == (
+        0, 0, 0, [])
+    assert err == "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, 0 fixed\n"
+
+
+def test_a_submodule_whose_checkout_lacks_the_base_commit_is_said(tmp_path, monkeypatch, capsys):
+    """A base recording a submodule commit its checkout does not hold (not fetched) is a base input error naming the
+    folder and the commit, never an empty folder that reads every workload in it as added without a word."""
+    r, _ = _submodule_repo(tmp_path, monkeypatch)
+    lost = "0123456789abcdef0123456789abcdef01234567"
+    git(r, "update-index", "--cacheinfo", f"160000,{lost},deploy")
+    git(r, "commit", "-qm", "a commit the checkout does not hold")
+    rc, out, _ = run(capsys, "diff", "HEAD", "--format", "json")
+    d = json.loads(out)
+    assert (rc, [(e["file"], e["message"]) for e in d["base_input_errors"]]) == (0, [(
+        "deploy", f"not read: it is a submodule whose checkout does not hold the base's commit {lost} "
+                  "(git -C deploy fetch)")])
+
+
+def test_a_file_the_checkout_converts_is_read_at_the_base_as_the_checkout_writes_it(repo, capsys):
+    """review36: git-lfs keeps a pointer in the blob and the file in the checkout (its smudge filter). ``git archive``
+    ran the filter, as checkout does; the base read from ``git cat-file --batch`` (fuzz22) was the blob, so an
+    unchanged tree whose manifest a filter converts read as every workload added: "+18 GPUs, +3 nodes, +$120.57/hour, 4
+    findings added (1 at or above mandatory ...)". Such a file is now written as ``git cat-file --filters`` gives it.
+    The filter here (base64, the blob's bytes no manifest) stands in for git-lfs's, which the test machine may lack."""
+    import base64
+
+    text = (repo / "deploy" / "serving.yaml").read_bytes()
+    (repo / "deploy" / "serving.yaml").write_bytes(base64.b64encode(text) + b"\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the manifest as its filter stores it")
+    (repo / ".gitattributes").write_text("*.yaml filter=b64\n", encoding="utf-8")
+    git(repo, "config", "filter.b64.smudge", "base64 -d")
+    git(repo, "config", "filter.b64.clean", "base64")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "attributes")
+    (repo / "deploy" / "serving.yaml").unlink()
+    git(repo, "checkout", "--", "deploy")
+    assert (repo / "deploy" / "serving.yaml").read_bytes() == text  # the checkout is the manifest
+    rc, out, err = run(capsys, "diff", "HEAD", "deploy/", "--format", "json")
+    d = json.loads(out)
+    assert (rc, d["totals"]["base"]["gpus_total"], d["base_input_errors"]) == (0, 18, [])
+    assert err == "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, 0 fixed\n"

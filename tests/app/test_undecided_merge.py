@@ -229,6 +229,7 @@ SHELL_WORDING = ("run `envsubst` first if it is a template's placeholder; if the
                  "the ConfigMap its variable is read from to the inputs, or set the variable or the value literally")
 HELM_WORDING = "render the chart first (`helm template`) and lint what it writes, or write the value as a literal"
 ANY_WORDING = "write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed output)"
+FILL_WORDING = "fill the template's <…> placeholder with the value (or write the value literally) and lint that"
 COMMAND_WORDING = ("the container's shell runs a command for it at start-up (`$(…)` or backquotes), which shardwise "
                    "does not run: write the value literally, or set an env variable to it (a literal or a ConfigMap "
                    "of the inputs) and pass the variable instead of the command")
@@ -245,6 +246,13 @@ COMMAND_WORDING = ("the container's shell runs a command for it at start-up (`$(
     ("          --max-model-len `cat /etc/vllm/len` \\", COMMAND_WORDING),
     ('          --max-model-len "$(cat $(LEN_FILE))"', LITERALLY),  # a Kubernetes reference on the line: its ConfigMap
     ("          --tensor-parallel-size $(( NODES * 8 ))", LITERALLY),  # arithmetic: no command (wording unchanged)
+    # corpus38: a tutorial's <…> placeholder, as a flag's value, a block value, and (review36) a flow mapping's value,
+    # which was given ANY_WORDING ("write it literally"): the placeholder before a `}` was not read as one
+    ('        args: ["--tensor-parallel-size=<TP_SIZE>"]', FILL_WORDING),
+    ('              nvidia.com/gpu: "<gpu-count>"', FILL_WORDING),
+    ('            limits: {nvidia.com/gpu: "<gpu-count>"}', FILL_WORDING),
+    ("            limits: {nvidia.com/gpu: <gpu-count>}", FILL_WORDING),
+    ("        args: [--chat-template, <s>{{ x }}</s>]", HELM_WORDING),  # text around brackets: no placeholder
 ])
 def test_what_decides_a_value_is_read_from_its_line(tmp_path, line, expected):
     from shardwise.rules.engine import what_decides

@@ -68,7 +68,12 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
             "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port (on the "
             "Service or the container) is named as only Ray names it (gcs-server, gcs, or a name with the word ray: "
-            "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone). The "
+            "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone); but a Ray "
+            "worker (a KubeRay worker group, ray start --address) runs none of the head's GCS, dashboard and client "
+            "servers: of these, only its dashboard agent's port is Ray's on it, whatever the selector or a port's "
+            "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
+            "--ray-client-server-port, --dashboard-agent-listen-port, KubeRay's rayStartParams, a head's gcs-server, "
+            "dashboard or client port of another number) is Ray's, whatever its number. The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
             "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
@@ -248,7 +253,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 continue
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
-            as_runtime = _named_so(svc, port, exposed[port])
+            # a name does not make Ray listen where the Ray nodes it selects are known not to (mend11: a worker's 6379)
+            as_runtime = _named_so(svc, port, exposed[port]) and not (
+                port in RAY_PORTS and _ray_nodes_known(inv, svc, port))
             if not (runtime or as_runtime or unsure):
                 if hidden:  # what its pods run is their image's entrypoint, not shown: advisory (mend7)
                     yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
@@ -305,7 +312,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             others = list(dict.fromkeys(o for p in picked for o in p[1]))
             hidden = list(dict.fromkeys(i for p in picked for i in p[3]))
             absent = any(not (p[0] or p[1] or p[2]) for p in picked)
-            named = any(_named_so(svc, port, "") for svc in services)
+            named = any(_named_so(svc, port, "") and not (port in RAY_PORTS and _ray_nodes_known(inv, svc, port))
+                        for svc in services)
             if not (runtime or named or unsure):
                 if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
@@ -396,7 +404,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         except Undecidable:
             return True, [], False, []
         for g in chosen:
-            opens = True if ray else _opens(g, port)
+            opens = _ray_listens(inv, svc, g, port) if ray else _opens(g, port)
             if opens is True:
                 return True, [], False, []
             if opens is UNKNOWN:
@@ -411,7 +419,8 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             continue
         if not isinstance(selector, dict) or not selector:
             continue
-        if ray and any(str(k).startswith(_RAY_LABELS) for k in selector):
+        if ray and any(str(k).startswith(_RAY_LABELS) for k in selector) and (
+                selector.get("ray.io/node-type") != "worker" or port not in _RAY_HEAD_ONLY):
             return True, [], False, []
         present = bool(chosen)  # whether pods it selects are in the inputs
         for p in selectable_pods(inv, svc):
@@ -426,7 +435,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else (False if p.subject in served else p.dist)
             if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
                 says = port in says
-            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or any(
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or any(
                     number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
                 return True, [], False, []
             if says is UNKNOWN or p.subject in unrecognised:
@@ -442,6 +451,50 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         if not ray and not present and any(str(k).startswith(_DIST_LABELS) for k in selector):
             return True, [], False, []
     return False, others, unsure, hidden
+
+
+#: Ray's default ports only a head listens on (its GCS, dashboard and client servers); every Ray node, a worker too,
+#: runs a dashboard agent on 52365 (mend11; :data:`~shardwise.rules.adapters.k8s.workloads.RAY_START_PORTS`).
+_RAY_HEAD_ONLY = frozenset({6379, 8265, 10001})
+
+
+def _ray_listens(inv: Inventory, svc: Service, g: ServingGroup, port: int) -> bool:
+    """Whether Ray listens on ``port`` in the pods of serving group ``g`` that ``svc`` selects (mend11): True unless
+    every such pod of the inputs runs a ``ray start`` whose ports are known (:attr:`PodPorts.ray` a frozenset: a
+    KubeRay worker's, or a head's at the ports its settings choose) and none listens there."""
+    subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return True
+    found = False
+    for p in selectable_pods(inv, svc):
+        if p.subject != subject or p.namespace != svc.namespace or not isinstance(p.labels, dict):
+            continue
+        if not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        if not isinstance(p.ray, frozenset) or port in p.ray:
+            return True
+        found = True
+    return not found
+
+
+def _ray_nodes_known(inv: Inventory, svc: Service, port: int) -> bool:
+    """Whether the pods ``svc`` selects are in the inputs and all Ray nodes whose Ray ports are known
+    (:attr:`PodPorts.ray` a frozenset: a KubeRay worker, a ``ray start`` of known flags), none of them listening on
+    ``port`` (mend11)."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return False
+    found = False
+    for p in selectable_pods(inv, svc):
+        if not isinstance(p.labels, dict):
+            return False
+        if p.namespace != svc.namespace or not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        if not isinstance(p.ray, frozenset) or port in p.ray:
+            return False
+        found = True
+    return found
 
 
 #: vLLM's runtime ports by what opens them (vllm v0.11.0 vllm/config/parallel.py, ParallelConfig: master_port 29501
@@ -699,9 +752,16 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             if number is not None and number not in RUNTIME_PORTS:
                 found.setdefault(number, _SETTING_PORTS[key])
     for p in selectable_pods(inv, svc):
-        if p.subject in served or p.namespace != svc.namespace or not isinstance(p.labels, dict):
+        if p.namespace != svc.namespace or not isinstance(p.labels, dict):
             continue
-        if not all(p.labels.get(k) == v for k, v in selector.items()) or not isinstance(p.dist, frozenset):
+        if not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        for number in sorted(p.ray) if isinstance(p.ray, frozenset) else ():  # mend11: `ray start --port=6380`
+            if number not in RUNTIME_PORTS:
+                found.setdefault(number, "a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
+                                         "--ray-client-server-port or --dashboard-agent-listen-port, KubeRay's "
+                                         "rayStartParams or the head's gcs-server, dashboard or client port")
+        if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):
             if number not in RUNTIME_PORTS:

@@ -94,7 +94,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "port (on the Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl); and a port "
             "of another number that the selected pods' own settings put the runtime on is the runtime's "
             "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
-            "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's). Either way it blocks then, and where the "
+            "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
+            "ports: 6301 and 61005 unless its kv_connector_extra_config names others). Either way it blocks then, and "
+            "where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
             "Secret, or a ConfigMap not in the inputs, could set is not such a value: the pod is judged on what the "
@@ -527,8 +529,8 @@ _KV_EXTRAS = ("kv_transfer_config", "kv_connector")
 #: (VLLM_MOONCAKE_BOOTSTRAP_PORT, 8998: mooncake/mooncake_connector.py), the P2P NCCL engine's kv_port (14579:
 #: p2p/p2p_nccl_engine.py; PyNcclConnector before V1). The connectors that store or offload the cache (LMCache's,
 #: the offloading, shared-storage, FlexKV, HF3FS and Mooncake-store ones) and MoRIIO (its own handshake and notify
-#: ports, 6301 and 61005) open none of them. A connector not named here (a module of its own, a name of another
-#: project's) may open any: all three, as before.
+#: ports, 6301 and 61005: :data:`_MORIIO_PORTS`, read as ports a setting chooses) open none of them. A connector
+#: not named here (a module of its own, a name of another project's) may open any: all three, as before.
 _KV_CONNECTOR_PORTS: dict[str, frozenset[int]] = {
     **dict.fromkeys(("NixlConnector", "NixlPullConnector", "NixlPushConnector"), frozenset({5600})),
     "MooncakeConnector": frozenset({8998}),
@@ -556,6 +558,41 @@ def _kv_config(config: Any) -> dict[str, Any] | None:
     except ValueError:
         return None
     return parsed if isinstance(parsed, dict) else None
+
+
+#: MoRIIO's own ports (mend11; vllm-project/vllm kv_connector/v1/moriio: moriio_common.py MoRIIOConstants
+#: DEFAULT_HANDSHAKE_PORT "6301" and DEFAULT_NOTIFY_PORT "61005", which moriio_connector.py fills into
+#: kv_connector_extra_config where it names none; MoRIIOConfig.from_vllm_config reads ``handshake_port`` and
+#: ``notify_port`` there): the handshake between the prefill's and the decode's MoRI engines and the stage
+#: notifications. The first rank listens on the number itself; the others on it plus their rank's offset.
+_MORIIO_PORTS = {
+    "handshake_port": "vLLM MoRIIO KV connector handshake (kv_connector_extra_config handshake_port, 6301 by default)",
+    "notify_port": "vLLM MoRIIO KV connector notify (kv_connector_extra_config notify_port, 61005 by default)",
+}
+_MORIIO_DEFAULTS = {"handshake_port": 6301, "notify_port": 61005}
+
+
+def _moriio_ports(named: Any, parsed: dict[str, Any] | None) -> list[tuple[str, int]]:
+    """(setting, port) of each MoRIIO KV connector a vLLM group runs (:data:`_MORIIO_PORTS`; a MultiConnector's too):
+    the number its ``kv_connector_extra_config`` gives, else the default; none where a value is not a port number
+    (not known yet: judged on nothing here, as the other settings are)."""
+    configs: list[Any] = []
+    connector = parsed.get("kv_connector", named) if isinstance(parsed, dict) else named
+    if connector == "MoRIIOConnector":
+        configs.append(parsed.get("kv_connector_extra_config") if isinstance(parsed, dict) else None)
+    elif connector == "MultiConnector" and isinstance(parsed, dict):
+        inner = parsed.get("kv_connector_extra_config")
+        for c in inner.get("connectors") or () if isinstance(inner, dict) else ():
+            if isinstance(c, dict) and c.get("kv_connector") == "MoRIIOConnector":
+                configs.append(c.get("kv_connector_extra_config"))
+    found: list[tuple[str, int]] = []
+    for config in configs:
+        given = config if isinstance(config, dict) else {}
+        for key, default in _MORIIO_DEFAULTS.items():
+            number = _port_number(given.get(key) or default)
+            if number is not None:
+                found.append((key, number))
+    return found
 
 
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
@@ -745,6 +782,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
         parsed = _kv_config(extra.get("kv_transfer_config"))
         if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
             settings.append(("kv_port", parsed.get("kv_port")))
+        for key, number in _moriio_ports(extra.get("kv_connector"), parsed):
+            if number not in RUNTIME_PORTS:
+                found.setdefault(number, _MORIIO_PORTS[key])
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
         for key, value in settings:

@@ -105,7 +105,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
             "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
             "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding; "
-            "but on a Ray port, where a pod runs its image's own entrypoint (no command) and the image is not one "
+            "but where a pod runs its image's own entrypoint (no command) and the image is not one "
             "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
             "input does not show: advisory. "
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
@@ -445,7 +445,9 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             else:
                 if p.subject not in others:
                     others.append(p.subject)
-                for image in p.entrypoints if ray else ():
+                # its image's own entrypoint may start the runtime (mend7 for Ray; mend11 for the others too: a
+                # custom image's entrypoint may be a torchrun); a vLLM group's pod is judged on its settings (_opens)
+                for image in p.entrypoints if (ray or p.subject not in served) else ():
                     if image not in hidden:
                         hidden.append(image)
         # the operator's label says what runs there only where its pods are not in the inputs (mend9): a multi-node
@@ -700,7 +702,8 @@ def _hidden_remedy(port: int, ingress: bool = False) -> str:
     fix = ("remove that route (reach a dashboard with kubectl port-forward) and route only the API port, through a "
            "gateway" if ingress else "make the Service type ClusterIP (reach a dashboard with kubectl port-forward) "
            "and publish only the API port, through a gateway")
-    return (f"if that entrypoint starts {_runtime_of(port)} (ray start, serve run), {fix}; if it does not, write the "
+    starts = "ray start, serve run" if port in RAY_PORTS else "torchrun, vllm serve, a MASTER_PORT it reads"
+    return (f"if that entrypoint starts {_runtime_of(port)} ({starts}), {fix}; if it does not, write the "
             "program it runs as the container's command, so that the manifest shows it")
 
 

@@ -24,7 +24,11 @@ last mark against the parent's share's end (the tail). The serial part is the wa
 processes did the lint's work at once (a child from its fork to its last mark; the parent from a step's start to its
 own share's end, and its loads of a child's records after it), from the probe's first mark to ``main``'s return. The
 interpreter's start and the imports before ``cli.main`` come before the probe's first mark: it also times
-``python -c pass`` and ``python -c 'import shardwise.rules.app.cli'`` (least of five).
+``python -c pass`` and ``python -c 'import shardwise.rules.app.cli'`` (least of five). The probe runs ``cli.main`` as
+the console script does (``cli.console_main``: the collector off, the report kept to the end rather than freed when
+the command returns, then the exit handlers and ``os._exit``), its last mark just before ``os._exit``: the time from
+it to the reaping is the process's exit (the kernel's release of its memory). ``reap`` is the parent's wait for a
+child that sent everything to be gone (before the rules' fork and at the exit).
 """
 
 from __future__ import annotations
@@ -90,7 +94,7 @@ def _probe(argv: list[str]) -> int:
     _wrap(resolve, "model_input_errors", "model_input_errors")
     _wrap(index, "rules_for", "rules_for")
     _wrap(engine, "merge_undecided", "merge_undecided")
-    _wrap(run, "render", "render")
+    _wrap(run, "render_bytes", "render_bytes")
     _wrap(output, "write_atomically", "write")
     _wrap(report, "Report", "Report()")
     import shardwise.rules.adapters.units as units
@@ -98,6 +102,7 @@ def _probe(argv: list[str]) -> int:
     _wrap(units, "assign_units", "assign_units")
     _wrap(forked._Stream, "take", "take")  # noqa: SLF001 - a benchmark's probe, not the project's code
     _wrap(forked._Stream, "finish", "finish")  # noqa: SLF001
+    _wrap(forked, "reap", "reap")  # the wait for a child that sent everything to be gone (its exit)
     map_pieces = forked.map_pieces
     step = ["read"]
 
@@ -142,13 +147,26 @@ def _probe(argv: list[str]) -> int:
         child(fn, index, out, done)
 
     forked._child = marked_child  # noqa: SLF001
+    import gc
+
+    gc.disable()  # as cli.console_main, which the shardwise console script runs: the collector off, and the report
+    cli._KEPT = []  # kept to the end, not freed object by object when the command returns (it ends by os._exit)
     w0, c0 = time.monotonic(), time.process_time()
     _modules("main start")
-    cli.main(argv)
+    code = cli.main(argv)
     _span("main", w0, c0)
     _modules("main end")
+    # then the end the console script makes (cli.console_main): the exit handlers, the flushes, os._exit; the
+    # last mark is taken just before os._exit, so that the spawner's reaping time minus it is the process's exit
+    import atexit
+
+    w0, c0 = time.monotonic(), time.process_time()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    _span("exit handlers", w0, c0)
+    _EVENTS.append(("os._exit", time.monotonic(), time.monotonic(), time.process_time(), time.process_time()))
     _emit("parent")
-    return 0
+    os._exit(code)
 
 
 def _run(folder: str, jobs: int, python: str) -> dict[str, Any]:
@@ -230,14 +248,19 @@ def _analyse(run: dict[str, Any]) -> dict[str, float]:
         "between the steps (wall)": rules[1] - read[2],
         "the rules' step (wall)": rules[2] - rules[1],
         "after the rules' step (wall)": main_[2] - rules[2],
+        "main's return to os._exit (the exit handlers, wall)": one("os._exit")[1] - main_[2],
+        "os._exit to reaped (the kernel's exit, wall)": run["reaped"] - one("os._exit")[1],
         "to the reading's step (parent CPU)": read[3] - ev[0][3],
         "between the steps (parent CPU)": rules[3] - read[4],
         "after the rules' step (parent CPU)": main_[4] - rules[4],
     }
     out[_OUTSIDE] = (out["to the reading's step (parent CPU)"] + out["between the steps (parent CPU)"]
                      + out["after the rules' step (parent CPU)"])
+    reaps = [e for e in ev if e[0] == "reap"]
+    out["  reap before the rules' fork (wall)"] = sum(e[2] - e[1] for e in reaps if e[1] < rules[1])
+    out["  reap at the exit (wall)"] = sum(e[2] - e[1] for e in reaps if e[1] >= main_[2])
     for name in ("select_inputs", "assign_units", "resolve_pools", "model_input_errors", "rules_for", "Report()",
-                 "merge_undecided", "render", "write"):
+                 "merge_undecided", "render_bytes", "write", "exit handlers"):
         e = one(name)
         out[f"  {name} (wall)"] = e[2] - e[1]
         out[f"  {name} (CPU)"] = e[4] - e[3]

@@ -98,6 +98,7 @@ class Case:
     stdin: bytes | None = None         # what the run reads on stdin (ENDLESS: a pipe that never ends); None: /dev/null
     parse_out: str = ""                # hostile9: a report the run writes ("-": stdout) that must be valid UTF-8 JSON (SARIF: 2.1.0)
     tool: str | None = None            # helm or kustomize: the case runs it (skipped where it is not built, see tool_missing)
+    root_needed: bool = False          # fuzz22: the case makes a device node (mknod), which only root may
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -324,7 +325,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases()
     return out
 
 
@@ -1273,6 +1274,124 @@ def fuzz21_cases() -> list[Case]:
     return out
 
 
+def _chain(d: str, depth: int, data: str) -> str:
+    """``data`` as ``bad.yaml`` at the bottom of ``d/d/d/...``, ``depth`` folders: made relative to each folder's
+    descriptor, so past PATH_MAX. Returns ``d``."""
+    fd = os.open(d, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            below = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = below
+        out = os.open("bad.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, data.encode())
+        os.close(out)
+    finally:
+        os.close(fd)
+    return d
+
+
+def _grower(rel: str, head: str, filler: bytes, upto: int) -> Callable[[str], object]:
+    """A file that grows while it is read: ``head``, then ``filler`` appended by a thread until the file holds
+    ``upto`` bytes (the writer stops on its own)."""
+    import threading
+
+    def build(d: str) -> None:
+        path = write(d, rel, head)
+
+        def grow() -> None:
+            with open(path, "ab") as f:
+                while f.tell() < upto:
+                    f.write(filler)
+                    f.flush()
+        threading.Thread(target=grow, daemon=True).start()
+    return build
+
+
+def fuzz22_cases() -> list[Case]:
+    """fuzz22: hostile repositories through ``lint PATH``, ``lint -`` and ``diff``: device nodes, a file that grows
+    while read, a 2 GiB sparse file, a chain of 10,000 folders, kustomizations that include themselves, ignore files
+    with odd globs, a closed standard input, and a base commit holding what no checkout can."""
+    out: list[Case] = []
+    lj = ["lint", "--format", "json"]
+    out.append(Case("fz22-char-device-node", with_good(lambda d: os.mknod(os.path.join(d, "bad.yaml"), 0o600 | 0o020000, os.makedev(1, 5))),
+                    (2,), root_needed=True))
+    out.append(Case("fz22-block-device-node", with_good(lambda d: os.mknod(os.path.join(d, "bad.yaml"), 0o600 | 0o060000, os.makedev(7, 0))),
+                    (2,), root_needed=True))
+
+    def sparse(d: str) -> None:
+        with open(os.path.join(d, "bad.yaml"), "wb") as f:
+            f.truncate((1 << 31) + 1)
+    out.append(Case("fz22-sparse-2gib-plus-1", with_good(sparse), (2,)))
+    # read while it grows: past the limit already (refused however far it has grown), or a Deployment followed by
+    # comments that stay under it (read as the Deployment, however far it has grown)
+    out.append(Case("fz22-file-growing-over-limit", with_good(_grower("bad.yaml", "# x\n" * (33 << 18), b"# y\n" * (1 << 18), 96 << 20)), (2,)))
+    out.append(Case("fz22-file-growing-under-limit", with_good(_grower("bad.yaml", good(), b"# y\n" * (1 << 16), 8 << 20)), (0,),
+                    named=None, same_as_plain=True))
+    # the error names the folder where the path passes PATH_MAX ("cannot read directory: File name too long"): its
+    # 4,000 characters of d/d/... are all of what a case keeps of it
+    chain = "d/" * 100
+    out.append(Case("fz22-folder-chain-10000", with_good(lambda d: _chain(d, 10_000, good("deep"))), (2,), named=chain))
+    out.append(Case("fz22-folder-chain-10000-named", lambda d: (write(d, "good.yaml", good("good")), _chain(d, 10_000, good("deep")),
+                                                                [*lj, "good.yaml", "d"])[2], (2,), named=chain))
+    out.append(kust_case("fz22-kustomize-includes-itself", KUST_BASE + "  - .\n", named="badkust/kustomization.yaml"))
+    out.append(kust_case("fz22-kustomize-includes-its-includer", KUST_BASE + "  - ../other\n", named="badkust/kustomization.yaml",
+                         extra={"other/kustomization.yaml": "resources:\n  - ../badkust\n"}))
+    odd = ("[\n\\\n!\n" + "**/" * 2000 + "x\n" + "*a" * 200 + "b\n[z-a]\n[!]\n[]]\n" + "a" * 100_000 + "\n")
+    out.append(Case("fz22-shardwiseignore-odd-globs", with_good(lambda d: (write(d, ".shardwiseignore", odd), write(d, "a" * 200 + ".yaml", good("aaa")))),
+                    (2,), named=".shardwiseignore"))
+    out.append(Case("fz22-stdin-closed", lambda d: (write(d, "good.yaml", good("good")), [*lj, "-", "good.yaml"])[1], (2,),
+                    named="standard input is closed",
+                    env={"FZ22_CLOSE_STDIN": "1"}))
+
+    # diff: what the working tree holds, and what a base commit holds that no checkout can
+    def diff_fifo(d: str) -> list[str]:
+        repo(d, {"good.yaml": good("good")})
+        fifo(os.path.join(d, "bad.yaml"))
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz22-diff-fifo-in-working-tree", diff_fifo, (2,), named="bad.yaml"))
+
+    def diff_loop(d: str) -> list[str]:
+        repo(d, {"good.yaml": good("good")})
+        symlink("b.yaml", os.path.join(d, "a.yaml"))
+        symlink("a.yaml", os.path.join(d, "b.yaml"))
+        git(d, "add", "-A")
+        git(d, "commit", "-q", "-m", "loop")
+        return ["diff", "--format", "json", "HEAD~1"]
+    out.append(Case("fz22-diff-link-loop-committed", diff_loop, (2,), named="a.yaml"))
+
+    def diff_big(d: str) -> list[str]:
+        repo(d, {"good.yaml": good("good")})
+        with open(os.path.join(d, "big.yaml"), "wb") as f:
+            f.truncate(40 << 20)
+        git(d, "add", "-A")
+        git(d, "commit", "-q", "-m", "big")
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz22-diff-base-file-over-32mib", diff_big, (2,), named="big.yaml"))
+
+    def diff_chain(d: str) -> list[str]:  # written with fast-import: git stores it, no checkout can
+        repo(d, {"good.yaml": good("good")})
+        text = good("deep").encode()
+        stream = (b"commit refs/heads/deep\ncommitter t <t@t> 0 +0000\ndata 4\ndeep\nfrom HEAD\n"
+                  + f"M 100644 inline {'d/' * 3000}bad.yaml\ndata {len(text)}\n".encode() + text + b"\n")
+        subprocess.run(["git", "fast-import", "--quiet"], cwd=d, input=stream, check=True, capture_output=True)
+        return ["diff", "--format", "json", "deep", "good.yaml"]
+    out.append(Case("fz22-diff-base-chain-3000", diff_chain, (0,), named=None))
+
+    def diff_gitignore(d: str) -> list[str]:  # git's own wildmatch takes minutes on it: no git call here may read it
+        repo(d, {"good.yaml": good("good"), "a" * 200 + ".yaml": good("aaa")})
+        write(d, ".gitignore", "*a" * 200 + "b\n" + "**/" * 2000 + "x\n[\n")
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz22-diff-gitignore-backtracking", diff_gitignore, (0,), named=None))
+
+    def diff_export_ignore(d: str) -> list[str]:  # git archive left these out of the base: all read as added
+        repo(d, {"good.yaml": good("good"), ".gitattributes": "*.yaml export-ignore\n"})
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz22-diff-export-ignore", diff_export_ignore, (0,), named=None))
+    return out
+
+
 def fuzz20_cases() -> list[Case]:
     import gzip
     import io
@@ -1405,6 +1524,9 @@ def _ends(text: str) -> str:
 def run_exe(argv: list[str], cwd: str, env: dict[str, str], deadline: float, stdin: bytes | None) -> subprocess.CompletedProcess[bytes]:
     """``shardwise ARGV`` with ``stdin`` on its standard input (hostile8): /dev/null, bytes, or ENDLESS (a writer
     that never stops, as ``yes | shardwise lint -``)."""
+    if env.get("FZ22_CLOSE_STDIN"):  # fuzz22: ``shardwise lint - ... <&-``, a closed standard input
+        return subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline,
+                              preexec_fn=lambda: os.close(0))  # noqa: PLW1509
     if env.get("H9_CLOSE_STDOUT"):  # hostile9: ``shardwise lint ... >&-``, a closed standard output
         return subprocess.run([EXE, *argv], cwd=cwd, env=env, capture_output=True, timeout=deadline, stdin=subprocess.DEVNULL,
                               preexec_fn=lambda: os.close(1))  # noqa: PLW1509
@@ -1439,82 +1561,89 @@ def run_exe(argv: list[str], cwd: str, env: dict[str, str], deadline: float, std
 
 
 def judge(case: Case, plain: list[tuple]) -> Result:
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as d:
-        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "SHARDWISE_DEBUG", "SHARDWISE_PURE_YAML")}
-        env["HF_HOME"] = os.path.join(d, ".hf")
-        env.update(case.env)
-        argv = case.build(d)
-        cwd = os.path.join(d, case.cwd_sub) if case.cwd_sub else d
-        deadline = deadline_for(case.cpu_s)
-        t0 = time.monotonic()
-        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    d = tempfile.mkdtemp()
+    try:
+        return _judge(case, plain, d)
+    finally:  # rm, not shutil.rmtree: a case's chain of 10,000 folders is past its recursion (fuzz22) and PATH_MAX
+        subprocess.run(["rm", "-rf", "--", d], check=False)
+
+
+def _judge(case: Case, plain: list[tuple], d: str) -> Result:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "SHARDWISE_DEBUG", "SHARDWISE_PURE_YAML")}
+    env["HF_HOME"] = os.path.join(d, ".hf")
+    env.update(case.env)
+    argv = case.build(d)
+    cwd = os.path.join(d, case.cwd_sub) if case.cwd_sub else d
+    deadline = deadline_for(case.cpu_s)
+    t0 = time.monotonic()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        r = run_exe(argv, cwd, env, deadline, case.stdin)
+    except subprocess.TimeoutExpired:
+        return Result(case.name, f"FAIL: hung (over {deadline:.0f} s)", None, deadline, "")
+    finally:
+        for s in SOCKETS:
+            s.close()
+        SOCKETS.clear()
+        if case.root_only_skip:
+            for dp, dns, _ in os.walk(d):
+                for n in dns:
+                    os.chmod(os.path.join(dp, n), 0o755)
+    dt = time.monotonic() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+    out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+    said_lines: list[str] = []
+    report = None
+    if argv[0] == "lint":
         try:
-            r = run_exe(argv, cwd, env, deadline, case.stdin)
-        except subprocess.TimeoutExpired:
-            return Result(case.name, f"FAIL: hung (over {deadline:.0f} s)", None, deadline, "")
-        finally:
-            for s in SOCKETS:
-                s.close()
-            SOCKETS.clear()
-            if case.root_only_skip:
-                for dp, dns, _ in os.walk(d):
-                    for n in dns:
-                        os.chmod(os.path.join(dp, n), 0o755)
-        dt = time.monotonic() - t0
-        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
-        out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
-        said_lines: list[str] = []
-        report = None
-        if argv[0] == "lint":
-            try:
-                report = json.loads(out)
-            except ValueError:
-                report = None
-        if report is not None:
-            said_lines += [f"{e.get('file')}:{e.get('line')}: {e.get('message')}" for e in report.get("input_errors", [])]
-            said_lines += [f"skipped {s.get('file', s) if isinstance(s, dict) else s}: {s.get('reason', '') if isinstance(s, dict) else ''}" for s in report.get("skipped_files", [])]
-        # argparse's usage block names every option: only its error line is what the run said
-        usage = err.startswith("usage:")
-        said_lines += [ln for ln in err.splitlines() if ln.strip() and not (usage and (ln.startswith(("usage:", " "))))
-                       and not PROGRESS_LINE.fullmatch(ln)]
-        if argv[0] != "lint":
-            said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower() or "; vLLM " in ln][:3]
-        if case.stdout_said:
-            said_lines += [_ends(ln) for ln in out.splitlines() if "SW" in ln or "error" in ln.lower()][:3]
-        said = " | ".join(said_lines)[:600].replace(os.path.realpath(d), "<tmp>").replace(d, "<tmp>")
-        if report is not None and r.returncode == 1:  # a blocking finding names its file
-            said += " | " + " | ".join(_ends(f"{f.get('file')}:{f.get('line')}: {f.get('message')}")
-                                       for f in report.get("findings", []) if f.get("level") == "mandatory")
-        if cpu > (case.cpu_s or CPU_S):
-            return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {case.cpu_s or CPU_S:.0f} s)", r.returncode, dt, said, cpu)
-        if "Traceback (most recent call last)" in out + err:
-            return Result(case.name, "FAIL: traceback", r.returncode, dt, said, cpu)
-        if r.returncode not in case.rc:
-            return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said, cpu)
-        if case.named_if_refused and r.returncode == 2 and case.named_if_refused not in said:
-            return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said, cpu)
-        if argv[0] == "lint" and r.returncode != 2 and report is None and not case.stdout_said:
-            return Result(case.name, "FAIL: the report is not JSON", r.returncode, dt, (out + err)[:300], cpu)
-        # a finding's whole message, not only the head and tail `said` keeps of it (a remedy after the release's
-        # note moves the note out of the tail)
-        whole = " | ".join(str(f.get("message")) for f in report.get("findings", [])) if report is not None else ""
-        if case.named and r.returncode != 0 and case.named not in said and case.named not in whole:
-            return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said, cpu)
-        if case.named and r.returncode == 0 and case.named not in said:
-            return Result(case.name, f"FAIL: silent pass (nothing names {case.named})", r.returncode, dt, said, cpu)
-        if report is not None and "-named" not in case.name and argv[-1] == "." and not case.name.startswith(("config-", "ignore-", "h9-config-")):
-            subjects = [w.get("name") or w.get("subject") for w in report.get("workloads", [])]
-            if not any("good" in str(s) for s in subjects):
-                return Result(case.name, f"FAIL: the good Deployment was not linted ({subjects})", r.returncode, dt, said, cpu)
-        if case.parse_out:
-            bad = report_invalid(r.stdout if case.parse_out == "-" else os.path.join(cwd, case.parse_out))
-            if bad:
-                return Result(case.name, f"FAIL: {bad}", r.returncode, dt, said, cpu)
-        if case.same_as_plain and report is not None and findings_of(report) != plain:
-            return Result(case.name, "FAIL: a valid variant read differently from its plain form", r.returncode, dt,
-                          said + " || " + json.dumps(sorted(set(findings_of(report)) ^ set(plain)))[:400], cpu)
-        return Result(case.name, "ok", r.returncode, dt, said, cpu)
+            report = json.loads(out)
+        except ValueError:
+            report = None
+    if report is not None:
+        said_lines += [f"{e.get('file')}:{e.get('line')}: {e.get('message')}" for e in report.get("input_errors", [])]
+        said_lines += [f"skipped {s.get('file', s) if isinstance(s, dict) else s}: {s.get('reason', '') if isinstance(s, dict) else ''}" for s in report.get("skipped_files", [])]
+    # argparse's usage block names every option: only its error line is what the run said
+    usage = err.startswith("usage:")
+    said_lines += [ln for ln in err.splitlines() if ln.strip() and not (usage and (ln.startswith(("usage:", " "))))
+                   and not PROGRESS_LINE.fullmatch(ln)]
+    if argv[0] != "lint":
+        said_lines += [ln for ln in out.splitlines() if "error" in ln.lower() or "cannot" in ln.lower() or "; vLLM " in ln][:3]
+    if case.stdout_said:
+        said_lines += [_ends(ln) for ln in out.splitlines() if "SW" in ln or "error" in ln.lower()][:3]
+    said = " | ".join(said_lines)[:600].replace(os.path.realpath(d), "<tmp>").replace(d, "<tmp>")
+    if report is not None and r.returncode == 1:  # a blocking finding names its file
+        said += " | " + " | ".join(_ends(f"{f.get('file')}:{f.get('line')}: {f.get('message')}")
+                                   for f in report.get("findings", []) if f.get("level") == "mandatory")
+    if cpu > (case.cpu_s or CPU_S):
+        return Result(case.name, f"FAIL: {cpu:.1f} s of CPU (over {case.cpu_s or CPU_S:.0f} s)", r.returncode, dt, said, cpu)
+    if "Traceback (most recent call last)" in out + err:
+        return Result(case.name, "FAIL: traceback", r.returncode, dt, said, cpu)
+    if r.returncode not in case.rc:
+        return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said, cpu)
+    if case.named_if_refused and r.returncode == 2 and case.named_if_refused not in said:
+        return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said, cpu)
+    if argv[0] == "lint" and r.returncode != 2 and report is None and not case.stdout_said:
+        return Result(case.name, "FAIL: the report is not JSON", r.returncode, dt, (out + err)[:300], cpu)
+    # a finding's whole message, not only the head and tail `said` keeps of it (a remedy after the release's
+    # note moves the note out of the tail)
+    whole = " | ".join(str(f.get("message")) for f in report.get("findings", [])) if report is not None else ""
+    if case.named and r.returncode != 0 and case.named not in said and case.named not in whole:
+        return Result(case.name, f"FAIL: silent (nothing names {case.named})", r.returncode, dt, said, cpu)
+    if case.named and r.returncode == 0 and case.named not in said:
+        return Result(case.name, f"FAIL: silent pass (nothing names {case.named})", r.returncode, dt, said, cpu)
+    if report is not None and "-named" not in case.name and argv[-1] == "." and not case.name.startswith(("config-", "ignore-", "h9-config-")):
+        subjects = [w.get("name") or w.get("subject") for w in report.get("workloads", [])]
+        if not any("good" in str(s) for s in subjects):
+            return Result(case.name, f"FAIL: the good Deployment was not linted ({subjects})", r.returncode, dt, said, cpu)
+    if case.parse_out:
+        bad = report_invalid(r.stdout if case.parse_out == "-" else os.path.join(cwd, case.parse_out))
+        if bad:
+            return Result(case.name, f"FAIL: {bad}", r.returncode, dt, said, cpu)
+    if case.same_as_plain and report is not None and findings_of(report) != plain:
+        return Result(case.name, "FAIL: a valid variant read differently from its plain form", r.returncode, dt,
+                      said + " || " + json.dumps(sorted(set(findings_of(report)) ^ set(plain)))[:400], cpu)
+    return Result(case.name, "ok", r.returncode, dt, said, cpu)
 
 
 def main() -> int:
@@ -1532,6 +1661,8 @@ def main() -> int:
             continue
         if case.root_only_skip and os.geteuid() == 0:
             results.append(Result(case.name, "skipped (root reads a file whatever its mode)", None, 0.0, ""))
+        elif case.root_needed and os.geteuid() != 0:
+            results.append(Result(case.name, "skipped (only root makes a device node)", None, 0.0, ""))
         elif tool_missing(case.tool):
             results.append(Result(case.name, f"skipped ({case.tool} not built: scripts/build-tools.sh)", None, 0.0, ""))
         else:

@@ -45,6 +45,7 @@ from .yamlsrc import load_documents, split_documents
 
 if TYPE_CHECKING:
     from .charts import Renderer
+    from .found import FoundBuilds
     from .jsonsrc import parse_json
 
 __all__ = [
@@ -150,7 +151,8 @@ def default_jobs() -> int:
 
 def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Excludes | None = None,
                 render: Renderer | None = None, gitops_revision: tuple[str, str] | None = None,
-                meanwhile: Callable[[Inventory], object] | None = None) -> Inventory:
+                meanwhile: Callable[[Inventory], object] | None = None, build_found: bool | None = None,
+                require_build: bool = False) -> Inventory:
     """Read every input into one inventory and match workloads to the pools declared anywhere.
 
     What could not be read is in ``errors`` (input errors with file and line, in input order), what is
@@ -161,12 +163,24 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     ``gitops_revision`` (a branch and who names it) is a revision the checkout also stands for when GitOps objects
     whose source is this checkout are rendered (:func:`.gitops.stands_for`). ``meanwhile``, where the files are read
     by several processes, is called in this one with each batch of files it read (:func:`_load_parallel`); it must
-    not change the batch.
+    not change the batch. ``build_found`` (the ``lint`` command's): True builds the kustomization leaves and charts
+    met while searching (:mod:`.found`), False says in their SW005 records that building them is switched off; None
+    (the default) reads them as before, unbuilt. One whose build failed and that no other SW005 record names is a
+    record of its own (:func:`.found.unbuilt_records`); with ``require_build`` so is one not built for want of the
+    tool or by the switch, so that the run fails.
     """
     paths = list(paths)
     sel = select_inputs(paths, excludes)
     if sel.renders and (sel.files or sel.skipped):
         _not_searched_where_rendered(sel, paths)
+    builds: FoundBuilds | None = None
+    # a kustomization's folder or a chart met (not the wide corpus's flattened a__kustomization.yaml): else nothing
+    # of the builds is even imported
+    if build_found is not None and any(why in (CHART_TEMPLATE, CHART_FILE) or why == "Kustomize file"
+                                       and os.path.basename(f) in KUSTOMIZATION_FILES for f, why in sel.skipped):
+        builds = _build_found(sel, paths, render, build_found)
+    found_built = builds.built if builds is not None else []
+    not_built = builds.not_built if builds is not None else None
     files = sel.files
     jobs = default_jobs() if jobs is None else jobs
     with run_memo():  # a file the GitOps plan reads again, or reads without a folder it builds, is read once
@@ -182,6 +196,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
             if enabled:
                 gc.enable()
         gitops = has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned))
+        gitops_built: set[str] = set()
         if gitops:
             from .charts import Renderer
             from .gitops import built_folders, plan, render_gitops
@@ -200,6 +215,13 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
             through = render_gitops(inv, planned, render or Renderer())
             # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
             sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
+            gitops_built = {os.path.abspath(d) for d in (*built, *through)}
+    for folder, part in found_built:  # a folder a GitOps object builds is judged as it builds it, not twice
+        if os.path.abspath(folder) not in gitops_built:
+            inv.extend(part)
+    if not_built and gitops_built:  # nor is it unbuilt where a GitOps object built it
+        for d in gitops_built:
+            not_built.pop(d, None)
     if sel.renders:
         from .charts import KustomizationRefused, Renderer, render_kind
 
@@ -235,7 +257,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     if unread is not None:
         inv.errors.append(unread)
     elif any(why in _CHART_SKIPS for _, why in inv.skipped_files):
-        inv.launch_issues.extend(_unrendered_charts_serving_vllm(inv.skipped_files))
+        inv.launch_issues.extend(_unrendered_charts_serving_vllm(inv.skipped_files, not_built))
         if not gitops:  # an Argo CD Application's valueFiles may name a values file outside its chart's folder
             inv.launch_issues.extend(_values_serving_vllm(inv.skipped_files))
     overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
@@ -256,9 +278,13 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         # MariaDB Service in `databases`, its Deployment naming none, was SW301 "cannot decide", blocking)
         from .overlays import apply_overlays
 
-        apply_overlays(inv, overlays, [f for f, why in inv.skipped_files if why == "Kustomize file"])
+        apply_overlays(inv, overlays, [f for f, why in inv.skipped_files if why == "Kustomize file"], not_built)
         # a kustomization not built: its replicas and images over its bases' objects; one met while searching that
         # patches what it does not apply says so (SW005)
+    if builds is not None and builds.not_built:
+        from .found import unbuilt_records
+
+        inv.launch_issues.extend(unbuilt_records(inv, builds, require_build))
     if inv.groups and (inv.pools or inv.services or inv.ingresses or inv.network_policies or inv.routers
                        or inv.limit_ranges):
         from .units import assign_units
@@ -266,6 +292,34 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         assign_units(inv, paths)  # a pool, a Service, a policy judge only the workloads of their own deployable unit
     resolve_pools(inv)
     return inv
+
+
+def _build_found(sel: Selection, paths: list[str], render: Renderer | None, enabled: bool) -> FoundBuilds:
+    """Build the kustomization leaves and charts ``sel`` met while searching (:func:`.found.build_found`), and leave
+    out of ``sel`` the files their builds read, as for a folder named (:func:`_not_searched_where_rendered`): each
+    object is judged as its leaf deploys it, once. A chart's values file other than its ``values.yaml`` stays skipped
+    (helm did not read it: what it configures was not judged, and SW005 says so where it configures vLLM). Returns
+    what was built and why each other leaf or chart was not."""
+    from .found import build_found, switched_off
+
+    if not enabled:
+        return switched_off(sel)
+    from .charts import Renderer
+
+    got = build_found(sel, render or Renderer())
+    if got.built:
+        charts = [d for d, _ in got.built if render_kind(d) == "helm"]
+        values = [(f, why) for f, why in sel.skipped if why == HELM_VALUES and os.path.basename(f) != "values.yaml"
+                  and any(inside(f, d) for d in charts)]
+        named = sel.renders
+        sel.renders = [d for d, _ in got.built]
+        try:
+            _not_searched_where_rendered(sel, paths)
+        finally:
+            sel.renders = named
+        left = set(sel.skipped)
+        sel.skipped.extend(v for v in values if v not in left)
+    return got
 
 
 #: What of a chart's folder ``helm template`` reads: its templates, subcharts and CRDs, its metadata and values. Any
@@ -588,7 +642,8 @@ def _serving_mention(text: str) -> re.Match[str] | None:
     return None
 
 
-def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
+def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]],
+                                    not_built: dict[str, str] | None = None) -> list[LaunchIssue]:
     """SW005's record of each Helm chart met while searching a folder (so not rendered) whose templates or values say
     it runs vLLM: a run that reads other files linted none of the chart's workloads, and without this its report
     said so only in the summary's count of skipped files (adopt20: a service's own chart passed unremarked). The
@@ -615,12 +670,16 @@ def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]]) -> list[Laun
         file, line, words = hit
         name = _chart_name(chart)
         how = f"shardwise lint {chart}" if chart != "." else "helm template . | shardwise lint -"
+        why = None if not_built is None else not_built.get(os.path.abspath(chart))
+        unrendered = ("a chart met while searching a folder is not rendered" if why is None else
+                      f"this chart, met while searching a folder, was not rendered ({why})")
         out.append(LaunchIssue(
             f"Helm chart {name}", "",
             f"its {os.path.relpath(file, chart) if chart != '.' else file} runs vLLM (`{words}` at line {line}), but "
-            f"a chart met while searching a folder is not rendered, so none of its workloads was linted; to lint "
+            f"{unrendered}, so none of its workloads was linted; to lint "
             f"them: {how} (with --values FILE for the values you deploy with)",
-            Location(file, line), mentioned=True))
+            Location(file, line), mentioned=True, not_built=why is not None,
+            not_built_folder=os.path.abspath(chart) if why is not None else ""))
     return out
 
 

@@ -8,9 +8,9 @@ holds a ``kustomization.yaml`` (or ``.yml``, or ``Kustomization``) with ``kustom
 kustomization's root; a base outside the repository or a remote one (which kustomize would fetch) is refused
 first (:func:`check_kustomization`). Without the tool, the directory
 is an input error that says how to install it and how to render by hand. Directories met while
-searching a tree, and ``.``, are not rendered: their files are skipped as chart metadata, values and
-unrendered templates, so a run over a repository reads the same files whatever it holds and whatever
-tools are installed; name the chart or kustomization directory to render it.
+searching a tree, and ``.``, are not rendered by the selection: their files are skipped as chart metadata, values
+and unrendered templates; the ``lint`` command then builds the kustomization leaves and charts among them where the
+tools are on PATH (:mod:`.found`), and reads the rest unbuilt.
 
 Where findings point. Helm writes ``# Source: CHART/templates/FILE`` above each document it renders;
 each document is read as if it were that template file (``DIR/templates/FILE``), and each rendered line
@@ -91,10 +91,8 @@ class Renderer:
     # ------------------------------------------------------------------------------------------ helm
 
     def _helm(self, directory: str) -> Inventory:
-        release = os.path.basename(os.path.abspath(directory)).lower() or "release"
-        release = re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
         # a chart named on its own: the namespace it is installed in is not known (never `default`)
-        return self.helm_release(directory, release, RELEASE_NAMESPACE, values=self.values,
+        return self.helm_release(directory, release_name(directory), RELEASE_NAMESPACE, values=self.values,
                                  sets=[("--set", s) for s in self.set_values])
 
     def helm_release(self, directory: str, release: str, namespace: str | None = None,
@@ -158,6 +156,13 @@ class Renderer:
         out = _run(cmd, where, what)
         inv = load_text(out, f"{where} (kustomize build)", namespace)
         return inv
+
+
+def release_name(directory: str) -> str:
+    """The release name ``helm template`` is given for the chart in ``directory`` (named, or met while searching):
+    its folder's name, lower case, as a release name may be written."""
+    release = os.path.basename(os.path.abspath(directory)).lower() or "release"
+    return re.sub(r"[^a-z0-9-]", "-", release).strip("-")[:53] or "release"
 
 
 #: Files a kustomization loads stay under its own root (kustomize's default, said explicitly).

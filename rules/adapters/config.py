@@ -14,6 +14,8 @@ TOML::
     exclude = ["charts/**/templates/", "legacy/*.yaml"]   # paths lint does not read (gitignore-like)
     model_dirs = ["models"]        # <dir>/<org>/<name>/config.json for models the catalog lacks
     gitops_revision = "main"       # the branch this checkout stands for (GitOps objects; --gitops-revision wins)
+    build_found = true             # build the kustomizations and charts a search meets (--no-build-found: false)
+    require_build = false          # true: one met that was not built fails the run (SW005 blocks; --require-build)
 
     [enforcement]
     SW106 = "disabled"             # disabled | advisory | mandatory
@@ -50,7 +52,7 @@ _CODE = re.compile(r"^SW\d{3}$")
 _TOP_KEYS = (
     "enforcement", "suppress", "kv_reserve", "p95_context_tokens", "unknown", "fail_on",
     "usable_fraction", "production", "default_deny_namespaces", "exclude", "model_dirs",
-    "gitops_revision",
+    "gitops_revision", "build_found", "require_build",
 )
 _SUPPRESS_KEYS = ("code", "subject", "reason")
 
@@ -68,6 +70,8 @@ class Settings:
     model_dirs: tuple[str, ...] = ()
     #: The branch this checkout stands for, for GitOps objects whose source is it (``--gitops-revision`` wins).
     gitops_revision: str | None = None
+    #: Build the kustomization leaves and Helm charts met while searching a folder (``--no-build-found`` wins).
+    build_found: bool = True
 
 
 class _Where:
@@ -215,6 +219,14 @@ def parse_config(path: str, text: str, known_codes: set[str] | None = None) -> S
             raise w.error(f"production must be true or false, got {data['production']!r}", "production",
                           mapping=data)
         cfg.production = data["production"]
+        cfg.production_from = f"{os.path.basename(path)} sets `production`"
+    for key in ("build_found", "require_build"):
+        if key in data and not isinstance(data[key], bool):
+            raise w.error(f"{key} must be true or false, got {data[key]!r}", key, mapping=data)
+    if "build_found" in data:
+        settings.build_found = data["build_found"]
+    if "require_build" in data:
+        cfg.require_build = data["require_build"]
     if "default_deny_namespaces" in data:
         cfg.default_deny_namespaces = _namespaces(w, data, "default_deny_namespaces")
     if "model_dirs" in data:

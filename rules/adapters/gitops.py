@@ -146,9 +146,9 @@ _SNAPSHOTS: list[Checkout] = []
 @contextmanager
 def snapshot_of(root: str, commit: str | None) -> Iterator[None]:
     """While linting a snapshot of the current directory's checkout extracted at ``root`` (``shardwise diff``'s base,
-    from ``git archive``: no ``.git``), read its GitOps objects as this checkout's at ``commit``: same origin, branch
-    and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so every
-    finding of a rendered object would read as new in the change."""
+    written from ``git cat-file``: no ``.git``), read its GitOps objects as this checkout's at ``commit``: same origin,
+    branch and tags, files under ``root``. Without it the snapshot has no remote and its objects render nothing, so
+    every finding of a rendered object would read as new in the change."""
     real = checkout()
     _SNAPSHOTS.append(dataclasses.replace(real, root=root, commit=commit or real.commit))
     try:
@@ -390,6 +390,14 @@ def _argo(co: Checkout, kind: str, obj: Mapping[str, Any], refusals: list[str] |
     name = str(meta.get("name") or "")
     namespace = _map(spec.get("destination")).get("namespace")
     sources = [_map(s) for s in _list(spec.get("sources"))] or [_map(spec.get("source"))]
+    if not spec.get("sourceHydrator") and not any(str(s.get("repoURL") or "").strip() for s in sources):
+        # Argo CD's ApplicationSource.repoURL has no omitempty (argo-cd pkg/apis/application/v1alpha1/types.go), so
+        # its CRD requires it: an object without one is a kustomize patch naming only what it changes (corpus37:
+        # redhat-ai-services/ai-accelerator's overlays patch `spec.source.path` and an ApplicationSet's generators),
+        # which read "its source  is not this checkout's git remote (origin)", with no source between the spaces
+        where = "its template's spec.source.repoURL" if kind == "ApplicationSet" else "spec.source.repoURL"
+        return [], (f"it names no source repository ({where}): a patch of such an object names only what it "
+                    "changes, and one applied as written is refused")
     refs: dict[str, str] = {}
     for s in sources:
         if s.get("ref") and _repo_why(co, str(s.get("repoURL") or "")) is None and \

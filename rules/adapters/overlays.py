@@ -1,7 +1,9 @@
 """What a kustomization that is not built says about the objects of its bases: their replicas, images and namespace.
 
-A kustomization met while searching a folder is not rendered (:mod:`.select`): the files of its bases are read one
-by one as plain manifests, and so is a named kustomization whose build failed. Its overlay's ``replicas:`` field and
+A kustomization met while searching a folder that is not built (:mod:`.found`: no kustomize or kubectl on PATH, a
+build that fails, building switched off; and every one read by :func:`~shardwise.rules.adapters.read_inputs` without
+``build_found``) has the files of its bases read one by one as plain manifests, and so has a named kustomization
+whose build failed. Its overlay's ``replicas:`` field and
 its patches that set ``spec.replicas`` change the number of pods the applied object runs, and its ``images:`` field
 the image; read as written, a base Deployment at ``replicas: 0`` that every overlay runs at 2 was judged as running
 nothing (advisory findings), where ``kustomize build`` of the overlay gives 2. This module reads those fields of each
@@ -245,13 +247,15 @@ def _image(image: str, rules: list[dict[str, Any]]) -> str:
     return image
 
 
-def apply_overlays(inv: Inventory, kustomizations: Iterable[str], searched: Iterable[str] = ()) -> None:
+def apply_overlays(inv: Inventory, kustomizations: Iterable[str], searched: Iterable[str] = (),
+                   not_built: dict[str, str] | None = None) -> None:
     """Apply the replica counts and images of ``kustomizations`` (files, not built) to the groups of the files they
     reach, by the rules of this module. Only a kustomization no other of them lists is a deployment (an overlay); a
     base's own kustomization is applied through the overlays that list it, inner first (the outer count wins).
     Each object that an overlay among ``searched`` (kustomizations met while searching a folder) deploys with a patch
     this module does not apply is an SW005 record naming the command that lints what it deploys
-    (:func:`_patched_not_read`)."""
+    (:func:`_patched_not_read`), with why it was not built where ``not_built`` (its folder, absolute -> why,
+    :mod:`.found`) says."""
     given = {os.path.abspath(k): k for k in kustomizations}
     paths = list(given)
     reach = {k: _reached(k) for k in paths}
@@ -306,7 +310,8 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str], searched: Iter
     looked = {os.path.abspath(k) for k in searched}
     for g, k, leaf in unread.values():
         if leaf in looked:
-            inv.launch_issues.append(_patched_not_read(g, given.get(k, k), given[leaf]))
+            why = None if not_built is None else not_built.get(os.path.dirname(leaf))
+            inv.launch_issues.append(_patched_not_read(g, given.get(k, k), given[leaf], why))
     for g in inv.groups:
         held = [n for n in counts.get(id(g), []) if type(n) is int]
         if id(g) in changed and type(g.replicas) is int and len(held) == len(counts[id(g)]):
@@ -321,14 +326,15 @@ def apply_overlays(inv: Inventory, kustomizations: Iterable[str], searched: Iter
 _PATCHES = re.compile(r"^(?:patches|patchesStrategicMerge|patchesJson6902)\s*:", re.MULTILINE)
 
 
-def _patched_not_read(g: ServingGroup, kustomization: str, overlay: str) -> LaunchIssue:
+def _patched_not_read(g: ServingGroup, kustomization: str, overlay: str, why: str | None = None) -> LaunchIssue:
     """SW005's record of an object that ``overlay`` (met while searching a folder, so not built) deploys with a patch
     of its containers' args, command, env or device count, or its pods' nodeSelector or affinity, written in
     ``kustomization`` (the overlay or one it lists): the object was linted as its base writes it, and its blocking
     capacity, topology and reliability findings are advisory (``engine.rule``), so a run with none of those passed
     with no word that what the overlay deploys was never judged (newuser11: a prod overlay that patches a base's
     7B model to a 72B one at TP8 passed, its workload reported as the base's 7B at TP1). The record points at the
-    kustomization's patches and says how to lint what the overlay builds."""
+    kustomization's patches and says how to lint what the overlay builds, and why the overlay was not built where the
+    run tried (``why``, :mod:`.found`: such a record blocks under ``require_build``)."""
     try:
         m = _PATCHES.search(read_text(kustomization))
         line = 1 if m is None else m.string.count("\n", 0, m.start()) + 1
@@ -340,10 +346,13 @@ def _patched_not_read(g: ServingGroup, kustomization: str, overlay: str) -> Laun
     return LaunchIssue(
         subject, "",
         f"what {kustomization} patches in (its containers' args, command, env or device count, or its pods' "
-        "nodeSelector or affinity) is not applied: a kustomization met while searching a folder is not built, so "
-        "this object was linted as its base writes it (the model, the flags, the GPUs and the pool) and its "
+        "nodeSelector or affinity) is not applied: "
+        + ("a kustomization met while searching a folder is not built" if why is None else
+           f"the overlay {folder}, met while searching a folder, was not built ({why})")
+        + ", so this object was linted as its base writes it (the model, the flags, the GPUs and the pool) and its "
         f"capacity, topology and reliability findings do not block; to lint what it deploys: {how}",
-        Location(kustomization, line), suppressions=list(g.suppressions), mentioned=True)
+        Location(kustomization, line), suppressions=list(g.suppressions), mentioned=True, not_built=why is not None,
+        not_built_folder=os.path.dirname(os.path.abspath(overlay)) if why is not None else "")
 
 
 def _split_by_overlay(inv: Inventory, leaves: list[str],

@@ -30,7 +30,12 @@ CDK_PROJECT = ("cdk.json", "cdk8s.yaml")
 SOURCE_SUFFIXES = {".ts": "TypeScript", ".js": "JavaScript", ".py": "Python", ".go": "Go"}
 #: Configuration languages that render Kubernetes objects: always taken.
 OWN_SUFFIXES = {".jsonnet": "Jsonnet", ".libsonnet": "Jsonnet library", ".cue": "CUE", ".k": "KCL"}
-_ALL_SUFFIXES = (*SOURCE_SUFFIXES, *OWN_SUFFIXES)
+#: A Jupyter notebook: always taken. Its cells run shell commands (``%%bash``, ``!kubectl``) that may start vLLM or
+#: apply a manifest from a here-document; a notebook is JSON whose every source line nbformat writes on a line of its
+#: own, so a line of the file names where (corpus37: mjhermanson-nv/dynamo-grove-brev's labs apply their Dynamo
+#: manifests from notebook cells; .ipynb files were neither read nor counted, passed over unseen).
+NOTEBOOK_SUFFIX = ".ipynb"
+_ALL_SUFFIXES = (*SOURCE_SUFFIXES, *OWN_SUFFIXES, NOTEBOOK_SUFFIX)
 
 PULUMI_INSTEAD = "lint the program's `pulumi preview --json` output or its `pulumi stack export`, which shardwise reads"
 CDK8S_INSTEAD = "lint what `cdk8s synth` writes (the manifests in dist/)"
@@ -44,6 +49,8 @@ _OWN_INSTEAD = {
     "CUE": "lint what `cue export --out yaml` prints",
     "KCL": "lint what `kcl run` prints",
 }
+NOTEBOOK_INSTEAD = ("save the manifests its cells apply as files and lint them (a cell's `kubectl apply -f FILE` names "
+                    "one; a here-document fed to kubectl apply is one)")
 DOCKER_INSTEAD = ("it builds a container image, not a deployment, so that server is not linted here; lint the "
                   "Kubernetes manifest that runs the image (its flags, GPUs and probes are there)")
 PULUMI_PROJECT_FILE = "Pulumi project file"
@@ -100,7 +107,7 @@ def taken(name: str, project: Callable[[], bool]) -> bool:
     """Whether a searched folder takes the file ``name``: a configuration language or a Dockerfile always, a
     general-purpose source only in a project folder, beside a Pulumi.yaml or under a cdk.json / cdk8s.yaml
     (``project()``, asked only then)."""
-    if name.endswith(tuple(OWN_SUFFIXES)) or is_dockerfile(name):
+    if name.endswith((*OWN_SUFFIXES, NOTEBOOK_SUFFIX)) or is_dockerfile(name):
         return True
     return name.endswith(tuple(SOURCE_SUFFIXES)) and project()
 
@@ -126,6 +133,8 @@ def _what(path: str) -> tuple[str, str]:
     """What a program source is, and what to lint instead."""
     if is_dockerfile(path):
         return "Dockerfile", DOCKER_INSTEAD
+    if path.endswith(NOTEBOOK_SUFFIX):
+        return "Jupyter notebook", NOTEBOOK_INSTEAD
     suffix = os.path.splitext(path)[1]
     own = OWN_SUFFIXES.get(suffix)
     if own is not None:
@@ -167,12 +176,17 @@ def program_skip(path: str, text: str) -> str:
     if found is None:
         if what == "Dockerfile":
             return "Dockerfile (a container image, not a deployment)"
+        if what == "Jupyter notebook":
+            return "Jupyter notebook (not read)"
         if what.startswith("Pulumi program"):  # newuser10: what it deploys is read from the preview, always
             return f"{what} (program source is not read: lint its `pulumi preview --json` output)"
         return f"{what} (program source is not read)"
     line, word = found
     if what == "Dockerfile":
         return f"Dockerfile that starts vLLM (`{word}` at line {line}): {instead}"
+    if what == "Jupyter notebook":  # its prose cells and outputs are lines of the file too: it mentions, no more
+        return (f"Jupyter notebook that mentions vLLM (`{word}` at line {line}): shardwise reads no notebook, so a "
+                f"server its cells start, or a manifest they apply, is not linted; {instead}")
     return (f"{what} that starts vLLM (`{word}` at line {line}): shardwise reads no program source, so that server is "
             f"not linted; {instead}")
 

@@ -3,15 +3,15 @@
 - Directories are searched recursively for ``*.yaml``, ``*.yml``, ``*.json``, shell scripts (``*.sh``,
   ``*.bash``, a file without a suffix whose first line is a sh/bash shebang; :mod:`.shell`) and Terraform files
   (``*.tf``: not read as HCL, skipped with a reason that says when one starts vLLM), and program sources
-  (:mod:`.programs`: Jsonnet, CUE, KCL, Dockerfiles; TypeScript, JavaScript, Python and Go only beside a
-  ``Pulumi.yaml`` or under a ``cdk.json`` / ``cdk8s.yaml``; skipped with what to lint instead) in sorted order;
+  (:mod:`.programs`: Jsonnet, CUE, KCL, Dockerfiles, Jupyter notebooks; TypeScript, JavaScript, Python and Go only
+  beside a ``Pulumi.yaml`` or under a ``cdk.json`` / ``cdk8s.yaml``; skipped with what to lint instead) in sorted order;
   hidden directories (``.git``, ``.github``, ...) and ``node_modules``, ``venv``, ``__pycache__``
   and ``.terraform`` are not searched.
 - :class:`Excludes` holds gitignore-like patterns from ``--exclude``, the config file's ``exclude``
   and a ``.shardwiseignore`` file in the current directory. A path the patterns exclude is not read
   (a directory: nothing under it), also when it is named on the command line; each is counted.
-- A manifest template met while searching (``*.yaml-template``, ``*.yaml.tpl``, ``*.yaml.tmpl``, ``*.yaml.j2``,
-  ``*.yaml.jinja2``) is
+- A manifest template met while searching (``*.yaml-template``, ``*.yaml.tpl``, ``*.yaml.tmpl``, ``*.yaml.tftpl``,
+  ``*.yaml.j2``, ``*.yaml.jinja2``) is
   not YAML until a tool fills its placeholders: it is skipped with that reason (named on the command line, it is read).
 - A file whose name says what it is, and that is never a Kubernetes manifest, a Pulumi preview or
   state file or a shardwise stack (``Chart.yaml``, ``kustomization.yaml``, ``Pulumi.yaml``,
@@ -101,9 +101,11 @@ HELM_VALUES = "Helm values"
 MANIFEST_TEMPLATE = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, "
                      "and lint the output)")
 #: A YAML manifest kept as a template whose placeholders a tool fills before it is applied (``lws.yaml-template``
-#: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, ``pod.yaml.j2`` / ``lws.yaml.jinja2`` for
-#: Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of passing it over.
-TEMPLATE_SUFFIX = re.compile(r"\.ya?ml(?:[.-]template|\.tpl|\.tmpl|\.j2|\.jinja2?)$", re.IGNORECASE)
+#: for envsubst, ``deploy.yaml.tpl`` for Terraform's templatefile, and ``deploy.yaml.tftpl``, the suffix Terraform's
+#: templatefile documentation recommends (corpus38: it was passed over without a word), ``pod.yaml.j2`` /
+#: ``lws.yaml.jinja2`` for Jinja): not YAML until rendered, so a searched folder skips it with that reason instead of
+#: passing it over.
+TEMPLATE_SUFFIX = re.compile(r"\.ya?ml(?:[.-]template|\.tpl|\.tmpl|\.tftpl|\.j2|\.jinja2?)$", re.IGNORECASE)
 
 
 def _script(root: str, name: str) -> bool:
@@ -116,7 +118,8 @@ def _script(root: str, name: str) -> bool:
 
 #: What a program source's name ends with (:mod:`.programs`, imported only when one is met: a YAML-only lint pays
 #: two string tests per file): a searched folder takes those of general-purpose languages only in a project.
-PROGRAM_ENDS = (".jsonnet", ".libsonnet", ".cue", ".k", ".ts", ".js", ".py", ".go", "ockerfile", "ontainerfile")
+PROGRAM_ENDS = (".jsonnet", ".libsonnet", ".cue", ".k", ".ts", ".js", ".py", ".go", "ockerfile", "ontainerfile",
+                ".ipynb")
 _PULUMI_PROJECT = ("Pulumi.yaml", "Pulumi.yml")
 
 
@@ -222,11 +225,17 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
         return HELM_VALUES
     if _STEP_ASSERTION.match(name):
         return TEST_ASSERTION
+    where = os.path.dirname(path)  # the files of one directory share their place and their Chainsaw tests
     if name.endswith((".yaml", ".yml")):
-        absolute = os.path.normpath(os.path.abspath(path))
-        if absolute in _chainsaw_assertions(os.path.dirname(absolute), {} if tests is None else tests):
+        tests = {} if tests is None else tests
+        # the folder as the path names it keys its tests' files beside the absolute one (the same folder in one run:
+        # dirname(normpath(abspath(path))) is normpath(abspath(dirname(path)))); a file's own absolute name is made
+        # only where the folder has a test that asserts files (issue 30: not an abspath per file of every walk)
+        asserted = tests.get(where)
+        if asserted is None:
+            asserted = tests[where] = _chainsaw_assertions(os.path.normpath(os.path.abspath(where)), tests)
+        if asserted and os.path.normpath(os.path.abspath(path)) in asserted:
             return TEST_ASSERTION
-    where = os.path.dirname(path)  # the files of one directory share their place
     if places is not None and where in places:
         return places[where]
     reason = _skipped_by_place(path, os.path.dirname(os.path.abspath(path)), charts)

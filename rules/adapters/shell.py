@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..model.errors import InputError
+from ..vllm.args import is_vllm_image
 
 #: The placeholder a command substitution of an unquoted here-document becomes: its output is not known here.
 COMMAND_OUTPUT = "${COMMAND_OUTPUT}"
@@ -64,6 +65,29 @@ _WRITES = re.compile(r"(?<![<>&0-9])>{1,2}[ \t]*[\"']?([^\s\"';&|<>]+)"
                      r"|\btee[ \t]+(?:-a[ \t]+)?[\"']?([^\s\"';&|<>-][^\s\"';&|<>]*)")
 #: What says a script runs a vLLM server (as the wide corpus's triage reads a file).
 _SERVES = re.compile(r"vllm serve|vllm\.entrypoints|vllm/vllm-openai|vllm-openai|--tensor-parallel-size", re.I)
+
+
+#: An ``image:`` line of a here-document's YAML (``image: rocm/vllm:…``, ``- image: "…"``): its value
+_HEREDOC_IMAGE = re.compile(r"^[ \t]*-?[ \t]*image:[ \t]*['\"]?([^\s'\"#]+)", re.M)
+#: ``vllm serve`` as the words of a YAML list, in flow (``command: ["vllm", "serve", …]``) or block form
+_LIST_SERVE = re.compile(r"""["']?\bvllm["']?[ \t]*(?:,|\n[ \t]*-)[ \t]*["']?serve\b""", re.I)
+
+
+def manifest_serves(body: str) -> str | None:
+    """The word that says a here-document's manifest runs a vLLM server, or None: :data:`_SERVES`, an image vLLM's
+    readers take for a vLLM build (:func:`~shardwise.rules.vllm.args.is_vllm_image`: ``rocm/vllm``,
+    ``quay.io/ascend/vllm-ascend``, ``nvcr.io/nvidia/vllm``), or ``vllm serve`` as a list's words. review34: a manifest
+    a script assembles from pieces (or whose lines the shell fills) that ran ``rocm/vllm`` with ``command: ["vllm",
+    "serve", …]`` was skipped as a script of no vLLM server, where the same with ``vllm/vllm-openai`` is SW005."""
+    m = _SERVES.search(body)
+    if m is not None:
+        return m.group(0)
+    for found in _HEREDOC_IMAGE.finditer(body):
+        if is_vllm_image(found.group(1)):
+            return found.group(1)
+    m = _LIST_SERVE.search(body)
+    return " ".join(m.group(0).replace('"', " ").replace("'", " ").replace(",", " ").replace("-", " ").split()) \
+        if m is not None else None
 
 
 def serves_vllm(text: str) -> tuple[int, str] | None:
@@ -500,9 +524,9 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
         if not fed:
             if stray is None and doc.end is not None:
                 body = "\n".join(lines[doc.start - 1:doc.end - 1])
-                serves = _SERVES.search(body)
-                if serves is not None and _API_VERSION.search(body) and _KIND.search(body):
-                    stray = (doc.line, serves.group(0))
+                said = manifest_serves(body)
+                if said is not None and _API_VERSION.search(body) and _KIND.search(body):
+                    stray = (doc.line, said)
             continue
         if doc.end is None:
             errors.append(InputError(
@@ -513,13 +537,13 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
         if target is not None and target[0] in pieces:
             first = next((a for a in assembled if a[2] == target[0]), None)
             body = "\n".join(lines[doc.start - 1:doc.end - 1])
-            serves = _SERVES.search(body)
+            said = manifest_serves(body)
             if first is None:
-                assembled.append((doc.line, 0, target[0], serves.group(0) if serves is not None else None))
+                assembled.append((doc.line, 0, target[0], said))
             else:
                 k = assembled.index(first)
                 assembled[k] = (first[0], first[1] or (doc.line if target[1] else 0), first[2],
-                                first[3] if first[3] is not None or serves is None else serves.group(0))
+                                first[3] if first[3] is not None else said)
             continue
         literal = doc.quoted and not envsubst
         if not literal:
@@ -528,8 +552,8 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
                               or (m := _GLUED.match(lines[k - 1])) is not None)
                           and not _in_block_scalar(lines, k, doc.start)), None)
             if whole is not None:
-                serves = _SERVES.search("\n".join(lines[doc.start - 1:doc.end - 1]))
-                filled.append((doc.line, whole[0], whole[1], serves.group(0) if serves is not None else None))
+                said = manifest_serves("\n".join(lines[doc.start - 1:doc.end - 1]))
+                filled.append((doc.line, whole[0], whole[1], said))
                 continue
         read += 1
         out[doc.line - 1] = "---"

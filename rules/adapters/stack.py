@@ -374,10 +374,9 @@ def inventory_from_spec(spec: EnvironmentSpec, file: str = "<environment>", line
         if pool is not None:
             inv.pools.append(pool)
     resolve_pools(inv)
-    inv.production = spec.production
     # the declared vLLM version over the image's tag (an image that is a stand-in for an Output says none)
     declared = {w.name: w.vllm_version for w in (*spec.services, *spec.multi_node) if w.vllm_version}
-    for g in inv.groups:  # stays true to this file when inventories of several stacks are merged
+    for g in inv.groups:  # a stack's production setting is its own workloads' (SW404), not the run's
         g.production = spec.production
         g.declared = True
         g.vllm_version = declared.get(g.name, g.vllm_version)

@@ -40,9 +40,11 @@ from .yamlsrc import (
     MAX_EXPANDED_CHARS,
     MAX_EXPANDED_VALUES,
     TEMPLATE_PROBLEM,
+    TERRAFORM_DIRECTIVE_PROBLEM,
     LineDict,
     LocalTagError,
     _bad_character,
+    _directive_line,
     _Fallback,
     _short,
     _template_line,
@@ -657,6 +659,9 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
         template = _template_line(text, (line, context), base)
         if template is not None:
             raise InputError(f"cannot parse YAML: {TEMPLATE_PROBLEM}", file, template) from None
+        directive = _directive_line(text, (line, context), base)
+        if directive is not None:
+            raise InputError(f"cannot parse YAML: {TERRAFORM_DIRECTIVE_PROBLEM}", file, directive) from None
         problem = e.problem or e.context or "invalid YAML"
         mark_at = _stray_bom(text, base, context, line) if line is not None and "\ufeff" in text else None
         if mark_at is not None:

@@ -347,6 +347,27 @@ def _bad_character(text: str, file: str, base: int) -> InputError:
 TEMPLATE_PROBLEM = "a template placeholder {{ … }} is not YAML; render the template first (helm template …)"
 
 
+#: What the report says when a parse error comes from a Terraform template directive (``%{ for a in args ~}``,
+#: ``%{ if x }``) in a file Terraform's ``templatefile`` renders (corpus38: cloud samples keep manifests so, named
+#: ``.yaml``); PyYAML's own complaint ("could not find expected directive name": a ``%`` opens a YAML directive)
+#: would only mislead.
+TERRAFORM_DIRECTIVE_PROBLEM = ("a Terraform template directive %{ … } is not YAML; render the template first "
+                               "(Terraform's templatefile) and lint what it writes")
+_TF_DIRECTIVE = re.compile(r"%\{~?[ \t]*(?:if|else|endif|for|endfor)\b")
+
+
+def _directive_line(text: str, lines: tuple[int | None, ...], base: int) -> int | None:
+    """The first of ``lines`` (file lines, ``text`` starting at line ``base`` + 1) that holds a Terraform template
+    directive (:data:`_TF_DIRECTIVE`), or None."""
+    if "%{" not in text:
+        return None
+    rows = text.split("\n")
+    for line in lines:
+        if line is not None and 0 < line - base <= len(rows) and _TF_DIRECTIVE.search(rows[line - base - 1]):
+            return line
+    return None
+
+
 def _template_line(text: str, lines: tuple[int | None, ...], base: int) -> int | None:
     """The first of ``lines`` (file lines, ``text`` starting at line ``base`` + 1) that holds a template action
     ``{{``, or None. The parser names two: where it failed and where the construct it was reading began (its
@@ -414,6 +435,9 @@ def read_text(path: str) -> str:
     name = "<stdin>" if path == "-" else path
     if path != "-":
         return decode_text(read_file_bytes(path, name), name)
+    if sys.stdin is None:  # ``shardwise lint - <&-``: Python sets no stdin where descriptor 0 is closed (fuzz22)
+        raise InputError("cannot read: standard input is closed (the command was run with <&- or no stdin at all); "
+                         "pipe the manifests to shardwise lint -, or name their files", name)
     try:
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # a replaced stdin: text already, but it may still hold lone surrogates

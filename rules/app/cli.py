@@ -205,6 +205,17 @@ def _add_run_options(p: argparse.ArgumentParser, *, report: bool = False) -> Non
              "directories given as PATH; without it such an entry is an input error and nothing is downloaded",
     )
     p.add_argument(
+        "--no-build-found", dest="build_found", action="store_false", default=None,
+        help="do not build the kustomizations and Helm charts met while searching a folder (default: each overlay no "
+             "other lists, and each chart with its values.yaml, is built where kustomize or helm is on PATH; "
+             "build_found in the config file); what is not built is read as written and SW005 says so",
+    )
+    p.add_argument(
+        "--require-build", action="store_true",
+        help="fail the run where a kustomization or chart met while searching was not built (no tool on PATH, a build "
+             "error, --no-build-found): SW005 blocks (require_build in the config file)",
+    )
+    p.add_argument(
         "--gitops-revision", metavar="BRANCH",
         help="the branch this checkout stands for: an Argo CD Application or Flux object whose source is this "
              "repository at BRANCH is rendered from these files (default: gitops_revision in the config file, else "
@@ -585,7 +596,7 @@ def _err(message: str) -> None:
 _LINT_DEFAULTS: dict[str, Any] = {
     "formats": None, "output": None, "exclude": [], "fail_on": None, "config": None, "kv_reserve": None,
     "p95_context": None, "jobs": None, "progress": False, "model_dir": [], "values": [], "set": [],
-    "fetch_remote_bases": False, "gitops_revision": None,
+    "fetch_remote_bases": False, "build_found": None, "require_build": False, "gitops_revision": None,
     "no_color": False, "baseline": None, "create_baseline": None, "fetch_configs": False,
 }
 
@@ -885,6 +896,7 @@ def _lint_options(args: argparse.Namespace) -> Any:
         exclude=list(args.exclude), model_dirs=list(args.model_dir), jobs=args.jobs,
         fetch_configs=getattr(args, "fetch_configs", False), values=list(args.values), set_values=list(args.set),
         remote_bases=args.fetch_remote_bases, gitops_revision=args.gitops_revision,
+        build_found=getattr(args, "build_found", None), require_build=getattr(args, "require_build", False),
         baseline=getattr(args, "baseline", None),
         create_baseline=getattr(args, "create_baseline", None),
     )

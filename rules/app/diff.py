@@ -1,7 +1,7 @@
 """What a change does to capacity and cost: the tree at a base git ref against the working tree.
 
-:func:`diff_refs` extracts the base commit with ``git archive`` into a temporary directory, lints the
-same paths there (from the same place in the repository, so each tree's own config and ignore files
+:func:`diff_refs` writes the base commit's tree (``git ls-tree``, ``git cat-file``) into a temporary directory,
+lints the same paths there (from the same place in the repository, so each tree's own config and ignore files
 apply) and in the working tree, and :func:`compare` puts the two reports side by side. Every figure
 comes from the lint reports (``Report.workloads``: the capacity rules' own sizing, and
 :mod:`shardwise.rules.capacity.cost`), nothing is sized twice.
@@ -16,18 +16,19 @@ code and subject are (its message may change with the numbers).
 
 from __future__ import annotations
 
-import io
+import contextlib
 import os
+import re
 import subprocess
-import tarfile
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import IO, Any
 
 from ..engine import Finding
 from ..model.errors import InputError, ShardwiseError
+from ..model.files import MAX_FILE_BYTES
 from ..model.wall import wall_limit
 from ..report import Report
 from .run import LintOptions, lint_report
@@ -45,16 +46,23 @@ class GitTimeout(GitError):
     """A git command did not finish in its wall time: said as that, never read as a ref that is not there."""
 
 
-#: The wall time one git call of ``shardwise diff`` may take at a load of one per core or less (``git archive`` of
-#: the base is the long one: seconds on a large repository). It catches a git that is blocked (a lock, a hook);
+#: The wall time one git call of ``shardwise diff`` may take at a load of one per core or less (``git cat-file``
+#: of the base is the long one: seconds on a large repository). It catches a git that is blocked (a lock, a hook);
 #: times the load per core (:func:`~..model.wall.wall_limit`, loadlimits1) so a busy runner does not stop a good one.
 _GIT_TIMEOUT_S = 300
 
 
-def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> Any:
+def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False, out: IO[bytes] | None = None,
+         feed: IO[bytes] | None = None) -> Any:
+    """What git writes, as text (or bytes with ``binary``); with ``out``, written there instead (``git cat-file``: a
+    base of gigabytes is never held in memory); ``feed``: what git reads on its standard input."""
     limit_s = wall_limit(_GIT_TIMEOUT_S)
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=limit_s)
+        if out is None and feed is None:
+            proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=limit_s)
+        else:
+            proc = subprocess.run(["git", *args], cwd=cwd, stdin=feed, stdout=out or subprocess.PIPE,
+                                  stderr=subprocess.PIPE, check=False, timeout=limit_s)
     except FileNotFoundError:
         raise GitError("git is not installed: shardwise diff needs it to read the base ref") from None
     except subprocess.TimeoutExpired:  # was a traceback
@@ -66,6 +74,8 @@ def _git(args: Sequence[str], cwd: str | None = None, binary: bool = False) -> A
         steer = [f"{k}={os.environ[k]}" for k in ("GIT_DIR", "GIT_WORK_TREE") if k in os.environ]
         said = f" (the environment sets {' and '.join(steer)})" if steer else ""
         raise GitError(f"git {' '.join(args[:2])}: {msg[-1] if msg else f'exit status {proc.returncode}'}{said}")
+    if out is not None:
+        return None
     return proc.stdout if binary else proc.stdout.decode("utf-8", "replace").strip()
 
 
@@ -77,8 +87,9 @@ def _shallow(cwd: str | None) -> bool:
         return False
 
 
-def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
-    """Extract the tree of commit ``ref`` into ``dest`` (``git archive``); return the full commit id."""
+def snapshot(ref: str, dest: str, cwd: str | None = None, left_out: list[tuple[str, str]] | None = None) -> str:
+    """Write the tree of commit ``ref`` into ``dest`` (:func:`_extract_base`); return the full commit id. What could not
+    be extracted is added to ``left_out``: (its path in the commit, why)."""
     try:
         commit = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
     except GitTimeout:
@@ -96,24 +107,151 @@ def snapshot(ref: str, dest: str, cwd: str | None = None) -> str:
             hint = ("; this is a shallow clone, which holds only the history it fetched: fetch the base "
                     "(git fetch --unshallow, or actions/checkout with fetch-depth: 0)")
         raise GitError(f"{ref!r} is not a commit of this repository (git rev-parse --verify {ref}){hint}") from None
-    data = _git(["archive", "--format=tar", commit], cwd, binary=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter=_base_member)
+    _extract_base(commit, dest, cwd, [] if left_out is None else left_out)
     return commit
 
 
-def _base_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's ``data`` filter, except that a symbolic link to an absolute path or out of the tree (``x.yaml ->
-    /dev/zero``, ``-> ../../etc``) is extracted as the link it is, so the base is linted as the working tree is (the
-    link named, not followed out of the folder): the ``data`` filter raised ``AbsoluteLinkError`` at it, an
-    internal error (fuzz15). A later member written through such a link is still refused by the filter (git stores
-    no path below a link); anything else the filter refuses is left out."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
-        return tarfile.tar_filter(member, dest) if member.issym() else None
-    except tarfile.FilterError:
-        return None
+#: ``git ls-tree -r -z``'s line: mode, type, object name, a tab, the path.
+_TREE_ENTRY = re.compile(rb"(\d+) (\w+) ([0-9a-f]+)\t(.*)", re.DOTALL)
+
+
+def _extract_base(commit: str, dest: str, cwd: str | None, left_out: list[tuple[str, str]]) -> None:
+    """Write the tree of ``commit`` into the empty folder ``dest`` as the commit holds it: folders, regular files (the
+    executable bit kept), symbolic links whatever they name (a link to ``/dev/zero`` or out of the tree is written as
+    the link it is, so the base is linted as the working tree is: named, not followed; fuzz15), a submodule as an
+    empty folder. What cannot be written is added to ``left_out`` with why.
+
+    The paths come from ``git ls-tree``, the bytes from ``git cat-file --batch`` (to a temporary file), so the base is
+    the commit's, whatever its ``.gitattributes`` say: ``git archive`` left out what ``export-ignore`` marks (a
+    repository with ``/deploy export-ignore``, as many keep deployment files out of their release tarballs, had no
+    manifests at its base: every workload of an unchanged tree read as added) and rewrote what ``export-subst`` marks.
+
+    Time and memory are bounded by what the commit holds, never by its shape (fuzz22): the archive was read whole
+    into memory (a committed 1 GiB file: 2.1 GB), and tarfile's ``data`` filter resolved every member's whole path
+    (one ``lstat`` per folder above it: a chain of 3,000 folders, which git stores and ``git fast-import`` writes,
+    took minutes, quadratic in the depth). A file is written only in a folder this extraction made (never through a
+    link, nothing overwritten: ``O_EXCL``); a path with an empty part, ``.`` or ``..`` (no checkout writes one), one
+    the system refuses (longer than ``PATH_MAX``) and an object the repository does not hold are left out and said
+    (what is below a folder left out is not). A file larger than :data:`~..model.files.MAX_FILE_BYTES` is written as
+    its first ``MAX_FILE_BYTES + 1`` bytes and extended to its size without data (a sparse file): every read of it
+    sees what the working tree's copy gives, a file larger than shardwise reads, at no cost in disk or memory."""
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit], cwd, binary=True)
+    entries = []
+    for line in listing.split(b"\0"):
+        m = _TREE_ENTRY.fullmatch(line)
+        if m is not None:
+            entries.append((m.group(1), m.group(2), m.group(3), os.fsdecode(m.group(4))))
+    made = {""}  # the folders (relative to dest) this extraction made: real folders, below no link
+    failed: set[str] = set()  # the folders it could not make (said once)
+    with tempfile.TemporaryFile(prefix="shardwise-base-") as wanted, \
+            tempfile.TemporaryFile(prefix="shardwise-base-") as blobs:
+        wanted.write(b"".join(oid + b"\n" for _, kind, oid, _ in entries if kind == b"blob"))
+        wanted.seek(0)
+        _git(["cat-file", "--batch"], cwd, out=blobs, feed=wanted)
+        blobs.seek(0)
+        for mode, kind, oid, name in entries:
+            size = start = -1
+            if kind == b"blob":  # its bytes follow in the batch, whether it is written or not
+                head = blobs.readline().split()
+                size = int(head[2]) if len(head) == 3 and head[1] == b"blob" and head[2].isdigit() else -1
+                start = blobs.tell()
+            if any(p in ("", ".", "..") for p in name.split("/")):
+                left_out.append((name, "git names it with an empty part, '.' or '..', which no checkout writes"))
+            elif kind == b"blob" and size < 0:
+                left_out.append((name, f"its object {oid.decode()} is not in the repository"))
+            elif _folder_for(name, dest, made, failed, left_out):
+                try:
+                    _write_entry(mode, kind, size, blobs, os.path.join(dest, name))
+                except OSError as e:
+                    left_out.append((name, f"it could not be written from git: {e.strerror or e}"))
+            if size >= 0:
+                blobs.seek(start + size + 1)  # past its bytes, read or not, and the newline after them
+
+
+def _folder_for(name: str, dest: str, made: set[str], failed: set[str], left_out: list[tuple[str, str]]) -> bool:
+    """Whether the folder of ``name`` is one this extraction made, making those above it that are missing; a folder
+    the system refuses is said once, and what is below it is left out without a word more."""
+    folder = name.rpartition("/")[0]
+    missing = []
+    while folder not in made:
+        missing.append(folder)
+        folder = folder.rpartition("/")[0]
+    for folder in reversed(missing):
+        if folder in failed:
+            return False
+        try:
+            os.mkdir(os.path.join(dest, folder), 0o755)
+        except OSError as e:
+            failed.add(folder)
+            left_out.append((folder, f"it could not be written from git: {e.strerror or e}"))
+            return False
+        made.add(folder)
+    return True
+
+
+def _write_entry(mode: bytes, kind: bytes, size: int, blobs: IO[bytes], path: str) -> None:
+    """One entry of the tree at ``path``: a submodule as an empty folder, a link as the link its blob names, a file
+    (created, never opened through a link) as at most ``MAX_FILE_BYTES + 1`` bytes of its blob, and its size."""
+    if kind == b"commit":
+        os.mkdir(path, 0o755)
+    elif kind != b"blob":
+        return
+    elif mode == b"120000":
+        os.symlink(os.fsdecode(blobs.read(min(size, 65536))), path)
+    else:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        with os.fdopen(os.open(path, flags, 0o755 if mode == b"100755" else 0o644), "wb") as f:
+            left = min(size, MAX_FILE_BYTES + 1)
+            while left > 0:
+                chunk = blobs.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                f.write(chunk)
+                left -= len(chunk)
+            if size > MAX_FILE_BYTES + 1:
+                f.truncate(size)
+
+
+def _left_out_errors(left_out: Sequence[tuple[str, str]], prefix: str, paths: Sequence[str]) -> list[InputError]:
+    """The base's members :func:`snapshot` could not extract, as input errors of the base, where ``paths`` (relative to
+    the current directory, ``prefix`` in the repository) reach them: the base is said to be read in part, never
+    passed over (a chain of folders deeper than the system's longest path, fuzz22)."""
+    out = []
+    for name, why in left_out:
+        if not name.startswith(prefix):
+            continue
+        rel = name[len(prefix):]
+        if any(p in (".", "./") or rel == p.rstrip("/") or rel.startswith(p.rstrip("/") + "/")
+               for p in (os.path.normpath(q) for q in paths)):
+            out.append(InputError(f"not read: {why}", rel))
+    return out
+
+
+def _remove_tree(top: str) -> None:
+    """Remove the folder ``top`` and all below it, links not followed, as far as the system lets: ``shutil.rmtree``
+    without its recursion, which raised ``RecursionError`` out of ``shardwise diff`` (an internal error, and the base
+    left in the temporary folder) at a base holding a chain of more than about 1,000 folders (fuzz22)."""
+    stack = [(top, False)]
+    while stack:
+        folder, emptied = stack.pop()
+        if emptied:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+            continue
+        stack.append((folder, True))
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((e.path, False))
+                else:
+                    os.unlink(e.path)
+            except OSError:
+                continue
 
 
 def _remote_refs(branch: str, cwd: str | None) -> list[str]:
@@ -386,8 +524,10 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
         raise GitError(f"shardwise diff runs inside a git repository: {e}") from None
     from ..adapters.gitops import snapshot_of
 
-    with tempfile.TemporaryDirectory(prefix="shardwise-diff-") as tmp:
-        commit = snapshot(base_ref, tmp)
+    tmp = tempfile.mkdtemp(prefix="shardwise-diff-")
+    try:
+        left_out: list[tuple[str, str]] = []
+        commit = snapshot(base_ref, tmp, left_out=left_out)
         here = os.getcwd()
         where = os.path.join(tmp, prefix)
         os.makedirs(where, exist_ok=True)
@@ -398,7 +538,10 @@ def diff_refs(base_ref: str, paths: Sequence[str], options: LintOptions, head_re
                 base = lint_report(paths, replace(options, baseline=None))
             finally:
                 os.chdir(here)
+    finally:
+        _remove_tree(tmp)
     _drop_missing(base, paths)
+    base.inventory.errors.extend(_left_out_errors(left_out, prefix, paths))
     head = lint_report(paths, options)
     return compare(base, head, base_ref, commit, head_ref, paths)
 

@@ -36,6 +36,9 @@ class LintOptions:
     set_values: list[str] = field(default_factory=list)
     remote_bases: bool = False  # let kustomize fetch remote bases (--fetch-remote-bases)
     gitops_revision: str | None = None  # the branch this checkout stands for (--gitops-revision)
+    #: build the kustomizations and charts met while searching (None: the config file's build_found, else True)
+    build_found: bool | None = None
+    require_build: bool = False  # one met that was not built fails the run (--require-build)
     baseline: str | None = None  # report only the findings this baseline file does not hold (--baseline)
     create_baseline: str | None = None  # write the run's findings to this baseline file (--create-baseline)
 
@@ -65,6 +68,8 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
         settings.lint.kv_reserve = options.kv_reserve
     if options.p95_context is not None:
         settings.lint.p95_context_tokens = options.p95_context
+    if options.require_build:
+        settings.lint.require_build = True
     for d in options.model_dirs:
         if not os.path.isdir(d):
             raise ShardwiseError(f"--model-dir {d}: not a directory")
@@ -86,7 +91,9 @@ def lint_report(paths: Sequence[str], options: LintOptions) -> Report:
                 (settings.gitops_revision, f"gitops_revision in {settings.source}") if settings.gitops_revision else
                 None)
     inv = read_inputs(list(paths), jobs=options.jobs, excludes=excludes,
-                      render=_renderer(options), gitops_revision=revision, meanwhile=_import_for)
+                      render=_renderer(options), gitops_revision=revision, meanwhile=_import_for,
+                      build_found=settings.build_found if options.build_found is None else options.build_found,
+                      require_build=settings.lint.require_build)
     if options.fetch_configs:
         for model_id, outcome in resolve.fetch_unknown(inv.groups).items():
             print(f"shardwise: --fetch-configs: {model_id}: {outcome}", file=sys.stderr)

@@ -638,27 +638,60 @@ def _stage_weights(model: ModelShape, total_bytes: float, precision: Precision, 
     ``mrope_scale`` times longer); ``triton_kernels``: whether OpenAI's Triton kernels are installed, and
     ``scales_freed`` whether the release frees their loaded MXFP4 scales once swizzled (:func:`mxfp4_backend`);
     ``redundant``: EPLB's redundant experts (:func:`redundant_experts`)."""
-    # the backend is the only thing of the device and the image it reads
+    # the backend is the only thing of the device and the image it reads, with Marlin's FP8 scales
     backend = mxfp4_backend(device, triton_kernels, scales_freed) if precision == "mxfp4" else None
+    marlin = marlin_fp8_group(model, s, precision, device)
     ep = s.expert_parallel
     # the caller has already dropped a ``data`` mode the release or the model does not keep (:func:`_encoder_mode`)
     whole = s.mm_encoder_tp_mode == "data"
     key = ("stage_weights", total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers, backend, mrope_scale,
-           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes, s.prefill_context_parallel)
+           s.quantization, whole, towers_built, redundant, s.cpu_offload_bytes, s.prefill_context_parallel, marlin)
     memo = _facts(model)
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = _stage_weights_of(model, total_bytes, precision, s.tp, s.pp, s.dp, ep, stage, buffers,
                                              backend, mrope_scale, s.quantization, whole, towers_built, redundant,
-                                             s.cpu_offload_bytes or 0, s.prefill_context_parallel)
+                                             s.cpu_offload_bytes or 0, s.prefill_context_parallel, marlin)
     return hit  # type: ignore[no-any-return]
+
+
+#: NVIDIA architectures on which vLLM runs an FP8 checkpoint's layers with Marlin, weight-only: compute capability
+#: 7.5 - 8.6, below FP8's 8.9 (``Fp8LinearMethod``, ``get_fp8_moe_backend``: ``not has_device_capability(89)``) and at
+#: or above Marlin's FP8 kernel (``is_fp8_marlin_supported``: capability 75), :func:`marlin_fp8_group`.
+_MARLIN_FP8 = frozenset(("ampere", "turing"))
+
+
+def marlin_fp8_group(model: ModelShape, s: EngineSettings, precision: Precision, device: Device | None) -> int:
+    """The weights along K one 16-bit Marlin scale covers where vLLM runs a block-FP8 checkpoint on a GPU without FP8
+    (:data:`_MARLIN_FP8`), else 0. ``prepare_fp8_layer_for_marlin`` (and ``prepare_fp8_moe_layer_for_marlin`` for the
+    experts; ``quantization/utils/marlin_utils_fp8.py``, the 0.12.0 and 0.19.0 wheels) turns the checkpoint's
+    ``(K / block_k, N / block_n)`` float32 block scales into group scales of the model's dtype, repeated along N
+    (``repeat_interleave(block_n)``) to ``(K / block_k, N)``: 2 / block_k bytes a quantised weight, where the block
+    scales were 4 / (block_k × block_n), which the checkpoint's 1 byte a weight leaves out
+    (:func:`..catalog.hfconfig.weight_bytes_per_param`). A checkpoint quantised per tensor or per channel keeps a scale
+    a column (``(1, N)``), nothing to count."""
+    if device is None or device.vendor != "nvidia" or device.architecture not in _MARLIN_FP8:
+        return 0
+    q = model.hf_config.get("quantization_config")
+    if precision != "fp8" or model.precision != "fp8" or (s.quantization or "fp8").lower() != "fp8":
+        return 0
+    if not isinstance(q, dict) or str(q.get("quant_method", "")).lower() != "fp8":
+        return 0
+    block = q.get("weight_block_size")
+    if not isinstance(block, list) or len(block) != 2 or not isinstance(block[1], int) or block[1] <= 0:
+        return 0
+    return int(block[1])
 
 
 def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precision, tp: int, pp: int, dp: int,
                       expert_parallel: bool, stage: int, buffers: bool, backend: Mxfp4Backend | None,
                       mrope_scale: int = 1, quantization: str | None = None, encoder_whole: bool = False,
-                      towers_built: bool = True, redundant: int = 0, offload: int = 0, pcp: int = 1) -> float:
-    """``pcp``: ``--prefill-context-parallel-size``, whose ranks hold a share of the routed experts (:func:`moe_ranks`).
+                      towers_built: bool = True, redundant: int = 0, offload: int = 0, pcp: int = 1,
+                      marlin: int = 0) -> float:
+    """``marlin``: the weights one Marlin scale covers where the GPU runs a block-FP8 checkpoint with Marlin
+    (:func:`marlin_fp8_group`), 0 elsewhere: each quantised weight then holds 2 / ``marlin`` bytes of scale more, taken
+    on the linear layers' and experts' bytes (the norms and router gates in them, under 0.1 %, with them).
+    ``pcp``: ``--prefill-context-parallel-size``, whose ranks hold a share of the routed experts (:func:`moe_ranks`).
     ``quantization``: the ``--quantization`` flag; ``experts_int8`` (:data:`EXPERTS_ONLY_QUANTIZATION`) quantises
     the routed experts alone, so every other layer, the ones each TP rank holds whole included, stays 16-bit.
     ``encoder_whole``: the vision encoder runs in ``--mm-encoder-tp-mode data``, whole on every rank.
@@ -702,7 +735,10 @@ def _stage_weights_of(model: ModelShape, total_bytes: float, precision: Precisio
         whole = quantised * (2.0 if kept else bpp) + plain * 2.0
         whole = min(whole, max(body - experts, 0.0))
         pad = expert_padding(model, tp)  # Kimi-K3 pads a narrow per-rank expert width (zeros, held all the same)
-        per_gpu = ((body - experts - whole) / tp + whole + experts * pad * spread / ep_ranks) * share
+        held = (body - experts - whole) / tp + experts * pad * spread / ep_ranks
+        if marlin:  # Marlin's 16-bit group scales on a block-FP8 checkpoint (:func:`marlin_fp8_group`)
+            held += (held + (0.0 if kept else quantised * bpp)) * 2.0 / (marlin * bpp)
+        per_gpu = (held + whole) * share
     if offload:
         per_gpu -= min(float(offload), per_gpu)  # the stage's layers on this GPU, less what vLLM moved to CPU memory
     # A tower built by transformers' AutoModel (Gemma 4, Gemma 3n) sits whole on every GPU of the replica, at the
@@ -834,6 +870,9 @@ class MoeRows(NamedTuple):
     central: float
     least: float
     read: bool = False
+    #: the rows the experts' caches hold whatever the batch (0: the batch's tokens × top-k): a batched dispatch's
+    #: fixed per-expert slots (:func:`batched_dispatch_rows`)
+    rows: int = 0
 
 
 def _block_fp8_dynamic(model: ModelShape, s: EngineSettings, precision: Precision) -> bool:
@@ -845,6 +884,36 @@ def _block_fp8_dynamic(model: ModelShape, s: EngineSettings, precision: Precisio
         return False
     return (str(q.get("quant_method", "")).lower() == "fp8" and q.get("weight_block_size") == [128, 128]
             and str(q.get("activation_scheme", "dynamic")).lower() == "dynamic")
+
+
+#: The dispatch backends whose experts take the batched format (``FusedMoEActivationFormat.BatchedExperts``): one
+#: slot block an expert, sized by the per-rank token cap, not by the batch (:func:`batched_dispatch_rows`)
+BATCHED_BACKENDS = ("deepep_low_latency", "pplx")
+#: The precisions whose batched experts are the Triton or DeepGEMM ones read (``BatchedTritonOrDeepGemmExperts``)
+BATCHED_PRECISIONS = ("bf16", "fp16", "fp8")
+
+
+def batched_dispatch_rows(model: ModelShape, s: EngineSettings, b: Behaviour, precision: Precision) -> int:
+    """The routed rows a rank's experts hold in a data-parallel engine with expert parallelism on DeepEP
+    low-latency or pplx (0 for every other engine): those backends dispatch in the batched format, so the experts'
+    caches are one block an expert of ``max_num_tokens × num_dispatchers`` slots whatever the batch
+    (``BatchedDeepGemmExperts`` / ``BatchedTritonExperts.workspace_shapes``: ``(local experts, max_num_tokens ×
+    num_dp, max(K, N))`` and ``(…, N ÷ 2)``, the output sharing the first, ``fused_moe/batched_deep_gemm_moe.py`` at
+    vllm-project/vllm 001ac2e; ``BatchedTritonExperts`` of ``fused_batched_moe.py`` the same in a 2026 tree), and the
+    tokens received are a tensor of the same slots (DeepEP's ``low_latency_dispatch`` ``packed_recv_x``; pplx's
+    ``expert_x``). ``max_num_tokens`` is the per-rank
+    dispatch cap, ``FusedMoEConfig.max_num_tokens`` = ``VLLM_MOE_DP_CHUNK_SIZE`` (256), over which the layer runs the
+    batch in chunks; ``num_dispatchers`` the DP ranks (the EP group over TP); the local experts EPLB's redundant ones
+    included. The profile's dummy batch holds them whatever it routes (identical tokens, or
+    ``VLLM_RANDOMIZE_DP_DUMMY_INPUTS``)."""
+    moe = model.moe
+    if moe is None or not s.expert_parallel or s.dp < 2 or precision not in BATCHED_PRECISIONS:
+        return 0
+    if all2all_backend(b, s) not in BATCHED_BACKENDS:
+        return 0
+    local = -(-(moe.num_experts + redundant_experts(b, model, s)) // moe_ranks(s))
+    tokens = MOE_DP_CHUNK_TOKENS if s.moe_dp_chunk_size is None else s.moe_dp_chunk_size
+    return local * tokens * s.dp
 
 
 def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: Device, precision: Precision,
@@ -867,20 +936,27 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     moe = model.moe
     h = model.hidden_size
     if moe is None:
-        return _tuple_new(MoeRows, (0.0, 0.0, False))
+        return _tuple_new(MoeRows, (0.0, 0.0, False, 0))
+    batched = batched_dispatch_rows(model, s, b, precision)
+    if batched:
+        n = moe.moe_intermediate_size
+        # the block-FP8 dispatch sends FP8 tokens with one fp32 scale a 128; the others the activations' dtype
+        recv = h + math.ceil(h / 128) * 4 if _block_fp8_dynamic(model, s, precision) else h * act
+        per_row = (max(h, 2 * n) + n) * act + recv
+        return _tuple_new(MoeRows, (float(per_row), float(per_row), False, batched))
     ranks = moe_ranks(s)
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
             and device.architecture == "hopper" and _block_fp8_dynamic(model, s, precision)):
-        return _tuple_new(MoeRows, (triton, triton, False))
+        return _tuple_new(MoeRows, (triton, triton, False, 0))
     n = moe.moe_intermediate_size
     local = math.ceil(moe.num_experts / ranks)
     widest = max(h, n)
     flashinfer = (3 * 4 + local * 4 / moe.experts_per_token + widest * act + 2 * n * act
                   + widest + math.ceil(widest / 128) * 4)
     deepgemm = (max(n, h) + max(2 * n, h)) * act
-    return _tuple_new(MoeRows, (flashinfer, min(flashinfer, deepgemm, triton), True))
+    return _tuple_new(MoeRows, (flashinfer, min(flashinfer, deepgemm, triton), True, 0))
 
 
 def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, e: Estimates,
@@ -900,7 +976,8 @@ def _forward_parts(model: ModelShape, s: EngineSettings, tokens: int, act: int, 
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else tp * s.dp)
     per_row = MoeRows((e.mlp * width + h) * act, (e.mlp * width + h) * act) if rows is None else rows
     routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
-    routed_rows = routed_tokens * moe.experts_per_token
+    # a batched dispatch holds its fixed slots (:func:`batched_dispatch_rows`), else every routed row
+    routed_rows = per_row.rows if per_row.rows else routed_tokens * moe.experts_per_token
     moe_peak = routed_rows * per_row.central
     shared = tokens * (e.mlp * moe.shared_experts * moe.moe_intermediate_size / tp + e.hidden * h) * act
     has_dense = moe_layers(model) < model.num_hidden_layers
@@ -921,6 +998,8 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
         return 0.0
     width = model.moe.moe_intermediate_size / (1 if s.expert_parallel else moe_ranks(s))
     per_row = (e.mlp * width + model.hidden_size) * act if rows is None else rows.central
+    if rows is not None and rows.rows:
+        return rows.rows * per_row
     routed_tokens = tokens * s.dp if moe_chunk <= 0 else min(tokens * s.dp, moe_chunk)
     return routed_tokens * model.moe.experts_per_token * per_row
 
@@ -1223,6 +1302,11 @@ def custom_all_reduce(device: Device, tp: int) -> bool:
     return tp == 2 or device.nvlink_domain is None or device.nvlink_domain >= tp
 
 
+#: NVIDIA architectures below compute capability 9.0, where vLLM 0.19+ does not fuse the tensor-parallel all-reduce
+#: with FlashInfer (:func:`tp_buffers_counted`).
+_BELOW_SM90 = frozenset(("ampere", "ada", "turing", "volta"))
+
+
 def tp_buffers_counted(device: Device, tp: int) -> bool:
     """Whether the 0.19+ communication-buffer term (``Estimates.tp_buffers_gib``) applies to a tensor-parallel group
     of ``tp`` GPUs of ``device``: where custom all-reduce runs (:func:`custom_all_reduce`) on GPUs joined by NVLink
@@ -1230,7 +1314,20 @@ def tp_buffers_counted(device: Device, tp: int) -> bool:
     GPUs and is not custom all-reduce's own: its IPC buffer is ``max_size`` = 8 MiB per rank
     (``custom_all_reduce.py`` 0.22.0; at most 64 MiB in ``all_reduce_utils.CUSTOM_ALL_REDUCE_MAX_SIZES``), and the
     0.22.0 log of a PCIe pair of T4s that runs it ("Using ['CUSTOM', 'PYNCCL'] all-reduce backends") counts about
-    0.2 GiB of non-torch memory at TP2, no 2 GiB (docs/capacity-model.md)."""
+    0.2 GiB of non-torch memory at TP2, no 2 GiB (docs/capacity-model.md).
+
+    Nor on NVIDIA parts below compute capability 9.0 (:data:`_BELOW_SM90`): what vLLM 0.19.0 sets up in the profile
+    for a tensor-parallel group only on Hopper and Blackwell is FlashInfer's all-reduce fusion workspace.
+    ``config/vllm.py`` ``enable_allreduce_rms_fusion`` turns ``fuse_allreduce_rms`` on by default (``-O2``) only at
+    TP > 1 on CUDA capability 9.0 or the 10.x family, and ``compilation/passes/fusion/allreduce_rms_fusion.py``
+    ``AllReduceFusionPass.__init__`` creates the workspaces (``get_fi_ar_workspace``, ``get_fi_ar_quant_workspace``)
+    when ``torch.compile`` builds the pass in the profile run, inside the budget. The communicators' own buffers are
+    set up before the snapshot, and torch symmetric memory's only at 9.0, 10.0 and 10.3 (``symm_mem.py``: "Device
+    capability 8.0 not supported, communicator is not available"). An A100's logs print ``'fuse_allreduce_rms':
+    False``; with the term, the five A100 starts of the start-up sets at TP2 and TP4 (0.19.0, 0.23.0, 0.27.1) kept
+    1.35 - 1.81 GiB of cache more than sized (docs/capacity-model.md)."""
+    if device.vendor == "nvidia" and device.architecture in _BELOW_SM90:
+        return False
     return custom_all_reduce(device, tp) and (device.nvlink_domain is None or device.nvlink_domain >= tp)
 
 

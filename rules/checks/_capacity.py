@@ -302,16 +302,18 @@ def reserve_text(res: Reserve, source: str, current: Parallel | None = None, cha
     return f"{alt} {may}: {why}; declare the load ({source}) to have it judged", False
 
 
-def capped_text(c: Capped, source: str) -> str:
+def capped_text(c: Capped, source: str, word: str = "GPU") -> str:
     """A smaller layout that serves the model only at a lower ``--max-num-seqs`` (no load declared): ``2 replicas ×
-    TP1×PP1 would serve it on the same GPUs with --max-num-seqs 512 …``."""
+    TP1×PP1 would serve it on the same GPUs with --max-num-seqs 512 …``. ``word``: what the devices are called
+    (:func:`device_word`; review34: "on the same GPUs" and "per GPU" on an Ascend pool, whose devices the finding's
+    first words count as NPUs)."""
     f = c.reserve.fit
     s = f.sizing
     n = c.reserve.replicas
-    return (f"{n:,} replicas × {f.parallel.text()} would serve it on the same GPUs with --max-num-seqs "
+    return (f"{n:,} replicas × {f.parallel.text()} would serve it on the same {word}s with --max-num-seqs "
             f"{c.cap:,} (vLLM's default here is {c.default:,}, and what follows it, the profile's sampler over the "
             f"vocabulary above all, leaves too little KV cache): each starts at max_model_len {s.max_model_len:,} "
-            f"with {s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per GPU; set the cap and run "
+            f"with {s.kv_cache_gib_per_gpu:.1f} GiB ({s.kv_band_text}) of KV cache per {word}; set the cap and run "
             f"them, or declare the load ({source}) to have it judged")
 
 

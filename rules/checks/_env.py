@@ -136,7 +136,10 @@ def switch_hits(inv: Inventory, g: ServingGroup, names: Iterable[str],
                 continue
             value, via, where = found
             if value is UNKNOWN:
-                why = () if unknown_reason is None else (unknown_reason,)
+                # where the env list itself is not known (at preview), the variable may not be set at all: the rule's
+                # reason for a value that comes from a Secret or ConfigMap is not this one's (review34)
+                unlisted = isinstance(c.env, UnknownEnv) and name not in c.env.keys()
+                why = () if unknown_reason is None or unlisted else (unknown_reason,)
                 u = Undecidable(f"{name} of container `{c.name}`", *why)
                 yield Hit(group_subject(g), f"cannot decide: {u.text}", where, tuple(g.suppressions),
                           undecided=True)

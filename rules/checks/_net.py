@@ -219,7 +219,7 @@ def selects(service: Service, g: ServingGroup) -> bool:
         return False
     selector = service.selector
     if is_unknown(selector):
-        raise Undecidable(f"the selector of Service `{service.name}`")
+        raise Undecidable(f"the selector of {service.kind} `{service.name}`")
     if not selector:
         return False
     labels = g.pod_labels
@@ -228,7 +228,7 @@ def selects(service: Service, g: ServingGroup) -> bool:
     if not all(labels.get(k) == v for k, v in selector.items()):
         return False
     if service.namespace != g.namespace:
-        raise Undecidable(f"the namespace of Service `{service.name}` or of {g.kind} `{g.name}`")
+        raise Undecidable(f"the namespace of {service.kind} `{service.name}` or of {g.kind} `{g.name}`")
     return True
 
 
@@ -346,6 +346,15 @@ def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, Ser
     own deployable unit count (place16)."""
     sure: list[tuple[Service, ServingGroup]] = []
     unsure: list[tuple[Service, ServingGroup, Undecidable]] = []
+    for pool in ing.pools:  # an InferencePool of the inputs a backendRef names: the pods it selects
+        if not inv.same_unit(ing.location.file, pool.location.file):
+            continue
+        for g in selectable(inv, pool):
+            try:
+                if selects(pool, g):
+                    sure.append((pool, g))
+            except Undecidable as u:
+                unsure.append((pool, g, u))
     for name in ing.services:
         found = fronted(inv, ing, name)
         for s in found:
@@ -377,8 +386,7 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
     undecided: Undecidable | None = None
     if not inv.same_unit(ing.location.file, g.location.file):
         return False  # another repository's or stack's Ingress (place16)
-    for name in ing.services:
-        found = fronted(inv, ing, name)
+    for name, found in [*((p.name, [p]) for p in ing.pools), *((n, fronted(inv, ing, n)) for n in ing.services)]:
         for s in found:
             if not inv.same_unit(s.location.file, g.location.file):
                 continue

@@ -24,8 +24,11 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
             "it is read as that workload's command), or a server container written in an annotation's text "
             "that a controller applies to build the server's pod (llm-d's dual-pod.llm-d.ai/server-patch). A "
             "kustomize overlay met while searching a "
-            "folder is not built either: an object whose args, command, env, GPUs or node selection the overlay "
-            "patches is read as its base writes it, so what the overlay deploys was not judged. None of the "
+            "folder is built, as is a Helm chart met while searching (its default values), where kustomize or helm "
+            "is on PATH; one that was not built (no tool, a build error, building switched off) is read as its "
+            "bases write it, so an object whose args, command, env, GPUs or node selection the overlay "
+            "patches, or a chart's workloads, were not judged as deployed: the record says why it was not built, "
+            "and with require_build = true (or --require-build) it blocks. None of the "
             "capacity, topology or "
             "security checks looked at it; the finding names the "
             "object, what said it runs vLLM, and why it was not read. A workload that serves a model with another "
@@ -71,5 +74,9 @@ class VllmMentionedNotRead(ObjectRule[LaunchIssue]):
         return [issue for issue in inv.launch_issues if issue.mentioned or issue.other_engine]
 
     def check_object(self, issue: LaunchIssue, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
+        if issue.not_built and config.require_build:  # what a search met was not judged as it deploys: fails the run
+            yield Hit(issue.subject, f"not read: {issue.reason} (blocking: require_build)", issue.location,
+                      tuple(issue.suppressions), level="mandatory")
+            return
         yield Hit(issue.subject, f"{'not checked' if issue.other_engine else 'not read'}: {issue.reason}",
                   issue.location, tuple(issue.suppressions), undecided=True)

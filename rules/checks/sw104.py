@@ -166,7 +166,9 @@ def sharded_beyond_need(g: ServingGroup, inv: Inventory, config: LintConfig | No
     the change SW104 names keeps the TP group inside the NVLink domain (review30): with more than one pipeline stage
     its fewest GPUs may be TP4×PP1 over PCIe (Llama-3.1-70B at TP4×PP2 on eight H100 NVL, 48 sequences declared),
     while SW202's 2 × TP2×PP2 on the bridged pairs hold the load: the PCIe is then a cause of its own, which SW104's
-    change leaves, and SW202 keeps its level."""
+    change leaves, and SW202 keeps its level. (mend10: SW104 now names, of the layouts of the fewest GPUs, one whose
+    TP stays inside the domain where one holds the load (:func:`in_domain_first`): that case names 2 × TP2×PP2 and
+    folds; SW202 keeps its level only where no such layout of that count holds the load.)"""
     try:
         run = config or LintConfig()
         hits = [h for h in ShardedModelThatFits().check_group(g, inv, run) if h.level == "mandatory"]
@@ -179,6 +181,22 @@ def sharded_beyond_need(g: ServingGroup, inv: Inventory, config: LintConfig | No
         return []
 
 
+def in_domain_first(candidates: list[Parallel], g: ServingGroup) -> list[Parallel]:
+    """``candidates`` (fewest GPUs first, then the larger TP: :func:`~..capacity.layout.smaller`) with, at each count
+    of GPUs, the layouts whose TP stays inside the pool's NVLink domain before those whose TP crosses PCIe (mend10).
+    Two layouts of one count hold the same memory, and SW202 blocks a TP group over PCIe that the same GPUs would
+    serve with pipeline stages instead: 8B at TP4×PP2 with 48 sequences on g5.48xlarge (eight A10G, PCIe only) was
+    told to run 4 × TP2×PP1 by SW104 and 4 × TP1×PP2 by SW202, both blocking. Now SW104 names TP1×PP2, which keeps
+    TP in the domain, and SW202 defers to it (:func:`sharded_beyond_need`). A layout of fewer GPUs still comes
+    first whatever its TP: where only one over PCIe holds the load at the fewest GPUs, both findings stand (the
+    model needs fewer GPUs, and the TP over PCIe is a cause of its own). Unchanged where the domain is not known or
+    holds every GPU of the node."""
+    domain = nvlink_domain(g.pool) if g.pool is not None else None
+    if domain is None:
+        return candidates
+    return sorted(candidates, key=lambda p: (p.gpus, p.tp > domain))  # stable: the larger TP first within each
+
+
 def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, current: Parallel,
            where: str) -> tuple[str, bool, bool, Parallel | None] | None:
     """The smaller layout that serves the model on the same GPUs, as ``(message, sure, capped, its layout)``: capped
@@ -186,13 +204,14 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
     sharding is needed."""
     model = sz.model
     seqs, how = declared_seqs(g, config)
-    candidates = smaller(model, current)
+    candidates = in_domain_first(smaller(model, current), g)
     if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
         res = reserve_alternative(sz, current, candidates, config.kv_reserve)
         if res is None:
             capped = capped_alternative(sz, current, candidates, config.kv_reserve)
             if capped is not None:
-                return f"{where}, and {capped_text(capped, load_source(g))}", False, True, None
+                return (f"{where}, and {capped_text(capped, load_source(g), device_word(g, rank=True))}", False, True,
+                        None)
             # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
             res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
             if res is None:

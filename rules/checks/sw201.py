@@ -133,13 +133,13 @@ class TensorParallelLargerThanNode(GroupRule):
             return  # the node's devices hold more than one worker each (NeuronCores of a Neuron device)
         if tp <= int(per_node) * hi:
             raise Undecidable(f"the workers one node of pool `{g.pool.name}` holds",
-                              f"each of its {int(per_node)} {unit} holds {lo} to {hi} vLLM devices")
+                              f"each of its {int(per_node):,} {unit} holds {lo} to {hi} vLLM devices")
         if in_one_nvlink_domain(g, tp):
             return
         if (lo, hi) != (1, 1):
-            held = f"{int(per_node)} {unit} per node ({int(per_node) * lo} to {int(per_node) * hi} vLLM devices)"
+            held = f"{int(per_node):,} {unit} per node ({int(per_node) * lo:,} to {int(per_node) * hi:,} vLLM devices)"
             yield hit(g, f"pool `{g.pool.name}` has {held} but tensor_parallel_size is {tp}; the TP group "
-                         f"would span at least {-(-tp // (int(per_node) * hi))} nodes")
+                         f"would span at least {-(-tp // (int(per_node) * hi)):,} nodes")
             return
         per_node = int(per_node)
         if g.pods_per_group is not UNKNOWN and int(g.pods_per_group or 1) == 1:  # unknown: it may span nodes
@@ -153,7 +153,7 @@ class TensorParallelLargerThanNode(GroupRule):
             return
         nodes = -(-tp // per_node)
         head = (f"pool `{g.pool.name}` has {plural(per_node, 'GPU')} per node but tensor_parallel_size is {tp}; "
-                f"the TP group would span {nodes} nodes without a shared NVLink domain")
+                f"the TP group would span {nodes:,} nodes without a shared NVLink domain")
         fabric, sure, unused = _fabric(g)
         if fabric:
             yield hit(g, f"{head}: over {fabric} it works, but every layer's all-reduce crosses the network")
@@ -209,9 +209,9 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
     if world_size(tp, pp, prefill_context_parallel(g)) > pods * gpus:
         return  # the pods hold fewer GPUs than the workers: SW204's finding
     spanned = -(-tp // gpus)
-    per_pod = f"{gpus} GPU" + ("" if gpus == 1 else "s")
-    yield hit(g, f"tensor_parallel_size is {tp} but each of the group's {pods} pods has {per_pod}, so the TP group "
-                 f"spans {spanned} pods: NCCL between pods runs over the network (TCP, or EFA/InfiniBand where the "
+    per_pod = plural(gpus, "GPU")
+    yield hit(g, f"tensor_parallel_size is {tp} but each of the group's {pods:,} pods has {per_pod}, so the TP group "
+                 f"spans {spanned:,} pods: NCCL between pods runs over the network (TCP, or EFA/InfiniBand where the "
                  "pods use it), not NVLink, and every layer's all-reduce waits on it; put each TP group in one pod "
                  f"({tp} GPUs per pod) and span pods with pipeline parallelism only")
 
@@ -244,21 +244,21 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
         has = plural(per_node, "GPU")
         fewer = f"or claim the {plural(uses, 'device')} {used} uses"
     else:
-        asks = f"requests {int(gpus)} {unit}"
-        has = (str(per_node) if holds == per_node else
-               f"{plural(per_node, 'GPU')}, which {'holds' if per_node == 1 else 'hold'} at most {holds} {unit}")
-        fewer = f"or request the {uses} {unit} {used} uses"
+        asks = f"requests {int(gpus):,} {unit}"
+        has = (f"{per_node:,}" if holds == per_node else
+               f"{plural(per_node, 'GPU')}, which {'holds' if per_node == 1 else 'hold'} at most {holds:,} {unit}")
+        fewer = f"or request the {uses:,} {unit} {used} uses"
     if bounded:
         has = f"at most {plural(per_node, 'GPU')} (its requirements admit no instance type with more)"
-    instead = (f"select a pool with {int(gpus)} or more GPUs per node" if holds == per_node else
-               f"select a pool whose nodes hold {int(gpus)} {unit}")
+    instead = (f"select a pool with {int(gpus):,} or more GPUs per node" if holds == per_node else
+               f"select a pool whose nodes hold {int(gpus):,} {unit}")
     if others:  # others in the pod request GPUs too: the scheduler counts them all (KEP-753)
         parts = " and ".join(g.pod_gpus_from)
         if own <= holds:
             instead += f", or move the GPUs of {parts} out of this pod"
-        asks = (f"requests {int(gpus)} {unit} while its init containers run ({parts}), more than the {own} of the "
+        asks = (f"requests {int(gpus):,} {unit} while its init containers run ({parts}), more than the {own:,} of the "
                 f"vLLM server's {used}" if g.pod_gpus_from[-1].startswith("init container `")
-                else f"requests {int(gpus)} {unit}, {own} for the vLLM server's {used} and {parts}")
+                else f"requests {int(gpus):,} {unit}, {own:,} for the vLLM server's {used} and {parts}")
         asks += (": Kubernetes schedules a pod on what its containers and native sidecars (init containers with "
                  "restartPolicy Always, which run for the pod's life) request together, or on an init container "
                  "beside the sidecars started before it where that is more (KEP-753), and")
@@ -273,7 +273,7 @@ def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: st
     # a request beyond the node where the TP group fits it points at the request (TP1 writes no flag to point at)
     reason = unschedulable_reason(g, inv, unit)
     if g.pool.kind == "karpenter":  # no node of the NodePool holds it, and Karpenter launches none that would
-        has = plural(per_node, "GPU") if has == str(per_node) else has
+        has = plural(per_node, "GPU") if has == f"{per_node:,}" else has
         node = f"a node Karpenter may launch from NodePool `{g.pool.variant_of or g.pool.name}`"
         if g.pool.variant_of is not None:
             node += f" as `{g.pool.name}`"

@@ -70,9 +70,10 @@ class TensorParallelOverPcie(GroupRule):
             "stack's tpot_target_ms) makes it advisory too: the sharding may be there to meet it. Where SW104 blocks "
             "on the same workload, the avoidable sharding is its finding, which names the change to make, and this "
             "one is advisory beside it (one root cause, one blocking finding), where that change keeps the TP group "
-            "inside the NVLink domain; where it keeps a TP group over PCIe (with pipeline stages, SW104's fewest GPUs "
-            "may be TP4×PP1 where TP2×PP2 on NVLink pairs holds the load) the PCIe is a cause of its own and this one "
-            "keeps its level. A suppression of SW104 accepts its finding, not the PCIe, so this one blocks again."
+            "inside the NVLink domain. Of the layouts of the fewest GPUs that hold the load SW104 names one whose TP "
+            "stays inside the domain (TP2×PP2 on NVLink pairs before TP4×PP1, TP1×PP2 on PCIe-only GPUs before "
+            "TP2); where only a layout over PCIe does, the PCIe is a cause of its own and this one keeps its level. A "
+            "suppression of SW104 accepts its finding, not the PCIe, so this one blocks again."
         ),
         bad_example="--tensor-parallel-size 2 --max-num-seqs 4   # Llama-3.1-8B on g5.12xlarge: one A10G holds it",
         good_example=(

@@ -90,7 +90,7 @@ class MultiNodeWithoutFastFabric(GroupRule):
             return
         # the line to change: the pods' EFA request, or the selector that picked a pool without EFA
         where = g.at("resources") if efa else g.at("nodeSelector", "affinity")
-        start = f"the group spans {pods} nodes of {lacking}"
+        start = f"the group spans {pods:,} nodes of {lacking}"
         tcp = "over TCP" if sure else "over TCP unless the nodes have EFA or InfiniBand"
         per_node = gpus_per_node(g)
         if per_node is None:

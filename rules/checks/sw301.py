@@ -887,6 +887,14 @@ def resolve_target_port(inv: Inventory, svc: Service, target: Any) -> tuple[int 
     selector = svc.selector
     if is_unknown(selector):
         raise Undecidable(f"the selector of Service `{svc.name}`")
+    if not isinstance(selector, dict) or not selector:
+        # a Service with no selector (or an empty one) selects no pod: "the service is assumed to have an external
+        # process managing its endpoints, which Kubernetes will not modify" (Kubernetes API reference, ServiceSpec
+        # `selector`); an Endpoints or EndpointSlice written for it gives the addresses and ports, so a port name
+        # names no pod's port. llmos-ai/llmos-operator's sample/agent/service.yaml (a LoadBalancer Service in front
+        # of an external Weaviate, `targetPort: <port>` beside an Endpoints object) was the blocking "cannot
+        # decide: the port behind targetPort `<port>` ... is not known" (corpus37).
+        return None, name
     matched = False
     found: set[int] = set()
     unknown = False  # a selected pod's port of that name, or the name of one of its ports, is not known yet

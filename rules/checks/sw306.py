@@ -185,7 +185,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         kind = "Ingress" if ing.kind == "Ingress" else ing.kind
         for level_reason in sorted({why for _, _, why in open_}):
             batch = [(svc, g) for svc, g, why in open_ if why == level_reason]
-            behind = listed(f"{group_subject(g)} (Service `{svc.name}`)" for svc, g in batch)
+            behind = listed(f"{group_subject(g)} ({svc.kind} `{svc.name}`)" for svc, g in batch)
             message = (f"{kind} `{ing.namespace}/{ing.name}` routes to {behind} {how}, and vLLM checks no API key "
                        "there (no --api-key, no VLLM_API_KEY): whoever reaches it can call every route")
             why = "; ".join(w for w in (advisory, level_reason) if w)
@@ -289,8 +289,8 @@ def _fronted(svc: Service, g: ServingGroup) -> str:
     fronts = fronting_containers(svc, g)
     if not fronts:
         return ""
-    return (f"Service `{svc.name}` sends the traffic to container {listed(fronts)}, not to vLLM itself; whether that "
-            "container authenticates clients is not in the inputs")
+    return (f"{svc.kind} `{svc.name}` sends the traffic to container {listed(fronts)}, not to vLLM itself; whether "
+            "that container authenticates clients is not in the inputs")
 
 
 def api_key(inv: Inventory, g: ServingGroup) -> bool | str | None:

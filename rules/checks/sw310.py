@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 
 from ..capacity.group import layout
 from ..capacity.layout import plural
-from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+from ..engine import DECIDED_AT_UP, GroupRule, Hit, LintConfig, RuleMeta, group_subject
+from ..model import UNKNOWN, UNRESOLVED, Container, Inventory, Location, ServingGroup, Undecidable, UnknownEnv
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
 from ._net import ami_family
@@ -89,7 +89,19 @@ class GpuVisibilitySetByHand(GroupRule):
     def _container(self, inv: Inventory, g: ServingGroup, c: Container, runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
         scripted = script_assignments([*c.command, *c.args], (NVIDIA, *RENUMBERING)) if runs_vllm else {}
+        # the env list, or an entry of it, not known yet (a computed or masked value at preview): it may set these
+        # variables or leave them out, never "sets them from a Secret" (review34); NVIDIA_ fails closed
+        unlisted = [n for n in (NVIDIA, *RENUMBERING)
+                    if isinstance(c.env, UnknownEnv) and n not in c.env.keys() and n not in scripted]
+        for names in ([n for n in unlisted if n == NVIDIA], [n for n in unlisted if n != NVIDIA]):
+            if names:
+                which = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+                yield Hit(subject, f"cannot decide: whether container `{c.name}` sets {which}: its env is "
+                                   f"{_not_known(c.location)}", c.location, tuple(g.suppressions), undecided=True,
+                          level="mandatory" if names[0] == NVIDIA else "advisory")
         for name in (NVIDIA, *RENUMBERING):
+            if name in unlisted:
+                continue
             try:
                 # an envFrom source not known yet is noted for NVIDIA_ and CUDA_, not again for each vendor's variable
                 found = env_value(inv, g, c, name, read_env_from=runs_vllm and name in (NVIDIA, CUDA))
@@ -199,3 +211,9 @@ def _in_order(listed: list[str], gpus: int) -> bool:
     without building that list: a request is any whole number (``nvidia.com/gpu: 2147483648`` as written), and
     the list can be no longer than what was written."""
     return len(listed) == gpus and all(d == str(i) for i, d in enumerate(listed))
+
+
+def _not_known(location: Location) -> str:
+    """Why a value at ``location`` is not known: a computed value at preview for a Pulumi resource, else a value of the
+    files the reader cannot resolve (as SW308 says it)."""
+    return f"not known (a computed value at preview; {DECIDED_AT_UP})" if location.urn else f"not known ({UNRESOLVED})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
-from ..model import FROM_VALUE_SOURCE, UNKNOWN, Inventory, ServingGroup, Undecidable
+from ..model import FROM_VALUE_SOURCE, UNKNOWN, Inventory, ServingGroup, Undecidable, UnknownEnv
 from ._env import env_location
 from ._net import routes_to
 from ._unseen import unseen_hits
@@ -60,9 +60,11 @@ class RuntimeLoraWithoutAuth(GroupRule):
             return
         value = c.env.get(LORA)
         if value is UNKNOWN:
+            # the env list itself not known (at preview): the variable may not be set, nor come from a Secret (review34)
+            source = None if isinstance(c.env, UnknownEnv) and LORA not in c.env.keys() else FROM_VALUE_SOURCE
             u = Undecidable(f"{LORA} of container `{c.name}`",
-                            f"{FROM_VALUE_SOURCE}; whether runtime LoRA loading is on decides whether the API needs "
-                            "a key")
+                            *([f"{source}; whether runtime LoRA loading is on decides whether the API needs a key"]
+                              if source is not None else []))
             yield Hit(group_subject(g), f"cannot decide: {u.text}", env_location(g, c, LORA),
                       tuple(g.suppressions), undecided=True)
             return

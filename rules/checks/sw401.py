@@ -89,7 +89,7 @@ class ParallelWithoutShm(GroupRule):
         if world_size(tp, pp, pcp) <= 1 and not multi:
             return
         if multi and g.pods_per_group is not UNKNOWN and isinstance(g.pods_per_group, int):
-            layout = f"a multi-node group of {g.pods_per_group} pods ({layout_text(tp, pp, pcp)})"
+            layout = f"a multi-node group of {g.pods_per_group:,} pods ({layout_text(tp, pp, pcp)})"
         else:
             layout = " × ".join([f"tensor_parallel_size {tp}", *([f"pipeline_parallel_size {pp}"] if pp > 1 else []),
                                  *([f"prefill_context_parallel_size {pcp}"] if pcp > 1 else [])])

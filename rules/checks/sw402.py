@@ -35,27 +35,31 @@ def _checkpoint_gib(g: ServingGroup) -> float | None:
     reads each tensor as stored (model_loader/default_loader.py; weight_utils.py ``safetensors_weights_iterator``);
     ``default_weight_loader`` casts it where it copies it into a parameter made at the model's dtype. So each value
     ``--dtype`` can take (auto, half, float16, bfloat16, float, float32) gives the same download and read, and the
-    same verdict: one not known yet holds nothing back (mend6; review27 found SW402 held back on it)."""
+    same verdict: one not known yet holds nothing back (mend6; review27 found SW402 held back on it).
+
+    Nor is ``--quantization`` (mend10): a method that quantises at load (``fp8``, ``bitsandbytes``, ``experts_int8``
+    on a 16-bit checkpoint) downloads and reads the 16-bit files and quantises what it has read, layer by layer or
+    after the loop (``Fp8LinearMethod``/``Fp8OnlineLinearMethod`` in model_executor/layers/quantization/fp8.py take
+    ``params_dtype`` weights from the loader; vLLM PRs 29196, 31914), and a method that reads a quantised checkpoint
+    reads its own format, which the model's precision already is. The checkpoint was sized at the quantised
+    precision: a bf16 Llama-3.1-70B with ``--quantization fp8`` was 67.7 GiB read and downloaded, where the files hold
+    131.4."""
     if g.model is None:
         return None
     try:
-        # an unknown quantization raises TypeError where its truth value is asked (model.unknown), below
-        precision = weight_precision(g.model, "auto", g.engine.quantization)  # type: ignore[arg-type]
-        return weights_bytes(g.model, precision, g.engine.quantization) / 2**30  # type: ignore[arg-type]
+        return weights_bytes(g.model, weight_precision(g.model, "auto", None), None) / 2**30
     except (KeyError, ValueError, TypeError, QuantizationUnknown):
         return None
 
 
 def _unknown_weights(g: ServingGroup) -> str | None:
     """The value not known yet (a preview's computed value, an unresolved reference) that the checkpoint's size waits
-    for: the model, or the quantization of a model shardwise knows; None where none is (a model shardwise does not
-    know stays one whose size is not known, as before). Never the dtype: the checkpoint is downloaded and read as
-    stored whatever it is (:func:`_checkpoint_gib`)."""
+    for: the model; None where none is (a model shardwise does not know stays one whose size is not known, as
+    before). Never the dtype nor the quantization: the checkpoint is downloaded and read as stored whatever they are
+    (:func:`_checkpoint_gib`; unknown24 held SW402 back on an unknown quantization until mend10)."""
     if g.engine.model is UNKNOWN:
         return "the model"
-    if g.model is None:
-        return None
-    return "quantization" if g.engine.quantization is UNKNOWN else None
+    return None
 
 
 def required_startup_seconds(g: ServingGroup) -> int:

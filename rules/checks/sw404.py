@@ -6,17 +6,28 @@ from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable, known
+from ..model.vocab import ANN_PRODUCTION
 from ._net import targets
 
 #: Warm replicas a production model needs so that one failure or rollout leaves one serving.
 MIN_WARM_REPLICAS = 2
 
 
-def is_production(g: ServingGroup, inv: Inventory, config: LintConfig) -> bool:
-    for flag in (config.production, g.production, inv.production):
-        if flag is not None and flag is not UNKNOWN:
-            return bool(flag)
-    return False
+def production_from(g: ServingGroup, config: LintConfig) -> str | None:
+    """What makes ``g`` production, as the finding names it; None where it is not (docs/cli.md, ``production``).
+
+    The run's settings decide for every workload (``production`` in ``shardwise.toml``; in the policy pack, the
+    policy's config, else the previewed stack's ``<project>:environment``); unset, the workload's own setting: its
+    annotation ``shardwise.dev/production``, or for a workload a stack config declares, that stack's
+    ``production``. A stack's setting is not the run's: a plain manifest linted beside ``Pulumi.prod.yaml`` is of
+    another deployable unit (``adapters.units``), and not production for it."""
+    if config.production is not None:
+        return (config.production_from or "the run's `production` setting") if config.production else None
+    if g.production is None or g.production is UNKNOWN or not g.production:
+        return None
+    if g.declared:
+        return f"the stack config `{g.location.file}` sets `production`"
+    return f'the annotation `{ANN_PRODUCTION}: "true"`'
 
 
 class SingleReplicaInProduction(GroupRule):
@@ -63,7 +74,8 @@ class SingleReplicaInProduction(GroupRule):
     fields = ("replicas",)  # the line a finding points at
 
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
-        if not is_production(g, inv, config):
+        source = production_from(g, config)
+        if source is None:
             return
         scalers = [a for a in inv.autoscalers if any(t is g for t in targets(inv, a))]
         if scalers:
@@ -87,5 +99,5 @@ class SingleReplicaInProduction(GroupRule):
         if unseen is not None:  # review27: an autoscaler whose target is not known at preview may keep more warm
             raise Undecidable(f"which workload {unseen.kind} `{unseen.name}` scales (its scaleTargetRef), and so how "
                               "many replicas it keeps warm")
-        yield hit(g, f"{warm} warm replica{'s' if warm != 1 else ''} in a production stack ({found}), where at "
-                     f"least {MIN_WARM_REPLICAS} are required")
+        yield hit(g, f"{warm} warm replica{'s' if warm != 1 else ''} in production ({found}), where at least "
+                     f"{MIN_WARM_REPLICAS} are required; production: {source}")

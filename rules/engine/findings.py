@@ -100,8 +100,13 @@ class LintConfig:
     #: closed); ``unknown = "fail"`` keeps every rule's level, ``unknown = "warn"`` makes all advisory.
     unknown_configured: bool = False
     production: bool | None = None
+    #: What set :attr:`production`, as SW404's finding names it (``shardwise.toml sets `production```); empty: the
+    #: run's settings.
+    production_from: str = ""
     #: Namespaces (globs) whose default-deny ingress policy lives outside the linted inputs (SW305).
     default_deny_namespaces: tuple[str, ...] = ()
+    #: A kustomization or chart met while searching that was not built makes SW005 block (``require_build``).
+    require_build: bool = False
     #: One share of a run split over processes (:func:`run_rules_split`): group rules check only
     #: ``inv.groups[start:stop]``, and the other rules run only in the share that starts at 0.
     share: tuple[int, int] | None = None

@@ -74,6 +74,11 @@ def run_rule(rule: Rule, inv: Inventory, config: LintConfig) -> Iterator[Finding
         if h.undecided:
             lvl = _undecided_level(meta, config, level, h.level if meta.code not in config.enforcement else None)
         message = decided_by(h.message, h.location, inv.config_deciders.get(h.subject)) if h.undecided else h.message
+        if inv.masked:
+            loc = h.location
+            only = inv.masked.get(loc.urn or (f"{loc.file}:{loc.line}" if loc.file and loc.line else ""))
+            if only is not None:
+                message = secret_advice(message, only)
         f = Finding(meta.code, meta.name, lvl, meta.severity, message, h.location, h.subject,
                     undecided=h.undecided)
         yield _apply_suppression(f, h, config)
@@ -102,6 +107,18 @@ CRASH_CODE = "SW003"
 #: "cannot decide" finding ends with (:func:`decided_by`), single or merged (:func:`merge_undecided`).
 #: A Pulumi preview's computed output (its location has a URN): known once ``pulumi up`` has run.
 DECIDED_AT_UP = "lint the `pulumi up` state, or write the value as a literal"
+#: A value of a preview's resource whose only unknowns are the secrets the preview masks (``[secret]``, pulumi/pulumi
+#: pkg/backend/display/json.go): ``pulumi up`` decides nothing, since the state keeps a secret encrypted and no
+#: output shardwise reads shows it (mend10: the advice of :data:`DECIDED_AT_UP` was given).
+DECIDED_NEVER_SECRET = ("a secret's value is never shown (the `pulumi up` state keeps it encrypted) and shardwise "
+                        "never reads one: write the value as a literal if it need not be secret, else suppress the "
+                        "finding with the reason it is safe")
+#: What such a value is, in place of "a computed value" (:func:`secret_advice`).
+SECRET_VALUE = "a secret the preview writes as `[secret]`"
+#: A resource whose preview masks secrets and holds computed values too: the unknown may be either.
+DECIDED_AT_UP_OR_SECRET = (f"{DECIDED_AT_UP}; if it is one of the values the preview masks as `[secret]`, no state "
+                           "shows it: write it as a literal if it need not be secret, else suppress the finding with "
+                           "the reason it is safe")
 #: A Helm/Go template (``{{ .Values.tp }}`` on the value's line, or anywhere in its file): the chart fills it.
 DECIDED_BY_RENDERING = ("render the chart first (`helm template`) and lint what it writes, or write the value as a "
                         "literal")
@@ -131,13 +148,21 @@ AMBIGUOUS_CONFIGMAP = "the inputs hold ConfigMap"
 #: Any other unknown (a computed value, an unresolved reference the line does not show).
 DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap or Secret, nor a computed "
              "output)")
-_DECIDERS = (DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE, DECIDED_BY_CONFIGMAP, DECIDED_BY_COMMAND,
-             DECIDE_IT)
+#: A template's angle-bracket placeholder on the value's line (``--tensor-parallel-size=<TP_SIZE>``,
+#: :func:`..model.unknown.is_angle_placeholder`): the file is a tutorial's template its reader fills (corpus38).
+DECIDED_BY_FILLING = "fill the template's <…> placeholder with the value (or write the value literally) and lint that"
+_DECIDERS = (DECIDED_AT_UP_OR_SECRET, DECIDED_NEVER_SECRET, DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE,
+             DECIDED_BY_CONFIGMAP, DECIDED_BY_COMMAND,
+             DECIDE_IT, DECIDED_BY_FILLING)
 #: Why a value the inputs write is not known, as a "cannot decide" message gives it: the findings that get what
 #: decides it. Other reasons name what the inputs or the catalog lack (a ResourceClaimTemplate, KubeAI's
 #: configuration, a vendor table entry) and what to do about it themselves.
 _UNREAD = (f"({UNRESOLVED}", f"({FROM_VALUE_SOURCE}", "whose name or prefix is not known)",
            "whose name or namespace is not known)")
+#: An angle-bracket placeholder as a line writes it: a whole YAML value or list item (block or flow, quoted or not), or
+#: a flag's ``=`` value; never one inside a word or text (``<s>`` of a chat template).
+_ANGLED_ON_LINE = re.compile(r"(?:^|(?<=[\s=\[,\"']))<[A-Za-z][A-Za-z0-9_.:/-]*(?: [A-Za-z0-9_.:/-]+)*>"
+                             r"(?=[\"']?(?:[\s,\]#]|$))")
 
 
 @lru_cache(maxsize=32)
@@ -187,7 +212,35 @@ def what_decides(location: Location) -> str:
         return DECIDED_BY_CONFIGMAP
     if any("{{" in line for line in lines):
         return DECIDED_BY_RENDERING
-    return DECIDED_BY_VARIABLE if holds_placeholder(text) else DECIDE_IT
+    if holds_placeholder(text):
+        return DECIDED_BY_VARIABLE
+    return DECIDED_BY_FILLING if "<" in text and _ANGLED_ON_LINE.search(text) else DECIDE_IT
+
+
+#: The wordings of :data:`DECIDED_AT_UP` a message may end with or hold: the runner's tail, and the rules' own.
+_AT_UP_WORDINGS = (f": {DECIDED_AT_UP}", f"; {DECIDED_AT_UP})",
+                   "; lint the `pulumi up` state, or pass the value as a literal")
+
+
+def secret_advice(message: str, only: bool) -> str:
+    """``message``, of a preview's resource that masks secrets (``Inventory.masked``), with what decides a value not
+    known said for a secret: :data:`DECIDED_NEVER_SECRET` where the secrets are the resource's only unknowns
+    (``only``), else :data:`DECIDED_AT_UP_OR_SECRET`, in place of :data:`DECIDED_AT_UP` (and, where the secrets are
+    its only unknowns, of :data:`DECIDE_IT`, which a finding at the resource's line without its URN was given: a
+    masked securityContext's)."""
+    advice = DECIDED_NEVER_SECRET if only else DECIDED_AT_UP_OR_SECRET
+    if advice in message:
+        return message
+    if only:  # what the value is: a secret, not a computed value
+        message = message.replace(f"({UNRESOLVED})", f"({SECRET_VALUE})").replace(
+            "(a computed value at preview; ", f"({SECRET_VALUE}; ").replace(
+            " until the preview's unknown values are (a computed value); ", f" ({SECRET_VALUE}); ")
+    for wording in (*_AT_UP_WORDINGS, f": {DECIDE_IT}") if only else _AT_UP_WORDINGS:
+        at = message.find(wording)
+        if at >= 0:
+            end = ")" if wording == f"; {DECIDED_AT_UP})" else ""  # DECIDE_IT's own ")" closes its words
+            return f"{message[:at + 2]}{advice}{end}{message[at + len(wording):]}"
+    return message
 
 
 def _says_what_decides(message: str) -> bool:
@@ -203,6 +256,8 @@ def decided_by(message: str, location: Location, decider: str | None = None) -> 
     decide it (:func:`what_decides` at ``location``), unless it says so itself; any other message as it is. A
     variable set from a Secret or the downward API (:data:`FROM_VALUE_SOURCE`; one from a ConfigMap not in the
     inputs says so itself) is known to neither a file nor a Pulumi state: :data:`DECIDE_IT` wherever it is."""
+    if decider in (DECIDED_NEVER_SECRET, DECIDED_AT_UP_OR_SECRET) and message.startswith(CANNOT):
+        return message if _says_what_decides(message) else f"{message}: {decider}"  # secret_advice's, merged
     if not message.startswith(CANNOT) or _says_what_decides(message) or not any(r in message for r in _UNREAD):
         return message
     if decider is not None and what_decides(location) in (DECIDED_BY_CONFIGMAP, DECIDE_IT):
@@ -220,7 +275,11 @@ def _bare(message: str) -> str:
 
 
 def _decider(message: str) -> str | None:
-    """The :data:`AMBIGUOUS_CONFIGMAP` tail :func:`decided_by` gave ``message``, else None."""
+    """The :data:`AMBIGUOUS_CONFIGMAP` tail :func:`decided_by` gave ``message``, or the secret's advice
+    (:func:`secret_advice`) it ends with, else None."""
+    for advice in (DECIDED_NEVER_SECRET, DECIDED_AT_UP_OR_SECRET):
+        if message.endswith(f": {advice}"):
+            return advice
     at = message.find(f": {AMBIGUOUS_CONFIGMAP} ")
     return message[at + 2:] if at >= 0 else None
 

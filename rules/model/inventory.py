@@ -705,6 +705,10 @@ class Service:
     #: spec.loadBalancerClass: the controller that provisions a LoadBalancer (``service.k8s.aws/nlb``: the AWS Load
     #: Balancer Controller); None when not set, UNKNOWN when not known yet.
     load_balancer_class: Any = None
+    #: What it is: a Service, or a Gateway API Inference Extension ``InferencePool`` an HTTPRoute's backendRef names,
+    #: read as what it selects (its pods' labels, the target port), for the routes that send to it (never a Service
+    #: of the rules that judge Services).
+    kind: str = "Service"
 
 
 @dataclass
@@ -740,6 +744,10 @@ class Ingress:
     gateway: tuple[str, str] | None = None
     gateway_auth: str | None = None
     gateway_undecided: str | None = None
+    #: an HTTPRoute's backendRefs that name a Gateway API Inference Extension InferencePool (their names), and the
+    #: InferencePools of the inputs they name, joined once every input is read (adapters.k8s.network.link_pools)
+    pool_refs: list[str] = field(default_factory=list)
+    pools: list[Service] = field(default_factory=list)
 
 
 #: production-stack router's ``--routing-logic`` choices (argparse ``choices``), the union over every tag read: at
@@ -888,6 +896,12 @@ class LaunchIssue:
     #: The ``${VAR}`` of a crash on a template's placeholder written in vLLM's args: a run whose inputs write one of
     #: them where only a template tool fills it (:attr:`Inventory.template_vars`) drops the crash (envsubst fills it).
     placeholder_vars: tuple[str, ...] = ()
+    #: With ``mentioned``: a kustomization or chart met while searching a folder that was not built (no tool on PATH,
+    #: a build error, building switched off) deploys what the record names, so that was not judged as deployed;
+    #: ``require_build`` makes the record block (:mod:`..adapters.found`).
+    not_built: bool = False
+    #: With ``not_built``: the folder (absolute) of the kustomization leaf or chart that was not built.
+    not_built_folder: str = ""
 
 
 @dataclass
@@ -942,7 +956,6 @@ class Inventory:
     #: Argo Rollout's ``spec.workloadRef`` (the Rollout's replicas), a KEDA HTTP add-on HTTPScaledObject (None: on
     #: demand, from zero).
     workload_refs: list[tuple[str, str, str, Any]] = field(default_factory=list)
-    production: bool | None = None
     skipped: Counter[str] = field(default_factory=Counter)  # unknown kinds, by kind
     sources: list[str] = field(default_factory=list)
     launch_issues: list[LaunchIssue] = field(default_factory=list)  # vLLM launches not understood or crashing
@@ -976,6 +989,11 @@ class Inventory:
     #: What decides the unknown values of a workload (by subject) whose ConfigMap the inputs hold twice with
     #: different data (``adapters.k8s.configjoin``): the "cannot decide" findings end with it.
     config_deciders: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: The URNs of a preview's resources whose secret values it masks as ``[secret]`` (``adapters.pulumi``), and their
+    #: ``FILE:LINE`` where no other resource is on that line: True where those are the resource's only unknowns, False
+    #: where it holds computed values too. What decides a value not
+    #: known there is said for a secret (``engine.runner.secret_advice``): no state shows it.
+    masked: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
     #: Lookups the rules build once per run (``checks._net.services_in``); not part of the inventory's value.
     index: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -1011,5 +1029,5 @@ class Inventory:
                 getattr(self, name).extend(items)
         if other.skipped:
             self.skipped.update(other.skipped)
-        if other.production is not None:
-            self.production = bool(self.production) or other.production
+        if other.masked:
+            self.masked.update(other.masked)

@@ -66,15 +66,29 @@ RELEASE_NAMESPACE = "RELEASE-NAMESPACE"
 _PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+-][^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*\}\}")
 
 
+#: A template's angle-bracket placeholder written as the whole value, ``<GPU_COUNT>``, ``<tp-size>``, ``<your model
+#: id>``: what a tutorial's or workshop's manifest leaves for its reader to fill before applying it (corpus38: AWS and
+#: Red Hat guides write ``--tensor-parallel-size=<TP_SIZE>``, ``nvidia.com/gpu: "<gpu-count>"``). No Kubernetes
+#: quantity, name, image or vLLM value is written so; read as a value it was an input error (a quantity) or SW003's
+#: sure crash (a flag's value). Only the whole value: ``<s>`` inside a chat template's text is no placeholder.
+_ANGLED = re.compile(r"<[A-Za-z][A-Za-z0-9_.:/-]*(?: [A-Za-z0-9_.:/-]+)*>")
+
+
+def is_angle_placeholder(value: object) -> bool:
+    """Whether ``value`` is, as a whole, a template's angle-bracket placeholder (:data:`_ANGLED`)."""
+    return isinstance(value, str) and "<" in value and _ANGLED.fullmatch(value.strip()) is not None
+
+
 def is_placeholder(value: object) -> bool:
-    """Whether ``value`` is a whole-value template placeholder (:data:`_PLACEHOLDER`): a value the template's tool
-    fills before the object is applied, an unknown, not a value as written."""
-    return isinstance(value, str) and _PLACEHOLDER.fullmatch(value.strip()) is not None
+    """Whether ``value`` is a whole-value template placeholder (:data:`_PLACEHOLDER`, :data:`_ANGLED`): a value the
+    template's tool or its reader fills before the object is applied, an unknown, not a value as written."""
+    return isinstance(value, str) and (_PLACEHOLDER.fullmatch(value.strip()) is not None or is_angle_placeholder(value))
 
 
 def holds_placeholder(value: object) -> bool:
-    """Whether ``value`` has a template placeholder (:data:`_PLACEHOLDER`) anywhere in it (``vllm-${SUFFIX}``)."""
-    return isinstance(value, str) and _PLACEHOLDER.search(value) is not None
+    """Whether ``value`` has a template placeholder (:data:`_PLACEHOLDER`) anywhere in it (``vllm-${SUFFIX}``), or is
+    an angle-bracket one as a whole (:data:`_ANGLED`)."""
+    return isinstance(value, str) and (_PLACEHOLDER.search(value) is not None or is_angle_placeholder(value))
 
 
 #: What :func:`masked_placeholders` writes for each placeholder: a character no image reference, path or flag uses.

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..model import UNKNOWN, UNKNOWN_AT, UNKNOWN_TOKEN, EngineArgs, Location
 from ..model.errors import InputError
-from ..model.unknown import PLACEHOLDER_VALUE, holds_placeholder, is_placeholder
+from ..model.unknown import PLACEHOLDER_VALUE, holds_placeholder, is_angle_placeholder, is_placeholder
 from .imageref import parse_image
 from .images import image_info
 
@@ -498,6 +498,7 @@ def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str
             and not any("vllm" in w for w in operands)):
         return None  # cheap exit for the many containers that run some other script
     local = dict(env)
+    first: tuple[str, list[str]] | None = None
     for words in _split_script(script, quoted=True):
         assigns, rest, persist = _assignments(words)
         if persist:
@@ -529,9 +530,60 @@ def _find_in_script(script: str, env: Mapping[str, str], unknown: Collection[str
             found = _find_in_script(inner[0], local, unknown, inner[1])
         else:
             found = _find_in_argv(expanded)
-        if found is not None:
-            return found
-    return None
+        if found is None:
+            continue
+        if first is None:
+            first = found
+        elif found[0] == first[0] and found[1] != first[1]:
+            first = (first[0], _either(first[1], found[1]))
+    return first
+
+
+#: What :func:`_either` writes where two vLLM invocations of one script differ: a reference no environment sets, which
+#: the flag readers take for a value not known (a placeholder), never for either branch's value
+BRANCH = "${SCRIPT_BRANCH}"
+
+
+def _flag_words(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The positional words of vLLM's argument list ``args`` and each flag's words after the flag itself (``[]`` for
+    a switch, ``[value]`` for ``--flag value`` or ``--flag=value``), by flag as written."""
+    positional: list[str] = []
+    flags: dict[str, list[str]] = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word.startswith("-") and not _looks_negative_number(word):
+            name, eq, value = word.partition("=")
+            if eq:
+                flags[name] = [value]
+            elif takes_value(word) and i + 1 < len(args):
+                flags[name] = [args[i + 1]]
+                i += 1
+            else:
+                flags[name] = []
+        else:
+            positional.append(word)
+        i += 1
+    return positional, flags
+
+
+def _either(one: Sequence[str], other: Sequence[str]) -> list[str]:
+    """One argument list for two vLLM invocations of a script that runs one or the other (``if [ "$ROLE" = prefill
+    ]; then vllm serve … -tp 4; else vllm serve … -tp 2; fi``): which runs is decided when the script runs, so a
+    word on which they differ is :data:`BRANCH`, not known (a switch only one sets,
+    ``--enforce-eager=${SCRIPT_BRANCH}``: on or off). review34: the first was read as what runs, and a pod of 2 GPUs
+    whose decode branch runs TP2 was blocked by SW204 for the prefill branch's TP4."""
+    pos_one, flags_one = _flag_words(one)
+    pos_other, flags_other = _flag_words(other)
+    out = [w if k < len(pos_other) and pos_other[k] == w else BRANCH for k, w in enumerate(pos_one)]
+    for name in dict.fromkeys([*flags_one, *flags_other]):
+        if name in flags_one and flags_one[name] == flags_other.get(name):
+            out.extend([name, *flags_one[name]])
+        elif takes_value(name):
+            out.extend([name, BRANCH])
+        else:
+            out.append(f"{name}={BRANCH}")  # a switch one branch sets: on or off, not known
+    return out
 
 
 def script_assignments(argv: Sequence[str], names: Collection[str]) -> dict[str, str]:
@@ -789,7 +841,31 @@ def find_vllm_invocation(
         # a client of the server (its address in a flag, a client image) is not it, nor a simulator that takes
         # vLLM's flags (llm-d's inference simulator: ``--model``, ``--max-model-len``)
         found = ("serve", argv)
+    if found is not None and call is None:
+        found = (found[0], _angle_words(found[1]))
     return found
+
+
+def _angle_words(tokens: list[str]) -> list[str]:
+    """``tokens`` (exec form, no shell) with each word that is a template's angle-bracket placeholder as a whole
+    (``<model-name>``, ``--tensor-parallel-size=<TP_SIZE>``'s value: :func:`..model.unknown.is_angle_placeholder`)
+    written as :data:`PLACEHOLDER_VALUE`, a value not known yet, as a script's ``vllm serve <model-id>`` reads
+    (:data:`_ANGLE_PLACEHOLDER`). No value vLLM takes is written so: read as written, ``<TP_SIZE>`` was SW003's sure
+    crash ("not an integer") and ``<model-name>`` a model the catalog lacks (corpus38: tutorials' manifests, which
+    their reader fills before applying them)."""
+    if not any("<" in t for t in tokens):
+        return tokens
+    out: list[str] = []
+    for t in tokens:
+        if is_angle_placeholder(t):
+            out.append(PLACEHOLDER_VALUE)
+            continue
+        flag, eq, value = t.partition("=")
+        if eq and flag.startswith("-") and is_angle_placeholder(value):
+            out.append(f"{flag}={PLACEHOLDER_VALUE}")
+            continue
+        out.append(t)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -403,8 +403,9 @@ def test_without_helm_the_error_says_how_to_install_it(capsys, monkeypatch, tmp_
 
 
 def test_a_chart_met_while_searching_is_not_rendered(capsys, monkeypatch):
+    """With building switched off (newuser14: else helm renders it, tests/adapters/test_found_builds.py)."""
     monkeypatch.chdir(ROOT)
-    rc, doc, _ = lint_json(capsys, "tests/fixtures/charts")
+    rc, doc, _ = lint_json(capsys, "tests/fixtures/charts", "--no-build-found")
     # nothing else read: no silent pass over the skipped chart, an input error that names it and how to lint it
     assert doc["input_errors"] == [{
         "file": None, "line": None,
@@ -430,9 +431,10 @@ def _repository_with_a_chart(tmp_path, chart_files: dict[str, str]) -> None:
 
 
 def test_a_chart_that_runs_vllm_met_beside_other_files_is_named_by_sw005(capsys, monkeypatch, tmp_path):
-    """A service's own chart, met while searching a repository that holds other files too, is not rendered: its
-    workloads are not linted, and the report says so where the chart says it runs vLLM (SW005 at the first
-    mention, with the command that lints it) instead of passing with only a count of skipped files (adopt20)."""
+    """A service's own chart, met while searching a repository that holds other files too, and not rendered (here
+    building is switched off; without helm on PATH, or where its render fails, the same): its workloads are not
+    linted, and the report says so where the chart says it runs vLLM (SW005 at the first mention, with why and the
+    command that lints it) instead of passing with only a count of skipped files (adopt20)."""
     chart = os.path.join(ROOT, CHART)
     files = {}
     for folder, _, names in os.walk(chart):
@@ -442,24 +444,24 @@ def test_a_chart_that_runs_vllm_met_beside_other_files_is_named_by_sw005(capsys,
                 files[os.path.join("llm", os.path.relpath(full, chart))] = fh.read()
     _repository_with_a_chart(tmp_path, files)
     monkeypatch.chdir(tmp_path)
-    rc, doc, _ = lint_json(capsys, ".")
+    rc, doc, _ = lint_json(capsys, ".", "--no-build-found")
     assert (rc, doc["input_errors"], doc["workloads"]) == (0, [], [])
     assert [(f["code"], f["level"], f["subject"], f["file"], f["line"], f["message"]) for f in doc["findings"]] == [
         ("SW005", "advisory", "Helm chart llm", "charts/llm/templates/deployment.yaml", 24,
-         "SW005: not read: its templates/deployment.yaml runs vLLM (`--tensor-parallel-size` at line 24), but a chart "
-         "met "
-         "while searching a folder is not rendered, so none of its workloads was linted; to lint them: shardwise "
-         "lint charts/llm (with --values FILE for the values you deploy with)")]
+         "SW005: not read: its templates/deployment.yaml runs vLLM (`--tensor-parallel-size` at line 24), but this "
+         "chart, met while searching a folder, was not rendered (building what a search meets is switched off: "
+         "--no-build-found, or build_found = false in the configuration), so none of its workloads was linted; to "
+         "lint them: shardwise lint charts/llm (with --values FILE for the values you deploy with)")]
     # --fail-on advisory makes it fail the run, as an unread server should where a team gates on advisories
-    assert main(["lint", ".", "--fail-on", "advisory", "--format", "github"]) == 1
+    assert main(["lint", ".", "--no-build-found", "--fail-on", "advisory", "--format", "github"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("::error file=charts/llm/templates/deployment.yaml,line=24,title=vllm-mentioned-not-read::"
                           "SW005: not read: its templates/deployment.yaml runs vLLM")
 
 
 def test_a_chart_that_runs_no_vllm_met_while_searching_is_no_finding(capsys, monkeypatch, tmp_path):
-    """A chart of something else (a cache, a dashboard) met while searching is skipped as before, with no finding:
-    a Service or label named vllm is no vLLM server."""
+    """A chart of something else (a cache, a dashboard) met while searching and not rendered (building switched off)
+    is skipped as before, with no finding: a Service or label named vllm is no vLLM server."""
     _repository_with_a_chart(tmp_path, {
         "redis/Chart.yaml": "apiVersion: v2\nname: redis\nversion: 0.1.0\n",
         "redis/values.yaml": "image:\n  repository: redis\n  tag: '7'\nvllmService: vllm-openai\n",
@@ -470,7 +472,7 @@ def test_a_chart_that_runs_no_vllm_met_while_searching_is_no_finding(capsys, mon
             "          env: [{name: UPSTREAM, value: 'http://vllm-openai:8000/v1'}]\n"),
     })
     monkeypatch.chdir(tmp_path)
-    rc, doc, _ = lint_json(capsys, ".")
+    rc, doc, _ = lint_json(capsys, ".", "--no-build-found")
     assert (rc, doc["input_errors"], doc["findings"]) == (0, [], [])
     assert [s["reason"] for s in doc["skipped_files"]] == [
         "Helm chart metadata", "Helm values", "Helm chart template (not rendered)"]

@@ -320,6 +320,17 @@ ARGO_APP = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {nam
      "not hold): not rendered"),
     (FLUX_KS, None),
     (FLUX_HR, None),
+    # corpus37 (redhat-ai-services/ai-accelerator's overlays, in their shape): kustomize patches of an Application
+    # and of an ApplicationSet name no repoURL, which Argo CD requires; they read "its source  is not this
+    # checkout's git remote (origin): not fetched", an empty source between the spaces
+    ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n"
+     "    path: deploy/summarize\n",
+     "it names no source repository (spec.source.repoURL): a patch of such an object names only what it changes, "
+     "and one applied as written is refused"),
+    ("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: s}\nspec:\n  generators:\n"
+     "  - list: {elements: [{values: {name: chat, path: deploy/summarize}}]}\n",
+     "it names no source repository (its template's spec.source.repoURL): a patch of such an object names only "
+     "what it changes, and one applied as written is refused"),
 ])
 def test_what_argo_cd_or_flux_would_add_is_not_guessed(repo, text, why):
     co = Checkout(str(repo), "github.com/acme/llm-platform", "main", None, frozenset())

@@ -201,7 +201,10 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
     for rel, text in REPO.items():
         put(work, rel, text)
     put(work, "deploy/llama8b.yaml", vllm_deployment("llama8b"))
-    rc, out, err = lint(capsys, ".", "--format", "json")
+    # building what the search meets switched off, as without helm and kustomize on PATH: with them, the root
+    # kustomization (`resources: [deploy/]`, a folder with no kustomization) and the chart (an include of a template
+    # it does not define) fail to build, each an advisory SW005 that says so (tests/adapters/test_found_builds.py)
+    rc, out, err = lint(capsys, ".", "--format", "json", "--no-build-found")
     doc = json.loads(out)
     assert (rc, err.splitlines()[0]) == (0, (
         "shardwise: 1 file read, 1 workload, 0 mandatory findings, 1 advisory finding, 0 suppressed; skipped 18 files that "
@@ -433,6 +436,36 @@ def test_manifest_templates_met_while_searching_are_skipped_with_the_reason(work
         {"file": "e2e/lws.yaml.jinja2", "reason": why}], ["llama8b"])
     rc, out, _ = lint(capsys, "agg/lws.yaml-template", "--format", "json")  # named on the command line: read
     assert (rc, json.loads(out)["skipped_files"]) == (2, [])
+
+
+#: A vLLM Deployment kept for Terraform's templatefile (corpus38, the shape cloud samples use): ``${...}``
+#: interpolations and a ``%{ for }`` directive that writes one list item per extra argument.
+TF_TEMPLATE = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  template:\n    spec:\n"
+    "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:${vllm_tag}\n          args:\n"
+    "            - --model=${model}\n%{ for a in extra_args ~}\n            - \"${a}\"\n%{ endfor ~}\n"
+    "          resources:\n            limits:\n              nvidia.com/gpu: ${gpus}\n")
+
+
+def test_terraform_templates_are_skipped_or_said_to_be_terraform_templates(work, capsys):
+    # corpus38: `deploy.yaml.tftpl`, the suffix Terraform's templatefile documentation recommends, was passed over in
+    # silence while searching (no workload, no word): it is skipped with the reason, as `deploy.yaml.tpl` is
+    put(work, "k8s/vllm.yaml.tftpl", TF_TEMPLATE)
+    put(work, "deploy/llama8b.yaml", vllm_deployment("llama8b"))
+    rc, out, _ = lint(capsys, ".", "--format", "json")
+    doc = json.loads(out)
+    why = ("manifest template (not rendered: fill its placeholders, with envsubst or the tool it is for, and lint "
+           "the output)")
+    assert (rc, doc["input_errors"], doc["skipped_files"], [w["name"] for w in doc["workloads"]]) == (
+        0, [], [{"file": "k8s/vllm.yaml.tftpl", "reason": why}], ["llama8b"])
+    # the same template named `.yaml` is read, and is no YAML: the error names the Terraform directive, where the
+    # parser said "could not find expected directive name" (a `%` opens a YAML directive)
+    put(work, "k8s/vllm.yaml", TF_TEMPLATE)
+    rc, out, _ = lint(capsys, "k8s/vllm.yaml", "--format", "json")
+    assert (rc, json.loads(out)["input_errors"]) == (2, [{
+        "file": "k8s/vllm.yaml", "line": 13,
+        "message": "cannot parse YAML: a Terraform template directive %{ … } is not YAML; render the template first "
+                   "(Terraform's templatefile) and lint what it writes"}])
 
 
 def test_tool_configurations_with_a_kind_but_no_api_version_are_not_inputs(work, capsys):

@@ -819,8 +819,10 @@ def test_networking_objects():
                 {"alb.ingress.kubernetes.io/target-group-attributes":
                  "load_balancing.algorithm.type=least_outstanding_requests"},
                 ["fallback", "llama-70b"], [80, "http"], at(f, 21), class_name="alb"),
-        Ingress("llm-route", "llm", "HTTPRoute", {}, ["llama-70b", "llama-pool"], [8000], at(f, 47),
-                parents=["llm/inference-gateway"], parent_refs=[{"name": "inference-gateway", "namespace": "llm"}]),
+        # the InferencePool backendRef is the pool's, not a Service's (corpus37: link_pools joins the pool)
+        Ingress("llm-route", "llm", "HTTPRoute", {}, ["llama-70b"], [8000], at(f, 47),
+                parents=["llm/inference-gateway"], parent_refs=[{"name": "inference-gateway", "namespace": "llm"}],
+                pool_refs=["llama-pool"]),
     ]
     assert inv.network_policies == [
         NetworkPolicy("default-deny", "llm", {}, ["Ingress"], 0, 0, at(f, 63)),

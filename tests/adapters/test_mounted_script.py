@@ -12,6 +12,7 @@ import pytest
 from repo_paths import ROOT
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.k8s.configfile import config_maps_of, mounted_script, pods_of
+from shardwise.rules.model import UNKNOWN
 
 FOLDER = ROOT / "tests" / "fixtures" / "rules" / "SW204" / "configmap-script"
 SCRIPT = "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
@@ -106,3 +107,59 @@ spec:
 """, encoding="utf-8")
     inv = read_inputs([str(path)], jobs=1)
     assert [e.message for e in inv.errors] == ["spec.template.spec.volumes: expected a list, found a number"]
+
+
+#: A start script that picks the server by the pod's role (the shape of kthene's prefill.sh/decode.sh in one file)
+ROLE_SCRIPT = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: scripts, namespace: serving}
+data:
+  start.sh: |
+    #!/bin/bash
+    set -euo pipefail
+    echo "--tensor-parallel-size 16 is what the H200 pool would take"
+    if [ "${ROLE}" = "prefill" ]; then
+      exec vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --port 8000
+    else
+      exec vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --port 8000
+    fi
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen, namespace: serving}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.11.0
+          command: ["/bin/bash", "/scripts/start.sh"]
+          env: [{name: ROLE, value: decode}]
+          resources: {limits: {nvidia.com/gpu: 2}}
+          volumeMounts: [{name: scripts, mountPath: /scripts}]
+      volumes: [{name: scripts, configMap: {name: scripts, defaultMode: 0755}}]
+"""
+
+
+def test_a_mounted_script_that_runs_one_of_two_servers_is_not_read_as_the_first(tmp_path):
+    """review34: the script's first `vllm serve` (the prefill branch's TP4) was read as what runs, and the decode pod
+    of 2 GPUs blocked on SW204 ("requests 2 nvidia.com/gpu but TP4×PP1 starts 4 workers") and SW401. The branches
+    differ in the tensor-parallel size only: that is not known, the rest is read (an echo's words are no flags)."""
+    from shardwise.rules.app.cli import main
+
+    (tmp_path / "all.yaml").write_text(ROLE_SCRIPT, encoding="utf-8")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert [(g.name, g.engine.model, g.engine.tensor_parallel_size, g.engine.port) for g in inv.groups] == [
+        ("qwen", "Qwen/Qwen2.5-7B-Instruct", UNKNOWN, 8000)]
+    out = tmp_path / "r.json"
+    assert main(["lint", str(tmp_path / "all.yaml"), "--format", "json", "--output", str(out)]) == 0
+    import json
+
+    findings = json.loads(out.read_text(encoding="utf-8"))["findings"]
+    assert [f["code"] for f in findings if f["level"] == "mandatory"] == []
+    assert [f["codes"] for f in findings if f["message"].startswith("SW104: cannot decide: tensor_parallel_size")] == [
+        ["SW104", "SW106", "SW203", "SW204", "SW208", "SW401"]]

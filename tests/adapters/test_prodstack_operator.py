@@ -160,15 +160,16 @@ def test_vllm_runtime_autoscaled_is_read_with_the_operator_s_scaled_object():
 
 def test_vllm_runtime_autoscaled_in_production_keeps_the_scaled_object_s_minimum():
     """SW404 judges an autoscaled runtime by its ScaledObject's minimum, as any KEDA target: minReplicas 1 is one warm
-    replica in a production stack, though the runtime writes 2 (before, the replicas were not known and it could
+    replica in production, though the runtime writes 2 (before, the replicas were not known and it could
     not decide); a runtime without autoscaling keeps
     its count. A runtime whose autoscaling names no maxReplicas is refused by the CRD: an input error at its line."""
     text = _AUTOSCALED_PROD
     inv = load_kubernetes_text(text, "f.yaml")
     found = [(f.subject, f.level, f.message) for f in run_rules(ALL_RULES, inv, LintConfig(production=True))
              if f.code == "SW404"]
-    assert found == [("VLLMRuntime llm/qwen", "advisory", "1 warm replica in a production stack (ScaledObject "
-                      "`qwen-scaledobject` keeps a minimum of 1), where at least 2 are required")]
+    assert found == [("VLLMRuntime llm/qwen", "advisory", "1 warm replica in production (ScaledObject "
+                      "`qwen-scaledobject` keeps a minimum of 1), where at least 2 are required; production: the "
+                      "run's `production` setting")]
     with pytest.raises(InputError) as e:
         load_kubernetes_text(text.replace("    maxReplicas: 4\n", ""), "f.yaml")
     assert (e.value.message, e.value.line) == (

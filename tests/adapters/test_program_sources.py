@@ -130,3 +130,42 @@ def test_a_pulumi_program_of_shardwise_components_says_they_check_it_when_it_run
         ("other.py", "Pulumi program in Python that starts vLLM (`vllm/vllm-openai` at line 3): " + NO_PROGRAM + PULUMI),
         ("pools.py", uses.format(1)),
     ]
+
+
+def _notebook(cells: list[tuple[str, list[str]]]) -> str:
+    """A Jupyter notebook as nbformat 4 writes it (json.dumps, indent 1): each source line on a line of its own."""
+    import json
+
+    return json.dumps({"cells": [{"cell_type": kind, "id": f"c{n}", "metadata": {}, "source": source,
+                                  **({"execution_count": None, "outputs": []} if kind == "code" else {})}
+                                 for n, (kind, source) in enumerate(cells)],
+                       "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+                       "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def test_a_jupyter_notebook_is_never_passed_over_unseen(tmp_path):
+    """corpus37 (mjhermanson-nv/dynamo-grove-brev's labs, in their shape): a notebook whose %%bash cell applies a vLLM
+    Deployment from a here-document was neither read nor counted by a searched folder; it is skipped now with the line
+    of the file that mentions vLLM (nbformat writes each source line on a line of its own) and what to lint instead.
+    One that mentions no vLLM is counted as a notebook not read."""
+    deploy = tmp_path / "lab1.ipynb"
+    deploy.write_text(_notebook([
+        ("markdown", ["## Deploy the model\n", "\n", "Apply the Deployment, then wait for its pod.\n"]),
+        ("code", ["%%bash\n", "cat <<EOF | kubectl apply -n llm -f -\n", "apiVersion: apps/v1\n", "kind: Deployment\n",
+                  "metadata:\n", "  name: qwen\n", "spec:\n", "  template:\n", "    spec:\n", "      containers:\n",
+                  "      - name: vllm\n", "        image: vllm/vllm-openai:v0.10.1\n", "EOF"]),
+    ]), encoding="utf-8")
+    plots = tmp_path / "plots.ipynb"
+    plots.write_text(_notebook([("code", ["import matplotlib.pyplot as plt\n", "plt.plot([1, 2])"])]),
+                     encoding="utf-8")
+    line = deploy.read_text(encoding="utf-8").splitlines().index('    "        image: vllm/vllm-openai:v0.10.1\\n",') + 1
+    assert line == 29
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert inv.groups == [] and inv.errors == [] and inv.sources == []
+    assert sorted(inv.skipped_files) == [
+        (str(deploy), "Jupyter notebook that mentions vLLM (`vllm/vllm-openai` at line 29): shardwise reads no "
+                      "notebook, so a server its cells start, or a manifest they apply, is not linted; save the "
+                      "manifests its cells apply as files and lint them (a cell's `kubectl apply -f FILE` names one; "
+                      "a here-document fed to kubectl apply is one)"),
+        (str(plots), "Jupyter notebook (not read)"),
+    ]

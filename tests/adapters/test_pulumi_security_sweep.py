@@ -256,6 +256,64 @@ def test_a_secret_the_preview_masks_blocks_with_the_same_rule(tmp_path: Path, ca
     assert case.code in _blocking(findings), [f["message"] for f in findings if case.code in f["codes"]]
 
 
+#: What decides a masked secret (engine.runner.DECIDED_NEVER_SECRET): not the `pulumi up` state, which keeps it
+#: encrypted (mend10: "lint the `pulumi up` state" was the advice).
+NEVER_SHOWN = ("a secret's value is never shown (the `pulumi up` state keeps it encrypted) and shardwise never reads "
+               "one: write the value as a literal if it need not be secret, else suppress the finding with the reason "
+               "it is safe")
+
+
+def test_a_masked_secret_gets_a_secret_s_advice_not_the_state_s(tmp_path: Path) -> None:
+    """mend10: a value the preview masks as "[secret]" said "lint the `pulumi up` state", which masks it too. Where
+    the resource's only unknowns are its secrets, the finding says what the rule needed, that the value is a secret,
+    and that it is never shown; where the resource holds a computed value as well, the unknown may be either, and
+    the advice says both."""
+    svc = CASES[2]
+    code, errors, findings = lint_document(tmp_path, _with(svc.res, ("spec", "type"), MASKED))
+    assert (code, errors) == (1, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW301" in f["codes"]] == [
+        (["SW301", "SW306"], "mandatory", "SW301: cannot decide: type of Service `llama` is not known (a secret the "
+         "preview writes as `[secret]`); this holds back SW301, SW306, which block until the value is known: "
+         + NEVER_SHOWN)]
+    doc = _with(svc.res, ("spec", "type"), MASKED)
+    doc["steps"][svc.res]["newState"]["inputs"]["metadata"]["annotations"] = {"owner": U}  # a computed value too
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, "")
+    assert [(f["codes"], f["level"], f["message"]) for f in findings if "SW301" in f["codes"]] == [
+        (["SW301", "SW306"], "mandatory", "SW301: cannot decide: type of Service `llama` is not known (a computed "
+         "value or an unresolved reference); this holds back SW301, SW306, which block until the value is known: "
+         "lint the `pulumi up` state, or write the value as a literal; if it is one of the values the preview masks "
+         "as `[secret]`, no state shows it: write it as a literal if it need not be secret, else suppress the finding "
+         "with the reason it is safe")]
+    arg = CASES[-2]
+    code, errors, findings = lint_document(tmp_path, _with(arg.res, (*C0, "args", 1), MASKED))
+    assert (code, errors) == (1, "")
+    assert [f["message"] for f in findings if f["codes"] == ["SW308"]] == [
+        "SW308: cannot decide: whether container `vllm` passes --api-key or --hf-token a literal value: a word of its "
+        f"command line is not known (a secret the preview writes as `[secret]`; {NEVER_SHOWN})"]
+    # a whole securityContext masked: SW309's findings are at the Deployment's line but carry no URN (they said
+    # "write it literally in the inputs ..., nor a computed output"); the line is the masked resource's alone
+    code, errors, findings = lint_document(tmp_path, _with(CASES[0].res, (*C0, "securityContext"), MASKED))
+    assert (code, errors) == (1, "")
+    assert [(f["level"], f["message"]) for f in findings if f["codes"] == ["SW309"]] == [
+        (level, f"SW309: cannot decide: {what} is not known (a secret the preview writes as `[secret]`): {NEVER_SHOWN}")
+        for level, what in [("mandatory", "securityContext.privileged of container `vllm`"),
+                            ("mandatory", "the capabilities container `vllm` adds"),
+                            ("advisory", "the seccomp profile of container `vllm`")]]
+
+
+def test_a_state_export_s_secret_text_is_no_masked_secret() -> None:
+    """`pulumi stack export` writes a secret as its ciphertext object: "[secret]" there is what the program wrote, and
+    the resource masks nothing (Inventory.masked is the preview's)."""
+    doc = {"version": 3, "deployment": {"resources": [
+        {"urn": "urn:pulumi:dev::p::kubernetes:core/v1:Service::llama", "type": "kubernetes:core/v1:Service",
+         "inputs": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "llama"},
+                    "spec": {"type": "[secret]"}}}]}}
+    assert [r.masked for r in resources_from_json(doc, "s.json")] == [None]
+    masked = _with(CASES[2].res, ("spec", "type"), MASKED)
+    assert {r.name: r.masked for r in resources_from_json(masked, "p.json") if r.masked is not None} == {"llama": True}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "path"), SWEEP,
                          ids=[f"{NAMES[c.res]}:{c.code}:{'.'.join(map(str, p))}" for c, p in SWEEP])
@@ -405,3 +463,185 @@ def test_the_unknown_is_noted_by_the_same_rule_safe_to_skip(tmp_path: Path, case
     assert said and {f["level"] for f in said} == {"advisory"}, findings
     assert any(f["message"].startswith(f"{f['code']}: cannot decide") for f in said) or path == case.path, said
     assert case.code in _pack_reported(doc, NOTED)
+
+
+# --- serving resources whose pod spec is written inline (review34) --------------------------------------------
+
+ISVC_T = "kubernetes:serving.kserve.io/v1beta1:InferenceService"
+LLMISVC_T = "kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService"
+#: An InferenceService whose predictor's model runs KServe's Hugging Face server as vLLM (KServe's docs,
+#: "Deploy the Llama3 model with Hugging Face LLM Serving Runtime"), and an LLMInferenceService whose decode and prefill
+#: workloads are pod specs (`spec.template`, `spec.prefill.template`), each in the `serving` namespace of preview()
+ISVC_MODEL = {"modelFormat": {"name": "huggingface"},
+              "args": ["--model_name=llama3", "--model_id=meta-llama/Meta-Llama-3-8B-Instruct"],
+              "resources": {"limits": {"nvidia.com/gpu": 1}}}
+
+
+def _inline_preview() -> dict[str, Any]:
+    doc = preview()
+    main = _container(["--max-model-len", "8192"], resources={"limits": {"nvidia.com/gpu": 1}})
+    main["name"] = "main"
+    meta = {"namespace": "serving"}
+    doc["steps"] = [s for i, s in enumerate(doc["steps"]) if i not in (DEP, SVC, ING)] + [
+        step(ISVC_T, "llama3", {"metadata": {"name": "llama3", **meta, "labels": {
+            "networking.knative.dev/visibility": "cluster-local"}}, "spec": {"predictor": {
+                "model": copy.deepcopy(ISVC_MODEL),
+                "containers": None}}}),
+        step(LLMISVC_T, "llama", {"metadata": {"name": "llama", **meta}, "spec": {
+            "model": {"uri": "hf://meta-llama/Llama-3.1-8B-Instruct", "name": "llama"},
+            "template": {"containers": [copy.deepcopy(main)]},
+            "prefill": {"template": {"containers": [copy.deepcopy(main)]}}}}),
+    ]
+    del doc["steps"][-2]["newState"]["inputs"]["spec"]["predictor"]["containers"]
+    return doc
+
+
+ISVC_AT, LLMISVC_AT = -2, -1
+PREDICTOR = ("spec", "predictor")
+INLINE_CASES = [
+    # a part of the pod spec KServe builds from the predictor, and the rule it decides
+    (ISVC_AT, (*PREDICTOR, "model"), ["SW306", "SW308", "SW309", "SW310"]),
+    (ISVC_AT, (*PREDICTOR, "model", "env"), ["SW306", "SW308", "SW310"]),
+    (ISVC_AT, (*PREDICTOR, "model", "securityContext"), ["SW309"]),
+    (ISVC_AT, (*PREDICTOR, "hostNetwork"), ["SW309"]),
+    (ISVC_AT, (*PREDICTOR, "hostPID"), ["SW309"]),
+    (LLMISVC_AT, ("spec", "template", "containers", 0), ["SW306", "SW308", "SW309", "SW310"]),
+    (LLMISVC_AT, ("spec", "template", "containers", 0, "securityContext"), ["SW309"]),
+    (LLMISVC_AT, ("spec", "template", "hostNetwork"), ["SW309"]),
+    (LLMISVC_AT, ("spec", "prefill", "template", "containers"), ["SW306", "SW308", "SW309", "SW310"]),
+    (LLMISVC_AT, ("spec", "prefill", "template", "hostNetwork"), ["SW309"]),
+]
+
+
+def _inline_with(at: int, path: Path_, value: Any) -> dict[str, Any]:
+    doc = _inline_preview()
+    node: Any = doc["steps"][at]["newState"]["inputs"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return doc
+
+
+def test_the_inline_pod_specs_block_on_none_of_the_security_rules(tmp_path: Path) -> None:
+    code, errors, findings = lint_document(tmp_path, _inline_preview())
+    assert errors == "" and _blocking(findings) & set(SECURITY) == set(), findings
+    assert {f["subject"] for f in findings} >= {"InferenceService serving/llama3", "LLMInferenceService serving/llama",
+                                                "LLMInferenceService serving/llama/prefill"}
+    assert _pack_blocking(_inline_preview()) == set()
+
+
+@pytest.mark.parametrize("masked", [U, MASKED], ids=["unknown", "secret"])
+@pytest.mark.parametrize(("at", "path", "codes"), INLINE_CASES, ids=[".".join(map(str, p)) for _, p, _ in INLINE_CASES])
+def test_an_unknown_part_of_an_inline_pod_spec_blocks(tmp_path: Path, at: int, path: Path_, codes: list[str],
+                                                      masked: str) -> None:
+    """An InferenceService's predictor and an LLMInferenceService's template are pod specs: a container, its env or
+    securityContext, or the pod's hostNetwork/hostPID not known at preview (or a secret the preview masks) was
+    dropped, and the workload passed every security rule silently (only the Kubernetes workloads' PodTemplateSpecs
+    were read so)."""
+    doc = _inline_with(at, path, masked)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, "")
+    assert sorted(_blocking(findings) & set(SECURITY)) == codes, findings
+    assert sorted(_pack_blocking(doc)) == codes
+
+
+def test_an_inline_pod_specs_unknown_host_network_is_said_at_its_workload(tmp_path: Path) -> None:
+    doc = _inline_with(LLMISVC_AT, ("spec", "prefill", "template", "hostNetwork"), U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert [(f["subject"], f["level"], f["message"]) for f in findings if f["code"] == "SW309"] == [
+        ("LLMInferenceService serving/llama/prefill", "mandatory",
+         "SW309: cannot decide: hostNetwork of LLMInferenceService serving/llama/prefill is not known (a computed "
+         "value or an unresolved reference): lint the `pulumi up` state, or write the value as a literal")]
+    doc = _inline_with(ISVC_AT, (*PREDICTOR, "model"), U)
+    code, errors, findings = lint_document(tmp_path, doc)
+    part = "one of its containers (spec.predictor.model)"
+    assert [(f["codes"], f["level"], f["message"]) for f in findings
+            if f["level"] == "mandatory" and set(f["codes"]) & set(SECURITY)] == [
+        (["SW306", "SW308", "SW309", "SW310"], "mandatory",
+         f"SW306: cannot decide: {part} {AT_PREVIEW}; this holds back SW306 (whether its containers set {DEV_MODE}), "
+         "SW308 (whether its containers write a credential into the manifest), SW309 (whether its pods share the "
+         "node's namespaces or run privileged containers), SW310 (whether its containers set NVIDIA_VISIBLE_DEVICES), "
+         "which block until the value is known")]
+
+
+# --- a Helm release: its pods are not in the preview (review34) -----------------------------------------------
+
+RELEASE_T = "kubernetes:helm.sh/v3:Release"
+
+
+def _release(chart: str, repo: str, values: Any, namespace: str = "serving") -> dict[str, Any]:
+    """A ``kubernetes.helm.v3.Release`` step as the provider's Check leaves its inputs in a preview."""
+    return step(RELEASE_T, "vllm", {"chart": chart, "version": "0.1.7", "repositoryOpts": {"repo": repo},
+                                   "namespace": namespace, "name": "vllm-5d1c2a9e", "values": values,
+                                   "atomic": False, "timeout": 300, "createNamespace": False})
+
+
+PRODSTACK_REPO = "https://vllm-project.github.io/production-stack"
+#: vLLM production-stack's values (its tutorials' shape), serving with VLLM_SERVER_DEV_MODE=1: what SW306 would block
+PRODSTACK_VALUES = {"servingEngineSpec": {"modelSpec": [{
+    "name": "llama3", "repository": "vllm/vllm-openai", "tag": "v0.11.0", "modelURL": "meta-llama/Llama-3.1-8B-Instruct",
+    "replicaCount": 1, "requestCPU": 6, "requestMemory": "16Gi", "requestGPU": 1,
+    "env": [{"name": DEV_MODE, "value": "1"}]}]}}
+RELEASE_WHY = ("but the Pulumi Kubernetes provider renders the Helm chart it names at `pulumi up`, so its pods are not "
+               "in the preview: lint the chart rendered with these values (helm template, with the values set here) "
+               "together with the preview")
+
+
+@pytest.mark.parametrize(("values", "what"), [
+    (PRODSTACK_VALUES, "the vLLM image vllm/vllm-openai in its Helm values"),
+    (U, "the Helm chart `vllm-stack`"),  # values computed by the program: the chart says it runs vLLM
+    (MASKED, "the Helm chart `vllm-stack`"),  # a secret the preview masks
+], ids=["values", "unknown", "secret"])
+def test_a_helm_release_of_a_vllm_chart_says_it_was_not_read(tmp_path: Path, values: Any, what: str) -> None:
+    """A Helm Release's chart is rendered by the provider at ``pulumi up``: the preview holds no pod of it. It was
+    only counted among the skipped objects ("passed"), where the same release as a Flux HelmRelease is read or says
+    why (SW005)."""
+    doc = {"steps": [_release("vllm-stack", PRODSTACK_REPO, values)], "changeSummary": {"create": 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == [
+        ("SW005", "advisory", "Release serving/vllm", f"SW005: not read: it mentions vLLM ({what}) {RELEASE_WHY}")]
+    assert _pack_reported(doc, ("SW005",)) == {"SW005"}
+
+
+def test_a_helm_release_of_another_chart_is_only_counted(tmp_path: Path) -> None:
+    keda = _release("keda", "https://kedacore.github.io/charts", {"image": {"keda": {"repository":
+                                                                                    "ghcr.io/kedacore/keda"}}}, "keda")
+    doc = {"steps": [keda], "changeSummary": {"create": 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors, findings) == (0, "", [])
+    assert _pack_reported(doc, ("SW005",)) == set()
+
+
+# --- an env list not known: the variables may be unset, they do not come from a Secret (review34) ---------------
+
+AT_UP = "lint the `pulumi up` state, or write the value as a literal"
+
+
+@pytest.mark.parametrize("masked", [U, MASKED], ids=["unknown", "secret"])
+def test_an_env_list_not_known_is_undecided_not_set_from_a_secret(tmp_path: Path, masked: str) -> None:
+    """A container's whole env computed by the program, or a secret the preview masks: SW310 said "sets
+    NVIDIA_VISIBLE_DEVICES to a value from a Secret, ConfigMap or the downward API" (a decided block) and four
+    advisories "sets CUDA_VISIBLE_DEVICES from a Secret…", SW311 and SW312 "it comes from a Secret, a ConfigMap or
+    the downward API": none of it is in the input. The same levels, saying what is not known."""
+    doc = _with(DEP, (*C0, "env"), masked)
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (1, "")
+    said = sorted((f["level"], f["message"]) for f in findings if f["code"] in ("SW310", "SW311", "SW312"))
+    # what is not known, and the advice: a computed value's (the `pulumi up` state), or a secret's (mend10: never shown)
+    if masked == U:
+        env_why, word_why, advice = "a computed value at preview", "a computed value or an unresolved reference", AT_UP
+    else:
+        env_why = word_why = "a secret the preview writes as `[secret]`"
+        advice = NEVER_SHOWN
+    assert said == sorted([
+        ("mandatory", "SW310: cannot decide: whether container `vllm` sets NVIDIA_VISIBLE_DEVICES: its env is not "
+                      f"known ({env_why}; {advice})"),
+        ("advisory", "SW310: cannot decide: whether container `vllm` sets CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, "
+                     f"ROCR_VISIBLE_DEVICES or HABANA_VISIBLE_DEVICES: its env is not known ({env_why}; {advice})"),
+        *(("advisory", f"SW311: cannot decide: {name} of container `vllm` is not known ({word_why}): {advice}")
+          for name in ("PYTHONHTTPSVERIFY", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE")),
+        ("advisory", f"SW312: cannot decide: VLLM_ALLOW_RUNTIME_LORA_UPDATING of container `vllm` is not known "
+                     f"({word_why}): {advice}"),
+    ])
+    assert {"SW306", "SW308", "SW310"} <= _pack_blocking(doc)

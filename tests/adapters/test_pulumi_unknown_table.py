@@ -423,9 +423,10 @@ def test_an_unknown_word_after_a_served_name_may_be_a_flag(tmp_path: Path) -> No
     assert errors == ""
     on_it = [(f["codes"][0], f["level"], f["undecided"]) for f in findings if f["subject"] == "Deployment serving/llama"]
     # every finding on it says it cannot decide: SW308 fails closed on the word (a security rule), the others note it
-    # (SW402: the quantization the word may set sizes the checkpoint its start-up estimate reads, unknown24)
+    # (SW402 no longer: the quantization the word may set does not change the checkpoint its start-up estimate
+    # downloads and reads, mend10; unknown24 held it back)
     assert on_it == [("SW003", "advisory", True), ("SW101", "advisory", True), ("SW105", "advisory", True),
-                     ("SW207", "advisory", True), ("SW308", "mandatory", True), ("SW402", "advisory", True)]
+                     ("SW207", "advisory", True), ("SW308", "mandatory", True)]
     [tp] = [f["message"] for f in findings if f["codes"][0] == "SW101"]
     assert tp.startswith("SW101: cannot decide: tensor_parallel_size is not known")
 
@@ -513,9 +514,8 @@ _HELD_NOTE = ("SW101: cannot decide: {value} is not known (a computed value or a
 
 
 @pytest.mark.parametrize(("args", "value", "held"), [
-    ([*LLAMA_8B, "--quantization", U], "quantization", "SW101, SW102, SW402"),
     ([U, "--max-model-len", "8192"], "the model", "SW101, SW102, SW104, SW106, SW203, SW402"),
-], ids=["quantization", "model"])
+], ids=["model"])
 def test_an_unknown_precision_or_model_is_never_a_checkpoint_of_nothing(tmp_path: Path, args: list[Any], value: str,
                                                                          held: str) -> None:
     """SW402's start-up estimate reads and downloads the checkpoint, whose size is the model's parameters × its
@@ -554,6 +554,27 @@ def test_the_dtype_changes_nothing_sw402_reads_so_an_unknown_one_is_decided(tmp_
     held = [(f["codes"], f["message"]) for f in findings if "cannot decide: dtype" in f["message"]]
     assert held == ([(["SW101", "SW102"], _HELD_NOTE.format(value="dtype", held="SW101, SW102"))] if dtype is U
                     else [])
+
+
+@pytest.mark.parametrize("quantization", [U, "fp8", "bitsandbytes", "experts_int8"])
+def test_the_quantization_changes_nothing_sw402_reads_so_an_unknown_one_is_decided(tmp_path: Path,
+                                                                                   quantization: Any) -> None:
+    """mend10: vLLM downloads and reads a 16-bit checkpoint's files as stored and quantises what it has read
+    (``--quantization fp8``: Fp8LinearMethod / Fp8OnlineLinearMethod in fp8.py take the loader's 16-bit tensors;
+    bitsandbytes and experts_int8 likewise), so every method gives SW402 the 15 GiB of Llama-3.1-8B's files, where
+    fp8 was counted 8.5 GiB; one not known yet is decided (unknown24 held SW402 back on it). The capacity rules, whose
+    weights in memory the method does change, still cannot decide on an unknown one."""
+    doc = preview()
+    _set(doc, DEP, (*C0, "startupProbe", "failureThreshold"), 6)
+    _set(doc, DEP, (*C0, "args"), [*LLAMA_8B, "--quantization", quantization])
+    _, errors, findings = lint_document(tmp_path, doc)
+    assert errors == ""
+    known = ("SW402: the startup probe of container `vllm` allows 60 s (initialDelaySeconds 0 + periodSeconds 10 × "
+             "failureThreshold 6), but starting takes an estimated 48-304 s (15.0 GiB downloaded at every start")
+    assert _sw402(findings, known) == [("advisory", known)]
+    held = [(f["codes"], f["message"]) for f in findings if "cannot decide: quantization" in f["message"]]
+    assert held == ([(["SW101", "SW102"], _HELD_NOTE.format(value="quantization", held="SW101, SW102"))]
+                    if quantization is U else [])
 
 
 def test_an_unknown_download_dir_may_be_on_a_volume(tmp_path: Path) -> None:

@@ -749,8 +749,8 @@ def test_an_unknown_in_a_kubernetes_object_is_never_read_as_absent(tmp_path: Pat
                                "scaleTargetRef), and so how many replicas it keeps warm is not known (a computed value "
                                "or an unresolved reference): lint the `pulumi up` state, or write the value as a "
                                "literal")]),
-    ("other", [("SW404", "advisory", "SW404: 1 warm replica in a production stack (replicas is 1), where at least 2 "
-                                     "are required")]),
+    ("other", [("SW404", "advisory", "SW404: 1 warm replica in production (replicas is 1), where at least 2 are "
+                                     "required; production: shardwise.toml sets `production`")]),
 ])
 def test_sw404_an_autoscaler_whose_target_is_not_known_may_keep_replicas_warm(tmp_path, monkeypatch, target,
                                                                              expected):

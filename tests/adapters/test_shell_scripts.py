@@ -500,6 +500,31 @@ def test_a_manifest_a_script_assembles_from_appended_here_documents_is_not_read_
         "render the manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output"))]
 
 
+@pytest.mark.parametrize(("container", "said"), [
+    # vLLM's ROCm build (docs.vllm.ai, "Using Docker": rocm/vllm) started by its CLI as a flow list's words
+    ('        image: rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812\n        command: ["vllm", "serve", "${MODEL}"]',
+     "rocm/vllm:rocm6.4.1_vllm_0.10.0_20250812"),
+    # vllm-ascend's image (quay.io/ascend/vllm-ascend), its args only
+    ('        image: quay.io/ascend/vllm-ascend:v0.10.0rc1\n        args: ["--model", "${MODEL}"]',
+     "quay.io/ascend/vllm-ascend:v0.10.0rc1"),
+    # a custom image whose block list starts vLLM's CLI
+    ("        image: registry.example.com/llm/server:1.4\n        command:\n        - vllm\n        - serve",
+     "vllm serve"),
+], ids=["rocm-flow-list", "ascend-args", "custom-block-list"])
+def test_an_assembled_manifest_of_any_vllm_build_is_said(container, said):
+    """review34: the words that said an assembled (or shell-filled) manifest runs vLLM were `vllm serve` written on one
+    line, the API server module, `vllm/vllm-openai` and --tensor-parallel-size only: a ROCm or Ascend build of vLLM, or
+    `vllm serve` as a list's words, was skipped as a script of no vLLM server, and the run passed without a word of it.
+    The images vLLM's readers take for its builds and the list's words say it now (SW005)."""
+    text = ASSEMBLED.replace('        image: vllm/vllm-openai:v0.11.0\n        args: ["--model", "${MODEL}"]', container)
+    assert container in text
+    inv = load_text(text, "deploy-llm.sh")
+    assert inv.errors == [] and inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert issue.reason.startswith(f"the manifest it applies, `$TMP_FILE`, runs vLLM (`{said}`) but is not read")
+    assert manifest_text(text, "deploy-llm.sh").assembled == [(3, 15, "$TMP_FILE", said)]
+
+
 def test_here_documents_written_to_files_of_their_own_are_read_each():
     """Two here-documents, each the whole of a file the script applies (one appended to a file no other writes), are
     read as before, and so are objects appended whole to one file."""

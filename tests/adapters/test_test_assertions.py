@@ -133,3 +133,29 @@ def test_a_chainsaw_test_file_that_does_not_parse_skips_nothing(tmp_path, capsys
     assert "expected-runtime.yaml" not in skipped(doc)
     assert [e["file"] for e in doc["input_errors"]] == ["chainsaw-test.yaml"]
     assert rc == 2
+
+
+def test_a_chainsaw_tests_files_are_skipped_however_the_folder_is_named(tmp_path, monkeypatch):
+    # issue 30: a folder's tests are looked up by the folder as the path names it (relative, with "..", with "./",
+    # absolute, not normalised), not by each file's absolute name; every spelling is the same folder in one run, and
+    # a folder beside it without a test skips nothing. Files named one by one: each path keeps its spelling.
+    from shardwise.rules.adapters.select import select_inputs, tidy
+
+    test, plain = tmp_path / "tests" / "llm", tmp_path / "tests" / "plain"
+    test.mkdir(parents=True)
+    plain.mkdir()
+    (test / "chainsaw-test.yaml").write_text(CHAINSAW_TEST)
+    (test / "install.yaml").write_text(APPLIED)
+    for k in range(1, 5):
+        (test / f"expected-{k}.yaml").write_text(EXPECTED)
+        (plain / f"expected-{k}.yaml").write_text(EXPECTED)
+    (test / "absent.yaml").write_text(EXPECTED)
+    monkeypatch.chdir(tmp_path / "tests")
+    asserted = ["llm/expected-1.yaml", "plain/../llm/expected-2.yaml", str(test / "expected-3.yaml"),
+                f"{tmp_path}/tests/plain/../llm//expected-4.yaml", "./llm/absent.yaml"]
+    read = ["plain/expected-1.yaml", "llm/../plain/expected-2.yaml", str(plain / "expected-3.yaml"),
+            f"{tmp_path}/tests/llm/../plain/expected-4.yaml", "./llm/install.yaml"]
+    sel = select_inputs([p for pair in zip(read, asserted, strict=True) for p in pair])  # a folder without tests first
+    assert sel.skipped == [(tidy(p), TEST_ASSERTION) for p in asserted]  # tidy: a doubled "/" made one
+    assert sel.files == [tidy(p) for p in read]
+    assert "/../" in sel.skipped[1][0] and "/../" in sel.files[1]  # "a/../b" kept as named (tidy leaves it)

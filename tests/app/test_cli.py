@@ -456,7 +456,8 @@ def test_unwritable_output_exits_2(work, capsys):
 def test_internal_error_fails_with_one_line(work, capsys, monkeypatch):
     import shardwise.rules.adapters as adapters
 
-    def boom(paths, jobs=None, excludes=None, render=None, gitops_revision=None, meanwhile=None):
+    def boom(paths, jobs=None, excludes=None, render=None, gitops_revision=None, meanwhile=None, build_found=None,
+             require_build=False):
         raise RuntimeError("adapter bug")
 
     monkeypatch.setattr(adapters, "read_inputs", boom)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 
 import pytest
 from diff_support import DIFF, SAMPLE_PAGE, diff_repo, documented_sample, git
@@ -245,8 +247,8 @@ def test_a_link_out_of_the_tree_in_the_base_is_linted_as_in_the_working_tree(rep
 
 
 @pytest.mark.parametrize(("load", "said"), [
-    (1.0, "git archive --format=tar did not finish in 300 s"),
-    (8.0, "git archive --format=tar did not finish in 1200 s (300 s times the machine's load per core)"),
+    (1.0, "git cat-file --batch did not finish in 300 s"),
+    (8.0, "git cat-file --batch did not finish in 1200 s (300 s times the machine's load per core)"),
 ])
 def test_a_git_call_that_does_not_finish_is_an_error_said_as_that(monkeypatch, tmp_path, load, said):
     """loadlimits1: git past its wall time raised TimeoutExpired out of shardwise diff (a traceback); the limit is
@@ -260,7 +262,7 @@ def test_a_git_call_that_does_not_finish_is_an_error_said_as_that(monkeypatch, t
     monkeypatch.setattr(wall.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
 
     def run(cmd, **kw):
-        if cmd[1] == "archive":
+        if cmd[1] == "cat-file":  # the base's bytes (fuzz22: was git archive)
             raise subprocess.TimeoutExpired(cmd, kw["timeout"])
         return subprocess.CompletedProcess(cmd, 0, b"0123abcd\n", b"")
 
@@ -285,3 +287,73 @@ def test_a_rev_parse_that_does_not_finish_is_not_read_as_a_ref_that_is_not_there
     with pytest.raises(diff.GitTimeout) as e:
         diff.snapshot("main", str(tmp_path))
     assert str(e.value) == "git rev-parse --verify did not finish in 300 s"
+
+
+def test_a_base_deeper_than_the_longest_path_is_read_in_part_and_said(repo, capsys, tmp_path, monkeypatch):
+    """fuzz22: a commit whose tree is a chain of 2,500 folders (git stores it: here written with ``git fast-import``,
+    as a hostile repository's history may hold it; no checkout can) made the base's extraction resolve every member's
+    whole path (tarfile's ``data`` filter: minutes, quadratic in the depth), then ``shutil.rmtree`` raise
+    RecursionError (an internal error, the base left in the temporary folder). The base is now extracted as far as
+    the system writes paths, what is left out is a base input error naming it, and the temporary folder is removed."""
+    deep = "d/" * 2500 + "serving.yaml"
+    text = (repo / "deploy" / "serving.yaml").read_bytes()
+    stream = (b"commit refs/heads/deep\ncommitter a <a@b> 0 +0000\ndata 4\ndeep\nfrom refs/heads/main\n"
+              + f"M 100644 inline deploy/{deep}\ndata {len(text)}\n".encode() + text + b"\n")
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=stream, check=True, capture_output=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the base is extracted: checked to be left empty
+    before = set(os.listdir(tmp_path))
+    rc, out, err = run(capsys, "diff", "deep", "deploy/", "--format", "json")
+    d = json.loads(out)
+    [error] = d["base_input_errors"]
+    cut = error["file"].removeprefix("deploy/")
+    # the chain is cut where the path, beside the temporary folder's, passes the system's longest (4,096 on Linux)
+    assert (rc, error["message"], set(cut.split("/")), deep.startswith(cut + "/")) == (
+        0, "not read: it could not be written from git: File name too long", {"d"}, True)
+    assert 1_000 < cut.count("d") < 2_500 and "internal error" not in err
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_a_base_file_larger_than_shardwise_reads_is_said_as_in_the_working_tree(repo):
+    """fuzz22: ``git archive`` of the base was read whole into memory and every file written whole (a committed 1 GiB
+    file: 2.1 GB of memory, 1 GiB of disk). A file larger than shardwise reads is now written as its head and its size
+    (a sparse file): read, it is what the working tree's is."""
+    from shardwise.rules.app import diff
+    from shardwise.rules.model.errors import InputError
+    from shardwise.rules.model.files import MAX_FILE_BYTES, read_file_bytes
+
+    big = b"# " + b"x" * (MAX_FILE_BYTES + 4096) + b"\n"
+    (repo / "deploy" / "big.yaml").write_bytes(big)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    base = repo.parent / "base"
+    base.mkdir()
+    left_out: list[tuple[str, str]] = []
+    diff.snapshot("HEAD", str(base), left_out=left_out)
+    copy = base / "deploy" / "big.yaml"
+    st = copy.stat()
+    assert (st.st_size, st.st_blocks * 512 < MAX_FILE_BYTES + (1 << 20), left_out) == (len(big), True, [])
+    with copy.open("rb") as f:
+        assert f.read(MAX_FILE_BYTES + 1) == big[:MAX_FILE_BYTES + 1]
+    assert (base / "deploy" / "serving.yaml").read_bytes() == git_show(repo, "HEAD:deploy/serving.yaml")
+    with pytest.raises(InputError) as e:
+        read_file_bytes(str(copy), "deploy/big.yaml")
+    assert str(e.value) == "deploy/big.yaml: not read: the file is larger than 32 MiB, the most shardwise reads from one file"
+
+
+def git_show(repo, spec: str) -> bytes:
+    return subprocess.run(["git", "show", spec], cwd=repo, check=True, capture_output=True).stdout
+
+
+def test_the_base_is_the_commit_whatever_its_gitattributes_export(repo, capsys):
+    """``git archive`` leaves out what ``.gitattributes`` marks ``export-ignore`` and rewrites ``$Format:…$`` in what it
+    marks ``export-subst``: a repository keeping its deployment files out of release tarballs (``/deploy
+    export-ignore``) had no manifests at its base, so an unchanged tree read as every workload and finding added
+    (+18 GPUs, 4 findings added here). The base is now the commit's tree and bytes (git ls-tree and git cat-file)."""
+    (repo / ".gitattributes").write_text("/deploy export-ignore\n*.yaml export-subst\n", encoding="utf-8")
+    with (repo / "deploy" / "serving.yaml").open("a", encoding="utf-8") as f:
+        f.write("# $Format:%H$\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "export rules")
+    rc, _, err = run(capsys, "diff", "HEAD", "deploy/")
+    assert (rc, err) == (0, "shardwise diff HEAD..working tree: +0 GPUs, +0 nodes, +$0.00/hour, 0 findings added, "
+                            "0 fixed\n")

@@ -150,6 +150,19 @@ def test_a_file_named_dash_is_that_file_never_standard_input(repo, capsys, monke
     assert read == []
 
 
+def test_lint_dash_with_standard_input_closed_is_an_input_error(repo, capsys, monkeypatch):
+    """``shardwise lint - good.yaml <&-`` (a CI step or a cron job that runs with no stdin): Python sets ``sys.stdin``
+    to None where descriptor 0 is closed, and ``-`` read it: an internal error (AttributeError: 'NoneType' object has
+    no attribute 'read'; fuzz22, hostile repositories through ``lint -``). It is an input error that says so, and
+    the files named beside ``-`` are linted."""
+    put(repo, "good.yaml", vllm_deployment("good"))
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, errors, summary = lint(capsys, "-", "good.yaml")
+    assert (rc, errors) == (2, ["<stdin>: error: cannot read: standard input is closed (the command was run with <&- "
+                                "or no stdin at all); pipe the manifests to shardwise lint -, or name their files"])
+    assert LINTED_ONE in summary
+
+
 def test_a_fifo_as_the_ignore_file_is_an_error_and_the_rest_is_linted(repo, capsys):
     put(repo, "good.yaml", vllm_deployment("good"))
     os.mkfifo(repo / ".shardwiseignore")
@@ -910,7 +923,8 @@ def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, caps
         "says why)×1 — failed: 1 input error")
     put(top, "overlays/dev/kustomization.yaml", "resources:\n  - ../../base\n")
     monkeypatch.chdir(top)
-    rc, errors, summary = lint(capsys, "overlays")  # found by searching: skipped, and nothing else read: exit 2
+    rc, errors, summary = lint(capsys, "overlays", "--no-build-found")  # found by searching, not built (as
+    # without kustomize or kubectl on PATH): skipped, and nothing else read: exit 2
     assert (rc, errors) == (2, [
         "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
         "while searching a folder (or as .): overlays/dev (kustomization), overlays/prod (kustomization); to lint "
@@ -930,17 +944,18 @@ def test_a_charts_templates_linted_from_inside_name_the_chart(repo, capsys, monk
     """corpus20: a user in a chart's templates/ running `shardwise lint .` or `shardwise lint deploy.yaml` met only
     the chart's unrendered templates, as from the repository root, but passed having read nothing (the chart's
     folder, ``..``, was looked for below the current directory only). Now the same input error as from outside,
-    naming the chart by its folder and its name, with the command that lints it."""
+    naming the chart by its folder and its name, with the command that lints it. (Not built: building what a search
+    meets is switched off here, as without helm on PATH; tests/adapters/test_found_builds.py builds.)"""
     put(repo, "charts/vllm/Chart.yaml", CHART.replace("NAME", "vllm"))
     put(repo, "charts/vllm/values.yaml", "image: vllm/vllm-openai\n")
     put(repo, "charts/vllm/templates/deploy.yaml", TEMPLATE)
-    rc, errors, _ = lint(capsys, "charts/vllm/templates")
+    rc, errors, _ = lint(capsys, "charts/vllm/templates", "--no-build-found")
     assert (rc, errors) == (2, [
         "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
         "while searching a folder (or as .): charts/vllm (Helm chart); to lint them: shardwise lint charts/vllm"])
     monkeypatch.chdir(repo / "charts" / "vllm" / "templates")
     for named in (".", "deploy.yaml"):
-        rc, errors, summary = lint(capsys, named)
+        rc, errors, summary = lint(capsys, named, "--no-build-found")
         assert (rc, errors) == (2, [
             "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when "
             "met while searching a folder (or as .): .. (Helm chart `vllm`); to lint them: shardwise lint .."]), named
@@ -951,7 +966,8 @@ def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, caps
     """A repository whose only inputs are charts (a subchart inside one) and a kustomization met while searching:
     nothing is read, so the run is an input error naming the folders and the command that lints them, not a pass
     over nothing; in the chart's own folder (`.` is never rendered) the command pipes helm template. A chart beside
-    a file that is read, and a repository with no vLLM and no chart, pass as before."""
+    a file that is read, and a repository with no vLLM and no chart, pass as before. (Not built: building what a
+    search meets is switched off here, as without helm or kustomize on PATH.)"""
     put(repo, "charts/vllm/Chart.yaml", CHART.replace("NAME", "vllm"))
     put(repo, "charts/vllm/values.yaml", "image: vllm/vllm-openai\n")
     put(repo, "charts/vllm/templates/deploy.yaml", TEMPLATE)
@@ -960,24 +976,24 @@ def test_only_unrendered_charts_met_while_searching_is_no_silent_pass(repo, caps
     put(repo, "charts/gw/Chart.yaml", CHART.replace("NAME", "gw"))
     put(repo, "charts/gw/files/route.yaml", "kind: HTTPRoute\n")
     put(repo, "deploy/overlays/prod/kustomization.yaml", "resources:\n  - github.com/example/base?ref=v1\n")
-    rc, errors, summary = lint(capsys, ".")
+    rc, errors, summary = lint(capsys, ".", "--no-build-found")
     assert (rc, errors) == (2, [
         "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
         "while searching a folder (or as .): charts/gw (Helm chart), charts/vllm (Helm chart), deploy/overlays/prod "
         "(kustomization); to lint them: shardwise lint charts/gw charts/vllm deploy/overlays/prod"])
     assert summary.endswith("— failed: 1 input error")
     monkeypatch.chdir(repo / "charts" / "vllm")
-    rc, errors, _ = lint(capsys, ".")
+    rc, errors, _ = lint(capsys, ".", "--no-build-found")
     monkeypatch.chdir(repo)
     assert (rc, errors) == (2, [
         "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
         "while searching a folder (or as .): . (Helm chart `vllm`); to lint them: helm template . | shardwise lint -"])
     put(repo, "deploy/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: serving\n")
-    rc, errors, summary = lint(capsys, ".")  # a file read: the charts are skipped with the summary's hint, as before
+    rc, errors, summary = lint(capsys, ".", "--no-build-found")  # a file read: the charts are skipped with the summary's hint, as before
     assert (rc, errors) == (0, []) and summary.startswith("shardwise: 1 file read, 0 workloads")
     for sub in ("charts", "deploy/overlays"):
         shutil.rmtree(repo / sub)
-    rc, errors, summary = lint(capsys, ".")  # no vLLM and no chart at all: passes
+    rc, errors, summary = lint(capsys, ".", "--no-build-found")  # no vLLM and no chart at all: passes
     assert (rc, errors) == (0, []) and summary == (
         "shardwise: 1 file read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed — passed")
@@ -1001,7 +1017,7 @@ def test_a_program_source_beside_unrendered_charts_is_no_file_read(repo, capsys,
         put(repo, "Pulumi.yaml", "name: chat\nruntime: nodejs\n")
         name = "index.ts"
     put(repo, name, text)
-    rc, errors, summary = lint(capsys, ".")
+    rc, errors, summary = lint(capsys, ".", "--no-build-found")  # not built, as without helm
     assert (rc, errors) == (2, [
         "(input): error: no file was read: the only inputs met are charts or kustomizations, not rendered when met "
         "while searching a folder (or as .): charts/vllm (Helm chart); to lint them: shardwise lint charts/vllm"])

@@ -9,7 +9,8 @@ each policy) reported for ``benchmarks/bench_pack.py``'s stack, in three request
 SW106's message has since said which of its figures are central estimates (newuser5), and each "cannot decide"
 message ends with what decides it (decide46: ``: lint the `pulumi up` state, or write the value as a literal``
 appended to the 36 that lacked it), and where a variant holds the load only within the estimate's error band SW106
-gives the band's ends and says it may not hold it (mend8: its 33 notes here); nothing else moved.
+gives the band's ends and says it may not hold it (mend8: its 33 notes here), and SW404 says "in production" and
+what made it so, the stack's ``<project>:environment`` config (mend10: its 33 notes); nothing else moved.
 The stack is the prod stack's resources in URN order, copied until there are 1,000: its last copy is cut
 short, so a node group there names subnets that are not in the stack (SW303, undecided and blocking).
 """

@@ -169,6 +169,10 @@ def test_a_resource_reports_nothing_only_of_a_type_not_read_alone_clean_and_once
     crossguard._policy_config(None, "SW101", context)
     assert crossguard.reports_nothing("aws:iam/role:Role", role, context)
     assert crossguard.reports_nothing("kubernetes:helm.sh/v3:Release", {"values": {"replicas": 1.0}}, context)
+    # a Helm release of a vLLM chart is SW005's (review34): the analysis reads it
+    assert not crossguard.reports_nothing("kubernetes:helm.sh/v3:Release", {"chart": "vllm-stack"}, context)
+    assert not crossguard.reports_nothing("kubernetes:helm.sh/v3:Release", {"chart": "app-template", "values": {
+        "controllers": {"vllm": {"containers": {"main": {"image": {"repository": "vllm/vllm-openai"}}}}}}}, context)
     assert not crossguard.reports_nothing("aws:ec2/subnet:Subnet", {}, context)
     assert not crossguard.reports_nothing("kubernetes:core/v1:Namespace", {"metadata": {"name": "a"}}, context)
     odd = {"policy": {"4dabf18193072939515e22adb298388d": "not-a-signature"}}

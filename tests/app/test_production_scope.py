@@ -1,6 +1,8 @@
-"""Which workloads SW404 takes for production, as docs/cli.md (the config file's `production`) says: a stack config
-whose ``shardwise:environment.production`` is true makes every workload of the run production, a plain manifest's
-too, unless the workload's annotation ``shardwise.dev/production: "false"`` says it does not serve production."""
+"""Which workloads SW404 takes for production, as docs/cli.md (the config file's `production`) says: the config
+file's ``production`` decides for every workload of the run; unset, each workload decides for itself, by its
+annotation ``shardwise.dev/production`` or, for a workload a stack config declares, by that stack's
+``shardwise:environment.production``. A stack's setting is not the run's (mend10): a plain manifest linted beside
+``Pulumi.prod.yaml`` is another deployable unit, and the finding says where the setting came from."""
 
 from __future__ import annotations
 
@@ -36,22 +38,51 @@ metadata:
 """
 
 
-def sw404(capsys: pytest.CaptureFixture[str], *paths: str) -> list[tuple[str, bool]]:
+def sw404(capsys: pytest.CaptureFixture[str], *paths: str) -> list[tuple[str, str, bool]]:
     main(["lint", *paths, "--format", "json"])
     found = json.loads(capsys.readouterr().out)["findings"]
-    return [(f["subject"], f["suppressed"]) for f in found if f["code"] == "SW404"]
+    return [(f["subject"], f["message"].removeprefix("SW404: "), f["suppressed"]) for f in found if f["code"] == "SW404"]
 
 
-@pytest.mark.parametrize("annotations, expected", [
-    ("", [("Deployment llm/mistral", False)]),
-    ('  annotations: {shardwise.dev/production: "false"}\n', []),
-])
-def test_a_production_stack_makes_a_plain_manifest_production(tmp_path, monkeypatch, capsys, annotations, expected):
-    monkeypatch.chdir(tmp_path)
+def _inputs(tmp_path, annotations: str) -> None:
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "mistral.yaml").write_text(MISTRAL.format(annotations=annotations))
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "Pulumi.prod.yaml", tmp_path / "stacks" / "Pulumi.prod.yaml")
-    assert sw404(capsys, "deploy/") == []  # alone, nothing says it serves production
-    # the stack's own single-replica group is SW404 too (suppressed there with its reason)
-    assert sw404(capsys, "deploy/", "stacks/") == [*expected, ("LeaderWorkerSet serving/llama-405b", True)]
+
+
+#: The prod stack's own single-replica group: production by its stack's setting (suppressed there with its reason).
+STACK_405B = ("LeaderWorkerSet serving/llama-405b",
+              "1 warm replica in production (replicas is 1), where at least 2 are required; production: the stack "
+              "config `stacks/Pulumi.prod.yaml` sets `production`", True)
+MISTRAL_ANNOTATED = ("Deployment llm/mistral",
+                     "1 warm replica in production (replicas is 1), where at least 2 are required; production: the "
+                     'annotation `shardwise.dev/production: "true"`', False)
+
+
+@pytest.mark.parametrize("annotations, expected", [
+    ("", []),  # a plain manifest beside a production stack is not the stack's: not production
+    ('  annotations: {shardwise.dev/production: "false"}\n', []),
+    ('  annotations: {shardwise.dev/production: "true"}\n', [MISTRAL_ANNOTATED]),
+])
+def test_a_production_stack_is_production_for_its_own_workloads_only(tmp_path, monkeypatch, capsys, annotations,
+                                                                     expected):
+    monkeypatch.chdir(tmp_path)
+    _inputs(tmp_path, annotations)
+    assert sw404(capsys, "deploy/") == expected  # alone: only the annotation says it serves production
+    assert sw404(capsys, "deploy/", "stacks/") == [*expected, STACK_405B]
+    assert sw404(capsys, "stacks/", "deploy/") == [*expected, STACK_405B]  # findings are in file order
+
+
+def test_the_config_files_production_decides_for_every_workload(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _inputs(tmp_path, '  annotations: {shardwise.dev/production: "false"}\n')
+    (tmp_path / "shardwise.toml").write_text("production = true\n")
+    by_config = "; production: shardwise.toml sets `production`"
+    assert sw404(capsys, "deploy/", "stacks/") == [
+        ("Deployment llm/mistral",
+         "1 warm replica in production (replicas is 1), where at least 2 are required" + by_config, False),
+        (STACK_405B[0], STACK_405B[1].split("; production:")[0] + by_config, True),
+    ]
+    (tmp_path / "shardwise.toml").write_text("production = false\n")
+    assert sw404(capsys, "deploy/", "stacks/") == []

@@ -50,7 +50,10 @@ def test_the_record_holds_every_class_the_task_names():
                    "fs-device-", "fs-dir-named-yaml", "fs-long-path", "type-image-float", "type-replicas-string",
                    "type-gpu-", "type-memory-", "plan-engine-arg-", "env-", "config-", "plan-version-newer",
                    "lint-image-tag-newer", "plan-model-control-char", "plan-model-not-utf8", "plan-option-newline",
-                   "plan-base-model-unused"):
+                   "plan-base-model-unused",
+                   # fuzz22: hostile repositories through lint PATH, lint - and diff
+                   "fz22-char-device-node", "fz22-sparse-2gib", "fz22-file-growing-", "fz22-folder-chain-10000",
+                   "fz22-kustomize-includes-", "fz22-shardwiseignore-odd-globs", "fz22-stdin-closed", "fz22-diff-"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
     # newuser6: an integer field written as a string is refused as the API server refuses it

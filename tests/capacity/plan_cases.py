@@ -113,6 +113,12 @@ DATA_22 = Path(__file__).with_name("data") / "plan_cases_22.json"
 # DeepSeek-R1-0528 DP32 / DP16 + EP samples and single-GPU samples (Qwen2.5-7B on AMD and with KV offloading,
 # Qwen3-Coder-30B-A3B-FP8), vLLM's AMD Qwen3-Next guide and its Qwen3-VL-30B-A3B and Gemma 3 12B / 4B recipe files
 DATA_23 = Path(__file__).with_name("data") / "plan_cases_23.json"
+# the twenty-fourth set (issue 28, plancases24 of 2026-12-07), from sources none of them cites: KServe's DeepSeek-R1-0528
+# P/D sample with a pplx decode pool and its Qwen3-Coder-30B-A3B DP16 + EP NVSHMEM sample, llm-d's wide-EP base manifests
+# (DeepSeek-R1-0528 DP8 + EP, DeepEP HT and LL) and AMD DeepSeek-V3 MoRI prefill, NVIDIA Dynamo's vllm-dsr1-8gpu recipe,
+# GKE's Gemma 4 E2B / 31B and Qwen3-32B (RTX PRO 6000) runtimes and vLLM's DeepSeek-R1-Distill-Llama-70B, Gemma 7B and
+# Llama 3.2 1B recipe files
+DATA_24 = Path(__file__).with_name("data") / "plan_cases_24.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -140,7 +146,7 @@ def load(*paths: Path) -> list[Case]:
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
                                    DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
-                                   DATA_19, DATA_20, DATA_21, DATA_22, DATA_23):
+                                   DATA_19, DATA_20, DATA_21, DATA_22, DATA_23, DATA_24):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

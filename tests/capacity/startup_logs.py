@@ -587,9 +587,9 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "+2.84 %): an -FP8-dynamic re-upload of a Gated DeltaNet model is sized with llm-compressor's FP8_DYNAMIC "
         "ignore list (re:.*linear_attn.*: 1,011,356,160 parameters 16-bit, 0.94 GiB), catalog.lookup "
         "_FP8_DYNAMIC_GDN_IGNORE; set 23's Qwen3.8 NVFP4 pre-release starts left it in tokens41 "
-        "(nvfp4-prerelease-weights). One source reading not followed (tokens40): Marlin's block-FP8 group scales on "
-        "Ampere (2/128 B a weight, marlin_utils_fp8.py) with the checkpoint's block-128 scales (vllm-project/recipes "
-        "Qwen3.8-27B.yaml) take the row to +9.6 %",
+        "(nvfp4-prerelease-weights). Marlin's block-FP8 group scales on Ampere (2/128 B a weight, marlin_utils_fp8.py), "
+        "charged from logs26 where the checkpoint's config gives its block, would take the row to +9.6 % with the "
+        "checkpoint's block-128 scales (vllm-project/recipes Qwen3.8-27B.yaml), which the catalog entry lacks",
         "the checkpoint's quantization_config (the modules left unquantised) and the start's memory breakdown, "
         "'Setting attention block size' and mamba page lines"),
     "nvfp4-prerelease-weights": (

@@ -130,3 +130,68 @@ def test_a_backend_the_linter_cannot_see_is_undecided_where_it_decides_the_buffe
     # one DP rank: the backend is not used (use_all2all_kernels), so an unseen value is not read
     (g,) = load_kubernetes_text(_deployment(1, "$(A2A)"), "ds.yaml").groups
     assert engine_settings(g).all2all_backend is None
+
+
+def test_a_batched_dispatch_holds_its_fixed_slots_whatever_the_batch():
+    """DeepEP low-latency and pplx dispatch in the batched format (``FusedMoEActivationFormat.BatchedExperts``): the
+    experts' caches are ``(local experts, max_num_tokens × num_dispatchers, max(K, N))`` and ``(…, N ÷ 2)``, the
+    output sharing the first (``BatchedDeepGemmExperts`` / ``BatchedTritonExperts.workspace_shapes``), and the
+    received tokens a tensor of the same slots; ``max_num_tokens`` is ``VLLM_MOE_DP_CHUNK_SIZE`` (256), the
+    dispatchers the DP ranks. DeepSeek-V3 over DP8 + EP: 32 experts a rank × 256 × 8 = 65,536 slots of
+    (7,168 + 2,048) × 2 bytes of caches and 7,168 × 2 received (this shape's experts are not block FP8: BF16
+    dispatch) = 32,768 bytes, whatever the profile's 8,192 tokens route; the naive dispatch's rows were
+    8,192 × 8 ranks × top-8 = 524,288."""
+    b = behaviour("0.12.0")
+    ll = dataclasses.replace(EP8, all2all_backend="deepep_low_latency")
+    assert sizing.batched_dispatch_rows(DEEPSEEK, ll, b, "fp8") == 32 * 256 * 8 == 65_536
+    assert sizing.batched_dispatch_rows(DEEPSEEK, dataclasses.replace(ll, all2all_backend="pplx"), b, "fp8") == 65_536
+    # VLLM_MOE_DP_CHUNK_SIZE sizes the slots; EPLB's 32 redundant experts are 36 a rank
+    assert sizing.batched_dispatch_rows(DEEPSEEK, dataclasses.replace(ll, moe_dp_chunk_size=384), b, "fp8") == 98_304
+    eplb = dataclasses.replace(ll, enable_eplb=True, num_redundant_experts=32)
+    assert sizing.batched_dispatch_rows(DEEPSEEK, eplb, b, "fp8") == 36 * 256 * 8 == 73_728
+    # not batched: high-throughput (the standard format), the default backend, one DP rank, no EP, a dense model,
+    # experts the batched kernels do not take (MXFP4)
+    assert sizing.batched_dispatch_rows(DEEPSEEK, dataclasses.replace(ll, all2all_backend="deepep_high_throughput"),
+                                        b, "fp8") == 0
+    assert sizing.batched_dispatch_rows(DEEPSEEK, EP8, b, "fp8") == 0
+    assert sizing.batched_dispatch_rows(DEEPSEEK, dataclasses.replace(ll, dp=1), b, "fp8") == 0
+    assert sizing.batched_dispatch_rows(DEEPSEEK, dataclasses.replace(ll, expert_parallel=False), b, "fp8") == 0
+    assert sizing.batched_dispatch_rows(DENSE, ll, b, "fp8") == 0
+    assert sizing.batched_dispatch_rows(DEEPSEEK, ll, b, "mxfp4") == 0
+    h200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+    e = sizing.DEFAULT_ESTIMATES
+    rows = sizing.moe_row_bytes(DEEPSEEK, ll, b, h200, "fp8", 2, e)
+    assert rows == ((7168 + 2048) * 2 + 7168 * 2, (7168 + 2048) * 2 + 7168 * 2, False, 65_536)
+    assert rows.central == 32_768
+    fwd, _, _ = sizing._forward_parts(DEEPSEEK, ll, 8192, 2, e, 0, rows)
+    assert fwd == 65_536 * 32_768 + 8192 * 7168 * 2 * 2
+    assert sizing._routed_bytes(DEEPSEEK, ll, 8192, 2, e, 0, rows) == 65_536 * 32_768 == 2 * GIB
+
+
+def test_dynamo_dsr1_8gpu_decode_worker_profiles_deepep_low_latency_s_slots():
+    """Set 24's dynamo-dsr1-8gpu-decode-h200-dp8-ep-ll-eplb-v011 (NVIDIA Dynamo recipes/deepseek-r1/vllm/disagg/
+    deploy.yaml at 409bade: DeepSeek-R1 DP8 + EP, VLLM_ALL2ALL_BACKEND=deepep_low_latency, EPLB with 32 redundant
+    experts, 2,560 tokens, vLLM 0.11.0 on H200): 36 experts a rank × 256 slots × 8 dispatchers = 73,728 slots of
+    (7,168 + 2,048) × 2 bytes of caches and 7,168 + 56 × 4 of block-FP8 tokens received = 25,824 bytes, 1.77 GiB,
+    where the naive dispatch's 8,192 tokens × 8 ranks × top-8 rows were charged before (activation 6.72 GiB, the
+    cache 140,544 tokens a GPU)."""
+    from shardwise.rules.app.plan import PlanRequest, make_plan
+
+    eplb = '{"window_size":"1000","step_interval":"3000","num_redundant_experts":"32","log_balancedness":"False"}'
+    req = dict(model="deepseek-ai/DeepSeek-R1", gpu="H200", vllm_version="0.11.0", tp=1, dp=8,
+               enable_expert_parallel=True, max_model_len=2560, env=(("VLLM_ALL2ALL_BACKEND", "deepep_low_latency"),),
+               engine_args=(("async-scheduling", "true"), ("enable-eplb", "true"), ("eplb-config", eplb),
+                            ("compilation-config", '{"cudagraph_mode": "FULL_DECODE_ONLY"}')))
+    shown = make_plan(PlanRequest(**req)).shown
+    assert shown.starts
+    assert round(shown.sizing.activation_gib_per_gpu, 2) == 2.08
+    assert shown.sizing.kv_cache_tokens == 211_392
+    from shardwise.rules.catalog import find_model
+
+    r1 = find_model("deepseek-ai/DeepSeek-R1")
+    s = sizing.EngineSettings(dp=8, expert_parallel=True, all2all_backend_env="deepep_low_latency", enable_eplb=True,
+                              num_redundant_experts=32)
+    h200 = sizing.Device("H200-141GB", 139.81, "nvidia", "hopper")
+    rows = sizing.moe_row_bytes(r1, s, behaviour("0.11.0"), h200, "fp8", 2, sizing.DEFAULT_ESTIMATES)
+    assert rows == (25_824, 25_824, False, 73_728)
+    assert rows.rows * rows.central == 1_903_951_872

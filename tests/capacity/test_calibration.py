@@ -425,6 +425,29 @@ Kimi-K3 load OOM on 8 x B200 in a model-specific image and a Qwen3.8-27B NVFP4 M
 dev build, in files whose repository the index does not name; set 28's MiniMax-M2 A800 refusal again; and models the
 catalog does not size (Falcon-H1-7B's load OOM, Nemotron-H-8B and Ministral-3-8B on the same RTX 5090 as the fp8 row,
 Gemma-4-12B on an RTX 5090 at 0.26.0, Ministral-3B on an A10G, DeepSeek-V4).
+
+Set 30 (``data/startup_logs_30.json``, logs26) holds three rows, written from their sources and committed before shardwise
+was scored on them: huggingface/cookbook's fine_tune_chatbot_docs_synthetic notebook (Llama-3.2-3B-Instruct in fp16 on a
+Colab T4, 0.8.2, the V0 engine below compute capability 8.0, max_num_seqs 192 and a 0.8939 utilisation), souspilot/
+DiscoverPhysicsWIP's Qwen3.6-27B at TP2 on two A100-80GB (0.27.1, cold) and kuuroooo/MindSafe's Llama 3.1 70B AWQ at TP2
+on two A100-SXM4-40GB of a Snellius node (0.19.0, warm). Blind: verdicts 3/3, KV 2/3, tokens 2/3 (-3.1 %, -3.0 %,
+-10.6 %), weights 3/3. The miss is the 0.19.0 A100 pair, 1.69 GiB of cache more than sized and a budget error (its
+logged budget gives 104,581 tokens at shardwise's bytes a token, 104,608 logged): the 0.19+ 2 GiB TP term, whose
+allocation (FlashInfer's all-reduce fusion workspace, built only at compute capability 9.0 and the 10.x family:
+``config/vllm.py`` ``enable_allreduce_rms_fusion``, ``compilation/passes/fusion/allreduce_rms_fusion.py``, 0.19.0) an
+A100 never makes; its logs print 'fuse_allreduce_rms': False. After (no term below 9.0, ``sizing.tp_buffers_counted``):
+16.27 GiB and 106,608 tokens (+1.9 %); the Qwen3.6 pair +1.4 %, set 15's three Seed-OSS-36B TP4 A100 rows of 0.23.0
+-3.3 / -3.2 / -2.6 % -> +0.3 / +0.4 / +1.1 % (KV -1.81 / -1.77 / -1.42 -> +0.19 / +0.23 / +0.58 GiB). With the term gone
+set 15's MiniMax-M2.7 FP8 TP4 A100 row went -4.1 -> +9.8 %, and Marlin's 16-bit group scales of a block-FP8 checkpoint
+on Ampere (``sizing.marlin_fp8_group``, ``marlin_utils_fp8.py``; 53.58 -> 54.41 GiB of weights a GPU), left uncharged
+in tokens40 because they took that row out, bring it to +4.0 %. Board: KV 161 -> 162/177, tokens 157 -> 158/208, plan
+cases 627/648 unchanged. Searched for and left out: a 0.20.1 Qwen3.6-35B-A3B refusal at the free-memory check on an
+unnamed 11.49 GiB card beside other processes (JosephWoodall/agentic_local_coding), a Qwen2.5-72B TP2 refusal on two
+A100s from an image tagged latest with no utilisation (sauravdev/TokenFlow-Router), a 0.19.1 Qwen2.5-Coder-14B start that
+failed in graph capture with "CUDA error: operation not permitted" (qBraid/evolving-quantum-compilers), starts on
+unnamed cards (liquidinvestigations/hoover4, Wolffy427/stage5), development and fork builds (club-3090), pages earlier sets
+cite, approximate figures (vllm#43308), a downstream build (configiq#112) and logs whose repository the index does not
+name.
 """
 
 from __future__ import annotations
@@ -693,14 +716,18 @@ def test_the_0_22_1_tp4_a100_minimax_m2_7_run_is_within_5_percent_of_its_token_c
     # estimate in the 0.22 budget is the piecewise graphs' (0.66 GiB, 1.01 with the default FULL_AND_PIECEWISE):
     # 236,816 tokens against 244,576 (-3.2 %; -5.6 % before). The rest (0.46 GiB of cache) is not split: the run
     # logs neither the weights nor the budget. tokens39: the fused-MoE caches held through the sampler run take 0.13
-    # GiB more (14.00 GiB and 236,816 tokens, -3.2 %, before): 234,640, -4.1 %; 230,896 before with the default graphs
+    # GiB more (14.00 GiB and 236,816 tokens, -3.2 %, before): 234,640, -4.1 %; 230,896 before with the default graphs.
+    # logs26: no 0.19+ TP term below compute capability 9.0 (2.0 GiB more cache: 15.87 GiB, 268,464 tokens, +9.8 %)
+    # and Marlin's 16-bit group scales of the block-FP8 checkpoint on Ampere (53.58 -> 54.41 GiB of weights a GPU):
+    # 15.05 GiB and 254,480 tokens, +4.0 %; 228,720 -> 248,560 with the default graphs
     s = score(A100_MINIMAX_M27).sized
-    assert (round(s.cudagraph_gib_per_gpu, 2), round(s.available_kv_gib, 2), s.kv_cache_tokens) == (0.66, 13.87, 234640)
+    assert (round(s.cudagraph_gib_per_gpu, 2), round(s.available_kv_gib, 2), s.kv_cache_tokens,
+            round(s.weights_gib_per_gpu, 2)) == (0.66, 15.05, 254480, 54.41)
     assert score(A100_MINIMAX_M27).tokens_within_5pct
     default = dataclasses.replace(A100_MINIMAX_M27, settings=dataclasses.replace(A100_MINIMAX_M27.settings,
                                                                                  cudagraph_mode=None))
     assert (round(score(default).sized.cudagraph_gib_per_gpu, 2), score(default).sized.kv_cache_tokens) == (1.01,
-                                                                                                             228720)
+                                                                                                             248560)
 
 
 #: aihpi/litellm-k8s docs/adding-models.md: nvidia/Llama-3.3-70B-Instruct-FP8 on one H100 at 0.95, --kv-cache-dtype fp8,
@@ -806,7 +833,8 @@ def test_where_a_log_gives_its_budget_the_cache_layout_gives_its_token_count():
     # budget's error, not the layout's. The one exception is a pipeline-parallel log quoting another stage's budget.
     split = [(score(lg), lg) for lg in LOGS if lg.kv_gib is not None and lg.tokens is not None
              and score(lg).tokens_from_logged_kv is not None]
-    assert len(split) == 135  # set 28 adds twelve rows (RTX 3090 at 0.17.1, RTX A5000 at 0.13.0, T4 at 0.30.0),
+    assert len(split) == 138  # set 30 adds three (T4 at 0.8.2, A100 pairs at 0.19.0 and 0.27.1), within 0.05 %;
+    # set 28 adds twelve rows (RTX 3090 at 0.17.1, RTX A5000 at 0.13.0, T4 at 0.30.0),
     # all within 0.5 % or, for the 0.49 GiB start, the budget's rounding to 0.01 GiB (1.0 %: 9,164 tokens of 0.49 GiB,
     # 9,088 logged, 0.4854 GiB);
     # set 27 adds kthxo/distserving's two Qwen3-8B TP2 starts on RTX PRO 6000s (0.24.0), within 0.003 %;
@@ -1101,10 +1129,11 @@ def test_a_row_without_a_domain_takes_the_catalogs_and_a_geforce_pair_gets_no_nv
     assert (round(sc.sized.non_torch_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2), sc.sized.kv_cache_tokens,
             sc.tokens_from_logged_kv) == (0.22, 10.61, 86896, 85025)
     assert (sc.kv_within, sc.tokens_within_5pct) == (True, True)
-    # sized as an NVLink pair (the harness before set 21) it was 1.77 GiB low
+    # sized as an NVLink pair (the harness before set 21) it was 1.77 GiB low (2.22 GiB of non-torch memory); from
+    # logs26 an Ada card counts no 0.19+ TP term whatever its domain (no FlashInfer all-reduce fusion below 9.0)
     nvl = sizing.size_deployment(RTX_4090_PAIR.model, sizing.Device("RTX 4090", 23.99, "nvidia", "ada", None),
                                  RTX_4090_PAIR.settings, "0.28.0")
-    assert (round(nvl.non_torch_gib_per_gpu, 2), round(nvl.available_kv_gib - RTX_4090_PAIR.kv_gib, 2)) == (2.22, -1.77)
+    assert (round(nvl.non_torch_gib_per_gpu, 2), round(nvl.available_kv_gib - RTX_4090_PAIR.kv_gib, 2)) == (0.22, 0.23)
 
 
 def test_the_0_27_1_qwen3_8_fp8_pair_is_within_tolerance():

@@ -27,14 +27,15 @@ def test_every_row_has_one_compile_state_and_the_sources_name_fifteen():
     # where --enforce-eager or the V0 engine rules torch.compile out, else unknown
     states = [compile_state(lg) for lg in LOGS]
     assert {s: states.count(s) for s in ("cold", "warm", "eager", "unknown")} == {
-        "cold": 20, "warm": 18, "eager": 48, "unknown": 180}  # set 23: 4 eager (--enforce-eager), 25 unknown;
+        "cold": 22, "warm": 19, "eager": 48, "unknown": 180}  # set 23: 4 eager (--enforce-eager), 25 unknown;
     # set 24: 4 eager (the A100 rows' eager mode), 8 unknown; set 25: 4 eager (two V0 H100 rows of 0.6.4, the
     # --enforce-eager RTX 3090 pair), 2 unknown (the two-Spark rows quote no compile line); set 26: 5 cold (the L4
     # bench's fresh containers), 5 unknown (the RTX 5090 file and the RTX 5060 Ti note quote no compile line); set 27:
     # 3 cold (the 4090's first start, the 5090's first start, the PRO 6000 pair's first start), 2 warm (their
     # restarts), 5 unknown; set 28: 1 cold (the RTX A5000's 0.13.0 start compiles), 12 warm (ten RTX 3090 starts whose
     # profile run takes 3 - 5 s by the excerpts' timestamps, the T4 pair's AOT cache), 2 unknown (the offloaded starts)
-    # set 29: 5 unknown (the posts quote no compile line)
+    # set 29: 5 unknown (the posts quote no compile line); set 30: 2 cold (the cookbook's 0.8.2 T4 notebook, the 0.27.1
+    # A100 pair's "torch.compile takes"), 1 warm (the 0.19.0 A100-40GB pair's "Directly load the compiled graph")
     assert all(lg.compile_source for lg in LOGS if lg.compile)
     shown = sorted((lg.release, lg.model.id, lg.gpu, lg.compile) for lg in LOGS if lg.compile)
     assert shown == [
@@ -42,6 +43,7 @@ def test_every_row_has_one_compile_state_and_the_sources_name_fifteen():
         ("0.13.0", "Qwen/Qwen2.5-Coder-7B-Instruct", "RTX 5080", "cold"),
         *[("0.17.1", "Qwen/Qwen2.5-7B-Instruct", "RTX 3090", "warm")] * 5,
         *[("0.17.1", "meta-llama/Llama-3.1-8B-Instruct", "RTX 3090", "warm")] * 5,
+        ("0.19.0", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "A100-40GB", "warm"),
         ("0.22.0", "Qwen/Qwen2.5-7B-Instruct", "A10G", "cold"),
         ("0.24.0", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", "cold"),
         ("0.24.0", "Qwen/Qwen3-32B", "RTX PRO 6000 Blackwell", "warm"),
@@ -52,6 +54,7 @@ def test_every_row_has_one_compile_state_and_the_sources_name_fifteen():
         ("0.26.0", "meta-llama/Llama-3.1-8B-Instruct", "A40", "cold"),
         ("0.26.1", "Qwen/Qwen3-Coder-30B-A3B-Instruct", "A100-80GB", "warm"),
         ("0.27.1", "Qwen/Qwen2.5-0.5B", "RTX 4090", "cold"),
+        ("0.27.1", "Qwen/Qwen3.6-27B", "A100-80GB", "cold"),
         ("0.28.0", "Qwen/Qwen2.5-7B-Instruct-AWQ", "L4", "cold"),
         ("0.28.0", "Qwen/Qwen2.5-7B-Instruct-AWQ", "L4", "cold"),
         ("0.28.0", "Qwen/Qwen2.5-7B-Instruct-AWQ", "L4", "cold"),
@@ -68,6 +71,7 @@ def test_every_row_has_one_compile_state_and_the_sources_name_fifteen():
         ("0.30.0", "Qwen/Qwen2.5-1.5B-Instruct", "T4", "warm"),
         ("0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", "cold"),
         ("0.30.0", "Qwen/Qwen3-4B-Instruct-2507", "RTX 5060 Ti", "warm"),
+        ("0.8.2", "unsloth/Llama-3.2-3B-Instruct", "T4", "cold"),
     ]
     # a warm row is sized with a warm cache, every other with vLLM's first start (cold)
     assert {lg.settings.compile_cache for lg in LOGS if lg.compile == "warm"} == {"warm"}
@@ -98,22 +102,24 @@ def test_the_cold_rows_budgets_are_reproduced_but_the_sm_120_hosts_non_torch_mem
     # the RTX A5000's cold 0.13.0 Qwen2.5-14B-AWQ start +0.03; ten warm 0.17.1 RTX 3090 starts -0.09 to +0.01 (sized cold,
     # as before they were read warm, -0.43 to -0.63); the warm 0.30.0 T4 pair +0.03 twice. tokens39: the fused-MoE
     # caches held through the sampler run (the modular kernel's workspace buffer) take the cold 26B-A4B FP8 L40S row
-    # +0.76 -> +0.61 and the warm 0.26.1 Qwen3-Coder-30B-A3B A100 row +0.13 -> +0.11
-    assert shown == [("cold", "A10G", -0.16), ("cold", "A40", -0.01), ("cold", "A40", -0.0),
+    # +0.76 -> +0.61 and the warm 0.26.1 Qwen3-Coder-30B-A3B A100 row +0.13 -> +0.11. Set 30: the cold 0.8.2 T4 V0
+    # start -0.20; the cold 0.27.1 Qwen3.6-27B TP2 A100-80GB pair -1.35 and the warm 0.19.0 Llama 3.1 70B AWQ TP2
+    # A100-40GB pair -1.69 blind, +0.65 and +0.31 from logs26 (no 0.19+ TP term below compute capability 9.0)
+    assert shown == [("cold", "A100-80GB", 0.65), ("cold", "A10G", -0.16), ("cold", "A40", -0.01), ("cold", "A40", -0.0),
                      ("cold", "L4", 0.13), ("cold", "L4", 0.14), ("cold", "L4", 0.14), ("cold", "L4", 0.22),
                      ("cold", "L4", 0.22), ("cold", "L40S", 0.61),
                      ("cold", "RTX 4090", 0.09), ("cold", "RTX 4090", 0.51),
                      ("cold", "RTX 5060 Ti", 0.73), ("cold", "RTX 5060 Ti", 0.73), ("cold", "RTX A5000", 0.03),
                      ("cold", "RTX PRO 4500 1g.16gb", 1.23), ("cold", "RTX PRO 4500 1g.16gb", 1.49),
-                     ("warm", "A100-80GB", 0.11), ("warm", "RTX 3090", -0.09), ("warm", "RTX 3090", -0.08),
+                     ("cold", "T4", -0.2), ("warm", "A100-40GB", 0.31), ("warm", "A100-80GB", 0.11), ("warm", "RTX 3090", -0.09), ("warm", "RTX 3090", -0.08),
                      ("warm", "RTX 3090", -0.08), ("warm", "RTX 3090", -0.07), ("warm", "RTX 3090", -0.07),
                      ("warm", "RTX 3090", -0.06), ("warm", "RTX 3090", -0.02), ("warm", "RTX 3090", -0.02),
                      ("warm", "RTX 3090", 0.0), ("warm", "RTX 3090", 0.01), ("warm", "RTX 4090", 0.23),
                      ("warm", "RTX 5060 Ti", 0.06), ("warm", "T4", -0.06), ("warm", "T4", 0.03), ("warm", "T4", 0.03)]
     table = compile_table(LOGS).splitlines()
     assert table[0].split() == ["compile", "release", "GPU", "rows", "median", "min", "max", ">", "+0.3"]
-    assert table[1].split() == ["cold", "all", "all", "16", "+0.18", "-0.16", "+1.49", "6"]
-    assert "warm     all      all                      16   -0.02  -0.09  +0.23      0" in table
+    assert table[1].split() == ["cold", "all", "all", "18", "+0.18", "-0.20", "+1.49", "7"]
+    assert "warm     all      all                      17   -0.02  -0.09  +0.31      1" in table
 
 
 def test_a_cold_compile_peaks_at_one_copy_of_the_embedding_from_0_13():

@@ -416,3 +416,28 @@ def test_inferact_qwen38_nvfp4_keeps_only_the_gated_deltanet_input_projections_b
                 for tp in (1, 2))
     # 18.48 GiB on one card as wholly NVFP4 before; the recipe logs 12.02 a GPU at TP2
     assert (round(tp1.weights_gib_per_gpu, 2), round(tp2.weights_gib_per_gpu, 2)) == (23.90, 12.01)
+
+
+def test_marlin_turns_block_fp8_scales_into_16_bit_group_scales_on_ampere():
+    # quantization/utils/marlin_utils_fp8.py prepare_fp8_layer_for_marlin / prepare_fp8_moe_layer_for_marlin (0.12.0,
+    # 0.19.0): below compute capability 8.9 a 128 x 128 block scale becomes one 16-bit scale per 128 weights of a row,
+    # 2/128 B a quantised weight beside its byte. genn888/MASS_delivery (set 15): MiniMax-M2.7 at TP4 on A100-80GB,
+    # 0.22.1, 0.9, 131,072 tokens, piecewise graphs, pip; logged 244,576 tokens
+    m = find_model("MiniMaxAI/MiniMax-M2.7")
+    assert m.hf_config["quantization_config"]["weight_block_size"] == [128, 128]
+    settings = sizing.EngineSettings(tp=4, gpu_memory_utilization=0.9, max_model_len=131072, pip_install=True,
+                                     cudagraph_mode="PIECEWISE")
+    a100 = sizing.Device("A100-SXM4-80GB", 79.15, "nvidia", "ampere", 4)
+    h100 = sizing.Device("H100-SXM-80GB", 79.19, "nvidia", "hopper", 8)
+    l40s = sizing.Device("L40S", 44.52, "nvidia", "ada", 1)
+    assert [sizing.marlin_fp8_group(m, settings, "fp8", d) for d in (a100, h100, l40s)] == [128, 0, 0]
+    on_a100 = sizing.size_deployment(m, a100, settings, "0.22.1")
+    on_h100 = sizing.size_deployment(m, h100, settings, "0.22.1")
+    # 53.58 GiB a GPU with the checkpoint's 1 byte a weight (Hopper runs it in FP8); 54.41 with Marlin's scales, and
+    # the count 254,480 (+4.0 %; 234,640, -4.1 %, without the scales and with the 2 GiB of the 0.19+ TP term)
+    assert (round(on_h100.weights_gib_per_gpu, 4), round(on_a100.weights_gib_per_gpu, 4)) == (53.581, 54.4085)
+    assert on_a100.kv_cache_tokens == 254480
+    # a checkpoint quantised per channel keeps one scale a column, and an FP8 quantisation at load is not block-wise
+    assert sizing.marlin_fp8_group(find_model("Qwen/Qwen3-8B-FP8"), sizing.EngineSettings(), "fp8", a100) == 0
+    fp8_flag = sizing.EngineSettings(quantization="fp8")
+    assert sizing.marlin_fp8_group(find_model("Qwen/Qwen3-8B"), fp8_flag, "fp8", a100) == 0

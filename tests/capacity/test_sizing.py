@@ -916,7 +916,31 @@ def test_custom_all_reduce_runs_where_vllm_enables_it(domain, tp, runs):
     (None, 2, True), (None, 4, True),  # not known: as if fully connected
 ])
 def test_the_tp_buffers_are_counted_on_nvlink_joined_gpus_where_custom_all_reduce_runs(domain, tp, counted):
-    assert sizing.tp_buffers_counted(sizing.Device("GPU", 44.0, "nvidia", "ada", domain), tp) is counted
+    assert sizing.tp_buffers_counted(sizing.Device("GPU", 80.0, "nvidia", "hopper", domain), tp) is counted
+
+
+@pytest.mark.parametrize(("arch", "counted"), [
+    ("hopper", True), ("blackwell", True),
+    # below compute capability 9.0 vLLM 0.19+ builds no FlashInfer all-reduce fusion workspace
+    # (config/vllm.py enable_allreduce_rms_fusion, 0.19.0): NVSwitch or not, no term
+    ("ampere", False), ("ada", False), ("turing", False), ("volta", False),
+])
+def test_the_tp_buffers_are_counted_only_where_vllm_fuses_the_all_reduce(arch, counted):
+    assert sizing.tp_buffers_counted(sizing.Device("GPU", 80.0, "nvidia", arch, 8), 4) is counted
+
+
+def test_the_0_19_0_a100_pair_counts_no_tp_buffers():
+    # kuuroooo/MindSafe logs/vllm_server.log at 0083e2df (set 30): Llama 3.1 70B AWQ at TP2 on two A100-SXM4-40GB of
+    # an HGX node, fp16, 8,192 tokens, 0.9, a warm compile cache, vLLM 0.19.0 from pip; the log prints
+    # 'fuse_allreduce_rms': False; logged: 18.58 GiB of weights, 15.96 GiB of KV cache, 104,608 tokens (with the 2 GiB
+    # term 14.27 GiB and 93,488 tokens, -10.6 %)
+    a100 = sizing.Device("A100-SXM4-40GB", 39.49, "nvidia", "ampere", 8)
+    settings = sizing.EngineSettings(tp=2, max_model_len=8192, dtype="float16", quantization="awq", pip_install=True,
+                                     compile_cache="warm")
+    s = sizing.size_deployment(find_model("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"), a100, settings,
+                               "0.19.0")
+    assert (round(s.non_torch_gib_per_gpu, 6), round(s.available_kv_gib, 4), s.kv_cache_tokens) == (
+        0.22, 16.2671, 106608)
 
 
 def test_the_two_t4_run_of_0_22_0_counts_no_tp_buffers():
@@ -1708,13 +1732,13 @@ def test_block_fp8_dp_ep_on_hopper_from_0_18_sizes_the_routed_rows_by_flashinfer
     e = sizing.DEFAULT_ESTIMATES
     flashinfer = 3 * 4 + 32 * 4 / 8 + 7168 * 2 + 2 * 2048 * 2 + 7168 + 56 * 4
     assert flashinfer == 29_948
-    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e) == (29_948, 26_624, True)
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e) == (29_948, 26_624, True, 0)
     # not read: before 0.18.0, without EP (Triton first, each expert split 8 ways), off Hopper
-    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.17.1"), H200, "fp8", 2, e) == (26_624, 26_624, False)
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.17.1"), H200, "fp8", 2, e) == (26_624, 26_624, False, 0)
     tp8 = sizing.EngineSettings(tp=8)
-    assert sizing.moe_row_bytes(v32, tp8, behaviour("0.18.0"), H200, "fp8", 2, e) == (15_872, 15_872, False)
+    assert sizing.moe_row_bytes(v32, tp8, behaviour("0.18.0"), H200, "fp8", 2, e) == (15_872, 15_872, False, 0)
     a100 = sizing.Device("A100-SXM-80GB", 79.15, "nvidia", "ampere")
-    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), a100, "fp8", 2, e) == (26_624, 26_624, False)
+    assert sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), a100, "fp8", 2, e) == (26_624, 26_624, False, 0)
     rows = 65_536 * 8
     fwd, routed, fewer = sizing._forward_parts(v32, dp_ep, 8192, 2, e, 0,
                                                sizing.moe_row_bytes(v32, dp_ep, behaviour("0.18.0"), H200, "fp8", 2, e))

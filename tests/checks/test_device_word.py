@@ -21,3 +21,49 @@ def test_the_word_is_the_family_s(resource: str, request_word: str, rank_word: s
     g = ServingGroup(name="m", kind="Deployment", namespace="serving", engine=EngineArgs(model="m"),
                      accelerator_resource=resource)
     assert (device_word(g), device_word(g, rank=True)) == (request_word, rank_word)
+
+
+#: Gemma 3 27B at TP2 on an Ascend pool sized by its labels (80 GiB a device), vLLM 0.11.1, no load declared: the one
+#: smaller layout serves it only at a lower --max-num-seqs (the shape of SW104/max-num-seqs-default.yaml's first case)
+ASCEND_CAPPED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gemma3-27b-npu
+  namespace: serving
+  annotations: {shardwise.dev/vllm-version: "0.11.1"}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gemma3-27b-npu}}
+  template:
+    metadata: {labels: {app: gemma3-27b-npu}}
+    spec:
+      nodeSelector: {shardwise.dev/gpu-memory-gib: "80", shardwise.dev/gpu-count: "8"}
+      containers:
+        - name: vllm
+          image: quay.io/ascend/vllm-ascend:v0.11.0rc1
+          command: ["vllm", "serve"]
+          args: [google/gemma-3-27b-it, --tensor-parallel-size=2, --max-model-len=32768, --port=8000]
+          resources:
+            limits: {huawei.com/Ascend910: "2"}
+"""
+
+
+def test_sw104_s_capped_layout_counts_npus_too(tmp_path) -> None:
+    """review34: mend6 counted SW104's devices in the accelerator's word, but the branch where the smaller layout
+    serves only at a lower --max-num-seqs still said "on the same GPUs" and "KV cache per GPU" after "sharded over 2
+    NPUs"."""
+    import json
+
+    from shardwise.rules.app.cli import main
+
+    (tmp_path / "g.yaml").write_text(ASCEND_CAPPED, encoding="utf-8")
+    out = tmp_path / "r.json"
+    main(["lint", str(tmp_path / "g.yaml"), "--format", "json", "--output", str(out)])
+    [message] = [f["message"] for f in json.loads(out.read_text(encoding="utf-8"))["findings"] if f["code"] == "SW104"]
+    assert message == (
+        "SW104: google/gemma-3-27b-it is sharded over 2 NPUs per replica (TP2×PP1) on NPU labelled 80 GiB, and 2 "
+        "replicas × TP1×PP1 would serve it on the same NPUs with --max-num-seqs 512 (vLLM's default here is 1,024, "
+        "and what follows it, the profile's sampler over the vocabulary above all, leaves too little KV cache): each "
+        "starts at max_model_len 32,768 with 13.0 GiB (±5.1) of KV cache per NPU; set the cap and run them, or "
+        "declare the load (annotation shardwise.dev/target-concurrency) to have it judged (vLLM 0.11.1)")

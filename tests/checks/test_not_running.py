@@ -234,13 +234,16 @@ spec:
     # 4 × TP2×PP1 hold 48 together: SW104's change keeps TP inside the bridged pairs; SW202 folds beside it
     ("16", "replicas 1 → 4, --tensor-parallel-size 4 → 2, --pipeline-parallel-size 2 → 1, nvidia.com/gpu limit 8 → 2",
      "advisory"),
-    # 48 a replica: SW104's fewest GPUs are 2 × TP4×PP1, still over PCIe between the pairs; SW202's 2 × TP2×PP2 on
-    # the bridges hold them: its own cause, which SW104's change leaves, so it keeps blocking
-    ("48", "replicas 1 → 2, --pipeline-parallel-size 2 → 1, nvidia.com/gpu limit 8 → 4", "mandatory"),
+    # 48 a replica: SW104's fewest GPUs are 4 a replica; of the layouts of 4 GPUs, 2 × TP2×PP2 on the bridges hold
+    # them, and SW104 names them before TP4×PP1 over PCIe between the pairs (mend10: it named TP4×PP1, and SW202,
+    # naming TP2×PP2, kept blocking beside it: one blocking finding and one remedy now)
+    ("48", "replicas 1 → 2, --tensor-parallel-size 4 → 2, nvidia.com/gpu limit 8 → 4", "advisory"),
 ])
 def test_sw202_folds_beside_sw104_only_where_its_change_keeps_tp_inside_nvlink(tmp_path, load, sw104, sw202):
     """review30: remedy1 folded SW202 beside every blocking SW104, but with two pipeline stages SW104's change may
-    keep the TP group over PCIe (TP4×PP2 on eight H100 NVL, NVLink-bridged in pairs)."""
+    keep the TP group over PCIe (TP4×PP2 on eight H100 NVL, NVLink-bridged in pairs). mend10: of the layouts of the
+    fewest GPUs SW104 names one whose TP stays in the NVLink domain where one holds the load, so SW202 folds in
+    both cases here; it keeps blocking only where no such layout of that count holds the load."""
     path = tmp_path / "pp-nvl.yaml"
     path.write_text(PP_NVL.replace("LOAD", load))
     found = {f.code: f for f in run_rules(ALL_RULES, load_inputs([str(path)])) if f.code in ("SW104", "SW202")}

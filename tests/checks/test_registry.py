@@ -84,6 +84,7 @@ EXTRA_FIXTURES = {
     "SW003": {"literal-words.yaml", "declared-release.yaml",
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
+              "angle-placeholders.yaml",  # corpus38: a tutorial's <TP_SIZE>, "<gpu-count>": its reader's to fill
               "absent-flags.yaml",  # a flag the image's vLLM release does not define (vllm.flags), and ones it does
               "undefined-flags.yaml",  # flags47: a flag no option of the release is or begins with (vllm.options)
               "model-option.yaml",  # `vllm serve --model X` where the release raises on it, and where it does not
@@ -154,7 +155,8 @@ EXTRA_FIXTURES = {
               "absurd-gpu-count.yaml",  # loadlimits1: 16,384 GPUs a replica, its counts written with separators
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
-              "ascend-npu.yaml"},  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
@@ -168,7 +170,8 @@ EXTRA_FIXTURES = {
               "resource-models.yaml",  # sched19: MIG slices against what a node holds; a claim's "cannot allocate"
               "karpenter-gpu-count.yaml",  # sched19: a NodePool's GPUs per node bounded by its requirements
               "sidecar-mig.yaml",  # review21: a sidecar's MIG slice said against what the node holds
-              "sidecar-karpenter.yaml"},  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
+              "sidecar-karpenter.yaml",  # review21: a sidecar's GPU on a NodePool said as Karpenter says it
+              "absurd-counts.yaml"},  # mend10: 16,384 GPUs, 1,024 nodes and pods, written with separators
     "SW105": {"shared-gpu.yaml",  # time-sliced, runtime-visible, unified-memory and shared-claim GPUs; a MIG slice
               "extensible-kv-cache.yaml",  # rel034: 0.34's extensible KV cache measures its headroom (default 1.0)
               # the device plugin's sharing configuration among the inputs: cluster-wide, and picked per node
@@ -177,6 +180,7 @@ EXTRA_FIXTURES = {
               "assumed-release-high.yaml"},  # mend5: a high value no finding only in the assumed release: undecided  # mend4: the default of a release the image tag does not name says it is assumed
     "SW202": {"karpenter-nodepool.yaml",  # a Karpenter NodePool by instance family or GPU name keeps the fabric
               "sw104-blocks.yaml",  # remedy1: where SW104 blocks on the same workload, SW202 is advisory beside it
+              "pcie-folded-into-sw104.yaml",  # mend10: SW104 names TP1×PP2 on PCIe, so SW202 defers to it
               "ecc-range.yaml",  # ecc1: on RTX A6000s (ECC off in the catalog) blocks only where sure with ECC on
               "refusing-layout.yaml",  # a layout that does not start is never compared with replicas
               "latency.yaml",  # a declared per-token latency target makes the avoidable sharding advisory
@@ -230,6 +234,7 @@ EXTRA_FIXTURES = {
               "dist-default-port-only.yaml",  # mend5: torch.distributed's/vLLM's number alone (web app, torchrun)
               "ray-command-from-config.yaml",  # review29: Ray started by a ConfigMap's variable or mounted script
               "ingress-backends-apart.yaml",  # review29: each Service behind an Ingress answers for its own port
+              "selectorless-named-target.yaml",  # corpus37: a Service with no selector sends to no pod's port name
               "ray-generic-port-name.yaml",  # mend7: a port named `dashboard`/`client` is no sign of Ray alone
               "ray-own-entrypoint.yaml",  # mend7: a custom image's own entrypoint on a Ray port: advisory
               "dist-ports-by-signal.yaml",  # mend9: each signal opens its own ports (LWS, envFrom, NCCL_COMM_ID)
@@ -245,7 +250,8 @@ EXTRA_FIXTURES = {
               "ami-family.json"},  # sure32: no launch template: blocks for AL2 only, the AMI family says why
     "SW004": {"kustomize-base.yaml",  # an LLMInferenceService base that leaves model.uri empty for its overlays
               "path-awq-4bit.yaml",  # corpus10: a path named ...-awq-4bit is sized as its base at int4 AWQ
-              "config-generator"},  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
+              "config-generator",  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
+              "operator-resource.yaml"},  # corpus37: an operator's resource whose container leaves the model to it
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
@@ -293,6 +299,7 @@ EXTRA_FIXTURES = {
               "llmisvc-router.yaml",  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
               # gateway51: HTTPRoutes and LLMInferenceService routes judged on the Gateways of the inputs
               "gateway-gke.yaml",  # GKE's external class blocks, its internal one and unadmitted routes do not
+              "inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods, as onto a Service's
               "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
@@ -308,7 +315,9 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
-    "SW402": {"model-size.yaml"},  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+    "SW312": {"inference-pool.yaml"},  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
+    "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
+              "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum
               "vllm-router.yaml",  # readers14: production-stack's router (vllm-router) and its --routing-logic
               "class-name-only.yaml",  # mend1: the class from spec.ingressClassName or its IngressClass's controller

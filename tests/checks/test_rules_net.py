@@ -85,8 +85,9 @@ def test_config_suppression_needs_the_subject_and_keeps_the_finding():
 def test_production_from_config_turns_sw404_on():
     assert findings("SW404", "pass.yaml", LintConfig(production=False)) == []
     got = [(f.subject, f.message) for f in findings("SW404", "pass.yaml", LintConfig(production=True))]
-    assert got == [("Deployment dev/llama-8b-dev", "1 warm replica in a production stack (replicas is 1), where at "
-                                                  "least 2 are required")]
+    assert got == [("Deployment dev/llama-8b-dev", "1 warm replica in production (replicas is 1), where at "
+                                                  "least 2 are required; production: the run's `production` "
+                                                  "setting")]
 
 
 def test_malformed_kubernetes_input_is_an_input_error_with_file_and_line():

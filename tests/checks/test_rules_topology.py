@@ -168,3 +168,26 @@ def test_the_rules_a_lint_makes_ask_sw201_and_a_configuration_that_lowers_sw201_
     assert levels(LintConfig()) == [("SW201", "mandatory"), ("SW205", "advisory")]
     assert levels(LintConfig(enforcement={"SW201": "advisory"})) == [("SW201", "advisory"), ("SW205", "mandatory")]
     assert levels(LintConfig(enforcement={"SW201": "disabled"})) == [("SW205", "mandatory")]
+
+
+def test_sw205_and_sw401_write_node_and_pod_counts_with_separators():
+    """mend10: SW201's counts are written with thousands separators (SW201/absurd-counts.yaml), and so are SW205's
+    nodes and SW401's pods of the same 1,024-pod LeaderWorkerSet (the flags' values stay as written)."""
+    inv = load_inputs([str(FIXTURES / "SW201" / "absurd-counts.yaml")])
+    got = [(f.code, f.subject, f.message) for f in run_rules(ALL_RULES, inv) if f.code in ("SW205", "SW401")]
+    assert got == [
+        ("SW401", "Deployment serving/llama8b-huge", "container `vllm` runs tensor_parallel_size 8 × "
+         "pipeline_parallel_size 2048 but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); mount "
+         "an emptyDir with medium: Memory there"),
+        ("SW401", "LeaderWorkerSet serving/llama8b-tp8192", "container `vllm-leader` runs a multi-node group of 1,024 "
+         "pods (TP8192×PP1) but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); mount an "
+         "emptyDir with medium: Memory there"),
+        ("SW205", "LeaderWorkerSet serving/llama8b-tp8192", "the group spans 1,024 nodes of EFA pool "
+         "`instance-type=p5.48xlarge`, but its pods request no vpc.amazonaws.com/efa devices, and its tensor-parallel "
+         "group (TP8192) crosses the node boundary (8 GPUs per node): every layer's all-reduce would run over TCP; keep "
+         "each tensor-parallel group inside a node (--tensor-parallel-size 8 --pipeline-parallel-size 1024) or request "
+         "the pool's vpc.amazonaws.com/efa devices in each pod's resources"),
+        ("SW401", "LeaderWorkerSet serving/llama8b-tp8192-over-pods", "container `vllm-leader` runs a multi-node group "
+         "of 1,024 pods (TP8192×PP1) but mounts nothing at /dev/shm (the container runtime's default is 64 MiB); mount "
+         "an emptyDir with medium: Memory there"),
+    ]

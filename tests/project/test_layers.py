@@ -318,6 +318,7 @@ def test_components_do_not_size_through_the_adapters():
 LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.charts",  # only a chart or kustomization named
     "rules/adapters/__init__.py: shardwise.rules.adapters.gitops",  # only a run that read a GitOps object
+    "rules/adapters/__init__.py: shardwise.rules.adapters.found",  # only a lint that met a chart or kustomization
     "rules/adapters/gitops.py: shardwise.rules.adapters.charts",  # only when a GitOps object is rendered
     "rules/adapters/gitops.py: shardwise.rules.adapters.k8s.helmrelease",  # only a Helm-repository chart's why
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes
@@ -336,6 +337,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/k8s/psoperator.py: shardwise.rules.adapters.k8s.workloads",  # it imports the router reader (a cycle)
     "rules/adapters/k8s/psoperator.py: shardwise.rules.adapters.k8s.autoscaling",  # only an autoscaled VLLMRuntime
     "rules/adapters/pulumi/k8s.py: shardwise.rules.adapters.k8s.autoscaling",  # only an autoscaler holding an unknown
+    "rules/adapters/pulumi/k8s.py: shardwise.rules.adapters.k8s.mentions",  # only a Helm release (SW005's words)
     "rules/adapters/overlays.py: shardwise.rules.adapters.charts",  # only a base two overlays reach (a copy per overlay)
     "rules/adapters/load.py: shardwise.rules.adapters.ocirecipe",  # only a JSON file that may be an OCI recipe
     "rules/adapters/__init__.py: shardwise.rules.adapters.jsonsrc",  # parse_json, only when asked for

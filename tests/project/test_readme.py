@@ -35,9 +35,10 @@ def test_the_quick_start_has_the_commands_it_promises():
         ["shardwise", "plan"], ["shardwise", "plan"], ["shardwise", "plan"],
         ["shardwise", "lint"], ["shardwise", "lint"], ["shardwise", "lint"], ["shardwise", "lint"],
         ["shardwise", "lint"], ["shardwise", "lint"], ["shardwise", "lint"], ["shardwise", "lint"],
-        ["cat", "examples/llama-3.1-70b-tp4.yaml"], ["shardwise", "rules"], ["shardwise", "explain"],
+        ["shardwise", "lint"], ["cat", "examples/llama-3.1-70b-tp4.yaml"], ["shardwise", "rules"],
+        ["shardwise", "explain"],
     ]
-    assert [e for _, e in COMMANDS] == [0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 0, 0, 0]
+    assert [e for _, e in COMMANDS] == [0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0, 0, 0]
 
 
 @pytest.mark.parametrize("command,expected", [c for c in COMMANDS if "|" not in c[0]])

@@ -103,6 +103,25 @@ def test_shell_script_after_ray_start():
     assert (e.model, e.pipeline_parallel_size, e.distributed_executor_backend) == ("org/m", 2, "ray")
 
 
+def test_a_script_that_runs_one_of_two_vllm_invocations_leaves_what_they_differ_in_unknown():
+    """review34: a start script that picks its server by a variable (`if [ "${ROLE}" = prefill ]; then vllm serve …
+    -tp 4; else vllm serve … -tp 2; fi`, in a Deployment or a script a ConfigMap mounts) was read as its first
+    invocation, and a pod of 2 GPUs that runs the decode branch blocked on SW204 for the prefill branch's TP4. What
+    runs is decided when the script runs: what the invocations share is read, where they differ not known."""
+    script = ('set -euo pipefail\nif [ "${ROLE}" = "prefill" ]; then\n'
+              "  exec vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --port 8000 --enforce-eager\n"
+              "else\n  exec vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --port 8000\nfi\n")
+    e = parse(["/bin/bash", "-c"], [script], env={"ROLE": "decode"})
+    assert (e.model, e.tensor_parallel_size, e.port, e.enforce_eager) == ("Qwen/Qwen2.5-7B-Instruct", UNKNOWN, 8000,
+                                                                          UNKNOWN)
+    # the same invocation twice, or a client after the server, is the one server as before
+    e = parse(["sh", "-c", "vllm serve org/m -tp 2 &\nsleep 60\nvllm serve org/m -tp 2"])
+    assert (e.model, e.tensor_parallel_size) == ("org/m", 2)
+    # models that differ: the model is a placeholder (not known), as an unset variable's is
+    e = parse(["sh", "-c", 'if [ -d /models/a ]; then vllm serve /models/a -tp 2; else vllm serve org/b -tp 2; fi'])
+    assert (e.model, e.tensor_parallel_size) == ("${SCRIPT_BRANCH}", 2)
+
+
 def test_shell_script_without_vllm_is_not_a_server():
     assert parse(["sh", "-c", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"]) is None
 
@@ -441,6 +460,27 @@ def test_an_angle_bracket_placeholder_in_a_script_is_one_unknown_word():
     for tail in (" > /tmp/vllm.log 2>&1 &", " >/tmp/vllm.log", " 1> /tmp/o 2>/tmp/e", " 2>&1 | tee /tmp/log"):
         e = parse(["sh", "-c", "vllm serve org/m --max-model-len 4096 --port 8200" + tail])
         assert (e.model, e.max_model_len, e.port) == ("org/m", 4096, 8200), tail
+
+
+def test_an_angle_bracket_placeholder_in_exec_form_is_an_unknown_not_a_value():
+    # corpus38: tutorials' manifests leave `<TP_SIZE>`-style values for their reader to fill (AWS's and Red Hat's
+    # guides: `--tensor-parallel-size=<TP_SIZE>`, `--max-model-len=<MAX_MODEL_LEN>`; `vllm serve` with the model
+    # `<model-name>`). Written without a shell they were read as values: SW003's sure crash ("not an integer") and a
+    # model the catalog lacks. No value vLLM takes is written so: an unknown, as the script's `<max-len>` is.
+    e = parse(["python3", "-m", "vllm.entrypoints.openai.api_server"],
+              ["--port=8080", "--served-model-name=<MODEL_NAME>", "--tensor-parallel-size=<TP_SIZE>",
+               "--max-model-len=<MAX_MODEL_LEN>", "--gpu-memory-utilization", "<gpu mem util>", "--max-num-seqs=4"])
+    assert (e.port, e.tensor_parallel_size, e.max_model_len, e.gpu_memory_utilization, e.max_num_seqs) == (
+        8080, UNKNOWN, UNKNOWN, UNKNOWN, 4)
+    e = parse(["vllm", "serve"], ["<model-name>", "--tensor-parallel-size=<tp-size>", "--max-model-len=16000"])
+    assert (e.model, e.tensor_parallel_size, e.max_model_len) == (PLACEHOLDER_VALUE, UNKNOWN, 16000)
+    # only a whole value is one: a word with text around the brackets is read as written and still refused
+    with pytest.raises(InputError, match="is not an integer"):
+        parse(["vllm", "serve", "org/m", "--max-model-len", "<4096"])
+    with pytest.raises(InputError, match="is not an integer"):
+        parse(["vllm", "serve", "org/m", "--max-model-len=len-<MAX>"])
+    e = parse(["vllm", "serve", "org/m", "--served-model-name", "a<b>"])
+    assert e.extra == {"served_model_name": ["a<b>"]}
 
 
 def test_a_redirection_inside_quotes_is_part_of_the_word():

@@ -141,7 +141,10 @@ def mounted_config(path: str, container: Mapping[str, Any], spec: Mapping[str, A
     for m in mounts:
         if not isinstance(m, Mapping):
             continue
-        source = as_map(as_map(volumes.get(m.get("name"))).get("configMap"))
+        volume = m.get("name")
+        if not isinstance(volume, str):  # a list or a mapping names no volume (it was a TypeError: fuzz22)
+            continue
+        source = as_map(as_map(volumes.get(volume)).get("configMap"))
         name = source.get("name")
         mount = str(m.get("mountPath") or "").rstrip("/")
         if not isinstance(name, str) or not mount:

@@ -22,7 +22,15 @@ from ..yamlsrc import LineDict
 from .claims import add_device_claim
 from .fields import api_group, as_list, as_map
 from .groups import KNATIVE_GROUP, KNATIVE_KINDS, OME_GROUP, OME_KINDS, RBG_GROUP, RBG_KINDS, RUNTIME_KINDS
-from .network import add_http_route, add_ingress, add_ingress_class, add_network_policy, add_route, add_service
+from .network import (
+    add_http_route,
+    add_inference_pool,
+    add_ingress,
+    add_ingress_class,
+    add_network_policy,
+    add_route,
+    add_service,
+)
 from .nodes import add_ec2_node_class, add_karpenter_pool, add_node
 from .parse import Lines
 from .workloads import WORKLOAD_GROUPS, add_pytorch_job_pods, add_workload
@@ -158,6 +166,8 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("elbv2.k8s.aws", "IngressClassParams"): _plain(add_ingress_class),
     ("eks.amazonaws.com", "IngressClassParams"): _plain(add_ingress_class),
     ("gateway.networking.k8s.io", "HTTPRoute"): _plain(add_http_route),
+    ("inference.networking.x-k8s.io", "InferencePool"): _plain(add_inference_pool),
+    ("inference.networking.k8s.io", "InferencePool"): _plain(add_inference_pool),
     **{key: _gateway for key in (
         ("gateway.networking.k8s.io", "Gateway"), ("gateway.networking.k8s.io", "GatewayClass"),
         ("gateway.envoyproxy.io", "SecurityPolicy"), ("kuadrant.io", "AuthPolicy"),

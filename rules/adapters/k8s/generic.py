@@ -36,7 +36,7 @@ from .ome import merge
 from .parse import Lines
 from .pods import read_pod
 from .serving import with_containers
-from .workloads import fill_placement, make_group, note_launch
+from .workloads import fill_placement, left_to_operator, make_group, note_launch
 
 #: Serving runtimes: pod templates that the services naming them fill in (ServingGroup.template).
 TEMPLATE_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
@@ -203,7 +203,8 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         where = Location(file, f.spec.line if isinstance(f.spec, LineDict) and f.spec.line else loc.line)
         group_name = _name(name, f, len(serving))
         template = kind in TEMPLATE_KINDS and api_group(obj) in TEMPLATE_GROUPS
-        group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name, template=template)
+        group = make_group(kind, obj, where, pod, _replicas(f), file, name=group_name, template=template,
+                           model_left_to=left_to_operator(kind, obj))
         if group.replicas is UNKNOWN:
             group.replicas_why = _replicas_beside(kind, f)
         group.unknown_operator = True
@@ -214,7 +215,8 @@ def add_generic(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
         note_launch(inv, kind, obj, where, pod, group, group_name)
         for more in pod.more:
             g = make_group(kind, obj, where, more, group.replicas, file,
-                           name=f"{group_name}:{more.vllm.name if more.vllm else 'container'}", template=template)
+                           name=f"{group_name}:{more.vllm.name if more.vllm else 'container'}", template=template,
+                           model_left_to=left_to_operator(kind, obj))
             g.containers = [more.vllm] if more.vllm else []
             g.unknown_operator = True
             g.template = group.template

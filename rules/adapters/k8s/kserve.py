@@ -472,8 +472,10 @@ def _merge_runtime_pod(pod: LineDict, runtime_spec: Mapping[str, Any]) -> None:
         if key not in pod:
             pod[key] = theirs
         elif key in ("volumes", "imagePullSecrets") and isinstance(pod[key], list) and isinstance(theirs, list):
-            own = {v.get("name") for v in pod[key] if isinstance(v, Mapping)}
-            pod[key] = [*(v for v in theirs if not (isinstance(v, Mapping) and v.get("name") in own)), *pod[key]]
+            # by their names where those are strings (a list or a mapping as a name was a TypeError: fuzz22)
+            own = {v["name"] for v in pod[key] if isinstance(v, Mapping) and isinstance(v.get("name"), str)}
+            pod[key] = [*(v for v in theirs if not (isinstance(v, Mapping) and isinstance(v.get("name"), str)
+                                                    and v["name"] in own)), *pod[key]]
             continue
         elif key in ("nodeSelector", "affinity") and isinstance(pod[key], Mapping) and isinstance(theirs, Mapping):
             merged = LineDict({**theirs, **pod[key]})

@@ -146,6 +146,14 @@ def _gitops_image(spec: Any, file: str | None) -> tuple[str, Location | None] | 
     return None
 
 
+def helm_values_mention(values: Mapping[str, Any]) -> str | None:
+    """What in a Helm release's values says it runs vLLM, in words (a vLLM image in Helm's ``image.repository``
+    convention, llm-d-modelservice's ``modelCommand``), as a GitOps object's are read; None when nothing does (a Pulumi
+    Helm Release's, :func:`~shardwise.rules.adapters.pulumi.k8s.helm_release_mention`)."""
+    found = _gitops_image({"values": values}, None) or _gitops_model_command({"values": values}, None)
+    return found[0] if found is not None else None
+
+
 #: llm-d-modelservice's ``modelCommand`` values that run vLLM (``vllm serve``, or the image's entrypoint given vLLM's
 #: ``--model``/``--served-model-name``), as a field or in a values text.
 _MODEL_COMMANDS = ("vllmServe", "imageDefault")

@@ -174,10 +174,13 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     services: list[str] = []
     ports: list[Any] = []
     extensions: list[tuple[str, str]] = []
+    pools: list[str] = []
     for rule in as_list(spec.get("rules")):
         for ref in as_list(as_map(rule).get("backendRefs")):
             ref = as_map(ref)
-            if ref.get("name"):
+            if ref.get("name") and ref.get("kind") == "InferencePool" and str(ref.get("group") or "") in POOL_GROUPS:
+                pools.append(str(ref["name"]))
+            elif ref.get("name"):
                 services.append(str(ref["name"]))
                 if ref.get("port") is not None:
                     ports.append(ref["port"])
@@ -194,7 +197,61 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
+        pool_refs=pools,
     ))
+
+
+#: The API groups of the Gateway API Inference Extension's InferencePool: v1alpha2 and v1.
+POOL_GROUPS = ("inference.networking.x-k8s.io", "inference.networking.k8s.io")
+#: The cross reference of an InferencePool, kept for :func:`link_pools` (a "gateway api " kind: nodes.resolve_pools
+#: links those).
+POOL_REF = "gateway api inference pool"
+
+
+def add_inference_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """Keep an InferencePool for :func:`link_pools`."""
+    inv.cross_refs.append(CrossRef(POOL_REF, obj, loc))
+
+
+def _pool(obj: Mapping[str, Any], loc: Location) -> Service:
+    """An InferencePool as what it selects: the model server pods of its namespace whose labels its selector matches
+    (v1alpha2's ``spec.selector`` is a plain label map, v1's a LabelSelector whose ``matchLabels`` count; a
+    ``matchExpressions`` term is kept as a label no pod can equal, as a NetworkPolicy's is), and the port the Gateway
+    sends to (v1alpha2's ``spec.targetPortNumber``, v1's ``spec.targetPorts[].number``; gateway-api-inference-extension
+    api/v1alpha2 and api/v1 ``InferencePoolSpec``)."""
+    meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
+    sel = as_map(spec.get("selector"))
+    if "matchLabels" in sel or "matchExpressions" in sel:
+        selector = str_map(as_map(sel.get("matchLabels")))
+        for e in as_list(sel.get("matchExpressions")):
+            if as_map(e).get("key"):
+                values = ",".join(str(v) for v in as_list(as_map(e).get("values")))
+                selector[str(as_map(e)["key"])] = f"{as_map(e).get('operator', 'In')}({values})"
+    else:
+        selector = str_map(sel)
+    ports = [as_map(p).get("number") for p in as_list(spec.get("targetPorts"))] or [spec.get("targetPortNumber")]
+    targets = [p for p in ports if p is not None]
+    return Service(name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
+                   ports=list(targets), target_ports=list(targets), selector=selector, location=loc,
+                   kind="InferencePool")
+
+
+def link_pools(inv: Inventory) -> None:
+    """Give each HTTPRoute the InferencePools of the inputs its backendRefs name (of its own namespace, as a
+    backendRef that names no namespace means): the Gateway sends a request to one of the pool's pods that its endpoint
+    picker chooses, so the route is in front of them as it is of a Service's pods. A pool not in the inputs joins
+    nothing: what it selects is not known."""
+    pools = [r for r in inv.cross_refs if r.kind == POOL_REF]
+    if not pools:
+        return
+    by_key: dict[tuple[str, str], Service] = {}
+    for r in pools:
+        svc = _pool(r.obj, r.location)
+        by_key.setdefault((svc.namespace, svc.name), svc)
+    for ing in inv.ingresses:
+        if ing.kind == "HTTPRoute" and ing.pool_refs and not ing.pools:
+            ing.pools = [by_key[(ing.namespace, n)] for n in dict.fromkeys(ing.pool_refs)
+                         if (ing.namespace, n) in by_key]
 
 
 def add_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:

@@ -428,21 +428,27 @@ def _merged_container(base: Mapping[str, Any], over: Mapping[str, Any]) -> Any:
         out["args"] = [*args, *base_args]
     env, base_env = over.get("env"), base.get("env")
     if isinstance(env, list) and isinstance(base_env, list):
-        own = {e.get("name"): e for e in env if isinstance(e, Mapping) and isinstance(e.get("name"), str)}
-        common = {e.get("name") for e in base_env if isinstance(e, Mapping) and e.get("name") in own}
-        out["env"] = [*(_merged(e, own[e["name"]]) if isinstance(e, Mapping) and e.get("name") in common else e
-                        for e in base_env),
-                      *(e for e in env if not (isinstance(e, Mapping) and e.get("name") in common))]
+        own = {name: e for e in env if (name := _name(e)) is not None}
+        common = {name for e in base_env if (name := _name(e)) is not None and name in own}
+        out["env"] = [*(_merged(e, own[e["name"]]) if _name(e) in common else e for e in base_env),
+                      *(e for e in env if _name(e) not in common)]
     return out
 
 
 def _by_name(base: list[Any], own: list[Any], where: Location) -> list[Any]:
     """The base template's containers with the role's merged in by name (:func:`_merged_container`), then the role's
     other containers (merge_transformers.go genericSliceTransformer)."""
-    by_name = {c.get("name"): c for c in own if isinstance(c, Mapping)}
-    merged = [_merged_container(_placed_all(c, where), by_name.pop(c.get("name"))) if c.get("name") in by_name
+    by_name = {_name(c): c for c in own if isinstance(c, Mapping)}  # one with no name, or not a string, under None
+    merged = [_merged_container(_placed_all(c, where), by_name.pop(_name(c))) if _name(c) in by_name
               else _placed_all(c, where) for c in base if isinstance(c, Mapping)]
     return [*merged, *by_name.values()]
+
+
+def _name(item: Any) -> str | None:
+    """The ``name`` of a container or an env entry where it is a string: a list or a mapping there (an input error of
+    the pod's reader) names nothing, and was a TypeError (unhashable) where names were matched (fuzz22)."""
+    name = item.get("name") if isinstance(item, Mapping) else None
+    return name if isinstance(name, str) else None
 
 
 def _msvc_base_pod(name: str, namespace: str | None, role: str, values: Mapping[str, str],

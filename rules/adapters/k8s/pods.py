@@ -601,6 +601,13 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             raise InputError(f"{what}.ports[{i}].containerPort: expected an integer, found {yaml_type(number)} "
                              f"({shown}); Kubernetes refuses the object as written{fix}", file,
                              line_of(port, "containerPort") or cline)
+        # a mount's name a list or a mapping was read as its Python text (``['dshm']``): SW401 mandatory, "a volume the
+        # pod does not define", on a value the API server refuses (fuzz22); it is an input error, as an env name is
+        mount_items = typed_items(c, "volumeMounts", f"{what}.volumeMounts", cloc)
+        for mount_at, mount in enumerate(mount_items):
+            if "name" in mount:
+                string_field(mount["name"], f"{what}.volumeMounts[{mount_at}].name", file,
+                             line_of(mount, "name") or cline)
         container = Container(
             name=name,
             image=UNKNOWN if raw_image is UNKNOWN else image,
@@ -612,8 +619,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             accelerator_resource=accelerator,
             gpus_request_only=request_only,
             efa=_efa(resources, file, cline),
-            volume_mounts={str(m["name"]): str(m.get("mountPath", ""))
-                           for m in typed_items(c, "volumeMounts", f"{what}.volumeMounts", cloc) if "name" in m},
+            volume_mounts={str(m["name"]): str(m.get("mountPath", "")) for m in mount_items if "name" in m},
             location=cloc,
             env_from=env_from,
             env_locations=env_lines,
@@ -728,9 +734,10 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             pod.locations[key] = found
             for other in pod.more:
                 other.locations[key] = found
-    for v in typed_items(spec, "volumes", f"{path}.volumes", where):
+    for vol_at, v in enumerate(typed_items(spec, "volumes", f"{path}.volumes", where)):
         if "name" not in v:
             continue
+        string_field(v["name"], f"{path}.volumes[{vol_at}].name", where.file, line_of(v, "name") or where.line)
         vol = Volume(name=str(v["name"]), kind="other")
         for kind in ("emptyDir", "persistentVolumeClaim", "secret", "hostPath", "configMap"):
             if kind in v:

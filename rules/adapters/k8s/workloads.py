@@ -231,10 +231,13 @@ def _ray_over_ordinals(g: ServingGroup, kind: str, pod: Pod) -> None:
 
 
 def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, replicas: Any,
-               file: str | None, name: str | None = None, template: bool = False) -> ServingGroup:
+               file: str | None, name: str | None = None, template: bool = False,
+               model_left_to: str = "") -> ServingGroup:
     """The serving group of a pod whose container runs vLLM (``name`` overrides the object's name). ``template``:
     the pod is a serving runtime's (KServe's ServingRuntime), which the services naming it fill in: a model it does
-    not name is the service's to give, an unknown, not an input error."""
+    not name is the service's to give, an unknown, not an input error. ``model_left_to``: the pod is an operator's
+    resource shardwise does not read, whose operator builds the server's pod and may add the model; a model the
+    container does not name is then unknown, for that reason, not an input error."""
     meta = as_map(obj.get("metadata"))
     name = name or str(meta.get("name") or meta.get("generateName") or "unnamed")
     ann, ann_lines = read_annotations(meta, pod.meta if pod.meta is not meta else {})
@@ -305,6 +308,9 @@ def make_group(kind: str, obj: Mapping[str, Any], loc: Location, pod: Pod, repli
             g.engine.model = UNKNOWN
             g.model_unknown = ("the serving runtime names none: the InferenceService that uses it gives the model "
                                "(its args, its storageUri); lint the runtime with that InferenceService")
+        elif model_left_to:
+            g.engine.model = UNKNOWN
+            g.model_unknown = model_left_to
         elif g.fragment:
             # a kustomize patch that sets vLLM's command and leaves the model to the overlays built on it
             # (corpus30: llm-d's TPU P/D base patch sets `vllm serve`; each TPU generation's overlay adds the model
@@ -1017,7 +1023,9 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     known yet (computed at preview) is, and so is a word a template tool fills in before the object is applied
     (:func:`_filled_in_later`)."""
     env, pending = _literal_env(container)
-    declared = {i.get("name") for i in as_list(container.get("env")) if isinstance(i, Mapping)}
+    # a name that is no string (a list, a mapping: the pod's reader says so) declares nothing; it was a TypeError
+    declared = {i["name"] for i in as_list(container.get("env"))
+                if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     env_from = bool(container.get("envFrom"))
     unknown = False
     words: list[str] = []
@@ -1360,6 +1368,33 @@ def controller_labels(kind: str, obj: Mapping[str, Any]) -> dict[str, str]:
     return {}
 
 
+#: The fields of an operator's resource that name, as text, the model its operator serves (llmos-operator's
+#: ModelService ``spec.model``): quoted where the model is left to the operator, never read as the model.
+_OPERATOR_MODEL_FIELDS = ("model", "modelName", "modelId", "modelID", "model_id", "modelUri", "modelURI")
+
+
+def left_to_operator(kind: str, obj: Mapping[str, Any]) -> str:
+    """Why the model of an operator's resource whose vLLM container names none is not known: the operator, which
+    shardwise does not read, builds the server's pod from the resource and may add it, as llmos-operator appends
+    ``--model=<spec.model>`` (and ``--served-model-name``, ``--tensor-parallel-size``) to the template's args
+    (llmos-ai/llmos-operator pkg/controller/master/modelservice/common.go, ``buildArgs``). Its sample ModelService, a
+    vLLM container with only ``--dtype=half``, was the input error "runs vLLM but names no model" and the repository's
+    lint exited 2 (corpus37). A field of the resource that names a model is quoted, not taken for the model: what
+    the operator makes of it (a registry path, a local cache folder) is its own."""
+    spec = as_map(obj.get("spec"))
+    named = ""
+    for key in _OPERATOR_MODEL_FIELDS:
+        value = spec.get(key)
+        if isinstance(value, str) and value.strip():
+            named = f" (its spec.{key} names {value.strip()!r})"
+            break
+    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+    owner = f"{kind} ({group})" if group else kind
+    return (f"the container names none: {owner} is an operator's resource, and its operator, which shardwise does "
+            f"not read, builds the server's pod and may add the model{named}; lint the pod it renders "
+            "(kubectl get pod -o yaml)")
+
+
 def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
                  known: bool = True, rendered: bool = False) -> bool:
     """Add a serving group for a workload that runs vLLM; True when one was added. ``known``: the object is
@@ -1404,10 +1439,12 @@ def add_workload(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventor
         note_launch(inv, kind, obj, loc, pod, None)
         return pod.unread is not None
     replicas = _replicas(kind, obj, loc, strict)
-    group = make_group(kind, obj, loc, pod, replicas, file)
+    operator = not known and not rendered
+    group = make_group(kind, obj, loc, pod, replicas, file,
+                       model_left_to=left_to_operator(kind, obj) if operator else "")
     # a custom resource of an operator shardwise does not know: the operator builds the pod from this template and
     # may add resources, /dev/shm or probes (engine.OPERATOR_ADDS), as for the generic reader's objects
-    group.unknown_operator = not known and not rendered
+    group.unknown_operator = operator
     if bare_pod:  # a bare pod's annotations and labels are its own
         group.pod_labels = str_map(as_map(obj.get("metadata")).get("labels"))
     elif strict:

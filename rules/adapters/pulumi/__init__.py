@@ -53,13 +53,14 @@ from .inventory import (
     read_alone,
     resources_from_json,
 )
-from .k8s import kubernetes, kubernetes_api
+from .k8s import HELM_RELEASE, helm_release_mention, kubernetes, kubernetes_api
 from .resource import PulumiResource, merge_state, name_from_urn
 from .values import UNKNOWN_SENTINELS, clean, is_unknown_value, json_type
 
 __all__ = [
-    "IGNORE_TAG", "LAUNCH_TEMPLATE", "NODE_GROUP", "PLACEMENT_GROUP", "SECURITY_GROUP", "SG_EGRESS", "SG_INGRESS",
-    "SG_RULE", "SUBNET", "UNKNOWN_SENTINELS", "PulumiResource", "clean", "inventory_from_pulumi_json",
-    "inventory_from_resources", "is_pulumi_json", "is_unknown_value", "json_type", "kubernetes", "kubernetes_api",
-    "load_pulumi_json", "merge_state", "name_from_urn", "read_alone", "resources_from_json",
+    "HELM_RELEASE", "IGNORE_TAG", "LAUNCH_TEMPLATE", "NODE_GROUP", "PLACEMENT_GROUP", "SECURITY_GROUP", "SG_EGRESS",
+    "SG_INGRESS", "SG_RULE", "SUBNET", "UNKNOWN_SENTINELS", "PulumiResource", "clean", "helm_release_mention",
+    "inventory_from_pulumi_json", "inventory_from_resources", "is_pulumi_json", "is_unknown_value", "json_type",
+    "kubernetes", "kubernetes_api", "load_pulumi_json", "merge_state", "name_from_urn", "read_alone",
+    "resources_from_json",
 ]

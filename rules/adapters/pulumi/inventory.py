@@ -18,9 +18,9 @@ from ..jsonsrc import parse_json
 from ..k8s import resolve_pools
 from ..yamlsrc import read_text
 from . import aws
-from .k8s import kubernetes, kubernetes_api
+from .k8s import HELM_RELEASE, helm_release_unread, kubernetes, kubernetes_api
 from .resource import PulumiResource, merge_state, name_from_urn
-from .values import UNKNOWN_SENTINELS, clean, json_type, unmask_preview_secrets
+from .values import UNKNOWN_SENTINELS, clean, holds_unknown, json_type, unmask_preview_secrets
 
 IGNORE_TAG = aws.IGNORE_TAG
 NODE_GROUP, LAUNCH_TEMPLATE, SECURITY_GROUP = aws.NODE_GROUP, aws.LAUNCH_TEMPLATE, aws.SECURITY_GROUP
@@ -37,7 +37,8 @@ def read_alone(type_: str) -> bool:
     """Whether :func:`inventory_from_resources` of one resource of type ``type_`` may put anything in one of the
     inventory's collections: ``False`` for every type it only counts as skipped (an IAM role, a VPC, a Helm
     release, a component) and for a placement group, whatever the resource's properties, once they are cleaned
-    without error (they are an object)."""
+    without error (they are an object). A Helm release whose chart or values say it runs vLLM is SW005's record
+    instead (:func:`~.k8s.helm_release_mention`, which the pack's ``reports_nothing`` asks)."""
     return type_ in _READ_ALONE or kubernetes_api(type_) is not None
 
 
@@ -79,7 +80,13 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             raise InputError(f"{res.type} {res.urn}: {msg}", res.file, res.line) from exc
         errors.append((res, msg))
 
+    at_line: dict[str, bool | None] = {}  # a finding placed at a resource's line but not its URN (its securityContext)
     for res in resources:
+        if res.masked is not None:
+            inv.masked[res.urn] = res.masked
+        if res.file and res.line:
+            key = f"{res.file}:{res.line}"
+            at_line[key] = None if key in at_line else res.masked  # two resources on one line: neither is said
         try:
             props = clean(res.props) if clean_of is None else clean_of(res)
             if not isinstance(props, Mapping):
@@ -88,6 +95,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             fail(res, exc)
             continue
         cleaned.append((res, props))
+    inv.masked.update({key: only for key, only in at_line.items() if only is not None})
     # only the AWS readers below resolve references through the index: a request of none of their types (the pack's
     # Analyze of one Kubernetes object, a role...) does not index its resources (packspeed21)
     index = aws.Index(cleaned if any(res.type in _INDEXED for res, _ in cleaned) else ())
@@ -114,7 +122,7 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
                 pass  # read through the launch templates that name it
             elif (api := kubernetes_api(res.type)) is not None:
                 inv.extend(kubernetes(res, props, api) if kubernetes_of is None else kubernetes_of(res, props, api))
-            else:
+            elif res.type != HELM_RELEASE or not helm_release_unread(res, props, inv):
                 inv.skipped[res.type] += 1
         except Exception as exc:  # noqa: BLE001
             fail(res, exc)
@@ -245,8 +253,12 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
     if not isinstance(inputs, Mapping) or not isinstance(outputs, Mapping):
         bad, value = ("inputs", inputs) if not isinstance(inputs, Mapping) else ("outputs", outputs)
         raise InputError(f"{urn}: inputs and outputs must be objects ({bad} is {json_type(value)})", file, line)
+    masked: bool | None = None
     if preview:
+        raw = (inputs, outputs)
         inputs, outputs = unmask_preview_secrets(inputs), unmask_preview_secrets(outputs)
+        if inputs is not raw[0] or outputs is not raw[1]:  # secrets masked: its only unknowns, or computed ones too
+            masked = not (holds_unknown(raw[0]) or holds_unknown(raw[1]))
     deps = _or_empty(state.get("propertyDependencies"), {})
     if not isinstance(deps, Mapping):
         raise InputError(f"{urn}: propertyDependencies must be an object, got {json_type(deps)}", file, line)
@@ -261,7 +273,7 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
         dependencies=tuple(d for d in dependencies if isinstance(d, str)),
         property_dependencies={str(k): tuple(u for u in v if isinstance(u, str))
                                for k, v in deps.items() if isinstance(v, list)},
-        file=file, line=line,
+        file=file, line=line, masked=masked,
     )
 
 

@@ -22,7 +22,9 @@ reads:
   request (never the other pod template's count), the namespace (read
   as ``<unknown>``), a Service's selector and ports, the pods' labels, a container's whole ``env`` (every
   variable unknown), a NetworkPolicy (never read as selecting every pod); and a workload whose pod template, spec,
-  containers or one container is unknown is reported as a workload that cannot be checked.
+  containers or one container is unknown is reported as a workload that cannot be checked. A serving resource's
+  inline pod spec (an InferenceService's predictor, an LLMInferenceService's template and worker) is read as a pod
+  template's ``spec`` is.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ...model.vocab import (
 from ...vllm.args import takes_value
 from ..k8s import inventory_from_objects
 from ..k8s.fields import read_annotations, suppressions_from
+from ..k8s.generic import vllm_mentions
 from .values import json_type
 
 if TYPE_CHECKING:
@@ -76,6 +79,24 @@ _TEMPLATE_HOLDERS: dict[str, tuple[Path, ...]] = {
     "RayCluster": (("spec", "headGroupSpec"), ("spec", "workerGroupSpecs")),
     "RayService": (("spec", "rayClusterConfig"),),
 }
+#: Serving resources whose pod spec is written inline, a PodSpec where the built-in workloads hold a PodTemplateSpec
+#: (``metadata`` and ``spec``), as the Kubernetes adapter reads them (``adapters/k8s/kserve.py``): an InferenceService's
+#: predictor and its ``workerSpec`` (KServe's ``PredictorSpec`` and ``WorkerSpec`` embed ``corev1.PodSpec``), and an
+#: LLMInferenceService's ``template`` and ``worker``, of its decode and of its prefill workload (``WorkloadSpec``'s
+#: ``Template`` and ``Worker`` are ``*corev1.PodSpec``). An unknown below one is read as one below a template's ``spec``
+#: (review34: a container, its securityContext or env, or the pod's hostNetwork not known there was dropped, and the
+#: workload passed SW306, SW308, SW309 and SW310 silently). Longer paths first.
+_INLINE_POD_SPECS: dict[str, tuple[Path, ...]] = {
+    "InferenceService": (("spec", "predictor", "workerSpec"), ("spec", "predictor")),
+    "LLMInferenceService": (("spec", "prefill", "template"), ("spec", "prefill", "worker"), ("spec", "template"),
+                            ("spec", "worker")),
+}
+#: An InferenceService predictor's ``model``: the container KServe runs (``ModelSpec`` embeds ``corev1.Container``),
+#: named as the Kubernetes adapter names it (``kserve._model_pod``)
+_ISVC_MODEL = ("spec", "predictor", "model")
+_ISVC_MODEL_CONTAINER = "kserve-container"
+#: A pod spec's node namespaces, and the :class:`~shardwise.rules.model.HostAccess` field each sets
+_HOST_KEYS = {"hostNetwork": "network", "hostIPC": "ipc", "hostPID": "pid"}
 #: Kinds whose one serving group runs over several pods (SW305 is mandatory for them).
 _MULTI_NODE_KINDS = ("LeaderWorkerSet", "RayCluster", "RayService")
 
@@ -233,12 +254,20 @@ def _at(props: Mapping[str, Any], path: Path) -> Any:
     return node
 
 
-def _pod_template(path: Path, kind: Any) -> Path | None:
-    """The path of the pod template ``path`` lies in (``()`` for a Pod), or None."""
+def _pod_template(path: Path, kind: Any) -> tuple[Path, Path] | None:
+    """The path of the pod template ``path`` lies in (``()`` for a Pod) and ``path`` below it, or None. Below an inline
+    pod spec (:data:`_INLINE_POD_SPECS`) the spec is the template's ``spec``: ``spec.predictor.hostNetwork`` is
+    ``spec.hostNetwork`` of the template ``spec.predictor``, and a predictor's ``model`` is one of its containers."""
+    for holder in _INLINE_POD_SPECS.get(kind, ()):
+        if path[:len(holder)] == holder:
+            below = path[len(holder):]
+            if path[:3] == _ISVC_MODEL:
+                below = ("containers", _ISVC_MODEL_CONTAINER, *path[3:])
+            return holder, ("spec", *below)
     for i in range(len(path) - 1, -1, -1):
         if path[i] in _TEMPLATES:
-            return path[:i + 1]
-    return () if kind == "Pod" else None
+            return path[:i + 1], path[i + 1:]
+    return ((), path) if kind == "Pod" else None
 
 
 def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unknown: list[Path],
@@ -252,8 +281,8 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                 if path[:1] == ("spec",) or ing.class_name is None:  # the field, else the annotation names it
                     ing.class_name = UNKNOWN
         tail = path[-3:]
-        template = _pod_template(path, kind)
-        rel = path[len(template):] if template is not None else ()
+        in_pod = _pod_template(path, kind)
+        template, rel = in_pod if in_pod is not None else (None, ())
         if path == ("spec", "replicas"):
             for g in inv.groups:
                 g.replicas = UNKNOWN
@@ -352,6 +381,11 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
         elif template is not None and rel[:2] == ("spec", "affinity"):
             for g in inv.groups:  # which pools the pods may land on is not known
                 g.node_selector, g.pool = UNKNOWN, None
+        elif template is not None and len(rel) == 2 and rel[0] == "spec" and rel[1] in _HOST_KEYS:
+            # an inline pod spec's (a template's are read as unknown, _read_as_unknown): never "not shared"
+            for g in _groups_of(inv, kind, template):
+                setattr(g.host, _HOST_KEYS[rel[1]], UNKNOWN)
+                g.host.locations[_HOST_KEYS[rel[1]]] = loc
         elif template is not None and (rel == ("spec", "securityContext")
                                        or (len(rel) >= 4 and rel[1] == "containers" and rel[3] == "securityContext")):
             containers = ([c for g in inv.groups for c in g.containers] if len(rel) == 2
@@ -660,11 +694,22 @@ def _unknown_words(inv: Inventory, props: Mapping[str, Any], unknown: list[Path]
 
 
 def _containers_at(inv: Inventory, props: Mapping[str, Any], path: Path) -> list[Any]:
-    """The model containers of the container the (original) ``path`` points at."""
+    """The model containers of the container the (original) ``path`` points at (an InferenceService predictor's
+    ``model``: the container the adapter names ``kserve-container``)."""
     raw = _at(props, path)
     if not isinstance(raw, Mapping):
         return []
-    return [c for g in inv.groups for c in g.containers if c.name == raw.get("name")]
+    name = raw.get("name", _ISVC_MODEL_CONTAINER if path == _ISVC_MODEL else None)
+    return [c for g in inv.groups for c in g.containers if c.name == name]
+
+
+def _groups_of(inv: Inventory, kind: Any, template: Path) -> list[Any]:
+    """The serving groups the pods of ``template`` run in: an LLMInferenceService's prefill workload is its own group
+    (named ``<name>/prefill``, ``kserve.add_llm_inference_service``); every other object's groups are its one."""
+    if kind != "LLMInferenceService":
+        return list(inv.groups)
+    prefill = template[:2] == ("spec", "prefill")
+    return [g for g in inv.groups if str(g.name).endswith("/prefill") == prefill]
 
 
 def _fill_locations(inv: Inventory, loc: Location) -> None:
@@ -776,3 +821,50 @@ def _unknown_commands(inv: Inventory, props: Mapping[str, Any], unknown: list[Pa
         if _hidden(cmd) or (cmd is None and _hidden(args)):
             _cannot_read(inv, subject(), f"the image and command of container `{raw.get('name')}` "
                                          f"({_dotted(path[:-1])})", loc)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helm releases
+# ---------------------------------------------------------------------------------------------
+
+#: The Pulumi Kubernetes provider's Helm release: a custom resource whose chart the provider renders and installs at
+#: ``pulumi up``; a preview holds its inputs (``chart``, ``repositoryOpts``, ``version``, ``values``...), never the
+#: objects it renders (pulumi-kubernetes ``provider/pkg/provider/helm_release.go``)
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+#: Charts that run vLLM's server whatever their values say: vLLM's own (``vllm``), its production-stack
+#: (``vllm-stack``) and llm-d's ``llm-d-modelservice`` (the charts adapters/k8s/helmrelease.py models)
+_VLLM_CHARTS = frozenset({"vllm", "vllm-stack", "llm-d-modelservice"})
+
+
+def helm_release_mention(props: Mapping[str, Any]) -> str | None:
+    """What says a Helm Release (its cleaned properties) runs vLLM, in words for SW005, or None: a chart of
+    :data:`_VLLM_CHARTS`, a vLLM image in Helm's ``image.repository`` convention or under an ``image`` key of its
+    values, llm-d-modelservice's ``modelCommand``, a vLLM launch command. A release of any other chart (KEDA, the LWS
+    controller) says nothing."""
+    from ..k8s.mentions import helm_values_mention  # only a Helm release (start-up time)
+
+    chart, values = props.get("chart"), props.get("values")
+    if isinstance(values, Mapping):
+        generic = vllm_mentions(values)
+        found = helm_values_mention(values) or (generic[0] if generic is not None else None)
+        if found is not None:
+            return found
+    name = chart.strip().rstrip("/").rsplit("/", 1)[-1].split(":", 1)[0] if isinstance(chart, str) else ""
+    return f"the Helm chart `{chart}`" if name in _VLLM_CHARTS else None
+
+
+def helm_release_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
+    """SW005's record for a Helm Release whose chart or values say it runs vLLM (:func:`helm_release_mention`): its
+    pods are not in the preview, so no rule read them; True when it was added (review34: the vLLM production-stack's
+    release with VLLM_SERVER_DEV_MODE=1 in its values passed every rule, saying only "skipped 1 object of unknown
+    kinds", where the same release as a Flux HelmRelease is read or says why)."""
+    what = helm_release_mention(props)
+    if what is None:
+        return False
+    namespace = props.get("namespace")
+    subject = f"Release {namespace if isinstance(namespace, str) and namespace else 'default'}/{res.name}"
+    inv.launch_issues.append(LaunchIssue(
+        subject, "", f"it mentions vLLM ({what}) but the Pulumi Kubernetes provider renders the Helm chart it names at "
+        "`pulumi up`, so its pods are not in the preview: lint the chart rendered with these values (helm template, "
+        "with the values set here) together with the preview", res.location, mentioned=True))
+    return True

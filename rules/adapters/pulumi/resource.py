@@ -27,6 +27,10 @@ class PulumiResource:
     property_dependencies: Mapping[str, Sequence[str]] = field(default_factory=dict)
     file: str | None = None
     line: int | None = None
+    #: A preview's resource whose properties the preview masked as ``[secret]``
+    #: (:func:`.values.unmask_preview_secrets`): True where those are its only unknowns, False where it holds computed
+    #: values too; None where it masked none.
+    masked: bool | None = None
 
     @property
     def location(self) -> Location:

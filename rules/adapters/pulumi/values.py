@@ -80,6 +80,22 @@ def unmask_preview_secrets(value: Any) -> Any:
     return value
 
 
+def holds_unknown(value: Any) -> bool:
+    """Whether ``value`` (a preview step's inputs or outputs, as JSON read them) holds an engine unknown
+    (:data:`UNKNOWN_SENTINELS`) anywhere."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if type(v) is str:
+            if v in UNKNOWN_SENTINELS:
+                return True
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return False
+
+
 class _Asset:
     """An asset or archive where a plain value was expected: no property the adapters read takes one."""
 

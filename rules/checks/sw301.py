@@ -785,9 +785,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
         parsed = _kv_config(extra.get("kv_transfer_config"))
         if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
             settings.append(("kv_port", parsed.get("kv_port")))
-        for key, number in _moriio_ports(extra.get("kv_connector"), parsed):
-            if number not in RUNTIME_PORTS:
-                found.setdefault(number, _MORIIO_PORTS[key])
+        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+            if moriio_port not in RUNTIME_PORTS:
+                found.setdefault(moriio_port, _MORIIO_PORTS[setting])
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
         for key, value in settings:

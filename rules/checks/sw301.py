@@ -68,7 +68,12 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "Ray image (rayproject/, anyscale/, an image named ray) or command (ray start, serve run, import ray, a "
             "ray executor or data-parallel backend), or its selector names a ray.io/ label, or the port (on the "
             "Service or the container) is named as only Ray names it (gcs-server, gcs, or a name with the word ray: "
-            "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone). The "
+            "ray-client; a word any program uses, such as dashboard, client or metrics, says nothing alone); but a Ray "
+            "worker (a KubeRay worker group, ray start --address) runs none of the head's GCS, dashboard and client "
+            "servers: of these, only its dashboard agent's port is Ray's on it, whatever the selector or a port's "
+            "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
+            "--ray-client-server-port, --dashboard-agent-listen-port, KubeRay's rayStartParams, a head's gcs-server, "
+            "dashboard or client port of another number) is Ray's, whatever its number. The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
             "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
@@ -89,7 +94,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "port (on the Service or the container) is named for them (dist, master, c10d, dp-rpc, nixl); and a port "
             "of another number that the selected pods' own settings put the runtime on is the runtime's "
             "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
-            "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's). Either way it blocks then, and where the "
+            "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
+            "ports: 6301 and 61005 unless its kv_connector_extra_config names others). Either way it blocks then, and "
+            "where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
             "Secret, or a ConfigMap not in the inputs, could set is not such a value: the pod is judged on what the "
@@ -98,7 +105,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "runs it: $(VAR) and $VAR from its env and the ConfigMaps of the input, and a script a ConfigMap of the "
             "input mounts at a path it names. Where the pods it selects are all in the inputs and none runs the "
             "runtime (a Redis on 6379, a web application on 29500), the number is another program's: no finding; "
-            "but on a Ray port, where a pod runs its image's own entrypoint (no command) and the image is not one "
+            "but where a pod runs its image's own entrypoint (no command) and the image is not one "
             "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
             "input does not show: advisory. "
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
@@ -248,7 +255,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 continue
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
-            as_runtime = _named_so(svc, port, exposed[port])
+            # a name does not make Ray listen where the Ray nodes it selects are known not to (mend11: a worker's 6379)
+            as_runtime = _named_so(svc, port, exposed[port]) and not (
+                port in RAY_PORTS and _ray_nodes_known(inv, svc, port))
             if not (runtime or as_runtime or unsure):
                 if hidden:  # what its pods run is their image's entrypoint, not shown: advisory (mend7)
                     yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port}{via} "
@@ -305,7 +314,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             others = list(dict.fromkeys(o for p in picked for o in p[1]))
             hidden = list(dict.fromkeys(i for p in picked for i in p[3]))
             absent = any(not (p[0] or p[1] or p[2]) for p in picked)
-            named = any(_named_so(svc, port, "") for svc in services)
+            named = any(_named_so(svc, port, "") and not (port in RAY_PORTS and _ray_nodes_known(inv, svc, port))
+                        for svc in services)
             if not (runtime or named or unsure):
                 if absent:
                     yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: "
@@ -396,7 +406,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         except Undecidable:
             return True, [], False, []
         for g in chosen:
-            opens = True if ray else _opens(g, port)
+            opens = _ray_listens(inv, svc, g, port) if ray else _opens(g, port)
             if opens is True:
                 return True, [], False, []
             if opens is UNKNOWN:
@@ -411,7 +421,8 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             continue
         if not isinstance(selector, dict) or not selector:
             continue
-        if ray and any(str(k).startswith(_RAY_LABELS) for k in selector):
+        if ray and any(str(k).startswith(_RAY_LABELS) for k in selector) and (
+                selector.get("ray.io/node-type") != "worker" or port not in _RAY_HEAD_ONLY):
             return True, [], False, []
         present = bool(chosen)  # whether pods it selects are in the inputs
         for p in selectable_pods(inv, svc):
@@ -426,7 +437,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else (False if p.subject in served else p.dist)
             if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
                 says = port in says
-            if says is True or (ray and p.subject.startswith(_RAY_KINDS)) or any(
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or any(
                     number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
                 return True, [], False, []
             if says is UNKNOWN or p.subject in unrecognised:
@@ -434,7 +445,9 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             else:
                 if p.subject not in others:
                     others.append(p.subject)
-                for image in p.entrypoints if ray else ():
+                # its image's own entrypoint may start the runtime (mend7 for Ray; mend11 for the others too: a
+                # custom image's entrypoint may be a torchrun); a vLLM group's pod is judged on its settings (_opens)
+                for image in p.entrypoints if (ray or p.subject not in served) else ():
                     if image not in hidden:
                         hidden.append(image)
         # the operator's label says what runs there only where its pods are not in the inputs (mend9): a multi-node
@@ -442,6 +455,50 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
         if not ray and not present and any(str(k).startswith(_DIST_LABELS) for k in selector):
             return True, [], False, []
     return False, others, unsure, hidden
+
+
+#: Ray's default ports only a head listens on (its GCS, dashboard and client servers); every Ray node, a worker too,
+#: runs a dashboard agent on 52365 (mend11; :data:`~shardwise.rules.adapters.k8s.workloads.RAY_START_PORTS`).
+_RAY_HEAD_ONLY = frozenset({6379, 8265, 10001})
+
+
+def _ray_listens(inv: Inventory, svc: Service, g: ServingGroup, port: int) -> bool:
+    """Whether Ray listens on ``port`` in the pods of serving group ``g`` that ``svc`` selects (mend11): True unless
+    every such pod of the inputs runs a ``ray start`` whose ports are known (:attr:`PodPorts.ray` a frozenset: a
+    KubeRay worker's, or a head's at the ports its settings choose) and none listens there."""
+    subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return True
+    found = False
+    for p in selectable_pods(inv, svc):
+        if p.subject != subject or p.namespace != svc.namespace or not isinstance(p.labels, dict):
+            continue
+        if not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        if not isinstance(p.ray, frozenset) or port in p.ray:
+            return True
+        found = True
+    return not found
+
+
+def _ray_nodes_known(inv: Inventory, svc: Service, port: int) -> bool:
+    """Whether the pods ``svc`` selects are in the inputs and all Ray nodes whose Ray ports are known
+    (:attr:`PodPorts.ray` a frozenset: a KubeRay worker, a ``ray start`` of known flags), none of them listening on
+    ``port`` (mend11)."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return False
+    found = False
+    for p in selectable_pods(inv, svc):
+        if not isinstance(p.labels, dict):
+            return False
+        if p.namespace != svc.namespace or not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        if not isinstance(p.ray, frozenset) or port in p.ray:
+            return False
+        found = True
+    return found
 
 
 #: vLLM's runtime ports by what opens them (vllm v0.11.0 vllm/config/parallel.py, ParallelConfig: master_port 29501
@@ -474,8 +531,8 @@ _KV_EXTRAS = ("kv_transfer_config", "kv_connector")
 #: (VLLM_MOONCAKE_BOOTSTRAP_PORT, 8998: mooncake/mooncake_connector.py), the P2P NCCL engine's kv_port (14579:
 #: p2p/p2p_nccl_engine.py; PyNcclConnector before V1). The connectors that store or offload the cache (LMCache's,
 #: the offloading, shared-storage, FlexKV, HF3FS and Mooncake-store ones) and MoRIIO (its own handshake and notify
-#: ports, 6301 and 61005) open none of them. A connector not named here (a module of its own, a name of another
-#: project's) may open any: all three, as before.
+#: ports, 6301 and 61005: :data:`_MORIIO_PORTS`, read as ports a setting chooses) open none of them. A connector
+#: not named here (a module of its own, a name of another project's) may open any: all three, as before.
 _KV_CONNECTOR_PORTS: dict[str, frozenset[int]] = {
     **dict.fromkeys(("NixlConnector", "NixlPullConnector", "NixlPushConnector"), frozenset({5600})),
     "MooncakeConnector": frozenset({8998}),
@@ -503,6 +560,41 @@ def _kv_config(config: Any) -> dict[str, Any] | None:
     except ValueError:
         return None
     return parsed if isinstance(parsed, dict) else None
+
+
+#: MoRIIO's own ports (mend11; vllm-project/vllm kv_connector/v1/moriio: moriio_common.py MoRIIOConstants
+#: DEFAULT_HANDSHAKE_PORT "6301" and DEFAULT_NOTIFY_PORT "61005", which moriio_connector.py fills into
+#: kv_connector_extra_config where it names none; MoRIIOConfig.from_vllm_config reads ``handshake_port`` and
+#: ``notify_port`` there): the handshake between the prefill's and the decode's MoRI engines and the stage
+#: notifications. The first rank listens on the number itself; the others on it plus their rank's offset.
+_MORIIO_PORTS = {
+    "handshake_port": "vLLM MoRIIO KV connector handshake (kv_connector_extra_config handshake_port, 6301 by default)",
+    "notify_port": "vLLM MoRIIO KV connector notify (kv_connector_extra_config notify_port, 61005 by default)",
+}
+_MORIIO_DEFAULTS = {"handshake_port": 6301, "notify_port": 61005}
+
+
+def _moriio_ports(named: Any, parsed: dict[str, Any] | None) -> list[tuple[str, int]]:
+    """(setting, port) of each MoRIIO KV connector a vLLM group runs (:data:`_MORIIO_PORTS`; a MultiConnector's too):
+    the number its ``kv_connector_extra_config`` gives, else the default; none where a value is not a port number
+    (not known yet: judged on nothing here, as the other settings are)."""
+    configs: list[Any] = []
+    connector = parsed.get("kv_connector", named) if isinstance(parsed, dict) else named
+    if connector == "MoRIIOConnector":
+        configs.append(parsed.get("kv_connector_extra_config") if isinstance(parsed, dict) else None)
+    elif connector == "MultiConnector" and isinstance(parsed, dict):
+        inner = parsed.get("kv_connector_extra_config")
+        for c in inner.get("connectors") or () if isinstance(inner, dict) else ():
+            if isinstance(c, dict) and c.get("kv_connector") == "MoRIIOConnector":
+                configs.append(c.get("kv_connector_extra_config"))
+    found: list[tuple[str, int]] = []
+    for config in configs:
+        given = config if isinstance(config, dict) else {}
+        for key, default in _MORIIO_DEFAULTS.items():
+            number = _port_number(given.get(key) or default)
+            if number is not None:
+                found.append((key, number))
+    return found
 
 
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
@@ -610,7 +702,8 @@ def _hidden_remedy(port: int, ingress: bool = False) -> str:
     fix = ("remove that route (reach a dashboard with kubectl port-forward) and route only the API port, through a "
            "gateway" if ingress else "make the Service type ClusterIP (reach a dashboard with kubectl port-forward) "
            "and publish only the API port, through a gateway")
-    return (f"if that entrypoint starts {_runtime_of(port)} (ray start, serve run), {fix}; if it does not, write the "
+    starts = "ray start, serve run" if port in RAY_PORTS else "torchrun, vllm serve, a MASTER_PORT it reads"
+    return (f"if that entrypoint starts {_runtime_of(port)} ({starts}), {fix}; if it does not, write the "
             "program it runs as the container's command, so that the manifest shows it")
 
 
@@ -692,6 +785,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
         parsed = _kv_config(extra.get("kv_transfer_config"))
         if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
             settings.append(("kv_port", parsed.get("kv_port")))
+        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+            if moriio_port not in RUNTIME_PORTS:
+                found.setdefault(moriio_port, _MORIIO_PORTS[setting])
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
         for key, value in settings:
@@ -699,9 +795,16 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             if number is not None and number not in RUNTIME_PORTS:
                 found.setdefault(number, _SETTING_PORTS[key])
     for p in selectable_pods(inv, svc):
-        if p.subject in served or p.namespace != svc.namespace or not isinstance(p.labels, dict):
+        if p.namespace != svc.namespace or not isinstance(p.labels, dict):
             continue
-        if not all(p.labels.get(k) == v for k, v in selector.items()) or not isinstance(p.dist, frozenset):
+        if not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        for number in sorted(p.ray) if isinstance(p.ray, frozenset) else ():  # mend11: `ray start --port=6380`
+            if number not in RUNTIME_PORTS:
+                found.setdefault(number, "a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
+                                         "--ray-client-server-port or --dashboard-agent-listen-port, KubeRay's "
+                                         "rayStartParams or the head's gcs-server, dashboard or client port")
+        if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):
             if number not in RUNTIME_PORTS:

@@ -369,7 +369,9 @@ class PodPorts:
     location: Location = Location()
     #: Whether the pods run Ray (SW301: a port that is only Ray's default number is Ray's where they do): True for a
     #: Ray custom resource's pods and for a container whose image or command says Ray (``rayproject/ray``,
-    #: ``ray start``, ``serve run``, a ray executor), UNKNOWN where an image, command or argument is not known yet.
+    #: ``ray start``, ``serve run``, a ray executor), UNKNOWN where an image, command or argument is not known yet; the
+    #: Ray ports they listen on (a frozenset) where each is a ``ray start`` whose flags are known (mend11: a worker's
+    #: dashboard agent port only; a head's GCS, dashboard, client and agent ports at the numbers its flags choose).
     ray: Any = False
     #: Whether the pods run torch.distributed, NCCL or vLLM's own runtime (SW301: a port that is only the default number
     #: of torch.distributed's store, vLLM's multi-node or data-parallel master or RPC, or vLLM's KV-transfer ports is

@@ -15,12 +15,13 @@ VLLM = "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --p
 
 @pytest.mark.parametrize(("command", "args", "expected"), [
     # one command per branch of the pattern, each as a shell line, as public manifests write them
-    (["sh", "-c"], ["ray start --head --port=6379 && " + VLLM], True),
-    (["bash", "-c"], ["/usr/bin/ray start --address=$(RAY_HEAD):6379 --block"], True),
+    # (a `ray start`: the Ray ports it listens on, a head's four, a worker's agent port; mend11)
+    (["sh", "-c"], ["ray start --head --port=6379 && " + VLLM], frozenset({6379, 8265, 10001, 52365})),
+    (["bash", "-c"], ["/usr/bin/ray start --address=$(RAY_HEAD):6379 --block"], frozenset({52365})),
     (["serve", "run", "config.yaml"], [], True),
     (["sh", "-c"], ["serve deploy /home/ray/serve_config.yaml"], True),
     (["python3", "-m", "ray.scripts.scripts", "start"], [], True),
-    (["python3", "-m", "ray", "start"], [], True),
+    (["python3", "-m", "ray", "start"], [], frozenset({52365})),
     (["python3", "-c"], ["import ray; ray.init(address='auto')"], True),
     (["vllm", "serve", "m"], ["--distributed-executor-backend", "ray"], True),
     (["vllm", "serve", "m"], ["--data-parallel-backend=ray"], True),
@@ -32,13 +33,13 @@ VLLM = "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --p
     (["vllm", "serve"], ["m", "--port", 8000, 0.9], False),
     (None, None, False),
 ])
-def test_runs_ray_by_command(command: list[object] | None, args: list[object] | None, expected: bool) -> None:
+def test_runs_ray_by_command(command: list[object] | None, args: list[object] | None, expected: object) -> None:
     container: dict[str, object] = {"name": "c", "image": "vllm/vllm-openai:v0.10.2"}
     if command is not None:
         container["command"] = command
     if args is not None:
         container["args"] = args
-    assert runs_ray([container]) is expected
+    assert runs_ray([container]) == expected
 
 
 def test_runs_ray_unknown_and_image() -> None:

@@ -11,6 +11,9 @@ import pytest
 from shardwise.rules.adapters.k8s.workloads import pytorch_job_labels, runs_dist, runs_ray, with_labels
 from shardwise.rules.model import UNKNOWN
 
+#: The ports a head's `ray start --head` listens on with no flag of them: GCS, dashboard, client, dashboard agent.
+HEAD = frozenset({6379, 8265, 10001, 52365})
+
 
 def container(args: list[Any], env: list[dict[str, Any]]) -> dict[str, Any]:
     return {"name": "head", "image": "python:3.11-slim", "command": ["/bin/sh", "-c"], "args": args, "env": env}
@@ -37,9 +40,10 @@ def test_runs_ray_reads_a_placeholder_as_not_known(image: str, args: list[Any], 
 
 @pytest.mark.parametrize(("args", "env", "expected"), [
     # a literal variable the command runs, by kubelet's reference and by the shell's
-    (["$(START)"], [{"name": "START", "value": "ray start --head --block"}], True),
-    (["exec ${START}"], [{"name": "START", "value": "ray start --head --block"}], True),
-    (["$START"], [{"name": "BIN", "value": "ray"}, {"name": "START", "value": "$(BIN) start --head"}], True),
+    # (a head's `ray start --head`: the ports it listens on, mend11)
+    (["$(START)"], [{"name": "START", "value": "ray start --head --block"}], HEAD),
+    (["exec ${START}"], [{"name": "START", "value": "ray start --head --block"}], HEAD),
+    (["$START"], [{"name": "BIN", "value": "ray"}, {"name": "START", "value": "$(BIN) start --head"}], HEAD),
     # a value computed at preview: what the command runs is not known yet
     (["$(START)"], [{"name": "START", "value": UNKNOWN}], UNKNOWN),
     (["$(START)"], [{"name": "START", "valueFrom": UNKNOWN}], UNKNOWN),
@@ -49,11 +53,38 @@ def test_runs_ray_reads_a_placeholder_as_not_known(image: str, args: list[Any], 
     (["$(START)"], [{"name": "START", "valueFrom": {"configMapKeyRef": {"name": "elsewhere", "key": "k"}}}], False),
     # a variable of the same name set again: kubelet keeps the last
     (["$(START)"], [{"name": "START", "value": UNKNOWN}, {"name": "START", "value": "redis-server"}], False),
-    (["$(START)"], [{"name": "START", "value": "redis-server"}, {"name": "START", "value": "ray start --head"}], True),
+    (["$(START)"], [{"name": "START", "value": "redis-server"}, {"name": "START", "value": "ray start --head"}], HEAD),
 ])
 def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: list[dict[str, Any]],
                                                       expected: Any) -> None:
-    assert runs_ray([container(args, env)], {"containers": []}) is expected
+    assert runs_ray([container(args, env)], {"containers": []}) == expected
+
+
+@pytest.mark.parametrize(("args", "image", "expected"), [
+    # KubeRay's worker command and Ray's docs': a worker joins the head's GCS and listens on its agent's port only
+    (["ulimit -n 65536; ray start --address=raycluster-head-svc.ray.svc.cluster.local:6379 --metrics-export-port=8080 "
+      "--block"], "rayproject/ray:2.46.0", frozenset({52365})),
+    (["ray start --address=$(RAY_HEAD):6379 --dashboard-agent-listen-port 52400 --block"], "rayproject/ray:2.46.0",
+     frozenset({52400})),
+    # a head on the ports its flags choose (Ray's GCS fault-tolerance example: --port=6380)
+    (["ray start --head --port=6380 --dashboard-port 8266 --ray-client-server-port=10002 --block"],
+     "python:3.11-slim", frozenset({6380, 8266, 10002, 52365})),
+    (["ray start --head --port='6381' --block && serve run app:main"], "rayproject/ray:2.46.0",
+     frozenset({6381, 8265, 10001, 52365})),
+    # a flag whose value is not a number shardwise reads: every default port is Ray's (fail closed)
+    (["ray start --head --port=$GCS_PORT --block"], "rayproject/ray:2.46.0", True),
+    # no `ray start`: a driver or a Ray image's entrypoint, all of Ray's default ports as before
+    (["python -c 'import ray; ray.init()'"], "python:3.11-slim", True),
+    ([], "rayproject/ray:2.46.0", True),
+])
+def test_runs_ray_reads_the_ports_ray_start_listens_on(args: list[Any], image: str, expected: Any) -> None:
+    c = {**container(args, []), "image": image}
+    assert runs_ray([c], {"containers": []}) == expected
+
+
+def test_runs_ray_keeps_a_worker_unknown_beside_a_container_not_known_yet():
+    worker = container(["ray start --address=head:6379 --block"], [])
+    assert runs_ray([worker, UNKNOWN], {"containers": []}) is UNKNOWN
 
 
 def test_runs_dist_reads_the_command_as_the_container_runs_it_too():

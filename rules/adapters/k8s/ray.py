@@ -50,7 +50,7 @@ from .serving import (
     replaced,
     with_containers,
 )
-from .workloads import fill_placement, make_group, note_launch, runs_dist
+from .workloads import fill_placement, make_group, note_launch, ray_start_ports, runs_dist
 
 
 def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any, str]]]:
@@ -165,6 +165,29 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
 _HEAD_DEFAULT_PORTS = {"client": 10001, "gcs-server": 6379, "dashboard": 8265, "metrics": 8080}
 
 
+#: The head container's port names KubeRay gives Ray's own servers (constant.go: GcsServerPortName,
+#: DashboardPortName, ClientPortName), by the ``ray start`` flag that puts each server on its port.
+_HEAD_PORT_FLAGS = {"gcs-server": "port", "dashboard": "dashboard-port", "client": "ray-client-server-port"}
+
+
+def _ray_node_ports(params: Any, named: Mapping[str, Any], head: bool) -> Any:
+    """The Ray ports a KubeRay pod listens on (:attr:`PodPorts.ray`, mend11): KubeRay starts the head with ``ray start
+    --head`` and a worker with ``ray start --address=…`` (ray-operator/controllers/ray/common/pod.go,
+    generateRayStartCommand), each with the group's ``rayStartParams`` as flags (:func:`ray_start_ports`: a worker
+    listens on its dashboard agent's port only). On the head, a port named ``gcs-server``, ``dashboard`` or ``client``
+    of another number is Ray's too (KubeRay's docs, rayStartParams.md: ``--port`` "Please ensure this value matches
+    the gcs-server container port"; its head Service publishes those names). True (every default port Ray's) where
+    the parameters are not a map KubeRay reads or a value is not known yet."""
+    if params is UNKNOWN or (params is not None and not isinstance(params, Mapping)):
+        return True
+    ports = ray_start_ports(as_map(params), head)
+    if ports is True or not head:
+        return ports
+    extra = {n for name, n in named.items() if name in _HEAD_PORT_FLAGS and isinstance(n, int)
+             and not isinstance(n, bool) and str(_HEAD_PORT_FLAGS[name]) not in as_map(params)}
+    return ports | frozenset(extra)
+
+
 def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,
                  inv: Inventory) -> None:
     """The ports of a Ray cluster's pods with the labels KubeRay gives them (``ray.io/cluster``,
@@ -189,7 +212,8 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
                 named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
-        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=True, dist=runs_dist(containers)))
+        ray = _ray_node_ports(group.get("rayStartParams"), named, node_type == "head")
+        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers)))
         service_type = group.get("serviceType") if node_type == "head" else None
         if service_type in ("LoadBalancer", "NodePort"):
             inv.services.append(Service(

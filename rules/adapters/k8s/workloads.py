@@ -869,29 +869,97 @@ def _may_name_ray(text: str) -> bool:
     40,000 instructions for a 180-character vLLM command line; most commands name no Ray)."""
     return "ray" in text or ("serve" in text and ("run" in text or "deploy" in text))
 
+#: Ray's ports a ``ray start`` chooses, by its flag (a KubeRay ``rayStartParams`` key is the flag without its dashes),
+#: with the default (ray-project/ray python/ray/scripts/scripts.py ``start``: ``--port`` the GCS server's, "only for
+#: the head node", 6379; ``--dashboard-port`` 8265 and ``--ray-client-server-port`` 10001, which only the head runs;
+#: ``--dashboard-agent-listen-port`` 52365, the dashboard agent every node runs, head or worker). A worker (``ray
+#: start --address=…``, KubeRay's worker pods: ray-operator/controllers/ray/common/pod.go generateRayStartCommand)
+#: joins the head's GCS and runs no GCS, dashboard or client server: of these, it listens on its agent's port only
+#: (its raylet's and object manager's ports are free ones, the ephemeral range; its --metrics-export-port, 8080 in
+#: KubeRay, serves Prometheus metrics, no runtime port).
+RAY_START_PORTS: dict[str, int] = {
+    "port": 6379, "dashboard-port": 8265, "ray-client-server-port": 10001, "dashboard-agent-listen-port": 52365}
+_RAY_WORKER_PORTS = ("dashboard-agent-listen-port",)
+#: ``ray start`` and the words after it up to the end of that shell command.
+_RAY_START = re.compile(r"(?:^|[\s/;&|(])ray\s+start\b([^;&|\n]*)")
+
+
+def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
+    """The Ray ports (of :data:`RAY_START_PORTS`, each at the number ``params`` give it or its default) that a ``ray
+    start`` with ``params`` listens on: the head's four, a worker's agent port (mend11: a Service on a worker's 6379,
+    8265 or 10001 reaches nothing of Ray's); True (every default port is Ray's, fail closed) where a value is not
+    known yet or not a port number (``$(GCS_PORT)``)."""
+    found: set[int] = set()
+    for key, default in RAY_START_PORTS.items():
+        if not head and key not in _RAY_WORKER_PORTS:
+            continue
+        value = params.get(key, default)
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
+            return True
+        found.add(value)
+    return frozenset(found)
+
+
+def ray_start_command_ports(text: str) -> Any:
+    """The Ray ports the ``ray start`` commands of ``text`` listen on (:func:`ray_start_ports`: ``--head`` a head's,
+    else a worker's, each flag's ``--flag=N`` or ``--flag N``); None where it runs no ``ray start``."""
+    found: set[int] = set()
+    started = False
+    for m in _RAY_START.finditer(text):
+        started = True
+        words = m.group(1).replace("=", " ").split()
+        params: dict[str, Any] = {}
+        for i, w in enumerate(words):
+            key = w.lstrip("-").strip("'\"")
+            if w.startswith("--") and key in RAY_START_PORTS:
+                params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
+        ports = ray_start_ports(params, "--head" in words)
+        if ports is True:
+            return True
+        found |= ports
+    return frozenset(found) if started else None
+
+
 def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
     """Whether a pod's containers run Ray (:attr:`PodPorts.ray`): True where an image or the words of a command say
     so, UNKNOWN where a container, its image, command or an argument is not known yet and none says so, else False.
-    The words are read as the container runs them (:func:`command_texts`)."""
+    Where every container that runs Ray runs ``ray start`` (mend11), the Ray ports those listen on
+    (:func:`ray_start_command_ports`: a worker's agent port, a head's ports at the numbers its flags choose), and
+    UNKNOWN where another container is not known yet. The words are read as the container runs them
+    (:func:`command_texts`)."""
     spec = as_map(pod_spec)
     unknown = False
+    started: set[int] = set()
+    starts = False
     for c in containers:
         if c is UNKNOWN:
             unknown = True
             continue
         container = as_map(c)
         image = container.get("image")
+        texts, open_ = command_texts(container, spec)
+        named = [t for t in texts if _may_name_ray(t) and _RAY_COMMAND.search(t)]
+        runs = [ray_start_command_ports(t) for t in named]
+        if named and all(isinstance(r, frozenset) for r in runs):
+            starts = True
+            for r in runs:
+                started |= r
+            unknown = unknown or open_
+            continue
+        if named:
+            return True
         if image is UNKNOWN:
             unknown = True
         elif isinstance(image, str) and _RAY_IMAGE.search(image.strip()):
             return True
         elif holds_placeholder(image):  # ``${RAY_IMAGE}``, ``{{ .Values.image }}``: filled in before it is applied
             unknown = True
-        texts, open_ = command_texts(container, spec)
         unknown = unknown or open_
-        if any(_may_name_ray(t) and _RAY_COMMAND.search(t) for t in texts):
-            return True
-    return UNKNOWN if unknown else False
+    if unknown:
+        return UNKNOWN
+    return frozenset(started) if starts else False
 
 
 #: The repositories of images well known to run another program than Ray, by name (the last part of the repository,

@@ -319,7 +319,50 @@ def _build_found(sel: Selection, paths: list[str], render: Renderer | None, enab
             sel.renders = named
         left = set(sel.skipped)
         sel.skipped.extend(v for v in values if v not in left)
+        for folder, part in got.built:
+            if folder in charts and not part.groups and not any(li.mentioned for li in part.launch_issues):
+                quiet = _chart_serves_off_defaults(folder)
+                if quiet is not None:
+                    part.launch_issues.append(quiet)
     return got
+
+
+def _chart_serves_off_defaults(chart: str) -> LaunchIssue | None:
+    """SW005's record of a Helm chart met while searching and built with its own ``values.yaml`` (:mod:`.found`)
+    that deployed no vLLM workload, where one of its templates, or that values.yaml, says it runs vLLM
+    (:data:`_CHART_SERVES`, read as :func:`_unrendered_charts_serving_vllm` reads an unbuilt chart): the values it is
+    deployed with (``values-prod.yaml``, ``--set``) switch the server on, and helm read none of them, so what it
+    deploys was not judged (review35: a chart whose ``values.yaml`` says ``enabled: false`` and whose
+    ``values-prod.yaml`` serves a model at TP2 on one GPU passed in silence, where unbuilt its template was an SW005
+    record). None where neither mentions a vLLM server. The record points at the first mention and names the
+    chart's other values files in the command that lints it."""
+    top = os.path.join(chart, "templates")
+    files: list[str] = []
+    for folder, dirs, names in os.walk(top):
+        dirs.sort()
+        files.extend(os.path.join(folder, n) for n in sorted(names))
+        if len(files) >= _CHART_FILES:
+            break
+    files = [*files[:_CHART_FILES], os.path.join(chart, "values.yaml")]  # the image is often a value: templates first
+    for f in files:
+        hit = _mention(f)
+        if hit is None:
+            continue
+        line, words = hit
+        try:
+            others = sorted(n for n in os.listdir(chart) if _values_name(n) and n != "values.yaml"
+                            and os.path.isfile(os.path.join(chart, n)))
+        except OSError:
+            others = []
+        how = (" or ".join(f"shardwise lint {chart} --values {os.path.join(chart, n)}" for n in others[:3])
+               if others else f"shardwise lint {chart} --values FILE (the values you deploy with)")
+        return LaunchIssue(
+            f"Helm chart {_chart_name(chart)}", "",
+            f"its {os.path.relpath(f, chart)} runs vLLM (`{words}` at line {line}), but this chart, met while "
+            "searching a folder, was built with its values.yaml alone and deployed no vLLM workload: the values "
+            f"that switch the server on were not judged; to lint them: {how}",
+            Location(f, line), mentioned=True)
+    return None
 
 
 #: What of a chart's folder ``helm template`` reads: its templates, subcharts and CRDs, its metadata and values. Any

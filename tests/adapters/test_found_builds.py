@@ -187,6 +187,34 @@ def test_a_values_file_beside_the_chart_other_than_its_defaults_stays_said(repo,
     assert doc["skipped_files"] == [{"file": "charts/vllm/values-prod.yaml", "reason": "Helm values"}]
 
 
+@pytest.mark.tools
+def test_a_chart_whose_defaults_deploy_no_server_its_templates_run_is_said(repo, tools, capsys):
+    """review35: a chart whose values.yaml switches its vLLM Deployment off (`enabled: false`, as charts with an
+    optional server write) and whose values-prod.yaml switches it on, with nothing in that file that names vLLM, was
+    built with its defaults, deployed nothing and passed in silence (unbuilt, its template was an SW005 record). It
+    is an SW005 record at the template's mention that names the values files beside the chart."""
+    chart = repo / "charts/vllm"
+    template = (chart / "templates/deployment.yaml").read_text(encoding="utf-8")
+    (chart / "templates/deployment.yaml").write_text("{{- if .Values.enabled }}\n" + template + "{{- end }}\n",
+                                                     encoding="utf-8")
+    (chart / "values.yaml").write_text((chart / "values.yaml").read_text(encoding="utf-8") + "enabled: false\n",
+                                       encoding="utf-8")
+    (chart / "values-prod.yaml").write_text("enabled: true\n", encoding="utf-8")
+    rc, doc = lint(capsys, "charts")
+    # the first mention, in the template (one line below where the fixture writes it, under the `if`)
+    line = next(i for i, text in enumerate(template.splitlines(), 2) if "--tensor-parallel-size" in text)
+    assert line == 24
+    assert (rc, doc["workloads"], [(f["code"], f["level"], f["subject"], f["file"], f["line"], f["message"])
+                                   for f in doc["findings"]]) == (0, [], [
+        ("SW005", "advisory", "Helm chart vllm", CHART, 24,
+         "SW005: not read: its templates/deployment.yaml runs vLLM (`--tensor-parallel-size` at line 24), but this chart, met while searching a folder, was built with its values.yaml alone and "
+         "deployed no vLLM workload: the values that switch the server on were not judged; to lint them: shardwise "
+         "lint charts/vllm --values charts/vllm/values-prod.yaml")])
+    # what it names deploys the server, and is judged
+    rc, doc = lint(capsys, "charts/vllm", "--values", "charts/vllm/values-prod.yaml")
+    assert [w["tensor_parallel_size"] for w in doc["workloads"]] == [4]
+
+
 def test_only_the_leaves_are_built_and_a_component_is_none(repo):
     """A base is listed by the overlays: built through them, never alone; a kustomize Component neither."""
     (repo / "deploy/components/gpu").mkdir(parents=True)

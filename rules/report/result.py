@@ -211,8 +211,9 @@ class Report:
             kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
             line += f"; skipped {_count(n, 'file')} that {'is not an input' if n == 1 else 'are not inputs'}: {kinds}"
             if any(k in _UNRENDERED_KINDS for k in s["skipped_files"]):
-                line += (" (charts and kustomizations found by searching a folder are not rendered: name their"
-                         " folder, or pipe helm template or kustomize build to shardwise lint -)")
+                line += (" (charts and kustomizations found by searching a folder and not built (no tool, a"
+                         " failed build, --no-build-found) are not rendered: name their folder, or pipe helm"
+                         " template or kustomize build to shardwise lint -)")
         if s["excluded"]:
             line += f"; excluded {_count(s['excluded'], 'path')}"
         if "baseline" in s:

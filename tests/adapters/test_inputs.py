@@ -214,7 +214,8 @@ def test_files_that_are_not_inputs_are_skipped_and_counted(work, capsys):
         "Helm chart template (not rendered)×1, Helm values×1, "
         "JSON that is not a Kubernetes object nor a Pulumi preview or state file×1, Node.js project file×1, "
         "Pulumi policy pack project×1, Pulumi project file×1, YAML that is not a Kubernetes object×1 (charts and "
-        "kustomizations found by searching a folder are not rendered: name their folder, or pipe helm template or "
+        "kustomizations found by searching a folder and not built (no tool, a failed build, --no-build-found) are "
+        "not rendered: name their folder, or pipe helm template or "
         "kustomize build to shardwise lint -) — passed"))
     assert doc["skipped_files"] == [
         {"file": ".gitlab-ci.yml", "reason": "CI configuration"},

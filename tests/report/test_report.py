@@ -557,8 +557,8 @@ def test_input_errors_fail_the_run_with_exit_2(broken):
     assert broken.summary_line() == (
         "shardwise: 2 files read, 2 workloads, 1 mandatory finding, 2 advisory findings, 1 suppressed; skipped 3 objects of "
         "unknown kinds: ConfigMap×2, Secret×1; skipped 4 files that are not inputs: Helm values×2, Helm chart "
-        "metadata×1, Kustomize file×1 (charts and kustomizations found by searching a folder are not rendered: "
-        "name their folder, or pipe helm template or kustomize build to shardwise lint -); excluded 2 paths — failed: 3 input errors, 1 blocking finding at or above "
+        "metadata×1, Kustomize file×1 (charts and kustomizations found by searching a folder and not built (no "
+        "tool, a failed build, --no-build-found) are not rendered: name their folder, or pipe helm template or kustomize build to shardwise lint -); excluded 2 paths — failed: 3 input errors, 1 blocking finding at or above "
         "mandatory"
     )
 

@@ -180,6 +180,11 @@ def _read_as_unknown(path: Path) -> bool:
 
 _DROP = object()
 
+#: The keys of a Service port entry no rule reads (the readers keep ``port``, ``targetPort`` and ``name``): one not
+#: known at preview leaves the entry's port and targetPort as written. A nodePort is the node's port (30000-32767
+#: unless the API server's --service-node-port-range says otherwise), never the container port traffic reaches.
+_PORT_UNREAD = ("nodePort", "protocol", "appProtocol")
+
 
 def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Path]]:
     """The manifest for the Kubernetes readers (see the module doc) and the paths of its unknowns."""
@@ -329,7 +334,9 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                 s.ports.append(UNKNOWN)
                 if not isinstance(entry, Mapping) or "targetPort" not in entry:
                     s.target_ports.append(UNKNOWN)
-        elif kind == "Service" and path[:2] == ("spec", "ports"):  # the whole list, or one entry
+        elif kind == "Service" and len(path) == 4 and path[:2] == ("spec", "ports") and path[3] in _PORT_UNREAD:
+            pass  # review34: no rule reads a Service port's nodePort or protocol; the entry's port and targetPort stand
+        elif kind == "Service" and path[:2] == ("spec", "ports"):  # the whole list, one entry, or its name
             for s in inv.services:
                 s.ports.append(UNKNOWN)
                 s.target_ports.append(UNKNOWN)

@@ -232,7 +232,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         groups = [g for g in selectable(inv, svc) if g.kind != "plan" and selects(svc, g)]
         if not groups:
             return
-        ports = ", ".join(str(p) for p in svc.ports) or "its ports"
+        # a port not known at preview is named as such, never printed as the model's `<unknown>` (mend12)
+        ports = ", ".join([str(p) for p in svc.ports if p is not UNKNOWN]
+                          + (["a port not known yet"] if UNKNOWN in svc.ports else [])) or "its ports"
         at = svc.type_location or svc.location
         fronts = [fronting_containers(svc, g) for g in groups]
         if all(fronts):  # every port reaches another container of the pod first: a proxy sidecar, say

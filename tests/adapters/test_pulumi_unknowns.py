@@ -795,3 +795,15 @@ def test_an_unknown_service_port_key_no_rule_reads_is_not_an_unknown_port(tmp_pa
     assert (code, errors) == (1 if expected else 0, "")
     assert sorted(_finding(f) for f in findings if set(f["codes"]) & {"SW301", "SW306"}) == expected
 
+
+def test_sw306_a_service_port_not_known_is_named_so(tmp_path: Path) -> None:
+    """mend12: a Service whose second port is not known at preview printed the model's `<unknown>` among its ports."""
+    steps = _steps(_both(LB, _ctx(SVC, ("spec", "ports"), [{"name": "http", "port": 8000, "targetPort": "http"},
+                                                           {"name": "metrics", "port": 9090}])))
+    _set(steps, SVC, ("spec", "ports", 1, "port"), U)
+    code, errors, findings = lint_document(tmp_path, _doc(steps))
+    assert (code, errors) == (1, "")
+    assert [_finding(f)[2] for f in findings if f["code"] == "SW306"] == [
+        "SW306: Service `serving/llama-8b` of type LoadBalancer exposes Deployment serving/llama-8b directly on port "
+        "8000, a port not known yet, with no gateway that authenticates clients; make it `type: ClusterIP` and "
+        "publish vLLM only through a gateway or Ingress that does"]

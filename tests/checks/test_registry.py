@@ -255,6 +255,7 @@ EXTRA_FIXTURES = {
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
+              "kaito-templates.yaml",  # corpus37: a KAITO template's ${presetName} named as a placeholder
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets

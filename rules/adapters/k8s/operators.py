@@ -50,7 +50,7 @@ from ...catalog.accelerators import vendor_resources
 from ...catalog.resolve import resolve_model
 from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
-from ...model.unknown import is_placeholder
+from ...model.unknown import holds_placeholder, is_placeholder, named_as_written
 from ...model.vocab import INSTANCE_TYPE
 from ..yamlsrc import LineDict, load_documents
 from .configfile import config_map_data, namespace_of
@@ -598,12 +598,19 @@ def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, l
     resource = as_map(obj.get("resource"))
     count = resource.get("count", 1)
     instance = resource.get("instanceType")
-    on = (f"{count} × {instance}" if instance else "the nodes its labelSelector matches (no instanceType)")
+    if not instance:
+        on = "the nodes its labelSelector matches (no instanceType)"
+    elif holds_placeholder(instance) or holds_placeholder(count):  # a template's value is named as one (corpus37)
+        shown = named_as_written(instance, "instance type") if holds_placeholder(instance) else str(instance)
+        on = (f"as many nodes as the template placeholder `{count}` says of {shown}" if holds_placeholder(count)
+              else f"{count} × {shown}")
+    else:
+        on = f"{count} × {instance}"
     subject = f"Workspace {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}"
     where = key_location(preset, "name", loc.file, loc)
     inv.launch_issues.append(LaunchIssue(subject, "", (
-        f"Kaito runs the preset {preset['name']!r} with vLLM on {on} and writes the vLLM command (model, "
-        "tensor parallel size from the instance type's GPUs, max model length) itself, so no command is in "
+        f"Kaito runs {named_as_written(preset['name'], 'preset')} with vLLM on {on} and writes the vLLM command "
+        "(model, tensor parallel size from the instance type's GPUs, max model length) itself, so no command is in "
         "the object; lint the pod it renders (kubectl get pod -o yaml) to check the layout"), where,
         mentioned=True, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line)))
     return True

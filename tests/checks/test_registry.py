@@ -256,6 +256,7 @@ EXTRA_FIXTURES = {
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
               "kaito-templates.yaml",  # corpus37: a KAITO template's ${presetName} named as a placeholder
+              "kaito-inference-config.yaml",  # corpus37: a KAITO inference config's vllm: settings win, said so
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets

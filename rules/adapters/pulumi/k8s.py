@@ -875,3 +875,44 @@ def helm_release_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inve
         "`pulumi up`, so its pods are not in the preview: lint the chart rendered with these values (helm template, "
         "with the values set here) together with the preview", res.location, mentioned=True))
     return True
+
+
+#: The Pulumi Kubernetes provider's YAML components and the inputs that name what they apply: a file (a path or URL),
+#: files, YAML text or objects (pulumi-kubernetes ``yaml.ConfigFile``/``ConfigGroup`` and ``yaml/v2``'s). Their
+#: objects are in a preview as their children only when those inputs are known while the program runs.
+CONFIG_FILES: dict[str, tuple[str, ...]] = {
+    "kubernetes:yaml:ConfigFile": ("file",),
+    "kubernetes:yaml/v2:ConfigFile": ("file",),
+    "kubernetes:yaml:ConfigGroup": ("files", "yaml", "objs"),
+    "kubernetes:yaml/v2:ConfigGroup": ("files", "yaml", "objs"),
+}
+
+
+def _holds_unknown(value: Any) -> bool:
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if v is UNKNOWN:
+            return True
+        if isinstance(v, Mapping):
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return False
+
+
+def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
+    """SW005's record for a YAML ConfigFile or ConfigGroup (:data:`CONFIG_FILES`) whose file, files, YAML or objects
+    are not known at preview: the objects it applies (a vLLM Deployment among them, or not) are not in the preview,
+    so no rule judged them; True when it was added (review34: it had no children and was only counted, "passed")."""
+    unknown = [key for key in CONFIG_FILES[res.type] if _holds_unknown(props.get(key))]
+    if not unknown:
+        return False
+    kind = res.type.rsplit(":", 1)[-1]
+    named = " and ".join(f"`{key}`" for key in unknown)
+    inv.launch_issues.append(LaunchIssue(
+        f"{kind} {res.name}", "",
+        f"its {named} {'is' if len(unknown) == 1 else 'are'} not known at preview (a computed value), so the objects "
+        "it applies, which may run vLLM, are not in the preview and none was checked: lint the `pulumi up` state, "
+        "or write the path as a literal", res.location, mentioned=True))
+    return True

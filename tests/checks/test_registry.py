@@ -155,7 +155,8 @@ EXTRA_FIXTURES = {
               "absurd-gpu-count.yaml",  # loadlimits1: 16,384 GPUs a replica, its counts written with separators
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
-              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs; mend12: advisory
+              "amd-labelled.yaml",  # mend12: an AMD GPU the catalog lacks is sized without ROCm's terms: advisory
               "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant

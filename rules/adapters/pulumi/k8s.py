@@ -888,19 +888,6 @@ CONFIG_FILES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _holds_unknown(value: Any) -> bool:
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if v is UNKNOWN:
-            return True
-        if isinstance(v, Mapping):
-            todo.extend(v.values())
-        elif isinstance(v, list):
-            todo.extend(v)
-    return False
-
-
 def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
     """SW005's record for a YAML ConfigFile or ConfigGroup (:data:`CONFIG_FILES`) whose file, files, YAML or objects
     are not known at preview: the objects it applies (a vLLM Deployment among them, or not) are not in the preview,

@@ -805,5 +805,5 @@ def test_sw306_a_service_port_not_known_is_named_so(tmp_path: Path) -> None:
     assert (code, errors) == (1, "")
     assert [_finding(f)[2] for f in findings if f["code"] == "SW306"] == [
         "SW306: Service `serving/llama-8b` of type LoadBalancer exposes Deployment serving/llama-8b directly on port "
-        "8000, a port not known yet, with no gateway that authenticates clients; make it `type: ClusterIP` and "
+        "8000 and a port not known yet, with no gateway that authenticates clients; make it `type: ClusterIP` and "
         "publish vLLM only through a gateway or Ingress that does"]

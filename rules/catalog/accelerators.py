@@ -176,6 +176,46 @@ def group_vendor(g: ServingGroup) -> str | None:
     return g.pool.accelerator if g.pool is not None else None
 
 
+#: Vendors whose vLLM memory profile the capacity model's estimates follow: CUDA's and ROCm's workers (the same set as
+#: capacity/layout.py ``CALIBRATED_VENDORS``, which a smaller layout's reserve is judged by).
+SIZED_VENDORS = frozenset({"nvidia", "amd"})
+
+#: What vLLM's plugin for a family the capacity model does not follow sizes its own way (mend12, review34); another
+#: family's: :data:`_OTHER_TERMS`.
+_OWN_TERMS = {
+    "huawei-ascend": "vllm-ascend's graph mode, its HCCL buffers and its own gpu_memory_utilization handling",
+    "intel-gaudi": "vllm-gaudi's HPU graphs, its warm-up buckets and its own memory profiling",
+    "aws-neuron": "the Neuron compiler's own placement of weights, KV cache and buffers",
+}
+_OTHER_TERMS = "its own graph capture, collective buffers and memory profiling"
+
+
+def sized_as_cuda(g: ServingGroup) -> tuple[str, bool] | None:
+    """Why the capacity model's estimate for the group's accelerator follows another's memory profile, in words, and
+    whether that leaves every memory verdict unsure (True) or only a verdict that the model fits in less (False); None
+    where the estimate follows the accelerator's own (a CUDA or ROCm GPU).
+
+    An Ascend, Gaudi, Neuron or TPU device is sized with the terms of vLLM's CUDA worker (CUDA graphs, NCCL buffers,
+    its profiling of the activation peak), which its plugin replaces by its own, larger or smaller: no verdict is
+    sure. An AMD GPU the catalog does not know (its memory from the pool's labels) is sized without ROCm's terms, each
+    of which only adds (``rocm_extra_gib``, the 3 GiB KV margin, the wider error band): that it does not fit stays
+    sure, that it fits in fewer GPUs does not. The vendor is the one of the resource the pods request, else the
+    pool's (:func:`group_vendor`)."""
+    gpu = g.gpu_override if g.gpu_override is not None else (g.pool.gpu if g.pool is not None else None)
+    sized = (vendor_of(gpu.k8s_resource) or gpu.vendor) if gpu is not None else "nvidia"  # a GPU known by its memory
+    vendor = group_vendor(g) or sized
+    if vendor not in SIZED_VENDORS:
+        fams = families_of(g.accelerator_resource) if g.accelerator_resource else ()
+        title = fams[0].title if fams else vendor
+        terms = _OWN_TERMS.get(fams[0].family, _OTHER_TERMS) if fams else _OTHER_TERMS
+        return (f"sized as if on a CUDA GPU: vLLM runs on {title} through its own plugin, whose memory terms "
+                f"({terms}) the capacity model does not follow"), True
+    if vendor != sized:
+        return ("sized as if on a CUDA GPU: the catalog does not know this AMD GPU (its memory is the pool's label), "
+                "so ROCm's terms, which only add, were not applied; name a catalog GPU in the pool's labels"), False
+    return None
+
+
 #: What one device of a family that is no GPU is called (the table's titles: Huawei Ascend, Rebellions ATOM and
 #: FuriosaAI RNGD are NPUs, Intel Gaudi an HPU, Google's a TPU, AWS Trainium and Inferentia Neuron devices); every other
 #: is a GPU.

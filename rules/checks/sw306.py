@@ -232,17 +232,22 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         groups = [g for g in selectable(inv, svc) if g.kind != "plan" and selects(svc, g)]
         if not groups:
             return
-        ports = ", ".join(str(p) for p in svc.ports) or "its ports"
+        # a port not known at preview is named as such, never printed as the model's `<unknown>` (mend12)
+        numbers = ", ".join(str(p) for p in svc.ports if p is not UNKNOWN)
+        ports = f"port {numbers}" if numbers else ""
+        if UNKNOWN in svc.ports:
+            ports = f"{ports} and a port not known yet" if ports else "a port not known yet"
+        ports = ports or "port its ports"
         at = svc.type_location or svc.location
         fronts = [fronting_containers(svc, g) for g in groups]
         if all(fronts):  # every port reaches another container of the pod first: a proxy sidecar, say
             yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-                           f"{listed(group_subject(g) for g in groups)} on port {ports} through container "
+                           f"{listed(group_subject(g) for g in groups)} on {ports} through container "
                            f"{listed(sorted({f for fs in fronts for f in fs}))}, not vLLM itself (advisory: whether "
                            "that container authenticates clients is not in the inputs)", at, level="advisory")
             return
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-                   f"{listed(group_subject(g) for g in groups)} directly on port {ports}, with no gateway that "
+                   f"{listed(group_subject(g) for g in groups)} directly on {ports}, with no gateway that "
                    "authenticates clients; make it `type: ClusterIP` and publish vLLM only through a gateway or "
                    "Ingress that does")
         internal = (internal_scheme(svc) or controller_decides(svc, groups)) if kind == "LoadBalancer" else None

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
+from ..catalog.accelerators import sized_as_cuda
 from ..catalog.partitions import ASSUMED_MODE
 from ..model import (
     UNKNOWN_AT,
@@ -110,6 +111,15 @@ def internal_error(meta: RuleMeta, exc: Exception) -> str:
 OPERATOR_ADDS = frozenset({"SW204", "SW401", "SW402"})
 
 
+#: The capacity rules whose verdict is a memory estimate made with the terms of vLLM's CUDA (and ROCm) worker: on an
+#: accelerator whose vLLM plugin sizes memory its own way (``catalog.accelerators.sized_as_cuda``) their blocking
+#: findings are advisory (mend12: SW104 blocked on an Ascend NPU sized with CUDA's estimates).
+SIZED_RULES = frozenset({"SW101", "SW102", "SW103", "SW104", "SW105", "SW106", "SW202"})
+#: Of them, those whose blocking verdict is that the model fits in less (fewer GPUs, a smaller layout): unsure too
+#: where the estimate leaves out terms that only add (an AMD GPU sized without ROCm's).
+FEWER_RULES = frozenset({"SW104", "SW106", "SW202"})
+
+
 #: The rules that run on a serving runtime read alone (``ServingGroup.template``): those about its own container.
 TEMPLATE_CHECKS = frozenset({"SW003", "SW105", "SW307", "SW309", "SW310", "SW401", "SW402", "SW407", "SW408"})
 
@@ -199,6 +209,9 @@ class GroupRule(Rule):
                     if (self.not_running and self.meta.code.startswith(("SW1", "SW2"))
                             and (g.device_reads > device_reads or self.reads_pool)):
                         hits = self._on_not_running(hits, g, inv, config)
+                    if self.meta.code in SIZED_RULES and (why := sized_as_cuda(g)) is not None \
+                            and (why[1] or self.meta.code in FEWER_RULES):
+                        hits = [self._on_sized_as_cuda(h, why[0], config) for h in hits]
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:
                         hits = [self._on_unknown_operator(h, g, config) for h in hits]
                     elif g.fragment is not None and (self.meta.code in OPERATOR_ADDS or (
@@ -256,6 +269,14 @@ class GroupRule(Rule):
             return False
         # none said, or every one suppressed: a suppression accepts the finding, it does not make the replica run
         return not all(suppressed_by(source.code, h, config) for h in source.says(g, inv, config))
+
+    def _on_sized_as_cuda(self, h: Hit, why: str, config: LintConfig) -> Hit:
+        """A blocking memory verdict on an accelerator the capacity model does not size as its own (``why``:
+        :func:`~..catalog.accelerators.sized_as_cuda`) is advisory (a level set in the configuration wins): a finding
+        blocks only when it is sure (DESIGN.md, "When a finding blocks"), and the estimate is not this device's."""
+        if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
+            return h
+        return evolve(h, level="advisory", message=f"{h.message} (advisory: {why})")
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:
         """A blocking hit about what an unknown operator may add to the pod is advisory (a level set in the

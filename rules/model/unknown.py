@@ -91,6 +91,15 @@ def holds_placeholder(value: object) -> bool:
     return isinstance(value, str) and (_PLACEHOLDER.search(value) is not None or is_angle_placeholder(value))
 
 
+def named_as_written(value: object, what: str) -> str:
+    """``value`` as a finding names it, the ``what`` it is: ``the preset 'llama-3.1-8b'``, and for a value holding a
+    template placeholder (:func:`holds_placeholder`, ``<your-vm-sku>`` too) ``the preset the template placeholder
+    `${presetName}` names`` (corpus37: SW005 quoted a KAITO template's ``'${presetName}'`` as if it were a value)."""
+    if holds_placeholder(value):
+        return f"the {what} the template placeholder `{str(value).strip()}` names"
+    return f"the {what} {value!r}"
+
+
 #: What :func:`masked_placeholders` writes for each placeholder: a character no image reference, path or flag uses.
 PLACEHOLDER_MARK = "\ue000"
 

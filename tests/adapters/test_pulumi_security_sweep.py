@@ -613,6 +613,31 @@ def test_a_helm_release_of_another_chart_is_only_counted(tmp_path: Path) -> None
     assert _pack_reported(doc, ("SW005",)) == set()
 
 
+# --- a YAML ConfigFile or ConfigGroup whose files are not known: its objects are not in the preview (review34) ------
+
+CONFIG_WHY = ("not known at preview (a computed value), so the objects it applies, which may run vLLM, are not in the "
+              "preview and none was checked: lint the `pulumi up` state, or write the path as a literal")
+
+
+@pytest.mark.parametrize(("type_", "inputs", "said"), [
+    ("kubernetes:yaml/v2:ConfigFile", {"file": U}, ("ConfigFile vllm", "its `file` is")),
+    ("kubernetes:yaml:ConfigFile", {"file": U}, ("ConfigFile vllm", "its `file` is")),
+    ("kubernetes:yaml/v2:ConfigGroup", {"files": [U, "manifests/service.yaml"]}, ("ConfigGroup vllm", "its `files` is")),
+    ("kubernetes:yaml:ConfigGroup", {"files": U, "yaml": [U]}, ("ConfigGroup vllm", "its `files` and `yaml` are")),
+    ("kubernetes:yaml/v2:ConfigFile", {"file": "manifests/vllm.yaml"}, None),  # its objects are its children
+], ids=["v2-file", "v1-file", "v2-group-one", "v1-group-both", "known"])
+def test_a_config_file_whose_files_are_not_known_says_none_was_checked(tmp_path: Path, type_: str,
+                                                                       inputs: dict[str, Any],
+                                                                       said: tuple[str, str] | None) -> None:
+    """A ConfigFile whose ``file`` the program computes (a path joined from an output) has no children at preview: it
+    was only counted among the skipped objects and the run passed, though the file may hold a vLLM Deployment."""
+    doc = {"steps": [step(type_, "vllm", inputs)], "changeSummary": {"create": 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == ([] if said is None else [
+        ("SW005", "advisory", said[0], f"SW005: not read: {said[1]} {CONFIG_WHY}")])
+
+
 # --- an env list not known: the variables may be unset, they do not come from a Secret (review34) ---------------
 
 AT_UP = "lint the `pulumi up` state, or write the value as a literal"

@@ -771,3 +771,39 @@ def test_sw404_an_autoscaler_whose_target_is_not_known_may_keep_replicas_warm(tm
     code, errors, findings = lint_document(tmp_path, doc)
     assert (code, errors) == (0, "")
     assert [(f["code"], f["level"], f["message"]) for f in findings] == expected
+
+
+@pytest.mark.parametrize("key", ["nodePort", "protocol", "appProtocol"])
+@pytest.mark.parametrize(("context", "expected"), [
+    # Grafana's pods behind a LoadBalancer on 8000: nothing to say (before, the entry read as unknown and SW301 blocked
+    # on "a port of Service `llama-8b`", or behind an Ingress "a targetPort", though both are literals)
+    (LB_OTHER, []),
+    # vLLM's pods behind it: the known port is judged, and no `<unknown>` is printed among the ports
+    (_both(LB, _ctx(SVC, ("spec", "ports"), [{"name": "http", "port": 8000, "targetPort": "http",
+                                              "nodePort": 30080, "protocol": "TCP", "appProtocol": "http"}])),
+     [("SW306", "mandatory", "SW306: Service `serving/llama-8b` of type LoadBalancer exposes Deployment "
+                             "serving/llama-8b directly on port 8000, with no gateway that authenticates clients; make "
+                             "it `type: ClusterIP` and publish vLLM only through a gateway or Ingress that does")]),
+], ids=["grafana", "vllm"])
+def test_an_unknown_service_port_key_no_rule_reads_is_not_an_unknown_port(tmp_path: Path, key: str,
+                                                                         context: Edit, expected: list[Any]) -> None:
+    """review34: a Service port's nodePort (or protocol) not known at preview made the whole entry unknown, so SW301
+    blocked naming "a targetPort" or "a port" that the program wrote as a literal. No rule reads those keys."""
+    steps = _steps(context)
+    _set(steps, SVC, ("spec", "ports", 0, key), U)
+    code, errors, findings = lint_document(tmp_path, _doc(steps))
+    assert (code, errors) == (1 if expected else 0, "")
+    assert sorted(_finding(f) for f in findings if set(f["codes"]) & {"SW301", "SW306"}) == expected
+
+
+def test_sw306_a_service_port_not_known_is_named_so(tmp_path: Path) -> None:
+    """mend12: a Service whose second port is not known at preview printed the model's `<unknown>` among its ports."""
+    steps = _steps(_both(LB, _ctx(SVC, ("spec", "ports"), [{"name": "http", "port": 8000, "targetPort": "http"},
+                                                           {"name": "metrics", "port": 9090}])))
+    _set(steps, SVC, ("spec", "ports", 1, "port"), U)
+    code, errors, findings = lint_document(tmp_path, _doc(steps))
+    assert (code, errors) == (1, "")
+    assert [_finding(f)[2] for f in findings if f["code"] == "SW306"] == [
+        "SW306: Service `serving/llama-8b` of type LoadBalancer exposes Deployment serving/llama-8b directly on port "
+        "8000 and a port not known yet, with no gateway that authenticates clients; make it `type: ClusterIP` and "
+        "publish vLLM only through a gateway or Ingress that does"]

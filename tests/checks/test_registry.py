@@ -155,7 +155,8 @@ EXTRA_FIXTURES = {
               "absurd-gpu-count.yaml",  # loadlimits1: 16,384 GPUs a replica, its counts written with separators
               "pods-never-schedule.yaml",  # readers20: a pod that never schedules (SW201 blocks) is not sized here
               "pods-never-schedule-suppressed.yaml",  # fold22: ... unless SW201 is suppressed there: sized, blocks
-              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
+              "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs; mend12: advisory
+              "amd-labelled.yaml",  # mend12: an AMD GPU the catalog lacks is sized without ROCm's terms: advisory
               "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
@@ -257,6 +258,8 @@ EXTRA_FIXTURES = {
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
+              "kaito-templates.yaml",  # corpus37: a KAITO template's ${presetName} named as a placeholder
+              "kaito-inference-config.yaml",  # corpus37: a KAITO inference config's vllm: settings win, said so
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets

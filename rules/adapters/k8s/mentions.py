@@ -41,7 +41,7 @@ from typing import Any
 
 from ...catalog.accelerators import is_extended_resource, resource_names
 from ...model import Location
-from ...model.unknown import is_placeholder
+from ...model.unknown import holds_placeholder, is_placeholder, named_as_written
 from ...vllm.args import is_vllm_image
 from ...vllm.imageref import parse_image
 from ..yamlsrc import LineDict, load_documents
@@ -306,7 +306,7 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
     if group == "kaito.sh" and kind == "InferenceSet":
         preset = as_map(as_map(as_map(spec_map.get("template")).get("inference")).get("preset"))
         if preset.get("name"):
-            return (f"the KAITO preset {preset['name']!r} (vLLM is KAITO's default runtime)",
+            return (f"{named_as_written(preset['name'], 'KAITO preset')} (vLLM is KAITO's default runtime)",
                     _at(preset, "name", file),
                     "KAITO's InferenceSet controller creates Workspaces from its template and KAITO writes the vLLM "
                     "command (model, tensor parallel size from the instance type's GPUs, max model length) itself, "
@@ -315,7 +315,8 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
     if group == "kaito.sh" and kind == "MultiRoleInference":
         model = as_map(spec_map.get("model"))
         if model.get("name"):
-            return (f"KAITO's prefill/decode roles of {model['name']!r} (KAITO runs them with vLLM only)",
+            of = named_as_written(model["name"], "model") if holds_placeholder(model["name"]) else repr(model["name"])
+            return (f"KAITO's prefill/decode roles of {of} (KAITO runs them with vLLM only)",
                     _at(model, "name", file),
                     "KAITO's MultiRoleInference controller creates an InferenceSet per role (prefill, decode) and "
                     "KAITO writes each role's vLLM command (tensor parallel size from the role's instance type, the "

@@ -50,7 +50,7 @@ from ...catalog.accelerators import vendor_resources
 from ...catalog.resolve import resolve_model
 from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
 from ...model.errors import CatalogError
-from ...model.unknown import is_placeholder
+from ...model.unknown import holds_placeholder, is_placeholder, named_as_written
 from ...model.vocab import INSTANCE_TYPE
 from ..yamlsrc import LineDict, load_documents
 from .configfile import config_map_data, namespace_of
@@ -598,15 +598,55 @@ def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, l
     resource = as_map(obj.get("resource"))
     count = resource.get("count", 1)
     instance = resource.get("instanceType")
-    on = (f"{count} × {instance}" if instance else "the nodes its labelSelector matches (no instanceType)")
+    if not instance:
+        on = "the nodes its labelSelector matches (no instanceType)"
+    elif holds_placeholder(instance) or holds_placeholder(count):  # a template's value is named as one (corpus37)
+        shown = named_as_written(instance, "instance type") if holds_placeholder(instance) else str(instance)
+        on = (f"as many nodes as the template placeholder `{count}` says of {shown}" if holds_placeholder(count)
+              else f"{count} × {shown}")
+    else:
+        on = f"{count} × {instance}"
     subject = f"Workspace {meta.get('namespace') or 'default'}/{meta.get('name') or 'unnamed'}"
     where = key_location(preset, "name", loc.file, loc)
     inv.launch_issues.append(LaunchIssue(subject, "", (
-        f"Kaito runs the preset {preset['name']!r} with vLLM on {on} and writes the vLLM command (model, "
-        "tensor parallel size from the instance type's GPUs, max model length) itself, so no command is in "
+        f"Kaito runs {named_as_written(preset['name'], 'preset')} with vLLM on {on} and writes the vLLM command "
+        "(model, tensor parallel size from the instance type's GPUs, max model length) itself"
+        f"{_kaito_config_text(inference.get('config'), namespace_of(obj))}, so no command is in "
         "the object; lint the pod it renders (kubectl get pod -o yaml) to check the layout"), where,
         mentioned=True, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line)))
     return True
+
+
+#: The vLLM settings of a KAITO inference config that decide the layout SW005 names, as the finding writes them.
+_KAITO_LAYOUT_KEYS = ("tensor-parallel-size", "pipeline-parallel-size", "max-model-len", "gpu-memory-utilization")
+
+
+def _kaito_config_text(name: Any, namespace: str) -> str:
+    """What a Workspace's ``inference.config`` ConfigMap does to the command KAITO writes (corpus37). KAITO's vLLM
+    entrypoint appends each ``vllm:`` entry of the ConfigMap's ``inference_config.yaml`` as ``--key value`` after the
+    command line the controller wrote (``KAITOArgumentParser.parse_args``, presets/workspace/inference/vllm/
+    inference_api.py at kaito-project/kaito 0170b84a), and vLLM's parser keeps an option's last value: the
+    ConfigMap's tensor-parallel-size and max-model-len win over the instance type's GPU count and
+    ``--max-model-len=auto`` (pkg/workspace/inference/preset_inferences.go at 00dc9aa6 says so of max-model-len)."""
+    if not isinstance(name, str) or not name.strip():
+        return ""
+    if is_placeholder(name):
+        return (f", then appends after it the `vllm:` settings of the ConfigMap the template placeholder `{name}` "
+                "names (they win over its own)")
+    data = config_map_data(name, namespace)
+    if data is None:
+        return (f", then appends after it the `vllm:` settings of ConfigMap `{namespace}/{name}` (not in the inputs), "
+                "which win over its own")
+    text = data.get("inference_config.yaml")
+    docs = load_documents(text, "inference_config.yaml") if isinstance(text, str) else []
+    vllm = as_map(as_map(docs[0][1] if docs else None).get("vllm"))
+    found = {str(k).replace("_", "-"): v for k, v in vllm.items()}
+    set_here = [f"--{k} {found[k]}" for k in _KAITO_LAYOUT_KEYS if k in found and not isinstance(found[k], Exception)]
+    if not set_here:
+        return (f", then appends after it the `vllm:` settings of ConfigMap `{namespace}/{name}`, none of which is "
+                f"{', '.join(_KAITO_LAYOUT_KEYS)}")
+    return (f", then appends after it the `vllm:` settings of ConfigMap `{namespace}/{name}`, which win over its own: "
+            f"{', '.join(set_here)}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from ..jsonsrc import parse_json
 from ..k8s import resolve_pools
 from ..yamlsrc import read_text
 from . import aws
-from .k8s import HELM_RELEASE, helm_release_unread, kubernetes, kubernetes_api
+from .k8s import CONFIG_FILES, HELM_RELEASE, config_file_unread, helm_release_unread, kubernetes, kubernetes_api
 from .resource import PulumiResource, merge_state, name_from_urn
 from .values import UNKNOWN_SENTINELS, clean, holds_unknown, json_type, unmask_preview_secrets
 
@@ -122,6 +122,9 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
                 pass  # read through the launch templates that name it
             elif (api := kubernetes_api(res.type)) is not None:
                 inv.extend(kubernetes(res, props, api) if kubernetes_of is None else kubernetes_of(res, props, api))
+            elif res.type in CONFIG_FILES:
+                if not config_file_unread(res, props, inv):  # its objects, when known, are its children
+                    inv.skipped[res.type] += 1
             elif res.type != HELM_RELEASE or not helm_release_unread(res, props, inv):
                 inv.skipped[res.type] += 1
         except Exception as exc:  # noqa: BLE001

@@ -180,6 +180,11 @@ def _read_as_unknown(path: Path) -> bool:
 
 _DROP = object()
 
+#: The keys of a Service port entry no rule reads (the readers keep ``port``, ``targetPort`` and ``name``): one not
+#: known at preview leaves the entry's port and targetPort as written. A nodePort is the node's port (30000-32767
+#: unless the API server's --service-node-port-range says otherwise), never the container port traffic reaches.
+_PORT_UNREAD = ("nodePort", "protocol", "appProtocol")
+
 
 def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Path]]:
     """The manifest for the Kubernetes readers (see the module doc) and the paths of its unknowns."""
@@ -329,7 +334,9 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                 s.ports.append(UNKNOWN)
                 if not isinstance(entry, Mapping) or "targetPort" not in entry:
                     s.target_ports.append(UNKNOWN)
-        elif kind == "Service" and path[:2] == ("spec", "ports"):  # the whole list, or one entry
+        elif kind == "Service" and len(path) == 4 and path[:2] == ("spec", "ports") and path[3] in _PORT_UNREAD:
+            pass  # review34: no rule reads a Service port's nodePort or protocol; the entry's port and targetPort stand
+        elif kind == "Service" and path[:2] == ("spec", "ports"):  # the whole list, one entry, or its name
             for s in inv.services:
                 s.ports.append(UNKNOWN)
                 s.target_ports.append(UNKNOWN)
@@ -867,4 +874,32 @@ def helm_release_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inve
         subject, "", f"it mentions vLLM ({what}) but the Pulumi Kubernetes provider renders the Helm chart it names at "
         "`pulumi up`, so its pods are not in the preview: lint the chart rendered with these values (helm template, "
         "with the values set here) together with the preview", res.location, mentioned=True))
+    return True
+
+
+#: The Pulumi Kubernetes provider's YAML components and the inputs that name what they apply: a file (a path or URL),
+#: files, YAML text or objects (pulumi-kubernetes ``yaml.ConfigFile``/``ConfigGroup`` and ``yaml/v2``'s). Their
+#: objects are in a preview as their children only when those inputs are known while the program runs.
+CONFIG_FILES: dict[str, tuple[str, ...]] = {
+    "kubernetes:yaml:ConfigFile": ("file",),
+    "kubernetes:yaml/v2:ConfigFile": ("file",),
+    "kubernetes:yaml:ConfigGroup": ("files", "yaml", "objs"),
+    "kubernetes:yaml/v2:ConfigGroup": ("files", "yaml", "objs"),
+}
+
+
+def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
+    """SW005's record for a YAML ConfigFile or ConfigGroup (:data:`CONFIG_FILES`) whose file, files, YAML or objects
+    are not known at preview: the objects it applies (a vLLM Deployment among them, or not) are not in the preview,
+    so no rule judged them; True when it was added (review34: it had no children and was only counted, "passed")."""
+    unknown = [key for key in CONFIG_FILES[res.type] if _holds_unknown(props.get(key))]
+    if not unknown:
+        return False
+    kind = res.type.rsplit(":", 1)[-1]
+    named = " and ".join(f"`{key}`" for key in unknown)
+    inv.launch_issues.append(LaunchIssue(
+        f"{kind} {res.name}", "",
+        f"its {named} {'is' if len(unknown) == 1 else 'are'} not known at preview (a computed value), so the objects "
+        "it applies, which may run vLLM, are not in the preview and none was checked: lint the `pulumi up` state, "
+        "or write the path as a literal", res.location, mentioned=True))
     return True

@@ -250,6 +250,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         found = _generator_data_skipped(inv, found, paths, [*sel.skipped, *inv.skipped_files])
     if found and any(why in _ANSIBLE_SKIPS for _, why in [*sel.skipped, *inv.skipped_files]):
         found = _ansible_template_skipped(inv, found, paths, [*sel.skipped, *inv.skipped_files])
+    if any(e.message.startswith("cannot parse YAML") for e in found):
+        found = _helm_template_skipped(inv, found, paths)
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
@@ -628,15 +630,84 @@ def _ansible_template_skipped(inv: Inventory, found: list[InputError], paths: li
 def _ansible_reason(file: str) -> str:
     """:data:`ANSIBLE_TEMPLATE_VLLM` with the first line that mentions vLLM outside a comment, else
     :data:`ANSIBLE_TEMPLATE`."""
+    return _template_reason(file, ANSIBLE_TEMPLATE, ANSIBLE_TEMPLATE_VLLM)
+
+
+def _template_reason(file: str, plain: str, with_vllm: str) -> str:
+    """``with_vllm`` filled with the first line of ``file`` that mentions vLLM outside a comment, else ``plain``."""
     try:
         text = read_file_bytes(file, file).decode("utf-8", "replace")
     except (InputError, OSError):
-        return ANSIBLE_TEMPLATE
+        return plain
     for n, line in enumerate(text.splitlines(), 1):
         if not line.lstrip().startswith("#") and re.search(r"vllm", line, re.I):
             word = line.strip()
-            return ANSIBLE_TEMPLATE_VLLM.format(word=word if len(word) <= 80 else word[:77] + "...", line=n)
-    return ANSIBLE_TEMPLATE
+            return with_vllm.format(word=word if len(word) <= 80 else word[:77] + "...", line=n)
+    return plain
+
+
+#: The skip reason of a YAML file met while searching whose Go template actions read Helm's built-in objects, in no
+#: chart (no Chart.yaml in a folder above it).
+HELM_TEMPLATE = ("Helm template outside a chart (its {{ … }} read Helm's .Values, .Release or include, and no "
+                 "Chart.yaml is above it: a script or tool copies it into the chart it renders; lint that chart)")
+#: The same, for a template that mentions vLLM: said, so its servers do not pass without a word.
+HELM_TEMPLATE_VLLM = (HELM_TEMPLATE[:-1].replace("{", "{{").replace("}", "}}")
+                      + "; it mentions vLLM (`{word}` at line {line}), not linted)")
+#: A Go template action that reads one of Helm's built-in objects or calls its ``include``: written for Helm
+#: (helm.sh/docs/chart_template_guide/builtin_objects/), never an envsubst, Jinja or Ansible placeholder. Go's own
+#: ``{{ template "x" . }}`` is not Helm's alone (an operator's text/template: corpus39, trustyai's gorch templates).
+_HELM_ACTION = re.compile(r"\{\{-?[^}]*?(?:\$?\.(?:Values|Release|Chart|Capabilities|Files)\.|\binclude\s+\")")
+
+
+def _helm_template_skipped(inv: Inventory, found: list[InputError], paths: list[str]) -> list[InputError]:
+    """``found`` without the YAML errors of files met while searching that are Helm templates in no chart: a folder
+    of a chart's templates kept apart from its Chart.yaml, which a script copies into the chart it packages
+    (corpus39: a repository that repackages upstream charts keeps ``charts/NAME/parent/templates/*.yaml``, with
+    ``{{ .Release.Namespace }}`` and ``{{- include "x.labels" . }}``, beside a script that assembles the chart; 35
+    input errors made its run exit 2). Such a file is no broken manifest: Helm renders it, once it is in a chart.
+    Only a file not named on the command line, all whose errors are YAML ones, of which nothing was read, whose
+    text reads Helm's built-in objects (:data:`_HELM_ACTION`), and with no ``Chart.yaml`` in a folder above it, is
+    moved (skipped, :data:`HELM_TEMPLATE`; a chart's own ``templates/`` are skipped by place already)."""
+    named = {tidy(p) for p in paths}
+    by_file: dict[str, list[InputError]] = {}
+    for e in found:
+        if e.file is not None and e.file not in named:
+            by_file.setdefault(e.file, []).append(e)
+    broken = [f for f, errors in by_file.items() if all(e.message.startswith("cannot parse YAML") for e in errors)]
+    if not broken:
+        return found
+    read = {obj.location.file for objs in (inv.groups, inv.services, inv.ingresses, inv.routers, inv.network_policies,
+                                           inv.autoscalers, inv.config_maps, inv.pod_ports, inv.limit_ranges,
+                                           inv.launch_issues)
+            for obj in objs if obj.location.file is not None}
+    moved: set[str] = set()
+    for f in broken:
+        if f in read or _chart_above(f):
+            continue
+        try:
+            text = read_file_bytes(f, f).decode("utf-8", "replace")
+        except (InputError, OSError):
+            continue
+        if _HELM_ACTION.search(text):
+            moved.add(f)
+    if not moved:
+        return found
+    inv.skipped_files.extend((f, _template_reason(f, HELM_TEMPLATE, HELM_TEMPLATE_VLLM)) for f in sorted(moved))
+    inv.sources = [f for f in inv.sources if f not in moved]
+    return [e for e in found if e.file not in moved]
+
+
+def _chart_above(file: str) -> bool:
+    """Whether a folder holding ``file``, or one above it, holds a ``Chart.yaml`` (of any kind: one that is no regular
+    file leaves the chart unrendered, and its error says so; its templates' own errors stay)."""
+    d = os.path.dirname(os.path.abspath(file))
+    while True:
+        if os.path.lexists(os.path.join(d, "Chart.yaml")):
+            return True
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
 
 
 def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:

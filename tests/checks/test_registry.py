@@ -220,6 +220,7 @@ EXTRA_FIXTURES = {
               "configmap-script",  # corpus33: a start script mounted from a ConfigMap beside it, run by the command
               "configmap-twice.yaml",
               "kustomize-overlay",  # corpus18: a kustomize overlay's patch (no image) leaves the request to its base
+              "llm-inference-service-patch.yaml",  # corpus39: an operator resource's patch leaves its GPUs to the base
               "cpu-instance-family.yaml",  # corpus19: a team's own image on instances without accelerators: CPU build
               "openvino-cpu.yaml",  # corpus22: vLLM's OpenVINO build on the CPU (VLLM_OPENVINO_DEVICE unset or CPU)
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided

@@ -427,18 +427,19 @@ def _image_required(kind: str, obj: Mapping[str, Any], file: str | None, pod: Po
 
 
 def patch_fragment(kind: str, obj: Mapping[str, Any], file: str | None, container: Container) -> str | None:
-    """Why an object of a kind Kubernetes validates as written (:data:`_AS_WRITTEN`) is a patch merged onto a base
-    elsewhere, a kustomize overlay's strategic-merge patch, rather than the whole object applied; None when nothing
-    says so. Its vLLM container has no image: the API server refuses a container without one (core validation's
+    """Why an object is a patch merged onto a base elsewhere, a kustomize overlay's strategic-merge patch, rather than
+    the whole object applied; None when nothing says so. Its vLLM container has no image (a kind Kubernetes
+    validates as written, :data:`_AS_WRITTEN`): the API server refuses a container without one (core validation's
     validateContainerCommon: ``image`` Required, for a Deployment's or a StatefulSet's pod template as for a Pod),
     so the object is never applied as written; or its file, or the folder holding it (``patches/``), is named
     as a patch (:data:`_PATCH_NAME`). The patch's
     fields replace or merge into the base's (its ``args`` replace the base's list), and what it leaves out (the
-    resources, volumes, probes) is the base's."""
+    resources, volumes, probes) is the base's. A file named as a patch is one for an operator's resource too
+    (corpus39: an LLMInferenceService overlay's ``llm-infra-patch.yaml`` sets only ``spec.model.uri`` and leaves the
+    GPUs to its base's template): only the missing image needs a kind Kubernetes validates as written."""
     api = str(obj.get("apiVersion") or "")
-    if (api.rpartition("/")[0] if "/" in api else "", kind) not in _AS_WRITTEN:
-        return None
-    if container.image is None:
+    as_written = (api.rpartition("/")[0] if "/" in api else "", kind) in _AS_WRITTEN
+    if as_written and container.image is None:
         return (f"its container `{container.name}` has no image, which Kubernetes requires of every container, so "
                 f"this {kind} is not applied as written: it is a patch merged onto a base elsewhere (a kustomize "
                 "overlay's)")

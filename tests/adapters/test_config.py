@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import pytest
@@ -86,7 +87,8 @@ def test_full_file_toml_and_yaml_agree(tmp_path, name, text):
     s = load_config(None, cwd=str(tmp_path))
     assert s.source == str(tmp_path / name)
     assert s.fail_on == "advisory"
-    assert s.lint == EXPECTED
+    # production_from says which file set `production` (mend10: SW404 names where it came from)
+    assert s.lint == dataclasses.replace(EXPECTED, production_from=f"{name} sets `production`")
 
 
 @pytest.mark.parametrize(("name", "text"), [("shardwise.toml", 'fail_on = "none"\n'),
@@ -137,7 +139,7 @@ def test_unknown_top_level_key_names_key_and_line():
     assert err("shardwise.toml", 'fail_on = "mandatory"\nkv_reserv = 1.2\n') == (
         "shardwise.toml:2: unknown key 'kv_reserv' (expected one of: enforcement, suppress, kv_reserve, "
         "p95_context_tokens, unknown, fail_on, usable_fraction, production, default_deny_namespaces, exclude, model_dirs, "
-        "gitops_revision)"
+        "gitops_revision, build_found, require_build)"
     )
     assert err(".shardwise.yaml", "fail_on: mandatory\nfail-on: advisory\n").startswith(
         ".shardwise.yaml:2: unknown key 'fail-on' (expected one of:"

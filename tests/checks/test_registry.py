@@ -142,6 +142,7 @@ EXTRA_FIXTURES = {
               "overlay-patches-args",  # place14: an unbuilt overlay patches the args read from the base: advisory
               # review22: a name's quantisation before words not read is neither it nor the base model's bf16
               "quant-word-before-unread-words.yaml",
+              "tp-unknown.yaml",  # mend13: a TP not known yet, bounded by the pod's GPUs, fails at every value
               "tpu.yaml"},  # tpu19: a TPU is not sized by the CUDA/ROCm capacity model: said once, advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "load-remedy.yaml",  # remedy1: with a declared load the message names the change (replicas 3 → 6, ...)

@@ -314,7 +314,8 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
-    "SW312": {"inference-pool.yaml"},  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
+    "SW312": {"inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
+              "placeholder-selector.yaml"},  # mend13: a selector a template fills selects pods not known yet
     "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
               "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum

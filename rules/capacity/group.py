@@ -438,11 +438,16 @@ def engine_settings(g: ServingGroup) -> EngineSettings:
     return per_group(g, "engine_settings", _engine_settings)
 
 
-def _engine_settings(g: ServingGroup, unseen_pcp_as_one: bool = False) -> EngineSettings:
+def _engine_settings(g: ServingGroup, unseen_pcp_as_one: bool = False, tp_as: int = 0) -> EngineSettings:
     """``unseen_pcp_as_one``: a ``--prefill-context-parallel-size`` not known yet taken as 1, the fewest GPUs and
-    the least non-torch memory (:func:`weights_refused_whatever_pcp` only); else :func:`_known_pcp` decides."""
+    the least non-torch memory (:func:`weights_refused_whatever_pcp` only); else :func:`_known_pcp` decides.
+    ``tp_as``: a ``--tensor-parallel-size`` not known yet taken as that value (:func:`weights_refused_whatever_tp`
+    only); 0: the value written, or :class:`Undecidable`."""
     e = g.engine
-    tp, pp = tp_pp(g)
+    if tp_as > 0 and is_unknown(e.tensor_parallel_size):
+        tp, pp = tp_as, int(known(e.pipeline_parallel_size, "pipeline_parallel_size"))
+    else:
+        tp, pp = tp_pp(g)
     mml = known(e.max_model_len, "max_model_len")
     _length_override_known(g, mml)
     chunked = known(e.enable_chunked_prefill, "enable_chunked_prefill")
@@ -1079,6 +1084,54 @@ def weights_refused_whatever_pcp(g: ServingGroup, config: Context) -> ReplicaSiz
         return None
     g.model_reads += 1  # read on the model, as :func:`sizing` counts it (its GPU read it counted before it raised)
     return least
+
+
+def most_tp_unseen(g: ServingGroup) -> int:
+    """The largest ``--tensor-parallel-size`` the group's engine can have where it is not known yet (a guide's
+    ``<TP_SIZE>``, a start script's ``${TP}``, a ConfigMap not in the inputs) but the GPUs of its pod bound it. vLLM
+    starts one worker per GPU of its engine (TP × PP × PCP) and refuses a world larger than the GPUs it sees (vLLM
+    ``config/parallel.py``: "World size (2) is larger than the number of available GPUs (1)"), and the device plugin
+    shows a container only the whole GPUs it requests: SW204 blocks a single-pod replica whose layout needs more, so
+    here TP is at most those GPUs ÷ (PP × PCP) (DP only adds engines). 0 where it is not so bounded: TP known, a
+    replica over several pods, another resource than nvidia.com/gpu (a unit holding several devices, a resource
+    claim, a MIG device), or a GPU count, PP or PCP not known as a whole number."""
+    e = g.engine
+    pods = g.pods_per_group
+    c = g.main_container
+    if (not is_unknown(e.tensor_parallel_size) or (pods is not None and pods != 1)
+            or g.accelerator_resource not in (None, GPU_RESOURCE) or (c is not None and c.resource_claims)
+            or mig_slice_or_none(g) is not None):
+        return 0
+    sizes = [g.gpus_per_pod, e.pipeline_parallel_size, e.extra.get("prefill_context_parallel_size", 1)]
+    whole = [v for v in sizes if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    if len(whole) != len(sizes):
+        return 0
+    return whole[0] // (whole[1] * whole[2])
+
+
+def weights_refused_whatever_tp(g: ServingGroup, config: Context) -> tuple[ReplicaSizing, int] | None:
+    """The group's sizing at the largest ``--tensor-parallel-size`` its GPUs allow (:func:`most_tp_unseen`) where TP
+    is not known yet and vLLM refuses the weights whatever it is, with that TP: a dense model (no routed experts,
+    whose spread over the ranks :func:`.sizing.moe_ranks` follows) whose weights surely exceed what one GPU may use
+    even at the largest TP. A GPU's share of the weights only shrinks as TP grows, so a refusal there is a refusal at
+    every TP that fits the GPUs, and a TP beyond them does not start at all. None where that is not so (some TP may
+    start, or TP is not bounded): the sizing stays undecided. mend13: Llama-3.1-70B with ``--tensor-parallel-size
+    <TP_SIZE>`` on one L40S was "cannot decide" and the lint passed, though every TP fails."""
+    most = most_tp_unseen(g)
+    if most < 1 or tpu_of(g) is not None:
+        return None
+    model = require_model(g)
+    dev = device(g)
+    if dev is None or model.moe is not None:
+        return None
+    settings = _engine_settings(g, tp_as=most)
+    _offloaded(g, model)
+    _offload_engine(g, dev)
+    least = size_deployment(model, dev, settings, vllm_version(g), expected_context=expected_context(g, config))
+    if least.weights_fit_band != "refuses":
+        return None
+    g.model_reads += 1  # read on the model, as :func:`sizing` counts it
+    return least, most
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:

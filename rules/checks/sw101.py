@@ -13,6 +13,7 @@ from ..capacity.group import (
     sizing,
     tpu_of,
     weights_refused_whatever_pcp,
+    weights_refused_whatever_tp,
 )
 from ..capacity.sizing import ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
@@ -55,7 +56,11 @@ class WeightsDoNotFit(GroupRule):
             "the vocabulary needs beyond the peak the profile run reserved inside the budget ('CUDA out of "
             "memory occurred when warming up sampler'). On Google TPUs none of this is the arithmetic vLLM's TPU "
             "backend does (it sizes its KV cache from XLA's memory stats): the capacity rules do not judge a TPU, "
-            "and this rule says so once, advisory."
+            "and this rule says so once, advisory. Where --tensor-parallel-size is not known yet (a guide's "
+            "<TP_SIZE>, a ConfigMap not in the inputs) but the nvidia.com/gpu a single-pod replica requests bound "
+            "it (TP × PP cannot exceed them), the weights are judged at the largest TP they allow: a GPU's share "
+            "only shrinks as TP grows, so weights that surely fail there fail whatever TP is, and the finding "
+            "blocks; where a TP they allow may start, it cannot be decided."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
@@ -99,6 +104,13 @@ class WeightsDoNotFit(GroupRule):
         try:
             s = sizing(g, config)
         except Undecidable as u:
+            if u.prop == "tensor_parallel_size":
+                at_most = weights_refused_whatever_tp(g, config)  # refused at every TP its GPUs allow, or undecided
+                if at_most is None:
+                    raise
+                s, most = at_most
+                yield hit(g, _whatever_tp(g, s, most), level="mandatory")
+                return
             if u.prop != "prefill_context_parallel_size":
                 raise
             s = weights_refused_whatever_pcp(g, config)  # the weights refused at every PCP, or undecided
@@ -179,3 +191,17 @@ def _offloaded(g: ServingGroup, pcp_unseen: bool = False) -> str:
     if not (offload_bytes(g) if pcp_unseen else engine_settings(g).cpu_offload_bytes):
         return ""
     return f" besides what --cpu-offload-gb {float(value):g} keeps in CPU memory"
+
+
+def _whatever_tp(g: ServingGroup, s: ReplicaSizing, most: int) -> str:
+    """SW101's finding where ``--tensor-parallel-size`` is not known yet but the weights fail at every value the
+    GPUs allow (:func:`..capacity.group.weights_refused_whatever_tp`, mend13): ``s`` is the sizing at the largest,
+    ``most``."""
+    gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
+    bound = f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
+    return (f"whatever --tensor-parallel-size is (not known yet; {bound}), "
+            f"{s.model_id} in {s.weight_precision} needs at least {s.weights_gib_per_gpu:.1f} GiB "
+            f"({s.weights_band_text}) of weights per GPU (at {layout_text(s)}), but gpu_memory_utilization "
+            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
+            f"{s.usable_gib_per_gpu:.1f} GiB; vLLM will fail at start-up ({s.vllm_version_note}); give the pod more "
+            "GPUs and set --tensor-parallel-size to them, serve a quantised checkpoint, or use a GPU with more memory")

@@ -178,10 +178,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         reach = ingress_reach(ing)
         if reach is None:
             return  # the Ingress authenticates its clients
-        for text in unknown:
-            yield Hit(subject_of(ing), f"cannot decide: {text}", ing.location, tuple(ing.suppressions),
-                      undecided=True)
         how, advisory = reach
+        for text in unknown:  # where the route's reach makes every known answer advisory, an unknown one is too
+            # (mend13: a Service's selector the template fills blocked behind a Gateway its known one is advisory at)
+            yield Hit(subject_of(ing), f"cannot decide: {text}", ing.location, tuple(ing.suppressions),
+                      undecided=True, level="advisory" if advisory else None)
         kind = "Ingress" if ing.kind == "Ingress" else ing.kind
         for level_reason in sorted({why for _, _, why in open_}):
             batch = [(svc, g) for svc, g, why in open_ if why == level_reason]

@@ -142,6 +142,7 @@ EXTRA_FIXTURES = {
               "overlay-patches-args",  # place14: an unbuilt overlay patches the args read from the base: advisory
               # review22: a name's quantisation before words not read is neither it nor the base model's bf16
               "quant-word-before-unread-words.yaml",
+              "tp-unknown.yaml",  # mend13: a TP not known yet, bounded by the pod's GPUs, fails at every value
               "tpu.yaml"},  # tpu19: a TPU is not sized by the CUDA/ROCm capacity model: said once, advisory
     "SW104": {"canonical.yaml",  # the canonical case blocks without a declared load; a thin reserve; a latency target
               "load-remedy.yaml",  # remedy1: with a declared load the message names the change (replicas 3 → 6, ...)
@@ -319,7 +320,8 @@ EXTRA_FIXTURES = {
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
-    "SW312": {"inference-pool.yaml"},  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
+    "SW312": {"inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
+              "placeholder-selector.yaml"},  # mend13: a selector a template fills selects pods not known yet
     "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
               "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum

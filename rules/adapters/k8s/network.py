@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service
+from ...model import UNKNOWN, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service, Unknown
 from ...model.errors import InputError
-from ...model.unknown import is_placeholder
+from ...model.unknown import holds_placeholder, is_placeholder, is_unknown
 from .fields import (
     as_list,
     as_map,
@@ -41,6 +41,22 @@ def _service_type(spec: Mapping[str, Any], loc: Location) -> Any:
     raise InputError(f"spec.type: {value!r} is not a Service type Kubernetes accepts "
                      f"({', '.join(SERVICE_TYPES)}, spelled exactly){hint}",
                      loc.file, line_of(spec, "type") or loc.line)
+
+
+def _unseen(value: Any) -> bool:
+    """Whether ``value`` is not known yet: UNKNOWN, or a string holding a template placeholder."""
+    return is_unknown(value) or holds_placeholder(value)
+
+
+def label_selector(value: Any) -> dict[str, str] | Unknown:
+    """A Service's (or a v1alpha2 InferencePool's) label selector as a map of labels, UNKNOWN where it, one of its keys
+    or one of its values is not known yet: a placeholder written as the whole selector (``selector: ${SEL}``) or in a
+    label (``app: ${POOL_APP}``, ``app: vllm-{{ .Values.name }}``), which the template's tool fills. Read as written,
+    ``${SEL}`` was an empty selector and ``${POOL_APP}`` a label no pod has: either selected no pods, and SW312 said
+    no route was in front of the server, though what it selects is not known (mend13)."""
+    if _unseen(value) or any(_unseen(k) or _unseen(v) for k, v in as_map(value).items()):
+        return UNKNOWN
+    return str_map(value)
 
 
 def _port(entry: Mapping[str, Any], key: str, what: str, at: Location, named: bool) -> Any:
@@ -90,7 +106,7 @@ def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
         type=_service_type(spec, loc),
         ports=ports,
         target_ports=targets,
-        selector=str_map(spec.get("selector")),
+        selector=label_selector(spec.get("selector")),
         annotations=ann,
         location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
@@ -221,14 +237,21 @@ def _pool(obj: Mapping[str, Any], loc: Location) -> Service:
     api/v1alpha2 and api/v1 ``InferencePoolSpec``)."""
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     sel = as_map(spec.get("selector"))
-    if "matchLabels" in sel or "matchExpressions" in sel:
-        selector = str_map(as_map(sel.get("matchLabels")))
-        for e in as_list(sel.get("matchExpressions")):
-            if as_map(e).get("key"):
-                values = ",".join(str(v) for v in as_list(as_map(e).get("values")))
-                selector[str(as_map(e)["key"])] = f"{as_map(e).get('operator', 'In')}({values})"
+    selector: dict[str, str] | Unknown
+    if _unseen(spec.get("selector")) or _unseen(sel.get("matchLabels")) or _unseen(sel.get("matchExpressions")) or any(
+            _unseen(as_map(e).get("key")) or _unseen(as_map(e).get("operator"))
+            or any(_unseen(v) for v in as_list(as_map(e).get("values")))
+            for e in as_list(sel.get("matchExpressions"))):
+        selector = UNKNOWN  # what it selects is not known yet (mend13), never "no pods"
+    elif "matchLabels" in sel or "matchExpressions" in sel:
+        selector = label_selector(sel.get("matchLabels"))
+        if isinstance(selector, dict):
+            for e in as_list(sel.get("matchExpressions")):
+                if as_map(e).get("key"):
+                    values = ",".join(str(v) for v in as_list(as_map(e).get("values")))
+                    selector[str(as_map(e)["key"])] = f"{as_map(e).get('operator', 'In')}({values})"
     else:
-        selector = str_map(sel)
+        selector = label_selector(sel)
     ports = [as_map(p).get("number") for p in as_list(spec.get("targetPorts"))] or [spec.get("targetPortNumber")]
     targets = [p for p in ports if p is not None]
     return Service(name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),

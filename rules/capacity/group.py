@@ -1072,11 +1072,20 @@ def weights_refused_whatever_pcp(g: ServingGroup, config: Context) -> ReplicaSiz
     left Llama-3.1-70B at TP2 on A10Gs with ``-pcp $(PCP)`` undecided (65.7 GiB a GPU against 20.3), a block lost."""
     if tpu_of(g) is not None:
         return None
+    return _dense_weights_refused(g, config, True, 0)
+
+
+def _dense_weights_refused(g: ServingGroup, config: Context, unseen_pcp_as_one: bool,
+                           tp_as: int) -> ReplicaSizing | None:
+    """The group's sizing with a value not known yet taken as :func:`_engine_settings` is told to
+    (``unseen_pcp_as_one``, ``tp_as``), where its model is dense and vLLM surely refuses its weights there; None
+    otherwise (no GPU to size on, routed experts, weights that may fit). The shared step of
+    :func:`weights_refused_whatever_pcp` and :func:`weights_refused_whatever_tp`."""
     model = require_model(g)
     dev = device(g)
     if dev is None or model.moe is not None:
         return None
-    settings = _engine_settings(g, unseen_pcp_as_one=True)
+    settings = _engine_settings(g, unseen_pcp_as_one=unseen_pcp_as_one, tp_as=tp_as)
     _offloaded(g, model)
     _offload_engine(g, dev)
     least = size_deployment(model, dev, settings, vllm_version(g), expected_context=expected_context(g, config))
@@ -1120,18 +1129,8 @@ def weights_refused_whatever_tp(g: ServingGroup, config: Context) -> tuple[Repli
     most = most_tp_unseen(g)
     if most < 1 or tpu_of(g) is not None:
         return None
-    model = require_model(g)
-    dev = device(g)
-    if dev is None or model.moe is not None:
-        return None
-    settings = _engine_settings(g, tp_as=most)
-    _offloaded(g, model)
-    _offload_engine(g, dev)
-    least = size_deployment(model, dev, settings, vllm_version(g), expected_context=expected_context(g, config))
-    if least.weights_fit_band != "refuses":
-        return None
-    g.model_reads += 1  # read on the model, as :func:`sizing` counts it
-    return least, most
+    least = _dense_weights_refused(g, config, False, most)
+    return None if least is None else (least, most)
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:

@@ -577,6 +577,14 @@ def _template_sources(value: Any) -> Iterator[str]:
                 yield from _template_sources(arg)
 
 
+def _files_read(inv: Inventory) -> set[str]:
+    """The files an object of the inventory was read from (a file skipped as a template must have given none)."""
+    return {obj.location.file for objs in (inv.groups, inv.services, inv.ingresses, inv.routers, inv.network_policies,
+                                           inv.autoscalers, inv.config_maps, inv.pod_ports, inv.limit_ranges,
+                                           inv.launch_issues)
+            for obj in objs if obj.location.file is not None}
+
+
 def _ansible_template_skipped(inv: Inventory, found: list[InputError], paths: list[str],
                               skipped: list[tuple[str, str]]) -> list[InputError]:
     """``found`` without the YAML errors of files that an Ansible playbook or role's tasks met while searching renders
@@ -596,10 +604,7 @@ def _ansible_template_skipped(inv: Inventory, found: list[InputError], paths: li
               if all(e.message.startswith("cannot parse YAML") for e in errors)}
     if not broken:
         return found
-    read = {obj.location.file for objs in (inv.groups, inv.services, inv.ingresses, inv.routers, inv.network_policies,
-                                           inv.autoscalers, inv.config_maps, inv.pod_ports, inv.limit_ranges,
-                                           inv.launch_issues)
-            for obj in objs if obj.location.file is not None}
+    read = _files_read(inv)
     folders = {os.path.dirname(p) for p in broken} | {os.path.dirname(os.path.dirname(p)) for p in broken}
     moved: set[str] = set()
     for task_file, why in skipped:
@@ -676,10 +681,7 @@ def _helm_template_skipped(inv: Inventory, found: list[InputError], paths: list[
     broken = [f for f, errors in by_file.items() if all(e.message.startswith("cannot parse YAML") for e in errors)]
     if not broken:
         return found
-    read = {obj.location.file for objs in (inv.groups, inv.services, inv.ingresses, inv.routers, inv.network_policies,
-                                           inv.autoscalers, inv.config_maps, inv.pod_ports, inv.limit_ranges,
-                                           inv.launch_issues)
-            for obj in objs if obj.location.file is not None}
+    read = _files_read(inv)
     moved: set[str] = set()
     for f in broken:
         if f in read or _chart_above(f):

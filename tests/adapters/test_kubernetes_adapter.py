@@ -19,6 +19,7 @@ from shardwise.rules.adapters.k8s import (
 from shardwise.rules.catalog.hardware import pool_from_labels
 from shardwise.rules.model import (
     UNKNOWN,
+    UNKNOWN_NAMESPACE,
     Autoscaler,
     Ingress,
     Inventory,
@@ -858,6 +859,47 @@ def test_network_policy_expressions_and_explicit_types():
     """), "np.yaml")
     assert inv.network_policies == [
         NetworkPolicy("expr", "default", {"app": "In(a,b)"}, ["Egress"], 0, 0, Location("np.yaml", 1))]
+
+
+@pytest.mark.parametrize(("spec", "part"), [
+    ("podSelector: {matchLabels: {app: '${APP}'}}", "spec.podSelector"),
+    ("podSelector: '${SEL}'", "spec.podSelector"),
+    ("podSelector: {matchLabels: '${LABELS}'}", "spec.podSelector"),
+    ("podSelector: {matchExpressions: [{key: app, operator: In, values: ['{{ .Values.app }}']}]}", "spec.podSelector"),
+    ("podSelector: {matchLabels: {app: vllm}}\n  ingress: [{from: [{namespaceSelector: '${NS_SELECTOR}'}]}]",
+     "spec.ingress[0].from[0].namespaceSelector"),
+    ("podSelector: {matchLabels: {app: vllm}}\n  ingress: [{from: [{podSelector: {matchLabels: {app: '${GW}'}}}]}]",
+     "spec.ingress[0].from[0].podSelector"),
+])
+def test_network_policy_selector_a_template_fills_is_not_known(spec, part):
+    """mend14: a placeholder in a selector is not known: never a label no pod has, nor an empty (every-pod) selector
+    nor an input error; the sentinel label keeps the policy from reading as one that selects every pod."""
+    inv = load_kubernetes_text(text("""
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {name: np, namespace: llm}
+        spec:
+          SPEC
+          policyTypes: [Ingress]
+    """).replace("SPEC", spec), "np.yaml")
+    [np] = inv.network_policies
+    assert np.unknown_part == part
+    assert np.pod_selector.get(UNKNOWN_NAMESPACE) == UNKNOWN_NAMESPACE
+    assert not np.default_deny_ingress
+
+
+def test_network_policy_literal_selectors_are_known():
+    inv = load_kubernetes_text(text("""
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {name: np, namespace: llm}
+        spec:
+          podSelector: {matchLabels: {app: vllm}}
+          policyTypes: [Ingress]
+          ingress: [{from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: gateway}}}]}]
+    """), "np.yaml")
+    [np] = inv.network_policies
+    assert (np.unknown_part, np.pod_selector) == (None, {"app": "vllm"})
 
 
 def test_hpa_v2_without_metrics_scales_on_cpu():

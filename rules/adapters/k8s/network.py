@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service, Unknown
+from ...model import UNKNOWN, UNKNOWN_NAMESPACE, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service, Unknown
 from ...model.errors import InputError
 from ...model.unknown import holds_placeholder, is_placeholder, is_unknown
 from .fields import (
@@ -296,11 +296,18 @@ def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
     # a field of the wrong type is an input error: Kubernetes rejects the policy, so it isolates nothing (and
     # `spec: 7` must never read as an empty podSelector, which selects every pod)
     meta, spec = as_map(obj.get("metadata")), typed_map(obj, "spec", "spec", loc)
-    sel = typed_map(spec, "podSelector", "spec.podSelector", loc)
-    pod_selector = str_map(typed_map(sel, "matchLabels", "spec.podSelector.matchLabels", loc))
+    unknown_part = _unseen_selector(spec, "podSelector", "spec.podSelector")
+    for i, rule in enumerate(as_list(spec.get("ingress"))):
+        for j, peer in enumerate(as_list(as_map(rule).get("from"))):
+            for key in ("podSelector", "namespaceSelector"):
+                unknown_part = unknown_part or _unseen_selector(as_map(peer), key, f"spec.ingress[{i}].from[{j}].{key}")
+    sel = {} if _unseen(spec.get("podSelector")) else typed_map(spec, "podSelector", "spec.podSelector", loc)
+    pod_selector = {} if _unseen(sel.get("matchLabels")) else str_map(
+        typed_map(sel, "matchLabels", "spec.podSelector.matchLabels", loc))
     # matchExpressions cannot be folded into labels; record them so the policy is never mistaken
     # for one that selects every pod (a selector a pod's labels cannot equal is the safe reading).
-    for e in typed_items(sel, "matchExpressions", "spec.podSelector.matchExpressions", loc):
+    for e in ([] if _unseen(sel.get("matchExpressions")) else
+              typed_items(sel, "matchExpressions", "spec.podSelector.matchExpressions", loc)):
         if e.get("key"):
             values = ",".join(str(v) for v in as_list(e.get("values")))
             pod_selector[str(e["key"])] = f"{e.get('operator', 'In')}({values})"
@@ -317,7 +324,30 @@ def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
         pod_selector=pod_selector, policy_types=types, ingress_rules=len(ingress), egress_rules=len(egress),
         location=loc, open_ingress=any(_admits_everyone(r) for r in ingress),
+        unknown_part=unknown_part,
     ))
+    if unknown_part is not None:  # never mistaken for a policy that selects every pod (or none)
+        inv.network_policies[-1].pod_selector = {**pod_selector, UNKNOWN_NAMESPACE: UNKNOWN_NAMESPACE}
+
+
+def _unseen_selector(d: Mapping[str, Any], key: str, what: str) -> str | None:
+    """``what`` where the label selector ``d[key]`` holds a value not known yet: a template's placeholder written as
+    the whole selector (``podSelector: ${SEL}``), as its ``matchLabels``, or in a label's key or value
+    (``app: ${APP}``, ``app: vllm-{{ .Values.name }}``) or a ``matchExpressions`` term, which the template's tool fills.
+    Read as written, ``app: ${APP}`` was a label no pod has and ``${SEL}`` an empty selector (every pod, or an input
+    error): the policy silently selected (or admitted) pods it may not (mend14, as mend13 read Service selectors)."""
+    sel = d.get(key)
+    if sel is None:
+        return None
+    if _unseen(sel):
+        return what
+    sel = as_map(sel)
+    labels, exprs = sel.get("matchLabels"), sel.get("matchExpressions")
+    if _unseen(labels) or _unseen(exprs) or any(_unseen(k) or _unseen(v) for k, v in as_map(labels).items()) or any(
+            _unseen(as_map(e).get("key")) or _unseen(as_map(e).get("operator"))
+            or any(_unseen(v) for v in as_list(as_map(e).get("values"))) for e in as_list(exprs)):
+        return what
+    return None
 
 
 def _admits_everyone(rule: Any) -> bool:

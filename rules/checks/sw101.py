@@ -16,8 +16,10 @@ from ..capacity.group import (
     weights_refused_whatever_tp,
 )
 from ..capacity.sizing import ReplicaSizing, range_note
+from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
+from ..model.records import evolve
 from ._capacity import layout_text, weights_fit_instead
 from ._unseen import held_back_hits
 
@@ -123,9 +125,7 @@ class WeightsDoNotFit(GroupRule):
             yield from self._margin(g, s)
             return
         # weights above the GPU's whole memory never fit, whatever the estimate's band says
-        dev = device(g)  # a GPU whose memory depends on its ECC setting: above its higher figure (ecc1)
-        whole = max(s.gpu_memory_gib, (dev.memory_gib_high if dev is not None else None) or 0.0)
-        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > whole
+        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > _whole_gib(g, s)
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{pcp_unseen}"
@@ -135,9 +135,9 @@ class WeightsDoNotFit(GroupRule):
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
-            yield hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
-                         f"{_PCP_UNSEEN_REMEDY if pcp_unseen else weights_fit_instead(g, s, config)}",
-                      level="mandatory")
+            yield evolve(hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
+                                f"{_PCP_UNSEEN_REMEDY if pcp_unseen else weights_fit_instead(g, s, config)}",
+                             level="mandatory"), sure_anywhere=_sure_anywhere(g, s))
         elif s.kv_verdict == "refuses":
             # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
@@ -163,6 +163,26 @@ class WeightsDoNotFit(GroupRule):
             yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up")
         else:
             yield hit(g, f"{where}: {s.margin_failure}; {_unsure(s)}vLLM may fail at start-up{_ecc(s)}")
+
+
+def _whole_gib(g: ServingGroup, s: ReplicaSizing) -> float:
+    """The device's whole memory: the catalog's or the label's, above the higher figure of a GPU whose memory depends
+    on its ECC setting (ecc1)."""
+    dev = device(g)
+    return max(s.gpu_memory_gib, (dev.memory_gib_high if dev is not None else None) or 0.0)
+
+
+def _sure_anywhere(g: ServingGroup, s: ReplicaSizing) -> str:
+    """Why SW101's refusal is sure on any accelerator, in words (:attr:`..engine.Hit.sure_anywhere`), else "": the
+    lightest the weights of one device may be (the estimate less its band's low side; no activation, KV cache, graph or
+    collective term, no margin) exceed the device's whole memory (:func:`_whole_gib`). On an accelerator whose plugin
+    sizes memory its own way (Ascend, Gaudi, Neuron: ``catalog.accelerators.sized_as_cuda``) every other verdict is an
+    estimate of CUDA's terms, but a checkpoint's share larger than the device cannot load there either (mend15)."""
+    lightest, whole = s.weights_gib_per_gpu - s.weights_error_below_gib, _whole_gib(g, s)
+    if lightest <= whole:
+        return ""
+    return (f"the weights alone, at least {lightest:.1f} GiB per {device_word(g, rank=True)}, exceed its whole "
+            f"{whole:.1f} GiB, whatever its plugin's own memory terms")
 
 
 def _unsure(s: ReplicaSizing) -> str:

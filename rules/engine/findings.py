@@ -74,6 +74,10 @@ class Hit:
     undecided: bool = False
     level: Literal["advisory", "mandatory"] | None = None  # escalation (RuleMeta.mandatory_when)
     internal: bool = False  # the rule crashed on this object
+    #: why the hit is sure on any accelerator, in words (SW101: the weights alone exceed the device's whole memory),
+    #: else "": a blocking hit with it keeps blocking on an accelerator the capacity model sizes as if it were a CUDA
+    #: GPU (``GroupRule._on_sized_as_cuda``, mend15)
+    sure_anywhere: str = ""
 
 
 @dataclass

@@ -273,9 +273,13 @@ class GroupRule(Rule):
     def _on_sized_as_cuda(self, h: Hit, why: str, config: LintConfig) -> Hit:
         """A blocking memory verdict on an accelerator the capacity model does not size as its own (``why``:
         :func:`~..catalog.accelerators.sized_as_cuda`) is advisory (a level set in the configuration wins): a finding
-        blocks only when it is sure (DESIGN.md, "When a finding blocks"), and the estimate is not this device's."""
+        blocks only when it is sure (DESIGN.md, "When a finding blocks"), and the estimate is not this device's. A hit
+        sure whatever the device's own terms (:attr:`Hit.sure_anywhere`: SW101's weights alone above the device's whole
+        memory) keeps blocking, saying so (mend15)."""
         if self.meta.code in config.enforcement or (h.level or level_for(self.meta, config)) != "mandatory":
             return h
+        if h.sure_anywhere:
+            return evolve(h, message=f"{h.message} (sure on this accelerator too: {h.sure_anywhere})")
         return evolve(h, level="advisory", message=f"{h.message} (advisory: {why})")
 
     def _on_unknown_operator(self, h: Hit, g: ServingGroup, config: LintConfig) -> Hit:

@@ -123,6 +123,8 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
               "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "ascend-weights-exceed.yaml",  # mend15: weights alone above an NPU's whole memory block on any device
+              "ascend-budget-only.yaml",  # mend15: ... and only the CUDA-sized budget failing is advisory there
               "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks
               "mig-slice.yaml",  # mig20: a MIG slice is sized with its profile's memory, not the whole GPU's
               "mig-claim.yaml",  # mig21: a DRA claim of a MIG profile is sized as that slice, none named: unknown

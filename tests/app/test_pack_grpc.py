@@ -627,8 +627,16 @@ def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, 
                           capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "NO_COLOR": "1"})
     assert proc.returncode in (0, 1), proc.stderr
     lint = {(f["code"], f["urn"], f["message"], f["suppressed"]) for f in json.loads(proc.stdout)["findings"]}
-    assert lint == pack_findings(diagnostics)
+    # the same findings, each saying where its production setting came from (mend10): the config file for lint, the
+    # stack's `<project>:environment` for the pack
+    said = "; production: shardwise.toml sets `production`"
+    assert {(c, u, m.replace(said, _PACK_PRODUCTION), s) for c, u, m, s in lint} == pack_findings(diagnostics)
+    assert any(said in m for _, _, m, _ in lint) == any(_PACK_PRODUCTION in m for _, _, m, _ in
+                                                       pack_findings(diagnostics))
     assert (proc.returncode == 1) == bool(mandatory(diagnostics))
+
+
+_PACK_PRODUCTION = "; production: the stack's `<project>:environment` config sets `production`"
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
@@ -26,7 +27,8 @@ def production_from(g: ServingGroup, config: LintConfig) -> str | None:
     if g.production is None or g.production is UNKNOWN or not g.production:
         return None
     if g.declared:
-        return f"the stack config `{g.location.file}` sets `production`"
+        # the file's name, as the stack is known (`Pulumi.prod.yaml`); the finding's location gives its path
+        return f"the stack config `{os.path.basename(g.location.file or '')}` sets `production`"
     return f'the annotation `{ANN_PRODUCTION}: "true"`'
 
 

@@ -54,7 +54,7 @@ def _inputs(tmp_path, annotations: str) -> None:
 #: The prod stack's own single-replica group: production by its stack's setting (suppressed there with its reason).
 STACK_405B = ("LeaderWorkerSet serving/llama-405b",
               "1 warm replica in production (replicas is 1), where at least 2 are required; production: the stack "
-              "config `stacks/Pulumi.prod.yaml` sets `production`", True)
+              "config `Pulumi.prod.yaml` sets `production`", True)
 MISTRAL_ANNOTATED = ("Deployment llm/mistral",
                      "1 warm replica in production (replicas is 1), where at least 2 are required; production: the "
                      'annotation `shardwise.dev/production: "true"`', False)

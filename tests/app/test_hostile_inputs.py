@@ -932,7 +932,7 @@ def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, caps
     assert summary == (
         "shardwise: 0 files read, 0 workloads (no vLLM workload found in the inputs), 0 mandatory findings, 0 advisory "
         "findings, 0 suppressed; skipped 2 files that are not inputs: Kustomize file×2 (charts and kustomizations found by searching a "
-        "folder are not rendered: name their folder, or pipe helm template or kustomize build to shardwise lint -) "
+        "folder and not built (no tool, a failed build, --no-build-found) are not rendered: name their folder, or pipe helm template or kustomize build to shardwise lint -) "
         "— failed: 1 input error")
 
 

@@ -213,16 +213,21 @@ GEMMA4_26B_A4B_W4A16_REPACK = dataclasses.replace(
     hf_config={**_GEMMA4_26B_REPACK.hf_config, "quantization_config": {
         **_GEMMA4_QAT_W4A16_QUANT, "ignore": [*_GEMMA4_QAT_W4A16_QUANT["ignore"], "re:.*router.*"]}})
 
-#: cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4 (set 22, second batch): Qwen3.8-27B (catalog, as its AWQ-INT4 sibling) in 4-bit
-#: with "the unquantised part kept in bf16" (SuperSumanov/aira-dojo-noise-robust ``LOCAL_VLLM_SERVER.md``: 26.9 GB
-#: against the AWQ-INT4 export's 21 GB). Its config.json was not read: the ignore list is assumed, spelt as the
-#: Qwen3.6 NVFP4 recipe's for a dense model (the Gated DeltaNet ``linear_attn`` blocks, the vision tower and the LM
-#: head 16-bit; a dense model has no routers), and the format as the catalog's AWQ-INT4 sibling (AWQ, 4 bits, group 128).
-_QWEN38_AWQ = find_model("cyankiwi/Qwen3.8-27B-AWQ-INT4")
+#: cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4 (set 22, second batch): Qwen3.8-27B (catalog) in 4-bit with "the unquantised
+#: part kept in bf16" (SuperSumanov/aira-dojo-noise-robust ``LOCAL_VLLM_SERVER.md``: 26.9 GB against the AWQ-INT4
+#: export's 21 GB). Its config.json was not read: the ignore list is assumed, spelt as the Qwen3.6 NVFP4 recipe's for a
+#: dense model (the Gated DeltaNet ``linear_attn`` blocks, the vision tower and the LM head 16-bit; a dense model has no
+#: routers), and the format as AutoAWQ's (4 bits, group 128), what its AWQ-INT4 sibling's name was read as until
+#: tokens43. The sibling's own format is now read (the catalog's entry: compressed-tensors, group 32, asymmetric); that
+#: format with this ignore list makes a 28.84 GB checkpoint, this one 27.74 GB, neither the published 26.9, so this
+#: checkpoint's format stays the assumption it was (docs/capacity-model.md, "cyankiwi's Qwen3.8-27B-AWQ-INT4 is
+#: compressed-tensors at group 32 (tokens43)").
+_QWEN38 = find_model("Qwen/Qwen3.8-27B")
 QWEN38_27B_AWQ_BF16_INT4 = dataclasses.replace(
-    _QWEN38_AWQ, id="cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4",
-    hf_config={**_QWEN38_AWQ.hf_config, "quantization_config": {
-        **_QWEN38_AWQ.hf_config["quantization_config"],  # type: ignore[dict-item]
+    _QWEN38, id="cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", precision="int4", quantization="awq", aliases=(),
+    base_model=_QWEN38.id, extra={**_QWEN38.extra, "resolved_from": _QWEN38.id, "quantization_config_assumed": True},
+    hf_config={**_QWEN38.hf_config, "quantization_config": {
+        "quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm",
         "modules_to_not_convert": ["lm_head", "linear_attn", "visual"]}})
 
 #: cssnoeasy/a100-vllm-benchmark-blog's self-built Qwen3-32B W4A16 GPTQ (set 24): Qwen3-32B's shape (catalog), quantised
@@ -698,22 +703,23 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "the checkpoints' config.json (ignore list) and safetensors index, or the vLLM module listing of a quantised "
         "Gemma 4 load; for the 0.28.0 pair its torch.compile and CUDA graph lines beside the breakdown it quotes"),
     "qwen38-awq-3090": (
-        "cyankiwi's Qwen3.8-27B-AWQ-INT4 at 0.29.0 on one RTX 3090 (eager, fp8_e5m2 KV, text only): its weights come "
-        "to 16.65 GiB against 18.37 logged once the vision tower these text-only starts do not build is out "
-        "(Qwen3.5's _mark_tower_model, 0.19+; 17.50 with it counted), where the catalog sizes the checkpoint as AutoAWQ "
-        "at group 128 (0.52 bytes a weight); a public note calls it compressed-tensors W4A16, group 32, asymmetric "
-        "(0.58: +1.33 GiB), unconfirmed. The hybrid layout held 4.4 % more tokens than the logged budget until "
-        "hybrid13 modelled 0.29.0's default prefix caching (Mamba cache mode align, two state pages a request per "
-        "group): +0.6 %, within one block. Its AWQ-BF16-INT4 sibling's TP2 rows (fp8_e5m2, 4 and 6 sequences) now "
-        "give the logged counts from the logged 8.91 GiB within 0.2 % and are -6.2 % on the budget (8.37 GiB): their "
-        "weights are 0.68 GiB a GPU short (12.22 against 12.9), and beside weights and cache vLLM kept 0.59 GiB of "
-        "the 22.40 where 1.83 are charged (the cold compile's copy of the vocabulary-parallel embedding 1.18, graphs "
-        "0.40, non-torch 0.22), though both starts compiled (4.5 and 6 minutes, mostly torch.compile and graph "
-        "capture, by their sources); the layout's 1.6 - 3.3 % hid this until hybrid13. tokens14: at group 32 with zero "
-        "points (the note's format) the TP1 weights come to 17.97 GiB (tokens +11.9 %) but the TP2 budget falls to 7.86 "
-        "against 8.91 logged: the TP2 miss is not the weights' format",
-        "the checkpoints' config.json (quant scheme, group size, zero points, ignore list) and the TP2 starts' "
-        "memory breakdown (0.26+: 'Actual usage is ... peak activation ... CUDAGraph memory')"),
+        "cyankiwi's Qwen3.8-27B-AWQ-INT4 at 0.29.0 on one RTX 3090 (eager, fp8_e5m2 KV, text only): from tokens43 the "
+        "catalog holds the checkpoint's read format (compressed-tensors W4A16, group 32, asymmetric, 399 packed "
+        "linears: cadamcat/dual-radeon-vllm's census of its config.json and safetensors index), its weights 18.02 GiB "
+        "against 18.37 logged (16.64 as AutoAWQ at group 128 before) and its budget 4.48 GiB against 4.05, both within "
+        "their tolerances; the logged budget gives the logged count within 0.2 %, and the count is +10.7 % (0.43 GiB "
+        "of budget over, inside the row's 0.91 GiB tolerance). Its AWQ-BF16-INT4 sibling's TP2 rows "
+        "(fp8_e5m2, 4 and 6 sequences; the format not read, kept as AutoAWQ at group 128 with the linear attention, "
+        "tower and LM head 16-bit) give the logged counts from the logged 8.91 GiB within 0.2 % and are -6.2 % on the "
+        "budget (8.37 GiB): their weights are 0.68 GiB a GPU short (12.22 against 12.9), and beside weights and cache "
+        "vLLM kept 0.59 GiB of the 22.40 where 1.83 are charged (the cold compile's copy of the vocabulary-parallel "
+        "embedding 1.18, graphs 0.40, non-torch 0.22), though both starts compiled (4.5 and 6 minutes, mostly "
+        "torch.compile and graph capture, by their sources). In the AWQ-INT4's format with that ignore list the TP2 "
+        "weights would be 12.73 GiB a GPU and the budget 7.86 against 8.91 (-11.8 %): the TP2 miss is not the "
+        "weights' format alone, and neither format gives the sibling's published 26.9 GB (28.84 and 27.74 GB)",
+        "the one-GPU start's memory breakdown (0.26+: 'Actual usage is ... peak activation ... CUDAGraph memory'); the "
+        "AWQ-BF16-INT4 checkpoint's config.json (quant scheme, group size, zero points, ignore list) and the TP2 "
+        "starts' breakdown"),
     "text-only-warm-restart": (
         "a marginal 31B QAT start on an L4 at 0.97 whose count is the container's warm second start after a cold one "
         "refused (-0.29 GiB), with every modality limit 0; from toksingle10 the tower vLLM 0.19+ does not build is "

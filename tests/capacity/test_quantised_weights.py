@@ -7,6 +7,7 @@ import pytest
 from shardwise.rules.capacity import draft, sizing
 from shardwise.rules.capacity.weights import ignored_params, mtp_unquantised, weights_bytes
 from shardwise.rules.catalog import find_gpu, find_model
+from shardwise.rules.catalog.hfconfig import weight_bytes_per_param
 from startup_logs import GEMMA4_26B_A4B_AWQ, GIB, QWEN36_35B_A3B_NVFP4, load, score
 
 LLAMA8 = find_model("meta-llama/Llama-3.1-8B-Instruct")
@@ -416,6 +417,36 @@ def test_inferact_qwen38_nvfp4_keeps_only_the_gated_deltanet_input_projections_b
                 for tp in (1, 2))
     # 18.48 GiB on one card as wholly NVFP4 before; the recipe logs 12.02 a GPU at TP2
     assert (round(tp1.weights_gib_per_gpu, 2), round(tp2.weights_gib_per_gpu, 2)) == (23.90, 12.01)
+
+
+def test_cyankiwi_qwen38_awq_int4_is_compressed_tensors_at_group_32_with_zero_points():
+    # issue 28 (tokens43, qwen38-awq-3090): a census of the checkpoint's config.json and safetensors index
+    # (cadamcat/dual-radeon-vllm at f4fab4b5, benchmarks/w4a16-symmetry/ckpt-layer-census.json) reads compressed-tensors
+    # pack-quantized, 4-bit, group 32, symmetric false, and 399 packed linear layers: all but layer 0's linear-attention
+    # out_proj (6,144 x 5,120). The name alone gave AutoAWQ at group 128 (0.5 + 2.5/128 = 0.5195 B a weight); vLLM
+    # 0.29.0 allocates weight_packed, a 16-bit scale and a packed zero point per group of 32
+    # (CompressedTensorsWNA16.create_weights): 0.5 + 2/32 + 0.5/32 = 0.578125 B
+    m = find_model("cyankiwi/Qwen3.8-27B-AWQ-INT4")
+    assert (m.precision, m.quantization, m.params) == ("int4", "compressed-tensors", 27_356_728_560)
+    assert weight_bytes_per_param("int4", m.hf_config["quantization_config"]) == 0.578125
+    assert ignored_params(m) == 6144 * 5120 == 31_457_280
+    kept = 31_457_280 + 2 * 248_320 * 5120 + 460_730_096  # plus embeddings, LM head and the vision tower
+    assert weights_bytes(m, "int4") == kept * 2 + (27_356_728_560 - kept) * 0.578125 == 20_130_976_824
+    # with the MTP module at 16 bits, 20.98 GB: the "21 GB" SuperSumanov/aira-dojo-noise-robust's LOCAL_VLLM_SERVER.md
+    # gives the export (19.51 GB as AutoAWQ at group 128)
+    assert round((20_130_976_824 + 2 * 424_699_392) / 1e9, 2) == 20.98
+    # set 22's one-GPU start (0.29.0, RTX 3090, 0.97, eager, fp8_e5m2 pages, text only): weights 16.64 -> 18.02 GiB
+    # against 18.37 logged, the budget 5.85 -> 4.48 GiB against 4.05 (within its 0.91 GiB tolerance), 174,899 ->
+    # 133,324 tokens against 120,422 (+45.2 -> +10.7 %, still qwen38-awq-3090); its AWQ-BF16-INT4 sibling's TP2 rows
+    # keep their assumed format (startup_logs.QWEN38_27B_AWQ_BF16_INT4) and do not move: 12.22 GiB a GPU
+    rows = {(lg.model.id, lg.settings.tp, lg.tokens): score(lg) for lg in load()
+            if lg.model.id.startswith("cyankiwi/Qwen3.8-27B-AWQ")}
+    one = rows[("cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 120_422)]
+    assert (round(one.sized.weights_gib_per_gpu, 2), round(one.sized.available_kv_gib, 2), one.sized.kv_cache_tokens,
+            one.weights_within, one.kv_within, one.tokens_within_5pct) == (18.02, 4.48, 133_324, True, True, False)
+    assert sorted((tp, tokens, round(sc.sized.weights_gib_per_gpu, 2), sc.sized.kv_cache_tokens)
+                  for (_, tp, tokens), sc in rows.items() if tp == 2) == [
+        (2, 541_764, 12.22, 508_268), (2, 560_445, 12.22, 525_794)]
 
 
 def test_marlin_turns_block_fp8_scales_into_16_bit_group_scales_on_ampere():

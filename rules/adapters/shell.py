@@ -112,10 +112,11 @@ _MENTION = re.compile(r"vllm", re.I)
 _IMAGE_VARIABLE = re.compile(r"^[ \t]*(?:-[ \t]+)?image:[ \t]*[\"']?"
                              r"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)")
 _SEPARATORS = re.compile(r";|&&|\|\|")
-#: A line of an unquoted here-document that is only an expansion: ``${VAR}`` (``${VAR:-x}``), ``$VAR``, ``$(…)`` or a
-#: backquoted command, quoted or not; the shell writes whatever it holds, lines of YAML or none, in its place.
+#: A line of an unquoted here-document that is only expansions: ``${VAR}`` (``${VAR:-x}``), ``$VAR``, ``$(…)`` or a
+#: backquoted command, quoted or not, one or several glued (``${DEFAULT_ARGS}${VLLM_ARGS}``: corpus40); the shell
+#: writes whatever they hold, lines of YAML or none, in their place.
 _WHOLE_LINE = re.compile(r"^[ \t]*[\"']?(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*"
-                         r"|\$\([^\n]*\)|`[^`\n]*`)[\"']?[ \t]*$")
+                         r"|\$\([^\n]*\)|`[^`\n]*`)+[\"']?[ \t]*$")
 _ONE_EXPANSION = (r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\$\([^()\n]*\)"
                   r"|`[^`\n]*`)")
 #: A line of an unquoted here-document that ends in expansions glued to YAML that leaves them no room but lines:

@@ -330,7 +330,10 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 
 
 @pytest.mark.parametrize("expansion", ["${BACKEND_ARGS_MOUNT}", "$BACKEND_ARGS_MOUNT", '"${EXTRA:-}"',
-                                       "$(cat mounts.yaml)", "            ${EXTRA_ARGS}"])
+                                       "$(cat mounts.yaml)", "            ${EXTRA_ARGS}",
+                                       # corpus40: an RHOAI toolkit's InferenceService, its model's args two
+                                       # variables glued at column 0 under `args:`
+                                       "${DEFAULT_ARGS}${VLLM_ARGS}"])
 def test_a_here_document_line_that_is_only_a_shell_expansion_is_not_read_as_written(expansion):
     """A line of an unquoted here-document that is nothing but an expansion is YAML the shell writes there when the
     script runs (more args, volume mounts, or nothing): the manifest kubectl gets is not known, so that here-document

@@ -199,6 +199,32 @@ def _omni_template(docs: list[Mapping[str, Any]]) -> bool:
         for d in docs) and any(d.get("kind") == "Cluster" and isinstance(d.get("talos"), Mapping) for d in docs)
 
 
+
+#: A Yamale schema: documents whose every value is a validator written as a call, ``str()``, ``int(min=1)``,
+#: ``list(include('maintainer'), required=False)``, ``any(str(), num())``, the first document the schema and each
+#: later one a definition its ``include('name')`` names (23andMe/Yamale README, "Schema"; the tags of
+#: yamale/validators/validators.py). chart-testing validates every chart's Chart.yaml against one
+#: (helm/chart-testing etc/chart_schema.yaml; ``chart-yaml-schema`` in ct.yaml), which chart repositories keep at
+#: their root beside ct.yaml and lintconf.yaml; its first document writes ``apiVersion: str()``, as a Chart.yaml has
+#: an apiVersion. It is no Kubernetes object.
+YAMALE = "Yamale schema (chart-testing's chart_schema.yaml, for Chart.yaml files; not a Kubernetes object)"
+_YAMALE_VALIDATOR = re.compile(r"(?:str|num|int|bool|enum|day|timestamp|map|list|include|any|subset|null|regex|ip"
+                               r"|mac|semver)\(.*\)", re.S)
+
+
+def _yamale_schema(docs: list[Any]) -> bool:
+    """Whether ``docs`` are a Yamale schema (:data:`YAMALE`): all mappings, every value at any depth a validator call
+    (a nested mapping is a nested schema). yuanwu2017/llm-d-infra's chart_schema.yaml (``apiVersion: str()``, then
+    ``maintainer`` and ``dependency`` definitions) was four input errors "object has no kind / apiVersion" and its
+    repository's lint exited 2 (corpus40)."""
+
+    def schema(node: Any) -> bool:
+        if isinstance(node, Mapping):
+            return bool(node) and all(schema(v) for v in node.values())
+        return isinstance(node, str) and _YAMALE_VALIDATOR.fullmatch(node.strip()) is not None
+
+    return bool(docs) and all(isinstance(d, Mapping) and schema(d) for d in docs)
+
 #: A Helm chart repository's index (``helm repo index``; served as ``index.yaml`` beside the packaged charts): an
 #: ``apiVersion``, the time it was ``generated`` and its ``entries``, each chart's name to the list of its versions,
 #: every one a chart's metadata with its ``urls`` and ``digest`` (helm/helm v3 pkg/repo/index.go, ``IndexFile`` and
@@ -299,6 +325,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
     if isinstance(first, Mapping) and "apiVersion" not in first and all(isinstance(v, Mapping) for v in values) \
             and _omni_template(values):
         return OMNI
+    if _yamale_schema(values):
+        return YAMALE
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
            and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
            and not _talos_config(v) and not _helm_index(v) for v in values):

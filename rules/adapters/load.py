@@ -422,12 +422,16 @@ def _envsubst_files(script: str, names: list[str]) -> list[str]:
 
 def _filled_reason(opened: int, line: int, expansion: str) -> str:
     """Why a script's applied here-document was not read: a line of it is only a shell expansion (:mod:`.shell`)."""
-    what = (f"has a line that is only the shell expansion `{expansion}`" if expansion[:1] in "$`\"'"
-            else f"has a line that ends in a shell expansion YAML leaves room for only as lines, `{expansion}`")
-    return (f"shell script whose here-document at line {opened}, which it applies, {what} (line {line}): the shell "
-            "writes lines of YAML there (or none) when the script "
-            "runs, so the manifest kubectl gets is not known here and that here-document is not read; render the "
-            "manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output")
+    if expansion[:1] in "[{":  # a flow collection whose items an expansion stands for (corpus40)
+        what = f"has a flow collection with a shell expansion where its items or keys go, `{expansion}`"
+        writes = "the shell writes items there (any number, or none)"
+    else:
+        what = (f"has a line that is only the shell expansion `{expansion}`" if expansion[:1] in "$`\"'"
+                else f"has a line that ends in a shell expansion YAML leaves room for only as lines, `{expansion}`")
+        writes = "the shell writes lines of YAML there (or none)"
+    return (f"shell script whose here-document at line {opened}, which it applies, {what} (line {line}): {writes} "
+            "when the script runs, so the manifest kubectl gets is not known here and that here-document is not read; "
+            "render the manifest (run the script with `kubectl apply --dry-run=client -o yaml`) and lint the output")
 
 
 def _filled(file: str, filled: tuple[int, int, str, str | None]) -> LaunchIssue:

@@ -29,6 +29,13 @@ and often not YAML at all), and the script says why (:attr:`ScriptManifests.fill
 error (corpus25: a benchmark script's Job with ``${BACKEND_ARGS_MOUNT}`` between its args made the whole
 repository's run exit 2 on YAML the shell never hands kubectl).
 
+YAML reads ``{``, ``(`` and a backquote as its own inside a flow collection, so ``metadata: {name: ${NAME}}`` is no
+YAML as written, though the shell fills it before kubectl parses it (corpus40). Where such an expansion, outside
+quotes, is a flow mapping's plain value (``- {name: TOKEN, value: $(cat token)}``) it is one scalar whatever it
+holds, read quoted, the placeholder it is; where it stands for a flow sequence's items or a mapping's key
+(``args: [$(echo "$ARGS" | sed …)]``: built to print ``"a", "b"``) the shell writes any number of them, and that
+here-document is not read, as above.
+
 A pod an applied here-document builds from shell variables (``image: ${IMAGE}``, set by the script when it runs, a
 ``case`` on its arguments choosing vLLM or another engine) is no workload this reader can see; where the script
 runs vLLM outside its manifests (``IMAGE=vllm/vllm-openai:…``, ``vllm serve`` in a command it builds), SW005 says
@@ -112,10 +119,11 @@ _MENTION = re.compile(r"vllm", re.I)
 _IMAGE_VARIABLE = re.compile(r"^[ \t]*(?:-[ \t]+)?image:[ \t]*[\"']?"
                              r"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)")
 _SEPARATORS = re.compile(r";|&&|\|\|")
-#: A line of an unquoted here-document that is only an expansion: ``${VAR}`` (``${VAR:-x}``), ``$VAR``, ``$(…)`` or a
-#: backquoted command, quoted or not; the shell writes whatever it holds, lines of YAML or none, in its place.
+#: A line of an unquoted here-document that is only expansions: ``${VAR}`` (``${VAR:-x}``), ``$VAR``, ``$(…)`` or a
+#: backquoted command, quoted or not, one or several glued (``${DEFAULT_ARGS}${VLLM_ARGS}``: corpus40); the shell
+#: writes whatever they hold, lines of YAML or none, in their place.
 _WHOLE_LINE = re.compile(r"^[ \t]*[\"']?(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*"
-                         r"|\$\([^\n]*\)|`[^`\n]*`)[\"']?[ \t]*$")
+                         r"|\$\([^\n]*\)|`[^`\n]*`)+[\"']?[ \t]*$")
 _ONE_EXPANSION = (r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*|\$\([^()\n]*\)"
                   r"|`[^`\n]*`)")
 #: A line of an unquoted here-document that ends in expansions glued to YAML that leaves them no room but lines:
@@ -126,6 +134,115 @@ _ONE_EXPANSION = (r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}\n]*)?\}|\$[A-Za-z
 #: colon inside a value) and ``value: "$A$B"`` (inside the quotes) are values.
 _GLUED = re.compile(r"^[ \t]*(?:-[ \t]+)?[A-Za-z0-9_.-]+:(?:[ \t]+\"[^\"\n]*\"|[ \t]+'[^'\n]*'|[ \t]+[\[{][^\n]*[\]}])?"
                     r"((?:" + _ONE_EXPANSION + r")+)[ \t]*$")
+
+#: A line whose value is a flow collection: ``args: [...]``, ``- {name: X, value: ...}``, ``env: [{...}]``.
+_FLOW_LINE = re.compile(r"^[ \t]*(?:-[ \t]+)?(?:[A-Za-z0-9_./-]+:[ \t]+)?[\[{]")
+
+
+def _expansion_end(text: str, i: int) -> int:
+    """Where the expansion that starts at ``text[i]`` (``${…}``, ``$(…)`` with nested parentheses, or a backquoted
+    command) ends, one past its last character; -1 where it does not end on the line."""
+    if text[i] == "`":
+        j = text.find("`", i + 1)
+        return -1 if j < 0 else j + 1
+    close = "}" if text[i + 1] == "{" else ")"
+    depth = 0
+    for j in range(i + 1, len(text)):
+        if text[j] == text[i + 1]:
+            depth += 1
+        elif text[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
+def _flow_expansions(line: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """An unquoted here-document's line whose value is a flow collection with ``${…}``, ``$(…)`` or a backquoted
+    command outside quotes, where YAML reads ``{``, ``(`` and a backquote as its own (``metadata: {name: ${NAME}}``
+    is no YAML as written; the shell fills it before kubectl parses it). Returns ``("item", [])`` where one stands
+    for a flow sequence's items or a mapping's key (``args: [$(echo "$ARGS" | sed …)]``: the shell writes any number
+    of items there), ``("value", spans)`` where each is in a flow mapping's plain value, the spans of those values
+    (``{name: MODEL, value: ${MODEL}}``, ``{image: vllm/vllm-openai:${TAG}}``: one scalar whatever it holds), and
+    None where there is none."""
+    m = _FLOW_LINE.match(line)
+    if m is None or not any(c in line for c in ("${", "$(", "`")):
+        return None
+    stack: list[str] = []
+    spans: list[tuple[int, int]] = []
+    quote = ""
+    value = -1  # where the plain value of the innermost flow mapping's current key starts, -1 before its ": "
+    i = m.end() - 1
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == quote and not (quote == '"' and line[i - 1] == "\\"):
+                quote = ""
+            i += 1
+            continue
+        if c in "\"'":
+            quote = c
+        elif c in "[{":
+            stack.append(c)
+            value = -1
+        elif c in "]}":
+            if stack:
+                stack.pop()
+            value = -1
+            if not stack:
+                break
+        elif c == ",":
+            value = -1
+        elif c == ":" and stack and stack[-1] == "{" and value < 0 and line[i + 1:i + 2] in (" ", "\t"):
+            value = len(line) - len(line[i + 1:].lstrip(" \t"))
+            i = value
+            continue
+        elif c == "#" and line[i - 1] in " \t":
+            break
+        elif (c == "$" and line[i + 1:i + 2] in ("{", "(")) or c == "`":
+            if not stack or stack[-1] != "{" or value < 0:
+                return "item", []  # a flow sequence's items or a mapping's key: the shell writes any number
+            j = value  # the plain value from its start to the next , } or ] at this depth
+            while j < len(line) and line[j] not in ",}]":
+                if line[j] in "\"'":
+                    return "item", []
+                if (line[j] == "$" and line[j + 1:j + 2] in ("{", "(")) or line[j] == "`":
+                    end = _expansion_end(line, j)
+                    if end < 0:
+                        return "item", []
+                    j = end
+                else:
+                    j += 1
+            spans.append((value, value + len(line[value:j].rstrip())))
+            i, value = j, -1
+            continue
+        i += 1
+    return ("value", spans) if spans else None
+
+
+_FLOW_VALUE = re.compile(r"[\[{].*", re.S)
+
+
+def _flow_items(line: str) -> re.Match[str] | None:
+    """The flow collection of a line where an expansion stands for items the shell writes (:func:`_flow_expansions`),
+    as a match whose text is that collection as written (``[$(echo "$args" | sed …)]``), or None."""
+    found = _flow_expansions(line)
+    if found is None or found[0] != "item":
+        return None
+    start = _FLOW_LINE.match(line)
+    return None if start is None else _FLOW_VALUE.match(line.rstrip(), start.end() - 1)
+
+
+def _quote_flow_values(line: str) -> str:
+    """The line with each ``${…}`` or ``$(…)`` that is a flow mapping's whole value double-quoted, so YAML reads it
+    as the text it is (a placeholder, an unknown) instead of failing on its ``{`` (:func:`_flow_expansions`)."""
+    found = _flow_expansions(line)
+    if found is None or found[0] != "value":
+        return line
+    out = line
+    for start, end in reversed(found[1]):
+        out = out[:start] + '"' + out[start:end] + '"' + out[end:]
+    return out
 
 
 @dataclass(frozen=True)
@@ -549,7 +666,8 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
         if not literal:
             whole = next(((k, m.group(0).strip()) for k in range(doc.start, doc.end)
                           if ((m := _WHOLE_LINE.match(lines[k - 1])) is not None
-                              or (m := _GLUED.match(lines[k - 1])) is not None)
+                              or (m := _GLUED.match(lines[k - 1])) is not None
+                              or (m := _flow_items(lines[k - 1])) is not None)
                           and not _in_block_scalar(lines, k, doc.start)), None)
             if whole is not None:
                 said = manifest_serves("\n".join(lines[doc.start - 1:doc.end - 1]))
@@ -560,7 +678,7 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
         variable: tuple[int, int, int, int, str] | None = None
         for k in range(doc.start, doc.end):
             line = lines[k - 1].lstrip("\t") if doc.strip_tabs else lines[k - 1]
-            out[k - 1] = line if literal else _unquoted(line)
+            out[k - 1] = line if literal else _quote_flow_values(_unquoted(line))
             applied[k - 1] = True
             if variable is None and not literal and (m := _IMAGE_VARIABLE.match(line)) is not None:
                 variable = (doc.line, doc.start, doc.end, k, m.group(1))

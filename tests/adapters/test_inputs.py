@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import ANSIBLE, ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS
+from shardwise.rules.adapters.kinds import ANSIBLE, ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS, YAMALE
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -612,6 +612,13 @@ VAULT_HEX = ("c7f5b5df0090f1feb7dee024d3ab4f15c49f85dac1b63a41a6124cc53c4f8cf8d9
     ("ansible/group_vars/all/vault.yml", "$ANSIBLE_VAULT;1.1;AES256\n" + "\n".join([VAULT_HEX[i:i + 80] for i in
      range(0, len(VAULT_HEX), 80)]) + "\n", ANSIBLE_VAULT),
     ("ansible/host_vars/gpu1.yml", "$ANSIBLE_VAULT;1.2;AES256;prod\n" + VAULT_HEX[:80] + "\n", ANSIBLE_VAULT),
+    # chart-testing's Yamale schema for Chart.yaml at a chart repository's root, beside ct.yaml (corpus40: the shape
+    # of helm/chart-testing's etc/chart_schema.yaml: `apiVersion: str()`, then the definitions it includes)
+    ("chart_schema.yaml", "name: str()\nversion: str()\nappVersion: any(str(), num(), required=False)\n"
+     "apiVersion: str()\nkeywords: list(str(), required=False)\nmaintainers: list(include('maintainer'), "
+     "required=False)\nannotations: map(str(), str(), required=False)\n---\nmaintainer:\n  name: str(required=False)\n"
+     "  email: str(required=False)\n---\ndependency:\n  name: str()\n  version: str()\n  tags: list(str(), "
+     "required=False)\n", YAMALE),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -646,6 +653,16 @@ def test_text_only_headed_as_a_vault_stays_an_error(work, capsys):
     rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
     assert (rc, [e["message"] for e in json.loads(out)["input_errors"]]) == (
         2, ["expected a Kubernetes object (a mapping), found a string"])
+
+
+@pytest.mark.parametrize("text", [
+    "apiVersion: str()\nkind: str()\nmetadata:\n  name: vllm\n",  # one value is no validator: an object
+    "apiVersion: v1\nkind: ConfigMap\ndata:\n  check: str()\n",  # a ConfigMap whose data reads like one
+])
+def test_a_manifest_with_a_value_that_is_no_validator_is_not_a_yamale_schema(work, capsys, text):
+    put(work, "app.yaml", text)
+    rc, out, _ = lint(capsys, "app.yaml", "--format", "json")
+    assert json.loads(out)["skipped_files"] == []
 
 
 def test_an_object_with_entries_is_read_not_skipped_as_a_helm_index(work, capsys):

@@ -110,15 +110,16 @@ def test_a_file_written_from_a_here_document_and_applied_by_name_is_read():
     assert found.documents == 2
     lines = body_lines(found.text)
     assert lines[2] == "---" and lines[3] == "apiVersion: v1" and lines[13] == "---"
-    # an unquoted here-document: the shell runs the command substitution, its output an unknown
-    assert lines[17] == "data: {token: " + COMMAND_OUTPUT + "}"
+    # an unquoted here-document: the shell runs the command substitution, its output an unknown (a flow mapping's
+    # value: quoted, so YAML reads it, corpus40)
+    assert lines[17] == 'data: {token: "' + COMMAND_OUTPUT + '"}'
 
 
 def test_a_file_applied_through_envsubst_keeps_its_placeholders_even_when_quoted():
     text = script("cat > lws.yaml <<'EOF'", "metadata: {name: '$(keep)', ns: ${NS}}", "EOF",
                   "envsubst < lws.yaml | kubectl apply -f -")
     lines = body_lines(manifest_text(text, "a.sh").text)
-    assert lines[2] == "metadata: {name: '" + COMMAND_OUTPUT + "', ns: ${NS}}"
+    assert lines[2] == "metadata: {name: '" + COMMAND_OUTPUT + "', ns: \"${NS}\"}"
 
 
 def test_an_unquoted_here_document_is_what_the_shell_makes_of_it_and_a_quoted_one_is_literal():
@@ -330,7 +331,10 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 
 
 @pytest.mark.parametrize("expansion", ["${BACKEND_ARGS_MOUNT}", "$BACKEND_ARGS_MOUNT", '"${EXTRA:-}"',
-                                       "$(cat mounts.yaml)", "            ${EXTRA_ARGS}"])
+                                       "$(cat mounts.yaml)", "            ${EXTRA_ARGS}",
+                                       # corpus40: an RHOAI toolkit's InferenceService, its model's args two
+                                       # variables glued at column 0 under `args:`
+                                       "${DEFAULT_ARGS}${VLLM_ARGS}"])
 def test_a_here_document_line_that_is_only_a_shell_expansion_is_not_read_as_written(expansion):
     """A line of an unquoted here-document that is nothing but an expansion is YAML the shell writes there when the
     script runs (more args, volume mounts, or nothing): the manifest kubectl gets is not known, so that here-document
@@ -444,6 +448,75 @@ def test_an_expansion_inside_a_value_is_read_as_a_placeholder(line):
     served = GLUED_POD.replace("          env:$MINIMAL_ENV", line)
     found = manifest_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", served, "EOF"), "deploy.sh")
     assert found.filled == [] and found.documents == 1
+
+
+FLOW_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: ${POD_NAME}, namespace: serving}
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.11.0
+      args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+      env:
+        - {name: HF_TOKEN, value: $(cat /run/secrets/hf-token)}
+        - {name: REVISION, value: main-${REV:-0}}  # a suffix the shell fills
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_an_expansion_that_is_a_flow_mapping_value_is_read_as_a_placeholder():
+    """YAML reads `{` and `(` as its own in a flow collection, so `metadata: {name: ${POD_NAME}}` is no YAML as written;
+    in an unquoted here-document the shell fills it before kubectl parses it, and a flow mapping's value is one scalar
+    whatever it holds: read as the placeholder it is (quoted), never an input error "did not find expected ',' or
+    '}'". A YAML file written so stays an input error: kubectl gets that text as it is."""
+    text = script("#!/bin/bash", "kubectl apply -f - <<EOF", FLOW_POD, "EOF")
+    found = manifest_text(text, "serve.sh")
+    assert (found.errors, found.filled, found.documents) == ([], [], 1)
+    lines = body_lines(found.text)
+    assert (lines[5], lines[12], lines[13]) == (
+        'metadata: {name: "${POD_NAME}", namespace: serving}',
+        f'        - {{name: HF_TOKEN, value: "{COMMAND_OUTPUT}"}}',
+        '        - {name: REVISION, value: "main-${REV:-0}"}  # a suffix the shell fills')
+    inv = load_text(text, "serve.sh")
+    assert inv.errors == [] and [(g.name, g.location.line) for g in inv.groups] == [("${POD_NAME}", 3)]
+    assert [e.message for e in load_text(FLOW_POD, "pod.yaml").errors] == [
+        "cannot parse YAML: did not find expected ',' or '}'"]
+
+
+@pytest.mark.parametrize(("line", "collection"), [
+    # corpus40: an RHOAI toolkit's MCP server Deployment, its args a command's output written as a flow sequence
+    ("""      args: [$(echo "$ARGS" | sed 's/ /", "/g' | sed 's/^/"/;s/$/"/')]""",
+     """[$(echo "$ARGS" | sed 's/ /", "/g' | sed 's/^/"/;s/$/"/')]"""),
+    ("      args: [meta-llama/Llama-3.1-8B-Instruct, ${EXTRA_FLAGS}]", "[meta-llama/Llama-3.1-8B-Instruct, ${EXTRA_FLAGS}]"),
+    ("      resources: {limits: {${GPU_RESOURCE}: 1}}", "{limits: {${GPU_RESOURCE}: 1}}"),  # a key
+])
+def test_an_expansion_where_a_flow_collection_s_items_go_is_not_read_as_written(line, collection):
+    """Where the expansion stands for a flow sequence's items or a mapping's key, the shell writes any number of them
+    (`$(echo "$ARGS" | sed …)` is built to print `"a", "b"`): what kubectl gets is not known here, so that
+    here-document is not read, and SW005 says so for a vLLM server, instead of an input error that made the
+    repository's run exit 2. The same inside quotes is text, read as before."""
+    served = POD.replace('      args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]', line) \
+        if line.lstrip().startswith("args") else POD.replace("      resources: {limits: {nvidia.com/gpu: 1}}", line)
+    text = script("#!/bin/bash", "kubectl apply -f - <<EOF", served, "EOF")
+    found = manifest_text(text, "serve.sh")
+    assert (found.errors, found.documents) == ([], 0)
+    assert [(opened, expanded, serves) for opened, _, expanded, serves in found.filled] == [
+        (2, collection, "vllm/vllm-openai")]
+    inv = load_text(text, "serve.sh")
+    assert inv.errors == [] and inv.groups == [] and inv.skipped_files == []
+    [issue] = inv.launch_issues
+    assert issue.reason.startswith("its here-document at line 2 runs vLLM (`vllm/vllm-openai`) but is not read: the "
+                                   "shell writes items there (any number, or none) when the script runs")
+    web = served.replace("vllm/vllm-openai:v0.11.0", "ghcr.io/open-webui/open-webui:main").replace("vllm", "webui")
+    alone = load_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", web, "EOF"), "deploy-webui.sh")
+    [(_, why)] = alone.skipped_files
+    assert why.startswith("shell script whose here-document at line 2, which it applies, has a flow collection with a "
+                          f"shell expansion where its items or keys go, `{collection.replace('vllm', 'webui')}` (line ")
+    quoted = manifest_text(script("#!/bin/bash", "kubectl apply -f - <<EOF", POD.replace(
+        '"8192"]', '"8192", "${EXTRA_FLAGS}", "$(cat flags)"]'), "EOF"), "quoted.sh")
+    assert (quoted.errors, quoted.filled, quoted.documents) == ([], [], 1)
 
 
 ASSEMBLED = """\

@@ -280,7 +280,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
         via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
-        # the Services it surely sends to, not an InferencePool (its target port is the engine's own)
+        # the Services it surely sends to: never one of another namespace whose ReferenceGrant is not in the inputs
+        # (what is outside them blocks nothing, mend16), nor an InferencePool (its target port is the engine's own)
         for kind, _name, found, why in backends(inv, ing):
             if kind != "Service" or why is not None:
                 continue

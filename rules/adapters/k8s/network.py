@@ -286,10 +286,9 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
     answers = []
     for entry in as_list(spec.get("to")):
         entry = as_map(entry)
-        pairs = (("" if entry.get("group") is None else entry.get("group"), ref.group), (entry.get("kind"), ref.kind))
-        if entry.get("name") is not None:
-            pairs = (*pairs, (entry.get("name"), ref.name))
-        answers.append(_all_equal(pairs, False))
+        named = () if entry.get("name") is None else ((entry.get("name"), ref.name),)
+        answers.append(_all_equal((("" if entry.get("group") is None else entry.get("group"), ref.group),
+                                   (entry.get("kind"), ref.kind), *named), False))
     target = _any(answers)
     if source is False or target is False:
         return False

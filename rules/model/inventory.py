@@ -768,8 +768,10 @@ class Ingress:
     gateway: tuple[str, str] | None = None
     gateway_auth: str | None = None
     gateway_undecided: str | None = None
-    #: an HTTPRoute's backendRefs that name a Gateway API Inference Extension InferencePool (their names), and the
-    #: InferencePools of the inputs they name, joined once every input is read (adapters.k8s.network.link_backends)
+    #: an HTTPRoute's backendRefs that name a Gateway API Inference Extension InferencePool of its own namespace (their
+    #: names; ``services`` holds its Service refs of that namespace), and the InferencePools of the inputs its refs
+    #: name, of any namespace (``remote_refs`` too), joined once every input is read
+    #: (adapters.k8s.network.link_backends)
     pool_refs: list[str] = field(default_factory=list)
     pools: list[Service] = field(default_factory=list)
     #: an HTTPRoute's backendRefs to other namespaces (Services and InferencePools), and whether it sends there

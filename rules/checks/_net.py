@@ -335,36 +335,75 @@ def services_of(inv: Inventory, g: ServingGroup) -> list[Service]:
 PREDICTOR_SERVICE = "-predictor"
 
 
+class OutsideInputs(Undecidable):
+    """Whether a route sends to a backend of another namespace is not known only for want of a ReferenceGrant that
+    the inputs do not hold (one applied apart from them may permit it): what lies outside the inputs is no value
+    they write, so a finding on it says "cannot decide" and never blocks (mend16)."""
+
+
+def backends(inv: Inventory, ing: Ingress) -> list[tuple[str, str, list[Service], Undecidable | None]]:
+    """What an Ingress or route sends to, backend by backend: its InferencePools of the inputs, then the Services it
+    names, each as (the kind, the name written, the objects of the inputs and of its deployable unit it names, None
+    where it surely sends there or why that is not known). A backendRef names an object of the route's namespace, or
+    of the one it writes (:class:`RemoteRef`): one there the ReferenceGrants of the inputs do not permit, while they
+    hold grants of that namespace, is left out (the Gateway configures no such backend: RefNotPermitted); one whose
+    grant is not in the inputs, or whose namespace is not known yet, names its objects with why it is not known.
+    One list for every rule that asks, so a pool and a Service are judged alike (the two loops of
+    :func:`judged_behind` and the two lists of :func:`routes_to` were one each)."""
+    out: list[tuple[str, str, list[Service], Undecidable | None]] = []
+    pools = [("InferencePool", p.name, [p]) for p in ing.pools if inv.same_unit(ing.location.file, p.location.file)]
+    named = [("Service", n, fronted(inv, ing, n)) for n in ing.services]
+    for kind, name, found in [*pools, *named]:
+        local = [s for s in found if s.namespace == ing.namespace and (kind == "Service" or name in ing.pool_refs)]
+        if local or not found:
+            out.append((kind, name, local, None))
+        for s in (s for s in found if not any(s is x for x in local)):  # a pool of another namespace's ref
+            out.extend(_remote(ing, kind, s))
+    if ing.remote_refs:
+        for s in inv.services:
+            if inv.same_unit(ing.location.file, s.location.file):
+                out.extend(_remote(ing, "Service", s))
+    return out
+
+
+def _remote(ing: Ingress, kind: str, s: Service) -> list[tuple[str, str, list[Service], Undecidable | None]]:
+    """``s`` as a backend of ``ing`` through its backendRefs to another namespace: none where none names it or the
+    grants say the route does not send there."""
+    refs = [r for r in ing.remote_refs if r.kind == kind and r.name == s.name and r.permitted is not False
+            and r.namespace in (s.namespace, UNKNOWN_NAMESPACE)]
+    if not refs:
+        return []
+    if any(r.permitted is True for r in refs):
+        return [(kind, s.name, [s], None)]
+    ref = refs[0]
+    why = f"whether {ing.kind} `{ing.namespace}/{ing.name}` sends to {kind} `{s.namespace}/{s.name}`"
+    return [(kind, s.name, [s], OutsideInputs(why, str(ref.permitted)) if ref.outside
+             else Undecidable(why, str(ref.permitted)))]
+
+
 def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, ServingGroup]],
                                                          list[tuple[Service, ServingGroup, Undecidable]]]:
-    """The (Service, serving group) pairs an Ingress routes to (the Services of the inputs, and the Service KServe
-    makes for an InferenceService's predictor, which no input holds, standing in for it), judged pair by pair: (the
-    pairs the Ingress surely routes to, the pairs it may route to whose answer is not known yet, each with its
-    :class:`Undecidable`), both in input order. One group's unknown labels do not hide another group's sure answer,
-    and no answer depends on the other groups' input order (small16: SW306 and SW406 asked ``groups_behind``, which
-    raised at the first group whose labels were unknown; it is gone). Only the Services and groups of the Ingress's
-    own deployable unit count (place16)."""
+    """The (Service, serving group) pairs an Ingress routes to (the Services and InferencePools of the inputs its
+    :func:`backends` name, and the Service KServe makes for an InferenceService's predictor, which no input holds,
+    standing in for it), judged pair by pair: (the pairs the Ingress surely routes to, the pairs it may route to whose
+    answer is not known yet, each with its :class:`Undecidable`), both in input order. One group's unknown labels do
+    not hide another group's sure answer, and no answer depends on the other groups' input order (small16: SW306 and
+    SW406 asked ``groups_behind``, which raised at the first group whose labels were unknown; it is gone). Only the
+    Services and groups of the Ingress's own deployable unit count (place16)."""
     sure: list[tuple[Service, ServingGroup]] = []
     unsure: list[tuple[Service, ServingGroup, Undecidable]] = []
-    for pool in ing.pools:  # an InferencePool of the inputs a backendRef names: the pods it selects
-        if not inv.same_unit(ing.location.file, pool.location.file):
-            continue
-        for g in selectable(inv, pool):
-            try:
-                if selects(pool, g):
-                    sure.append((pool, g))
-            except Undecidable as u:
-                unsure.append((pool, g, u))
-    for name in ing.services:
-        found = fronted(inv, ing, name)
+    for kind, name, found, why in backends(inv, ing):
         for s in found:
             for g in selectable(inv, s):
                 try:
                     if selects(s, g):
-                        sure.append((s, g))
+                        if why is None:
+                            sure.append((s, g))
+                        else:
+                            unsure.append((s, g, why))
                 except Undecidable as u:
                     unsure.append((s, g, u))
-        if not found and name.endswith(PREDICTOR_SERVICE):
+        if not found and kind == "Service" and name.endswith(PREDICTOR_SERVICE):
             isvc = name[:-len(PREDICTOR_SERVICE)]
             sure.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups
                         if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace
@@ -386,16 +425,18 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
     undecided: Undecidable | None = None
     if not inv.same_unit(ing.location.file, g.location.file):
         return False  # another repository's or stack's Ingress (place16)
-    for name, found in [*((p.name, [p]) for p in ing.pools), *((n, fronted(inv, ing, n)) for n in ing.services)]:
+    for kind, name, found, why in backends(inv, ing):
         for s in found:
             if not inv.same_unit(s.location.file, g.location.file):
                 continue
             try:
                 if selects(s, g):
-                    return True
+                    if why is None:
+                        return True
+                    undecided = undecided or why
             except Undecidable as u:
                 undecided = undecided or u
-        if (not found and name.endswith(PREDICTOR_SERVICE) and g.kind == "InferenceService"
+        if (not found and kind == "Service" and name.endswith(PREDICTOR_SERVICE) and g.kind == "InferenceService"
                 and g.name == name[:-len(PREDICTOR_SERVICE)] and g.namespace == ing.namespace):
             return True
     if undecided is not None:

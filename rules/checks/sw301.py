@@ -25,8 +25,8 @@ from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
     RUNTIME_PORTS,
+    backends,
     describe_rule_ports,
-    fronted,
     is_world,
     opens_port,
     pool_security_groups,
@@ -280,8 +280,12 @@ class RuntimePortExposed(ObjectRule[Checked]):
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
         via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
-        for name in ing.services:
-            for svc in fronted(inv, ing, name):
+        # the Services it surely sends to: never one of another namespace whose ReferenceGrant is not in the inputs
+        # (what is outside them blocks nothing, mend16), nor an InferencePool (its target port is the engine's own)
+        for kind, _name, found, why in backends(inv, ing):
+            if kind != "Service" or why is not None:
+                continue
+            for svc in found:
                 behind.append(svc)
                 targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):

@@ -8,7 +8,15 @@ from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, 
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
 from ..model.vocab import AWS_LB_SCHEME, INTERNAL_LB_ANNOTATIONS
 from ._env import env_value, vllm_containers
-from ._net import EXTERNAL_SERVICE_TYPES, WORLD, fronting_containers, judged_behind, selectable, selects
+from ._net import (
+    EXTERNAL_SERVICE_TYPES,
+    WORLD,
+    OutsideInputs,
+    fronting_containers,
+    judged_behind,
+    selectable,
+    selects,
+)
 from ._unseen import unseen_hits
 from ._words import listed
 
@@ -76,9 +84,14 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "makes for an LLMInferenceService, is judged on its parent Gateways of the inputs, attached as the Gateway "
             "API does (parentRef namespace defaulting to the route's, sectionName, port, listener protocol, "
             "allowedRoutes kinds and namespaces Same, All or Selector, hostnames): a Gateway that admits no such route "
-            "does not publish it. It blocks when a Gateway admitting it has a class whose controller is documented to "
-            "make an internet-facing load balancer (GKE's gke-l7-global-external-managed, "
-            "gke-l7-regional-external-managed, gke-l7-gxlb; the AWS Load Balancer Controller's gateway.k8s.aws/alb "
+            "does not publish it. A backendRef names the Service or InferencePool of the route's namespace, or of the "
+            "namespace it writes, which the route reaches only where a ReferenceGrant there permits it (its from "
+            "naming the route's kind and namespace, its to the backend's group, kind and, if it names one, name): "
+            "where the inputs hold ReferenceGrants of that namespace and none permits it the Gateway does not send "
+            "there, and where they hold none (one may be applied apart from them) it cannot decide, advisory. It "
+            "blocks when a Gateway admitting it has a class whose controller is documented to make an internet-facing "
+            "load balancer (GKE's gke-l7-global-external-managed, gke-l7-regional-external-managed, gke-l7-gxlb; the "
+            "AWS Load Balancer Controller's gateway.k8s.aws/alb "
             "with a LoadBalancerConfiguration scheme internet-facing) and no policy of the inputs authenticates its "
             "clients (an Envoy Gateway SecurityPolicy with jwt, oidc, basicAuth, apiKeyAuth or extAuth, a Kuadrant "
             "AuthPolicy, an Istio RequestAuthentication with an AuthorizationPolicy on the Gateway, a "
@@ -171,7 +184,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             key = api_key(inv, g)
             if key is not True:
                 open_.append((svc, g, _fronted(svc, g) or key or ""))
-        unknown = sorted({u.text for _svc, g, u in unsure
+        # (what is not known, whether only for want of a ReferenceGrant outside the inputs: never a block, mend16)
+        unknown = sorted({(u.text, isinstance(u, OutsideInputs)) for _svc, g, u in unsure
                           if g.kind != "plan" and not any(g is x for _, x, _ in open_) and api_key(inv, g) is not True})
         if not open_ and not unknown:
             return
@@ -179,10 +193,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         if reach is None:
             return  # the Ingress authenticates its clients
         how, advisory = reach
-        for text in unknown:  # where the route's reach makes every known answer advisory, an unknown one is too
-            # (mend13: a Service's selector the template fills blocked behind a Gateway its known one is advisory at)
+        # where the route's reach makes every known answer advisory, an unknown one is too (mend13: a Service's
+        # selector the template fills blocked behind a Gateway its known one is advisory at)
+        for text, outside in unknown:
             yield Hit(subject_of(ing), f"cannot decide: {text}", ing.location, tuple(ing.suppressions),
-                      undecided=True, level="advisory" if advisory else None)
+                      undecided=True, level="advisory" if advisory or outside else None)
         kind = "Ingress" if ing.kind == "Ingress" else ing.kind
         for level_reason in sorted({why for _, _, why in open_}):
             batch = [(svc, g) for svc, g, why in open_ if why == level_reason]

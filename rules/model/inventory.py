@@ -712,6 +712,30 @@ class Service:
 
 
 @dataclass
+class RemoteRef:
+    """A Gateway API route's backendRef to an object of another namespace, or of a namespace not known yet
+    (``backendRefs[].namespace``; a ref that names none, or the route's own, is in ``Ingress.services`` or
+    ``Ingress.pool_refs``). The Gateway sends there only where a ReferenceGrant of that namespace permits it
+    (gateway-api apis/v1 ``BackendObjectReference``: "a ReferenceGrant object is required in the referent namespace";
+    ``HTTPBackendRef``: otherwise ResolvedRefs is False, reason RefNotPermitted, and the backend is not configured)."""
+
+    kind: str  # "Service" | "InferencePool"
+    namespace: str  # UNKNOWN_NAMESPACE where the ref's namespace is not known yet (a placeholder, a computed value)
+    name: str
+    #: whether the route sends there (adapters.k8s.network.link_backends): True where a ReferenceGrant of the inputs
+    #: permits it, False where the inputs hold ReferenceGrants of that namespace and none permits it, otherwise why
+    #: it is not known (no ReferenceGrant of that namespace in the inputs: one applied apart from them may permit it;
+    #: a value not known yet)
+    permitted: bool | str = False
+    #: True where ``permitted`` is not known only for want of a ReferenceGrant the inputs do not hold (never a block:
+    #: what is outside the inputs is no unknown value), False where a value the inputs write is not known yet
+    outside: bool = True
+    #: the ref's API group: "" (the core group) for a Service, an InferencePool's (inference.networking.k8s.io, or
+    #: v1alpha2's inference.networking.x-k8s.io), which a ReferenceGrant's ``to`` entry must name
+    group: str = ""
+
+
+@dataclass
 class Ingress:
     """A Kubernetes Ingress, a Gateway API HTTPRoute or an OpenShift Route."""
 
@@ -744,10 +768,14 @@ class Ingress:
     gateway: tuple[str, str] | None = None
     gateway_auth: str | None = None
     gateway_undecided: str | None = None
-    #: an HTTPRoute's backendRefs that name a Gateway API Inference Extension InferencePool (their names), and the
-    #: InferencePools of the inputs they name, joined once every input is read (adapters.k8s.network.link_pools)
+    #: an HTTPRoute's backendRefs that name a Gateway API Inference Extension InferencePool of its own namespace (their
+    #: names; ``services`` holds its Service refs of that namespace), and the InferencePools of the inputs its refs
+    #: name, of any namespace (``remote_refs`` too), joined once every input is read
+    #: (adapters.k8s.network.link_backends)
     pool_refs: list[str] = field(default_factory=list)
     pools: list[Service] = field(default_factory=list)
+    #: an HTTPRoute's backendRefs to other namespaces (Services and InferencePools), and whether it sends there
+    remote_refs: list[RemoteRef] = field(default_factory=list)
 
 
 #: production-stack router's ``--routing-logic`` choices (argparse ``choices``), the union over every tag read: at

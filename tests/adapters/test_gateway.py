@@ -116,3 +116,85 @@ def test_a_gateway_not_in_the_inputs_leaves_the_route_as_before():
     other = _gateway("gke-l7-gxlb").replace("name: gw,", "name: elsewhere,")
     r = _route(other + "---" + ROUTE)
     assert (r.gateway, r.gateway_auth, r.gateway_undecided) == (None, None, None)
+
+
+# --- a backendRef's namespace, and the ReferenceGrants that let a route send there (mend16) -------------------------
+
+_CROSS = """
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: llm-d}
+spec:
+  rules:
+    - backendRefs:
+        - {name: vllm, port: 8000}
+        - {name: vllm, namespace: llm-d, port: 8000}
+        - {name: vllm, namespace: models, port: 8000}
+        - {group: inference.networking.k8s.io, kind: InferencePool, name: pool, namespace: models}
+"""
+
+
+def _grant(to: str, ns: str = "models", source: str = "llm-d", kind: str = "HTTPRoute") -> str:
+    return f"""
+---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {{name: g, namespace: {ns}}}
+spec:
+  from: [{{group: gateway.networking.k8s.io, kind: {kind}, namespace: {source}}}]
+  to: [{to}]
+"""
+
+
+def _remote(text: str) -> list[tuple[str, str, str, object, bool]]:
+    return [(r.kind, r.namespace, r.name, r.permitted, r.outside) for r in _route(text).remote_refs]
+
+
+def test_a_backendref_of_the_routes_own_namespace_is_local_and_another_one_is_remote():
+    r = _route(_CROSS)
+    assert r.services == ["vllm", "vllm"] and r.pool_refs == [] and r.ports == [8000, 8000, 8000]
+    no = "no ReferenceGrant of namespace `models` is in the inputs, and one applied apart from them may permit it"
+    assert _remote(_CROSS) == [("Service", "models", "vllm", no, True), ("InferencePool", "models", "pool", no, True)]
+
+
+def test_a_grant_of_the_target_namespace_permits_what_its_from_and_to_name():
+    core = '{group: "", kind: Service}'
+    pools = "{group: inference.networking.k8s.io, kind: InferencePool}"
+    assert [p for _k, _n, _m, p, _o in _remote(_CROSS + _grant(core) + _grant(pools))] == [True, True]
+    # a to without a name covers every Service there; one with a name only that Service
+    assert [p for *_, p, _o in _remote(_CROSS + _grant('{group: "", kind: Service, name: vllm}'))] == [True, False]
+    assert [p for *_, p, _o in _remote(_CROSS + _grant('{group: "", kind: Service, name: other}'))] == [False, False]
+    # from another namespace, or another route kind: not this route's; a grant of another namespace says nothing
+    assert [p for *_, p, _o in _remote(_CROSS + _grant(core, source="team-a"))] == [False, False]
+    assert [p for *_, p, _o in _remote(_CROSS + _grant(core, kind="GRPCRoute"))] == [False, False]
+    assert [p for *_, p, _o in _remote(_CROSS + _grant(core, ns="elsewhere"))][0].startswith("no ReferenceGrant")
+    # v1alpha2's group is not v1's: a grant to inference.networking.k8s.io does not cover an x-k8s.io pool
+    legacy = _CROSS.replace("group: inference.networking.k8s.io", "group: inference.networking.x-k8s.io")
+    assert [p for *_, p, _o in _remote(legacy + _grant(pools))] == [False, False]
+
+
+def test_a_grant_or_a_namespace_a_template_fills_is_not_known_and_not_for_want_of_a_grant():
+    placeholder = _grant('{group: "", kind: Service, name: "${SERVICE}"}')
+    assert _remote(_CROSS + placeholder)[0][3:] == ("ReferenceGrant `g` holds a value not known yet", False)
+    templated = _CROSS.replace("namespace: models, port", 'namespace: "${MODEL_NS}", port')
+    assert _remote(templated)[0] == ("Service", "<unknown>", "vllm", "the namespace its backendRef names is the "
+                                     "template placeholder `${MODEL_NS}`", False)
+
+
+def test_the_grants_the_renderer_writes_let_its_routes_reach_their_backends():
+    """``render.router`` writes a ReferenceGrant in each backend's namespace for a gateway-api router's routes: the
+    reader takes it as permitting them (the two agree on the Gateway API)."""
+    import yaml
+    from render_support import service
+    from shardwise.rules.model.spec import RouterSpec
+    from shardwise.rules.render.router import render_router
+
+    objs = render_router(RouterSpec(name="llm", kind="gateway-api", services=("llama-70b",)), [service()])
+    assert _remote("---\n".join(yaml.safe_dump(o) for o in objs)) == [("Service", "serving", "llama-70b", True, True)]
+
+
+def test_a_grant_whose_namespace_a_template_fills_may_permit_but_never_surely():
+    core = '{group: "", kind: Service}'
+    [svc, pool] = _remote(_CROSS + _grant(core, ns='"${GRANT_NS}"'))
+    assert svc[3:] == ("ReferenceGrant `g` holds a value not known yet", False)
+    assert pool[3].startswith("no ReferenceGrant of namespace `models`")  # it covers no pool, wherever it is

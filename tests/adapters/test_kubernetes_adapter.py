@@ -820,7 +820,7 @@ def test_networking_objects():
                 {"alb.ingress.kubernetes.io/target-group-attributes":
                  "load_balancing.algorithm.type=least_outstanding_requests"},
                 ["fallback", "llama-70b"], [80, "http"], at(f, 21), class_name="alb"),
-        # the InferencePool backendRef is the pool's, not a Service's (corpus37: link_pools joins the pool)
+        # the InferencePool backendRef is the pool's, not a Service's (corpus37: link_backends joins the pool)
         Ingress("llm-route", "llm", "HTTPRoute", {}, ["llama-70b"], [8000], at(f, 47),
                 parents=["llm/inference-gateway"], parent_refs=[{"name": "inference-gateway", "namespace": "llm"}],
                 pool_refs=["llama-pool"]),

@@ -515,3 +515,20 @@ def test_a_node_group_label_that_is_a_huge_integer_is_read_as_its_text(tmp_path)
     inv = load_pulumi_json(str(path))
     assert inv.errors == []
     assert ["1" + "0" * 400 in p.labels.values() for p in inv.pools].count(True) == 1
+
+
+def test_a_preview_s_computed_backendref_namespace_is_not_the_routes_own():
+    """An HTTPRoute's backendRef whose namespace is a computed output at preview (``namespace=ns.metadata.name``)
+    names a namespace not known yet: never dropped as if it named none, which reads as the route's own (mend16)."""
+    t = "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute"
+    route = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+             "metadata": {"name": "r", "namespace": "llm-d"},
+             "spec": {"rules": [{"backendRefs": [{"name": "vllm", "namespace": U, "port": 8000},
+                                                 {"name": "local", "port": 8000}]}]}}
+    state = {"urn": urn(t, "r"), "type": t, "inputs": route, "outputs": {}}
+    (res,) = resources_from_json({"steps": [{"op": "create", "urn": state["urn"], "newState": state}]}, "p.json")
+    [ing] = inventory_from_resources([res]).ingresses
+    assert ing.services == ["local"]
+    assert [(r.kind, r.namespace, r.name, r.outside) for r in ing.remote_refs] == [
+        ("Service", UNKNOWN_NAMESPACE, "vllm", False)]
+    assert ing.remote_refs[0].permitted == "the namespace its backendRef names is a computed value"

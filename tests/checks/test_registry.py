@@ -313,7 +313,8 @@ EXTRA_FIXTURES = {
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
               "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
               "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
-              "llmisvc-gateway-config.yaml"},  # the default Gateway an inferenceservice-config of the inputs names
+              "llmisvc-gateway-config.yaml",  # the default Gateway an inferenceservice-config of the inputs names
+              "cross-namespace-backend.yaml"},  # mend16: a backendRef's namespace, as its ReferenceGrants say
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks
@@ -324,7 +325,8 @@ EXTRA_FIXTURES = {
               "pass-envfrom-elsewhere.yaml",
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW312": {"inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
-              "placeholder-selector.yaml"},  # mend13: a selector a template fills selects pods not known yet
+              "placeholder-selector.yaml",  # mend13: a selector a template fills selects pods not known yet
+              "cross-namespace-backend.yaml"},  # mend16: a route in front of another namespace's pods, by grant
     "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
               "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum

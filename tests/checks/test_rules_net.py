@@ -613,3 +613,59 @@ def test_sw306_sw406_judge_each_group_behind_an_ingress_on_its_own(tmp_path, ord
          "balances Deployment serving/a with round_robin, which ignores each replica's load"),
         ("SW406", "advisory", True, unknown),
     ]
+
+
+_RAY_ROUTE = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ray-head, namespace: ray}
+spec:
+  selector: {matchLabels: {app: ray-head}}
+  template:
+    metadata: {labels: {app: ray-head}}
+    spec:
+      containers:
+        - name: ray-head
+          image: rayproject/ray:2.40.0
+          command: ["ray", "start", "--head", "--dashboard-host=0.0.0.0", "--block"]
+          ports: [{containerPort: 8265, name: dashboard}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ray-head, namespace: ray}
+spec:
+  selector: {app: ray-head}
+  ports: [{name: dashboard, port: 8265, targetPort: 8265}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: dash, namespace: llm-d}
+spec:
+  rules: [{backendRefs: [{name: ray-head, namespace: ray, port: 8265}]}]
+"""
+_RAY_GRANT = """
+---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: from-llm-d, namespace: ray}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: llm-d}]
+  to: [{group: "", kind: Service}]
+"""
+
+
+def test_sw301_judges_a_backendref_of_another_namespace_by_its_grant():
+    """An HTTPRoute in llm-d onto Ray's dashboard in ray: with the ReferenceGrant of ray in the inputs the route
+    reaches it (mandatory); without one, whether it does is for a grant outside the inputs, which blocks nothing
+    (mend16); a grant of ray for another namespace's routes: the Gateway does not send there."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+
+    def sw301(text: str) -> list[tuple[str, bool, str]]:
+        inv = load_kubernetes_text(text, "t.yaml")
+        return [(f.level, f.undecided, f.message) for f in run_rules([rule_by_code("SW301")], inv)]
+
+    [(level, undecided, message)] = sw301(_RAY_ROUTE + _RAY_GRANT)
+    assert (level, undecided, message[:73]) == ("mandatory", False, "HTTPRoute `llm-d/dash` routes outside traffic "
+                                                                    "to port 8265 (Ray dashboard")
+    assert sw301(_RAY_ROUTE) == []
+    assert sw301(_RAY_ROUTE + _RAY_GRANT.replace("namespace: llm-d", "namespace: team-a")) == []

@@ -28,6 +28,7 @@ from .network import (
     add_ingress,
     add_ingress_class,
     add_network_policy,
+    add_reference_grant,
     add_route,
     add_service,
 )
@@ -168,6 +169,7 @@ EXTRACTORS: dict[tuple[str, str], Extractor] = {
     ("gateway.networking.k8s.io", "HTTPRoute"): _plain(add_http_route),
     ("inference.networking.x-k8s.io", "InferencePool"): _plain(add_inference_pool),
     ("inference.networking.k8s.io", "InferencePool"): _plain(add_inference_pool),
+    ("gateway.networking.k8s.io", "ReferenceGrant"): _plain(add_reference_grant),
     **{key: _gateway for key in (
         ("gateway.networking.k8s.io", "Gateway"), ("gateway.networking.k8s.io", "GatewayClass"),
         ("gateway.envoyproxy.io", "SecurityPolicy"), ("kuadrant.io", "AuthPolicy"),

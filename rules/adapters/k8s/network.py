@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, UNKNOWN_NAMESPACE, CrossRef, Ingress, Inventory, Location, NetworkPolicy, Service, Unknown
+from ...model import (
+    UNKNOWN,
+    UNKNOWN_NAMESPACE,
+    CrossRef,
+    Ingress,
+    Inventory,
+    Location,
+    NetworkPolicy,
+    RemoteRef,
+    Service,
+    Unknown,
+)
 from ...model.errors import InputError
 from ...model.unknown import holds_placeholder, is_placeholder, is_unknown
 from .fields import (
@@ -185,26 +196,41 @@ def link_ingress_classes(inv: Inventory) -> None:
 
 
 def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """An HTTPRoute: its parent Gateways, and its backendRefs by namespace. A backendRef's namespace defaults to the
+    route's (gateway-api apis/v1 ``BackendObjectReference.Namespace``); one that names another namespace, or one not
+    known yet, is a :class:`RemoteRef`, sent to only where a ReferenceGrant permits it (:func:`link_backends`). Read
+    as the route's own, ``namespace: llm-d`` joined the same-named Service or InferencePool of the route's namespace
+    (mend16)."""
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
+    namespace = str(meta.get("namespace") or "default")
     services: list[str] = []
     ports: list[Any] = []
     extensions: list[tuple[str, str]] = []
     pools: list[str] = []
+    remote: list[RemoteRef] = []
     for rule in as_list(spec.get("rules")):
         for ref in as_list(as_map(rule).get("backendRefs")):
             ref = as_map(ref)
-            if ref.get("name") and ref.get("kind") == "InferencePool" and str(ref.get("group") or "") in POOL_GROUPS:
+            if not ref.get("name"):
+                continue
+            pool = ref.get("kind") == "InferencePool" and str(ref.get("group") or "") in POOL_GROUPS
+            where = ref.get("namespace")
+            if where is not None and where is not UNKNOWN and where in ("", namespace):
+                where = None
+            if where is not None:
+                group = str(ref.get("group") or "") if pool else ""
+                remote.append(_remote_ref("InferencePool" if pool else "Service", where, str(ref["name"]), group))
+            elif pool:
                 pools.append(str(ref["name"]))
-            elif ref.get("name"):
+            else:
                 services.append(str(ref["name"]))
-                if ref.get("port") is not None:
-                    ports.append(ref["port"])
+            if not pool and ref.get("port") is not None:
+                ports.append(ref["port"])
         for f in as_list(as_map(rule).get("filters")):  # an ALB listener rule's actions (AWS LBC), say
             ext = as_map(as_map(f).get("extensionRef"))
             if ext.get("name"):
                 extensions.append((str(ext.get("kind") or ""), str(ext["name"])))
-    namespace = str(meta.get("namespace") or "default")
     refs = [dict(as_map(p), namespace=as_map(p).get("namespace") or namespace)
             for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
     parents = [f"{p['namespace']}/{p['name']}" for p in refs]
@@ -213,19 +239,110 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
-        pool_refs=pools,
+        pool_refs=pools, remote_refs=remote,
     ))
+
+
+def _remote_ref(kind: str, where: Any, name: str, group: str) -> RemoteRef:
+    """A backendRef to namespace ``where`` (not the route's), as read: until :func:`link_backends` finds a
+    ReferenceGrant of that namespace in the inputs, whether the route sends there is not known."""
+    if _unseen(where):
+        written = "a computed value" if where is UNKNOWN else f"the template placeholder `{str(where).strip()}`"
+        return RemoteRef(kind, UNKNOWN_NAMESPACE, name, f"the namespace its backendRef names is {written}",
+                         outside=False, group=group)
+    return RemoteRef(kind, str(where), name, _no_grant(str(where)), group=group)
+
+
+def _no_grant(namespace: str) -> str:
+    return (f"no ReferenceGrant of namespace `{namespace}` is in the inputs, and one applied apart from them may "
+            "permit it")
+
+
+#: The cross reference of a Gateway API ReferenceGrant, kept for :func:`link_backends`.
+GRANT_REF = "gateway api reference grant"
+
+
+def add_reference_grant(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
+    """Keep a ReferenceGrant for :func:`link_backends`."""
+    inv.cross_refs.append(CrossRef(GRANT_REF, obj, loc))
+
+
+def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> bool | None:
+    """Whether ReferenceGrant ``grant`` (of the ref's namespace) permits ``route`` to send to ``ref``: one of its
+    ``from`` entries is the route's group, kind and namespace, and one of its ``to`` entries the ref's group and kind,
+    with no name or the ref's (gateway-api apis/v1beta1 ``ReferenceGrantSpec``: entries combined with OR; a ``to``
+    without a name covers every object of that group and kind in the grant's namespace). None where a value that
+    decides it is not known yet (a placeholder; a route whose namespace is not known)."""
+    spec = as_map(grant.get("spec"))
+    answers: list[bool | None] = []
+    for entry in as_list(spec.get("from")):
+        entry = as_map(entry)
+        pairs = ((entry.get("group"), "gateway.networking.k8s.io"), (entry.get("kind"), route.kind))
+        if route.namespace == UNKNOWN_NAMESPACE:  # the route's namespace not known yet: it may be the one named
+            answers.append(_all_equal(pairs, True))
+        else:
+            answers.append(_all_equal((*pairs, (entry.get("namespace"), route.namespace)), False))
+    source = _any(answers)
+    answers = []
+    for entry in as_list(spec.get("to")):
+        entry = as_map(entry)
+        named = () if entry.get("name") is None else ((entry.get("name"), ref.name),)
+        answers.append(_all_equal((("" if entry.get("group") is None else entry.get("group"), ref.group),
+                                   (entry.get("kind"), ref.kind), *named), False))
+    target = _any(answers)
+    if source is False or target is False:
+        return False
+    return True if source and target else None
+
+
+def _all_equal(pairs: tuple[tuple[Any, str], ...], route_unseen: bool) -> bool | None:
+    """Whether each written value equals what it must; None where one is not known yet and none differs."""
+    unseen = route_unseen
+    for written, wanted in pairs:
+        if _unseen(written):
+            unseen = True
+        elif str(written) != wanted:
+            return False
+    return None if unseen else True
+
+
+def _any(answers: list[bool | None]) -> bool | None:
+    return True if True in answers else None if None in answers else False
+
+
+def _permitted(grants: list[CrossRef], route: Ingress, ref: RemoteRef) -> tuple[bool | str, bool]:
+    """(whether ``route`` sends to ``ref`` as the ReferenceGrants of the inputs say, True where only a grant outside
+    them may decide it): True where one permits it; False where grants of its namespace are in the inputs and none
+    does (decided: the Gateway configures no such backend, ResolvedRefs False with reason RefNotPermitted); why not,
+    where one may and a value is not known yet, or where the inputs hold no grant of that namespace."""
+    mine = [g for g in grants if _grant_namespace(g) in (ref.namespace, UNKNOWN_NAMESPACE)]
+    # a grant whose namespace is not known yet may be of another namespace: at most "it may permit it"
+    answers = [None if permits and _grant_namespace(g) == UNKNOWN_NAMESPACE else permits
+               for g, permits in ((g, _grant_permits(g.obj, route, ref)) for g in mine)]
+    if True in answers:
+        return True, True
+    if None in answers:
+        name = str(as_map(mine[answers.index(None)].obj.get("metadata")).get("name") or "unnamed")
+        return f"ReferenceGrant `{name}` holds a value not known yet", False
+    if any(_grant_namespace(g) == ref.namespace for g in mine):
+        return False, True
+    return _no_grant(ref.namespace), True
+
+
+def _grant_namespace(grant: CrossRef) -> str:
+    value = as_map(grant.obj.get("metadata")).get("namespace")
+    return UNKNOWN_NAMESPACE if _unseen(value) else str(value or "default")
 
 
 #: The API groups of the Gateway API Inference Extension's InferencePool: v1alpha2 and v1.
 POOL_GROUPS = ("inference.networking.x-k8s.io", "inference.networking.k8s.io")
-#: The cross reference of an InferencePool, kept for :func:`link_pools` (a "gateway api " kind: nodes.resolve_pools
+#: The cross reference of an InferencePool, kept for :func:`link_backends` (a "gateway api " kind: nodes.resolve_pools
 #: links those).
 POOL_REF = "gateway api inference pool"
 
 
 def add_inference_pool(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
-    """Keep an InferencePool for :func:`link_pools`."""
+    """Keep an InferencePool for :func:`link_backends`."""
     inv.cross_refs.append(CrossRef(POOL_REF, obj, loc))
 
 
@@ -259,22 +376,32 @@ def _pool(obj: Mapping[str, Any], loc: Location) -> Service:
                    kind="InferencePool")
 
 
-def link_pools(inv: Inventory) -> None:
-    """Give each HTTPRoute the InferencePools of the inputs its backendRefs name (of its own namespace, as a
-    backendRef that names no namespace means): the Gateway sends a request to one of the pool's pods that its endpoint
-    picker chooses, so the route is in front of them as it is of a Service's pods. A pool not in the inputs joins
-    nothing: what it selects is not known."""
-    pools = [r for r in inv.cross_refs if r.kind == POOL_REF]
-    if not pools:
-        return
+def link_backends(inv: Inventory) -> None:
+    """Join each HTTPRoute to the InferencePools of the inputs its backendRefs name (of the ref's namespace, the
+    route's where it names none), and say of each backendRef to another namespace whether the ReferenceGrants of the
+    inputs let the route send there (:func:`_permitted`). The Gateway sends a request to one of a pool's pods that its
+    endpoint picker chooses, so the route is in front of them as it is of a Service's pods. A pool not in the inputs
+    joins nothing: what it selects is not known. Run at every join (idempotent): the grants are read anew each time."""
+    refs = inv.cross_refs
+    grants = [r for r in refs if r.kind == GRANT_REF]
     by_key: dict[tuple[str, str], Service] = {}
-    for r in pools:
-        svc = _pool(r.obj, r.location)
-        by_key.setdefault((svc.namespace, svc.name), svc)
+    for r in refs:
+        if r.kind == POOL_REF:
+            svc = _pool(r.obj, r.location)
+            by_key.setdefault((svc.namespace, svc.name), svc)
     for ing in inv.ingresses:
-        if ing.kind == "HTTPRoute" and ing.pool_refs and not ing.pools:
-            ing.pools = [by_key[(ing.namespace, n)] for n in dict.fromkeys(ing.pool_refs)
-                         if (ing.namespace, n) in by_key]
+        if ing.kind != "HTTPRoute":
+            continue
+        for ref in ing.remote_refs:
+            if ref.namespace != UNKNOWN_NAMESPACE:
+                ref.permitted, ref.outside = _permitted(grants, ing, ref)
+        if by_key and not ing.pools:
+            wanted = [*((ing.namespace, n) for n in ing.pool_refs),
+                      *((r.namespace, r.name) for r in ing.remote_refs if r.kind == "InferencePool")]
+            for w in dict.fromkeys(wanted):  # in the order the route names them; a namespace not known: any
+                for key in ([k for k in by_key if k[1] == w[1]] if w[0] == UNKNOWN_NAMESPACE else [w]):
+                    if key in by_key and not any(p is by_key[key] for p in ing.pools):
+                        ing.pools.append(by_key[key])
 
 
 def add_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:

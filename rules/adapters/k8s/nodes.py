@@ -76,7 +76,7 @@ from .fields import (
     typed_map,
     whole_quantity,
 )
-from .network import link_ingress_classes, link_pools
+from .network import link_backends, link_ingress_classes
 
 SELECTOR_POOL_KIND = "selector"  # NodePool.kind of a pool synthesised from a workload's own selector
 
@@ -975,7 +975,7 @@ def resolve_pools(inv: Inventory) -> None:
             from .gateway import link_gateways
 
             link_gateways(inv)
-            link_pools(inv)  # HTTPRoutes to the InferencePools of the inputs
+            link_backends(inv)  # HTTPRoutes to the InferencePools of the inputs, and the grants of their refs
     if inv.hardware_profiles:  # what an Open Data Hub hardware profile of the inputs gives the services naming it
         from .hwprofiles import apply_hardware_profiles
 

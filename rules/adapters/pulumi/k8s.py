@@ -12,7 +12,8 @@ reads:
   ``image``, an env ``value``, a ``command``/``args`` word (an unresolved ``$(VAR)``), the pod's
   ``nodeSelector``, resource quantities, ``envFrom`` sources, ``securityContext.privileged``, a
   container's ``ports`` (the list, an entry, its ``name`` or ``containerPort``: a Service's named
-  ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data;
+  ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data, an
+  HTTPRoute backendRef's ``namespace`` (a namespace not known, never the route's own);
 - every other unknown is left out for the readers, and the model field it would have filled is set
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
   policy, autoscaler bounds, probe timings (a whole probe: a probe of unknown timings and port, never no
@@ -175,6 +176,8 @@ def _read_as_unknown(path: Path) -> bool:
         return True  # a Gateway's listeners: which routes it admits (SW306), never read as admitting none
     if n == 4 and path[:2] == ("spec", "ports") and path[3] == "targetPort":
         return True
+    if n == 6 and path[:2] == ("spec", "rules") and path[3] == "backendRefs" and path[5] == "namespace":
+        return True  # an HTTPRoute's backendRef namespace: never read as the route's own (mend16)
     return n == 2 and path[0] in ("data", "stringData")
 
 

@@ -38,6 +38,7 @@ from ..catalog.accelerators import (
     mig_profile_name,
     mig_profiles_of,
     single_strategy_profile,
+    visible_devices_envs,
 )
 from ..catalog.accelerators import single_strategy_label as _single_strategy_label
 from ..catalog.accelerators import single_strategy_unsure as _single_strategy_unsure
@@ -1103,7 +1104,8 @@ def most_tp_unseen(g: ServingGroup) -> int:
     shows a container only the whole GPUs it requests: SW204 blocks a single-pod replica whose layout needs more, so
     here TP is at most those GPUs ÷ (PP × PCP) (DP only adds engines). 0 where it is not so bounded: TP known, a
     replica over several pods, another resource than nvidia.com/gpu (a unit holding several devices, a resource
-    claim, a MIG device), or a GPU count, PP or PCP not known as a whole number."""
+    claim, a MIG device), a container that may see more GPUs than it requests (:func:`_sees_unrequested`), or a GPU
+    count, PP or PCP not known as a whole number."""
     e = g.engine
     pods = g.pods_per_group
     c = g.main_container
@@ -1111,11 +1113,42 @@ def most_tp_unseen(g: ServingGroup) -> int:
             or g.accelerator_resource not in (None, GPU_RESOURCE) or (c is not None and c.resource_claims)
             or mig_slice_or_none(g) is not None):
         return 0
-    sizes = [g.gpus_per_pod, e.pipeline_parallel_size, e.extra.get("prefill_context_parallel_size", 1)]
+    gpus: Any = g.gpus_per_pod
+    if c is not None and unrequested_gpus_seen(c.security.privileged, c.env):
+        gpus = node_gpus_seen(g)  # every GPU of its node, where the pool says how many; else not bounded
+    sizes = [gpus, e.pipeline_parallel_size, e.extra.get("prefill_context_parallel_size", 1)]
     whole = [v for v in sizes if isinstance(v, int) and not isinstance(v, bool) and v > 0]
     if len(whole) != len(sizes):
         return 0
     return whole[0] // (whole[1] * whole[2])
+
+
+def unrequested_gpus_seen(privileged: Any, env: Mapping[str, Any]) -> str:
+    """Why a container may see more GPUs than its nvidia.com/gpu request, in words, else "": privileged (or not known
+    to be not), it has every device node of its node, and NVML and CUDA enumerate every GPU there; a visible-devices
+    variable written in its env (NVIDIA_VISIBLE_DEVICES ``all`` or a list, or a value not known yet; not one that
+    hides every GPU: ``void``, ``none``, empty), which the NVIDIA container toolkit's default setting
+    (accept-nvidia-visible-devices-envvar-when-unprivileged) lets win over the device plugin's allocation (SW310).
+    Its GPUs, and so its TP, are then bounded by its node's, not by the request (review38: `--tensor-parallel-size
+    <TP_SIZE>` on a privileged pod requesting one of a node's four L40S blocked, though TP4 may start there)."""
+    if privileged is True or is_unknown(privileged):
+        return "privileged: true"
+    for name in visible_devices_envs():
+        if name in env:
+            value = env[name]
+            if not isinstance(value, str):
+                return f"{name} set to a value not known yet"
+            if value.strip().lower() not in ("", "void", "none"):
+                return f"{name}={value.strip()}"
+    return ""
+
+
+def node_gpus_seen(g: ServingGroup) -> int:
+    """The GPUs of the node a group's pod lands on, where its pool says (a whole number above 0), else 0."""
+    per_node: Any = g.pool.gpus_per_node if g.pool is not None else None
+    if isinstance(per_node, int) and not isinstance(per_node, bool) and per_node > 0:
+        return per_node
+    return 0
 
 
 def weights_refused_whatever_tp(g: ServingGroup, config: Context) -> tuple[ReplicaSizing, int] | None:

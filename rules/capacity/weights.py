@@ -186,7 +186,8 @@ def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str |
     known), then a quantised checkpoint's own precision, then ``--dtype``.
     """
     if quantization:
-        return quantization_precision(model, quantization)
+        served = quantization_precision(model, quantization)
+        return served_at_auto(served) if not dtype or dtype == "auto" else served
     unread = model.extra.get("quantisation_word_unread")
     if unread:  # catalog.lookup.quantisation_word_inside: neither that quantisation nor the base model's precision
         raise QuantizationUnknown(
@@ -198,13 +199,27 @@ def weight_precision(model: ModelShape, dtype: str = "auto", quantization: str |
         return checkpoint_precision(model)
     if dtype and dtype != "auto":
         return DTYPE_PRECISION.get(dtype.lower(), model.precision)
-    return model.precision
+    return served_at_auto(model.precision)
+
+
+def served_at_auto(precision: Precision) -> Precision:
+    """The precision vLLM serves a checkpoint stored at ``precision`` in where ``--dtype`` is ``auto`` (the default):
+    a float32 checkpoint is downcast to 16 bits, never served in 4 bytes a value. vLLM's ``_get_and_verify_dtype``
+    (vllm/config.py, to 0.10.0): "Following common practice, we use float16 for float32 models"; its successor
+    ``_resolve_auto_dtype`` (vllm/config/model.py): "Downcast for float32 models" to the platform's preferred dtype,
+    bfloat16 on GPUs that take it (the ``--dtype`` help: auto "will use FP16 precision for FP32 and FP16 models").
+    Either is two bytes; bf16 is said, as :func:`.sizing.kv_dtype_refusal` reads a float32 checkpoint. Only
+    ``--dtype float32`` serves it in fp32 (review38: a fine-tune saved in float32 was sized at 4 bytes a parameter,
+    twice what vLLM loads, and SW101 blocked a 7B on one L4 that holds it)."""
+    return "bf16" if precision == "fp32" else precision
 
 
 def activation_dtype_bytes(model: ModelShape, dtype: str = "auto") -> int:
+    """Bytes of one activation (and of one KV cache element at ``--kv-cache-dtype auto``): ``--dtype``'s, else 2, a
+    float32 checkpoint included (:func:`served_at_auto`)."""
     if dtype and dtype != "auto":
         return 4 if DTYPE_PRECISION.get(dtype.lower()) == "fp32" else 2
-    return 4 if model.torch_dtype == "float32" else 2
+    return 2
 
 
 def bytes_per_param(model: ModelShape, precision: Precision, quantization: str | None = None) -> float:

@@ -9,9 +9,11 @@ from ..capacity.group import (
     encoder_fit,
     engine_settings,
     gpu_name,
+    node_gpus_seen,
     offload_bytes,
     sizing,
     tpu_of,
+    unrequested_gpus_seen,
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
@@ -60,7 +62,9 @@ class WeightsDoNotFit(GroupRule):
             "backend does (it sizes its KV cache from XLA's memory stats): the capacity rules do not judge a TPU, "
             "and this rule says so once, advisory. Where --tensor-parallel-size is not known yet (a guide's "
             "<TP_SIZE>, a ConfigMap not in the inputs) but the nvidia.com/gpu a single-pod replica requests bound "
-            "it (TP × PP cannot exceed them), the weights are judged at the largest TP they allow: a GPU's share "
+            "it (TP × PP cannot exceed them; a privileged container, or one that sets NVIDIA_VISIBLE_DEVICES, may "
+            "see every GPU of its node, which then bound it), the weights are judged at the largest TP they allow: "
+            "a GPU's share "
             "only shrinks as TP grows, so weights that surely fail there fail whatever TP is, and the finding "
             "blocks; where a TP they allow may start, it cannot be decided."
         ),
@@ -219,6 +223,11 @@ def _whatever_tp(g: ServingGroup, s: ReplicaSizing, most: int) -> str:
     ``most``."""
     gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
     bound = f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
+    c = g.main_container
+    seen = unrequested_gpus_seen(c.security.privileged, c.env) if c is not None else ""
+    if seen:  # the container may see every GPU of its node (review38)
+        bound = (f"TP × PP cannot exceed the GPUs of its node ({node_gpus_seen(g)}), all of which the container may "
+                 f"see ({seen}), so at most {most}")
     return (f"whatever --tensor-parallel-size is (not known yet; {bound}), "
             f"{s.model_id} in {s.weight_precision} needs at least {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per GPU (at {layout_text(s)}), but gpu_memory_utilization "

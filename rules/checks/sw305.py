@@ -17,6 +17,7 @@ from ..model import (
     is_unknown,
 )
 from ..model.inventory import EVERY_UNIT
+from ..model.unknown import holds_placeholder
 from ._cluster import no_cluster
 from ._net import is_multi_node
 from ._unseen import unseen, unseen_hits
@@ -39,6 +40,14 @@ def namespace_text(ns: str) -> str:
     if ns == RELEASE_NAMESPACE:
         return f"the namespace the chart is installed in (`{ns}`: helm template was given none)"
     return f"namespace `{ns}`"
+
+
+def _namespace_unseen(p: NetworkPolicy, ns: str) -> bool:
+    """Whether a namespaced policy's namespace is not known yet and may be ``ns``: a preview's computed namespace, or
+    one a template fills (``namespace: ${NAMESPACE}``, review38; the same placeholder as a group's namespace is that
+    namespace, and covers it)."""
+    return p.namespaces is None and p.namespace != ns and (p.namespace == UNKNOWN_NAMESPACE
+                                                            or holds_placeholder(p.namespace))
 
 
 class NamespaceWithoutDefaultDeny(Rule):
@@ -117,8 +126,7 @@ class NamespaceWithoutDefaultDeny(Rule):
         for ns, groups, unit_policies in self._namespaces(inv, by_ns):
             if any(fnmatch.fnmatchcase(ns, pattern) for pattern in config.default_deny_namespaces):
                 continue
-            unknown_deny = [p for p in unit_policies
-                            if p.namespaces is None and p.namespace == UNKNOWN_NAMESPACE and p.default_deny_ingress]
+            unknown_deny = [p for p in unit_policies if _namespace_unseen(p, ns) and p.default_deny_ingress]
             policies = [p for p in unit_policies if p.covers(ns)]
             if any(p.default_deny_ingress for p in policies):
                 continue
@@ -141,6 +149,16 @@ class NamespaceWithoutDefaultDeny(Rule):
             if unknown_deny:
                 u = Undecidable(f"the namespace of default-deny {policy_text(unknown_deny[0])} "
                                 f"`{unknown_deny[0].name}`")
+                yield Hit(subject, f"cannot decide: {u.text}", first.location, suppressions,
+                          undecided=True, level=self._level(groups))
+                continue
+            # a policy whose namespace is not known yet that would isolate an exposed group's pods were it this
+            # namespace's: whether they are exposed is not known (review38: `namespace: ${NAMESPACE}` was read as a
+            # namespace of its own, and a multi-node group's runtime ports as open to every pod)
+            unknown_iso = [p for p in unit_policies if _namespace_unseen(p, ns) and any(
+                not is_unknown(g.pod_labels) and p.isolates(p.namespace, g.pod_labels) for g in exposed)]
+            if unknown_iso:
+                u = Undecidable(f"the namespace of {policy_text(unknown_iso[0])} `{unknown_iso[0].name}`")
                 yield Hit(subject, f"cannot decide: {u.text}", first.location, suppressions,
                           undecided=True, level=self._level(groups))
                 continue

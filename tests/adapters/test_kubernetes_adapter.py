@@ -1360,3 +1360,45 @@ def test_a_placeholder_name_marks_a_template(meta: dict[str, str], template: boo
                                                           "resources": {"limits": {"nvidia.com/gpu": 2}}}]}}}}
     assert template_name(doc) is template
     assert is_template(doc) is template
+
+
+def test_a_term_values_list_a_template_fills_is_not_known():
+    """review38: ``values: ${APPS}`` (the whole list of a matchExpressions term, which the template fills) was read as
+    no list, so ``In()``, a term no pod matches: an InferencePool's selector selected no pods, and a NetworkPolicy's
+    isolated none. Both are not known now (a pool's selector UNKNOWN; the policy's unknown_part names the field)."""
+    inv = load_kubernetes_text(text("""
+        apiVersion: inference.networking.k8s.io/v1
+        kind: InferencePool
+        metadata: {name: pool, namespace: llm}
+        spec:
+          selector:
+            matchExpressions:
+              - key: app
+                operator: In
+                values: ${APPS}
+          targetPorts: [{number: 8000}]
+          endpointPickerRef: {name: epp, port: {number: 9002}}
+        ---
+        apiVersion: gateway.networking.k8s.io/v1
+        kind: HTTPRoute
+        metadata: {name: route, namespace: llm}
+        spec:
+          parentRefs: [{name: inference-gateway}]
+          rules:
+            - backendRefs: [{group: inference.networking.k8s.io, kind: InferencePool, name: pool}]
+        ---
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {name: isolate, namespace: llm}
+        spec:
+          podSelector:
+            matchExpressions:
+              - key: app
+                operator: In
+                values: ${APPS}
+          policyTypes: [Ingress]
+        """), "f.yaml")
+    assert [(i.name, [(p.name, p.selector) for p in i.pools]) for i in inv.ingresses] == [
+        ("route", [("pool", UNKNOWN)])]
+    assert [(p.name, p.unknown_part, p.default_deny_ingress) for p in inv.network_policies] == [
+        ("isolate", "spec.podSelector", False)]

@@ -356,9 +356,7 @@ def _pool(obj: Mapping[str, Any], loc: Location) -> Service:
     sel = as_map(spec.get("selector"))
     selector: dict[str, str] | Unknown
     if _unseen(spec.get("selector")) or _unseen(sel.get("matchLabels")) or _unseen(sel.get("matchExpressions")) or any(
-            _unseen(as_map(e).get("key")) or _unseen(as_map(e).get("operator"))
-            or any(_unseen(v) for v in as_list(as_map(e).get("values")))
-            for e in as_list(sel.get("matchExpressions"))):
+            _unseen_term(e) for e in as_list(sel.get("matchExpressions"))):
         selector = UNKNOWN  # what it selects is not known yet (mend13), never "no pods"
     elif "matchLabels" in sel or "matchExpressions" in sel:
         selector = label_selector(sel.get("matchLabels"))
@@ -428,6 +426,9 @@ def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
         for j, peer in enumerate(as_list(as_map(rule).get("from"))):
             for key in ("podSelector", "namespaceSelector"):
                 unknown_part = unknown_part or _unseen_selector(as_map(peer), key, f"spec.ingress[{i}].from[{j}].{key}")
+    unknown_part = unknown_part or _unseen_peers(spec)
+    types_unseen = _unseen(spec.get("policyTypes")) or any(_unseen(t) for t in as_list(spec.get("policyTypes")))
+    unknown_part = unknown_part or ("spec.policyTypes" if types_unseen else None)
     sel = {} if _unseen(spec.get("podSelector")) else typed_map(spec, "podSelector", "spec.podSelector", loc)
     pod_selector = {} if _unseen(sel.get("matchLabels")) else str_map(
         typed_map(sel, "matchLabels", "spec.podSelector.matchLabels", loc))
@@ -438,9 +439,10 @@ def add_network_policy(obj: Mapping[str, Any], loc: Location, inv: Inventory) ->
         if e.get("key"):
             values = ",".join(str(v) for v in as_list(e.get("values")))
             pod_selector[str(e["key"])] = f"{e.get('operator', 'In')}({values})"
-    ingress = typed_list(spec, "ingress", "spec.ingress", loc)
-    egress = typed_list(spec, "egress", "spec.egress", loc)
-    types = [str(t) for t in typed_list(spec, "policyTypes", "spec.policyTypes", loc)]
+    ingress = [] if _unseen(spec.get("ingress")) else typed_list(spec, "ingress", "spec.ingress", loc)
+    egress = [] if _unseen(spec.get("egress")) else typed_list(spec, "egress", "spec.egress", loc)
+    # a policy type the template fills is not known (unknown_part), never an input error nor a type read as written
+    types = ["Ingress"] if types_unseen else [str(t) for t in typed_list(spec, "policyTypes", "spec.policyTypes", loc)]
     wrong = [t for t in types if t not in ("Ingress", "Egress")]
     if wrong:
         raise InputError(f"spec.policyTypes: {wrong[0]!r} is not a policy type Kubernetes accepts (Ingress, Egress)",
@@ -471,9 +473,36 @@ def _unseen_selector(d: Mapping[str, Any], key: str, what: str) -> str | None:
     sel = as_map(sel)
     labels, exprs = sel.get("matchLabels"), sel.get("matchExpressions")
     if _unseen(labels) or _unseen(exprs) or any(_unseen(k) or _unseen(v) for k, v in as_map(labels).items()) or any(
-            _unseen(as_map(e).get("key")) or _unseen(as_map(e).get("operator"))
-            or any(_unseen(v) for v in as_list(as_map(e).get("values"))) for e in as_list(exprs)):
+            _unseen_term(e) for e in as_list(exprs)):
         return what
+    return None
+
+
+def _unseen_term(term: Any) -> bool:
+    """Whether a label selector's ``matchExpressions`` term holds a value not known yet: the whole term, its key, its
+    operator, its ``values`` list written as one placeholder (``values: ${APPS}``, which the template fills with a
+    list: read as written it was no list, so ``In ()``, a term no pod matches) or one of its values (review38)."""
+    e = as_map(term)
+    return _unseen(term) or _unseen(e.get("key")) or _unseen(e.get("operator")) or _unseen(e.get("values")) or any(
+        _unseen(v) for v in as_list(e.get("values")))
+
+
+def _unseen_peers(spec: Mapping[str, Any]) -> str | None:
+    """The field of a NetworkPolicy's ingress, other than a peer's selectors (:func:`_unseen_selector`), that holds a
+    value not known yet, which decides whom the policy admits: the rules (``ingress: ${RULES}``), a rule's ``from``
+    (``from: ${PEERS}``: once filled with ``[]`` it admits every source), a peer written as one placeholder, or a
+    peer's ``ipBlock`` (``cidr: ${ALLOWED_CIDR}``, which may be 0.0.0.0/0). Read as written, each was a policy that
+    admits only some sources, and SW305 took the pods it selects as isolated (review38, as mend14 read selectors)."""
+    if _unseen(spec.get("ingress")):
+        return "spec.ingress"
+    for i, rule in enumerate(as_list(spec.get("ingress"))):
+        if _unseen(rule) or _unseen(as_map(rule).get("from")):
+            return f"spec.ingress[{i}].from" if not _unseen(rule) else f"spec.ingress[{i}]"
+        for j, peer in enumerate(as_list(as_map(rule).get("from"))):
+            block = as_map(peer).get("ipBlock")
+            if _unseen(peer) or _unseen(block) or _unseen(as_map(block).get("cidr")) or _unseen(
+                    as_map(block).get("except")) or any(_unseen(c) for c in as_list(as_map(block).get("except"))):
+                return f"spec.ingress[{i}].from[{j}]" + ("" if _unseen(peer) else ".ipBlock")
     return None
 
 

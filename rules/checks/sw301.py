@@ -73,7 +73,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "servers: of these, only its dashboard agent's port is Ray's on it, whatever the selector or a port's "
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, KubeRay's rayStartParams, a head's gcs-server, "
-            "dashboard or client port of another number) is Ray's, whatever its number. The "
+            "dashboard or client port of another number) is Ray's, whatever its number; a head's dashboard is Ray's "
+            "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
+            "writes 0.0.0.0 where rayStartParams name no host), whatever its operator's labels say. The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
             "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
@@ -422,8 +424,11 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             continue
         if not isinstance(selector, dict) or not selector:
             continue
+        # a Ray operator's label says Ray listens there, unless the Ray nodes it selects are known not to (mend11: a
+        # worker's head-only port; review37: a head whose flags put Ray elsewhere or keep its dashboard on loopback)
         if ray and any(str(k).startswith(_RAY_LABELS) for k in selector) and (
-                selector.get("ray.io/node-type") != "worker" or port not in _RAY_HEAD_ONLY):
+                selector.get("ray.io/node-type") != "worker" or port not in _RAY_HEAD_ONLY) and (
+                not _ray_nodes_known(inv, svc, port)):
             return True, [], False, []
         present = bool(chosen)  # whether pods it selects are in the inputs
         for p in selectable_pods(inv, svc):

@@ -808,9 +808,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             settings.append(("kv_port", parsed.get("kv_port")))
         for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
             for offset in _moriio_rank_offsets(g):  # review37: each rank listens on the base plus its offset
-                number = moriio_port + offset
-                if number not in RUNTIME_PORTS and number < 65536:
-                    found.setdefault(number, _MORIIO_PORTS[setting] if not offset else
+                rank_port = moriio_port + offset
+                if rank_port not in RUNTIME_PORTS and rank_port < 65536:
+                    found.setdefault(rank_port, _MORIIO_PORTS[setting] if not offset else
                                      f"vLLM MoRIIO KV connector {setting.removesuffix('_port')} of a rank "
                                      f"({setting} {moriio_port} + {offset}, its data-parallel rank + its "
                                      "tensor-parallel rank)")

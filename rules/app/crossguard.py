@@ -76,7 +76,8 @@ CONFIG_SCHEMA: dict[str, dict[str, Any]] = {
     },
     "production": {
         "type": "boolean",
-        "description": "Treat the stack as production (default: shardwise:environment.production).",
+        "description": ("Treat the stack as production (default: shardwise:environment.production where the "
+                        "stack's config writes it, else each workload's shardwise.dev/production annotation)."),
     },
     "unknown_is_failure": {
         "type": "boolean",
@@ -392,7 +393,10 @@ def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
 
 
 def _read_environment(key: str, value: Any) -> tuple[bool | None, str | None]:
-    """``(production, error)`` of one environment config value, validated against the stack spec (pydantic)."""
+    """``(production, error)`` of one environment config value, validated against the stack spec (pydantic). A
+    value that does not write ``production`` says nothing of it: None, so that each workload's own setting decides
+    (its annotation ``shardwise.dev/production``), as in a run of ``shardwise lint`` without one (review37: the spec's
+    default, False, made every workload of the stack not production, an annotation ``"true"`` included)."""
     try:
         if isinstance(value, str):
             value = json.loads(value)
@@ -401,7 +405,7 @@ def _read_environment(key: str, value: Any) -> tuple[bool | None, str | None]:
         spec = spec_from_value(value, key)
     except (ValueError, ShardwiseError) as e:
         return None, f"{key}: {e}"
-    return spec.production, None
+    return (spec.production if isinstance(value, Mapping) and "production" in value else None), None
 
 
 def _json_type(value: Any) -> str:

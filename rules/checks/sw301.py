@@ -73,7 +73,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "servers: of these, only its dashboard agent's port is Ray's on it, whatever the selector or a port's "
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, KubeRay's rayStartParams, a head's gcs-server, "
-            "dashboard or client port of another number) is Ray's, whatever its number. The "
+            "dashboard or client port of another number) is Ray's, whatever its number; a head's dashboard is Ray's "
+            "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
+            "writes 0.0.0.0 where rayStartParams name no host), whatever its operator's labels say. The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
             "8998) are torch.distributed's, NCCL's or vLLM's where the input says they run there: the pods are a "
             "vLLM serving group's whose settings open that port (vLLM's own multi-node launcher, --nnodes above 1, "
@@ -95,8 +97,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "of another number that the selected pods' own settings put the runtime on is the runtime's "
             "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
             "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
-            "ports: 6301 and 61005 unless its kv_connector_extra_config names others). Either way it blocks then, and "
-            "where the "
+            "ports: 6301 and 61005 unless its kv_connector_extra_config names others, and above each the ports its "
+            "ranks take, up to the data-parallel size plus the tensor-parallel size less 2). Either way it blocks "
+            "then, and where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
             "Secret, or a ConfigMap not in the inputs, could set is not such a value: the pod is judged on what the "
@@ -425,8 +428,11 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             continue
         if not isinstance(selector, dict) or not selector:
             continue
+        # a Ray operator's label says Ray listens there, unless the Ray nodes it selects are known not to (mend11: a
+        # worker's head-only port; review37: a head whose flags put Ray elsewhere or keep its dashboard on loopback)
         if ray and any(str(k).startswith(_RAY_LABELS) for k in selector) and (
-                selector.get("ray.io/node-type") != "worker" or port not in _RAY_HEAD_ONLY):
+                selector.get("ray.io/node-type") != "worker" or port not in _RAY_HEAD_ONLY) and (
+                not _ray_nodes_known(inv, svc, port)):
             return True, [], False, []
         present = bool(chosen)  # whether pods it selects are in the inputs
         for p in selectable_pods(inv, svc):
@@ -570,7 +576,8 @@ def _kv_config(config: Any) -> dict[str, Any] | None:
 #: DEFAULT_HANDSHAKE_PORT "6301" and DEFAULT_NOTIFY_PORT "61005", which moriio_connector.py fills into
 #: kv_connector_extra_config where it names none; MoRIIOConfig.from_vllm_config reads ``handshake_port`` and
 #: ``notify_port`` there): the handshake between the prefill's and the decode's MoRI engines and the stage
-#: notifications. The first rank listens on the number itself; the others on it plus their rank's offset.
+#: notifications. The first rank listens on the number itself; the others on it plus their rank's offset
+#: (:func:`_moriio_rank_offsets`).
 _MORIIO_PORTS = {
     "handshake_port": "vLLM MoRIIO KV connector handshake (kv_connector_extra_config handshake_port, 6301 by default)",
     "notify_port": "vLLM MoRIIO KV connector notify (kv_connector_extra_config notify_port, 61005 by default)",
@@ -599,6 +606,20 @@ def _moriio_ports(named: Any, parsed: dict[str, Any] | None) -> list[tuple[str, 
             if number is not None:
                 found.append((key, number))
     return found
+
+
+def _moriio_rank_offsets(g: ServingGroup) -> range:
+    """The offsets from a MoRIIO base port that the group's ranks listen on (review37; vllm-project/vllm
+    kv_connector/v1/moriio at 028a39c2 and 6fbdff48: moriio_common.py ``get_port_offset(dp_rank, tp_rank)``, which
+    with its default ``tp_size=1`` is ``dp_rank + tp_rank``; each worker's handshake listener binds ``handshake_port
+    + get_port_offset(dp_rank, tp_rank)`` (moriio_connector.py ``side_channel_port``) and its notify socket
+    ``notify_port + port_offset`` (``MoRIIOConfig.from_vllm_config``)): 0 to (data-parallel size - 1) +
+    (tensor-parallel size - 1). Only the base where a size is not known yet (judged there, as every setting not
+    known is)."""
+    tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in (tp, dp)):
+        return range(1)
+    return range(tp + dp - 1)
 
 
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
@@ -790,8 +811,13 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
         if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
             settings.append(("kv_port", parsed.get("kv_port")))
         for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
-            if moriio_port not in RUNTIME_PORTS:
-                found.setdefault(moriio_port, _MORIIO_PORTS[setting])
+            for offset in _moriio_rank_offsets(g):  # review37: each rank listens on the base plus its offset
+                rank_port = moriio_port + offset
+                if rank_port not in RUNTIME_PORTS and rank_port < 65536:
+                    found.setdefault(rank_port, _MORIIO_PORTS[setting] if not offset else
+                                     f"vLLM MoRIIO KV connector {setting.removesuffix('_port')} of a rank "
+                                     f"({setting} {moriio_port} + {offset}, its data-parallel rank + its "
+                                     "tensor-parallel rank)")
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
         for key, value in settings:

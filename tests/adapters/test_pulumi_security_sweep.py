@@ -614,9 +614,16 @@ def test_a_helm_release_of_another_chart_is_only_counted(tmp_path: Path) -> None
 
 
 # --- a YAML ConfigFile or ConfigGroup whose files are not known: its objects are not in the preview (review34) ------
+# review37: any input the provider's component awaits (pulumi-kubernetes yaml/v2 configfile.go and configgroup.go,
+# kustomize/v2 directory.go, helm/v4 chart.go: ``pulumi.All`` of every input) leaves it without children; a secret the
+# preview masks does not (the provider knows it).
 
 CONFIG_WHY = ("not known at preview (a computed value), so the objects it applies, which may run vLLM, are not in the "
-              "preview and none was checked: lint the `pulumi up` state, or write the path as a literal")
+              "preview and none was checked: lint the `pulumi up` state, or write the value as a literal")
+CHART_T, KUSTOMIZE_T = "kubernetes:helm.sh/v4:Chart", "kubernetes:kustomize/v2:Directory"
+#: mend10's advice where a resource masks a secret beside a computed value (engine/runner.DECIDED_AT_UP_OR_SECRET)
+SECRET_TOO = ("; if it is one of the values the preview masks as `[secret]`, no state shows it: write it as a literal "
+              "if it need not be secret, else suppress the finding with the reason it is safe")
 
 
 @pytest.mark.parametrize(("type_", "inputs", "said"), [
@@ -625,17 +632,40 @@ CONFIG_WHY = ("not known at preview (a computed value), so the objects it applie
     ("kubernetes:yaml/v2:ConfigGroup", {"files": [U, "manifests/service.yaml"]}, ("ConfigGroup vllm", "its `files` is")),
     ("kubernetes:yaml:ConfigGroup", {"files": U, "yaml": [U]}, ("ConfigGroup vllm", "its `files` and `yaml` are")),
     ("kubernetes:yaml/v2:ConfigFile", {"file": "manifests/vllm.yaml"}, None),  # its objects are its children
-], ids=["v2-file", "v1-file", "v2-group-one", "v1-group-both", "known"])
+    # review37: the prefix is awaited with the file (a stack name from another stack's output, say)
+    ("kubernetes:yaml/v2:ConfigFile", {"file": "manifests/vllm.yaml", "resourcePrefix": U},
+     ("ConfigFile vllm", "its `resourcePrefix` is")),
+    ("kubernetes:yaml/v2:ConfigGroup", {"files": ["manifests/*.yaml"], "skipAwait": U},
+     ("ConfigGroup vllm", "its `skipAwait` is")),
+    (KUSTOMIZE_T, {"directory": U}, ("Directory vllm", "its `directory` is")),
+    (KUSTOMIZE_T, {"directory": "overlays/prod", "namespace": U}, ("Directory vllm", "its `namespace` is")),
+    (KUSTOMIZE_T, {"directory": "overlays/prod", "namespace": "serving"}, None),
+    (CHART_T, {"chart": "oci://ghcr.io/example/charts/vllm", "values": {"image": {"tag": U}}},
+     ("Chart vllm", "its `values` is")),
+    (CHART_T, {"chart": "vllm", "version": U, "namespace": U}, ("Chart vllm", "its `namespace` and `version` are")),
+    (CHART_T, {"chart": "vllm", "values": {"replicaCount": 2}}, None),
+    # a secret the preview masks is known to the provider: the objects are the component's children
+    (CHART_T, {"chart": "vllm", "values": {"hfToken": MASKED}}, None),
+    ("kubernetes:yaml/v2:ConfigGroup", {"objs": [{"kind": "Secret", "stringData": {"token": MASKED}}]}, None),
+    ("kubernetes:yaml/v2:ConfigGroup", {"objs": [{"kind": "Secret", "stringData": {"token": MASKED}}],
+                                        "resourcePrefix": U}, ("ConfigGroup vllm", "its `objs` and `resourcePrefix` are",
+                                                               SECRET_TOO)),
+], ids=["v2-file", "v1-file", "v2-group-one", "v1-group-both", "known", "v2-file-prefix", "v2-group-skip-await",
+        "kustomize-directory", "kustomize-namespace", "kustomize-known", "chart-values", "chart-two", "chart-known",
+        "chart-secret", "group-secret", "group-secret-and-prefix"])
 def test_a_config_file_whose_files_are_not_known_says_none_was_checked(tmp_path: Path, type_: str,
                                                                        inputs: dict[str, Any],
-                                                                       said: tuple[str, str] | None) -> None:
+                                                                       said: tuple[str, ...] | None) -> None:
     """A ConfigFile whose ``file`` the program computes (a path joined from an output) has no children at preview: it
-    was only counted among the skipped objects and the run passed, though the file may hold a vLLM Deployment."""
+    was only counted among the skipped objects and the run passed, though the file may hold a vLLM Deployment. So
+    too a kustomize Directory and a Helm v4 Chart, and any input of theirs (review37). Where the secrets are the only
+    unknowns, the objects are in the preview: nothing to say. With a computed value beside a secret, the masked input
+    is named too (the preview does not say which unknown is which)."""
     doc = {"steps": [step(type_, "vllm", inputs)], "changeSummary": {"create": 1}}
     code, errors, findings = lint_document(tmp_path, doc)
     assert (code, errors) == (0, "")
     assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == ([] if said is None else [
-        ("SW005", "advisory", said[0], f"SW005: not read: {said[1]} {CONFIG_WHY}")])
+        ("SW005", "advisory", said[0], f"SW005: not read: {said[1]} {CONFIG_WHY}{''.join(said[2:])}")])
 
 
 # --- an env list not known: the variables may be unset, they do not come from a Secret (review34) ---------------

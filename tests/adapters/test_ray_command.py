@@ -15,8 +15,9 @@ VLLM = "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --p
 
 @pytest.mark.parametrize(("command", "args", "expected"), [
     # one command per branch of the pattern, each as a shell line, as public manifests write them
-    # (a `ray start`: the Ray ports it listens on, a head's four, a worker's agent port; mend11)
-    (["sh", "-c"], ["ray start --head --port=6379 && " + VLLM], frozenset({6379, 8265, 10001, 52365})),
+    # (a `ray start`: the Ray ports it listens on, a head's, a worker's agent port; mend11; a head's dashboard only
+    # with --dashboard-host beyond the loopback, review37)
+    (["sh", "-c"], ["ray start --head --port=6379 && " + VLLM], frozenset({6379, 10001, 52365})),
     (["bash", "-c"], ["/usr/bin/ray start --address=$(RAY_HEAD):6379 --block"], frozenset({52365})),
     (["serve", "run", "config.yaml"], [], True),
     (["sh", "-c"], ["serve deploy /home/ray/serve_config.yaml"], True),

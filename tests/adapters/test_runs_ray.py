@@ -11,8 +11,9 @@ import pytest
 from shardwise.rules.adapters.k8s.workloads import pytorch_job_labels, runs_dist, runs_ray, with_labels
 from shardwise.rules.model import UNKNOWN
 
-#: The ports a head's `ray start --head` listens on with no flag of them: GCS, dashboard, client, dashboard agent.
-HEAD = frozenset({6379, 8265, 10001, 52365})
+#: The ports a head's `ray start --head` listens on with no flag of them beyond the pod: GCS, client, dashboard agent;
+#: its dashboard is on the pod's loopback (Ray's --dashboard-host default, 127.0.0.1: review37).
+HEAD = frozenset({6379, 10001, 52365})
 
 
 def container(args: list[Any], env: list[dict[str, Any]]) -> dict[str, Any]:
@@ -66,11 +67,17 @@ def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: lis
       "--block"], "rayproject/ray:2.46.0", frozenset({52365})),
     (["ray start --address=$(RAY_HEAD):6379 --dashboard-agent-listen-port 52400 --block"], "rayproject/ray:2.46.0",
      frozenset({52400})),
-    # a head on the ports its flags choose (Ray's GCS fault-tolerance example: --port=6380)
+    # a head on the ports its flags choose (Ray's GCS fault-tolerance example: --port=6380); its dashboard only where
+    # --dashboard-host puts it beyond the pod's loopback (review37: Ray's default is 127.0.0.1)
     (["ray start --head --port=6380 --dashboard-port 8266 --ray-client-server-port=10002 --block"],
-     "python:3.11-slim", frozenset({6380, 8266, 10002, 52365})),
+     "python:3.11-slim", frozenset({6380, 10002, 52365})),
+    (["ray start --head --port=6380 --dashboard-port 8266 --dashboard-host=0.0.0.0 --block"],
+     "python:3.11-slim", frozenset({6380, 8266, 10001, 52365})),
+    (["ray start --head --dashboard-host 'localhost' --block"], "python:3.11-slim", frozenset({6379, 10001, 52365})),
+    (["ray start --head --dashboard-host=$(POD_IP) --block"], "python:3.11-slim",
+     frozenset({6379, 8265, 10001, 52365})),  # a host not read may be any: the dashboard's port is Ray's
     (["ray start --head --port='6381' --block && serve run app:main"], "rayproject/ray:2.46.0",
-     frozenset({6381, 8265, 10001, 52365})),
+     frozenset({6381, 10001, 52365})),
     # a flag whose value is not a number shardwise reads: every default port is Ray's (fail closed)
     (["ray start --head --port=$GCS_PORT --block"], "rayproject/ray:2.46.0", True),
     # no `ray start`: a driver or a Ray image's entrypoint, all of Ray's default ports as before

@@ -86,3 +86,50 @@ def test_the_config_files_production_decides_for_every_workload(tmp_path, monkey
     ]
     (tmp_path / "shardwise.toml").write_text("production = false\n")
     assert sw404(capsys, "deploy/", "stacks/") == []
+
+
+
+def _pack_sw404(production: object, annotations: str) -> list[str]:
+    """SW404's messages for the Mistral Deployment as the policy pack reads it in a preview of the dev stack, whose
+    ``shardwise:environment`` writes ``production`` as given (``"unset"``: not at all; None: the stack has no
+    environment config)."""
+    import yaml
+    from pulumi_mocks import engine_config, load_stack_config
+    from shardwise.rules.adapters.pulumi import PulumiResource
+    from shardwise.rules.app import crossguard
+    from shardwise.rules.checks.registry import rule_by_code
+
+    obj = yaml.safe_load(MISTRAL.format(annotations=annotations))
+    dep = PulumiResource("kubernetes:apps/v1:Deployment", "mistral",
+                         "urn:pulumi:dev::shardwise::kubernetes:apps/v1:Deployment::mistral", obj)
+    environ: dict[str, str] = {}
+    if production is not None:
+        cfg = engine_config(load_stack_config(ROOT / "stacks" / "Pulumi.dev.yaml"))
+        value = json.loads(cfg["shardwise:environment"])
+        value.pop("production", None)
+        if production != "unset":
+            value["production"] = production
+        environ["PULUMI_CONFIG"] = json.dumps({**cfg, "shardwise:environment": json.dumps(value)})
+    context = crossguard.stack_context(environ)
+    assert context.error is None, context.error
+    analysis = crossguard.stack_analysis([dep], context)
+    return [r.message for r in analysis.check(rule_by_code("SW404"), None, context)]
+
+
+ANNOTATED = '  annotations: {shardwise.dev/production: "true"}\n'
+BY_ANNOTATION = ('SW404: 1 warm replica in production (replicas is 1), where at least 2 are required; production: the '
+                 'annotation `shardwise.dev/production: "true"`')
+
+
+@pytest.mark.parametrize(("production", "annotations", "expected"), [
+    # review37: an environment that does not write `production` leaves each workload's own setting to decide (the
+    # spec's default, False, made the annotated workload not production, where `shardwise lint` said it was)
+    ("unset", ANNOTATED, [BY_ANNOTATION]),
+    ("unset", "", []),
+    (False, ANNOTATED, []),  # the stack says it is not production: the run's setting decides for every workload
+    (True, "", ["SW404: 1 warm replica in production (replicas is 1), where at least 2 are required; production: the "
+                "stack's `<project>:environment` config sets `production`"]),
+    (None, ANNOTATED, [BY_ANNOTATION]),
+], ids=["unset-annotated", "unset", "false-annotated", "true", "no-environment-annotated"])
+def test_the_pack_reads_a_stack_environment_without_production_as_no_setting(production, annotations, expected):
+    assert _pack_sw404(production, annotations) == expected

@@ -248,6 +248,8 @@ EXTRA_FIXTURES = {
               "ports-set-by-settings.yaml",  # review33: a port a setting chooses (MASTER_PORT, --…-port)
               "ray-ports-by-node.yaml",  # mend11: a Ray worker's ports, a head's ports its settings choose
               "moriio-ports.yaml",  # mend11: MoRIIO's handshake and notify ports, a KV connector's own
+              "moriio-rank-ports.yaml",  # review37: the ports its ranks take above the base ones
+              "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

@@ -50,7 +50,7 @@ from .serving import (
     replaced,
     with_containers,
 )
-from .workloads import fill_placement, make_group, note_launch, ray_start_ports, runs_dist
+from .workloads import fill_placement, make_group, note_launch, ray_dashboard_reachable, ray_start_ports, runs_dist
 
 
 def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any, str]]]:
@@ -180,11 +180,16 @@ def _ray_node_ports(params: Any, named: Mapping[str, Any], head: bool) -> Any:
     the parameters are not a map KubeRay reads or a value is not known yet."""
     if params is UNKNOWN or (params is not None and not isinstance(params, Mapping)):
         return True
-    ports = ray_start_ports(as_map(params), head)
+    given = dict(as_map(params))
+    if head:  # KubeRay writes dashboard-host 0.0.0.0 where the head's parameters name none (review37)
+        given.setdefault("dashboard-host", "0.0.0.0")
+    ports = ray_start_ports(given, head)
     if ports is True or not head:
         return ports
+    reachable = ray_dashboard_reachable(given)
     extra = {n for name, n in named.items() if name in _HEAD_PORT_FLAGS and isinstance(n, int)
-             and not isinstance(n, bool) and str(_HEAD_PORT_FLAGS[name]) not in as_map(params)}
+             and not isinstance(n, bool) and str(_HEAD_PORT_FLAGS[name]) not in given
+             and (name != "dashboard" or reachable)}
     return ports | frozenset(extra)
 
 

@@ -881,6 +881,22 @@ def _may_name_ray(text: str) -> bool:
 RAY_START_PORTS: dict[str, int] = {
     "port": 6379, "dashboard-port": 8265, "ray-client-server-port": 10001, "dashboard-agent-listen-port": 52365}
 _RAY_WORKER_PORTS = ("dashboard-agent-listen-port",)
+#: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
+#: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
+#: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator
+#: controllers/ray/common/pod.go setMissingRayStartParams: "The default value of `dashboard-host` is `localhost`
+#: which is not accessible from outside the head Pod"). A Service or Ingress reaches nothing there.
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def ray_dashboard_reachable(params: Mapping[str, Any]) -> bool:
+    """Whether a head started with ``params`` (``ray start`` flags without their dashes) serves its dashboard beyond
+    the pod's loopback: False only where ``dashboard-host`` is absent (Ray's default, 127.0.0.1) or a loopback
+    address written as such; a value not read (a ``$(VAR)``, not known yet) may be any: True (fail closed)."""
+    host = params.get("dashboard-host", "127.0.0.1")
+    return not (isinstance(host, str) and host.strip().strip("'\"") in _LOOPBACK_HOSTS)
+
+
 #: ``ray start`` and the words after it up to the end of that shell command.
 _RAY_START = re.compile(r"(?:^|[\s/;&|(])ray\s+start\b([^;&|\n]*)")
 
@@ -893,6 +909,8 @@ def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
     found: set[int] = set()
     for key, default in RAY_START_PORTS.items():
         if not head and key not in _RAY_WORKER_PORTS:
+            continue
+        if key == "dashboard-port" and not ray_dashboard_reachable(params):  # review37: on the pod's loopback
             continue
         value = params.get(key, default)
         if isinstance(value, str) and value.strip().isdigit():
@@ -914,7 +932,7 @@ def ray_start_command_ports(text: str) -> Any:
         params: dict[str, Any] = {}
         for i, w in enumerate(words):
             key = w.lstrip("-").strip("'\"")
-            if w.startswith("--") and key in RAY_START_PORTS:
+            if w.startswith("--") and (key in RAY_START_PORTS or key == "dashboard-host"):
                 params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
         ports = ray_start_ports(params, "--head" in words)
         if ports is True:

@@ -880,21 +880,34 @@ def helm_release_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inve
     return True
 
 
-#: The Pulumi Kubernetes provider's YAML components and the inputs that name what they apply: a file (a path or URL),
-#: files, YAML text or objects (pulumi-kubernetes ``yaml.ConfigFile``/``ConfigGroup`` and ``yaml/v2``'s). Their
-#: objects are in a preview as their children only when those inputs are known while the program runs.
+#: The Pulumi Kubernetes provider's components that apply objects they read or render while the program runs, and
+#: the inputs each awaits before it does (pulumi-kubernetes provider/pkg/provider: yaml/v2 configfile.go and
+#: configgroup.go, ``pulumi.All(file, resourcePrefix, skipAwait).ApplyT``; kustomize/v2 directory.go and helm/v4
+#: chart.go, ``UnsafeAwaitOutput(pulumi.All(...))``, which on ``!result.Known`` logs "Input properties have unknown
+#: values. Preview is incomplete." and registers no child): one input not known at preview, whichever (a
+#: resourcePrefix or a Chart's values too, review37), and none of its objects is in the preview. The v1 YAML
+#: components (the SDKs' own) by the inputs that name what they apply. A secret is no unknown to the provider: the
+#: preview only masks it in what it writes (``[secret]``), and the objects are the component's children.
 CONFIG_FILES: dict[str, tuple[str, ...]] = {
     "kubernetes:yaml:ConfigFile": ("file",),
-    "kubernetes:yaml/v2:ConfigFile": ("file",),
+    "kubernetes:yaml/v2:ConfigFile": ("file", "resourcePrefix", "skipAwait"),
     "kubernetes:yaml:ConfigGroup": ("files", "yaml", "objs"),
-    "kubernetes:yaml/v2:ConfigGroup": ("files", "yaml", "objs"),
+    "kubernetes:yaml/v2:ConfigGroup": ("files", "yaml", "objs", "resourcePrefix", "skipAwait"),
+    "kubernetes:kustomize/v2:Directory": ("directory", "namespace", "resourcePrefix", "skipAwait"),
+    "kubernetes:helm.sh/v4:Chart": ("name", "namespace", "chart", "version", "devel", "repositoryOpts",
+                                    "dependencyUpdate", "verify", "keyring", "values", "valueYamlFiles", "skipCrds",
+                                    "postRenderer", "resourcePrefix", "skipAwait"),
 }
 
 
 def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
-    """SW005's record for a YAML ConfigFile or ConfigGroup (:data:`CONFIG_FILES`) whose file, files, YAML or objects
-    are not known at preview: the objects it applies (a vLLM Deployment among them, or not) are not in the preview,
-    so no rule judged them; True when it was added (review34: it had no children and was only counted, "passed")."""
+    """SW005's record for a component of :data:`CONFIG_FILES` (a YAML ConfigFile or ConfigGroup, a kustomize
+    Directory, a Helm v4 Chart) one of whose inputs is not known at preview: the objects it applies (a vLLM
+    Deployment among them, or not) are not in the preview, so no rule judged them; True when it was added (review34:
+    it had no children and was only counted, "passed"). Not where the preview's only unknowns are the secrets it masks
+    (``res.masked``): the provider knows those, and the objects are in the preview as the component's children."""
+    if res.masked is True:
+        return False
     unknown = [key for key in CONFIG_FILES[res.type] if _holds_unknown(props.get(key))]
     if not unknown:
         return False
@@ -904,5 +917,5 @@ def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inven
         f"{kind} {res.name}", "",
         f"its {named} {'is' if len(unknown) == 1 else 'are'} not known at preview (a computed value), so the objects "
         "it applies, which may run vLLM, are not in the preview and none was checked: lint the `pulumi up` state, "
-        "or write the path as a literal", res.location, mentioned=True))
+        "or write the value as a literal", res.location, mentioned=True))
     return True

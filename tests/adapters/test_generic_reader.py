@@ -366,3 +366,18 @@ def test_replicas_beside_the_containers_of_a_crd_not_read_are_named_not_guessed(
                                 .replace("\n    resources:\n      limits", "\n      resources:\n        limits"),
                                 "server.yaml").groups
     assert g.replicas == 2 and g.replicas_why is None
+
+
+def test_container_run_of_a_vllm_image_is_a_mention() -> None:
+    """corpus41: a `docker run` (podman's, nerdctl's) of a vLLM image in a script an object carries is said; its
+    paths, a flag's `=` value, a pull and another image's run are not."""
+    from shardwise.rules.adapters.k8s.generic import container_run_image
+
+    assert container_run_image("docker run -d --gpus all -p 8000:8000 \\\n  -v /c:/c \\\n  vllm/vllm-openai:latest "
+                               "--model m") == ("docker", "vllm/vllm-openai:latest")
+    assert container_run_image("- podman container run --rm quay.io/x/vllm-openai-ubi9:1.0") == (
+        "podman", "quay.io/x/vllm-openai-ubi9:1.0")
+    assert container_run_image("docker run -d -v /srv/vllm:/data -e IMAGE=vllm/vllm-openai nginx:1.27") is None
+    assert container_run_image("docker pull vllm/vllm-openai:latest") is None
+    assert container_run_image("docker run nginx; echo vllm/vllm-openai") is None
+    assert container_run_image("docker run -d $VLLM_IMAGE") is None

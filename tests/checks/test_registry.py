@@ -281,7 +281,8 @@ EXTRA_FIXTURES = {
               "llama-ollama.yaml",  # corpus20: llama.cpp and Ollama on GPUs are named, on CPUs not
               "named-images.yaml",  # corpus20: an SGLang-named image, TensorRT-LLM release image serving on GPUs
               "overlay-patches-args",  # newuser11: a searched overlay patches the base's model, TP and pool
-              "knative-v1alpha1.yaml"},  # mend2: a Knative version Knative removed (0.19) is said so, v1 named
+              "knative-v1alpha1.yaml",  # mend2: a Knative version Knative removed (0.19) is said so, v1 named
+              "vm-container-run.yaml"},  # corpus41: a VM's userData `docker run` of vLLM (Crossplane, KubeVirt)
     "SW002": {"bench.yaml",  # leftovers47: `vllm bench throughput`/`latency`/`sweep` load a model or start servers
               "proxy.yaml",  # small12: a proxy/router named for vLLM, with no GPU, forwarding to a server's URL
               "named-for-vllm.yaml"},  # corpus26: an image named for vLLM is not called the vLLM image

@@ -237,6 +237,10 @@ _LAUNCH = re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\b|\bpip3?\s+install\
 #: vLLM in a package list written as text (Ray's ``runtimeEnvYAML``: ``pip: [vllm==0.10.1]``, ``- vllm``).
 _PIP_LIST = re.compile(r"^[ \t]*(?:pip:[ \t]*\[[^\]\n]*?|-[ \t]*)['\"]?(vllm(?:[=<>~!]=?[^\s,'\"\]]*)?)"
                        r"['\"]?[ \t]*(?:[,\]]|$)", re.MULTILINE)
+#: A container runtime's ``run`` written in a script a string holds (cloud-init userData of a virtual machine, a
+#: Crossplane composite's or a KubeVirt VM's start-up script): ``docker run``, ``podman run``, ``nerdctl run``, with its
+#: words up to the command's end (a backslash at a line's end continues it).
+_CONTAINER_RUN = re.compile(r"\b(docker|podman|nerdctl)[ \t]+(?:container[ \t]+)?run\b((?:\\\n|[^\n;&|])*)")
 #: A package list (Ray's runtime_env ``pip``) that installs vLLM.
 _VLLM_REQUIREMENT = re.compile(r"^vllm(?:[=<>~!\[\s]|$)")
 
@@ -254,6 +258,26 @@ def _fronts(container: Any, image: str) -> bool:
     return fronts_a_server(image, 1 if accelerators else None, words, env)
 
 
+#: The words of a mention that is a container runtime's run of a vLLM image (:func:`container_run_image`).
+RUN_OF_IMAGE = " run` of the vLLM image "
+
+
+def container_run_image(text: str) -> tuple[str, str] | None:
+    """(the runtime, the image) of the first ``docker run`` (or podman's, nerdctl's) in ``text`` whose words name a
+    vLLM image (``docker run -d --gpus all -p 8000:8000 vllm/vllm-openai:latest --model ...``), else None. Paths, a
+    flag's ``=`` value and expansions are never the image (``-v /models/vllm:/models``)."""
+    if "run" not in text:
+        return None
+    for m in _CONTAINER_RUN.finditer(text):
+        for word in m.group(2).replace("\\\n", " ").split():
+            word = word.strip("'\"")
+            if word.startswith(("-", "/", ".", "$", "~")) or "=" in word:
+                continue
+            if is_vllm_image(word):
+                return m.group(1), word
+    return None
+
+
 def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
     """The first thing in ``obj`` that says it runs vLLM, as words for a message and its line: a vLLM
     image, a vLLM launch or install in a command or script, a parallel-size flag, an environment variable only
@@ -264,6 +288,9 @@ def vllm_mentions(obj: Any) -> tuple[str, Location | None] | None:
         m = _LAUNCH.search(value)
         if m is not None:
             return f"`{' '.join(m.group(0).split())}`", _at(holder, key)
+        run = container_run_image(value)
+        if run is not None:
+            return f"`{run[0]}{RUN_OF_IMAGE}{run[1]}", _at(holder, key)
         if value.strip() == "vllm" and key in ("command", "args"):
             return "the command `vllm`", _at(holder, key)
         if key == "name" and value in ENGINE_ENV and isinstance(holder, dict) and (

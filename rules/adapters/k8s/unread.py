@@ -11,7 +11,7 @@ from ...model.unknown import is_placeholder
 from ...vllm.args import BENCH_CLIENTS, bench_subcommand, downloads_weights_only
 from .dispatch import holds_data, is_template
 from .fields import as_list, as_map, read_annotations, suppressions_from
-from .generic import FoundPod, annotation_mentions, find_pods, vllm_mentions
+from .generic import RUN_OF_IMAGE, FoundPod, annotation_mentions, find_pods, vllm_mentions
 from .groups import KNATIVE_GROUP
 
 #: AMD AIM Engine (amd-enterprise-ai/aim-engine, read at v0.2.1: ``api/v1alpha1``): the kinds that say what a service
@@ -112,6 +112,10 @@ def note_unread(kind: str, obj: Mapping[str, Any], loc: Location, inv: Inventory
                if entry is not None else
                "none of its pod specs starts a vLLM server shardwise can read: the server is started "
                "elsewhere (a script, a job's entrypoint, the operator's own command)")
+    elif RUN_OF_IMAGE in what:  # corpus41: a Crossplane composite's EC2 userData runs vLLM with docker
+        why = ("that container run is in a script the object carries (a virtual machine's userData or start-up "
+               "script), which starts vLLM outside any pod: shardwise lints no server a machine runs itself; "
+               "a Kubernetes workload of it can be linted")
     else:
         why = ("shardwise found no pod spec in it whose container starts a vLLM server it can read (no "
                "`containers` list or container with image and command at any depth); the operator builds "

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from ..capacity.group import (
     MIN_SUGGESTED_MAX_MODEL_LEN,
+    TpRefusals,
     device,
     engine_settings,
     expected_context,
@@ -22,12 +23,12 @@ from ..capacity.group import (
     vllm_version,
 )
 from ..capacity.group import declared_load as _declared_load
-from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer
+from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer, weight_load_refusals
 from ..capacity.sizing import BYTES_PER_PARAM, GB, GIB, Device, EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import device_word, family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
-from ..engine import LintConfig
-from ..model import ServingGroup
+from ..engine import LintConfig, group_subject
+from ..model import Inventory, ServingGroup
 from ..model import layout_text as _layout_text
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 
@@ -357,3 +358,70 @@ def ecc_on_text(sz: Sizer) -> str:
     """What a finding that fewer GPUs serve says where that is not sure with ECC on (:func:`ecc_on_sizer`)."""
     return (f" (with ECC off, {sz.device.memory_gib:.2f} GiB; with ECC on the GPU reports "
             f"{sz.device.memory_gib_low:.2f} GiB, where it is not sure: a manifest does not say which)")
+
+
+def tp_bound_text(g: ServingGroup, most: int) -> str:
+    """Why ``--tensor-parallel-size``, not known yet, is at most ``most`` (:func:`..capacity.group.most_tp_unseen`)."""
+    gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
+    return f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
+
+
+def refused_whatever_tp_text(g: ServingGroup, r: TpRefusals) -> str:
+    """The one blocking finding where ``--tensor-parallel-size`` is not known yet and vLLM refuses every TP the pod's
+    GPUs allow (:func:`..capacity.group.refused_whatever_tp`, mend17): what refuses each TP (its weights, the KV
+    cache of one max_model_len request, a split of the weights vLLM refuses), then the remedy that starts from the
+    largest TP sized (a shorter --max-model-len where the KV cache is short there, else more memory for the
+    weights)."""
+    tp_top, top = r.top
+    parts: list[tuple[int, str]] = []  # by TP, as vLLM would meet them
+    for tp, s in r.sized:
+        if s.weights_fit_band == "refuses":
+            parts.append((tp, f"at {layout_text(s)} {s.weights_gib_per_gpu:.1f} GiB ({s.weights_band_text}) of "
+                              "weights per GPU exceed it"))
+            continue
+        band = "" if s.weights_fit_band == "starts" else f" ({s.weights_band_text})"  # its weights may not fit either
+        used = f"{s.weights_gib_per_gpu:.1f} GiB{band} of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
+        if s.available_kv_gib <= 0:
+            parts.append((tp, f"at {layout_text(s)} {used} leave no KV cache ({s.available_kv_gib:.2f} GiB, "
+                              f"{s.kv_band_text})"))
+        else:
+            parts.append((tp, f"at {layout_text(s)} about {s.available_kv_gib:.2f} GiB ({s.kv_band_text}) is left "
+                              f"for the KV cache after {used}, and one request of {s.max_model_len:,} tokens needs "
+                              f"{s.needed_kv_gib:.2f} GiB"))
+    if r.split:
+        tps = [f"TP{tp}" for tp in r.split]
+        names = tps[0] if len(tps) == 1 else f"{', '.join(tps[:-1])} and {tps[-1]}"
+        parts.append((r.split[0], f"{names} {'does' if len(tps) == 1 else 'do'} not split the weights, which vLLM "
+                                  f"refuses ({weight_load_split(g, r.split[0])[0]})"))
+    clauses = [text for _, text in sorted(parts, key=lambda p: p[0])]
+    if r.kv_owns:
+        fit, sure = suggested_max_model_len(top)
+        if fit:
+            how = "beyond the estimate's error" if sure else "by the central estimate only"
+            fix = (f"set --tensor-parallel-size {tp_top} with --max-model-len {fit} or less (it fits there {how}), "
+                   "or give the pod more GPUs and set --tensor-parallel-size to them")
+        else:
+            fix = (f"no --max-model-len of {MIN_SUGGESTED_MAX_MODEL_LEN:,} tokens or more fits at TP{tp_top}: give "
+                   "the pod more GPUs and set --tensor-parallel-size to them")
+        fix += ", or use a GPU with more memory"
+    else:
+        fix = ("give the pod more GPUs and set --tensor-parallel-size to them, serve a quantised checkpoint, or use a "
+               "GPU with more memory")
+    return (f"whatever --tensor-parallel-size is (not known yet; {tp_bound_text(g, r.most)}), {top.model_id} in "
+            f"{top.weight_precision} does not start on {gpu_name(g)}, where gpu_memory_utilization "
+            f"{top.gpu_memory_utilization:g} × {top.gpu_memory_gib:.1f} GiB allows {top.usable_gib_per_gpu:.1f} GiB "
+            f"per GPU: {'; '.join(clauses)}; vLLM will fail at start-up ({top.vllm_version_note}); {fix}")
+
+
+def weight_load_split(g: ServingGroup, tp: int) -> list[str]:
+    """Why vLLM surely refuses to split the group's weights at ``tp`` (:func:`..capacity.layout.weight_load_refusals`,
+    sure ones only), in words."""
+    return [r.message for r in weight_load_refusals(require_model(g), tp) if r.sure]
+
+
+def command_crashes(g: ServingGroup, inv: Inventory) -> bool:
+    """Whether the group's vLLM command, as written, makes vLLM exit at start-up (an SW003 crash: ``${TP_SIZE}`` in
+    args Kubernetes does not expand): its unknowns are then held back by that finding, never decided "whatever they
+    are" (mend17)."""
+    subject = group_subject(g)
+    return any(i.crash and i.subject == subject for i in inv.launch_issues)

@@ -10,6 +10,7 @@ from ..capacity.group import (
     engine_settings,
     gpu_name,
     offload_bytes,
+    refused_whatever_tp,
     sizing,
     tpu_of,
     weights_refused_whatever_pcp,
@@ -20,7 +21,7 @@ from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ..model.records import evolve
-from ._capacity import layout_text, weights_fit_instead
+from ._capacity import command_crashes, layout_text, refused_whatever_tp_text, tp_bound_text, weights_fit_instead
 from ._unseen import held_back_hits
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
@@ -62,7 +63,10 @@ class WeightsDoNotFit(GroupRule):
             "<TP_SIZE>, a ConfigMap not in the inputs) but the nvidia.com/gpu a single-pod replica requests bound "
             "it (TP × PP cannot exceed them), the weights are judged at the largest TP they allow: a GPU's share "
             "only shrinks as TP grows, so weights that surely fail there fail whatever TP is, and the finding "
-            "blocks; where a TP they allow may start, it cannot be decided."
+            "blocks. Where every TP they allow is refused, some for their KV cache (or a TP that does not split "
+            "the heads), one finding blocks: this rule's where the weights may not fit even at the largest, SW102's "
+            "where they fit there and one max_model_len request does not; where a TP they allow may start, it "
+            "cannot be decided."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
@@ -107,12 +111,20 @@ class WeightsDoNotFit(GroupRule):
             s = sizing(g, config)
         except Undecidable as u:
             if u.prop == "tensor_parallel_size":
+                if command_crashes(g, inv):
+                    raise  # vLLM exits on the command as written: SW003's finding holds this one back
                 at_most = weights_refused_whatever_tp(g, config)  # refused at every TP its GPUs allow, or undecided
-                if at_most is None:
+                if at_most is not None:
+                    s, most = at_most
+                    yield hit(g, _whatever_tp(g, s, most), level="mandatory")
+                    return
+                # every TP refused, some by the KV cache (mend17): one finding, of the rule that refuses the largest
+                every = refused_whatever_tp(g, config)
+                if every is None:
                     raise
-                s, most = at_most
-                yield hit(g, _whatever_tp(g, s, most), level="mandatory")
-                return
+                if not every.kv_owns:  # its weights may not fit there, and the KV cache surely does not
+                    yield hit(g, refused_whatever_tp_text(g, every), level="mandatory")
+                return  # else SW102's: the weights fit at the largest TP, its KV cache does not
             if u.prop != "prefill_context_parallel_size":
                 raise
             s = weights_refused_whatever_pcp(g, config)  # the weights refused at every PCP, or undecided
@@ -217,9 +229,7 @@ def _whatever_tp(g: ServingGroup, s: ReplicaSizing, most: int) -> str:
     """SW101's finding where ``--tensor-parallel-size`` is not known yet but the weights fail at every value the
     GPUs allow (:func:`..capacity.group.weights_refused_whatever_tp`, mend13): ``s`` is the sizing at the largest,
     ``most``."""
-    gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
-    bound = f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
-    return (f"whatever --tensor-parallel-size is (not known yet; {bound}), "
+    return (f"whatever --tensor-parallel-size is (not known yet; {tp_bound_text(g, most)}), "
             f"{s.model_id} in {s.weight_precision} needs at least {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per GPU (at {layout_text(s)}), but gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "

@@ -17,11 +17,19 @@ from ..capacity.group import (
     weights_refused_whatever_tp,
 )
 from ..capacity.sizing import ReplicaSizing, range_note
-from ..catalog.accelerators import device_word
+from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ..model.records import evolve
-from ._capacity import command_crashes, layout_text, refused_whatever_tp_text, tp_bound_text, weights_fit_instead
+from ._capacity import (
+    command_crashes,
+    device_name,
+    layout_text,
+    refused_whatever_tp_text,
+    tp_bound_text,
+    weights_alone_instead,
+    weights_fit_instead,
+)
 from ._unseen import held_back_hits
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
@@ -140,16 +148,17 @@ class WeightsDoNotFit(GroupRule):
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > _whole_gib(g, s)
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
-            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{pcp_unseen}"
+            f"({s.weights_band_text}) of weights per {device_word(g, rank=True)} at {layout_text(s)}{pcp_unseen}"
             f"{_offloaded(g, bool(pcp_unseen))}, but "
             f"gpu_memory_utilization "
-            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
+            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({device_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
+            anywhere = _sure_anywhere(g, s)
             yield evolve(hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
-                                f"{_PCP_UNSEEN_REMEDY if pcp_unseen else weights_fit_instead(g, s, config)}",
-                             level="mandatory"), sure_anywhere=_sure_anywhere(g, s))
+                                f"{_remedy(g, s, config, anywhere, bool(pcp_unseen))}",
+                             level="mandatory"), sure_anywhere=anywhere)
         elif s.kv_verdict == "refuses":
             # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
@@ -168,7 +177,7 @@ class WeightsDoNotFit(GroupRule):
             return
         if s.margin_after_sizing and s.kv_verdict == "refuses":
             return  # vLLM refuses the KV cache (SW102) before it captures graphs or warms the sampler up
-        where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        where = f"{s.model_id} at {layout_text(s)} on {device_name(g)} ({s.vllm_version_note})"
         if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
         elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block
@@ -195,6 +204,20 @@ def _sure_anywhere(g: ServingGroup, s: ReplicaSizing) -> str:
         return ""
     return (f"the weights alone, at least {lightest:.1f} GiB per {device_word(g, rank=True)}, exceed its whole "
             f"{whole:.1f} GiB, whatever its plugin's own memory terms")
+
+
+def _remedy(g: ServingGroup, s: ReplicaSizing, config: LintConfig, anywhere: str, pcp_unseen: bool) -> str:
+    """SW101's remedy for a refusal it is sure of: where the PCP is not known, :data:`_PCP_UNSEEN_REMEDY`; where the
+    weights alone exceed the device (``anywhere``, :func:`_sure_anywhere`) on an accelerator whose plugin sizes memory
+    its own way, one sized from the weights alone (:func:`._capacity.weights_alone_instead`, mend17: "--tensor-
+    parallel-size 4 starts" on an Ascend NPU was sized with CUDA's terms); else the layout that starts
+    (:func:`._capacity.weights_fit_instead`)."""
+    if pcp_unseen:
+        return _PCP_UNSEEN_REMEDY
+    cuda = sized_as_cuda(g)
+    if anywhere and cuda is not None and cuda[1]:
+        return weights_alone_instead(g, s, _whole_gib(g, s))
+    return weights_fit_instead(g, s, config)
 
 
 def _unsure(s: ReplicaSizing) -> str:

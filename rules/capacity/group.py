@@ -60,7 +60,7 @@ from ..vllm.support import (
     speculative_tokens,
 )
 from ..vllm.versions import ResolvedVersion, command_script, has_install, pip_pin, resolve
-from .layout import Load, Parallel, Sizer
+from .layout import Load, Parallel, Sizer, weight_load_refusals
 from .sizing import (
     Device,
     EngineSettings,
@@ -1164,6 +1164,79 @@ def weights_refused_whatever_tp(g: ServingGroup, config: Context) -> tuple[Repli
         return None
     least = _dense_weights_refused(g, config, False, most)
     return None if least is None else (least, most)
+
+
+@dataclass(frozen=True)
+class TpRefusals:
+    """Every ``--tensor-parallel-size`` a group's GPUs allow where TP is not known yet, each refused at start-up
+    (:func:`refused_whatever_tp`)."""
+
+    most: int  # the largest TP the pod's GPUs allow (:func:`most_tp_unseen`)
+    split: tuple[int, ...]  # the TPs up to ``most`` whose split of the weights vLLM surely refuses (SW203)
+    sized: tuple[tuple[int, ReplicaSizing], ...]  # the others, in order, each refused by its weights or its KV cache
+
+    @property
+    def top(self) -> tuple[int, ReplicaSizing]:
+        """The largest TP sized, and its sizing: the layout whose refusal a remedy of more GPUs starts from."""
+        return self.sized[-1]
+
+    @property
+    def kv_owns(self) -> bool:
+        """Whether the weights may fit at the largest TP sized, so the refusal there is the KV cache's (SW102's);
+        else the weights' (SW101's), as the rules divide a refusal at a TP written."""
+        return self.top[1].weights_fit_band == "starts"
+
+
+def refused_whatever_tp(g: ServingGroup, config: Context) -> TpRefusals | None:
+    """Every TP the group's GPUs allow (:func:`most_tp_unseen`) where ``--tensor-parallel-size`` is not known yet,
+    where vLLM surely refuses each at start-up: the weights do not split (the attention heads, the KV heads or a
+    quantisation block: :func:`.layout.weight_load_refusals`, sure ones only), or the weights or the KV cache of one
+    max_model_len request surely do not fit (``kv_verdict`` "refuses" beyond the estimate's error band: SW101's and
+    SW102's blocks at a TP written), whatever TP is. None where some TP may start, or where that cannot be told: TP
+    not bounded, a mixture of experts (:func:`.sizing.moe_ranks` spreads its experts its own way), a TPU, a KV cache
+    split over context-parallel ranks (SW102 never blocks it), a pod of more GPUs than the model has attention heads,
+    cpu offload on the V0 engine, a refusal of a setting vLLM rejects whatever the memory, or another value not
+    known. mend17: Llama-3.1-70B with ``$(TENSOR_PARALLEL_SIZE)`` from a ConfigMap not in the inputs on four A100
+    40GB, max_model_len at its default, was "cannot decide": TP1 and TP2 do not hold the weights, TP3 does not split
+    its 64 heads, TP4 leaves the KV cache short of one request of 131,072 tokens."""
+    most = most_tp_unseen(g)
+    if most < 1 or tpu_of(g) is not None:
+        return None
+    model = require_model(g)  # a read of the model for each rule that asks (per_group keeps the sizings once)
+    if device(g) is None or model.moe is not None:
+        return None
+    return per_group(g, f"refused_whatever_tp:{config.p95_context_tokens}",
+                     lambda g: _refused_whatever_tp(g, config, most))
+
+
+def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefusals | None:
+    model = require_model(g)
+    dev = device(g)
+    assert dev is not None
+    if most > model.num_attention_heads:
+        return None  # a pod of more GPUs than the model has heads: not a shape met, left undecided
+    split: list[int] = []
+    sized: list[tuple[int, ReplicaSizing]] = []
+    try:
+        if context_parallel(g) != 1:
+            return None
+        _offloaded(g, model)
+        _offload_engine(g, dev)
+        version = vllm_version(g)
+        for tp in range(1, most + 1):
+            if any(r.sure for r in weight_load_refusals(model, tp)):
+                split.append(tp)
+                continue
+            s = size_deployment(model, dev, _engine_settings(g, tp_as=tp), version,
+                                expected_context=expected_context(g, config))
+            if s.certain or s.kv_verdict != "refuses":
+                return None  # some TP may start, or its refusal is a setting's, not the memory's
+            sized.append((tp, s))
+    except Undecidable:
+        return None
+    if not sized:
+        return None
+    return TpRefusals(most, tuple(split), tuple(sized))
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:

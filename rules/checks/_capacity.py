@@ -10,24 +10,27 @@ from dataclasses import replace
 
 from ..capacity.group import (
     MIN_SUGGESTED_MAX_MODEL_LEN,
+    TpRefusals,
     device,
     engine_settings,
     expected_context,
     gpu_name,
     gpu_of,
     mig_slice_or_none,
+    node_gpus_seen,
     require_model,
     sizer,
     suggested_max_model_len,
+    unrequested_gpus_seen,
     vllm_version,
 )
 from ..capacity.group import declared_load as _declared_load
-from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer
+from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer, tp_allowed, weight_load_refusals
 from ..capacity.sizing import BYTES_PER_PARAM, GB, GIB, Device, EngineSettings, ReplicaSizing, size_deployment
 from ..catalog.accelerators import device_word, family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
-from ..engine import LintConfig
-from ..model import ServingGroup
+from ..engine import LintConfig, group_subject
+from ..model import Inventory, ServingGroup
 from ..model import layout_text as _layout_text
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 
@@ -146,6 +149,7 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
         tp *= 2
     asked = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else None
     unit = g.accelerator_resource or "nvidia.com/gpu"
+    word = device_word(g, rank=True)
     for text, settings in candidates:
         r = size_deployment(model, dev, settings, version, expected_context=expected_context(g, config))
         if r.verdict == "starts" and r.margin_verdict == "starts":
@@ -153,13 +157,62 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
             one_pod = g.pods_per_group is None or (isinstance(g.pods_per_group, int) and g.pods_per_group == 1)
             fewer = asked is not None and asked < more and one_pod
             request = f", with {more} {unit} requested per pod" if fewer else ""
-            return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per GPU){request}"
+            return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per {word}){request}"
     return _weights_elsewhere(s, dev, per_node if isinstance(per_node, int) else None, bool(base.cpu_offload_bytes),
-                              mig[0].name if mig is not None else None)
+                              mig[0].name if mig is not None else None, word)
+
+
+def weights_alone_instead(g: ServingGroup, s: ReplicaSizing, whole: float) -> str:
+    """SW101's remedy where the weights alone exceed the device's whole memory (``whole``) on an accelerator whose
+    plugin sizes memory its own way (:func:`..catalog.accelerators.sized_as_cuda`: Ascend, Gaudi, Neuron; mend17):
+    sized from the weights alone, never with CUDA's activation, graph or collective terms, which :func:`weights_fit_
+    instead` would size the layout it names with ("--tensor-parallel-size 4 starts" said of an Ascend NPU). The
+    smallest wider TP within the node (doubling, as that search does, splitting the weights) at which the weights of
+    one device, at their lightest, are below its whole memory: a lower bound, said so; else more devices than a node
+    holds. Then a checkpoint of fewer bits, as :func:`_weights_elsewhere` names it."""
+    base = engine_settings(g)
+    model = require_model(g)
+    dev = device(g)
+    assert dev is not None
+    version = vllm_version(g)
+    word = device_word(g, rank=True)
+    per_node = g.pool.gpus_per_node if g.pool is not None else None
+    room = per_node if isinstance(per_node, int) else 8
+    ways: list[str] = []
+    tp = base.tp * 2
+    while tp * base.pp <= room:
+        if tp_allowed(model, tp):
+            r = size_deployment(model, dev, replace(base, tp=tp), version)
+            if r.weights_gib_per_gpu - r.weights_error_below_gib <= whole:
+                more = tp * base.pp
+                asked = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else None
+                one_pod = g.pods_per_group is None or (isinstance(g.pods_per_group, int) and g.pods_per_group == 1)
+                fewer = asked is not None and asked < more and one_pod and device_word(g) == word
+                request = f", with {more} {g.accelerator_resource} requested per pod" if fewer else ""
+                ways.append(f"spread the weights over more {word}s: at --tensor-parallel-size {tp} they come to "
+                            f"about {r.weights_gib_per_gpu:.1f} GiB ({r.weights_band_text}) per {word}, below its "
+                            f"whole {whole:.1f} GiB{request} ({_WEIGHTS_ALONE})")
+                break
+        tp *= 2
+    if not ways:
+        ways.append(f"spread the weights over more {word}s than the {room} of one node (they come to "
+                    f"{s.weights_gb_total * GB / GIB:.1f} GiB, against its whole {whole:.1f} GiB each; "
+                    f"{_WEIGHTS_ALONE})")
+    bits = BYTES_PER_PARAM.get(s.weight_precision, 0.0)
+    if bits >= 2:
+        ways.append("serve an FP8 or 4-bit quantised checkpoint")
+    elif bits >= 1:
+        ways.append("serve a 4-bit quantised checkpoint")
+    return "; or ".join(ways)
+
+
+#: What :func:`weights_alone_instead` says of the layout it names.
+_WEIGHTS_ALONE = ("sized from the weights alone, a lower bound: its plugin's own graph, collective and activation "
+                  "memory and the KV cache come on top, which shardwise does not size on this accelerator")
 
 
 def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offloads: bool = False,
-                       mig_of: str | None = None) -> str:
+                       mig_of: str | None = None, word: str = "GPU") -> str:
     """SW101's remedy where no setting of this node's GPUs starts the layout, each named only where it can work
     (review21: "serve a quantised checkpoint or use a GPU with more memory" was said of DeepSeek-V3's FP8 checkpoint,
     628.6 GiB at TP1 on an H100, which no GPU holds): more GPUs, at least the checkpoint's weights over what one GPU
@@ -169,7 +222,8 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
     weights this layout puts on one GPU. ``offloads``: ``--cpu-offload-gb`` keeps part of the weights in CPU memory,
     so the GPUs they need are no figure of the checkpoint's bytes: a larger amount is named instead. ``mig_of``: the
     GPU whose MIG slice the group runs on (mig20): more slices hold no more of the model (a CUDA process sees one MIG
-    device), so a larger profile of that GPU or a whole GPU is named instead of more GPUs."""
+    device), so a larger profile of that GPU or a whole GPU is named instead of more GPUs. ``word``: what the devices
+    are called (:func:`device_word`; mend17: "of these GPUs" on an Ascend NPU)."""
     ways: list[str] = []
     total = s.weights_gb_total * GB / GIB
     need = math.ceil(total / s.usable_gib_per_gpu) if s.usable_gib_per_gpu > 0 else 0
@@ -181,7 +235,7 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
     elif need > s.gpus:
         across = (f"; more than a node of this pool holds ({per_node}), so across nodes: pipeline parallelism, or "
                   "data and expert parallelism over pods" if per_node is not None and need > per_node else "")
-        ways.append(f"spread the weights over at least {need} of these GPUs ({total:.1f} GiB over "
+        ways.append(f"spread the weights over at least {need} of these {word}s ({total:.1f} GiB over "
                     f"{s.usable_gib_per_gpu:.1f} GiB each{across})")
     bits = BYTES_PER_PARAM.get(s.weight_precision, 0.0)
     if bits >= 2:
@@ -191,8 +245,8 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
     if mig_of is None and any(gpu.vendor == dev.vendor and gpu.memory_gib > dev.memory_gib
                               and gpu.memory_gib * s.gpu_memory_utilization > s.weights_gib_per_gpu
                               for gpu in gpus().values()):
-        ways.append("use a GPU with more memory")
-    return "; or ".join(ways) if ways else "spread the weights over more GPUs"
+        ways.append(f"use {'an' if word in ('NPU', 'HPU') else 'a'} {word} with more memory")
+    return "; or ".join(ways) if ways else f"spread the weights over more {word}s"
 
 
 def not_starting(s: ReplicaSizing, current: Parallel) -> str:
@@ -357,3 +411,75 @@ def ecc_on_text(sz: Sizer) -> str:
     """What a finding that fewer GPUs serve says where that is not sure with ECC on (:func:`ecc_on_sizer`)."""
     return (f" (with ECC off, {sz.device.memory_gib:.2f} GiB; with ECC on the GPU reports "
             f"{sz.device.memory_gib_low:.2f} GiB, where it is not sure: a manifest does not say which)")
+
+
+def tp_bound_text(g: ServingGroup, most: int) -> str:
+    """Why ``--tensor-parallel-size``, not known yet, is at most ``most`` (:func:`..capacity.group.most_tp_unseen`)."""
+    gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
+    c = g.main_container
+    seen = unrequested_gpus_seen(c.security.privileged, c.env) if c is not None else ""
+    if seen:  # the container may see every GPU of its node (review38)
+        return (f"TP × PP cannot exceed the GPUs of its node ({node_gpus_seen(g)}), all of which the container may "
+                f"see ({seen}), so at most {most}")
+    return f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
+
+
+def refused_whatever_tp_text(g: ServingGroup, r: TpRefusals) -> str:
+    """The one blocking finding where ``--tensor-parallel-size`` is not known yet and vLLM refuses every TP the pod's
+    GPUs allow (:func:`..capacity.group.refused_whatever_tp`, mend17): what refuses each TP (its weights, the KV
+    cache of one max_model_len request, a split of the weights vLLM refuses), then the remedy that starts from the
+    largest TP sized (a shorter --max-model-len where the KV cache is short there, else more memory for the
+    weights)."""
+    tp_top, top = r.top
+    parts: list[tuple[int, str]] = []  # by TP, as vLLM would meet them
+    for tp, s in r.sized:
+        if s.weights_fit_band == "refuses":
+            parts.append((tp, f"at {layout_text(s)} {s.weights_gib_per_gpu:.1f} GiB ({s.weights_band_text}) of "
+                              "weights per GPU exceed it"))
+            continue
+        band = "" if s.weights_fit_band == "starts" else f" ({s.weights_band_text})"  # its weights may not fit either
+        used = f"{s.weights_gib_per_gpu:.1f} GiB{band} of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
+        if s.available_kv_gib <= 0:
+            parts.append((tp, f"at {layout_text(s)} {used} leave no KV cache ({s.available_kv_gib:.2f} GiB, "
+                              f"{s.kv_band_text})"))
+        else:
+            parts.append((tp, f"at {layout_text(s)} about {s.available_kv_gib:.2f} GiB ({s.kv_band_text}) is left "
+                              f"for the KV cache after {used}, and one request of {s.max_model_len:,} tokens needs "
+                              f"{s.needed_kv_gib:.2f} GiB"))
+    if r.split:
+        tps = [f"TP{tp}" for tp in r.split]
+        names = tps[0] if len(tps) == 1 else f"{', '.join(tps[:-1])} and {tps[-1]}"
+        parts.append((r.split[0], f"{names} {'does' if len(tps) == 1 else 'do'} not split the weights, which vLLM "
+                                  f"refuses ({weight_load_split(g, r.split[0])[0]})"))
+    clauses = [text for _, text in sorted(parts, key=lambda p: p[0])]
+    if r.kv_owns:
+        fit, sure = suggested_max_model_len(top)
+        if fit:
+            how = "beyond the estimate's error" if sure else "by the central estimate only"
+            fix = (f"set --tensor-parallel-size {tp_top} with --max-model-len {fit} or less (it fits there {how}), "
+                   "or give the pod more GPUs and set --tensor-parallel-size to them")
+        else:
+            fix = (f"no --max-model-len of {MIN_SUGGESTED_MAX_MODEL_LEN:,} tokens or more fits at TP{tp_top}: give "
+                   "the pod more GPUs and set --tensor-parallel-size to them")
+        fix += ", or use a GPU with more memory"
+    else:
+        fix = ("give the pod more GPUs and set --tensor-parallel-size to them, serve a quantised checkpoint, or use a "
+               "GPU with more memory")
+    return (f"whatever --tensor-parallel-size is (not known yet; {tp_bound_text(g, r.most)}), {top.model_id} in "
+            f"{top.weight_precision} does not start on {gpu_name(g)}, where gpu_memory_utilization "
+            f"{top.gpu_memory_utilization:g} × {top.gpu_memory_gib:.1f} GiB allows {top.usable_gib_per_gpu:.1f} GiB "
+            f"per GPU: {'; '.join(clauses)}; vLLM will fail at start-up ({top.vllm_version_note}); {fix}")
+
+
+def weight_load_split(g: ServingGroup, tp: int) -> list[str]:
+    """Why vLLM surely refuses to split the group's weights at ``tp`` (:func:`..capacity.layout.weight_load_refusals`,
+    sure ones only), in words."""
+    return [r.message for r in weight_load_refusals(require_model(g), tp) if r.sure]
+
+
+def command_crashes(g: ServingGroup, inv: Inventory) -> bool:
+    """Whether the group's vLLM command, as written, makes vLLM exit at start-up (an SW003 crash: ``${TP_SIZE}`` in
+    args Kubernetes does not expand): its unknowns are then held back by that finding, never decided "whatever they
+    are" (mend17)."""
+    subject = group_subject(g)
+    return any(i.crash and i.subject == subject for i in inv.launch_issues)

@@ -9,20 +9,27 @@ from ..capacity.group import (
     encoder_fit,
     engine_settings,
     gpu_name,
-    node_gpus_seen,
     offload_bytes,
+    refused_whatever_tp,
     sizing,
     tpu_of,
-    unrequested_gpus_seen,
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
 from ..capacity.sizing import ReplicaSizing, range_note
-from ..catalog.accelerators import device_word
+from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ..model.records import evolve
-from ._capacity import layout_text, weights_fit_instead
+from ._capacity import (
+    command_crashes,
+    device_name,
+    layout_text,
+    refused_whatever_tp_text,
+    tp_bound_text,
+    weights_alone_instead,
+    weights_fit_instead,
+)
 from ._unseen import held_back_hits
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
@@ -66,7 +73,10 @@ class WeightsDoNotFit(GroupRule):
             "see every GPU of its node, which then bound it), the weights are judged at the largest TP they allow: "
             "a GPU's share "
             "only shrinks as TP grows, so weights that surely fail there fail whatever TP is, and the finding "
-            "blocks; where a TP they allow may start, it cannot be decided."
+            "blocks. Where every TP they allow is refused, some for their KV cache (or a TP that does not split "
+            "the heads), one finding blocks: this rule's where the weights may not fit even at the largest, SW102's "
+            "where they fit there and one max_model_len request does not; where a TP they allow may start, it "
+            "cannot be decided."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-70B-Instruct   # 131 GiB of bf16 weights on one H100",
         good_example="vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4",
@@ -111,12 +121,20 @@ class WeightsDoNotFit(GroupRule):
             s = sizing(g, config)
         except Undecidable as u:
             if u.prop == "tensor_parallel_size":
+                if command_crashes(g, inv):
+                    raise  # vLLM exits on the command as written: SW003's finding holds this one back
                 at_most = weights_refused_whatever_tp(g, config)  # refused at every TP its GPUs allow, or undecided
-                if at_most is None:
+                if at_most is not None:
+                    s, most = at_most
+                    yield hit(g, _whatever_tp(g, s, most), level="mandatory")
+                    return
+                # every TP refused, some by the KV cache (mend17): one finding, of the rule that refuses the largest
+                every = refused_whatever_tp(g, config)
+                if every is None:
                     raise
-                s, most = at_most
-                yield hit(g, _whatever_tp(g, s, most), level="mandatory")
-                return
+                if not every.kv_owns:  # its weights may not fit there, and the KV cache surely does not
+                    yield hit(g, refused_whatever_tp_text(g, every), level="mandatory")
+                return  # else SW102's: the weights fit at the largest TP, its KV cache does not
             if u.prop != "prefill_context_parallel_size":
                 raise
             s = weights_refused_whatever_pcp(g, config)  # the weights refused at every PCP, or undecided
@@ -132,16 +150,17 @@ class WeightsDoNotFit(GroupRule):
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > _whole_gib(g, s)
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
-            f"({s.weights_band_text}) of weights per GPU at {layout_text(s)}{pcp_unseen}"
+            f"({s.weights_band_text}) of weights per {device_word(g, rank=True)} at {layout_text(s)}{pcp_unseen}"
             f"{_offloaded(g, bool(pcp_unseen))}, but "
             f"gpu_memory_utilization "
-            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
+            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({device_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
         if sure:
+            anywhere = _sure_anywhere(g, s)
             yield evolve(hit(g, f"{head}; vLLM will fail at start-up ({s.vllm_version_note}); "
-                                f"{_PCP_UNSEEN_REMEDY if pcp_unseen else weights_fit_instead(g, s, config)}",
-                             level="mandatory"), sure_anywhere=_sure_anywhere(g, s))
+                                f"{_remedy(g, s, config, anywhere, bool(pcp_unseen))}",
+                             level="mandatory"), sure_anywhere=anywhere)
         elif s.kv_verdict == "refuses":
             # the weights are inside their own band, but the whole budget (whose band holds the weights' error too)
             # leaves no KV cache for one request even at the low estimate: as sure as SW102's refusal, which
@@ -160,7 +179,7 @@ class WeightsDoNotFit(GroupRule):
             return
         if s.margin_after_sizing and s.kv_verdict == "refuses":
             return  # vLLM refuses the KV cache (SW102) before it captures graphs or warms the sampler up
-        where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"
+        where = f"{s.model_id} at {layout_text(s)} on {device_name(g)} ({s.vllm_version_note})"
         if s.margin_verdict == "refuses" and not s.margin_after_sizing:
             yield hit(g, f"{where}: {s.margin_failure}; vLLM will fail at start-up", level="mandatory")
         elif s.margin_verdict == "refuses":  # what vLLM's profiling left out varies by release: never a block
@@ -187,6 +206,20 @@ def _sure_anywhere(g: ServingGroup, s: ReplicaSizing) -> str:
         return ""
     return (f"the weights alone, at least {lightest:.1f} GiB per {device_word(g, rank=True)}, exceed its whole "
             f"{whole:.1f} GiB, whatever its plugin's own memory terms")
+
+
+def _remedy(g: ServingGroup, s: ReplicaSizing, config: LintConfig, anywhere: str, pcp_unseen: bool) -> str:
+    """SW101's remedy for a refusal it is sure of: where the PCP is not known, :data:`_PCP_UNSEEN_REMEDY`; where the
+    weights alone exceed the device (``anywhere``, :func:`_sure_anywhere`) on an accelerator whose plugin sizes memory
+    its own way, one sized from the weights alone (:func:`._capacity.weights_alone_instead`, mend17: "--tensor-
+    parallel-size 4 starts" on an Ascend NPU was sized with CUDA's terms); else the layout that starts
+    (:func:`._capacity.weights_fit_instead`)."""
+    if pcp_unseen:
+        return _PCP_UNSEEN_REMEDY
+    cuda = sized_as_cuda(g)
+    if anywhere and cuda is not None and cuda[1]:
+        return weights_alone_instead(g, s, _whole_gib(g, s))
+    return weights_fit_instead(g, s, config)
 
 
 def _unsure(s: ReplicaSizing) -> str:
@@ -221,14 +254,7 @@ def _whatever_tp(g: ServingGroup, s: ReplicaSizing, most: int) -> str:
     """SW101's finding where ``--tensor-parallel-size`` is not known yet but the weights fail at every value the
     GPUs allow (:func:`..capacity.group.weights_refused_whatever_tp`, mend13): ``s`` is the sizing at the largest,
     ``most``."""
-    gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
-    bound = f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
-    c = g.main_container
-    seen = unrequested_gpus_seen(c.security.privileged, c.env) if c is not None else ""
-    if seen:  # the container may see every GPU of its node (review38)
-        bound = (f"TP × PP cannot exceed the GPUs of its node ({node_gpus_seen(g)}), all of which the container may "
-                 f"see ({seen}), so at most {most}")
-    return (f"whatever --tensor-parallel-size is (not known yet; {bound}), "
+    return (f"whatever --tensor-parallel-size is (not known yet; {tp_bound_text(g, most)}), "
             f"{s.model_id} in {s.weight_precision} needs at least {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per GPU (at {layout_text(s)}), but gpu_memory_utilization "
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "

@@ -12,16 +12,17 @@ from ..capacity.group import (
     env_settings,
     gpu_name,
     prefill_context_parallel,
+    refused_whatever_tp,
     sizing,
     vllm_version,
 )
 from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
-from ..model import Inventory, ServingGroup, known
+from ..model import Inventory, ServingGroup, Undecidable, known
 from ..vllm.mm_args import KWARGS_FLAG, LIMIT_FLAG
 from ..vllm.versions import resolve
-from ._capacity import fits_instead, layout_text
+from ._capacity import command_crashes, fits_instead, layout_text, refused_whatever_tp_text
 from ._unseen import held_back_hits
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
@@ -56,7 +57,12 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "the KV cache's blocks (each decode sequence needs one block for its state, and full decode CUDA graphs "
             "are captured up to max_num_seqs). Leaving max_model_len at the model's maximum (often 128k tokens) is "
             "the usual cause. shardwise estimates what vLLM measures, so the finding blocks only when the shortfall "
-            "exceeds the estimate's error band; inside the band it says the server may refuse."
+            "exceeds the estimate's error band; inside the band it says the server may refuse. Where "
+            "--tensor-parallel-size is not known yet (a guide's <TP_SIZE>, a ConfigMap not in the inputs) but the "
+            "nvidia.com/gpu a single-pod replica requests bound it, every TP they allow is judged: where each is "
+            "surely refused (its weights, its KV cache, or a split of the heads vLLM refuses) and the weights fit "
+            "at the largest, the deployment starts at no TP and this rule blocks, once, naming each; SW101 blocks "
+            "instead where the weights may not fit even at the largest."
         ),
         bad_example="vllm serve meta-llama/Llama-3.1-8B-Instruct   # max_model_len defaults to 131072 on a 24 GB L4",
         good_example="vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
@@ -81,7 +87,17 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         if g.encoder_config is not None and g.model is None:  # an encoder-only embedder: its length alone
             yield from _encoder_length(g)
             return
-        s = sizing(g, config)
+        try:
+            s = sizing(g, config)
+        except Undecidable as u:
+            if u.prop != "tensor_parallel_size" or command_crashes(g, inv):
+                raise
+            every = refused_whatever_tp(g, config)  # every TP the pod's GPUs allow refused (mend17), or undecided
+            if every is None:
+                raise
+            if every.kv_owns:  # the weights fit at the largest TP and its KV cache does not: this rule's refusal
+                yield hit(g, refused_whatever_tp_text(g, every), g.at("tensor_parallel_size"), level="mandatory")
+            return  # else SW101's: the weights may not fit even at the largest
         if s is None:
             return
         where = f"{s.model_id} at {layout_text(s)} on {gpu_name(g)} ({s.vllm_version_note})"

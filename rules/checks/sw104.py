@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capacity.group import parallel, require_model, sizer, sizing, tpu_of
+from ..capacity.group import parallel, refused_whatever_tp, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
     Parallel,
     Sizer,
@@ -22,6 +22,7 @@ from ..model import Inventory, ServingGroup, Undecidable
 from ._capacity import (
     capped_text,
     change_text,
+    command_crashes,
     context_text,
     declared_seqs,
     device_name,
@@ -114,7 +115,13 @@ class ShardedModelThatFits(GroupRule):
         if tpu_of(g) is not None:
             return  # not sized (SW101 says so)
         model = require_model(g)
-        current = parallel(g)
+        try:
+            current = parallel(g)
+        except Undecidable as u:  # TP not known yet: decided where every TP the pod's GPUs allow is refused (mend17)
+            if (u.prop == "tensor_parallel_size" and not command_crashes(g, inv)
+                    and refused_whatever_tp(g, config) is not None):
+                return  # no layout starts, so none shards a model that fits (SW101 or SW102 blocks)
+            raise
         if current.gpus <= 1 or current.pcp > 1:
             return  # (prefill context parallelism is a latency choice: its GPUs add no memory, no search weighs it)
         sz = sizer(g, config)

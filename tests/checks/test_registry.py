@@ -104,6 +104,7 @@ EXTRA_FIXTURES = {
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
+              "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
               "mig-slice.yaml",  # mig20: a MIG slice's KV cache is sized in its profile's memory
               "eplb-without-expert-parallel.yaml",  # engine20: ParallelConfig refuses EPLB without EP (0.10+)
               "eplb-one-rank.yaml",  # engine21: and EPLB on one EP rank (TP x DP; TP x PCP x DP from 0.26)

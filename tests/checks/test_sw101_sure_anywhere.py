@@ -42,17 +42,30 @@ def _sw101(tmp_path, extra: str = "", **fields: str) -> tuple[str, str]:
     return level, message
 
 
-@pytest.mark.parametrize(("resource", "image", "memory", "word"), [
-    ("huawei.com/Ascend910", "quay.io/ascend/vllm-ascend:v0.9.1", "64", "NPU"),
-    ("habana.ai/gaudi", "vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer:latest", "96", "HPU"),
+@pytest.mark.parametrize(("resource", "image", "memory", "word", "tp", "weights"), [
+    # TP2: 65.7 GiB, at least 65.3, above 64: TP4 is the first the weights alone may fit
+    ("huawei.com/Ascend910", "quay.io/ascend/vllm-ascend:v0.9.1", "64", "NPU", 4, "32.9 GiB (−0.2/+1.0)"),
+    ("habana.ai/gaudi", "vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer:latest", "96", "HPU",
+     2, "65.7 GiB (−0.4/+1.6)"),
 ])
 def test_weights_alone_above_the_device_block_on_any_family(tmp_path, resource: str, image: str, memory: str,
-                                                             word: str) -> None:
+                                                             word: str, tp: int, weights: str) -> None:
+    """mend17: the message names the device by its own word, and its remedy is sized from the weights alone (it was
+    "--tensor-parallel-size 4 starts (32.9 GiB of weights per GPU)", a layout sized with CUDA's terms)."""
     level, message = _sw101(tmp_path, resource=resource, image=image, memory=memory,
                             model="meta-llama/Llama-3.1-70B-Instruct")
     assert level == "mandatory"
-    assert message.endswith(f"(sure on this accelerator too: the weights alone, at least 130.7 GiB per {word}, exceed "
-                            f"its whole {float(memory):.1f} GiB, whatever its plugin's own memory terms)")
+    whole = f"{float(memory):.1f}"
+    assert message == (
+        f"SW101: meta-llama/Llama-3.1-70B-Instruct in bf16 needs 131.4 GiB (−0.7/+2.9) of weights per {word} at TP1×PP1, but "
+        f"gpu_memory_utilization 0.9 × {whole} GiB ({word} labelled {memory} GiB) allows {0.9 * float(memory):.1f} "
+        f"GiB; vLLM will fail at start-up (vLLM 0.9.1); spread the weights over more {word}s: at "
+        f"--tensor-parallel-size {tp} they come to about {weights} per {word}, below its whole {whole} GiB, with {tp} "
+        f"{resource} requested per pod (sized from the weights alone, a lower bound: its plugin's own graph, "
+        "collective and activation memory and the KV cache come on top, which shardwise does not size on this "
+        "accelerator); or serve an FP8 or 4-bit quantised checkpoint "
+        f"(sure on this accelerator too: the weights alone, at least 130.7 GiB per {word}, exceed "
+        f"its whole {whole} GiB, whatever its plugin's own memory terms)")
 
 
 @pytest.mark.parametrize(("resource", "image", "memory", "extra"), [
@@ -69,3 +82,7 @@ def test_a_budget_only_cuda_s_terms_size_is_advisory(tmp_path, resource: str, im
     assert level == "advisory"
     assert "(advisory: sized as if on a CUDA GPU: vLLM runs on " in message
     assert "sure on this accelerator too" not in message
+    word = "NPU" if "Ascend" in resource else "HPU"
+    assert message.startswith(f"SW101: Qwen/Qwen2.5-32B-Instruct in bf16 needs 61.0 GiB (−0.4/+1.5) of weights per {word} "
+                              f"at TP1×PP1, but gpu_memory_utilization ")
+    assert f"({word} labelled {memory} GiB)" in message and "per GPU" not in message

@@ -94,6 +94,7 @@ class PackCase:
     extra: Callable[[Steps], Steps] | None = None  # makes the steps list itself (added or duplicated resources)
     measure: bool = False       # print the wall time and the pack's peak memory (hostile8's 20,000 resources)
     policy_config: dict[str, dict[str, Any]] | None = None  # hostile9: ``Configure`` first (policy name -> its config, a raw level int allowed)
+    deep: int = 0               # fuzz23: ``Analyze`` of the Deployment with a property lists this deep, sent as raw bytes
 
 
 def _copy_step(src: int, name: str, type_: str | None = None, same_urn: bool = False) -> Callable[[Steps], Steps]:
@@ -267,6 +268,84 @@ def h9_cases() -> list[PackCase]:
     return out
 
 
+def _linked(pairs: tuple[tuple[int, int], ...], parent: bool = True, deps: bool = True, prop: str = "") -> Edit:
+    """Each (a, b): resource a's parent, dependency and ``prop``'s dependency is resource b (a cycle where b's is a)."""
+    def edit(steps: Steps) -> None:
+        for a, b in pairs:
+            state, urn = steps[a]["newState"], steps[b]["urn"]
+            if parent:
+                state["parent"] = urn
+            if deps:
+                state["dependencies"] = [urn]
+            if prop:
+                state["propertyDependencies"] = {prop: [urn]}
+    return edit
+
+
+def fuzz23_cases() -> list[PackCase]:
+    """fuzz23: a stack whose resources form a cycle (each the other's parent and dependency: the engine refuses one,
+    another client may send it) and properties nested deeper than the pack's reading recurses. A cycle is read as
+    the stack without it (the pack walks no parent nor dependency chain); a property nested 600 or 4,000 lists deep
+    (protobuf-go, in the engine, reads up to 10,000 message levels: about 5,000 of lists) is a refusal naming the
+    resource (was Python's RecursionError, naming nothing, its thousand-frame traceback on the pack's stderr)."""
+    deep = "`llama-8b`: its properties nest deeper than shardwise reads"
+    return [
+        PackCase("pack-fz23-parent-cycle", _linked(((DEP, SVC), (SVC, DEP))), quiet=True),
+        PackCase("pack-fz23-parent-is-itself", _linked(((DEP, DEP), (SVC, SVC))), quiet=True),
+        PackCase("pack-fz23-dependency-cycle-3", _linked(((DEP, SVC), (SVC, CM), (CM, DEP)), parent=False, prop="spec"), quiet=True),
+        PackCase("pack-fz23-nested-200", lambda steps: None, deep=200, quiet=True),  # the control: read as the stack is
+        PackCase("pack-fz23-nested-600", lambda steps: None, deep=600, refused=deep),
+        PackCase("pack-fz23-nested-600-beside-privileged", at(DEP, (*C0, "securityContext"), PRIV), deep=600, refused=deep),
+        PackCase("pack-fz23-nested-4000", lambda steps: None, deep=4000, refused=deep),
+    ]
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | 0x80 if n else b)
+        if not n:
+            return bytes(out)
+
+
+def deep_request(steps: Steps, depth: int) -> bytes:
+    """``Analyze`` of the Deployment, its properties given a key ``deep`` holding lists ``depth`` deep, as the
+    request's bytes: written from the inside out (the SDK's ``Struct.update`` recurses in Python past 1,000), the
+    outer prefixes first (a Value's ``list_value`` = 6, a ListValue's ``values`` = 1), then a null."""
+    from grpc_harness import analyzer_pb2, struct
+    r = _resources(steps)[DEP]
+    req = analyzer_pb2.AnalyzeRequest(type=r.type, name=r.name, urn=r.urn,
+                                      options=analyzer_pb2.AnalyzerResourceOptions(parent=r.parent))
+    req.properties.CopyFrom(struct(r.props))
+    inner, size, prefixes = b"\x08\x00", 2, []
+    for _ in range(depth):
+        values = b"\x0a" + _varint(size)
+        size += len(values)
+        value = b"\x32" + _varint(size)
+        size += len(value)
+        prefixes.append(value + values)
+    nested = b"".join(reversed(prefixes)) + inner
+    entry = b"\x0a\x04deep\x12" + _varint(len(nested)) + nested  # Struct.fields' entry: key, value
+    more = b"\x0a" + _varint(len(entry)) + entry
+    number = analyzer_pb2.AnalyzeRequest.DESCRIPTOR.fields_by_name["properties"].number
+    return req.SerializeToString() + _varint(number << 3 | 2) + _varint(len(more)) + more  # merged into properties
+
+
+def send_deep(pack: Any, steps: Steps, depth: int) -> Said:
+    import grpc
+    from grpc_harness import analyzer_pb2
+    call = pack.channel.unary_unary("/pulumirpc.Analyzer/Analyze", request_serializer=lambda b: b,
+                                    response_deserializer=analyzer_pb2.AnalyzeResponse.FromString)
+    try:
+        resp = call(deep_request(steps, depth), timeout=120)
+    except grpc.RpcError as e:
+        return Said([], f"RPC failed: {e.code().name}: {str(e.details())[:300]}")
+    if pack.proc.poll() is not None:
+        return Said([], f"the pack exited ({pack.proc.returncode})")
+    return Said(sorted({(str(d.enforcementLevel), d.message) for d in resp.diagnostics}), None)
+
+
 def configure(pack: Any, config: dict[str, dict[str, Any]] | None) -> str | None:
     """``Configure`` as the engine sends it: every policy at its level, ``config``'s policies with theirs (a level as a
     name, or a raw enum number the engine would not send) and their properties. None when taken, else the error."""
@@ -368,6 +447,7 @@ class Said:
 def _resources(steps: Steps) -> list[Any]:
     from grpc_harness import Resource
     return [Resource(s["newState"]["type"], s["urn"].rsplit("::", 1)[-1], s["urn"], s["newState"]["inputs"],
+                     parent=s["newState"].get("parent", ""), dependencies=tuple(s["newState"].get("dependencies", ())),
                      property_dependencies=s["newState"].get("propertyDependencies")) for s in steps]
 
 
@@ -418,7 +498,7 @@ def judge(case: PackCase, pack: Any, base: Said) -> tuple[str, int | None, str, 
         hostile = case.extra(hostile)
     refusal = configure(pack, case.policy_config) if case.policy_config is not None else None
     try:
-        got = Said([], refusal) if refusal else send(pack, hostile)
+        got = Said([], refusal) if refusal else send_deep(pack, hostile, case.deep) if case.deep else send(pack, hostile)
     finally:
         if case.policy_config is not None:
             configure(pack, {})  # every policy back at its own level, no properties
@@ -468,7 +548,7 @@ def _peak_mib(pid: int) -> str:
 
 def run(only: str) -> list[tuple[str, str, int | None, float, str]]:
     """(case, verdict, rc, seconds, said) of every pack case whose name holds ``only``."""
-    chosen = [c for c in cases() + h9_cases() if only in c.name]
+    chosen = [c for c in cases() + h9_cases() + fuzz23_cases() if only in c.name]
     if not chosen:
         return []
     from grpc_harness import PackProcess

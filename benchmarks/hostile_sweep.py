@@ -325,7 +325,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases()
     return out
 
 
@@ -1391,6 +1391,124 @@ def fuzz22_cases() -> list[Case]:
     out.append(Case("fz22-diff-export-ignore", diff_export_ignore, (0,), named=None))
     return out
 
+
+
+def _stack_export(d: str, edit: Callable[[dict], object], nest: str = "") -> list[str]:
+    """``bad.json``, a ``pulumi stack export`` of the Deployment and a component resource, edited; ``nest`` replaces
+    the string ``NEST`` where an edit put it (a nesting too deep for ``json.dumps`` to write)."""
+    def both(doc: dict) -> None:
+        res = doc["deployment"]["resources"]
+        res.append({"urn": "urn:pulumi:dev::p::acme:index:Serving::llm", "type": "acme:index:Serving", "custom": False})
+        edit(doc)
+    write(d, "good.yaml", good("good"))
+    write(d, "bad.json", state(both).replace('"NEST"', nest))
+    return ["lint", "--format", "json", "."]
+
+
+def _cycle(doc: dict) -> None:
+    dep, comp = doc["deployment"]["resources"]
+    dep["parent"], comp["parent"] = comp["urn"], dep["urn"]
+    dep["dependencies"], comp["dependencies"] = [comp["urn"]], [dep["urn"]]
+    dep["propertyDependencies"] = {"spec": [comp["urn"], dep["urn"]]}
+
+
+def _self_parent(doc: dict) -> None:
+    dep = doc["deployment"]["resources"][0]
+    dep["parent"], dep["dependencies"] = dep["urn"], [dep["urn"]]
+
+
+def fuzz23_cases() -> list[Case]:
+    """fuzz23: anchors and aliases that expand without end inside a Helm values file and a kustomization being built,
+    a chart naming itself as its dependency, kustomization resources that lead out of the repository (``../..``), a
+    values file of 50 MB, a ``.git`` file (a worktree's link) pointing nowhere for ``diff``, 20,000 YAML files in one
+    folder, a stack export whose resources form a cycle or nest a million levels deep, and a stack config that is not
+    UTF-8. Every one ends, fails closed and says why (or, valid, is read as it is)."""
+    out: list[Case] = []
+    lj = ["lint", "--format", "json"]
+    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))
+    # ------------------------------------------------ alias bombs where helm and kustomize read them
+    out.append(chart_case("fz23-values-file-alias-bomb", values_file="replicas: 2\n" + laughs, named="bad-values.yaml"))
+    out.append(chart_case("fz23-chart-values-alias-bomb", values="replicas: 2\n" + laughs, named="badchart/values.yaml"))
+    out.append(kust_case("fz23-kustomization-alias-bomb", KUST_BASE + laughs, named="badkust/kustomization.yaml"))
+    # kustomize reads the resource first and stops at its memory bound (1 GiB); the file is refused as well
+    out.append(kust_case("fz23-kust-resource-alias-bomb", KUST_BASE + "  - bomb.yaml\n", named="badkust/bomb.yaml",
+                         extra={"badkust/bomb.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  "
+                                + laughs.replace("\n", "\n  ")}))
+    # ------------------------------------------------ a chart that is its own dependency
+    self_dep = "apiVersion: v2\nname: badchart\nversion: 0.1.0\ndependencies:\n  - name: badchart\n    version: 0.1.0\n    repository: file://.\n"
+    out.append(chart_case("fz23-chart-depends-on-itself", chart_yaml=self_dep, named="badchart/Chart.yaml"))
+
+    def self_dep_linked(d: str) -> list[str]:  # charts/badchart -> ..: the dependency there, the chart inside itself
+        write(d, "good.yaml", good("good"))
+        chart(d, chart_yaml=self_dep)
+        os.makedirs(os.path.join(d, "badchart", "charts"))
+        os.symlink("..", os.path.join(d, "badchart", "charts", "badchart"))
+        return [*lj, "good.yaml", "badchart"]
+    out.append(Case("fz23-chart-depends-on-itself-linked", self_dep_linked, (2,), named="badchart/Chart.yaml",
+                    env=tools_env(), tool="helm"))
+    # ------------------------------------------------ kustomization resources out of the repository
+    def kust_out(entry: str) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:  # the repository in repo/: `../..` from its kustomization is the case's folder
+            write(d, "repo/good.yaml", good("good"))
+            write(d, "repo/badkust/kustomization.yaml", KUST_BASE + f"  - {entry}\n")
+            write(d, "repo/badkust/deployment.yaml", good("kust"))
+            write(d, "kustomization.yaml", KUST_BASE.replace("deployment.yaml", "repo/good.yaml"))
+            return [*lj, "good.yaml", "badkust"]
+        return build
+    out.append(Case("fz23-kust-resources-dotdot", kust_out("../.."), (2,), named="badkust/kustomization.yaml",
+                    cwd_sub="repo", env=tools_env(), tool="kustomize"))
+    out.append(Case("fz23-kust-resources-dotdot-etc", kust_out("../" * 40 + "etc/passwd"), (2,), named="/etc/passwd",
+                    cwd_sub="repo", env=tools_env(), tool="kustomize"))
+    out.append(Case("fz23-kust-resources-url-file", kust_out("https://raw.githubusercontent.com/acme/platform/main/vllm.yaml"), (2,),
+                    named="not fetched", cwd_sub="repo", env=tools_env(), tool="kustomize"))
+    # ------------------------------------------------ a values file of 50 MB, and a chart's own values.yaml of 50 MB
+    out.append(chart_case("fz23-values-file-50mb", values_file="replicas: 2\nnote: " + "x" * (50 << 20) + "\n", named="bad-values.yaml"))
+    out.append(chart_case("fz23-chart-values-50mb", values="replicas: 2\n" + "".join(f"k{i:08d}: {'v' * 40}\n" for i in range(1_000_000)),
+                          named="badchart"))
+    # ------------------------------------------------ a .git file (a worktree's link) pointing nowhere
+    def git_file(target: str | bytes, cmd: str = "diff") -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, ".git", target)
+            return ["diff", "--format", "json", "HEAD"] if cmd == "diff" else [*lj, "."]
+        return build
+    out.append(Case("fz23-diff-git-file-nowhere", git_file("gitdir: /nonexistent/.git/worktrees/gone\n"), (2,), named="not a git repository"))
+    out.append(Case("fz23-diff-git-file-relative-nowhere", git_file("gitdir: ../main/.git/worktrees/gone\n"), (2,), named="not a git repository"))
+    out.append(Case("fz23-diff-git-file-garbage", git_file(b"\xff\xfe not a gitdir line\n"), (2,), named="invalid gitfile format"))
+    out.append(Case("fz23-lint-beside-git-file-nowhere", git_file("gitdir: /nonexistent/.git/worktrees/gone\n", "lint"), (0,), named=None))
+
+    def nested_git_file(d: str) -> list[str]:  # a stale nested worktree: git reads sub/ as plain files, so does lint
+        repo(d, {"good.yaml": good("good")})
+        write(d, "sub/.git", "gitdir: /nonexistent/.git/worktrees/gone\n")
+        write(d, "sub/bad.yaml", BLOCKING)
+        return ["diff", "--format", "json", "HEAD"]
+    out.append(Case("fz23-diff-nested-git-file-nowhere", nested_git_file, (0,), named="SW101", stdout_said=True))
+    # ------------------------------------------------ 20,000 YAML files in one folder, with progress
+    def one_folder(d: str) -> None:
+        for i in range(20_000):
+            write(d, f"svc/s{i:05d}.yaml", f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}, namespace: web}}\nspec:\n  selector: {{app: s{i}}}\n  ports: [{{port: 80}}]\n")
+    out.append(Case("fz23-20000-files-one-folder", with_good(one_folder, [*lj, "--progress", "."]), (0,), named=None, cpu_s=300.0))
+    # ------------------------------------------------ a stack export: a cycle of parents and dependencies, deep nesting
+    out.append(Case("fz23-stack-export-parent-cycle", lambda d: _stack_export(d, _cycle), (0,), named=None))
+    out.append(Case("fz23-stack-export-parent-is-itself", lambda d: _stack_export(d, _self_parent), (0,), named=None))
+    out.append(Case("fz23-stack-export-lists-1e6-deep", lambda d: _stack_export(d, setp(("deployment", "resources", 0, "outputs", "spec", "x"), "NEST"),
+                                                                                "[" * 1_000_000 + "]" * 1_000_000), (2,), named="bad.json"))
+    out.append(Case("fz23-stack-export-objects-1e6-deep", lambda d: _stack_export(d, setp(("deployment", "resources", 0, "inputs", "spec", "x"), "NEST"),
+                                                                                  '{"a":' * 1_000_000 + "1" + "}" * 1_000_000), (2,), named="bad.json"))
+    # ------------------------------------------------ a stack config that is not UTF-8
+    def stack_config(data: bytes) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "Pulumi.yaml", "name: p\nruntime: python\n")
+            write(d, "Pulumi.prod.yaml", data)
+            return [*lj, "."]
+        return build
+    out.append(Case("fz23-stack-config-latin1-value", stack_config(b"config:\n  aws:region: us-east-1\n  p:team: \xe9quipe\n"), (2,), named="Pulumi.prod.yaml"))
+    out.append(Case("fz23-stack-config-latin1-comment", stack_config(b"# r\xe9glages\nconfig:\n  aws:region: us-east-1\n"), (2,), named="Pulumi.prod.yaml"))
+    out.append(Case("fz23-stack-config-utf16", stack_config(b"\xff\xfe" + "config:\n  aws:region: us-east-1\n".encode("utf-16-le")), (2,), named="Pulumi.prod.yaml"))
+    out.append(Case("fz23-stack-config-cp1252-quote", stack_config(b"config:\n  p:note: \x93prod\x94\n"), (2,), named="Pulumi.prod.yaml"))
+    return out
 
 def fuzz20_cases() -> list[Case]:
     import gzip

@@ -175,6 +175,17 @@ def _named(res_type: str, name: str, e: NotFinite) -> ValueError:
     return ValueError(f"shardwise: cannot read {res_type} `{name}`: {e}")
 
 
+def _too_deep(res_type: str, name: str) -> ValueError:
+    """The refusal of a resource whose properties nest deeper than the pack's reading recurses (fuzz23: about 500
+    levels of lists). The engine forwards up to protobuf-go's default recursion limit (10,000 message levels,
+    about 5,000 of lists); the request failed with Python's RecursionError, naming no resource, and its traceback of
+    a thousand frames on the pack's stderr. The request still fails (the preview stops): no Kubernetes or AWS field
+    nests so deep."""
+    return ValueError(f"shardwise: cannot read {res_type} `{name}`: its properties nest deeper than shardwise reads "
+                      "(lists or objects hundreds of levels deep), which no Kubernetes or AWS field does; the request "
+                      "is refused (fix the program's value)")
+
+
 class _Plain(dict):  # type: ignore[type-arg]
     """Properties read by :func:`plain_properties`: what the SDK's ``deserialize_properties`` makes of them is
     an equal dict, so the pack's wiring hands on this one. Read by :func:`kubernetes_properties`, they carry what
@@ -651,6 +662,8 @@ class _StackRequest:
                     props.append(self._read(r.properties))
                 except NotFinite as e:
                     raise _named(r.type, r.name, e) from None
+                except RecursionError:
+                    raise _too_deep(r.type, r.name) from None
             self._props = props
 
     def analysis(self, pack: _Pack) -> crossguard.Analysis:
@@ -806,6 +819,8 @@ class _Wiring:
                 return analyze(self, request, context)
             except NotFinite as e:
                 raise _named(request.type, request.name, e) from None
+            except RecursionError:
+                raise _too_deep(request.type, request.name) from None
             finally:
                 wiring._local.memo = None
                 wiring._local.kubernetes = None

@@ -1358,3 +1358,45 @@ def test_a_number_that_is_not_finite_fails_the_request_naming_the_resource():
                 call()
             assert e.value.details() == f"Exception calling application: {want}"
         assert pack.proc.poll() is None
+
+
+@pytest.mark.parametrize(("kind", "depth"), [("lists", 600), ("objects", 1200)])
+def test_properties_nested_past_the_readers_recursion_fail_the_request_naming_the_resource(kind, depth):
+    """fuzz23: a property nested 600 lists (1,200 objects) deep (the engine forwards up to protobuf-go's 10,000 message levels,
+    about 5,000 of lists) failed Analyze and AnalyzeStack with Python's words ("maximum recursion depth exceeded"),
+    naming no resource, and wrote a traceback of a thousand frames to the pack's stderr. The request still fails
+    (the preview stops), naming the resource; 200 levels deep are read as any property."""
+    import sys
+
+    import grpc
+
+    def nested(depth: int) -> Any:
+        value: Any = "leaf"
+        for _ in range(depth):
+            value = [value] if kind == "lists" else {"a": value}
+        return value
+
+    def deployment(depth: int) -> Resource:
+        return Resource("kubernetes:apps/v1:Deployment", "llama",
+                        "urn:pulumi:dev::p::kubernetes:apps/v1:Deployment::llama",
+                        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "llama"},
+                         "spec": {"replicas": 1, "x": nested(depth)}})
+
+    want = ("shardwise: cannot read kubernetes:apps/v1:Deployment `llama`: its properties nest deeper than shardwise "
+            "reads (lists or objects hundreds of levels deep), which no Kubernetes or AWS field does; the request is "
+            "refused (fix the program's value)")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)  # this process builds the request (the harness's conversion recurses)
+    try:
+        with PackProcess(stack="dev", config=engine_config(stack_config("dev"))) as pack:
+            pack.handshake()
+            deep, shallow = deployment(depth), deployment(200)
+            requests = [pack.analyze_request(deep), pack.stack_request([deep])]
+            for call in (lambda: pack.analyze(requests[0]), lambda: pack.analyze_stack(requests[1])):
+                with pytest.raises(grpc.RpcError) as e:
+                    call()
+                assert e.value.details() == f"Exception calling application: {want}"
+            assert pack.analyze(pack.analyze_request(shallow)) == []
+            assert pack.proc.poll() is None
+    finally:
+        sys.setrecursionlimit(limit)

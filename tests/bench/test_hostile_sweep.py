@@ -53,7 +53,15 @@ def test_the_record_holds_every_class_the_task_names():
                    "plan-base-model-unused",
                    # fuzz22: hostile repositories through lint PATH, lint - and diff
                    "fz22-char-device-node", "fz22-sparse-2gib", "fz22-file-growing-", "fz22-folder-chain-10000",
-                   "fz22-kustomize-includes-", "fz22-shardwiseignore-odd-globs", "fz22-stdin-closed", "fz22-diff-"):
+                   "fz22-kustomize-includes-", "fz22-shardwiseignore-odd-globs", "fz22-stdin-closed", "fz22-diff-",
+                   # fuzz23: alias bombs where helm and kustomize read, a chart its own dependency, resources out of
+                   # the repository, 50 MB values, a .git file pointing nowhere, 20,000 files in one folder, a stack
+                   # export with a cycle or nested a million deep, a stack config not UTF-8, and the pack's cycles and
+                   # deep properties
+                   "fz23-values-file-alias-bomb", "fz23-kustomization-alias-bomb", "fz23-chart-depends-on-itself",
+                   "fz23-kust-resources-dotdot", "fz23-values-file-50mb", "fz23-diff-git-file-nowhere",
+                   "fz23-20000-files-one-folder", "fz23-stack-export-parent-cycle", "fz23-stack-export-lists-1e6-deep",
+                   "fz23-stack-config-latin1-", "pack-fz23-parent-cycle", "pack-fz23-nested-4000"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
     # newuser6: an integer field written as a string is refused as the API server refuses it

@@ -128,7 +128,7 @@ class Renderer:
                 raise InputError(e.message, file, line) from None
             raise
         inv = helm_inventory(out, directory, namespace)
-        if inv.errors:
+        if inv.errors or inv.launch_issues:
             name_unset_values(inv, directory, values, [s for _, s in sets])
         return inv
 
@@ -823,44 +823,52 @@ def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
 
 
 def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...], sets: list[str]) -> None:
-    """newuser15: an input error at a line of the chart's own templates that prints a value no values file (the
-    chart's ``values.yaml`` included) and no ``--set`` sets (``--tensor-parallel-size {{ .Values.tensorParallelSize
-    }}``, rendered ``--tensor-parallel-size`` and nothing) says which value that is and to give it, where it said only
-    what the rendered text lacked (``--tensor-parallel-size: expects a value``)."""
+    """newuser15: an input error, or a command vLLM refuses (SW003), at a line of the chart's own templates that prints
+    a value no values file (the chart's ``values.yaml`` included) and no ``--set`` sets (``--tensor-parallel-size {{
+    .Values.tensorParallelSize }}``, rendered ``--tensor-parallel-size`` and nothing) says which value that is and to
+    give it, where it said only what the rendered text lacked (``--tensor-parallel-size: expects a value``)."""
     templates = os.path.join(directory, "templates") + os.sep
-    given: dict[str, Any] | None = None
+    given: list[dict[str, Any] | None] = []
     lines: dict[str, list[str]] = {}
-    for e in inv.errors:
-        if not e.file or not e.line or not e.file.startswith(templates):
-            continue
-        if e.file not in lines:
+
+    def note(file: str | None, line: int | None) -> str:
+        if not file or not line or not file.startswith(templates):
+            return ""
+        if file not in lines:
             try:
-                lines[e.file] = read_file_bytes(e.file).decode("utf-8").splitlines()
+                lines[file] = read_file_bytes(file).decode("utf-8").splitlines()
             except (InputError, UnicodeDecodeError):
-                lines[e.file] = []
-        text = lines[e.file]
-        if not 0 < e.line <= len(text):
-            continue
-        # the error's line and the lines after it that :func:`line_map` points at it (no literal text of their own:
+                lines[file] = []
+        text = lines[file]
+        # the line and the lines after it that :func:`line_map` points at it (no literal text of their own:
         # ``- {{ .Values.command }}`` under ``args:``), each with the values it prints
         refs: list[tuple[int, str]] = []
-        n = e.line
-        while n <= len(text) and (n == e.line or len(_literal(text[n - 1])) < 2):
+        n = line
+        while 0 < n <= len(text) and (n == line or len(_literal(text[n - 1])) < 2):
             refs += [(n, m.group(1)[1:]) for m in _BARE_VALUE.finditer(text[n - 1])]
             n += 1
         if not refs:
-            continue
-        if given is None:
-            given = _values_given(directory, values)
-            if given is None:
-                return
-        missing = list(dict.fromkeys((n, r) for n, r in refs if _unset(given, r.split("."), sets)))
+            return ""
+        if not given:
+            given.append(_values_given(directory, values))
+        merged = given[0]
+        if merged is None:
+            return ""
+        missing = list(dict.fromkeys((n, r) for n, r in refs if _unset(merged, r.split("."), sets)))
         if not missing:
-            continue
+            return ""
         said = " and ".join(f"{{{{ .Values.{r} }}}} at line {n}" for n, r in missing)
         names = ", ".join(dict.fromkeys(f"`{r}`" for _, r in missing))
-        e.message = (f"{e.message} (the template prints {said}, a value that no values file (values.yaml included) "
-                     f"and no --set gives, so helm rendered it empty: give {names} in the release's values)")
+        return (f" (the template prints {said}, a value that no values file (values.yaml included) and no --set "
+                f"gives, so helm rendered it empty: give {names} in the release's values)")
+
+    for e in inv.errors:
+        e.message += note(e.file, e.line)
+    for i, issue in enumerate(inv.launch_issues):
+        if issue.crash:
+            said = note(issue.location.file, issue.location.line)
+            if said:
+                inv.launch_issues[i] = dataclasses.replace(issue, reason=issue.reason + said)
 
 
 def _lookup(mapping: list[int]) -> Callable[[int], int]:

@@ -287,3 +287,33 @@ def test_without_the_tool_a_leaf_that_nothing_else_names_is_said_only_under_requ
     assert (rc, [(f["subject"], f["file"]) for f in doc["findings"] if f["level"] == "mandatory"]) == (1, [
         ("Kustomization deploy/overlays/dev", "deploy/overlays/dev/kustomization.yaml"),
         ("Deployment llm-prod/llama-chat", "deploy/overlays/prod/kustomization.yaml")])
+
+
+def _unset_tensor_parallel(repo, line: str) -> None:
+    """The chart's `--tensor-parallel-size` and its value replaced by ``line``, which prints a value its values.yaml
+    lacks (`tensorParallel`, where the chart's values.yaml writes `tensorParallelSize`)."""
+    template = repo / "charts/vllm/templates/deployment.yaml"
+    text = template.read_text(encoding="utf-8")
+    old = "            - --tensor-parallel-size\n            - {{ .Values.tensorParallelSize | quote }}\n"
+    assert old in text
+    template.write_text(text.replace(old, line), encoding="utf-8")
+
+
+UNSET = ("(the template prints {{ .Values.tensorParallel }} at line %d, a value that no values file (values.yaml "
+         "included) and no --set gives, so helm rendered it empty: give `tensorParallel` in the release's values)")
+
+
+@pytest.mark.tools
+def test_a_chart_that_renders_an_empty_value_vllm_refuses_names_the_value(repo, tools, capsys):
+    """The value on a line of its own (`- {{ .Values.tensorParallel }}` under `- --tensor-parallel-size`): the rendered
+    empty word is a value vLLM refuses (SW003, blocking, at the flag's line, where the value's line points), and the
+    finding names the value to give."""
+    _unset_tensor_parallel(repo, "            - --tensor-parallel-size\n            - {{ .Values.tensorParallel }}\n")
+    rc, doc = lint(capsys, "charts")
+    assert [(f["code"], f["level"], f["file"], f["line"], f["message"]) for f in doc["findings"]
+            if f["level"] == "mandatory"] == [
+        ("SW003", "mandatory", CHART, 23,
+         "SW003: container 'vllm': --tensor-parallel-size: '' is not an integer: vLLM refuses it at start-up (it "
+         "exits) and the pod crash-loops " + UNSET % 24)]
+    assert rc == 1
+

@@ -787,8 +787,9 @@ def _unrendered_charts_serving_vllm(skipped: list[tuple[str, str]],
         name = _chart_name(chart)
         how = f"shardwise lint {chart}" if chart != "." else "helm template . | shardwise lint -"
         why = None if not_built is None else not_built.get(os.path.abspath(chart))
+        from .overlays import not_built_clause  # the module imports on demand, as above
         unrendered = ("a chart met while searching a folder is not rendered" if why is None else
-                      f"this chart, met while searching a folder, was not rendered ({why})")
+                      f"this chart, met while searching a folder, {not_built_clause(why, 'rendered')}")
         out.append(LaunchIssue(
             f"Helm chart {name}", "",
             f"its {os.path.relpath(file, chart) if chart != '.' else file} runs vLLM (`{words}` at line {line}), but "

@@ -127,7 +127,10 @@ class Renderer:
             if file is not None:
                 raise InputError(e.message, file, line) from None
             raise
-        return helm_inventory(out, directory, namespace)
+        inv = helm_inventory(out, directory, namespace)
+        if inv.errors or inv.launch_issues:
+            name_unset_values(inv, directory, values, [s for _, s in sets])
+        return inv
 
     def kustomize_build(self, directory: str, namespace: str | None = None) -> Inventory:
         """:meth:`render` of a kustomization directory, its failure raised as :class:`InputError`; ``namespace`` the
@@ -766,6 +769,106 @@ def helm_inventory(rendered: str, directory: str, namespace: str | None = None) 
     if not inv.sources:
         inv.sources.append(directory)
     return inv
+
+
+#: A template action that only prints a value: ``{{ .Values.a.b }}``, ``{{- $.Values.a -}}``. Helm prints a value
+#: that no values file sets as nothing (``missingkey`` is not ``error`` in ``helm template``), so the line renders
+#: empty there; an action with a pipeline (``| default 2``, ``| quote``) or a function is left alone.
+_BARE_VALUE = re.compile(r"\{\{-?\s*\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)\s*-?\}\}")
+
+
+def _merge(into: dict[str, Any], over: Any) -> None:
+    if not isinstance(over, dict):
+        return
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            _merge(into[k], v)
+        else:
+            into[k] = v
+
+
+def _values_given(directory: str, values: list[str] | tuple[str, ...]) -> dict[str, Any] | None:
+    """The chart's ``values.yaml`` with each values file merged over it, as helm merges maps; None where one cannot be
+    read (then nothing is said of a value)."""
+    merged: dict[str, Any] = {}
+    own = os.path.join(directory, "values.yaml")
+    for path in [own, *values] if os.path.exists(own) else list(values):
+        try:
+            docs = list(load_all(decode_text(read_file_bytes(path), path), path))
+        except (InputError, UnicodeDecodeError):
+            return None
+        for doc in docs:
+            _merge(merged, doc)
+    return merged
+
+
+def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
+    """Whether the values path ``a.b`` is set nowhere: absent from ``values`` (a map missing the key on the way) and
+    named by no ``--set`` (any of whose keys starts with it, or it with one of them)."""
+    dotted = ".".join(path)
+    for s in sets:
+        for piece in s.split(","):
+            key = piece.split("=", 1)[0].strip()
+            if key and (key == dotted or key.startswith(dotted + ".") or key.startswith(dotted + "[")
+                        or dotted.startswith(key + ".")):
+                return False
+    node: Any = values
+    for key in path:
+        if not isinstance(node, dict):
+            return False  # a list or a scalar on the way: not a missing key
+        if key not in node:
+            return True
+        node = node[key]
+    return False
+
+
+def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...], sets: list[str]) -> None:
+    """newuser15: an input error, or a command vLLM refuses (SW003), at a line of the chart's own templates that prints
+    a value no values file (the chart's ``values.yaml`` included) and no ``--set`` sets (``--tensor-parallel-size {{
+    .Values.tensorParallelSize }}``, rendered ``--tensor-parallel-size`` and nothing) says which value that is and to
+    give it, where it said only what the rendered text lacked (``--tensor-parallel-size: expects a value``)."""
+    templates = os.path.join(directory, "templates") + os.sep
+    given: list[dict[str, Any] | None] = []
+    lines: dict[str, list[str]] = {}
+
+    def note(file: str | None, line: int | None) -> str:
+        if not file or not line or not file.startswith(templates):
+            return ""
+        if file not in lines:
+            try:
+                lines[file] = read_file_bytes(file).decode("utf-8").splitlines()
+            except (InputError, UnicodeDecodeError):
+                lines[file] = []
+        text = lines[file]
+        # the line and the lines after it that :func:`line_map` points at it (no literal text of their own:
+        # ``- {{ .Values.command }}`` under ``args:``), each with the values it prints
+        refs: list[tuple[int, str]] = []
+        n = line
+        while 0 < n <= len(text) and (n == line or len(_literal(text[n - 1])) < 2):
+            refs += [(n, m.group(1)[1:]) for m in _BARE_VALUE.finditer(text[n - 1])]
+            n += 1
+        if not refs:
+            return ""
+        if not given:
+            given.append(_values_given(directory, values))
+        merged = given[0]
+        if merged is None:
+            return ""
+        missing = list(dict.fromkeys((n, r) for n, r in refs if _unset(merged, r.split("."), sets)))
+        if not missing:
+            return ""
+        said = " and ".join(f"{{{{ .Values.{r} }}}} at line {n}" for n, r in missing)
+        names = ", ".join(dict.fromkeys(f"`{r}`" for _, r in missing))
+        return (f" (the template prints {said}, a value that no values file (values.yaml included) and no --set "
+                f"gives, so helm rendered it empty: give {names} in the release's values)")
+
+    for e in inv.errors:
+        e.message += note(e.file, e.line)
+    for i, issue in enumerate(inv.launch_issues):
+        if issue.crash:
+            said = note(issue.location.file, issue.location.line)
+            if said:
+                inv.launch_issues[i] = dataclasses.replace(issue, reason=issue.reason + said)
 
 
 def _lookup(mapping: list[int]) -> Callable[[int], int]:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from ..model import RELEASE_NAMESPACE, Inventory, LaunchIssue, Location, progress
 from ..model.errors import InputError
 from .charts import release_name
-from .overlays import _doc, _reached
+from .overlays import UNREADABLE, _doc, _reached, not_built_clause
 from .renderkind import KUSTOMIZATION_FILES
 from .select import Selection, unrendered_folders
 
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 #: (about 0.05 s of CPU each; a monorepo of a thousand overlays would otherwise hold the run for minutes). Past it,
 #: the rest are read as before and their SW005 records say why.
 MAX_FOUND_BUILDS = 100
-
 #: Why nothing met while searching was built, where the user switched building off.
 SWITCHED_OFF = ("building what a search meets is switched off: --no-build-found, or build_found = false in the "
                 "configuration")
@@ -96,7 +95,7 @@ def unbuilt_records(inv: Inventory, found: FoundBuilds, every: bool) -> list[Lau
         out.append(LaunchIssue(
             f"{'Helm chart' if chart else 'Kustomization'} {folder}", "",
             f"what it deploys was not judged: this {'chart' if chart else 'kustomization'}, met while searching a "
-            f"folder, was not built ({why}); to lint what it deploys: {how}",
+            f"folder, {not_built_clause(why)}; to lint what it deploys: {how}",
             Location(name if folder == "." else os.path.join(folder, name), 1), mentioned=True, source_unread=True,
             not_built=True, not_built_folder=full))
     return out
@@ -174,14 +173,22 @@ def build_found(sel: Selection, renderer: Renderer, which: Callable[[str], str |
         progress.step(f"building {folder} with {'kustomize' if kind == 'kustomize' else 'helm'} (met while searching)")
         if kind == "kustomize":
             part = renderer.render(folder)
+            # an error of the build's output is at `DIR/kustomization.yaml (kustomize build)`; one of the build, at
+            # the kustomization or the file it names
+            output = bool(part.errors) and (part.errors[0].file or "").endswith(" (kustomize build)")
         else:
             try:
                 part = renderer.helm_release(folder, release_name(folder), RELEASE_NAMESPACE)
+                output = True  # helm rendered it: what it rendered could not be read
             except InputError as e:
                 part = Inventory(sources=[folder])
                 part.errors.append(e)
+                output = False
         if part.errors:
-            out.not_built[full] = f"its build failed: {_short(part.errors[0].message)}"
+            first = part.errors[0]
+            out.not_built[full] = (
+                f"{UNREADABLE}: {_short(first.message)}{f' (at {first.file}:{first.line})' if first.line else ''}"
+                if output else f"its build failed: {_short(first.message)}")
             continue
         out.built.append((folder, part))
     return out

@@ -54,6 +54,18 @@ _REPLICA_KINDS = frozenset({"Deployment", "ReplicaSet", "ReplicationController",
 _NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
+
+#: Why a folder the tool built is still not judged (newuser15): what its build emitted could not be read (a vLLM
+#: flag a template left without a value). Was "its build failed", though helm or kustomize had succeeded.
+UNREADABLE = "what its build emitted could not be read"
+
+
+def not_built_clause(why: str, verb: str = "built") -> str:
+    """``was not built (WHY)``, or, where the tool built it and its output could not be read (:data:`UNREADABLE`),
+    ``was built, but WHY``: the words a record of a folder met while searching uses for why it was not judged."""
+    return f"was {verb}, but {why}" if why.startswith(UNREADABLE) else f"was not {verb} ({why})"
+
+
 def _doc(path: str) -> Any:
     try:
         docs = load_documents(read_text(path), path)
@@ -348,7 +360,7 @@ def _patched_not_read(g: ServingGroup, kustomization: str, overlay: str, why: st
         f"what {kustomization} patches in (its containers' args, command, env or device count, or its pods' "
         "nodeSelector or affinity) is not applied: "
         + ("a kustomization met while searching a folder is not built" if why is None else
-           f"the overlay {folder}, met while searching a folder, was not built ({why})")
+           f"the overlay {folder}, met while searching a folder, {not_built_clause(why)}")
         + ", so this object was linted as its base writes it (the model, the flags, the GPUs and the pool) and its "
         f"capacity, topology and reliability findings do not block; to lint what it deploys: {how}",
         Location(kustomization, line), suppressions=list(g.suppressions), mentioned=True, not_built=why is not None,

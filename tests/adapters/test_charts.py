@@ -14,8 +14,10 @@ import os
 
 import pytest
 from repo_paths import ROOT
-from shardwise.rules.adapters.charts import helm_error_location, line_map, split_sources
+from shardwise.rules.adapters.charts import helm_error_location, line_map, name_unset_values, split_sources
 from shardwise.rules.app.cli import main
+from shardwise.rules.model import Inventory
+from shardwise.rules.model.errors import InputError
 from tools_support import find_tool, require_tool
 
 CHART = "tests/fixtures/charts/llm"
@@ -138,6 +140,95 @@ def test_where_a_helm_error_is(message, where):
     """hostile9: each helm failure was an input error at the chart's Chart.yaml without a line; helm's words say the
     template and its line, or the values file (the chart's own, or a --values file of the run) and its line."""
     assert helm_error_location(f"helm template failed: Error: {message}", "c/llm", ["prod.yaml"]) == where
+
+
+#: A chart whose vLLM line prints two values (newuser15): ``{{ .Values.command }}`` set in values.yaml, the
+#: parallel size not; the ``--max-model-len`` line has a default, so helm never renders it empty.
+_UNSET_TEMPLATE = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          command: ["/bin/sh", "-c"]
+          args:
+            - {{ .Values.command }} --tensor-parallel-size {{ .Values.engine.tensorParallelSize }}
+            - --max-model-len={{ .Values.maxModelLen | default 8192 }}
+          ports:
+            - containerPort: {{ $.Values.port }}
+"""
+
+
+def _unset_chart(tmp_path, values: str):
+    chart = tmp_path / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text(values)
+    (chart / "templates" / "deployment.yaml").write_text(_UNSET_TEMPLATE)
+    return str(chart)
+
+
+def _errors_at(chart: str, *where: tuple[str, int], values=(), sets=()) -> list[str]:
+    inv = Inventory()
+    inv.errors += [InputError("--tensor-parallel-size: expects a value", f"{chart}/{f}", n) for f, n in where]
+    name_unset_values(inv, chart, list(values), list(sets))
+    return [e.message for e in inv.errors]
+
+
+UNSET_SAYS = ("--tensor-parallel-size: expects a value (the template prints {{ .Values.engine.tensorParallelSize }} "
+              "at line 13, a value that no values file (values.yaml included) and no --set gives, so helm rendered it "
+              "empty: give `engine.tensorParallelSize` in the release's values)")
+
+
+def test_an_error_where_a_template_prints_a_value_never_given_names_the_value(tmp_path):
+    """newuser15: a pull request that adds ``--tensor-parallel-size {{ .Values.engine.tensorParallelSize }}`` and no
+    value failed with ``--tensor-parallel-size: expects a value`` at the line above it (``args:``, where the rendered
+    line points): the error now names the value to give. The lines that point there (no literal text of their own)
+    are read; a value set by values.yaml, a values file or --set, or printed through a pipeline, is not named."""
+    chart = _unset_chart(tmp_path, "command: vllm serve meta-llama/Llama-3.1-8B-Instruct\nport: 8000\n")
+    assert _errors_at(chart, ("templates/deployment.yaml", 12)) == [UNSET_SAYS]  # args: (the line the error is at)
+    assert _errors_at(chart, ("templates/deployment.yaml", 13)) == [UNSET_SAYS]
+    # the next line has its own literal text: an error there is not about line 13's value
+    assert _errors_at(chart, ("templates/deployment.yaml", 14)) == ["--tensor-parallel-size: expects a value"]
+    prod = tmp_path / "prod.yaml"
+    prod.write_text("engine: {tensorParallelSize: 2}\n")
+    assert _errors_at(chart, ("templates/deployment.yaml", 12), values=[str(prod)]) == [
+        "--tensor-parallel-size: expects a value"]
+    for given in ("engine.tensorParallelSize=2", "engine=null", "a=1,engine.tensorParallelSize=2"):
+        assert _errors_at(chart, ("templates/deployment.yaml", 12), sets=[given]) == [
+            "--tensor-parallel-size: expects a value"], given
+    # a value the chart's values set to something that is not a map on the way is not called missing
+    other = _unset_chart(tmp_path / "o", "command: x\nengine: [1]\nport: 8000\n")
+    assert _errors_at(other, ("templates/deployment.yaml", 12)) == ["--tensor-parallel-size: expects a value"]
+    # $.Values at the root, unset: named too (line 16, a line with literal text of its own)
+    noport = _unset_chart(tmp_path / "p", "command: x\nengine: {tensorParallelSize: 1}\n")
+    assert _errors_at(noport, ("templates/deployment.yaml", 16)) == [
+        "--tensor-parallel-size: expects a value (the template prints {{ .Values.port }} at line 16, a value that no "
+        "values file (values.yaml included) and no --set gives, so helm rendered it empty: give `port` in the "
+        "release's values)"]
+    # a values file that cannot be read: nothing is said of any value; an error outside the chart's own templates
+    # (a subchart's, whose values are its own) neither
+    assert _errors_at(chart, ("templates/deployment.yaml", 12), values=[str(tmp_path / "absent.yaml")]) == [
+        "--tensor-parallel-size: expects a value"]
+    assert _errors_at(chart, ("charts/sub/templates/deployment.yaml", 12)) == ["--tensor-parallel-size: expects a value"]
+
+
+@pytest.mark.tools
+def test_a_chart_rendering_a_value_never_given_fails_naming_it(tools_on_path, capsys, tmp_path):
+    require_tool("helm")
+    # engine: {} (a value missing inside a map the values have; where the map is missing too, helm itself fails:
+    # "nil pointer evaluating interface {}.tensorParallelSize", at the template's line)
+    chart = _unset_chart(tmp_path, "command: vllm serve meta-llama/Llama-3.1-8B-Instruct\nengine: {}\nport: 8000\n")
+    rc, doc, _ = lint_json(capsys, chart)
+    assert rc == 2
+    assert [(e["file"], e["line"], e["message"]) for e in doc["input_errors"]] == [
+        (f"{chart}/templates/deployment.yaml", 12, UNSET_SAYS)]
+    rc, doc, _ = lint_json(capsys, chart, "--set", "engine.tensorParallelSize=1")
+    assert (doc["input_errors"], [w["tensor_parallel_size"] for w in doc["workloads"]]) == ([], [1])
 
 
 @pytest.mark.tools
@@ -1131,7 +1222,7 @@ def test_a_chart_named_alone_is_in_its_release_namespace_never_default(tools_on_
         "pod in the cluster can reach vLLM without the gateway")]
     (chart / "templates" / "policy.yaml").write_text(_RELEASE_POLICY)
     rc, doc, _ = lint_json(capsys, str(chart))
-    assert (rc, doc["input_errors"]) == (0, [])
+    assert (doc["input_errors"], [w["tensor_parallel_size"] for w in doc["workloads"]]) == ([], [1])
     assert [f["code"] for f in doc["findings"] if f["code"] == "SW305"] == []
 
 

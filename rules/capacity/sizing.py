@@ -692,12 +692,13 @@ def marlin_fp8_group(model: ModelShape, s: EngineSettings, precision: Precision,
     quantised weight, where the block scales were 4 / (block_k × block_n), which the checkpoint's 1 byte a weight leaves
     out (:func:`..catalog.hfconfig.weight_bytes_per_param`). A checkpoint quantised per tensor or per channel keeps a
     scale a column (``(1, N)``), nothing to count."""
+    # the precision first: most checkpoints are not FP8, and this is asked for each of the sizing's weight steps
+    if precision != "fp8" or model.precision != "fp8" or (s.quantization or "fp8").lower() != "fp8":
+        return 0
     cc = device.capability() if device is not None else None
     if cc is None or not _MARLIN_FP8[0] <= cc < _MARLIN_FP8[1]:
         return 0
     q = model.hf_config.get("quantization_config")
-    if precision != "fp8" or model.precision != "fp8" or (s.quantization or "fp8").lower() != "fp8":
-        return 0
     if not isinstance(q, dict) or str(q.get("quant_method", "")).lower() != "fp8":
         return 0
     block = q.get("weight_block_size")

@@ -209,7 +209,7 @@ class GroupRule(Rule):
                     if (self.not_running and self.meta.code.startswith(("SW1", "SW2"))
                             and (g.device_reads > device_reads or self.reads_pool)):
                         hits = self._on_not_running(hits, g, inv, config)
-                    if self.meta.code in SIZED_RULES and (why := sized_as_cuda(g)) is not None \
+                    if hits and self.meta.code in SIZED_RULES and (why := sized_as_cuda(g)) is not None \
                             and (why[1] or self.meta.code in FEWER_RULES):
                         hits = [self._on_sized_as_cuda(h, why[0], config) for h in hits]
                     if g.unknown_operator and self.meta.code in OPERATOR_ADDS:

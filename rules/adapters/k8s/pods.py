@@ -604,8 +604,9 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
         # a mount's name a list or a mapping was read as its Python text (``['dshm']``): SW401 mandatory, "a volume the
         # pod does not define", on a value the API server refuses (fuzz22); it is an input error, as an env name is
         mount_items = typed_items(c, "volumeMounts", f"{what}.volumeMounts", cloc)
+        # (its message and line made only for a name that is no string: string_field passes a string, null or UNKNOWN)
         for mount_at, mount in enumerate(mount_items):
-            if "name" in mount:
+            if "name" in mount and not isinstance(mount["name"], str):
                 string_field(mount["name"], f"{what}.volumeMounts[{mount_at}].name", file,
                              line_of(mount, "name") or cline)
         container = Container(
@@ -737,7 +738,8 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
     for vol_at, v in enumerate(typed_items(spec, "volumes", f"{path}.volumes", where)):
         if "name" not in v:
             continue
-        string_field(v["name"], f"{path}.volumes[{vol_at}].name", where.file, line_of(v, "name") or where.line)
+        if not isinstance(v["name"], str):  # as a mount's name, above
+            string_field(v["name"], f"{path}.volumes[{vol_at}].name", where.file, line_of(v, "name") or where.line)
         vol = Volume(name=str(v["name"]), kind="other")
         for kind in ("emptyDir", "persistentVolumeClaim", "secret", "hostPath", "configMap"):
             if kind in v:

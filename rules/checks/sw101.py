@@ -14,6 +14,7 @@ from ..capacity.group import (
     sizing,
     tpu_of,
     unrequested_gpus_seen,
+    visible_devices_listed,
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
@@ -63,8 +64,8 @@ class WeightsDoNotFit(GroupRule):
             "and this rule says so once, advisory. Where --tensor-parallel-size is not known yet (a guide's "
             "<TP_SIZE>, a ConfigMap not in the inputs) but the nvidia.com/gpu a single-pod replica requests bound "
             "it (TP × PP cannot exceed them; a privileged container, or one that sets NVIDIA_VISIBLE_DEVICES, may "
-            "see every GPU of its node, which then bound it), the weights are judged at the largest TP they allow: "
-            "a GPU's share "
+            "see every GPU of its node, or those the variable lists, which then bound it), the weights are judged "
+            "at the largest TP they allow: a GPU's share "
             "only shrinks as TP grows, so weights that surely fail there fail whatever TP is, and the finding "
             "blocks; where a TP they allow may start, it cannot be decided."
         ),
@@ -225,7 +226,11 @@ def _whatever_tp(g: ServingGroup, s: ReplicaSizing, most: int) -> str:
     bound = f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
     c = g.main_container
     seen = unrequested_gpus_seen(c.security.privileged, c.env) if c is not None else ""
-    if seen:  # the container may see every GPU of its node (review38)
+    listed = visible_devices_listed(c.env) if seen and c is not None and not seen.startswith("privileged") else 0
+    if listed:  # the container may see the GPUs its list names (review39)
+        bound = (f"TP × PP cannot exceed the GPUs the container may see ({seen} lists {listed}; the {gpus} {resource} "
+                 f"it requests where the NVIDIA container toolkit ignores the variable), so at most {most}")
+    elif seen:  # the container may see every GPU of its node (review38)
         bound = (f"TP × PP cannot exceed the GPUs of its node ({node_gpus_seen(g)}), all of which the container may "
                  f"see ({seen}), so at most {most}")
     return (f"whatever --tensor-parallel-size is (not known yet; {bound}), "

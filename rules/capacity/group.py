@@ -1104,8 +1104,8 @@ def most_tp_unseen(g: ServingGroup) -> int:
     shows a container only the whole GPUs it requests: SW204 blocks a single-pod replica whose layout needs more, so
     here TP is at most those GPUs ÷ (PP × PCP) (DP only adds engines). 0 where it is not so bounded: TP known, a
     replica over several pods, another resource than nvidia.com/gpu (a unit holding several devices, a resource
-    claim, a MIG device), a container that may see more GPUs than it requests (:func:`_sees_unrequested`), or a GPU
-    count, PP or PCP not known as a whole number."""
+    claim, a MIG device), a container that may see more GPUs than it requests (:func:`unrequested_gpus_seen`)
+    where :func:`gpus_seen` does not bound them, or a GPU count, PP or PCP not known as a whole number."""
     e = g.engine
     pods = g.pods_per_group
     c = g.main_container
@@ -1115,7 +1115,7 @@ def most_tp_unseen(g: ServingGroup) -> int:
         return 0
     gpus: Any = g.gpus_per_pod
     if c is not None and unrequested_gpus_seen(c.security.privileged, c.env):
-        gpus = node_gpus_seen(g)  # every GPU of its node, where the pool says how many; else not bounded
+        gpus = gpus_seen(g)  # the GPUs its list names, or every GPU of its node; 0: not bounded
     sizes = [gpus, e.pipeline_parallel_size, e.extra.get("prefill_context_parallel_size", 1)]
     whole = [v for v in sizes if isinstance(v, int) and not isinstance(v, bool) and v > 0]
     if len(whole) != len(sizes):
@@ -1141,6 +1141,47 @@ def unrequested_gpus_seen(privileged: Any, env: Mapping[str, Any]) -> str:
             if value.strip().lower() not in ("", "void", "none"):
                 return f"{name}={value.strip()}"
     return ""
+
+
+#: One entry of a visible-devices list: a GPU's index or UUID, a MIG device's index pair or UUID (the NVIDIA container
+#: toolkit's NVIDIA_VISIBLE_DEVICES: "a comma-separated list of GPU UUID(s) or index(es)", beside all, none and void;
+#: NVIDIA/nvidia-container-runtime README, and enroot's nvidia hook hands the list to nvidia-container-cli --device).
+_DEVICE_ENTRY = re.compile(r"\d+(?::\d+)?|(?:GPU|MIG)-[0-9A-Za-z/-]+")
+
+
+def visible_devices_listed(env: Mapping[str, Any]) -> int:
+    """How many devices the visible-devices variable of ``env`` lists (``0,1``, GPU or MIG UUIDs), 0 where it lists
+    none: not set, ``all``, ``none``, ``void``, a value not known yet, or any other text (a placeholder such as
+    ``${GPU_IDS}`` is no list: never counted as one device)."""
+    for name in visible_devices_envs():
+        if name in env:
+            value = env[name]
+            entries = [v.strip() for v in value.split(",")] if isinstance(value, str) else [""]
+            if all(_DEVICE_ENTRY.fullmatch(v) for v in entries):
+                return len(dict.fromkeys(entries))
+            return 0
+    return 0
+
+
+def gpus_seen(g: ServingGroup) -> int:
+    """The most GPUs the main container of a group may see where :func:`unrequested_gpus_seen` says it may see more
+    than it requests, 0 where that is not known. Privileged (or not known to be not), or a visible-devices variable
+    ``all`` or not known yet: every GPU of its node (:func:`node_gpus_seen`). A variable that lists devices: those it
+    lists where the toolkit lets it win, else the ones it requests (the toolkit set to ignore it for unprivileged
+    containers, accept-nvidia-visible-devices-envvar-when-unprivileged = false), so the larger, and no more than its
+    node's where its pool says (review39: ``NVIDIA_VISIBLE_DEVICES=0,1`` on a pod requesting one of a node's four
+    L40S sees at most two, not four)."""
+    c = g.main_container
+    # privileged or not known to be not: every device node of its node, whatever the variable lists
+    listed = 0 if c is None or unrequested_gpus_seen(c.security.privileged, {}) else visible_devices_listed(c.env)
+    node = node_gpus_seen(g)
+    if not listed:
+        return node
+    request: Any = g.gpus_per_pod
+    if not isinstance(request, int) or isinstance(request, bool) or request <= 0:
+        return 0  # the toolkit ignoring the list shows it its request, which is not known
+    most = max(request, listed)
+    return min(most, node) if node else most
 
 
 def node_gpus_seen(g: ServingGroup) -> int:

@@ -22,6 +22,7 @@ from ..capacity.group import (
     sizer,
     suggested_max_model_len,
     unrequested_gpus_seen,
+    visible_devices_listed,
     vllm_version,
 )
 from ..capacity.group import declared_load as _declared_load
@@ -418,6 +419,10 @@ def tp_bound_text(g: ServingGroup, most: int) -> str:
     gpus, resource = g.gpus_per_pod, g.accelerator_resource or "GPU"
     c = g.main_container
     seen = unrequested_gpus_seen(c.security.privileged, c.env) if c is not None else ""
+    listed = visible_devices_listed(c.env) if seen and c is not None and not seen.startswith("privileged") else 0
+    if listed:  # the container may see the GPUs its list names (review39)
+        return (f"TP × PP cannot exceed the GPUs the container may see ({seen} lists {listed}; the {gpus} {resource} "
+                f"it requests where the NVIDIA container toolkit ignores the variable), so at most {most}")
     if seen:  # the container may see every GPU of its node (review38)
         return (f"TP × PP cannot exceed the GPUs of its node ({node_gpus_seen(g)}), all of which the container may "
                 f"see ({seen}), so at most {most}")

@@ -50,6 +50,26 @@ def _namespace_unseen(p: NetworkPolicy, ns: str) -> bool:
                                                             or holds_placeholder(p.namespace))
 
 
+#: The parts of a NetworkPolicy that do not choose the pods it selects: whom it admits and which directions it governs.
+_RULE_PARTS = ("spec.ingress", "spec.egress", "spec.policyTypes")
+
+
+def _may_select(p: NetworkPolicy, groups: list[ServingGroup]) -> bool:
+    """Whether policy ``p``, which holds a part not known yet (``unknown_part``), may select a pod of ``groups``, so
+    that part decides whether they are exposed: always, where the unknown part is its podSelector or anything else
+    than its rules and types; else where its podSelector (as written: a matchExpressions term read as may match) fits
+    a group's pod labels, or those labels are not known. A policy of the Redis beside vLLM whose ``policyTypes:
+    ${TYPES}`` or ``from: ${CLIENTS}`` a template fills admits or isolates only Redis pods (review39: it made the
+    namespace "cannot decide", mandatory for a multi-node group, though vLLM's own policy isolates it)."""
+    part = p.unknown_part or ""
+    if not any(part == r or part.startswith((r + ".", r + "[")) for r in _RULE_PARTS):
+        return True
+    # label values hold no "(": such a value is a matchExpressions term, which may match
+    written = {k: v for k, v in p.pod_selector.items() if k != UNKNOWN_NAMESPACE}
+    return any(is_unknown(g.pod_labels) or all(g.pod_labels.get(k) == v or "(" in v for k, v in written.items())
+               for g in groups)
+
+
 class NamespaceWithoutDefaultDeny(Rule):
     meta = RuleMeta(
         code="SW305",
@@ -139,7 +159,7 @@ class NamespaceWithoutDefaultDeny(Rule):
             first = needy[0]
             subject = f"Namespace {ns}"
             suppressions = tuple(s for g in groups for s in g.suppressions)
-            unknown = next((p for p in policies if p.unknown_part), None)
+            unknown = next((p for p in policies if p.unknown_part and _may_select(p, groups)), None)
             if unknown is not None:  # what the policy selects and allows is not known (a preview's computed spec)
                 u = Undecidable(f"{unknown.unknown_part} of {policy_text(unknown)} `{unknown.name}`")
                 where = unknown.location if unknown.location.file else first.location

@@ -289,7 +289,8 @@ EXTRA_FIXTURES = {
               "named-for-vllm.yaml"},  # corpus26: an image named for vLLM is not called the vLLM image
     "SW305": {"no-policy-in-input.yaml",  # no policy in the input: multi-node gaps advisory, saying what decides
               "placeholder-selector.yaml",  # mend14: a policy's selector a template fills selects pods not known yet
-              "placeholder-peers.yaml"},  # review38: its peers, ipBlock, rules, term values or namespace: not known
+              "placeholder-peers.yaml",  # review38: its peers, ipBlock, rules, term values or namespace: not known
+              "placeholder-rules-other-pods.yaml"},  # review39: such a policy of other pods decides nothing for vLLM
     "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
               "kserve-runtime-volume.yaml",  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
               "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not

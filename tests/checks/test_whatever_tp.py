@@ -54,7 +54,21 @@ def test_the_weights_refusal_at_the_largest_tp_is_sw101_s_and_sw102_sw104_are_de
         ("llama70b-l40s-tp-from-script", "advisory", REST),
         ("llama70b-l40s-tp-from-configmap", "advisory", ALL),  # TP4 holds the weights and 8,192 tokens
         ("llama8b-l40s-tp-placeholder", "advisory", ALL),
+        # review38: a privileged container may see its node's four L40S, and TP4 holds the weights
+        ("llama70b-l40s-tp-privileged", "advisory", ALL),
+        ("llama70b-l40s-tp-privileged", "mandatory", ["SW309"]),
+        # review38: NVIDIA_VISIBLE_DEVICES=all on a one-L40S node: TP1 is the only TP, and the weights fail there
+        ("llama70b-l40s-tp-visible-all", "mandatory", ["SW101"]),
+        ("llama70b-l40s-tp-visible-all", "advisory", REST),
+        ("llama70b-l40s-tp-visible-all", "mandatory", ["SW310"]),
         # TP1's weights, then TP2's KV cache with weights inside their band: SW101's, as at a TP written
         ("llama70b-h100-tp-placeholder-util", "mandatory", ["SW101"]),
         ("llama70b-h100-tp-placeholder-util", "advisory", REST),
+        # review39: a listed NVIDIA_VISIBLE_DEVICES bounds TP by the larger of the list and the request (2 here)
+        ("llama70b-l40s-tp-visible-list", "mandatory", ["SW101"]),
+        ("llama70b-l40s-tp-visible-list", "advisory", REST),
+        ("llama70b-l40s-tp-visible-list", "mandatory", ["SW310"]),
+        # review39: a list a template fills is not one device: the node's GPUs bound TP, and TP4 may start
+        ("llama70b-l40s-tp-visible-template", "advisory", ALL),
+        ("llama70b-l40s-tp-visible-template", "mandatory", ["SW310"]),
     ]

@@ -259,6 +259,7 @@ EXTRA_FIXTURES = {
               "config-generator",  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
               "operator-resource.yaml"},  # corpus37: an operator's resource whose container leaves the model to it
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+              "engine-field-spellings.yaml",  # mend18: engine: vllm, inference_engine, engineType on own kinds
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine

@@ -113,8 +113,7 @@ class VllmPodWithHostAccess(GroupRule):
         checks: tuple[tuple[str, str, Level, str], ...] = (
             ("network", "hostNetwork", "mandatory",
              "its API and runtime ports listen on the node's addresses, outside every NetworkPolicy; remove "
-             "hostNetwork from the pod spec (a Service reaches the API port, and the EFA device plugin hands "
-             "the pod its EFA devices)"),
+             f"hostNetwork from the pod spec ({_fabric(g)})"),
             ("pid", "hostPID", "mandatory",
              "it can see and signal every process on the node; remove hostPID from the pod spec"),
             ("ipc", "hostIPC", "advisory",
@@ -191,3 +190,35 @@ class VllmPodWithHostAccess(GroupRule):
         u = Undecidable(prop)
         return Hit(group_subject(g), f"cannot decide: {u.text}", where, tuple(g.suppressions),
                    undecided=True, level=level)
+
+
+#: The pod annotations of GKE multi-networking (GPUDirect-TCPX on A3, TCPXO on A3 Mega: the extra NICs a pod gets
+#: without the host network; Google Cloud "Maximize GPU network bandwidth ... with GPUDirect-TCPX(O) and
+#: multi-networking") and Multus's (k8s.v1.cni.cncf.io/networks: the secondary networks of an InfiniBand or RoCE
+#: fabric, with the NVIDIA Network Operator or the Mellanox RDMA shared device plugin).
+GKE_NETWORKS = ("networking.gke.io/interfaces", "networking.gke.io/default-interface")
+MULTUS_NETWORKS = "k8s.v1.cni.cncf.io/networks"
+
+
+def _fabric(g: ServingGroup) -> str:
+    """What gives the pod its fast interconnect without the host network, by what the pod shows of its platform: EFA
+    devices (EKS), GKE multi-networking annotations, RDMA device plugin resources or Multus networks (an InfiniBand or
+    RoCE fabric: AKS, on-premises); where nothing shows it, the options. Names no container, flag, variable or
+    pod spec key, so a baseline written before it still matches (report.fingerprint.field_of)."""
+    api = "a Service reaches the API port"
+    if any(c.efa is UNKNOWN or (isinstance(c.efa, int) and c.efa > 0) for c in g.containers):
+        return f"{api}, and the EFA device plugin hands the pod its EFA devices"
+    if any(key in g.annotations for key in GKE_NETWORKS):
+        return (f"{api}, and GKE multi-networking attaches the GPUDirect NICs the pod's networking.gke.io/interfaces "
+                "annotation names")
+    nics = [n for c in g.containers for n in c.nics]
+    multus = MULTUS_NETWORKS in g.annotations
+    if nics or multus:
+        parts = ([f"the RDMA device plugin hands the pod the devices it requests ({', '.join(dict.fromkeys(nics))})"]
+                 if nics else []) + (["Multus attaches the networks its k8s.v1.cni.cncf.io/networks annotation "
+                                      "names"] if multus else [])
+        return f"{api}, and {' and '.join(parts)}"
+    return (f"{api}; a pod reaches a fast interconnect without it through its platform's device plugin or secondary "
+            "networks: EFA devices on EKS (vpc.amazonaws.com/efa), GPUDirect-TCPX/TCPXO multi-networking on GKE "
+            "(networking.gke.io/interfaces), InfiniBand or RoCE through an RDMA device plugin (rdma/...) and Multus "
+            "(k8s.v1.cni.cncf.io/networks)")

@@ -233,6 +233,9 @@ class Container:
     #: an extended resource unless admission writes the limit: ``adapters.k8s.pods.check_requests_within_limits``)
     gpus_request_only: bool = False
     efa: Any = 0  # vpc.amazonaws.com/efa devices: int | UNKNOWN (a computed value, a template placeholder)
+    #: The RDMA or NIC extended resources the container requests, as written (``rdma/ib``: an RDMA device plugin's;
+    #: ``nvidia.com/hostdev``: an SR-IOV or host-device network's): what shows an InfiniBand or RoCE fabric (SW309).
+    nics: list[str] = field(default_factory=list)
     probes: dict[str, Probe] = field(default_factory=dict)
     volume_mounts: dict[str, str] = field(default_factory=dict)  # volume name -> mount path
     location: Location = Location()

@@ -198,3 +198,15 @@ def test_a_grant_whose_namespace_a_template_fills_may_permit_but_never_surely():
     [svc, pool] = _remote(_CROSS + _grant(core, ns='"${GRANT_NS}"'))
     assert svc[3:] == ("ReferenceGrant `g` holds a value not known yet", False)
     assert pool[3].startswith("no ReferenceGrant of namespace `models`")  # it covers no pool, wherever it is
+
+
+def test_a_grant_list_or_entry_a_template_fills_may_permit_but_never_surely():
+    """A ``to`` or ``from`` list (or one entry) a template fills: any entry; one the known entries already answer
+    False for a backend stays False only where no unknown entry could permit it (mend18)."""
+    held = ("ReferenceGrant `g` holds a value not known yet", False)
+    assert [r[3:] for r in _remote(_CROSS + _grant('"${GRANT_TO}"').replace('to: ["${GRANT_TO}"]',
+                                                                            'to: "${GRANT_TO}"'))] == [held, held]
+    assert [r[3:] for r in _remote(_CROSS + _grant('"${ONE}", {group: "", kind: Service}'))] == [(True, True), held]
+    fr = _CROSS + _grant('{group: "", kind: Service}').replace(
+        "from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: llm-d}]", 'from: "${FROM}"')
+    assert [r[3:] for r in _remote(fr)] == [held, (False, True)]  # it names no pool: the route does not send there

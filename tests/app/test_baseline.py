@@ -325,6 +325,18 @@ def _finding(code: str, message: str, undecided: bool = False) -> Finding:
     ("SW309", "the pod sets hostNetwork: true, so its API and runtime ports listen on the node's addresses, outside "
               "every NetworkPolicy; remove hostNetwork from the pod spec (a Service reaches the API port, and the "
               "EFA device plugin hands the pod its EFA devices)", False, "hostNetwork"),
+    # mend18: the remedy names what the pod shows of its platform (or the options): still nothing new
+    *(("SW309", "the pod sets hostNetwork: true, so its API and runtime ports listen on the node's addresses, outside "
+                f"every NetworkPolicy; remove hostNetwork from the pod spec ({remedy})", False, "hostNetwork")
+      for remedy in (
+          "a Service reaches the API port, and GKE multi-networking attaches the GPUDirect NICs the pod's "
+          "networking.gke.io/interfaces annotation names",
+          "a Service reaches the API port, and the RDMA device plugin hands the pod the devices it requests "
+          "(rdma/shared_ib) and Multus attaches the networks its k8s.v1.cni.cncf.io/networks annotation names",
+          "a Service reaches the API port; a pod reaches a fast interconnect without it through its platform's "
+          "device plugin or secondary networks: EFA devices on EKS (vpc.amazonaws.com/efa), GPUDirect-TCPX/TCPXO "
+          "multi-networking on GKE (networking.gke.io/interfaces), InfiniBand or RoCE through an RDMA device plugin "
+          "(rdma/...) and Multus (k8s.v1.cni.cncf.io/networks)")),
     ("SW309", "container `mistral-7b` adds SYS_PTRACE and the pod sets hostPID: true, so it can trace and rewrite "
               "every process on the node; remove hostPID from the pod spec, or SYS_PTRACE from "
               "securityContext.capabilities.add", False, "container mistral-7b SYS_PTRACE hostPID"),

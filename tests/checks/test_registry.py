@@ -76,7 +76,8 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 # Fixtures beyond the four kinds, each asserted exactly by its .expected file like the others.
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
-    "SW309": {"ptrace.yaml"},  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
+    "SW309": {"ptrace.yaml",  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
+              "host-network-platforms.yaml"},  # mend18: hostNetwork's remedy as the pod shows its platform
     "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
               "context-parallel.yaml"},  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
@@ -261,6 +262,7 @@ EXTRA_FIXTURES = {
               "config-generator",  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
               "operator-resource.yaml"},  # corpus37: an operator's resource whose container leaves the model to it
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+              "engine-field-spellings.yaml",  # mend18: engine: vllm, inference_engine, engineType on own kinds
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)
               "rayllm.yaml",  # RayLLM's application: its model files (engine_config type VLLMEngine) say the engine

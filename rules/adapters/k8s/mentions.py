@@ -5,7 +5,8 @@ themselves name their engine in fields instead, and such an object that gives no
 (DESIGN: "A file that mentions vLLM but yields no workload says why"):
 
 - a runtime, backend or engine named for vLLM (``runtime: vllm`` on a KServe model, ``backendName: vllm`` on an
-  llmaz Playground, ``modelFormat: {name: vLLM}``, ``engine: {type: vllm}`` on an AI Runway ModelDeployment);
+  llmaz Playground, ``modelFormat: {name: vLLM}``, ``engine: {type: vllm}`` on an AI Runway ModelDeployment,
+  ``engine: "vllm"`` on an operator's own kind; a key in any spelling: ``engineType``, ``inference_engine``);
 - a field named for vLLM (nebari's ``vllm:``, ``vllmArgs:``);
 - an image whose tag names its vLLM build (``kubeagi/arcadia-fastchat-worker:vllm-v0.4.0``);
 - a Ray Serve application whose import path is a vLLM module (``...vllm.serve_tpu:model``) or RayLLM's
@@ -55,6 +56,9 @@ _WORD = re.compile(r"(?:^|[^a-z0-9])vllm(?:[^a-z]|$)")
 #: Keys whose value names the engine or runtime that serves.
 _NAME_KEYS = frozenset({"runtime", "runtimename", "backend", "backendname", "engine", "inferenceengine",
                         "framework", "servingruntime"})
+#: A key named for the engine, runtime or backend that serves, in any operator's spelling (mend18: ``engineType``,
+#: ``servingEngine``, ``inference_engine``, ``runtime_name``; the key lower-cased without ``_`` and ``-``).
+_NAME_KEY = re.compile(r"(?:engine|runtime|backend|framework)(?:name|type)?$")
 #: Keys whose value is a Ray Serve application's import path.
 _IMPORT_KEYS = frozenset({"import_path", "importpath"})
 #: An import path of a vLLM module written in text (RayService ``serveConfigV2``).
@@ -251,14 +255,15 @@ def operator_mention(kind: str, obj: Mapping[str, Any], loc: Location) -> Mentio
         # an object of an unknown kind that wrote its vLLM image so was skipped without a word
         if low == "repository" and isinstance(value, str) and is_vllm_image(value):
             return f"the vLLM image repository {value}", _at(holder, key, file), None
-        if low in _NAME_KEYS and _named(value):
+        named_key = low in _NAME_KEYS or _NAME_KEY.search(low.replace("_", "").replace("-", "")) is not None
+        if named_key and _named(value):
             why = None
             if kind == "InferenceService" and low == "runtime":
                 why = (f"it runs on the serving runtime `{value}`, which is not in its file, so what it runs (the "
                        "vLLM command, its layout, GPUs and image) is not known: lint it together with that "
                        "ServingRuntime or ClusterServingRuntime, in one file")
             return f"`{key}: {value}`", _at(holder, key, file), why
-        if low in _NAME_KEYS and isinstance(value, Mapping):  # AI Runway's engine: {type: vllm}
+        if named_key and isinstance(value, Mapping):  # AI Runway's engine: {type: vllm}
             inner = next((k for k in ("type", "name") if _named(value.get(k))), None)
             if inner is not None:
                 return f"`{key}.{inner}: {value[inner]}`", _at(value, inner, file), None

@@ -272,10 +272,15 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
     ``from`` entries is the route's group, kind and namespace, and one of its ``to`` entries the ref's group and kind,
     with no name or the ref's (gateway-api apis/v1beta1 ``ReferenceGrantSpec``: entries combined with OR; a ``to``
     without a name covers every object of that group and kind in the grant's namespace). None where a value that
-    decides it is not known yet (a placeholder; a route whose namespace is not known)."""
+    decides it is not known yet (a placeholder; a value a preview computes, an entry's or a whole list; a route whose
+    namespace is not known)."""
     spec = as_map(grant.get("spec"))
+    hidden = _unseen(grant.get("spec"))  # a preview's computed spec, or list, or entry: any entry (mend18)
     answers: list[bool | None] = []
-    for entry in as_list(spec.get("from")):
+    for entry in _entries(spec, "from", hidden):
+        if _unseen(entry):
+            answers.append(None)
+            continue
         entry = as_map(entry)
         pairs = ((entry.get("group"), "gateway.networking.k8s.io"), (entry.get("kind"), route.kind))
         if route.namespace == UNKNOWN_NAMESPACE:  # the route's namespace not known yet: it may be the one named
@@ -284,7 +289,10 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
             answers.append(_all_equal((*pairs, (entry.get("namespace"), route.namespace)), False))
     source = _any(answers)
     answers = []
-    for entry in as_list(spec.get("to")):
+    for entry in _entries(spec, "to", hidden):
+        if _unseen(entry):
+            answers.append(None)
+            continue
         entry = as_map(entry)
         named = () if entry.get("name") is None else ((entry.get("name"), ref.name),)
         answers.append(_all_equal((("" if entry.get("group") is None else entry.get("group"), ref.group),
@@ -293,6 +301,11 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
     if source is False or target is False:
         return False
     return True if source and target else None
+
+
+def _entries(spec: Mapping[str, Any], key: str, hidden: bool) -> list[Any]:
+    """A grant's ``from`` or ``to`` entries; one entry not known where the spec or the list is not known yet."""
+    return [UNKNOWN] if hidden or _unseen(spec.get(key)) else as_list(spec.get(key))
 
 
 def _all_equal(pairs: tuple[tuple[Any, str], ...], route_unseen: bool) -> bool | None:

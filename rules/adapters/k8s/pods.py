@@ -217,6 +217,28 @@ def _efa(resources: Mapping[str, Any], file: str | None, line: int | None) -> An
     return 0 if count is None else count
 
 
+#: What in an ``nvidia.com/`` resource's name says it is a NIC, not a GPU (the NVIDIA Network Operator's SR-IOV and
+#: host-device networks name their resources; ``nvidia.com/gpu``, ``nvidia.com/mig-1g.10gb`` hold none of these).
+_NIC_WORDS = ("rdma", "hostdev", "sriov", "mlnx", "roce")
+
+
+def _nics(resources: Mapping[str, Any]) -> list[str]:
+    """The RDMA or NIC extended resources a container requests (limits or requests), as written: ``rdma/...`` (the
+    Mellanox k8s-rdma-shared-dev-plugin's ``rdma/<resourceName>``), and ``nvidia.com/...`` ones naming a NIC."""
+    out: list[str] = []
+    for part in ("limits", "requests"):
+        section = resources.get(part)
+        if not isinstance(section, Mapping):
+            continue
+        for key in section:
+            name = str(key)
+            nic = name.startswith("rdma/") or (name.startswith("nvidia.com/")
+                                               and any(w in name[len("nvidia.com/"):].lower() for w in _NIC_WORDS))
+            if nic and name not in out:
+                out.append(name)
+    return out
+
+
 def template_counts(resources: Any) -> bool:
     """Whether a container's ``resources`` (limits or requests) hold a template placeholder as a quantity
     (``nvidia.com/gpu: ${GPU_PER_WORKER}``): Kubernetes refuses such an object as written, so the document it is
@@ -620,6 +642,7 @@ def read_pod(template_meta: Any, pod_spec: Any, file: str | None, lines: Sequenc
             accelerator_resource=accelerator,
             gpus_request_only=request_only,
             efa=_efa(resources, file, cline),
+            nics=_nics(resources),
             volume_mounts={str(m["name"]): str(m.get("mountPath", "")) for m in mount_items if "name" in m},
             location=cloc,
             env_from=env_from,

@@ -13,7 +13,10 @@ reads:
   ``nodeSelector``, resource quantities, ``envFrom`` sources, ``securityContext.privileged``, a
   container's ``ports`` (the list, an entry, its ``name`` or ``containerPort``: a Service's named
   ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data, an
-  HTTPRoute backendRef's ``namespace`` (a namespace not known, never the route's own);
+  HTTPRoute backendRef's ``namespace`` (a namespace not known, never the route's own), any value of a
+  ReferenceGrant's ``spec``, of that kind only (a ``to`` entry's name not known never covers every object;
+  an OpenShift Route's ``spec.to.name`` is left to the rule below), and a grant's namespace not known is
+  ``<unknown>``, never ``default``;
 - every other unknown is left out for the readers, and the model field it would have filled is set
   to UNKNOWN afterwards (:func:`_restore_unknowns`): replica counts, LeaderWorkerSet size and restart
   policy, autoscaler bounds, probe timings (a whole probe: a probe of unknown timings and port, never no
@@ -142,9 +145,12 @@ def _kubernetes_api(type_token: str) -> tuple[str, str] | None:
 Path = tuple[Any, ...]
 
 
-def _read_as_unknown(path: Path) -> bool:
-    """Whether the Kubernetes readers take an unknown at ``path`` as unknown (see the module doc)."""
+def _read_as_unknown(path: Path, kind: Any = None) -> bool:
+    """Whether the Kubernetes readers take an unknown at ``path`` of an object of ``kind`` as unknown (see the module
+    doc)."""
     n = len(path)
+    if kind == "ReferenceGrant" and path[:1] == ("spec",):
+        return True  # which routes it lets send where (mend18): a dropped to[].name would read as "every object"
     if n >= 3 and path[-3] == "containers" and path[-1] == "image":
         return True
     if n >= 3 and path[-3] == "env" and path[-1] == "value":
@@ -197,11 +203,11 @@ def prepare_manifest(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[Pat
         return _known_copy(top), unknown
     except _Unknown:
         pass
-    manifest = _walk(top, (), unknown)
+    manifest = _walk(top, (), unknown, top.get("kind"))
     return manifest, unknown
 
 
-def _walk(v: Any, path: Path, unknown: list[Path]) -> Any:
+def _walk(v: Any, path: Path, unknown: list[Path], kind: Any) -> Any:
     """What :func:`prepare_manifest` makes of ``v`` at ``path``, each unknown's path added to ``unknown``.
 
     A function of the module, not a closure of ``prepare_manifest`` calling itself: such a closure is a reference
@@ -209,11 +215,11 @@ def _walk(v: Any, path: Path, unknown: list[Path]) -> Any:
     serves without the collector's young collections (``rules/__main__.py``'s ``SERVING_GC_THRESHOLD``)."""
     if v is UNKNOWN:
         unknown.append(path)
-        return UNKNOWN if _read_as_unknown(path) else _DROP
+        return UNKNOWN if _read_as_unknown(path, kind) else _DROP
     if isinstance(v, dict):
         out: dict[str, Any] = {}
         for k, x in v.items():
-            y = _walk(x, (*path, k), unknown)
+            y = _walk(x, (*path, k), unknown, kind)
             if y is _DROP and k in ("args", "command") and len(path) >= 2 and path[-2] == "containers":
                 y = [UNKNOWN_TOKEN]  # a whole command line not known: a word that may carry anything
             if y is not _DROP:
@@ -222,7 +228,7 @@ def _walk(v: Any, path: Path, unknown: list[Path]) -> Any:
     if isinstance(v, list):
         items = []
         for i, x in enumerate(v):
-            y = _walk(x, (*path, i), unknown)
+            y = _walk(x, (*path, i), unknown, kind)
             if y is _DROP:
                 if path and path[-1] in ("args", "command"):
                     items.append(UNKNOWN_TOKEN)  # an unresolved reference: the flag parser's unknown
@@ -282,7 +288,7 @@ def _restore_unknowns(inv: Inventory, props: Mapping[str, Any], kind: Any, unkno
                       subject: Callable[[], str], loc: Location) -> None:
     """Put UNKNOWN on the model fields of the unknowns the readers did not see (see the module doc)."""
     for path in unknown:
-        if _read_as_unknown(path):
+        if _read_as_unknown(path, kind):
             continue
         if kind == "Ingress" and _hides_ingress_class(path):
             for ing in inv.ingresses:  # which controller serves it, so its exposure (SW306) and algorithm (SW406)
@@ -772,6 +778,8 @@ def kubernetes(res: PulumiResource, props: Mapping[str, Any], api: tuple[str, st
         meta["name"] = UNKNOWN_NAMESPACE  # "<unknown>": matches no reference by name
     elif not meta.get("name"):
         meta["name"] = res.name
+    if api[1] == "ReferenceGrant" and ("metadata", "namespace") in unknown:
+        meta["namespace"] = UNKNOWN_NAMESPACE  # a grant of a namespace not known yet: never of `default` (mend18)
     inv = inventory_from_objects([(manifest, loc)])
 
     def subject() -> str:

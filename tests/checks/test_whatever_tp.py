@@ -54,7 +54,15 @@ def test_the_weights_refusal_at_the_largest_tp_is_sw101_s_and_sw102_sw104_are_de
         ("llama70b-l40s-tp-from-script", "advisory", REST),
         ("llama70b-l40s-tp-from-configmap", "advisory", ALL),  # TP4 holds the weights and 8,192 tokens
         ("llama8b-l40s-tp-placeholder", "advisory", ALL),
+        # review38: privileged, the node's four L40S bound TP, and TP4 holds the weights: undecided, as mend17 leaves it
+        ("llama70b-l40s-tp-privileged", "advisory", ALL),
+        ("llama70b-l40s-tp-privileged", "mandatory", ["SW309"]),
+        # review38: NVIDIA_VISIBLE_DEVICES=all on a one-L40S node: TP1 is the only TP, and its weights fail (mend13)
+        ("llama70b-l40s-tp-visible-all", "mandatory", ["SW101"]),
+        ("llama70b-l40s-tp-visible-all", "advisory", REST),
+        ("llama70b-l40s-tp-visible-all", "mandatory", ["SW310"]),
         # TP1's weights, then TP2's KV cache with weights inside their band: SW101's, as at a TP written
         ("llama70b-h100-tp-placeholder-util", "mandatory", ["SW101"]),
         ("llama70b-h100-tp-placeholder-util", "advisory", REST),
     ]
+

@@ -62,6 +62,7 @@ from ..vllm.support import (
 from ..vllm.versions import ResolvedVersion, command_script, has_install, pip_pin, resolve
 from .layout import Load, Parallel, Sizer, weight_load_refusals
 from .sizing import (
+    LENGTH_BY_RELEASE,
     Device,
     EngineSettings,
     ReplicaSizing,
@@ -1236,8 +1237,11 @@ def refused_whatever_tp(g: ServingGroup, config: Context) -> TpRefusals | None:
     SW102's blocks at a TP written), whatever TP is. None where some TP may start, or where that cannot be told: TP
     not bounded, a mixture of experts (:func:`.sizing.moe_ranks` spreads its experts its own way), a TPU, a KV cache
     split over context-parallel ranks (SW102 never blocks it), a pod of more GPUs than the model has attention heads,
-    cpu offload on the V0 engine, a refusal of a setting vLLM rejects whatever the memory, or another value not
-    known. mend17: Llama-3.1-70B with ``$(TENSOR_PARALLEL_SIZE)`` from a ConfigMap not in the inputs on four A100
+    cpu offload on the V0 engine, a refusal of a setting vLLM rejects whatever the memory, a TP refused for its KV
+    cache only at a max_model_len that depends on the release or the image's transformers (an ``--hf-overrides`` RoPE
+    dict on 0.20 - 0.23 or an assumed release: SW102 leaves that undecided at a TP written, review40), or another
+    value not known.
+    mend17: Llama-3.1-70B with ``$(TENSOR_PARALLEL_SIZE)`` from a ConfigMap not in the inputs on four A100
     40GB, max_model_len at its default, was "cannot decide": TP1 and TP2 do not hold the weights, TP3 does not split
     its 64 heads, TP4 leaves the KV cache short of one request of 131,072 tokens."""
     most = most_tp_unseen(g)
@@ -1272,6 +1276,8 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
                                 expected_context=expected_context(g, config))
             if s.certain or s.kv_verdict != "refuses":
                 return None  # some TP may start, or its refusal is a setting's, not the memory's
+            if s.weights_fit_band != "refuses" and any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes):
+                return None  # refused for a KV cache of a length that depends on what runs (review40)
             sized.append((tp, s))
     except Undecidable:
         return None

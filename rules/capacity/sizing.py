@@ -2472,6 +2472,11 @@ def _unread_scaling(model: ModelShape, rv: ResolvedVersion, limit: int) -> str:
             "rope_parameters, or set max_position_embeddings with it")
 
 
+#: How :func:`length_by_release_note` begins: a sizing whose notes hold it has a max_model_len that depends on what
+#: runs, so its KV verdict is one of several (SW102 leaves it undecided; :func:`.group.refused_whatever_tp` too).
+LENGTH_BY_RELEASE = "cannot decide: max_model_len: "
+
+
 def length_by_release_note(model: ModelShape, rv: ResolvedVersion, limits: tuple[int, ...]) -> str:
     """The "cannot decide" note of a length that depends on what runs (:func:`possible_limits`)."""
     shown = " or ".join(f"{n:,}" for n in limits)
@@ -2484,7 +2489,7 @@ def length_by_release_note(model: ModelShape, rv: ResolvedVersion, limits: tuple
                "Qwen2-VL / Qwen2.5-VL config passes on to the text config and transformers 5 does not (vLLM 0.24 on "
                f"runs 5), so the limit depends on the transformers the image runs: {shown} tokens; write the "
                "override under text_config")
-        return f"cannot decide: max_model_len: {why}"
+        return f"{LENGTH_BY_RELEASE}{why}"
     if rv.source == "assumed":
         why = (f"the limit {model.id} takes under its --hf-overrides RoPE dict depends on the release, which is not "
                f"known: {shown} tokens by release (0.12 - 0.19 set a rope_scaling override after they have read the "
@@ -2494,7 +2499,7 @@ def length_by_release_note(model: ModelShape, rv: ResolvedVersion, limits: tuple
                f"takes under its --hf-overrides rope_scaling depends on it: {shown} tokens (under transformers 4 "
                "patch_rope_parameters has read the checkpoint's RoPE parameters before the override is set); write "
                "the override as rope_parameters or set max_position_embeddings with it")
-    return f"cannot decide: max_model_len: {why}"
+    return f"{LENGTH_BY_RELEASE}{why}"
 
 
 class _Batch(NamedTuple):

@@ -16,7 +16,7 @@ from ..capacity.group import (
     sizing,
     vllm_version,
 )
-from ..capacity.sizing import EPLB_ASSUMED, ReplicaSizing, range_note
+from ..capacity.sizing import EPLB_ASSUMED, LENGTH_BY_RELEASE, ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, Undecidable, known
@@ -118,9 +118,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         if no_ep:  # refused from 0.10.0, not by 0.9.x: an assumed release does not say which (review21, engine21)
             yield Hit(group_subject(g), f"{CANNOT}{where}: {no_ep.removeprefix(EPLB_ASSUMED)}", g.at("enable_eplb"),
                       tuple(g.suppressions), undecided=True)
-        by_release = next((n for n in s.notes if n.startswith(f"{CANNOT}max_model_len: ")), "")
+        by_release = next((n for n in s.notes if n.startswith(LENGTH_BY_RELEASE)), "")
         if by_release:
-            yield Hit(group_subject(g), f"{CANNOT}{where}: {by_release.removeprefix(f'{CANNOT}max_model_len: ')}",
+            yield Hit(group_subject(g), f"{CANNOT}{where}: {by_release.removeprefix(LENGTH_BY_RELEASE)}",
                       g.at("hf_overrides", "max_model_len"), tuple(g.suppressions), undecided=True)
             return
         if s.weights_fit_band != "starts":

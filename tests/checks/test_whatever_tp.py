@@ -72,3 +72,56 @@ def test_the_weights_refusal_at_the_largest_tp_is_sw101_s_and_sw102_sw104_are_de
         ("llama70b-l40s-tp-visible-template", "advisory", ALL),
         ("llama70b-l40s-tp-visible-template", "mandatory", ["SW310"]),
     ]
+
+
+#: One L4 a pod, --tensor-parallel-size a guide's placeholder: Qwen2.5-7B with the YaRN --hf-overrides its model card
+#: gives for 131,072 tokens (https://huggingface.co/Qwen/Qwen2.5-7B-Instruct, "Processing Long Texts"), or Llama-3.1-8B
+#: with none. {image}, {model} and {flags} are filled per case.
+_ONE_L4 = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: serving}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      nodeSelector: {{node.kubernetes.io/instance-type: g6.xlarge}}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:{image}
+          command: ["/bin/sh", "-c"]
+          args:
+            - exec vllm serve {model} --tensor-parallel-size {tp} {flags}
+          resources:
+            limits: {{nvidia.com/gpu: 1}}
+"""
+_YARN = """--hf-overrides '{"rope_scaling":{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}}'"""
+
+
+def test_a_kv_refusal_at_a_length_that_depends_on_what_runs_is_not_every_tp_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # review40: on 0.20 - 0.23 (transformers 4 or 5) or an assumed release, the YaRN override's limit is 32,768 or
+    # 131,072 tokens. At TP1 written SW102 cannot decide (7 GiB for 131,072 tokens do not fit, 1.75 GiB for 32,768
+    # do); mend17 blocked it as "refused whatever TP is", sizing the 131,072 only.
+    docs = [
+        _ONE_L4.format(name="qwen7b-yarn-020", image="v0.20.0", model="Qwen/Qwen2.5-7B-Instruct", tp="${TP_SIZE}",
+                       flags=_YARN),
+        _ONE_L4.format(name="qwen7b-yarn-022", image="v0.22.0", model="Qwen/Qwen2.5-7B-Instruct", tp="${TP_SIZE}",
+                       flags=_YARN),
+        _ONE_L4.format(name="qwen7b-yarn-020-tp1", image="v0.20.0", model="Qwen/Qwen2.5-7B-Instruct", tp="1",
+                       flags=_YARN),
+        # the same release without the override: one length, and every TP (TP1) refused for its KV cache still blocks
+        _ONE_L4.format(name="llama8b-020", image="v0.20.0", model="meta-llama/Llama-3.1-8B-Instruct",
+                       tp="${TP_SIZE}", flags=""),
+    ]
+    path = tmp_path / "one-l4.yaml"
+    path.write_text("---\n".join(docs), encoding="utf-8")
+    found = [(s, level, codes, text) for s, level, codes, text in _findings(str(path))
+             if "SW101" in codes or "SW102" in codes]
+    assert found == [
+        ("qwen7b-yarn-020", "advisory", ALL, "cannot decide"),
+        ("qwen7b-yarn-022", "advisory", ALL, "cannot decide"),
+        ("qwen7b-yarn-020-tp1", "advisory", ["SW102"], "cannot decide"),
+        ("llama8b-020", "mandatory", ["SW102"], "whatever --tensor-parallel-size is (not known yet; TP × PP cannot exceed the 1 nvidia.com/gpu a pod gets, so at most 1), meta-llama/Llama-3.1-8B-Instruct in bf16 does not start on L4, where gpu_memory_utilization 0.92 × 22.0 GiB allows 20.2 GiB per GPU"),  # noqa: E501
+    ]

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..model import RELEASE_NAMESPACE, Inventory, Location
 from ..model.errors import InputError
-from ..model.files import MAX_FILE_BYTES, inside, read_file_bytes, size_text
+from ..model.files import MAX_FILE_BYTES, inside, link_target, read_file_bytes, size_text
 from ..model.wall import wall_limit
 from .load import load_text
 from .renderkind import KUSTOMIZATION_FILES, render_kind
@@ -349,6 +349,21 @@ def _file_entries(doc: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def _root_text(root: str, directory: str) -> str:
+    """The folder a chart or a kustomization must stay in, as a message names it: never its absolute path (two
+    checkouts give the same report, mend21). ``root`` is the current directory, or the named ``directory`` where it
+    lies elsewhere (then by its base name, as the user named it)."""
+    if root != directory:
+        return "the current directory"
+    return f"the folder named ({os.path.basename(os.path.normpath(directory)) or directory})"
+
+
+def _as_named(path: str, directory: str) -> str:
+    """``path`` as the user named ``directory``: absolute where they named it so, else relative to the current
+    directory (the message then holds only what the run was given)."""
+    return path if os.path.isabs(directory) else os.path.relpath(path)
+
+
 def check_kustomization(directory: str, remote: bool = False) -> None:
     """Refuse, before kustomize runs, a kustomization that would build from outside the request: a
     ``resources``/``bases``/``components`` entry (in it or in any kustomization it includes) that leads
@@ -405,8 +420,11 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                         how = "run it from a directory that holds both"
                         if root == directory:  # named from elsewhere: the folder that holds both, and the line
                             top = os.path.commonpath([os.path.realpath(local), os.path.realpath(directory)])
-                            how += f": cd {top} && shardwise lint {os.path.relpath(os.path.realpath(directory), top)}"
-                        raise InputError(f"{key} entry {entry!r} is {os.path.realpath(local)}, outside {root}: the "
+                            how += f": cd {_as_named(top, directory)} && shardwise lint " + os.path.relpath(
+                                os.path.realpath(directory), top)
+                        # neither the entry's target nor the root is printed: both are the checkout's absolute paths
+                        # (mend21: two checkouts give the same report); the entry is as the kustomization writes it
+                        raise InputError(f"{key} entry {entry!r} leads outside {_root_text(root, directory)}: the "
                                          "kustomization is not built (shardwise builds nothing from outside the "
                                          f"repository; {how})", where)
                     if os.path.isdir(local):
@@ -515,9 +533,9 @@ def _check_chart_links(directory: str) -> None:
             try:
                 link = e.is_symlink()
                 if link and not inside(e.path, root):
-                    raise InputError(f"the chart is not rendered: a symbolic link to {os.path.realpath(e.path)}, "
-                                     f"outside {root}; helm would read what it leads to (shardwise reads nothing from "
-                                     "outside the repository)", e.path)
+                    raise InputError(f"the chart is not rendered: a symbolic link to {link_target(e.path)}, outside "
+                                     f"{_root_text(root, directory)}; helm would read what it leads to (shardwise "
+                                     "reads nothing from outside the repository)", e.path)
                 if e.is_dir(follow_symlinks=True):
                     real = os.path.realpath(e.path) if link else None
                     if real is None or real not in seen:

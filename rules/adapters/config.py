@@ -125,7 +125,8 @@ def discover(cwd: str = ".") -> str | None:
     found = [n for n in CONFIG_NAMES if os.path.lexists(os.path.join(cwd, n))]
     if len(found) > 1:
         raise InputError(
-            f"both {found[0]} and {found[1]} exist in {os.path.abspath(cwd)}; keep one or pass --config"
+            f"both {found[0]} and {found[1]} exist in "  # as the run names the folder, never its absolute path (mend21)
+            f"{'the current directory' if cwd in ('', '.') else cwd}; keep one or pass --config"
         )
     if not found:
         return None

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..model.errors import InputError
-from ..model.files import inside, read_file_bytes
+from ..model.files import inside, link_target, read_file_bytes
 from .renderkind import to_render
 from .shellname import is_shell_name, shebang_file
 
@@ -475,7 +475,7 @@ def read_ignore_file(cwd: str = ".") -> list[str]:
     if not os.path.lexists(path):
         return []
     if not inside(path, cwd):
-        raise InputError(f"cannot read the ignore file: it is a symbolic link to {os.path.realpath(path)}, outside "
+        raise InputError(f"cannot read the ignore file: it is a symbolic link to {link_target(path)}, outside "
                          "the current directory; shardwise does not follow it", IGNORE_FILE)
     try:
         data = read_file_bytes(path, IGNORE_FILE)
@@ -643,7 +643,7 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
                         if os.path.islink(path) and not inside(path, p):
                             sel.order.setdefault(path, len(sel.order))
                             sel.errors.append(InputError(
-                                f"not read: a symbolic link to {os.path.realpath(path)}, outside {p}; shardwise "
+                                f"not read: a symbolic link to {link_target(path)}, outside {p}; shardwise "
                                 "follows no link out of a folder it searches (name the file on the command line to "
                                 "read it)", path))
                             continue

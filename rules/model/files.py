@@ -111,6 +111,15 @@ def read_stream_bytes(stream: object, name: str, limit: int = MAX_FILE_BYTES) ->
     return data
 
 
+def link_target(path: str) -> str:
+    """A symbolic link's target as the link writes it (what git stores, so the same in every checkout), for a
+    message: never the path it resolves to, which is the checkout's own absolute path (mend21)."""
+    try:
+        return os.readlink(path)
+    except OSError:  # gone, or no longer a link, since it was met
+        return "?"
+
+
 def inside(path: str, directory: str) -> bool:
     """Whether ``path``, every symbolic link in it followed, is ``directory`` (links followed too) or below it."""
     real = os.path.realpath(path)

@@ -199,16 +199,16 @@ class Report:
             parts += [
                 _count(s["findings"]["mandatory"], "mandatory finding"),
                 _count(s["findings"]["advisory"], "advisory finding"),
-                f"{s['suppressed']} suppressed",
+                f"{s['suppressed']:,} suppressed",
             ]
         line = "shardwise: " + ", ".join(parts)
         if s["skipped"]:
             n = sum(s["skipped"].values())
-            kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped"].items())
+            kinds = ", ".join(f"{k}×{v:,}" for k, v in s["skipped"].items())
             line += f"; skipped {_count(n, 'object')} of unknown kinds: {kinds}"
         if s["skipped_files"]:
             n = sum(s["skipped_files"].values())
-            kinds = ", ".join(f"{k}×{v}" for k, v in s["skipped_files"].items())
+            kinds = ", ".join(f"{k}×{v:,}" for k, v in s["skipped_files"].items())
             line += f"; skipped {_count(n, 'file')} that {'is not an input' if n == 1 else 'are not inputs'}: {kinds}"
             if any(k in _UNRENDERED_KINDS for k in s["skipped_files"]):
                 line += (" (charts and kustomizations found by searching a folder and not built (no tool, a"
@@ -229,13 +229,13 @@ class Report:
         if self.baseline_written:
             by_level = [sum(1 for f in self.baselined if f.level == level) for level in ("mandatory", "advisory")]
             text = (f"{_count(len(self.baselined), 'finding')} written to the baseline {self.baseline_file} "
-                    f"({by_level[0]} mandatory, {by_level[1]} advisory)")
+                    f"({by_level[0]:,} mandatory, {by_level[1]:,} advisory)")
             left = [f for f in self.findings if not f.suppressed]
             if left:
                 text += f"; {_count(len(left), 'finding')} not written (a rule crashed: internal errors always block)"
             suppressed = sum(1 for f in self.findings if f.suppressed)
             if suppressed:
-                text += f"; {suppressed} suppressed, not written"
+                text += f"; {suppressed:,} suppressed, not written"
             return text
         text = f"{_count(len(self.baselined), 'finding')} in the baseline"
         if self.baseline_stale:
@@ -263,7 +263,7 @@ def error_object(e: InputError) -> dict[str, Any]:
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+    return f"{n} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
 
 
 #: What a location's file carries after the real file's path where its object was read through a render: the GitOps

@@ -99,7 +99,7 @@ def test_fail_on_none_is_a_level(tmp_path, name, text):
     assert load_config(None, cwd=str(tmp_path)).fail_on == "none"
 
 
-def test_discovery_prefers_nothing_when_both_exist(tmp_path):
+def test_discovery_prefers_nothing_when_both_exist(tmp_path, monkeypatch):
     (tmp_path / "shardwise.toml").write_text("")
     (tmp_path / ".shardwise.yaml").write_text("")
     with pytest.raises(InputError) as e:
@@ -107,6 +107,10 @@ def test_discovery_prefers_nothing_when_both_exist(tmp_path):
     assert str(e.value) == (
         f"both shardwise.toml and .shardwise.yaml exist in {tmp_path}; keep one or pass --config"
     )
+    monkeypatch.chdir(tmp_path)  # the run's own folder: named so, never by its absolute path (mend21)
+    with pytest.raises(InputError) as e:
+        discover()
+    assert str(e.value) == "both shardwise.toml and .shardwise.yaml exist in the current directory; keep one or pass --config"
 
 
 def test_empty_files_are_defaults():

@@ -898,9 +898,57 @@ def test_a_base_outside_the_repository_is_not_built(repo, capsys, kustomize):
     rc, errors, _ = lint(capsys, "app")
     assert rc == 2 and not kustomize.exists()
     assert errors == [
-        f"base/kustomization.yaml: error: bases entry '../../{outside.name}' is {outside}, outside {repo}: the "
+        f"base/kustomization.yaml: error: bases entry '../../{outside.name}' leads outside the current directory: the "
         "kustomization is not built (shardwise builds nothing from outside the repository; run it from a directory "
         "that holds both)"]
+
+
+def test_the_same_hostile_tree_linted_from_two_folders_reports_the_same(tmp_path, capsys, monkeypatch):
+    """mend21 (found by fuzz23): a kustomization entry leading out of the repository and a chart's link out of it were
+    refused naming the checkout's absolute paths (the entry's target and the current directory), so two checkouts of
+    one repository gave two reports. The same tree, in two folders at different depths, gives the same report."""
+    outputs = []
+    for top in (tmp_path / "one", tmp_path / "two" / "deeper" / "still"):
+        repo = top / "repo"
+        put(top, "shared/kustomization.yaml", "resources: [deploy.yaml]\n")
+        put(top, "shared/deploy.yaml", vllm_deployment("shared"))
+        put(top, "shared/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
+        put(repo, "app/kustomization.yaml", "resources:\n  - ../../shared\n")
+        put(repo, "up/kustomization.yaml", "resources:\n  - ../..\n")
+        put(repo, "llm/Chart.yaml", "apiVersion: v2\nname: llm\nversion: 0.1.0\n")
+        (repo / "llm" / "templates").mkdir()
+        (repo / "llm" / "templates" / "extra.yaml").symlink_to("../../../shared/secret.yaml")  # as git writes it
+        (repo / "deploy").mkdir()
+        (repo / "deploy" / "shared.yaml").symlink_to("../../shared/deploy.yaml")
+        put(repo, "serve.yaml", vllm_deployment("serve"))
+        tools = fake_kustomize(top)
+        (tools / "helm").write_text("#!/bin/sh\nexit 1\n")  # never run: the chart's link is refused first
+        (tools / "helm").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+        for where, named in ((repo, ["app", "up", "llm", "deploy", "serve.yaml"]), (top / "shared", ["../repo/app"])):
+            monkeypatch.chdir(where)
+            with deadline(30):
+                rc = main(["lint", *named])
+            out, err = capsys.readouterr()
+            assert str(tmp_path) not in out + err
+            outputs.append((rc, out + err))
+    assert outputs[:2] == outputs[2:]
+    errors = [ln for ln in outputs[0][1].splitlines() if ": error: " in ln]
+    assert errors == [  # what the search met first, then the folders named
+        "deploy/shared.yaml: error: not read: a symbolic link to ../../shared/deploy.yaml, outside deploy; shardwise "
+        "follows no link out of a folder it searches (name the file on the command line to read it)",
+        "app/kustomization.yaml: error: resources entry '../../shared' leads outside the current directory: the "
+        "kustomization is not built (shardwise builds nothing from outside the repository; run it from a directory "
+        "that holds both)",
+        "up/kustomization.yaml: error: resources entry '../..' leads outside the current directory: the kustomization "
+        "is not built (shardwise builds nothing from outside the repository; run it from a directory that holds both)",
+        "llm/templates/extra.yaml: error: the chart is not rendered: a symbolic link to ../../../shared/secret.yaml, "
+        "outside the current directory; helm would read what it leads to (shardwise reads nothing from outside the "
+        "repository)"]
+    assert [ln for ln in outputs[1][1].splitlines() if ": error: " in ln] == [
+        "../repo/app/kustomization.yaml: error: resources entry '../../shared' leads outside the folder named (app): "
+        "the kustomization is not built (shardwise builds nothing from outside the repository; run it from a "
+        "directory that holds both: cd .. && shardwise lint repo/app)"]
 
 
 def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, capsys, kustomize, monkeypatch):
@@ -913,8 +961,8 @@ def test_an_overlay_named_from_another_directory_says_where_to_run_it(repo, caps
     rc, errors, summary = lint(capsys, str(top / "overlays" / "prod"))
     assert rc == 2 and not kustomize.exists()
     assert errors == [
-        f"{top}/overlays/prod/kustomization.yaml: error: resources entry '../../base' is {top}/base, outside "
-        f"{top}/overlays/prod: the kustomization is not built (shardwise builds nothing from outside the repository; "
+        f"{top}/overlays/prod/kustomization.yaml: error: resources entry '../../base' leads outside the folder named "
+        "(prod): the kustomization is not built (shardwise builds nothing from outside the repository; "
         f"run it from a directory that holds both: cd {top} && shardwise lint overlays/prod)"]
     # the folder was named: no hint to name it (given for kustomizations found by searching), the error says why
     assert summary == (

@@ -78,8 +78,23 @@ def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: lis
      frozenset({6379, 8265, 10001, 52365})),  # a host not read may be any: the dashboard's port is Ray's
     (["ray start --head --port='6381' --block && serve run app:main"], "rayproject/ray:2.46.0",
      frozenset({6381, 10001, 52365})),
+    # mend22: the ports the other flags pin, on a worker as on a head (the raylet's, the object manager's, the agents',
+    # the workers' range or list); 0 asks for a free port; --metrics-export-port is no runtime port
+    (["ray start --address=ray-head:6379 --node-manager-port=6380 --object-manager-port 6381 "
+      "--runtime-env-agent-port=6382 --dashboard-agent-grpc-port=6383 --metrics-export-port=8080 --block"],
+     "rayproject/ray:2.46.0", frozenset({6380, 6381, 6382, 6383, 52365})),
+    (["ray start --address=ray-head:6379 --min-worker-port=11000 --max-worker-port=11003 --node-manager-port=0"],
+     "rayproject/ray:2.46.0", frozenset({11000, 11001, 11002, 11003, 52365})),
+    (["ray start --address=ray-head:6379 --min-worker-port=19997"], "rayproject/ray:2.46.0",
+     frozenset({19997, 19998, 19999, 52365})),  # the range's other bound is Ray's default, 19999
+    (["ray start --address=ray-head:6379 --min-worker-port=0 --max-worker-port=0"], "rayproject/ray:2.46.0",
+     frozenset({52365})),  # 0: workers take free ports
+    (["ray start --head --worker-port-list=12000,12001 --min-worker-port=11000 --block"], "rayproject/ray:2.46.0",
+     frozenset({6379, 10001, 12000, 12001, 52365})),  # the list overrides the range
     # a flag whose value is not a number shardwise reads: every default port is Ray's (fail closed)
     (["ray start --head --port=$GCS_PORT --block"], "rayproject/ray:2.46.0", True),
+    (["ray start --address=ray-head:6379 --node-manager-port=$(RAYLET_PORT) --block"], "rayproject/ray:2.46.0", True),
+    (["ray start --address=ray-head:6379 --worker-port-list=12000,$(EXTRA) --block"], "rayproject/ray:2.46.0", True),
     # no `ray start`: a driver or a Ray image's entrypoint, all of Ray's default ports as before
     (["python -c 'import ray; ray.init()'"], "python:3.11-slim", True),
     ([], "rayproject/ray:2.46.0", True),

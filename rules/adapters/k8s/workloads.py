@@ -881,6 +881,22 @@ def _may_name_ray(text: str) -> bool:
 RAY_START_PORTS: dict[str, int] = {
     "port": 6379, "dashboard-port": 8265, "ray-client-server-port": 10001, "dashboard-agent-listen-port": 52365}
 _RAY_WORKER_PORTS = ("dashboard-agent-listen-port",)
+#: The ports other ``ray start`` flags pin on every node, head or worker (mend22; ray-project/ray
+#: python/ray/scripts/scripts.py ``start``): ``--node-manager-port`` (the raylet's gRPC server, default 0),
+#: ``--object-manager-port`` (no default), ``--runtime-env-agent-port`` and ``--dashboard-agent-grpc-port`` (no
+#: default): absent or 0, each takes a free port (the ephemeral range, judged there); a number given is where that
+#: server listens, whatever the number. ``--metrics-export-port`` is not one of them (its Prometheus exporter
+#: serves metrics, no runtime; KubeRay writes 8080 on every node).
+RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-agent-port", "dashboard-agent-grpc-port")
+#: The range of the ports Ray's worker processes bind (mend22; scripts.py ``--min-worker-port`` "the lowest port
+#: number that workers will bind on", default 10002, and ``--max-worker-port``, default 19999 at Ray 2.x master
+#: (10999 in older releases); ``--worker-port-list`` "a comma-separated list of open ports for workers to bind on",
+#: which overrides the range). Counted where a flag of them is given (a pin); the other bound of the range, where
+#: not given, is Ray's default.
+RAY_WORKER_RANGE: dict[str, int] = {"min-worker-port": 10002, "max-worker-port": 19999}
+#: Every ``ray start`` flag :func:`ray_start_ports` reads.
+RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RANGE, "worker-port-list",
+                            "dashboard-host"})
 #: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
 #: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
 #: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator
@@ -904,8 +920,10 @@ _RAY_START = re.compile(r"(?:^|[\s/;&|(])ray\s+start\b([^;&|\n]*)")
 def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
     """The Ray ports (of :data:`RAY_START_PORTS`, each at the number ``params`` give it or its default) that a ``ray
     start`` with ``params`` listens on: the head's four, a worker's agent port (mend11: a Service on a worker's 6379,
-    8265 or 10001 reaches nothing of Ray's); True (every default port is Ray's, fail closed) where a value is not
-    known yet or not a port number (``$(GCS_PORT)``)."""
+    8265 or 10001 reaches nothing of Ray's); and on any node the ports its other flags pin (mend22,
+    :func:`ray_pinned_ports`: the raylet's, the object manager's, the runtime-env and dashboard agents', the worker
+    range's); True (every default port is Ray's, fail closed) where a value is not known yet or not a port number
+    (``$(GCS_PORT)``)."""
     found: set[int] = set()
     for key, default in RAY_START_PORTS.items():
         if not head and key not in _RAY_WORKER_PORTS:
@@ -918,7 +936,50 @@ def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
             return True
         found.add(value)
-    return frozenset(found)
+    pinned = ray_pinned_ports(params)
+    if pinned is None:
+        return True
+    return frozenset(found | pinned)
+
+
+def _flag_port(value: Any) -> int | None:
+    """The port number a ``ray start`` flag's value gives, 0 where it asks for a free one; None where it is not a
+    port number (``$(PORT)``, a value not known yet, none written: fail closed)."""
+    if isinstance(value, str) and value.strip().strip("'\"").isdigit():
+        value = int(value.strip().strip("'\""))
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 65536:
+        return None
+    return value
+
+
+def ray_pinned_ports(params: Mapping[str, Any]) -> set[int] | None:
+    """The ports ``params`` pin Ray's other servers on (mend22: :data:`RAY_PINNED_PORTS`, a worker range
+    :data:`RAY_WORKER_RANGE` or a ``worker-port-list``); None where a value given is not a port number yet."""
+    pinned: set[int] = set()
+    for key in RAY_PINNED_PORTS:
+        if key in params:
+            number = _flag_port(params[key])
+            if number is None:
+                return None
+            if number:
+                pinned.add(number)
+    listed = params.get("worker-port-list")
+    if listed is not None:
+        for word in str(listed).strip().strip("'\"").split(","):
+            number = _flag_port(word)
+            if number is None:
+                return None
+            if number:
+                pinned.add(number)
+        return pinned
+    if any(key in params for key in RAY_WORKER_RANGE):
+        low = _flag_port(params.get("min-worker-port", RAY_WORKER_RANGE["min-worker-port"]))
+        high = _flag_port(params.get("max-worker-port", RAY_WORKER_RANGE["max-worker-port"]))
+        if low is None or high is None:
+            return None
+        if low:  # 0: workers take free ports
+            pinned.update(range(low, high + 1))
+    return pinned
 
 
 def ray_start_command_ports(text: str) -> Any:
@@ -932,7 +993,7 @@ def ray_start_command_ports(text: str) -> Any:
         params: dict[str, Any] = {}
         for i, w in enumerate(words):
             key = w.lstrip("-").strip("'\"")
-            if w.startswith("--") and (key in RAY_START_PORTS or key == "dashboard-host"):
+            if w.startswith("--") and key in RAY_PORT_FLAGS:
                 params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
         ports = ray_start_ports(params, "--head" in words)
         if ports is True:

@@ -84,3 +84,17 @@ def test_16_bit_weights_that_fit_the_gpu_at_load_pass_on_an_old_release(tmp_path
     """TP2: 65.7 GiB of bf16 weights a GPU at load, below the H100's 79.2 GiB: the load peak does not refuse."""
     assert _sw101(tmp_path, ":v0.11.0", extra=', --tensor-parallel-size, "2"', gpus=2) == []
 
+
+def test_plan_recommends_no_layout_whose_16_bit_weights_fail_at_load(capsys) -> None:
+    """bf16 Llama-3.1-405B with --quantization fp8 at vLLM 0.11.0 on H100s: TP8 holds 47.8 GiB of FP8 weights a GPU
+    but 94.6 GiB of bf16 at load, so it is refused; TP8×PP2 (47.3 GiB at load) is recommended, and SW104 no longer
+    tells TP8×PP4 to run TP8×PP1 replicas (it named 4 × TP8×PP1 before the load peak was modelled)."""
+    from shardwise.rules.app.cli import main
+
+    main(["plan", "--model", "meta-llama/Llama-3.1-405B-Instruct", "--quantization", "fp8", "--gpu", "H100",
+          "--vllm-version", "0.11.0", "--p95-context", "8192"])
+    out = capsys.readouterr().out
+    assert out.count("recommended: TP8 × PP2;") == 1
+    [tp8] = [line.split() for line in out.splitlines() if line.split()[:4] == ["8", "1", "1", "8"]]
+    assert (tp8[4], tp8[-2:]) == ("47.77", ["maybe", "SW101"])  # the weights fit once loaded; the load refuses
+    assert "TP8×PP1 fit the same GPUs" not in out

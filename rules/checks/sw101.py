@@ -18,7 +18,7 @@ from ..capacity.group import (
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
-from ..capacity.sizing import EngineSettings, ReplicaSizing, online_fp8_load_peak, range_note
+from ..capacity.sizing import ReplicaSizing, online_fp8_load_peak, range_note
 from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
@@ -242,20 +242,6 @@ def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
                   f"loading the model ({s.vllm_version_note}); use vLLM {LAYERWISE_FP8_RELEASE} or later (one layer "
                   f"at a time is 16-bit, {peak.layerwise:.1f} GiB at load) or serve an FP8 checkpoint",
                level="mandatory")
-
-
-def refused_at_load(g: ServingGroup, s: ReplicaSizing, settings: EngineSettings) -> bool:
-    """Whether vLLM surely fails loading the weights of the layout ``s`` sizes with ``settings`` (another layout of
-    the group, :func:`_load_peak`'s refusals): a layout a rule suggests must not be one (SW104's smaller replicas)."""
-    dev = device(g)
-    if dev is None or s.weights_gib_per_gpu <= 0:
-        return False
-    rv = vllm_version(g)
-    peak = online_fp8_load_peak(require_model(g), dev, settings, rv, s)
-    if peak is None or (peak.layerwise_release and rv.source == "assumed"):
-        return False  # not quantised online; or it may refuse on an older release only: not sure
-    below = s.weights_error_below_gib * peak.gib / s.weights_gib_per_gpu
-    return peak.gib - below > _whole_gib(g, s)
 
 
 def _whole_gib(g: ServingGroup, s: ReplicaSizing) -> float:

@@ -31,12 +31,12 @@ from ._capacity import (
     ecc_on_text,
     latency_escape,
     load_source,
+    refused_at_load,
     replicas_text,
     reserve_text,
 )
 from ._layout import nvlink_domain
 from ._unseen import held_back_hits
-from .sw101 import refused_at_load
 
 
 class ShardedModelThatFits(GroupRule):

@@ -2365,6 +2365,47 @@ def _checkpoint(model: ModelShape, s: EngineSettings, weights_gib: float | None,
     return hit  # type: ignore[no-any-return]
 
 
+class LoadPeak(NamedTuple):
+    """What one GPU holds at its peak while vLLM loads a 16-bit checkpoint it quantises to FP8 online
+    (:func:`online_fp8_load_peak`), in GiB."""
+
+    whole_16bit: float  # before 0.16.0: the rank's weights at 16 bits, all allocated before any is quantised
+    layerwise: float  # 0.16.0+: the other layers' FP8 weights, one layer at 16 bits and the FP8 copy made of it
+    layerwise_release: bool  # the release sized quantises layer by layer (``Behaviour.online_fp8_layerwise``)
+
+    @property
+    def gib(self) -> float:
+        """The peak on the release sized."""
+        return self.layerwise if self.layerwise_release else self.whole_16bit
+
+
+def online_fp8_load_peak(model: ModelShape, device: Device, s: EngineSettings, rv: ResolvedVersion,
+                         sized: ReplicaSizing) -> LoadPeak | None:
+    """The load peak of ``--quantization fp8`` on a 16-bit checkpoint with no ``quantization_config`` (vLLM quantises
+    it online), else None (a checkpoint already quantised, another method, ``--cpu-offload-gb``, which moves weights
+    the load peak would count; docs/capacity-model.md, "Online quantisation's peak at load"). Before 0.16.0
+    (``Behaviour.online_fp8_layerwise`` False) every weight is allocated at 16 bits and quantised after the whole
+    load: the rank's weights at 16 bits, as the sizing without ``--quantization`` finds them (:func:`weights_alone`;
+    with several stages the lightest stage's, :func:`stages_alone`, so a refusal it shows holds on every stage). From
+    0.16.0 a layer is materialised at 16 bits and quantised once its last chunk is copied: the FP8 weights of the
+    other layers, one decoder layer's quantised weights at 16 bits and the FP8 copy made of them (the FP8 weights
+    plus two bytes a parameter of that layer). A layer's quantised parameters are the rank's 16-bit less its FP8
+    bytes (one byte each) over the stage's layers."""
+    if (s.quantization or "").lower() != "fp8" or sized.weight_precision != "fp8" or s.cpu_offload_bytes:
+        return None
+    if model.precision not in ("bf16", "fp16", "fp32") or isinstance(model.hf_config.get("quantization_config"),
+                                                                      dict):
+        return None
+    wide_settings = replace(s, quantization=None)
+    wide = (weights_alone if s.pp == 1 else stages_alone)(model, device, wide_settings, rv)
+    if wide is None:
+        return None
+    fp8_rank = sized.weights_gib_per_gpu
+    layers = max(1, -(-model.num_hidden_layers // max(1, s.pp)))
+    one_layer = max(0.0, wide.weights_gib - fp8_rank) / layers  # a layer's quantised parameters, one byte each, GiB
+    return LoadPeak(wide.weights_gib, fp8_rank + 2.0 * one_layer, rv.behaviour.online_fp8_layerwise)
+
+
 def first_release_taking(kv_dtype: str) -> str:
     """The first release whose row lists the packed KV cache dtype (``Behaviour.packed_kv_dtypes``)."""
     for r in RANGES:

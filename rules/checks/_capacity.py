@@ -27,7 +27,16 @@ from ..capacity.group import (
 )
 from ..capacity.group import declared_load as _declared_load
 from ..capacity.layout import Capped, Load, Parallel, Replication, Reserve, Sizer, tp_allowed, weight_load_refusals
-from ..capacity.sizing import BYTES_PER_PARAM, GB, GIB, Device, EngineSettings, ReplicaSizing, size_deployment
+from ..capacity.sizing import (
+    BYTES_PER_PARAM,
+    GB,
+    GIB,
+    Device,
+    EngineSettings,
+    ReplicaSizing,
+    online_fp8_load_peak,
+    size_deployment,
+)
 from ..catalog.accelerators import device_word, family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
 from ..engine import LintConfig, group_subject
@@ -488,3 +497,19 @@ def command_crashes(g: ServingGroup, inv: Inventory) -> bool:
     are" (mend17)."""
     subject = group_subject(g)
     return any(i.crash and i.subject == subject for i in inv.launch_issues)
+
+
+def refused_at_load(g: ServingGroup, s: ReplicaSizing, settings: EngineSettings) -> bool:
+    """Whether vLLM surely fails loading the weights of the layout ``s`` sizes with ``settings`` (another layout of
+    the group; SW101's refusals of online FP8's load peak, :func:`..capacity.sizing.online_fp8_load_peak`): a layout
+    a rule suggests must not be one (SW104's smaller replicas). Sure only on a known release, where the peak less
+    the weights' band exceeds the device's whole memory (mend20)."""
+    dev = device(g)
+    if dev is None or s.weights_gib_per_gpu <= 0:
+        return False
+    rv = vllm_version(g)
+    peak = online_fp8_load_peak(require_model(g), dev, settings, rv, s)
+    if peak is None or (peak.layerwise_release and rv.source == "assumed"):
+        return False  # not quantised online; or it may refuse on an older release only: not sure
+    below = s.weights_error_below_gib * peak.gib / s.weights_gib_per_gpu
+    return peak.gib - below > max(s.gpu_memory_gib, dev.memory_gib_high or 0.0)

@@ -11,12 +11,14 @@ from ..capacity.group import (
     gpu_name,
     offload_bytes,
     refused_whatever_tp,
+    require_model,
     sizing,
     tpu_of,
+    vllm_version,
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
-from ..capacity.sizing import ReplicaSizing, range_note
+from ..capacity.sizing import ReplicaSizing, online_fp8_load_peak, range_note
 from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
@@ -144,6 +146,10 @@ class WeightsDoNotFit(GroupRule):
         if s is None:
             return
         if s.weights_fit_band == "starts":
+            at_load = _load_peak(g, s)
+            if at_load is not None:
+                yield at_load
+                return
             yield from self._margin(g, s)
             return
         # weights above the GPU's whole memory never fit, whatever the estimate's band says
@@ -186,6 +192,56 @@ class WeightsDoNotFit(GroupRule):
             yield hit(g, f"{where}: {s.margin_failure}; vLLM is likely to fail at start-up")
         else:
             yield hit(g, f"{where}: {s.margin_failure}; {_unsure(s)}vLLM may fail at start-up{_ecc(s)}")
+
+
+#: The first release that quantises a 16-bit checkpoint to FP8 online a layer at a time
+#: (``Behaviour.online_fp8_layerwise``)
+LAYERWISE_FP8_RELEASE = "0.16.0"
+
+
+def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
+    """SW101's finding where the weights fit once loaded but vLLM's load peak does not fit the GPU's whole memory:
+    ``--quantization fp8`` on a 16-bit checkpoint (:func:`..capacity.sizing.online_fp8_load_peak`). Before 0.16.0
+    every weight is 16-bit before any is quantised, a sure refusal; on a release not known (no tag, ``latest``, a
+    digest) the refusal holds only on an older one: "may", naming 0.16.0; from 0.16.0 the peak is the FP8 weights
+    and one layer at 16 bits. Sure only where the lightest the peak may be (less the weights' band, scaled to 16
+    bits) exceeds the device's whole memory (:func:`_whole_gib`); between the budget and the whole memory the load
+    is not judged (docs/capacity-model.md, "Online quantisation's peak at load")."""
+    rv = vllm_version(g)
+    dev = device(g)
+    if dev is None or s.weights_gib_per_gpu <= 0:
+        return None
+    peak = online_fp8_load_peak(require_model(g), dev, engine_settings(g), rv, s)
+    if peak is None:
+        return None
+    whole = _whole_gib(g, s)
+    below = s.weights_error_below_gib * peak.whole_16bit / s.weights_gib_per_gpu
+    old_refuses = peak.whole_16bit - below > whole
+    where = (f"{s.model_id} with --quantization fp8 on its 16-bit checkpoint (no quantization_config: vLLM quantises "
+             f"it while loading) at {layout_text(s)}")
+    whole_text = f"above the whole {whole:.1f} GiB of the {device_name(g)}"
+    if peak.layerwise_release:
+        if rv.source == "assumed" and old_refuses:
+            return hit(g, f"{where}: vLLM before {LAYERWISE_FP8_RELEASE} allocates every weight at 16 bits before "
+                          f"quantising any, {peak.whole_16bit:.1f} GiB per {device_word(g, rank=True)} at load, "
+                          f"{whole_text}, so vLLM may fail loading the model, the release not being known "
+                          f"({s.vllm_version_note}); pin an image of "
+                          f"vLLM {LAYERWISE_FP8_RELEASE} or later (one layer at a time is 16-bit, "
+                          f"{peak.layerwise:.1f} GiB at load) or serve an FP8 checkpoint", level="advisory")
+        if peak.layerwise - below * peak.layerwise / peak.whole_16bit > whole:
+            return hit(g, f"{where} needs {peak.layerwise:.1f} GiB per {device_word(g, rank=True)} at load (the "
+                          f"FP8 weights and one layer at 16 bits), {whole_text}: vLLM will fail loading the model "
+                          f"({s.vllm_version_note}); serve an FP8 checkpoint, or shard it over more GPUs with "
+                          "--tensor-parallel-size",
+                       level="mandatory")
+        return None
+    if not old_refuses:
+        return None
+    return hit(g, f"{where}: vLLM {s.vllm_version} allocates every weight at 16 bits before quantising any, "
+                  f"{peak.whole_16bit:.1f} GiB per {device_word(g, rank=True)} at load, {whole_text}: vLLM will fail "
+                  f"loading the model ({s.vllm_version_note}); use vLLM {LAYERWISE_FP8_RELEASE} or later (one layer "
+                  f"at a time is 16-bit, {peak.layerwise:.1f} GiB at load) or serve an FP8 checkpoint",
+               level="mandatory")
 
 
 def _whole_gib(g: ServingGroup, s: ReplicaSizing) -> float:

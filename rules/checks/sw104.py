@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..capacity.group import parallel, refused_whatever_tp, require_model, sizer, sizing, tpu_of
 from ..capacity.layout import (
@@ -30,6 +31,7 @@ from ._capacity import (
     ecc_on_text,
     latency_escape,
     load_source,
+    refused_at_load,
     replicas_text,
     reserve_text,
 )
@@ -211,7 +213,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
     sharding is needed."""
     model = sz.model
     seqs, how = declared_seqs(g, config)
-    candidates = in_domain_first(smaller(model, current), g)
+    # a layout whose weights vLLM fails to load (online FP8 before 0.16.0: the 16-bit weights) serves nothing
+    candidates = [c for c in in_domain_first(smaller(model, current), g) if not _fails_at_load(g, sz, c)]
     if seqs is None:  # no load declared: the doctrine's reserve judges, not what the sharding holds itself
         res = reserve_alternative(sz, current, candidates, config.kv_reserve)
         if res is None:
@@ -220,7 +223,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
                 return (f"{where}, and {capped_text(capped, load_source(g), device_word(g, rank=True))}", False, True,
                         None)
             # no layout splitting the GPUs evenly serves it: a pipeline stage it does not need may still be held
-            res = reserve_alternative(sz, current, fewer_stages(current), config.kv_reserve)
+            res = reserve_alternative(sz, current, [c for c in fewer_stages(current) if not _fails_at_load(g, sz, c)],
+                                      config.kv_reserve)
             if res is None:
                 return None  # no smaller layout starts at max_model_len: the sharding is needed
         text, sure = reserve_text(res, load_source(g), current,
@@ -228,7 +232,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
         return f"{where}, {'but' if sure else 'and'} {text}", sure, False, res.fit.parallel
     r = replication(sz, current, s.concurrency_at_expected_context, candidates, seqs, config.kv_reserve)
     if r is None:
-        r = replication(sz, current, s.concurrency_at_expected_context, fewer_stages(current), seqs,
+        r = replication(sz, current, s.concurrency_at_expected_context,
+                        [c for c in fewer_stages(current) if not _fails_at_load(g, sz, c)], seqs,
                         config.kv_reserve)
     if r is None:
         return None  # no smaller layout starts and holds its share: the sharding is needed
@@ -236,3 +241,15 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
                                change=change_text(g, current, r.alt.fit.parallel, r.alt.replicas),
                                word=device_word(g, rank=True))
     return f"{where}, but {text}", sure, False, r.alt.fit.parallel
+
+
+def _fails_at_load(g: ServingGroup, sz: Sizer, p: Parallel) -> bool:
+    """Whether vLLM surely fails loading the weights at the layout ``p`` (:func:`.sw101.refused_at_load`): online
+    FP8 quantisation of a 16-bit checkpoint before 0.16.0 holds the rank's 16-bit weights at load (mend20)."""
+    if (sz.settings.quantization or "").lower() != "fp8":
+        return False
+    settings = replace(sz.settings, tp=p.tp, pp=p.pp, dp=p.dp, expert_parallel=p.expert_parallel)
+    try:
+        return refused_at_load(g, sz.size(p), settings)
+    except Undecidable:
+        return False

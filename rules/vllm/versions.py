@@ -466,6 +466,12 @@ class Behaviour:
     #: where the requirements take either (0.20.0 - 0.23.x: ``transformers >= 4.56.0, != 5.0.* ... != 5.5.0``), so
     #: it depends on the transformers the image installed
     rope_scaling_override: str = "read"
+    #: ``--quantization fp8`` on a checkpoint with no ``quantization_config`` (online FP8) loads each layer's weights
+    #: on the ``meta`` device and quantises a layer once its last chunk is copied, so at most a layer is 16-bit at once
+    #: (0.16.0+, vLLM PR 31914: ``Fp8OnlineLinearMethod.patched_weight_loader``); before, ``create_weights`` allocates
+    #: every weight at 16 bits and ``process_weights_after_loading`` quantises after the whole load:
+    #: ``sizing.online_fp8_load_peak``
+    online_fp8_layerwise: bool = False
     #: The KV cache block size vLLM starts from where ``--block-size`` is not given and the attention backend takes it
     #: (``CacheConfig.DEFAULT_BLOCK_SIZE``: 16; 64 from 0.34; MLA backends pick their own, ``kv_layout.mla_block_size``)
     default_block_size: int = 16
@@ -573,7 +579,8 @@ _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=Fa
 _R0140 = _row(_R0130, "0.14.0", moe_workspace_persists=True, chunked_local_hybrid=True, max_model_len_auto=True,
               pp_check_whole_model=True, kv_dtype_from_checkpoint=True, mamba_seqs="asserts",
               nemotron_h_ssm_dtype="float16", all2all_env="override")
-_R0170 = _row(_R0140, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
+_R0160 = _row(_R0140, "0.16.0", online_fp8_layerwise=True)
+_R0170 = _row(_R0160, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False, offload_uva_env=True)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
               hopper_block_fp8_ep_flashinfer=True, all2all_env="unread")
@@ -607,8 +614,8 @@ _R0340 = _row(_R0330, "0.34.0", default_block_size=64, extensible_kv_cache=True,
 #: row is written as what changed from the one before it.
 RANGES: tuple[Behaviour, ...] = (
     _V0, _R051, _R060, _R065, _R070, _R072, _R080, _R084, _R085, _R090, _R091, _R0100, _R0101, _R0102, _R0110,
-    _R0111, _R0120, _R0130, _R0140, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250, _R0260,
-    _R0270, _R0280, _R0290, _R0300, _R0320, _R0330, _R0340,
+    _R0111, _R0120, _R0130, _R0140, _R0160, _R0170, _R0180, _R0190, _R0200, _R0210, _R0220, _R0230, _R0240, _R0250,
+    _R0260, _R0270, _R0280, _R0290, _R0300, _R0320, _R0330, _R0340,
 )
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
@@ -760,6 +767,12 @@ SOURCES: dict[str, str] = {
                                 "never shrunk; 0.13.0+), v1/attention/backends/mla/flashmla_sparse.py "
                                 "get_prefill_workspace_size (max_model_len * 5 rows of head_size bf16, reserved at "
                                 "init for fp8_ds_mla, 0.13.0, 0.19.0, 0.25.1)",
+    "online_fp8_layerwise": "model_executor/layers/quantization/fp8.py (mend19, the PyPI wheels): 0.12.0 "
+                            "Fp8LinearMethod.create_weights allocates a checkpoint that is not FP8-serialised at "
+                            "params_dtype and process_weights_after_loading quantises after the loader's loop; 0.15.0 "
+                            "and 0.15.1 Fp8OnlineLinearMethod / Fp8OnlineMoEMethod still torch.empty(..., "
+                            "dtype=params_dtype) on the load device; 0.16.0 creates them on device='meta' and "
+                            "patched_weight_loader materialises and quantises a layer at a time (PR 31914)",
     "moe_workspace_persists": "model_executor/layers/fused_moe/modular_kernel.py _allocate_buffers: "
                               "current_workspace_manager().get_simultaneous of workspace13 and workspace2 (0.13.0, "
                               "0.17.0, 0.19.0, 0.25.1, 0.29.0); fused_moe/unquantized_fused_moe_method.py builds the "

@@ -208,12 +208,19 @@ def weights_alone_instead(g: ServingGroup, s: ReplicaSizing, whole: float) -> st
         ways.append(f"spread the weights over more {word}s than the {room} of one node (they come to "
                     f"{s.weights_gb_total * GB / GIB:.1f} GiB, against its whole {whole:.1f} GiB each; "
                     f"{_WEIGHTS_ALONE})")
+    ways.extend(_fewer_bits(s))
+    return "; or ".join(ways)
+
+
+def _fewer_bits(s: ReplicaSizing) -> list[str]:
+    """A checkpoint of fewer bits than the one served, as a remedy: FP8 or 4-bit for 16 bits, 4-bit for 8 bits, none
+    below."""
     bits = BYTES_PER_PARAM.get(s.weight_precision, 0.0)
     if bits >= 2:
-        ways.append("serve an FP8 or 4-bit quantised checkpoint")
-    elif bits >= 1:
-        ways.append("serve a 4-bit quantised checkpoint")
-    return "; or ".join(ways)
+        return ["serve an FP8 or 4-bit quantised checkpoint"]
+    if bits >= 1:
+        return ["serve a 4-bit quantised checkpoint"]
+    return []
 
 
 #: What :func:`weights_alone_instead` says of the layout it names.
@@ -247,11 +254,7 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
                   "data and expert parallelism over pods" if per_node is not None and need > per_node else "")
         ways.append(f"spread the weights over at least {need} of these {word}s ({total:.1f} GiB over "
                     f"{s.usable_gib_per_gpu:.1f} GiB each{across})")
-    bits = BYTES_PER_PARAM.get(s.weight_precision, 0.0)
-    if bits >= 2:
-        ways.append("serve an FP8 or 4-bit quantised checkpoint")
-    elif bits >= 1:
-        ways.append("serve a 4-bit quantised checkpoint")
+    ways.extend(_fewer_bits(s))
     if mig_of is None and any(gpu.vendor == dev.vendor and gpu.memory_gib > dev.memory_gib
                               and gpu.memory_gib * s.gpu_memory_utilization > s.weights_gib_per_gpu
                               for gpu in gpus().values()):

@@ -25,6 +25,7 @@ from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
     RUNTIME_PORTS,
+    OutsideInputs,
     backends,
     describe_rule_ports,
     is_world,
@@ -289,10 +290,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
         # the Services it surely sends to: never one of another namespace whose ReferenceGrant is not in the inputs
         # (what is outside them blocks nothing, mend16), nor an InferencePool (its target port is the engine's own)
         for kind, _name, found, why in backends(inv, ing):
-            if kind != "Service" or why is not None:
+            if kind != "Service" or isinstance(why, OutsideInputs):
                 continue
             for svc in found:
-                behind.append(svc)
+                if why is None:
+                    behind.append(svc)
                 targets: list[Any] = []
                 if len(svc.ports) == len(svc.target_ports):
                     targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
@@ -306,7 +308,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
                     except Undecidable as u:
                         undecided = undecided or u
                         continue
-                    if port is not None and port in RUNTIME_PORTS:
+                    if port is not None and port in RUNTIME_PORTS and why is not None:
+                        # whether the route sends there is not known yet (its backendRef's namespace a template fills,
+                        # a grant's value a preview computes): a runtime port behind it is undecided, never silent
+                        undecided = undecided or why
+                    elif port is not None and port in RUNTIME_PORTS:
                         exposed.add(port)
                         if svc not in via.setdefault(port, []):
                             via[port].append(svc)
@@ -318,6 +324,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
             services = via.get(port) or behind
+            if not services and undecided is not None:
+                raise undecided  # the only Services it may send there to are not known to be its backends
             picked = [_what_it_selects(inv, [svc], port) for svc in services]
             runtime = any(p[0] for p in picked)
             unsure = any(p[2] for p in picked)

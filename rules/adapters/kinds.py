@@ -200,6 +200,43 @@ def _omni_template(docs: list[Mapping[str, Any]]) -> bool:
 
 
 
+#: A SkyShift object (sky-shift/skyshift, ``skyctl apply -f``): SkyShift's own API, which schedules a Job or a Service
+#: across the clusters it manages and builds the Kubernetes objects itself. Its documents write a `kind`, `metadata` and
+#: `spec` but never an `apiVersion`, and their fields are snake_case (skyshift/templates: JobSpec's `run`, `envs`,
+#: `restart_policy` and flat `resources` of `cpus`, `gpus`, `memory`, `disk` or an accelerator's name; ServiceSpec's
+#: `primary_cluster` and ports' `target_port`; a Cluster's `manager_type`; FilterPolicySpec's `cluster_filter`).
+SKYSHIFT = ("SkyShift object (skyctl's, which schedules it across clusters and builds the Kubernetes objects itself; "
+            "not a Kubernetes object)")
+
+
+def _skyshift_object(doc: Mapping[str, Any]) -> bool:
+    """A SkyShift object (:data:`SKYSHIFT`): no `apiVersion`, and a SkyShift kind written in SkyShift's own fields,
+    which a Kubernetes object of that kind that lost its `apiVersion` never has (a Job's `spec.template`, a Service
+    port's `targetPort`). sky-shift/skyshift's examples (a vLLM Job among them: ``run: vllm serve ...``, ``resources:
+    {L4: 1}``) were 33 input errors "object has no apiVersion" and its repository's lint exited 2 (corpus42)."""
+    if "apiVersion" in doc or not isinstance(doc.get("kind"), str):
+        return False
+    kind, meta, spec = doc["kind"], doc.get("metadata"), doc.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    if kind == "Job":
+        resources = spec.get("resources")
+        return not any(k in spec for k in ("template", "jobTemplate", "containers")) and (
+            any(k in spec for k in ("run", "restart_policy", "envs")) or (
+                isinstance(resources, Mapping) and bool(resources) and "limits" not in resources
+                and "requests" not in resources and isinstance(spec.get("image"), str)))
+    if kind in ("Service", "Endpoints"):
+        ports = spec.get("ports")
+        return "primary_cluster" in spec or (isinstance(ports, list) and any(
+            isinstance(q, Mapping) and "target_port" in q for q in ports))
+    if kind == "Cluster":
+        return isinstance(meta, Mapping) and "manager_type" in meta
+    if kind == "FilterPolicy":
+        return "cluster_filter" in spec or "labels_selector" in spec
+    if kind == "Link":
+        return "source_cluster" in spec or "target_cluster" in spec
+    return False
+
+
 #: A Yamale schema: documents whose every value is a validator written as a call, ``str()``, ``int(min=1)``,
 #: ``list(include('maintainer'), required=False)``, ``any(str(), num())``, the first document the schema and each
 #: later one a definition its ``include('name')`` names (23andMe/Yamale README, "Schema"; the tags of
@@ -327,6 +364,8 @@ def yaml_kind(docs: list[tuple[int | None, Any]], name: str) -> str:
         return OMNI
     if _yamale_schema(values):
         return YAMALE
+    if all(isinstance(v, Mapping) and _skyshift_object(v) for v in values):
+        return SKYSHIFT
     if any(isinstance(v, Mapping) and _k8s_like(v) and not _helm_chart(v) and not _kustomize(v)
            and not _tool_config(v) and not _helm_values(v, name) and not _grafana_provisioning(v)
            and not _talos_config(v) and not _helm_index(v) for v in values):

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from repo_paths import ROOT, SCHEMAS
 from shardwise.rules.adapters import load_inputs, read_inputs
-from shardwise.rules.adapters.kinds import ANSIBLE, ANSIBLE_VAULT, HELM_INDEX, OMNI, TALOS, YAMALE
+from shardwise.rules.adapters.kinds import ANSIBLE, ANSIBLE_VAULT, HELM_INDEX, OMNI, SKYSHIFT, TALOS, YAMALE
 from shardwise.rules.adapters.select import Excludes, compile_pattern, select_inputs, skipped_by_name
 from shardwise.rules.app.cli import main
 from shardwise.rules.model.errors import InputError
@@ -619,6 +619,21 @@ VAULT_HEX = ("c7f5b5df0090f1feb7dee024d3ab4f15c49f85dac1b63a41a6124cc53c4f8cf8d9
      "required=False)\nannotations: map(str(), str(), required=False)\n---\nmaintainer:\n  name: str(required=False)\n"
      "  email: str(required=False)\n---\ndependency:\n  name: str()\n  version: str()\n  tags: list(str(), "
      "required=False)\n", YAMALE),
+    # SkyShift's objects (corpus42: sky-shift/skyshift's examples, `skyctl apply -f`): a Job that runs vLLM across
+    # its clusters (flat resources naming the accelerator, `run`), a Service of its own spelling, a Cluster, a
+    # FilterPolicy with the Job it places, none with an apiVersion
+    ("examples/vllm-demo/vllm.yaml", "kind: Job\nmetadata:\n  name: vllm\n  labels:\n    app: vllm\nspec:\n"
+     "  replicas: 2\n  image: vllm/vllm-openai:latest\n  resources:\n    cpus: 4\n    L4: 1\n    memory: 12G\n"
+     "  ports:\n    - 8000\n  envs:\n    HUGGING_FACE_HUB_TOKEN: \"\"\n  run: |\n"
+     "    vllm serve meta-llama/Llama-3.1-8B-Instruct --max_model_len 8000\n  restartPolicy: Always\n", SKYSHIFT),
+    ("examples/vllm-demo/vllm_service.yaml", "kind: Service\nmetadata:\n  name: vllm-service\nspec:\n"
+     "  type: LoadBalancer\n  primary_cluster: cluster1\n  selector:\n    app: vllm\n  ports:\n"
+     "    - protocol: TCP\n      port: 80\n      target_port: 8000\n", SKYSHIFT),
+    ("examples/cluster_config.yaml", "kind: Cluster\nmetadata:\n  name: onprem\n  manager_type: kubernetes\n",
+     SKYSHIFT),
+    ("examples/placement/job.yaml", "kind: FilterPolicy\nmetadata:\n  name: gpu-only\nspec:\n"
+     "  cluster_filter:\n    include: [cluster-0]\n---\nkind: Job\nmetadata:\n  name: batch\nspec:\n"
+     "  image: ubuntu:latest\n  resources:\n    cpus: 1\n    memory: 128\n  run: sleep 300\n", SKYSHIFT),
 ])
 def test_a_kind_of_another_format_is_not_a_kubernetes_object(work, capsys, rel, text, reason):
     put(work, rel, text)
@@ -677,6 +692,10 @@ def test_an_object_with_entries_is_read_not_skipped_as_a_helm_index(work, capsys
     "kind: Machine\nname: worker-1\n",  # an Omni kind alone: no template (no Cluster with Talos's versions)
     "kind: Cluster\nname: lab\nspec:\n  clusterNetwork: {}\n",  # a Cluster API object that lost its apiVersion
     "kind: Cluster\nname: lab\ntalos:\n  version: v1.10.5\n---\nkind: Deployment\nmetadata:\n  name: x\n",
+    # Kubernetes objects that lost their apiVersion, in Kubernetes' own fields: no SkyShift object (corpus42)
+    "kind: Job\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      containers: []\n",
+    "kind: Service\nmetadata:\n  name: x\nspec:\n  ports:\n    - port: 80\n      targetPort: 8000\n",
+    "kind: Job\nmetadata:\n  name: x\nspec:\n  run: sleep 1\n---\nkind: Deployment\nmetadata:\n  name: y\n",
 ])
 def test_yaml_that_is_no_omni_template_stays_an_error(work, capsys, text):
     put(work, "app.yaml", text)

@@ -983,6 +983,63 @@ def test_a_knative_scale_that_is_no_number_is_an_input_error_at_its_line():
 # --- the labels operators put on the pods they create, which Services select --------------------------------
 
 
+_HF_RUNTIME_WRITTEN_OUT = """apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: llm-runtime
+  namespace: agents
+spec:
+  supportedModelFormats:
+    - {{name: huggingface, version: "1", autoSelect: true}}
+  containers:
+    - name: kserve-container
+      image: docker.io/kserve/huggingfaceserver:v0.18.0-gpu
+      command: {command}
+      resources:
+        limits: {{nvidia.com/gpu: "1"}}
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen-llm
+  namespace: agents
+spec:
+  predictor:
+    nodeSelector: {{cloud.google.com/gke-accelerator: nvidia-l4}}
+    model:
+      modelFormat: {{name: huggingface}}
+      runtime: llm-runtime
+      args:
+        - --model_name=qwen2.5-7B
+        - --model_id=Qwen/Qwen2.5-7B-Instruct
+        - --backend={backend}
+        - --max-model-len=16384
+      resources:
+        limits: {{nvidia.com/gpu: "1"}}
+"""
+
+
+@pytest.mark.parametrize("command", ['["python", "-m", "huggingfaceserver"]', "[python3, -u, -m, huggingfaceserver]",
+                                     "[/usr/bin/python3, -m, huggingfaceserver]"])
+def test_kserve_hf_runtime_writing_out_its_entrypoint_is_read_as_vllm(command):
+    """corpus42 (kubeflow/docs-agent): a ServingRuntime of KServe's Hugging Face server image whose container writes
+    the image's ENTRYPOINT out (``python3 -m huggingfaceserver``) runs, with ``--backend=vllm``, what an args-only
+    runtime runs: the group is read (it was no workload and no word, a silent pass)."""
+    inv = load_kubernetes_text(_HF_RUNTIME_WRITTEN_OUT.format(command=command, backend="vllm"), "isvc.yaml")
+    assert groups(inv) == [("InferenceService", "agents", "qwen-llm", 16, "Qwen/Qwen2.5-7B-Instruct", 1, 1, 1, 16384,
+                            1, "nvidia.com/gpu", 1, 1, ("gke-accelerator=nvidia-l4", "L4"))]
+
+
+@pytest.mark.parametrize(("command", "backend"), [
+    ('["python", "-m", "huggingfaceserver"]', "huggingface"),  # the Transformers backend: not vLLM
+    ('["python", "-m", "my_server"]', "vllm"),  # another module: the command is the runtime's own, not read as vLLM
+    ('["/bin/sh", "-c", "python -m huggingfaceserver"]', "vllm"),  # a shell: not the entrypoint written out
+])
+def test_kserve_hf_runtime_with_another_command_or_backend_is_not_read_as_vllm(command, backend):
+    inv = load_kubernetes_text(_HF_RUNTIME_WRITTEN_OUT.format(command=command, backend=backend), "isvc.yaml")
+    assert groups(inv) == []
+
+
 def test_kserve_and_kuberay_pods_carry_their_controllers_labels():
     """KServe (predictor.go buildObjectMeta) and KubeRay (common/pod.go labelPod) label the pods they create; a
     Service selecting those labels selects the group."""

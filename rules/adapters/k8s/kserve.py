@@ -4,7 +4,8 @@
   as a pod spec; a predictor ``model`` (``modelFormat``, ``runtime``, ``args``, ``env``, ``resources``,
   ``storageUri``) runs on a serving runtime: one defined in the same file (by ``runtime`` name, or the
   runtime whose ``supportedModelFormats`` auto-selects the format), else KServe's Hugging Face runtime
-  for ``huggingface`` (vLLM backend unless ``--backend`` says otherwise) and the vLLM runtime for
+  for ``huggingface`` (vLLM backend unless ``--backend`` says otherwise; a runtime of its image whose container writes
+  the image's entrypoint out, ``python3 -m huggingfaceserver``, is that runtime) and the vLLM runtime for
   ``vLLM``. The runtime's pod fields (``volumes``, ``nodeSelector``, ``tolerations``, ...) lie under the predictor's,
   as KServe merges them (:func:`_merge_runtime_pod`). The model is ``--model_id`` or the ``storageUri``
   (``hf://org/name``); ``workerSpec``
@@ -101,6 +102,17 @@ def runtimes_used(services: list[Mapping[str, Any]], runtimes: list[Mapping[str,
             if rt is not None:
                 used.add(id(rt))
     return used
+
+
+def _hf_server_command(command: Any) -> bool:
+    """``command`` starts KServe's Hugging Face server as its image's ``ENTRYPOINT ["python3", "-m",
+    "huggingfaceserver"]`` does (kserve/kserve python/huggingface_server.Dockerfile): a runtime that writes that
+    entrypoint out as its container's command runs what a runtime with args only runs (corpus42: kubeflow/docs-agent's
+    ServingRuntime ``command: ["python", "-m", "huggingfaceserver"]`` under InferenceServices with ``--backend=vllm``
+    read as no server at all, a silent pass)."""
+    words = [str(w) for w in as_list(command)]
+    return (len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("python", "python3")
+            and words[-2:] == ["-m", "huggingfaceserver"] and all(w.startswith("-") for w in words[1:-2]))
 
 
 def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None] | None:
@@ -426,10 +438,13 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         implied.entrypoint = (None, API_SERVER)
         if not any(str(a).split("=", 1)[0] == "--model" for a in args):
             args = ["--model", "/mnt/models", *args]
+    command = base.get("command")
+    if hf and _hf_server_command(command):
+        command = None  # the image's entrypoint written out: the server implied.entrypoint stands for
     container = synthetic_container(
         "kserve-container", model, None,
         image=model.get("image") or base.get("image"),
-        command=base.get("command"),
+        command=command,
         args=args,
         env=[*as_list(base.get("env")), *as_list(model.get("env"))] or None,
         resources=model.get("resources") or base.get("resources"),

@@ -710,6 +710,40 @@ def test_a_component_whose_only_unknowns_are_secrets_is_judged_by_its_children(
         ("SW005", "advisory", said[0], f"SW005: not read: {said[1]} {SECRET_ONLY_WHY}")])
 
 
+#: review42: an SDK component that renders its objects in the program, created with none of them in the preview
+SDK_WHY = ("none of the objects it applies is in the preview: the SDK's component renders them in the program only "
+           "once its values are known, so a value computed at preview leaves them all out, and none of them, which "
+           "may run vLLM, was checked: lint the `pulumi up` state, or write the values as literals")
+
+
+@pytest.mark.parametrize("type_", ["kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v2:Chart",
+                                   "kubernetes:kustomize:Directory"], ids=["chart-v3", "chart-v2", "kustomize-v1"])
+@pytest.mark.parametrize("shape", ["created", "created-with-child", "updated"])
+def test_an_sdk_component_created_without_children_says_none_was_checked(tmp_path: Path, type_: str,
+                                                                          shape: str) -> None:
+    """A Helm v3 Chart (pulumi-kubernetes' SDK component: ``helm template`` in an apply of its values) registers no
+    input, and at preview its apply does not run while a value is computed (``values={"image": {"tag":
+    image.repo_digest}}``): the preview holds the Chart and none of its objects, and the run counted it among the
+    skipped objects and passed. Created with a child in the preview, its objects are linted: nothing to say; one the
+    preview updates may have unchanged children it does not show: nothing either."""
+    steps = [step(type_, "vllm", {})]
+    if shape == "updated":
+        steps[0]["op"] = "update"
+    if shape == "created-with-child":
+        child_t = "kubernetes:core/v1:ServiceAccount"
+        child = step(child_t, "vllm", {"apiVersion": "v1", "kind": "ServiceAccount",
+                                       "metadata": {"name": "vllm", "namespace": "serving"}})
+        child["urn"] = child["newState"]["urn"] = f"urn:pulumi:dev::llm::{type_}${child_t}::serving/vllm"
+        child["newState"]["parent"] = steps[0]["urn"]
+        steps.append(child)
+    doc = {"steps": steps, "changeSummary": {steps[0]["op"]: 1, "create": len(steps) - 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    kind = {"kubernetes:kustomize:Directory": "Directory"}.get(type_, "Chart")
+    assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == ([] if shape != "created" else [
+        ("SW005", "advisory", f"{kind} vllm", f"SW005: not read: {SDK_WHY}")])
+
+
 # --- an env list not known: the variables may be unset, they do not come from a Secret (review34) ---------------
 
 AT_UP = "lint the `pulumi up` state, or write the value as a literal"

@@ -18,7 +18,16 @@ from ..jsonsrc import parse_json
 from ..k8s import resolve_pools
 from ..yamlsrc import read_text
 from . import aws
-from .k8s import CONFIG_FILES, HELM_RELEASE, config_file_unread, helm_release_unread, kubernetes, kubernetes_api
+from .k8s import (
+    CONFIG_FILES,
+    HELM_RELEASE,
+    SDK_RENDERERS,
+    config_file_unread,
+    helm_release_unread,
+    kubernetes,
+    kubernetes_api,
+    sdk_renderer_unread,
+)
 from .resource import PulumiResource, merge_state, name_from_urn
 from .values import UNKNOWN_SENTINELS, clean, holds_unknown, json_type, unmask_preview_secrets
 
@@ -127,6 +136,9 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
                 inv.extend(kubernetes(res, props, api) if kubernetes_of is None else kubernetes_of(res, props, api))
             elif res.type in CONFIG_FILES:
                 if not config_file_unread(res, props, inv, res.urn in parents):  # its objects, when known, its children
+                    inv.skipped[res.type] += 1
+            elif res.type in SDK_RENDERERS:
+                if not sdk_renderer_unread(res, inv, res.urn in parents):
                     inv.skipped[res.type] += 1
             elif res.type != HELM_RELEASE or not helm_release_unread(res, props, inv):
                 inv.skipped[res.type] += 1

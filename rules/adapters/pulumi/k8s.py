@@ -908,6 +908,32 @@ CONFIG_FILES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The SDKs' own components that render their objects in the program (pulumi-kubernetes sdk: helm/v3 and v2
+#: ``Chart`` run ``helm template`` in an ``Output.apply`` of their values, kustomize ``Directory`` in one of its
+#: directory): a local component registers no input, and in a preview the apply does not run while a value it awaits
+#: is not known, so none of its objects is there (a known Pulumi behaviour: a Chart whose values are computed at preview
+#: shows its objects as deleted, or none, and applies them at `pulumi up`).
+SDK_RENDERERS = frozenset({"kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v2:Chart",
+                           "kubernetes:kustomize:Directory"})
+
+
+def sdk_renderer_unread(res: PulumiResource, inv: Inventory, children: bool) -> bool:
+    """SW005's record for a component of :data:`SDK_RENDERERS` that the preview creates with no child of it in the
+    preview: its values (or directory) were not known while the program ran, or it renders nothing; either way no
+    rule judged what it applies (review42: counted among the skipped objects, the run passed). True when added. Not
+    for one the preview updates or leaves (its unchanged children are not shown) nor for a state export."""
+    if res.op != "create" or children:
+        return False
+    kind = res.type.rsplit(":", 1)[-1]
+    inv.launch_issues.append(LaunchIssue(
+        f"{kind} {res.name}", "",
+        "none of the objects it applies is in the preview: the SDK's component renders them in the program only once "
+        "its values are known, so a value computed at preview leaves them all out, and none of them, which may run "
+        "vLLM, was checked: lint the `pulumi up` state, or write the values as literals", res.location,
+        mentioned=True))
+    return True
+
+
 def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory, children: bool = False) -> bool:
     """SW005's record for a component of :data:`CONFIG_FILES` (a YAML ConfigFile or ConfigGroup, a kustomize
     Directory, a Helm v4 Chart) one of whose inputs is not known at preview: the objects it applies (a vLLM

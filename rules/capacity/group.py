@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from _weakref import ref as weak_ref  # weakref.ref itself: the weakref module (with _weakrefset) costs 2M instructions
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
@@ -69,6 +69,7 @@ from .sizing import (
     engine_run,
     engine_settings_of,
     exact_weights,
+    possible_limits,
     size_deployment,
     weight_precision,
 )
@@ -1239,8 +1240,8 @@ def refused_whatever_tp(g: ServingGroup, config: Context) -> TpRefusals | None:
     split over context-parallel ranks (SW102 never blocks it), a pod of more GPUs than the model has attention heads,
     cpu offload on the V0 engine, a refusal of a setting vLLM rejects whatever the memory, a TP refused for its KV
     cache only at a max_model_len that depends on the release or the image's transformers (an ``--hf-overrides`` RoPE
-    dict on 0.20 - 0.23 or an assumed release: SW102 leaves that undecided at a TP written, review40), or another
-    value not known.
+    dict on 0.20 - 0.23 or an assumed release: SW102 leaves that undecided at a TP written, review40) unless the
+    shortest of those lengths is refused too (:func:`_refused_at_shortest`, review42), or another value not known.
     mend17: Llama-3.1-70B with ``$(TENSOR_PARALLEL_SIZE)`` from a ConfigMap not in the inputs on four A100
     40GB, max_model_len at its default, was "cannot decide": TP1 and TP2 do not hold the weights, TP3 does not split
     its 64 heads, TP4 leaves the KV cache short of one request of 131,072 tokens."""
@@ -1277,13 +1278,39 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
             if s.certain or s.kv_verdict != "refuses":
                 return None  # some TP may start, or its refusal is a setting's, not the memory's
             if s.weights_fit_band != "refuses" and any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes):
-                return None  # refused for a KV cache of a length that depends on what runs (review40)
+                # refused for a KV cache of a length that depends on what runs (review40): refused at every length
+                # only where the shortest vLLM may take is refused too (review42), and said at that one
+                shortest = _refused_at_shortest(g, config, tp)
+                if shortest is None:
+                    return None
+                s = shortest
             sized.append((tp, s))
     except Undecidable:
         return None
     if not sized:
         return None
     return TpRefusals(most, tuple(split), tuple(sized))
+
+
+def _refused_at_shortest(g: ServingGroup, config: Context, tp: int) -> ReplicaSizing | None:
+    """The group's sizing at ``tp`` with max_model_len the shortest of the lengths vLLM may derive for its model
+    (:func:`.sizing.possible_limits`: an ``--hf-overrides`` RoPE dict on 0.20 - 0.23, by the image's transformers, or
+    an assumed release), where --max-model-len is not written and the KV cache of one request of that length is
+    surely refused: a longer one needs more, so every length is. None otherwise (review40 left every such TP
+    undecided: Qwen2.5-7B with its YaRN override at gpu_memory_utilization 0.6 on one L4 was "cannot decide" with TP
+    not known, though 32,768 tokens do not fit either, and the same pod at TP1 written blocks)."""
+    settings = _engine_settings(g, tp_as=tp)
+    if settings.max_model_len is not None:
+        return None  # written (or auto): the note is the limit's, against a length the flag fixes
+    version = vllm_version(g)
+    shortest = possible_limits(require_model(g), version)[0]
+    dev = device(g)
+    assert dev is not None
+    s = size_deployment(require_model(g), dev, replace(settings, max_model_len=shortest), version,
+                        expected_context=expected_context(g, config))
+    if s.certain or s.kv_verdict != "refuses":
+        return None
+    return s
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..capacity.group import most_tp_unseen
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject
 from ..model import (
     UNKNOWN,
@@ -102,7 +103,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
             "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
             "ports: 6301 and 61005 unless its kv_connector_extra_config names others, and above each the ports its "
-            "ranks take, up to the data-parallel size plus the tensor-parallel size less 2). Either way it blocks "
+            "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; where TP is not known "
+            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided). Either way it blocks "
             "then, and where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
@@ -234,6 +236,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             return
         exposed: dict[int, str] = {}
         set_by = ports_set_by_settings(inv, svc)
+        rank_unsure = _moriio_ports_unsure(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -250,6 +253,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 exposed[port] = exposed.get(port) or named
             elif port is not None and port in set_by:  # a port the pods' own settings put the runtime on
                 exposed[port] = exposed.get(port) or named
+            elif port is not None and port in rank_unsure:  # a MoRIIO rank's port at a TP not known yet (review42)
+                undecided = undecided or Undecidable(rank_unsure[port])
         if undecided is not None and not exposed:
             raise undecided
         if exposed and _runs_other_program(inv, svc):
@@ -631,6 +636,43 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in (tp, dp)):
         return range(1)
     return range(tp + dp - 1)
+
+
+def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
+    """The ports a MoRIIO KV connector's ranks may take, above those :func:`ports_set_by_settings` names, where the
+    group's --tensor-parallel-size is not known yet (a guide's ``<TP_SIZE>``, a start script's ``${TP}``) and the GPUs
+    of its pod bound it (:func:`..capacity.group.most_tp_unseen`), each with what is not known (review42: a decode
+    server at ``<TP_SIZE>`` behind a NodePort publishing 6303 passed in silence, its ranks' ports judged at TP1 only,
+    though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where the data-parallel size is not known, or
+    TP is not bounded, none (the base ports are judged, as every setting not known is)."""
+    found: dict[int, str] = {}
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return found
+    for g in selectable(inv, svc):
+        try:
+            if not selects(svc, g):
+                continue
+        except Undecidable:
+            continue
+        tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
+        if tp is not UNKNOWN or isinstance(dp, bool) or not isinstance(dp, int) or dp < 1:
+            continue
+        most = most_tp_unseen(g)
+        if most < 2:
+            continue
+        extra = g.engine.extra
+        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+            for offset in range(dp, dp + most - 1):  # the offsets a TP from 2 to `most` adds above TP1's
+                rank_port = moriio_port + offset
+                if rank_port not in RUNTIME_PORTS and rank_port < 65536:
+                    found.setdefault(rank_port, (
+                        f"tensor_parallel_size of {subject} (port {rank_port} is its MoRIIO KV connector's "
+                        f"{setting.removesuffix('_port')} of a rank, {setting} {moriio_port} + {offset}, at a TP of "
+                        f"{offset - dp + 2} or more, which its {most} GPUs allow)"))
+    return found
 
 
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:

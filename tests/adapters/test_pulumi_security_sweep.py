@@ -644,15 +644,14 @@ SECRET_TOO = ("; if it is one of the values the preview masks as `[secret]`, no 
      ("Chart vllm", "its `values` is")),
     (CHART_T, {"chart": "vllm", "version": U, "namespace": U}, ("Chart vllm", "its `namespace` and `version` are")),
     (CHART_T, {"chart": "vllm", "values": {"replicaCount": 2}}, None),
-    # a secret the preview masks is known to the provider: the objects are the component's children
-    (CHART_T, {"chart": "vllm", "values": {"hfToken": MASKED}}, None),
-    ("kubernetes:yaml/v2:ConfigGroup", {"objs": [{"kind": "Secret", "stringData": {"token": MASKED}}]}, None),
+    # a secret beside a computed value: the preview does not say which unknown is which (the secret-only components:
+    # test_a_component_whose_only_unknowns_are_secrets_is_judged_by_its_children)
     ("kubernetes:yaml/v2:ConfigGroup", {"objs": [{"kind": "Secret", "stringData": {"token": MASKED}}],
                                         "resourcePrefix": U}, ("ConfigGroup vllm", "its `objs` and `resourcePrefix` are",
                                                                SECRET_TOO)),
 ], ids=["v2-file", "v1-file", "v2-group-one", "v1-group-both", "known", "v2-file-prefix", "v2-group-skip-await",
         "kustomize-directory", "kustomize-namespace", "kustomize-known", "chart-values", "chart-two", "chart-known",
-        "chart-secret", "group-secret", "group-secret-and-prefix"])
+        "group-secret-and-prefix"])
 def test_a_config_file_whose_files_are_not_known_says_none_was_checked(tmp_path: Path, type_: str,
                                                                        inputs: dict[str, Any],
                                                                        said: tuple[str, ...] | None) -> None:
@@ -666,6 +665,83 @@ def test_a_config_file_whose_files_are_not_known_says_none_was_checked(tmp_path:
     assert (code, errors) == (0, "")
     assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == ([] if said is None else [
         ("SW005", "advisory", said[0], f"SW005: not read: {said[1]} {CONFIG_WHY}{''.join(said[2:])}")])
+
+
+#: review42: a component whose only unknowns are masked secrets and none of whose objects is in the preview
+SECRET_ONLY_WHY = ("a secret the preview writes as `[secret]` and none of the objects it applies is in the preview: "
+                   "the provider renders them only once every input is known, so a secret computed at preview (a "
+                   "password or key that a resource of this preview creates) leaves them out, and none of them, which "
+                   "may run vLLM, was checked: lint the state `pulumi up` writes, where they are its children")
+
+
+@pytest.mark.parametrize(("type_", "inputs", "said"), [
+    (CHART_T, {"chart": "vllm", "values": {"hfToken": MASKED}}, ("Chart vllm", "its `values` holds")),
+    ("kubernetes:yaml/v2:ConfigGroup", {"objs": [{"kind": "Secret", "stringData": {"token": MASKED}}]},
+     ("ConfigGroup vllm", "its `objs` holds")),
+    (KUSTOMIZE_T, {"directory": "overlays/prod", "namespace": MASKED, "resourcePrefix": MASKED},
+     ("Directory vllm", "its `namespace` and `resourcePrefix` hold")),
+], ids=["chart", "group", "kustomize-two"])
+@pytest.mark.parametrize("shape", ["created", "created-with-child", "updated"])
+def test_a_component_whose_only_unknowns_are_secrets_is_judged_by_its_children(
+        tmp_path: Path, type_: str, inputs: dict[str, Any], said: tuple[str, str], shape: str) -> None:
+    """review37 read a secret the preview masks as one the provider knows, so a component whose only unknowns were
+    secrets got no record. But the preview writes any secret as ``[secret]``, a computed one too (pulumi/pulumi
+    pkg/backend/display/json.go ``massagePropertyValue``): a Chart's ``values`` holding ``Output.secret`` of a
+    RandomPassword this preview creates, or a ``requireSecret`` config the provider knows, look the same. The provider
+    registers the objects as the component's children only when every input is known (helm/v4 chart.go,
+    kustomize/v2 directory.go, yaml/v2 configgroup.go): a component created with a child in the preview had its
+    secret known and its objects are linted; created with none, they were not rendered and none was checked (silent
+    before). A component the preview updates may have unchanged children, which the preview leaves out (``same``
+    steps are shown only with --show-sames): nothing is said of it, as before."""
+    steps = [step(type_, "vllm", inputs)]
+    if shape == "updated":
+        steps[0]["op"] = "update"
+    if shape == "created-with-child":  # the component's object, as the provider registers it: its parent is it
+        child_t = "kubernetes:core/v1:ServiceAccount"
+        child = step(child_t, "vllm", {"apiVersion": "v1", "kind": "ServiceAccount",
+                                       "metadata": {"name": "vllm", "namespace": "serving"}})
+        child["urn"] = child["newState"]["urn"] = f"urn:pulumi:dev::llm::{type_}${child_t}::serving/vllm"
+        child["newState"]["parent"] = steps[0]["urn"]
+        steps.append(child)
+    doc = {"steps": steps, "changeSummary": {steps[0]["op"]: 1, "create": len(steps) - 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == ([] if shape != "created" else [
+        ("SW005", "advisory", said[0], f"SW005: not read: {said[1]} {SECRET_ONLY_WHY}")])
+
+
+#: review42: an SDK component that renders its objects in the program, created with none of them in the preview
+SDK_WHY = ("none of the objects it applies is in the preview: the SDK's component renders them in the program only "
+           "once its values are known, so a value computed at preview leaves them all out, and none of them, which "
+           "may run vLLM, was checked: lint the `pulumi up` state, or write the values as literals")
+
+
+@pytest.mark.parametrize("type_", ["kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v2:Chart",
+                                   "kubernetes:kustomize:Directory"], ids=["chart-v3", "chart-v2", "kustomize-v1"])
+@pytest.mark.parametrize("shape", ["created", "created-with-child", "updated"])
+def test_an_sdk_component_created_without_children_says_none_was_checked(tmp_path: Path, type_: str,
+                                                                          shape: str) -> None:
+    """A Helm v3 Chart (pulumi-kubernetes' SDK component: ``helm template`` in an apply of its values) registers no
+    input, and at preview its apply does not run while a value is computed (``values={"image": {"tag":
+    image.repo_digest}}``): the preview holds the Chart and none of its objects, and the run counted it among the
+    skipped objects and passed. Created with a child in the preview, its objects are linted: nothing to say; one the
+    preview updates may have unchanged children it does not show: nothing either."""
+    steps = [step(type_, "vllm", {})]
+    if shape == "updated":
+        steps[0]["op"] = "update"
+    if shape == "created-with-child":
+        child_t = "kubernetes:core/v1:ServiceAccount"
+        child = step(child_t, "vllm", {"apiVersion": "v1", "kind": "ServiceAccount",
+                                       "metadata": {"name": "vllm", "namespace": "serving"}})
+        child["urn"] = child["newState"]["urn"] = f"urn:pulumi:dev::llm::{type_}${child_t}::serving/vllm"
+        child["newState"]["parent"] = steps[0]["urn"]
+        steps.append(child)
+    doc = {"steps": steps, "changeSummary": {steps[0]["op"]: 1, "create": len(steps) - 1}}
+    code, errors, findings = lint_document(tmp_path, doc)
+    assert (code, errors) == (0, "")
+    kind = {"kubernetes:kustomize:Directory": "Directory"}.get(type_, "Chart")
+    assert [(f["code"], f["level"], f["subject"], f["message"]) for f in findings] == ([] if shape != "created" else [
+        ("SW005", "advisory", f"{kind} vllm", f"SW005: not read: {SDK_WHY}")])
 
 
 # --- an env list not known: the variables may be unset, they do not come from a Secret (review34) ---------------

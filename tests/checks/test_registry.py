@@ -252,6 +252,7 @@ EXTRA_FIXTURES = {
               "ray-ports-by-node.yaml",  # mend11: a Ray worker's ports, a head's ports its settings choose
               "moriio-ports.yaml",  # mend11: MoRIIO's handshake and notify ports, a KV connector's own
               "moriio-rank-ports.yaml",  # review37: the ports its ranks take above the base ones
+              "moriio-rank-ports-tp-unknown.yaml",  # review42: those a TP not known yet may take: cannot decide
               "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload

@@ -125,3 +125,32 @@ def test_a_kv_refusal_at_a_length_that_depends_on_what_runs_is_not_every_tp_refu
         ("qwen7b-yarn-020-tp1", "advisory", ["SW102"], "cannot decide"),
         ("llama8b-020", "mandatory", ["SW102"], "whatever --tensor-parallel-size is (not known yet; TP × PP cannot exceed the 1 nvidia.com/gpu a pod gets, so at most 1), meta-llama/Llama-3.1-8B-Instruct in bf16 does not start on L4, where gpu_memory_utilization 0.92 × 22.0 GiB allows 20.2 GiB per GPU"),  # noqa: E501
     ]
+
+
+def test_a_kv_refusal_at_every_length_what_runs_may_take_is_every_tp_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # review42: review40 left every TP undecided where the KV verdict came with a length that depends on what runs,
+    # even where the shortest of those lengths is refused too. Qwen2.5-7B with its YaRN override on 0.20.0 (32,768 or
+    # 131,072 tokens by the image's transformers), gpu_memory_utilization 0.6 on one L4: 14.2 GiB of weights and
+    # 1.0 GiB of activations leave -2.74 GiB (−1.4/+1.2), short of 32,768 tokens' 1.75 GiB too. With TP not known (at
+    # most 1 here) it was "cannot decide" while the same pod at TP1 written blocks (SW101); now both block.
+    from shardwise.rules.app.cli import main
+
+    docs = [
+        _ONE_L4.format(name="qwen7b-yarn-u60", image="v0.20.0", model="Qwen/Qwen2.5-7B-Instruct", tp="${TP_SIZE}",
+                       flags=f"--gpu-memory-utilization 0.6 {_YARN}"),
+        _ONE_L4.format(name="qwen7b-yarn-u60-tp1", image="v0.20.0", model="Qwen/Qwen2.5-7B-Instruct", tp="1",
+                       flags=f"--gpu-memory-utilization 0.6 {_YARN}"),
+    ]
+    path = tmp_path / "one-l4.yaml"
+    path.write_text("---\n".join(docs), encoding="utf-8")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        main(["lint", str(path), "--format", "json", "--fail-on", "none"])
+    found = [(f["subject"].removeprefix("Deployment serving/"), f["level"], f["codes"], f["message"])
+             for f in json.loads(buf.getvalue())["findings"] if "SW101" in f["codes"] or "SW102" in f["codes"]]
+    assert found == [
+        ("qwen7b-yarn-u60", "mandatory", ["SW101"], "SW101: whatever --tensor-parallel-size is (not known yet; TP × PP cannot exceed the 1 nvidia.com/gpu a pod gets, so at most 1), Qwen/Qwen2.5-7B-Instruct in bf16 does not start on L4, where gpu_memory_utilization 0.6 × 22.0 GiB allows 13.2 GiB per GPU: at TP1×PP1 14.2 GiB (−0.1/+0.6) of weights and 1.0 GiB of activations leave no KV cache (-2.74 GiB, −1.4/+1.2); vLLM will fail at start-up (vLLM 0.20.0 from the image tag); give the pod more GPUs and set --tensor-parallel-size to them, serve a quantised checkpoint, or use a GPU with more memory"),  # noqa: E501
+        # written TP1: SW101 blocked already (its weights may not fit and no KV cache is left); SW102's length note
+        ("qwen7b-yarn-u60-tp1", "mandatory", ["SW101"], "SW101: Qwen/Qwen2.5-7B-Instruct in bf16 needs 14.2 GiB (−0.1/+0.6) of weights per GPU at TP1×PP1, but gpu_memory_utilization 0.6 × 22.0 GiB (L4) allows 13.2 GiB; with 1.0 GiB of activations about -2.74 GiB (−1.4/+1.2) is left for the KV cache, and one request of 131,072 tokens needs 7.00 GiB: vLLM will fail at start-up (vLLM 0.20.0 from the image tag); spread the weights over at least 2 of these GPUs (14.2 GiB over 13.2 GiB each; more than a node of this pool holds (1), so across nodes: pipeline parallelism, or data and expert parallelism over pods); or serve an FP8 or 4-bit quantised checkpoint; or use a GPU with more memory"),  # noqa: E501
+        ("qwen7b-yarn-u60-tp1", "advisory", ["SW102"], "SW102: cannot decide: Qwen/Qwen2.5-7B-Instruct at TP1×PP1 on L4 (vLLM 0.20.0 from the image tag): vLLM 0.20.0 takes transformers 4 or 5 (its requirements allow both) and the limit Qwen/Qwen2.5-7B-Instruct takes under its --hf-overrides rope_scaling depends on it: 32,768 or 131,072 tokens (under transformers 4 patch_rope_parameters has read the checkpoint's RoPE parameters before the override is set); write the override as rope_parameters or set max_position_embeddings with it"),  # noqa: E501
+    ]

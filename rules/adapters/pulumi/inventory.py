@@ -18,7 +18,16 @@ from ..jsonsrc import parse_json
 from ..k8s import resolve_pools
 from ..yamlsrc import read_text
 from . import aws
-from .k8s import CONFIG_FILES, HELM_RELEASE, config_file_unread, helm_release_unread, kubernetes, kubernetes_api
+from .k8s import (
+    CONFIG_FILES,
+    HELM_RELEASE,
+    SDK_RENDERERS,
+    config_file_unread,
+    helm_release_unread,
+    kubernetes,
+    kubernetes_api,
+    sdk_renderer_unread,
+)
 from .resource import PulumiResource, merge_state, name_from_urn
 from .values import UNKNOWN_SENTINELS, clean, holds_unknown, json_type, unmask_preview_secrets
 
@@ -81,7 +90,10 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
         errors.append((res, msg))
 
     at_line: dict[str, bool | None] = {}  # a finding placed at a resource's line but not its URN (its securityContext)
+    parents: set[str] = set()  # the URNs of the resources that have a child among these (a component's objects)
     for res in resources:
+        if res.parent:
+            parents.add(res.parent)
         if res.masked is not None:
             inv.masked[res.urn] = res.masked
         if res.file and res.line:
@@ -123,7 +135,10 @@ def inventory_from_resources(resources: Iterable[PulumiResource], *,
             elif (api := kubernetes_api(res.type)) is not None:
                 inv.extend(kubernetes(res, props, api) if kubernetes_of is None else kubernetes_of(res, props, api))
             elif res.type in CONFIG_FILES:
-                if not config_file_unread(res, props, inv):  # its objects, when known, are its children
+                if not config_file_unread(res, props, inv, res.urn in parents):  # its objects, when known, its children
+                    inv.skipped[res.type] += 1
+            elif res.type in SDK_RENDERERS:
+                if not sdk_renderer_unread(res, inv, res.urn in parents):
                     inv.skipped[res.type] += 1
             elif res.type != HELM_RELEASE or not helm_release_unread(res, props, inv):
                 inv.skipped[res.type] += 1
@@ -237,7 +252,7 @@ def _or_empty(value: Any, empty: Any) -> Any:
 
 
 def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int], where: str,
-                    line: int | None = None, preview: bool = False) -> PulumiResource | None:
+                    line: int | None = None, preview: bool = False, op: str | None = None) -> PulumiResource | None:
     """One resource of a preview step (``preview``: its ``[secret]`` values are unknown, :func:`unmask_preview_secrets`)
     or of a state export; None for the stack, a provider or a resource being deleted."""
     urn = state.get("urn")
@@ -276,7 +291,7 @@ def _state_resource(state: Mapping[str, Any], file: str, lines: Mapping[str, int
         dependencies=tuple(d for d in dependencies if isinstance(d, str)),
         property_dependencies={str(k): tuple(u for u in v if isinstance(u, str))
                                for k, v in deps.items() if isinstance(v, list)},
-        file=file, line=line, masked=masked,
+        file=file, line=line, masked=masked, op=op,
     )
 
 
@@ -310,7 +325,7 @@ def resources_from_json(data: Any, file: str, text: str | None = None) -> list[P
             if not isinstance(state, Mapping):
                 raise InputError(f"steps[{i}].{key}: expected a resource (an object), found {json_type(state)}",
                                  file, step_line)
-            res = _state_resource(state, file, lines, f"steps[{i}].{key}", step_line, preview=True)
+            res = _state_resource(state, file, lines, f"steps[{i}].{key}", step_line, preview=True, op=op)
             if res is not None:
                 out.append(res)
         return out

@@ -908,22 +908,60 @@ CONFIG_FILES: dict[str, tuple[str, ...]] = {
 }
 
 
-def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory) -> bool:
+#: The SDKs' own components that render their objects in the program (pulumi-kubernetes sdk: helm/v3 and v2
+#: ``Chart`` run ``helm template`` in an ``Output.apply`` of their values, kustomize ``Directory`` in one of its
+#: directory): a local component registers no input, and in a preview the apply does not run while a value it awaits
+#: is not known, so none of its objects is there (a known Pulumi behaviour: a Chart whose values are computed at preview
+#: shows its objects as deleted, or none, and applies them at `pulumi up`).
+SDK_RENDERERS = frozenset({"kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v2:Chart",
+                           "kubernetes:kustomize:Directory"})
+
+
+def sdk_renderer_unread(res: PulumiResource, inv: Inventory, children: bool) -> bool:
+    """SW005's record for a component of :data:`SDK_RENDERERS` that the preview creates with no child of it in the
+    preview: its values (or directory) were not known while the program ran, or it renders nothing; either way no
+    rule judged what it applies (review42: counted among the skipped objects, the run passed). True when added. Not
+    for one the preview updates or leaves (its unchanged children are not shown) nor for a state export."""
+    if res.op != "create" or children:
+        return False
+    kind = res.type.rsplit(":", 1)[-1]
+    inv.launch_issues.append(LaunchIssue(
+        f"{kind} {res.name}", "",
+        "none of the objects it applies is in the preview: the SDK's component renders them in the program only once "
+        "its values are known, so a value computed at preview leaves them all out, and none of them, which may run "
+        "vLLM, was checked: lint the `pulumi up` state, or write the values as literals", res.location,
+        mentioned=True))
+    return True
+
+
+def config_file_unread(res: PulumiResource, props: Mapping[str, Any], inv: Inventory, children: bool = False) -> bool:
     """SW005's record for a component of :data:`CONFIG_FILES` (a YAML ConfigFile or ConfigGroup, a kustomize
     Directory, a Helm v4 Chart) one of whose inputs is not known at preview: the objects it applies (a vLLM
     Deployment among them, or not) are not in the preview, so no rule judged them; True when it was added (review34:
     it had no children and was only counted, "passed"). Not where the preview's only unknowns are the secrets it masks
-    (``res.masked``): the provider knows those, and the objects are in the preview as the component's children."""
-    if res.masked is True:
+    (``res.masked``) and the preview holds its objects (``children``: a resource of the preview is its child): the
+    provider knew those secrets. A masked secret may hide a value computed at preview too (pulumi/pulumi
+    pkg/backend/display/json.go ``massagePropertyValue`` writes any secret, a computed one included, as ``[secret]``:
+    a Chart's password from a RandomPassword this preview creates), and then the provider registers no child: where
+    the preview creates the component and holds none, the record stays (review42: it passed silently). A component
+    the preview updates may have children it leaves out (unchanged: ``same`` steps are not shown), so there a
+    masked-only one is not said."""
+    if res.masked is True and (children or res.op != "create"):
         return False
     unknown = [key for key in CONFIG_FILES[res.type] if _holds_unknown(props.get(key))]
     if not unknown:
         return False
     kind = res.type.rsplit(":", 1)[-1]
     named = " and ".join(f"`{key}`" for key in unknown)
-    inv.launch_issues.append(LaunchIssue(
-        f"{kind} {res.name}", "",
-        f"its {named} {'is' if len(unknown) == 1 else 'are'} not known at preview (a computed value), so the objects "
-        "it applies, which may run vLLM, are not in the preview and none was checked: lint the `pulumi up` state, "
-        "or write the value as a literal", res.location, mentioned=True))
+    if res.masked is True:  # only secrets, and no child of it in the preview
+        why = (f"its {named} {'holds' if len(unknown) == 1 else 'hold'} a secret the preview writes as `[secret]` and "
+               "none of the objects it applies is in the preview: the provider renders them only once every input "
+               "is known, so a secret computed at preview (a password or key that a resource of this preview "
+               "creates) leaves them out, and none of them, which may run vLLM, was checked: lint the state "
+               "`pulumi up` writes, where they are its children")
+    else:
+        why = (f"its {named} {'is' if len(unknown) == 1 else 'are'} not known at preview (a computed value), so the "
+               "objects it applies, which may run vLLM, are not in the preview and none was checked: lint the "
+               "`pulumi up` state, or write the value as a literal")
+    inv.launch_issues.append(LaunchIssue(f"{kind} {res.name}", "", why, res.location, mentioned=True))
     return True

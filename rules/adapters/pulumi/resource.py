@@ -31,6 +31,10 @@ class PulumiResource:
     #: (:func:`.values.unmask_preview_secrets`): True where those are its only unknowns, False where it holds computed
     #: values too; None where it masked none.
     masked: bool | None = None
+    #: A preview step's operation (``create``, ``update``, ...); None for a state export's resource. The preview
+    #: leaves out the steps whose resource does not change (``same``, pulumi/pulumi pkg/backend/display ``shouldShow``
+    #: without ``--show-sames``), so only a created component's children are all in it.
+    op: str | None = None
 
     @property
     def location(self) -> Location:

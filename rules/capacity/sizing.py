@@ -1033,8 +1033,11 @@ def moe_workspace_kept(model: ModelShape, b: Behaviour, device: Device, precisio
     sampler run (``Behaviour.moe_workspace_persists``, 0.14+): the modular kernel takes them from the shared
     ``WorkspaceManager`` buffer, which is grown to the largest request and never shrunk, so the buffer the dummy
     forward pass grew is still held when the sampler runs. Not on ROCm (the AITER experts' path is not read) and not
-    for MXFP4 experts (gpt-oss: the OAI Triton kernels allocate inside the kernel, ``workspace_shapes`` ``(0, 0)``;
-    the backends vLLM picks for them by GPU are not read)."""
+    for MXFP4 experts, an open deviation from the source: on Hopper 0.29.0 prefers the monolithic OAI Triton experts,
+    which allocate inside the kernel, but below compute capability 9.0 (and on 12.x) gpt-oss runs ``MarlinExperts``,
+    whose caches are in the same buffer (``fused_moe/oracle/mxfp4.py``, ``experts/marlin_moe.py``, read in 0.29.0).
+    Charged, at Triton's row bytes or Marlin's own shapes, set 12's four gpt-oss L4 rows split apart and the board
+    falls (docs/capacity-model.md, "Read and not charged: MXFP4 experts on Marlin keep their workspace")."""
     return (b.moe_workspace_persists and model.moe is not None and moe_layers(model) > 0
             and device.vendor == "nvidia" and precision != "mxfp4")
 

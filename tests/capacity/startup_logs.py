@@ -543,7 +543,10 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "WorkspaceManager buffer, which is never shrunk, so they are still held in the sampler run (charged from 0.14, "
         "Behaviour.moe_workspace_persists): the four text-only Gemma 4 26B-A4B FP8-dynamic rows left the class "
         "(+5.6 / +7.8 / +5.9 / +5.6 -> +4.5 / -1.3 / +4.8 / +4.5 %), Qwen3-30B-A3B-FP8 TP4 +6.5 -> +5.0 %; "
-        "gpt-oss's MXFP4 experts are not charged it (their kernels' buffers are not read)",
+        "gpt-oss's MXFP4 experts are not charged it: on the L4 0.29.0 runs them on MarlinExperts, whose caches are in "
+        "that buffer (logs27, read in the wheel), but charged at Marlin's own shapes the four gpt-oss rows split "
+        "(+31.0 / +13.2 / -4.1 / -6.7 -> +19.9 / -10.2 / -9.6 / -12.3 %; with V2's terms too, Qwen3-30B-A3B-FP8 TP4 "
+        "+5.0 -> +12.7 %)",
         "a 0.29+ start of a mixture of experts with V2's breakdown ('Actual usage ... peak activation ... CUDAGraph "
         "memory'), cold and warm; for the gpt-oss smoke rows their 'Model loading took' and 'Available KV cache "
         "memory' lines"),

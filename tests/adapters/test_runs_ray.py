@@ -104,6 +104,42 @@ def test_runs_ray_reads_the_ports_ray_start_listens_on(args: list[Any], image: s
     assert runs_ray([c], {"containers": []}) == expected
 
 
+_SECRET = {"secretKeyRef": {"name": "ray-ports", "key": "port"}}
+
+
+@pytest.mark.parametrize(("args", "env", "expected"), [
+    # review41: a start script over continued lines is one command: the flags after the first line are read
+    (["ray start --head \\\n  --node-manager-port=8077 \\\n  --block\n"], [], HEAD | {8077}),
+    (["ray start --head \\\r\n  --object-manager-port 8076 --block"], [], HEAD | {8076}),
+    # a shell's ${VAR:-word}: the env's value, else its default; ${VAR-word} keeps an empty value, ${VAR:-word} not
+    (["ray start --head --port=${GCS_PORT:-6385} --block"], [], frozenset({6385, 10001, 52365})),
+    (["ray start --head --port=${GCS_PORT:-6385} --block"], [{"name": "GCS_PORT", "value": "6390"}],
+     frozenset({6390, 10001, 52365})),
+    (["ray start --head --port=${GCS_PORT:-6385} --block"], [{"name": "GCS_PORT", "value": ""}],
+     frozenset({6385, 10001, 52365})),
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT-6380} --block"],
+     [{"name": "RAYLET_PORT", "value": ""}], True),  # an empty value, set: not a port number, fail closed
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:=6380} --block"], [], frozenset({6380, 52365})),
+    # a default that is itself an expansion with a default is not read: fail closed
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [], True),
+    # a value the input does not show (a Secret's; an envFrom Secret's) may be set: not the default, fail closed
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
+     [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),
+    # a value computed at preview is not its default either: Ray runs there, its default ports (as with $(VAR))
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
+     [{"name": "RAYLET_PORT", "value": UNKNOWN}], True),
+])
+def test_runs_ray_reads_a_start_script_as_a_shell_runs_it(args: list[Any], env: list[dict[str, Any]],
+                                                          expected: Any) -> None:
+    assert runs_ray([container(args, env)], {"containers": []}) == expected
+
+
+def test_runs_ray_reads_no_default_where_an_env_from_secret_may_set_the_variable() -> None:
+    c = {**container(["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"], []),
+         "envFrom": [{"secretRef": {"name": "ray-ports"}}]}
+    assert runs_ray([c], {"containers": []}) is True
+
+
 def test_runs_ray_keeps_a_worker_unknown_beside_a_container_not_known_yet():
     worker = container(["ray start --address=head:6379 --block"], [])
     assert runs_ray([worker, UNKNOWN], {"containers": []}) is UNKNOWN

@@ -987,6 +987,8 @@ def ray_start_command_ports(text: str) -> Any:
     else a worker's, each flag's ``--flag=N`` or ``--flag N``); None where it runs no ``ray start``."""
     found: set[int] = set()
     started = False
+    if "\\\n" in text or "\\\r\n" in text:  # a shell's continued lines are one command (review41)
+        text = text.replace("\\\r\n", " ").replace("\\\n", " ")
     for m in _RAY_START.finditer(text):
         started = True
         words = m.group(1).replace("=", " ").split()
@@ -1107,6 +1109,9 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     declared = {i["name"] for i in as_list(container.get("env"))
                 if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     env_from = bool(container.get("envFrom"))
+    # what a Secret, a ConfigMap not in the input or the downward API sets: a ${VAR:-word} there is not its default
+    unread = {name for name in declared if name not in env}
+    any_unread = env_from and env_from_values(container.get("envFrom")) is None
     unknown = False
     words: list[str] = []
     for key in ("command", "args"):
@@ -1117,7 +1122,7 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
             if w is UNKNOWN:
                 unknown = True
             elif isinstance(w, (str, int, float)):
-                text, open_ = _expanded(str(w), env, pending)
+                text, open_ = _expanded(str(w), env, pending, unread, any_unread)
                 unknown = unknown or open_ or _filled_in_later(text, declared, env_from)
                 words.append(text)
     script = " ".join(words)
@@ -1324,8 +1329,10 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
 
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
 _SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
-#: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``.
-_VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+#: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``,
+#: and the shell's ``${VAR:-word}`` / ``${VAR-word}`` (and ``:=`` / ``=``), its default (groups 4-6; review41).
+_VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+                      r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])([^}]*)\}")
 
 
 def _literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
@@ -1374,19 +1381,34 @@ def _filled_in_later(word: str, declared: set[Any], env_from: bool) -> bool:
     return m is not None and not env_from and m.group(1) not in declared
 
 
-def _expanded(word: str, env: Mapping[str, str], pending: set[str]) -> tuple[str, bool]:
+def _expanded(word: str, env: Mapping[str, str], pending: set[str], unread: set[str] | None = None,
+              any_unread: bool = False) -> tuple[str, bool]:
     """(``word`` with each reference to a variable of ``env`` replaced by its value; whether it refers to one whose
-    value is not known yet). A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
+    value is not known yet). A shell's ``${VAR:-word}`` (``${VAR-word}``, ``:=``, ``=``) is the variable's value
+    where ``env`` holds it (``:`` forms: a value not empty), else its default ``word`` where nothing may set the
+    variable (review41: ``ray start --port=${GCS_PORT:-6385}`` listens on 6385); where a variable the input does
+    not show may set it (``unread``: the env names of a Secret, of a ConfigMap not in the input, of the downward
+    API; ``any_unread``: an ``envFrom`` whose variables are not all read) its reference stays as written, as a
+    plain one's does. A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
     if "$" not in word:
         return word, False
     parts: list[str] = []
     pos = 0
     open_ = False
     for m in _VAR_REF.finditer(word):
-        name = m.group(1) or m.group(2) or m.group(3)
+        name = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         parts.append(word[pos:m.start()])
         held = env.get(name)
-        parts.append(m.group(0) if held is None else held)
+        op = m.group(5)
+        if op is not None and name not in pending and (held is None or (op.startswith(":") and not held)):
+            if held is None and (any_unread or (unread is not None and name in unread)):
+                parts.append(m.group(0))  # a value the input does not show may be set: not the default
+            else:
+                default, inner_open = _expanded(m.group(6), env, pending, unread, any_unread)
+                parts.append(default)
+                open_ = open_ or inner_open
+        else:
+            parts.append(m.group(0) if held is None else held)
         open_ = open_ or name in pending
         pos = m.end()
     parts.append(word[pos:])

@@ -144,6 +144,27 @@ def test_runs_ray_reads_no_default_where_an_env_from_secret_may_set_the_variable
     assert runs_ray([c], {"containers": []}) is True
 
 
+@pytest.mark.parametrize(("params", "env", "expected"), [
+    # review41: KubeRay's rayStartParams run as flags of a bash -lc script: kubelet's $(VAR), the shell's ${VAR:-word}
+    ({"node-manager-port": "$(RAYLET_PORT)"}, [{"name": "RAYLET_PORT", "value": "43403"}],
+     {"node-manager-port": "43403"}),
+    ({"object-manager-port": "${OM_PORT:-43404}", "num-cpus": "0"}, [],
+     {"object-manager-port": "43404", "num-cpus": "0"}),
+    # the downward API's, a Secret's, a value computed at preview: the reference stays (not a port number)
+    ({"node-ip-address": "$MY_POD_IP"}, [{"name": "MY_POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+     {"node-ip-address": "$MY_POD_IP"}),
+    ({"node-manager-port": "${RAYLET_PORT:-6380}"}, [{"name": "RAYLET_PORT", "valueFrom": _SECRET}],
+     {"node-manager-port": "${RAYLET_PORT:-6380}"}),
+    ({"node-manager-port": "$(RAYLET_PORT)"}, [{"name": "RAYLET_PORT", "value": UNKNOWN}],
+     {"node-manager-port": "$(RAYLET_PORT)"}),
+])
+def test_ray_params_are_read_as_the_ray_container_runs_them(params: dict[str, Any], env: list[dict[str, Any]],
+                                                           expected: dict[str, Any]) -> None:
+    from shardwise.rules.adapters.k8s.workloads import ray_params_as_run
+
+    assert ray_params_as_run(params, {"name": "ray-head", "env": env}) == expected
+
+
 def test_runs_ray_keeps_a_worker_unknown_beside_a_container_not_known_yet():
     worker = container(["ray start --address=head:6379 --block"], [])
     assert runs_ray([worker, UNKNOWN], {"containers": []}) is UNKNOWN

@@ -947,6 +947,28 @@ def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
     return frozenset(found | pinned)
 
 
+def ray_params_as_run(params: Mapping[str, Any], container: Any) -> dict[str, Any]:
+    """KubeRay's ``rayStartParams`` as its Ray container runs them (review41): KubeRay writes them as ``--key=value``
+    flags of a ``ray start`` in the container's args, run by ``/bin/bash -lc`` (ray-operator
+    controllers/ray/common/pod.go BuildPod), so kubelet's ``$(VAR)`` and the shell's ``$VAR``, ``${VAR}`` and
+    ``${VAR:-word}`` in a value are read from the container's env as a command's are (:func:`command_texts`); a
+    variable whose value is not known yet, or that the input does not show, keeps its reference (not a port number:
+    fail closed)."""
+    c = as_map(container)
+    env, pending = _literal_env(c)
+    declared = {i["name"] for i in as_list(c.get("env")) if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
+    unread = {name for name in declared if name not in env}
+    any_unread = bool(c.get("envFrom")) and env_from_values(c.get("envFrom")) is None
+    read: dict[str, Any] = {}
+    for key, value in params.items():
+        if isinstance(value, str) and "$" in value:
+            text, open_ = _expanded(value, env, pending, unread, any_unread)
+            read[key] = value if open_ else text
+        else:
+            read[key] = value
+    return read
+
+
 def _flag_port(value: Any) -> int | None:
     """The port number a ``ray start`` flag's value gives, 0 where it asks for a free one; None where it is not a
     port number (``$(PORT)``, a value not known yet, none written: fail closed)."""

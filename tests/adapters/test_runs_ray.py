@@ -26,6 +26,7 @@ def container(args: list[Any], env: list[dict[str, Any]]) -> dict[str, Any]:
     ("{{ .Values.image }}", [], [], UNKNOWN),
     ("python:3.11-slim", ["${START_CMD}"], [], UNKNOWN),
     ("python:3.11-slim", ["{{ .Values.startCommand }}"], [], UNKNOWN),
+    ("python:3.11-slim", ["${START_CMD:-ray start --head}"], [], UNKNOWN),  # its default or not (review41)
     # an image a placeholder only tags still names Ray
     ("rayproject/ray:${RAY_VERSION}", [], [], True),
     # the shell's variable, set by the container's env (a Secret's here) or maybe by its envFrom: no placeholder

@@ -1152,7 +1152,10 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
                 unknown = True
             elif isinstance(w, (str, int, float)):
                 text, open_ = _expanded(str(w), env, pending, unread, any_unread)
-                unknown = unknown or open_ or _filled_in_later(text, declared, env_from)
+                # a word that is one variable as a whole stays a template's placeholder, its default or not (a
+                # Flux substitution's ${VAR:=word} is filled in before the object is applied)
+                unknown = unknown or open_ or _filled_in_later(text, declared, env_from) or (
+                    text != w and _filled_in_later(str(w), declared, env_from))
                 words.append(text)
     script = " ".join(words)
     texts = [script]

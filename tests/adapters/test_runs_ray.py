@@ -127,6 +127,9 @@ _SECRET = {"secretKeyRef": {"name": "ray-ports", "key": "port"}}
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:=6380} --block"], [], frozenset({6380, 52365})),
     # a default that is itself an expansion with a default is not read: fail closed
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [], True),
+    # the script assigns the variable itself: not the default either (its value is not read: fail closed)
+    (["export GCS_PORT=7000\nray start --head --port=${GCS_PORT:-6385} --block"], [], True),
+    (["GCS_PORT=7000 ray start --head --port=${GCS_PORT:-6385} --block"], [], True),
     # a value the input does not show (a Secret's; an envFrom Secret's) may be set: not the default, fail closed
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
      [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),

@@ -1138,8 +1138,13 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     declared = {i["name"] for i in as_list(container.get("env"))
                 if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     env_from = bool(container.get("envFrom"))
-    # what a Secret, a ConfigMap not in the input or the downward API sets: a ${VAR:-word} there is not its default
+    # what a Secret, a ConfigMap not in the input or the downward API sets: a ${VAR:-word} there is not its default;
+    # nor where the script assigns the variable itself (`export GCS_PORT=7000; ray start --port=${GCS_PORT:-6379}`)
     unread = {name for name in declared if name not in env}
+    for key in ("command", "args"):
+        for w in as_list(container.get(key)):
+            if isinstance(w, str) and "=" in w:
+                unread.update(_SCRIPT_ASSIGN.findall(w))
     any_unread = env_from and env_from_values(container.get("envFrom")) is None
     unknown = False
     words: list[str] = []
@@ -1359,6 +1364,9 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
         inv.pod_ports.append(ports)
 
 
+#: A shell variable a script assigns (``GCS_PORT=7000``, ``export GCS_PORT=7000``, ``: ${GCS_PORT:=7000}`` aside):
+#: its ``${GCS_PORT:-word}`` after is not read as the default (review41).
+_SCRIPT_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
 _SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
 #: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``,

@@ -73,10 +73,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "worker (a KubeRay worker group, ray start --address) runs none of the head's GCS, dashboard and client "
             "servers: of these, only its dashboard agent's port is Ray's on it, whatever the selector or a port's "
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
-            "--ray-client-server-port, --dashboard-agent-listen-port, on a head --dashboard-grpc-port, and on any "
-            "node --dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, --runtime-env-agent-port "
-            "and the worker ports --min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's "
-            "rayStartParams, a head's "
+            "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
+            "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
+            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams, a head's "
             "gcs-server, dashboard or client port of another number) is Ray's, whatever its number; a head's "
             "dashboard is Ray's "
             "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
@@ -845,8 +844,7 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             if number not in RUNTIME_PORTS:
                 found.setdefault(number, "a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "
-                                         "--dashboard-grpc-port, --dashboard-agent-grpc-port, --node-manager-port, "
-                                         "--object-manager-port, "
+                                         "--dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, "
                                          "--runtime-env-agent-port, --min-worker-port to --max-worker-port or "
                                          "--worker-port-list, KubeRay's rayStartParams or the head's gcs-server, "
                                          "dashboard or client port")

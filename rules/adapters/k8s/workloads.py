@@ -886,13 +886,11 @@ _RAY_WORKER_PORTS = ("dashboard-agent-listen-port",)
 #: ``--object-manager-port`` (no default), ``--runtime-env-agent-port`` and ``--dashboard-agent-grpc-port`` (no
 #: default): absent or 0, each takes a free port (the ephemeral range, judged there); a number given is where that
 #: server listens, whatever the number. ``--metrics-export-port`` is not one of them (its Prometheus exporter
-#: serves metrics, no runtime; KubeRay writes 8080 on every node).
+#: serves metrics, no runtime; KubeRay writes 8080 on every node). Nor is ``--dashboard-grpc-port`` (review41): the
+#: dashboard head served gRPC there on a head up to Ray 2.44 (python/ray/dashboard/head.py
+#: ``initialize_grpc_port_and_server``); from Ray 2.45.0 the flag is "(Deprecated) No longer used" (scripts.py) and
+#: no server listens there. Which Ray a pod runs is not read, so the port is not known to be Ray's.
 RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-agent-port", "dashboard-agent-grpc-port")
-#: The port ``--dashboard-grpc-port`` pins on a head (review41; scripts.py ``start``: "The port for the dashboard
-#: head to listen for grpc on", no default: a free port): python/ray/dashboard/head.py ``DashboardHead`` serves gRPC
-#: on 0.0.0.0 at that port (127.0.0.1 only where the node's own address is), whatever ``--dashboard-host`` says. A
-#: worker runs no dashboard head.
-RAY_HEAD_PINNED_PORTS = ("dashboard-grpc-port",)
 #: The range of the ports Ray's worker processes bind (mend22; scripts.py ``--min-worker-port`` "the lowest port
 #: number that workers will bind on", default 10002, and ``--max-worker-port``, default 19999 at Ray 2.x master
 #: (10999 in older releases); ``--worker-port-list`` "a comma-separated list of open ports for workers to bind on",
@@ -900,8 +898,8 @@ RAY_HEAD_PINNED_PORTS = ("dashboard-grpc-port",)
 #: not given, is Ray's default.
 RAY_WORKER_RANGE: dict[str, int] = {"min-worker-port": 10002, "max-worker-port": 19999}
 #: Every ``ray start`` flag :func:`ray_start_ports` reads.
-RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_HEAD_PINNED_PORTS, *RAY_WORKER_RANGE,
-                            "worker-port-list", "dashboard-host"})
+RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RANGE, "worker-port-list",
+                            "dashboard-host"})
 #: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
 #: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
 #: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator
@@ -941,7 +939,7 @@ def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
             return True
         found.add(value)
-    pinned = ray_pinned_ports(params, head)
+    pinned = ray_pinned_ports(params)
     if pinned is None:
         return True
     return frozenset(found | pinned)
@@ -979,13 +977,11 @@ def _flag_port(value: Any) -> int | None:
     return value
 
 
-def ray_pinned_ports(params: Mapping[str, Any], head: bool = False) -> set[int] | None:
+def ray_pinned_ports(params: Mapping[str, Any]) -> set[int] | None:
     """The ports ``params`` pin Ray's other servers on (mend22: :data:`RAY_PINNED_PORTS`, a worker range
-    :data:`RAY_WORKER_RANGE` or a ``worker-port-list``; on a head :data:`RAY_HEAD_PINNED_PORTS` too, review41); None
-    where a value given is not a port number yet."""
+    :data:`RAY_WORKER_RANGE` or a ``worker-port-list``); None where a value given is not a port number yet."""
     pinned: set[int] = set()
-    keys: tuple[str, ...] = RAY_PINNED_PORTS + RAY_HEAD_PINNED_PORTS if head else RAY_PINNED_PORTS
-    for key in keys:
+    for key in RAY_PINNED_PORTS:
         if key in params:
             number = _flag_port(params[key])
             if number is None:

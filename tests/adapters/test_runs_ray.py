@@ -92,6 +92,13 @@ def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: lis
      frozenset({52365})),  # 0: workers take free ports
     (["ray start --head --worker-port-list=12000,12001 --min-worker-port=11000 --block"], "rayproject/ray:2.46.0",
      frozenset({6379, 10001, 12000, 12001, 52365})),  # the list overrides the range
+    # review41: a head that serves no dashboard (--include-dashboard false, a word click reads so): no HTTP server
+    (["ray start --head --include-dashboard=false --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0", HEAD),
+    (["ray start --head --include-dashboard False --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0", HEAD),
+    (["ray start --head --include-dashboard=true --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0",
+     HEAD | {8265}),
+    (["ray start --head --include-dashboard=$(DASH) --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0",
+     HEAD | {8265}),  # a value not read: it may serve
     # a flag whose value is not a number shardwise reads: every default port is Ray's (fail closed)
     (["ray start --head --port=$GCS_PORT --block"], "rayproject/ray:2.46.0", True),
     (["ray start --address=ray-head:6379 --node-manager-port=$(RAYLET_PORT) --block"], "rayproject/ray:2.46.0", True),

@@ -899,7 +899,7 @@ RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-age
 RAY_WORKER_RANGE: dict[str, int] = {"min-worker-port": 10002, "max-worker-port": 19999}
 #: Every ``ray start`` flag :func:`ray_start_ports` reads.
 RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RANGE, "worker-port-list",
-                            "dashboard-host"})
+                            "dashboard-host", "include-dashboard"})
 #: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
 #: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
 #: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator
@@ -908,10 +908,28 @@ RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RAN
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+#: The words click reads as false for a ``type=bool`` option (click ``types.BoolParamType``).
+_CLICK_FALSE = frozenset({"false", "0", "f", "n", "no", "off"})
+
+
+def ray_dashboard_off(params: Mapping[str, Any]) -> bool:
+    """Whether a head started with ``params`` serves no dashboard web server (review41): ``--include-dashboard``
+    false. Ray's ``start_api_server`` (python/ray/_private/services.py, Ray 2.46.0) then starts the dashboard head
+    with ``--disable-frontend``, and python/ray/dashboard/head.py starts its HTTP server only ``if
+    self.serve_frontend`` ("http server disabled"). A value not read: it may serve (fail closed)."""
+    value = params.get("include-dashboard")
+    if isinstance(value, bool):
+        return not value
+    return isinstance(value, str) and value.strip().strip("'\"").lower() in _CLICK_FALSE
+
+
 def ray_dashboard_reachable(params: Mapping[str, Any]) -> bool:
     """Whether a head started with ``params`` (``ray start`` flags without their dashes) serves its dashboard beyond
     the pod's loopback: False only where ``dashboard-host`` is absent (Ray's default, 127.0.0.1) or a loopback
-    address written as such; a value not read (a ``$(VAR)``, not known yet) may be any: True (fail closed)."""
+    address written as such, or where it serves no dashboard (:func:`ray_dashboard_off`, review41); a value not read
+    (a ``$(VAR)``, not known yet) may be any: True (fail closed)."""
+    if ray_dashboard_off(params):
+        return False
     host = params.get("dashboard-host", "127.0.0.1")
     return not (isinstance(host, str) and host.strip().strip("'\"") in _LOOPBACK_HOSTS)
 

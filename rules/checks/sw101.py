@@ -177,6 +177,12 @@ class WeightsDoNotFit(GroupRule):
             yield hit(g, f"{head}; {left}: vLLM will fail at start-up ({s.vllm_version_note}); "
                          f"{weights_fit_instead(g, s, config)}", level="mandatory")
         else:
+            # review41: the weights may fit once loaded, but where vLLM surely fails loading them (online FP8 on a
+            # 16-bit checkpoint before 0.16.0) that refusal is sure, whatever the band of the FP8 weights says
+            at_load = _load_peak(g, s)
+            if at_load is not None and at_load.level == "mandatory":
+                yield at_load
+                return
             yield hit(g, f"{head}: {_unsure(s)}vLLM may fail at start-up ({s.vllm_version_note}){_ecc(s)}")
 
     def _margin(self, g: ServingGroup, s: ReplicaSizing) -> Iterable[Hit]:

@@ -26,6 +26,7 @@ def container(args: list[Any], env: list[dict[str, Any]]) -> dict[str, Any]:
     ("{{ .Values.image }}", [], [], UNKNOWN),
     ("python:3.11-slim", ["${START_CMD}"], [], UNKNOWN),
     ("python:3.11-slim", ["{{ .Values.startCommand }}"], [], UNKNOWN),
+    ("python:3.11-slim", ["${START_CMD:-ray start --head}"], [], UNKNOWN),  # its default or not (review41)
     # an image a placeholder only tags still names Ray
     ("rayproject/ray:${RAY_VERSION}", [], [], True),
     # the shell's variable, set by the container's env (a Secret's here) or maybe by its envFrom: no placeholder
@@ -91,6 +92,13 @@ def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: lis
      frozenset({52365})),  # 0: workers take free ports
     (["ray start --head --worker-port-list=12000,12001 --min-worker-port=11000 --block"], "rayproject/ray:2.46.0",
      frozenset({6379, 10001, 12000, 12001, 52365})),  # the list overrides the range
+    # review41: a head that serves no dashboard (--include-dashboard false, a word click reads so): no HTTP server
+    (["ray start --head --include-dashboard=false --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0", HEAD),
+    (["ray start --head --include-dashboard False --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0", HEAD),
+    (["ray start --head --include-dashboard=true --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0",
+     HEAD | {8265}),
+    (["ray start --head --include-dashboard=$(DASH) --dashboard-host=0.0.0.0 --block"], "rayproject/ray:2.46.0",
+     HEAD | {8265}),  # a value not read: it may serve
     # a flag whose value is not a number shardwise reads: every default port is Ray's (fail closed)
     (["ray start --head --port=$GCS_PORT --block"], "rayproject/ray:2.46.0", True),
     (["ray start --address=ray-head:6379 --node-manager-port=$(RAYLET_PORT) --block"], "rayproject/ray:2.46.0", True),
@@ -102,6 +110,66 @@ def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: lis
 def test_runs_ray_reads_the_ports_ray_start_listens_on(args: list[Any], image: str, expected: Any) -> None:
     c = {**container(args, []), "image": image}
     assert runs_ray([c], {"containers": []}) == expected
+
+
+_SECRET = {"secretKeyRef": {"name": "ray-ports", "key": "port"}}
+
+
+@pytest.mark.parametrize(("args", "env", "expected"), [
+    # review41: a start script over continued lines is one command: the flags after the first line are read
+    (["ray start --head \\\n  --node-manager-port=8077 \\\n  --block\n"], [], HEAD | {8077}),
+    (["ray start --head \\\r\n  --object-manager-port 8076 --block"], [], HEAD | {8076}),
+    # a shell's ${VAR:-word}: the env's value, else its default; ${VAR-word} keeps an empty value, ${VAR:-word} not
+    (["ray start --head --port=${GCS_PORT:-6385} --block"], [], frozenset({6385, 10001, 52365})),
+    (["ray start --head --port=${GCS_PORT:-6385} --block"], [{"name": "GCS_PORT", "value": "6390"}],
+     frozenset({6390, 10001, 52365})),
+    (["ray start --head --port=${GCS_PORT:-6385} --block"], [{"name": "GCS_PORT", "value": ""}],
+     frozenset({6385, 10001, 52365})),
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT-6380} --block"],
+     [{"name": "RAYLET_PORT", "value": ""}], True),  # an empty value, set: not a port number, fail closed
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:=6380} --block"], [], frozenset({6380, 52365})),
+    # a default that is itself an expansion with a default is not read: fail closed
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [], True),
+    # the script assigns the variable itself: not the default either (its value is not read: fail closed)
+    (["export GCS_PORT=7000\nray start --head --port=${GCS_PORT:-6385} --block"], [], True),
+    (["GCS_PORT=7000 ray start --head --port=${GCS_PORT:-6385} --block"], [], True),
+    # a value the input does not show (a Secret's; an envFrom Secret's) may be set: not the default, fail closed
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
+     [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),
+    # a value computed at preview is not its default either: Ray runs there, its default ports (as with $(VAR))
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
+     [{"name": "RAYLET_PORT", "value": UNKNOWN}], True),
+])
+def test_runs_ray_reads_a_start_script_as_a_shell_runs_it(args: list[Any], env: list[dict[str, Any]],
+                                                          expected: Any) -> None:
+    assert runs_ray([container(args, env)], {"containers": []}) == expected
+
+
+def test_runs_ray_reads_no_default_where_an_env_from_secret_may_set_the_variable() -> None:
+    c = {**container(["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"], []),
+         "envFrom": [{"secretRef": {"name": "ray-ports"}}]}
+    assert runs_ray([c], {"containers": []}) is True
+
+
+@pytest.mark.parametrize(("params", "env", "expected"), [
+    # review41: KubeRay's rayStartParams run as flags of a bash -lc script: kubelet's $(VAR), the shell's ${VAR:-word}
+    ({"node-manager-port": "$(RAYLET_PORT)"}, [{"name": "RAYLET_PORT", "value": "43403"}],
+     {"node-manager-port": "43403"}),
+    ({"object-manager-port": "${OM_PORT:-43404}", "num-cpus": "0"}, [],
+     {"object-manager-port": "43404", "num-cpus": "0"}),
+    # the downward API's, a Secret's, a value computed at preview: the reference stays (not a port number)
+    ({"node-ip-address": "$MY_POD_IP"}, [{"name": "MY_POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+     {"node-ip-address": "$MY_POD_IP"}),
+    ({"node-manager-port": "${RAYLET_PORT:-6380}"}, [{"name": "RAYLET_PORT", "valueFrom": _SECRET}],
+     {"node-manager-port": "${RAYLET_PORT:-6380}"}),
+    ({"node-manager-port": "$(RAYLET_PORT)"}, [{"name": "RAYLET_PORT", "value": UNKNOWN}],
+     {"node-manager-port": "$(RAYLET_PORT)"}),
+])
+def test_ray_params_are_read_as_the_ray_container_runs_them(params: dict[str, Any], env: list[dict[str, Any]],
+                                                           expected: dict[str, Any]) -> None:
+    from shardwise.rules.adapters.k8s.workloads import ray_params_as_run
+
+    assert ray_params_as_run(params, {"name": "ray-head", "env": env}) == expected
 
 
 def test_runs_ray_keeps_a_worker_unknown_beside_a_container_not_known_yet():

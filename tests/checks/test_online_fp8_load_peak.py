@@ -98,3 +98,50 @@ def test_plan_recommends_no_layout_whose_16_bit_weights_fail_at_load(capsys) -> 
     [tp8] = [line.split() for line in out.splitlines() if line.split()[:4] == ["8", "1", "1", "8"]]
     assert (tp8[4], tp8[-2:]) == ("47.77", ["maybe", "SW101"])  # the weights fit once loaded; the load refuses
     assert "TP8×PP1 fit the same GPUs" not in out
+
+
+SHORT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: m
+  namespace: serving
+spec:
+  selector: {{matchLabels: {{app: m}}}}
+  template:
+    metadata: {{labels: {{app: m}}}}
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v{release}
+          command: [vllm, serve]
+          args: [meta-llama/Llama-3.1-70B-Instruct, --quantization, fp8, --max-model-len, "512", --max-num-seqs, "1",
+                 --max-num-batched-tokens, "512", --enforce-eager, --gpu-memory-utilization, "0.86"]
+          resources:
+            limits: {{nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize(("release", "expected"), [
+    # review41: the FP8 weights (67.7 GiB ±1.7) may or may not fit the 68.1 GiB budget, a short context leaves the
+    # KV cache its room: "may fail" where vLLM 0.15.1 surely fails, 131.4 GiB of bf16 at load; it blocks there
+    ("0.15.1", ("mandatory", f"{WHERE}vLLM 0.15.1 allocates every weight at 16 bits before quantising any, 131.4 GiB "
+                             "per GPU at load, above the whole 79.2 GiB of the H100-SXM-80GB: vLLM will fail loading "
+                             "the model (vLLM 0.15.1 from the image tag); use vLLM 0.16.0 or later (one layer at a "
+                             "time is 16-bit, 69.3 GiB at load) or serve an FP8 checkpoint")),
+    # from 0.16.0 the load peak (69.3 GiB) is below the whole memory: the weights' own band says "may"
+    ("0.16.0", ("advisory", "SW101: meta-llama/Llama-3.1-70B-Instruct in fp8 needs 67.7 GiB (±1.7) of weights per GPU "
+                            "at TP1×PP1, but gpu_memory_utilization 0.86 × 79.2 GiB (H100-SXM-80GB) allows 68.1 GiB: "
+                            "within the estimate's error, so vLLM may fail at start-up (vLLM 0.16.0 from the image "
+                            "tag)")),
+])
+def test_fp8_weights_within_their_band_still_block_where_the_16_bit_load_surely_fails(
+        tmp_path, release: str, expected: tuple[str, str]) -> None:
+    from shardwise.rules.app.cli import main
+
+    (tmp_path / "g.yaml").write_text(SHORT.format(release=release), encoding="utf-8")
+    out = tmp_path / "r.json"
+    main(["lint", str(tmp_path / "g.yaml"), "--format", "json", "--output", str(out)])
+    assert [(f["level"], f["message"]) for f in json.loads(out.read_text(encoding="utf-8"))["findings"]
+            if f["code"] == "SW101"] == [expected]

@@ -255,6 +255,7 @@ EXTRA_FIXTURES = {
               "moriio-rank-ports-tp-unknown.yaml",  # review42: those a TP not known yet may take: cannot decide
               "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)
+              "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults
               "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template

@@ -50,7 +50,15 @@ from .serving import (
     replaced,
     with_containers,
 )
-from .workloads import fill_placement, make_group, note_launch, ray_dashboard_reachable, ray_start_ports, runs_dist
+from .workloads import (
+    fill_placement,
+    make_group,
+    note_launch,
+    ray_dashboard_reachable,
+    ray_params_as_run,
+    ray_start_ports,
+    runs_dist,
+)
 
 
 def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any, str]]]:
@@ -170,17 +178,18 @@ _HEAD_DEFAULT_PORTS = {"client": 10001, "gcs-server": 6379, "dashboard": 8265, "
 _HEAD_PORT_FLAGS = {"gcs-server": "port", "dashboard": "dashboard-port", "client": "ray-client-server-port"}
 
 
-def _ray_node_ports(params: Any, named: Mapping[str, Any], head: bool) -> Any:
+def _ray_node_ports(params: Any, named: Mapping[str, Any], head: bool, container: Any = None) -> Any:
     """The Ray ports a KubeRay pod listens on (:attr:`PodPorts.ray`, mend11): KubeRay starts the head with ``ray start
     --head`` and a worker with ``ray start --address=…`` (ray-operator/controllers/ray/common/pod.go,
     generateRayStartCommand), each with the group's ``rayStartParams`` as flags (:func:`ray_start_ports`: a worker
     listens on its dashboard agent's port only). On the head, a port named ``gcs-server``, ``dashboard`` or ``client``
     of another number is Ray's too (KubeRay's docs, rayStartParams.md: ``--port`` "Please ensure this value matches
     the gcs-server container port"; its head Service publishes those names). True (every default port Ray's) where
-    the parameters are not a map KubeRay reads or a value is not known yet."""
+    the parameters are not a map KubeRay reads or a value is not known yet. A value is read as the Ray container
+    (``container``, the first) runs it, its variables from its env (:func:`ray_params_as_run`, review41)."""
     if params is UNKNOWN or (params is not None and not isinstance(params, Mapping)):
         return True
-    given = dict(as_map(params))
+    given = ray_params_as_run(as_map(params), container)
     if head:  # KubeRay writes dashboard-host 0.0.0.0 where the head's parameters name none (review37)
         given.setdefault("dashboard-host", "0.0.0.0")
     ports = ray_start_ports(given, head)
@@ -217,7 +226,8 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
                 named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
-        ray = _ray_node_ports(group.get("rayStartParams"), named, node_type == "head")
+        ray = _ray_node_ports(group.get("rayStartParams"), named, node_type == "head",
+                              containers[0] if containers else None)
         inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers)))
         service_type = group.get("serviceType") if node_type == "head" else None
         if service_type in ("LoadBalancer", "NodePort"):

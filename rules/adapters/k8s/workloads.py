@@ -886,7 +886,10 @@ _RAY_WORKER_PORTS = ("dashboard-agent-listen-port",)
 #: ``--object-manager-port`` (no default), ``--runtime-env-agent-port`` and ``--dashboard-agent-grpc-port`` (no
 #: default): absent or 0, each takes a free port (the ephemeral range, judged there); a number given is where that
 #: server listens, whatever the number. ``--metrics-export-port`` is not one of them (its Prometheus exporter
-#: serves metrics, no runtime; KubeRay writes 8080 on every node).
+#: serves metrics, no runtime; KubeRay writes 8080 on every node). Nor is ``--dashboard-grpc-port`` (review41): the
+#: dashboard head served gRPC there on a head up to Ray 2.44 (python/ray/dashboard/head.py
+#: ``initialize_grpc_port_and_server``); from Ray 2.45.0 the flag is "(Deprecated) No longer used" (scripts.py) and
+#: no server listens there. Which Ray a pod runs is not read, so the port is not known to be Ray's.
 RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-agent-port", "dashboard-agent-grpc-port")
 #: The range of the ports Ray's worker processes bind (mend22; scripts.py ``--min-worker-port`` "the lowest port
 #: number that workers will bind on", default 10002, and ``--max-worker-port``, default 19999 at Ray 2.x master
@@ -896,7 +899,7 @@ RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-age
 RAY_WORKER_RANGE: dict[str, int] = {"min-worker-port": 10002, "max-worker-port": 19999}
 #: Every ``ray start`` flag :func:`ray_start_ports` reads.
 RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RANGE, "worker-port-list",
-                            "dashboard-host"})
+                            "dashboard-host", "include-dashboard"})
 #: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
 #: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
 #: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator
@@ -905,10 +908,28 @@ RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RAN
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+#: The words click reads as false for a ``type=bool`` option (click ``types.BoolParamType``).
+_CLICK_FALSE = frozenset({"false", "0", "f", "n", "no", "off"})
+
+
+def ray_dashboard_off(params: Mapping[str, Any]) -> bool:
+    """Whether a head started with ``params`` serves no dashboard web server (review41): ``--include-dashboard``
+    false. Ray's ``start_api_server`` (python/ray/_private/services.py, Ray 2.46.0) then starts the dashboard head
+    with ``--disable-frontend``, and python/ray/dashboard/head.py starts its HTTP server only ``if
+    self.serve_frontend`` ("http server disabled"). A value not read: it may serve (fail closed)."""
+    value = params.get("include-dashboard")
+    if isinstance(value, bool):
+        return not value
+    return isinstance(value, str) and value.strip().strip("'\"").lower() in _CLICK_FALSE
+
+
 def ray_dashboard_reachable(params: Mapping[str, Any]) -> bool:
     """Whether a head started with ``params`` (``ray start`` flags without their dashes) serves its dashboard beyond
     the pod's loopback: False only where ``dashboard-host`` is absent (Ray's default, 127.0.0.1) or a loopback
-    address written as such; a value not read (a ``$(VAR)``, not known yet) may be any: True (fail closed)."""
+    address written as such, or where it serves no dashboard (:func:`ray_dashboard_off`, review41); a value not read
+    (a ``$(VAR)``, not known yet) may be any: True (fail closed)."""
+    if ray_dashboard_off(params):
+        return False
     host = params.get("dashboard-host", "127.0.0.1")
     return not (isinstance(host, str) and host.strip().strip("'\"") in _LOOPBACK_HOSTS)
 
@@ -940,6 +961,28 @@ def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
     if pinned is None:
         return True
     return frozenset(found | pinned)
+
+
+def ray_params_as_run(params: Mapping[str, Any], container: Any) -> dict[str, Any]:
+    """KubeRay's ``rayStartParams`` as its Ray container runs them (review41): KubeRay writes them as ``--key=value``
+    flags of a ``ray start`` in the container's args, run by ``/bin/bash -lc`` (ray-operator
+    controllers/ray/common/pod.go BuildPod), so kubelet's ``$(VAR)`` and the shell's ``$VAR``, ``${VAR}`` and
+    ``${VAR:-word}`` in a value are read from the container's env as a command's are (:func:`command_texts`); a
+    variable whose value is not known yet, or that the input does not show, keeps its reference (not a port number:
+    fail closed)."""
+    c = as_map(container)
+    env, pending = _literal_env(c)
+    declared = {i["name"] for i in as_list(c.get("env")) if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
+    unread = {name for name in declared if name not in env}
+    any_unread = bool(c.get("envFrom")) and env_from_values(c.get("envFrom")) is None
+    read: dict[str, Any] = {}
+    for key, value in params.items():
+        if isinstance(value, str) and "$" in value:
+            text, open_ = _expanded(value, env, pending, unread, any_unread)
+            read[key] = value if open_ else text
+        else:
+            read[key] = value
+    return read
 
 
 def _flag_port(value: Any) -> int | None:
@@ -987,6 +1030,8 @@ def ray_start_command_ports(text: str) -> Any:
     else a worker's, each flag's ``--flag=N`` or ``--flag N``); None where it runs no ``ray start``."""
     found: set[int] = set()
     started = False
+    if "\\\n" in text or "\\\r\n" in text:  # a shell's continued lines are one command (review41)
+        text = text.replace("\\\r\n", " ").replace("\\\n", " ")
     for m in _RAY_START.finditer(text):
         started = True
         words = m.group(1).replace("=", " ").split()
@@ -1107,6 +1152,14 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     declared = {i["name"] for i in as_list(container.get("env"))
                 if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     env_from = bool(container.get("envFrom"))
+    # what a Secret, a ConfigMap not in the input or the downward API sets: a ${VAR:-word} there is not its default;
+    # nor where the script assigns the variable itself (`export GCS_PORT=7000; ray start --port=${GCS_PORT:-6379}`)
+    unread = {name for name in declared if name not in env}
+    for key in ("command", "args"):
+        for w in as_list(container.get(key)):
+            if isinstance(w, str) and "=" in w:
+                unread.update(_SCRIPT_ASSIGN.findall(w))
+    any_unread = env_from and env_from_values(container.get("envFrom")) is None
     unknown = False
     words: list[str] = []
     for key in ("command", "args"):
@@ -1117,8 +1170,11 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
             if w is UNKNOWN:
                 unknown = True
             elif isinstance(w, (str, int, float)):
-                text, open_ = _expanded(str(w), env, pending)
-                unknown = unknown or open_ or _filled_in_later(text, declared, env_from)
+                text, open_ = _expanded(str(w), env, pending, unread, any_unread)
+                # a word that is one variable as a whole stays a template's placeholder, its default or not (a
+                # Flux substitution's ${VAR:=word} is filled in before the object is applied)
+                unknown = unknown or open_ or _filled_in_later(text, declared, env_from) or (
+                    text != w and _filled_in_later(str(w), declared, env_from))
                 words.append(text)
     script = " ".join(words)
     texts = [script]
@@ -1322,10 +1378,15 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
         inv.pod_ports.append(ports)
 
 
+#: A shell variable a script assigns (``GCS_PORT=7000``, ``export GCS_PORT=7000``, ``: ${GCS_PORT:=7000}`` aside):
+#: its ``${GCS_PORT:-word}`` after is not read as the default (review41).
+_SCRIPT_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
 _SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
-#: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``.
-_VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+#: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``,
+#: and the shell's ``${VAR:-word}`` / ``${VAR-word}`` (and ``:=`` / ``=``), its default (groups 4-6; review41).
+_VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+                      r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])([^}]*)\}")
 
 
 def _literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
@@ -1374,19 +1435,34 @@ def _filled_in_later(word: str, declared: set[Any], env_from: bool) -> bool:
     return m is not None and not env_from and m.group(1) not in declared
 
 
-def _expanded(word: str, env: Mapping[str, str], pending: set[str]) -> tuple[str, bool]:
+def _expanded(word: str, env: Mapping[str, str], pending: set[str], unread: set[str] | None = None,
+              any_unread: bool = False) -> tuple[str, bool]:
     """(``word`` with each reference to a variable of ``env`` replaced by its value; whether it refers to one whose
-    value is not known yet). A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
+    value is not known yet). A shell's ``${VAR:-word}`` (``${VAR-word}``, ``:=``, ``=``) is the variable's value
+    where ``env`` holds it (``:`` forms: a value not empty), else its default ``word`` where nothing may set the
+    variable (review41: ``ray start --port=${GCS_PORT:-6385}`` listens on 6385); where a variable the input does
+    not show may set it (``unread``: the env names of a Secret, of a ConfigMap not in the input, of the downward
+    API; ``any_unread``: an ``envFrom`` whose variables are not all read) its reference stays as written, as a
+    plain one's does. A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
     if "$" not in word:
         return word, False
     parts: list[str] = []
     pos = 0
     open_ = False
     for m in _VAR_REF.finditer(word):
-        name = m.group(1) or m.group(2) or m.group(3)
+        name = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         parts.append(word[pos:m.start()])
         held = env.get(name)
-        parts.append(m.group(0) if held is None else held)
+        op = m.group(5)
+        if op is not None and name not in pending and (held is None or (op.startswith(":") and not held)):
+            if held is None and (any_unread or (unread is not None and name in unread)):
+                parts.append(m.group(0))  # a value the input does not show may be set: not the default
+            else:
+                default, inner_open = _expanded(m.group(6), env, pending, unread, any_unread)
+                parts.append(default)
+                open_ = open_ or inner_open
+        else:
+            parts.append(m.group(0) if held is None else held)
         open_ = open_ or name in pending
         pos = m.end()
     parts.append(word[pos:])

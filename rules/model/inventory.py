@@ -785,6 +785,11 @@ class Ingress:
     pools: list[Service] = field(default_factory=list)
     #: an HTTPRoute's backendRefs to other namespaces (Services and InferencePools), and whether it sends there
     remote_refs: list[RemoteRef] = field(default_factory=list)
+    #: an HTTPRoute that names no namespace (read as ``default``) or a Helm chart's route given the release's
+    #: (RELEASE_NAMESPACE): it lands in the namespace it is applied into (``kubectl apply -n``, ``helm install -n``),
+    #: the same as the other objects of its input that name none, which the inputs do not show against a namespace
+    #: a ReferenceGrant names (mend23)
+    namespace_applied: bool = False
 
 
 #: production-stack router's ``--routing-logic`` choices (argparse ``choices``), the union over every tag read: at

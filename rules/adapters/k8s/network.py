@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model import (
+    RELEASE_NAMESPACE,
     UNKNOWN,
     UNKNOWN_NAMESPACE,
     CrossRef,
@@ -257,6 +258,7 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
         pool_refs=pools, pool_groups=pool_groups, remote_refs=remote,
+        namespace_applied=not written or namespace == RELEASE_NAMESPACE,
     ))
 
 
@@ -303,13 +305,16 @@ def add_reference_grant(obj: Mapping[str, Any], loc: Location, inv: Inventory) -
     inv.cross_refs.append(CrossRef(GRANT_REF, obj, loc))
 
 
-def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> bool | None:
+def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> bool | str | None:
     """Whether ReferenceGrant ``grant`` (of the ref's namespace) permits ``route`` to send to ``ref``: one of its
     ``from`` entries is the route's group, kind and namespace, and one of its ``to`` entries the ref's group and kind,
     with no name or the ref's (gateway-api apis/v1beta1 ``ReferenceGrantSpec``: entries combined with OR; a ``to``
     without a name covers every object of that group and kind in the grant's namespace). None where a value that
     decides it is not known yet (a placeholder; a value a preview computes, an entry's or a whole list; a route whose
-    namespace is not known)."""
+    namespace is not known). :data:`APPLIED` where it permits the route only if the route, which names no namespace
+    (``Ingress.namespace_applied``), is applied into the namespace its ``from`` entry names: read as ``default`` it
+    was "does not permit", and the Gateway's backend was left out in silence though ``kubectl apply -n llm-d`` makes
+    it one (mend23)."""
     spec = as_map(grant.get("spec"))
     hidden = _unseen(grant.get("spec"))  # a preview's computed spec, or list, or entry: any entry (mend18)
     answers: list[bool | None] = []
@@ -321,9 +326,14 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
         pairs = ((entry.get("group"), "gateway.networking.k8s.io"), (entry.get("kind"), route.kind))
         if route.namespace == UNKNOWN_NAMESPACE:  # the route's namespace not known yet: it may be the one named
             answers.append(_all_equal(pairs, True))
+        elif route.namespace_applied and not (route.namespace == RELEASE_NAMESPACE == entry.get("namespace")):
+            # the namespace it is applied into may be the one named, or not: never "does not permit" (mend23)
+            answers.append(_applied(_all_equal(pairs, False), entry.get("namespace")))
         else:
             answers.append(_all_equal((*pairs, (entry.get("namespace"), route.namespace)), False))
-    source = _any(answers)
+    source: Any = _any(answers)
+    if source is False and APPLIED in answers:
+        source = APPLIED
     answers = []
     for entry in _entries(spec, "to", hidden):
         if _unseen(entry):
@@ -336,7 +346,21 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
     target = _any(answers)
     if source is False or target is False:
         return False
+    if source is APPLIED:
+        return APPLIED if target is True else None
     return True if source and target else None
+
+
+#: What :func:`_grant_permits` answers where only the namespace a route that names none is applied into decides it.
+APPLIED = "applied"
+
+
+def _applied(kinds: bool | None, namespace: Any) -> Any:
+    """A ``from`` entry's answer for a route whose namespace is the one it is applied into: False where its group or
+    kind differs, None where one of those or the namespace is not known yet, else :data:`APPLIED`."""
+    if kinds is False:
+        return False
+    return None if kinds is None or _unseen(namespace) else APPLIED
 
 
 def _entries(spec: Mapping[str, Any], key: str, hidden: bool) -> list[Any]:
@@ -355,7 +379,7 @@ def _all_equal(pairs: tuple[tuple[Any, str], ...], route_unseen: bool) -> bool |
     return None if unseen else True
 
 
-def _any(answers: list[bool | None]) -> bool | None:
+def _any(answers: list[Any]) -> bool | None:
     return True if True in answers else None if None in answers else False
 
 
@@ -373,6 +397,15 @@ def _permitted(grants: list[CrossRef], route: Ingress, ref: RemoteRef) -> tuple[
     if None in answers:
         name = str(as_map(mine[answers.index(None)].obj.get("metadata")).get("name") or "unnamed")
         return f"ReferenceGrant `{name}` holds a value not known yet", False
+    if APPLIED in answers:  # outside the inputs: the namespace the route is applied into (mend23)
+        grant = mine[answers.index(APPLIED)].obj
+        name = str(as_map(grant.get("metadata")).get("name") or "unnamed")
+        named = sorted({str(as_map(e).get("namespace")) for e in as_list(as_map(grant.get("spec")).get("from"))
+                        if as_map(e).get("kind") == route.kind and as_map(e).get("namespace") is not None})
+        return (f"{route.kind} `{route.name}` lands in the namespace it is applied into (it names none, or its Helm "
+                "release's), as `kubectl apply -n` or `helm install -n` puts it; ReferenceGrant "
+                f"`{ref.namespace}/{name}` permits {route.kind}s of {', '.join(f'`{n}`' for n in named)} only, and "
+                "the inputs do not show whether it is applied there"), True
     if any(_grant_namespace(g) == ref.namespace for g in mine):
         return False, True
     return _no_grant(ref.namespace), True

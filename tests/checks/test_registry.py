@@ -326,7 +326,8 @@ EXTRA_FIXTURES = {
               "llmisvc-gateway-config.yaml",  # the default Gateway an inferenceservice-config of the inputs names
               "cross-namespace-backend.yaml",  # mend16: a backendRef's namespace, as its ReferenceGrants say
               "backend-kinds.yaml",  # mend23: ServiceImport, Backend, a groupless pool, group core; a pool's group
-              "route-applied-namespace.yaml"},  # mend23: a route naming no namespace against a grant: cannot decide
+              "route-applied-namespace.yaml",  # mend23: a route naming no namespace against a grant: cannot decide
+              "kserve-remote-predictor.yaml"},  # mend23: a predictor stand-in of the backendRef's namespace
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks

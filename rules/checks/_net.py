@@ -448,6 +448,22 @@ def predictor_stand_ins(inv: Inventory, ing: Ingress, named: list[tuple[str, str
     return out
 
 
+def is_mesh_parent(ref: dict[str, Any]) -> bool:
+    """Whether a route's parentRef is a Service (GAMMA, the Gateway API's service mesh binding: gateway-api v1.2.0
+    geps/gep-1426, ``kind: Service`` with the core group, written ``""`` by Istio's documentation and ``core`` by
+    Linkerd's): the route then applies to the traffic that clients in the mesh send to that Service, east-west, and
+    no Gateway publishes it."""
+    return ref.get("kind") == "Service"
+
+
+def mesh_only(ing: Ingress) -> bool:
+    """Whether ``ing`` is an HTTPRoute whose every parentRef is a Service (:func:`is_mesh_parent`): it routes no
+    traffic from outside the cluster (what reaches the parent Service from outside reaches it as that Service's own,
+    judged on the Service), and it is no gateway in front of its backends (mend23: SW301 said such a route "routes
+    outside traffic" to a runtime port, and SW312 took it for a gateway in front)."""
+    return ing.kind == "HTTPRoute" and bool(ing.parent_refs) and all(is_mesh_parent(p) for p in ing.parent_refs)
+
+
 def fronted(inv: Inventory, ing: Ingress, name: str) -> list[Service]:
     """The Services of ``inv`` named ``name`` in the namespace of ``ing`` and of its deployable unit."""
     return [s for s in inv.services if s.name == name and s.namespace == ing.namespace
@@ -460,8 +476,8 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
     and that is not known yet, never for another group's unknown labels (so the answer for one group does not
     depend on the other groups or on their input order)."""
     undecided: Undecidable | None = None
-    if not inv.same_unit(ing.location.file, g.location.file):
-        return False  # another repository's or stack's Ingress (place16)
+    if not inv.same_unit(ing.location.file, g.location.file) or mesh_only(ing):
+        return False  # another repository's or stack's Ingress (place16); a mesh route is no gateway in front
     named = backends(inv, ing)
     for _kind, _name, found, why in named:
         for s in found:

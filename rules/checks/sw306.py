@@ -13,7 +13,9 @@ from ._net import (
     WORLD,
     OutsideInputs,
     fronting_containers,
+    is_mesh_parent,
     judged_behind,
+    mesh_only,
     selectable,
     selects,
 )
@@ -174,6 +176,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
 
     def _routed(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         """An Ingress or HTTPRoute in front of vLLM servers that check no API key."""
+        if mesh_only(ing):
+            return  # a GAMMA route (its parents are Services): no Gateway publishes it (mend23)
         open_: list[tuple[Service, ServingGroup, str]] = []  # (Service, group, why it is only advisory: "" sure)
         # each group judged on its own (small16): a group whose labels are not known yet is a "cannot decide" of its
         # own (fail closed), and does not hide a sure finding on another group behind the same Ingress
@@ -379,7 +383,8 @@ def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
             raise Undecidable(ing.gateway_undecided)
         if ing.gateway is not None:  # what the Gateways of the inputs say (adapters.k8s.gateway)
             return ing.gateway
-        parents = listed(f"`{p}`" for p in ing.parents) if ing.parents else "its parent Gateway"
+        gateways = [p for p, ref in zip(ing.parents, ing.parent_refs, strict=True) if not is_mesh_parent(ref)]
+        parents = listed(f"`{p}`" for p in gateways) if gateways else "its parent Gateway"
         return (f"through {parents}", "whether the Gateway is reachable from outside the cluster is its GatewayClass "
                 "and the Service its controller makes, which the inputs do not show")
     cls = known(ing.class_name, f"the ingress class of Ingress `{ing.name}`")

@@ -256,3 +256,35 @@ def test_a_same_namespace_listener_cannot_tell_whether_it_admits_a_route_naming_
     assert both.gateway is not None and both.gateway[1] == ""
     # a route written in another namespace is refused, as before
     assert _route(ROUTE + "---" + same).gateway_auth == "no listener of its parent Gateways of the inputs admits it"
+
+
+# --- a backendRef names a Service only of kind Service in the core group, a pool only of its group (mend23) ---------
+
+_KINDS = """
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: llm}
+spec:
+  rules:
+    - backendRefs:
+        - {name: a, port: 8000}
+        - {group: "", kind: Service, name: b, port: 8001}
+        - {group: multicluster.x-k8s.io, kind: ServiceImport, name: c, port: 8002}
+        - {group: gateway.envoyproxy.io, kind: Backend, name: d, port: 8003}
+        - {kind: InferencePool, name: e}
+        - {group: inference.networking.x-k8s.io, kind: InferencePool, name: f}
+        - {group: inference.networking.k8s.io, kind: InferencePool, name: f}
+        - {group: core, kind: Service, name: g, port: 8004}
+        - {group: "${GROUP}", kind: Service, name: h, port: 8005}
+"""
+
+
+def test_backendref_kinds_and_groups_as_the_gateway_api_reads_them():
+    r = _route(_KINDS)
+    assert r.services == ["a", "b", "h"]  # a group a template fills may be the core one: read as a Service
+    assert list(zip(r.pool_groups, r.pool_refs, strict=True)) == [
+        ("inference.networking.x-k8s.io", "f"), ("inference.networking.k8s.io", "f")]
+    assert r.ports == [8000, 8001, 8002, 8003, 8004, 8005]  # each port the route sends to, whatever serves it
+    [core] = r.remote_refs  # group core: the route's own namespace, decided by the implementation only
+    assert (core.kind, core.namespace, core.name, core.outside) == ("Service", "llm", "g", True)
+    assert core.permitted == core.note and core.note.startswith("its backendRef names group `core`")

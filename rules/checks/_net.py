@@ -385,14 +385,15 @@ def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, Ser
                                                          list[tuple[Service, ServingGroup, Undecidable]]]:
     """The (Service, serving group) pairs an Ingress routes to (the Services and InferencePools of the inputs its
     :func:`backends` name, and the Service KServe makes for an InferenceService's predictor, which no input holds,
-    standing in for it), judged pair by pair: (the pairs the Ingress surely routes to, the pairs it may route to whose
-    answer is not known yet, each with its :class:`Undecidable`), both in input order. One group's unknown labels do
-    not hide another group's sure answer, and no answer depends on the other groups' input order (small16: SW306 and
-    SW406 asked ``groups_behind``, which raised at the first group whose labels were unknown; it is gone). Only the
-    Services and groups of the Ingress's own deployable unit count (place16)."""
+    standing in for it: :func:`predictor_stand_ins`), judged pair by pair: (the pairs the Ingress surely routes to, the
+    pairs it may route to whose answer is not known yet, each with its :class:`Undecidable`), both in input order.
+    One group's unknown labels do not hide another group's sure answer, and no answer depends on the other groups'
+    input order (small16: SW306 and SW406 asked ``groups_behind``, which raised at the first group whose labels were
+    unknown; it is gone). Only the Services and groups of the Ingress's own deployable unit count (place16)."""
     sure: list[tuple[Service, ServingGroup]] = []
     unsure: list[tuple[Service, ServingGroup, Undecidable]] = []
-    for kind, name, found, why in backends(inv, ing):
+    named = backends(inv, ing)
+    for _kind, _name, found, why in named:
         for s in found:
             for g in selectable(inv, s):
                 try:
@@ -403,12 +404,64 @@ def judged_behind(inv: Inventory, ing: Ingress) -> tuple[list[tuple[Service, Ser
                             unsure.append((s, g, why))
                 except Undecidable as u:
                     unsure.append((s, g, u))
-        if not found and kind == "Service" and name.endswith(PREDICTOR_SERVICE):
-            isvc = name[:-len(PREDICTOR_SERVICE)]
-            sure.extend((Service(name, ing.namespace, location=g.location), g) for g in inv.groups
-                        if g.kind == "InferenceService" and g.name == isvc and g.namespace == ing.namespace
-                        and inv.same_unit(ing.location.file, g.location.file))
+    for s, g, why in predictor_stand_ins(inv, ing, named):
+        if why is None:
+            sure.append((s, g))
+        else:
+            unsure.append((s, g, why))
     return sure, unsure
+
+
+def predictor_stand_ins(inv: Inventory, ing: Ingress, named: list[tuple[str, str, list[Service], Undecidable | None]]
+                        ) -> list[tuple[Service, ServingGroup, Undecidable | None]]:
+    """The Services KServe makes for an InferenceService's predictor that ``ing`` names and no input holds, standing
+    in for them, each with the InferenceService of the inputs (and of the route's deployable unit) whose it is, and
+    None where the route surely sends there or why that is not known: a backend named ``<isvc>-predictor`` of the
+    route's namespace, or of the namespace its backendRef names (an HTTPRoute of the gateway's namespace in front of
+    an InferenceService of the model's namespace, sent there where a ReferenceGrant permits it, as a Service of the
+    inputs is: :func:`_remote`). Only the route's own namespace stood in (mend23)."""
+    out: list[tuple[Service, ServingGroup, Undecidable | None]] = []
+    wanted: list[tuple[str, str, Undecidable | None]] = []
+    for kind, name, found, _why in named:  # what backends(inv, ing) gave
+        if not found and kind == "Service" and name.endswith(PREDICTOR_SERVICE) and name in ing.services:
+            wanted.append((ing.namespace, name, None))
+    for r in ing.remote_refs:
+        if r.kind != "Service" or not r.name.endswith(PREDICTOR_SERVICE) or r.permitted is False:
+            continue
+        if any(s.name == r.name and r.namespace in (s.namespace, UNKNOWN_NAMESPACE) for s in inv.services
+               if inv.same_unit(ing.location.file, s.location.file)):
+            continue  # the Service is in the inputs: judged as one (backends)
+        why: Undecidable | None = None
+        if r.permitted is not True:
+            what = f"whether {ing.kind} `{ing.namespace}/{ing.name}` sends to Service `{r.namespace}/{r.name}`"
+            why = OutsideInputs(what, str(r.permitted)) if r.outside else Undecidable(what, str(r.permitted))
+        wanted.append((r.namespace, r.name, why))
+    for namespace, name, why in wanted:
+        isvc = name[:-len(PREDICTOR_SERVICE)]
+        for g in inv.groups:
+            if (g.kind == "InferenceService" and g.name == isvc and namespace in (g.namespace, UNKNOWN_NAMESPACE)
+                    and inv.same_unit(ing.location.file, g.location.file)):
+                stand_in = Service(name, g.namespace, location=g.location)
+                if namespace == UNKNOWN_NAMESPACE and why is None:
+                    why = Undecidable(f"the namespace of Service `{name}`")
+                out.append((stand_in, g, why))
+    return out
+
+
+def is_mesh_parent(ref: dict[str, Any]) -> bool:
+    """Whether a route's parentRef is a Service (GAMMA, the Gateway API's service mesh binding: gateway-api v1.2.0
+    geps/gep-1426, ``kind: Service`` with the core group, written ``""`` by Istio's documentation and ``core`` by
+    Linkerd's): the route then applies to the traffic that clients in the mesh send to that Service, east-west, and
+    no Gateway publishes it."""
+    return ref.get("kind") == "Service"
+
+
+def mesh_only(ing: Ingress) -> bool:
+    """Whether ``ing`` is an HTTPRoute whose every parentRef is a Service (:func:`is_mesh_parent`): it routes no
+    traffic from outside the cluster (what reaches the parent Service from outside reaches it as that Service's own,
+    judged on the Service), and it is no gateway in front of its backends (mend23: SW301 said such a route "routes
+    outside traffic" to a runtime port, and SW312 took it for a gateway in front)."""
+    return ing.kind == "HTTPRoute" and bool(ing.parent_refs) and all(is_mesh_parent(p) for p in ing.parent_refs)
 
 
 def fronted(inv: Inventory, ing: Ingress, name: str) -> list[Service]:
@@ -423,9 +476,10 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
     and that is not known yet, never for another group's unknown labels (so the answer for one group does not
     depend on the other groups or on their input order)."""
     undecided: Undecidable | None = None
-    if not inv.same_unit(ing.location.file, g.location.file):
-        return False  # another repository's or stack's Ingress (place16)
-    for kind, name, found, why in backends(inv, ing):
+    if not inv.same_unit(ing.location.file, g.location.file) or mesh_only(ing):
+        return False  # another repository's or stack's Ingress (place16); a mesh route is no gateway in front
+    named = backends(inv, ing)
+    for _kind, _name, found, why in named:
         for s in found:
             if not inv.same_unit(s.location.file, g.location.file):
                 continue
@@ -436,9 +490,11 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
                     undecided = undecided or why
             except Undecidable as u:
                 undecided = undecided or u
-        if (not found and kind == "Service" and name.endswith(PREDICTOR_SERVICE) and g.kind == "InferenceService"
-                and g.name == name[:-len(PREDICTOR_SERVICE)] and g.namespace == ing.namespace):
-            return True
+    for _s, x, why in predictor_stand_ins(inv, ing, named):
+        if x is g:
+            if why is None:
+                return True
+            undecided = undecided or why
     if undecided is not None:
         raise undecided
     return False

@@ -30,6 +30,7 @@ from ._net import (
     backends,
     describe_rule_ports,
     is_world,
+    mesh_only,
     opens_port,
     pool_security_groups,
     rule_sources,
@@ -288,6 +289,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             )
 
     def _ingress(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
+        if mesh_only(ing):
+            return  # a GAMMA route (its parents are Services): mesh traffic, none from outside the cluster (mend23)
         exposed: set[int] = {p for p in ing.ports if isinstance(p, int) and p in RUNTIME_PORTS}
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []

@@ -13,7 +13,9 @@ from ._net import (
     WORLD,
     OutsideInputs,
     fronting_containers,
+    is_mesh_parent,
     judged_behind,
+    mesh_only,
     selectable,
     selects,
 )
@@ -88,7 +90,14 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "namespace it writes, which the route reaches only where a ReferenceGrant there permits it (its from "
             "naming the route's kind and namespace, its to the backend's group, kind and, if it names one, name): "
             "where the inputs hold ReferenceGrants of that namespace and none permits it the Gateway does not send "
-            "there, and where they hold none (one may be applied apart from them) it cannot decide, advisory. It "
+            "there, and where they hold none (one may be applied apart from them) it cannot decide, advisory. A "
+            "route that names no namespace lands in the one it is applied into (kubectl apply -n, a Helm release's): "
+            "equal to the other objects of its input that name none, and against a grant's or a Gateway's namespace "
+            "it cannot decide, advisory. A backendRef names a Service only with kind Service of the core group "
+            "(written \"\" or left out; group core only some implementations resolve: cannot decide), an "
+            "InferencePool only of the group it writes; a ServiceImport or another kind names none of the inputs. "
+            "A route whose parentRefs are all Services (GAMMA, a service mesh's routing) is published by no Gateway. "
+            "It "
             "blocks when a Gateway admitting it has a class whose controller is documented to make an internet-facing "
             "load balancer (GKE's gke-l7-global-external-managed, gke-l7-regional-external-managed, gke-l7-gxlb; the "
             "AWS Load Balancer Controller's gateway.k8s.aws/alb "
@@ -174,6 +183,8 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
 
     def _routed(self, inv: Inventory, ing: Ingress) -> Iterator[Hit]:
         """An Ingress or HTTPRoute in front of vLLM servers that check no API key."""
+        if mesh_only(ing):
+            return  # a GAMMA route (its parents are Services): no Gateway publishes it (mend23)
         open_: list[tuple[Service, ServingGroup, str]] = []  # (Service, group, why it is only advisory: "" sure)
         # each group judged on its own (small16): a group whose labels are not known yet is a "cannot decide" of its
         # own (fail closed), and does not hide a sure finding on another group behind the same Ingress
@@ -379,7 +390,8 @@ def ingress_reach(ing: Ingress) -> tuple[str, str] | None:
             raise Undecidable(ing.gateway_undecided)
         if ing.gateway is not None:  # what the Gateways of the inputs say (adapters.k8s.gateway)
             return ing.gateway
-        parents = listed(f"`{p}`" for p in ing.parents) if ing.parents else "its parent Gateway"
+        gateways = [p for p, ref in zip(ing.parents, ing.parent_refs, strict=True) if not is_mesh_parent(ref)]
+        parents = listed(f"`{p}`" for p in gateways) if gateways else "its parent Gateway"
         return (f"through {parents}", "whether the Gateway is reachable from outside the cluster is its GatewayClass "
                 "and the Service its controller makes, which the inputs do not show")
     cls = known(ing.class_name, f"the ingress class of Ingress `{ing.name}`")

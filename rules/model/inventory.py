@@ -736,6 +736,9 @@ class RemoteRef:
     #: the ref's API group: "" (the core group) for a Service, an InferencePool's (inference.networking.k8s.io, or
     #: v1alpha2's inference.networking.x-k8s.io), which a ReferenceGrant's ``to`` entry must name
     group: str = ""
+    #: why the route may not send there even where a ReferenceGrant permits it ("" when nothing else decides): a
+    #: Service ref of ``group: core``, which only some implementations resolve (adapters.k8s.network.add_http_route)
+    note: str = ""
 
 
 @dataclass
@@ -776,9 +779,17 @@ class Ingress:
     #: name, of any namespace (``remote_refs`` too), joined once every input is read
     #: (adapters.k8s.network.link_backends)
     pool_refs: list[str] = field(default_factory=list)
+    #: the API group each of ``pool_refs`` names (v1's inference.networking.k8s.io or v1alpha2's
+    #: inference.networking.x-k8s.io): a ref joins only the pool of that group (mend23)
+    pool_groups: list[str] = field(default_factory=list)
     pools: list[Service] = field(default_factory=list)
     #: an HTTPRoute's backendRefs to other namespaces (Services and InferencePools), and whether it sends there
     remote_refs: list[RemoteRef] = field(default_factory=list)
+    #: an HTTPRoute that names no namespace (read as ``default``) or a Helm chart's route given the release's
+    #: (RELEASE_NAMESPACE): it lands in the namespace it is applied into (``kubectl apply -n``, ``helm install -n``),
+    #: the same as the other objects of its input that name none, which the inputs do not show against a namespace
+    #: a ReferenceGrant names (mend23)
+    namespace_applied: bool = False
 
 
 #: production-stack router's ``--routing-logic`` choices (argparse ``choices``), the union over every tag read: at

@@ -210,3 +210,81 @@ def test_a_grant_list_or_entry_a_template_fills_may_permit_but_never_surely():
     fr = _CROSS + _grant('{group: "", kind: Service}').replace(
         "from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: llm-d}]", 'from: "${FROM}"')
     assert [r[3:] for r in _remote(fr)] == [held, (False, True)]  # it names no pool: the route does not send there
+
+
+# --- a route that names no namespace lands in the one it is applied into (mend23) ------------------------------------
+
+_APPLIED = _CROSS.replace("metadata: {name: r, namespace: llm-d}", "metadata: {name: r}").replace(
+    "        - {name: vllm, namespace: llm-d, port: 8000}\n", "")
+
+
+def test_a_route_naming_no_namespace_is_never_refused_by_a_grant_that_names_one():
+    core = '{group: "", kind: Service}'
+    [svc, _pool] = _remote(_APPLIED + _grant(core))
+    assert svc[:3] == ("Service", "models", "vllm") and svc[4] is True  # outside the inputs: never a block
+    assert svc[3] == ("HTTPRoute `r` lands in the namespace it is applied into (it names none, or its Helm release's), "
+                      "as `kubectl apply -n` or `helm install -n` puts it; ReferenceGrant `models/g` permits HTTPRoutes "
+                      "of `llm-d` only, and the inputs do not show whether it is applied there")
+    # a grant of `default` decides no more: `kubectl apply -n` may put the route elsewhere
+    assert _remote(_APPLIED + _grant(core, source="default"))[0][3].startswith("HTTPRoute `r` lands in")
+    # what the grant's kind or target refuses, it refuses wherever the route lands
+    assert [p for *_, p, _o in _remote(_APPLIED + _grant(core, kind="GRPCRoute"))] == [False, False]
+    assert [p for *_, p, _o in _remote(_APPLIED + _grant('{group: "", kind: Service, name: other}'))] == [False, False]
+
+
+def test_a_helm_release_route_and_grant_of_the_release_namespace_agree_and_a_named_one_cannot_decide():
+    from shardwise.rules.model import RELEASE_NAMESPACE
+
+    release = _APPLIED.replace("metadata: {name: r}", f"metadata: {{name: r, namespace: {RELEASE_NAMESPACE}}}")
+    core = '{group: "", kind: Service}'
+    assert _route(release).namespace_applied is True
+    assert [p for *_, p, _o in _remote(release + _grant(core, source=RELEASE_NAMESPACE))][0] is True
+    assert _remote(release + _grant(core))[0][3].startswith("HTTPRoute `r` lands in the namespace it is applied into")
+    assert _route(_CROSS).namespace_applied is False
+
+
+def test_a_same_namespace_listener_cannot_tell_whether_it_admits_a_route_naming_no_namespace():
+    route = ROUTE.replace("metadata: {name: r, namespace: app}", "metadata: {name: r}")
+    same = _gateway("gke-l7-global-external-managed").replace(
+        "\n      allowedRoutes: {namespaces: {from: All}}", "")
+    r = _route(route + "---" + same)
+    assert r.gateway is not None and r.gateway[1] == ("whether its listeners admit the route depends on the namespace "
+                                                     "the route is applied into (it names none), which the inputs do "
+                                                     "not show")
+    # a Gateway that names no namespace either is applied with it: the same namespace, admitted and sure
+    both = _route(route.replace(", namespace: infra}", "}") + "---" + same.replace(", namespace: infra}", "}"))
+    assert both.gateway is not None and both.gateway[1] == ""
+    # a route written in another namespace is refused, as before
+    assert _route(ROUTE + "---" + same).gateway_auth == "no listener of its parent Gateways of the inputs admits it"
+
+
+# --- a backendRef names a Service only of kind Service in the core group, a pool only of its group (mend23) ---------
+
+_KINDS = """
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: llm}
+spec:
+  rules:
+    - backendRefs:
+        - {name: a, port: 8000}
+        - {group: "", kind: Service, name: b, port: 8001}
+        - {group: multicluster.x-k8s.io, kind: ServiceImport, name: c, port: 8002}
+        - {group: gateway.envoyproxy.io, kind: Backend, name: d, port: 8003}
+        - {kind: InferencePool, name: e}
+        - {group: inference.networking.x-k8s.io, kind: InferencePool, name: f}
+        - {group: inference.networking.k8s.io, kind: InferencePool, name: f}
+        - {group: core, kind: Service, name: g, port: 8004}
+        - {group: "${GROUP}", kind: Service, name: h, port: 8005}
+"""
+
+
+def test_backendref_kinds_and_groups_as_the_gateway_api_reads_them():
+    r = _route(_KINDS)
+    assert r.services == ["a", "b", "h"]  # a group a template fills may be the core one: read as a Service
+    assert list(zip(r.pool_groups, r.pool_refs, strict=True)) == [
+        ("inference.networking.x-k8s.io", "f"), ("inference.networking.k8s.io", "f")]
+    assert r.ports == [8000, 8001, 8002, 8003, 8004, 8005]  # each port the route sends to, whatever serves it
+    [core] = r.remote_refs  # group core: the route's own namespace, decided by the implementation only
+    assert (core.kind, core.namespace, core.name, core.outside) == ("Service", "llm", "g", True)
+    assert core.permitted == core.note and core.note.startswith("its backendRef names group `core`")

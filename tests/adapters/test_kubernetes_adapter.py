@@ -823,7 +823,7 @@ def test_networking_objects():
         # the InferencePool backendRef is the pool's, not a Service's (corpus37: link_backends joins the pool)
         Ingress("llm-route", "llm", "HTTPRoute", {}, ["llama-70b"], [8000], at(f, 47),
                 parents=["llm/inference-gateway"], parent_refs=[{"name": "inference-gateway", "namespace": "llm"}],
-                pool_refs=["llama-pool"]),
+                pool_refs=["llama-pool"], pool_groups=["inference.networking.x-k8s.io"]),
     ]
     assert inv.network_policies == [
         NetworkPolicy("default-deny", "llm", {}, ["Ingress"], 0, 0, at(f, 63)),

@@ -256,7 +256,8 @@ EXTRA_FIXTURES = {
               "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults
-              "searched-kustomize-namespace"},  # corpus34: a searched kustomization's namespace, no vLLM workload
+              "searched-kustomize-namespace",  # corpus34: a searched kustomization's namespace, no vLLM workload
+              "gamma-route.yaml"},  # mend23: a GAMMA (mesh) route routes no outside traffic; a Gateway parent does
     "SW302": {"cluster-security-group.json"},  # sure31: no security group named: EKS's cluster group, advisory
     "SW304": {"auto-mode.yaml",  # EKS Auto Mode NodePools: AWS's IMDS settings, no launch template
               "karpenter-nodeclass-elsewhere.yaml",
@@ -326,7 +327,11 @@ EXTRA_FIXTURES = {
               "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
               "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
               "llmisvc-gateway-config.yaml",  # the default Gateway an inferenceservice-config of the inputs names
-              "cross-namespace-backend.yaml"},  # mend16: a backendRef's namespace, as its ReferenceGrants say
+              "cross-namespace-backend.yaml",  # mend16: a backendRef's namespace, as its ReferenceGrants say
+              "backend-kinds.yaml",  # mend23: ServiceImport, Backend, a groupless pool, group core; a pool's group
+              "route-applied-namespace.yaml",  # mend23: a route naming no namespace against a grant: cannot decide
+              "kserve-remote-predictor.yaml",  # mend23: a predictor stand-in of the backendRef's namespace
+              "gamma-route.yaml"},  # mend23: a GAMMA route (parents are Services) is published by no Gateway
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks
@@ -338,7 +343,8 @@ EXTRA_FIXTURES = {
               "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
     "SW312": {"inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
               "placeholder-selector.yaml",  # mend13: a selector a template fills selects pods not known yet
-              "cross-namespace-backend.yaml"},  # mend16: a route in front of another namespace's pods, by grant
+              "cross-namespace-backend.yaml",  # mend16: a route in front of another namespace's pods, by grant
+              "gamma-route.yaml"},  # mend23: a GAMMA (mesh) route is no gateway in front
     "SW402": {"model-size.yaml",  # TinyLlama passes a 150 s window, a 70B downloaded at every start does not
               "online-quantization.yaml"},  # mend10: a bf16 checkpoint quantised at load is downloaded at 16 bits
     "SW406": {"autoscaled.yaml",  # an autoscaled target counts its maximum

@@ -119,19 +119,34 @@ def _host_meets(listener: Any, route: list[Any]) -> bool:
     return False
 
 
-def _namespace_admitted(allowed: Mapping[str, Any], gw_ns: str, route_ns: str, inputs: _Inputs) -> Any:
+#: What :func:`_namespace_admitted` answers where only the namespace a route that names none is applied into decides.
+APPLIED = "applied"
+
+
+def _namespace_admitted(allowed: Mapping[str, Any], gw: Mapping[str, Any], route_ns: str, inputs: _Inputs,
+                        applied: bool = False) -> Any:
     """Whether a listener's ``allowedRoutes.namespaces`` admits routes of ``route_ns``; None when it cannot be told
-    (a selector over labels of a Namespace not in the inputs), UNKNOWN for a value not known yet."""
+    (a selector over labels of a Namespace not in the inputs), UNKNOWN for a value not known yet, :data:`APPLIED`
+    where the route names no namespace (``applied``: it lands in the one it is applied into) and that decides it: the
+    Gateway names another (``Same``), or a selector does. Read as ``default``, a route applied with ``kubectl apply
+    -n llm-d`` onto llm-d's Gateway was "not admitted", a silent pass (mend23); a Gateway that names none either is
+    applied with it, into the same namespace."""
     ns = as_map(allowed.get("namespaces"))
     frm = ns.get("from", "Same")
+    gw_ns = _meta(gw)[0]
     if _unknown(frm) or _unknown(ns.get("selector")):
         return UNKNOWN
     if frm == "All":
         return True
     if frm == "Same":
+        if applied and as_map(gw.get("metadata")).get("namespace") not in (None, route_ns):
+            return APPLIED
         return route_ns == gw_ns
     if frm != "Selector":
         return False
+    if applied and (as_map(ns.get("selector")).get("matchLabels") or as_map(ns.get("selector")).get(
+            "matchExpressions")):
+        return APPLIED
     sel = as_map(ns.get("selector"))
     match = as_map(sel.get("matchLabels"))
     if sel.get("matchExpressions") or not match:
@@ -148,10 +163,10 @@ def _namespace_admitted(allowed: Mapping[str, Any], gw_ns: str, route_ns: str, i
 
 
 def _admits(gw: Mapping[str, Any], ref: Mapping[str, Any], route_ns: str, hostnames: list[Any],
-            inputs: _Inputs) -> Any:
+            inputs: _Inputs, applied: bool = False) -> Any:
     """Whether one of the Gateway's listeners takes the HTTPRoute through this parentRef; None when it cannot be
-    told from the inputs (a Namespace's labels), UNKNOWN when a value not known yet decides it."""
-    gw_ns = _meta(gw)[0]
+    told from the inputs (a Namespace's labels), :data:`APPLIED` when the namespace the route is applied into
+    decides it, UNKNOWN when a value not known yet decides it."""
     listeners = as_list(as_map(gw.get("spec")).get("listeners"))
     if not listeners:  # the API requires one: listeners not known yet (a preview's computed list)
         return UNKNOWN
@@ -174,14 +189,16 @@ def _admits(gw: Mapping[str, Any], ref: Mapping[str, Any], route_ns: str, hostna
             continue
         if not _host_meets(lst.get("hostname"), hostnames):
             continue
-        ok = _namespace_admitted(allowed, gw_ns, route_ns, inputs)
+        ok = _namespace_admitted(allowed, gw, route_ns, inputs, applied)
         if ok is True:
             return True
         if ok is UNKNOWN:
             unsure = UNKNOWN
+        elif ok is APPLIED and unsure is not UNKNOWN:
+            unsure = APPLIED
         elif ok is None and unsure is False:
             unsure = True
-    return UNKNOWN if unsure is UNKNOWN else None if unsure else False
+    return UNKNOWN if unsure is UNKNOWN else APPLIED if unsure is APPLIED else None if unsure else False
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -379,8 +396,8 @@ def _route_auth(inputs: _Inputs, ing: Ingress) -> tuple[str | None, str]:
 # joining
 # ---------------------------------------------------------------------------------------------------------------
 
-def _parents_reach(refs: Sequence[Mapping[str, Any]], route_ns: str, hostnames: list[Any], inputs: _Inputs
-                   ) -> tuple[list[tuple[Reach, str]], bool]:
+def _parents_reach(refs: Sequence[Mapping[str, Any]], route_ns: str, hostnames: list[Any], inputs: _Inputs,
+                   applied: bool = False) -> tuple[list[tuple[Reach, str]], bool]:
     """(the reach of each parent Gateway of the inputs that admits the route, with the policy that authenticates
     its clients or ""; whether a parent is not in the inputs or may admit it)."""
     found: list[tuple[Reach, str]] = []
@@ -393,12 +410,15 @@ def _parents_reach(refs: Sequence[Mapping[str, Any]], route_ns: str, hostnames: 
         if gw is None:
             unseen = True
             continue
-        admitted = _admits(gw, ref, route_ns, hostnames, inputs)
+        admitted = _admits(gw, ref, route_ns, hostnames, inputs, applied)
         if admitted is False:
             continue
         reach = gateway_reach(gw, inputs)
         if admitted is UNKNOWN and not reach.advisory and not reach.undecided:
             reach = Reach(reach.how, undecided=f"`spec.listeners` of Gateway `{_meta(gw)[0]}/{_meta(gw)[1]}`")
+        elif admitted is APPLIED and not reach.advisory and not reach.undecided:
+            reach = Reach(reach.how, "whether its listeners admit the route depends on the namespace the route is "
+                          "applied into (it names none), which the inputs do not show")
         elif admitted is None and not reach.advisory and not reach.undecided:
             reach = Reach(reach.how, "whether its listeners admit the route depends on a namespace's labels, which "
                           "the inputs do not show")
@@ -437,7 +457,7 @@ def link_gateways(inv: Inventory) -> None:
         if auth:
             ing.gateway_auth = auth
             continue
-        found, unseen = _parents_reach(ing.parent_refs, ing.namespace, ing.hostnames, inputs)
+        found, unseen = _parents_reach(ing.parent_refs, ing.namespace, ing.hostnames, inputs, ing.namespace_applied)
         if unseen and not found:
             continue  # no parent Gateway in the inputs: as before
         decided = _decide(found, unseen, maybe)

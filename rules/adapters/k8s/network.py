@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model import (
+    RELEASE_NAMESPACE,
     UNKNOWN,
     UNKNOWN_NAMESPACE,
     CrossRef,
@@ -200,29 +201,46 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     route's (gateway-api apis/v1 ``BackendObjectReference.Namespace``); one that names another namespace, or one not
     known yet, is a :class:`RemoteRef`, sent to only where a ReferenceGrant permits it (:func:`link_backends`). Read
     as the route's own, ``namespace: llm-d`` joined the same-named Service or InferencePool of the route's namespace
-    (mend16)."""
+    (mend16). A backendRef names a Service only with kind ``Service`` (the default) of the core group, written ``""``
+    or left out (gateway-api v1.2.0 apis/v1 ``BackendObjectReference.Group``: "When unspecified or empty string, core
+    API group is inferred"); an InferencePool only with kind InferencePool of one of :data:`POOL_GROUPS`, and of that
+    group (:func:`link_backends`). Any other kind or group (multicluster's ServiceImport, Envoy Gateway's ``Backend``,
+    an InferencePool of no group) is no Service of the inputs: read as one, a route to a ServiceImport ``vllm``
+    joined the Service ``vllm`` (mend23). ``group: core`` is no group the Gateway API names, but Linkerd's policy
+    controller reads it as the core group (linkerd2 policy-controller ``is_backend_service``) and others reject the
+    ref: whether the route sends to that Service is the implementation's, which the inputs do not show."""
     meta, spec = as_map(obj.get("metadata")), as_map(obj.get("spec"))
     ann, lines = read_annotations(meta)
-    namespace = str(meta.get("namespace") or "default")
+    written = meta.get("namespace")
+    namespace = str(written or "default")
     services: list[str] = []
     ports: list[Any] = []
     extensions: list[tuple[str, str]] = []
     pools: list[str] = []
+    pool_groups: list[str] = []
     remote: list[RemoteRef] = []
     for rule in as_list(spec.get("rules")):
         for ref in as_list(as_map(rule).get("backendRefs")):
             ref = as_map(ref)
             if not ref.get("name"):
                 continue
-            pool = ref.get("kind") == "InferencePool" and str(ref.get("group") or "") in POOL_GROUPS
+            kind, group = _backend_kind(ref)
+            if kind is None:  # a kind the Gateway does not resolve to a Service or a pool of the inputs
+                if ref.get("port") is not None:
+                    ports.append(ref["port"])
+                continue
+            pool = kind == "InferencePool"
             where = ref.get("namespace")
             if where is not None and where is not UNKNOWN and where in ("", namespace):
                 where = None
-            if where is not None:
-                group = str(ref.get("group") or "") if pool else ""
-                remote.append(_remote_ref("InferencePool" if pool else "Service", where, str(ref["name"]), group))
+            if group == "core":  # the implementation decides (Linkerd reads it as "", the others reject it)
+                ref_ns = namespace if where is None else where
+                remote.append(_remote_ref("Service", ref_ns, str(ref["name"]), "", core=True))
+            elif where is not None:
+                remote.append(_remote_ref(kind, where, str(ref["name"]), group))
             elif pool:
                 pools.append(str(ref["name"]))
+                pool_groups.append(group)
             else:
                 services.append(str(ref["name"]))
             if not pool and ref.get("port") is not None:
@@ -239,18 +257,38 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
-        pool_refs=pools, remote_refs=remote,
+        pool_refs=pools, pool_groups=pool_groups, remote_refs=remote,
+        namespace_applied=not written or namespace == RELEASE_NAMESPACE,
     ))
 
 
-def _remote_ref(kind: str, where: Any, name: str, group: str) -> RemoteRef:
+def _backend_kind(ref: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(``"Service"``, ``"InferencePool"`` or None for any other kind, the ref's group as written: ``"core"`` for a
+    Service ref that names it). A kind or group not known yet (a template's placeholder) is read as a Service, as
+    before: what it names may be one."""
+    kind, group = ref.get("kind", "Service"), ref.get("group")
+    group = "" if group is None else group
+    if _unseen(kind) or _unseen(group):
+        return "Service", ""
+    if kind == "InferencePool" and group in POOL_GROUPS:
+        return "InferencePool", str(group)
+    if kind == "Service" and group in ("", "core"):
+        return "Service", str(group)
+    return None, str(group)
+
+
+def _remote_ref(kind: str, where: Any, name: str, group: str, core: bool = False) -> RemoteRef:
     """A backendRef to namespace ``where`` (not the route's), as read: until :func:`link_backends` finds a
-    ReferenceGrant of that namespace in the inputs, whether the route sends there is not known."""
+    ReferenceGrant of that namespace in the inputs, whether the route sends there is not known. ``core``: a Service
+    ref of ``group: core`` (of any namespace), which only some implementations resolve (:func:`add_http_route`)."""
+    note = ("its backendRef names group `core`, which the Gateway API does not name (the core group is written \"\" "
+            "or left out): Linkerd reads it as the core group, other implementations reject the ref, and the "
+            "inputs do not show which implementation serves the route") if core else ""
     if _unseen(where):
         written = "a computed value" if where is UNKNOWN else f"the template placeholder `{str(where).strip()}`"
         return RemoteRef(kind, UNKNOWN_NAMESPACE, name, f"the namespace its backendRef names is {written}",
-                         outside=False, group=group)
-    return RemoteRef(kind, str(where), name, _no_grant(str(where)), group=group)
+                         outside=False, group=group, note=note)
+    return RemoteRef(kind, str(where), name, note or _no_grant(str(where)), group=group, note=note)
 
 
 def _no_grant(namespace: str) -> str:
@@ -267,13 +305,16 @@ def add_reference_grant(obj: Mapping[str, Any], loc: Location, inv: Inventory) -
     inv.cross_refs.append(CrossRef(GRANT_REF, obj, loc))
 
 
-def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> bool | None:
+def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> bool | str | None:
     """Whether ReferenceGrant ``grant`` (of the ref's namespace) permits ``route`` to send to ``ref``: one of its
     ``from`` entries is the route's group, kind and namespace, and one of its ``to`` entries the ref's group and kind,
     with no name or the ref's (gateway-api apis/v1beta1 ``ReferenceGrantSpec``: entries combined with OR; a ``to``
     without a name covers every object of that group and kind in the grant's namespace). None where a value that
     decides it is not known yet (a placeholder; a value a preview computes, an entry's or a whole list; a route whose
-    namespace is not known)."""
+    namespace is not known). :data:`APPLIED` where it permits the route only if the route, which names no namespace
+    (``Ingress.namespace_applied``), is applied into the namespace its ``from`` entry names: read as ``default`` it
+    was "does not permit", and the Gateway's backend was left out in silence though ``kubectl apply -n llm-d`` makes
+    it one (mend23)."""
     spec = as_map(grant.get("spec"))
     hidden = _unseen(grant.get("spec"))  # a preview's computed spec, or list, or entry: any entry (mend18)
     answers: list[bool | None] = []
@@ -285,9 +326,14 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
         pairs = ((entry.get("group"), "gateway.networking.k8s.io"), (entry.get("kind"), route.kind))
         if route.namespace == UNKNOWN_NAMESPACE:  # the route's namespace not known yet: it may be the one named
             answers.append(_all_equal(pairs, True))
+        elif route.namespace_applied and not (route.namespace == RELEASE_NAMESPACE == entry.get("namespace")):
+            # the namespace it is applied into may be the one named, or not: never "does not permit" (mend23)
+            answers.append(_applied(_all_equal(pairs, False), entry.get("namespace")))
         else:
             answers.append(_all_equal((*pairs, (entry.get("namespace"), route.namespace)), False))
-    source = _any(answers)
+    source: Any = _any(answers)
+    if source is False and APPLIED in answers:
+        source = APPLIED
     answers = []
     for entry in _entries(spec, "to", hidden):
         if _unseen(entry):
@@ -300,7 +346,21 @@ def _grant_permits(grant: Mapping[str, Any], route: Ingress, ref: RemoteRef) -> 
     target = _any(answers)
     if source is False or target is False:
         return False
+    if source is APPLIED:
+        return APPLIED if target is True else None
     return True if source and target else None
+
+
+#: What :func:`_grant_permits` answers where only the namespace a route that names none is applied into decides it.
+APPLIED = "applied"
+
+
+def _applied(kinds: bool | None, namespace: Any) -> Any:
+    """A ``from`` entry's answer for a route whose namespace is the one it is applied into: False where its group or
+    kind differs, None where one of those or the namespace is not known yet, else :data:`APPLIED`."""
+    if kinds is False:
+        return False
+    return None if kinds is None or _unseen(namespace) else APPLIED
 
 
 def _entries(spec: Mapping[str, Any], key: str, hidden: bool) -> list[Any]:
@@ -319,7 +379,7 @@ def _all_equal(pairs: tuple[tuple[Any, str], ...], route_unseen: bool) -> bool |
     return None if unseen else True
 
 
-def _any(answers: list[bool | None]) -> bool | None:
+def _any(answers: list[Any]) -> bool | None:
     return True if True in answers else None if None in answers else False
 
 
@@ -337,6 +397,15 @@ def _permitted(grants: list[CrossRef], route: Ingress, ref: RemoteRef) -> tuple[
     if None in answers:
         name = str(as_map(mine[answers.index(None)].obj.get("metadata")).get("name") or "unnamed")
         return f"ReferenceGrant `{name}` holds a value not known yet", False
+    if APPLIED in answers:  # outside the inputs: the namespace the route is applied into (mend23)
+        grant = mine[answers.index(APPLIED)].obj
+        name = str(as_map(grant.get("metadata")).get("name") or "unnamed")
+        named = sorted({str(as_map(e).get("namespace")) for e in as_list(as_map(grant.get("spec")).get("from"))
+                        if as_map(e).get("kind") == route.kind and as_map(e).get("namespace") is not None})
+        return (f"{route.kind} `{route.name}` lands in the namespace it is applied into (it names none, or its Helm "
+                "release's), as `kubectl apply -n` or `helm install -n` puts it; ReferenceGrant "
+                f"`{ref.namespace}/{name}` permits {route.kind}s of {', '.join(f'`{n}`' for n in named)} only, and "
+                "the inputs do not show whether it is applied there"), True
     if any(_grant_namespace(g) == ref.namespace for g in mine):
         return False, True
     return _no_grant(ref.namespace), True
@@ -388,29 +457,37 @@ def _pool(obj: Mapping[str, Any], loc: Location) -> Service:
 
 
 def link_backends(inv: Inventory) -> None:
-    """Join each HTTPRoute to the InferencePools of the inputs its backendRefs name (of the ref's namespace, the
-    route's where it names none), and say of each backendRef to another namespace whether the ReferenceGrants of the
-    inputs let the route send there (:func:`_permitted`). The Gateway sends a request to one of a pool's pods that its
-    endpoint picker chooses, so the route is in front of them as it is of a Service's pods. A pool not in the inputs
-    joins nothing: what it selects is not known. Run at every join (idempotent): the grants are read anew each time."""
+    """Join each HTTPRoute to the InferencePools of the inputs its backendRefs name (of the ref's group and
+    namespace, the route's where it names none), and say of each backendRef to another namespace whether the
+    ReferenceGrants of the inputs let the route send there (:func:`_permitted`). The Gateway sends a request to one of
+    a pool's pods that its endpoint picker chooses, so the route is in front of them as it is of a Service's pods. A
+    pool not in the inputs joins nothing: what it selects is not known. A v1 and a v1alpha2 pool of one name in one
+    namespace are two objects (inference.networking.k8s.io and inference.networking.x-k8s.io): a ref joins the one
+    of the group it names, never whichever was read first (mend23). Run at every join (idempotent): the grants are
+    read anew each time."""
     refs = inv.cross_refs
     grants = [r for r in refs if r.kind == GRANT_REF]
-    by_key: dict[tuple[str, str], Service] = {}
+    by_key: dict[tuple[str, str, str], Service] = {}
     for r in refs:
         if r.kind == POOL_REF:
             svc = _pool(r.obj, r.location)
-            by_key.setdefault((svc.namespace, svc.name), svc)
+            group = str(r.obj.get("apiVersion") or "").partition("/")[0]
+            by_key.setdefault((group, svc.namespace, svc.name), svc)
     for ing in inv.ingresses:
         if ing.kind != "HTTPRoute":
             continue
         for ref in ing.remote_refs:
-            if ref.namespace != UNKNOWN_NAMESPACE:
-                ref.permitted, ref.outside = _permitted(grants, ing, ref)
+            if ref.namespace in (UNKNOWN_NAMESPACE, ing.namespace):
+                continue  # not known yet; or a ref of its own namespace that only its group leaves open (core)
+            ref.permitted, ref.outside = _permitted(grants, ing, ref)
+            if ref.permitted is True and ref.note:
+                ref.permitted, ref.outside = ref.note, True
         if by_key and not ing.pools:
-            wanted = [*((ing.namespace, n) for n in ing.pool_refs),
-                      *((r.namespace, r.name) for r in ing.remote_refs if r.kind == "InferencePool")]
+            wanted = [*((g, ing.namespace, n) for g, n in zip(ing.pool_groups, ing.pool_refs, strict=True)),
+                      *((r.group, r.namespace, r.name) for r in ing.remote_refs if r.kind == "InferencePool")]
             for w in dict.fromkeys(wanted):  # in the order the route names them; a namespace not known: any
-                for key in ([k for k in by_key if k[1] == w[1]] if w[0] == UNKNOWN_NAMESPACE else [w]):
+                keys = [k for k in by_key if k[0] == w[0] and k[2] == w[2]] if w[1] == UNKNOWN_NAMESPACE else [w]
+                for key in keys:
                     if key in by_key and not any(p is by_key[key] for p in ing.pools):
                         ing.pools.append(by_key[key])
 

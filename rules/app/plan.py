@@ -893,6 +893,11 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     if req.p95_context is not None and req.p95_context > limit:
         raise PlanError(f"--p95-context {req.p95_context:,} is above the model's limit: {why}; vLLM rejects "
                         "longer requests, so no layout serves that context")
+    if req.p95_context is not None and isinstance(mml, int) and req.p95_context > mml:
+        # never judged at max_model_len instead (a silent clamp); lint's SW103 says the same of a manifest
+        raise PlanError(f"--p95-context {req.p95_context:,} is above --max-model-len {mml:,}: vLLM rejects or cuts "
+                        "short longer requests, so no layout serves that context; raise --max-model-len to at least "
+                        f"{req.p95_context:,} or leave it out ({why})")
 
 
 def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:

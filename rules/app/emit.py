@@ -108,7 +108,7 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         VllmServiceSpec,
     )
     from ..model.vocab import GFD_CLIQUE
-    from ..vllm.versions import resolve
+    from .plan import plan_release
 
     c = _chosen(plan)
     req, s, p = plan.request, c.sizing, c.parallel
@@ -126,7 +126,7 @@ def specs(plan: Plan) -> tuple[Any, Any]:
         # VllmMultiNode spreads data-parallel engines over nodes only where each engine fits one node
         raise PlanError(f"--emit writes data-parallel engines over nodes one or more a node; {engine_text(p)} "
                         f"has engines of {p.gpus} GPUs, wider than a node's {per_node}")
-    version = str(resolve(req.vllm_version, None, missing="--vllm-version not given").version)
+    version = str(plan_release(req).version)
     typed, passed = _engine_arg_specs(req.engine_args)
     engine = EngineArgsSpec(
         model=plan.model.id, tensor_parallel_size=p.tp,

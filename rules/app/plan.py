@@ -40,7 +40,7 @@ from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
 from ..vllm.support import speculative_draft_tp, speculative_method, speculative_model, speculative_tokens
-from ..vllm.versions import resolve
+from ..vllm.versions import ResolvedVersion, dated_by_env, resolve
 
 if TYPE_CHECKING:
     from ..capacity.throughput import DecodeEstimate
@@ -386,6 +386,13 @@ def _quantization_refused(req: PlanRequest) -> str | None:
     return checkpoint_quantization_refused(req.quantization, shape.id, shape.quantization, shape.precision)
 
 
+def plan_release(req: PlanRequest) -> ResolvedVersion:
+    """The release plan sizes for: ``--vllm-version``, else the current release, or where ``--env`` sets
+    ``VLLM_ALL2ALL_BACKEND`` the newest release that reads it (:func:`..vllm.versions.dated_by_env`), as lint takes a
+    manifest's (``capacity.group.vllm_version``)."""
+    return dated_by_env(resolve(req.vllm_version, None, missing="--vllm-version not given"), dict(req.env))
+
+
 def load_model(spec: str, base_model: str | None, vllm_version: str | None = None) -> ModelShape:
     """The shape ``plan`` sizes; a family the capacity model recognises but does not size (:mod:`..catalog.unsized`:
     DeepSeek-V4, MiniMax-M3, MiMo-V2, Step-3.5 / 3.7, encoder-only embedders) is refused with the reason (for
@@ -585,7 +592,7 @@ def make_plan(req: PlanRequest) -> Plan:
         quantization_precision,
         weight_precision,
     )
-    from ..vllm.versions import parse_version, resolve
+    from ..vllm.versions import parse_version
 
     if req.gpu is None and req.gpu_memory_gib is None and req.instance_type is None:
         raise PlanError("plan needs --gpu NAME (e.g. H100), --instance-type TYPE (e.g. p5.48xlarge) or "
@@ -641,7 +648,7 @@ def make_plan(req: PlanRequest) -> Plan:
         speculative_draft_tp=speculative_draft_tp(req.speculative_config), pip_install=req.install == "pip",
         prefill_context_parallel=req.pcp, **env_settings(env),
     )
-    version = resolve(req.vllm_version, None, missing="--vllm-version not given")
+    version = plan_release(req)
     _refuse_absent_flags(_own_words(req), engine_words(req.engine_args), str(version.version))
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
     ctx = _Context(req, model, rules_model, gpu, mem, node, sizer)
@@ -876,7 +883,7 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
 
     # the longest limit the release may derive: one the overrides' RoPE dict makes depend on the image's
     # transformers or on a release not given is sized, and the sizing says it cannot decide (sizing.possible_limits)
-    limit = possible_limits(model, resolve(req.vllm_version, None, missing="--vllm-version not given"))[-1]
+    limit = possible_limits(model, plan_release(req))[-1]
     why = (f"{model.id} allows {limit:,} tokens (max_position_embeddings {model.max_position_embeddings:,}"
            + (" with its RoPE scaling" if limit != model.max_position_embeddings else "") + " in its config.json)")
     mml = req.max_model_len
@@ -886,6 +893,11 @@ def _check_lengths(req: PlanRequest, model: ModelShape) -> None:
     if req.p95_context is not None and req.p95_context > limit:
         raise PlanError(f"--p95-context {req.p95_context:,} is above the model's limit: {why}; vLLM rejects "
                         "longer requests, so no layout serves that context")
+    if req.p95_context is not None and isinstance(mml, int) and req.p95_context > mml:
+        # never judged at max_model_len instead (a silent clamp); lint's SW103 says the same of a manifest
+        raise PlanError(f"--p95-context {req.p95_context:,} is above --max-model-len {mml:,}: vLLM rejects or cuts "
+                        "short longer requests, so no layout serves that context; raise --max-model-len to at least "
+                        f"{req.p95_context:,} or leave it out ({why})")
 
 
 def _pick(candidates: list[Candidate], load_declared: bool) -> Candidate | None:

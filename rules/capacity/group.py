@@ -59,7 +59,7 @@ from ..vllm.support import (
     speculative_model,
     speculative_tokens,
 )
-from ..vllm.versions import ResolvedVersion, command_script, has_install, pip_pin, resolve
+from ..vllm.versions import ResolvedVersion, command_script, dated_by_env, has_install, pip_pin, resolve
 from .layout import Load, Parallel, Sizer, weight_load_refusals
 from .sizing import (
     LENGTH_BY_RELEASE,
@@ -343,6 +343,11 @@ def vllm_version(g: ServingGroup) -> ResolvedVersion:
 def _vllm_version(g: ServingGroup) -> ResolvedVersion:
     if g.vllm_version:
         return resolve(g.vllm_version)
+    # no release named: the engine's VLLM_ALL2ALL_BACKEND dates it (read by no release after 0.15.1)
+    return dated_by_env(_release_named(g), engine_env(g))
+
+
+def _release_named(g: ServingGroup) -> ResolvedVersion:
     if g.kind == "plan":
         return resolve(None, None, missing="--vllm-version not given")
     c = g.main_container

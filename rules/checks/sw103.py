@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..capacity.group import context_parallel, declared_load, gpu_name, parallel, require_model, sizing
 from ..capacity.layout import judge, plural
+from ..capacity.sizing import LENGTH_BY_RELEASE
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
 from ..model.vocab import ANN_P95
@@ -31,7 +32,10 @@ class KvBudgetBelowLoad(GroupRule):
             "queues and preempts sequences: latency spikes under exactly the load the deployment was sized "
             "for. --max-num-seqs is not a load: it caps the batch, and vLLM admits a sequence only when its "
             "KV blocks can be allocated. So the rule runs only on a declared concurrency; without a declared "
-            "p95 context each sequence counts at max_model_len and the finding is advisory."
+            "p95 context each sequence counts at max_model_len and the finding is advisory. A declared p95 "
+            "context above max_model_len is never judged at max_model_len instead: vLLM rejects a request whose "
+            "prompt and max_tokens exceed max_model_len and stops any other there, so that load is not served at "
+            "any number of replicas (blocks where both lengths are exact)."
         ),
         bad_example=(
             "annotations: {shardwise.dev/target-concurrency: '256', shardwise.dev/p95-context-tokens: '8192'}\n"
@@ -72,6 +76,10 @@ class KvBudgetBelowLoad(GroupRule):
             return  # no load declared: max_num_seqs is vLLM's cap on the batch, not a load (the report shows
             # how many sequences a replica holds)
         s = sizing(g, config)
+        if s is not None and load.context is not None and load.context > s.max_model_len:
+            yield _beyond_max_model_len(g, config, s.max_model_len, s.model_max_len, load.context,
+                                        any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes))
+            return  # the declared context is not served at all: what its KV cache holds of it is moot
         if s is None or s.verdict != "starts":
             return  # SW101/SW102 speak for a server that may not start
         cp = context_parallel(g)  # review27: each GPU keeps 1/(DCP × PCP) of each sequence's KV cache
@@ -120,3 +128,29 @@ class KvBudgetBelowLoad(GroupRule):
             missing = ("the p95 context (--p95-context)" if g.kind == "plan" else
                        f"the p95 context (annotation {ANN_P95})")
             yield hit(g, f"{msg}{fix}; declare {missing} to make this finding sure")
+
+
+def _beyond_max_model_len(g: ServingGroup, config: LintConfig, mml: int, limit: int, p95: int,
+                          by_release: bool) -> Hit:
+    """A declared p95 context (prompt and output) above the engine's max_model_len (plancases25): vLLM rejects a
+    request whose prompt reaches max_model_len or whose prompt and ``max_tokens`` exceed it ("This model's maximum
+    context length is N tokens", ``_validate_input`` in ``entrypoints/openai/engine/serving.py``, the 0.16.0 wheel)
+    and stops any other at max_model_len, so more than 5 % of the declared load is refused or cut short at any
+    replica count; never judged at max_model_len instead (a silent clamp).
+    Mandatory where both lengths are exact: the declared context and a max_model_len as written, or the model's
+    limit; advisory where vLLM fits the length to the KV cache (``auto``) or the limit depends on the release."""
+    if g.p95_context:
+        where = ("--p95-context" if g.kind == "plan" else "p95_context_tokens" if g.declared
+                 else f"annotation {ANN_P95}")
+    else:
+        where = "--p95-context, the run's"
+    auto = g.engine.max_model_len in ("auto", -1, "-1")
+    what = ("fitted to the KV cache (--max-model-len auto)" if auto else
+            "the model's limit" if mml == limit and g.engine.max_model_len is None else
+            "as written" + (f"; the model allows {limit:,}" if limit > mml else ""))
+    fix = (f"raise --max-model-len to at least {p95:,}" if p95 <= limit else
+           f"serve a model whose limit is at least {p95:,} tokens, or declare the p95 context this one serves")
+    msg = (f"the declared p95 context of {p95:,} tokens ({where}) is above max_model_len {mml:,} ({what}): vLLM "
+           "rejects a request whose prompt and max_tokens exceed max_model_len and stops any other there, so the "
+           f"longest part of the declared load is refused or cut short at any number of replicas; {fix}")
+    return hit(g, msg, level=None if auto or by_release else "mandatory")

@@ -110,10 +110,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   runs (``ParallelConfig.all2all_backend``, used where ``dp_size > 1`` and ``use_ep``: ``use_all2all_kernels`` in
   ``fused_moe/config.py``) and how ``VLLM_ALL2ALL_BACKEND`` names it: ``only`` (before 0.11.1: the variable is the
   setting, default ``naive`` in 0.10.2's ``envs.py``, ``allgather_reducescatter`` in 0.11.0's), ``fallback``
-  (0.11.1 - 0.13: ``--all2all-backend``, the variable where the flag is not given), ``override`` (0.14 - 0.17: the
-  flag, default ``allgather_reducescatter``; a set variable replaces it with a deprecation warning, read in 0.14.1
-  and 0.15.0, 0.16 - 0.17 not read), ``unread`` (0.18.0 on: ``config/parallel.py`` no longer reads it). The backend
-  decides the DeepEP buffers each rank allocates (:func:`shardwise.rules.capacity.sizing.all2all_buffers_gib`).
+  (0.11.1 - 0.13: ``--all2all-backend``, the variable where the flag is not given), ``override`` (0.14 - 0.15: the
+  flag, default ``allgather_reducescatter``; a set variable replaces it with a deprecation warning, read in 0.14.1,
+  0.15.0 and 0.15.1), ``unread`` (0.16.0 on: ``envs.py`` has no such variable and ``config/parallel.py`` no longer
+  reads it, vllm-project/vllm#33535). The backend decides the DeepEP buffers each rank allocates
+  (:func:`shardwise.rules.capacity.sizing.all2all_buffers_gib`). A deployment that names no release but sets the
+  variable is sized at the newest release that reads it (:func:`dated_by_env`).
 * ``kv_in_flight``: a sliding-window (or chunked-local) layer reserves, per request, its span plus the tokens
   scheduled but not yet settled: ``max_in_flight_tokens`` = concurrent batches × ``max_num_batched_tokens`` (two
   batches with async scheduling at PP1, PP + 1 on Model Runner V2, else PP), not one batch (0.26+, vllm#47728:
@@ -196,7 +198,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
@@ -579,11 +581,11 @@ _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=Fa
 _R0140 = _row(_R0130, "0.14.0", moe_workspace_persists=True, chunked_local_hybrid=True, max_model_len_auto=True,
               pp_check_whole_model=True, kv_dtype_from_checkpoint=True, mamba_seqs="asserts",
               nemotron_h_ssm_dtype="float16", all2all_env="override")
-_R0160 = _row(_R0140, "0.16.0", online_fp8_layerwise=True)
+_R0160 = _row(_R0140, "0.16.0", online_fp8_layerwise=True, all2all_env="unread")
 _R0170 = _row(_R0160, "0.17.0", sampler="triton", native_sampler="triton", mamba_cache_modes=True, gdn_ssm_dtype=True,
               qwen3_vit_pos="in-place", pp_check_whole_model=False, offload_uva_env=True)
 _R0180 = _row(_R0170, "0.18.0", cudagraph_profiler_env=True, mamba_seqs="capped", moe_chunk_tokens=0,
-              hopper_block_fp8_ep_flashinfer=True, all2all_env="unread")
+              hopper_block_fp8_ep_flashinfer=True)
 _R0190 = _row(_R0180, "0.19.0", tp_buffers_in_budget=True, unbuilt_towers=True)
 _R0200 = _row(_R0190, "0.20.0", gpu_memory_utilization=0.92, rope_scaling_override="image", cudagraphs_in_budget=True,
               tokens_report="concurrency", mm_prefix_lm_chunk_off=True, mamba_seqs="refused",
@@ -937,9 +939,9 @@ SOURCES: dict[str, str] = {
                              "TP=.., PCP=.., DP=...') (the 0.26.0, 0.27.0, 0.28.0, 0.33.0 and 0.34.0 wheels); "
                              "tensor_parallel_size x data_parallel_size in the 0.25.0 and 0.25.1 wheels",
     "all2all_env": "config/parallel.py __post_init__: the variable where all2all_backend is None in 0.11.1, 0.12.0 "
-                   "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1 and 0.15.0; "
-                   "not read in 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND); 0.11.0 has no --all2all-backend "
-                   "(engine/arg_utils.py)",
+                   "and 0.13.0; where envs.is_set('VLLM_ALL2ALL_BACKEND') it replaces the flag in 0.14.1, 0.15.0 "
+                   "and 0.15.1; not read in 0.16.0 and 0.18.0 (envs.py has no VLLM_ALL2ALL_BACKEND, removed by "
+                   "vllm-project/vllm#33535); 0.11.0 has no --all2all-backend (engine/arg_utils.py)",
     "kv_in_flight": "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request: cdiv(min("
                     "sliding_window - 1 + max_in_flight_tokens, max_model_len), block_size) + 1 and config/vllm.py "
                     "max_in_flight_tokens = max_concurrent_batches * max_num_batched_tokens (async scheduling: "
@@ -1173,6 +1175,35 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
     if found is None:
         return ResolvedVersion(current, "assumed", _why_no_version(image))
     return ResolvedVersion(found, "image-tag", image)
+
+
+#: The newest release that reads ``VLLM_ALL2ALL_BACKEND`` (``Behaviour.all2all_env``): the 0.15.1 wheel's
+#: ``config/parallel.py`` reads it where ``envs.is_set``; the 0.16.0 wheel's ``envs.py`` has no such variable
+#: (vllm-project/vllm#33535, "Remove deprecated VLLM_ALL2ALL_BACKEND environment variable").
+LAST_ALL2ALL_ENV_RELEASE = "0.15.1"
+
+
+def dated_by_env(rv: ResolvedVersion, env: Mapping[str, object]) -> ResolvedVersion:
+    """The release to size for where the deployment names none (``rv`` assumed, the current release) but its engine
+    environment sets ``VLLM_ALL2ALL_BACKEND``: the variable picks the MoE dispatch of a data-parallel engine with
+    expert parallelism, and no release after :data:`LAST_ALL2ALL_ENV_RELEASE` reads it, so the deployment was
+    written for one that does; sized at the newest such release, still assumed (the note says why). A release the
+    deployment names (given, an image tag, a pip pin) is kept: there the variable is read or ignored as it says."""
+    if rv.source != "assumed" or rv.behaviour.all2all_env != "unread":
+        return rv
+    value = env.get("VLLM_ALL2ALL_BACKEND")
+    if not isinstance(value, str) or not value.strip():
+        return rv
+    return _dated_by_all2all(rv.detail)
+
+
+@functools.lru_cache(maxsize=64)
+def _dated_by_all2all(detail: str) -> ResolvedVersion:
+    found = parse_version(LAST_ALL2ALL_ENV_RELEASE)
+    assert found is not None
+    return ResolvedVersion(found, "assumed",
+                           f"{detail}; its VLLM_ALL2ALL_BACKEND is read by no release after {LAST_ALL2ALL_ENV_RELEASE} "
+                           "(0.16.0 removed it), so the newest release that reads it is taken")
 
 
 #: ``pip install`` (``pip3``, ``python -m pip``, ``uv pip``) of the ``vllm`` distribution, and its version specifier

@@ -34,10 +34,13 @@ def test_the_backend_by_release_flag_and_variable():
     assert _backend("0.12.0", all2all_backend="deepep_high_throughput",
                     all2all_backend_env="deepep_low_latency") == "deepep_high_throughput"
     assert _backend("0.12.0", all2all_backend_env="deepep_low_latency") == "deepep_low_latency"
-    # 0.14 - 0.17: a set variable replaces the flag (with a deprecation warning)
+    # 0.14 - 0.15: a set variable replaces the flag (with a deprecation warning)
     assert _backend("0.15.0", all2all_backend="deepep_high_throughput",
                     all2all_backend_env="deepep_low_latency") == "deepep_low_latency"
-    # 0.18 on: the variable is not read
+    assert _backend("0.15.1", all2all_backend_env="pplx") == "pplx"
+    # 0.16 on: the variable is not read (the 0.16.0 wheel's envs.py has no VLLM_ALL2ALL_BACKEND, vllm#33535)
+    assert _backend("0.16.0", all2all_backend_env="deepep_low_latency") == "allgather_reducescatter"
+    assert _backend("0.17.1", all2all_backend="pplx", all2all_backend_env="deepep_low_latency") == "pplx"
     assert _backend("0.18.0", all2all_backend_env="deepep_low_latency") == "allgather_reducescatter"
     assert _backend("0.30.0", all2all_backend="deepep_low_latency") == "deepep_low_latency"
 
@@ -195,3 +198,95 @@ def test_dynamo_dsr1_8gpu_decode_worker_profiles_deepep_low_latency_s_slots():
     rows = sizing.moe_row_bytes(r1, s, behaviour("0.11.0"), h200, "fp8", 2, sizing.DEFAULT_ESTIMATES)
     assert rows == (25_824, 25_824, False, 73_728)
     assert rows.rows * rows.central == 1_903_951_872
+
+
+def test_a_release_not_named_is_dated_by_vllm_all2all_backend():
+    """A deployment that names no release but sets VLLM_ALL2ALL_BACKEND was written for a release that reads it: sized
+    at 0.15.1, the newest (0.16.0 removed the variable), still assumed, and the note says why; a release named (given,
+    an image tag) is kept, and an empty variable dates nothing."""
+    from shardwise.rules.vllm.versions import CURRENT_RELEASE, dated_by_env, resolve
+
+    assumed = resolve(None, None, missing="--vllm-version not given")
+    dated = dated_by_env(assumed, {"VLLM_ALL2ALL_BACKEND": "pplx"})
+    assert (str(dated.version), dated.source) == ("0.15.1", "assumed")
+    assert dated.note == ("vLLM 0.15.1, assumed: --vllm-version not given; its VLLM_ALL2ALL_BACKEND is read by no "
+                          "release after 0.15.1 (0.16.0 removed it), so the newest release that reads it is taken")
+    assert dated_by_env(assumed, {"VLLM_ALL2ALL_BACKEND": " "}) is assumed
+    assert str(dated_by_env(assumed, {}).version) == CURRENT_RELEASE
+    for named in (resolve("0.18.0"), resolve(None, "vllm/vllm-openai:v0.20.0")):
+        assert dated_by_env(named, {"VLLM_ALL2ALL_BACKEND": "pplx"}) is named
+
+
+LLMD_PREFILL = dict(model="deepseek-ai/DeepSeek-R1-0528", gpu="H200", tp=1, dp=8, enable_expert_parallel=True,
+                    env=(("VLLM_ALL2ALL_BACKEND", "deepep_high_throughput"),))
+
+
+def test_plan_sizes_a_recipe_s_all2all_variable_at_a_release_that_reads_it():
+    """Set 24's llmd-wideep-base-prefill-dsr1-0528-h200-dp8-ep-ht (llm-d's wide-EP prefill: DeepSeek-R1-0528 DP8 + EP
+    on one H200 node, VLLM_ALL2ALL_BACKEND=deepep_high_throughput, no release named). At the assumed 0.34.0 the
+    variable is not read and the default allgather_reducescatter routes every rank's 8,192 tokens x top-8 on each
+    rank (activation 14.84 GiB, 'may refuse'); sized at 0.15.1, DeepEP high-throughput sends a token only to its
+    experts' ranks: activation 8.07 GiB and 319,616 tokens a GPU, and the full 163,840-token context starts."""
+    from shardwise.rules.app.plan import PlanRequest, make_plan
+
+    shown = make_plan(PlanRequest(**LLMD_PREFILL)).shown  # type: ignore[arg-type]
+    assert shown.sizing.vllm_version == "0.15.1"
+    assert shown.starts
+    assert round(shown.sizing.activation_gib_per_gpu, 2) == 8.07
+    assert shown.sizing.kv_cache_tokens == 319_616
+    assert shown.sizing.max_model_len == 163_840
+    assert [f.code for f in shown.findings if f.level == "mandatory"] == []
+    named = make_plan(PlanRequest(**LLMD_PREFILL, vllm_version="0.34.0")).shown  # type: ignore[arg-type]
+    assert round(named.sizing.activation_gib_per_gpu, 2) == 14.84
+    assert not named.starts
+
+
+def test_lint_dates_a_manifest_s_release_as_plan_does(tmp_path):
+    """The same engine as a manifest whose image names no release (``:latest``): lint takes 0.15.1 as plan does, and
+    says why in its findings (SW105's at 0.99 quoted); the same manifest on a v0.18.0 image keeps 0.18.0 (the variable
+    ignored there)."""
+    from shardwise.rules.app.run import LintOptions, lint_report
+
+    def manifest(image: str) -> str:
+        return f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: wide-ep-prefill
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {{app: prefill}}
+  template:
+    metadata:
+      labels: {{app: prefill}}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H200
+      containers:
+      - name: vllm
+        image: {image}
+        args: ["vllm", "serve", "deepseek-ai/DeepSeek-R1-0528", "--data-parallel-size", "8",
+               "--enable-expert-parallel", "--gpu-memory-utilization", "0.99"]
+        env:
+        - name: VLLM_ALL2ALL_BACKEND
+          value: deepep_high_throughput
+        resources:
+          limits:
+            nvidia.com/gpu: 8
+"""
+
+    said = {}
+    for image in ("vllm/vllm-openai:latest", "vllm/vllm-openai:v0.18.0"):
+        path = tmp_path / f"{image.rsplit(':', 1)[1]}.yaml"
+        path.write_text(manifest(image))
+        report = lint_report([str(path)], LintOptions(jobs=1))
+        said[image] = [f.message for f in report.findings if f.code == "SW105"]
+    head = ("gpu_memory_utilization is 0.99, above 0.95: no headroom for the CUDA context, NCCL buffers, CUDA graphs, "
+            "the sampler warm-up and fragmentation ")
+    assert said == {
+        "vllm/vllm-openai:latest": [
+            head + "(the default is 0.9 in vLLM 0.15.1, assumed: tag latest names no vLLM release; declare it with the "
+            "annotation shardwise.dev/vllm-version; its VLLM_ALL2ALL_BACKEND is read by no release after 0.15.1 "
+            "(0.16.0 removed it), so the newest release that reads it is taken)"],
+        "vllm/vllm-openai:v0.18.0": [head + "(vLLM 0.18.0's default is 0.9)"],
+    }

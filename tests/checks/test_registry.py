@@ -79,7 +79,8 @@ EXTRA_FIXTURES = {
     "SW309": {"ptrace.yaml",  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
               "host-network-platforms.yaml"},  # mend18: hostNetwork's remedy as the pod shows its platform
     "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
-              "context-parallel.yaml"},  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
+              "context-parallel.yaml",  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
+              "p95-beyond-length.yaml"},  # plancases25: a declared p95 above max_model_len is said, never clamped
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml", "declared-release.yaml",

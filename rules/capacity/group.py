@@ -775,6 +775,7 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
 #: ``pip install ... vllm`` in one shell command (a newline ends it too: ``pip install -U pip`` then
 #: ``python -m vllm...`` on the next line installs no vLLM; :func:`_script` has joined continued lines)
 _PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|\n]*\bvllm\b", re.I)
+_FLASHINFER = re.compile(r"\bflashinfer", re.I)  # a module constant: the module is compiled by mypyc
 
 
 def _multimodal(g: ServingGroup) -> dict[str, Any]:
@@ -816,7 +817,7 @@ def _flashinfer(g: ServingGroup) -> dict[str, Any]:
     script = _script(c)
     if has_install(script) and _PIP_VLLM.search(script):  # (most command lines install nothing)
         out["pip_install"] = True
-        if re.search(r"\bflashinfer", script, re.I):
+        if _FLASHINFER.search(script):
             out["flashinfer_installed"] = True
     return out
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from _weakref import ref as weak_ref  # weakref.ref itself: the weakref module (with _weakrefset) costs 2M instructions
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
@@ -1269,12 +1269,16 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
         _offloaded(g, model)
         _offload_engine(g, dev)
         version = vllm_version(g)
-        for tp in range(1, most + 1):
+        settings = _engine_settings(g, tp_as=most)  # TP alone differs from one TP to the next
+        context = expected_context(g, config)
+        # from the largest TP down: the layout most likely to start is sized first, and where it may start no
+        # smaller one is sized at all (the answer is None wherever one TP may start, whichever is found first)
+        for tp in range(most, 0, -1):
             if any(r.sure for r in weight_load_refusals(model, tp)):
                 split.append(tp)
                 continue
-            s = size_deployment(model, dev, _engine_settings(g, tp_as=tp), version,
-                                expected_context=expected_context(g, config))
+            s = size_deployment(model, dev, settings if tp == most else replace(settings, tp=tp), version,
+                                expected_context=context)
             if s.certain or s.kv_verdict != "refuses":
                 return None  # some TP may start, or its refusal is a setting's, not the memory's
             if s.weights_fit_band != "refuses" and any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes):
@@ -1284,7 +1288,7 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
         return None
     if not sized:
         return None
-    return TpRefusals(most, tuple(split), tuple(sized))
+    return TpRefusals(most, tuple(reversed(split)), tuple(reversed(sized)))
 
 
 def sizer(g: ServingGroup, config: Context) -> Sizer | None:

@@ -31,6 +31,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..catalog.accelerators import (
+    HIDES_EVERY_DEVICE,
     MIG_DEVICE_CLASSES,
     group_vendor,
     mig_listed_gib,
@@ -1140,7 +1141,7 @@ def unrequested_gpus_seen(privileged: Any, env: Mapping[str, Any]) -> str:
             value = env[name]
             if not isinstance(value, str):
                 return f"{name} set to a value not known yet"
-            if value.strip().lower() not in ("", "void", "none"):
+            if value.strip().lower() not in HIDES_EVERY_DEVICE:
                 return f"{name}={value.strip()}"
     return ""
 

@@ -491,6 +491,11 @@ def runtime_visibility(runtime_class: str | None) -> bool:
     return bool(runtime_class) and any(runtime_class in a.runtime_classes for a in accelerators())
 
 
+#: Values of a visible-devices variable that give the container no device at all (the NVIDIA container toolkit's
+#: ``void`` and ``none``, and an empty value): they hide devices, they show none beyond the request.
+HIDES_EVERY_DEVICE = frozenset({"", "void", "none"})
+
+
 @functools.cache
 def visible_devices_envs() -> tuple[str, ...]:
     """The variables that pick the devices a container sees without a request (NVIDIA_VISIBLE_DEVICES)."""

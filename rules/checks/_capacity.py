@@ -514,5 +514,19 @@ def refused_at_load(g: ServingGroup, s: ReplicaSizing, settings: EngineSettings)
     peak = online_fp8_load_peak(require_model(g), dev, settings, rv, s)
     if peak is None or (peak.layerwise_release and rv.source == "assumed"):
         return False  # not quantised online; or it may refuse on an older release only: not sure
-    below = s.weights_error_below_gib * peak.gib / s.weights_gib_per_gpu
-    return peak.gib - below > max(s.gpu_memory_gib, dev.memory_gib_high or 0.0)
+    return load_surely_above(g, s, peak.gib)
+
+
+def whole_gib(g: ServingGroup, s: ReplicaSizing) -> float:
+    """The device's whole memory: the catalog's or the label's, above the higher figure of a GPU whose memory depends
+    on its ECC setting (ecc1)."""
+    dev = device(g)
+    return max(s.gpu_memory_gib, (dev.memory_gib_high if dev is not None else None) or 0.0)
+
+
+def load_surely_above(g: ServingGroup, s: ReplicaSizing, peak_gib: float) -> bool:
+    """Whether a load peak of ``peak_gib`` per device (online FP8's, :func:`..capacity.sizing.online_fp8_load_peak`)
+    exceeds the device's whole memory (:func:`whole_gib`) even at its lightest: less the weights' error band (its
+    low side) scaled from the weights ``s`` sizes to the peak. ``s`` holds some weights (``weights_gib_per_gpu`` above
+    0). SW101's refusals at load and SW104's layouts that fail at load judge by it alike (mend20)."""
+    return peak_gib - s.weights_error_below_gib * peak_gib / s.weights_gib_per_gpu > whole_gib(g, s)

@@ -57,7 +57,7 @@ import sys
 from types import CellType, CodeType, FrameType, FunctionType, MemberDescriptorType, ModuleType
 from typing import Any
 
-from shardwise.rules._regex_code import dump_atomically
+from shardwise.rules._regex_code import compiled_body, dump_atomically
 
 
 class _OnUse(ModuleType):
@@ -162,7 +162,8 @@ def _from_own_module(frame: FrameType | None) -> bool:
     this module's own) runs in a shardwise module."""
     while frame is not None and frame.f_globals.get("__name__") in _MAKERS:
         frame = frame.f_back
-    return frame is not None and str(frame.f_globals.get("__name__", "")).startswith(_OWN)
+    return frame is not None and (str(frame.f_globals.get("__name__", "")).startswith(_OWN)
+                                  or compiled_body(frame).startswith(_OWN))  # a body compiled by mypyc
 
 
 def _expression(source: str) -> CodeType:

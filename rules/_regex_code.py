@@ -46,6 +46,9 @@ _HEADER = (sys.hexversion, 2)
 _used: set[tuple[str | bytes, int]] = set()  # the keys this process found or recorded
 _state = {"hits": 0, "misses": 0, "installed": False, "vouched": False}
 _RE_MODULES = frozenset({"re", "re._compiler", "re._parser", "sre_compile"})
+#: the frozen import system's module, as a frame's globals name it
+_IMPORT_SYSTEM = frozenset({"importlib._bootstrap", "_frozen_importlib"})
+_OWN = "shardwise."  # the modules whose compiled bodies' patterns are kept
 
 
 def _build(pattern: str | bytes, flags: int) -> tuple[object, ...]:
@@ -93,7 +96,20 @@ def _written_in_source(pattern: str | bytes) -> bool:
     if frame is None:
         return False
     code = frame.f_code
-    return code.co_name == "<module>" or pattern in code.co_consts
+    return code.co_name == "<module>" or pattern in code.co_consts or compiled_body(frame).startswith(_OWN)
+
+
+def compiled_body(frame: FrameType) -> str:
+    """The module whose body the import system runs in ``frame`` where that body has no frame of its own (a module
+    compiled by mypyc, scripts/build-mypyc.sh, runs its body as C: the call above its ``re.compile`` or its named
+    tuple is the import system's), else "". What such a body compiles is a module constant as a source module's
+    ``<module>`` is; without this the compiled modules compiled their 46 patterns again at every start."""
+    if frame.f_code.co_name != "_call_with_frames_removed" or frame.f_globals.get("__name__") not in _IMPORT_SYSTEM:
+        return ""
+    args = frame.f_locals.get("args")
+    first = args[0] if isinstance(args, tuple) and args else None
+    name = getattr(first, "name", None) or getattr(first, "__name__", None)  # a spec (create_dynamic) or a module
+    return name if isinstance(name, str) else ""
 
 
 def _compile(pattern: str | bytes, flags: int = 0) -> re.Pattern[str] | re.Pattern[bytes]:

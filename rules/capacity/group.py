@@ -31,6 +31,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..catalog.accelerators import (
+    HIDES_EVERY_DEVICE,
     MIG_DEVICE_CLASSES,
     group_vendor,
     mig_listed_gib,
@@ -781,6 +782,7 @@ def multimodal_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
 #: ``pip install ... vllm`` in one shell command (a newline ends it too: ``pip install -U pip`` then
 #: ``python -m vllm...`` on the next line installs no vLLM; :func:`_script` has joined continued lines)
 _PIP_VLLM = re.compile(r"\b(?:pip3?|uv\s+pip)\s+install\b[^;&|\n]*\bvllm\b", re.I)
+_FLASHINFER = re.compile(r"\bflashinfer", re.I)  # a module constant: the module is compiled by mypyc
 
 
 def _multimodal(g: ServingGroup) -> dict[str, Any]:
@@ -822,7 +824,7 @@ def _flashinfer(g: ServingGroup) -> dict[str, Any]:
     script = _script(c)
     if has_install(script) and _PIP_VLLM.search(script):  # (most command lines install nothing)
         out["pip_install"] = True
-        if re.search(r"\bflashinfer", script, re.I):
+        if _FLASHINFER.search(script):
             out["flashinfer_installed"] = True
     return out
 
@@ -1145,7 +1147,7 @@ def unrequested_gpus_seen(privileged: Any, env: Mapping[str, Any]) -> str:
             value = env[name]
             if not isinstance(value, str):
                 return f"{name} set to a value not known yet"
-            if value.strip().lower() not in ("", "void", "none"):
+            if value.strip().lower() not in HIDES_EVERY_DEVICE:
                 return f"{name}={value.strip()}"
     return ""
 
@@ -1274,12 +1276,16 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
         _offloaded(g, model)
         _offload_engine(g, dev)
         version = vllm_version(g)
-        for tp in range(1, most + 1):
+        settings = _engine_settings(g, tp_as=most)  # TP alone differs from one TP to the next
+        context = expected_context(g, config)
+        # from the largest TP down: the layout most likely to start is sized first, and where it may start no
+        # smaller one is sized at all (the answer is None wherever one TP may start, whichever is found first)
+        for tp in range(most, 0, -1):
             if any(r.sure for r in weight_load_refusals(model, tp)):
                 split.append(tp)
                 continue
-            s = size_deployment(model, dev, _engine_settings(g, tp_as=tp), version,
-                                expected_context=expected_context(g, config))
+            s = size_deployment(model, dev, settings if tp == most else replace(settings, tp=tp), version,
+                                expected_context=context)
             if s.certain or s.kv_verdict != "refuses":
                 return None  # some TP may start, or its refusal is a setting's, not the memory's
             if s.weights_fit_band != "refuses" and any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes):
@@ -1294,7 +1300,7 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
         return None
     if not sized:
         return None
-    return TpRefusals(most, tuple(split), tuple(sized))
+    return TpRefusals(most, tuple(reversed(split)), tuple(reversed(sized)))
 
 
 def _refused_at_shortest(g: ServingGroup, config: Context, tp: int) -> ReplicaSizing | None:

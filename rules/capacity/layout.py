@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..catalog.accelerators import SIZED_VENDORS
 from ..model.inventory import layout_text, world_size
 from ..model.records import evolve
 from ..model.shapes import GpuInfo, ModelShape, Precision
@@ -666,9 +667,6 @@ class Reserve:
         return self.fit.starts == "starts" and self.kept and self.calibrated
 
 
-#: Vendors whose start-up memory profile the capacity model's estimates follow (CUDA and ROCm builds of vLLM).
-CALIBRATED_VENDORS = frozenset({"nvidia", "amd"})
-
 
 def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel], kv_reserve: float) -> Reserve | None:
     """Without a declared load: the first of ``candidates`` (fewest GPUs first) that surely starts at
@@ -683,7 +681,7 @@ def reserve_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel]
         fit = sz.fit(cand, None)
         if not serves(fit, kv_reserve):
             continue
-        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
+        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in SIZED_VENDORS)
         if r.sure:
             return r
         first = first or r
@@ -716,7 +714,7 @@ def capped_alternative(sz: Sizer, current: Parallel, candidates: list[Parallel],
         if found is None:
             continue
         fit, cap, default = found
-        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in CALIBRATED_VENDORS)
+        r = Reserve(fit, current.gpus // cand.gpus, kv_reserve, sz.device.vendor in SIZED_VENDORS)
         return Capped(r, cap, default)
     return None
 

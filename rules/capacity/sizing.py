@@ -2382,6 +2382,15 @@ class LoadPeak(NamedTuple):
         return self.layerwise if self.layerwise_release else self.whole_16bit
 
 
+def quantised_online(model: ModelShape, s: EngineSettings) -> bool:
+    """Whether vLLM quantises the checkpoint to FP8 while it loads it: ``--quantization fp8`` on a 16-bit checkpoint
+    with no ``quantization_config``, without ``--cpu-offload-gb`` (:func:`online_fp8_load_peak`). Told from the
+    settings and the model alone, before any layout is sized."""
+    return ((s.quantization or "").lower() == "fp8" and not s.cpu_offload_bytes
+            and model.precision in ("bf16", "fp16", "fp32")
+            and not isinstance(model.hf_config.get("quantization_config"), dict))
+
+
 def online_fp8_load_peak(model: ModelShape, device: Device, s: EngineSettings, rv: ResolvedVersion,
                          sized: ReplicaSizing) -> LoadPeak | None:
     """The load peak of ``--quantization fp8`` on a 16-bit checkpoint with no ``quantization_config`` (vLLM quantises
@@ -2394,10 +2403,7 @@ def online_fp8_load_peak(model: ModelShape, device: Device, s: EngineSettings, r
     other layers, one decoder layer's quantised weights at 16 bits and the FP8 copy made of them (the FP8 weights
     plus two bytes a parameter of that layer). A layer's quantised parameters are the rank's 16-bit less its FP8
     bytes (one byte each) over the stage's layers."""
-    if (s.quantization or "").lower() != "fp8" or sized.weight_precision != "fp8" or s.cpu_offload_bytes:
-        return None
-    if model.precision not in ("bf16", "fp16", "fp32") or isinstance(model.hf_config.get("quantization_config"),
-                                                                      dict):
+    if not quantised_online(model, s) or sized.weight_precision != "fp8":
         return None
     wide_settings = replace(s, quantization=None)
     wide = (weights_alone if s.pp == 1 else stages_alone)(model, device, wide_settings, rv)

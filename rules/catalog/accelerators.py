@@ -176,8 +176,8 @@ def group_vendor(g: ServingGroup) -> str | None:
     return g.pool.accelerator if g.pool is not None else None
 
 
-#: Vendors whose vLLM memory profile the capacity model's estimates follow: CUDA's and ROCm's workers (the same set as
-#: capacity/layout.py ``CALIBRATED_VENDORS``, which a smaller layout's reserve is judged by).
+#: Vendors whose vLLM memory profile the capacity model's estimates follow: CUDA's and ROCm's workers (a smaller
+#: layout's reserve is judged sure only on them, capacity/layout.py; SW203's weight loaders are theirs).
 SIZED_VENDORS = frozenset({"nvidia", "amd"})
 
 #: What vLLM's plugin for a family the capacity model does not follow sizes its own way (mend12, review34); another
@@ -489,6 +489,11 @@ def device_annotations() -> tuple[DeviceAnnotation, ...]:
 def runtime_visibility(runtime_class: str | None) -> bool:
     """Whether a RuntimeClass shows a container the node's devices without a request (``nvidia``)."""
     return bool(runtime_class) and any(runtime_class in a.runtime_classes for a in accelerators())
+
+
+#: Values of a visible-devices variable that give the container no device at all (the NVIDIA container toolkit's
+#: ``void`` and ``none``, and an empty value): they hide devices, they show none beyond the request.
+HIDES_EVERY_DEVICE = frozenset({"", "void", "none"})
 
 
 @functools.cache

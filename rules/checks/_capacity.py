@@ -6,6 +6,7 @@ Everything they read of a group's capacity comes through the front door, :mod:`s
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 
 from ..capacity.group import (
@@ -119,8 +120,7 @@ def fits_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -> str:
             candidates.append((f"--gpu-memory-utilization {util:g}", replace(base, gpu_memory_utilization=util)))
     if not base.kv_cache_dtype.lower().startswith("fp8") and model.mla is None:
         candidates.append(("--kv-cache-dtype fp8", replace(base, kv_cache_dtype="fp8")))
-    per_node = g.pool.gpus_per_node if g.pool is not None else None
-    room = per_node if isinstance(per_node, int) else 8
+    room = _node_room(g)
     if mig_slice_or_none(g) is not None:
         room = 0  # mig20: a CUDA process sees one MIG device, so no wider TP starts on them (SW204)
     if base.tp * 2 * base.pp <= room and model.num_attention_heads % (base.tp * 2) == 0:
@@ -148,28 +148,45 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
         if util > s.gpu_memory_utilization:
             candidates.append((f"--gpu-memory-utilization {util:g}", replace(base, gpu_memory_utilization=util)))
     per_node = g.pool.gpus_per_node if g.pool is not None else None
-    room = per_node if isinstance(per_node, int) else 8
     mig = mig_slice_or_none(g)
-    if mig is not None:
-        room = 0  # mig20: a CUDA process sees one MIG device, so no wider TP starts on them (SW204)
-    tp = base.tp * 2
-    while tp * base.pp <= room:
+    # mig20: a CUDA process sees one MIG device, so no wider TP starts on them (SW204)
+    for tp in _wider_tps(base, 0 if mig is not None else _node_room(g)):
         if model.num_attention_heads % tp == 0:
             candidates.append((f"--tensor-parallel-size {tp}", replace(base, tp=tp)))
-        tp *= 2
-    asked = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else None
     unit = g.accelerator_resource or "nvidia.com/gpu"
     word = device_word(g, rank=True)
     for text, settings in candidates:
         r = size_deployment(model, dev, settings, version, expected_context=expected_context(g, config))
         if r.verdict == "starts" and r.margin_verdict == "starts":
-            more = settings.tp * settings.pp
-            one_pod = g.pods_per_group is None or (isinstance(g.pods_per_group, int) and g.pods_per_group == 1)
-            fewer = asked is not None and asked < more and one_pod
-            request = f", with {more} {unit} requested per pod" if fewer else ""
+            request = _more_requested(g, settings.tp * settings.pp, unit, True)
             return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per {word}){request}"
     return _weights_elsewhere(s, dev, per_node if isinstance(per_node, int) else None, bool(base.cpu_offload_bytes),
                               mig[0].name if mig is not None else None, word)
+
+
+def _node_room(g: ServingGroup) -> int:
+    """The GPUs of the group's node, as its pool says, else 8 (the most a node commonly holds): the widest layout
+    the remedies name."""
+    per_node = g.pool.gpus_per_node if g.pool is not None else None
+    return per_node if isinstance(per_node, int) else 8
+
+
+def _wider_tps(base: EngineSettings, room: int) -> Iterator[int]:
+    """The tensor-parallel sizes above ``base``'s, doubling, whose engines (times its pipeline stages) fit ``room``
+    GPUs: the wider layouts SW101's remedies try, smallest first."""
+    tp = base.tp * 2
+    while tp * base.pp <= room:
+        yield tp
+        tp *= 2
+
+
+def _more_requested(g: ServingGroup, more: int, unit: str, same_unit: bool) -> str:
+    """The words naming the ``more`` devices (``unit``) a single-pod replica must request where it requests fewer, else
+    "" (``same_unit`` False: the remedy counts other devices than the pod requests, whose count it cannot name)."""
+    asked = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else None
+    one_pod = g.pods_per_group is None or (isinstance(g.pods_per_group, int) and g.pods_per_group == 1)
+    fewer = asked is not None and asked < more and one_pod and same_unit
+    return f", with {more} {unit} requested per pod" if fewer else ""
 
 
 def weights_alone_instead(g: ServingGroup, s: ReplicaSizing, whole: float) -> str:
@@ -186,24 +203,17 @@ def weights_alone_instead(g: ServingGroup, s: ReplicaSizing, whole: float) -> st
     assert dev is not None
     version = vllm_version(g)
     word = device_word(g, rank=True)
-    per_node = g.pool.gpus_per_node if g.pool is not None else None
-    room = per_node if isinstance(per_node, int) else 8
+    room = _node_room(g)
     ways: list[str] = []
-    tp = base.tp * 2
-    while tp * base.pp <= room:
+    for tp in _wider_tps(base, room):
         if tp_allowed(model, tp):
             r = size_deployment(model, dev, replace(base, tp=tp), version)
             if r.weights_gib_per_gpu - r.weights_error_below_gib <= whole:
-                more = tp * base.pp
-                asked = g.gpus_per_pod if isinstance(g.gpus_per_pod, int) else None
-                one_pod = g.pods_per_group is None or (isinstance(g.pods_per_group, int) and g.pods_per_group == 1)
-                fewer = asked is not None and asked < more and one_pod and device_word(g) == word
-                request = f", with {more} {g.accelerator_resource} requested per pod" if fewer else ""
+                request = _more_requested(g, tp * base.pp, str(g.accelerator_resource), device_word(g) == word)
                 ways.append(f"spread the weights over more {word}s: at --tensor-parallel-size {tp} they come to "
                             f"about {r.weights_gib_per_gpu:.1f} GiB ({r.weights_band_text}) per {word}, below its "
                             f"whole {whole:.1f} GiB{request} ({_WEIGHTS_ALONE})")
                 break
-        tp *= 2
     if not ways:
         ways.append(f"spread the weights over more {word}s than the {room} of one node (they come to "
                     f"{s.weights_gb_total * GB / GIB:.1f} GiB, against its whole {whole:.1f} GiB each; "
@@ -514,5 +524,19 @@ def refused_at_load(g: ServingGroup, s: ReplicaSizing, settings: EngineSettings)
     peak = online_fp8_load_peak(require_model(g), dev, settings, rv, s)
     if peak is None or (peak.layerwise_release and rv.source == "assumed"):
         return False  # not quantised online; or it may refuse on an older release only: not sure
-    below = s.weights_error_below_gib * peak.gib / s.weights_gib_per_gpu
-    return peak.gib - below > max(s.gpu_memory_gib, dev.memory_gib_high or 0.0)
+    return load_surely_above(g, s, peak.gib)
+
+
+def whole_gib(g: ServingGroup, s: ReplicaSizing) -> float:
+    """The device's whole memory: the catalog's or the label's, above the higher figure of a GPU whose memory depends
+    on its ECC setting (ecc1)."""
+    dev = device(g)
+    return max(s.gpu_memory_gib, (dev.memory_gib_high if dev is not None else None) or 0.0)
+
+
+def load_surely_above(g: ServingGroup, s: ReplicaSizing, peak_gib: float) -> bool:
+    """Whether a load peak of ``peak_gib`` per device (online FP8's, :func:`..capacity.sizing.online_fp8_load_peak`)
+    exceeds the device's whole memory (:func:`whole_gib`) even at its lightest: less the weights' error band (its
+    low side) scaled from the weights ``s`` sizes to the peak. ``s`` holds some weights (``weights_gib_per_gpu`` above
+    0). SW101's refusals at load and SW104's layouts that fail at load judge by it alike (mend20)."""
+    return peak_gib - s.weights_error_below_gib * peak_gib / s.weights_gib_per_gpu > whole_gib(g, s)

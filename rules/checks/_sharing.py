@@ -29,6 +29,7 @@ from typing import Any, Literal
 from ..capacity.group import per_group, single_strategy_label, single_strategy_unsure
 from ..catalog.accelerators import (
     GPU_PRODUCT_LABELS,
+    HIDES_EVERY_DEVICE,
     MIG_DEVICE_CLASSES,
     mig_profile,
     runtime_visibility,
@@ -71,7 +72,7 @@ def _visible(c: Container) -> str | None:
     """``NVIDIA_VISIBLE_DEVICES=all`` as written, when a variable shows the container devices."""
     for name in visible_devices_envs():
         value = c.env.get(name)
-        if isinstance(value, str) and value.strip().lower() not in ("", "void", "none"):
+        if isinstance(value, str) and value.strip().lower() not in HIDES_EVERY_DEVICE:
             return f"{name}={value.strip()}"
     return None
 

@@ -27,10 +27,12 @@ from ._capacity import (
     command_crashes,
     device_name,
     layout_text,
+    load_surely_above,
     refused_whatever_tp_text,
     tp_bound_text,
     weights_alone_instead,
     weights_fit_instead,
+    whole_gib,
 )
 from ._unseen import held_back_hits
 
@@ -153,7 +155,7 @@ class WeightsDoNotFit(GroupRule):
             yield from self._margin(g, s)
             return
         # weights above the GPU's whole memory never fit, whatever the estimate's band says
-        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > _whole_gib(g, s)
+        sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > whole_gib(g, s)
         head = (
             f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per {device_word(g, rank=True)} at {layout_text(s)}{pcp_unseen}"
@@ -210,9 +212,9 @@ def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
     ``--quantization fp8`` on a 16-bit checkpoint (:func:`..capacity.sizing.online_fp8_load_peak`). Before 0.16.0
     every weight is 16-bit before any is quantised, a sure refusal; on a release not known (no tag, ``latest``, a
     digest) the refusal holds only on an older one: "may", naming 0.16.0; from 0.16.0 the peak is the FP8 weights
-    and one layer at 16 bits. Sure only where the lightest the peak may be (less the weights' band, scaled to 16
-    bits) exceeds the device's whole memory (:func:`_whole_gib`); between the budget and the whole memory the load
-    is not judged (docs/capacity-model.md, "Online quantisation's peak at load")."""
+    and one layer at 16 bits. Sure only where the lightest the peak may be (less the weights' band, scaled to the
+    peak) exceeds the device's whole memory (:func:`._capacity.load_surely_above`); between the budget and the whole
+    memory the load is not judged (docs/capacity-model.md, "Online quantisation's peak at load")."""
     rv = vllm_version(g)
     dev = device(g)
     if dev is None or s.weights_gib_per_gpu <= 0:
@@ -220,9 +222,8 @@ def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
     peak = online_fp8_load_peak(require_model(g), dev, engine_settings(g), rv, s)
     if peak is None:
         return None
-    whole = _whole_gib(g, s)
-    below = s.weights_error_below_gib * peak.whole_16bit / s.weights_gib_per_gpu
-    old_refuses = peak.whole_16bit - below > whole
+    whole = whole_gib(g, s)
+    old_refuses = load_surely_above(g, s, peak.whole_16bit)
     where = (f"{s.model_id} with --quantization fp8 on its 16-bit checkpoint (no quantization_config: vLLM quantises "
              f"it while loading) at {layout_text(s)}")
     whole_text = f"above the whole {whole:.1f} GiB of the {device_name(g)}"
@@ -234,7 +235,7 @@ def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
                           f"({s.vllm_version_note}); pin an image of "
                           f"vLLM {LAYERWISE_FP8_RELEASE} or later (one layer at a time is 16-bit, "
                           f"{peak.layerwise:.1f} GiB at load) or serve an FP8 checkpoint", level="advisory")
-        if peak.layerwise - below * peak.layerwise / peak.whole_16bit > whole:
+        if load_surely_above(g, s, peak.layerwise):
             return hit(g, f"{where} needs {peak.layerwise:.1f} GiB per {device_word(g, rank=True)} at load (the "
                           f"FP8 weights and one layer at 16 bits), {whole_text}: vLLM will fail loading the model "
                           f"({s.vllm_version_note}); serve an FP8 checkpoint, or shard it over more GPUs with "
@@ -250,20 +251,14 @@ def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
                level="mandatory")
 
 
-def _whole_gib(g: ServingGroup, s: ReplicaSizing) -> float:
-    """The device's whole memory: the catalog's or the label's, above the higher figure of a GPU whose memory depends
-    on its ECC setting (ecc1)."""
-    dev = device(g)
-    return max(s.gpu_memory_gib, (dev.memory_gib_high if dev is not None else None) or 0.0)
-
-
 def _sure_anywhere(g: ServingGroup, s: ReplicaSizing) -> str:
     """Why SW101's refusal is sure on any accelerator, in words (:attr:`..engine.Hit.sure_anywhere`), else "": the
     lightest the weights of one device may be (the estimate less its band's low side; no activation, KV cache, graph or
-    collective term, no margin) exceed the device's whole memory (:func:`_whole_gib`). On an accelerator whose plugin
-    sizes memory its own way (Ascend, Gaudi, Neuron: ``catalog.accelerators.sized_as_cuda``) every other verdict is an
-    estimate of CUDA's terms, but a checkpoint's share larger than the device cannot load there either (mend15)."""
-    lightest, whole = s.weights_gib_per_gpu - s.weights_error_below_gib, _whole_gib(g, s)
+    collective term, no margin) exceed the device's whole memory (:func:`._capacity.whole_gib`). On an accelerator
+    whose plugin sizes memory its own way (Ascend, Gaudi, Neuron: ``catalog.accelerators.sized_as_cuda``) every other
+    verdict is an estimate of CUDA's terms, but a checkpoint's share larger than the device cannot load there either
+    (mend15)."""
+    lightest, whole = s.weights_gib_per_gpu - s.weights_error_below_gib, whole_gib(g, s)
     if lightest <= whole:
         return ""
     return (f"the weights alone, at least {lightest:.1f} GiB per {device_word(g, rank=True)}, exceed its whole "
@@ -280,7 +275,7 @@ def _remedy(g: ServingGroup, s: ReplicaSizing, config: LintConfig, anywhere: str
         return _PCP_UNSEEN_REMEDY
     cuda = sized_as_cuda(g)
     if anywhere and cuda is not None and cuda[1]:
-        return weights_alone_instead(g, s, _whole_gib(g, s))
+        return weights_alone_instead(g, s, whole_gib(g, s))
     return weights_fit_instead(g, s, config)
 
 

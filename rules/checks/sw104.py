@@ -16,7 +16,7 @@ from ..capacity.layout import (
     reserve_alternative,
     smaller,
 )
-from ..capacity.sizing import ReplicaSizing
+from ..capacity.sizing import ReplicaSizing, quantised_online
 from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
@@ -246,8 +246,8 @@ def _judge(g: ServingGroup, config: LintConfig, sz: Sizer, s: ReplicaSizing, cur
 def _fails_at_load(g: ServingGroup, sz: Sizer, p: Parallel) -> bool:
     """Whether vLLM surely fails loading the weights at the layout ``p`` (:func:`.sw101.refused_at_load`): online
     FP8 quantisation of a 16-bit checkpoint before 0.16.0 holds the rank's 16-bit weights at load (mend20)."""
-    if (sz.settings.quantization or "").lower() != "fp8":
-        return False
+    if not quantised_online(sz.model, sz.settings):
+        return False  # told before the layout is sized: its TP and PP change neither the flag nor the checkpoint
     settings = replace(sz.settings, tp=p.tp, pp=p.pp, dp=p.dp, expert_parallel=p.expert_parallel)
     try:
         return refused_at_load(g, sz.size(p), settings)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import require_model, tp_pp
-from ..capacity.layout import CALIBRATED_VENDORS, tp_allowed, weight_load_refusals
-from ..catalog.accelerators import group_vendor
+from ..capacity.layout import tp_allowed, weight_load_refusals
+from ..catalog.accelerators import SIZED_VENDORS, group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, known
 from ..model.shapes import ModelShape
@@ -67,7 +67,7 @@ class HeadsNotDivisibleByTp(GroupRule):
         vendor = group_vendor(g)
         # quantisation blocks and groups are what vLLM's CUDA and ROCm loaders need whole per rank; another vendor's
         # plugin (TPU's tpu-inference, Gaudi's) loads quantised weights its own way: said, never blocking there
-        gpu_loaders = vendor is None or vendor in CALIBRATED_VENDORS
+        gpu_loaders = vendor is None or vendor in SIZED_VENDORS
         for r in refusals:
             if r.tiles and not gpu_loaders:
                 yield hit(g, f"{r.message} on vLLM's CUDA and ROCm builds; on {vendor} accelerators vLLM's plugin "

@@ -34,6 +34,20 @@ def _tpu(g: ServingGroup, c: Container) -> bool:
     return TPU_RESOURCE in (c.accelerator_resource, g.accelerator_resource)
 
 
+#: The node's namespaces a pod may share: (its ``HostAccess`` attribute, the pod spec key, the level, what follows).
+#: ``{fabric}``: what the pod shows of its platform (:func:`_fabric`), made only where the finding is said.
+_HOST_NAMESPACES: tuple[tuple[str, str, Level, str], ...] = (
+    ("network", "hostNetwork", "mandatory",
+     "its API and runtime ports listen on the node's addresses, outside every NetworkPolicy; remove "
+     "hostNetwork from the pod spec ({fabric})"),
+    ("pid", "hostPID", "mandatory",
+     "it can see and signal every process on the node; remove hostPID from the pod spec"),
+    ("ipc", "hostIPC", "advisory",
+     "it shares the node's shared memory (usually a /dev/shm workaround: mount a memory-backed emptyDir "
+     "there instead)"),
+)
+
+
 class VllmPodWithHostAccess(GroupRule):
     meta = RuleMeta(
         code="SW309",
@@ -110,22 +124,14 @@ class VllmPodWithHostAccess(GroupRule):
     def check_group(self, g: ServingGroup, inv: Inventory, config: LintConfig) -> Iterable[Hit]:
         subject = group_subject(g)
         host = g.host
-        checks: tuple[tuple[str, str, Level, str], ...] = (
-            ("network", "hostNetwork", "mandatory",
-             "its API and runtime ports listen on the node's addresses, outside every NetworkPolicy; remove "
-             f"hostNetwork from the pod spec ({_fabric(g)})"),
-            ("pid", "hostPID", "mandatory",
-             "it can see and signal every process on the node; remove hostPID from the pod spec"),
-            ("ipc", "hostIPC", "advisory",
-             "it shares the node's shared memory (usually a /dev/shm workaround: mount a memory-backed emptyDir "
-             "there instead)"),
-        )
-        for attr, key, level, consequence in checks:
+        for attr, key, level, consequence in _HOST_NAMESPACES:
             value = getattr(host, attr)
             where = host.locations.get(attr, g.location)
             if value is UNKNOWN:
                 yield self._undecided(g, f"{key} of {subject}", where, level)
             elif value is True:
+                if attr == "network":
+                    consequence = consequence.format(fabric=_fabric(g))
                 yield Hit(subject, f"the pod sets {key}: true, so {consequence}",
                           where, tuple(g.suppressions), level=level)
         for c in g.containers:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..capacity.group import layout
 from ..capacity.layout import plural
+from ..catalog.accelerators import HIDES_EVERY_DEVICE
 from ..engine import DECIDED_AT_UP, GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, UNRESOLVED, Container, Inventory, Location, ServingGroup, Undecidable, UnknownEnv
 from ..vllm.args import script_assignments
@@ -17,8 +18,6 @@ NVIDIA = "NVIDIA_VISIBLE_DEVICES"
 CUDA = "CUDA_VISIBLE_DEVICES"
 #: Variables that choose among the devices a container was given, numbered from 0 inside it (CUDA, ROCm, Gaudi).
 RENUMBERING = (CUDA, "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HABANA_VISIBLE_DEVICES")
-#: NVIDIA_VISIBLE_DEVICES values that give the container no GPU at all (they hide, they do not escape).
-_NO_GPU = ("void", "none", "")
 
 
 class GpuVisibilitySetByHand(GroupRule):
@@ -116,7 +115,7 @@ class GpuVisibilitySetByHand(GroupRule):
             value, via, where = found
             if name == NVIDIA:
                 shown = "a value from a Secret, ConfigMap or the downward API" if value is UNKNOWN else repr(value)
-                if value is not UNKNOWN and str(value).strip().lower() in _NO_GPU:
+                if value is not UNKNOWN and str(value).strip().lower() in HIDES_EVERY_DEVICE:
                     if not runs_vllm:
                         continue  # a sidecar that needs no GPU, saying so
                     yield Hit(subject, f"container `{c.name}` sets {NVIDIA}={shown}{via}, which hides every GPU "

@@ -99,3 +99,45 @@ def test_importing_the_rules_leaves_the_collector_as_it_found_it():
     for state, expected in (("on", "True"), ("off", "False")):
         out = subprocess.run([sys.executable, "-c", code, state], capture_output=True, text=True, check=True, env=_SOURCES)
         assert out.stdout.strip() == expected, state
+
+
+def test_the_body_of_a_module_compiled_by_mypyc_counts_as_a_module_body():
+    # a compiled module runs its body as C: the frame above its re.compile (or its named tuple) is the import
+    # system's _call_with_frames_removed, whose first argument is the spec (create_dynamic) or the module
+    import importlib._bootstrap as bootstrap
+    from importlib.machinery import ModuleSpec
+
+    from shardwise.rules import _regex_code as r
+
+    seen = []
+
+    def body(what):
+        seen.append(r.compiled_body(sys._getframe(1)))
+
+    bootstrap._call_with_frames_removed(body, ModuleSpec("shardwise.rules.capacity.sizing", None))
+    bootstrap._call_with_frames_removed(body, sys.modules["json"])
+    bootstrap._call_with_frames_removed(body, "not a spec")
+    assert seen == ["shardwise.rules.capacity.sizing", "json", ""]
+    assert r.compiled_body(sys._getframe()) == ""  # a Python frame: its own code says
+
+
+def test_the_compiled_modules_patterns_are_kept(tmp_path):
+    # with the mypyc build in use (make setup), vllm/args.py's module constants are recorded as a source module's
+    # are: they were compiled again at every start
+    probe = ("import json, sys\nfrom shardwise.rules import _module_code as m\n"
+             "print(json.dumps(bool(m._compiled) and all(m._compiled.values())))\n")
+    compiled = json.loads(subprocess.run([sys.executable, "-B", "-c", probe], capture_output=True, text=True,
+                                         check=True).stdout)
+    if not compiled:
+        import pytest
+
+        pytest.skip("no current mypyc build (SHARDWISE_MYPYC=0 make setup, or sources edited since the build)")
+    code = _PROBE.replace("print(json.dumps(out))", (
+        "made = {v.pattern for v in vars(args).values() if isinstance(v, re.Pattern)}\n"
+        "out['args'] = [len(made), len(made & {k[0] for k in stored})]\n"
+        "out['args_module'] = type(args.__loader__).__name__\nprint(json.dumps(out))"))
+    proc = subprocess.run([sys.executable, "-B", "-c", code, str(tmp_path / "store")], capture_output=True,
+                          text=True, check=True)
+    out = json.loads(proc.stdout)
+    assert out["args_module"] == "ExtensionFileLoader" and out["same"] is True
+    assert out["args"][0] > 10 and out["args"][1] == out["args"][0]

@@ -21,6 +21,11 @@ from .parse import yaml_type
 
 _CODE = re.compile(r"^SW\d{3}$")
 _CODES_THEN_REASON = re.compile(r"^((?:SW\d{3}\b[\s,]*)+)(.*)$", re.IGNORECASE | re.DOTALL)
+# module constants, not literals in parse_ignore: this module is compiled by mypyc, and the pattern store
+# (rules/_regex_code.py) keeps the patterns of a compiled module's body only
+_ENTRIES = re.compile(r"[;\n]")
+_CODE_SEPARATORS = re.compile(r"[,\s]+")
+_ANY_CODE = re.compile(r"SW\d{3}", re.IGNORECASE)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -238,7 +243,7 @@ def parse_ignore(value: str, location: Location) -> list[Suppression]:
     """
     out: list[Suppression] = []
     last: list[int] = []  # indices of the previous entry's suppressions
-    for raw in re.split(r"[;\n]", value):
+    for raw in _ENTRIES.split(value):
         entry = raw.strip()
         if not entry:
             continue
@@ -246,13 +251,13 @@ def parse_ignore(value: str, location: Location) -> list[Suppression]:
         codes: list[str] = []
         reason = ""
         if colon:
-            words = [w for w in re.split(r"[,\s]+", head) if w]
+            words = [w for w in _CODE_SEPARATORS.split(head) if w]
             if words and all(_CODE.match(w.upper()) for w in words):
                 codes, reason = [w.upper() for w in words], tail.strip()
         else:
             m = _CODES_THEN_REASON.match(entry)
             if m:
-                codes = [c.upper() for c in re.findall(r"SW\d{3}", m.group(1), re.IGNORECASE)]
+                codes = [c.upper() for c in _ANY_CODE.findall(m.group(1))]
                 reason = m.group(2).strip()
         if not codes:
             if last and out[last[0]].reason:

@@ -1269,12 +1269,16 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
 _NCCL_ENV = re.compile(r"(?:TORCH_)?NCCL_")
 
 
+#: a module constant, not a literal in the function: this module is compiled by mypyc (rules/_regex_code.py)
+_COMM_ID_PORT = re.compile(r":(\d{1,5})\s*$")
+
+
 def _comm_id_port(value: Any) -> int | None:
     """The port of an ``NCCL_COMM_ID`` value (``host:port``, ``[v6addr]:port``: the root's bootstrap address, nccl
     ``src/misc/socket.cc`` ncclSocketGetAddrFromString); None where it is not known or has no port."""
     if not isinstance(value, str):
         return None
-    m = re.search(r":(\d{1,5})\s*$", value)
+    m = _COMM_ID_PORT.search(value)
     return int(m.group(1)) if m else None
 
 

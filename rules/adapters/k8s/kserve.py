@@ -117,9 +117,15 @@ def _hf_server_command(command: Any) -> bool:
 
 def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None] | None:
     """KServe Hugging Face server args -> (vLLM API-server args, (model, the flag that named it)); None when
-    ``--backend`` picks the Hugging Face backend, which is not vLLM."""
+    ``--backend`` picks the Hugging Face backend, which is not vLLM. The server reads its flags with argparse
+    (kserve/kserve python/huggingfaceserver/huggingfaceserver/__main__.py, ``--backend`` a plain store), so the last
+    ``--backend`` wins, and KServe appends the InferenceService's args to its runtime's (MergeRuntimeContainers,
+    pkg/controller/v1beta1/inferenceservice/utils/utils.go): an InferenceService's ``--backend=vllm`` overrides a
+    runtime's ``--backend=huggingface`` (review43: read first-wins, that pair was no workload, a silent pass), and
+    its ``--backend=huggingface`` overrides a runtime's ``--backend=vllm``."""
     out: list[Any] = []
     named: dict[str, tuple[str, str]] = {}
+    backend = ""
     i = 0
     while i < len(args):
         tok = args[i]
@@ -131,10 +137,12 @@ def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None]
         i += 1
         if not takes:
             out.append(tok)
-        elif name == "--backend" and value.strip().lower() not in ("vllm", "auto", ""):
-            return None
+        elif name == "--backend":
+            backend = value
         elif name in ("--model_id", "--model-id", "--model_dir", "--model-dir"):
             named[name.replace("-", "_").lstrip("_")] = (value, name)
+    if backend.strip().lower() not in ("vllm", "auto", ""):
+        return None
     return out, named.get("model_id") or named.get("model_dir")
 
 

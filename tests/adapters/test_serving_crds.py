@@ -1096,6 +1096,62 @@ def test_kserve_hf_server_backend_is_the_last_one_written(runtime, isvc, read):
     assert groups(inv) == (want if read else [])
 
 
+_HF_RUNTIME_ENV_ARGS = """apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: kserve-huggingfaceruntimev1
+  namespace: llm
+spec:
+  supportedModelFormats:
+    - name: huggingface
+      version: "1"
+      autoSelect: true
+  containers:
+    - name: kserve-container
+      image: kserve/huggingfaceserver:v0.15.2-gpu
+      args:
+        - --model_name={{{{.Name}}}}
+        - --model_id=$(MODEL_NAME)
+        - --backend=$(BACKEND)
+      env:
+        - name: MODEL_NAME
+          value: "$(MODEL_NAME)"
+        - name: BACKEND
+          value: {backend}
+        - name: HF_HUB_CACHE
+          value: /tmp/hf_cache
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama3-8b
+  namespace: llm
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: huggingface
+      env:
+        - name: MODEL_NAME
+          value: meta-llama/Meta-Llama-3-8B-Instruct
+      args: [--max-model-len=8192]
+      resources:
+        limits: {{nvidia.com/gpu: "1"}}
+"""
+
+
+@pytest.mark.parametrize(("backend", "read"), [("vllm", True), ("auto", True), ("huggingface", False)])
+def test_kserve_hf_server_args_are_read_as_the_kubelet_expands_them(backend, read):
+    """review43: the kubelet expands ``$(VAR)`` in the args from the container's env (the runtime's, then the
+    InferenceService's, merged by name) before the Hugging Face server reads them: ``--backend=$(BACKEND)`` with
+    ``BACKEND: vllm`` serves with vLLM (it was no workload, a silent pass) and ``--model_id=$(MODEL_NAME)`` names the
+    InferenceService's MODEL_NAME (the runtime's own ``MODEL_NAME: $(MODEL_NAME)`` is the shape of a public guide)."""
+    inv = load_kubernetes_text(_HF_RUNTIME_ENV_ARGS.format(backend=backend), "isvc.yaml")
+    want = [("InferenceService", "llm", "llama3-8b", 26, "meta-llama/Meta-Llama-3-8B-Instruct", 1, 1, 1, 8192, 1,
+             "nvidia.com/gpu", 1, 1, None)]
+    assert groups(inv) == (want if read else [])
+
+
 def test_kserve_and_kuberay_pods_carry_their_controllers_labels():
     """KServe (predictor.go buildObjectMeta) and KubeRay (common/pod.go labelPod) label the pods they create; a
     Service selecting those labels selects the group."""

@@ -971,7 +971,7 @@ def ray_params_as_run(params: Mapping[str, Any], container: Any) -> dict[str, An
     variable whose value is not known yet, or that the input does not show, keeps its reference (not a port number:
     fail closed)."""
     c = as_map(container)
-    env, pending = _literal_env(c)
+    env, pending = literal_env(c)
     declared = {i["name"] for i in as_list(c.get("env")) if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     unread = {name for name in declared if name not in env}
     any_unread = bool(c.get("envFrom")) and env_from_values(c.get("envFrom")) is None
@@ -1147,7 +1147,7 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     ConfigMap not in the input is no unknown (DESIGN.md): its reference stays as written; one whose value is not
     known yet (computed at preview) is, and so is a word a template tool fills in before the object is applied
     (:func:`_filled_in_later`)."""
-    env, pending = _literal_env(container)
+    env, pending = literal_env(container)
     # a name that is no string (a list, a mapping: the pod's reader says so) declares nothing; it was a TypeError
     declared = {i["name"] for i in as_list(container.get("env"))
                 if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
@@ -1244,7 +1244,7 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
                 unknown = True   # ConfigMap's variables are no unknown: DESIGN.md, env_from_known)
             else:
                 names.extend(sourced)
-        values, pending = _literal_env(container)
+        values, pending = literal_env(container)
         for name in names:
             if name is UNKNOWN:
                 unknown = True
@@ -1310,7 +1310,7 @@ def master_port(template: Any) -> Any:
         if isinstance(number, int) and not isinstance(number, bool):
             found.add(number)
             named_port = True
-        values, pending = _literal_env(c)
+        values, pending = literal_env(c)
         named = any(isinstance(e, Mapping) and e.get("name") == "MASTER_PORT" for e in as_list(c.get("env")))
         if "MASTER_PORT" in pending or (c.get("envFrom") and env_from_known(c.get("envFrom")) is None
                                         and "MASTER_PORT" not in values):
@@ -1389,7 +1389,7 @@ _VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0
                       r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])([^}]*)\}")
 
 
-def _literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
+def literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
     """(the variables of a container whose values the input gives: its ``envFrom`` ConfigMaps of the input, then
     its ``env`` literal values and ``configMapKeyRef`` values of the input, each expanded over the ones before it
     (kubelet's makeEnvironmentVariables); the names whose values are not known yet, computed at preview)."""

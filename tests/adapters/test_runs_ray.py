@@ -128,8 +128,18 @@ _SECRET = {"secretKeyRef": {"name": "ray-ports", "key": "port"}}
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT-6380} --block"],
      [{"name": "RAYLET_PORT", "value": ""}], True),  # an empty value, set: not a port number, fail closed
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:=6380} --block"], [], frozenset({6380, 52365})),
-    # a default that is itself an expansion with a default is not read: fail closed
-    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [], True),
+    # review43: a default that is itself an expansion with a default is read as bash reads it, the inner one first
+    # (it was not read: Ray's default ports only, and a Service on 6380 passed in silence)
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [],
+     frozenset({6380, 52365})),
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"],
+     [{"name": "BASE_PORT", "value": "7380"}], frozenset({7380, 52365})),
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"],
+     [{"name": "BASE_PORT", "value": "7380"}, {"name": "RAYLET_PORT", "value": "8380"}], frozenset({8380, 52365})),
+    (["ray start --head --port=${A:-${B:-${C:-6385}}} --block"], [], frozenset({6385, 10001, 52365})),
+    # the outer variable a Secret's: not its default, however nested (fail closed)
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"],
+     [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),
     # the script assigns the variable itself: not the default either (its value is not read: fail closed)
     (["export GCS_PORT=7000\nray start --head --port=${GCS_PORT:-6385} --block"], [], True),
     (["GCS_PORT=7000 ray start --head --port=${GCS_PORT:-6385} --block"], [], True),

@@ -1386,7 +1386,10 @@ _SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
 #: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``,
 #: and the shell's ``${VAR:-word}`` / ``${VAR-word}`` (and ``:=`` / ``=``), its default (groups 4-6; review41).
 _VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
-                      r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])([^}]*)\}")
+                      r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])((?:[^}$]|\$(?!\{))*)\}")
+#: A ``${VAR:-word}`` whose default holds another ``${…}`` (``${RAY_HEAD_PORT:-${GCS_PORT:-6385}}``): _VAR_REF reads
+#: the innermost first, then the one around it (review43).
+_NESTED_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=][^}]*\$\{")
 
 
 def literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
@@ -1443,9 +1446,25 @@ def _expanded(word: str, env: Mapping[str, str], pending: set[str], unread: set[
     variable (review41: ``ray start --port=${GCS_PORT:-6385}`` listens on 6385); where a variable the input does
     not show may set it (``unread``: the env names of a Secret, of a ConfigMap not in the input, of the downward
     API; ``any_unread``: an ``envFrom`` whose variables are not all read) its reference stays as written, as a
-    plain one's does. A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
+    plain one's does. A default that holds another (``${A:-${B:-6385}}``) is read as bash reads it, the inner one
+    first (review43: read as the default ``${B:-6385`` and a stray ``}``, no port number, the GCS port a
+    LoadBalancer published on 6385 passed in silence). A loop, not ``re.sub`` with a closure (compiled modules: no
+    closure per call)."""
     if "$" not in word:
         return word, False
+    text, open_ = _expanded_once(word, env, pending, unread, any_unread)
+    for _depth in range(8):  # each pass reads one level of nested defaults, from the innermost
+        if text == word or _NESTED_DEFAULT.search(word) is None:
+            break
+        word = text
+        text, inner_open = _expanded_once(word, env, pending, unread, any_unread)
+        open_ = open_ or inner_open
+    return text, open_
+
+
+def _expanded_once(word: str, env: Mapping[str, str], pending: set[str], unread: set[str] | None,
+                   any_unread: bool) -> tuple[str, bool]:
+    """One pass of :func:`_expanded`: each reference :data:`_VAR_REF` finds, a default holding no ``${`` only."""
     parts: list[str] = []
     pos = 0
     open_ = False

@@ -1155,11 +1155,15 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     # what a Secret, a ConfigMap not in the input or the downward API sets: a ${VAR:-word} there is not its default;
     # nor where the script assigns the variable itself (`export GCS_PORT=7000; ray start --port=${GCS_PORT:-6379}`)
     unread = {name for name in declared if name not in env}
-    for key in ("command", "args"):
-        for w in as_list(container.get(key)):
-            if isinstance(w, str) and "=" in w:
-                unread.update(_SCRIPT_ASSIGN.findall(w))
     any_unread = env_from and env_from_values(container.get("envFrom")) is None
+    assigns = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str) and "=" in w]
+    if assigns:  # a variable the script assigns once, to a value read, before it refers to it (review43)
+        assigned = _script_assignments(assigns, env, pending, set(unread), any_unread)
+        for w in assigns:
+            unread.update(_SCRIPT_ASSIGN.findall(w))
+        if assigned:
+            env = {**env, **assigned}
+            unread -= set(assigned)
     unknown = False
     words: list[str] = []
     for key in ("command", "args"):
@@ -1381,6 +1385,42 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
 #: A shell variable a script assigns (``GCS_PORT=7000``, ``export GCS_PORT=7000``, ``: ${GCS_PORT:=7000}`` aside):
 #: its ``${GCS_PORT:-word}`` after is not read as the default (review41).
 _SCRIPT_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
+#: A shell assignment and its value, as written: double-quoted, single-quoted or a bare word (review43).
+_SCRIPT_ASSIGN_VALUE = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)="
+                                  r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|()'\"]*)")
+
+
+def _script_assignments(words: list[str], env: Mapping[str, str], pending: set[str], unread: set[str],
+                        any_unread: bool) -> dict[str, str]:
+    """The variables a container's script assigns that are read (review43): ``HEAD_PORT=${HEAD_PORT:-6385}`` then
+    ``ray start --head --port=$HEAD_PORT`` listens on 6385 (read as no port number, a LoadBalancer on 6385 passed in
+    silence). Only a name assigned once in the words, before any reference to it, to a value that reads to a text
+    with no variable left (a literal, ``"$OTHER"`` or ``${NAME:-word}`` of the env as :func:`_expanded` reads it; no
+    command substitution): a name assigned twice (a branch each) or to what the input does not show stays unread."""
+    script = " ".join(words)
+    seen: dict[str, list[tuple[int, str]]] = {}
+    for m in _SCRIPT_ASSIGN_VALUE.finditer(script):
+        seen.setdefault(m.group(1), []).append((m.start(1), m.group(2)))
+    out: dict[str, str] = {}
+    for name, found in seen.items():
+        if len(found) != 1 or name in pending:
+            continue
+        at, raw = found[0]
+        first = re.search(r"\$\{?" + name + r"(?![A-Za-z0-9_])", script)
+        if first is not None and first.start() < at:
+            continue  # referred to before the script assigns it
+        if raw.startswith("'"):
+            out[name] = raw[1:-1]
+            continue
+        body = raw[1:-1] if raw.startswith('"') else raw
+        if "`" in body or "$(" in body:
+            continue
+        value, open_ = _expanded(body, env, pending, unread, any_unread)
+        if not open_ and "$" not in value:
+            out[name] = value
+    return out
+
+
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
 _SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
 #: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``,

@@ -128,11 +128,33 @@ _SECRET = {"secretKeyRef": {"name": "ray-ports", "key": "port"}}
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT-6380} --block"],
      [{"name": "RAYLET_PORT", "value": ""}], True),  # an empty value, set: not a port number, fail closed
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:=6380} --block"], [], frozenset({6380, 52365})),
-    # a default that is itself an expansion with a default is not read: fail closed
-    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [], True),
-    # the script assigns the variable itself: not the default either (its value is not read: fail closed)
-    (["export GCS_PORT=7000\nray start --head --port=${GCS_PORT:-6385} --block"], [], True),
-    (["GCS_PORT=7000 ray start --head --port=${GCS_PORT:-6385} --block"], [], True),
+    # review43: a default that is itself an expansion with a default is read as bash reads it, the inner one first
+    # (it was not read: Ray's default ports only, and a Service on 6380 passed in silence)
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"], [],
+     frozenset({6380, 52365})),
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"],
+     [{"name": "BASE_PORT", "value": "7380"}], frozenset({7380, 52365})),
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"],
+     [{"name": "BASE_PORT", "value": "7380"}, {"name": "RAYLET_PORT", "value": "8380"}], frozenset({8380, 52365})),
+    (["ray start --head --port=${A:-${B:-${C:-6385}}} --block"], [], frozenset({6385, 10001, 52365})),
+    # the outer variable a Secret's: not its default, however nested (fail closed)
+    (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-${BASE_PORT:-6380}} --block"],
+     [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),
+    # the script assigns the variable itself: not the default; review43: its value where the script assigns it once,
+    # before it refers to it, to a value read (it was not read: Ray's default ports, 7000 passed)
+    (["export GCS_PORT=7000\nray start --head --port=${GCS_PORT:-6385} --block"], [], frozenset({7000, 10001, 52365})),
+    (["GCS_PORT=7000 ray start --head --port=${GCS_PORT:-6385} --block"], [], frozenset({7000, 10001, 52365})),
+    (["HEAD_PORT=${HEAD_PORT:-6385}\nray start --head --port=$HEAD_PORT --block"], [], frozenset({6385, 10001, 52365})),
+    (["HEAD_PORT=${HEAD_PORT:-6385}\nray start --head --port=$HEAD_PORT --block"],
+     [{"name": "HEAD_PORT", "value": "6390"}], frozenset({6390, 10001, 52365})),
+    (["RAY_PORT=\"6386\"; ray start --head --port=${RAY_PORT} --block"], [], frozenset({6386, 10001, 52365})),
+    (["OM_PORT='8076'\nray start --head --object-manager-port=$OM_PORT --block"], [], HEAD | {8076}),
+    # assigned twice (a branch each), from a command substitution, from a Secret's variable, or after its use: not
+    # read (fail closed, Ray's default ports)
+    (["if [ \"$RANK\" = 0 ]; then PORT=6385; else PORT=6386; fi\nray start --head --port=$PORT --block"], [], True),
+    (["PORT=$(cat /etc/ray/port)\nray start --head --port=$PORT --block"], [], True),
+    (["PORT=${BASE:-6385}\nray start --head --port=$PORT --block"], [{"name": "BASE", "valueFrom": _SECRET}], True),
+    (["ray start --head --port=$PORT --block; PORT=6385"], [], True),
     # a value the input does not show (a Secret's; an envFrom Secret's) may be set: not the default, fail closed
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
      [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),

@@ -1040,6 +1040,118 @@ def test_kserve_hf_runtime_with_another_command_or_backend_is_not_read_as_vllm(c
     assert groups(inv) == []
 
 
+_HF_RUNTIME_BACKEND = """apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: kserve-huggingfaceserver
+  namespace: llm
+spec:
+  annotations:
+    prometheus.kserve.io/port: "8080"
+  supportedModelFormats:
+    - {{name: huggingface, version: "1", autoSelect: true, priority: 1}}
+  protocolVersions: [v2, v1]
+  containers:
+    - name: kserve-container
+      image: kserve/huggingfaceserver:v0.15.2-gpu
+      args:
+        - --model_name={{{{.Name}}}}
+        - --backend={runtime}
+      resources:
+        limits: {{cpu: "1", memory: 2Gi}}
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama3-8b
+  namespace: llm
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: huggingface
+      args:
+        - --backend
+        - {isvc}
+        - --max-model-len=8192
+      storageUri: hf://meta-llama/Meta-Llama-3-8B-Instruct
+      resources:
+        limits: {{cpu: "6", memory: 24Gi, nvidia.com/gpu: "1"}}
+"""
+
+
+@pytest.mark.parametrize(("runtime", "isvc", "read"), [
+    ("huggingface", "vllm", True),  # the InferenceService's flag comes last: vLLM (was read first-wins: no group)
+    ("vllm", "huggingface", False),  # the Transformers backend, the InferenceService's
+    ("vllm", "auto", True),
+    ("huggingface", "huggingface", False),
+])
+def test_kserve_hf_server_backend_is_the_last_one_written(runtime, isvc, read):
+    """review43: KServe appends the InferenceService's args to its runtime's (MergeRuntimeContainers) and the Hugging
+    Face server parses them with argparse, so the last ``--backend`` is the one the server runs: a runtime's
+    ``--backend=huggingface`` under an InferenceService's ``--backend vllm`` serves with vLLM."""
+    inv = load_kubernetes_text(_HF_RUNTIME_BACKEND.format(runtime=runtime, isvc=isvc), "isvc.yaml")
+    want = [("InferenceService", "llm", "llama3-8b", 21, "meta-llama/Meta-Llama-3-8B-Instruct", 1, 1, 1, 8192, 1,
+             "nvidia.com/gpu", 1, 1, None)]
+    assert groups(inv) == (want if read else [])
+
+
+_HF_RUNTIME_ENV_ARGS = """apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: kserve-huggingfaceruntimev1
+  namespace: llm
+spec:
+  supportedModelFormats:
+    - name: huggingface
+      version: "1"
+      autoSelect: true
+  containers:
+    - name: kserve-container
+      image: kserve/huggingfaceserver:v0.15.2-gpu
+      args:
+        - --model_name={{{{.Name}}}}
+        - --model_id=$(MODEL_NAME)
+        - --backend=$(BACKEND)
+      env:
+        - name: MODEL_NAME
+          value: "$(MODEL_NAME)"
+        - name: BACKEND
+          value: {backend}
+        - name: HF_HUB_CACHE
+          value: /tmp/hf_cache
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama3-8b
+  namespace: llm
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: huggingface
+      env:
+        - name: MODEL_NAME
+          value: meta-llama/Meta-Llama-3-8B-Instruct
+      args: [--max-model-len=8192]
+      resources:
+        limits: {{nvidia.com/gpu: "1"}}
+"""
+
+
+@pytest.mark.parametrize(("backend", "read"), [("vllm", True), ("auto", True), ("huggingface", False)])
+def test_kserve_hf_server_args_are_read_as_the_kubelet_expands_them(backend, read):
+    """review43: the kubelet expands ``$(VAR)`` in the args from the container's env (the runtime's, then the
+    InferenceService's, merged by name) before the Hugging Face server reads them: ``--backend=$(BACKEND)`` with
+    ``BACKEND: vllm`` serves with vLLM (it was no workload, a silent pass) and ``--model_id=$(MODEL_NAME)`` names the
+    InferenceService's MODEL_NAME (the runtime's own ``MODEL_NAME: $(MODEL_NAME)`` is the shape of a public guide)."""
+    inv = load_kubernetes_text(_HF_RUNTIME_ENV_ARGS.format(backend=backend), "isvc.yaml")
+    want = [("InferenceService", "llm", "llama3-8b", 26, "meta-llama/Meta-Llama-3-8B-Instruct", 1, 1, 1, 8192, 1,
+             "nvidia.com/gpu", 1, 1, None)]
+    assert groups(inv) == (want if read else [])
+
+
 def test_kserve_and_kuberay_pods_carry_their_controllers_labels():
     """KServe (predictor.go buildObjectMeta) and KubeRay (common/pod.go labelPod) label the pods they create; a
     Service selecting those labels selects the group."""

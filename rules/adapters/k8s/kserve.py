@@ -38,6 +38,7 @@ from typing import Any
 from ...model import UNKNOWN, CrossRef, Inventory, Location
 from ...model.errors import InputError
 from ...model.unknown import UNKNOWN_TOKEN, is_placeholder
+from ...vllm.args import expand_k8s
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, str_map
 from .parse import Lines, make_locate
@@ -58,6 +59,7 @@ from .serving import (
     unplaced,
     with_containers,
 )
+from .workloads import literal_env
 
 #: KServe's Hugging Face server: its own flags beside vLLM's (which it passes through to the engine).
 _HF_SERVER_FLAGS = ("--model_name", "--model-name", "--model_dir", "--model-dir", "--model_id", "--model-id",
@@ -115,11 +117,20 @@ def _hf_server_command(command: Any) -> bool:
             and words[-2:] == ["-m", "huggingfaceserver"] and all(w.startswith("-") for w in words[1:-2]))
 
 
-def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None] | None:
+def _hf_server_args(args: list[Any], env: Mapping[str, str]) -> tuple[list[Any], tuple[str, str] | None] | None:
     """KServe Hugging Face server args -> (vLLM API-server args, (model, the flag that named it)); None when
-    ``--backend`` picks the Hugging Face backend, which is not vLLM."""
+    ``--backend`` picks the Hugging Face backend, which is not vLLM. The server reads its flags with argparse
+    (kserve/kserve python/huggingfaceserver/huggingfaceserver/__main__.py, ``--backend`` a plain store), so the last
+    ``--backend`` wins, and KServe appends the InferenceService's args to its runtime's (MergeRuntimeContainers,
+    pkg/controller/v1beta1/inferenceservice/utils/utils.go): an InferenceService's ``--backend=vllm`` overrides a
+    runtime's ``--backend=huggingface`` (review43: read first-wins, that pair was no workload, a silent pass), and
+    its ``--backend=huggingface`` overrides a runtime's ``--backend=vllm``. The kubelet expands each ``$(VAR)`` of
+    the container's ``env`` in its args before the server reads them (review43: a runtime's ``--backend=$(BACKEND)``
+    with ``BACKEND: vllm`` was no workload, a silent pass, and ``--model_id=$(MODEL_NAME)`` named no model): the
+    backend and the model are read so; the other args stay as written, for the pod's reader expands them the same."""
     out: list[Any] = []
     named: dict[str, tuple[str, str]] = {}
+    backend = ""
     i = 0
     while i < len(args):
         tok = args[i]
@@ -131,10 +142,12 @@ def _hf_server_args(args: list[Any]) -> tuple[list[Any], tuple[str, str] | None]
         i += 1
         if not takes:
             out.append(tok)
-        elif name == "--backend" and value.strip().lower() not in ("vllm", "auto", ""):
-            return None
+        elif name == "--backend":
+            backend = expand_k8s(value, env)
         elif name in ("--model_id", "--model-id", "--model_dir", "--model-dir"):
-            named[name.replace("-", "_").lstrip("_")] = (value, name)
+            named[name.replace("-", "_").lstrip("_")] = (expand_k8s(value, env), name)
+    if backend.strip().lower() not in ("vllm", "auto", ""):
+        return None
     return out, named.get("model_id") or named.get("model_dir")
 
 
@@ -423,7 +436,11 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         args = [*as_list(base.get("args")), *args]
     hf = fmt == "huggingface" and (runtime is None or "huggingfaceserver" in str(base.get("image", "")))
     if hf:
-        converted = _hf_server_args(args)
+        # the variables the kubelet expands in the args: the runtime's container's, then the model's (KServe merges
+        # them by name, the InferenceService's last)
+        env, _pending = literal_env({"env": [*as_list(base.get("env")), *as_list(model.get("env"))],
+                                     "envFrom": [*as_list(base.get("envFrom")), *as_list(model.get("envFrom"))]})
+        converted = _hf_server_args(args, env)
         if converted is None:
             return None
         args, named = converted

@@ -971,7 +971,7 @@ def ray_params_as_run(params: Mapping[str, Any], container: Any) -> dict[str, An
     variable whose value is not known yet, or that the input does not show, keeps its reference (not a port number:
     fail closed)."""
     c = as_map(container)
-    env, pending = _literal_env(c)
+    env, pending = literal_env(c)
     declared = {i["name"] for i in as_list(c.get("env")) if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
     unread = {name for name in declared if name not in env}
     any_unread = bool(c.get("envFrom")) and env_from_values(c.get("envFrom")) is None
@@ -1147,7 +1147,7 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     ConfigMap not in the input is no unknown (DESIGN.md): its reference stays as written; one whose value is not
     known yet (computed at preview) is, and so is a word a template tool fills in before the object is applied
     (:func:`_filled_in_later`)."""
-    env, pending = _literal_env(container)
+    env, pending = literal_env(container)
     # a name that is no string (a list, a mapping: the pod's reader says so) declares nothing; it was a TypeError
     declared = {i["name"] for i in as_list(container.get("env"))
                 if isinstance(i, Mapping) and isinstance(i.get("name"), str)}
@@ -1155,11 +1155,15 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     # what a Secret, a ConfigMap not in the input or the downward API sets: a ${VAR:-word} there is not its default;
     # nor where the script assigns the variable itself (`export GCS_PORT=7000; ray start --port=${GCS_PORT:-6379}`)
     unread = {name for name in declared if name not in env}
-    for key in ("command", "args"):
-        for w in as_list(container.get(key)):
-            if isinstance(w, str) and "=" in w:
-                unread.update(_SCRIPT_ASSIGN.findall(w))
     any_unread = env_from and env_from_values(container.get("envFrom")) is None
+    assigns = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str) and "=" in w]
+    if assigns:  # a variable the script assigns once, to a value read, before it refers to it (review43)
+        assigned = _script_assignments(assigns, env, pending, set(unread), any_unread)
+        for w in assigns:
+            unread.update(_SCRIPT_ASSIGN.findall(w))
+        if assigned:
+            env = {**env, **assigned}
+            unread -= set(assigned)
     unknown = False
     words: list[str] = []
     for key in ("command", "args"):
@@ -1244,7 +1248,7 @@ def runs_dist(containers: Iterable[Any], pod_spec: Any = None) -> Any:
                 unknown = True   # ConfigMap's variables are no unknown: DESIGN.md, env_from_known)
             else:
                 names.extend(sourced)
-        values, pending = _literal_env(container)
+        values, pending = literal_env(container)
         for name in names:
             if name is UNKNOWN:
                 unknown = True
@@ -1314,7 +1318,7 @@ def master_port(template: Any) -> Any:
         if isinstance(number, int) and not isinstance(number, bool):
             found.add(number)
             named_port = True
-        values, pending = _literal_env(c)
+        values, pending = literal_env(c)
         named = any(isinstance(e, Mapping) and e.get("name") == "MASTER_PORT" for e in as_list(c.get("env")))
         if "MASTER_PORT" in pending or (c.get("envFrom") and env_from_known(c.get("envFrom")) is None
                                         and "MASTER_PORT" not in values):
@@ -1385,15 +1389,54 @@ def add_pytorch_job_pods(obj: Mapping[str, Any], loc: Location, inv: Inventory) 
 #: A shell variable a script assigns (``GCS_PORT=7000``, ``export GCS_PORT=7000``, ``: ${GCS_PORT:=7000}`` aside):
 #: its ``${GCS_PORT:-word}`` after is not read as the default (review41).
 _SCRIPT_ASSIGN = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
+#: A shell assignment and its value, as written: double-quoted, single-quoted or a bare word (review43).
+_SCRIPT_ASSIGN_VALUE = re.compile(r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)="
+                                  r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|()'\"]*)")
+
+
+def _script_assignments(words: list[str], env: Mapping[str, str], pending: set[str], unread: set[str],
+                        any_unread: bool) -> dict[str, str]:
+    """The variables a container's script assigns that are read (review43): ``HEAD_PORT=${HEAD_PORT:-6385}`` then
+    ``ray start --head --port=$HEAD_PORT`` listens on 6385 (read as no port number, a LoadBalancer on 6385 passed in
+    silence). Only a name assigned once in the words, before any reference to it, to a value that reads to a text
+    with no variable left (a literal, ``"$OTHER"`` or ``${NAME:-word}`` of the env as :func:`_expanded` reads it; no
+    command substitution): a name assigned twice (a branch each) or to what the input does not show stays unread."""
+    script = " ".join(words)
+    seen: dict[str, list[tuple[int, str]]] = {}
+    for m in _SCRIPT_ASSIGN_VALUE.finditer(script):
+        seen.setdefault(m.group(1), []).append((m.start(1), m.group(2)))
+    out: dict[str, str] = {}
+    for name, found in seen.items():
+        if len(found) != 1 or name in pending:
+            continue
+        at, raw = found[0]
+        first = re.search(r"\$\{?" + name + r"(?![A-Za-z0-9_])", script)
+        if first is not None and first.start() < at:
+            continue  # referred to before the script assigns it
+        if raw.startswith("'"):
+            out[name] = raw[1:-1]
+            continue
+        body = raw[1:-1] if raw.startswith('"') else raw
+        if "`" in body or "$(" in body:
+            continue
+        value, open_ = _expanded(body, env, pending, unread, any_unread)
+        if not open_ and "$" not in value:
+            out[name] = value
+    return out
+
+
 #: A path a command word names (``/scripts/start.sh``, ``bash /opt/run/head.sh``): a script a ConfigMap may mount.
 _SCRIPT_PATH = re.compile(r"(?<![\w$])/[\w.\-/]+")
 #: The references a container's words make to its variables: kubelet's ``$(VAR)`` and a shell's ``$VAR``/``${VAR}``,
 #: and the shell's ``${VAR:-word}`` / ``${VAR-word}`` (and ``:=`` / ``=``), its default (groups 4-6; review41).
 _VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
-                      r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])([^}]*)\}")
+                      r"|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=])((?:[^}$]|\$(?!\{))*)\}")
+#: A ``${VAR:-word}`` whose default holds another ``${…}`` (``${RAY_HEAD_PORT:-${GCS_PORT:-6385}}``): _VAR_REF reads
+#: the innermost first, then the one around it (review43).
+_NESTED_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=][^}]*\$\{")
 
 
-def _literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
+def literal_env(c: Mapping[str, Any]) -> tuple[dict[str, str], set[str]]:
     """(the variables of a container whose values the input gives: its ``envFrom`` ConfigMaps of the input, then
     its ``env`` literal values and ``configMapKeyRef`` values of the input, each expanded over the ones before it
     (kubelet's makeEnvironmentVariables); the names whose values are not known yet, computed at preview)."""
@@ -1447,9 +1490,25 @@ def _expanded(word: str, env: Mapping[str, str], pending: set[str], unread: set[
     variable (review41: ``ray start --port=${GCS_PORT:-6385}`` listens on 6385); where a variable the input does
     not show may set it (``unread``: the env names of a Secret, of a ConfigMap not in the input, of the downward
     API; ``any_unread``: an ``envFrom`` whose variables are not all read) its reference stays as written, as a
-    plain one's does. A loop, not ``re.sub`` with a closure (compiled modules: no closure per call)."""
+    plain one's does. A default that holds another (``${A:-${B:-6385}}``) is read as bash reads it, the inner one
+    first (review43: read as the default ``${B:-6385`` and a stray ``}``, no port number, the GCS port a
+    LoadBalancer published on 6385 passed in silence). A loop, not ``re.sub`` with a closure (compiled modules: no
+    closure per call)."""
     if "$" not in word:
         return word, False
+    text, open_ = _expanded_once(word, env, pending, unread, any_unread)
+    for _depth in range(8):  # each pass reads one level of nested defaults, from the innermost
+        if text == word or _NESTED_DEFAULT.search(word) is None:
+            break
+        word = text
+        text, inner_open = _expanded_once(word, env, pending, unread, any_unread)
+        open_ = open_ or inner_open
+    return text, open_
+
+
+def _expanded_once(word: str, env: Mapping[str, str], pending: set[str], unread: set[str] | None,
+                   any_unread: bool) -> tuple[str, bool]:
+    """One pass of :func:`_expanded`: each reference :data:`_VAR_REF` finds, a default holding no ``${`` only."""
     parts: list[str] = []
     pos = 0
     open_ = False

@@ -708,6 +708,25 @@ def _balanced(text: str, start: int, opening: str, closing: str) -> str:
     return text[start:end]
 
 
+def _first_argument(args: str) -> str:
+    """The first argument of a call's argument list: up to its first comma outside brackets and quotes
+    (``templatefile(PATH, { vars })``: a path written among the variables is no template)."""
+    depth = 0
+    quoted = False
+    for i, c in enumerate(args):
+        if c == '"' and (i == 0 or args[i - 1] != "\\"):
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return args[:i]
+    return args
+
+
 def _uncommented(text: str) -> str:
     """``text`` with each whole-line comment (``#``, ``//``) blanked, its lines kept (a commented-out call renders
     nothing)."""
@@ -736,9 +755,9 @@ def terraform_template_paths(text: str, defaults: dict[str, str]) -> list[str]:
     for line in text.splitlines():
         out.extend(m.group(1) for m in _TF_TEMPLATE.finditer(line))
     for call in _TF_TEMPLATE_CALL.finditer(text):
-        for m in _TF_PATH_LITERAL.finditer(_balanced(text, call.end(), "(", ")")):
+        for m in _TF_PATH_LITERAL.finditer(_first_argument(_balanced(text, call.end(), "(", ")"))):
             names = _TF_VAR_REF.findall(m.group(1))
-            if names and all(n in defaults for n in names):
+            if all(n in defaults for n in names):
                 out.append(_TF_VAR_REF.sub(lambda v: defaults[v.group(1)], m.group(1)))
     return list(dict.fromkeys(p for p in out if p and "${" not in p))
 

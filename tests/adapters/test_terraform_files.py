@@ -10,7 +10,13 @@ import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
-from shardwise.rules.adapters.select import TERRAFORM_TEMPLATE, TERRAFORM_TEMPLATE_UNREAD, Excludes
+from shardwise.rules.adapters.select import (
+    TERRAFORM_TEMPLATE,
+    TERRAFORM_TEMPLATE_UNREAD,
+    Excludes,
+    terraform_defaults,
+    terraform_template_paths,
+)
 
 DIR = os.path.join(FIXTURES, "inputs", "terraform")
 STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so that "
@@ -332,3 +338,31 @@ def test_a_variable_without_a_literal_default_or_a_commented_call_names_no_templ
     inv = read_inputs([str(tmp_path)], jobs=1)
     assert sorted(os.path.relpath(f, tmp_path) for f, _ in inv.skipped_files) == [
         "variables.tf", "vllm-production-stack.tf"]
+
+
+def test_a_path_among_the_templates_variables_is_no_template(tmp_path):
+    # only the call's first argument names what it renders: a path passed in its variables map (a script the
+    # rendered values mount) is read by no templatefile, and is not said as one
+    tf = '''resource "helm_release" "vllm" {
+  name   = "vllm"
+  chart  = "vllm-stack"
+  values = [templatefile("${path.module}/${var.gpu_vllm_helm_config}", {
+    init_script = file("${path.module}/scripts/vllm-init.sh"),
+    extra       = "${path.module}/scripts/vllm-extra.${var.script_suffix}"
+  })]
+}
+'''
+    _var_stack(tmp_path, tf)
+    (tmp_path / "scripts").mkdir()
+    for name in ("vllm-init.sh", "vllm-extra.sh", "vllm-extra.tpl"):
+        (tmp_path / "scripts" / name).write_text("vllm serve facebook/opt-125m --max-model-len 2048\n")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    assert "modules/llm-stack/helm/gpu/gpu-values.tpl" in skipped
+    assert not any(k.startswith("scripts/") and "Terraform template" in v for k, v in skipped.items())
+    defaults = terraform_defaults(VARS_TF + 'variable "script_suffix" {\n  default = "tpl"\n}\n')
+    assert terraform_template_paths(tf, defaults) == ["modules/llm-stack/helm/gpu/gpu-values.tpl"]
+    # a literal path in a conditional over lines is taken, as one through a variable is
+    cond = VARS_STACK_TF.replace("${var.cpu_vllm_helm_config}", "modules/llm-stack/helm/cpu/cpu-values.tpl")
+    assert terraform_template_paths(cond, defaults) == ["modules/llm-stack/helm/gpu/gpu-values.tpl",
+                                                       "modules/llm-stack/helm/cpu/cpu-values.tpl"]

@@ -736,9 +736,14 @@ _CHART_SKIPS = frozenset({CHART_TEMPLATE, CHART_FILE, HELM_VALUES})
 #: What in a chart's template or values file says the chart runs a vLLM server: a launch, vLLM's image (written whole,
 #: or as a values file's ``repository:``, under any registry path: ``ghcr.io/neuralmagic/nm-vllm-openai``,
 #: ``quay.io/rh-aiservices-bu/vllm-openai-ubi9``), a flag only ``vllm serve`` takes; never a Service's or a label's name
-#: (``vllmService: vllm-openai``) nor a URL's host (``upstream: http://vllm-openai:8000/v1``).
+#: (``vllmService: vllm-openai``) nor a URL's host (``upstream: http://vllm-openai:8000/v1``). vLLM's CPU release
+#: images count as its image: ``public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo`` and ``vllm-arm64-cpu-release-repo``,
+#: the images vLLM's Kubernetes guide runs on CPUs (vllm-project/vllm docs/deployment/k8s.md, "Deployment with
+#: CPUs"; corpus43: brokedba/vllm-lab's production-stack values for a CPU cluster were skipped as Helm values
+#: without SW005, their only image being that one).
 _CHART_SERVES = re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.openai\b|\bvllm/vllm-openai\b"
                            r"|(?:image|repository):\s*[\"']?(?:[\w.-]+(?::\d+)?/)*[\w.-]*vllm-openai\b"
+                           r"|(?:image|repository):\s*[\"']?(?:[\w.-]+(?::\d+)?/)*vllm(?:-arm64)?-cpu-release-repo\b"
                            r"|--tensor-parallel-size\b")
 #: The bytes of a chart's file looked at for such a mention (a template is a few KiB; a hostile one is not read on).
 _CHART_HEAD = 256 * 1024

@@ -678,6 +678,88 @@ def select_inputs(paths: Sequence[str], excludes: Excludes | None = None, *, ren
 #: begins with any other interpolation is not resolved.
 _TF_TEMPLATE = re.compile(
     r'(?:\btemplatefile|\btemplate\s*=\s*file)\(\s*"(?:\$\{path\.(?:module|root|cwd)\}/)?([^"$\n]+)"')
+#: The opening of such a call, whose first argument may span lines and name its file through a variable (corpus43:
+#: CloudThrill's vllm-production-stack-terraform, ``template = file(var.inference_hardware == "gpu" ?
+#: "${path.module}/${var.gpu_vllm_helm_config}" : "${path.module}/${var.cpu_vllm_helm_config}")``).
+_TF_TEMPLATE_CALL = re.compile(r'(?:\btemplatefile|\btemplate\s*=\s*file)\(')
+#: A path written in that argument: under the configuration's folder, made of literal parts and ``${var.NAME}``.
+_TF_PATH_LITERAL = re.compile(r'"\$\{path\.(?:module|root|cwd)\}/((?:[^"$\n]|\$\{var\.\w+\})+)"')
+_TF_VAR_REF = re.compile(r"\$\{var\.(\w+)\}")
+#: A variable block and the literal string default it declares (``variable "x" {\n  default = "a/b.tpl"\n}``).
+_TF_VARIABLE = re.compile(r'^\s*variable\s+"(\w+)"\s*\{', re.MULTILINE)
+_TF_DEFAULT = re.compile(r'^\s*default\s*=\s*"([^"$\n]*)"\s*$', re.MULTILINE)
+#: How far a call's argument, or a variable block, is looked at (a path argument is a line or a conditional of a few).
+_TF_SPAN = 2048
+
+
+def _balanced(text: str, start: int, opening: str, closing: str) -> str:
+    """``text`` from ``start`` (just after an ``opening``) to its matching ``closing``, at most :data:`_TF_SPAN`
+    characters (a quoted string's brackets are counted too: a path holds none that matter)."""
+    depth = 1
+    end = min(len(text), start + _TF_SPAN)
+    for i in range(start, end):
+        c = text[i]
+        if c == opening:
+            depth += 1
+        elif c == closing:
+            depth -= 1
+            if depth == 0:
+                return text[start:i]
+    return text[start:end]
+
+
+def _first_argument(args: str) -> str:
+    """The first argument of a call's argument list: up to its first comma outside brackets and quotes
+    (``templatefile(PATH, { vars })``: a path written among the variables is no template)."""
+    depth = 0
+    quoted = False
+    for i, c in enumerate(args):
+        if c == '"' and (i == 0 or args[i - 1] != "\\"):
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return args[:i]
+    return args
+
+
+def _uncommented(text: str) -> str:
+    """``text`` with each whole-line comment (``#``, ``//``) blanked, its lines kept (a commented-out call renders
+    nothing)."""
+    return "\n".join("" if line.lstrip().startswith(("#", "//")) else line for line in text.splitlines())
+
+
+def terraform_defaults(text: str) -> dict[str, str]:
+    """The literal string ``default`` of each ``variable`` block of a Terraform file (HCL is not parsed: a block's
+    first ``default = "..."`` line; a default built from an expression is not taken)."""
+    out: dict[str, str] = {}
+    for m in _TF_VARIABLE.finditer(text):
+        d = _TF_DEFAULT.search(_balanced(text, m.end(), "{", "}"))
+        if d is not None:
+            out.setdefault(m.group(1), d.group(1))
+    return out
+
+
+def terraform_template_paths(text: str, defaults: dict[str, str]) -> list[str]:
+    """The files, relative to the configuration's folder, that ``templatefile`` and ``template_file`` calls of a
+    Terraform file render: a literal path (:data:`_TF_TEMPLATE`), and each path under ``${path.module}`` (or root,
+    cwd) written in the call's first argument, on its own lines or in a conditional, whose ``${var.NAME}`` parts take
+    the variable's default from the module's ``variable`` blocks (``defaults``): what ``terraform plan`` renders
+    where no tfvars sets it. A path with a variable that declares no literal default is not resolved."""
+    text = _uncommented(text)
+    out: list[str] = []
+    for line in text.splitlines():
+        out.extend(m.group(1) for m in _TF_TEMPLATE.finditer(line))
+    for call in _TF_TEMPLATE_CALL.finditer(text):
+        for m in _TF_PATH_LITERAL.finditer(_first_argument(_balanced(text, call.end(), "(", ")"))):
+            names = _TF_VAR_REF.findall(m.group(1))
+            if all(n in defaults for n in names):
+                out.append(_TF_VAR_REF.sub(lambda v: defaults[v.group(1)], m.group(1)))
+    return list(dict.fromkeys(p for p in out if p and "${" not in p))
 
 
 #: The skip reason of a YAML or JSON file that a Terraform file of the inputs renders as a template.
@@ -722,32 +804,37 @@ def _skip_terraform_templates(sel: Selection, terraform: list[str], searched: se
     ``*.yaml.tpl`` met while searching is skipped. A file named on the command line is read, as such a template is.
     A rendered file the search does not take (``vllm-values.tpl``, no YAML name) and that mentions vLLM is said as
     not read (:func:`_unread_template`), where nothing else of the run has named or excluded it, so its servers do
-    not pass without a word."""
+    not pass without a word. A path written through a variable takes the variable's default from the ``variable``
+    blocks of the Terraform files of the same folder (:func:`terraform_template_paths`)."""
     wanted = {os.path.normpath(os.path.abspath(f)): f for f in searched}
     met = {os.path.normpath(os.path.abspath(f)) for f in sel.order}
     found: set[str] = set()
     unread: dict[str, str] = {}
+    texts: dict[str, str] = {}
     for tf in terraform:
         try:
-            text = read_file_bytes(tf, tf).decode("utf-8", "replace")
+            texts[tf] = read_file_bytes(tf, tf).decode("utf-8", "replace")
         except InputError:
             continue
-        for line in text.splitlines():
-            if line.lstrip().startswith(("#", "//")):
-                continue
-            for m in _TF_TEMPLATE.finditer(line):
-                target = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(tf)), m.group(1)))
-                if target in wanted:
-                    found.add(wanted[target])
-                elif target not in met and target not in unread and not target.endswith(INPUT_SUFFIXES):
-                    path = os.path.normpath(os.path.join(os.path.dirname(tf), m.group(1)))
-                    reason = None if excludes.excluded(path, False) else _unread_template(target)
-                    if reason is not None:
-                        unread[target] = reason
-                        sel.order.setdefault(path, len(sel.order))
-                        sel.skipped.append((path, reason))
-                    else:
-                        unread[target] = ""
+    defaults: dict[str, dict[str, str]] = {}  # a module's variables, from every .tf of its folder in the run
+    for tf, text in texts.items():
+        folder = defaults.setdefault(os.path.dirname(os.path.abspath(tf)), {})
+        for name, value in terraform_defaults(_uncommented(text)).items():
+            folder.setdefault(name, value)
+    for tf, text in texts.items():
+        for rel in terraform_template_paths(text, defaults.get(os.path.dirname(os.path.abspath(tf)), {})):
+            target = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(tf)), rel))
+            if target in wanted:
+                found.add(wanted[target])
+            elif target not in met and target not in unread and not target.endswith(INPUT_SUFFIXES):
+                path = os.path.normpath(os.path.join(os.path.dirname(tf), rel))
+                reason = None if excludes.excluded(path, False) else _unread_template(target)
+                if reason is not None:
+                    unread[target] = reason
+                    sel.order.setdefault(path, len(sel.order))
+                    sel.skipped.append((path, reason))
+                else:
+                    unread[target] = ""
     if found:
         sel.files = [f for f in sel.files if f not in found]
         sel.skipped.extend((f, TERRAFORM_TEMPLATE) for f in sorted(found, key=sel.place))

@@ -7,6 +7,7 @@ from typing import Literal
 
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import UNKNOWN, Container, Inventory, Location, ServingGroup, Undecidable
+from ._layout import runs_on_cpu
 from ._unseen import unseen, unseen_hits
 
 #: Capabilities that hand a container control of its node or of other pods' traffic and processes.
@@ -149,6 +150,13 @@ class VllmPodWithHostAccess(GroupRule):
             yield Hit(subject, f"container `{c.name}` is privileged: it has every device and capability of the "
                                "node (TPU containers need it only on GKE before 1.28)", where,
                       tuple(g.suppressions), level="advisory")
+        elif sc.privileged is True and runs_on_cpu(g):
+            # corpus43: vLLM's CPU build on Civo and OKE (brokedba/vllm-lab) runs privileged; it is handed no device,
+            # so the advice to request GPUs as resources did not apply: what it needs of the node is a capability
+            yield Hit(subject, f"container `{c.name}` is privileged: it has every device and capability of the "
+                               "node; remove privileged from its securityContext: vLLM's CPU build uses no device, "
+                               "and a capability it needs can be added alone (securityContext.capabilities.add)",
+                      where, tuple(g.suppressions), level="mandatory")
         elif sc.privileged is True:
             yield Hit(subject, f"container `{c.name}` is privileged: it has every device and capability of the "
                                "node; remove privileged from its securityContext and request its GPUs (and EFA "

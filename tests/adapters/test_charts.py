@@ -1237,3 +1237,25 @@ def test_a_release_namespace_goes_to_namespaced_objects_that_name_none():
     fill_namespace(docs, "llm")
     assert [d[1]["metadata"].get("namespace") for d in docs[:3]] == ["llm", "serving", None]
     assert [i["metadata"].get("namespace") for i in docs[3][1]["items"]] == ["llm", None]
+
+
+def test_a_values_file_running_vllms_cpu_release_image_is_named_by_sw005(capsys, monkeypatch, tmp_path):
+    """corpus43: brokedba/vllm-lab's production-stack values for a CPU cluster
+    (examples/k8s/local/cpu-tinyllama-values.yaml) run vLLM's CPU release image,
+    `public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo`, the one vLLM's Kubernetes guide names for CPUs; named alone
+    the file was skipped as `Helm values` without SW005, which took only `vllm-openai` as vLLM's image. The arm64
+    build is taken too; a repository of another name that holds the words is not."""
+    monkeypatch.chdir(tmp_path)
+    cpu = STACK_VALUES.replace('"vllm/vllm-openai"', '"public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo"').replace(
+        "    requestGPU: 1\n", "    requestGPU: 0\n")
+    for name, text in (("values-cpu.yaml", cpu),
+                       ("values-arm.yaml", cpu.replace("vllm-cpu-release-repo", "vllm-arm64-cpu-release-repo"))):
+        (tmp_path / name).write_text(text)
+        rc, doc, _ = lint_json(capsys, name)
+        assert (rc, doc["workloads"], [(f[0], f[2], f[4]) for f in _values_findings(doc)]) == (
+            0, [], [("SW005", f"Helm values {name}", 4)]), name
+        assert f"`repository: public.ecr.aws/q9t5s3a7/{'vllm-arm64' if 'arm' in name else 'vllm'}-cpu-release-" \
+               "repo` at line 4" in doc["findings"][0]["message"]
+    (tmp_path / "values-other.yaml").write_text(cpu.replace("vllm-cpu-release-repo", "myvllm-cpu-release-repo-ui"))
+    rc, doc, _ = lint_json(capsys, "values-other.yaml")
+    assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])

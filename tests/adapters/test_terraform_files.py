@@ -10,7 +10,13 @@ import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters import read_inputs
 from shardwise.rules.adapters.load import TERRAFORM, load_text
-from shardwise.rules.adapters.select import TERRAFORM_TEMPLATE, TERRAFORM_TEMPLATE_UNREAD, Excludes
+from shardwise.rules.adapters.select import (
+    TERRAFORM_TEMPLATE,
+    TERRAFORM_TEMPLATE_UNREAD,
+    Excludes,
+    terraform_defaults,
+    terraform_template_paths,
+)
 
 DIR = os.path.join(FIXTURES, "inputs", "terraform")
 STARTS = ("Terraform configuration that starts vLLM (`vllm/vllm-openai` at line 18): shardwise reads no HCL, so that "
@@ -233,3 +239,130 @@ def test_a_template_named_in_a_comment_excluded_or_absent_is_not_said(tmp_path):
     os.remove(tmp_path / "config/vllm-values.tpl")  # not there (a module's caller passes it): Terraform says so
     inv = read_inputs([str(tmp_path)], jobs=1)
     assert [os.path.relpath(f, tmp_path) for f, _ in inv.skipped_files] == ["vllm-production-stack.tf"]
+
+
+# corpus43 (CloudThrill's vllm-production-stack-terraform, the EKS/GKE/AKS/Nebius stacks): the values template's
+# path is a variable's default (`variables.tf`), written as `"${path.module}/${var.gpu_vllm_helm_config}"`, and on
+# EKS inside a conditional over the hardware that spans lines; the literal-path reading took neither, so the .tpl
+# where the model and the vLLM flags are passed without a word.
+VARS_STACK_TF = '''data "template_file" "vllm_values" {
+  count = var.enable_vllm ? 1 : 0
+  template = file(
+  var.inference_hardware == "gpu"
+  ? "${path.module}/${var.gpu_vllm_helm_config}"
+  : "${path.module}/${var.cpu_vllm_helm_config}"  # the CPU profile
+)
+  vars = {
+  }
+}
+
+resource "helm_release" "vllm_stack" {
+  name       = "vllm-${var.inference_hardware}"
+  repository = "https://vllm-project.github.io/production-stack"
+  chart      = "vllm-stack"
+  values     = [data.template_file.vllm_values[0].rendered]
+}
+'''
+VARS_TF = '''variable "inference_hardware" {
+  type    = string
+  default = "cpu"
+}
+
+variable "cpu_vllm_helm_config" {
+  description = "Path to the Helm chart values template for CPU inference."
+  type        = string
+  default     = "modules/llm-stack/helm/cpu/cpu-values.tpl"
+}
+
+variable "gpu_vllm_helm_config" {
+  description = "Path to the Helm chart values template for GPU inference."
+  type        = string
+  default     = "modules/llm-stack/helm/gpu/gpu-values.tpl"
+}
+
+variable "unused_config" {
+  type    = string
+  default = "modules/llm-stack/helm/gpu/other-values.tpl"
+}
+'''
+CPU_VALUES_TPL = VLLM_VALUES_TPL.replace('"vllm/vllm-openai"', '"public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo"')
+
+
+def _var_stack(tmp_path, tf: str = VARS_STACK_TF, variables: str = VARS_TF) -> None:
+    (tmp_path / "vllm-production-stack.tf").write_text(tf)
+    (tmp_path / "variables.tf").write_text(variables)
+    for hw, text in (("gpu", VLLM_VALUES_TPL), ("cpu", CPU_VALUES_TPL)):
+        (tmp_path / f"modules/llm-stack/helm/{hw}").mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"modules/llm-stack/helm/{hw}/{hw}-values.tpl").write_text(text)
+    (tmp_path / "modules/llm-stack/helm/gpu/other-values.tpl").write_text(VLLM_VALUES_TPL)
+
+
+def test_a_template_named_by_a_variables_default_is_said_not_read(tmp_path):
+    _var_stack(tmp_path)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert inv.errors == [] and inv.groups == []
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    # both branches of the conditional; the template no call names (other-values.tpl) is not said
+    assert sorted(skipped) == ["modules/llm-stack/helm/cpu/cpu-values.tpl", "modules/llm-stack/helm/gpu/gpu-values.tpl",
+                               "variables.tf", "vllm-production-stack.tf"]
+    assert skipped["modules/llm-stack/helm/gpu/gpu-values.tpl"] == TERRAFORM_TEMPLATE_UNREAD.format(
+        word='repository: "vllm/vllm-openai"', line=5)
+    assert skipped["modules/llm-stack/helm/cpu/cpu-values.tpl"] == TERRAFORM_TEMPLATE_UNREAD.format(
+        word='repository: "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo"', line=5)
+
+
+def test_a_templatefile_on_one_line_through_a_variable_is_said_not_read(tmp_path):
+    # the GKE/AKS/Nebius stacks' form: one path, the variable's default in another file of the folder
+    one = VARS_STACK_TF.replace('''file(
+  var.inference_hardware == "gpu"
+  ? "${path.module}/${var.gpu_vllm_helm_config}"
+  : "${path.module}/${var.cpu_vllm_helm_config}"  # the CPU profile
+)''', 'file( "${path.module}/${var.gpu_vllm_helm_config}" )  # Concatenate path.module and the variable')
+    _var_stack(tmp_path, one)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    assert sorted(skipped) == ["modules/llm-stack/helm/gpu/gpu-values.tpl", "variables.tf",
+                               "vllm-production-stack.tf"]
+
+
+def test_a_variable_without_a_literal_default_or_a_commented_call_names_no_template(tmp_path):
+    no_default = VARS_TF.replace('  default     = "modules/llm-stack/helm/gpu/gpu-values.tpl"\n', "")
+    _var_stack(tmp_path, variables=no_default)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    assert sorted(skipped) == ["modules/llm-stack/helm/cpu/cpu-values.tpl", "variables.tf",
+                               "vllm-production-stack.tf"]  # gpu: the caller passes it, not known here
+    commented = "\n".join("# " + line for line in VARS_STACK_TF.splitlines()[:10]) + "\n" + \
+        "\n".join(VARS_STACK_TF.splitlines()[10:]) + "\n"
+    _var_stack(tmp_path, commented)
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    assert sorted(os.path.relpath(f, tmp_path) for f, _ in inv.skipped_files) == [
+        "variables.tf", "vllm-production-stack.tf"]
+
+
+def test_a_path_among_the_templates_variables_is_no_template(tmp_path):
+    # only the call's first argument names what it renders: a path passed in its variables map (a script the
+    # rendered values mount) is read by no templatefile, and is not said as one
+    tf = '''resource "helm_release" "vllm" {
+  name   = "vllm"
+  chart  = "vllm-stack"
+  values = [templatefile("${path.module}/${var.gpu_vllm_helm_config}", {
+    init_script = file("${path.module}/scripts/vllm-init.sh"),
+    extra       = "${path.module}/scripts/vllm-extra.${var.script_suffix}"
+  })]
+}
+'''
+    _var_stack(tmp_path, tf)
+    (tmp_path / "scripts").mkdir()
+    for name in ("vllm-init.sh", "vllm-extra.sh", "vllm-extra.tpl"):
+        (tmp_path / "scripts" / name).write_text("vllm serve facebook/opt-125m --max-model-len 2048\n")
+    inv = read_inputs([str(tmp_path)], jobs=1)
+    skipped = {os.path.relpath(f, tmp_path): why for f, why in inv.skipped_files}
+    assert "modules/llm-stack/helm/gpu/gpu-values.tpl" in skipped
+    assert not any(k.startswith("scripts/") and "Terraform template" in v for k, v in skipped.items())
+    defaults = terraform_defaults(VARS_TF + 'variable "script_suffix" {\n  default = "tpl"\n}\n')
+    assert terraform_template_paths(tf, defaults) == ["modules/llm-stack/helm/gpu/gpu-values.tpl"]
+    # a literal path in a conditional over lines is taken, as one through a variable is
+    cond = VARS_STACK_TF.replace("${var.cpu_vllm_helm_config}", "modules/llm-stack/helm/cpu/cpu-values.tpl")
+    assert terraform_template_paths(cond, defaults) == ["modules/llm-stack/helm/gpu/gpu-values.tpl",
+                                                       "modules/llm-stack/helm/cpu/cpu-values.tpl"]

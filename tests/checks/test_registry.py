@@ -77,7 +77,8 @@ EXPECTED_SUFFIX = ".expected"  # the findings a fixture fires (test_rule_fixture
 EXTRA_FIXTURES = {
     "SW001": {"unknown-code.yaml"},  # hostile9: a well-formed code that is no rule suppresses nothing: said
     "SW309": {"ptrace.yaml",  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
-              "host-network-platforms.yaml"},  # mend18: hostNetwork's remedy as the pod shows its platform
+              "host-network-platforms.yaml",  # mend18: hostNetwork's remedy as the pod shows its platform
+              "cpu-privileged.yaml"},  # corpus43: privileged's remedy on vLLM's CPU build is no GPU request
     "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
               "context-parallel.yaml",  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
               "p95-beyond-length.yaml"},  # plancases25: a declared p95 above max_model_len is said, never clamped

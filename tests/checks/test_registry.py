@@ -125,6 +125,7 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
               "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "tp-unknown-npu-hpu.yaml",  # mend24: a TP not known yet on an NPU or HPU node, in the device's noun
               "ascend-weights-exceed.yaml",  # mend15: weights alone above an NPU's whole memory block on any device
               "ascend-budget-only.yaml",  # mend15: ... and only the CUDA-sized budget failing is advisory there
               "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks
@@ -300,6 +301,7 @@ EXTRA_FIXTURES = {
               "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not
               "prefill-context-parallel.yaml"},  # engine23: a TP1 engine's PCP ranks are workers that talk over NCCL
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
+              "no-ports.yaml",  # mend24: a Service that lists no port says so
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme
               "cloud-default.yaml",  # sure32: no class, no scheme: sure only where the inputs name GKE, AKS, ...

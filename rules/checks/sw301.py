@@ -102,7 +102,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "(--master-port, --data-parallel-rpc-port, a KV connector's kv_port, VLLM_NIXL_SIDE_CHANNEL_PORT, "
             "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
             "ports: 6301 and 61005 unless its kv_connector_extra_config names others, and above each the ports its "
-            "ranks take, up to the data-parallel size plus the tensor-parallel size less 2). Either way it blocks "
+            "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; above NIXL's side "
+            "channel port, 5600 or VLLM_NIXL_SIDE_CHANNEL_PORT, one for each data-parallel rank, and in vLLM 0.11.0 "
+            "and earlier one for each tensor-parallel worker of each, up to the data-parallel size times the "
+            "tensor-parallel size less 1 (advisory where the release is not known); above the P2P NCCL connector's "
+            "kv_port, one for each worker of every data-parallel rank). Either way it blocks "
             "then, and where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
@@ -257,8 +261,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
                 via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
+                what, release = set_by[port]  # release: why a release not known leaves it unsure (mend24)
                 yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                               f"({set_by[port]}{via}) outside the cluster; {_SERVICE_REMEDY}")
+                               f"({what}{via}) outside the cluster; {_SERVICE_REMEDY}"
+                               + (f" (advisory: {release})" if release else ""), level="advisory" if release else None)
                 continue
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
@@ -633,6 +639,72 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
     return range(tp + dp - 1)
 
 
+#: The last vLLM release whose NIXL workers each listen on a side-channel port of their own (mend24; read in the
+#: 0.11.0 wheel, vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py: NixlConnectorWorker's
+#: ``side_channel_port = VLLM_NIXL_SIDE_CHANNEL_PORT + data_parallel_rank * tensor_parallel_size`` and its
+#: ``_nixl_handshake_listener`` binding ``base_port + tp_rank``). From 0.11.1 (read in 0.11.1, 0.11.2, 0.12.0 and
+#: 0.19.0) one listener per engine, the scheduler's, binds ``VLLM_NIXL_SIDE_CHANNEL_PORT + data_parallel_rank``
+#: (0.19.0: ``+ data_parallel_index``, which ParallelConfig sets to the data-parallel rank).
+_NIXL_PER_WORKER_UNTIL = (0, 11, 0)
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
+
+
+def _kv_rank_ports(g: ServingGroup, extra: dict[str, Any], env: dict[str, Any]) -> list[tuple[int, str, str]]:
+    """(port, what listens there, why it is not sure or "") of each KV-transfer port a rank of the group listens on
+    beside its connector's base (mend24: only the base was counted):
+
+    - NIXL: every release binds the base plus each data-parallel rank (0 to the data-parallel size - 1), sure;
+      releases through 0.11.0 bind the base plus each worker's data-parallel rank × the tensor-parallel size plus its
+      tensor-parallel rank, up to the data-parallel size × the tensor-parallel size - 1
+      (:data:`_NIXL_PER_WORKER_UNTIL`): sure where the group's release is one of those, not counted where it is
+      later, and not sure (advisory) where the release is assumed.
+    - P2P NCCL: each worker's engine binds kv_port plus its rank in the world of all data-parallel ranks (0.11.0,
+      0.12.0, 0.19.0 p2p/p2p_nccl_connector.py ``port_offset=get_world_group().rank``, which
+      parallel_state.init_distributed_environment offsets by ``data_parallel_rank * world_size``): up to the
+      data-parallel size × the tensor-parallel size × the pipeline-parallel size - 1.
+    - Mooncake: its bootstrap server binds the base only; its workers bind ports ZMQ picks (0.19.0
+      mooncake/mooncake_connector.py ``bind_to_random_port``): nothing more here.
+
+    Only where the sizes are known whole numbers (not known yet: the base alone, judged as every setting is)."""
+    from ..capacity.group import vllm_version
+
+    e = g.engine
+    tp, dp, pp = _whole(e.tensor_parallel_size), _whole(e.data_parallel_size), _whole(e.pipeline_parallel_size)
+    if tp is None or dp is None or pp is None or not any(k in extra for k in _KV_EXTRAS):
+        return []
+    opens = kv_connector_ports(extra)
+    found: list[tuple[int, str, str]] = []
+    if 5600 in opens:
+        base = _port_number(env.get("VLLM_NIXL_SIDE_CHANNEL_PORT")) or 5600
+        named = (f"VLLM_NIXL_SIDE_CHANNEL_PORT {base}" if "VLLM_NIXL_SIDE_CHANNEL_PORT" in env
+                 else f"VLLM_NIXL_SIDE_CHANNEL_PORT's default {base}")
+        for k in range(1, min(dp, 65536 - base)):  # a port number stops at 65535 (an absurd size: no loop)
+            found.append((base + k, f"vLLM NIXL side channel of data-parallel rank {k} ({named} + {k})", ""))
+        if tp > 1:
+            rv = vllm_version(g)
+            old = rv.version.parts[:3] <= _NIXL_PER_WORKER_UNTIL
+            if rv.source == "assumed" or old:  # else one listener per engine: the ranks above
+                unsure = "" if rv.source != "assumed" else (
+                    "vLLM 0.11.0 and earlier listen there and later releases do not; which release the pods run is "
+                    f"not known ({rv.note})")
+                for k in range(dp, min(dp * tp, 65536 - base)):
+                    found.append((base + k, f"vLLM NIXL side channel of a tensor-parallel worker in vLLM 0.11.0 and "
+                                            f"earlier ({named} + {k}: the data-parallel rank × {tp} + the "
+                                            "tensor-parallel rank)", unsure))
+    if 14579 in opens:
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        given = _port_number(parsed.get("kv_port")) if isinstance(parsed, dict) and "kv_port" in parsed else 14579
+        if given is not None:
+            named = (f"kv_port {given}" if isinstance(parsed, dict) and "kv_port" in parsed
+                     else f"kv_port's default {given}")
+            for k in range(1, min(dp * tp * pp, 65536 - given)):
+                found.append((given + k, f"vLLM P2P NCCL KV transfer of worker rank {k} ({named} + {k})", ""))
+    return found
+
+
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
     """The KV-transfer ports (of :data:`_KV_PORTS`) the group's KV connector opens (:data:`_KV_CONNECTOR_PORTS`; a
     MultiConnector the union of its connectors'); all of them where the configuration or a connector is not one
@@ -796,15 +868,17 @@ def _port_number(value: Any) -> int | None:
     return None
 
 
-def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
+def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, str]]:
     """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
     by what names them (review33: a Service publishing them passed silently, only the default numbers of
     :data:`RUNTIME_PORTS` were looked at): a vLLM serving group's --master-port, --data-parallel-rpc-port, its KV
     connector's kv_port and its VLLM_NIXL_SIDE_CHANNEL_PORT, VLLM_MOONCAKE_BOOTSTRAP_PORT, VLLM_DP_MASTER_PORT or
     MASTER_PORT env (:data:`_SETTING_PORTS`); another workload's pods' (:attr:`PodPorts.dist`): a PyTorchJob's
     MASTER_PORT (its ``pytorchjob-port``, 23456 by default), NCCL_COMM_ID's port. Only known values of pods the
-    Service is known to select: what is not known yet is judged on the default ports (fail closed there)."""
-    found: dict[int, str] = {}
+    Service is known to select: what is not known yet is judged on the default ports (fail closed there). Each with
+    what listens there and, where that depends on a release not known (:func:`_kv_rank_ports`), why it is not sure
+    (else "")."""
+    found: dict[int, tuple[str, str]] = {}
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return found
@@ -825,16 +899,21 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             for offset in _moriio_rank_offsets(g):  # review37: each rank listens on the base plus its offset
                 rank_port = moriio_port + offset
                 if rank_port not in RUNTIME_PORTS and rank_port < 65536:
-                    found.setdefault(rank_port, _MORIIO_PORTS[setting] if not offset else
+                    found.setdefault(rank_port, (_MORIIO_PORTS[setting] if not offset else
                                      f"vLLM MoRIIO KV connector {setting.removesuffix('_port')} of a rank "
                                      f"({setting} {moriio_port} + {offset}, its data-parallel rank + its "
-                                     "tensor-parallel rank)")
+                                     "tensor-parallel rank)", ""))
+        env: dict[str, Any] = {}
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
+            env.update(c.env)
         for key, value in settings:
             number = _port_number(value)
             if number is not None and number not in RUNTIME_PORTS:
-                found.setdefault(number, _SETTING_PORTS[key])
+                found.setdefault(number, (_SETTING_PORTS[key], ""))
+        for number, what, why in _kv_rank_ports(g, extra, env):  # mend24: each rank's port above the base
+            if number not in RUNTIME_PORTS and (number not in found or (found[number][1] and not why)):
+                found[number] = (what, why)
     for p in selectable_pods(inv, svc):
         if p.namespace != svc.namespace or not isinstance(p.labels, dict):
             continue
@@ -842,18 +921,18 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             continue
         for number in sorted(p.ray) if isinstance(p.ray, frozenset) else ():  # mend11: `ray start --port=6380`
             if number not in RUNTIME_PORTS:
-                found.setdefault(number, "a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
+                found.setdefault(number, ("a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "
                                          "--dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, "
                                          "--runtime-env-agent-port, --min-worker-port to --max-worker-port or "
                                          "--worker-port-list, KubeRay's rayStartParams or the head's gcs-server, "
-                                         "dashboard or client port")
+                                         "dashboard or client port", ""))
         if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):
             if number not in RUNTIME_PORTS:
-                found.setdefault(number, "the torch.distributed store or NCCL bootstrap port its pods' settings "
-                                         "name: MASTER_PORT, NCCL_COMM_ID")
+                found.setdefault(number, ("the torch.distributed store or NCCL bootstrap port its pods' settings "
+                                          "name: MASTER_PORT, NCCL_COMM_ID", ""))
     return found
 
 

@@ -237,6 +237,7 @@ EXTRA_FIXTURES = {
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
+              "kv-rank-ports.yaml",  # mend24: NIXL's and P2P NCCL's ports of each rank above the base
               "route-namespace-unknown.yaml",  # a backendRef namespace a template fills: cannot decide, not silent
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
               "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)

@@ -75,8 +75,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
-            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams, a head's "
-            "gcs-server, dashboard or client port of another number) is Ray's, whatever its number; a head's "
+            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams) is Ray's, "
+            "whatever its number, and a port a KubeRay container only names gcs-server, dashboard or client is not "
+            "(KubeRay starts no Ray server on the ports its containers name); a head's "
             "dashboard is Ray's "
             "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
             "writes 0.0.0.0 where rayStartParams name no host), whatever its operator's labels say. The "
@@ -464,8 +465,11 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else (False if p.subject in served else p.dist)
             if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
                 says = port in says
-            if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or any(
-                    number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
+            # a port's name says the runtime listens there, unless the pod is a Ray node whose ports its flags fix
+            # (mend24: a KubeRay worker's, or a head's of another number than its --port, `gcs-server`: nothing)
+            named = not (ray and isinstance(p.ray, frozenset)) and any(
+                number == port and _names_runtime(str(n), port) for n, number in p.named.items())
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or named:
                 return True, [], False, []
             if says is UNKNOWN or p.subject in unrecognised:
                 unsure = True
@@ -925,8 +929,7 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, 
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "
                                          "--dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, "
                                          "--runtime-env-agent-port, --min-worker-port to --max-worker-port or "
-                                         "--worker-port-list, KubeRay's rayStartParams or the head's gcs-server, "
-                                         "dashboard or client port", ""))
+                                         "--worker-port-list, KubeRay's rayStartParams", ""))
         if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):

@@ -75,7 +75,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
-            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams) is Ray's, "
+            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams; where they "
+            "pin none, ray start's default worker range 10002-19999, whose ports the raylet hands its workers in turn: "
+            "advisory where a container of the pod declares the port) is Ray's, "
             "whatever its number, and a port a KubeRay container only names gcs-server, dashboard or client is not "
             "(KubeRay starts no Ray server on the ports its containers name); a head's "
             "dashboard is Ray's "
@@ -255,6 +257,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 exposed[port] = exposed.get(port) or named
             elif port is not None and port in set_by:  # a port the pods' own settings put the runtime on
                 exposed[port] = exposed.get(port) or named
+            elif port is not None and port not in RUNTIME_PORTS:  # mend24: ray start's default worker range
+                worker = _ray_worker_port(inv, svc, port)
+                if worker is not None:
+                    set_by[port] = worker
+                    exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             raise undecided
         if exposed and _runs_other_program(inv, svc):
@@ -511,6 +518,33 @@ def _ray_listens(inv: Inventory, svc: Service, g: ServingGroup, port: int) -> bo
             return True
         found = True
     return not found
+
+
+def _ray_worker_port(inv: Inventory, svc: Service, port: int) -> tuple[str, str] | None:
+    """(what listens there, why it is not sure or "") where ``port`` is in the default range Ray's workers take their
+    ports from on a pod ``svc`` selects whose ``ray start`` flags pin none (:attr:`PodPorts.ray_workers`, mend24;
+    :data:`~shardwise.rules.adapters.k8s.workloads.RAY_DEFAULT_WORKERS`: the raylet hands them out in turn, so every
+    port of the range is a worker's gRPC server's sooner or later); not sure where a container of that pod declares
+    the port (another program of the pod may hold it, and the raylet skips a port in use). None elsewhere."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return None
+    found: tuple[str, str] | None = None
+    for p in selectable_pods(inv, svc):
+        if p.namespace != svc.namespace or not isinstance(p.labels, dict) or p.ray_workers is None:
+            continue
+        if not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        low, high = p.ray_workers
+        if not low <= port <= high:
+            continue
+        what = (f"a Ray worker's port: ray start's workers bind the ports {low}-{high} by default, each in its turn, "
+                "and its flags pin no other (--min-worker-port, --max-worker-port, --worker-port-list)")
+        if port not in p.named.values():
+            return what, ""
+        found = found or (what, "a container of its pods declares the port, and the raylet skips a port another "
+                                "program holds")
+    return found
 
 
 def _ray_nodes_known(inv: Inventory, svc: Service, port: int) -> bool:

@@ -238,6 +238,7 @@ EXTRA_FIXTURES = {
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
               "kv-rank-ports.yaml",  # mend24: NIXL's and P2P NCCL's ports of each rank above the base
+              "ray-default-worker-ports.yaml",  # mend24: ray start's default worker range, 10002-19999
               "route-namespace-unknown.yaml",  # a backendRef namespace a template fills: cannot decide, not silent
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
               "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)

@@ -50,7 +50,7 @@ from .serving import (
     replaced,
     with_containers,
 )
-from .workloads import fill_placement, make_group, note_launch, ray_start_ports, runs_dist
+from .workloads import fill_placement, make_group, note_launch, ray_default_workers, ray_start_ports, runs_dist
 
 
 def _cluster_pods(cluster: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], Any, str]]]:
@@ -209,7 +209,10 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
         ray = _ray_node_ports(group.get("rayStartParams"), node_type == "head")
-        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers)))
+        default_workers = ray_default_workers(as_map(group.get("rayStartParams"))) if isinstance(ray, frozenset) \
+            else None
+        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers),
+                                      ray_workers=default_workers))
         service_type = group.get("serviceType") if node_type == "head" else None
         if service_type in ("LoadBalancer", "NodePort"):
             inv.services.append(Service(

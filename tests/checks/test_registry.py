@@ -103,6 +103,7 @@ EXTRA_FIXTURES = {
               "router-routing-logic.yaml",  # mend1: a --routing-logic production-stack's router refuses (advisory)
               "switch-given-value.yaml"},  # mend1: a switch written with a value, by release (vllm.switches)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV

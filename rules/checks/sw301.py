@@ -108,7 +108,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; above NIXL's side "
             "channel port, 5600 or VLLM_NIXL_SIDE_CHANNEL_PORT, one for each data-parallel rank, and in vLLM 0.11.0 "
             "and earlier one for each tensor-parallel worker of each, up to the data-parallel size times the "
-            "tensor-parallel size less 1 (advisory where the release is not known); above the P2P NCCL connector's "
+            "tensor-parallel size less 1 (advisory where the release is not known); above Mooncake's, 8998 or "
+            "VLLM_MOONCAKE_BOOTSTRAP_PORT, the same for each worker in vLLM 0.15.1 and earlier; above the P2P NCCL "
+            "connector's "
             "kv_port, one for each worker of every data-parallel rank). Either way it blocks "
             "then, and where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
@@ -684,6 +686,13 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
 #: 0.19.0) one listener per engine, the scheduler's, binds ``VLLM_NIXL_SIDE_CHANNEL_PORT + data_parallel_rank``
 #: (0.19.0: ``+ data_parallel_index``, which ParallelConfig sets to the data-parallel rank).
 _NIXL_PER_WORKER_UNTIL = (0, 11, 0)
+#: The last vLLM release whose Mooncake workers each listen on a side-channel port of their own (mend24; read in the
+#: 0.15.0 and 0.15.1 wheels, kv_connector/v1/mooncake_connector.py: ``get_mooncake_side_channel_port`` is
+#: ``VLLM_MOONCAKE_BOOTSTRAP_PORT + data_parallel_index * tensor_parallel_size`` and each worker's listener binds
+#: ``base_port + tp_rank``). From 0.16.0 (read in 0.16.0, 0.17.0, 0.18.0 and 0.19.0, mooncake/mooncake_connector.py)
+#: a bootstrap server of the first local rank binds the base alone and the workers bind ports ZMQ picks
+#: (``bind_to_random_port``).
+_MOONCAKE_PER_WORKER_UNTIL = (0, 15, 1)
 
 
 def _whole(value: Any) -> int | None:
@@ -703,12 +712,11 @@ def _kv_rank_ports(g: ServingGroup, extra: dict[str, Any], env: dict[str, Any]) 
       0.12.0, 0.19.0 p2p/p2p_nccl_connector.py ``port_offset=get_world_group().rank``, which
       parallel_state.init_distributed_environment offsets by ``data_parallel_rank * world_size``): up to the
       data-parallel size × the tensor-parallel size × the pipeline-parallel size - 1.
-    - Mooncake: its bootstrap server binds the base only; its workers bind ports ZMQ picks (0.19.0
-      mooncake/mooncake_connector.py ``bind_to_random_port``): nothing more here.
+    - Mooncake: releases through 0.15.1 bind the base plus each worker's data-parallel rank × the tensor-parallel
+      size plus its tensor-parallel rank (:data:`_MOONCAKE_PER_WORKER_UNTIL`), judged by the release as NIXL's
+      workers are; later ones bind the base alone (their workers take ports ZMQ picks).
 
     Only where the sizes are known whole numbers (not known yet: the base alone, judged as every setting is)."""
-    from ..capacity.group import vllm_version
-
     e = g.engine
     tp, dp, pp = _whole(e.tensor_parallel_size), _whole(e.data_parallel_size), _whole(e.pipeline_parallel_size)
     if tp is None or dp is None or pp is None or not any(k in extra for k in _KV_EXTRAS):
@@ -722,16 +730,14 @@ def _kv_rank_ports(g: ServingGroup, extra: dict[str, Any], env: dict[str, Any]) 
         for k in range(1, min(dp, 65536 - base)):  # a port number stops at 65535 (an absurd size: no loop)
             found.append((base + k, f"vLLM NIXL side channel of data-parallel rank {k} ({named} + {k})", ""))
         if tp > 1:
-            rv = vllm_version(g)
-            old = rv.version.parts[:3] <= _NIXL_PER_WORKER_UNTIL
-            if rv.source == "assumed" or old:  # else one listener per engine: the ranks above
-                unsure = "" if rv.source != "assumed" else (
-                    "vLLM 0.11.0 and earlier listen there and later releases do not; which release the pods run is "
-                    f"not known ({rv.note})")
-                for k in range(dp, min(dp * tp, 65536 - base)):
-                    found.append((base + k, f"vLLM NIXL side channel of a tensor-parallel worker in vLLM 0.11.0 and "
-                                            f"earlier ({named} + {k}: the data-parallel rank × {tp} + the "
-                                            "tensor-parallel rank)", unsure))
+            found += _per_worker_ports(g, base, range(dp, min(dp * tp, 65536 - base)), _NIXL_PER_WORKER_UNTIL,
+                                       "NIXL side channel", named, tp)
+    if 8998 in opens and dp * tp > 1:
+        base = _port_number(env.get("VLLM_MOONCAKE_BOOTSTRAP_PORT")) or 8998
+        named = (f"VLLM_MOONCAKE_BOOTSTRAP_PORT {base}" if "VLLM_MOONCAKE_BOOTSTRAP_PORT" in env
+                 else f"VLLM_MOONCAKE_BOOTSTRAP_PORT's default {base}")
+        found += _per_worker_ports(g, base, range(1, min(dp * tp, 65536 - base)), _MOONCAKE_PER_WORKER_UNTIL,
+                                   "Mooncake side channel", named, tp)
     if 14579 in opens:
         parsed = _kv_config(extra.get("kv_transfer_config"))
         given = _port_number(parsed.get("kv_port")) if isinstance(parsed, dict) and "kv_port" in parsed else 14579
@@ -741,6 +747,25 @@ def _kv_rank_ports(g: ServingGroup, extra: dict[str, Any], env: dict[str, Any]) 
             for k in range(1, min(dp * tp * pp, 65536 - given)):
                 found.append((given + k, f"vLLM P2P NCCL KV transfer of worker rank {k} ({named} + {k})", ""))
     return found
+
+
+def _per_worker_ports(g: ServingGroup, base: int, offsets: range, until: tuple[int, int, int], what: str, named: str,
+                      tp: int) -> list[tuple[int, str, str]]:
+    """The ports (above ``base``, at ``offsets``) that each worker of a KV connector bound in vLLM releases through
+    ``until`` and later ones do not: sure where the group's release is one of those, none where it is later, not
+    sure (the reason) where the release is assumed."""
+    from ..capacity.group import vllm_version
+
+    rv = vllm_version(g)
+    if rv.source != "assumed" and rv.version.parts[:3] > until:
+        return []
+    last = ".".join(map(str, until))
+    unsure = "" if rv.source != "assumed" else (
+        f"vLLM {last} and earlier listen there and later releases do not; which release the pods run is not known "
+        f"({rv.note})")
+    return [(base + k, f"vLLM {what} of a tensor-parallel worker in vLLM {last} and earlier ({named} + {k}: the "
+                       f"data-parallel rank × {tp} + the tensor-parallel rank)", unsure)
+            for k in offsets]
 
 
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:

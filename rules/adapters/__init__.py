@@ -255,7 +255,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
-    unread = _unrendered_error(inv.skipped_files) if not inv.sources else None
+    unread = _unrendered_error(inv.skipped_files, not_built) if not inv.sources else None
     if unread is not None:
         inv.errors.append(unread)
     elif any(why in _CHART_SKIPS for _, why in inv.skipped_files):
@@ -712,14 +712,19 @@ def _chart_above(file: str) -> bool:
         d = parent
 
 
-def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
+def _unrendered_error(skipped: list[tuple[str, str]], not_built: dict[str, str] | None = None) -> InputError | None:
     """Nothing was read, and charts or kustomizations found by searching were skipped unrendered: the run
     would pass having linted nothing of them (a silent pass), so it is an input error naming their folders and
-    the command that lints them. None when no such folder was skipped (a repository with no vLLM passes)."""
+    the command that lints them. None when no such folder was skipped (a repository with no vLLM passes). A folder
+    that was built, but whose build's output could not be read (``not_built``'s :data:`.overlays.UNREADABLE`), is
+    said to be so, not "not rendered" (mend24; its SW005 record says what could not be read, and where)."""
     folders = unrendered_folders(skipped)
     if not folders:
         return None
-    named = ", ".join(f"{d} ({what}{_called(d)})" for d, what in folders)
+    from .overlays import UNREADABLE
+
+    why = not_built or {}
+    unread = {d for d, _ in folders if why.get(os.path.abspath(d), "").startswith(UNREADABLE)}
     by_name = [d for d, _ in folders if d != "."]
     how = []
     if by_name:
@@ -727,6 +732,19 @@ def _unrendered_error(skipped: list[tuple[str, str]]) -> InputError | None:
     for d, what in folders:
         if d == ".":
             how.append(f"{'helm template .' if what == 'Helm chart' else 'kustomize build .'} | shardwise lint -")
+    if unread and len(unread) == len(folders):
+        named = ", ".join(f"{d} ({what}{_called(d)})" for d, what in folders)
+        return InputError("no file was read: the only inputs met are charts or kustomizations met while searching a "
+                          f"folder, built, but what their build emitted could not be read: {named}; to lint them, and "
+                          f"see what could not be read at its line: {' and '.join(how)}")
+    if unread:
+        named = ", ".join(f"{d} ({what}{_called(d)}"
+                          f"{': built, but what its build emitted could not be read' if d in unread else ''})"
+                          for d, what in folders)
+        return InputError("no file was read: the only inputs met are charts or kustomizations met while searching a "
+                          "folder (or as .), not rendered, or built and what their build emitted could not be read: "
+                          f"{named}; to lint them: {' and '.join(how)}")
+    named = ", ".join(f"{d} ({what}{_called(d)})" for d, what in folders)
     return InputError("no file was read: the only inputs met are charts or kustomizations, not rendered when met "
                       f"while searching a folder (or as .): {named}; to lint them: {' and '.join(how)}")
 

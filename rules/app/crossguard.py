@@ -362,6 +362,9 @@ class StackContext:
 
     production: bool | None = None
     error: str | None = None
+    #: The config key that said it (``shardwise:environment``, or another project's ``<project>:environment``), as
+    #: SW404's finding names it; not compared: the verdict kept for a value is the same whatever project reads it.
+    key: str = field(default="", compare=False)
 
 
 def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
@@ -389,7 +392,7 @@ def stack_context(environ: Mapping[str, str] | None = None) -> StackContext:
     if verdict is None:
         verdict = _read_environment(key, value)
         STORE_OF_PACK.put(kept, verdict)
-    return StackContext(production=verdict[0], error=verdict[1])
+    return StackContext(production=verdict[0], error=verdict[1], key=key)
 
 
 def _read_environment(key: str, value: Any) -> tuple[bool | None, str | None]:
@@ -502,26 +505,28 @@ def lint_config(props: Mapping[str, Any] | None, code: str | None, context: Stac
     production = props.get("production")
     cfg.production = bool(production) if production is not None else context.production
     cfg.production_from = ("the policy's config sets `production`" if production is not None
-                           else "the stack's `<project>:environment` config sets `production`")
+                           else f"the stack's `{context.key}` config sets `production`" if context.key
+                           else "the stack's environment config sets `production`")
     for entry in props.get("suppressions") or ():
         if isinstance(entry, Mapping) and code and str(entry.get("reason") or "").strip():
             cfg.suppressions.append(SuppressionEntry(code, str(entry["reason"]), str(entry.get("subject") or "*")))
     return cfg
 
 
-#: The settings of a policy given no configuration, by the stack's production setting: what every policy of
-#: every request of a preview without ``--policy-pack-config`` reads (23,000 times for 1,000 resources).
+#: The settings of a policy given no configuration, by the stack's production setting and the key that gave it (SW404
+#: names it): what every policy of every request of a preview without ``--policy-pack-config`` reads (23,000 times for
+#: 1,000 resources).
 #: The rules and the runner only read a :class:`LintConfig`.
-_UNCONFIGURED: dict[bool | None, LintConfig] = {}
+_UNCONFIGURED: dict[tuple[bool | None, str], LintConfig] = {}
 
 
 def _policy_config(props: Mapping[str, Any] | None, code: str | None, context: StackContext) -> LintConfig:
     """:func:`lint_config`, made once per production setting for a policy without configuration."""
     if props:
         return lint_config(props, code, context)
-    cfg = _UNCONFIGURED.get(context.production)
+    cfg = _UNCONFIGURED.get((context.production, context.key))
     if cfg is None:
-        cfg = _UNCONFIGURED[context.production] = lint_config(None, code, context)
+        cfg = _UNCONFIGURED[context.production, context.key] = lint_config(None, code, context)
     return cfg
 
 
@@ -572,7 +577,7 @@ class Analysis:
         configuration, would return nothing and change nothing: its collections of the inventory are all empty
         and the configuration of a policy without one has been made for ``context`` (making it may fail, which
         :meth:`check` reports). The pack's ``Analyze`` loop skips such a policy without calling it."""
-        if context.production not in _UNCONFIGURED:
+        if (context.production, context.key) not in _UNCONFIGURED:
             return False
         inv = self.inventory
         for name in reads:
@@ -619,7 +624,7 @@ def reports_nothing(type_: str, props: Mapping[str, Any], context: StackContext)
     been made for ``context``. The pack's ``Analyze`` then answers at once, without the inventory (packspeed21)."""
     from ..adapters.pulumi import HELM_RELEASE, clean, helm_release_mention, read_alone
 
-    if context.production not in _UNCONFIGURED or read_alone(type_):
+    if (context.production, context.key) not in _UNCONFIGURED or read_alone(type_):
         return False
     try:
         cleaned = clean(props)

@@ -448,13 +448,16 @@ def totals(report: Report) -> dict[str, Any]:
         else:
             hourly += row["hourly_usd"]
     active = [f for f in report.findings if not f.suppressed]
+    # mend24: a side whose workloads are none of them priced has no cost total (None, "–"), not $0.00; a side of
+    # no workloads costs nothing, and one of some priced counts those (the others listed as not priced)
+    priced = len(not_priced) < len(report.workloads) or not report.workloads
     return {
         "gpus": dict(sorted(gpus.items())),
         "gpus_total": sum(gpus.values()),
         "nodes": nodes,
         "replicas": replicas,
-        "hourly_usd": round(hourly, 4),
-        "monthly_usd": round(hourly * _hours_per_month(), 4),
+        "hourly_usd": round(hourly, 4) if priced else None,
+        "monthly_usd": round(hourly * _hours_per_month(), 4) if priced else None,
         "not_priced": not_priced,
         "workloads": len(report.workloads),
         "mandatory": sum(1 for f in active if f.level == "mandatory"),
@@ -613,15 +616,20 @@ def _change(tb: dict[str, Any], th: dict[str, Any]) -> dict[str, Any]:
         "gpus_total": th["gpus_total"] - tb["gpus_total"],
         "nodes": th["nodes"] - tb["nodes"],
         "replicas": th["replicas"] - tb["replicas"],
-        "hourly_usd": round(th["hourly_usd"] - tb["hourly_usd"], 4),
-        "monthly_usd": round(th["monthly_usd"] - tb["monthly_usd"], 4),
+        "hourly_usd": _money_change(tb["hourly_usd"], th["hourly_usd"]),
+        "monthly_usd": _money_change(tb["monthly_usd"], th["monthly_usd"]),
         "mandatory": th["mandatory"] - tb["mandatory"],
         "advisory": th["advisory"] - tb["advisory"],
     }
 
 
-def _money_delta(x: float) -> str:
-    return f"{'+' if x >= 0 else '−'}${abs(x):,.2f}"
+def _money_change(base: float | None, head: float | None) -> float | None:
+    """The change of a cost total; None where a side has none (its workloads not priced)."""
+    return None if base is None or head is None else round(head - base, 4)
+
+
+def _money_delta(x: float | None) -> str:
+    return "–" if x is None else f"{'+' if x >= 0 else '−'}${abs(x):,.2f}"
 
 
 def compare(base: Report, head: Report, base_ref: str, base_commit: str | None = None,

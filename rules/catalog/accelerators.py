@@ -229,6 +229,8 @@ def device_word(g: ServingGroup, rank: bool = False) -> str:
     Neuron devices (mend2, mend6: SW206's and SW106's messages said "GPU" on an Ascend pool)."""
     if g.accelerator_resource and any(a.family == "intel-gaudi" for a in families_of(g.accelerator_resource)):
         return "HPU"
+    if not g.accelerator_resource and g.pool is not None and g.pool.accelerator_families == ("intel-gaudi",):
+        return "HPU"  # mend24: pods that request none on a Gaudi pool (a privileged container sees its HPUs)
     vendor = group_vendor(g) or ""
     if rank and vendor == "aws":
         return "NeuronCore"

@@ -44,6 +44,7 @@ from ..engine import LintConfig, group_subject
 from ..model import Inventory, ServingGroup
 from ..model import layout_text as _layout_text
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
+from ._words import an
 
 
 def nccl_rules_apply(g: ServingGroup) -> bool:
@@ -442,12 +443,13 @@ def tp_bound_text(g: ServingGroup, most: int) -> str:
     c = g.main_container
     seen = unrequested_gpus_seen(c.security.privileged, c.env) if c is not None else ""
     listed = visible_devices_listed(c.env) if seen and c is not None and not seen.startswith("privileged") else 0
+    unit = device_word(g)  # mend24: a privileged container on an NPU or HPU node sees that node's devices
     if listed:  # the container may see the GPUs its list names (review39)
-        return (f"TP × PP cannot exceed the GPUs the container may see ({seen} lists {listed}; the {gpus} {resource} "
-                f"it requests where the NVIDIA container toolkit ignores the variable), so at most {most}")
+        return (f"TP × PP cannot exceed the {unit}s the container may see ({seen} lists {listed}; the {gpus} "
+                f"{resource} it requests where the NVIDIA container toolkit ignores the variable), so at most {most}")
     if seen:  # the container may see every GPU of its node (review38)
-        return (f"TP × PP cannot exceed the GPUs of its node ({node_gpus_seen(g)}), all of which the container may "
-                f"see ({seen}), so at most {most}")
+        return (f"TP × PP cannot exceed the {unit}s of its node ({node_gpus_seen(g)}), all of which the container "
+                f"may see ({seen}), so at most {most}")
     return f"TP × PP cannot exceed the {gpus} {resource} a pod gets, so at most {most}"
 
 
@@ -458,11 +460,12 @@ def refused_whatever_tp_text(g: ServingGroup, r: TpRefusals) -> str:
     largest TP sized (a shorter --max-model-len where the KV cache is short there, else more memory for the
     weights)."""
     tp_top, top = r.top
+    rank, unit = device_word(g, rank=True), device_word(g)  # mend24: an NPU's or HPU's own noun, as elsewhere
     parts: list[tuple[int, str]] = []  # by TP, as vLLM would meet them
     for tp, s in r.sized:
         if s.weights_fit_band == "refuses":
             parts.append((tp, f"at {layout_text(s)} {s.weights_gib_per_gpu:.1f} GiB ({s.weights_band_text}) of "
-                              "weights per GPU exceed it"))
+                              f"weights per {rank} exceed it"))
             continue
         band = "" if s.weights_fit_band == "starts" else f" ({s.weights_band_text})"  # its weights may not fit either
         used = f"{s.weights_gib_per_gpu:.1f} GiB{band} of weights and {s.activation_gib_per_gpu:.1f} GiB of activations"
@@ -484,18 +487,18 @@ def refused_whatever_tp_text(g: ServingGroup, r: TpRefusals) -> str:
         if fit:
             how = "beyond the estimate's error" if sure else "by the central estimate only"
             fix = (f"set --tensor-parallel-size {tp_top} with --max-model-len {fit} or less (it fits there {how}), "
-                   "or give the pod more GPUs and set --tensor-parallel-size to them")
+                   f"or give the pod more {unit}s and set --tensor-parallel-size to them")
         else:
             fix = (f"no --max-model-len of {MIN_SUGGESTED_MAX_MODEL_LEN:,} tokens or more fits at TP{tp_top}: give "
-                   "the pod more GPUs and set --tensor-parallel-size to them")
-        fix += ", or use a GPU with more memory"
+                   f"the pod more {unit}s and set --tensor-parallel-size to them")
+        fix += f", or use {an(unit)} with more memory"
     else:
-        fix = ("give the pod more GPUs and set --tensor-parallel-size to them, serve a quantised checkpoint, or use a "
-               "GPU with more memory")
+        fix = (f"give the pod more {unit}s and set --tensor-parallel-size to them, serve a quantised checkpoint, or "
+               f"use {an(unit)} with more memory")
     return (f"whatever --tensor-parallel-size is (not known yet; {tp_bound_text(g, r.most)}), {top.model_id} in "
-            f"{top.weight_precision} does not start on {gpu_name(g)}, where gpu_memory_utilization "
+            f"{top.weight_precision} does not start on {device_name(g)}, where gpu_memory_utilization "
             f"{top.gpu_memory_utilization:g} × {top.gpu_memory_gib:.1f} GiB allows {top.usable_gib_per_gpu:.1f} GiB "
-            f"per GPU: {'; '.join(clauses)}; vLLM will fail at start-up ({top.vllm_version_note}); {fix}")
+            f"per {rank}: {'; '.join(clauses)}; vLLM will fail at start-up ({top.vllm_version_note}); {fix}")
 
 
 def weight_load_split(g: ServingGroup, tp: int) -> list[str]:

@@ -15,3 +15,11 @@ def listed(names: Iterable[str], shown: int = SHOWN) -> str:
     if len(unique) <= shown:
         return ", ".join(unique)
     return f"{', '.join(unique[:shown])} and {len(unique) - shown} more"
+
+
+def an(noun: str) -> str:
+    """``a GPU``, ``an NPU``, ``an HPU``, ``a Neuron device``: the article as the noun is said (an acronym's first
+    letter by its name)."""
+    word = noun.split(" ", 1)[0]
+    spoken = word[:1] in "AEFHILMNORSX" if word.isupper() else word[:1].lower() in "aeiou"
+    return f"{'an' if spoken else 'a'} {noun}"

@@ -35,6 +35,7 @@ from ._capacity import (
     whole_gib,
 )
 from ._unseen import held_back_hits
+from ._words import an
 
 #: What a workload on Google TPUs gets instead of the capacity rules' findings (:func:`..capacity.group.tpu_of`).
 TPU_NOT_CHECKED = (
@@ -311,9 +312,11 @@ def _whatever_tp(g: ServingGroup, s: ReplicaSizing, most: int) -> str:
     """SW101's finding where ``--tensor-parallel-size`` is not known yet but the weights fail at every value the
     GPUs allow (:func:`..capacity.group.weights_refused_whatever_tp`, mend13): ``s`` is the sizing at the largest,
     ``most``."""
+    rank, unit = device_word(g, rank=True), device_word(g)  # mend24: an NPU's or HPU's own noun, as elsewhere
     return (f"whatever --tensor-parallel-size is (not known yet; {tp_bound_text(g, most)}), "
             f"{s.model_id} in {s.weight_precision} needs at least {s.weights_gib_per_gpu:.1f} GiB "
-            f"({s.weights_band_text}) of weights per GPU (at {layout_text(s)}), but gpu_memory_utilization "
-            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({gpu_name(g)}) allows "
+            f"({s.weights_band_text}) of weights per {rank} (at {layout_text(s)}), but gpu_memory_utilization "
+            f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({device_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB; vLLM will fail at start-up ({s.vllm_version_note}); give the pod more "
-            "GPUs and set --tensor-parallel-size to them, serve a quantised checkpoint, or use a GPU with more memory")
+            f"{unit}s and set --tensor-parallel-size to them, serve a quantised checkpoint, or use {an(unit)} with "
+            "more memory")

@@ -213,7 +213,7 @@ def _across_pods(g: ServingGroup) -> Iterable[Hit]:
     yield hit(g, f"tensor_parallel_size is {tp} but each of the group's {pods:,} pods has {per_pod}, so the TP group "
                  f"spans {spanned:,} pods: NCCL between pods runs over the network (TCP, or EFA/InfiniBand where the "
                  "pods use it), not NVLink, and every layer's all-reduce waits on it; put each TP group in one pod "
-                 f"({tp} GPUs per pod) and span pods with pipeline parallelism only")
+                 f"({plural(tp, 'GPU')} per pod) and span pods with pipeline parallelism only")
 
 
 def _one_pod(g: ServingGroup, inv: Inventory, tp: int, per_node: int, layout: str = "",

@@ -77,8 +77,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
-            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams, a head's "
-            "gcs-server, dashboard or client port of another number) is Ray's, whatever its number; a head's "
+            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams; where they "
+            "pin none, ray start's default worker range 10002-19999, whose ports the raylet hands its workers in turn: "
+            "advisory where a container of the pod declares the port) is Ray's, "
+            "whatever its number, and a port a KubeRay container only names gcs-server, dashboard or client is not "
+            "(KubeRay starts no Ray server on the ports its containers name); a head's "
             "dashboard is Ray's "
             "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
             "writes 0.0.0.0 where rayStartParams name no host), whatever its operator's labels say. The "
@@ -105,7 +108,13 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
             "ports: 6301 and 61005 unless its kv_connector_extra_config names others, and above each the ports its "
             "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; where TP is not known "
-            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided). Either way it blocks "
+            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided; above NIXL's side "
+            "channel port, 5600 or VLLM_NIXL_SIDE_CHANNEL_PORT, one for each data-parallel rank, and in vLLM 0.11.0 "
+            "and earlier one for each tensor-parallel worker of each, up to the data-parallel size times the "
+            "tensor-parallel size less 1 (advisory where the release is not known); above Mooncake's, 8998 or "
+            "VLLM_MOONCAKE_BOOTSTRAP_PORT, the same for each worker in vLLM 0.15.1 and earlier; above the P2P NCCL "
+            "connector's "
+            "kv_port, one for each worker of every data-parallel rank). Either way it blocks "
             "then, and where the "
             "Service's selector, or a selected pod's labels, image, command or env, "
             "is not known (computed at preview, or a template placeholder such as ${RAY_IMAGE}; what an envFrom "
@@ -258,6 +267,11 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 exposed[port] = exposed.get(port) or named
             elif port is not None and port in rank_unsure:  # a MoRIIO rank's port at a TP not known yet (review42)
                 undecided = undecided or Undecidable(rank_unsure[port])
+            elif port is not None and port not in RUNTIME_PORTS:  # mend24: ray start's default worker range
+                worker = _ray_worker_port(inv, svc, port)
+                if worker is not None:
+                    set_by[port] = worker
+                    exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             raise undecided
         if exposed and _runs_other_program(inv, svc):
@@ -265,8 +279,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
                 via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
+                what, release = set_by[port]  # release: why a release not known leaves it unsure (mend24)
                 yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
-                               f"({set_by[port]}{via}) outside the cluster; {_SERVICE_REMEDY}")
+                               f"({what}{via}) outside the cluster; {_SERVICE_REMEDY}"
+                               + (f" (advisory: {release})" if release else ""), level="advisory" if release else None)
                 continue
             via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
             runtime, others, unsure, hidden = _what_it_selects(inv, [svc], port)
@@ -468,8 +484,11 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else (False if p.subject in served else p.dist)
             if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
                 says = port in says
-            if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or any(
-                    number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
+            # a port's name says the runtime listens there, unless the pod is a Ray node whose ports its flags fix
+            # (mend24: a KubeRay worker's, or a head's of another number than its --port, `gcs-server`: nothing)
+            named = not (ray and isinstance(p.ray, frozenset)) and any(
+                number == port and _names_runtime(str(n), port) for n, number in p.named.items())
+            if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or named:
                 return True, [], False, []
             if says is UNKNOWN or p.subject in unrecognised:
                 unsure = True
@@ -511,6 +530,33 @@ def _ray_listens(inv: Inventory, svc: Service, g: ServingGroup, port: int) -> bo
             return True
         found = True
     return not found
+
+
+def _ray_worker_port(inv: Inventory, svc: Service, port: int) -> tuple[str, str] | None:
+    """(what listens there, why it is not sure or "") where ``port`` is in the default range Ray's workers take their
+    ports from on a pod ``svc`` selects whose ``ray start`` flags pin none (:attr:`PodPorts.ray_workers`, mend24;
+    :data:`~shardwise.rules.adapters.k8s.workloads.RAY_DEFAULT_WORKERS`: the raylet hands them out in turn, so every
+    port of the range is a worker's gRPC server's sooner or later); not sure where a container of that pod declares
+    the port (another program of the pod may hold it, and the raylet skips a port in use). None elsewhere."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return None
+    found: tuple[str, str] | None = None
+    for p in selectable_pods(inv, svc):
+        if p.namespace != svc.namespace or not isinstance(p.labels, dict) or p.ray_workers is None:
+            continue
+        if not all(p.labels.get(k) == v for k, v in selector.items()):
+            continue
+        low, high = p.ray_workers
+        if not low <= port <= high:
+            continue
+        what = (f"a Ray worker's port: ray start's workers bind the ports {low}-{high} by default, each in its turn, "
+                "and its flags pin no other (--min-worker-port, --max-worker-port, --worker-port-list)")
+        if port not in p.named.values():
+            return what, ""
+        found = found or (what, "a container of its pods declares the port, and the raylet skips a port another "
+                                "program holds")
+    return found
 
 
 def _ray_nodes_known(inv: Inventory, svc: Service, port: int) -> bool:
@@ -680,6 +726,95 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
     return found
 
 
+#: The last vLLM release whose NIXL workers each listen on a side-channel port of their own (mend24; read in the
+#: 0.11.0 wheel, vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py: NixlConnectorWorker's
+#: ``side_channel_port = VLLM_NIXL_SIDE_CHANNEL_PORT + data_parallel_rank * tensor_parallel_size`` and its
+#: ``_nixl_handshake_listener`` binding ``base_port + tp_rank``). From 0.11.1 (read in 0.11.1, 0.11.2, 0.12.0 and
+#: 0.19.0) one listener per engine, the scheduler's, binds ``VLLM_NIXL_SIDE_CHANNEL_PORT + data_parallel_rank``
+#: (0.19.0: ``+ data_parallel_index``, which ParallelConfig sets to the data-parallel rank).
+_NIXL_PER_WORKER_UNTIL = (0, 11, 0)
+#: The last vLLM release whose Mooncake workers each listen on a side-channel port of their own (mend24; read in the
+#: 0.15.0 and 0.15.1 wheels, kv_connector/v1/mooncake_connector.py: ``get_mooncake_side_channel_port`` is
+#: ``VLLM_MOONCAKE_BOOTSTRAP_PORT + data_parallel_index * tensor_parallel_size`` and each worker's listener binds
+#: ``base_port + tp_rank``). From 0.16.0 (read in 0.16.0, 0.17.0, 0.18.0 and 0.19.0, mooncake/mooncake_connector.py)
+#: a bootstrap server of the first local rank binds the base alone and the workers bind ports ZMQ picks
+#: (``bind_to_random_port``).
+_MOONCAKE_PER_WORKER_UNTIL = (0, 15, 1)
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
+
+
+def _kv_rank_ports(g: ServingGroup, extra: dict[str, Any], env: dict[str, Any]) -> list[tuple[int, str, str]]:
+    """(port, what listens there, why it is not sure or "") of each KV-transfer port a rank of the group listens on
+    beside its connector's base (mend24: only the base was counted):
+
+    - NIXL: every release binds the base plus each data-parallel rank (0 to the data-parallel size - 1), sure;
+      releases through 0.11.0 bind the base plus each worker's data-parallel rank × the tensor-parallel size plus its
+      tensor-parallel rank, up to the data-parallel size × the tensor-parallel size - 1
+      (:data:`_NIXL_PER_WORKER_UNTIL`): sure where the group's release is one of those, not counted where it is
+      later, and not sure (advisory) where the release is assumed.
+    - P2P NCCL: each worker's engine binds kv_port plus its rank in the world of all data-parallel ranks (0.11.0,
+      0.12.0, 0.19.0 p2p/p2p_nccl_connector.py ``port_offset=get_world_group().rank``, which
+      parallel_state.init_distributed_environment offsets by ``data_parallel_rank * world_size``): up to the
+      data-parallel size × the tensor-parallel size × the pipeline-parallel size - 1.
+    - Mooncake: releases through 0.15.1 bind the base plus each worker's data-parallel rank × the tensor-parallel
+      size plus its tensor-parallel rank (:data:`_MOONCAKE_PER_WORKER_UNTIL`), judged by the release as NIXL's
+      workers are; later ones bind the base alone (their workers take ports ZMQ picks).
+
+    Only where the sizes are known whole numbers (not known yet: the base alone, judged as every setting is)."""
+    e = g.engine
+    tp, dp, pp = _whole(e.tensor_parallel_size), _whole(e.data_parallel_size), _whole(e.pipeline_parallel_size)
+    if tp is None or dp is None or pp is None or not any(k in extra for k in _KV_EXTRAS):
+        return []
+    opens = kv_connector_ports(extra)
+    found: list[tuple[int, str, str]] = []
+    if 5600 in opens:
+        base = _port_number(env.get("VLLM_NIXL_SIDE_CHANNEL_PORT")) or 5600
+        named = (f"VLLM_NIXL_SIDE_CHANNEL_PORT {base}" if "VLLM_NIXL_SIDE_CHANNEL_PORT" in env
+                 else f"VLLM_NIXL_SIDE_CHANNEL_PORT's default {base}")
+        for k in range(1, min(dp, 65536 - base)):  # a port number stops at 65535 (an absurd size: no loop)
+            found.append((base + k, f"vLLM NIXL side channel of data-parallel rank {k} ({named} + {k})", ""))
+        if tp > 1:
+            found += _per_worker_ports(g, base, range(dp, min(dp * tp, 65536 - base)), _NIXL_PER_WORKER_UNTIL,
+                                       "NIXL side channel", named, tp)
+    if 8998 in opens and dp * tp > 1:
+        base = _port_number(env.get("VLLM_MOONCAKE_BOOTSTRAP_PORT")) or 8998
+        named = (f"VLLM_MOONCAKE_BOOTSTRAP_PORT {base}" if "VLLM_MOONCAKE_BOOTSTRAP_PORT" in env
+                 else f"VLLM_MOONCAKE_BOOTSTRAP_PORT's default {base}")
+        found += _per_worker_ports(g, base, range(1, min(dp * tp, 65536 - base)), _MOONCAKE_PER_WORKER_UNTIL,
+                                   "Mooncake side channel", named, tp)
+    if 14579 in opens:
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        given = _port_number(parsed.get("kv_port")) if isinstance(parsed, dict) and "kv_port" in parsed else 14579
+        if given is not None:
+            named = (f"kv_port {given}" if isinstance(parsed, dict) and "kv_port" in parsed
+                     else f"kv_port's default {given}")
+            for k in range(1, min(dp * tp * pp, 65536 - given)):
+                found.append((given + k, f"vLLM P2P NCCL KV transfer of worker rank {k} ({named} + {k})", ""))
+    return found
+
+
+def _per_worker_ports(g: ServingGroup, base: int, offsets: range, until: tuple[int, int, int], what: str, named: str,
+                      tp: int) -> list[tuple[int, str, str]]:
+    """The ports (above ``base``, at ``offsets``) that each worker of a KV connector bound in vLLM releases through
+    ``until`` and later ones do not: sure where the group's release is one of those, none where it is later, not
+    sure (the reason) where the release is assumed."""
+    from ..capacity.group import vllm_version
+
+    rv = vllm_version(g)
+    if rv.source != "assumed" and rv.version.parts[:3] > until:
+        return []
+    last = ".".join(map(str, until))
+    unsure = "" if rv.source != "assumed" else (
+        f"vLLM {last} and earlier listen there and later releases do not; which release the pods run is not known "
+        f"({rv.note})")
+    return [(base + k, f"vLLM {what} of a tensor-parallel worker in vLLM {last} and earlier ({named} + {k}: the "
+                       f"data-parallel rank × {tp} + the tensor-parallel rank)", unsure)
+            for k in offsets]
+
+
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
     """The KV-transfer ports (of :data:`_KV_PORTS`) the group's KV connector opens (:data:`_KV_CONNECTOR_PORTS`; a
     MultiConnector the union of its connectors'); all of them where the configuration or a connector is not one
@@ -843,15 +978,17 @@ def _port_number(value: Any) -> int | None:
     return None
 
 
-def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
+def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, str]]:
     """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
     by what names them (review33: a Service publishing them passed silently, only the default numbers of
     :data:`RUNTIME_PORTS` were looked at): a vLLM serving group's --master-port, --data-parallel-rpc-port, its KV
     connector's kv_port and its VLLM_NIXL_SIDE_CHANNEL_PORT, VLLM_MOONCAKE_BOOTSTRAP_PORT, VLLM_DP_MASTER_PORT or
     MASTER_PORT env (:data:`_SETTING_PORTS`); another workload's pods' (:attr:`PodPorts.dist`): a PyTorchJob's
     MASTER_PORT (its ``pytorchjob-port``, 23456 by default), NCCL_COMM_ID's port. Only known values of pods the
-    Service is known to select: what is not known yet is judged on the default ports (fail closed there)."""
-    found: dict[int, str] = {}
+    Service is known to select: what is not known yet is judged on the default ports (fail closed there). Each with
+    what listens there and, where that depends on a release not known (:func:`_kv_rank_ports`), why it is not sure
+    (else "")."""
+    found: dict[int, tuple[str, str]] = {}
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return found
@@ -872,16 +1009,21 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             for offset in _moriio_rank_offsets(g):  # review37: each rank listens on the base plus its offset
                 rank_port = moriio_port + offset
                 if rank_port not in RUNTIME_PORTS and rank_port < 65536:
-                    found.setdefault(rank_port, _MORIIO_PORTS[setting] if not offset else
+                    found.setdefault(rank_port, (_MORIIO_PORTS[setting] if not offset else
                                      f"vLLM MoRIIO KV connector {setting.removesuffix('_port')} of a rank "
                                      f"({setting} {moriio_port} + {offset}, its data-parallel rank + its "
-                                     "tensor-parallel rank)")
+                                     "tensor-parallel rank)", ""))
+        env: dict[str, Any] = {}
         for c in g.containers:
             settings += [(k, v) for k, v in c.env.items() if k in _SETTING_PORTS]
+            env.update(c.env)
         for key, value in settings:
             number = _port_number(value)
             if number is not None and number not in RUNTIME_PORTS:
-                found.setdefault(number, _SETTING_PORTS[key])
+                found.setdefault(number, (_SETTING_PORTS[key], ""))
+        for number, what, why in _kv_rank_ports(g, extra, env):  # mend24: each rank's port above the base
+            if number not in RUNTIME_PORTS and (number not in found or (found[number][1] and not why)):
+                found[number] = (what, why)
     for p in selectable_pods(inv, svc):
         if p.namespace != svc.namespace or not isinstance(p.labels, dict):
             continue
@@ -889,18 +1031,17 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             continue
         for number in sorted(p.ray) if isinstance(p.ray, frozenset) else ():  # mend11: `ray start --port=6380`
             if number not in RUNTIME_PORTS:
-                found.setdefault(number, "a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
+                found.setdefault(number, ("a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "
                                          "--dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, "
                                          "--runtime-env-agent-port, --min-worker-port to --max-worker-port or "
-                                         "--worker-port-list, KubeRay's rayStartParams or the head's gcs-server, "
-                                         "dashboard or client port")
+                                         "--worker-port-list, KubeRay's rayStartParams", ""))
         if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):
             if number not in RUNTIME_PORTS:
-                found.setdefault(number, "the torch.distributed store or NCCL bootstrap port its pods' settings "
-                                         "name: MASTER_PORT, NCCL_COMM_ID")
+                found.setdefault(number, ("the torch.distributed store or NCCL bootstrap port its pods' settings "
+                                          "name: MASTER_PORT, NCCL_COMM_ID", ""))
     return found
 
 

@@ -260,21 +260,22 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
         if not groups:
             return
         # a port not known at preview is named as such, never printed as the model's `<unknown>` (mend12)
-        numbers = ", ".join(str(p) for p in svc.ports if p is not UNKNOWN)
-        ports = f"port {numbers}" if numbers else ""
-        if UNKNOWN in svc.ports:
-            ports = f"{ports} and a port not known yet" if ports else "a port not known yet"
-        ports = ports or "port its ports"
+        known_ports = [str(p) for p in dict.fromkeys(svc.ports) if p is not UNKNOWN]
+        items = known_ports + (["a port not known yet"] if UNKNOWN in svc.ports else [])
+        ports = ("port " if len(known_ports) == 1 else "ports " if known_ports else "") + (
+            f"{', '.join(items[:-1])} and {items[-1]}" if len(items) > 1 else "".join(items))
+        # mend24: a Service that lists no port read "directly on port its ports"
+        ports = f"on {ports}" if ports else "(the Service lists no port)"
         at = svc.type_location or svc.location
         fronts = [fronting_containers(svc, g) for g in groups]
         if all(fronts):  # every port reaches another container of the pod first: a proxy sidecar, say
             yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-                           f"{listed(group_subject(g) for g in groups)} on {ports} through container "
+                           f"{listed(group_subject(g) for g in groups)} {ports} through container "
                            f"{listed(sorted({f for fs in fronts for f in fs}))}, not vLLM itself (advisory: whether "
                            "that container authenticates clients is not in the inputs)", at, level="advisory")
             return
         message = (f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes "
-                   f"{listed(group_subject(g) for g in groups)} directly on {ports}, with no gateway that "
+                   f"{listed(group_subject(g) for g in groups)} directly {ports}, with no gateway that "
                    "authenticates clients; make it `type: ClusterIP` and publish vLLM only through a gateway or "
                    "Ingress that does")
         internal = (internal_scheme(svc) or controller_decides(svc, groups)) if kind == "LoadBalancer" else None

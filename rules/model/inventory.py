@@ -389,6 +389,10 @@ class PodPorts:
     #: image's ENTRYPOINT then), none of them one well known to run another program (redis, nginx, bitnami/…): what
     #: they run is decided by an entrypoint the input does not show (SW301: advisory on a Ray default port, mend7).
     entrypoints: list[str] = field(default_factory=list)
+    #: The range Ray's worker processes take their ports from where the pods' ``ray start`` flags are known (``ray``
+    #: a frozenset) and pin none of ``--min-worker-port``, ``--max-worker-port``, ``--worker-port-list``: ray start's
+    #: defaults, 10002 to 19999 (mend24); None otherwise (a pinned range is in ``ray`` itself).
+    ray_workers: tuple[int, int] | None = None
 
 
 def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:

@@ -21,7 +21,9 @@ def money(x: float | None) -> str:
     return "–" if x is None else f"${x:,.2f}"
 
 
-def _delta(x: float | int, unit: str = "") -> str:
+def _delta(x: float | int | None, unit: str = "") -> str:
+    if x is None:  # a side's cost not priced (mend24: it read ±$0.00)
+        return "–"
     if unit == "$":
         return "±$0.00" if x == 0 else f"{'+' if x > 0 else '−'}${abs(x):,.2f}"
     return "±0" if x == 0 else f"{x:+,}"

@@ -1259,3 +1259,41 @@ def test_a_values_file_running_vllms_cpu_release_image_is_named_by_sw005(capsys,
     (tmp_path / "values-other.yaml").write_text(cpu.replace("vllm-cpu-release-repo", "myvllm-cpu-release-repo-ui"))
     rc, doc, _ = lint_json(capsys, "values-other.yaml")
     assert (rc, doc["findings"], [s["reason"] for s in doc["skipped_files"]]) == (0, [], ["Helm values"])
+
+
+def test_the_only_chart_built_but_not_read_is_said_to_be_built(capsys, monkeypatch, tmp_path):
+    """mend24: where the only chart a search met was built (helm rendered it) but what helm printed could not be read,
+    the run's input error said the chart was "not rendered when met while searching"; it says it was built and what
+    it emitted could not be read (its SW005 record says what, and where). Beside a kustomization that was not built
+    (no kustomize or kubectl on PATH), each folder is said to be what it is."""
+    repo = tmp_path / "repo"
+    (repo / "charts" / "vllm" / "templates").mkdir(parents=True)
+    (repo / "charts" / "vllm" / "Chart.yaml").write_text("apiVersion: v2\nname: vllm\nversion: 0.1.0\n")
+    (repo / "charts" / "vllm" / "values.yaml").write_text("image: vllm/vllm-openai\n")
+    (repo / "charts" / "vllm" / "templates" / "deploy.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "helm").write_text(  # renders the chart, into YAML that does not parse
+        '#!/bin/sh\nprintf -- "---\\n# Source: vllm/templates/deploy.yaml\\napiVersion: apps/v1\\nkind: Deployment\\n'
+        'metadata: {name: [unclosed\\n"\n')
+    (bin_dir / "helm").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))  # helm only: no kustomize, no kubectl
+    monkeypatch.chdir(repo)
+    rc, doc, _ = lint_json(capsys, ".")
+    assert (rc, [e["message"] for e in doc["input_errors"]]) == (2, [
+        "no file was read: the only inputs met are charts or kustomizations met while searching a folder, built, but "
+        "what their build emitted could not be read: charts/vllm (Helm chart); to lint them, and see what could not "
+        "be read at its line: shardwise lint charts/vllm"])
+    assert [f["message"] for f in doc["findings"]] == [
+        "SW005: not read: what it deploys was not judged: this chart, met while searching a folder, was built, but "
+        "what its build emitted could not be read: cannot parse YAML: did not find expected ',' or ']' (at "
+        "charts/vllm/templates/deploy.yaml:4); to lint what it deploys: shardwise lint charts/vllm"]
+    (repo / "deploy" / "prod").mkdir(parents=True)
+    (repo / "deploy" / "prod" / "kustomization.yaml").write_text("resources:\n  - github.com/example/base?ref=v1\n")
+    rc, doc, _ = lint_json(capsys, ".")
+    assert (rc, [e["message"] for e in doc["input_errors"]]) == (2, [
+        "no file was read: the only inputs met are charts or kustomizations met while searching a folder (or as .), "
+        "not rendered, or built and what their build emitted could not be read: charts/vllm (Helm chart: built, but "
+        "what its build emitted could not be read), deploy/prod (kustomization); to lint them: shardwise lint "
+        "charts/vllm deploy/prod"])

@@ -316,10 +316,13 @@ def test_a_chart_that_renders_a_flag_without_its_value_says_it_was_built_and_whi
          "SW005: not read: what it deploys was not judged: this chart, met while searching a folder, was built, but "
          "what its build emitted could not be read: --tensor-parallel-size: expects a value " + UNSET % 23
          + f" (at {CHART}:23); to lint what it deploys: shardwise lint charts/vllm")]
-    # nothing else was read: the run is the input error that names the folder to lint (newuser15 left its words,
-    # "not rendered when met while searching", as they were)
+    # nothing else was read: the run is the input error that names the folder to lint, and says it was built
+    # (mend24: it said "not rendered when met while searching")
     assert rc == 2
-    assert [e["message"].endswith("to lint them: shardwise lint charts/vllm") for e in doc["input_errors"]] == [True]
+    assert [e["message"] for e in doc["input_errors"]] == [
+        "no file was read: the only inputs met are charts or kustomizations met while searching a folder, built, but "
+        "what their build emitted could not be read: charts/vllm (Helm chart); to lint them, and see what could not "
+        "be read at its line: shardwise lint charts/vllm"]
     rc, doc = lint(capsys, "charts/vllm")
     assert (rc, [(e["file"], e["line"], e["message"]) for e in doc["input_errors"]]) == (2, [
         (CHART, 23, "--tensor-parallel-size: expects a value " + UNSET % 23)])

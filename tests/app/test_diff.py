@@ -147,6 +147,43 @@ def test_a_path_new_in_the_change_is_not_an_error_of_the_base(repo, capsys):
         0, [], 0, 2)
 
 
+UNPRICED = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen, namespace: serving}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: qwen}}
+  template:
+    metadata: {labels: {app: qwen}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          command: ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_side_whose_workloads_are_none_priced_has_no_cost_total(repo, capsys):
+    """mend24: a side whose every workload is unpriced (no GPU pool matches it, so no instance type) showed its cost
+    total as $0.00, and the change as -$0.00 or the other side's whole cost; it is "–" (null in JSON), and so is the
+    change. A side with no workload costs nothing: $0.00."""
+    (repo / "new").mkdir()
+    (repo / "new" / "qwen.yaml").write_text(UNPRICED, encoding="utf-8")
+    rc, out, err = run(capsys, "diff", "main", "new/", "--format", "json")
+    d = json.loads(out)
+    assert rc == 0
+    assert [(t["workloads"], t["hourly_usd"], t["monthly_usd"], t["not_priced"]) for t in (
+        d["totals"]["base"], d["totals"]["head"])] == [(0, 0.0, 0.0, []), (1, None, None, ["Deployment serving/qwen"])]
+    assert (d["totals"]["change"]["hourly_usd"], d["totals"]["change"]["monthly_usd"]) == (None, None)
+    assert err.startswith("shardwise diff main..working tree: +1 GPUs, +0 nodes, –/hour, ")
+    rc, out, _ = run(capsys, "diff", "main", "new/")
+    lines = out.splitlines()
+    assert "| On-demand $/hour | $0.00 | – | – |" in lines
+    assert "| On-demand $/month (730 h) | $0.00 | – | – |" in lines
+    assert "Not in the cost totals (no price or no node count): Deployment serving/qwen." in lines
+
+
 def test_unchanged_tree(repo, capsys):
     git(repo, "commit", "-q", "-am", "head")
     rc, out, err = run(capsys, "diff", "HEAD", "deploy/")

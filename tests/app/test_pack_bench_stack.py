@@ -10,7 +10,8 @@ SW106's message has since said which of its figures are central estimates (newus
 message ends with what decides it (decide46: ``: lint the `pulumi up` state, or write the value as a literal``
 appended to the 36 that lacked it), and where a variant holds the load only within the estimate's error band SW106
 gives the band's ends and says it may not hold it (mend8: its 33 notes here), and SW404 says "in production" and
-what made it so, the stack's ``<project>:environment`` config (mend10: its 33 notes); nothing else moved.
+what made it so, the stack's ``<project>:environment`` config (mend10: its 33 notes), by the key the stack writes,
+``shardwise:environment`` (mend24); nothing else moved.
 The stack is the prod stack's resources in URN order, copied until there are 1,000: its last copy is cut
 short, so a node group there names subnets that are not in the stack (SW303, undecided and blocking).
 """

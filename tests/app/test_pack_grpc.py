@@ -628,7 +628,7 @@ def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, 
     assert proc.returncode in (0, 1), proc.stderr
     lint = {(f["code"], f["urn"], f["message"], f["suppressed"]) for f in json.loads(proc.stdout)["findings"]}
     # the same findings, each saying where its production setting came from (mend10): the config file for lint, the
-    # stack's `<project>:environment` for the pack
+    # stack's `shardwise:environment` for the pack
     said = "; production: shardwise.toml sets `production`"
     assert {(c, u, m.replace(said, _PACK_PRODUCTION), s) for c, u, m, s in lint} == pack_findings(diagnostics)
     assert any(said in m for _, _, m, _ in lint) == any(_PACK_PRODUCTION in m for _, _, m, _ in
@@ -636,7 +636,7 @@ def test_lint_on_a_stack_export_finds_what_the_pack_finds(recordings, tmp_path, 
     assert (proc.returncode == 1) == bool(mandatory(diagnostics))
 
 
-_PACK_PRODUCTION = "; production: the stack's `<project>:environment` config sets `production`"
+_PACK_PRODUCTION = "; production: the stack's `shardwise:environment` config sets `production`"  # mend24: its key
 
 
 @pytest.mark.slow

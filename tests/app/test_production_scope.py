@@ -89,10 +89,10 @@ def test_the_config_files_production_decides_for_every_workload(tmp_path, monkey
 
 
 
-def _pack_sw404(production: object, annotations: str) -> list[str]:
+def _pack_sw404(production: object, annotations: str, key: str = "shardwise:environment") -> list[str]:
     """SW404's messages for the Mistral Deployment as the policy pack reads it in a preview of the dev stack, whose
     ``shardwise:environment`` writes ``production`` as given (``"unset"``: not at all; None: the stack has no
-    environment config)."""
+    environment config); ``key``: the config key it is written under (another project's ``<project>:environment``)."""
     import yaml
     from pulumi_mocks import engine_config, load_stack_config
     from shardwise.rules.adapters.pulumi import PulumiResource
@@ -109,7 +109,8 @@ def _pack_sw404(production: object, annotations: str) -> list[str]:
         value.pop("production", None)
         if production != "unset":
             value["production"] = production
-        environ["PULUMI_CONFIG"] = json.dumps({**cfg, "shardwise:environment": json.dumps(value)})
+        cfg.pop("shardwise:environment")
+        environ["PULUMI_CONFIG"] = json.dumps({**cfg, key: json.dumps(value)})
     context = crossguard.stack_context(environ)
     assert context.error is None, context.error
     analysis = crossguard.stack_analysis([dep], context)
@@ -127,9 +128,17 @@ BY_ANNOTATION = ('SW404: 1 warm replica in production (replicas is 1), where at 
     ("unset", ANNOTATED, [BY_ANNOTATION]),
     ("unset", "", []),
     (False, ANNOTATED, []),  # the stack says it is not production: the run's setting decides for every workload
+    # mend24: the key the stack wrote, not the placeholder `<project>:environment`
     (True, "", ["SW404: 1 warm replica in production (replicas is 1), where at least 2 are required; production: the "
-                "stack's `<project>:environment` config sets `production`"]),
+                "stack's `shardwise:environment` config sets `production`"]),
     (None, ANNOTATED, [BY_ANNOTATION]),
 ], ids=["unset-annotated", "unset", "false-annotated", "true", "no-environment-annotated"])
 def test_the_pack_reads_a_stack_environment_without_production_as_no_setting(production, annotations, expected):
     assert _pack_sw404(production, annotations) == expected
+
+
+def test_the_pack_names_another_projects_environment_key():
+    # mend24: a stack of another project writes `<its project>:environment`; the finding names that key
+    assert _pack_sw404(True, "", key="llm-platform:environment") == [
+        "SW404: 1 warm replica in production (replicas is 1), where at least 2 are required; production: the "
+        "stack's `llm-platform:environment` config sets `production`"]

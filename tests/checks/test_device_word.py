@@ -67,3 +67,26 @@ def test_sw104_s_capped_layout_counts_npus_too(tmp_path) -> None:
         "and what follows it, the profile's sampler over the vocabulary above all, leaves too little KV cache): each "
         "starts at max_model_len 32,768 with 13.0 GiB (±5.1) of KV cache per NPU; set the cap and run them, or "
         "declare the load (annotation shardwise.dev/target-concurrency) to have it judged (vLLM 0.11.1)")
+
+
+def test_a_gaudi_pool_whose_pods_request_no_device_is_of_hpus() -> None:
+    """mend24: a privileged container on a Gaudi node requests no habana.ai/gaudi (it sees the node's devices); the
+    word comes from the pool's family, as a Node's status.capacity lists it, and stays "GPU" on a pool of another."""
+    from shardwise.rules.model import NodePool
+
+    def on(families: tuple[str, ...] | None, accelerator: str) -> str:
+        pool = NodePool(name="p", accelerator=accelerator, accelerator_families=families)
+        g = ServingGroup(name="m", kind="Deployment", namespace="serving", engine=EngineArgs(model="m"), pool=pool)
+        return device_word(g)
+
+    assert (on(("intel-gaudi",), "intel"), on(None, "huawei"), on(None, "nvidia")) == ("HPU", "NPU", "GPU")
+
+
+@pytest.mark.parametrize(("noun", "said"), [
+    ("GPU", "a GPU"), ("NPU", "an NPU"), ("HPU", "an HPU"), ("TPU", "a TPU"), ("Neuron device", "a Neuron device"),
+    ("NeuronCore", "a NeuronCore"),
+])
+def test_the_article_is_as_the_noun_is_said(noun: str, said: str) -> None:
+    from shardwise.rules.checks._words import an
+
+    assert an(noun) == said

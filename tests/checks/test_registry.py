@@ -105,6 +105,7 @@ EXTRA_FIXTURES = {
               "router-routing-logic.yaml",  # mend1: a --routing-logic production-stack's router refuses (advisory)
               "switch-given-value.yaml"},  # mend1: a switch written with a value, by release (vllm.switches)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -127,6 +128,7 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
               "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "tp-unknown-npu-hpu.yaml",  # mend24: a TP not known yet on an NPU or HPU node, in the device's noun
               "ascend-weights-exceed.yaml",  # mend15: weights alone above an NPU's whole memory block on any device
               "ascend-budget-only.yaml",  # mend15: ... and only the CUDA-sized budget failing is advisory there
               "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks
@@ -238,6 +240,8 @@ EXTRA_FIXTURES = {
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
     "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
+              "kv-rank-ports.yaml",  # mend24: NIXL's and P2P NCCL's ports of each rank above the base
+              "ray-default-worker-ports.yaml",  # mend24: ray start's default worker range, 10002-19999
               "route-namespace-unknown.yaml",  # a backendRef namespace a template fills: cannot decide, not silent
               "other-program.yaml",  # corpus26: a Service whose pods all serve with another engine (SGLang)
               "ray-default-port-only.yaml",  # mend3: Ray's default number alone (Redis, Dragonfly, a Ray head)
@@ -305,6 +309,7 @@ EXTRA_FIXTURES = {
               "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not
               "prefill-context-parallel.yaml"},  # engine23: a TP1 engine's PCP ranks are workers that talk over NCCL
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
+              "no-ports.yaml",  # mend24: a Service that lists no port says so
               "nodeport-internal.yaml",  # a NodePort and an internal LoadBalancer are advisory
               "aws-lbc.yaml",  # sure31: the AWS Load Balancer Controller's NLB is internal without a scheme
               "cloud-default.yaml",  # sure32: no class, no scheme: sure only where the inputs name GKE, AKS, ...

@@ -362,6 +362,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/checks/index.py: shardwise.rules.checks.registry",  # every rule's metadata, only for SARIF and Markdown
     "rules/checks/index.py: shardwise.rules.engine.rule",  # NotRunning, only once rules are made (SW001 reads codes)
     "rules/checks/index.py: shardwise.rules.capacity.group",  # per_group, once the sources are wired (lintspeed24)
+    "rules/checks/sw301.py: shardwise.rules.capacity.group",  # the release, only for a NIXL group at TP above 1 (mend24)
     "rules/adapters/yamlsrc.py: shardwise.rules._yamlfast",  # the compiled reader, where it is built
     "rules/adapters/yamlsrc.py: shardwise.rules.adapters.yamlpy",  # PyYAML, only for what the compiled reader leaves
     "rules/report/summary.py: shardwise.rules.capacity.cost",  # only a report that holds the workload summaries

@@ -54,7 +54,7 @@ from .workloads import (
     fill_placement,
     make_group,
     note_launch,
-    ray_dashboard_reachable,
+    ray_default_workers,
     ray_params_as_run,
     ray_start_ports,
     runs_dist,
@@ -173,33 +173,24 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
 _HEAD_DEFAULT_PORTS = {"client": 10001, "gcs-server": 6379, "dashboard": 8265, "metrics": 8080}
 
 
-#: The head container's port names KubeRay gives Ray's own servers (constant.go: GcsServerPortName,
-#: DashboardPortName, ClientPortName), by the ``ray start`` flag that puts each server on its port.
-_HEAD_PORT_FLAGS = {"gcs-server": "port", "dashboard": "dashboard-port", "client": "ray-client-server-port"}
-
-
-def _ray_node_ports(params: Any, named: Mapping[str, Any], head: bool, container: Any = None) -> Any:
+def _ray_node_ports(params: Any, head: bool, container: Any = None) -> Any:
     """The Ray ports a KubeRay pod listens on (:attr:`PodPorts.ray`, mend11): KubeRay starts the head with ``ray start
     --head`` and a worker with ``ray start --address=…`` (ray-operator/controllers/ray/common/pod.go,
     generateRayStartCommand), each with the group's ``rayStartParams`` as flags (:func:`ray_start_ports`: a worker
-    listens on its dashboard agent's port only). On the head, a port named ``gcs-server``, ``dashboard`` or ``client``
-    of another number is Ray's too (KubeRay's docs, rayStartParams.md: ``--port`` "Please ensure this value matches
-    the gcs-server container port"; its head Service publishes those names). True (every default port Ray's) where
-    the parameters are not a map KubeRay reads or a value is not known yet. A value is read as the Ray container
+    listens on its dashboard agent's port only). The container's port names do not move Ray (mend24; KubeRay v1.7.0
+    pod.go: ``GetHeadPort`` is rayStartParams' ``port`` or 6379, ``setMissingRayStartParams`` adds dashboard-host,
+    metrics-export-port, block and dashboard-agent-listen-port, never a port a container names; the names only
+    build the head Service and find the dashboard's URL, utils.FindContainerPort): a head's ``gcs-server`` port of
+    another number than its ``--port``, or a worker's, has no Ray server behind it (KubeRay's docs, rayStartParams.md:
+    ``--port`` "Please ensure this value matches the gcs-server container port"). True (every default port Ray's)
+    where the parameters are not a map KubeRay reads or a value is not known yet. A value is read as the Ray container
     (``container``, the first) runs it, its variables from its env (:func:`ray_params_as_run`, review41)."""
     if params is UNKNOWN or (params is not None and not isinstance(params, Mapping)):
         return True
     given = ray_params_as_run(as_map(params), container)
     if head:  # KubeRay writes dashboard-host 0.0.0.0 where the head's parameters name none (review37)
         given.setdefault("dashboard-host", "0.0.0.0")
-    ports = ray_start_ports(given, head)
-    if ports is True or not head:
-        return ports
-    reachable = ray_dashboard_reachable(given)
-    extra = {n for name, n in named.items() if name in _HEAD_PORT_FLAGS and isinstance(n, int)
-             and not isinstance(n, bool) and str(_HEAD_PORT_FLAGS[name]) not in given
-             and (name != "dashboard" or reachable)}
-    return ports | frozenset(extra)
+    return ray_start_ports(given, head)
 
 
 def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,
@@ -226,9 +217,11 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
                 named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
-        ray = _ray_node_ports(group.get("rayStartParams"), named, node_type == "head",
-                              containers[0] if containers else None)
-        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers)))
+        ray = _ray_node_ports(group.get("rayStartParams"), node_type == "head", containers[0] if containers else None)
+        default_workers = ray_default_workers(as_map(group.get("rayStartParams"))) if isinstance(ray, frozenset) \
+            else None
+        inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers),
+                                      ray_workers=default_workers))
         service_type = group.get("serviceType") if node_type == "head" else None
         if service_type in ("LoadBalancer", "NodePort"):
             inv.services.append(Service(

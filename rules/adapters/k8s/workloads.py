@@ -847,8 +847,14 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
     ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars], pod_spec)
     dist = UNKNOWN if containers is UNKNOWN else runs_dist([*as_list(containers), *sidecars], pod_spec)
     entrypoints = [] if containers is UNKNOWN else own_entrypoints([*as_list(containers), *sidecars])
+    workers = None
+    if isinstance(ray, frozenset):  # every Ray container runs a ray start of known flags (mend24)
+        spec = as_map(pod_spec)
+        ranges = [ray_start_command_workers(t) for c in [*as_list(containers), *sidecars] if isinstance(c, Mapping)
+                  for t in command_texts(as_map(c), spec)[0] if _RAY_START.search(t)]
+        workers = ranges[0] if ranges and all(r is not None for r in ranges) else None
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray,
-                    dist=dist, entrypoints=entrypoints)
+                    dist=dist, entrypoints=entrypoints, ray_workers=workers)
 
 
 #: An image that ships Ray: a repository of the ``rayproject`` or ``anyscale`` organisations, or one named ``ray``
@@ -897,6 +903,34 @@ RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-age
 #: which overrides the range). Counted where a flag of them is given (a pin); the other bound of the range, where
 #: not given, is Ray's default.
 RAY_WORKER_RANGE: dict[str, int] = {"min-worker-port": 10002, "max-worker-port": 19999}
+#: Where no flag pins them, Ray's workers bind ports of ray start's default range (mend24; ray 2.9.0 and 2.46.0 wheels,
+#: ray/scripts/scripts.py ``--min-worker-port`` default 10002 and ``--max-worker-port`` default 19999; KubeRay starts
+#: every node with ``ray start``). The raylet hands each new worker the first port of its queue of the range that is
+#: free and puts a port back at the queue's end when its worker exits (ray-project/ray
+#: src/ray/raylet/worker_pool.cc: ``free_ports_`` filled from min_worker_port to max_worker_port,
+#: ``GetNextFreePort``), so every port of the range is a worker's gRPC server's in its turn. (``ray.init()``'s own
+#: local cluster leaves them to random ports: parameter.py ``min_worker_port=None``; only ``ray start`` is read here.)
+RAY_DEFAULT_WORKERS = (RAY_WORKER_RANGE["min-worker-port"], RAY_WORKER_RANGE["max-worker-port"])
+
+
+def ray_default_workers(params: Mapping[str, Any]) -> tuple[int, int] | None:
+    """ray start's default worker range where ``params`` (its flags, known) pin none of the worker ports, else None."""
+    pinned = any(key in params for key in (*RAY_WORKER_RANGE, "worker-port-list"))
+    return None if pinned else RAY_DEFAULT_WORKERS
+
+
+def ray_start_command_workers(text: str) -> tuple[int, int] | None:
+    """The default worker range where every ``ray start`` of ``text`` pins no worker port (:func:`ray_default_workers`),
+    else None (none runs, or one pins them: the pinned ports are :func:`ray_start_command_ports`')."""
+    found: tuple[int, int] | None = None
+    for m in _RAY_START.finditer(text):
+        words = {w.split("=", 1)[0].lstrip("-") for w in m.group(1).split() if w.startswith("--")}
+        found = ray_default_workers(dict.fromkeys(words))
+        if found is None:
+            return None
+    return found
+
+
 #: Every ``ray start`` flag :func:`ray_start_ports` reads.
 RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RANGE, "worker-port-list",
                             "dashboard-host", "include-dashboard"})

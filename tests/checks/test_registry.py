@@ -103,6 +103,7 @@ EXTRA_FIXTURES = {
               "router-routing-logic.yaml",  # mend1: a --routing-logic production-stack's router refuses (advisory)
               "switch-given-value.yaml"},  # mend1: a switch written with a value, by release (vllm.switches)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
+              "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -125,6 +126,7 @@ EXTRA_FIXTURES = {
               "selector-on-other-hardware.yaml",  # sched19: a selector on hardware that never advertises it: Pending
               "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "model-float32-below-ampere.yaml",  # capacity5: auto leaves Gemma 2/3 float32 on a T4 or V100 (0.9.1+)
               "ascend-weights-exceed.yaml",  # mend15: weights alone above an NPU's whole memory block on any device
               "ascend-budget-only.yaml",  # mend15: ... and only the CUDA-sized budget failing is advisory there
               "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks

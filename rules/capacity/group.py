@@ -1001,6 +1001,14 @@ def _offloaded(g: ServingGroup, model: ModelShape) -> None:
     why = ""
     if model.moe is not None:
         why = "an MoE model's offloaded experts are not modelled"
+    elif model.quantization is None and str(known(e.quantization, "quantization") or "").lower() == "fp8":
+        # online FP8 (capacity5): Fp8LinearMethod.process_weights_after_loading quantises each layer with
+        # ops.scaled_fp8_quant, whose output is made on the input's device, a CUDA view of the offloaded memory
+        # (0.11.0 wheel: models/utils.py maybe_offload_to_cpu, _custom_ops.py): the FP8 copy lands on the GPU
+        why = ("--quantization fp8 quantises the 16-bit checkpoint after loading, and vLLM writes each offloaded "
+               "layer's FP8 copy to the GPU (0.11.0: process_weights_after_loading), so the offload does not hold "
+               "after loading and the load peak depends on it; from 0.16.0 the weights load layer by layer from "
+               "the meta device, which is not read with offloading: neither is modelled")
     elif model.quantization is not None or known(e.quantization, "quantization"):
         why = ("a quantised checkpoint's offloaded layers may be rebuilt on the GPU after loading "
                "(process_weights_after_loading), which is not modelled")

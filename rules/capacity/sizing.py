@@ -55,7 +55,7 @@ from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.inventory import world_size
 from ..model.records import python_class
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_dtypes, kv_layout, mm_args, nas
+from ..vllm import kv_dtypes, kv_layout, mm_args, model_dtype, nas
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
 from ..vllm.versions import (
     RANGES,
@@ -2091,6 +2091,8 @@ def _size_deployment(
     notes: list[str] = []
     s = _encoder_mode(model, s, rv, notes)
     s = _checkpoint_kv_mode(model, s, rv, notes)
+    served = _served_dtype(model, s, device, rv)
+    s = _served_in_float32(model, s, device, rv, served, notes)
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)
@@ -2101,6 +2103,8 @@ def _size_deployment(
                              ck.kv_dtype, state_dtypes(s, b))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
+    if served.refusal and not served.by_worker:  # ModelConfig's own check, before its length's
+        refusal, certain = served.refusal, True
     # ParallelConfig is made after ModelConfig (the length) and before the scheduler's and the model's checks
     no_ep = eplb_refusal(s, b, rv.version)
     if no_ep and rv.source == "assumed":  # 0.9.x starts it: not sure where the release is not known (review21)
@@ -2118,6 +2122,8 @@ def _size_deployment(
     wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
     if wrong_vendor and not refusal:
         refusal, certain = wrong_vendor, True
+    if served.refusal and not refusal:  # the GPU worker's bfloat16 check, once the configuration is made
+        refusal, certain = served.refusal, True
     no_backend = kv_dtype_refusal(model, s, device, ck, rv) if engine == "v1" else ""
     if no_backend and not refusal:
         refusal, certain = no_backend, True
@@ -2421,6 +2427,36 @@ def first_release_taking(kv_dtype: str) -> str:
         if kv_dtype in r.packed_kv_dtypes:
             return r.since
     return "no release read"
+
+
+def _served_dtype(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion) -> model_dtype.ServedDtype:
+    """The dtype vLLM serves ``model`` in on ``device`` and its refusal (:func:`..vllm.model_dtype.served_dtype`):
+    config.json's top-level model type, its ``torch_dtype`` ("" where the catalog or the config names none: vLLM
+    then reads the safetensors or takes float32, which this does not decide)."""
+    model_type = model_dtype.top_model_type(model.hf_config.get("architectures"), str(
+        model.hf_config.get("model_type") or model.extra.get("model_type") or ""))
+    stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype
+    return model_dtype.served_dtype(rv.behaviour, model_type, stated, s.dtype, device.vendor, device.capability(),
+                                    device.name)
+
+
+def _served_in_float32(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
+                       served: model_dtype.ServedDtype, notes: list[str]) -> EngineSettings:
+    """``s`` with ``--dtype float32`` where ``--dtype auto`` serves a 16- or 32-bit checkpoint in float32 (a model type
+    vLLM refuses float16 for, on a GPU below compute capability 8.0, from 0.9.1): four bytes a weight, an activation
+    and a KV cache element. A quantised checkpoint or ``--quantization`` is left as it is (its method's own dtype
+    checks are not read)."""
+    if served.dtype != "float32" or (s.dtype or "auto").lower() != "auto" or s.quantization:
+        return s
+    if model.precision not in ("bf16", "fp16", "fp32"):
+        return s
+    notes.append(f"{FLOAT32_BY_AUTO}{rv.version} leaves it no dtype but float32 on {device.name}, where bfloat16 "
+                 f"needs compute capability 8.0 and vLLM refuses float16 for model type '{served.model_type}'")
+    return replace(s, dtype="float32")
+
+
+#: The start of the note :func:`_served_in_float32` leaves (SW101 gives it where the weights are sized in fp32).
+FLOAT32_BY_AUTO = "--dtype auto: vLLM "
 
 
 def kv_dtype_refusal(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint,

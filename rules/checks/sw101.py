@@ -18,7 +18,7 @@ from ..capacity.group import (
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
-from ..capacity.sizing import ReplicaSizing, online_fp8_load_peak, range_note
+from ..capacity.sizing import FLOAT32_BY_AUTO, ReplicaSizing, online_fp8_load_peak, range_note
 from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
@@ -157,8 +157,9 @@ class WeightsDoNotFit(GroupRule):
             return
         # weights above the GPU's whole memory never fit, whatever the estimate's band says
         sure = s.weights_fit_band == "refuses" or s.weights_gib_per_gpu > whole_gib(g, s)
+        why32 = next((f" ({n})" for n in s.notes if n.startswith(FLOAT32_BY_AUTO)), "")  # not asked for: say why
         head = (
-            f"{s.model_id} in {s.weight_precision} needs {s.weights_gib_per_gpu:.1f} GiB "
+            f"{s.model_id} in {s.weight_precision}{why32} needs {s.weights_gib_per_gpu:.1f} GiB "
             f"({s.weights_band_text}) of weights per {device_word(g, rank=True)} at {layout_text(s)}{pcp_unseen}"
             f"{_offloaded(g, bool(pcp_unseen))}, but "
             f"gpu_memory_utilization "

@@ -27,7 +27,7 @@ from ._unseen import held_back_hits
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
 _FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"),
-              ("--enable-eplb", "enable_eplb"))
+              ("--enable-eplb", "enable_eplb"), ("--dtype", "dtype"))
 
 
 #: sizing's refusal of a max_model_len above the model's limit (``max_model_len 200,000 is above the 131,072 tokens
@@ -56,7 +56,12 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "refuses a model with Mamba, Gated DeltaNet or other linear-attention layers whose max_num_seqs exceeds "
             "the KV cache's blocks (each decode sequence needs one block for its state, and full decode CUDA graphs "
             "are captured up to max_num_seqs). Leaving max_model_len at the model's maximum (often 128k tokens) is "
-            "the usual cause. shardwise estimates what vLLM measures, so the finding blocks only when the shortfall "
+            "the usual cause. It refuses a model dtype too: `--dtype float16` (or `half`) for Gemma 2, Gemma 3, PLaMo "
+            "2 and GLM-4 from 0.9.1 (\"does not support float16\"; Gemma 3 1B's `gemma3_text` from 0.10.2), on every "
+            "GPU, and bfloat16 on a GPU below compute capability 8.0 (T4, V100) at every release, whether `--dtype "
+            "bfloat16` says it or `--dtype auto` takes it from config.json (before 0.9.0; from 0.9.0 `auto` falls back "
+            "to float16 there, and from 0.9.1 to float32 for those Gemma models, which SW101 sizes at 4 bytes a "
+            "weight). shardwise estimates what vLLM measures, so the finding blocks only when the shortfall "
             "exceeds the estimate's error band; inside the band it says the server may refuse. Where "
             "--tensor-parallel-size is not known yet (a guide's <TP_SIZE>, a ConfigMap not in the inputs) but the "
             "nvidia.com/gpu a single-pod replica requests bound it, every TP they allow is judged: where each is "

@@ -174,6 +174,22 @@ def release_read(image: str | None) -> Version | None:
 BY_IMAGE = "(the release the image names)"
 
 
+#: An image built from HabanaAI/vllm-fork, Intel Gaudi's fork of vLLM (``opea/vllm-gaudi``, Habana's
+#: ``vault.habana.ai/gaudi-docker/.../vllm-installer-...``, ``vllm-fork:...-gaudi``): its argument parser is not the
+#: upstream release its version names. It took ``--kv-cache-dtype fp8_inc`` from August 2024 (HabanaAI/vllm-fork#144,
+#: upstream only from 0.10.0) and defines options upstream never had (``--use-padding-aware-scheduling``,
+#: ``--max-num-prefill-seqs``), so a release a workload declares (``shardwise.dev/vllm-version``) is not the parser it
+#: runs (capacity5). vllm-project/vllm-gaudi's plugin images run an upstream release, but their names do not tell
+#: them apart, so every Gaudi image is judged as a fork: only on what every release read refuses, advisory.
+_FORK_BUILD = re.compile(r"gaudi|habana|(?<![a-z])hpu(?![a-z])|vllm-fork", re.IGNORECASE)
+
+
+def fork_build(image: str | None) -> bool:
+    """Whether ``image`` names a build of a vLLM fork whose argument parser its version does not fix
+    (:data:`_FORK_BUILD`)."""
+    return bool(image) and _FORK_BUILD.search(str(image)) is not None
+
+
 def flags_release(image: str | None, words: list[str]
                   ) -> tuple[Version | None, str, str | None, Version | None]:
     """The release a vLLM container's flags are judged against: (the release, or None where none read is known;

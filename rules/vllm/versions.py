@@ -208,6 +208,7 @@ Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
 Sampler = Literal["logits", "flashinfer", "sort", "triton"]
 HybridKv = Literal["as-full", "groups"]
+AutoDtype = Literal["config", "fallback", "checked"]
 #: The default CUDA graph batch sizes: ``step8-512`` ([1, 2, 4] + multiples of 8 up to 512), ``step8`` (the same up
 #: to min(2 × max_num_seqs, 512)), ``step16`` (multiples of 8 below 256, of 16 from 256 up to that maximum).
 CudagraphSizes = Literal["step8-512", "step8", "step16"]
@@ -497,6 +498,13 @@ class Behaviour:
     #: read at 0.14.0, 0.14.1, 0.19.0, 0.29.0 and 0.30.0, absent from 0.13.0's ``engine/arg_utils.py``): its
     #: ``kv_cache_quant_algo`` (or ``kv_cache_scheme``) FP8 caches one byte an element
     kv_dtype_from_checkpoint: bool = False
+    #: How ``--dtype auto`` picks the model's dtype (``model_dtype.served_dtype``): "config", config.json's
+    #: ``torch_dtype`` whatever the GPU takes (before 0.9.0); "fallback", a dtype the platform does not list falls
+    #: back to the first it lists (0.9.0); "checked", the same less float16 for :attr:`float16_refused` (0.9.1+)
+    auto_dtype: AutoDtype = "config"
+    #: The model types ``_FLOAT16_NOT_SUPPORTED_MODELS`` lists: ``--dtype float16`` is refused for them and ``auto``
+    #: never picks it (0.9.1+; ``gemma3_text`` from 0.10.2)
+    float16_refused: tuple[str, ...] = ()
 
     @property
     def version(self) -> Version:
@@ -559,12 +567,15 @@ _R080 = _row(
 _R084 = _row(_R080, "0.8.4", mm_default_limit=999)
 _R085 = _row(_R084, "0.8.5", mm_limit_parse="json-or-kvs")
 _R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
-             concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs")
-_R091 = _row(_R090, "0.9.1", mm_inputs_model_dtype=True)
+             concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs",
+             auto_dtype="fallback")
+_R091 = _row(_R090, "0.9.1", mm_inputs_model_dtype=True, auto_dtype="checked",
+             float16_refused=("gemma2", "gemma3", "plamo2", "glm4"))
 _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8", gpt_oss_capture=1024,
               mm_items="floor", mm_limit_parse="json", mm_kwargs_parse="json", eplb_needs_expert_parallel=True)
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
-_R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True)
+_R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True,
+              float16_refused=("gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"))
 _R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
               runai_streamer=True, all2all_backend="allgather_reducescatter", full_cudagraphs=True,
               gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5,
@@ -622,6 +633,13 @@ RANGES: tuple[Behaviour, ...] = (
 
 #: Where each field's values were read, per range (vLLM wheels from PyPI, file paths inside ``vllm/``).
 SOURCES: dict[str, str] = {
+    "auto_dtype": "config.py _get_and_verify_dtype: config.json's torch_dtype (float32 as float16) in the 0.8.4 and "
+                  "0.8.5 wheels; 'Falling back to %s for compatibility' to current_platform.supported_dtypes[0] in "
+                  "0.9.0; _resolve_auto_dtype, filtered by _is_valid_dtype, in 0.9.1, 0.9.2, 0.10.0-0.10.2 "
+                  "(config.py) and 0.11.0-0.19.0 (config/model.py)",
+    "float16_refused": "config.py / config/model.py _FLOAT16_NOT_SUPPORTED_MODELS and _check_valid_dtype: gemma2, "
+                       "gemma3, plamo2, glm4 in 0.9.1, 0.9.2, 0.10.0 and 0.10.1.1; gemma3_text added in 0.10.2, "
+                       "the same in 0.11.0-0.19.0; absent in 0.9.0",
     "engine": "envs.py VLLM_USE_V1 (default 1 from 0.8.0); engine/arg_utils.py _is_v1_supported_oracle "
               "falls back to V0 for 'Compute Capability < 8.0' in 0.8.5.post1, 0.9.2 and 0.10.1.1; "
               "worker/worker.py is gone in 0.11.0",

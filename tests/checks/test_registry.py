@@ -106,6 +106,7 @@ EXTRA_FIXTURES = {
               "switch-given-value.yaml"},  # mend1: a switch written with a value, by release (vllm.switches)
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
+              "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -129,6 +130,7 @@ EXTRA_FIXTURES = {
               "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
               "tp-unknown-npu-hpu.yaml",  # mend24: a TP not known yet on an NPU or HPU node, in the device's noun
+              "model-float32-below-ampere.yaml",  # capacity5: auto leaves Gemma 2/3 float32 on a T4 or V100 (0.9.1+)
               "ascend-weights-exceed.yaml",  # mend15: weights alone above an NPU's whole memory block on any device
               "ascend-budget-only.yaml",  # mend15: ... and only the CUDA-sized budget failing is advisory there
               "ecc-range.yaml",  # ecc1: a refusal with ECC on only (L40S, A40) is advisory; beyond the ECC-off figure it blocks

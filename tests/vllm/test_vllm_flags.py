@@ -4,7 +4,14 @@ which image names a release read, and which words of a command line vLLM's argum
 from __future__ import annotations
 
 import pytest
-from shardwise.rules.vllm.flags import GAPS, RELEASES_READ, absent_flag, model_option_raises, release_read
+from shardwise.rules.vllm.flags import (
+    GAPS,
+    RELEASES_READ,
+    absent_flag,
+    fork_build,
+    model_option_raises,
+    release_read,
+)
 from shardwise.rules.vllm.versions import Version, parse_version
 
 
@@ -560,3 +567,16 @@ def test_a_switch_given_a_value_on_an_image_naming_no_release_read_is_advisory()
     found = unread_release_refusal(["vllm", "serve", *tokens], tokens, "vllm/vllm-openai:latest")
     assert found is not None and found[0] == "--enforce-eager=true"
     assert found[1].startswith("`--enforce-eager` takes no value at any vLLM release read (0.5.0 to 0.34.0, each")
+
+
+def test_gaudi_fork_builds_are_not_judged_by_a_declared_release():
+    """capacity5: HabanaAI/vllm-fork's parser is not the upstream release its version names (fp8_inc before 0.10.0,
+    --use-padding-aware-scheduling), so a Gaudi image is a fork build; upstream images are not."""
+    assert fork_build("opea/vllm-gaudi:1.3")
+    assert fork_build("vault.habana.ai/gaudi-docker/1.21.0/ubuntu22.04/habanalabs/vllm-installer-2.6.0:1.21.0-555")
+    assert fork_build("ghcr.io/example/vllm-fork:v0.6.6.post1")
+    assert fork_build("registry.example.com/vllm-hpu:0.9.1")
+    assert not fork_build("vllm/vllm-openai:v0.9.1")
+    assert not fork_build("rocm/vllm:latest")
+    assert not fork_build("registry.example.com/vllm-chpu:1")  # hpu inside a word is not the device
+    assert not fork_build(None)

@@ -48,6 +48,7 @@ from ...vllm.flags import (
     RELEASES_READ,
     absent_flag,
     flags_release,
+    fork_build,
     model_option_raises,
     release_value_refused,
     unread_release_refusal,
@@ -895,7 +896,7 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
         return
     words = [str(w) for w in (*run, *args)]
     release, said, named_as, named = flags_release(image, words)
-    if release is None and named_as is None:
+    if release is None and named_as is None and not fork_build(image):  # a fork's parser is not the release declared
         pod.flag_check = (words, found, bool(run), locate, flag_loc)
     if release is None:
         refused = unread_release_refusal(words, found[1], image, named_as, named)

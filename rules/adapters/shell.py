@@ -655,9 +655,9 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
             work += n * sizes[opened]
     for opened in sorted(crowded):
         errors.append(InputError(
-            f"a command of {sizes[opened]:,} characters opens {per_command[opened]:,} here-documents: shardwise matches "
-            f"each against the whole command, at most {MAX_HEREDOC_WORK:,} characters in all for a script, so none of "
-            "them is read (split the command, or build the manifest and lint the file)", file, opened))
+            f"a command of {sizes[opened]:,} characters opens {per_command[opened]:,} here-documents: shardwise "
+            f"matches each against the whole command, at most {MAX_HEREDOC_WORK:,} characters in all for a script, so "
+            "none of them is read (split the command, or build the manifest and lint the file)", file, opened))
     every = [doc for doc in every if doc.line not in crowded]
     pieces = _assembled_targets(lines, every)
     for doc in every:

@@ -325,7 +325,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases()
     return out
 
 
@@ -1509,6 +1509,58 @@ def fuzz23_cases() -> list[Case]:
     out.append(Case("fz23-stack-config-utf16", stack_config(b"\xff\xfe" + "config:\n  aws:region: us-east-1\n".encode("utf-16-le")), (2,), named="Pulumi.prod.yaml"))
     out.append(Case("fz23-stack-config-cp1252-quote", stack_config(b"config:\n  p:note: \x93prod\x94\n"), (2,), named="Pulumi.prod.yaml"))
     return out
+
+def fuzz24_cases() -> list[Case]:
+    """fuzz24: what helm and kustomize read is read through shardwise's own reader first (an alias bomb in a file a
+    kustomization patches with, a 2 GiB sparse file or a socket among its resources, a chart template of 2 GiB), and a
+    shell command that opens 100,000 here-documents. Every one ends, fails closed and says why, at once, before helm or
+    kustomize runs. (A kustomization that names itself, a cycle of bases and a directory named ``*.yaml`` among its
+    resources end at once in kustomize's own words: fz22-kustomize-includes-itself, h9-kust-resources-loop.)"""
+    out: list[Case] = []
+    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))
+    bomb = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: kust}\nx:\n  " + laughs.replace("\n", "\n  ")
+    out.append(kust_case("fz24-kust-patch-alias-bomb", KUST_BASE + "patches:\n  - path: bomb.yaml\n",
+                         named="badkust/kustomization.yaml", extra={"badkust/bomb.yaml": bomb}))
+    out.append(kust_case("fz24-kust-strategic-merge-alias-bomb", KUST_BASE + "patchesStrategicMerge:\n  - bomb.yaml\n",
+                         named="badkust/kustomization.yaml", extra={"badkust/bomb.yaml": bomb}))
+
+    def sparse(rel: str, size: int = 2 << 30) -> Callable[[str], object]:
+        def make(d: str) -> None:
+            os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "wb") as f:
+                f.truncate(size)
+        return make
+
+    def kust_with(entry: str, make: Callable[[str], object]) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "badkust/kustomization.yaml", KUST_BASE + f"  - {entry}\n")
+            write(d, "badkust/deployment.yaml", good("kust"))
+            make(d)
+            return ["lint", "--format", "json", "good.yaml", "badkust"]
+        return build
+
+    def sock(d: str) -> None:  # bound, then closed: the socket file stays, nothing listens on it
+        with socket.socket(socket.AF_UNIX) as s:
+            s.bind(os.path.join(d, "badkust", "sock.yaml"))
+    out.append(Case("fz24-kust-resource-sparse-2gib", kust_with("big.yaml", sparse("badkust/big.yaml")), (2,),
+                    named="badkust/big.yaml", env=tools_env(), tool="kustomize"))
+    out.append(Case("fz24-kust-resource-socket", kust_with("sock.yaml", sock), (2,), named="badkust/sock.yaml",
+                    env=tools_env(), tool="kustomize"))
+    def chart_template_sparse(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        chart(d)
+        sparse("badchart/templates/big.yaml")(d)
+        return ["lint", "--format", "json", "good.yaml", "badchart"]
+    out.append(Case("fz24-chart-template-sparse-2gib", chart_template_sparse, (2,), named="badchart/templates/big.yaml",
+                    env=tools_env(), tool="helm"))
+    crowded = "#!/bin/sh\nkubectl apply -f - " + "<<E " * 100_000 + "\n" + "E\n" * 100_000
+    out.append(file_case("fz24-heredoc-100k-operators-one-command", crowded, rel="deploy.sh", named="deploy.sh"))
+    out.append(file_case("fz24-heredoc-never-closed-1e5-lines", "#!/bin/sh\nkubectl apply -f - <<EOF\n" + good("bad")
+                         + "EOFX\n" * 100_000, rel="deploy.sh", named="deploy.sh"))
+    return out
+
 
 def fuzz20_cases() -> list[Case]:
     import gzip

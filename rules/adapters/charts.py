@@ -42,7 +42,7 @@ from ..model.files import MAX_FILE_BYTES, inside, link_target, read_file_bytes, 
 from ..model.wall import wall_limit
 from .load import load_text
 from .renderkind import KUSTOMIZATION_FILES, render_kind
-from .yamlsrc import decode_text, load_all
+from .yamlsrc import YamlTooCostly, decode_text, load_all
 
 HELM_INSTALL = "https://helm.sh/docs/intro/install/ (or: go install helm.sh/helm/v3/cmd/helm@v3.22.0)"
 KUSTOMIZE_INSTALL = ("https://kubectl.docs.kubernetes.io/installation/kustomize/ (or: go install "
@@ -112,6 +112,7 @@ class Renderer:
         if os.path.exists(ignore):  # helm opens it before it checks the chart's files are regular (fuzz14: a FIFO
             _check_metadata_file(ignore, "the chart is not rendered")  # held it until the timeout); none is fine
         _check_chart_links(directory)
+        _check_chart_files(directory)
         cmd = [helm, "template", release, directory]
         if namespace:
             cmd += ["--namespace", namespace]
@@ -278,6 +279,8 @@ def _measure(text: str, where: str, cost: _Cost, *, objects: bool) -> int:
     says why in its own words."""
     try:
         docs = list(load_all(text, where))
+    except YamlTooCostly:
+        raise  # kustomize would pay the cost: refused by the caller (fuzz24)
     except InputError:
         return 0
     if objects:
@@ -437,6 +440,8 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                                              f"{e.message}", local) from None
                         try:
                             _measure(decode_text(data, local), local, cost, objects=True)
+                        except YamlTooCostly as e:
+                            raise _too_costly(where, key, entry, e) from None
                         except InputError:
                             pass  # not text: kustomize says so in its own words
                         _check_cost(cost, directory, top or where)  # before reading the next file
@@ -455,8 +460,11 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                         cost.widest, cost.widest_at = wide, where
                     _add_nodes(cost, 2 * wide, where)  # a key and a value each
         for key, entry, text in _patch_texts(d, doc, root):
-            ops = cost.ops = cost.ops + _measure(text, where if entry == "patch" else os.path.join(d, entry), cost,
-                                                 objects=False)
+            try:
+                ops = cost.ops = cost.ops + _measure(text, where if entry == "patch" else os.path.join(d, entry), cost,
+                                                     objects=False)
+            except YamlTooCostly as e:
+                raise _too_costly(where, key, entry, e) from None
             if ops > MAX_JSON6902_OPS:
                 raise KustomizationRefused(
                     f"the kustomization is not built: its JSON 6902 patches hold more than {MAX_JSON6902_OPS:,} "
@@ -477,10 +485,34 @@ def check_kustomization(directory: str, remote: bool = False) -> None:
                 todo.append(local)  # a generator or transformer kustomization
                 continue
             try:  # a regular file: a FIFO held kustomize until the timeout, a device fed it without end
-                read_file_bytes(local)
+                data = read_file_bytes(local)
             except InputError as e:
                 raise InputError(f"the kustomization {where} is not built: its {key} entry {entry!r}: "
                                  f"{e.message}", local) from None
+            if not key.startswith(_GENERATOR_KEYS):  # kustomize parses it as YAML (a generator's files it does not)
+                _check_yaml_cost(data, local, where, key, entry)
+
+
+def _too_costly(where: str, key: str, entry: str, e: InputError) -> InputError:
+    """The input error for a file a kustomization names that shardwise's own reader refuses for what reading it would
+    cost (:class:`.yamlsrc.YamlTooCostly`: aliases that expand past the bound, nesting too deep), at the kustomization
+    file ``where``; the file itself is refused at its line when the folder is read one by one. Kustomize read such a
+    resource before shardwise refused it and grew to its 1 GiB memory bound in 3-11 s (fuzz24)."""
+    line = f" (line {e.line})" if e.line is not None else ""
+    return InputError(f"the kustomization is not built: its {key} entry {entry!r}{line}: {e.message}; kustomize would "
+                      "read it whole, so shardwise hands kustomize no file it refuses to read itself", where)
+
+
+def _check_yaml_cost(data: bytes, path: str, where: str, key: str, entry: str) -> None:
+    """Parse ``data`` (the bytes of ``path``, a file a kustomization or a chart hands its tool as YAML) with
+    shardwise's own reader and raise :func:`_too_costly`'s error where that refuses it for its cost; a text that is
+    not UTF-8 or does not parse for another reason is left to the tool's own words."""
+    try:
+        list(load_all(decode_text(data, path), path))
+    except YamlTooCostly as e:
+        raise _too_costly(where, key, entry, e) from None
+    except InputError:
+        pass
 
 
 def _check_cost(cost: _Cost, directory: str, where: str) -> None:
@@ -554,9 +586,71 @@ def _check_values_file(path: str, where: str) -> None:
     if "://" in path or path.strip() == "-":
         return
     try:
-        read_file_bytes(path)
+        data = read_file_bytes(path)
     except InputError as e:
         raise InputError(f"the chart is not rendered: --values {path}: {e.message}", where) from None
+    cost = _yaml_cost(data, path)
+    if cost is not None:  # fuzz24: helm read a values file of aliases that expand without end before it refused it
+        raise InputError(f"the chart is not rendered: --values {path}: {cost.message}{_HELM_WHOLE}", path, cost.line)
+
+
+_HELM_WHOLE = "; helm would read it whole, so shardwise hands helm no file it refuses to read itself"
+
+
+def _yaml_cost(data: bytes, path: str) -> InputError | None:
+    """The error of shardwise's own reader where it refuses ``data`` (the bytes of ``path``) for what reading it would
+    cost (:class:`.yamlsrc.YamlTooCostly`), else None: a text that does not parse for another reason is left to the
+    tool's own words."""
+    try:
+        list(load_all(decode_text(data, path), path))
+    except YamlTooCostly as e:
+        return e
+    except InputError:
+        pass
+    return None
+
+
+def _check_chart_files(directory: str) -> None:
+    """Read what helm loads of a chart and its subcharts folders (``values.yaml``, every file under ``templates/``,
+    ``charts/*/``) through shardwise's own reader before helm runs: helm reads each whole, so a values file of aliases
+    that expand without end, a template of 2 GiB (a sparse file) or a FIFO is refused here, at its path, never handed
+    to helm (fuzz24). A values file must also parse within the bounds of :class:`.yamlsrc.YamlTooCostly`; a template
+    is Go template text, only held to what any file may be (a regular file of at most
+    :data:`~..model.files.MAX_FILE_BYTES`)."""
+    todo, seen = [directory], set()
+    while todo:
+        chart = todo.pop()
+        real = os.path.realpath(chart)
+        if real in seen:
+            continue
+        seen.add(real)
+        values = os.path.join(chart, "values.yaml")
+        if os.path.lexists(values):
+            try:
+                data = read_file_bytes(values)
+            except InputError as e:
+                raise InputError(f"the chart is not rendered: {e.message}", values) from None
+            cost = _yaml_cost(data, values)
+            if cost is not None:
+                raise InputError(f"the chart is not rendered: {cost.message}{_HELM_WHOLE}", values, cost.line)
+        templates = os.path.join(chart, "templates")
+        walked: set[str] = set()
+        for top, dirs, files in os.walk(templates, followlinks=True):
+            here = os.path.realpath(top)
+            if here in walked:  # a link to a folder above it: helm refuses the loop in its own words
+                dirs[:] = []
+                continue
+            walked.add(here)
+            for f in sorted(files):
+                try:
+                    read_file_bytes(os.path.join(top, f))
+                except InputError as e:
+                    raise InputError(f"the chart is not rendered: {e.message}", os.path.join(top, f)) from None
+        try:
+            subs = sorted(e.path for e in os.scandir(os.path.join(chart, "charts")) if e.is_dir())
+        except OSError:
+            subs = []
+        todo.extend(sub for sub in subs if os.path.lexists(os.path.join(sub, "Chart.yaml")))
 
 
 #: Where helm's error says it is (helm v3.22): a template's ``(CHART/templates/x.yaml:9)``, ``(…:1:3)`` or

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -615,6 +616,15 @@ def _assembled_targets(lines: list[str], docs: list[HereDoc]) -> set[str]:
     return {t for t, pieces in writes.items() if len(pieces) > 1 and any(pieces)}
 
 
+#: The most characters the here-documents of a script are matched against, together: each is matched against the
+#: whole command it is opened on (its pipeline, the program it feeds, the file it is written to), so the work is the
+#: command's length times its here-documents. fuzz24: a command of 100,000 ``<<E`` operators, each closed on a line
+#: of its own, held the run past 90 s (5,000 took 34 s of CPU); 64 on a line of 2 MB took 22 s, one on 16 MB 4.9 s
+#: (two cores shared, load 10). A real command opens one or two on a line of a few hundred characters; a command
+#: whose here-documents take the script past this bound is an input error at its line, none of them read.
+MAX_HEREDOC_WORK = 16_000_000
+
+
 def manifest_text(text: str, file: str) -> ScriptManifests:
     """The manifests a script applies through here-documents (module docstring)."""
     lines = text.split("\n")
@@ -634,6 +644,21 @@ def manifest_text(text: str, file: str) -> ScriptManifests:
     filled: list[tuple[int, int, str, str | None]] = []
     assembled: list[tuple[int, int, str, str | None]] = []
     every = heredocs(text)
+    per_command = Counter(doc.line for doc in every)
+    sizes = {doc.line: len(doc.command) for doc in every}
+    crowded: set[int] = set()
+    work = 0
+    for opened, n in sorted(per_command.items()):  # in the script's order, the work of the commands read so far
+        if work + n * sizes[opened] > MAX_HEREDOC_WORK:
+            crowded.add(opened)
+        else:
+            work += n * sizes[opened]
+    for opened in sorted(crowded):
+        errors.append(InputError(
+            f"a command of {sizes[opened]:,} characters opens {per_command[opened]:,} here-documents: shardwise "
+            f"matches each against the whole command, at most {MAX_HEREDOC_WORK:,} characters in all for a script, so "
+            "none of them is read (split the command, or build the manifest and lint the file)", file, opened))
+    every = [doc for doc in every if doc.line not in crowded]
     pieces = _assembled_targets(lines, every)
     for doc in every:
         after = lines[doc.end] if doc.end is not None and doc.end < len(lines) else ""

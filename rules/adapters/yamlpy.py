@@ -43,6 +43,7 @@ from .yamlsrc import (
     TERRAFORM_DIRECTIVE_PROBLEM,
     LineDict,
     LocalTagError,
+    YamlTooCostly,
     _bad_character,
     _directive_line,
     _Fallback,
@@ -564,7 +565,7 @@ def _check_aliases(text: str, file: str, base: int) -> int:
                     what = (f"expand to more than {MAX_EXPANDED_VALUES:,} values" if added > MAX_EXPANDED_VALUES else
                             f"expand to more than {MAX_EXPANDED_CHARS:,} characters of text (the most shardwise "
                             f"reads from one file, {size_text(MAX_FILE_BYTES)})")
-                    raise InputError(f"cannot parse YAML: its aliases {what}", file, start)
+                    raise YamlTooCostly(f"cannot parse YAML: its aliases {what}", file, start)
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
                 values, chars, anchor = open_.pop()[:3]
                 size = (values, chars)
@@ -674,4 +675,4 @@ def parse(text: str, file: str, base: int = 0, starts: list[int] | None = None,
     except yaml.YAMLError:
         raise InputError("cannot parse YAML", file) from None
     except RecursionError:
-        raise InputError("cannot parse YAML: nesting too deep", file) from None
+        raise YamlTooCostly("cannot parse YAML: nesting too deep", file) from None

@@ -50,6 +50,13 @@ def _short(value: str, limit: int = 60) -> str:
     return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
+class YamlTooCostly(InputError):
+    """A text refused for what reading it would cost, not for its syntax: aliases that expand past
+    :data:`MAX_EXPANDED_VALUES` or :data:`MAX_EXPANDED_CHARS`, nesting deeper than the parser goes. Any tool
+    handed the text pays that cost too: kustomize grew to its 1 GiB bound on a resource this refuses (fuzz24), so
+    a file helm or kustomize would read is checked with this reader first (:mod:`.charts`)."""
+
+
 class DuplicateKey(InputError):
     """A key written twice in one mapping of a document that was still read, with the last value (the
     one lenient YAML readers keep): an input error at the second key, beside the document's value."""

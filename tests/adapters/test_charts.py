@@ -1297,3 +1297,113 @@ def test_the_only_chart_built_but_not_read_is_said_to_be_built(capsys, monkeypat
         "not rendered, or built and what their build emitted could not be read: charts/vllm (Helm chart: built, but "
         "what its build emitted could not be read), deploy/prod (kustomization); to lint them: shardwise lint "
         "charts/vllm deploy/prod"])
+
+
+# ------------------------------------------------------------ fuzz24: what helm and kustomize read, read here first
+
+#: Ten anchors, each a list of ten aliases of the one before: 10**10 values once expanded (a "billion laughs").
+_LAUGHS = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))
+_TOO_COSTLY = "cannot parse YAML: its aliases expand to more than 1,000,000 values"
+_NOT_HANDED = "so shardwise hands {tool} no file it refuses to read itself"
+
+#: A file a kustomization hands kustomize to parse as YAML, the entry that names it, and how the error names it
+_KUST_YAML_FIELDS = [
+    ("resources:\n  - bomb.yaml\n", "resources entry 'bomb.yaml'"),
+    ("patches:\n  - path: bomb.yaml\n", "patches entry 'bomb.yaml'"),
+    ("patchesStrategicMerge:\n  - bomb.yaml\n", "patchesStrategicMerge entry 'bomb.yaml'"),
+    ("configurations: [bomb.yaml]\n", "configurations entry 'bomb.yaml'"),
+]
+
+
+@pytest.mark.parametrize(("extra", "said"), _KUST_YAML_FIELDS, ids=[r[1].split(" entry")[0] for r in _KUST_YAML_FIELDS])
+def test_an_alias_bomb_a_kustomization_names_is_refused_before_kustomize_reads_it(capsys, monkeypatch, tmp_path,
+                                                                                  extra, said):
+    """fuzz24: a resource (or a patch, or a configuration) of anchors that expand without end was handed to kustomize,
+    which grew to shardwise's 1 GiB memory bound in 3-11 s before the run refused the file when it read the folder one
+    by one. Every file kustomize parses as YAML is read with shardwise's own reader first: refused at the
+    kustomization, kustomize not run, the folder's files read one by one (the bomb refused at its own line)."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests/fixtures/kustomize/base", tmp_path / "base")
+    (tmp_path / "base" / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" + extra.replace(
+            "resources:\n", "resources:\n  - deployment.yaml\n") + ("" if "resources" in extra else
+                                                                     "resources:\n  - deployment.yaml\n"))
+    (tmp_path / "base" / "bomb.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  "
+                                                 + _LAUGHS.replace("\n", "\n  "))
+    (tmp_path / "kustomize").write_text(f"#!/bin/sh\ntouch {tmp_path}/called\nexit 1\n")
+    (tmp_path / "kustomize").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, "base")
+    assert (rc, doc["input_errors"]) == (2, [
+        {"file": "base/kustomization.yaml", "line": None,
+         "message": f"the kustomization is not built: its {said} (line 1): {_TOO_COSTLY}; kustomize would read it "
+                    f"whole, {_NOT_HANDED.format(tool='kustomize')}; its 2 YAML files were read one by one instead "
+                    "(patches, overlays and generators not applied)"},
+        {"file": "base/bomb.yaml", "line": 1, "message": _TOO_COSTLY}])
+    assert [w["subject"] for w in doc["workloads"]] == ["Deployment default/llama70b"]
+    assert not (tmp_path / "called").exists()
+
+
+def _chart_copy(tmp_path) -> str:
+    import shutil
+
+    shutil.copytree(ROOT / CHART, tmp_path / "llm")
+    return "llm"
+
+
+@pytest.mark.parametrize("where", ["values.yaml", "subchart values.yaml", "--values"])
+def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, where):
+    """fuzz24: a values file of anchors that expand without end (the chart's own, a subchart's under charts/, or a
+    --values file) was handed to helm, which read it whole before refusing it in its own words. Read with shardwise's
+    own reader first: refused at the file and its line, helm not run."""
+    chart = _chart_copy(tmp_path)
+    bomb = "replicas: 2\n" + _LAUGHS
+    if where == "values.yaml":
+        (tmp_path / chart / "values.yaml").write_text(bomb)
+        rel, argv, prefix = f"{chart}/values.yaml", [], ""
+    elif where == "subchart values.yaml":
+        sub = tmp_path / chart / "charts" / "sub"
+        (sub / "templates").mkdir(parents=True)
+        (sub / "Chart.yaml").write_text("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
+        (sub / "values.yaml").write_text(bomb)
+        rel, argv, prefix = f"{chart}/charts/sub/values.yaml", [], ""
+    else:
+        (tmp_path / "bomb.yaml").write_text(bomb)
+        rel, argv, prefix = "bomb.yaml", ["--values", "bomb.yaml"], "--values bomb.yaml: "
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called\nexit 1")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart, *argv)
+    assert rc == 2
+    assert doc["input_errors"][0] == {
+        "file": rel, "line": 1,
+        "message": f"the chart is not rendered: {prefix}{_TOO_COSTLY}; helm would read it whole, "
+                   f"{_NOT_HANDED.format(tool='helm')}"}
+    assert not (tmp_path / "called").exists()
+
+
+@pytest.mark.parametrize("kind", ["sparse 2 GiB", "fifo", "dangling link"])
+def test_a_template_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
+    """fuzz24: helm reads every file of a chart's templates/ whole: a 2 GiB template (a sparse file, no disk used)
+    reached helm's memory bound, a FIFO held it until its timeout. Refused at the template's path, helm not run."""
+    chart = _chart_copy(tmp_path)
+    path = tmp_path / chart / "templates" / "big.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dangling link":
+        os.symlink("gone.yaml", path)
+    else:
+        with open(path, "wb") as f:
+            f.truncate(2 << 30)
+    what = {"sparse 2 GiB": "not read: the file is larger than 32 MiB, the most shardwise reads from one file",
+            "fifo": "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files",
+            "dangling link": "cannot read: a symbolic link to gone.yaml, which does not exist"}[kind]
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called\nexit 1")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart)
+    assert rc == 2
+    assert doc["input_errors"][0]["file"] == f"{chart}/templates/big.yaml"
+    assert doc["input_errors"][0]["message"].startswith(f"the chart is not rendered: {what}")
+    assert not (tmp_path / "called").exists()

@@ -234,6 +234,26 @@ def test_hostile_scripts_end_quickly_with_an_error_or_nothing():
     assert time.perf_counter() - start < 20
 
 
+def test_a_command_opening_here_documents_past_the_bound_is_an_error_not_a_hang():
+    """fuzz24: one command of 100,000 ``<<E`` operators, each closed on a line of its own, held the run past 90 s
+    (each here-document was matched against the whole 400,000-character command). Past
+    :data:`~shardwise.rules.adapters.shell.MAX_HEREDOC_WORK` (here-documents times the command's length, over the
+    script) the command is an input error at its line and none of its here-documents is read; the here-document of the
+    next command is read as before."""
+    from shardwise.rules.adapters.shell import MAX_HEREDOC_WORK
+
+    crowded = "#!/bin/sh\nkubectl apply -f - " + "<<E " * 100_000 + "\n" + "E\n" * 100_000 + "kubectl apply -f - <<EOF\n" \
+        + POD + "EOF\n"
+    start = time.process_time()
+    found = manifest_text(crowded, "x.sh")
+    assert time.process_time() - start < 5
+    assert [(e.line, e.message) for e in found.errors] == [(2, (
+        f"a command of 400,019 characters opens 100,000 here-documents: shardwise matches each against the whole "
+        f"command, at most {MAX_HEREDOC_WORK:,} characters in all for a script, so none of them is read (split the "
+        "command, or build the manifest and lint the file)"))]
+    assert found.documents == 1  # the Pod after it is still read
+
+
 def test_a_pipe_that_goes_on_after_the_closing_delimiter():
     text = script("cat <<EOF |", "kind: A", "EOF", "kubectl apply -f -", "cat <<EOF |", "kind: B", "EOF", "grep x")
     lines = body_lines(manifest_text(text, "a.sh").text)

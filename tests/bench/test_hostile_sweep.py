@@ -61,7 +61,10 @@ def test_the_record_holds_every_class_the_task_names():
                    "fz23-values-file-alias-bomb", "fz23-kustomization-alias-bomb", "fz23-chart-depends-on-itself",
                    "fz23-kust-resources-dotdot", "fz23-values-file-50mb", "fz23-diff-git-file-nowhere",
                    "fz23-20000-files-one-folder", "fz23-stack-export-parent-cycle", "fz23-stack-export-lists-1e6-deep",
-                   "fz23-stack-config-latin1-", "pack-fz23-parent-cycle", "pack-fz23-nested-4000"):
+                   "fz23-stack-config-latin1-", "pack-fz23-parent-cycle", "pack-fz23-nested-4000",
+                   # fuzz24: what helm and kustomize would read, read here first; a command of 100,000 here-documents
+                   "fz24-kust-patch-alias-bomb", "fz24-kust-resource-sparse-2gib", "fz24-kust-resource-socket",
+                   "fz24-chart-template-sparse-2gib", "fz24-heredoc-100k-operators-one-command"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
     # newuser6: an integer field written as a string is refused as the API server refuses it

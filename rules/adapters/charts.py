@@ -198,7 +198,9 @@ def _build_with_origins(tool: list[str], directory: str, where: str,
             f.write(f"resources:\n- {json.dumps(entry)}\n{_BUILD_METADATA}")
         try:
             out = _run([*tool, wrap], where, what)
-        except InputError:
+        except InputError as e:
+            if e.message.startswith((f"{what} did not finish", f"{what} used more than")):
+                raise  # stopped at a limit: the plain build would be stopped too (and take as long again)
             return None
     text, origins = strip_build_metadata(out)
     if not origins or not any(o.path or o.generated_in for o in origins):

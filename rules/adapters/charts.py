@@ -1006,14 +1006,27 @@ def relabel(inv: Inventory, rename: Callable[[str], str]) -> None:
 
 
 def _files_in(inv: Inventory) -> set[str]:
+    """The file of every location and input error ``inv`` holds, at any depth (newuser17: a kustomize build's object
+    is at its base's file and a flag of it at the patch's, which a GitOps object's label must reach too)."""
+    model_module = Inventory.__module__
     found: set[str] = set()
-    for e in inv.errors:
-        if e.file:
-            found.add(e.file)
-    for item in [*inv.groups, *inv.launch_issues, *inv.services, *inv.ingresses, *inv.routers,
-                 *inv.network_policies, *inv.autoscalers, *inv.pools, *inv.config_maps, *inv.device_claims,
-                 *inv.hardware_profiles, *inv.pod_ports, *inv.limit_ranges]:
-        loc = getattr(item, "location", None)
-        if isinstance(loc, Location) and loc.file:
-            found.add(loc.file)
+    seen: set[int] = set()
+    todo: list[Any] = [inv]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, Location | InputError):
+            if value.file:
+                found.add(value.file)
+            continue
+        if isinstance(value, str) or id(value) in seen:
+            continue
+        if isinstance(value, list | tuple):
+            seen.add(id(value))
+            todo.extend(value)
+        elif isinstance(value, dict):
+            seen.add(id(value))
+            todo.extend(value.values())
+        elif dataclasses.is_dataclass(value) and type(value).__module__ == model_module:
+            seen.add(id(value))
+            todo.extend(getattr(value, f.name) for f in dataclasses.fields(value))
     return found

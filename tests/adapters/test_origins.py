@@ -540,3 +540,26 @@ def test_findings_on_an_overlay_point_at_the_repository_lines(tmp_path, monkeypa
             "namespace-without-default-deny", "parallel-without-shm", "vllm-service-without-readiness-probe",
             "vllm-exposed-without-gateway", "gpu-request-not-tp", "sharded-model-that-fits",
             "tensor-parallel-over-pcie"], strict=True)]
+
+
+@pytest.mark.tools
+def test_an_application_that_builds_the_overlay_names_itself_on_every_placed_file(tmp_path, monkeypatch, capsys):
+    """An Argo CD Application of the overlay adds itself to each file a finding names, the patch file a flag's
+    finding is placed at too (before relabel reached only the files of the objects themselves: SW104 at
+    `overlays/prod/tp.yaml (via overlays/prod/kustomization.yaml)` named no Application, and no cluster)."""
+    kustomize = require_tool("kustomize")
+    monkeypatch.setenv("PATH", os.path.dirname(kustomize) + os.pathsep + os.environ["PATH"])
+    _write_tree(tmp_path)
+    root = tmp_path / "repo"
+    for args in (["init", "-q", "-b", "main"], ["remote", "add", "origin", "https://github.com/acme/llm.git"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    (root / "prod.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: qwen-prod, namespace: argocd}\n"
+        "spec:\n  project: default\n  source: {repoURL: 'https://github.com/acme/llm.git', targetRevision: HEAD, "
+        "path: overlays/prod}\n  destination: {server: 'https://kubernetes.default.svc', namespace: serving}\n")
+    monkeypatch.chdir(root)
+    main(["lint", "prod.yaml", "--format", "json"])
+    doc = json.loads(capsys.readouterr()[0])
+    app = " (via Application argocd/qwen-prod)"
+    assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]] == [
+        (code, file + app, line) for code, _, file, line in FINDINGS]

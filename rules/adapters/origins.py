@@ -140,10 +140,12 @@ def strip_build_metadata(text: str) -> tuple[str, list[DocOrigin]]:
 # Each line of a build's output is placed at the line of a repository file that wrote it. The output's line is the
 # start of a node (a key, a list item) whose path in its object (``spec``, ``template``, ..., a list item by its
 # ``name`` where it has one, else by its index) is looked up in the files kustomize says the object came from: the
-# last patch of the kustomizations that transformed it that holds the path (a strategic merge patch that sets the
-# value; a JSON 6902 operation whose ``path`` is the node or above it), else the object's own document in its
-# origin file (the node, else its nearest ancestor there: a field no file holds, a default kustomize adds, stays on
-# the object). A line that starts no node (in a block scalar) is placed as the node above it.
+# last transformer of the kustomizations that transformed it that set the path, in kustomize's order (a strategic
+# merge patch that sets the value; a JSON 6902 operation whose ``path`` is the node or above it; the kustomization's
+# ``namespace:``, ``replicas:`` or ``images:`` entry), else the object's own document in its origin file (the node,
+# else its nearest ancestor there: a field no file holds, a label kustomize adds, stays on the object). A line that
+# starts no node (in a block scalar) is placed as the node above it; a mapping all of whose values one patch wrote
+# is placed at that patch (:func:`_hoist`).
 
 #: One step of a path: a mapping's key, or a list item as (its index, its ``name`` where it is a mapping with one).
 Step = str | tuple[int, str | None]
@@ -318,15 +320,21 @@ def _patches(kustomization: str, files: _Files) -> list[_Patch]:
     return out
 
 
-def _targets(patch: _Patch, kind: Any, names: tuple[str, ...]) -> bool:
-    """Whether ``patch`` is applied to the object of ``kind`` named any of ``names`` (as written, as built)."""
+def _targets(patch: _Patch, kind: Any, names: tuple[str, str]) -> bool:
+    """Whether ``patch`` is applied to the object of ``kind`` whose ``names`` are (as built, as its file writes it):
+    a patch names it as written or as built, or as an inner overlay's prefix and suffix left it (a name that holds
+    the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. (A target's
+    ``name`` that is a regular expression is not matched: its lines stay the origin's.)"""
     want_kind = patch.target.get("kind")
     want_name = patch.target.get("name")
     if isinstance(patch.doc, dict) and not patch.target:
         want_kind, want_name = _named(patch.doc)
     if want_kind is not None and want_kind != kind:
         return False
-    return not isinstance(want_name, str) or any(want_name and want_name in n for n in names if n)
+    if not isinstance(want_name, str):
+        return True
+    built, written = names
+    return want_name in names or (bool(written) and written in want_name and want_name in built)
 
 
 def _in_patch(patch: _Patch, path: tuple[Step, ...], origin: Any, origin_lines: list[str]) -> int | None:
@@ -459,7 +467,7 @@ def place_build(text: str, origins: list[DocOrigin], resolve: Callable[[str], st
         else:
             continue
         file, origin_lines, origin_doc = home
-        names = (name, _named(origin_doc)[1])
+        names: tuple[str, str] = (name, _named(origin_doc)[1])
         chain = []  # each kustomization that transformed the object, in the order kustomize ran them
         for k in dict.fromkeys(resolve(k) for k in origin.configured_in):
             got = files.get(k)

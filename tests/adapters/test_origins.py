@@ -563,3 +563,25 @@ def test_an_application_that_builds_the_overlay_names_itself_on_every_placed_fil
     app = " (via Application argocd/qwen-prod)"
     assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]] == [
         (code, file + app, line) for code, _, file, line in FINDINGS]
+
+
+def test_a_patch_of_one_name_is_not_placed_on_an_object_whose_name_holds_it(tmp_path, monkeypatch):
+    """The base holds Deployments `qwen` and `qwen-router`; prod's patch file names `qwen`: the router's args stay at
+    the base's line, `prod-qwen-router` is found as `qwen-router` (the longest name it holds), not as `qwen`."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    router = TREE["base/deployment.yaml"].replace("name: qwen\n  labels", "name: qwen-router\n  labels")
+    (tmp_path / "repo/base/deployment.yaml").write_text(TREE["base/deployment.yaml"] + "---\n" + router)
+    deployment = WRAPPED[WRAPPED.index("apiVersion: apps/v1"):]
+    built = WRAPPED + "---\n" + deployment.replace("name: prod-qwen\n", "name: prod-qwen-router\n").replace(
+        "        - --tensor-parallel-size=4\n", "")
+    text, origins = strip_build_metadata(built)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    lines = text.splitlines()
+    router_start = lines.index("  name: prod-qwen-router") + 1
+    model = next(n for n in range(router_start, len(lines) + 1) if lines[n - 1].endswith("--model=Qwen/Qwen2.5-7B"
+                                                                                             "-Instruct"))
+    second = 28  # the second document's line k is the file's 28 + k (27 lines and a `---` before it)
+    assert placed[router_start] == ("repo/base/deployment.yaml", second + 4)  # its name
+    assert placed[model] == ("repo/base/deployment.yaml", second + 23)  # the base's args: no patch names it

@@ -585,3 +585,22 @@ def test_a_patch_of_one_name_is_not_placed_on_an_object_whose_name_holds_it(tmp_
     second = 28  # the second document's line k is the file's 28 + k (27 lines and a `---` before it)
     assert placed[router_start] == ("repo/base/deployment.yaml", second + 4)  # its name
     assert placed[model] == ("repo/base/deployment.yaml", second + 23)  # the base's args: no patch names it
+
+
+def test_an_image_and_a_replica_count_the_kustomization_sets_are_placed_at_its_entries(tmp_path, monkeypatch):
+    """`images:` and `replicas:` run after the kustomization's patches (configureBuiltinTransformers' order): the
+    built image is at the `images:` entry, the count at the `replicas:` entry, not at the JSON 6902 `replace` of
+    /spec/replicas that ran before them."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(
+        TREE["overlays/prod/kustomization.yaml"] + "images:\n  - name: vllm/vllm-openai\n    newTag: v0.12.0\n"
+        "replicas:\n  - name: qwen\n    count: 3\n")  # lines 25-27 and 28-30
+    built = WRAPPED.replace("image: vllm/vllm-openai:v0.11.0", "image: vllm/vllm-openai:v0.12.0").replace(
+        "  replicas: 2\n", "  replicas: 3\n")
+    text, origins = strip_build_metadata(built)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(text.splitlines(), 1)}
+    assert placed[at["        image: vllm/vllm-openai:v0.12.0"]] == ("repo/overlays/prod/kustomization.yaml", 26)
+    assert placed[at["  replicas: 3"]] == ("repo/overlays/prod/kustomization.yaml", 29)

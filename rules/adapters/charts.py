@@ -17,20 +17,25 @@ each document is read as if it were that template file (``DIR/templates/FILE``),
 is mapped to the template line it came from: the next template line, in order, whose literal text (the
 part before the first ``{{``) starts the rendered line. Lines a template produces through ``include``,
 ``toYaml`` or ``tpl`` have no literal twin and point at the last matched line above them — the line
-that includes them (``resources:`` above ``{{- toYaml .Values.resources | nindent 12 }}``). Kustomize
-writes no sources: its documents point at the line of ``kustomize build`` output, in a file named
+that includes them (``resources:`` above ``{{- toYaml .Values.resources | nindent 12 }}``). A kustomization is
+built through one in a temporary folder that asks for kustomize's build annotations (:func:`_build_with_origins`),
+and each line it builds points at the repository file and line that wrote it (:func:`.origins.place_build`), in a
+file named ``FILE (via DIR/kustomization.yaml)`` (the kustomization's own file as it is); a line whose origin cannot
+be found (a remote base's object; a tool too old to annotate) at the line of the build output, in a file named
 ``DIR/kustomization.yaml (kustomize build)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import resource
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +46,7 @@ from ..model.errors import InputError
 from ..model.files import MAX_FILE_BYTES, inside, link_target, read_file_bytes, size_text
 from ..model.wall import wall_limit
 from .load import load_text
+from .origins import place_build, strip_build_metadata
 from .renderkind import KUSTOMIZATION_FILES, render_kind
 from .yamlsrc import YamlTooCostly, decode_text, load_all
 
@@ -157,9 +163,54 @@ class Renderer:
         # --values and --set are the Helm charts' of the run (lint refuses them when no chart is named): a
         # kustomization named beside a chart is built as it is (newuser7: the two in one run were an input error)
         check_kustomization(directory, self.remote_bases)
-        out = _run(cmd, where, what)
-        inv = load_text(out, f"{where} (kustomize build)", namespace)
+        virtual = f"{where} (kustomize build)"
+        built = _build_with_origins(cmd[:-1], directory, where, what)
+        if built is None:  # the tool cannot say where its objects came from: the plain build, at its output's lines
+            return load_text(_run(cmd, where, what), virtual, namespace)
+        text, place = built
+        inv = load_text(text, virtual, namespace)
+        # newuser17: each object at the repository lines kustomize says wrote it, named by the overlay that built it
+        # (`base/deploy.yaml (via overlays/prod/kustomization.yaml)`, as an overlay read unbuilt names its base's
+        # objects); the overlay's own kustomization file (a patch inline, `namespace:`, `images:`) as it is
+        labels = {f: f if f == where else f"{f} (via {where})" for f, _ in place.values()}
+        _relocate(inv, virtual, virtual, lambda n: n,
+                  place=lambda n: (labels[p[0]], p[1]) if (p := place.get(n)) else None)
         return inv
+
+
+#: What a kustomization that wraps the one built asks kustomize for: each object's origin file and the
+#: kustomizations whose transformers touched it (adapters.origins).
+_BUILD_METADATA = "buildMetadata: [originAnnotations, transformerAnnotations]\n"
+
+
+def _build_with_origins(tool: list[str], directory: str, where: str,
+                        what: str) -> tuple[str, dict[int, tuple[str, int]]] | None:
+    """newuser17: the build of ``directory`` through a kustomization in a temporary folder that lists it and asks
+    for kustomize's build annotations (:mod:`.origins`): the output with them removed (what the plain build emits)
+    and the repository file and line each line of it was written at. None where that build fails (a kustomize before
+    v4.5.5 knows no ``buildMetadata``; the kustomization's own error is then said by the plain build, in words that
+    name no temporary folder). kustomize refuses an absolute entry, so the entry is the directory's real path relative
+    to the temporary folder's, and so are the paths of the annotations."""
+    with tempfile.TemporaryDirectory(prefix="shardwise-kustomize-") as tmp:
+        wrap = os.path.realpath(tmp)
+        real = os.path.realpath(directory)
+        entry = os.path.relpath(real, wrap)
+        with open(os.path.join(wrap, "kustomization.yaml"), "w", encoding="utf-8") as f:
+            f.write(f"resources:\n- {json.dumps(entry)}\n{_BUILD_METADATA}")
+        try:
+            out = _run([*tool, wrap], where, what)
+        except InputError as e:
+            if e.message.startswith((f"{what} did not finish", f"{what} used more than")):
+                raise  # stopped at a limit: the plain build would be stopped too (and take as long again)
+            return None
+    text, origins = strip_build_metadata(out)
+    if not origins or not any(o.path or o.generated_in for o in origins):
+        return text, {}
+
+    def resolve(path: str) -> str:  # kustomize's path (relative to the wrapper) as the directory was named
+        return os.path.normpath(os.path.join(directory, os.path.relpath(os.path.join(wrap, path), real)))
+
+    return text, place_build(text, origins, resolve)
 
 
 def release_name(directory: str) -> str:
@@ -987,22 +1038,30 @@ def _lookup(mapping: list[int]) -> Callable[[int], int]:
     return lambda n: mapping[n - 1] if 0 < n <= len(mapping) else n
 
 
-def _relocate(obj: Any, old: str, new: str, line: Callable[[int], int]) -> None:
+def _relocate(obj: Any, old: str, new: str, line: Callable[[int], int],
+              place: Callable[[int], tuple[str, int] | None] | None = None) -> None:
     """Replace every location in ``obj`` (an inventory and what it holds) that names ``old``: file ``new``,
-    line mapped through ``line``."""
+    line mapped through ``line``; or, where ``place`` gives a file and line for the line, those."""
     model_module = Inventory.__module__  # (Location's own module is model.location)
     seen: set[int] = set()
 
     def fix(value: Any) -> Any:
         if isinstance(value, Location):
             if value.file == old:
+                at = place(value.line) if place is not None and value.line else None
+                if at is not None:
+                    return Location(at[0], at[1], value.urn)
                 return Location(new, line(value.line) if value.line else value.line, value.urn)
             return value
         if isinstance(value, InputError):
             if value.file == old:
-                value.file = new
-                if value.line:
-                    value.line = line(value.line)
+                at = place(value.line) if place is not None and value.line else None
+                if at is not None:
+                    value.file, value.line = at
+                else:
+                    value.file = new
+                    if value.line:
+                        value.line = line(value.line)
                 value.args = (str(value),)
             return value
         if isinstance(value, str) or id(value) in seen:
@@ -1041,14 +1100,27 @@ def relabel(inv: Inventory, rename: Callable[[str], str]) -> None:
 
 
 def _files_in(inv: Inventory) -> set[str]:
+    """The file of every location and input error ``inv`` holds, at any depth (newuser17: a kustomize build's object
+    is at its base's file and a flag of it at the patch's, which a GitOps object's label must reach too)."""
+    model_module = Inventory.__module__
     found: set[str] = set()
-    for e in inv.errors:
-        if e.file:
-            found.add(e.file)
-    for item in [*inv.groups, *inv.launch_issues, *inv.services, *inv.ingresses, *inv.routers,
-                 *inv.network_policies, *inv.autoscalers, *inv.pools, *inv.config_maps, *inv.device_claims,
-                 *inv.hardware_profiles, *inv.pod_ports, *inv.limit_ranges]:
-        loc = getattr(item, "location", None)
-        if isinstance(loc, Location) and loc.file:
-            found.add(loc.file)
+    seen: set[int] = set()
+    todo: list[Any] = [inv]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, Location | InputError):
+            if value.file:
+                found.add(value.file)
+            continue
+        if isinstance(value, str) or id(value) in seen:
+            continue
+        if isinstance(value, list | tuple):
+            seen.add(id(value))
+            todo.extend(value)
+        elif isinstance(value, dict):
+            seen.add(id(value))
+            todo.extend(value.values())
+        elif dataclasses.is_dataclass(value) and type(value).__module__ == model_module:
+            seen.add(id(value))
+            todo.extend(getattr(value, f.name) for f in dataclasses.fields(value))
     return found

@@ -173,9 +173,9 @@ def build_found(sel: Selection, renderer: Renderer, which: Callable[[str], str |
         progress.step(f"building {folder} with {'kustomize' if kind == 'kustomize' else 'helm'} (met while searching)")
         if kind == "kustomize":
             part = renderer.render(folder)
-            # an error of the build's output is at `DIR/kustomization.yaml (kustomize build)`; one of the build, at
-            # the kustomization or the file it names
-            output = bool(part.errors) and (part.errors[0].file or "").endswith(" (kustomize build)")
+            # an error of the build's output is of an inventory read from it (at `DIR/kustomization.yaml (kustomize
+            # build)`, or at the repository line that wrote it); one of the build is alone in one of the folder's own
+            output = bool(part.errors) and part.sources != [folder]
         else:
             try:
                 part = renderer.helm_release(folder, release_name(folder), RELEASE_NAMESPACE)

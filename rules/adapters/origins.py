@@ -17,12 +17,20 @@ writes, measured (tests/adapters/test_origins.py):
 
 :func:`strip_build_metadata` removes both annotations from the build's output text (and the ``annotations:`` key
 they leave empty), so that no rule reads them and every other line is what a build without them emits, and says,
-for each document, the lines it spans and its origin.
+for each document, the lines it spans and its origin. :func:`place_build` (newuser17) gives each line of the output
+the repository file and line that wrote it, which ``charts.Renderer._kustomize`` puts on the objects' locations.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from ..model.errors import InputError
+from .overlays import _patch_docs
+from .yamlsrc import load_documents, read_text
 
 #: The annotations ``buildMetadata: [originAnnotations, transformerAnnotations]`` adds.
 ORIGIN = "config.kubernetes.io/origin"
@@ -125,3 +133,383 @@ def strip_build_metadata(text: str) -> tuple[str, list[DocOrigin]]:
         if kept:
             origins.append(origin)
     return "\n".join(out) + ("\n" if out else ""), origins
+
+
+# ------------------------------------------------------------------------------------------ placing (newuser17)
+#
+# Each line of a build's output is placed at the line of a repository file that wrote it. The output's line is the
+# start of a node (a key, a list item) whose path in its object (``spec``, ``template``, ..., a list item by its
+# ``name`` where it has one, else by its index) is looked up in the files kustomize says the object came from: the
+# last transformer of the kustomizations that transformed it that set the path, in kustomize's order (a strategic
+# merge patch that sets the value; a JSON 6902 operation whose ``path`` is the node or above it; the kustomization's
+# ``namespace:``, ``replicas:`` or ``images:`` entry), else the object's own document in its origin file (the node,
+# else its nearest ancestor there: a field no file holds, a label kustomize adds, stays on the object). A line that
+# starts no node (in a block scalar) is placed as the node above it; a mapping all of whose values one patch wrote
+# is placed at that patch (:func:`_hoist`).
+
+#: One step of a path: a mapping's key, or a list item as (its index, its ``name`` where it is a mapping with one).
+Step = str | tuple[int, str | None]
+
+_PATCH_KEYS = ("patches", "patchesStrategicMerge", "patchesJson6902")
+_GENERATOR_KEYS = ("configMapGenerator", "secretGenerator")
+#: The fields a strategic merge patch repeats to name its object, never to set them.
+_IDENTITY = {("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "namespace")}
+
+
+def _item_line(lines: list[str], key_line: int | None, index: int) -> int | None:
+    """The line of item ``index`` of the block list of scalars whose key is at ``key_line``; the key's line for a
+    flow list (``args: ["--model", "x"]``) or where the items cannot be counted."""
+    if not key_line or key_line > len(lines):
+        return key_line
+    if "[" in lines[key_line - 1].split(":", 1)[-1]:
+        return key_line
+    indent: int | None = None
+    seen = -1
+    for n in range(key_line, len(lines)):
+        text = lines[n]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        here = _indent(text)
+        if indent is None:
+            if not text.lstrip().startswith("-"):
+                return key_line
+            indent = here
+        if here < indent or (here == indent and not text.lstrip().startswith("-")):
+            break
+        if here == indent:
+            seen += 1
+            if seen == index:
+                return n + 1
+    return key_line
+
+
+def _steps(doc: Any, lines: list[str]) -> dict[int, tuple[Step, ...]]:
+    """The path of the deepest node that starts at each line of ``doc`` (a document of ``lines``); a list item's, not
+    its first key's, where both start at one line (``- args:``: the container)."""
+    out: dict[int, tuple[Step, ...]] = {}
+
+    def walk(node: Any, path: tuple[Step, ...], line: int | None) -> None:
+        if isinstance(node, dict):
+            key_lines = getattr(node, "key_lines", {})
+            for key, value in node.items():
+                if not isinstance(key, str):
+                    continue
+                at = key_lines.get(key)
+                if at and (at != getattr(node, "line", None) or not path or isinstance(path[-1], str)):
+                    out[at] = (*path, key)  # (a list item's first key shares its line: the line is the item's)
+                walk(value, (*path, key), at)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                name = item.get("name") if isinstance(item, dict) else None
+                step = (*path, (i, name if isinstance(name, str) else None))
+                at = getattr(item, "line", None) if isinstance(item, dict) else _item_line(lines, line, i)
+                if at and at != line:
+                    out[at] = step
+                walk(item, step, at)
+
+    walk(doc, (), getattr(doc, "line", None))
+    return out
+
+
+def _find(node: Any, path: tuple[Step, ...], lines: list[str]) -> tuple[int | None, bool, Any]:
+    """(the line of ``path`` in ``node``, else of its deepest ancestor there; whether the whole path is there; the
+    value there)."""
+    line = getattr(node, "line", None)
+    for step in path:
+        if isinstance(step, str):
+            if not isinstance(node, dict) or step not in node:
+                return line, False, None
+            line = getattr(node, "key_lines", {}).get(step, line)
+            node = node[step]
+            continue
+        index, name = step
+        if not isinstance(node, list):
+            return line, False, None
+        item: Any = None
+        if name is not None:
+            item = next((x for x in node if isinstance(x, dict) and x.get("name") == name), None)
+            if item is None:
+                return line, False, None
+        elif index < len(node):
+            item = node[index]
+        else:
+            return line, False, None
+        if isinstance(item, dict):
+            line = getattr(item, "line", None) or line
+        else:
+            line = _item_line(lines, line, node.index(item) if name is not None else index)
+        node = item
+    return line, True, node
+
+
+def _pointer(path: str) -> list[str]:
+    return [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
+
+
+class _Files:
+    """The files a build's objects came from, each read once: its lines and its documents (with their lines)."""
+
+    def __init__(self) -> None:
+        self.read: dict[str, tuple[list[str], list[Any]] | None] = {}
+
+    def get(self, path: str) -> tuple[list[str], list[Any]] | None:
+        if path not in self.read:
+            try:
+                text = read_text(path)
+                docs = [d for _, d in load_documents(text, path) if isinstance(d, dict)]
+                self.read[path] = (text.splitlines(), docs)
+            except InputError:
+                self.read[path] = None
+        return self.read[path]
+
+
+def _named(doc: Any) -> tuple[Any, str]:
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return (doc.get("kind") if isinstance(doc, dict) else None), (name if isinstance(name, str) else "")
+
+
+def _origin_doc(docs: list[Any], kind: Any, name: str) -> Any:
+    """The document of ``kind`` in an origin file whose name is the built ``name`` with the prefixes and suffixes
+    the kustomizations add (``namePrefix``, ``nameSuffix``) taken off: the longest name of that kind that ``name``
+    holds; None where none does."""
+    best: Any = None
+    for doc in docs:
+        k, n = _named(doc)
+        if k == kind and n and n in name and (best is None or len(n) > len(_named(best)[1])):
+            best = doc
+    return best
+
+
+@dataclass
+class _Patch:
+    """One patch document of a kustomization: the file that holds its text and the line of that text's line 0."""
+
+    file: str
+    offset: int
+    lines: list[str]
+    target: dict[str, Any]
+    doc: Any
+    #: the kustomization's key that lists it (``patches``, ``patchesStrategicMerge``, ``patchesJson6902``)
+    key: str = "patches"
+
+
+def _patches(kustomization: str, files: _Files) -> list[_Patch]:
+    """The patches of one kustomization (or component), in its order, each document with where its text is."""
+    read = files.get(kustomization)
+    if read is None or not read[1]:
+        return []
+    lines, docs = read
+    here = os.path.dirname(kustomization)
+    out: list[_Patch] = []
+    for key in _PATCH_KEYS:
+        entries = docs[0].get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            target, patch_docs = _patch_docs(entry, here)
+            path = entry.get("path") if isinstance(entry, dict) else entry
+            if isinstance(entry, dict) and isinstance(entry.get("patch"), str):
+                file, offset, text_lines = kustomization, getattr(entry, "key_lines", {}).get("patch", 1), lines
+            elif isinstance(path, str) and "\n" not in path and ":" not in path:
+                file, offset = os.path.normpath(os.path.join(here, path)), 0
+                got = files.get(file)
+                text_lines = got[0] if got else []
+            else:  # inline as a string: its own lines are not known in the file, the entry's are
+                file, offset, text_lines = kustomization, getattr(entry, "line", None) or 1, lines
+            for d in patch_docs:
+                out.append(_Patch(file, offset, text_lines, target, d, key))
+    return out
+
+
+def _targets(patch: _Patch, kind: Any, names: tuple[str, str]) -> bool:
+    """Whether ``patch`` is applied to the object of ``kind`` whose ``names`` are (as built, as its file writes it):
+    a patch names it as written or as built, or as an inner overlay's prefix and suffix left it (a name that holds
+    the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. (A target's
+    ``name`` that is a regular expression is not matched: its lines stay the origin's.)"""
+    want_kind = patch.target.get("kind")
+    want_name = patch.target.get("name")
+    if isinstance(patch.doc, dict) and not patch.target:
+        want_kind, want_name = _named(patch.doc)
+    if want_kind is not None and want_kind != kind:
+        return False
+    if not isinstance(want_name, str):
+        return True
+    built, written = names
+    return want_name in names or (bool(written) and written in want_name and want_name in built)
+
+
+def _in_patch(patch: _Patch, path: tuple[Step, ...], origin: Any, origin_lines: list[str]) -> int | None:
+    """The line (of the patch's text) that sets ``path``, None where the patch does not."""
+    if isinstance(patch.doc, dict):  # strategic merge: a value it sets, or what it adds that the origin has not
+        line, whole, value = _find(patch.doc, path, patch.lines[patch.offset:] if patch.offset else patch.lines)
+        if not whole or not path:
+            return None
+        if origin is None or not _find(origin, path, origin_lines)[1]:
+            return line
+        # what names the object or a list item (a container's `name`, the merge key) and the mappings and lists of
+        # mappings it descends through are the origin's: the patch repeats them to say where its values go
+        if path in _IDENTITY or (path[-1] == "name" and len(path) > 1 and not isinstance(path[-2], str)):
+            return None
+        if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            return None
+        return line
+    if not isinstance(patch.doc, list):
+        return None
+    hit: int | None = None
+    appended: dict[str, int] = {}  # the items each list has had appended (`/-`) so far, by the list's pointer
+    for op in patch.doc:  # JSON 6902: an operation whose path is the node or above it; the last one counts
+        if not isinstance(op, dict) or op.get("op") not in ("add", "replace", "copy", "move"):
+            continue
+        pointer = op.get("path")
+        if not isinstance(pointer, str):
+            continue
+        segs = _pointer(pointer)
+        if segs and segs[-1] == "-":  # the n-th item appended to a list of k in the origin is item k + n
+            at_list = pointer[:-2]
+            count = appended[at_list] = appended.get(at_list, -1) + 1
+            there = _find(origin, tuple(path[:len(segs) - 1]), origin_lines) if origin is not None else None
+            size = len(there[2]) if there and there[1] and isinstance(there[2], list) else 0
+            segs = [*segs[:-1], str(size + count)]
+        if len(segs) > len(path):
+            continue
+        ok = True
+        for seg, step in zip(segs, path, strict=False):
+            ok = seg == step if isinstance(step, str) else seg.isdigit() and int(seg) == step[0]
+            if not ok:
+                break
+        if not ok:
+            continue
+        value = op.get("value")
+        deeper = path[len(segs):]
+        at = getattr(op, "key_lines", {}).get("value", getattr(op, "line", None))
+        if deeper and isinstance(value, dict | list):
+            got, whole, _ = _find(value, deeper, [])
+            at = got if got else at
+        hit = at or getattr(op, "line", None)
+    return hit
+
+
+#: The order kustomize applies a kustomization's own transformers in (sigs.k8s.io/kustomize v5.8.1
+#: ``api/internal/target/kusttarget_configplugin.go``, ``configureBuiltinTransformers``: strategic merge patches,
+#: patches, namespace, prefix and suffix, labels, annotations, JSON 6902 patches, replicas, images), the ones that
+#: set a field a rule reads; a component's run before the kustomization that lists it, and the transformations
+#: annotation names them in that order.
+_STAGES = ("patchesStrategicMerge", "patches", "namespace", "patchesJson6902", "replicas", "images")
+
+
+def _by_field(stage: str, path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: str,
+              k: Any) -> tuple[str, int] | None:
+    """The line of the kustomization ``k``'s own field ``stage`` where it sets ``path`` of the built object:
+    ``namespace:`` its namespace, a ``replicas:`` entry its replicas, an ``images:`` entry a container's image."""
+    if not path or not isinstance(path[-1], str) or not isinstance(k, dict):
+        return None
+    key_lines = getattr(k, "key_lines", {})
+    value = k.get(stage)
+    hit: tuple[str, int] | None = None
+    if stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
+        hit = (file, key_lines.get("namespace", 1))
+    elif stage == "replicas" and path == ("spec", "replicas") and isinstance(value, list):
+        for r in value:
+            if isinstance(r, dict) and isinstance(r.get("name"), str) and r["name"] in names:
+                hit = (file, getattr(r, "line", None) or key_lines.get("replicas", 1))
+    elif stage == "images" and path[-1] == "image" and isinstance(value, list):
+        _, _, image = _find(built, path, [])
+        if not isinstance(image, str):
+            return None
+        repo = image.split("@", 1)[0]
+        repo = repo.rsplit(":", 1)[0] if ":" in repo.rsplit("/", 1)[-1] else repo
+        for entry in value:
+            if isinstance(entry, dict) and (entry.get("newName") == repo or (
+                    entry.get("name") == repo and "newName" not in entry)):
+                hit = (file, getattr(entry, "line", None) or key_lines.get("images", 1))
+    return hit
+
+
+def place_build(text: str, origins: list[DocOrigin], resolve: Callable[[str], str]) -> dict[int, tuple[str, int]]:
+    """For each line of ``text`` (a build's output, its annotations stripped: :func:`strip_build_metadata`) that a
+    repository file wrote, that file and line. ``resolve`` turns a path kustomize wrote (relative to the
+    kustomization that asked for the annotations) into the path to read and report. A remote base's object, and one
+    whose origin file cannot be read or holds no document of its kind and name, has no line here: it stays at the
+    output's."""
+    placed: dict[int, tuple[str, int]] = {}
+    lines = text.splitlines()
+    files = _Files()
+    for _, doc in load_documents(text, "kustomize build"):
+        at = getattr(doc, "line", None) if isinstance(doc, dict) else None
+        if not at:
+            continue
+        origin = next((o for o in origins if o.first <= at <= o.last), None)
+        if origin is None or origin.repo:
+            continue
+        kind, name = _named(doc)
+        home: tuple[str, list[str], Any] | None = None
+        if origin.path:
+            file = resolve(origin.path)
+            got = files.get(file)
+            found = _origin_doc(got[1], kind, name) if got else None
+            if got is None or found is None:
+                continue
+            home = (file, got[0], found)
+        elif origin.generated_in:  # a generated object: its generator's entry in the kustomization
+            file = resolve(origin.generated_in)
+            got = files.get(file)
+            entry = None
+            for key in _GENERATOR_KEYS:
+                gens = got[1][0].get(key) if got and got[1] else None
+                for gen in gens if isinstance(gens, list) else []:
+                    if (isinstance(gen, dict) and isinstance(gen.get("name"), str) and gen["name"] in name
+                            and getattr(gen, "line", None)):
+                        entry = gen
+            if entry is None:
+                continue
+            for n in range(origin.first, origin.last + 1):
+                placed[n] = (file, getattr(entry, "line", 1))
+            continue
+        else:
+            continue
+        file, origin_lines, origin_doc = home
+        names: tuple[str, str] = (name, _named(origin_doc)[1])
+        chain = []  # each kustomization that transformed the object, in the order kustomize ran them
+        for k in dict.fromkeys(resolve(k) for k in origin.configured_in):
+            got = files.get(k)
+            if got and got[1]:
+                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names)]))
+        steps = _steps(doc, lines)
+        path: tuple[Step, ...] = ()
+        for n in range(origin.first, origin.last + 1):
+            path = steps.get(n, path)
+            target: tuple[str, int] | None = None
+            for k, kdoc, patches in chain:  # the last transformer that set the field wrote it
+                for stage in _STAGES:
+                    if stage.startswith("patches"):
+                        for patch in patches:
+                            hit = _in_patch(patch, path, origin_doc, origin_lines) if patch.key == stage else None
+                            target = (patch.file, patch.offset + hit) if hit else target
+                    else:
+                        target = _by_field(stage, path, doc, names, k, kdoc) or target
+            if target is None:
+                line, _, _ = _find(origin_doc, path, origin_lines)
+                target = (file, line or origin_doc.line or 1)
+            placed[n] = target
+        _hoist(placed, steps, origin.first, origin.last, file)
+    return placed
+
+
+def _hoist(placed: dict[int, tuple[str, int]], steps: dict[int, tuple[Step, ...]], first: int, last: int,
+           origin_file: str) -> None:
+    """A mapping or list every value of which one patch (or kustomization field) wrote is placed at that file's first
+    line of them, not at the origin's key: a JSON 6902 ``replace`` of ``.../resources/limits/nvidia.com~1gpu`` moves
+    ``resources:`` (where a rule points at the container's request) to the operation, which wrote the count that rule
+    reads; ``spec:`` with the origin's values under it stays. Deepest first, so that a node's nodes are placed."""
+    for n in range(last, first - 1, -1):
+        path = steps.get(n)
+        if path is None:
+            continue
+        inner = []
+        for m in range(n + 1, last + 1):
+            below = steps.get(m)
+            if below is not None and below[:len(path)] != path:
+                break
+            inner.append(placed[m])
+        files = {f for f, _ in inner}
+        if inner and len(files) == 1 and origin_file not in files:
+            placed[n] = min(inner)

@@ -268,7 +268,8 @@ def _count(n: int, noun: str, plural: str | None = None) -> str:
 
 #: What a location's file carries after the real file's path where its object was read through a render: the GitOps
 #: object or the overlay it came through (`` (via Application argocd/chat-prod)``, `` (via overlays/prod/
-#: kustomization.yaml)``), a kustomization's build (`` (kustomize build)``), a chart's output that no template claims
+#: kustomization.yaml)``: an overlay's object, read unbuilt or built and placed at its origin's line), a kustomization's
+#: build output where no origin was found (`` (kustomize build)``), a chart's output that no template claims
 #: (`` (helm template)``) or one whose template could not be read (`` (rendered)``).
 _THROUGH = re.compile(r" \((?:via [^()]*|rendered|kustomize build|helm template)\)$")
 

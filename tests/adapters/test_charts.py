@@ -676,13 +676,15 @@ def test_a_values_file_naming_vllm_only_in_comments_is_no_finding(capsys, monkey
 @pytest.mark.tools
 def test_kustomization_built_and_linted(tools_on_path, capsys):
     require_tool("kustomize")
-    where = "tests/fixtures/kustomize/overlays/prod/kustomization.yaml (kustomize build)"
+    # newuser17: at the base's lines, through the overlay (was the build output's, `... (kustomize build)`: 1, 11, 14)
+    where = ("tests/fixtures/kustomize/base/deployment.yaml (via tests/fixtures/kustomize/overlays/prod/"
+             "kustomization.yaml)")
     for named in ("tests/fixtures/kustomize/overlays/prod", "tests/fixtures/kustomize/overlays/prod/kustomization.yaml"):
         rc, doc, _ = lint_json(capsys, named)
         assert rc == 1
         assert findings(doc) == [
             ("SW305", "advisory", where, 1),
-            ("SW401", "mandatory", where, 11),  # - args: (the container: no /dev/shm for TP4)
+            ("SW401", "mandatory", where, 12),  # - name: vllm (the container: no /dev/shm for TP4)
             # no SW104: 70B at TP2 leaves ~5 GiB of KV per GPU, within the error band, so TP2 does not pass the
             # `serves` judgement plan uses either (room for a KV cache beyond the band); plan recommends TP4 too
             ("SW106", "advisory", where, 14),

@@ -25,8 +25,12 @@ from shardwise.rules.app.cli import main
 from tools_support import find_tool, require_tool
 
 REPO = os.path.join(ROOT, "tests", "fixtures", "found", "repo")
-PROD = "deploy/overlays/prod/kustomization.yaml (kustomize build)"
-DEV = "deploy/overlays/dev/kustomization.yaml (kustomize build)"
+# newuser17: what an overlay builds is at the repository's lines, its base's objects named by the overlay (was the
+# build output's, `deploy/overlays/prod/kustomization.yaml (kustomize build)`: 13 for the Deployment, 38 for the flag)
+PROD = "deploy/base/deployment.yaml (via deploy/overlays/prod/kustomization.yaml)"
+DEV = "deploy/base/deployment.yaml (via deploy/overlays/dev/kustomization.yaml)"
+#: prod's JSON 6902 operation that appends `--tensor-parallel-size` (its `value:` line), inline in the kustomization
+PROD_TP = ("deploy/overlays/prod/kustomization.yaml", 15)
 CHART = "charts/vllm/templates/deployment.yaml"
 
 
@@ -69,7 +73,7 @@ def rows(doc: dict) -> list[tuple[str, str, str, int | None, str]]:
 @pytest.mark.tools
 def test_the_overlays_and_the_chart_met_while_searching_are_judged_as_built(repo, tools, capsys):
     """What `kustomize build` of each overlay and `helm template` of the chart deploy is judged, each object once:
-    prod's TP2 of an 8B model one L40S holds blocks (SW104, at the build output's line of its args), as the chart's
+    prod's TP2 of an 8B model one L40S holds blocks (SW104, at the patch line that appends the flag), as the chart's
     TP4 of a 7B does; the base's raw Deployment, the patch files and dev's build are not judged a second time, and
     nothing is said to be unbuilt."""
     rc, doc = lint(capsys, ".")
@@ -77,10 +81,10 @@ def test_the_overlays_and_the_chart_met_while_searching_are_judged_as_built(repo
         ("SW305", "advisory", CHART, 1, "Namespace RELEASE-NAMESPACE"),
         ("SW104", "mandatory", CHART, 23, "Deployment RELEASE-NAMESPACE/vllm"),
         ("SW202", "advisory", CHART, 23, "Deployment RELEASE-NAMESPACE/vllm"),
-        ("SW305", "advisory", DEV, 13, "Namespace llm-dev"),
-        ("SW305", "advisory", PROD, 13, "Namespace llm-prod"),
-        ("SW104", "mandatory", PROD, 38, "Deployment llm-prod/llama-chat"),
-        ("SW202", "advisory", PROD, 38, "Deployment llm-prod/llama-chat"),
+        ("SW305", "advisory", DEV, 1, "Namespace llm-dev"),
+        ("SW305", "advisory", PROD, 1, "Namespace llm-prod"),
+        ("SW104", "mandatory", *PROD_TP, "Deployment llm-prod/llama-chat"),
+        ("SW202", "advisory", *PROD_TP, "Deployment llm-prod/llama-chat"),
     ]
     assert rc == 1
     assert [(w["file"], w["namespace"], w["replicas"], w["tensor_parallel_size"]) for w in doc["workloads"]] == [
@@ -96,7 +100,7 @@ def test_a_search_of_the_deploy_folder_alone_builds_its_overlays(repo, tools, ca
     """newuser13's command, `shardwise lint deploy/`: it failed on prod's TP2 where it passed."""
     rc, doc = lint(capsys, "deploy/")
     assert (rc, [r for r in rows(doc) if r[1] == "mandatory"]) == (1, [
-        ("SW104", "mandatory", PROD, 38, "Deployment llm-prod/llama-chat")])
+        ("SW104", "mandatory", *PROD_TP, "Deployment llm-prod/llama-chat")])
 
 
 def test_without_the_tools_what_is_not_built_is_said_and_require_build_fails_the_run(repo, no_tools, capsys):
@@ -142,7 +146,7 @@ def test_the_switch_turns_building_off_and_the_config_file_sets_both(repo, tools
     (repo / "shardwise.toml").write_text("require_build = true\n", encoding="utf-8")
     rc, doc = lint(capsys, ".")  # everything built: nothing not judged, the findings of the builds alone
     assert [(f["code"], f["level"], f["file"]) for f in doc["findings"] if f["level"] == "mandatory"] == [
-        ("SW104", "mandatory", CHART), ("SW104", "mandatory", PROD)]
+        ("SW104", "mandatory", CHART), ("SW104", "mandatory", PROD_TP[0])]
 
 
 def test_build_found_must_be_true_or_false(repo, capsys):
@@ -346,7 +350,7 @@ def test_a_chart_that_renders_an_empty_value_vllm_refuses_names_the_value(repo, 
 @pytest.mark.tools
 def test_an_overlay_that_builds_a_flag_without_its_value_says_it_was_built(repo, tools, capsys):
     """The kustomize side of the same: prod's patch adds `--tensor-parallel-size` and no value. kustomize builds it; what
-    it emits cannot be read, at the build output's line, and prod's record says so rather than that the build
+    it emits cannot be read, at the patch line that appends the flag, and prod's record says so rather than that the build
     failed (prod's object is read as its base writes it, as for an overlay not built); dev is judged as built."""
     prod = repo / "deploy/overlays/prod/kustomization.yaml"
     text = prod.read_text(encoding="utf-8")
@@ -360,7 +364,7 @@ def test_an_overlay_that_builds_a_flag_without_its_value_says_it_was_built(repo,
          "SW005: not read: what deploy/overlays/prod/kustomization.yaml patches in (its containers' args, command, env "
          "or device count, or its pods' nodeSelector or affinity) is not applied: the overlay deploy/overlays/prod, met "
          "while searching a folder, was built, but what its build emitted could not be read: --tensor-parallel-size: "
-         f"expects a value (at {PROD}:38), so this object was linted as its base writes it (the model, the flags, the "
+         f"expects a value (at {PROD_TP[0]}:{PROD_TP[1]}), so this object was linted as its base writes it (the model, the flags, the "
          "GPUs and the pool) and its capacity, topology and reliability findings do not block; to lint what it "
          "deploys: shardwise lint deploy/overlays/prod")]
     assert [(w["file"], w["namespace"]) for w in doc["workloads"]] == [

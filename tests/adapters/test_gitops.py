@@ -78,7 +78,10 @@ def findings(doc: dict) -> list[tuple[str, str, str, int | None, str]]:
 VIA_PROD = f"{DEPLOYMENT} (via Application argocd/chat-prod)"
 VIA_STAGING = f"{DEPLOYMENT} (via Application argocd/chat-staging)"
 VIA_FLUX = f"{DEPLOYMENT} (via HelmRelease flux-system/chat-70b)"
-VIA_KUSTOMIZE = "deploy/summarize/kustomization.yaml (kustomize build) (via Kustomization flux-system/summarize)"
+# newuser17: at the Deployment's own file and line, named by the kustomization that built it (was the build output's,
+# `deploy/summarize/kustomization.yaml (kustomize build)`, line 1)
+VIA_KUSTOMIZE = ("deploy/summarize/deployment.yaml (via deploy/summarize/kustomization.yaml) (via Kustomization "
+                 "flux-system/summarize)")
 
 
 @pytest.mark.tools
@@ -99,7 +102,7 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
         # Flux's inline values: 70B at TP4 on the 4 GPUs it needs (no SW104/SW204; the 4-bit advice only)
         ("SW106", "advisory", VIA_FLUX, 25, "Deployment llm-prod/llm-prod-chat-70b-vllm"),
         # built as Flux builds it: in the kustomization's namespace, and not also read alone (in default)
-        ("SW305", "advisory", VIA_KUSTOMIZE, 1, "Namespace summarize"),
+        ("SW305", "advisory", VIA_KUSTOMIZE, 2, "Namespace summarize"),  # (a comment on line 1)
     ]
     rows = [(w["subject"], w["file"], w["replicas"], w["tensor_parallel_size"]) for w in doc["workloads"]]
     assert rows == [
@@ -555,7 +558,7 @@ def test_what_an_applications_kustomize_source_builds_is_in_its_destination_name
     (repo / "policy.yaml").write_text(
         "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: embed}\n"
         "spec: {podSelector: {}, policyTypes: [Ingress]}\n", encoding="utf-8")
-    via = "deploy/embed/kustomization.yaml (kustomize build) (via Application argocd/embed)"
+    via = "deploy/embed/deployment.yaml (via deploy/embed/kustomization.yaml) (via Application argocd/embed)"
     rc, doc = lint_json(capsys, "apps/embed.yaml", "policy.yaml")
     assert (rc, doc["input_errors"]) == (0, [])
     assert [(w["subject"], w["file"]) for w in doc["workloads"]] == [("Deployment embed/embed", via)]

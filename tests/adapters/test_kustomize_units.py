@@ -233,7 +233,7 @@ def test_findings_name_the_overlay_that_deploys_the_object(tmp_path, monkeypatch
     """Each finding of the base's Deployment is given once per overlay, at the base's line, named by the overlay;
     none names the base file alone. The prod copy's SW201/SW204 cannot hold on flags read from the base: advisory.
     (The overlays read unbuilt: building is switched off here, as without kustomize on PATH; built, each finding
-    names ``apps/llm/overlays/prod/kustomization.yaml (kustomize build)``.)"""
+    names the same files, at the lines kustomize says wrote each field: newuser17.)"""
     _tree(tmp_path)
     monkeypatch.chdir(tmp_path)
     main(["lint", "apps", "--format", "json", "--no-build-found"])
@@ -279,6 +279,8 @@ def test_an_application_that_builds_an_overlay_reads_its_base_once(tmp_path, mon
     main(["lint", ".", "--format", "json"])
     doc = json.loads(capsys.readouterr()[0])
     got = sorted((w["file"], w["namespace"], w["replicas"]) for w in doc["workloads"])
-    assert got == [("apps/llm/overlays/dev/kustomization.yaml (kustomize build)", "llm-dev", 1),
-                   ("apps/llm/overlays/prod/kustomization.yaml (kustomize build) (via Application "
+    # newuser17: at the base's file, named by the overlay that built it (was `OVERLAY/kustomization.yaml (kustomize
+    # build)`), as the overlays read unbuilt are
+    assert got == [("apps/llm/base/deployment.yaml (via apps/llm/overlays/dev/kustomization.yaml)", "llm-dev", 1),
+                   ("apps/llm/base/deployment.yaml (via apps/llm/overlays/prod/kustomization.yaml) (via Application "
                     "argocd/llm-serving-prod)", "llm-prod", 3)]

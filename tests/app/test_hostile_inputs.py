@@ -755,7 +755,9 @@ def fake_kustomize(repo: Path) -> Path:
     bin_dir = repo.parent / f"{repo.name}-bin"
     bin_dir.mkdir()
     script = bin_dir / "kustomize"
-    script.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$KUSTOMIZE_ARGS\"\ncat \"$KUSTOMIZE_OUT\"\n")
+    script.write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$KUSTOMIZE_ARGS\"\nfor last; do :; done\n"
+                      "cat \"$last/kustomization.yaml\" > \"$KUSTOMIZE_ARGS.kustomization\" 2>/dev/null\n"
+                      "cat \"$KUSTOMIZE_OUT\"\n")
     script.chmod(0o755)
     return bin_dir
 
@@ -777,8 +779,14 @@ def test_kustomize_runs_with_its_files_kept_under_the_root(repo, capsys, kustomi
     rc, errors, summary = lint(capsys, "overlays/prod")
     assert (rc, errors) == (0, [])
     assert LINTED_ONE in summary
-    assert kustomize.read_text().splitlines() == ["build", "--load-restrictor=LoadRestrictionsRootOnly",
-                                                  "overlays/prod"]
+    # newuser17: built through a kustomization in a temporary folder (removed after) that lists the overlay by its
+    # path relative to that folder and asks for the build annotations; the root restriction holds as before
+    flag, root_only, folder = kustomize.read_text().splitlines()
+    assert (flag, root_only) == ("build", "--load-restrictor=LoadRestrictionsRootOnly")
+    assert os.path.basename(folder).startswith("shardwise-kustomize-") and not os.path.exists(folder)
+    wrapper = Path(f"{kustomize}.kustomization").read_text()
+    entry = os.path.relpath(os.path.realpath(repo / "overlays" / "prod"), folder)
+    assert wrapper == f'resources:\n- "{entry}"\nbuildMetadata: [originAnnotations, transformerAnnotations]\n'
 
 
 @pytest.mark.parametrize("entry", [

@@ -198,6 +198,9 @@ def test_a_finding_on_what_flux_rendered_names_the_object_and_the_missing_facts(
         "HelmRelease flux-system/chat-70b")
     assert flux_subject("deploy/k.yaml (kustomize build) (via Kustomization flux-system/summarize)") == (
         "Kustomization flux-system/summarize")
+    # newuser17: a built object placed at its origin's line, named by its overlay and then by the Flux object
+    assert flux_subject("deploy/base/d.yaml (via deploy/prod/kustomization.yaml) (via Kustomization flux-system/p)") == (
+        "Kustomization flux-system/p")
     assert flux_subject("charts/vllm/templates/deployment.yaml (via Application argocd/chat)") is None
     assert flux_subject(None) is None
     assert no_cluster("a.yaml (via HelmRelease ns/x)", "GPU nodes and node pools") == (

@@ -527,6 +527,20 @@ def test_a_finding_read_through_a_render_is_placed_on_its_file():
     assert f"{via}:24: SW104" in render(r, "text")  # the text report names what it came through in the file
 
 
+def test_a_finding_placed_at_its_origin_through_an_overlay_and_a_flux_object_is_on_the_origin_file():
+    """newuser17: an object a Flux Kustomization builds, placed at its base's line, is given to GitHub and a code
+    scanner as the base's file, what it came through in the message."""
+    placed = "deploy/base/deploy.yaml (via deploy/prod/kustomization.yaml) (via Kustomization flux-system/prod)"
+    r = Report([Finding("SW104", "sharded-model-that-fits", "mandatory", "high", "m", Location(placed, 13),
+                        "Deployment prod/vllm")], Inventory(sources=[placed]), metas=METAS)
+    assert render(r, "github").splitlines() == [
+        "::error file=deploy/base/deploy.yaml,line=13,title=sharded-model-that-fits::SW104: m "
+        "(Deployment prod/vllm; via deploy/prod/kustomization.yaml; via Kustomization flux-system/prod)"]
+    (result,) = json.loads(render(r, "sarif"))["runs"][0]["results"]
+    assert (result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            result["locations"][0]["physicalLocation"]["region"]["startLine"]) == ("deploy/base/deploy.yaml", 13)
+
+
 # ------------------------------------------------------------------------------------ input errors
 
 ERRORS = [

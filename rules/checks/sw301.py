@@ -13,6 +13,7 @@ from ..model import (
     Ingress,
     Inventory,
     NodePool,
+    RayPins,
     SecurityGroup,
     Service,
     ServingGroup,
@@ -238,6 +239,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         exposed: dict[int, str] = {}
         set_by = ports_set_by_settings(inv, svc)
         rank_unsure = _moriio_ports_unsure(inv, svc)
+        pin_unknown = _ray_pin_unknown(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -256,6 +258,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 exposed[port] = exposed.get(port) or named
             elif port is not None and port in rank_unsure:  # a MoRIIO rank's port at a TP not known yet (review42)
                 undecided = undecided or Undecidable(rank_unsure[port])
+            elif isinstance(port, int) and pin_unknown:  # a Ray pin not known yet may be this port (mend25)
+                undecided = undecided or Undecidable(f"{pin_unknown} (port {port} may be it)")
         if undecided is not None and not exposed:
             raise undecided
         if exposed and _runs_other_program(inv, svc):
@@ -466,6 +470,8 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else (False if p.subject in served else p.dist)
             if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
                 says = port in says
+            elif isinstance(says, RayPins):  # a ray start flag not read: every default port Ray's (mend25)
+                says = True
             if says is True or (ray and p.subject.startswith(_RAY_KINDS) and not isinstance(p.ray, frozenset)) or any(
                     number == port and _names_runtime(str(n), port) for n, number in p.named.items()):
                 return True, [], False, []
@@ -841,6 +847,22 @@ def _port_number(value: Any) -> int | None:
     return None
 
 
+def _ray_pin_unknown(inv: Inventory, svc: Service) -> str:
+    """The ``ray start`` flag, and the workload, of a Ray port pin whose value is not known yet (a preview's computed
+    output, a template's placeholder: :attr:`RayPins.unknown`) on the pods ``svc`` selects (mend25): a port it sends
+    to may be that one, so SW301 cannot decide at it rather than judge Ray's default ports only; "" where none."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return ""
+    for p in selectable_pods(inv, svc):
+        if p.namespace != svc.namespace or not isinstance(p.labels, dict):
+            continue
+        if isinstance(p.ray, RayPins) and p.ray.unknown and all(p.labels.get(k) == v for k, v in selector.items()):
+            flag = f"ray start's {p.ray.unknown}" if p.ray.unknown.startswith("--") else p.ray.unknown
+            return f"the port {flag} pins Ray on in the pods of {p.subject}"
+    return ""
+
+
 def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
     """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
     by what names them (review33: a Service publishing them passed silently, only the default numbers of
@@ -885,7 +907,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, str]:
             continue
         if not all(p.labels.get(k) == v for k, v in selector.items()):
             continue
-        for number in sorted(p.ray) if isinstance(p.ray, frozenset) else ():  # mend11: `ray start --port=6380`
+        # mend11: `ray start --port=6380`; mend25: the readable pins beside a flag not read
+        pinned = p.ray if isinstance(p.ray, frozenset) else p.ray.ports if isinstance(p.ray, RayPins) else ()
+        for number in sorted(pinned):
             if number not in RUNTIME_PORTS:
                 found.setdefault(number, "a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "

@@ -29,6 +29,7 @@ from ...model import (
     Location,
     NodePool,
     PodPorts,
+    RayPins,
     Service,
     ServingGroup,
     engine_world_size,
@@ -54,7 +55,9 @@ from .workloads import (
     fill_placement,
     make_group,
     note_launch,
+    pending_env,
     ray_dashboard_reachable,
+    ray_open,
     ray_params_as_run,
     ray_start_ports,
     runs_dist,
@@ -185,21 +188,28 @@ def _ray_node_ports(params: Any, named: Mapping[str, Any], head: bool, container
     listens on its dashboard agent's port only). On the head, a port named ``gcs-server``, ``dashboard`` or ``client``
     of another number is Ray's too (KubeRay's docs, rayStartParams.md: ``--port`` "Please ensure this value matches
     the gcs-server container port"; its head Service publishes those names). True (every default port Ray's) where
-    the parameters are not a map KubeRay reads or a value is not known yet. A value is read as the Ray container
+    the parameters are not a map KubeRay reads or a value is not read, beside the ports its readable flags pin (a
+    :class:`RayPins`, mend25; naming a value not known yet, or the whole map). A value is read as the Ray container
     (``container``, the first) runs it, its variables from its env (:func:`ray_params_as_run`, review41)."""
-    if params is UNKNOWN or (params is not None and not isinstance(params, Mapping)):
+    if params is UNKNOWN:  # its flags not known yet (a preview's computed map): any port may be pinned (mend25)
+        return ray_open((), "KubeRay's rayStartParams")
+    if params is not None and not isinstance(params, Mapping):
         return True
     given = ray_params_as_run(as_map(params), container)
     if head:  # KubeRay writes dashboard-host 0.0.0.0 where the head's parameters name none (review37)
         given.setdefault("dashboard-host", "0.0.0.0")
-    ports = ray_start_ports(given, head)
-    if ports is True or not head:
+    ports = ray_start_ports(given, head, pending_env(container))
+    if not head:
         return ports
     reachable = ray_dashboard_reachable(given)
     extra = {n for name, n in named.items() if name in _HEAD_PORT_FLAGS and isinstance(n, int)
              and not isinstance(n, bool) and str(_HEAD_PORT_FLAGS[name]) not in given
              and (name != "dashboard" or reachable)}
-    return ports | frozenset(extra)
+    if isinstance(ports, frozenset):
+        return ports | frozenset(extra)
+    if isinstance(ports, RayPins):  # a value not read: its readable pins and the named ports kept (mend25)
+        return ray_open(ports.ports | extra, ports.unknown)
+    return ray_open(extra)
 
 
 def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,

@@ -941,6 +941,9 @@ _BARE_VALUE = re.compile(r"\{\{-?\s*\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)\
 
 
 def _merge(into: dict[str, Any], over: Any) -> None:
+    """Helm's merge of one values file over those before it (helm v3 ``pkg/cli/values/options.go`` mergeMaps): maps
+    key by key, anything else replaces, a null kept as null (it deletes only when coalesced over the chart's
+    values, :func:`_coalesce`)."""
     if not isinstance(over, dict):
         return
     for k, v in over.items():
@@ -950,24 +953,48 @@ def _merge(into: dict[str, Any], over: Any) -> None:
             into[k] = v
 
 
+def _coalesce(given: dict[str, Any], defaults: Any) -> None:
+    """The release's values ``given`` coalesced over the chart's own ``defaults`` as helm does (mend25; helm v3
+    ``pkg/chartutil/coalesce.go`` coalesceValues and CoalesceTables): a key the release sets to null is deleted, the
+    chart's default with it ("When the YAML value is null, we remove the value's key"), at any depth of nested
+    maps; a key it does not set takes the default; its own value wins over a default otherwise."""
+    if not isinstance(defaults, dict):
+        return
+    for key, default in defaults.items():
+        if key not in given:
+            given[key] = default
+        elif given[key] is None:
+            del given[key]
+        elif isinstance(given[key], dict) and isinstance(default, dict):
+            _coalesce(given[key], default)
+
+
 def _values_given(directory: str, values: list[str] | tuple[str, ...]) -> dict[str, Any] | None:
-    """The chart's ``values.yaml`` with each values file merged over it, as helm merges maps; None where one cannot be
-    read (then nothing is said of a value)."""
-    merged: dict[str, Any] = {}
+    """The chart's ``values.yaml`` with the values files coalesced over it, as helm does (:func:`_merge`,
+    :func:`_coalesce`: a null a values file writes deletes the chart's default); None where one cannot be read
+    (then nothing is said of a value)."""
     own = os.path.join(directory, "values.yaml")
+    read: list[dict[str, Any]] = []
     for path in [own, *values] if os.path.exists(own) else list(values):
+        merged: dict[str, Any] = {}
         try:
             docs = list(load_all(decode_text(read_file_bytes(path), path), path))
         except (InputError, UnicodeDecodeError):
             return None
         for doc in docs:
             _merge(merged, doc)
-    return merged
+        read.append(merged)
+    chart = read.pop(0) if os.path.exists(own) and read else {}
+    given: dict[str, Any] = {}
+    for one in read:
+        _merge(given, one)
+    _coalesce(given, chart)
+    return given
 
 
 def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
-    """Whether the values path ``a.b`` is set nowhere: absent from ``values`` (a map missing the key on the way) and
-    named by no ``--set`` (any of whose keys starts with it, or it with one of them)."""
+    """Whether the values path ``a.b`` is set nowhere: absent from ``values`` (a map missing the key on the way) or
+    null there, and named by no ``--set`` (any of whose keys starts with it, or it with one of them)."""
     dotted = ".".join(path)
     for s in sets:
         for piece in s.split(","):
@@ -982,7 +1009,7 @@ def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
         if key not in node:
             return True
         node = node[key]
-    return False
+    return node is None  # null: helm prints nothing of it (a key no default gives, set to null by a values file)
 
 
 def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...], sets: list[str]) -> None:

@@ -8,7 +8,7 @@ from ..capacity.group import context_parallel, declared_load, gpu_name, parallel
 from ..capacity.layout import judge, plural
 from ..capacity.sizing import LENGTH_BY_RELEASE
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup
+from ..model import Inventory, ServingGroup, Undecidable
 from ..model.vocab import ANN_P95
 from ._capacity import ecc_off_sizing, layout_text, load_source
 from ._unseen import held_back_hits, unseen
@@ -33,7 +33,8 @@ class KvBudgetBelowLoad(GroupRule):
             "for. --max-num-seqs is not a load: it caps the batch, and vLLM admits a sequence only when its "
             "KV blocks can be allocated. So the rule runs only on a declared concurrency; without a declared "
             "p95 context each sequence counts at max_model_len and the finding is advisory. A declared p95 "
-            "context above max_model_len is never judged at max_model_len instead: vLLM rejects a request whose "
+            "context above max_model_len, with a declared concurrency or without one, is never judged at "
+            "max_model_len instead: vLLM rejects a request whose "
             "prompt and max_tokens exceed max_model_len and stops any other there, so that load is not served at "
             "any number of replicas (blocks where both lengths are exact)."
         ),
@@ -73,8 +74,11 @@ class KvBudgetBelowLoad(GroupRule):
         load = declared_load(g, config)
         seqs = load.per_replica
         if seqs is None:
-            return  # no load declared: max_num_seqs is vLLM's cap on the batch, not a load (the report shows
-            # how many sequences a replica holds)
+            # no load declared: max_num_seqs is vLLM's cap on the batch, not a load (the report shows how many
+            # sequences a replica holds); but a p95 context declared alone above max_model_len is said all the
+            # same (mend25): vLLM refuses or cuts those requests at any concurrency, never a silent clamp
+            yield from _context_alone_beyond(g, config, load.context)
+            return
         s = sizing(g, config)
         if s is not None and load.context is not None and load.context > s.max_model_len:
             yield _beyond_max_model_len(g, config, s.max_model_len, s.model_max_len, load.context,
@@ -128,6 +132,21 @@ class KvBudgetBelowLoad(GroupRule):
             missing = ("the p95 context (--p95-context)" if g.kind == "plan" else
                        f"the p95 context (annotation {ANN_P95})")
             yield hit(g, f"{msg}{fix}; declare {missing} to make this finding sure")
+
+
+def _context_alone_beyond(g: ServingGroup, config: LintConfig, context: int | None) -> Iterable[Hit]:
+    """:func:`_beyond_max_model_len` for a p95 context declared without a concurrency (mend25): the length check
+    needs no load, only the declared context and max_model_len. A sizing not known yet says nothing here: SW101
+    and SW102 say "cannot decide" of it, and with no load declared SW103 has nothing else to weigh."""
+    if context is None:
+        return
+    try:
+        s = sizing(g, config)
+    except Undecidable:
+        return
+    if s is not None and context > s.max_model_len:
+        yield _beyond_max_model_len(g, config, s.max_model_len, s.model_max_len, context,
+                                    any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes))
 
 
 def _beyond_max_model_len(g: ServingGroup, config: LintConfig, mml: int, limit: int, p95: int,

@@ -13,6 +13,7 @@ from ..model import (
     Ingress,
     Inventory,
     NodePool,
+    RayPins,
     SecurityGroup,
     Service,
     ServingGroup,
@@ -81,7 +82,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "pin none, ray start's default worker range 10002-19999, whose ports the raylet hands its workers in turn: "
             "advisory where a container of the pod declares the port) is Ray's, "
             "whatever its number, and a port a KubeRay container only names gcs-server, dashboard or client is not "
-            "(KubeRay starts no Ray server on the ports its containers name); a head's "
+            "(KubeRay starts no Ray server on the ports its containers name), and each such pin is Ray's where "
+            "another flag's value is not read (a Secret's $(VAR): every Ray default port is Ray's then), while a pin "
+            "whose value is not known yet (computed at preview, a template placeholder) makes a port the Service "
+            "sends to those pods one that cannot be decided; a head's "
             "dashboard is Ray's "
             "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
             "writes 0.0.0.0 where rayStartParams name no host), whatever its operator's labels say. The "
@@ -249,6 +253,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         exposed: dict[int, str] = {}
         set_by = ports_set_by_settings(inv, svc)
         rank_unsure = _moriio_ports_unsure(inv, svc)
+        pin_unknown = _ray_pin_unknown(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -267,6 +272,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 exposed[port] = exposed.get(port) or named
             elif port is not None and port in rank_unsure:  # a MoRIIO rank's port at a TP not known yet (review42)
                 undecided = undecided or Undecidable(rank_unsure[port])
+            elif isinstance(port, int) and pin_unknown:  # a Ray pin not known yet may be this port (mend25)
+                undecided = undecided or Undecidable(f"{pin_unknown} (port {port} may be it)")
             elif port is not None and port not in RUNTIME_PORTS:  # mend24: ray start's default worker range
                 worker = _ray_worker_port(inv, svc, port)
                 if worker is not None:
@@ -484,6 +491,8 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
             says = p.ray if ray else (False if p.subject in served else p.dist)
             if isinstance(says, frozenset):  # the ports its env or kind fix (mend9: NCCL_COMM_ID's, MASTER_PORT)
                 says = port in says
+            elif isinstance(says, RayPins):  # a ray start flag not read: every default port Ray's (mend25)
+                says = True
             # a port's name says the runtime listens there, unless the pod is a Ray node whose ports its flags fix
             # (mend24: a KubeRay worker's, or a head's of another number than its --port, `gcs-server`: nothing)
             named = not (ray and isinstance(p.ray, frozenset)) and any(
@@ -978,6 +987,22 @@ def _port_number(value: Any) -> int | None:
     return None
 
 
+def _ray_pin_unknown(inv: Inventory, svc: Service) -> str:
+    """The ``ray start`` flag, and the workload, of a Ray port pin whose value is not known yet (a preview's computed
+    output, a template's placeholder: :attr:`RayPins.unknown`) on the pods ``svc`` selects (mend25): a port it sends
+    to may be that one, so SW301 cannot decide at it rather than judge Ray's default ports only; "" where none."""
+    selector = svc.selector
+    if not isinstance(selector, dict) or not selector:
+        return ""
+    for p in selectable_pods(inv, svc):
+        if p.namespace != svc.namespace or not isinstance(p.labels, dict):
+            continue
+        if isinstance(p.ray, RayPins) and p.ray.unknown and all(p.labels.get(k) == v for k, v in selector.items()):
+            flag = f"ray start's {p.ray.unknown}" if p.ray.unknown.startswith("--") else p.ray.unknown
+            return f"the port {flag} pins Ray on in the pods of {p.subject}"
+    return ""
+
+
 def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, str]]:
     """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
     by what names them (review33: a Service publishing them passed silently, only the default numbers of
@@ -1029,7 +1054,9 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, 
             continue
         if not all(p.labels.get(k) == v for k, v in selector.items()):
             continue
-        for number in sorted(p.ray) if isinstance(p.ray, frozenset) else ():  # mend11: `ray start --port=6380`
+        # mend11: `ray start --port=6380`; mend25: the readable pins beside a flag not read
+        pinned = p.ray if isinstance(p.ray, frozenset) else p.ray.ports if isinstance(p.ray, RayPins) else ()
+        for number in sorted(pinned):
             if number not in RUNTIME_PORTS:
                 found.setdefault(number, ("a Ray port its pods' settings choose: ray start's --port, --dashboard-port, "
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "

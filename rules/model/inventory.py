@@ -358,6 +358,18 @@ class DeviceClaim:
     mig_profile: str | None = None
 
 
+@dataclass(frozen=True)
+class RayPins:
+    """:attr:`PodPorts.ray` where a ``ray start`` flag's value is not read (mend25): Ray runs there, every default
+    port of Ray's is Ray's (fail closed, as ``True``), and so are ``ports``, the ones its readable flags pin
+    (``--port=$(SECRET_VAR) --node-manager-port=6380``: 6380, once dropped with the fail-closed marker). ``unknown``
+    names a pin flag whose value is not known yet (a preview's computed output, a template's placeholder): a port a
+    Service sends there may be that one, so SW301 cannot decide at it. A Secret's value is no unknown (DESIGN.md)."""
+
+    ports: frozenset[int] = frozenset()
+    unknown: str = ""
+
+
 @dataclass
 class PodPorts:
     """The named container ports of one workload's pods (any workload, vLLM or not), for resolving a
@@ -374,7 +386,9 @@ class PodPorts:
     #: Ray custom resource's pods and for a container whose image or command says Ray (``rayproject/ray``,
     #: ``ray start``, ``serve run``, a ray executor), UNKNOWN where an image, command or argument is not known yet; the
     #: Ray ports they listen on (a frozenset) where each is a ``ray start`` whose flags are known (mend11: a worker's
-    #: dashboard agent port only; a head's GCS, dashboard, client and agent ports at the numbers its flags choose).
+    #: dashboard agent port only; a head's GCS, dashboard, client and agent ports at the numbers its flags choose);
+    #: a :class:`RayPins` where a flag's value is not read (every default port Ray's, and the ports its readable flags
+    #: pin, mend25).
     ray: Any = False
     #: Whether the pods run torch.distributed, NCCL or vLLM's own runtime (SW301: a port that is only the default number
     #: of torch.distributed's store, vLLM's multi-node or data-parallel master or RPC, or vLLM's KV-transfer ports is

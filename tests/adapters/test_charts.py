@@ -184,6 +184,37 @@ UNSET_SAYS = ("--tensor-parallel-size: expects a value (the template prints {{ .
               "empty: give `engine.tensorParallelSize` in the release's values)")
 
 
+def test_a_null_a_values_file_writes_deletes_the_charts_default_as_helm_coalesces(tmp_path):
+    """mend25: helm deletes a key a release's values set to null, the chart's default with it (pkg/chartutil
+    coalesce.go, coalesceValues and CoalesceTables: "When the YAML value is null, we remove the value's key"), at any
+    depth; values files merge among themselves first, the last one's value winning (a null too). shardwise kept the
+    default and named nothing."""
+    chart = _unset_chart(tmp_path, "command: x\nengine: {tensorParallelSize: 1, maxNumSeqs: 8}\nport: 8000\n")
+    at = ("templates/deployment.yaml", 12)
+    assert _errors_at(chart, at) == ["--tensor-parallel-size: expects a value"]  # the chart's default: given
+
+    def files(*texts: str) -> list[str]:
+        paths = []
+        for i, text in enumerate(texts):
+            path = tmp_path / f"v{len(list(tmp_path.iterdir()))}-{i}.yaml"
+            path.write_text(text)
+            paths.append(str(path))
+        return paths
+
+    # the nested key set to null, or the map above it: deleted, helm rendered it empty
+    assert _errors_at(chart, at, values=files("engine: {tensorParallelSize: null}\n")) == [UNSET_SAYS]
+    assert _errors_at(chart, at, values=files("engine: null\n")) == [UNSET_SAYS]
+    assert _errors_at(chart, at, values=files("engine:\n  tensorParallelSize:\n")) == [UNSET_SAYS]  # YAML's null
+    # a later values file sets it again: given; a later one sets it to null: deleted
+    assert _errors_at(chart, at, values=files("engine: {tensorParallelSize: null}\n", "engine: {tensorParallelSize: 2}\n")
+                      ) == ["--tensor-parallel-size: expects a value"]
+    assert _errors_at(chart, at, values=files("engine: {tensorParallelSize: 2}\n", "engine: {tensorParallelSize: null}\n")
+                      ) == [UNSET_SAYS]
+    # a sibling set to null leaves the key alone
+    assert _errors_at(chart, at, values=files("engine: {maxNumSeqs: null}\n")) == [
+        "--tensor-parallel-size: expects a value"]
+
+
 def test_an_error_where_a_template_prints_a_value_never_given_names_the_value(tmp_path):
     """newuser15: a pull request that adds ``--tensor-parallel-size {{ .Values.engine.tensorParallelSize }}`` and no
     value failed with ``--tensor-parallel-size: expects a value`` at the line above it (``args:``, where the rendered

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from shardwise.rules.adapters.k8s.workloads import pytorch_job_labels, runs_dist, runs_ray, with_labels
-from shardwise.rules.model import UNKNOWN
+from shardwise.rules.model import UNKNOWN, RayPins
 
 #: The ports a head's `ray start --head` listens on with no flag of them beyond the pod: GCS, client, dashboard agent;
 #: its dashboard is on the pod's loopback (Ray's --dashboard-host default, 127.0.0.1: review37).
@@ -102,7 +102,20 @@ def test_runs_ray_reads_the_variables_the_command_runs(args: list[Any], env: lis
     # a flag whose value is not a number shardwise reads: every default port is Ray's (fail closed)
     (["ray start --head --port=$GCS_PORT --block"], "rayproject/ray:2.46.0", True),
     (["ray start --address=ray-head:6379 --node-manager-port=$(RAYLET_PORT) --block"], "rayproject/ray:2.46.0", True),
-    (["ray start --address=ray-head:6379 --worker-port-list=12000,$(EXTRA) --block"], "rayproject/ray:2.46.0", True),
+    # mend25: the ports its readable flags pin are kept beside that marker (6380 behind a LoadBalancer passed)
+    (["ray start --address=ray-head:6379 --worker-port-list=12000,$(EXTRA) --block"], "rayproject/ray:2.46.0",
+     RayPins(frozenset({12000}))),
+    (["ray start --head --port=$(SECRET_VAR) --node-manager-port=6380 --block"], "rayproject/ray:2.46.0",
+     RayPins(frozenset({6380}))),
+    (["ray start --head --port=$(GCS) --dashboard-port=8266 --dashboard-host=0.0.0.0 --object-manager-port 0"],
+     "rayproject/ray:2.46.0", RayPins(frozenset({8266}))),  # 0 takes a free port; the defaults are in the marker
+    (["ray start --address=ray-head:6379 --min-worker-port=$(LOW) --node-manager-port=6380 --block"],
+     "rayproject/ray:2.46.0", RayPins(frozenset({6380}))),  # a range whose bound is not read pins nothing known
+    (["ray start --head --port=$(GCS) --block; ray start --address=other:6379 --node-manager-port=6390"],
+     "rayproject/ray:2.46.0", RayPins(frozenset({6390}))),  # two starts: the other's pins as well
+    # a placeholder a template tool fills in is not known yet: named, as SW301 cannot decide at it
+    (["ray start --address=ray-head:6379 --node-manager-port=<RAYLET_PORT> --block"],
+     "rayproject/ray:2.46.0", RayPins(frozenset(), "--node-manager-port")),
     # no `ray start`: a driver or a Ray image's entrypoint, all of Ray's default ports as before
     (["python -c 'import ray; ray.init()'"], "python:3.11-slim", True),
     ([], "rayproject/ray:2.46.0", True),
@@ -158,9 +171,12 @@ _SECRET = {"secretKeyRef": {"name": "ray-ports", "key": "port"}}
     # a value the input does not show (a Secret's; an envFrom Secret's) may be set: not the default, fail closed
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
      [{"name": "RAYLET_PORT", "valueFrom": _SECRET}], True),
-    # a value computed at preview is not its default either: Ray runs there, its default ports (as with $(VAR))
+    # a value computed at preview is not its default either: Ray runs there, its default ports (as with $(VAR)), and
+    # the flag is named as not known yet (mend25: SW301 cannot decide at it), beside the pins it reads
     (["ray start --address=head:6379 --node-manager-port=${RAYLET_PORT:-6380} --block"],
-     [{"name": "RAYLET_PORT", "value": UNKNOWN}], True),
+     [{"name": "RAYLET_PORT", "value": UNKNOWN}], RayPins(frozenset(), "--node-manager-port")),
+    (["ray start --address=head:6379 --node-manager-port=$(RAYLET_PORT) --object-manager-port=6381 --block"],
+     [{"name": "RAYLET_PORT", "valueFrom": UNKNOWN}], RayPins(frozenset({6381}), "--node-manager-port")),
 ])
 def test_runs_ray_reads_a_start_script_as_a_shell_runs_it(args: list[Any], env: list[dict[str, Any]],
                                                           expected: Any) -> None:
@@ -192,6 +208,32 @@ def test_ray_params_are_read_as_the_ray_container_runs_them(params: dict[str, An
     from shardwise.rules.adapters.k8s.workloads import ray_params_as_run
 
     assert ray_params_as_run(params, {"name": "ray-head", "env": env}) == expected
+
+
+def test_runs_ray_keeps_the_pins_of_a_start_beside_a_ray_image_that_says_no_more() -> None:
+    # mend25: a sidecar on Ray's image (its entrypoint: every default port Ray's) and a worker pinning its raylet
+    sidecar = {"name": "agent", "image": "rayproject/ray:2.46.0"}
+    worker = container(["ray start --address=head:6379 --node-manager-port=6380 --block"], [])
+    assert runs_ray([sidecar, worker], {"containers": []}) == RayPins(frozenset({6380}))
+    assert runs_ray([worker, sidecar, UNKNOWN], {"containers": []}) == RayPins(frozenset({6380}))
+
+
+@pytest.mark.parametrize(("params", "head", "expected"), [
+    # mend25: KubeRay's rayStartParams, a value computed at preview (Pulumi's unknown) or a Helm placeholder
+    ({"port": "6380", "node-manager-port": UNKNOWN}, False, RayPins(frozenset(), "--node-manager-port")),
+    ({"port": UNKNOWN, "node-manager-port": "43403"}, True, RayPins(frozenset({43403}), "--port")),
+    ({"object-manager-port": "{{ .Values.om }}", "node-manager-port": "43403"}, False,
+     RayPins(frozenset({43403}), "--object-manager-port")),
+    # a Secret's value is no unknown: the default ports fail closed, the readable pin kept, nothing named
+    ({"port": "$(SECRET_VAR)", "node-manager-port": "6380"}, True, RayPins(frozenset({6380}))),
+    ({"port": "$(SECRET_VAR)"}, True, True),
+    ({"port": "6380", "node-manager-port": "6381"}, True, frozenset({6380, 6381, 10001, 52365})),
+])
+def test_ray_start_ports_keeps_the_readable_pins_and_names_a_value_not_known_yet(params: dict[str, Any], head: bool,
+                                                                                 expected: Any) -> None:
+    from shardwise.rules.adapters.k8s.workloads import ray_start_ports
+
+    assert ray_start_ports(params, head) == expected
 
 
 def test_runs_ray_keeps_a_worker_unknown_beside_a_container_not_known_yet():

@@ -1359,6 +1359,33 @@ def test_model_service_merges_into_its_base_config_map_as_the_controller_does():
     ]
 
 
+def test_model_service_whose_base_config_map_is_held_twice_says_so_not_that_it_is_absent(tmp_path: Path):
+    """mend25: two ConfigMaps of the base's name with different data (a staging copy beside the production one, one
+    template changed) leave the base not read, as an absent one does; the finding says which it is, and its fix is
+    to keep the one the cluster holds, not to lint a ConfigMap that is already there."""
+    with open(os.path.join(MSVC, "base-config.yaml"), encoding="utf-8") as fh:
+        base = fh.read()
+    assert "value: /cache" in base
+    other = tmp_path / "base-config-staging.yaml"
+    other.write_text(base.replace("value: /cache", "value: /cache-staging", 1), encoding="utf-8")
+    got = _msvc_findings([MSVC, str(other)])
+    tail = ("(advisory: the ModelService controller merges this role into the Deployment template of ConfigMap "
+            "`simple-base-config` (spec.baseConfigMapRef), in the inputs twice with different data, of which the "
+            "cluster holds one, which may set it; keep in the inputs only the ConfigMap `simple-base-config` the "
+            "cluster holds, to make this finding blocking)")
+    assert [(code, subject, level) for code, subject, level, _ in got] == [
+        ("SW204", "ModelService default/qwen-small/decode", "advisory"),
+        ("SW204", "ModelService default/qwen-tp4/decode", "advisory"),
+        ("SW401", "ModelService default/qwen-tp4/decode", "advisory"),
+    ]
+    assert all(message.endswith(tail) for *_, message in got)
+    # the same base held once (the same data twice is one ConfigMap): read, and nothing said of it
+    same = tmp_path / "base-config-copy.yaml"
+    same.write_text(base, encoding="utf-8")
+    other.unlink()
+    assert [f[0] for f in _msvc_findings([MSVC, str(same)])] == ["SW204", "SW401"]
+
+
 def test_model_service_without_its_base_config_map_does_not_block_on_what_the_base_may_hold():
     """corpus14: llm-d/llm-d-model-service samples linted without their base ConfigMap blocked on "requests no
     GPUs" and on the controller's {{ .HFModelName }} read as a Helm placeholder vLLM would exit on."""

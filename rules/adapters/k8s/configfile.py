@@ -263,6 +263,17 @@ def config_map_data(name: str, namespace: str | None = None) -> Mapping[str, Any
     return datas[0] if len(datas) == 1 else None
 
 
+def config_map_unread(name: str, namespace: str | None = None) -> str:
+    """Why :func:`config_map_data` reads no data of ConfigMap ``name`` (mend25): ``not in the inputs`` where no input
+    holds it, else that the inputs hold it more than once with different data (which one the cluster holds is not
+    known), never said to be absent then."""
+    n = len((_CONFIG_MAPS.get() or {}).get((namespace or _NAMESPACE.get(), name), []))
+    if n < 2:
+        return "not in the inputs"
+    times = "twice" if n == 2 else f"{n} times"
+    return f"in the inputs {times} with different data, of which the cluster holds one"
+
+
 def config_map_key(name: str, key: str) -> str | None:
     """The value of ``key`` in ConfigMap ``name`` of the pod's namespace in the input being read, for an env
     variable set by ``valueFrom.configMapKeyRef``: kubelet resolves it before it expands ``$(VAR)`` in the

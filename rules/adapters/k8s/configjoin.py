@@ -47,6 +47,7 @@ def link_config_maps(inv: Inventory) -> None:
             twice = [name for name in ref.names if len(maps.get((namespace, name), ())) > 1]
             if twice:
                 decider = ambiguous_decider(namespace, twice[0], where[(namespace, twice[0])], ref.location.file)
+                _read_again_on_ambiguous(inv, ref, maps)  # mend25: what it says of them is "twice", not "absent"
                 for g in ref.groups:
                     inv.config_deciders[group_subject(g)] = decider
             continue
@@ -66,6 +67,25 @@ def link_config_maps(inv: Inventory) -> None:
         inv.launch_issues[:] = _replaced(inv.launch_issues, ref.issues, joined.launch_issues)
         inv.routers[:] = _replaced(inv.routers, ref.routers, joined.routers)
         ref.groups, ref.issues, ref.routers = joined.groups, joined.launch_issues, joined.routers
+
+
+def _read_again_on_ambiguous(inv: Inventory, ref: Any,
+                             maps: dict[tuple[str, str], list[Mapping[str, Any]]]) -> None:
+    """Read ``ref``'s workload again where what it missed is in the inputs only more than once with different data
+    (mend25): it reads the same values (none of those ConfigMaps is read), but what it says of one it could not read
+    (:func:`~.configfile.config_map_unread`: a ModelService's base, a KAITO workspace's inference config) is that the
+    inputs hold it twice, which the cluster holds being not known, never that it is not in the inputs."""
+    from .inventory import inventory_from_objects  # it imports this module (CONFIG_REF)
+
+    errors: list[InputError] = []
+    with joined_config_maps(maps):
+        joined = inventory_from_objects([(ref.obj, ref.location)], ref.lines, errors)
+    if errors:  # it read without an error alone: keep that reading
+        return
+    inv.groups[:] = _replaced(inv.groups, ref.groups, joined.groups)
+    inv.launch_issues[:] = _replaced(inv.launch_issues, ref.issues, joined.launch_issues)
+    inv.routers[:] = _replaced(inv.routers, ref.routers, joined.routers)
+    ref.groups, ref.issues, ref.routers = joined.groups, joined.launch_issues, joined.routers
 
 
 def _maps_for(inv: Inventory, reader: str | None

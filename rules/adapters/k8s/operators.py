@@ -53,7 +53,7 @@ from ...model.errors import CatalogError
 from ...model.unknown import holds_placeholder, is_placeholder, named_as_written
 from ...model.vocab import INSTANCE_TYPE
 from ..yamlsrc import LineDict, load_documents
-from .configfile import config_map_data, namespace_of
+from .configfile import config_map_data, config_map_unread, namespace_of
 from .fields import as_list, as_map, int_field, read_annotations, suppressions_from
 from .generic import add_generic
 from .parse import Lines
@@ -459,7 +459,7 @@ def _msvc_base_pod(name: str, namespace: str | None, role: str, values: Mapping[
     the ConfigMap, or its template is not YAML once rendered with what the object decides."""
     data = config_map_data(name, namespace)
     if data is None:
-        return "not in the inputs"
+        return config_map_unread(name, namespace)
     text = data.get(f"{role}Deployment")
     if not isinstance(text, str):
         return {}, None
@@ -498,8 +498,10 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
         fragment: str | None = None
         base: Mapping[str, Any] = {}
         base_replicas: int | None = None
+        base_unread = ""  # why the base's template is not read (mend25: absent, or held twice with different data)
         if isinstance(base_name, str) and base_name:
             found = _msvc_base_pod(base_name, base_ns, role, values, ports, file)
+            base_unread = found if isinstance(found, str) else ""
             if isinstance(found, str):
                 fragment = (f"the ModelService controller merges this role into the Deployment template of ConfigMap "
                             f"`{base_name}` (spec.baseConfigMapRef), {found}")
@@ -534,7 +536,9 @@ def add_model_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lin
                           replicas=replicas, implied=implied, name=f"{name}/{role}")
         if group is not None and fragment is not None:
             group.fragment = fragment
-            group.fragment_fix = f"lint ConfigMap `{base_name}` with it"
+            group.fragment_fix = (f"keep in the inputs only the ConfigMap `{base_name}` the cluster holds"
+                                  if base_unread.startswith("in the inputs") else
+                                  f"lint ConfigMap `{base_name}` with it")
             group.fragment_args = True  # the base's args follow the role's (stringSlicePrependTransformer)
     return True
 
@@ -635,8 +639,8 @@ def _kaito_config_text(name: Any, namespace: str) -> str:
                 "names (they win over its own)")
     data = config_map_data(name, namespace)
     if data is None:
-        return (f", then appends after it the `vllm:` settings of ConfigMap `{namespace}/{name}` (not in the inputs), "
-                "which win over its own")
+        return (f", then appends after it the `vllm:` settings of ConfigMap `{namespace}/{name}` "
+                f"({config_map_unread(name, namespace)}), which win over its own")
     text = data.get("inference_config.yaml")
     docs = load_documents(text, "inference_config.yaml") if isinstance(text, str) else []
     vllm = as_map(as_map(docs[0][1] if docs else None).get("vllm"))

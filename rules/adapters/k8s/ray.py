@@ -54,7 +54,9 @@ from .workloads import (
     fill_placement,
     make_group,
     note_launch,
+    pending_env,
     ray_default_workers,
+    ray_open,
     ray_params_as_run,
     ray_start_ports,
     runs_dist,
@@ -183,14 +185,17 @@ def _ray_node_ports(params: Any, head: bool, container: Any = None) -> Any:
     build the head Service and find the dashboard's URL, utils.FindContainerPort): a head's ``gcs-server`` port of
     another number than its ``--port``, or a worker's, has no Ray server behind it (KubeRay's docs, rayStartParams.md:
     ``--port`` "Please ensure this value matches the gcs-server container port"). True (every default port Ray's)
-    where the parameters are not a map KubeRay reads or a value is not known yet. A value is read as the Ray container
+    where the parameters are not a map KubeRay reads or a value is not read, beside the ports its readable flags pin (a
+    :class:`RayPins`, mend25; naming a value not known yet, or the whole map). A value is read as the Ray container
     (``container``, the first) runs it, its variables from its env (:func:`ray_params_as_run`, review41)."""
-    if params is UNKNOWN or (params is not None and not isinstance(params, Mapping)):
+    if params is UNKNOWN:  # its flags not known yet (a preview's computed map): any port may be pinned (mend25)
+        return ray_open((), "KubeRay's rayStartParams")
+    if params is not None and not isinstance(params, Mapping):
         return True
     given = ray_params_as_run(as_map(params), container)
     if head:  # KubeRay writes dashboard-host 0.0.0.0 where the head's parameters name none (review37)
         given.setdefault("dashboard-host", "0.0.0.0")
-    return ray_start_ports(given, head)
+    return ray_start_ports(given, head, pending_env(container))
 
 
 def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,

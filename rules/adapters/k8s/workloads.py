@@ -27,6 +27,7 @@ from ...model import (
     LaunchIssue,
     Location,
     PodPorts,
+    RayPins,
     ServingGroup,
     Suppression,
 )
@@ -972,14 +973,17 @@ def ray_dashboard_reachable(params: Mapping[str, Any]) -> bool:
 _RAY_START = re.compile(r"(?:^|[\s/;&|(])ray\s+start\b([^;&|\n]*)")
 
 
-def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
+def ray_start_ports(params: Mapping[str, Any], head: bool, pending: Iterable[str] = ()) -> Any:
     """The Ray ports (of :data:`RAY_START_PORTS`, each at the number ``params`` give it or its default) that a ``ray
     start`` with ``params`` listens on: the head's four, a worker's agent port (mend11: a Service on a worker's 6379,
     8265 or 10001 reaches nothing of Ray's); and on any node the ports its other flags pin (mend22,
     :func:`ray_pinned_ports`: the raylet's, the object manager's, the runtime-env and dashboard agents', the worker
-    range's); True (every default port is Ray's, fail closed) where a value is not known yet or not a port number
-    (``$(GCS_PORT)``)."""
+    range's). Where a value is not a port number (``$(GCS_PORT)``), every default port is Ray's (fail closed) and the
+    ports its readable flags give are kept (mend25, :func:`ray_open`: a :class:`RayPins`, or True where they give
+    none but defaults); a value not known yet (a preview's computed output, a variable of ``pending``, a template's
+    placeholder) is named there, as SW301 cannot decide at it."""
     found: set[int] = set()
+    unread: list[str] = []
     for key, default in RAY_START_PORTS.items():
         if not head and key not in _RAY_WORKER_PORTS:
             continue
@@ -989,12 +993,43 @@ def ray_start_ports(params: Mapping[str, Any], head: bool) -> Any:
         if isinstance(value, str) and value.strip().isdigit():
             value = int(value.strip())
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
-            return True
+            unread.append(key)
+            continue
         found.add(value)
-    pinned = ray_pinned_ports(params)
-    if pinned is None:
+    pinned, unread_pins = ray_pinned_ports(params)
+    unread += unread_pins
+    if not unread:
+        return frozenset(found | pinned)
+    later = [k for k in unread if k in params and _not_known_yet(params[k], frozenset(pending))]
+    return ray_open(found | pinned, f"--{later[0]}" if later else "")
+
+
+def ray_open(ports: Iterable[int], unknown: str = "") -> Any:
+    """:attr:`PodPorts.ray` of pods that run Ray with a port flag not read (mend25): a :class:`RayPins` of the ports
+    given that are not Ray's defaults (those are Ray's anyway, fail closed) and the flag not known yet; True where
+    there are neither."""
+    kept = frozenset(ports) - frozenset(RAY_START_PORTS.values())
+    return RayPins(kept, unknown) if kept or unknown else True
+
+
+def pending_env(container: Any) -> set[str]:
+    """The env names of a container whose values are not known yet (computed at preview, :func:`literal_env`)."""
+    return literal_env(as_map(container))[1] if isinstance(container, Mapping) else set()
+
+
+def _not_known_yet(value: Any, pending: frozenset[str]) -> bool:
+    """Whether a ``ray start`` flag's value is not known yet (mend25): a preview's computed output, a reference to a
+    variable whose value is (``pending``), a word a template tool fills in (``{{ .Values.port }}``, ``<PORT>``); a
+    Secret's is no unknown (DESIGN.md)."""
+    if value is UNKNOWN:
         return True
-    return frozenset(found | pinned)
+    if not isinstance(value, str):
+        return False
+    if "$" not in value:  # a Helm or Kustomize placeholder, an angle-bracket one: filled in before it is applied
+        return holds_placeholder(value)
+    # a shell's or kubelet's reference is a variable's value when the pod runs: not known yet only where that is
+    names = {m.group(1) or m.group(2) or m.group(3) or m.group(4) for m in _VAR_REF.finditer(value)}
+    return bool(names & pending)
 
 
 def ray_params_as_run(params: Mapping[str, Any], container: Any) -> dict[str, Any]:
@@ -1029,41 +1064,47 @@ def _flag_port(value: Any) -> int | None:
     return value
 
 
-def ray_pinned_ports(params: Mapping[str, Any]) -> set[int] | None:
-    """The ports ``params`` pin Ray's other servers on (mend22: :data:`RAY_PINNED_PORTS`, a worker range
-    :data:`RAY_WORKER_RANGE` or a ``worker-port-list``); None where a value given is not a port number yet."""
+def ray_pinned_ports(params: Mapping[str, Any]) -> tuple[set[int], list[str]]:
+    """(the ports ``params`` pin Ray's other servers on, mend22: :data:`RAY_PINNED_PORTS`, a worker range
+    :data:`RAY_WORKER_RANGE` or a ``worker-port-list``; the flags whose value is not a port number yet, whose ports
+    are not among them: mend25, the readable ones are kept beside them)."""
     pinned: set[int] = set()
+    unread: list[str] = []
     for key in RAY_PINNED_PORTS:
         if key in params:
             number = _flag_port(params[key])
             if number is None:
-                return None
-            if number:
+                unread.append(key)
+            elif number:
                 pinned.add(number)
     listed = params.get("worker-port-list")
     if listed is not None:
-        for word in str(listed).strip().strip("'\"").split(","):
+        for word in str(listed).strip().strip("'\"").split(",") if isinstance(listed, (str, int)) else [listed]:
             number = _flag_port(word)
             if number is None:
-                return None
-            if number:
+                if "worker-port-list" not in unread:
+                    unread.append("worker-port-list")
+            elif number:
                 pinned.add(number)
-        return pinned
+        return pinned, unread
     if any(key in params for key in RAY_WORKER_RANGE):
         low = _flag_port(params.get("min-worker-port", RAY_WORKER_RANGE["min-worker-port"]))
         high = _flag_port(params.get("max-worker-port", RAY_WORKER_RANGE["max-worker-port"]))
         if low is None or high is None:
-            return None
-        if low:  # 0: workers take free ports
+            unread += [k for k in RAY_WORKER_RANGE if k in params and _flag_port(params[k]) is None]
+        elif low:  # 0: workers take free ports
             pinned.update(range(low, high + 1))
-    return pinned
+    return pinned, unread
 
 
-def ray_start_command_ports(text: str) -> Any:
+def ray_start_command_ports(text: str, pending: Iterable[str] = ()) -> Any:
     """The Ray ports the ``ray start`` commands of ``text`` listen on (:func:`ray_start_ports`: ``--head`` a head's,
-    else a worker's, each flag's ``--flag=N`` or ``--flag N``); None where it runs no ``ray start``."""
+    else a worker's, each flag's ``--flag=N`` or ``--flag N``; a :class:`RayPins` or True where a value is not read,
+    ``pending`` the variables whose value is not known yet); None where it runs no ``ray start``."""
     found: set[int] = set()
     started = False
+    closed = False
+    unknown = ""
     if "\\\n" in text or "\\\r\n" in text:  # a shell's continued lines are one command (review41)
         text = text.replace("\\\r\n", " ").replace("\\\n", " ")
     for m in _RAY_START.finditer(text):
@@ -1074,10 +1115,16 @@ def ray_start_command_ports(text: str) -> Any:
             key = w.lstrip("-").strip("'\"")
             if w.startswith("--") and key in RAY_PORT_FLAGS:
                 params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
-        ports = ray_start_ports(params, "--head" in words)
-        if ports is True:
-            return True
-        found |= ports
+        ports = ray_start_ports(params, "--head" in words, pending)
+        if isinstance(ports, frozenset):
+            found |= ports
+            continue
+        closed = True
+        if isinstance(ports, RayPins):
+            found |= ports.ports
+            unknown = unknown or ports.unknown
+    if closed:
+        return ray_open(found, unknown)
     return frozenset(found) if started else None
 
 
@@ -1086,12 +1133,15 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
     so, UNKNOWN where a container, its image, command or an argument is not known yet and none says so, else False.
     Where every container that runs Ray runs ``ray start`` (mend11), the Ray ports those listen on
     (:func:`ray_start_command_ports`: a worker's agent port, a head's ports at the numbers its flags choose), and
-    UNKNOWN where another container is not known yet. The words are read as the container runs them
-    (:func:`command_texts`)."""
+    UNKNOWN where another container is not known yet. Where one says Ray otherwise, or a flag's value is not read,
+    the ports the readable flags pin are kept beside the fail-closed marker (mend25, :func:`ray_open`). The words are
+    read as the container runs them (:func:`command_texts`)."""
     spec = as_map(pod_spec)
     unknown = False
     started: set[int] = set()
     starts = False
+    closed = False  # every default port Ray's: a Ray image, a command that says Ray, a flag not read
+    later = ""  # a pin flag whose value is not known yet
     for c in containers:
         if c is UNKNOWN:
             unknown = True
@@ -1100,22 +1150,28 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         image = container.get("image")
         texts, open_ = command_texts(container, spec)
         named = [t for t in texts if _may_name_ray(t) and _RAY_COMMAND.search(t)]
-        runs = [ray_start_command_ports(t) for t in named]
-        if named and all(isinstance(r, frozenset) for r in runs):
+        if named:
+            pending = literal_env(container)[1]
             starts = True
-            for r in runs:
-                started |= r
+            for r in (ray_start_command_ports(t, pending) for t in named):
+                if isinstance(r, frozenset):
+                    started |= r
+                    continue
+                closed = True
+                if isinstance(r, RayPins):
+                    started |= r.ports
+                    later = later or r.unknown
             unknown = unknown or open_
             continue
-        if named:
-            return True
         if image is UNKNOWN:
             unknown = True
         elif isinstance(image, str) and _RAY_IMAGE.search(image.strip()):
-            return True
+            closed = True
         elif holds_placeholder(image):  # ``${RAY_IMAGE}``, ``{{ .Values.image }}``: filled in before it is applied
             unknown = True
         unknown = unknown or open_
+    if closed:
+        return ray_open(started, later)
     if unknown:
         return UNKNOWN
     return frozenset(started) if starts else False

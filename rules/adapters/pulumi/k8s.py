@@ -176,6 +176,8 @@ def _read_as_unknown(path: Path, kind: Any = None) -> bool:
         return True
     if path == ("spec", "type"):
         return True
+    if (n >= 1 and path[-1] == "rayStartParams") or (n >= 2 and path[-2] == "rayStartParams"):
+        return True  # a KubeRay group's ray start flags (mend25): a port pinned there, never read as absent
     if path in (("spec", "gatewayClassName"), ("spec", "controllerName"), ("spec", "scheme")):
         return True  # what decides a Gateway's reach (SW306): a Gateway's class, its controller, an ALB's scheme
     if n >= 2 and path[:2] == ("spec", "listeners"):

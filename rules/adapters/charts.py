@@ -208,7 +208,13 @@ def _build_with_origins(tool: list[str], directory: str, where: str,
         return text, {}
 
     def resolve(path: str) -> str:  # kustomize's path (relative to the wrapper) as the directory was named
-        return os.path.normpath(os.path.join(directory, os.path.relpath(os.path.join(wrap, path), real)))
+        target = os.path.normpath(os.path.join(wrap, path))
+        named = os.path.normpath(os.path.join(directory, os.path.relpath(target, real)))
+        if os.path.realpath(named) == os.path.realpath(target):
+            return named
+        # mend27: a link on the way (`envs/prod -> ../deploy/overlays/prod`, resources `../../base`): kustomize
+        # went up from the link's target, so the file is named from its real path, relative to the run's folder
+        return target if os.path.isabs(directory) else os.path.relpath(target, os.path.realpath(os.getcwd()))
 
     return text, place_build(text, origins, resolve)
 

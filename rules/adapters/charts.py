@@ -208,7 +208,13 @@ def _build_with_origins(tool: list[str], directory: str, where: str,
         return text, {}
 
     def resolve(path: str) -> str:  # kustomize's path (relative to the wrapper) as the directory was named
-        return os.path.normpath(os.path.join(directory, os.path.relpath(os.path.join(wrap, path), real)))
+        target = os.path.normpath(os.path.join(wrap, path))
+        named = os.path.normpath(os.path.join(directory, os.path.relpath(target, real)))
+        if os.path.realpath(named) == os.path.realpath(target):
+            return named
+        # mend27: a link on the way (`envs/prod -> ../deploy/overlays/prod`, resources `../../base`): kustomize
+        # went up from the link's target, so the file is named from its real path, relative to the run's folder
+        return target if os.path.isabs(directory) else os.path.relpath(target, os.path.realpath(os.getcwd()))
 
     return text, place_build(text, origins, resolve)
 
@@ -661,13 +667,99 @@ def _yaml_cost(data: bytes, path: str) -> InputError | None:
     return None
 
 
+def _go_match(pattern: str, name: str) -> bool:
+    """Go's ``path/filepath.Match`` (go1.22): ``*`` any run and ``?`` any one character but ``/``, ``[...]`` a class
+    (``^`` negates it), ``\\`` escapes; a malformed pattern matches nothing."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        elif c == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                return False
+            body = pattern[i + 1:end]
+            neg = body.startswith("^")
+            body = body[1:] if neg else body
+            out.append(("[^" if neg else "[") + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
+            i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    try:
+        return re.fullmatch("".join(out), name) is not None
+    except re.error:
+        return False
+
+
+def _helmignore_rules(directory: str) -> list[tuple[bool, bool, str]]:
+    """The chart's ``.helmignore`` as helm parses it (helm v3.16 pkg/ignore/rules.go ``parseRule``): one pattern a
+    line, blank lines and ``#`` comments skipped, ``!`` negates, a trailing ``/`` matches folders only; then helm's one
+    default, ``templates/.?*``. Each as (negate, folders only, pattern). Only the top chart's file counts: helm's
+    ``loader.LoadDir`` reads no subchart's ``.helmignore`` (subcharts are loaded from the parent's walk). A file that
+    cannot be read counts as none: helm fails on it in its own words."""
+    rules: list[tuple[bool, bool, str]] = []
+    try:
+        with open(os.path.join(directory, ".helmignore"), encoding="utf-8", errors="replace") as f:
+            lines = f.read(MAX_FILE_BYTES).splitlines()
+    except OSError:
+        lines = []
+    for line in [*lines, "templates/.?*"]:
+        rule = line.strip()
+        if not rule or rule.startswith("#") or "**" in rule:
+            continue
+        negate = rule.startswith("!")
+        rule = rule[1:] if negate else rule
+        must_dir = rule.endswith("/")
+        rules.append((negate, must_dir, rule.rstrip("/") if must_dir else rule))
+    return rules
+
+
+def _helm_ignores(rules: list[tuple[bool, bool, str]], name: str, is_dir: bool) -> bool:
+    """Whether helm skips ``name`` (relative to the chart, ``/``-separated): pkg/ignore ``Rules.Ignore``, the first
+    rule that decides wins; a pattern with no ``/`` is matched against the last element only, one with a leading
+    ``/`` against the whole path from the chart."""
+    for negate, must_dir, rule in rules:
+        if rule.startswith("/"):
+            hit = _go_match(rule[1:], name)
+        elif "/" in rule:
+            hit = _go_match(rule, name)
+        else:
+            hit = _go_match(rule, name.rsplit("/", 1)[-1])
+        if negate:
+            if (must_dir and not is_dir) or not hit:
+                return True
+            continue
+        if must_dir and not is_dir:
+            continue
+        if hit:
+            return True
+    return False
+
+
 def _check_chart_files(directory: str) -> None:
     """Read what helm loads of a chart and its subcharts folders (``values.yaml``, every file under ``templates/``,
     ``charts/*/``) through shardwise's own reader before helm runs: helm reads each whole, so a values file of aliases
     that expand without end, a template of 2 GiB (a sparse file) or a FIFO is refused here, at its path, never handed
     to helm (fuzz24). A values file must also parse within the bounds of :class:`.yamlsrc.YamlTooCostly`; a template
     is Go template text, only held to what any file may be (a regular file of at most
-    :data:`~..model.files.MAX_FILE_BYTES`)."""
+    :data:`~..model.files.MAX_FILE_BYTES`). What the chart's ``.helmignore`` excludes helm never opens, nor does this
+    (mend27: an ignored ``templates/fixtures/`` of a 40 MiB blob or a FIFO, an ignored ``charts/old/``)."""
+    rules = _helmignore_rules(directory)
+
+    def ignored(path: str) -> bool:  # path under the chart; each folder on the way checked as helm's walk does
+        parts = os.path.relpath(path, directory).replace(os.sep, "/").split("/")
+        for i in range(1, len(parts)):
+            if _helm_ignores(rules, "/".join(parts[:i]), True):
+                return True
+        return _helm_ignores(rules, "/".join(parts), os.path.isdir(path))
+
     todo, seen = [directory], set()
     while todo:
         chart = todo.pop()
@@ -676,7 +768,7 @@ def _check_chart_files(directory: str) -> None:
             continue
         seen.add(real)
         values = os.path.join(chart, "values.yaml")
-        if os.path.lexists(values):
+        if os.path.lexists(values) and not ignored(values):
             try:
                 data = read_file_bytes(values)
             except InputError as e:
@@ -688,11 +780,13 @@ def _check_chart_files(directory: str) -> None:
         walked: set[str] = set()
         for top, dirs, files in os.walk(templates, followlinks=True):
             here = os.path.realpath(top)
-            if here in walked:  # a link to a folder above it: helm refuses the loop in its own words
+            if here in walked or ignored(top):  # a link to a folder above it: helm refuses the loop in its own words
                 dirs[:] = []
                 continue
             walked.add(here)
             for f in sorted(files):
+                if ignored(os.path.join(top, f)):
+                    continue
                 try:
                     read_file_bytes(os.path.join(top, f))
                 except InputError as e:
@@ -701,7 +795,7 @@ def _check_chart_files(directory: str) -> None:
             subs = sorted(e.path for e in os.scandir(os.path.join(chart, "charts")) if e.is_dir())
         except OSError:
             subs = []
-        todo.extend(sub for sub in subs if os.path.lexists(os.path.join(sub, "Chart.yaml")))
+        todo.extend(sub for sub in subs if os.path.lexists(os.path.join(sub, "Chart.yaml")) and not ignored(sub))
 
 
 #: Where helm's error says it is (helm v3.22): a template's ``(CHART/templates/x.yaml:9)``, ``(…:1:3)`` or

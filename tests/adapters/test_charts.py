@@ -1440,3 +1440,55 @@ def test_a_template_helm_could_not_read_is_refused_before_helm_runs(capsys, monk
     assert doc["input_errors"][0]["file"] == f"{chart}/templates/big.yaml"
     assert doc["input_errors"][0]["message"].startswith(f"the chart is not rendered: {what}")
     assert not (tmp_path / "called").exists()
+
+
+@pytest.mark.parametrize("shape", ["ignored folder, 40 MiB blob", "ignored folder, fifo", "ignored subchart",
+                                   "ignored by base name", "default templates/.?*"])
+def test_what_the_helmignore_excludes_is_not_read_before_helm_runs(capsys, monkeypatch, tmp_path, shape):
+    """mend27: the pre-read of fuzz24 read files the chart's .helmignore excludes, which helm never loads (helm
+    pkg/chart/loader LoadDir skips what pkg/ignore matches): the chart was refused though helm renders it."""
+    chart = _chart_copy(tmp_path)
+    root = tmp_path / chart
+    ignore = {"ignored folder, 40 MiB blob": "# test data\ntemplates/fixtures/\n",
+              "ignored folder, fifo": "templates/fixtures/\n",
+              "ignored subchart": "charts/old/\n",
+              "ignored by base name": "*.bin\n",
+              "default templates/.?*": ""}[shape]
+    (root / ".helmignore").write_text(ignore)
+    if shape.startswith("ignored folder"):
+        (root / "templates" / "fixtures").mkdir()
+        if shape.endswith("fifo"):
+            os.mkfifo(root / "templates" / "fixtures" / "pipe")
+        else:
+            with open(root / "templates" / "fixtures" / "blob.yaml", "wb") as f:
+                f.truncate(40 << 20)
+    elif shape == "ignored subchart":
+        (root / "charts" / "old" / "templates").mkdir(parents=True)
+        (root / "charts" / "old" / "Chart.yaml").write_text("apiVersion: v2\nname: old\nversion: 0.1.0\n")
+        (root / "charts" / "old" / "values.yaml").write_text("replicas: 2\n" + _LAUGHS)
+    elif shape == "ignored by base name":
+        os.mkfifo(root / "templates" / "dump.bin")
+    else:
+        os.mkfifo(root / "templates" / ".pipe")
+    _fake_helm(tmp_path, monkeypatch, "echo 'apiVersion: v1'; echo 'kind: ConfigMap'; echo 'metadata: {name: x}'")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart)
+    assert (rc, doc["input_errors"]) == (0, [])
+
+
+@pytest.mark.parametrize("ignore", ["templates/other/\n", "pipe/\n", "templates/fixtures\n# x/\n", "charts/\n"])
+def test_a_bomb_the_helmignore_does_not_exclude_is_still_refused(capsys, monkeypatch, tmp_path, ignore):
+    """mend27: only what the .helmignore excludes is skipped: a folder rule names another folder, a folder-only
+    rule does not match a file of that name, a rule with a slash matches from the chart's top only when it names the path (here it does not: the
+    FIFO is templates/big/fixtures), a folder rule that does not match."""
+    chart = _chart_copy(tmp_path)
+    root = tmp_path / chart
+    (root / ".helmignore").write_text(ignore)
+    (root / "templates" / "big" / "fixtures").mkdir(parents=True)
+    os.mkfifo(root / "templates" / "big" / "fixtures" / "pipe")
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called\nexit 1")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart)
+    assert rc == 2
+    assert doc["input_errors"][0]["file"] == f"{chart}/templates/big/fixtures/pipe"
+    assert not (tmp_path / "called").exists()

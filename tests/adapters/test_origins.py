@@ -604,3 +604,20 @@ def test_an_image_and_a_replica_count_the_kustomization_sets_are_placed_at_its_e
     at = {line: n for n, line in enumerate(text.splitlines(), 1)}
     assert placed[at["        image: vllm/vllm-openai:v0.12.0"]] == ("repo/overlays/prod/kustomization.yaml", 26)
     assert placed[at["  replicas: 3"]] == ("repo/overlays/prod/kustomization.yaml", 29)
+
+
+@pytest.mark.tools
+def test_an_overlay_named_through_a_link_names_the_files_kustomize_read(tmp_path, monkeypatch, capsys):
+    """mend27: `prod -> overlays/prod`: kustomize resolves the link and builds `../../base` from overlays/prod, but the
+    label joined the link's own path to a path relative to its target (`../base/deployment.yaml`, a file that is not
+    there). The file is named from its real path, relative to the run's folder; the overlay as the user named it."""
+    kustomize = require_tool("kustomize")
+    monkeypatch.setenv("PATH", os.path.dirname(kustomize) + os.pathsep + os.environ["PATH"])
+    _write_tree(tmp_path)
+    os.symlink("overlays/prod", tmp_path / "repo" / "prod")
+    monkeypatch.chdir(tmp_path / "repo")
+    assert main(["lint", "prod", "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr()[0])
+    via = " (via prod/kustomization.yaml)"
+    assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]] == [
+        (code, file.replace(VIA, via).replace("overlays/prod/", "prod/"), line) for code, _, file, line in FINDINGS]

@@ -2093,6 +2093,7 @@ def _size_deployment(
     s = _checkpoint_kv_mode(model, s, rv, notes)
     served = _served_dtype(model, s, device, rv)
     s = _served_in_float32(model, s, device, rv, served, notes)
+    dtype_varies = _dtype_by_release(model, s, device, rv, served, notes)
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)
@@ -2103,7 +2104,7 @@ def _size_deployment(
                              ck.kv_dtype, state_dtypes(s, b))
     batch = _scheduler_limits(model, s, b, engine, device, length.max_model_len, first)
     refusal, certain = length.refusal, length.certain
-    if served.refusal and not served.by_worker:  # ModelConfig's own check, before its length's
+    if served.refusal and not served.by_worker and not dtype_varies:  # ModelConfig's check, before its length's
         refusal, certain = served.refusal, True
     # ParallelConfig is made after ModelConfig (the length) and before the scheduler's and the model's checks
     no_ep = eplb_refusal(s, b, rv.version)
@@ -2122,7 +2123,7 @@ def _size_deployment(
     wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
     if wrong_vendor and not refusal:
         refusal, certain = wrong_vendor, True
-    if served.refusal and not refusal:  # the GPU worker's bfloat16 check, once the configuration is made
+    if served.refusal and not refusal and not dtype_varies:  # the GPU worker's bfloat16 check, once configured
         refusal, certain = served.refusal, True
     no_backend = kv_dtype_refusal(model, s, device, ck, rv) if engine == "v1" else ""
     if no_backend and not refusal:
@@ -2457,6 +2458,43 @@ def _served_in_float32(model: ModelShape, s: EngineSettings, device: Device, rv:
 
 #: The start of the note :func:`_served_in_float32` leaves (SW101 gives it where the weights are sized in fp32).
 FLOAT32_BY_AUTO = "--dtype auto: vLLM "
+
+#: The prefix of the note :func:`_dtype_by_release` leaves where the model dtype's refusal or its float32 sizing holds
+#: on the release assumed but not on every release (SW102 reports a refusal's; SW101 makes its float32 sizing advisory)
+DTYPE_ASSUMED = "cannot decide: dtype: "
+
+
+def _dtype_by_release(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
+                      served: model_dtype.ServedDtype, notes: list[str]) -> bool:
+    """Whether the model dtype's refusal or its float32 sizing (``served``, by release ``rv``) is not sure because the
+    release is only assumed (an image tag that names none, mend26) and another release decides otherwise: --dtype half
+    for gemma2 is refused from 0.9.1 and started before; --dtype auto on a T4 serves Gemma 3 in float32 from 0.9.1,
+    float16 in 0.9.0 (:mod:`..vllm.model_dtype`). Then a note says which releases refuse it or serve it in float32.
+    A refusal every release makes (bfloat16 below compute capability 8.0 asked for by --dtype) stays sure."""
+    float32 = served.dtype == "float32" and any(n.startswith(FLOAT32_BY_AUTO) for n in notes)
+    if rv.source != "assumed" or not (served.refusal or float32):
+        return False
+    model_type = served.model_type
+    stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype
+    given = "auto" if float32 else s.dtype
+    holds: list[str] = []
+    for row in RANGES:
+        other = model_dtype.served_dtype(row, model_type, stated, given, device.vendor, device.capability(),
+                                         device.name)
+        if (other.dtype == "float32") if float32 else bool(other.refusal):
+            holds.append(str(row.version))
+    if len(holds) == len(RANGES):
+        return False
+    which = (f"from vLLM {holds[0]} on" if holds == [str(r.version) for r in RANGES[len(RANGES) - len(holds):]] else
+             "in the release ranges from vLLM " + ", ".join(holds))
+    if float32:
+        notes.append(f"{DTYPE_ASSUMED}--dtype auto serves {model.id} in float32 on {device.name} {which}, and in 16 "
+                     f"bits or not at all on other releases, and vLLM {rv.version} is only assumed; pin the image to a "
+                     "release, or set --dtype")
+    else:
+        notes.append(f"{DTYPE_ASSUMED}{served.refusal}: refused at start-up {which}, started by other releases, and "
+                     f"vLLM {rv.version} is only assumed; pin the image to a release or change --dtype")
+    return True
 
 
 def kv_dtype_refusal(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoint,

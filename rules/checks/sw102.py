@@ -16,7 +16,7 @@ from ..capacity.group import (
     sizing,
     vllm_version,
 )
-from ..capacity.sizing import EPLB_ASSUMED, LENGTH_BY_RELEASE, ReplicaSizing, range_note
+from ..capacity.sizing import DTYPE_ASSUMED, EPLB_ASSUMED, LENGTH_BY_RELEASE, ReplicaSizing, range_note
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, Undecidable, known
@@ -122,6 +122,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         no_ep = next((n for n in s.notes if n.startswith(EPLB_ASSUMED)), "")
         if no_ep:  # refused from 0.10.0, not by 0.9.x: an assumed release does not say which (review21, engine21)
             yield Hit(group_subject(g), f"{CANNOT}{where}: {no_ep.removeprefix(EPLB_ASSUMED)}", g.at("enable_eplb"),
+                      tuple(g.suppressions), undecided=True)
+        no_dtype = next((n for n in s.notes if n.startswith(DTYPE_ASSUMED) and "refused at start-up" in n), "")
+        if no_dtype:  # --dtype half for gemma2 is refused from 0.9.1 only: an assumed release does not say (mend26)
+            yield Hit(group_subject(g), f"{CANNOT}{where}: {no_dtype.removeprefix(DTYPE_ASSUMED)}", g.at("dtype"),
                       tuple(g.suppressions), undecided=True)
         by_release = next((n for n in s.notes if n.startswith(LENGTH_BY_RELEASE)), "")
         if by_release:

@@ -79,8 +79,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
             "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams; where they "
-            "pin none, ray start's default worker range 10002-19999, whose ports the raylet hands its workers in turn: "
-            "advisory where a container of the pod declares the port) is Ray's, "
+            "pin none, ray start's default worker range 10002-19999, whose free ports the raylet hands its workers in "
+            "turn: always advisory, since a program of the pod may hold the port and the raylet then skips it, and "
+            "none where it is the port the pod's vLLM server listens on) is Ray's, "
             "whatever its number, and a port a KubeRay container only names gcs-server, dashboard or client is not "
             "(KubeRay starts no Ray server on the ports its containers name), and each such pin is Ray's where "
             "another flag's value is not read (a Secret's $(VAR): every Ray default port is Ray's then), while a pin "
@@ -546,9 +547,16 @@ def _ray_worker_port(inv: Inventory, svc: Service, port: int) -> tuple[str, str]
     ports from on a pod ``svc`` selects whose ``ray start`` flags pin none (:attr:`PodPorts.ray_workers`, mend24;
     :data:`~shardwise.rules.adapters.k8s.workloads.RAY_DEFAULT_WORKERS`: the raylet hands them out in turn, so every
     port of the range is a worker's gRPC server's sooner or later); not sure where a container of that pod declares
-    the port (another program of the pod may hold it, and the raylet skips a port in use). None elsewhere."""
+    the port (another program of the pod may hold it, and the raylet skips a port in use). Never sure (mend26): a
+    program the pod runs may bind the port without declaring it (``ray start --head && vllm serve … --port 12000``,
+    an oauth2-proxy sidecar's ``--http-address=0.0.0.0:14180``), and the raylet hands out only the ports that are
+    free (ray-project/ray src/ray/raylet/worker_pool.cc ``GetNextFreePort``, ``CheckPortFree``); None where a vLLM
+    server the Service selects listens on ``port`` (its ``--port``): that is its API port, not a worker's. None
+    elsewhere."""
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
+        return None
+    if _vllm_api_port(inv, svc, port):
         return None
     found: tuple[str, str] | None = None
     for p in selectable_pods(inv, svc):
@@ -559,13 +567,26 @@ def _ray_worker_port(inv: Inventory, svc: Service, port: int) -> tuple[str, str]
         low, high = p.ray_workers
         if not low <= port <= high:
             continue
-        what = (f"a Ray worker's port: ray start's workers bind the ports {low}-{high} by default, each in its turn, "
-                "and its flags pin no other (--min-worker-port, --max-worker-port, --worker-port-list)")
-        if port not in p.named.values():
-            return what, ""
-        found = found or (what, "a container of its pods declares the port, and the raylet skips a port another "
-                                "program holds")
+        what = (f"in the range Ray's workers take their ports from: ray start's workers bind the ports {low}-{high} by "
+                "default, each in its turn, and its flags pin no other (--min-worker-port, --max-worker-port, "
+                "--worker-port-list)")
+        if port in p.named.values():
+            return what, ("a container of its pods declares the port, and the raylet skips a port another program "
+                          "holds")
+        found = found or (what, "a Ray worker may take it where nothing else of its pods listens there; the raylet "
+                                "skips a port another program holds, so pin the workers' ports with --min-worker-port "
+                                "and --max-worker-port to be sure")
     return found
+
+
+def _vllm_api_port(inv: Inventory, svc: Service, port: int) -> bool:
+    """Whether a vLLM serving group ``svc`` selects listens for its API on ``port`` (its ``--port``; vLLM's 8000 where
+    not given, vllm/entrypoints/openai/cli_args.py ``FrontendArgs.port``)."""
+    try:
+        chosen = [g for g in selectable(inv, svc) if selects(svc, g)]
+    except Undecidable:
+        return False
+    return any((8000 if g.engine.port is None else g.engine.port) == port for g in chosen)
 
 
 def _ray_nodes_known(inv: Inventory, svc: Service, port: int) -> bool:

@@ -1249,8 +1249,8 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     assigns = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str) and "=" in w]
     if assigns:  # a variable the script assigns once, to a value read, before it refers to it (review43)
         assigned = _script_assignments(assigns, env, pending, set(unread), any_unread)
-        for w in assigns:
-            unread.update(_SCRIPT_ASSIGN.findall(w))
+        for assign in assigns:  # not `w`: mypyc would type the words read below as str and refuse a list in them
+            unread.update(_SCRIPT_ASSIGN.findall(assign))
         if assigned:
             env = {**env, **assigned}
             unread -= set(assigned)

@@ -496,7 +496,10 @@ def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
                 return True
             undecided = undecided or why
     if undecided is not None:
-        raise undecided
+        try:
+            raise undecided
+        finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
+            undecided = None
     return False
 
 

@@ -281,7 +281,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
                     set_by[port] = worker
                     exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
-            raise undecided
+            try:
+                raise undecided
+            finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
+                undecided = None
         if exposed and _runs_other_program(inv, svc):
             return
         for port in sorted(exposed):
@@ -353,13 +356,19 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if not exposed and UNKNOWN in ing.ports:
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
         if not exposed and undecided is not None:
-            raise undecided
+            try:
+                raise undecided
+            finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
+                undecided = None
         for port in sorted(exposed):
             # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
             services = via.get(port) or behind
             if not services and undecided is not None:
-                raise undecided  # the only Services it may send there to are not known to be its backends
+                try:  # the only Services it may send there to are not known to be its backends
+                    raise undecided
+                finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
+                    undecided = None
             picked = [_what_it_selects(inv, [svc], port) for svc in services]
             runtime = any(p[0] for p in picked)
             unsure = any(p[2] for p in picked)

@@ -74,5 +74,8 @@ class ImageUnpinned(GroupRule):
                 tuple(g.suppressions),
             ))
         if undecided is not None and not hits:
-            raise undecided
+            try:
+                raise undecided
+            finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
+                undecided = None
         yield from hits

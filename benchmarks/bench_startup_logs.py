@@ -10,7 +10,8 @@ many KV budgets are within max(0.6 GiB, 4 % of the usable memory), token counts 
 their asymmetric band (no more than 2 % + 0.3 GiB below what vLLM loaded; above it, 0.5 % + 0.05 GiB for an
 unquantised checkpoint vLLM loads whole, else 2 % + 0.3 GiB: ``sizing.weights_band``), then every row that misses,
 then the KV budget's residual by the start's torch.compile state (``startup_logs.compile_table``), then the token
-misses by cause with their token error and budget residual (``startup_logs.cause_table``).
+misses by cause with their token error and budget residual (``startup_logs.cause_table``), then the wrong verdicts and
+the KV budgets outside tolerance by cause with the budget residual (``startup_logs.verdict_kv_table``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("Token counts outside 5 %, by cause (startup_logs.MISS_CAUSES):")
     print(startup_logs.cause_table(logs))
+    print()
+    print("Wrong verdicts and KV budgets outside tolerance, by cause (startup_logs.VERDICT_KV_ROWS):")
+    print(startup_logs.verdict_kv_table(logs))
     return 0
 
 

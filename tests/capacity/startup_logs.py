@@ -869,6 +869,140 @@ MISS_ROWS: dict[tuple[str, str, str, int, int, int, int | None], str] = {
 }
 
 
+#: Why a start/refuse verdict is wrong or a KV budget is outside its tolerance (logs28, issue 28): the class each such row
+#: belongs to, as its ``open_miss``, :data:`MISS_CAUSES` and docs/capacity-model.md ("Verdict and KV misses by class")
+#: write it up. A class of :data:`MISS_CAUSES` keeps its name and text there; the classes below are the ones no token
+#: miss shares (what the rows show, what would decide it). No class here is charged: each is open.
+VERDICT_KV_CAUSES: dict[str, tuple[str, str]] = {
+    "post-snapshot-communicators": (
+        "multi-GPU layouts that keep 0.95 - 1.03 GiB a GPU more than modelled: Kimi-K2.5 at TP8 on an NVSwitch H100 node "
+        "(0.15.0, 0.64 GiB of cache logged at 0.95 against 1.58 modelled, 1.07 needed) and Qwen3-30B-A3B-FP8 at TP2 x DP2 "
+        "with expert parallelism on PCIe L4s (0.29.0, out of memory in the sampler warm-up with about 0.95 GiB of the "
+        "2.72 held outside the budget not attributed). verdicts29 read the 0.15.0 wheel: the logits all-gather goes "
+        "through torch.distributed on the group's device communicator, so PyTorch's own NCCL communicator is created "
+        "at the first collective, after the snapshot (inside the profile at TP8, its buffers in the non-torch "
+        "increase); its size at 8 ranks on NVSwitch (NVLS) and over PCIe is not sized from source",
+        "NCCL_DEBUG=INFO buffer lines, or the non-torch figure of a breakdown, of a TP8 NVSwitch start and of a "
+        "TP2 x DP2 + EP PCIe start"),
+    "margin-after-sizing-0.14": (
+        "gpt-oss-120b on one H100 at 0.14.1 and 0.97 with one sequence (vllm#33155) ran out of memory where shardwise "
+        "charges 0.83 of the 2.38 GiB outside the budget; verdicts29 read 0.14.1's compile_or_warm_up_model, "
+        "kernel_warmup and the capture sizes and found nothing that needs more; where the run failed is not quoted",
+        "the traceback of the failure (profile, KV allocation, graph capture or sampler warm-up)"),
+    "mamba-blocks-unread": (
+        "Qwen3-Coder-Next at TP4 on PCIe L40S (0.24.0, pip, FlashInfer sampler off) counted 134 Mamba cache blocks "
+        "where shardwise counts 472 at its central budget (0 at the band's low edge): about 1.1 GiB a GPU beside the "
+        "37.2 GiB of weights is unread; the guide quotes no 'Available KV cache memory' line",
+        "the start's 'Model loading took' and 'Available KV cache memory' lines"),
+    "no-memory-line-0.8": (
+        "a Qwen2.5-32B INT8 W8A16 directory at TP2 on two RTX 3090s (0.8.1) refused ('No available memory for the "
+        "cache blocks') where shardwise leaves 3.84 GiB; the thread gives no memory line. 0.8's "
+        "determine_available_memory counts every process on the card in its non-torch term; the sampler's PyTorch "
+        "sort (a pip install) explains at most 0.79 GiB; the checkpoint's format is not read",
+        "the start's memory lines and nvidia-smi before it"),
+    "other-tenant": (
+        "an RTX 3090 desktop at 0.17.1 (Llama-3.1-8B, 0.90) ran out of memory in the sampler warm-up because 1.68 GiB "
+        "of the card belonged to other processes (the OOM line lists two and leaves 1.47 GiB to the display stack); "
+        "the same command started on the same card in April. Memory no manifest or engine argument names",
+        "nothing a manifest can give: the row is held to the banded verdict, which says it starts"),
+    "settings-not-in-source": (
+        "Qwen3-VL-30B-A3B on one A800 (0.11.0, vllm#26612) logged 13.69 GiB of cache, more than 0.9 x 79.15 GiB "
+        "leaves beside its 58.6 GiB of weights: the run set a utilisation or context the excerpt does not quote",
+        "the command of the logged run"),
+    "v2-dense-0.27": (
+        "Qwen3-32B on one RTX PRO 6000 Blackwell (sm_120) at 0.27.1 and 0.426 keeps 3.86 GiB beside weights and cache "
+        "where 2.12 are charged (logs14); the same post's TP2 run is within 0.10 and its PP2 first stage within "
+        "tolerance. Written up as Model Runner V2 on a dense BF16 checkpoint keeping more than V2's terms (the class "
+        "of the 0.27.1 RTX 4090 rows of wsl2-profile-transient); a fresh container, so also a cold start on an sm_120 "
+        "card (sm120-cold-nontorch's signature, 1.2 x the 1.45 GiB embedding), compile state not quoted",
+        "the start's compile lines and memory breakdown"),
+}
+
+_AKAMAS_16 = (_AKAMAS + "6b9e573ae77908c59c30ffc8331e3ad844b9ede6/studies/16-qwen3-30b-a3b-parallelism-goodput-per-gpu-"
+              "rerun/README.md")
+_AKAMAS_28 = _AKAMAS + "852352464bac17e242e6e33d133e3c22f75a3f24/studies/28-g7-4500-mig-min-cost-fixed-load/kernel-probe/results/"
+_SPARK = "https://github.com/eugr/spark-vllm-docker/issues/396"
+#: The rows of each class: :func:`verdict_key` -> class (``test_every_verdict_and_kv_miss_has_one_cause`` holds it to
+#: the scoreboard's verdict and KV misses).
+VERDICT_KV_ROWS: dict[tuple[str, str, str, int, int, int, float | None, int | str | None, float | None, bool], str] = {
+    (_AKAMAS_16, "0.29.0", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", 2, 1, 2, 0.88, 8192, None, False):
+        "post-snapshot-communicators",
+    ("https://github.com/t0mdicks0n/llm-self-hosting/blob/a58fa25d6d1d7dbdf1166e111160154742ba04b8/notes/"
+     "kimi-k2.5-setup-log.md", "0.15.0", "moonshotai/Kimi-K2.5", 8, 1, 1, 0.95, 16384, 0.64, False):
+        "post-snapshot-communicators",
+    ("https://github.com/vllm-project/vllm/issues/33155", "0.14.1", "openai/gpt-oss-120b", 1, 1, 1, 0.97, 5120, None,
+     False): "margin-after-sizing-0.14",
+    ("https://github.com/aws-samples/sample-claude-code-multi-model/blob/45807e4a8c6f54c38d5d4f06f56b8d773a2449cf/"
+     "self-hosted/vllm/models/qwen3-coder-next.md", "0.24.0", "Qwen/Qwen3-Coder-Next", 4, 1, 1, 0.9, 16384, None,
+     False): "mamba-blocks-unread",
+    ("https://github.com/vllm-project/vllm/issues/17238", "0.8.1", "Qwen2.5-32B-Instruct-INT8-W8A16", 2, 1, 1, 0.9, 4096,
+     None, False): "no-memory-line-0.8",
+    (_BUCCANEER + "fixd_llama_gmem090_offload0_failed.log", "0.17.1", "meta-llama/Llama-3.1-8B-Instruct", 1, 1, 1,
+     None, 8192, 5.61, False): "other-tenant",
+    (_SPARK, "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", 2, 1, 1, 0.8, 196608, 22.5, False):
+        "unified-memory",
+    (_SPARK, "0.29.1rc1.dev17", "cyankiwi/MiniMax-M2.7-AWQ-4bit", 2, 1, 1, 0.85, 196608, 28.74, True):
+        "unified-memory",
+    ("https://github.com/TW-10519/VLLM-ROUTER/blob/43179adf4b1f340d0bb9dad4628f9919bf97753d/logs/vllm.log", "0.13.0",
+     "huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2", 1, 1, 1, 0.25, 8192, 12.94, True): "unified-memory",
+    (_KUBESIMPLIFY + "8b1d2a5c3e94d3fad7aebfef7cecfa10b6bcc21b/content/blog/running-a-single-llm-across-two-gpus-with-"
+     "vllm.md", "0.27.1", "Qwen/Qwen3-32B", 1, 1, 1, 0.426, 32768, -24.42, False): "v2-dense-0.27",
+    ("https://github.com/vllm-project/vllm/issues/26612", "0.11.0", "Qwen/Qwen3-VL-30B-A3B-Instruct", 1, 1, 1, None,
+     None, 13.69, False): "settings-not-in-source",
+    ("https://github.com/vllm-project/vllm/issues/21348", "0.9.2", "Qwen/Qwen3-235B-A22B-FP8", 4, 1, 1, None, None,
+     8.11, True): "install-unknown",
+    (_FRESHAIR + "f52b9b99f2c0495fb32899ed7e4411c60a90341c/docs/evidence/wp24/WP24-2026-09-20-run1/B/EV02/"
+     "vllm-startup-success.log", "0.29.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 1, 1, 0.7, 8192, 1.45, True):
+        "wsl2-cold-compile",
+    (_FRESHAIR + "96fc81b91fa7c18f534df54d84e0d96f1d13f908/docs/evidence/wp24/WP24-2026-09-24-run2/A/artifacts/"
+     "run-default-utilization.json", "0.30.0", "Qwen/Qwen3-4B-Instruct-2507", 1, 1, 1, 0.9, 8192, 4.63, True):
+        "wsl2-cold-compile",
+    (_AKAMAS_28 + "A-auto.log", "0.29.0", "Qwen/Qwen3-8B-FP8", 1, 1, 1, 0.9, 4096, 2.24, True): "sm120-cold-nontorch",
+    (_AKAMAS_28 + "K-fi-fp8.log", "0.29.0", "Qwen/Qwen3-8B-FP8", 1, 1, 1, 0.9, 4096, 1.98, True): "sm120-cold-nontorch",
+    (_DROLSEY + "main/docs/models.md", "0.28.0", "Qwen/Qwen3-32B-AWQ", 1, 1, 1, 0.85, 8192, 5.16, True):
+        "sm120-cold-nontorch",
+    (_DROLSEY + "main/docs/models.md", "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, 0.7, 16384, 9.27, True):
+        "sm120-cold-nontorch",
+    (_DROLSEY + "main/docs/models.md", "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, 0.7, 32768, 9.27, True):
+        "sm120-cold-nontorch",
+    (_DDIIWOONG, "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, None, None, 10.33, True): "compile-state-by-run",
+}
+
+
+def verdict_key(log: Log) -> tuple[str, str, str, int, int, int, float | None, int | str | None, float | None, bool]:
+    """The key of a row in :data:`VERDICT_KV_ROWS`: URL, release, model, TP, PP, DP, the utilisation and context the
+    row sets, the KV budget it logged and whether it started (a post's runs differ in those)."""
+    s = log.settings
+    return (log.url, log.release, log.model.id, s.tp, s.pp, s.dp, s.gpu_memory_utilization, s.max_model_len,
+            log.kv_gib, log.started)
+
+
+def verdict_kv_cause(log: Log) -> str:
+    """The class of a row whose verdict is wrong or whose KV budget is outside its tolerance (:data:`VERDICT_KV_ROWS`),
+    "" for any other row."""
+    return VERDICT_KV_ROWS.get(verdict_key(log), "")
+
+
+def verdict_kv_table(logs: list[Log]) -> str:
+    """The verdict and KV misses by cause: rows, wrong verdicts, KV budgets outside tolerance and the KV residual's
+    range (shardwise less logged, GiB), so a term's effect on each class shows as a before/after of this table."""
+    by: dict[str, list[Score]] = {}
+    for lg in logs:
+        name = verdict_kv_cause(lg)
+        if name:
+            by.setdefault(name, []).append(score(lg))
+    out = [f"{'cause':<28} {'rows':>4} {'verdict':>7} {'KV':>4} {'GiB min':>8} {'max':>7}"]
+    for name in (*MISS_CAUSES, *VERDICT_KV_CAUSES):
+        scs = by.get(name, [])
+        if not scs:
+            continue
+        res = [sc.sized.available_kv_gib - sc.log.kv_gib for sc in scs if sc.log.kv_gib is not None]
+        span = f"{min(res):>+8.2f} {max(res):>+7.2f}" if res else f"{'-':>8} {'-':>7}"
+        out.append(f"{name:<28} {len(scs):>4} {sum(not sc.verdict_right for sc in scs):>7} "
+                   f"{sum(sc.kv_within is False for sc in scs):>4} {span}")
+    return "\n".join(out)
+
+
 def row_key(log: Log) -> tuple[str, str, str, int, int, int, int | None]:
     """The key of a row in :data:`MISS_ROWS`: URL, release, model, TP, PP, DP and the token count it logged."""
     s = log.settings
@@ -934,6 +1068,11 @@ def scoreboard(logs: list[Log]) -> str:
         causes = [miss_cause(sc.log) or "unclassed" for sc in scores if sc.miss_class]
         out.append("token counts outside 5 %, by cause: " + ", ".join(
             f"{name} {causes.count(name)}" for name in (*MISS_CAUSES, "unclassed") if causes.count(name)))
+    wrong = [verdict_kv_cause(sc.log) or "unclassed" for sc in scores if not sc.verdict_right or sc.kv_within is False]
+    if wrong:
+        out.append("wrong verdicts and KV budgets outside tolerance, by cause: " + ", ".join(
+            f"{name} {wrong.count(name)}" for name in (*MISS_CAUSES, *VERDICT_KV_CAUSES, "unclassed")
+            if wrong.count(name)))
     misses = [sc for sc in scores if not sc.verdict_right or sc.kv_within is False or sc.tokens_within_5pct is False
               or sc.weights_within is False]
     if misses:
@@ -952,6 +1091,8 @@ def scoreboard(logs: list[Log]) -> str:
                      f", {sc.tokens_from_logged_kv:,} from the logged budget")
             cause = miss_cause(lg) or "unclassed"
             what.append(f"tokens {s.kv_cache_tokens:,}, logged {lg.tokens:,} ({sc.miss_class}{split}; {cause})")
+        if not sc.verdict_right or sc.kv_within is False:
+            what[len(what) - 1 - (sc.tokens_within_5pct is False)] += f" ({verdict_kv_cause(lg) or 'unclassed'})"
         if sc.weights_within is False:
             what.append(f"weights {s.weights_gib_per_gpu:.2f} GiB, logged {lg.weights_gib}")
         out.append(f"  {lg.release} {lg.model.id} {lg.gpu} TP{lg.settings.tp}: {'; '.join(what)}  {lg.url}")

@@ -462,6 +462,8 @@ from startup_logs import (
     GIB,
     MISS_CAUSES,
     MISS_ROWS,
+    VERDICT_KV_CAUSES,
+    VERDICT_KV_ROWS,
     cause_table,
     load,
     miss_cause,
@@ -470,6 +472,8 @@ from startup_logs import (
     score,
     scoreboard,
     size,
+    verdict_key,
+    verdict_kv_table,
 )
 
 LOGS = load()
@@ -1452,3 +1456,41 @@ def test_the_sm120_rows_rule_out_the_cold_compile_copy_on_top_of_the_forward_pas
     listed = {(r[0], r[1]) for r in _compile_copy_readings()}
     assert ("0.26.1", "Inferact/Qwen3.8-27B-NVFP4") not in listed and ("0.29.0", "Qwen/Qwen3.5-4B") not in listed
     assert ("0.29.0", "google/gemma-4-E4B-it") not in listed and ("0.12.0", "Qwen/Qwen3-30B-A3B-Instruct-2507") not in listed
+
+
+def test_every_wrong_verdict_and_kv_miss_has_one_cause():
+    # logs28 (issue 28): the 7 wrong verdicts and the 14 KV budgets outside tolerance, each in one class as its
+    # open_miss, MISS_CAUSES or docs/capacity-model.md write it up; a row that comes right, or a new miss, fails here
+    # until the table says so
+    scores = [score(lg) for lg in LOGS]
+    assert (sum(not sc.verdict_right for sc in scores), sum(sc.kv_within is False for sc in scores)) == (7, 14)
+    misses = {verdict_key(sc.log) for sc in scores if not sc.verdict_right or sc.kv_within is False}
+    assert misses == set(VERDICT_KV_ROWS)
+    assert set(VERDICT_KV_ROWS.values()) <= set(MISS_CAUSES) | set(VERDICT_KV_CAUSES)
+    assert set(VERDICT_KV_CAUSES) <= set(VERDICT_KV_ROWS.values())
+    assert not set(VERDICT_KV_CAUSES) & set(MISS_CAUSES)
+
+
+def test_the_verdict_and_kv_misses_by_cause_print_their_counts_and_budget_residual():
+    # the bench's table (benchmarks/bench_startup_logs.py): rows, wrong verdicts, KV budgets outside tolerance and
+    # shardwise's budget less the logged one; 8 of the 14 KV misses are cold starts on sm_120 cards (the RTX 5060 Ti
+    # pair of wsl2-cold-compile, sm120-cold-nontorch's five) or one that may be (v2-dense-0.27, an RTX PRO 6000)
+    assert verdict_kv_table(LOGS).splitlines() == [
+        "cause                        rows verdict   KV  GiB min     max",
+        "wsl2-cold-compile               2       0    2    +0.73   +0.73",
+        "install-unknown                 1       0    1    +3.27   +3.27",
+        "unified-memory                  3       1    3    +1.82  +16.40",
+        "sm120-cold-nontorch             5       0    5    +1.23   +1.77",
+        "compile-state-by-run            1       0    1    -1.12   -1.12",
+        "post-snapshot-communicators     2       2    0    +0.55   +0.55",
+        "margin-after-sizing-0.14        1       1    0        -       -",
+        "mamba-blocks-unread             1       1    0        -       -",
+        "no-memory-line-0.8              1       1    0        -       -",
+        "other-tenant                    1       1    0    -0.02   -0.02",
+        "settings-not-in-source          1       0    1    -8.75   -8.75",
+        "v2-dense-0.27                   1       0    1    +1.69   +1.69",
+    ]
+    assert ("wrong verdicts and KV budgets outside tolerance, by cause: wsl2-cold-compile 2, install-unknown 1, "
+            "unified-memory 3, sm120-cold-nontorch 5, compile-state-by-run 1, post-snapshot-communicators 2, "
+            "margin-after-sizing-0.14 1, mamba-blocks-unread 1, no-memory-line-0.8 1, other-tenant 1, "
+            "settings-not-in-source 1, v2-dense-0.27 1") in scoreboard(LOGS).splitlines()

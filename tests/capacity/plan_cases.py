@@ -119,6 +119,10 @@ DATA_23 = Path(__file__).with_name("data") / "plan_cases_23.json"
 # GKE's Gemma 4 E2B / 31B and Qwen3-32B (RTX PRO 6000) runtimes and vLLM's DeepSeek-R1-Distill-Llama-70B, Gemma 7B and
 # Llama 3.2 1B recipe files
 DATA_24 = Path(__file__).with_name("data") / "plan_cases_24.json"
+# the twenty-sixth set (issue 28, plancases26 of 2026-12-07), from a source none of them cites: GPUStack's performance lab
+# (gpt-oss-120b on H100 at 0.10.2, Qwen3-235B-A22B-Instruct-2507 bf16 and FP8 on H100 at 0.11.0, GLM-4.6 on H200 at
+# 0.11.0, DeepSeek-V3.2 TP8 and DP8 + EP on H200 at 0.13.0)
+DATA_26 = Path(__file__).with_name("data") / "plan_cases_26.json"
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = Path(__file__).with_name("data") / "recipes"  # the recipes' own manifests, vendored with their provenance
 
@@ -146,7 +150,7 @@ def load(*paths: Path) -> list[Case]:
     out: list[Case] = []
     for path in paths or (DATA, DATA_2, DATA_3, DATA_5, DATA_6, DATA_7, DATA_8, DATA_9, DATA_10, DATA_11,
                                    DATA_12, DATA_13, DATA_14, DATA_15, DATA_16, DATA_17, DATA_18,
-                                   DATA_19, DATA_20, DATA_21, DATA_22, DATA_23, DATA_24):
+                                   DATA_19, DATA_20, DATA_21, DATA_22, DATA_23, DATA_24, DATA_26):
         doc = json.loads(path.read_text())
         out += [Case(id=c["id"], kind=c["kind"], source=c["source"], recipe=c["recipe"], request=c["plan"],
                      expect=c["expect"], why=c["why"], open_miss=c.get("open_miss"), manifest=c.get("manifest"),

@@ -18,7 +18,7 @@ from typing import Any
 
 import plan_cases
 import pytest
-from shardwise.rules.app.plan import PlanRequest, make_plan
+from shardwise.rules.app.plan import PlanRequest, engine_text, make_plan
 
 CASES = plan_cases.load()
 
@@ -709,6 +709,52 @@ def test_the_twenty_fourth_set_asks_what_the_others_do_not():
     assert [c.id for c in twentyfourth if c.ambiguous] == []
     assert {c.request.get("gpu") for c in twentyfourth} == {"A10G", "B200", "GB200", "H100", "H200", "L4", "L40S",
                                                                "MI355X", "RTX-PRO-6000-Blackwell"}
+
+
+def test_the_twenty_sixth_set_asks_what_the_others_do_not():
+    """plan_cases_26.json (issue 28, plancases26 of 2026-12-07): ten cases from a source no earlier set cites, written and
+    committed before plan was run on them (b06ee938): GPUStack's performance lab, whose pages name the vLLM release and
+    the GPUs of each benchmarked command: gpt-oss-120b on H100 at v0.10.2 (TP1 and PP2 at 32,768 tokens),
+    Qwen3-235B-A22B-Instruct-2507 on H100 at v0.11.0 (bf16 TP8; FP8 TP4 at 16,384 batched tokens; FP8 TP8, which the
+    page says does not load without expert parallelism (SW203), and with it), GLM-4.6 bf16 TP8 on H200 at v0.11.0 and
+    DeepSeek-V3.2 on 8 x H200 at v0.13.0 (TP8; DP8 + EP at 81,920 tokens; DP8 + EP at the full 163,840, 'OOM'). Blind 9
+    of 10; the miss is ambiguous: the page does not say whether the full-length run went out of memory at start-up,
+    and vLLM 0.13.0's source passes its KV check there."""
+    earlier = plan_cases.load(plan_cases.DATA, plan_cases.DATA_2, plan_cases.DATA_3, plan_cases.DATA_5,
+                              plan_cases.DATA_6, plan_cases.DATA_7, plan_cases.DATA_8, plan_cases.DATA_9,
+                              plan_cases.DATA_10, plan_cases.DATA_11, plan_cases.DATA_12, plan_cases.DATA_13,
+                              plan_cases.DATA_14, plan_cases.DATA_15, plan_cases.DATA_16, plan_cases.DATA_17,
+                              plan_cases.DATA_18, plan_cases.DATA_19, plan_cases.DATA_20, plan_cases.DATA_21,
+                              plan_cases.DATA_22, plan_cases.DATA_23, plan_cases.DATA_24)
+    twentysixth = plan_cases.load(plan_cases.DATA_26)
+    assert len(twentysixth) == 10
+    assert _repeats(earlier, twentysixth) == ([], [])
+    documents = {c.source.split("/blob/")[-1].split("/", 1)[-1] for c in earlier}
+    assert [c.id for c in twentysixth if c.source.split("/blob/")[-1].split("/", 1)[-1] in documents] == []
+    assert {c.source.split("/blob/")[0] for c in twentysixth} == {"https://github.com/gpustack/gpustack"}
+    assert [c.id for c in twentysixth if c.expect.get("starts") is False] == [
+        "gpustack-qwen3-235b-2507-fp8-h100-tp8-no-ep-v0110", "gpustack-dsv32-h200-dp8-ep-full-len-v0130"]
+    assert [c.id for c in twentysixth if c.request.get("dp", 1) > 1] == [
+        "gpustack-dsv32-h200-dp8-ep-82k-v0130", "gpustack-dsv32-h200-dp8-ep-full-len-v0130"]
+    assert [c.id for c in twentysixth if c.open_miss] == []
+    assert [c.id for c in twentysixth if c.ambiguous] == ["gpustack-dsv32-h200-dp8-ep-full-len-v0130"]
+    assert {c.request.get("vllm_version") for c in twentysixth} == {"0.10.2", "0.11.0", "0.13.0"}
+
+
+def test_qwen3_235b_fp8_at_tp8_without_expert_parallelism_is_refused_for_its_weight_blocks():
+    """Set 26's GPUStack note, '# TP8 only is not compatible with the model weight. Use EP as well.' (vLLM v0.11.0,
+    H100), in exact terms: the FP8 checkpoint's experts are 1,536 wide in 128 x 128 weight blocks, and eight ways they
+    are 192, which no block divides: plan refuses the layout with SW203 (mandatory) and plans no layout; with expert
+    parallelism each GPU keeps whole experts and nothing blocks."""
+    args = dict(model="Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", base_model="Qwen/Qwen3-235B-A22B-Instruct-2507",
+                gpu="H100", vllm_version="0.11.0", tp=8)
+    plan = make_plan(PlanRequest(**args))
+    assert plan.chosen is None
+    assert not plan.shown.starts
+    assert [(f.code, f.level) for f in plan.shown.findings] == [("SW203", "mandatory")]
+    ep = make_plan(PlanRequest(**args, enable_expert_parallel=True))
+    assert engine_text(ep.chosen.parallel) == "TP8 with expert parallelism"
+    assert ep.shown.starts and [f.code for f in ep.shown.findings] == []
 
 
 def test_gemma3_27b_at_080_on_one_h100_at_0151_is_the_sampler_class():

@@ -135,7 +135,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
             "input does not show: advisory. "
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
-            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
+            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods, "
+            "judged as a Service of type LoadBalancer would be: the ports its pods' settings put a runtime on, and "
+            "a Ray pin or rank size not known yet, count there too."
         ),
         bad_example=(
             "resources:\n"
@@ -252,9 +254,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
         exposed: dict[int, str] = {}
-        set_by = ports_set_by_settings(inv, svc)
-        rank_unsure = _moriio_ports_unsure(inv, svc)
-        pin_unknown = _ray_pin_unknown(inv, svc)
+        settings = _SettingPorts(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -267,19 +267,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
             except Undecidable as u:
                 undecided = undecided or u
                 continue
-            if port is not None and port in RUNTIME_PORTS:
+            if port is None:
+                continue
+            if port in RUNTIME_PORTS:
                 exposed[port] = exposed.get(port) or named
-            elif port is not None and port in set_by:  # a port the pods' own settings put the runtime on
+                continue
+            verdict = settings.judge(port)
+            if isinstance(verdict, Undecidable):
+                undecided = undecided or verdict
+                verdict = None  # held by one local only: the raised value's traceback holds this frame
+            elif verdict is not None:
                 exposed[port] = exposed.get(port) or named
-            elif port is not None and port in rank_unsure:  # a MoRIIO rank's port at a TP not known yet (review42)
-                undecided = undecided or Undecidable(rank_unsure[port])
-            elif isinstance(port, int) and pin_unknown:  # a Ray pin not known yet may be this port (mend25)
-                undecided = undecided or Undecidable(f"{pin_unknown} (port {port} may be it)")
-            elif port is not None and port not in RUNTIME_PORTS:  # mend24: ray start's default worker range
-                worker = _ray_worker_port(inv, svc, port)
-                if worker is not None:
-                    set_by[port] = worker
-                    exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             try:
                 raise undecided
@@ -290,7 +288,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
                 via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
-                what, release = set_by[port]  # release: why a release not known leaves it unsure (mend24)
+                what, release = settings.set_by[port]  # release: why a release not known leaves it unsure (mend24)
                 yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
                                f"({what}{via}) outside the cluster; {_SERVICE_REMEDY}"
                                + (f" (advisory: {release})" if release else ""), level="advisory" if release else None)
@@ -324,6 +322,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
         via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
+        set_by: dict[int, tuple[str, str]] = {}  # the ports their pods' settings put a runtime on (mend28)
         # the Services it surely sends to: never one of another namespace whose ReferenceGrant is not in the inputs
         # (what is outside them blocks nothing, mend16), nor an InferencePool (its target port is the engine's own)
         for kind, _name, found, why in backends(inv, ing):
@@ -339,27 +338,47 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 else:
                     targets += svc.target_ports
                 targets += [t for n, t in svc.port_names.items() if n in ing.ports]
+                settings: _SettingPorts | None = None  # built once per Service, where a port needs it
                 for target in targets:
                     try:
                         port, _ = resolve_target_port(inv, svc, target)
                     except Undecidable as u:
                         undecided = undecided or u
                         continue
-                    if port is not None and port in RUNTIME_PORTS and why is not None:
+                    if port is None:
+                        continue
+                    verdict: tuple[str, str] | Undecidable | None = None
+                    if port not in RUNTIME_PORTS:  # judged as the Service path judges it (mend28)
+                        settings = settings or _SettingPorts(inv, svc)
+                        verdict = settings.judge(port)
+                        if verdict is None:
+                            continue
+                    if why is not None:
                         # whether the route sends there is not known yet (its backendRef's namespace a template fills,
                         # a grant's value a preview computes): a runtime port behind it is undecided, never silent
                         undecided = undecided or why
-                    elif port is not None and port in RUNTIME_PORTS:
+                    elif isinstance(verdict, Undecidable):
+                        undecided = undecided or verdict
+                        verdict = None  # held by one local only: the raised value's traceback holds this frame
+                    elif verdict is not None:
+                        if not _runs_other_program(inv, svc):
+                            set_by.setdefault(port, verdict)
+                    else:
                         exposed.add(port)
                         if svc not in via.setdefault(port, []):
                             via[port].append(svc)
-        if not exposed and UNKNOWN in ing.ports:
+        if not exposed and not set_by and UNKNOWN in ing.ports:
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
-        if not exposed and undecided is not None:
+        if not exposed and not set_by and undecided is not None:
             try:
                 raise undecided
             finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
                 undecided = None
+        for port in sorted(set_by):  # review33, mend28: the selected pods' settings say the runtime listens there
+            what, release = set_by[port]
+            yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} ({what}); "
+                           f"{_INGRESS_REMEDY}" + (f" (advisory: {release})" if release else ""),
+                      level="advisory" if release else None)
         for port in sorted(exposed):
             # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
@@ -389,8 +408,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({_port_text(port, runtime or named, others, unsure)}); remove that route (reach a dashboard with "
-                "kubectl port-forward) and route only the API port, through a gateway",
+                f"({_port_text(port, runtime or named, others, unsure)}); {_INGRESS_REMEDY}",
             )
 
 
@@ -739,12 +757,7 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return found
-    for g in selectable(inv, svc):
-        try:
-            if not selects(svc, g):
-                continue
-        except Undecidable:
-            continue
+    for g in _selected_groups(inv, svc):
         tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
         if tp is not UNKNOWN or isinstance(dp, bool) or not isinstance(dp, int) or dp < 1:
             continue
@@ -1017,6 +1030,49 @@ def _port_number(value: Any) -> int | None:
     return None
 
 
+def _selected_groups(inv: Inventory, svc: Service) -> list[ServingGroup]:
+    """The vLLM serving groups ``svc`` is known to select (one whose selection is not known yet is left out)."""
+    found: list[ServingGroup] = []
+    for g in selectable(inv, svc):
+        try:
+            if selects(svc, g):
+                found.append(g)
+        except Undecidable:
+            continue
+    return found
+
+
+class _SettingPorts:
+    """What the settings of the pods a Service selects say of a port it sends to that is no runtime's default number
+    (:data:`RUNTIME_PORTS`): one judgement for a Service of type LoadBalancer or NodePort and for a Service behind an
+    Ingress or a route (mend28: the Ingress path judged the default numbers only, so a Ray pin a preview computes, a
+    --master-port, a MoRIIO rank's port or a port of Ray's worker range routed from outside passed in silence)."""
+
+    def __init__(self, inv: Inventory, svc: Service) -> None:
+        self.inv = inv
+        self.svc = svc
+        #: the ports the pods' own settings put a runtime on, each with what listens there and why it is not sure
+        self.set_by: dict[int, tuple[str, str]] = ports_set_by_settings(inv, svc)
+        self.rank_unsure: dict[int, str] = _moriio_ports_unsure(inv, svc)
+        self.pin_unknown: str = _ray_pin_unknown(inv, svc)
+
+    def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
+        """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
+        :attr:`set_by`); an :class:`Undecidable`, not raised, where a value that decides it is not known yet (a
+        MoRIIO rank's port at a TP not known yet, review42; a Ray pin not known yet, mend25); None where nothing of
+        theirs listens there."""
+        if port in self.set_by:  # a port the pods' own settings put the runtime on (review33)
+            return self.set_by[port]
+        if port in self.rank_unsure:
+            return Undecidable(self.rank_unsure[port])
+        if self.pin_unknown:  # a Ray pin not known yet may be this port
+            return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
+        worker = _ray_worker_port(self.inv, self.svc, port)  # mend24: ray start's default worker range
+        if worker is not None:
+            self.set_by[port] = worker
+        return worker
+
+
 def _ray_pin_unknown(inv: Inventory, svc: Service) -> str:
     """The ``ray start`` flag, and the workload, of a Ray port pin whose value is not known yet (a preview's computed
     output, a template's placeholder: :attr:`RayPins.unknown`) on the pods ``svc`` selects (mend25): a port it sends
@@ -1048,12 +1104,7 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, 
     if not isinstance(selector, dict) or not selector:
         return found
     served: set[str] = set()
-    for g in selectable(inv, svc):
-        try:
-            if not selects(svc, g):
-                continue
-        except Undecidable:
-            continue
+    for g in _selected_groups(inv, svc):
         served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
         extra = g.engine.extra
         settings: list[tuple[str, Any]] = [(k, extra.get(k)) for k in ("master_port", "data_parallel_rpc_port")]
@@ -1133,6 +1184,9 @@ def _runs_other_program(inv: Inventory, svc: Service) -> bool:
     return all(p.subject in engines for p in pods)
 
 
+#: What to write instead of an Ingress or a route to a runtime port.
+_INGRESS_REMEDY = ("remove that route (reach a dashboard with kubectl port-forward) and route only the API port, "
+                   "through a gateway")
 #: What to write instead of a LoadBalancer or NodePort Service in front of a runtime port.
 _SERVICE_REMEDY = ("make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
                    "dashboard with kubectl port-forward), or take this port off it and leave only the API port")

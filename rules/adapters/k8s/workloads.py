@@ -1097,6 +1097,20 @@ def ray_pinned_ports(params: Mapping[str, Any]) -> tuple[set[int], list[str]]:
     return pinned, unread
 
 
+def fold_ray_ports(found: set[int], ports: Any) -> tuple[bool, str]:
+    """Adds to ``found`` the Ray ports one ``ray start`` listens on (a frozenset: all of them known; a
+    :class:`RayPins`: those its readable flags pin) and says whether every default port of Ray's is Ray's there (a
+    flag not read: fail closed) and the pin flag whose value is not known yet ("" where none). The one fold of a
+    command's ``ray start`` results and of a pod's containers' (mend28: two copies of it had to be kept alike)."""
+    if isinstance(ports, frozenset):
+        found |= ports
+        return False, ""
+    if isinstance(ports, RayPins):
+        found |= ports.ports
+        return True, ports.unknown
+    return True, ""
+
+
 def ray_start_command_ports(text: str, pending: Iterable[str] = ()) -> Any:
     """The Ray ports the ``ray start`` commands of ``text`` listen on (:func:`ray_start_ports`: ``--head`` a head's,
     else a worker's, each flag's ``--flag=N`` or ``--flag N``; a :class:`RayPins` or True where a value is not read,
@@ -1115,14 +1129,9 @@ def ray_start_command_ports(text: str, pending: Iterable[str] = ()) -> Any:
             key = w.lstrip("-").strip("'\"")
             if w.startswith("--") and key in RAY_PORT_FLAGS:
                 params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
-        ports = ray_start_ports(params, "--head" in words, pending)
-        if isinstance(ports, frozenset):
-            found |= ports
-            continue
-        closed = True
-        if isinstance(ports, RayPins):
-            found |= ports.ports
-            unknown = unknown or ports.unknown
+        shut, later = fold_ray_ports(found, ray_start_ports(params, "--head" in words, pending))
+        closed = closed or shut
+        unknown = unknown or later
     if closed:
         return ray_open(found, unknown)
     return frozenset(found) if started else None
@@ -1153,14 +1162,10 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         if named:
             pending = literal_env(container)[1]
             starts = True
-            for r in (ray_start_command_ports(t, pending) for t in named):
-                if isinstance(r, frozenset):
-                    started |= r
-                    continue
-                closed = True
-                if isinstance(r, RayPins):
-                    started |= r.ports
-                    later = later or r.unknown
+            for t in named:
+                shut, pin = fold_ray_ports(started, ray_start_command_ports(t, pending))
+                closed = closed or shut
+                later = later or pin
             unknown = unknown or open_
             continue
         if image is UNKNOWN:

@@ -113,7 +113,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
             "ports: 6301 and 61005 unless its kv_connector_extra_config names others, and above each the ports its "
             "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; where TP is not known "
-            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided; above NIXL's side "
+            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided, and where the "
+            "data-parallel size is not known yet, neither can any port above the base but the pod's vLLM API port "
+            "(the data-parallel rank counts all of the engines, not the pod's: it is never read as vLLM's default "
+            "1); above NIXL's side "
             "channel port, 5600 or VLLM_NIXL_SIDE_CHANNEL_PORT, one for each data-parallel rank, and in vLLM 0.11.0 "
             "and earlier one for each tensor-parallel worker of each, up to the data-parallel size times the "
             "tensor-parallel size less 1 (advisory where the release is not known); above Mooncake's, 8998 or "
@@ -738,8 +741,8 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
     with its default ``tp_size=1`` is ``dp_rank + tp_rank``; each worker's handshake listener binds ``handshake_port
     + get_port_offset(dp_rank, tp_rank)`` (moriio_connector.py ``side_channel_port``) and its notify socket
     ``notify_port + port_offset`` (``MoRIIOConfig.from_vllm_config``)): 0 to (data-parallel size - 1) +
-    (tensor-parallel size - 1). Only the base where a size is not known yet (judged there, as every setting not
-    known is)."""
+    (tensor-parallel size - 1). Only the base where a size is not known yet (judged there; a port above it then
+    cannot be decided, :func:`_moriio_ports_unsure`, :func:`_moriio_dp_unknown`)."""
     tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in (tp, dp)):
         return range(1)
@@ -751,8 +754,8 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
     group's --tensor-parallel-size is not known yet (a guide's ``<TP_SIZE>``, a start script's ``${TP}``) and the GPUs
     of its pod bound it (:func:`..capacity.group.most_tp_unseen`), each with what is not known (review42: a decode
     server at ``<TP_SIZE>`` behind a NodePort publishing 6303 passed in silence, its ranks' ports judged at TP1 only,
-    though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where the data-parallel size is not known, or
-    TP is not bounded, none (the base ports are judged, as every setting not known is)."""
+    though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where TP is not bounded, none (the base ports
+    are judged); where the data-parallel size is not known, none here (:func:`_moriio_dp_unknown` says so)."""
     found: dict[int, str] = {}
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
@@ -775,6 +778,25 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
                         f"tensor_parallel_size of {subject} (port {rank_port} is its MoRIIO KV connector's "
                         f"{setting.removesuffix('_port')} of a rank, {setting} {moriio_port} + {offset}, at a TP of "
                         f"{offset - dp + 2} or more, which its {most} GPUs allow)"))
+    return found
+
+
+def _moriio_dp_unknown(inv: Inventory, svc: Service) -> list[tuple[int, str, str]]:
+    """(base port, setting, group) of each MoRIIO KV connector of a group ``svc`` selects whose --data-parallel-size
+    is not known yet (a preview's computed output, a chart's ``{{ .Values.dp }}`` left unrendered, a start script's
+    ``${DP}``): its ranks listen on the base plus their data-parallel rank plus their tensor-parallel rank
+    (:func:`_moriio_rank_offsets`), and the data-parallel rank is the engine's rank among all of them, not among its
+    pod's, so any port above the base may be a rank's (mend28: it was judged at DP 1, its base ports only, as if
+    vLLM's default were the value)."""
+    found: list[tuple[int, str, str]] = []
+    for g in _selected_groups(inv, svc):
+        if g.engine.data_parallel_size is not UNKNOWN:
+            continue
+        extra = g.engine.extra
+        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+            found.append((moriio_port, setting, subject))
     return found
 
 
@@ -1055,6 +1077,8 @@ class _SettingPorts:
         self.set_by: dict[int, tuple[str, str]] = ports_set_by_settings(inv, svc)
         self.rank_unsure: dict[int, str] = _moriio_ports_unsure(inv, svc)
         self.pin_unknown: str = _ray_pin_unknown(inv, svc)
+        #: highest base first: a port above two bases is said of the nearer one
+        self.dp_unknown: list[tuple[int, str, str]] = sorted(_moriio_dp_unknown(inv, svc), reverse=True)
 
     def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
         """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
@@ -1067,6 +1091,12 @@ class _SettingPorts:
             return Undecidable(self.rank_unsure[port])
         if self.pin_unknown:  # a Ray pin not known yet may be this port
             return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
+        for base, setting, subject in self.dp_unknown:  # a MoRIIO rank's port at a DP not known yet (mend28)
+            if base < port and not _vllm_api_port(self.inv, self.svc, port):
+                return Undecidable(
+                    f"data_parallel_size of {subject} (port {port} may be its MoRIIO KV connector's "
+                    f"{setting.removesuffix('_port')} of a rank: {setting} {base} + its data-parallel rank + its "
+                    f"tensor-parallel rank)")
         worker = _ray_worker_port(self.inv, self.svc, port)  # mend24: ray start's default worker range
         if worker is not None:
             self.set_by[port] = worker

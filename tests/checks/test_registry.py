@@ -107,6 +107,7 @@ EXTRA_FIXTURES = {
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
+              "model-dtype-fork-image.yaml",  # mend28: a fork's tag is its word: the release assumed, advisory
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV

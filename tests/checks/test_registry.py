@@ -201,6 +201,7 @@ EXTRA_FIXTURES = {
               "kv-room.yaml",  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
               "karpenter-instance-type.yaml",  # corpus18: the instance type a pod selects from a NodePool's families
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
+    "SW203": {"neuron-heads.yaml"},  # mend28: vLLM refuses 64 heads at TP24 on Neuron too (NxDI's padding is behind it)
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "privileged-rocm.yaml",  # corpus26: a privileged container sees every device of its node
               "limitrange-default.yaml",  # limitrange22: a LimitRange's default GPU is the count of a container

@@ -78,7 +78,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
-            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams; where they "
+            "--min-worker-port to --max-worker-port or --worker-port-list pin, and a head's --dashboard-grpc-port "
+            "where its Ray release is readable (a rayproject/ray image's tag, KubeRay's rayVersion) and 2.44 or "
+            "earlier, KubeRay's rayStartParams; where they "
             "pin none, ray start's default worker range 10002-19999, whose free ports the raylet hands its workers in "
             "turn: always advisory, since a program of the pod may hold the port and the raylet then skips it, and "
             "none where it is the port the pod's vLLM server listens on) is Ray's, "
@@ -1173,7 +1175,8 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, 
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "
                                          "--dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, "
                                          "--runtime-env-agent-port, --min-worker-port to --max-worker-port or "
-                                         "--worker-port-list, KubeRay's rayStartParams", ""))
+                                         "--worker-port-list, a head's --dashboard-grpc-port on Ray 2.44 or earlier, "
+                                         "KubeRay's rayStartParams", ""))
         if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):

@@ -267,6 +267,7 @@ EXTRA_FIXTURES = {
               "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)
               "ray-pins-beside-unread.yaml",  # mend25: the readable pins beside a flag from a Secret
+              "ray-dashboard-grpc-port.yaml",  # mend28: a head's --dashboard-grpc-port where Ray <= 2.44 is read
               "ray-pin-computed.json",  # mend25: a pin a preview computes: cannot decide at the port it may be
               "ingress-ray-pin-computed.json",  # mend28: the same behind an Ingress; a known pin routed blocks
               "ingress-ports-set-by-settings.yaml",  # mend28: an Ingress to a port the pods' settings choose

@@ -78,7 +78,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "name says; and the port a ray start's flags put Ray on (--port, --dashboard-port, "
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
-            "--min-worker-port to --max-worker-port or --worker-port-list pin, KubeRay's rayStartParams; where they "
+            "--min-worker-port to --max-worker-port or --worker-port-list pin, and a head's --dashboard-grpc-port "
+            "where its Ray release is readable (a rayproject/ray image's tag, KubeRay's rayVersion) and 2.44 or "
+            "earlier, KubeRay's rayStartParams; where they "
             "pin none, ray start's default worker range 10002-19999, whose free ports the raylet hands its workers in "
             "turn: always advisory, since a program of the pod may hold the port and the raylet then skips it, and "
             "none where it is the port the pod's vLLM server listens on) is Ray's, "
@@ -113,7 +115,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "MASTER_PORT, a PyTorchJob's MASTER_PORT, NCCL_COMM_ID's, a MoRIIO KV connector's handshake and notify "
             "ports: 6301 and 61005 unless its kv_connector_extra_config names others, and above each the ports its "
             "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; where TP is not known "
-            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided; above NIXL's side "
+            "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided, and where the "
+            "data-parallel size is not known yet, neither can any port above the base but the pod's vLLM API port "
+            "(the data-parallel rank counts all of the engines, not the pod's: it is never read as vLLM's default "
+            "1); above NIXL's side "
             "channel port, 5600 or VLLM_NIXL_SIDE_CHANNEL_PORT, one for each data-parallel rank, and in vLLM 0.11.0 "
             "and earlier one for each tensor-parallel worker of each, up to the data-parallel size times the "
             "tensor-parallel size less 1 (advisory where the release is not known); above Mooncake's, 8998 or "
@@ -135,7 +140,9 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
             "input does not show: advisory. "
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
-            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods."
+            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods, "
+            "judged as a Service of type LoadBalancer would be: the ports its pods' settings put a runtime on, and "
+            "a Ray pin or rank size not known yet, count there too."
         ),
         bad_example=(
             "resources:\n"
@@ -252,9 +259,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
         exposed: dict[int, str] = {}
-        set_by = ports_set_by_settings(inv, svc)
-        rank_unsure = _moriio_ports_unsure(inv, svc)
-        pin_unknown = _ray_pin_unknown(inv, svc)
+        settings = _SettingPorts(inv, svc)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -267,19 +272,17 @@ class RuntimePortExposed(ObjectRule[Checked]):
             except Undecidable as u:
                 undecided = undecided or u
                 continue
-            if port is not None and port in RUNTIME_PORTS:
+            if port is None:
+                continue
+            if port in RUNTIME_PORTS:
                 exposed[port] = exposed.get(port) or named
-            elif port is not None and port in set_by:  # a port the pods' own settings put the runtime on
+                continue
+            verdict = settings.judge(port)
+            if isinstance(verdict, Undecidable):
+                undecided = undecided or verdict
+                verdict = None  # held by one local only: the raised value's traceback holds this frame
+            elif verdict is not None:
                 exposed[port] = exposed.get(port) or named
-            elif port is not None and port in rank_unsure:  # a MoRIIO rank's port at a TP not known yet (review42)
-                undecided = undecided or Undecidable(rank_unsure[port])
-            elif isinstance(port, int) and pin_unknown:  # a Ray pin not known yet may be this port (mend25)
-                undecided = undecided or Undecidable(f"{pin_unknown} (port {port} may be it)")
-            elif port is not None and port not in RUNTIME_PORTS:  # mend24: ray start's default worker range
-                worker = _ray_worker_port(inv, svc, port)
-                if worker is not None:
-                    set_by[port] = worker
-                    exposed[port] = exposed.get(port) or named
         if undecided is not None and not exposed:
             try:
                 raise undecided
@@ -290,7 +293,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
                 via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
-                what, release = set_by[port]  # release: why a release not known leaves it unsure (mend24)
+                what, release = settings.set_by[port]  # release: why a release not known leaves it unsure (mend24)
                 yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
                                f"({what}{via}) outside the cluster; {_SERVICE_REMEDY}"
                                + (f" (advisory: {release})" if release else ""), level="advisory" if release else None)
@@ -324,6 +327,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         behind: list[Service] = []
         via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
+        set_by: dict[int, tuple[str, str]] = {}  # the ports their pods' settings put a runtime on (mend28)
         # the Services it surely sends to: never one of another namespace whose ReferenceGrant is not in the inputs
         # (what is outside them blocks nothing, mend16), nor an InferencePool (its target port is the engine's own)
         for kind, _name, found, why in backends(inv, ing):
@@ -339,27 +343,47 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 else:
                     targets += svc.target_ports
                 targets += [t for n, t in svc.port_names.items() if n in ing.ports]
+                settings: _SettingPorts | None = None  # built once per Service, where a port needs it
                 for target in targets:
                     try:
                         port, _ = resolve_target_port(inv, svc, target)
                     except Undecidable as u:
                         undecided = undecided or u
                         continue
-                    if port is not None and port in RUNTIME_PORTS and why is not None:
+                    if port is None:
+                        continue
+                    verdict: tuple[str, str] | Undecidable | None = None
+                    if port not in RUNTIME_PORTS:  # judged as the Service path judges it (mend28)
+                        settings = settings or _SettingPorts(inv, svc)
+                        verdict = settings.judge(port)
+                        if verdict is None:
+                            continue
+                    if why is not None:
                         # whether the route sends there is not known yet (its backendRef's namespace a template fills,
                         # a grant's value a preview computes): a runtime port behind it is undecided, never silent
                         undecided = undecided or why
-                    elif port is not None and port in RUNTIME_PORTS:
+                    elif isinstance(verdict, Undecidable):
+                        undecided = undecided or verdict
+                        verdict = None  # held by one local only: the raised value's traceback holds this frame
+                    elif verdict is not None:
+                        if not _runs_other_program(inv, svc):
+                            set_by.setdefault(port, verdict)
+                    else:
                         exposed.add(port)
                         if svc not in via.setdefault(port, []):
                             via[port].append(svc)
-        if not exposed and UNKNOWN in ing.ports:
+        if not exposed and not set_by and UNKNOWN in ing.ports:
             raise Undecidable(f"a backend of {ing.kind} `{ing.name}`")
-        if not exposed and undecided is not None:
+        if not exposed and not set_by and undecided is not None:
             try:
                 raise undecided
             finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
                 undecided = None
+        for port in sorted(set_by):  # review33, mend28: the selected pods' settings say the runtime listens there
+            what, release = set_by[port]
+            yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} ({what}); "
+                           f"{_INGRESS_REMEDY}" + (f" (advisory: {release})" if release else ""),
+                      level="advisory" if release else None)
         for port in sorted(exposed):
             # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
@@ -389,8 +413,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             yield hit(
                 ing,
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
-                f"({_port_text(port, runtime or named, others, unsure)}); remove that route (reach a dashboard with "
-                "kubectl port-forward) and route only the API port, through a gateway",
+                f"({_port_text(port, runtime or named, others, unsure)}); {_INGRESS_REMEDY}",
             )
 
 
@@ -720,8 +743,8 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
     with its default ``tp_size=1`` is ``dp_rank + tp_rank``; each worker's handshake listener binds ``handshake_port
     + get_port_offset(dp_rank, tp_rank)`` (moriio_connector.py ``side_channel_port``) and its notify socket
     ``notify_port + port_offset`` (``MoRIIOConfig.from_vllm_config``)): 0 to (data-parallel size - 1) +
-    (tensor-parallel size - 1). Only the base where a size is not known yet (judged there, as every setting not
-    known is)."""
+    (tensor-parallel size - 1). Only the base where a size is not known yet (judged there; a port above it then
+    cannot be decided, :func:`_moriio_ports_unsure`, :func:`_moriio_dp_unknown`)."""
     tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in (tp, dp)):
         return range(1)
@@ -733,18 +756,13 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
     group's --tensor-parallel-size is not known yet (a guide's ``<TP_SIZE>``, a start script's ``${TP}``) and the GPUs
     of its pod bound it (:func:`..capacity.group.most_tp_unseen`), each with what is not known (review42: a decode
     server at ``<TP_SIZE>`` behind a NodePort publishing 6303 passed in silence, its ranks' ports judged at TP1 only,
-    though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where the data-parallel size is not known, or
-    TP is not bounded, none (the base ports are judged, as every setting not known is)."""
+    though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where TP is not bounded, none (the base ports
+    are judged); where the data-parallel size is not known, none here (:func:`_moriio_dp_unknown` says so)."""
     found: dict[int, str] = {}
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return found
-    for g in selectable(inv, svc):
-        try:
-            if not selects(svc, g):
-                continue
-        except Undecidable:
-            continue
+    for g in _selected_groups(inv, svc):
         tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
         if tp is not UNKNOWN or isinstance(dp, bool) or not isinstance(dp, int) or dp < 1:
             continue
@@ -762,6 +780,25 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
                         f"tensor_parallel_size of {subject} (port {rank_port} is its MoRIIO KV connector's "
                         f"{setting.removesuffix('_port')} of a rank, {setting} {moriio_port} + {offset}, at a TP of "
                         f"{offset - dp + 2} or more, which its {most} GPUs allow)"))
+    return found
+
+
+def _moriio_dp_unknown(inv: Inventory, svc: Service) -> list[tuple[int, str, str]]:
+    """(base port, setting, group) of each MoRIIO KV connector of a group ``svc`` selects whose --data-parallel-size
+    is not known yet (a preview's computed output, a chart's ``{{ .Values.dp }}`` left unrendered, a start script's
+    ``${DP}``): its ranks listen on the base plus their data-parallel rank plus their tensor-parallel rank
+    (:func:`_moriio_rank_offsets`), and the data-parallel rank is the engine's rank among all of them, not among its
+    pod's, so any port above the base may be a rank's (mend28: it was judged at DP 1, its base ports only, as if
+    vLLM's default were the value)."""
+    found: list[tuple[int, str, str]] = []
+    for g in _selected_groups(inv, svc):
+        if g.engine.data_parallel_size is not UNKNOWN:
+            continue
+        extra = g.engine.extra
+        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+        parsed = _kv_config(extra.get("kv_transfer_config"))
+        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+            found.append((moriio_port, setting, subject))
     return found
 
 
@@ -1017,6 +1054,57 @@ def _port_number(value: Any) -> int | None:
     return None
 
 
+def _selected_groups(inv: Inventory, svc: Service) -> list[ServingGroup]:
+    """The vLLM serving groups ``svc`` is known to select (one whose selection is not known yet is left out)."""
+    found: list[ServingGroup] = []
+    for g in selectable(inv, svc):
+        try:
+            if selects(svc, g):
+                found.append(g)
+        except Undecidable:
+            continue
+    return found
+
+
+class _SettingPorts:
+    """What the settings of the pods a Service selects say of a port it sends to that is no runtime's default number
+    (:data:`RUNTIME_PORTS`): one judgement for a Service of type LoadBalancer or NodePort and for a Service behind an
+    Ingress or a route (mend28: the Ingress path judged the default numbers only, so a Ray pin a preview computes, a
+    --master-port, a MoRIIO rank's port or a port of Ray's worker range routed from outside passed in silence)."""
+
+    def __init__(self, inv: Inventory, svc: Service) -> None:
+        self.inv = inv
+        self.svc = svc
+        #: the ports the pods' own settings put a runtime on, each with what listens there and why it is not sure
+        self.set_by: dict[int, tuple[str, str]] = ports_set_by_settings(inv, svc)
+        self.rank_unsure: dict[int, str] = _moriio_ports_unsure(inv, svc)
+        self.pin_unknown: str = _ray_pin_unknown(inv, svc)
+        #: highest base first: a port above two bases is said of the nearer one
+        self.dp_unknown: list[tuple[int, str, str]] = sorted(_moriio_dp_unknown(inv, svc), reverse=True)
+
+    def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
+        """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
+        :attr:`set_by`); an :class:`Undecidable`, not raised, where a value that decides it is not known yet (a
+        MoRIIO rank's port at a TP not known yet, review42; a Ray pin not known yet, mend25); None where nothing of
+        theirs listens there."""
+        if port in self.set_by:  # a port the pods' own settings put the runtime on (review33)
+            return self.set_by[port]
+        if port in self.rank_unsure:
+            return Undecidable(self.rank_unsure[port])
+        if self.pin_unknown:  # a Ray pin not known yet may be this port
+            return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
+        for base, setting, subject in self.dp_unknown:  # a MoRIIO rank's port at a DP not known yet (mend28)
+            if base < port and not _vllm_api_port(self.inv, self.svc, port):
+                return Undecidable(
+                    f"data_parallel_size of {subject} (port {port} may be its MoRIIO KV connector's "
+                    f"{setting.removesuffix('_port')} of a rank: {setting} {base} + its data-parallel rank + its "
+                    f"tensor-parallel rank)")
+        worker = _ray_worker_port(self.inv, self.svc, port)  # mend24: ray start's default worker range
+        if worker is not None:
+            self.set_by[port] = worker
+        return worker
+
+
 def _ray_pin_unknown(inv: Inventory, svc: Service) -> str:
     """The ``ray start`` flag, and the workload, of a Ray port pin whose value is not known yet (a preview's computed
     output, a template's placeholder: :attr:`RayPins.unknown`) on the pods ``svc`` selects (mend25): a port it sends
@@ -1048,12 +1136,7 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, 
     if not isinstance(selector, dict) or not selector:
         return found
     served: set[str] = set()
-    for g in selectable(inv, svc):
-        try:
-            if not selects(svc, g):
-                continue
-        except Undecidable:
-            continue
+    for g in _selected_groups(inv, svc):
         served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
         extra = g.engine.extra
         settings: list[tuple[str, Any]] = [(k, extra.get(k)) for k in ("master_port", "data_parallel_rpc_port")]
@@ -1092,7 +1175,8 @@ def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, 
                                          "--ray-client-server-port, --dashboard-agent-listen-port, "
                                          "--dashboard-agent-grpc-port, --node-manager-port, --object-manager-port, "
                                          "--runtime-env-agent-port, --min-worker-port to --max-worker-port or "
-                                         "--worker-port-list, KubeRay's rayStartParams", ""))
+                                         "--worker-port-list, a head's --dashboard-grpc-port on Ray 2.44 or earlier, "
+                                         "KubeRay's rayStartParams", ""))
         if p.subject in served or not isinstance(p.dist, frozenset):
             continue
         for number in sorted(p.dist):
@@ -1133,6 +1217,9 @@ def _runs_other_program(inv: Inventory, svc: Service) -> bool:
     return all(p.subject in engines for p in pods)
 
 
+#: What to write instead of an Ingress or a route to a runtime port.
+_INGRESS_REMEDY = ("remove that route (reach a dashboard with kubectl port-forward) and route only the API port, "
+                   "through a gateway")
 #: What to write instead of a LoadBalancer or NodePort Service in front of a runtime port.
 _SERVICE_REMEDY = ("make the Service type ClusterIP (the group's pods still reach it inside the cluster; reach a "
                    "dashboard with kubectl port-forward), or take this port off it and leave only the API port")

@@ -30,6 +30,9 @@ from .versions import parse_version as parse_release
 
 VLLM_OPENAI = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
 DLC_PUBLIC = "public.ecr.aws/deep-learning-containers/vllm"
+#: A mirror of ``vllm/vllm-openai`` that keeps its path (a Harbor proxy project, ``mirror.gcr.io``, an ECR pull-through
+#: cache's prefix): the same image (mend28).
+_VLLM_OPENAI_MIRROR = re.compile(r"(?:.+/)?vllm/vllm-openai")
 DLC_PRIVATE = re.compile(r"^763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/vllm$")
 
 def _since(flag: str) -> tuple[int, int, int]:
@@ -81,7 +84,7 @@ def image_info(image: str) -> ImageInfo:
     repository, tag, digest = ref.repository, ref.tag, ref.digest or ""
     found = version_from_image(image)
     version = (found.parts[0], found.parts[1], found.parts[2]) if found is not None else None
-    if repository in VLLM_OPENAI:
+    if repository in VLLM_OPENAI or _VLLM_OPENAI_MIRROR.fullmatch(ref.qualified.lower()):
         return ImageInfo(repository, tag, digest or None, "vllm-openai", version, False)
     if repository == DLC_PUBLIC or DLC_PRIVATE.match(repository):
         return ImageInfo(repository, tag, digest or None, "aws-dlc", version, True)

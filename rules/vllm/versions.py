@@ -1192,6 +1192,8 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
     found = version_from_image(image)
     if found is None:
         return ResolvedVersion(current, "assumed", _why_no_version(image))
+    if not release_build(image):  # a fork's or a team's own build: its tag is its word, not vLLM's (mend28)
+        return ResolvedVersion(found, "assumed", _why_not_sure(image, found))
     return ResolvedVersion(found, "image-tag", image)
 
 
@@ -1303,6 +1305,39 @@ def _why_no_version(image: str) -> str:
         return (f"tag {tag} is NGC's container {month}, whose vLLM is not in the capacity model's table of NVIDIA's "
                 f"release notes ({', '.join(NGC_VLLM_RELEASES)})")
     return f"tag {tag} names no vLLM release"
+
+
+#: The repositories whose tags name the vLLM release they hold as it was released (mend28), as
+#: :meth:`..imageref.ImageRef.qualified` writes them: vLLM's own (Docker Hub's ``vllm/vllm-openai``, ``vllm/vllm-tpu``,
+#: ``vllm/vllm-openai-rocm``, ...) and a mirror that keeps its path (a Harbor proxy project's
+#: ``harbor.example.com/dockerhub/vllm/vllm-openai``, ``mirror.gcr.io/vllm/vllm-openai``, an ECR pull-through cache's
+#: ``<prefix>/vllm/vllm-openai``); AMD's ``rocm/vllm`` and ``rocm/vllm-dev`` (``rocm6.4.1_vllm_0.10.0_…``);
+#: LMCache's ``lmcache/vllm-openai`` (its tag's ``vllm…`` part); NVIDIA's NGC container (:data:`NGC_VLLM_RELEASES`);
+#: AWS's Deep Learning Containers, built ``FROM vllm/vllm-openai`` (aws/deep-learning-containers
+#: ``vllm/x86_64/gpu/Dockerfile``; an ECR pull-through cache's ``<prefix>/deep-learning-containers/vllm`` too). Any
+#: other repository whose tag reads as a release (``ghcr.io/acme/vllm:v0.15.1``,
+#: ``myregistry.io/team/vllm-openai:v0.10.0-custom``, ``intel/vllm:0.10.2-xpu``) is a fork's or a team's own build:
+#: what it was built from, and with which patches to flags and defaults, its name does not say, so its release is
+#: assumed (:func:`resolve`): a finding that only that release makes is advisory, and declaring the release (the
+#: annotation ``shardwise.dev/vllm-version``) makes it sure.
+_RELEASE_BUILDS = re.compile(
+    r"(?:.+/)?vllm/vllm(?:-[a-z0-9]+)*"
+    r"|(?:.+/)?rocm/vllm(?:-dev)?"
+    r"|(?:.+/)?lmcache/vllm-openai"
+    r"|nvcr\.io/nvidia/vllm"
+    r"|(?:public\.ecr\.aws/|.+/)?deep-learning-containers/vllm"
+    r"|763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?/vllm")
+
+
+def release_build(image: str) -> bool:
+    """Whether ``image`` is one of the builds whose tag names the vLLM release it holds for sure
+    (:data:`_RELEASE_BUILDS`)."""
+    return _RELEASE_BUILDS.fullmatch(parse_image(image).qualified.lower()) is not None
+
+
+def _why_not_sure(image: str, found: Version) -> str:
+    return (f"the tag of {parse_image(image).repository} says {found}, but it is no build of vLLM's own (nor of AMD's, "
+            "NVIDIA's or AWS's), and a fork's or a team's build may change that release's flags and defaults")
 
 
 #: NVIDIA's NGC vLLM container (``nvcr.io/nvidia/vllm:YY.MM-py3``): its tag is the container's month, not a vLLM

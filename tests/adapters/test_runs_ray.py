@@ -8,7 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from shardwise.rules.adapters.k8s.workloads import pytorch_job_labels, runs_dist, runs_ray, with_labels
+from shardwise.rules.adapters.k8s.workloads import (
+    pytorch_job_labels,
+    ray_release,
+    ray_start_ports,
+    runs_dist,
+    runs_ray,
+    with_labels,
+)
 from shardwise.rules.model import UNKNOWN, RayPins
 
 #: The ports a head's `ray start --head` listens on with no flag of them beyond the pod: GCS, client, dashboard agent;
@@ -384,3 +391,28 @@ def test_a_kv_connector_opens_its_own_port(extra: dict[str, Any], expected: set[
     """review33: each of vLLM's KV connectors opens its own KV-transfer port, LMCache's none of them."""
     from shardwise.rules.checks.sw301 import kv_connector_ports
     assert kv_connector_ports(extra) == expected
+
+
+@pytest.mark.parametrize(("image", "declared", "release"), [
+    ("rayproject/ray:2.44.1-py311-gpu", None, (2, 44)),
+    ("docker.io/rayproject/ray-ml:2.9.0", "2.46.0", (2, 9)),  # the image runs: its tag before rayVersion
+    ("harbor.example.com/hub/rayproject/ray:2.41.0", None, (2, 41)),
+    ("rayproject/ray:nightly-py310", "2.41.0", (2, 41)),
+    ("vllm/vllm-openai:v0.8.5", None, None),
+    ("rayproject/ray:latest", None, None),
+    (UNKNOWN, UNKNOWN, None),
+])
+def test_ray_release(image: Any, declared: Any, release: Any) -> None:
+    """mend28: the Ray a pod runs, where its image's tag or KubeRay's rayVersion says it."""
+    assert ray_release(image, declared) == release
+
+
+def test_dashboard_grpc_port_only_on_a_head_of_ray_2_44_or_earlier() -> None:
+    """mend28: a head's --dashboard-grpc-port is Ray's on 2.44 and earlier (the dashboard's gRPC server), not from
+    2.45 (deprecated, unused), not where the release is not read, never on a worker."""
+    params = {"dashboard-host": "0.0.0.0", "dashboard-grpc-port": "50055"}
+    assert ray_start_ports(params, True, (), (2, 44)) == frozenset({6379, 8265, 10001, 52365, 50055})
+    assert ray_start_ports(params, True, (), (2, 45)) == frozenset({6379, 8265, 10001, 52365})
+    assert ray_start_ports(params, True, ()) == frozenset({6379, 8265, 10001, 52365})
+    assert ray_start_ports(params, False, (), (2, 40)) == frozenset({52365})
+    assert ray_start_ports({"dashboard-grpc-port": "0"}, True, (), (2, 40)) == frozenset({6379, 10001, 52365})

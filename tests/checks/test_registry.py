@@ -107,6 +107,7 @@ EXTRA_FIXTURES = {
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
+              "model-dtype-fork-image.yaml",  # mend28: a fork's tag is its word: the release assumed, advisory
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -200,6 +201,7 @@ EXTRA_FIXTURES = {
               "kv-room.yaml",  # one GPU judged as plan judges it (capacity.layout.serves): room or not, and why
               "karpenter-instance-type.yaml",  # corpus18: the instance type a pod selects from a NodePool's families
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
+    "SW203": {"neuron-heads.yaml"},  # mend28: vLLM refuses 64 heads at TP24 on Neuron too (NxDI's padding is behind it)
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
               "privileged-rocm.yaml",  # corpus26: a privileged container sees every device of its node
               "limitrange-default.yaml",  # limitrange22: a LimitRange's default GPU is the count of a container
@@ -261,10 +263,15 @@ EXTRA_FIXTURES = {
               "moriio-ports.yaml",  # mend11: MoRIIO's handshake and notify ports, a KV connector's own
               "moriio-rank-ports.yaml",  # review37: the ports its ranks take above the base ones
               "moriio-rank-ports-tp-unknown.yaml",  # review42: those a TP not known yet may take: cannot decide
+              "moriio-rank-ports-dp-unknown.yaml",  # mend28: a DP not known yet: any port above a base may be one
+              "moriio-dp-computed.json",  # mend28: the same where a preview computes the DP; the API port none
               "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)
               "ray-pins-beside-unread.yaml",  # mend25: the readable pins beside a flag from a Secret
+              "ray-dashboard-grpc-port.yaml",  # mend28: a head's --dashboard-grpc-port where Ray <= 2.44 is read
               "ray-pin-computed.json",  # mend25: a pin a preview computes: cannot decide at the port it may be
+              "ingress-ray-pin-computed.json",  # mend28: the same behind an Ingress; a known pin routed blocks
+              "ingress-ports-set-by-settings.yaml",  # mend28: an Ingress to a port the pods' settings choose
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults
               "searched-kustomize-namespace",  # corpus34: a searched kustomization's namespace, no vLLM workload
               "gamma-route.yaml"},  # mend23: a GAMMA (mesh) route routes no outside traffic; a Gateway parent does

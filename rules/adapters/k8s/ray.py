@@ -58,6 +58,7 @@ from .workloads import (
     ray_default_workers,
     ray_open,
     ray_params_as_run,
+    ray_release,
     ray_start_ports,
     runs_dist,
 )
@@ -175,7 +176,7 @@ def add_ray_cluster(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any
 _HEAD_DEFAULT_PORTS = {"client": 10001, "gcs-server": 6379, "dashboard": 8265, "metrics": 8080}
 
 
-def _ray_node_ports(params: Any, head: bool, container: Any = None) -> Any:
+def _ray_node_ports(params: Any, head: bool, container: Any = None, declared: Any = None) -> Any:
     """The Ray ports a KubeRay pod listens on (:attr:`PodPorts.ray`, mend11): KubeRay starts the head with ``ray start
     --head`` and a worker with ``ray start --address=…`` (ray-operator/controllers/ray/common/pod.go,
     generateRayStartCommand), each with the group's ``rayStartParams`` as flags (:func:`ray_start_ports`: a worker
@@ -187,7 +188,9 @@ def _ray_node_ports(params: Any, head: bool, container: Any = None) -> Any:
     ``--port`` "Please ensure this value matches the gcs-server container port"). True (every default port Ray's)
     where the parameters are not a map KubeRay reads or a value is not read, beside the ports its readable flags pin (a
     :class:`RayPins`, mend25; naming a value not known yet, or the whole map). A value is read as the Ray container
-    (``container``, the first) runs it, its variables from its env (:func:`ray_params_as_run`, review41)."""
+    (``container``, the first) runs it, its variables from its env (:func:`ray_params_as_run`, review41). The Ray
+    release, where its image's tag or the cluster's ``rayVersion`` (``declared``) says it (:func:`ray_release`),
+    decides whether a head's ``--dashboard-grpc-port`` is a Ray port (mend28)."""
     if params is UNKNOWN:  # its flags not known yet (a preview's computed map): any port may be pinned (mend25)
         return ray_open((), "KubeRay's rayStartParams")
     if params is not None and not isinstance(params, Mapping):
@@ -195,7 +198,8 @@ def _ray_node_ports(params: Any, head: bool, container: Any = None) -> Any:
     given = ray_params_as_run(as_map(params), container)
     if head:  # KubeRay writes dashboard-host 0.0.0.0 where the head's parameters name none (review37)
         given.setdefault("dashboard-host", "0.0.0.0")
-    return ray_start_ports(given, head, pending_env(container))
+    release = ray_release(as_map(container).get("image"), declared)
+    return ray_start_ports(given, head, pending_env(container), release)
 
 
 def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], loc: Location,
@@ -222,7 +226,8 @@ def add_ray_pods(kind: str, obj: Mapping[str, Any], cluster: Mapping[str, Any], 
                 named.setdefault(str(p.get("name") or p["containerPort"]), p["containerPort"])
         if node_type == "head" and not named:
             named = dict(_HEAD_DEFAULT_PORTS)
-        ray = _ray_node_ports(group.get("rayStartParams"), node_type == "head", containers[0] if containers else None)
+        ray = _ray_node_ports(group.get("rayStartParams"), node_type == "head", containers[0] if containers else None,
+                              cluster.get("rayVersion"))
         default_workers = ray_default_workers(as_map(group.get("rayStartParams"))) if isinstance(ray, frozenset) \
             else None
         inv.pod_ports.append(PodPorts(subject, namespace, labels, named, loc, ray=ray, dist=runs_dist(containers),

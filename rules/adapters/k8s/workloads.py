@@ -896,7 +896,8 @@ _RAY_WORKER_PORTS = ("dashboard-agent-listen-port",)
 #: serves metrics, no runtime; KubeRay writes 8080 on every node). Nor is ``--dashboard-grpc-port`` (review41): the
 #: dashboard head served gRPC there on a head up to Ray 2.44 (python/ray/dashboard/head.py
 #: ``initialize_grpc_port_and_server``); from Ray 2.45.0 the flag is "(Deprecated) No longer used" (scripts.py) and
-#: no server listens there. Which Ray a pod runs is not read, so the port is not known to be Ray's.
+#: no server listens there. Counted only where the pod's Ray release is readable and 2.44 or earlier (mend28,
+#: :data:`RAY_DASHBOARD_GRPC_UNTIL`); elsewhere the port is not known to be Ray's.
 RAY_PINNED_PORTS = ("node-manager-port", "object-manager-port", "runtime-env-agent-port", "dashboard-agent-grpc-port")
 #: The range of the ports Ray's worker processes bind (mend22; scripts.py ``--min-worker-port`` "the lowest port
 #: number that workers will bind on", default 10002, and ``--max-worker-port``, default 19999 at Ray 2.x master
@@ -932,9 +933,33 @@ def ray_start_command_workers(text: str) -> tuple[int, int] | None:
     return found
 
 
+#: The last Ray release whose dashboard head serves gRPC on ``--dashboard-grpc-port`` (mend28; review41 read it:
+#: python/ray/dashboard/head.py ``initialize_grpc_port_and_server`` binds it on a head up to Ray 2.44, and from 2.45.0
+#: scripts.py says "(Deprecated) No longer used"). Counted, on a head, where the pod's Ray release is readable
+#: (:func:`ray_release`); where it is not, the flag says nothing (no port is known to be Ray's by it).
+RAY_DASHBOARD_GRPC_UNTIL = (2, 44)
 #: Every ``ray start`` flag :func:`ray_start_ports` reads.
 RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RANGE, "worker-port-list",
-                            "dashboard-host", "include-dashboard"})
+                            "dashboard-host", "include-dashboard", "dashboard-grpc-port"})
+#: Ray's own images, whose tag is the Ray release (``rayproject/ray:2.44.1-py311-gpu``, ``rayproject/ray-ml:2.9.0``),
+#: also through a mirror that keeps the path.
+_RAY_RELEASE_IMAGE = re.compile(r"(?:[^@\s]+/)?rayproject/ray(?:-ml)?:(\d+)\.(\d+)(?:\.\d+)?(?:[-_.][\w.-]*)?")
+_RAY_RELEASE = re.compile(r"\s*v?(\d+)\.(\d+)(?:\.\d+)?\s*")
+
+
+def ray_release(image: Any, declared: Any = None) -> tuple[int, int] | None:
+    """(major, minor) of the Ray a pod runs, where it is readable (mend28): the tag of Ray's own image (the image
+    runs), else a KubeRay ``rayVersion`` (``"2.41.0"``); None otherwise (``latest``, ``nightly``, a vLLM or a team's
+    image, a value not known yet)."""
+    if isinstance(image, str):
+        m = _RAY_RELEASE_IMAGE.fullmatch(image.strip())
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    if isinstance(declared, str):
+        m = _RAY_RELEASE.fullmatch(declared)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
 #: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
 #: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
 #: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator
@@ -973,7 +998,8 @@ def ray_dashboard_reachable(params: Mapping[str, Any]) -> bool:
 _RAY_START = re.compile(r"(?:^|[\s/;&|(])ray\s+start\b([^;&|\n]*)")
 
 
-def ray_start_ports(params: Mapping[str, Any], head: bool, pending: Iterable[str] = ()) -> Any:
+def ray_start_ports(params: Mapping[str, Any], head: bool, pending: Iterable[str] = (),
+                    release: tuple[int, int] | None = None) -> Any:
     """The Ray ports (of :data:`RAY_START_PORTS`, each at the number ``params`` give it or its default) that a ``ray
     start`` with ``params`` listens on: the head's four, a worker's agent port (mend11: a Service on a worker's 6379,
     8265 or 10001 reaches nothing of Ray's); and on any node the ports its other flags pin (mend22,
@@ -981,9 +1007,16 @@ def ray_start_ports(params: Mapping[str, Any], head: bool, pending: Iterable[str
     range's). Where a value is not a port number (``$(GCS_PORT)``), every default port is Ray's (fail closed) and the
     ports its readable flags give are kept (mend25, :func:`ray_open`: a :class:`RayPins`, or True where they give
     none but defaults); a value not known yet (a preview's computed output, a variable of ``pending``, a template's
-    placeholder) is named there, as SW301 cannot decide at it."""
+    placeholder) is named there, as SW301 cannot decide at it. A head's ``--dashboard-grpc-port`` counts as a pin where
+    ``release`` (:func:`ray_release`) is Ray 2.44 or earlier (:data:`RAY_DASHBOARD_GRPC_UNTIL`), never otherwise."""
     found: set[int] = set()
     unread: list[str] = []
+    if head and release is not None and release <= RAY_DASHBOARD_GRPC_UNTIL and "dashboard-grpc-port" in params:
+        grpc = _flag_port(params["dashboard-grpc-port"])
+        if grpc is None:
+            unread.append("dashboard-grpc-port")
+        elif grpc:  # 0: a free port
+            found.add(grpc)
     for key, default in RAY_START_PORTS.items():
         if not head and key not in _RAY_WORKER_PORTS:
             continue
@@ -1097,10 +1130,25 @@ def ray_pinned_ports(params: Mapping[str, Any]) -> tuple[set[int], list[str]]:
     return pinned, unread
 
 
-def ray_start_command_ports(text: str, pending: Iterable[str] = ()) -> Any:
+def fold_ray_ports(found: set[int], ports: Any) -> tuple[bool, str]:
+    """Adds to ``found`` the Ray ports one ``ray start`` listens on (a frozenset: all of them known; a
+    :class:`RayPins`: those its readable flags pin) and says whether every default port of Ray's is Ray's there (a
+    flag not read: fail closed) and the pin flag whose value is not known yet ("" where none). The one fold of a
+    command's ``ray start`` results and of a pod's containers' (mend28: two copies of it had to be kept alike)."""
+    if isinstance(ports, frozenset):
+        found |= ports
+        return False, ""
+    if isinstance(ports, RayPins):
+        found |= ports.ports
+        return True, ports.unknown
+    return True, ""
+
+
+def ray_start_command_ports(text: str, pending: Iterable[str] = (), release: tuple[int, int] | None = None) -> Any:
     """The Ray ports the ``ray start`` commands of ``text`` listen on (:func:`ray_start_ports`: ``--head`` a head's,
     else a worker's, each flag's ``--flag=N`` or ``--flag N``; a :class:`RayPins` or True where a value is not read,
-    ``pending`` the variables whose value is not known yet); None where it runs no ``ray start``."""
+    ``pending`` the variables whose value is not known yet, ``release`` the Ray it runs where readable); None where it
+    runs no ``ray start``."""
     found: set[int] = set()
     started = False
     closed = False
@@ -1115,14 +1163,9 @@ def ray_start_command_ports(text: str, pending: Iterable[str] = ()) -> Any:
             key = w.lstrip("-").strip("'\"")
             if w.startswith("--") and key in RAY_PORT_FLAGS:
                 params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
-        ports = ray_start_ports(params, "--head" in words, pending)
-        if isinstance(ports, frozenset):
-            found |= ports
-            continue
-        closed = True
-        if isinstance(ports, RayPins):
-            found |= ports.ports
-            unknown = unknown or ports.unknown
+        shut, later = fold_ray_ports(found, ray_start_ports(params, "--head" in words, pending, release))
+        closed = closed or shut
+        unknown = unknown or later
     if closed:
         return ray_open(found, unknown)
     return frozenset(found) if started else None
@@ -1153,14 +1196,10 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         if named:
             pending = literal_env(container)[1]
             starts = True
-            for r in (ray_start_command_ports(t, pending) for t in named):
-                if isinstance(r, frozenset):
-                    started |= r
-                    continue
-                closed = True
-                if isinstance(r, RayPins):
-                    started |= r.ports
-                    later = later or r.unknown
+            for t in named:
+                shut, pin = fold_ray_ports(started, ray_start_command_ports(t, pending, ray_release(image)))
+                closed = closed or shut
+                later = later or pin
             unknown = unknown or open_
             continue
         if image is UNKNOWN:

@@ -2464,6 +2464,14 @@ FLOAT32_BY_AUTO = "--dtype auto: vLLM "
 DTYPE_ASSUMED = "cannot decide: dtype: "
 
 
+def float32_assumed(s: ReplicaSizing) -> str:
+    """Why ``s``'s float32 sizing is not sure (:func:`_dtype_by_release`'s note, less its prefix): --dtype auto
+    serves the model in float32 on the release assumed and in 16 bits on others (review44: a KV cache or a declared
+    load refused only at four bytes an element blocked there); "" where the sizing's dtype does not hang on it."""
+    return next((n.removeprefix(DTYPE_ASSUMED) for n in s.notes
+                 if n.startswith(DTYPE_ASSUMED) and "refused at start-up" not in n), "")
+
+
 def _dtype_by_release(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
                       served: model_dtype.ServedDtype, notes: list[str]) -> bool:
     """Whether the model dtype's refusal or its float32 sizing (``served``, by release ``rv``) is not sure because the

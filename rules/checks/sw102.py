@@ -16,7 +16,14 @@ from ..capacity.group import (
     sizing,
     vllm_version,
 )
-from ..capacity.sizing import DTYPE_ASSUMED, EPLB_ASSUMED, LENGTH_BY_RELEASE, ReplicaSizing, range_note
+from ..capacity.sizing import (
+    DTYPE_ASSUMED,
+    EPLB_ASSUMED,
+    LENGTH_BY_RELEASE,
+    ReplicaSizing,
+    float32_assumed,
+    range_note,
+)
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, Undecidable, known
@@ -155,7 +162,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         # a drafter checkpoint the catalog does not know (capacity/draft.py): its weights and KV cache are only in
         # the band, so a finding inside the band cannot be decided; one beyond it blocks whatever the drafter weighs
         drafter = next((n for n in s.notes if n.startswith(CANNOT) and "speculative method" in n), "")
-        if s.kv_verdict == "refuses":
+        f32 = float32_assumed(s)
+        if s.kv_verdict == "refuses" and f32:  # sized in float32 on the assumed release alone (review44): not sure
+            yield hit(g, f"{where}: {measured}; vLLM may refuse to start{fix}; not sure: {f32}", level="advisory")
+        elif s.kv_verdict == "refuses":
             yield hit(g, f"{where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
         elif drafter:
             yield Hit(group_subject(g), f"{CANNOT}{where}: {drafter.removeprefix(CANNOT)}; {measured}{fix}",

@@ -79,7 +79,8 @@ EXTRA_FIXTURES = {
     "SW309": {"ptrace.yaml",  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
               "host-network-platforms.yaml",  # mend18: hostNetwork's remedy as the pod shows its platform
               "cpu-privileged.yaml"},  # corpus43: privileged's remedy on vLLM's CPU build is no GPU request
-    "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
+    "SW103": {"float32-assumed-release.yaml",  # review44: a load short only in float32 on an assumed release
+              "ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
               "context-parallel.yaml",  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
               "p95-beyond-length.yaml"},  # plancases25: a declared p95 above max_model_len is said, never clamped
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
@@ -107,6 +108,7 @@ EXTRA_FIXTURES = {
     "SW102": {"no-pipeline-parallel.yaml",  # a model vLLM builds without SupportsPP refuses any PP > 1, surely
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
+              "float32-assumed-release.yaml",  # review44: a KV refusal only float32 on an assumed release makes
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV

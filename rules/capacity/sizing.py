@@ -2093,7 +2093,7 @@ def _size_deployment(
     s = _checkpoint_kv_mode(model, s, rv, notes)
     served = _served_dtype(model, s, device, rv)
     s = _served_in_float32(model, s, device, rv, served, notes)
-    dtype_varies = _dtype_by_release(model, s, device, rv, served, notes)
+    dtype_varies = _dtype_by_release(model, s, device, rv, served, notes) or _dtype_unread(model, s, served, notes)
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)
@@ -2462,6 +2462,23 @@ FLOAT32_BY_AUTO = "--dtype auto: vLLM "
 #: The prefix of the note :func:`_dtype_by_release` leaves where the model dtype's refusal or its float32 sizing holds
 #: on the release assumed but not on every release (SW102 reports a refusal's; SW101 makes its float32 sizing advisory)
 DTYPE_ASSUMED = "cannot decide: dtype: "
+
+
+def _dtype_unread(model: ModelShape, s: EngineSettings, served: model_dtype.ServedDtype, notes: list[str]) -> bool:
+    """Whether the GPU worker's bfloat16 refusal of ``--dtype auto`` (before vLLM 0.9.0, below compute capability 8.0)
+    rests on a config.json dtype not read (review44): a quantised re-upload resolved by its name to a catalog model
+    (``...-AWQ``, ``...-GPTQ-Int4``) carries the base's ``torch_dtype``, but AWQ and GPTQ checkpoints are mostly
+    saved in float16 (AutoAWQ's and AutoGPTQ's default; Qwen/Qwen2.5-7B-Instruct-AWQ's config.json says float16),
+    which --dtype auto keeps and a T4 takes. Then a note says so, and the refusal is not sure."""
+    auto = (s.dtype or "auto").lower() == "auto"
+    variant = bool(model.extra.get("resolved_from")) and model.precision not in ("bf16", "fp16", "fp32")
+    if not (served.refusal and served.by_worker and auto and variant):
+        return False
+    notes.append(f"{DTYPE_ASSUMED}{served.refusal}: refused at start-up where {model.id}'s config.json says "
+                 f"bfloat16, started in float16 where it says float16 (as most AWQ and GPTQ checkpoints do), and "
+                 f"shardwise read the dtype of {model.extra.get('resolved_from')} only; give the path of its "
+                 "config.json, or set --dtype half")
+    return True
 
 
 def float32_assumed(s: ReplicaSizing) -> str:

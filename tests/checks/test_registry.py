@@ -245,7 +245,8 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
-    "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
+    "SW301": {"ray-script-lws.yaml",  # review44: vLLM's multi-node-serving.sh read as the ray start it runs
+              "ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
               "kv-rank-ports.yaml",  # mend24: NIXL's and P2P NCCL's ports of each rank above the base
               "ray-default-worker-ports.yaml",  # mend24: ray start's default worker range, 10002-19999
               "route-namespace-unknown.yaml",  # a backendRef namespace a template fills: cannot decide, not silent

@@ -70,6 +70,7 @@ from .sizing import (
     engine_run,
     engine_settings_of,
     exact_weights,
+    float32_assumed,
     possible_limits,
     size_deployment,
     weight_precision,
@@ -1294,8 +1295,8 @@ def _refused_whatever_tp(g: ServingGroup, config: Context, most: int) -> TpRefus
                 continue
             s = size_deployment(model, dev, settings if tp == most else replace(settings, tp=tp), version,
                                 expected_context=context)
-            if s.certain or s.kv_verdict != "refuses":
-                return None  # some TP may start, or its refusal is a setting's, not the memory's
+            if s.certain or s.kv_verdict != "refuses" or float32_assumed(s):
+                return None  # some TP may start, its refusal is a setting's, or float32 only on a release assumed
             if s.weights_fit_band != "refuses" and any(n.startswith(LENGTH_BY_RELEASE) for n in s.notes):
                 # refused for a KV cache of a length that depends on what runs (review40): refused at every length
                 # only where the shortest vLLM may take is refused too (review42), and said at that one

@@ -2093,7 +2093,8 @@ def _size_deployment(
     s = _checkpoint_kv_mode(model, s, rv, notes)
     served = _served_dtype(model, s, device, rv)
     s = _served_in_float32(model, s, device, rv, served, notes)
-    dtype_varies = _dtype_by_release(model, s, device, rv, served, notes)
+    dtype_varies = _dtype_by_release(model, s, device, rv, served, notes) or _dtype_unread(model, s, served, notes)
+    no_float32 = _quantised_float32(model, s, device, rv, served, notes)
 
     # the engine configuration: engine, checkpoint, context limit, scheduler, block size
     engine = _engine(rv, device, notes, s)
@@ -2123,6 +2124,8 @@ def _size_deployment(
     wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
     if wrong_vendor and not refusal:
         refusal, certain = wrong_vendor, True
+    if no_float32 and not refusal:  # VllmConfig's quantisation check, before the GPU worker's
+        refusal, certain = no_float32, True
     if served.refusal and not refusal and not dtype_varies:  # the GPU worker's bfloat16 check, once configured
         refusal, certain = served.refusal, True
     no_backend = kv_dtype_refusal(model, s, device, ck, rv) if engine == "v1" else ""
@@ -2462,6 +2465,68 @@ FLOAT32_BY_AUTO = "--dtype auto: vLLM "
 #: The prefix of the note :func:`_dtype_by_release` leaves where the model dtype's refusal or its float32 sizing holds
 #: on the release assumed but not on every release (SW102 reports a refusal's; SW101 makes its float32 sizing advisory)
 DTYPE_ASSUMED = "cannot decide: dtype: "
+
+
+def _dtype_unread(model: ModelShape, s: EngineSettings, served: model_dtype.ServedDtype, notes: list[str]) -> bool:
+    """Whether the GPU worker's bfloat16 refusal of ``--dtype auto`` (before vLLM 0.9.0, below compute capability 8.0)
+    rests on a config.json dtype not read (review44): a quantised re-upload resolved by its name to a catalog model
+    (``...-AWQ``, ``...-GPTQ-Int4``) carries the base's ``torch_dtype``, but AWQ and GPTQ checkpoints are mostly
+    saved in float16 (AutoAWQ's and AutoGPTQ's default; Qwen/Qwen2.5-7B-Instruct-AWQ's config.json says float16),
+    which --dtype auto keeps and a T4 takes. Then a note says so, and the refusal is not sure."""
+    auto = (s.dtype or "auto").lower() == "auto"
+    variant = bool(model.extra.get("resolved_from")) and model.precision not in ("bf16", "fp16", "fp32")
+    if not (served.refusal and served.by_worker and auto and variant):
+        return False
+    notes.append(f"{DTYPE_ASSUMED}{served.refusal}: refused at start-up where {model.id}'s config.json says "
+                 f"bfloat16, started in float16 where it says float16 (as most AWQ and GPTQ checkpoints do), and "
+                 f"shardwise read the dtype of {model.extra.get('resolved_from')} only; give the path of its "
+                 "config.json, or set --dtype half")
+    return True
+
+
+#: Quantisation methods whose ``get_supported_act_dtypes`` lists no float32, by what vLLM prints of them
+#: (``model_executor/layers/quantization/awq.py`` and ``gptq.py``, read in the 0.9.1, 0.10.2 and 0.13.0 wheels:
+#: ``[torch.half]``); the Marlin kernels that take AWQ and GPTQ checkpoints over need compute capability 8.0, so
+#: below it the checkpoint keeps these methods.
+_HALF_ONLY_QUANT: dict[str, str] = {"awq": "[torch.float16]", "gptq": "[torch.float16]"}
+
+
+def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
+                       served: model_dtype.ServedDtype, notes: list[str]) -> str:
+    """vLLM's refusal of an AWQ or GPTQ checkpoint that ``--dtype auto`` serves in float32 (review44): from 0.9.1 a
+    model type vLLM refuses float16 for (Gemma 2, Gemma 3) is left float32 below compute capability 8.0 whatever its
+    config.json says, and ``VllmConfig._get_quantization_config`` then raises "torch.float32 is not supported for
+    quantization method awq. Supported dtypes: [torch.float16]" (``config.py`` 0.9.1, ``config/vllm.py`` 0.13.0):
+    float16 is refused for the type and bfloat16 by the GPU, so no dtype starts it there. "" where that is not so;
+    where the release is only assumed and an earlier one serves it in 16 bits, "" and a note that says so."""
+    method = (model.quantization or "").lower()  # the checkpoint's (a --quantization it lacks fails before: SW003)
+    if served.dtype != "float32" or (s.dtype or "auto").lower() != "auto" or method not in _HALF_ONLY_QUANT \
+            or (s.quantization or method).lower() != method:
+        return ""
+    refusal = (f"--dtype auto: vLLM {rv.version} leaves {model.id} no dtype but float32 on {device.name}, where "
+               f"bfloat16 needs compute capability 8.0 and vLLM refuses float16 for model type '{served.model_type}', "
+               f"and it refuses float32 for this {method.upper()} checkpoint (\"torch.float32 is not supported for "
+               f"quantization method {method}. Supported dtypes: {_HALF_ONLY_QUANT[method]}\"): no --dtype starts it "
+               "on this GPU; serve it on a GPU of compute capability 8.0 or more")
+    if rv.source != "assumed":
+        return refusal
+    stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype
+    holds = [str(row.version) for row in RANGES if model_dtype.served_dtype(
+        row, served.model_type, stated, "auto", device.vendor, device.capability(), device.name).dtype == "float32"]
+    if len(holds) == len(RANGES):
+        return refusal
+    notes.append(f"{DTYPE_ASSUMED}{refusal}: refused at start-up from vLLM {holds[0] if holds else '?'} on, served "
+                 f"in 16 bits or refused otherwise by earlier releases, and vLLM {rv.version} is only assumed; pin the "
+                 "image to a release")
+    return ""
+
+
+def float32_assumed(s: ReplicaSizing) -> str:
+    """Why ``s``'s float32 sizing is not sure (:func:`_dtype_by_release`'s note, less its prefix): --dtype auto
+    serves the model in float32 on the release assumed and in 16 bits on others (review44: a KV cache or a declared
+    load refused only at four bytes an element blocked there); "" where the sizing's dtype does not hang on it."""
+    return next((n.removeprefix(DTYPE_ASSUMED) for n in s.notes
+                 if n.startswith(DTYPE_ASSUMED) and "refused at start-up" not in n), "")
 
 
 def _dtype_by_release(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,

@@ -18,7 +18,7 @@ from ..capacity.group import (
     weights_refused_whatever_pcp,
     weights_refused_whatever_tp,
 )
-from ..capacity.sizing import DTYPE_ASSUMED, FLOAT32_BY_AUTO, ReplicaSizing, online_fp8_load_peak, range_note
+from ..capacity.sizing import FLOAT32_BY_AUTO, ReplicaSizing, float32_assumed, online_fp8_load_peak, range_note
 from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
@@ -166,8 +166,10 @@ class WeightsDoNotFit(GroupRule):
             f"{s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.1f} GiB ({device_name(g)}) allows "
             f"{s.usable_gib_per_gpu:.1f} GiB"
         )
-        by_release = next((n.removeprefix(DTYPE_ASSUMED) for n in s.notes if n.startswith(DTYPE_ASSUMED)), "")
-        if by_release and (sure or s.kv_verdict == "refuses"):  # float32 on some releases only (mend26): not sure
+        # float32 on some releases only (mend26): not sure; a --dtype refusal on some releases leaves the 16-bit
+        # sizing as sure as it was (review44: Gemma 2 27B at --dtype half on a T4 fails on every release)
+        by_release = float32_assumed(s)
+        if by_release and (sure or s.kv_verdict == "refuses"):
             yield hit(g, f"{head}; vLLM may fail at start-up ({s.vllm_version_note}): {by_release}",
                       level="advisory")
             return

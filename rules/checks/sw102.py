@@ -16,7 +16,14 @@ from ..capacity.group import (
     sizing,
     vllm_version,
 )
-from ..capacity.sizing import DTYPE_ASSUMED, EPLB_ASSUMED, LENGTH_BY_RELEASE, ReplicaSizing, range_note
+from ..capacity.sizing import (
+    DTYPE_ASSUMED,
+    EPLB_ASSUMED,
+    LENGTH_BY_RELEASE,
+    ReplicaSizing,
+    float32_assumed,
+    range_note,
+)
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject, hit
 from ..engine.rule import CANNOT
 from ..model import Inventory, ServingGroup, Undecidable, known
@@ -61,8 +68,9 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "GPU, and bfloat16 on a GPU below compute capability 8.0 (T4, V100) at every release, whether `--dtype "
             "bfloat16` says it or `--dtype auto` takes it from config.json (before 0.9.0; from 0.9.0 `auto` falls back "
             "to float16 there, and from 0.9.1 to float32 for those Gemma models, which SW101 sizes at 4 bytes a "
-            "weight). shardwise estimates what vLLM measures, so the finding blocks only when the shortfall "
-            "exceeds the estimate's error band; inside the band it says the server may refuse. Where "
+            "weight, and which an AWQ or GPTQ checkpoint of them refuses: \"torch.float32 is not supported for "
+            "quantization method awq\"). shardwise estimates what vLLM measures, so the finding blocks only when "
+            "the shortfall exceeds the estimate's error band; inside the band it says the server may refuse. Where "
             "--tensor-parallel-size is not known yet (a guide's <TP_SIZE>, a ConfigMap not in the inputs) but the "
             "nvidia.com/gpu a single-pod replica requests bound it, every TP they allow is judged: where each is "
             "surely refused (its weights, its KV cache, or a split of the heads vLLM refuses) and the weights fit "
@@ -155,7 +163,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         # a drafter checkpoint the catalog does not know (capacity/draft.py): its weights and KV cache are only in
         # the band, so a finding inside the band cannot be decided; one beyond it blocks whatever the drafter weighs
         drafter = next((n for n in s.notes if n.startswith(CANNOT) and "speculative method" in n), "")
-        if s.kv_verdict == "refuses":
+        f32 = float32_assumed(s)
+        if s.kv_verdict == "refuses" and f32:  # sized in float32 on the assumed release alone (review44): not sure
+            yield hit(g, f"{where}: {measured}; vLLM may refuse to start{fix}; not sure: {f32}", level="advisory")
+        elif s.kv_verdict == "refuses":
             yield hit(g, f"{where}: {measured}; vLLM will refuse to start{fix}", level="mandatory")
         elif drafter:
             yield Hit(group_subject(g), f"{CANNOT}{where}: {drafter.removeprefix(CANNOT)}; {measured}{fix}",

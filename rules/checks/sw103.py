@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..capacity.group import context_parallel, declared_load, gpu_name, parallel, require_model, sizing
 from ..capacity.layout import judge, plural
-from ..capacity.sizing import LENGTH_BY_RELEASE
+from ..capacity.sizing import LENGTH_BY_RELEASE, float32_assumed
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ..model.vocab import ANN_P95
@@ -126,6 +126,8 @@ class KvBudgetBelowLoad(GroupRule):
                          f"({high.kv_band_text}), which may hold it: a manifest does not say which{fix}")
         elif fit.load == "may-not-hold":
             yield hit(g, f"{msg} (within the estimate's error band){fix}")
+        elif ctx_declared and float32_assumed(s):  # sized in float32 on the assumed release alone (review44)
+            yield hit(g, f"{msg}{fix}; not sure: {float32_assumed(s)}", level="advisory")
         elif ctx_declared:
             yield hit(g, msg + fix, level="mandatory" if cp == 1 else None)
         else:

@@ -416,3 +416,31 @@ def test_dashboard_grpc_port_only_on_a_head_of_ray_2_44_or_earlier() -> None:
     assert ray_start_ports(params, True, ()) == frozenset({6379, 8265, 10001, 52365})
     assert ray_start_ports(params, False, (), (2, 40)) == frozenset({52365})
     assert ray_start_ports({"dashboard-grpc-port": "0"}, True, (), (2, 40)) == frozenset({6379, 10001, 52365})
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the LeaderWorkerSet guide's leader and worker (kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml)
+    ("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE);"
+     " python3 -m vllm.entrypoints.openai.api_server --port 8080",
+     "bash ray start --head --port=6379; python3 -m vllm.entrypoints.openai.api_server --port 8080"),
+    ("multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS) --ray_port=6380 --num-gpus=8",
+     "ray start --address=$(LWS_LEADER_ADDRESS):6380 --block --num-gpus=8"),
+    ("./multi-node-serving.sh leader --ray_cluster_size=2 --ray_init_timeout=600 --dashboard-host=0.0.0.0",
+     "ray start --head --port=6379 --dashboard-host=0.0.0.0"),
+    # not the script, or a copy shardwise has not read: as written
+    ("/vllm-workspace/ray_init.sh leader --ray_cluster_size=2", "/vllm-workspace/ray_init.sh leader --ray_cluster_size=2"),
+    ("vllm serve m --port 8000", "vllm serve m --port 8000"),
+])
+def test_multi_node_serving_script_is_the_ray_start_it_runs(text: str, expected: str) -> None:
+    """review44: vLLM's examples/online_serving/multi-node-serving.sh runs `ray start --head --port=$ray_port` (leader)
+    or `ray start --address=$ray_address:$ray_port --block` (worker) with the words it does not read."""
+    from shardwise.rules.adapters.k8s.workloads import as_ray_start
+    assert as_ray_start(text) == expected
+
+
+def test_the_guide_leader_runs_ray_on_its_loopback_dashboard() -> None:
+    """review44: the leader's Ray ports are a head's with its dashboard on the pod's loopback (no 8265)."""
+    leader = {"name": "vllm-leader", "image": "vllm/vllm-openai:v0.8.5", "command": ["sh", "-c", (
+        "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader --ray_cluster_size=2; "
+        "python3 -m vllm.entrypoints.openai.api_server --port 8080")]}
+    ports = runs_ray([leader])
+    assert isinstance(ports, frozenset) and 6379 in ports and 8265 not in ports

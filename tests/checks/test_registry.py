@@ -79,7 +79,8 @@ EXTRA_FIXTURES = {
     "SW309": {"ptrace.yaml",  # corpus12: SYS_PTRACE reaches the node's processes only with hostPID
               "host-network-platforms.yaml",  # mend18: hostNetwork's remedy as the pod shows its platform
               "cpu-privileged.yaml"},  # corpus43: privileged's remedy on vLLM's CPU build is no GPU request
-    "SW103": {"ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
+    "SW103": {"float32-assumed-release.yaml",  # review44: a load short only in float32 on an assumed release
+              "ecc-range.yaml",  # ecc1: a load short with ECC on only (L40S) is advisory; beyond ECC off it blocks
               "context-parallel.yaml",  # review27: each GPU keeps 1/(DCP x PCP) of a sequence: never a block there
               "p95-beyond-length.yaml"},  # plancases25: a declared p95 above max_model_len is said, never clamped
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
@@ -108,6 +109,10 @@ EXTRA_FIXTURES = {
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
               "model-dtype-fork-image.yaml",  # mend28: a fork's tag is its word: the release assumed, advisory
+
+              "float32-assumed-release.yaml",  # review44: a KV refusal only float32 on an assumed release makes
+              "quantised-reupload-dtype.yaml",  # review44: bfloat16 by auto (< 0.9.0) on a re-upload's unread dtype
+              "quantised-float32.yaml",  # review44: AWQ/GPTQ Gemma left float32 on a T4 (0.9.1+) is refused
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -243,7 +248,8 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here
               "prefill-context-parallel.yaml"},  # engine23: a node holds TP × PCP blocks or the PCP ranks cross
-    "SW301": {"ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
+    "SW301": {"ray-script-lws.yaml",  # review44: vLLM's multi-node-serving.sh read as the ray start it runs
+              "ray-dashboard.yaml", "named-port-undeclared.yaml",  # corpus19: a port name the pods do not declare
               "kv-rank-ports.yaml",  # mend24: NIXL's and P2P NCCL's ports of each rank above the base
               "ray-default-worker-ports.yaml",  # mend24: ray start's default worker range, 10002-19999
               "route-namespace-unknown.yaml",  # a backendRef namespace a template fills: cannot decide, not silent

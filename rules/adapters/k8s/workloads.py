@@ -852,7 +852,7 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
     if isinstance(ray, frozenset):  # every Ray container runs a ray start of known flags (mend24)
         spec = as_map(pod_spec)
         ranges = [ray_start_command_workers(t) for c in [*as_list(containers), *sidecars] if isinstance(c, Mapping)
-                  for t in command_texts(as_map(c), spec)[0] if _RAY_START.search(t)]
+                  for t in map(as_ray_start, command_texts(as_map(c), spec)[0]) if _RAY_START.search(t)]
         workers = ranges[0] if ranges and all(r is not None for r in ranges) else None
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray,
                     dist=dist, entrypoints=entrypoints, ray_workers=workers)
@@ -919,6 +919,43 @@ def ray_default_workers(params: Mapping[str, Any]) -> tuple[int, int] | None:
     """ray start's default worker range where ``params`` (its flags, known) pin none of the worker ports, else None."""
     pinned = any(key in params for key in (*RAY_WORKER_RANGE, "worker-port-list"))
     return None if pinned else RAY_DEFAULT_WORKERS
+
+
+#: vLLM's examples/online_serving/multi-node-serving.sh (the LeaderWorkerSet guide's) run as ``leader`` or ``worker``
+#: (review44; read at vllm-project/vllm main; the ``ray_init.sh`` copies images ship are not read, and stay as they
+#: were: every default Ray port Ray's, fail closed): ``leader`` runs ``ray
+#: start --head --port=$ray_port "${start_params[@]}"``, ``worker`` ``ray start --address=$ray_address:$ray_port
+#: --block "${start_params[@]}"``; ``--ray_port`` (6379), ``--ray_address``, ``--ray_cluster_size`` and
+#: ``--ray_init_timeout`` are the script's own, every other word goes to ``ray start``.
+_RAY_SCRIPT = re.compile(r"[\w./-]*multi-node-serving\.sh\s+(leader|worker)\b([^;&|\n]*)")
+
+
+def as_ray_start(text: str) -> str:
+    """``text`` with each run of vLLM's multi-node-serving.sh (:data:`_RAY_SCRIPT`) written as the ``ray start`` it
+    runs, so that its Ray ports and worker range are read as a ``ray start``'s are (review44: a LeaderWorkerSet
+    leader's dashboard, on the pod's loopback by Ray's default, blocked as published, and its default worker range
+    went unseen)."""
+    if ".sh" not in text:
+        return text
+    out: list[str] = []
+    last = 0
+    for m in _RAY_SCRIPT.finditer(text):
+        port, address = "6379", ""
+        rest: list[str] = []
+        for word in m.group(2).split():
+            key, _, value = word.partition("=")
+            if key == "--ray_port":
+                port = value
+            elif key == "--ray_address":
+                address = value
+            elif key not in ("--ray_cluster_size", "--ray_init_timeout"):
+                rest.append(word)
+        head = (f"ray start --head --port={port}" if m.group(1) == "leader" else
+                f"ray start --address={address}:{port} --block")
+        out += [text[last:m.start()], " ".join([head, *rest])]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def ray_start_command_workers(text: str) -> tuple[int, int] | None:
@@ -1192,6 +1229,7 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         container = as_map(c)
         image = container.get("image")
         texts, open_ = command_texts(container, spec)
+        texts = [as_ray_start(t) for t in texts]  # vLLM's multi-node-serving.sh is the ray start it runs (review44)
         named = [t for t in texts if _may_name_ray(t) and _RAY_COMMAND.search(t)]
         if named:
             pending = literal_env(container)[1]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.checks.registry import ALL_RULES

@@ -305,10 +305,53 @@ _TF_IMAGE = re.compile(r'^[ \t]*image[ \t]*=[ \t]*"([^"\n]+)"')
 _VLLM_CHARTS = frozenset({"vllm", "vllm-stack"})
 
 
+#: A KAITO Workspace or InferenceSet a Terraform file declares (corpus44): YAML in a ``kubectl_manifest`` /
+#: ``kubernetes_manifest`` heredoc (``apiVersion: kaito.sh/v1alpha1``) or an HCL object (``apiVersion =
+#: "kaito.sh/v1beta1"``); its kind next to it, the name of its inference preset below it, and the annotation that
+#: runs the Hugging Face transformers runtime instead of vLLM, KAITO's default since v0.4.0 (kaito-project/kaito
+#: docs/inference/README.md, "Inference runtime selection"; the annotation is ``kaito.sh/runtime``,
+#: AnnotationWorkspaceRuntime in api/v1beta1/labels.go).
+_TF_KAITO = re.compile(r'^[ \t]*"?apiVersion"?[ \t]*[:=][ \t]*["\']?kaito\.sh/')
+_TF_KAITO_KIND = re.compile(r'^[ \t]*"?kind"?[ \t]*[:=][ \t]*["\']?(Workspace|InferenceSet)["\']?[ \t]*,?[ \t]*$')
+_TF_KAITO_INFERENCE = re.compile(r'^[ \t]*"?inference"?[ \t]*[:=]')
+_TF_KAITO_PRESET = re.compile(r'^[ \t]*"?preset"?[ \t]*[:=]')
+_TF_KAITO_NAME = re.compile(r'^[ \t]*"?name"?[ \t]*[:=][ \t]*["\']?([^"\'\n]+?)["\']?[ \t]*,?[ \t]*$')
+_TF_KAITO_TRANSFORMERS = re.compile(r'kaito\.sh/runtime"?[ \t]*[:=][ \t]*["\']?transformers', re.I)
+
+
+def _terraform_kaito(lines: list[str]) -> str | None:
+    """What :func:`_terraform_vllm` says of a KAITO Workspace or InferenceSet declared in Terraform whose inference
+    preset KAITO runs with vLLM (cmendible/kaito-rag and paolosalvatori/aks-kaito-terraform write a Workspace as
+    a ``kubectl_manifest`` heredoc); None when the file declares none, or only ones on the transformers runtime."""
+    for n, line in enumerate(lines, 1):
+        if line.lstrip().startswith(("#", "//")) or not _TF_KAITO.match(line):
+            continue
+        end = next((i for i in range(n, len(lines)) if _TF_KAITO.match(lines[i])), len(lines))
+        block = lines[max(0, n - 4):end]
+        kind = next((m.group(1) for m in map(_TF_KAITO_KIND.match, block) if m is not None), None)
+        if kind is None or any(_TF_KAITO_TRANSFORMERS.search(b) for b in block):
+            continue
+        after = lines[n:end]
+        start = next((i for i, b in enumerate(after) if _TF_KAITO_INFERENCE.match(b)), None)
+        if start is None:
+            continue  # a tuning Workspace: no server
+        preset = next((i for i in range(start, len(after)) if _TF_KAITO_PRESET.match(after[i])), None)
+        name = None if preset is None else next(
+            (m.group(1) for m in map(_TF_KAITO_NAME.match, after[preset + 1:preset + 4]) if m is not None), None)
+        named = ("" if name is None else f" `{name}`, a value Terraform fills," if "${" in name or "var." in name
+                 else f" '{name}'")
+        return (f"declares a KAITO {kind} (`kaito.sh` at line {n}) whose inference preset{named} KAITO runs with "
+                f"vLLM, its default runtime: shardwise reads no HCL, so that server is not linted; write the {kind} "
+                f"as YAML (or `kubectl get {kind.lower()} -o yaml` once applied) to lint it, and lint the pod KAITO "
+                "renders (kubectl get pod -o yaml) to check the layout")
+    return None
+
+
 def _terraform_vllm(text: str) -> str | None:
     """What a Terraform file deploys of vLLM that :func:`.shell.serves_vllm` does not see, said for its skip reason:
     a ``helm_release`` of vLLM's chart, or a container of an image named for vLLM (``.../vllm-release-x:1.0``, whose
-    entrypoint starts the server), at the first such line outside a comment; None when it names neither."""
+    entrypoint starts the server), at the first such line outside a comment, else a KAITO Workspace or InferenceSet
+    it declares (:func:`_terraform_kaito`); None when it names none of them."""
     from ..vllm.args import is_vllm_image
 
     for n, line in enumerate(text.splitlines(), 1):
@@ -324,7 +367,7 @@ def _terraform_vllm(text: str) -> str | None:
             return (f"runs an image named for vLLM (`{image.group(1)}` at line {n}): shardwise reads no HCL, so that "
                     "workload is not linted; write the Kubernetes object it declares as YAML (or `kubectl get -o "
                     "yaml` once applied) to lint it")
-    return None
+    return _terraform_kaito(text.splitlines())
 
 
 def terraform_skip(text: str) -> str:

@@ -11,6 +11,7 @@ from ..engine import DECIDED_AT_UP, GroupRule, Hit, LintConfig, RuleMeta, group_
 from ..model import UNKNOWN, UNRESOLVED, Container, Inventory, Location, ServingGroup, Undecidable, UnknownEnv
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
+from ._layout import runs_on_cpu
 from ._net import ami_family
 from ._unseen import unseen_hits
 
@@ -143,6 +144,12 @@ class GpuVisibilitySetByHand(GroupRule):
     def _renumbering(self, g: ServingGroup, c: Container, name: str, value: object, via: str, where: Location,
                      runs_vllm: bool) -> Iterator[Hit]:
         subject = group_subject(g)
+        if runs_on_cpu(g):
+            # corpus44: vLLM's CPU backend (a pod that requests no accelerator and sets VLLM_CPU_KVCACHE_SPACE, as
+            # jimmyshah83/aks-ai-accelerator's gpt-oss CPU Deployments do) uses no GPU, so a renumbering list that
+            # hides every GPU (CUDA_VISIBLE_DEVICES='') hides nothing its workers need: the layout's devices are
+            # not GPUs there, and "the device plugin already chose its GPUs" is not so
+            return
         if value is UNKNOWN:
             yield Hit(subject, f"container `{c.name}` sets {name} from a Secret, ConfigMap or the downward API, "
                                "and a hand-written list can hide the allocated GPUs (numbered from 0 inside the "

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from repo_paths import FIXTURES
 from shardwise.rules.adapters.k8s import load_kubernetes_file, load_kubernetes_text
 from shardwise.rules.checks.registry import ALL_RULES
 from shardwise.rules.engine import LintConfig, run_rules
 from shardwise.rules.model import UNKNOWN, Inventory
+from shardwise.rules.model.errors import InputError
 
 FIX = os.path.join(FIXTURES, "k8s", "generic")
 
@@ -139,6 +141,23 @@ def test_kaito_transformers_runtime_is_not_vllm():
         "    kaito.sh/runtime: transformers\nresource: {instanceType: Standard_NC6s_v3}\n"
         "inference:\n  preset: {name: phi-3-mini-4k-instruct}\n", "w.yaml")
     assert (inv.groups, inv.launch_issues, dict(inv.skipped)) == ([], [], {})
+
+
+def test_kaito_workspace_under_spec_is_an_input_error_and_only_then():
+    """corpus44: a Workspace whose fields sit under a `spec:` the kind lacks is refused (kubectl's strict validation,
+    then KAITO's webhook: neither inference nor tuning); one with its fields at the top level is read as before, a
+    stray `spec` beside them included (its inference is there to serve), and so is a tuning Workspace."""
+    head = "apiVersion: kaito.sh/v1alpha1\nkind: Workspace\nmetadata:\n  name: w\n"
+    with pytest.raises(InputError) as refused:
+        load_kubernetes_text(head + "spec:\n  inference:\n    preset: {name: phi-3-mini-4k-instruct}\n", "w.yaml")
+    assert (refused.value.line, refused.value.message.split(";")[0]) == (
+        5, "spec: a KAITO Workspace has no spec: its inference belongs at the object's top level, beside metadata")
+    ok = load_kubernetes_text(head + "spec: {}\nresource: {instanceType: Standard_NC6s_v3}\n"
+                              "inference:\n  preset: {name: phi-3-mini-4k-instruct}\n", "w.yaml")
+    assert (ok.errors, [i.subject for i in ok.launch_issues]) == ([], ["Workspace default/w"])
+    tuning = load_kubernetes_text(head + "spec: {note: x}\ntuning:\n  preset: {name: phi-3-mini-4k-instruct}\n",
+                                  "w.yaml")
+    assert tuning.errors == []
 
 
 _CM = """apiVersion: v1

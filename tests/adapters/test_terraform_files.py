@@ -101,6 +101,71 @@ def test_other_charts_images_and_comments_are_plain_terraform():
         assert load_text(text, "x.tf").skipped_files == [("x.tf", TERRAFORM)]
 
 
+# corpus44: a KAITO Workspace declared as a kubectl_manifest heredoc (paolosalvatori/aks-kaito-terraform's
+# workspace.tf, cmendible/kaito-rag's modules/kaito/main.tf with the preset from a variable), and the same object as
+# a kubernetes_manifest HCL map. KAITO runs an inference preset with vLLM unless kaito.sh/runtime says transformers.
+KAITO_TF = '''resource "kubectl_manifest" "kaito_workspace" {
+  count = var.kaito_enabled ? 1 : 0
+
+  yaml_body = <<-EOF
+    apiVersion: kaito.sh/v1alpha1
+    kind: Workspace
+    metadata:
+      name: workspace-falcon-7b-instruct
+      namespace: ${var.namespace}
+      annotations:
+        kaito.sh/enablelb: "False"
+    resource:
+      count: 1
+      instanceType: "${var.instance_type}"
+      labelSelector:
+        matchLabels:
+          apps: falcon-7b-instruct
+    inference:
+      preset:
+        name: "falcon-7b-instruct"
+    EOF
+}
+'''
+KAITO_HCL = '''resource "kubernetes_manifest" "workspace" {
+  manifest = {
+    apiVersion = "kaito.sh/v1beta1"
+    kind       = "Workspace"
+    metadata   = { name = "phi", namespace = "default" }
+    resource   = { instanceType = "Standard_NC24ads_A100_v4" }
+    inference = {
+      preset = {
+        name = var.kaito_ai_model
+      }
+    }
+  }
+}
+'''
+
+
+def test_a_kaito_workspace_declared_in_terraform_says_kaito_runs_it_with_vllm():
+    reason = load_text(KAITO_TF, "workspace.tf").skipped_files[0][1]
+    assert reason == ("Terraform configuration that declares a KAITO Workspace (`kaito.sh` at line 5) whose inference "
+                      "preset 'falcon-7b-instruct' KAITO runs with vLLM, its default runtime: shardwise reads no HCL, "
+                      "so that server is not linted; write the Workspace as YAML (or `kubectl get workspace -o yaml` "
+                      "once applied) to lint it, and lint the pod KAITO renders (kubectl get pod -o yaml) to check "
+                      "the layout")
+    from_variable = KAITO_TF.replace('name: "falcon-7b-instruct"', 'name: "${var.kaito_ai_model}"')
+    assert ("whose inference preset `${var.kaito_ai_model}`, a value Terraform fills, KAITO runs with vLLM"
+            in load_text(from_variable, "main.tf").skipped_files[0][1])
+    assert ("declares a KAITO Workspace (`kaito.sh` at line 3) whose inference preset `var.kaito_ai_model`, a value "
+            "Terraform fills, KAITO runs" in load_text(KAITO_HCL, "main.tf").skipped_files[0][1])
+
+
+def test_a_kaito_workspace_on_transformers_for_tuning_or_in_a_comment_is_plain_terraform():
+    transformers = KAITO_TF.replace('kaito.sh/enablelb: "False"', "kaito.sh/runtime: transformers")
+    tuning = KAITO_TF.replace("    inference:\n      preset:", "    tuning:\n      preset:")
+    commented = "\n".join("# " + line for line in KAITO_TF.splitlines())
+    other = KAITO_TF.replace("kaito.sh/v1alpha1", "example.com/v1")
+    for text in (transformers, tuning, commented, other):
+        assert load_text(text, "x.tf").skipped_files == [("x.tf", TERRAFORM)]
+
+
 # corpus31: ai-on-gke/common-infra's modules/kuberay-cluster (no licence; shape written here) passes its values.yaml
 # through templatefile to a helm_release; the file holds Terraform's ${indent(4, ...)} and %{ if } lines, which are
 # not YAML until Terraform renders them, and the repository's lint exited 2 on "cannot parse YAML".

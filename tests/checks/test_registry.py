@@ -297,6 +297,7 @@ EXTRA_FIXTURES = {
               "engine-type.yaml",  # an engine named as a mapping: AI Runway's engine: {type: vllm}
               "kaito-templates.yaml",  # corpus37: a KAITO template's ${presetName} named as a placeholder
               "kaito-inference-config.yaml",  # corpus37: a KAITO inference config's vllm: settings win, said so
+              "malformed-kaito-spec.yaml",  # corpus44: a Workspace with its fields under a spec: KAITO refuses
               "heredoc-unapplied.sh",  # a script's vLLM manifest here-document that no kubectl is seen to apply
               "heredoc-mixed.sh",  # the same beside here-documents the script does apply (read and linted)
               "heredoc-image-variable.sh",  # corpus10: a script's pod whose image is a shell variable it sets
@@ -364,7 +365,8 @@ EXTRA_FIXTURES = {
     "SW307": {"template-placeholder.yaml"},  # corpus27: a tag a template's placeholder may hold is not known
     "SW310": {"huge-request.yaml",  # corpus18: a request of 2147483648 GPUs (the fuzz): no list of that length
               "pass-envfrom-elsewhere.yaml",
-              "bottlerocket.json"},  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
+              "bottlerocket.json",  # sure32: Bottlerocket ignores NVIDIA_VISIBLE_DEVICES when unprivileged
+              "cpu-backend.yaml"},  # corpus44: CUDA_VISIBLE_DEVICES='' on vLLM's CPU backend hides no GPU it uses
     "SW312": {"inference-pool.yaml",  # corpus37: an HTTPRoute onto an InferencePool's pods is a route in front
               "placeholder-selector.yaml",  # mend13: a selector a template fills selects pods not known yet
               "cross-namespace-backend.yaml",  # mend16: a route in front of another namespace's pods, by grant

@@ -49,7 +49,7 @@ from ... import catalog
 from ...catalog.accelerators import vendor_resources
 from ...catalog.resolve import resolve_model
 from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location, NodePool
-from ...model.errors import CatalogError
+from ...model.errors import CatalogError, InputError
 from ...model.unknown import holds_placeholder, is_placeholder, named_as_written
 from ...model.vocab import INSTANCE_TYPE
 from ..yamlsrc import LineDict, load_documents
@@ -590,6 +590,7 @@ def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, l
     the preset and the instance type, so no command is in the object. What is known (the preset, the
     instance type, the node count) is recorded for SW005, which says why the workload was not sized; a
     workspace with its own pod template (``inference.template``) is read by the generic reader instead."""
+    _kaito_spec_refused(obj, loc)
     inference = as_map(obj.get("inference"))
     preset = as_map(inference.get("preset"))
     if not preset.get("name"):
@@ -619,6 +620,35 @@ def add_kaito_workspace(obj: Mapping[str, Any], loc: Location, inv: Inventory, l
         "the object; lint the pod it renders (kubectl get pod -o yaml) to check the layout"), where,
         mentioned=True, suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line)))
     return True
+
+
+#: The fields of a KAITO Workspace, which sit at the object's top level beside metadata (kaito-project/kaito
+#: api/v1alpha1/workspace_types.go at 46dea37d: Resource, Inference, Tuning, Status; the same in v1beta1).
+_KAITO_WORKSPACE_FIELDS = ("resource", "inference", "tuning")
+
+
+def _kaito_spec_refused(obj: Mapping[str, Any], loc: Location) -> None:
+    """A Workspace whose ``resource``/``inference``/``tuning`` sit under a ``spec:`` it does not have (corpus44:
+    ctava-msft/apim-mcp-aks-kaito's k8s/kaito-workspace.yaml) is an input error at ``spec``: the CRD
+    (config/crd/bases/kaito.sh_workspaces.yaml) declares no ``spec`` and no preserve-unknown-fields at its root, so
+    kubectl's strict field validation refuses the object (the API server prunes it where validation is off), and
+    KAITO's webhook refuses a Workspace with neither inference nor tuning ("Either Inference or Tuning must be
+    specified, not neither": validateCreate, api/v1alpha1/workspace_validation.go at a637a5fd). Nothing is served,
+    so nothing is read as served."""
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping) or any(obj.get(k) is not None for k in ("inference", "tuning")):
+        return
+    nested = [k for k in _KAITO_WORKSPACE_FIELDS if k in spec]
+    if not nested:
+        return
+    line = obj.line_of("spec") if isinstance(obj, LineDict) else None
+    named = nested[0] if len(nested) == 1 else f"{', '.join(nested[:-1])} and {nested[-1]}"
+    raise InputError(
+        f"spec: a KAITO Workspace has no spec: its {named} {'belongs' if len(nested) == 1 else 'belong'} at the "
+        "object's top level, beside "
+        "metadata; as written, kubectl refuses the unknown field spec (the API server drops it where validation is "
+        "off) and KAITO's webhook then refuses a Workspace with neither inference nor tuning, so nothing is served; "
+        f"move {named} out of spec", loc.file, line or loc.line)
 
 
 #: The vLLM settings of a KAITO inference config that decide the layout SW005 names, as the finding writes them.

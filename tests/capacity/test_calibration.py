@@ -1431,10 +1431,12 @@ def test_the_sm120_rows_rule_out_the_cold_compile_copy_on_top_of_the_forward_pas
         ("0.29.0", "Qwen/Qwen3-4B-Instruct-2507", 1, None, 138064, 0.72, 0.94, 0.8, 0.22),
         ("0.29.0", "Qwen/Qwen3-4B-Instruct-2507-FP8", 1, None, 162144, 0.72, 1.02, 0.88, 0.29),
         ("0.29.0", "Qwen/Qwen3-4B-Instruct-2507-FP8", 1, None, 162144, 0.72, 1.02, 0.88, 0.29),
-        ("0.29.0", "microsoft/Phi-4-mini-instruct", 1, None, 151973, 1.14, 1.26, 1.13, 0.12),
-        ("0.29.0", "microsoft/Phi-4-mini-instruct", 1, None, 152029, 1.14, 1.25, 1.13, 0.11),
-        ("0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, None, 176489, 1.14, 1.27, 1.14, 0.12),
-        ("0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, None, 176554, 1.14, 1.26, 1.13, 0.12),
+        # tokens44: Phi-4-mini's layers slide (262,144-token window, one block more a request), so the budget its
+        # counts imply moves by 0.01 (1.26, 1.13, 0.12; 1.25, 1.13, 0.11; 1.27, 1.14, 0.12; 1.26, 1.13, 0.12 before)
+        ("0.29.0", "microsoft/Phi-4-mini-instruct", 1, None, 151973, 1.14, 1.25, 1.12, 0.11),
+        ("0.29.0", "microsoft/Phi-4-mini-instruct", 1, None, 152029, 1.14, 1.25, 1.12, 0.11),
+        ("0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, None, 176489, 1.14, 1.26, 1.13, 0.11),
+        ("0.29.0", "RedHatAI/Phi-4-mini-instruct-FP8-dynamic", 1, None, 176554, 1.14, 1.26, 1.13, 0.11),
         ("0.29.0", "ibm-granite/granite-4.0-h-micro", 1, None, 2143269, 0.38, 0.54, 0.43, 0.16),
         ("0.29.0", "ibm-granite/granite-4.0-h-micro", 1, None, 2600821, 0.38, 0.54, 0.43, 0.16),
         ("0.28.0", "Qwen/Qwen3-32B-AWQ", 1, 0.7, 12272, 1.45, -0.77, -1.12, -2.22),

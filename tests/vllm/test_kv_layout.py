@@ -469,3 +469,21 @@ def test_a_window_beyond_the_context_still_makes_every_layer_sliding():
     # a window that config.json turns off stays full attention (Qwen2.5's use_sliding_window false, window 131,072)
     qwen = find_model("Qwen/Qwen2.5-7B-Instruct")
     assert [t.kind for t in kv_layout.layout(qwen, 1, 1, 2).types] == ["full"]
+
+
+def test_a_v0_start_of_a_model_with_a_window_beyond_its_context_does_not_default_to_chunked_prefill():
+    # V0 turns chunked prefill on by default above 32K tokens only where ModelConfig.get_sliding_window() is None
+    # (engine/arg_utils.py, read in 0.8.4: "use_sliding_window = (model_config.get_sliding_window() is not None)"),
+    # and get_hf_config_sliding_window returns config.json's window whatever its size (config.py, 0.8.4): Phi-3.5-mini
+    # (262,144) at 65,536 tokens on 0.6.4 batches the whole context, as the same shape without a window does not
+    import dataclasses
+
+    from shardwise.rules.catalog import find_model
+    phi = find_model("microsoft/Phi-3.5-mini-instruct")
+    device = sizing.Device("A100-80GB", 79.15, "nvidia", "ampere", 8)
+    settings = sizing.EngineSettings(max_model_len=65536)
+    with_window = sizing.size_deployment(phi, device, settings, "0.6.4")
+    no_window = sizing.size_deployment(
+        dataclasses.replace(phi, hf_config={**phi.hf_config, "sliding_window": None}), device, settings, "0.6.4")
+    assert (with_window.engine, with_window.max_num_batched_tokens) == ("v0", 65536)
+    assert (no_window.engine, no_window.max_num_batched_tokens) == ("v0", 512)

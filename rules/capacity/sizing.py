@@ -428,6 +428,9 @@ class ReplicaSizing:
     #: the batch vLLM compares with those blocks: max_num_seqs (0.20+) or the largest full decode graph (0.14-0.17)
     mamba_batch: int
     notes: tuple[str, ...] = field(default=())
+    #: the KV cache's blocks at the central budget (vLLM's ``kv_cache_config.num_blocks``): with
+    #: :attr:`max_concurrency`, the blocks a request of ``max_model_len`` takes (``num_blocks ÷ concurrency``)
+    kv_blocks: int = 0
 
     @property
     def kv_band_text(self) -> str:
@@ -2303,6 +2306,7 @@ def _size_deployment(
         "mamba_verdict": mamba.verdict,
         "mamba_batch": mamba.batch,
         "notes": tuple(notes),
+        "kv_blocks": kv.plan.num_blocks,
     })
 
 

@@ -6,7 +6,8 @@ vLLM's model implementations read them:
 * full attention: every layer by default;
 * sliding window: ``layer_types`` entries ``sliding_attention`` (gpt-oss, Gemma 3 with ``layer_types``),
   Gemma 3's ``sliding_window_pattern`` (every n-th layer is global), Gemma 2 (even layers slide),
-  or ``sliding_window`` on every layer (Mistral-7B-v0.1, Qwen2 with ``use_sliding_window``);
+  or ``sliding_window`` on every layer (Mistral-7B-v0.1, Qwen2 with ``use_sliding_window``), a window above the
+  context included (Phi-3/3.5/4-mini's 262,144: one block more a request than full attention);
 * chunked local attention: Llama 4's ``attention_chunk_size`` on the layers whose
   ``no_rope_layers`` entry is 1 (the NoPE layers keep full attention);
 * linear attention / state-space layers (Qwen3-Next's Gated DeltaNet, ``layer_types`` entries
@@ -258,15 +259,17 @@ def _listed_or_derived_kinds(model: ModelShape) -> tuple[list[str], int | None, 
             return ["chunked" if x else "full" for x in nope], None, chunk
         step = _int(cfg, "nope_layer_interval") or 4  # Llama 4: every 4th layer has no RoPE
         return ["full" if (i + 1) % step == 0 else "chunked" for i in range(n)], None, chunk
-    if not window or window >= model.max_position_embeddings:
+    # A window at or above the context still slides: vLLM sets CacheConfig.sliding_window from config.json whatever its
+    # size and every Attention layer without a window of its own takes it (engine/arg_utils.py create_engine_config,
+    # ModelConfig.get_sliding_window, read in 0.14.1 and 0.29.0), so SlidingWindowSpec admits cdiv(max_model_len, block)
+    # + 1 blocks a request (Phi-4-mini's 262,144 at 0.29.0: 9,503 blocks logged as 151,973 tokens at 32,768).
+    if not window or cfg.get("use_sliding_window") is False:
         return ["full"] * n, None, None
     if model_type.startswith("gemma3"):
         pattern = _int(cfg, "sliding_window_pattern") or 6
         return ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(n)], window, None
     if model_type.startswith("gemma2") or (model_type.startswith("gemma") and cfg.get("interleaved_sliding_window")):
         return ["sliding" if i % 2 == 0 else "full" for i in range(n)], window, None
-    if cfg.get("use_sliding_window") is False:
-        return ["full"] * n, None, None
     max_window_layers = _int(cfg, "max_window_layers")
     if cfg.get("use_sliding_window") and max_window_layers is not None:
         return ["sliding" if i >= max_window_layers else "full" for i in range(n)], window, None

@@ -405,6 +405,28 @@ class Score:
         return abs(self.tokens_from_logged_kv - self.log.tokens) <= rel * self.log.tokens
 
     @property
+    def logged_blocks(self) -> int | None:
+        """Of a row that logs a token count but no budget, the whole number of KV blocks that gives the logged count
+        under shardwise's layout (tokens44): vLLM's "GPU KV cache size" is ``int(num_blocks ÷ blocks a request ×
+        max_model_len)`` from 0.20 (``get_kv_cache_capacity``, ``v1/core/kv_cache_utils.py``), the blocks a request
+        being shardwise's ``kv_blocks ÷ max_concurrency``, or ``num_blocks × block_size`` where one full-attention
+        group reports blocks. 0 where no block count gives it: the layout (blocks a request, groups, block size)
+        differs from vLLM's at the row's flags, whatever the budget. None where the row logs a budget (the budget
+        splits it: :attr:`miss_class`), logs no count, or shardwise's plan is empty or of neither form."""
+        s, lg = self.sized, self.log
+        if lg.tokens is None or lg.kv_gib is not None or s.kv_blocks <= 0 or s.max_concurrency <= 0:
+            return None
+        length = s.max_model_len
+        per_request = round(s.kv_blocks / s.max_concurrency)
+        if s.kv_cache_tokens == int(s.kv_blocks / per_request * length):
+            guess = lg.tokens * per_request // length
+            return next((n for n in range(max(guess - 2, 1), guess + 3)
+                         if int(n / per_request * length) == lg.tokens), 0)
+        if s.kv_cache_tokens == s.kv_blocks * s.block_size:
+            return lg.tokens // s.block_size if lg.tokens % s.block_size == 0 else 0
+        return None
+
+    @property
     def miss_class(self) -> str:
         """Of a token count outside 5 %: "budget" where the logged budget gives the logged count within 0.5 % or its
         rounding (:attr:`logged_budget_gives_logged_tokens`: the layout is right), "layout" where it does not on one
@@ -1065,6 +1087,10 @@ def scoreboard(logs: list[Log]) -> str:
         out.append("")
         out.append("token counts outside 5 %, by where the error is: " + ", ".join(
             f"{name} {classes.count(name)}" for name in ("budget", "layout", "stage", "rank", "unsplit")))
+        unsplit = [sc.logged_blocks for sc in scores if sc.miss_class == "unsplit"]
+        out.append("unsplit token counts, by whether they are whole KV blocks of shardwise's layout: "
+                   f"whole blocks {sum(1 for n in unsplit if n)}, no block count {unsplit.count(0)}, "
+                   f"undecided {unsplit.count(None)}")
         causes = [miss_cause(sc.log) or "unclassed" for sc in scores if sc.miss_class]
         out.append("token counts outside 5 %, by cause: " + ", ".join(
             f"{name} {causes.count(name)}" for name in (*MISS_CAUSES, "unclassed") if causes.count(name)))
@@ -1090,6 +1116,9 @@ def scoreboard(logs: list[Log]) -> str:
             split = ("" if sc.tokens_from_logged_kv is None else
                      f", {sc.tokens_from_logged_kv:,} from the logged budget")
             cause = miss_cause(lg) or "unclassed"
+            if sc.logged_blocks is not None:
+                split = (f", {sc.logged_blocks:,} blocks against {s.kv_blocks:,}" if sc.logged_blocks else
+                         ", no whole block count of shardwise's layout")
             what.append(f"tokens {s.kv_cache_tokens:,}, logged {lg.tokens:,} ({sc.miss_class}{split}; {cause})")
         if not sc.verdict_right or sc.kv_within is False:
             what[len(what) - 1 - (sc.tokens_within_5pct is False)] += f" ({verdict_kv_cause(lg) or 'unclassed'})"

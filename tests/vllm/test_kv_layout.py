@@ -445,3 +445,45 @@ def test_kimi_linear_mla_layers_between_kda_states():
     # the attention block grows until a page of 1,152-byte tokens holds a state: 16 x cdiv(1,085,440, 16 x 1,152)
     plan = kv_layout.plan_kv_cache(lay, behaviour("0.11.0"), "v1", GIB, 4096, 2048)
     assert plan.block_size == 16 * -(-1_085_440 // (16 * 1152)) == 944
+
+
+def test_a_window_beyond_the_context_still_makes_every_layer_sliding():
+    # Phi-3/3.5/4-mini (config.json sliding_window 262,144 above max_position_embeddings 131,072, no layer_types):
+    # vLLM sets CacheConfig.sliding_window from config.json's window whatever its size (engine/arg_utils.py
+    # create_engine_config, ModelConfig.get_sliding_window: read in 0.14.1 and 0.29.0), every Attention layer falls
+    # back to it, and SlidingWindowSpec admits cdiv(min(window - 1 + in flight, max_model_len), 16) + 1 blocks a
+    # request: one block more than full attention. set 23's Phi-4-mini starts on an RTX 5090 at 0.29.0 logged
+    # 151,973 tokens at 32,768 and 152,029 at 131,072 (its FP8-dynamic twin 176,489 and 176,554): 9,503 (11,036) whole
+    # blocks over 2,049 and 8,193 blocks a request, counts no block total gives over 2,048 and 8,192
+    from shardwise.rules.catalog import find_model
+    phi = find_model("microsoft/Phi-4-mini-instruct")
+    lay = kv_layout.layout(phi, 1, 1, 2)
+    assert [(t.kind, t.layers, t.bytes_per_token, t.span) for t in lay.types] == [("sliding", 32, 4096, 262144)]
+    b29 = behaviour("0.29.0")
+    page = 16 * 4096  # one 16-token block of one layer: K and V of 8 heads of 128 in 16 bits a token
+    for blocks, length, tokens in ((9503, 32768, 151_973), (9503, 131072, 152_029), (11036, 32768, 176_489),
+                                   (11036, 131072, 176_554)):
+        plan = kv_layout.plan_kv_cache(lay, b29, "v1", blocks * page * 32, length, 4096)
+        assert (plan.num_blocks, plan.tokens) == (blocks, tokens)
+        assert not any(int(n * length / (length // 16)) == tokens for n in range(blocks - 600, blocks + 600))
+    # a window that config.json turns off stays full attention (Qwen2.5's use_sliding_window false, window 131,072)
+    qwen = find_model("Qwen/Qwen2.5-7B-Instruct")
+    assert [t.kind for t in kv_layout.layout(qwen, 1, 1, 2).types] == ["full"]
+
+
+def test_a_v0_start_of_a_model_with_a_window_beyond_its_context_does_not_default_to_chunked_prefill():
+    # V0 turns chunked prefill on by default above 32K tokens only where ModelConfig.get_sliding_window() is None
+    # (engine/arg_utils.py, read in 0.8.4: "use_sliding_window = (model_config.get_sliding_window() is not None)"),
+    # and get_hf_config_sliding_window returns config.json's window whatever its size (config.py, 0.8.4): Phi-3.5-mini
+    # (262,144) at 65,536 tokens on 0.6.4 batches the whole context, as the same shape without a window does not
+    import dataclasses
+
+    from shardwise.rules.catalog import find_model
+    phi = find_model("microsoft/Phi-3.5-mini-instruct")
+    device = sizing.Device("A100-80GB", 79.15, "nvidia", "ampere", 8)
+    settings = sizing.EngineSettings(max_model_len=65536)
+    with_window = sizing.size_deployment(phi, device, settings, "0.6.4")
+    no_window = sizing.size_deployment(
+        dataclasses.replace(phi, hf_config={**phi.hf_config, "sliding_window": None}), device, settings, "0.6.4")
+    assert (with_window.engine, with_window.max_num_batched_tokens) == ("v0", 65536)
+    assert (no_window.engine, no_window.max_num_batched_tokens) == ("v0", 512)

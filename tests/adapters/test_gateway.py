@@ -227,9 +227,38 @@ def test_a_route_naming_no_namespace_is_never_refused_by_a_grant_that_names_one(
                       "of `llm-d` only, and the inputs do not show whether it is applied there")
     # a grant of `default` decides no more: `kubectl apply -n` may put the route elsewhere
     assert _remote(_APPLIED + _grant(core, source="default"))[0][3].startswith("HTTPRoute `r` lands in")
-    # what the grant's kind or target refuses, it refuses wherever the route lands
-    assert [p for *_, p, _o in _remote(_APPLIED + _grant(core, kind="GRPCRoute"))] == [False, False]
-    assert [p for *_, p, _o in _remote(_APPLIED + _grant('{group: "", kind: Service, name: other}'))] == [False, False]
+    # what the grant's kind or target refuses, it refuses wherever the route lands but in `models` itself, where the
+    # ref is of the route's own namespace and needs no grant (mend29: it was "does not send there", a silent pass)
+    own = ("HTTPRoute `r` lands in the namespace it is applied into (it names none, or its Helm release's), as "
+           "`kubectl apply -n` or `helm install -n` puts it: applied into `models` its backendRef is of its own "
+           "namespace and needs no ReferenceGrant, applied into any other no ReferenceGrant of the inputs permits it "
+           "though one applied apart from them may, and the inputs do not show where it is applied")
+    assert [r[3:] for r in _remote(_APPLIED + _grant(core, kind="GRPCRoute"))] == [(own, True), (own, True)]
+    assert [r[3:] for r in _remote(_APPLIED + _grant('{group: "", kind: Service, name: other}'))] == [(own, True),
+                                                                                                     (own, True)]
+
+
+def test_a_route_naming_no_namespace_and_a_ref_naming_default_is_of_its_own_namespace_only_there():
+    """``namespace: default`` written on the backendRef of a route that names none: the route's own namespace only
+    where it is applied into ``default`` (mend29: read as the route's own, the route surely sent there)."""
+    route = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r}
+spec:
+  rules:
+    - backendRefs:
+        - {name: vllm, namespace: default, port: 8000}
+        - {name: other, port: 8000}
+"""
+    assert _route(route).services == ["other"]  # a ref that names no namespace is its own wherever it lands
+    assert _remote(route) == [("Service", "default", "vllm", (
+        "HTTPRoute `r` lands in the namespace it is applied into (it names none, or its Helm release's), as `kubectl "
+        "apply -n` or `helm install -n` puts it: applied into `default` its backendRef is of its own namespace and "
+        "needs no ReferenceGrant, applied into any other no ReferenceGrant of the inputs permits it though one applied "
+        "apart from them may, and the inputs do not show where it is applied"), True)]
+    pinned = route.replace("metadata: {name: r}", "metadata: {name: r, namespace: default}")
+    assert _route(pinned).services == ["vllm", "other"] and _remote(pinned) == []
 
 
 def test_a_helm_release_route_and_grant_of_the_release_namespace_agree_and_a_named_one_cannot_decide():

@@ -342,7 +342,8 @@ EXTRA_FIXTURES = {
               "backend-kinds.yaml",  # mend23: ServiceImport, Backend, a groupless pool, group core; a pool's group
               "route-applied-namespace.yaml",  # mend23: a route naming no namespace against a grant: cannot decide
               "kserve-remote-predictor.yaml",  # mend23: a predictor stand-in of the backendRef's namespace
-              "gamma-route.yaml"},  # mend23: a GAMMA route (parents are Services) is published by no Gateway
+              "gamma-route.yaml",  # mend23: a GAMMA route (parents are Services) is published by no Gateway
+              "route-ref-default.yaml"},  # mend29: `namespace: default` from a route naming none: cannot decide
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks

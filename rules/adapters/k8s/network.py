@@ -231,7 +231,9 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
                 continue
             pool = kind == "InferencePool"
             where = ref.get("namespace")
-            if where is not None and where is not UNKNOWN and where in ("", namespace):
+            # `namespace: default` written by a route that names none is no ref of its own namespace: the route lands
+            # in the one it is applied into, and sends there as to another namespace unless that is `default`
+            if where is not None and where is not UNKNOWN and where in ("", namespace) and (written or where == ""):
                 where = None
             if group == "core":  # the implementation decides (Linkerd reads it as "", the others reject it)
                 ref_ns = namespace if where is None else where
@@ -252,14 +254,19 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     refs = [dict(as_map(p), namespace=as_map(p).get("namespace") or namespace)
             for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
     parents = [f"{p['namespace']}/{p['name']}" for p in refs]
-    inv.ingresses.append(Ingress(
+    route = Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=namespace,
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
         pool_refs=pools, pool_groups=pool_groups, remote_refs=remote,
         namespace_applied=not written or namespace == RELEASE_NAMESPACE,
-    ))
+    )
+    if route.namespace_applied:  # until link_backends reads the grants (where no input needs it to, for good)
+        for r in remote:
+            if not (r.note or r.namespace == UNKNOWN_NAMESPACE):
+                r.permitted = _applied_own(route, r)
+    inv.ingresses.append(route)
 
 
 def _backend_kind(ref: Mapping[str, Any]) -> tuple[str | None, str]:
@@ -406,9 +413,26 @@ def _permitted(grants: list[CrossRef], route: Ingress, ref: RemoteRef) -> tuple[
                 "release's), as `kubectl apply -n` or `helm install -n` puts it; ReferenceGrant "
                 f"`{ref.namespace}/{name}` permits {route.kind}s of {', '.join(f'`{n}`' for n in named)} only, and "
                 "the inputs do not show whether it is applied there"), True
+    if route.namespace_applied:  # applied into the ref's namespace, the ref is of its own and needs no grant
+        return _applied_own(route, ref), True
     if any(_grant_namespace(g) == ref.namespace for g in mine):
         return False, True
     return _no_grant(ref.namespace), True
+
+
+def _applied_own(route: Ingress, ref: RemoteRef) -> str:
+    """Why whether ``route``, which names no namespace (or its Helm release's), sends to ``ref`` is not known where no
+    ReferenceGrant of the inputs permits it: applied into the ref's namespace, the ref is of the route's own namespace
+    and needs no grant (gateway-api v1.2.0 apis/v1 ``BackendObjectReference.Namespace``: a ReferenceGrant is required
+    only "when the namespace is different than the local namespace"); applied into any other, it needs a grant of the
+    ref's namespace, and one applied apart from the inputs may permit it. Read as ``default``, a ref that wrote
+    ``namespace: default`` was the route's own and surely sent to, and one to a namespace whose grants permit other
+    kinds only was left out (mend29)."""
+    return (f"{route.kind} `{route.name}` lands in the namespace it is applied into (it names none, or its Helm "
+            f"release's), as `kubectl apply -n` or `helm install -n` puts it: applied into `{ref.namespace}` its "
+            "backendRef is of its own namespace and needs no ReferenceGrant, applied into any other no ReferenceGrant "
+            "of the inputs permits it though one applied apart from them may, and the inputs do not show where it is "
+            "applied")
 
 
 def _grant_namespace(grant: CrossRef) -> str:
@@ -477,7 +501,8 @@ def link_backends(inv: Inventory) -> None:
         if ing.kind != "HTTPRoute":
             continue
         for ref in ing.remote_refs:
-            if ref.namespace in (UNKNOWN_NAMESPACE, ing.namespace):
+            if ref.namespace == UNKNOWN_NAMESPACE or (ref.namespace == ing.namespace
+                                                      and (ref.note or not ing.namespace_applied)):
                 continue  # not known yet; or a ref of its own namespace that only its group leaves open (core)
             ref.permitted, ref.outside = _permitted(grants, ing, ref)
             if ref.permitted is True and ref.note:

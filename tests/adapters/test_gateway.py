@@ -310,10 +310,51 @@ spec:
 
 def test_backendref_kinds_and_groups_as_the_gateway_api_reads_them():
     r = _route(_KINDS)
-    assert r.services == ["a", "b", "h"]  # a group a template fills may be the core one: read as a Service
+    assert r.services == ["a", "b"]  # a group a template fills may be the core one, or not (mend29): not known
+    assert [(x.kind, x.name, x.unseen) for x in r.remote_refs if x.unseen] == [("Service", "h", True)]
     assert list(zip(r.pool_groups, r.pool_refs, strict=True)) == [
         ("inference.networking.x-k8s.io", "f"), ("inference.networking.k8s.io", "f")]
     assert r.ports == [8000, 8001, 8002, 8003, 8004, 8005]  # each port the route sends to, whatever serves it
-    [core] = r.remote_refs  # group core: the route's own namespace, decided by the implementation only
+    [core] = [x for x in r.remote_refs if not x.unseen]  # group core: the route's own namespace, decided by the implementation only
     assert (core.kind, core.namespace, core.name, core.outside) == ("Service", "llm", "g", True)
     assert core.permitted == core.note and core.note.startswith("its backendRef names group `core`")
+
+
+# --- a backendRef whose kind or group a template fills (mend29) -----------------------------------------------------
+
+_UNSEEN_KINDS = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: llm-d}
+spec:
+  rules:
+    - backendRefs:
+        - {kind: "{{ .Values.kind }}", name: vllm, port: 8000}
+        - {group: "${POOL_GROUP}", kind: InferencePool, name: pool}
+        - {group: "${GROUP}", kind: Service, name: svc, namespace: models}
+        - {group: "${GROUP}", kind: ServiceImport, name: imported}
+"""
+
+
+def test_a_backendref_whose_kind_or_group_is_a_placeholder_names_what_it_may_and_none_surely():
+    r = _route(_UNSEEN_KINDS)
+    assert r.services == [] and r.pool_refs == [] and r.ports == [8000]
+    assert [(x.kind, x.namespace, x.name, x.group, x.permitted, x.outside, x.unseen) for x in r.remote_refs] == [
+        ("Service", "llm-d", "vllm", "", "its backendRef's kind is the template placeholder `{{ .Values.kind }}`",
+         False, True),
+        ("InferencePool", "llm-d", "pool", "", "its backendRef's group is the template placeholder `${POOL_GROUP}`",
+         False, True),
+        ("Service", "models", "svc", "", "its backendRef's group is the template placeholder `${GROUP}`", False, True),
+    ]  # of the core group, an InferencePool it is not; a ServiceImport is neither, whatever its group: no ref
+
+
+def test_a_pool_ref_whose_group_is_a_placeholder_joins_the_pool_of_either_group():
+    pool = """\
+---
+apiVersion: inference.networking.x-k8s.io/v1alpha2
+kind: InferencePool
+metadata: {name: pool, namespace: llm-d}
+spec: {targetPortNumber: 8000, selector: {app: vllm}}
+"""
+    assert [p.name for p in _route(_UNSEEN_KINDS + pool).pools] == ["pool"]
+    assert _route(_UNSEEN_KINDS + pool.replace("llm-d", "other")).pools == []  # of the route's namespace only

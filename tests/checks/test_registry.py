@@ -335,7 +335,7 @@ EXTRA_FIXTURES = {
               "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
-              "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
+              "gateway-preview.json",  # a computed gatewayClassName, ALB scheme or backendRef kind cannot decide
               "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
               "llmisvc-gateway-config.yaml",  # the default Gateway an inferenceservice-config of the inputs names
               "cross-namespace-backend.yaml",  # mend16: a backendRef's namespace, as its ReferenceGrants say
@@ -343,7 +343,8 @@ EXTRA_FIXTURES = {
               "route-applied-namespace.yaml",  # mend23: a route naming no namespace against a grant: cannot decide
               "kserve-remote-predictor.yaml",  # mend23: a predictor stand-in of the backendRef's namespace
               "gamma-route.yaml",  # mend23: a GAMMA route (parents are Services) is published by no Gateway
-              "route-ref-default.yaml"},  # mend29: `namespace: default` from a route naming none: cannot decide
+              "route-ref-default.yaml",  # mend29: `namespace: default` from a route naming none: cannot decide
+              "backend-kind-placeholder.yaml"},  # mend29: a backendRef's kind or group a template fills: unknown
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks

@@ -85,6 +85,7 @@ EXTRA_FIXTURES = {
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW003": {"literal-words.yaml", "declared-release.yaml",
+              "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "angle-placeholders.yaml",  # corpus38: a tutorial's <TP_SIZE>, "<gpu-count>": its reader's to fill

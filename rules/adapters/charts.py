@@ -136,7 +136,7 @@ class Renderer:
             raise
         inv = helm_inventory(out, directory, namespace)
         if inv.errors or inv.launch_issues:
-            name_unset_values(inv, directory, values, [s for _, s in sets])
+            name_unset_values(inv, directory, values, list(sets))
         return inv
 
     def kustomize_build(self, directory: str, namespace: str | None = None) -> Inventory:
@@ -1086,16 +1086,26 @@ def _values_given(directory: str, values: list[str] | tuple[str, ...]) -> dict[s
     return given
 
 
-def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
+def _unset(values: dict[str, Any], path: list[str], sets: list[tuple[str, str]]) -> bool:
     """Whether the values path ``a.b`` is set nowhere: absent from ``values`` (a map missing the key on the way) or
-    null there, and named by no ``--set`` (any of whose keys starts with it, or it with one of them)."""
+    null there, and named by no ``--set`` (any of whose keys starts with it, or it with one of them), the last that
+    names it deciding. ``--set a.b=null`` (``null`` in any case) or ``--set a=null`` gives no value: helm's strvals
+    reads it as nil (helm v3 ``pkg/strvals/parser.go`` typedVal: ``strings.EqualFold(val, "null")``), and coalescing
+    deletes the key (:func:`_coalesce`), so the template prints nothing (mend29: it counted as given);
+    ``--set-string a.b=null`` is the string ``null``."""
     dotted = ".".join(path)
-    for s in sets:
+    decided: bool | None = None
+    for flag, s in sets:
         for piece in s.split(","):
-            key = piece.split("=", 1)[0].strip()
+            key, _eq, value = piece.partition("=")
+            key = key.strip()
             if key and (key == dotted or key.startswith(dotted + ".") or key.startswith(dotted + "[")
                         or dotted.startswith(key + ".")):
-                return False
+                deleted = (flag == "--set" and value.lower() == "null"  # as written: " null" is a string
+                           and (key == dotted or dotted.startswith(key + ".")))
+                decided = deleted
+    if decided is not None:
+        return decided
     node: Any = values
     for key in path:
         if not isinstance(node, dict):
@@ -1106,7 +1116,8 @@ def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
     return node is None  # null: helm prints nothing of it (a key no default gives, set to null by a values file)
 
 
-def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...], sets: list[str]) -> None:
+def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...],
+                      sets: list[tuple[str, str]]) -> None:
     """newuser15: an input error, or a command vLLM refuses (SW003), at a line of the chart's own templates that prints
     a value no values file (the chart's ``values.yaml`` included) and no ``--set`` sets (``--tensor-parallel-size {{
     .Values.tensorParallelSize }}``, rendered ``--tensor-parallel-size`` and nothing) says which value that is and to

@@ -229,8 +229,8 @@ def test_an_error_where_a_template_prints_a_value_never_given_names_the_value(tm
     prod.write_text("engine: {tensorParallelSize: 2}\n")
     assert _errors_at(chart, ("templates/deployment.yaml", 12), values=[str(prod)]) == [
         "--tensor-parallel-size: expects a value"]
-    for given in ("engine.tensorParallelSize=2", "engine=null", "a=1,engine.tensorParallelSize=2"):
-        assert _errors_at(chart, ("templates/deployment.yaml", 12), sets=[given]) == [
+    for given in ("engine.tensorParallelSize=2", "a=1,engine.tensorParallelSize=2"):
+        assert _errors_at(chart, ("templates/deployment.yaml", 12), sets=[("--set", given)]) == [
             "--tensor-parallel-size: expects a value"], given
     # a value the chart's values set to something that is not a map on the way is not called missing
     other = _unset_chart(tmp_path / "o", "command: x\nengine: [1]\nport: 8000\n")
@@ -246,6 +246,26 @@ def test_an_error_where_a_template_prints_a_value_never_given_names_the_value(tm
     assert _errors_at(chart, ("templates/deployment.yaml", 12), values=[str(tmp_path / "absent.yaml")]) == [
         "--tensor-parallel-size: expects a value"]
     assert _errors_at(chart, ("charts/sub/templates/deployment.yaml", 12)) == ["--tensor-parallel-size: expects a value"]
+
+
+def test_a_set_to_null_gives_no_value_as_helm_deletes_the_key(tmp_path):
+    """mend29: ``--set key=null`` (null in any case) is nil to helm's strvals (pkg/strvals/parser.go typedVal), and
+    coalescing deletes the key, the chart's default and a values file's value with it: the template prints nothing.
+    It counted as given, and the error said only what the rendered text lacked. ``--set-string`` gives the string
+    ``null``; the last --set that names the key decides."""
+    chart = _unset_chart(tmp_path, "command: x\nengine: {tensorParallelSize: 1}\nport: 8000\n")
+    at = ("templates/deployment.yaml", 12)
+    prod = tmp_path / "prod.yaml"
+    prod.write_text("engine: {tensorParallelSize: 2}\n")
+    for sets in ([("--set", "engine.tensorParallelSize=null")], [("--set", "engine.tensorParallelSize=NULL")],
+                 [("--set", "engine=null")], [("--set", "a=1,engine.tensorParallelSize=Null")],
+                 [("--set", "engine.tensorParallelSize=2"), ("--set", "engine.tensorParallelSize=null")]):
+        assert _errors_at(chart, at, values=[str(prod)], sets=sets) == [UNSET_SAYS], sets
+    for sets in ([("--set-string", "engine.tensorParallelSize=null")],
+                 [("--set", "engine.tensorParallelSize=null"), ("--set", "engine.tensorParallelSize=2")],
+                 [("--set", "engine=null"), ("--set", "engine.tensorParallelSize=4")],
+                 [("--set", "engine.maxNumSeqs=null")]):  # a sibling: the key keeps its value
+        assert _errors_at(chart, at, sets=sets) == ["--tensor-parallel-size: expects a value"], sets
 
 
 @pytest.mark.tools

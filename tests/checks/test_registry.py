@@ -84,6 +84,7 @@ EXTRA_FIXTURES = {
               "p95-beyond-length.yaml"},  # plancases25: a declared p95 above max_model_len is said, never clamped
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
+    "SW209": {"kserve-cpu-build.yaml"},  # mend29: KServe's plain huggingfaceserver tag is its CPU build from v0.15
     "SW003": {"literal-words.yaml", "declared-release.yaml",
               "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not

@@ -32,7 +32,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,7 +39,7 @@ from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location
 from ...model.errors import InputError
 from ...model.unknown import UNKNOWN_TOKEN, holds_placeholder, is_placeholder
 from ...vllm.args import expand_k8s
-from ...vllm.imageref import parse_image
+from ...vllm.images import kserve_hf_release
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from
 from .parse import Lines, make_locate
@@ -131,19 +130,6 @@ HF_BACKENDS = ("auto", "huggingface", "vllm")
 #: The KServe releases read whose Hugging Face server takes only :data:`HF_BACKENDS`: the first with ``--backend``, and
 #: the last read (a later one may take more).
 _HF_BACKEND_READ = ((0, 13), (0, 20))
-_KSERVE_TAG = re.compile(r"^v?(\d+)\.(\d+)\.\d+(?:-rc\d+)?(?:-gpu)?$")
-
-
-def _hf_backend_release(image: Any) -> tuple[int, int] | None:
-    """The KServe release of a ``kserve/huggingfaceserver:vX.Y.Z`` image (``-gpu`` or not), None for another image,
-    one whose tag names no release (``latest``, a digest) or none written (the cluster's runtime, not in the inputs)."""
-    if not isinstance(image, str):
-        return None
-    ref = parse_image(image)
-    m = _KSERVE_TAG.match(ref.tag or "")
-    if ref.qualified != "kserve/huggingfaceserver" or m is None:
-        return None
-    return int(m.group(1)), int(m.group(2))
 
 
 def _refused_backend(values: list[tuple[str, int]]) -> tuple[str, int] | None:
@@ -213,8 +199,8 @@ def _refused_backend_issue(obj: Mapping[str, Any], model: Mapping[str, Any], loc
         at = key_location(model, "args", file, at)
         locate = make_locate(lines.get(file) if lines is not None and file else None, at.line, None, file)
         where = (locate("--backend") if locate is not None else None) or at
-    release = _hf_backend_release(image)
-    sure = release is not None and _HF_BACKEND_READ[0] <= release <= _HF_BACKEND_READ[1]
+    found = kserve_hf_release(image) if isinstance(image, str) else None
+    sure = found is not None and _HF_BACKEND_READ[0] <= found[0] <= _HF_BACKEND_READ[1]
     reason = (f"container 'kserve-container': KServe's Hugging Face server refuses `--backend {value}` and exits at "
               "start-up: it looks the value up by name in its Backend enum (`auto`, `huggingface` or `vllm`, lower "
               "case, as written), and any other value raises a KeyError that ends the server before it serves "

@@ -745,7 +745,8 @@ def _helm_ignores(rules: list[tuple[bool, bool, str]], name: str, is_dir: bool) 
 
 def _check_chart_files(directory: str) -> None:
     """Read what helm loads of a chart and its subcharts folders (``values.yaml``, every file under ``templates/``,
-    ``charts/*/``) through shardwise's own reader before helm runs: helm reads each whole, so a values file of aliases
+    ``charts/*/``, and each packed subchart ``charts/*.tgz``: :func:`_check_packed_subchart`) through shardwise's own
+    reader before helm runs: helm reads each whole, so a values file of aliases
     that expand without end, a template of 2 GiB (a sparse file) or a FIFO is refused here, at its path, never handed
     to helm (fuzz24). A values file must also parse within the bounds of :class:`.yamlsrc.YamlTooCostly`; a template
     is Go template text, only held to what any file may be (a regular file of at most
@@ -792,10 +793,58 @@ def _check_chart_files(directory: str) -> None:
                 except InputError as e:
                     raise InputError(f"the chart is not rendered: {e.message}", os.path.join(top, f)) from None
         try:
-            subs = sorted(e.path for e in os.scandir(os.path.join(chart, "charts")) if e.is_dir())
+            entries = sorted(os.scandir(os.path.join(chart, "charts")), key=lambda e: e.name)
         except OSError:
-            subs = []
+            entries = []
+        subs = [e.path for e in entries if e.is_dir()]
         todo.extend(sub for sub in subs if os.path.lexists(os.path.join(sub, "Chart.yaml")) and not ignored(sub))
+        for packed in (e.path for e in entries if e.name.endswith(".tgz") and not e.is_dir()):
+            if not ignored(packed):
+                _check_packed_subchart(packed)
+
+
+#: helm's bounds on a chart archive (helm v3 pkg/chart/loader/archive.go): what all its files expand to, and one file.
+_HELM_ARCHIVE_BYTES = 100 * 1024 * 1024
+_HELM_ARCHIVE_FILE_BYTES = 5 * 1024 * 1024
+
+
+def _check_packed_subchart(path: str) -> None:
+    """A packed subchart, ``charts/NAME.tgz``, read as helm loads it (its loader reads every ``charts/*.tgz`` whole and
+    loads it as an archive: pkg/chart/loader/load.go) through shardwise's own reader: a FIFO, a device or a file over
+    :data:`~..model.files.MAX_FILE_BYTES` is refused at its path, and so is a ``values.yaml`` of the archive's chart
+    that shardwise's reader refuses for what parsing it would cost (aliases that expand without end), as a
+    subchart folder's values.yaml is (mend29: a packed subchart went to helm unread). An archive helm refuses itself
+    (not gzip, not tar, beyond its decompressed bounds) is left to helm's words; no more than those bounds is
+    decompressed here."""
+    import tarfile
+    import zlib
+    from io import BytesIO
+
+    try:
+        data = read_file_bytes(path)
+    except InputError as e:
+        raise InputError(f"the chart is not rendered: {e.message}", path) from None
+    try:
+        unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        raw = unzip.decompress(data, _HELM_ARCHIVE_BYTES + 1)
+        if len(raw) > _HELM_ARCHIVE_BYTES:
+            return  # beyond helm's bound: helm refuses it ("chart exceeds maximum decompressed size")
+        with tarfile.open(fileobj=BytesIO(raw), mode="r:") as tar:
+            for member in tar:
+                parts = member.name.lstrip("./").split("/")
+                if not (member.isfile() and len(parts) == 2 and parts[1] == "values.yaml"):
+                    continue
+                if member.size > _HELM_ARCHIVE_FILE_BYTES:
+                    return  # helm refuses it in its own words
+                held = tar.extractfile(member)
+                text = held.read(_HELM_ARCHIVE_FILE_BYTES + 1) if held is not None else b""
+                where = f"{path} ({member.name})"
+                cost = _yaml_cost(text, where)
+                if cost is not None:
+                    raise InputError(f"the chart is not rendered: {member.name} in this packed subchart: "
+                                     f"{cost.message}{_HELM_WHOLE}", path)
+    except (zlib.error, tarfile.TarError, EOFError, OSError):
+        return  # not an archive helm can load: helm says why
 
 
 #: Where helm's error says it is (helm v3.22): a template's ``(CHART/templates/x.yaml:9)``, ``(…:1:3)`` or

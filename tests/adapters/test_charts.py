@@ -1437,6 +1437,63 @@ def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monke
     assert not (tmp_path / "called").exists()
 
 
+def _packed(files: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["alias bomb values.yaml", "fifo", "sparse 2 GiB"])
+def test_a_packed_subchart_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
+    """mend29: helm loads every charts/*.tgz of a chart whole, as an archive (pkg/chart/loader), and parses its
+    values.yaml; the pre-read of fuzz24 read subchart folders only, so a packed subchart went to helm unread. Its file
+    and its values.yaml are read with shardwise's own reader first: refused at the archive's path, helm not run."""
+    chart = _chart_copy(tmp_path)
+    (tmp_path / chart / "charts").mkdir(exist_ok=True)
+    path = tmp_path / chart / "charts" / "sub-0.1.0.tgz"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "sparse 2 GiB":
+        with open(path, "wb") as f:
+            f.truncate(2 << 30)
+    else:
+        path.write_bytes(_packed({"sub/Chart.yaml": b"apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+                                  "sub/values.yaml": ("replicas: 2\n" + _LAUGHS).encode()}))
+    what = {"sparse 2 GiB": "not read: the file is larger than 32 MiB, the most shardwise reads from one file",
+            "fifo": "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files",
+            "alias bomb values.yaml": f"sub/values.yaml in this packed subchart: {_TOO_COSTLY}; helm would read it "
+                                      f"whole, {_NOT_HANDED.format(tool='helm')}"}[kind]
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called\nexit 1")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart)
+    assert rc == 2
+    assert doc["input_errors"][0]["file"] == f"{chart}/charts/sub-0.1.0.tgz"
+    assert doc["input_errors"][0]["message"].startswith(f"the chart is not rendered: {what}")
+    assert not (tmp_path / "called").exists()
+
+
+def test_a_packed_subchart_helm_can_read_goes_to_helm(monkeypatch, tmp_path):
+    """A packed subchart of plain values, one that is no archive (helm's to refuse) and one the .helmignore excludes
+    are not refused by the pre-read."""
+    from shardwise.rules.adapters.charts import _check_chart_files
+
+    chart = tmp_path / _chart_copy(tmp_path)
+    (chart / "charts").mkdir(exist_ok=True)
+    (chart / "charts" / "sub-0.1.0.tgz").write_bytes(_packed({
+        "sub/Chart.yaml": b"apiVersion: v2\nname: sub\nversion: 0.1.0\n", "sub/values.yaml": b"replicas: 2\n"}))
+    (chart / "charts" / "junk.tgz").write_bytes(b"not gzip")
+    os.mkfifo(chart / "charts" / "old.tgz")
+    (chart / ".helmignore").write_text("old.tgz\n")
+    _check_chart_files(str(chart))  # no InputError
+
+
 @pytest.mark.parametrize("kind", ["sparse 2 GiB", "fifo", "dangling link"])
 def test_a_template_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
     """fuzz24: helm reads every file of a chart's templates/ whole: a 2 GiB template (a sparse file, no disk used)

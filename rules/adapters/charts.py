@@ -796,8 +796,10 @@ def _check_chart_files(directory: str) -> None:
             entries = sorted(os.scandir(os.path.join(chart, "charts")), key=lambda e: e.name)
         except OSError:
             entries = []
-        subs = [e.path for e in entries if e.is_dir()]
-        todo.extend(sub for sub in subs if os.path.lexists(os.path.join(sub, "Chart.yaml")) and not ignored(sub))
+        # every folder of charts/ is a subchart to helm's loader (load.go: its name is the first path component under
+        # charts/), which parses its values.yaml before it finds Chart.yaml missing (mend29: one without it was
+        # handed to helm unread)
+        todo.extend(e.path for e in entries if e.is_dir() and not ignored(e.path))
         for packed in (e.path for e in entries if e.name.endswith(".tgz") and not e.is_dir()):
             if not ignored(packed):
                 _check_packed_subchart(packed)

@@ -1407,7 +1407,8 @@ def _chart_copy(tmp_path) -> str:
     return "llm"
 
 
-@pytest.mark.parametrize("where", ["values.yaml", "subchart values.yaml", "--values"])
+@pytest.mark.parametrize("where", ["values.yaml", "subchart values.yaml", "subchart values.yaml, no Chart.yaml",
+                                   "--values"])
 def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, where):
     """fuzz24: a values file of anchors that expand without end (the chart's own, a subchart's under charts/, or a
     --values file) was handed to helm, which read it whole before refusing it in its own words. Read with shardwise's
@@ -1417,10 +1418,11 @@ def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monke
     if where == "values.yaml":
         (tmp_path / chart / "values.yaml").write_text(bomb)
         rel, argv, prefix = f"{chart}/values.yaml", [], ""
-    elif where == "subchart values.yaml":
+    elif where.startswith("subchart values.yaml"):  # helm parses its values.yaml before it finds no Chart.yaml
         sub = tmp_path / chart / "charts" / "sub"
         (sub / "templates").mkdir(parents=True)
-        (sub / "Chart.yaml").write_text("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
+        if "no Chart.yaml" not in where:
+            (sub / "Chart.yaml").write_text("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
         (sub / "values.yaml").write_text(bomb)
         rel, argv, prefix = f"{chart}/charts/sub/values.yaml", [], ""
     else:

@@ -136,7 +136,7 @@ class Renderer:
             raise
         inv = helm_inventory(out, directory, namespace)
         if inv.errors or inv.launch_issues:
-            name_unset_values(inv, directory, values, [s for _, s in sets])
+            name_unset_values(inv, directory, values, list(sets))
         return inv
 
     def kustomize_build(self, directory: str, namespace: str | None = None) -> Inventory:
@@ -745,7 +745,8 @@ def _helm_ignores(rules: list[tuple[bool, bool, str]], name: str, is_dir: bool) 
 
 def _check_chart_files(directory: str) -> None:
     """Read what helm loads of a chart and its subcharts folders (``values.yaml``, every file under ``templates/``,
-    ``charts/*/``) through shardwise's own reader before helm runs: helm reads each whole, so a values file of aliases
+    ``charts/*/``, and each packed subchart ``charts/*.tgz``: :func:`_check_packed_subchart`) through shardwise's own
+    reader before helm runs: helm reads each whole, so a values file of aliases
     that expand without end, a template of 2 GiB (a sparse file) or a FIFO is refused here, at its path, never handed
     to helm (fuzz24). A values file must also parse within the bounds of :class:`.yamlsrc.YamlTooCostly`; a template
     is Go template text, only held to what any file may be (a regular file of at most
@@ -792,10 +793,60 @@ def _check_chart_files(directory: str) -> None:
                 except InputError as e:
                     raise InputError(f"the chart is not rendered: {e.message}", os.path.join(top, f)) from None
         try:
-            subs = sorted(e.path for e in os.scandir(os.path.join(chart, "charts")) if e.is_dir())
+            entries = sorted(os.scandir(os.path.join(chart, "charts")), key=lambda e: e.name)
         except OSError:
-            subs = []
-        todo.extend(sub for sub in subs if os.path.lexists(os.path.join(sub, "Chart.yaml")) and not ignored(sub))
+            entries = []
+        # every folder of charts/ is a subchart to helm's loader (load.go: its name is the first path component under
+        # charts/), which parses its values.yaml before it finds Chart.yaml missing (mend29: one without it was
+        # handed to helm unread)
+        todo.extend(e.path for e in entries if e.is_dir() and not ignored(e.path))
+        for packed in (e.path for e in entries if e.name.endswith(".tgz") and not e.is_dir()):
+            if not ignored(packed):
+                _check_packed_subchart(packed)
+
+
+#: helm's bounds on a chart archive (helm v3 pkg/chart/loader/archive.go): what all its files expand to, and one file.
+_HELM_ARCHIVE_BYTES = 100 * 1024 * 1024
+_HELM_ARCHIVE_FILE_BYTES = 5 * 1024 * 1024
+
+
+def _check_packed_subchart(path: str) -> None:
+    """A packed subchart, ``charts/NAME.tgz``, read as helm loads it (its loader reads every ``charts/*.tgz`` whole and
+    loads it as an archive: pkg/chart/loader/load.go) through shardwise's own reader: a FIFO, a device or a file over
+    :data:`~..model.files.MAX_FILE_BYTES` is refused at its path, and so is a ``values.yaml`` of the archive's chart
+    that shardwise's reader refuses for what parsing it would cost (aliases that expand without end), as a
+    subchart folder's values.yaml is (mend29: a packed subchart went to helm unread). An archive helm refuses itself
+    (not gzip, not tar, beyond its decompressed bounds) is left to helm's words; no more than those bounds is
+    decompressed here."""
+    import tarfile
+    import zlib
+    from io import BytesIO
+
+    try:
+        data = read_file_bytes(path)
+    except InputError as e:
+        raise InputError(f"the chart is not rendered: {e.message}", path) from None
+    try:
+        unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        raw = unzip.decompress(data, _HELM_ARCHIVE_BYTES + 1)
+        if len(raw) > _HELM_ARCHIVE_BYTES:
+            return  # beyond helm's bound: helm refuses it ("chart exceeds maximum decompressed size")
+        with tarfile.open(fileobj=BytesIO(raw), mode="r:") as tar:
+            for member in tar:
+                parts = member.name.lstrip("./").split("/")
+                if not (member.isfile() and len(parts) == 2 and parts[1] == "values.yaml"):
+                    continue
+                if member.size > _HELM_ARCHIVE_FILE_BYTES:
+                    return  # helm refuses it in its own words
+                held = tar.extractfile(member)
+                text = held.read(_HELM_ARCHIVE_FILE_BYTES + 1) if held is not None else b""
+                where = f"{path} ({member.name})"
+                cost = _yaml_cost(text, where)
+                if cost is not None:
+                    raise InputError(f"the chart is not rendered: {member.name} in this packed subchart: "
+                                     f"{cost.message}{_HELM_WHOLE}", path)
+    except (zlib.error, tarfile.TarError, EOFError, OSError):
+        return  # not an archive helm can load: helm says why
 
 
 #: Where helm's error says it is (helm v3.22): a template's ``(CHART/templates/x.yaml:9)``, ``(…:1:3)`` or
@@ -1086,16 +1137,26 @@ def _values_given(directory: str, values: list[str] | tuple[str, ...]) -> dict[s
     return given
 
 
-def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
+def _unset(values: dict[str, Any], path: list[str], sets: list[tuple[str, str]]) -> bool:
     """Whether the values path ``a.b`` is set nowhere: absent from ``values`` (a map missing the key on the way) or
-    null there, and named by no ``--set`` (any of whose keys starts with it, or it with one of them)."""
+    null there, and named by no ``--set`` (any of whose keys starts with it, or it with one of them), the last that
+    names it deciding. ``--set a.b=null`` (``null`` in any case) or ``--set a=null`` gives no value: helm's strvals
+    reads it as nil (helm v3 ``pkg/strvals/parser.go`` typedVal: ``strings.EqualFold(val, "null")``), and coalescing
+    deletes the key (:func:`_coalesce`), so the template prints nothing (mend29: it counted as given);
+    ``--set-string a.b=null`` is the string ``null``."""
     dotted = ".".join(path)
-    for s in sets:
+    decided: bool | None = None
+    for flag, s in sets:
         for piece in s.split(","):
-            key = piece.split("=", 1)[0].strip()
+            key, _eq, value = piece.partition("=")
+            key = key.strip()
             if key and (key == dotted or key.startswith(dotted + ".") or key.startswith(dotted + "[")
                         or dotted.startswith(key + ".")):
-                return False
+                deleted = (flag == "--set" and value.lower() == "null"  # as written: " null" is a string
+                           and (key == dotted or dotted.startswith(key + ".")))
+                decided = deleted
+    if decided is not None:
+        return decided
     node: Any = values
     for key in path:
         if not isinstance(node, dict):
@@ -1106,7 +1167,8 @@ def _unset(values: dict[str, Any], path: list[str], sets: list[str]) -> bool:
     return node is None  # null: helm prints nothing of it (a key no default gives, set to null by a values file)
 
 
-def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...], sets: list[str]) -> None:
+def name_unset_values(inv: Inventory, directory: str, values: list[str] | tuple[str, ...],
+                      sets: list[tuple[str, str]]) -> None:
     """newuser15: an input error, or a command vLLM refuses (SW003), at a line of the chart's own templates that prints
     a value no values file (the chart's ``values.yaml`` included) and no ``--set`` sets (``--tensor-parallel-size {{
     .Values.tensorParallelSize }}``, rendered ``--tensor-parallel-size`` and nothing) says which value that is and to

@@ -13,6 +13,7 @@ from ..catalog.hardware import selects_no_accelerator
 from ..model import UNKNOWN, NodePool, ServingGroup, Undecidable
 from ..model.vocab import EFA_RESOURCE, GFD_CLIQUE
 from ..vllm.imageref import parse_image
+from ..vllm.images import kserve_hf_cpu_build
 
 #: A CPU build of vLLM's image: vllm/vllm-openai-cpu, vllm-cpu-release-repo, a tag ending in -cpu.
 _CPU_IMAGE = re.compile(r"(?<![a-z0-9])cpu(?![a-z0-9])")
@@ -27,8 +28,10 @@ _OPENVINO_ENV = "VLLM_OPENVINO_"
 
 def cpu_image(image: str) -> bool:
     """Whether an image is a CPU build of vLLM: the repository's own name or its tag says ``cpu``, not a
-    registry path like cpu-team/vllm-openai."""
-    return _CPU_IMAGE.search(parse_image(image.lower()).name_and_tag) is not None
+    registry path like cpu-team/vllm-openai; or it is KServe's Hugging Face server of a release whose plain tag is
+    its CPU build (:func:`~shardwise.rules.vllm.images.kserve_hf_cpu_build`: v0.15.0 on, the CUDA build ``-gpu``)."""
+    return (_CPU_IMAGE.search(parse_image(image.lower()).name_and_tag) is not None
+            or kserve_hf_cpu_build(image.lower()))
 
 
 def runs_on_cpu(g: ServingGroup) -> bool:

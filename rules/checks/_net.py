@@ -470,13 +470,14 @@ def fronted(inv: Inventory, ing: Ingress, name: str) -> list[Service]:
             and inv.same_unit(ing.location.file, s.location.file)]
 
 
-def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup) -> bool:
+def routes_to(inv: Inventory, ing: Ingress, g: ServingGroup, mesh: bool = False) -> bool:
     """Whether an Ingress routes to serving group ``g`` (a sure pair of :func:`judged_behind` holds ``g``), asking
     :func:`selects` of ``g`` only: raises :class:`Undecidable` when a Service the Ingress names may select ``g``
     and that is not known yet, never for another group's unknown labels (so the answer for one group does not
-    depend on the other groups or on their input order)."""
+    depend on the other groups or on their input order). A mesh route (:func:`mesh_only`) routes to none, unless
+    ``mesh``: then it is asked as any route is (what a finding says is there)."""
     undecided: Undecidable | None = None
-    if not inv.same_unit(ing.location.file, g.location.file) or mesh_only(ing):
+    if not inv.same_unit(ing.location.file, g.location.file) or (mesh_only(ing) and not mesh):
         return False  # another repository's or stack's Ingress (place16); a mesh route is no gateway in front
     named = backends(inv, ing)
     for _kind, _name, found, why in named:

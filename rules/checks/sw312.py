@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, group_subject
 from ..model import FROM_VALUE_SOURCE, UNKNOWN, Inventory, ServingGroup, Undecidable, UnknownEnv
 from ._env import env_location
-from ._net import routes_to
+from ._net import mesh_only, routes_to
 from ._unseen import unseen_hits
 
 LORA = "VLLM_ALLOW_RUNTIME_LORA_UPDATING"
@@ -85,6 +85,29 @@ class RuntimeLoraWithoutAuth(GroupRule):
                       env_location(g, c, LORA), tuple(g.suppressions), undecided=True)
             return
         yield Hit(group_subject(g), f"container `{c.name}` sets {LORA}={value.strip()} with no API key and no "
-                                    "Ingress or HTTPRoute in front, so anyone who reaches its port can load LoRA "
-                                    "adapters at run time",
+                                    f"Ingress or HTTPRoute in front{_mesh_routes(inv, g)}, so anyone who reaches its "
+                                    "port can load LoRA adapters at run time",
                   env_location(g, c, LORA), tuple(g.suppressions))
+
+
+def _mesh_routes(inv: Inventory, g: ServingGroup) -> str:
+    """What fronts ``g`` where only mesh routes do (GAMMA: an HTTPRoute whose parents are Services routes what the
+    mesh's clients send to them, east-west, and no Gateway publishes or authenticates it: gateway-api v1.2.0
+    geps/gep-1426), said so; "" where none does. "No HTTPRoute in front" read as if no route named it (mend29)."""
+    named: list[str] = []
+    for ing in inv.ingresses:
+        if not mesh_only(ing):
+            continue
+        try:
+            if routes_to(inv, ing, g, mesh=True):
+                named.append(f"`{ing.namespace}/{ing.name}`")
+        except Undecidable:
+            continue  # whether it names this group is not known: nothing to say of it
+    if not named:
+        return ""
+    if len(named) == 1:
+        return (f" (HTTPRoute {named[0]} names it, but only as a mesh route: its parents are Services (GAMMA), so it "
+                "routes what the mesh's clients send to them and is no gateway that could authenticate those clients)")
+    return (f" (HTTPRoutes {', '.join(named)} name it, but only as mesh routes: their parents are Services (GAMMA), so "
+            "they route what the mesh's clients send to them and are no gateways that could authenticate those "
+            "clients)")

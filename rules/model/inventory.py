@@ -736,7 +736,8 @@ class Service:
 class RemoteRef:
     """A Gateway API route's backendRef to an object of another namespace, or of a namespace not known yet
     (``backendRefs[].namespace``; a ref that names none, or the route's own, is in ``Ingress.services`` or
-    ``Ingress.pool_refs``). The Gateway sends there only where a ReferenceGrant of that namespace permits it
+    ``Ingress.pool_refs``), or one whose kind or group is not known yet (``unseen``). The Gateway sends there only
+    where a ReferenceGrant of that namespace permits it
     (gateway-api apis/v1 ``BackendObjectReference``: "a ReferenceGrant object is required in the referent namespace";
     ``HTTPBackendRef``: otherwise ResolvedRefs is False, reason RefNotPermitted, and the backend is not configured)."""
 
@@ -757,6 +758,10 @@ class RemoteRef:
     #: why the route may not send there even where a ReferenceGrant permits it ("" when nothing else decides): a
     #: Service ref of ``group: core``, which only some implementations resolve (adapters.k8s.network.add_http_route)
     note: str = ""
+    #: True for a ref whose kind or group is not known yet (a template placeholder, a preview's computed value): it
+    #: may name this object, of the route's namespace or the one it writes, and ``permitted`` says which value is not
+    #: known (mend29: read as a Service, it was one surely)
+    unseen: bool = False
 
 
 @dataclass

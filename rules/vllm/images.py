@@ -112,3 +112,35 @@ def choose_launcher(launcher: str, image: str, declared_version: str | None) -> 
 def image_has_efa(image: str, declared: bool | None) -> bool | None:
     """Whether the image carries libfabric and aws-ofi-nccl: as declared, else by image family."""
     return declared if declared is not None else image_info(image).efa
+
+
+#: KServe's Hugging Face server image, ``kserve/huggingfaceserver:vX.Y.Z`` (``-rcN``), with ``-gpu`` or not.
+_KSERVE_HF_TAG = re.compile(r"^v?(\d+)\.(\d+)\.\d+(?:-rc\d+)?(-gpu)?$")
+#: The KServe releases read (kserve/kserve, each minor release's .github/workflows/huggingface-docker-publish.yml,
+#: huggingface-cpu-docker-publish.yml and python/huggingface_server*.Dockerfile): up to v0.14 the one image, the plain
+#: tag, is the CUDA build (huggingface_server.Dockerfile); from v0.15.0 to v0.20.0 the plain tag is built from
+#: huggingface_server_cpu.Dockerfile (``ARG VLLM_TARGET_DEVICE=cpu``, PyTorch's CPU wheels) and the CUDA build is
+#: tagged ``-gpu`` (``VERSION="${VERSION}-gpu"``); the kserve-resources chart's default Hugging Face runtime takes the
+#: plain tag, its multi-node runtime the ``-gpu`` one.
+KSERVE_HF_CPU_RELEASES = ((0, 15), (0, 20))
+
+
+def kserve_hf_release(image: str) -> tuple[tuple[int, int], bool] | None:
+    """(the KServe release, as (major, minor), of a ``kserve/huggingfaceserver`` image whose tag names one; whether
+    its tag is the ``-gpu`` one), None for another image or a tag that names no release (``latest``, a digest)."""
+    ref = parse_image(image)
+    m = _KSERVE_HF_TAG.match(ref.tag or "")
+    if ref.qualified != "kserve/huggingfaceserver" or m is None:
+        return None
+    return (int(m.group(1)), int(m.group(2))), m.group(3) is not None
+
+
+def kserve_hf_cpu_build(image: str) -> bool:
+    """Whether ``image`` is KServe's Hugging Face server built for the CPU: the plain tag of a release read from
+    v0.15.0 on (:data:`KSERVE_HF_CPU_RELEASES`). Its vLLM is built with ``VLLM_TARGET_DEVICE=cpu`` and never uses a
+    GPU the pod holds. A release after those read is not judged."""
+    found = kserve_hf_release(image)
+    if found is None:
+        return False
+    (release, gpu), (first, last) = found, KSERVE_HF_CPU_RELEASES
+    return not gpu and first <= release <= last

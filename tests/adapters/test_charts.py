@@ -229,8 +229,8 @@ def test_an_error_where_a_template_prints_a_value_never_given_names_the_value(tm
     prod.write_text("engine: {tensorParallelSize: 2}\n")
     assert _errors_at(chart, ("templates/deployment.yaml", 12), values=[str(prod)]) == [
         "--tensor-parallel-size: expects a value"]
-    for given in ("engine.tensorParallelSize=2", "engine=null", "a=1,engine.tensorParallelSize=2"):
-        assert _errors_at(chart, ("templates/deployment.yaml", 12), sets=[given]) == [
+    for given in ("engine.tensorParallelSize=2", "a=1,engine.tensorParallelSize=2"):
+        assert _errors_at(chart, ("templates/deployment.yaml", 12), sets=[("--set", given)]) == [
             "--tensor-parallel-size: expects a value"], given
     # a value the chart's values set to something that is not a map on the way is not called missing
     other = _unset_chart(tmp_path / "o", "command: x\nengine: [1]\nport: 8000\n")
@@ -246,6 +246,26 @@ def test_an_error_where_a_template_prints_a_value_never_given_names_the_value(tm
     assert _errors_at(chart, ("templates/deployment.yaml", 12), values=[str(tmp_path / "absent.yaml")]) == [
         "--tensor-parallel-size: expects a value"]
     assert _errors_at(chart, ("charts/sub/templates/deployment.yaml", 12)) == ["--tensor-parallel-size: expects a value"]
+
+
+def test_a_set_to_null_gives_no_value_as_helm_deletes_the_key(tmp_path):
+    """mend29: ``--set key=null`` (null in any case) is nil to helm's strvals (pkg/strvals/parser.go typedVal), and
+    coalescing deletes the key, the chart's default and a values file's value with it: the template prints nothing.
+    It counted as given, and the error said only what the rendered text lacked. ``--set-string`` gives the string
+    ``null``; the last --set that names the key decides."""
+    chart = _unset_chart(tmp_path, "command: x\nengine: {tensorParallelSize: 1}\nport: 8000\n")
+    at = ("templates/deployment.yaml", 12)
+    prod = tmp_path / "prod.yaml"
+    prod.write_text("engine: {tensorParallelSize: 2}\n")
+    for sets in ([("--set", "engine.tensorParallelSize=null")], [("--set", "engine.tensorParallelSize=NULL")],
+                 [("--set", "engine=null")], [("--set", "a=1,engine.tensorParallelSize=Null")],
+                 [("--set", "engine.tensorParallelSize=2"), ("--set", "engine.tensorParallelSize=null")]):
+        assert _errors_at(chart, at, values=[str(prod)], sets=sets) == [UNSET_SAYS], sets
+    for sets in ([("--set-string", "engine.tensorParallelSize=null")],
+                 [("--set", "engine.tensorParallelSize=null"), ("--set", "engine.tensorParallelSize=2")],
+                 [("--set", "engine=null"), ("--set", "engine.tensorParallelSize=4")],
+                 [("--set", "engine.maxNumSeqs=null")]):  # a sibling: the key keeps its value
+        assert _errors_at(chart, at, sets=sets) == ["--tensor-parallel-size: expects a value"], sets
 
 
 @pytest.mark.tools
@@ -1387,7 +1407,8 @@ def _chart_copy(tmp_path) -> str:
     return "llm"
 
 
-@pytest.mark.parametrize("where", ["values.yaml", "subchart values.yaml", "--values"])
+@pytest.mark.parametrize("where", ["values.yaml", "subchart values.yaml", "subchart values.yaml, no Chart.yaml",
+                                   "--values"])
 def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, where):
     """fuzz24: a values file of anchors that expand without end (the chart's own, a subchart's under charts/, or a
     --values file) was handed to helm, which read it whole before refusing it in its own words. Read with shardwise's
@@ -1397,10 +1418,11 @@ def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monke
     if where == "values.yaml":
         (tmp_path / chart / "values.yaml").write_text(bomb)
         rel, argv, prefix = f"{chart}/values.yaml", [], ""
-    elif where == "subchart values.yaml":
+    elif where.startswith("subchart values.yaml"):  # helm parses its values.yaml before it finds no Chart.yaml
         sub = tmp_path / chart / "charts" / "sub"
         (sub / "templates").mkdir(parents=True)
-        (sub / "Chart.yaml").write_text("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
+        if "no Chart.yaml" not in where:
+            (sub / "Chart.yaml").write_text("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
         (sub / "values.yaml").write_text(bomb)
         rel, argv, prefix = f"{chart}/charts/sub/values.yaml", [], ""
     else:
@@ -1415,6 +1437,63 @@ def test_an_alias_bomb_helm_would_read_is_refused_before_helm_runs(capsys, monke
         "message": f"the chart is not rendered: {prefix}{_TOO_COSTLY}; helm would read it whole, "
                    f"{_NOT_HANDED.format(tool='helm')}"}
     assert not (tmp_path / "called").exists()
+
+
+def _packed(files: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["alias bomb values.yaml", "fifo", "sparse 2 GiB"])
+def test_a_packed_subchart_helm_could_not_read_is_refused_before_helm_runs(capsys, monkeypatch, tmp_path, kind):
+    """mend29: helm loads every charts/*.tgz of a chart whole, as an archive (pkg/chart/loader), and parses its
+    values.yaml; the pre-read of fuzz24 read subchart folders only, so a packed subchart went to helm unread. Its file
+    and its values.yaml are read with shardwise's own reader first: refused at the archive's path, helm not run."""
+    chart = _chart_copy(tmp_path)
+    (tmp_path / chart / "charts").mkdir(exist_ok=True)
+    path = tmp_path / chart / "charts" / "sub-0.1.0.tgz"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "sparse 2 GiB":
+        with open(path, "wb") as f:
+            f.truncate(2 << 30)
+    else:
+        path.write_bytes(_packed({"sub/Chart.yaml": b"apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+                                  "sub/values.yaml": ("replicas: 2\n" + _LAUGHS).encode()}))
+    what = {"sparse 2 GiB": "not read: the file is larger than 32 MiB, the most shardwise reads from one file",
+            "fifo": "cannot read: it is a FIFO (named pipe), not a regular file; shardwise reads only regular files",
+            "alias bomb values.yaml": f"sub/values.yaml in this packed subchart: {_TOO_COSTLY}; helm would read it "
+                                      f"whole, {_NOT_HANDED.format(tool='helm')}"}[kind]
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called\nexit 1")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart)
+    assert rc == 2
+    assert doc["input_errors"][0]["file"] == f"{chart}/charts/sub-0.1.0.tgz"
+    assert doc["input_errors"][0]["message"].startswith(f"the chart is not rendered: {what}")
+    assert not (tmp_path / "called").exists()
+
+
+def test_a_packed_subchart_helm_can_read_goes_to_helm(monkeypatch, tmp_path):
+    """A packed subchart of plain values, one that is no archive (helm's to refuse) and one the .helmignore excludes
+    are not refused by the pre-read."""
+    from shardwise.rules.adapters.charts import _check_chart_files
+
+    chart = tmp_path / _chart_copy(tmp_path)
+    (chart / "charts").mkdir(exist_ok=True)
+    (chart / "charts" / "sub-0.1.0.tgz").write_bytes(_packed({
+        "sub/Chart.yaml": b"apiVersion: v2\nname: sub\nversion: 0.1.0\n", "sub/values.yaml": b"replicas: 2\n"}))
+    (chart / "charts" / "junk.tgz").write_bytes(b"not gzip")
+    os.mkfifo(chart / "charts" / "old.tgz")
+    (chart / ".helmignore").write_text("old.tgz\n")
+    _check_chart_files(str(chart))  # no InputError
 
 
 @pytest.mark.parametrize("kind", ["sparse 2 GiB", "fifo", "dangling link"])

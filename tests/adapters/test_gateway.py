@@ -227,9 +227,38 @@ def test_a_route_naming_no_namespace_is_never_refused_by_a_grant_that_names_one(
                       "of `llm-d` only, and the inputs do not show whether it is applied there")
     # a grant of `default` decides no more: `kubectl apply -n` may put the route elsewhere
     assert _remote(_APPLIED + _grant(core, source="default"))[0][3].startswith("HTTPRoute `r` lands in")
-    # what the grant's kind or target refuses, it refuses wherever the route lands
-    assert [p for *_, p, _o in _remote(_APPLIED + _grant(core, kind="GRPCRoute"))] == [False, False]
-    assert [p for *_, p, _o in _remote(_APPLIED + _grant('{group: "", kind: Service, name: other}'))] == [False, False]
+    # what the grant's kind or target refuses, it refuses wherever the route lands but in `models` itself, where the
+    # ref is of the route's own namespace and needs no grant (mend29: it was "does not send there", a silent pass)
+    own = ("HTTPRoute `r` lands in the namespace it is applied into (it names none, or its Helm release's), as "
+           "`kubectl apply -n` or `helm install -n` puts it: applied into `models` its backendRef is of its own "
+           "namespace and needs no ReferenceGrant, applied into any other no ReferenceGrant of the inputs permits it "
+           "though one applied apart from them may, and the inputs do not show where it is applied")
+    assert [r[3:] for r in _remote(_APPLIED + _grant(core, kind="GRPCRoute"))] == [(own, True), (own, True)]
+    assert [r[3:] for r in _remote(_APPLIED + _grant('{group: "", kind: Service, name: other}'))] == [(own, True),
+                                                                                                     (own, True)]
+
+
+def test_a_route_naming_no_namespace_and_a_ref_naming_default_is_of_its_own_namespace_only_there():
+    """``namespace: default`` written on the backendRef of a route that names none: the route's own namespace only
+    where it is applied into ``default`` (mend29: read as the route's own, the route surely sent there)."""
+    route = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r}
+spec:
+  rules:
+    - backendRefs:
+        - {name: vllm, namespace: default, port: 8000}
+        - {name: other, port: 8000}
+"""
+    assert _route(route).services == ["other"]  # a ref that names no namespace is its own wherever it lands
+    assert _remote(route) == [("Service", "default", "vllm", (
+        "HTTPRoute `r` lands in the namespace it is applied into (it names none, or its Helm release's), as `kubectl "
+        "apply -n` or `helm install -n` puts it: applied into `default` its backendRef is of its own namespace and "
+        "needs no ReferenceGrant, applied into any other no ReferenceGrant of the inputs permits it though one applied "
+        "apart from them may, and the inputs do not show where it is applied"), True)]
+    pinned = route.replace("metadata: {name: r}", "metadata: {name: r, namespace: default}")
+    assert _route(pinned).services == ["vllm", "other"] and _remote(pinned) == []
 
 
 def test_a_helm_release_route_and_grant_of_the_release_namespace_agree_and_a_named_one_cannot_decide():
@@ -281,10 +310,51 @@ spec:
 
 def test_backendref_kinds_and_groups_as_the_gateway_api_reads_them():
     r = _route(_KINDS)
-    assert r.services == ["a", "b", "h"]  # a group a template fills may be the core one: read as a Service
+    assert r.services == ["a", "b"]  # a group a template fills may be the core one, or not (mend29): not known
+    assert [(x.kind, x.name, x.unseen) for x in r.remote_refs if x.unseen] == [("Service", "h", True)]
     assert list(zip(r.pool_groups, r.pool_refs, strict=True)) == [
         ("inference.networking.x-k8s.io", "f"), ("inference.networking.k8s.io", "f")]
     assert r.ports == [8000, 8001, 8002, 8003, 8004, 8005]  # each port the route sends to, whatever serves it
-    [core] = r.remote_refs  # group core: the route's own namespace, decided by the implementation only
+    [core] = [x for x in r.remote_refs if not x.unseen]  # group core: the route's own namespace, decided by the implementation only
     assert (core.kind, core.namespace, core.name, core.outside) == ("Service", "llm", "g", True)
     assert core.permitted == core.note and core.note.startswith("its backendRef names group `core`")
+
+
+# --- a backendRef whose kind or group a template fills (mend29) -----------------------------------------------------
+
+_UNSEEN_KINDS = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: llm-d}
+spec:
+  rules:
+    - backendRefs:
+        - {kind: "{{ .Values.kind }}", name: vllm, port: 8000}
+        - {group: "${POOL_GROUP}", kind: InferencePool, name: pool}
+        - {group: "${GROUP}", kind: Service, name: svc, namespace: models}
+        - {group: "${GROUP}", kind: ServiceImport, name: imported}
+"""
+
+
+def test_a_backendref_whose_kind_or_group_is_a_placeholder_names_what_it_may_and_none_surely():
+    r = _route(_UNSEEN_KINDS)
+    assert r.services == [] and r.pool_refs == [] and r.ports == [8000]
+    assert [(x.kind, x.namespace, x.name, x.group, x.permitted, x.outside, x.unseen) for x in r.remote_refs] == [
+        ("Service", "llm-d", "vllm", "", "its backendRef's kind is the template placeholder `{{ .Values.kind }}`",
+         False, True),
+        ("InferencePool", "llm-d", "pool", "", "its backendRef's group is the template placeholder `${POOL_GROUP}`",
+         False, True),
+        ("Service", "models", "svc", "", "its backendRef's group is the template placeholder `${GROUP}`", False, True),
+    ]  # of the core group, an InferencePool it is not; a ServiceImport is neither, whatever its group: no ref
+
+
+def test_a_pool_ref_whose_group_is_a_placeholder_joins_the_pool_of_either_group():
+    pool = """\
+---
+apiVersion: inference.networking.x-k8s.io/v1alpha2
+kind: InferencePool
+metadata: {name: pool, namespace: llm-d}
+spec: {targetPortNumber: 8000, selector: {app: vllm}}
+"""
+    assert [p.name for p in _route(_UNSEEN_KINDS + pool).pools] == ["pool"]
+    assert _route(_UNSEEN_KINDS + pool.replace("llm-d", "other")).pools == []  # of the route's namespace only

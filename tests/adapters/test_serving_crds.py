@@ -1096,6 +1096,32 @@ def test_kserve_hf_server_backend_is_the_last_one_written(runtime, isvc, read):
     assert groups(inv) == (want if read else [])
 
 
+
+@pytest.mark.parametrize(("runtime", "isvc", "image", "level"), [
+    ("VLLM", "vllm", "kserve/huggingfaceserver:v0.15.2-gpu", "mandatory"),  # each one converted: a later one is late
+    ("vllm", "vLLM", "kserve/huggingfaceserver:v0.15.2-gpu", "mandatory"),
+    ("vllm", "Huggingface", "docker.io/kserve/huggingfaceserver:v0.20.0", "mandatory"),
+    ("vllm", "VLLM", "kserve/huggingfaceserver:v0.12.1", "advisory"),  # no --backend yet: it ignores the flag
+    ("vllm", "VLLM", "kserve/huggingfaceserver:v0.21.0-gpu", "advisory"),  # a release not read
+    ("vllm", "VLLM", "kserve/huggingfaceserver:latest", "advisory"),
+    ("vllm", "VLLM", "registry.example.com/mirror/kserve/huggingfaceserver:v0.15.0", "advisory"),  # a mirror: not read
+])
+def test_kserve_hf_server_backend_it_refuses_is_a_start_up_exit_by_release(runtime, isvc, image, level):
+    """mend29: ``Backend[t]`` looks each ``--backend`` up by member name as written; any other raises KeyError, which
+    argparse does not catch, and the server exits at import. No group (nothing serves), and SW003 says so: sure on a
+    KServe release read from v0.13.0 to v0.20.0, advisory on another image; at the service's --backend, or at its
+    model format where the runtime it auto-selects wrote the value."""
+    text = _HF_RUNTIME_BACKEND.format(runtime=runtime, isvc=isvc).replace("kserve/huggingfaceserver:v0.15.2-gpu", image)
+    inv = load_kubernetes_text(text, "isvc.yaml")
+    assert groups(inv) == []
+    [issue] = inv.launch_issues
+    bad = runtime if runtime != "vllm" else isvc
+    assert (issue.subject, issue.crash, issue.advisory, issue.location.line) == (
+        "InferenceService llm/llama3-8b", True, level == "advisory", 32 if bad == isvc else 29)
+    assert issue.reason.startswith(f"container 'kserve-container': KServe's Hugging Face server refuses `--backend "
+                                   f"{bad}` and exits at start-up")
+
+
 _HF_RUNTIME_ENV_ARGS = """apiVersion: serving.kserve.io/v1alpha1
 kind: ServingRuntime
 metadata:

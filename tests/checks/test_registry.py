@@ -85,7 +85,9 @@ EXTRA_FIXTURES = {
               "p95-beyond-length.yaml"},  # plancases25: a declared p95 above max_model_len is said, never clamped
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
+    "SW209": {"kserve-cpu-build.yaml"},  # mend29: KServe's plain huggingfaceserver tag is its CPU build from v0.15
     "SW003": {"literal-words.yaml", "declared-release.yaml",
+              "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "angle-placeholders.yaml",  # corpus38: a tutorial's <TP_SIZE>, "<gpu-count>": its reader's to fill
@@ -349,14 +351,16 @@ EXTRA_FIXTURES = {
               "gateway-aws.yaml",  # the AWS LBC's ALB Gateways: LoadBalancerConfiguration scheme, internal default
               "gateway-policies.yaml",  # Envoy Gateway / Istio: not sure; SecurityPolicy, AuthPolicy, Istio silence
               "gateway-files",  # a Gateway in one file, the route and the vLLM Deployment in others
-              "gateway-preview.json",  # a computed gatewayClassName or ALB scheme cannot decide; a known class blocks
+              "gateway-preview.json",  # a computed gatewayClassName, ALB scheme or backendRef kind cannot decide
               "llmisvc-gateway.yaml",  # KServe's default Gateway in the inputs, on GKE's external class
               "llmisvc-gateway-config.yaml",  # the default Gateway an inferenceservice-config of the inputs names
               "cross-namespace-backend.yaml",  # mend16: a backendRef's namespace, as its ReferenceGrants say
               "backend-kinds.yaml",  # mend23: ServiceImport, Backend, a groupless pool, group core; a pool's group
               "route-applied-namespace.yaml",  # mend23: a route naming no namespace against a grant: cannot decide
               "kserve-remote-predictor.yaml",  # mend23: a predictor stand-in of the backendRef's namespace
-              "gamma-route.yaml"},  # mend23: a GAMMA route (parents are Services) is published by no Gateway
+              "gamma-route.yaml",  # mend23: a GAMMA route (parents are Services) is published by no Gateway
+              "route-ref-default.yaml",  # mend29: `namespace: default` from a route naming none: cannot decide
+              "backend-kind-placeholder.yaml"},  # mend29: a backendRef's kind or group a template fills: unknown
     "SW308": {"secrets.yaml",  # committed Secrets, placeholders, one finding per value per object
               "script-in-configmap.yaml",  # corpus25: a token inside a script a ConfigMap holds, said by itself
               "default-password.yaml",  # mend3: a product's well-known default password (MinIO's) blocks

@@ -669,3 +669,17 @@ def test_sw301_judges_a_backendref_of_another_namespace_by_its_grant():
                                                                     "to port 8265 (Ray dashboard")
     assert sw301(_RAY_ROUTE) == []
     assert sw301(_RAY_ROUTE + _RAY_GRANT.replace("namespace: llm-d", "namespace: team-a")) == []
+
+
+def test_sw312_names_the_one_mesh_route_that_fronts_a_server_and_why_it_is_no_gateway(tmp_path):
+    """SW312/gamma-route.yaml names two mesh routes of vllm-lora; with one of them only, the finding names it alone
+    (mend29: "no Ingress or HTTPRoute in front" read as if no route named the server)."""
+    text = (FIXTURES / "SW312" / "gamma-route.yaml").read_text()
+    path = tmp_path / "gamma.yaml"
+    path.write_text(text[:text.index("---\n# Linkerd's spelling")])
+    inv = load_inputs([str(path)])
+    got = [f.message for f in run_rules(ALL_RULES, inv, None) if f.code == "SW312"]
+    assert got == ["container `lora` sets VLLM_ALLOW_RUNTIME_LORA_UPDATING=true with no API key and no Ingress or "
+                   "HTTPRoute in front (HTTPRoute `llm/lora-mesh` names it, but only as a mesh route: its parents are "
+                   "Services (GAMMA), so it routes what the mesh's clients send to them and is no gateway that could "
+                   "authenticate those clients), so anyone who reaches its port can load LoRA adapters at run time"]

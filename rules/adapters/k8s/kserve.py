@@ -35,12 +35,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...model import UNKNOWN, CrossRef, Inventory, Location
+from ...model import UNKNOWN, CrossRef, Inventory, LaunchIssue, Location
 from ...model.errors import InputError
-from ...model.unknown import UNKNOWN_TOKEN, is_placeholder
+from ...model.unknown import UNKNOWN_TOKEN, holds_placeholder, is_placeholder
 from ...vllm.args import expand_k8s
+from ...vllm.images import kserve_hf_release
 from ..yamlsrc import LineDict
-from .fields import as_list, as_map, int_field, line_of, str_map
+from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from
 from .parse import Lines, make_locate
 from .serving import (
     API_SERVER,
@@ -117,7 +118,35 @@ def _hf_server_command(command: Any) -> bool:
             and words[-2:] == ["-m", "huggingfaceserver"] and all(w.startswith("-") for w in words[1:-2]))
 
 
-def _hf_server_args(args: list[Any], env: Mapping[str, str]) -> tuple[list[Any], tuple[str, str] | None] | None:
+#: The values KServe's Hugging Face server takes for ``--backend``: it converts each with ``type=lambda t: Backend[t]``,
+#: a lookup of its ``Backend`` enum by member name, exactly as written (kserve/kserve v0.13.0 to v0.20.0, each minor
+#: release read, and master aaac4e29: python/huggingfaceserver/huggingfaceserver/__main__.py, ``class Backend`` in
+#: __init__.py with the members ``auto``, ``huggingface`` and ``vllm``). Any other value (``VLLM``, ``vLLM``, ``""``)
+#: raises KeyError, which argparse does not catch (``_get_value`` turns only ArgumentTypeError, TypeError and
+#: ValueError into "invalid value"): it ends the module at import, at ``parser.parse_known_args()``, before any server
+#: starts, and the container exits 1. Every occurrence is converted, so a later valid ``--backend`` does not save an
+#: earlier one. v0.12 has no ``--backend`` (parse_known_args ignores it).
+HF_BACKENDS = ("auto", "huggingface", "vllm")
+#: The KServe releases read whose Hugging Face server takes only :data:`HF_BACKENDS`: the first with ``--backend``, and
+#: the last read (a later one may take more).
+_HF_BACKEND_READ = ((0, 13), (0, 20))
+
+
+def _refused_backend(values: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """The first ``--backend`` value KServe's Hugging Face server refuses (:data:`HF_BACKENDS`) with the index of the
+    flag that wrote it, None where each is one it takes or not known yet (a ``$(VAR)`` the container's env does not
+    define, a template's placeholder)."""
+    for value, at in values:
+        if "$(" in value or UNKNOWN_TOKEN in value or is_placeholder(value) or holds_placeholder(value):
+            continue
+        if value not in HF_BACKENDS:
+            return value, at
+    return None
+
+
+def _hf_server_args(args: list[Any], env: Mapping[str, str],
+                    backends: list[tuple[str, int]] | None = None
+                    ) -> tuple[list[Any], tuple[str, str] | None] | None:
     """KServe Hugging Face server args -> (vLLM API-server args, (model, the flag that named it)); None when
     ``--backend`` picks the Hugging Face backend, which is not vLLM. The server reads its flags with argparse
     (kserve/kserve python/huggingfaceserver/huggingfaceserver/__main__.py, ``--backend`` a plain store), so the last
@@ -133,7 +162,7 @@ def _hf_server_args(args: list[Any], env: Mapping[str, str]) -> tuple[list[Any],
     backend = ""
     i = 0
     while i < len(args):
-        tok = args[i]
+        tok, start = args[i], i
         name, eq, value = str(tok).partition("=")
         takes = name in _HF_SERVER_FLAGS
         if takes and not eq and i + 1 < len(args):
@@ -144,11 +173,47 @@ def _hf_server_args(args: list[Any], env: Mapping[str, str]) -> tuple[list[Any],
             out.append(tok)
         elif name == "--backend":
             backend = expand_k8s(value, env)
+            if backends is not None:  # with the index of the flag that wrote it
+                backends.append((backend, start))
         elif name in ("--model_id", "--model-id", "--model_dir", "--model-dir"):
             named[name.replace("-", "_").lstrip("_")] = (expand_k8s(value, env), name)
     if backend.strip().lower() not in ("vllm", "auto", ""):
         return None
     return out, named.get("model_id") or named.get("model_dir")
+
+
+def _refused_backend_issue(obj: Mapping[str, Any], model: Mapping[str, Any], loc: Location, lines: Lines | None,
+                           value: str, image: Any, runtime: bool) -> LaunchIssue:
+    """SW003's record of an InferenceService whose Hugging Face server is given a ``--backend`` it refuses: it exits
+    at start-up (:data:`HF_BACKENDS`). Sure where the image is a KServe release read that reads ``--backend``
+    (``kserve/huggingfaceserver:v0.13.0`` to ``v0.20.x``, ``-gpu`` or not); advisory where the image names no release
+    read, or where none is written (the cluster's ClusterServingRuntime, not in the inputs: v0.12's server ignores the
+    flag). At the service's ``--backend``, or at its ``runtime`` where the runtime's args wrote the value."""
+    meta = as_map(obj.get("metadata"))
+    namespace = str(meta.get("namespace") or "default")
+    file = loc.file
+    at = key_location(model, "modelFormat", file, loc)
+    if runtime:
+        where = key_location(model, "runtime", file, at)
+    else:
+        at = key_location(model, "args", file, at)
+        locate = make_locate(lines.get(file) if lines is not None and file else None, at.line, None, file)
+        where = (locate("--backend") if locate is not None else None) or at
+    found = kserve_hf_release(image) if isinstance(image, str) else None
+    sure = found is not None and _HF_BACKEND_READ[0] <= found[0] <= _HF_BACKEND_READ[1]
+    reason = (f"container 'kserve-container': KServe's Hugging Face server refuses `--backend {value}` and exits at "
+              "start-up: it looks the value up by name in its Backend enum (`auto`, `huggingface` or `vllm`, lower "
+              "case, as written), and any other value raises a KeyError that ends the server before it serves "
+              "(kserve v0.13.0 to v0.20.0, huggingfaceserver/__main__.py); write `--backend=vllm`")
+    if not sure:
+        which = (f"its image `{image}` names" if isinstance(image, str)
+                 else "the cluster's runtime, not in the inputs, names")
+        reason += (f" (advisory: {which} no KServe release from v0.13.0 to v0.20.0; v0.12's server has no --backend "
+                   "and ignores it, and a later release may take more values)")
+    ann, ann_lines = read_annotations(meta)
+    return LaunchIssue(f"InferenceService {namespace}/{meta.get('name') or 'unnamed'}", "kserve-container", reason,
+                       where, crash=True, suppressions=suppressions_from(ann, ann_lines, file, loc.line),
+                       namespace=namespace, advisory=not sure)
 
 
 def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
@@ -174,7 +239,10 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
         implied.model = (stored["path"].strip("/ "), key_location(stored, "path", file, loc))
     pod_spec: Any = predictor
     if model and not as_list(predictor.get("containers")):
-        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file)
+        refused: list[tuple[str, Any, bool]] = []
+        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file, refused)
+        if refused:
+            inv.launch_issues.append(_refused_backend_issue(obj, model, loc, lines, *refused[0]))
         if pod_spec is None:
             return True  # a KServe model server that is not vLLM (Hugging Face backend, sklearn, ...)
     worker = as_map(predictor.get("workerSpec"))
@@ -424,9 +492,13 @@ def predictor_labels(obj: Mapping[str, Any], predictor: Mapping[str, Any]) -> di
 
 
 def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes: list[Mapping[str, Any]],
-               implied: Implied, lines: Lines | None, file: str | None) -> LineDict | None:
+               implied: Implied, lines: Lines | None, file: str | None,
+               refused: list[tuple[str, Any, bool]] | None = None) -> LineDict | None:
     """The pod spec a predictor ``model`` runs as: the runtime's container with the model's args, env and
-    resources (KServe appends the InferenceService's args to the runtime's)."""
+    resources (KServe appends the InferenceService's args to the runtime's). None where no vLLM server runs: another
+    format's runtime, the Hugging Face backend, or a ``--backend`` KServe's Hugging Face server refuses, which is put
+    in ``refused`` with the image that runs it and whether the runtime wrote it (:data:`HF_BACKENDS`: read as vLLM's
+    ``vllm``, ``--backend=VLLM`` was a workload that never starts)."""
     fmt = str(as_map(model.get("modelFormat")).get("name") or "").lower()
     runtime = _runtime_for(model, runtimes)
     args = list(as_list(model.get("args")))
@@ -440,7 +512,14 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         # them by name, the InferenceService's last)
         env, _pending = literal_env({"env": [*as_list(base.get("env")), *as_list(model.get("env"))],
                                      "envFrom": [*as_list(base.get("envFrom")), *as_list(model.get("envFrom"))]})
-        converted = _hf_server_args(args, env)
+        backends: list[tuple[str, int]] = []
+        converted = _hf_server_args(args, env, backends)
+        bad = _refused_backend(backends)
+        if bad is not None:
+            if refused is not None:  # the runtime's args come first (KServe appends the service's)
+                refused.append((bad[0], model.get("image") or base.get("image"),
+                                bad[1] < len(args) - len(as_list(model.get("args")))))
+            return None
         if converted is None:
             return None
         args, named = converted

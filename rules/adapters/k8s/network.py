@@ -225,13 +225,19 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
             if not ref.get("name"):
                 continue
             kind, group = _backend_kind(ref)
+            where = ref.get("namespace")
+            if kind == UNSEEN_KIND:  # it may name a Service or a pool: which, the inputs do not show yet (mend29)
+                ref_ns = namespace if where is None or where == "" else where
+                remote.extend(_unseen_kind_refs(ref, ref_ns))
+                kind = None
             if kind is None:  # a kind the Gateway does not resolve to a Service or a pool of the inputs
                 if ref.get("port") is not None:
                     ports.append(ref["port"])
                 continue
             pool = kind == "InferencePool"
-            where = ref.get("namespace")
-            if where is not None and where is not UNKNOWN and where in ("", namespace):
+            # `namespace: default` written by a route that names none is no ref of its own namespace: the route lands
+            # in the one it is applied into, and sends there as to another namespace unless that is `default`
+            if where is not None and where is not UNKNOWN and where in ("", namespace) and (written or where == ""):
                 where = None
             if group == "core":  # the implementation decides (Linkerd reads it as "", the others reject it)
                 ref_ns = namespace if where is None else where
@@ -252,29 +258,65 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     refs = [dict(as_map(p), namespace=as_map(p).get("namespace") or namespace)
             for p in as_list(spec.get("parentRefs")) if as_map(p).get("name")]
     parents = [f"{p['namespace']}/{p['name']}" for p in refs]
-    inv.ingresses.append(Ingress(
+    route = Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=namespace,
         kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
         pool_refs=pools, pool_groups=pool_groups, remote_refs=remote,
         namespace_applied=not written or namespace == RELEASE_NAMESPACE,
-    ))
+    )
+    if route.namespace_applied:  # until link_backends reads the grants (where no input needs it to, for good)
+        for r in remote:
+            if not (r.note or r.unseen or r.namespace == UNKNOWN_NAMESPACE):
+                r.permitted = _applied_own(route, r)
+    inv.ingresses.append(route)
+
+
+#: What :func:`_backend_kind` answers for a backendRef whose kind or group is not known yet.
+UNSEEN_KIND = "unseen"
 
 
 def _backend_kind(ref: Mapping[str, Any]) -> tuple[str | None, str]:
-    """(``"Service"``, ``"InferencePool"`` or None for any other kind, the ref's group as written: ``"core"`` for a
-    Service ref that names it). A kind or group not known yet (a template's placeholder) is read as a Service, as
-    before: what it names may be one."""
+    """(``"Service"``, ``"InferencePool"``, :data:`UNSEEN_KIND` where the kind or group is not known yet, or None for
+    any other kind; the ref's group as written: ``"core"`` for a Service ref that names it). A kind or group not known
+    yet (``kind: {{ .Values.backend.kind }}`` unrendered, a preview's computed value) was read as a Service, and the
+    route surely in front of the same-named Service (mend29): :func:`_unseen_kind_refs`."""
     kind, group = ref.get("kind", "Service"), ref.get("group")
     group = "" if group is None else group
     if _unseen(kind) or _unseen(group):
-        return "Service", ""
+        return UNSEEN_KIND, ""
     if kind == "InferencePool" and group in POOL_GROUPS:
         return "InferencePool", str(group)
     if kind == "Service" and group in ("", "core"):
         return "Service", str(group)
     return None, str(group)
+
+
+def _unseen_kind_refs(ref: Mapping[str, Any], where: Any) -> list[RemoteRef]:
+    """The objects a backendRef whose kind or group is not known yet may name, of namespace ``where`` (the route's,
+    the one it writes, or one not known): a Service where its kind may be ``Service`` and its group the core one, an
+    InferencePool where its kind may be ``InferencePool`` and its group one of :data:`POOL_GROUPS` (``group`` ""
+    where that is not known: any of them). Each says which value is not known; none is a sure backend."""
+    kind, group = ref.get("kind", "Service"), ref.get("group")
+    group = "" if group is None else group
+    said = [f"{field} {_written(value)}" for field, value in (("kind", kind), ("group", group)) if _unseen(value)]
+    why = f"its backendRef's {' and its '.join(said)}"
+    if _unseen(where):
+        why += ", and its namespace is not known either"
+    ns = UNKNOWN_NAMESPACE if _unseen(where) else str(where)
+    out: list[RemoteRef] = []
+    if (_unseen(kind) or kind == "Service") and (_unseen(group) or group in ("", "core")):
+        out.append(RemoteRef("Service", ns, str(ref["name"]), why, outside=False, unseen=True))
+    if (_unseen(kind) or kind == "InferencePool") and (_unseen(group) or group in POOL_GROUPS):
+        out.append(RemoteRef("InferencePool", ns, str(ref["name"]), why, outside=False,
+                             group="" if _unseen(group) else str(group), unseen=True))
+    return out
+
+
+def _written(value: Any) -> str:
+    """How a value not known yet was written: ``"is a computed value"``, ``"is the template placeholder `X`"``."""
+    return "is a computed value" if is_unknown(value) else f"is the template placeholder `{str(value).strip()}`"
 
 
 def _remote_ref(kind: str, where: Any, name: str, group: str, core: bool = False) -> RemoteRef:
@@ -406,9 +448,26 @@ def _permitted(grants: list[CrossRef], route: Ingress, ref: RemoteRef) -> tuple[
                 "release's), as `kubectl apply -n` or `helm install -n` puts it; ReferenceGrant "
                 f"`{ref.namespace}/{name}` permits {route.kind}s of {', '.join(f'`{n}`' for n in named)} only, and "
                 "the inputs do not show whether it is applied there"), True
+    if route.namespace_applied:  # applied into the ref's namespace, the ref is of its own and needs no grant
+        return _applied_own(route, ref), True
     if any(_grant_namespace(g) == ref.namespace for g in mine):
         return False, True
     return _no_grant(ref.namespace), True
+
+
+def _applied_own(route: Ingress, ref: RemoteRef) -> str:
+    """Why whether ``route``, which names no namespace (or its Helm release's), sends to ``ref`` is not known where no
+    ReferenceGrant of the inputs permits it: applied into the ref's namespace, the ref is of the route's own namespace
+    and needs no grant (gateway-api v1.2.0 apis/v1 ``BackendObjectReference.Namespace``: a ReferenceGrant is required
+    only "when the namespace is different than the local namespace"); applied into any other, it needs a grant of the
+    ref's namespace, and one applied apart from the inputs may permit it. Read as ``default``, a ref that wrote
+    ``namespace: default`` was the route's own and surely sent to, and one to a namespace whose grants permit other
+    kinds only was left out (mend29)."""
+    return (f"{route.kind} `{route.name}` lands in the namespace it is applied into (it names none, or its Helm "
+            f"release's), as `kubectl apply -n` or `helm install -n` puts it: applied into `{ref.namespace}` its "
+            "backendRef is of its own namespace and needs no ReferenceGrant, applied into any other no ReferenceGrant "
+            "of the inputs permits it though one applied apart from them may, and the inputs do not show where it is "
+            "applied")
 
 
 def _grant_namespace(grant: CrossRef) -> str:
@@ -477,7 +536,8 @@ def link_backends(inv: Inventory) -> None:
         if ing.kind != "HTTPRoute":
             continue
         for ref in ing.remote_refs:
-            if ref.namespace in (UNKNOWN_NAMESPACE, ing.namespace):
+            if ref.unseen or ref.namespace == UNKNOWN_NAMESPACE or (ref.namespace == ing.namespace
+                                                      and (ref.note or not ing.namespace_applied)):
                 continue  # not known yet; or a ref of its own namespace that only its group leaves open (core)
             ref.permitted, ref.outside = _permitted(grants, ing, ref)
             if ref.permitted is True and ref.note:
@@ -486,7 +546,9 @@ def link_backends(inv: Inventory) -> None:
             wanted = [*((g, ing.namespace, n) for g, n in zip(ing.pool_groups, ing.pool_refs, strict=True)),
                       *((r.group, r.namespace, r.name) for r in ing.remote_refs if r.kind == "InferencePool")]
             for w in dict.fromkeys(wanted):  # in the order the route names them; a namespace not known: any
-                keys = [k for k in by_key if k[0] == w[0] and k[2] == w[2]] if w[1] == UNKNOWN_NAMESPACE else [w]
+                # a group not known yet (a ref whose group is a placeholder): a pool of either group
+                keys = [k for k in by_key if (k[0] == w[0] if w[0] else k[0] in POOL_GROUPS) and k[2] == w[2]
+                        and w[1] in (UNKNOWN_NAMESPACE, k[1])]
                 for key in keys:
                     if key in by_key and not any(p is by_key[key] for p in ing.pools):
                         ing.pools.append(by_key[key])

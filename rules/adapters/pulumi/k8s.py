@@ -13,7 +13,8 @@ reads:
   ``nodeSelector``, resource quantities, ``envFrom`` sources, ``securityContext.privileged``, a
   container's ``ports`` (the list, an entry, its ``name`` or ``containerPort``: a Service's named
   ``targetPort`` may resolve to it), a Service's ``type``, ``port`` and ``targetPort``, ConfigMap data, an
-  HTTPRoute backendRef's ``namespace`` (a namespace not known, never the route's own), any value of a
+  HTTPRoute backendRef's ``namespace`` (a namespace not known, never the route's own), ``kind`` and ``group``
+  (never read as a Service), any value of a
   ReferenceGrant's ``spec``, of that kind only (a ``to`` entry's name not known never covers every object;
   an OpenShift Route's ``spec.to.name`` is left to the rule below), and a grant's namespace not known is
   ``<unknown>``, never ``default``;
@@ -186,6 +187,8 @@ def _read_as_unknown(path: Path, kind: Any = None) -> bool:
         return True
     if n == 6 and path[:2] == ("spec", "rules") and path[3] == "backendRefs" and path[5] == "namespace":
         return True  # an HTTPRoute's backendRef namespace: never read as the route's own (mend16)
+    if n == 6 and path[:2] == ("spec", "rules") and path[3] == "backendRefs" and path[5] in ("kind", "group"):
+        return True  # its kind or group: never read as a Service (mend29)
     return n == 2 and path[0] in ("data", "stringData")
 
 

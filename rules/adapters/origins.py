@@ -24,6 +24,7 @@ the repository file and line that wrote it, which ``charts.Renderer._kustomize``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -320,21 +321,48 @@ def _patches(kustomization: str, files: _Files) -> list[_Patch]:
     return out
 
 
+#: A selector pattern Python's backtracking matcher could take exponential or high-polynomial time on (kustomize's
+#: RE2 is linear): a quantified group, or more than two quantifiers. Such a pattern is matched as literal text only.
+_COSTLY_PATTERN = re.compile(r"\)[*+?{]|(?:[*+{][^*+{]*){3}")
+
+
+def _selects(pattern: str, *names: str) -> bool:
+    """Whether kustomize's selector field ``pattern`` (a target's ``kind`` or ``name``) selects any of ``names``: a
+    regular expression matched whole (sigs.k8s.io/kustomize v5.8.1 api/types/selector.go ``NewSelectorRegex``,
+    ``anchorRegex``: ``^(?:PATTERN)$``), against the object's original and its current name
+    (api/resmap/reswrangler.go ``Select``). A pattern Python cannot match in bounded time, or that is not a valid
+    expression, selects only the name it spells."""
+    if pattern in names:
+        return True
+    if _COSTLY_PATTERN.search(pattern) or not any(c in pattern for c in ".*+?[]()|{}\\^$"):
+        return False
+    try:
+        compiled = re.compile(f"(?:{pattern})")
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return any(compiled.fullmatch(n) is not None for n in names)
+
+
 def _targets(patch: _Patch, kind: Any, names: tuple[str, str]) -> bool:
     """Whether ``patch`` is applied to the object of ``kind`` whose ``names`` are (as built, as its file writes it):
     a patch names it as written or as built, or as an inner overlay's prefix and suffix left it (a name that holds
-    the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. (A target's
-    ``name`` that is a regular expression is not matched: its lines stay the origin's.)"""
+    the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. A target's
+    ``kind`` and ``name`` are regular expressions matched whole (review45: ``name: "qwen-.*"`` left the GPU count
+    its JSON 6902 operation set at the base's line, which writes another count)."""
     want_kind = patch.target.get("kind")
     want_name = patch.target.get("name")
     if isinstance(patch.doc, dict) and not patch.target:
         want_kind, want_name = _named(patch.doc)
-    if want_kind is not None and want_kind != kind:
+        if want_kind is not None and want_kind != kind:
+            return False
+    elif isinstance(want_kind, str) and want_kind and not (isinstance(kind, str) and _selects(want_kind, kind)):
         return False
-    if not isinstance(want_name, str):
+    if not isinstance(want_name, str) or not want_name:
         return True
     built, written = names
-    return want_name in names or (bool(written) and written in want_name and want_name in built)
+    if want_name in names or (bool(written) and written in want_name and want_name in built):
+        return True
+    return patch.target != {} and _selects(want_name, *(n for n in names if n))
 
 
 def _in_patch(patch: _Patch, path: tuple[Step, ...], origin: Any, origin_lines: list[str]) -> int | None:

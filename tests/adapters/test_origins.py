@@ -621,3 +621,33 @@ def test_an_overlay_named_through_a_link_names_the_files_kustomize_read(tmp_path
     via = " (via prod/kustomization.yaml)"
     assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]] == [
         (code, file.replace(VIA, via).replace("overlays/prod/", "prod/"), line) for code, _, file, line in FINDINGS]
+
+
+@pytest.mark.parametrize(("target", "placed_at"), [
+    # kustomize matches a target's kind and name as regular expressions, whole (api/types/selector.go anchorRegex):
+    # the JSON 6902 operations wrote the count and the replicas
+    ('      name: "qw.*"\n', ("repo/overlays/prod/kustomization.yaml", 20)),
+    ('      name: qwen|llama\n', ("repo/overlays/prod/kustomization.yaml", 20)),
+    ('      kind: "Deploy.*"\n      name: "(qwen|llama)"\n', ("repo/overlays/prod/kustomization.yaml", 20)),
+    # `qw` matches no name whole (kustomize would fail the build: the patch selects nothing), nor does `router-.*`
+    ('      name: qw\n', ("repo/base/deployment.yaml", 27)),
+    ('      name: "router-.*"\n', ("repo/base/deployment.yaml", 27)),
+    # a quantified group: Python's matcher may backtrack without end on it (kustomize's RE2 does not): not matched
+    ('      name: "(q+)+wen"\n', ("repo/base/deployment.yaml", 27)),
+])
+def test_a_patch_target_named_by_a_regular_expression_is_placed_where_it_matches(tmp_path, monkeypatch, target,
+                                                                                 placed_at):
+    """review45: `target: {name: "qw.*"}` left the GPU count its JSON 6902 operation set at the base's line (which
+    writes 1: the finding said 2 there)."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    kustomization = TREE["overlays/prod/kustomization.yaml"]
+    assert "      kind: Deployment\n      name: qwen\n" in kustomization
+    lines = 1 if target.count("\n") == 1 else 0  # the same line count: kind: written again where the target has one
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(kustomization.replace(
+        "      kind: Deployment\n      name: qwen\n", ("      kind: Deployment\n" if lines else "") + target))
+    text, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(text.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == placed_at

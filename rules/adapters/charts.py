@@ -965,7 +965,8 @@ def repository_relative(text: str) -> str:
     for root in sorted({here, os.path.realpath(here)}, key=len, reverse=True):
         if root == os.sep:
             continue
-        text = re.sub(r"(?<![\w.~/-])" + re.escape(root) + r"(/|(?![^\s'\":;,)]))", lambda m: "" if m.group(1) else ".", text)
+        text = re.sub(r"(?<![\w.~/-])" + re.escape(root) + r"(/|(?![^\s'\":;,)]))",
+                      lambda m: "" if m.group(1) else ".", text)
     return text
 
 

@@ -418,22 +418,111 @@ def _in_patch(patch: _Patch, path: tuple[Step, ...], origin: Any, origin_lines: 
 
 #: The order kustomize applies a kustomization's own transformers in (sigs.k8s.io/kustomize v5.8.1
 #: ``api/internal/target/kusttarget_configplugin.go``, ``configureBuiltinTransformers``: strategic merge patches,
-#: patches, namespace, prefix and suffix, labels, annotations, JSON 6902 patches, replicas, images), the ones that
+#: patches, namespace, prefix and suffix, labels, annotations, JSON 6902 patches, replicas, images, replacements), the
+#: ones that
 #: set a field a rule reads; a component's run before the kustomization that lists it, and the transformations
 #: annotation names them in that order.
-_STAGES = ("patchesStrategicMerge", "patches", "namespace", "patchesJson6902", "replicas", "images")
+_STAGES = ("patchesStrategicMerge", "patches", "namespace", "patchesJson6902", "replicas", "images", "replacements")
+
+
+def _field_path(text: str) -> list[str]:
+    """A replacement target's ``fieldPaths`` entry as its segments: split at each ``.`` outside ``[...]`` and not
+    escaped (``nvidia\\.com/gpu``), as kustomize's ``utils.SmarterPathSplitter`` reads it."""
+    out: list[str] = []
+    here, depth, i = "", 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text) and text[i + 1] == ".":
+            here += "."
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth = max(0, depth - 1)
+        if c == "." and depth == 0:
+            out.append(here)
+            here = ""
+        else:
+            here += c
+        i += 1
+    out.append(here)
+    return out
+
+
+def _writes(segments: list[str], path: tuple[Step, ...], built: Any) -> bool:
+    """Whether a replacement's field path (:func:`_field_path`) is ``path`` of ``built`` or above it: a key, a list
+    item by ``[key=value]``, by its index or ``*``."""
+    if len(segments) > len(path):
+        return False
+    node = built
+    for seg, step in zip(segments, path, strict=False):
+        if isinstance(step, str):
+            if seg != step and seg != "*":
+                return False
+            node = node.get(step) if isinstance(node, dict) else None
+            continue
+        index, _ = step
+        item = node[index] if isinstance(node, list) and index < len(node) else None
+        if seg.startswith("[") and seg.endswith("]") and "=" in seg:
+            key, value = seg[1:-1].split("=", 1)
+            if not isinstance(item, dict) or str(item.get(key)) != value:
+                return False
+        elif seg != "*" and not (seg.isdigit() and int(seg) == index):
+            return False
+        node = item
+    return True
+
+
+def _picks(selector: dict[str, Any], kind: Any, names: tuple[str, ...]) -> bool:
+    """Whether a replacement's ``select`` or ``reject`` selector picks the object of ``kind`` and ``names``: its
+    ``kind`` and ``name`` matched whole as regular expressions (:func:`_selects`), a field it leaves out any."""
+    want_kind, want_name = selector.get("kind"), selector.get("name")
+    if isinstance(want_kind, str) and want_kind and not (isinstance(kind, str) and _selects(want_kind, kind)):
+        return False
+    return not (isinstance(want_name, str) and want_name and not _selects(want_name, *(n for n in names if n)))
+
+
+def _replaced(path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: str,
+              entries: Any) -> tuple[str, int] | None:
+    """The line of the last inline ``replacements`` target that writes ``path`` of ``built`` (kustomize's
+    ReplacementTransformer, the last of a kustomization's: its ``select`` by kind and name, as a patch's target, none
+    of its ``reject``), None where none does. A replacement in a file of its own (``- path: r.yaml``) is not read."""
+    kind, _ = _named(built)
+    hit: tuple[str, int] | None = None
+    for entry in entries if isinstance(entries, list) else []:
+        targets = entry.get("targets") if isinstance(entry, dict) else None
+        for target in targets if isinstance(targets, list) else []:
+            if not isinstance(target, dict):
+                continue
+            select, rejects, paths = target.get("select"), target.get("reject"), target.get("fieldPaths")
+            if not isinstance(select, dict) or not isinstance(paths, list):
+                continue
+            if any(key not in ("group", "version", "kind", "name") for key in select):
+                continue  # a namespace or a label selector: not told here
+            rejected = [r for r in (rejects if isinstance(rejects, list) else []) if isinstance(r, dict)]
+            if any(key not in ("group", "version", "kind", "name") for r in rejected for key in r):
+                continue
+            if not _picks(select, kind, names) or any(_picks(r, kind, names) for r in rejected):
+                continue
+            if any(isinstance(fp, str) and _writes(_field_path(fp), path, built) for fp in paths):
+                hit = (file, getattr(target, "line", None) or getattr(entry, "line", None) or 1)
+    return hit
 
 
 def _by_field(stage: str, path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: str,
               k: Any) -> tuple[str, int] | None:
     """The line of the kustomization ``k``'s own field ``stage`` where it sets ``path`` of the built object:
-    ``namespace:`` its namespace, a ``replicas:`` entry its replicas, an ``images:`` entry a container's image."""
+    ``namespace:`` its namespace, a ``replicas:`` entry its replicas, an ``images:`` entry a container's image, a
+    ``replacements:`` target the fields it names (review45)."""
     if not path or not isinstance(path[-1], str) or not isinstance(k, dict):
         return None
     key_lines = getattr(k, "key_lines", {})
     value = k.get(stage)
     hit: tuple[str, int] | None = None
-    if stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
+    if stage == "replacements":
+        hit = _replaced(path, built, names, file, value)
+    elif stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
         hit = (file, key_lines.get("namespace", 1))
     elif stage == "replicas" and path == ("spec", "replicas") and isinstance(value, list):
         for r in value:

@@ -651,3 +651,43 @@ def test_a_patch_target_named_by_a_regular_expression_is_placed_where_it_matches
     placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
     at = {line: n for n, line in enumerate(text.splitlines(), 1)}
     assert placed[at["            nvidia.com/gpu: 2"]] == placed_at
+
+
+REPLACEMENT = """\
+replacements:
+  - source:
+      kind: ConfigMap
+      name: qwen-env
+      fieldPath: data.VLLM_LOGGING_LEVEL
+    targets:
+      - select:
+{select}
+{reject}        fieldPaths:
+          - spec.template.spec.containers.[name={container}].resources.limits.nvidia\\.com/gpu
+"""
+
+
+@pytest.mark.parametrize(("select", "reject", "container", "replaced"), [
+    ("          kind: Deployment", "", "vllm", True),
+    ('          name: "qw.*"', "", "vllm", True),  # the written name, matched whole as kustomize's selector does
+    ("          kind: Deployment", "        reject:\n          - name: prod-qwen\n", "vllm", False),
+    ("          kind: Deployment", "", "router", False),  # another container's field
+    ("          kind: StatefulSet", "", "vllm", False),
+    ('          labelSelector: "app=qwen"', "", "vllm", False),  # a label selector: not told here
+])
+def test_a_replacement_is_placed_at_its_target_where_it_writes_the_field(tmp_path, monkeypatch, select, reject,
+                                                                        container, replaced):
+    """review45: `replacements:` (kustomize's last transformer) wrote the GPU count from a ConfigMap, and the finding
+    stayed at the JSON 6902 operation that ran before it and writes another count."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    written = TREE["overlays/prod/kustomization.yaml"] + REPLACEMENT.format(select=select, reject=reject,
+                                                                             container=container)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(written)
+    target = written.splitlines().index("      - select:") + 1
+    text, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(text.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == (
+        "repo/overlays/prod/kustomization.yaml", target if replaced else 20)

@@ -343,14 +343,62 @@ def _selects(pattern: str, *names: str) -> bool:
     return any(compiled.fullmatch(n) is not None for n in names)
 
 
-def _targets(patch: _Patch, kind: Any, names: tuple[str, str]) -> bool:
+_LABEL = r"[A-Za-z0-9][-A-Za-z0-9_./]*"
+_REQUIREMENT = re.compile(rf"\s*(?:(?P<absent>!)\s*(?P<key0>{_LABEL})|(?P<key1>{_LABEL})\s*(?P<op>==|=|!=)\s*"
+                          rf"(?P<value>[-A-Za-z0-9_.]*)|(?P<key2>{_LABEL})\s+(?P<set>in|notin)\s*\((?P<values>[^()]*)\)"
+                          rf"|(?P<key3>{_LABEL}))\s*")
+
+
+def _selector_picks(selector: str, labels: Any) -> bool | None:
+    """Whether a label (or annotation) selector picks an object of ``labels`` (k8s.io/apimachinery
+    pkg/labels/selector.go ``Parse``, as kustomize's target ``labelSelector`` and ``annotationSelector`` read it:
+    ``key=value``, ``==``, ``!=``, ``key in (a, b)``, ``notin``, ``key``, ``!key``, each of a comma-separated list);
+    None where the selector is not one of those."""
+    have = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+    parts, depth, here = [], 0, ""
+    for c in selector:
+        depth += 1 if c == "(" else -1 if c == ")" else 0
+        if c == "," and depth == 0:
+            parts.append(here)
+            here = ""
+        else:
+            here += c
+    parts.append(here)
+    for part in parts:
+        m = _REQUIREMENT.fullmatch(part)
+        if m is None:
+            return None
+        if m.group("absent"):
+            ok = m.group("key0") not in have
+        elif m.group("op"):
+            key, value = m.group("key1"), m.group("value")
+            ok = (have.get(key) != value) if m.group("op") == "!=" else have.get(key) == value
+        elif m.group("set"):
+            key, allowed = m.group("key2"), {v.strip() for v in m.group("values").split(",")}
+            ok = (have.get(key) in allowed) if m.group("set") == "in" else have.get(key) not in allowed
+        else:
+            ok = m.group("key3") in have
+        if not ok:
+            return False
+    return True
+
+
+def _targets(patch: _Patch, kind: Any, names: tuple[str, str], built: Any = None) -> bool:
     """Whether ``patch`` is applied to the object of ``kind`` whose ``names`` are (as built, as its file writes it):
     a patch names it as written or as built, or as an inner overlay's prefix and suffix left it (a name that holds
     the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. A target's
     ``kind`` and ``name`` are regular expressions matched whole (review45: ``name: "qwen-.*"`` left the GPU count
-    its JSON 6902 operation set at the base's line, which writes another count)."""
+    its JSON 6902 operation set at the base's line, which writes another count). A ``labelSelector`` or
+    ``annotationSelector`` is matched against the built object's labels or annotations (``built``): a patch of
+    ``app=qwen`` is not one of the Deployment labelled ``app=llama`` beside it; one not read picks nothing here."""
     want_kind = patch.target.get("kind")
     want_name = patch.target.get("name")
+    meta = built.get("metadata") if isinstance(built, dict) else None
+    for key, field in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
+        selector = patch.target.get(key)
+        if isinstance(selector, str) and selector.strip():  # review45: it picks by the object's labels
+            if _selector_picks(selector, meta.get(field) if isinstance(meta, dict) else None) is not True:
+                return False
     if isinstance(patch.doc, dict) and not patch.target:
         want_kind, want_name = _named(patch.doc)
         if want_kind is not None and want_kind != kind:
@@ -589,7 +637,7 @@ def place_build(text: str, origins: list[DocOrigin], resolve: Callable[[str], st
         for k in dict.fromkeys(resolve(k) for k in origin.configured_in):
             got = files.get(k)
             if got and got[1]:
-                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names)]))
+                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names, doc)]))
         steps = _steps(doc, lines)
         path: tuple[Step, ...] = ()
         for n in range(origin.first, origin.last + 1):

@@ -691,3 +691,36 @@ def test_a_replacement_is_placed_at_its_target_where_it_writes_the_field(tmp_pat
     at = {line: n for n, line in enumerate(text.splitlines(), 1)}
     assert placed[at["            nvidia.com/gpu: 2"]] == (
         "repo/overlays/prod/kustomization.yaml", target if replaced else 20)
+
+
+@pytest.mark.parametrize(("selector", "qwen_patched", "router_patched"), [
+    ("app=qwen", True, False),
+    ("app in (qwen, router)", True, True),
+    ("app!=qwen", False, True),
+    ("!app", False, False),
+    ("app=qwen,tier=gpu", False, False),  # no tier label on either
+])
+def test_a_patch_by_label_selector_is_placed_only_on_the_objects_it_selects(tmp_path, monkeypatch, selector,
+                                                                          qwen_patched, router_patched):
+    """review45: the base holds Deployments `qwen` (app=qwen) and `qwen-router` (app=router); a JSON 6902 patch whose
+    target is `labelSelector: app=qwen` was placed on the router's GPU count as well (a target's labels were not
+    read: every Deployment was its target)."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    router = TREE["base/deployment.yaml"].replace("name: qwen\n", "name: qwen-router\n").replace("app: qwen",
+                                                                                                 "app: router")
+    (tmp_path / "repo/base/deployment.yaml").write_text(TREE["base/deployment.yaml"] + "---\n" + router)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(TREE["overlays/prod/kustomization.yaml"].replace(
+        "      kind: Deployment\n      name: qwen\n", f"      kind: Deployment\n      labelSelector: {selector}\n"))
+    deployment = WRAPPED[WRAPPED.index("apiVersion: apps/v1"):]
+    built = WRAPPED + "---\n" + deployment.replace("name: prod-qwen\n", "name: prod-qwen-router\n").replace(
+        "app: qwen", "app: router")
+    text, origins = strip_build_metadata(built)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    gpu = [n for n, line in enumerate(text.splitlines(), 1) if line == "            nvidia.com/gpu: 2"]
+    second = 28  # the router's document: the file's line 28 + k
+    assert [placed[n] for n in gpu] == [
+        ("repo/overlays/prod/kustomization.yaml", 20) if qwen_patched else ("repo/base/deployment.yaml", 27),
+        ("repo/overlays/prod/kustomization.yaml", 20) if router_patched else ("repo/base/deployment.yaml",
+                                                                               second + 27)]

@@ -265,6 +265,7 @@ EXTRA_FIXTURES = {
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)
               "ray-pins-beside-unread.yaml",  # mend25: the readable pins beside a flag from a Secret
               "ray-pin-computed.json",  # mend25: a pin a preview computes: cannot decide at the port it may be
+              "ray-pin-computed-api-port.json",  # review45: but not at the pods' own vLLM API port
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults
               "searched-kustomize-namespace",  # corpus34: a searched kustomization's namespace, no vLLM workload
               "gamma-route.yaml"},  # mend23: a GAMMA (mesh) route routes no outside traffic; a Gateway parent does

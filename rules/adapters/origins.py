@@ -531,14 +531,34 @@ def _picks(selector: dict[str, Any], kind: Any, names: tuple[str, ...]) -> bool:
     return not (isinstance(want_name, str) and want_name and not _selects(want_name, *(n for n in names if n)))
 
 
-def _replaced(path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: str,
-              entries: Any) -> tuple[str, int] | None:
-    """The line of the last inline ``replacements`` target that writes ``path`` of ``built`` (kustomize's
+def _replacements(kustomization: str, k: Any, files: _Files) -> list[tuple[str, Any]]:
+    """The replacements of the kustomization ``k`` (its file ``kustomization``), each with the file that writes it:
+    an inline one, and each of a file an entry names (``- path: r.yaml``: one replacement or a list of them)."""
+    entries = k.get("replacements") if isinstance(k, dict) else None
+    out: list[tuple[str, Any]] = []
+    for entry in entries if isinstance(entries, list) else []:
+        named = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(named, str):
+            out.append((kustomization, entry))
+            continue
+        file = os.path.normpath(os.path.join(os.path.dirname(kustomization), named))
+        try:
+            docs = [d for _, d in load_documents(read_text(file), file)]
+        except InputError:
+            continue
+        for d in docs:
+            out.extend((file, r) for r in (d if isinstance(d, list) else [d]))
+    return out
+
+
+def _replaced(path: tuple[Step, ...], built: Any, names: tuple[str, ...],
+              entries: list[tuple[str, Any]]) -> tuple[str, int] | None:
+    """The line of the last ``replacements`` target that writes ``path`` of ``built`` (kustomize's
     ReplacementTransformer, the last of a kustomization's: its ``select`` by kind and name, as a patch's target, none
-    of its ``reject``), None where none does. A replacement in a file of its own (``- path: r.yaml``) is not read."""
+    of its ``reject``), None where none does; ``entries``: :func:`_replacements`."""
     kind, _ = _named(built)
     hit: tuple[str, int] | None = None
-    for entry in entries if isinstance(entries, list) else []:
+    for file, entry in entries:
         targets = entry.get("targets") if isinstance(entry, dict) else None
         for target in targets if isinstance(targets, list) else []:
             if not isinstance(target, dict):
@@ -561,16 +581,13 @@ def _replaced(path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: 
 def _by_field(stage: str, path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: str,
               k: Any) -> tuple[str, int] | None:
     """The line of the kustomization ``k``'s own field ``stage`` where it sets ``path`` of the built object:
-    ``namespace:`` its namespace, a ``replicas:`` entry its replicas, an ``images:`` entry a container's image, a
-    ``replacements:`` target the fields it names (review45)."""
+    ``namespace:`` its namespace, a ``replicas:`` entry its replicas, an ``images:`` entry a container's image."""
     if not path or not isinstance(path[-1], str) or not isinstance(k, dict):
         return None
     key_lines = getattr(k, "key_lines", {})
     value = k.get(stage)
     hit: tuple[str, int] | None = None
-    if stage == "replacements":
-        hit = _replaced(path, built, names, file, value)
-    elif stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
+    if stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
         hit = (file, key_lines.get("namespace", 1))
     elif stage == "replicas" and path == ("spec", "replicas") and isinstance(value, list):
         for r in value:
@@ -637,20 +654,22 @@ def place_build(text: str, origins: list[DocOrigin], resolve: Callable[[str], st
         for k in dict.fromkeys(resolve(k) for k in origin.configured_in):
             got = files.get(k)
             if got and got[1]:
-                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names, doc)]))
+                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names, doc)],
+                              _replacements(k, got[1][0], files)))
         steps = _steps(doc, lines)
         path: tuple[Step, ...] = ()
         for n in range(origin.first, origin.last + 1):
             path = steps.get(n, path)
             target: tuple[str, int] | None = None
-            for k, kdoc, patches in chain:  # the last transformer that set the field wrote it
+            for k, kdoc, patches, replacements in chain:  # the last transformer that set the field wrote it
                 for stage in _STAGES:
                     if stage.startswith("patches"):
                         for patch in patches:
                             hit = _in_patch(patch, path, origin_doc, origin_lines) if patch.key == stage else None
                             target = (patch.file, patch.offset + hit) if hit else target
                     else:
-                        target = _by_field(stage, path, doc, names, k, kdoc) or target
+                        target = (_replaced(path, doc, names, replacements) if stage == "replacements"
+                                  else _by_field(stage, path, doc, names, k, kdoc)) or target
             if target is None:
                 line, _, _ = _find(origin_doc, path, origin_lines)
                 target = (file, line or origin_doc.line or 1)

@@ -724,3 +724,21 @@ def test_a_patch_by_label_selector_is_placed_only_on_the_objects_it_selects(tmp_
         ("repo/overlays/prod/kustomization.yaml", 20) if qwen_patched else ("repo/base/deployment.yaml", 27),
         ("repo/overlays/prod/kustomization.yaml", 20) if router_patched else ("repo/base/deployment.yaml",
                                                                                second + 27)]
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_a_replacement_in_a_file_of_its_own_is_placed_in_that_file(tmp_path, monkeypatch, listed):
+    """`replacements: [{path: gpus.yaml}]`: the file holds a list of replacements, or one."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    one = REPLACEMENT.format(select="          kind: Deployment", reject="", container="vllm").split("\n", 1)[1]
+    text = one if listed else "\n".join(line[4:] for line in one.splitlines()) + "\n"
+    (tmp_path / "repo/overlays/prod/gpus.yaml").write_text(text)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(
+        TREE["overlays/prod/kustomization.yaml"] + "replacements:\n  - path: gpus.yaml\n")
+    target = text.splitlines().index("      - select:" if listed else "  - select:") + 1
+    built, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(built, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(built.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == ("repo/overlays/prod/gpus.yaml", target)

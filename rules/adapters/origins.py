@@ -279,6 +279,9 @@ def _origin_doc(docs: list[Any], kind: Any, name: str) -> Any:
         k, n = _named(doc)
         if k == kind and n and n in name and (best is None or len(n) > len(_named(best)[1])):
             best = doc
+    if best is None and kind == "Namespace":  # review45: a kustomization's `namespace:` renames a Namespace object
+        own = [doc for doc in docs if _named(doc)[0] == "Namespace"]  # (its namespace transformer), once in a file
+        best = own[0] if len(own) == 1 else None
     return best
 
 
@@ -587,7 +590,11 @@ def _by_field(stage: str, path: tuple[Step, ...], built: Any, names: tuple[str, 
     key_lines = getattr(k, "key_lines", {})
     value = k.get(stage)
     hit: tuple[str, int] | None = None
-    if stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
+    if stage == "namespace" and isinstance(value, str) and (path == ("metadata", "namespace") or (
+            # review45: the transformer also renames a Namespace object, and sets a binding's subjects' namespace
+            _find(built, path, [])[2] == value and (path == ("metadata", "name") and _named(built)[0] == "Namespace"
+                                                    or (len(path) == 3 and path[0] == "subjects"
+                                                        and path[2] == "namespace")))):
         hit = (file, key_lines.get("namespace", 1))
     elif stage == "replicas" and path == ("spec", "replicas") and isinstance(value, list):
         for r in value:

@@ -742,3 +742,35 @@ def test_a_replacement_in_a_file_of_its_own_is_placed_in_that_file(tmp_path, mon
     placed = place_build(built, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
     at = {line: n for n, line in enumerate(built.splitlines(), 1)}
     assert placed[at["            nvidia.com/gpu: 2"]] == ("repo/overlays/prod/gpus.yaml", target)
+
+
+@pytest.mark.tools
+def test_a_namespace_the_overlay_renames_and_a_binding_s_subject_are_placed_at_its_namespace(tmp_path, monkeypatch):
+    """review45: kustomize's namespace transformer renames a Namespace object (`llm` -> `serving`) and sets a
+    RoleBinding's subjects' namespace: the renamed Namespace was at the build output's lines (its origin file holds no
+    `serving`), the subject's namespace at the base's line that writes `default`; a ClusterRole gets none."""
+    from shardwise.rules.adapters.charts import _build_with_origins
+
+    kustomize = require_tool("kustomize")
+    _write_tree(tmp_path)
+    root = tmp_path / "repo"
+    (root / "base/extra.yaml").write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llm\n---\napiVersion: rbac.authorization.k8s.io/v1\n"
+        "kind: ClusterRole\nmetadata:\n  name: reader\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\n"
+        "kind: RoleBinding\nmetadata:\n  name: rb\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, "
+        "name: reader}\nsubjects:\n  - kind: ServiceAccount\n    name: default\n    namespace: default\n")
+    (root / "base/kustomization.yaml").write_text("resources:\n  - deployment.yaml\n  - extra.yaml\n")
+    monkeypatch.chdir(root)
+    built = _build_with_origins([kustomize, "build", "--load-restrictor=LoadRestrictionsRootOnly"], "overlays/prod",
+                                "overlays/prod/kustomization.yaml", "kustomize build")
+    assert built is not None
+    text, place = built
+    lines = text.splitlines()
+    got = {(n, lines[n - 1]): place.get(n) for n in range(1, 25)
+           if lines[n - 1] in ("kind: Namespace", "  name: serving", "  name: prod-reader", "    namespace: serving",
+                               "  namespace: serving")}
+    overlay = ("overlays/prod/kustomization.yaml", 3)
+    assert got == {(2, "kind: Namespace"): ("base/extra.yaml", 2), (4, "  name: serving"): overlay,
+                   (9, "  name: prod-reader"): ("base/extra.yaml", 9), (16, "  namespace: serving"): overlay,
+                   (20, "  name: prod-reader"): ("base/extra.yaml", 16),  # the roleRef's: its flow mapping's line
+                   (24, "  namespace: serving"): overlay}

@@ -313,6 +313,9 @@ def _patches(kustomization: str, files: _Files) -> list[_Patch]:
             path = entry.get("path") if isinstance(entry, dict) else entry
             if isinstance(entry, dict) and isinstance(entry.get("patch"), str):
                 file, offset, text_lines = kustomization, getattr(entry, "key_lines", {}).get("patch", 1), lines
+                after = lines[offset - 1].split("patch:", 1)[-1].strip() if 0 < offset <= len(lines) else "|"
+                if after and after[0] not in "|>#":  # review45: `patch: '[{"op": …}]'`, its text on the key's line
+                    offset -= 1
             elif isinstance(path, str) and "\n" not in path and ":" not in path:
                 file, offset = os.path.normpath(os.path.join(here, path)), 0
                 got = files.get(file)

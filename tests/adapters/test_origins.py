@@ -774,3 +774,24 @@ def test_a_namespace_the_overlay_renames_and_a_binding_s_subject_are_placed_at_i
                    (9, "  name: prod-reader"): ("base/extra.yaml", 9), (16, "  namespace: serving"): overlay,
                    (20, "  name: prod-reader"): ("base/extra.yaml", 16),  # the roleRef's: its flow mapping's line
                    (24, "  namespace: serving"): overlay}
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_an_inline_patch_written_on_its_key_s_line_is_placed_at_that_line(tmp_path, monkeypatch, quote):
+    """review45: `patch: '[{"op": "replace", …}]'` (the text on the key's line, not a block scalar): the operations
+    were placed one line below it (the text's line 1 counted as the key's next line, as a `|` block's is)."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    kustomization = TREE["overlays/prod/kustomization.yaml"]
+    block = kustomization[kustomization.index("    patch: |-\n"):kustomization.index("configMapGenerator:")]
+    ops = ('[{"op": "replace", "path": "/spec/replicas", "value": 2}, {"op": "replace", "path": '
+           '"/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu", "value": 2}]')
+    text = ops if quote == "'" else ops.replace('"', '\\"')
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(
+        kustomization.replace(block, f"    patch: {quote}{text}{quote}\n"))
+    built, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(built, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(built.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == ("repo/overlays/prod/kustomization.yaml", 14)
+    assert placed[at["  replicas: 2"]] == ("repo/overlays/prod/kustomization.yaml", 14)

@@ -1559,6 +1559,12 @@ def fuzz24_cases() -> list[Case]:
     out.append(file_case("fz24-heredoc-100k-operators-one-command", crowded, rel="deploy.sh", named="deploy.sh"))
     out.append(file_case("fz24-heredoc-never-closed-1e5-lines", "#!/bin/sh\nkubectl apply -f - <<EOF\n" + good("bad")
                          + "EOFX\n" * 100_000, rel="deploy.sh", named="deploy.sh"))
+    # review45: hostile18's ConfigMap of 2,450,000 keys (31.65 MiB) took 18.9 s of CPU and 1.1 GB and passed; its data
+    # is over the API server's 1 MiB: an input error from its text, before any parse (a Secret's base64 as well)
+    out.append(file_case("rv45-configmap-2450000-keys", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n"
+                         + "".join(f"  k{i}: v\n" for i in range(2_450_000)), named="bad.yaml"))
+    out.append(file_case("rv45-secret-base64-over-1mib", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: blob\ndata:\n"
+                         "  blob: " + "QUFB" * 400_000 + "\n", named="bad.yaml"))
     return out
 
 

@@ -999,8 +999,26 @@ def _run(cmd: list[str], where: str, what: str) -> str:
         text = b"".join(stderr).decode("utf-8", "replace")
         lines = [ln for ln in (_KLOG_HEADER.sub("", ln.strip()) for ln in text.splitlines()) if ln]
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"
+        if "kustomize" in what:
+            detail = repository_relative(detail)
         raise InputError(f"{what} failed: {detail}", where)
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+def repository_relative(text: str) -> str:
+    """``text`` (a tool's error) with each absolute path inside the run's folder (the repository root) written
+    relative to it, as every other path of a report is (review45): kustomize makes each path it reads absolute before
+    it says it (``evalsymlink failure on '/home/ci/work/repo/overlays/prod/gone.yaml'``, ``must resolve to a file``,
+    ``cycle detected: candidate root '/tmp/…/badkust'``: sigs.k8s.io/kustomize v5.8.1 api/internal/target and
+    kyaml/filesys ``ConfirmDir``), so its words named the checkout's folder, a temporary one in CI. The folder itself
+    is ``.``; a path outside it is left as kustomize wrote it."""
+    here = os.getcwd()
+    for root in sorted({here, os.path.realpath(here)}, key=len, reverse=True):
+        if root == os.sep:
+            continue
+        text = re.sub(r"(?<![\w.~/-])" + re.escape(root) + r"(/|(?![^\s'\":;,)]))",
+                      lambda m: "" if m.group(1) else ".", text)
+    return text
 
 
 # ------------------------------------------------------------------------------------ source mapping

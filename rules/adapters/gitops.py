@@ -46,7 +46,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Inventory, LaunchIssue, Location
@@ -199,6 +199,9 @@ class Source:
     value_files: list[str]
     values_texts: list[str]  # the values text, then valuesObject, as YAML/JSON texts helm reads as files
     sets: list[tuple[str, str]]
+    #: what writes each of ``values_texts`` (``helm.values``, ``helm.valuesObject``, ``spec.values``): helm's error
+    #: names the temporary file each is handed in, and the message names this instead (review45)
+    values_labels: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -341,17 +344,21 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
             return None, f"its value file {f} is not in this checkout"
         files.append(os.path.relpath(full))
     texts: list[str] = []
+    labels: list[str] = []
     if isinstance(helm.get("values"), str) and helm["values"].strip():
         texts.append(helm["values"])
+        labels.append("helm.values")
     elif isinstance(helm.get("values"), Mapping):  # older Applications wrote the values as a map
         texts.append(_dump(helm["values"]))
+        labels.append("helm.values")
     if isinstance(helm.get("valuesObject"), Mapping):
         texts.append(_dump(helm["valuesObject"]))
+        labels.append("helm.valuesObject")
     sets = [("--set-string" if _map(p).get("forceString") is True else "--set",
              f"{_map(p).get('name')}={_map(p).get('value', '')}")
             for p in _list(helm.get("parameters")) if _map(p).get("name")]
     release = str(helm.get("releaseName") or name)
-    return Source(folder, release, namespace, files, texts, sets), None
+    return Source(folder, release, namespace, files, texts, sets, labels), None
 
 
 def argo_cluster(obj: Mapping[str, Any]) -> str | None:
@@ -495,7 +502,7 @@ def _flux(co: Checkout, kind: str, obj: Mapping[str, Any],
     if missing:
         return [], f"its values file {missing[0]} is not in this checkout"
     release = str(spec.get("releaseName") or (f"{target}-{name}" if target else name))
-    return [Source(folder, release, str(target or ns), files, texts, [])], None
+    return [Source(folder, release, str(target or ns), files, texts, [], ["spec.values"] * len(texts))], None
 
 
 # -------------------------------------------------------------------------------------------- reading
@@ -649,8 +656,16 @@ def _render(renderer: Any, src: Source, res: Outcome) -> Inventory:
                 with open(path, "w", encoding="utf-8") as fh:
                     fh.write(text)
                 texts.append(path)
-            return renderer.helm_release(src.folder, src.release, src.namespace,  # type: ignore[no-any-return]
-                                         values=[*src.value_files, *texts], sets=src.sets)
+            try:
+                return renderer.helm_release(src.folder, src.release, src.namespace,  # type: ignore[no-any-return]
+                                             values=[*src.value_files, *texts], sets=src.sets)
+            except InputError as e:  # review45: helm names the temporary file a values text was handed in
+                said = e.message
+                for i, path in enumerate(texts):
+                    label = src.values_labels[i] if i < len(src.values_labels) else "inline values"
+                    for form in dict.fromkeys((path, os.path.realpath(path))):
+                        said = said.replace(form, f"its {label}")
+                raise InputError(said, e.file, e.line) from None
     except InputError as e:
         inv = Inventory(sources=[where])
         inv.errors.append(InputError(f"{res.subject}: its source {src.folder} was not rendered: {e.message}",

@@ -24,6 +24,7 @@ the repository file and line that wrote it, which ``charts.Renderer._kustomize``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -278,6 +279,9 @@ def _origin_doc(docs: list[Any], kind: Any, name: str) -> Any:
         k, n = _named(doc)
         if k == kind and n and n in name and (best is None or len(n) > len(_named(best)[1])):
             best = doc
+    if best is None and kind == "Namespace":  # review45: a kustomization's `namespace:` renames a Namespace object
+        own = [doc for doc in docs if _named(doc)[0] == "Namespace"]  # (its namespace transformer), once in a file
+        best = own[0] if len(own) == 1 else None
     return best
 
 
@@ -309,6 +313,9 @@ def _patches(kustomization: str, files: _Files) -> list[_Patch]:
             path = entry.get("path") if isinstance(entry, dict) else entry
             if isinstance(entry, dict) and isinstance(entry.get("patch"), str):
                 file, offset, text_lines = kustomization, getattr(entry, "key_lines", {}).get("patch", 1), lines
+                after = lines[offset - 1].split("patch:", 1)[-1].strip() if 0 < offset <= len(lines) else "|"
+                if after and after[0] not in "|>#":  # review45: `patch: '[{"op": …}]'`, its text on the key's line
+                    offset -= 1
             elif isinstance(path, str) and "\n" not in path and ":" not in path:
                 file, offset = os.path.normpath(os.path.join(here, path)), 0
                 got = files.get(file)
@@ -320,21 +327,96 @@ def _patches(kustomization: str, files: _Files) -> list[_Patch]:
     return out
 
 
-def _targets(patch: _Patch, kind: Any, names: tuple[str, str]) -> bool:
+#: A selector pattern Python's backtracking matcher could take exponential or high-polynomial time on (kustomize's
+#: RE2 is linear): a quantified group, or more than two quantifiers. Such a pattern is matched as literal text only.
+_COSTLY_PATTERN = re.compile(r"\)[*+?{]|(?:[*+{][^*+{]*){3}")
+
+
+def _selects(pattern: str, *names: str) -> bool:
+    """Whether kustomize's selector field ``pattern`` (a target's ``kind`` or ``name``) selects any of ``names``: a
+    regular expression matched whole (sigs.k8s.io/kustomize v5.8.1 api/types/selector.go ``NewSelectorRegex``,
+    ``anchorRegex``: ``^(?:PATTERN)$``), against the object's original and its current name
+    (api/resmap/reswrangler.go ``Select``). A pattern Python cannot match in bounded time, or that is not a valid
+    expression, selects only the name it spells."""
+    if pattern in names:
+        return True
+    if _COSTLY_PATTERN.search(pattern) or not any(c in pattern for c in ".*+?[]()|{}\\^$"):
+        return False
+    try:
+        compiled = re.compile(f"(?:{pattern})")
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return any(compiled.fullmatch(n) is not None for n in names)
+
+
+_LABEL = r"[A-Za-z0-9][-A-Za-z0-9_./]*"
+_REQUIREMENT = re.compile(rf"\s*(?:(?P<absent>!)\s*(?P<key0>{_LABEL})|(?P<key1>{_LABEL})\s*(?P<op>==|=|!=)\s*"
+                          rf"(?P<value>[-A-Za-z0-9_.]*)|(?P<key2>{_LABEL})\s+(?P<set>in|notin)\s*\((?P<values>[^()]*)\)"
+                          rf"|(?P<key3>{_LABEL}))\s*")
+
+
+def _selector_picks(selector: str, labels: Any) -> bool | None:
+    """Whether a label (or annotation) selector picks an object of ``labels`` (k8s.io/apimachinery
+    pkg/labels/selector.go ``Parse``, as kustomize's target ``labelSelector`` and ``annotationSelector`` read it:
+    ``key=value``, ``==``, ``!=``, ``key in (a, b)``, ``notin``, ``key``, ``!key``, each of a comma-separated list);
+    None where the selector is not one of those."""
+    have = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+    parts, depth, here = [], 0, ""
+    for c in selector:
+        depth += 1 if c == "(" else -1 if c == ")" else 0
+        if c == "," and depth == 0:
+            parts.append(here)
+            here = ""
+        else:
+            here += c
+    parts.append(here)
+    for part in parts:
+        m = _REQUIREMENT.fullmatch(part)
+        if m is None:
+            return None
+        if m.group("absent"):
+            ok = m.group("key0") not in have
+        elif m.group("op"):
+            key, value = m.group("key1"), m.group("value")
+            ok = (have.get(key) != value) if m.group("op") == "!=" else have.get(key) == value
+        elif m.group("set"):
+            key, allowed = m.group("key2"), {v.strip() for v in m.group("values").split(",")}
+            ok = (have.get(key) in allowed) if m.group("set") == "in" else have.get(key) not in allowed
+        else:
+            ok = m.group("key3") in have
+        if not ok:
+            return False
+    return True
+
+
+def _targets(patch: _Patch, kind: Any, names: tuple[str, str], built: Any = None) -> bool:
     """Whether ``patch`` is applied to the object of ``kind`` whose ``names`` are (as built, as its file writes it):
     a patch names it as written or as built, or as an inner overlay's prefix and suffix left it (a name that holds
-    the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. (A target's
-    ``name`` that is a regular expression is not matched: its lines stay the origin's.)"""
+    the written one and that the built one holds); a patch of ``vllm`` is not one of ``vllm-router``. A target's
+    ``kind`` and ``name`` are regular expressions matched whole (review45: ``name: "qwen-.*"`` left the GPU count
+    its JSON 6902 operation set at the base's line, which writes another count). A ``labelSelector`` or
+    ``annotationSelector`` is matched against the built object's labels or annotations (``built``): a patch of
+    ``app=qwen`` is not one of the Deployment labelled ``app=llama`` beside it; one not read picks nothing here."""
     want_kind = patch.target.get("kind")
     want_name = patch.target.get("name")
+    meta = built.get("metadata") if isinstance(built, dict) else None
+    for key, field in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
+        selector = patch.target.get(key)
+        if isinstance(selector, str) and selector.strip():  # review45: it picks by the object's labels
+            if _selector_picks(selector, meta.get(field) if isinstance(meta, dict) else None) is not True:
+                return False
     if isinstance(patch.doc, dict) and not patch.target:
         want_kind, want_name = _named(patch.doc)
-    if want_kind is not None and want_kind != kind:
+        if want_kind is not None and want_kind != kind:
+            return False
+    elif isinstance(want_kind, str) and want_kind and not (isinstance(kind, str) and _selects(want_kind, kind)):
         return False
-    if not isinstance(want_name, str):
+    if not isinstance(want_name, str) or not want_name:
         return True
     built, written = names
-    return want_name in names or (bool(written) and written in want_name and want_name in built)
+    if want_name in names or (bool(written) and written in want_name and want_name in built):
+        return True
+    return patch.target != {} and _selects(want_name, *(n for n in names if n))
 
 
 def _in_patch(patch: _Patch, path: tuple[Step, ...], origin: Any, origin_lines: list[str]) -> int | None:
@@ -390,10 +472,116 @@ def _in_patch(patch: _Patch, path: tuple[Step, ...], origin: Any, origin_lines: 
 
 #: The order kustomize applies a kustomization's own transformers in (sigs.k8s.io/kustomize v5.8.1
 #: ``api/internal/target/kusttarget_configplugin.go``, ``configureBuiltinTransformers``: strategic merge patches,
-#: patches, namespace, prefix and suffix, labels, annotations, JSON 6902 patches, replicas, images), the ones that
+#: patches, namespace, prefix and suffix, labels, annotations, JSON 6902 patches, replicas, images, replacements), the
+#: ones that
 #: set a field a rule reads; a component's run before the kustomization that lists it, and the transformations
 #: annotation names them in that order.
-_STAGES = ("patchesStrategicMerge", "patches", "namespace", "patchesJson6902", "replicas", "images")
+_STAGES = ("patchesStrategicMerge", "patches", "namespace", "patchesJson6902", "replicas", "images", "replacements")
+
+
+def _field_path(text: str) -> list[str]:
+    """A replacement target's ``fieldPaths`` entry as its segments: split at each ``.`` outside ``[...]`` and not
+    escaped (``nvidia\\.com/gpu``), as kustomize's ``utils.SmarterPathSplitter`` reads it."""
+    out: list[str] = []
+    here, depth, i = "", 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text) and text[i + 1] == ".":
+            here += "."
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth = max(0, depth - 1)
+        if c == "." and depth == 0:
+            out.append(here)
+            here = ""
+        else:
+            here += c
+        i += 1
+    out.append(here)
+    return out
+
+
+def _writes(segments: list[str], path: tuple[Step, ...], built: Any) -> bool:
+    """Whether a replacement's field path (:func:`_field_path`) is ``path`` of ``built`` or above it: a key, a list
+    item by ``[key=value]``, by its index or ``*``."""
+    if len(segments) > len(path):
+        return False
+    node = built
+    for seg, step in zip(segments, path, strict=False):
+        if isinstance(step, str):
+            if seg != step and seg != "*":
+                return False
+            node = node.get(step) if isinstance(node, dict) else None
+            continue
+        index, _ = step
+        item = node[index] if isinstance(node, list) and index < len(node) else None
+        if seg.startswith("[") and seg.endswith("]") and "=" in seg:
+            key, value = seg[1:-1].split("=", 1)
+            if not isinstance(item, dict) or str(item.get(key)) != value:
+                return False
+        elif seg != "*" and not (seg.isdigit() and int(seg) == index):
+            return False
+        node = item
+    return True
+
+
+def _picks(selector: dict[str, Any], kind: Any, names: tuple[str, ...]) -> bool:
+    """Whether a replacement's ``select`` or ``reject`` selector picks the object of ``kind`` and ``names``: its
+    ``kind`` and ``name`` matched whole as regular expressions (:func:`_selects`), a field it leaves out any."""
+    want_kind, want_name = selector.get("kind"), selector.get("name")
+    if isinstance(want_kind, str) and want_kind and not (isinstance(kind, str) and _selects(want_kind, kind)):
+        return False
+    return not (isinstance(want_name, str) and want_name and not _selects(want_name, *(n for n in names if n)))
+
+
+def _replacements(kustomization: str, k: Any, files: _Files) -> list[tuple[str, Any]]:
+    """The replacements of the kustomization ``k`` (its file ``kustomization``), each with the file that writes it:
+    an inline one, and each of a file an entry names (``- path: r.yaml``: one replacement or a list of them)."""
+    entries = k.get("replacements") if isinstance(k, dict) else None
+    out: list[tuple[str, Any]] = []
+    for entry in entries if isinstance(entries, list) else []:
+        named = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(named, str):
+            out.append((kustomization, entry))
+            continue
+        file = os.path.normpath(os.path.join(os.path.dirname(kustomization), named))
+        try:
+            docs = [d for _, d in load_documents(read_text(file), file)]
+        except InputError:
+            continue
+        for d in docs:
+            out.extend((file, r) for r in (d if isinstance(d, list) else [d]))
+    return out
+
+
+def _replaced(path: tuple[Step, ...], built: Any, names: tuple[str, ...],
+              entries: list[tuple[str, Any]]) -> tuple[str, int] | None:
+    """The line of the last ``replacements`` target that writes ``path`` of ``built`` (kustomize's
+    ReplacementTransformer, the last of a kustomization's: its ``select`` by kind and name, as a patch's target, none
+    of its ``reject``), None where none does; ``entries``: :func:`_replacements`."""
+    kind, _ = _named(built)
+    hit: tuple[str, int] | None = None
+    for file, entry in entries:
+        targets = entry.get("targets") if isinstance(entry, dict) else None
+        for target in targets if isinstance(targets, list) else []:
+            if not isinstance(target, dict):
+                continue
+            select, rejects, paths = target.get("select"), target.get("reject"), target.get("fieldPaths")
+            if not isinstance(select, dict) or not isinstance(paths, list):
+                continue
+            if any(key not in ("group", "version", "kind", "name") for key in select):
+                continue  # a namespace or a label selector: not told here
+            rejected = [r for r in (rejects if isinstance(rejects, list) else []) if isinstance(r, dict)]
+            if any(key not in ("group", "version", "kind", "name") for r in rejected for key in r):
+                continue
+            if not _picks(select, kind, names) or any(_picks(r, kind, names) for r in rejected):
+                continue
+            if any(isinstance(fp, str) and _writes(_field_path(fp), path, built) for fp in paths):
+                hit = (file, getattr(target, "line", None) or getattr(entry, "line", None) or 1)
+    return hit
 
 
 def _by_field(stage: str, path: tuple[Step, ...], built: Any, names: tuple[str, ...], file: str,
@@ -405,7 +593,11 @@ def _by_field(stage: str, path: tuple[Step, ...], built: Any, names: tuple[str, 
     key_lines = getattr(k, "key_lines", {})
     value = k.get(stage)
     hit: tuple[str, int] | None = None
-    if stage == "namespace" and path == ("metadata", "namespace") and isinstance(value, str):
+    if stage == "namespace" and isinstance(value, str) and (path == ("metadata", "namespace") or (
+            # review45: the transformer also renames a Namespace object, and sets a binding's subjects' namespace
+            _find(built, path, [])[2] == value and (path == ("metadata", "name") and _named(built)[0] == "Namespace"
+                                                    or (len(path) == 3 and path[0] == "subjects"
+                                                        and path[2] == "namespace")))):
         hit = (file, key_lines.get("namespace", 1))
     elif stage == "replicas" and path == ("spec", "replicas") and isinstance(value, list):
         for r in value:
@@ -472,20 +664,22 @@ def place_build(text: str, origins: list[DocOrigin], resolve: Callable[[str], st
         for k in dict.fromkeys(resolve(k) for k in origin.configured_in):
             got = files.get(k)
             if got and got[1]:
-                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names)]))
+                chain.append((k, got[1][0], [p for p in _patches(k, files) if _targets(p, kind, names, doc)],
+                              _replacements(k, got[1][0], files)))
         steps = _steps(doc, lines)
         path: tuple[Step, ...] = ()
         for n in range(origin.first, origin.last + 1):
             path = steps.get(n, path)
             target: tuple[str, int] | None = None
-            for k, kdoc, patches in chain:  # the last transformer that set the field wrote it
+            for k, kdoc, patches, replacements in chain:  # the last transformer that set the field wrote it
                 for stage in _STAGES:
                     if stage.startswith("patches"):
                         for patch in patches:
                             hit = _in_patch(patch, path, origin_doc, origin_lines) if patch.key == stage else None
                             target = (patch.file, patch.offset + hit) if hit else target
                     else:
-                        target = _by_field(stage, path, doc, names, k, kdoc) or target
+                        target = (_replaced(path, doc, names, replacements) if stage == "replacements"
+                                  else _by_field(stage, path, doc, names, k, kdoc)) or target
             if target is None:
                 line, _, _ = _find(origin_doc, path, origin_lines)
                 target = (file, line or origin_doc.line or 1)

@@ -88,8 +88,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "(KubeRay starts no Ray server on the ports its containers name), and each such pin is Ray's where "
             "another flag's value is not read (a Secret's $(VAR): every Ray default port is Ray's then), while a pin "
             "whose value is not known yet (computed at preview, a template placeholder) makes a port the Service "
-            "sends to those pods one that cannot be decided; a head's "
-            "dashboard is Ray's "
+            "sends to those pods, the API port their own vLLM listens on excepted, one that cannot be decided; a "
+            "head's dashboard is Ray's "
             "only where --dashboard-host puts it beyond the pod's loopback (Ray's default is 127.0.0.1; KubeRay "
             "writes 0.0.0.0 where rayStartParams name no host), whatever its operator's labels say. The "
             "other runtime ports (29500, 29501, 29550, 14579, 5600, "
@@ -1093,7 +1093,9 @@ class _SettingPorts:
             return self.set_by[port]
         if port in self.rank_unsure:
             return Undecidable(self.rank_unsure[port])
-        if self.pin_unknown:  # a Ray pin not known yet may be this port
+        if self.pin_unknown and not _vllm_api_port(self.inv, self.svc, port):
+            # a Ray pin not known yet may be this port (mend25); not the API port the pods' own vLLM listens on
+            # (review45, as mend26 for Ray's worker range: the pin cannot bind the port vLLM holds)
             return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
         for base, setting, subject in self.dp_unknown:  # a MoRIIO rank's port at a DP not known yet (mend28)
             if base < port and not _vllm_api_port(self.inv, self.svc, port):

@@ -1571,3 +1571,39 @@ def test_a_bomb_the_helmignore_does_not_exclude_is_still_refused(capsys, monkeyp
     assert rc == 2
     assert doc["input_errors"][0]["file"] == f"{chart}/templates/big/fixtures/pipe"
     assert not (tmp_path / "called").exists()
+
+
+def test_kustomize_words_name_the_repository_files_not_the_checkout_folder(tmp_path, monkeypatch):
+    """review45: kustomize makes each path it reads absolute before it says it; a path inside the run's folder is
+    written relative to it (the folder itself as `.`), one that only starts with the folder's name, or lies outside
+    it, is left as it is."""
+    from shardwise.rules.adapters.charts import repository_relative
+
+    (tmp_path / "repo").mkdir()
+    os.symlink(tmp_path / "repo", tmp_path / "link")
+    monkeypatch.chdir(tmp_path / "link")  # getcwd is the real path; the named one is rewritten as well
+    real = str(tmp_path / "repo")
+    said = (f"accumulating resources from 'gone.yaml': evalsymlink failure on '{real}/overlays/prod/gone.yaml' : "
+            f"lstat {real}/overlays/prod/gone.yaml: no such file or directory; cycle detected: candidate root "
+            f"'{real}' contains visited root '{real}/base'; {real}2/x.yaml, /elsewhere{real}/y.yaml, /etc/hosts")
+    assert repository_relative(said) == (
+        "accumulating resources from 'gone.yaml': evalsymlink failure on 'overlays/prod/gone.yaml' : lstat "
+        "overlays/prod/gone.yaml: no such file or directory; cycle detected: candidate root '.' contains visited "
+        f"root 'base'; {real}2/x.yaml, /elsewhere{real}/y.yaml, /etc/hosts")
+
+
+@pytest.mark.tools
+def test_a_failed_kustomize_build_names_repository_paths(capsys, monkeypatch, tmp_path):
+    """review45: an overlay whose resource is gone; kustomize's own words name `overlays/prod/gone.yaml`, never the
+    temporary checkout folder the run is in."""
+    kustomize = require_tool("kustomize")
+    monkeypatch.setenv("PATH", os.path.dirname(kustomize) + os.pathsep + os.environ["PATH"])
+    (tmp_path / "overlays/prod").mkdir(parents=True)
+    (tmp_path / "overlays/prod/kustomization.yaml").write_text("resources:\n  - gone.yaml\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint", "overlays/prod"]) == 2
+    out, err = capsys.readouterr()
+    assert str(tmp_path) not in out + err and os.path.realpath(tmp_path) not in out + err
+    assert ("overlays/prod/kustomization.yaml: error: kustomize build failed: Error: accumulating resources: "
+            "accumulation err='accumulating resources from 'gone.yaml': evalsymlink failure on "
+            "'overlays/prod/gone.yaml' : lstat overlays/prod/gone.yaml: no such file or directory'") in out + err

@@ -565,3 +565,29 @@ def test_what_an_applications_kustomize_source_builds_is_in_its_destination_name
     # embed's default-deny covers it (no SW305); the Service keeps its own namespace, edge, so it selects no pod of
     # embed (no SW407 for a Service sending traffic to it)
     assert findings(doc) == []
+
+
+@pytest.mark.tools
+def test_helm_refusing_an_application_s_inline_values_names_the_field_not_a_temporary_file(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """review45: helm's error named the temporary file shardwise hands an Application's `helm.values` in
+    (`/tmp/shardwise-gitops-mkv87mmj/values-0.yaml`); it names the field."""
+    helm = require_tool("helm")
+    monkeypatch.setenv("PATH", os.path.dirname(helm) + os.pathsep + os.environ["PATH"])
+    (tmp_path / "chart/templates").mkdir(parents=True)
+    (tmp_path / "chart/Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n")
+    (tmp_path / "chart/templates/cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    (tmp_path / "app.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: qwen, namespace: argocd}\nspec:\n"
+        "  project: default\n  source:\n    repoURL: https://github.com/acme/llm.git\n    targetRevision: HEAD\n"
+        "    path: chart\n    helm:\n      values: |\n        engine:\n          tp: [unclosed\n"
+        "  destination: {server: https://kubernetes.default.svc, namespace: serving}\n")
+    for args in (["init", "-q", "-b", "main"], ["remote", "add", "origin", "https://github.com/acme/llm.git"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint", "app.yaml"]) == 2
+    out, err = capsys.readouterr()
+    assert "shardwise-gitops-" not in out + err
+    assert ("app.yaml:1: error: Application argocd/qwen: its source chart was not rendered: helm template failed: "
+            "Error: failed to parse its helm.values: error converting YAML to JSON: yaml: line 2: did not find "
+            "expected ',' or ']'") in out + err

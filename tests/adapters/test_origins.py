@@ -621,3 +621,177 @@ def test_an_overlay_named_through_a_link_names_the_files_kustomize_read(tmp_path
     via = " (via prod/kustomization.yaml)"
     assert [(f["code"], f["file"], f["line"]) for f in doc["findings"]] == [
         (code, file.replace(VIA, via).replace("overlays/prod/", "prod/"), line) for code, _, file, line in FINDINGS]
+
+
+@pytest.mark.parametrize(("target", "placed_at"), [
+    # kustomize matches a target's kind and name as regular expressions, whole (api/types/selector.go anchorRegex):
+    # the JSON 6902 operations wrote the count and the replicas
+    ('      name: "qw.*"\n', ("repo/overlays/prod/kustomization.yaml", 20)),
+    ('      name: qwen|llama\n', ("repo/overlays/prod/kustomization.yaml", 20)),
+    ('      kind: "Deploy.*"\n      name: "(qwen|llama)"\n', ("repo/overlays/prod/kustomization.yaml", 20)),
+    # `qw` matches no name whole (kustomize would fail the build: the patch selects nothing), nor does `router-.*`
+    ('      name: qw\n', ("repo/base/deployment.yaml", 27)),
+    ('      name: "router-.*"\n', ("repo/base/deployment.yaml", 27)),
+    # a quantified group: Python's matcher may backtrack without end on it (kustomize's RE2 does not): not matched
+    ('      name: "(q+)+wen"\n', ("repo/base/deployment.yaml", 27)),
+])
+def test_a_patch_target_named_by_a_regular_expression_is_placed_where_it_matches(tmp_path, monkeypatch, target,
+                                                                                 placed_at):
+    """review45: `target: {name: "qw.*"}` left the GPU count its JSON 6902 operation set at the base's line (which
+    writes 1: the finding said 2 there)."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    kustomization = TREE["overlays/prod/kustomization.yaml"]
+    assert "      kind: Deployment\n      name: qwen\n" in kustomization
+    lines = 1 if target.count("\n") == 1 else 0  # the same line count: kind: written again where the target has one
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(kustomization.replace(
+        "      kind: Deployment\n      name: qwen\n", ("      kind: Deployment\n" if lines else "") + target))
+    text, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(text.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == placed_at
+
+
+REPLACEMENT = """\
+replacements:
+  - source:
+      kind: ConfigMap
+      name: qwen-env
+      fieldPath: data.VLLM_LOGGING_LEVEL
+    targets:
+      - select:
+{select}
+{reject}        fieldPaths:
+          - spec.template.spec.containers.[name={container}].resources.limits.nvidia\\.com/gpu
+"""
+
+
+@pytest.mark.parametrize(("select", "reject", "container", "replaced"), [
+    ("          kind: Deployment", "", "vllm", True),
+    ('          name: "qw.*"', "", "vllm", True),  # the written name, matched whole as kustomize's selector does
+    ("          kind: Deployment", "        reject:\n          - name: prod-qwen\n", "vllm", False),
+    ("          kind: Deployment", "", "router", False),  # another container's field
+    ("          kind: StatefulSet", "", "vllm", False),
+    ('          labelSelector: "app=qwen"', "", "vllm", False),  # a label selector: not told here
+])
+def test_a_replacement_is_placed_at_its_target_where_it_writes_the_field(tmp_path, monkeypatch, select, reject,
+                                                                        container, replaced):
+    """review45: `replacements:` (kustomize's last transformer) wrote the GPU count from a ConfigMap, and the finding
+    stayed at the JSON 6902 operation that ran before it and writes another count."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    written = TREE["overlays/prod/kustomization.yaml"] + REPLACEMENT.format(select=select, reject=reject,
+                                                                             container=container)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(written)
+    target = written.splitlines().index("      - select:") + 1
+    text, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(text.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == (
+        "repo/overlays/prod/kustomization.yaml", target if replaced else 20)
+
+
+@pytest.mark.parametrize(("selector", "qwen_patched", "router_patched"), [
+    ("app=qwen", True, False),
+    ("app in (qwen, router)", True, True),
+    ("app!=qwen", False, True),
+    ("!app", False, False),
+    ("app=qwen,tier=gpu", False, False),  # no tier label on either
+])
+def test_a_patch_by_label_selector_is_placed_only_on_the_objects_it_selects(tmp_path, monkeypatch, selector,
+                                                                          qwen_patched, router_patched):
+    """review45: the base holds Deployments `qwen` (app=qwen) and `qwen-router` (app=router); a JSON 6902 patch whose
+    target is `labelSelector: app=qwen` was placed on the router's GPU count as well (a target's labels were not
+    read: every Deployment was its target)."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    router = TREE["base/deployment.yaml"].replace("name: qwen\n", "name: qwen-router\n").replace("app: qwen",
+                                                                                                 "app: router")
+    (tmp_path / "repo/base/deployment.yaml").write_text(TREE["base/deployment.yaml"] + "---\n" + router)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(TREE["overlays/prod/kustomization.yaml"].replace(
+        "      kind: Deployment\n      name: qwen\n", f"      kind: Deployment\n      labelSelector: {selector}\n"))
+    deployment = WRAPPED[WRAPPED.index("apiVersion: apps/v1"):]
+    built = WRAPPED + "---\n" + deployment.replace("name: prod-qwen\n", "name: prod-qwen-router\n").replace(
+        "app: qwen", "app: router")
+    text, origins = strip_build_metadata(built)
+    placed = place_build(text, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    gpu = [n for n, line in enumerate(text.splitlines(), 1) if line == "            nvidia.com/gpu: 2"]
+    second = 28  # the router's document: the file's line 28 + k
+    assert [placed[n] for n in gpu] == [
+        ("repo/overlays/prod/kustomization.yaml", 20) if qwen_patched else ("repo/base/deployment.yaml", 27),
+        ("repo/overlays/prod/kustomization.yaml", 20) if router_patched else ("repo/base/deployment.yaml",
+                                                                               second + 27)]
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_a_replacement_in_a_file_of_its_own_is_placed_in_that_file(tmp_path, monkeypatch, listed):
+    """`replacements: [{path: gpus.yaml}]`: the file holds a list of replacements, or one."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    one = REPLACEMENT.format(select="          kind: Deployment", reject="", container="vllm").split("\n", 1)[1]
+    text = one if listed else "\n".join(line[4:] for line in one.splitlines()) + "\n"
+    (tmp_path / "repo/overlays/prod/gpus.yaml").write_text(text)
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(
+        TREE["overlays/prod/kustomization.yaml"] + "replacements:\n  - path: gpus.yaml\n")
+    target = text.splitlines().index("      - select:" if listed else "  - select:") + 1
+    built, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(built, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(built.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == ("repo/overlays/prod/gpus.yaml", target)
+
+
+@pytest.mark.tools
+def test_a_namespace_the_overlay_renames_and_a_binding_s_subject_are_placed_at_its_namespace(tmp_path, monkeypatch):
+    """review45: kustomize's namespace transformer renames a Namespace object (`llm` -> `serving`) and sets a
+    RoleBinding's subjects' namespace: the renamed Namespace was at the build output's lines (its origin file holds no
+    `serving`), the subject's namespace at the base's line that writes `default`; a ClusterRole gets none."""
+    from shardwise.rules.adapters.charts import _build_with_origins
+
+    kustomize = require_tool("kustomize")
+    _write_tree(tmp_path)
+    root = tmp_path / "repo"
+    (root / "base/extra.yaml").write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llm\n---\napiVersion: rbac.authorization.k8s.io/v1\n"
+        "kind: ClusterRole\nmetadata:\n  name: reader\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\n"
+        "kind: RoleBinding\nmetadata:\n  name: rb\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, "
+        "name: reader}\nsubjects:\n  - kind: ServiceAccount\n    name: default\n    namespace: default\n")
+    (root / "base/kustomization.yaml").write_text("resources:\n  - deployment.yaml\n  - extra.yaml\n")
+    monkeypatch.chdir(root)
+    built = _build_with_origins([kustomize, "build", "--load-restrictor=LoadRestrictionsRootOnly"], "overlays/prod",
+                                "overlays/prod/kustomization.yaml", "kustomize build")
+    assert built is not None
+    text, place = built
+    lines = text.splitlines()
+    got = {(n, lines[n - 1]): place.get(n) for n in range(1, 25)
+           if lines[n - 1] in ("kind: Namespace", "  name: serving", "  name: prod-reader", "    namespace: serving",
+                               "  namespace: serving")}
+    overlay = ("overlays/prod/kustomization.yaml", 3)
+    assert got == {(2, "kind: Namespace"): ("base/extra.yaml", 2), (4, "  name: serving"): overlay,
+                   (9, "  name: prod-reader"): ("base/extra.yaml", 9), (16, "  namespace: serving"): overlay,
+                   (20, "  name: prod-reader"): ("base/extra.yaml", 16),  # the roleRef's: its flow mapping's line
+                   (24, "  namespace: serving"): overlay}
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_an_inline_patch_written_on_its_key_s_line_is_placed_at_that_line(tmp_path, monkeypatch, quote):
+    """review45: `patch: '[{"op": "replace", …}]'` (the text on the key's line, not a block scalar): the operations
+    were placed one line below it (the text's line 1 counted as the key's next line, as a `|` block's is)."""
+    _write_tree(tmp_path)
+    (tmp_path / "wrap").mkdir()
+    monkeypatch.chdir(tmp_path)
+    kustomization = TREE["overlays/prod/kustomization.yaml"]
+    block = kustomization[kustomization.index("    patch: |-\n"):kustomization.index("configMapGenerator:")]
+    ops = ('[{"op": "replace", "path": "/spec/replicas", "value": 2}, {"op": "replace", "path": '
+           '"/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu", "value": 2}]')
+    text = ops if quote == "'" else ops.replace('"', '\\"')
+    (tmp_path / "repo/overlays/prod/kustomization.yaml").write_text(
+        kustomization.replace(block, f"    patch: {quote}{text}{quote}\n"))
+    built, origins = strip_build_metadata(WRAPPED)
+    placed = place_build(built, origins, lambda p: os.path.normpath(os.path.join("wrap", p)))
+    at = {line: n for n, line in enumerate(built.splitlines(), 1)}
+    assert placed[at["            nvidia.com/gpu: 2"]] == ("repo/overlays/prod/kustomization.yaml", 14)
+    assert placed[at["  replicas: 2"]] == ("repo/overlays/prod/kustomization.yaml", 14)

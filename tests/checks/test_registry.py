@@ -280,6 +280,8 @@ EXTRA_FIXTURES = {
               "ray-pin-computed.json",  # mend25: a pin a preview computes: cannot decide at the port it may be
               "ingress-ray-pin-computed.json",  # mend28: the same behind an Ingress; a known pin routed blocks
               "ingress-ports-set-by-settings.yaml",  # mend28: an Ingress to a port the pods' settings choose
+
+              "ray-pin-computed-api-port.json",  # review45: but not at the pods' own vLLM API port
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults
               "searched-kustomize-namespace",  # corpus34: a searched kustomization's namespace, no vLLM workload
               "gamma-route.yaml"},  # mend23: a GAMMA (mesh) route routes no outside traffic; a Gateway parent does

@@ -1,0 +1,145 @@
+"""A ConfigMap or Secret whose data the API server refuses for its size, said before its document is parsed (review45).
+
+The API server refuses a ConfigMap whose ``data`` and ``binaryData`` values hold more than 1 MiB together, and a
+Secret whose ``data`` does (kubernetes v1.34 pkg/apis/core/validation/validation.go ``ValidateConfigMap`` and
+``ValidateSecret``: the sum of ``len(value)``, in bytes, the keys not counted, ``binaryData`` and a Secret's ``data``
+decoded, against ``core.MaxSecretSize``, ``1 * 1024 * 1024`` in pkg/apis/core/types.go; a Secret's ``stringData`` is
+merged into ``data`` before). Such an object is never created, whatever it holds, and a document of millions of small
+keys is costly to build (hostile18: a 31.65 MiB ConfigMap of 2,450,000 keys took 18.9 s of CPU and 1.1 GB to read, and
+passed). :func:`oversized_data` finds such a document from its text alone, in one pass over its lines: a block
+mapping whose top-level ``kind`` is ``ConfigMap`` or ``Secret`` (``apiVersion: v1``), and a lower bound of its data's
+bytes that is over the limit; the loader then reports it as an input error at its ``data:`` line and parses the rest.
+
+The bound is sure never to exceed what the API server counts: a value is counted from its text less whatever its text
+could spell in fewer bytes (a comment, quotes, each escape as up to ten characters, an anchor, tag or alias, a block
+scalar's indicator, a null, a number or a boolean, base64 as three bytes in four less its padding). A document in
+flow style, or whose top-level keys it cannot tell, is left to the parser.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model.errors import InputError
+
+#: ``core.MaxSecretSize`` (kubernetes pkg/apis/core/types.go): the most bytes of data a ConfigMap or Secret holds.
+MAX_DATA_BYTES = 1024 * 1024
+
+_KIND = re.compile(r"^kind:[ \t]*([\"']?)(ConfigMap|Secret)\1[ \t]*(?:#.*)?$", re.MULTILINE)
+_ANY_KIND = re.compile(r"^[\"']?kind[\"']?[ \t]*:", re.MULTILINE)
+_V1 = re.compile(r"^apiVersion:[ \t]*([\"']?)v1\1[ \t]*(?:#.*)?$", re.MULTILINE)
+#: A document marker with its content on its line (``--- |``: the document is a scalar, its lines text).
+_SCALAR_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n|%[^\n]*\n)*---[ \t]+[^\s#]")
+_SECTION = re.compile(r"^(data|binaryData|stringData):[ \t]*(?:#.*)?$", re.MULTILINE)
+_TOP_LEVEL = re.compile(r"^[^ \t\n#]", re.MULTILINE)
+_METADATA = re.compile(r"^metadata:[ \t]*(?:\{[^}\n]*?\bname:[ \t]*([^,}\s]+))?", re.MULTILINE)
+_NAME = re.compile(r"^  name:[ \t]*([^\s#]+)", re.MULTILINE)
+#: A plain value that is no string of its text: a null, a boolean or a number (YAML 1.1, as kubectl's YAML reader
+#: takes it); the API server then refuses the object for its type, not counted here.
+_NOT_TEXT = re.compile(r"(?:~|null|Null|NULL|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON"
+                       r"|off|Off|OFF|[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+                       r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0x[0-9a-fA-F_]+|0o?[0-7_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+)")
+
+
+#: What of a line is counted: a value of a pair at the mapping's indent (``{n}``) that is text (no block scalar's
+#: indicator, anchor, tag, alias, flow collection or null, number or boolean), and a deeper line (a block scalar's, or
+#: a value's next line), the spaces around each left out; a line with a ``#`` (a comment, or text) counts nothing.
+#: The quotes and backslashes of the counted text are taken off after (:func:`_section_bytes`).
+_PAIR = (r"^ {{{n}}}[^\s'\"?#\-][^\n:]*: (?!(?:{not_text})[ \t]*$)"
+         r"([^\s|>&*!{{\[%@`#](?:[^\n#]*[^\s#])?)[ \t]*$")
+_DEEPER = r"^ {{{n},}}([^\s#](?:[^\n#]*[^\s#])?)[ \t]*$"
+_INDENT = re.compile(r"^( *)[^ \n#]", re.MULTILINE)
+#: What makes a section's text no sure measure of its values: a tag (``!!binary``: base64 read as bytes) or a complex
+#: key (``? |``: a key's text on lines of their own).
+_UNSURE = re.compile(r": +!|\n *\?[ \t]")
+#: The text counted at once: a section's lines are counted a part of about this many characters at a time, until
+#: the count is over the limit.
+_CHUNK = 1 << 21
+
+
+def _section_bytes(block: str, enough: int) -> int:
+    """A lower bound of the bytes the values of a top-level block mapping (``block``: its lines, after its key) hold,
+    as text; the count stops once it is over ``enough``. Each quote and backslash of a counted part is taken off it,
+    with nine characters more for a backslash (an escape spells one character in at most ten: ``\\U0001F600``)."""
+    first = _INDENT.search(block)
+    if first is None or _UNSURE.search(block):
+        return 0
+    n = len(first.group(1))
+    pair = re.compile(_PAIR.format(n=n, not_text=_NOT_TEXT.pattern), re.MULTILINE)
+    deeper = re.compile(_DEEPER.format(n=n + 1), re.MULTILINE)
+    total, at = 0, 0
+    while at < len(block) and total <= enough:
+        cut = block.find("\n", at + _CHUNK)
+        cut = len(block) if cut < 0 else cut + 1
+        chunk = block[at:cut]
+        counted = sum(map(len, pair.findall(chunk))) + sum(map(len, deeper.findall(chunk)))
+        total += max(0, counted - chunk.count('"') - chunk.count("'") - 10 * chunk.count("\\"))
+        at = cut
+    return total
+
+
+def oversized_data(part: str) -> tuple[int, str] | None:
+    """For one YAML document's text (``part``, longer than :data:`MAX_DATA_BYTES`, else None at once): where it is a
+    ConfigMap or Secret whose data certainly holds more than :data:`MAX_DATA_BYTES`, the line (0-based, in ``part``)
+    of its first ``data:``, ``binaryData:`` or ``stringData:`` key and the message; else None."""
+    if len(part) <= MAX_DATA_BYTES:
+        return None
+    kinds = _ANY_KIND.findall(part)
+    found = _KIND.search(part)
+    if found is None or len(kinds) != 1 or len(_V1.findall(part)) != 1 or _SCALAR_DOCUMENT.match(part):
+        return None
+    kind = found.group(2)
+    sections: dict[str, int] = {}
+    where: int | None = None
+    for m in _SECTION.finditer(part):
+        if m.group(1) in sections:  # a key written twice: the parser says so
+            return None
+        end = _TOP_LEVEL.search(part, m.end() + 1)
+        block = part[m.end() + 1:end.start() if end else len(part)]
+        encoded = m.group(1) == "binaryData" or (kind == "Secret" and m.group(1) == "data")
+        # base64: three bytes in each four characters, less a value's padding and a partial group (3 bytes a value;
+        # a key's `:` counts its values)
+        counted = _section_bytes(block, len(block) if encoded else MAX_DATA_BYTES)
+        sections[m.group(1)] = max(0, counted * 3 // 4 - 3 * block.count(":")) if encoded else counted
+        if where is None:
+            where = part.count("\n", 0, m.start())
+    # a ConfigMap's data and binaryData keys are apart (the API server refuses one in both); a Secret's stringData
+    # replaces its data's value of a key in both, so only the larger of the two is sure
+    if kind == "ConfigMap":
+        least = sections.get("data", 0) + sections.get("binaryData", 0)
+    else:
+        least = max(sections.get("data", 0), sections.get("stringData", 0))
+    if least <= MAX_DATA_BYTES or where is None:
+        return None
+    name = ""
+    meta = _METADATA.search(part)
+    if meta is not None and meta.group(1):
+        name = meta.group(1)
+    elif meta is not None:
+        end = _TOP_LEVEL.search(part, meta.end() + 1)
+        named = _NAME.search(part, meta.end(), end.start() if end else len(part))
+        name = named.group(1) if named else ""
+    name = name.strip("'\"")
+    return where, (
+        f"{kind}{' ' + name if name else ''}: its data holds at least {least:,} bytes, more than the "
+        f"{MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a {kind}'s data (kubernetes "
+        f"pkg/apis/core/validation Validate{kind}: core.MaxSecretSize): it cannot be created, and is not read further "
+        f"(counted from its text, "
+        f"without parsing its {part.count(chr(10)):,} lines); split it into {kind}s of at most 1 MiB each, or mount "
+        "the data from a volume")
+
+
+def refuse_oversized(text: str, file: str, parts: list[tuple[int, str]]) -> tuple[str, list[InputError]]:
+    """``text`` with each document of ``parts`` (:func:`.yamlsrc.split_documents` of it) that :func:`oversized_data`
+    refuses blanked (its lines kept, so that the others keep theirs), and an input error for each."""
+    errors: list[InputError] = []
+    kept: list[str] = []
+    for base, part in parts:
+        got = oversized_data(part)
+        if got is None:
+            kept.append(part)
+            continue
+        line, message = got
+        errors.append(InputError(message, file, base + line + 1))
+        kept.append("\n" * part.count("\n"))
+    return ("".join(kept) if errors else text), errors

@@ -1,0 +1,120 @@
+"""A ConfigMap or Secret whose data the API server refuses for its size, said from its text (review45,
+rules/adapters/datasize.py): kubernetes pkg/apis/core/validation ValidateConfigMap and ValidateSecret refuse more
+than core.MaxSecretSize (1 MiB) of values. The shapes are the ones such files have: Helm output with a CA bundle or a
+dashboard in a block scalar, a generated ConfigMap of many small keys, a Secret's base64."""
+
+from __future__ import annotations
+
+import pytest
+from shardwise.rules.adapters.datasize import MAX_DATA_BYTES, oversized_data
+from shardwise.rules.adapters.load import load_text
+
+DEPLOYMENT = """\
+---
+# Source: vllm/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: vllm}}
+  template:
+    metadata: {labels: {app: vllm}}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def _bundle(chars: int, width: int = 64) -> str:
+    """A CA bundle's lines in a block scalar under `ca.crt: |` (indent 4), ``chars`` characters of base64 text."""
+    lines = [("A" * width) for _ in range(chars // width)] + (["A" * (chars % width)] if chars % width else [])
+    return "".join(f"    {line}\n" for line in lines)
+
+
+def _message(kind: str, name: str, least: int, lines: int) -> str:
+    return (f"{kind} {name}: its data holds at least {least:,} bytes, more than the 1,048,576 (1 MiB) the Kubernetes "
+            f"API server takes in a {kind}'s data (kubernetes pkg/apis/core/validation Validate{kind}: "
+            f"core.MaxSecretSize): it cannot be created, and is not read further (counted from its text, without "
+            f"parsing its {lines:,} lines); split it into {kind}s of at most 1 MiB each, or mount the data from a volume")
+
+
+def test_a_helm_rendered_config_map_over_a_mebibyte_is_an_input_error_and_the_rest_is_read():
+    """helm template output: a ConfigMap whose CA bundle is 1,100,032 bytes, then the chart's Deployment, whose lines
+    are still its own."""
+    head = ("---\n# Source: vllm/templates/ca.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trust-bundle\n"
+            "  labels: {app: vllm}\ndata:\n  ca.crt: |\n")
+    text = head + _bundle(17_188 * 64) + DEPLOYMENT
+    inv = load_text(text, "rendered.yaml")
+    cm_lines = (head + _bundle(17_188 * 64)).count("\n")
+    assert [(e.file, e.line, e.message) for e in inv.errors] == [
+        ("rendered.yaml", 8, _message("ConfigMap", "trust-bundle", 1_100_032, cm_lines))]
+    assert [(g.location.file, g.location.line) for g in inv.groups] == [("rendered.yaml", cm_lines + 3)]
+
+
+def test_many_small_keys_are_counted_without_parsing():
+    """hostile18's shape, smaller: 120,000 keys of nine characters (the 31.65 MiB one of 2,450,000 keys took 18.9 s
+    of CPU and 1.1 GB and passed; now 1.9 s and 0.24 GB, an input error)."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: serving}\ndata:\n"
+            + "".join(f"  k{i}: vvvvvvvvv\n" for i in range(120_000)))
+    assert oversized_data(text) == (3, _message("ConfigMap", "flags", 1_080_000, 120_004))
+    inv = load_text(text, "flags.yaml")
+    assert [(e.line, e.message) for e in inv.errors] == [(4, _message("ConfigMap", "flags", 1_080_000, 120_004))]
+
+
+def test_a_secret_counts_its_base64_decoded():
+    """A Secret's data is base64: 1,500,000 characters are at least 1,124,997 bytes (three in four, less a value's
+    padding and partial group); 1,300,000 are at most 975,000, under the limit, and the Secret is parsed."""
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: weights-key\ntype: Opaque\ndata:\n  key.bin: |\n"
+    big = secret + _bundle(1_500_000, 76)
+    assert oversized_data(big) == (5, _message("Secret", "weights-key", 1_124_997, big.count("\n")))
+    assert oversized_data(secret + _bundle(1_300_000, 76)) is None
+
+
+def test_data_of_exactly_a_mebibyte_is_read():
+    exact = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: exact}\ndata:\n  blob: |\n" + _bundle(MAX_DATA_BYTES)
+    assert len(exact) > MAX_DATA_BYTES
+    assert oversized_data(exact) is None
+    assert oversized_data(exact + "    A\n") == (3, _message("ConfigMap", "exact", MAX_DATA_BYTES + 1,
+                                                          exact.count("\n") + 1))
+
+
+@pytest.mark.parametrize("value", [
+    "12345678",  # a number: kubectl refuses it for its type, not counted
+    "true",
+    "~",
+    "&a aaaaaaaa",  # an anchor, a tag, an alias, a flow collection: left to the parser
+    "!!str aaaa",
+    "*ref",
+    "[aaaaaa]",
+    "aaaa # a comment",  # a `#`: the line counts nothing
+])
+def test_values_whose_text_is_not_their_bytes_are_not_counted(value):
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+            + "".join(f"  k{i}: {value}\n" for i in range(140_000)))
+    assert oversized_data(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    # quotes and escapes are taken off: '"\x41\x41"' spells two bytes in ten characters
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+    + "".join(f'  k{i}: "\\x41\\x41"\n' for i in range(140_000)),
+    # flow style, and a document that is one block scalar (its lines are text): left to the parser
+    "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {" + ", ".join(f"k{i}: vvvvvvvv" for i in
+                                                                               range(140_000)) + "}}\n",
+    "--- |\napiVersion: v1\nkind: ConfigMap\ndata:\n" + "".join(f"  k{i}: vvvvvvvvv\n" for i in range(140_000)),
+    # not a ConfigMap: a CRD of 1.3 MB (its schema's descriptions)
+    "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x.y.io}\ndata:\n"
+    + "".join(f"  k{i}: vvvvvvvvv\n" for i in range(140_000)),
+    # kind written twice: the parser says so
+    "apiVersion: v1\nkind: ConfigMap\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+    + "".join(f"  k{i}: vvvvvvvvv\n" for i in range(140_000)),
+    # a tag in the section: !!binary reads base64 as bytes
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: !!binary |\n" + _bundle(1_300_000),
+], ids=["escapes", "flow", "scalar-document", "crd", "kind-twice", "binary-tag"])
+def test_text_that_is_no_sure_measure_is_left_to_the_parser(text):
+    assert oversized_data(text) is None

@@ -26,8 +26,10 @@ VLLM = "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --p
     (["python3", "-c"], ["import ray; ray.init(address='auto')"], True),
     (["vllm", "serve", "m"], ["--distributed-executor-backend", "ray"], True),
     (["vllm", "serve", "m"], ["--data-parallel-backend=ray"], True),
+    # vLLM's multi-node-serving.sh worker runs `ray start --address=... --block` (review44): a Ray worker's ports
+    (["sh", "-c"], ["bash multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)"], frozenset({52365})),
     # names that spell the words and are no Ray command: the pattern decides, as before
-    (["sh", "-c"], ["bash multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)"], False),
+    (["sh", "-c"], ["bash my-array-job.sh worker --array_address=$(LEADER_ADDRESS)"], False),
     (["sh", "-c"], ["vllm serve m --served-model-name array-runner"], False),
     (["vllm", "serve", "m"], ["--distributed-executor-backend", "mp"], False),
     # neither word: no search

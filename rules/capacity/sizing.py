@@ -1039,14 +1039,16 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
 DEEPGEMM_MOE_TP_BELOW = 8
 
 
-def deepgemm_moe_picked(model: ModelShape, s: EngineSettings, device: Device, precision: Precision) -> bool:
+def deepgemm_moe_picked(model: ModelShape, b: Behaviour, s: EngineSettings, device: Device,
+                        precision: Precision) -> bool:
     """Whether vLLM 0.12 - 0.13 runs a block-FP8 mixture of experts on DeepGEMM, as ``get_fp8_moe_backend``
     (``quantization/fp8.py``, read in the 0.12.0 and 0.13.0 wheels) decides on the official image: not FlashInfer
     (``VLLM_USE_FLASHINFER_MOE_FP8``, off by default), not Marlin (below compute capability 8.9), then DeepGEMM where
     ``VLLM_USE_DEEP_GEMM`` and ``VLLM_MOE_USE_DEEP_GEMM`` are on (both default to 1), the MoE layer's TP size (TP ×
     DP × PCP flattened, 1 with expert parallelism: ``FusedMoEParallelConfig.make``) is below 8 unless
     ``VLLM_MOE_USE_DEEP_GEMM`` is set, the weights are block-quantised, ``deep_gemm`` imports and the GPU is 9.0 or
-    of the 10.x family (``is_deep_gemm_supported``, ``utils/deep_gemm.py``). At run time ``fused_experts`` takes it
+    10.0, from 0.13 9.0 or of the 10.x family (``is_deep_gemm_supported``, ``utils/deep_gemm.py``;
+    ``Behaviour.deepgemm_blackwell_family``). At run time ``fused_experts`` takes it
     where DeepGEMM's E8M0 scales are used (``VLLM_USE_DEEP_GEMM_E8M0``, default 1, on those GPUs) or the shapes are
     aligned. ``deep_gemm`` is not among the wheel's requirements, so a ``pip install vllm`` (``pip_install``) runs
     Triton; the official image is taken to carry it (llm-compressor issue 2292: the official image at 0.12 - 0.14 on
@@ -1055,7 +1057,8 @@ def deepgemm_moe_picked(model: ModelShape, s: EngineSettings, device: Device, pr
     cap = device.capability()
     if model.moe is None or moe_layers(model) == 0 or cap is None or s.pip_install:
         return False
-    if not (cap == (9, 0) or cap[0] == 10) or s.flashinfer_moe_fp8 or s.use_deep_gemm is False:
+    blackwell = cap[0] == 10 if b.deepgemm_blackwell_family else cap == (10, 0)
+    if not (cap == (9, 0) or blackwell) or s.flashinfer_moe_fp8 or s.use_deep_gemm is False:
         return False
     if s.moe_use_deep_gemm is False:
         return False
@@ -1071,7 +1074,7 @@ def moe_workspace_kept_by_image(model: ModelShape, b: Behaviour, s: EngineSettin
     depends on the image (``Behaviour.deepgemm_moe_workspace_persists``, 0.12 - 0.13: :func:`deepgemm_moe_picked`),
     and not by every kernel of the release (``Behaviour.moe_workspace_persists``, 0.14+)."""
     return (b.deepgemm_moe_workspace_persists and not moe_workspace_kept(model, b, device, precision)
-            and deepgemm_moe_picked(model, s, device, precision))
+            and deepgemm_moe_picked(model, b, s, device, precision))
 
 
 def moe_workspace_kept(model: ModelShape, b: Behaviour, device: Device, precision: Precision) -> bool:

@@ -443,6 +443,9 @@ class Behaviour:
     #: never freed, ``fused_moe/modular_kernel.py``) and the shared ``WorkspaceManager`` buffer in 0.13.0 (read in the
     #: 0.12.0 and 0.13.0 wheels; 0.11 not read). Where vLLM picks DeepGEMM: :func:`~.sizing.deepgemm_moe_picked`
     deepgemm_moe_workspace_persists: bool = False
+    #: DeepGEMM runs on every GPU of the 10.x family (B200 10.0, B300 10.3) from 0.13.0
+    #: (``is_device_capability_family(100)``); 0.12.0 asks ``is_device_capability(100)``, 10.0 only
+    deepgemm_blackwell_family: bool = False
     #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
@@ -594,7 +597,7 @@ _R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, longrope_default_ori
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
               qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384, deepgemm_moe_workspace_persists=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
-              qwen3_video_format=0.0, sparse_indexer_workspace=True)
+              qwen3_video_format=0.0, sparse_indexer_workspace=True, deepgemm_blackwell_family=True)
 _R0140 = _row(_R0130, "0.14.0", moe_workspace_persists=True, chunked_local_hybrid=True, max_model_len_auto=True,
               pp_check_whole_model=True, kv_dtype_from_checkpoint=True, mamba_seqs="asserts",
               nemotron_h_ssm_dtype="float16", all2all_env="override")
@@ -816,6 +819,8 @@ SOURCES: dict[str, str] = {
                                        "modular_kernel.py SharedResizableBuffer class attributes (0.12.0), "
                                        "current_workspace_manager().get_simultaneous (0.13.0); the 0.12.0 and 0.13.0 "
                                        "wheels list no deep_gemm among their requirements (METADATA)",
+    "deepgemm_blackwell_family": "utils/deep_gemm.py is_deep_gemm_supported: is_device_capability(90) or "
+                                 "is_device_capability(100) in 0.12.0, is_device_capability_family(100) in 0.13.0",
     "shared_indexers_unbuilt": "model_executor/models/deepseek_v2.py DeepseekV2MLAAttention.__init__: 'if self.is_v32 "
                                "and (not _skip_topk or is_mtp_layer)' builds the Indexer (and its "
                                "DeepseekV32IndexerCache) in 0.24.0, 0.25.1, 0.26.0 and 0.29.0 (the loader drops a "

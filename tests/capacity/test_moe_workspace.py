@@ -83,6 +83,11 @@ def test_deepgemm_block_fp8_experts_keep_their_caches_at_0_12_and_0_13_where_vll
     assert not sizing.moe_workspace_kept_by_image(m, behaviour("0.13.0"), picked["image"], a100, "fp8")
     assert not sizing.moe_workspace_kept_by_image(m, behaviour("0.11.0"), picked["image"], H200, "fp8")
     assert not sizing.moe_workspace_kept_by_image(m, behaviour("0.14.0"), picked["image"], H200, "fp8")
+    # Blackwell: 0.12.0 asks for 10.0 exactly (B200), 0.13.0 for the 10.x family (B300's 10.3 too)
+    b200 = sizing.Device("B200", 178.35, "nvidia", "blackwell", compute_capability=(10, 0))
+    b300 = sizing.Device("B300", 268.0, "nvidia", "blackwell", compute_capability=(10, 3))
+    assert [sizing.moe_workspace_kept_by_image(m, behaviour(v), picked["image"], gpu, "fp8")
+            for v in ("0.12.0", "0.13.0") for gpu in (b200, b300)] == [True, False, True, True]
     # the routed rows' caches held through the sampler run: 8,192 tokens x 8 experts x (3 x 384 + 3,072) x 2 bytes
     kept = 8192 * 8 * (3 * 384 + 3072) * 2
     assert kept == 553_648_128

@@ -314,6 +314,11 @@ class EngineSettings:
     #: ``VLLM_MOE_DP_CHUNK_SIZE`` (None: unset, 256): the tokens a DP rank dispatches at once, which sizes DeepEP
     #: low-latency's RDMA buffer (``FusedMoEConfig.max_num_tokens``)
     moe_dp_chunk_size: int | None = None
+    #: ``VLLM_USE_DEEP_GEMM``, ``VLLM_MOE_USE_DEEP_GEMM`` and ``VLLM_USE_FLASHINFER_MOE_FP8`` as set (None: unset, the
+    #: release's default): whether block-FP8 experts run on DeepGEMM (:func:`deepgemm_moe_picked`)
+    use_deep_gemm: bool | None = None
+    moe_use_deep_gemm: bool | None = None
+    flashinfer_moe_fp8: bool | None = None
     #: ``--enable-eplb``: vLLM's expert-parallel load balancer, whose redundant experts every EP rank holds beside its
     #: share of the routed ones (:func:`redundant_experts`)
     enable_eplb: bool = False
@@ -1031,11 +1036,56 @@ def _routed_bytes(model: ModelShape, s: EngineSettings, tokens: int, act: int, e
     return routed_tokens * model.moe.experts_per_token * per_row
 
 
+#: The largest MoE tensor-parallel size at which vLLM 0.12 - 0.13 still picks DeepGEMM for block-FP8 experts unless
+#: ``VLLM_MOE_USE_DEEP_GEMM`` is set (``get_fp8_moe_backend``: "DeepGEMM MoE is disabled by default when TP size is
+#: >= 8", vllm-project/vllm pull request 29346)
+DEEPGEMM_MOE_TP_BELOW = 8
+
+
+def deepgemm_moe_picked(model: ModelShape, b: Behaviour, s: EngineSettings, device: Device,
+                        precision: Precision) -> bool:
+    """Whether vLLM 0.12 - 0.13 runs a block-FP8 mixture of experts on DeepGEMM, as ``get_fp8_moe_backend``
+    (``quantization/fp8.py``, read in the 0.12.0 and 0.13.0 wheels) decides on the official image: not FlashInfer
+    (``VLLM_USE_FLASHINFER_MOE_FP8``, off by default), not Marlin (below compute capability 8.9), then DeepGEMM where
+    ``VLLM_USE_DEEP_GEMM`` and ``VLLM_MOE_USE_DEEP_GEMM`` are on (both default to 1), the MoE layer's TP size (TP ×
+    DP × PCP flattened, 1 with expert parallelism: ``FusedMoEParallelConfig.make``) is below 8 unless
+    ``VLLM_MOE_USE_DEEP_GEMM`` is set, the weights are block-quantised, ``deep_gemm`` imports and the GPU is 9.0 or
+    10.0, from 0.13 9.0 or of the 10.x family (``is_deep_gemm_supported``, ``utils/deep_gemm.py``;
+    ``Behaviour.deepgemm_blackwell_family``). At run time ``fused_experts`` takes it
+    where DeepGEMM's E8M0 scales are used (``VLLM_USE_DEEP_GEMM_E8M0``, default 1, on those GPUs) or the shapes are
+    aligned. ``deep_gemm`` is not among the wheel's requirements, so a ``pip install vllm`` (``pip_install``) runs
+    Triton; the official image is taken to carry it (llm-compressor issue 2292: the official image at 0.12 - 0.14 on
+    an H800 runs FP8 MoE on DeepGEMM until it is turned off), which shardwise cannot see in the image itself, so
+    what this choice adds is in the error band (:func:`_error_band`). LoRA (Triton) is not read."""
+    cap = device.capability()
+    if model.moe is None or moe_layers(model) == 0 or cap is None or s.pip_install:
+        return False
+    blackwell = cap[0] == 10 if b.deepgemm_blackwell_family else cap == (10, 0)
+    if not (cap == (9, 0) or blackwell) or s.flashinfer_moe_fp8 or s.use_deep_gemm is False:
+        return False
+    if s.moe_use_deep_gemm is False:
+        return False
+    moe_tp = 1 if (s.expert_parallel and moe_ranks(s) > 1) else moe_ranks(s)
+    if s.moe_use_deep_gemm is None and moe_tp >= DEEPGEMM_MOE_TP_BELOW:
+        return False
+    return _block_fp8_dynamic(model, s, precision)
+
+
+def moe_workspace_kept_by_image(model: ModelShape, b: Behaviour, s: EngineSettings, device: Device,
+                                precision: Precision) -> bool:
+    """Whether the routed rows' caches are kept only because the release runs the experts on DeepGEMM, which
+    depends on the image (``Behaviour.deepgemm_moe_workspace_persists``, 0.12 - 0.13: :func:`deepgemm_moe_picked`),
+    and not by every kernel of the release (``Behaviour.moe_workspace_persists``, 0.14+)."""
+    return (b.deepgemm_moe_workspace_persists and not moe_workspace_kept(model, b, device, precision)
+            and deepgemm_moe_picked(model, b, s, device, precision))
+
+
 def moe_workspace_kept(model: ModelShape, b: Behaviour, device: Device, precision: Precision) -> bool:
     """Whether a mixture of experts' routed-row caches stay allocated after its forward pass, through the profile's
     sampler run (``Behaviour.moe_workspace_persists``, 0.14+): the modular kernel takes them from the shared
     ``WorkspaceManager`` buffer, which is grown to the largest request and never shrunk, so the buffer the dummy
-    forward pass grew is still held when the sampler runs. Not on ROCm (the AITER experts' path is not read) and not
+    forward pass grew is still held when the sampler runs. Before 0.14 only DeepGEMM's block-FP8 experts keep them
+    (0.12 - 0.13, :func:`moe_workspace_kept_by_image`). Not on ROCm (the AITER experts' path is not read) and not
     for MXFP4 experts, an open deviation from the source: on Hopper 0.29.0 prefers the monolithic OAI Triton experts,
     which allocate inside the kernel, but below compute capability 9.0 (and on 12.x) gpt-oss runs ``MarlinExperts``,
     whose caches are in the same buffer (``fused_moe/oracle/mxfp4.py``, ``experts/marlin_moe.py``, read in 0.29.0).
@@ -2181,7 +2231,8 @@ def _size_deployment(
                              b.mxfp4_triton_frees_scales, not unbuilt, moe_chunk_tokens(b, s),
                              moe_row_bytes(model, s, b, device, ck.precision, ck.act_bytes, e),
                              redundant_experts(b, model, s), workspace,
-                             moe_workspace_kept(model, b, device, ck.precision))
+                             moe_workspace_kept(model, b, device, ck.precision),
+                             moe_workspace_kept_by_image(model, b, s, device, ck.precision))
     given = engine == "v1" and b.kv_cache_memory_flag and s.kv_cache_memory_bytes is not None
     # what the KV cache plans with: a sliding window's blocks a request cover its span and the tokens in flight
     kv_batch = batch._replace(batched=kv_in_flight_tokens(b, s, batch.batched, v2))
@@ -3222,6 +3273,9 @@ class _Stage(NamedTuple):
     #: most fewer bytes the other kernels vLLM may pick hold: their error, not the activations' (:func:`_error_band`)
     moe_rows: float = 0.0
     moe_fewer: float = 0.0
+    #: what the experts' caches kept through the sampler run add to the peak where the image decides whether they are
+    #: kept (:func:`moe_workspace_kept_by_image`): above the budget in the error band (:func:`_error_band`)
+    kept_spread: float = 0.0
 
 
 def _distinct_stages(model: ModelShape, pp: int) -> tuple[int, ...]:
@@ -3255,7 +3309,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
              compile_gib: float = 0.0, scales_freed: bool = False,
              towers_built: bool = True, moe_chunk: int = 0,
              moe_rows: MoeRows | None = None, redundant: int = 0,
-             workspace: float = 0.0, moe_kept: bool = False) -> tuple[_Stage, tuple[_Stage, ...]]:
+             workspace: float = 0.0, moe_kept: bool = False,
+             kept_by_image: bool = False) -> tuple[_Stage, tuple[_Stage, ...]]:
     """``load_model`` and ``determine_available_memory`` on every pipeline stage (each worker profiles its own,
     ``v1/worker/gpu_worker.py``): the stage that leaves the least memory, and every profiled stage
     (:func:`_cache_stage` picks the one whose cache is smallest). The stages differ: the first holds the embedding,
@@ -3275,7 +3330,9 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     run's peak and the compile's, and the forward pass's by what they exceed its routed rows' caches, which the
     modular MoE kernels take from the same buffer (:func:`_routed_bytes`). Where those kernels keep their caches in
     that buffer (``moe_kept``: :func:`moe_workspace_kept`), the routed rows' bytes are held through the sampler run
-    and the compile too.
+    and the compile too; where only the image decides that (``kept_by_image``: :func:`moe_workspace_kept_by_image`,
+    DeepGEMM at 0.12 - 0.13), what they add to the peak is the stage's ``kept_spread``, above the budget in the error
+    band.
 
     An extensible KV cache (``measured``, 0.34+) is sized after the warm-up and the capture: what is in use then
     (the weights, non-torch memory, the captured CUDA graphs, the kept buffers) comes out of both the budget and
@@ -3285,7 +3342,7 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     enc_peak, enc_held = encoder.peak, encoder.cache + encoder.inputs
     if encoder.note:
         notes.append(encoder.note)
-    fields: list[tuple[int, float, float, float, float, float, float, float, float]] = []
+    fields: list[tuple[int, float, float, float, float, float, float, float, float, float]] = []
     last_peak = 0.0
     # the same on every stage
     fwd, rows_bytes, rows_fewer = _forward_parts(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
@@ -3294,12 +3351,13 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
     # ``fused_moe/experts/flashinfer_cutlass_moe.py`` in 0.29.0)
     in_buffer = moe_rows is None or not moe_rows.read
     routed = (_routed_bytes(model, s, batch.batched, ck.act_bytes, e, moe_chunk, moe_rows)
-              if (workspace or moe_kept) and in_buffer else 0.0)
+              if (workspace or moe_kept or kept_by_image) and in_buffer else 0.0)
     if workspace:
         # the workspace buffer is in use from the first layer on; the routed rows' caches come out of it too, so the
         # forward pass holds only what the buffer has beyond them
         fwd += max(workspace - routed, 0.0)
-    if moe_kept:
+    plain = workspace  # the buffer held through the sampler run where the experts keep no caches in it
+    if moe_kept or kept_by_image:
         # ... and the buffer, the larger of the two, stays allocated through the sampler run
         workspace = max(workspace, routed)
     for stage in _distinct_stages(model, s.pp):
@@ -3315,6 +3373,9 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         enc = max(enc_peak, fwd + enc_held) if (stage == 0 and enc_peak) else fwd
         # the workspace buffer stays allocated through the sampler run (and the cold compile's copy)
         peak = max(enc, samp + held + workspace, compile_gib * GIB + workspace if stage == 0 else 0.0)
+        # what the caches the image's kernel keeps add to the peak (none where every kernel keeps them)
+        spread = (peak - max(enc, samp + held + plain, compile_gib * GIB + plain if stage == 0 else 0.0)
+                  if kept_by_image else 0.0)
         if last:
             last_peak = peak / GIB
         if measured is None:
@@ -3328,7 +3389,8 @@ def _profile(model: ModelShape, s: EngineSettings, device: Device, ck: _Checkpoi
         rows_decide = rows_bytes > 0 and peak == fwd  # the forward pass, and in it the routed rows, decide the peak
         fields.append((stage, w / GIB, peak / GIB, samp / GIB if last else 0.0, enc_peak / GIB if stage == 0 else 0.0,
                        avail, max(enc, compile_gib * GIB if stage == 0 else 0.0) / GIB,
-                       rows_bytes / GIB if rows_decide else 0.0, rows_fewer / GIB if rows_decide else 0.0))
+                       rows_bytes / GIB if rows_decide else 0.0, rows_fewer / GIB if rows_decide else 0.0,
+                       spread / GIB))
     # every row carries the last stage's peak, known once the last stage is profiled
     rows = tuple(_tuple_new(_Stage, (*f[:6], last_peak, *f[6:])) for f in fields)
     worst = rows[0]
@@ -3436,7 +3498,7 @@ def _error_band(worst: _Stage, device: Device, s: EngineSettings, b: Behaviour, 
     floor = error_band_floor(usable)
     lighter = e.weights_error_below if exact else e.weights_error
     return (max(worst.weights * e.weights_error + rest, floor),
-            max(worst.weights * lighter + rest + worst.moe_fewer, floor))
+            max(worst.weights * lighter + rest + worst.moe_fewer + worst.kept_spread, floor))
 
 
 def error_band_floor(usable: float) -> float:

@@ -437,6 +437,15 @@ class Behaviour:
     #: engine's life, so they are still allocated in the profile's sampler run (0.14+: the unquantised method's
     #: ``self.kernel``; 0.13.0 calls ``fused_experts()``, whose caches are freed with the layer)
     moe_workspace_persists: bool = False
+    #: block-FP8 experts on DeepGEMM keep their caches after the layer before 0.14 too: ``Fp8MoEMethod.apply`` calls
+    #: ``fused_experts(allow_deep_gemm=...)``, which runs ``deep_gemm_moe_fp8`` as a ``FusedMoEModularKernel``
+    #: (``fused_moe/deep_gemm_moe.py``), whose caches are the class-level ``SharedResizableBuffer``s in 0.12.0 (grown,
+    #: never freed, ``fused_moe/modular_kernel.py``) and the shared ``WorkspaceManager`` buffer in 0.13.0 (read in the
+    #: 0.12.0 and 0.13.0 wheels; 0.11 not read). Where vLLM picks DeepGEMM: :func:`~.sizing.deepgemm_moe_picked`
+    deepgemm_moe_workspace_persists: bool = False
+    #: DeepGEMM runs on every GPU of the 10.x family (B200 10.0, B300 10.3) from 0.13.0
+    #: (``is_device_capability_family(100)``); 0.12.0 asks ``is_device_capability(100)``, 10.0 only
+    deepgemm_blackwell_family: bool = False
     #: Model Runner V2's profile sampler copies the dummy requests' logits to float32
     #: (``Sampler.apply_sampling_params``, 0.22 - 0.27); from 0.28 it returns them untouched where no request needs
     #: processing (``needs_logits_processing``, all False for the dummy requests), so the greedy profile holds only the
@@ -586,9 +595,9 @@ _R0120 = _row(_R0111, "0.12.0", reads_rope_parameters=True, longrope_default_ori
               rope_scaling_override="ignored",
               chunked_prefill_optional=True, batched_capped_by_seqs=True,
               cudagraph_sizes="step16", gpt_oss_capture=1024, wheel_triton_kernels=True, mm_expand_to_item=True,
-              qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384)
+              qwen25_vit="model-dtype-rotary", moe_chunk_tokens=16384, deepgemm_moe_workspace_persists=True)
 _R0130 = _row(_R0120, "0.13.0", warmup_before_capture=True, mm_expand_outputs=False, qwen_image="factors",
-              qwen3_video_format=0.0, sparse_indexer_workspace=True)
+              qwen3_video_format=0.0, sparse_indexer_workspace=True, deepgemm_blackwell_family=True)
 _R0140 = _row(_R0130, "0.14.0", moe_workspace_persists=True, chunked_local_hybrid=True, max_model_len_auto=True,
               pp_check_whole_model=True, kv_dtype_from_checkpoint=True, mamba_seqs="asserts",
               nemotron_h_ssm_dtype="float16", all2all_env="override")
@@ -800,6 +809,18 @@ SOURCES: dict[str, str] = {
                               "fused_experts() directly in 0.13.0; in 0.29.0 every FusedMoEMethodBase holds a "
                               "moe_kernel (fused_moe_method_base.py, quantization/fp8.py make_fp8_moe_kernel); "
                               "v1/worker/workspace.py WorkspaceManager never shrinks its buffer",
+    "deepgemm_moe_workspace_persists": "model_executor/layers/quantization/fp8.py get_fp8_moe_backend (DEEPGEMM for "
+                                       "block-quantised weights where VLLM_USE_DEEP_GEMM and VLLM_MOE_USE_DEEP_GEMM "
+                                       "are on, their default '1', the MoE TP size below 8 unless "
+                                       "VLLM_MOE_USE_DEEP_GEMM is set, deep_gemm importable and the GPU 9.0 or 10.x, "
+                                       "after FlashInfer's VLLM_USE_FLASHINFER_MOE_FP8, default '0', and Marlin below "
+                                       "8.9) and Fp8MoEMethod.apply -> fused_experts(allow_deep_gemm=...) -> "
+                                       "fused_moe/deep_gemm_moe.py deep_gemm_moe_fp8 -> FusedMoEModularKernel: "
+                                       "modular_kernel.py SharedResizableBuffer class attributes (0.12.0), "
+                                       "current_workspace_manager().get_simultaneous (0.13.0); the 0.12.0 and 0.13.0 "
+                                       "wheels list no deep_gemm among their requirements (METADATA)",
+    "deepgemm_blackwell_family": "utils/deep_gemm.py is_deep_gemm_supported: is_device_capability(90) or "
+                                 "is_device_capability(100) in 0.12.0, is_device_capability_family(100) in 0.13.0",
     "shared_indexers_unbuilt": "model_executor/models/deepseek_v2.py DeepseekV2MLAAttention.__init__: 'if self.is_v32 "
                                "and (not _skip_topk or is_mtp_layer)' builds the Indexer (and its "
                                "DeepseekV32IndexerCache) in 0.24.0, 0.25.1, 0.26.0 and 0.29.0 (the loader drops a "

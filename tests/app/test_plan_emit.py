@@ -384,7 +384,8 @@ def test_env_takes_only_what_the_capacity_model_reads(capsys):
         2, "", "shardwise: error: --env VLLM_ATTENTION_BACKEND: the capacity model does not read "
         "VLLM_ATTENTION_BACKEND; it reads VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_USE_FLASHINFER_SAMPLER, VLLM_USE_V1, "
         "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE, VLLM_ALL2ALL_BACKEND, "
-        "VLLM_DEEPEP_BUFFER_SIZE_MB, VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE, VLLM_MOE_DP_CHUNK_SIZE\n")
+        "VLLM_DEEPEP_BUFFER_SIZE_MB, VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE, VLLM_MOE_DP_CHUNK_SIZE, "
+        "VLLM_USE_DEEP_GEMM, VLLM_MOE_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_MOE_FP8\n")
     assert run(capsys, "plan", *L8_L4, "--env", "VLLM_USE_FLASHINFER_SAMPLER=yes") == (
         2, "", "shardwise: error: --env VLLM_USE_FLASHINFER_SAMPLER=yes: a switch, 0 or 1\n")
     assert run(capsys, "plan", *L8_L4, *NO_FLASHINFER, "--env", "VLLM_USE_FLASHINFER_SAMPLER=1") == (
@@ -939,3 +940,32 @@ def test_plan_pcp_refused_where_the_release_lacks_it_and_as_an_engine_arg(capsys
     assert (rc, err) == (0, "")
     rec = json.loads(out)["recommended"]
     assert (rec["tensor_parallel_size"], rec["prefill_context_parallel_size"], rec["replicas_per_node"]) == (1, 2, 4)
+
+
+MINIMAX_TP4_H200 = ("--model", "MiniMaxAI/MiniMax-M2", "--gpu", "H200", "--tp", "4", "--max-model-len", "32768",
+                    "--vllm-version", "0.13.0")
+
+
+def test_deepgemm_switched_off_in_the_env_frees_the_experts_caches_at_0_13_in_plan_and_in_lint(capsys):
+    """vLLM 0.13.0 runs MiniMax-M2's block-FP8 experts on DeepGEMM at MoE TP4 on the official image, whose caches stay
+    in the shared workspace through the sampler run (plancases27); ``VLLM_USE_DEEP_GEMM=0`` sends them to Triton,
+    whose caches are freed with the layer: 0.52 GiB less peak. The manifest plan emits is linted with the same
+    switch and the same terms."""
+    from shardwise.rules.adapters.k8s import load_kubernetes_text
+    from shardwise.rules.capacity.group import engine_settings, sizing
+    from shardwise.rules.engine import LintConfig
+
+    rc, out, _ = run(capsys, "plan", *MINIMAX_TP4_H200, "--json")
+    default = json.loads(out)
+    rc2, out, _ = run(capsys, "plan", *MINIMAX_TP4_H200, "--env", "VLLM_USE_DEEP_GEMM=0", "--json")
+    off = json.loads(out)
+    assert (rc, rc2, off["env"]) == (0, 0, {"VLLM_USE_DEEP_GEMM": "0"})
+    assert [d["activation_gib_per_gpu"] for d in (default, off)] == [7.851, 7.335]
+    text = emitted(capsys, "manifest", *MINIMAX_TP4_H200, "--env", "VLLM_USE_DEEP_GEMM=0")
+    (group,) = load_kubernetes_text(text, "plan.yaml").groups
+    assert engine_settings(group).use_deep_gemm is False
+    linted = sizing(group, LintConfig())
+    assert linted is not None and round(linted.activation_gib_per_gpu, 3) == 7.335
+    (group,) = load_kubernetes_text(emitted(capsys, "manifest", *MINIMAX_TP4_H200), "plan.yaml").groups
+    linted = sizing(group, LintConfig())
+    assert linted is not None and round(linted.activation_gib_per_gpu, 3) == 7.851

@@ -44,3 +44,74 @@ def test_the_cold_gemma4_l40s_start_peaks_at_the_compile_copy_with_the_routed_ro
     assert s.activation_gib_per_gpu * 2**30 == 262_144 * 2816 * 2 + routed == 1_637_875_712
     assert (s.kv_cache_tokens, log.tokens) == (178_474, 170_836)
     assert abs(s.kv_cache_tokens - log.tokens) / log.tokens < 0.05
+
+
+H200 = sizing.Device("H200", 139.8, "nvidia", "hopper")
+
+
+def test_deepgemm_block_fp8_experts_keep_their_caches_at_0_12_and_0_13_where_vllm_picks_deepgemm():
+    """vLLM 0.12.0 and 0.13.0 (read in their wheels) run block-FP8 experts on DeepGEMM through
+    ``deep_gemm_moe_fp8``'s ``FusedMoEModularKernel``, whose caches outlive the layer (0.12.0's class-level
+    ``SharedResizableBuffer``s, 0.13.0's ``WorkspaceManager``), where ``get_fp8_moe_backend`` picks DeepGEMM: a 9.0 or
+    10.x GPU, both DeepGEMM switches on, a MoE TP size below 8 (expert parallelism makes it 1) unless
+    ``VLLM_MOE_USE_DEEP_GEMM`` is set, no FlashInfer FP8 MoE, and ``deep_gemm`` installed (the official image; not a
+    ``pip install vllm``, whose wheel does not require it)."""
+    m = find_model("MiniMaxAI/MiniMax-M2")  # block FP8 [128, 128], 256 experts of 1,536, top-8, hidden 3,072
+    es = sizing.EngineSettings
+    picked = {
+        "image": es(tp=4, max_model_len=32768),
+        "TP8 with VLLM_MOE_USE_DEEP_GEMM=1": es(tp=8, max_model_len=32768, moe_use_deep_gemm=True),
+        "TP8 with expert parallelism": es(tp=8, expert_parallel=True, max_model_len=32768),
+    }
+    not_picked = {
+        "pip": es(tp=4, max_model_len=32768, pip_install=True),
+        "VLLM_USE_DEEP_GEMM=0": es(tp=4, max_model_len=32768, use_deep_gemm=False),
+        "VLLM_MOE_USE_DEEP_GEMM=0": es(tp=4, max_model_len=32768, moe_use_deep_gemm=False),
+        "VLLM_USE_FLASHINFER_MOE_FP8=1": es(tp=4, max_model_len=32768, flashinfer_moe_fp8=True),
+        "TP8": es(tp=8, max_model_len=32768),
+    }
+    for v in ("0.12.0", "0.13.0"):
+        b = behaviour(v)
+        assert b.deepgemm_moe_workspace_persists
+        assert {k: sizing.moe_workspace_kept_by_image(m, b, s, H200, "fp8") for k, s in picked.items()} == dict.fromkeys(
+            picked, True)
+        assert {k: sizing.moe_workspace_kept_by_image(m, b, s, H200, "fp8")
+                for k, s in not_picked.items()} == dict.fromkeys(not_picked, False)
+    # not an FP8 GPU DeepGEMM supports (Ampere), nor before 0.12 (0.11 not read), nor at 0.14+, where every kernel
+    # keeps its caches (moe_workspace_persists) and the image no longer decides it
+    a100 = sizing.Device("A100-SXM-80GB", 79.1875, "nvidia", "ampere")
+    assert not sizing.moe_workspace_kept_by_image(m, behaviour("0.13.0"), picked["image"], a100, "fp8")
+    assert not sizing.moe_workspace_kept_by_image(m, behaviour("0.11.0"), picked["image"], H200, "fp8")
+    assert not sizing.moe_workspace_kept_by_image(m, behaviour("0.14.0"), picked["image"], H200, "fp8")
+    # Blackwell: 0.12.0 asks for 10.0 exactly (B200), 0.13.0 for the 10.x family (B300's 10.3 too)
+    b200 = sizing.Device("B200", 178.35, "nvidia", "blackwell", compute_capability=(10, 0))
+    b300 = sizing.Device("B300", 268.0, "nvidia", "blackwell", compute_capability=(10, 3))
+    assert [sizing.moe_workspace_kept_by_image(m, behaviour(v), picked["image"], gpu, "fp8")
+            for v in ("0.12.0", "0.13.0") for gpu in (b200, b300)] == [True, False, True, True]
+    # the routed rows' caches held through the sampler run: 8,192 tokens x 8 experts x (3 x 384 + 3,072) x 2 bytes
+    kept = 8192 * 8 * (3 * 384 + 3072) * 2
+    assert kept == 553_648_128
+    for v in ("0.12.0", "0.13.0"):
+        image = sizing.size_deployment(m, H200, picked["image"], v)
+        pip = sizing.size_deployment(m, H200, not_picked["pip"], v)
+        assert round((image.activation_gib_per_gpu - pip.activation_gib_per_gpu) * 2**30) == kept
+        assert (image.kv_cache_tokens, pip.kv_cache_tokens) == (1_080_512, 1_089_232)
+
+
+def test_what_the_image_decides_at_0_13_is_in_the_error_band_above_the_budget():
+    """DeepSeek-V3.2 as GPUStack's performance lab runs it at vLLM 0.13.0 (DP8 with expert parallelism on 8 x H200,
+    81,920 tokens; plan_cases_26): the official image runs its block-FP8 experts on DeepGEMM, whose caches for
+    16,384 routed tokens (``VLLM_FUSED_MOE_CHUNK_SIZE``) stay in the shared workspace through the sampler run, 2.85
+    GiB more peak than a ``pip install vllm`` (no ``deep_gemm``: Triton, caches freed). Whether ``deep_gemm`` is in the
+    image is not read from the image, so that difference is in the band above the budget: a refusal it alone makes is
+    advisory (DESIGN.md, "When a finding blocks")."""
+    m = find_model("deepseek-ai/DeepSeek-V3.2")
+    image = sizing.size_deployment(m, H200, sizing.EngineSettings(tp=1, dp=8, expert_parallel=True,
+                                                                  max_model_len=81920), "0.13.0")
+    pip = sizing.size_deployment(m, H200, sizing.EngineSettings(tp=1, dp=8, expert_parallel=True, max_model_len=81920,
+                                                                pip_install=True), "0.13.0")
+    assert round((image.activation_gib_per_gpu - pip.activation_gib_per_gpu) * 2**30) == 3_057_123_328
+    assert (image.kv_cache_tokens, pip.kv_cache_tokens) == (289_152, 328_192)
+    # below: the 4 % floor of 125.82 GiB either way; above: the floor without it, the terms' errors with it
+    assert (round(image.error_band_gib, 4), round(image.error_band_above_gib, 4)) == (5.0328, 5.3725)
+    assert (round(pip.error_band_gib, 4), round(pip.error_band_above_gib, 4)) == (5.0328, 5.0328)

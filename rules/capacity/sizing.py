@@ -2596,6 +2596,28 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
             f"{cc[0]}.{cc[1]} ({said}); {fix}")
 
 
+def variant_refusal(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion,
+                    methods: tuple[str, ...]) -> str:
+    """Why vLLM refuses a checkpoint of ``model`` quantised with each of ``methods`` on ``device`` (the first's
+    words), or "" where one of them passes these checks: a lower-precision variant a rule suggests (SW106, SW202:
+    "a 4-bit AWQ/GPTQ variant", review44) must be one vLLM starts. The checks are the quantisation config's: the
+    method's minimum compute capability (:func:`quantization_capability_refusal`; AWQ needs 7.5, GPTQ 6.0) and its
+    activation dtypes (:func:`_quantised_float32`: AWQ and GPTQ take float16 only, and from 0.9.1 vLLM leaves Gemma 2
+    and Gemma 3 float32 on a T4). Judged at the release sized for, assumed or not, as the variant's memory is."""
+    rv = ResolvedVersion(version.version, "given") if version.source == "assumed" else version
+    loaded = as_loaded(model, rv.behaviour)
+    s = replace(settings, quantization=None)
+    first = ""
+    for q in methods:
+        shaped = replace(loaded, quantization=q)
+        why = quantization_capability_refusal(shaped, s, device, rv, []) or _quantised_float32(
+            shaped, s, device, rv, _served_dtype(shaped, s, device, rv), [])
+        if not why:
+            return ""
+        first = first or why
+    return first
+
+
 def float32_assumed(s: ReplicaSizing) -> str:
     """Why ``s``'s float32 sizing is not sure (:func:`_dtype_by_release`'s note, less its prefix): --dtype auto
     serves the model in float32 on the release assumed and in 16 bits on others (review44: a KV cache or a declared

@@ -179,7 +179,8 @@ EXTRA_FIXTURES = {
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
-              "within-band.yaml"},  # mend8: a load within the error band: the band is given, "may not hold"
+              "within-band.yaml",  # mend8: a load within the error band: the band is given, "may not hold"
+              "variant-refused.yaml"},  # quantcap1: no AWQ/GPTQ variant where vLLM refuses both (Gemma 2 on a T4)
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits

@@ -2566,9 +2566,12 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     cc = device.capability()
     if not method or cc is None:
         return ""
+    # a compressed-tensors checkpoint of FP8 weights: the scheme's minimum (W8A16Fp8 where 8.9 is missing) is above
+    # the config's 7.0, and is what refuses it
+    key = quant_capability.SCHEME_FP8 if method == "compressed-tensors" and model.precision == "fp8" else method
     where = f"{named} on {device.name}, compute capability {cc[0]}.{cc[1]}"
     if rv.source == "assumed":
-        refusing, taking = quant_capability.releases_refusing(method, cc)
+        refusing, taking = quant_capability.releases_refusing(key, cc)
         if not refusing:
             return ""
         took = f", and takes it in those {quant_capability.span(taking)}" if taking else ""
@@ -2576,24 +2579,41 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
                      f"{quant_capability.span(refusing)}{took}; vLLM {rv.version} is only assumed; pin the image to a "
                      "release")
         return ""
-    c = quant_capability.check(method, cc, rv.version)
+    c = quant_capability.check(key, cc, rv.version)
+    name_only = bool(model.extra.get("quantization_config_assumed")) and not s.quantization
+    if name_only and method == "fp8" and (c is None or not c.refused):
+        # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
+        # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28)
+        ct = quant_capability.check(quant_capability.SCHEME_FP8, cc, rv.version)
+        if ct is not None:
+            notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: as an fp8 "
+                         f"checkpoint vLLM {rv.version} {'may refuse' if c is not None else 'takes'} it on "
+                         f"{device.name}, compute capability {cc[0]}.{cc[1]}, but as a compressed-tensors one its "
+                         f"weight-only FP8 scheme (W8A16Fp8) requires {quant_capability.capability_text(ct.minimum)}"
+                         f"{'' if ct.sure else ' (' + ct.why + ')'}, and vLLM raises \"Quantization scheme is not "
+                         "supported for the current GPU\" as it builds the layers; give the path of its config.json")
+            return ""
     if c is None:
         return ""
     if not c.sure:
         notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM may refuse {where} at start-up: {c.why}; pin the image to a "
                      "release shardwise read, or check its quantization/ config's get_min_capability()")
         return ""
-    said = quant_capability.message(method, c.minimum, cc)
-    if model.extra.get("quantization_config_assumed") and not s.quantization:
+    said = (quant_capability.message(method, c.minimum, cc) if key == method else
+            f"its FP8 layers run compressed-tensors' weight-only W8A16Fp8 scheme, and as they are built vLLM raises "
+            f"RuntimeError \"Quantization scheme is not supported for the current GPU. Min capability: {c.minimum}. "
+            f"Current capability: {cc[0] * 10 + cc[1]}.\"")
+    if name_only:
         notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM {rv.version} refuses {where} at start-up ({said}), but "
                      f"shardwise read the method from {model.id}'s name only; give the path of its config.json")
         return ""
-    later = quant_capability.first_taking_after(method, cc, rv.version)
+    later = quant_capability.first_taking_after(key, cc, rv.version)
     fix = f"serve it on a GPU of compute capability {quant_capability.capability_text(c.minimum)} or more"
     if later:
         fix += f", or on vLLM {later} or later, which takes it on this GPU"
-    return (f"{named}: vLLM {rv.version} refuses the {method} method on {device.name}, compute capability "
-            f"{cc[0]}.{cc[1]} ({said}); {fix}")
+    what = f"the {method} method" if key == method else "its FP8 layers"
+    return (f"{named}: vLLM {rv.version} refuses {what} on {device.name}, compute capability {cc[0]}.{cc[1]} "
+            f"({said}); {fix}")
 
 
 def variant_refusal(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion,

@@ -29,6 +29,10 @@ from .versions import Version, parse_version
 READ: Final = ("0.8.4", "0.8.5", "0.9.0", "0.9.1", "0.9.2", "0.10.0", "0.10.1.1", "0.10.2", "0.12.0", "0.13.0",
                "0.14.1", "0.29.0")
 
+#: The key of compressed-tensors' weight-only FP8 scheme in :data:`MIN_CAPABILITY`.
+SCHEME_FP8: Final = "compressed-tensors/w8a16fp8"
+
+
 def _at(*steps: tuple[str, int], read: tuple[str, ...] = READ) -> tuple[tuple[str, int], ...]:
     """A method's minimum at each release of ``read`` that has it, from ``steps``: (first release read with it, the
     minimum from there on). A release of ``read`` before the first step lacks the method."""
@@ -77,6 +81,11 @@ MIN_CAPABILITY: Final[dict[str, tuple[tuple[str, int], ...]]] = {
     "hqq": _at(("0.8.4", 80), read=READ[:-1]),  # HQQMarlinConfig
     "rtn": _at(("0.10.0", 80), read=READ[:-1]),  # RTNConfig
     "petit_nvfp4": _at(("0.10.2", 90), read=READ[:-1]),  # PetitNvFp4Config
+    # not a method: compressed-tensors' FP8 layers, where the GPU lacks W8A8Fp8's 8.9, run CompressedTensorsW8A16Fp8
+    # (schemes/compressed_tensors_w8a16_fp8.py), whose minimum ``_check_scheme_supported`` enforces as the layers are
+    # built: RuntimeError "Quantization scheme is not supported for the current GPU. Min capability: 80. Current
+    # capability: 75." (compressed_tensors.py). Asked only of an FP8 checkpoint known by its name (SCHEME_FP8).
+    SCHEME_FP8: _at(("0.8.4", 80), ("0.29.0", 75)),
 }
 
 

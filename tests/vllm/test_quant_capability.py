@@ -82,3 +82,12 @@ def test_releases_refusing_and_the_first_taking() -> None:
     assert qc.first_taking_after("awq", V100, v) == ""
     assert qc.message("fp8", 80, T4) == ('"The quantization method fp8 is not supported for the current GPU. Minimum '
                                          'capability: 80. Current capability: 75."')
+
+
+def test_compressed_tensors_weight_only_fp8_scheme() -> None:
+    """CompressedTensorsW8A16Fp8 (where W8A8Fp8's 8.9 is missing) requires 8.0 to 0.14.1 and 7.5 at 0.29.0, above
+    CompressedTensorsConfig's own 7.0."""
+    assert _check(qc.SCHEME_FP8, T4, "0.14.1") == qc.CapabilityCheck(True, True, 80, "")
+    assert _check(qc.SCHEME_FP8, T4, "0.29.0") is None
+    assert _check(qc.SCHEME_FP8, A10G, "0.10.2") is None
+    assert _check("compressed-tensors", T4, "0.14.1") is None

@@ -35,7 +35,7 @@ from ..capacity.layout import (
     serves,
     sure_holds,
 )
-from ..capacity.sizing import ReplicaSizing, band_text
+from ..capacity.sizing import ReplicaSizing, band_text, quantization_capability_refusal
 from ..model import NodePool, ServingGroup
 from ..model.errors import InputError, ShardwiseError
 from ..model.shapes import GpuInfo, ModelShape
@@ -651,6 +651,10 @@ def make_plan(req: PlanRequest) -> Plan:
     version = plan_release(req)
     _refuse_absent_flags(_own_words(req), engine_words(req.engine_args), str(version.version))
     sizer = Sizer(model, Device.of(gpu, mem), settings, version, req.p95_context, req.weights_gib)
+    if req.searching:  # a refusal no layout escapes: said once, not as "no layout is free of mandatory findings"
+        below = quantization_capability_refusal(model, settings, sizer.device, version, [])
+        if below:
+            raise PlanError(f"vLLM refuses it at every layout: {below}")
     ctx = _Context(req, model, rules_model, gpu, mem, node, sizer)
     if req.engine_args:
         # the flags as lint reads them: the group a manifest of the plan would be, its engine settings as the capacity

@@ -52,6 +52,7 @@ from .sizing import (
     moe_layers,
     size_deployment,
     stages_alone,
+    variant_refusal,
     weight_precision,
     weights_alone,
 )
@@ -788,20 +789,29 @@ def replication(sz: Sizer, current: Parallel, current_holds: int, candidates: li
     return first
 
 
-def lower_precisions(model: ModelShape, gpu: GpuInfo | None, current: Precision) -> list[Precision]:
+#: The quantisation methods a checkpoint of each :data:`VARIANTS` precision may use: the variant is one vLLM starts
+#: where one of them passes its quantisation config's checks (:func:`.sizing.variant_refusal`).
+_VARIANT_METHODS: dict[str, tuple[str, ...]] = {"fp8": ("fp8",), "int4": ("awq", "gptq")}
+
+
+def lower_precisions(model: ModelShape, gpu: GpuInfo | None, current: Precision,
+                     sz: Sizer | None = None) -> list[Precision]:
     """Precisions below ``current`` that vLLM serves on ``gpu``: FP8 where the GPU has FP8 units (Ada,
-    Hopper, Blackwell, MI300), 4-bit AWQ/GPTQ everywhere."""
+    Hopper, Blackwell, MI300), 4-bit AWQ/GPTQ everywhere vLLM's quantisation config takes it: with ``sz``, not where
+    it refuses every method of the variant on the sizer's GPU and release (review44: AWQ and GPTQ take float16 only,
+    which vLLM 0.9.1+ refuses for Gemma 2 on a T4, where bfloat16 is refused too)."""
     out: list[Precision] = []
     if gpu is None or gpu.fp8:
         out.append("fp8")
     out.append("int4")
-    return [p for p in out if BYTES_PER_PARAM[p] < BYTES_PER_PARAM[current]]
+    return [p for p in out if BYTES_PER_PARAM[p] < BYTES_PER_PARAM[current] and (
+        sz is None or not variant_refusal(sz.model, sz.device, sz.settings, sz.version, _VARIANT_METHODS[p]))]
 
 
 def precision_variant(sz: Sizer, current: Parallel, gpu: GpuInfo | None, seqs: int | None, kv_reserve: float,
                       candidates: list[Parallel]) -> Alternative | None:
     """The first lower precision (FP8, then 4-bit) at which one of ``candidates`` is an :func:`alternative`."""
-    for p in lower_precisions(sz.model, gpu, sz.precision):
+    for p in lower_precisions(sz.model, gpu, sz.precision, sz):
         alt = alternative(sz, current, candidates, seqs, kv_reserve, quantization=VARIANTS[p][0])
         if alt is not None:
             return alt

@@ -55,7 +55,7 @@ from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.inventory import world_size
 from ..model.records import python_class
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_dtypes, kv_layout, mm_args, model_dtype, nas
+from ..vllm import kv_dtypes, kv_layout, mm_args, model_dtype, nas, quant_capability
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
 from ..vllm.versions import (
     RANGES,
@@ -2177,6 +2177,10 @@ def _size_deployment(
     wrong_vendor = quantization_vendor_refusal(s.quantization, device.vendor)
     if wrong_vendor and not refusal:
         refusal, certain = wrong_vendor, True
+    # VllmConfig._get_quantization_config: the method's minimum compute capability, then its activation dtypes
+    below_capability = quantization_capability_refusal(model, s, device, rv, notes)
+    if below_capability and not refusal:
+        refusal, certain = below_capability, True
     if no_float32 and not refusal:  # VllmConfig's quantisation check, before the GPU worker's
         refusal, certain = no_float32, True
     if served.refusal and not refusal and not dtype_varies:  # the GPU worker's bfloat16 check, once configured
@@ -2574,6 +2578,119 @@ def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv:
                  f"in 16 bits or refused otherwise by earlier releases, and vLLM {rv.version} is only assumed; pin the "
                  "image to a release")
     return ""
+
+
+#: The prefix of the note :func:`quantization_capability_refusal` leaves where vLLM's capability check of the
+#: quantisation method is not decided: the release assumed or not read, or the method read from the checkpoint's name
+#: only (SW102 reports it).
+QUANT_CAPABILITY_UNSURE = "cannot decide: quantization: "
+
+#: ``--quantization`` methods that quantise a checkpoint without a ``quantization_config`` at load: on such a checkpoint
+#: the capability check is the first to judge them; any other method fails reading the config it lacks first (SW003).
+_LOAD_TIME_METHODS: Final = frozenset({"fp8", "experts_int8", "bitsandbytes", "rtn"})
+
+
+def served_quantization(model: ModelShape, s: EngineSettings) -> tuple[str, str]:
+    """The method vLLM's quantisation capability check runs on (:mod:`..vllm.quant_capability`), and what names it:
+    ``--quantization``, else the checkpoint's ``quantization_config`` (``modelopt`` by its algorithm: vLLM's
+    ``ModelOptNvFp4Config`` takes the NVFP4 ones over). ("", "") where there is none, or where another refusal comes
+    first: a ``--quantization`` other than the checkpoint's own, or one that reads a config the checkpoint lacks."""
+    flag = (s.quantization or "").lower()
+    own = (model.quantization or "").lower()
+    if own == "modelopt":
+        own = {"nvfp4": "modelopt_fp4", "fp8": "modelopt"}.get(model.precision, "")
+        if not own:
+            return "", ""
+    if flag:
+        if (own and flag != own) or (not own and flag not in _LOAD_TIME_METHODS):
+            return "", ""
+        return flag, f"--quantization {s.quantization}"
+    if own:
+        return own, f"{model.id}'s quantization_config ({own})"
+    return "", ""
+
+
+def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
+                                    notes: list[str]) -> str:
+    """vLLM's refusal of a quantisation method below its minimum compute capability (quantcap1;
+    ``VllmConfig._get_quantization_config``: "The quantization method fp8 is not supported for the current GPU.
+    Minimum capability: 80. Current capability: 75.", :mod:`..vllm.quant_capability`), or "". Sure only where the
+    release is known and the releases read around it agree, and the method is the checkpoint's own config's or the
+    flag's; otherwise "" and a note (:data:`QUANT_CAPABILITY_UNSURE`) that says what would decide it."""
+    method, named = served_quantization(model, s)
+    cc = device.capability()
+    if not method or cc is None:
+        return ""
+    # a compressed-tensors checkpoint of FP8 weights: the scheme's minimum (W8A16Fp8 where 8.9 is missing) is above
+    # the config's 7.0, and is what refuses it
+    key = quant_capability.SCHEME_FP8 if method == "compressed-tensors" and model.precision == "fp8" else method
+    where = f"{named} on {device.name}, compute capability {cc[0]}.{cc[1]}"
+    if rv.source == "assumed":
+        refusing, taking = quant_capability.releases_refusing(key, cc)
+        if not refusing:
+            return ""
+        took = f", and takes it in those {quant_capability.span(taking)}" if taking else ""
+        notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM refuses {where} at start-up in the releases read "
+                     f"{quant_capability.span(refusing)}{took}; vLLM {rv.version} is only assumed; pin the image to a "
+                     "release")
+        return ""
+    c = quant_capability.check(key, cc, rv.version)
+    name_only = bool(model.extra.get("quantization_config_assumed")) and not s.quantization
+    if name_only and method == "fp8" and (c is None or not c.refused):
+        # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
+        # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28)
+        ct = quant_capability.check(quant_capability.SCHEME_FP8, cc, rv.version)
+        if ct is not None:
+            notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: as an fp8 "
+                         f"checkpoint vLLM {rv.version} {'may refuse' if c is not None else 'takes'} it on "
+                         f"{device.name}, compute capability {cc[0]}.{cc[1]}, but as a compressed-tensors one its "
+                         f"weight-only FP8 scheme (W8A16Fp8) requires {quant_capability.capability_text(ct.minimum)}"
+                         f"{'' if ct.sure else ' (' + ct.why + ')'}, and vLLM raises \"Quantization scheme is not "
+                         "supported for the current GPU\" as it builds the layers; give the path of its config.json")
+            return ""
+    if c is None:
+        return ""
+    if not c.sure:
+        notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM may refuse {where} at start-up: {c.why}; pin the image to a "
+                     "release shardwise read, or check its quantization/ config's get_min_capability()")
+        return ""
+    said = (quant_capability.message(method, c.minimum, cc) if key == method else
+            f"its FP8 layers run compressed-tensors' weight-only W8A16Fp8 scheme, and as they are built vLLM raises "
+            f"RuntimeError \"Quantization scheme is not supported for the current GPU. Min capability: {c.minimum}. "
+            f"Current capability: {cc[0] * 10 + cc[1]}.\"")
+    if name_only:
+        notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM {rv.version} refuses {where} at start-up ({said}), but "
+                     f"shardwise read the method from {model.id}'s name only; give the path of its config.json")
+        return ""
+    later = quant_capability.first_taking_after(key, cc, rv.version)
+    fix = f"serve it on a GPU of compute capability {quant_capability.capability_text(c.minimum)} or more"
+    if later:
+        fix += f", or on vLLM {later} or later, which takes it on this GPU"
+    what = f"the {method} method" if key == method else "its FP8 layers"
+    return (f"{named}: vLLM {rv.version} refuses {what} on {device.name}, compute capability {cc[0]}.{cc[1]} "
+            f"({said}); {fix}")
+
+
+def variant_refusal(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion,
+                    methods: tuple[str, ...]) -> str:
+    """Why vLLM refuses a checkpoint of ``model`` quantised with each of ``methods`` on ``device`` (the first's
+    words), or "" where one of them passes these checks: a lower-precision variant a rule suggests (SW106, SW202:
+    "a 4-bit AWQ/GPTQ variant", review44) must be one vLLM starts. The checks are the quantisation config's: the
+    method's minimum compute capability (:func:`quantization_capability_refusal`; AWQ needs 7.5, GPTQ 6.0) and its
+    activation dtypes (:func:`_quantised_float32`: AWQ and GPTQ take float16 only, and from 0.9.1 vLLM leaves Gemma 2
+    and Gemma 3 float32 on a T4). Judged at the release sized for, assumed or not, as the variant's memory is."""
+    rv = ResolvedVersion(version.version, "given") if version.source == "assumed" else version
+    loaded = as_loaded(model, rv.behaviour)
+    s = replace(settings, quantization=None)
+    first = ""
+    for q in methods:
+        shaped = replace(loaded, quantization=q)
+        why = quantization_capability_refusal(shaped, s, device, rv, []) or _quantised_float32(
+            shaped, s, device, rv, _served_dtype(shaped, s, device, rv), [])
+        if not why:
+            return ""
+        first = first or why
+    return first
 
 
 def float32_assumed(s: ReplicaSizing) -> str:

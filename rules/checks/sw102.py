@@ -20,6 +20,7 @@ from ..capacity.sizing import (
     DTYPE_ASSUMED,
     EPLB_ASSUMED,
     LENGTH_BY_RELEASE,
+    QUANT_CAPABILITY_UNSURE,
     ReplicaSizing,
     float32_assumed,
     range_note,
@@ -34,7 +35,7 @@ from ._unseen import held_back_hits
 
 #: Flags whose value vLLM's argument parser refuses by release (``vllm/mm_args.py``): the finding points at the flag.
 _FLAG_KEYS = ((LIMIT_FLAG, "limit_mm_per_prompt"), (KWARGS_FLAG, "mm_processor_kwargs"),
-              ("--enable-eplb", "enable_eplb"), ("--dtype", "dtype"))
+              ("--enable-eplb", "enable_eplb"), ("--dtype", "dtype"), ("--quantization", "quantization"))
 
 
 #: sizing's refusal of a max_model_len above the model's limit (``max_model_len 200,000 is above the 131,072 tokens
@@ -69,7 +70,13 @@ class KvCapacityBelowMaxModelLen(GroupRule):
             "bfloat16` says it or `--dtype auto` takes it from config.json (before 0.9.0; from 0.9.0 `auto` falls back "
             "to float16 there, and from 0.9.1 to float32 for those Gemma models, which SW101 sizes at 4 bytes a "
             "weight, and which an AWQ or GPTQ checkpoint of them refuses: \"torch.float32 is not supported for "
-            "quantization method awq\"). shardwise estimates what vLLM measures, so the finding blocks only when "
+            "quantization method awq\"). It refuses a quantisation method below the method's minimum compute "
+            "capability (\"The quantization method fp8 is not supported for the current GPU. Minimum capability: 80. "
+            "Current capability: 75.\"), whether --quantization names it or the checkpoint's quantization_config "
+            "does: FP8 on a T4 up to 0.13 (7.5 from 0.14.1) and on a V100, AWQ on a V100, gpt-oss's MXFP4 below 8.0, "
+            "ModelOpt FP8 below 8.9 up to 0.14.1; that blocks where the release is known and was read, and cannot be "
+            "decided where the release is assumed or was not read, or the method is known from the checkpoint's "
+            "name only. shardwise estimates what vLLM measures, so the finding blocks only when "
             "the shortfall exceeds the estimate's error band; inside the band it says the server may refuse. Where "
             "--tensor-parallel-size is not known yet (a guide's <TP_SIZE>, a ConfigMap not in the inputs) but the "
             "nvidia.com/gpu a single-pod replica requests bound it, every TP they allow is judged: where each is "
@@ -135,6 +142,10 @@ class KvCapacityBelowMaxModelLen(GroupRule):
         if no_dtype:  # --dtype half for gemma2 is refused from 0.9.1 only: an assumed release does not say (mend26)
             yield Hit(group_subject(g), f"{CANNOT}{where}: {no_dtype.removeprefix(DTYPE_ASSUMED)}", g.at("dtype"),
                       tuple(g.suppressions), undecided=True)
+        no_cap = next((n for n in s.notes if n.startswith(QUANT_CAPABILITY_UNSURE)), "")
+        if no_cap:  # the method's minimum compute capability by release, or a method read from a name (quantcap1)
+            yield Hit(group_subject(g), f"{CANNOT}{where}: {no_cap.removeprefix(QUANT_CAPABILITY_UNSURE)}",
+                      g.at("quantization", "model"), tuple(g.suppressions), undecided=True)
         by_release = next((n for n in s.notes if n.startswith(LENGTH_BY_RELEASE)), "")
         if by_release:
             yield Hit(group_subject(g), f"{CANNOT}{where}: {by_release.removeprefix(LENGTH_BY_RELEASE)}",

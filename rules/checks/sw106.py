@@ -70,7 +70,7 @@ class ShardingAvoidableByQuantization(GroupRule):
         if same is not None:
             return  # one GPU has room at the precision served: SW104 says what its replicas hold
         r = None
-        for p in lower_precisions(sz.model, gpu_of(g), sz.precision):
+        for p in lower_precisions(sz.model, gpu_of(g), sz.precision, sz):
             r = replication(sz, current, holds, one, seqs, config.kv_reserve, quantization=VARIANTS[p][0])
             if r is not None and r.suggest:
                 break

@@ -985,12 +985,27 @@ def test_plan_weights_override(capsys):
                                                "checkpoint, and meta-llama/Llama-3.1-8B-Instruct has bf16 weights and "
                                                "no quantization_config: vLLM raises \"Cannot find the config file for "
                                                "awq\" while loading it"),
+    # quantcap1: Fp8Config requires compute capability 8.0 up to 0.13.0; no layout escapes it (was "no layout of
+    # TP1×PP1 ... TP1×PP16 is free of mandatory findings; try a GPU with more memory, --quantization ...")
+    (["--gpu", "T4", "--quantization", "fp8", "--vllm-version", "0.11.0"],
+     "shardwise: error: vLLM refuses it at every layout: --quantization fp8: vLLM 0.11.0 refuses the fp8 method on T4, "
+     "compute capability 7.5 (\"The quantization method fp8 is not supported for the current GPU. Minimum capability: "
+     "80. Current capability: 75.\"); serve it on a GPU of compute capability 8.0 or more, or on vLLM 0.14.1 or later, "
+     "which takes it on this GPU\n"),
 ])
 def test_plan_input_errors(capsys, argv, message):
     rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", *argv)
     assert (rc, out) == (2, "")
     assert err.startswith(message)
     assert err.count("\n") == 1
+
+
+def test_plan_quantisation_taken_from_a_later_release(capsys):
+    """quantcap1: 0.14.1's Fp8Config takes a T4 (7.5, FP8 Marlin's Turing kernels): plan sizes it."""
+    rc, out, err = run(capsys, "plan", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "T4", "--quantization",
+                       "fp8", "--vllm-version", "0.14.1", "--max-model-len", "4096")
+    assert (rc, err) == (0, "")
+    assert "refuses the fp8 method" not in out
 
 
 def test_plan_unknown_model(capsys):

@@ -115,6 +115,7 @@ EXTRA_FIXTURES = {
               "float32-assumed-release.yaml",  # review44: a KV refusal only float32 on an assumed release makes
               "quantised-reupload-dtype.yaml",  # review44: bfloat16 by auto (< 0.9.0) on a re-upload's unread dtype
               "quantised-float32.yaml",  # review44: AWQ/GPTQ Gemma left float32 on a T4 (0.9.1+) is refused
+              "quantisation-capability.yaml",  # quantcap1: a method below its minimum compute capability, by release
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -180,7 +181,8 @@ EXTRA_FIXTURES = {
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
-              "within-band.yaml"},  # mend8: a load within the error band: the band is given, "may not hold"
+              "within-band.yaml",  # mend8: a load within the error band: the band is given, "may not hold"
+              "variant-refused.yaml"},  # quantcap1: no AWQ/GPTQ variant where vLLM refuses both (Gemma 2 on a T4)
     "SW201": {"nvl72-clique.yaml",  # TP over GB200 trays kept in one nvidia.com/gpu.clique, and not kept
               "across-pods.yaml",  # a TP group spread over the 1-GPU pods of a multi-node group
               "karpenter-instance-types.yaml",  # karpenter12: judged on every kind a NodePool's type list admits

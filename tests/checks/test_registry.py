@@ -111,6 +111,7 @@ EXTRA_FIXTURES = {
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
               "model-dtype-fork-image.yaml",  # mend28: a fork's tag is its word: the release assumed, advisory
+              "model-dtype-dlc-regions.yaml",  # review46: a DLC from an opt-in region's AWS account is AWS's build
 
               "float32-assumed-release.yaml",  # review44: a KV refusal only float32 on an assumed release makes
               "quantised-reupload-dtype.yaml",  # review44: bfloat16 by auto (< 0.9.0) on a re-upload's unread dtype

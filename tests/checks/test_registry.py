@@ -281,6 +281,7 @@ EXTRA_FIXTURES = {
               "ray-pin-computed.json",  # mend25: a pin a preview computes: cannot decide at the port it may be
               "ingress-ray-pin-computed.json",  # mend28: the same behind an Ingress; a known pin routed blocks
               "ingress-ports-set-by-settings.yaml",  # mend28: an Ingress to a port the pods' settings choose
+              "ingress-service-absent.yaml",  # review46: a runtime port routed to a Service not in the inputs
 
               "ray-pin-computed-api-port.json",  # review45: but not at the pods' own vLLM API port
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults

@@ -282,6 +282,7 @@ EXTRA_FIXTURES = {
               "ingress-ray-pin-computed.json",  # mend28: the same behind an Ingress; a known pin routed blocks
               "ingress-ports-set-by-settings.yaml",  # mend28: an Ingress to a port the pods' settings choose
               "ingress-service-absent.yaml",  # review46: a runtime port routed to a Service not in the inputs
+              "ray-dashboard-grpc-release.yaml",  # review46: the Ray image decides, a digest beside its tag too
 
               "ray-pin-computed-api-port.json",  # review45: but not at the pods' own vLLM API port
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults

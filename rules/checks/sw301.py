@@ -79,7 +79,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "--ray-client-server-port, --dashboard-agent-listen-port, and on any node --dashboard-agent-grpc-port, "
             "--node-manager-port, --object-manager-port, --runtime-env-agent-port and the worker ports "
             "--min-worker-port to --max-worker-port or --worker-port-list pin, and a head's --dashboard-grpc-port "
-            "where its Ray release is readable (a rayproject/ray image's tag, KubeRay's rayVersion) and 2.44 or "
+            "where its Ray release is readable (a rayproject/ray image's tag, KubeRay's rayVersion where the image is "
+            "not Ray's own or is pinned by digest alone; Ray's own tagged nightly or latest is newer) and 2.44 or "
             "earlier, KubeRay's rayStartParams; where they "
             "pin none, ray start's default worker range 10002-19999, whose free ports the raylet hands its workers in "
             "turn: always advisory, since a program of the pod may hold the port and the raylet then skips it, and "
@@ -144,7 +145,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
             "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods, "
             "judged as a Service of type LoadBalancer would be: the ports its pods' settings put a runtime on, and "
-            "a Ray pin or rank size not known yet, count there too."
+            "a Ray pin or rank size not known yet, count there too; a runtime's default port it routes to a Service "
+            "not in the inputs is advisory (what serves it is not known)."
         ),
         bad_example=(
             "resources:\n"
@@ -330,11 +332,14 @@ class RuntimePortExposed(ObjectRule[Checked]):
         behind: list[Service] = []
         via: dict[int, list[Service]] = {}  # the Services behind it that send to each runtime port
         set_by: dict[int, tuple[str, str]] = {}  # the ports their pods' settings put a runtime on (mend28)
+        missing: list[str] = []  # the Services it names in its own namespace that are not in the inputs (review46)
         # the Services it surely sends to: never one of another namespace whose ReferenceGrant is not in the inputs
         # (what is outside them blocks nothing, mend16), nor an InferencePool (its target port is the engine's own)
         for kind, _name, found, why in backends(inv, ing):
             if kind != "Service" or isinstance(why, OutsideInputs):
                 continue
+            if not found and why is None and _name not in missing:
+                missing.append(_name)
             for svc in found:
                 if why is None:
                     behind.append(svc)
@@ -395,6 +400,16 @@ class RuntimePortExposed(ObjectRule[Checked]):
                     raise undecided
                 finally:  # not kept in this frame, which the raised value's traceback holds: no reference cycle
                     undecided = None
+            if missing and not via.get(port) and not any(port in s.ports for s in behind):  # review46: the Service
+                # it routes the port to is not in the inputs, so neither is what serves it (as a Service whose pods are
+                # not in the inputs: advisory, never silent; nor judged by another backend's pods)
+                names = ", ".join(f"`{n}`" for n in missing)
+                yield hit(ing, f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port}: port "
+                               f"{port} is {RUNTIME_PORTS[port]}'s default; the Service it routes to ({names}) is not "
+                               "in the input, so what serves it is not known; lint it together with that Service and "
+                               f"the workload whose pods it selects; if they run {_runtime_of(port)}, "
+                               f"{_INGRESS_REMEDY}", level="advisory")
+                continue
             picked = [_what_it_selects(inv, [svc], port) for svc in services]
             runtime = any(p[0] for p in picked)
             unsure = any(p[2] for p in picked)

@@ -5,7 +5,8 @@ Facts, with where they come from (checked against the sources named, not by runn
 * ``vllm/vllm-openai:vX.Y.Z`` carries vLLM X.Y.Z; it has no libfabric and no aws-ofi-nccl plugin, so
   NCCL between nodes falls back to TCP sockets even on an EFA pool.
 * AWS Deep Learning Containers for vLLM (``public.ecr.aws/deep-learning-containers/vllm:X.Y.Z-gpu-…``
-  and ``763104351884.dkr.ecr.<region>.amazonaws.com/vllm:X.Y.Z-gpu-…``) are built ``FROM
+  and ``763104351884.dkr.ecr.<region>.amazonaws.com/vllm:X.Y.Z-gpu-…``, another AWS account in an opt-in region or
+  China: :data:`.versions.DLC_ACCOUNTS`) are built ``FROM
   vllm/vllm-openai`` plus the EFA installer (libfabric under ``/opt/amazon/efa``, aws-ofi-nccl under
   ``/opt/amazon/ofi-nccl``, both on ``LD_LIBRARY_PATH``): aws/deep-learning-containers
   ``vllm/x86_64/gpu/Dockerfile`` and ``vllm/CHANGELOG.md`` (0.13.0: EFA installer 1.46.0).
@@ -25,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from .imageref import parse_image, upstream
-from .versions import behaviour, first_release, version_from_image
+from .versions import DLC_REGISTRY_PATTERN, behaviour, first_release, version_from_image
 from .versions import parse_version as parse_release
 
 VLLM_OPENAI = ("vllm/vllm-openai", "docker.io/vllm/vllm-openai", "index.docker.io/vllm/vllm-openai")
@@ -33,7 +34,8 @@ DLC_PUBLIC = "public.ecr.aws/deep-learning-containers/vllm"
 #: A mirror of ``vllm/vllm-openai`` that keeps its path (a Harbor proxy project, ``mirror.gcr.io``, an ECR pull-through
 #: cache's prefix): the same image (mend28).
 _VLLM_OPENAI_MIRROR = re.compile(r"(?:.+/)?vllm/vllm-openai")
-DLC_PRIVATE = re.compile(r"^763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/vllm$")
+#: AWS's own ECR registries for the DLCs, in every region (:data:`.versions.DLC_ACCOUNTS`).
+DLC_PRIVATE = re.compile("^" + DLC_REGISTRY_PATTERN + "/vllm$")
 
 def _since(flag: str) -> tuple[int, int, int]:
     v = parse_version(first_release(flag))

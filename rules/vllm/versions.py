@@ -1328,6 +1328,20 @@ def _why_no_version(image: str) -> str:
     return f"tag {tag} names no vLLM release"
 
 
+#: The ECR registries AWS publishes its Deep Learning Containers from: ``763104351884`` in most regions, and an account
+#: of its own in each opt-in region and in China (aws/deep-learning-containers ``docs/reference/region_availability.md``
+#: at da81c30f, "Region Availability": af-south-1 626614931356, ap-east-1 871362719292, ap-south-2 772153158452,
+#: ap-southeast-3 907027046896, ap-southeast-4 457447274322, ap-southeast-5 550225433462, ap-southeast-7 590183813437,
+#: ap-northeast-3 364406365360, ca-west-1 204538143572, eu-south-1 692866216735, eu-south-2 503227376785, eu-central-2
+#: 380420809688, il-central-1 780543022126, mx-central-1 637423239942, me-south-1 217643126080, me-central-1
+#: 914824155844, cn-north-1 and cn-northwest-1 727897471807 under ``amazonaws.com.cn``). A DLC pulled in one of those
+#: regions is the same build as in us-east-1 (review46).
+DLC_ACCOUNTS = ("763104351884", "626614931356", "871362719292", "772153158452", "907027046896", "457447274322",
+                "550225433462", "590183813437", "364406365360", "204538143572", "692866216735", "503227376785",
+                "380420809688", "780543022126", "637423239942", "217643126080", "914824155844", "727897471807")
+DLC_REGISTRY_PATTERN = r"(?:" + "|".join(DLC_ACCOUNTS) + r")\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?"
+
+
 #: The repositories whose tags name the vLLM release they hold as it was released (mend28), as
 #: :meth:`..imageref.ImageRef.qualified` writes them: vLLM's own (Docker Hub's ``vllm/vllm-openai``, ``vllm/vllm-tpu``,
 #: ``vllm/vllm-openai-rocm``, ...) and a mirror that keeps its path (a Harbor proxy project's
@@ -1347,7 +1361,7 @@ _RELEASE_BUILDS = re.compile(
     r"|(?:.+/)?lmcache/vllm-openai"
     r"|nvcr\.io/nvidia/vllm"
     r"|(?:public\.ecr\.aws/|.+/)?deep-learning-containers/vllm"
-    r"|763104351884\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?/vllm")
+    r"|" + DLC_REGISTRY_PATTERN + "/vllm")
 
 
 def release_build(image: str) -> bool:

@@ -397,7 +397,15 @@ def test_a_kv_connector_opens_its_own_port(extra: dict[str, Any], expected: set[
     ("rayproject/ray:2.44.1-py311-gpu", None, (2, 44)),
     ("docker.io/rayproject/ray-ml:2.9.0", "2.46.0", (2, 9)),  # the image runs: its tag before rayVersion
     ("harbor.example.com/hub/rayproject/ray:2.41.0", None, (2, 41)),
-    ("rayproject/ray:nightly-py310", "2.41.0", (2, 41)),
+    # review46: Ray's own image whose tag names no release runs master or the newest release, whatever rayVersion says
+    ("rayproject/ray:nightly-py310", "2.41.0", None),
+    ("rayproject/ray:latest", "2.41.0", None),
+    ("rayproject/ray", "2.41.0", None),
+    # review46: a digest beside the tag changes nothing; a digest alone leaves the release to rayVersion
+    ("rayproject/ray:2.40.0-py310-gpu@sha256:" + "0" * 64, None, (2, 40)),
+    ("rayproject/ray@sha256:" + "0" * 64, "2.41.0", (2, 41)),
+    ("rayproject/ray@sha256:" + "0" * 64, None, None),
+    ("quay.io/acme/ray-vllm:1.0", "2.41.0", (2, 41)),  # a team's image: its rayVersion is the word there is
     ("vllm/vllm-openai:v0.8.5", None, None),
     ("rayproject/ray:latest", None, None),
     (UNKNOWN, UNKNOWN, None),

@@ -111,6 +111,7 @@ EXTRA_FIXTURES = {
               "tp-unknown-npu.yaml",  # mend24: a TP not known yet on an NPU node, in the device's noun
               "model-dtype-refused.yaml",  # capacity5: float16 for Gemma 2/3 from 0.9.1, bfloat16 below 8.0
               "model-dtype-fork-image.yaml",  # mend28: a fork's tag is its word: the release assumed, advisory
+              "model-dtype-dlc-regions.yaml",  # review46: a DLC from an opt-in region's AWS account is AWS's build
 
               "float32-assumed-release.yaml",  # review44: a KV refusal only float32 on an assumed release makes
               "quantised-reupload-dtype.yaml",  # review44: bfloat16 by auto (< 0.9.0) on a re-upload's unread dtype
@@ -282,6 +283,8 @@ EXTRA_FIXTURES = {
               "ray-pin-computed.json",  # mend25: a pin a preview computes: cannot decide at the port it may be
               "ingress-ray-pin-computed.json",  # mend28: the same behind an Ingress; a known pin routed blocks
               "ingress-ports-set-by-settings.yaml",  # mend28: an Ingress to a port the pods' settings choose
+              "ingress-service-absent.yaml",  # review46: a runtime port routed to a Service not in the inputs
+              "ray-dashboard-grpc-release.yaml",  # review46: the Ray image decides, a digest beside its tag too
 
               "ray-pin-computed-api-port.json",  # review45: but not at the pods' own vLLM API port
               "ray-start-shell-script.yaml",  # review41: a start script's continued lines and ${VAR:-word} defaults

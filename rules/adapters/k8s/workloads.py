@@ -980,23 +980,34 @@ RAY_PORT_FLAGS = frozenset({*RAY_START_PORTS, *RAY_PINNED_PORTS, *RAY_WORKER_RAN
                             "dashboard-host", "include-dashboard", "dashboard-grpc-port"})
 #: Ray's own images, whose tag is the Ray release (``rayproject/ray:2.44.1-py311-gpu``, ``rayproject/ray-ml:2.9.0``),
 #: also through a mirror that keeps the path.
-_RAY_RELEASE_IMAGE = re.compile(r"(?:[^@\s]+/)?rayproject/ray(?:-ml)?:(\d+)\.(\d+)(?:\.\d+)?(?:[-_.][\w.-]*)?")
+_RAY_RELEASE_IMAGE = re.compile(r"(?:[^@\s]+/)?rayproject/ray(?:-ml)?(?::([\w.-]+))?(@sha256:[0-9a-fA-F]{64})?")
+_RAY_RELEASE_TAG = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?(?:[-_.][\w.-]*)?")
 _RAY_RELEASE = re.compile(r"\s*v?(\d+)\.(\d+)(?:\.\d+)?\s*")
 
 
 def ray_release(image: Any, declared: Any = None) -> tuple[int, int] | None:
     """(major, minor) of the Ray a pod runs, where it is readable (mend28): the tag of Ray's own image (the image
-    runs), else a KubeRay ``rayVersion`` (``"2.41.0"``); None otherwise (``latest``, ``nightly``, a vLLM or a team's
-    image, a value not known yet)."""
+    runs; a digest beside the tag changes nothing), else a KubeRay ``rayVersion`` (``"2.41.0"``); None otherwise (a
+    vLLM or a team's image with no rayVersion, a value not known yet). Ray's own image whose tag names no release
+    (``nightly``, ``latest``, no tag) runs Ray's master or its newest release whatever a ``rayVersion`` beside it says
+    (review46: a stale ``rayVersion: 2.41.0`` beside ``rayproject/ray:nightly`` made a head's --dashboard-grpc-port
+    Ray's, which no Ray from 2.45 serves): None; only a digest alone leaves the image's release to ``rayVersion``."""
     if isinstance(image, str):
         m = _RAY_RELEASE_IMAGE.fullmatch(image.strip())
         if m:
-            return int(m.group(1)), int(m.group(2))
+            tag = m.group(1)
+            t = _RAY_RELEASE_TAG.fullmatch(tag) if tag else None
+            if t:
+                return int(t.group(1)), int(t.group(2))
+            if tag or not m.group(2):  # nightly, latest, or no tag (latest): not the release a rayVersion names
+                return None
     if isinstance(declared, str):
         m = _RAY_RELEASE.fullmatch(declared)
         if m:
             return int(m.group(1)), int(m.group(2))
     return None
+
+
 #: The ``--dashboard-host`` values that keep the head's dashboard on the pod's loopback (review37): Ray's default,
 #: ``DEFAULT_DASHBOARD_IP = "127.0.0.1"`` (python/ray/_private/ray_constants.py), "either localhost (127.0.0.1) or
 #: 0.0.0.0"; KubeRay writes ``dashboard-host: 0.0.0.0`` where a head's rayStartParams name none (ray-operator

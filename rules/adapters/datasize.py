@@ -33,7 +33,9 @@ _SCALAR_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n|%[^\n]*\n)*---[ \t]+[^\s
 _SECTION = re.compile(r"^(data|binaryData|stringData):[ \t]*(?:#.*)?$", re.MULTILINE)
 _TOP_LEVEL = re.compile(r"^[^ \t\n#]", re.MULTILINE)
 _METADATA = re.compile(r"^metadata:[ \t]*(?:\{[^}\n]*?\bname:[ \t]*([^,}\s]+))?", re.MULTILINE)
-_NAME = re.compile(r"^  name:[ \t]*([^\s#]+)", re.MULTILINE)
+#: ``metadata.name`` at the indent of metadata's first key (``{n}``: two spaces in kubectl's and helm's output, four in
+#: sops's).
+_NAME = r"^ {{{n}}}name:[ \t]*([^\s#]+)"
 #: A plain value that is no string of its text: a null, a boolean or a number (YAML 1.1, as kubectl's YAML reader
 #: takes it); the API server then refuses the object for its type, not counted here.
 _NOT_TEXT = re.compile(r"(?:~|null|Null|NULL|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON"
@@ -117,7 +119,10 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         name = meta.group(1)
     elif meta is not None:
         end = _TOP_LEVEL.search(part, meta.end() + 1)
-        named = _NAME.search(part, meta.end(), end.start() if end else len(part))
+        stop = end.start() if end else len(part)
+        first = _INDENT.search(part, meta.end() + 1, stop)
+        named = (re.compile(_NAME.format(n=len(first.group(1))), re.MULTILINE).search(part, meta.end(), stop)
+                 if first is not None else None)
         name = named.group(1) if named else ""
     name = name.strip("'\"")
     return where, (

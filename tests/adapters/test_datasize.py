@@ -118,3 +118,12 @@ def test_values_whose_text_is_not_their_bytes_are_not_counted(value):
 ], ids=["escapes", "flow", "scalar-document", "crd", "kind-twice", "binary-tag"])
 def test_text_that_is_no_sure_measure_is_left_to_the_parser(text):
     assert oversized_data(text) is None
+
+
+def test_the_name_is_found_at_the_indent_metadata_is_written_in():
+    """review47: sops writes four-space indents; the message named no Secret (``Secret: its data…``), for the name was
+    looked for at two spaces only. A ``name`` deeper (a label's, an owner reference's) is not the object's."""
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata:\n    labels:\n        name: not-this\n    ownerReferences:\n"
+              "        -   name: nor-this\n    name: weights-key\ntype: Opaque\ndata:\n    key.bin: |\n")
+    text = secret + _bundle(1_500_000, 76).replace("    ", "        ")
+    assert oversized_data(text) == (9, _message("Secret", "weights-key", 1_124_997, text.count("\n")))

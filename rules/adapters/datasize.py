@@ -12,8 +12,9 @@ bytes that is over the limit; the loader then reports it as an input error at it
 
 The bound is sure never to exceed what the API server counts: a value is counted from its text less whatever its text
 could spell in fewer bytes (a comment, quotes, each escape as up to ten characters, an anchor, tag or alias, a block
-scalar's indicator, a null, a number or a boolean, base64 as three bytes in four less its padding). A document in
-flow style, or whose top-level keys it cannot tell, is left to the parser.
+scalar's indicator, a null, a number or a boolean, base64 as three bytes in four less its padding, a SOPS-encrypted
+value as the text it decrypts to). A document in flow style, or whose top-level keys it cannot tell, is left to the
+parser.
 """
 
 from __future__ import annotations
@@ -54,6 +55,23 @@ _INDENT = re.compile(r"^( *)[^ \n#]", re.MULTILINE)
 #: What makes a section's text no sure measure of its values: a tag (``!!binary``: base64 read as bytes) or a complex
 #: key (``? |``: a key's text on lines of their own).
 _UNSURE = re.compile(r": +!|\n *\?[ \t]")
+#: A value SOPS encrypted in the repository (a GitOps tree's ``*.sops.yaml``, which Flux's kustomize-controller or
+#: ``sops -d`` decrypts before it is applied): ``ENC[AES256_GCM,data:<base64>,iv:<base64>,tag:<base64>,type:<t>]``,
+#: whose ``data`` is the AES-GCM ciphertext without its tag, as long as the text it decrypts to (getsops/sops
+#: aes/cipher.go at 0486373c, ``Cipher.Encrypt``: ``gcm.Seal``, then ``out[:len(out)-cryptoaes.BlockSize]``). Its
+#: text is about 4/3 of the value's and 60-odd characters more, so a Secret of 800,000 bytes SOPS encrypted was over
+#: 1 MiB as written (review47: a false input error); it is counted as the text it decrypts to, a ``str``'s, and as
+#: nothing for another type (an ``int``, ``float`` or ``bool`` is no string of a ConfigMap's or Secret's data).
+_SOPS_VALUE = re.compile(r"ENC\[AES256_GCM,data:([A-Za-z0-9+/]*)=*,iv:[A-Za-z0-9+/=]+,tag:[A-Za-z0-9+/=]+,"
+                         r"type:(\w+)\]")
+
+
+def _sops_plain(m: re.Match[str]) -> str:
+    """A SOPS-encrypted value's text replaced by as many characters as the text it decrypts to (``type:str``), or by
+    nothing for another type; ``x``: no quote, backslash or ``#`` that the count would take off or stop at."""
+    return "x" * (len(m.group(1)) * 3 // 4) if m.group(2) == "str" else ""
+
+
 #: The text counted at once: a section's lines are counted a part of about this many characters at a time, until
 #: the count is over the limit.
 _CHUNK = 1 << 21
@@ -74,6 +92,8 @@ def _section_bytes(block: str, enough: int) -> int:
         cut = block.find("\n", at + _CHUNK)
         cut = len(block) if cut < 0 else cut + 1
         chunk = block[at:cut]
+        if "ENC[AES256_GCM," in chunk:
+            chunk = _SOPS_VALUE.sub(_sops_plain, chunk)
         counted = sum(map(len, pair.findall(chunk))) + sum(map(len, deeper.findall(chunk)))
         total += max(0, counted - chunk.count('"') - chunk.count("'") - 10 * chunk.count("\\"))
         at = cut

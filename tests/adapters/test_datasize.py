@@ -5,6 +5,8 @@ dashboard in a block scalar, a generated ConfigMap of many small keys, a Secret'
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from shardwise.rules.adapters.datasize import MAX_DATA_BYTES, oversized_data
 from shardwise.rules.adapters.load import load_text
@@ -127,3 +129,39 @@ def test_the_name_is_found_at_the_indent_metadata_is_written_in():
               "        -   name: nor-this\n    name: weights-key\ntype: Opaque\ndata:\n    key.bin: |\n")
     text = secret + _bundle(1_500_000, 76).replace("    ", "        ")
     assert oversized_data(text) == (9, _message("Secret", "weights-key", 1_124_997, text.count("\n")))
+
+
+def _sops(plain_chars: int, kind: str = "str") -> str:
+    """A value as ``sops -e`` writes it (getsops/sops aes/cipher.go ``Cipher.Encrypt``): the ciphertext, as long as
+    the ``plain_chars`` characters it decrypts to, in base64, a 32-byte IV and a 16-byte tag."""
+    data = base64.b64encode(b"\x8f" * plain_chars).decode()
+    iv, tag = base64.b64encode(b"\x11" * 32).decode(), base64.b64encode(b"\x22" * 16).decode()
+    return f"ENC[AES256_GCM,data:{data},iv:{iv},tag:{tag},type:{kind}]"
+
+
+#: The metadata ``sops -e --encrypted-regex '^(data|stringData)$'`` appends (sops writes four-space indents).
+SOPS_TAIL = ("sops:\n    kms: []\n    gcp_kms: []\n    azure_kv: []\n    hc_vault: []\n    age:\n"
+             "        - recipient: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n"
+             "          enc: |\n            -----BEGIN AGE ENCRYPTED FILE-----\n            YWdlLWVuY3J5cHRpb24=\n"
+             "            -----END AGE ENCRYPTED FILE-----\n    lastmodified: \"2026-11-02T10:00:00Z\"\n"
+             f"    mac: {_sops(32)}\n    pgp: []\n    encrypted_regex: ^(data|stringData)$\n    version: 3.9.0\n")
+
+
+def test_a_sops_encrypted_secret_is_counted_as_what_it_decrypts_to():
+    """review47: a GitOps tree's Secret, SOPS encrypted (Flux decrypts it before applying): 800,000 bytes of data,
+    base64 of 1,066,668 characters, encrypted as 1,422,224 characters of base64 ciphertext. Read as written that was
+    at least 1,066,6xx bytes, a false input error; it is 800,000, and the Secret is parsed."""
+    value = base64.b64encode(b"\x00" * 800_000).decode()
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n    name: tls-bundle\n    namespace: serving\ntype: Opaque\n"
+            f"data:\n    ca.crt: {_sops(len(value))}\n" + SOPS_TAIL)
+    assert len(text) > 1_400_000
+    assert oversized_data(text) is None
+    assert load_text(text, "secret.sops.yaml").errors == []
+
+
+def test_a_sops_encrypted_value_over_a_mebibyte_is_still_one():
+    """The text a value decrypts to is counted: a stringData value of 1,100,000 characters SOPS encrypted holds
+    1,100,000 bytes; a value of another type (``type:int``) counts nothing."""
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n    name: prompts\ntype: Opaque\nstringData:\n"
+            f"    prompts.txt: {_sops(1_100_000)}\n    replicas: {_sops(2_000_000, 'int')}\n" + SOPS_TAIL)
+    assert oversized_data(text) == (5, _message("Secret", "prompts", 1_100_000, text.count("\n")))

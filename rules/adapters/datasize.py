@@ -77,10 +77,13 @@ def _sops_plain(m: re.Match[str]) -> str:
 _CHUNK = 1 << 21
 
 
-def _section_bytes(block: str, enough: int) -> int:
+def _section_bytes(block: str, enough: int, utf8: bool = True) -> int:
     """A lower bound of the bytes the values of a top-level block mapping (``block``: its lines, after its key) hold,
     as text; the count stops once it is over ``enough``. Each quote and backslash of a counted part is taken off it,
-    with nine characters more for a backslash (an escape spells one character in at most ten: ``\\U0001F600``)."""
+    with nine characters more for a backslash (an escape spells one character in at most ten: ``\\U0001F600``).
+    A character is counted as its UTF-8 bytes (``utf8``), as the API server counts a string (Go's ``len``: review47, a
+    ConfigMap of 1.5 MB of Chinese text in 500,000 characters passed); as one where the text is base64 (``utf8``
+    false: a character outside it makes the value no base64, refused for that)."""
     first = _INDENT.search(block)
     if first is None or _UNSURE.search(block):
         return 0
@@ -94,17 +97,30 @@ def _section_bytes(block: str, enough: int) -> int:
         chunk = block[at:cut]
         if "ENC[AES256_GCM," in chunk:
             chunk = _SOPS_VALUE.sub(_sops_plain, chunk)
-        counted = sum(map(len, pair.findall(chunk))) + sum(map(len, deeper.findall(chunk)))
+        texts: list[str] = [*pair.findall(chunk), *deeper.findall(chunk)]
+        if utf8 and not chunk.isascii():
+            counted = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+        else:
+            counted = sum(map(len, texts))
         total += max(0, counted - chunk.count('"') - chunk.count("'") - 10 * chunk.count("\\"))
         at = cut
     return total
 
 
+def may_be_oversized(text: str) -> bool:
+    """Whether ``text`` is over :data:`MAX_DATA_BYTES` in UTF-8, as the API server counts (a character is one to four
+    bytes), so that a document of it may hold more data than a ConfigMap or Secret takes."""
+    if len(text) > MAX_DATA_BYTES:
+        return True
+    return len(text) * 4 > MAX_DATA_BYTES and not text.isascii() and len(text.encode("utf-8", "surrogatepass")) > \
+        MAX_DATA_BYTES
+
+
 def oversized_data(part: str) -> tuple[int, str] | None:
-    """For one YAML document's text (``part``, longer than :data:`MAX_DATA_BYTES`, else None at once): where it is a
+    """For one YAML document's text (``part``, over :data:`MAX_DATA_BYTES` in UTF-8, else None at once): where it is a
     ConfigMap or Secret whose data certainly holds more than :data:`MAX_DATA_BYTES`, the line (0-based, in ``part``)
     of its first ``data:``, ``binaryData:`` or ``stringData:`` key and the message; else None."""
-    if len(part) <= MAX_DATA_BYTES:
+    if not may_be_oversized(part):
         return None
     kinds = _ANY_KIND.findall(part)
     found = _KIND.search(part)
@@ -121,7 +137,7 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         encoded = m.group(1) == "binaryData" or (kind == "Secret" and m.group(1) == "data")
         # base64: three bytes in each four characters, less a value's padding and a partial group (3 bytes a value;
         # a key's `:` counts its values)
-        counted = _section_bytes(block, len(block) if encoded else MAX_DATA_BYTES)
+        counted = _section_bytes(block, len(block) if encoded else MAX_DATA_BYTES, not encoded)
         sections[m.group(1)] = max(0, counted * 3 // 4 - 3 * block.count(":")) if encoded else counted
         if where is None:
             where = part.count("\n", 0, m.start())

@@ -165,3 +165,28 @@ def test_a_sops_encrypted_value_over_a_mebibyte_is_still_one():
     text = ("apiVersion: v1\nkind: Secret\nmetadata:\n    name: prompts\ntype: Opaque\nstringData:\n"
             f"    prompts.txt: {_sops(1_100_000)}\n    replicas: {_sops(2_000_000, 'int')}\n" + SOPS_TAIL)
     assert oversized_data(text) == (5, _message("Secret", "prompts", 1_100_000, text.count("\n")))
+
+
+def test_text_is_counted_in_utf8_bytes_as_the_api_server_counts_it():
+    """review47: the API server sums Go's ``len`` of each value, its UTF-8 bytes. A ConfigMap of a Chinese prompt
+    library, 500,000 characters of three bytes each in 1,000 keys, holds 1,500,000 bytes though its text is 0.5 M
+    characters: it was parsed and passed; it is an input error at its ``data:`` line."""
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prompts-zh\n  namespace: serving\ndata:\n"
+    text = head + "".join(f"  prompt-{i:04d}.txt: |\n    {'模' * 250}\n    {'型' * 250}\n" for i in range(1_000))
+    assert len(text) < MAX_DATA_BYTES
+    lines = text.count("\n")
+    assert oversized_data(text) == (5, _message("ConfigMap", "prompts-zh", 1_500_000, lines))
+    inv = load_text(text + DEPLOYMENT, "prompts.yaml")
+    assert [(e.line, e.message) for e in inv.errors] == [(6, _message("ConfigMap", "prompts-zh", 1_500_000, lines))]
+    assert [g.location.line for g in inv.groups] == [lines + 3]
+
+
+def test_keys_and_multibyte_text_under_a_mebibyte_are_read():
+    """900 KiB of values in two-byte characters (é) under keys of 244 characters: the text is 1,034,559 characters and
+    1,495,359 bytes in UTF-8, the values 921,600 bytes; keys are not counted (ValidateConfigMap sums the values only).
+    Not refused."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: accents\ndata:\n"
+            + "".join(f"  {'k' * 240}{i:04d}: {'é' * 200}\n" for i in range(2_304)))
+    assert (len(text), len(text.encode())) == (1_034_559, 1_495_359)
+    assert oversized_data(text) is None
+    assert load_text(text, "accents.yaml").errors == []

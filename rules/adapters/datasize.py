@@ -82,7 +82,8 @@ def _section_bytes(block: str, enough: int, utf8: bool = True) -> int:
     as text; the count stops once it is over ``enough``. Each quote and backslash of a counted part is taken off it,
     with nine characters more for a backslash (an escape spells one character in at most ten: ``\\U0001F600``).
     A character is counted as its UTF-8 bytes (``utf8``), as the API server counts a string (Go's ``len``: review47, a
-    ConfigMap of 1.5 MB of Chinese text in 500,000 characters passed); as one where the text is base64 (``utf8``
+    ConfigMap of 1.5 MB of Chinese text in 500,000 characters passed), a lone surrogate as one (a byte that was no
+    UTF-8, escaped by a reader that decoded with ``surrogateescape``); as one where the text is base64 (``utf8``
     false: a character outside it makes the value no base64, refused for that)."""
     first = _INDENT.search(block)
     if first is None or _UNSURE.search(block):
@@ -99,7 +100,7 @@ def _section_bytes(block: str, enough: int, utf8: bool = True) -> int:
             chunk = _SOPS_VALUE.sub(_sops_plain, chunk)
         texts: list[str] = [*pair.findall(chunk), *deeper.findall(chunk)]
         if utf8 and not chunk.isascii():
-            counted = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+            counted = sum(len(t.encode("utf-8", "replace")) for t in texts)
         else:
             counted = sum(map(len, texts))
         total += max(0, counted - chunk.count('"') - chunk.count("'") - 10 * chunk.count("\\"))
@@ -112,7 +113,7 @@ def may_be_oversized(text: str) -> bool:
     bytes), so that a document of it may hold more data than a ConfigMap or Secret takes."""
     if len(text) > MAX_DATA_BYTES:
         return True
-    return len(text) * 4 > MAX_DATA_BYTES and not text.isascii() and len(text.encode("utf-8", "surrogatepass")) > \
+    return len(text) * 4 > MAX_DATA_BYTES and not text.isascii() and len(text.encode("utf-8", "replace")) > \
         MAX_DATA_BYTES
 
 

@@ -190,3 +190,11 @@ def test_keys_and_multibyte_text_under_a_mebibyte_are_read():
     assert (len(text), len(text.encode())) == (1_034_559, 1_495_359)
     assert oversized_data(text) is None
     assert load_text(text, "accents.yaml").errors == []
+
+
+def test_a_lone_surrogate_counts_one_byte():
+    """Text decoded with ``surrogateescape`` (a piped stdin) holds each byte that was no UTF-8 as a lone surrogate:
+    600,000 of them were 600,000 bytes, not the 1,800,000 a surrogate's own encoding would count."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: latin1\ndata:\n"
+            + "".join(f"  k{i}: {chr(0xDCE9) * 600}\n" for i in range(1_000)))
+    assert oversized_data(text) is None

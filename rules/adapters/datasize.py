@@ -12,8 +12,9 @@ bytes that is over the limit; the loader then reports it as an input error at it
 
 The bound is sure never to exceed what the API server counts: a value is counted from its text less whatever its text
 could spell in fewer bytes (a comment, quotes, each escape as up to ten characters, an anchor, tag or alias, a block
-scalar's indicator, a null, a number or a boolean, base64 as three bytes in four less its padding). A document in
-flow style, or whose top-level keys it cannot tell, is left to the parser.
+scalar's indicator, a null, a number or a boolean, base64 as three bytes in four less its padding, a SOPS-encrypted
+value as the text it decrypts to). A document in flow style, or whose top-level keys it cannot tell, is left to the
+parser.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ _SCALAR_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n|%[^\n]*\n)*---[ \t]+[^\s
 _SECTION = re.compile(r"^(data|binaryData|stringData):[ \t]*(?:#.*)?$", re.MULTILINE)
 _TOP_LEVEL = re.compile(r"^[^ \t\n#]", re.MULTILINE)
 _METADATA = re.compile(r"^metadata:[ \t]*(?:\{[^}\n]*?\bname:[ \t]*([^,}\s]+))?", re.MULTILINE)
-_NAME = re.compile(r"^  name:[ \t]*([^\s#]+)", re.MULTILINE)
+#: ``metadata.name`` at the indent of metadata's first key (``{n}``: two spaces in kubectl's and helm's output, four in
+#: sops's).
+_NAME = r"^ {{{n}}}name:[ \t]*([^\s#]+)"
 #: A plain value that is no string of its text: a null, a boolean or a number (YAML 1.1, as kubectl's YAML reader
 #: takes it); the API server then refuses the object for its type, not counted here.
 _NOT_TEXT = re.compile(r"(?:~|null|Null|NULL|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON"
@@ -52,15 +55,36 @@ _INDENT = re.compile(r"^( *)[^ \n#]", re.MULTILINE)
 #: What makes a section's text no sure measure of its values: a tag (``!!binary``: base64 read as bytes) or a complex
 #: key (``? |``: a key's text on lines of their own).
 _UNSURE = re.compile(r": +!|\n *\?[ \t]")
+#: A value SOPS encrypted in the repository (a GitOps tree's ``*.sops.yaml``, which Flux's kustomize-controller or
+#: ``sops -d`` decrypts before it is applied): ``ENC[AES256_GCM,data:<base64>,iv:<base64>,tag:<base64>,type:<t>]``,
+#: whose ``data`` is the AES-GCM ciphertext without its tag, as long as the text it decrypts to (getsops/sops
+#: aes/cipher.go at 0486373c, ``Cipher.Encrypt``: ``gcm.Seal``, then ``out[:len(out)-cryptoaes.BlockSize]``). Its
+#: text is about 4/3 of the value's and 60-odd characters more, so a Secret of 800,000 bytes SOPS encrypted was over
+#: 1 MiB as written (review47: a false input error); it is counted as the text it decrypts to, a ``str``'s, and as
+#: nothing for another type (an ``int``, ``float`` or ``bool`` is no string of a ConfigMap's or Secret's data).
+_SOPS_VALUE = re.compile(r"ENC\[AES256_GCM,data:([A-Za-z0-9+/]*)=*,iv:[A-Za-z0-9+/=]+,tag:[A-Za-z0-9+/=]+,"
+                         r"type:(\w+)\]")
+
+
+def _sops_plain(m: re.Match[str]) -> str:
+    """A SOPS-encrypted value's text replaced by as many characters as the text it decrypts to (``type:str``), or by
+    nothing for another type; ``x``: no quote, backslash or ``#`` that the count would take off or stop at."""
+    return "x" * (len(m.group(1)) * 3 // 4) if m.group(2) == "str" else ""
+
+
 #: The text counted at once: a section's lines are counted a part of about this many characters at a time, until
 #: the count is over the limit.
 _CHUNK = 1 << 21
 
 
-def _section_bytes(block: str, enough: int) -> int:
+def _section_bytes(block: str, enough: int, utf8: bool = True) -> int:
     """A lower bound of the bytes the values of a top-level block mapping (``block``: its lines, after its key) hold,
     as text; the count stops once it is over ``enough``. Each quote and backslash of a counted part is taken off it,
-    with nine characters more for a backslash (an escape spells one character in at most ten: ``\\U0001F600``)."""
+    with nine characters more for a backslash (an escape spells one character in at most ten: ``\\U0001F600``).
+    A character is counted as its UTF-8 bytes (``utf8``), as the API server counts a string (Go's ``len``: review47, a
+    ConfigMap of 1.5 MB of Chinese text in 500,000 characters passed), a lone surrogate as one (a byte that was no
+    UTF-8, escaped by a reader that decoded with ``surrogateescape``); as one where the text is base64 (``utf8``
+    false: a character outside it makes the value no base64, refused for that)."""
     first = _INDENT.search(block)
     if first is None or _UNSURE.search(block):
         return 0
@@ -72,17 +96,32 @@ def _section_bytes(block: str, enough: int) -> int:
         cut = block.find("\n", at + _CHUNK)
         cut = len(block) if cut < 0 else cut + 1
         chunk = block[at:cut]
-        counted = sum(map(len, pair.findall(chunk))) + sum(map(len, deeper.findall(chunk)))
+        if "ENC[AES256_GCM," in chunk:
+            chunk = _SOPS_VALUE.sub(_sops_plain, chunk)
+        texts: list[str] = [*pair.findall(chunk), *deeper.findall(chunk)]
+        if utf8 and not chunk.isascii():
+            counted = sum(len(t.encode("utf-8", "replace")) for t in texts)
+        else:
+            counted = sum(map(len, texts))
         total += max(0, counted - chunk.count('"') - chunk.count("'") - 10 * chunk.count("\\"))
         at = cut
     return total
 
 
+def may_be_oversized(text: str) -> bool:
+    """Whether ``text`` is over :data:`MAX_DATA_BYTES` in UTF-8, as the API server counts (a character is one to four
+    bytes), so that a document of it may hold more data than a ConfigMap or Secret takes."""
+    if len(text) > MAX_DATA_BYTES:
+        return True
+    return len(text) * 4 > MAX_DATA_BYTES and not text.isascii() and len(text.encode("utf-8", "replace")) > \
+        MAX_DATA_BYTES
+
+
 def oversized_data(part: str) -> tuple[int, str] | None:
-    """For one YAML document's text (``part``, longer than :data:`MAX_DATA_BYTES`, else None at once): where it is a
+    """For one YAML document's text (``part``, over :data:`MAX_DATA_BYTES` in UTF-8, else None at once): where it is a
     ConfigMap or Secret whose data certainly holds more than :data:`MAX_DATA_BYTES`, the line (0-based, in ``part``)
     of its first ``data:``, ``binaryData:`` or ``stringData:`` key and the message; else None."""
-    if len(part) <= MAX_DATA_BYTES:
+    if not may_be_oversized(part):
         return None
     kinds = _ANY_KIND.findall(part)
     found = _KIND.search(part)
@@ -99,7 +138,7 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         encoded = m.group(1) == "binaryData" or (kind == "Secret" and m.group(1) == "data")
         # base64: three bytes in each four characters, less a value's padding and a partial group (3 bytes a value;
         # a key's `:` counts its values)
-        counted = _section_bytes(block, len(block) if encoded else MAX_DATA_BYTES)
+        counted = _section_bytes(block, len(block) if encoded else MAX_DATA_BYTES, not encoded)
         sections[m.group(1)] = max(0, counted * 3 // 4 - 3 * block.count(":")) if encoded else counted
         if where is None:
             where = part.count("\n", 0, m.start())
@@ -117,7 +156,10 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         name = meta.group(1)
     elif meta is not None:
         end = _TOP_LEVEL.search(part, meta.end() + 1)
-        named = _NAME.search(part, meta.end(), end.start() if end else len(part))
+        stop = end.start() if end else len(part)
+        first = _INDENT.search(part, meta.end() + 1, stop)
+        named = (re.compile(_NAME.format(n=len(first.group(1))), re.MULTILINE).search(part, meta.end(), stop)
+                 if first is not None else None)
         name = named.group(1) if named else ""
     name = name.strip("'\"")
     return where, (

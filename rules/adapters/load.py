@@ -18,7 +18,7 @@ from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from ..model.files import read_file_bytes
 from . import kinds
-from .datasize import MAX_DATA_BYTES, refuse_oversized
+from .datasize import may_be_oversized, refuse_oversized
 from .select import PROGRAM_ENDS
 from .shellname import is_script
 from .yamlsrc import (
@@ -226,7 +226,7 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
                 from .jsonsrc import yaml_readable
 
                 text = yaml_readable(text)
-    if len(text) > MAX_DATA_BYTES:  # review45: a ConfigMap or Secret the API server refuses for its data's size is
+    if may_be_oversized(text):  # review45: a ConfigMap or Secret the API server refuses for its data's size is
         # said from its text, not parsed (2,450,000 keys: 18.9 s of CPU and 1.1 GB, and a pass)
         readable, too_large = refuse_oversized(text, file, split_documents(text))
         docs = [*load_documents(readable, file), *((e.line, e) for e in too_large)]

@@ -5,6 +5,8 @@ dashboard in a block scalar, a generated ConfigMap of many small keys, a Secret'
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from shardwise.rules.adapters.datasize import MAX_DATA_BYTES, oversized_data
 from shardwise.rules.adapters.load import load_text
@@ -117,4 +119,82 @@ def test_values_whose_text_is_not_their_bytes_are_not_counted(value):
     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: !!binary |\n" + _bundle(1_300_000),
 ], ids=["escapes", "flow", "scalar-document", "crd", "kind-twice", "binary-tag"])
 def test_text_that_is_no_sure_measure_is_left_to_the_parser(text):
+    assert oversized_data(text) is None
+
+
+def test_the_name_is_found_at_the_indent_metadata_is_written_in():
+    """review47: sops writes four-space indents; the message named no Secret (``Secret: its data…``), for the name was
+    looked for at two spaces only. A ``name`` deeper (a label's, an owner reference's) is not the object's."""
+    secret = ("apiVersion: v1\nkind: Secret\nmetadata:\n    labels:\n        name: not-this\n    ownerReferences:\n"
+              "        -   name: nor-this\n    name: weights-key\ntype: Opaque\ndata:\n    key.bin: |\n")
+    text = secret + _bundle(1_500_000, 76).replace("    ", "        ")
+    assert oversized_data(text) == (9, _message("Secret", "weights-key", 1_124_997, text.count("\n")))
+
+
+def _sops(plain_chars: int, kind: str = "str") -> str:
+    """A value as ``sops -e`` writes it (getsops/sops aes/cipher.go ``Cipher.Encrypt``): the ciphertext, as long as
+    the ``plain_chars`` characters it decrypts to, in base64, a 32-byte IV and a 16-byte tag."""
+    data = base64.b64encode(b"\x8f" * plain_chars).decode()
+    iv, tag = base64.b64encode(b"\x11" * 32).decode(), base64.b64encode(b"\x22" * 16).decode()
+    return f"ENC[AES256_GCM,data:{data},iv:{iv},tag:{tag},type:{kind}]"
+
+
+#: The metadata ``sops -e --encrypted-regex '^(data|stringData)$'`` appends (sops writes four-space indents).
+SOPS_TAIL = ("sops:\n    kms: []\n    gcp_kms: []\n    azure_kv: []\n    hc_vault: []\n    age:\n"
+             "        - recipient: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n"
+             "          enc: |\n            -----BEGIN AGE ENCRYPTED FILE-----\n            YWdlLWVuY3J5cHRpb24=\n"
+             "            -----END AGE ENCRYPTED FILE-----\n    lastmodified: \"2026-11-02T10:00:00Z\"\n"
+             f"    mac: {_sops(32)}\n    pgp: []\n    encrypted_regex: ^(data|stringData)$\n    version: 3.9.0\n")
+
+
+def test_a_sops_encrypted_secret_is_counted_as_what_it_decrypts_to():
+    """review47: a GitOps tree's Secret, SOPS encrypted (Flux decrypts it before applying): 800,000 bytes of data,
+    base64 of 1,066,668 characters, encrypted as 1,422,224 characters of base64 ciphertext. Read as written that was
+    at least 1,066,6xx bytes, a false input error; it is 800,000, and the Secret is parsed."""
+    value = base64.b64encode(b"\x00" * 800_000).decode()
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n    name: tls-bundle\n    namespace: serving\ntype: Opaque\n"
+            f"data:\n    ca.crt: {_sops(len(value))}\n" + SOPS_TAIL)
+    assert len(text) > 1_400_000
+    assert oversized_data(text) is None
+    assert load_text(text, "secret.sops.yaml").errors == []
+
+
+def test_a_sops_encrypted_value_over_a_mebibyte_is_still_one():
+    """The text a value decrypts to is counted: a stringData value of 1,100,000 characters SOPS encrypted holds
+    1,100,000 bytes; a value of another type (``type:int``) counts nothing."""
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n    name: prompts\ntype: Opaque\nstringData:\n"
+            f"    prompts.txt: {_sops(1_100_000)}\n    replicas: {_sops(2_000_000, 'int')}\n" + SOPS_TAIL)
+    assert oversized_data(text) == (5, _message("Secret", "prompts", 1_100_000, text.count("\n")))
+
+
+def test_text_is_counted_in_utf8_bytes_as_the_api_server_counts_it():
+    """review47: the API server sums Go's ``len`` of each value, its UTF-8 bytes. A ConfigMap of a Chinese prompt
+    library, 500,000 characters of three bytes each in 1,000 keys, holds 1,500,000 bytes though its text is 0.5 M
+    characters: it was parsed and passed; it is an input error at its ``data:`` line."""
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: prompts-zh\n  namespace: serving\ndata:\n"
+    text = head + "".join(f"  prompt-{i:04d}.txt: |\n    {'模' * 250}\n    {'型' * 250}\n" for i in range(1_000))
+    assert len(text) < MAX_DATA_BYTES
+    lines = text.count("\n")
+    assert oversized_data(text) == (5, _message("ConfigMap", "prompts-zh", 1_500_000, lines))
+    inv = load_text(text + DEPLOYMENT, "prompts.yaml")
+    assert [(e.line, e.message) for e in inv.errors] == [(6, _message("ConfigMap", "prompts-zh", 1_500_000, lines))]
+    assert [g.location.line for g in inv.groups] == [lines + 3]
+
+
+def test_keys_and_multibyte_text_under_a_mebibyte_are_read():
+    """900 KiB of values in two-byte characters (é) under keys of 244 characters: the text is 1,034,559 characters and
+    1,495,359 bytes in UTF-8, the values 921,600 bytes; keys are not counted (ValidateConfigMap sums the values only).
+    Not refused."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: accents\ndata:\n"
+            + "".join(f"  {'k' * 240}{i:04d}: {'é' * 200}\n" for i in range(2_304)))
+    assert (len(text), len(text.encode())) == (1_034_559, 1_495_359)
+    assert oversized_data(text) is None
+    assert load_text(text, "accents.yaml").errors == []
+
+
+def test_a_lone_surrogate_counts_one_byte():
+    """Text decoded with ``surrogateescape`` (a piped stdin) holds each byte that was no UTF-8 as a lone surrogate:
+    600,000 of them were 600,000 bytes, not the 1,800,000 a surrogate's own encoding would count."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: latin1\ndata:\n"
+            + "".join(f"  k{i}: {chr(0xDCE9) * 600}\n" for i in range(1_000)))
     assert oversized_data(text) is None

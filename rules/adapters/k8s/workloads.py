@@ -1248,9 +1248,13 @@ def command_texts(container: Mapping[str, Any], spec: Mapping[str, Any]) -> tupl
     any_unread = env_from and env_from_values(container.get("envFrom")) is None
     assigns = [w for key in ("command", "args") for w in as_list(container.get(key)) if isinstance(w, str) and "=" in w]
     if assigns:  # a variable the script assigns once, to a value read, before it refers to it (review43)
-        assigned = _script_assignments(assigns, env, pending, set(unread), any_unread)
+        names: set[str] = set()
         for assign in assigns:  # not `w`: mypyc would type the words read below as str and refuse a list in them
-            unread.update(_SCRIPT_ASSIGN.findall(assign))
+            names.update(_SCRIPT_ASSIGN.findall(assign))
+        # every name _script_assignments reads is one of these (its pattern is this one and a value, over the same
+        # words joined): where the words assign none (`--max-model-len=8192`), its search of the script is skipped
+        assigned = _script_assignments(assigns, env, pending, set(unread), any_unread) if names else {}
+        unread.update(names)
         if assigned:
             env = {**env, **assigned}
             unread -= set(assigned)

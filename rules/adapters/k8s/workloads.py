@@ -1116,16 +1116,25 @@ def ray_start_command_ports(text: str, pending: Iterable[str] = ()) -> Any:
             if w.startswith("--") and key in RAY_PORT_FLAGS:
                 params[key] = words[i + 1].strip("'\"") if i + 1 < len(words) else ""
         ports = ray_start_ports(params, "--head" in words, pending)
-        if isinstance(ports, frozenset):
-            found |= ports
-            continue
-        closed = True
-        if isinstance(ports, RayPins):
-            found |= ports.ports
-            unknown = unknown or ports.unknown
+        opened, unknown = _fold_ray_ports(found, ports, unknown)
+        closed = closed or opened
     if closed:
         return ray_open(found, unknown)
     return frozenset(found) if started else None
+
+
+def _fold_ray_ports(found: set[int], ports: Any, unknown: str) -> tuple[bool, str]:
+    """One ``ray start``'s (or one command's) Ray ports folded into ``found``: a frozenset's ports; a :class:`RayPins`'
+    ports and its flag not known yet, kept where ``unknown`` names none; (whether every default port is Ray's: all
+    but a frozenset, fail closed; the flag not known yet). Shared by :func:`ray_start_command_ports` and
+    :func:`runs_ray`."""
+    if isinstance(ports, frozenset):
+        found |= ports
+        return False, unknown
+    if isinstance(ports, RayPins):
+        found |= ports.ports
+        return True, unknown or ports.unknown
+    return True, unknown
 
 
 def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
@@ -1153,14 +1162,9 @@ def runs_ray(containers: Iterable[Any], pod_spec: Any = None) -> Any:
         if named:
             pending = literal_env(container)[1]
             starts = True
-            for r in (ray_start_command_ports(t, pending) for t in named):
-                if isinstance(r, frozenset):
-                    started |= r
-                    continue
-                closed = True
-                if isinstance(r, RayPins):
-                    started |= r.ports
-                    later = later or r.unknown
+            for t in named:
+                opened, later = _fold_ray_ports(started, ray_start_command_ports(t, pending), later)
+                closed = closed or opened
             unknown = unknown or open_
             continue
         if image is UNKNOWN:

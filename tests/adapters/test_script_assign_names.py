@@ -56,3 +56,22 @@ def test_command_texts_with_assignments(args: list[str], expected: str) -> None:
     texts, unknown = command_texts(container, {})
     assert texts == [expected]
     assert unknown is False
+
+
+def test_script_path_pattern_as_the_lookbehind_first_one():
+    """_SCRIPT_PATH written with its slash first (lintspeed29) finds what the pattern with its lookbehind first found,
+    on every text of up to six characters of word characters (ASCII and not), ``$``, the path's punctuation and
+    separators."""
+    import re
+
+    from shardwise.rules.adapters.k8s.workloads import _SCRIPT_PATH
+
+    before = re.compile(r"(?<![\w$])/[\w.\-/]+")
+    alphabet = "/a1é$.- "
+    found = 0
+    for n in range(1, 7):
+        for combo in itertools.product(alphabet, repeat=n):
+            text = "".join(combo)
+            assert _SCRIPT_PATH.findall(text) == before.findall(text), text
+            found += bool(before.findall(text))
+    assert found > 50_000

@@ -79,3 +79,27 @@ def test_top_model_type_by_architecture():
     assert top_model_type(["Gemma3ForCausalLM"], "gemma3_text") == "gemma3_text"
     assert top_model_type(["LlamaForCausalLM"], "llama") == "llama"
     assert top_model_type(None, "gemma2") == "gemma2"
+
+
+def test_sizing_keeps_each_answer_by_what_it_reads():
+    """The sizing keeps the served dtype in the model's facts (lintspeed29): one model object asked in turn on GPUs,
+    releases and --dtype words that change the answer, each ask twice, is answered as a fresh reading answers."""
+    from shardwise.rules.capacity import sizing
+    from shardwise.rules.catalog import find_gpu, find_model
+    from shardwise.rules.vllm.versions import resolve
+
+    model = find_model("google/gemma-2-9b-it")
+    model_type = top_model_type(model.hf_config.get("architectures"), str(model.hf_config.get("model_type") or ""))
+    assert model_type == "gemma2"
+    answers = set()
+    for _ in range(2):
+        for gpu in ("T4", "A10G", "V100"):
+            device = sizing.Device.of(find_gpu(gpu))
+            for version in ("0.8.5", "0.9.0", "0.9.1", "0.11.0"):
+                rv = resolve(version)
+                for dtype in ("auto", "half", "bfloat16"):
+                    got = sizing._served_dtype(model, sizing.EngineSettings(dtype=dtype), device, rv)
+                    assert got == served_dtype(rv.behaviour, model_type, model.torch_dtype, dtype, device.vendor,
+                                               device.capability(), device.name), (gpu, version, dtype)
+                    answers.add(got)
+    assert len(answers) >= 8  # the answers differ by GPU, release and --dtype: a key missing one of them fails

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..capacity.group import Layout, layout
 from ..capacity.layout import plural
-from ..catalog.accelerators import families_of
+from ..catalog.accelerators import device_word, families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
 from ._layout import runs_on_cpu
@@ -203,13 +203,14 @@ class GpuRequestNotTp(GroupRule):
                                   f"GPU: on MIG devices {lay.text()} cannot start, a CUDA process enumerating one MIG "
                                   "device, and on whole GPUs it can")
             return
+        word = device_word(g, rank=True)  # mend30: what the layout counts, NeuronCores on Neuron, NPUs on Ascend
         if per_pod is not None:
             in_pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"the pod requests {req.text()} but {lay.text()} starts "
-                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer GPUs than workers; "
+            yield hit(g, f"the pod requests {req.text(word)} but {lay.text()} starts "
+                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer {word}s than workers; "
                          f"{_write(req.resource, _units(per_pod, req), g)}", location=g.at("resources"))
         else:
-            yield hit(g, f"{lay.pods} pods × {req.text()} = {most} GPUs per group, but "
+            yield hit(g, f"{lay.pods} pods × {req.text(word)} = {most} {word}s per group, but "
                          f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers; "
                          f"{_write(req.resource, _units(-(-lay.world // lay.pods), req), g)} in each of its {lay.pods} "
                          "pods", location=g.at("resources"))

@@ -208,6 +208,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
     "SW203": {"neuron-heads.yaml"},  # mend28: vLLM refuses 64 heads at TP24 on Neuron too (NxDI's padding is behind it)
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "cuda-image-cpu-setting.yaml",  # mend30: the CUDA image never runs the CPU backend its env configures
               "privileged-rocm.yaml",  # corpus26: a privileged container sees every device of its node
               "limitrange-default.yaml",  # limitrange22: a LimitRange's default GPU is the count of a container
               "limitrange-max-tenant.yaml",  # that writes none (a max alone is the default)

@@ -2517,15 +2517,30 @@ def _served_in_float32(model: ModelShape, s: EngineSettings, device: Device, rv:
                        served: model_dtype.ServedDtype, notes: list[str]) -> EngineSettings:
     """``s`` with ``--dtype float32`` where ``--dtype auto`` serves a 16- or 32-bit checkpoint in float32 (a model type
     vLLM refuses float16 for, on a GPU below compute capability 8.0, from 0.9.1): four bytes a weight, an activation
-    and a KV cache element. A quantised checkpoint or ``--quantization`` is left as it is (its method's own dtype
-    checks are not read)."""
-    if served.dtype != "float32" or (s.dtype or "auto").lower() != "auto" or s.quantization:
+    and a KV cache element. A quantised checkpoint (or ``--quantization``) of a method that takes float32 activations
+    (:data:`_FLOAT32_QUANT`: bitsandbytes, GGUF) starts so too, its quantised weights as they are and its activations
+    and KV cache at four bytes (mend30); one of another method is left as it is (AWQ and GPTQ are refused there,
+    :func:`_quantised_float32`)."""
+    if served.dtype != "float32" or (s.dtype or "auto").lower() != "auto":
         return s
-    if model.precision not in ("bf16", "fp16", "fp32"):
+    method = (s.quantization or model.quantization or "").lower()
+    quantised = bool(s.quantization) or model.precision not in ("bf16", "fp16", "fp32")
+    if quantised and method not in _FLOAT32_QUANT:
         return s
     notes.append(f"{FLOAT32_BY_AUTO}{rv.version} leaves it no dtype but float32 on {device.name}, where bfloat16 "
-                 f"needs compute capability 8.0 and vLLM refuses float16 for model type '{served.model_type}'")
+                 f"needs compute capability 8.0 and vLLM refuses float16 for model type '{served.model_type}'"
+                 + (f", and its {_FLOAT32_QUANT[method]} checkpoint takes float32 activations: its activations "
+                    "and KV cache are sized at 4 bytes an element (its unquantised layers, the embeddings among "
+                    "them, are float32 too and still sized at 16 bits: a lower bound)" if quantised else ""))
     return replace(s, dtype="float32")
+
+
+#: Quantisation methods whose ``get_supported_act_dtypes`` lists float32 (mend30; read in the vLLM 0.9.1 wheel,
+#: ``model_executor/layers/quantization/bitsandbytes.py``: ``[torch.float32, torch.float16, torch.bfloat16]``, minimum
+#: capability 70; ``gguf.py``: ``[torch.half, torch.bfloat16, torch.float32]``, minimum capability 60): where --dtype
+#: auto leaves a model type float32 (Gemma 2 and 3 below compute capability 8.0, from 0.9.1), such a checkpoint
+#: starts in float32, its activations and KV cache four bytes an element (review44 left them sized at 16 bits).
+_FLOAT32_QUANT: dict[str, str] = {"bitsandbytes": "bitsandbytes", "gguf": "GGUF"}
 
 
 #: The start of the note :func:`_served_in_float32` leaves (SW101 gives it where the weights are sized in fp32).

@@ -49,7 +49,9 @@ def runs_on_cpu(g: ServingGroup) -> bool:
     CUDA build and still needs a GPU. Only on an image whose build nothing names (a team's own) are these
     kept as a sign of a CPU build. (Read at vllm-project/vllm 00e2bbc, ``vllm/platforms/__init__.py``;
     ``VLLM_TARGET_DEVICE`` is read in ``setup.py`` and tests only.) A setting only the CPU backend reads
-    (``VLLM_CPU_KVCACHE_SPACE``) is still taken as the author's sign of a CPU build, as before. So is, on such an
+    (``VLLM_CPU_KVCACHE_SPACE``) is taken as the author's sign of a CPU build on such an image too, never on an image
+    known as an accelerator's build (mend30: ``vllm/vllm-openai`` with it and no GPU request passed in silence as the
+    CPU backend; SW204 says what that build does there, :func:`cpu_setting_on_accelerator_image`). So is, on such an
     image, a node selection that admits only EC2 instances without an accelerator (``karpenter.k8s.aws/
     instance-family: m8g``, :func:`~shardwise.rules.catalog.hardware.selects_no_accelerator`): the CUDA build has
     no platform there, so a team's own image placed there is its CPU build (corpus19: a Graviton vLLM)."""
@@ -66,7 +68,7 @@ def runs_on_cpu(g: ServingGroup) -> bool:
     if not (isinstance(c.image, str) and image_families(c.image)) and selects_no_accelerator(g.node_selector,
                                                                                           g.affinity):
         return True  # a team's own build, placed on instances without accelerators: its CPU build (corpus19)
-    if any(name in c.env for name in _CPU_ENV):
+    if any(name in c.env for name in _CPU_ENV) and not cpu_setting_on_accelerator_image(g):
         return True
     if openvino_on_cpu(c.image, c.env):
         return True
@@ -76,6 +78,22 @@ def runs_on_cpu(g: ServingGroup) -> bool:
             or (isinstance(device, str) and device.strip().lower() == "cpu")):
         return False
     return not (isinstance(c.image, str) and image_families(c.image))
+
+
+def cpu_setting_on_accelerator_image(g: ServingGroup) -> str:
+    """The first setting only vLLM's CPU backend reads (:data:`_CPU_ENV`) that the group's vLLM container sets on an
+    image known as vLLM's CUDA build (``vllm/vllm-openai``); "" where there is none (another accelerator's build, whose
+    start without its devices was not read here, keeps the setting as a sign of a CPU build). That build never runs
+    the CPU backend: vLLM activates its CPU platform only for a build whose version names ``cpu`` (vllm-project/vllm
+    00e2bbc, ``vllm/platforms/__init__.py`` ``cpu_platform_plugin``), and the CUDA one where NVML counts a GPU
+    (``cuda_platform_plugin``), else none (UnspecifiedPlatform, which cannot start an engine)."""
+    c = g.main_container
+    if c is None or not isinstance(c.image, str):
+        return ""
+    families = image_families(c.image)
+    if not families or any(a.family != "nvidia-gpu" for a in families):  # the CUDA build's only (what is read)
+        return ""
+    return next((name for name in _CPU_ENV if name in c.env), "")
 
 
 def openvino_on_cpu(image: object, env: dict[str, object]) -> bool:

@@ -27,13 +27,17 @@ class Request:
     lo: int = 1
     hi: int = 1
 
-    def text(self) -> str:
-        """``4 google.com/tpu``, with the devices they hold where a unit is not one device."""
+    def text(self, word: str = "device") -> str:
+        """``4 google.com/tpu``, with the vLLM devices they hold where a unit is not one device, each called ``word``
+        (:func:`..catalog.accelerators.device_word` with ``rank``: ``24 to 96 NeuronCores`` for 12
+        aws.amazon.com/neuron; mend30: it said "devices", which on Neuron are what the resource counts); "devices"
+        for a GPU family's (an Intel GPU's tiles are vLLM's devices, not GPUs)."""
+        word = "device" if word == "GPU" else word
         if self.lo == self.hi == 1:
             return f"{self.units} {self.resource}"
         if self.lo == self.hi:
-            return f"{self.units} {self.resource} ({self.units * self.lo} devices)"
-        return f"{self.units} {self.resource} ({self.units * self.lo} to {self.units * self.hi} devices)"
+            return f"{self.units} {self.resource} ({self.units * self.lo:,} {word}s)"
+        return f"{self.units} {self.resource} ({self.units * self.lo:,} to {self.units * self.hi:,} {word}s)"
 
 
 def gpu_request(g: ServingGroup) -> tuple[Request | None, str]:

@@ -78,7 +78,7 @@ RULES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 #: them at once (review25: SW206, SW305, SW306, SW312, SW404 and SW406 read collections they did not name; none
 #: could lose a finding by it, packspeed22; SW306, which takes objects from ``ingresses`` too, now reads them).
 ALSO_READS: dict[str, tuple[str, ...]] = {
-    "SW004": ("config_maps", "services"),
+    "SW004": ("config_maps", "pools", "services"),  # mend30: the peers it asks (SW206) read the pools
     "SW101": ("config_maps", "device_claims"),
     "SW102": ("config_maps",),
     "SW103": ("config_maps",),

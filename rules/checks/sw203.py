@@ -8,8 +8,9 @@ from ..capacity.group import require_model, tp_pp
 from ..capacity.layout import tp_allowed, weight_load_refusals
 from ..catalog.accelerators import SIZED_VENDORS, group_vendor
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
-from ..model import Inventory, ServingGroup, known
+from ..model import Inventory, ServingGroup, Undecidable, known
 from ..model.shapes import ModelShape
+from ._request import gpu_request
 from ._unseen import held_back_hits
 
 
@@ -74,7 +75,8 @@ class HeadsNotDivisibleByTp(GroupRule):
                              "loads quantised weights its own way, so this is not known to refuse there",
                           level="advisory")
                 continue
-            yield hit(g, r.message + _instead(model, tp, ep, r.experts), level=None if r.sure else "advisory")
+            yield hit(g, r.message + _instead(model, tp, ep, r.experts, _candidates(g, vendor)),
+                      level=None if r.sure else "advisory")
         if pp > model.num_hidden_layers:
             yield hit(g, f"pipeline_parallel_size {pp} exceeds the {model.num_hidden_layers} layers "
                          f"of {model.id}")
@@ -82,12 +84,35 @@ class HeadsNotDivisibleByTp(GroupRule):
 
 #: The tensor-parallel sizes a refusal's message offers instead: those of one node of 2, 4 or 8 GPUs.
 _CANDIDATES = (2, 4, 8)
+#: On AWS Neuron tensor parallelism counts NeuronCores, of which a node holds more (inf2.48xlarge 24, trn1.32xlarge
+#: 32, trn2.48xlarge 64 at its default logical core size): the sizes offered there as well, where the pod holds that
+#: many (mend30: a 64-head model refused at TP 24 on inf2.48xlarge was offered 2, 4 or 8, not 16, the size AWS's own
+#: 70B-on-inf2 blueprint runs). vLLM's Neuron platform adds no check of the size of its own (vllm/platforms/neuron.py,
+#: stored at 00e3ddc5: check_and_update_config sets the worker and the block size only); the heads check of
+#: ModelConfig.verify_with_parallel_config applies there as on a GPU (:func:`..capacity.layout.tp_allowed`).
+_NEURON_CANDIDATES = (12, 16, 24, 32, 64)
 
 
-def _instead(model: ModelShape, tp: int, ep: bool, experts: bool) -> str:
-    """What to write instead of ``tp``: the sizes of :data:`_CANDIDATES` at which the weights split (without
-    deciding whether they fit), and --enable-expert-parallel where it keeps the refused experts whole."""
-    fits = [n for n in _CANDIDATES if n != tp and tp_allowed(model, n, expert_parallel=ep)]
+def _candidates(g: ServingGroup, vendor: str | None) -> tuple[int, ...]:
+    """The sizes :func:`_instead` may offer for group ``g``: :data:`_CANDIDATES`, and on AWS Neuron those of
+    :data:`_NEURON_CANDIDATES` that the NeuronCores its pod holds at fewest allow."""
+    if vendor != "aws":
+        return _CANDIDATES
+    try:
+        req, _resource = gpu_request(g)
+    except Undecidable:
+        return _CANDIDATES
+    if req is None:
+        return _CANDIDATES
+    cores = req.units * req.lo
+    return _CANDIDATES + tuple(n for n in _NEURON_CANDIDATES if n <= cores)
+
+
+def _instead(model: ModelShape, tp: int, ep: bool, experts: bool,
+             candidates: tuple[int, ...] = _CANDIDATES) -> str:
+    """What to write instead of ``tp``: the sizes of ``candidates`` (:func:`_candidates`) at which the weights split
+    (without deciding whether they fit), and --enable-expert-parallel where it keeps the refused experts whole."""
+    fits = [n for n in candidates if n != tp and tp_allowed(model, n, expert_parallel=ep)]
     out = ""
     if fits:
         sizes = str(fits[-1]) if len(fits) == 1 else f"{', '.join(map(str, fits[:-1]))} or {fits[-1]}"

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 from ..capacity.group import Layout, layout
 from ..capacity.layout import plural
-from ..catalog.accelerators import families_of
+from ..catalog.accelerators import device_word, families_of
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import UNKNOWN, Inventory, ServingGroup, Undecidable
-from ._layout import runs_on_cpu
+from ._layout import cpu_setting_on_accelerator_image, runs_on_cpu
 from ._request import Request, annotated_devices, check_server_elsewhere, counts_layout, device_claims, gpu_request
 from ._sharing import gpu_sharing, mig_devices, mig_devices_unsure
 from ._unseen import held_back_hits
@@ -177,6 +177,20 @@ class GpuRequestNotTp(GroupRule):
             if c is not None and c.runtime_class is UNKNOWN:
                 raise Undecidable("the pod's runtimeClassName", "not known yet, and a class such as nvidia shows "
                                   "the container the node's GPUs without a request")
+            cpu_setting = cpu_setting_on_accelerator_image(g)
+            if cpu_setting and c is not None and isinstance(c.image, str):
+                # mend30: the author meant vLLM's CPU backend, which this build never runs; where the pods land is
+                # not sure: a node without a visible NVIDIA GPU (no platform, no start) or a GPU node whose runtime
+                # shows the container its GPUs without a request (NVIDIA_VISIBLE_DEVICES=all in the CUDA base image)
+                yield hit(g, f"the vLLM container sets {cpu_setting}, a setting of vLLM's CPU build, but its image "
+                             f"{c.image} is vLLM's CUDA build, which never runs the CPU backend, "
+                             f"and it requests no {resource}: on a node where no NVIDIA GPU is visible vLLM finds "
+                             "no platform and does not start, and on a GPU node whose container runtime shows it the "
+                             "node's GPUs (the CUDA base image sets NVIDIA_VISIBLE_DEVICES=all) it serves on GPUs "
+                             "the scheduler does not count; use vLLM's CPU image (vllm/vllm-openai-cpu, "
+                             f"public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo) for the CPU backend, or "
+                             f"{_write(resource, need, g)}", location=g.at("resources"), level="advisory")
+                return
             profile = (f"; its hardware profile {g.hardware_profile} (in the inputs) names no accelerator to add"
                        if g.hardware_profile is not None else "")
             yield hit(g, f"the vLLM container requests no GPUs ({resource} or another accelerator) but "
@@ -203,13 +217,14 @@ class GpuRequestNotTp(GroupRule):
                                   f"GPU: on MIG devices {lay.text()} cannot start, a CUDA process enumerating one MIG "
                                   "device, and on whole GPUs it can")
             return
+        word = device_word(g, rank=True)  # mend30: what the layout counts, NeuronCores on Neuron, NPUs on Ascend
         if per_pod is not None:
             in_pods = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"the pod requests {req.text()} but {lay.text()} starts "
-                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer GPUs than workers; "
+            yield hit(g, f"the pod requests {req.text(word)} but {lay.text()} starts "
+                         f"{plural(per_pod, 'worker')}{in_pods}; vLLM cannot start with fewer {word}s than workers; "
                          f"{_write(req.resource, _units(per_pod, req), g)}", location=g.at("resources"))
         else:
-            yield hit(g, f"{lay.pods} pods × {req.text()} = {most} GPUs per group, but "
+            yield hit(g, f"{lay.pods} pods × {req.text(word)} = {most} {word}s per group, but "
                          f"{lay.text()} needs {lay.world}; vLLM cannot place all its workers; "
                          f"{_write(req.resource, _units(-(-lay.world // lay.pods), req), g)} in each of its {lay.pods} "
                          "pods", location=g.at("resources"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capacity.group import layout
-from ..catalog.accelerators import family_known
+from ..catalog.accelerators import device_word, family_known
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, is_unknown
 from ._request import counts_layout, gpu_request
@@ -65,21 +65,24 @@ class GpusRequestedButUnused(GroupRule):
         if fewest <= need:  # where a unit may hold more devices than the layout uses, no claim of waste
             return
         sharing = gpu_sharing(g, inv)
+        word = device_word(g, rank=True)  # mend30: what the layout counts, NeuronCores on Neuron, NPUs on Ascend
         if per_pod is not None:
             each = f" in each of its {lay.pods} pods" if lay.pods > 1 else ""
-            yield hit(g, f"the pod requests {req.text()} but {lay.text()} uses {per_pod}{each}; "
-                         f"{_idle(fewest - per_pod, 'pod', sharing)}", location=g.at("resources"))
+            uses = f"{per_pod}" if word == "GPU" else f"{per_pod} {word}{'s' if per_pod != 1 else ''}"
+            yield hit(g, f"the pod requests {req.text(word)} but {lay.text()} uses {uses}{each}; "
+                         f"{_idle(fewest - per_pod, 'pod', sharing, word)}", location=g.at("resources"))
         else:
-            yield hit(g, f"{lay.pods} pods × {req.text()} = {fewest} GPUs per group, but "
-                         f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world, 'group', sharing)}",
+            yield hit(g, f"{lay.pods} pods × {req.text(word)} = {fewest} {word}s per group, but "
+                         f"{lay.text()} uses {lay.world}; {_idle(fewest - lay.world, 'group', sharing, word)}",
                       location=g.at("resources"))
 
 
-def _idle(n: int, per: str, sharing: Sharing | None = None) -> str:
-    """What the units the layout does not use cost, per pod or group: whole GPUs, MIG slices, or time-sliced
-    shares (which give a pod no more of the GPU's time, only keep other pods off it)."""
+def _idle(n: int, per: str, sharing: Sharing | None = None, word: str = "GPU") -> str:
+    """What the units the layout does not use cost, per pod or group: whole devices (``word``: GPUs, or the
+    family's own, NeuronCores, NPUs, HPUs), MIG slices, or time-sliced shares (which give a pod no more of the GPU's
+    time, only keep other pods off it)."""
     if sharing is not None and sharing.kind == "time-slicing":
         return (f"{n} time-sliced {'share stays' if n == 1 else 'shares stay'} reserved per {per}, keeping other "
                 "pods off the GPU without giving this one more of its time")
-    unit = "MIG slice" if sharing is not None and sharing.kind == "mig" else "GPU"
+    unit = "MIG slice" if sharing is not None and sharing.kind == "mig" else word
     return (f"1 {unit} stays" if n == 1 else f"{n} {unit}s stay") + f" reserved and idle per {per}"

@@ -10,6 +10,7 @@ from ..capacity.group import most_tp_unseen
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, hit, object_subject
 from ..model import (
     UNKNOWN,
+    UNKNOWN_TOKEN,
     Ingress,
     Inventory,
     NodePool,
@@ -19,6 +20,7 @@ from ..model import (
     ServingGroup,
     SgRule,
     Undecidable,
+    UnknownEnv,
     is_unknown,
     known,
 )
@@ -119,7 +121,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided, and where the "
             "data-parallel size is not known yet, neither can any port above the base but the pod's vLLM API port "
             "(the data-parallel rank counts all of the engines, not the pod's: it is never read as vLLM's default "
-            "1); above NIXL's side "
+            "1); where either size is a variable a Secret or a ConfigMap not in the inputs sets, such a port is "
+            "only possibly a rank's: advisory, naming the variable; above NIXL's side "
             "channel port, 5600 or VLLM_NIXL_SIDE_CHANNEL_PORT, one for each data-parallel rank, and in vLLM 0.11.0 "
             "and earlier one for each tensor-parallel worker of each, up to the data-parallel size times the "
             "tensor-parallel size less 1 (advisory where the release is not known); above Mooncake's, 8998 or "
@@ -768,14 +771,17 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
     return range(tp + dp - 1)
 
 
-def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
+def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, tuple[str, tuple[str, str] | None]]:
     """The ports a MoRIIO KV connector's ranks may take, above those :func:`ports_set_by_settings` names, where the
     group's --tensor-parallel-size is not known yet (a guide's ``<TP_SIZE>``, a start script's ``${TP}``) and the GPUs
     of its pod bound it (:func:`..capacity.group.most_tp_unseen`), each with what is not known (review42: a decode
     server at ``<TP_SIZE>`` behind a NodePort publishing 6303 passed in silence, its ranks' ports judged at TP1 only,
     though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where TP is not bounded, none (the base ports
-    are judged); where the data-parallel size is not known, none here (:func:`_moriio_dp_unknown` says so)."""
-    found: dict[int, str] = {}
+    are judged); where the data-parallel size is not known, none here (:func:`_moriio_dp_unknown` says so). Where
+    the size is a variable a Secret or a ConfigMap not in the inputs sets (:func:`_size_unread`), it is no unknown and
+    the port only possibly a rank's (mend30): each then with what an advisory finding says (what may listen there,
+    why it is not sure), else None."""
+    found: dict[int, tuple[str, tuple[str, str] | None]] = {}
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return found
@@ -789,33 +795,76 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, str]:
         extra = g.engine.extra
         subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
         parsed = _kv_config(extra.get("kv_transfer_config"))
+        unread = _size_unread(g, "tensor_parallel_size")
         for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
             for offset in range(dp, dp + most - 1):  # the offsets a TP from 2 to `most` adds above TP1's
                 rank_port = moriio_port + offset
                 if rank_port not in RUNTIME_PORTS and rank_port < 65536:
+                    what = (f"MoRIIO KV connector {setting.removesuffix('_port')} of a rank, {setting} {moriio_port} "
+                            f"+ {offset}, at a TP of {offset - dp + 2} or more, which its {most} GPUs allow")
+                    maybe = None if not unread else (
+                        f"possibly vLLM's {what}",
+                        f"the --tensor-parallel-size of {subject} is the variable {unread}, which a Secret or a "
+                        f"ConfigMap not in the inputs sets, so whether a rank listens on {rank_port} is not sure; "
+                        f"write --tensor-parallel-size in the manifest to decide")
                     found.setdefault(rank_port, (
                         f"tensor_parallel_size of {subject} (port {rank_port} is its MoRIIO KV connector's "
                         f"{setting.removesuffix('_port')} of a rank, {setting} {moriio_port} + {offset}, at a TP of "
-                        f"{offset - dp + 2} or more, which its {most} GPUs allow)"))
+                        f"{offset - dp + 2} or more, which its {most} GPUs allow)", maybe))
     return found
 
 
-def _moriio_dp_unknown(inv: Inventory, svc: Service) -> list[tuple[int, str, str]]:
-    """(base port, setting, group) of each MoRIIO KV connector of a group ``svc`` selects whose --data-parallel-size
-    is not known yet (a preview's computed output, a chart's ``{{ .Values.dp }}`` left unrendered, a start script's
-    ``${DP}``): its ranks listen on the base plus their data-parallel rank plus their tensor-parallel rank
-    (:func:`_moriio_rank_offsets`), and the data-parallel rank is the engine's rank among all of them, not among its
-    pod's, so any port above the base may be a rank's (mend28: it was judged at DP 1, its base ports only, as if
+#: A size flag whose whole value is a reference to a variable (``--data-parallel-size ${DP}``, ``-tp=$(TP)``,
+#: ``--tensor-parallel-size "$TP"``): group 1 the flag, group 2 the variable.
+_SIZE_REF = re.compile(r"(?:^|\s)(--data-parallel-size|-dp|--tensor-parallel-size|-tp)(?:=|\s+)[\"']?"
+                       r"\$(?:\(([A-Za-z_][A-Za-z0-9_]*)\)|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"
+                       r"[\"']?(?=\s|$)")
+_SIZE_FLAGS = {"data_parallel_size": ("--data-parallel-size", "-dp"),
+               "tensor_parallel_size": ("--tensor-parallel-size", "-tp")}
+
+
+def _size_unread(g: ServingGroup, field: str) -> str:
+    """The variable (``DP``) whose value the group's ``field`` (``data_parallel_size``, ``tensor_parallel_size``) is,
+    where that variable comes from a Secret, a ConfigMap not in the inputs or the downward API (a ``valueFrom``, or an
+    ``envFrom`` that sets what its ``env`` does not): a value the input does not show, not one that does not exist
+    yet (DESIGN.md, "Unknown, and what is not"; mend30). "" where the size is not known yet (a preview's computed
+    value, a template placeholder such as ``<DP_SIZE>`` or an envsubst ``${DP}`` no variable of the pod sets, an env
+    list not known yet) or not written so."""
+    flags = _SIZE_FLAGS[field]
+    for c in g.containers:
+        if isinstance(c.env, UnknownEnv):
+            continue
+        words = " ".join(w for w in (*c.command, *c.args) if isinstance(w, str))
+        for m in _SIZE_REF.finditer(words):
+            if m.group(1) not in flags:
+                continue
+            name = m.group(2) or m.group(3) or m.group(4)
+            if name in c.env:
+                if c.env[name] is UNKNOWN and c.env_written.get(name) != UNKNOWN_TOKEN:
+                    return name  # a valueFrom (or a value built on one) the input does not resolve
+            elif c.env_from:
+                return name  # an envFrom Secret's or a ConfigMap's not in the inputs
+    return ""
+
+
+def _moriio_dp_unknown(inv: Inventory, svc: Service) -> list[tuple[int, str, str, str]]:
+    """(base port, setting, group, the variable it reads or "") of each MoRIIO KV connector of a group ``svc`` selects
+    whose --data-parallel-size is not known (a preview's computed output, a chart's ``{{ .Values.dp }}`` left
+    unrendered, a guide's ``<DP_SIZE>``; or a start script's ``${DP}`` that a Secret or a ConfigMap not in the inputs
+    sets, :func:`_size_unread`): its ranks listen on the base plus their data-parallel rank plus their tensor-parallel
+    rank (:func:`_moriio_rank_offsets`), and the data-parallel rank is the engine's rank among all of them, not among
+    its pod's, so any port above the base may be a rank's (mend28: it was judged at DP 1, its base ports only, as if
     vLLM's default were the value)."""
-    found: list[tuple[int, str, str]] = []
+    found: list[tuple[int, str, str, str]] = []
     for g in _selected_groups(inv, svc):
         if g.engine.data_parallel_size is not UNKNOWN:
             continue
         extra = g.engine.extra
         subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
         parsed = _kv_config(extra.get("kv_transfer_config"))
+        unread = _size_unread(g, "data_parallel_size")
         for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
-            found.append((moriio_port, setting, subject))
+            found.append((moriio_port, setting, subject, unread))
     return found
 
 
@@ -1094,10 +1143,10 @@ class _SettingPorts:
         self.svc = svc
         #: the ports the pods' own settings put a runtime on, each with what listens there and why it is not sure
         self.set_by: dict[int, tuple[str, str]] = ports_set_by_settings(inv, svc)
-        self.rank_unsure: dict[int, str] = _moriio_ports_unsure(inv, svc)
+        self.rank_unsure: dict[int, tuple[str, tuple[str, str] | None]] = _moriio_ports_unsure(inv, svc)
         self.pin_unknown: str = _ray_pin_unknown(inv, svc)
         #: highest base first: a port above two bases is said of the nearer one
-        self.dp_unknown: list[tuple[int, str, str]] = sorted(_moriio_dp_unknown(inv, svc), reverse=True)
+        self.dp_unknown: list[tuple[int, str, str, str]] = sorted(_moriio_dp_unknown(inv, svc), reverse=True)
 
     def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
         """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
@@ -1107,13 +1156,25 @@ class _SettingPorts:
         if port in self.set_by:  # a port the pods' own settings put the runtime on (review33)
             return self.set_by[port]
         if port in self.rank_unsure:
-            return Undecidable(self.rank_unsure[port])
+            why, maybe = self.rank_unsure[port]
+            if not maybe:
+                return Undecidable(why)
+            self.set_by[port] = maybe  # a Secret's or a ConfigMap's not in the inputs: advisory (mend30)
+            return maybe
         if self.pin_unknown and not _vllm_api_port(self.inv, self.svc, port):
             # a Ray pin not known yet may be this port (mend25); not the API port the pods' own vLLM listens on
             # (review45, as mend26 for Ray's worker range: the pin cannot bind the port vLLM holds)
             return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
-        for base, setting, subject in self.dp_unknown:  # a MoRIIO rank's port at a DP not known yet (mend28)
+        for base, setting, subject, unread in self.dp_unknown:  # a MoRIIO rank's port at a DP not known (mend28)
             if base < port and not _vllm_api_port(self.inv, self.svc, port):
+                if unread:  # a Secret's or a ConfigMap's not in the inputs: no unknown, not sure either (mend30)
+                    self.set_by[port] = (
+                        f"possibly vLLM's MoRIIO KV connector {setting.removesuffix('_port')} of a rank: {setting} "
+                        f"{base} + its data-parallel rank + its tensor-parallel rank",
+                        f"the --data-parallel-size of {subject} is the variable {unread}, which a Secret or a "
+                        f"ConfigMap not in the inputs sets, so whether a rank listens on {port} is not sure; write "
+                        f"--data-parallel-size in the manifest to decide")
+                    return self.set_by[port]
                 return Undecidable(
                     f"data_parallel_size of {subject} (port {port} may be its MoRIIO KV connector's "
                     f"{setting.removesuffix('_port')} of a rank: {setting} {base} + its data-parallel rank + its "

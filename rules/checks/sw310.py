@@ -11,7 +11,7 @@ from ..engine import DECIDED_AT_UP, GroupRule, Hit, LintConfig, RuleMeta, group_
 from ..model import UNKNOWN, UNRESOLVED, Container, Inventory, Location, ServingGroup, Undecidable, UnknownEnv
 from ..vllm.args import script_assignments
 from ._env import env_location, env_value, vllm_containers
-from ._layout import runs_on_cpu
+from ._layout import cpu_setting_on_accelerator_image, runs_on_cpu
 from ._net import ami_family
 from ._unseen import unseen_hits
 
@@ -149,6 +149,10 @@ class GpuVisibilitySetByHand(GroupRule):
             # jimmyshah83/aks-ai-accelerator's gpt-oss CPU Deployments do) uses no GPU, so a renumbering list that
             # hides every GPU (CUDA_VISIBLE_DEVICES='') hides nothing its workers need: the layout's devices are
             # not GPUs there, and "the device plugin already chose its GPUs" is not so
+            return
+        if cpu_setting_on_accelerator_image(g) and g.gpus_per_pod is None and not g.accelerator_resource:
+            # mend30: the same shape on vLLM's CUDA image is no longer read as the CPU backend; it requests no GPU,
+            # so no device plugin chose GPUs for a list to hide: SW204 says what that image does there (advisory)
             return
         if value is UNKNOWN:
             yield Hit(subject, f"container `{c.name}` sets {name} from a Secret, ConfigMap or the downward API, "

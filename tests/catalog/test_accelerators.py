@@ -114,7 +114,7 @@ def test_tpu_v7x_chips_hold_two_devices() -> None:
                       "llama-tpu-any": ("google", "google.com/tpu", 4, None)}
     assert found == [
         ("SW204", "mandatory", "llama-v6e", 51, "the pod requests 4 google.com/tpu but TP8×PP1 starts 8 "
-         "workers; vLLM cannot start with fewer GPUs than workers; write google.com/tpu: 8 under the vLLM container's resources.limits"),
+         "workers; vLLM cannot start with fewer TPUs than workers; write google.com/tpu: 8 under the vLLM container's resources.limits"),
         ("SW204", "advisory", "llama-tpu-any", 71, "cannot decide: how many vLLM devices 4 google.com/tpu "
          "hold is not known (one holds 1 to 2: a TPU7x (Ironwood) chip holds two devices, earlier generations "
          "one; a cloud.google.com/gke-tpu-accelerator node selector says which)"),

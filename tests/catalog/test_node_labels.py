@@ -314,8 +314,8 @@ def test_karpenter_nodepool_with_several_instance_families_is_one_pool_per_famil
           "known (one holds 2 to 8: aws.amazon.com/neuron counts Neuron devices of 2 (Inferentia2, Trainium1) to 8 "
           "(Trainium2) NeuronCores, and tensor parallelism counts NeuronCores; request aws.amazon.com/neuroncore "
           "to compare with the layout)")]),
-    (1, 16, [("SW204", "mandatory", False, "the pod requests 1 aws.amazon.com/neuron (2 to 8 devices) but "
-              "TP16×PP1 starts 16 workers; vLLM cannot start with fewer GPUs than workers; write "
+    (1, 16, [("SW204", "mandatory", False, "the pod requests 1 aws.amazon.com/neuron (2 to 8 NeuronCores) but "
+              "TP16×PP1 starts 16 workers; vLLM cannot start with fewer NeuronCores than workers; write "
               "aws.amazon.com/neuron: 8 under the vLLM container's resources.limits")]),  # 8 devices of at least 2 cores hold 16
 ])
 def test_neuron_devices_are_compared_with_the_cores_they_hold(devices, tp, messages):

@@ -213,6 +213,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml"},  # karpenter12: judged on every kind, the billed one passing
     "SW203": {"neuron-heads.yaml"},  # mend28: vLLM refuses 64 heads at TP24 on Neuron too (NxDI's padding is behind it)
     "SW204": {"shared-gpu.yaml",  # GPUs seen without a request are advisory; shares and slices count one each
+              "cuda-image-cpu-setting.yaml",  # mend30: the CUDA image never runs the CPU backend its env configures
               "privileged-rocm.yaml",  # corpus26: a privileged container sees every device of its node
               "limitrange-default.yaml",  # limitrange22: a LimitRange's default GPU is the count of a container
               "limitrange-max-tenant.yaml",  # that writes none (a max alone is the default)
@@ -248,7 +249,8 @@ EXTRA_FIXTURES = {
               "openvino-cpu.yaml",  # corpus22: vLLM's OpenVINO build on the CPU (VLLM_OPENVINO_DEVICE unset or CPU)
               "hardware-profile-inputs.yaml"},  # leftovers47: the named OpenShift AI hardware profile in the inputs  # leftovers47: one ConfigMap twice: same data is one, different data undecided
     "SW208": {"shared-gpu.yaml",  # surplus time-sliced shares and MIG slices
-              "prefill-context-parallel.yaml"},  # engine22: -pcp ranks are used GPUs, -dcp ones are not
+              "prefill-context-parallel.yaml",  # engine22: -pcp ranks are used GPUs, -dcp ones are not
+              "device-nouns.yaml"},  # mend30: NeuronCores and NPUs in their own nouns, not "GPUs"
     "SW205": {"efa-template.yaml",  # an EFA count left to envsubst (${EFA_PER_WORKER}) is an unknown
               "karpenter-instance-types.yaml",  # karp13: judged on every kind, EFA on one of them only
               "pods-never-schedule.yaml",  # readers20: pods that never schedule (SW201 blocks): advisory here

@@ -265,7 +265,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     if helmfiles or gitops:  # a file a helmfile release or a GitOps object names as its values is Helm values
         from .namedvalues import named_values
 
-        named, pending = named_values(helmfiles, files)
+        named, pending = named_values(helmfiles, files if gitops else [])
         inv.skipped_files = [(f, HELM_VALUES if os.path.abspath(f) in named and _values_by_content(why) else why)
                              for f, why in inv.skipped_files]
         inv.launch_issues.extend(li for li, may_be, says in pending if says or any(_mention(f) for f in may_be))

@@ -16,7 +16,9 @@ values:
 - an Argo CD Application's (or ApplicationSet template's) ``helm.valueFiles`` of a source whose ``path`` is a folder
   of this checkout (relative to it), and ``$REF/PATH`` through a source of ``ref: REF`` (relative to the checkout's
   root); argo-cd reposerver resolves ``$ref`` paths against the ref source's repository root;
-- a Flux HelmRelease's ``spec.chart.spec.valuesFiles`` (relative to the root of the source it names).
+- a Flux HelmRelease's ``spec.chart.spec.valuesFiles`` of a ``GitRepository`` source (relative to its root: Flux's
+  HelmChart API, "valuesFiles ... expected to be a relative path in the SourceRef"); of a ``HelmRepository`` they are
+  files of the chart's package.
 
 A named file that the GitOps render read (:mod:`.gitops`) was judged with its chart and is no SW005 record.
 """
@@ -128,6 +130,8 @@ def _helmfile(path: str, named: dict[str, Named], issues: list[Pending]) -> None
 
 
 def _gitops(files: list[str], named: dict[str, Named]) -> None:
+    if not files:
+        return
     from .gitops import ARGO_GROUP, HELM_GROUP, _objects, checkout
 
     objs = _objects(files)
@@ -164,6 +168,8 @@ def _gitops(files: list[str], named: dict[str, Named]) -> None:
                             f"helm template RELEASE {chart} -f {os.path.relpath(full)} | shardwise lint -"))
         elif (group, kind) == (HELM_GROUP, "HelmRelease"):
             chart_spec = _map(_map(spec.get("chart")).get("spec"))
+            if _map(chart_spec.get("sourceRef")).get("kind") != "GitRepository":
+                continue  # a HelmRepository's (or OCI) valuesFiles are files of the chart's package, not this checkout
             for item in _list(chart_spec.get("valuesFiles")):
                 v = str(item)
                 full = os.path.join(root, v)

@@ -192,18 +192,18 @@ spec:
         namespace: flux-system
       valuesFiles:
         - charts/serving/values.yaml
-        - clusters/prod/llm-values.yaml
+        - clusters/prod/llm-prod.yaml
 """
 
 
 def test_a_flux_helmrelease_values_files_are_values(capsys, monkeypatch, tmp_path):
-    write(tmp_path, {"clusters/prod/release.yaml": FLUX, "clusters/prod/llm-values.yaml": VLLM_VALUES})
+    write(tmp_path, {"clusters/prod/release.yaml": FLUX, "clusters/prod/llm-prod.yaml": VLLM_VALUES})
     rc, doc = lint(capsys, monkeypatch, tmp_path, ".")
     assert rc == 0
-    assert ("clusters/prod/llm-values.yaml", 4, "SW005: not read: it configures vLLM (`repository: "
+    assert ("clusters/prod/llm-prod.yaml", 4, "SW005: not read: it configures vLLM (`repository: "
             "vllm/vllm-openai` at line 4); HelmRelease inference/llm (clusters/prod/release.yaml) names it in "
-            f"spec.chart.spec.valuesFiles (`clusters/prod/llm-values.yaml`), {NOT_READ}helm template RELEASE "
-            "./charts/serving -f clusters/prod/llm-values.yaml | shardwise lint -") in sw005(doc)
+            f"spec.chart.spec.valuesFiles (`clusters/prod/llm-prod.yaml`), {NOT_READ}helm template RELEASE "
+            "./charts/serving -f clusters/prod/llm-prod.yaml | shardwise lint -") in sw005(doc)
 
 
 @pytest.mark.parametrize("name", ["helmfile.yaml", "helmfile.yml", "helmfile.d/00-llm.yaml"])
@@ -211,3 +211,15 @@ def test_a_helmfile_is_skipped_by_name(capsys, monkeypatch, tmp_path, name):
     write(tmp_path, {name: "{{ readFile \"bases.yaml\" }}\nreleases: []\n"})
     rc, doc = lint(capsys, monkeypatch, tmp_path, ".")
     assert (rc, doc["input_errors"], doc["skipped_files"]) == (0, [], [{"file": name, "reason": SKIP_HELMFILE}])
+
+
+def test_a_flux_helmrelease_of_a_helm_repository_names_no_file_of_the_checkout(capsys, monkeypatch, tmp_path):
+    """Of a HelmRepository chart, valuesFiles are files of the chart's package: the checkout's file of that path is
+    not taken for them."""
+    release = FLUX.replace("kind: GitRepository\n        name", "kind: HelmRepository\n        name")
+    write(tmp_path, {"clusters/prod/release.yaml": release,
+                     "clusters/prod/llm-prod.yaml": VLLM_VALUES})
+    rc, doc = lint(capsys, monkeypatch, tmp_path, ".")
+    assert {s["file"]: s["reason"] for s in doc["skipped_files"]}["clusters/prod/llm-prod.yaml"] == (
+        "YAML that is not a Kubernetes object")
+    assert [f for f in sw005(doc) if f[0] == "clusters/prod/llm-prod.yaml"] == []

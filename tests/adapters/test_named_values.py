@@ -223,3 +223,31 @@ def test_a_flux_helmrelease_of_a_helm_repository_names_no_file_of_the_checkout(c
     assert {s["file"]: s["reason"] for s in doc["skipped_files"]}["clusters/prod/llm-prod.yaml"] == (
         "YAML that is not a Kubernetes object")
     assert [f for f in sw005(doc) if f[0] == "clusters/prod/llm-prod.yaml"] == []
+
+
+def test_a_values_file_a_gitops_render_read_with_its_chart_is_no_record(capsys, monkeypatch, tmp_path):
+    """An Application of this checkout (origin matches) renders its chart with `$values/envs/prod/custom.yaml`: the
+    file was judged with its chart, so it is no SW005 record (a helm on PATH that writes one ConfigMap stands for
+    helm); the same file named by an Application of another repository is one."""
+    import os
+    import subprocess
+
+    root = tmp_path / "repo"
+    app = ARGO_MULTI.replace("repoURL: https://vllm-project.github.io/production-stack\n      chart: vllm-stack\n"
+                             "      targetRevision: 0.1.5", "repoURL: https://github.com/acme/gitops.git\n"
+                             "      path: charts/serving\n      targetRevision: main")
+    write(root, {"apps/vllm.yaml": app, "envs/prod/custom.yaml": VLLM_VALUES,
+                 "charts/serving/Chart.yaml": "apiVersion: v2\nname: serving\nversion: 0.1.0\n",
+                 "charts/serving/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"})
+    for args in (["init", "-q", "-b", "main"], ["remote", "add", "origin", "https://github.com/acme/gitops.git"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "helm").write_text("#!/bin/sh\necho 'apiVersion: v1'; echo 'kind: ConfigMap'; "
+                                           "echo 'metadata: {name: x}'\n")
+    (tmp_path / "bin" / "helm").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    rc, doc = lint(capsys, monkeypatch, root, ".")
+    assert (rc, doc["input_errors"], [f for f in sw005(doc) if f[0] == "envs/prod/custom.yaml"]) == (0, [], [])
+    subprocess.run(["git", "remote", "set-url", "origin", "https://github.com/acme/other.git"], cwd=root, check=True)
+    rc, doc = lint(capsys, monkeypatch, root, ".")
+    assert [f[:2] for f in sw005(doc) if f[0] == "envs/prod/custom.yaml"] == [("envs/prod/custom.yaml", 4)]

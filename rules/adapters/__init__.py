@@ -17,7 +17,7 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..model import Inventory, LaunchIssue, Location, progress
@@ -33,6 +33,7 @@ from .select import (
     CHART_FILE,
     CHART_TEMPLATE,
     HELM_VALUES,
+    HELMFILE,
     KUSTOMIZE_NOT_BUILT,
     KUSTOMIZE_REFUSED,
     Excludes,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from .charts import Renderer
     from .found import FoundBuilds
     from .jsonsrc import parse_json
+    from .namedvalues import Named
 
 __all__ = [
     "PARALLEL_MIN_FILES", "default_jobs", "load_file", "load_inputs", "load_text", "parse_json", "read_inputs",
@@ -196,6 +198,7 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
             if enabled:
                 gc.enable()
         gitops = has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned))
+        rendered_values: set[str] = set()  # the values files a GitOps render read with its chart
         gitops_built: set[str] = set()
         if gitops:
             from .charts import Renderer
@@ -213,6 +216,8 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
 
                 inv = _reread(files, kept, pieces)
             through = render_gitops(inv, planned, render or Renderer())
+            rendered_values = {os.path.abspath(v) for r in planned for src in r.sources if src.folder in through
+                               for v in src.value_files}
             # a chart's files met while searching, skipped as not rendered, were rendered through a GitOps object
             sel.skipped = [(f, why) for f, why in sel.skipped if not any(inside(f, d) for d in through)]
             gitops_built = {os.path.abspath(d) for d in (*built, *through)}
@@ -255,13 +260,26 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     inv.errors = sorted(found, key=lambda e: sel.place(e.file))  # stable: lines stay in order
     inv.skipped_files = sorted([*sel.skipped, *inv.skipped_files], key=lambda s: sel.place(s[0]))
     inv.excluded.extend(sel.excluded)
+    named: dict[str, Named] = {}
+    helmfiles = [f for f, why in inv.skipped_files if why == HELMFILE]
+    if helmfiles or gitops:  # a file a helmfile release or a GitOps object names as its values is Helm values
+        from .namedvalues import named_values
+
+        named, pending = named_values(helmfiles, files if gitops else [])
+        inv.skipped_files = [(f, HELM_VALUES if os.path.abspath(f) in named and _values_by_content(why) else why)
+                             for f, why in inv.skipped_files]
+        inv.launch_issues.extend(li for li, may_be, says in pending if says or any(_mention(f) for f in may_be))
     unread = _unrendered_error(inv.skipped_files, not_built) if not inv.sources else None
     if unread is not None:
         inv.errors.append(unread)
     elif any(why in _CHART_SKIPS for _, why in inv.skipped_files):
         inv.launch_issues.extend(_unrendered_charts_serving_vllm(inv.skipped_files, not_built))
         if not gitops:  # an Argo CD Application's valueFiles may name a values file outside its chart's folder
-            inv.launch_issues.extend(_values_serving_vllm(inv.skipped_files))
+            inv.launch_issues.extend(_values_serving_vllm(inv.skipped_files, named))
+        elif named:  # only those a GitOps object or helmfile names, and no render read with its chart
+            inv.launch_issues.extend(_values_serving_vllm(
+                [(f, why) for f, why in inv.skipped_files if os.path.abspath(f) in named
+                 and os.path.abspath(f) not in rendered_values], named))
     overlays = [f for f, why in inv.skipped_files if why in ("Kustomize file", KUSTOMIZE_NOT_BUILT)]
     if overlays and any(r.kind == CONFIG_REF and not r.done for r in inv.cross_refs):
         from .generated import generated_config_maps
@@ -836,7 +854,19 @@ def _mention(file: str) -> tuple[int, str] | None:
                                    " ".join(m.group(0).replace('"', "").replace("'", "").split()))
 
 
-def _values_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
+#: The reasons a YAML file is skipped for what its content looks like (:func:`.kinds.yaml_kind`): a file the inputs
+#: name as Helm values (:mod:`.namedvalues`) is values instead, whatever it looks like.
+_CONTENT_SKIPS = frozenset({"YAML that is not a Kubernetes object", "CI configuration", "Docker Compose file",
+                            "Pulumi project file"})
+
+
+def _values_by_content(why: str) -> bool:
+    """Whether a file skipped for ``why`` was taken for what it is by its content alone (:data:`_CONTENT_SKIPS`)."""
+    return why in _CONTENT_SKIPS or why.startswith("Pulumi stack configuration")
+
+
+def _values_serving_vllm(skipped: list[tuple[str, str]], named: Mapping[str, Named] | None = None
+                         ) -> list[LaunchIssue]:
     """SW005's record of each Helm values file skipped outside the charts met while searching (those say it through
     :func:`_unrendered_charts_serving_vllm`) whose text says it runs vLLM: a values file named alone
     (``shardwise lint values-prod.yaml``), or one kept apart from its chart, is not an input, and the run passed
@@ -854,12 +884,15 @@ def _values_serving_vllm(skipped: list[tuple[str, str]]) -> list[LaunchIssue]:
             continue
         line, words = hit
         folder = os.path.dirname(file) or "."
+        by = (named or {}).get(os.path.abspath(file))
         how = (f"shardwise lint {folder} --values {file}" if os.path.isfile(os.path.join(folder, "Chart.yaml"))
+               else by.how if by is not None
                else f"helm template RELEASE CHART -f {file} | shardwise lint - (CHART: the chart it is deployed with)")
+        said = f"; {by.by}" if by is not None else ""
         out.append(LaunchIssue(
             f"Helm values {os.path.basename(file)}", "",
-            f"it configures vLLM (`{words}` at line {line}), but a Helm values file is read only with its chart, so "
-            f"none of the workloads it configures was linted; to lint them: {how}",
+            f"it configures vLLM (`{words}` at line {line}){said}, but a Helm values file is read only with its "
+            f"chart, so none of the workloads it configures was linted; to lint them: {how}",
             Location(file, line), mentioned=True))
     return out
 

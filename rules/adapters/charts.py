@@ -698,22 +698,75 @@ def _go_match(pattern: str, name: str) -> bool:
         return False
 
 
+def _go_bad_pattern(pattern: str) -> bool:
+    """Whether Go's ``path/filepath.Match`` (go1.22, on Unix) answers ``ErrBadPattern`` for ``pattern``: it checks the
+    whole pattern whatever the name, so a pattern is bad where a class is left open (``[a``), is empty or starts with
+    ``-`` or ``]`` (``[]``, ``[-a]``), a range has no end (``[a-]``), or a ``\\`` ends the pattern or the class."""
+    i, n = 0, len(pattern)
+
+    def esc(j: int) -> int:  # Go's getEsc: one character of a class, escaped or not; -1 where malformed
+        if j >= n or pattern[j] in "-]":
+            return -1
+        if pattern[j] == "\\":
+            j += 1
+            if j >= n:
+                return -1
+        j += 1
+        return j if j < n else -1  # a class must go on past it (its `]`)
+
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return True
+            i += 2
+        elif c == "[":
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            ranges = 0
+            while not (i < n and pattern[i] == "]" and ranges > 0):
+                i = esc(i)
+                if i < 0:
+                    return True
+                if pattern[i] == "-":
+                    i = esc(i + 1)
+                    if i < 0:
+                        return True
+                ranges += 1
+            i += 1
+        else:
+            i += 1
+    return False
+
+
 def _helmignore_rules(directory: str) -> list[tuple[bool, bool, str]]:
-    """The chart's ``.helmignore`` as helm parses it (helm v3.16 pkg/ignore/rules.go ``parseRule``): one pattern a
+    """The chart's ``.helmignore`` as helm parses it (helm v3.16.0 pkg/ignore/rules.go ``parseRule``): one pattern a
     line, blank lines and ``#`` comments skipped, ``!`` negates, a trailing ``/`` matches folders only; then helm's one
     default, ``templates/.?*``. Each as (negate, folders only, pattern). Only the top chart's file counts: helm's
     ``loader.LoadDir`` reads no subchart's ``.helmignore`` (subcharts are loaded from the parent's walk). A file that
-    cannot be read counts as none: helm fails on it in its own words."""
+    cannot be read counts as none: helm fails on it in its own words. A rule helm refuses (``parseRule``: one holding
+    ``**``, or one ``filepath.Match`` calls malformed) fails helm's load of the whole chart (``ignore.ParseFile``'s
+    error is ``LoadDir``'s): :class:`InputError` at its line, helm not run, no file of the chart read (review45: the
+    rule was skipped here, and the files it names were read as if nothing ignored them)."""
     rules: list[tuple[bool, bool, str]] = []
+    ignore = os.path.join(directory, ".helmignore")
     try:
-        with open(os.path.join(directory, ".helmignore"), encoding="utf-8", errors="replace") as f:
+        with open(ignore, encoding="utf-8", errors="replace") as f:
             lines = f.read(MAX_FILE_BYTES).splitlines()
     except OSError:
         lines = []
-    for line in [*lines, "templates/.?*"]:
+    for number, line in enumerate([*lines, "templates/.?*"], 1):
         rule = line.strip()
-        if not rule or rule.startswith("#") or "**" in rule:
+        if not rule or rule.startswith("#"):
             continue
+        if "**" in rule or _go_bad_pattern(rule):
+            why = ("double-star (**) syntax is not supported" if "**" in rule
+                   else "syntax error in pattern (Go's filepath.Match)")
+            raise InputError(f"the chart is not rendered: helm refuses the .helmignore rule `{rule}` at line {number}: "
+                             f"{why}; helm loads no chart whose .helmignore holds one (a rule with no `/` matches "
+                             "that name in every folder, `*.bak`; a folder's rule, `name/`, ignores all under it)",
+                             ignore, number)
         negate = rule.startswith("!")
         rule = rule[1:] if negate else rule
         must_dir = rule.endswith("/")

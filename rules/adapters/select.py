@@ -78,7 +78,12 @@ _NAMED = {
     ".yamllint.yaml": "tool configuration", ".yamllint.yml": "tool configuration",
     ".shardwise.yaml": "shardwise configuration",
 }
+#: helmfile's state file (helmfile.yaml, helmfile.yaml.gotmpl, or each file of a helmfile.d folder: helmfile v1's
+#: pkg/state lookup): Go template text over YAML that names releases and the values files they are installed with
+#: (:mod:`.namedvalues`); never a Kubernetes object, and its ``{{ ... }}`` lines are no broken manifest.
+HELMFILE = "helmfile state file (its releases' values files are read as Helm values; not a Kubernetes object)"
 _NAMED_PATTERNS = (
+    (re.compile(r"^helmfile\.ya?ml(?:\.gotmpl)?$"), HELMFILE),
     (re.compile(r"^(docker-)?compose[.-].*\.ya?ml$|^docker-compose\.ya?ml$"), "Docker Compose file"),
     (re.compile(r"^tsconfig.*\.json$"), "Node.js project file"),
 )
@@ -221,6 +226,9 @@ def skipped_by_name(path: str, charts: dict[str, bool] | None = None,
     for pattern, why in _NAMED_PATTERNS:
         if pattern.match(name):
             return why
+    if name.endswith((".yaml", ".yml", ".yaml.gotmpl")) and os.path.basename(os.path.dirname(
+            os.path.abspath(path))) == "helmfile.d":
+        return HELMFILE
     if _VALUES.match(name) and _is_chart(os.path.dirname(os.path.abspath(path)), charts):
         return HELM_VALUES
     if _STEP_ASSERTION.match(name):

@@ -1573,6 +1573,49 @@ def test_a_bomb_the_helmignore_does_not_exclude_is_still_refused(capsys, monkeyp
     assert not (tmp_path / "called").exists()
 
 
+@pytest.mark.parametrize(("ignore", "line", "rule", "why"), [
+    ("templates/fixtures/**\n", 1, "templates/fixtures/**", "double-star (**) syntax is not supported"),
+    ("# test data\n*.md\n\n  **/*.bak  \n", 4, "**/*.bak", "double-star (**) syntax is not supported"),
+    ("!docs/**\n", 1, "!docs/**", "double-star (**) syntax is not supported"),
+    ("*.md\n[abc\n", 2, "[abc", "syntax error in pattern (Go's filepath.Match)"),
+    ("[]x]\n", 1, "[]x]", "syntax error in pattern (Go's filepath.Match)"),
+    ("notes\\\n", 1, "notes\\", "syntax error in pattern (Go's filepath.Match)"),
+])
+def test_a_helmignore_rule_helm_refuses_is_an_input_error_at_its_line(capsys, monkeypatch, tmp_path, ignore, line,
+                                                                       rule, why):
+    """review45: helm v3 pkg/ignore/rules.go parseRule refuses a rule holding `**` and one filepath.Match calls
+    malformed, and LoadDir fails on it: no chart is loaded. shardwise skipped the rule and read the chart as if it
+    ignored nothing (here a FIFO under the folder the `**` rule meant to ignore was the error). Now the run refuses the
+    .helmignore at the rule's line, and helm is not run."""
+    chart = _chart_copy(tmp_path)
+    root = tmp_path / chart
+    (root / ".helmignore").write_text(ignore)
+    (root / "templates" / "fixtures").mkdir()
+    os.mkfifo(root / "templates" / "fixtures" / "pipe")
+    _fake_helm(tmp_path, monkeypatch, f"touch {tmp_path}/called\nexit 1")
+    monkeypatch.chdir(tmp_path)
+    rc, doc, _ = lint_json(capsys, chart)
+    assert (rc, doc["input_errors"]) == (2, [{
+        "file": f"{chart}/.helmignore", "line": line,
+        "message": f"the chart is not rendered: helm refuses the .helmignore rule `{rule}` at line {line}: {why}; helm "
+                   "loads no chart whose .helmignore holds one (a rule with no `/` matches that name in every folder, "
+                   "`*.bak`; a folder's rule, `name/`, ignores all under it)"}])
+    assert not (tmp_path / "called").exists()
+
+
+@pytest.mark.parametrize(("pattern", "bad"), [
+    ("*.md", False), ("[a-c]x", False), ("[^a]", False), ("\\[x", False), ("[\\]]", False), ("!*.md", False),
+    ("templates/", False), ("[*]", False), ("[a", True), ("[]", True), ("[-a]", True), ("[a-]", True),
+    ("x\\", True), ("[\\", True), ("a*[", True), ("[^]", True),
+])
+def test_go_bad_pattern_is_filepath_match_err_bad_pattern(pattern, bad):
+    """Go's filepath.Match (go1.22, Unix) answers ErrBadPattern for these, whatever the name (it checks the rest of
+    the pattern before it answers false), and matches or not without error for the others."""
+    from shardwise.rules.adapters.charts import _go_bad_pattern
+
+    assert _go_bad_pattern(pattern) is bad
+
+
 def test_kustomize_words_name_the_repository_files_not_the_checkout_folder(tmp_path, monkeypatch):
     """review45: kustomize makes each path it reads absolute before it says it; a path inside the run's folder is
     written relative to it (the folder itself as `.`), one that only starts with the folder's name, or lies outside

@@ -319,6 +319,8 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/__init__.py: shardwise.rules.adapters.charts",  # only a chart or kustomization named
     "rules/adapters/__init__.py: shardwise.rules.adapters.gitops",  # only a run that read a GitOps object
     "rules/adapters/__init__.py: shardwise.rules.adapters.found",  # only a lint that met a chart or kustomization
+    "rules/adapters/__init__.py: shardwise.rules.adapters.namedvalues",  # only a run with a helmfile or GitOps object
+    "rules/adapters/namedvalues.py: shardwise.rules.adapters.gitops",  # only where a GitOps object may name values
     "rules/adapters/gitops.py: shardwise.rules.adapters.charts",  # only when a GitOps object is rendered
     "rules/adapters/gitops.py: shardwise.rules.adapters.k8s.helmrelease",  # only a Helm-repository chart's why
     "rules/adapters/__init__.py: shardwise.rules.engine.forked",  # only a read shared over processes

@@ -815,21 +815,23 @@ def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, tuple[str, t
 
 
 #: A size flag whose whole value is a reference to a variable (``--data-parallel-size ${DP}``, ``-tp=$(TP)``,
-#: ``--tensor-parallel-size "$TP"``): group 1 the flag, group 2 the variable.
-_SIZE_REF = re.compile(r"(?:^|\s)(--data-parallel-size|-dp|--tensor-parallel-size|-tp)(?:=|\s+)[\"']?"
+#: ``--tensor-parallel-size "$TP"``, ``-pp $PP``): group 1 the flag, groups 2 to 4 the variable.
+_SIZE_REF = re.compile(r"(?:^|\s)(--data-parallel-size|-dp|--tensor-parallel-size|-tp|--pipeline-parallel-size|-pp)"
+                       r"(?:=|\s+)[\"']?"
                        r"\$(?:\(([A-Za-z_][A-Za-z0-9_]*)\)|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"
                        r"[\"']?(?=\s|$)")
 _SIZE_FLAGS = {"data_parallel_size": ("--data-parallel-size", "-dp"),
-               "tensor_parallel_size": ("--tensor-parallel-size", "-tp")}
+               "tensor_parallel_size": ("--tensor-parallel-size", "-tp"),
+               "pipeline_parallel_size": ("--pipeline-parallel-size", "-pp")}
 
 
 def _size_unread(g: ServingGroup, field: str) -> str:
-    """The variable (``DP``) whose value the group's ``field`` (``data_parallel_size``, ``tensor_parallel_size``) is,
-    where that variable comes from a Secret, a ConfigMap not in the inputs or the downward API (a ``valueFrom``, or an
-    ``envFrom`` that sets what its ``env`` does not): a value the input does not show, not one that does not exist
-    yet (DESIGN.md, "Unknown, and what is not"; mend30). "" where the size is not known yet (a preview's computed
-    value, a template placeholder such as ``<DP_SIZE>`` or an envsubst ``${DP}`` no variable of the pod sets, an env
-    list not known yet) or not written so."""
+    """The variable (``DP``) whose value the group's ``field`` (``data_parallel_size``, ``tensor_parallel_size``,
+    ``pipeline_parallel_size``) is, where that variable comes from a Secret, a ConfigMap not in the inputs or the
+    downward API (a ``valueFrom``, or an ``envFrom`` that sets what its ``env`` does not): a value the input does not
+    show, not one that does not exist yet (DESIGN.md, "Unknown, and what is not"; mend30). "" where the size is not
+    known yet (a preview's computed value, a template placeholder such as ``<DP_SIZE>`` or an envsubst ``${DP}`` no
+    variable of the pod sets, an env list not known yet) or not written so."""
     flags = _SIZE_FLAGS[field]
     for c in g.containers:
         if isinstance(c.env, UnknownEnv):
@@ -905,29 +907,30 @@ def _kv_rank_ports(g: ServingGroup, extra: dict[str, Any], env: dict[str, Any]) 
       size plus its tensor-parallel rank (:data:`_MOONCAKE_PER_WORKER_UNTIL`), judged by the release as NIXL's
       workers are; later ones bind the base alone (their workers take ports ZMQ picks).
 
-    Only where the sizes are known whole numbers (not known yet: the base alone, judged as every setting is)."""
+    Only the ports the sizes known as whole numbers decide (NIXL's data-parallel ranks' need DP alone); where one a
+    port depends on is not known, :func:`_kv_sizes_unknown` says what may listen above the base."""
     e = g.engine
     tp, dp, pp = _whole(e.tensor_parallel_size), _whole(e.data_parallel_size), _whole(e.pipeline_parallel_size)
-    if tp is None or dp is None or pp is None or not any(k in extra for k in _KV_EXTRAS):
+    if not any(k in extra for k in _KV_EXTRAS):
         return []
     opens = kv_connector_ports(extra)
     found: list[tuple[int, str, str]] = []
-    if 5600 in opens:
+    if 5600 in opens and dp is not None:  # the data-parallel ranks' ports need DP alone (mend32)
         base = _port_number(env.get("VLLM_NIXL_SIDE_CHANNEL_PORT")) or 5600
         named = (f"VLLM_NIXL_SIDE_CHANNEL_PORT {base}" if "VLLM_NIXL_SIDE_CHANNEL_PORT" in env
                  else f"VLLM_NIXL_SIDE_CHANNEL_PORT's default {base}")
         for k in range(1, min(dp, 65536 - base)):  # a port number stops at 65535 (an absurd size: no loop)
             found.append((base + k, f"vLLM NIXL side channel of data-parallel rank {k} ({named} + {k})", ""))
-        if tp > 1:
+        if tp is not None and tp > 1:
             found += _per_worker_ports(g, base, range(dp, min(dp * tp, 65536 - base)), _NIXL_PER_WORKER_UNTIL,
                                        "NIXL side channel", named, tp)
-    if 8998 in opens and dp * tp > 1:
+    if 8998 in opens and dp is not None and tp is not None and dp * tp > 1:
         base = _port_number(env.get("VLLM_MOONCAKE_BOOTSTRAP_PORT")) or 8998
         named = (f"VLLM_MOONCAKE_BOOTSTRAP_PORT {base}" if "VLLM_MOONCAKE_BOOTSTRAP_PORT" in env
                  else f"VLLM_MOONCAKE_BOOTSTRAP_PORT's default {base}")
         found += _per_worker_ports(g, base, range(1, min(dp * tp, 65536 - base)), _MOONCAKE_PER_WORKER_UNTIL,
                                    "Mooncake side channel", named, tp)
-    if 14579 in opens:
+    if 14579 in opens and dp is not None and tp is not None and pp is not None:
         parsed = _kv_config(extra.get("kv_transfer_config"))
         given = _port_number(parsed.get("kv_port")) if isinstance(parsed, dict) and "kv_port" in parsed else 14579
         if given is not None:
@@ -955,6 +958,98 @@ def _per_worker_ports(g: ServingGroup, base: int, offsets: range, until: tuple[i
     return [(base + k, f"vLLM {what} of a tensor-parallel worker in vLLM {last} and earlier ({named} + {k}: the "
                        f"data-parallel rank × {tp} + the tensor-parallel rank)", unsure)
             for k in offsets]
+
+
+#: The parallel sizes each KV connector's ranks offset their ports by (:func:`_kv_rank_ports`), in the order a
+#: finding names them.
+_KV_SIZES = ("data_parallel_size", "tensor_parallel_size", "pipeline_parallel_size")
+
+
+def _kv_sizes_unknown(inv: Inventory, svc: Service) -> list[tuple[int, int, str, str, list[tuple[str, str]], str]]:
+    """(lowest port, highest port, what may listen there, group, [(size, the variable it reads or "")], why the
+    release makes it not sure or "") of each NIXL, Mooncake or P2P NCCL KV connector of a group ``svc`` selects whose
+    ranks' ports above the base (:func:`_kv_rank_ports`) depend on a data-parallel, tensor-parallel or
+    pipeline-parallel size that is not known as a whole number (mend32: :func:`_kv_rank_ports` then counted none, so a
+    Service port above the connector's base passed in silence, as MoRIIO's did before mend28). A size not known yet
+    (a preview's computed output, a template's ``<DP_SIZE>``, an envsubst ``${DP}`` no variable of the pod sets) has
+    the variable ""; one a Secret or a ConfigMap not in the inputs sets (:func:`_size_unread`) names it. The highest
+    port is 65535 unless the sizes that are known and the GPUs of the pod bound an unknown TP
+    (:func:`..capacity.group.most_tp_unseen`). A port only releases through :data:`_NIXL_PER_WORKER_UNTIL`
+    (:data:`_MOONCAKE_PER_WORKER_UNTIL`) bind is counted where the group runs one of those or its release is
+    assumed (then the reason)."""
+    from ..capacity.group import vllm_version
+
+    found: list[tuple[int, int, str, str, list[tuple[str, str]], str]] = []
+    for g in _selected_groups(inv, svc):
+        e = g.engine
+        extra = e.extra
+        dp_unknown, tp_unknown = e.data_parallel_size is UNKNOWN, e.tensor_parallel_size is UNKNOWN
+        if not (dp_unknown or tp_unknown or e.pipeline_parallel_size is UNKNOWN):
+            continue
+        if not any(k in extra for k in _KV_EXTRAS):
+            continue
+        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+        opens = kv_connector_ports(extra)
+        env: dict[str, Any] = {}
+        for c in g.containers:
+            env.update(c.env)
+        dp, pp = _whole(e.data_parallel_size), _whole(e.pipeline_parallel_size)
+        # the most ranks of one engine where only TP is not known and the pod's GPUs bound it, else 0 (no bound)
+        most = most_tp_unseen(g)
+        engine_ranks = most * (pp or 0)
+        rv = vllm_version(g)
+        if 5600 in opens:
+            base = _port_number(env.get("VLLM_NIXL_SIDE_CHANNEL_PORT")) or 5600
+            named = (f"VLLM_NIXL_SIDE_CHANNEL_PORT {base}" if "VLLM_NIXL_SIDE_CHANNEL_PORT" in env
+                     else f"VLLM_NIXL_SIDE_CHANNEL_PORT's default {base}")
+            if dp_unknown:  # every release: the base + the data-parallel rank
+                found.append((base + 1, 65535, f"vLLM NIXL side channel of a data-parallel rank: {named} + its "
+                              "data-parallel rank", subject, _sizes_unknown(g, ("data_parallel_size",)), ""))
+            elif dp is not None and tp_unknown:
+                why = _release_unsure(rv, _NIXL_PER_WORKER_UNTIL)
+                if why is not None:  # through 0.11.0: the base + dp rank × TP + tp rank, above the base + DP - 1
+                    found.append((base + dp, base + dp * most - 1 if most else 65535,
+                                  "vLLM NIXL side channel of a tensor-parallel worker in vLLM 0.11.0 and earlier: "
+                                  f"{named} + its data-parallel rank × the tensor-parallel size + its tensor-parallel "
+                                  "rank", subject, _sizes_unknown(g, ("tensor_parallel_size",)), why))
+        if 8998 in opens and (dp_unknown or tp_unknown):
+            why = _release_unsure(rv, _MOONCAKE_PER_WORKER_UNTIL)
+            base = _port_number(env.get("VLLM_MOONCAKE_BOOTSTRAP_PORT")) or 8998
+            named = (f"VLLM_MOONCAKE_BOOTSTRAP_PORT {base}" if "VLLM_MOONCAKE_BOOTSTRAP_PORT" in env
+                     else f"VLLM_MOONCAKE_BOOTSTRAP_PORT's default {base}")
+            if why is not None:  # through 0.15.1: the base + dp rank × TP + tp rank
+                found.append((base + 1, base + dp * most - 1 if dp is not None and most else 65535,
+                              "vLLM Mooncake side channel of a tensor-parallel worker in vLLM 0.15.1 and earlier: "
+                              f"{named} + its data-parallel rank × the tensor-parallel size + its tensor-parallel "
+                              "rank", subject, _sizes_unknown(g, ("data_parallel_size", "tensor_parallel_size")),
+                              why))
+        if 14579 in opens:
+            parsed = _kv_config(extra.get("kv_transfer_config"))
+            given = _port_number(parsed.get("kv_port")) if isinstance(parsed, dict) and "kv_port" in parsed else 14579
+            if given is not None:  # each worker: kv_port + its rank among DP × TP × PP
+                named = (f"kv_port {given}" if isinstance(parsed, dict) and "kv_port" in parsed
+                         else f"kv_port's default {given}")
+                found.append((given + 1, given + dp * engine_ranks - 1 if dp is not None and engine_ranks else 65535,
+                              f"vLLM P2P NCCL KV transfer of a worker rank: {named} + its rank", subject,
+                              _sizes_unknown(g, _KV_SIZES), ""))
+    return [f for f in found if f[4] and f[0] <= min(f[1], 65535)]
+
+
+def _sizes_unknown(g: ServingGroup, fields: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(size, the variable a Secret or a ConfigMap not in the inputs sets it from, or "" where it is not known yet)
+    of each of ``fields`` the group's engine does not know."""
+    return [(f, _size_unread(g, f)) for f in fields if getattr(g.engine, f) is UNKNOWN]
+
+
+def _release_unsure(rv: Any, until: tuple[int, int, int]) -> str | None:
+    """None where the release ``rv`` is later than ``until``; else why a port only releases through ``until`` bind
+    is not sure (the release is assumed), or "" where it is sure."""
+    if rv.source != "assumed" and rv.version.parts[:3] > until:
+        return None
+    last = ".".join(map(str, until))
+    return "" if rv.source != "assumed" else (
+        f"vLLM {last} and earlier listen there and later releases do not; which release the pods run is not known "
+        f"({rv.note})")
 
 
 def kv_connector_ports(extra: dict[str, Any]) -> frozenset[int]:
@@ -1147,6 +1242,9 @@ class _SettingPorts:
         self.pin_unknown: str = _ray_pin_unknown(inv, svc)
         #: highest base first: a port above two bases is said of the nearer one
         self.dp_unknown: list[tuple[int, str, str, str]] = sorted(_moriio_dp_unknown(inv, svc), reverse=True)
+        #: NIXL's, Mooncake's and P2P NCCL's ranks' ports at a size not known (mend32), highest base first
+        self.kv_unknown: list[tuple[int, int, str, str, list[tuple[str, str]], str]] = sorted(
+            _kv_sizes_unknown(inv, svc), key=lambda f: -f[0])
 
     def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
         """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
@@ -1179,6 +1277,21 @@ class _SettingPorts:
                     f"data_parallel_size of {subject} (port {port} may be its MoRIIO KV connector's "
                     f"{setting.removesuffix('_port')} of a rank: {setting} {base} + its data-parallel rank + its "
                     f"tensor-parallel rank)")
+        for low, high, what, subject, sizes, release in self.kv_unknown:  # mend32, as MoRIIO's above
+            if not low <= port <= high or _vllm_api_port(self.inv, self.svc, port):
+                continue
+            for size, unread in sizes:
+                if not unread:  # not known yet: cannot decide (a security rule's unknown fails closed)
+                    return Undecidable(f"{size} of {subject} (port {port} may be its {what.removeprefix('vLLM ')})")
+            flags = " and ".join(f"--{size.replace('_', '-')}" for size, _ in sizes)
+            variables = " and ".join(unread for _, unread in sizes)
+            noun = "variable" if len(sizes) == 1 else "variables"
+            self.set_by[port] = (
+                f"possibly {what}",
+                f"the {flags} of {subject} {'is' if len(sizes) == 1 else 'are'} the {noun} {variables}, which a "
+                f"Secret or a ConfigMap not in the inputs sets, so whether a rank listens on {port} is not sure; "
+                f"write {flags} in the manifest to decide" + (f"; {release}" if release else ""))
+            return self.set_by[port]
         worker = _ray_worker_port(self.inv, self.svc, port)  # mend24: ray start's default worker range
         if worker is not None:
             self.set_by[port] = worker

@@ -200,9 +200,14 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
         gitops = has_gitops(inv.skipped, (li.subject for li in inv.launch_issues if li.mentioned))
         rendered_values: set[str] = set()  # the values files a GitOps render read with its chart
         gitops_built: set[str] = set()
+        gitops_named: dict[str, Named] = {}
         if gitops:
             from .charts import Renderer
             from .gitops import built_folders, plan, render_gitops
+            from .namedvalues import named_values
+
+            # the values files its objects name, read here from the run's memo (a file is read once a run)
+            gitops_named = named_values([], files)[0]
 
             planned = plan(files, gitops_revision)
             built = built_folders(planned)
@@ -262,10 +267,12 @@ def read_inputs(paths: Iterable[str], jobs: int | None = None, excludes: Exclude
     inv.excluded.extend(sel.excluded)
     named: dict[str, Named] = {}
     helmfiles = [f for f, why in inv.skipped_files if why == HELMFILE]
-    if helmfiles or gitops:  # a file a helmfile release or a GitOps object names as its values is Helm values
+    if helmfiles or gitops_named:  # a file a helmfile release or a GitOps object names as its values is Helm values
         from .namedvalues import named_values
 
-        named, pending = named_values(helmfiles, files if gitops else [])
+        named, pending = named_values(helmfiles, [])
+        for values_file, why_named in gitops_named.items():  # a helmfile's word first, as one pass gave it
+            named.setdefault(values_file, why_named)
         inv.skipped_files = [(f, HELM_VALUES if os.path.abspath(f) in named and _values_by_content(why) else why)
                              for f, why in inv.skipped_files]
         inv.launch_issues.extend(li for li, may_be, says in pending if says or any(_mention(f) for f in may_be))

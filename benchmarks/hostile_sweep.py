@@ -325,7 +325,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases() + fuzz25_cases()
     return out
 
 
@@ -1565,6 +1565,64 @@ def fuzz24_cases() -> list[Case]:
                          + "".join(f"  k{i}: v\n" for i in range(2_450_000)), named="bad.yaml"))
     out.append(file_case("rv45-secret-base64-over-1mib", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: blob\ndata:\n"
                          "  blob: " + "QUFB" * 400_000 + "\n", named="bad.yaml"))
+    return out
+
+
+def _tgz(entries: list[tuple[str, bytes | None, bytes]], gz: bool = True) -> bytes:
+    """A chart archive: each entry (name, data or None, tar type: tarfile.REGTYPE, SYMTYPE, FIFOTYPE...)."""
+    import gzip
+    import io
+    import tarfile
+    bio = io.BytesIO()
+    with tarfile.open(fileobj=bio, mode="w") as tar:
+        for name, data, kind in entries:
+            info = tarfile.TarInfo(name)
+            info.type = kind
+            if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE):
+                info.linkname = "/etc/passwd"
+            info.size = len(data or b"")
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return gzip.compress(bio.getvalue(), mtime=0) if gz else bio.getvalue()
+
+
+def fuzz25_cases() -> list[Case]:
+    """fuzz25: packed subcharts an attacker hands helm (``charts/sub.tgz``: a gzip bomb, an archive truncated or not
+    gzip, entries out of the chart, links, FIFOs, archives nested 50 deep) and a subchart folder's broken values.yaml.
+    Each ends at once in helm's words or shardwise's, placed at the subchart's file or archive, never at the chart's
+    own values.yaml (which the report named, though it may not exist); a link or FIFO entry is read by helm as an empty
+    file (pkg/chart/loader/archive.go copies the entry's data, and a link has none), as the cluster would see it."""
+    import tarfile
+    import zlib
+    out: list[Case] = []
+    reg = tarfile.REGTYPE
+    sub = ("sub/Chart.yaml", b"apiVersion: v2\nname: sub\nversion: 0.1.0\n", reg)
+    laughs = ("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))).encode()
+    packed = "badchart/charts/sub.tgz"
+
+    def packed_case(name: str, archive: bytes, rc: tuple[int, ...] = (2,), named: str | None = packed) -> Case:
+        return chart_case(name, rc=rc, named=named, extra={"charts/sub.tgz": archive})  # type: ignore[dict-item]
+    out.append(chart_case("fz25-subchart-folder-values-broken", named="badchart/charts/sub/values.yaml:2:", extra={
+        "charts/sub/Chart.yaml": sub[1].decode(), "charts/sub/values.yaml": "a: 1\nb: [unclosed\n"}))
+    inner = _tgz([("in/Chart.yaml", b"apiVersion: v2\nname: in\nversion: 0.1.0\n", reg), ("in/values.yaml", laughs, reg)])
+    out.append(packed_case("fz25-packed-nested-values-alias-bomb", _tgz([sub, ("sub/charts/in.tgz", inner, reg)])))
+    nest = _tgz([sub, ("sub/values.yaml", b"a: [\n", reg)])
+    for i in range(50):
+        nest = _tgz([(f"n{i}/Chart.yaml", f"apiVersion: v2\nname: n{i}\nversion: 0.1.0\n".encode(), reg),
+                     (f"n{i}/charts/c.tgz", nest, reg)])
+    out.append(packed_case("fz25-packed-nested-50-deep", nest))
+    zeros = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb = b"".join(zeros.compress(bytes(1 << 20)) for _ in range(1024)) + zeros.flush()  # 1 GiB of zeros, 1 MiB
+    out.append(packed_case("fz25-packed-gzip-bomb-1gib", bomb))
+    whole = _tgz([sub, ("sub/values.yaml", b"a: 1\n", reg)])
+    out.append(packed_case("fz25-packed-truncated-gzip", whole[: len(whole) // 2]))
+    out.append(packed_case("fz25-packed-not-gzip", b"PK\x03\x04" + bytes(200)))
+    out.append(packed_case("fz25-packed-entry-dotdot", _tgz([sub, ("sub/../../evil.yaml", b"a: 1\n", reg)])))
+    out.append(packed_case("fz25-packed-entry-double-slash", _tgz([sub, ("sub//values.yaml", b"a: 1\n", reg)])))
+    for kind, typ in (("symlink", tarfile.SYMTYPE), ("hardlink", tarfile.LNKTYPE), ("fifo", tarfile.FIFOTYPE),
+                      ("chardev", tarfile.CHRTYPE)):
+        out.append(packed_case(f"fz25-packed-{kind}-entry-values", _tgz([sub, ("sub/values.yaml", None, typ)]), rc=(0,),
+                               named=None))
     return out
 
 

@@ -1623,6 +1623,28 @@ def fuzz25_cases() -> list[Case]:
                       ("chardev", tarfile.CHRTYPE)):
         out.append(packed_case(f"fz25-packed-{kind}-entry-values", _tgz([sub, ("sub/values.yaml", None, typ)]), rc=(0,),
                                named=None))
+    # kustomize's selector patterns are RE2 (linear); shardwise matches them with Python's backtracking re to place
+    # findings (origins.py) and to tell a generated ConfigMap an overlay patches (generated.py): each of these hung
+    # the run (> 30 s) before fuzz25
+    long_name = "a" * 100_000
+    patch = "patches:\n  - target: {kind: Deployment, name: 'PAT'}\n    patch: |-\n      - op: replace\n" \
+            "        path: /spec/replicas\n        value: 3\n"
+    for tag, pat, name in (("two-stars-100k-name", ".*.*x", long_name), ("classes-100k-name", "[a-z]*[a-z]*[0-9]", long_name),
+                           ("30-optionals", "a?" * 30 + "a" * 30, "a" * 30)):
+        out.append(kust_case(f"fz25-kust-patch-target-{tag}", KUST_BASE + patch.replace("PAT", pat), rc=(0,), named=None,
+                             extra={"badkust/deployment.yaml": good(name)}))
+    repl = ("replacements:\n  - source: {kind: Deployment, name: NAME, fieldPath: spec.replicas}\n    targets:\n"
+            "      - select: {kind: Deployment, name: '.*.*x'}\n        fieldPaths: [spec.template.spec.containers.0.name]\n")
+    out.append(kust_case("fz25-kust-replacement-select-two-stars-100k-name", KUST_BASE + repl.replace("NAME", long_name),
+                         rc=(0,), named=None, extra={"badkust/deployment.yaml": good(long_name)}))
+    gen_name = "a" * 32 + "!"
+    reader = good("kust").replace("          resources:", f"          envFrom: [{{configMapRef: {{name: '{gen_name}'}}}}]\n"
+                                   "          resources:")
+    out.append(kust_case("fz25-kust-not-built-generator-nested-quantifier", KUST_BASE + "  - missing.yaml\n"
+                         f"configMapGenerator:\n  - name: '{gen_name}'\n    literals: [x=1]\n"
+                         "patches:\n  - target: {kind: ConfigMap, name: '(a+)+$'}\n    patch: |-\n      - op: add\n"
+                         "        path: /data/y\n        value: '2'\n", named="badkust/kustomization.yaml",
+                         extra={"badkust/deployment.yaml": reader}))
     return out
 
 

@@ -99,6 +99,7 @@ class Case:
     parse_out: str = ""                # hostile9: a report the run writes ("-": stdout) that must be valid UTF-8 JSON (SARIF: 2.1.0)
     tool: str | None = None            # helm or kustomize: the case runs it (skipped where it is not built, see tool_missing)
     root_needed: bool = False          # fuzz22: the case makes a device node (mknod), which only root may
+    no_raw_control: bool = False       # fuzz25: stdout (a text or github report) must hold no control character but \t and \n
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -1645,6 +1646,18 @@ def fuzz25_cases() -> list[Case]:
                          "patches:\n  - target: {kind: ConfigMap, name: '(a+)+$'}\n    patch: |-\n      - op: add\n"
                          "        path: /data/y\n        value: '2'\n", named="badkust/kustomization.yaml",
                          extra={"badkust/deployment.yaml": reader}))
+    # a path with ESC, BEL and a line break in kustomize's error: written escaped in the GitHub annotation, where the
+    # runner's log would render the colour (\x1b[31m) and a terminal the title (\x1b]0;...\x07)
+    def escaped(fmt: str) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "badkust/kustomization.yaml", KUST_BASE + '  - "evil\\e[31mRED\\e]0;title\\a\\nshardwise: passed\\n.yaml"\n')
+            write(d, "badkust/deployment.yaml", good("kust"))
+            return ["lint", "--format", fmt, "good.yaml", "badkust"]
+        return build
+    for fmt in ("github", "text"):
+        out.append(Case(f"fz25-kust-error-path-escapes-{fmt}", escaped(fmt), (2,), named="badkust/kustomization.yaml",
+                        env=tools_env(), tool="kustomize", stdout_said=True, no_raw_control=True))
     return out
 
 
@@ -1877,6 +1890,9 @@ def _judge(case: Case, plain: list[tuple], d: str) -> Result:
         return Result(case.name, "FAIL: traceback", r.returncode, dt, said, cpu)
     if r.returncode not in case.rc:
         return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said, cpu)
+    raw = re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out) if case.no_raw_control else None
+    if raw:
+        return Result(case.name, f"FAIL: a raw control character ({raw.group()!r}) in the report", r.returncode, dt, said, cpu)
     if case.named_if_refused and r.returncode == 2 and case.named_if_refused not in said:
         return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said, cpu)
     if argv[0] == "lint" and r.returncode != 2 and report is None and not case.stdout_said:

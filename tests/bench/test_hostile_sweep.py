@@ -71,7 +71,8 @@ def test_the_record_holds_every_class_the_task_names():
                    "fz25-packed-entry-dotdot", "fz25-packed-symlink-entry-values", "fz25-packed-fifo-entry-values",
                    # fuzz25: kustomize selector patterns Python's re backtracks on (a long name, 30 optionals, a
                    # quantified group against a generated ConfigMap's name)
-                   "fz25-kust-patch-target-", "fz25-kust-replacement-select-", "fz25-kust-not-built-generator-"):
+                   "fz25-kust-patch-target-", "fz25-kust-replacement-select-", "fz25-kust-not-built-generator-",
+                   "fz25-kust-error-path-escapes-github"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
     assert record["fz25-packed-gzip-bomb-1gib"]["said"].startswith(

@@ -1655,6 +1655,13 @@ def fuzz25_cases() -> list[Case]:
             write(d, "badkust/deployment.yaml", good("kust"))
             return ["lint", "--format", fmt, "good.yaml", "badkust"]
         return build
+    # review45 refuses a ConfigMap over the API server's 1 MiB from its text; one that reaches it only once its
+    # aliases expand (12 KiB on disk, 1.2 MiB to the API server) passed
+    def aliased(n: int) -> str:
+        return ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: anch}\ndata:\n  k0: &v " + "z" * 4096 + "\n"
+                + "".join(f"  k{i}: *v\n" for i in range(1, n)))
+    out.append(file_case("fz25-configmap-over-1mib-once-aliases-expand", aliased(300), named="bad.yaml:1: ConfigMap anch"))
+    out.append(file_case("fz25-configmap-1mib-exactly-once-aliases-expand", aliased(256), rc=(0,), named=None))
     for fmt in ("github", "text"):
         out.append(Case(f"fz25-kust-error-path-escapes-{fmt}", escaped(fmt), (2,), named="badkust/kustomization.yaml",
                         env=tools_env(), tool="kustomize", stdout_said=True, no_raw_control=True))

@@ -99,6 +99,7 @@ class Case:
     parse_out: str = ""                # hostile9: a report the run writes ("-": stdout) that must be valid UTF-8 JSON (SARIF: 2.1.0)
     tool: str | None = None            # helm or kustomize: the case runs it (skipped where it is not built, see tool_missing)
     root_needed: bool = False          # fuzz22: the case makes a device node (mknod), which only root may
+    no_raw_control: bool = False       # fuzz25: stdout (a text or github report) must hold no control character but \t and \n
 
 
 def write(d: str, rel: str, data: str | bytes) -> str:
@@ -325,7 +326,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases() + fuzz25_cases()
     return out
 
 
@@ -1568,6 +1569,105 @@ def fuzz24_cases() -> list[Case]:
     return out
 
 
+def _tgz(entries: list[tuple[str, bytes | None, bytes]], gz: bool = True) -> bytes:
+    """A chart archive: each entry (name, data or None, tar type: tarfile.REGTYPE, SYMTYPE, FIFOTYPE...)."""
+    import gzip
+    import io
+    import tarfile
+    bio = io.BytesIO()
+    with tarfile.open(fileobj=bio, mode="w") as tar:
+        for name, data, kind in entries:
+            info = tarfile.TarInfo(name)
+            info.type = kind
+            if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE):
+                info.linkname = "/etc/passwd"
+            info.size = len(data or b"")
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return gzip.compress(bio.getvalue(), mtime=0) if gz else bio.getvalue()
+
+
+def fuzz25_cases() -> list[Case]:
+    """fuzz25: packed subcharts an attacker hands helm (``charts/sub.tgz``: a gzip bomb, an archive truncated or not
+    gzip, entries out of the chart, links, FIFOs, archives nested 50 deep) and a subchart folder's broken values.yaml.
+    Each ends at once in helm's words or shardwise's, placed at the subchart's file or archive, never at the chart's
+    own values.yaml (which the report named, though it may not exist); a link or FIFO entry is read by helm as an empty
+    file (pkg/chart/loader/archive.go copies the entry's data, and a link has none), as the cluster would see it."""
+    import tarfile
+    import zlib
+    out: list[Case] = []
+    reg = tarfile.REGTYPE
+    sub = ("sub/Chart.yaml", b"apiVersion: v2\nname: sub\nversion: 0.1.0\n", reg)
+    laughs = ("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))).encode()
+    packed = "badchart/charts/sub.tgz"
+
+    def packed_case(name: str, archive: bytes, rc: tuple[int, ...] = (2,), named: str | None = packed) -> Case:
+        return chart_case(name, rc=rc, named=named, extra={"charts/sub.tgz": archive})  # type: ignore[dict-item]
+    out.append(chart_case("fz25-subchart-folder-values-broken", named="badchart/charts/sub/values.yaml:2:", extra={
+        "charts/sub/Chart.yaml": sub[1].decode(), "charts/sub/values.yaml": "a: 1\nb: [unclosed\n"}))
+    inner = _tgz([("in/Chart.yaml", b"apiVersion: v2\nname: in\nversion: 0.1.0\n", reg), ("in/values.yaml", laughs, reg)])
+    out.append(packed_case("fz25-packed-nested-values-alias-bomb", _tgz([sub, ("sub/charts/in.tgz", inner, reg)])))
+    nest = _tgz([sub, ("sub/values.yaml", b"a: [\n", reg)])
+    for i in range(50):
+        nest = _tgz([(f"n{i}/Chart.yaml", f"apiVersion: v2\nname: n{i}\nversion: 0.1.0\n".encode(), reg),
+                     (f"n{i}/charts/c.tgz", nest, reg)])
+    out.append(packed_case("fz25-packed-nested-50-deep", nest))
+    zeros = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb = b"".join(zeros.compress(bytes(1 << 20)) for _ in range(1024)) + zeros.flush()  # 1 GiB of zeros, 1 MiB
+    out.append(packed_case("fz25-packed-gzip-bomb-1gib", bomb))
+    whole = _tgz([sub, ("sub/values.yaml", b"a: 1\n", reg)])
+    out.append(packed_case("fz25-packed-truncated-gzip", whole[: len(whole) // 2]))
+    out.append(packed_case("fz25-packed-not-gzip", b"PK\x03\x04" + bytes(200)))
+    out.append(packed_case("fz25-packed-entry-dotdot", _tgz([sub, ("sub/../../evil.yaml", b"a: 1\n", reg)])))
+    out.append(packed_case("fz25-packed-entry-double-slash", _tgz([sub, ("sub//values.yaml", b"a: 1\n", reg)])))
+    for kind, typ in (("symlink", tarfile.SYMTYPE), ("hardlink", tarfile.LNKTYPE), ("fifo", tarfile.FIFOTYPE),
+                      ("chardev", tarfile.CHRTYPE)):
+        out.append(packed_case(f"fz25-packed-{kind}-entry-values", _tgz([sub, ("sub/values.yaml", None, typ)]), rc=(0,),
+                               named=None))
+    # kustomize's selector patterns are RE2 (linear); shardwise matches them with Python's backtracking re to place
+    # findings (origins.py) and to tell a generated ConfigMap an overlay patches (generated.py): each of these hung
+    # the run (> 30 s) before fuzz25
+    long_name = "a" * 100_000
+    patch = "patches:\n  - target: {kind: Deployment, name: 'PAT'}\n    patch: |-\n      - op: replace\n" \
+            "        path: /spec/replicas\n        value: 3\n"
+    for tag, pat, name in (("two-stars-100k-name", ".*.*x", long_name), ("classes-100k-name", "[a-z]*[a-z]*[0-9]", long_name),
+                           ("30-optionals", "a?" * 30 + "a" * 30, "a" * 30)):
+        out.append(kust_case(f"fz25-kust-patch-target-{tag}", KUST_BASE + patch.replace("PAT", pat), rc=(0,), named=None,
+                             extra={"badkust/deployment.yaml": good(name)}))
+    repl = ("replacements:\n  - source: {kind: Deployment, name: NAME, fieldPath: spec.replicas}\n    targets:\n"
+            "      - select: {kind: Deployment, name: '.*.*x'}\n        fieldPaths: [spec.template.spec.containers.0.name]\n")
+    out.append(kust_case("fz25-kust-replacement-select-two-stars-100k-name", KUST_BASE + repl.replace("NAME", long_name),
+                         rc=(0,), named=None, extra={"badkust/deployment.yaml": good(long_name)}))
+    gen_name = "a" * 32 + "!"
+    reader = good("kust").replace("          resources:", f"          envFrom: [{{configMapRef: {{name: '{gen_name}'}}}}]\n"
+                                   "          resources:")
+    out.append(kust_case("fz25-kust-not-built-generator-nested-quantifier", KUST_BASE + "  - missing.yaml\n"
+                         f"configMapGenerator:\n  - name: '{gen_name}'\n    literals: [x=1]\n"
+                         "patches:\n  - target: {kind: ConfigMap, name: '(a+)+$'}\n    patch: |-\n      - op: add\n"
+                         "        path: /data/y\n        value: '2'\n", named="badkust/kustomization.yaml",
+                         extra={"badkust/deployment.yaml": reader}))
+    # a path with ESC, BEL and a line break in kustomize's error: written escaped in the GitHub annotation, where the
+    # runner's log would render the colour (\x1b[31m) and a terminal the title (\x1b]0;...\x07)
+    def escaped(fmt: str) -> Callable[[str], list[str]]:
+        def build(d: str) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            write(d, "badkust/kustomization.yaml", KUST_BASE + '  - "evil\\e[31mRED\\e]0;title\\a\\nshardwise: passed\\n.yaml"\n')
+            write(d, "badkust/deployment.yaml", good("kust"))
+            return ["lint", "--format", fmt, "good.yaml", "badkust"]
+        return build
+    # review45 refuses a ConfigMap over the API server's 1 MiB from its text; one that reaches it only once its
+    # aliases expand (12 KiB on disk, 1.2 MiB to the API server) passed
+    def aliased(n: int) -> str:
+        return ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: anch}\ndata:\n  k0: &v " + "z" * 4096 + "\n"
+                + "".join(f"  k{i}: *v\n" for i in range(1, n)))
+    out.append(file_case("fz25-configmap-over-1mib-once-aliases-expand", aliased(300), named="bad.yaml:1: ConfigMap anch"))
+    out.append(file_case("fz25-configmap-1mib-exactly-once-aliases-expand", aliased(256), rc=(0,), named=None))
+    for fmt in ("github", "text"):
+        out.append(Case(f"fz25-kust-error-path-escapes-{fmt}", escaped(fmt), (2,), named="badkust/kustomization.yaml",
+                        env=tools_env(), tool="kustomize", stdout_said=True, no_raw_control=True))
+    return out
+
+
 def fuzz20_cases() -> list[Case]:
     import gzip
     import io
@@ -1797,6 +1897,9 @@ def _judge(case: Case, plain: list[tuple], d: str) -> Result:
         return Result(case.name, "FAIL: traceback", r.returncode, dt, said, cpu)
     if r.returncode not in case.rc:
         return Result(case.name, f"FAIL: exit {r.returncode}, expected {'/'.join(map(str, case.rc))}", r.returncode, dt, said, cpu)
+    raw = re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out) if case.no_raw_control else None
+    if raw:
+        return Result(case.name, f"FAIL: a raw control character ({raw.group()!r}) in the report", r.returncode, dt, said, cpu)
     if case.named_if_refused and r.returncode == 2 and case.named_if_refused not in said:
         return Result(case.name, f"FAIL: refused without naming {case.named_if_refused}", r.returncode, dt, said, cpu)
     if argv[0] == "lint" and r.returncode != 2 and report is None and not case.stdout_said:

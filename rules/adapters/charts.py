@@ -920,6 +920,7 @@ def helm_error_location(message: str, directory: str,
     m = _HELM_AT.search(message)
     if m:
         return os.path.join(directory, m.group(1).split("/", 1)[1]), int(m.group(2))
+    chart, packed = _helm_subchart(message, directory)
     m = _HELM_ON.search(message)
     if m:
         return os.path.join(directory, m.group(1).split("/", 1)[1]), None
@@ -927,10 +928,36 @@ def helm_error_location(message: str, directory: str,
     if m:
         line = int(m.group(3)) if m.group(3) else None
         if m.group(1):
-            return os.path.join(directory, m.group(1)), line
+            if packed is not None:  # a file in a packed subchart: the archive is what the repository holds
+                return packed, None
+            return os.path.join(chart, m.group(1)), line
         if m.group(2) in values:
             return m.group(2), line
+    if packed is not None:  # anything else helm refused in a packed subchart ("chart illegally references ...")
+        return packed, None
     return None, None
+
+
+#: helm's loader wraps a subchart's failure in ``error unpacking subchart NAME in PARENT: `` (helm v3
+#: pkg/chart/loader/load.go, LoadFiles), NAME the first path component under the parent's ``charts/`` (a folder, or
+#: a packed ``NAME.tgz``); nested subcharts nest the prefix.
+_HELM_SUBCHART = re.compile(r"error unpacking subchart ([^/\s:]+) in [^\s:]+: ")
+
+
+def _helm_subchart(message: str, directory: str) -> tuple[str, str | None]:
+    """The chart folder a helm error is about (``directory``, or ``directory/charts/NAME/...`` after each
+    :data:`_HELM_SUBCHART` prefix) and the packed subchart (``charts/NAME.tgz``) it is in, if any: the first archive
+    on the way, as the files in it are not in the repository (fuzz25: a broken values.yaml of ``charts/sub.tgz`` or of
+    ``charts/sub/`` was placed at the chart's own values.yaml, a file that may not exist)."""
+    chart, at = directory, None
+    for m in _HELM_SUBCHART.finditer(message):
+        if at is not None and m.start() != at:
+            break  # only the prefixes that follow one another
+        at = m.end()
+        chart = os.path.join(chart, "charts", m.group(1))
+        if m.group(1).endswith(".tgz"):  # helm: filepath.Ext(n) == ".tgz", loaded as an archive
+            return chart, chart
+    return chart, None
 
 
 #: The header klog (kubernetes/klog, klog.go: "Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg") writes before each line

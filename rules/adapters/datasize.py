@@ -185,3 +185,37 @@ def refuse_oversized(text: str, file: str, parts: list[tuple[int, str]]) -> tupl
         errors.append(InputError(message, file, base + line + 1))
         kept.append("\n" * part.count("\n"))
     return ("".join(kept) if errors else text), errors
+
+
+def _parsed_bytes(values: object, encoded: bool) -> int:
+    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping: each string value's
+    UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four, less the padding); other values not."""
+    if not isinstance(values, dict):
+        return 0
+    total = 0
+    for v in values.values():
+        if isinstance(v, str):
+            total += (len(v) * 3 // 4 - v[-2:].count("=")) if encoded else len(v.encode("utf-8", "surrogatepass"))
+    return total
+
+
+def oversized_parsed(doc: object) -> str | None:
+    """For a parsed document: where it is a v1 ConfigMap or Secret whose data holds more than :data:`MAX_DATA_BYTES`
+    as parsed, the message; else None. A document under the bound in its text can be over it once its aliases are
+    expanded (fuzz25: a 4 KiB value aliased 300 times is 1.2 MiB to the API server, 12 KiB on disk), which
+    :func:`oversized_data` cannot see."""
+    if not isinstance(doc, dict) or doc.get("apiVersion") != "v1" or doc.get("kind") not in ("ConfigMap", "Secret"):
+        return None
+    kind = str(doc.get("kind"))
+    if kind == "ConfigMap":
+        least = _parsed_bytes(doc.get("data"), False) + _parsed_bytes(doc.get("binaryData"), True)
+    else:
+        least = max(_parsed_bytes(doc.get("data"), True), _parsed_bytes(doc.get("stringData"), False))
+    if least <= MAX_DATA_BYTES:
+        return None
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return (f"{kind}{' ' + name if isinstance(name, str) and name else ''}: its data holds {least:,} bytes once its "
+            f"aliases are expanded, more than the {MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a "
+            f"{kind}'s data (kubernetes pkg/apis/core/validation Validate{kind}: core.MaxSecretSize): it cannot be "
+            f"created; split it into {kind}s of at most 1 MiB each, or mount the data from a volume")

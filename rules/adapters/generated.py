@@ -31,13 +31,13 @@ as two ConfigMaps of one name are (:mod:`.k8s.configjoin`).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..model import ConfigMap, Location
 from ..model.errors import InputError
 from ..model.files import inside
+from .origins import kustomize_selects
 from .overlays import _patch_docs, reached_files
 from .yamlsrc import load_documents, read_text
 
@@ -162,13 +162,11 @@ def _name(holder: Mapping[str, Any]) -> str | None:
 
 def _matches(pattern: str | None, name: str) -> bool:
     """Whether a target's name ``pattern`` selects ``name`` (kustomize anchors it: ``^(?:pattern)$``; one Python's
-    ``re`` cannot read is taken to)."""
+    ``re`` cannot read, or cannot match in bounded time, is taken to: :func:`.origins.kustomize_selects`; fuzz25:
+    ``(a+)+$`` against a generator's name was matched unguarded)."""
     if pattern is None:
         return True
-    try:
-        return re.fullmatch(pattern, name) is not None
-    except re.error:
-        return True
+    return kustomize_selects(pattern, name) is not False
 
 
 def _unhashed(holder: Mapping[str, Any], key: str) -> bool:

@@ -13,12 +13,13 @@ import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ..model import Inventory, LaunchIssue, Location
 from ..model.errors import InputError
 from ..model.files import read_file_bytes
 from . import kinds
-from .datasize import may_be_oversized, refuse_oversized
+from .datasize import may_be_oversized, oversized_parsed, refuse_oversized
 from .select import PROGRAM_ENDS
 from .shellname import is_script
 from .yamlsrc import (
@@ -258,9 +259,17 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         return Inventory(skipped_files=[(file, kind)])
     from .k8s import inventory_from_documents
 
+    if "&" in text:  # fuzz25: a ConfigMap or Secret whose data is over 1 MiB only once its aliases are expanded
+        docs = [(line, _expanded_oversize(d, file, line)) for line, d in docs]
     if namespace is not None:
         kinds.fill_namespace(docs, namespace)
     return inventory_from_documents(docs, text, file)
+
+
+def _expanded_oversize(doc: Any, file: str, line: int | None) -> Any:
+    """``doc``, or the input error of :func:`.datasize.oversized_parsed` at its first line where it has one."""
+    message = oversized_parsed(doc)
+    return doc if message is None else InputError(message, file, line)
 
 
 def _application_tags(text: str, file: str, refused: InputError) -> None:

@@ -328,25 +328,46 @@ def _patches(kustomization: str, files: _Files) -> list[_Patch]:
 
 
 #: A selector pattern Python's backtracking matcher could take exponential or high-polynomial time on (kustomize's
-#: RE2 is linear): a quantified group, or more than two quantifiers. Such a pattern is matched as literal text only.
+#: RE2 is linear): a quantified group, or more than two quantifiers. Such a pattern is not matched as an expression.
 _COSTLY_PATTERN = re.compile(r"\)[*+?{]|(?:[*+{][^*+{]*){3}")
+#: A ``?`` that makes what precedes it optional (not the one of ``(?``, nor a lazy ``*?``): each doubles the ways a
+#: backtracking matcher may try; more than :data:`_OPTIONALS_MAX` is not matched as an expression either (fuzz25:
+#: ``a?`` thirty times then ``a`` thirty times, no ``*``, ``+`` or ``{``, took exponential time on a 30-letter name).
+_OPTIONAL = re.compile(r"(?<![(*+?}])\?")
+_OPTIONALS_MAX = 3
+#: The longest name a pattern is matched against as an expression: an object name of Kubernetes is at most 253
+#: characters (a DNS-1123 subdomain: apimachinery pkg/util/validation ``DNS1123SubdomainMaxLength``), and a
+#: pattern of two quantifiers takes time of the square of the name's length (fuzz25: ``.*.*x`` or ``a*a*b`` against
+#: a name of 100,000 characters, which kustomize builds and the API server refuses, hung the run).
+_MATCHED_NAME_MAX = 253
 
 
-def _selects(pattern: str, *names: str) -> bool:
+def kustomize_selects(pattern: str, *names: str) -> bool | None:
     """Whether kustomize's selector field ``pattern`` (a target's ``kind`` or ``name``) selects any of ``names``: a
     regular expression matched whole (sigs.k8s.io/kustomize v5.8.1 api/types/selector.go ``NewSelectorRegex``,
-    ``anchorRegex``: ``^(?:PATTERN)$``), against the object's original and its current name
-    (api/resmap/reswrangler.go ``Select``). A pattern Python cannot match in bounded time, or that is not a valid
-    expression, selects only the name it spells."""
+    ``anchorRegex``: ``^(?:PATTERN)$``). None where Python cannot tell in bounded time and the pattern does not spell
+    a name: a pattern of :data:`_COSTLY_PATTERN` or of more than :data:`_OPTIONALS_MAX` ``?``, one Python cannot
+    read, or a name longer than :data:`_MATCHED_NAME_MAX` (matched by its spelling only)."""
     if pattern in names:
         return True
-    if _COSTLY_PATTERN.search(pattern) or not any(c in pattern for c in ".*+?[]()|{}\\^$"):
+    if not any(c in pattern for c in ".*+?[]()|{}\\^$"):
         return False
+    if _COSTLY_PATTERN.search(pattern) or len(_OPTIONAL.findall(pattern)) > _OPTIONALS_MAX:
+        return None
     try:
         compiled = re.compile(f"(?:{pattern})")
     except (re.error, RecursionError, OverflowError):
-        return False
-    return any(compiled.fullmatch(n) is not None for n in names)
+        return None
+    if any(compiled.fullmatch(n) is not None for n in names if len(n) <= _MATCHED_NAME_MAX):
+        return True
+    return None if any(len(n) > _MATCHED_NAME_MAX for n in names) else False
+
+
+def _selects(pattern: str, *names: str) -> bool:
+    """:func:`kustomize_selects` against the object's original and its current name (api/resmap/reswrangler.go
+    ``Select``); a pattern Python cannot match in bounded time, or that is not a valid expression, selects only the
+    name it spells."""
+    return kustomize_selects(pattern, *names) is True
 
 
 _LABEL = r"[A-Za-z0-9][-A-Za-z0-9_./]*"

@@ -7,7 +7,7 @@ the run (exit 1) and is an error too, as the exit status says (adopt20: it was a
 report-only run (``--fail-on none``) every finding is a warning: an error annotation paints the pull request's
 files red, and such a run fails nothing (an input error, which still fails it with exit 2, stays an error).
 Escaping follows the runner's rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded; in property
-values ``:`` and ``,`` are too.
+values ``:`` and ``,`` are too. Any other control character is written as an escape (``\\x1b``).
 Suppressed findings are not annotated (they are in the other reports with their reasons).
 
 The ``file`` of an annotation is relative to the repository's checkout (``$GITHUB_WORKSPACE``, else the
@@ -25,10 +25,15 @@ from pathlib import Path
 from ..engine import Finding
 from ..model.errors import InputError
 from .result import Report, source_file
+from .text import visible
 
 
 def escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """``s`` as a workflow command's data: ``%``, ``\\r`` and ``\\n`` percent-encoded as the runner decodes them, and
+    every other control character written as an escape (``\\x1b``), as the text report writes it (fuzz25: a
+    kustomize error naming a resource path with ESC and BEL, ``evil\\x1b[31m…\\x07``, reached the log raw, where
+    GitHub's log viewer renders the colour and a terminal the title)."""
+    return visible(s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(s: str) -> str:

@@ -135,6 +135,19 @@ def test_chart_rendered_by_helm_points_at_template_lines(tools_on_path, capsys):
     ("failed to parse prod.yaml: error converting YAML to JSON: yaml: line 4: mapping values", ("prod.yaml", 4)),
     ("failed to parse other.yaml: error converting YAML to JSON: yaml: line 4: mapping values", (None, None)),
     ("An error occurred while checking for chart dependencies: missing in charts/ directory: redis", (None, None)),
+    # fuzz25: a subchart's broken file is the subchart's (a folder: its file and line; packed: the archive), never
+    # the chart's own values.yaml
+    ("error unpacking subchart sub in llm: cannot load values.yaml: error converting YAML to JSON: yaml: line 2: did",
+     ("c/llm/charts/sub/values.yaml", 2)),
+    ("error unpacking subchart sub in llm: error unpacking subchart in in sub: cannot load Chart.yaml: error conv",
+     ("c/llm/charts/sub/charts/in/Chart.yaml", None)),
+    ("error unpacking subchart sub.tgz in llm: cannot load values.yaml: error converting YAML to JSON: yaml: line 2: d",
+     ("c/llm/charts/sub.tgz", None)),
+    ("error unpacking subchart sub in llm: error unpacking subchart in.tgz in sub: error unpacking subchart c.tgz in "
+     "in: cannot load values.yaml: error converting YAML to JSON: yaml: document contains excessive aliasing",
+     ("c/llm/charts/sub/charts/in.tgz", None)),
+    ("error unpacking subchart sub.tgz in llm: chart illegally references parent directory", ("c/llm/charts/sub.tgz", None)),
+    ("error unpacking subchart sub in llm: chart illegally references parent directory", (None, None)),
 ])
 def test_where_a_helm_error_is(message, where):
     """hostile9: each helm failure was an input error at the chart's Chart.yaml without a line; helm's words say the

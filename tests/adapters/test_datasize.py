@@ -198,3 +198,21 @@ def test_a_lone_surrogate_counts_one_byte():
     text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: latin1\ndata:\n"
             + "".join(f"  k{i}: {chr(0xDCE9) * 600}\n" for i in range(1_000)))
     assert oversized_data(text) is None
+
+def test_data_over_a_mebibyte_only_once_its_aliases_expand_is_an_input_error():
+    """fuzz25: 12 KiB of text, a 4,096-byte value aliased 300 times in all (1,228,800 bytes to the API server), passed;
+    256 of them (exactly 1 MiB) are read. A Secret's base64 and a ConfigMap's binaryData count decoded."""
+    def aliased(n: int, kind: str = "ConfigMap", section: str = "data", value: str = "z" * 4096) -> str:
+        return (f"apiVersion: v1\nkind: {kind}\nmetadata: {{name: anch}}\n{section}:\n  k0: &v {value}\n"
+                + "".join(f"  k{i}: *v\n" for i in range(1, n)))
+    inv = load_text(aliased(300), "a.yaml")
+    assert [(e.file, e.line, e.message) for e in inv.errors] == [("a.yaml", 1, (
+        "ConfigMap anch: its data holds 1,228,800 bytes once its aliases are expanded, more than the 1,048,576 (1 MiB) "
+        "the Kubernetes API server takes in a ConfigMap's data (kubernetes pkg/apis/core/validation ValidateConfigMap: "
+        "core.MaxSecretSize): it cannot be created; split it into ConfigMaps of at most 1 MiB each, or mount the data "
+        "from a volume"))]
+    assert load_text(aliased(256), "a.yaml").errors == []
+    # base64 of 4,096 characters is 3,072 bytes: 342 of them are 1,050,624, over; 341 (1,047,552) are not
+    assert [e.line for e in load_text(aliased(342, "Secret", value="QUFB" * 1024), "s.yaml").errors] == [1]
+    assert load_text(aliased(341, "Secret", value="QUFB" * 1024), "s.yaml").errors == []
+    assert [e.line for e in load_text(aliased(342, section="binaryData", value="QUFB" * 1024), "b.yaml").errors] == [1]

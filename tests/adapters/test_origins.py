@@ -12,7 +12,8 @@ import os
 import subprocess
 
 import pytest
-from shardwise.rules.adapters.origins import DocOrigin, place_build, strip_build_metadata
+from shardwise.rules.adapters.generated import _matches
+from shardwise.rules.adapters.origins import DocOrigin, kustomize_selects, place_build, strip_build_metadata
 from shardwise.rules.app.cli import main
 from tools_support import require_tool
 
@@ -795,3 +796,29 @@ def test_an_inline_patch_written_on_its_key_s_line_is_placed_at_that_line(tmp_pa
     at = {line: n for n, line in enumerate(built.splitlines(), 1)}
     assert placed[at["            nvidia.com/gpu: 2"]] == ("repo/overlays/prod/kustomization.yaml", 14)
     assert placed[at["  replicas: 2"]] == ("repo/overlays/prod/kustomization.yaml", 14)
+
+
+@pytest.mark.parametrize(("pattern", "name", "selects"), [
+    ("vllm-.*", "vllm-a", True),
+    ("(?:vllm|llm)-.*", "llm-abc", True),
+    ("llm-[a-z]+-v?[0-9]*", "llm-abc-v2", True),
+    ("vllm-.*", "llm-a", False),
+    ("llm", "llm", True),
+    ("llm", "vllm", False),
+    # fuzz25: what Python's backtracking re could not match in bounded time is not matched (None), where RE2 would
+    ("(a+)+$", "a" * 32 + "!", None),
+    ("a?" * 30 + "a" * 30, "a" * 30, None),
+    (".*.*x", "a" * 100_000, None),
+    ("[a-z]*[a-z]*[0-9]", "a" * 100_000, None),
+    ("a" * 300, "a" * 300, True),  # spelled: selected, however long
+    ("(", "(x", None),
+])
+def test_a_kustomize_pattern_is_matched_only_where_python_can_in_bounded_time(pattern, name, selects):
+    assert kustomize_selects(pattern, name) is selects
+    # a generated ConfigMap's name an overlay may patch: what cannot be told is taken to be patched
+    assert _matches(pattern, name) is (selects is not False)
+
+
+def test_a_long_name_does_not_hide_a_short_one_the_pattern_selects():
+    assert kustomize_selects("vllm-.*", "a" * 300, "vllm-x") is True
+    assert kustomize_selects("vllm-.*", "a" * 300, "llm-x") is None

@@ -64,9 +64,20 @@ def test_the_record_holds_every_class_the_task_names():
                    "fz23-stack-config-latin1-", "pack-fz23-parent-cycle", "pack-fz23-nested-4000",
                    # fuzz24: what helm and kustomize would read, read here first; a command of 100,000 here-documents
                    "fz24-kust-patch-alias-bomb", "fz24-kust-resource-sparse-2gib", "fz24-kust-resource-socket",
-                   "fz24-chart-template-sparse-2gib", "fz24-heredoc-100k-operators-one-command"):
+                   "fz24-chart-template-sparse-2gib", "fz24-heredoc-100k-operators-one-command",
+                   # fuzz25: packed subcharts (a gzip bomb, nested 50 deep, entries out of the chart, links and FIFOs)
+                   # and a subchart's broken values.yaml, placed at the subchart's own file or archive
+                   "fz25-subchart-folder-values-broken", "fz25-packed-gzip-bomb-1gib", "fz25-packed-nested-50-deep",
+                   "fz25-packed-entry-dotdot", "fz25-packed-symlink-entry-values", "fz25-packed-fifo-entry-values",
+                   # fuzz25: kustomize selector patterns Python's re backtracks on (a long name, 30 optionals, a
+                   # quantified group against a generated ConfigMap's name)
+                   "fz25-kust-patch-target-", "fz25-kust-replacement-select-", "fz25-kust-not-built-generator-",
+                   "fz25-kust-error-path-escapes-github", "fz25-configmap-over-1mib-once-aliases-expand"):
         assert any(case.startswith(prefix) for case in record), prefix
     assert record["type-gpu-negative"]["rc"] == 2
+    assert record["fz25-packed-gzip-bomb-1gib"]["said"].startswith(
+        "badchart/charts/sub.tgz:None: helm template failed: Error: error unpacking subchart sub.tgz in badchart: ")
+    assert record["fz25-subchart-folder-values-broken"]["said"].startswith("badchart/charts/sub/values.yaml:2: ")
     # newuser6: an integer field written as a string is refused as the API server refuses it
     assert record["type-replicas-string"]["rc"] == 2
     assert record["type-replicas-string"]["said"].startswith(

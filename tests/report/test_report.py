@@ -424,6 +424,9 @@ def test_security_rules_carry_security_severity():
 def test_github_escaping():
     assert escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
     assert escape_property("a,b:c%\n") == "a%2Cb%3Ac%25%0A"
+    # fuzz25: a control character other than a line break is never written raw (a path in kustomize's error)
+    assert escape_data("evil\x1b[31mRED\x1b]0;t\x07\tx\u2028") == "evil\\x1b[31mRED\\x1b]0;t\\x07\tx\\u2028"
+    assert escape_property("a\x1b,b") == "a\\x1b%2Cb"
 
 
 def test_github_annotations(report):

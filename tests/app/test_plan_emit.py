@@ -443,7 +443,9 @@ def test_a_deepep_backend_takes_its_buffers_from_the_budget_in_plan_and_in_lint(
         rc, out, _ = run(capsys, "plan", *DEEPSEEK_DP8_EP, *extra, "--json")
         d = json.loads(out)
         rows.append((rc, d["non_torch_gib_per_gpu"], d["kv_cache_gib_per_gpu"]))
-    assert rows == [(0, 0.12, 25.171), (0, 4.675, 20.616), (0, 1.12, 24.171)]
+    # plancases27: at 0.12.0 block-FP8 MoE on DeepGEMM (H200) keeps its working buffers through the profile's
+    # sampler run, as from 0.14: the KV cache is smaller in each row; the DeepEP terms are unchanged
+    assert rows == [(0, 0.12, 21.921), (0, 4.675, 19.04), (0, 1.12, 20.921)]
     text = emitted(capsys, "manifest", *DEEPSEEK_DP8_EP, "--engine-arg", "all2all-backend=deepep_low_latency")
     (group,) = load_kubernetes_text(text, "plan.yaml").groups
     assert engine_settings(group).all2all_backend == "deepep_low_latency"

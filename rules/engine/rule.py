@@ -357,7 +357,15 @@ class GroupRule(Rule):
         note = (f"NodePool `{g.pool.variant_of if g.pool else ''}` may launch {launch} for this pod and this holds "
                 f"on {held} only; select one kind (a nodeSelector on its instance type, family or GPU name) to "
                 "have it judged on that one")
-        if g.pool is not None and g.pool.kind in ("node", "selector"):  # a bare GPU name on a Node or a selector
+        if g.pool_options_from == "terms":  # terms of a required node affinity naming other GPUs
+            note = (f"the terms of the required node affinity are ORed, so the pod may land on {launch}, and this "
+                    f"holds on {held} only; name one GPU in every term (or keep only the terms of one) to have it "
+                    "judged on that one")
+        elif g.pool_options_from == "nodes":  # Nodes of the inputs with other GPUs, all admitting the pod
+            note = (f"the scheduler may bind the pod to any Node of the inputs its selector admits, {launch}, and "
+                    f"this holds on {held} only; select one GPU (a nodeSelector on its instance type or "
+                    "nvidia.com/gpu.product) to have it judged on that one")
+        elif g.pool is not None and g.pool.kind in ("node", "selector"):  # a bare GPU name on a Node or a selector
             whose = f"Node `{g.pool.variant_of}`" if g.pool.kind == "node" else f"the selector ({g.pool.variant_of})"
             note = (f"{whose} names a GPU by a bare family name that may be {launch}, and this holds on {held} "
                     "only; name one size (the GPU's full name, as GPU Feature Discovery writes it: "
@@ -438,7 +446,7 @@ def _option_groups(g: ServingGroup) -> list[ServingGroup]:
         made = []
         for option in g.pool_options:
             alt = copy(g)
-            alt.pool, alt.pool_options, alt.pool_option_groups = option, [], []
+            alt.pool, alt.pool_options, alt.pool_option_groups, alt.pool_options_from = option, [], [], ""
             made.append(alt)
         g.pool_option_groups = made
     return g.pool_option_groups

@@ -527,6 +527,10 @@ class ServingGroup:
     #: ``pool``, the one it is billed on (the cheapest that holds the pod, where Karpenter picks by price): a
     #: finding that reads the GPU blocks only when it holds on every one (engine.rule.GroupRule).
     pool_options: list[NodePool] = field(default_factory=list)
+    #: Why the group may land on ``pool`` or any of ``pool_options`` where that is not one NodePool's kinds (or one
+    #: selector's sizes), for a finding to name: the terms of its required node affinity (Kubernetes ORs them) or
+    #: the Nodes of the inputs its selector admits; "" otherwise.
+    pool_options_from: str = ""
     #: Why no node of the pool the group's selector pins it to (by the pool's name label) can ever hold its pods,
     #: where that pool is in the inputs: its nodes advertise another maker's accelerator, or none (the scheduler's
     #: NodeResourcesFit filter never passes them); None otherwise. Set by ``resolve_pools``.

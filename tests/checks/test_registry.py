@@ -125,6 +125,8 @@ EXTRA_FIXTURES = {
               "eplb-one-rank.yaml",  # engine21: and EPLB on one EP rank (TP x DP; TP x PCP x DP from 0.26)
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
+              "affinity-terms-gpus.yaml",  # mend33: nodeSelectorTerms are ORed: judged on the GPU of each term
+              "nodes-of-two-gpus.yaml",  # mend33: judged on the GPU of each Node of the inputs the pod may bind to
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge

@@ -840,16 +840,43 @@ def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
     return True
 
 
-def _selector_labels(g: ServingGroup) -> dict[str, str]:
+def _selector_labels(g: ServingGroup, term: int = 0) -> dict[str, str]:
+    """The labels a node matching ``g``'s nodeSelector and the ``term``-th term of its required node affinity has
+    (its single-valued ``In`` expressions): a pod needs only one term to match."""
     labels = dict(g.node_selector)
-    for term in g.affinity[:1]:  # the first term: a pod needs only one to match
-        for e in term:
-            if e.operator == "In" and len(e.values) == 1 and e.key not in labels:
-                labels[e.key] = e.values[0]
+    for e in g.affinity[term] if term < len(g.affinity) else ():
+        if e.operator == "In" and len(e.values) == 1 and e.key not in labels:
+            labels[e.key] = e.values[0]
     return labels
 
 
-def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
+def _selector_kinds(g: ServingGroup) -> NodePool | list[NodePool] | None:
+    """:func:`pool_from_selector` over every term of ``g``'s required node affinity: Kubernetes ORs the terms
+    (``nodeSelectorTerms``: "The terms are ORed", k8s.io/api core/v1 types.go; the matchExpressions of one term are
+    ANDed), so a pod whose terms name different GPUs may land on any of them, and each is one kind of node it is
+    judged on (a finding blocks only where it holds on each). A term that names no GPU leaves the GPU unknown: no
+    pool. One term, or terms that all name the same GPU: the first term's pool."""
+    made = pool_from_selector(g)
+    if len(g.affinity) < 2:
+        return made
+    kinds: list[NodePool] = []
+    seen: set[tuple[Any, Any]] = set()
+    for term in range(len(g.affinity)):
+        per_term = made if term == 0 else pool_from_selector(g, term)
+        if per_term is None:
+            return None
+        for pool in per_term if isinstance(per_term, list) else [per_term]:
+            key = (pool.gpu.name if pool.gpu is not None else pool.name, pool.gpus_per_node)
+            if key not in seen:
+                seen.add(key)
+                kinds.append(pool)
+    if len(kinds) < 2:
+        return made
+    g.pool_options_from = "terms"
+    return kinds
+
+
+def pool_from_selector(g: ServingGroup, term: int = 0) -> NodePool | list[NodePool] | None:
     """A node pool synthesised from a group's own selector, when its labels identify a GPU.
 
     A selector that pins one node by ``kubernetes.io/hostname`` names a real node whose accelerators
@@ -857,7 +884,7 @@ def pool_from_selector(g: ServingGroup) -> NodePool | list[NodePool] | None:
     need them say they cannot decide instead of reporting a workload without a pool. A selector naming a GPU by a
     bare family name gives one pool per size it may be (:func:`_sized_variants`), the kinds of one pool.
     """
-    labels = _selector_labels(g)
+    labels = _selector_labels(g, term)
     used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE, *PARTITION_LABELS)]
     if not any(k in GPU_LABELS for k in used):
         if HOSTNAME in labels:
@@ -918,6 +945,25 @@ def _kinds(pools: list[NodePool], g: ServingGroup) -> list[NodePool]:
             out.append(p)
     prices = {id(p): _hourly(p, per_pod) for p in out}
     return sorted(out, key=lambda p: (prices[id(p)] is None, prices[id(p)] or 0.0))
+
+
+def _node_kinds(pick: list[NodePool], g: ServingGroup) -> list[NodePool]:
+    """The Nodes of the inputs ``g`` may be bound to, one per GPU (and GPUs per node), where ``pick`` (the pools
+    that admit it, in order) begins with a Node and more than one kind of GPU is among its Nodes: the scheduler binds
+    a pod to any node that passes its filters (nodeSelector, required node affinity, taints, resources), scored, not
+    chosen by the manifest, so each is a kind the pod is judged on. Empty otherwise."""
+    if pick[0].kind != "node" or pick[0].variant_of is not None:
+        return []
+    out: list[NodePool] = []
+    seen: set[tuple[Any, Any]] = set()
+    for p in pick:
+        if p.kind != "node" or p.variant_of is not None:
+            continue
+        key = (p.gpu.name if p.gpu is not None else p.name, p.gpus_per_node)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out if len(out) > 1 else []
 
 
 def _by_weight(pools: list[NodePool]) -> list[NodePool]:
@@ -1010,8 +1056,11 @@ def resolve_pools(inv: Inventory) -> None:
                         and (p.max_gpus_per_node is None or p.max_gpus_per_node >= asked)]
                 pick = fits or pick
             g.pool = _narrowed(pick[0], g) if pick else None
-            g.pool_options = []
-            if pick and g.pool is pick[0] and pick[0].variant_of is not None:  # it may land on several kinds
+            g.pool_options, g.pool_options_from = [], ""
+            nodes = _node_kinds(pick, g) if pick and g.pool is pick[0] else []
+            if nodes:  # Nodes of other GPUs its selector admits: the scheduler may bind it to any of them
+                g.pool, g.pool_options, g.pool_options_from = nodes[0], nodes[1:], "nodes"
+            elif pick and g.pool is pick[0] and pick[0].variant_of is not None:  # it may land on several kinds
                 kinds = _kinds([p for p in pick if p.variant_of == pick[0].variant_of
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
@@ -1022,9 +1071,9 @@ def resolve_pools(inv: Inventory) -> None:
             if g.unplaceable:  # sched19: no node its selector names holds the pods: no pool to size them on
                 g.pool, g.pool_options = None, []
                 continue
-            made = pool_from_selector(g)
-            if isinstance(made, list):  # a bare GPU name: the sizes it may be, judged on each
+            made = _selector_kinds(g)
+            if isinstance(made, list):  # a bare GPU name, or terms naming other GPUs: the kinds, judged on each
                 g.pool, g.pool_options = made[0], made[1:]
             else:
-                g.pool, g.pool_options = made, []
+                g.pool, g.pool_options, g.pool_options_from = made, [], ""
 

@@ -23,7 +23,8 @@ helm repository values.yaml"): ``valueFiles`` (relative to the chart; ``$ref/...
 this checkout too), then the ``values`` text, then ``valuesObject``, then ``parameters`` (``--set``, ``--set-string``
 with ``forceString``). The release is ``helm.releaseName``, else the Application's name (Flux: ``releaseName``, else
 ``[targetNamespace-]name``), the namespace ``spec.destination.namespace`` (Flux: ``targetNamespace``, else the
-object's). Flux's ``values`` are inline; ``valuesFrom`` (ConfigMaps or Secrets in the cluster) is not rendered.
+object's). Flux's ``values`` are inline; a release with ``valuesFrom`` (ConfigMaps or Secrets merged under them) is
+not rendered.
 
 Each rendered object points at its template line as a chart named on the command line does, in a file named
 ``TEMPLATE (via KIND NAMESPACE/NAME)``: a finding says which GitOps object it came through, and the same template
@@ -489,7 +490,9 @@ def _flux(co: Checkout, kind: str, obj: Mapping[str, Any],
     if spec.get("postRenderers"):
         return [], "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"
     if spec.get("valuesFrom"):
-        return [], "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"
+        from .k8s.helmrelease import values_from_why
+
+        return [], values_from_why(spec.get("valuesFrom"))
     folder, why = _folder(co, str(chart.get("chart") or ""))
     if folder is None:
         return [], why

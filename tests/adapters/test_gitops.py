@@ -317,7 +317,8 @@ ARGO_APP = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {nam
     (FLUX_HR + "  postRenderers: [{kustomize: {patches: []}}]\n",
      "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"),
     (FLUX_HR + "  valuesFrom: [{kind: ConfigMap, name: chat-values}]\n",
-     "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"),
+     "its valuesFrom merges the values of ConfigMap `chat-values` (key `values.yaml`) under its spec.values (Flux "
+     "merges them in order, then spec.values over them), which shardwise does not merge: not rendered"),
     (FLUX_KS + "  postBuild: {substitute: {TP: '4'}}\n",
      "its own postBuild are Flux's to apply over the kustomization (postBuild substitutes variables the inputs may "
      "not hold): not rendered"),

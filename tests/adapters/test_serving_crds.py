@@ -1761,3 +1761,41 @@ def test_ray_serve_llm_plain_app_leaves_vllm_data_parallel_gpus_undecided(dp, gp
         assert g.gpus_undecided is not None and g.gpus_undecided[0] == (
             f"the GPUs a replica of the plain Ray Serve LLM app (build_openai_app) holds {why}")
         assert "outside those bundles" in g.gpus_undecided[1]
+
+
+_BACKEND_SETTINGS = """---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: hf-settings, namespace: llm}}
+data: {{backend: {backend}}}
+"""
+
+
+@pytest.mark.parametrize(("settings", "read"), [
+    ("vllm", True),  # the ConfigMap of the inputs gives the value: vLLM, judged
+    ("huggingface", False),  # the Transformers backend: no group, and nothing to say
+    (None, None),  # the ConfigMap is not in the inputs: no group, and SW005 says which variable and where from
+])
+def test_kserve_hf_server_backend_from_a_configmap(settings, read):
+    """mend35: ``--backend=$(BACKEND)`` with BACKEND a ``configMapKeyRef``: the ConfigMap of the inputs decides it;
+    without it the backend is not known, and that is said (advisory, SW005), never a silent pass."""
+    text = _HF_RUNTIME_BACKEND.format(runtime="vllm", isvc="$(BACKEND)").replace(
+        "      storageUri:", "      env: [{name: BACKEND, valueFrom: {configMapKeyRef: {name: hf-settings, "
+        "key: backend}}}]\n      storageUri:")
+    if settings is not None:
+        text += _BACKEND_SETTINGS.format(backend=settings)
+    inv = load_kubernetes_text(text, "isvc.yaml")
+    want = [("InferenceService", "llm", "llama3-8b", 21, "meta-llama/Meta-Llama-3-8B-Instruct", 1, 1, 1, 8192, 1,
+             "nvidia.com/gpu", 1, 1, None)]
+    assert groups(inv) == (want if read else [])
+    if settings is not None:
+        assert inv.launch_issues == []
+        return
+    [issue] = inv.launch_issues
+    assert (issue.subject, issue.mentioned, issue.crash, issue.location.line) == (
+        "InferenceService llm/llama3-8b", True, False, 32)
+    assert issue.reason.startswith("container 'kserve-container': KServe's Hugging Face server is given `--backend "
+                                   "$(BACKEND)` and `BACKEND` is key `backend` of the ConfigMap `hf-settings`, which "
+                                   "is not in the inputs; ")
+    [hit] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW005"]
+    assert (hit.level, hit.location.line) == ("advisory", 32)

@@ -304,6 +304,8 @@ EXTRA_FIXTURES = {
               "config-generator",  # corpus32: vLLM's --config file from a configMapGenerator of a searched base
               "operator-resource.yaml"},  # corpus37: an operator's resource whose container leaves the model to it
     "SW005": {"gitops.yaml",  # Argo CD, Flux and k3s Helm objects whose values run vLLM
+              "kserve-backend-configmap.yaml",  # mend35: KServe HF server --backend=$(VAR) the inputs give no value
+              "helmrelease-values-from-input.yaml",  # mend35: valuesFrom naming a ConfigMap of the inputs, said so
               "engine-field-spellings.yaml",  # mend18: engine: vllm, inference_engine, engineType on own kinds
               "image-repository.yaml",  # fuzz13: an operator object naming vLLM's image Helm's way (repository/tag)
               "annotation-patch.yaml",  # the server container in an annotation a controller applies (llm-d FMA)

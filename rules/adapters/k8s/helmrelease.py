@@ -13,10 +13,11 @@ charts whose rendering of the values is known and modelled:
   ``version`` that names one of the releases read there exactly (a range, or a ``chartRef`` whose version the
   OCIRepository holds, is resolved in the cluster: not read).
 
-The values are ``spec.values``. A release that also takes ``valuesFrom`` (ConfigMaps or Secrets in the cluster,
-which the inputs do not hold and which override the inline values) or ``postRenderers`` (patches over the rendered
-chart) is not read: what it renders is not known here, and SW005 says why, as for any other HelmRelease. The release
-name is ``spec.releaseName``, else ``[targetNamespace-]name``; the namespace ``targetNamespace``, else the object's
+The values are ``spec.values``. A release that also takes ``valuesFrom`` (ConfigMaps or Secrets, which Flux merges
+in order under the inline values, ``spec.values`` last: :func:`values_from_why`) or ``postRenderers`` (patches
+over the rendered chart) is not read: what it renders is not known here, and SW005 says why, as for any other
+HelmRelease. The release name is ``spec.releaseName``, else ``[targetNamespace-]name``; the namespace
+``targetNamespace``, else the object's
 (Flux's defaults). Each rendered object is read at the line its values are written on, as the manifest reader reads a
 plain object, and carries the HelmRelease's annotations (its ``shardwise.dev/ignore`` suppressions).
 
@@ -93,7 +94,7 @@ def modelled_why(chart: str, version: Any, spec: Mapping[str, Any], values: Any 
     if spec.get("postRenderers"):
         return "its postRenderers (kustomize patches over the rendered chart) are Flux's to apply: not rendered"
     if spec.get("valuesFrom"):
-        return "its valuesFrom reads ConfigMaps or Secrets in the cluster, which the inputs do not hold"
+        return values_from_why(spec.get("valuesFrom"))
     if spec.get("valueFiles") or spec.get("fileParameters"):
         return "its valueFiles (or fileParameters) are files the inputs do not hold: its values are not known here"
     if spec.get("parameters"):
@@ -108,6 +109,28 @@ def modelled_why(chart: str, version: Any, spec: Mapping[str, Any], values: Any 
             f"0.1.{VERSIONS[-1]}, and this one names {str(version) if version is not None else 'none'!r} (a "
             "range or none is resolved in the cluster; another release is not modelled)")
     return None
+
+
+def values_from_why(values_from: Any) -> str:
+    """Why a HelmRelease with ``valuesFrom`` is not rendered, naming what it reads: Flux's helm-controller merges each
+    entry's key (``valuesKey``, default ``values.yaml``; at ``targetPath`` where set) of the ConfigMap or Secret of the
+    release's namespace in the order given, and ``spec.values`` over them last; a missing object or key fails the
+    release unless ``optional`` (fluxcd/helm-controller at b8d65235, internal/chartutil/values.go
+    ``ChartValuesFromReferences``).
+    shardwise does not merge them, whether the inputs hold those objects or not (the words were "which the inputs do
+    not hold", untrue where a ConfigMap it names is beside it)."""
+    named: list[str] = []
+    for item in as_list(values_from):
+        ref = as_map(item)
+        kind, name = ref.get("kind"), ref.get("name")
+        if not isinstance(kind, str) or not isinstance(name, str):
+            continue
+        key = ref.get("valuesKey") if isinstance(ref.get("valuesKey"), str) else "values.yaml"
+        at = f" at `{ref['targetPath']}`" if isinstance(ref.get("targetPath"), str) else ""
+        named.append(f"{kind} `{name}` (key `{key}`{at})")
+    what = ", ".join(named) if named else "ConfigMaps or Secrets"
+    return (f"its valuesFrom merges the values of {what} under its spec.values (Flux merges them in order, then "
+            "spec.values over them), which shardwise does not merge: not rendered")
 
 
 def rendered_objects(obj: Mapping[str, Any]) -> list[LineDict] | None:

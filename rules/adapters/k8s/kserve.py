@@ -216,6 +216,60 @@ def _refused_backend_issue(obj: Mapping[str, Any], model: Mapping[str, Any], loc
                        namespace=namespace, advisory=not sure)
 
 
+def _backend_at(model: Mapping[str, Any], loc: Location, lines: Lines | None, runtime: bool) -> Location:
+    """Where an InferenceService's ``--backend`` is written: its ``args`` line of the flag, or its ``runtime`` where
+    the runtime's args wrote it."""
+    file = loc.file
+    at = key_location(model, "modelFormat", file, loc)
+    if runtime:
+        return key_location(model, "runtime", file, at)
+    at = key_location(model, "args", file, at)
+    locate = make_locate(lines.get(file) if lines is not None and file else None, at.line, None, file)
+    return (locate("--backend") if locate is not None else None) or at
+
+
+def _env_source(value: str, items: list[Any]) -> str:
+    """Where the first ``$(VAR)`` of ``value`` takes its value from, in words: the ConfigMap or Secret key the
+    container's ``env`` names for it (the last item of that name, as KServe merges the service's after the
+    runtime's), else that no ``env`` of the inputs defines it."""
+    var = value.split("$(", 1)[1].split(")", 1)[0]
+    source: Mapping[str, Any] = {}
+    for item in items:
+        if isinstance(item, Mapping) and item.get("name") == var:
+            source = as_map(item.get("valueFrom"))
+    for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
+        ref = as_map(source.get(key))
+        if ref:
+            return f"`{var}` is key `{ref.get('key')}` of the {kind} `{ref.get('name')}`, which is not in the inputs"
+    if source:
+        return f"`{var}` comes from a `valueFrom` the inputs do not resolve"
+    return (f"`{var}` is set by no `env` of the inputs (an `envFrom` ConfigMap or Secret not in the inputs, or "
+            "the cluster's runtime, may set it; where nothing does, the kubelet leaves it as written and the server "
+            "refuses it)")
+
+
+def _undecided_backend_issue(obj: Mapping[str, Any], model: Mapping[str, Any], loc: Location, lines: Lines | None,
+                             value: str, source: str, runtime: bool) -> LaunchIssue:
+    """SW005's record of an InferenceService on KServe's Hugging Face server whose ``--backend`` is a ``$(VAR)`` the
+    inputs give no value: what a ConfigMap or Secret not in the inputs holds is not an unknown (DESIGN.md), and the
+    backend decides whether vLLM runs at all, so no workload is read and the record says what would decide it
+    (review43 read such a service as no workload, a silent pass). ``auto``, the server's default, runs vLLM where the
+    image carries vLLM and vLLM's registry holds the model's architecture (kserve/kserve v0.14.0 and v0.15.0,
+    python/huggingfaceserver/huggingfaceserver/__main__.py and vllm/utils.py,
+    ``infer_vllm_supported_from_model_architecture``); ``huggingface`` runs Transformers, not vLLM."""
+    meta = as_map(obj.get("metadata"))
+    namespace = str(meta.get("namespace") or "default")
+    reason = (f"container 'kserve-container': KServe's Hugging Face server is given `--backend {value}` and {source}; "
+              "vLLM serves only where it is `vllm`, or `auto` on an image that carries vLLM with a model vLLM "
+              "supports, while `huggingface` serves with Transformers, so no vLLM rule judges it: put that value in "
+              "the inputs (a literal `--backend=vllm`, or the ConfigMap or Secret that holds it) to have it judged")
+    ann, ann_lines = read_annotations(meta)
+    return LaunchIssue(f"InferenceService {namespace}/{meta.get('name') or 'unnamed'}", "kserve-container", reason,
+                       _backend_at(model, loc, lines, runtime),
+                       suppressions=suppressions_from(ann, ann_lines, loc.file, loc.line), mentioned=True,
+                       namespace=namespace)
+
+
 def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory, lines: Lines | None,
                           runtimes: list[Mapping[str, Any]]) -> bool:
     """The serving group of an InferenceService whose predictor runs vLLM."""
@@ -240,9 +294,12 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
     pod_spec: Any = predictor
     if model and not as_list(predictor.get("containers")):
         refused: list[tuple[str, Any, bool]] = []
-        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file, refused)
+        undecided: list[tuple[str, str, bool]] = []
+        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file, refused, undecided)
         if refused:
             inv.launch_issues.append(_refused_backend_issue(obj, model, loc, lines, *refused[0]))
+        if undecided:
+            inv.launch_issues.append(_undecided_backend_issue(obj, model, loc, lines, *undecided[0]))
         if pod_spec is None:
             return True  # a KServe model server that is not vLLM (Hugging Face backend, sklearn, ...)
     worker = as_map(predictor.get("workerSpec"))
@@ -493,12 +550,15 @@ def predictor_labels(obj: Mapping[str, Any], predictor: Mapping[str, Any]) -> di
 
 def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes: list[Mapping[str, Any]],
                implied: Implied, lines: Lines | None, file: str | None,
-               refused: list[tuple[str, Any, bool]] | None = None) -> LineDict | None:
+               refused: list[tuple[str, Any, bool]] | None = None,
+               undecided: list[tuple[str, str, bool]] | None = None) -> LineDict | None:
     """The pod spec a predictor ``model`` runs as: the runtime's container with the model's args, env and
     resources (KServe appends the InferenceService's args to the runtime's). None where no vLLM server runs: another
     format's runtime, the Hugging Face backend, or a ``--backend`` KServe's Hugging Face server refuses, which is put
     in ``refused`` with the image that runs it and whether the runtime wrote it (:data:`HF_BACKENDS`: read as vLLM's
-    ``vllm``, ``--backend=VLLM`` was a workload that never starts)."""
+    ``vllm``, ``--backend=VLLM`` was a workload that never starts), or a ``--backend`` whose ``$(VAR)`` the inputs
+    give no value (a ConfigMap or Secret not in the inputs), put in ``undecided`` with where its value comes from and
+    whether the runtime wrote it."""
     fmt = str(as_map(model.get("modelFormat")).get("name") or "").lower()
     runtime = _runtime_for(model, runtimes)
     args = list(as_list(model.get("args")))
@@ -519,6 +579,12 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
             if refused is not None:  # the runtime's args come first (KServe appends the service's)
                 refused.append((bad[0], model.get("image") or base.get("image"),
                                 bad[1] < len(args) - len(as_list(model.get("args")))))
+            return None
+        last = backends[-1][0] if backends else ""
+        if "$(" in last:  # a variable the inputs give no value: which backend runs is not known (never a pass)
+            if undecided is not None:
+                undecided.append((last, _env_source(last, [*as_list(base.get("env")), *as_list(model.get("env"))]),
+                                  backends[-1][1] < len(args) - len(as_list(model.get("args")))))
             return None
         if converted is None:
             return None

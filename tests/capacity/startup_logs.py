@@ -602,9 +602,18 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "DGX Sparks joined by Ray at TP2 (cyankiwi's MiniMax-M2.7 AWQ, 0.29.1rc1) keep 16.4 GiB more beside the cache "
         "than modelled at 0.85 as at 0.80, with the layout right (vLLM's 23.25 GiB for 196,608 tokens); their "
         "CUDA-graph note ('0.80 effectively 0.758') puts about 5.1 GiB on graphs where 1.02 are charged, a device-wide "
-        "delta that on unified memory also holds the host's allocations",
-        "the host's memory use during the profile (a MemorySnapshot debug line); for a GB10 pair, each worker's "
-        "'Model loading took' and breakdown lines"),
+        "delta that on unified memory also holds the host's allocations. logs29 read the 0.29.0 wheel: the budget is "
+        "requested - total_consumed - transient peak, total_consumed the fall in psutil's available RAM from the "
+        "instance's creation to the profile's end (utils/mem_utils.py memory_profiling; is_integrated_gpu from the "
+        "device's properties), and the profile's first forward pass is where a cold torch.compile runs, so "
+        "Inductor's and Triton's host memory is in it (eugr/spark-vllm-docker#286, the MiniMax rows' own repository: "
+        "up to 30 GB on a Spark, released after start-up); profile_cudagraph_memory (V1 gpu_model_runner.py, V2 "
+        "gpu/cudagraph_utils.py) takes raw cudaMemGetInfo deltas, not psutil's, which on unified memory also fall "
+        "with the page cache the capture fills; release_device_memory_under_pressure acts only below 20 % available "
+        "RAM, which a Spark at 0.80 - 0.85 does not reach. No term: the host's and the compiler's memory is not in "
+        "the manifest",
+        "the host's memory use during the profile (a MemorySnapshot debug line) and the start's compile state; for "
+        "a GB10 pair, each worker's 'Model loading took' and breakdown lines"),
     "pp-rtx-pro-6000": (
         "0.27.1 pipeline stages on RTX PRO 6000 over PCIe, cold compile caches (fresh containers): at PP2 the log's "
         "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "

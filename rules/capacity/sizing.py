@@ -3859,8 +3859,15 @@ def unified_memory_note(device: Device, util: float, measured: bool = False) -> 
     processes decide it. And the profile's non-torch term is the fall in that free memory since the instance was
     created, less what torch reserved, so whatever the host allocates while vLLM loads and profiles is taken from the
     KV budget: the set 10 and 13 GB10 logs (0.25.1, 0.13.0) keep 1.75 to 3.6 GiB more beside weights and KV cache
-    than shardwise's GPU terms. The host only takes from the budget, so a refusal shardwise predicts stands; a start
-    and the KV figures are estimates the manifest cannot settle, and no term is fitted to those logs.
+    than shardwise's GPU terms. A cold torch.compile is part of it: it runs in the engine process inside the profile
+    (``profile_run``'s first forward pass, ``v1/worker/gpu_worker.py``), and what the budget loses is the fall in
+    that free memory from the instance's creation to the end of the profile (``memory_profiling``: 0.13.0's
+    ``non_torch_increase`` less what torch reserved, 0.29.0's ``total_consumed``), so Inductor's and Triton's host
+    memory counts as if the GPU held it (eugr/spark-vllm-docker#286 reports up to 30 GB on a Spark). 0.29.0's CUDA-graph
+    estimate (``profile_cudagraph_memory``, V1 and V2 runners) takes raw ``cudaMemGetInfo`` deltas, which on unified
+    memory also fall with the page cache the capture fills. The host only takes from the budget, so a refusal
+    shardwise predicts stands; a start and the KV figures are estimates the manifest cannot settle, and no term is
+    fitted to those logs.
 
     An extensible KV cache (``measured``, 0.34+) skips the start-up check and is sized from the free memory measured
     after the warm-up, keeping only its own peak free: what the host allocates afterwards is not provided for (vLLM's
@@ -3877,8 +3884,8 @@ def unified_memory_note(device: Device, util: float, measured: bool = False) -> 
     return (f"{device.name} shares its memory with the host: vLLM reads free memory there from the host's available "
             f"RAM (psutil), so it starts only if the host has {need:.2f} GiB ({util:g} × {device.memory_gib:g}) free "
             "when the engine starts, and the KV budget also loses whatever the host allocates while vLLM loads and "
-            "profiles (other processes, the engine's CPU-side memory): the KV figures are an upper estimate that "
-            "depends on the host's free RAM")
+            "profiles (other processes, the engine's CPU-side memory, a cold torch.compile's host memory): the KV "
+            "figures are an upper estimate that depends on the host's free RAM")
 
 
 def _kv_verdict(certain: bool, engine: str, available: float, band: float, band_above: float,

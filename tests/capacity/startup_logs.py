@@ -602,9 +602,18 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "DGX Sparks joined by Ray at TP2 (cyankiwi's MiniMax-M2.7 AWQ, 0.29.1rc1) keep 16.4 GiB more beside the cache "
         "than modelled at 0.85 as at 0.80, with the layout right (vLLM's 23.25 GiB for 196,608 tokens); their "
         "CUDA-graph note ('0.80 effectively 0.758') puts about 5.1 GiB on graphs where 1.02 are charged, a device-wide "
-        "delta that on unified memory also holds the host's allocations",
-        "the host's memory use during the profile (a MemorySnapshot debug line); for a GB10 pair, each worker's "
-        "'Model loading took' and breakdown lines"),
+        "delta that on unified memory also holds the host's allocations. logs29 read the 0.29.0 wheel: the budget is "
+        "requested - total_consumed - transient peak, total_consumed the fall in psutil's available RAM from the "
+        "instance's creation to the profile's end (utils/mem_utils.py memory_profiling; is_integrated_gpu from the "
+        "device's properties), and the profile's first forward pass is where a cold torch.compile runs, so "
+        "Inductor's and Triton's host memory is in it (eugr/spark-vllm-docker#286, the MiniMax rows' own repository: "
+        "up to 30 GB on a Spark, released after start-up); profile_cudagraph_memory (V1 gpu_model_runner.py, V2 "
+        "gpu/cudagraph_utils.py) takes raw cudaMemGetInfo deltas, not psutil's, which on unified memory also fall "
+        "with the page cache the capture fills; release_device_memory_under_pressure acts only below 20 % available "
+        "RAM, which a Spark at 0.80 - 0.85 does not reach. No term: the host's and the compiler's memory is not in "
+        "the manifest",
+        "the host's memory use during the profile (a MemorySnapshot debug line) and the start's compile state; for "
+        "a GB10 pair, each worker's 'Model loading took' and breakdown lines"),
     "pp-rtx-pro-6000": (
         "0.27.1 pipeline stages on RTX PRO 6000 over PCIe, cold compile caches (fresh containers): at PP2 the log's "
         "Worker_PP0 budget (6.92 GiB) is the binding one and keeps 1.36 GiB more beside the cache than shardwise's "
@@ -914,7 +923,12 @@ VERDICT_KV_CAUSES: dict[str, tuple[str, str]] = {
     "mamba-blocks-unread": (
         "Qwen3-Coder-Next at TP4 on PCIe L40S (0.24.0, pip, FlashInfer sampler off) counted 134 Mamba cache blocks "
         "where shardwise counts 472 at its central budget (0 at the band's low edge): about 1.1 GiB a GPU beside the "
-        "37.2 GiB of weights is unread; the guide quotes no 'Available KV cache memory' line",
+        "37.2 GiB of weights is unread; the guide quotes no 'Available KV cache memory' line. logs29 (the 0.24.0 "
+        "wheel): the check is config/compilation.py's (FULL graphs, Mamba layers, max_num_seqs > num_blocks), as "
+        "modelled; the 134 blocks are 0.42 GiB at 3.19 MiB a block, 1.05 GiB below the central budget, and the same "
+        "1.05 GiB off the 128-sequence run leaves about 225 blocks (>= 128: it started, as logged), so the layout "
+        "holds and the miss is one budget term; the modelled graph estimate instead of the flat 0.40 GiB would give "
+        "0.39 of it and moves other state-layer rows both ways (not charged)",
         "the start's 'Model loading took' and 'Available KV cache memory' lines"),
     "no-memory-line-0.8": (
         "a Qwen2.5-32B INT8 W8A16 directory at TP2 on two RTX 3090s (0.8.1) refused ('No available memory for the "

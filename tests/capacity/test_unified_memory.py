@@ -21,6 +21,19 @@ def test_a_gb10_sizing_says_the_host_decides_its_start_and_budget():
     assert "the KV figures are an upper estimate that depends on the host's free RAM" in note
 
 
+def test_a_gb10_note_names_a_cold_compiles_host_memory_among_what_the_budget_loses():
+    # logs29: the profile's first forward pass compiles (a cold cache), and on an integrated GPU the budget loses the
+    # fall in psutil's available RAM from the instance's creation to the profile's end (0.13.0 non_torch_increase,
+    # 0.29.0 total_consumed): Inductor's and Triton's host memory is in it
+    row = next(lg for lg in load() if lg.model.id == "cyankiwi/gemma-4-26B-A4B-it-qat-AWQ-INT4")
+    assert _host_notes(size(row)) == [
+        "GB10 shares its memory with the host: vLLM reads free memory there from the host's available RAM (psutil), "
+        "so it starts only if the host has 103.39 GiB (0.85 × 121.63) free when the engine starts, and the KV budget "
+        "also loses whatever the host allocates while vLLM loads and profiles (other processes, the engine's CPU-side "
+        "memory, a cold torch.compile's host memory): the KV figures are an upper estimate that depends on the host's "
+        "free RAM"]
+
+
 def test_a_gpu_with_its_own_memory_gets_no_host_note():
     s = sizing.size_deployment(LLAMA8, sizing.Device("H100", 79.19, "nvidia", "hopper", 8), sizing.EngineSettings(),
                                "0.25.1")

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from dataclasses import fields as dataclass_fields
@@ -2615,6 +2616,13 @@ QUANT_CAPABILITY_UNSURE = "cannot decide: quantization: "
 _LOAD_TIME_METHODS: Final = frozenset({"fp8", "experts_int8", "bitsandbytes", "rtn"})
 
 
+#: llm-compressor's FP8_DYNAMIC scheme, in a checkpoint's name (its recipes save under ``-FP8-dynamic``).
+_FP8_DYNAMIC_NAME: Final = re.compile(r"[-_.]fp8[-_.]dynamic(?:$|[-_.])", re.IGNORECASE)
+
+#: The methods of an FP8 checkpoint (its quantization_config's quant_method) whose name says only "FP8".
+_FP8_CHECKPOINT_METHODS: Final = frozenset({"fp8", "modelopt", "fbgemm_fp8", "compressed-tensors"})
+
+
 def served_quantization(model: ModelShape, s: EngineSettings) -> tuple[str, str]:
     """The method vLLM's quantisation capability check runs on (:mod:`..vllm.quant_capability`), and what names it:
     ``--quantization``, else the checkpoint's ``quantization_config`` (``modelopt`` by its algorithm: vLLM's
@@ -2627,6 +2635,10 @@ def served_quantization(model: ModelShape, s: EngineSettings) -> tuple[str, str]
         if not own:
             return "", ""
     if flag:
+        if own == "fp8" and model.extra.get("quantization_config_assumed") and flag in _FP8_CHECKPOINT_METHODS:
+            # "fp8" read from the name only: the flag names the FP8 format (a ModelOpt upload's modelopt); a
+            # checkpoint in another one is refused for the mismatch, so the flag's method is the one to check
+            return flag, f"--quantization {s.quantization}"
         if (own and flag != own) or (not own and flag not in _LOAD_TIME_METHODS):
             return "", ""
         return flag, f"--quantization {s.quantization}"
@@ -2664,14 +2676,30 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     if name_only and method == "fp8" and (c is None or not c.refused):
         # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
         # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28)
+        # or ModelOpt (NVIDIA's -FP8 uploads: nvidia/Llama-3.1-8B-Instruct-FP8), whose ModelOptFp8Config requires 8.9
+        # to 0.14.1 (modelopt.py, get_min_capability)
         ct = quant_capability.check(quant_capability.SCHEME_FP8, cc, rv.version)
+        # (an -FP8-dynamic name is llm-compressor's FP8_DYNAMIC scheme, saved as compressed-tensors, never ModelOpt)
+        dynamic = bool(_FP8_DYNAMIC_NAME.search(model.id.strip().rsplit("/", 1)[-1]))
+        mo = None if dynamic else quant_capability.check("modelopt", cc, rv.version)
+        alternatives: list[str] = []
         if ct is not None:
+            alternatives.append(f"as a compressed-tensors one its weight-only FP8 scheme (W8A16Fp8) requires "
+                                f"{quant_capability.capability_text(ct.minimum)}"
+                                f"{'' if ct.sure else ' (' + ct.why + ')'}"
+                                ", and vLLM raises \"Quantization scheme is not supported for the current GPU\" as it "
+                                "builds the layers")
+        if mo is not None:
+            alternatives.append(f"as a ModelOpt one (NVIDIA's FP8 uploads) ModelOptFp8Config requires "
+                                f"{quant_capability.capability_text(mo.minimum)}"
+                                f"{'' if mo.sure else ' (' + mo.why + ')'}"
+                                f", and vLLM raises {quant_capability.message('modelopt', mo.minimum, cc)} before "
+                                "loading a weight")
+        if alternatives:
             notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: as an fp8 "
                          f"checkpoint vLLM {rv.version} {'may refuse' if c is not None else 'takes'} it on "
-                         f"{device.name}, compute capability {cc[0]}.{cc[1]}, but as a compressed-tensors one its "
-                         f"weight-only FP8 scheme (W8A16Fp8) requires {quant_capability.capability_text(ct.minimum)}"
-                         f"{'' if ct.sure else ' (' + ct.why + ')'}, and vLLM raises \"Quantization scheme is not "
-                         "supported for the current GPU\" as it builds the layers; give the path of its config.json")
+                         f"{device.name}, compute capability {cc[0]}.{cc[1]}, but {', and '.join(alternatives)}; "
+                         "give the path of its config.json")
             return ""
     if c is None:
         return ""

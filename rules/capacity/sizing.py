@@ -56,7 +56,7 @@ from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.inventory import world_size
 from ..model.records import python_class
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_dtypes, kv_layout, mm_args, model_dtype, nas, quant_capability
+from ..vllm import flags, kv_dtypes, kv_layout, mm_args, model_dtype, nas, quant_capability
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
 from ..vllm.versions import (
     RANGES,
@@ -2654,6 +2654,17 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     Minimum capability: 80. Current capability: 75.", :mod:`..vllm.quant_capability`), or "". Sure only where the
     release is known and the releases read around it agree, and the method is the checkpoint's own config's or the
     flag's; otherwise "" and a note (:data:`QUANT_CAPABILITY_UNSURE`) that says what would decide it."""
+    own = (model.quantization or "").lower()
+    if (s.quantization or "") in flags.LOAD_TIME_ON_INT4 and own in flags.INT4_CHECKPOINT_METHODS \
+            and model.extra.get("quantization_config_assumed"):
+        # read48: a checkpoint known exactly SW003 judges (flags.checkpoint_quantization_refused); one whose method
+        # is read from its name only may be stored otherwise (a -AWQ re-upload in compressed-tensors)
+        notes.append(f"{QUANT_CAPABILITY_UNSURE}--quantization {s.quantization} on {model.id}, whose method "
+                     f"shardwise read from its name only ({own}): if its quantization_config says {own}, no override "
+                     f"method takes the flag and vLLM refuses to start "
+                     f"({flags.quantization_mismatch_message(own, str(s.quantization))}, "
+                     "ModelConfig._verify_quantization); drop --quantization, or give the path of its config.json")
+        return ""
     method, named = served_quantization(model, s)
     cc = device.capability()
     if not method or cc is None:

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from dataclasses import fields as dataclass_fields
@@ -2616,9 +2615,6 @@ QUANT_CAPABILITY_UNSURE = "cannot decide: quantization: "
 _LOAD_TIME_METHODS: Final = frozenset({"fp8", "experts_int8", "bitsandbytes", "rtn"})
 
 
-#: llm-compressor's FP8_DYNAMIC scheme, in a checkpoint's name (its recipes save under ``-FP8-dynamic``).
-_FP8_DYNAMIC_NAME: Final = re.compile(r"[-_.]fp8[-_.]dynamic(?:$|[-_.])", re.IGNORECASE)
-
 #: The methods of an FP8 checkpoint (its quantization_config's quant_method) whose name says only "FP8".
 _FP8_CHECKPOINT_METHODS: Final = frozenset({"fp8", "modelopt", "fbgemm_fp8", "compressed-tensors"})
 
@@ -2686,31 +2682,18 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     name_only = bool(model.extra.get("quantization_config_assumed")) and not s.quantization
     if name_only and method == "fp8" and (c is None or not c.refused):
         # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
-        # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28)
-        # or ModelOpt (NVIDIA's -FP8 uploads: nvidia/Llama-3.1-8B-Instruct-FP8), whose ModelOptFp8Config requires 8.9
-        # to 0.14.1 (modelopt.py, get_min_capability)
+        # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28). The name is not read as any
+        # other format (mend36): "-FP8" is also Meta's fbgemm_fp8 (8.0), NVIDIA's ModelOpt (8.9 to 0.14.1) and Qwen's
+        # and DeepSeek's block-wise fp8; a checkpoint whose format decides is a catalog entry with its own
+        # quantization_config, or is given by the path of its config.json
         ct = quant_capability.check(quant_capability.SCHEME_FP8, cc, rv.version)
-        # (an -FP8-dynamic name is llm-compressor's FP8_DYNAMIC scheme, saved as compressed-tensors, never ModelOpt)
-        dynamic = bool(_FP8_DYNAMIC_NAME.search(model.id.strip().rsplit("/", 1)[-1]))
-        mo = None if dynamic else quant_capability.check("modelopt", cc, rv.version)
-        alternatives: list[str] = []
         if ct is not None:
-            alternatives.append(f"as a compressed-tensors one its weight-only FP8 scheme (W8A16Fp8) requires "
-                                f"{quant_capability.capability_text(ct.minimum)}"
-                                f"{'' if ct.sure else ' (' + ct.why + ')'}"
-                                ", and vLLM raises \"Quantization scheme is not supported for the current GPU\" as it "
-                                "builds the layers")
-        if mo is not None:
-            alternatives.append(f"as a ModelOpt one (NVIDIA's FP8 uploads) ModelOptFp8Config requires "
-                                f"{quant_capability.capability_text(mo.minimum)}"
-                                f"{'' if mo.sure else ' (' + mo.why + ')'}"
-                                f", and vLLM raises {quant_capability.message('modelopt', mo.minimum, cc)} before "
-                                "loading a weight")
-        if alternatives:
             notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: as an fp8 "
                          f"checkpoint vLLM {rv.version} {'may refuse' if c is not None else 'takes'} it on "
-                         f"{device.name}, compute capability {cc[0]}.{cc[1]}, but {', and '.join(alternatives)}; "
-                         "give the path of its config.json")
+                         f"{device.name}, compute capability {cc[0]}.{cc[1]}, but as a compressed-tensors one its "
+                         f"weight-only FP8 scheme (W8A16Fp8) requires {quant_capability.capability_text(ct.minimum)}"
+                         f"{'' if ct.sure else ' (' + ct.why + ')'}, and vLLM raises \"Quantization scheme is not "
+                         "supported for the current GPU\" as it builds the layers; give the path of its config.json")
             return ""
     if c is None:
         return ""

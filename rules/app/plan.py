@@ -152,9 +152,9 @@ class Candidate:
         when the accelerator is a TPU, whose capacity SW101 says is not checked (:attr:`capacity_unchecked`), or when
         either cannot decide (a quantisation method read from the checkpoint's name only, a release only assumed:
         mend36). One function decides it from the layout's findings, the ones lint gives the emitted manifest
-        (:func:`..checks._capacity.start_up_verdict`); ``no`` also where vLLM refuses the layout itself (SW203) or
+        (:func:`..checks.start_up.start_up_verdict`); ``no`` also where vLLM refuses the layout itself (SW203) or
         the sizing is sure it refuses."""
-        from ..checks._capacity import start_up_verdict
+        from ..checks.start_up import start_up_verdict
 
         s = self.sizing
         if self.refused or s.verdict == "refuses":
@@ -1387,9 +1387,9 @@ def _starts_text(c: Candidate) -> str:
 
 def _undecided_only(c: Candidate) -> bool:
     """Whether every advisory SW101/SW102 finding of ``c`` is one that cannot decide (no error band is at stake)."""
-    from ..checks._capacity import START_UP_RULES
+    from ..checks.start_up import start_up_findings
 
-    advisory = [f for f in c.findings if f.level == "advisory" and any(k in START_UP_RULES for k in f.codes)]
+    advisory = start_up_findings(c.findings)
     return bool(advisory) and all(f.undecided for f in advisory)
 
 
@@ -1397,9 +1397,9 @@ def _maybe_why(c: Candidate) -> str:
     """Why ``c``'s start-up is ``maybe``, naming the rule that says so: the estimate's error band (SW101), or a
     finding that cannot decide (SW102's quantisation method read from a checkpoint's name only, mend36)."""
     if _undecided_only(c):
-        from ..checks._capacity import START_UP_RULES
+        from ..checks.start_up import start_up_findings
 
-        codes = sorted({f.code for f in c.findings if f.undecided and any(k in START_UP_RULES for k in f.codes)})
+        codes = sorted({f.code for f in start_up_findings(c.findings)})
         return f"cannot decide (see {' and '.join(codes)} below)"
     return "within the estimate's error band (see SW101 below)"
 

@@ -6,7 +6,7 @@ Everything they read of a group's capacity comes through the front door, :mod:`s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..capacity.group import (
@@ -41,29 +41,11 @@ from ..capacity.sizing import (
 )
 from ..catalog.accelerators import device_word, family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
-from ..engine import Finding, LintConfig, group_subject
+from ..engine import LintConfig, group_subject
 from ..model import Inventory, ServingGroup
 from ..model import layout_text as _layout_text
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
 from ._words import an
-
-#: The rules whose findings are the start-up verdict of a layout (:func:`start_up_verdict`).
-START_UP_RULES = ("SW101", "SW102")
-
-
-def start_up_verdict(findings: Iterable[Finding]) -> str:
-    """``yes``, ``maybe`` or ``no``: whether vLLM starts a layout, as SW101 (the weights and the margin outside the KV
-    budget) and SW102 (one request of max_model_len, and what vLLM refuses at start-up: a quantisation method below
-    its minimum compute capability, a dtype, a length) judge it in ``findings`` (not suppressed): ``maybe`` where one
-    of them is advisory (inside the estimate's error band, or it cannot decide: a method read from a checkpoint's name
-    only, a release only assumed), else ``no`` where one is mandatory, else ``yes``. A finding that holds one of these
-    rules back (a "cannot decide" merged into another rule's) counts as theirs. ``plan`` reads its start-up verdict
-    here from the findings lint gives the same layout (mend36: plan said ``yes`` where SW102 could not decide), so the
-    two never disagree."""
-    levels = {f.level for f in findings if not f.suppressed and any(c in START_UP_RULES for c in f.codes)}
-    if "advisory" in levels:
-        return "maybe"
-    return "no" if "mandatory" in levels else "yes"
 
 
 def nccl_rules_apply(g: ServingGroup) -> bool:

@@ -971,7 +971,7 @@ def test_plans_start_up_verdict_is_the_one_sw101_and_sw102_give():
 
 
 def test_plans_start_up_is_maybe_where_sw102_cannot_decide_the_quantisation_method():
-    """mend36: one function (``checks._capacity.start_up_verdict``) gives plan's start-up verdict from the findings
+    """mend36: one function (``checks.start_up.start_up_verdict``) gives plan's start-up verdict from the findings
     lint gives the layout. RedHat's Llama-3.2-3B FP8-dynamic upload, known by its name only, on a T4 at 0.14.1: as
     fp8 vLLM takes it (7.5), as compressed-tensors its weight-only FP8 scheme needs 8.0, so SW102 cannot decide; plan
     said "yes" at TP1 (its sizing starts), and now says maybe, naming SW102, in the table, the starts line and the

@@ -149,15 +149,17 @@ class Candidate:
         and its recommendation, as SW101 and SW102 judge it: ``maybe`` when the weights and one ``max_model_len``
         request fit only within the estimate's error band, or when they fit but the margin outside the KV budget
         (CUDA graphs captured after sizing, the sampler's warm-up) is short within the band (SW101's advisory), or
-        when the accelerator is a TPU, whose capacity SW101 says is not checked (:attr:`capacity_unchecked`)."""
+        when the accelerator is a TPU, whose capacity SW101 says is not checked (:attr:`capacity_unchecked`), or when
+        either cannot decide (a quantisation method read from the checkpoint's name only, a release only assumed:
+        mend36). One function decides it from the layout's findings, the ones lint gives the emitted manifest
+        (:func:`..checks.start_up.start_up_verdict`); ``no`` also where vLLM refuses the layout itself (SW203) or
+        the sizing is sure it refuses."""
+        from ..checks.start_up import start_up_verdict
+
         s = self.sizing
         if self.refused or s.verdict == "refuses":
             return "no"
-        if s.verdict == "may-refuse" or self.capacity_unchecked:
-            return "maybe"
-        if not s.starts or (s.margin_verdict != "starts" and s.margin_failure and not s.certain):
-            return "maybe"
-        return "yes"
+        return start_up_verdict(self.findings)
 
     def as_dict(self) -> dict[str, Any]:
         s = self.sizing
@@ -314,8 +316,7 @@ class Plan:
                      "follows the cap, the profile's sampler over the vocabulary above all, leaves one replica too "
                      "little KV cache)")
         if c.start_up == "maybe":
-            text += ("; start-up: MAYBE, within the estimate's error band (see SW101 below): no layout on as few GPUs "
-                     "surely starts")
+            text += f"; start-up: MAYBE, {_maybe_why(c)}: no layout on as few GPUs surely starts"
         return {
             "tensor_parallel_size": c.parallel.tp,
             "pipeline_parallel_size": c.parallel.pp,
@@ -1371,6 +1372,8 @@ def _starts_text(c: Candidate) -> str:
                  else "")
         return (f"no: weights {s.weights_gib_per_gpu:.2f} GiB per GPU > {s.usable_gib_per_gpu:.2f} GiB usable "
                 f"({s.gpu_memory_utilization:g} × {s.gpu_memory_gib:.2f}){whole}")
+    if c.start_up == "maybe" and _undecided_only(c):
+        return f"maybe: {_maybe_why(c)}"
     if s.verdict == "starts" and c.start_up == "maybe":
         # the margin outside the budget is short within its error band, on the central estimate or beside it (SW101)
         why = s.refusal or s.margin_failure
@@ -1380,6 +1383,25 @@ def _starts_text(c: Candidate) -> str:
     if s.verdict == "may-refuse":
         return "maybe: within the estimate's error band" + (f" ({s.refusal})" if s.refusal else "")
     return f"no: {s.refusal}" if s.refusal else "no"
+
+
+def _undecided_only(c: Candidate) -> bool:
+    """Whether every advisory SW101/SW102 finding of ``c`` is one that cannot decide (no error band is at stake)."""
+    from ..checks.start_up import start_up_findings
+
+    advisory = start_up_findings(c.findings)
+    return bool(advisory) and all(f.undecided for f in advisory)
+
+
+def _maybe_why(c: Candidate) -> str:
+    """Why ``c``'s start-up is ``maybe``, naming the rule that says so: the estimate's error band (SW101), or a
+    finding that cannot decide (SW102's quantisation method read from a checkpoint's name only, mend36)."""
+    if _undecided_only(c):
+        from ..checks.start_up import start_up_findings
+
+        codes = sorted({f.code for f in start_up_findings(c.findings)})
+        return f"cannot decide (see {' and '.join(codes)} below)"
+    return "within the estimate's error band (see SW101 below)"
 
 
 def _columns(header: tuple[str, ...], body: Sequence[tuple[str, ...]]) -> list[str]:

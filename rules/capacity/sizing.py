@@ -55,7 +55,7 @@ from ..catalog.accelerators import unified_memory_product, vendor_of
 from ..model.inventory import world_size
 from ..model.records import python_class
 from ..model.shapes import GpuInfo, ModelShape, Precision, Vendor
-from ..vllm import kv_dtypes, kv_layout, mm_args, model_dtype, nas, quant_capability
+from ..vllm import flags, kv_dtypes, kv_layout, mm_args, model_dtype, nas, quant_capability
 from ..vllm.support import MTP_METHODS, draft_pp_refusal, encoder_tp_data, pp_refusal
 from ..vllm.versions import (
     RANGES,
@@ -2615,6 +2615,10 @@ QUANT_CAPABILITY_UNSURE = "cannot decide: quantization: "
 _LOAD_TIME_METHODS: Final = frozenset({"fp8", "experts_int8", "bitsandbytes", "rtn"})
 
 
+#: The methods of an FP8 checkpoint (its quantization_config's quant_method) whose name says only "FP8".
+_FP8_CHECKPOINT_METHODS: Final = frozenset({"fp8", "modelopt", "fbgemm_fp8", "compressed-tensors"})
+
+
 def served_quantization(model: ModelShape, s: EngineSettings) -> tuple[str, str]:
     """The method vLLM's quantisation capability check runs on (:mod:`..vllm.quant_capability`), and what names it:
     ``--quantization``, else the checkpoint's ``quantization_config`` (``modelopt`` by its algorithm: vLLM's
@@ -2627,6 +2631,10 @@ def served_quantization(model: ModelShape, s: EngineSettings) -> tuple[str, str]
         if not own:
             return "", ""
     if flag:
+        if own == "fp8" and model.extra.get("quantization_config_assumed") and flag in _FP8_CHECKPOINT_METHODS:
+            # "fp8" read from the name only: the flag names the FP8 format (a ModelOpt upload's modelopt); a
+            # checkpoint in another one is refused for the mismatch, so the flag's method is the one to check
+            return flag, f"--quantization {s.quantization}"
         if (own and flag != own) or (not own and flag not in _LOAD_TIME_METHODS):
             return "", ""
         return flag, f"--quantization {s.quantization}"
@@ -2642,6 +2650,17 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     Minimum capability: 80. Current capability: 75.", :mod:`..vllm.quant_capability`), or "". Sure only where the
     release is known and the releases read around it agree, and the method is the checkpoint's own config's or the
     flag's; otherwise "" and a note (:data:`QUANT_CAPABILITY_UNSURE`) that says what would decide it."""
+    own = (model.quantization or "").lower()
+    if (s.quantization or "") in flags.LOAD_TIME_ON_INT4 and own in flags.INT4_CHECKPOINT_METHODS \
+            and model.extra.get("quantization_config_assumed"):
+        # read48: a checkpoint known exactly SW003 judges (flags.checkpoint_quantization_refused); one whose method
+        # is read from its name only may be stored otherwise (a -AWQ re-upload in compressed-tensors)
+        notes.append(f"{QUANT_CAPABILITY_UNSURE}--quantization {s.quantization} on {model.id}, whose method "
+                     f"shardwise read from its name only ({own}): if its quantization_config says {own}, no override "
+                     f"method takes the flag and vLLM refuses to start "
+                     f"({flags.quantization_mismatch_message(own, str(s.quantization))}, "
+                     "ModelConfig._verify_quantization); drop --quantization, or give the path of its config.json")
+        return ""
     method, named = served_quantization(model, s)
     cc = device.capability()
     if not method or cc is None:
@@ -2663,7 +2682,10 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     name_only = bool(model.extra.get("quantization_config_assumed")) and not s.quantization
     if name_only and method == "fp8" and (c is None or not c.refused):
         # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
-        # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28)
+        # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28). The name is not read as any
+        # other format (mend36): "-FP8" is also Meta's fbgemm_fp8 (8.0), NVIDIA's ModelOpt (8.9 to 0.14.1) and Qwen's
+        # and DeepSeek's block-wise fp8; a checkpoint whose format decides is a catalog entry with its own
+        # quantization_config, or is given by the path of its config.json
         ct = quant_capability.check(quant_capability.SCHEME_FP8, cc, rv.version)
         if ct is not None:
             notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: as an fp8 "

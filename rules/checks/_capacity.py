@@ -6,7 +6,7 @@ Everything they read of a group's capacity comes through the front door, :mod:`s
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..capacity.group import (
@@ -37,6 +37,7 @@ from ..capacity.sizing import (
     ReplicaSizing,
     online_fp8_load_peak,
     size_deployment,
+    variant_refusal,
 )
 from ..catalog.accelerators import device_word, family_known, group_vendor, non_nccl_vendors
 from ..catalog.lookup import gpus
@@ -162,7 +163,7 @@ def weights_fit_instead(g: ServingGroup, s: ReplicaSizing, config: LintConfig) -
             request = _more_requested(g, settings.tp * settings.pp, unit, True)
             return f"{text} starts ({r.weights_gib_per_gpu:.1f} GiB of weights per {word}){request}"
     return _weights_elsewhere(s, dev, per_node if isinstance(per_node, int) else None, bool(base.cpu_offload_bytes),
-                              mig[0].name if mig is not None else None, word)
+                              mig[0].name if mig is not None else None, word, _fewer_bits(s, g))
 
 
 def _node_room(g: ServingGroup) -> int:
@@ -219,19 +220,35 @@ def weights_alone_instead(g: ServingGroup, s: ReplicaSizing, whole: float) -> st
         ways.append(f"spread the weights over more {word}s than the {room} of one node (they come to "
                     f"{s.weights_gb_total * GB / GIB:.1f} GiB, against its whole {whole:.1f} GiB each; "
                     f"{_WEIGHTS_ALONE})")
-    ways.extend(_fewer_bits(s))
+    ways.extend(_fewer_bits(s, g))
     return "; or ".join(ways)
 
 
-def _fewer_bits(s: ReplicaSizing) -> list[str]:
-    """A checkpoint of fewer bits than the one served, as a remedy: FP8 or 4-bit for 16 bits, 4-bit for 8 bits, none
-    below."""
-    bits = BYTES_PER_PARAM.get(s.weight_precision, 0.0)
-    if bits >= 2:
-        return ["serve an FP8 or 4-bit quantised checkpoint"]
-    if bits >= 1:
-        return ["serve a 4-bit quantised checkpoint"]
-    return []
+def _fewer_bits(s: ReplicaSizing, g: ServingGroup) -> list[str]:
+    """A checkpoint of fewer bits than the one served, as a remedy (:func:`fewer_bits_words`), each only where vLLM's
+    quantisation config takes one of its methods on the group's GPU at its release
+    (:func:`..capacity.sizing.variant_refusal`; read48: "serve an FP8 or 4-bit quantised checkpoint" was said of a T4
+    at 0.10.0, whose Fp8Config requires 8.0, and of a V100, where AWQConfig requires 7.5 too)."""
+    model, dev = require_model(g), device(g)
+    settings, version = engine_settings(g), vllm_version(g)
+
+    def taken(method: str) -> bool:
+        return dev is None or not variant_refusal(model, dev, settings, version, (method,))
+
+    return fewer_bits_words(s.weight_precision, taken)
+
+
+def fewer_bits_words(precision: str, taken: Callable[[str], bool]) -> list[str]:
+    """The remedy of a checkpoint of fewer bits than ``precision``: FP8 (as ``fp8``) or 4-bit (AWQ or GPTQ) for 16
+    bits, 4-bit for 8 bits, none below; a kind only where ``taken`` says vLLM takes one of its methods, a 4-bit one
+    named by its method where only one is taken."""
+    bits = BYTES_PER_PARAM.get(precision, 0.0)
+    if bits < 1:
+        return []
+    awq, gptq = taken("awq"), taken("gptq")
+    four = "4-bit" if awq and gptq else "4-bit AWQ" if awq else "4-bit GPTQ" if gptq else ""
+    kinds = [k for k in ("FP8" if bits >= 2 and taken("fp8") else "", four) if k]
+    return [f"serve {an(' or '.join(kinds))} quantised checkpoint"] if kinds else []
 
 
 #: What :func:`weights_alone_instead` says of the layout it names.
@@ -240,7 +257,7 @@ _WEIGHTS_ALONE = ("sized from the weights alone, a lower bound: its plugin's own
 
 
 def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offloads: bool = False,
-                       mig_of: str | None = None, word: str = "GPU") -> str:
+                       mig_of: str | None = None, word: str = "GPU", fewer: list[str] | None = None) -> str:
     """SW101's remedy where no setting of this node's GPUs starts the layout, each named only where it can work
     (review21: "serve a quantised checkpoint or use a GPU with more memory" was said of DeepSeek-V3's FP8 checkpoint,
     628.6 GiB at TP1 on an H100, which no GPU holds): more GPUs, at least the checkpoint's weights over what one GPU
@@ -251,7 +268,8 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
     so the GPUs they need are no figure of the checkpoint's bytes: a larger amount is named instead. ``mig_of``: the
     GPU whose MIG slice the group runs on (mig20): more slices hold no more of the model (a CUDA process sees one MIG
     device), so a larger profile of that GPU or a whole GPU is named instead of more GPUs. ``word``: what the devices
-    are called (:func:`device_word`; mend17: "of these GPUs" on an Ascend NPU)."""
+    are called (:func:`device_word`; mend17: "of these GPUs" on an Ascend NPU). ``fewer``: the checkpoints of fewer
+    bits the GPU and release take (:func:`_fewer_bits`); None: every kind :func:`fewer_bits_words` names."""
     ways: list[str] = []
     total = s.weights_gb_total * GB / GIB
     need = math.ceil(total / s.usable_gib_per_gpu) if s.usable_gib_per_gpu > 0 else 0
@@ -265,7 +283,7 @@ def _weights_elsewhere(s: ReplicaSizing, dev: Device, per_node: int | None, offl
                   "data and expert parallelism over pods" if per_node is not None and need > per_node else "")
         ways.append(f"spread the weights over at least {need} of these {word}s ({total:.1f} GiB over "
                     f"{s.usable_gib_per_gpu:.1f} GiB each{across})")
-    ways.extend(_fewer_bits(s))
+    ways.extend(fewer if fewer is not None else fewer_bits_words(s.weight_precision, lambda method: True))
     if mig_of is None and any(gpu.vendor == dev.vendor and gpu.memory_gib > dev.memory_gib
                               and gpu.memory_gib * s.gpu_memory_utilization > s.weights_gib_per_gpu
                               for gpu in gpus().values()):

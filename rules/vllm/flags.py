@@ -644,8 +644,22 @@ CHECKPOINT_FORMAT_METHODS = frozenset(("awq", "awq_marlin", "gptq", "gptq_marlin
 #: The checkpoint ``quant_method`` values no override method claims for those four at any release read:
 #: ``_verify_quantization`` then compares them and raises.
 _NOT_CLAIMED = frozenset(("fp8", "compressed-tensors"))
+#: ``--quantization`` methods that quantise at load and that no override method claims on an AWQ or GPTQ checkpoint
+#: (the marlin ones take ``awq_marlin``/``gptq_marlin``/``marlin``, ``auto_awq``/``auto_gptq`` ``awq``/``gptq``,
+#: ``moe_wna16`` its own name, ``humming`` its own name at 0.34.0, ``ipex``/``cpu_wna16`` only on CPU/XPU):
+#: ``_verify_quantization`` compares them with the checkpoint's ``awq``/``gptq`` and raises (read48).
+LOAD_TIME_ON_INT4 = frozenset(("fp8", "bitsandbytes"))
+#: The checkpoint ``quant_method`` values :data:`LOAD_TIME_ON_INT4` are judged on.
+INT4_CHECKPOINT_METHODS = frozenset(("awq", "gptq"))
 #: The releases whose ``_verify_quantization``, override methods and ``get_quant_config`` were read for it.
 QUANT_CHECK_READ = "0.6.6.post1, 0.9.2, 0.11.0, 0.14.1, 0.19.0, 0.25.1, 0.33.0 and 0.34.0"
+
+
+def quantization_mismatch_message(checkpoint_method: str, quantization: str) -> str:
+    """vLLM's words (``ModelConfig._verify_quantization``) for a ``--quantization`` no override method takes on a
+    checkpoint whose ``quantization_config`` names another method, quoted."""
+    return (f"\"Quantization method specified in the model config ({checkpoint_method}) does not match the "
+            f"quantization method specified in the `quantization` argument ({quantization}).\"")
 
 
 def checkpoint_quantization_refused(quantization: str, model_id: str, checkpoint_method: str | None,
@@ -658,6 +672,13 @@ def checkpoint_quantization_refused(quantization: str, model_id: str, checkpoint
     gptq, ``moe_wna16`` when named, ``ipex``/``cpu_wna16`` for awq/gptq checkpoints, ``inc`` for auto-round,
     ``modelopt`` for modelopt ones) claim none of them. The caller knows the checkpoint exactly (a catalog id)."""
     q = quantization.strip()
+    if q in LOAD_TIME_ON_INT4 and (checkpoint_method or "").strip().lower() in INT4_CHECKPOINT_METHODS:
+        own = (checkpoint_method or "").strip().lower()
+        return (f"`--quantization {q}` does not match {model_id}'s own quantization_config (quant_method {own}), "
+                f"and no override method takes it: vLLM raises {quantization_mismatch_message(own, q)} "
+                f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod "
+                f"crash-loops; drop --quantization (vLLM reads the checkpoint's own method, through its Marlin "
+                f"kernels where the GPU has them) or write --quantization {own}")
     if q not in CHECKPOINT_FORMAT_METHODS:
         return None
     if checkpoint_method is None:

@@ -970,6 +970,42 @@ def test_plans_start_up_verdict_is_the_one_sw101_and_sw102_give():
     assert min(seen.values()) >= 5, seen
 
 
+def test_plans_start_up_is_maybe_where_sw102_cannot_decide_the_quantisation_method():
+    """mend36: one function (``checks.start_up.start_up_verdict``) gives plan's start-up verdict from the findings
+    lint gives the layout. RedHat's Llama-3.2-3B FP8-dynamic upload, known by its name only, on a T4 at 0.14.1: as
+    fp8 vLLM takes it (7.5), as compressed-tensors its weight-only FP8 scheme needs 8.0, so SW102 cannot decide; plan
+    said "yes" at TP1 (its sizing starts), and now says maybe, naming SW102, in the table, the starts line and the
+    recommendation."""
+    from shardwise.rules.app.plan import plan_text
+
+    plan = make_plan(PlanRequest(model="RedHatAI/Llama-3.2-3B-Instruct-FP8-dynamic", gpu="T4", vllm_version="0.14.1",
+                                 p95_context=4096, max_model_len=4096))
+    assert plan.chosen is not None and plan.chosen.parallel.world == 1
+    assert [(f.code, f.level, f.undecided) for f in plan.chosen.findings] == [("SW102", "advisory", True)]
+    assert plan.chosen.sizing.verdict == "starts" and plan.chosen.start_up == "maybe"
+    text = plan_text(plan).splitlines()
+    assert text[1].split()[-2:] == ["maybe", "–"]
+    (rec,) = [line for line in text if line.startswith("recommended: TP1;")]
+    assert rec.endswith("; start-up: MAYBE, cannot decide (see SW102 below): no layout on as few GPUs surely starts")
+    (line,) = [line for line in text if line.startswith("  starts ")]
+    assert line.split()[1:] == ["maybe:", "cannot", "decide", "(see", "SW102", "below)"]
+
+
+@pytest.mark.parametrize("model,gpu,version", [
+    ("neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8", "A100-80GB", "0.10.2"),  # kubeai's a100-80b manifest at TP8
+    ("nvidia/Llama-3.1-8B-Instruct-FP8", "A10G", "0.10.0"),
+])
+def test_an_fp8_name_the_catalog_lacks_is_not_read_as_modelopt(model, gpu, version):
+    """mend36 (mend34's revert): "-FP8" names no format, so a checkpoint the catalog does not hold with its own
+    quantization_config is not read as ModelOpt (8.9 to 0.14.1): on an A100 or an A10G (8.0, 8.6: fp8 and the
+    compressed-tensors fallback, W8A16Fp8, take both) SW102 says nothing, and plan's start-up follows."""
+    plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version=version, tp=8 if "405B" in model else 1,
+                                 max_model_len=4096))
+    (c,) = plan.candidates
+    assert [f for f in c.findings if f.code == "SW102"] == []
+    assert not any(n.startswith("cannot decide: quantization") for n in c.sizing.notes)
+
+
 def test_a_recommended_layout_that_may_not_start_says_so_where_the_plan_is_read():
     """Llama-3.1-8B on one L4 at a p95 context of 2,048 and 0.92 (vLLM 0.11.0): TP1 is recommended (no layout on one
     GPU surely starts, and the margin SW101 finds short is the estimate's error, fixed by settings, not by a second

@@ -252,8 +252,9 @@ def config_from_shape(shape: ModelShape) -> dict[str, Any]:
 
 def test_every_entry_names_an_https_source() -> None:
     records = [*gpus().values(), *instance_types().values(), *models().values()]
-    # catalog23: nine GPUs and granite-4.0-h-1b (readers17: MI300A); tokens43: cyankiwi/Qwen3.8-27B-AWQ-INT4
-    assert len(records) == 54 + 59 + 262
+    # catalog23: nine GPUs and granite-4.0-h-1b (readers17: MI300A); tokens43: cyankiwi/Qwen3.8-27B-AWQ-INT4;
+    # mend36: Qwen/Qwen2.5-32B-Instruct-AWQ
+    assert len(records) == 54 + 59 + 263
     for record in records:
         assert record.source.startswith("https://"), record
 

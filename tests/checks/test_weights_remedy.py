@@ -46,3 +46,18 @@ def test_a_layout_that_offloads_weights_to_cpu_memory_is_told_to_offload_more_no
     assert _weights_elsewhere(_sizing(131.4, 28.9, "bf16", gpus=4), H100, 4, offloads=True) == (
         "offload more of the weights (a larger --cpu-offload-gb); or serve an FP8 or 4-bit quantised checkpoint; or "
         "use a GPU with more memory")
+
+
+def test_fewer_bits_names_only_the_kinds_the_gpu_and_release_take() -> None:
+    # read48: a T4 at 0.10.0 (Fp8Config requires 8.0), a V100 (AWQConfig 7.5 too; GPTQConfig 6.0), an A10G
+    from shardwise.rules.checks._capacity import fewer_bits_words
+
+    t4 = {"awq", "gptq"}
+    v100 = {"gptq"}
+    assert fewer_bits_words("bf16", t4.__contains__) == ["serve a 4-bit quantised checkpoint"]
+    assert fewer_bits_words("fp16", v100.__contains__) == ["serve a 4-bit GPTQ quantised checkpoint"]
+    assert fewer_bits_words("bf16", {"fp8", "awq"}.__contains__) == ["serve an FP8 or 4-bit AWQ quantised checkpoint"]
+    assert fewer_bits_words("bf16", {"fp8", "awq", "gptq"}.__contains__) == [
+        "serve an FP8 or 4-bit quantised checkpoint"]
+    assert fewer_bits_words("fp8", {"fp8"}.__contains__) == []  # no 4-bit method taken: nothing to name
+    assert fewer_bits_words("bf16", set[str]().__contains__) == []  # Gemma 3 on a T4 at 0.11.0 (float16 refused)

@@ -430,6 +430,17 @@ def test_checkpoint_quantization_refused_by_pair():
     assert refused("gptq", "m/x", "mxfp4", "mxfp4") is None
     assert refused("gptq", "m/x", "auto-round", "int4") is None
     assert refused("awq", "m/x", None, "int4") is None
+    # read48: a load-time method on an AWQ or GPTQ checkpoint: no override method takes fp8 or bitsandbytes there
+    assert refused("fp8", "m/awq", "awq", "int4") == (
+        "`--quantization fp8` does not match m/awq's own quantization_config (quant_method awq), and no override "
+        "method takes it: vLLM raises \"Quantization method specified in the model config (awq) does not match the "
+        "quantization method specified in the `quantization` argument (fp8).\" (ModelConfig._verify_quantization, "
+        "every release read: 0.6.6.post1, 0.9.2, 0.11.0, 0.14.1, 0.19.0, 0.25.1, 0.33.0 and 0.34.0) and the pod "
+        "crash-loops; drop --quantization (vLLM reads the checkpoint's own method, through its Marlin kernels where "
+        "the GPU has them) or write --quantization awq")
+    assert refused("bitsandbytes", "m/gptq", "GPTQ", "int4") is not None
+    assert refused("fp8", "m/x", "mxfp4", "mxfp4") is None  # not judged: gpt_oss_mxfp4's override
+    assert refused("fp8", "m/x", "compressed-tensors", "fp8") is None  # not judged here
 
 
 def test_a_mamba_cache_dtype_is_refused_outside_the_releases_choices():

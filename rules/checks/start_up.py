@@ -16,13 +16,14 @@ def start_up_verdict(findings: Iterable[Finding]) -> str:
     budget) and SW102 (one request of max_model_len, and what vLLM refuses at start-up: a quantisation method below
     its minimum compute capability, a dtype, a length) judge it in ``findings`` (suppressed ones aside): ``maybe``
     where one of them is advisory (inside the estimate's error band, or it cannot decide: a method read from a
-    checkpoint's name only, a release only assumed), else ``no`` where one is mandatory, else ``yes``. A finding that
+    checkpoint's name only, a release only assumed), ``no`` where one is mandatory (a sure refusal outranks a
+    possible one), else ``yes``. A finding that
     holds one of these rules back (a "cannot decide" merged into another rule's) counts as theirs. ``plan`` read its
     verdict from the sizing and said ``yes`` where SW102 could not decide (mend36)."""
     levels = {f.level for f in findings if not f.suppressed and any(c in START_UP_RULES for c in f.codes)}
-    if "advisory" in levels:
-        return "maybe"
-    return "no" if "mandatory" in levels else "yes"
+    if "mandatory" in levels:
+        return "no"
+    return "maybe" if "advisory" in levels else "yes"
 
 
 def start_up_findings(findings: Iterable[Finding]) -> list[Finding]:

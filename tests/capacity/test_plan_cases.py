@@ -951,8 +951,8 @@ def test_the_agreement_covers_most_cases_and_the_disagreements_it_was_written_fo
 
 def test_plans_start_up_verdict_is_the_one_sw101_and_sw102_give():
     """On every layout of every plan case, plan's start-up verdict (its table's ``starts`` column, its ``starts`` line,
-    its recommendation) is ``maybe`` exactly where SW101 or SW102 is advisory on that layout, and never ``yes`` where
-    either is mandatory: Llama-3.1-8B on one L4 (vLLM 0.11.0) was "yes" in the table while SW101 said vLLM may fail
+    its recommendation) is ``maybe`` exactly where SW101 or SW102 is advisory on that layout and neither is mandatory,
+    and never ``yes`` where either is mandatory: Llama-3.1-8B on one L4 (vLLM 0.11.0) was "yes" in the table while SW101 said vLLM may fail
     at start-up (the margin outside the KV budget short within the estimate's error band)."""
     from shardwise.rules.app.plan import PlanError
 
@@ -964,7 +964,9 @@ def test_plans_start_up_verdict_is_the_one_sw101_and_sw102_give():
             continue
         for c in plan.candidates:
             levels = {f.level for f in c.findings if f.code in ("SW101", "SW102")}
-            assert (c.start_up == "maybe") == ("advisory" in levels), (case.id, c.parallel.text())
+            assert (c.start_up == "maybe") == ("advisory" in levels and "mandatory" not in levels), (
+                case.id, c.parallel.text())
+            assert "mandatory" not in levels or c.start_up == "no", (case.id, c.parallel.text())
             assert c.start_up != "yes" or "mandatory" not in levels, (case.id, c.parallel.text())
             seen[c.start_up] += 1
     assert min(seen.values()) >= 5, seen

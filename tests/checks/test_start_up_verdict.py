@@ -21,8 +21,9 @@ def test_advisory_is_maybe_mandatory_is_no_none_is_yes() -> None:
     assert start_up_verdict([_f("SW102", "advisory", undecided=True)]) == "maybe"  # SW102 cannot decide
     assert start_up_verdict([_f("SW101", "advisory")]) == "maybe"  # within the error band
     assert start_up_verdict([_f("SW101", "mandatory")]) == "no"
-    # an advisory one says vLLM may start: the test of plan cases holds maybe to exactly that
-    assert start_up_verdict([_f("SW101", "mandatory"), _f("SW102", "advisory")]) == "maybe"
+    # a sure refusal outranks a possible one: weights that surely do not fit are not made "maybe" by a method SW102
+    # cannot decide
+    assert start_up_verdict([_f("SW101", "mandatory"), _f("SW102", "advisory")]) == "no"
 
 
 def test_suppressed_findings_do_not_count_and_held_codes_do() -> None:

@@ -203,6 +203,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
 from .imageref import parse_image
+from .options import OPTION_RELEASES
 
 Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
@@ -1444,8 +1445,6 @@ def _floating(image: str, line: tuple[int, int]) -> ResolvedVersion:
     """The release an image of :func:`floating_line` is sized for: the newest patch of its line whose source
     shardwise read (:data:`.options.OPTION_RELEASES`), the one a pull today gets, said to be assumed, with the
     patches it may be."""
-    from .options import OPTION_RELEASES  # (options imports this module)
-
     prefix = f"{line[0]}.{line[1]}."
     known = sorted(v for v in (parse_version(r) for r in OPTION_RELEASES if r.startswith(prefix)) if v is not None)
     known = [v for i, v in enumerate(known) if i + 1 == len(known) or known[i + 1].parts[:3] != v.parts[:3]]

@@ -81,9 +81,8 @@ def runs_on_cpu(g: ServingGroup) -> bool:
 
 
 def cpu_setting_on_accelerator_image(g: ServingGroup) -> str:
-    """The first setting only vLLM's CPU backend reads (:data:`_CPU_ENV`), else ``--device cpu`` or
-    ``VLLM_TARGET_DEVICE=cpu``, that the group's vLLM container sets on an image known as vLLM's CUDA build
-    (``vllm/vllm-openai``); "" where there is none (another accelerator's build, whose
+    """The first setting only vLLM's CPU backend reads (:data:`_CPU_ENV`) that the group's vLLM container sets on an
+    image known as vLLM's CUDA build (``vllm/vllm-openai``); "" where there is none (another accelerator's build, whose
     start without its devices was not read here, keeps the setting as a sign of a CPU build). That build never runs
     the CPU backend: vLLM activates its CPU platform only for a build whose version names ``cpu`` (vllm-project/vllm
     00e2bbc, ``vllm/platforms/__init__.py`` ``cpu_platform_plugin``), and the CUDA one where NVML counts a GPU
@@ -94,16 +93,7 @@ def cpu_setting_on_accelerator_image(g: ServingGroup) -> str:
     families = image_families(c.image)
     if not families or any(a.family != "nvidia-gpu" for a in families):  # the CUDA build's only (what is read)
         return ""
-    found = next((name for name in _CPU_ENV if name in c.env), "")
-    if found:
-        return found
-    # release37: `--device cpu` and VLLM_TARGET_DEVICE=cpu mean the same there: neither chooses the platform
-    # (DeviceConfig only records the device type, vllm/config/device.py; VLLM_TARGET_DEVICE is read by setup.py)
-    device = g.engine.extra.get("device")
-    if isinstance(device, str) and device.strip().lower() == "cpu":
-        return "--device cpu"
-    target = c.env.get("VLLM_TARGET_DEVICE")
-    return "VLLM_TARGET_DEVICE=cpu" if isinstance(target, str) and target.strip().lower() == "cpu" else ""
+    return next((name for name in _CPU_ENV if name in c.env), "")
 
 
 def openvino_on_cpu(image: object, env: dict[str, object]) -> bool:

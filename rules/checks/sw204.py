@@ -182,12 +182,7 @@ class GpuRequestNotTp(GroupRule):
                 # mend30: the author meant vLLM's CPU backend, which this build never runs; where the pods land is
                 # not sure: a node without a visible NVIDIA GPU (no platform, no start) or a GPU node whose runtime
                 # shows the container its GPUs without a request (NVIDIA_VISIBLE_DEVICES=all in the CUDA base image)
-                what = (f"passes {cpu_setting}, which chooses no platform (vLLM's build does: DeviceConfig only "
-                        "records the device)" if cpu_setting.startswith("--") else
-                        f"sets {cpu_setting}, which only vLLM's setup.py reads when a wheel is built"
-                        if cpu_setting.startswith("VLLM_TARGET_DEVICE") else
-                        f"sets {cpu_setting}, a setting of vLLM's CPU build")
-                yield hit(g, f"the vLLM container {what}, but its image "
+                yield hit(g, f"the vLLM container sets {cpu_setting}, a setting of vLLM's CPU build, but its image "
                              f"{c.image} is vLLM's CUDA build, which never runs the CPU backend, "
                              f"and it requests no {resource}: on a node where no NVIDIA GPU is visible vLLM finds "
                              "no platform and does not start, and on a GPU node whose container runtime shows it the "

@@ -1237,6 +1237,9 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
     line = floating_line(image)
     if line is not None:
         return _floating(image, line)
+    rhaiis = _rhaiis(image)
+    if rhaiis is not None:
+        return rhaiis
     found = version_from_image(image)
     if found is None:
         return ResolvedVersion(current, "assumed", _why_no_version(image))
@@ -1414,6 +1417,39 @@ def _why_not_sure(image: str, found: Version) -> str:
                 "Red Hat's midstream with its own patches over that release, which may change its flags and defaults")
     return (f"the tag of {repository} says {found}, but it is no build of vLLM's own (nor of AMD's, "
             "NVIDIA's or AWS's), and a fork's or a team's build may change that release's flags and defaults")
+
+
+#: Red Hat AI Inference Server's images (``registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.4``, ``vllm-rocm-rhel9``,
+#: ``vllm-tpu-rhel9``): tagged with the product's version, not vLLM's. The vLLM core each version packages, as Red
+#: Hat's "Product and version compatibility" table states it (docs.redhat.com/documentation/red_hat_ai_inference_server/
+#: 3.0/html/supported_product_and_hardware_configurations/rhaiis-product-and-version-compatibility_supported-
+#: configurations: "vLLM core 0.8.4"); a version not listed (no table read) names no release. Red Hat builds it with
+#: its own patches, so even a listed one is assumed.
+RHAIIS_VLLM_CORE: dict[str, str] = {
+    "3.0": "0.8.4",
+}
+_RHAIIS_REPOSITORY = re.compile(r"registry\.(?:access\.)?redhat\.io/rhaiis/vllm-[a-z0-9-]+")
+_RHAIIS_TAG = re.compile(r"(\d{1,2})\.(\d{1,2})(?=[.-]|$)")
+
+
+def _rhaiis(image: str) -> ResolvedVersion | None:
+    """The release of a Red Hat AI Inference Server image (:data:`RHAIIS_VLLM_CORE`), assumed; None for another."""
+    ref = parse_image(image)
+    m = _RHAIIS_TAG.match(ref.tag or "")
+    if m is None or _RHAIIS_REPOSITORY.fullmatch(ref.qualified.lower()) is None:
+        return None
+    product = f"{m.group(1)}.{m.group(2)}"
+    core = RHAIIS_VLLM_CORE.get(product)
+    found = parse_version(core) if core is not None else None
+    if found is not None:
+        return ResolvedVersion(found, "assumed",
+                               f"tag {ref.tag} is Red Hat AI Inference Server {product}, whose vLLM core is {core} "
+                               "(Red Hat's compatibility table), built by Red Hat with its own patches")
+    listed = ", ".join(f"{k}: {v}" for k, v in RHAIIS_VLLM_CORE.items())
+    return ResolvedVersion(_CURRENT, "assumed",
+                           f"tag {ref.tag} is Red Hat AI Inference Server {product}'s version, not vLLM's, and its "
+                           "vLLM core is not in the capacity model's table of Red Hat's compatibility tables "
+                           f"({listed})")
 
 
 #: AWS's Deep Learning Containers for vLLM, in every registry they are published from or mirrored to.

@@ -441,6 +441,8 @@ def test_a_floating_tag_keeps_its_line_through_the_manifest_note() -> None:
     ("quay.io/vllm/vllm-tpu:0.11.0", "0.11.0", "assumed"),
     ("quay.io/vllm/vllm-cpu:0.10.1.1", "0.10.1.1", "assumed"),
     ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2", CURRENT_RELEASE, "assumed"),
+    ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0", "0.8.4", "assumed"),
+    ("registry.redhat.io/rhaiis/vllm-rocm-rhel9:3.0", "0.8.4", "assumed"),
 ])
 def test_the_release_of_cpu_rocm_and_red_hat_images(image: str, version: str, source: str) -> None:
     rv = resolve(None, image)
@@ -451,3 +453,12 @@ def test_red_hat_quay_builds_say_whose_build_they_are() -> None:
     assert resolve(None, "quay.io/vllm/vllm-cuda:0.11.0.0").detail == (
         "the tag of quay.io/vllm/vllm-cuda says 0.11.0.0, but it is Red Hat's build of vLLM (quay.io/vllm), made from "
         "Red Hat's midstream with its own patches over that release, which may change its flags and defaults")
+
+
+def test_a_red_hat_ai_inference_server_tag_is_the_products_version() -> None:
+    assert resolve(None, "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.4").detail == (
+        "tag 3.2.4 is Red Hat AI Inference Server 3.2's version, not vLLM's, and its vLLM core is not in the capacity "
+        "model's table of Red Hat's compatibility tables (3.0: 0.8.4)")
+    assert resolve(None, "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0").detail == (
+        "tag 3.0.0 is Red Hat AI Inference Server 3.0, whose vLLM core is 0.8.4 (Red Hat's compatibility table), built "
+        "by Red Hat with its own patches")

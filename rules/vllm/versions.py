@@ -1534,7 +1534,8 @@ def version_from_image(image: str) -> Version | None:
     LMCache, AWS DLCs). Otherwise only the repositories vLLM publishes under (``vllm-openai``,
     ``vllm``, ...) are tagged with the release; LMCache's ``vllm-openai`` images carry LMCache's
     version, and NVIDIA's ``YY.MM`` tags are not vLLM releases (vLLM releases are 0.x): an NGC vLLM container's month
-    is read in :data:`NGC_VLLM_RELEASES`, the vLLM its release notes state.
+    is read in :data:`NGC_VLLM_RELEASES`, the vLLM its release notes state. An AWS DLC tag that names a minor only
+    (``vllm:0.11-gpu-py312``) names no one release: AWS moves it across the line's patches (:func:`floating_line`).
     """
     ref = parse_image(image)
     repo, tag = ref.repository, ref.tag

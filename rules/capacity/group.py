@@ -364,8 +364,7 @@ def _release_named(g: ServingGroup) -> ResolvedVersion:
         found = resolve(None, image)
     # a manifest: say how to name it (a stack or component declares its vllm_version, newuser11)
     if found.source == "assumed" and c is not None and g.kind not in _STACK_KINDS and not g.declared:
-        return ResolvedVersion(found.version, "assumed",
-                               f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")
+        return replace(found, detail=f"{found.detail}; declare it with the annotation {ANN_VLLM_VERSION}")
     return found
 
 

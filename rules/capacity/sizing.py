@@ -64,6 +64,7 @@ from ..vllm.versions import (
     Version,
     batch_defaults,
     cudagraph_estimate_in_budget,
+    possible_rows,
     resolve,
 )
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
@@ -2595,9 +2596,10 @@ def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv:
     if rv.source != "assumed":
         return refusal
     stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype
-    holds = [str(row.version) for row in RANGES if model_dtype.served_dtype(
+    rows = possible_rows(rv)
+    holds = [str(row.version) for row in rows if model_dtype.served_dtype(
         row, served.model_type, stated, "auto", device.vendor, device.capability(), device.name).dtype == "float32"]
-    if len(holds) == len(RANGES):
+    if len(holds) == len(rows):
         return refusal
     notes.append(f"{DTYPE_ASSUMED}{refusal}: refused at start-up from vLLM {holds[0] if holds else '?'} on, served "
                  f"in 16 bits or refused otherwise by earlier releases, and vLLM {rv.version} is only assumed; pin the "
@@ -2762,14 +2764,15 @@ def _dtype_by_release(model: ModelShape, s: EngineSettings, device: Device, rv: 
     stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype
     given = "auto" if float32 else s.dtype
     holds: list[str] = []
-    for row in RANGES:
+    rows = possible_rows(rv)
+    for row in rows:
         other = model_dtype.served_dtype(row, model_type, stated, given, device.vendor, device.capability(),
                                          device.name)
         if (other.dtype == "float32") if float32 else bool(other.refusal):
             holds.append(str(row.version))
-    if len(holds) == len(RANGES):
+    if len(holds) == len(rows):
         return False
-    which = (f"from vLLM {holds[0]} on" if holds == [str(r.version) for r in RANGES[len(RANGES) - len(holds):]] else
+    which = (f"from vLLM {holds[0]} on" if holds == [str(r.version) for r in rows[len(rows) - len(holds):]] else
              "in the release ranges from vLLM " + ", ".join(holds))
     if float32:
         notes.append(f"{DTYPE_ASSUMED}--dtype auto serves {model.id} in float32 on {device.name} {which}, and in 16 "
@@ -2861,7 +2864,7 @@ def possible_limits(model: ModelShape, rv: ResolvedVersion) -> tuple[int, ...]:
     b = rv.behaviour
     if not model.extra or ("hf_override_rope" not in model.extra and "hf_override_top" not in model.extra):
         return (derived_max_model_len(model, b.yarn_rescales_limit, b.reads_rope_parameters),)
-    return derived_limits(model, RANGES if rv.source == "assumed" else (b,))
+    return derived_limits(model, possible_rows(rv))
 
 
 def _unread_scaling(model: ModelShape, rv: ResolvedVersion, limit: int) -> str:

@@ -45,6 +45,7 @@ from ..engine import LintConfig, group_subject
 from ..model import Inventory, ServingGroup
 from ..model import layout_text as _layout_text
 from ..model.vocab import ANN_TARGET_CONCURRENCY, ANN_TPOT_TARGET
+from ..vllm.versions import possible_rows
 from ._words import an
 
 
@@ -543,7 +544,7 @@ def refused_at_load(g: ServingGroup, s: ReplicaSizing, settings: EngineSettings)
         return False
     rv = vllm_version(g)
     peak = online_fp8_load_peak(require_model(g), dev, settings, rv, s)
-    if peak is None or (peak.layerwise_release and rv.source == "assumed"):
+    if peak is None or (peak.layerwise_release and not all(r.online_fp8_layerwise for r in possible_rows(rv))):
         return False  # not quantised online; or it may refuse on an older release only: not sure
     return load_surely_above(g, s, peak.gib)
 

@@ -23,6 +23,7 @@ from ..catalog.accelerators import device_word, sized_as_cuda
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup, Undecidable
 from ..model.records import evolve
+from ..vllm.versions import possible_rows
 from ._capacity import (
     command_crashes,
     device_name,
@@ -237,7 +238,8 @@ def _load_peak(g: ServingGroup, s: ReplicaSizing) -> Hit | None:
              f"it while loading) at {layout_text(s)}")
     whole_text = f"above the whole {whole:.1f} GiB of the {device_name(g)}"
     if peak.layerwise_release:
-        if rv.source == "assumed" and old_refuses:
+        # an assumed release may be an older one (every row; a DLC floating tag's line: its rows, release37)
+        if old_refuses and not all(r.online_fp8_layerwise for r in possible_rows(rv)):
             return hit(g, f"{where}: vLLM before {LAYERWISE_FP8_RELEASE} allocates every weight at 16 bits before "
                           f"quantising any, {peak.whole_16bit:.1f} GiB per {device_word(g, rank=True)} at load, "
                           f"{whole_text}, so vLLM may fail loading the model, the release not being known "

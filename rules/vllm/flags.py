@@ -41,7 +41,7 @@ from .imageref import parse_image
 from .images import image_info
 from .options import OPTION_RELEASES, closest_option, undefined_option
 from .switches import releases_read, takes_no_value
-from .versions import Version, command_script, parse_version, pip_pin, version_from_image
+from .versions import Version, command_script, floating_line, parse_version, pip_pin, version_from_image
 
 #: The releases whose source was read for :data:`GAPS`: every source distribution vLLM publishes on PyPI from 0.5.0
 #: to 0.34.0 (0.15.0 and 0.15.1 have none, so they are not here) — the same releases whose option names were
@@ -172,6 +172,19 @@ def release_read(image: str | None) -> Version | None:
 
 #: How a finding names the release it judged the flags against, where an image's tag named it.
 BY_IMAGE = "(the release the image names)"
+
+
+@functools.lru_cache(maxsize=256)
+def line_releases(image: str | None) -> tuple[Version, ...]:
+    """The releases read (:data:`RELEASES_READ`) of the line an AWS DLC floating tag holds one patch of
+    (:func:`.versions.floating_line`: ``vllm:0.11-gpu-py312`` → 0.11.0, 0.11.1, 0.11.2), oldest first; () for
+    another image, or a line none of whose patches was read."""
+    line = floating_line(image) if image else None
+    if line is None:
+        return ()
+    prefix = f"{line[0]}.{line[1]}."
+    return tuple(sorted(v for v in (parse_version(r) for r in RELEASES_READ if r.startswith(prefix))
+                        if v is not None))
 
 
 #: An image built from HabanaAI/vllm-fork, Intel Gaudi's fork of vLLM (``opea/vllm-gaudi``, Habana's

@@ -10,7 +10,9 @@ Facts, with where they come from (checked against the sources named, not by runn
   vllm/vllm-openai`` plus the EFA installer (libfabric under ``/opt/amazon/efa``, aws-ofi-nccl under
   ``/opt/amazon/ofi-nccl``, both on ``LD_LIBRARY_PATH``): aws/deep-learning-containers
   ``vllm/x86_64/gpu/Dockerfile`` and ``vllm/CHANGELOG.md`` (0.13.0: EFA installer 1.46.0).
-* The version in a tag is read by :mod:`shardwise.rules.vllm.versions` (``version_from_image``).
+* The version in a tag is read by :mod:`shardwise.rules.vllm.versions` (``version_from_image``); a DLC tag that
+  names a minor only (``vllm:0.11-gpu-py312``) holds one of its patches, none sure (``floating_line``), so the
+  launcher ``auto`` picks Ray for it.
 * vLLM's own multi-node launch (``--nnodes``, ``--node-rank``, ``--master-addr``, workers
   ``--headless``, executor ``mp``) first shipped in v0.11.1: ``vllm/engine/arg_utils.py`` of the
   v0.11.1 source distribution defines the flags, v0.11.0's does not (PR vllm-project/vllm#23691).

@@ -15,8 +15,10 @@ import bisect
 import functools
 import os
 from itertools import compress
+from typing import TYPE_CHECKING
 
-from .versions import Version
+if TYPE_CHECKING:  # (annotations only: versions reads OPTION_RELEASES, so options imports nothing of it at run time)
+    from .versions import Version
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "catalog", "data", "vllm_options.txt")
 

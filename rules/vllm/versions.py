@@ -203,6 +203,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
 from .imageref import parse_image
+from .options import OPTION_RELEASES
 
 Engine = Literal["v0", "v1"]
 NonTorch = Literal["increase", "absolute", "after-distributed"]
@@ -1160,6 +1161,10 @@ class ResolvedVersion:
     version: Version
     source: VersionSource
     detail: str = ""  # the image, or why the current release was assumed
+    #: Where an assumed release is one patch of a known line, that line (major, minor): an AWS Deep Learning
+    #: Container's floating tag (``vllm:0.11-gpu-py312``) holds one of 0.11.x (:func:`floating_line`); None: any
+    #: release. :func:`possible_rows` reads it.
+    line: tuple[int, int] | None = None
     behaviour: Behaviour = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -1179,6 +1184,25 @@ class ResolvedVersion:
             return (f"vLLM {self.version}{where}, newer than the newest release the capacity model knows: sized as "
                     f"{CURRENT_RELEASE}")
         return f"vLLM {self.version}{where}"
+
+
+def possible_rows(rv: ResolvedVersion) -> tuple[Behaviour, ...]:
+    """The rows of :data:`RANGES` the release deployed may be in: its own where it is known (given, an image tag, a
+    pip pin); where it is assumed, every row, or, for an assumed release that is one patch of a known line
+    (:attr:`ResolvedVersion.line`), the rows that hold for some release of that line. A finding that holds on every
+    row returned holds whichever of them runs."""
+    if rv.source != "assumed":
+        return (rv.behaviour,)
+    if rv.line is None:
+        return RANGES
+    return _line_rows(rv.line)
+
+
+@functools.lru_cache(maxsize=64)
+def _line_rows(line: tuple[int, int]) -> tuple[Behaviour, ...]:
+    first, after = Version((line[0], line[1], 0)), Version((line[0], line[1] + 1, 0))
+    start = behaviour(first)
+    return (start, *(r for r in RANGES if first < r.version < after))
 
 
 _TAG_VERSION = re.compile(r"(?:^|[^0-9.])v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?=$|[^0-9])")
@@ -1210,6 +1234,12 @@ def _resolve(version: str | None, image: str | None, missing: str) -> ResolvedVe
     current = _CURRENT
     if not image:
         return ResolvedVersion(current, "assumed", missing)
+    line = floating_line(image)
+    if line is not None:
+        return _floating(image, line)
+    rhaiis = _rhaiis(image)
+    if rhaiis is not None:
+        return rhaiis
     found = version_from_image(image)
     if found is None:
         return ResolvedVersion(current, "assumed", _why_no_version(image))
@@ -1309,7 +1339,8 @@ def pip_pin(script: str, image: str | None = None) -> ResolvedVersion | None:
     if op in ("==", "===") and (v := parse_version(value)) is not None:
         return ResolvedVersion(v, "pip-pin", f"pip install vllm{op}{value}")
     command = re.split(r"[;&|\n]", script[m.start():], maxsplit=1)[0]
-    if not op and image and not _UPGRADE.search(command) and version_from_image(image) is not None:
+    if not op and image and not _UPGRADE.search(command) and (
+            version_from_image(image) is not None or floating_line(image) is not None):
         return None
     written = f"vllm{op}{value}" if op else "vllm"  # (a reference's value is not known: nothing is pinned)
     return ResolvedVersion(_CURRENT, "assumed",
@@ -1361,18 +1392,107 @@ _RELEASE_BUILDS = re.compile(
     r"|(?:.+/)?lmcache/vllm-openai"
     r"|nvcr\.io/nvidia/vllm"
     r"|(?:public\.ecr\.aws/|.+/)?deep-learning-containers/vllm"
-    r"|" + DLC_REGISTRY_PATTERN + "/vllm")
+    r"|" + DLC_REGISTRY_PATTERN + "/vllm"
+    # vLLM's own CPU release repository on ECR Public (docs/getting_started/installation/cpu)
+    r"|public\.ecr\.aws/q9t5s3a7/vllm-cpu-release-repo")
+#: Red Hat's builds of vLLM on quay.io (``quay.io/vllm/vllm-cuda:0.11.0.0``, ``vllm-rocm``, ``vllm-cpu``,
+#: ``vllm-tpu``, ``0.21.0_rhaiv.8``): built by Red Hat from its own midstream of vLLM with Red Hat's patches, the fourth
+#: number its own build's (vLLM released no 0.9.2.2); the tag says which upstream release it starts from, not that it
+#: is that release as released, so it is assumed (:func:`resolve`), as a fork's is. ``quay.io/vllm`` is not vLLM's own
+#: organisation, whose images are on Docker Hub (``vllm/vllm-openai``) and ECR Public.
+_RED_HAT_QUAY = re.compile(r"quay\.io/vllm/[a-z0-9._-]+")
 
 
 def release_build(image: str) -> bool:
     """Whether ``image`` is one of the builds whose tag names the vLLM release it holds for sure
-    (:data:`_RELEASE_BUILDS`)."""
-    return _RELEASE_BUILDS.fullmatch(parse_image(image).qualified.lower()) is not None
+    (:data:`_RELEASE_BUILDS`; not Red Hat's ``quay.io/vllm`` builds, :data:`_RED_HAT_QUAY`)."""
+    qualified = parse_image(image).qualified.lower()
+    return _RELEASE_BUILDS.fullmatch(qualified) is not None and _RED_HAT_QUAY.fullmatch(qualified) is None
 
 
 def _why_not_sure(image: str, found: Version) -> str:
-    return (f"the tag of {parse_image(image).repository} says {found}, but it is no build of vLLM's own (nor of AMD's, "
+    repository = parse_image(image).repository
+    if _RED_HAT_QUAY.fullmatch(parse_image(image).qualified.lower()):
+        return (f"the tag of {repository} says {found}, but it is Red Hat's build of vLLM (quay.io/vllm), made from "
+                "Red Hat's midstream with its own patches over that release, which may change its flags and defaults")
+    return (f"the tag of {repository} says {found}, but it is no build of vLLM's own (nor of AMD's, "
             "NVIDIA's or AWS's), and a fork's or a team's build may change that release's flags and defaults")
+
+
+#: Red Hat AI Inference Server's images (``registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.4``, ``vllm-rocm-rhel9``,
+#: ``vllm-tpu-rhel9``): tagged with the product's version, not vLLM's. The vLLM core each version packages, as Red
+#: Hat's "Product and version compatibility" table states it (docs.redhat.com/documentation/red_hat_ai_inference_server/
+#: 3.0/html/supported_product_and_hardware_configurations/rhaiis-product-and-version-compatibility_supported-
+#: configurations: "vLLM core 0.8.4"); a version not listed (no table read) names no release. Red Hat builds it with
+#: its own patches, so even a listed one is assumed.
+RHAIIS_VLLM_CORE: dict[str, str] = {
+    "3.0": "0.8.4",
+}
+_RHAIIS_REPOSITORY = re.compile(r"registry\.(?:access\.)?redhat\.io/rhaiis/vllm-[a-z0-9-]+")
+_RHAIIS_TAG = re.compile(r"(\d{1,2})\.(\d{1,2})(?=[.-]|$)")
+
+
+def _rhaiis(image: str) -> ResolvedVersion | None:
+    """The release of a Red Hat AI Inference Server image (:data:`RHAIIS_VLLM_CORE`), assumed; None for another."""
+    ref = parse_image(image)
+    m = _RHAIIS_TAG.match(ref.tag or "")
+    if m is None or _RHAIIS_REPOSITORY.fullmatch(ref.qualified.lower()) is None:
+        return None
+    product = f"{m.group(1)}.{m.group(2)}"
+    core = RHAIIS_VLLM_CORE.get(product)
+    found = parse_version(core) if core is not None else None
+    if found is not None:
+        return ResolvedVersion(found, "assumed",
+                               f"tag {ref.tag} is Red Hat AI Inference Server {product}, whose vLLM core is {core} "
+                               "(Red Hat's compatibility table), built by Red Hat with its own patches")
+    listed = ", ".join(f"{k}: {v}" for k, v in RHAIIS_VLLM_CORE.items())
+    return ResolvedVersion(_CURRENT, "assumed",
+                           f"tag {ref.tag} is Red Hat AI Inference Server {product}'s version, not vLLM's, and its "
+                           "vLLM core is not in the capacity model's table of Red Hat's compatibility tables "
+                           f"({listed})")
+
+
+#: AWS's Deep Learning Containers for vLLM, in every registry they are published from or mirrored to.
+_DLC_REPOSITORY = re.compile(r"(?:public\.ecr\.aws/|.+/)?deep-learning-containers/vllm|"
+                             + DLC_REGISTRY_PATTERN + "/vllm")
+#: A DLC tag that names a minor release only: ``0.11-gpu-py312``, ``0.11-gpu-py312-ec2``,
+#: ``0.11-gpu-py312-cu129-ubuntu22.04-sagemaker-v1``.
+_DLC_FLOATING_TAG = re.compile(r"v?(0)\.(\d{1,3})(?:-|$)")
+
+
+def floating_line(image: str) -> tuple[int, int] | None:
+    """The line (major, minor) of an AWS Deep Learning Container whose tag names a minor release only, else None.
+
+    AWS moves such a tag to each patch it publishes of that minor: its vLLM changelog (aws/deep-learning-containers
+    ``vllm/CHANGELOG.md`` at the 0.11.2 entry, 2025-11-20) gives ``vllm:0.9-gpu-py312-ec2`` as the sample URI of
+    0.9.0.1, 0.9.1 and 0.9.2 alike, ``vllm:0.10-gpu-py312-ec2`` of 0.10.0 and 0.10.1.1, and ``0.11-gpu-py312-ec2``
+    of 0.11.0 before 0.11.1 and 0.11.2 were published; the full tag (``0.11.0-gpu-py312-cu128-ubuntu22.04-ec2``)
+    names one release. So the image holds one of the line's patches, which one depends on when it was pulled
+    (review: a floating tag read as a sure X.Y.0)."""
+    ref = parse_image(image)
+    if not ref.tag or _DLC_REPOSITORY.fullmatch(ref.qualified.lower()) is None:
+        return None
+    m = _DLC_FLOATING_TAG.match(ref.tag.lower())
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@functools.lru_cache(maxsize=64)
+def _floating(image: str, line: tuple[int, int]) -> ResolvedVersion:
+    """The release an image of :func:`floating_line` is sized for: the newest patch of its line whose source
+    shardwise read (:data:`.options.OPTION_RELEASES`), the one a pull today gets, said to be assumed, with the
+    patches it may be."""
+    prefix = f"{line[0]}.{line[1]}."
+    known = sorted(v for v in (parse_version(r) for r in OPTION_RELEASES if r.startswith(prefix)) if v is not None)
+    known = [v for i, v in enumerate(known) if i + 1 == len(known) or known[i + 1].parts[:3] != v.parts[:3]]
+    newest = known[-1] if known else Version((line[0], line[1], 0))
+    patches = (", ".join(str(v) for v in known[:-1]) + f" and {known[-1]}") if len(known) > 1 else \
+        str(known[0]) if known else ""
+    read = f" (the patches shardwise read: {patches})" if patches else " (none of whose patches shardwise read)"
+    minor = f"{line[0]}.{line[1]}"
+    return ResolvedVersion(newest, "assumed",
+                           f"tag {parse_image(image).tag} is AWS's floating tag of the vLLM {minor} line, which AWS "
+                           f"moves to each patch it publishes, so the image holds one of {minor}.x{read}, sized as "
+                           f"{newest}; pin a full tag such as {newest}-gpu-py312-ec2", line)
 
 
 #: NVIDIA's NGC vLLM container (``nvcr.io/nvidia/vllm:YY.MM-py3``): its tag is the container's month, not a vLLM
@@ -1398,7 +1518,10 @@ def _ngc_month(repo: str, tag: str) -> str | None:
 
 
 #: Repository names (last path segment) whose tag is the vLLM release itself.
-_RELEASE_TAGGED = frozenset({"vllm-openai", "vllm", "vllm-openai-rocm", "vllm-rocm", "vllm-cpu", "vllm-tpu"})
+#: ``vllm-openai-cpu`` (``v0.19.0-x86_64``, ``latest-arm64``) and ``vllm-cpu-release-repo`` (``v0.10.2``) are vLLM's CPU
+#: releases (docs/getting_started/installation/cpu).
+_RELEASE_TAGGED = frozenset({"vllm-openai", "vllm", "vllm-openai-rocm", "vllm-rocm", "vllm-cpu", "vllm-tpu",
+                             "vllm-openai-cpu", "vllm-cpu-release-repo", "vllm-cuda"})
 #: Owners whose ``vllm-openai`` images are tagged with their own version (LMCache releases).
 _OWN_VERSION_OWNERS = frozenset({"lmcache"})
 
@@ -1411,11 +1534,12 @@ def version_from_image(image: str) -> Version | None:
     LMCache, AWS DLCs). Otherwise only the repositories vLLM publishes under (``vllm-openai``,
     ``vllm``, ...) are tagged with the release; LMCache's ``vllm-openai`` images carry LMCache's
     version, and NVIDIA's ``YY.MM`` tags are not vLLM releases (vLLM releases are 0.x): an NGC vLLM container's month
-    is read in :data:`NGC_VLLM_RELEASES`, the vLLM its release notes state.
+    is read in :data:`NGC_VLLM_RELEASES`, the vLLM its release notes state. An AWS DLC tag that names a minor only
+    (``vllm:0.11-gpu-py312``) names no one release: AWS moves it across the line's patches (:func:`floating_line`).
     """
     ref = parse_image(image)
     repo, tag = ref.repository, ref.tag
-    if not tag:
+    if not tag or floating_line(image) is not None:  # one of a line's patches, not one release
         return None
     month = _ngc_month(repo, tag)
     if month is not None:

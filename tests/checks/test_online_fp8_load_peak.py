@@ -145,3 +145,32 @@ def test_fp8_weights_within_their_band_still_block_where_the_16_bit_load_surely_
     main(["lint", str(tmp_path / "g.yaml"), "--format", "json", "--output", str(out)])
     assert [(f["level"], f["message"]) for f in json.loads(out.read_text(encoding="utf-8"))["findings"]
             if f["code"] == "SW101"] == [expected]
+
+
+def _sw101_image(tmp_path, image: str) -> list[tuple[str, str]]:
+    from shardwise.rules.app.cli import main
+
+    text = DEPLOYMENT.replace("vllm/vllm-openai{tag}", image).format(extra="", gpus=1)
+    (tmp_path / "g.yaml").write_text(text, encoding="utf-8")
+    out = tmp_path / "r.json"
+    main(["lint", str(tmp_path / "g.yaml"), "--format", "json", "--output", str(out)])
+    return [(f["level"], f["message"]) for f in json.loads(out.read_text(encoding="utf-8"))["findings"]
+            if f["code"] == "SW101"]
+
+
+def test_a_dlc_floating_tag_whose_every_patch_loads_a_layer_at_a_time_passes(tmp_path) -> None:
+    """release37: vllm:0.17-gpu-py312-ec2 is one of 0.17.0 and 0.17.1, both from 0.16.0 on: no 16-bit load peak, where
+    an assumed release of any line (latest) may refuse (above)."""
+    assert _sw101_image(tmp_path, "public.ecr.aws/deep-learning-containers/vllm:0.17-gpu-py312-ec2") == []
+
+
+def test_a_dlc_floating_tag_whose_every_patch_loads_16_bit_weights_blocks(tmp_path) -> None:
+    """release37: vllm:0.15-gpu-py312-ec2 is a 0.15 patch, all before 0.16.0: the 16-bit load peak refuses on each."""
+    assert _sw101_image(tmp_path, "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.15-gpu-py312-ec2") == [
+        ("mandatory", (
+            f"{WHERE}vLLM 0.15.0 allocates every weight at 16 bits before quantising any, 131.4 GiB per GPU at load, "
+            "above the whole 79.2 GiB of the H100-SXM-80GB: vLLM will fail loading the model (vLLM 0.15.0, assumed: "
+            "tag 0.15-gpu-py312-ec2 is AWS's floating tag of the vLLM 0.15 line, which AWS moves to each patch it "
+            "publishes, so the image holds one of 0.15.x (none of whose patches shardwise read), sized as 0.15.0; pin "
+            "a full tag such as 0.15.0-gpu-py312-ec2; declare it with the annotation shardwise.dev/vllm-version); use "
+            "vLLM 0.16.0 or later (one layer at a time is 16-bit, 69.3 GiB at load) or serve an FP8 checkpoint"))]

@@ -86,7 +86,8 @@ EXTRA_FIXTURES = {
     # issues 27 and 29: words vLLM exits on; Ray's dashboard published; an EC2NodeClass kept elsewhere; dev mode
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW209": {"kserve-cpu-build.yaml"},  # mend29: KServe's plain huggingfaceserver tag is its CPU build from v0.15
-    "SW003": {"literal-words.yaml", "declared-release.yaml",
+    "SW003": {"dlc-floating-tag.yaml",  # release37: a DLC floating tag judged at every patch of its line
+              "literal-words.yaml", "declared-release.yaml",
               "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
@@ -235,6 +236,7 @@ EXTRA_FIXTURES = {
               "mig.yaml",  # mig20: MIG devices hold one vLLM device per pod whatever their count
               "mig-strategy-label.yaml",  # review23: the strategy label alone is on MIG-disabled nodes too
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
+              "cpu-tpu-images.yaml",  # release37: vLLM's and Red Hat's CPU and TPU builds owe no GPU request
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input

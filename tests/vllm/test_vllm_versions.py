@@ -386,3 +386,79 @@ def test_model_runner_v2_profile_sampler_copies_the_logits_by_release():
     have only the first pass."""
     assert [behaviour(r).v2_profile_logits_copy for r in ("0.27.1", "0.28.0", "0.30.0", "0.32.0", "0.33.0", "0.34.0")
             ] == [True, False, False, False, True, True]
+
+
+# --- release37: which release an image holds, and when that is sure -------------------------------------------------
+
+@pytest.mark.parametrize("image", [
+    "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.11-gpu-py312",
+    "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.11-gpu-py312-cu129-ubuntu22.04-sagemaker-v1",
+    "public.ecr.aws/deep-learning-containers/vllm:0.11-gpu-py312-ec2",
+    "111122223333.dkr.ecr.eu-west-1.amazonaws.com/ecr-public/deep-learning-containers/vllm:0.11-gpu-py312-ec2",
+])
+def test_a_dlc_floating_minor_tag_is_one_of_its_patches_not_a_sure_x_y_0(image: str) -> None:
+    rv = resolve(None, image)
+    assert (rv.source, str(rv.version), rv.line) == ("assumed", "0.11.2", (0, 11))
+    assert "one of 0.11.x (the patches shardwise read: 0.11.0, 0.11.1 and 0.11.2), sized as 0.11.2" in rv.note
+    # the rows the patches fall in: 0.11.0's and 0.11.1's (the native multi-node launch, the sort sampler)
+    assert [r.since for r in vv.possible_rows(rv)] == ["0.11.0", "0.11.1"]
+    assert vv.version_from_image(image) is None  # no one release: flags are not judged against 0.11.0
+
+
+def test_a_dlc_full_tag_names_its_release_for_sure() -> None:
+    rv = resolve(None, "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.11.0-gpu-py312-cu128-ubuntu22.04-ec2")
+    assert (rv.source, str(rv.version), rv.line) == ("image-tag", "0.11.0", None)
+    assert vv.possible_rows(rv) == (rv.behaviour,)
+
+
+def test_a_floating_line_with_no_patch_read_is_sized_at_its_first() -> None:
+    rv = resolve(None, "public.ecr.aws/deep-learning-containers/vllm:0.15-gpu-py312")
+    assert (rv.source, str(rv.version)) == ("assumed", "0.15.0")
+    assert "one of 0.15.x (none of whose patches shardwise read)" in rv.note
+    assert [r.since for r in vv.possible_rows(rv)] == ["0.14.0"]
+
+
+def test_any_release_may_run_where_the_tag_names_none() -> None:
+    assert vv.possible_rows(resolve(None, "vllm/vllm-openai:latest")) == vv.RANGES
+
+
+def test_a_floating_tag_keeps_its_line_through_the_manifest_note() -> None:
+    """The manifest's note (declare the release by annotation) keeps the line (capacity/group.py)."""
+    rv = resolve(None, "public.ecr.aws/deep-learning-containers/vllm:0.10-gpu-py312-ec2")
+    again = dataclasses.replace(rv, detail=rv.detail + "; declare it")
+    assert (again.line, [r.since for r in vv.possible_rows(again)]) == ((0, 10), ["0.10.0", "0.10.1", "0.10.2"])
+
+
+@pytest.mark.parametrize(("image", "version", "source"), [
+    ("vllm/vllm-openai-cpu:v0.19.0-x86_64", "0.19.0", "image-tag"),
+    ("docker.io/vllm/vllm-openai-cpu:v0.23.0", "0.23.0", "image-tag"),
+    ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.2", "0.10.2", "image-tag"),
+    ("vllm/vllm-openai-cpu:latest-arm64", CURRENT_RELEASE, "assumed"),
+    ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "0.8.5", "image-tag"),
+    ("rocm/vllm:latest", CURRENT_RELEASE, "assumed"),
+    # Red Hat's builds on quay.io/vllm: its midstream with its patches, the fourth number its own
+    ("quay.io/vllm/vllm-cuda:0.11.0.0", "0.11.0.0", "assumed"),
+    ("quay.io/vllm/vllm-tpu:0.11.0", "0.11.0", "assumed"),
+    ("quay.io/vllm/vllm-cpu:0.10.1.1", "0.10.1.1", "assumed"),
+    ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2", CURRENT_RELEASE, "assumed"),
+    ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0", "0.8.4", "assumed"),
+    ("registry.redhat.io/rhaiis/vllm-rocm-rhel9:3.0", "0.8.4", "assumed"),
+])
+def test_the_release_of_cpu_rocm_and_red_hat_images(image: str, version: str, source: str) -> None:
+    rv = resolve(None, image)
+    assert (str(rv.version), rv.source) == (version, source)
+
+
+def test_red_hat_quay_builds_say_whose_build_they_are() -> None:
+    assert resolve(None, "quay.io/vllm/vllm-cuda:0.11.0.0").detail == (
+        "the tag of quay.io/vllm/vllm-cuda says 0.11.0.0, but it is Red Hat's build of vLLM (quay.io/vllm), made from "
+        "Red Hat's midstream with its own patches over that release, which may change its flags and defaults")
+
+
+def test_a_red_hat_ai_inference_server_tag_is_the_products_version() -> None:
+    assert resolve(None, "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.4").detail == (
+        "tag 3.2.4 is Red Hat AI Inference Server 3.2's version, not vLLM's, and its vLLM core is not in the capacity "
+        "model's table of Red Hat's compatibility tables (3.0: 0.8.4)")
+    assert resolve(None, "registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0").detail == (
+        "tag 3.0.0 is Red Hat AI Inference Server 3.0, whose vLLM core is 0.8.4 (Red Hat's compatibility table), built "
+        "by Red Hat with its own patches")

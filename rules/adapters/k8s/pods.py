@@ -49,10 +49,12 @@ from ...vllm.flags import (
     absent_flag,
     flags_release,
     fork_build,
+    line_releases,
     model_option_raises,
     release_value_refused,
     unread_release_refusal,
 )
+from ...vllm.imageref import parse_image
 from ...vllm.versions import Version, parse_version
 from ..yamlsrc import LineDict
 from .claims import claim_refs
@@ -898,6 +900,10 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
     release, said, named_as, named = flags_release(image, words)
     if release is None and named_as is None and not fork_build(image):  # a fork's parser is not the release declared
         pod.flag_check = (words, found, bool(run), locate, flag_loc)
+    patches = line_releases(image) if release is None and named_as is None else ()
+    if patches:  # an AWS DLC floating tag: one of its line's patches
+        _judge_line(pod, words, found, bool(run), patches, image or "", locate, flag_loc)
+        return
     if release is None:
         refused = unread_release_refusal(words, found[1], image, named_as, named)
         if refused is not None:
@@ -907,17 +913,56 @@ def _absent_flag(pod: Pod, run: Sequence[str], args: Sequence[str], found: tuple
     _judge_at(pod, words, found, bool(run), release, said, locate, flag_loc)
 
 
-def _judge_at(pod: Pod, words: list[str], found: tuple[str, list[str]], run: bool, release: Version, said: str,
-              locate: Any, flag_loc: Location) -> None:
-    """Set ``pod.crash`` to the first flag or value of the command line ``words`` that vLLM ``release`` refuses
-    (``said``: how the finding names where the release comes from, :data:`BY_IMAGE` for the image's tag; ``run``:
-    the container gives a command, not only arguments to the image's entrypoint)."""
+def _refusal_at(words: list[str], found: tuple[str, list[str]], run: bool,
+                release: Version) -> tuple[str, str] | None:
+    """(the word, why) of the first flag or value of the command line ``words`` that vLLM ``release`` refuses, or
+    None (``run``: the container gives a command, not only arguments to the image's entrypoint)."""
     absent = absent_flag(words, found[1], release)
     if absent is None and run and found[0] == "serve":  # `vllm serve` as the command, not the image's entrypoint
         why = model_option_raises(found[1], release)
         absent = ("--model", why) if why is not None else None
     if absent is None:
         absent = release_value_refused(words, found[1], release)
+    return absent
+
+
+def _judge_line(pod: Pod, words: list[str], found: tuple[str, list[str]], run: bool, patches: tuple[Version, ...],
+                image: str, locate: Any, flag_loc: Location) -> None:
+    """Judge the command line at every patch read of the line an AWS DLC floating tag holds one of (``patches``,
+    :func:`~shardwise.rules.vllm.flags.line_releases`): a refusal every patch makes is sure, one only some make is
+    advisory and says which patches refuse it and which take it."""
+    verdicts = [(v, _refusal_at(words, found, run, v)) for v in patches]
+    refusing = [(v, r) for v, r in verdicts if r is not None]
+    if not refusing:
+        return
+    taking = [str(v) for v, r in verdicts if r is None]
+    line = f"{patches[0].parts[0]}.{patches[0].parts[1]}"
+    tag = parse_image(image).tag
+    first, (word, why) = refusing[0]
+    if taking:
+        said = (f"(a patch the floating tag {tag} may hold: it moves over the vLLM {line} patches, and "
+                f"{_listed([str(v) for v, _ in refusing])} {'refuses' if len(refusing) == 1 else 'refuse'} this "
+                f"while {_listed(taking)} {'takes' if len(taking) == 1 else 'take'} it; pin a full tag to have it "
+                "judged for sure)")
+    else:
+        said = (f"(every patch read of vLLM {line}, {_listed([str(v) for v in patches])}, which the floating tag "
+                f"{tag} moves over)")
+    pod.crash = why.replace(BY_IMAGE, said)
+    pod.crash_advisory = bool(taking)
+    pod.locations["crash"] = (locate(word) if locate is not None else None) or flag_loc
+
+
+def _listed(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
+
+
+def _judge_at(pod: Pod, words: list[str], found: tuple[str, list[str]], run: bool, release: Version, said: str,
+              locate: Any, flag_loc: Location) -> None:
+    """Set ``pod.crash`` to the first flag or value of the command line ``words`` that vLLM ``release`` refuses
+    (``said``: how the finding names where the release comes from, :data:`BY_IMAGE` for the image's tag; ``run``:
+    the container gives a command, not only arguments to the image's entrypoint)."""
+    absent = _refusal_at(words, found, run, release)
     if absent is not None:
         word, why = absent
         if said != BY_IMAGE:

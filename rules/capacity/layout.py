@@ -502,8 +502,9 @@ def lowered_caps(default: int, lowest: int) -> list[int]:
 def lowest_default_cap(version: ResolvedVersion, default: int) -> int:
     """The lowest ``--max-num-seqs`` plan and SW104 lower vLLM's default ``default`` to: half of it, and never below
     the release's own ``vllm serve`` default for its smallest GPUs (256 on GPUs under 70 GiB, and on A100s, from vLLM
-    0.8 to 0.16 at least: ``engine/arg_utils.py`` ``_set_default_max_num_seqs_and_batched_tokens_args``, read at
-    0.11.1, 0.14.1 and 0.16.0), so that where the default already is that cap nothing is lowered. One halving halves
+    0.8.4 to 0.16 at least: ``engine/arg_utils.py`` ``_set_default_max_num_seqs_and_batched_tokens_args``, read at
+    0.11.1, 0.14.1 and 0.16.0; 1,024 on every GPU in 0.8.0 - 0.8.3), so that where the default already is that cap
+    nothing is lowered. One halving halves
     what follows the cap (Gemma 3's 262k-logit sort at 0.11.1 - 0.16: 9.63 GiB at 1,024 rows, 4.86 at 512), which is
     what keeps a smaller layout out where it is the sampler; a cap cut further trades the batch a replica admits for
     the room the KV reserve asks, and would decide layouts inside the estimate's error band: MiniMax-M2.5 on two H200

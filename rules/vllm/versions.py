@@ -288,6 +288,9 @@ class BatchTier:
     llm_max_num_batched_tokens: int
     llm_max_num_seqs: int
     exclude: tuple[str, ...] = ()  # lower-case substrings of the device name that skip this tier
+    #: lower-case substrings of which the device name must hold one for this tier (empty: any name); vLLM 0.8.0 -
+    #: 0.8.4 chose the large defaults by ``"h100" in device_name or "h200" in device_name``, not by memory
+    include: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -528,7 +531,19 @@ _TIERS_V1 = (
     BatchTier(70.0, 8192, 1024, 16384, 1024, exclude=("a100",)),
     BatchTier(0.0, 2048, 256, 8192, 256),
 )
-_TIERS_V1_080 = (BatchTier(70.0, 8192, 1024, 16384, 1024), BatchTier(0.0, 2048, 256, 8192, 256))
+#: vLLM 0.8.0 - 0.8.3 (``engine/arg_utils.py`` ``_set_default_args_v1``, read in the 0.8.0, 0.8.1, 0.8.2 and 0.8.3
+#: wheels): the token budget by device name ("h100" or "h200" in ``current_platform.get_device_name()``: 8192 for
+#: the server, else 2048) and ``default_max_num_seqs = 1024`` on every GPU; 0.8.4 the same names, 1024 sequences on
+#: them and 256 elsewhere; 0.8.5 by memory (>= 70 GiB), any name
+_TIERS_V1_080 = (
+    BatchTier(0.0, 8192, 1024, 16384, 1024, include=("h100", "h200")),
+    BatchTier(0.0, 2048, 1024, 8192, 1024),
+)
+_TIERS_V1_084 = (
+    BatchTier(0.0, 8192, 1024, 16384, 1024, include=("h100", "h200")),
+    BatchTier(0.0, 2048, 256, 8192, 256),
+)
+_TIERS_V1_085 = (BatchTier(70.0, 8192, 1024, 16384, 1024), BatchTier(0.0, 2048, 256, 8192, 256))
 _TIERS_V1_028 = (BatchTier(160.0, 16384, 1024, 16384, 1024), *_TIERS_V1)
 _TIERS_V0 = (BatchTier(0.0, 2048, 256, 2048, 256),)
 
@@ -574,8 +589,8 @@ _R080 = _row(
     _R072, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
     v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
-_R084 = _row(_R080, "0.8.4", mm_default_limit=999)
-_R085 = _row(_R084, "0.8.5", mm_limit_parse="json-or-kvs")
+_R084 = _row(_R080, "0.8.4", mm_default_limit=999, batch_tiers=_TIERS_V1_084)
+_R085 = _row(_R084, "0.8.5", mm_limit_parse="json-or-kvs", batch_tiers=_TIERS_V1_085)
 _R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs",
              auto_dtype="fallback")
@@ -698,8 +713,11 @@ SOURCES: dict[str, str] = {
                             "(TP 2/4/6/8 in one node; above 2 fully connected GPUs only) on NVLink-joined GPUs: "
                             "not its own buffer (max_size 8 MiB in 0.22.0), the 0.22.0 log of a PCIe T4 pair running "
                             "it counts about 0.2 GiB",
-    "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: >= 70 GiB 8192 tokens / "
-                   "1024 seqs for serve (0.8.5.post1; device names containing 'a100' excluded in 0.9.2, "
+    "batch_tiers": "engine/arg_utils.py _set_default_args_v1 / get_batch_defaults: 0.8.0 - 0.8.3, 8192 tokens "
+                   "for serve where the device name holds 'h100' or 'h200', else 2048, and 1024 seqs on every GPU "
+                   "(read in the 0.8.0 - 0.8.3 wheels); 0.8.4 the same names, 1024 seqs on them and 256 elsewhere; "
+                   "from 0.8.5 >= 70 GiB 8192 tokens / 1024 seqs for serve (0.8.5.post1; device names containing "
+                   "'a100' excluded in 0.9.2, "
                    "0.10.1.1, 0.11.0-0.22.1: an A100-80GB gets 2048 / 256); >= 160 GiB 16384 tokens from "
                    "0.28.0; else 2048 / 256 (TPU and CPU have their own, not modelled). The memory is "
                    "platforms/cuda.py NvmlCudaPlatform.get_device_total_memory (nvmlDeviceGetMemoryInfo); where it "
@@ -1139,6 +1157,14 @@ def batch_defaults(b: Behaviour, gpu_total_gib: float, gpu_name: str = "") -> Ba
             break
     for tier in b.batch_tiers:
         if gpu_total_gib >= tier.min_gib:
+            if tier.include:
+                named = False
+                for x in tier.include:
+                    if x in name:
+                        named = True
+                        break
+                if not named:
+                    continue
             for x in tier.exclude:
                 if x in name:
                     break

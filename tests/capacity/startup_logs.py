@@ -715,7 +715,12 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "state pages a request, as modelled, so the fp8 start held about 30 pages fewer (1,205 at 131 pages a "
         "request): 0.48 GiB more beside the cache than its twin, beyond the class's own; what the fp8 cache adds on "
         "sm_120 (an attention backend of its own, FlashInfer's xqa decode, and its workspace) was not read at the "
-        "tag, so nothing is charged: the fp8 start's attention-backend line and its 'Available KV cache memory'"),
+        "tag, so nothing is charged: the fp8 start's attention-backend line and its 'Available KV cache memory'. "
+        "logs30 read what could differ on sm_120 at 0.28.0 and 0.29.0 (platforms/cuda.py _get_backend_priorities, "
+        "v1/attention/backends/fa_utils.py, v1/sample/ops/topk_topp_sampler.py): a dense model's attention is "
+        "FLASH_ATTN with FA2 on capability 12 as on 8.x (FA3 only on major 9, FA4 on major 10), the sampler "
+        "FlashInfer's (supports_compute_capability >= 8.0) as on Ampere and Ada, and the snapshot follows the "
+        "distributed set-up; none differs on sm_120"),
     "gemma4-cold-peak": (
         "one cold start of gemma-4-E2B on a T4 at 0.28.0 keeps 0.3 GiB less cache than modelled; the cold compile's "
         "copy of the embedding is not charged to a multimodal run (its compiled graph takes embeddings, "
@@ -912,13 +917,20 @@ VERDICT_KV_CAUSES: dict[str, tuple[str, str]] = {
         "2.72 held outside the budget not attributed). verdicts29 read the 0.15.0 wheel: the logits all-gather goes "
         "through torch.distributed on the group's device communicator, so PyTorch's own NCCL communicator is created "
         "at the first collective, after the snapshot (inside the profile at TP8, its buffers in the non-torch "
-        "increase); its size at 8 ranks on NVSwitch (NVLS) and over PCIe is not sized from source",
+        "increase); its size at 8 ranks on NVSwitch (NVLS) and over PCIe is not sized from source. logs30: 0.15.0's "
+        "init_device builds every vLLM communicator (pynccl, warmed with a one-element all-reduce; custom all-reduce; "
+        "symmetric memory) before the snapshot, and NCCL 2.29.3 (the Kimi log's pin) sets NVLS up lazily at the first "
+        "NVLS collective with 16 x 2 x 1 MiB x 8 heads + 2 MiB (258 MiB a rank, src/transport/nvls.cc, src/init.cc "
+        "runtimeConn), as 2.22 - 2.28: short of the 0.79 GiB that would flip the row; 0.29.0 routes the logits' "
+        "all-gather through pynccl (CudaCommunicator.all_gather), and a PCIe L4 has no NVLS",
         "NCCL_DEBUG=INFO buffer lines, or the non-torch figure of a breakdown, of a TP8 NVSwitch start and of a "
         "TP2 x DP2 + EP PCIe start"),
     "margin-after-sizing-0.14": (
         "gpt-oss-120b on one H100 at 0.14.1 and 0.97 with one sequence (vllm#33155) ran out of memory where shardwise "
         "charges 0.83 of the 2.38 GiB outside the budget; verdicts29 read 0.14.1's compile_or_warm_up_model, "
-        "kernel_warmup and the capture sizes and found nothing that needs more; where the run failed is not quoted",
+        "kernel_warmup and the capture sizes and found nothing that needs more; where the run failed is not quoted. "
+        "logs30: the issue's log loads the compiled graph from the cache ('Directly load the compiled graph(s) for "
+        "compile range (1, 5120)'), a warm start: no cold compile runs in or after the profile",
         "the traceback of the failure (profile, KV allocation, graph capture or sampler warm-up)"),
     "mamba-blocks-unread": (
         "Qwen3-Coder-Next at TP4 on PCIe L40S (0.24.0, pip, FlashInfer sampler off) counted 134 Mamba cache blocks "
@@ -934,8 +946,12 @@ VERDICT_KV_CAUSES: dict[str, tuple[str, str]] = {
         "a Qwen2.5-32B INT8 W8A16 directory at TP2 on two RTX 3090s (0.8.1) refused ('No available memory for the "
         "cache blocks') where shardwise leaves 3.84 GiB; the thread gives no memory line. 0.8's "
         "determine_available_memory counts every process on the card in its non-torch term; the sampler's PyTorch "
-        "sort (a pip install) explains at most 0.79 GiB; the checkpoint's format is not read",
-        "the start's memory lines and nvidia-smi before it"),
+        "sort (a pip install) explains at most 0.79 GiB; the checkpoint's format is not read. logs30: 0.8.0 - 0.8.3 "
+        "default max_num_seqs to 1,024 on every GPU (engine/arg_utils.py, read in their wheels), so the profile "
+        "samples 1,024 rows: 2.10 GiB of cache with the image's FlashInfer 0.2.1.post2 sampler (may refuse), -1.12 "
+        "with a pip install's sort (refused); the refusal is check_enough_kv_cache_memory's (available <= 0), and "
+        "AllSpark's process-wide W8A16 workspace (0.26 GiB at TP2) is read, not charged",
+        "the start's install (the official image or pip), its memory lines and nvidia-smi before it"),
     "other-tenant": (
         "an RTX 3090 desktop at 0.17.1 (Llama-3.1-8B, 0.90) ran out of memory in the sampler warm-up because 1.68 GiB "
         "of the card belonged to other processes (the OOM line lists two and leaves 1.47 GiB to the display stack); "

@@ -1363,15 +1363,20 @@ def test_the_0_29_1_two_spark_minimax_m2_7_awq_refusal_needs_the_cache_vllm_logg
 RTX3090_W8A16 = [lg for lg in LOGS if lg.url == "https://github.com/vllm-project/vllm/issues/17238"]
 
 
-def test_the_0_8_1_rtx_3090_pair_starts_at_8_sequences_and_its_refusal_at_256_stays_open():
-    # refused at the default 256 sequences ("No available memory for the cache blocks"), started at 8; shardwise
-    # leaves 3.84 GiB of cache at 256 and 4.22 at 8 (its sampler and profile rows: 0.60 GiB against 0.04), so the start
-    # is right and the refusal a strict open miss: the thread has no memory line to say what vLLM kept beside the cache
+def test_the_0_8_1_rtx_3090_pair_starts_at_8_sequences_and_its_refusal_at_1024_stays_open():
+    # refused at the default ("No available memory for the cache blocks"), started at 8. 0.8.0 - 0.8.3 default
+    # max_num_seqs to 1,024 on every GPU (engine/arg_utils.py, logs30; 256 before 0.8.4 was wrong), so the profile
+    # samples 1,024 rows: with the official image's FlashInfer sampler shardwise leaves 2.10 GiB of cache (2.34 GiB of
+    # sampler), inside the band; with a pip install's PyTorch sort (5.56 GiB) the start is refused. The thread names
+    # no install, so the refusal stays an open miss (the central estimate starts)
     assert [(lg.settings.max_num_seqs, lg.started) for lg in RTX3090_W8A16] == [(None, False), (8, True)]
     sized = [score(lg).sized for lg in RTX3090_W8A16]
     assert [(s.max_num_seqs, round(s.weights_gib_per_gpu, 2), round(s.sampler_gib_per_gpu, 2),
-             round(s.available_kv_gib, 2), s.starts) for s in sized] == [
-        (256, 15.99, 0.6, 3.84, True), (8, 15.99, 0.04, 4.22, True)]
+             round(s.available_kv_gib, 2), s.starts, s.verdict) for s in sized] == [
+        (1024, 15.99, 2.34, 2.1, True, "may-refuse"), (8, 15.99, 0.04, 4.22, True, "starts")]
+    pip = size(dataclasses.replace(RTX3090_W8A16[0], settings=dataclasses.replace(RTX3090_W8A16[0].settings,
+                                                                                  pip_install=True)))
+    assert (round(pip.sampler_gib_per_gpu, 2), round(pip.available_kv_gib, 2), pip.starts) == (5.56, -1.12, False)
     assert [score(lg).verdict_right for lg in RTX3090_W8A16] == [False, True]
     assert bool(RTX3090_W8A16[0].open_miss) and not RTX3090_W8A16[1].open_miss
 

@@ -72,6 +72,17 @@ def test_rocm_graphs_join_the_budget_later_than_cuda():
 
 # (release, GPU memory GiB, device name, serve default max_num_batched_tokens, max_num_seqs)
 BATCH_DEFAULTS = [
+    # arg_utils.py 0.8.0 - 0.8.3: 8192 tokens where the device name holds "h100" or "h200", else 2048; 1,024
+    # sequences on every GPU (default_max_num_seqs = 1024 whatever the device: vllm#17238's RTX 3090 pair profiles
+    # 1,024 sampler rows)
+    ("0.8.1", 23.7, "NVIDIA GeForce RTX 3090", 2048, 1024),
+    ("0.8.1", 79.2, "NVIDIA A100-SXM4-80GB", 2048, 1024),
+    ("0.8.3", 79.2, "NVIDIA H100 80GB HBM3", 8192, 1024),
+    ("0.8.0", 93.1, "NVIDIA H100 NVL", 8192, 1024),
+    # 0.8.4: the same names, 1,024 sequences on them and 256 elsewhere
+    ("0.8.4", 23.7, "NVIDIA GeForce RTX 3090", 2048, 256),
+    ("0.8.4", 79.2, "NVIDIA A100-SXM4-80GB", 2048, 256),
+    ("0.8.4", 139.8, "NVIDIA H200", 8192, 1024),
     # arg_utils.py 0.8.5.post1: >= 70 GiB -> 8192 / 1024 for the OpenAI server, any name
     ("0.8.5", 79.2, "NVIDIA A100-SXM4-80GB", 8192, 1024),
     ("0.8.5", 44.3, "NVIDIA L40S", 2048, 256),

@@ -2644,11 +2644,14 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     flag's; otherwise "" and a note (:data:`QUANT_CAPABILITY_UNSURE`) that says what would decide it."""
     method, named = served_quantization(model, s)
     cc = device.capability()
-    if not method or cc is None:
+    if not method:
         return ""
     # a compressed-tensors checkpoint of FP8 weights: the scheme's minimum (W8A16Fp8 where 8.9 is missing) is above
     # the config's 7.0, and is what refuses it
     key = quant_capability.SCHEME_FP8 if method == "compressed-tensors" and model.precision == "fp8" else method
+    if cc is None:
+        _capability_not_named(key, named, device, rv, notes)
+        return ""
     where = f"{named} on {device.name}, compute capability {cc[0]}.{cc[1]}"
     if rv.source == "assumed":
         refusing, taking = quant_capability.releases_refusing(key, cc)
@@ -2694,6 +2697,30 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     what = f"the {method} method" if key == method else "its FP8 layers"
     return (f"{named}: vLLM {rv.version} refuses {what} on {device.name}, compute capability {cc[0]}.{cc[1]} "
             f"({said}); {fix}")
+
+
+#: The least compute capability vLLM's CUDA build runs on ("GPU: compute capability 7.0 or higher (e.g., V100, T4,
+#: RTX20xx, A100, L4, H100, etc.)", docs.vllm.ai getting_started/installation/gpu, v0.14.0 and every release before):
+#: an NVIDIA GPU whose capability the inputs do not say may be any at or above it.
+CUDA_LEAST_CAPABILITY: Final = (7, 0)
+
+
+def _capability_not_named(key: str, named: str, device: Device, rv: ResolvedVersion, notes: list[str]) -> None:
+    """Where ``device`` is an NVIDIA GPU the inputs name by its memory only (``nvidia.com/gpu.memory``, a custom GPU of
+    ``plan --gpu-memory``), so its compute capability is not known: a note (:data:`QUANT_CAPABILITY_UNSURE`) where
+    vLLM's check of the method refuses some GPU vLLM runs on (review48: ``--quantization fp8`` at 0.11.0 on a GPU
+    labelled 15 GiB, a T4 by its memory, passed in silence). Nothing where the least capability vLLM's CUDA build takes
+    (:data:`CUDA_LEAST_CAPABILITY`) passes the check, nor for another vendor (its capability is not read here)."""
+    if device.vendor != "nvidia":
+        return
+    c = quant_capability.check(key, CUDA_LEAST_CAPABILITY, rv.version)
+    if c is None:
+        return
+    notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM {rv.version} {'requires' if c.sure else 'may require'} compute "
+                 f"capability {quant_capability.capability_text(c.minimum)} for {named}"
+                 f"{'' if c.sure else ' (' + c.why + ')'} and refuses it below at start-up, but the inputs name "
+                 "the GPU by its memory only, not its compute capability; name the GPU (nvidia.com/gpu.product, an "
+                 "instance type)")
 
 
 def variant_refusal(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion,

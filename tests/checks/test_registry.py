@@ -117,6 +117,7 @@ EXTRA_FIXTURES = {
               "quantised-reupload-dtype.yaml",  # review44: bfloat16 by auto (< 0.9.0) on a re-upload's unread dtype
               "quantised-float32.yaml",  # review44: AWQ/GPTQ Gemma left float32 on a T4 (0.9.1+) is refused
               "quantisation-capability.yaml",  # quantcap1: a method below its minimum compute capability, by release
+              "quantisation-capability-gpu-by-memory.yaml",  # review48: the GPU named by its memory only: undecided
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV

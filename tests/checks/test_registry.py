@@ -128,6 +128,7 @@ EXTRA_FIXTURES = {
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "affinity-terms-gpus.yaml",  # mend33: nodeSelectorTerms are ORed: judged on the GPU of each term
               "affinity-terms-node-name.yaml",  # review48: a matchFields term admits a node no input describes
+              "affinity-terms-pinned-node-pools.yaml",  # review48: a term's pinned node beside declared pools
               "nodes-of-two-gpus.yaml",  # mend33: judged on the GPU of each Node of the inputs the pod may bind to
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release

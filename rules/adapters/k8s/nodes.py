@@ -916,15 +916,16 @@ def _pinned_node(g: ServingGroup, labels: dict[str, str]) -> NodePool:
     return pool
 
 
-def _pinned_elsewhere(g: ServingGroup, admitted: list[NodePool]) -> list[NodePool]:
+def _pinned_elsewhere(g: ServingGroup, declared: list[NodePool]) -> list[NodePool]:
     """The nodes a term of ``g``'s required node affinity pins by ``kubernetes.io/hostname`` alone (or by
-    ``matchFields`` ``metadata.name``, read as it: :func:`..pods.read_affinity`) that no declared pool of ``admitted``
-    is, each a kind whose GPU no input describes. Kubernetes ORs the terms, so the pod may be bound there whatever the
+    ``matchFields`` ``metadata.name``, read as it: :func:`..pods.read_affinity`) that no pool of ``declared`` is (a
+    Node of the inputs is judged as the pod's selector and tolerations admit it or not), each a kind whose GPU no
+    input describes. Kubernetes ORs the terms, so the pod may be bound there whatever the
     other terms' pools hold (review48: a term naming g4dn.xlarge beside a pinned node, with a NodePool of g4dn and g5
     in the inputs, blocked on the T4 alone). Only where the pod has another term: a pin alone is judged as it was."""
     if len(g.affinity) < 2:
         return []
-    named = {p.labels.get(HOSTNAME) for p in admitted}
+    named = {p.labels.get(HOSTNAME) for p in declared}
     out: list[NodePool] = []
     for term in g.affinity:
         if not all(e.key == HOSTNAME and e.operator == "In" for e in term):
@@ -1090,7 +1091,7 @@ def resolve_pools(inv: Inventory) -> None:
                 kinds = _kinds([p for p in pick if p.variant_of == pick[0].variant_of
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
-            pinned = _pinned_elsewhere(g, matching) if g.pool is not None else []
+            pinned = _pinned_elsewhere(g, unit) if g.pool is not None else []
             if pinned:  # a node another term pins, which no declared pool is: a kind whose GPU is not known
                 g.pool_options = [*g.pool_options, *pinned]
                 g.pool_options_from = g.pool_options_from or "terms"

@@ -64,6 +64,7 @@ from ..vllm.versions import (
     Version,
     batch_defaults,
     cudagraph_estimate_in_budget,
+    parse_version,
     resolve,
 )
 from .draft import NO_DRAFT, Draft, draft, mtp_layers
@@ -2568,11 +2569,30 @@ def _dtype_unread(model: ModelShape, s: EngineSettings, served: model_dtype.Serv
     return True
 
 
-#: Quantisation methods whose ``get_supported_act_dtypes`` lists no float32, by what vLLM prints of them
-#: (``model_executor/layers/quantization/awq.py`` and ``gptq.py``, read in the 0.9.1, 0.10.2 and 0.13.0 wheels:
-#: ``[torch.half]``); the Marlin kernels that take AWQ and GPTQ checkpoints over need compute capability 8.0, so
-#: below it the checkpoint keeps these methods.
-_HALF_ONLY_QUANT: dict[str, str] = {"awq": "[torch.float16]", "gptq": "[torch.float16]"}
+#: Quantisation methods whose ``get_supported_act_dtypes`` lists no float32, and what vLLM prints of that list by
+#: release: ``[torch.half]`` (``model_executor/layers/quantization/awq.py`` and ``gptq.py``, read in the 0.9.1,
+#: 0.10.2, 0.13.0 and 0.14.1 wheels), ``[torch.half, torch.bfloat16]`` at 0.29.0 (``AutoAWQConfig`` and
+#: ``AutoGPTQConfig``, ``auto_awq.py`` and ``auto_gptq.py``: no float32 either; review48); between them not read. The
+#: Marlin kernels that take AWQ and GPTQ checkpoints over need compute capability 8.0, so below it the checkpoint keeps
+#: these methods.
+_HALF_ONLY_QUANT: dict[str, tuple[tuple[str, str], ...]] = {
+    method: (("0.14.1", "[torch.float16]"), ("0.29.0", "[torch.float16, torch.bfloat16]"))
+    for method in ("awq", "gptq")}
+
+
+def _release(tag: str) -> Version:
+    v = parse_version(tag)
+    assert v is not None
+    return v
+
+
+def _half_only_text(method: str, version: Version) -> str:
+    """vLLM ``version``'s words for its refusal of float32 activations under ``method``: with the supported list where a
+    release read prints it (up to 0.14.1, and at 0.29.0), without it at the others."""
+    upto, later = _HALF_ONLY_QUANT[method]
+    listed = upto[1] if version <= _release(upto[0]) else later[1] if version == _release(later[0]) else ""
+    said = f"torch.float32 is not supported for quantization method {method}."
+    return f"\"{said} Supported dtypes: {listed}\"" if listed else f"\"{said}\", AWQ and GPTQ taking no float32"
 
 
 def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
@@ -2589,9 +2609,8 @@ def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv:
         return ""
     refusal = (f"--dtype auto: vLLM {rv.version} leaves {model.id} no dtype but float32 on {device.name}, where "
                f"bfloat16 needs compute capability 8.0 and vLLM refuses float16 for model type '{served.model_type}', "
-               f"and it refuses float32 for this {method.upper()} checkpoint (\"torch.float32 is not supported for "
-               f"quantization method {method}. Supported dtypes: {_HALF_ONLY_QUANT[method]}\"): no --dtype starts it "
-               "on this GPU; serve it on a GPU of compute capability 8.0 or more")
+               f"and it refuses float32 for this {method.upper()} checkpoint ({_half_only_text(method, rv.version)}): "
+               "no --dtype starts it on this GPU; serve it on a GPU of compute capability 8.0 or more")
     if rv.source != "assumed":
         return refusal
     stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype

@@ -48,3 +48,12 @@ def test_a_named_gpu_is_still_decided() -> None:
     said, notes = _ask("meta-llama/Llama-3.2-3B-Instruct", T4, "vllm/vllm-openai:v0.11.0", "fp8")
     assert notes == []
     assert said.startswith("--quantization fp8: vLLM 0.11.0 refuses the fp8 method on T4, compute capability 7.5 (")
+
+
+def test_the_float32_refusal_quotes_the_supported_list_only_where_a_release_read_prints_it() -> None:
+    """AWQConfig/GPTQConfig list [torch.half] in the 0.9.1 - 0.14.1 wheels; AutoAWQConfig/AutoGPTQConfig list
+    [torch.half, torch.bfloat16] at 0.29.0 (review48: 0.29.0 and later were quoted with the older list)."""
+    said = '"torch.float32 is not supported for quantization method awq.'
+    assert [sizing._half_only_text("awq", sizing._release(v)) for v in ("0.13.0", "0.20.0", "0.29.0", "0.34.0")] == [
+        f'{said} Supported dtypes: [torch.float16]"', f'{said}", AWQ and GPTQ taking no float32',
+        f'{said} Supported dtypes: [torch.float16, torch.bfloat16]"', f'{said}", AWQ and GPTQ taking no float32']

@@ -64,6 +64,7 @@ from ..vllm.versions import (
     Version,
     batch_defaults,
     cudagraph_estimate_in_budget,
+    parse_version,
     possible_rows,
     resolve,
 )
@@ -2569,11 +2570,30 @@ def _dtype_unread(model: ModelShape, s: EngineSettings, served: model_dtype.Serv
     return True
 
 
-#: Quantisation methods whose ``get_supported_act_dtypes`` lists no float32, by what vLLM prints of them
-#: (``model_executor/layers/quantization/awq.py`` and ``gptq.py``, read in the 0.9.1, 0.10.2 and 0.13.0 wheels:
-#: ``[torch.half]``); the Marlin kernels that take AWQ and GPTQ checkpoints over need compute capability 8.0, so
-#: below it the checkpoint keeps these methods.
-_HALF_ONLY_QUANT: dict[str, str] = {"awq": "[torch.float16]", "gptq": "[torch.float16]"}
+#: Quantisation methods whose ``get_supported_act_dtypes`` lists no float32, and what vLLM prints of that list by
+#: release: ``[torch.half]`` (``model_executor/layers/quantization/awq.py`` and ``gptq.py``, read in the 0.9.1,
+#: 0.10.2, 0.13.0 and 0.14.1 wheels), ``[torch.half, torch.bfloat16]`` at 0.29.0 (``AutoAWQConfig`` and
+#: ``AutoGPTQConfig``, ``auto_awq.py`` and ``auto_gptq.py``: no float32 either; review48); between them not read. The
+#: Marlin kernels that take AWQ and GPTQ checkpoints over need compute capability 8.0, so below it the checkpoint keeps
+#: these methods.
+_HALF_ONLY_QUANT: dict[str, tuple[tuple[str, str], ...]] = {
+    method: (("0.14.1", "[torch.float16]"), ("0.29.0", "[torch.float16, torch.bfloat16]"))
+    for method in ("awq", "gptq")}
+
+
+def _release(tag: str) -> Version:
+    v = parse_version(tag)
+    assert v is not None
+    return v
+
+
+def _half_only_text(method: str, version: Version) -> str:
+    """vLLM ``version``'s words for its refusal of float32 activations under ``method``: with the supported list where a
+    release read prints it (up to 0.14.1, and at 0.29.0), without it at the others."""
+    upto, later = _HALF_ONLY_QUANT[method]
+    listed = upto[1] if version <= _release(upto[0]) else later[1] if version == _release(later[0]) else ""
+    said = f"torch.float32 is not supported for quantization method {method}."
+    return f"\"{said} Supported dtypes: {listed}\"" if listed else f"\"{said}\", AWQ and GPTQ taking no float32"
 
 
 def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv: ResolvedVersion,
@@ -2590,9 +2610,8 @@ def _quantised_float32(model: ModelShape, s: EngineSettings, device: Device, rv:
         return ""
     refusal = (f"--dtype auto: vLLM {rv.version} leaves {model.id} no dtype but float32 on {device.name}, where "
                f"bfloat16 needs compute capability 8.0 and vLLM refuses float16 for model type '{served.model_type}', "
-               f"and it refuses float32 for this {method.upper()} checkpoint (\"torch.float32 is not supported for "
-               f"quantization method {method}. Supported dtypes: {_HALF_ONLY_QUANT[method]}\"): no --dtype starts it "
-               "on this GPU; serve it on a GPU of compute capability 8.0 or more")
+               f"and it refuses float32 for this {method.upper()} checkpoint ({_half_only_text(method, rv.version)}): "
+               "no --dtype starts it on this GPU; serve it on a GPU of compute capability 8.0 or more")
     if rv.source != "assumed":
         return refusal
     stated = "" if model.extra.get("torch_dtype_assumed") else model.torch_dtype
@@ -2665,11 +2684,14 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
         return ""
     method, named = served_quantization(model, s)
     cc = device.capability()
-    if not method or cc is None:
+    if not method:
         return ""
     # a compressed-tensors checkpoint of FP8 weights: the scheme's minimum (W8A16Fp8 where 8.9 is missing) is above
     # the config's 7.0, and is what refuses it
     key = quant_capability.SCHEME_FP8 if method == "compressed-tensors" and model.precision == "fp8" else method
+    if cc is None:
+        _capability_not_named(key, named, device, rv, notes)
+        return ""
     where = f"{named} on {device.name}, compute capability {cc[0]}.{cc[1]}"
     if rv.source == "assumed":
         refusing, taking = quant_capability.releases_refusing(key, cc)
@@ -2718,6 +2740,30 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     what = f"the {method} method" if key == method else "its FP8 layers"
     return (f"{named}: vLLM {rv.version} refuses {what} on {device.name}, compute capability {cc[0]}.{cc[1]} "
             f"({said}); {fix}")
+
+
+#: The least compute capability vLLM's CUDA build runs on ("GPU: compute capability 7.0 or higher (e.g., V100, T4,
+#: RTX20xx, A100, L4, H100, etc.)", docs.vllm.ai getting_started/installation/gpu, v0.14.0 and every release before):
+#: an NVIDIA GPU whose capability the inputs do not say may be any at or above it.
+CUDA_LEAST_CAPABILITY: Final = (7, 0)
+
+
+def _capability_not_named(key: str, named: str, device: Device, rv: ResolvedVersion, notes: list[str]) -> None:
+    """Where ``device`` is an NVIDIA GPU the inputs name by its memory only (``nvidia.com/gpu.memory``, a custom GPU of
+    ``plan --gpu-memory``), so its compute capability is not known: a note (:data:`QUANT_CAPABILITY_UNSURE`) where
+    vLLM's check of the method refuses some GPU vLLM runs on (review48: ``--quantization fp8`` at 0.11.0 on a GPU
+    labelled 15 GiB, a T4 by its memory, passed in silence). Nothing where the least capability vLLM's CUDA build takes
+    (:data:`CUDA_LEAST_CAPABILITY`) passes the check, nor for another vendor (its capability is not read here)."""
+    if device.vendor != "nvidia":
+        return
+    c = quant_capability.check(key, CUDA_LEAST_CAPABILITY, rv.version)
+    if c is None:
+        return
+    notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM {rv.version} {'requires' if c.sure else 'may require'} compute "
+                 f"capability {quant_capability.capability_text(c.minimum)} for {named}"
+                 f"{'' if c.sure else ' (' + c.why + ')'} and refuses it below at start-up, but the inputs name "
+                 "the GPU by its memory only, not its compute capability; name the GPU (nvidia.com/gpu.product, an "
+                 "instance type)")
 
 
 def variant_refusal(model: ModelShape, device: Device, settings: EngineSettings, version: ResolvedVersion,

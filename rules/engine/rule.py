@@ -341,12 +341,20 @@ class GroupRule(Rule):
         wins; a kind the rule cannot decide on is one it is not sure of."""
         kinds = [g.pool, *g.pool_options]
         found: list[list[Hit] | None] = [hits]
+        undecided: Undecidable | None = None  # the first kind's that cannot be decided
         for alt in _option_groups(g):
             try:
                 found.append(list(self.check_group(alt, inv, config)))
-            except Exception:  # noqa: BLE001 - undecided (or failing) on that kind: not sure there
+            except Undecidable as u:  # undecided on that kind: not sure there
+                undecided = undecided or u
+                found.append(None)
+            except Exception:  # noqa: BLE001 - failing on that kind: not sure there
                 found.append(None)
         fired = [k for k, hs in enumerate(found) if hs]
+        if not fired and undecided is not None:
+            # silent on every kind it decides, and one it cannot (a pinned node no input describes, review48): the
+            # pod may land there, so the rule says it cannot decide, as on that kind alone
+            raise undecided
         blocks = [k for k in fired if any((h.level or level_for(self.meta, config)) == "mandatory"
                                           for h in found[k] or ())]
         if not fired or (len(fired) == len(kinds) and len(blocks) in (0, len(kinds))):

@@ -105,7 +105,8 @@ class CapabilityCheck(NamedTuple):
     why: str  # where not sure: what the releases read say, "" otherwise
 
 
-def _text(cap: int) -> str:
+def capability_text(cap: int) -> str:
+    """80 -> ``8.0``."""
     return f"{cap // 10}.{cap % 10}"
 
 
@@ -123,18 +124,19 @@ def check(method: str, capability: tuple[int, int], version: Version) -> Capabil
             return CapabilityCheck(True, True, lo[1], "")
         if cc >= lo[1] and cc >= hi[1]:
             return None
-        return CapabilityCheck(False, False, lo[1], f"vLLM {lo[0]} requires {_text(lo[1])} and {hi[0]} requires "
-                                                    f"{_text(hi[1])}; vLLM {version} was not read")
+        return CapabilityCheck(False, False, lo[1], f"vLLM {lo[0]} requires {capability_text(lo[1])} and {hi[0]} "
+                                                    f"requires {capability_text(hi[1])}; vLLM {version} was not read")
     near = lo or hi
     before = _BEFORE_READ.get(method.lower())
     if lo is None and before is not None and version < _v(before[0]) and cc < before[1]:
         return CapabilityCheck(False, False, before[1], f"vLLM releases before {before[0]} required "
-                                                        f"{_text(before[1])}, {before[2]}; vLLM {version} was not read")
+                                                        f"{capability_text(before[1])}, {before[2]}; vLLM {version} "
+                                                        "was not read")
     if near is None or cc >= near[1]:
         return None
     where = "the newest release" if lo is not None else "the oldest release"
     return CapabilityCheck(False, False, near[1], f"vLLM {near[0]}, {where} shardwise read, requires "
-                                                  f"{_text(near[1])}; vLLM {version} was not read")
+                                                  f"{capability_text(near[1])}; vLLM {version} was not read")
 
 
 def releases_refusing(method: str, capability: tuple[int, int]) -> tuple[list[str], list[str]]:
@@ -162,8 +164,3 @@ def message(method: str, minimum: int, capability: tuple[int, int]) -> str:
     """vLLM's words for the refusal."""
     return (f"\"The quantization method {method} is not supported for the current GPU. Minimum capability: {minimum}. "
             f"Current capability: {capability[0] * 10 + capability[1]}.\"")
-
-
-def capability_text(cap: int) -> str:
-    """80 -> ``8.0``."""
-    return _text(cap)

@@ -706,8 +706,10 @@ def test_karpenter_nodepool_ec2nodeclass_and_a_workload_selecting_it():
     [lt] = inv.launch_templates
     assert (lt.name, lt.http_tokens, lt.http_put_response_hop_limit, lt.location) == ("gpu", "optional", 2, at(f, 28))
     [g] = inv.groups
+    # the matchFields term names a node by metadata.name: read as the node pin kubernetes.io/hostname is (review48)
     assert g.affinity == [[MatchExpression("karpenter.sh/nodepool", "In", ("gpu",)),
-                           MatchExpression("node.kubernetes.io/instance-type", "In", ("p4d.24xlarge",))]]
+                           MatchExpression("node.kubernetes.io/instance-type", "In", ("p4d.24xlarge",))],
+                          [MatchExpression("kubernetes.io/hostname", "In", ("node-a",))]]
     assert g.pool is inv.pools[1]
 
 

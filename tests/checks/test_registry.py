@@ -118,6 +118,7 @@ EXTRA_FIXTURES = {
               "quantised-reupload-dtype.yaml",  # review44: bfloat16 by auto (< 0.9.0) on a re-upload's unread dtype
               "quantised-float32.yaml",  # review44: AWQ/GPTQ Gemma left float32 on a T4 (0.9.1+) is refused
               "quantisation-capability.yaml",  # quantcap1: a method below its minimum compute capability, by release
+              "quantisation-capability-gpu-by-memory.yaml",  # review48: the GPU named by its memory only: undecided
               "ecc-range.yaml",  # ecc1: a KV refusal with ECC on only (L40S) is advisory; beyond the ECC-off figure it blocks
               "context-parallel.yaml",  # review27: vLLM checks cdiv(max_model_len, DCP x PCP) tokens a GPU: advisory
               "tp-unknown.yaml",  # mend17: TP not known, every TP the pod's GPUs allow refused, the largest by KV
@@ -127,6 +128,8 @@ EXTRA_FIXTURES = {
               "accelerator-of-another-maker",  # place13: no pool of another accelerator maker holds the pod
               "karpenter-instance-types.yaml",  # karpenter10: judged on the instance types a NodePool lists too
               "affinity-terms-gpus.yaml",  # mend33: nodeSelectorTerms are ORed: judged on the GPU of each term
+              "affinity-terms-node-name.yaml",  # review48: a matchFields term admits a node no input describes
+              "affinity-terms-pinned-node-pools.yaml",  # review48: a term's pinned node beside declared pools
               "nodes-of-two-gpus.yaml",  # mend33: judged on the GPU of each Node of the inputs the pod may bind to
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release

@@ -42,3 +42,44 @@ def test_a_finding_on_another_kind_than_the_billed_one_is_reported_from_that_kin
     assert {s: level for s, (level, _) in found.items()} == {
         "Deployment serving/llama8b-128k-any": "advisory", "Deployment serving/llama8b-128k-l4": "mandatory"}
     assert " on L4 " in found["Deployment serving/llama8b-128k-any"][1]
+
+
+POD = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama3b-g5-or-pinned, namespace: serving}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: llama3b}}
+  template:
+    metadata: {labels: {app: llama3b}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+              - matchExpressions:
+                  - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge]}
+              - matchFields:
+                  - {key: metadata.name, operator: In, values: [ip-10-0-1-5.ec2.internal]}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [--model, meta-llama/Llama-3.2-3B-Instruct, --quantization, fp8, --max-model-len, "131072"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_silent_on_every_kind_it_decides_and_undecided_on_one_is_undecided(tmp_path):
+    """review48: the pod may land on g5.xlarge's A10G, where FP8 starts and 131,072 tokens fit, or on the node its
+    second term names, whose GPU no input describes: judged on the A10G alone it passed in silence."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD)
+    why = ("cannot decide: GPU memory of node pool `hostname=ip-10-0-1-5.ec2.internal` is not known (the pod is pinned "
+           "to node `ip-10-0-1-5.ec2.internal` by its kubernetes.io/hostname label, and no input describes that node's "
+           "GPUs: lint the node's manifest with the rest (`kubectl get node ip-10-0-1-5.ec2.internal -o yaml`: GPU "
+           "Feature Discovery's nvidia.com/gpu.product and gpu.count labels), or select the node by a GPU label)")
+    found = [(f.code, f.level, f.undecided, f.location.line, f.message)
+             for f in run_rules(ALL_RULES, load_inputs([str(path)]), LintConfig()) if f.code.startswith(("SW1", "SW2"))]
+    # all three passed in silence before (judged on the A10G, and the pinned node undecided there was dropped)
+    assert found == [("SW206", "advisory", True, 10, why), ("SW101", "advisory", True, 21, why),
+                     ("SW102", "advisory", True, 21, why)]

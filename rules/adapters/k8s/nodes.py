@@ -888,14 +888,7 @@ def pool_from_selector(g: ServingGroup, term: int = 0) -> NodePool | list[NodePo
     used = [k for k in labels if k in GPU_LABELS or k in (LABEL_NVLINK, LABEL_EFA, GFD_CLIQUE, *PARTITION_LABELS)]
     if not any(k in GPU_LABELS for k in used):
         if HOSTNAME in labels:
-            pool = NodePool(name=f"hostname={labels[HOSTNAME]}", location=g.location, kind=SELECTOR_POOL_KIND,
-                            labels=labels, gpus_per_node=UNKNOWN, gpu_memory_gib=UNKNOWN, efa=UNKNOWN)
-            node = labels[HOSTNAME]
-            pool.hardware_why = (f"the pod is pinned to node `{node}` by its {HOSTNAME} label, and no input describes "
-                                 f"that node's GPUs: lint the node's manifest with the rest (`kubectl get node {node} "
-                                 "-o yaml`: GPU Feature Discovery's nvidia.com/gpu.product and gpu.count labels), or "
-                                 "select the node by a GPU label")
-            return pool
+            return _pinned_node(g, labels)
         return None
     name = ",".join(f"{k.rsplit('/', 1)[-1]}={labels[k]}" for k in used)
     variants = _sized_variants(name, labels, mode_of(g.accelerator_resource))
@@ -908,6 +901,40 @@ def pool_from_selector(g: ServingGroup, term: int = 0) -> NodePool | list[NodePo
     if pool.gpu is None and pool.gpus_per_node is None and pool.gpu_memory_gib is None:
         return None
     return pool
+
+
+def _pinned_node(g: ServingGroup, labels: dict[str, str]) -> NodePool:
+    """The node ``labels`` pin by ``kubernetes.io/hostname``, as a pool whose GPU, count and fabric no input
+    describes: the rules that need them say they cannot decide."""
+    pool = NodePool(name=f"hostname={labels[HOSTNAME]}", location=g.location, kind=SELECTOR_POOL_KIND,
+                    labels=labels, gpus_per_node=UNKNOWN, gpu_memory_gib=UNKNOWN, efa=UNKNOWN)
+    node = labels[HOSTNAME]
+    pool.hardware_why = (f"the pod is pinned to node `{node}` by its {HOSTNAME} label, and no input describes "
+                         f"that node's GPUs: lint the node's manifest with the rest (`kubectl get node {node} "
+                         "-o yaml`: GPU Feature Discovery's nvidia.com/gpu.product and gpu.count labels), or "
+                         "select the node by a GPU label")
+    return pool
+
+
+def _pinned_elsewhere(g: ServingGroup, declared: list[NodePool]) -> list[NodePool]:
+    """The nodes a term of ``g``'s required node affinity pins by ``kubernetes.io/hostname`` alone (or by
+    ``matchFields`` ``metadata.name``, read as it: :func:`..pods.read_affinity`) that no pool of ``declared`` is (a
+    Node of the inputs is judged as the pod's selector and tolerations admit it or not), each a kind whose GPU no
+    input describes. Kubernetes ORs the terms, so the pod may be bound there whatever the
+    other terms' pools hold (review48: a term naming g4dn.xlarge beside a pinned node, with a NodePool of g4dn and g5
+    in the inputs, blocked on the T4 alone). Only where the pod has another term: a pin alone is judged as it was."""
+    if len(g.affinity) < 2:
+        return []
+    named = {p.labels.get(HOSTNAME) for p in declared}
+    out: list[NodePool] = []
+    for term in g.affinity:
+        if not all(e.key == HOSTNAME and e.operator == "In" for e in term):
+            continue
+        for node in term[0].values:
+            if node not in named and all(node in e.values for e in term):
+                named.add(node)
+                out.append(_pinned_node(g, {**g.node_selector, HOSTNAME: node}))
+    return out
 
 
 def _hourly(pool: NodePool, gpus: int) -> float | None:
@@ -1064,6 +1091,10 @@ def resolve_pools(inv: Inventory) -> None:
                 kinds = _kinds([p for p in pick if p.variant_of == pick[0].variant_of
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
+            pinned = _pinned_elsewhere(g, unit) if g.pool is not None else []
+            if pinned:  # a node another term pins, which no declared pool is: a kind whose GPU is not known
+                g.pool_options = [*g.pool_options, *pinned]
+                g.pool_options_from = g.pool_options_from or "terms"
             if g.pool is None:
                 g.unplaceable = _unplaceable(unit, g) or _hardware_unplaceable(g)
         elif g.pool is None:  # a pool synthesised from the selector already is the one it would make again

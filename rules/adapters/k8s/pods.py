@@ -28,7 +28,7 @@ from ...model import (
 )
 from ...model.errors import InputError, detached
 from ...model.unknown import holds_placeholder, is_placeholder
-from ...model.vocab import EFA_RESOURCE
+from ...model.vocab import EFA_RESOURCE, HOSTNAME
 from ...vllm.args import (
     BENCH_CLIENTS,
     BENCH_ENGINES,
@@ -1062,6 +1062,12 @@ def _doubled_serve(pod: Pod, engine: EngineArgs, locate: Any, flag_loc: Location
 
 
 def read_affinity(spec: Mapping[str, Any]) -> list[list[MatchExpression]]:
+    """The terms of the pod's required node affinity (ORed), each its expressions (ANDed). A term of ``matchFields``
+    only names nodes by ``metadata.name``, the one field Kubernetes takes there (k8s.io/api core/v1
+    ``NodeSelectorTerm``), which the kubelet sets from the host's name unless told otherwise: it is read as the node
+    pin ``kubernetes.io/hostname`` is (review48: the term was dropped, so a pod whose other term named a T4 was judged
+    on the T4 alone, a false block where it may be bound to the named node). Beside ``matchExpressions`` a
+    ``matchFields`` narrows the term further and is left out (the GPU the expressions name still holds)."""
     node_aff = as_map(as_map(spec.get("affinity")).get("nodeAffinity"))
     required = as_map(node_aff.get("requiredDuringSchedulingIgnoredDuringExecution"))
     terms: list[list[MatchExpression]] = []
@@ -1071,9 +1077,19 @@ def read_affinity(spec: Mapping[str, Any]) -> list[list[MatchExpression]]:
                             tuple(str(x) for x in as_list(e.get("values"))))
             for e in as_list(as_map(term).get("matchExpressions")) if isinstance(e, dict) and e.get("key")
         ]
-        if exprs:  # a term of matchFields only is not modelled
+        if not exprs:
+            exprs = [
+                MatchExpression(HOSTNAME, str(e.get("operator", "In")), tuple(str(x) for x in as_list(e.get("values"))))
+                for e in as_list(as_map(term).get("matchFields"))
+                if isinstance(e, dict) and e.get("key") == _NODE_NAME_FIELD
+            ]
+        if exprs:
             terms.append(exprs)
     return terms
+
+
+#: The one field a node selector term's ``matchFields`` may name (k8s.io/api core/v1 ``NodeSelectorTerm``).
+_NODE_NAME_FIELD = "metadata.name"
 
 
 def read_tolerations(spec: Mapping[str, Any]) -> list[Toleration]:

@@ -214,21 +214,24 @@ GEMMA4_26B_A4B_W4A16_REPACK = dataclasses.replace(
         **_GEMMA4_QAT_W4A16_QUANT, "ignore": [*_GEMMA4_QAT_W4A16_QUANT["ignore"], "re:.*router.*"]}})
 
 #: cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4 (set 22, second batch): Qwen3.8-27B (catalog) in 4-bit with "the unquantised
-#: part kept in bf16" (SuperSumanov/aira-dojo-noise-robust ``LOCAL_VLLM_SERVER.md``: 26.9 GB against the AWQ-INT4
-#: export's 21 GB). Its config.json was not read: the ignore list is assumed, spelt as the Qwen3.6 NVFP4 recipe's for a
-#: dense model (the Gated DeltaNet ``linear_attn`` blocks, the vision tower and the LM head 16-bit; a dense model has no
-#: routers), and the format as AutoAWQ's (4 bits, group 128), what its AWQ-INT4 sibling's name was read as until
-#: tokens43. The sibling's own format is now read (the catalog's entry: compressed-tensors, group 32, asymmetric); that
-#: format with this ignore list makes a 28.84 GB checkpoint, this one 27.74 GB, neither the published 26.9, so this
-#: checkpoint's format stays the assumption it was (docs/capacity-model.md, "cyankiwi's Qwen3.8-27B-AWQ-INT4 is
-#: compressed-tensors at group 32 (tokens43)").
+#: part kept in bf16" (SuperSumanov/aira-dojo-noise-robust ``LOCAL_VLLM_SERVER.md``). Its format is read from a census of
+#: the checkpoint's config.json and model.safetensors.index.json (tokens45: ro99/moxie
+#: ``docs/tasks/0027-m3-generated-plans-and-automatic-budgets.md`` at 19073a1a, "Coverage matrix, measured read-only"):
+#: compressed-tensors pack-quantized, 4-bit, group 32, asymmetric, as its AWQ-INT4 sibling (the catalog's entry), and
+#: 1,967 index tensors, "256 x 4 + 943 others": 256 packed linears, the 64 MLPs' gate, up and down (192) and the 16
+#: full-attention layers' q, k, v and o (64). Everything else is 16-bit: the 48 Gated DeltaNet ``linear_attn`` blocks
+#: whole, the vision tower, the LM head and the MTP module (vLLM 0.29's ``Qwen3_5Model.load_weights`` skips ``mtp.``
+#: names without a speculative config). The ignore list is spelt from that census, not copied from the config.json.
+#: Until tokens45 the format was AutoAWQ's (4 bits, group 128: 0.520 B a weight against 0.578 with zero points).
 _QWEN38 = find_model("Qwen/Qwen3.8-27B")
 QWEN38_27B_AWQ_BF16_INT4 = dataclasses.replace(
-    _QWEN38, id="cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", precision="int4", quantization="awq", aliases=(),
-    base_model=_QWEN38.id, extra={**_QWEN38.extra, "resolved_from": _QWEN38.id, "quantization_config_assumed": True},
+    _QWEN38, id="cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", precision="int4", quantization="compressed-tensors", aliases=(),
+    base_model=_QWEN38.id, extra={**_QWEN38.extra, "resolved_from": _QWEN38.id},
     hf_config={**_QWEN38.hf_config, "quantization_config": {
-        "quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm",
-        "modules_to_not_convert": ["lm_head", "linear_attn", "visual"]}})
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": False}}},
+        "ignore": ["lm_head", "re:.*visual.*", "re:mtp.*", "re:.*linear_attn.*"]}})
 
 #: cssnoeasy/a100-vllm-benchmark-blog's self-built Qwen3-32B W4A16 GPTQ (set 24): Qwen3-32B's shape (catalog), quantised
 #: by llm-compressor 0.12.0.1's GPTQModifier as the post states its recipe (docs/reports/a100-quantization-capacity.md at
@@ -738,7 +741,12 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "+7.0 % each, +0.22 GiB of budget, 0.12 of it the weights. tokens40: its breakdown's 10.29 GiB consumed "
         "against 10.08 modelled (weights 9.70, non-torch 0.12, V2's penalty state 0.26), peak 0.27 against 0.273; "
         "Marlin's repack keeps the 31B rows' scale sizes (groups of 16 and 32, no padding at their widths), so their "
-        "0.25 - 0.35 GiB is not Marlin's",
+        "0.25 - 0.35 GiB is not Marlin's. tokens45: the 4-bit loads of 0.25 - 0.30 all keep more than their formats' "
+        "bytes, with no one ratio: 0.011 - 0.013 B a quantised weight on the one-GPU 26B-A4B and 31B exports, 0.016 "
+        "(0.35 GiB) on cyankiwi's Qwen3.8-27B-AWQ-INT4, whose packed modules are read from a census (so its excess is "
+        "not an ignore list's), 0.025 - 0.069 on the E-series (0.09 - 0.12 GiB): the Gemma rows' excess is no evidence "
+        "about their ignore lists, and no allocation of CompressedTensorsWNA16 or Marlin's repack read gives it; a "
+        "constant fitted to these rows would be tuned to them, so nothing is charged",
         "the checkpoints' config.json (ignore list) and safetensors index, or the vLLM module listing of a quantised "
         "Gemma 4 load; for the 0.28.0 pair its torch.compile and CUDA graph lines beside the breakdown it quotes"),
     "qwen38-awq-3090": (
@@ -748,14 +756,17 @@ MISS_CAUSES: dict[str, tuple[str, str]] = {
         "against 18.37 logged (16.64 as AutoAWQ at group 128 before) and its budget 4.48 GiB against 4.05, both within "
         "their tolerances; the logged budget gives the logged count within 0.2 %, and the count is +10.7 % (0.43 GiB "
         "of budget over, inside the row's 0.91 GiB tolerance). Its AWQ-BF16-INT4 sibling's TP2 rows "
-        "(fp8_e5m2, 4 and 6 sequences; the format not read, kept as AutoAWQ at group 128 with the linear attention, "
-        "tower and LM head 16-bit) give the logged counts from the logged 8.91 GiB within 0.2 % and are -6.2 % on the "
-        "budget (8.37 GiB): their weights are 0.68 GiB a GPU short (12.22 against 12.9), and beside weights and cache "
-        "vLLM kept 0.59 GiB of the 22.40 where 1.83 are charged (the cold compile's copy of the vocabulary-parallel "
-        "embedding 1.18, graphs 0.40, non-torch 0.22), though both starts compiled (4.5 and 6 minutes, mostly "
-        "torch.compile and graph capture, by their sources). In the AWQ-INT4's format with that ignore list the TP2 "
-        "weights would be 12.73 GiB a GPU and the budget 7.86 against 8.91 (-11.8 %): the TP2 miss is not the "
-        "weights' format alone, and neither format gives the sibling's published 26.9 GB (28.84 and 27.74 GB)",
+        "(fp8_e5m2, 4 and 6 sequences) are read in the same format from tokens45 (ro99/moxie's census of the "
+        "checkpoint's config.json and index: compressed-tensors, group 32, asymmetric, 256 packed linears, the 64 MLPs "
+        "and the 16 full-attention layers, so the Gated DeltaNet blocks are 16-bit whole): their weights 12.73 GiB a GPU "
+        "against 12.9 logged (12.22 as AutoAWQ at group 128 before), the logged 8.91 GiB give the logged counts within "
+        "0.06 %, and the budget is 7.86 GiB (-11.8 %; 8.37 and -6.2 % before). Beside weights and cache vLLM kept 0.59 "
+        "GiB of the 22.40 where 1.81 are charged: the cold compile's copy of the vocabulary-parallel embedding is 1.02 "
+        "of it (activation 1.18 against 0.16 warm), and sized warm the rows are -0.3 % (8.89 GiB against 8.91). Both "
+        "starts spent minutes before serving ('the rest torch.compile / CUDA graph capture', 4.5 and 6 minutes), but "
+        "neither quotes a compile line, and the guide keeps VLLM_CACHE_ROOT on a persistent /research path: the "
+        "compile state is what decides these rows, not the weights; their load keeps 0.019 B a quantised weight more "
+        "than the format's bytes (0.17 GiB a GPU), the 4-bit loads' excess of gemma4-quantised-weights",
         "the one-GPU start's memory breakdown (0.26+: 'Actual usage is ... peak activation ... CUDAGraph memory'); the "
         "AWQ-BF16-INT4 checkpoint's config.json (quant scheme, group size, zero points, ignore list) and the TP2 "
         "starts' breakdown"),
@@ -1018,6 +1029,11 @@ VERDICT_KV_ROWS: dict[tuple[str, str, str, int, int, int, float | None, int | st
     (_DROLSEY + "main/docs/models.md", "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, 0.7, 32768, 9.27, True):
         "sm120-cold-nontorch",
     (_DDIIWOONG, "0.28.0", "Qwen/Qwen3-14B-AWQ", 1, 1, 1, None, None, 10.33, True): "compile-state-by-run",
+    # tokens45: with the checkpoint's read format their weights are right and the budget 1.05 GiB under (qwen38-awq-3090)
+    (_AIRA + "113e25e7fa2570cb5f60401d051a1de3cce307c2/src/mle_critic/docs/evaluation/LOCAL_VLLM_SERVER.md", "0.29.0",
+     "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 0.95, 262144, 8.91, True): "qwen38-awq-3090",
+    (_AIRA + "782d767fdbf897a9037213fa165f4eefc2cc02e0/src/mle_critic/docs/evaluation/LOCAL_VLLM_TWO_NODE_SETUP.md",
+     "0.29.0", "cyankiwi/Qwen3.8-27B-AWQ-BF16-INT4", 2, 1, 1, 0.95, 131072, 8.91, True): "qwen38-awq-3090",
 }
 
 

@@ -8,7 +8,7 @@ from shardwise.rules.capacity import draft, sizing
 from shardwise.rules.capacity.weights import ignored_params, mtp_unquantised, weights_bytes
 from shardwise.rules.catalog import find_gpu, find_model
 from shardwise.rules.catalog.hfconfig import weight_bytes_per_param
-from startup_logs import GEMMA4_26B_A4B_AWQ, GIB, QWEN36_35B_A3B_NVFP4, load, score
+from startup_logs import GEMMA4_26B_A4B_AWQ, GIB, QWEN36_35B_A3B_NVFP4, QWEN38_27B_AWQ_BF16_INT4, load, score
 
 LLAMA8 = find_model("meta-llama/Llama-3.1-8B-Instruct")
 #: One Llama-3.1-8B layer's attention: q and o 4,096 x 4,096, k and v 4,096 x 1,024, no biases.
@@ -438,7 +438,7 @@ def test_cyankiwi_qwen38_awq_int4_is_compressed_tensors_at_group_32_with_zero_po
     # set 22's one-GPU start (0.29.0, RTX 3090, 0.97, eager, fp8_e5m2 pages, text only): weights 16.64 -> 18.02 GiB
     # against 18.37 logged, the budget 5.85 -> 4.48 GiB against 4.05 (within its 0.91 GiB tolerance), 174,899 ->
     # 133,324 tokens against 120,422 (+45.2 -> +10.7 %, still qwen38-awq-3090); its AWQ-BF16-INT4 sibling's TP2 rows
-    # keep their assumed format (startup_logs.QWEN38_27B_AWQ_BF16_INT4) and do not move: 12.22 GiB a GPU
+    # are read in the same format from tokens45 (test_cyankiwi_qwen38_awq_bf16_int4_packs_only_mlp_and_full_attention)
     rows = {(lg.model.id, lg.settings.tp, lg.tokens): score(lg) for lg in load()
             if lg.model.id.startswith("cyankiwi/Qwen3.8-27B-AWQ")}
     one = rows[("cyankiwi/Qwen3.8-27B-AWQ-INT4", 1, 120_422)]
@@ -446,7 +446,33 @@ def test_cyankiwi_qwen38_awq_int4_is_compressed_tensors_at_group_32_with_zero_po
             one.weights_within, one.kv_within, one.tokens_within_5pct) == (18.02, 4.48, 133_324, True, True, False)
     assert sorted((tp, tokens, round(sc.sized.weights_gib_per_gpu, 2), sc.sized.kv_cache_tokens)
                   for (_, tp, tokens), sc in rows.items() if tp == 2) == [
-        (2, 541_764, 12.22, 508_268), (2, 560_445, 12.22, 525_794)]
+        (2, 541_764, 12.73, 477_684), (2, 560_445, 12.73, 494_156)]
+
+
+def test_cyankiwi_qwen38_awq_bf16_int4_packs_only_mlp_and_full_attention():
+    # tokens45: a census of the checkpoint's config.json and safetensors index (ro99/moxie docs/tasks/0027 at 19073a1a)
+    # reads compressed-tensors pack-quantized, 4-bit, group 32, asymmetric (its AWQ-INT4 sibling's format) and 1,967
+    # tensors, 256 packed linears x 4 (weight_packed, weight_scale, weight_zero_point, weight_shape) + 943 others.
+    # Qwen3.8-27B has 64 MLPs and 16 full-attention layers of its 64: 64 x 3 + 16 x 4 = 256, so the 48 Gated DeltaNet
+    # blocks are 16-bit whole, beside the tower, the LM head and the MTP module
+    m = QWEN38_27B_AWQ_BF16_INT4
+    qcfg = m.hf_config["quantization_config"]
+    assert (m.quantization, qcfg["config_groups"]["group_0"]["weights"]["group_size"],
+            qcfg["config_groups"]["group_0"]["weights"]["symmetric"]) == ("compressed-tensors", 32, False)
+    assert (m.num_hidden_layers, m.hf_config["full_attention_interval"]) == (64, 4)  # 16 full-attention layers
+    assert 64 * 3 + 16 * 4 == 256
+    assert weight_bytes_per_param("int4", qcfg) == 0.578125
+    linear_attn = ignored_params(m)
+    assert linear_attn == 5_562_051_072  # the 48 linear-attention blocks, all 16-bit
+    kept = linear_attn + 2 * 248_320 * 5120 + 460_730_096  # plus embeddings, LM head and the vision tower
+    assert weights_bytes(m, "int4") == kept * 2 + (27_356_728_560 - kept) * 0.578125 == 27_994_789_872
+    # as AutoAWQ at group 128 (0.5195 B a weight), the assumption until tokens45: 26.89 GB
+    # set 22's TP2 starts (0.29.0, 2 x RTX 3090 over PCIe, 0.95, fp8_e5m2, text only; the tower not built): 12.73 GiB a
+    # GPU against the logged 12.9 (12.22 before, outside the weights' band), the budget 7.86 against 8.91 (8.37 before)
+    rows = [score(lg) for lg in load() if lg.model.id == m.id]
+    assert sorted((sc.log.tokens, round(sc.sized.weights_gib_per_gpu, 2), round(sc.sized.available_kv_gib, 2),
+                   sc.weights_within, sc.kv_within, sc.tokens_within_5pct) for sc in rows) == [
+        (541_764, 12.73, 7.86, True, False, False), (560_445, 12.73, 7.86, True, False, False)]
 
 
 def test_marlin_turns_block_fp8_scales_into_16_bit_group_scales_on_ampere():

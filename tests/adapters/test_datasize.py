@@ -263,3 +263,20 @@ def test_a_parsed_secret_merges_string_data_over_data():
     assert [(e.line, e.message.split(":")[1]) for e in load_text(secret("other"), "s.yaml").errors] == [
         (1, " its data holds 1,050,634 bytes once its aliases are expanded, more than the 1,048,576 (1 MiB) the "
             "Kubernetes API server takes in a Secret's data (kubernetes pkg/apis/core/validation ValidateSecret")]
+
+
+def test_a_parsed_secrets_line_breaks_are_not_counted():
+    """review49: base64 in a block scalar of 76-character lines, as `base64` writes it, is 1,040,000 bytes decoded
+    (the line breaks are no base64: Go's decoder skips them). With an `&&` in the chart's Deployment the file is
+    parsed and counted again, and the 18,246 line breaks made it 1,053,685: a false input error."""
+    secret = ("---\n# Source: vllm/templates/secret.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: weights-key\n"
+              "type: Opaque\ndata:\n  key.bin: |\n" + _bundle(1_386_668, 76))
+    text = secret + DEPLOYMENT.replace('args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]', (
+        'command: ["/bin/sh", "-c"]\n          args: ["pip install -q hf_transfer && vllm serve Qwen/Qwen2.5-7B-Instruct"]'))
+    assert "&&" in text
+    inv = load_text(text, "rendered.yaml")
+    assert inv.errors == []
+    assert [g.name for g in inv.groups] == ["vllm"]
+    # 12,000 characters more are 1,049,001 bytes, over: said from the text, at `data:`
+    over = secret + _bundle(12_000, 76) + text[len(secret):]
+    assert [e.line for e in load_text(over, "rendered.yaml").errors] == [8]

@@ -25,6 +25,7 @@ from ..model import (
     known,
 )
 from ..model.inventory import UNRECOGNISED_ENGINE
+from ._env import vllm_containers
 from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
@@ -120,6 +121,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; where TP is not known "
             "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided, and where the "
             "data-parallel size is not known yet, neither can any port above the base but the pod's vLLM API port "
+            "and a port another container or native sidecar of its pods declares (a rank's listener fails on a port "
+            "in use) "
             "(the data-parallel rank counts all of the engines, not the pod's: it is never read as vLLM's default "
             "1); where either size is a variable a Secret or a ConfigMap not in the inputs sets, such a port is "
             "only possibly a rank's: advisory, naming the variable; above NIXL's side "
@@ -1253,6 +1256,22 @@ class _SettingPorts:
         #: NIXL's, Mooncake's and P2P NCCL's ranks' ports at a size not known (mend32), highest base first
         self.kv_unknown: list[tuple[int, int, str, str, list[tuple[str, str]], str]] = sorted(
             _kv_sizes_unknown(groups), key=lambda f: -f[0])
+        #: by workload, the ports no rank of its KV connector takes: its vLLM API port (review45), and those another
+        #: container or native sidecar of its pods declares (review49: an llm-d routing sidecar's 8000 in front of
+        #: vLLM's 8200 at --data-parallel-size=<DP_SIZE> blocked as a NIXL rank's; a rank's listener binds its port,
+        #: ZMQ's or a socket's, and fails on one another program holds, so none is there while the pod serves)
+        self.taken: dict[str, set[int]] = {}
+        if self.dp_unknown or self.kv_unknown:
+            pods = selectable_pods(inv, svc)
+            for g in groups:
+                subject = _subject(g)
+                taken = self.taken.setdefault(subject, set())
+                taken.add(8000 if g.engine.port is None else g.engine.port)
+                servers = {c.name for c in vllm_containers(g)}
+                for p in pods:
+                    if p.subject == subject:
+                        taken.update(n for name, numbers in p.declared.items() if name not in servers
+                                     for n in numbers)
 
     def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
         """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
@@ -1272,7 +1291,7 @@ class _SettingPorts:
             # (review45, as mend26 for Ray's worker range: the pin cannot bind the port vLLM holds)
             return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
         for base, setting, subject, unread in self.dp_unknown:  # a MoRIIO rank's port at a DP not known (mend28)
-            if base < port and not _vllm_api_port(self.inv, self.svc, port):
+            if base < port and port not in self.taken.get(subject, ()):
                 if unread:  # a Secret's or a ConfigMap's not in the inputs: no unknown, not sure either (mend30)
                     self.set_by[port] = (
                         f"possibly vLLM's MoRIIO KV connector {setting.removesuffix('_port')} of a rank: {setting} "
@@ -1286,7 +1305,7 @@ class _SettingPorts:
                     f"{setting.removesuffix('_port')} of a rank: {setting} {base} + its data-parallel rank + its "
                     f"tensor-parallel rank)")
         for low, high, what, subject, sizes, release in self.kv_unknown:  # mend32, as MoRIIO's above
-            if not low <= port <= high or _vllm_api_port(self.inv, self.svc, port):
+            if not low <= port <= high or port in self.taken.get(subject, ()):
                 continue
             for size, unread in sizes:
                 if not unread:  # not known yet: cannot decide (a security rule's unknown fails closed)

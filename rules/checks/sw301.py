@@ -149,7 +149,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
             "input does not show: advisory. "
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
-            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods, "
+            "known: advisory. Behind an Ingress, each Service it routes the port to answers for its own pods, "
             "judged as a Service of type LoadBalancer would be: the ports its pods' settings put a runtime on, and "
             "a Ray pin or rank size not known yet, count there too; a runtime's default port it routes to a Service "
             "not in the inputs is advisory (what serves it is not known)."
@@ -352,12 +352,13 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 if why is None:
                     behind.append(svc)
                 targets: list[Any] = []
+                routed = _routed(ing, svc)  # review49: the ports it routes to this Service, not to any backend
                 if len(svc.ports) == len(svc.target_ports):
                     targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
-                                if not ing.ports or p in ing.ports or p is UNKNOWN]  # may be the one routed to
+                                if not routed or p in routed or p is UNKNOWN]  # may be the one routed to
                 else:
                     targets += svc.target_ports
-                targets += [t for n, t in svc.port_names.items() if n in ing.ports]
+                targets += [t for n, t in svc.port_names.items() if n in routed]
                 settings: _SettingPorts | None = None  # built once per Service, where a port needs it
                 for target in targets:
                     try:
@@ -402,7 +403,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
-            services = via.get(port) or behind
+            # the Services it sends to that hold it: one this port is routed to (review49: every backend was, so an
+            # oauth2-proxy's Service port 8265 made the Ray head's Service beside it answer for its dashboard)
+            services = via.get(port) or [s for s in behind if port in _routed(ing, s) or UNKNOWN in _routed(ing, s)
+                                         or not _routed(ing, s)]
             if not services and undecided is not None:
                 try:  # the only Services it may send there to are not known to be its backends
                     raise undecided
@@ -440,6 +444,14 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
                 f"({_port_text(port, runtime or named, others, unsure)}); {_INGRESS_REMEDY}",
             )
+
+
+def _routed(ing: Ingress, svc: Service) -> list[Any]:
+    """The ports ``ing`` routes to Service ``svc``: those its backends that name it write
+    (:attr:`Ingress.service_ports`), else (none written, a Service of another namespace, a backend a preview
+    computes) every port it routes to."""
+    own = ing.service_ports.get(svc.name) if svc.namespace == ing.namespace else None
+    return own if own and UNKNOWN not in ing.ports else ing.ports
 
 
 #: The port names that say a Ray default port is Ray's (mend7): only a name of Ray's own. KubeRay names the head's

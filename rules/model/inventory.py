@@ -785,6 +785,10 @@ class Ingress:
     ports: list[Any] = field(default_factory=list)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    #: the ports (``ports``' entries) each backend names for the Service of its own namespace it names, by that
+    #: Service's name (review49: ``ports`` pools them, so a port routed to one Service was taken as routed to every
+    #: one); a Service no backend writes a port for has no entry
+    service_ports: dict[str, list[Any]] = field(default_factory=dict)
     #: an Ingress's class: ``spec.ingressClassName``, else the ``kubernetes.io/ingress.class`` annotation (None: the
     #: cluster's default class); an HTTPRoute's parent Gateways, ``namespace/name``
     class_name: Any = None

@@ -108,6 +108,41 @@ def _section_bytes(block: str, enough: int, utf8: bool = True) -> int:
     return total
 
 
+#: A key of a block mapping at the indent ``{n}``, plain or quoted, as group 1.
+_KEY = r"^ {{{n}}}(?!-[ \t])([^\s'\"?#:][^\n:]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:[ \t]|$)"
+
+
+def _overridden(data: str, string_data: str) -> int:
+    """At least as many bytes as a Secret's ``data`` (its block's text) holds, base64 decoded, in the keys its
+    ``stringData`` (its block's text) also names: the API server keeps stringData's value of such a key (kubernetes
+    pkg/apis/core/v1/conversion.go ``Convert_v1_Secret_To_core_Secret`` writes each stringData key over data's before
+    ``ValidateSecret`` counts). Each such key is taken with all of its lines' text, three bytes in four and three more;
+    all of data's text where a key of either is written with an escape (its name is not its text)."""
+    first = _INDENT.search(string_data)
+    if first is None:
+        return 0
+    keys = {k.strip("'\"") for k in re.findall(_KEY.format(n=len(first.group(1))), string_data, re.MULTILINE)}
+    if not keys:
+        return 0
+    if any("\\" in k or "''" in k for k in keys):
+        return len(data)
+    first = _INDENT.search(data)
+    if first is None:
+        return 0
+    n = len(first.group(1))
+    below = re.compile(f"^ {{0,{n}}}[^ \n#]", re.MULTILINE)  # the next key at its indent or less (a comment
+    # line is not one: what it leaves out is counted with the key before it, more taken off, still sure)
+    total = 0
+    for m in re.finditer(_KEY.format(n=n), data, re.MULTILINE):
+        key = m.group(1)
+        if "\\" in key or "''" in key:
+            return len(data)
+        if key.strip("'\"") in keys:
+            end = below.search(data, m.end())
+            total += ((end.start() if end else len(data)) - m.end()) * 3 // 4 + 3
+    return total
+
+
 def may_be_oversized(text: str) -> bool:
     """Whether ``text`` is over :data:`MAX_DATA_BYTES` in UTF-8, as the API server counts (a character is one to four
     bytes), so that a document of it may hold more data than a ConfigMap or Secret takes."""
@@ -129,12 +164,14 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         return None
     kind = found.group(2)
     sections: dict[str, int] = {}
+    blocks: dict[str, str] = {}
     where: int | None = None
     for m in _SECTION.finditer(part):
         if m.group(1) in sections:  # a key written twice: the parser says so
             return None
         end = _TOP_LEVEL.search(part, m.end() + 1)
         block = part[m.end() + 1:end.start() if end else len(part)]
+        blocks[m.group(1)] = block
         encoded = m.group(1) == "binaryData" or (kind == "Secret" and m.group(1) == "data")
         # base64: three bytes in each four characters, less a value's padding and a partial group (3 bytes a value;
         # a key's `:` counts its values)
@@ -143,10 +180,14 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         if where is None:
             where = part.count("\n", 0, m.start())
     # a ConfigMap's data and binaryData keys are apart (the API server refuses one in both); a Secret's stringData
-    # replaces its data's value of a key in both, so only the larger of the two is sure
+    # replaces its data's value of a key in both (review49: data's count was sure whatever stringData named, so a
+    # Secret whose stringData overrides its large data key was a false input error), so of data only what its other
+    # keys hold is sure
     if kind == "ConfigMap":
         least = sections.get("data", 0) + sections.get("binaryData", 0)
     else:
+        if "data" in blocks and "stringData" in blocks:
+            sections["data"] = max(0, sections["data"] - _overridden(blocks["data"], blocks["stringData"]))
         least = max(sections.get("data", 0), sections.get("stringData", 0))
     if least <= MAX_DATA_BYTES or where is None:
         return None
@@ -187,16 +228,22 @@ def refuse_oversized(text: str, file: str, parts: list[tuple[int, str]]) -> tupl
     return ("".join(kept) if errors else text), errors
 
 
-def _parsed_bytes(values: object, encoded: bool) -> int:
-    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping: each string value's
-    UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four, less the padding); other values not."""
+def _parsed_bytes(values: object, encoded: bool) -> dict[object, int]:
+    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping, by key: each string
+    value's UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four of its text but its line breaks,
+    less the padding; review49: a block scalar's line breaks were counted, a false input error); other values not."""
     if not isinstance(values, dict):
-        return 0
-    total = 0
-    for v in values.values():
-        if isinstance(v, str):
-            total += (len(v) * 3 // 4 - v[-2:].count("=")) if encoded else len(v.encode("utf-8", "surrogatepass"))
-    return total
+        return {}
+    found: dict[object, int] = {}
+    for k, v in values.items():
+        if not isinstance(v, str):
+            continue
+        if encoded:  # Go's base64 decoder skips line breaks (encoding/base64 Decode): a block scalar's are no bytes
+            text = v.replace("\n", "").replace("\r", "") if "\n" in v or "\r" in v else v
+            found[k] = len(text) * 3 // 4 - text[-2:].count("=")
+        else:
+            found[k] = len(v.encode("utf-8", "surrogatepass"))
+    return found
 
 
 def oversized_parsed(doc: object) -> str | None:
@@ -208,9 +255,10 @@ def oversized_parsed(doc: object) -> str | None:
         return None
     kind = str(doc.get("kind"))
     if kind == "ConfigMap":
-        least = _parsed_bytes(doc.get("data"), False) + _parsed_bytes(doc.get("binaryData"), True)
-    else:
-        least = max(_parsed_bytes(doc.get("data"), True), _parsed_bytes(doc.get("stringData"), False))
+        least = sum(_parsed_bytes(doc.get("data"), False).values()) + sum(
+            _parsed_bytes(doc.get("binaryData"), True).values())
+    else:  # stringData's value of a key replaces data's (Convert_v1_Secret_To_core_Secret), then they are counted
+        least = sum({**_parsed_bytes(doc.get("data"), True), **_parsed_bytes(doc.get("stringData"), False)}.values())
     if least <= MAX_DATA_BYTES:
         return None
     meta = doc.get("metadata")

@@ -19,12 +19,12 @@ when
   or a kustomization.
 
 Helm values are merged in Argo CD's order (its user guide, "Helm": "parameters > valuesObject > values > valueFiles >
-helm repository values.yaml"): ``valueFiles`` (relative to the chart; ``$ref/...`` through a ``ref`` source that is
-this checkout too), then the ``values`` text, then ``valuesObject``, then ``parameters`` (``--set``, ``--set-string``
-with ``forceString``). The release is ``helm.releaseName``, else the Application's name (Flux: ``releaseName``, else
-``[targetNamespace-]name``), the namespace ``spec.destination.namespace`` (Flux: ``targetNamespace``, else the
-object's). Flux's ``values`` are inline; a release with ``valuesFrom`` (ConfigMaps or Secrets merged under them) is
-not rendered.
+helm repository values.yaml"): ``valueFiles`` (relative to the chart; ``$ref/...`` through a ``ref`` source that is this
+checkout too), then ``valuesObject``, or where it is not written the ``values`` text (never both), then ``parameters``
+(``--set``, ``--set-string`` with ``forceString``). The release is ``helm.releaseName``, else the Application's name
+(Flux: ``releaseName``, else ``[targetNamespace-]name``), the namespace ``spec.destination.namespace`` (Flux:
+``targetNamespace``, else the object's). Flux's ``values`` are inline; a release with ``valuesFrom`` (ConfigMaps or
+Secrets merged under them) is not rendered.
 
 Each rendered object points at its template line as a chart named on the command line does, in a file named
 ``TEMPLATE (via KIND NAMESPACE/NAME)``: a finding says which GitOps object it came through, and the same template
@@ -198,7 +198,7 @@ class Source:
     release: str
     namespace: str | None
     value_files: list[str]
-    values_texts: list[str]  # the values text, then valuesObject, as YAML/JSON texts helm reads as files
+    values_texts: list[str]  # valuesObject or the values text, as YAML/JSON texts helm reads as files
     sets: list[tuple[str, str]]
     #: what writes each of ``values_texts`` (``helm.values``, ``helm.valuesObject``, ``spec.values``): helm's error
     #: names the temporary file each is handed in, and the message names this instead (review45)
@@ -346,15 +346,19 @@ def _argo_source(co: Checkout, src: Mapping[str, Any], refs: Mapping[str, str], 
         files.append(os.path.relpath(full))
     texts: list[str] = []
     labels: list[str] = []
-    if isinstance(helm.get("values"), str) and helm["values"].strip():
+    # one of the two, never both: valuesObject where it is written, else the values text (argo-cd at 6328f8ba
+    # pkg/apis/application/v1alpha1/types.go ApplicationSourceHelm.ValuesYAML, which the repo server hands helm as
+    # one values file; review49: both were read, so a key only the values text wrote was rendered, which Argo CD
+    # ignores)
+    if isinstance(helm.get("valuesObject"), Mapping):
+        texts.append(_dump(helm["valuesObject"]))
+        labels.append("helm.valuesObject")
+    elif isinstance(helm.get("values"), str) and helm["values"].strip():
         texts.append(helm["values"])
         labels.append("helm.values")
     elif isinstance(helm.get("values"), Mapping):  # older Applications wrote the values as a map
         texts.append(_dump(helm["values"]))
         labels.append("helm.values")
-    if isinstance(helm.get("valuesObject"), Mapping):
-        texts.append(_dump(helm["valuesObject"]))
-        labels.append("helm.valuesObject")
     sets = [("--set-string" if _map(p).get("forceString") is True else "--set",
              f"{_map(p).get('name')}={_map(p).get('value', '')}")
             for p in _list(helm.get("parameters")) if _map(p).get("name")]

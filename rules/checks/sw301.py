@@ -25,6 +25,7 @@ from ..model import (
     known,
 )
 from ..model.inventory import UNRECOGNISED_ENGINE
+from ._env import vllm_containers
 from ._net import (
     EPHEMERAL_PORTS,
     EXTERNAL_SERVICE_TYPES,
@@ -120,6 +121,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "ranks take, up to the data-parallel size plus the tensor-parallel size less 2; where TP is not known "
             "yet, a port that a TP the pod's GPUs allow would give a rank cannot be decided, and where the "
             "data-parallel size is not known yet, neither can any port above the base but the pod's vLLM API port "
+            "and a port another container or native sidecar of its pods declares (a rank's listener fails on a port "
+            "in use) "
             "(the data-parallel rank counts all of the engines, not the pod's: it is never read as vLLM's default "
             "1); where either size is a variable a Secret or a ConfigMap not in the inputs sets, such a port is "
             "only possibly a rank's: advisory, naming the variable; above NIXL's side "
@@ -146,7 +149,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             "well known to run another program (redis, nginx, grafana, postgres, minio, bitnami/…), what it runs the "
             "input does not show: advisory. "
             "Where they are not in the inputs (an operator's pods, a Dragonfly on 6379), what serves the port is not "
-            "known: advisory. Behind an Ingress, each Service that sends to the port answers for its own pods, "
+            "known: advisory. Behind an Ingress, each Service it routes the port to answers for its own pods, "
             "judged as a Service of type LoadBalancer would be: the ports its pods' settings put a runtime on, and "
             "a Ray pin or rank size not known yet, count there too; a runtime's default port it routes to a Service "
             "not in the inputs is advisory (what serves it is not known)."
@@ -266,7 +269,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         if kind not in EXTERNAL_SERVICE_TYPES:
             return
         exposed: dict[int, str] = {}
-        settings = _SettingPorts(inv, svc)
+        settings: _SettingPorts | None = None  # built where a port needs it (review49: for every external Service)
         undecided: Undecidable | None = None  # raised only when no known port is exposed
         for p in svc.ports:
             if p is UNKNOWN:
@@ -284,6 +287,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
             if port in RUNTIME_PORTS:
                 exposed[port] = exposed.get(port) or named
                 continue
+            settings = settings or _SettingPorts(inv, svc)
             verdict = settings.judge(port)
             if isinstance(verdict, Undecidable):
                 undecided = undecided or verdict
@@ -300,6 +304,7 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             if port not in RUNTIME_PORTS:  # review33: the selected pods' settings say the runtime listens there
                 via = f", targetPort `{exposed[port]}`" if exposed[port] else ""
+                assert settings is not None  # a port of its pods' settings was judged there
                 what, release = settings.set_by[port]  # release: why a release not known leaves it unsure (mend24)
                 yield hit(svc, f"Service `{svc.namespace}/{svc.name}` of type {kind} exposes port {port} "
                                f"({what}{via}) outside the cluster; {_SERVICE_REMEDY}"
@@ -347,12 +352,13 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 if why is None:
                     behind.append(svc)
                 targets: list[Any] = []
+                routed = _routed(ing, svc)  # review49: the ports it routes to this Service, not to any backend
                 if len(svc.ports) == len(svc.target_ports):
                     targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
-                                if not ing.ports or p in ing.ports or p is UNKNOWN]  # may be the one routed to
+                                if not routed or p in routed or p is UNKNOWN]  # may be the one routed to
                 else:
                     targets += svc.target_ports
-                targets += [t for n, t in svc.port_names.items() if n in ing.ports]
+                targets += [t for n, t in svc.port_names.items() if n in routed]
                 settings: _SettingPorts | None = None  # built once per Service, where a port needs it
                 for target in targets:
                     try:
@@ -397,7 +403,10 @@ class RuntimePortExposed(ObjectRule[Checked]):
         for port in sorted(exposed):
             # each Service that sends there judged by itself (review29): one whose pods are in the inputs and run no
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
-            services = via.get(port) or behind
+            # the Services it sends to that hold it: one this port is routed to (review49: every backend was, so an
+            # oauth2-proxy's Service port 8265 made the Ray head's Service beside it answer for its dashboard)
+            services = via.get(port) or [s for s in behind if port in _routed(ing, s) or UNKNOWN in _routed(ing, s)
+                                         or not _routed(ing, s)]
             if not services and undecided is not None:
                 try:  # the only Services it may send there to are not known to be its backends
                     raise undecided
@@ -435,6 +444,14 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
                 f"({_port_text(port, runtime or named, others, unsure)}); {_INGRESS_REMEDY}",
             )
+
+
+def _routed(ing: Ingress, svc: Service) -> list[Any]:
+    """The ports ``ing`` routes to Service ``svc``: those its backends that name it write
+    (:attr:`Ingress.service_ports`), else (none written, a Service of another namespace, a backend a preview
+    computes) every port it routes to."""
+    own = ing.service_ports.get(svc.name) if svc.namespace == ing.namespace else None
+    return own if own and UNKNOWN not in ing.ports else ing.ports
 
 
 #: The port names that say a Ray default port is Ray's (mend7): only a name of Ray's own. KubeRay names the head's
@@ -515,7 +532,7 @@ def _what_it_selects(inv: Inventory, services: list[Service], port: int) -> tupl
                 return True, [], False, []
             if opens is UNKNOWN:
                 unsure = True
-            subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+            subject = _subject(g)
             served.add(subject)
             if opens is False and subject not in others:  # in the inputs, and its settings open no such port
                 others.append(subject)
@@ -578,7 +595,7 @@ def _ray_listens(inv: Inventory, svc: Service, g: ServingGroup, port: int) -> bo
     """Whether Ray listens on ``port`` in the pods of serving group ``g`` that ``svc`` selects (mend11): True unless
     every such pod of the inputs runs a ``ray start`` whose ports are known (:attr:`PodPorts.ray` a frozenset: a
     KubeRay worker's, or a head's at the ports its settings choose) and none listens there."""
-    subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+    subject = _subject(g)
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return True
@@ -771,32 +788,27 @@ def _moriio_rank_offsets(g: ServingGroup) -> range:
     return range(tp + dp - 1)
 
 
-def _moriio_ports_unsure(inv: Inventory, svc: Service) -> dict[int, tuple[str, tuple[str, str] | None]]:
-    """The ports a MoRIIO KV connector's ranks may take, above those :func:`ports_set_by_settings` names, where the
-    group's --tensor-parallel-size is not known yet (a guide's ``<TP_SIZE>``, a start script's ``${TP}``) and the GPUs
-    of its pod bound it (:func:`..capacity.group.most_tp_unseen`), each with what is not known (review42: a decode
-    server at ``<TP_SIZE>`` behind a NodePort publishing 6303 passed in silence, its ranks' ports judged at TP1 only,
-    though four GPUs allow TP4 and its ranks' handshake on 6301-6304). Where TP is not bounded, none (the base ports
-    are judged); where the data-parallel size is not known, none here (:func:`_moriio_dp_unknown` says so). Where
-    the size is a variable a Secret or a ConfigMap not in the inputs sets (:func:`_size_unread`), it is no unknown and
-    the port only possibly a rank's (mend30): each then with what an advisory finding says (what may listen there,
-    why it is not sure), else None."""
+def _moriio_ports_unsure(groups: list[ServingGroup]) -> dict[int, tuple[str, tuple[str, str] | None]]:
+    """The ports a MoRIIO KV connector's ranks may take (of the serving ``groups`` a Service selects), above those
+    :func:`ports_set_by_settings` names, where the group's --tensor-parallel-size is not known yet (a guide's
+    ``<TP_SIZE>``, a start script's ``${TP}``) and the GPUs of its pod bound it
+    (:func:`..capacity.group.most_tp_unseen`), each with what is not known (review42: a decode server at ``<TP_SIZE>``
+    behind a NodePort publishing 6303 passed in silence, its ranks' ports judged at TP1 only, though four GPUs allow TP4
+    and its ranks' handshake on 6301-6304). Where TP is not bounded, none (the base ports are judged); where the
+    data-parallel size is not known, none here (:func:`_moriio_dp_unknown` says so). Where the size is a variable a
+    Secret or a ConfigMap not in the inputs sets (:func:`_size_unread`), it is no unknown and the port only possibly a
+    rank's (mend30): each then with what an advisory finding says (what may listen there, why it is not sure), else
+    None."""
     found: dict[int, tuple[str, tuple[str, str] | None]] = {}
-    selector = svc.selector
-    if not isinstance(selector, dict) or not selector:
-        return found
-    for g in _selected_groups(inv, svc):
+    for g in groups:
         tp, dp = g.engine.tensor_parallel_size, g.engine.data_parallel_size
         if tp is not UNKNOWN or isinstance(dp, bool) or not isinstance(dp, int) or dp < 1:
             continue
         most = most_tp_unseen(g)
         if most < 2:
             continue
-        extra = g.engine.extra
-        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
-        parsed = _kv_config(extra.get("kv_transfer_config"))
-        unread = _size_unread(g, "tensor_parallel_size")
-        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+        subject, unread = _subject(g), _size_unread(g, "tensor_parallel_size")
+        for setting, moriio_port in _moriio_bases(g):
             for offset in range(dp, dp + most - 1):  # the offsets a TP from 2 to `most` adds above TP1's
                 rank_port = moriio_port + offset
                 if rank_port not in RUNTIME_PORTS and rank_port < 65536:
@@ -849,8 +861,8 @@ def _size_unread(g: ServingGroup, field: str) -> str:
     return ""
 
 
-def _moriio_dp_unknown(inv: Inventory, svc: Service) -> list[tuple[int, str, str, str]]:
-    """(base port, setting, group, the variable it reads or "") of each MoRIIO KV connector of a group ``svc`` selects
+def _moriio_dp_unknown(groups: list[ServingGroup]) -> list[tuple[int, str, str, str]]:
+    """(base port, setting, group, the variable it reads or "") of each MoRIIO KV connector of ``groups`` (a Service's)
     whose --data-parallel-size is not known (a preview's computed output, a chart's ``{{ .Values.dp }}`` left
     unrendered, a guide's ``<DP_SIZE>``; or a start script's ``${DP}`` that a Secret or a ConfigMap not in the inputs
     sets, :func:`_size_unread`): its ranks listen on the base plus their data-parallel rank plus their tensor-parallel
@@ -858,16 +870,24 @@ def _moriio_dp_unknown(inv: Inventory, svc: Service) -> list[tuple[int, str, str
     its pod's, so any port above the base may be a rank's (mend28: it was judged at DP 1, its base ports only, as if
     vLLM's default were the value)."""
     found: list[tuple[int, str, str, str]] = []
-    for g in _selected_groups(inv, svc):
+    for g in groups:
         if g.engine.data_parallel_size is not UNKNOWN:
             continue
-        extra = g.engine.extra
-        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
-        parsed = _kv_config(extra.get("kv_transfer_config"))
-        unread = _size_unread(g, "data_parallel_size")
-        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+        subject, unread = _subject(g), _size_unread(g, "data_parallel_size")
+        for setting, moriio_port in _moriio_bases(g):
             found.append((moriio_port, setting, subject, unread))
     return found
+
+
+def _moriio_bases(g: ServingGroup) -> list[tuple[str, int]]:
+    """The (setting, base port) of the MoRIIO KV connector of group ``g`` (:func:`_moriio_ports`), none without one."""
+    extra = g.engine.extra
+    return _moriio_ports(extra.get("kv_connector"), _kv_config(extra.get("kv_transfer_config")))
+
+
+def _subject(g: ServingGroup) -> str:
+    """The workload of serving group ``g`` as findings and :attr:`PodPorts.subject` name it (``Deployment ns/name``)."""
+    return object_subject(g.kind, g.name.split(":")[0], g.namespace)
 
 
 #: The last vLLM release whose NIXL workers each listen on a side-channel port of their own (mend24; read in the
@@ -965,9 +985,9 @@ def _per_worker_ports(g: ServingGroup, base: int, offsets: range, until: tuple[i
 _KV_SIZES = ("data_parallel_size", "tensor_parallel_size", "pipeline_parallel_size")
 
 
-def _kv_sizes_unknown(inv: Inventory, svc: Service) -> list[tuple[int, int, str, str, list[tuple[str, str]], str]]:
+def _kv_sizes_unknown(groups: list[ServingGroup]) -> list[tuple[int, int, str, str, list[tuple[str, str]], str]]:
     """(lowest port, highest port, what may listen there, group, [(size, the variable it reads or "")], why the
-    release makes it not sure or "") of each NIXL, Mooncake or P2P NCCL KV connector of a group ``svc`` selects whose
+    release makes it not sure or "") of each NIXL, Mooncake or P2P NCCL KV connector of ``groups`` (a Service's) whose
     ranks' ports above the base (:func:`_kv_rank_ports`) depend on a data-parallel, tensor-parallel or
     pipeline-parallel size that is not known as a whole number (mend32: :func:`_kv_rank_ports` then counted none, so a
     Service port above the connector's base passed in silence, as MoRIIO's did before mend28). A size not known yet
@@ -980,7 +1000,7 @@ def _kv_sizes_unknown(inv: Inventory, svc: Service) -> list[tuple[int, int, str,
     from ..capacity.group import vllm_version
 
     found: list[tuple[int, int, str, str, list[tuple[str, str]], str]] = []
-    for g in _selected_groups(inv, svc):
+    for g in groups:
         e = g.engine
         extra = e.extra
         dp_unknown, tp_unknown = e.data_parallel_size is UNKNOWN, e.tensor_parallel_size is UNKNOWN
@@ -988,7 +1008,7 @@ def _kv_sizes_unknown(inv: Inventory, svc: Service) -> list[tuple[int, int, str,
             continue
         if not any(k in extra for k in _KV_EXTRAS):
             continue
-        subject = object_subject(g.kind, g.name.split(":")[0], g.namespace)
+        subject = _subject(g)
         opens = kv_connector_ports(extra)
         env: dict[str, Any] = {}
         for c in g.containers:
@@ -1236,15 +1256,34 @@ class _SettingPorts:
     def __init__(self, inv: Inventory, svc: Service) -> None:
         self.inv = inv
         self.svc = svc
+        selector = svc.selector
+        # the groups it is known to select, looked up once for every judgement below (review49: five times before)
+        groups = _selected_groups(inv, svc) if isinstance(selector, dict) and selector else []
         #: the ports the pods' own settings put a runtime on, each with what listens there and why it is not sure
-        self.set_by: dict[int, tuple[str, str]] = ports_set_by_settings(inv, svc)
-        self.rank_unsure: dict[int, tuple[str, tuple[str, str] | None]] = _moriio_ports_unsure(inv, svc)
+        self.set_by: dict[int, tuple[str, str]] = ports_set_by_settings(inv, svc, groups)
+        self.rank_unsure: dict[int, tuple[str, tuple[str, str] | None]] = _moriio_ports_unsure(groups)
         self.pin_unknown: str = _ray_pin_unknown(inv, svc)
         #: highest base first: a port above two bases is said of the nearer one
-        self.dp_unknown: list[tuple[int, str, str, str]] = sorted(_moriio_dp_unknown(inv, svc), reverse=True)
+        self.dp_unknown: list[tuple[int, str, str, str]] = sorted(_moriio_dp_unknown(groups), reverse=True)
         #: NIXL's, Mooncake's and P2P NCCL's ranks' ports at a size not known (mend32), highest base first
         self.kv_unknown: list[tuple[int, int, str, str, list[tuple[str, str]], str]] = sorted(
-            _kv_sizes_unknown(inv, svc), key=lambda f: -f[0])
+            _kv_sizes_unknown(groups), key=lambda f: -f[0])
+        #: by workload, the ports no rank of its KV connector takes: its vLLM API port (review45), and those another
+        #: container or native sidecar of its pods declares (review49: an llm-d routing sidecar's 8000 in front of
+        #: vLLM's 8200 at --data-parallel-size=<DP_SIZE> blocked as a NIXL rank's; a rank's listener binds its port,
+        #: ZMQ's or a socket's, and fails on one another program holds, so none is there while the pod serves)
+        self.taken: dict[str, set[int]] = {}
+        if self.dp_unknown or self.kv_unknown:
+            pods = selectable_pods(inv, svc)
+            for g in groups:
+                subject = _subject(g)
+                taken = self.taken.setdefault(subject, set())
+                taken.add(8000 if g.engine.port is None else g.engine.port)
+                servers = {c.name for c in vllm_containers(g)}
+                for p in pods:
+                    if p.subject == subject:
+                        taken.update(n for name, numbers in p.declared.items() if name not in servers
+                                     for n in numbers)
 
     def judge(self, port: int) -> tuple[str, str] | Undecidable | None:
         """(what listens on ``port``, why it is not sure or "") where the pods' settings put a runtime there (then in
@@ -1264,7 +1303,7 @@ class _SettingPorts:
             # (review45, as mend26 for Ray's worker range: the pin cannot bind the port vLLM holds)
             return Undecidable(f"{self.pin_unknown} (port {port} may be it)")
         for base, setting, subject, unread in self.dp_unknown:  # a MoRIIO rank's port at a DP not known (mend28)
-            if base < port and not _vllm_api_port(self.inv, self.svc, port):
+            if base < port and port not in self.taken.get(subject, ()):
                 if unread:  # a Secret's or a ConfigMap's not in the inputs: no unknown, not sure either (mend30)
                     self.set_by[port] = (
                         f"possibly vLLM's MoRIIO KV connector {setting.removesuffix('_port')} of a rank: {setting} "
@@ -1278,7 +1317,7 @@ class _SettingPorts:
                     f"{setting.removesuffix('_port')} of a rank: {setting} {base} + its data-parallel rank + its "
                     f"tensor-parallel rank)")
         for low, high, what, subject, sizes, release in self.kv_unknown:  # mend32, as MoRIIO's above
-            if not low <= port <= high or _vllm_api_port(self.inv, self.svc, port):
+            if not low <= port <= high or port in self.taken.get(subject, ()):
                 continue
             for size, unread in sizes:
                 if not unread:  # not known yet: cannot decide (a security rule's unknown fails closed)
@@ -1314,29 +1353,29 @@ def _ray_pin_unknown(inv: Inventory, svc: Service) -> str:
     return ""
 
 
-def ports_set_by_settings(inv: Inventory, svc: Service) -> dict[int, tuple[str, str]]:
-    """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on,
-    by what names them (review33: a Service publishing them passed silently, only the default numbers of
+def ports_set_by_settings(inv: Inventory, svc: Service, groups: list[ServingGroup]) -> dict[int, tuple[str, str]]:
+    """The ports, other than the runtime's defaults, that the settings of the pods ``svc`` selects put a runtime on, by
+    what names them (review33: a Service publishing them passed silently, only the default numbers of
     :data:`RUNTIME_PORTS` were looked at): a vLLM serving group's --master-port, --data-parallel-rpc-port, its KV
     connector's kv_port and its VLLM_NIXL_SIDE_CHANNEL_PORT, VLLM_MOONCAKE_BOOTSTRAP_PORT, VLLM_DP_MASTER_PORT or
     MASTER_PORT env (:data:`_SETTING_PORTS`); another workload's pods' (:attr:`PodPorts.dist`): a PyTorchJob's
-    MASTER_PORT (its ``pytorchjob-port``, 23456 by default), NCCL_COMM_ID's port. Only known values of pods the
-    Service is known to select: what is not known yet is judged on the default ports (fail closed there). Each with
-    what listens there and, where that depends on a release not known (:func:`_kv_rank_ports`), why it is not sure
-    (else "")."""
+    MASTER_PORT (its ``pytorchjob-port``, 23456 by default), NCCL_COMM_ID's port. Only known values of pods the Service
+    is known to select (``groups``, :func:`_selected_groups`): what is not known yet is judged on the default ports
+    (fail closed there). Each with what listens there and, where that depends on a release not known
+    (:func:`_kv_rank_ports`), why it is not sure (else "")."""
     found: dict[int, tuple[str, str]] = {}
     selector = svc.selector
     if not isinstance(selector, dict) or not selector:
         return found
     served: set[str] = set()
-    for g in _selected_groups(inv, svc):
-        served.add(object_subject(g.kind, g.name.split(":")[0], g.namespace))
+    for g in groups:
+        served.add(_subject(g))
         extra = g.engine.extra
         settings: list[tuple[str, Any]] = [(k, extra.get(k)) for k in ("master_port", "data_parallel_rpc_port")]
         parsed = _kv_config(extra.get("kv_transfer_config"))
         if isinstance(parsed, dict) and 14579 in kv_connector_ports(extra):  # the P2P NCCL engine's kv_port
             settings.append(("kv_port", parsed.get("kv_port")))
-        for setting, moriio_port in _moriio_ports(extra.get("kv_connector"), parsed):
+        for setting, moriio_port in _moriio_bases(g):
             for offset in _moriio_rank_offsets(g):  # review37: each rank listens on the base plus its offset
                 rank_port = moriio_port + offset
                 if rank_port not in RUNTIME_PORTS and rank_port < 65536:

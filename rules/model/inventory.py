@@ -407,6 +407,11 @@ class PodPorts:
     #: a frozenset) and pin none of ``--min-worker-port``, ``--max-worker-port``, ``--worker-port-list``: ray start's
     #: defaults, 10002 to 19999 (mend24); None otherwise (a pinned range is in ``ray`` itself).
     ray_workers: tuple[int, int] | None = None
+    #: The container port numbers (known whole numbers) each container and native sidecar of the pods declares, by
+    #: container name (review49: an llm-d routing sidecar's 8000 in front of vLLM's 8200): a port a container that
+    #: is not a vLLM server declares is that program's, and a vLLM KV connector's rank, which binds its port and fails
+    #: on one in use, is not there while the pod serves.
+    declared: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 def world_size(tp: int, pp: int = 1, pcp: int = 1) -> int:
@@ -780,6 +785,10 @@ class Ingress:
     ports: list[Any] = field(default_factory=list)
     location: Location = Location()
     suppressions: list[Suppression] = field(default_factory=list)
+    #: the ports (``ports``' entries) each backend names for the Service of its own namespace it names, by that
+    #: Service's name (review49: ``ports`` pools them, so a port routed to one Service was taken as routed to every
+    #: one); a Service no backend writes a port for has no entry
+    service_ports: dict[str, list[Any]] = field(default_factory=dict)
     #: an Ingress's class: ``spec.ingressClassName``, else the ``kubernetes.io/ingress.class`` annotation (None: the
     #: cluster's default class); an HTTPRoute's parent Gateways, ``namespace/name``
     class_name: Any = None

@@ -216,3 +216,67 @@ def test_data_over_a_mebibyte_only_once_its_aliases_expand_is_an_input_error():
     assert [e.line for e in load_text(aliased(342, "Secret", value="QUFB" * 1024), "s.yaml").errors] == [1]
     assert load_text(aliased(341, "Secret", value="QUFB" * 1024), "s.yaml").errors == []
     assert [e.line for e in load_text(aliased(342, section="binaryData", value="QUFB" * 1024), "b.yaml").errors] == [1]
+
+
+#: A Secret as a chart renders one whose values file may replace a key: data in base64, stringData's value of a key
+#: written over data's by the API server (kubernetes pkg/apis/core/v1/conversion.go Convert_v1_Secret_To_core_Secret)
+#: before ValidateSecret counts.
+_SECRET_BOTH = ("---\n# Source: vllm/templates/secret.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: weights\n"
+                "type: Opaque\ndata:\n  model.key: |\n{bundle}  token: dG9rZW4=\nstringData:\n  {over}: sk-1234\n")
+
+
+def test_a_secret_whose_string_data_replaces_its_large_data_key_is_read():
+    """review49: 1,500,000 characters of base64 under data's `model.key`, which stringData replaces by seven bytes:
+    the API server counts 7 + 5 bytes and creates it; it was an input error of at least 1,125,000 bytes."""
+    text = _SECRET_BOTH.format(bundle=_bundle(1_500_000, 76), over="model.key") + DEPLOYMENT
+    assert oversized_data(text.split(DEPLOYMENT)[0]) is None
+    inv = load_text(text, "rendered.yaml")
+    assert inv.errors == []
+    assert [g.name for g in inv.groups] == ["vllm"]
+
+
+def test_a_secret_whose_string_data_replaces_a_small_key_is_still_over():
+    """stringData replacing `token` leaves `model.key`'s 1,125,000 bytes or so: data's text counted (1,500,008
+    characters, three bytes in four less three a key: 1,125,000), less `token`'s line (nine characters: 9)."""
+    text = _SECRET_BOTH.format(bundle=_bundle(1_500_000, 76), over="token")
+    assert oversized_data(text) == (7, _message("Secret", "weights", 1_124_991, text.count("\n")))
+
+
+def test_a_secret_whose_string_data_key_is_quoted_or_escaped():
+    """A quoted key is its text; one written with an escape is not, so nothing of data is sure (stringData's 7 bytes
+    are all that is)."""
+    quoted = _SECRET_BOTH.format(bundle=_bundle(1_500_000, 76), over='"model.key"')
+    assert oversized_data(quoted) is None
+    escaped = _SECRET_BOTH.format(bundle=_bundle(1_500_000, 76), over='"model\\x2ekey"')
+    assert oversized_data(escaped) is None
+
+
+def test_a_parsed_secret_merges_string_data_over_data():
+    """The parsed count (an anchor in the file): data of 342 aliased 3,072-byte values (1,050,624 bytes, over) whose
+    keys k1-k10 stringData replaces by one byte each: 332 x 3,072 + 10 = 1,019,914 bytes, read; with stringData
+    replacing none of them it is still over."""
+    def secret(over: str) -> str:
+        return ("apiVersion: v1\nkind: Secret\nmetadata: {name: anch}\ndata:\n  k0: &v " + "QUFB" * 1024 + "\n"
+                + "".join(f"  k{i}: *v\n" for i in range(1, 342)) + "stringData:\n"
+                + "".join(f"  {over}{i}: x\n" for i in range(1, 11)))
+    assert load_text(secret("k"), "s.yaml").errors == []
+    assert [(e.line, e.message.split(":")[1]) for e in load_text(secret("other"), "s.yaml").errors] == [
+        (1, " its data holds 1,050,634 bytes once its aliases are expanded, more than the 1,048,576 (1 MiB) the "
+            "Kubernetes API server takes in a Secret's data (kubernetes pkg/apis/core/validation ValidateSecret")]
+
+
+def test_a_parsed_secrets_line_breaks_are_not_counted():
+    """review49: base64 in a block scalar of 76-character lines, as `base64` writes it, is 1,040,000 bytes decoded
+    (the line breaks are no base64: Go's decoder skips them). With an `&&` in the chart's Deployment the file is
+    parsed and counted again, and the 18,246 line breaks made it 1,053,685: a false input error."""
+    secret = ("---\n# Source: vllm/templates/secret.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: weights-key\n"
+              "type: Opaque\ndata:\n  key.bin: |\n" + _bundle(1_386_668, 76))
+    text = secret + DEPLOYMENT.replace('args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]', (
+        'command: ["/bin/sh", "-c"]\n          args: ["pip install -q hf_transfer && vllm serve Qwen/Qwen2.5-7B-Instruct"]'))
+    assert "&&" in text
+    inv = load_text(text, "rendered.yaml")
+    assert inv.errors == []
+    assert [g.name for g in inv.groups] == ["vllm"]
+    # 12,000 characters more are 1,049,001 bytes, over: said from the text, at `data:`
+    over = secret + _bundle(12_000, 76) + text[len(secret):]
+    assert [e.line for e in load_text(over, "rendered.yaml").errors] == [8]

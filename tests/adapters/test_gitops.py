@@ -94,7 +94,7 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
         ("SW005", "advisory", "apps/embed-upstream.yaml", 18, "Application argocd/embed"),
         ("SW005", "advisory", "appsets/chat-envs.yaml", 29, "ApplicationSet argocd/chat-envs"),
         ("SW305", "advisory", VIA_PROD, 1, "Namespace llm-prod"),
-        # valuesObject's TP4 over the values text's TP2 over the value file's TP8; parameters' gpus=2: an 8B
+        # valuesObject's TP4 over the value file's TP8 (its values text, TP2, ignored); parameters' gpus=2: an 8B
         # model sharded over 4 GPUs (SW104) that the pod does not even request (SW204), at the template's lines
         ("SW104", "mandatory", VIA_PROD, 25, "Deployment llm-prod/chat-vllm"),
         ("SW204", "mandatory", VIA_PROD, 27, "Deployment llm-prod/chat-vllm"),
@@ -106,8 +106,9 @@ def test_the_repository_renders_what_its_gitops_objects_say(repo, capsys):
     ]
     rows = [(w["subject"], w["file"], w["replicas"], w["tensor_parallel_size"]) for w in doc["workloads"]]
     assert rows == [
-        # release name helm.releaseName (chat), namespace spec.destination.namespace; replicas from the values text
-        ("Deployment llm-prod/chat-vllm", VIA_PROD, 2, 4),
+        # release name helm.releaseName (chat), namespace spec.destination.namespace; replicas the chart's 1: Argo CD
+        # hands helm valuesObject and ignores the values text beside it (its replicaCount 2: review49, was read)
+        ("Deployment llm-prod/chat-vllm", VIA_PROD, 1, 4),
         # no releaseName: the Application's name; its $values file is missing and ignoreMissingValueFiles is set
         ("Deployment llm-staging/chat-staging-vllm", VIA_STAGING, 1, 1),
         # Flux: release targetNamespace-name, in targetNamespace

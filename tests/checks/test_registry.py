@@ -286,6 +286,8 @@ EXTRA_FIXTURES = {
               "moriio-rank-ports-tp-unknown.yaml",  # review42: those a TP not known yet may take: cannot decide
               "moriio-rank-ports-dp-unknown.yaml",  # mend28: a DP not known yet: any port above a base may be one
               "kv-rank-ports-size-unknown.yaml",  # mend32: NIXL, Mooncake, P2P NCCL at a size not known
+              "kv-rank-ports-taken.yaml",  # review49: a port a sidecar of the pods holds is no rank's; per workload
+              "ingress-ports-by-backend.yaml",  # review49: a port routed to one backend is not routed to the others
               "moriio-dp-computed.json",  # mend28: the same where a preview computes the DP; the API port none
               "ray-dashboard-loopback.yaml",  # review37: a head's dashboard on the loopback (Ray's default host)
               "ray-pinned-ports.yaml",  # mend22: the ports ray start's other flags pin (raylet, workers' range)

@@ -128,7 +128,7 @@ def add_service(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     ))
 
 
-def _backend(b: Any, services: list[str], ports: list[Any]) -> None:
+def _backend(b: Any, services: list[str], ports: list[Any], by_service: dict[str, list[Any]]) -> None:
     b = as_map(b)
     svc = as_map(b.get("service"))
     name = svc.get("name") or b.get("serviceName")
@@ -138,6 +138,7 @@ def _backend(b: Any, services: list[str], ports: list[Any]) -> None:
         value = port.get("number", port.get("name")) if port else b.get("servicePort")
         if value is not None:
             ports.append(value)
+            by_service.setdefault(str(name), []).append(value)
 
 
 def add_ingress(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
@@ -145,14 +146,15 @@ def add_ingress(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> None:
     ann, lines = read_annotations(meta)
     services: list[str] = []
     ports: list[Any] = []
-    _backend(spec.get("defaultBackend") or spec.get("backend"), services, ports)
+    by_service: dict[str, list[Any]] = {}
+    _backend(spec.get("defaultBackend") or spec.get("backend"), services, ports, by_service)
     for rule in as_list(spec.get("rules")):
         for path in as_list(as_map(as_map(rule).get("http")).get("paths")):
-            _backend(as_map(path).get("backend"), services, ports)
+            _backend(as_map(path).get("backend"), services, ports, by_service)
     class_name = spec.get("ingressClassName", ann.get("kubernetes.io/ingress.class"))
     inv.ingresses.append(Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=str(meta.get("namespace") or "default"),
-        kind="Ingress", annotations=ann, services=services, ports=ports, location=loc,
+        kind="Ingress", annotations=ann, services=services, ports=ports, location=loc, service_ports=by_service,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line),
         class_name=class_name if class_name is UNKNOWN or class_name is None else str(class_name),
     ))
@@ -215,6 +217,7 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     namespace = str(written or "default")
     services: list[str] = []
     ports: list[Any] = []
+    by_service: dict[str, list[Any]] = {}
     extensions: list[tuple[str, str]] = []
     pools: list[str] = []
     pool_groups: list[str] = []
@@ -249,6 +252,8 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
                 pool_groups.append(group)
             else:
                 services.append(str(ref["name"]))
+                if ref.get("port") is not None:
+                    by_service.setdefault(str(ref["name"]), []).append(ref["port"])
             if not pool and ref.get("port") is not None:
                 ports.append(ref["port"])
         for f in as_list(as_map(rule).get("filters")):  # an ALB listener rule's actions (AWS LBC), say
@@ -260,7 +265,7 @@ def add_http_route(obj: Mapping[str, Any], loc: Location, inv: Inventory) -> Non
     parents = [f"{p['namespace']}/{p['name']}" for p in refs]
     route = Ingress(
         name=str(meta.get("name") or "unnamed"), namespace=namespace,
-        kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc,
+        kind="HTTPRoute", annotations=ann, services=services, ports=ports, location=loc, service_ports=by_service,
         suppressions=suppressions_from(ann, lines, loc.file, loc.line), parents=parents,
         parent_refs=refs, hostnames=list(as_list(spec.get("hostnames"))), extension_refs=extensions,
         pool_refs=pools, pool_groups=pool_groups, remote_refs=remote,

@@ -838,12 +838,17 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
     # endpointslice/utils.go, "also support sidecar container (initContainer with restartPolicy=Always)")
     inits = pod_spec.get("initContainers") if isinstance(pod_spec, Mapping) else None
     sidecars = [c for c in as_list(inits) if isinstance(c, Mapping) and c.get("restartPolicy") == "Always"]
+    declared: dict[str, frozenset[int]] = {}
     for c in [*as_list(containers), *sidecars]:
         if c is UNKNOWN:
             named["*"] = UNKNOWN
             continue
         for name, number in port_names(as_map(c).get("ports"), first_wins=True).items():
             named.setdefault(name, number)
+        numbers = frozenset(n for p in as_list(as_map(c).get("ports")) if isinstance(p, Mapping)
+                            for n in (p.get("containerPort"),) if isinstance(n, int) and not isinstance(n, bool))
+        if numbers and isinstance(as_map(c).get("name"), str):
+            declared[str(as_map(c).get("name"))] = numbers
     labels = as_map(meta).get("labels")
     ray = UNKNOWN if containers is UNKNOWN else runs_ray([*as_list(containers), *sidecars], pod_spec)
     dist = UNKNOWN if containers is UNKNOWN else runs_dist([*as_list(containers), *sidecars], pod_spec)
@@ -855,7 +860,7 @@ def pod_ports(subject: str, namespace: str, meta: Any, pod_spec: Any, loc: Locat
                   for t in map(as_ray_start, command_texts(as_map(c), spec)[0]) if _RAY_START.search(t)]
         workers = ranges[0] if ranges and all(r is not None for r in ranges) else None
     return PodPorts(subject, namespace, UNKNOWN if labels is UNKNOWN else str_map(labels), named, loc, ray=ray,
-                    dist=dist, entrypoints=entrypoints, ray_workers=workers)
+                    dist=dist, entrypoints=entrypoints, ray_workers=workers, declared=declared)
 
 
 #: An image that ships Ray: a repository of the ``rayproject`` or ``anyscale`` organisations, or one named ``ray``

@@ -247,6 +247,10 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         rendered = _chart_values(docs, text, file)
         if rendered is not None:
             return rendered
+        if "cluster_manifests" in text:  # CNDI: the manifests its configuration or template writes (corpus45)
+            cndi = _cndi_config(docs, text, file)
+            if cndi is not None:
+                return cndi
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
         if duplicates and kinds.ansible_file(file, docs):  # Ansible keeps the last value, with a warning
             return Inventory(skipped_files=[(file, kinds.ANSIBLE)])
@@ -313,6 +317,21 @@ def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -
             inv.errors = [named_for_values(e, doc, "") for e in inv.errors]
     # only llm-d's inference simulator (the chart's default container), or nothing vLLM: Helm values, as before
     return inv if inv.groups or inv.launch_issues or inv.errors else None
+
+
+def _cndi_config(docs: list[tuple[int | None, object]], text: str, file: str) -> Inventory | None:
+    """A CNDI configuration or template (:mod:`.cndi`): the inventory of the manifests under its
+    ``cluster_manifests``, a skip that says why when it writes none, None for any other file."""
+    from .cndi import CNDI_NO_MANIFESTS, cndi_manifests
+
+    manifests = cndi_manifests(docs)
+    if manifests is None:
+        return None
+    if not manifests:
+        return Inventory(skipped_files=[(file, CNDI_NO_MANIFESTS)])
+    from .k8s import inventory_from_documents
+
+    return inventory_from_documents(manifests, text, file)
 
 
 #: Why a Terraform file is not read (:func:`terraform_skip`).

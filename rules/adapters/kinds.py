@@ -444,7 +444,9 @@ _ENGINE_JSON_KEYS = frozenset({"gpu_memory_utilization", "tensor_parallel_size",
                                "max_model_len", "max_num_seqs", "max_num_batched_tokens", "enforce_eager",
                                "disable_log_requests", "enable_chunked_prefill", "enable_prefix_caching",
                                "kv_cache_dtype", "block_size", "swap_space", "quantization", "trust_remote_code",
-                               "download_dir", "dtype"})
+                               "download_dir", "dtype", "speculative_model", "speculative_config",
+                               "num_speculative_tokens", "enable_lora", "max_lora_rank", "max_loras",
+                               "distributed_executor_backend", "cpu_offload_gb", "load_format"})
 
 
 def _vllm_engine_json(data: Any) -> bool:
@@ -455,6 +457,10 @@ def _vllm_engine_json(data: Any) -> bool:
     keys = [k for k in data if isinstance(k, str)]
     return len(keys) == len(data) and any(k in _ENGINE_JSON_KEYS for k in keys) and all(
         k.replace("_", "").isalnum() and k == k.lower() for k in keys)
+
+
+#: Why a JSON file that is no input of any kind shardwise knows is not read.
+GENERIC_JSON = "JSON that is not a Kubernetes object nor a Pulumi preview or state file"
 
 
 def json_kind(data: Any, name: str) -> str:
@@ -478,7 +484,7 @@ def json_kind(data: Any, name: str) -> str:
         return "shardwise baseline"  # --create-baseline's file, committed beside the manifests
     if _vllm_engine_json(data):
         return TRITON_VLLM
-    return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"
+    return GENERIC_JSON
 
 
 #: Kinds whose objects belong to no namespace (``kubectl api-resources --namespaced=false`` of Kubernetes, and the

@@ -132,6 +132,24 @@ def _no_input_read_leniently(text: str, file: str) -> bool:
     return kind not in (kinds.KUBERNETES, kinds.PULUMI, kinds.OCI_RECIPE)
 
 
+#: A Triton model configuration's backend line: ``backend: "vllm"`` (protobuf text format; the quotes optional).
+_TRITON_VLLM_BACKEND = re.compile(r"^\s*backend\s*:\s*[\"']?vllm[\"']?\s*(?:#.*)?$", re.MULTILINE)
+
+
+def _triton_vllm_model(file: str) -> bool:
+    """Whether ``file`` is the ``<model>/<version>/model.json`` of a Triton model repository whose
+    ``<model>/config.pbtxt`` says ``backend: "vllm"`` (triton-inference-server/vllm_backend README.md): its engine
+    arguments, even a ``model`` alone, configure a vLLM server (:data:`.kinds.TRITON_VLLM`)."""
+    if os.path.basename(file) != "model.json":
+        return False
+    config = os.path.join(os.path.dirname(os.path.dirname(file)), "config.pbtxt")
+    try:
+        text = read_file_bytes(config, limit=65536, head=True).decode("utf-8", "replace")
+    except (InputError, OSError):
+        return False
+    return _TRITON_VLLM_BACKEND.search(text) is not None
+
+
 #: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_stream`).
 JSON_LINES = ("JSON Lines (several JSON values, one after another) of which none is a Kubernetes object "
               "(data a program appended)")
@@ -222,6 +240,8 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
                 stack.stacks.append(file)
                 return stack
             if kind != kinds.KUBERNETES:
+                if kind == kinds.GENERIC_JSON and _triton_vllm_model(file):
+                    kind = kinds.TRITON_VLLM
                 return Inventory(skipped_files=[(file, kind)])
             if "\\u" in text:
                 from .jsonsrc import yaml_readable

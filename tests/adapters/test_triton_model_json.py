@@ -36,3 +36,18 @@ def test_a_vllm_backend_model_json_says_it_configures_a_vllm_server(data):
 def test_other_json_with_a_model_stays_a_json_that_is_no_input(data):
     inv = load_text(json.dumps(data), "settings.json")
     assert inv.skipped_files == [("settings.json", GENERIC)]
+
+
+def test_a_model_json_of_a_vllm_backend_model_folder_is_named_by_its_config_pbtxt(tmp_path):
+    # triton-inference-server/tutorials' speculative decoding base_model: `model` alone, named by the config.pbtxt of
+    # its model folder (backend: "vllm"); the same file beside a config.pbtxt of another backend stays generic JSON
+    for name, backend in (("base_model", '"vllm"'), ("onnx_model", '"onnxruntime"')):
+        version = tmp_path / name / "1"
+        version.mkdir(parents=True)
+        (tmp_path / name / "config.pbtxt").write_text(f"# a model\nbackend: {backend}\ninstance_group [{{ kind: KIND_MODEL }}]\n")
+        (version / "model.json").write_text('{\n    "model": "/hf-models/Meta-Llama-3-8B-Instruct"\n}\n')
+    from shardwise.rules.adapters import load_inputs
+
+    inv = load_inputs([str(tmp_path)])
+    assert sorted((f.rsplit("/", 3)[-3], why) for f, why in inv.skipped_files) == [
+        ("base_model", TRITON_VLLM), ("onnx_model", GENERIC)]

@@ -44,19 +44,21 @@ def _angled(m: re.Match[str]) -> str:
     return f"<{name}>" if name[:1].isalpha() else "<cndi-value>"
 
 
-def _unknowns(value: Any, depth: int = 0) -> Any:
+def _unknowns(value: Any, seen: set[int], depth: int = 0) -> Any:
     """``value`` with each CNDI placeholder in its strings written as a template's placeholder (in place in mappings
-    and lists, which keep their lines)."""
-    if depth > 64:
-        return value
+    and lists, which keep their lines). ``seen``: the containers already walked, each once (a YAML alias shares one
+    object many times: an alias bomb is walked in linear time)."""
     if isinstance(value, str):
         return _PLACEHOLDER.sub(_angled, value) if "$cndi" in value else value
+    if depth > 64 or not isinstance(value, dict | list) or id(value) in seen:
+        return value
+    seen.add(id(value))
     if isinstance(value, dict):
         for key in list(value):
-            value[key] = _unknowns(value[key], depth + 1)
-    elif isinstance(value, list):
+            value[key] = _unknowns(value[key], seen, depth + 1)
+    else:
         for i, item in enumerate(value):
-            value[i] = _unknowns(item, depth + 1)
+            value[i] = _unknowns(item, seen, depth + 1)
     return value
 
 
@@ -84,6 +86,7 @@ def cndi_manifests(docs: list[tuple[int | None, Any]]) -> list[tuple[int | None,
     there, as kubectl would refuse the file CNDI writes from it)."""
     found = False
     out: list[tuple[int | None, Any]] = []
+    seen: set[int] = set()
     for _, doc in docs:
         if not isinstance(doc, Mapping):
             continue
@@ -95,5 +98,5 @@ def cndi_manifests(docs: list[tuple[int | None, Any]]) -> list[tuple[int | None,
         for key, entry in manifests.items():
             if isinstance(entry, Mapping) and _block_reference(entry):
                 continue
-            out.append((manifests.line_of(key) if isinstance(manifests, LineDict) else None, _unknowns(entry)))
+            out.append((manifests.line_of(key) if isinstance(manifests, LineDict) else None, _unknowns(entry, seen)))
     return out if found else None

@@ -431,6 +431,38 @@ def _number_table(data: Any) -> bool:
             and all(isinstance(v, int | float) and not isinstance(v, bool) for v in data.values()))
 
 
+#: Why a Triton Inference Server vLLM backend's ``model.json`` is not read: the engine arguments Triton hands vLLM's
+#: AsyncLLMEngine for a model whose ``config.pbtxt`` says ``backend: "vllm"`` (triton-inference-server/vllm_backend
+#: README.md, samples/model_repository/vllm_model/1/model.json). It was "JSON that is not a Kubernetes object", a word
+#: that hid the vLLM server it configures (corpus45: redhat-na-ssa/llm-test, Llama-3-8B at tensor_parallel_size 4).
+TRITON_VLLM = ("vLLM engine arguments in JSON (a Triton Inference Server vLLM backend's model.json, which Triton "
+               "hands vLLM's engine): shardwise reads no Triton model repository, so no capacity or topology rule "
+               "looked at this server; the same settings as vLLM flags in a Kubernetes manifest are linted")
+#: Engine arguments a vLLM backend's model.json sets beside ``model`` (vLLM's AsyncEngineArgs field names), one of
+#: which it must hold to be read as one: a JSON of ``model`` alone is too common a shape to name.
+_ENGINE_JSON_KEYS = frozenset({"gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
+                               "max_model_len", "max_num_seqs", "max_num_batched_tokens", "enforce_eager",
+                               "disable_log_requests", "enable_chunked_prefill", "enable_prefix_caching",
+                               "kv_cache_dtype", "block_size", "swap_space", "quantization", "trust_remote_code",
+                               "download_dir", "dtype", "speculative_model", "speculative_config",
+                               "num_speculative_tokens", "enable_lora", "max_lora_rank", "max_loras",
+                               "distributed_executor_backend", "cpu_offload_gb", "load_format"})
+
+
+def _vllm_engine_json(data: Any) -> bool:
+    """Whether ``data`` is vLLM engine arguments as a JSON object: a string ``model``, one of
+    :data:`_ENGINE_JSON_KEYS`, and only snake_case keys (an AsyncEngineArgs field each)."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("model"), str):
+        return False
+    keys = [k for k in data if isinstance(k, str)]
+    return len(keys) == len(data) and any(k in _ENGINE_JSON_KEYS for k in keys) and all(
+        k.replace("_", "").isalnum() and k == k.lower() for k in keys)
+
+
+#: Why a JSON file that is no input of any kind shardwise knows is not read.
+GENERIC_JSON = "JSON that is not a Kubernetes object nor a Pulumi preview or state file"
+
+
 def json_kind(data: Any, name: str) -> str:
     """:data:`PULUMI`, :data:`KUBERNETES`, or the reason a JSON file is not an input."""
     from .pulumi import is_pulumi_json
@@ -450,7 +482,9 @@ def json_kind(data: Any, name: str) -> str:
         return OCI_RECIPE  # read by ocirecipe.py
     if isinstance(data, Mapping) and "shardwise_baseline" in data:
         return "shardwise baseline"  # --create-baseline's file, committed beside the manifests
-    return "JSON that is not a Kubernetes object nor a Pulumi preview or state file"
+    if _vllm_engine_json(data):
+        return TRITON_VLLM
+    return GENERIC_JSON
 
 
 #: Kinds whose objects belong to no namespace (``kubectl api-resources --namespaced=false`` of Kubernetes, and the

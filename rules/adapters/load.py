@@ -132,6 +132,24 @@ def _no_input_read_leniently(text: str, file: str) -> bool:
     return kind not in (kinds.KUBERNETES, kinds.PULUMI, kinds.OCI_RECIPE)
 
 
+#: A Triton model configuration's backend line: ``backend: "vllm"`` (protobuf text format; the quotes optional).
+_TRITON_VLLM_BACKEND = re.compile(r"^\s*backend\s*:\s*[\"']?vllm[\"']?\s*(?:#.*)?$", re.MULTILINE)
+
+
+def _triton_vllm_model(file: str) -> bool:
+    """Whether ``file`` is the ``<model>/<version>/model.json`` of a Triton model repository whose
+    ``<model>/config.pbtxt`` says ``backend: "vllm"`` (triton-inference-server/vllm_backend README.md): its engine
+    arguments, even a ``model`` alone, configure a vLLM server (:data:`.kinds.TRITON_VLLM`)."""
+    if os.path.basename(file) != "model.json":
+        return False
+    config = os.path.join(os.path.dirname(os.path.dirname(file)), "config.pbtxt")
+    try:
+        text = read_file_bytes(config, limit=65536, head=True).decode("utf-8", "replace")
+    except (InputError, OSError):
+        return False
+    return _TRITON_VLLM_BACKEND.search(text) is not None
+
+
 #: The skip reason of a file of several JSON values (JSON Lines) none of which is an input (:func:`_json_stream`).
 JSON_LINES = ("JSON Lines (several JSON values, one after another) of which none is a Kubernetes object "
               "(data a program appended)")
@@ -222,6 +240,8 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
                 stack.stacks.append(file)
                 return stack
             if kind != kinds.KUBERNETES:
+                if kind == kinds.GENERIC_JSON and _triton_vllm_model(file):
+                    kind = kinds.TRITON_VLLM
                 return Inventory(skipped_files=[(file, kind)])
             if "\\u" in text:
                 from .jsonsrc import yaml_readable
@@ -247,6 +267,10 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         rendered = _chart_values(docs, text, file)
         if rendered is not None:
             return rendered
+        if "cluster_manifests" in text:  # CNDI: the manifests its configuration or template writes (corpus45)
+            cndi = _cndi_config(docs, text, file)
+            if cndi is not None:
+                return cndi
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
         if duplicates and kinds.ansible_file(file, docs):  # Ansible keeps the last value, with a warning
             return Inventory(skipped_files=[(file, kinds.ANSIBLE)])
@@ -313,6 +337,21 @@ def _chart_values(docs: list[tuple[int | None, object]], text: str, file: str) -
             inv.errors = [named_for_values(e, doc, "") for e in inv.errors]
     # only llm-d's inference simulator (the chart's default container), or nothing vLLM: Helm values, as before
     return inv if inv.groups or inv.launch_issues or inv.errors else None
+
+
+def _cndi_config(docs: list[tuple[int | None, object]], text: str, file: str) -> Inventory | None:
+    """A CNDI configuration or template (:mod:`.cndi`): the inventory of the manifests under its
+    ``cluster_manifests``, a skip that says why when it writes none, None for any other file."""
+    from .cndi import CNDI_NO_MANIFESTS, cndi_manifests
+
+    manifests = cndi_manifests(docs)
+    if manifests is None:
+        return None
+    if not manifests:
+        return Inventory(skipped_files=[(file, CNDI_NO_MANIFESTS)])
+    from .k8s import inventory_from_documents
+
+    return inventory_from_documents(manifests, text, file)
 
 
 #: Why a Terraform file is not read (:func:`terraform_skip`).

@@ -122,6 +122,11 @@ DECIDED_AT_UP_OR_SECRET = (f"{DECIDED_AT_UP}; if it is one of the values the pre
 #: A Helm/Go template (``{{ .Values.tp }}`` on the value's line, or anywhere in its file): the chart fills it.
 DECIDED_BY_RENDERING = ("render the chart first (`helm template`) and lint what it writes, or write the value as a "
                         "literal")
+#: A CNDI template's ``{{ $cndi.get_prompt_response(…) }}`` (or a ``$cndi_on_ow.…(…)`` value) on the value's line, or
+#: in its file: ``cndi create`` fills it from the answers to the template's prompts and writes cndi_config.yaml
+#: (polyseam/cndi v3.1.1 README.md, "create"), whose cluster_manifests shardwise reads (corpus45).
+DECIDED_BY_CNDI = ("run `cndi create` first (its prompts fill the template's `$cndi` placeholders) and lint the "
+                   "cndi_config.yaml it writes, or write the value as a literal")
 #: A ``${VAR}`` or ``$VAR`` on the value's line of a file with no Go template: envsubst fills it in a template, the
 #: container's shell from its env in a command (shardwise reads an env value written literally or from a ConfigMap of
 #: the inputs).
@@ -152,7 +157,7 @@ DECIDE_IT = ("write it literally in the inputs (not a reference to a ConfigMap o
 #: :func:`..model.unknown.is_angle_placeholder`): the file is a tutorial's template its reader fills (corpus38).
 DECIDED_BY_FILLING = "fill the template's <…> placeholder with the value (or write the value literally) and lint that"
 _DECIDERS = (DECIDED_AT_UP_OR_SECRET, DECIDED_NEVER_SECRET, DECIDED_AT_UP, DECIDED_BY_RENDERING, DECIDED_BY_VARIABLE,
-             DECIDED_BY_CONFIGMAP, DECIDED_BY_COMMAND,
+             DECIDED_BY_CONFIGMAP, DECIDED_BY_COMMAND, DECIDED_BY_CNDI,
              DECIDE_IT, DECIDED_BY_FILLING)
 #: Why a value the inputs write is not known, as a "cannot decide" message gives it: the findings that get what
 #: decides it. Other reasons name what the inputs or the catalog lack (a ResourceClaimTemplate, KubeAI's
@@ -205,6 +210,8 @@ def what_decides(location: Location) -> str:
     if not 0 < at <= len(lines):
         return DECIDE_IT
     text = lines[at - 1]
+    if "$cndi" in text:
+        return DECIDED_BY_CNDI
     if "{{" in text:
         return DECIDED_BY_RENDERING
     if ("$(" in text or "`" in text) and _K8S_REF.search(text) is None and _COMMAND_SUBSTITUTION.search(text):
@@ -212,7 +219,7 @@ def what_decides(location: Location) -> str:
     if "$(" in text:
         return DECIDED_BY_CONFIGMAP
     if any("{{" in line for line in lines):
-        return DECIDED_BY_RENDERING
+        return DECIDED_BY_CNDI if any("{{ $cndi." in line for line in lines) else DECIDED_BY_RENDERING
     if holds_placeholder(text):
         return DECIDED_BY_VARIABLE
     return DECIDED_BY_FILLING if "<" in text and _ANGLED_ON_LINE.search(text) else DECIDE_IT

@@ -146,6 +146,8 @@ EXTRA_FIXTURES = {
               "ascend-npu.yaml"},  # mend2: an Ascend workload is told to select its NPU pool, not a GPU one
     "SW101": {"quantised-remedy-capability.yaml",  # read48: the remedy names only checkpoints the GPU and release take
               "cloud-run-knative.yaml",  # corpus9: Cloud Run's run.googleapis.com/accelerator names the GPU
+              "cndi-config.yaml",  # corpus45: a cndi_config.yaml's cluster_manifests are the manifests Argo CD applies
+              "cndi-template.yaml",  # corpus45: a CNDI template's prompt placeholder is a model not known yet
               "tp-unknown-npu-hpu.yaml",  # mend24: a TP not known yet on an NPU or HPU node, in the device's noun
               "model-float32-below-ampere.yaml",  # capacity5: auto leaves Gemma 2/3 float32 on a T4 or V100 (0.9.1+)
               "ascend-weights-exceed.yaml",  # mend15: weights alone above an NPU's whole memory block on any device

@@ -350,6 +350,7 @@ LOCAL_IMPORTS_FOR_START_UP = {
     "rules/adapters/load.py: shardwise.rules.adapters.jsonsrc",  # only a text that may be JSON
     "rules/adapters/load.py: shardwise.rules.adapters.k8s",  # each reader only for its kind of input
     "rules/adapters/load.py: shardwise.rules.adapters.k8s.modelservice",  # only YAML that is no Kubernetes object
+    "rules/adapters/load.py: shardwise.rules.adapters.cndi",  # only YAML that is no object and says cluster_manifests
     "rules/adapters/load.py: shardwise.rules.adapters.k8s.inventory",  # only a chart's values read as what it renders
     "rules/adapters/load.py: shardwise.rules.adapters.k8s.helmrelease",  # only a chart's values with an input error
     "rules/adapters/load.py: shardwise.rules.adapters.shell",  # only a shell script (adapters.shellname tells)

@@ -824,9 +824,23 @@ def _hardware_unplaceable(g: ServingGroup) -> str | None:
             f"{g.accelerator_resource}")
 
 
-def _pool_admits(pool: NodePool, g: ServingGroup) -> bool:
-    if not _advertises(pool, g):
-        return False
+def _pool_admits(pool: NodePool, g: ServingGroup, advertised: dict[tuple[int, str], bool] | None = None) -> bool:
+    """Whether ``g``'s pods may land on ``pool``: its nodes may advertise the resource they request, its labels meet
+    their nodeSelector and one term of their required node affinity, and they tolerate its taints. ``advertised``
+    keeps :func:`_advertises`'s answers by (the pool's id, the resource requested) over one :func:`resolve_pools`:
+    for a group that requests one, the answer depends on nothing else of the group, and asking it of every pair was
+    most of this test (lintspeed30)."""
+    resource = g.accelerator_resource
+    if advertised is None or not resource or g.gpus_per_pod == 0 or g.gpus_per_pod is None:
+        if not _advertises(pool, g):
+            return False
+    else:
+        key = (id(pool), resource)
+        held = advertised.get(key)
+        if held is None:
+            held = advertised[key] = _advertises(pool, g)
+        if not held:
+            return False
     labels = pool.labels
     for k, v in g.node_selector.items():
         if labels.get(k) != v and not (k not in labels and _launches(pool, k, v)):
@@ -1063,6 +1077,7 @@ def resolve_pools(inv: Inventory) -> None:
         apply_cluster_config(inv)
     resolve_claims(inv)  # a claim's devices are the pod's request, before a pool is picked by it
     declared = [p for p in inv.pools if p.kind != SELECTOR_POOL_KIND]
+    advertised: dict[tuple[int, str], bool] = {}  # _pool_admits's memo: the pools of ``declared`` live till the end
     for g in inv.groups:
         if g.pool is not None and g.pool.kind != SELECTOR_POOL_KIND:
             continue
@@ -1072,7 +1087,7 @@ def resolve_pools(inv: Inventory) -> None:
             continue
         unit = [p for p in declared if inv.same_unit(p.location.file, g.location.file)] if inv.units else declared
         if unit:
-            matching = _by_weight([p for p in unit if _pool_admits(p, g)])
+            matching = _by_weight([p for p in unit if _pool_admits(p, g, advertised)])
             with_gpus = [p for p in matching if p.gpu is not None or p.gpus_per_node is UNKNOWN or p.gpus_per_node]
             wants_gpus = isinstance(g.gpus_per_pod, int) and g.gpus_per_pod > 0
             pick = (with_gpus or matching) if wants_gpus else matching

@@ -17,9 +17,6 @@ $(BIN)/shardwise: pyproject.toml setup.py
 
 # the optional compiled YAML reader (native/, Rust); without cargo setup goes on with the Python reader
 setup: $(BIN)/shardwise
-	@# the editable install as a path entry, not setuptools' finder hook, which every start of the environment's
-	@# interpreter imported with pathlib and more: about 49M instructions (scripts/editable-path.sh)
-	@bash scripts/editable-path.sh $(BIN)/python
 	@bash scripts/build-native.sh $(BIN)/python
 	@# the hottest rules modules compiled with mypyc (scripts/build-mypyc.sh; mypy, a dev dependency, ships it):
 	@# about 16 % fewer instructions of a lint of the generated manifests, the same reports (benchmarks/README.md,

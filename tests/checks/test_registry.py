@@ -366,6 +366,7 @@ EXTRA_FIXTURES = {
               "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
               "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
               "proxy-sidecar.yaml",  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
+              "proxy-sidecar-routed-port.yaml",  # review50: behind an Ingress, only the Service ports it routes to
               "llmisvc-router.yaml",  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
               # gateway51: HTTPRoutes and LLMInferenceService routes judged on the Gateways of the inputs
               "gateway-gke.yaml",  # GKE's external class blocks, its internal one and unadmitted routes do not

@@ -240,6 +240,7 @@ EXTRA_FIXTURES = {
               "mig-strategy-label.yaml",  # review23: the strategy label alone is on MIG-disabled nodes too
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "cpu-tpu-images.yaml",  # release37: vLLM's and Red Hat's CPU and TPU builds owe no GPU request
+              "kserve-runtime-resources.yaml",  # review50: KServe merges a runtime's resources key by key
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
@@ -348,6 +349,7 @@ EXTRA_FIXTURES = {
               "placeholder-rules-other-pods.yaml"},  # review39: such a policy of other pods decides nothing for vLLM
     "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
               "kserve-runtime-volume.yaml",  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
+              "kserve-runtime-mounts.yaml",  # review50: and its container's volumeMounts by mountPath
               "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not
               "prefill-context-parallel.yaml"},  # engine23: a TP1 engine's PCP ranks are workers that talk over NCCL
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds

@@ -42,6 +42,7 @@ from ...vllm.args import expand_k8s
 from ...vllm.images import kserve_hf_release
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from
+from .ome import merge
 from .parse import Lines, make_locate
 from .serving import (
     API_SERVER,
@@ -600,7 +601,7 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         implied.entrypoint = (None, API_SERVER)
         if not any(str(a).split("=", 1)[0] == "--model" for a in args):
             args = ["--model", "/mnt/models", *args]
-    command = base.get("command")
+    command = model.get("command", base.get("command"))  # the service's replaces the runtime's (a list, no merge key)
     if hf and _hf_server_command(command):
         command = None  # the image's entrypoint written out: the server implied.entrypoint stands for
     container = synthetic_container(
@@ -609,11 +610,11 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         command=command,
         args=args,
         env=[*as_list(base.get("env")), *as_list(model.get("env"))] or None,
-        resources=model.get("resources") or base.get("resources"),
+        resources=_merged(base, model, "resources"),
     )
     for key in ("startupProbe", "livenessProbe", "readinessProbe", "volumeMounts"):
         if key in base or key in model:
-            container[key] = model.get(key, base.get(key))
+            container[key] = _merged(base, model, key)
     for key in container:  # each field at the line of what wrote it: the model's, else the runtime's container
         own = key in model and (bool(model.get(key)) or key not in ("image", "resources", "args", "env"))
         source = model if own else base
@@ -625,6 +626,20 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     if runtime is not None:
         _merge_runtime_pod(pod, as_map(runtime.get("spec")))
     return pod
+
+
+def _merged(base: Mapping[str, Any], model: Mapping[str, Any], key: str) -> Any:
+    """Field ``key`` of the container KServe runs for a predictor ``model`` on its runtime's container ``base``:
+    ``MergeRuntimeContainers`` (pkg/controller/v1beta1/inferenceservice/utils/utils.go: kserve/kserve 00bd5d06 through
+    pkg/utils ``MergeContainerWithPatch``, and the earlier form that calls ``strategicpatch.StrategicMergePatch``
+    itself; both then concatenate the args) applies the service's container to the runtime's as a strategic merge
+    patch, so
+    ``resources`` merges key by key (a service that writes only cpu and memory keeps the runtime's nvidia.com/gpu),
+    ``volumeMounts`` item by item by mountPath (the runtime's /dev/shm mount stays beside the service's cache) and a
+    probe field by field (review50: the service's replaced the runtime's whole, two false blocks, SW204 and SW401)."""
+    if key in base and key in model and model[key] is not None:
+        return merge(base[key], model[key], key)
+    return model.get(key) if key in model and model[key] is not None else base.get(key)
 
 
 #: The pod fields of a ServingRuntime's spec that KServe's predictor reconciler merges under the InferenceService's

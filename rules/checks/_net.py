@@ -232,14 +232,41 @@ def selects(service: Service, g: ServingGroup) -> bool:
     return True
 
 
-def fronting_containers(svc: Service, g: ServingGroup) -> list[str]:
+def routed_ports(ing: Ingress, svc: Service) -> list[Any]:
+    """The ports ``ing`` routes to Service ``svc``: those its backends that name it write
+    (:attr:`Ingress.service_ports`), else (none written, a Service of another namespace, a backend a preview
+    computes) every port it routes to (review49: ``ing.ports`` pools them over its backends)."""
+    own = ing.service_ports.get(svc.name) if svc.namespace == ing.namespace else None
+    return own if own and UNKNOWN not in ing.ports else ing.ports
+
+
+def routed_targets(ing: Ingress, svc: Service) -> list[Any]:
+    """The target ports of ``svc`` that ``ing`` may send traffic to: those of the Service ports it routes to this
+    Service (:func:`routed_ports`, by number or by name), a port not known yet among them; all of them where it writes
+    no port for it, or where the Service's ports and target ports do not pair up. One reading for SW301 and SW306
+    (review50: SW306 judged every target port of a Service, so a port only in-cluster clients use, on vLLM itself,
+    made an Ingress routed only to an oauth2-proxy sidecar's port block)."""
+    routed = routed_ports(ing, svc)
+    targets: list[Any] = []
+    if len(svc.ports) == len(svc.target_ports):
+        targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
+                    if not routed or p in routed or p is UNKNOWN]  # may be the one routed to
+    else:
+        targets += svc.target_ports
+    targets += [t for n, t in svc.port_names.items() if n in routed]
+    return targets
+
+
+def fronting_containers(svc: Service, g: ServingGroup, targets: list[Any] | None = None) -> list[str]:
     """The containers of ``g`` other than vLLM's that receive all of ``svc``'s traffic (an authenticating proxy
     sidecar such as oauth2-proxy in front of vLLM), as ``name (port)``; empty when a target port reaches a vLLM
-    container, is declared by no container of the pod, or is not known yet (the traffic may reach vLLM)."""
+    container, is declared by no container of the pod, or is not known yet (the traffic may reach vLLM). Only the
+    target ports ``targets`` where given (those a route sends to: :func:`routed_targets`) and it names one; every
+    target port of the Service otherwise."""
     fronts: list[str] = []
     if any(c.port_names.get("*") is UNKNOWN for c in g.containers):
         return []  # a container's ports are not all known yet: one of them may be the target
-    for target in svc.target_ports:
+    for target in targets or svc.target_ports:
         if target is UNKNOWN or isinstance(target, bool) or target is None:
             return []
         number = target if isinstance(target, int) else int(target) if str(target).strip().isdigit() else None

@@ -37,6 +37,8 @@ from ._net import (
     mesh_only,
     opens_port,
     pool_security_groups,
+    routed_ports,
+    routed_targets,
     rule_sources,
     runtime_ports_covered,
     selectable,
@@ -351,14 +353,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             for svc in found:
                 if why is None:
                     behind.append(svc)
-                targets: list[Any] = []
-                routed = _routed(ing, svc)  # review49: the ports it routes to this Service, not to any backend
-                if len(svc.ports) == len(svc.target_ports):
-                    targets += [t for p, t in zip(svc.ports, svc.target_ports, strict=True)  # a port not known
-                                if not routed or p in routed or p is UNKNOWN]  # may be the one routed to
-                else:
-                    targets += svc.target_ports
-                targets += [t for n, t in svc.port_names.items() if n in routed]
+                # review49: the ports it routes to this Service, not to any backend (shared with SW306)
+                targets: list[Any] = routed_targets(ing, svc)
                 settings: _SettingPorts | None = None  # built once per Service, where a port needs it
                 for target in targets:
                     try:
@@ -405,8 +401,8 @@ class RuntimePortExposed(ObjectRule[Checked]):
             # runtime does not answer for another whose pods are not in the inputs, nor a vLLM group's for Grafana's
             # the Services it sends to that hold it: one this port is routed to (review49: every backend was, so an
             # oauth2-proxy's Service port 8265 made the Ray head's Service beside it answer for its dashboard)
-            services = via.get(port) or [s for s in behind if port in _routed(ing, s) or UNKNOWN in _routed(ing, s)
-                                         or not _routed(ing, s)]
+            services = via.get(port) or [s for s in behind if port in routed_ports(ing, s)
+                                         or UNKNOWN in routed_ports(ing, s) or not routed_ports(ing, s)]
             if not services and undecided is not None:
                 try:  # the only Services it may send there to are not known to be its backends
                     raise undecided
@@ -444,14 +440,6 @@ class RuntimePortExposed(ObjectRule[Checked]):
                 f"{ing.kind} `{ing.namespace}/{ing.name}` routes outside traffic to port {port} "
                 f"({_port_text(port, runtime or named, others, unsure)}); {_INGRESS_REMEDY}",
             )
-
-
-def _routed(ing: Ingress, svc: Service) -> list[Any]:
-    """The ports ``ing`` routes to Service ``svc``: those its backends that name it write
-    (:attr:`Ingress.service_ports`), else (none written, a Service of another namespace, a backend a preview
-    computes) every port it routes to."""
-    own = ing.service_ports.get(svc.name) if svc.namespace == ing.namespace else None
-    return own if own and UNKNOWN not in ing.ports else ing.ports
 
 
 #: The port names that say a Ray default port is Ray's (mend7): only a name of Ray's own. KubeRay names the head's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..engine import Hit, LintConfig, ObjectRule, RuleMeta, group_subject, hit, subject_of
 from ..model import UNKNOWN, Ingress, Inventory, Service, ServingGroup, Undecidable, known
@@ -16,6 +17,7 @@ from ._net import (
     is_mesh_parent,
     judged_behind,
     mesh_only,
+    routed_targets,
     selectable,
     selects,
 )
@@ -111,7 +113,9 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             "cloud's default) are advisory, and so is a route whose Gateway is not in the inputs. So is a server whose "
             "envFrom Secret, or ConfigMap not in the inputs, could set VLLM_API_KEY, and a Service whose every "
             "targetPort is a port another container of the pod declares (an oauth2-proxy or kube-rbac-proxy sidecar "
-            "in front of vLLM: whether it authenticates is its own configuration); a targetPort on vLLM's own port "
+            "in front of vLLM: whether it authenticates is its own configuration), behind an Ingress or route "
+            "counting only the Service ports it routes to (a port for in-cluster clients on vLLM itself is not "
+            "published by a route that names only the proxy's); a targetPort on vLLM's own port "
             "blocks whatever sidecars the pod has. VLLM_SERVER_DEV_MODE is read "
             "from env and from the envFrom ConfigMaps of the inputs (what a Secret or a ConfigMap kept elsewhere "
             "could hold is not guessed); a value that is not known yet (a preview's computed value, a whole pod "
@@ -194,7 +198,7 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
                 continue
             key = api_key(inv, g)
             if key is not True:
-                open_.append((svc, g, _fronted(svc, g) or key or ""))
+                open_.append((svc, g, _fronted(svc, g, routed_targets(ing, svc)) or key or ""))
         # (what is not known, whether only for want of a ReferenceGrant outside the inputs: never a block, mend16)
         unknown = sorted({(u.text, isinstance(u, OutsideInputs)) for _svc, g, u in unsure
                           if g.kind != "plan" and not any(g is x for _, x, _ in open_) and api_key(inv, g) is not True})
@@ -316,10 +320,11 @@ class VllmExposedWithoutGateway(ObjectRule[Service | Ingress | ServingGroup]):
             )
 
 
-def _fronted(svc: Service, g: ServingGroup) -> str:
-    """Why a Service's traffic may be authenticated before vLLM: it reaches another container of the pod (a proxy
-    sidecar), whose checks the rule cannot read. Empty when some of it reaches vLLM itself."""
-    fronts = fronting_containers(svc, g)
+def _fronted(svc: Service, g: ServingGroup, targets: list[Any]) -> str:
+    """Why the traffic a route sends to a Service (its target ports ``targets``: :func:`routed_targets`) may be
+    authenticated before vLLM: it reaches another container of the pod (a proxy sidecar), whose checks the rule cannot
+    read. Empty when some of it reaches vLLM itself."""
+    fronts = fronting_containers(svc, g, targets)
     if not fronts:
         return ""
     return (f"{svc.kind} `{svc.name}` sends the traffic to container {listed(fronts)}, not to vLLM itself; whether "

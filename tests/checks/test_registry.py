@@ -89,6 +89,7 @@ EXTRA_FIXTURES = {
     "SW003": {"dlc-floating-tag.yaml",  # release37: a DLC floating tag judged at every patch of its line
               "literal-words.yaml", "declared-release.yaml",
               "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
+              "kserve-runtime-placeholders.yaml",  # review50: KServe fills {{.Annotations.tp}} from the service
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "angle-placeholders.yaml",  # corpus38: a tutorial's <TP_SIZE>, "<gpu-count>": its reader's to fill
@@ -242,6 +243,7 @@ EXTRA_FIXTURES = {
               "mig-strategy-label.yaml",  # review23: the strategy label alone is on MIG-disabled nodes too
               "device-flag.yaml",  # --device cpu on the CUDA image is no CPU backend; on a team's own image it is
               "cpu-tpu-images.yaml",  # release37: vLLM's and Red Hat's CPU and TPU builds owe no GPU request
+              "kserve-runtime-resources.yaml",  # review50: KServe merges a runtime's resources key by key
               "target-device-env.yaml",  # corpus10: VLLM_TARGET_DEVICE=cpu is a build setting, as --device cpu is
               "native-multinode.yaml",  # corpus10: --nnodes N spreads the layout over N pods (vLLM's own launch)
               "configmap-flags.yaml",  # corpus14: $(VAR) flags from configMapKeyRef of a ConfigMap of the input
@@ -350,6 +352,7 @@ EXTRA_FIXTURES = {
               "placeholder-rules-other-pods.yaml"},  # review39: such a policy of other pods decides nothing for vLLM
     "SW401": {"host-ipc.yaml",  # corpus20: hostIPC gives the container the node's /dev/shm (containerd)
               "kserve-runtime-volume.yaml",  # corpus22: a ServingRuntime's spec.volumes are the predictor pod's
+              "kserve-runtime-mounts.yaml",  # review50: and its container's volumeMounts by mountPath
               "custom-resource-template.yaml",  # an unmodelled operator's spec.template: advisory, OpenKruise's not
               "prefill-context-parallel.yaml"},  # engine23: a TP1 engine's PCP ranks are workers that talk over NCCL
     "SW306": {"lws-leader.yaml",  # a Service selecting an LWS leader by the labels its controller adds
@@ -368,6 +371,7 @@ EXTRA_FIXTURES = {
               "kserve-config-ingress.yaml",  # its default RawDeployment with Ingress creation on, said so
               "kserve-config-disagree.yaml",  # two that disagree: KServe's shipped default, as without one
               "proxy-sidecar.yaml",  # a proxy sidecar (oauth2-proxy) on the Service's targetPort: advisory
+              "proxy-sidecar-routed-port.yaml",  # review50: behind an Ingress, only the Service ports it routes to
               "llmisvc-router.yaml",  # llmisvc49: an LLMInferenceService's router route on a Gateway: advisory
               # gateway51: HTTPRoutes and LLMInferenceService routes judged on the Gateways of the inputs
               "gateway-gke.yaml",  # GKE's external class blocks, its internal one and unadmitted routes do not

@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,6 +43,7 @@ from ...vllm.args import expand_k8s
 from ...vllm.images import kserve_hf_release
 from ..yamlsrc import LineDict
 from .fields import as_list, as_map, int_field, line_of, read_annotations, str_map, suppressions_from
+from .ome import merge
 from .parse import Lines, make_locate
 from .serving import (
     API_SERVER,
@@ -295,7 +297,8 @@ def add_inference_service(obj: Mapping[str, Any], loc: Location, inv: Inventory,
     if model and not as_list(predictor.get("containers")):
         refused: list[tuple[str, Any, bool]] = []
         undecided: list[tuple[str, str, bool]] = []
-        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file, refused, undecided)
+        pod_spec = _model_pod(model, predictor, runtimes, implied, lines, file, refused, undecided,
+                              as_map(obj.get("metadata")))
         if refused:
             inv.launch_issues.append(_refused_backend_issue(obj, model, loc, lines, *refused[0]))
         if undecided:
@@ -551,7 +554,8 @@ def predictor_labels(obj: Mapping[str, Any], predictor: Mapping[str, Any]) -> di
 def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes: list[Mapping[str, Any]],
                implied: Implied, lines: Lines | None, file: str | None,
                refused: list[tuple[str, Any, bool]] | None = None,
-               undecided: list[tuple[str, str, bool]] | None = None) -> LineDict | None:
+               undecided: list[tuple[str, str, bool]] | None = None,
+               meta: Mapping[str, Any] | None = None) -> LineDict | None:
     """The pod spec a predictor ``model`` runs as: the runtime's container with the model's args, env and
     resources (KServe appends the InferenceService's args to the runtime's). None where no vLLM server runs: another
     format's runtime, the Hugging Face backend, or a ``--backend`` KServe's Hugging Face server refuses, which is put
@@ -566,6 +570,9 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     if runtime is not None:
         base = first_container(as_map(runtime.get("spec")), "kserve-container")
         args = [*as_list(base.get("args")), *args]
+    if meta is not None and any("{{" in str(a) for a in [*args, *as_list(base.get("command")),
+                                                        *as_list(model.get("command"))]):
+        args = [filled_placeholders(a, meta) for a in args]
     hf = fmt == "huggingface" and (runtime is None or "huggingfaceserver" in str(base.get("image", "")))
     if hf:
         # the variables the kubelet expands in the args: the runtime's container's, then the model's (KServe merges
@@ -600,7 +607,9 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         implied.entrypoint = (None, API_SERVER)
         if not any(str(a).split("=", 1)[0] == "--model" for a in args):
             args = ["--model", "/mnt/models", *args]
-    command = base.get("command")
+    command = model.get("command", base.get("command"))  # the service's replaces the runtime's (a list, no merge key)
+    if meta is not None and isinstance(command, list) and any("{{" in str(a) for a in command):
+        command = [filled_placeholders(a, meta) for a in command]
     if hf and _hf_server_command(command):
         command = None  # the image's entrypoint written out: the server implied.entrypoint stands for
     container = synthetic_container(
@@ -609,11 +618,11 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         command=command,
         args=args,
         env=[*as_list(base.get("env")), *as_list(model.get("env"))] or None,
-        resources=model.get("resources") or base.get("resources"),
+        resources=_merged(base, model, "resources"),
     )
     for key in ("startupProbe", "livenessProbe", "readinessProbe", "volumeMounts"):
         if key in base or key in model:
-            container[key] = model.get(key, base.get(key))
+            container[key] = _merged(base, model, key)
     for key in container:  # each field at the line of what wrote it: the model's, else the runtime's container
         own = key in model and (bool(model.get(key)) or key not in ("image", "resources", "args", "env"))
         source = model if own else base
@@ -625,6 +634,54 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     if runtime is not None:
         _merge_runtime_pod(pod, as_map(runtime.get("spec")))
     return pod
+
+
+#: A placeholder KServe fills in a predictor's container from the InferenceService's metadata (``ReplacePlaceholders``,
+#: pkg/controller/v1beta1/inferenceservice/utils/utils.go: the merged container's JSON executed as a Go template with
+#: the service's ObjectMeta as data): ``{{.Name}}``, ``{{.Namespace}}``, ``{{.Labels.KEY}}``, ``{{.Annotations.KEY}}``
+#: (KEY a Go identifier) and ``{{index .Annotations "KEY"}}`` (any key).
+_KSERVE_PLACEHOLDER = re.compile(
+    r"\{\{-?\s*(?:\.(?P<field>Name|Namespace)|\.(?P<map>Labels|Annotations)\.(?P<key>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|index\s+\.(?P<imap>Labels|Annotations)\s+\"(?P<ikey>[^\"\\]*)\")\s*-?\}\}")
+
+
+def filled_placeholders(value: Any, meta: Mapping[str, Any]) -> Any:
+    """``value`` (a container's arg or command word) with each KServe placeholder (:data:`_KSERVE_PLACEHOLDER`) the
+    InferenceService's metadata ``meta`` gives a value filled in, as KServe fills it before the pod is made (review50:
+    ``--tensor-parallel-size={{.Annotations.tp}}`` in a ServingRuntime's args, the service annotated ``tp: "2"``,
+    was an unrendered Helm placeholder, a false SW003 block). A placeholder whose field or key the metadata does not
+    hold, or whose value is not a plain string (html/template escapes ``<>&'"`` in it), is left as written: what
+    KServe makes of it is not read here."""
+    if not isinstance(value, str) or "{{" not in value:
+        return value
+
+    def fill(m: re.Match[str]) -> str:
+        if m.group("field"):
+            got: Any = meta.get(m.group("field").lower())
+            if m.group("field") == "Namespace" and got is None:
+                got = "default"
+        else:
+            found = as_map(meta.get((m.group("map") or m.group("imap")).lower()))
+            got = found.get(m.group("key") or m.group("ikey"))
+        if not isinstance(got, str) or is_placeholder(got) or any(c in got for c in "<>&'\"+"):
+            return m.group(0)
+        return got
+
+    return _KSERVE_PLACEHOLDER.sub(fill, value)
+
+
+def _merged(base: Mapping[str, Any], model: Mapping[str, Any], key: str) -> Any:
+    """Field ``key`` of the container KServe runs for a predictor ``model`` on its runtime's container ``base``:
+    ``MergeRuntimeContainers`` (pkg/controller/v1beta1/inferenceservice/utils/utils.go: kserve/kserve 00bd5d06 through
+    pkg/utils ``MergeContainerWithPatch``, and the earlier form that calls ``strategicpatch.StrategicMergePatch``
+    itself; both then concatenate the args) applies the service's container to the runtime's as a strategic merge
+    patch, so
+    ``resources`` merges key by key (a service that writes only cpu and memory keeps the runtime's nvidia.com/gpu),
+    ``volumeMounts`` item by item by mountPath (the runtime's /dev/shm mount stays beside the service's cache) and a
+    probe field by field (review50: the service's replaced the runtime's whole, two false blocks, SW204 and SW401)."""
+    if key in base and key in model and model[key] is not None:
+        return merge(base[key], model[key], key)
+    return model.get(key) if key in model and model[key] is not None else base.get(key)
 
 
 #: The pod fields of a ServingRuntime's spec that KServe's predictor reconciler merges under the InferenceService's

@@ -47,13 +47,15 @@ def test_waits_follow_the_startup_budget():
     timeouts = {(r.type.rsplit(":", 1)[1], r.name): r.custom_timeouts for run in (prod, dev) for r in run.resources
                 if r.custom_timeouts}
     assert timeouts == {
-        ("Deployment", "prod-llama-70b-deployment"): {"create": "42m", "update": "42m"},
+        # an update replaces the replicas one after another (maxSurge 0), up to the autoscaler's 8: node-nvme
+        # keeps the weights, so each restarts within its 562 s budget, 8 × 562 s -> 75 min, and 10
+        ("Deployment", "prod-llama-70b-deployment"): {"create": "42m", "update": "85m"},
         ("Service", "prod-llama-70b-service"): {"create": "42m", "update": "42m"},
         ("LeaderWorkerSet", "prod-llama-405b-leaderworkerset"): {"create": "157m", "update": "157m"},
         ("Service", "prod-llama-405b-service"): {"create": "157m", "update": "157m"},
         # the slowest backend's rollout and 10 minutes for the ALB
         ("Ingress", "prod-llm-ingress-llm"): {"create": "167m", "update": "167m"},
-        ("Deployment", "dev-llama-8b-deployment"): {"create": "19m", "update": "19m"},
+        ("Deployment", "dev-llama-8b-deployment"): {"create": "19m", "update": "22m"},  # 2 × 332 s -> 12 min
         ("Service", "dev-llama-8b-service"): {"create": "19m", "update": "19m"},
         ("Ingress", "dev-llm-ingress-llm"): {"create": "29m", "update": "29m"},
     }

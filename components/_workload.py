@@ -211,6 +211,10 @@ def group_ready(groups: int) -> str:
     return json.dumps(["condition=Available", f"jsonpath={{.status.readyReplicas}}={groups}"])
 
 
+#: Kinds that own a Deployment's replica count once they exist.
+AUTOSCALER_KINDS = ("ScaledObject", "HorizontalPodAutoscaler")
+
+
 def _annotated(obj: dict[str, Any], key: str, value: str) -> dict[str, Any]:
     meta = obj["metadata"]
     return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), key: value}}}
@@ -242,6 +246,10 @@ def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any
         if obj["kind"] == "LeaderWorkerSet":
             obj = _annotated(canonical_pod_quantities(obj), WAIT_FOR, group_ready(int(obj["spec"].get("replicas", 1))))
         wait = [*deps, *out.values(), *pod_deps] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else [*deps]
+        if obj["kind"] in AUTOSCALER_KINDS and "Deployment" in out:
+            # the autoscaler comes once a replica serves: KEDA at minReplicaCount 0 would otherwise scale the
+            # Deployment to zero while the provider awaits it, and the provider counts 0 of 0 replicas as done
+            wait.append(out["Deployment"])
         wait += installed_by(obj["kind"], installs or {})
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
                                    child_opts(parent, provider, wait, **extra))

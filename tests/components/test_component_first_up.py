@@ -17,6 +17,7 @@ from typing import Any
 
 from component_mocks import failing_program, run_program
 from pulumi_mocks import STACK_SECRETS
+from test_component_api import program
 from test_components import broken, stack_config, stack_run
 
 REL = "kubernetes:helm.sh/v3:Release::prod-cluster-"
@@ -26,8 +27,9 @@ KEY = "kubernetes:core/v1:Secret::prod-api-key-serving-vllm-api-key"
 
 def test_custom_resources_wait_for_the_releases_that_install_their_crds():
     run = stack_run("prod")
+    # ... and the ScaledObject for its Deployment too: it takes over the replicas once they serve
     assert run.depends_on("kubernetes:keda.sh/v1alpha1:ScaledObject", "prod-llama-70b-scaledobject") == [
-        NS, f"{REL}keda"]
+        "kubernetes:apps/v1:Deployment::prod-llama-70b-deployment", NS, f"{REL}keda"]
     for monitor in ("prod-llama-70b-podmonitor", "prod-llama-405b-podmonitor"):
         assert run.depends_on("kubernetes:monitoring.coreos.com/v1:PodMonitor", monitor) == [
             NS, f"{REL}kube-prometheus-stack"]
@@ -382,3 +384,65 @@ def test_a_public_api_endpoint_needs_the_cidrs_that_may_reach_it():
     config["shardwise:environment"]["cluster"]["endpoint_public_access"] = False
     cluster = run_program(config, stack="prod").one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
     assert (cluster["vpcConfig"]["endpointPublicAccess"], "publicAccessCidrs" in cluster["vpcConfig"]) == (False, False)
+
+
+def test_an_update_waits_for_every_replica_replaced_one_after_another(tmp_path: pathlib.Path):
+    # maxSurge 0, maxUnavailable 1: the Deployment replaces the next replica once the last is ready, so an update
+    # takes as many start-ups as the most replicas it may run (the autoscaler's max_replicas); a first create
+    # starts them side by side
+    path = program(tmp_path, '''
+        for cache, n in (({"kind": "empty-dir"}, 3), ({"kind": "node-nvme", "throughput_mib_s": 1000}, 1)):
+            svc = VllmService(f"llama-{n}", VllmServiceArgs(
+                name=f"llama-{n}", hf_token=hf, pool={"name": "l40s", "instance_type": "g6e.xlarge",
+                                                      "instance_store": "raid0"},
+                engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16},
+                cache=cache, replicas=1, autoscaling={"kind": "hpa", "min_replicas": 1, "max_replicas": n}))
+            pulumi.export(f"budget-{n}", svc.startup_budget)
+    ''')
+    run = run_program({}, program=path)
+    # empty-dir: each new pod downloads 14.96 GiB again (154 s at 100 MiB/s) and loads within its 546 s budget
+    # (123 s to read at the root volume's 125 MiB/s, 300 + 2 × 123): 700 s a replacement, 3 × 700 s = 35 min,
+    # and 10 for node launch and image pull; a first create starts the 3 side by side: 700 s -> 12 min, and 10
+    assert run.exports["budget-3"]["budget_seconds"] == 546
+    assert run.one("kubernetes:apps/v1:Deployment", "llama-3-deployment").custom_timeouts == {
+        "create": "22m", "update": "45m"}
+    # node-nvme keeps the weights on the node: one replacement within the 332 s budget (6 min, and 10), never
+    # below a first start (332 s and the 154 s download: 9 min, and 10)
+    assert run.exports["budget-1"]["budget_seconds"] == 332
+    assert run.one("kubernetes:apps/v1:Deployment", "llama-1-deployment").custom_timeouts == {
+        "create": "19m", "update": "19m"}
+    # the Service and the autoscaler: the Service waits for ready endpoints as long as a first start; the HPA
+    # only once the Deployment serves
+    assert run.one("kubernetes:core/v1:Service", "llama-3-service").custom_timeouts == {
+        "create": "22m", "update": "22m"}
+    assert run.depends_on("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llama-3-horizontalpodautoscaler") == [
+        "kubernetes:apps/v1:Deployment::llama-3-deployment"]
+
+
+def test_scale_to_zero_serves_once_before_keda_takes_the_replicas(tmp_path: pathlib.Path,
+                                                                  monkeypatch: Any):
+    warnings: list[str] = []
+    monkeypatch.setattr("pulumi.log.warn", lambda msg, *a, **k: warnings.append(msg))
+    path = program(tmp_path, '''
+        VllmService("zero", VllmServiceArgs(
+            name="zero", hf_token=hf, pool=pool, metrics={"monitor": "pod-monitor"},
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16},
+            replicas=0, autoscaling={"kind": "keda", "min_replicas": 0, "max_replicas": 2}))
+        VllmService("parked", VllmServiceArgs(
+            name="parked", hf_token=hf, pool=pool, autoscaling=None,
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16},
+            replicas=0))
+    ''')
+    run = run_program({}, program=path)
+    # a Deployment declared at 0 replicas passes the provider's await at once (0 of 0 ready) with nothing serving:
+    # `up` starts one and waits for it to be Ready; the ScaledObject comes after it and may then scale to zero
+    assert run.one("kubernetes:apps/v1:Deployment", "zero-deployment").inputs["spec"]["replicas"] == 1
+    scaled = run.one("kubernetes:keda.sh/v1alpha1:ScaledObject", "zero-scaledobject")
+    assert scaled.inputs["spec"]["minReplicaCount"] == 0
+    assert run.depends_on("kubernetes:keda.sh/v1alpha1:ScaledObject", "zero-scaledobject") == [
+        "kubernetes:apps/v1:Deployment::zero-deployment"]
+    # replicas 0 without an autoscaler is the user's word: declared as asked, and `up` says it serves nothing
+    assert run.one("kubernetes:apps/v1:Deployment", "parked-deployment").inputs["spec"]["replicas"] == 0
+    assert warnings == ["VllmService `parked` has replicas 0 and no autoscaling: `pulumi up` succeeds with no pod "
+                        "serving, and its endpoint answers only once replicas is raised."]
+

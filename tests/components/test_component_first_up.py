@@ -446,3 +446,30 @@ def test_scale_to_zero_serves_once_before_keda_takes_the_replicas(tmp_path: path
     assert warnings == ["VllmService `parked` has replicas 0 and no autoscaling: `pulumi up` succeeds with no pod "
                         "serving, and its endpoint answers only once replicas is raised."]
 
+
+def _more_replicas_than_the_pool_holds(env: dict[str, Any]) -> None:
+    env["services"][0]["replicas"] = 3
+
+
+def _two_services_that_fit_one_at_a_time(env: dict[str, Any]) -> None:
+    second = copy.deepcopy(env["services"][0])
+    second["name"] = "llama-8b-batch"
+    env["services"].append(second)
+    env["services"][0]["replicas"] = 2
+
+
+def test_pods_up_would_wait_for_beyond_the_pools_nodes_fail_at_preview():
+    # dev's pool is at most 2 × g6e.xlarge (one L40S each): a third replica would stay Pending until the 19-minute
+    # rollout timeout; counted exactly, it is refused before anything is declared
+    err, run = failing_program(broken("dev", _more_replicas_than_the_pool_holds))
+    assert not [r for r in run.resources if r.type.startswith("kubernetes:apps")]
+    assert err.errors == [{"property_path": "services[0].replicas", "reason": (
+        "`llama-8b`: `pulumi up` waits for 3 pods of 1 GPU, which need 3 nodes of g6e.xlarge (1 such pod a node), "
+        "but pool `l40s` has at most 2 (max_size): the rest would stay Pending until the rollout times out; raise "
+        "max_size to 3 or ask for fewer")}]
+    # each fits alone, not both: the pool's max_size is what to change
+    err, _ = failing_program(broken("dev", _two_services_that_fit_one_at_a_time))
+    assert err.errors == [{"property_path": "pools[0].max_size", "reason": (
+        "pool `l40s` holds at most 2 × g6e.xlarge = 2 GPUs, but `pulumi up` waits for pods of 3 GPUs on it "
+        "(`llama-8b` 2 × 1, `llama-8b-batch` 1 × 1): some would stay Pending until the rollout times out; raise "
+        "max_size to at least 3")}]

@@ -180,7 +180,9 @@ groups (a LeaderWorkerSet's) one after another (`maxSurge: 0, maxUnavailable: 1`
 (the autoscaler's `max_replicas`): its update timeout is ceil(that count × a restart ÷ 60) + 10 minutes,
 a restart being the startup budget (and the download again with an `empty-dir` cache, which dies with
 its pod), never less than the create timeout. A stuck pod fails `up` at the timeout with the pods'
-errors the provider gathered (Pending, image pull, crash loop). The model-cache claim is declared with
+errors the provider gathered (Pending, image pull, crash loop). A Deployment's `progressDeadlineSeconds`
+is one replacement's first start and 600 s, so Kubernetes does not call a rollout stalled while vLLM loads.
+The model-cache claim is declared with
 `pulumi.com/skipAwait: "true"`: with a `WaitForFirstConsumer` storage class it binds only once a pod
 uses it. Helm releases wait 1200 s (kube-prometheus-stack) or 600 s (the others) instead of Helm's
 300 s: a first install pulls every image cold onto the small system nodes. Measured under the mocks:

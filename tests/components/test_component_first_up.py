@@ -62,6 +62,10 @@ def test_waits_follow_the_startup_budget():
         ("Ingress", "dev-llm-ingress-llm"): {"create": "29m", "update": "29m"},
     }
     assert prod.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").ignore_changes == ["spec.replicas"]
+    # one replacement's first start (1,346 s of download, the 562 s budget) and 600 s for a node and the image:
+    # the controller does not call the rollout stalled within the create timeout (42 min = 2,520 s)
+    spec = prod.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").inputs["spec"]
+    assert spec["progressDeadlineSeconds"] == 1346 + 562 + 600
 
 
 def test_up_waits_until_the_multinode_group_is_formed_and_serving():

@@ -173,19 +173,44 @@ ServingEnvironment fills it from the cluster it creates). The cluster waits for 
 attachment and every node group for the node role's; a Deployment or LeaderWorkerSet waits for its
 ServiceAccount, cache claim and Pod Identity association.
 
-**Waits.** A workload and its Service (which waits for ready endpoints) get create/update timeouts of
+**Waits.** A workload and its Service (which waits for ready endpoints) get create timeouts of
 ceil(first-start budget ÷ 60) + 10 minutes (the first start downloads the weights); the Ingress the
-slowest backend's and 10 more (the ALB). The model-cache claim is declared with
+slowest backend's and 10 more (the ALB). An update of the workload replaces its pods (a Deployment's) or
+groups (a LeaderWorkerSet's) one after another (`maxSurge: 0, maxUnavailable: 1`), as many as it may run
+(the autoscaler's `max_replicas`): its update timeout is ceil(that count × a restart ÷ 60) + 10 minutes,
+a restart being the startup budget (and the download again with an `empty-dir` cache, which dies with
+its pod), never less than the create timeout. A stuck pod fails `up` at the timeout with the pods'
+errors the provider gathered (Pending, image pull, crash loop). A Deployment's `progressDeadlineSeconds`
+is one replacement's first start and 600 s, so Kubernetes does not call a rollout stalled while vLLM loads.
+The model-cache claim is declared with
 `pulumi.com/skipAwait: "true"`: with a `WaitForFirstConsumer` storage class it binds only once a pod
 uses it. Helm releases wait 1200 s (kube-prometheus-stack) or 600 s (the others) instead of Helm's
 300 s: a first install pulls every image cold onto the small system nodes. Measured under the mocks:
-prod llama-70b 42 min, llama-405b 157 min, its Ingress 167 min;
-dev llama-8b 19 min, its Ingress 29 min. A LeaderWorkerSet is a custom resource, which the Kubernetes
-provider considers ready as soon as the API server accepts it; it carries
+prod llama-70b 42 min (update 85: 8 × 562 s), llama-405b 157 min, its Ingress 167 min;
+dev llama-8b 19 min (update 22: 2 × 332 s), its Ingress 29 min. A LeaderWorkerSet is a custom resource, which
+the Kubernetes provider considers ready as soon as the API server accepts it; it carries
 `pulumi.com/waitFor: '["condition=Available", "jsonpath={.status.readyReplicas}=N"]'` (N = `groups`;
 provider v4.18 and later), so `up` waits, within the timeout above (custom timeouts, which the provider
 honours for custom resources), until the LWS controller reports every group updated and ready, and fails
 when the group never forms.
+
+**What `up` awaits.** The Deployment's pods Ready (its ReplicaSet's ready replicas, the provider's
+Deployment await; a pod is Ready once vLLM's `/health` answers 200 on the API port, which it does only
+after the engine has loaded and warmed up) and the Service's ready endpoints; for a LeaderWorkerSet the
+groups above (the leader's `/health`, which answers only once every worker joined). The autoscaler (a
+KEDA ScaledObject or an HPA) is declared after the Deployment is Ready: KEDA at `min_replicas: 0` would
+otherwise scale it to zero while the provider awaits it, and the provider counts 0 of 0 replicas as done.
+A VllmService that autoscales from zero (`replicas: 0`, `min_replicas: 0`) is declared with one replica,
+so the first `up` ends with one replica serving; KEDA then scales it to zero once idle (its cooldown). A
+later `up` while it is at zero succeeds without starting a pod (the provider sees 0 of 0 ready): a changed
+template is first run at the next scale-up. `replicas: 0` without an autoscaler is declared as asked, and
+`up` warns that nothing serves.
+
+**Room in the pool.** The pods `up` waits for (a Deployment's declared replicas, every pod of every group)
+must fit the pool's `max_size` nodes: counted per workload (a node of G GPUs holds G ÷ the pod's GPUs of
+its pods) and for all a pool's workloads together (their GPUs against `max_size` × G); a stack asking for
+more fails at preview at `replicas`, `groups` or the pool's `max_size`, instead of pods Pending until the
+rollout timeout. The autoscaler's `max_replicas` beyond the pool is not refused: `up` does not wait for it.
 
 **Updating GPU pools.** A managed GPU node group rolls one node at a time with EKS's `MINIMAL` update
 strategy (`updateConfig: {maxUnavailable: 1, updateStrategy: MINIMAL}`): the old node is terminated

@@ -211,6 +211,10 @@ def group_ready(groups: int) -> str:
     return json.dumps(["condition=Available", f"jsonpath={{.status.readyReplicas}}={groups}"])
 
 
+#: Kinds that own a Deployment's replica count once they exist.
+AUTOSCALER_KINDS = ("ScaledObject", "HorizontalPodAutoscaler")
+
+
 def _annotated(obj: dict[str, Any], key: str, value: str) -> dict[str, Any]:
     meta = obj["metadata"]
     return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), key: value}}}
@@ -242,6 +246,10 @@ def declare_all(name: str, parent: pulumi.Resource, objs: Sequence[dict[str, Any
         if obj["kind"] == "LeaderWorkerSet":
             obj = _annotated(canonical_pod_quantities(obj), WAIT_FOR, group_ready(int(obj["spec"].get("replicas", 1))))
         wait = [*deps, *out.values(), *pod_deps] if obj["kind"] in ("Deployment", "LeaderWorkerSet") else [*deps]
+        if obj["kind"] in AUTOSCALER_KINDS and "Deployment" in out:
+            # the autoscaler comes once a replica serves: KEDA at minReplicaCount 0 would otherwise scale the
+            # Deployment to zero while the provider awaits it, and the provider counts 0 of 0 replicas as done
+            wait.append(out["Deployment"])
         wait += installed_by(obj["kind"], installs or {})
         out[obj["kind"]] = declare(f"{name}-{obj['kind'].lower()}", unknowns.substitute(obj),
                                    child_opts(parent, provider, wait, **extra))
@@ -283,6 +291,7 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     provider = provider_for(name, component, args.k8s_provider, args.kubeconfig)
     minutes = rollout_minutes(spec, pool)
     rollout = f"{minutes}m"
+    update = f"{update_minutes(spec, pool)}m"
 
     def options(obj: dict[str, Any]) -> dict[str, Any]:
         # the Service waits for ready endpoints: as long as the pods' first download and load may take
@@ -290,7 +299,7 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
             return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout)}
         if obj["kind"] != workload_kind:
             return {}
-        return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=rollout), **workload_options}
+        return {"custom_timeouts": pulumi.CustomTimeouts(create=rollout, update=update), **workload_options}
 
     c: Any = component
     c.pod_identity_association = identity_children(name, component, spec, unknowns, args.cluster_name)
@@ -309,6 +318,7 @@ def declare_workload(component: pulumi.ComponentResource, name: str, args: Workl
     made = declare_all(name, component, objs, unknowns, provider, depends_on(opts), options, args.installs,
                        pod_deps)
     c.rollout_minutes = minutes
+    c.update_minutes = update_minutes(spec, pool)
     c.spec, c.unknowns = spec, unknowns
     c.service = made["Service"]
     c.monitor = made.get("PodMonitor") or made.get("ServiceMonitor")
@@ -330,6 +340,33 @@ def rollout_minutes(spec: Workload, pool: NodePoolSpec) -> int:
     from shardwise.rules.capacity import cache
 
     return math.ceil(cache.rollout_seconds(spec, pool) / 60) + 10
+
+
+def replaced_one_at_a_time(spec: Workload) -> int:
+    """How many pods (a Deployment's replicas) or groups (a LeaderWorkerSet's) an update replaces one after
+    another: the most the workload runs (its replicas, or the autoscaler's ``max_replicas``). Both roll with
+    ``maxSurge: 0, maxUnavailable: 1`` (:func:`shardwise.rules.render.vllm.render_deployment`,
+    :func:`shardwise.rules.render.multinode.render_vllm_multinode`): the controller replaces the next one only
+    once the last is ready."""
+    if isinstance(spec, VllmMultiNodeSpec):
+        return spec.groups
+    most = spec.autoscaling.max_replicas if spec.autoscaling is not None else 0
+    return max(1, spec.replicas, most)
+
+
+def update_minutes(spec: Workload, pool: NodePoolSpec) -> int:
+    """Minutes an update's rollout may take: each replaced pod or group starts again, one after another
+    (:func:`replaced_one_at_a_time`), each within the startup budget, and downloads the checkpoint again when
+    its cache dies with the pod (``empty-dir``); 10 minutes for node launch and image pull. With one replica
+    it is never less than :func:`rollout_minutes` (a first start)."""
+    import math
+
+    from shardwise.rules.capacity import cache
+
+    per_pod = cache.startup_budget(spec, pool).budget_seconds
+    if spec.cache.kind == "empty-dir":
+        per_pod = cache.rollout_seconds(spec, pool)
+    return max(rollout_minutes(spec, pool), math.ceil(replaced_one_at_a_time(spec) * per_pod / 60) + 10)
 
 
 #: The outputs :func:`declare_workload` sets, registered by both workload components.

@@ -282,6 +282,62 @@ def _workload(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec, pat
     return out + out_metric + image_findings(spec, pool, path)
 
 
+def awaited_pods(spec: VllmServiceSpec | VllmMultiNodeSpec, pool: NodePoolSpec) -> tuple[int, int]:
+    """(pods, GPUs per pod) that ``pulumi up`` waits to see Ready: a Deployment's declared replicas (the larger of
+    ``replicas`` and the autoscaler's ``min_replicas``, at least one with an autoscaler:
+    :class:`~shardwise.components.VllmService`), or every pod of every LeaderWorkerSet group."""
+    from shardwise.rules.model.inventory import world_size
+    from shardwise.rules.render.multinode import group_shape
+
+    if isinstance(spec, VllmMultiNodeSpec):
+        size, per_pod = group_shape(spec, pool)
+        return spec.groups * size, per_pod
+    e = spec.engine
+    per_pod = world_size(e.tensor_parallel_size, e.pipeline_parallel_size,
+                         e.prefill_context_parallel_size) * e.data_parallel_size
+    replicas = spec.replicas if spec.autoscaling is None else max(1, spec.replicas, spec.autoscaling.min_replicas)
+    return replicas, per_pod
+
+
+def _pool_room(spec: EnvironmentSpec) -> list[Finding]:
+    """Pods ``up`` waits for that the pool's ``max_size`` nodes cannot all hold: they would stay Pending, and ``up``
+    would fail only when its rollout timeout ends. Counts, not estimates: a node of ``g`` GPUs holds
+    ``g // per_pod`` such pods, and the pool's nodes at most ``max_size × g`` GPUs. A pod wider than a node is
+    SW201's finding."""
+    out: list[Finding] = []
+    for j, pool in enumerate(spec.pools):
+        node = catalog.find_instance(pool.instance_type).gpus
+        if not node:
+            continue
+        users = [(f"{kind}[{i}]", s, *awaited_pods(s, pool))
+                 for kind, items in (("services", spec.services), ("multi_node", spec.multi_node))
+                 for i, s in enumerate(items) if s.pool == pool.name]
+        alone = []
+        for path, s, pods, per_pod in users:
+            if not pods or per_pod > node:
+                continue
+            nodes = -(-pods // (node // per_pod))
+            if nodes > pool.max_size:
+                field_name = "groups" if isinstance(s, VllmMultiNodeSpec) else "replicas"
+                alone.append(path)
+                fit = node // per_pod
+                out.append((f"{path}.{field_name}", (
+                    f"`{s.name}`: `pulumi up` waits for {pods} pods of {per_pod} GPU{'s' if per_pod > 1 else ''}, "
+                    f"which need {nodes} nodes of {pool.instance_type} ({fit} such pod{'s' if fit > 1 else ''} a "
+                    f"node), but pool `{pool.name}` has at most "
+                    f"{pool.max_size} (max_size): the rest would stay Pending until the rollout times out; raise "
+                    f"max_size to {nodes} or ask for fewer")))
+        fitting = [(s, pods, per_pod) for path, s, pods, per_pod in users if path not in alone and per_pod <= node]
+        total = sum(pods * per_pod for _, pods, per_pod in fitting)
+        if len(fitting) > 1 and -(-total // node) > pool.max_size:
+            names = ", ".join(f"`{s.name}` {pods} × {per_pod}" for s, pods, per_pod in fitting)
+            out.append((f"pools[{j}].max_size", (
+                f"pool `{pool.name}` holds at most {pool.max_size} × {pool.instance_type} = {pool.max_size * node} "
+                f"GPUs, but `pulumi up` waits for pods of {total} GPUs on it ({names}): some would stay Pending "
+                f"until the rollout times out; raise max_size to at least {-(-total // node)}")))
+    return out
+
+
 # --- entry points ------------------------------------------------------------------------------
 
 
@@ -306,6 +362,10 @@ def environment_findings(spec: EnvironmentSpec, validation: Validation = DEFAULT
     for kind, items in (("services", spec.services), ("multi_node", spec.multi_node)):
         for i, s in enumerate(items):
             findings += _workload(s, pools[s.pool], f"{kind}[{i}].")
+    try:
+        findings += _pool_room(spec)
+    except ValueError:  # a data-parallel layout the pool cannot hold: the renderer's and the rules' finding
+        pass
     lines, paths = _index_lines(spec.model_dump(mode="json"))
     try:
         inv = inventory_from_spec(spec, f"<environment {spec.name}>", lines)

@@ -63,11 +63,22 @@ class VllmService(pulumi.ComponentResource):
         spec, pool, unknowns, notes = build_spec("VllmService", args, VllmServiceSpec, service_findings)
         super().__init__("shardwise:vllm:VllmService", name, None, opts)
         assert isinstance(spec, VllmServiceSpec)
+        objs = render_vllm_service(spec, pool)
+        if spec.autoscaling is not None:
+            for obj in objs:
+                if obj["kind"] == "Deployment" and obj["spec"]["replicas"] == 0:
+                    # scale-to-zero: `up` first proves one replica serves; the autoscaler, declared after it,
+                    # then scales it to zero (a Deployment declared at 0 would pass the provider's await idle)
+                    obj["spec"]["replicas"] = 1
         made = declare_workload(
-            self, name, args, spec, pool, unknowns, notes, render_vllm_service(spec, pool), "Deployment", opts,
+            self, name, args, spec, pool, unknowns, notes, objs, "Deployment", opts,
             # the autoscaler owns the replica count once it exists
             ignore_changes=["spec.replicas"] if spec.autoscaling is not None else None)
         self.deployment = made["Deployment"]
+        if spec.autoscaling is None and spec.replicas == 0:
+            pulumi.log.warn(f"VllmService `{spec.name}` has replicas 0 and no autoscaling: `pulumi up` succeeds "
+                            "with no pod serving, and its endpoint answers only once replicas is raised.",
+                            resource=self)
         self.pod_disruption_budget = made["PodDisruptionBudget"]
         self.autoscaler = made.get("ScaledObject") or made.get("HorizontalPodAutoscaler")
         self.deployment_name = metadata_name(self.deployment)

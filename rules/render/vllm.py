@@ -24,6 +24,18 @@ from .workload import (
     workload_extras,
 )
 
+#: Seconds a replacement pod may wait for a node and its image before it starts (the components' rollout margin).
+NODE_AND_PULL_SECONDS = 600
+
+
+def progress_deadline_seconds(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> int:
+    """The Deployment's ``progressDeadlineSeconds``: one replacement's first start (the download and the startup
+    budget, :func:`~shardwise.rules.capacity.cache.rollout_seconds`) and :data:`NODE_AND_PULL_SECONDS`. The
+    deployment controller marks a rollout ``ProgressDeadlineExceeded`` when no new pod became available for that
+    long (Kubernetes' default, 600 s, is shorter than most model starts: the condition, which ``kubectl rollout
+    status`` fails on and the Kubernetes provider logs as a warning, would be set while vLLM is still loading)."""
+    return cache.rollout_seconds(spec, pool) + NODE_AND_PULL_SECONDS
+
 
 def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -> dict[str, Any]:
     e = spec.engine
@@ -49,6 +61,7 @@ def render_deployment(spec: VllmServiceSpec, pool: NodePoolSpec | None = None) -
         "metadata": object_meta(spec.name, spec.namespace, workload_annotations(spec)),
         "spec": {
             "replicas": replicas,
+            "progressDeadlineSeconds": progress_deadline_seconds(spec, pool),
             "selector": {"matchLabels": selector_labels(spec.name)},
             # GPUs are scarce: replace one replica at a time instead of asking for a spare node.
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},

@@ -17,6 +17,7 @@ from typing import Any
 
 from component_mocks import failing_program, run_program
 from pulumi_mocks import STACK_SECRETS
+from test_component_api import program
 from test_components import broken, stack_config, stack_run
 
 REL = "kubernetes:helm.sh/v3:Release::prod-cluster-"
@@ -26,8 +27,9 @@ KEY = "kubernetes:core/v1:Secret::prod-api-key-serving-vllm-api-key"
 
 def test_custom_resources_wait_for_the_releases_that_install_their_crds():
     run = stack_run("prod")
+    # ... and the ScaledObject for its Deployment too: it takes over the replicas once they serve
     assert run.depends_on("kubernetes:keda.sh/v1alpha1:ScaledObject", "prod-llama-70b-scaledobject") == [
-        NS, f"{REL}keda"]
+        "kubernetes:apps/v1:Deployment::prod-llama-70b-deployment", NS, f"{REL}keda"]
     for monitor in ("prod-llama-70b-podmonitor", "prod-llama-405b-podmonitor"):
         assert run.depends_on("kubernetes:monitoring.coreos.com/v1:PodMonitor", monitor) == [
             NS, f"{REL}kube-prometheus-stack"]
@@ -47,17 +49,23 @@ def test_waits_follow_the_startup_budget():
     timeouts = {(r.type.rsplit(":", 1)[1], r.name): r.custom_timeouts for run in (prod, dev) for r in run.resources
                 if r.custom_timeouts}
     assert timeouts == {
-        ("Deployment", "prod-llama-70b-deployment"): {"create": "42m", "update": "42m"},
+        # an update replaces the replicas one after another (maxSurge 0), up to the autoscaler's 8: node-nvme
+        # keeps the weights, so each restarts within its 562 s budget, 8 × 562 s -> 75 min, and 10
+        ("Deployment", "prod-llama-70b-deployment"): {"create": "42m", "update": "85m"},
         ("Service", "prod-llama-70b-service"): {"create": "42m", "update": "42m"},
         ("LeaderWorkerSet", "prod-llama-405b-leaderworkerset"): {"create": "157m", "update": "157m"},
         ("Service", "prod-llama-405b-service"): {"create": "157m", "update": "157m"},
         # the slowest backend's rollout and 10 minutes for the ALB
         ("Ingress", "prod-llm-ingress-llm"): {"create": "167m", "update": "167m"},
-        ("Deployment", "dev-llama-8b-deployment"): {"create": "19m", "update": "19m"},
+        ("Deployment", "dev-llama-8b-deployment"): {"create": "19m", "update": "22m"},  # 2 × 332 s -> 12 min
         ("Service", "dev-llama-8b-service"): {"create": "19m", "update": "19m"},
         ("Ingress", "dev-llm-ingress-llm"): {"create": "29m", "update": "29m"},
     }
     assert prod.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").ignore_changes == ["spec.replicas"]
+    # one replacement's first start (1,346 s of download, the 562 s budget) and 600 s for a node and the image:
+    # the controller does not call the rollout stalled within the create timeout (42 min = 2,520 s)
+    spec = prod.one("kubernetes:apps/v1:Deployment", "prod-llama-70b-deployment").inputs["spec"]
+    assert spec["progressDeadlineSeconds"] == 1346 + 562 + 600
 
 
 def test_up_waits_until_the_multinode_group_is_formed_and_serving():
@@ -87,6 +95,10 @@ def test_a_group_of_several_replicas_waits_for_all_of_them():
     lws = run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "prod-llama-405b-leaderworkerset").inputs
     assert (lws["spec"]["replicas"], json.loads(lws["metadata"]["annotations"]["pulumi.com/waitFor"])) == (
         2, ["condition=Available", "jsonpath={.status.readyReplicas}=2"])
+    # an update replaces the 2 groups one after another, each within its 1,055 s budget (node-nvme keeps the
+    # 756 GiB checkpoint): 2 × 1,055 s -> 36 min and 10, below the first start's 157 (it downloads them)
+    assert run.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+                   "prod-llama-405b-leaderworkerset").custom_timeouts == {"create": "157m", "update": "157m"}
 
 
 def test_the_cache_claim_is_not_awaited_and_the_deployment_waits_for_it():
@@ -380,3 +392,92 @@ def test_a_public_api_endpoint_needs_the_cidrs_that_may_reach_it():
     config["shardwise:environment"]["cluster"]["endpoint_public_access"] = False
     cluster = run_program(config, stack="prod").one("aws:eks/cluster:Cluster", "prod-cluster-cluster").inputs
     assert (cluster["vpcConfig"]["endpointPublicAccess"], "publicAccessCidrs" in cluster["vpcConfig"]) == (False, False)
+
+
+def test_an_update_waits_for_every_replica_replaced_one_after_another(tmp_path: pathlib.Path):
+    # maxSurge 0, maxUnavailable 1: the Deployment replaces the next replica once the last is ready, so an update
+    # takes as many start-ups as the most replicas it may run (the autoscaler's max_replicas); a first create
+    # starts them side by side
+    path = program(tmp_path, '''
+        for cache, n in (({"kind": "empty-dir"}, 3), ({"kind": "node-nvme", "throughput_mib_s": 1000}, 1)):
+            svc = VllmService(f"llama-{n}", VllmServiceArgs(
+                name=f"llama-{n}", hf_token=hf, pool={"name": "l40s", "instance_type": "g6e.xlarge",
+                                                      "instance_store": "raid0"},
+                engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16},
+                cache=cache, replicas=1, autoscaling={"kind": "hpa", "min_replicas": 1, "max_replicas": n}))
+            pulumi.export(f"budget-{n}", svc.startup_budget)
+    ''')
+    run = run_program({}, program=path)
+    # empty-dir: each new pod downloads 14.96 GiB again (154 s at 100 MiB/s) and loads within its 546 s budget
+    # (123 s to read at the root volume's 125 MiB/s, 300 + 2 × 123): 700 s a replacement, 3 × 700 s = 35 min,
+    # and 10 for node launch and image pull; a first create starts the 3 side by side: 700 s -> 12 min, and 10
+    assert run.exports["budget-3"]["budget_seconds"] == 546
+    assert run.one("kubernetes:apps/v1:Deployment", "llama-3-deployment").custom_timeouts == {
+        "create": "22m", "update": "45m"}
+    # node-nvme keeps the weights on the node: one replacement within the 332 s budget (6 min, and 10), never
+    # below a first start (332 s and the 154 s download: 9 min, and 10)
+    assert run.exports["budget-1"]["budget_seconds"] == 332
+    assert run.one("kubernetes:apps/v1:Deployment", "llama-1-deployment").custom_timeouts == {
+        "create": "19m", "update": "19m"}
+    # the Service and the autoscaler: the Service waits for ready endpoints as long as a first start; the HPA
+    # only once the Deployment serves
+    assert run.one("kubernetes:core/v1:Service", "llama-3-service").custom_timeouts == {
+        "create": "22m", "update": "22m"}
+    assert run.depends_on("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llama-3-horizontalpodautoscaler") == [
+        "kubernetes:apps/v1:Deployment::llama-3-deployment"]
+
+
+def test_scale_to_zero_serves_once_before_keda_takes_the_replicas(tmp_path: pathlib.Path,
+                                                                  monkeypatch: Any):
+    warnings: list[str] = []
+    monkeypatch.setattr("pulumi.log.warn", lambda msg, *a, **k: warnings.append(msg))
+    path = program(tmp_path, '''
+        VllmService("zero", VllmServiceArgs(
+            name="zero", hf_token=hf, pool=pool, metrics={"monitor": "pod-monitor"},
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16},
+            replicas=0, autoscaling={"kind": "keda", "min_replicas": 0, "max_replicas": 2}))
+        VllmService("parked", VllmServiceArgs(
+            name="parked", hf_token=hf, pool=pool, autoscaling=None,
+            engine={"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 8192, "max_num_seqs": 16},
+            replicas=0))
+    ''')
+    run = run_program({}, program=path)
+    # a Deployment declared at 0 replicas passes the provider's await at once (0 of 0 ready) with nothing serving:
+    # `up` starts one and waits for it to be Ready; the ScaledObject comes after it and may then scale to zero
+    assert run.one("kubernetes:apps/v1:Deployment", "zero-deployment").inputs["spec"]["replicas"] == 1
+    scaled = run.one("kubernetes:keda.sh/v1alpha1:ScaledObject", "zero-scaledobject")
+    assert scaled.inputs["spec"]["minReplicaCount"] == 0
+    assert run.depends_on("kubernetes:keda.sh/v1alpha1:ScaledObject", "zero-scaledobject") == [
+        "kubernetes:apps/v1:Deployment::zero-deployment"]
+    # replicas 0 without an autoscaler is the user's word: declared as asked, and `up` says it serves nothing
+    assert run.one("kubernetes:apps/v1:Deployment", "parked-deployment").inputs["spec"]["replicas"] == 0
+    assert warnings == ["VllmService `parked` has replicas 0 and no autoscaling: `pulumi up` succeeds with no pod "
+                        "serving, and its endpoint answers only once replicas is raised."]
+
+
+def _more_replicas_than_the_pool_holds(env: dict[str, Any]) -> None:
+    env["services"][0]["replicas"] = 3
+
+
+def _two_services_that_fit_one_at_a_time(env: dict[str, Any]) -> None:
+    second = copy.deepcopy(env["services"][0])
+    second["name"] = "llama-8b-batch"
+    env["services"].append(second)
+    env["services"][0]["replicas"] = 2
+
+
+def test_pods_up_would_wait_for_beyond_the_pools_nodes_fail_at_preview():
+    # dev's pool is at most 2 × g6e.xlarge (one L40S each): a third replica would stay Pending until the 19-minute
+    # rollout timeout; counted exactly, it is refused before anything is declared
+    err, run = failing_program(broken("dev", _more_replicas_than_the_pool_holds))
+    assert not [r for r in run.resources if r.type.startswith("kubernetes:apps")]
+    assert err.errors == [{"property_path": "services[0].replicas", "reason": (
+        "`llama-8b`: `pulumi up` waits for 3 pods of 1 GPU, which need 3 nodes of g6e.xlarge (1 such pod a node), "
+        "but pool `l40s` has at most 2 (max_size): the rest would stay Pending until the rollout times out; raise "
+        "max_size to 3 or ask for fewer")}]
+    # each fits alone, not both: the pool's max_size is what to change
+    err, _ = failing_program(broken("dev", _two_services_that_fit_one_at_a_time))
+    assert err.errors == [{"property_path": "pools[0].max_size", "reason": (
+        "pool `l40s` holds at most 2 × g6e.xlarge = 2 GPUs, but `pulumi up` waits for pods of 3 GPUs on it "
+        "(`llama-8b` 2 × 1, `llama-8b-batch` 1 × 1): some would stay Pending until the rollout times out; raise "
+        "max_size to at least 3")}]

@@ -75,6 +75,9 @@ def stack_config(name: str) -> tuple[str, dict[str, Any]]:
         env["cluster"]["installed"] = INSTALLED
     if name == "staging-kv-cache-under-budget":
         env["services"][0]["target_concurrency"] = 1024
+    if name == "dev-scale-from-zero":
+        env["services"][0]["replicas"] = 0
+        env["services"][0]["autoscaling"]["min_replicas"] = 0
     return stack, config
 
 
@@ -244,6 +247,34 @@ def test_up_on_a_real_api_server_schedules_every_pod_where_lint_sized_it(plane, 
             return _left_in(plane, _namespaces(env)) == []
 
         plane.wait_for("the destroyed stack's objects to go", gone, timeout=120)
+    finally:
+        _clean_up(plane, nodes, volumes)
+
+
+def test_a_service_that_scales_from_zero_ends_up_with_a_replica_serving(plane, tmp_path):
+    # KEDA at minReplicaCount 0 could scale a Deployment to zero while the provider awaits it, and the provider
+    # counts 0 of 0 as done: the component declares one replica and the ScaledObject only once it is Ready
+    stack, config = stack_config("dev-scale-from-zero")
+    env = config["shardwise:environment"]
+    volumes = prepare(plane, env)
+    nodes = register_nodes(plane, env)
+    project = Project(tmp_path, require_engine(), stack, config, k8s_bin=require_k8s_provider())
+    try:
+        up = project.operation("up", "--yes", config={"shardwise:kubeconfig": str(plane.kubeconfig)})
+        assert up.returncode == 0, up.stdout[-6000:] + up.stderr[-3000:]
+        dep = plane.api("GET", "/apis/apps/v1/namespaces/serving/deployments/llama-8b")
+        assert (dep["spec"]["replicas"], dep["status"].get("readyReplicas")) == (1, 1), dep["status"]
+        scaled = plane.api("GET", "/apis/keda.sh/v1alpha1/namespaces/serving/scaledobjects/llama-8b")
+        assert scaled["spec"]["minReplicaCount"] == 0
+        [pod] = plane.items("/api/v1/namespaces/serving/pods?labelSelector=app.kubernetes.io/name%3Dllama-8b")
+        ready = next(c for c in pod["status"]["conditions"] if c["type"] == "Ready")
+        assert ready["status"] == "True"
+        # RFC 3339 timestamps of one clock, whole seconds: the ScaledObject was made once the pod was Ready
+        assert scaled["metadata"]["creationTimestamp"] >= ready["lastTransitionTime"], (scaled["metadata"], ready)
+        down = project.run("destroy", "--yes", "--stack", stack, "--config", f"shardwise:kubeconfig={plane.kubeconfig}")
+        assert down.returncode == 0, down.stdout[-6000:] + down.stderr[-3000:]
+        plane.wait_for("the destroyed stack's objects to go", lambda: _left_in(plane, _namespaces(env)) == [],
+                       timeout=120)
     finally:
         _clean_up(plane, nodes, volumes)
 

@@ -61,6 +61,9 @@ def test_deployment_container_is_rendered_from_the_engine_spec():
     assert c["readinessProbe"]["httpGet"] == {"path": "/health", "port": "http"}
     assert c["livenessProbe"]["httpGet"] == {"path": "/health", "port": "http"}
     assert dep["spec"]["replicas"] == 2
+    # the rollout is not "ProgressDeadlineExceeded" while one replacement starts: its 131.42 GiB download at
+    # 100 MiB/s (1,346 s), the 2,454 s budget and 600 s for a node and the image (Kubernetes' default is 600 s)
+    assert dep["spec"]["progressDeadlineSeconds"] == 1346 + 2454 + 600
     assert dep["spec"]["selector"] == {"matchLabels": {"app.kubernetes.io/name": "llama-70b",
                                                        "shardwise.dev/serving-group": "llama-70b"}}
 

@@ -30,8 +30,8 @@ def field_of(f: Finding) -> str:
     topology rule (SW1xx, SW2xx) nothing else, since one such finding sizes the whole object and its message
     carries estimates and suggested flags that move with them; for the other rules the names the message
     gives before ``required:``, in order, without repeats: containers, environment variables and capabilities,
-    flags, pod spec keys (``container vllm HF_TOKEN``). Two findings with the same field on one object are
-    told apart by count."""
+    flags, and the pod spec keys it names before its first ``; `` (``container vllm HF_TOKEN``, ``hostNetwork``).
+    Two findings with the same field on one object are told apart by count."""
     message = f.message
     if f.undecided and message.startswith(_CANNOT):
         rest = message[len(_CANNOT):]
@@ -41,8 +41,13 @@ def field_of(f: Finding) -> str:
     if f.code.startswith(("SW1", "SW2")):
         return ""
     message = message.split("required:", 1)[0]  # what is observed, not what the remedy names
+    # a pod spec key is taken only where the message observes it, before its first "; ": a remedy or an explanation
+    # that names one in prose (``remove privileged from its securityContext: vLLM's CPU build ...``, ``sets
+    # `loadBalancerClass: service.k8s.aws/nlb` at creation``) varies with the image or the cluster, not the finding
+    # (newuser18: a baselined privileged container came back as new when its image changed from the CPU build)
+    observed = message.split("; ", 1)[0]
     names = [*(f"container {c}" for c in _CONTAINER.findall(message)), *_CAPS.findall(message),
-             *_FLAG.findall(message), *_KEY.findall(message)]
+             *_FLAG.findall(message), *_KEY.findall(observed)]
     return " ".join(dict.fromkeys(names))
 
 

@@ -381,6 +381,22 @@ def _finding(code: str, message: str, undecided: bool = False) -> Finding:
               "failureThreshold 3) and no startup probe, but starting needs 194-1729 s; add a startupProbe on /health "
               "with periodSeconds 10 and failureThreshold 173 (1730 s, at least the estimate's upper end), or 39 with "
               "the cache on a volume", False, "container vllm"),
+    # newuser18: a pod spec key that a remedy or an explanation names after the first "; " is not a field: it moved
+    # with the image (vLLM's CPU build or its CUDA build) or the cluster, and the same finding came back as new
+    ("SW309", "container `vllm` is privileged: it has every device and capability of the node; remove privileged "
+              "from its securityContext: vLLM's CPU build uses no device, and a capability it needs can be added "
+              "alone (securityContext.capabilities.add)", False, "container vllm"),
+    ("SW309", "container `vllm` is privileged: it has every device and capability of the node; remove privileged "
+              "from its securityContext and request its GPUs (and EFA devices) as resources, which the device "
+              "plugins hand it", False, "container vllm"),
+    ("SW306", "Service `vllm/mistral-7b-class` of type LoadBalancer exposes Deployment vllm/mistral-7b directly on "
+              "port 80, with no gateway that authenticates clients; make it `type: ClusterIP` and publish vLLM only "
+              "through a gateway or Ingress that does (advisory: `loadBalancerClass: service.k8s.aws/nlb` hands it to "
+              "the AWS Load Balancer Controller, which makes the load balancer internal unless "
+              "`service.beta.kubernetes.io/aws-load-balancer-scheme` says internet-facing)", False, ""),
+    # a key the message observes before its remedy stays one
+    ("SW309", "the pod sets hostNetwork: true, so it shares the node's network; remove hostNetwork", False,
+     "hostNetwork"),
 ])
 def test_the_field_is_what_the_message_names_on_the_object(code, message, undecided, field):
     assert field_of(_finding(code, message, undecided)) == field
@@ -437,3 +453,49 @@ def test_a_file_name_that_is_not_utf8_is_baselined_as_the_text_report_writes_it(
     rc, out, err = run(capsys, "lint", ".", "--baseline", BASELINE)
     assert (rc, err) == (0, "")
     assert out.endswith("15 findings in the baseline — passed\n")
+
+
+#: a privileged vLLM container of the CPU build (brokedba/vllm-lab's shape on OKE)
+_PRIVILEGED = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm-server
+  namespace: vllm
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: vllm}
+  template:
+    metadata:
+      labels: {app: vllm}
+    spec:
+      containers:
+        - name: vllm
+          image: IMAGE
+          args: ["--model", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", "--max-model-len", "2048"]
+          env:
+            - {name: VLLM_CPU_KVCACHE_SPACE, value: "4"}
+          securityContext:
+            privileged: true
+"""
+
+
+def test_a_baselined_privileged_container_stays_baselined_when_its_image_changes(tmp_path, monkeypatch, capsys):
+    """newuser18: SW309's remedy differs for vLLM's CPU build and its CUDA build; the field once took
+    `securityContext` from the CPU build's remedy, so the same privileged container was new after an image change
+    and failed a gated pull request."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(_PRIVILEGED.replace("IMAGE", "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.8.5.post1"),
+                        encoding="utf-8")
+    rc, out, _ = run(capsys, "lint", "deploy.yaml", "--create-baseline", BASELINE)
+    assert rc == 0
+    assert ("SW309", "Deployment vllm/vllm-server", "container vllm", "deploy.yaml") in entries(tmp_path / BASELINE)
+    manifest.write_text(_PRIVILEGED.replace("IMAGE", "vllm/vllm-openai:v0.8.5"), encoding="utf-8")
+    rc, out, err = run(capsys, "lint", "deploy.yaml", "--baseline", BASELINE, "--format", "json")
+    report = json.loads(out)
+    assert [f["code"] for f in report["findings"] if f["level"] == "mandatory"] == []
+    assert [f["message"].split(";", 1)[0] for f in report["baselined"] if f["code"] == "SW309"] == [
+        "SW309: container `vllm` is privileged: it has every device and capability of the node"]
+    assert rc == 0

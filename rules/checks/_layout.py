@@ -82,7 +82,8 @@ def runs_on_cpu(g: ServingGroup) -> bool:
 
 def cpu_setting_on_accelerator_image(g: ServingGroup) -> str:
     """The first setting only vLLM's CPU backend reads (:data:`_CPU_ENV`) that the group's vLLM container sets on an
-    image known as vLLM's CUDA build (``vllm/vllm-openai``); "" where there is none (another accelerator's build, whose
+    image known as vLLM's CUDA build (``vllm/vllm-openai``), else ``VLLM_TARGET_DEVICE=cpu`` written there (which no
+    start of vLLM reads); "" where there is none (another accelerator's build, whose
     start without its devices was not read here, keeps the setting as a sign of a CPU build). That build never runs
     the CPU backend: vLLM activates its CPU platform only for a build whose version names ``cpu`` (vllm-project/vllm
     00e2bbc, ``vllm/platforms/__init__.py`` ``cpu_platform_plugin``), and the CUDA one where NVML counts a GPU
@@ -93,7 +94,19 @@ def cpu_setting_on_accelerator_image(g: ServingGroup) -> str:
     families = image_families(c.image)
     if not families or any(a.family != "nvidia-gpu" for a in families):  # the CUDA build's only (what is read)
         return ""
-    return next((name for name in _CPU_ENV if name in c.env), "")
+    setting = next((name for name in _CPU_ENV if name in c.env), "")
+    if setting:
+        return setting
+    # mend38: VLLM_TARGET_DEVICE=cpu is the same sign of the same intent, and no start of vLLM reads it either:
+    # setup.py reads it when the wheel is built (and tests do), vllm/envs.py only defines it, and the platform is
+    # picked as above (vllm-project/vllm 00e2bbc, vllm/platforms/__init__.py), so the pod does what the CPU setting's
+    # pod does and SW204 says it at the same level (it blocked, the CPU setting's was advisory). Not `--device cpu`:
+    # the releases that take it build the model on the CPU under the CUDA worker even where a GPU is visible, and
+    # 0.10.0 - 0.23 exit on it (release37, device-flag.yaml): it fails on either node, and blocks.
+    target = c.env.get("VLLM_TARGET_DEVICE")
+    if isinstance(target, str) and target.strip().lower() == "cpu":
+        return "VLLM_TARGET_DEVICE=cpu"
+    return ""
 
 
 def openvino_on_cpu(image: object, env: dict[str, object]) -> bool:

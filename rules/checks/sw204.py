@@ -108,7 +108,11 @@ class GpuRequestNotTp(GroupRule):
             "a multi-node group the pods together must hold the whole layout. Requesting more than the layout "
             "uses is SW208. A container that sees GPUs without a request (runtimeClassName nvidia, "
             "NVIDIA_VISIBLE_DEVICES) shares them outside the scheduler's count: whether it sees enough depends on "
-            "the node, so that is advisory. A pod that asks for its devices by an annotation an admission webhook or "
+            "the node, so that is advisory; so is a pod of vLLM's CUDA image that requests no GPU but sets what only "
+            "its CPU build reads (VLLM_CPU_KVCACHE_SPACE) or VLLM_TARGET_DEVICE=cpu (read when a wheel is built, "
+            "never at start-up): that build never runs the CPU backend, and the node decides whether it does not "
+            "start (no GPU visible) or serves on GPUs the scheduler does not count. A pod that asks for its devices "
+            "by an annotation an admission webhook or "
             "a scheduler reads (the composite DRA driver's composite.dra/gpu-nic-pairs, KAI's gpu-fraction, an "
             "OpenShift AI hardware profile named on an InferenceService) gets them at admission: enough by the "
             "annotation's count is no finding, fewer or no count is undecided. MIG devices (a MIG resource such as "
@@ -182,7 +186,10 @@ class GpuRequestNotTp(GroupRule):
                 # mend30: the author meant vLLM's CPU backend, which this build never runs; where the pods land is
                 # not sure: a node without a visible NVIDIA GPU (no platform, no start) or a GPU node whose runtime
                 # shows the container its GPUs without a request (NVIDIA_VISIBLE_DEVICES=all in the CUDA base image)
-                yield hit(g, f"the vLLM container sets {cpu_setting}, a setting of vLLM's CPU build, but its image "
+                what = (f"sets {cpu_setting}, a setting of vLLM's CPU build" if cpu_setting.startswith("VLLM_CPU")
+                        else f"sets {cpu_setting}, which vLLM reads only when its wheel is built (setup.py), never at "
+                             "start-up")
+                yield hit(g, f"the vLLM container {what}, but its image "
                              f"{c.image} is vLLM's CUDA build, which never runs the CPU backend, "
                              f"and it requests no {resource}: on a node where no NVIDIA GPU is visible vLLM finds "
                              "no platform and does not start, and on a GPU node whose container runtime shows it the "

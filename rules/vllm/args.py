@@ -1222,6 +1222,14 @@ _CONVERTED = frozenset({"int", "posint", "hint", "hint_auto", "float", "fraction
 _EXEC_WRAPPERS = frozenset({"exec", "env", "tini", "dumb-init", "nice", "nohup", "stdbuf", "taskset", "numactl",
                             "--", "python", "python3", "vllm", "serve", "-m"})
 _HELM = re.compile(r"\{\{.*?\}\}", re.S)
+#: A placeholder KServe fills from an InferenceService's labels or annotations in its predictor's container
+#: (``ReplacePlaceholders``, kserve/kserve pkg/controller/v1beta1/inferenceservice/utils/utils.go at 00bd5d06: the
+#: container's JSON executed as an html/template, whose escaper skips the untyped nil a missing map key gives, so a
+#: key the metadata does not hold renders as an empty string). Helm's own objects are ``.Values``, ``.Release``,
+#: ``.Chart``..., never ``.Labels`` or ``.Annotations``.
+_KSERVE_META = re.compile(
+    r"\{\{-?\s*(?:\.(?P<map>Labels|Annotations)\.(?P<key>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|index\s+\.(?P<imap>Labels|Annotations)\s+\"(?P<ikey>[^\"\\]*)\")\s*-?\}\}")
 #: The variables Kubernetes gives a container for each Service of its namespace (enableServiceLinks, on by
 #: default): ``$(LLAMA_SERVICE_HOST)``, ``$(LLAMA_SERVICE_PORT)``, ``$(LLAMA_PORT_8000_TCP_ADDR)``... are expanded
 #: in command and args too, from Services the inputs may not hold.
@@ -1396,7 +1404,15 @@ def _value_crash(key: str, kind: str, value: str, leftover: Leftover | None, wri
     if leftover is None or UNKNOWN_TOKEN in value or not (kind in _CONVERTED or key == "model"):
         return None
     text = leftover.text
-    if leftover.how == "helm":
+    kserve = _KSERVE_META.search(text) if leftover.how == "helm" else None
+    if kserve is not None:
+        which = kserve.group("map") or kserve.group("imap") or ""
+        how = (f"is KServe's placeholder {kserve.group(0)}, and the InferenceService's metadata holds no "
+               f"{which[:-1].lower()} {kserve.group('key') or kserve.group('ikey')!r} to fill it with: KServe "
+               "renders a key its metadata does not hold as an empty string, so vLLM receives "
+               f"{_KSERVE_META.sub('', value)!r} (written {written!r})")
+        written = ""
+    elif leftover.how == "helm":
         how = "is an unrendered Helm placeholder: the file was not rendered (helm template), so vLLM receives it"
     elif leftover.how == "undefined":
         how = (f"refers to {text}, which the container's env does not define: Kubernetes leaves an undefined "

@@ -1800,3 +1800,27 @@ def test_kserve_hf_server_backend_from_a_configmap(settings, read):
                                    "is not in the inputs; ")
     [hit] = [f for f in run_rules(ALL_RULES, inv) if f.code == "SW005"]
     assert (hit.level, hit.location.line) == ("advisory", 32)
+
+
+def test_kserve_fills_its_placeholders_in_the_runtime_env_values():
+    """KServe's ReplacePlaceholders executes the JSON of the whole merged container over the InferenceService's
+    metadata, env values included (mend38): a label the service holds fills its env value, and an args' $(VAR) then
+    expands to it; one it does not hold stays written, for SW003 to name."""
+    runtime = (
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata: {name: rt}\nspec:\n"
+        "  containers:\n    - name: kserve-container\n      image: vllm/vllm-openai:v0.10.1\n"
+        "      env: [{name: TP, value: '{{.Labels.tp}}'}, {name: NAME, value: 'svc-{{.Name}}'},\n"
+        "            {name: MAX_LEN, value: '{{index .Annotations \"max-len\"}}'}]\n"
+        "      args: [--model=/mnt/models, --tensor-parallel-size=$(TP), --max-model-len=$(MAX_LEN)]\n---\n")
+    service = (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\n"
+        "metadata: {name: NAME, labels: {tp: '2'}, annotations: {max-len: '4096'}}\nspec:\n"
+        "  predictor:\n    model:\n      modelFormat: {name: vLLM}\n      runtime: rt\n"
+        "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n      resources: {limits: {nvidia.com/gpu: 2}}\n---\n")
+    inv = load_kubernetes_text(runtime + service.replace("NAME", "filled", 1)
+                               + service.replace("NAME", "bare", 1).replace(", labels: {tp: '2'}", ""), "isvc.yaml")
+    got = {g.name: ({k: v for k, v in g.containers[0].env.items() if k in ("TP", "NAME", "MAX_LEN")},
+                    g.engine.tensor_parallel_size, g.engine.max_model_len) for g in inv.groups}
+    assert got["filled"] == ({"TP": "2", "NAME": "svc-filled", "MAX_LEN": "4096"}, 2, 4096)
+    assert got["bare"][0] == {"TP": "{{.Labels.tp}}", "NAME": "svc-bare", "MAX_LEN": "4096"}
+    assert got["bare"][2] == 4096

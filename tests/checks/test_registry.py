@@ -90,6 +90,7 @@ EXTRA_FIXTURES = {
               "literal-words.yaml", "declared-release.yaml",
               "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
               "kserve-runtime-placeholders.yaml",  # review50: KServe fills {{.Annotations.tp}} from the service
+              "kserve-env-placeholders.yaml",  # mend38: and its env values; a missing key renders empty
               "operators.yaml",  # an undefined $(VAR) in a LeaderWorkerSet blocks, in an operator's template not
               "envsubst-template.yaml",  # ${TP} in a document whose counts are placeholders is the template's
               "angle-placeholders.yaml",  # corpus38: a tutorial's <TP_SIZE>, "<gpu-count>": its reader's to fill

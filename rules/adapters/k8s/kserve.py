@@ -573,11 +573,14 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
     if meta is not None and any("{{" in str(a) for a in [*args, *as_list(base.get("command")),
                                                         *as_list(model.get("command"))]):
         args = [filled_placeholders(a, meta) for a in args]
+    env_items = [*as_list(base.get("env")), *as_list(model.get("env"))]
+    if meta is not None:  # KServe fills the whole merged container, its env values too (ReplacePlaceholders)
+        env_items = [_filled_env_item(item, meta) for item in env_items]
     hf = fmt == "huggingface" and (runtime is None or "huggingfaceserver" in str(base.get("image", "")))
     if hf:
         # the variables the kubelet expands in the args: the runtime's container's, then the model's (KServe merges
         # them by name, the InferenceService's last)
-        env, _pending = literal_env({"env": [*as_list(base.get("env")), *as_list(model.get("env"))],
+        env, _pending = literal_env({"env": env_items,
                                      "envFrom": [*as_list(base.get("envFrom")), *as_list(model.get("envFrom"))]})
         backends: list[tuple[str, int]] = []
         converted = _hf_server_args(args, env, backends)
@@ -617,7 +620,7 @@ def _model_pod(model: Mapping[str, Any], predictor: Mapping[str, Any], runtimes:
         image=model.get("image") or base.get("image"),
         command=command,
         args=args,
-        env=[*as_list(base.get("env")), *as_list(model.get("env"))] or None,
+        env=env_items or None,
         resources=_merged(base, model, "resources"),
     )
     for key in ("startupProbe", "livenessProbe", "readinessProbe", "volumeMounts"):
@@ -650,8 +653,9 @@ def filled_placeholders(value: Any, meta: Mapping[str, Any]) -> Any:
     InferenceService's metadata ``meta`` gives a value filled in, as KServe fills it before the pod is made (review50:
     ``--tensor-parallel-size={{.Annotations.tp}}`` in a ServingRuntime's args, the service annotated ``tp: "2"``,
     was an unrendered Helm placeholder, a false SW003 block). A placeholder whose field or key the metadata does not
-    hold, or whose value is not a plain string (html/template escapes ``<>&'"`` in it), is left as written: what
-    KServe makes of it is not read here."""
+    hold, or whose value is not a plain string (html/template escapes ``<>&'"`` in it), is left as written: KServe
+    renders a missing key empty, and SW003 names the placeholder and the label or annotation it lacks where vLLM
+    cannot read what is left (mend38)."""
     if not isinstance(value, str) or "{{" not in value:
         return value
 
@@ -668,6 +672,25 @@ def filled_placeholders(value: Any, meta: Mapping[str, Any]) -> Any:
         return got
 
     return _KSERVE_PLACEHOLDER.sub(fill, value)
+
+
+def _filled_env_item(item: Any, meta: Mapping[str, Any]) -> Any:
+    """An env item of a predictor's container with its ``value``'s KServe placeholders filled
+    (:func:`filled_placeholders`): ``ReplacePlaceholders`` executes the JSON of the whole merged container as a
+    template, env included (mend38: ``value: "{{.Annotations.max_len}}"`` was read as written). The item keeps the
+    lines it was written at."""
+    value = item.get("value") if isinstance(item, Mapping) else None
+    if not isinstance(value, str) or "{{" not in value:
+        return item
+    filled = filled_placeholders(value, meta)
+    if filled == value:
+        return item
+    copy = LineDict(item)
+    if isinstance(item, LineDict):
+        copy.line = item.line
+        copy.key_lines = dict(item.key_lines)
+    copy["value"] = filled
+    return copy
 
 
 def _merged(base: Mapping[str, Any], model: Mapping[str, Any], key: str) -> Any:

@@ -523,7 +523,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_FUSED_MOE_CHUNK_SIZE, VLLM_ALL2ALL_BACKEND, "
                           "VLLM_DEEPEP_BUFFER_SIZE_MB, VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE, "
                           "VLLM_MOE_DP_CHUNK_SIZE, VLLM_USE_DEEP_GEMM, VLLM_MOE_USE_DEEP_GEMM, "
-                          "VLLM_USE_FLASHINFER_MOE_FP8); "
+                          "VLLM_USE_FLASHINFER_MOE_FP8, VLLM_ROCM_USE_AITER, VLLM_ROCM_USE_AITER_MOE); "
                           "repeatable; --emit writes it into the pod's env")
         plan.add_argument("--install", choices=("image", "pip"), default="image",
                           help="how the engine's vLLM is installed: image (default), the official vllm/vllm-openai "

@@ -393,7 +393,8 @@ def engine_env(g: ServingGroup) -> Mapping[str, Any]:
 SIZING_ENV = ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_USE_FLASHINFER_SAMPLER", "VLLM_USE_V1",
               "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_ALL2ALL_BACKEND",
               "VLLM_DEEPEP_BUFFER_SIZE_MB", "VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE", "VLLM_MOE_DP_CHUNK_SIZE",
-              "VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM", "VLLM_USE_FLASHINFER_MOE_FP8")
+              "VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM", "VLLM_USE_FLASHINFER_MOE_FP8", "VLLM_ROCM_USE_AITER",
+              "VLLM_ROCM_USE_AITER_MOE")
 #: The ones among them that take a count, not a switch (vLLM reads them as ``int(...)``).
 COUNT_ENV = ("VLLM_FUSED_MOE_CHUNK_SIZE", "VLLM_DEEPEP_BUFFER_SIZE_MB", "VLLM_MOE_DP_CHUNK_SIZE")
 #: The one among them that takes a word (a backend's name).
@@ -407,9 +408,11 @@ def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
     ``VLLM_USE_FLASHINFER_SAMPLER`` (the sampler's warm-up, :func:`.sizing.sampler_kind`), ``VLLM_USE_V1`` and
     ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (whether the CUDA-graph estimate comes out of the KV budget,
     :func:`.sizing.cudagraph_estimate_applied`), ``VLLM_USE_DEEP_GEMM``, ``VLLM_MOE_USE_DEEP_GEMM`` and
-    ``VLLM_USE_FLASHINFER_MOE_FP8`` (whether block-FP8 experts run on DeepGEMM, :func:`.sizing.deepgemm_moe_picked`)
-    and ``VLLM_FUSED_MOE_CHUNK_SIZE`` (the tokens a fused-MoE layer routes at once where the release reads it,
-    :func:`.sizing.moe_chunk_tokens`; a positive integer, as ``int(...)`` reads it: vLLM's loop divides by it), and
+    ``VLLM_USE_FLASHINFER_MOE_FP8`` (whether block-FP8 experts run on DeepGEMM, :func:`.sizing.deepgemm_moe_picked`),
+    ``VLLM_ROCM_USE_AITER`` and ``VLLM_ROCM_USE_AITER_MOE`` (whether a ROCm engine's experts run AITER's kernel
+    rather than the Triton one, :func:`.sizing.moe_row_bytes`) and ``VLLM_FUSED_MOE_CHUNK_SIZE`` (the tokens a
+    fused-MoE layer routes at once where the release reads it, :func:`.sizing.moe_chunk_tokens`; a positive integer,
+    as ``int(...)`` reads it: vLLM's loop divides by it), and
     for a data-parallel engine with expert parallelism ``VLLM_ALL2ALL_BACKEND``, ``VLLM_DEEPEP_BUFFER_SIZE_MB``,
     ``VLLM_DEEPEP_HIGH_THROUGHPUT_FORCE_INTRA_NODE`` and ``VLLM_MOE_DP_CHUNK_SIZE`` (its DeepEP buffers,
     :func:`.sizing.all2all_buffers_gib`)."""
@@ -420,7 +423,8 @@ def env_settings(env: Mapping[str, Any]) -> dict[str, Any]:
     for name, key in (("VLLM_USE_FLASHINFER_SAMPLER", "flashinfer_sampler"), ("VLLM_USE_V1", "use_v1"),
                       ("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "cudagraph_profiling"),
                       ("VLLM_USE_DEEP_GEMM", "use_deep_gemm"), ("VLLM_MOE_USE_DEEP_GEMM", "moe_use_deep_gemm"),
-                      ("VLLM_USE_FLASHINFER_MOE_FP8", "flashinfer_moe_fp8")):
+                      ("VLLM_USE_FLASHINFER_MOE_FP8", "flashinfer_moe_fp8"), ("VLLM_ROCM_USE_AITER", "rocm_aiter"),
+                      ("VLLM_ROCM_USE_AITER_MOE", "rocm_aiter_moe")):
         flag = env.get(name)
         if isinstance(flag, str) and flag.strip().lower() in SWITCH_VALUES:
             out[key] = flag.strip().lower() in ("1", "true")

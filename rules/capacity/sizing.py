@@ -321,6 +321,10 @@ class EngineSettings:
     use_deep_gemm: bool | None = None
     moe_use_deep_gemm: bool | None = None
     flashinfer_moe_fp8: bool | None = None
+    #: ``VLLM_ROCM_USE_AITER`` and ``VLLM_ROCM_USE_AITER_MOE`` as set (None: unset, off and on by default): on ROCm
+    #: both on run the experts on AITER (``is_rocm_aiter_moe_enabled``), not the Triton ``fused_experts_impl``
+    rocm_aiter: bool | None = None
+    rocm_aiter_moe: bool | None = None
     #: ``--enable-eplb``: vLLM's expert-parallel load balancer, whose redundant experts every EP rank holds beside its
     #: share of the routed ones (:func:`redundant_experts`)
     enable_eplb: bool = False
@@ -981,6 +985,15 @@ def moe_row_bytes(model: ModelShape, s: EngineSettings, b: Behaviour, device: De
     ranks = moe_ranks(s)
     width = moe.moe_intermediate_size / (1 if s.expert_parallel else ranks)
     triton = (e.mlp * width + h) * act
+    # on ROCm with AITER's experts (``rocm_aiter_fused_experts``, whose buffers are not read) the forward term stays
+    aiter = device.vendor == "amd" and s.rocm_aiter is True and s.rocm_aiter_moe is not False
+    if b.triton_moe_shared_cache and not aiter:
+        # ``fused_experts_impl``: cache13 (max(2 × width, hidden)) and cache2 (width), and with FP8 activations
+        # cache2's FP8 copy (``moe_kernel_quantize_input`` before the second GEMM), one fp32 scale a 128 for block FP8
+        quantised = 0.0
+        if precision == "fp8":
+            quantised = width + (math.ceil(width / 128) * 4 if _block_fp8_dynamic(model, s, precision) else 0)
+        triton = (max(2 * width, h) + width) * act + quantised
     if not (b.hopper_block_fp8_ep_flashinfer and s.expert_parallel and ranks > 1 and device.vendor == "nvidia"
             and device.capability() == (9, 0) and _block_fp8_dynamic(model, s, precision)):
         return _tuple_new(MoeRows, (triton, triton, False, 0))

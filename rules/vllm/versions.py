@@ -101,6 +101,12 @@ What the fields mean (all per GPU, one engine per data-parallel rank):
   none again from 0.18.0 (the variable is gone and the whole batch is routed at once). Where it is not 0 the release
   reads the variable, so a manifest's ``VLLM_FUSED_MOE_CHUNK_SIZE`` replaces it
   (:func:`shardwise.rules.capacity.sizing.moe_chunk_tokens`).
+* ``triton_moe_shared_cache``: ``fused_experts_impl`` (``fused_moe/fused_moe.py``, the Triton experts vLLM calls
+  directly where no modular all-to-all kernel is built) keeps the first GEMM's output and the second's in one buffer,
+  ``cache13`` of ``M × top-k × max(N, K)`` ("by the time we need cache3, we're done with cache1", vllm-project/vllm
+  pull request 13625), beside ``intermediate_cache2`` (``M × top-k × N ÷ 2``) and, for FP8 activations, its quantised
+  copy: read in the 0.8.4, 0.8.5, 0.9.0, 0.9.1, 0.9.2, 0.10.0, 0.10.1.1 and 0.10.2 wheels; other releases keep the
+  forward term's separate caches (not read here) (:func:`shardwise.rules.capacity.sizing.moe_row_bytes`).
 * ``hopper_block_fp8_ep_flashinfer``: block FP8 experts (128 × 128 weight blocks, dynamic 128-wide activation scales)
   on compute capability 9.0 with ``ep_size > 1`` run FlashInfer CUTLASS: ``_get_priority_backends`` moves
   ``FLASHINFER_CUTLASS`` to the front (``fused_moe/oracle/fp8.py``, read in the 0.18.0 wheel; later releases inherit
@@ -337,6 +343,8 @@ class Behaviour:
     #: the tokens a fused-MoE layer routes at once (VLLM_FUSED_MOE_CHUNK_SIZE's default; 0: no chunking, the variable
     #: is not read)
     moe_chunk_tokens: int = 0
+    #: the Triton experts' first and second GEMM outputs share one buffer (``cache13``, 0.8.4 - 0.10.2 read)
+    triton_moe_shared_cache: bool = False
     #: block FP8 experts on Hopper with expert parallelism run FlashInfer CUTLASS first (0.18.0+, see the list above)
     hopper_block_fp8_ep_flashinfer: bool = False
     #: the MoE dispatch backend of a data-parallel engine with expert parallelism when nothing names one
@@ -589,7 +597,7 @@ _R080 = _row(
     _R072, "0.8.0", engine="v1", nontorch="absolute", sampler="flashinfer", batch_tiers=_TIERS_V1_080,
     v0_below_cc80=True, v0_by_env=True, sampler_warmup=True,
 )
-_R084 = _row(_R080, "0.8.4", mm_default_limit=999, batch_tiers=_TIERS_V1_084)
+_R084 = _row(_R080, "0.8.4", mm_default_limit=999, batch_tiers=_TIERS_V1_084, triton_moe_shared_cache=True)
 _R085 = _row(_R084, "0.8.5", mm_limit_parse="json-or-kvs", batch_tiers=_TIERS_V1_085)
 _R090 = _row(_R085, "0.9.0", nontorch="increase", batch_tiers=_TIERS_V1, hybrid_kv="groups",
              concurrency_from_tokens=False, startup_free_check=True, mm_kwargs_parse="json-or-kvs",
@@ -601,7 +609,8 @@ _R0100 = _row(_R091, "0.10.0", max_num_seqs_clamped=True, cudagraph_sizes="step8
 _R0101 = _row(_R0100, "0.10.1", mm_items="budget")
 _R0102 = _row(_R0101, "0.10.2", kv_cache_memory_flag=True,
               float16_refused=("gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"))
-_R0110 = _row(_R0102, "0.11.0", engine="v1", v0_below_cc80=False, v0_by_env=False, nontorch="after-distributed",
+_R0110 = _row(_R0102, "0.11.0", triton_moe_shared_cache=False, engine="v1", v0_below_cc80=False, v0_by_env=False,
+              nontorch="after-distributed",
               runai_streamer=True, all2all_backend="allgather_reducescatter", full_cudagraphs=True,
               gpt_oss_capture=992, mm_expand_outputs=True, mm_held_through_sampler=True, qwen3_video_format=12.5,
               qwen25_vit="float32-rotary")

@@ -1885,3 +1885,40 @@ def test_a_longrope_model_without_max_model_len_runs_at_its_original_length_from
                                                if k != "original_max_position_embeddings"})
     assert sizing.longrope_default_len(bare, behaviour("0.12.0")) is None
     assert sizing.longrope_default_len(LLAMA70, behaviour("0.12.0")) is None
+
+
+def test_triton_experts_share_one_buffer_for_both_gemm_outputs_from_0_8_4_to_0_10_2():
+    """``fused_experts_impl`` (``fused_moe/fused_moe.py``, read in the 0.8.4 - 0.10.2 wheels) keeps the first GEMM's
+    output and the second's in one ``cache13`` of ``M × top-k × max(N, K)`` (vllm-project/vllm pull request 13625)
+    beside ``intermediate_cache2`` (``N ÷ 2``) and, with FP8 activations, cache2's FP8 copy and its scales a 128. For
+    DeepSeek-R1 at TP4 with expert parallelism (hidden 7,168, expert width 2,048, block FP8): (max(4,096, 7,168) +
+    2,048) × 2 + 2,048 + 16 × 4 = 20,544 bytes a routed row, where separate caches are (3 × 2,048 + 7,168) × 2 =
+    26,624 (0.11.0, not read here, keeps them). On ROCm with ``VLLM_ROCM_USE_AITER=1`` the experts run AITER's
+    kernel (``rocm_aiter_fused_experts``, ``is_rocm_aiter_moe_enabled``), whose buffers are not read: the forward
+    term stays; ``VLLM_ROCM_USE_AITER_MOE=0`` turns AITER's experts off again."""
+    r1 = find_model("deepseek-ai/DeepSeek-R1-0528")
+    e = sizing.DEFAULT_ESTIMATES
+    tp4 = sizing.EngineSettings(tp=4, expert_parallel=True)
+    shared = (max(2 * 2048, 7168) + 2048) * 2 + 2048 + 16 * 4
+    assert shared == 20_544
+    for release in ("0.8.4", "0.9.2", "0.10.0", "0.10.2"):
+        assert sizing.moe_row_bytes(r1, tp4, behaviour(release), B200, "fp8", 2, e) == (20_544, 20_544, False, 0)
+    for release in ("0.8.0", "0.11.0"):
+        assert sizing.moe_row_bytes(r1, tp4, behaviour(release), B200, "fp8", 2, e) == (26_624, 26_624, False, 0)
+    # bf16 experts: no FP8 copy
+    assert sizing.moe_row_bytes(r1, tp4, behaviour("0.10.0"), B200, "bf16", 2, e) == (18_432, 18_432, False, 0)
+    aiter = sizing.EngineSettings(tp=4, expert_parallel=True, rocm_aiter=True)
+    assert sizing.moe_row_bytes(r1, aiter, behaviour("0.10.0"), MI300X, "fp8", 2, e) == (26_624, 26_624, False, 0)
+    assert sizing.moe_row_bytes(r1, aiter, behaviour("0.10.0"), B200, "fp8", 2, e) == (20_544, 20_544, False, 0)
+    triton_on_rocm = sizing.EngineSettings(tp=4, expert_parallel=True, rocm_aiter=True, rocm_aiter_moe=False)
+    assert sizing.moe_row_bytes(r1, triton_on_rocm, behaviour("0.10.0"), MI300X, "fp8", 2, e) == (
+        20_544, 20_544, False, 0)
+
+
+def test_the_rocm_aiter_switches_are_read_from_the_engine_s_environment():
+    from shardwise.rules.capacity.group import env_settings
+
+    assert env_settings({"VLLM_ROCM_USE_AITER": "1"}) == {"rocm_aiter": True}
+    assert env_settings({"VLLM_ROCM_USE_AITER": "true", "VLLM_ROCM_USE_AITER_MOE": "0"}) == {
+        "rocm_aiter": True, "rocm_aiter_moe": False}
+    assert env_settings({"VLLM_ROCM_USE_AITER": "yes"}) == {}

@@ -131,6 +131,8 @@ EXTRA_FIXTURES = {
               "affinity-terms-node-name.yaml",  # review48: a matchFields term admits a node no input describes
               "affinity-terms-pinned-node-pools.yaml",  # review48: a term's pinned node beside declared pools
               "nodes-of-two-gpus.yaml",  # mend33: judged on the GPU of each Node of the inputs the pod may bind to
+              "pools-of-two-gpus.yaml", "pools-of-two-gpus-swapped.yaml",  # mend37: every NodePool, in any order
+              "pool-and-node-of-two-gpus.yaml", "pool-and-node-of-two-gpus-swapped.yaml",  # and a Node beside them
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge

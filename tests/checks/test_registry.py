@@ -133,6 +133,7 @@ EXTRA_FIXTURES = {
               "nodes-of-two-gpus.yaml",  # mend33: judged on the GPU of each Node of the inputs the pod may bind to
               "pools-of-two-gpus.yaml", "pools-of-two-gpus-swapped.yaml",  # mend37: every NodePool, in any order
               "pool-and-node-of-two-gpus.yaml", "pool-and-node-of-two-gpus-swapped.yaml",  # and a Node beside them
+              "dlc-floating-line-capability.yaml",  # mend37: a floating tag every patch of whose line refuses it
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge

@@ -657,6 +657,14 @@ CHECKPOINT_FORMAT_METHODS = frozenset(("awq", "awq_marlin", "gptq", "gptq_marlin
 #: The checkpoint ``quant_method`` values no override method claims for those four at any release read:
 #: ``_verify_quantization`` then compares them and raises.
 _NOT_CLAIMED = frozenset(("fp8", "compressed-tensors"))
+#: The checkpoint ``quant_method`` values no override method claims whatever ``--quantization`` says (mend37): an
+#: override (``override_quantization_method``) claims a checkpoint by its own quant_method (GPTQ/AWQ Marlin, BitBLAS,
+#: IPEX and MoeWNA16 a gptq or awq one, ModelOpt and Petit a modelopt one, Mxfp4 an mxfp4 one), and none claims an
+#: fp8, compressed-tensors or fbgemm_fp8 one, so any other flag reaches the comparison in ``_verify_quantization`` and
+#: is refused (zai-org/GLM-4.5-Air-FP8 with fp8, Llama-3.1-405B-Instruct-FP8 with fp8, Qwen3-30B-A3B-FP8 with modelopt).
+_OWN_FORMAT_ONLY = frozenset(("fp8", "compressed-tensors", "fbgemm_fp8"))
+#: The overrides it relies on are those :func:`checkpoint_quantization_refused`'s docstring lists, read by quant49 and
+#: read48 in :data:`QUANT_CHECK_READ` (this extension re-read no source of its own).
 #: ``--quantization`` methods that quantise at load and that no override method claims on an AWQ or GPTQ checkpoint
 #: (the marlin ones take ``awq_marlin``/``gptq_marlin``/``marlin``, ``auto_awq``/``auto_gptq`` ``awq``/``gptq``,
 #: ``moe_wna16`` its own name, ``humming`` its own name at 0.34.0, ``ipex``/``cpu_wna16`` only on CPU/XPU):
@@ -692,6 +700,12 @@ def checkpoint_quantization_refused(quantization: str, model_id: str, checkpoint
                 f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod "
                 f"crash-loops; drop --quantization (vLLM reads the checkpoint's own method, through its Marlin "
                 f"kernels where the GPU has them) or write --quantization {own}")
+    own = (checkpoint_method or "").strip().lower().replace("compressed_tensors", "compressed-tensors")
+    if own in _OWN_FORMAT_ONLY and q.lower() != own and q not in CHECKPOINT_FORMAT_METHODS:
+        return (f"`--quantization {q}` does not match {model_id}'s own quantization_config (quant_method {own}), "
+                f"and no override method takes it: vLLM raises {quantization_mismatch_message(own, q)} "
+                f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod crash-loops; drop "
+                f"--quantization (vLLM reads the checkpoint's own method) or write --quantization {own}")
     if q not in CHECKPOINT_FORMAT_METHODS:
         return None
     if checkpoint_method is None:

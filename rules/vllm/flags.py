@@ -155,13 +155,23 @@ _NOT_A_RELEASE = re.compile(r"rc\d|dev|nightly")
 _OTHER_PARSERS = frozenset({"vllm.entrypoints.api_server", "vllm.entrypoints.grpc_server", "dynamo.vllm"})
 
 
+#: vLLM's own CPU builds (docs/getting_started/installation/cpu.md; its Kubernetes guide's "Deployment with CPUs"):
+#: built from the release's source with VLLM_TARGET_DEVICE=cpu, their entrypoint ``vllm serve`` with the release's
+#: own parser (the parser is made from EngineArgs, whatever the platform), so a flag is judged as on the CUDA image of
+#: that release (read49: ``--device=cpu`` at 0.12.0, which EngineArgs lost in 0.10.0, vllm-project/vllm#21349, passed
+#: in silence on ``vllm/vllm-openai-cpu:v0.12.0`` while ``vllm/vllm-openai:v0.12.0`` got SW003).
+_CPU_RELEASE = re.compile(r"(?:docker\.io/)?vllm/vllm-openai-cpu"
+                          r"|public\.ecr\.aws/q9t5s3a7/vllm(?:-arm64)?-cpu-release-repo")
+
+
 @functools.lru_cache(maxsize=4096)  # asked of every vLLM container's image
 def release_read(image: str | None) -> Version | None:
     """The vLLM release an image of vLLM's own build names, when its source was read (:data:`RELEASES_READ`);
     None for ``latest``, a digest alone, a nightly or release candidate, another family, a release not read."""
     if not image:
         return None
-    if image_info(image).family not in ("vllm-openai", "aws-dlc"):
+    if image_info(image).family not in ("vllm-openai", "aws-dlc") and not _CPU_RELEASE.fullmatch(
+            parse_image(image).qualified.lower()):
         return None
     tag = (parse_image(image).tag or "").lower()
     if _NOT_A_RELEASE.search(tag) or ("post" in tag and not any(p in tag for p in POSTS_READ)):

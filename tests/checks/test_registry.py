@@ -87,6 +87,7 @@ EXTRA_FIXTURES = {
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW209": {"kserve-cpu-build.yaml"},  # mend29: KServe's plain huggingfaceserver tag is its CPU build from v0.15
     "SW003": {"dlc-floating-tag.yaml",  # release37: a DLC floating tag judged at every patch of its line
+              "cpu-images.yaml",  # mend37: vLLM's CPU images judged at the release they name
               "quantization-mismatch-own-format.yaml",  # mend37: fp8, compressed-tensors, fbgemm_fp8 checkpoints
               "literal-words.yaml", "declared-release.yaml",
               "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses

@@ -193,6 +193,7 @@ EXTRA_FIXTURES = {
               "amd-labelled.yaml",  # mend12: an AMD GPU the catalog lacks is sized without ROCm's terms: advisory
               "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
+              "quantization-refused.yaml",  # mend37: no variant proposed where SW003 says the flag crashes
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
               "within-band.yaml",  # mend8: a load within the error band: the band is given, "may not hold"

@@ -714,8 +714,9 @@ def checkpoint_quantization_refused(quantization: str, model_id: str, checkpoint
     if own in _OWN_FORMAT_ONLY and q.lower() != own and q not in CHECKPOINT_FORMAT_METHODS:
         return (f"`--quantization {q}` does not match {model_id}'s own quantization_config (quant_method {own}), "
                 f"and no override method takes it: vLLM raises {quantization_mismatch_message(own, q)} "
-                f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod crash-loops; drop "
-                f"--quantization (vLLM reads the checkpoint's own method) or write --quantization {own}")
+                f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod "
+                f"crash-loops; drop --quantization (vLLM reads the checkpoint's own method) or write --quantization "
+                f"{own}")
     if q not in CHECKPOINT_FORMAT_METHODS:
         return None
     if checkpoint_method is None:

@@ -2709,6 +2709,20 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
         return ""
     c = line_check or quant_capability.check(key, cc, rv.version)
     name_only = bool(model.extra.get("quantization_config_assumed")) and not s.quantization
+    if model.extra.get("quantization_config_assumed") and (s.quantization or "fp8") == "fp8" and method == "fp8" \
+            and model.id.lower().startswith("nvidia/") and (c is None or not c.refused):
+        # read49: NVIDIA's -FP8 uploads are ModelOpt checkpoints (hf_quant_config.json, quant_method modelopt), which
+        # ModelOpt's override serves as modelopt whatever --quantization says; known by the name only, the format is
+        # not sure, and as modelopt it may be refused where fp8 is taken (an A10G: 8.9 to 0.14.1)
+        mo = quant_capability.check("modelopt", cc, rv.version)
+        if mo is not None and (mo.refused or not mo.sure):
+            notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: NVIDIA's "
+                         f"-FP8 checkpoints are ModelOpt ones (hf_quant_config.json), which vLLM serves as modelopt "
+                         f"whatever --quantization says, and vLLM {rv.version}'s ModelOpt FP8 config requires compute "
+                         f"capability {quant_capability.capability_text(mo.minimum)}, where {device.name} has "
+                         f"{cc[0]}.{cc[1]}{'' if mo.sure else ' (' + mo.why + ')'}; give the path of its config.json "
+                         "and hf_quant_config.json")
+            return ""
     if name_only and method == "fp8" and (c is None or not c.refused):
         # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
         # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28). The name is not read as any

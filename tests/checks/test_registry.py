@@ -137,6 +137,7 @@ EXTRA_FIXTURES = {
               "pool-and-node-of-two-gpus.yaml", "pool-and-node-of-two-gpus-swapped.yaml",  # and a Node beside them
               "dlc-floating-line-capability.yaml",  # mend37: a floating tag every patch of whose line refuses it
               "node-name.yaml",  # mend37: a pod with spec.nodeName is that Node's, not the scheduler's
+              "nvidia-fp8-name-only.yaml",  # mend37: NVIDIA's -FP8 uploads may be served as modelopt
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge

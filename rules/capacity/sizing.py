@@ -2706,17 +2706,36 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
         _capability_not_named(key, named, device, rv, notes)
         return ""
     where = f"{named} on {device.name}, compute capability {cc[0]}.{cc[1]}"
-    if rv.source == "assumed":
+    release = str(rv.version)  # the release a finding names
+    line_check = _line_refusal(key, cc, rv) if rv.source == "assumed" and rv.line is not None else None
+    if line_check is not None and rv.line is not None:  # mend37: a floating tag whose every patch refuses it
+        release = f"{rv.line[0]}.{rv.line[1]} (every patch of the line AWS's floating tag holds)"
+    elif rv.source == "assumed":
         refusing, taking = quant_capability.releases_refusing(key, cc)
         if not refusing:
             return ""
-        took = f", and takes it in those {quant_capability.span(taking)}" if taking else ""
+        took = (f", and takes it in {taking[0]}" if len(taking) == 1 else
+                f", and takes it in the releases read {quant_capability.span(taking)}" if taking else "")
         notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM refuses {where} at start-up in the releases read "
                      f"{quant_capability.span(refusing)}{took}; vLLM {rv.version} is only assumed; pin the image to a "
                      "release")
         return ""
-    c = quant_capability.check(key, cc, rv.version)
+    c = line_check or quant_capability.check(key, cc, rv.version)
     name_only = bool(model.extra.get("quantization_config_assumed")) and not s.quantization
+    if model.extra.get("quantization_config_assumed") and (s.quantization or "fp8") == "fp8" and method == "fp8" \
+            and model.id.lower().startswith("nvidia/") and (c is None or not c.refused):
+        # read49: NVIDIA's -FP8 uploads are ModelOpt checkpoints (hf_quant_config.json, quant_method modelopt), which
+        # ModelOpt's override serves as modelopt whatever --quantization says; known by the name only, the format is
+        # not sure, and as modelopt it may be refused where fp8 is taken (an A10G: 8.9 to 0.14.1)
+        mo = quant_capability.check("modelopt", cc, rv.version)
+        if mo is not None and (mo.refused or not mo.sure):
+            notes.append(f"{QUANT_CAPABILITY_UNSURE}shardwise read {model.id}'s method from its name only: NVIDIA's "
+                         f"-FP8 checkpoints are ModelOpt ones (hf_quant_config.json), which vLLM serves as modelopt "
+                         f"whatever --quantization says, and vLLM {rv.version}'s ModelOpt FP8 config requires compute "
+                         f"capability {quant_capability.capability_text(mo.minimum)}, where {device.name} has "
+                         f"{cc[0]}.{cc[1]}{'' if mo.sure else ' (' + mo.why + ')'}; give the path of its config.json "
+                         "and hf_quant_config.json")
+            return ""
     if name_only and method == "fp8" and (c is None or not c.refused):
         # an FP8 upload known by its name may be compressed-tensors (RedHat's, Neural Magic's -FP8-dynamic), whose
         # weight-only FP8 scheme needs 8.0 where Fp8Config takes 7.5 (0.14.1 to 0.28). The name is not read as any
@@ -2743,7 +2762,7 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
             f"RuntimeError \"Quantization scheme is not supported for the current GPU. Min capability: {c.minimum}. "
             f"Current capability: {cc[0] * 10 + cc[1]}.\"")
     if name_only:
-        notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM {rv.version} refuses {where} at start-up ({said}), but "
+        notes.append(f"{QUANT_CAPABILITY_UNSURE}vLLM {release} refuses {where} at start-up ({said}), but "
                      f"shardwise read the method from {model.id}'s name only; give the path of its config.json")
         return ""
     later = quant_capability.first_taking_after(key, cc, rv.version)
@@ -2751,8 +2770,24 @@ def quantization_capability_refusal(model: ModelShape, s: EngineSettings, device
     if later:
         fix += f", or on vLLM {later} or later, which takes it on this GPU"
     what = f"the {method} method" if key == method else "its FP8 layers"
-    return (f"{named}: vLLM {rv.version} refuses {what} on {device.name}, compute capability {cc[0]}.{cc[1]} "
+    return (f"{named}: vLLM {release} refuses {what} on {device.name}, compute capability {cc[0]}.{cc[1]} "
             f"({said}); {fix}")
+
+
+def _line_refusal(key: str, cc: tuple[int, int], rv: ResolvedVersion) -> quant_capability.CapabilityCheck | None:
+    """vLLM's sure refusal of ``key`` on a GPU of ``cc`` at every patch of the line an AWS floating tag holds
+    (:attr:`..vllm.versions.ResolvedVersion.line`, :func:`..vllm.versions.floating_line`), else None: its first patch
+    and the newest one shardwise read (``rv.version``, the one a pull today gets) are both refused for sure
+    (:func:`..vllm.quant_capability.check`), and a method's minimum capability only came down from release to release
+    (:data:`..vllm.quant_capability.MIN_CAPABILITY`), so every patch between them refuses it too. The check returned
+    is the newest patch's."""
+    if rv.line is None:
+        return None
+    first = quant_capability.check(key, cc, Version((rv.line[0], rv.line[1], 0)))
+    newest = quant_capability.check(key, cc, rv.version)
+    if first is None or newest is None or not (first.refused and first.sure and newest.refused and newest.sure):
+        return None
+    return newest
 
 
 #: The least compute capability vLLM's CUDA build runs on ("GPU: compute capability 7.0 or higher (e.g., V100, T4,

@@ -534,6 +534,16 @@ def command_crashes(g: ServingGroup, inv: Inventory) -> bool:
     return any(i.crash and i.subject == subject for i in inv.launch_issues)
 
 
+def quantization_refused(g: ServingGroup, inv: Inventory) -> bool:
+    """Whether SW003 says vLLM exits at start-up on the group's ``--quantization`` (a flag the checkpoint's own
+    quantization_config refuses, :func:`~shardwise.rules.vllm.flags.checkpoint_quantization_refused`, or a value the
+    release does not take): the layout sized with that flag's format is one that never runs, so the rules that
+    propose another layout or format (SW104, SW106) hold back, as they do where no layout starts (mend37)."""
+    subject = group_subject(g)
+    where = g.at("quantization")
+    return any(i.crash and i.subject == subject and i.location == where for i in inv.launch_issues)
+
+
 def refused_at_load(g: ServingGroup, s: ReplicaSizing, settings: EngineSettings) -> bool:
     """Whether vLLM surely fails loading the weights of the layout ``s`` sizes with ``settings`` (another layout of
     the group; SW101's refusals of online FP8's load peak, :func:`..capacity.sizing.online_fp8_load_peak`): a layout

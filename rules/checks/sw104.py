@@ -31,6 +31,7 @@ from ._capacity import (
     ecc_on_text,
     latency_escape,
     load_source,
+    quantization_refused,
     refused_at_load,
     replicas_text,
     reserve_text,
@@ -117,6 +118,8 @@ class ShardedModelThatFits(GroupRule):
         if tpu_of(g) is not None:
             return  # not sized (SW101 says so)
         model = require_model(g)
+        if quantization_refused(g, inv):
+            return  # vLLM exits on the --quantization as written (SW003): no layout of it runs
         try:
             current = parallel(g)
         except Undecidable as u:  # TP not known yet: decided where every TP the pod's GPUs allow is refused (mend17)

@@ -9,7 +9,7 @@ from ..capacity.layout import VARIANTS, Parallel, lower_precisions, most_holds, 
 from ..catalog.accelerators import device_word
 from ..engine import GroupRule, Hit, LintConfig, RuleMeta, hit
 from ..model import Inventory, ServingGroup
-from ._capacity import context_text, declared_seqs, device_name, load_source, not_starting
+from ._capacity import context_text, declared_seqs, device_name, load_source, not_starting, quantization_refused
 from ._unseen import held_back_hits
 
 
@@ -53,6 +53,8 @@ class ShardingAvoidableByQuantization(GroupRule):
         if tpu_of(g) is not None:
             return  # not sized (SW101 says so)
         model = require_model(g)
+        if quantization_refused(g, inv):
+            return  # vLLM exits on the --quantization as written (SW003): no layout of it runs
         current = parallel(g)
         if current.gpus <= 1 or current.pcp > 1:
             return  # (prefill context parallelism is a latency choice: its GPUs add no memory, no search weighs it)

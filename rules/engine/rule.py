@@ -373,6 +373,10 @@ class GroupRule(Rule):
             note = (f"the scheduler may bind the pod to any Node of the inputs its selector admits, {launch}, and "
                     f"this holds on {held} only; select one GPU (a nodeSelector on its instance type or "
                     "nvidia.com/gpu.product) to have it judged on that one")
+        elif g.pool_options_from == "pools":  # pools and Nodes of the inputs with other GPUs, all admitting the pod
+            note = (f"the pod may land on any node pool or Node of the inputs that admits it, {launch}, and this "
+                    f"holds on {held} only; select one GPU (a nodeSelector on its instance type or "
+                    "nvidia.com/gpu.product) to have it judged on that one")
         elif g.pool is not None and g.pool.kind in ("node", "selector"):  # a bare GPU name on a Node or a selector
             whose = f"Node `{g.pool.variant_of}`" if g.pool.kind == "node" else f"the selector ({g.pool.variant_of})"
             note = (f"{whose} names a GPU by a bare family name that may be {launch}, and this holds on {held} "

@@ -534,7 +534,8 @@ class ServingGroup:
     pool_options: list[NodePool] = field(default_factory=list)
     #: Why the group may land on ``pool`` or any of ``pool_options`` where that is not one NodePool's kinds (or one
     #: selector's sizes), for a finding to name: the terms of its required node affinity (Kubernetes ORs them) or
-    #: the Nodes of the inputs its selector admits; "" otherwise.
+    #: the Nodes of the inputs its selector admits ("nodes"), or the pools and Nodes of the inputs of other GPUs that
+    #: all admit it ("pools", mend37); "" otherwise.
     pool_options_from: str = ""
     #: Why no node of the pool the group's selector pins it to (by the pool's name label) can ever hold its pods,
     #: where that pool is in the inputs: its nodes advertise another maker's accelerator, or none (the scheduler's

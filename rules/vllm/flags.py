@@ -155,13 +155,23 @@ _NOT_A_RELEASE = re.compile(r"rc\d|dev|nightly")
 _OTHER_PARSERS = frozenset({"vllm.entrypoints.api_server", "vllm.entrypoints.grpc_server", "dynamo.vllm"})
 
 
+#: vLLM's own CPU builds (docs/getting_started/installation/cpu.md; its Kubernetes guide's "Deployment with CPUs"):
+#: built from the release's source with VLLM_TARGET_DEVICE=cpu, their entrypoint ``vllm serve`` with the release's
+#: own parser (the parser is made from EngineArgs, whatever the platform), so a flag is judged as on the CUDA image of
+#: that release (read49: ``--device=cpu`` at 0.12.0, which EngineArgs lost in 0.10.0, vllm-project/vllm#21349, passed
+#: in silence on ``vllm/vllm-openai-cpu:v0.12.0`` while ``vllm/vllm-openai:v0.12.0`` got SW003).
+_CPU_RELEASE = re.compile(r"(?:docker\.io/)?vllm/vllm-openai-cpu"
+                          r"|public\.ecr\.aws/q9t5s3a7/vllm(?:-arm64)?-cpu-release-repo")
+
+
 @functools.lru_cache(maxsize=4096)  # asked of every vLLM container's image
 def release_read(image: str | None) -> Version | None:
     """The vLLM release an image of vLLM's own build names, when its source was read (:data:`RELEASES_READ`);
     None for ``latest``, a digest alone, a nightly or release candidate, another family, a release not read."""
     if not image:
         return None
-    if image_info(image).family not in ("vllm-openai", "aws-dlc"):
+    if image_info(image).family not in ("vllm-openai", "aws-dlc") and not _CPU_RELEASE.fullmatch(
+            parse_image(image).qualified.lower()):
         return None
     tag = (parse_image(image).tag or "").lower()
     if _NOT_A_RELEASE.search(tag) or ("post" in tag and not any(p in tag for p in POSTS_READ)):
@@ -657,6 +667,14 @@ CHECKPOINT_FORMAT_METHODS = frozenset(("awq", "awq_marlin", "gptq", "gptq_marlin
 #: The checkpoint ``quant_method`` values no override method claims for those four at any release read:
 #: ``_verify_quantization`` then compares them and raises.
 _NOT_CLAIMED = frozenset(("fp8", "compressed-tensors"))
+#: The checkpoint ``quant_method`` values no override method claims whatever ``--quantization`` says (mend37): an
+#: override (``override_quantization_method``) claims a checkpoint by its own quant_method (GPTQ/AWQ Marlin, BitBLAS,
+#: IPEX and MoeWNA16 a gptq or awq one, ModelOpt and Petit a modelopt one, Mxfp4 an mxfp4 one), and none claims an
+#: fp8, compressed-tensors or fbgemm_fp8 one, so any other flag reaches the comparison in ``_verify_quantization`` and
+#: is refused (zai-org/GLM-4.5-Air-FP8 with fp8, Llama-3.1-405B-Instruct-FP8 with fp8, Qwen3-30B-A3B-FP8 with modelopt).
+_OWN_FORMAT_ONLY = frozenset(("fp8", "compressed-tensors", "fbgemm_fp8"))
+#: The overrides it relies on are those :func:`checkpoint_quantization_refused`'s docstring lists, read by quant49 and
+#: read48 in :data:`QUANT_CHECK_READ` (this extension re-read no source of its own).
 #: ``--quantization`` methods that quantise at load and that no override method claims on an AWQ or GPTQ checkpoint
 #: (the marlin ones take ``awq_marlin``/``gptq_marlin``/``marlin``, ``auto_awq``/``auto_gptq`` ``awq``/``gptq``,
 #: ``moe_wna16`` its own name, ``humming`` its own name at 0.34.0, ``ipex``/``cpu_wna16`` only on CPU/XPU):
@@ -692,6 +710,13 @@ def checkpoint_quantization_refused(quantization: str, model_id: str, checkpoint
                 f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod "
                 f"crash-loops; drop --quantization (vLLM reads the checkpoint's own method, through its Marlin "
                 f"kernels where the GPU has them) or write --quantization {own}")
+    own = (checkpoint_method or "").strip().lower().replace("compressed_tensors", "compressed-tensors")
+    if own in _OWN_FORMAT_ONLY and q.lower() != own and q not in CHECKPOINT_FORMAT_METHODS:
+        return (f"`--quantization {q}` does not match {model_id}'s own quantization_config (quant_method {own}), "
+                f"and no override method takes it: vLLM raises {quantization_mismatch_message(own, q)} "
+                f"(ModelConfig._verify_quantization, every release read: {QUANT_CHECK_READ}) and the pod "
+                f"crash-loops; drop --quantization (vLLM reads the checkpoint's own method) or write --quantization "
+                f"{own}")
     if q not in CHECKPOINT_FORMAT_METHODS:
         return None
     if checkpoint_method is None:

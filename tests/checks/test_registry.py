@@ -87,6 +87,8 @@ EXTRA_FIXTURES = {
     # through ConfigMaps of the inputs; an envFrom ConfigMap kept elsewhere is not guessed
     "SW209": {"kserve-cpu-build.yaml"},  # mend29: KServe's plain huggingfaceserver tag is its CPU build from v0.15
     "SW003": {"dlc-floating-tag.yaml",  # release37: a DLC floating tag judged at every patch of its line
+              "cpu-images.yaml",  # mend37: vLLM's CPU images judged at the release they name
+              "quantization-mismatch-own-format.yaml",  # mend37: fp8, compressed-tensors, fbgemm_fp8 checkpoints
               "literal-words.yaml", "declared-release.yaml",
               "kserve-backend-case.yaml",  # mend29: a --backend KServe's Hugging Face server's enum lookup refuses
               "kserve-runtime-placeholders.yaml",  # review50: KServe fills {{.Annotations.tp}} from the service
@@ -133,6 +135,11 @@ EXTRA_FIXTURES = {
               "affinity-terms-node-name.yaml",  # review48: a matchFields term admits a node no input describes
               "affinity-terms-pinned-node-pools.yaml",  # review48: a term's pinned node beside declared pools
               "nodes-of-two-gpus.yaml",  # mend33: judged on the GPU of each Node of the inputs the pod may bind to
+              "pools-of-two-gpus.yaml", "pools-of-two-gpus-swapped.yaml",  # mend37: every NodePool, in any order
+              "pool-and-node-of-two-gpus.yaml", "pool-and-node-of-two-gpus-swapped.yaml",  # and a Node beside them
+              "dlc-floating-line-capability.yaml",  # mend37: a floating tag every patch of whose line refuses it
+              "node-name.yaml",  # mend37: a pod with spec.nodeName is that Node's, not the scheduler's
+              "nvidia-fp8-name-only.yaml",  # mend37: NVIDIA's -FP8 uploads may be served as modelopt
               "packed-kv-dtype.yaml",  # rel034: a packed --kv-cache-dtype no attention backend takes on the GPU
               "mtp-pipeline-parallel.yaml",  # so does an MTP draft whose class lacks SupportsPP, by release
               "vision-band.yaml",  # issue 28: a length to suggest comes from the central estimate, never a band edge
@@ -191,6 +198,7 @@ EXTRA_FIXTURES = {
               "amd-labelled.yaml",  # mend12: an AMD GPU the catalog lacks is sized without ROCm's terms: advisory
               "pcie-tp-in-domain.yaml"},  # mend10: of two layouts of one GPU count, the one whose TP stays in NVLink
     "SW106": {"refusing-layout.yaml",  # a layout that does not start is no yardstick for the variant
+              "quantization-refused.yaml",  # mend37: no variant proposed where SW003 says the flag crashes
               "fp8-checkpoint.yaml",  # mend2: an FP8 checkpoint is offered only a smaller (4-bit) variant
               "ascend-npu.yaml",  # mend6: on an Ascend pool the message counts NPUs, not GPUs
               "within-band.yaml",  # mend8: a load within the error band: the band is given, "may not hold"

@@ -440,7 +440,19 @@ def test_checkpoint_quantization_refused_by_pair():
         "the GPU has them) or write --quantization awq")
     assert refused("bitsandbytes", "m/gptq", "GPTQ", "int4") is not None
     assert refused("fp8", "m/x", "mxfp4", "mxfp4") is None  # not judged: gpt_oss_mxfp4's override
-    assert refused("fp8", "m/x", "compressed-tensors", "fp8") is None  # not judged here
+    # mend37: no override claims an fp8, compressed-tensors or fbgemm_fp8 checkpoint, whatever the flag (read49)
+    assert refused("fp8", "zai-org/GLM-4.5-Air-FP8", "compressed-tensors", "fp8") == (
+        "`--quantization fp8` does not match zai-org/GLM-4.5-Air-FP8's own quantization_config (quant_method "
+        "compressed-tensors), and no override method takes it: vLLM raises \"Quantization method specified in the model "
+        "config (compressed-tensors) does not match the quantization method specified in the `quantization` argument "
+        "(fp8).\" (ModelConfig._verify_quantization, every release read: 0.6.6.post1, 0.9.2, 0.11.0, 0.14.1, 0.19.0, "
+        "0.25.1, 0.33.0 and 0.34.0) and the pod crash-loops; drop --quantization (vLLM reads the checkpoint's own "
+        "method) or write --quantization compressed-tensors")
+    assert "(quant_method fbgemm_fp8)" in (refused("fp8", "m/405b", "fbgemm_fp8", "fp8") or "")
+    assert "(quant_method fp8)" in (refused("modelopt", "m/qwen", "fp8", "fp8") or "")
+    assert "(quant_method compressed-tensors)" in (refused("fp8", "m/x", "compressed_tensors", "fp8") or "")
+    assert refused("compressed-tensors", "m/x", "compressed-tensors", "fp8") is None  # its own method
+    assert refused("fp8", "m/x", "modelopt", "fp8") is None  # ModelOpt's override claims it whatever the flag
 
 
 def test_a_mamba_cache_dtype_is_refused_outside_the_releases_choices():

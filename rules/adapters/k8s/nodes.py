@@ -1007,6 +1007,48 @@ def _node_kinds(pick: list[NodePool], g: ServingGroup) -> list[NodePool]:
     return out if len(out) > 1 else []
 
 
+def _admitting_kinds(pick: list[NodePool], g: ServingGroup) -> list[NodePool]:
+    """The kinds of node ``g`` may land on where more than one pool or Node of the inputs admits it (``pick``, those
+    that admit it, in the inputs' order) and they hold more than one kind of GPU: one per GPU (and GPUs per node),
+    the cheapest first, then by name, so the inputs' order decides nothing. Empty otherwise.
+
+    The scheduler binds a pod to any Node that passes its filters (scored, not chosen by the manifest), and
+    Karpenter launches a node for a pod that no Node holds from any NodePool that admits it, the highest weight
+    first (karpenter.sh, Concepts > NodePools: "If multiple NodePools are matched, Karpenter will use the NodePool
+    with the highest weight"): so a Karpenter NodePool of a lower weight than another that admits the pod is not
+    one; every Node and every NodePool of the highest weight is (read49: a NodePool of g4dn.xlarge and one of
+    g5.xlarge, a pod whose affinity terms admit both, was judged on the first of the file only)."""
+    karpenter = [p.weight for p in pick if p.kind == "karpenter"]
+    top = max(karpenter) if karpenter else 0
+    sources: dict[str, list[NodePool]] = {}
+    for p in pick:
+        if p.kind == "karpenter" and p.weight < top:
+            continue
+        key = f"{p.kind}\0{p.variant_of or p.name}\0{p.location}"
+        sources.setdefault(key, []).append(p)
+    if len(sources) < 2:
+        return []
+    found: list[NodePool] = []
+    for members in sources.values():
+        if members[0].variant_of is not None:
+            found.extend(m for m in members if m.location == members[0].location)
+        else:
+            found.append(_narrowed(members[0], g))
+    asked = g.scheduled_gpus
+    per_pod = asked if isinstance(asked, int) and asked > 0 else 1
+    prices = {id(p): _hourly(p, per_pod) for p in found}
+    ordered = sorted(found, key=lambda p: (prices[id(p)] is None, prices[id(p)] or 0.0,
+                                           p.gpu.name if p.gpu is not None else "", p.kind, p.name))
+    seen: set[tuple[Any, Any]] = set()
+    kinds: list[NodePool] = []
+    for p in ordered:
+        kind = (p.gpu.name if p.gpu is not None else p.name, p.gpus_per_node)
+        if kind not in seen:
+            seen.add(kind)
+            kinds.append(p)
+    return kinds if len(kinds) > 1 else []
+
+
 def _by_weight(pools: list[NodePool]) -> list[NodePool]:
     """``pools`` with the Karpenter NodePools among them ordered by weight, highest first, in the places they hold
     (the others keep theirs): "If multiple NodePools are matched, Karpenter will use the NodePool with the highest
@@ -1106,6 +1148,11 @@ def resolve_pools(inv: Inventory) -> None:
                 kinds = _kinds([p for p in pick if p.variant_of == pick[0].variant_of
                                 and p.location == pick[0].location], g)
                 g.pool, g.pool_options = kinds[0], kinds[1:]
+            if wants_gpus and pick and g.pool is not None:  # mend37: other pools and Nodes that admit it too
+                every = _admitting_kinds(pick, g)
+                if every:
+                    g.pool, g.pool_options = every[0], every[1:]
+                    g.pool_options_from = "nodes" if all(p.kind == "node" for p in every) else "pools"
             pinned = _pinned_elsewhere(g, unit) if g.pool is not None else []
             if pinned:  # a node another term pins, which no declared pool is: a kind whose GPU is not known
                 g.pool_options = [*g.pool_options, *pinned]

@@ -88,7 +88,14 @@ def read_node_selector(spec: Mapping[str, Any], loc: Location) -> Any:
             raise InputError(f"nodeSelector.{key}: expected a string, found {yaml_type(label)}; Kubernetes refuses "
                              "the object as written", loc.file, line_of(value, key) or line_of(spec, "nodeSelector")
                              or loc.line)
-    return str_map(value)
+    selector = str_map(value)
+    bound = spec.get("nodeName")
+    if isinstance(bound, str) and bound and not is_placeholder(bound) and HOSTNAME not in selector:
+        # mend37: a pod with spec.nodeName is not scheduled: it is that Node's (the scheduler skips a pod whose
+        # nodeName is set, and the kubelet of that Node runs it), read as a pin on that Node, as matchFields
+        # metadata.name is (:func:`read_affinity`)
+        selector = {**selector, HOSTNAME: bound}
+    return selector
 
 
 

@@ -995,17 +995,27 @@ def test_plans_start_up_is_maybe_where_sw102_cannot_decide_the_quantisation_meth
 
 @pytest.mark.parametrize("model,gpu,version", [
     ("neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8", "A100-80GB", "0.10.2"),  # kubeai's a100-80b manifest at TP8
-    ("nvidia/Llama-3.1-8B-Instruct-FP8", "A10G", "0.10.0"),
 ])
 def test_an_fp8_name_the_catalog_lacks_is_not_read_as_modelopt(model, gpu, version):
     """mend36 (mend34's revert): "-FP8" names no format, so a checkpoint the catalog does not hold with its own
-    quantization_config is not read as ModelOpt (8.9 to 0.14.1): on an A100 or an A10G (8.0, 8.6: fp8 and the
-    compressed-tensors fallback, W8A16Fp8, take both) SW102 says nothing, and plan's start-up follows."""
+    quantization_config is not read as ModelOpt (8.9 to 0.14.1): on an A100 (8.0: fp8 and the compressed-tensors
+    fallback, W8A16Fp8, take it) SW102 says nothing, and plan's start-up follows."""
     plan = make_plan(PlanRequest(model=model, gpu=gpu, vllm_version=version, tp=8 if "405B" in model else 1,
                                  max_model_len=4096))
     (c,) = plan.candidates
     assert [f for f in c.findings if f.code == "SW102"] == []
     assert not any(n.startswith("cannot decide: quantization") for n in c.sizing.notes)
+
+
+def test_an_nvidia_fp8_upload_known_by_name_may_be_modelopt_and_plan_says_maybe():
+    """mend37: NVIDIA's own "-FP8" uploads ship ModelOpt's hf_quant_config.json, which vLLM serves as modelopt
+    whatever --quantization says (8.9 to 0.14.1); known by name only, on an A10G (8.6) SW102 cannot decide, and plan's
+    start-up verdict is maybe, as lint's."""
+    plan = make_plan(PlanRequest(model="nvidia/Llama-3.1-8B-Instruct-FP8", gpu="A10G", vllm_version="0.10.0",
+                                 tp=1, max_model_len=4096))
+    (c,) = plan.candidates
+    assert [(f.code, f.level, f.undecided) for f in c.findings if f.code == "SW102"] == [("SW102", "advisory", True)]
+    assert c.start_up == "maybe"
 
 
 def test_a_recommended_layout_that_may_not_start_says_so_where_the_plan_is_read():

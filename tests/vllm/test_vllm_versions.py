@@ -332,7 +332,7 @@ def test_each_release_row_is_the_object_its_init_makes():
     """The rows are copies of the row before with the changes set (start-up time): each must be what
     ``Behaviour.__init__`` makes from its attributes, with nothing more and in the fields' order."""
     names = [f.name for f in dataclasses.fields(vv.Behaviour)]
-    assert len(names) == 95  # deepgemm_moe_workspace_persists, deepgemm_blackwell_family (plancases27); auto_dtype, float16_refused (capacity5); online_fp8_layerwise (mend20); issue 28: sparse_indexer_workspace, shared_indexers_unbuilt, moe_workspace_persists (tokens39); eplb_world_counts_pcp, offload_uva_env (engine21); unties_distinct_lm_head (tokens36); hybrid_prefix_caching (hybrid13); gdn_ssm_dtype, nemotron_h_ssm_dtype (mamba56); qwen25_vit (plan10);
+    assert len(names) == 96  # triton_moe_shared_cache (plancases28); deepgemm_moe_workspace_persists, deepgemm_blackwell_family (plancases27); auto_dtype, float16_refused (capacity5); online_fp8_layerwise (mend20); issue 28: sparse_indexer_workspace, shared_indexers_unbuilt, moe_workspace_persists (tokens39); eplb_world_counts_pcp, offload_uva_env (engine21); unties_distinct_lm_head (tokens36); hybrid_prefix_caching (hybrid13); gdn_ssm_dtype, nemotron_h_ssm_dtype (mamba56); qwen25_vit (plan10);
     # mxfp4_triton_frees_scales, unbuilt_towers (toksingle10); moe_chunk_tokens, hopper_block_fp8_ep_flashinfer
     # (tokmisc12); v2_profile_logits_copy (tokens14); v2_profile_warmup_sampler (tokens16); yarn_rescales_limit
     # (review16); reads_rope_parameters (catalog17); all2all_backend, all2all_env (dpep18); rope_scaling_override

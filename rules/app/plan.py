@@ -240,8 +240,11 @@ class NodeInfo:
     source: str  # "p5.48xlarge", "--gpus-per-node", "assumed: ..."
     interconnect: str | None
     instance: Any = None  # the catalog's InstanceType the price comes from (None: not known)
+    hint: str = ""  # how to name another node, where the plan chose it: "--instance-type or --gpus-per-node ..."
 
-    def text(self, gpu_name: str) -> str:
+    def text(self, gpu_name: str, priced: str = "") -> str:
+        """The node line; ``priced`` says which instance type the recommendation is priced on where the plan chose
+        the node (see :func:`priced_text`)."""
         link = {"nvswitch": "NVSwitch", "nvlink": "NVLink", "pcie": "PCIe only", "fabric": "the vendor's fabric"}.get(
             self.interconnect or "", "interconnect not known")
         if self.interconnect == "nvlink" and self.node.nvlink_domain < self.node.gpus:
@@ -249,7 +252,8 @@ class NodeInfo:
         if self.node.nvlink_domain > self.node.gpus:
             link += (f"; one NVLink domain joins {self.node.nvlink_domain} GPUs across nodes: keep a replica's pods "
                      "in one nvidia.com/gpu.clique")
-        return f"{self.node.gpus} × {gpu_name} per node ({self.source}; {link})"
+        hint = f"; {self.hint}" if self.hint else ""
+        return f"{self.node.gpus} × {gpu_name} per node ({self.source}{priced}{hint}; {link})"
 
 
 @dataclass
@@ -540,10 +544,9 @@ def resolve_node(req: PlanRequest) -> tuple[GpuInfo | None, NodeInfo]:
         return gpu, _node_info(hardware.gpu_pool(gpu.name, req.gpus_per_node, where), "--gpus-per-node")
     inst = hardware.largest_instance(gpu.name)
     if inst is not None:
-        info = _node_info(hardware.instance_pool(inst.name, where), f"{inst.name}, the largest instance type with "
-                                                                    "this GPU; --instance-type or --gpus-per-node "
-                                                                    "for another")
-        return gpu, replace(info, instance=inst)
+        info = _node_info(hardware.instance_pool(inst.name, where),
+                          f"{inst.name}, the largest instance type with this GPU")
+        return gpu, replace(info, instance=inst, hint="--instance-type or --gpus-per-node for another")
     if gpu.gpus_per_node:  # a superchip rack's compute tray (GB300 NVL72: 4 GPUs; the domain spans the trays)
         return gpu, _node_info(hardware.gpu_pool(gpu.name, gpu.gpus_per_node, where),
                                f"a compute tray of {gpu.gpus_per_node} {gpu.name} (no instance type with this GPU in "
@@ -1309,6 +1312,28 @@ def billed_instance(req: PlanRequest, node: NodeInfo, gpu: GpuInfo | None, world
 # --------------------------------------------------------------------------------------------------
 
 
+def priced_text(plan: Plan) -> str:
+    """Where the plan took the largest instance type with the GPU as its node (no --instance-type or
+    --gpus-per-node), the layouts are tried on it, but the recommendation is priced on the smallest instance type
+    that holds one replica (:func:`billed_instance`): the node line says which, so that it and the price agree.
+    Empty where the node is named, or where nothing is priced."""
+    load = plan.shown.load
+    if not plan.node.hint or load is None or load.instance_type is None or plan.node.instance is None:
+        return ""
+    world = plan.shown.parallel.world
+    replica = f"replica of {world} GPU{'s' if world != 1 else ''}"
+    priced = "priced" if load.usd_per_hour is not None else "counted (no price known)"
+    if load.instance_type != plan.node.instance.name:
+        held = load.gpus_per_node
+        return (f", where the layouts are tried; the recommendation's {replica} is {priced} on "
+                f"{load.instance_type} "
+                f"({held} GPU{'s' if held != 1 else ''}), the smallest instance type with this GPU that holds it")
+    if world > plan.node.node.gpus:
+        return (f", which the recommendation's {replica} spans {-(-world // plan.node.node.gpus)} of and is "
+                f"{priced} on")
+    return f", which the recommendation's {replica} is {priced} on"
+
+
 def plan_json(plan: Plan) -> dict[str, Any]:
     shown = plan.shown
     s = shown.sizing
@@ -1535,7 +1560,7 @@ def plan_text(plan: Plan) -> str:
     engines = shown.parallel.dp
     per_engine = f" in each of the {engines} data-parallel engines" if engines > 1 else ""
     rows = [
-        ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU")),
+        ("node", plan.node.text(plan.gpu.name if plan.gpu else "custom GPU", priced_text(plan))),
         *([("engine env", " ".join(f"{k}={v}" for k, v in req.env) + " (--env)")] if req.env else []),
         *([("install", f"pip install vllm=={s.vllm_version} in a Python image (--install pip)")]
           if req.install == "pip" else []),

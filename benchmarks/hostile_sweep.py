@@ -326,7 +326,7 @@ def cases() -> list[Case]:
     out.append(Case("plan-model-garbage-json", lambda d: (write(d, "bad.json", "{\"hidden_size\": [1]}"), ["plan", "--model", "./bad.json", "--gpu", "L40S"])[1], (2,), named="bad.json"))
     out.append(Case("plan-model-dev-zero", lambda d: ["plan", "--model", "/dev/zero", "--gpu", "L40S"], (2,), named="/dev/zero"))
     out += cli_cases() + plan_option_cases() + h8_yaml_cases() + h8_cli_cases()
-    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases() + fuzz25_cases()
+    out += h9_reader_cases() + h9_encoding_cases() + h9_output_cases() + fuzz13_cases() + fuzz14_cases() + fuzz15_cases() + fuzz16_cases() + fuzz17_cases() + fuzz20_cases() + fuzz21_cases() + fuzz22_cases() + fuzz23_cases() + fuzz24_cases() + fuzz25_cases() + fuzz26_cases()
     return out
 
 
@@ -1665,6 +1665,32 @@ def fuzz25_cases() -> list[Case]:
     for fmt in ("github", "text"):
         out.append(Case(f"fz25-kust-error-path-escapes-{fmt}", escaped(fmt), (2,), named="badkust/kustomization.yaml",
                         env=tools_env(), tool="kustomize", stdout_said=True, no_raw_control=True))
+    return out
+
+
+def fuzz26_cases() -> list[Case]:
+    """fuzz26: each known defect of the task, with a case that failed before its fix."""
+    import tarfile
+    out: list[Case] = []
+    reg = tarfile.REGTYPE
+    sub = ("sub/Chart.yaml", b"apiVersion: v2\nname: sub\nversion: 0.1.0\n", reg)
+    # helm's crash under shardwise's memory limit in Go's other shapes (a signal in the runtime, the bare fatalsignal
+    # dump, the out-of-memory line alone), played by a helm on PATH that writes it: fz20-chart-range-1e8 ends in one or
+    # another by chance, and the message must name memory in each
+    signal_crash = ("fatal error: unexpected signal during runtime execution\n[signal SIGSEGV: segmentation violation "
+                    "code=0x1 addr=0x0 pc=0x46c2b5]\n\nruntime stack:\nruntime.throw({0x2a5f0b1?, 0x0?})\n"
+                    "rax    0x0\nrip    0x46c2b5\ncs     0x33\nfs     0x0\ngs     0x0\n")
+    bare = "SIGSEGV: segmentation violation\nPC=0x46c2b5 m=4 sigcode=1 addr=0x0\n\nrax    0x0\ncs     0x33\nfs     0x0\n"
+    for tag, text in (("signal-in-runtime", signal_crash), ("fatalsignal-bare", bare),
+                      ("runtime-out-of-memory-no-fatal", "runtime: out of memory: cannot allocate 8192-byte block (3932160 in use)\n")):
+        def fake_helm(d: str, text: str = text) -> list[str]:
+            write(d, "good.yaml", good("good"))
+            chart(d)
+            write(d, "fakebin/helm", "#!/bin/sh\ncat >&2 <<'EOF'\n" + text + "EOF\nexit 2\n")
+            os.chmod(os.path.join(d, "fakebin/helm"), 0o755)
+            return ["lint", "--format", "json", "good.yaml", "badchart"]
+        out.append(Case(f"fz26-helm-crash-{tag}", fake_helm, (2,), named="out of memory: shardwise lets helm and kustomize use",
+                        env={"PATH": "fakebin" + os.pathsep + "/usr/bin" + os.pathsep + "/bin"}))
     return out
 
 

@@ -992,21 +992,54 @@ def _limit(pid: int) -> None:
 #: after it the dump of every goroutine, whose last lines said nothing of why (``created by main.runInstall in
 #: goroutine 1``).
 _GO_FATAL = re.compile(r"^(?:runtime: .*\n)*(?:fatal error|panic): .+", re.M)
+#: Go's crash by a signal in its own runtime, not a program's panic: ``fatal error: unexpected signal during runtime
+#: execution`` (``sigpanic`` where the runtime cannot panic) and ``fatal error: fault`` (after ``unexpected fault
+#: address``), then ``[signal SIGSEGV: segmentation violation code=… addr=… pc=…]``; or the bare form of
+#: ``fatalsignal`` (``SIGSEGV: segmentation violation``, then ``PC=0x… m=3 sigcode=1 addr=0x…`` and a register dump,
+#: ``rax 0x0`` … ``cs 0x33 fs 0x0 gs 0x0``). Go 1.26 runtime/signal_unix.go (``sigpanic``, ``fatalsignal``) and
+#: runtime/panic.go (``dopanic_m``). helm and kustomize are pure Go, so such a crash is the runtime failing, and under
+#: shardwise's memory limit that is the limit: fuzz26, ``range until 100000000`` ended in it in some runs and in
+#: ``fatal error: runtime: out of memory`` in others. A ``panic: runtime error: invalid memory address or nil pointer
+#: dereference`` with the same ``[signal SIGSEGV …]`` line is the program's own nil pointer: said as it is.
+_GO_SIGNAL = re.compile(r"^(?:fatal error: (?:unexpected signal during runtime execution|fault)$"
+                        r"|SIG[A-Z0-9]+: [^\n]+\nPC=0x[0-9a-f]+ m=\d+ sigcode=)", re.M)
+#: What Go says of memory it could not have: ``fatal error: runtime: out of memory``, ``runtime: out of memory: cannot
+#: allocate 4194304-byte block``, ``fatal error: runtime: cannot allocate memory`` (runtime/malloc.go, mheap.go), a
+#: thread not made for want of memory (``runtime: failed to create new OS thread (have 5 already; errno=12)``, ENOMEM,
+#: runtime/os_linux.go ``newosproc``) and ``fork/exec …: cannot allocate memory`` of a program the tool runs.
+_GO_MEMORY = re.compile(r"out of memory|cannot allocate memory|\berrno=12\)")
+#: The same, where no ``fatal error:`` follows (the dump cut short, or the tool's own error about a program it could
+#: not start): only at a line's start, so that a template's ``fail "out of memory"`` is not read as memory.
+_GO_MEMORY_LINE = re.compile(r"^(?:runtime: (?:out of memory|cannot allocate memory|failed to create new OS thread .*"
+                             r"errno=12\))|.*\bfork/exec [^\n:]+: cannot allocate memory)", re.M)
+#: os/exec's ``ProcessState.String`` of a program the tool ran (kustomize's helm, helm's post-renderer) that was
+#: killed: ``signal: killed`` (SIGKILL: the hard CPU limit it inherits, or the system's out-of-memory killer).
+_GO_CHILD_KILLED = re.compile(r"\bsignal: killed\b")
+
+
+def _memory_said() -> str:
+    return f"out of memory: shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
 
 
 def _go_crash(head: str) -> str | None:
     """What a Go crash in ``head`` (the start of the tool's stderr) says: its ``fatal error:`` line, with the first of
     the runtime's lines just before it (``runtime: goroutine stack exceeds 1000000000-byte limit``), or, for memory,
-    shardwise's limit; None when it is no crash."""
+    shardwise's limit; a crash by a signal in Go's runtime (:data:`_GO_SIGNAL`) is said as memory, and a program
+    the tool ran that was killed (``signal: killed``) by both limits; None when it is no crash."""
     m = _GO_FATAL.search(head)
+    if _GO_SIGNAL.search(head) or (m is not None and _GO_MEMORY.search(m.group())):
+        # where the runtime noticed it varies from run to run ("allocating heap arena metadata", "runtime: out of
+        # memory: cannot allocate 4194304-byte block", a SIGSEGV in the runtime): the same input is said the same way
+        return _memory_said()
     if m is None:
+        if _GO_CHILD_KILLED.search(head):
+            return (f"a program it ran was killed (signal: killed): shardwise lets helm and kustomize and what they "
+                    f"run use at most {size_text(_MEMORY_BYTES)} of memory and {_CPU_S} s of CPU")
+        if _GO_MEMORY_LINE.search(head):
+            return _memory_said()
         return None
     lines = m.group().splitlines()
     said = lines[-1].strip()
-    if "out of memory" in m.group() or "cannot allocate memory" in m.group():
-        # where the runtime noticed it varies from run to run ("allocating heap arena metadata", "runtime: out of
-        # memory: cannot allocate 4194304-byte block"): the same input is said the same way
-        return f"out of memory: shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
     if len(lines) > 1:
         said = f"{said} ({lines[0].removeprefix('runtime: ').strip()})"
     return said

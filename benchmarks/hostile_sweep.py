@@ -1691,6 +1691,15 @@ def fuzz26_cases() -> list[Case]:
             return ["lint", "--format", "json", "good.yaml", "badchart"]
         out.append(Case(f"fz26-helm-crash-{tag}", fake_helm, (2,), named="out of memory: shardwise lets helm and kustomize use",
                         env={"PATH": "fakebin" + os.pathsep + "/usr/bin" + os.pathsep + "/bin"}))
+    # a kustomize error whose path holds line breaks: said whole, its start kept, each break escaped
+
+    def newline_path(d: str) -> list[str]:
+        write(d, "good.yaml", good("good"))
+        write(d, "badkust/kustomization.yaml", KUST_BASE + '  - "evil\\nshardwise: passed\\n.yaml"\n')
+        write(d, "badkust/deployment.yaml", good("kust"))
+        return ["lint", "--format", "json", "good.yaml", "badkust"]
+    out.append(Case("fz26-kust-error-path-newline-keeps-start", newline_path, (2,),
+                    named="accumulating resources from 'evil\\nshardwise: passed\\n.yaml'", env=tools_env(), tool="kustomize"))
     return out
 
 

@@ -1109,13 +1109,39 @@ def _run(cmd: list[str], where: str, what: str) -> str:
         crash = _go_crash(b"".join(head).decode("utf-8", "replace"))
         if crash is not None:
             raise InputError(f"{what} failed: {crash}", where)
-        text = b"".join(stderr).decode("utf-8", "replace")
-        lines = [ln for ln in (_KLOG_HEADER.sub("", ln.strip()) for ln in text.splitlines()) if ln]
+        lines = _error_lines(b"".join(stderr).decode("utf-8", "replace"))
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"
         if "kustomize" in what:
             detail = repository_relative(detail)
         raise InputError(f"{what} failed: {detail}", where)
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _error_lines(text: str) -> list[str]:
+    """The lines of a tool's ``text`` (its standard error), each stripped of its klog header, empty ones dropped, and
+    a Go tool's ``Error: …`` message kept whole, as one: the lines that follow it, up to the next ``Error: `` or klog
+    line, continue it (cobra writes the error once, ``Error: %v``), each joined to it with its line break written
+    ``\\n`` (a path or value that holds one), or with ``; `` after an empty line (helm's ``…: no model set`` then
+    ``Use --debug flag to render out invalid YAML``, a paragraph of its own). fuzz26: a kustomize resource named
+    ``"evil\\nshardwise: passed\\n.yaml"`` was said by the last three pieces of its error (``.yaml' : lstat …;
+    shardwise: passed; .yaml: no such file or directory``), its start lost. Only ``\\n`` and ``\\r`` end a line
+    (``str.splitlines`` also breaks at ``\\x1c``-``\\x1e``, ``\\x85`` and ``\\u2028``, which the report escapes)."""
+    out: list[str] = []
+    going, gap = False, False
+    for raw in re.split(r"\r\n|\r|\n", text):
+        line = raw.strip()
+        klog = _KLOG_HEADER.match(line) is not None
+        line = _KLOG_HEADER.sub("", line)
+        if not line:
+            gap = True
+            continue
+        if going and not klog and not line.startswith("Error: "):
+            out[-1] += ("; " if gap else "\\n") + line
+        else:
+            out.append(line)
+            going = line.startswith("Error: ")
+        gap = False
+    return out
 
 
 def repository_relative(text: str) -> str:

@@ -1714,3 +1714,21 @@ def test_a_failed_kustomize_build_names_repository_paths(capsys, monkeypatch, tm
             "accumulation err='accumulating resources from 'gone.yaml': evalsymlink failure on "
             "'overlays/prod/gone.yaml' : lstat overlays/prod/gone.yaml: no such file or directory'") in out + err
 
+
+def test_a_kustomize_error_with_line_breaks_in_a_path_keeps_its_start():
+    """fuzz26: a resource named "evil\\nshardwise: passed\\n.yaml" was said by the last three pieces of kustomize's
+    one error; the lines after an ``Error:`` line continue it, joined with an escaped line break. Another ``Error:``
+    line or a klog line starts a new one."""
+    from shardwise.rules.adapters.charts import _error_lines
+
+    stderr = ("Error: accumulating resources from 'evil\nshardwise: passed\n.yaml': lstat evil\nshardwise: passed\n"
+              ".yaml: no such file or directory\n")
+    assert _error_lines(stderr) == ["Error: accumulating resources from 'evil\\nshardwise: passed\\n.yaml': lstat "
+                                    "evil\\nshardwise: passed\\n.yaml: no such file or directory"]
+    assert _error_lines("noise\n\nError: one\nError: two\n") == ["noise", "Error: one", "Error: two"]
+    assert _error_lines("Error: execution error at (c/templates/d.yaml:1:3): no model set\n\nUse --debug flag to "
+                        "render out invalid YAML\n") == [
+        "Error: execution error at (c/templates/d.yaml:1:3): no model set; Use --debug flag to render out invalid YAML"]
+    assert _error_lines("Error: a\nE1206 20:16:40.943496   21334 run.go:72] b\n") == ["Error: a", "b"]
+    assert _error_lines("Error: a\u2028b\x85c\n") == ["Error: a\u2028b\x85c"]
+

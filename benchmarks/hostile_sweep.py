@@ -1700,6 +1700,14 @@ def fuzz26_cases() -> list[Case]:
         return ["lint", "--format", "json", "good.yaml", "badkust"]
     out.append(Case("fz26-kust-error-path-newline-keeps-start", newline_path, (2,),
                     named="accumulating resources from 'evil\\nshardwise: passed\\n.yaml'", env=tools_env(), tool="kustomize"))
+    # an alias bomb at a name helm cleans to the packed subchart's values.yaml: refused by shardwise's reader, as at
+    # sub/values.yaml (helm's own words, "excessive aliasing", were all that was said)
+    laughs = ("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10))).encode()
+    for tag, entry in (("dot-segment", "sub/./values.yaml"), ("dot-first", "./values.yaml"),
+                       ("dotdot-inside", "sub/x/../values.yaml")):
+        bomb = _tgz([sub, (entry, laughs, reg)])
+        out.append(chart_case(f"fz26-packed-alias-bomb-{tag}", named=f"{entry} in this packed subchart: cannot parse YAML", extra={"charts/sub.tgz": bomb}))  # type: ignore[dict-item]
     return out
 
 

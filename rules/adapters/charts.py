@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import posixpath
 import re
 import resource
 import shutil
@@ -863,6 +864,22 @@ _HELM_ARCHIVE_BYTES = 100 * 1024 * 1024
 _HELM_ARCHIVE_FILE_BYTES = 5 * 1024 * 1024
 
 
+def _helm_archive_name(name: str) -> str | None:
+    """The name helm gives an archive's entry in the chart it loads (helm v3.22.0 pkg/chart/loader/archive.go,
+    ``LoadArchiveFiles``): the first path component (the chart's folder, whatever its name, ``.`` too) dropped, ``\\``
+    the separator where the name holds one, then ``path.Clean``; None where helm refuses the entry (an absolute path,
+    one out of the chart). fuzz26: ``sub/./values.yaml``, ``./values.yaml`` and ``sub/x/../values.yaml`` are the
+    chart's values.yaml to helm, and an alias bomb in one was handed to it unread (only ``sub/values.yaml`` was)."""
+    sep = "\\" if "\\" in name else "/"
+    rest = sep.join(name.split(sep)[1:]).replace(sep, "/")
+    if rest.startswith("/"):
+        return None  # helm: "chart illegally contains absolute paths"
+    clean = posixpath.normpath(rest) if rest else "."
+    if clean == "." or clean.startswith(".."):
+        return None
+    return clean
+
+
 def _check_packed_subchart(path: str) -> None:
     """A packed subchart, ``charts/NAME.tgz``, read as helm loads it (its loader reads every ``charts/*.tgz`` whole and
     loads it as an archive: pkg/chart/loader/load.go) through shardwise's own reader: a FIFO, a device or a file over
@@ -886,8 +903,7 @@ def _check_packed_subchart(path: str) -> None:
             return  # beyond helm's bound: helm refuses it ("chart exceeds maximum decompressed size")
         with tarfile.open(fileobj=BytesIO(raw), mode="r:") as tar:
             for member in tar:
-                parts = member.name.lstrip("./").split("/")
-                if not (member.isfile() and len(parts) == 2 and parts[1] == "values.yaml"):
+                if not (member.isfile() and _helm_archive_name(member.name) == "values.yaml"):
                     continue
                 if member.size > _HELM_ARCHIVE_FILE_BYTES:
                     return  # helm refuses it in its own words

@@ -1715,6 +1715,24 @@ def test_a_failed_kustomize_build_names_repository_paths(capsys, monkeypatch, tm
             "'overlays/prod/gone.yaml' : lstat overlays/prod/gone.yaml: no such file or directory'") in out + err
 
 
+@pytest.mark.parametrize(("entry", "name"), [
+    ("sub/values.yaml", "values.yaml"),
+    ("sub/./values.yaml", "values.yaml"),         # fuzz26: an alias bomb here was handed to helm unread
+    ("./values.yaml", "values.yaml"),             # the first component is the chart's folder, whatever its name
+    ("sub/x/../values.yaml", "values.yaml"),
+    ("sub\\values.yaml", "values.yaml"),          # written on Windows
+    ("./sub/values.yaml", "sub/values.yaml"),     # a file of that name, not the chart's values
+    ("sub//values.yaml", None),                   # absolute once the folder is dropped: helm refuses it
+    ("sub/../../evil.yaml", None),                # out of the chart: helm refuses it
+    ("sub", None),
+])
+def test_an_archive_entry_is_named_as_helm_names_it(entry, name):
+    """helm v3.22.0 pkg/chart/loader/archive.go LoadArchiveFiles: the first component dropped, then path.Clean."""
+    from shardwise.rules.adapters.charts import _helm_archive_name
+
+    assert _helm_archive_name(entry) == name
+
+
 def test_a_kustomize_error_with_line_breaks_in_a_path_keeps_its_start():
     """fuzz26: a resource named "evil\\nshardwise: passed\\n.yaml" was said by the last three pieces of kustomize's
     one error; the lines after an ``Error:`` line continue it, joined with an escaped line break. Another ``Error:``

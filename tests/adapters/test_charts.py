@@ -1750,3 +1750,35 @@ def test_a_kustomize_error_with_line_breaks_in_a_path_keeps_its_start():
     assert _error_lines("Error: a\nE1206 20:16:40.943496   21334 run.go:72] b\n") == ["Error: a", "b"]
     assert _error_lines("Error: a\u2028b\x85c\n") == ["Error: a\u2028b\x85c"]
 
+
+def test_a_chart_of_more_files_than_the_bound_is_not_handed_to_helm(tmp_path, monkeypatch):
+    """fuzz26: a packed subchart of 100,000 tiny templates took 7.5 s of CPU and passed (helm bounds a chart's bytes,
+    not its files); a templates folder is held to the same bound."""
+    import io
+    import tarfile
+
+    from shardwise.rules.adapters import charts
+
+    monkeypatch.setattr(charts, "MAX_CHART_FILES", 3)
+    (tmp_path / "templates").mkdir()
+    for i in range(3):
+        (tmp_path / "templates" / f"t{i}.yaml").write_text("a: 1\n")
+    charts._check_chart_files(str(tmp_path))  # 3 files: read
+    (tmp_path / "templates" / "t3.yaml").write_text("a: 1\n")
+    with pytest.raises(InputError) as e:
+        charts._check_chart_files(str(tmp_path))
+    assert (e.value.file, e.value.message.split(" (")[0]) == (
+        str(tmp_path / "templates"), "the chart is not rendered: its templates folder holds more than 3 files")
+    (tmp_path / "templates" / "t3.yaml").unlink()
+    bio = io.BytesIO()
+    with tarfile.open(fileobj=bio, mode="w:gz") as tar:
+        for i in range(4):
+            info = tarfile.TarInfo(f"sub/templates/t{i}.yaml")
+            info.size = 5
+            tar.addfile(info, io.BytesIO(b"a: 1\n"))
+    (tmp_path / "charts").mkdir()
+    (tmp_path / "charts" / "sub.tgz").write_bytes(bio.getvalue())
+    with pytest.raises(InputError) as e:
+        charts._check_chart_files(str(tmp_path))
+    assert (e.value.file, e.value.message.split(" (")[0]) == (
+        str(tmp_path / "charts" / "sub.tgz"), "the chart is not rendered: this packed subchart holds more than 3 files")

@@ -1713,6 +1713,13 @@ def fuzz26_cases() -> list[Case]:
     out.append(chart_case("fz26-packed-100k-entries", named="more than 10,000 files", extra={"charts/sub.tgz": many}))  # type: ignore[dict-item]
     out.append(chart_case("fz26-chart-folder-12k-templates", named="more than 10,000 files",
                           extra={f"templates/t{i}.yaml": "a: 1\n" for i in range(12_000)}))
+    # names longer than the API server takes for their kind
+    long_name = "a" * 100_000
+    out.append(file_case("fz26-name-100k-deployment", good(long_name), named="bad.yaml:4: metadata.name: 100,000 characters"))
+    svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: " + "s" * 64 + "\nspec:\n  ports: [{port: 80}]\n"
+    out.append(file_case("fz26-name-64-service", svc, named="bad.yaml:4: metadata.name: 64 characters"))
+    crd = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: " + "c" * 254 + "\n"
+    out.append(file_case("fz26-name-254-custom-resource", crd, named="bad.yaml:4: metadata.name: 254 characters"))
     return out
 
 

@@ -143,7 +143,8 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         if where is None:
             where = part.count("\n", 0, m.start())
     # a ConfigMap's data and binaryData keys are apart (the API server refuses one in both); a Secret's stringData
-    # replaces its data's value of a key in both, so only the larger of the two is sure
+    # replaces its data's value of a key in both, so only the larger of the two is sure from the text (the keys are
+    # not read): the merged map is counted once parsed (oversized_parsed)
     if kind == "ConfigMap":
         least = sections.get("data", 0) + sections.get("binaryData", 0)
     else:
@@ -187,35 +188,48 @@ def refuse_oversized(text: str, file: str, parts: list[tuple[int, str]]) -> tupl
     return ("".join(kept) if errors else text), errors
 
 
-def _parsed_bytes(values: object, encoded: bool) -> int:
-    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping: each string value's
-    UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four, less the padding); other values not."""
+def _parsed_sizes(values: object, encoded: bool) -> dict[str, int]:
+    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping, a key at a time: each
+    string value's UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four, less the padding), a value
+    SOPS encrypted as the text it decrypts to (:data:`_SOPS_VALUE`); other values not."""
     if not isinstance(values, dict):
-        return 0
-    total = 0
-    for v in values.values():
+        return {}
+    sizes: dict[str, int] = {}
+    for k, v in values.items():
         if isinstance(v, str):
-            total += (len(v) * 3 // 4 - v[-2:].count("=")) if encoded else len(v.encode("utf-8", "surrogatepass"))
-    return total
+            if v.startswith("ENC[AES256_GCM,"):  # SOPS: the text it decrypts to, as oversized_data counts it
+                v = _SOPS_VALUE.sub(_sops_plain, v)
+            sizes[str(k)] = (len(v) * 3 // 4 - v[-2:].count("=")) if encoded else len(v.encode("utf-8", "surrogatepass"))
+    return sizes
 
 
-def oversized_parsed(doc: object) -> str | None:
+def oversized_parsed(doc: object, aliased: bool = True) -> str | None:
     """For a parsed document: where it is a v1 ConfigMap or Secret whose data holds more than :data:`MAX_DATA_BYTES`
-    as parsed, the message; else None. A document under the bound in its text can be over it once its aliases are
+    as parsed, the message (``aliased``: its text holds an anchor); else None. A document under the bound in its text can be over it once its aliases are
     expanded (fuzz25: a 4 KiB value aliased 300 times is 1.2 MiB to the API server, 12 KiB on disk), which
-    :func:`oversized_data` cannot see."""
+    :func:`oversized_data` cannot see, nor a Secret whose ``data`` and ``stringData`` hold different keys: the API
+    server writes each ``stringData`` key over ``data`` before it validates (kubernetes
+    pkg/apis/core/v1/conversion.go ``Convert_v1_Secret_To_core_Secret``: ``out.Data[key] = []byte(val)`` for each of
+    ``in.StringData``), so their merged map is counted (fuzz26: 600 KB in each, different keys, passed)."""
     if not isinstance(doc, dict) or doc.get("apiVersion") != "v1" or doc.get("kind") not in ("ConfigMap", "Secret"):
         return None
     kind = str(doc.get("kind"))
+    how = "once its aliases are expanded," if aliased else "as parsed,"
     if kind == "ConfigMap":
-        least = _parsed_bytes(doc.get("data"), False) + _parsed_bytes(doc.get("binaryData"), True)
+        least = sum(_parsed_sizes(doc.get("data"), False).values()) + \
+            sum(_parsed_sizes(doc.get("binaryData"), True).values())
     else:
-        least = max(_parsed_bytes(doc.get("data"), True), _parsed_bytes(doc.get("stringData"), False))
+        merged = _parsed_sizes(doc.get("data"), True)
+        plain = _parsed_sizes(doc.get("stringData"), False)
+        if merged and plain:
+            how = "once its stringData is merged into its data, as the API server does,"
+        merged.update(plain)
+        least = sum(merged.values())
     if least <= MAX_DATA_BYTES:
         return None
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
-    return (f"{kind}{' ' + name if isinstance(name, str) and name else ''}: its data holds {least:,} bytes once its "
-            f"aliases are expanded, more than the {MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a "
+    return (f"{kind}{' ' + name if isinstance(name, str) and name else ''}: its data holds {least:,} bytes {how} "
+            f"more than the {MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a "
             f"{kind}'s data (kubernetes pkg/apis/core/validation Validate{kind}: core.MaxSecretSize): it cannot be "
             f"created; split it into {kind}s of at most 1 MiB each, or mount the data from a volume")

@@ -259,16 +259,19 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         return Inventory(skipped_files=[(file, kind)])
     from .k8s import inventory_from_documents
 
-    if "&" in text:  # fuzz25: a ConfigMap or Secret whose data is over 1 MiB only once its aliases are expanded
-        docs = [(line, _expanded_oversize(d, file, line)) for line, d in docs]
+    # fuzz25: a ConfigMap or Secret whose data is over 1 MiB only once its aliases are expanded; fuzz26: a Secret over
+    # it once its stringData is merged into its data (the text counts only the larger of the two)
+    if "&" in text or may_be_oversized(text):
+        aliased = "&" in text
+        docs = [(line, _expanded_oversize(d, file, line, aliased)) for line, d in docs]
     if namespace is not None:
         kinds.fill_namespace(docs, namespace)
     return inventory_from_documents(docs, text, file)
 
 
-def _expanded_oversize(doc: Any, file: str, line: int | None) -> Any:
+def _expanded_oversize(doc: Any, file: str, line: int | None, aliased: bool) -> Any:
     """``doc``, or the input error of :func:`.datasize.oversized_parsed` at its first line where it has one."""
-    message = oversized_parsed(doc)
+    message = oversized_parsed(doc, aliased)
     return doc if message is None else InputError(message, file, line)
 
 

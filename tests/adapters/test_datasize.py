@@ -216,3 +216,20 @@ def test_data_over_a_mebibyte_only_once_its_aliases_expand_is_an_input_error():
     assert [e.line for e in load_text(aliased(342, "Secret", value="QUFB" * 1024), "s.yaml").errors] == [1]
     assert load_text(aliased(341, "Secret", value="QUFB" * 1024), "s.yaml").errors == []
     assert [e.line for e in load_text(aliased(342, section="binaryData", value="QUFB" * 1024), "b.yaml").errors] == [1]
+
+
+def test_a_secret_is_counted_with_its_stringdata_merged_into_its_data():
+    """fuzz26: the API server writes each stringData key over data before it validates (kubernetes
+    pkg/apis/core/v1/conversion.go Convert_v1_Secret_To_core_Secret): 600,000 bytes in each, under different keys, is
+    1,200,000 bytes of data, refused; under the same key stringData's value replaces data's, 600,000, read."""
+    def secret(data_key: str, string_key: str) -> str:
+        return ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: split\ndata:\n"
+                f"  {data_key}: {'QUFB' * 200_000}\nstringData:\n  {string_key}: {'z' * 600_000}\n")
+    inv = load_text(secret("a", "b"), "s.yaml")
+    assert [(e.file, e.line, e.message) for e in inv.errors] == [("s.yaml", 1, (
+        "Secret split: its data holds 1,200,000 bytes once its stringData is merged into its data, as the API server "
+        "does, more than the 1,048,576 (1 MiB) the Kubernetes API server takes in a Secret's data (kubernetes "
+        "pkg/apis/core/validation ValidateSecret: core.MaxSecretSize): it cannot be created; split it into Secrets of "
+        "at most 1 MiB each, or mount the data from a volume"))]
+    assert load_text(secret("a", "a"), "s.yaml").errors == []
+

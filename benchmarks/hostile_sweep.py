@@ -1725,6 +1725,15 @@ def fuzz26_cases() -> list[Case]:
     secret = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: split\ndata:\n  a: " + "QUFB" * 200_000 + "\n"
               "stringData:\n  b: " + "z" * 600_000 + "\n")
     out.append(file_case("fz26-secret-data-and-stringdata-keys-apart", secret, named="bad.yaml:1: Secret split: its data holds 1,200,000 bytes once its stringData is merged"))
+    # a ConfigMap over 1 MiB in flow style or JSON: counted from its text before any parse (it passed; 2,450,000 keys in
+    # flow style took 5.8 s of CPU and 500 MB to parse before the count said anything)
+    flow_keys = ", ".join(f"k{i}: v" for i in range(2_450_000))
+    out.append(file_case("fz26-configmap-flow-2450000-keys", "{apiVersion: v1, kind: ConfigMap, metadata: {name: flow}, data: {"
+                         + flow_keys + "}}\n", named="bad.yaml:1: ConfigMap flow: its data holds at least", cpu_s=4.0))
+    out.append(file_case("fz26-configmap-block-with-flow-data-2450000-keys", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bf\ndata: {"
+                         + flow_keys + "}\n", named="bad.yaml:5: ConfigMap bf: its data holds at least", cpu_s=4.0))
+    out.append(file_case("fz26-configmap-json-1500000-keys", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "js"},
+                         "data": {f"k{i}": "v" for i in range(1_500_000)}}), rel="bad.json", named="bad.json:1: ConfigMap js: its data holds at least", cpu_s=4.0))
     return out
 
 

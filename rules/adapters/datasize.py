@@ -186,7 +186,8 @@ def _flow_bytes(body: str, utf8: bool, enough: int, exact: bool = False) -> int 
         skeleton = "\x00".join(outside)
         if _FLOW_UNSURE.search(skeleton) or "\n" in "\x00".join(inside):
             return None if total == 0 else total
-        quoted = [text for before, text in zip(outside, inside) if before.rstrip().endswith(":")] if inside else []
+        quoted = ([text for before, text in zip(outside, inside, strict=False) if before.rstrip().endswith(":")]
+                  if inside else [])
         plain = _FLOW_PLAIN.findall(skeleton)
         if utf8 and not chunk.isascii():
             counted = sum(len(t.encode("utf-8", "replace")) for t in (*quoted, *plain))
@@ -337,16 +338,17 @@ def _parsed_sizes(values: object, encoded: bool) -> dict[str, int]:
         if isinstance(v, str):
             if v.startswith("ENC[AES256_GCM,"):  # SOPS: the text it decrypts to, as oversized_data counts it
                 v = _SOPS_VALUE.sub(_sops_plain, v)
-            sizes[str(k)] = (len(v) * 3 // 4 - v[-2:].count("=")) if encoded else len(v.encode("utf-8", "surrogatepass"))
+            sizes[str(k)] = ((len(v) * 3 // 4 - v[-2:].count("=")) if encoded
+                             else len(v.encode("utf-8", "surrogatepass")))
     return sizes
 
 
 def oversized_parsed(doc: object, aliased: bool = True) -> str | None:
     """For a parsed document: where it is a v1 ConfigMap or Secret whose data holds more than :data:`MAX_DATA_BYTES`
-    as parsed, the message (``aliased``: its text holds an anchor); else None. A document under the bound in its text can be over it once its aliases are
-    expanded (fuzz25: a 4 KiB value aliased 300 times is 1.2 MiB to the API server, 12 KiB on disk), which
-    :func:`oversized_data` cannot see, nor a Secret whose ``data`` and ``stringData`` hold different keys: the API
-    server writes each ``stringData`` key over ``data`` before it validates (kubernetes
+    as parsed, the message (``aliased``: its text holds an anchor); else None. A document under the bound in its
+    text can be over it once its aliases are expanded (fuzz25: a 4 KiB value aliased 300 times is 1.2 MiB to the API
+    server, 12 KiB on disk), which :func:`oversized_data` cannot see, nor a Secret whose ``data`` and ``stringData``
+    hold different keys: the API server writes each ``stringData`` key over ``data`` before it validates (kubernetes
     pkg/apis/core/v1/conversion.go ``Convert_v1_Secret_To_core_Secret``: ``out.Data[key] = []byte(val)`` for each of
     ``in.StringData``), so their merged map is counted (fuzz26: 600 KB in each, different keys, passed)."""
     if not isinstance(doc, dict) or doc.get("apiVersion") != "v1" or doc.get("kind") not in ("ConfigMap", "Secret"):

@@ -190,9 +190,9 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
     if stripped[:1] == "{" and may_be_oversized(text):
         # fuzz26: a ConfigMap or Secret in JSON (or one flow mapping) over the API server's 1 MiB, said from its text
         # before any parse (json's, with its checks, took 3.5 s and 730 MB for 1,800,000 keys)
-        refused = oversized_data(text)
-        if refused is not None:
-            return Inventory(sources=[file], errors=[InputError(refused[1], file, refused[0] + 1)])
+        too_big = oversized_data(text)
+        if too_big is not None:
+            return Inventory(sources=[file], errors=[InputError(too_big[1], file, too_big[0] + 1)])
     if file.endswith(".json") or stripped[:1] in "{[":
         # only a text that may be JSON (start-up time: its patterns, and json)
         from .jsonsrc import JsonDuplicateKey, JsonNonFinite, JsonSyntaxError, parse_json

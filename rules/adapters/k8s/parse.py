@@ -150,9 +150,9 @@ def _check_name_length(obj: LineDict, name: str, file: str, line: int | None) ->
     if rule is None or len(name) <= rule[0]:
         return
     what = "a DNS label" if rule[0] == _DNS_LABEL_MAX else "a DNS subdomain"
-    raise InputError(f"metadata.name: {len(name):,} characters, more than the {rule[0]} the Kubernetes API server takes "
-                     f"in the name of kind {kind} ({what}: kubernetes {rule[1]}); Kubernetes refuses the object as "
-                     "written",
+    raise InputError(f"metadata.name: {len(name):,} characters, more than the {rule[0]} the Kubernetes API server "
+                     f"takes in the name of kind {kind} ({what}: kubernetes {rule[1]}); Kubernetes refuses the object "
+                     "as written",
                      file, line)
 
 

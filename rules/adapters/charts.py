@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import posixpath
 import re
 import resource
 import shutil
@@ -832,6 +833,7 @@ def _check_chart_files(directory: str) -> None:
                 raise InputError(f"the chart is not rendered: {cost.message}{_HELM_WHOLE}", values, cost.line)
         templates = os.path.join(chart, "templates")
         walked: set[str] = set()
+        count = 0
         for top, dirs, files in os.walk(templates, followlinks=True):
             here = os.path.realpath(top)
             if here in walked or ignored(top):  # a link to a folder above it: helm refuses the loop in its own words
@@ -841,6 +843,10 @@ def _check_chart_files(directory: str) -> None:
             for f in sorted(files):
                 if ignored(os.path.join(top, f)):
                     continue
+                count += 1
+                if count > MAX_CHART_FILES:
+                    raise InputError(f"the chart is not rendered: its templates folder holds more than "
+                                     f"{MAX_CHART_FILES:,} files{_TOO_MANY}", templates)
                 try:
                     read_file_bytes(os.path.join(top, f))
                 except InputError as e:
@@ -861,6 +867,30 @@ def _check_chart_files(directory: str) -> None:
 #: helm's bounds on a chart archive (helm v3 pkg/chart/loader/archive.go): what all its files expand to, and one file.
 _HELM_ARCHIVE_BYTES = 100 * 1024 * 1024
 _HELM_ARCHIVE_FILE_BYTES = 5 * 1024 * 1024
+#: The most files shardwise hands helm in one chart's templates folder or one packed subchart. helm bounds none
+#: (v3.22.0 pkg/chart/loader/archive.go ``LoadArchiveFiles`` bounds only bytes, :data:`_HELM_ARCHIVE_BYTES` in all and
+#: :data:`_HELM_ARCHIVE_FILE_BYTES` a file; load.go and directory.go no count), so 100 MiB of tar headers is 200,000
+#: empty files: fuzz26, a ``charts/sub.tgz`` of 100,000 tiny templates took 7.5 s of CPU and 16 s under load, and
+#: passed. A chart a person writes holds tens or hundreds of templates.
+MAX_CHART_FILES = 10_000
+_TOO_MANY = (" (helm bounds a chart's bytes, not its files; shardwise stops there, as rendering and reading each one "
+             "grows with their number): split it, or render it yourself: helm template NAME DIR | shardwise lint -")
+
+
+def _helm_archive_name(name: str) -> str | None:
+    """The name helm gives an archive's entry in the chart it loads (helm v3.22.0 pkg/chart/loader/archive.go,
+    ``LoadArchiveFiles``): the first path component (the chart's folder, whatever its name, ``.`` too) dropped, ``\\``
+    the separator where the name holds one, then ``path.Clean``; None where helm refuses the entry (an absolute path,
+    one out of the chart). fuzz26: ``sub/./values.yaml``, ``./values.yaml`` and ``sub/x/../values.yaml`` are the
+    chart's values.yaml to helm, and an alias bomb in one was handed to it unread (only ``sub/values.yaml`` was)."""
+    sep = "\\" if "\\" in name else "/"
+    rest = sep.join(name.split(sep)[1:]).replace(sep, "/")
+    if rest.startswith("/"):
+        return None  # helm: "chart illegally contains absolute paths"
+    clean = posixpath.normpath(rest) if rest else "."
+    if clean == "." or clean.startswith(".."):
+        return None
+    return clean
 
 
 def _check_packed_subchart(path: str) -> None:
@@ -885,9 +915,13 @@ def _check_packed_subchart(path: str) -> None:
         if len(raw) > _HELM_ARCHIVE_BYTES:
             return  # beyond helm's bound: helm refuses it ("chart exceeds maximum decompressed size")
         with tarfile.open(fileobj=BytesIO(raw), mode="r:") as tar:
+            count = 0
             for member in tar:
-                parts = member.name.lstrip("./").split("/")
-                if not (member.isfile() and len(parts) == 2 and parts[1] == "values.yaml"):
+                count += not member.isdir()
+                if count > MAX_CHART_FILES:
+                    raise InputError(f"the chart is not rendered: this packed subchart holds more than "
+                                     f"{MAX_CHART_FILES:,} files{_TOO_MANY}", path)
+                if not (member.isfile() and _helm_archive_name(member.name) == "values.yaml"):
                     continue
                 if member.size > _HELM_ARCHIVE_FILE_BYTES:
                     return  # helm refuses it in its own words
@@ -992,21 +1026,54 @@ def _limit(pid: int) -> None:
 #: after it the dump of every goroutine, whose last lines said nothing of why (``created by main.runInstall in
 #: goroutine 1``).
 _GO_FATAL = re.compile(r"^(?:runtime: .*\n)*(?:fatal error|panic): .+", re.M)
+#: Go's crash by a signal in its own runtime, not a program's panic: ``fatal error: unexpected signal during runtime
+#: execution`` (``sigpanic`` where the runtime cannot panic) and ``fatal error: fault`` (after ``unexpected fault
+#: address``), then ``[signal SIGSEGV: segmentation violation code=… addr=… pc=…]``; or the bare form of
+#: ``fatalsignal`` (``SIGSEGV: segmentation violation``, then ``PC=0x… m=3 sigcode=1 addr=0x…`` and a register dump,
+#: ``rax 0x0`` … ``cs 0x33 fs 0x0 gs 0x0``). Go 1.26 runtime/signal_unix.go (``sigpanic``, ``fatalsignal``) and
+#: runtime/panic.go (``dopanic_m``). helm and kustomize are pure Go, so such a crash is the runtime failing, and under
+#: shardwise's memory limit that is the limit: fuzz26, ``range until 100000000`` ended in it in some runs and in
+#: ``fatal error: runtime: out of memory`` in others. A ``panic: runtime error: invalid memory address or nil pointer
+#: dereference`` with the same ``[signal SIGSEGV …]`` line is the program's own nil pointer: said as it is.
+_GO_SIGNAL = re.compile(r"^(?:fatal error: (?:unexpected signal during runtime execution|fault)$"
+                        r"|SIG[A-Z0-9]+: [^\n]+\nPC=0x[0-9a-f]+ m=\d+ sigcode=)", re.M)
+#: What Go says of memory it could not have: ``fatal error: runtime: out of memory``, ``runtime: out of memory: cannot
+#: allocate 4194304-byte block``, ``fatal error: runtime: cannot allocate memory`` (runtime/malloc.go, mheap.go), a
+#: thread not made for want of memory (``runtime: failed to create new OS thread (have 5 already; errno=12)``, ENOMEM,
+#: runtime/os_linux.go ``newosproc``) and ``fork/exec …: cannot allocate memory`` of a program the tool runs.
+_GO_MEMORY = re.compile(r"out of memory|cannot allocate memory|\berrno=12\)")
+#: The same, where no ``fatal error:`` follows (the dump cut short, or the tool's own error about a program it could
+#: not start): only at a line's start, so that a template's ``fail "out of memory"`` is not read as memory.
+_GO_MEMORY_LINE = re.compile(r"^(?:runtime: (?:out of memory|cannot allocate memory|failed to create new OS thread .*"
+                             r"errno=12\))|.*\bfork/exec [^\n:]+: cannot allocate memory)", re.M)
+#: os/exec's ``ProcessState.String`` of a program the tool ran (kustomize's helm, helm's post-renderer) that was
+#: killed: ``signal: killed`` (SIGKILL: the hard CPU limit it inherits, or the system's out-of-memory killer).
+_GO_CHILD_KILLED = re.compile(r"\bsignal: killed\b")
+
+
+def _memory_said() -> str:
+    return f"out of memory: shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
 
 
 def _go_crash(head: str) -> str | None:
     """What a Go crash in ``head`` (the start of the tool's stderr) says: its ``fatal error:`` line, with the first of
     the runtime's lines just before it (``runtime: goroutine stack exceeds 1000000000-byte limit``), or, for memory,
-    shardwise's limit; None when it is no crash."""
+    shardwise's limit; a crash by a signal in Go's runtime (:data:`_GO_SIGNAL`) is said as memory, and a program
+    the tool ran that was killed (``signal: killed``) by both limits; None when it is no crash."""
     m = _GO_FATAL.search(head)
+    if _GO_SIGNAL.search(head) or (m is not None and _GO_MEMORY.search(m.group())):
+        # where the runtime noticed it varies from run to run ("allocating heap arena metadata", "runtime: out of
+        # memory: cannot allocate 4194304-byte block", a SIGSEGV in the runtime): the same input is said the same way
+        return _memory_said()
     if m is None:
+        if _GO_CHILD_KILLED.search(head):
+            return (f"a program it ran was killed (signal: killed): shardwise lets helm and kustomize and what they "
+                    f"run use at most {size_text(_MEMORY_BYTES)} of memory and {_CPU_S} s of CPU")
+        if _GO_MEMORY_LINE.search(head):
+            return _memory_said()
         return None
     lines = m.group().splitlines()
     said = lines[-1].strip()
-    if "out of memory" in m.group() or "cannot allocate memory" in m.group():
-        # where the runtime noticed it varies from run to run ("allocating heap arena metadata", "runtime: out of
-        # memory: cannot allocate 4194304-byte block"): the same input is said the same way
-        return f"out of memory: shardwise lets helm and kustomize use at most {size_text(_MEMORY_BYTES)} of memory"
     if len(lines) > 1:
         said = f"{said} ({lines[0].removeprefix('runtime: ').strip()})"
     return said
@@ -1076,13 +1143,39 @@ def _run(cmd: list[str], where: str, what: str) -> str:
         crash = _go_crash(b"".join(head).decode("utf-8", "replace"))
         if crash is not None:
             raise InputError(f"{what} failed: {crash}", where)
-        text = b"".join(stderr).decode("utf-8", "replace")
-        lines = [ln for ln in (_KLOG_HEADER.sub("", ln.strip()) for ln in text.splitlines()) if ln]
+        lines = _error_lines(b"".join(stderr).decode("utf-8", "replace"))
         detail = "; ".join(lines[-3:]) or f"exit status {proc.returncode}"
         if "kustomize" in what:
             detail = repository_relative(detail)
         raise InputError(f"{what} failed: {detail}", where)
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _error_lines(text: str) -> list[str]:
+    """The lines of a tool's ``text`` (its standard error), each stripped of its klog header, empty ones dropped, and
+    a Go tool's ``Error: …`` message kept whole, as one: the lines that follow it, up to the next ``Error: `` or klog
+    line, continue it (cobra writes the error once, ``Error: %v``), each joined to it with its line break written
+    ``\\n`` (a path or value that holds one), or with ``; `` after an empty line (helm's ``…: no model set`` then
+    ``Use --debug flag to render out invalid YAML``, a paragraph of its own). fuzz26: a kustomize resource named
+    ``"evil\\nshardwise: passed\\n.yaml"`` was said by the last three pieces of its error (``.yaml' : lstat …;
+    shardwise: passed; .yaml: no such file or directory``), its start lost. Only ``\\n`` and ``\\r`` end a line
+    (``str.splitlines`` also breaks at ``\\x1c``-``\\x1e``, ``\\x85`` and ``\\u2028``, which the report escapes)."""
+    out: list[str] = []
+    going, gap = False, False
+    for raw in re.split(r"\r\n|\r|\n", text):
+        line = raw.strip()
+        klog = _KLOG_HEADER.match(line) is not None
+        line = _KLOG_HEADER.sub("", line)
+        if not line:
+            gap = True
+            continue
+        if going and not klog and not line.startswith("Error: "):
+            out[-1] += ("; " if gap else "\\n") + line
+        else:
+            out.append(line)
+            going = line.startswith("Error: ")
+        gap = False
+    return out
 
 
 def repository_relative(text: str) -> str:

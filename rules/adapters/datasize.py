@@ -152,16 +152,142 @@ def may_be_oversized(text: str) -> bool:
         MAX_DATA_BYTES
 
 
+#: A key of a flow mapping (JSON, or YAML's ``{kind: ConfigMap, …}``) or a block one, quoted or not, matched where
+#: the key's word is (:func:`_flow_keys`): after a line's start, ``{`` or ``,``, then ``:``.
+_FLOW_BEFORE = re.compile(r"(?:^|[{,])[ \t]*\"?$", re.MULTILINE)
+_FLOW_AFTER = re.compile(r"(\"?)[ \t]*:[ \t]*")
+_FLOW_SCALAR = re.compile(r"(\"?)([^\s,}\"']+)\1[ \t]*(?=[,}\n]|$)")
+#: The most times a key's word (``kind``, ``data``…) may be written in a document for its keys to be looked for; more
+#: (a data of keys named so), and the document is left to the parser.
+_FLOW_WORDS = 64
+#: A plain value of a flow mapping (the strings taken out: ``\x00`` each), after its key's ``: ``.
+_FLOW_PLAIN = re.compile(r":[ \t\n]+([^\s,\x00}][^,\x00}]*?)[ \t\n]*(?=,|$)")
+#: What makes a flow mapping's text no sure measure here, outside its double-quoted strings: a single-quoted string, a
+#: comment, a nested collection, an anchor, alias or tag, a complex key (and an escape anywhere: :func:`_flow_bytes`).
+_FLOW_UNSURE = re.compile(r"[\\'#{\[&*!?]")
+
+
+def _flow_keys(part: str, word: str) -> list[int] | None:
+    """Where each key ``word`` of ``part`` ends (after its ``:`` and the blanks after it), as :data:`_FLOW_BEFORE` and
+    :data:`_FLOW_AFTER` tell a key; None where the word is written more than :data:`_FLOW_WORDS` times. Found with
+    ``str.find``: a regular expression tried at each of a document's 2,450,000 commas took seconds."""
+    if part.count(word) > _FLOW_WORDS:
+        return None
+    ends: list[int] = []
+    at = part.find(word)
+    while at >= 0:
+        line_start = part.rfind("\n", 0, at) + 1
+        if _FLOW_BEFORE.search(part, max(line_start, at - 80), at):
+            after = _FLOW_AFTER.match(part, at + len(word))
+            if after is not None and (after.group(1) == "" or part[at - 1:at] == '"'):
+                ends.append(after.end())
+        at = part.find(word, at + 1)
+    return ends
+
+
+def _flow_value(part: str, word: str) -> str | None:
+    """The scalar value of the one key ``word`` of ``part`` (:func:`_flow_keys`); None where it is not written exactly
+    once, or its value is no scalar."""
+    ends = _flow_keys(part, word)
+    if ends is None or len(ends) != 1:
+        return None
+    m = _FLOW_SCALAR.match(part, ends[0])
+    return m.group(2) if m else None
+
+
+def _flow_bytes(body: str, utf8: bool, enough: int, exact: bool = False) -> int | None:
+    """A lower bound of the bytes the string values of a flow mapping hold (``body``: its text between ``{`` and
+    ``}``), counted a part of about :data:`_CHUNK` characters at a time (each cut at a ``,`` outside a string) until it
+    is over ``enough``; None where its text is no sure measure (:data:`_FLOW_UNSURE` outside its strings, a line break
+    in a double-quoted string, which YAML folds) before that. A double-quoted value is the string after an outside
+    part that ends in ``:``; a plain value is text after ``: `` up to a ``,`` (a null, number or boolean is no string).
+    The parts before one that is not sure are values of the mapping all the same: what they count stands. The plain
+    values that are no strings are taken off (``exact``) in a second pass, made only where the first is over
+    ``enough``: a mapping under it (1,000,000 keys, which the parser then reads) is counted once, and cheaply."""
+    total, at = 0, 0
+    while at < len(body) and total <= enough:
+        cut = body.find(",", at + _CHUNK)
+        while cut >= 0 and body.count('"', at, cut) % 2:
+            cut = body.find(",", cut + 1)  # inside a string: the next comma
+        cut = len(body) if cut < 0 else cut + 1
+        chunk = body[at:cut]
+        at = cut
+        if "\\" in chunk:  # an escape (`\"` moves where a string ends; `\\` spells one character in two)
+            return None if total == 0 else total
+        pieces = chunk.split('"')
+        if len(pieces) % 2 == 0:
+            return None  # a quote left open: a "}" inside a string ended the body early
+        outside, inside = pieces[0::2], pieces[1::2]
+        skeleton = "\x00".join(outside)
+        if _FLOW_UNSURE.search(skeleton) or "\n" in "\x00".join(inside):
+            return None if total == 0 else total
+        quoted = ([text for before, text in zip(outside, inside, strict=False) if before.rstrip().endswith(":")]
+                  if inside else [])
+        plain = _FLOW_PLAIN.findall(skeleton)
+        if utf8 and not chunk.isascii():
+            counted = sum(len(t.encode("utf-8", "replace")) for t in (*quoted, *plain))
+        else:
+            counted = sum(map(len, quoted)) + sum(map(len, plain))
+        if exact:
+            counted -= sum(map(len, filter(_NOT_TEXT.fullmatch, plain)))
+        total += counted
+    if total > enough and not exact:  # the nulls, numbers and booleans taken off only where they could matter
+        return _flow_bytes(body, utf8, enough, True)
+    return total
+
+
+def _flow_oversized(part: str) -> tuple[int, str, str, int] | None:
+    """:func:`oversized_data` for a ConfigMap or Secret whose data is written as a flow mapping (fuzz26: JSON, a flow
+    document ``{apiVersion: v1, kind: ConfigMap, …, data: {k0: v, …}}``, a block one with ``data: {…}``), which the
+    block count leaves to the parser: a ConfigMap of 31 MiB on one line passed, and 2,450,000 keys took 5.8 s of CPU
+    and 500 MB to parse before its size was known. ``kind`` and ``apiVersion: v1`` must each be written once, as keys
+    (:func:`_flow_keys`); each section's mapping is counted by :func:`_flow_bytes` up to its first ``}``. Returns the
+    line (0-based) of the first section, the kind, the name (``metadata.name`` where written once, else "") and the
+    bytes counted; None where not sure."""
+    kind = _flow_value(part, "kind")
+    if kind not in ("ConfigMap", "Secret") or _flow_value(part, "apiVersion") != "v1":
+        return None
+    sections: dict[str, int] = {}
+    where: int | None = None
+    for name in ("data", "binaryData", "stringData"):
+        ends = _flow_keys(part, name)
+        if ends is None or len(ends) > 1:
+            return None
+        if not ends or part[ends[0]:ends[0] + 1] != "{":
+            continue
+        start = ends[0] + 1
+        end = part.find("}", start)
+        if end < 0:
+            return None
+        encoded = name == "binaryData" or (kind == "Secret" and name == "data")
+        body = part[start:end]
+        counted = _flow_bytes(body, not encoded, len(body) if encoded else MAX_DATA_BYTES)
+        if counted is None:
+            continue
+        sections[name] = max(0, counted * 3 // 4 - 3 * body.count(":")) if encoded else counted
+        line = part.count("\n", 0, start)
+        where = line if where is None else min(where, line)
+    if where is None:
+        return None
+    if kind == "ConfigMap":
+        least = sections.get("data", 0) + sections.get("binaryData", 0)
+    else:
+        least = max(sections.get("data", 0), sections.get("stringData", 0))
+    return where, kind, _flow_value(part, "name") or "", least
+
+
 def oversized_data(part: str) -> tuple[int, str] | None:
     """For one YAML document's text (``part``, over :data:`MAX_DATA_BYTES` in UTF-8, else None at once): where it is a
     ConfigMap or Secret whose data certainly holds more than :data:`MAX_DATA_BYTES`, the line (0-based, in ``part``)
     of its first ``data:``, ``binaryData:`` or ``stringData:`` key and the message; else None."""
     if not may_be_oversized(part):
         return None
+    if _SCALAR_DOCUMENT.match(part):
+        return None
     kinds = _ANY_KIND.findall(part)
     found = _KIND.search(part)
-    if found is None or len(kinds) != 1 or len(_V1.findall(part)) != 1 or _SCALAR_DOCUMENT.match(part):
-        return None
+    if found is None or len(kinds) != 1 or len(_V1.findall(part)) != 1:
+        return _flow_refused(part)
     kind = found.group(2)
     sections: dict[str, int] = {}
     blocks: dict[str, str] = {}
@@ -189,7 +315,9 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         if "data" in blocks and "stringData" in blocks:
             sections["data"] = max(0, sections["data"] - _overridden(blocks["data"], blocks["stringData"]))
         least = max(sections.get("data", 0), sections.get("stringData", 0))
-    if least <= MAX_DATA_BYTES or where is None:
+    if where is None:
+        return _flow_refused(part)  # `data: {…}`: a flow mapping in a block document
+    if least <= MAX_DATA_BYTES:
         return None
     name = ""
     meta = _METADATA.search(part)
@@ -202,8 +330,19 @@ def oversized_data(part: str) -> tuple[int, str] | None:
         named = (re.compile(_NAME.format(n=len(first.group(1))), re.MULTILINE).search(part, meta.end(), stop)
                  if first is not None else None)
         name = named.group(1) if named else ""
-    name = name.strip("'\"")
-    return where, (
+    return where, _too_large(kind, name.strip("'\""), least, part)
+
+
+def _flow_refused(part: str) -> tuple[int, str] | None:
+    """:func:`oversized_data`'s answer for a document whose data is a flow mapping (:func:`_flow_oversized`)."""
+    flow = _flow_oversized(part)
+    if flow is None or flow[3] <= MAX_DATA_BYTES:
+        return None
+    return flow[0], _too_large(flow[1], flow[2], flow[3], part)
+
+
+def _too_large(kind: str, name: str, least: int, part: str) -> str:
+    return (
         f"{kind}{' ' + name if name else ''}: its data holds at least {least:,} bytes, more than the "
         f"{MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a {kind}'s data (kubernetes "
         f"pkg/apis/core/validation Validate{kind}: core.MaxSecretSize): it cannot be created, and is not read further "
@@ -228,42 +367,54 @@ def refuse_oversized(text: str, file: str, parts: list[tuple[int, str]]) -> tupl
     return ("".join(kept) if errors else text), errors
 
 
-def _parsed_bytes(values: object, encoded: bool) -> dict[object, int]:
-    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping, by key: each string
-    value's UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four of its text but its line breaks,
-    less the padding; review49: a block scalar's line breaks were counted, a false input error); other values not."""
+def _parsed_sizes(values: object, encoded: bool) -> dict[str, int]:
+    """What the API server counts of one parsed ``data``/``binaryData``/``stringData`` mapping, a key at a time: each
+    string value's UTF-8 bytes, or its base64 decoded (``encoded``: three bytes in four of its text but its line
+    breaks, less the padding; review49: a block scalar's line breaks were counted, a false input error), a value SOPS
+    encrypted as the text it decrypts to (:data:`_SOPS_VALUE`); other values not."""
     if not isinstance(values, dict):
         return {}
-    found: dict[object, int] = {}
+    sizes: dict[str, int] = {}
     for k, v in values.items():
-        if not isinstance(v, str):
-            continue
-        if encoded:  # Go's base64 decoder skips line breaks (encoding/base64 Decode): a block scalar's are no bytes
-            text = v.replace("\n", "").replace("\r", "") if "\n" in v or "\r" in v else v
-            found[k] = len(text) * 3 // 4 - text[-2:].count("=")
-        else:
-            found[k] = len(v.encode("utf-8", "surrogatepass"))
-    return found
+        if isinstance(v, str):
+            if v.startswith("ENC[AES256_GCM,"):  # SOPS: the text it decrypts to, as oversized_data counts it
+                v = _SOPS_VALUE.sub(_sops_plain, v)
+            if encoded:  # Go's base64 decoder skips line breaks (encoding/base64 Decode): a block scalar's are no bytes
+                text = v.replace("\n", "").replace("\r", "") if "\n" in v or "\r" in v else v
+                sizes[str(k)] = len(text) * 3 // 4 - text[-2:].count("=")
+            else:
+                sizes[str(k)] = len(v.encode("utf-8", "surrogatepass"))
+    return sizes
 
 
-def oversized_parsed(doc: object) -> str | None:
+def oversized_parsed(doc: object, aliased: bool = True) -> str | None:
     """For a parsed document: where it is a v1 ConfigMap or Secret whose data holds more than :data:`MAX_DATA_BYTES`
-    as parsed, the message; else None. A document under the bound in its text can be over it once its aliases are
-    expanded (fuzz25: a 4 KiB value aliased 300 times is 1.2 MiB to the API server, 12 KiB on disk), which
-    :func:`oversized_data` cannot see."""
+    as parsed, the message (``aliased``: its text holds an anchor); else None. A document under the bound in its
+    text can be over it once its aliases are expanded (fuzz25: a 4 KiB value aliased 300 times is 1.2 MiB to the API
+    server, 12 KiB on disk), which :func:`oversized_data` cannot see, nor a Secret whose ``data`` and ``stringData``
+    hold different keys: the API server writes each ``stringData`` key over ``data`` before it validates (kubernetes
+    pkg/apis/core/v1/conversion.go ``Convert_v1_Secret_To_core_Secret``: ``out.Data[key] = []byte(val)`` for each of
+    ``in.StringData``), so their merged map is counted (fuzz26: 600 KB in each, different keys, passed)."""
     if not isinstance(doc, dict) or doc.get("apiVersion") != "v1" or doc.get("kind") not in ("ConfigMap", "Secret"):
         return None
     kind = str(doc.get("kind"))
+    how = "once its aliases are expanded," if aliased else "as parsed,"
     if kind == "ConfigMap":
-        least = sum(_parsed_bytes(doc.get("data"), False).values()) + sum(
-            _parsed_bytes(doc.get("binaryData"), True).values())
-    else:  # stringData's value of a key replaces data's (Convert_v1_Secret_To_core_Secret), then they are counted
-        least = sum({**_parsed_bytes(doc.get("data"), True), **_parsed_bytes(doc.get("stringData"), False)}.values())
+        least = sum(_parsed_sizes(doc.get("data"), False).values()) + \
+            sum(_parsed_sizes(doc.get("binaryData"), True).values())
+    else:
+        merged = _parsed_sizes(doc.get("data"), True)
+        plain = _parsed_sizes(doc.get("stringData"), False)
+        if merged and plain:
+            how = ("once its aliases are expanded and its stringData is merged into its data, as the API server does,"
+                   if aliased else "once its stringData is merged into its data, as the API server does,")
+        merged.update(plain)
+        least = sum(merged.values())
     if least <= MAX_DATA_BYTES:
         return None
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
-    return (f"{kind}{' ' + name if isinstance(name, str) and name else ''}: its data holds {least:,} bytes once its "
-            f"aliases are expanded, more than the {MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a "
+    return (f"{kind}{' ' + name if isinstance(name, str) and name else ''}: its data holds {least:,} bytes {how} "
+            f"more than the {MAX_DATA_BYTES:,} (1 MiB) the Kubernetes API server takes in a "
             f"{kind}'s data (kubernetes pkg/apis/core/validation Validate{kind}: core.MaxSecretSize): it cannot be "
             f"created; split it into {kind}s of at most 1 MiB each, or mount the data from a volume")

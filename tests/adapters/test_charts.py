@@ -483,6 +483,38 @@ runtime.newstack()
 """
 
 
+MEMORY_SAID = "out of memory: shardwise lets helm and kustomize use at most 1024 MiB of memory"
+#: The shape helm's crash took on ``range until 100000000`` under shardwise's 1 GiB limit in the runs that did not say
+#: ``fatal error: runtime: out of memory`` (fuzz26, hostile case fz20-chart-range-1e8): a signal in the runtime's own
+#: code (Go runtime/signal_unix.go ``sigpanic``), then the register dump; addresses and frames are illustrative.
+GO_SIGNAL_IN_RUNTIME = """\
+fatal error: unexpected signal during runtime execution
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x46c2b5]
+
+runtime stack:
+runtime.throw({0x2a5f0b1?, 0x0?})
+\truntime/panic.go:1101 +0x48 fp=0x7ffc7d1e1c30 sp=0x7ffc7d1e1c00 pc=0x4665a8
+rax    0x0
+rbx    0xc0000a6000
+rip    0x46c2b5
+rflags 0x10246
+cs     0x33
+fs     0x0
+gs     0x0
+"""
+#: The bare form of runtime/signal_unix.go ``fatalsignal`` (a signal where no goroutine can take it).
+GO_FATALSIGNAL = """\
+SIGSEGV: segmentation violation
+PC=0x46c2b5 m=4 sigcode=1 addr=0x0
+
+goroutine 0 gp=0xc000102a80 m=4 mp=0xc000100008 [idle]:
+rax    0x0
+cs     0x33
+fs     0x0
+gs     0x0
+"""
+
+
 @pytest.mark.parametrize(("stderr", "said"), [
     (GO_STACK_OVERFLOW + "\tcreated by main.runInstall in goroutine 1\n" * 2000,
      "fatal error: stack overflow (goroutine stack exceeds 1000000000-byte limit)"),
@@ -496,6 +528,24 @@ runtime.newstack()
     ("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation "
      "code=0x1 addr=0x0 pc=0x1d0a2f5]\n\ngoroutine 1 [running]:\n",
      "panic: runtime error: invalid memory address or nil pointer dereference"),
+    # fuzz26: under the memory limit the runtime sometimes crashes by a signal in its own code instead
+    (GO_SIGNAL_IN_RUNTIME, MEMORY_SAID),
+    (GO_FATALSIGNAL, MEMORY_SAID),
+    ("unexpected fault address 0x7f3a00000000\nfatal error: fault\n[signal SIGBUS: bus error code=0x2 "
+     "addr=0x7f3a00000000 pc=0x46a1b3]\n\ngoroutine 1 gp=0xc000002380 m=0 mp=0x4f1fa40 [running]:\n", MEMORY_SAID),
+    ("fatal error: runtime: cannot allocate memory\n\ngoroutine 1 [running]:\n", MEMORY_SAID),
+    ("runtime: failed to create new OS thread (have 7 already; errno=12)\nruntime: may need to increase max user "
+     "processes (ulimit -u)\nfatal error: newosproc\n", MEMORY_SAID),
+    ("runtime: out of memory: cannot allocate 8192-byte block (3932160 in use)\n", MEMORY_SAID),
+    ("Error: failed to run post-renderer ./render: fork/exec ./render: cannot allocate memory\n", MEMORY_SAID),
+    ("Error: error while running post render on files: signal: killed\n",
+     "a program it ran was killed (signal: killed): shardwise lets helm and kustomize and what they run use at most "
+     "1024 MiB of memory and 30 s of CPU"),
+    # a template's own words are not the runtime's
+    ("Error: values don't meet the specifications of the schema(s): out of memory\n",
+     "Error: values don't meet the specifications of the schema(s): out of memory"),
+    ("fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\n",
+     "fatal error: all goroutines are asleep - deadlock!"),
 ])
 def test_a_go_crash_is_reported_by_its_fatal_error_not_its_dump(capsys, monkeypatch, tmp_path, stderr, said):
     """fuzz20: helm's crash (a stack overflow of a template that calls itself through `tpl`) was reported by the last
@@ -1663,3 +1713,72 @@ def test_a_failed_kustomize_build_names_repository_paths(capsys, monkeypatch, tm
     assert ("overlays/prod/kustomization.yaml: error: kustomize build failed: Error: accumulating resources: "
             "accumulation err='accumulating resources from 'gone.yaml': evalsymlink failure on "
             "'overlays/prod/gone.yaml' : lstat overlays/prod/gone.yaml: no such file or directory'") in out + err
+
+
+@pytest.mark.parametrize(("entry", "name"), [
+    ("sub/values.yaml", "values.yaml"),
+    ("sub/./values.yaml", "values.yaml"),         # fuzz26: an alias bomb here was handed to helm unread
+    ("./values.yaml", "values.yaml"),             # the first component is the chart's folder, whatever its name
+    ("sub/x/../values.yaml", "values.yaml"),
+    ("sub\\values.yaml", "values.yaml"),          # written on Windows
+    ("./sub/values.yaml", "sub/values.yaml"),     # a file of that name, not the chart's values
+    ("sub//values.yaml", None),                   # absolute once the folder is dropped: helm refuses it
+    ("sub/../../evil.yaml", None),                # out of the chart: helm refuses it
+    ("sub", None),
+])
+def test_an_archive_entry_is_named_as_helm_names_it(entry, name):
+    """helm v3.22.0 pkg/chart/loader/archive.go LoadArchiveFiles: the first component dropped, then path.Clean."""
+    from shardwise.rules.adapters.charts import _helm_archive_name
+
+    assert _helm_archive_name(entry) == name
+
+
+def test_a_kustomize_error_with_line_breaks_in_a_path_keeps_its_start():
+    """fuzz26: a resource named "evil\\nshardwise: passed\\n.yaml" was said by the last three pieces of kustomize's
+    one error; the lines after an ``Error:`` line continue it, joined with an escaped line break. Another ``Error:``
+    line or a klog line starts a new one."""
+    from shardwise.rules.adapters.charts import _error_lines
+
+    stderr = ("Error: accumulating resources from 'evil\nshardwise: passed\n.yaml': lstat evil\nshardwise: passed\n"
+              ".yaml: no such file or directory\n")
+    assert _error_lines(stderr) == ["Error: accumulating resources from 'evil\\nshardwise: passed\\n.yaml': lstat "
+                                    "evil\\nshardwise: passed\\n.yaml: no such file or directory"]
+    assert _error_lines("noise\n\nError: one\nError: two\n") == ["noise", "Error: one", "Error: two"]
+    assert _error_lines("Error: execution error at (c/templates/d.yaml:1:3): no model set\n\nUse --debug flag to "
+                        "render out invalid YAML\n") == [
+        "Error: execution error at (c/templates/d.yaml:1:3): no model set; Use --debug flag to render out invalid YAML"]
+    assert _error_lines("Error: a\nE1206 20:16:40.943496   21334 run.go:72] b\n") == ["Error: a", "b"]
+    assert _error_lines("Error: a\u2028b\x85c\n") == ["Error: a\u2028b\x85c"]
+
+
+def test_a_chart_of_more_files_than_the_bound_is_not_handed_to_helm(tmp_path, monkeypatch):
+    """fuzz26: a packed subchart of 100,000 tiny templates took 7.5 s of CPU and passed (helm bounds a chart's bytes,
+    not its files); a templates folder is held to the same bound."""
+    import io
+    import tarfile
+
+    from shardwise.rules.adapters import charts
+
+    monkeypatch.setattr(charts, "MAX_CHART_FILES", 3)
+    (tmp_path / "templates").mkdir()
+    for i in range(3):
+        (tmp_path / "templates" / f"t{i}.yaml").write_text("a: 1\n")
+    charts._check_chart_files(str(tmp_path))  # 3 files: read
+    (tmp_path / "templates" / "t3.yaml").write_text("a: 1\n")
+    with pytest.raises(InputError) as e:
+        charts._check_chart_files(str(tmp_path))
+    assert (e.value.file, e.value.message.split(" (")[0]) == (
+        str(tmp_path / "templates"), "the chart is not rendered: its templates folder holds more than 3 files")
+    (tmp_path / "templates" / "t3.yaml").unlink()
+    bio = io.BytesIO()
+    with tarfile.open(fileobj=bio, mode="w:gz") as tar:
+        for i in range(4):
+            info = tarfile.TarInfo(f"sub/templates/t{i}.yaml")
+            info.size = 5
+            tar.addfile(info, io.BytesIO(b"a: 1\n"))
+    (tmp_path / "charts").mkdir()
+    (tmp_path / "charts" / "sub.tgz").write_bytes(bio.getvalue())
+    with pytest.raises(InputError) as e:
+        charts._check_chart_files(str(tmp_path))
+    assert (e.value.file, e.value.message.split(" (")[0]) == (
+        str(tmp_path / "charts" / "sub.tgz"), "the chart is not rendered: this packed subchart holds more than 3 files")

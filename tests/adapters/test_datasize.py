@@ -105,8 +105,9 @@ def test_values_whose_text_is_not_their_bytes_are_not_counted(value):
     # quotes and escapes are taken off: '"\x41\x41"' spells two bytes in ten characters
     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
     + "".join(f'  k{i}: "\\x41\\x41"\n' for i in range(140_000)),
-    # flow style, and a document that is one block scalar (its lines are text): left to the parser
-    "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {" + ", ".join(f"k{i}: vvvvvvvv" for i in
+    # flow style with lists for values (fuzz26 counts a flow mapping of scalars), and a document that is one block
+    # scalar (its lines are text): left to the parser
+    "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {" + ", ".join(f"k{i}: [vvvvvvvv]" for i in
                                                                                range(140_000)) + "}}\n",
     "--- |\napiVersion: v1\nkind: ConfigMap\ndata:\n" + "".join(f"  k{i}: vvvvvvvvv\n" for i in range(140_000)),
     # not a ConfigMap: a CRD of 1.3 MB (its schema's descriptions)
@@ -117,7 +118,7 @@ def test_values_whose_text_is_not_their_bytes_are_not_counted(value):
     + "".join(f"  k{i}: vvvvvvvvv\n" for i in range(140_000)),
     # a tag in the section: !!binary reads base64 as bytes
     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: !!binary |\n" + _bundle(1_300_000),
-], ids=["escapes", "flow", "scalar-document", "crd", "kind-twice", "binary-tag"])
+], ids=["escapes", "flow-lists", "scalar-document", "crd", "kind-twice", "binary-tag"])
 def test_text_that_is_no_sure_measure_is_left_to_the_parser(text):
     assert oversized_data(text) is None
 
@@ -261,8 +262,9 @@ def test_a_parsed_secret_merges_string_data_over_data():
                 + "".join(f"  {over}{i}: x\n" for i in range(1, 11)))
     assert load_text(secret("k"), "s.yaml").errors == []
     assert [(e.line, e.message.split(":")[1]) for e in load_text(secret("other"), "s.yaml").errors] == [
-        (1, " its data holds 1,050,634 bytes once its aliases are expanded, more than the 1,048,576 (1 MiB) the "
-            "Kubernetes API server takes in a Secret's data (kubernetes pkg/apis/core/validation ValidateSecret")]
+        (1, " its data holds 1,050,634 bytes once its aliases are expanded and its stringData is merged into its "
+            "data, as the API server does, more than the 1,048,576 (1 MiB) the Kubernetes API server takes in a "
+            "Secret's data (kubernetes pkg/apis/core/validation ValidateSecret")]
 
 
 def test_a_parsed_secrets_line_breaks_are_not_counted():
@@ -280,3 +282,70 @@ def test_a_parsed_secrets_line_breaks_are_not_counted():
     # 12,000 characters more are 1,049,001 bytes, over: said from the text, at `data:`
     over = secret + _bundle(12_000, 76) + text[len(secret):]
     assert [e.line for e in load_text(over, "rendered.yaml").errors] == [8]
+
+def test_a_secret_is_counted_with_its_stringdata_merged_into_its_data():
+    """fuzz26: the API server writes each stringData key over data before it validates (kubernetes
+    pkg/apis/core/v1/conversion.go Convert_v1_Secret_To_core_Secret): 600,000 bytes in each, under different keys, is
+    1,200,000 bytes of data, refused; under the same key stringData's value replaces data's, 600,000, read."""
+    def secret(data_key: str, string_key: str) -> str:
+        return ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: split\ndata:\n"
+                f"  {data_key}: {'QUFB' * 200_000}\nstringData:\n  {string_key}: {'z' * 600_000}\n")
+    inv = load_text(secret("a", "b"), "s.yaml")
+    assert [(e.file, e.line, e.message) for e in inv.errors] == [("s.yaml", 1, (
+        "Secret split: its data holds 1,200,000 bytes once its stringData is merged into its data, as the API server "
+        "does, more than the 1,048,576 (1 MiB) the Kubernetes API server takes in a Secret's data (kubernetes "
+        "pkg/apis/core/validation ValidateSecret: core.MaxSecretSize): it cannot be created; split it into Secrets of "
+        "at most 1 MiB each, or mount the data from a volume"))]
+    assert load_text(secret("a", "a"), "s.yaml").errors == []
+
+
+def test_a_flow_or_json_configmap_over_a_mebibyte_is_refused_from_its_text():
+    """fuzz26: the count left a flow mapping to the parser: a JSON ConfigMap of one 10 MB value and a 31 MiB
+    `data: {x: ...}` passed, and 2,450,000 keys in flow style took 5.8 s of CPU and 500 MB to parse. Each shape is now
+    counted from its text (JSON, a flow document, a block one with a flow `data`), its line the section's."""
+    import json
+
+    keys = ", ".join(f"k{i}: v" for i in range(1_100_000))
+    as_json = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"},
+                          "data": {f"k{i}": "v" for i in range(1_100_000)}})
+    for text, line, name in (
+            ("{apiVersion: v1, kind: ConfigMap, metadata: {name: f}, data: {" + keys + "}}\n", 0, "f"),
+            ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata: {" + keys + "}\n", 4, "b"),
+            (as_json, 0, "j")):
+        got = oversized_data(text)
+        assert got is not None and (got[0], got[1].split(":")[0]) == (line, f"ConfigMap {name}")
+        assert "its data holds at least 1,0" in got[1]
+    one = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one"}, "data": {"x": "y" * 2_000_000}})
+    assert oversized_data(one)[1].startswith("ConfigMap one: its data holds at least 2,000,000 bytes")
+    inv = load_text(one, "one.json")
+    assert [(e.file, e.line) for e in inv.errors] == [("one.json", 1)]
+    secret = json.dumps({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"x": "QUFB" * 400_000}})
+    assert oversized_data(secret)[1].startswith("Secret s: its data holds at least 1,199,997 bytes")
+
+
+@pytest.mark.parametrize("text", [
+    # 1,000,000 one-byte values: under the bound
+    "{apiVersion: v1, kind: ConfigMap, metadata: {name: f}, data: {" + ", ".join(f"k{i}: v" for i in range(1_000_000)) + "}}\n",
+    # numbers are no strings (the API server refuses them for their type): not counted
+    "{apiVersion: v1, kind: ConfigMap, metadata: {name: n}, data: {" + ", ".join(f"k{i}: 1234567" for i in range(300_000)) + "}}\n",
+    # a nested mapping, an escape, a comment: no sure measure, left to the parser
+    '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": {"b": "' + "x" * 2_000_000 + '"}}}',
+    '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "\\\\' + "x" * 2_000_000 + '"}}',
+    # two kinds written: not sure which is the object's
+    '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "' + "x" * 2_000_000 + '", "kind": "Secret"}}',
+    # not v1
+    '{"apiVersion": "v2", "kind": "ConfigMap", "data": {"a": "' + "x" * 2_000_000 + '"}}',
+    # a string holding "}" ends the body early, inside a string: not counted
+    '{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "}' + "x" * 2_000_000 + '"}}',
+])
+def test_a_flow_mapping_that_is_not_surely_over_is_left_to_the_parser(text):
+    assert oversized_data(text) is None
+
+
+def test_numbers_before_strings_in_a_flow_mapping_are_not_counted():
+    """A first part of numbers (2,250,000 characters, more than one part of the count, no strings) and then 300,000
+    bytes of strings: 300,000 bytes of data, under the bound, however the count cuts its text."""
+    text = ("{apiVersion: v1, kind: ConfigMap, metadata: {name: m}, data: {"
+            + ", ".join(f"n{i}: 123456789" for i in range(250_000)) + ", "
+            + ", ".join(f"s{i}: abcdefghij" for i in range(30_000)) + "}}\n")
+    assert oversized_data(text) is None

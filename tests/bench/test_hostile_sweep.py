@@ -72,8 +72,20 @@ def test_the_record_holds_every_class_the_task_names():
                    # fuzz25: kustomize selector patterns Python's re backtracks on (a long name, 30 optionals, a
                    # quantified group against a generated ConfigMap's name)
                    "fz25-kust-patch-target-", "fz25-kust-replacement-select-", "fz25-kust-not-built-generator-",
-                   "fz25-kust-error-path-escapes-github", "fz25-configmap-over-1mib-once-aliases-expand"):
+                   "fz25-kust-error-path-escapes-github", "fz25-configmap-over-1mib-once-aliases-expand",
+                   # fuzz26: Go's other crash shapes at the memory limit, a kustomize path with line breaks, alias
+                   # bombs at names helm cleans, 100,000 files in a chart, names over the API server's bound, a Secret
+                   # merged, flow and JSON ConfigMaps over 1 MiB
+                   "fz26-helm-crash-signal-in-runtime", "fz26-helm-crash-fatalsignal-bare",
+                   "fz26-kust-error-path-newline-keeps-start", "fz26-packed-alias-bomb-dot-segment",
+                   "fz26-packed-100k-entries", "fz26-chart-folder-12k-templates", "fz26-name-100k-deployment",
+                   "fz26-name-64-service", "fz26-secret-data-and-stringdata-keys-apart",
+                   "fz26-configmap-flow-2450000-keys", "fz26-configmap-json-1500000-keys"):
         assert any(case.startswith(prefix) for case in record), prefix
+    # fuzz26: a signal crash in Go's runtime is said as the memory limit, as the out-of-memory crash is
+    assert record["fz26-helm-crash-signal-in-runtime"]["said"].startswith(
+        "badchart/Chart.yaml:None: helm template failed: out of memory: shardwise lets helm and kustomize use at most "
+        "1024 MiB of memory | ")
     assert record["type-gpu-negative"]["rc"] == 2
     assert record["fz25-packed-gzip-bomb-1gib"]["said"].startswith(
         "badchart/charts/sub.tgz:None: helm template failed: Error: error unpacking subchart sub.tgz in badchart: ")

@@ -92,7 +92,68 @@ def _collect(obj: LineDict, file: str, out: list[tuple[LineDict, Location]]) -> 
                     continue
                 raise InputError(f"metadata.{key}: expected a string, found {yaml_type(value)}; Kubernetes refuses "
                                  "the object as written", file, meta.line_of(key) or obj.line)
+        name = meta.get("name")
+        if isinstance(name, str) and len(name) > _DNS_LABEL_MAX:
+            _check_name_length(obj, name, file, meta.line_of("name") or obj.line)
     out.append((obj, location_at(file, obj.line)))
+
+
+#: The longest ``metadata.name`` the Kubernetes API server takes, by the rule it validates a kind's name with
+#: (kubernetes v1.35.4): a DNS label, 63 characters (``NameIsDNSLabel``, ``NameIsDNS1035Label``), or a DNS subdomain,
+#: 253 (``NameIsDNSSubdomain``; apimachinery pkg/util/validation ``DNS1123LabelMaxLength``,
+#: ``DNS1123SubdomainMaxLength``). pkg/apis/core/validation: ``ValidateServiceName`` (a DNS-1035 label; a DNS label
+#: with RelaxedServiceNameValidation), ``ValidateNamespaceName``, and a DNS subdomain for a Pod, ReplicationController,
+#: Node, LimitRange, ResourceQuota, Secret, ConfigMap, ServiceAccount, Endpoints, PersistentVolume and its claim;
+#: pkg/apis/apps/validation: ``ValidateStatefulSetName`` a DNS label (its pods' names are its own and an index), a
+#: Deployment, DaemonSet, ReplicaSet and ControllerRevision a DNS subdomain; batch: a Job and a CronJob; networking:
+#: an Ingress and an IngressClass; autoscaling: a HorizontalPodAutoscaler; scheduling: a PriorityClass. Every custom
+#: resource is a DNS subdomain (apiextensions-apiserver pkg/registry/customresource/validator.go ``validate``). A kind
+#: not here (RBAC's path segment names, which have no bound) is not checked.
+_DNS_LABEL_MAX = 63
+_DNS_SUBDOMAIN_MAX = 253
+_NAME_MAX: dict[tuple[str, str], tuple[int, str]] = {
+    **{("", k): (_DNS_LABEL_MAX, "pkg/apis/core/validation ValidateServiceName" if k == "Service" else
+                 "pkg/apis/core/validation ValidateNamespaceName") for k in ("Service", "Namespace")},
+    ("apps", "StatefulSet"): (_DNS_LABEL_MAX, "pkg/apis/apps/validation ValidateStatefulSetName"),
+    **{("", k): (_DNS_SUBDOMAIN_MAX, "pkg/apis/core/validation") for k in (
+        "Pod", "ReplicationController", "Node", "LimitRange", "ResourceQuota", "Secret", "ConfigMap", "ServiceAccount",
+        "Endpoints", "PersistentVolume", "PersistentVolumeClaim")},
+    **{("apps", k): (_DNS_SUBDOMAIN_MAX, "pkg/apis/apps/validation") for k in (
+        "Deployment", "DaemonSet", "ReplicaSet", "ControllerRevision")},
+    **{("batch", k): (_DNS_SUBDOMAIN_MAX, "pkg/apis/batch/validation") for k in ("Job", "CronJob")},
+    **{("networking.k8s.io", k): (_DNS_SUBDOMAIN_MAX, "pkg/apis/networking/validation") for k in (
+        "Ingress", "IngressClass")},
+    ("autoscaling", "HorizontalPodAutoscaler"): (_DNS_SUBDOMAIN_MAX, "pkg/apis/autoscaling/validation"),
+    ("scheduling.k8s.io", "PriorityClass"): (_DNS_SUBDOMAIN_MAX, "pkg/apis/scheduling/validation"),
+}
+#: The API groups the API server serves itself (kubernetes v1.35.4 pkg/apis); an object of another group with a dot
+#: in it is a custom resource.
+_BUILT_IN_GROUPS = frozenset({
+    "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "authentication.k8s.io",
+    "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
+    "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io",
+    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io"})
+
+
+def _check_name_length(obj: LineDict, name: str, file: str, line: int | None) -> None:
+    """An :class:`InputError` at ``metadata.name`` where it is longer than the API server takes for the object's kind
+    (:data:`_NAME_MAX`; fuzz26: a name of 100,000 characters linted without a word). A name that holds an unrendered
+    placeholder (``{{``, ``${``) is no name yet: its length is not known."""
+    if "{{" in name or "${" in name:
+        return
+    api = str(obj.get("apiVersion", ""))
+    group = api.rpartition("/")[0] if "/" in api else ""
+    kind = str(obj.get("kind", ""))
+    rule = _NAME_MAX.get((group, kind))
+    if rule is None and "." in group and group not in _BUILT_IN_GROUPS:
+        rule = (_DNS_SUBDOMAIN_MAX, "apiextensions-apiserver, a custom resource")
+    if rule is None or len(name) <= rule[0]:
+        return
+    what = "a DNS label" if rule[0] == _DNS_LABEL_MAX else "a DNS subdomain"
+    raise InputError(f"metadata.name: {len(name):,} characters, more than the {rule[0]} the Kubernetes API server "
+                     f"takes in the name of kind {kind} ({what}: kubernetes {rule[1]}); Kubernetes refuses the object "
+                     "as written",
+                     file, line)
 
 
 def _read_by_kustomize(file: str) -> bool:

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1570,7 +1570,7 @@ def fuzz24_cases() -> list[Case]:
     return out
 
 
-def _tgz(entries: list[tuple[str, bytes | None, bytes]], gz: bool = True) -> bytes:
+def _tgz(entries: Sequence[tuple[str, bytes | None, bytes]], gz: bool = True) -> bytes:
     """A chart archive: each entry (name, data or None, tar type: tarfile.REGTYPE, SYMTYPE, FIFOTYPE...)."""
     import gzip
     import io

@@ -821,11 +821,13 @@ def test_networking_objects():
         Ingress("llm", "llm", "Ingress",
                 {"alb.ingress.kubernetes.io/target-group-attributes":
                  "load_balancing.algorithm.type=least_outstanding_requests"},
-                ["fallback", "llama-70b"], [80, "http"], at(f, 21), class_name="alb"),
+                ["fallback", "llama-70b"], [80, "http"], at(f, 21), class_name="alb",
+                service_ports={"fallback": [80], "llama-70b": ["http"]}),  # review49: each backend's own ports
         # the InferencePool backendRef is the pool's, not a Service's (corpus37: link_backends joins the pool)
         Ingress("llm-route", "llm", "HTTPRoute", {}, ["llama-70b"], [8000], at(f, 47),
                 parents=["llm/inference-gateway"], parent_refs=[{"name": "inference-gateway", "namespace": "llm"}],
-                pool_refs=["llama-pool"], pool_groups=["inference.networking.x-k8s.io"]),
+                pool_refs=["llama-pool"], pool_groups=["inference.networking.x-k8s.io"],
+                service_ports={"llama-70b": [8000]}),
     ]
     assert inv.network_policies == [
         NetworkPolicy("default-deny", "llm", {}, ["Ingress"], 0, 0, at(f, 63)),

@@ -333,6 +333,7 @@ K8S_CASES: list[Case] = [
     Case(DEP, ("spec", "template", "metadata", "annotations"), why="annotations only suppress findings here"),
     Case(DEP, (*POD, "affinity"), why=ADVISORY_PLACEMENT, noted="SW206"),
     Case(DEP, (*POD, "tolerations", 0, "value"), why=ADVISORY_PLACEMENT),
+    Case(DEP, (*POD, "nodeName"), why=ADVISORY_PLACEMENT),  # mend37: a pin to a Node; no Node is in this stack
     *(Case(DEP, (*C0, probe, key), why=PROBE_TIMING) for probe in ("startupProbe", "livenessProbe", "readinessProbe")
       for key in ("grpc", "tcpSocket", "initialDelaySeconds", "timeoutSeconds")),
     *(Case(DEP, (*C0, probe, "httpGet", key), why=PROBE_TIMING)

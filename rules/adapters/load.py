@@ -276,7 +276,10 @@ def _load_text(text: str, file: str, namespace: str | None = None) -> Inventory:
         if "cluster_manifests" in text:  # CNDI: the manifests its configuration or template writes (corpus45)
             cndi = _cndi_config(docs, text, file)
             if cndi is not None:
-                return cndi
+                twice = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
+                # CNDI parses its configuration strictly (Deno's std/yaml, a js-yaml port, refuses a duplicated
+                # mapping key): an input error, as for any other YAML, not a manifest read with the last value
+                return Inventory(sources=[file], errors=list(twice)) if twice else cndi
         duplicates = [d.unread() for _, d in docs if isinstance(d, DuplicateKey)]
         if duplicates and kinds.ansible_file(file, docs):  # Ansible keeps the last value, with a warning
             return Inventory(skipped_files=[(file, kinds.ANSIBLE)])

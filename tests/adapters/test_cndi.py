@@ -55,3 +55,15 @@ def test_an_entry_of_cluster_manifests_that_is_no_object_is_an_input_error_at_it
     text = "cndi_version: v3\ncluster_manifests:\n  broken:\n    metadata: {name: x}\n"
     inv = load_text(text, "cndi_config.yaml")
     assert [(e.line, e.message) for e in inv.errors] == [(4, "object has no apiVersion")]
+
+
+def test_a_cndi_config_with_a_key_written_twice_is_an_input_error_not_read():
+    """CNDI parses its configuration strictly (Deno's std/yaml refuses a duplicated mapping key): the file is an input
+    error at the second key, as any YAML with a duplicate key, and its manifests are not read with the last value (the
+    robustness fuzz found cndi-config.yaml with `cndi_version` twice linted as a manifest, exit 1)."""
+    text = ("cndi_version: v3\ncndi_version: v3\nproject_name: p\ncluster_manifests:\n  vllm:\n"
+            "    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: vllm}\n")
+    inv = load_text(text, "cndi_config.yaml")
+    assert inv.groups == []
+    assert [(e.line, e.message.split(": ")[1]) for e in inv.errors] == [
+        (2, "duplicate key 'cndi_version' (first written on line 1)")]
